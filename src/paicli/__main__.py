@@ -1,0 +1,3 @@
+from paicli.cli.app import main
+
+raise SystemExit(main())

@@ -1,0 +1,105 @@
+"""The plug points of an agent loop: each collaborator arrives through one of these protocols."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from paicli.agent.events import EventSink
+from paicli.cancel import CancelToken
+from paicli.context.types import NO_COMPACTION, CompactionResult
+from paicli.llm.messages import Message, ToolCall, Usage
+from paicli.tools.base import ToolResult
+
+
+class TurnTools(Protocol):
+    """The tools one top-level turn may use (the turn policy is built from the submitted text)."""
+
+    def definitions(self) -> list[dict[str, Any]]:
+        """OpenAI `tools` entries exposed to the model in this turn."""
+        ...
+
+    def execute(self, calls: Sequence[ToolCall], cancel: CancelToken, emit: EventSink) -> list[ToolResult]:
+        """Run one response's calls: exactly one result per call, in call order, history-ready content.
+
+        Read-only calls run concurrently (at most 4), side-effecting ones in order. Bad arguments, unknown
+        tools, guard and policy denials, refused approvals and cancellation all become results, never
+        exceptions. Emits ToolStarted / ToolFinished.
+        """
+        ...
+
+
+class ToolRunner(Protocol):
+    def for_turn(self, submitted_text: str) -> TurnTools: ...
+
+
+class ContextPort(Protocol):
+    """Compaction and token accounting for one history (AutoCompactionManager satisfies this)."""
+
+    def before_call(self, history: list[Message], tools: Sequence[Mapping[str, Any]] | None) -> CompactionResult:
+        """Offload/clear/summarize as needed before a model call. Mutates `history` in place."""
+        ...
+
+    def after_response(
+        self, history: Sequence[Message], tools: Sequence[Mapping[str, Any]] | None, usage: Usage | None
+    ) -> None:
+        """Calibrate the local count against the provider's prompt_tokens for the request just sent."""
+        ...
+
+    def compact_now(self, history: list[Message], focus: str | None = None) -> CompactionResult: ...
+
+    def reset(self, history: list[Message]) -> None:
+        """Forget per-history state (session-memory snapshots) after /clear."""
+        ...
+
+
+class LedgerPort(Protocol):
+    def append_message(
+        self, mode: str, actor: str, source: str, message: Message, metadata: Mapping[str, Any] | None = None
+    ) -> None: ...
+
+    def append_event(self, event: str, mode: str, actor: str, source: str, metadata: Mapping[str, Any]) -> None: ...
+
+
+class SystemPromptBuilder(Protocol):
+    def build(self, memory_context: str = "") -> str: ...
+
+
+class MemoryPort(Protocol):
+    def context_for_query(self, query: str, max_tokens: int, exclude_text: str = "") -> str:
+        """The rendered `## 相关长期记忆` block for a query ('' when nothing matches).
+
+        Entries whose content already appears in `exclude_text` (the visible history) are left out.
+        """
+        ...
+
+
+class NullContext:
+    def before_call(self, history: list[Message], tools: Sequence[Mapping[str, Any]] | None) -> CompactionResult:
+        return NO_COMPACTION
+
+    def after_response(
+        self, history: Sequence[Message], tools: Sequence[Mapping[str, Any]] | None, usage: Usage | None
+    ) -> None:
+        return None
+
+    def compact_now(self, history: list[Message], focus: str | None = None) -> CompactionResult:
+        return NO_COMPACTION
+
+    def reset(self, history: list[Message]) -> None:
+        return None
+
+
+class NullLedger:
+    def append_message(
+        self, mode: str, actor: str, source: str, message: Message, metadata: Mapping[str, Any] | None = None
+    ) -> None:
+        return None
+
+    def append_event(self, event: str, mode: str, actor: str, source: str, metadata: Mapping[str, Any]) -> None:
+        return None
+
+
+class NoMemory:
+    def context_for_query(self, query: str, max_tokens: int, exclude_text: str = "") -> str:
+        return ""

@@ -1,0 +1,36 @@
+"""Values shared by the tool runner and the agent loop."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    call_id: str
+    name: str
+    content: str  # exactly what goes into the `tool` message (offloaded and wrapped by the runner)
+    success: bool = True
+    timed_out: bool = False
+    blocked: bool = False  # refused by a guard, the policy, an approval or a cancel: never executed
+    display: str | None = None  # UI-only extra (a unified diff, a folded preview); never sent to the model
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    tool: str
+    arguments: dict[str, Any]
+    summary: str  # one line: what would happen ("执行命令: rm build -r")
+    reason: str  # why a human is asked
+    preview: str | None = None  # diff or command text to show
+
+
+ApprovalDecision = Literal["approve", "approve_all", "deny"]
+
+
+class Approver(Protocol):
+    """Asks a human. `None` human (one-shot without --yes, piped stdin) is modelled by an approver that denies."""
+
+    def approve(self, request: ApprovalRequest) -> ApprovalDecision: ...
