@@ -1,0 +1,107 @@
+"""What the REPL and the one-shot runner need from a session; cli/app.py builds the real one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from paicli.agent.events import EventSink, RunFinished
+from paicli.cancel import CancelToken
+
+RunMode = Literal["react", "plan", "team"]
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    version: str
+    model: str
+    provider: str
+    context_window: int
+    session_id: str
+    project_root: str
+    cache_mode: str
+
+
+@dataclass(frozen=True)
+class StatusSnapshot:
+    model: str
+    context_tokens: int  # messages + tools schema, as /context counts them
+    context_window: int
+    input_tokens: int  # cumulative over the session
+    output_tokens: int
+    cached_tokens: int
+    mode: str  # session mode label: auto / ask / plan, plus "hitl" when on
+    phase: str = "idle"
+
+    @property
+    def context_percent(self) -> float:
+        return 100.0 * self.context_tokens / self.context_window if self.context_window else 0.0
+
+    @property
+    def cache_hit_percent(self) -> float:
+        return 100.0 * self.cached_tokens / self.input_tokens if self.input_tokens else 0.0
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    session_id: str
+    started_at_ms: int
+    first_input: str
+    turns: int
+    model: str
+
+
+@dataclass(frozen=True)
+class CommandReply:
+    text: str
+    ok: bool = True
+
+
+class Backend(Protocol):
+    def info(self) -> SessionInfo: ...
+
+    def status(self) -> StatusSnapshot: ...
+
+    def run(self, text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
+        """Run one top-level task. Never raises for model/tool errors (they end in RunFinished)."""
+        ...
+
+    def clear(self) -> CommandReply: ...
+
+    def compact(self, focus: str | None, emit: EventSink) -> CommandReply: ...
+
+    def context_report(self) -> CommandReply: ...
+
+    def memory(self, args: str) -> CommandReply:
+        """`/memory [list|search q|delete id|verify id|replace id fact|clear]` (clear already confirmed)."""
+        ...
+
+    def save(self, args: str) -> CommandReply:
+        """`/save [--global] [--project] [--force] <fact>`."""
+        ...
+
+    def model(self, args: str) -> CommandReply:
+        """`/model` shows, `/model <provider|model|provider/model>` switches."""
+        ...
+
+    def set_mode(self, args: str) -> CommandReply: ...
+
+    def hitl(self, args: str) -> CommandReply: ...
+
+    def policy(self) -> CommandReply: ...
+
+    def init_project(self, force: bool, emit: EventSink, cancel: CancelToken) -> CommandReply: ...
+
+    def list_sessions(self) -> list[SessionSummary]:
+        """This project's earlier sessions, newest first."""
+        ...
+
+    def resume(self, session_id: str) -> CommandReply: ...
+
+    def drain_notices(self) -> list[str]:
+        """Lines produced in the background since the last call (e.g. auto-extracted fact counts)."""
+        ...
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Wait (bounded) for background work such as fact extraction, then release resources."""
+        ...
