@@ -32,6 +32,8 @@ class StatusSnapshot:
     cached_tokens: int
     mode: str  # session mode label: auto / ask / plan, plus "hitl" when on
     phase: str = "idle"
+    model_calls: int = 0
+    last_provider_prompt_tokens: int | None = None
 
     @property
     def context_percent(self) -> float:
