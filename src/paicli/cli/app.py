@@ -1,15 +1,59 @@
-"""Composition root (placeholder until the CLI lands)."""
+"""Command line: argv parsing, the composition root, exit codes (design/contract.md)."""
 
 from __future__ import annotations
 
+import argparse
 import sys
+from collections.abc import Sequence
 
 from paicli import __version__
 
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_CANCELLED = 130
 
-def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if args and args[0] == "--version":
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        sys.stderr.write(f"paicli: {message}（用 paicli --help 查看用法）\n")
+        raise SystemExit(EXIT_USAGE)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="paicli",
+        description="paicli: 终端编程 Agent（短期记忆、长期记忆与上下文压缩）。不带参数启动交互式 REPL。",
+    )
+    parser.add_argument("--version", action="store_true", help="打印版本号后退出")
+    parser.add_argument("-p", "--print", dest="prompt", metavar="TASK", help="一次性执行任务（ReAct 模式）后退出")
+    parser.add_argument(
+        "--output-format",
+        choices=("text", "json", "stream-json"),
+        default="text",
+        help="-p 的输出格式：text（默认）、json 或 stream-json",
+    )
+    parser.add_argument("-y", "--yes", action="store_true", help="自动批准所有需要人工确认的工具调用")
+    parser.add_argument("--max-turns", type=int, metavar="N", help="最多调用模型 N 次，之后整理部分结果")
+    parser.add_argument("--model", metavar="NAME", help="本次运行使用的模型（model 或 provider/model）")
+    parser.add_argument("-c", "--continue", dest="continue_session", action="store_true",
+                        help="在本项目最新的会话上继续（REPL 或 -p）")
+    parser.add_argument("--resume", nargs="?", const="", metavar="SESSION_ID",
+                        help="恢复指定会话；不给 ID 时列出会话供选择")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--plan", action="store_true", help="与 -p 一起使用：Plan-and-Execute 模式")
+    mode.add_argument("--team", action="store_true", help="与 -p 一起使用：Team 多 Agent 模式")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    if args.version:
         print(f"paicli {__version__}")
-        return 0
-    return 0
+        return EXIT_OK
+    if args.max_turns is not None and args.max_turns <= 0:
+        sys.stderr.write("paicli: --max-turns 必须是正整数\n")
+        return EXIT_USAGE
+    from paicli.cli.launch import launch
+
+    return launch(args)

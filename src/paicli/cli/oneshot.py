@@ -1,0 +1,199 @@
+"""`paicli -p`: run one task, print it as text / json / stream-json, map the outcome to an exit code."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from types import FrameType
+from typing import Any, TextIO
+
+from paicli.agent.events import (
+    AgentEvent,
+    Compacted,
+    FactsSaved,
+    ModelCallFinished,
+    ModelCallStarted,
+    Notice,
+    ReasoningDelta,
+    RunFinished,
+    TextDelta,
+    ToolFinished,
+    ToolStarted,
+)
+from paicli.cancel import CancelToken
+from paicli.cli.backend import Backend, RunMode
+
+PREVIEW_CHARS = 2000
+
+
+def event_to_json(event: AgentEvent) -> dict[str, Any]:
+    if isinstance(event, TextDelta):
+        return {"type": "text_delta", "text": event.text}
+    if isinstance(event, ReasoningDelta):
+        return {"type": "reasoning_delta", "text": event.text}
+    if isinstance(event, ModelCallStarted):
+        return {"type": "model_call", "iteration": event.iteration, "actor": event.actor}
+    if isinstance(event, ModelCallFinished):
+        usage = event.usage
+        return {
+            "type": "usage",
+            "model": event.model,
+            "input_tokens": usage.prompt_tokens if usage else 0,
+            "output_tokens": usage.completion_tokens if usage else 0,
+            "cached_input_tokens": usage.cached_tokens if usage else 0,
+        }
+    if isinstance(event, ToolStarted):
+        return {"type": "tool_start", "id": event.call_id, "name": event.name, "arguments": event.arguments}
+    if isinstance(event, ToolFinished):
+        r = event.result
+        return {
+            "type": "tool_end",
+            "id": r.call_id,
+            "name": r.name,
+            "success": r.success,
+            "blocked": r.blocked,
+            "content": r.content[:PREVIEW_CHARS],
+        }
+    if isinstance(event, Compacted):
+        res = event.result
+        return {
+            "type": "compaction",
+            "strategy": res.strategy,
+            "manual": event.manual,
+            "cleared_tool_results": res.cleared_tool_results,
+            "before_tokens": res.before_tokens,
+            "after_tokens": res.after_tokens,
+        }
+    if isinstance(event, Notice):
+        return {"type": "notice", "level": event.level, "text": event.text}
+    if isinstance(event, FactsSaved):
+        return {"type": "facts_saved", "count": event.count}
+    return {"type": "run_finished", "status": event.status, "error": event.error}
+
+
+def describe_event(event: AgentEvent) -> str | None:
+    """One stderr line for text mode (progress and tool activity)."""
+    if isinstance(event, ToolStarted):
+        args = event.arguments if len(event.arguments) <= 120 else event.arguments[:117] + "..."
+        return f"⏺ {event.name} {args}"
+    if isinstance(event, ToolFinished):
+        first = event.result.content.strip().splitlines()
+        mark = "✓" if event.result.success and not event.result.blocked else "✗"
+        summary = ""
+        for line in first:
+            if not line.startswith("<tool_result"):
+                summary = line[:160]
+                break
+        return f"  {mark} {summary}"
+    if isinstance(event, Compacted):
+        res = event.result
+        if res.compacted:
+            return f"📦 上下文已压缩为摘要：{res.before_tokens:,} -> {res.after_tokens:,} tokens"
+        if res.cleared_tool_results:
+            return f"🧹 已清理 {res.cleared_tool_results} 条较早的工具结果以节省上下文"
+        return None
+    if isinstance(event, Notice):
+        return event.text
+    if isinstance(event, FactsSaved) and event.count:
+        return f"💾 自动提取并保存了 {event.count} 条项目事实（待核实，可用 /memory list 查看）"
+    return None
+
+
+def exit_code(status: str) -> int:
+    return {"done": 0, "partial": 0, "error": 1, "cancelled": 130}.get(status, 1)
+
+
+class _SigintCanceller:
+    """First Ctrl+C cancels the run cleanly; a second one exits at once."""
+
+    def __init__(self, cancel: CancelToken) -> None:
+        self.cancel = cancel
+        self.previous: Any = None
+
+    def __enter__(self) -> _SigintCanceller:
+        if threading.current_thread() is threading.main_thread():
+            self.previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        if self.cancel.cancelled:
+            raise SystemExit(130)
+        self.cancel.cancel()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+
+
+def run_oneshot(
+    backend: Backend,
+    task: str,
+    mode: RunMode,
+    output_format: str,
+    *,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+    submitted: str | None = None,
+) -> int:
+    out = stdout or sys.stdout
+    err = stderr or sys.stderr
+    cancel = CancelToken()
+    emit = _emitter(output_format, out, err)
+    with _SigintCanceller(cancel):
+        finished = backend.run(task, mode, emit, cancel)
+    backend.close(timeout=10.0)
+    for line in backend.drain_notices():
+        if output_format == "stream-json":
+            _write_json(out, {"type": "notice", "level": "info", "text": line})
+        else:
+            err.write(line + "\n")
+    status = backend.status()
+    result = {
+        "type": "result",
+        "is_error": finished.status in ("error", "cancelled"),
+        "result": finished.answer if finished.status != "error" else (finished.error or ""),
+        "session_id": backend.info().session_id,
+        "num_turns": status.model_calls,
+        "usage": {
+            "input_tokens": status.input_tokens,
+            "output_tokens": status.output_tokens,
+            "cached_input_tokens": status.cached_tokens,
+        },
+    }
+    if output_format == "text":
+        if finished.status == "error":
+            err.write(f"❌ {finished.error}\n")
+        elif finished.status == "cancelled":
+            err.write(f"{finished.answer}\n")
+        else:
+            out.write(finished.answer.rstrip("\n") + "\n")
+    else:
+        _write_json(out, result)
+    out.flush()
+    return exit_code(finished.status)
+
+
+def _write_json(out: TextIO, obj: dict[str, Any]) -> None:
+    out.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    out.flush()
+
+
+def _emitter(output_format: str, out: TextIO, err: TextIO) -> Callable[[AgentEvent], None]:
+    lock = threading.Lock()
+
+    def emit(event: AgentEvent) -> None:
+        with lock:
+            if output_format == "stream-json":
+                if not isinstance(event, RunFinished):
+                    _write_json(out, event_to_json(event))
+                return
+            if output_format == "text":
+                line = describe_event(event)
+                if line:
+                    err.write(line + "\n")
+                    err.flush()
+
+    return emit
