@@ -1,0 +1,252 @@
+"""The locked, atomically rewritten long_term_memory.json (spec 4.4): two locks, temp file + fsync + replace."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from paicli.config.env import ConfigError, EnvLookup, paicli_home
+from paicli.memory.entry import MemoryEntry
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+FILE_NAME = "long_term_memory.json"
+DEFAULT_LOCK_TIMEOUT = 10.0
+
+_PATH_LOCKS: dict[str, threading.RLock] = {}
+_PATH_LOCKS_GUARD = threading.Lock()
+_HELD = threading.local()
+
+
+class MemoryStoreError(Exception):
+    """The memory file could not be read, backed up or written; the message is shown to the user."""
+
+
+class MemoryLockTimeout(MemoryStoreError):
+    """Another thread or process held the memory lock longer than the bounded wait."""
+
+
+def default_memory_dir(env: EnvLookup) -> Path:
+    configured = env.get("PAICLI_MEMORY_DIR")
+    if configured:
+        return Path(configured).expanduser()
+    home = env.get("PAICLI_HOME")
+    return (Path(home).expanduser() if home else paicli_home()) / "memory"
+
+
+def lock_timeout_from_env(env: EnvLookup) -> float:
+    try:
+        value = env.get_float("PAICLI_MEMORY_LOCK_TIMEOUT_SECONDS", DEFAULT_LOCK_TIMEOUT)
+    except ConfigError:
+        return DEFAULT_LOCK_TIMEOUT
+    return value if value > 0 else DEFAULT_LOCK_TIMEOUT
+
+
+def render_json(entries: Iterable[MemoryEntry]) -> str:
+    """Jackson's default pretty printer layout: `[ {` ... `}, {` ... `} ]`, `"key" : value`."""
+    blocks = [_render_object(entry.to_json_dict()) for entry in entries]
+    if not blocks:
+        return "[ ]"
+    return "[ " + ", ".join(blocks) + " ]"
+
+
+def _render_object(data: dict[str, Any]) -> str:
+    lines = []
+    for key, value in data.items():
+        if isinstance(value, dict):
+            if value:
+                inner = ",\n".join(f"    {_s(k)} : {_s(v)}" for k, v in value.items())
+                rendered = "{\n" + inner + "\n  }"
+            else:
+                rendered = "{ }"
+        else:
+            rendered = _s(value)
+        lines.append(f"  {_s(key)} : {rendered}")
+    return "{\n" + ",\n".join(lines) + "\n}"
+
+
+def _s(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+class MemoryFile:
+    """One JSON file plus its sibling `.lock`: in-process lock per path, then an OS lock across processes."""
+
+    def __init__(self, path: Path, lock_timeout: float = DEFAULT_LOCK_TIMEOUT) -> None:
+        self.path = Path(os.path.abspath(path))
+        self.lock_path = self.path.with_name(self.path.name + ".lock")
+        self.lock_timeout = lock_timeout
+        self._signature: tuple[int, int, int] | None = None
+        with _PATH_LOCKS_GUARD:
+            self._thread_lock = _PATH_LOCKS.setdefault(str(self.path), threading.RLock())
+
+    def with_lock(self, mutation: Callable[[], T]) -> T:
+        if not self._thread_lock.acquire(timeout=self.lock_timeout):
+            raise MemoryLockTimeout(self._timeout_text())
+        try:
+            held: dict[str, int] = _HELD.__dict__.setdefault("depth", {})
+            key = str(self.path)
+            if held.get(key, 0) > 0:
+                held[key] += 1
+                try:
+                    return mutation()
+                finally:
+                    held[key] -= 1
+            handle = self._acquire_os_lock()
+            held[key] = 1
+            try:
+                return mutation()
+            finally:
+                held[key] = 0
+                self._release_os_lock(handle)
+        finally:
+            self._thread_lock.release()
+
+    def _timeout_text(self) -> str:
+        return (
+            f"等待长期记忆文件锁超过 {self.lock_timeout:g} 秒（{self.lock_path}），可能有另一个 paicli 进程正在写入；"
+            "已有记忆没有改动，请稍后重试（可用 PAICLI_MEMORY_LOCK_TIMEOUT_SECONDS 调整等待时间）"
+        )
+
+    def _acquire_os_lock(self) -> Any:
+        import portalocker
+
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            handle = open(self.lock_path, "a+b")  # noqa: SIM115 - released in _release_os_lock
+        except OSError as exc:
+            raise MemoryStoreError(f"无法创建长期记忆目录或锁文件 {self.lock_path}: {exc}") from exc
+        flags = portalocker.LockFlags.EXCLUSIVE | portalocker.LockFlags.NON_BLOCKING
+        deadline = time.monotonic() + self.lock_timeout
+        pause = 0.002
+        while True:
+            try:
+                portalocker.lock(handle, flags)
+                return handle
+            except portalocker.exceptions.LockException:
+                if time.monotonic() >= deadline:
+                    handle.close()
+                    raise MemoryLockTimeout(self._timeout_text()) from None
+                time.sleep(pause)
+                pause = min(pause * 2, 0.05)
+
+    @staticmethod
+    def _release_os_lock(handle: Any) -> None:
+        import portalocker
+
+        try:
+            portalocker.unlock(handle)
+        finally:
+            handle.close()
+
+    def changed_since_last_sync(self) -> bool:
+        return _stat_signature(self.path) != self._signature
+
+    def read(self) -> list[MemoryEntry] | None:
+        """Entries on disk; [] when missing; None when the file does not parse (it is backed up first)."""
+        try:
+            with open(self.path, "rb") as handle:
+                signature = _signature_of(os.fstat(handle.fileno()))
+                raw = handle.read()
+        except FileNotFoundError:
+            self._signature = None
+            return []
+        except OSError as exc:
+            raise MemoryStoreError(f"无法读取长期记忆文件 {self.path}: {exc}") from exc
+        try:
+            data = json.loads(raw.decode("utf-8-sig"))
+            if not isinstance(data, list):
+                raise ValueError("top level is not a JSON array")
+        except (UnicodeDecodeError, ValueError) as exc:
+            backup = self._back_up_corrupt()
+            log.warning("long-term memory file %s does not parse (%s); copied to %s", self.path, exc, backup)
+            self._signature = signature
+            return None
+        self._signature = signature
+        return _entries_from(data)
+
+    def _back_up_corrupt(self) -> Path:
+        millis = int(time.time() * 1000)
+        while True:
+            backup = self.path.with_name(f"{self.path.name}.corrupt-{millis}")
+            if not backup.exists():
+                break
+            millis += 1
+        try:
+            shutil.copy2(self.path, backup)
+        except OSError as exc:
+            raise MemoryStoreError(f"长期记忆文件 {self.path} 已损坏，且无法备份（{exc}）；为避免丢失内容，本次不写入") from exc
+        return backup
+
+    def write(self, entries: Iterable[MemoryEntry]) -> None:
+        payload = render_json(entries).encode("utf-8")
+        directory = self.path.parent
+        tmp_name: str | None = None
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            fd, tmp_name = tempfile.mkstemp(dir=directory, prefix=self.path.name, suffix=".tmp")
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(payload)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp_name, self.path)
+            tmp_name = None
+            _fsync_dir(directory)
+            self._signature = _stat_signature(self.path)
+        except OSError as exc:
+            raise MemoryStoreError(f"无法写入长期记忆文件 {self.path}: {exc}") from exc
+        finally:
+            if tmp_name is not None:
+                with _suppress_os_error():
+                    os.unlink(tmp_name)
+
+
+class _suppress_os_error:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: object, exc: object, tb: object) -> bool:
+        return isinstance(exc, OSError)
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _signature_of(stat: os.stat_result) -> tuple[int, int, int]:
+    return (stat.st_ino, stat.st_mtime_ns, stat.st_size)
+
+
+def _stat_signature(path: Path) -> tuple[int, int, int] | None:
+    try:
+        return _signature_of(os.stat(path))
+    except OSError:
+        return None
+
+
+def _entries_from(data: list[Any]) -> list[MemoryEntry]:
+    entries: list[MemoryEntry] = []
+    for item in data:
+        try:
+            entries.append(MemoryEntry.from_json_dict(item))
+        except (ValueError, TypeError) as exc:
+            log.warning("skipping unreadable long-term memory entry: %s", exc)
+    return entries

@@ -1,0 +1,209 @@
+"""MemoryManager: the one entry point agents, tools and commands use for long-term memory."""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Protocol
+
+from paicli.config.env import EnvLookup
+from paicli.context.estimate import utf16_len
+from paicli.memory.clock import Clock, utc_now
+from paicli.memory.entry import MemoryEntry, new_fact, normalize_project_key, normalize_scope
+from paicli.memory.results import MemoryWriteResult, failed, invalid
+from paicli.memory.store import LongTermMemory, MemoryStoreError
+
+__all__ = ["MAX_FACT_CHARS", "MemoryManager", "normalize_project_key"]
+
+log = logging.getLogger(__name__)
+
+MAX_FACT_CHARS = 2000  # UTF-16 units; a memory is a short fact, not a document
+EMPTY_FACT_TEXT = "请提供要保存的内容，例如 /save 这个项目使用Java 17，或 /save --global 默认用中文回答"
+
+
+class ContextTracker(Protocol):
+    """paicli.memory.guard.ExternalContextTracker satisfies this."""
+
+    def sources(self) -> list[str]: ...
+
+    def blocks_automatic_memory(self) -> bool: ...
+
+
+class Retriever(Protocol):
+    def build_context(self, query: str, max_tokens: int, project_key: str, exclude_text: str = "") -> str: ...
+
+
+class Extractor(Protocol):
+    def extract(self, text: str) -> list[str]:
+        """Verbatim quotes of durable facts the user stated in `text` (may call a model)."""
+        ...
+
+
+def fact_problem(fact: str) -> str | None:
+    """Why a fact cannot be saved, or None."""
+    if not fact.strip():
+        return EMPTY_FACT_TEXT
+    length = utf16_len(fact.strip())
+    if length > MAX_FACT_CHARS:
+        return (
+            f"这条内容有 {length} 个字符，超过长期记忆单条上限 {MAX_FACT_CHARS} 个字符；"
+            "请只保存一句简短的事实（长文档请写进 PAI.md）"
+        )
+    return None
+
+
+class MemoryManager:
+    def __init__(
+        self,
+        store: LongTermMemory,
+        project_key: str | os.PathLike[str] | None = None,
+        env: EnvLookup | None = None,
+        clock: Clock = utc_now,
+        tracker: ContextTracker | None = None,
+        retriever: Retriever | None = None,
+        extractor: Extractor | None = None,
+    ) -> None:
+        self.store = store
+        self.env = env if env is not None else store.env
+        self.clock = clock
+        self.tracker = tracker
+        self.extractor = extractor
+        self.auto_extract_enabled = False
+        self._retriever = retriever
+        self._retriever_failed = False
+        self.project_key = normalize_project_key(project_key)
+
+    def set_project_path(self, path: str | os.PathLike[str] | None) -> None:
+        self.project_key = normalize_project_key(path)
+
+    # ---- explicit writes -------------------------------------------------------------------------
+
+    def store_fact(
+        self, fact: str, scope: str | None = "project", replace_id: str | None = None, keep_both: bool = False
+    ) -> MemoryWriteResult:
+        problem = fact_problem(fact)
+        if problem is not None:
+            return invalid(problem)
+        chosen = normalize_scope(scope)
+        metadata = {"source": "fact", "scope": chosen}
+        if chosen == "project":
+            metadata["project"] = self.project_key
+        metadata.update(self._external_metadata())
+        entry = new_fact(fact.strip(), metadata, self.clock)
+        try:
+            return self.store.write(entry, replace_id, keep_both, self.project_key)
+        except MemoryStoreError as exc:
+            return failed(str(exc))
+
+    def _external_metadata(self) -> dict[str, str]:
+        if self.tracker is None:
+            return {}
+        try:
+            sources = [s for s in self.tracker.sources() if s]
+        except Exception:  # a broken tracker must not block an explicit save
+            log.exception("external context tracker failed")
+            return {}
+        if not sources:
+            return {}
+        return {"external_context": "true", "external_context_sources": ",".join(sources)}
+
+    def replace_fact(self, entry_id: str, fact: str) -> MemoryWriteResult:
+        """Keeps the old entry's scope; still refused when the new fact conflicts with another entry."""
+        old = self.store.retrieve(entry_id)
+        scope = old.scope if old is not None else "project"
+        return self.store_fact(fact, scope, entry_id, False)
+
+    def save_memory_tool(
+        self, fact: str, scope: str | None = "project", replace_id: str | None = None, keep_both: bool = False
+    ) -> str:
+        """The save_memory tool's callable: the write result text, so the model can ask on a conflict."""
+        return self.store_fact(fact, scope, replace_id, keep_both).describe()
+
+    # ---- reads and maintenance -------------------------------------------------------------------
+
+    def search(self, query: str, limit: int = 20) -> list[MemoryEntry]:
+        return self.store.search(query, limit, self.project_key)
+
+    def list_all(self) -> list[MemoryEntry]:
+        return self.store.get_all()
+
+    def list_visible(self) -> list[MemoryEntry]:
+        return self.store.get_all(self.project_key)
+
+    def delete(self, entry_id: str) -> bool:
+        return self.store.delete(entry_id)
+
+    def verify(self, entry_id: str) -> MemoryEntry | None:
+        return self.store.mark_verified(entry_id, self.clock())
+
+    def clear(self) -> None:
+        self.store.clear()
+
+    def auto_extract_status(self) -> str:
+        if not self.auto_extract_enabled:
+            return "关闭"
+        if self._blocked():
+            return "开启（外部内容防护暂停）"
+        return "开启"
+
+    def status_lines(self, profile_summary: str, token_usage_line: str) -> list[str]:
+        return [
+            f"上下文策略: {profile_summary}",
+            "短期上下文: 由当前 Agent 的 conversationHistory 维护",
+            f"自动事实提取: {self.auto_extract_status()}",
+            self.store.status_summary(),
+            token_usage_line,
+        ]
+
+    # ---- retrieval and automatic extraction --------------------------------------------------------
+
+    def _default_retriever(self) -> Retriever | None:
+        if self._retriever is None and not self._retriever_failed:
+            try:
+                from paicli.memory.retriever import MemoryRetriever
+
+                self._retriever = MemoryRetriever(self.store, self.env, self.clock)
+            except Exception:
+                self._retriever_failed = True
+                log.warning("memory retriever unavailable; no long-term memory context", exc_info=True)
+        return self._retriever
+
+    def context_for_query(self, query: str, max_tokens: int, exclude_text: str = "") -> str:
+        retriever = self._default_retriever()
+        if retriever is None:
+            return ""
+        return retriever.build_context(query, max_tokens, self.project_key, exclude_text)
+
+    def _blocked(self) -> bool:
+        if self.tracker is None:
+            return False
+        try:
+            return bool(self.tracker.blocks_automatic_memory())
+        except Exception:
+            log.exception("external context tracker failed")
+            return True
+
+    def extract_facts_from_user_turn(self, text: str) -> list[MemoryEntry]:
+        """Saves the extractor's verbatim quotes as pending project facts; never raises."""
+        if not self.auto_extract_enabled or self.extractor is None or self._blocked():
+            return []
+        try:
+            quotes = self.extractor.extract(text)
+            if self._blocked():
+                return []
+            return [entry for entry in map(self._auto_fact, quotes) if entry is not None]
+        except Exception:
+            log.exception("automatic fact extraction failed")
+            return []
+
+    def _auto_fact(self, quote: str) -> MemoryEntry | None:
+        if fact_problem(quote) is not None:
+            return None
+        metadata = {
+            "source": "auto_user_fact",
+            "scope": "project",
+            "project": self.project_key,
+            "verification_pending": "true",
+        }
+        entry = new_fact(quote.strip(), metadata, self.clock)
+        return entry if self.store.write_automatic(entry) else None

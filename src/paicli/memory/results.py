@@ -1,0 +1,107 @@
+"""The outcome of an explicit memory write and the text that /save, /memory replace and save_memory show."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from enum import Enum
+
+from paicli.memory.entry import MemoryEntry
+
+
+class WriteStatus(str, Enum):
+    STORED = "STORED"
+    REPLACED = "REPLACED"
+    DUPLICATE = "DUPLICATE"
+    CONFLICT = "CONFLICT"
+    REPLACE_TARGET_NOT_FOUND = "REPLACE_TARGET_NOT_FOUND"
+    INVALID = "INVALID"  # refused before touching the store (empty or oversized fact)
+    FAILED = "FAILED"  # the store could not be locked, read or written; nothing changed
+
+
+def local_date(moment: datetime) -> str:
+    return moment.astimezone().strftime("%Y-%m-%d")
+
+
+@dataclass(frozen=True)
+class MemoryWriteResult:
+    status: WriteStatus
+    entry: MemoryEntry | None = None  # stored / refreshed entry; the rejected new entry for CONFLICT
+    conflicts: tuple[MemoryEntry, ...] = ()
+    replaced: MemoryEntry | None = None
+    target_id: str = ""
+    message: str = ""  # reason for INVALID / FAILED
+
+    @property
+    def written(self) -> bool:
+        return self.status in (WriteStatus.STORED, WriteStatus.REPLACED)
+
+    def describe(self) -> str:
+        status = self.status
+        if status is WriteStatus.STORED:
+            return self._stored()
+        if status is WriteStatus.REPLACED:
+            return self._replaced()
+        if status is WriteStatus.DUPLICATE:
+            return self._duplicate()
+        if status is WriteStatus.CONFLICT:
+            return self._conflict()
+        if status is WriteStatus.REPLACE_TARGET_NOT_FOUND:
+            return (
+                f"📭 没有找到可替换的长期记忆: {self.target_id}（不存在，或不属于当前项目），本次没有写入。"
+                "可以用 /memory list 查看现有记忆的 id。"
+            )
+        if status is WriteStatus.INVALID:
+            return f"❌ {self.message}"
+        return f"❌ 长期记忆写入失败，已有记忆没有改动: {self.message}"
+
+    def _stored(self) -> str:
+        entry = _required(self.entry)
+        return f"💾 已保存到长期记忆（{entry.scope}，{entry.id}）: {entry.content}"
+
+    def _replaced(self) -> str:
+        entry, old = _required(self.entry), _required(self.replaced)
+        return (
+            f"🔁 已替换长期记忆 {old.id}（{entry.scope}，新 id {entry.id}）\n"
+            f"   旧内容: {old.content}\n"
+            f"   新内容: {entry.content}"
+        )
+
+    def _duplicate(self) -> str:
+        entry = _required(self.entry)
+        return (
+            f"ℹ️ 长期记忆里已经有这条内容（{entry.id}）: {entry.content}\n"
+            f"   没有重复保存，只把它的核实时间刷新为 {local_date(entry.last_verified_at)}。"
+        )
+
+    def _conflict(self) -> str:
+        incoming = _required(self.entry)
+        flag = " --global" if incoming.scope == "global" else ""
+        lines = ["⚠️ 新事实与已有的长期记忆冲突，本次没有写入。", f"   新内容: {incoming.content}", "   冲突的已有记忆:"]
+        for old in self.conflicts:
+            lines.append(
+                f"   - {old.id}（写入 {local_date(old.timestamp)}，最后核实 {local_date(old.last_verified_at)}）: {old.content}"
+            )
+        lines.append("   请先确认以哪条为准（模型应先询问用户），再选择:")
+        for old in self.conflicts:
+            lines.append(
+                f"   1. 用新事实替换旧记忆: /memory replace {old.id} {incoming.content}"
+                f"（save_memory 工具传 replace_id={old.id}）"
+            )
+        lines.append(f"   2. 两条都保留: /save{flag} --force {incoming.content}（save_memory 工具传 keep_both=true）")
+        lines.append("   3. 保留旧记忆: 不需要任何操作")
+        return "\n".join(lines)
+
+
+def _required(entry: MemoryEntry | None) -> MemoryEntry:
+    if entry is None:
+        raise ValueError("this write result carries no entry")
+    return entry
+
+
+def invalid(message: str) -> MemoryWriteResult:
+    return MemoryWriteResult(WriteStatus.INVALID, message=message)
+
+
+def failed(message: str) -> MemoryWriteResult:
+    return MemoryWriteResult(WriteStatus.FAILED, message=message)

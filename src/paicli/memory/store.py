@@ -1,0 +1,264 @@
+"""LongTermMemory: every mutation = lock, reload from disk, mutate, write, unlock (spec 4.4-4.5)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import threading
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import TypeVar
+
+from paicli.config.env import EnvLookup
+from paicli.memory.clock import Clock, utc_now
+from paicli.memory.dedup import ConflictDetector, is_duplicate
+from paicli.memory.entry import MemoryEntry
+from paicli.memory.locked_file import (
+    FILE_NAME,
+    MemoryFile,
+    MemoryLockTimeout,
+    MemoryStoreError,
+    default_memory_dir,
+    lock_timeout_from_env,
+)
+from paicli.memory.results import MemoryWriteResult, WriteStatus
+
+__all__ = ["FILE_NAME", "LongTermMemory", "MemoryLockTimeout", "MemoryStoreError"]
+
+log = logging.getLogger(__name__)
+R = TypeVar("R")
+Entries = dict[str, MemoryEntry]
+_WORD = re.compile(r"[a-z0-9][a-z0-9_.+#-]*")
+_HAN_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+
+
+def _resolve_path(path_or_dir: str | os.PathLike[str] | None, env: EnvLookup) -> Path:
+    if path_or_dir is None:
+        return default_memory_dir(env) / FILE_NAME
+    path = Path(path_or_dir).expanduser()
+    if path.suffix.lower() == ".json" and not path.is_dir():
+        return path
+    return path / FILE_NAME
+
+
+class LongTermMemory:
+    """The shared fact store. Safe across threads, instances and processes that point at one file."""
+
+    def __init__(
+        self,
+        path_or_dir: str | os.PathLike[str] | None = None,
+        env: EnvLookup | None = None,
+        clock: Clock = utc_now,
+        lock_timeout: float | None = None,
+        detector: ConflictDetector | None = None,
+    ) -> None:
+        self.env = env if env is not None else EnvLookup()
+        self.clock = clock
+        timeout = lock_timeout if lock_timeout is not None else lock_timeout_from_env(self.env)
+        self._file = MemoryFile(_resolve_path(path_or_dir, self.env), timeout)
+        self.detector = detector if detector is not None else ConflictDetector.from_env(self.env)
+        self._entries: Entries = {}
+        self._mutex = threading.RLock()
+        self.last_error: str | None = None
+        self._refresh()
+
+    @property
+    def path(self) -> Path:
+        return self._file.path
+
+    # ---- reading -------------------------------------------------------------------------------
+
+    def _reload(self) -> None:
+        """Caller holds self._mutex. Raises MemoryStoreError when the file cannot be read or backed up."""
+        if not self._file.changed_since_last_sync():
+            return
+        loaded = self._file.read()
+        if loaded is None:
+            return  # corrupt file was backed up: keep what we have, the next write regenerates it
+        self._entries = {entry.id: entry for entry in loaded}
+
+    def _refresh(self) -> None:
+        with self._mutex:
+            try:
+                self._reload()
+                self.last_error = None
+            except MemoryStoreError as exc:
+                self.last_error = str(exc)
+                log.warning("%s", exc)
+
+    def _snapshot(self) -> list[MemoryEntry]:
+        self._refresh()
+        with self._mutex:
+            return list(self._entries.values())
+
+    def retrieve(self, entry_id: str) -> MemoryEntry | None:
+        self._refresh()
+        with self._mutex:
+            return self._entries.get(entry_id.strip())
+
+    def get_all(self, project_key: str | None = None) -> list[MemoryEntry]:
+        entries = self._snapshot()
+        if project_key is None:
+            return entries
+        return [entry for entry in entries if entry.is_visible_in(project_key)]
+
+    def get_by_type(self, kind: str) -> list[MemoryEntry]:
+        return [entry for entry in self._snapshot() if entry.type == kind]
+
+    def size(self) -> int:
+        return len(self._snapshot())
+
+    def token_count(self) -> int:
+        return sum(entry.token_count for entry in self._snapshot())
+
+    def status_summary(self) -> str:
+        entries = self._snapshot()
+        counts = {kind: sum(1 for e in entries if e.type == kind) for kind in ("FACT", "SUMMARY", "TOOL_RESULT")}
+        total = sum(e.token_count for e in entries)
+        return (
+            f"长期记忆: {len(entries)}条 / {total} tokens "
+            f"(事实: {counts['FACT']}, 摘要: {counts['SUMMARY']}, 工具结果: {counts['TOOL_RESULT']})"
+        )
+
+    def search(self, query: str, limit: int = 20, project_key: str | None = None) -> list[MemoryEntry]:
+        """Entries whose content or metadata contains a query token, in storage order (no ranking)."""
+        needle = query.strip().lower()
+        if not needle or limit <= 0:
+            return []
+        tokens = _query_tokens(needle)
+        found: list[MemoryEntry] = []
+        for entry in self.get_all(project_key):
+            haystacks = [entry.content.lower(), *(value.lower() for value in entry.metadata.values())]
+            if any(needle in text or any(token in text for token in tokens) for text in haystacks):
+                found.append(entry)
+                if len(found) >= limit:
+                    break
+        return found
+
+    # ---- mutations -------------------------------------------------------------------------------
+
+    def _mutate(self, change: Callable[[Entries], tuple[R, bool]]) -> R:
+        """Under both locks: reload, apply `change` to a copy, write it if changed, then adopt it."""
+
+        def run() -> R:
+            with self._mutex:
+                self._reload()
+                working = dict(self._entries)
+                result, changed = change(working)
+                if changed:
+                    self._file.write(working.values())
+                    self._entries = working
+                self.last_error = None
+                return result
+
+        return self._file.with_lock(run)
+
+    def store(self, entry: MemoryEntry) -> bool:
+        """Plain store: skipped when another entry is a duplicate; the same id replaces. No conflict check."""
+
+        def change(entries: Entries) -> tuple[bool, bool]:
+            if any(other.id != entry.id and is_duplicate(other, entry) for other in entries.values()):
+                return False, False
+            entries[entry.id] = entry
+            return True, True
+
+        return self._mutate(change)
+
+    def write(
+        self,
+        entry: MemoryEntry,
+        replace_id: str | None = None,
+        allow_conflict: bool = False,
+        project_key: str | None = None,
+    ) -> MemoryWriteResult:
+        """Explicit save (/save, /memory replace, save_memory): replace target, dedup, conflicts, store."""
+        target_id = (replace_id or "").strip()
+
+        def change(entries: Entries) -> tuple[MemoryWriteResult, bool]:
+            target = entries.get(target_id) if target_id else None
+            if target_id and (target is None or not target.is_visible_in(project_key)):
+                return MemoryWriteResult(WriteStatus.REPLACE_TARGET_NOT_FOUND, target_id=target_id), False
+            others = [e for e in entries.values() if e.id != target_id]
+            duplicate = next((e for e in others if is_duplicate(e, entry)), None)
+            if duplicate is not None:
+                refreshed = duplicate.with_last_verified_at(entry.last_verified_at)
+                entries[duplicate.id] = refreshed
+                if target is not None:
+                    del entries[target_id]
+                return MemoryWriteResult(WriteStatus.DUPLICATE, refreshed, replaced=target), True
+            if not allow_conflict:
+                conflicts = sorted((e for e in others if self.detector.is_conflict(e, entry)), key=lambda e: e.timestamp)
+                if conflicts:
+                    return MemoryWriteResult(WriteStatus.CONFLICT, entry, tuple(conflicts)), False
+            if target is not None:
+                del entries[target_id]
+            entries[entry.id] = entry
+            status = WriteStatus.REPLACED if target is not None else WriteStatus.STORED
+            return MemoryWriteResult(status, entry, replaced=target, target_id=target_id), True
+
+        return self._mutate(change)
+
+    def write_automatic(self, entry: MemoryEntry) -> bool:
+        """Automatic extraction: refused on an existing id, any duplicate or any conflict; never refreshes."""
+
+        def change(entries: Entries) -> tuple[bool, bool]:
+            if entry.id in entries:
+                return False, False
+            for other in entries.values():
+                if is_duplicate(other, entry) or self.detector.is_conflict(other, entry):
+                    return False, False
+            entries[entry.id] = entry
+            return True, True
+
+        return self._mutate(change)
+
+    def mark_verified(self, entry_id: str, when: datetime | None = None) -> MemoryEntry | None:
+        key = entry_id.strip()
+        moment = self.clock() if when is None else when
+
+        def change(entries: Entries) -> tuple[MemoryEntry | None, bool]:
+            current = entries.get(key)
+            if current is None:
+                return None, False
+            entries[key] = current.with_last_verified_at(moment)
+            return entries[key], True
+
+        return self._mutate(change)
+
+    def delete(self, entry_id: str) -> bool:
+        key = entry_id.strip()
+
+        def change(entries: Entries) -> tuple[bool, bool]:
+            if key not in entries:
+                return False, False
+            del entries[key]
+            return True, True
+
+        return self._mutate(change)
+
+    def clear(self) -> None:
+        def change(entries: Entries) -> tuple[None, bool]:
+            entries.clear()
+            return None, True
+
+        self._mutate(change)
+
+
+def _query_tokens(query: str) -> set[str]:
+    try:
+        from paicli.memory.tokenize import tokenize
+    except ImportError:
+        return _simple_tokens(query)
+    return {token.lower() for token in tokenize(query)}
+
+
+def _simple_tokens(query: str) -> set[str]:
+    """Fallback while the jieba tokenizer is unavailable: ASCII words and Han bigrams."""
+    tokens = {word for word in _WORD.findall(query) if len(word) >= 2}
+    for run in _HAN_RUN.findall(query):
+        if len(run) == 1:
+            continue
+        tokens.update(run[i : i + 2] for i in range(len(run) - 1))
+    return tokens
