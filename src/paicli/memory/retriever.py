@@ -1,0 +1,229 @@
+"""Long-term memory retrieval (spec 6.1 + the article's local vector score) and its budgeted rendering.
+
+Scoring keeps the reference's keyword score exactly. The vector cosine is additive: among entries with
+a keyword match it breaks ties and reorders by meaning, and entries without any keyword match may follow
+them only when their cosine clears a floor, so every entry the reference ranks still passes and stays
+above every entry the reference drops.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone, tzinfo
+from typing import TYPE_CHECKING, NamedTuple, Protocol
+
+from paicli.config.env import EnvLookup
+from paicli.memory.tokenize import tokenize
+
+if TYPE_CHECKING:
+    from paicli.memory.vector import VectorIndex
+
+HEADER = "## 相关长期记忆"
+LEAD = "下面这些记忆只是线索而不是事实：版本号、配置、路径这类会变的信息，动手之前请先对照当前文件确认。"
+PENDING_TAG = "[自动提取，待核实]"
+STALE_TAG = "[可能已过时]"
+MAX_RESULTS = 10
+SCORE_FACTOR = 1.2
+DEFAULT_STALE_DAYS = 30
+VECTOR_WEIGHT = 0.5
+VECTOR_FLOOR = 0.18
+
+
+class MemoryEntryLike(Protocol):
+    @property
+    def id(self) -> str: ...
+    @property
+    def content(self) -> str: ...
+    @property
+    def type(self) -> object: ...
+    @property
+    def timestamp(self) -> datetime: ...
+    @property
+    def last_verified_at(self) -> datetime: ...
+    @property
+    def metadata(self) -> Mapping[str, str]: ...
+    @property
+    def token_count(self) -> int: ...
+
+
+class MemorySource(Protocol):
+    def get_all(self, project_key: str) -> Sequence[MemoryEntryLike]: ...
+
+
+class Ranked(NamedTuple):
+    entry: MemoryEntryLike
+    score: float
+    keyword_score: float
+
+
+def _utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
+
+
+def stale_days_from(env: EnvLookup) -> int:
+    """PAICLI_MEMORY_STALE_DAYS, default 30; a non-numeric value falls back to 30 as in the reference."""
+    raw = env.get("PAICLI_MEMORY_STALE_DAYS")
+    if raw is None:
+        return DEFAULT_STALE_DAYS
+    try:
+        return int(raw)
+    except ValueError:
+        return DEFAULT_STALE_DAYS
+
+
+def is_stale(entry: MemoryEntryLike, now: datetime, stale_days: int) -> bool:
+    if stale_days <= 0:
+        return False
+    return _aware(entry.last_verified_at) + timedelta(days=stale_days) < _aware(now)
+
+
+def is_pending(entry: MemoryEntryLike) -> bool:
+    return str(entry.metadata.get("verification_pending", "")).strip().lower() == "true"
+
+
+def time_decay(entry: MemoryEntryLike, now: datetime) -> float:
+    age_hours = max(0.0, (_aware(now) - _aware(entry.timestamp)).total_seconds() / 3600.0)
+    return max(0.5, 1.0 - age_hours / 24.0)
+
+
+def keyword_relevance(query_lower: str, tokens: set[str], content_lower: str, decay: float) -> float:
+    """The reference's relevance before the 1.2 factor."""
+    if query_lower in content_lower:
+        return 1.0
+    if not tokens:
+        return 0.0
+    matched = sum(1 for token in tokens if token in content_lower)
+    return matched / len(tokens) * decay if matched else 0.0
+
+
+@dataclass(frozen=True)
+class _Index:
+    key: tuple[tuple[str, str], ...]
+    lowered: tuple[str, ...]
+    vectors: VectorIndex | None
+
+
+class MemoryRetriever:
+    """Finds the memories relevant to a query and renders the `## 相关长期记忆` block."""
+
+    def __init__(
+        self,
+        store: MemorySource,
+        env: EnvLookup | None = None,
+        clock: Callable[[], datetime] = _utc_now,
+        zone: tzinfo | None = None,
+    ) -> None:
+        self._store = store
+        self._env = env or EnvLookup()
+        self._clock = clock
+        self._zone = zone
+        self.vector_enabled = self._env.get_bool("PAICLI_MEMORY_VECTOR", True)
+        self._lock = threading.Lock()
+        self._index: _Index | None = None
+        self.index_builds = 0
+
+    def build_context(self, query: str, max_tokens: int, project_key: str, exclude_text: str = "") -> str:
+        if not query or not query.strip():
+            return ""
+        now = self._clock()
+        ranked = self.rank(query, self._store.get_all(project_key), now)
+        if exclude_text:
+            ranked = [r for r in ranked if not _already_visible(r.entry.content, exclude_text)]
+        return render(ranked[:MAX_RESULTS], max_tokens, now, stale_days_from(self._env), self._zone)
+
+    def rank(self, query: str, entries: Sequence[MemoryEntryLike], now: datetime) -> list[Ranked]:
+        """Every entry with score > 0, best first (stable); keyword matches always precede vector-only ones."""
+        if not entries or not query.strip():
+            return []
+        index = self._index_for(entries)
+        query_lower = query.lower()
+        tokens = tokenize(query_lower)
+        similarities = index.vectors.similarities(query) if index.vectors is not None else None
+        keyed: list[tuple[int, float, Ranked]] = []
+        for position, entry in enumerate(entries):
+            content_lower = index.lowered[position]
+            cosine = float(similarities[position]) if similarities is not None else 0.0
+            whole = query_lower in content_lower
+            if not whole and cosine < VECTOR_FLOOR and not any(t in content_lower for t in tokens):
+                continue
+            decay = time_decay(entry, now)
+            keyword = keyword_relevance(query_lower, tokens, content_lower, decay) * SCORE_FACTOR
+            vector = cosine * decay * VECTOR_WEIGHT * SCORE_FACTOR
+            if keyword > 0:
+                keyed.append((1, keyword + vector, Ranked(entry, keyword + vector, keyword)))
+            elif cosine >= VECTOR_FLOOR:
+                keyed.append((0, vector, Ranked(entry, vector, 0.0)))
+        keyed.sort(key=lambda item: (item[0], item[1]), reverse=True)
+        return [item[2] for item in keyed]
+
+    def _index_for(self, entries: Sequence[MemoryEntryLike]) -> _Index:
+        key = tuple((entry.id, entry.content) for entry in entries)
+        with self._lock:
+            current = self._index
+            if current is not None and current.key == key and (current.vectors is not None) == self.vector_enabled:
+                return current
+            vectors = None
+            if self.vector_enabled:
+                from paicli.memory.vector import build_index
+
+                vectors = build_index([entry.content for entry in entries])
+            index = _Index(key, tuple(entry.content.lower() for entry in entries), vectors)
+            self._index = index
+            self.index_builds += 1
+            return index
+
+
+def _already_visible(content: str, visible: str) -> bool:
+    stripped = content.strip()
+    return bool(stripped) and stripped in visible
+
+
+def _local_date(moment: datetime, zone: tzinfo | None) -> str:
+    local = _aware(moment).astimezone(zone) if zone is not None else _aware(moment).astimezone()
+    return local.strftime("%Y-%m-%d")
+
+
+def _type_label(entry: MemoryEntryLike) -> str:
+    kind = entry.type
+    value = getattr(kind, "value", None)
+    return str(value if value is not None else kind)
+
+
+def render_line(entry: MemoryEntryLike, now: datetime, stale_days: int, zone: tzinfo | None = None) -> str:
+    pending = is_pending(entry)
+    stale = is_stale(entry, now, stale_days)
+    tags = f"[{_type_label(entry)}]" + (PENDING_TAG if pending else "") + (STALE_TAG if stale else "")
+    detail = f"（写入 {_local_date(entry.timestamp, zone)}"
+    detail += "，尚未经用户核实" if pending else f"，最后核实 {_local_date(entry.last_verified_at, zone)}"
+    if stale:
+        detail += f"，已超过 {stale_days} 天未核实，使用前必须先核实"
+    return f"- {tags} {entry.content}{detail}）"
+
+
+def render(
+    ranked: Sequence[Ranked], max_tokens: int, now: datetime, stale_days: int, zone: tzinfo | None = None
+) -> str:
+    """Header once any entry passed; lines in rank order until the first one that does not fit."""
+    if not ranked:
+        return ""
+    parts = [f"{HEADER}\n\n{LEAD}\n\n"]
+    used = 0
+    for item in ranked:
+        cost = item.entry.token_count
+        if used + cost > max_tokens:
+            break
+        used += cost
+        parts.append(render_line(item.entry, now, stale_days, zone) + "\n")
+    parts.append("\n")
+    return "".join(parts)
+
+
+def memory_context_tokens(window: int) -> int:
+    """Spec 1.4: max(500, min(5000, window / 200)) with the window floored at 8000."""
+    return max(500, min(5000, max(8000, window) // 200))

@@ -1,0 +1,149 @@
+"""Local sparse TF-IDF vectors for memory retrieval: no model, no download, numpy only.
+
+Features of a text: its jieba word tokens, the parts of code identifiers (camelCase / snake_case),
+a crude English stem, and character bigrams of every Han run (so paraphrases that share no whole
+word still overlap). Documents are stored as an inverted index, so a query costs time proportional to
+the postings of its own features, not to the number of memories.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from paicli.memory.tokenize import keep_token, segment
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    FloatArray = npt.NDArray[np.float64]
+    IntArray = npt.NDArray[np.int64]
+
+_HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_IDENT_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+# Function words carry no topic; they only make unrelated memories look similar.
+_STOP_TEXT = (
+    "什么 怎么 怎样 如何 为什么 哪里 哪个 哪些 多少 是否 可以 需要 应该 我们 你们 他们 这个 那个 这些 那些 "
+    "一下 一个 现在 还是 或者 以及 然后 因为 所以 如果 the and for with what how which where when does "
+    "should can are was were this that these those from into about"
+)
+_STOP_WORDS = frozenset(_STOP_TEXT.split())
+
+
+def _stem(word: str) -> str:
+    """A crude English stem: plural, -ing and -ed forms of a word share one feature."""
+    if len(word) <= 4:
+        return word
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("sses", "xes", "zes", "ches", "shes")):
+        return word[:-2]
+    base = word
+    if word.endswith("ing") and len(word) >= 6:
+        base = word[:-3]
+    elif word.endswith("ed") and len(word) >= 5:
+        base = word[:-2]
+    elif word.endswith("s") and not word.endswith("ss"):
+        base = word[:-1]
+    if base != word and len(base) >= 3 and base[-1] == base[-2] and base[-1] not in "lsz":
+        base = base[:-1]
+    return base[:-1] if len(base) > 4 and base.endswith("e") else base
+
+
+def _identifier_parts(raw_token: str) -> list[str]:
+    if not raw_token.isascii() or len(raw_token) < 4:
+        return []
+    parts = [p.lower() for p in _IDENT_PART.findall(raw_token)]
+    return parts if len(parts) > 1 else []
+
+
+def features(text: str) -> Counter[str]:
+    """Feature counts of one text (case-insensitive)."""
+    counts: Counter[str] = Counter()
+    for raw in segment(text):
+        token = raw.lower()
+        if not keep_token(token) or token in _STOP_WORDS:
+            continue
+        counts["w:" + token] += 1
+        if token.isascii() and token.isalpha():
+            stem = _stem(token)
+            if stem != token:
+                counts["w:" + stem] += 1
+        for part in _identifier_parts(raw):
+            if len(part) >= 2:
+                counts["w:" + _stem(part)] += 1
+    for run in _HAN_RUN.findall(text):
+        for i in range(len(run) - 1):
+            bigram = run[i : i + 2]
+            if bigram not in _STOP_WORDS:
+                counts["b:" + bigram] += 1
+    return counts
+
+
+def _weight(count: int) -> float:
+    return 1.0 + math.log(count)
+
+
+@dataclass(frozen=True)
+class VectorIndex:
+    """Inverted TF-IDF index over a fixed list of documents (rebuild when the list changes)."""
+
+    size: int
+    vocabulary: dict[str, int]
+    idf: FloatArray
+    postings_docs: tuple[IntArray, ...]
+    postings_weights: tuple[FloatArray, ...]
+    doc_norms: FloatArray
+
+    @property
+    def unseen_idf(self) -> float:
+        return math.log(self.size + 1.0) + 1.0
+
+    def similarities(self, query: str) -> FloatArray:
+        """Cosine similarity of the query to every document, in document order."""
+        import numpy as np
+
+        scores = np.zeros(self.size, dtype=np.float64)
+        query_counts = features(query)
+        if self.size == 0 or not query_counts:
+            return scores
+        query_norm_sq = 0.0
+        for feature, count in query_counts.items():
+            column = self.vocabulary.get(feature)
+            idf = self.unseen_idf if column is None else float(self.idf[column])
+            weight = _weight(count) * idf
+            query_norm_sq += weight * weight
+            if column is not None:
+                scores[self.postings_docs[column]] += weight * self.postings_weights[column]
+        denominator = math.sqrt(query_norm_sq) * self.doc_norms
+        return np.divide(scores, denominator, out=np.zeros_like(scores), where=denominator > 0)
+
+
+def build_index(texts: Sequence[str]) -> VectorIndex:
+    import numpy as np
+
+    vocabulary: dict[str, int] = {}
+    docs: list[list[int]] = []
+    tfs: list[list[float]] = []
+    for doc_id, text in enumerate(texts):
+        for feature, count in features(text).items():
+            column = vocabulary.setdefault(feature, len(docs))
+            if column == len(docs):
+                docs.append([])
+                tfs.append([])
+            docs[column].append(doc_id)
+            tfs[column].append(_weight(count))
+    size = len(texts)
+    df = np.array([len(d) for d in docs], dtype=np.float64)
+    idf = np.log((size + 1.0) / (df + 1.0)) + 1.0
+    postings_docs = tuple(np.array(d, dtype=np.int64) for d in docs)
+    postings_weights = tuple(np.array(t, dtype=np.float64) * idf[i] for i, t in enumerate(tfs))
+    norms_sq = np.zeros(size, dtype=np.float64)
+    for doc_ids, weights in zip(postings_docs, postings_weights, strict=True):
+        norms_sq[doc_ids] += weights * weights
+    return VectorIndex(size, vocabulary, idf, postings_docs, postings_weights, np.sqrt(norms_sq))

@@ -1,0 +1,122 @@
+from __future__ import annotations
+
+import random
+from datetime import timedelta, timezone
+
+from paicli.config.env import EnvLookup
+from paicli.memory.retriever import MemoryRetriever, Ranked
+from paicli.memory.vector import build_index, features
+from tests.retrieval.fakes import NOW, FakeEntry, ListStore, entry
+
+MEMORIES = [
+    "项目构建使用 Java 17 和 Maven",
+    "用户偏好简洁的中文回答，不要寒暄",
+    "部署脚本位于 scripts/deploy.sh，需要先登录跳板机",
+    "UserRepository.findByEmail 在邮箱不存在时返回 Optional.empty()",
+    "提交代码前必须运行 mvn test -Pquick 回归",
+    "数据库连接池使用 HikariCP，最大连接数 20",
+    "前端组件统一放在 src/components 目录",
+    "The CI pipeline runs on GitHub Actions with Ubuntu 22.04 runners",
+    "Prefer pytest fixtures over setUp methods in new tests",
+    "日志级别在生产环境设为 WARN",
+    "API 版本号遵循 v2.3.1 这样的语义化版本",
+    "代码评审至少需要两位同事批准",
+    "Deploy the backend with scripts/deploy.sh after the VPN login",
+]
+
+QUERIES = ["Java 版本", "怎么发布上线", "回答风格", "邮箱查询", "测试", "连接池", "ci runner", "v2.3.1",
+           "findByEmail", "组件放哪", "评审规则", "production log level", "数据库", "fixtures"]
+
+
+def _entries() -> list[FakeEntry]:
+    rng = random.Random(7)
+    return [entry(f"m{i}", text, age=timedelta(hours=rng.randint(0, 2000))) for i, text in enumerate(MEMORIES)]
+
+
+def _retriever(entries: list[FakeEntry], vector: bool) -> MemoryRetriever:
+    environ = {} if vector else {"PAICLI_MEMORY_VECTOR": "off"}
+    return MemoryRetriever(ListStore(entries), EnvLookup(environ=environ), clock=lambda: NOW, zone=timezone.utc)
+
+
+def _ids(ranked: list[Ranked]) -> list[str]:
+    return [item.entry.id for item in ranked]
+
+
+def test_vector_switch_follows_the_env() -> None:
+    assert _retriever([], vector=True).vector_enabled
+    assert not _retriever([], vector=False).vector_enabled
+
+
+def test_every_reference_match_still_passes_and_precedes_vector_only_matches() -> None:
+    entries = _entries()
+    reference, combined = _retriever(entries, False), _retriever(entries, True)
+    for query in QUERIES:
+        ref_ids = set(_ids(reference.rank(query, entries, NOW)))
+        ranked = combined.rank(query, entries, NOW)
+        ids = _ids(ranked)
+        assert ref_ids <= set(ids), query
+        assert set(ids[: len(ref_ids)]) == ref_ids, query
+        for item in ranked:
+            assert item.score > 0
+            assert (item.keyword_score > 0) == (item.entry.id in ref_ids)
+
+
+def test_vector_finds_a_paraphrase_the_keyword_score_misses() -> None:
+    entries = _entries()
+    query = "deploying"
+    assert _retriever(entries, False).rank(query, entries, NOW) == []
+    ranked = _retriever(entries, True).rank(query, entries, NOW)
+    assert _ids(ranked)[:1] == ["m12"]
+    assert ranked[0].keyword_score == 0.0 and ranked[0].score > 0
+
+
+def test_code_identifier_parts_match_natural_words() -> None:
+    entries = _entries()
+    ranked = _retriever(entries, True).rank("find by email", entries, NOW)
+    assert _ids(ranked)[0] == "m3"
+
+
+def test_unrelated_query_passes_nothing() -> None:
+    entries = _entries()
+    retriever = _retriever(entries, True)
+    assert retriever.rank("天气怎么样", entries, NOW) == []
+    assert retriever.build_context("天气怎么样", 1000, "/repo") == ""
+
+
+def test_vector_reorders_keyword_matches_by_meaning() -> None:
+    loose = entry("loose", "项目文档里提到过数据库")
+    close = entry("close", "数据库连接池最大连接数是 20")
+    entries = [loose, close]
+    query = "数据库连接数上限"
+    reference = _retriever(entries, False).rank(query, entries, NOW)
+    combined = _retriever(entries, True).rank(query, entries, NOW)
+    assert {i.entry.id for i in reference} == {"loose", "close"}
+    assert _ids(combined)[0] == "close"
+    assert combined[0].score > combined[0].keyword_score
+
+
+def test_index_is_rebuilt_only_when_the_entry_set_changes() -> None:
+    entries = _entries()
+    store = ListStore(entries)
+    retriever = MemoryRetriever(store, EnvLookup(environ={}), clock=lambda: NOW)
+    for query in QUERIES:
+        retriever.build_context(query, 1000, "/repo")
+    assert retriever.index_builds == 1
+    store.entries.append(entry("new", "新增的一条记忆：发布窗口是周四"))
+    assert "周四" in retriever.build_context("发布窗口", 1000, "/repo")
+    retriever.build_context("发布窗口", 1000, "/repo")
+    assert retriever.index_builds == 2
+
+
+def test_cosine_is_one_for_identical_text_and_zero_without_overlap() -> None:
+    index = build_index(["部署脚本位于 scripts 目录", "用户喜欢猫"])
+    sims = index.similarities("部署脚本位于 scripts 目录")
+    assert abs(sims[0] - 1.0) < 1e-9
+    assert sims[1] == 0.0
+    assert build_index([]).similarities("任何") .size == 0
+
+
+def test_features_cover_words_bigrams_and_identifier_parts() -> None:
+    found = features("调用 getUserById 接口")
+    assert {"w:getuserbyid", "w:user", "w:by", "w:id", "b:调用", "b:接口"} <= set(found)
+    assert "w:test" in features("running tests")
