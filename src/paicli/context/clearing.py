@@ -1,0 +1,149 @@
+"""Level 2 (spec 2.3): replace old tool results with a short placeholder, in place.
+
+Message count, roles and tool_call ids never change, so tool-call pairing stays valid. Pure over a history:
+token figures come from an injected measure.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from paicli.config.env import EnvLookup
+from paicli.context.estimate import utf16_len
+from paicli.context.tokens import TokenCounter
+from paicli.llm.messages import Message
+
+CLEARED_PREFIX = "[已清理的旧工具结果]"
+DEFAULT_KEEP = 3
+DEFAULT_MAX_TRIGGER_TOKENS = 100_000
+DEFAULT_TRIGGER_RATIO = 0.6
+MIN_CLEARABLE_CHARS = 400
+_BOUNDARY_TOOL = re.compile(r'^<tool_result tool="([^"]+)"')
+_OFFLOAD_FILE = re.compile(r"(?m)^文件: (\.paicli/tool-outputs/\S+)$")
+
+Measure = Callable[[Sequence[Message]], int]
+
+
+def parse_tool_list(raw: str | None) -> frozenset[str]:
+    if not raw:
+        return frozenset()
+    return frozenset(part.strip().lower() for part in raw.split(",") if part.strip())
+
+
+@dataclass(frozen=True)
+class ClearingConfig:
+    enabled: bool = True
+    trigger_tokens_override: int = 0
+    keep_recent: int = DEFAULT_KEEP
+    exclude_tools: frozenset[str] = frozenset()
+
+    @staticmethod
+    def from_env(env: EnvLookup | None = None) -> ClearingConfig:
+        lookup = env or EnvLookup()
+        return ClearingConfig(
+            enabled=lookup.get_bool("PAICLI_TOOL_RESULT_CLEARING_ENABLED", True),
+            trigger_tokens_override=max(0, lookup.get_int("PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS", 0)),
+            keep_recent=max(0, lookup.get_int("PAICLI_TOOL_RESULT_CLEARING_KEEP", DEFAULT_KEEP)),
+            exclude_tools=parse_tool_list(lookup.get("PAICLI_TOOL_RESULT_CLEARING_EXCLUDE_TOOLS")),
+        )
+
+
+@dataclass(frozen=True)
+class ClearResult:
+    cleared_count: int
+    before_tokens: int
+    after_tokens: int
+
+    @property
+    def cleared(self) -> bool:
+        return self.cleared_count > 0
+
+
+def placeholder(tool: str, original: str) -> str:
+    text = f"{CLEARED_PREFIX} 工具 {tool} 的这次输出（约 {utf16_len(original)} 字符）已从上下文清理以节省空间。需要时重新调用该工具获取最新结果"
+    found = _OFFLOAD_FILE.search(original)
+    if found:
+        text += f"；完整输出仍保存在 {found.group(1)}，可用 read_file 按 offset/limit 读回"
+    return text + "。"
+
+
+def tool_names_by_call_id(history: Sequence[Message]) -> dict[str, str]:
+    return {call.id: call.name for m in history if m.role == "assistant" for call in m.tool_calls}
+
+
+def tool_name_of(message: Message, names: dict[str, str]) -> str:
+    if message.tool_call_id and message.tool_call_id in names:
+        return names[message.tool_call_id]
+    found = _BOUNDARY_TOOL.match(message.content or "")
+    return found.group(1) if found else "unknown"
+
+
+def clearable_indices(history: Sequence[Message], config: ClearingConfig) -> list[int]:
+    """The policy: which tool messages to clear (all but the newest `keep`, minus the skipped ones)."""
+    tool_indices = [i for i, m in enumerate(history) if m.role == "tool"]
+    candidates = tool_indices[: max(0, len(tool_indices) - config.keep_recent)]
+    names = tool_names_by_call_id(history)
+    chosen: list[int] = []
+    for index in candidates:
+        content = history[index].content
+        if content is None or utf16_len(content) < MIN_CLEARABLE_CHARS or content.startswith(CLEARED_PREFIX):
+            continue
+        if tool_name_of(history[index], names).lower() in config.exclude_tools:
+            continue
+        chosen.append(index)
+    return chosen
+
+
+class ToolResultClearer:
+    def __init__(self, config: ClearingConfig | None = None, measure: Measure | None = None) -> None:
+        self.config = config or ClearingConfig()
+        self._measure: Measure = measure or _reference_measure
+
+    @staticmethod
+    def from_env(env: EnvLookup | None = None, measure: Measure | None = None) -> ToolResultClearer:
+        return ToolResultClearer(ClearingConfig.from_env(env), measure)
+
+    def set_measure(self, measure: Measure) -> None:
+        self._measure = measure
+
+    def trigger_tokens(self, compaction_trigger: int) -> int:
+        if compaction_trigger <= 0:
+            return 0
+        override = self.config.trigger_tokens_override
+        derived = (
+            override
+            if override > 0
+            else min(DEFAULT_MAX_TRIGGER_TOKENS, int(compaction_trigger * DEFAULT_TRIGGER_RATIO))
+        )
+        return max(1, min(derived, compaction_trigger - 1))
+
+    def clear_if_needed(self, history: list[Message], compaction_trigger: int) -> ClearResult:
+        if not self.config.enabled or compaction_trigger <= 0:
+            return ClearResult(0, 0, 0)
+        before = self._measure(history)
+        if before < self.trigger_tokens(compaction_trigger):
+            return ClearResult(0, before, before)
+        return self._clear(history, before)
+
+    def clear_now(self, history: list[Message]) -> ClearResult:
+        return self._clear(history, self._measure(history))
+
+    def _clear(self, history: list[Message], before: int) -> ClearResult:
+        indices = clearable_indices(history, self.config)
+        if not indices:
+            return ClearResult(0, before, before)
+        names = tool_names_by_call_id(history)
+        for index in indices:
+            original = history[index]
+            text = placeholder(tool_name_of(original, names), original.content or "")
+            history[index] = original.with_content(text)
+        return ClearResult(len(indices), before, self._measure(history))
+
+
+_HEURISTIC = TokenCounter("heuristic")
+
+
+def _reference_measure(history: Sequence[Message]) -> int:
+    return _HEURISTIC.count_messages(history)

@@ -1,0 +1,236 @@
+"""AutoCompactionManager (spec 2.1): before every model call, clear old tool results, then summarise if needed.
+
+Level 1 (offload) happens earlier, when a tool result is produced. Thresholds compare the calibrated local
+count of the history's messages (spec 1.2: no tools schema) against the profile's trigger.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from paicli.config.env import EnvLookup
+from paicli.context.clearing import ToolResultClearer
+from paicli.context.profile import ContextProfile
+from paicli.context.session_memory import SessionMemoryCompactor, daemon_submit, enabled_by_configuration
+from paicli.context.status import ContextReport
+from paicli.context.summary import (
+    DEFAULT_RETAIN_RECENT_ROUNDS,
+    ConversationHistoryCompactor,
+    SummaryOutcome,
+    system_end,
+)
+from paicli.context.tokens import TokenCounter
+from paicli.context.types import NO_COMPACTION, CompactionResult, CompactionStep, Strategy
+from paicli.llm.messages import Message, Usage
+from paicli.llm.protocol import LLMClient
+
+log = logging.getLogger(__name__)
+
+Tools = Sequence[Mapping[str, Any]] | None
+
+
+class FullSummary(Protocol):
+    def compact(
+        self, history: list[Message], trigger: int, force: bool, retain: int, focus: str | None = None
+    ) -> SummaryOutcome: ...
+
+    def set_llm(self, llm: LLMClient | None) -> None: ...
+
+
+class SessionMemory(Protocol):
+    enabled: bool
+
+    def prepare_if_needed(self, history: list[Message], trigger: int) -> bool: ...
+
+    def compact_if_ready(self, history: list[Message], trigger: int) -> bool: ...
+
+    def clear(self, history: list[Message]) -> None: ...
+
+    def set_llm(self, llm: LLMClient | None) -> None: ...
+
+
+def _result(
+    compacted: bool, steps: list[CompactionStep], cleared: int, error: str | None = None
+) -> CompactionResult:
+    if not steps:
+        return CompactionResult(False, "none", 0, (), error)
+    strategy: Strategy = steps[-1].strategy
+    return CompactionResult(compacted, strategy, cleared, tuple(steps), error)
+
+
+class AutoCompactionManager:
+    """One per history owner (ReAct agent, each Plan task, each Team sub-agent). Satisfies ContextPort."""
+
+    def __init__(
+        self,
+        llm: LLMClient | None,
+        counter: TokenCounter | None = None,
+        profile: ContextProfile | None = None,
+        env: EnvLookup | None = None,
+        *,
+        clearer: ToolResultClearer | None = None,
+        full: FullSummary | None = None,
+        session_memory: SessionMemory | None = None,
+        session_memory_enabled: bool | None = None,
+    ) -> None:
+        lookup = env or EnvLookup()
+        self._llm = llm
+        self.counter = counter or TokenCounter.from_env(lookup)
+        self.profile = profile or ContextProfile.from_window(None)
+        summary_model = lookup.get("PAICLI_COMPACTION_MODEL")
+        self.clearer = clearer or ToolResultClearer.from_env(lookup, self.measure)
+        self.full: FullSummary = full or ConversationHistoryCompactor(
+            llm, self.counter, DEFAULT_RETAIN_RECENT_ROUNDS, summary_model=summary_model, measure=self.measure
+        )
+        if session_memory is None:
+            flag = (
+                enabled_by_configuration(lookup) if session_memory_enabled is None else session_memory_enabled
+            )
+            session_memory = SessionMemoryCompactor(llm, self.measure, flag, daemon_submit, summary_model)
+        self.session_memory: SessionMemory = session_memory
+
+    @property
+    def model(self) -> str:
+        return self._llm.model if self._llm is not None else ""
+
+    def measure(self, history: Sequence[Message]) -> int:
+        """The figure thresholds compare: the local message count, calibrated for the session model."""
+        return self.counter.calibrated(self.model, self.counter.count_messages(history))
+
+    def set_llm(self, llm: LLMClient | None) -> None:
+        self._llm = llm
+        self.full.set_llm(llm)
+        self.session_memory.set_llm(llm)
+
+    def set_profile(self, profile: ContextProfile) -> None:
+        self.profile = profile
+
+    # -- ContextPort ---------------------------------------------------------------------------------
+
+    def before_call(self, history: list[Message], tools: Tools = None) -> CompactionResult:
+        try:
+            return self.compact_if_needed(history, self.profile.compression_trigger_tokens)
+        except Exception:  # compaction must never cost the user a turn
+            log.exception("context compaction failed; continuing with the history unchanged")
+            return NO_COMPACTION
+
+    def after_response(self, history: Sequence[Message], tools: Tools, usage: Usage | None) -> None:
+        if usage is None or usage.prompt_tokens <= 0:
+            return
+        sent = list(history)
+        if sent and sent[-1].role == "assistant":
+            sent = sent[:-1]  # the response itself was already appended: it was not part of the request
+        local = self.counter.count_request(sent, tools)
+        self.counter.observe(self.model, local, usage.prompt_tokens)
+
+    def compact_now(self, history: list[Message], focus: str | None = None) -> CompactionResult:
+        self.session_memory.clear(history)
+        try:
+            outcome = self.full.compact(history, 0, True, 1, focus)
+        except Exception as exc:
+            log.exception("manual compaction failed")
+            return CompactionResult(False, "none", error=f"压缩失败：{exc}")
+        if not outcome.compacted:
+            return CompactionResult(False, "none", error=outcome.error)
+        return _result(True, [self._step("full_summary", outcome)], 0)
+
+    def reset(self, history: list[Message]) -> None:
+        self.session_memory.clear(history)
+
+    # -- the reference algorithm ----------------------------------------------------------------------
+
+    def compact_if_needed(self, history: list[Message], trigger: int) -> CompactionResult:
+        if trigger <= 0:
+            return NO_COMPACTION
+        steps: list[CompactionStep] = []
+        count_before = len(history)
+        clear = self.clearer.clear_if_needed(history, trigger)
+        if clear.cleared:
+            steps.append(
+                CompactionStep(
+                    "tool_result_clearing",
+                    count_before,
+                    len(history),
+                    clear.before_tokens,
+                    clear.after_tokens,
+                    clear.cleared_count,
+                )
+            )
+        self.session_memory.prepare_if_needed(history, trigger)
+        tokens = self.measure(history)
+        if tokens < trigger:
+            return _result(False, steps, clear.cleared_count)
+        messages_before = len(history)
+        if self.session_memory.compact_if_ready(history, trigger):
+            steps.append(
+                CompactionStep("session_memory", messages_before, len(history), tokens, self.measure(history))
+            )
+            return _result(True, steps, clear.cleared_count)
+        outcome = self.full.compact(history, trigger, False, DEFAULT_RETAIN_RECENT_ROUNDS)
+        if outcome.compacted:
+            self.session_memory.clear(history)
+            steps.append(self._step("full_summary", outcome))
+            return _result(True, steps, clear.cleared_count)
+        return _result(False, steps, clear.cleared_count, outcome.error)
+
+    @staticmethod
+    def _step(strategy: Strategy, outcome: SummaryOutcome) -> CompactionStep:
+        return CompactionStep(
+            strategy,
+            outcome.before_messages,
+            outcome.after_messages,
+            outcome.before_tokens,
+            outcome.after_tokens,
+        )
+
+    # -- /context helpers -----------------------------------------------------------------------------
+
+    def tool_result_clear_trigger_tokens(self) -> int:
+        if not self.clearer.config.enabled:
+            return 0
+        return self.clearer.trigger_tokens(self.profile.compression_trigger_tokens)
+
+    @property
+    def session_memory_enabled(self) -> bool:
+        return self.session_memory.enabled
+
+    def context_report(
+        self,
+        history: Sequence[Message],
+        tools: Tools,
+        *,
+        provider: str = "",
+        cache_hit_ratio: float | None = None,
+    ) -> ContextReport:
+        start = system_end(history)
+        system_tokens = self.counter.count_messages(history[:start])
+        conversation_tokens = self.counter.count_messages(history[start:])
+        tools_tokens = self.counter.count_tools(tools)
+        local = system_tokens + tools_tokens + conversation_tokens
+        calibration = self.counter.calibration(self.model)
+        return ContextReport(
+            model=self.model,
+            provider=provider,
+            window=self.profile.window,
+            system_tokens=system_tokens,
+            system_messages=start,
+            tools_tokens=tools_tokens,
+            tools_count=len(tools or ()),
+            conversation_tokens=conversation_tokens,
+            conversation_messages=len(history) - start,
+            calibrated_tokens=self.counter.calibrated(self.model, local),
+            calibration_ratio=calibration.ratio if calibration else None,
+            provider_prompt_tokens=self.counter.last_provider_prompt_tokens,
+            trigger_tokens=self.profile.compression_trigger_tokens,
+            trigger_ratio=self.profile.compression_trigger_ratio,
+            compared_tokens=self.measure(history),
+            clear_trigger_tokens=self.tool_result_clear_trigger_tokens(),
+            clear_keep=self.clearer.config.keep_recent,
+            session_memory_enabled=self.session_memory_enabled,
+            mcp_index_enabled=self.profile.mcp_resource_index_enabled,
+            cache_mode=self.profile.cache_mode,
+            cache_hit_ratio=cache_hit_ratio,
+            tokenizer=self.counter.encoding_name,
+        )

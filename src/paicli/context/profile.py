@@ -1,0 +1,77 @@
+"""ContextProfile (spec 1.4): one context window -> every threshold. Pure."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from paicli.config.env import EnvLookup
+
+DEFAULT_WINDOW = 128_000
+MIN_WINDOW = 8_000
+MAX_WINDOW = 10_000_000
+MCP_INDEX_MIN_WINDOW = 32_000
+
+
+def _clamp(value: int, low: int, high: int) -> int:
+    return max(low, min(high, value))
+
+
+@dataclass(frozen=True)
+class ContextProfile:
+    window: int
+    cache_mode: str = "none"
+
+    @staticmethod
+    def from_window(window: int | None, cache_mode: str = "none") -> ContextProfile:
+        """`window=None` stands for the reference's "no client": the 128K default."""
+        base = DEFAULT_WINDOW if window is None else window
+        return ContextProfile(max(MIN_WINDOW, base), cache_mode or "none")
+
+    @staticmethod
+    def custom(window: int) -> ContextProfile:
+        return ContextProfile.from_window(window)
+
+    @staticmethod
+    def resolve(
+        env: EnvLookup | None, provider_window: int | None, cache_mode: str = "none"
+    ) -> ContextProfile:
+        """PAICLI_CONTEXT_WINDOW (8,000..10,000,000) wins over the provider table's window."""
+        lookup = env or EnvLookup()
+        override = lookup.get_int("PAICLI_CONTEXT_WINDOW", 0, minimum=MIN_WINDOW, maximum=MAX_WINDOW)
+        return ContextProfile.from_window(override or provider_window, cache_mode)
+
+    @property
+    def summary_reserve(self) -> int:
+        return min(20_000, max(1_000, self.window // 4))
+
+    @property
+    def buffer_reserve(self) -> int:
+        return min(13_000, max(1_000, self.window // 8))
+
+    @property
+    def compression_trigger_tokens(self) -> int:
+        return _clamp(self.window - self.summary_reserve - self.buffer_reserve, 1_000, self.window - 1)
+
+    @property
+    def compression_trigger_ratio(self) -> float:
+        return max(0.5, min(0.99, self.compression_trigger_tokens / self.window))
+
+    @property
+    def memory_context_tokens(self) -> int:
+        return max(500, min(5_000, self.window // 200))
+
+    @property
+    def mcp_resource_index_enabled(self) -> bool:
+        return self.window >= MCP_INDEX_MIN_WINDOW
+
+    @property
+    def prompt_caching_supported(self) -> bool:
+        return self.cache_mode != "none"
+
+    def summary(self) -> str:
+        ratio = f"{self.compression_trigger_ratio * 100:.1f}%"
+        mcp = "on" if self.mcp_resource_index_enabled else "off"
+        return (
+            f"window: {self.window} | 压缩阈值: {ratio} ({self.compression_trigger_tokens} tokens)"
+            f" | MCP resource 索引: {mcp} | prompt cache: {self.cache_mode}"
+        )

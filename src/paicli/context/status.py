@@ -1,0 +1,120 @@
+"""The `/context` report (spec 10.4), rendered from plain values so any front end can call it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+BAR_CELLS = 30
+
+
+@dataclass(frozen=True)
+class ContextReport:
+    model: str
+    provider: str
+    window: int
+    system_tokens: int
+    system_messages: int
+    tools_tokens: int
+    tools_count: int
+    conversation_tokens: int
+    conversation_messages: int
+    calibrated_tokens: int  # local total x the model's calibration ratio
+    calibration_ratio: float | None  # None until the provider has reported usage once
+    provider_prompt_tokens: int | None  # the last prompt_tokens the provider reported
+    trigger_tokens: int
+    trigger_ratio: float
+    compared_tokens: int  # what the thresholds compare: calibrated message tokens (no tools schema)
+    clear_trigger_tokens: int  # 0 = clearing disabled
+    clear_keep: int
+    session_memory_enabled: bool
+    mcp_index_enabled: bool
+    cache_mode: str
+    cache_hit_ratio: float | None = None  # cached / prompt tokens over the session, None before any call
+    tokenizer: str = ""
+
+    @property
+    def local_tokens(self) -> int:
+        return self.system_tokens + self.tools_tokens + self.conversation_tokens
+
+
+def format_tokens(value: int) -> str:
+    if value >= 1_000_000:
+        return f"{value / 1_000_000:.1f}M"
+    if value >= 1_000:
+        return f"{value / 1_000:.1f}k"
+    return str(value)
+
+
+def _percent(part: int, whole: int) -> float:
+    return 100.0 * part / whole if whole > 0 else 0.0
+
+
+def usage_bar(used: int, window: int, cells: int = BAR_CELLS) -> str:
+    filled = min(cells, round(cells * used / window)) if window > 0 else 0
+    return "█" * filled + "░" * (cells - filled)
+
+
+def _row(label: str, tokens: int, window: int, extra: str = "") -> str:
+    return f"    {label:<18s} {format_tokens(tokens):>8s}  ({_percent(tokens, window):4.1f}%){extra}"
+
+
+def render_context_report(report: ContextReport, memory_status: str = "") -> str:
+    r = report
+    shown = r.calibrated_tokens
+    heading = f"📊 Context Usage   {r.model}" + (f" ({r.provider})" if r.provider else "")
+    lines = [
+        f"{heading}   window: {format_tokens(r.window)}",
+        "",
+        f"  [{usage_bar(shown, r.window)}]  {_percent(shown, r.window):.1f}%  ({format_tokens(shown)} / {format_tokens(r.window)})",
+        "",
+        "  当前占用细分:",
+        _row("System prompt:", r.system_tokens, r.window, f"  [{r.system_messages} 条]"),
+        _row("Tools schema:", r.tools_tokens, r.window, f"  [{r.tools_count} 个工具]"),
+        _row("Conversation:", r.conversation_tokens, r.window, f"  [{r.conversation_messages} 条]"),
+        "    " + "─" * 33,
+        _row("合计:", r.local_tokens, r.window),
+        "",
+        *_count_lines(r),
+        "",
+        *_threshold_lines(r),
+    ]
+    if memory_status.strip():
+        lines += ["", memory_status.rstrip()]
+    return "\n".join(lines)
+
+
+def _count_lines(r: ContextReport) -> list[str]:
+    tokenizer = f"（{r.tokenizer}）" if r.tokenizer else ""
+    ratio = f"，校准系数 ×{r.calibration_ratio:.2f}" if r.calibration_ratio is not None else "，尚未校准"
+    provider = str(r.provider_prompt_tokens) if r.provider_prompt_tokens is not None else "暂无"
+    hit = f"{r.cache_hit_ratio * 100:.1f}%" if r.cache_hit_ratio is not None else "暂无"
+    return [
+        f"  本地计数: {r.local_tokens}{tokenizer}   校准后: {r.calibrated_tokens}{ratio}",
+        f"  服务端上次报告 prompt_tokens: {provider}   本会话缓存命中率: {hit}",
+    ]
+
+
+def _threshold_lines(r: ContextReport) -> list[str]:
+    ratio = int(r.trigger_ratio * 100)
+    distance = max(0, r.trigger_tokens - r.compared_tokens)
+    lines = [
+        f"  压缩阈值: {format_tokens(r.trigger_tokens)} ({ratio}%)   距压缩还有: {format_tokens(distance)}"
+        f"   （比较的是校准后的消息 token：{r.compared_tokens}）"
+    ]
+    if r.clear_trigger_tokens > 0:
+        to_clear = max(0, r.clear_trigger_tokens - r.compared_tokens)
+        lines.append(
+            f"  旧工具结果清理: {format_tokens(r.clear_trigger_tokens)} 触发，保留最近 {r.clear_keep} 条"
+            f"   距清理还有: {format_tokens(to_clear)}"
+        )
+    else:
+        lines.append("  旧工具结果清理: 关闭")
+    strategy = (
+        "Session Memory 优先，完整摘要回退"
+        if r.session_memory_enabled
+        else "完整摘要（Session Memory 实验开关关闭）"
+    )
+    lines.append(f"  自动压缩: {strategy}")
+    lines.append(f"  MCP resources 自动索引: {'开启' if r.mcp_index_enabled else '关闭（window 不足 32k）'}")
+    lines.append(f"  prompt cache: {r.cache_mode}")
+    return lines

@@ -1,0 +1,251 @@
+"""Level 3 (spec 2.4, 2.5): summarise the turns before a real user message; keep the recent turns verbatim.
+
+Any failure (LLM error, empty or unstructured summary, a rebuilt history that is not smaller) leaves the
+history untouched. The split always lands on a real user message, so tool-call pairs are never separated.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from paicli.context import prompts
+from paicli.context.estimate import utf16_len
+from paicli.context.internal import is_internal, is_real_user_turn, skill_names
+from paicli.context.tokens import TokenCounter
+from paicli.llm.messages import Message
+from paicli.llm.protocol import LLMClient
+
+log = logging.getLogger(__name__)
+
+DEFAULT_RETAIN_RECENT_ROUNDS = 3
+MAX_SUMMARY_INPUT_CHARS = 60_000
+MAX_PARTIAL_SUMMARY_CHARS = 8_000
+SUMMARY_PREFIX = "[已压缩的历史对话摘要]"
+ACKNOWLEDGEMENT = "好的，我已了解之前的上下文，请继续。"
+REQUIRED_HEADINGS = (
+    "## 当前目标与成功条件",
+    "## 用户要求与已确认决定",
+    "## 已完成工作及证据",
+    "## 未解决问题与下一步",
+)
+
+Measure = Callable[[Sequence[Message]], int]
+
+
+class SummaryError(Exception):
+    """A summary could not be produced; the message says why (shown to the user)."""
+
+
+@dataclass(frozen=True)
+class SummaryOutcome:
+    compacted: bool
+    before_messages: int = 0
+    after_messages: int = 0
+    before_tokens: int = 0
+    after_tokens: int = 0
+    error: str | None = None
+
+
+def system_end(history: Sequence[Message]) -> int:
+    return 1 if history and history[0].role == "system" else 0
+
+
+def render_message(message: Message) -> str:
+    parts = [message.role.upper()]
+    if message.tool_call_id:
+        parts.append(f"[{message.tool_call_id}]")
+    parts.append(": ")
+    if message.content:
+        parts.append(message.content)
+    for call in message.tool_calls:
+        parts.append(f"\n  TOOL_CALL[{call.id}] {call.name}: {call.arguments}")
+    parts.append("\n\n")
+    return "".join(parts)
+
+
+def split_utf16(text: str, size: int) -> list[str]:
+    """Consecutive chunks of `size` UTF-16 units (an astral char is never split, so a chunk may be one short)."""
+    if not text:
+        return []
+    if utf16_len(text) == len(text):
+        return [text[i : i + size] for i in range(0, len(text), size)]
+    chunks: list[str] = []
+    start, units = 0, 0
+    for index, ch in enumerate(text):
+        width = 2 if ord(ch) > 0xFFFF else 1
+        if units + width > size:
+            chunks.append(text[start:index])
+            start, units = index, 0
+        units += width
+    chunks.append(text[start:])
+    return chunks
+
+
+def render_summary_chunks(messages: Sequence[Message]) -> list[str]:
+    return split_utf16("".join(render_message(m) for m in messages), MAX_SUMMARY_INPUT_CHARS)
+
+
+def has_required_structure(summary: str | None) -> bool:
+    if not summary:
+        return False
+    wanted = 0
+    for line in summary.splitlines():
+        if wanted < len(REQUIRED_HEADINGS) and line.strip() == REQUIRED_HEADINGS[wanted]:
+            wanted += 1
+    return wanted == len(REQUIRED_HEADINGS)
+
+
+def removed_skills_note(names: Sequence[str]) -> str:
+    joined = "、".join(names)
+    return (
+        f"\n\n[Skill 正文已随压缩移出上下文：{joined}。还需要按这些 Skill 操作时，重新调用 load_skill 加载。]"
+    )
+
+
+def rebuild_with_summary(history: Sequence[Message], split_idx: int, summary_message: str) -> list[Message]:
+    start = system_end(history)
+    removed: list[str] = []
+    for message in history[start:split_idx]:
+        for name in skill_names(message):
+            if name not in removed:
+                removed.append(name)
+    text = summary_message + (removed_skills_note(removed) if removed else "")
+    return [*history[:start], Message.user(text), Message.assistant(ACKNOWLEDGEMENT), *history[split_idx:]]
+
+
+def real_user_indices(history: Sequence[Message], start: int) -> list[int]:
+    return [i for i in range(start, len(history)) if is_real_user_turn(history[i])]
+
+
+class ConversationHistoryCompactor:
+    def __init__(
+        self,
+        llm: LLMClient | None,
+        counter: TokenCounter | None = None,
+        retain_recent_rounds: int = DEFAULT_RETAIN_RECENT_ROUNDS,
+        *,
+        summary_model: str | None = None,
+        measure: Measure | None = None,
+    ) -> None:
+        self._llm = llm
+        self._summary_model = summary_model
+        self.retain = max(1, retain_recent_rounds)
+        counter = counter or TokenCounter("heuristic")
+        self._measure: Measure = measure or counter.count_messages
+        self.calls = 0  # summary-model requests made, for tests and the bench
+
+    def set_llm(self, llm: LLMClient | None) -> None:
+        self._llm = llm
+
+    def set_measure(self, measure: Measure) -> None:
+        self._measure = measure
+
+    def compact_if_needed(self, history: list[Message], trigger: int) -> bool:
+        return self.compact(history, trigger, False, self.retain).compacted
+
+    def compact_now(self, history: list[Message], focus: str | None = None) -> bool:
+        return self.compact(history, 0, True, 1, focus).compacted
+
+    def compact(
+        self, history: list[Message], trigger: int, force: bool, retain: int, focus: str | None = None
+    ) -> SummaryOutcome:
+        if not history:
+            return SummaryOutcome(False)
+        before = self._measure(history)
+        if not force and before < trigger:
+            return SummaryOutcome(False, len(history), len(history), before, before)
+        start = system_end(history)
+        users = real_user_indices(history, start)
+        retain = max(1, retain)
+        if len(users) <= retain or users[len(users) - retain] <= start:
+            return SummaryOutcome(False, len(history), len(history), before, before)
+        split_idx = users[len(users) - retain]
+        old = [m for m in history[start:split_idx] if not is_internal(m)]
+        if not old:
+            return SummaryOutcome(False, len(history), len(history), before, before)
+        try:
+            summary = self.summarize(old, focus)
+        except SummaryError as exc:
+            return self._abandon(history, before, str(exc))
+        if not summary or not summary.strip():
+            return self._abandon(history, before, "摘要模型返回了空内容")
+        rebuilt = rebuild_with_summary(history, split_idx, f"{SUMMARY_PREFIX}\n{summary.strip()}")
+        after = self._measure(rebuilt)
+        if after >= before:
+            return self._abandon(history, before, f"摘要没有让上下文变小（{before} → {after} tokens）")
+        before_messages = len(history)
+        history[:] = rebuilt
+        return SummaryOutcome(True, before_messages, len(history), before, after)
+
+    @staticmethod
+    def _abandon(history: Sequence[Message], before: int, reason: str) -> SummaryOutcome:
+        log.warning("history compaction abandoned: %s", reason)
+        return SummaryOutcome(False, len(history), len(history), before, before, reason)
+
+    # -- the summary itself ---------------------------------------------------------------------------
+
+    def summarize(self, messages: Sequence[Message], focus: str | None = None) -> str | None:
+        if self._llm is None:
+            raise SummaryError("没有可用的模型来生成摘要")
+        chunks = render_summary_chunks(messages)
+        if not chunks:
+            return None
+        focus_text = prompts.render("focus.md", focus=focus.strip()) if focus and focus.strip() else ""
+        if len(chunks) == 1:
+            draft = self._request(prompts.render("summary.md", focus=focus_text, conversation=chunks[0]))
+            return self._ensure_structured(draft)
+        partials = [
+            self._bounded(
+                self._request(
+                    prompts.render("chunk.md", index=str(i), total=str(len(chunks)), conversation=c)
+                )
+            )
+            for i, c in enumerate(chunks, start=1)
+        ]
+        return self._ensure_structured(self._merge_all(partials, focus_text))
+
+    def _merge_all(self, partials: list[str], focus_text: str) -> str:
+        while True:
+            merged: list[str] = []
+            group = ""
+            for number, partial in enumerate(partials, start=1):
+                item = f"\n--- 片段 {number} ---\n{partial}\n"
+                if group and utf16_len(group) + utf16_len(item) > MAX_SUMMARY_INPUT_CHARS:
+                    merged.append(self._merge(group, focus_text))
+                    group = ""
+                group += item
+            if group:
+                merged.append(self._merge(group, focus_text))
+            if len(merged) == 1:
+                return merged[0]
+            partials = merged
+
+    def _merge(self, group: str, focus_text: str) -> str:
+        return self._bounded(self._request(prompts.render("merge.md", focus=focus_text, summaries=group)))
+
+    @staticmethod
+    def _bounded(text: str) -> str:
+        if not text.strip() or utf16_len(text) > MAX_PARTIAL_SUMMARY_CHARS:
+            raise SummaryError(f"分段摘要为空或超过 {MAX_PARTIAL_SUMMARY_CHARS} 字符上限")
+        return text.strip()
+
+    def _ensure_structured(self, draft: str) -> str:
+        if has_required_structure(draft):
+            return draft
+        repaired = self._request(prompts.render("repair.md", summary=draft))
+        if has_required_structure(repaired):
+            return repaired
+        raise SummaryError("摘要缺少必需的四个栏目，修复一次后仍不符合要求")
+
+    def _request(self, prompt: str) -> str:
+        assert self._llm is not None
+        llm = self._llm.with_model(self._summary_model) if self._summary_model else self._llm
+        conversation = [Message.system(prompts.system_text("system.md")), Message.user(prompt)]
+        self.calls += 1
+        try:
+            response = llm.chat(conversation, None)
+        except Exception as exc:  # provider errors of any kind abort the summary, never the turn
+            raise SummaryError(f"摘要模型调用失败：{exc}") from exc
+        return response.message.content or ""

