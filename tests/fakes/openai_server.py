@@ -28,8 +28,9 @@ Reply kinds (``Reply`` is a frozen dataclass; build it with the class methods):
   ``(name, arguments)`` or ``(id, name, arguments)``; id, type and name arrive in the call's first chunk,
   the arguments in pieces of ``arg_chunk`` characters (``interleave=True`` alternates between calls).
 - ``Reply.error(status, message, retry_after=None)`` — e.g. 500, 401, 429, with ``{"error": {...}}``.
-- ``Reply.hang(text="")`` — streams ``text`` (if any), then blocks until ``server.release()`` or the server
-  closes (for cancel tests). ``server.wait_for_hang()`` returns once a request is parked there.
+- ``Reply.hang(text="", before_headers=False)`` — streams ``text`` (if any), then blocks until
+  ``server.release()`` or the server closes (for cancel tests); ``before_headers=True`` blocks before
+  sending anything. ``server.wait_for_hang()`` returns once a request is parked there.
 - Any reply takes ``delay=`` seconds before the response starts and ``usage=`` (a dict that replaces the
   computed usage). ``finish_reason=`` overrides the natural one.
 
@@ -83,6 +84,7 @@ class Reply:
     error_message: str = ""
     retry_after: float | None = None
     hangs: bool = False
+    hang_before_headers: bool = False
     delay: float = 0.0
     usage: dict[str, Any] | None = None
     finish_reason: str | None = None
@@ -112,7 +114,9 @@ class Reply:
         return Reply(status=status, error_message=message, retry_after=retry_after)
 
     @staticmethod
-    def hang(text: str = "", **extra: Any) -> Reply:
+    def hang(text: str = "", *, before_headers: bool = False, **extra: Any) -> Reply:
+        if before_headers:
+            return Reply(content=text or None, hang_before_headers=True, **extra)
         return Reply(content=text or None, hangs=True, **extra)
 
 
@@ -317,7 +321,7 @@ class FakeOpenAIServer:
         handler = type("_BoundHandler", (_Handler,), {"server_api": self})
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-openai", daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), name="fake-openai", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
@@ -362,6 +366,7 @@ class FakeOpenAIServer:
 
     @property
     def request_headers(self) -> list[dict[str, str]]:
+        """Headers of each request (names lower-cased), parallel to ``requests``."""
         with self._state.lock:
             return list(self._state.headers)
 
@@ -496,10 +501,10 @@ class _Handler(BaseHTTPRequestHandler):
             body: Any = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             body = {"_unparsable": raw.decode("utf-8", "replace")}
-            self.server_api._record(body, dict(self.headers.items()))
+            self.server_api._record(body, {k.lower(): v for k, v in self.headers.items()})
             self._error(400, f"request body is not JSON: {exc}")
             return
-        problems, _ = self.server_api._record(body, dict(self.headers.items()))
+        problems, _ = self.server_api._record(body, {k.lower(): v for k, v in self.headers.items()})
         if not self._authorized():
             return
         if problems:
@@ -508,6 +513,8 @@ class _Handler(BaseHTTPRequestHandler):
         reply = self.server_api._next_reply(body)
         if reply.delay > 0:
             time.sleep(reply.delay)
+        if reply.hang_before_headers:
+            self._park()
         if reply.status != 200:
             headers = {"Retry-After": str(reply.retry_after)} if reply.retry_after is not None else None
             self._error(reply.status, reply.error_message, headers)

@@ -1,0 +1,371 @@
+"""The OpenAI-compatible Chat Completions client: streaming, tool-call assembly, retries, cancel.
+
+The `openai` package is imported on the first call only, so building a client at start-up stays cheap.
+Each attempt streams on a daemon worker thread while the caller's thread assembles chunks and runs the
+`on_delta` callback; a cancel wakes the caller at once and closes the live response behind it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import random
+import socket
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+from paicli.cancel import Cancelled, CancelToken
+from paicli.llm.messages import ChatResponse, Message
+from paicli.llm.protocol import DeltaCallback, LLMError
+from paicli.llm.stream import StreamAssembler
+
+RETRYABLE_STATUS = frozenset({408, 409, 429})
+NO_KEY_PLACEHOLDER = "sk-no-key-required"  # the SDK insists on a key; local servers ignore this one
+
+
+@dataclass(frozen=True)
+class ClientOptions:
+    base_url: str
+    api_key: str | None = None
+    connect_timeout: float = 60.0
+    read_timeout: float = 300.0
+    write_timeout: float = 60.0
+    max_retries: int = 3
+    backoff_base: float = 0.5
+    backoff_cap: float = 20.0
+    retry_after_cap: float = 60.0
+    include_reasoning_in_wire: bool = False
+    extra_headers: tuple[tuple[str, str], ...] = ()
+
+    def __repr__(self) -> str:
+        masked = "None" if not self.api_key else "'***'"
+        return f"ClientOptions(base_url={self.base_url!r}, api_key={masked}, max_retries={self.max_retries})"
+
+
+class _Connection:
+    """The lazily built SDK client, shared by every model view of one endpoint."""
+
+    def __init__(self, options: ClientOptions) -> None:
+        self.options = options
+        self._sdk: Any = None
+        self._lock = threading.Lock()
+
+    def sdk(self) -> Any:
+        with self._lock:
+            if self._sdk is None:
+                import openai
+
+                opts = self.options
+                timeout = openai.Timeout(
+                    opts.read_timeout, connect=opts.connect_timeout, read=opts.read_timeout,
+                    write=opts.write_timeout, pool=opts.connect_timeout,
+                )
+                self._sdk = openai.OpenAI(
+                    api_key=opts.api_key or NO_KEY_PLACEHOLDER,
+                    base_url=opts.base_url,
+                    timeout=timeout,
+                    max_retries=0,
+                    default_headers=dict(opts.extra_headers) or None,
+                )
+            return self._sdk
+
+
+@dataclass(frozen=True)
+class _Failure:
+    """One failed attempt, classified."""
+
+    message: str
+    status: int | None
+    retryable: bool
+    retry_after: float | None = None
+
+
+class _StreamHandle:
+    """Lets the caller close the worker's response, whether it already exists or arrives later."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._stream: Any = None
+        self._abandoned = False
+
+    def attach(self, stream: Any) -> bool:
+        with self._lock:
+            if not self._abandoned:
+                self._stream = stream
+                return True
+        _close_quietly(stream)
+        return False
+
+    def abandon(self) -> None:
+        with self._lock:
+            self._abandoned = True
+            stream, self._stream = self._stream, None
+        if stream is not None:
+            _close_quietly(stream)
+
+    @property
+    def abandoned(self) -> bool:
+        return self._abandoned
+
+
+def _close_quietly(stream: Any) -> None:
+    # Closing a response from another thread does not wake a read blocked in recv(); shutting the
+    # socket down does, so the worker thread ends too instead of lingering until the read timeout.
+    with contextlib.suppress(Exception):
+        network = stream.response.extensions.get("network_stream")
+        sock = network.get_extra_info("socket") if network is not None else None
+        if sock is not None:
+            sock.shutdown(socket.SHUT_RDWR)
+    with contextlib.suppress(Exception):
+        stream.close()
+
+
+_CANCEL = ("cancel", None)
+_Event = tuple[str, Any]
+
+
+class OpenAIChatClient:
+    """`LLMClient` over any OpenAI-compatible endpoint. Never logs or prints the key."""
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str | None,
+        model: str,
+        *,
+        connect_timeout: float = 60.0,
+        read_timeout: float = 300.0,
+        max_retries: int = 3,
+        backoff_base: float = 0.5,
+        include_reasoning_in_wire: bool = False,
+        options: ClientOptions | None = None,
+        connection: _Connection | None = None,
+        rng: Callable[[], float] = random.random,
+    ) -> None:
+        if options is None:
+            options = ClientOptions(
+                base_url=base_url, api_key=api_key, connect_timeout=connect_timeout, read_timeout=read_timeout,
+                max_retries=max(0, max_retries), backoff_base=max(0.0, backoff_base),
+                include_reasoning_in_wire=include_reasoning_in_wire,
+            )
+        self._options = options
+        self._connection = connection or _Connection(options)
+        self._model = model
+        self._rng = rng
+
+    @classmethod
+    def from_options(cls, options: ClientOptions, model: str) -> OpenAIChatClient:
+        return cls(options.base_url, options.api_key, model, options=options)
+
+    @property
+    def model(self) -> str:
+        return self._model
+
+    @property
+    def options(self) -> ClientOptions:
+        return self._options
+
+    def __repr__(self) -> str:
+        return f"OpenAIChatClient(model={self._model!r}, base_url={self._options.base_url!r})"
+
+    def with_model(self, model: str) -> OpenAIChatClient:
+        return OpenAIChatClient(
+            self._options.base_url, self._options.api_key, model,
+            options=self._options, connection=self._connection, rng=self._rng,
+        )
+
+    def with_options(self, **changes: Any) -> OpenAIChatClient:
+        """A client with changed options (its own connection), e.g. tighter timeouts for side calls."""
+        return OpenAIChatClient.from_options(replace(self._options, **changes), self._model)
+
+    # ------------------------------------------------------------------ request
+
+    def request_params(
+        self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]] | None = None
+    ) -> dict[str, Any]:
+        with_reasoning = self._options.include_reasoning_in_wire
+        params: dict[str, Any] = {
+            "model": self._model,
+            "messages": [m.to_wire(include_reasoning=with_reasoning and bool(m.tool_calls)) for m in messages],
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if tools:
+            params["tools"] = [dict(tool) for tool in tools]
+        return params
+
+    def chat(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        *,
+        on_delta: DeltaCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> ChatResponse:
+        params = self.request_params(messages, tools)
+        attempts = self._options.max_retries + 1
+        for attempt in range(1, attempts + 1):
+            if cancel is not None:
+                cancel.raise_if_cancelled()
+            outcome = self._attempt(params, on_delta, cancel)
+            if isinstance(outcome, ChatResponse):
+                return outcome
+            failure, streamed = outcome
+            if streamed or not failure.retryable or attempt == attempts:
+                raise LLMError(self._final_message(failure, attempt, streamed), failure.status, failure.retryable)
+            self._pause(self._backoff(attempt, failure.retry_after), cancel)
+        raise AssertionError("unreachable")
+
+    def _pause(self, seconds: float, cancel: CancelToken | None) -> None:
+        if cancel is None:
+            time.sleep(seconds)
+        elif cancel.wait(seconds):
+            raise Cancelled()
+
+    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        opts = self._options
+        if retry_after is not None:
+            return min(max(0.0, retry_after), opts.retry_after_cap)
+        exponential = min(opts.backoff_cap, opts.backoff_base * (2.0 ** (attempt - 1)))
+        return exponential * (0.5 + 0.5 * self._rng())
+
+    # ------------------------------------------------------------------ one attempt
+
+    def _attempt(
+        self, params: dict[str, Any], on_delta: DeltaCallback | None, cancel: CancelToken | None
+    ) -> ChatResponse | tuple[_Failure, bool]:
+        events: queue.SimpleQueue[_Event] = queue.SimpleQueue()
+        handle = _StreamHandle()
+        unregister: Callable[[], None] = lambda: None  # noqa: E731
+        if cancel is not None:
+
+            def on_cancel() -> None:
+                events.put(_CANCEL)
+                handle.abandon()
+
+            unregister = cancel.on_cancel(on_cancel)
+        worker = threading.Thread(
+            target=self._pump, args=(params, events, handle), name="paicli-llm-stream", daemon=True
+        )
+        worker.start()
+        assembler = StreamAssembler()
+        try:
+            while True:
+                kind, payload = events.get()
+                if kind == "chunk":
+                    for delta in assembler.feed(payload):
+                        if on_delta is not None:
+                            on_delta(delta)
+                elif kind == "done":
+                    return assembler.result()
+                elif kind == "error":
+                    return self._classify(payload), assembler.has_output
+                else:
+                    raise Cancelled()
+        finally:
+            unregister()
+            handle.abandon()
+
+    def _pump(self, params: dict[str, Any], events: queue.SimpleQueue[_Event], handle: _StreamHandle) -> None:
+        try:
+            stream = self._connection.sdk().chat.completions.create(**params)
+            if not handle.attach(stream):
+                return
+            for chunk in stream:
+                if handle.abandoned:
+                    return
+                events.put(("chunk", _chunk_dict(chunk)))
+            events.put(("done", None))
+        except BaseException as exc:  # the caller classifies; a daemon thread must not die loudly
+            if not handle.abandoned:
+                events.put(("error", exc))
+
+    # ------------------------------------------------------------------ errors
+
+    def _classify(self, exc: BaseException) -> _Failure:
+        import openai
+
+        base_url = self._options.base_url
+        if isinstance(exc, openai.APIStatusError):
+            status = int(exc.status_code)
+            detail = _provider_detail(exc)
+            retryable = status in RETRYABLE_STATUS or status >= 500
+            return _Failure(_status_message(status, detail, self._model, base_url), status, retryable,
+                            _retry_after(exc))
+        if isinstance(exc, openai.APITimeoutError):
+            return _Failure(f"等待 {base_url} 响应超时", None, True)
+        if isinstance(exc, openai.APIConnectionError):
+            reason = _one_line(str(exc.__cause__ or exc), 160)
+            return _Failure(f"无法连接到 {base_url}：{reason}", None, True)
+        return _Failure(f"模型响应无法处理：{type(exc).__name__}: {_one_line(str(exc), 200)}", None, False)
+
+    def _final_message(self, failure: _Failure, attempts: int, streamed: bool) -> str:
+        if streamed:
+            return f"响应流中途中断：{failure.message}"
+        if failure.retryable and attempts > 1:
+            return f"{failure.message}（已尝试 {attempts} 次）"
+        return failure.message
+
+
+def _chunk_dict(chunk: Any) -> dict[str, Any]:
+    if isinstance(chunk, dict):
+        return chunk
+    to_dict = getattr(chunk, "to_dict", None)
+    if callable(to_dict):
+        result: dict[str, Any] = to_dict()
+        return result
+    dumped: dict[str, Any] = chunk.model_dump()
+    return dumped
+
+
+def _one_line(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _provider_detail(exc: Any) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, Mapping):
+        error = body.get("error", body)
+        message = error.get("message") if isinstance(error, Mapping) else error
+        if isinstance(message, str) and message.strip():
+            return _one_line(message, 200)
+    return _one_line(str(getattr(exc, "message", "") or exc), 200)
+
+
+def _status_message(status: int, detail: str, model: str, base_url: str) -> str:
+    suffix = f"：{detail}" if detail else ""
+    if status == 401:
+        return f"API Key 无效或未授权（HTTP 401）{suffix}"
+    if status == 403:
+        return f"没有权限访问模型 {model}（HTTP 403）{suffix}"
+    if status == 404:
+        return f"模型 {model} 或接口 {base_url} 不存在（HTTP 404）{suffix}"
+    if status == 408:
+        return f"请求超时（HTTP 408）{suffix}"
+    if status == 429:
+        return f"请求过于频繁，已被限流（HTTP 429）{suffix}"
+    if status >= 500:
+        return f"模型服务出错（HTTP {status}）{suffix}"
+    return f"模型服务拒绝了请求（HTTP {status}）{suffix}"
+
+
+def _retry_after(exc: Any) -> float | None:
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    raw = headers.get("retry-after") if headers is not None else None
+    if not raw:
+        return None
+    try:
+        return max(0.0, float(raw))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(raw)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, float(when.timestamp()) - time.time())

@@ -1,0 +1,227 @@
+"""OpenAIChatClient against the loopback server, through the real openai package."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+from paicli.cancel import Cancelled, CancelToken
+from paicli.llm.client import OpenAIChatClient
+from paicli.llm.messages import Message, ToolCall
+from paicli.llm.protocol import LLMError, StreamDelta
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
+
+TOOLS = [{"type": "function", "function": {"name": "read_file", "parameters": {"type": "object"}}}]
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer() as srv:
+        yield srv
+
+
+def make_client(server: FakeOpenAIServer, **kwargs: object) -> OpenAIChatClient:
+    kwargs.setdefault("backoff_base", 0.001)
+    return OpenAIChatClient(server.base_url, "sk-test", "fake-model", **kwargs)  # type: ignore[arg-type]
+
+
+def test_streams_text_and_reports_each_delta(server: FakeOpenAIServer) -> None:
+    server.push(Reply.text("第一段，第二段，第三段。", chunks=3))
+    deltas: list[StreamDelta] = []
+    response = make_client(server).chat([Message.system("s"), Message.user("hi")], on_delta=deltas.append)
+    assert response.message.content == "第一段，第二段，第三段。"
+    assert response.finish_reason == "stop"
+    assert [d.kind for d in deltas] == ["text"] * 3
+    assert "".join(d.text for d in deltas) == response.message.content
+    request = server.requests[0]
+    assert request["stream"] is True and request["stream_options"] == {"include_usage": True}
+    assert request["messages"] == [{"role": "system", "content": "s"}, {"role": "user", "content": "hi"}]
+    assert "tools" not in request
+    server.assert_no_violations()
+
+
+def test_two_parallel_tool_calls_with_split_arguments(server: FakeOpenAIServer) -> None:
+    args_a = json.dumps({"path": "src/main.py", "offset": 10})
+    args_b = json.dumps({"pattern": "TODO", "glob": "**/*.py"})
+    server.push(Reply.tool_calls(("read_file", args_a), ("grep", args_b), arg_chunk=2, interleave=True))
+    deltas: list[StreamDelta] = []
+    response = make_client(server).chat([Message.user("go")], TOOLS, on_delta=deltas.append)
+    calls = response.message.tool_calls
+    assert [(c.name, c.arguments) for c in calls] == [("read_file", args_a), ("grep", args_b)]
+    assert len({c.id for c in calls}) == 2 and all(c.id for c in calls)
+    assert response.finish_reason == "tool_calls"
+    assert [d for d in deltas if d.kind == "tool_call"] == [StreamDelta("tool_call", "read_file"),
+                                                           StreamDelta("tool_call", "grep")]
+    assert server.requests[0]["tools"] == TOOLS
+
+
+def test_usage_reads_openai_and_deepseek_cache_fields(server: FakeOpenAIServer) -> None:
+    server.push(
+        Reply.text("a", usage={"prompt_tokens": 900, "completion_tokens": 7,
+                               "prompt_tokens_details": {"cached_tokens": 640}}),
+        Reply.text("b", usage={"prompt_tokens": 800, "completion_tokens": 5,
+                               "prompt_cache_hit_tokens": 512, "prompt_cache_miss_tokens": 288}),
+    )
+    client = make_client(server)
+    first = client.chat([Message.user("x")])
+    second = client.chat([Message.user("y")])
+    assert (first.usage.prompt_tokens, first.usage.completion_tokens, first.usage.cached_tokens) == (900, 7, 640)  # type: ignore[union-attr]
+    assert (second.usage.prompt_tokens, second.usage.cached_tokens) == (800, 512)  # type: ignore[union-attr]
+
+
+def test_computed_usage_counts_the_prompt_and_emulates_prefix_cache() -> None:
+    long_system = "你是一个认真负责的编程助手。" * 60
+    with FakeOpenAIServer(cache_emulation=True, deepseek_usage=True) as srv:
+        srv.push("one", "two")
+        client = make_client(srv)
+        first = client.chat([Message.system(long_system), Message.user("第一个问题")])
+        second = client.chat([Message.system(long_system), Message.user("另一个完全不同的问题")])
+    assert first.usage is not None and second.usage is not None
+    assert first.usage.prompt_tokens > 64 and first.usage.cached_tokens == 0
+    assert second.usage.cached_tokens > 0 and second.usage.cached_tokens % 64 == 0
+    assert second.usage.cached_tokens <= first.usage.prompt_tokens
+
+
+def test_reasoning_is_kept_and_echoed_only_when_configured(server: FakeOpenAIServer) -> None:
+    server.push(Reply.tool_calls(("read_file", "{}"), reasoning="先读文件再回答"), "done", "done again")
+    deltas: list[StreamDelta] = []
+    client = make_client(server, include_reasoning_in_wire=True)
+    first = client.chat([Message.user("q")], TOOLS, on_delta=deltas.append)
+    assert first.message.reasoning_content == "先读文件再回答"
+    assert "".join(d.text for d in deltas if d.kind == "reasoning") == "先读文件再回答"
+    history = [Message.user("q"), first.message, Message.tool(first.message.tool_calls[0].id, "内容")]
+    client.chat(history, TOOLS)
+    assert server.requests[1]["messages"][1]["reasoning_content"] == "先读文件再回答"
+    make_client(server).chat(history, TOOLS)
+    assert "reasoning_content" not in server.requests[2]["messages"][1]
+    server.assert_no_violations()
+
+
+def test_two_server_errors_then_success_is_retried(server: FakeOpenAIServer) -> None:
+    server.push(Reply.error(500, "boom"), Reply.error(503, "busy"), "recovered")
+    response = make_client(server).chat([Message.user("x")])
+    assert response.message.content == "recovered"
+    assert len(server.requests) == 3
+
+
+def test_server_errors_give_up_after_bounded_attempts(server: FakeOpenAIServer) -> None:
+    server.push(*[Reply.error(502, "bad gateway")] * 5)
+    with pytest.raises(LLMError) as info:
+        make_client(server, max_retries=2).chat([Message.user("x")])
+    assert len(server.requests) == 3
+    assert info.value.status == 502
+    assert "502" in str(info.value) and "3" in str(info.value) and "\n" not in str(info.value)
+
+
+def test_rate_limit_honours_retry_after(server: FakeOpenAIServer) -> None:
+    server.push(Reply.error(429, "slow down", retry_after=0.01), "ok")
+    assert make_client(server).chat([Message.user("x")]).message.content == "ok"
+    assert len(server.requests) == 2
+
+
+def test_unauthorised_is_not_retried_and_says_so() -> None:
+    with FakeOpenAIServer(api_key="sk-right") as srv:
+        srv.push("never served")
+        with pytest.raises(LLMError) as info:
+            OpenAIChatClient(srv.base_url, "sk-wrong", "fake-model").chat([Message.user("x")])
+        assert len(srv.requests) == 1
+        assert srv.request_headers[0]["authorization"] == "Bearer sk-wrong"
+    assert info.value.status == 401 and not info.value.retryable
+    assert "401" in str(info.value) and "API Key" in str(info.value)
+    assert "sk-wrong" not in str(info.value)
+
+
+def test_protocol_invalid_request_gets_400_and_is_recorded(server: FakeOpenAIServer) -> None:
+    server.push("unused")
+    orphan = [Message.user("x"), Message.assistant(None, (ToolCall("c1", "read_file", "{}"),)), Message.user("y")]
+    with pytest.raises(LLMError) as info:
+        make_client(server).chat(orphan, TOOLS)
+    assert info.value.status == 400
+    assert len(server.requests) == 1 and len(server.violations) == 1
+    assert "c1" in server.violations[0][0]
+
+
+def test_malformed_argument_json_is_echoed_without_rejection(server: FakeOpenAIServer) -> None:
+    server.push("fine")
+    history = [
+        Message.user("x"),
+        Message.assistant(None, (ToolCall("c1", "read_file", '{"path": "a'),)),
+        Message.tool("c1", "参数不是合法 JSON"),
+    ]
+    assert make_client(server).chat(history, TOOLS).message.content == "fine"
+    server.assert_no_violations()
+
+
+def test_connection_refused_is_a_clear_retryable_error() -> None:
+    with FakeOpenAIServer() as srv:
+        url = srv.base_url
+    with pytest.raises(LLMError) as info:
+        OpenAIChatClient(url, None, "m", max_retries=1, backoff_base=0.001).chat([Message.user("x")])
+    assert url in str(info.value) and "2" in str(info.value)
+    assert info.value.status is None and info.value.retryable
+
+
+def test_cancel_mid_stream_stops_a_hanging_response(server: FakeOpenAIServer) -> None:
+    server.push(Reply.hang("部分输出"))
+    cancel = CancelToken()
+    seen: list[str] = []
+    outcome: list[BaseException] = []
+    returned = threading.Event()
+
+    def run() -> None:
+        try:
+            make_client(server).chat([Message.user("x")], on_delta=lambda d: seen.append(d.text), cancel=cancel)
+        except BaseException as exc:
+            outcome.append(exc)
+        returned.set()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    assert server.wait_for_hang()
+    assert not returned.is_set()
+    cancel.cancel()
+    assert returned.wait(5), "chat() did not return after cancel"
+    assert len(outcome) == 1 and isinstance(outcome[0], Cancelled)
+    assert "".join(seen) == "部分输出"
+    assert len(server.requests) == 1
+
+
+def test_cancel_before_headers_returns_and_already_cancelled_sends_nothing(server: FakeOpenAIServer) -> None:
+    server.push(Reply.hang(before_headers=True))
+    cancel = CancelToken()
+    client = make_client(server)
+    done = threading.Event()
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            client.chat([Message.user("x")], cancel=cancel)
+        except BaseException as exc:
+            errors.append(exc)
+        done.set()
+
+    threading.Thread(target=run, daemon=True).start()
+    assert server.wait_for_hang()
+    cancel.cancel()
+    assert done.wait(5) and isinstance(errors[0], Cancelled)
+    with pytest.raises(Cancelled):
+        client.chat([Message.user("again")], cancel=cancel)
+    assert len(server.requests) == 1
+
+
+def test_with_model_shares_the_endpoint(server: FakeOpenAIServer) -> None:
+    server.push("a", "b")
+    client = make_client(server)
+    light = client.with_model("light-model")
+    assert light.model == "light-model" and client.model == "fake-model"
+    light.chat([Message.user("x")])
+    client.chat([Message.user("y")])
+    assert [r["model"] for r in server.requests] == ["light-model", "fake-model"]
+
+
+def test_repr_never_shows_the_key(server: FakeOpenAIServer) -> None:
+    client = OpenAIChatClient(server.base_url, "sk-secret-value", "m")
+    assert "sk-secret-value" not in repr(client) and "sk-secret-value" not in repr(client.options)
