@@ -1,0 +1,174 @@
+"""/save and /memory: pure argument parsing plus the reply text the REPL prints (spec 10.3)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+from paicli.memory.dedup import is_stale, stale_days
+from paicli.memory.entry import MemoryEntry, Scope, format_instant
+from paicli.memory.manager import EMPTY_FACT_TEXT, MemoryManager
+from paicli.memory.store import MemoryStoreError
+
+MemoryAction = Literal["status", "list", "search", "delete", "verify", "replace", "clear", "invalid"]
+
+SEARCH_HINT = "❌ 请提供搜索关键词，例如 /memory search Chrome 登录态"
+DELETE_HINT = "❌ 请提供要删除的记忆 id，例如 /memory delete fact-abcd1234"
+VERIFY_HINT = "❌ 请提供要核实的记忆 id，例如 /memory verify fact-abcd1234"
+REPLACE_HINT = "❌ 用法: /memory replace <旧记忆 id> <新事实>，例如 /memory replace fact-abcd1234 项目使用 Java 21"
+CLEAR_CONFIRM_PROMPT = "确定要删除全部长期记忆吗？所有项目共享这份记忆，删除后无法恢复。(y/N) "
+NO_MATCH = "📭 没有匹配的长期记忆。"
+_FLAGS = {"--global": "global", "--project": "project", "--force": "force"}
+_SUBCOMMANDS = ("list", "search", "delete", "verify", "replace", "clear")
+HELP_LINES = (
+    "   /memory list                     列出全部长期记忆（含 id、作用域和核实状态）",
+    "   /memory search <关键词>          搜索当前项目和全局的记忆",
+    "   /memory delete <id>              删除一条记忆",
+    "   /memory verify <id>              确认记忆仍然准确，刷新核实时间",
+    "   /memory replace <id> <新事实>    用新事实替换一条旧记忆",
+    "   /memory clear                    清空全部长期记忆（会先确认）",
+    "   /save [--global] <事实>          保存一条事实（默认只对当前项目生效）",
+    "   /save --force <事实>             与已有记忆冲突时仍然两条都保留",
+)
+
+
+@dataclass(frozen=True)
+class SaveArgs:
+    scope: Scope
+    force: bool
+    fact: str
+
+
+@dataclass(frozen=True)
+class MemoryCommand:
+    action: MemoryAction
+    arg: str = ""  # query for search, id for delete/verify/replace
+    fact: str = ""  # new fact for replace
+    message: str = ""  # the error text for an invalid command
+
+
+def _strip_command(text: str, *names: str) -> str:
+    stripped = text.strip()
+    head, _, rest = stripped.partition(" ")
+    return rest.strip() if head.lower() in names else stripped
+
+
+def _split_first(text: str) -> tuple[str, str]:
+    parts = text.split(None, 1)
+    if not parts:
+        return "", ""
+    return parts[0], (parts[1].strip() if len(parts) > 1 else "")
+
+
+def parse_save_args(text: str) -> SaveArgs:
+    """Leading --global/--project/--force in any order and case; anything else (even --x) is the fact."""
+    rest = _strip_command(text, "/save")
+    scope: Scope = "project"
+    force = False
+    while rest:
+        word, remainder = _split_first(rest)
+        flag = _FLAGS.get(word.lower())
+        if flag is None:
+            break
+        if flag == "force":
+            force = True
+        else:
+            scope = "global" if flag == "global" else "project"
+        rest = remainder
+    return SaveArgs(scope, force, rest.strip())
+
+
+def parse_memory_args(text: str) -> MemoryCommand:
+    rest = _strip_command(text, "/memory", "/mem")
+    word, payload = _split_first(rest)
+    action = word.lower()
+    if not action:
+        return MemoryCommand("status")
+    if action not in _SUBCOMMANDS:
+        return MemoryCommand("invalid", message=f"❌ 未知的 /memory 子命令: {word}\n可用写法:\n" + "\n".join(HELP_LINES))
+    if action in ("list", "clear"):
+        return MemoryCommand("list" if action == "list" else "clear")
+    if action == "search":
+        return MemoryCommand("search", payload) if payload else MemoryCommand("invalid", message=SEARCH_HINT)
+    if action == "replace":
+        entry_id, fact = _split_first(payload)
+        if not entry_id or not fact:
+            return MemoryCommand("invalid", message=REPLACE_HINT)
+        return MemoryCommand("replace", entry_id, fact)
+    entry_id, _ = _split_first(payload)
+    if not entry_id:
+        return MemoryCommand("invalid", message=DELETE_HINT if action == "delete" else VERIFY_HINT)
+    return MemoryCommand("delete" if action == "delete" else "verify", entry_id)
+
+
+def short_project(path: str) -> str:
+    parts = [p for p in path.replace("\\", "/").split("/") if p]
+    return path if len(parts) <= 3 else "…/" + "/".join(parts[-3:])
+
+
+def format_entry(entry: MemoryEntry, now: datetime, days: int) -> str:
+    head = f"- {entry.id} [{entry.scope}]"
+    if entry.scope == "project" and entry.project:
+        head += f" {short_project(entry.project)}"
+    head += f" · 写入 {format_instant(entry.timestamp)}"
+    pending = entry.verification_pending
+    head += " · 尚未经用户核实" if pending else f" · 最后核实 {format_instant(entry.last_verified_at)}"
+    if is_stale(entry, now, days):
+        head += " · ⚠️ 可能已过时"
+    if pending:
+        head += " · 🔎 自动提取，待核实"
+    if entry.external_sources:
+        head += f" · 🌐 写入时会话含外部内容({entry.external_sources})"
+    return f"{head}\n  {entry.content}"
+
+
+def format_memory_entries(title: str, entries: Sequence[MemoryEntry], now: datetime, days: int) -> str:
+    if not entries:
+        return NO_MATCH
+    return f"{title}：\n" + "\n".join(format_entry(entry, now, days) for entry in entries)
+
+
+def status_text(manager: MemoryManager, profile_summary: str = "", token_usage_line: str = "") -> str:
+    lines = ["📋 记忆系统状态：", *manager.status_lines(profile_summary, token_usage_line)]
+    lines.append(f"   当前项目作用域: {manager.project_key}")
+    lines.extend(HELP_LINES)
+    return "\n".join(lines)
+
+
+def run_memory_command(
+    manager: MemoryManager, cmd: MemoryCommand, profile_summary: str = "", token_usage_line: str = ""
+) -> str:
+    """The reply for a parsed /memory command. `clear` clears at once: the REPL confirms before calling."""
+    try:
+        return _run(manager, cmd, profile_summary, token_usage_line)
+    except MemoryStoreError as exc:
+        return f"❌ 长期记忆操作失败，已有记忆没有改动: {exc}"
+
+
+def _run(manager: MemoryManager, cmd: MemoryCommand, profile_summary: str, token_usage_line: str) -> str:
+    now, days = manager.clock(), stale_days(manager.env)
+    if cmd.action == "status":
+        return status_text(manager, profile_summary, token_usage_line)
+    if cmd.action == "list":
+        return format_memory_entries("📋 长期记忆列表", manager.list_all(), now, days)
+    if cmd.action == "search":
+        return format_memory_entries(f"🔎 长期记忆搜索: {cmd.arg}", manager.search(cmd.arg, 20), now, days)
+    if cmd.action == "delete":
+        return f"🗑️ 已删除长期记忆: {cmd.arg}" if manager.delete(cmd.arg) else f"📭 未找到长期记忆: {cmd.arg}"
+    if cmd.action == "verify":
+        entry = manager.verify(cmd.arg)
+        return f"✅ 已刷新核实时间: {entry.id} {entry.content}" if entry else f"📭 未找到长期记忆: {cmd.arg}"
+    if cmd.action == "replace":
+        return manager.replace_fact(cmd.arg, cmd.fact).describe()
+    if cmd.action == "clear":
+        manager.clear()
+        return "🧹 长期记忆已清空"
+    return cmd.message
+
+
+def run_save(manager: MemoryManager, args: SaveArgs) -> str:
+    if not args.fact.strip():
+        return f"❌ {EMPTY_FACT_TEXT}"
+    return manager.store_fact(args.fact, args.scope, None, args.force).describe()
