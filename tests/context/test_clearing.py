@@ -1,0 +1,134 @@
+from __future__ import annotations
+
+from paicli.context.clearing import CLEARED_PREFIX, ClearingConfig, ToolResultClearer
+from paicli.context.profile import ContextProfile
+from paicli.context.tokens import TokenCounter
+from paicli.llm.messages import Message
+from tests.context.conftest import MakeEnv
+from tests.context.helpers import assert_pairs_valid, tool_round
+
+COUNTER = TokenCounter("heuristic")
+
+
+def history_with_tool_rounds(count: int, tool: str = "read_file") -> list[Message]:
+    history = [Message.system("sys"), Message.user("请读取这些文件")]
+    for i in range(1, count + 1):
+        history += tool_round(i, tool)
+    history.append(Message.assistant("读完了"))
+    return history
+
+
+def tool_messages(history: list[Message]) -> list[Message]:
+    return [m for m in history if m.role == "tool"]
+
+
+def test_clears_older_tool_results_and_keeps_most_recent_ones() -> None:
+    history = history_with_tool_rounds(5)
+    ids_before = [m.tool_call_id for m in history]
+    size_before = len(history)
+    before = COUNTER.count_messages(history)
+    result = ToolResultClearer(ClearingConfig(keep_recent=3)).clear_now(history)
+    assert result.cleared_count == 2 and result.cleared
+    tools = tool_messages(history)
+    for cleared in tools[:2]:
+        assert cleared.content is not None and cleared.content.startswith(CLEARED_PREFIX)
+        assert "工具 read_file 的这次输出" in cleared.content
+    assert all(not (m.content or "").startswith(CLEARED_PREFIX) for m in tools[2:])
+    assert len(history) == size_before
+    assert [m.tool_call_id for m in history] == ids_before
+    assert_pairs_valid(history)
+    assert result.before_tokens == before
+    assert result.after_tokens == COUNTER.count_messages(history) < before
+
+
+def test_placeholder_text_is_exact() -> None:
+    history = history_with_tool_rounds(4)
+    original_length = len(history[3].content or "")
+    ToolResultClearer(ClearingConfig(keep_recent=3)).clear_now(history)
+    assert history[3].content == (
+        f"[已清理的旧工具结果] 工具 read_file 的这次输出（约 {original_length} 字符）已从上下文清理以节省空间。"
+        "需要时重新调用该工具获取最新结果。"
+    )
+
+
+def test_placeholder_points_to_offload_file_when_output_was_offloaded() -> None:
+    notice = (
+        "[工具输出过大，完整内容已卸载到会话文件]\ntool: execute_command\n原始大小: 90000 字符 / 9000 行\n"
+        "文件: .paicli/tool-outputs/session-1/001-execute_command.txt\n" + "z" * 3000
+    )
+    history = [Message.user("跑一下测试")]
+    history += tool_round(1, "execute_command", notice)
+    for i in range(2, 5):
+        history += tool_round(i)
+    ToolResultClearer(ClearingConfig(keep_recent=3)).clear_now(history)
+    text = history[2].content or ""
+    assert "execute_command" in text
+    assert ".paicli/tool-outputs/session-1/001-execute_command.txt" in text
+    assert "重新调用" in text
+    assert text.endswith("；完整输出仍保存在 .paicli/tool-outputs/session-1/001-execute_command.txt，可用 read_file 按 offset/limit 读回。")
+
+
+def test_skips_excluded_short_and_already_cleared_results(make_env: MakeEnv) -> None:
+    history = [Message.user("go")]
+    history += tool_round(1, "load_skill")
+    history += tool_round(2, "read_file", "short")
+    history += tool_round(3, "read_file", CLEARED_PREFIX + " 工具 read_file 的这次输出" + "。" * 500, wrap=False)
+    history += tool_round(4, "read_file")
+    for i in range(5, 8):
+        history += tool_round(i)
+    config = ClearingConfig.from_env(make_env(PAICLI_TOOL_RESULT_CLEARING_EXCLUDE_TOOLS="LOAD_SKILL"))
+    clearer = ToolResultClearer(config)
+    snapshot = list(history)
+    result = clearer.clear_now(history)
+    assert result.cleared_count == 1
+    assert history[2] is snapshot[2] and history[4] is snapshot[4] and history[6] is snapshot[6]
+    assert (history[8].content or "").startswith(CLEARED_PREFIX)
+    assert clearer.clear_now(history).cleared_count == 0
+
+
+def test_tool_name_falls_back_to_boundary_tag_then_unknown() -> None:
+    history = [
+        Message.tool("orphan-1", '<tool_result tool="web_fetch" trust="untrusted-data">' + "w" * 900),
+        Message.tool("orphan-2", "v" * 900),
+        Message.tool("orphan-3", "k" * 900),
+    ]
+    ToolResultClearer(ClearingConfig(keep_recent=1)).clear_now(history)
+    assert "工具 web_fetch 的" in (history[0].content or "")
+    assert "工具 unknown 的" in (history[1].content or "")
+
+
+def test_does_nothing_below_trigger_or_when_disabled(make_env: MakeEnv) -> None:
+    history = history_with_tool_rounds(6)
+    tokens = COUNTER.count_messages(history)
+    above = ToolResultClearer.from_env(make_env(PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS=str(tokens + 1)))
+    snapshot = list(history)
+    assert above.clear_if_needed(history, 1_000_000).cleared_count == 0
+    disabled = ToolResultClearer.from_env(make_env(PAICLI_TOOL_RESULT_CLEARING_ENABLED="false"))
+    assert disabled.clear_if_needed(history, 10).cleared_count == 0
+    assert history == snapshot
+    eager = ToolResultClearer.from_env(make_env(PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS="1"))
+    assert eager.clear_if_needed(history, 1_000_000).cleared_count == 3
+
+
+def test_trigger_follows_anthropic_default_and_stays_below_summary_threshold() -> None:
+    clearer = ToolResultClearer()
+    assert clearer.trigger_tokens(ContextProfile.from_window(200_000).compression_trigger_tokens) == 100_000
+    assert clearer.trigger_tokens(ContextProfile.from_window(1_000_000).compression_trigger_tokens) == 100_000
+    assert clearer.trigger_tokens(ContextProfile.from_window(32_000).compression_trigger_tokens) == int(0.6 * 20_000)
+    assert clearer.trigger_tokens(ContextProfile.from_window(128_000).compression_trigger_tokens) == 57_000
+    assert clearer.trigger_tokens(0) == 0
+    override = ToolResultClearer(ClearingConfig(trigger_tokens_override=500_000))
+    assert override.trigger_tokens(167_000) == 166_999
+
+
+def test_configuration_is_read_from_env(make_env: MakeEnv) -> None:
+    config = ClearingConfig.from_env(
+        make_env(
+            PAICLI_TOOL_RESULT_CLEARING_ENABLED="false",
+            PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS="50000",
+            PAICLI_TOOL_RESULT_CLEARING_KEEP="5",
+            PAICLI_TOOL_RESULT_CLEARING_EXCLUDE_TOOLS="read_file, web_fetch,read_file",
+        )
+    )
+    assert config == ClearingConfig(False, 50_000, 5, frozenset({"read_file", "web_fetch"}))
+    assert ClearingConfig.from_env(make_env()) == ClearingConfig(True, 0, 3, frozenset())

@@ -1,0 +1,65 @@
+from __future__ import annotations
+
+import pytest
+
+from paicli.config.env import ConfigError, EnvLookup
+from paicli.context.profile import ContextProfile
+
+
+def test_glm_derives_params_from_200k_window() -> None:
+    profile = ContextProfile.from_window(200_000, "glm-prompt-cache")
+    assert profile.compression_trigger_tokens == 167_000
+    assert profile.compression_trigger_ratio == pytest.approx(0.835)
+    assert profile.mcp_resource_index_enabled
+    assert profile.prompt_caching_supported
+    assert profile.memory_context_tokens == 1000
+
+
+def test_deepseek_derives_params_from_million_window() -> None:
+    profile = ContextProfile.from_window(1_000_000, "automatic-prefix-cache")
+    assert profile.compression_trigger_tokens == 967_000
+    assert profile.cache_mode == "automatic-prefix-cache"
+    assert profile.memory_context_tokens == 5000
+
+
+@pytest.mark.parametrize(
+    ("window", "trigger"),
+    [(8_000, 5_000), (16_000, 10_000), (32_000, 20_000), (128_000, 95_000), (256_000, 223_000)],
+)
+def test_compression_trigger_is_always_on_regardless_of_window_size(window: int, trigger: int) -> None:
+    profile = ContextProfile.from_window(window)
+    assert profile.compression_trigger_tokens == trigger
+    assert 0 < profile.compression_trigger_tokens < profile.window
+
+
+def test_small_window_disables_mcp_resource_index_injection() -> None:
+    profile = ContextProfile.from_window(16_000)
+    assert not profile.mcp_resource_index_enabled
+    assert not profile.prompt_caching_supported
+
+
+def test_custom_profile_uses_requested_window() -> None:
+    profile = ContextProfile.custom(128_000)
+    assert profile.window == 128_000
+    assert profile.compression_trigger_tokens == 95_000
+    assert profile.memory_context_tokens == 640
+
+
+def test_null_client_falls_back_to_reasonable_default() -> None:
+    profile = ContextProfile.from_window(None)
+    assert profile.window == 128_000
+    assert ContextProfile.from_window(100).window == 8_000
+
+
+def test_summary_line() -> None:
+    assert ContextProfile.from_window(200_000, "glm-prompt-cache").summary() == (
+        "window: 200000 | 压缩阈值: 83.5% (167000 tokens) | MCP resource 索引: on | prompt cache: glm-prompt-cache"
+    )
+
+
+def test_env_window_overrides_provider_window() -> None:
+    env = EnvLookup(environ={"PAICLI_CONTEXT_WINDOW": "16000"})
+    assert ContextProfile.resolve(env, 1_000_000, "none").compression_trigger_tokens == 10_000
+    assert ContextProfile.resolve(EnvLookup(environ={}), 200_000).window == 200_000
+    with pytest.raises(ConfigError):
+        ContextProfile.resolve(EnvLookup(environ={"PAICLI_CONTEXT_WINDOW": "100"}), None)

