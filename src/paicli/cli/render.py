@@ -1,0 +1,404 @@
+"""Agent events -> rich output: streamed Markdown, compact tool lines, coloured diffs, a spinner."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.live import Live
+from rich.spinner import Spinner as RichSpinner
+from rich.text import Text
+
+from paicli.agent.events import (
+    AgentEvent,
+    Compacted,
+    FactsSaved,
+    ModelCallStarted,
+    Notice,
+    ReasoningDelta,
+    RunFinished,
+    TextDelta,
+    ToolFinished,
+    ToolStarted,
+)
+from paicli.tools.base import ToolResult
+
+_KEY_ARGUMENTS = ("path", "file_path", "command", "pattern", "query", "url", "name", "id", "fact", "content")
+_BOUNDARY_OPEN = re.compile(r'\A<tool_result tool="[^"]*" trust="untrusted-data">\n')
+_BOUNDARY_CLOSE = "\n</tool_result>"
+_OFFLOAD_MARKER = "[工具输出过大，完整内容已卸载到会话文件]"
+_READ_TOOLS = {"read_file"}
+
+
+def shorten(text: str, limit: int) -> str:
+    one_line = " ".join(text.split())
+    return one_line if len(one_line) <= limit else one_line[: max(1, limit - 1)] + "…"
+
+
+def key_argument(arguments: str, limit: int = 60) -> str:
+    """The argument that says what a call is about (path, command, query…), on one short line."""
+    try:
+        parsed = json.loads(arguments) if arguments.strip() else {}
+    except ValueError:
+        return shorten(arguments, limit)
+    if not isinstance(parsed, dict):
+        return shorten(str(parsed), limit)
+    for key in _KEY_ARGUMENTS:
+        value = parsed.get(key)
+        if isinstance(value, str) and value.strip():
+            return shorten(value, limit)
+    for value in parsed.values():
+        if isinstance(value, str) and value.strip():
+            return shorten(value, limit)
+    return ""
+
+
+def tool_call_line(name: str, arguments: str) -> str:
+    return f"⏺ {name}({key_argument(arguments)})"
+
+
+def strip_boundary(content: str) -> str:
+    """Drop the `<tool_result …>` wrapper the runner adds for the model; the user sees the payload."""
+    match = _BOUNDARY_OPEN.match(content)
+    if match and content.endswith(_BOUNDARY_CLOSE):
+        return content[match.end() : -len(_BOUNDARY_CLOSE)]
+    return content
+
+
+@dataclass(frozen=True)
+class ResultSummary:
+    headline: str
+    preview: tuple[str, ...] = ()
+    folded_lines: int = 0
+    tone: str = "ok"  # ok | error | blocked
+
+
+def summarize_result(result: ToolResult, preview_lines: int = 3, width: int = 100) -> ResultSummary:
+    body = strip_boundary(result.content).rstrip("\n")
+    lines = body.splitlines() if body else []
+    first = shorten(lines[0], width) if lines else ""
+    if result.blocked:
+        return ResultSummary(f"⛔ 未执行: {first or '被策略拦截'}", tone="blocked")
+    if result.timed_out:
+        return ResultSummary(f"⏱️ 超时: {first or '执行超时'}", tone="error")
+    if not result.success:
+        return ResultSummary(f"❌ {first or '执行失败'}", _preview(lines[1:], preview_lines - 1, width),
+                             _folded(lines[1:], preview_lines - 1), tone="error")
+    if body.startswith(_OFFLOAD_MARKER):
+        where = next((line.removeprefix("文件: ") for line in lines if line.startswith("文件: ")), "")
+        return ResultSummary(f"输出较大，完整内容已存到 {where}".rstrip())
+    if not lines:
+        return ResultSummary("完成（无输出）")
+    if result.name in _READ_TOOLS:
+        return ResultSummary(f"读取 {len(lines)} 行")
+    if len(lines) == 1:
+        return ResultSummary(first)
+    return ResultSummary(f"{len(lines)} 行", _preview(lines, preview_lines, width), _folded(lines, preview_lines))
+
+
+def _preview(lines: list[str], count: int, width: int) -> tuple[str, ...]:
+    return tuple(shorten(line, width) for line in lines[: max(0, count)])
+
+
+def _folded(lines: list[str], shown: int) -> int:
+    return max(0, len(lines) - max(0, shown))
+
+
+def fold_lines(text: str, keep: int) -> tuple[list[str], int]:
+    lines = text.rstrip("\n").splitlines()
+    if len(lines) <= keep:
+        return lines, 0
+    return lines[:keep], len(lines) - keep
+
+
+def compaction_lines(cleared: int, summarised: bool, before: int, after: int) -> list[str]:
+    lines: list[str] = []
+    if cleared:
+        lines.append(f"🧹 已清理 {cleared} 条旧工具结果")
+    if summarised:
+        lines.append(f"📦 已压缩历史上下文: {before:,} → {after:,} tokens")
+    return lines
+
+
+def diff_text(diff: str, keep: int = 60) -> Text:
+    """A unified diff with + lines green and - lines red, folded after `keep` lines."""
+    lines, folded = fold_lines(diff, keep)
+    text = Text()
+    for line in lines:
+        if line.startswith(("+++", "---")):
+            style = "bold"
+        elif line.startswith("+"):
+            style = "green"
+        elif line.startswith("-"):
+            style = "red"
+        elif line.startswith("@@"):
+            style = "cyan"
+        else:
+            style = "dim"
+        text.append("    " + line + "\n", style=style)
+    if folded:
+        text.append(f"    … 还有 {folded} 行改动未显示\n", style="dim")
+    return text
+
+
+_FENCE = ("```", "~~~")
+
+
+def _block_end(text: str) -> int | None:
+    in_fence = False
+    seen_content = False
+    pos = 0
+    for line in text.splitlines(keepends=True):
+        if not line.endswith("\n"):
+            return None
+        stripped = line.strip()
+        if stripped.startswith(_FENCE):
+            in_fence = not in_fence
+        if not stripped and not in_fence and seen_content:
+            return pos + len(line)
+        seen_content = seen_content or bool(stripped)
+        pos += len(line)
+    return None
+
+
+class MarkdownBlocks:
+    """Cuts streamed text into finished Markdown blocks: a blank line outside a code fence ends one."""
+
+    def __init__(self) -> None:
+        self._buffer = ""
+
+    def feed(self, text: str) -> list[str]:
+        self._buffer += text
+        blocks: list[str] = []
+        while (cut := _block_end(self._buffer)) is not None:
+            block, self._buffer = self._buffer[:cut], self._buffer[cut:]
+            if block.strip():
+                blocks.append(block.strip("\n"))
+        return blocks
+
+    def flush(self) -> str:
+        rest, self._buffer = self._buffer.strip("\n"), ""
+        return rest if rest.strip() else ""
+
+
+Clock = Callable[[], float]
+
+
+class WaitSpinner:
+    """A transient spinner with elapsed seconds; silent when the console is not a terminal."""
+
+    def __init__(self, console: Console, clock: Clock = time.monotonic) -> None:
+        self._console = console
+        self._clock = clock
+        self._live: Live | None = None
+        self._spinner: RichSpinner | None = None
+        self._label = ""
+        self._started = 0.0
+
+    @property
+    def active(self) -> bool:
+        return self._live is not None
+
+    def start(self, label: str) -> None:
+        self._label = label
+        if self._live is not None or not self._console.is_terminal:
+            return
+        self._started = self._clock()
+        self._spinner = RichSpinner("dots", style="cyan")
+        self._live = Live(self, console=self._console, refresh_per_second=8, transient=True)
+        try:
+            self._live.start()
+        except Exception:  # a spinner is decoration: never let it break a run
+            self._live = None
+
+    def relabel(self, label: str) -> None:
+        self._label = label
+
+    def stop(self) -> None:
+        live, self._live = self._live, None
+        if live is not None:
+            live.stop()
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        elapsed = max(0.0, self._clock() - self._started)
+        if self._spinner is not None:
+            self._spinner.update(text=Text(f"{self._label} · {elapsed:.0f}s · Esc 取消", style="dim"))
+            yield self._spinner
+
+
+def say(console: Console, text: str, style: str | None = None) -> None:
+    """Print literal text: no markup, no emoji codes, no hard wrapping (pipes get the text as is)."""
+    console.print(Text(text, style=style or ""), soft_wrap=True)
+
+
+def print_markdown(console: Console, text: str) -> None:
+    from rich.markdown import Markdown
+
+    console.print(Markdown(text))
+
+
+_NOTICE_STYLES = {"info": "cyan", "warn": "yellow", "error": "bold red"}
+_TONE_STYLES = {"ok": "dim", "error": "red", "blocked": "yellow"}
+
+
+class EventRenderer:
+    """Renders one run's events. `out` gets the answer; `progress` gets tool lines, notices and the spinner.
+
+    Interactive: the answer is rendered as Markdown block by block while it streams. Piped: the answer is
+    plain text on `out`, and text streamed before a tool call counts as progress.
+    """
+
+    def __init__(self, out: Console, progress: Console | None = None, *, markdown: bool = True,
+                 clock: Clock = time.monotonic) -> None:
+        self._out = out
+        self._progress = progress or out
+        self._markdown = markdown
+        self._lock = threading.RLock()
+        self._blocks = MarkdownBlocks()
+        self._spinner = WaitSpinner(self._progress, clock)
+        self._reasoning: list[str] = []
+        self._plain: list[str] = []
+        self._streamed = False
+        self._open_calls: dict[str, str] = {}
+        self.finished: RunFinished | None = None
+
+    def __call__(self, event: AgentEvent) -> None:
+        with self._lock:
+            try:
+                self._dispatch(event)
+            except Exception as exc:  # rendering must never kill the agent's worker
+                say(self._progress, f"⚠️ 显示事件时出错: {exc}", "yellow")
+
+    def _dispatch(self, event: AgentEvent) -> None:
+        if isinstance(event, TextDelta):
+            self._on_text(event.text)
+        elif isinstance(event, ReasoningDelta):
+            self._reasoning.append(event.text)
+            self._spinner.relabel(f"思考中（{sum(map(len, self._reasoning))} 字）")
+        elif isinstance(event, ModelCallStarted):
+            label = "等待模型回复" if event.actor == "agent" else f"{event.actor} 等待模型回复"
+            self._spinner.start(label)
+        elif isinstance(event, ToolStarted):
+            self._on_tool_started(event)
+        elif isinstance(event, ToolFinished):
+            self._on_tool_finished(event.result)
+        elif isinstance(event, Compacted):
+            self._on_compacted(event)
+        elif isinstance(event, Notice):
+            self._interrupt()
+            say(self._progress, event.text, _NOTICE_STYLES.get(event.level, "cyan"))
+        elif isinstance(event, FactsSaved):
+            if event.count:
+                say(self._progress, f"🧠 已自动记住 {event.count} 条事实", "dim")
+        elif isinstance(event, RunFinished):
+            self.finish(event)
+
+    def _close_reasoning(self) -> None:
+        if not self._reasoning:
+            return
+        text = "".join(self._reasoning).strip()
+        self._reasoning.clear()
+        if text:
+            say(self._progress, f"💭 {shorten(text, 80)}（思考 {len(text)} 字，已折叠）", "dim italic")
+
+    def _interrupt(self) -> None:
+        """Before a progress line: stop the spinner, fold reasoning, put out the text streamed so far."""
+        self._spinner.stop()
+        self._close_reasoning()
+        if self._markdown:
+            rest = self._blocks.flush()
+            if rest:
+                print_markdown(self._out, rest)
+        elif self._plain:
+            text = "".join(self._plain).strip()
+            self._plain.clear()
+            if text:
+                say(self._progress, text, "dim")
+
+    def _on_text(self, text: str) -> None:
+        self._spinner.stop()
+        self._close_reasoning()
+        self._streamed = True
+        if not self._markdown:
+            self._plain.append(text)
+            return
+        for block in self._blocks.feed(text):
+            print_markdown(self._out, block)
+
+    def _on_tool_started(self, event: ToolStarted) -> None:
+        self._interrupt()
+        self._open_calls[event.call_id] = event.name
+        say(self._progress, tool_call_line(event.name, event.arguments), "bold")
+        self._spinner.start(f"运行 {event.name}")
+
+    def _on_tool_finished(self, result: ToolResult) -> None:
+        self._spinner.stop()
+        self._open_calls.pop(result.call_id, None)
+        summary = summarize_result(result, width=max(40, self._progress.width - 8))
+        tag = f"[{result.name}] " if self._open_calls else ""
+        style = _TONE_STYLES.get(summary.tone, "dim")
+        say(self._progress, f"  ⎿ {tag}{summary.headline}", style)
+        for line in summary.preview:
+            say(self._progress, f"    {line}", "dim")
+        if summary.folded_lines:
+            say(self._progress, f"    … 还有 {summary.folded_lines} 行（已折叠）", "dim")
+        if result.display and result.success:
+            self._progress.print(diff_text(result.display), end="", soft_wrap=True)
+        if self._open_calls:
+            self._spinner.start("运行 " + ", ".join(sorted(set(self._open_calls.values()))))
+
+    def _on_compacted(self, event: Compacted) -> None:
+        result = event.result
+        if event.manual or not result.changed:
+            if result.error and not event.manual:
+                self._interrupt()
+                say(self._progress, f"⚠️ 自动压缩未完成: {result.error}", "yellow")
+            return
+        self._interrupt()
+        for line in compaction_lines(result.cleared_tool_results, result.compacted,
+                                     result.before_tokens, result.after_tokens):
+            say(self._progress, line, "cyan")
+
+    def finish(self, result: RunFinished) -> None:
+        """Close the run's output once (the loop may emit RunFinished and also return it)."""
+        with self._lock:
+            if self.finished is not None:
+                return
+            self.finished = result
+            self._spinner.stop()
+            self._close_reasoning()
+            self._put_answer(result)
+            self._put_outcome(result)
+
+    def _put_answer(self, result: RunFinished) -> None:
+        if self._markdown:
+            rest = self._blocks.flush()
+            if rest:
+                print_markdown(self._out, rest)
+            elif not self._streamed and result.answer.strip():
+                print_markdown(self._out, result.answer)
+            return
+        text = "".join(self._plain).strip()
+        self._plain.clear()
+        if not text and not self._streamed:
+            text = result.answer.strip()
+        if text:
+            say(self._out, text)
+
+    def _put_outcome(self, result: RunFinished) -> None:
+        if result.status == "partial":
+            detail = f"：{result.error}" if result.error else ""
+            say(self._progress, f"⚠️ 任务没有全部完成，以上是目前的结果{detail}", "yellow")
+        elif result.status == "cancelled":
+            say(self._progress, "⏹️ 任务已取消", "yellow")
+        elif result.status == "error":
+            say(self._progress, f"❌ 执行失败: {result.error or '未知错误'}", "bold red")
+
+    def stop_spinner(self) -> None:
+        with self._lock:
+            self._spinner.stop()

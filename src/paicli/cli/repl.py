@@ -1,0 +1,372 @@
+"""The read -> dispatch -> render loop. It talks only to a `Backend`; Esc cancels the running task."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Protocol, TypeVar
+
+from rich.console import Console
+
+from paicli.agent.events import RunFinished
+from paicli.cancel import CancelToken
+from paicli.cli.backend import Backend, CommandReply, RunMode, SessionSummary
+from paicli.cli.commands import help_text, is_yes, mask_secrets, parse, split_memory_args, unknown_reply
+from paicli.cli.render import EventRenderer, WaitSpinner, say, shorten
+
+if TYPE_CHECKING:
+    from prompt_toolkit.input import Input
+    from prompt_toolkit.output import Output
+
+    from paicli.config.env import EnvLookup
+
+T = TypeVar("T")
+
+CANCEL_REQUESTED = "⏹️ 已请求取消当前任务。"
+GOODBYE = "👋 再见，下次见！"
+_PENDING_TEXT: dict[RunMode, tuple[str, str, str]] = {
+    "plan": (
+        "📋 下一条输入将按 Plan-and-Execute 模式执行（先规划再逐步执行），输入前按 Esc 可取消；执行完自动回到 ReAct。",
+        "📋 使用 Plan-and-Execute 模式执行",
+        "↩️ 已取消待执行的 Plan-and-Execute，回到默认 ReAct。",
+    ),
+    "team": (
+        "👥 下一条输入将交给多智能体协作（规划者 + 执行者 + 检查者），输入前按 Esc 可取消；执行完自动回到 ReAct。",
+        "👥 使用多智能体协作模式执行",
+        "↩️ 已取消待执行的多智能体协作，回到默认 ReAct。",
+    ),
+}
+
+
+class ReplIO(Protocol):
+    """What the dispatcher needs from the terminal side (interactive prompt or piped lines)."""
+
+    console: Console  # answers and command replies
+    progress: Console  # tool lines, notices, spinner
+    markdown: bool
+
+    def ask(self, question: str) -> str | None:
+        """One follow-up line (confirmation, picker); None when there is none (EOF, Ctrl+C)."""
+        ...
+
+    def run_cancellable(self, work: Callable[[CancelToken], T]) -> T:
+        """Run `work` on a worker thread; Esc / Ctrl+C on the main thread cancel its token."""
+        ...
+
+    def clear_input_history(self) -> None: ...
+
+
+def run_in_worker(work: Callable[[CancelToken], T], wait: Callable[[threading.Event, CancelToken], None]) -> T:
+    """Start `work` on a daemon thread and let `wait` watch the user until it is done."""
+    cancel = CancelToken()
+    done = threading.Event()
+    box: dict[str, object] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = work(cancel)
+        except BaseException as exc:  # handed to the main thread, re-raised there
+            box["error"] = exc
+        finally:
+            done.set()
+
+    thread = threading.Thread(target=target, name="paicli-task", daemon=True)
+    thread.start()
+    try:
+        wait(done, cancel)
+    except BaseException:
+        cancel.cancel()
+        raise
+    finally:
+        _await_quietly(done, cancel)
+    thread.join()
+    if "error" in box:
+        raise box["error"]  # type: ignore[misc]
+    return box["value"]  # type: ignore[return-value]
+
+
+def _await_quietly(done: threading.Event, cancel: CancelToken) -> None:
+    while True:
+        try:
+            if done.wait(0.2):
+                return
+        except KeyboardInterrupt:
+            cancel.cancel()
+
+
+class Dispatcher:
+    """Turns one input line into a backend call and prints the outcome."""
+
+    def __init__(self, backend: Backend, io: ReplIO) -> None:
+        self.backend = backend
+        self.io = io
+        self.pending: RunMode | None = None
+
+    def handle(self, line: str) -> bool:
+        """Returns False when the REPL should stop."""
+        parsed = parse(line)
+        try:
+            if parsed.kind == "none":
+                if parsed.args:
+                    mode: RunMode = self.pending or "react"
+                    self.pending = None
+                    self.run_task(parsed.args, mode)
+                return True
+            if parsed.kind == "unknown":
+                say(self.io.console, unknown_reply(mask_secrets(parsed.args)), "yellow")
+                return True
+            return self._command(parsed.name, parsed.args)
+        except KeyboardInterrupt:
+            say(self.io.progress, "已中断。", "yellow")
+        except Exception as exc:  # the CLI edge: one failing command must not end the session
+            say(self.io.console, f"❌ 命令执行失败: {exc}", "red")
+        return True
+
+    def cancel_pending(self) -> bool:
+        if self.pending is None:
+            return False
+        say(self.io.console, _PENDING_TEXT[self.pending][2], "yellow")
+        self.pending = None
+        return True
+
+    def _command(self, name: str, args: str) -> bool:
+        if name == "exit":
+            say(self.io.console, "\n" + GOODBYE)
+            return False
+        handler = getattr(self, f"_cmd_{name}")
+        handler(args)
+        return True
+
+    def reply(self, reply: CommandReply, prefix: str = "") -> None:
+        text = reply.text
+        if prefix and not text.startswith(prefix.strip()):
+            text = prefix + text
+        say(self.io.console, text, None if reply.ok else "red")
+
+    def notices(self) -> None:
+        for line in self.backend.drain_notices():
+            say(self.io.progress, line, "dim")
+
+    def run_task(self, text: str, mode: RunMode) -> None:
+        renderer = EventRenderer(self.io.console, self.io.progress, markdown=self.io.markdown)
+        try:
+            result = self.io.run_cancellable(lambda cancel: self.backend.run(text, mode, renderer, cancel))
+        except Exception as exc:
+            result = RunFinished("error", "", str(exc) or type(exc).__name__)
+        finally:
+            renderer.stop_spinner()
+        renderer.finish(result)
+        self.notices()
+
+    # -- commands -------------------------------------------------------------------------------------
+
+    def _cmd_help(self, _: str) -> None:
+        say(self.io.console, help_text())
+
+    def _cmd_clear(self, _: str) -> None:
+        self.reply(self.backend.clear())
+
+    def _cmd_cancel(self, _: str) -> None:
+        say(self.io.console, "现在没有正在运行的任务（任务运行时按 Esc 取消）。")
+
+    def _cmd_context(self, _: str) -> None:
+        self.reply(self.backend.context_report())
+
+    def _cmd_policy(self, _: str) -> None:
+        self.reply(self.backend.policy())
+
+    def _cmd_save(self, args: str) -> None:
+        self.reply(self.backend.save(args))
+
+    def _cmd_model(self, args: str) -> None:
+        self.reply(self.backend.model(args))
+
+    def _cmd_mode(self, args: str) -> None:
+        self.reply(self.backend.set_mode(args), "🧭 ")
+
+    def _cmd_hitl(self, args: str) -> None:
+        self.reply(self.backend.hitl(args), "🔒 ")
+
+    def _cmd_compact(self, args: str) -> None:
+        renderer = EventRenderer(self.io.console, self.io.progress, markdown=self.io.markdown)
+        spinner = WaitSpinner(self.io.progress)
+        say(self.io.progress, "⏳ 正在压缩上下文，请稍候…", "dim")
+        spinner.start("压缩中")
+        try:
+            reply = self.backend.compact(args or None, renderer)
+        finally:
+            spinner.stop()
+        self.reply(reply)
+
+    def _cmd_memory(self, args: str) -> None:
+        sub, _ = split_memory_args(args)
+        if sub == "clear":
+            answer = self.io.ask("⚠️ 确认清空全部长期记忆？此操作无法撤销，输入 y 确认：")
+            if answer is None or not is_yes(answer):
+                say(self.io.console, "已取消，长期记忆保持不变。", "yellow")
+                return
+        self.reply(self.backend.memory(args))
+
+    def _cmd_plan(self, args: str) -> None:
+        self._mode_command("plan", args)
+
+    def _cmd_team(self, args: str) -> None:
+        self._mode_command("team", args)
+
+    def _mode_command(self, mode: RunMode, args: str) -> None:
+        announce_next, announce_now, _ = _PENDING_TEXT[mode]
+        if not args:
+            self.pending = mode
+            say(self.io.console, announce_next, "cyan")
+            return
+        self.pending = None
+        say(self.io.progress, announce_now, "cyan")
+        self.run_task(args, mode)
+
+    def _cmd_init(self, args: str) -> None:
+        renderer = EventRenderer(self.io.console, self.io.progress, markdown=self.io.markdown)
+        force = args.lower() == "--force"
+        try:
+            reply = self.io.run_cancellable(lambda cancel: self.backend.init_project(force, renderer, cancel))
+        finally:
+            renderer.stop_spinner()
+        self.reply(reply)
+
+    def _cmd_history(self, _: str) -> None:
+        self.io.clear_input_history()
+        say(self.io.console, "🧹 输入历史已清空")
+
+    def _cmd_resume(self, args: str) -> None:
+        sessions = self.backend.list_sessions()
+        if not sessions:
+            say(self.io.console, "📭 本项目还没有可以恢复的历史会话。")
+            return
+        choice = args
+        if not choice:
+            say(self.io.console, format_sessions(sessions))
+            choice = (self.io.ask("输入编号或会话 id 恢复（直接回车取消）：") or "").strip()
+            if not choice:
+                say(self.io.console, "已取消恢复。", "yellow")
+                return
+        session_id = pick_session(sessions, choice)
+        if session_id is None:
+            say(self.io.console, f"❌ 没有找到会话: {choice}（可用 /resume 查看列表）", "red")
+            return
+        self.reply(self.backend.resume(session_id))
+
+
+def format_sessions(sessions: list[SessionSummary]) -> str:
+    lines = ["🗂️ 本项目的历史会话（最新在前）："]
+    for number, item in enumerate(sessions, start=1):
+        when = datetime.fromtimestamp(item.started_at_ms / 1000).strftime("%Y-%m-%d %H:%M")
+        first = shorten(item.first_input, 40) or "（无输入）"
+        lines.append(f"  {number:>2}. {when}  {first}  · {item.turns} 轮 · {item.model}")
+        lines.append(f"      {item.session_id}")
+    return "\n".join(lines)
+
+
+def pick_session(sessions: list[SessionSummary], choice: str) -> str | None:
+    """A list number (1 = newest), a full session id, or a unique id prefix."""
+    choice = choice.strip()
+    if choice.isdigit() and 1 <= int(choice) <= len(sessions):
+        return sessions[int(choice) - 1].session_id
+    exact = [item.session_id for item in sessions if item.session_id == choice]
+    if exact:
+        return exact[0]
+    prefixed = [item.session_id for item in sessions if choice and item.session_id.startswith(choice)]
+    return prefixed[0] if len(prefixed) == 1 else None
+
+
+# -- piped stdin -------------------------------------------------------------------------------------
+
+
+class PipedIO:
+    """stdin is not a terminal: one input per line, answers on stdout, progress on stderr, no ANSI."""
+
+    markdown = False
+
+    def __init__(self, lines: IO[str], console: Console, progress: Console) -> None:
+        self._lines = lines
+        self.console = console
+        self.progress = progress
+
+    def next_line(self) -> str | None:
+        line = self._lines.readline()
+        return None if line == "" else line.rstrip("\r\n")
+
+    def ask(self, question: str) -> str | None:
+        say(self.progress, question, "dim")
+        return self.next_line()
+
+    def run_cancellable(self, work: Callable[[CancelToken], T]) -> T:
+        return run_in_worker(work, self._wait)
+
+    def _wait(self, done: threading.Event, cancel: CancelToken) -> None:
+        while not done.is_set():
+            try:
+                done.wait(0.1)
+            except KeyboardInterrupt:
+                if not cancel.cancelled:
+                    say(self.progress, CANCEL_REQUESTED, "yellow")
+                cancel.cancel()
+
+    def clear_input_history(self) -> None:
+        return None
+
+
+def run_piped(backend: Backend, lines: IO[str], console: Console, progress: Console) -> int:
+    io = PipedIO(lines, console, progress)
+    dispatcher = Dispatcher(backend, io)
+    while (line := io.next_line()) is not None:
+        if not line.strip():
+            continue
+        say(progress, f"› {mask_secrets(line.strip())}", "dim")
+        if not dispatcher.handle(line):
+            break
+        dispatcher.notices()
+    return 0
+
+
+def run_repl(
+    backend: Backend,
+    *,
+    input: Input | IO[str] | None = None,
+    output: Output | IO[str] | None = None,
+    interactive: bool,
+    history_file: Path,
+    console: Console | None = None,
+    progress: Console | None = None,
+    env: EnvLookup | None = None,
+) -> int:
+    """Run the REPL until /exit, Ctrl+D or end of input; returns the exit code (0).
+
+    Interactive: `input`/`output` are prompt_toolkit objects (tests pass `create_pipe_input()` and
+    `DummyOutput()`), `console` receives everything rich prints. Piped: `input` is a text stream
+    (default stdin), answers go to `output` (default stdout) and progress to `progress` (default stderr).
+    """
+    try:
+        if not interactive:
+            return run_piped(
+                backend,
+                _text_stream(input, sys.stdin),
+                console or Console(file=_text_stream(output, sys.stdout), highlight=False, emoji=False),
+                progress or Console(stderr=True, highlight=False, emoji=False),
+            )
+        from paicli.cli.repl_prompt import run_interactive
+
+        return run_interactive(backend, input=input, output=output, history_file=history_file,
+                               console=console, env=env)
+    finally:
+        backend.close()
+
+
+def _text_stream(candidate: object, default: IO[str]) -> IO[str]:
+    from prompt_toolkit.input import Input
+    from prompt_toolkit.output import Output
+
+    if candidate is None or isinstance(candidate, (Input, Output)):
+        return default
+    return candidate  # type: ignore[return-value]

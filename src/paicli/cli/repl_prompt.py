@@ -1,0 +1,321 @@
+"""The interactive side of the REPL: prompt_toolkit input, completion, key bindings, the Esc watcher."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import TypeVar
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+from prompt_toolkit.formatted_text import FormattedText
+from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.input import Input, create_input
+from prompt_toolkit.input.typeahead import get_typeahead, store_typeahead
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.key_binding.key_processor import KeyPress
+from prompt_toolkit.keys import Keys
+from prompt_toolkit.output import Output, create_output
+from rich.console import Console
+
+from paicli.cancel import CancelToken
+from paicli.cli.backend import Backend, SessionInfo
+from paicli.cli.commands import COMMANDS
+from paicli.cli.render import say
+from paicli.cli.repl import CANCEL_REQUESTED, GOODBYE, Dispatcher, run_in_worker
+from paicli.cli.statusbar import format_window, status_line
+from paicli.config.env import EnvLookup
+
+T = TypeVar("T")
+
+_CANCEL_PENDING = "\x00paicli-cancel-pending"
+_SKIP_DIRS = {".git", ".paicli", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", "env",
+              ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", "dist", "build", ".idea"}
+_SUBCOMMANDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "memory": (("list", "列出全部长期记忆"), ("search ", "按关键词搜索"), ("delete ", "删除一条记忆"),
+               ("verify ", "刷新一条记忆的核实时间"), ("replace ", "用新事实替换一条记忆"), ("clear", "清空全部长期记忆")),
+    "mode": (("auto", "自动执行"), ("plan", "先规划再执行"), ("ask", "只读问答")),
+    "hitl": (("on", "每次危险操作都请求确认"), ("default", "恢复默认确认策略")),
+    "init": (("--force", "覆盖已有的 PAI.md"),),
+    "history": (("clear", "清空输入历史"),),
+    "save": (("--global", "保存为全局记忆"), ("--project", "保存为本项目记忆"), ("--force", "跳过重复检查")),
+}
+_SUBCOMMANDS["mem"] = _SUBCOMMANDS["memory"]
+
+
+class ReplCompleter(Completer):
+    """`/` completes commands (with descriptions) and their sub-commands; `@` completes project paths."""
+
+    def __init__(self, root: Path, scan_limit: int = 4000, result_limit: int = 40) -> None:
+        self._root = root
+        self._scan_limit = scan_limit
+        self._result_limit = result_limit
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
+        text = document.text_before_cursor
+        if text.startswith("/") and " " not in text:
+            yield from self._commands(text)
+            return
+        if text.startswith("/"):
+            yield from self._subcommands(text)
+        word = document.get_word_before_cursor(WORD=True)
+        if word.startswith("@"):
+            yield from self._paths(word)
+
+    def _commands(self, text: str) -> Iterator[Completion]:
+        typed = text[1:].lower()
+        for spec in COMMANDS:
+            match = next((word for word in spec.words if word.startswith(typed)), None)
+            if match is not None:
+                yield Completion("/" + match, start_position=-len(text), display=spec.usage,
+                                 display_meta=spec.description)
+
+    def _subcommands(self, text: str) -> Iterator[Completion]:
+        head, _, rest = text[1:].partition(" ")
+        if " " in rest:
+            return
+        for word, meta in _SUBCOMMANDS.get(head.lower(), ()):
+            if word.startswith(rest.lower()):
+                yield Completion(word, start_position=-len(rest), display_meta=meta)
+
+    def _paths(self, word: str) -> Iterator[Completion]:
+        prefix = word[1:]
+        if ".." in Path(prefix).parts or prefix.startswith("/"):
+            return
+        folder, _, base = prefix.rpartition("/")
+        found = 0
+        for rel, is_dir in self._listing(folder):
+            name = rel.rpartition("/")[2]
+            if name.lower().startswith(base.lower()):
+                found += 1
+                yield Completion("@" + rel + ("/" if is_dir else ""), start_position=-len(word),
+                                 display=name + ("/" if is_dir else ""))
+        if not folder and len(base) >= 2 and found == 0:
+            yield from self._search(base, word)
+
+    def _listing(self, folder: str) -> list[tuple[str, bool]]:
+        directory = self._root / folder if folder else self._root
+        try:
+            entries = sorted(os.scandir(directory), key=lambda entry: entry.name)
+        except OSError:
+            return []
+        listed = []
+        for entry in entries:
+            is_dir = entry.is_dir()
+            if is_dir and entry.name in _SKIP_DIRS:
+                continue
+            listed.append((f"{folder}/{entry.name}" if folder else entry.name, is_dir))
+        return listed[: self._result_limit * 5]
+
+    def _search(self, needle: str, word: str) -> Iterator[Completion]:
+        """Files anywhere under the root whose name contains `needle` (bounded walk)."""
+        seen = 0
+        hits = 0
+        needle = needle.lower()
+        for dirpath, dirnames, filenames in os.walk(self._root):
+            dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
+            for name in sorted(filenames):
+                seen += 1
+                if needle in name.lower():
+                    rel = Path(dirpath, name).relative_to(self._root).as_posix()
+                    hits += 1
+                    yield Completion("@" + rel, start_position=-len(word), display=rel)
+                if hits >= self._result_limit or seen >= self._scan_limit:
+                    return
+
+
+def banner_lines(info: SessionInfo) -> list[tuple[str, str]]:
+    return [
+        (f"✻ paicli v{info.version}", "bold cyan"),
+        (f"  模型  {info.model} ({info.provider}) · 上下文窗口 {format_window(info.context_window)}", ""),
+        (f"  项目  {info.project_root}", ""),
+        (f"  会话  {info.session_id}", "dim"),
+        ("", ""),
+        ("  输入 / 查看命令（Tab 补全），@路径 把文件交给模型；", "dim"),
+        ("  Esc+Enter 或 Ctrl+J 换行，运行中按 Esc 取消任务，Ctrl+C 清空当前行，Ctrl+D 退出。", "dim"),
+    ]
+
+
+class InteractiveIO:
+    """Terminal IO for the dispatcher: follow-up prompts and a key watcher while a task runs."""
+
+    markdown = True
+
+    def __init__(self, inp: Input, out: Output, console: Console, clear_history: Callable[[], None]) -> None:
+        self._input = inp
+        self._output = out
+        self.console = console
+        self.progress = console
+        self._clear_history = clear_history
+
+    def ask(self, question: str) -> str | None:
+        session: PromptSession[str] = PromptSession(input=self._input, output=self._output)
+        try:
+            return session.prompt(question)
+        except (EOFError, KeyboardInterrupt):
+            return None
+
+    def clear_input_history(self) -> None:
+        self._clear_history()
+
+    def run_cancellable(self, work: Callable[[CancelToken], T]) -> T:
+        return run_in_worker(work, self._watch)
+
+    def _request_cancel(self, cancel: CancelToken) -> None:
+        if not cancel.cancelled:
+            say(self.progress, CANCEL_REQUESTED, "yellow")
+            cancel.cancel()
+
+    def _watch(self, done: threading.Event, cancel: CancelToken) -> None:
+        try:
+            asyncio.run(self._watch_keys(done, cancel))
+        except KeyboardInterrupt:
+            self._request_cancel(cancel)
+        except Exception:  # no raw mode / unreadable input: keep going, Ctrl+C (SIGINT) still cancels
+            self._wait_plain(done, cancel)
+
+    def _wait_plain(self, done: threading.Event, cancel: CancelToken) -> None:
+        while not done.is_set():
+            try:
+                done.wait(0.1)
+            except KeyboardInterrupt:
+                self._request_cancel(cancel)
+
+    async def _watch_keys(self, done: threading.Event, cancel: CancelToken) -> None:
+        """Esc / Ctrl+C cancel; every other key is kept as type-ahead for the next prompt."""
+        inp = self._input
+        loop = asyncio.get_running_loop()
+        kept: list[KeyPress] = []
+        last_read = loop.time()
+
+        def take(keys: list[KeyPress]) -> None:
+            for key_press in keys:
+                if key_press.key in (Keys.Escape, Keys.ControlC):
+                    self._request_cancel(cancel)
+                else:
+                    kept.append(key_press)
+
+        def on_ready() -> None:
+            nonlocal last_read
+            take(inp.read_keys())
+            last_read = loop.time()
+
+        take(get_typeahead(inp))
+        try:
+            with inp.raw_mode(), inp.attach(on_ready):
+                while not done.is_set():
+                    await asyncio.sleep(0.05)
+                    if loop.time() - last_read >= 0.1:
+                        take(inp.flush_keys())  # a lone Esc is only reported once no sequence follows
+        finally:
+            store_typeahead(inp, kept)
+
+
+class InteractiveRepl:
+    def __init__(self, backend: Backend, inp: Input, out: Output, console: Console, history_file: Path,
+                 show_toolbar: bool = True) -> None:
+        self._backend = backend
+        self._input = inp
+        self._output = out
+        self._console = console
+        self._history_file = history_file
+        self._show_toolbar = show_toolbar
+        self._root = Path(backend.info().project_root or ".")
+        self._io = InteractiveIO(inp, out, console, self._clear_history)
+        self._dispatcher = Dispatcher(backend, self._io)
+        self._session = self._make_session()
+
+    def _history(self) -> History:
+        try:
+            self._history_file.parent.mkdir(parents=True, exist_ok=True)
+            return FileHistory(str(self._history_file))
+        except OSError:
+            return InMemoryHistory()
+
+    def _make_session(self) -> PromptSession[str]:
+        return PromptSession(
+            history=self._history(),
+            completer=ReplCompleter(self._root),
+            complete_while_typing=True,
+            auto_suggest=AutoSuggestFromHistory(),
+            key_bindings=self._key_bindings(),
+            bottom_toolbar=self._toolbar if self._show_toolbar else None,
+            input=self._input,
+            output=self._output,
+            multiline=False,
+        )
+
+    def _key_bindings(self) -> KeyBindings:
+        bindings = KeyBindings()
+
+        @bindings.add("escape", "enter")
+        @bindings.add("c-j")
+        def _newline(event: KeyPressEvent) -> None:
+            event.current_buffer.insert_text("\n")
+
+        @bindings.add("escape")
+        def _escape(event: KeyPressEvent) -> None:
+            buffer = event.current_buffer
+            if buffer.complete_state is not None:
+                buffer.cancel_completion()
+            elif buffer.text:
+                buffer.reset()
+            elif self._dispatcher.pending is not None:
+                event.app.exit(result=_CANCEL_PENDING)
+
+        return bindings
+
+    def _toolbar(self) -> str:
+        try:
+            text = status_line(self._backend.status())
+        except Exception:
+            return ""
+        pending = self._dispatcher.pending
+        return f" {text} · 下一条: {pending}" if pending else f" {text}"
+
+    def _message(self) -> FormattedText:
+        pending = self._dispatcher.pending
+        if pending:
+            return FormattedText([("ansicyan bold", f"{pending} "), ("bold", "› ")])
+        return FormattedText([("bold", "› ")])
+
+    def _clear_history(self) -> None:
+        with contextlib.suppress(OSError):
+            if self._history_file.exists():
+                self._history_file.write_text("", encoding="utf-8")
+        self._session = self._make_session()
+
+    def run(self) -> int:
+        for text, style in banner_lines(self._backend.info()):
+            say(self._console, text, style or None)
+        while True:
+            self._dispatcher.notices()
+            try:
+                line = self._session.prompt(self._message())
+            except KeyboardInterrupt:
+                continue
+            except EOFError:
+                say(self._console, GOODBYE)
+                return 0
+            if line == _CANCEL_PENDING:
+                self._dispatcher.cancel_pending()
+                continue
+            if not self._dispatcher.handle(line):
+                return 0
+            if line.strip():
+                self._console.print()
+
+
+def run_interactive(backend: Backend, *, input: object, output: object, history_file: Path,
+                    console: Console | None, env: EnvLookup | None) -> int:
+    inp = input if isinstance(input, Input) else create_input()
+    out = output if isinstance(output, Output) else create_output()
+    show_toolbar = not (env or EnvLookup()).get_bool("PAICLI_NO_STATUSBAR", False)
+    repl = InteractiveRepl(backend, inp, out, console or Console(force_terminal=True), history_file, show_toolbar)
+    return repl.run()

@@ -1,0 +1,37 @@
+"""The bottom status bar: token figures and the one-line session status (pure)."""
+
+from __future__ import annotations
+
+from paicli.cli.backend import StatusSnapshot
+
+
+def format_tokens(count: int) -> str:
+    """Spec 10.4 `formatTokens`: >=1M -> `%.1fM`, >=1000 -> `%.1fk`, else the integer."""
+    if count >= 1_000_000:
+        return f"{count / 1_000_000:.1f}M"
+    if count >= 1000:
+        return f"{count / 1000:.1f}k"
+    return str(count)
+
+
+def format_window(count: int) -> str:
+    """A window is usually round: 128000 -> `128k`, 1000000 -> `1M`, 131072 -> `131.1k`."""
+    if count >= 1_000_000 and count % 1_000_000 == 0:
+        return f"{count // 1_000_000}M"
+    if count >= 1000 and count % 1000 == 0:
+        return f"{count // 1000}k"
+    return format_tokens(count)
+
+
+def status_line(snapshot: StatusSnapshot) -> str:
+    parts = [
+        snapshot.model,
+        f"ctx {format_tokens(snapshot.context_tokens)}/{format_window(snapshot.context_window)}"
+        f" ({snapshot.context_percent:.1f}%)",
+        f"in {format_tokens(snapshot.input_tokens)} out {format_tokens(snapshot.output_tokens)}"
+        f" cached {format_tokens(snapshot.cached_tokens)} ({snapshot.cache_hit_percent:.0f}% hit)",
+        snapshot.mode,
+    ]
+    if snapshot.phase and snapshot.phase != "idle":
+        parts.append(snapshot.phase)
+    return " · ".join(parts)

@@ -1,0 +1,120 @@
+"""A Backend that records calls and replays scripted events (tests of the REPL front end)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from paicli.agent.events import AgentEvent, EventSink, RunFinished, TextDelta
+from paicli.cancel import CancelToken
+from paicli.cli.backend import CommandReply, RunMode, SessionInfo, SessionSummary, StatusSnapshot
+
+Script = Callable[[str, RunMode, EventSink, CancelToken], RunFinished]
+
+
+def streamed(*chunks: str) -> Script:
+    """A run that streams `chunks` as text deltas and finishes done."""
+
+    def run(text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
+        for chunk in chunks:
+            emit(TextDelta(chunk))
+        return RunFinished("done", "".join(chunks))
+
+    return run
+
+
+def events(*items: AgentEvent, result: RunFinished | None = None) -> Script:
+    def run(text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
+        for item in items:
+            emit(item)
+        return result or RunFinished("done", "")
+
+    return run
+
+
+def wait_for_cancel(started: threading.Event, timeout: float = 10.0) -> Script:
+    """A run that blocks until its token is cancelled (or gives up after `timeout`)."""
+
+    def run(text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
+        started.set()
+        if cancel.wait(timeout):
+            return RunFinished("cancelled", "")
+        return RunFinished("error", "", "never cancelled")
+
+    return run
+
+
+@dataclass
+class FakeBackend:
+    scripts: list[Script] = field(default_factory=list)
+    sessions: list[SessionSummary] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    calls: list[tuple[str, Any]] = field(default_factory=list)
+    closed: bool = False
+    model_name: str = "fake-model"
+
+    def info(self) -> SessionInfo:
+        return SessionInfo("9.9.9", self.model_name, "fakeprov", 128_000, "session-1-abc", "/tmp/proj", "auto")
+
+    def status(self) -> StatusSnapshot:
+        return StatusSnapshot(self.model_name, 12_300, 128_000, 45_100, 3_200, 30_000, "auto")
+
+    def run(self, text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
+        self.calls.append(("run", (text, mode)))
+        script = self.scripts.pop(0) if self.scripts else streamed(f"echo: {text}")
+        return script(text, mode, emit, cancel)
+
+    def _reply(self, name: str, args: Any, text: str) -> CommandReply:
+        self.calls.append((name, args))
+        return CommandReply(text)
+
+    def clear(self) -> CommandReply:
+        return self._reply("clear", None, "🗑️ 对话历史已清空")
+
+    def compact(self, focus: str | None, emit: EventSink) -> CommandReply:
+        return self._reply("compact", focus, "📦 已手动压缩历史上下文: 1,000 -> 200 tokens")
+
+    def context_report(self) -> CommandReply:
+        return self._reply("context", None, "📊 Context Usage")
+
+    def memory(self, args: str) -> CommandReply:
+        return self._reply("memory", args, f"memory:{args}")
+
+    def save(self, args: str) -> CommandReply:
+        return self._reply("save", args, f"saved:{args}")
+
+    def model(self, args: str) -> CommandReply:
+        if args:
+            self.model_name = args
+        return self._reply("model", args, f"🤖 当前模型: {self.model_name}")
+
+    def set_mode(self, args: str) -> CommandReply:
+        return self._reply("mode", args, f"模式: {args or 'auto'}")
+
+    def hitl(self, args: str) -> CommandReply:
+        return self._reply("hitl", args, f"HITL: {args or 'default'}")
+
+    def policy(self) -> CommandReply:
+        return self._reply("policy", None, "🛡️ 安全策略状态：")
+
+    def init_project(self, force: bool, emit: EventSink, cancel: CancelToken) -> CommandReply:
+        return self._reply("init", force, "✅ PAI.md 已生成")
+
+    def list_sessions(self) -> list[SessionSummary]:
+        self.calls.append(("list_sessions", None))
+        return list(self.sessions)
+
+    def resume(self, session_id: str) -> CommandReply:
+        return self._reply("resume", session_id, f"✅ 已恢复会话 {session_id}")
+
+    def drain_notices(self) -> list[str]:
+        drained, self.notices = self.notices, []
+        return drained
+
+    def close(self, timeout: float = 10.0) -> None:
+        self.closed = True
+
+    def names(self) -> list[str]:
+        return [name for name, _ in self.calls]
