@@ -1,0 +1,118 @@
+"""The external-content guard for long-term memory (spec 5.5-5.6).
+
+Once a session has read web pages, MCP results or fetched URLs with curl, nothing may be written to long-term
+memory automatically: a page could carry instructions dressed up as user preferences.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+
+from paicli.config.env import EnvLookup
+
+MAX_SOURCES = 8
+GUARD_ENV_KEY = "PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT"
+CURL_SOURCE = "execute_command(curl/wget)"
+MCP_RESOURCE_SOURCE = "mcp_resource_mention"
+
+_NETWORK_COMMAND = re.compile(r"(?i)(?:^|[;&|\s])(?:curl|wget|httpie|lynx)(?:$|\s)")
+_EXTERNAL_NAMES = frozenset({"web_search", "web_fetch"})
+_EXTERNAL_PREFIXES = ("mcp__", "browser_")
+
+# The reference's code list plus the article's paraphrase "保存到记忆".
+EXPLICIT_MEMORY_PHRASES: tuple[str, ...] = (
+    "记一下",
+    "记住",
+    "记下来",
+    "以后记得",
+    "下次记得",
+    "保存这个偏好",
+    "保存到长期记忆",
+    "保存到记忆",
+)
+
+
+def explicit_memory_requested(text: str | None) -> bool:
+    """True when the user's own words ask for something to be remembered."""
+    if not text:
+        return False
+    return any(phrase in text for phrase in EXPLICIT_MEMORY_PHRASES)
+
+
+def is_external_tool(tool_name: str | None) -> bool:
+    name = (tool_name or "").strip().lower()
+    return name in _EXTERNAL_NAMES or name.startswith(_EXTERNAL_PREFIXES)
+
+
+def command_of(args_json: str | None) -> str:
+    """The `command` argument of an execute_command call, or the raw text when it does not parse."""
+    raw = args_json or ""
+    try:
+        parsed = json.loads(raw)
+    except (ValueError, TypeError):
+        return raw.strip()
+    if isinstance(parsed, dict):
+        command = parsed.get("command")
+        return command if isinstance(command, str) else ""
+    return raw.strip()
+
+
+def is_network_command(command: str) -> bool:
+    return bool(_NETWORK_COMMAND.search(command or ""))
+
+
+class ExternalContextTracker:
+    """Session-wide record of where external content came from (at most 8 distinct sources, in order)."""
+
+    def __init__(self, env: EnvLookup | None = None, *, guard_enabled: bool | None = None) -> None:
+        lookup = env if env is not None else EnvLookup()
+        self._guard_enabled = lookup.get_bool(GUARD_ENV_KEY, True) if guard_enabled is None else guard_enabled
+        self._sources: list[str] = []
+        self._lock = threading.Lock()
+
+    @property
+    def guard_enabled(self) -> bool:
+        return self._guard_enabled
+
+    def observe(self, tool_name: str, args_json: str | None = None) -> bool:
+        """Record a tool call that brings outside content in. Returns True when the call counted as external."""
+        name = (tool_name or "").strip()
+        if is_external_tool(name):
+            self.mark(name.lower())
+            return True
+        if name.lower() == "execute_command" and is_network_command(command_of(args_json)):
+            self.mark(CURL_SOURCE)
+            return True
+        return False
+
+    def observe_user_input(self, expanded_text: str) -> bool:
+        """An `@server:` MCP resource expanded into the user's input is external content too."""
+        if '<resource server="' in (expanded_text or ""):
+            self.mark(MCP_RESOURCE_SOURCE)
+            return True
+        return False
+
+    def mark(self, source: str) -> None:
+        source = (source or "").strip()
+        if not source:
+            return
+        with self._lock:
+            if source not in self._sources and len(self._sources) < MAX_SOURCES:
+                self._sources.append(source)
+
+    def sources(self) -> list[str]:
+        with self._lock:
+            return list(self._sources)
+
+    def has_external(self) -> bool:
+        with self._lock:
+            return bool(self._sources)
+
+    def blocks_automatic_memory(self) -> bool:
+        return self._guard_enabled and self.has_external()
+
+    def reset(self) -> None:
+        with self._lock:
+            self._sources.clear()

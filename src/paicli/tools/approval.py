@@ -1,0 +1,153 @@
+"""Approval modes (auto / ask, /hitl on|default, --yes), the stock approvers and the /policy report."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from paicli.tools.base import ApprovalDecision, ApprovalRequest
+from paicli.tools.guards import COMMAND_RULES, is_read_only_command
+
+SessionMode = Literal["auto", "plan", "ask"]
+DANGEROUS_TOOLS = ("write_file", "edit_file", "execute_command")
+HITL_PREFIX = "[HITL]"
+_MODE_TEXT = {
+    "auto": "auto（默认）：项目内的文件编辑直接执行；只读命令直接运行，其余 shell 命令先请你确认",
+    "plan": "plan：普通输入走 Plan-and-Execute；审批规则同 auto",
+    "ask": "ask：每一次写文件、改文件和执行命令都先请你确认",
+}
+
+
+class AutoApprover:
+    """`--yes`: approves everything without asking."""
+
+    def approve(self, request: ApprovalRequest) -> ApprovalDecision:
+        return "approve"
+
+
+class DenyingApprover:
+    """No human available (one-shot without --yes, piped stdin): every request is refused."""
+
+    def __init__(self, reason_text: str = "当前没有可以确认操作的用户（非交互运行）；如需允许，请加 --yes 重新运行") -> None:
+        self.reason_text = reason_text
+
+    def approve(self, request: ApprovalRequest) -> ApprovalDecision:
+        return "deny"
+
+
+@dataclass(frozen=True)
+class ApprovalNeed:
+    reason: str
+
+
+class ApprovalState:
+    """The session's approval settings; the REPL changes them at run time (/mode, /hitl, /clear)."""
+
+    def __init__(self, mode: SessionMode = "auto", hitl: bool = False, yes: bool = False) -> None:
+        self._mode: SessionMode = mode
+        self._hitl = hitl
+        self.yes = yes
+        self._granted: set[str] = set()
+        self._lock = threading.Lock()
+
+    @property
+    def mode(self) -> SessionMode:
+        return self._mode
+
+    @property
+    def hitl(self) -> bool:
+        return self._hitl
+
+    def label(self) -> str:
+        """Short label for the status bar: `auto`, `ask`, `plan`, plus `hitl` when on."""
+        return f"{self._mode} · hitl" if self._hitl else self._mode
+
+    def set_mode(self, arg: str = "") -> str:
+        """`/mode [auto|plan|ask]` → the text shown after `🧭 `."""
+        name = arg.strip().lower()
+        if not name:
+            return f"当前模式 {_MODE_TEXT[self._mode]}。可选: /mode auto | plan | ask"
+        if name not in _MODE_TEXT:
+            return f"未知模式: {arg.strip()}。可选: auto | plan | ask"
+        self._mode = name  # type: ignore[assignment]
+        return f"已切换到 {_MODE_TEXT[name]}"
+
+    def set_hitl(self, arg: str = "") -> str:
+        """`/hitl [on|default]` → the text shown after `🔒 `."""
+        value = arg.strip().lower()
+        if value == "on":
+            self._hitl = True
+            return "HITL 已开启：每一次写文件、改文件和执行命令都会先请你确认"
+        if value == "default":
+            self._hitl = False
+            return f"HITL 已恢复默认，按当前模式审批: {_MODE_TEXT[self._mode]}"
+        if value:
+            return f"不支持的参数: {arg.strip()}。用法: /hitl on | /hitl default"
+        state = "开启（每次危险操作都确认）" if self._hitl else f"默认（{_MODE_TEXT[self._mode]}）"
+        return f"HITL 当前: {state}。用法: /hitl on | /hitl default"
+
+    def describe(self) -> str:
+        extra = "；--yes 已开启，所有操作自动批准" if self.yes else ""
+        granted = f"；本会话已全部批准: {', '.join(sorted(self._granted))}" if self._granted else ""
+        hitl = "；HITL 开启" if self._hitl else ""
+        return f"模式 {_MODE_TEXT[self._mode]}{hitl}{extra}{granted}"
+
+    def grant_all(self, tool: str) -> None:
+        with self._lock:
+            self._granted.add(tool)
+
+    def clear_grants(self) -> None:
+        with self._lock:
+            self._granted.clear()
+
+    def needs_approval(self, tool: str, args: dict[str, Any]) -> ApprovalNeed | None:
+        """Why a human must confirm this call, or None when it may run. Guards have already passed."""
+        if tool not in DANGEROUS_TOOLS or self.yes:
+            return None
+        with self._lock:
+            if tool in self._granted:
+                return None
+        if self._hitl:
+            return ApprovalNeed("HITL 已开启，所有危险操作都需要确认")
+        if self._mode == "ask":
+            return ApprovalNeed("当前为 ask 模式，危险操作需要确认")
+        if tool == "execute_command" and not is_read_only_command(str(args.get("command", ""))):
+            return ApprovalNeed("这条命令可能修改文件或系统状态，auto 模式下需要确认")
+        return None
+
+
+def approval_summary(tool: str, args: dict[str, Any]) -> str:
+    if tool == "execute_command":
+        return f"执行命令: {args.get('command', '')}"
+    if tool == "write_file":
+        return f"写入文件: {args.get('path', '')}"
+    if tool == "edit_file":
+        return f"编辑文件: {args.get('path', '')}"
+    return f"调用工具 {tool}"
+
+
+def denial_text(tool: str, args: dict[str, Any], non_interactive_hint: str | None) -> str:
+    hint = f"（{non_interactive_hint}）" if non_interactive_hint else ""
+    return (f"{HITL_PREFIX} 用户没有批准这次操作，未执行: {approval_summary(tool, args)}{hint}。"
+            "不要换个方式绕过；如确有必要，请向用户说明原因并等待指示")
+
+
+def policy_report(project_root: Path, state: ApprovalState, audit_dir: Path | None = None) -> str:
+    """The `/policy` output (spec 10.3)."""
+    rules = "、".join(rule.name for rule in COMMAND_RULES)
+    lines = [
+        "🛡️ 安全策略状态：",
+        f"   项目根目录: {project_root}",
+        f"   危险工具（需审批）: {', '.join(DANGEROUS_TOOLS)}",
+        f"   审批: {state.describe()}",
+        "   路径围栏: 文件工具只能访问项目根目录内的真实路径（.. 和指向外部的符号链接都会被拒绝）",
+        f"   命令黑名单: {rules}",
+        "   写入文件上限: 5MB",
+        "   命令执行上限: 60 秒，输出 8KB（超出部分卸载到会话文件，可用 read_file 读回）",
+        "   联网: web_fetch 只访问公网 http(s) 地址，且 URL 须来自你的输入或本轮 web_search 结果",
+    ]
+    if audit_dir is not None:
+        lines.append(f"   审计目录: {audit_dir}")
+    return "\n".join(lines)

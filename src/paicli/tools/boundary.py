@@ -1,0 +1,30 @@
+"""ToolResultBoundary (spec 7.4): every tool result enters a history wrapped as untrusted data."""
+
+from __future__ import annotations
+
+import re
+
+_UNSAFE_NAME_CHAR = re.compile(r"[^A-Za-z0-9_.:-]")
+_FORGED_TAG = re.compile(r"(?i)<(/?)(\s*)(tool_result)")
+
+
+def safe_name(tool_name: str | None) -> str:
+    return _UNSAFE_NAME_CHAR.sub("_", tool_name or "")
+
+
+def escape_content(content: str | None) -> str:
+    """Neutralise forged `<tool_result` / `</tool_result` tags; nothing else changes."""
+    return _FORGED_TAG.sub(r"&lt;\1\2\3", content or "")
+
+
+class ToolResultBoundary:
+    @staticmethod
+    def wrap(tool_name: str | None, content: str | None) -> str:
+        return (
+            f'<tool_result tool="{safe_name(tool_name)}" trust="untrusted-data">\n'
+            f"{escape_content(content)}\n</tool_result>"
+        )
+
+
+def wrap(tool_name: str | None, content: str | None) -> str:
+    return ToolResultBoundary.wrap(tool_name, content)

@@ -1,0 +1,36 @@
+"""What a tool handler gets to work with, and the L1 offloader seam it shares with the runner."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from paicli.cancel import CancelToken
+from paicli.config.env import EnvLookup
+from paicli.tools.guards import PathGuard
+
+
+class Offloader(Protocol):
+    """Level-1 compaction (spec 2.2), implemented by paicli.context.offload.ToolResultOffloader."""
+
+    @property
+    def enabled(self) -> bool: ...
+
+    def offload_if_oversized(self, tool: str, args_json: str, content: str) -> str: ...
+
+    def offload(self, tool: str, content: str, head_chars: int) -> str: ...
+
+
+SaveMemory = Callable[[str, str, "str | None", bool], str]
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    project_root: Path
+    paths: PathGuard
+    env: EnvLookup
+    cancel: CancelToken
+    offloader: Offloader | None = None
+    command_timeout_seconds: float = 60.0

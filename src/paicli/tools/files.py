@@ -1,0 +1,202 @@
+"""File tools: read_file, write_file, edit_file, list_dir, glob_files (spec 9.1). All paths pass PathGuard."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from pathlib import Path
+
+from paicli.tools.context import ToolContext
+from paicli.tools.schema import Args, ToolOutput
+
+MAX_FILE_BYTES = 5 * 1024 * 1024
+DEFAULT_READ_LIMIT = 200
+MAX_READ_LIMIT = 2000
+MAX_DIFF_LINES = 400
+MAX_LIST_ENTRIES = 500
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache",
+                           ".pytest_cache", ".ruff_cache", ".tox"})
+
+
+def fail(text: str) -> ToolOutput:
+    return ToolOutput(f"❌ {text}", success=False)
+
+
+def is_binary(sample: bytes) -> bool:
+    return b"\x00" in sample
+
+
+def split_lines(text: str) -> list[str]:
+    lines = _LINE_BREAK.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def read_text(path: Path) -> str:
+    return path.read_bytes().decode("utf-8", errors="replace")
+
+
+def read_file(args: Args, ctx: ToolContext) -> ToolOutput:
+    target = ctx.paths.resolve(args["path"])
+    path = target.real
+    if not path.exists():
+        return fail(f"文件不存在: {args['path']}")
+    if path.is_dir():
+        return fail(f"{args['path']} 是目录，请用 list_dir 查看")
+    with path.open("rb") as handle:
+        if is_binary(handle.read(8192)):
+            return fail(f"{args['path']} 看起来是二进制文件，read_file 只能读取文本文件")
+    ranged = "offset" in args or "limit" in args
+    size = path.stat().st_size
+    if not ranged and size > MAX_FILE_BYTES:
+        return fail(
+            f"文件过大（{size} 字节，超过 5MB），请用 offset/limit 分段读取，例如 "
+            f'read_file {{"path":"{args["path"]}","offset":1,"limit":{DEFAULT_READ_LIMIT}}}'
+        )
+    lines = split_lines(read_text(path))
+    total = len(lines)
+    offset = int(args.get("offset", 1))
+    limit = min(int(args.get("limit", DEFAULT_READ_LIMIT)), MAX_READ_LIMIT) if ranged else max(total, 1)
+    if total and offset > total:
+        return fail(f"offset={offset} 超出文件行数（共 {total} 行）: {args['path']}")
+    start = offset - 1
+    chosen = lines[start : start + limit]
+    end = start + len(chosen) if chosen else 0
+    name = str(args["path"]).strip()
+    header = f"文件内容: {name} (lines {start + 1 if chosen else 0}-{end} of {total})"
+    body = [f"{start + i + 1:5d} | {line}" for i, line in enumerate(chosen)]
+    parts = [header, *body]
+    if end < total:
+        parts.append(f"...(已截断，可用 offset={end + 1} 继续读取)")
+    return ToolOutput("\n".join(parts))
+
+
+def unified_diff(old: str, new: str, relative: str) -> str | None:
+    diff = list(
+        difflib.unified_diff(
+            old.splitlines(keepends=False), new.splitlines(keepends=False), f"a/{relative}", f"b/{relative}",
+            lineterm="",
+        )
+    )
+    if not diff:
+        return None
+    if len(diff) > MAX_DIFF_LINES:
+        diff = [*diff[:MAX_DIFF_LINES], f"...(diff 过长，省略 {len(diff) - MAX_DIFF_LINES} 行)"]
+    return "\n".join(diff)
+
+
+def write_file(args: Args, ctx: ToolContext) -> ToolOutput:
+    target = ctx.paths.resolve(args["path"])
+    content: str = args["content"]
+    data = content.encode("utf-8")
+    if len(data) > MAX_FILE_BYTES:
+        return fail(f"写入内容过大（{len(data)} 字节），write_file 上限为 5MB")
+    path = target.real
+    if path.is_dir():
+        return fail(f"{args['path']} 是目录，不能写入")
+    existed = path.exists()
+    old = read_text(path) if existed else ""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    verb = "已覆盖" if existed else "已创建"
+    lines = len(split_lines(content))
+    return ToolOutput(
+        f"✅ {verb}文件: {target.relative}（{lines} 行，{len(data)} 字节）",
+        display=unified_diff(old, content, target.relative),
+        metadata={"path": target.relative},
+    )
+
+
+def edit_file(args: Args, ctx: ToolContext) -> ToolOutput:
+    target = ctx.paths.resolve(args["path"])
+    path = target.real
+    old_text: str = args["old_text"]
+    new_text: str = args["new_text"]
+    if not path.is_file():
+        return fail(f"文件不存在: {args['path']}")
+    if path.stat().st_size > MAX_FILE_BYTES:
+        return fail(f"文件过大（超过 5MB），edit_file 无法编辑: {args['path']}")
+    if old_text == "":
+        return fail("old_text 不能为空；要新建或整体重写文件请用 write_file")
+    original = read_text(path)
+    count = original.count(old_text)
+    if count == 0:
+        return ToolOutput(f"old_text 在文件中不存在: {args['path']}", success=False)
+    replace_all = bool(args.get("replace_all", False))
+    if count > 1 and not replace_all:
+        return fail(
+            f"old_text 在文件中出现了 {count} 次: {args['path']}。请在 old_text 中加入更多上下文使其唯一，"
+            "或设置 replace_all=true 替换全部"
+        )
+    updated = original.replace(old_text, new_text) if replace_all else original.replace(old_text, new_text, 1)
+    data = updated.encode("utf-8")
+    if len(data) > MAX_FILE_BYTES:
+        return fail("编辑后的文件超过 5MB，已放弃写入")
+    path.write_bytes(data)
+    return ToolOutput(
+        f"✅ 已编辑文件: {target.relative}（替换 {count if replace_all else 1} 处）",
+        display=unified_diff(original, updated, target.relative),
+        metadata={"path": target.relative},
+    )
+
+
+def list_dir(args: Args, ctx: ToolContext) -> ToolOutput:
+    target = ctx.paths.resolve(args.get("path", "."))
+    path = target.real
+    if not path.exists():
+        return fail(f"目录不存在: {args.get('path', '.')}")
+    if not path.is_dir():
+        return fail(f"{args.get('path')} 不是目录")
+    entries = sorted(os.scandir(path), key=lambda e: (not e.is_dir(follow_symlinks=False), e.name.lower()))
+    lines = [f"目录: {target.relative}（{len(entries)} 项）"]
+    for entry in entries[:MAX_LIST_ENTRIES]:
+        if entry.is_symlink():
+            lines.append(f"  {entry.name}@ -> {os.readlink(entry.path)}")
+        elif entry.is_dir():
+            lines.append(f"  {entry.name}/")
+        else:
+            lines.append(f"  {entry.name}  ({_size(entry.stat().st_size)})")
+    if len(entries) > MAX_LIST_ENTRIES:
+        lines.append(f"...(仅列出前 {MAX_LIST_ENTRIES} 项)")
+    if not entries:
+        lines.append("  (空目录)")
+    return ToolOutput("\n".join(lines))
+
+
+def _size(n: int) -> str:
+    if n >= 1024 * 1024:
+        return f"{n / 1024 / 1024:.1f} MB"
+    if n >= 1024:
+        return f"{n / 1024:.1f} KB"
+    return f"{n} B"
+
+
+def glob_files(args: Args, ctx: ToolContext) -> ToolOutput:
+    base = ctx.paths.resolve(args.get("path", "."))
+    pattern: str = args["pattern"].strip()
+    max_results = max(1, int(args.get("max_results", 50)))
+    if not pattern:
+        return fail("pattern 不能为空")
+    if pattern.startswith("/") or ".." in Path(pattern).parts:
+        return fail("pattern 必须是相对于 path 的模式，不能以 / 开头或包含 ..")
+    if not base.real.is_dir():
+        return fail(f"目录不存在: {args.get('path', '.')}")
+    found: list[str] = []
+    for match in sorted(base.real.glob(pattern)):
+        ctx.cancel.raise_if_cancelled()
+        rel_parts = match.relative_to(base.real).parts
+        if any(part in _SKIPPED_DIRS for part in rel_parts[:-1]) or not match.is_file():
+            continue
+        if not ctx.paths.contains(os.path.realpath(match)):
+            continue
+        found.append(Path(os.path.relpath(match, ctx.paths.root)).as_posix())
+    if not found:
+        return ToolOutput(f"没有匹配 {pattern} 的文件（目录: {base.relative}）")
+    shown = found[:max_results]
+    lines = [f"匹配 {pattern} 的文件（目录: {base.relative}，共 {len(found)} 个）:", *shown]
+    if len(found) > len(shown):
+        lines.append(f"...(仅显示前 {len(shown)} 个，可调大 max_results 或缩小 pattern)")
+    return ToolOutput("\n".join(lines))

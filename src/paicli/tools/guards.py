@@ -1,0 +1,173 @@
+"""PathGuard, CommandGuard and the read-only command rule (spec 9.2). Predicates over paths and strings."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+POLICY_DENIED = "🛡️ 策略拒绝"
+
+
+class PathDenied(Exception):
+    """The path leaves the project; the message is the tool result text."""
+
+
+@dataclass(frozen=True)
+class GuardedPath:
+    real: Path  # the resolved path tools operate on
+    relative: str  # forward-slash path relative to the project root ("." for the root)
+
+
+class PathGuard:
+    """Resolves a tool path against the project root and refuses anything whose real path lies outside it."""
+
+    def __init__(self, project_root: Path) -> None:
+        self._root = Path(os.path.realpath(project_root))
+
+    @property
+    def root(self) -> Path:
+        return self._root
+
+    def resolve(self, raw: str | None) -> GuardedPath:
+        text = (raw or "").strip() or "."
+        if "\x00" in text:
+            raise PathDenied(f"{POLICY_DENIED}: 路径包含非法字符: {text!r}")
+        candidate = Path(text)
+        if not candidate.is_absolute():
+            candidate = self._root / candidate
+        normalized = os.path.normpath(candidate)
+        real = _real_path_via_existing_ancestor(normalized)
+        if not self.contains(real):
+            raise PathDenied(
+                f"{POLICY_DENIED}: 路径 {text} 解析后位于项目目录之外（项目根目录: {self._root}），已阻止访问。"
+                "只能访问项目目录内的文件。"
+            )
+        rel = os.path.relpath(real, self._root)
+        return GuardedPath(Path(real), Path(rel).as_posix())
+
+    def contains(self, real: str | Path) -> bool:
+        text = str(real)
+        root = str(self._root)
+        return text == root or text.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _real_path_via_existing_ancestor(normalized: str) -> str:
+    """realpath of the nearest existing ancestor, with the not-yet-existing tail appended."""
+    current = normalized
+    tail: list[str] = []
+    while not os.path.lexists(current):
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        tail.append(os.path.basename(current))
+        current = parent
+    real = os.path.realpath(current)
+    for name in reversed(tail):
+        real = os.path.join(real, name)
+    return real
+
+
+@dataclass(frozen=True)
+class CommandRule:
+    name: str
+    pattern: re.Pattern[str]
+
+
+_CMD_START = r"(?:^|[;&|(`\n]\s*|\$\(\s*)"
+_RM_TARGET = r"(?:/|/\*|~|~/|~/\*|\$HOME/?|\$\{HOME\}/?|/home/?|/root/?|/Users/?|/\.\.?)"
+
+COMMAND_RULES: tuple[CommandRule, ...] = (
+    CommandRule("sudo 提权", re.compile(_CMD_START + r"sudo\b")),
+    CommandRule(
+        "递归删除根目录或主目录",
+        re.compile(
+            r"\brm(?=[^;&|\n]*\s(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)(?=\s))[^;&|\n]*\s"
+            + _RM_TARGET
+            + r"(?=$|\s|[;&|])"
+        ),
+    ),
+    CommandRule("格式化文件系统 mkfs", re.compile(r"\bmkfs(?:\.[A-Za-z0-9]+)?\b")),
+    CommandRule("dd 写入设备", re.compile(r"\bdd\b[^;&|\n]*\bof=/dev/")),
+    CommandRule("fork 炸弹", re.compile(r":\s*\(\s*\)\s*\{[^}]*:\s*\|\s*:\s*&[^}]*\}\s*;?\s*:")),
+    CommandRule(
+        "下载内容直接交给 shell 执行",
+        re.compile(r"\b(?:curl|wget)\b[^;&\n]*\|\s*(?:sudo\s+)?(?:env\s+)?(?:ba|z|k|da|fi)?sh\b"),
+    ),
+    CommandRule("在根目录上 find", re.compile(r"\bfind\s+/(?=$|\s|[;&|])")),
+    CommandRule("chmod 777 根目录", re.compile(r"\bchmod\s+(?:-[A-Za-z]+\s+)*0?777\s+/(?=$|\s|[;&|])")),
+    CommandRule("关机或重启", re.compile(_CMD_START + r"(?:shutdown|reboot|poweroff|halt)\b")),
+)
+
+
+def command_violation(command: str) -> CommandRule | None:
+    """The first blacklist rule the command hits, or None."""
+    for rule in COMMAND_RULES:
+        if rule.pattern.search(command or ""):
+            return rule
+    return None
+
+
+def command_denial(command: str) -> str | None:
+    rule = command_violation(command)
+    if rule is None:
+        return None
+    return f"{POLICY_DENIED}: 命令命中安全黑名单（{rule.name}），已阻止执行: {command.strip()}"
+
+
+_READ_ONLY_COMMANDS = frozenset(
+    {
+        "ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "rg", "find", "pwd", "echo", "printf",
+        "which", "whoami", "uname", "stat", "file", "du", "df", "cut", "diff", "cmp", "basename", "dirname",
+        "realpath", "readlink", "true", "test", "cd", "nl", "md5sum", "sha1sum", "sha256sum", "tree", "sort",
+        "date", "id", "type",
+    }
+)
+_READ_ONLY_GIT = frozenset({"status", "log", "diff", "show", "blame", "ls-files", "rev-parse", "grep"})
+_SEPARATORS = frozenset({";", "&&", "||", "|", "&"})
+_FORBIDDEN_ARGS: dict[str, tuple[str, ...]] = {
+    "find": ("-exec", "-execdir", "-delete", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"),
+    "rg": ("--pre",),
+    "sort": ("-o", "--output"),
+    "tree": ("-o",),
+    "date": ("-s", "--set"),
+    "git": ("--output", "-o", "--ext-diff", "--textconv"),
+}
+
+
+def is_read_only_command(command: str) -> bool:
+    """A conservative local rule: True only for commands that clearly just read (auto mode runs them unasked)."""
+    text = (command or "").strip()
+    if not text or "`" in text or "$(" in text or "\\\n" in text:
+        return False
+    try:
+        lexer = shlex.shlex(text.replace("\n", " ; "), posix=True, punctuation_chars=";&|<>()")
+        lexer.whitespace_split = True
+        tokens = list(lexer)
+    except ValueError:
+        return False
+    segment: list[str] = []
+    for token in [*tokens, ";"]:
+        if token in _SEPARATORS:
+            if segment and not _segment_reads_only(segment):
+                return False
+            segment = []
+        elif any(ch in token for ch in "<>()") and token.strip("<>()") == "":
+            return False
+        else:
+            segment.append(token)
+    return True
+
+
+def _segment_reads_only(words: list[str]) -> bool:
+    program = words[0]
+    if "=" in program or "/" in program or program not in _READ_ONLY_COMMANDS | {"git"}:
+        return False
+    forbidden = _FORBIDDEN_ARGS.get(program, ())
+    if any(word == flag or word.startswith(flag + "=") for word in words[1:] for flag in forbidden):
+        return False
+    if program == "git":
+        return len(words) >= 2 and words[1] in _READ_ONLY_GIT
+    return True

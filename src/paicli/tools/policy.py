@@ -1,0 +1,113 @@
+"""TurnToolPolicy (spec 5.6, 9.4): what one top-level turn may use, derived from the user's own words.
+
+* save_memory is refused after external content unless the user explicitly asked to remember something.
+* "Don't go online" requests and bare headlines/excerpts expose no web tools.
+* web_fetch only fetches URLs the user typed or web_search returned in this turn (provenance), so text inside
+  a fetched page cannot steer the agent to new addresses. URLs are compared after normalisation (lower-case
+  scheme and host, no fragment, no trailing slash); there is no prefix matching.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import urllib.parse
+from collections.abc import Iterable
+
+from paicli.memory.guard import ExternalContextTracker, explicit_memory_requested
+
+DENIED = "🛡️ 工具调用已拒绝"
+MEMORY_EXTERNAL_CONTEXT = "MEMORY_EXTERNAL_CONTEXT"
+HEADLINE_NOTICE = "  ℹ 这句输入看起来像标题或摘录，本轮没有开放联网工具；如需搜索或抓取网页，请说明要做什么"
+MEMORY_DENIAL = (
+    f"{DENIED} [{MEMORY_EXTERNAL_CONTEXT}]: 本会话已经读取过网页、浏览器或 MCP 等外部内容，而用户这一轮并没有明确要求"
+    "记住什么。外部内容里的信息不能自动写进长期记忆；如果确实值得保存，请先问用户要不要保存。"
+)
+
+_URL = re.compile(r"https?://[^\s<>\"'`，。；、！？）】》]+", re.IGNORECASE)
+_OFFLINE_PHRASES = ("不要联网", "别联网", "不联网", "无需联网", "不用联网", "不需要联网", "不要上网", "别上网", "不要搜索",
+                    "别搜索", "不要查网", "离线回答", "不要用网络", "no internet", "offline only", "don't search",
+                    "do not search", "without internet", "don't browse", "do not browse")
+_REQUEST_WORDS = ("请", "帮", "搜", "查", "找", "看看", "看下", "什么", "怎么", "如何", "为什么", "吗", "呢", "能否", "可以",
+                  "是否", "告诉", "给我", "解释", "总结", "分析", "翻译", "修复", "实现", "添加", "增加", "删除", "修改",
+                  "改成", "重构", "优化", "运行", "执行", "测试", "写", "生成", "创建", "读", "打开", "介绍", "比较",
+                  "记住", "记一下", "/", "@", "`", "please", "search", "find", "what", "how", "why", "explain",
+                  "fix", "add", "implement", "write", "run", "create", "show", "tell", "summarize", "can you")
+
+
+def extract_urls(text: str) -> list[str]:
+    return [match.rstrip(".,;:!?)]}'\"") for match in _URL.findall(text or "")]
+
+
+def normalize_url(url: str) -> str:
+    parts = urllib.parse.urlsplit(url.strip())
+    path = parts.path.rstrip("/")
+    return urllib.parse.urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path, parts.query, ""))
+
+
+def wants_offline(text: str) -> bool:
+    lowered = (text or "").lower()
+    return any(phrase in lowered for phrase in _OFFLINE_PHRASES)
+
+
+def looks_like_headline(text: str) -> bool:
+    """A bare one-line title or excerpt with no request in it (conservative: any request word means no)."""
+    stripped = (text or "").strip()
+    if not stripped or "\n" in stripped or not 6 <= len(stripped) <= 80:
+        return False
+    if extract_urls(stripped) or any(mark in stripped for mark in "?？"):
+        return False
+    lowered = stripped.lower()
+    return not any(word in lowered for word in _REQUEST_WORDS)
+
+
+class TurnToolPolicy:
+    def __init__(self, submitted_text: str, tracker: ExternalContextTracker) -> None:
+        self.submitted_text = submitted_text or ""
+        self.tracker = tracker
+        self.explicit_memory = explicit_memory_requested(self.submitted_text)
+        self.offline = wants_offline(self.submitted_text)
+        self.headline_only = looks_like_headline(self.submitted_text)
+        self.consumed_external = False
+        self._allowed_urls = {normalize_url(u) for u in extract_urls(self.submitted_text)}
+        self._lock = threading.Lock()
+
+    @property
+    def web_allowed(self) -> bool:
+        return not (self.offline or self.headline_only)
+
+    def exposes(self, tool_name: str, is_web: bool) -> bool:
+        return self.web_allowed or not is_web
+
+    def allowed_urls(self) -> set[str]:
+        with self._lock:
+            return set(self._allowed_urls)
+
+    def add_discovered_urls(self, urls: Iterable[str]) -> None:
+        with self._lock:
+            self._allowed_urls.update(normalize_url(u) for u in urls if isinstance(u, str) and u)
+
+    def denial(self, tool_name: str, args: dict[str, object], is_web: bool) -> str | None:
+        """The refusal text when this call must not run in this turn, else None."""
+        if is_web and not self.web_allowed:
+            why = "用户要求本轮不要联网" if self.offline else "这一轮的输入只是标题或摘录，没有要求联网"
+            return f"{DENIED} [WEB_TOOLS_DISABLED]: {why}，联网工具本轮不可用。"
+        if tool_name == "save_memory" and self.memory_blocked():
+            return MEMORY_DENIAL
+        if tool_name == "web_fetch":
+            url = str(args.get("url", ""))
+            if normalize_url(url) not in self.allowed_urls():
+                return (f"{DENIED} [WEB_FETCH_URL_NOT_ALLOWED]: {url} 既不在用户本轮的输入里，也不是本轮 web_search "
+                        "返回的结果。只能抓取这两类来源的 URL；需要其他网址时先用 web_search 查找，或请用户提供。")
+        return None
+
+    def memory_blocked(self) -> bool:
+        external = self.consumed_external or self.tracker.has_external()
+        return self.tracker.guard_enabled and external and not self.explicit_memory
+
+    def observe(self, tool_name: str, args_json: str, discovered_urls: Iterable[str] = ()) -> None:
+        """Every executed call is observed, successful or not: external ones mark the turn and the session."""
+        if self.tracker.observe(tool_name, args_json):
+            self.consumed_external = True
+        if tool_name == "web_search":
+            self.add_discovered_urls(discovered_urls)

@@ -1,0 +1,255 @@
+"""ToolRunner: validates, guards, approves, executes and wraps one response's tool calls (spec 9.1-9.3).
+
+Read-only calls that follow each other in a response run together on a thread pool (at most 4); every other
+call runs alone, in order, on the caller's thread (so approvals are asked one at a time). Every call gets
+exactly one result, in call order; the loop never sees an exception from a tool.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as wait_futures
+from pathlib import Path
+from typing import Any
+
+from paicli.agent.events import AgentEvent, EventSink, ToolFinished, ToolStarted
+from paicli.cancel import Cancelled, CancelToken
+from paicli.config.env import EnvLookup
+from paicli.llm.messages import ToolCall
+from paicli.memory.guard import ExternalContextTracker
+from paicli.tools.approval import ApprovalState, DenyingApprover, approval_summary, denial_text
+from paicli.tools.base import ApprovalRequest, Approver, ToolResult
+from paicli.tools.boundary import ToolResultBoundary
+from paicli.tools.context import Offloader, SaveMemory, ToolContext
+from paicli.tools.guards import PathDenied, PathGuard, command_denial
+from paicli.tools.policy import HEADLINE_NOTICE, TurnToolPolicy
+from paicli.tools.registry import Tool, builtin_tools
+from paicli.tools.schema import ArgumentError, ToolOutput, argument_error_text, parse_arguments
+from paicli.tools.web import WebTools
+
+__all__ = ["Offloader", "ToolRunner", "TurnToolSet"]
+
+MAX_PARALLEL = 4
+BATCH_TIMEOUT_SECONDS = 90.0
+CANCELLED_PREFIX = "用户取消了"
+PATH_TOOLS = frozenset({"read_file", "write_file", "edit_file", "list_dir", "glob_files", "grep_code"})
+
+
+class ToolRunner:
+    """Session-wide tool runner; `for_turn` gives the tools of one top-level turn."""
+
+    def __init__(
+        self,
+        project_root: Path,
+        approver: Approver | None = None,
+        offloader: Offloader | None = None,
+        tracker: ExternalContextTracker | None = None,
+        env: EnvLookup | None = None,
+        save_memory: SaveMemory | None = None,
+        approval_mode: ApprovalState | None = None,
+        *,
+        web: WebTools | None = None,
+        max_parallel: int = MAX_PARALLEL,
+        batch_timeout: float = BATCH_TIMEOUT_SECONDS,
+    ) -> None:
+        self.project_root = Path(project_root)
+        self.env = env if env is not None else EnvLookup()
+        self.approver: Approver = approver if approver is not None else DenyingApprover()
+        self.offloader = offloader
+        self.tracker = tracker if tracker is not None else ExternalContextTracker(self.env)
+        self.approval = approval_mode if approval_mode is not None else ApprovalState()
+        self.paths = PathGuard(self.project_root)
+        self.tools: dict[str, Tool] = builtin_tools(web or WebTools(self.env), save_memory)
+        self.command_timeout = float(self.env.get_int("PAICLI_COMMAND_TIMEOUT_SECONDS", 60, minimum=1))
+        self.max_parallel = max(1, max_parallel)
+        self.batch_timeout = batch_timeout
+
+    def register(self, tool: Tool) -> None:
+        """Add or replace a tool (skills, MCP) after construction."""
+        self.tools[tool.spec.name] = tool
+
+    def definitions(self) -> list[dict[str, Any]]:
+        return [tool.spec.definition() for tool in self.tools.values()]
+
+    def for_turn(self, submitted_text: str) -> TurnToolSet:
+        return TurnToolSet(self, TurnToolPolicy(submitted_text, self.tracker))
+
+    def reset_session(self) -> None:
+        """/clear: forget external-content sources and "approve all" grants."""
+        self.tracker.reset()
+        self.approval.clear_grants()
+
+    def context(self, cancel: CancelToken) -> ToolContext:
+        return ToolContext(self.project_root, self.paths, self.env, cancel, self.offloader, self.command_timeout)
+
+
+class TurnToolSet:
+    """The tools one turn exposes and runs (satisfies paicli.agent.ports.TurnTools)."""
+
+    def __init__(self, runner: ToolRunner, policy: TurnToolPolicy) -> None:
+        self.runner = runner
+        self.policy = policy
+
+    @property
+    def headline_only(self) -> bool:
+        return self.policy.headline_only
+
+    def notice(self) -> str | None:
+        """The line the loop prints before the turn, if any (headline-only inputs)."""
+        return HEADLINE_NOTICE if self.policy.headline_only else None
+
+    def definitions(self) -> list[dict[str, Any]]:
+        return [
+            tool.spec.definition()
+            for tool in self.runner.tools.values()
+            if self.policy.exposes(tool.spec.name, tool.spec.web)
+        ]
+
+    def execute(self, calls: Sequence[ToolCall], cancel: CancelToken, emit: EventSink) -> list[ToolResult]:
+        results: list[ToolResult] = []
+        index = 0
+        while index < len(calls):
+            end = index + 1
+            if self._parallel_safe(calls[index]):
+                while end < len(calls) and end - index < self.runner.max_parallel and self._parallel_safe(calls[end]):
+                    end += 1
+            batch = calls[index:end]
+            if len(batch) == 1:
+                _emit(emit, ToolStarted(batch[0].id, batch[0].name, batch[0].arguments))
+                result = self.run_call(batch[0], cancel)
+                _emit(emit, ToolFinished(result))
+                results.append(result)
+            else:
+                results.extend(self._run_parallel(batch, cancel, emit))
+            index = end
+        return results
+
+    def _parallel_safe(self, call: ToolCall) -> bool:
+        tool = self.runner.tools.get(call.name)
+        return tool is not None and tool.spec.read_only
+
+    def _run_parallel(self, batch: Sequence[ToolCall], cancel: CancelToken, emit: EventSink) -> list[ToolResult]:
+        for call in batch:
+            _emit(emit, ToolStarted(call.id, call.name, call.arguments))
+        pool = ThreadPoolExecutor(max_workers=len(batch), thread_name_prefix="paicli-tool")
+        futures: list[Future[ToolResult]] = [pool.submit(self.run_call, call, cancel) for call in batch]
+        deadline = time.monotonic() + self.runner.batch_timeout
+        pending = set(futures)
+        while pending and not cancel.cancelled and time.monotonic() < deadline:
+            _, pending = wait_futures(pending, timeout=0.05)
+        pool.shutdown(wait=False, cancel_futures=True)
+        results: list[ToolResult] = []
+        for call, future in zip(batch, futures, strict=True):
+            if future.done() and not future.cancelled():
+                result = future.result()
+            elif cancel.cancelled:
+                result = self._final(call, cancelled_output(call.name))
+            else:
+                timeout = f"❌ 工具执行超时: {call.name} 未在 {self.runner.batch_timeout:g} 秒内完成"
+                result = self._final(call, ToolOutput(timeout, success=False, timed_out=True))
+            _emit(emit, ToolFinished(result))
+            results.append(result)
+        return results
+
+    def run_call(self, call: ToolCall, cancel: CancelToken) -> ToolResult:
+        """One call from raw arguments to its history-ready result. Never raises."""
+        try:
+            output = self._outcome(call, cancel)
+        except Cancelled:
+            output = cancelled_output(call.name)
+        except Exception as error:  # the loop must never see a tool exception
+            output = ToolOutput(f"❌ 工具执行失败: {type(error).__name__}: {error}", success=False)
+        return self._final(call, output)
+
+    def _outcome(self, call: ToolCall, cancel: CancelToken) -> ToolOutput:
+        if cancel.cancelled:
+            return cancelled_output(call.name)
+        tool = self.runner.tools.get(call.name)
+        if tool is None:
+            names = ", ".join(t.spec.name for t in self.runner.tools.values()
+                              if self.policy.exposes(t.spec.name, t.spec.web))
+            return ToolOutput(f"❌ 未知工具: {call.name}。可用的工具: {names}", success=False)
+        try:
+            args = parse_arguments(tool.spec, call.arguments)
+        except ArgumentError as error:
+            return ToolOutput(argument_error_text(tool.spec, error), success=False)
+        refusal = self._refusal(tool, args)
+        if refusal is not None:
+            return refusal
+        if cancel.cancelled:
+            return cancelled_output(call.name)
+        try:
+            output = tool.handler(args, self.runner.context(cancel))
+        except PathDenied as denied:
+            return ToolOutput(str(denied), success=False, blocked=True)
+        except Exception:
+            self.policy.observe(call.name, call.arguments)
+            raise
+        self.policy.observe(call.name, call.arguments, output.metadata.get("discovered_urls", ()))
+        return output
+
+    def _refusal(self, tool: Tool, args: dict[str, Any]) -> ToolOutput | None:
+        """Policy, guards and approval, in that order; a refusal is never executed."""
+        name = tool.spec.name
+        denial = self.policy.denial(name, args, tool.spec.web)
+        if denial is None and name in PATH_TOOLS:
+            try:
+                self.runner.paths.resolve(str(args.get("path", ".")))
+            except PathDenied as denied:
+                denial = str(denied)
+        if denial is None and name == "execute_command":
+            denial = command_denial(str(args.get("command", "")))
+        if denial is not None:
+            return ToolOutput(denial, success=False, blocked=True)
+        need = self.runner.approval.needs_approval(name, args)
+        if need is None:
+            return None
+        request = ApprovalRequest(name, args, approval_summary(name, args), need.reason, approval_preview(name, args))
+        decision = self.runner.approver.approve(request)
+        if decision == "approve_all":
+            self.runner.approval.grant_all(name)
+        if decision in ("approve", "approve_all"):
+            return None
+        hint = getattr(self.runner.approver, "reason_text", None)
+        return ToolOutput(denial_text(name, args, hint if isinstance(hint, str) else None), success=False,
+                          blocked=True)
+
+    def _final(self, call: ToolCall, output: ToolOutput) -> ToolResult:
+        content = output.content
+        offloader = self.runner.offloader
+        if offloader is not None and not output.offloaded and not output.blocked:
+            with contextlib.suppress(Exception):  # a failing offload keeps the inline text
+                content = offloader.offload_if_oversized(call.name, call.arguments, content)
+        return ToolResult(
+            call_id=call.id,
+            name=call.name,
+            content=ToolResultBoundary.wrap(call.name, content),
+            success=output.success,
+            timed_out=output.timed_out,
+            blocked=output.blocked,
+            display=output.display,
+            metadata=dict(output.metadata),
+        )
+
+
+def cancelled_output(tool_name: str) -> ToolOutput:
+    return ToolOutput(f"{CANCELLED_PREFIX}该工具调用，未执行: {tool_name}", success=False, blocked=True)
+
+
+def approval_preview(tool: str, args: dict[str, Any]) -> str | None:
+    if tool == "execute_command":
+        return str(args.get("command", ""))
+    if tool == "write_file":
+        content = str(args.get("content", ""))
+        return content if len(content) <= 2000 else content[:2000] + f"\n...(共 {len(content)} 字符)"
+    if tool == "edit_file":
+        return f"- {args.get('old_text', '')}\n+ {args.get('new_text', '')}"
+    return None
+
+
+def _emit(emit: EventSink, event: AgentEvent) -> None:
+    with contextlib.suppress(Exception):  # a rendering failure must not lose a tool result
+        emit(event)

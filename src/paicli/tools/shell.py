@@ -1,0 +1,164 @@
+"""execute_command: `bash -c` in the project root, its own process group, timeout/cancel kill the whole group.
+
+Output capture follows spec 2.2: up to 2,000,000 chars when offloading is on (8,000 when off); more than 8,000
+chars go to the offloader with an 8,000-char head, otherwise the text is cut with `...(输出已截断)`.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import os
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+from typing import IO
+
+from paicli.tools.context import Offloader, ToolContext
+from paicli.tools.schema import Args, ToolOutput
+
+INLINE_CHARS = 8000
+OFFLOAD_CAPTURE_CHARS = 2_000_000
+OVERFLOW_NOTE = "...(超过 2000000 字符的部分未保存)\n"
+TRUNCATED_NOTE = "\n...(输出已截断)"
+KILL_GRACE_SECONDS = 0.5
+_READ_CHUNK = 65536
+
+
+@dataclass
+class Capture:
+    """Merged stdout+stderr, decoded with replacement characters, capped at `limit` chars."""
+
+    limit: int
+    text: str = ""
+    overflowed: bool = False
+
+    def add(self, chunk: str) -> None:
+        room = self.limit - len(self.text)
+        if len(chunk) > room:
+            self.overflowed = True
+            chunk = chunk[: max(room, 0)]
+        if chunk:
+            self.text += chunk
+
+
+def _pump(stream: IO[bytes], capture: Capture) -> None:
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    while True:
+        chunk = stream.read1(_READ_CHUNK) if hasattr(stream, "read1") else stream.read(_READ_CHUNK)
+        if not chunk:
+            break
+        if capture.overflowed:  # keep draining past the cap so the child never blocks on a full pipe
+            continue
+        capture.add(decoder.decode(chunk).replace("\x00", ""))
+    if not capture.overflowed:
+        capture.add(decoder.decode(b"", final=True))
+
+
+def kill_group(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM the process group, then SIGKILL whatever is still there after a short grace period."""
+    try:
+        pgid = os.getpgid(process.pid)
+    except ProcessLookupError:
+        pgid = process.pid
+    for sig, grace in ((signal.SIGTERM, KILL_GRACE_SECONDS), (signal.SIGKILL, 0.0)):
+        try:
+            os.killpg(pgid, sig)
+        except (ProcessLookupError, PermissionError):
+            return
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline:
+            if not _group_alive(pgid):
+                return
+            time.sleep(0.02)
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class CommandRun:
+    capture: Capture
+    exit_code: int | None
+    timed_out: bool
+    cancelled: bool
+    pid: int
+
+
+def run_command(command: str, ctx: ToolContext, capture_limit: int) -> CommandRun:
+    process = subprocess.Popen(
+        ["bash", "-c", command],
+        cwd=ctx.project_root,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    capture = Capture(capture_limit)
+    assert process.stdout is not None
+    reader = threading.Thread(target=_pump, args=(process.stdout, capture), daemon=True, name="paicli-cmd-output")
+    reader.start()
+    killed = threading.Event()
+
+    def on_cancel() -> None:
+        killed.set()
+        kill_group(process)
+
+    unregister = ctx.cancel.on_cancel(on_cancel)
+    timed_out = False
+    try:
+        process.wait(timeout=ctx.command_timeout_seconds)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        kill_group(process)
+        process.wait()
+    finally:
+        unregister()
+    # Background children may keep the pipe open; do not hang on them.
+    reader.join(timeout=2.0)
+    with contextlib.suppress(Exception):
+        if not reader.is_alive():
+            process.stdout.close()
+    cancelled = killed.is_set() and not timed_out
+    return CommandRun(capture, process.returncode, timed_out, cancelled, process.pid)
+
+
+def capture_limit(offloader: Offloader | None) -> int:
+    return OFFLOAD_CAPTURE_CHARS if offloader is not None and offloader.enabled else INLINE_CHARS
+
+
+def render_output(capture: Capture, offloader: Offloader | None) -> tuple[str, bool]:
+    """The output part of the result text, and whether it was offloaded."""
+    text = capture.text
+    if len(text) <= INLINE_CHARS and not capture.overflowed:
+        return text, False
+    if offloader is not None and offloader.enabled:
+        saved = text + (OVERFLOW_NOTE if capture.overflowed else "")
+        return offloader.offload("execute_command", saved, INLINE_CHARS), True
+    return text[:INLINE_CHARS] + TRUNCATED_NOTE, False
+
+
+def execute_command(args: Args, ctx: ToolContext) -> ToolOutput:
+    command: str = args["command"]
+    if not command.strip():
+        return ToolOutput("❌ command 不能为空", success=False)
+    run = run_command(command, ctx, capture_limit(ctx.offloader))
+    output, offloaded = render_output(run.capture, ctx.offloader)
+    body = output if output.strip() else "(无输出)"
+    if run.cancelled:
+        return ToolOutput(f"用户取消了命令执行，已终止整个进程组。\n命令: {command}\n已有输出:\n{body}",
+                          success=False, blocked=True, offloaded=offloaded)
+    if run.timed_out:
+        seconds = f"{ctx.command_timeout_seconds:g}"
+        return ToolOutput(f"⏱️ 命令执行超时（{seconds} 秒），已终止整个进程组。\n命令: {command}\n已有输出:\n{body}",
+                          success=False, timed_out=True, offloaded=offloaded)
+    code = run.exit_code if run.exit_code is not None else -1
+    status = f"退出码: {code}" if code >= 0 else f"退出码: {code}（被信号 {-code} 终止）"
+    return ToolOutput(f"{body.rstrip(chr(10))}\n{status}", success=code == 0, offloaded=offloaded, metadata={"exit_code": code})

@@ -1,0 +1,229 @@
+"""web_fetch and web_search (spec 9.1). Only http(s) to public addresses; every redirect is checked again.
+
+The address check resolves the host before connecting; urllib then resolves it again, so a DNS answer that
+changes between the two lookups is not caught (documented limit).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import socket
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import IO, Any
+
+from paicli.cancel import CancelToken
+from paicli.config.env import EnvLookup
+from paicli.tools.context import ToolContext
+from paicli.tools.html_text import html_to_text
+from paicli.tools.schema import Args, ToolOutput
+
+MAX_BYTES = 5 * 1024 * 1024
+TIMEOUT_SECONDS = 30.0
+FETCHES_PER_MINUTE = 30
+USER_AGENT = "paicli/0.1 (+terminal coding agent)"
+WEB_DENIED = "🛡️ 策略拒绝"
+
+Resolver = Callable[[str], list[str]]
+AddressCheck = Callable[[str], bool]
+
+
+class WebDenied(Exception):
+    """The URL may not be fetched; the message is the tool result text."""
+
+
+def resolve_host(host: str) -> list[str]:
+    infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
+    return sorted({str(info[4][0]) for info in infos})
+
+
+def is_public_address(address: str) -> bool:
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return not (ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_reserved or ip.is_multicast
+                or ip.is_unspecified or not ip.is_global)
+
+
+@dataclass(frozen=True)
+class UrlGate:
+    resolver: Resolver = resolve_host
+    address_ok: AddressCheck = is_public_address
+
+    def check(self, url: str) -> None:
+        parts = urllib.parse.urlsplit(url)
+        if parts.scheme.lower() not in ("http", "https"):
+            raise WebDenied(f"{WEB_DENIED}: web_fetch 只支持 http/https 地址，已拒绝 {parts.scheme or '无协议'}:// 链接")
+        host = parts.hostname
+        if not host:
+            raise WebDenied(f"{WEB_DENIED}: URL 缺少主机名: {url}")
+        try:
+            addresses = [host] if _is_ip(host) else self.resolver(host)
+        except OSError as error:
+            raise WebDenied(f"❌ 无法解析主机 {host}: {error}") from None
+        if not addresses:
+            raise WebDenied(f"❌ 无法解析主机 {host}")
+        blocked = [a for a in addresses if not self.address_ok(a)]
+        if blocked:
+            raise WebDenied(
+                f"{WEB_DENIED}: {host} 解析到本机、内网或保留地址（{', '.join(blocked)}），web_fetch 不访问这类地址"
+            )
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+class _CheckedRedirects(urllib.request.HTTPRedirectHandler):
+    def __init__(self, gate: UrlGate) -> None:
+        self._gate = gate
+
+    def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str) -> Any:
+        self._gate.check(newurl)
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+@dataclass(frozen=True)
+class Page:
+    url: str
+    content_type: str
+    body: bytes
+    truncated: bool
+
+
+def read_limited(response: IO[bytes], cancel: CancelToken, limit: int = MAX_BYTES) -> tuple[bytes, bool]:
+    chunks: list[bytes] = []
+    size = 0
+    while size <= limit:
+        cancel.raise_if_cancelled()
+        chunk = response.read(65536)
+        if not chunk:
+            return b"".join(chunks), False
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)[:limit], True
+
+
+class WebTools:
+    """Holds the gate, the rate limit and the search configuration shared by the two web tools."""
+
+    def __init__(self, env: EnvLookup, gate: UrlGate | None = None, clock: Callable[[], float] = time.monotonic,
+                 timeout: float = TIMEOUT_SECONDS) -> None:
+        self._env = env
+        self._gate = gate or UrlGate()
+        self._clock = clock
+        self._timeout = timeout
+        self._recent: deque[float] = deque()
+        self._lock = threading.Lock()
+
+    def _take_slot(self) -> bool:
+        now = self._clock()
+        with self._lock:
+            while self._recent and now - self._recent[0] >= 60.0:
+                self._recent.popleft()
+            if len(self._recent) >= FETCHES_PER_MINUTE:
+                return False
+            self._recent.append(now)
+            return True
+
+    def get(self, url: str, cancel: CancelToken, check: bool = True) -> Page:
+        if check:
+            self._gate.check(url)
+        handlers: list[Any] = [_CheckedRedirects(self._gate)] if check else []
+        opener = urllib.request.build_opener(*handlers)
+        request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT, "Accept": "text/html,*/*;q=0.8"})
+        with opener.open(request, timeout=self._timeout) as response:
+            unregister = cancel.on_cancel(response.close)
+            try:
+                body, truncated = read_limited(response, cancel)
+            finally:
+                unregister()
+            return Page(response.geturl(), response.headers.get("Content-Type", ""), body, truncated)
+
+    def web_fetch(self, args: Args, ctx: ToolContext) -> ToolOutput:
+        url = str(args["url"]).strip()
+        max_chars = max(int(args.get("max_chars", 8000)), 200)
+        if not self._take_slot():
+            return ToolOutput(f"❌ web_fetch 调用过于频繁（每分钟最多 {FETCHES_PER_MINUTE} 次），请稍后再试", success=False)
+        try:
+            page = self.get(url, ctx.cancel)
+        except WebDenied as denied:
+            text = str(denied)
+            return ToolOutput(text, success=False, blocked=text.startswith(WEB_DENIED))
+        except urllib.error.HTTPError as error:
+            return ToolOutput(f"❌ 抓取失败: HTTP {error.code} {error.reason}（{url}）", success=False)
+        except (urllib.error.URLError, OSError, ValueError) as error:
+            return ToolOutput(f"❌ 抓取失败: {getattr(error, 'reason', error)}（{url}）", success=False)
+        return ToolOutput(render_page(page, max_chars), metadata={"url": page.url})
+
+    def web_search(self, args: Args, ctx: ToolContext) -> ToolOutput:
+        query = str(args["query"]).strip()
+        top_k = min(max(int(args.get("top_k", 5)), 1), 10)
+        provider = (self._env.get("SEARCH_PROVIDER") or "").lower()
+        searx = self._env.get("SEARXNG_URL")
+        serp = self._env.get("SERPAPI_KEY")
+        try:
+            if searx and provider in ("", "searxng"):
+                results = self._searxng(searx, query, top_k, ctx.cancel)
+            elif serp and provider in ("", "serpapi"):
+                results = self._serpapi(serp, query, top_k, ctx.cancel)
+            elif provider:
+                return ToolOutput(f"❌ 未配置搜索服务: SEARCH_PROVIDER={provider} 暂不支持或缺少对应配置"
+                                  "（paicli 支持 SEARXNG_URL 或 SERPAPI_KEY）", success=False)
+            else:
+                return ToolOutput("❌ 未配置搜索服务: 设置 SEARXNG_URL（SearXNG 实例地址）或 SERPAPI_KEY 后即可使用 "
+                                  "web_search；在此之前请不要假设能联网搜索", success=False)
+        except (urllib.error.URLError, OSError, ValueError) as error:
+            return ToolOutput(f"❌ 搜索失败: {getattr(error, 'reason', error)}", success=False)
+        return render_results(query, results)
+
+    def _searxng(self, base: str, query: str, top_k: int, cancel: CancelToken) -> list[tuple[str, str, str]]:
+        url = base.rstrip("/") + "/search?" + urllib.parse.urlencode({"q": query, "format": "json"})
+        data = json.loads(self.get(url, cancel, check=False).body.decode("utf-8", errors="replace"))
+        items = data.get("results") or []
+        return [(str(i.get("title", "")), str(i.get("url", "")), str(i.get("content", ""))) for i in items][:top_k]
+
+    def _serpapi(self, key: str, query: str, top_k: int, cancel: CancelToken) -> list[tuple[str, str, str]]:
+        url = "https://serpapi.com/search.json?" + urllib.parse.urlencode({"q": query, "api_key": key, "num": top_k})
+        data = json.loads(self.get(url, cancel, check=False).body.decode("utf-8", errors="replace"))
+        items = data.get("organic_results") or []
+        return [(str(i.get("title", "")), str(i.get("link", "")), str(i.get("snippet", ""))) for i in items][:top_k]
+
+
+def render_results(query: str, results: list[tuple[str, str, str]]) -> ToolOutput:
+    urls = [url for _, url, _ in results if url.startswith(("http://", "https://"))]
+    if not results:
+        return ToolOutput(f"没有找到与 {query!r} 相关的搜索结果", metadata={"discovered_urls": []})
+    lines = [f"搜索结果: {query}"]
+    for index, (title, url, snippet) in enumerate(results, 1):
+        lines.append(f"{index}. {title.strip() or '(无标题)'}\n   {url}\n   {' '.join(snippet.split())[:300]}")
+    return ToolOutput("\n".join(lines), metadata={"discovered_urls": urls})
+
+
+def render_page(page: Page, max_chars: int) -> str:
+    charset = "utf-8"
+    if "charset=" in page.content_type:
+        charset = page.content_type.split("charset=", 1)[1].split(";")[0].strip() or "utf-8"
+    try:
+        raw = page.body.decode(charset, errors="replace")
+    except LookupError:
+        raw = page.body.decode("utf-8", errors="replace")
+    is_html = "html" in page.content_type.lower() or raw.lstrip()[:200].lower().startswith(("<!doctype", "<html"))
+    title, text = html_to_text(raw) if is_html else ("", raw)
+    header = [f"URL: {page.url}"] + ([f"标题: {title}"] if title else [])
+    if len(text) > max_chars:
+        text = text[:max_chars] + f"\n...(内容已截断，共 {len(text)} 字符；可调大 max_chars)"
+    elif page.truncated:
+        text += "\n...(页面超过 5MB，只读取了前 5MB)"
+    return "\n".join(header) + "\n\n" + text
