@@ -1,0 +1,188 @@
+"""Session listing for /resume, `--resume [ID]` and `-c`: which ledgers belong to this project.
+
+Each file is read cheaply: its first line (the session_start event) and a streaming byte-level count of
+user-input entries, capped per file so a huge ledger cannot stall the picker.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from paicli.session.ledger import (
+    SESSION_START_EVENT,
+    ConversationLedger,
+    epoch_millis,
+    ledger_dir,
+    validate_session_id,
+)
+from paicli.session.resume import ResumeResult, load_view
+
+SCAN_CAP_BYTES = 64 * 1024 * 1024
+_HEAD_BYTES = 64 * 1024
+_USER_EVENT = b'"event":"user"'
+_USER_INPUT = b'"source":"user_input"'
+_FIRST_INPUT_CHARS = 200
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    session_id: str
+    path: Path
+    started_at_ms: int
+    first_input: str  # the first user input of the session ('' when none yet), at most 200 characters
+    turns: int  # user inputs counted (a lower bound when the file is larger than the scan cap)
+    model: str
+    provider: str
+    updated_at_ms: int = 0  # the file's mtime: the last time anything was appended
+    project_root: str = ""
+
+
+def _canonical_root(root: Path | str) -> str:
+    return os.path.realpath(os.fspath(root))
+
+
+def _first_entry(path: Path) -> dict[str, Any] | None:
+    with open(path, "rb") as handle:
+        head = handle.readline(_HEAD_BYTES)
+    try:
+        entry = json.loads(head)
+    except ValueError:
+        return None
+    return entry if isinstance(entry, dict) and entry.get("event") == SESSION_START_EVENT else None
+
+
+def _count_inputs(path: Path, cap: int) -> tuple[str, int]:
+    first = ""
+    turns = 0
+    scanned = 0
+    with open(path, "rb") as handle:
+        for line in handle:
+            scanned += len(line)
+            if _USER_EVENT in line and _USER_INPUT in line:
+                if turns == 0:
+                    first = _input_text(line)
+                turns += 1
+            if scanned >= cap:
+                break
+    return first, turns
+
+
+def _input_text(line: bytes) -> str:
+    try:
+        entry = json.loads(line)
+        content = (entry.get("message") or {}).get("content")
+    except (ValueError, AttributeError):
+        return ""
+    text = " ".join(content.split()) if isinstance(content, str) else ""
+    return text[:_FIRST_INPUT_CHARS]
+
+
+def read_session_info(path: Path, cap: int = SCAN_CAP_BYTES) -> SessionInfo | None:
+    """None when the file is not a readable paicli session (no session_start first line)."""
+    try:
+        start = _first_entry(path)
+        if start is None:
+            return None
+        raw_metadata = start.get("metadata")
+        metadata: dict[str, Any] = raw_metadata if isinstance(raw_metadata, dict) else {}
+        first, turns = _count_inputs(path, cap)
+        updated = path.stat().st_mtime_ns // 1_000_000
+    except OSError:
+        return None
+    started = start.get("timestamp")
+    return SessionInfo(
+        session_id=path.name[: -len(".jsonl")],
+        path=path,
+        started_at_ms=started if isinstance(started, int) else 0,
+        first_input=first,
+        turns=turns,
+        model=str(metadata.get("model") or ""),
+        provider=str(metadata.get("provider") or ""),
+        updated_at_ms=updated,
+        project_root=str(metadata.get("projectRoot") or ""),
+    )
+
+
+def list_sessions(
+    home: Path,
+    project_root: Path,
+    *,
+    include_empty: bool = False,
+    exclude_session_id: str | None = None,
+) -> list[SessionInfo]:
+    """This project's sessions, most recently active first (ties: newest start first).
+
+    Sessions without any user input are left out unless `include_empty`; pass the running session's id
+    as `exclude_session_id` so /resume does not offer the session that is already open.
+    """
+    directory = ledger_dir(home)
+    root = _canonical_root(project_root)
+    try:
+        paths = [p for p in directory.iterdir() if p.name.endswith(".jsonl") and p.is_file()]
+    except OSError:
+        return []
+    sessions: list[SessionInfo] = []
+    for path in paths:
+        if exclude_session_id is not None and path.name == f"{exclude_session_id}.jsonl":
+            continue
+        info = read_session_info(path)
+        if info is None or not info.project_root or _canonical_root(info.project_root) != root:
+            continue
+        if info.turns or include_empty:
+            sessions.append(info)
+    sessions.sort(key=lambda s: (s.updated_at_ms, s.started_at_ms, s.session_id), reverse=True)
+    return sessions
+
+
+def find_session(home: Path, session_id: str) -> SessionInfo | None:
+    """The session with this id (any project), or the only one whose id starts with it."""
+    try:
+        validate_session_id(session_id)
+    except ValueError:
+        return None
+    directory = ledger_dir(home)
+    exact = directory / f"{session_id}.jsonl"
+    if exact.is_file():
+        return read_session_info(exact)
+    try:
+        matches = [p for p in directory.iterdir() if p.name.startswith(session_id) and p.name.endswith(".jsonl")]
+    except OSError:
+        return None
+    return read_session_info(matches[0]) if len(matches) == 1 else None
+
+
+def newest_session(home: Path, project_root: Path, exclude_session_id: str | None = None) -> SessionInfo | None:
+    """The session `paicli -c` continues: the most recently active one of this project."""
+    sessions = list_sessions(home, project_root, exclude_session_id=exclude_session_id)
+    return sessions[0] if sessions else None
+
+
+def resume_session(
+    path: Path,
+    *,
+    model: str = "",
+    provider: str = "",
+    version: str = "",
+    secrets: Sequence[str] = (),
+    on_error: Callable[[str], None] | None = None,
+    clock: Callable[[], int] = epoch_millis,
+    metadata: Mapping[str, Any] | None = None,
+) -> tuple[ConversationLedger, ResumeResult]:
+    """Open a session to continue it: rebuild the view, then keep appending to the same file.
+
+    Writes a session_resumed event (and a view_checkpoint when the view had to be repaired, so the
+    ledger again holds exactly what the model will see). Put a fresh system prompt before
+    `result.messages` to get the history.
+    """
+    result = load_view(path)
+    ledger = ConversationLedger.open_existing(path, clock=clock, secrets=secrets, on_error=on_error)
+    marker = {"model": model, "provider": provider, "paicliVersion": version, "resumedFromSequence": result.last_sequence}
+    ledger.mark_resumed({**marker, **(metadata or {})})
+    if result.repaired:
+        ledger.record_view_checkpoint("session_resume", result.messages, {"repairedToolPairs": result.repaired})
+    return ledger, result

@@ -1,0 +1,117 @@
+"""Session listing per project, lookup by id, newest, and resuming into the same file."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from paicli.llm.messages import Message
+from paicli.session.catalog import (
+    find_session,
+    list_sessions,
+    newest_session,
+    read_session_info,
+    resume_session,
+)
+from paicli.session.ledger import ConversationLedger
+from paicli.session.resume import load_view
+
+from .helpers import ReactRecorder, counting_clock
+
+
+def session(home: Path, root: Path, inputs: list[str], start: int, model: str = "glm-5.1") -> ConversationLedger:
+    ledger = ConversationLedger.create(home, root, model, "glm", "0.1.0", counting_clock(start))
+    recorder = ReactRecorder(ledger)
+    for text in inputs:
+        recorder.user(text)
+        recorder.answer(f"回答：{text}")
+    ledger.close()
+    assert ledger.path is not None
+    os.utime(ledger.path, ns=(start * 1_000_000, start * 1_000_000))
+    return ledger
+
+
+def test_lists_only_this_projects_sessions_newest_first(tmp_path: Path) -> None:
+    home, mine, other = tmp_path / "home", tmp_path / "mine", tmp_path / "other"
+    mine.mkdir()
+    other.mkdir()
+    old = session(home, mine, ["第一个问题\n带换行", "第二个"], 1_000_000_000_000)
+    new = session(home, mine, ["新的会话"], 2_000_000_000_000, model="deepseek-v4")
+    session(home, other, ["别的项目"], 3_000_000_000_000)
+    session(home, mine, [], 4_000_000_000_000)  # started and left without a question
+    (home / "history" / "raw" / "notes.jsonl").write_text("not a ledger\n")
+
+    sessions = list_sessions(home, mine)
+    assert [s.session_id for s in sessions] == [new.session_id, old.session_id]
+    assert (sessions[0].first_input, sessions[0].turns, sessions[0].model) == ("新的会话", 1, "deepseek-v4")
+    assert (sessions[1].first_input, sessions[1].turns, sessions[1].provider) == ("第一个问题 带换行", 2, "glm")
+    assert sessions[1].started_at_ms == 1_000_000_000_001
+    assert len(list_sessions(home, mine, include_empty=True)) == 3
+    assert [s.session_id for s in list_sessions(home, mine, exclude_session_id=new.session_id)] == [old.session_id]
+    assert newest_session(home, mine) == sessions[0]
+    assert newest_session(home, tmp_path / "nowhere") is None
+    assert list_sessions(tmp_path / "empty-home", mine) == []
+
+
+def test_project_root_matches_through_symlinks(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    made = session(tmp_path / "home", link, ["经由链接"], 1_700_000_000_000)
+    assert [s.session_id for s in list_sessions(tmp_path / "home", real)] == [made.session_id]
+
+
+def test_resumed_sessions_count_as_recent(tmp_path: Path) -> None:
+    home, root = tmp_path / "home", tmp_path / "p"
+    root.mkdir()
+    old = session(home, root, ["老会话"], 1_000_000_000_000)
+    session(home, root, ["新会话"], 2_000_000_000_000)
+    assert old.path is not None
+    ledger, _ = resume_session(old.path, clock=counting_clock(3_000_000_000_000))
+    ledger.append_message("react", "agent", "user_input", Message.user("接着聊"))
+    os.utime(old.path, ns=(3_000_000_000_000 * 1_000_000,) * 2)
+    newest = newest_session(home, root)
+    assert newest is not None and newest.session_id == old.session_id and newest.turns == 2
+
+
+def test_find_session_by_id_or_unique_prefix(tmp_path: Path) -> None:
+    home, root = tmp_path / "home", tmp_path / "p"
+    root.mkdir()
+    a = session(home, root, ["a"], 1_111_000_000_000)
+    b = session(home, root, ["b"], 1_222_000_000_000)
+    found = find_session(home, a.session_id)
+    assert found is not None and found.path == a.path
+    found_b = find_session(home, "session-1222")
+    assert found_b is not None and found_b.session_id == b.session_id
+    assert find_session(home, "session-1") is None  # ambiguous
+    assert find_session(home, "../../etc/passwd") is None
+    assert find_session(home, "session-9") is None
+
+
+def test_resume_appends_to_the_same_file_and_resuming_again_gets_the_latest_state(tmp_path: Path) -> None:
+    home, root = tmp_path / "home", tmp_path / "p"
+    root.mkdir()
+    first = ConversationLedger.create(home, root, "glm-5.1", "glm", "0.1.0", counting_clock())
+    recorder = ReactRecorder(first)
+    recorder.user("第一轮")
+    recorder.answer("好")
+    first.close()
+    assert first.path is not None
+    before = first.path.read_bytes()
+
+    ledger, result = resume_session(first.path, model="kimi-k2.6", provider="kimi", version="0.1.0")
+    assert result.messages == recorder.view and ledger.session_id == first.session_id
+    assert ledger.next_sequence == result.last_sequence + 2  # the session_resumed event took one number
+    second = ReactRecorder.__new__(ReactRecorder)
+    second.ledger, second.history = ledger, [Message.system("新系统提示"), *result.messages]
+    second.user("第二轮")
+    second.answer("也好")
+
+    data = first.path.read_bytes()
+    assert data.startswith(before)
+    assert load_view(first.path).messages == second.view
+    info = read_session_info(first.path)
+    assert info is not None and info.turns == 2 and info.model == "glm-5.1"
+    _, again = resume_session(first.path)
+    assert again.messages == second.view
