@@ -40,7 +40,7 @@ def test_jieba_cache_lives_in_paicli_home_and_logs_nothing(tmp_path: Path) -> No
 
 def test_importing_retrieval_does_not_load_jieba_or_numpy(tmp_path: Path) -> None:
     code = (
-        "import sys, paicli.memory.retriever, paicli.memory.tokenize\n"
+        "import sys, paicli.memory.retriever, paicli.memory.tokenize, paicli.prompt.assembler\n"
         "print(sorted(m for m in ('jieba', 'numpy') if m in sys.modules))"
     )
     result = _run(code, tmp_path)

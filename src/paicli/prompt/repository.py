@@ -1,0 +1,70 @@
+"""Prompt file lookup: project override, then user override, then the bundled copy (spec 7.1)."""
+
+from __future__ import annotations
+
+import threading
+from importlib import resources
+from pathlib import Path
+
+from paicli.config.env import paicli_home as default_paicli_home
+
+_bundled_cache: dict[str, str] = {}
+_bundled_lock = threading.Lock()
+
+
+class PromptNotFoundError(LookupError):
+    """No override and no bundled file for a prompt path."""
+
+
+def check_relative(rel: str) -> str:
+    """Reject absolute paths and parent references so overrides stay inside their prompt folders."""
+    normalized = rel.replace("\\", "/")
+    if not normalized or normalized.startswith("/") or ".." in normalized:
+        raise ValueError(f"非法的提示词路径: {rel!r}")
+    return normalized
+
+
+def load_bundled(rel: str) -> str | None:
+    rel = check_relative(rel)
+    with _bundled_lock:
+        if rel in _bundled_cache:
+            return _bundled_cache[rel]
+    resource = resources.files("paicli") / "prompts"
+    for part in rel.split("/"):
+        resource = resource / part
+    try:
+        text = resource.read_text(encoding="utf-8")
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return None
+    with _bundled_lock:
+        _bundled_cache[rel] = text
+    return text
+
+
+class PromptRepository:
+    """Loads `rel` from `<project>/.paicli/prompts`, else `$PAICLI_HOME/prompts`, else the package.
+
+    Overrides are re-read on every load so an edited file applies to the next prompt; bundled
+    files are cached for the life of the process.
+    """
+
+    def __init__(self, project_root: Path | str | None = None, paicli_home: Path | str | None = None) -> None:
+        self._project_dir = Path(project_root or Path.cwd()) / ".paicli" / "prompts"
+        self._user_dir = Path(paicli_home or default_paicli_home()) / "prompts"
+
+    def override_path(self, rel: str) -> Path | None:
+        rel = check_relative(rel)
+        for directory in (self._project_dir, self._user_dir):
+            candidate = directory / rel
+            if candidate.is_file():
+                return candidate
+        return None
+
+    def load(self, rel: str) -> str:
+        path = self.override_path(rel)
+        if path is not None:
+            return path.read_text(encoding="utf-8")
+        text = load_bundled(rel)
+        if text is None:
+            raise PromptNotFoundError(f"找不到提示词文件: prompts/{rel}")
+        return text
