@@ -17,6 +17,8 @@ def make_env(tmp_path: Path) -> MakeEnv:
     empty.mkdir(exist_ok=True)
 
     def build(**values: str) -> EnvLookup:
-        return EnvLookup(environ={"HOME": str(empty), "PAICLI_HOME": str(empty / ".paicli"), **values}, cwd=empty)
+        return EnvLookup(
+            environ={"HOME": str(empty), "PAICLI_HOME": str(empty / ".paicli"), **values}, cwd=empty
+        )
 
     return build

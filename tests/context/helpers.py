@@ -16,7 +16,9 @@ def tool_result_text(tool: str, body: str) -> str:
     return f'<tool_result tool="{tool}" trust="untrusted-data">\n{body}\n</tool_result>'
 
 
-def tool_round(index: int, tool: str = "read_file", body: str | None = None, wrap: bool = True) -> list[Message]:
+def tool_round(
+    index: int, tool: str = "read_file", body: str | None = None, wrap: bool = True
+) -> list[Message]:
     call = ToolCall(f"call-{index}", tool, f'{{"path":"f{index}.txt"}}')
     content = body if body is not None else "x" * 2000
     content = tool_result_text(tool, content) if wrap else content

@@ -65,14 +65,18 @@ def test_placeholder_points_to_offload_file_when_output_was_offloaded() -> None:
     assert "execute_command" in text
     assert ".paicli/tool-outputs/session-1/001-execute_command.txt" in text
     assert "重新调用" in text
-    assert text.endswith("；完整输出仍保存在 .paicli/tool-outputs/session-1/001-execute_command.txt，可用 read_file 按 offset/limit 读回。")
+    assert text.endswith(
+        "；完整输出仍保存在 .paicli/tool-outputs/session-1/001-execute_command.txt，可用 read_file 按 offset/limit 读回。"
+    )
 
 
 def test_skips_excluded_short_and_already_cleared_results(make_env: MakeEnv) -> None:
     history = [Message.user("go")]
     history += tool_round(1, "load_skill")
     history += tool_round(2, "read_file", "short")
-    history += tool_round(3, "read_file", CLEARED_PREFIX + " 工具 read_file 的这次输出" + "。" * 500, wrap=False)
+    history += tool_round(
+        3, "read_file", CLEARED_PREFIX + " 工具 read_file 的这次输出" + "。" * 500, wrap=False
+    )
     history += tool_round(4, "read_file")
     for i in range(5, 8):
         history += tool_round(i)
@@ -114,7 +118,9 @@ def test_trigger_follows_anthropic_default_and_stays_below_summary_threshold() -
     clearer = ToolResultClearer()
     assert clearer.trigger_tokens(ContextProfile.from_window(200_000).compression_trigger_tokens) == 100_000
     assert clearer.trigger_tokens(ContextProfile.from_window(1_000_000).compression_trigger_tokens) == 100_000
-    assert clearer.trigger_tokens(ContextProfile.from_window(32_000).compression_trigger_tokens) == int(0.6 * 20_000)
+    assert clearer.trigger_tokens(ContextProfile.from_window(32_000).compression_trigger_tokens) == int(
+        0.6 * 20_000
+    )
     assert clearer.trigger_tokens(ContextProfile.from_window(128_000).compression_trigger_tokens) == 57_000
     assert clearer.trigger_tokens(0) == 0
     override = ToolResultClearer(ClearingConfig(trigger_tokens_override=500_000))

@@ -39,10 +39,15 @@ def test_oversized_result_is_written_to_session_file_and_summarized(project: Pat
     assert "line-1 " in notice and "line-2000 " in notice
     assert "--- 开头预览 ---\n" in notice and "\n--- 结尾预览 ---\n" in notice
     relative = file_of(notice)
-    assert re.fullmatch(r"\.paicli/tool-outputs/session-20261106-101500-[0-9a-f]{6}/001-grep_code\.txt", relative)
+    assert re.fullmatch(
+        r"\.paicli/tool-outputs/session-20261106-101500-[0-9a-f]{6}/001-grep_code\.txt", relative
+    )
     assert (project / relative).read_text(encoding="utf-8") == content
     assert (project / ".paicli/tool-outputs/.gitignore").read_text(encoding="utf-8") == "*\n"
-    assert f'读回: read_file {{"path":"{relative}","offset":1,"limit":200}}，按需调整 offset 分段读取\n' in notice
+    assert (
+        f'读回: read_file {{"path":"{relative}","offset":1,"limit":200}}，按需调整 offset 分段读取\n'
+        in notice
+    )
     second = offloader.offload_if_oversized("web fetch/x", "{}", content)
     assert file_of(second).endswith("/002-web_fetch_x.txt")
 
@@ -63,9 +68,13 @@ def test_read_file_exemption_only_covers_explicit_ranges_and_offload_directory(
     offloader = ToolResultOffloader(project, make_env())
     content = big_lines(3000)
     assert offloader.offload_if_oversized("read_file", '{"path":"src/a.py","limit":50}', content) == content
-    assert offloader.offload_if_oversized("read_file", '{"path":"src/a.py","offset":null}', content).startswith(NOTICE)
+    assert offloader.offload_if_oversized(
+        "read_file", '{"path":"src/a.py","offset":null}', content
+    ).startswith(NOTICE)
     assert offloader.offload_if_oversized("read_file", '{"path":"src/a.py"}', content).startswith(NOTICE)
-    assert offloader.offload_if_oversized("grep_code", '{"path":".paicli/tool-outputs/x"}', content).startswith(NOTICE)
+    assert offloader.offload_if_oversized(
+        "grep_code", '{"path":".paicli/tool-outputs/x"}', content
+    ).startswith(NOTICE)
     assert offloader.offload_if_oversized("read_file", "not json", content).startswith(NOTICE)
 
 

@@ -10,7 +10,7 @@ from paicli.context.summary import (
 from paicli.context.tokens import TokenCounter
 from paicli.llm.messages import Message
 from paicli.llm.protocol import LLMError
-from tests.context.helpers import STRUCTURED, assert_pairs_valid, qa_rounds, tool_round
+from tests.context.helpers import STRUCTURED, assert_pairs_valid, tool_round
 from tests.fakes.scripted_llm import Request, ScriptedLLM
 
 COUNTER = TokenCounter("heuristic")
@@ -67,7 +67,15 @@ def test_compacts_old_rounds_and_keeps_recent_turns() -> None:
     llm = ScriptedLLM([STRUCTURED])
     history = rounds(6)
     assert compactor(llm, retain=2).compact_if_needed(history, 100)
-    assert [m.role for m in history] == ["system", "user", "assistant", "user", "assistant", "user", "assistant"]
+    assert [m.role for m in history] == [
+        "system",
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+    ]
     assert "已压缩的历史对话摘要" in (history[1].content or "")
     assert [(m.content or "")[:2] for m in history[3:]] == ["Q4", "A4", "Q5", "A5"]
 
@@ -77,9 +85,16 @@ def test_summary_prompt_is_the_reference_text() -> None:
     history = rounds(3, size=1)
     compactor(llm).compact_now(history)
     prompt = prompt_of(llm.requests[0])
-    assert prompt.startswith("请把下面的对话历史整理成可供 Agent 继续工作的简明记录，按以下标题输出：\n## 当前目标与成功条件\n")
-    assert "内容应明显短于原始对话。\n\n=== 待压缩的对话 ===\nSYSTEM" not in prompt  # the system prompt is kept, not summarised
-    assert "内容应明显短于原始对话。\n\n=== 待压缩的对话 ===\nUSER: Q0 请解释\n\nASSISTANT: A0 解释如下\n\n" in prompt
+    assert prompt.startswith(
+        "请把下面的对话历史整理成可供 Agent 继续工作的简明记录，按以下标题输出：\n## 当前目标与成功条件\n"
+    )
+    assert (
+        "内容应明显短于原始对话。\n\n=== 待压缩的对话 ===\nSYSTEM" not in prompt
+    )  # the system prompt is kept, not summarised
+    assert (
+        "内容应明显短于原始对话。\n\n=== 待压缩的对话 ===\nUSER: Q0 请解释\n\nASSISTANT: A0 解释如下\n\n"
+        in prompt
+    )
     assert prompt.endswith("\n=== 待压缩的对话（结束）===\n")
 
 
@@ -150,7 +165,9 @@ def test_repair_call_can_rescue_the_summary() -> None:
 
 def test_structure_check_requires_whole_lines_in_order() -> None:
     assert has_required_structure(STRUCTURED)
-    assert has_required_structure("  ## 当前目标与成功条件  \n## 用户要求与已确认决定\n## 已完成工作及证据\n## 未解决问题与下一步")
+    assert has_required_structure(
+        "  ## 当前目标与成功条件  \n## 用户要求与已确认决定\n## 已完成工作及证据\n## 未解决问题与下一步"
+    )
     shuffled = "## 用户要求与已确认决定\n## 当前目标与成功条件\n## 已完成工作及证据\n## 未解决问题与下一步"
     assert not has_required_structure(shuffled)
     inline = "## 当前目标与成功条件 ## 用户要求与已确认决定\n## 已完成工作及证据\n## 未解决问题与下一步"
@@ -180,7 +197,9 @@ def test_long_summary_input_covers_early_middle_and_recent_messages() -> None:
     assert ConversationHistoryCompactor(llm, COUNTER, 1).compact_if_needed(history, 10)
     chunk_prompts = [prompt_of(r) for r in llm.requests if "=== 本部分对话 ===" in prompt_of(r)]
     assert len(chunk_prompts) >= 3
-    bodies = [p.split("=== 本部分对话 ===\n", 1)[1].rsplit("\n=== 本部分对话结束 ===", 1)[0] for p in chunk_prompts]
+    bodies = [
+        p.split("=== 本部分对话 ===\n", 1)[1].rsplit("\n=== 本部分对话结束 ===", 1)[0] for p in chunk_prompts
+    ]
     assert all(len(b) <= MAX_SUMMARY_INPUT_CHARS for b in bodies)
     joined = "".join(bodies)
     assert all(f"MARKER_{i:02d}" in joined and f"ANSWER_{i:02d}" in joined for i in range(10))

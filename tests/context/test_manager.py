@@ -1,0 +1,240 @@
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from paicli.context.clearing import CLEARED_PREFIX
+from paicli.context.manager import AutoCompactionManager
+from paicli.context.profile import ContextProfile
+from paicli.context.session_memory import enabled_by_configuration
+from paicli.context.summary import SummaryOutcome
+from paicli.context.tokens import TokenCounter
+from paicli.llm.messages import Message, Usage
+from paicli.llm.protocol import LLMClient
+from tests.context.conftest import MakeEnv
+from tests.context.helpers import STRUCTURED, assert_pairs_valid, tool_round
+from tests.fakes.scripted_llm import ScriptedLLM
+
+
+@dataclass
+class FakeFull:
+    compacts: bool = True
+    calls: list[tuple[int, bool, int, str | None]] = field(default_factory=list)
+
+    def compact(
+        self, history: list[Message], trigger: int, force: bool, retain: int, focus: str | None = None
+    ) -> SummaryOutcome:
+        self.calls.append((trigger, force, retain, focus))
+        if not self.compacts:
+            return SummaryOutcome(False, len(history), len(history), 100, 100, "失败原因")
+        before = len(history)
+        history[1:-1] = [Message.user("[已压缩的历史对话摘要]\n摘要")]
+        return SummaryOutcome(True, before, len(history), 100, 10)
+
+    def set_llm(self, llm: LLMClient | None) -> None:
+        return None
+
+
+@dataclass
+class FakeSessionMemory:
+    ready: bool = False
+    enabled: bool = True
+    prepared: int = 0
+    asked: int = 0
+    cleared: int = 0
+    llms: list[LLMClient | None] = field(default_factory=list)
+
+    def prepare_if_needed(self, history: list[Message], trigger: int) -> bool:
+        self.prepared += 1
+        return False
+
+    def compact_if_ready(self, history: list[Message], trigger: int) -> bool:
+        self.asked += 1
+        if self.ready:
+            history[1:-1] = [Message.user("[会话记忆摘要]\n记忆")]
+        return self.ready
+
+    def clear(self, history: list[Message]) -> None:
+        self.cleared += 1
+
+    def set_llm(self, llm: LLMClient | None) -> None:
+        self.llms.append(llm)
+
+
+def counter() -> TokenCounter:
+    return TokenCounter("heuristic")
+
+
+def chat_history(turns: int = 6) -> list[Message]:
+    history = [Message.system("sys")]
+    for i in range(turns):
+        history += [Message.user(f"Q{i} " + "内容" * 300), Message.assistant(f"A{i} " + "回答" * 300)]
+    return history
+
+
+def tool_history(rounds: int = 10) -> list[Message]:
+    history = [Message.system("sys")]
+    for i in range(1, rounds + 1):
+        history.append(Message.user(f"Q{i} 读取文件 {i}"))
+        history += tool_round(i)
+        history.append(Message.assistant(f"A{i} 读完了"))
+    return history
+
+
+def manager(llm: ScriptedLLM | None = None, **kwargs: object) -> AutoCompactionManager:
+    return AutoCompactionManager(
+        llm or ScriptedLLM(), counter(), ContextProfile.from_window(128_000), **kwargs
+    )  # type: ignore[arg-type]
+
+
+def test_prefers_ready_session_memory_over_full_summary() -> None:
+    full, session = FakeFull(), FakeSessionMemory(ready=True)
+    history = chat_history()
+    result = manager(full=full, session_memory=session).compact_if_needed(history, 10)
+    assert result.compacted and result.strategy == "session_memory"
+    assert full.calls == [] and session.asked == 1
+    assert [s.strategy for s in result.steps] == ["session_memory"]
+    assert result.steps[0].before_messages == 13 and result.steps[0].after_messages == 3
+
+
+def test_falls_back_to_full_summary_when_session_memory_is_unavailable() -> None:
+    full, session = FakeFull(), FakeSessionMemory(ready=False)
+    result = manager(full=full, session_memory=session).compact_if_needed(chat_history(), 10)
+    assert result.compacted and result.strategy == "full_summary"
+    assert len(full.calls) == 1 and full.calls[0] == (10, False, 3, None)
+    assert session.cleared == 1
+
+
+def test_manual_compact_always_uses_full_summary() -> None:
+    full, session = FakeFull(), FakeSessionMemory(ready=True)
+    result = manager(full=full, session_memory=session).compact_now(chat_history(), focus="重点")
+    assert result.compacted and result.strategy == "full_summary"
+    assert session.asked == 0 and session.prepared == 0
+    assert full.calls == [(0, True, 1, "重点")]
+
+
+def test_clears_old_tool_results_before_summarizing_and_skips_summary_when_enough() -> None:
+    llm = ScriptedLLM([STRUCTURED])
+    history = tool_history(10)
+    mgr = manager(llm)
+    trigger = mgr.measure(history) - 10
+    result = mgr.compact_if_needed(history, trigger)
+    assert not result.compacted
+    assert result.strategy == "tool_result_clearing" and result.cleared_tool_results == 7
+    assert llm.calls == 0
+    assert mgr.measure(history) < trigger
+    assert sum(1 for m in history if (m.content or "").startswith(CLEARED_PREFIX)) == 7
+    assert len(result.steps) == 1 and result.steps[0].cleared_tool_results == 7
+    assert result.steps[0].before_messages == result.steps[0].after_messages == len(history)
+    assert result.before_tokens > result.after_tokens
+    assert_pairs_valid(history)
+
+
+def test_still_summarizes_when_clearing_is_not_enough() -> None:
+    llm = ScriptedLLM([STRUCTURED])
+    history = tool_history(10)
+    result = manager(llm).compact_if_needed(history, 1000)
+    assert result.compacted and result.strategy == "full_summary" and result.cleared_tool_results == 7
+    assert llm.calls == 1
+    assert [s.strategy for s in result.steps] == ["tool_result_clearing", "full_summary"]
+    assert result.steps[1].before_tokens == result.steps[0].after_tokens
+    assert result.steps[1].after_messages == len(history) < result.steps[1].before_messages
+    assert (history[1].content or "").startswith("[已压缩的历史对话摘要]\n")
+    assert history[3].content == "Q8 读取文件 8"
+    assert_pairs_valid(history)
+
+
+def test_session_memory_flag_comes_from_env(make_env: MakeEnv) -> None:
+    assert enabled_by_configuration(make_env(PAICLI_SESSION_MEMORY_COMPACTION_ENABLED="true"))
+    assert not enabled_by_configuration(make_env(PAICLI_SESSION_MEMORY_COMPACTION_ENABLED="false"))
+    assert not enabled_by_configuration(make_env())
+    on = AutoCompactionManager(
+        ScriptedLLM(), counter(), None, make_env(PAICLI_SESSION_MEMORY_COMPACTION_ENABLED="on")
+    )
+    assert on.session_memory_enabled
+
+
+def test_non_positive_trigger_does_nothing() -> None:
+    full = FakeFull()
+    result = manager(full=full).compact_if_needed(chat_history(), 0)
+    assert not result.changed and result.strategy == "none" and full.calls == []
+
+
+def test_before_call_uses_profile_trigger_and_never_raises() -> None:
+    class Exploding(FakeFull):
+        def compact(self, *args: object, **kwargs: object) -> SummaryOutcome:
+            raise RuntimeError("bug")
+
+    history = chat_history()
+    snapshot = list(history)
+    mgr = AutoCompactionManager(ScriptedLLM(), counter(), ContextProfile.from_window(8_000), full=Exploding())
+    result = mgr.before_call(history, [])
+    assert not result.changed and history == snapshot
+    small = chat_history(1)
+    assert not manager().before_call(small, None).changed
+
+
+def test_failed_summary_reports_error_and_leaves_history_usable() -> None:
+    for reply in ["没有结构的摘要", RuntimeError("network down")]:
+        llm = ScriptedLLM([reply, "仍然没有结构"])
+        history = chat_history()
+        snapshot = list(history)
+        mgr = manager(llm)
+        result = mgr.compact_if_needed(history, 10)
+        assert not result.compacted and result.error
+        assert history == snapshot
+        manual = mgr.compact_now(history)
+        assert not manual.compacted and not manual.changed and manual.error
+        assert history == snapshot
+
+
+def test_compact_now_with_nothing_to_compact_has_no_error() -> None:
+    llm = ScriptedLLM([STRUCTURED])
+    history = [Message.system("sys"), Message.user("只有一个问题"), Message.assistant("回答")]
+    result = manager(llm).compact_now(history)
+    assert not result.changed and result.error is None and llm.calls == 0
+
+
+def test_manual_compact_retains_one_turn_without_clearing() -> None:
+    llm = ScriptedLLM([STRUCTURED])
+    history = tool_history(4)
+    result = manager(llm).compact_now(history)
+    assert result.compacted and result.cleared_tool_results == 0
+    assert [s.strategy for s in result.steps] == ["full_summary"]
+    assert history[3].content == "Q4 读取文件 4"
+    assert not any((m.content or "").startswith(CLEARED_PREFIX) for m in history)
+
+
+def test_calibration_from_usage_moves_the_threshold_figure() -> None:
+    history = chat_history()
+    mgr = manager()
+    local = mgr.measure(history)
+    response = Message.assistant("答复")
+    history.append(response)
+    tools = [{"type": "function", "function": {"name": "noop"}}]
+    request_tokens = mgr.counter.count_request(history[:-1], tools)
+    mgr.after_response(history, tools, Usage(prompt_tokens=request_tokens * 2))
+    assert mgr.counter.last_provider_prompt_tokens == request_tokens * 2
+    assert mgr.measure(history[:-1]) == local * 2
+    mgr.after_response(history, tools, None)  # no usage: nothing changes
+    assert mgr.counter.ratio("scripted-model") == 2.0
+
+
+def test_set_llm_propagates_and_reset_clears_session_state() -> None:
+    session = FakeSessionMemory()
+    mgr = manager(session_memory=session)
+    other = ScriptedLLM(model_name="other")
+    mgr.set_llm(other)
+    assert session.llms == [other] and mgr.model == "other"
+    mgr.reset([])
+    assert session.cleared == 1
+
+
+def test_context_report_figures() -> None:
+    mgr = manager()
+    history = chat_history(2)
+    tools = [{"type": "function", "function": {"name": "read_file"}}]
+    report = mgr.context_report(history, tools, provider="test", cache_hit_ratio=0.5)
+    assert report.system_messages == 1 and report.conversation_messages == 4
+    assert report.local_tokens == mgr.counter.count_request(history, tools)
+    assert report.trigger_tokens == 95_000 and report.clear_trigger_tokens == 57_000
+    assert report.provider_prompt_tokens is None and report.calibration_ratio is None
