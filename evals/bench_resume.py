@@ -1,0 +1,141 @@
+"""Benchmark the session ledger: append cost (with fsync) and resume time for 1, 50 and 200 MB ledgers.
+
+Run from the repository root: `python -m evals.bench_resume [--sizes 1,50,200] [--appends 300]`.
+Ledgers are synthesised in a temp dir with realistic ReAct entries (user input, tool calls, tool results
+of a few KB, final answers with reasoning, memory refreshes) and a compaction + view_checkpoint every
+`--checkpoint-every` entries, the way a long session looks after many turns.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from paicli.llm.messages import Message, ToolCall
+from paicli.session.catalog import read_session_info
+from paicli.session.ledger import ConversationLedger, encode_entry, event_for
+from paicli.session.resume import load_view
+
+MB = 1024 * 1024
+TARGET_SECONDS = 1.0
+
+
+def _entry(session_id: str, sequence: int, event: str, source: str, message: Message | None,
+           metadata: dict[str, object]) -> bytes:
+    return encode_entry({
+        "schemaVersion": 1, "sessionId": session_id, "sequence": sequence,
+        "timestamp": 1_762_400_000_000 + sequence * 1000, "event": event, "mode": "react", "actor": "agent",
+        "source": source, "message": message.to_json() if message else None, "metadata": metadata,
+    })
+
+
+def _turn(turn: int) -> Iterator[tuple[str, Message]]:
+    yield "user_input", Message.user(f"第 {turn} 轮：帮我检查 src/module_{turn % 40}.py 里的错误处理，并补上测试")
+    for step in range(3):
+        call = ToolCall(f"call-{turn}-{step}", "read_file", f'{{"path":"src/module_{(turn + step) % 40}.py"}}')
+        yield "llm_response", Message.assistant("先读一下相关文件", (call,), "需要先看代码" * 20)
+        body = "\n".join(f"{i:4d}  def handler_{i}(x):  # 处理第 {i} 种情况" for i in range(60 + step * 40))
+        yield "tool_execution", Message.tool(call.id, f'<tool_result tool="read_file">\n{body}\n</tool_result>')
+    yield "llm_response", Message.assistant("已经补上了错误处理和三个测试。" * 8, reasoning_content="推理" * 200)
+
+
+def synthesise(path: Path, size_bytes: int, checkpoint_every: int) -> tuple[int, int]:
+    """Write a ledger of about `size_bytes`; returns (entries, checkpoints)."""
+    session_id = path.name[: -len(".jsonl")]
+    sequence = 0
+    checkpoints = 0
+    view: list[Message] = []
+    written = 0
+    with open(path, "wb") as handle:
+        sequence += 1
+        start = {"projectRoot": "/repo", "model": "glm-5.1", "provider": "glm", "paicliVersion": "0.1.0"}
+        written += handle.write(_entry(session_id, sequence, "session_start", "startup", None, start))
+        turn = 0
+        while written < size_bytes:
+            turn += 1
+            sequence += 1
+            system = Message.system("你是 paicli。" + "规则。" * 300)
+            written += handle.write(_entry(session_id, sequence, "system", "memory_context_refresh", system, {}))
+            for source, message in _turn(turn):
+                sequence += 1
+                written += handle.write(_entry(session_id, sequence, event_for(message), source, message, {}))
+                view.append(message.without_reasoning() if not message.tool_calls else message)
+            if sequence // checkpoint_every > (sequence - 10) // checkpoint_every:
+                view = [Message.user("[已压缩的历史对话摘要]\n## 当前目标与成功条件\n" + "摘要" * 500),
+                        Message.assistant("好的，继续。"), *view[-5:]]
+                sequence += 1
+                metadata = {"beforeMessages": 60, "afterMessages": len(view) + 1,
+                            "messages": [m.to_json() for m in view]}
+                written += handle.write(_entry(session_id, sequence, "view_checkpoint",
+                                               "automatic:full_summary", None, metadata))
+                checkpoints += 1
+    return sequence, checkpoints
+
+
+def bench_append(directory: Path, count: int) -> list[float]:
+    ledger = ConversationLedger.create(directory, directory, "glm-5.1", "glm", "0.1.0")
+    messages = [message for turn in range(1, count) for _, message in _turn(turn)][:count]
+    timings: list[float] = []
+    for message in messages:
+        start = time.perf_counter_ns()
+        ledger.append_message("react", "agent", "llm_response", message)
+        timings.append((time.perf_counter_ns() - start) / 1000)
+    ledger.close()
+    return timings
+
+
+def bench_resume(path: Path, repeats: int) -> tuple[float, int]:
+    timings = []
+    messages = 0
+    for _ in range(repeats):
+        start = time.perf_counter()
+        result = load_view(path)
+        timings.append(time.perf_counter() - start)
+        messages = len(result.messages)
+    return statistics.median(timings), messages
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1,50,200", help="ledger sizes in MB, comma separated")
+    parser.add_argument("--appends", type=int, default=300, help="entries appended for the append benchmark")
+    parser.add_argument("--checkpoint-every", type=int, default=200, help="entries between view checkpoints")
+    parser.add_argument("--repeats", type=int, default=3, help="resume runs per size (median reported)")
+    parser.add_argument("--fallback-mb", type=int, default=50,
+                        help="size of a ledger without any checkpoint (full forward replay); 0 skips it")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="paicli-bench-resume-") as tmp:
+        root = Path(tmp)
+        timings = bench_append(root / "append", args.appends)
+        print(f"append (os.write + fsync), {len(timings)} entries: median {statistics.median(timings):.1f} µs, "
+              f"p90 {statistics.quantiles(timings, n=10)[-1]:.1f} µs")
+        worst = 0.0
+        for size_mb in (int(s) for s in args.sizes.split(",") if s.strip()):
+            path = root / f"session-{size_mb}-bench.jsonl"
+            entries, checkpoints = synthesise(path, size_mb * MB, args.checkpoint_every)
+            seconds, messages = bench_resume(path, args.repeats)
+            start = time.perf_counter()
+            read_session_info(path)
+            listing = time.perf_counter() - start
+            worst = max(worst, seconds)
+            print(f"resume {os.path.getsize(path) / MB:6.1f} MB ({entries} entries, {checkpoints} checkpoints): "
+                  f"{seconds * 1000:.1f} ms -> {messages} messages; catalog read {listing * 1000:.1f} ms")
+            path.unlink()
+        if args.fallback_mb:
+            path = root / "session-fallback-bench.jsonl"
+            entries, _ = synthesise(path, args.fallback_mb * MB, checkpoint_every=10**12)
+            seconds, messages = bench_resume(path, 1)
+            print(f"fallback without checkpoints {os.path.getsize(path) / MB:6.1f} MB ({entries} entries): "
+                  f"{seconds * 1000:.1f} ms -> {messages} messages (worst case, not part of the target)")
+            path.unlink()
+        verdict = "OK" if worst < TARGET_SECONDS else "SLOW"
+        print(f"target: resume < {TARGET_SECONDS:.0f} s at every size -> {verdict} (worst {worst * 1000:.1f} ms)")
+
+
+if __name__ == "__main__":
+    main()
