@@ -1,0 +1,150 @@
+"""Parser contract, ported from the reference's CliCommandParserTest rows for the commands paicli has."""
+
+from __future__ import annotations
+
+import pytest
+
+from paicli.cli.commands import COMMANDS, cell_width, command_list, find, help_text, mask_secrets, parse, unknown_reply
+
+
+@pytest.mark.parametrize(
+    ("line", "name", "args"),
+    [
+        ("/plan", "plan", ""),
+        ("/plan 重构登录模块", "plan", "重构登录模块"),
+        ("/team", "team", ""),
+        ("/team 写一个爬虫", "team", "写一个爬虫"),
+        ("/init", "init", ""),
+        ("/init --force", "init", "--force"),
+        ("/model deepseek-flash", "model", "deepseek-flash"),
+        ("/model glm/glm-5.1", "model", "glm/glm-5.1"),
+        ("/model", "model", ""),
+        ("/clear", "clear", ""),
+        ("clear", "clear", ""),
+        ("/compact", "compact", ""),
+        ("/compact 保留接口设计", "compact", "保留接口设计"),
+        ("/history clear", "history", "clear"),
+        ("/exit", "exit", ""),
+        ("/quit", "exit", ""),
+        ("exit", "exit", ""),
+        ("quit", "exit", ""),
+        ("/memory", "memory", ""),
+        ("/memory clear", "memory", "clear"),
+        ("/memory list", "memory", "list"),
+        ("/memory search Chrome 登录态", "memory", "search Chrome 登录态"),
+        ("/memory delete fact-abcd1234", "memory", "delete fact-abcd1234"),
+        ("/memory verify", "memory", "verify"),
+        ("/memory verify fact-abcd1234", "memory", "verify fact-abcd1234"),
+        ("/memory replace fact-1 项目使用 Java 21", "memory", "replace fact-1 项目使用 Java 21"),
+        ("/mem list", "memory", "list"),
+        ("/save", "save", ""),
+        ("/save 这个项目使用Java 17", "save", "这个项目使用Java 17"),
+        ("/save --force 默认用中文回答", "save", "--force 默认用中文回答"),
+        ("/hitl on", "hitl", "on"),
+        ("/hitl default", "hitl", "default"),
+        ("/hitl", "hitl", ""),
+        ("/mode", "mode", ""),
+        ("/mode plan", "mode", "plan"),
+        ("/policy", "policy", ""),
+        ("/cancel", "cancel", ""),
+        ("cancel", "cancel", ""),
+        ("/context", "context", ""),
+        ("/ctx", "context", ""),
+        ("/resume", "resume", ""),
+        ("/resume 2", "resume", "2"),
+        ("/help", "help", ""),
+    ],
+)
+def test_recognised_commands(line: str, name: str, args: str) -> None:
+    parsed = parse(line)
+    assert (parsed.kind, parsed.name, parsed.args) == ("command", name, args)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "/unknown",
+        "/hitl off",
+        "/memory verifyall",
+        "/memory list extra",
+        "/memory frobnicate",
+        "/export",
+        "/export notes.md",
+        "/mcp",
+        "/browser",
+        "/wechat",
+        "/task list",
+        "/snapshot",
+        "/restore 1",
+        "/index",
+        "/search foo",
+        "/graph Foo",
+        "/audit",
+        "/skill list",
+        "/config",
+        "/better-harness",
+        "/clear now",
+        "/exit please",
+        "/init --fast",
+        "/history",
+        "/planx do it",
+        "/",
+    ],
+)
+def test_unknown_commands(line: str) -> None:
+    parsed = parse(line)
+    assert parsed.kind == "unknown"
+    assert parsed.args == line.strip()
+
+
+@pytest.mark.parametrize("line", ["修复登录 bug", "exit the loop in main.py", "please clear the cache", "  hello  "])
+def test_plain_text_is_a_task(line: str) -> None:
+    parsed = parse(line)
+    assert parsed.kind == "none"
+    assert parsed.args == line.strip()
+
+
+def test_blank_line_is_an_empty_task() -> None:
+    assert parse("   ") == parse("") and parse("").args == ""
+
+
+def test_command_words_are_case_insensitive_and_input_is_trimmed() -> None:
+    assert parse("  /PLAN  Fix It  ").name == "plan"
+    assert parse("  /PLAN  Fix It  ").args == "Fix It"
+    assert parse("EXIT").name == "exit"
+    assert parse("/Memory LIST").args == "LIST"
+    assert parse("/HITL ON").kind == "command"
+
+
+def test_arguments_may_follow_a_tab_or_newline() -> None:
+    assert parse("/plan\tstep one").args == "step one"
+    assert parse("/team 第一行\n第二行").args == "第一行\n第二行"
+
+
+def test_every_table_entry_is_reachable_by_its_words() -> None:
+    for spec in COMMANDS:
+        for word in spec.words:
+            assert find(word.upper()) is spec
+            assert spec.description and spec.usage.startswith("/")
+
+
+def test_unknown_reply_lists_every_command() -> None:
+    reply = unknown_reply(" /nope ")
+    assert reply.splitlines()[0] == "❌ 未知命令: /nope"
+    assert "可用命令：" in reply
+    for spec in COMMANDS:
+        assert f"   {spec.usage}" in reply
+        assert spec.description in reply
+
+
+def test_help_lists_commands_aligned_by_terminal_cells() -> None:
+    text = help_text()
+    assert command_list() in text
+    columns = {cell_width(line.split(" - ")[0]) for line in command_list().splitlines()}
+    assert len(columns) == 1
+
+
+def test_mask_secrets_hides_keys_and_tokens() -> None:
+    masked = mask_secrets("/config provider glm --api-key sk-secret --model m token=abc&x=1")
+    assert "sk-secret" not in masked and "abc" not in masked
+    assert "--api-key ***" in masked and "token=***" in masked and "--model m" in masked

@@ -1,0 +1,145 @@
+from __future__ import annotations
+
+import io
+import json
+
+from rich.console import Console
+
+from paicli.agent.events import (
+    Compacted,
+    FactsSaved,
+    ModelCallStarted,
+    Notice,
+    ReasoningDelta,
+    RunFinished,
+    TextDelta,
+    ToolFinished,
+    ToolStarted,
+)
+from paicli.cli.render import (
+    EventRenderer,
+    MarkdownBlocks,
+    diff_text,
+    key_argument,
+    strip_boundary,
+    summarize_result,
+    tool_call_line,
+)
+from paicli.context.types import CompactionResult, CompactionStep
+from paicli.tools.base import ToolResult
+
+
+def consoles(terminal: bool = False) -> tuple[Console, io.StringIO, Console, io.StringIO]:
+    out, err = io.StringIO(), io.StringIO()
+    return (Console(file=out, force_terminal=terminal, width=100), out,
+            Console(file=err, force_terminal=terminal, width=100), err)
+
+
+def test_markdown_blocks_cut_at_blank_lines_outside_fences() -> None:
+    blocks = MarkdownBlocks()
+    assert blocks.feed("# 标题\n\n第一段") == ["# 标题"]
+    assert blocks.feed("继续\n\n```py\nx = 1\n\ny = 2\n") == ["第一段继续"]
+    assert blocks.feed("```\n\n尾巴") == ["```py\nx = 1\n\ny = 2\n```"]
+    assert blocks.flush() == "尾巴"
+    assert blocks.flush() == ""
+
+
+def test_key_argument_prefers_the_meaningful_field() -> None:
+    assert key_argument(json.dumps({"limit": 5, "path": "src/app.py"})) == "src/app.py"
+    assert key_argument(json.dumps({"command": "pytest -q\n  --lf"})) == "pytest -q --lf"
+    assert key_argument(json.dumps({"other": "x"})) == "x"
+    assert key_argument("not json") == "not json"
+    assert key_argument("") == ""
+    assert len(key_argument(json.dumps({"query": "q" * 500}), limit=30)) == 30
+    assert tool_call_line("read_file", '{"path": "src/app.py"}') == "⏺ read_file(src/app.py)"
+
+
+def test_strip_boundary_shows_the_payload_only() -> None:
+    wrapped = '<tool_result tool="read_file" trust="untrusted-data">\nline\n</tool_result>'
+    assert strip_boundary(wrapped) == "line"
+    assert strip_boundary("plain") == "plain"
+
+
+def test_result_summaries() -> None:
+    read = ToolResult("1", "read_file", "\n".join(f"l{i}" for i in range(120)))
+    assert summarize_result(read).headline == "读取 120 行"
+    many = summarize_result(ToolResult("2", "execute_command", "\n".join(f"out {i}" for i in range(10))))
+    assert many.headline == "10 行" and many.preview == ("out 0", "out 1", "out 2") and many.folded_lines == 7
+    failed = summarize_result(ToolResult("3", "execute_command", "boom\ntrace", success=False))
+    assert failed.tone == "error" and failed.headline == "❌ boom"
+    blocked = summarize_result(ToolResult("4", "write_file", "用户拒绝", success=False, blocked=True))
+    assert blocked.tone == "blocked" and "用户拒绝" in blocked.headline
+    offloaded = ToolResult("5", "grep_code", "[工具输出过大，完整内容已卸载到会话文件]\ntool: grep_code\n"
+                           "文件: .paicli/tool-outputs/s/001-grep_code.txt")
+    assert summarize_result(offloaded).headline.endswith(".paicli/tool-outputs/s/001-grep_code.txt")
+    assert summarize_result(ToolResult("6", "x", "")).headline == "完成（无输出）"
+
+
+def test_diff_lines_are_coloured_and_folded() -> None:
+    diff = "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+new\n" + "".join(f"+{i}\n" for i in range(100))
+    text = diff_text(diff, keep=10)
+    styles = {span.style for span in text.spans}
+    assert {"green", "red", "cyan", "bold"} <= styles
+    assert "还有 95 行" in text.plain
+
+
+def test_piped_renderer_puts_answer_on_out_and_progress_on_err() -> None:
+    out_console, out, err_console, err = consoles()
+    renderer = EventRenderer(out_console, err_console, markdown=False)
+    renderer(ModelCallStarted(1))
+    renderer(TextDelta("先看看文件。"))
+    renderer(ToolStarted("c1", "read_file", '{"path": "a.py"}'))
+    renderer(ToolFinished(ToolResult("c1", "read_file", "x\ny")))
+    renderer(ReasoningDelta("想一想"))
+    renderer(TextDelta("答案是 "))
+    renderer(TextDelta("42"))
+    renderer(RunFinished("done", "答案是 42"))
+    renderer(RunFinished("done", "答案是 42"))
+    assert out.getvalue() == "答案是 42\n"
+    progress = err.getvalue()
+    assert "先看看文件。" in progress and "⏺ read_file(a.py)" in progress and "⎿ 读取 2 行" in progress
+    assert "想一想" in progress
+    assert "\x1b[" not in out.getvalue() + progress
+
+
+def test_answer_without_deltas_comes_from_the_result() -> None:
+    out_console, out, err_console, _ = consoles()
+    EventRenderer(out_console, err_console, markdown=False).finish(RunFinished("done", "直接的答案"))
+    assert out.getvalue() == "直接的答案\n"
+
+
+def test_markdown_renderer_streams_blocks_and_colours_diffs() -> None:
+    out_console, out, err_console, err = consoles(terminal=True)
+    renderer = EventRenderer(out_console, err_console, markdown=True)
+    renderer(TextDelta("**粗体**段落\n\n"))
+    assert "粗体" in out.getvalue() and "**" not in out.getvalue()
+    renderer(ToolStarted("c1", "edit_file", '{"path": "a.py"}'))
+    renderer(ToolFinished(ToolResult("c1", "edit_file", "ok", display="-old\n+new\n")))
+    renderer(TextDelta("- 项目一\n- 项目二"))
+    renderer.finish(RunFinished("done", ""))
+    assert "项目二" in out.getvalue()
+    assert "\x1b[32m" in err.getvalue() and "+new" in err.getvalue()  # green addition
+    assert "\x1b[31m" in err.getvalue() and "-old" in err.getvalue()  # red removal
+
+
+def test_outcomes_compaction_notices_and_facts() -> None:
+    out_console, _, err_console, err = consoles()
+    renderer = EventRenderer(out_console, err_console, markdown=False)
+    step = CompactionStep("full_summary", 40, 6, 90_000, 12_000)
+    clear = CompactionStep("tool_result_clearing", 40, 40, 100_000, 90_000, cleared_tool_results=7)
+    renderer(Compacted(CompactionResult(True, "full_summary", 7, (clear, step))))
+    renderer(Compacted(CompactionResult(True, "full_summary", 0, (step,)), manual=True))
+    renderer(Notice("小心", "warn"))
+    renderer(FactsSaved(2))
+    renderer(RunFinished("error", "", "网络断开"))
+    text = err.getvalue()
+    assert "🧹 已清理 7 条旧工具结果" in text
+    assert text.count("📦 已压缩历史上下文: 100,000 → 12,000 tokens") == 1
+    assert "小心" in text and "2 条事实" in text and "❌ 执行失败: 网络断开" in text
+
+
+def test_partial_and_cancelled_runs_say_so() -> None:
+    for status, expected in (("partial", "没有全部完成"), ("cancelled", "⏹️ 任务已取消")):
+        out_console, _, err_console, err = consoles()
+        EventRenderer(out_console, err_console, markdown=False).finish(RunFinished(status, "部分"))  # type: ignore[arg-type]
+        assert expected in err.getvalue()

@@ -1,0 +1,144 @@
+"""stdin is not a terminal: one input per line, answers on stdout, progress on stderr, exit 0 at EOF."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+from rich.console import Console
+
+from paicli.agent.events import ToolFinished, ToolStarted
+from paicli.cli.backend import SessionSummary
+from paicli.cli.repl import run_repl
+from paicli.tools.base import ToolResult
+from tests.cli.fake_backend import FakeBackend, events, streamed, wait_for_cancel
+
+
+def drive(backend: FakeBackend, text: str, tmp_path: Path) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = run_repl(backend, input=io.StringIO(text), output=out, interactive=False,
+                    history_file=tmp_path / "input.history", progress=Console(file=err, width=100))
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_each_line_is_one_input_until_eof(tmp_path: Path) -> None:
+    backend = FakeBackend(scripts=[streamed("第一个", "答案"), streamed("second")], notices=["🧠 记住了 1 条事实"])
+    code, out, err = drive(backend, "任务一\n\n/clear\n任务二\n", tmp_path)
+    assert code == 0
+    assert backend.calls == [("run", ("任务一", "react")), ("clear", None), ("run", ("任务二", "react"))]
+    assert out.splitlines() == ["第一个答案", "🗑️ 对话历史已清空", "second"]
+    assert "🧠 记住了 1 条事实" in err
+    assert backend.closed
+    assert not (tmp_path / "input.history").exists()
+
+
+def test_tool_activity_goes_to_stderr_without_ansi(tmp_path: Path) -> None:
+    run = events(ToolStarted("c1", "execute_command", '{"command": "ls"}'),
+                 ToolFinished(ToolResult("c1", "execute_command", "a\nb\nc\nd\ne")))
+    backend = FakeBackend(scripts=[run])
+    _, out, err = drive(backend, "列一下文件\n", tmp_path)
+    assert out == ""
+    assert "⏺ execute_command(ls)" in err and "⎿ 5 行" in err and "还有 2 行" in err
+    assert "\x1b[" not in out + err
+
+
+def test_help_unknown_and_exit_stop_reading(tmp_path: Path) -> None:
+    backend = FakeBackend()
+    code, out, _ = drive(backend, "/help\n/mcp\n/exit\n不会执行\n", tmp_path)
+    assert code == 0
+    assert "可用命令：" in out and "❌ 未知命令: /mcp" in out and "👋" in out
+    assert backend.names() == []
+
+
+def test_plan_without_payload_applies_to_the_next_input_only(tmp_path: Path) -> None:
+    backend = FakeBackend()
+    drive(backend, "/plan\n做计划的事\n普通的事\n/team 一起做\n", tmp_path)
+    assert [args for name, args in backend.calls] == [("做计划的事", "plan"), ("普通的事", "react"),
+                                                     ("一起做", "team")]
+
+
+def test_memory_clear_takes_the_next_line_as_confirmation(tmp_path: Path) -> None:
+    backend = FakeBackend()
+    _, out, _ = drive(backend, "/memory clear\nno\n/memory clear\ny\n/mem list\n", tmp_path)
+    assert backend.calls == [("memory", "clear"), ("memory", "list")]
+    assert "已取消" in out
+
+
+def test_resume_lists_sessions_and_the_next_line_picks(tmp_path: Path) -> None:
+    sessions = [SessionSummary("session-2-b", 1_790_000_000_000, "最新的问题", 3, "m1"),
+                SessionSummary("session-1-a", 1_780_000_000_000, "更早的问题", 9, "m2")]
+    backend = FakeBackend(sessions=sessions)
+    _, out, _ = drive(backend, "/resume\n2\n/resume session-2\n/resume nope\n", tmp_path)
+    assert [call for call in backend.calls if call[0] == "resume"] == [("resume", "session-1-a"),
+                                                                       ("resume", "session-2-b")]
+    assert out.index("最新的问题") < out.index("更早的问题")
+    assert "3 轮" in out and "m2" in out and "没有找到会话: nope" in out
+
+
+def test_other_commands_reach_the_backend(tmp_path: Path) -> None:
+    backend = FakeBackend()
+    _, out, _ = drive(backend, "/model glm\n/mode plan\n/hitl on\n/policy\n/ctx\n/compact 接口\n/init --force\n"
+                               "/save --global 用中文\n/cancel\n/history clear\n", tmp_path)
+    assert backend.calls == [("model", "glm"), ("mode", "plan"), ("hitl", "on"), ("policy", None),
+                             ("context", None), ("compact", "接口"), ("init", True), ("save", "--global 用中文")]
+    assert "🧭 模式: plan" in out and "🔒 HITL: on" in out and "没有正在运行的任务" in out and "输入历史已清空" in out
+
+
+def test_a_failing_backend_command_does_not_end_the_session(tmp_path: Path) -> None:
+    class Broken(FakeBackend):
+        def policy(self):  # type: ignore[no-untyped-def]
+            raise RuntimeError("坏了")
+
+    backend = Broken()
+    code, out, _ = drive(backend, "/policy\n继续\n", tmp_path)
+    assert code == 0 and "❌ 命令执行失败: 坏了" in out and backend.calls[-1] == ("run", ("继续", "react"))
+
+
+def test_ctrl_c_cancels_a_piped_run(tmp_path: Path) -> None:
+    """A real subprocess: SIGINT while a task runs cancels it, the REPL goes on and exits 0 at EOF."""
+    script = textwrap.dedent(
+        """
+        import io, sys, threading
+        from pathlib import Path
+        sys.path.insert(0, sys.argv[1])
+        from tests.cli.fake_backend import FakeBackend, wait_for_cancel
+        from paicli.cli.repl import run_repl
+        started = threading.Event()
+        backend = FakeBackend(scripts=[wait_for_cancel(started, timeout=20)])
+        threading.Thread(target=lambda: (started.wait(20), print("STARTED", file=sys.stderr, flush=True)),
+                         daemon=True).start()
+        code = run_repl(backend, interactive=False, history_file=Path(sys.argv[2]))
+        print("EXIT", code, backend.calls)
+        """
+    )
+    root = Path(__file__).resolve().parents[2]
+    err_path = tmp_path / "stderr.txt"
+    with err_path.open("w") as err_file:
+        proc = subprocess.Popen([sys.executable, "-c", script, str(root), str(tmp_path / "h")],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err_file, text=True,
+                                cwd=tmp_path)
+        assert proc.stdin is not None
+        proc.stdin.write("长任务\n")
+        proc.stdin.flush()
+        for _ in range(400):
+            if "STARTED" in err_path.read_text(encoding="utf-8"):
+                break
+            threading.Event().wait(0.05)
+        os.kill(proc.pid, signal.SIGINT)
+        out, _ = proc.communicate(input="/exit\n", timeout=20)
+    assert "EXIT 0" in out and "长任务" in out
+    err = err_path.read_text(encoding="utf-8")
+    assert "⏹️ 已请求取消当前任务。" in err and "任务已取消" in err
+
+
+def test_a_run_error_is_reported_and_the_repl_goes_on(tmp_path: Path) -> None:
+    started = threading.Event()
+    backend = FakeBackend(scripts=[wait_for_cancel(started, timeout=0.05)])
+    code, _, err = drive(backend, "等\n/clear\n", tmp_path)
+    assert code == 0 and "❌ 执行失败: never cancelled" in err and backend.names() == ["run", "clear"]

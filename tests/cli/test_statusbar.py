@@ -1,0 +1,29 @@
+from __future__ import annotations
+
+import pytest
+
+from paicli.cli.backend import StatusSnapshot
+from paicli.cli.statusbar import format_tokens, format_window, status_line
+
+
+@pytest.mark.parametrize(("count", "text"), [(0, "0"), (999, "999"), (1000, "1.0k"), (12_345, "12.3k"),
+                                             (999_999, "1000.0k"), (1_000_000, "1.0M"), (2_350_000, "2.4M")])
+def test_format_tokens_follows_the_reference(count: int, text: str) -> None:
+    assert format_tokens(count) == text
+
+
+@pytest.mark.parametrize(("count", "text"), [(128_000, "128k"), (1_000_000, "1M"), (131_072, "131.1k"), (8000, "8k")])
+def test_round_windows_are_short(count: int, text: str) -> None:
+    assert format_window(count) == text
+
+
+def test_status_line_layout() -> None:
+    snapshot = StatusSnapshot("deepseek-flash", 12_300, 128_000, 45_100, 3_200, 30_000, "auto")
+    assert status_line(snapshot) == (
+        "deepseek-flash · ctx 12.3k/128k (9.6%) · in 45.1k out 3.2k cached 30.0k (67% hit) · auto"
+    )
+
+
+def test_status_line_shows_a_busy_phase_and_survives_zeroes() -> None:
+    snapshot = StatusSnapshot("m", 0, 0, 0, 0, 0, "plan", phase="compacting")
+    assert status_line(snapshot) == "m · ctx 0/0 (0.0%) · in 0 out 0 cached 0 (0% hit) · plan · compacting"
