@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, Protocol
 
 from paicli.cancel import Cancelled, CancelToken
 from paicli.llm.messages import ChatResponse, Message
@@ -309,6 +309,37 @@ class OpenAIChatClient:
         if failure.retryable and attempts > 1:
             return f"{failure.message}（已尝试 {attempts} 次）"
         return failure.message
+
+
+class EndpointSettings(Protocol):
+    """What a client needs from `paicli.config.settings.Settings` (structural, to keep llm/ free of config/)."""
+
+    @property
+    def base_url(self) -> str: ...
+    @property
+    def api_key(self) -> str | None: ...
+    @property
+    def model(self) -> str: ...
+    @property
+    def reasoning_in_wire(self) -> bool: ...
+    @property
+    def connect_timeout(self) -> float: ...
+    @property
+    def read_timeout(self) -> float: ...
+    @property
+    def max_retries(self) -> int: ...
+    @property
+    def retry_backoff(self) -> float: ...
+
+
+def client_from_settings(settings: EndpointSettings, model: str | None = None) -> OpenAIChatClient:
+    """The session client (or, with `model`, one for another model on the same endpoint)."""
+    return OpenAIChatClient(
+        settings.base_url, settings.api_key, model or settings.model,
+        connect_timeout=settings.connect_timeout, read_timeout=settings.read_timeout,
+        max_retries=settings.max_retries, backoff_base=settings.retry_backoff,
+        include_reasoning_in_wire=settings.reasoning_in_wire,
+    )
 
 
 def _chunk_dict(chunk: Any) -> dict[str, Any]:

@@ -1,0 +1,176 @@
+"""The provider table as data (spec 1.3, 10.2) and `/model` spec resolution (spec 10.3)."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Collection
+from dataclasses import dataclass
+
+DEFAULT_CONTEXT_WINDOW = 128_000
+MIN_CONTEXT_WINDOW = 8_000
+MAX_CONTEXT_WINDOW = 10_000_000
+GENERIC = "paicli"
+
+
+@dataclass(frozen=True)
+class ProviderSpec:
+    name: str
+    key_envs: tuple[str, ...]  # first set one wins; later names are aliases
+    model_envs: tuple[str, ...]
+    default_model: str | None  # None: the model must be configured
+    base_url_envs: tuple[str, ...]
+    default_base_url: str | None  # None: the base URL must be configured
+    context_window: int = DEFAULT_CONTEXT_WINDOW
+    cache_mode: str = "none"
+    window_overrides: tuple[tuple[str, int], ...] = ()  # (model glob, window), first match wins
+    model_prefixes: tuple[str, ...] = ()  # model ids starting with these belong to this provider
+    aliases: tuple[str, ...] = ()
+    key_optional: bool = False
+    reasoning_in_wire: bool = False  # the provider wants reasoning_content echoed on tool-call turns
+
+    @property
+    def key_env(self) -> str:
+        return self.key_envs[0]
+
+    @property
+    def prompt_caching_supported(self) -> bool:
+        return self.cache_mode != "none"
+
+    def window_for(self, model: str) -> int:
+        lowered = model.lower()
+        for pattern, window in self.window_overrides:
+            if fnmatch.fnmatchcase(lowered, pattern):
+                return window
+        return self.context_window
+
+    def owns_model(self, model: str) -> bool:
+        lowered = model.lower()
+        return any(lowered.startswith(prefix) for prefix in self.model_prefixes)
+
+
+PROVIDERS: tuple[ProviderSpec, ...] = (
+    ProviderSpec(
+        "deepseek", ("DEEPSEEK_API_KEY",), ("DEEPSEEK_MODEL",), "deepseek-flash",
+        ("DEEPSEEK_BASE_URL",), "https://api.deepseek.com/v1",
+        context_window=1_000_000, cache_mode="automatic-prefix-cache",
+        model_prefixes=("deepseek",), reasoning_in_wire=True,
+    ),
+    ProviderSpec(
+        "glm", ("GLM_API_KEY", "ZHIPU_API_KEY"), ("GLM_MODEL",), "glm-5.1",
+        ("GLM_BASE_URL",), "https://open.bigmodel.cn/api/paas/v4",
+        context_window=200_000, cache_mode="glm-prompt-cache",
+        window_overrides=(("glm-5.3*", 1_000_000),), model_prefixes=("glm-",), aliases=("zhipu", "bigmodel"),
+    ),
+    ProviderSpec(
+        "hunyuan", ("HUNYUAN_API_KEY", "TOKENHUB_API_KEY", "TENCENTMAAS_API_KEY"), ("HUNYUAN_MODEL",),
+        "hy4-preview", ("HUNYUAN_BASE_URL",), "https://tokenhub.tencentmaas.com/v1",
+        context_window=1_000_000, cache_mode="hunyuan-prefix-cache",
+        model_prefixes=("hy4-", "hunyuan-"), aliases=("hy4", "tokenhub", "tencentmaas"),
+    ),
+    ProviderSpec(
+        "step", ("STEP_API_KEY",), ("STEP_MODEL",), "step-3.5-flash",
+        ("STEP_BASE_URL",), "https://api.stepfun.com/v1",
+        context_window=256_000, cache_mode="step-prefix-cache",
+        model_prefixes=("step",), aliases=("stepfun",),
+    ),
+    ProviderSpec(
+        "kimi", ("KIMI_API_KEY", "MOONSHOT_API_KEY"), ("KIMI_MODEL", "MOONSHOT_MODEL"), "kimi-k2.6",
+        ("KIMI_BASE_URL", "MOONSHOT_BASE_URL"), "https://api.moonshot.ai/v1",
+        context_window=256_000, cache_mode="moonshot-context-cache",
+        model_prefixes=("kimi-", "moonshot-"), aliases=("moonshot",),
+    ),
+    ProviderSpec(
+        "freellmapi", ("FREELLMAPI_API_KEY",), ("FREELLMAPI_MODEL",), "auto",
+        ("FREELLMAPI_BASE_URL",), "http://localhost:5173/v1",
+        aliases=("free-llm-api", "free_llm_api"),
+    ),
+    ProviderSpec(
+        "xfyun", ("XFYUN_MAAS_API_KEY", "XFYUN_API_KEY"), ("XFYUN_MAAS_MODEL", "XFYUN_MODEL"), None,
+        ("XFYUN_MAAS_BASE_URL", "XFYUN_BASE_URL"), "https://maas-api.cn-huabei-1.xf-yun.com/v1",
+        aliases=("maas", "iflytek", "xfyun-maas"),
+    ),
+    ProviderSpec(
+        "agnes", ("AGNES_API_KEY",), ("AGNES_MODEL",), "agnes-2.0-flash",
+        ("AGNES_BASE_URL",), "https://apihub.agnes-ai.com/v1",
+        context_window=1_000_000, model_prefixes=("agnes-",), aliases=("sapiens", "agnes-ai"),
+    ),
+    ProviderSpec(
+        "openai", ("OPENAI_API_KEY",), ("OPENAI_MODEL",), "gpt-4o-mini",
+        ("OPENAI_BASE_URL",), "https://api.openai.com/v1",
+        cache_mode="automatic-prefix-cache", model_prefixes=("gpt-",),
+    ),
+    ProviderSpec(
+        GENERIC, ("PAICLI_API_KEY",), ("PAICLI_MODEL",), None, ("PAICLI_BASE_URL",), None,
+        key_optional=True,
+    ),
+)
+
+# The order in which a configured key picks the provider when nothing else decides (spec 10.2, plus openai).
+AUTO_ORDER: tuple[str, ...] = ("deepseek", "glm", "hunyuan", "step", "kimi", "freellmapi", "xfyun", "agnes", "openai")
+
+_BY_NAME = {spec.name: spec for spec in PROVIDERS}
+
+
+class UnknownModelSpec(ValueError):
+    """A `/model` argument that names no provider and belongs to none."""
+
+
+def provider(name: str) -> ProviderSpec:
+    return _BY_NAME[name]
+
+
+def find_provider(name: str) -> ProviderSpec | None:
+    """A provider by its name or an alias, case-insensitively."""
+    lowered = name.strip().lower()
+    if lowered in _BY_NAME:
+        return _BY_NAME[lowered]
+    for spec in PROVIDERS:
+        if lowered in spec.aliases:
+            return spec
+    return None
+
+
+def provider_for_model(model: str) -> ProviderSpec | None:
+    for spec in PROVIDERS:
+        if spec.owns_model(model):
+            return spec
+    return None
+
+
+def all_key_envs() -> tuple[str, ...]:
+    """Every provider's primary key variable, in auto-selection order (for error messages)."""
+    return tuple(provider(name).key_env for name in AUTO_ORDER)
+
+
+def resolve_model_spec(
+    spec: str, available: Collection[str] | None = None, current: str | None = None
+) -> tuple[str, str]:
+    """`/model` argument → (provider name, model id).
+
+    `provider` or an alias → that provider's default model; `provider/model` → as given; a model id with a
+    known prefix → its provider; any other id → the current provider. `available` (providers with a key)
+    keeps a prefix match from leaving a configured endpoint, e.g. `deepseek-flash` behind PAICLI_BASE_URL.
+    The model is "" for a provider without a built-in default (xfyun, the generic endpoint).
+    """
+    text = spec.strip()
+    if not text:
+        raise UnknownModelSpec("模型名不能为空")
+    named = find_provider(text)
+    if named is not None:
+        return named.name, _default_model(named)
+    if "/" in text:
+        head, _, tail = text.partition("/")
+        by_prefix = find_provider(head)
+        if by_prefix is not None:
+            return by_prefix.name, tail.strip() or _default_model(by_prefix)
+    owner = provider_for_model(text)
+    if owner is not None and (available is None or owner.name in available or current is None):
+        return owner.name, text
+    if current is not None:
+        return current, text
+    raise UnknownModelSpec(f"无法判断模型 {text} 属于哪个 provider，请使用 provider/model 形式")
+
+
+def _default_model(spec: ProviderSpec) -> str:
+    # "" means the provider has no built-in default: the caller takes it from *_MODEL or config.json.
+    return spec.default_model or ""
