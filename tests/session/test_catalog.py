@@ -7,6 +7,7 @@ from pathlib import Path
 
 from paicli.llm.messages import Message
 from paicli.session.catalog import (
+    describe_session,
     find_session,
     list_sessions,
     newest_session,
@@ -115,3 +116,13 @@ def test_resume_appends_to_the_same_file_and_resuming_again_gets_the_latest_stat
     assert info is not None and info.turns == 2 and info.model == "glm-5.1"
     _, again = resume_session(first.path)
     assert again.messages == second.view
+
+
+def test_picker_line_shows_time_model_turns_and_first_input(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    root.mkdir()
+    made = session(tmp_path / "home", root, ["很长的问题" * 30, "第二个"], 1_762_400_000_000)
+    [info] = list_sessions(tmp_path / "home", root)
+    line = describe_session(info, width=20)
+    assert "glm-5.1" in line and "2 轮" in line and line.endswith("…")
+    assert made.session_id not in line

@@ -10,6 +10,7 @@ import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -160,6 +161,15 @@ def newest_session(home: Path, project_root: Path, exclude_session_id: str | Non
     """The session `paicli -c` continues: the most recently active one of this project."""
     sessions = list_sessions(home, project_root, exclude_session_id=exclude_session_id)
     return sessions[0] if sessions else None
+
+
+def describe_session(info: SessionInfo, width: int = 60) -> str:
+    """One picker line: local start time, model, turns, first input (shortened)."""
+    started = datetime.fromtimestamp(info.started_at_ms / 1000).strftime("%Y-%m-%d %H:%M")
+    first = info.first_input or "（没有输入）"
+    if len(first) > width:
+        first = first[: width - 1] + "…"
+    return f"{started}  {info.model or '未知模型'}  {info.turns} 轮  {first}"
 
 
 def resume_session(

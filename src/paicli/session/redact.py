@@ -8,15 +8,17 @@ from typing import Any
 
 REDACTED = "[REDACTED]"
 _SECRET_KEY = re.compile(r"api[_-]?key|apikey|token|secret|password|passwd|authorization", re.IGNORECASE)
-_PATTERNS = (
-    (re.compile(r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{16,}"), "sk-" + REDACTED),
-    (re.compile(r"\b(Bearer)\s+[A-Za-z0-9._~+/=-]{8,}", re.IGNORECASE), r"\1 " + REDACTED),
+# (pattern, replacement, lower-case substrings of which one must be present for the pattern to be tried)
+_PATTERNS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
+    (re.compile(r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{16,}"), "sk-" + REDACTED, ("sk-",)),
+    (re.compile(r"\b(Bearer)\s+[A-Za-z0-9._~+/=-]{8,}", re.IGNORECASE), r"\1 " + REDACTED, ("bearer",)),
     (
         re.compile(
             r"(?i)\b([A-Z0-9_]*(?:API_KEY|APIKEY|SECRET|PASSWORD|PASSWD|ACCESS_TOKEN|AUTH_TOKEN))"
             r"(\s*[=:]\s*)(['\"]?)[^\s'\"]{6,}"
         ),
         r"\1\2\3" + REDACTED,
+        ("api_key", "apikey", "secret", "password", "passwd", "access_token", "auth_token"),
     ),
 )
 _MIN_EXACT = 6
@@ -35,8 +37,10 @@ class Redactor:
         for secret in self._secrets:
             if secret in value:
                 value = value.replace(secret, REDACTED)
-        for pattern, replacement in _PATTERNS:
-            value = pattern.sub(replacement, value)
+        lowered = value.lower()
+        for pattern, replacement, hints in _PATTERNS:
+            if any(hint in lowered for hint in hints):
+                value = pattern.sub(replacement, value)
         return value
 
     def value(self, value: Any, key: str | None = None) -> Any:
