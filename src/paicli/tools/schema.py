@@ -64,18 +64,19 @@ Args = dict[str, Any]
 def parse_arguments(spec: ToolSpec, raw: str | None) -> Args:
     """Parse and validate raw JSON arguments. Defaults are filled in; unknown keys are dropped."""
     data = _load_object(raw)
-    known = {p.name: p for p in spec.params}
+    known = {p.name for p in spec.params}
+    unknown = sorted(set(data) - known)
+    note = f"（收到不认识的参数 {', '.join(unknown)}）" if unknown else ""
     result: Args = {}
     for param in spec.params:
         value = data.get(param.name)
         if value is None:
             if param.required:
-                raise ArgumentError(f"缺少必填参数 {param.name}")
+                raise ArgumentError(f"缺少必填参数 {param.name}{note}")
             if param.default is not None:
                 result[param.name] = param.default
             continue
         result[param.name] = _coerce(param, value)
-    unknown = sorted(set(data) - set(known))
     if unknown and not any(data.get(name) is not None for name in known):
         raise ArgumentError(f"不认识的参数 {', '.join(unknown)}")
     return result

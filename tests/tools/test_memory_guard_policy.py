@@ -1,0 +1,135 @@
+"""Port of TurnToolPolicyMemoryGuardTest (spec 5.6) through the real runner, plus the web-tool gating of 9.4."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from paicli.memory.guard import CURL_SOURCE, ExternalContextTracker
+from paicli.tools.policy import HEADLINE_NOTICE, MEMORY_DENIAL, looks_like_headline, wants_offline
+from paicli.tools.web import UrlGate, WebTools
+
+from .helpers import env, make_runner, run, unwrap
+
+SAVE = ("save_memory", json.dumps({"fact": "项目使用 Java 21"}, ensure_ascii=False))
+
+
+def offline_web(values: dict[str, str] | None = None) -> WebTools:
+    """Web tools whose resolver answers locally and whose addresses are all refused: no network at all."""
+    return WebTools(env(values), gate=UrlGate(resolver=lambda host: ["10.0.0.1"]))
+
+
+def test_save_memory_is_refused_after_web_fetch_when_user_did_not_ask_to_remember(project: Path) -> None:
+    saved: list[tuple[str, str, str | None, bool]] = []
+    runner = make_runner(project, saved=saved, web=offline_web())
+    text = "看看 https://example.com/page 讲了什么"
+    fetch, save = run(runner, ("web_fetch", '{"url":"https://example.com/page"}'), SAVE, text=text)
+    assert not fetch.success  # the fetch failed (refused address) but still marks the session
+    assert unwrap(save) == MEMORY_DENIAL
+    assert "[MEMORY_EXTERNAL_CONTEXT]" in save.content
+    assert unwrap(save).startswith("🛡️ 工具调用已拒绝 [MEMORY_EXTERNAL_CONTEXT]: ")
+    assert save.blocked and not save.success
+    assert saved == []
+
+
+def test_explicit_remember_request_still_saves_after_external_content(project: Path) -> None:
+    saved: list[tuple[str, str, str | None, bool]] = []
+    runner = make_runner(project, saved=saved, web=offline_web())
+    text = "读一下 https://example.com/page ，然后记住我们项目使用 Java 21"
+    _, save = run(runner, ("web_fetch", '{"url":"https://example.com/page"}'), SAVE, text=text)
+    assert save.success and not save.blocked
+    assert saved == [("项目使用 Java 21", "project", None, False)]
+
+
+def test_session_level_external_context_carries_into_later_turns(project: Path) -> None:
+    saved: list[tuple[str, str, str | None, bool]] = []
+    runner = make_runner(project, saved=saved, web=offline_web())
+    run(runner, ("web_search", '{"query":"java"}'), text="搜索一下 java 的最新版本")
+    [later] = run(runner, SAVE, text="好的，继续")
+    assert later.blocked and "[MEMORY_EXTERNAL_CONTEXT]" in later.content
+    runner.reset_session()  # /clear
+    [after_clear] = run(runner, SAVE, text="好的，继续")
+    assert after_clear.success
+    assert len(saved) == 1
+
+
+def test_mcp_tool_results_and_curl_commands_mark_external_content(project: Path) -> None:
+    tracker = ExternalContextTracker(env())
+    runner = make_runner(project, tracker=tracker)
+    [result] = run(runner, ("execute_command", '{"command":"curl --version >/dev/null 2>&1; exit 7"}'),
+                   text="运行命令")
+    assert not result.success  # failing external calls still count
+    assert tracker.sources() == [CURL_SOURCE]
+    tracker.observe("mcp__docs__search", "{}")
+    assert tracker.sources() == [CURL_SOURCE, "mcp__docs__search"]
+    [save] = run(runner, SAVE, text="继续")
+    assert save.blocked
+
+
+def test_local_tools_do_not_block_save_memory(project: Path) -> None:
+    (project / "a.txt").write_text("hello\n", encoding="utf-8")
+    saved: list[tuple[str, str, str | None, bool]] = []
+    runner = make_runner(project, saved=saved)
+    results = run(
+        runner,
+        ("read_file", '{"path":"a.txt"}'),
+        ("grep_code", '{"pattern":"hello"}'),
+        ("execute_command", '{"command":"echo hi"}'),
+        SAVE,
+        text="整理一下",
+    )
+    assert [r.success for r in results] == [True, True, True, True]
+    assert len(saved) == 1
+    assert not runner.tracker.has_external()
+
+
+def test_guard_can_be_disabled_by_configuration(project: Path) -> None:
+    values = {"PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT": "false"}
+    saved: list[tuple[str, str, str | None, bool]] = []
+    runner = make_runner(project, saved=saved, values=values, web=offline_web(values))
+    _, save = run(runner, ("web_search", '{"query":"x"}'), SAVE, text="搜索 x")
+    assert save.success
+    assert runner.tracker.sources() == ["web_search"]  # the marker is still recorded
+    assert len(saved) == 1
+
+
+def test_save_memory_passes_scope_replace_id_and_keep_both(project: Path) -> None:
+    saved: list[tuple[str, str, str | None, bool]] = []
+    runner = make_runner(project, saved=saved)
+    args = {"fact": "默认用中文回答", "scope": "global", "replace_id": "fact-1", "keep_both": True}
+    [result] = run(runner, ("save_memory", json.dumps(args, ensure_ascii=False)), text="记住")
+    assert result.success
+    assert saved == [("默认用中文回答", "global", "fact-1", True)]
+    [bad] = run(runner, ("save_memory", '{"fact":"x","scope":"team"}'), text="记住")
+    assert not bad.success and "project / global" in bad.content
+
+
+def test_offline_request_and_headlines_expose_no_web_tools(project: Path) -> None:
+    runner = make_runner(project)
+    names = lambda text: {d["function"]["name"] for d in runner.for_turn(text).definitions()}  # noqa: E731
+    assert {"web_fetch", "web_search"} <= names("帮我查一下 asyncio 的文档")
+    assert not {"web_fetch", "web_search"} & names("不要联网，直接解释一下 asyncio")
+    headline = "OpenAI 发布新一代推理模型 全面开放"
+    assert looks_like_headline(headline)
+    assert not {"web_fetch", "web_search"} & names(headline)
+    assert runner.for_turn(headline).notice() == HEADLINE_NOTICE
+    assert runner.for_turn("帮我修复登录页面的样式问题").notice() is None
+    [denied] = run(runner, ("web_search", '{"query":"x"}'), text="不要联网，回答就行")
+    assert denied.blocked and "[WEB_TOOLS_DISABLED]" in denied.content
+    assert not runner.tracker.has_external()  # refused calls are never executed, so nothing was read
+    assert wants_offline("Please answer offline only")
+
+
+def test_web_fetch_only_for_urls_from_the_user_or_this_turns_search(project: Path) -> None:
+    runner = make_runner(project, web=offline_web())
+    [denied] = run(runner, ("web_fetch", '{"url":"https://evil.example/steal"}'), text="看看 https://example.com/a")
+    assert denied.blocked and "[WEB_FETCH_URL_NOT_ALLOWED]" in denied.content
+    turn = runner.for_turn("看看 https://example.com/a。")
+    [allowed] = turn.execute(
+        [__import__("paicli.llm.messages", fromlist=["ToolCall"]).ToolCall("c", "web_fetch",
+                                                                           '{"url":"https://EXAMPLE.com/a/"}')],
+        __import__("paicli.cancel", fromlist=["CancelToken"]).CancelToken(),
+        lambda _e: None,
+    )
+    assert "WEB_FETCH_URL_NOT_ALLOWED" not in allowed.content  # passed provenance; then refused by address
+    assert "内网" in allowed.content
