@@ -9,6 +9,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from paicli.context.estimate import estimate_tokens
 from paicli.memory.dedup import is_stale, stale_days
@@ -45,7 +46,7 @@ def test_last_verified_defaults_to_write_timestamp_and_updates_immutably() -> No
     assert (verified.id, verified.content, verified.token_count) == (original.id, original.content, original.token_count)
     assert verified.metadata == {"a": "b"} and original.metadata["verification_pending"] == "true"
     assert original.verification_pending and not verified.verification_pending
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError):
         original.content = "changed"  # type: ignore[misc]
 
 

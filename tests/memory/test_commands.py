@@ -1,0 +1,141 @@
+"""/save and /memory argument rules and replies (spec 10.3; MemoryCommandArgsTest)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from paicli.memory.commands import (
+    DELETE_HINT,
+    NO_MATCH,
+    REPLACE_HINT,
+    SEARCH_HINT,
+    VERIFY_HINT,
+    MemoryCommand,
+    SaveArgs,
+    format_memory_entries,
+    parse_memory_args,
+    parse_save_args,
+    run_memory_command,
+    run_save,
+    short_project,
+)
+from paicli.memory.manager import MemoryManager
+from tests.memory.helpers import CLOCK, NOW, entry, env, memory
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["--global --force 默认中文", "--force --global 默认中文", "--FORCE --Global 默认中文", "/save --force --global 默认中文"],
+)
+def test_parses_save_flags_in_any_order(text: str) -> None:
+    assert parse_save_args(text) == SaveArgs("global", True, "默认中文")
+
+
+def test_plain_save_defaults_to_project_without_force() -> None:
+    assert parse_save_args("这个项目使用Java 17") == SaveArgs("project", False, "这个项目使用Java 17")
+    assert parse_save_args("/save   这个项目  使用Java 17 ") == SaveArgs("project", False, "这个项目  使用Java 17")
+    assert parse_save_args("--global --project 事实") == SaveArgs("project", False, "事实")
+
+
+def test_unknown_flag_is_kept_as_fact_text() -> None:
+    assert parse_save_args("--verbose 输出") == SaveArgs("project", False, "--verbose 输出")
+    assert parse_save_args("--global --verbose 输出") == SaveArgs("global", False, "--verbose 输出")
+    assert parse_save_args("事实 --force") == SaveArgs("project", False, "事实 --force")
+    assert parse_save_args("--global") == SaveArgs("global", False, "")
+    assert parse_save_args("") == SaveArgs("project", False, "")
+
+
+def test_parses_memory_subcommands() -> None:
+    assert parse_memory_args("") == MemoryCommand("status")
+    assert parse_memory_args("/mem") == MemoryCommand("status")
+    assert parse_memory_args("LIST") == MemoryCommand("list")
+    assert parse_memory_args("/memory clear") == MemoryCommand("clear")
+    assert parse_memory_args("search Chrome 登录态") == MemoryCommand("search", "Chrome 登录态")
+    assert parse_memory_args("delete fact-1234") == MemoryCommand("delete", "fact-1234")
+    assert parse_memory_args("verify  fact-1234 ") == MemoryCommand("verify", "fact-1234")
+
+
+def test_parses_replace_id_and_fact() -> None:
+    assert parse_memory_args("replace fact-1234 项目使用 Java 21") == MemoryCommand(
+        "replace", "fact-1234", "项目使用 Java 21"
+    )
+    assert parse_memory_args("replace fact-1234") == MemoryCommand("invalid", message=REPLACE_HINT)
+    assert parse_memory_args("replace") == MemoryCommand("invalid", message=REPLACE_HINT)
+
+
+def test_missing_arguments_and_unknown_subcommands_are_invalid() -> None:
+    assert parse_memory_args("search").message == SEARCH_HINT
+    assert parse_memory_args("delete").message == DELETE_HINT
+    assert parse_memory_args("verify").message == VERIFY_HINT
+    unknown = parse_memory_args("verifyall")
+    assert unknown.action == "invalid" and "verifyall" in unknown.message and "/memory list" in unknown.message
+
+
+def _manager(tmp_path: Path) -> MemoryManager:
+    root = tmp_path / "work" / "team" / "repo"
+    root.mkdir(parents=True)
+    return MemoryManager(memory(tmp_path / "mem"), root, env(), clock=CLOCK)
+
+
+def test_save_replies(tmp_path: Path) -> None:
+    mgr = _manager(tmp_path)
+    assert run_save(mgr, parse_save_args("")).startswith("❌ 请提供要保存的内容")
+    stored = run_save(mgr, parse_save_args("项目使用 Java 17"))
+    assert stored.startswith("💾") and "项目使用 Java 17" in stored and "project" in stored
+    conflict = run_save(mgr, parse_save_args("项目使用 Java 21"))
+    assert "冲突" in conflict and "/save --force" in conflict
+    assert run_save(mgr, parse_save_args("--force 项目使用 Java 21")).startswith("💾")
+    assert "已经有" in run_save(mgr, parse_save_args("项目使用java21。"))
+    assert run_save(mgr, parse_save_args("--global 默认中文回答")).startswith("💾")
+    assert len(mgr.list_all()) == 3
+
+
+def test_memory_command_replies(tmp_path: Path) -> None:
+    mgr = _manager(tmp_path)
+    first = mgr.store_fact("用户偏好使用Java开发").entry
+    assert first is not None
+    run = lambda text: run_memory_command(mgr, parse_memory_args(text))  # noqa: E731
+    status = run_memory_command(mgr, parse_memory_args(""), "window: 128000", "Token 统计: 调用 1 次")
+    assert status.startswith("📋 记忆系统状态：\n上下文策略: window: 128000")
+    assert f"当前项目作用域: {mgr.project_key}" in status and "/memory replace" in status
+    assert run("list").startswith("📋 长期记忆列表：\n- " + first.id)
+    assert first.id in run("search 偏好") and run("search kotlin") == NO_MATCH
+    assert run("verify fact-nope") == "📭 未找到长期记忆: fact-nope"
+    assert run(f"verify {first.id}") == f"✅ 已刷新核实时间: {first.id} 用户偏好使用Java开发"
+    assert "已替换" in run(f"replace {first.id} 用户偏好使用Kotlin开发")
+    assert "没有找到" in run(f"replace {first.id} 又一个事实")
+    assert run("replace fact-1234") == REPLACE_HINT
+    assert run("delete fact-nope") == "📭 未找到长期记忆: fact-nope"
+    only = mgr.list_all()[0]
+    assert run(f"delete {only.id}") == f"🗑️ 已删除长期记忆: {only.id}"
+    mgr.store_fact("一条将被清空的事实")
+    assert run("clear") == "🧹 长期记忆已清空" and mgr.list_all() == []
+
+
+def test_format_memory_entries_layout() -> None:
+    plain = entry("项目使用 Java 17", "project", "/home/u/work/team/repo", entry_id="fact-00000001", when=NOW)
+    stale = entry(
+        "自动提取的事实", "project", "/r", entry_id="fact-00000002",
+        when=NOW - timedelta(days=90), verification_pending="true",
+    )
+    external = entry(
+        "外部事实", "global", entry_id="fact-00000003", when=NOW,
+        external_context="true", external_context_sources="web_fetch,mcp__docs__search",
+    )
+    text = format_memory_entries("📋 长期记忆列表", [plain, stale, external], NOW, 30)
+    assert text.splitlines() == [
+        "📋 长期记忆列表：",
+        "- fact-00000001 [project] …/work/team/repo · 写入 2026-09-23T00:00:00Z · 最后核实 2026-09-23T00:00:00Z",
+        "  项目使用 Java 17",
+        "- fact-00000002 [project] /r · 写入 2026-06-25T00:00:00Z · 尚未经用户核实 · ⚠️ 可能已过时 · 🔎 自动提取，待核实",
+        "  自动提取的事实",
+        "- fact-00000003 [global] · 写入 2026-09-23T00:00:00Z · 最后核实 2026-09-23T00:00:00Z"
+        " · 🌐 写入时会话含外部内容(web_fetch,mcp__docs__search)",
+        "  外部事实",
+    ]
+    assert "可能已过时" not in format_memory_entries("t", [stale], NOW, 0)
+    assert format_memory_entries("t", [], NOW, 30) == NO_MATCH
+    assert short_project("/a/b") == "/a/b"
