@@ -182,17 +182,19 @@ def resume_session(
     on_error: Callable[[str], None] | None = None,
     clock: Callable[[], int] = epoch_millis,
     metadata: Mapping[str, Any] | None = None,
+    checkpoint_repairs: bool = True,
 ) -> tuple[ConversationLedger, ResumeResult]:
     """Open a session to continue it: rebuild the view, then keep appending to the same file.
 
-    Writes a session_resumed event (and a view_checkpoint when the view had to be repaired, so the
-    ledger again holds exactly what the model will see). Put a fresh system prompt before
+    Writes a session_resumed event, and (unless `checkpoint_repairs` is off because the caller
+    checkpoints the restored view itself) a view_checkpoint when the view had to be repaired, so the
+    ledger again holds exactly what the model will see. Put a fresh system prompt before
     `result.messages` to get the history.
     """
     result = load_view(path)
     ledger = ConversationLedger.open_existing(path, clock=clock, secrets=secrets, on_error=on_error)
     marker = {"model": model, "provider": provider, "paicliVersion": version, "resumedFromSequence": result.last_sequence}
     ledger.mark_resumed({**marker, **(metadata or {})})
-    if result.repaired:
+    if result.repaired and checkpoint_repairs:
         ledger.record_view_checkpoint("session_resume", result.messages, {"repairedToolPairs": result.repaired})
     return ledger, result
