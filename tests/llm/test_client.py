@@ -170,17 +170,23 @@ def test_cancel_mid_stream_stops_a_hanging_response(server: FakeOpenAIServer) ->
     seen: list[str] = []
     outcome: list[BaseException] = []
     returned = threading.Event()
+    streamed = threading.Event()
+
+    def on_delta(delta: StreamDelta) -> None:
+        seen.append(delta.text)
+        if "".join(seen) == "部分输出":
+            streamed.set()
 
     def run() -> None:
         try:
-            make_client(server).chat([Message.user("x")], on_delta=lambda d: seen.append(d.text), cancel=cancel)
+            make_client(server).chat([Message.user("x")], on_delta=on_delta, cancel=cancel)
         except BaseException as exc:
             outcome.append(exc)
         returned.set()
 
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
-    assert server.wait_for_hang()
+    assert server.wait_for_hang() and streamed.wait(10)
     assert not returned.is_set()
     cancel.cancel()
     assert returned.wait(5), "chat() did not return after cancel"
