@@ -1,0 +1,293 @@
+"""Deterministic rules of automatic fact extraction (spec 5.2 and 5.4), plus paicli's hardening.
+
+The reference rules alone let a careless or poisoned extractor model save text taken from quotations, quote
+lines, code, pasted material and task requests. The hardened rules assume the model is hostile: a quote is kept
+only when the words around it show the user stating a durable fact in their own voice. Every rule is a pure
+function of the quote and the safe input, so the same checks run in the product, the tests and the evals.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from paicli.context.estimate import utf16_len
+from paicli.memory.quote_context import INTRODUCER, InputAnalysis, is_term, overlapping
+
+MIN_INPUT = 5
+MAX_INPUT = 4000
+MIN_QUOTE = 5
+MAX_QUOTE = 180
+MAX_FACTS = 3
+
+# Word lists of the reference code (spec 5.2 / 5.4 / 13.1).
+SENSITIVE = re.compile(
+    r"(?i)api[_ -]?key|access[_ -]?key|secret|password|passwd|bearer|token|sk-[a-z0-9]|密码|密钥|身份证|手机号|电话号码|邮箱|验证码"
+)
+POSSIBLE_FACT = re.compile("我|我们|本项目|项目|仓库|团队|公司|偏好|习惯|默认|技术栈|长期|以后|后续|接下来|始终|每次")
+TEMPORARY = re.compile("现在|这次|今天|明天|刚才|临时|马上|立刻")
+_REFERENCE_SPLIT = re.compile(r"(?<=[。；;\n])")
+
+# Hardening: secrets by shape, not only by name.
+SECRET_SHAPES = re.compile(
+    r"(?i)口令|私钥|凭证|凭据|令牌|cookie|credential|private[_ -]?key|passphrase|session[_ -]?id|银行卡|信用卡|卡号|"
+    r"\bpwd\b|ssh-(?:rsa|ed25519)|-----BEGIN|\bAKIA[0-9A-Z]{16}\b|\bgh[pousr]_[A-Za-z0-9]{16,}|\bxox[abprs]-|"
+    r"\beyJ[A-Za-z0-9_-]{8,}\.|[a-z][a-z0-9+.-]*://[^\s/:@]+:[^\s/@]+@|[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+|"
+    r"(?<!\d)1[3-9]\d{9}(?!\d)|(?<!\d)\d{17}[\dXx](?!\d)|(?<!\d)\d{16,19}(?!\d)|"
+    r"(?<![A-Za-z0-9+/_-])(?=[A-Za-z0-9+/_-]*[0-9])(?=[A-Za-z0-9+/_-]*[A-Za-z])[A-Za-z0-9+/_-]{32,}"
+)
+# The code's trigger list, the article's and an English set: a fact must name who or what it is about.
+FACT_WORDS = re.compile(
+    r"(?i)我|咱|本项目|项目|仓库|代码库|团队|公司|偏好|习惯|默认|技术栈|长期|以后|后续|接下来|始终|每次|统一|使用|采用|"
+    r"基于|构建|语言|框架|版本|编码|规范|禁止|不要|一律|总是|一直|所有|"
+    r"\b(?:i|i'm|i've|my|we|we're|we've|our|us|project|repo|repository|team|company|codebase|prefer|always|never)\b"
+)
+TEMPORARY_WIDE = re.compile(
+    r"(?i)现在|这次|今天|明天|刚才|临时|马上|立刻|刚刚|本轮|暂时|昨天|今晚|今早|这周|本周|这会儿|此刻|眼下|这一次|这回|"
+    r"\b(?:right now|today|tomorrow|yesterday|temporar(?:y|ily)|for now|this time|currently)\b"
+)
+REQUEST = re.compile(
+    r"(?i)(?<![申邀])请(?![求假教])|帮我|帮忙|麻烦|给我(?!们)|能不能|能否|可不可以|可以帮|你来|你去|你先|你帮|"
+    r"\b(?:please|can you|could you|would you|help me|let's|i want you|i need you)\b"
+)
+_IMPERATIVE = re.compile(
+    r"(?i)^(?:(?:请|你|先|再|然后|并且|帮我|麻烦|and|then|please)\s*)*(?:修复|修改|修一下|检查|看看|看一下|查看|分析|解释|"
+    r"生成|写一个|写个|实现|添加|加上|删除|删掉|重构|优化|运行|执行|创建|新建|部署|翻译|总结|查找|搜索|列出|打开|改成|"
+    r"改为|改一下|升级|告诉我|给(?:我|咱)|"
+    r"(?:fix|add|remove|delete|write|run|check|explain|create|implement|refactor|update|show|list|find|tell me|make)\b)"
+)
+DURABLE = re.compile(
+    r"(?i)以后|今后|往后|始终|总是|一直|每次|每当|一律|所有|任何时候|默认|长期|"
+    r"\b(?:always|from now on|going forward|every time|by default|in (?:the )?future)\b"
+)
+SPECULATION = re.compile(
+    r"(?i)可能|也许|大概|好像|似乎|估计|或许|不确定|猜|假如|假设|假定|万一|"
+    r"\b(?:maybe|probably|perhaps|i think|i guess|might|suppose|imagine|hypothetically)\b"
+)
+INTERROGATIVE = re.compile(
+    r"(?i)[?？]|是否|要不要|有没有|是不是|对不对|能否|能不能|可不可以|会不会|怎么|怎样|如何|为什么|为何|什么|哪个|哪些|哪里|"
+    r"多少|[吗呢么吧][\s。.！!…]*$|^\s*(?:do|does|did|is|are|can|could|should|would|will|what|how|why|which|where|who)\b"
+)
+REPORTED = re.compile(
+    r"(?i)(?<![解小])说(?![明法服])|写道|写着|声称|提到|指出|认为|据说|听说|据称|传言|转述|原话|留言|评论说|评论区|"
+    r"例如|比如|譬如|举例|举个例子|摘自|转自|"
+    r"\b(?:according to|says|said|wrote|claims?|for example|for instance|e\.g\.)"
+)
+INJECTION = re.compile(
+    r"(?i)ignore\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|above|earlier)|disregard\s+(?:all\s+|the\s+)?"
+    r"(?:previous|prior|above)|system\s*prompt|developer\s+(?:message|mode)|you\s+are\s+now|jailbreak|"
+    r"忽略(?:之前|以上|上面|前面|先前|此前|所有)|无视(?:之前|以上|上面|前面|所有)|系统提示|系统指令|开发者模式|越狱|"
+    r"从现在(?:起|开始)[，,]?\s*你|你现在是|你的新(?:任务|指令|身份)|新的指令|<\|im_start\|>|\[system\]|</?system>"
+)
+MEMORY_DIRECTIVE = re.compile(
+    r"(?i)记住|记下|记到|写入(?:长期)?记忆|保存到(?:长期)?记忆|存入记忆|加到记忆|"
+    r"\b(?:remember (?:that|this|the following)|(?:save|add|write) (?:this |that |it )?(?:to|in|into) (?:your )?memory|memorize)\b"
+)
+_TRAILING_END = re.compile(r"[。；;！!.…]+$")
+_INNER_END = re.compile(r"[。；;！!？?\n]|\.(?=\s)")
+
+
+def java_trim(text: str) -> str:
+    """Java's String.trim(): strips code points <= U+0020 only."""
+    start, end = 0, len(text)
+    while start < end and text[start] <= " ":
+        start += 1
+    while end > start and text[end - 1] <= " ":
+        end -= 1
+    return text[start:end]
+
+
+def safe_input(text: str, hardened: bool = True) -> str:
+    """Drop every sentence that mentions a secret (spec 5.2 step 2); the rest goes to the model."""
+    kept = [
+        s
+        for s in _REFERENCE_SPLIT.split(text)
+        if s and not SENSITIVE.search(s) and not (hardened and SECRET_SHAPES.search(s))
+    ]
+    return java_trim("".join(kept))
+
+
+def worth_asking(safe: str, hardened: bool = True) -> bool:
+    """Spec 5.2 step 3: long enough and mentions something a fact could be about."""
+    trigger = FACT_WORDS if hardened else POSSIBLE_FACT
+    return utf16_len(safe) >= MIN_INPUT and trigger.search(safe) is not None
+
+
+def input_in_range(text: str | None) -> bool:
+    return text is not None and MIN_INPUT <= utf16_len(text) <= MAX_INPUT
+
+
+def parse_quotes(raw: str | None) -> list[str] | None:
+    """The strict batch shape `{"facts":[{"quote":"…"}]}` (≤ 3 items, no extra keys); None = whole batch rejected."""
+    try:
+        root = json.loads(raw or "")
+    except ValueError:
+        return None
+    if not isinstance(root, dict) or list(root) != ["facts"] or not isinstance(root["facts"], list):
+        return None
+    items = root["facts"]
+    if len(items) > MAX_FACTS:
+        return None
+    quotes: list[str] = []
+    for item in items:
+        if not isinstance(item, dict) or list(item) != ["quote"] or not isinstance(item["quote"], str):
+            return None
+        quotes.append(item["quote"])
+    return quotes
+
+
+@dataclass(frozen=True)
+class Verdict:
+    quote: str
+    reason: str | None  # None = accepted
+
+    @property
+    def accepted(self) -> bool:
+        return self.reason is None
+
+
+def reference_reason(quote: str, safe: str) -> str | None:
+    """The reference's per-quote checks (spec 5.4), in its order."""
+    if not MIN_QUOTE <= utf16_len(quote) <= MAX_QUOTE or "\n" in quote:
+        return "length"
+    if quote not in safe:
+        return "not_verbatim"
+    if SENSITIVE.search(quote):
+        return "sensitive"
+    if TEMPORARY.search(quote):
+        return "temporary"
+    if _reference_quoted_or_question(safe, quote):
+        return "quoted_or_question"
+    return None
+
+
+def _reference_quoted_or_question(safe: str, quote: str) -> bool:
+    p = safe.find(quote)
+    before = safe[:p]
+    if before.count("```") % 2 == 1:
+        return True
+    line_start = before.rfind("\n") + 1
+    if java_trim(before[line_start:]).startswith(">"):
+        return True
+    for opener, closer in (("‘", "’"), ("“", "”")):
+        if before.rfind(opener) > before.rfind(closer) and safe.find(closer, p) >= 0:
+            return True
+    ends = [i for i in (safe.find(d, p + len(quote)) for d in "。；;\n") if i >= 0]
+    sentence = safe[line_start : min(ends) if ends else len(safe)]
+    return "？" in sentence or "?" in sentence
+
+
+OccurrenceRule = Callable[[InputAnalysis, str, int], bool]
+
+
+def _in_code(a: InputAnalysis, quote: str, p: int) -> bool:
+    return bool(overlapping(a.code_regions, p, p + len(quote))) or a.text[:p].count("```") % 2 == 1
+
+
+def _on_quote_line(a: InputAnalysis, quote: str, p: int) -> bool:
+    return bool(overlapping(a.quote_line_regions, p, p + len(quote)))
+
+
+def _in_quotation(a: InputAnalysis, quote: str, p: int) -> bool:
+    hits = overlapping(a.quotation_regions, p, p + len(quote))
+    return any(not is_term(region, FACT_WORDS) for region in hits)
+
+
+def _pasted_or_reported(a: InputAnalysis, quote: str, p: int) -> bool:
+    if overlapping(a.pasted_regions, p, p + len(quote)):
+        return True
+    if re.match(r"[ \t]*[：:]", a.text[p + len(quote) :]):
+        return True  # a label that introduces something else (`下面是构建日志：`), not a statement
+    sentence = a.sentence_around(p, p + len(quote))
+    before = a.text_before_in_sentence(p)
+    return bool(REPORTED.search(sentence)) or bool(re.search(r"[：:]", before) and _introduced(before))
+
+
+def _introduced(before: str) -> bool:
+    return INTRODUCER.search(before) is not None
+
+
+def _question(a: InputAnalysis, quote: str, p: int) -> bool:
+    clauses = a.clauses_around(p, p + len(quote))
+    sentence = a.sentence_around(p, p + len(quote))
+    return bool(re.search(r"[?？]", sentence)) or bool(INTERROGATIVE.search(java_trim(clauses)))
+
+
+def _temporary(a: InputAnalysis, quote: str, p: int) -> bool:
+    return TEMPORARY_WIDE.search(a.clauses_around(p, p + len(quote))) is not None
+
+
+def _speculative(a: InputAnalysis, quote: str, p: int) -> bool:
+    return SPECULATION.search(a.clauses_around(p, p + len(quote))) is not None
+
+
+def _task_request(a: InputAnalysis, quote: str, p: int) -> bool:
+    if DURABLE.search(quote):
+        return False
+    clauses = a.clauses_around(p, p + len(quote))
+    if REQUEST.search(clauses):
+        return True
+    parts = re.split(r"[，,：:]", clauses)
+    return any(_IMPERATIVE.search(java_trim(part)) for part in parts)
+
+
+def _memory_directive(a: InputAnalysis, quote: str, p: int) -> bool:
+    return MEMORY_DIRECTIVE.search(a.sentence_around(p, p + len(quote))) is not None
+
+
+OCCURRENCE_RULES: tuple[tuple[str, OccurrenceRule], ...] = (
+    ("code", _in_code),
+    ("quote_line", _on_quote_line),
+    ("quotation", _in_quotation),
+    ("reported", _pasted_or_reported),
+    ("question", _question),
+    ("temporary_context", _temporary),
+    ("speculative", _speculative),
+    ("task_request", _task_request),
+    ("memory_directive", _memory_directive),
+)
+
+
+def hardened_reason(quote: str, analysis: InputAnalysis) -> str | None:
+    """paicli's checks on top of the reference's; the first failing rule names the reason."""
+    if INJECTION.search(analysis.text):
+        return "injection"
+    if _INNER_END.search(_TRAILING_END.sub("", quote)):
+        return "spans_sentences"
+    if SECRET_SHAPES.search(quote):
+        return "secret_shape"
+    if not FACT_WORDS.search(quote):
+        return "no_subject"
+    for p in analysis.occurrences(quote):
+        for name, rule in OCCURRENCE_RULES:
+            if rule(analysis, quote, p):
+                return name
+    return None
+
+
+def judge_quotes(candidates: list[str], safe: str, hardened: bool = True) -> list[Verdict]:
+    """Trim, check and de-duplicate each candidate quote (order kept)."""
+    analysis = InputAnalysis(safe) if hardened else None
+    verdicts: list[Verdict] = []
+    seen: set[str] = set()
+    for raw in candidates:
+        quote = java_trim(raw)
+        reason = reference_reason(quote, safe)
+        if reason is None and analysis is not None:
+            reason = hardened_reason(quote, analysis)
+        if reason is None and quote in seen:
+            reason = "repeated"
+        if reason is None:
+            seen.add(quote)
+        verdicts.append(Verdict(quote, reason))
+    return verdicts
+
+
+def validate_quotes(raw_content: str | None, safe: str, hardened: bool = True) -> list[str]:
+    """Spec 5.4 `validateQuotes` (+ hardening): the quotes that may be saved, in order."""
+    candidates = parse_quotes(raw_content)
+    if candidates is None:
+        return []
+    return [v.quote for v in judge_quotes(candidates, safe, hardened) if v.accepted]

@@ -1,0 +1,125 @@
+"""AutoFactExtractor: quote-only automatic facts from the text the user submitted (spec 5.1-5.4).
+
+The model may only point at spans of the user's own words; deterministic rules (`extract_rules`) decide what
+is kept. The write path stores each kept quote as a pending-verification project FACT and drops duplicates
+and conflicts silently.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+from importlib import resources
+from typing import TYPE_CHECKING, Protocol
+
+from paicli.config.env import FALSY, EnvLookup
+from paicli.llm.messages import Message, Usage
+from paicli.llm.protocol import LLMClient
+from paicli.memory.extract_rules import input_in_range, safe_input, validate_quotes, worth_asking
+
+if TYPE_CHECKING:
+    from paicli.memory.clock import Clock
+    from paicli.memory.entry import MemoryEntry
+
+log = logging.getLogger(__name__)
+
+ENABLED_KEY = "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED"
+LIGHT_MODEL_KEY = "PAICLI_LIGHT_MODEL"
+AUTO_SOURCE = "auto_user_fact"
+
+
+def load_prompt(name: str) -> str:
+    return (resources.files("paicli") / "prompts" / "memory" / name).read_text(encoding="utf-8").rstrip("\n")
+
+
+def enabled_by_configuration(env: EnvLookup | None = None) -> bool:
+    """Default on; `false|0|no|off` (any case) turn it off. Anything else leaves it on, as the reference does."""
+    raw = (env or EnvLookup()).get(ENABLED_KEY)
+    return raw is None or raw.strip().lower() not in FALSY
+
+
+class ExtractionOutcome(list[str]):
+    """The accepted quotes, in order, plus whether a model call happened and its usage.
+
+    A `list[str]` subclass so that `MemoryManager`'s `Extractor` protocol (`extract(text) -> list[str]`) is met
+    by `AutoFactExtractor` as is, while the loop can still count the call and its tokens.
+    """
+
+    def __init__(self, quotes: Iterable[str] = (), model_called: bool = False, usage: Usage | None = None) -> None:
+        super().__init__(quotes)
+        self.model_called = model_called
+        self.usage = usage
+
+    @property
+    def quotes(self) -> list[str]:
+        return list(self)
+
+
+class AutoFactExtractor:
+    """Local filters, one model call (system + the article's prompt, no tools), strict quote validation.
+
+    `hardened=False` keeps only the reference's checks; it exists to measure what the hardening buys.
+    """
+
+    def __init__(self, llm: LLMClient | None, env: EnvLookup | None = None, *, hardened: bool = True) -> None:
+        self._env = env or EnvLookup()
+        light = self._env.get(LIGHT_MODEL_KEY)
+        self._llm = llm.with_model(light) if llm is not None and light else llm
+        self.hardened = hardened
+        self._system = load_prompt("extract-system.md")
+        self._template = load_prompt("extract.md")
+
+    @staticmethod
+    def enabled_by_configuration(env: EnvLookup | None = None) -> bool:
+        return enabled_by_configuration(env)
+
+    @property
+    def llm(self) -> LLMClient | None:
+        return self._llm
+
+    def prompt_for(self, safe: str) -> list[Message]:
+        return [Message.system(self._system), Message.user(self._template.replace("%s", safe, 1))]
+
+    def extract(self, submitted_text: str | None) -> ExtractionOutcome:
+        """Quotes worth saving from one submitted user turn. Model errors propagate; callers log and drop them."""
+        if self._llm is None or submitted_text is None or not input_in_range(submitted_text):
+            return ExtractionOutcome()
+        safe = safe_input(submitted_text, self.hardened)
+        if not worth_asking(safe, self.hardened):
+            return ExtractionOutcome()
+        response = self._llm.chat(self.prompt_for(safe), None)
+        quotes = validate_quotes(response.message.content, safe, self.hardened)
+        return ExtractionOutcome(quotes, True, response.usage)
+
+
+class AutomaticStore(Protocol):
+    """The part of `LongTermMemory` the write path needs: reject duplicates and conflicts, never refresh."""
+
+    def write_automatic(self, entry: MemoryEntry) -> bool: ...
+
+
+def auto_fact_metadata(project_key: str) -> dict[str, str]:
+    return {"source": AUTO_SOURCE, "scope": "project", "project": project_key, "verification_pending": "true"}
+
+
+def store_extracted(
+    store: AutomaticStore, quotes: Sequence[str], project_key: str, clock: Clock | None = None
+) -> list[MemoryEntry]:
+    """Write each quote as a new pending project FACT; duplicates and conflicts are dropped without a word."""
+    from paicli.memory.clock import utc_now
+    from paicli.memory.entry import new_fact
+
+    saved: list[MemoryEntry] = []
+    for quote in quotes:
+        entry = new_fact(quote, auto_fact_metadata(project_key), clock or utc_now)
+        try:
+            if store.write_automatic(entry):
+                saved.append(entry)
+        except Exception:  # a locked or unreadable store must not break the session
+            log.warning("automatic memory write failed", exc_info=True)
+    return saved
+
+
+def saved_message(count: int) -> str:
+    """The line the REPL prints after a background extraction saved something (spec 5.1, our words)."""
+    return f"💾 已自动提取并保存 {count} 条项目事实（待核实，可用 /memory list 查看或删除）。"
