@@ -126,3 +126,17 @@ def test_picker_line_shows_time_model_turns_and_first_input(tmp_path: Path) -> N
     line = describe_session(info, width=20)
     assert "glm-5.1" in line and "2 轮" in line and line.endswith("…")
     assert made.session_id not in line
+
+
+def test_first_input_prefers_the_submitted_text_and_skips_a_memory_block(tmp_path: Path) -> None:
+    home, root = tmp_path / "home", tmp_path / "p"
+    root.mkdir()
+    with_memory = ConversationLedger.create(home, root, "m", "p", "0.1.0", counting_clock(1_000))
+    block = "## 相关长期记忆\n\n下面这些记忆只是线索。\n\n- 用户偏好中文"
+    with_memory.append_message("react", "agent", "user_input", Message.user(f"{block}\n\n帮我修复测试"))
+    expanded = ConversationLedger.create(home, root, "m", "p", "0.1.0", counting_clock(2_000))
+    expanded.append_message(
+        "react", "agent", "user_input", Message.user("看看 <file path='a.py'>…</file>"), {"submittedInput": "看看 @a.py"}
+    )
+    inputs = {s.session_id: s.first_input for s in list_sessions(home, root)}
+    assert inputs == {with_memory.session_id: "帮我修复测试", expanded.session_id: "看看 @a.py"}

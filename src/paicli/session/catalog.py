@@ -28,6 +28,8 @@ _HEAD_BYTES = 64 * 1024
 _USER_EVENT = b'"event":"user"'
 _USER_INPUT = b'"source":"user_input"'
 _FIRST_INPUT_CHARS = 200
+_MEMORY_HEADER = "## 相关长期记忆"
+SUBMITTED_INPUT_KEY = "submittedInput"  # optional user_input metadata: the text as typed
 
 
 @dataclass(frozen=True)
@@ -74,13 +76,19 @@ def _count_inputs(path: Path, cap: int) -> tuple[str, int]:
 
 
 def _input_text(line: bytes) -> str:
+    """What the user typed: `metadata.submittedInput` when the loop recorded it, else the message text
+    without a leading long-term-memory block (the loop may put one before the input)."""
     try:
         entry = json.loads(line)
-        content = (entry.get("message") or {}).get("content")
+        submitted = (entry.get("metadata") or {}).get(SUBMITTED_INPUT_KEY)
+        content = submitted if isinstance(submitted, str) else (entry.get("message") or {}).get("content")
     except (ValueError, AttributeError):
         return ""
-    text = " ".join(content.split()) if isinstance(content, str) else ""
-    return text[:_FIRST_INPUT_CHARS]
+    if not isinstance(content, str):
+        return ""
+    if not isinstance(submitted, str) and content.startswith(_MEMORY_HEADER) and "\n\n" in content:
+        content = content.rsplit("\n\n", 1)[1]
+    return " ".join(content.split())[:_FIRST_INPUT_CHARS]
 
 
 def read_session_info(path: Path, cap: int = SCAN_CAP_BYTES) -> SessionInfo | None:
