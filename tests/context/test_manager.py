@@ -238,3 +238,20 @@ def test_context_report_figures() -> None:
     assert report.local_tokens == mgr.counter.count_request(history, tools)
     assert report.trigger_tokens == 95_000 and report.clear_trigger_tokens == 57_000
     assert report.provider_prompt_tokens is None and report.calibration_ratio is None
+
+
+def test_one_long_turn_that_cannot_be_summarised_still_fits_the_window() -> None:
+    history = [Message.system("sys"), Message.user("一个很长的任务")]
+    for i in range(1, 6):
+        history += tool_round(i, body="x" * 19_000)
+    llm = ScriptedLLM([STRUCTURED])
+    mgr = AutoCompactionManager(llm, counter(), ContextProfile.from_window(16_000))
+    result = mgr.before_call(history, None)
+    assert result.changed and result.strategy == "tool_result_clearing" and not result.compacted
+    assert [s.cleared_tool_results for s in result.steps] == [2, 2]  # regular clearing keeps 3, then 1
+    assert llm.calls == 0  # one user turn: nothing to summarise
+    assert mgr.measure(history) <= 16_000 - mgr.profile.buffer_reserve
+    tools = [m for m in history if m.role == "tool"]
+    assert not (tools[-1].content or "").startswith(CLEARED_PREFIX)
+    assert all((m.content or "").startswith(CLEARED_PREFIX) for m in tools[:-1])
+    assert_pairs_valid(history)

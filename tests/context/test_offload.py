@@ -144,3 +144,12 @@ def test_head_and_tail_cut_at_line_breaks() -> None:
     assert tail(text, 40) == "c" * 30
     assert tail("x" * 80 + "\n" + "y" * 10, 40) == ("x" * 80 + "\n" + "y" * 10)[-40:]
     assert count_lines("a\nb\n") == 2 and count_lines("a\r\nb\rc") == 3 and count_lines("") == 0
+
+
+def test_small_window_lowers_the_default_threshold(project: Path, make_env: MakeEnv) -> None:
+    assert ToolResultOffloader(project, make_env(), context_trigger_tokens=95_000).threshold == 32_000
+    small = ToolResultOffloader(project, make_env(), context_trigger_tokens=10_000)
+    assert small.threshold == 5_000
+    assert small.offload_if_oversized("grep_code", "{}", "w" * 6_000).startswith(NOTICE)
+    explicit = make_env(PAICLI_TOOL_OFFLOAD_THRESHOLD_CHARS="32000")
+    assert ToolResultOffloader(project, explicit, context_trigger_tokens=10_000).threshold == 32_000

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Protocol
 
 from paicli.config.env import EnvLookup
@@ -111,10 +112,36 @@ class AutoCompactionManager:
 
     def before_call(self, history: list[Message], tools: Tools = None) -> CompactionResult:
         try:
-            return self.compact_if_needed(history, self.profile.compression_trigger_tokens)
+            result = self.compact_if_needed(history, self.profile.compression_trigger_tokens)
+            return self._fit_window(history, tools, result)
         except Exception:  # compaction must never cost the user a turn
             log.exception("context compaction failed; continuing with the history unchanged")
             return NO_COMPACTION
+
+    def _fit_window(self, history: list[Message], tools: Tools, result: CompactionResult) -> CompactionResult:
+        """Beyond the reference: if the request still would not fit the window (one long turn cannot be
+        summarised), clear every older tool result but the newest rather than send a request that must fail."""
+        limit = self.profile.window - self.profile.buffer_reserve
+        schema = self.counter.calibrated(self.model, self.counter.count_tools(tools))
+        if not self.clearer.config.enabled or self.measure(history) + schema <= limit:
+            return result
+        emergency = ToolResultClearer(replace(self.clearer.config, keep_recent=1), self.measure)
+        before_messages = len(history)
+        cleared = emergency.clear_now(history)
+        if not cleared.cleared:
+            log.warning("request may exceed the context window: nothing left to clear")
+            return result
+        step = CompactionStep(
+            "tool_result_clearing",
+            before_messages,
+            len(history),
+            cleared.before_tokens,
+            cleared.after_tokens,
+            cleared.cleared_count,
+        )
+        total = result.cleared_tool_results + cleared.cleared_count
+        strategy: Strategy = result.strategy if result.compacted else "tool_result_clearing"
+        return CompactionResult(result.compacted, strategy, total, (*result.steps, step), result.error)
 
     def after_response(self, history: Sequence[Message], tools: Tools, usage: Usage | None) -> None:
         if usage is None or usage.prompt_tokens <= 0:

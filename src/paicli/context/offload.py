@@ -32,6 +32,16 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 Clock = Callable[[], datetime]
 
 
+def default_threshold(context_trigger_tokens: int | None) -> int:
+    """32,000 chars; when the summary trigger is below 64K tokens, at most half of it (in chars).
+
+    Without this cap a single 30,000-char result, which level 1 lets through, could overflow a 16K window.
+    """
+    if not context_trigger_tokens or context_trigger_tokens <= 0:
+        return DEFAULT_THRESHOLD_CHARS
+    return max(MIN_THRESHOLD_CHARS, min(DEFAULT_THRESHOLD_CHARS, context_trigger_tokens // 2))
+
+
 def new_session_dir_name(clock: Clock = datetime.now) -> str:
     return f"session-{clock().strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
 
@@ -74,14 +84,14 @@ class ToolResultOffloader:
         env: EnvLookup | None = None,
         session_dir_name: str | None = None,
         clock: Clock = datetime.now,
+        *,
+        context_trigger_tokens: int | None = None,
     ) -> None:
         lookup = env or EnvLookup()
         self._root = Path(project_root)
         self._enabled = lookup.get_bool("PAICLI_TOOL_OFFLOAD_ENABLED", True)
-        self.threshold = max(
-            MIN_THRESHOLD_CHARS,
-            lookup.get_int("PAICLI_TOOL_OFFLOAD_THRESHOLD_CHARS", DEFAULT_THRESHOLD_CHARS),
-        )
+        configured = lookup.get_int("PAICLI_TOOL_OFFLOAD_THRESHOLD_CHARS", 0)
+        self.threshold = max(MIN_THRESHOLD_CHARS, configured or default_threshold(context_trigger_tokens))
         self.session_dir_name = session_dir_name or new_session_dir_name(clock)
         self._lock = threading.Lock()
         self._counter = 0
