@@ -44,7 +44,8 @@ Validation: every request is checked for JSON shape, roles, ``stream_options.inc
 streaming, and the tool-call protocol (each assistant ``tool_calls`` id answered by exactly one following
 ``tool`` message before the next non-tool message; no orphan or duplicate ids). Malformed *argument JSON*
 is accepted on purpose: a model may produce it and the client echoes it back. A violating request gets
-HTTP 400 and its reasons are appended to ``.violations``. ``api_key="k"`` makes the server demand
+HTTP 400 and its reasons are appended to ``.violations``. ``reject_stream_options=True`` emulates an older
+server that answers 400 to any ``stream_options`` (not counted as a violation). ``api_key="k"`` makes the server demand
 ``Authorization: Bearer k`` (401 otherwise). ``GET /v1/models`` lists ``models``.
 """
 
@@ -214,7 +215,7 @@ def _check_tools(tools: Any) -> list[str]:
     return problems
 
 
-def validate_request(body: Any) -> list[str]:
+def validate_request(body: Any, require_usage: bool = True) -> list[str]:
     """Every structural problem of a Chat Completions request body (empty list = valid)."""
     if not isinstance(body, dict):
         return ["request body is not a JSON object"]
@@ -229,7 +230,7 @@ def validate_request(body: Any) -> list[str]:
     if not problems:
         problems.extend(_check_tool_protocol(messages))
     problems.extend(_check_tools(body.get("tools")))
-    if body.get("stream"):
+    if body.get("stream") and require_usage:
         options = body.get("stream_options")
         if not isinstance(options, dict) or options.get("include_usage") is not True:
             problems.append("streaming request without stream_options.include_usage=true")
@@ -261,11 +262,15 @@ def prompt_text(body: dict[str, Any]) -> str:
 
 
 def _common_prefix(a: list[int], b: list[int]) -> int:
-    n = min(len(a), len(b))
-    i = 0
-    while i < n and a[i] == b[i]:
-        i += 1
-    return i
+    # Binary search on slice equality: the comparisons run in C, so long histories stay cheap.
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 # ---------------------------------------------------------------- the server
@@ -297,6 +302,7 @@ class FakeOpenAIServer:
         cache_emulation: bool = False,
         deepseek_usage: bool = False,
         models: tuple[str, ...] = ("fake-model",),
+        reject_stream_options: bool = False,
     ) -> None:
         self._state = _State()
         self._state.queue.extend(replies or [])
@@ -306,6 +312,7 @@ class FakeOpenAIServer:
         self.cache_emulation = cache_emulation
         self.deepseek_usage = deepseek_usage
         self.models = models
+        self.reject_stream_options = reject_stream_options
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -381,7 +388,7 @@ class FakeOpenAIServer:
 
     # used by the handler
     def _record(self, body: Any, headers: dict[str, str]) -> tuple[list[str], int]:
-        problems = validate_request(body)
+        problems = validate_request(body, require_usage=not self.reject_stream_options)
         with self._state.lock:
             self._state.requests.append(body if isinstance(body, dict) else {"_raw": body})
             self._state.headers.append(headers)
@@ -509,6 +516,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if problems:
             self._error(400, "; ".join(problems))
+            return
+        if self.server_api.reject_stream_options and "stream_options" in body:
+            self._error(400, "Unrecognized request argument supplied: stream_options")
             return
         reply = self.server_api._next_reply(body)
         if reply.delay > 0:

@@ -231,3 +231,21 @@ def test_with_model_shares_the_endpoint(server: FakeOpenAIServer) -> None:
 def test_repr_never_shows_the_key(server: FakeOpenAIServer) -> None:
     client = OpenAIChatClient(server.base_url, "sk-secret-value", "m")
     assert "sk-secret-value" not in repr(client) and "sk-secret-value" not in repr(client.options)
+
+
+def test_server_refusing_stream_options_still_streams_without_usage() -> None:
+    with FakeOpenAIServer(reject_stream_options=True) as srv:
+        srv.push("first", "second")
+        client = make_client(srv)
+        assert client.chat([Message.user("x")]).message.content == "first"
+        assert client.with_model("other").chat([Message.user("y")]).message.content == "second"
+        requests = srv.requests
+    assert ["stream_options" in r for r in requests] == [True, False, False]
+    assert all(r["stream"] for r in requests)
+
+
+def test_prewarm_then_chat(server: FakeOpenAIServer) -> None:
+    server.push("warm")
+    client = make_client(server)
+    client.prewarm()
+    assert client.chat([Message.user("x")]).message.content == "warm"

@@ -53,6 +53,7 @@ class _Connection:
         self.options = options
         self._sdk: Any = None
         self._lock = threading.Lock()
+        self.usage_option_rejected = False
 
     def sdk(self) -> Any:
         with self._lock:
@@ -207,18 +208,30 @@ class OpenAIChatClient:
         cancel: CancelToken | None = None,
     ) -> ChatResponse:
         params = self.request_params(messages, tools)
+        if self._connection.usage_option_rejected:
+            params.pop("stream_options", None)
         attempts = self._options.max_retries + 1
-        for attempt in range(1, attempts + 1):
+        attempt = 1
+        while True:
             if cancel is not None:
                 cancel.raise_if_cancelled()
             outcome = self._attempt(params, on_delta, cancel)
             if isinstance(outcome, ChatResponse):
                 return outcome
             failure, streamed = outcome
-            if streamed or not failure.retryable or attempt == attempts:
+            if _rejects_usage_option(failure, params) and not streamed:
+                # An older server that refuses stream_options: stream without usage rather than fail.
+                self._connection.usage_option_rejected = True
+                params.pop("stream_options", None)
+                continue
+            if streamed or not failure.retryable or attempt >= attempts:
                 raise LLMError(self._final_message(failure, attempt, streamed), failure.status, failure.retryable)
             self._pause(self._backoff(attempt, failure.retry_after), cancel)
-        raise AssertionError("unreachable")
+            attempt += 1
+
+    def prewarm(self) -> None:
+        """Import the SDK and build the HTTP client on a daemon thread, so the first chat starts sooner."""
+        threading.Thread(target=self._connection.sdk, name="paicli-llm-prewarm", daemon=True).start()
 
     def _pause(self, seconds: float, cancel: CancelToken | None) -> None:
         if cancel is None:
@@ -340,6 +353,10 @@ def client_from_settings(settings: EndpointSettings, model: str | None = None) -
         max_retries=settings.max_retries, backoff_base=settings.retry_backoff,
         include_reasoning_in_wire=settings.reasoning_in_wire,
     )
+
+
+def _rejects_usage_option(failure: _Failure, params: Mapping[str, Any]) -> bool:
+    return failure.status in (400, 422) and "stream_options" in params and "stream_options" in failure.message
 
 
 def _chunk_dict(chunk: Any) -> dict[str, Any]:
