@@ -45,7 +45,10 @@ class ReactRecorder:
 
     def add(self, source: str, message: Message) -> None:
         self.ledger.append_message("react", "agent", source, message)
-        self.history.append(message.without_reasoning() if not message.tool_calls else message)
+        shown = message
+        if message.role == "assistant" and not message.tool_calls:
+            shown = Message.assistant(message.content or "")  # what the loop keeps in the view
+        self.history.append(shown)
 
     def user(self, text: str) -> None:
         self.add("user_input", Message.user(text))

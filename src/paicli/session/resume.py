@@ -121,7 +121,8 @@ def _for_view(message: Message) -> Message | None:
     if message.role == "system":
         return None
     if message.role == "assistant" and not message.tool_calls:
-        return message.without_reasoning()  # the ledger keeps the final answer's reasoning; the view does not
+        # the ledger keeps the final answer's reasoning; the view holds only its text
+        return Message.assistant(message.content or "")
     return message
 
 
