@@ -238,3 +238,13 @@ def test_existing_folder_permissions_are_tightened(tmp_path: Path, project: Path
     os.chmod(raw, 0o755)
     new_ledger(tmp_path, project)
     assert stat.S_IMODE(raw.stat().st_mode) == 0o700
+
+
+def test_read_all_returns_every_entry_in_order(tmp_path: Path, project: Path) -> None:
+    ledger = new_ledger(tmp_path, project)
+    ledger.append_message("react", "agent", "user_input", Message.user("一"))
+    ledger.append_event("history_clear", "react", "agent", "slash_clear", {"discardedViewMessages": 2})
+    entries = ledger.read_all()
+    assert [(e.sequence, e.event) for e in entries] == [(1, "session_start"), (2, "user"), (3, "history_clear")]
+    assert entries[1].message == Message.user("一")
+    assert ConversationLedger.disabled().read_all() == []

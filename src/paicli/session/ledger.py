@@ -20,6 +20,7 @@ from typing import Any
 
 from paicli.llm.messages import Message
 from paicli.session.redact import Redactor
+from paicli.session.resume import LedgerEntry, parse_entries
 from paicli.session.scan import line_sequences_backwards
 
 SCHEMA_VERSION = 1
@@ -236,6 +237,12 @@ class ConversationLedger:
     def mark_resumed(self, metadata: Mapping[str, Any] | None = None, mode: str = "react") -> None:
         """The point where a later process continued this session (`/resume`, `--resume`, `-c`)."""
         self.append_event(SESSION_RESUMED_EVENT, mode, "cli", "resume", {"pid": os.getpid(), **(metadata or {})})
+
+    def read_all(self) -> list[LedgerEntry]:
+        """Every readable entry, in file order (the reference's `readAll()`; tests and tooling)."""
+        if self._path is None or not self._path.exists():
+            return []
+        return parse_entries(self._path.read_bytes().splitlines())[0]
 
     def close(self) -> None:
         with self._lock:
