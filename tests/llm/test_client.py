@@ -249,3 +249,37 @@ def test_prewarm_then_chat(server: FakeOpenAIServer) -> None:
     client = make_client(server)
     client.prewarm()
     assert client.chat([Message.user("x")]).message.content == "warm"
+
+
+def test_read_timeout_is_a_clear_retryable_error(server: FakeOpenAIServer) -> None:
+    server.push(Reply.hang(before_headers=True))
+    client = OpenAIChatClient(server.base_url, None, "fake-model", read_timeout=0.2, max_retries=0)
+    with pytest.raises(LLMError) as info:
+        client.chat([Message.user("x")])
+    assert info.value.retryable and info.value.status is None
+    assert "超时" in str(info.value) and server.base_url in str(info.value)
+
+
+def test_cancel_mid_stream_also_ends_the_reading_thread(server: FakeOpenAIServer) -> None:
+    server.push(Reply.hang("x"))
+    cancel = CancelToken()
+    before = set(threading.enumerate())
+    started = threading.Event()
+    outcome: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            make_client(server).chat([Message.user("q")], on_delta=lambda _d: started.set(), cancel=cancel)
+        except BaseException as exc:
+            outcome.append(exc)
+
+    caller = threading.Thread(target=run, daemon=True)
+    caller.start()
+    assert server.wait_for_hang() and started.wait(10)
+    workers = [t for t in threading.enumerate() if t not in before and t.name == "paicli-llm-stream"]
+    assert len(workers) == 1
+    cancel.cancel()
+    caller.join(10)
+    workers[0].join(10)
+    assert not caller.is_alive() and not workers[0].is_alive()
+    assert len(outcome) == 1 and isinstance(outcome[0], Cancelled)
