@@ -283,3 +283,12 @@ def test_cancel_mid_stream_also_ends_the_reading_thread(server: FakeOpenAIServer
     workers[0].join(10)
     assert not caller.is_alive() and not workers[0].is_alive()
     assert len(outcome) == 1 and isinstance(outcome[0], Cancelled)
+
+
+def test_a_key_echoed_by_the_provider_is_redacted(server: FakeOpenAIServer) -> None:
+    server.push(Reply.error(403, "key sk-echoed-secret-42 may not use this model"))
+    with pytest.raises(LLMError) as info:
+        OpenAIChatClient(server.base_url, "sk-echoed-secret-42", "fake-model").chat([Message.user("x")])
+    assert info.value.status == 403 and not info.value.retryable
+    assert "sk-echoed-secret-42" not in str(info.value) and "403" in str(info.value)
+    assert len(server.requests) == 1

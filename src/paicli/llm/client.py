@@ -15,15 +15,14 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from email.utils import parsedate_to_datetime
 from typing import Any, Protocol
 
 from paicli.cancel import Cancelled, CancelToken
+from paicli.llm.failures import Failure, classify, final_message, rejects_usage_option
 from paicli.llm.messages import ChatResponse, Message
 from paicli.llm.protocol import DeltaCallback, LLMError
 from paicli.llm.stream import StreamAssembler
 
-RETRYABLE_STATUS = frozenset({408, 409, 429})
 NO_KEY_PLACEHOLDER = "sk-no-key-required"  # the SDK insists on a key; local servers ignore this one
 
 
@@ -73,16 +72,6 @@ class _Connection:
                     default_headers=dict(opts.extra_headers) or None,
                 )
             return self._sdk
-
-
-@dataclass(frozen=True)
-class _Failure:
-    """One failed attempt, classified."""
-
-    message: str
-    status: int | None
-    retryable: bool
-    retry_after: float | None = None
 
 
 class _StreamHandle:
@@ -219,13 +208,16 @@ class OpenAIChatClient:
             if isinstance(outcome, ChatResponse):
                 return outcome
             failure, streamed = outcome
-            if _rejects_usage_option(failure, params) and not streamed:
+            if rejects_usage_option(failure, params) and not streamed:
                 # An older server that refuses stream_options: stream without usage rather than fail.
                 self._connection.usage_option_rejected = True
                 params.pop("stream_options", None)
                 continue
             if streamed or not failure.retryable or attempt >= attempts:
-                raise LLMError(self._final_message(failure, attempt, streamed), failure.status, failure.retryable)
+                message = final_message(failure, attempt, streamed)
+                if self._options.api_key:
+                    message = message.replace(self._options.api_key, "***")
+                raise LLMError(message, failure.status, failure.retryable)
             self._pause(self._backoff(attempt, failure.retry_after), cancel)
             attempt += 1
 
@@ -250,7 +242,7 @@ class OpenAIChatClient:
 
     def _attempt(
         self, params: dict[str, Any], on_delta: DeltaCallback | None, cancel: CancelToken | None
-    ) -> ChatResponse | tuple[_Failure, bool]:
+    ) -> ChatResponse | tuple[Failure, bool]:
         events: queue.SimpleQueue[_Event] = queue.SimpleQueue()
         handle = _StreamHandle()
         unregister: Callable[[], None] = lambda: None  # noqa: E731
@@ -276,7 +268,7 @@ class OpenAIChatClient:
                 elif kind == "done":
                     return assembler.result()
                 elif kind == "error":
-                    return self._classify(payload), assembler.has_output
+                    return classify(payload, self._model, self._options.base_url), assembler.has_output
                 else:
                     raise Cancelled()
         finally:
@@ -298,31 +290,6 @@ class OpenAIChatClient:
                 events.put(("error", exc))
 
     # ------------------------------------------------------------------ errors
-
-    def _classify(self, exc: BaseException) -> _Failure:
-        import openai
-
-        base_url = self._options.base_url
-        if isinstance(exc, openai.APIStatusError):
-            status = int(exc.status_code)
-            detail = _provider_detail(exc)
-            retryable = status in RETRYABLE_STATUS or status >= 500
-            return _Failure(_status_message(status, detail, self._model, base_url), status, retryable,
-                            _retry_after(exc))
-        if isinstance(exc, openai.APITimeoutError):
-            return _Failure(f"等待 {base_url} 响应超时", None, True)
-        if isinstance(exc, openai.APIConnectionError):
-            reason = _one_line(str(exc.__cause__ or exc), 160)
-            return _Failure(f"无法连接到 {base_url}：{reason}", None, True)
-        return _Failure(f"模型响应无法处理：{type(exc).__name__}: {_one_line(str(exc), 200)}", None, False)
-
-    def _final_message(self, failure: _Failure, attempts: int, streamed: bool) -> str:
-        if streamed:
-            return f"响应流中途中断：{failure.message}"
-        if failure.retryable and attempts > 1:
-            return f"{failure.message}（已尝试 {attempts} 次）"
-        return failure.message
-
 
 class EndpointSettings(Protocol):
     """What a client needs from `paicli.config.settings.Settings` (structural, to keep llm/ free of config/)."""
@@ -355,10 +322,6 @@ def client_from_settings(settings: EndpointSettings, model: str | None = None) -
     )
 
 
-def _rejects_usage_option(failure: _Failure, params: Mapping[str, Any]) -> bool:
-    return failure.status in (400, 422) and "stream_options" in params and "stream_options" in failure.message
-
-
 def _chunk_dict(chunk: Any) -> dict[str, Any]:
     if isinstance(chunk, dict):
         return chunk
@@ -370,50 +333,3 @@ def _chunk_dict(chunk: Any) -> dict[str, Any]:
     return dumped
 
 
-def _one_line(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-def _provider_detail(exc: Any) -> str:
-    body = getattr(exc, "body", None)
-    if isinstance(body, Mapping):
-        error = body.get("error", body)
-        message = error.get("message") if isinstance(error, Mapping) else error
-        if isinstance(message, str) and message.strip():
-            return _one_line(message, 200)
-    return _one_line(str(getattr(exc, "message", "") or exc), 200)
-
-
-def _status_message(status: int, detail: str, model: str, base_url: str) -> str:
-    suffix = f"：{detail}" if detail else ""
-    if status == 401:
-        return f"API Key 无效或未授权（HTTP 401）{suffix}"
-    if status == 403:
-        return f"没有权限访问模型 {model}（HTTP 403）{suffix}"
-    if status == 404:
-        return f"模型 {model} 或接口 {base_url} 不存在（HTTP 404）{suffix}"
-    if status == 408:
-        return f"请求超时（HTTP 408）{suffix}"
-    if status == 429:
-        return f"请求过于频繁，已被限流（HTTP 429）{suffix}"
-    if status >= 500:
-        return f"模型服务出错（HTTP {status}）{suffix}"
-    return f"模型服务拒绝了请求（HTTP {status}）{suffix}"
-
-
-def _retry_after(exc: Any) -> float | None:
-    response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None)
-    raw = headers.get("retry-after") if headers is not None else None
-    if not raw:
-        return None
-    try:
-        return max(0.0, float(raw))
-    except ValueError:
-        pass
-    try:
-        when = parsedate_to_datetime(raw)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, float(when.timestamp()) - time.time())

@@ -1,0 +1,98 @@
+"""Failed LLM calls, classified: retryable or not, and a one-line Chinese message for the user."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+RETRYABLE_STATUS = frozenset({408, 409, 429})
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One failed attempt, classified."""
+
+    message: str
+    status: int | None
+    retryable: bool
+    retry_after: float | None = None
+
+
+def classify(exc: BaseException, model: str, base_url: str) -> Failure:
+    import openai
+
+    if isinstance(exc, openai.APIStatusError):
+        status = int(exc.status_code)
+        detail = _provider_detail(exc)
+        retryable = status in RETRYABLE_STATUS or status >= 500
+        return Failure(_status_message(status, detail, model, base_url), status, retryable, _retry_after(exc))
+    if isinstance(exc, openai.APITimeoutError):
+        return Failure(f"等待 {base_url} 响应超时", None, True)
+    if isinstance(exc, openai.APIConnectionError):
+        reason = _one_line(str(exc.__cause__ or exc), 160)
+        return Failure(f"无法连接到 {base_url}：{reason}", None, True)
+    return Failure(f"模型响应无法处理：{type(exc).__name__}: {_one_line(str(exc), 200)}", None, False)
+
+
+def final_message(failure: Failure, attempts: int, streamed: bool) -> str:
+    if streamed:
+        return f"响应流中途中断：{failure.message}"
+    if failure.retryable and attempts > 1:
+        return f"{failure.message}（已尝试 {attempts} 次）"
+    return failure.message
+
+
+def rejects_usage_option(failure: Failure, params: Mapping[str, Any]) -> bool:
+    return failure.status in (400, 422) and "stream_options" in params and "stream_options" in failure.message
+
+
+def _one_line(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _provider_detail(exc: Any) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, Mapping):
+        error = body.get("error", body)
+        message = error.get("message") if isinstance(error, Mapping) else error
+        if isinstance(message, str) and message.strip():
+            return _one_line(message, 200)
+    return _one_line(str(getattr(exc, "message", "") or exc), 200)
+
+
+def _status_message(status: int, detail: str, model: str, base_url: str) -> str:
+    suffix = f"：{detail}" if detail else ""
+    if status == 401:
+        return f"API Key 无效或未授权（HTTP 401）{suffix}"
+    if status == 403:
+        return f"没有权限访问模型 {model}（HTTP 403）{suffix}"
+    if status == 404:
+        return f"模型 {model} 或接口 {base_url} 不存在（HTTP 404）{suffix}"
+    if status == 408:
+        return f"请求超时（HTTP 408）{suffix}"
+    if status == 429:
+        return f"请求过于频繁，已被限流（HTTP 429）{suffix}"
+    if status >= 500:
+        return f"模型服务出错（HTTP {status}）{suffix}"
+    return f"模型服务拒绝了请求（HTTP {status}）{suffix}"
+
+
+def _retry_after(exc: Any) -> float | None:
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    raw = headers.get("retry-after") if headers is not None else None
+    if not raw:
+        return None
+    try:
+        return max(0.0, float(raw))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(raw)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, float(when.timestamp()) - time.time())
