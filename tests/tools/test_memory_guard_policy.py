@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from paicli.cancel import CancelToken
+from paicli.llm.messages import ToolCall
 from paicli.memory.guard import CURL_SOURCE, ExternalContextTracker
 from paicli.tools.policy import HEADLINE_NOTICE, MEMORY_DENIAL, looks_like_headline, wants_offline
 from paicli.tools.web import UrlGate, WebTools
@@ -125,11 +127,7 @@ def test_web_fetch_only_for_urls_from_the_user_or_this_turns_search(project: Pat
     [denied] = run(runner, ("web_fetch", '{"url":"https://evil.example/steal"}'), text="看看 https://example.com/a")
     assert denied.blocked and "[WEB_FETCH_URL_NOT_ALLOWED]" in denied.content
     turn = runner.for_turn("看看 https://example.com/a。")
-    [allowed] = turn.execute(
-        [__import__("paicli.llm.messages", fromlist=["ToolCall"]).ToolCall("c", "web_fetch",
-                                                                           '{"url":"https://EXAMPLE.com/a/"}')],
-        __import__("paicli.cancel", fromlist=["CancelToken"]).CancelToken(),
-        lambda _e: None,
-    )
+    [allowed] = turn.execute([ToolCall("c", "web_fetch", '{"url":"https://EXAMPLE.com/a/"}')], CancelToken(),
+                             lambda _e: None)
     assert "WEB_FETCH_URL_NOT_ALLOWED" not in allowed.content  # passed provenance; then refused by address
     assert "内网" in allowed.content

@@ -71,6 +71,7 @@ def test_capture_overflow_is_noted_in_the_saved_text(project: Path) -> None:
 @pytest.mark.parametrize("offloader", [None, FakeOffloader(enabled=False)])
 def test_without_offload_output_is_cut_at_8000(project: Path, offloader: FakeOffloader | None) -> None:
     result, text = run_one(make_runner(project, offloader=offloader), "execute_command", command("seq 1 20000"))
+    assert result.success
     body = text.rsplit("\n退出码", 1)[0]
     assert body.endswith(TRUNCATED_NOTE)
     assert len(body) == 8000 + len(TRUNCATED_NOTE)
@@ -84,6 +85,7 @@ def test_large_command_output_is_recoverable_instead_of_truncated(project: Path)
     offloader = offload.ToolResultOffloader(project, env())
     runner = make_runner(project, offloader=offloader)
     result, text = run_one(runner, "execute_command", command("seq 1 20000"))
+    assert result.success
     assert "[工具输出过大，完整内容已卸载到会话文件]" in text
     assert "输出已截断" not in text
     saved = next((project / ".paicli" / "tool-outputs").glob("session-*/*-execute_command.txt"))
