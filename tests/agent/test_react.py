@@ -80,7 +80,7 @@ def test_tool_round_trip_keeps_pairs_and_feeds_results_back() -> None:
 def test_provider_error_ends_the_run_and_leaves_a_usable_history() -> None:
     llm = ScriptedLLM([LLMError("HTTP 500: boom", 500), "恢复了"])
     agent = make_agent(llm)
-    events, emit = collect()
+    _events, emit = collect()
     finished = agent.run("第一次", emit, CancelToken())
     assert finished.status == "error" and "boom" in (finished.error or "")
     assert [m.role for m in agent.history] == ["system", "user"]
@@ -213,7 +213,7 @@ def test_compaction_before_a_call_is_emitted_and_checkpointed() -> None:
     assert any(isinstance(e, Compacted) and e.result.strategy == "full_summary" for e in events)
     compaction = ledger.events("compaction")[0]
     assert compaction[1] == "automatic:full_summary"
-    assert compaction[2] == {"beforeMessages": 5, "afterMessages": 4, "beforeTokens": 900, "afterTokens": 100}
+    assert compaction[2] == {"beforeMessages": 4, "afterMessages": 4, "beforeTokens": 900, "afterTokens": 100}
     view = ledger.events("view_checkpoint")[-1][2]
     assert view is not None and len(view["messages"]) == len(agent.history) - 2  # before the q2 answer landed
     assert "[已压缩的历史对话摘要]" in (llm.requests[1].messages[1].content or "")

@@ -32,7 +32,7 @@ from paicli.agent.ports import (
 )
 from paicli.agent.recorder import HistoryRecorder
 from paicli.agent.runaway import RunawayGuard
-from paicli.cancel import CancelToken, Cancelled
+from paicli.cancel import Cancelled, CancelToken
 from paicli.context.types import CompactionResult
 from paicli.llm.messages import ChatResponse, Message, Usage
 from paicli.llm.protocol import LLMClient, LLMError, StreamDelta
@@ -95,7 +95,7 @@ class ReactAgent:
         self._refresh_system_prompt(user_input)
         user_message = Message.user(self._user_content(user_input))
         self.history.append(user_message)
-        self.recorder.message("user_input", user_message)
+        self.recorder.message("user_input", user_message, {"submittedInput": submitted_text})
         finished = self._loop(turn, emit, cancel)
         emit(finished)
         if finished.status == "done" and self.on_completed is not None:
@@ -245,8 +245,7 @@ class ReactAgent:
             emit(Notice("↻ 检测到重复的工具调用，已提醒模型换个思路", "warn"))
 
     def _final_answer(self, reply: Message) -> RunFinished:
-        self.recorder.message("llm_response", reply)
-        self.history.append(Message.assistant(reply.content or ""))
+        self._append_answer(reply, "llm_response")
         return RunFinished("done", reply.content or "")
 
     def _finalize(
@@ -261,12 +260,17 @@ class ReactAgent:
         try:
             response = self._call_model(None, 0, emit, cancel)
         except Cancelled:
-            self.history.append(Message.assistant(header))
+            self._append_answer(Message.assistant(header), "budget_finalization_response")
             return self._cancelled()
         except LLMError as error:
-            self.history.append(Message.assistant(header))
+            self._append_answer(Message.assistant(header), "budget_finalization_response")
             return RunFinished("partial", f"{header}\n\n收尾调用失败：{error}")
         content = response.message.content or ""
-        self.recorder.message("budget_finalization_response", response.message)
-        self.history.append(Message.assistant(content or header))
+        reply = response.message if content else Message.assistant(header)
+        self._append_answer(reply, "budget_finalization_response")
         return RunFinished("partial", f"{header}\n\n{content}".rstrip())
+
+    def _append_answer(self, reply: Message, source: str) -> None:
+        """The ledger keeps the full reply (reasoning included); the view keeps only its text."""
+        self.recorder.message(source, reply)
+        self.history.append(Message.assistant(reply.content or ""))
