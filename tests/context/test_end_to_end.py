@@ -1,0 +1,99 @@
+"""The three levels wired into the real ReAct loop, tool runner and HTTP client against the fake server.
+
+Window 16,000: the offload notice and file, `[已清理的旧工具结果]` placeholders, a summary request with the four
+headings, /compact producing a second one, later requests carrying the summary, every request protocol-valid
+and none above the window (counted the way the fake server counts prompt_tokens).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from paicli.agent.events import AgentEvent, Compacted
+from paicli.agent.react import ReactAgent
+from paicli.cancel import CancelToken
+from paicli.context.manager import AutoCompactionManager
+from paicli.context.offload import ToolResultOffloader
+from paicli.context.profile import ContextProfile
+from paicli.context.tokens import TokenCounter
+from paicli.llm.client import OpenAIChatClient
+from paicli.tools.approval import AutoApprover
+from paicli.tools.runner import ToolRunner
+from tests.agent.fake_tools import StaticPrompt
+from tests.context.conftest import MakeEnv
+from tests.context.helpers import STRUCTURED
+from tests.fakes.openai_server import FakeOpenAIServer, Reply, _Tokens, prompt_text
+
+WINDOW = 16_000
+
+
+def is_summary_request(body: dict[str, Any]) -> bool:
+    last = body["messages"][-1].get("content") or ""
+    return "=== 待压缩的对话 ===" in last or "--- 片段" in last or "=== 本部分对话 ===" in last
+
+
+def responder(body: dict[str, Any]) -> Reply | str:
+    if is_summary_request(body):
+        return STRUCTURED
+    messages = body["messages"]
+    last = messages[-1]
+    turn = next(m["content"] for m in reversed(messages) if m["role"] == "user")
+    number = turn.split("第", 1)[1].split("轮", 1)[0] if "第" in turn else "0"
+    if last["role"] == "user":
+        calls = [("read_file", json.dumps({"path": f"notes/f{number}.txt"}))]
+        if number == "1":
+            calls.append(("read_file", json.dumps({"path": "big.txt"})))
+        return Reply.tool_calls(*calls)
+    return f"第{number}轮完成：" + "这一轮读到的内容已经整理好了。" * 20
+
+
+def test_levels_in_the_real_loop_keep_every_request_inside_the_window(
+    project: Path, make_env: MakeEnv
+) -> None:
+    (project / "notes").mkdir()
+    for i in range(1, 13):
+        (project / "notes" / f"f{i}.txt").write_text(
+            f"file {i}\n" + "数据行 data line\n" * 200, encoding="utf-8"
+        )
+    (project / "big.txt").write_text(
+        "".join(f"line {i} of the big file\n" for i in range(4_000)), encoding="utf-8"
+    )
+    env = make_env()
+    profile = ContextProfile.from_window(WINDOW)
+    with FakeOpenAIServer(responder=responder) as server:
+        client = OpenAIChatClient(server.base_url, None, "fake-model")
+        offloader = ToolResultOffloader(
+            project, env, context_trigger_tokens=profile.compression_trigger_tokens
+        )
+        runner = ToolRunner(project, AutoApprover(), offloader, env=env)
+        manager = AutoCompactionManager(client, TokenCounter("exact"), profile, env)
+        agent = ReactAgent(client, runner, StaticPrompt(), context=manager)
+        events: list[AgentEvent] = []
+        for i in range(1, 11):
+            finished = agent.run(f"第{i}轮：请读取 notes/f{i}.txt 并总结", events.append, CancelToken())
+            assert finished.status == "done", finished
+        automatic = [r for r in server.requests if is_summary_request(r)]
+        manual = agent.compact_now("保留每一轮读过的文件名")
+        assert manual.compacted and manual.strategy == "full_summary"
+        agent.run("第11轮：继续", events.append, CancelToken())
+        requests = server.requests
+        server.assert_no_violations()
+
+    prompts = [json.dumps(r["messages"], ensure_ascii=False) for r in requests]
+    assert any("[工具输出过大，完整内容已卸载到会话文件]" in p for p in prompts)
+    assert list((project / ".paicli" / "tool-outputs" / offloader.session_dir_name).glob("*-read_file.txt"))
+    assert any("[已清理的旧工具结果]" in p for p in prompts)
+    summaries = [r for r in requests if is_summary_request(r)]
+    assert automatic and len(summaries) == len(automatic) + 1
+    assert all(
+        h in summaries[0]["messages"][-1]["content"] for h in STRUCTURED.splitlines() if h.startswith("##")
+    )
+    assert "保留每一轮读过的文件名" in summaries[-1]["messages"][-1]["content"]
+    assert "[已压缩的历史对话摘要]" in prompts[-1]
+    strategies = {s.strategy for e in events if isinstance(e, Compacted) for s in e.result.steps}
+    assert {"tool_result_clearing", "full_summary"} <= strategies
+    sizes = [len(_Tokens.encode(prompt_text(r))) for r in requests]
+    assert max(sizes) <= WINDOW, sizes
+    assert manager.counter.last_provider_prompt_tokens is not None
