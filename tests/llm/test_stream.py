@@ -135,3 +135,14 @@ def test_non_streamed_completion_message_is_accepted() -> None:
                                        "message": {"role": "assistant", "content": "whole"}}],
             "usage": {"prompt_tokens": 3, "completion_tokens": 1}}
     assert assemble([body]).message.content == "whole"
+
+
+def test_calls_without_index_are_told_apart_by_id() -> None:
+    result = assemble([
+        chunk({"tool_calls": [{"id": "a", "function": {"name": "read_file", "arguments": '{"path":'}}]}),
+        chunk({"tool_calls": [{"function": {"arguments": ' "x"}'}}]}),
+        chunk({"tool_calls": [{"id": "b", "function": {"name": "list_dir", "arguments": "{}"}},
+                              {"id": "c", "function": {"name": "glob", "arguments": "{}"}}]}),
+    ])
+    assert [(c.id, c.name, c.arguments) for c in result.message.tool_calls] == [
+        ("a", "read_file", '{"path": "x"}'), ("b", "list_dir", "{}"), ("c", "glob", "{}")]

@@ -83,13 +83,25 @@ class StreamAssembler:
         if isinstance(content, str) and content:
             self._text.append(content)
             out.append(StreamDelta("text", content))
-        for position, raw in enumerate(delta.get("tool_calls") or []):
+        for raw in delta.get("tool_calls") or []:
             if isinstance(raw, Mapping):
-                out.extend(self._feed_call(position, raw))
+                out.extend(self._feed_call(raw))
         return out
 
-    def _feed_call(self, position: int, raw: Mapping[str, Any]) -> list[StreamDelta]:
-        index = _as_int(raw.get("index", position))
+    def _index_of(self, raw: Mapping[str, Any]) -> int:
+        if "index" in raw:
+            return _as_int(raw.get("index"))
+        # Providers that omit the index send whole calls: a new id starts a call, no id continues the last.
+        call_id = raw.get("id")
+        for index, call in self._calls.items():
+            if call_id and call.id == call_id:
+                return index
+        if call_id or not self._calls:
+            return max(self._calls, default=-1) + 1
+        return max(self._calls)
+
+    def _feed_call(self, raw: Mapping[str, Any]) -> list[StreamDelta]:
+        index = self._index_of(raw)
         call = self._calls.setdefault(index, _PartialCall())
         if isinstance(raw.get("id"), str) and raw["id"] and not call.id:
             call.id = raw["id"]
