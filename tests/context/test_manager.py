@@ -255,3 +255,16 @@ def test_one_long_turn_that_cannot_be_summarised_still_fits_the_window() -> None
     assert not (tools[-1].content or "").startswith(CLEARED_PREFIX)
     assert all((m.content or "").startswith(CLEARED_PREFIX) for m in tools[:-1])
     assert_pairs_valid(history)
+
+
+def test_failed_automatic_summary_waits_for_growth_before_retrying() -> None:
+    llm = ScriptedLLM(["无结构", "仍无结构", STRUCTURED])
+    history = chat_history()
+    mgr = manager(llm)
+    assert mgr.compact_if_needed(history, 10).error
+    assert llm.calls == 2
+    history += [Message.user("短问题"), Message.assistant("短回答")]
+    again = mgr.compact_if_needed(history, 10)
+    assert not again.changed and again.error is None and llm.calls == 2  # no new attempt yet
+    history += chat_history(4)[1:]
+    assert mgr.compact_if_needed(history, 10).compacted and llm.calls == 3

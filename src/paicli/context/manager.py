@@ -29,6 +29,8 @@ from paicli.llm.protocol import LLMClient
 
 log = logging.getLogger(__name__)
 
+RETRY_MIN_GROWTH_TOKENS = 2_000
+
 Tools = Sequence[Mapping[str, Any]] | None
 
 
@@ -91,6 +93,9 @@ class AutoCompactionManager:
             )
             session_memory = SessionMemoryCompactor(llm, self.measure, flag, daemon_submit, summary_model)
         self.session_memory: SessionMemory = session_memory
+        # Beyond the reference: after a failed automatic summary, wait for the history to grow before the
+        # next attempt instead of paying for a summary (and its repair) before every model call.
+        self._failed_at: dict[int, int] = {}
 
     @property
     def model(self) -> str:
@@ -161,10 +166,12 @@ class AutoCompactionManager:
             return CompactionResult(False, "none", error=f"压缩失败：{exc}")
         if not outcome.compacted:
             return CompactionResult(False, "none", error=outcome.error)
+        self._failed_at.pop(id(history), None)
         return _result(True, [self._step("full_summary", outcome)], 0)
 
     def reset(self, history: list[Message]) -> None:
         self.session_memory.clear(history)
+        self._failed_at.pop(id(history), None)
 
     # -- the reference algorithm ----------------------------------------------------------------------
 
@@ -195,11 +202,17 @@ class AutoCompactionManager:
                 CompactionStep("session_memory", messages_before, len(history), tokens, self.measure(history))
             )
             return _result(True, steps, clear.cleared_count)
+        failed_at = self._failed_at.get(id(history))
+        if failed_at is not None and tokens < failed_at + max(RETRY_MIN_GROWTH_TOKENS, trigger // 20):
+            return _result(False, steps, clear.cleared_count)
         outcome = self.full.compact(history, trigger, False, DEFAULT_RETAIN_RECENT_ROUNDS)
         if outcome.compacted:
+            self._failed_at.pop(id(history), None)
             self.session_memory.clear(history)
             steps.append(self._step("full_summary", outcome))
             return _result(True, steps, clear.cleared_count)
+        if outcome.error:
+            self._failed_at[id(history)] = tokens
         return _result(False, steps, clear.cleared_count, outcome.error)
 
     @staticmethod
