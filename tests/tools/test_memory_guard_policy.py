@@ -108,7 +108,10 @@ def test_save_memory_passes_scope_replace_id_and_keep_both(project: Path) -> Non
 
 def test_offline_request_and_headlines_expose_no_web_tools(project: Path) -> None:
     runner = make_runner(project)
-    names = lambda text: {d["function"]["name"] for d in runner.for_turn(text).definitions()}  # noqa: E731
+
+    def names(text: str) -> set[str]:
+        return {d["function"]["name"] for d in runner.for_turn(text).definitions()}
+
     assert {"web_fetch", "web_search"} <= names("帮我查一下 asyncio 的文档")
     assert not {"web_fetch", "web_search"} & names("不要联网，直接解释一下 asyncio")
     headline = "OpenAI 发布新一代推理模型 全面开放"

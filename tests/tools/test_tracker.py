@@ -20,8 +20,8 @@ from .helpers import env
 def test_classifies_web_browser_and_mcp_tools_as_external() -> None:
     for name in ("web_search", "web_fetch", "WEB_FETCH", " browser_navigate", "mcp__docs__search"):
         assert is_external_tool(name), name
-    for name in ("read_file", "grep_code", "execute_command", "save_memory", "search_code", "", None):
-        assert not is_external_tool(name), name
+    for local in ("read_file", "grep_code", "execute_command", "save_memory", "search_code", "", None):
+        assert not is_external_tool(local), local
 
 
 def test_blocks_automatic_memory_only_when_guard_is_on_and_external_content_was_seen() -> None:
