@@ -95,8 +95,13 @@ def calls(*specs: tuple[str, str]) -> list[ToolCall]:
     return [ToolCall(f"call-{i + 1}", name, args) for i, (name, args) in enumerate(specs)]
 
 
-def run(runner: ToolRunner, *specs: tuple[str, str], text: str = "", cancel: CancelToken | None = None,
-        events: list[AgentEvent] | None = None) -> list[ToolResult]:
+def run(
+    runner: ToolRunner,
+    *specs: tuple[str, str],
+    text: str = "",
+    cancel: CancelToken | None = None,
+    events: list[AgentEvent] | None = None,
+) -> list[ToolResult]:
     sink = events.append if events is not None else (lambda _e: None)
     return runner.for_turn(text).execute(calls(*specs), cancel or CancelToken(), sink)
 

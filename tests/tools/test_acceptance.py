@@ -42,16 +42,18 @@ def test_bad_calls_get_refusals_and_the_run_finishes(project: Path, tmp_path: Pa
     outside.mkdir()
     (outside / "secret.txt").write_text("TOP SECRET", encoding="utf-8")
     os.symlink(outside, project / "escape")
-    llm = ScriptedLLM([
-        tool_call_reply(
-            ("read_file", '{"path": "a.txt"'),
-            ("teleport", '{"to": "mars"}'),
-            ("read_file", '{"path": "../outside/secret.txt"}'),
-            ("read_file", '{"path": "escape/secret.txt"}'),
-            ("list_dir", '{"path": 42}'),
-        ),
-        "我无法读取这些文件。",
-    ])
+    llm = ScriptedLLM(
+        [
+            tool_call_reply(
+                ("read_file", '{"path": "a.txt"'),
+                ("teleport", '{"to": "mars"}'),
+                ("read_file", '{"path": "../outside/secret.txt"}'),
+                ("read_file", '{"path": "escape/secret.txt"}'),
+                ("list_dir", '{"path": 42}'),
+            ),
+            "我无法读取这些文件。",
+        ]
+    )
     agent = react.ReactAgent(llm, make_runner(project), Prompt())
     events: list[AgentEvent] = []
     finished = agent.run("读一下这些文件", events.append, CancelToken())
@@ -69,13 +71,15 @@ def test_bad_calls_get_refusals_and_the_run_finishes(project: Path, tmp_path: Pa
 
 
 def test_cancel_during_a_command_leaves_every_call_answered(project: Path) -> None:
-    llm = ScriptedLLM([
-        tool_call_reply(
-            ("execute_command", '{"command": "echo $$ > pid.txt; sleep 30"}'),
-            ("read_file", '{"path": "pid.txt"}'),
-        ),
-        "不应该走到这里",
-    ])
+    llm = ScriptedLLM(
+        [
+            tool_call_reply(
+                ("execute_command", '{"command": "echo $$ > pid.txt; sleep 30"}'),
+                ("read_file", '{"path": "pid.txt"}'),
+            ),
+            "不应该走到这里",
+        ]
+    )
     agent = react.ReactAgent(llm, make_runner(project), Prompt())
     cancel = CancelToken()
     outcome: list[object] = []

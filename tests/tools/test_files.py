@@ -85,16 +85,22 @@ def test_write_file_creates_directories_and_reports_a_diff(project: Path) -> Non
 
 
 def test_write_file_refuses_content_over_5mb(project: Path) -> None:
-    result, text = run_one(make_runner(project), "write_file",
-                           json.dumps({"path": "big.txt", "content": "x" * (MAX_FILE_BYTES + 1)}))
+    result, text = run_one(
+        make_runner(project),
+        "write_file",
+        json.dumps({"path": "big.txt", "content": "x" * (MAX_FILE_BYTES + 1)}),
+    )
     assert not result.success and "5MB" in text
     assert not (project / "big.txt").exists()
 
 
 def test_edit_file_replaces_a_unique_match(project: Path) -> None:
     (project / "m.py").write_text("def f():\n    return 1\n", encoding="utf-8")
-    result, text = run_one(make_runner(project), "edit_file",
-                           json.dumps({"path": "m.py", "old_text": "return 1", "new_text": "return 2"}))
+    result, text = run_one(
+        make_runner(project),
+        "edit_file",
+        json.dumps({"path": "m.py", "old_text": "return 1", "new_text": "return 2"}),
+    )
     assert result.success and "替换 1 处" in text
     assert (project / "m.py").read_text(encoding="utf-8") == "def f():\n    return 2\n"
     assert result.display is not None and "-    return 1" in result.display
@@ -103,9 +109,13 @@ def test_edit_file_replaces_a_unique_match(project: Path) -> None:
 def test_edit_file_not_found_and_ambiguous_matches(project: Path) -> None:
     (project / "m.py").write_text("x = 1\nx = 1\n", encoding="utf-8")
     runner = make_runner(project)
-    result, text = run_one(runner, "edit_file", json.dumps({"path": "m.py", "old_text": "y", "new_text": "z"}))
+    result, text = run_one(
+        runner, "edit_file", json.dumps({"path": "m.py", "old_text": "y", "new_text": "z"})
+    )
     assert not result.success and text == "old_text 在文件中不存在: m.py"
-    result, text = run_one(runner, "edit_file", json.dumps({"path": "m.py", "old_text": "x = 1", "new_text": "x"}))
+    result, text = run_one(
+        runner, "edit_file", json.dumps({"path": "m.py", "old_text": "x = 1", "new_text": "x"})
+    )
     assert not result.success and "出现了 2 次" in text and "replace_all" in text
     assert (project / "m.py").read_text(encoding="utf-8") == "x = 1\nx = 1\n"
     args = {"path": "m.py", "old_text": "x = 1", "new_text": "x = 3", "replace_all": True}

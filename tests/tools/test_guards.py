@@ -95,8 +95,16 @@ def test_command_guard_refuses_blacklisted_commands(command: str) -> None:
 
 @pytest.mark.parametrize(
     "command",
-    ["rm -rf ./build", "rm -rf /tmp/paicli-test", "find . -name '*.py'", "chmod 755 script.sh", "echo shutdown",
-     "grep -r sudo docs", "curl -s https://x -o out.json", "ls /"],
+    [
+        "rm -rf ./build",
+        "rm -rf /tmp/paicli-test",
+        "find . -name '*.py'",
+        "chmod 755 script.sh",
+        "echo shutdown",
+        "grep -r sudo docs",
+        "curl -s https://x -o out.json",
+        "ls /",
+    ],
 )
 def test_command_guard_lets_ordinary_commands_through(command: str) -> None:
     assert command_denial(command) is None
@@ -108,8 +116,19 @@ def test_there_are_nine_rules() -> None:
 
 @pytest.mark.parametrize(
     "command",
-    ["ls -la", "cat a.txt | grep foo | wc -l", "git status", "git log --oneline -5", "git diff HEAD~1",
-     "pwd", "head -n 20 README.md", "find . -name '*.py'", "rg TODO src", "cd src && ls", "echo hello"],
+    [
+        "ls -la",
+        "cat a.txt | grep foo | wc -l",
+        "git status",
+        "git log --oneline -5",
+        "git diff HEAD~1",
+        "pwd",
+        "head -n 20 README.md",
+        "find . -name '*.py'",
+        "rg TODO src",
+        "cd src && ls",
+        "echo hello",
+    ],
 )
 def test_read_only_commands(command: str) -> None:
     assert is_read_only_command(command)
@@ -117,10 +136,32 @@ def test_read_only_commands(command: str) -> None:
 
 @pytest.mark.parametrize(
     "command",
-    ["rm a", "ls > out.txt", "echo x >> f", "cat <<EOF\nx\nEOF", "git push", "git commit -m x", "pip install x",
-     "find . -delete", "find . -exec rm {} \\;", "ls; rm a", "ls\nrm a", "echo $(rm a)", "echo `rm a`",
-     "python script.py", "npm test", "sort -o out in", "X=1 ls", "./run.sh", "git diff --output=x",
-     "ls 'unclosed", "", "tee f", "sed -i s/a/b/ f", "cat a & rm b"],
+    [
+        "rm a",
+        "ls > out.txt",
+        "echo x >> f",
+        "cat <<EOF\nx\nEOF",
+        "git push",
+        "git commit -m x",
+        "pip install x",
+        "find . -delete",
+        "find . -exec rm {} \\;",
+        "ls; rm a",
+        "ls\nrm a",
+        "echo $(rm a)",
+        "echo `rm a`",
+        "python script.py",
+        "npm test",
+        "sort -o out in",
+        "X=1 ls",
+        "./run.sh",
+        "git diff --output=x",
+        "ls 'unclosed",
+        "",
+        "tee f",
+        "sed -i s/a/b/ f",
+        "cat a & rm b",
+    ],
 )
 def test_commands_that_may_write_are_not_read_only(command: str) -> None:
     assert not is_read_only_command(command)

@@ -58,8 +58,9 @@ def test_session_level_external_context_carries_into_later_turns(project: Path) 
 def test_mcp_tool_results_and_curl_commands_mark_external_content(project: Path) -> None:
     tracker = ExternalContextTracker(env())
     runner = make_runner(project, tracker=tracker)
-    [result] = run(runner, ("execute_command", '{"command":"curl --version >/dev/null 2>&1; exit 7"}'),
-                   text="运行命令")
+    [result] = run(
+        runner, ("execute_command", '{"command":"curl --version >/dev/null 2>&1; exit 7"}'), text="运行命令"
+    )
     assert not result.success  # failing external calls still count
     assert tracker.sources() == [CURL_SOURCE]
     tracker.observe("mcp__docs__search", "{}")
@@ -127,10 +128,13 @@ def test_offline_request_and_headlines_expose_no_web_tools(project: Path) -> Non
 
 def test_web_fetch_only_for_urls_from_the_user_or_this_turns_search(project: Path) -> None:
     runner = make_runner(project, web=offline_web())
-    [denied] = run(runner, ("web_fetch", '{"url":"https://evil.example/steal"}'), text="看看 https://example.com/a")
+    [denied] = run(
+        runner, ("web_fetch", '{"url":"https://evil.example/steal"}'), text="看看 https://example.com/a"
+    )
     assert denied.blocked and "[WEB_FETCH_URL_NOT_ALLOWED]" in denied.content
     turn = runner.for_turn("看看 https://example.com/a。")
-    [allowed] = turn.execute([ToolCall("c", "web_fetch", '{"url":"https://EXAMPLE.com/a/"}')], CancelToken(),
-                             lambda _e: None)
+    [allowed] = turn.execute(
+        [ToolCall("c", "web_fetch", '{"url":"https://EXAMPLE.com/a/"}')], CancelToken(), lambda _e: None
+    )
     assert "WEB_FETCH_URL_NOT_ALLOWED" not in allowed.content  # passed provenance; then refused by address
     assert "内网" in allowed.content

@@ -65,7 +65,12 @@ def test_side_effecting_calls_run_in_order_on_the_callers_thread(project: Path) 
     probe = Probe()
     probe.release.set()
     probe.register(runner)
-    specs = [tag("probe_write", "w1"), tag("probe_read", "r1"), tag("probe_read", "r2"), tag("probe_write", "w2")]
+    specs = [
+        tag("probe_write", "w1"),
+        tag("probe_read", "r1"),
+        tag("probe_read", "r2"),
+        tag("probe_write", "w2"),
+    ]
     results = run(runner, *specs)
     assert [r.call_id for r in results] == ["call-1", "call-2", "call-3", "call-4"]
     assert probe.order[0] == "w1" and probe.order[-1] == "w2" and set(probe.order[1:3]) == {"r1", "r2"}
@@ -75,10 +80,19 @@ def test_side_effecting_calls_run_in_order_on_the_callers_thread(project: Path) 
 def test_events_wrap_every_call_in_call_order(project: Path) -> None:
     events: list[AgentEvent] = []
     run(make_runner(project), ("list_dir", "{}"), ("list_dir", "{}"), ("nope", "{}"), events=events)
-    kinds = [(type(e).__name__, e.call_id if isinstance(e, ToolStarted) else e.result.call_id) for e in events
-             if isinstance(e, (ToolStarted, ToolFinished))]
-    assert kinds == [("ToolStarted", "call-1"), ("ToolStarted", "call-2"), ("ToolFinished", "call-1"),
-                     ("ToolFinished", "call-2"), ("ToolStarted", "call-3"), ("ToolFinished", "call-3")]
+    kinds = [
+        (type(e).__name__, e.call_id if isinstance(e, ToolStarted) else e.result.call_id)
+        for e in events
+        if isinstance(e, (ToolStarted, ToolFinished))
+    ]
+    assert kinds == [
+        ("ToolStarted", "call-1"),
+        ("ToolStarted", "call-2"),
+        ("ToolFinished", "call-1"),
+        ("ToolFinished", "call-2"),
+        ("ToolStarted", "call-3"),
+        ("ToolFinished", "call-3"),
+    ]
 
 
 def test_a_crashing_handler_becomes_a_failed_result(project: Path) -> None:
@@ -104,8 +118,13 @@ def test_cancelled_before_start_every_call_gets_a_cancel_result(project: Path) -
     cancel = CancelToken()
     cancel.cancel()
     (project / "x.txt").write_text("keep", encoding="utf-8")
-    results = run(make_runner(project), ("write_file", '{"path":"x.txt","content":"gone"}'), ("list_dir", "{}"),
-                  ("list_dir", "{}"), cancel=cancel)
+    results = run(
+        make_runner(project),
+        ("write_file", '{"path":"x.txt","content":"gone"}'),
+        ("list_dir", "{}"),
+        ("list_dir", "{}"),
+        cancel=cancel,
+    )
     assert len(results) == 3
     assert all(r.blocked and unwrap(r).startswith("用户取消了") for r in results)
     assert (project / "x.txt").read_text(encoding="utf-8") == "keep"
@@ -122,10 +141,13 @@ def test_other_tools_go_through_offload_if_oversized(project: Path) -> None:
 def test_auto_mode_edits_in_project_and_read_only_commands_run_unasked(project: Path) -> None:
     approver = RecordingApprover("deny")
     runner = make_runner(project, approver)
-    results = run(runner, ("write_file", '{"path":"a.txt","content":"x"}'),
-                  ("edit_file", '{"path":"a.txt","old_text":"x","new_text":"y"}'),
-                  ("execute_command", '{"command":"ls -la && git status 2>/dev/null || true"}'),
-                  ("execute_command", '{"command":"cat a.txt | wc -c"}'))
+    results = run(
+        runner,
+        ("write_file", '{"path":"a.txt","content":"x"}'),
+        ("edit_file", '{"path":"a.txt","old_text":"x","new_text":"y"}'),
+        ("execute_command", '{"command":"ls -la && git status 2>/dev/null || true"}'),
+        ("execute_command", '{"command":"cat a.txt | wc -c"}'),
+    )
     assert [r.success for r in results[:2]] == [True, True]
     assert [q.tool for q in approver.requests] == ["execute_command"]
     assert results[2].blocked  # redirections are not read-only, so a human is asked and said no
@@ -137,8 +159,12 @@ def test_ask_mode_and_hitl_on_ask_for_every_dangerous_call(project: Path) -> Non
     for state in (ApprovalState(mode="ask"), ApprovalState(hitl=True)):
         approver = RecordingApprover("approve")
         runner = make_runner(project, approver, approval=state)
-        results = run(runner, ("write_file", '{"path":"b.txt","content":"x"}'),
-                      ("execute_command", '{"command":"ls"}'), ("read_file", '{"path":"b.txt"}'))
+        results = run(
+            runner,
+            ("write_file", '{"path":"b.txt","content":"x"}'),
+            ("execute_command", '{"command":"ls"}'),
+            ("read_file", '{"path":"b.txt"}'),
+        )
         assert all(r.success for r in results)
         assert [q.tool for q in approver.requests] == ["write_file", "execute_command"]
         assert approver.requests[1].preview == "ls" and approver.requests[1].summary == "执行命令: ls"

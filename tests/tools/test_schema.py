@@ -14,12 +14,23 @@ from .helpers import make_runner, run, unwrap
 
 def test_valid_arguments_are_parsed_with_defaults() -> None:
     assert parse_arguments(GREP_CODE, '{"pattern":"x"}') == {
-        "pattern": "x", "path": ".", "context_lines": 2, "head_limit": 20, "max_chars": 24000,
+        "pattern": "x",
+        "path": ".",
+        "context_lines": 2,
+        "head_limit": 20,
+        "max_chars": 24000,
     }
-    assert parse_arguments(READ_FILE, '{"path":"a","offset":"3","limit":10.0}') == {"path": "a", "offset": 3,
-                                                                                     "limit": 10}
-    assert parse_arguments(EDIT_FILE, '{"path":"a","old_text":"x","new_text":"","replace_all":"true"}')[
-        "replace_all"] is True
+    assert parse_arguments(READ_FILE, '{"path":"a","offset":"3","limit":10.0}') == {
+        "path": "a",
+        "offset": 3,
+        "limit": 10,
+    }
+    assert (
+        parse_arguments(EDIT_FILE, '{"path":"a","old_text":"x","new_text":"","replace_all":"true"}')[
+            "replace_all"
+        ]
+        is True
+    )
 
 
 @pytest.mark.parametrize(
@@ -67,8 +78,13 @@ def test_empty_arguments_mean_no_arguments() -> None:
 
 
 def test_runner_turns_bad_arguments_into_results(project: Path) -> None:
-    results = run(make_runner(project), ("read_file", "{oops"), ("execute_command", '{"cmd":"ls"}'),
-                  ("nope_tool", "{}"), ("grep_code", '{"pattern":"(unclosed"}'))
+    results = run(
+        make_runner(project),
+        ("read_file", "{oops"),
+        ("execute_command", '{"cmd":"ls"}'),
+        ("nope_tool", "{}"),
+        ("grep_code", '{"pattern":"(unclosed"}'),
+    )
     assert [r.success for r in results] == [False, False, False, False]
     assert [r.blocked for r in results] == [False, False, False, False]
     texts = [unwrap(r) for r in results]

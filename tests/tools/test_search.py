@@ -16,7 +16,9 @@ from .helpers import make_runner, run_one
 @pytest.fixture
 def code(project: Path) -> Path:
     (project / "src").mkdir()
-    (project / "src/app.py").write_text("import os\n\ndef main():\n    return os.getcwd()\n", encoding="utf-8")
+    (project / "src/app.py").write_text(
+        "import os\n\ndef main():\n    return os.getcwd()\n", encoding="utf-8"
+    )
     (project / "src/util.ts").write_text("export const main = 1;\n", encoding="utf-8")
     (project / "notes.md").write_text("main idea\n", encoding="utf-8")
     (project / ".git").mkdir()

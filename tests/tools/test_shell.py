@@ -49,7 +49,9 @@ def test_small_output_is_not_offloaded(project: Path) -> None:
 
 def test_large_output_goes_to_the_offloader_with_an_8000_head(project: Path) -> None:
     offloader = FakeOffloader()
-    result, text = run_one(make_runner(project, offloader=offloader), "execute_command", command("seq 1 20000"))
+    result, text = run_one(
+        make_runner(project, offloader=offloader), "execute_command", command("seq 1 20000")
+    )
     assert result.success
     [(tool, saved, head)] = offloader.offloaded
     assert (tool, head) == ("execute_command", 8000)
@@ -61,8 +63,11 @@ def test_large_output_goes_to_the_offloader_with_an_8000_head(project: Path) -> 
 
 def test_capture_overflow_is_noted_in_the_saved_text(project: Path) -> None:
     offloader = FakeOffloader()
-    run_one(make_runner(project, offloader=offloader), "execute_command",
-            command("head -c 2100000 /dev/zero | tr '\\0' a"))
+    run_one(
+        make_runner(project, offloader=offloader),
+        "execute_command",
+        command("head -c 2100000 /dev/zero | tr '\\0' a"),
+    )
     [(_, saved, _)] = offloader.offloaded
     assert saved.endswith(OVERFLOW_NOTE)
     assert len(saved) == 2_000_000 + len(OVERFLOW_NOTE)
@@ -70,7 +75,9 @@ def test_capture_overflow_is_noted_in_the_saved_text(project: Path) -> None:
 
 @pytest.mark.parametrize("offloader", [None, FakeOffloader(enabled=False)])
 def test_without_offload_output_is_cut_at_8000(project: Path, offloader: FakeOffloader | None) -> None:
-    result, text = run_one(make_runner(project, offloader=offloader), "execute_command", command("seq 1 20000"))
+    result, text = run_one(
+        make_runner(project, offloader=offloader), "execute_command", command("seq 1 20000")
+    )
     assert result.success
     body = text.rsplit("\n退出码", 1)[0]
     assert body.endswith(TRUNCATED_NOTE)
@@ -121,7 +128,9 @@ def test_cancel_mid_command_kills_the_group_and_leaves_a_result(project: Path) -
     cmd = command("echo $$ > pid.txt; sleep 30 & sleep 30")
     worker = threading.Thread(
         target=lambda: results.extend(
-            run(runner, ("execute_command", cmd), ("list_dir", "{}"), text="run", cancel=cancel, events=events)
+            run(
+                runner, ("execute_command", cmd), ("list_dir", "{}"), text="run", cancel=cancel, events=events
+            )
         )
     )
     worker.start()

@@ -42,7 +42,9 @@ def test_guard_defaults_on_and_can_be_disabled() -> None:
     assert off.sources() == ["mcp__docs__search"]  # still recorded for explicit-save metadata
     assert not off.blocks_automatic_memory()
     for value in ("false", "0", "no"):
-        assert not ExternalContextTracker(env({"PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT": value})).guard_enabled
+        assert not ExternalContextTracker(
+            env({"PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT": value})
+        ).guard_enabled
 
 
 def test_invalid_guard_setting_is_a_config_error() -> None:
@@ -52,7 +54,14 @@ def test_invalid_guard_setting_is_a_config_error() -> None:
 
 @pytest.mark.parametrize(
     "command",
-    ["curl https://x", "ls && wget http://a/b", "echo hi|curl -d @- x", "CURL x", "httpie get x", "lynx -dump x"],
+    [
+        "curl https://x",
+        "ls && wget http://a/b",
+        "echo hi|curl -d @- x",
+        "CURL x",
+        "httpie get x",
+        "lynx -dump x",
+    ],
 )
 def test_network_commands_mark_external_content(command: str) -> None:
     tracker = ExternalContextTracker(env())
@@ -73,7 +82,7 @@ def test_other_commands_do_not_mark(command: str) -> None:
 
 def test_unparsable_command_arguments_are_searched_as_text() -> None:
     tracker = ExternalContextTracker(env())
-    assert tracker.observe("execute_command", '{command: curl https://x')
+    assert tracker.observe("execute_command", "{command: curl https://x")
     assert tracker.has_external()
 
 
@@ -96,8 +105,16 @@ def test_mcp_resource_mention_in_user_input_is_recorded() -> None:
 
 
 def test_explicit_memory_phrases() -> None:
-    assert set(EXPLICIT_MEMORY_PHRASES) >= {"记一下", "记住", "记下来", "以后记得", "下次记得", "保存这个偏好",
-                                            "保存到长期记忆", "保存到记忆"}
+    assert set(EXPLICIT_MEMORY_PHRASES) >= {
+        "记一下",
+        "记住",
+        "记下来",
+        "以后记得",
+        "下次记得",
+        "保存这个偏好",
+        "保存到长期记忆",
+        "保存到记忆",
+    }
     assert explicit_memory_requested("请记住我喜欢用 tab 缩进")
     assert explicit_memory_requested("把这个保存到记忆里")
     assert not explicit_memory_requested("这个页面说了什么")

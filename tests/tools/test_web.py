@@ -34,10 +34,14 @@ class Handler(BaseHTTPRequestHandler):
             "/big": (200, "text/plain", b"y" * (6 * 1024 * 1024)),
         }
         if self.path.startswith("/search"):
-            body = json.dumps({"results": [
-                {"title": "Result A", "url": "https://a.example/doc", "content": "about a"},
-                {"title": "Result B", "url": "https://b.example/doc", "content": "about b"},
-            ]}).encode()
+            body = json.dumps(
+                {
+                    "results": [
+                        {"title": "Result A", "url": "https://a.example/doc", "content": "about a"},
+                        {"title": "Result B", "url": "https://b.example/doc", "content": "about b"},
+                    ]
+                }
+            ).encode()
             routes[self.path] = (200, "application/json", body)
         if self.path == "/redirect":
             self.send_response(302)
@@ -75,9 +79,18 @@ def fetch(project: Path, url: str, gate: UrlGate | None = None, **extra: object)
 
 @pytest.mark.parametrize(
     "url",
-    ["file:///etc/passwd", "ftp://example.com/x", "http://127.0.0.1/", "http://localhost:8080/",
-     "http://10.0.0.5/", "http://192.168.1.1/", "http://169.254.169.254/latest/meta-data", "http://[::1]/",
-     "http://0.0.0.0/", "http:///nohost"],
+    [
+        "file:///etc/passwd",
+        "ftp://example.com/x",
+        "http://127.0.0.1/",
+        "http://localhost:8080/",
+        "http://10.0.0.5/",
+        "http://192.168.1.1/",
+        "http://169.254.169.254/latest/meta-data",
+        "http://[::1]/",
+        "http://0.0.0.0/",
+        "http:///nohost",
+    ],
 )
 def test_default_gate_refuses_non_public_targets(url: str) -> None:
     with pytest.raises(WebDenied) as denied:
@@ -95,8 +108,19 @@ def test_names_resolving_to_private_addresses_are_refused() -> None:
 def test_address_classification() -> None:
     assert is_public_address("93.184.216.34")
     assert is_public_address("2606:2800:220:1:248:1893:25c8:1946")
-    for address in ("127.0.0.1", "10.1.1.1", "172.16.0.1", "192.168.0.1", "169.254.1.1", "::1", "fe80::1",
-                    "::ffff:127.0.0.1", "100.64.0.1", "224.0.0.1", "0.0.0.0"):
+    for address in (
+        "127.0.0.1",
+        "10.1.1.1",
+        "172.16.0.1",
+        "192.168.0.1",
+        "169.254.1.1",
+        "::1",
+        "fe80::1",
+        "::ffff:127.0.0.1",
+        "100.64.0.1",
+        "224.0.0.1",
+        "0.0.0.0",
+    ):
         assert not is_public_address(address), address
 
 
@@ -165,8 +189,9 @@ def test_searxng_results_allow_fetching_discovered_urls_in_the_same_turn(project
     assert search.metadata["discovered_urls"] == ["https://a.example/doc"]
     # web_search and web_fetch of one response run together, so the fetch is judged before the search returns
     assert "WEB_FETCH_URL_NOT_ALLOWED" in unwrap(fetched) or "10.9.9.9" in unwrap(fetched)
-    [again] = turn.execute([ToolCall("4", "web_fetch", '{"url":"https://a.example/doc"}')], CancelToken(),
-                           lambda _e: None)
+    [again] = turn.execute(
+        [ToolCall("4", "web_fetch", '{"url":"https://a.example/doc"}')], CancelToken(), lambda _e: None
+    )
     assert "WEB_FETCH_URL_NOT_ALLOWED" not in unwrap(again) and "10.9.9.9" in unwrap(again)
     assert "WEB_FETCH_URL_NOT_ALLOWED" in unwrap(other)
     assert runner.for_turn("下一轮").policy.allowed_urls() == set()

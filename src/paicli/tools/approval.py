@@ -30,7 +30,9 @@ class AutoApprover:
 class DenyingApprover:
     """No human available (one-shot without --yes, piped stdin): every request is refused."""
 
-    def __init__(self, reason_text: str = "当前没有可以确认操作的用户（非交互运行）；如需允许，请加 --yes 重新运行") -> None:
+    def __init__(
+        self, reason_text: str = "当前没有可以确认操作的用户（非交互运行）；如需允许，请加 --yes 重新运行"
+    ) -> None:
         self.reason_text = reason_text
 
     def approve(self, request: ApprovalRequest) -> ApprovalDecision:
@@ -130,8 +132,10 @@ def approval_summary(tool: str, args: dict[str, Any]) -> str:
 
 def denial_text(tool: str, args: dict[str, Any], non_interactive_hint: str | None) -> str:
     hint = f"（{non_interactive_hint}）" if non_interactive_hint else ""
-    return (f"{HITL_PREFIX} 用户没有批准这次操作，未执行: {approval_summary(tool, args)}{hint}。"
-            "不要换个方式绕过；如确有必要，请向用户说明原因并等待指示")
+    return (
+        f"{HITL_PREFIX} 用户没有批准这次操作，未执行: {approval_summary(tool, args)}{hint}。"
+        "不要换个方式绕过；如确有必要，请向用户说明原因并等待指示"
+    )
 
 
 def policy_report(project_root: Path, state: ApprovalState, audit_dir: Path | None = None) -> str:

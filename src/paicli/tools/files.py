@@ -16,8 +16,21 @@ MAX_READ_LIMIT = 2000
 MAX_DIFF_LINES = 400
 MAX_LIST_ENTRIES = 500
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
-_SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache",
-                           ".pytest_cache", ".ruff_cache", ".tox"})
+_SKIPPED_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "node_modules",
+        "__pycache__",
+        ".venv",
+        "venv",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".tox",
+    }
+)
 
 
 def fail(text: str) -> ToolOutput:
@@ -77,7 +90,10 @@ def read_file(args: Args, ctx: ToolContext) -> ToolOutput:
 def unified_diff(old: str, new: str, relative: str) -> str | None:
     diff = list(
         difflib.unified_diff(
-            old.splitlines(keepends=False), new.splitlines(keepends=False), f"a/{relative}", f"b/{relative}",
+            old.splitlines(keepends=False),
+            new.splitlines(keepends=False),
+            f"a/{relative}",
+            f"b/{relative}",
             lineterm="",
         )
     )

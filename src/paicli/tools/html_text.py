@@ -5,9 +5,33 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
-_SKIP = frozenset({"script", "style", "noscript", "svg", "template", "iframe", "head", "nav", "footer", "form"})
-_BLOCK = frozenset({"p", "div", "section", "article", "main", "br", "tr", "table", "ul", "ol", "blockquote",
-                    "pre", "header", "aside", "dl", "dt", "dd", "figure", "figcaption", "hr"})
+_SKIP = frozenset(
+    {"script", "style", "noscript", "svg", "template", "iframe", "head", "nav", "footer", "form"}
+)
+_BLOCK = frozenset(
+    {
+        "p",
+        "div",
+        "section",
+        "article",
+        "main",
+        "br",
+        "tr",
+        "table",
+        "ul",
+        "ol",
+        "blockquote",
+        "pre",
+        "header",
+        "aside",
+        "dl",
+        "dt",
+        "dd",
+        "figure",
+        "figcaption",
+        "hr",
+    }
+)
 _HEADINGS = {"h1": "# ", "h2": "## ", "h3": "### ", "h4": "#### ", "h5": "##### ", "h6": "###### "}
 
 

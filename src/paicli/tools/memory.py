@@ -14,6 +14,10 @@ class SaveMemoryTool:
         fact = str(args["fact"]).strip()
         if not fact:
             return ToolOutput("❌ fact 不能为空", success=False)
-        text = self._save(fact, str(args.get("scope", "project")), args.get("replace_id") or None,
-                          bool(args.get("keep_both", False)))
+        text = self._save(
+            fact,
+            str(args.get("scope", "project")),
+            args.get("replace_id") or None,
+            bool(args.get("keep_both", False)),
+        )
         return ToolOutput(text)

@@ -25,14 +25,93 @@ MEMORY_DENIAL = (
 )
 
 _URL = re.compile(r"https?://[^\s<>\"'`，。；、！？）】》]+", re.IGNORECASE)
-_OFFLINE_PHRASES = ("不要联网", "别联网", "不联网", "无需联网", "不用联网", "不需要联网", "不要上网", "别上网", "不要搜索",
-                    "别搜索", "不要查网", "离线回答", "不要用网络", "no internet", "offline only", "don't search",
-                    "do not search", "without internet", "don't browse", "do not browse")
-_REQUEST_WORDS = ("请", "帮", "搜", "查", "找", "看看", "看下", "什么", "怎么", "如何", "为什么", "吗", "呢", "能否", "可以",
-                  "是否", "告诉", "给我", "解释", "总结", "分析", "翻译", "修复", "实现", "添加", "增加", "删除", "修改",
-                  "改成", "重构", "优化", "运行", "执行", "测试", "写", "生成", "创建", "读", "打开", "介绍", "比较",
-                  "记住", "记一下", "/", "@", "`", "please", "search", "find", "what", "how", "why", "explain",
-                  "fix", "add", "implement", "write", "run", "create", "show", "tell", "summarize", "can you")
+_OFFLINE_PHRASES = (
+    "不要联网",
+    "别联网",
+    "不联网",
+    "无需联网",
+    "不用联网",
+    "不需要联网",
+    "不要上网",
+    "别上网",
+    "不要搜索",
+    "别搜索",
+    "不要查网",
+    "离线回答",
+    "不要用网络",
+    "no internet",
+    "offline only",
+    "don't search",
+    "do not search",
+    "without internet",
+    "don't browse",
+    "do not browse",
+)
+_REQUEST_WORDS = (
+    "请",
+    "帮",
+    "搜",
+    "查",
+    "找",
+    "看看",
+    "看下",
+    "什么",
+    "怎么",
+    "如何",
+    "为什么",
+    "吗",
+    "呢",
+    "能否",
+    "可以",
+    "是否",
+    "告诉",
+    "给我",
+    "解释",
+    "总结",
+    "分析",
+    "翻译",
+    "修复",
+    "实现",
+    "添加",
+    "增加",
+    "删除",
+    "修改",
+    "改成",
+    "重构",
+    "优化",
+    "运行",
+    "执行",
+    "测试",
+    "写",
+    "生成",
+    "创建",
+    "读",
+    "打开",
+    "介绍",
+    "比较",
+    "记住",
+    "记一下",
+    "/",
+    "@",
+    "`",
+    "please",
+    "search",
+    "find",
+    "what",
+    "how",
+    "why",
+    "explain",
+    "fix",
+    "add",
+    "implement",
+    "write",
+    "run",
+    "create",
+    "show",
+    "tell",
+    "summarize",
+    "can you",
+)
 
 
 def extract_urls(text: str) -> list[str]:
@@ -97,8 +176,10 @@ class TurnToolPolicy:
         if tool_name == "web_fetch":
             url = str(args.get("url", ""))
             if normalize_url(url) not in self.allowed_urls():
-                return (f"{DENIED} [WEB_FETCH_URL_NOT_ALLOWED]: {url} 既不在用户本轮的输入里，也不是本轮 web_search "
-                        "返回的结果。只能抓取这两类来源的 URL；需要其他网址时先用 web_search 查找，或请用户提供。")
+                return (
+                    f"{DENIED} [WEB_FETCH_URL_NOT_ALLOWED]: {url} 既不在用户本轮的输入里，也不是本轮 web_search "
+                    "返回的结果。只能抓取这两类来源的 URL；需要其他网址时先用 web_search 查找，或请用户提供。"
+                )
         return None
 
     def memory_blocked(self) -> bool:

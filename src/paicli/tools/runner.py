@@ -83,7 +83,9 @@ class ToolRunner:
         self.approval.clear_grants()
 
     def context(self, cancel: CancelToken) -> ToolContext:
-        return ToolContext(self.project_root, self.paths, self.env, cancel, self.offloader, self.command_timeout)
+        return ToolContext(
+            self.project_root, self.paths, self.env, cancel, self.offloader, self.command_timeout
+        )
 
 
 class TurnToolSet:
@@ -114,7 +116,11 @@ class TurnToolSet:
         while index < len(calls):
             end = index + 1
             if self._parallel_safe(calls[index]):
-                while end < len(calls) and end - index < self.runner.max_parallel and self._parallel_safe(calls[end]):
+                while (
+                    end < len(calls)
+                    and end - index < self.runner.max_parallel
+                    and self._parallel_safe(calls[end])
+                ):
                     end += 1
             batch = calls[index:end]
             if len(batch) == 1:
@@ -131,7 +137,9 @@ class TurnToolSet:
         tool = self.runner.tools.get(call.name)
         return tool is not None and tool.spec.read_only
 
-    def _run_parallel(self, batch: Sequence[ToolCall], cancel: CancelToken, emit: EventSink) -> list[ToolResult]:
+    def _run_parallel(
+        self, batch: Sequence[ToolCall], cancel: CancelToken, emit: EventSink
+    ) -> list[ToolResult]:
         for call in batch:
             _emit(emit, ToolStarted(call.id, call.name, call.arguments))
         pool = ThreadPoolExecutor(max_workers=len(batch), thread_name_prefix="paicli-tool")
@@ -169,8 +177,11 @@ class TurnToolSet:
             return cancelled_output(call.name)
         tool = self.runner.tools.get(call.name)
         if tool is None:
-            names = ", ".join(t.spec.name for t in self.runner.tools.values()
-                              if self.policy.exposes(t.spec.name, t.spec.web))
+            names = ", ".join(
+                t.spec.name
+                for t in self.runner.tools.values()
+                if self.policy.exposes(t.spec.name, t.spec.web)
+            )
             return ToolOutput(f"❌ 未知工具: {call.name}。可用的工具: {names}", success=False)
         try:
             args = parse_arguments(tool.spec, call.arguments)
@@ -207,15 +218,18 @@ class TurnToolSet:
         need = self.runner.approval.needs_approval(name, args)
         if need is None:
             return None
-        request = ApprovalRequest(name, args, approval_summary(name, args), need.reason, approval_preview(name, args))
+        request = ApprovalRequest(
+            name, args, approval_summary(name, args), need.reason, approval_preview(name, args)
+        )
         decision = self.runner.approver.approve(request)
         if decision == "approve_all":
             self.runner.approval.grant_all(name)
         if decision in ("approve", "approve_all"):
             return None
         hint = getattr(self.runner.approver, "reason_text", None)
-        return ToolOutput(denial_text(name, args, hint if isinstance(hint, str) else None), success=False,
-                          blocked=True)
+        return ToolOutput(
+            denial_text(name, args, hint if isinstance(hint, str) else None), success=False, blocked=True
+        )
 
     def _final(self, call: ToolCall, output: ToolOutput) -> ToolResult:
         content = output.content

@@ -8,6 +8,7 @@ from typing import Any
 
 ParamType = str  # "string" | "integer" | "boolean"
 
+
 @dataclass(frozen=True)
 class Param:
     name: str
@@ -27,6 +28,7 @@ class Param:
         if self.minimum is not None:
             entry["minimum"] = self.minimum
         return entry
+
 
 @dataclass(frozen=True)
 class ToolSpec:
@@ -56,10 +58,13 @@ class ToolSpec:
         parts = [f"{p.name} ({p.type}{'，必填' if p.required else ''})" for p in self.params]
         return "、".join(parts) or "无参数"
 
+
 class ArgumentError(ValueError):
     """Arguments that do not fit the tool's schema; the message is meant for the model."""
 
+
 Args = dict[str, Any]
+
 
 def parse_arguments(spec: ToolSpec, raw: str | None) -> Args:
     """Parse and validate raw JSON arguments. Defaults are filled in; unknown keys are dropped."""
@@ -80,6 +85,7 @@ def parse_arguments(spec: ToolSpec, raw: str | None) -> Args:
     if unknown and not any(data.get(name) is not None for name in known):
         raise ArgumentError(f"不认识的参数 {', '.join(unknown)}")
     return result
+
 
 def _load_object(raw: str | None) -> dict[str, Any]:
     text = (raw or "").strip()
@@ -115,6 +121,7 @@ def _coerce(param: Param, value: Any) -> Any:
         raise ArgumentError(f"参数 {param.name} 应为布尔值 true/false，收到 {_kind(value)}")
     raise ArgumentError(f"参数 {param.name} 的类型 {param.type} 不受支持")
 
+
 def _as_int(param: Param, value: Any) -> int:
     # Models often send "10" or 10.0 for integers; those are unambiguous, anything else is an error.
     if isinstance(value, bool):
@@ -126,6 +133,7 @@ def _as_int(param: Param, value: Any) -> int:
     if isinstance(value, str) and value.strip().lstrip("-").isdigit():
         return int(value.strip())
     raise ArgumentError(f"参数 {param.name} 应为整数，收到 {_kind(value)}")
+
 
 def _kind(value: Any) -> str:
     if isinstance(value, str):
@@ -140,8 +148,10 @@ def _kind(value: Any) -> str:
         return "对象"
     return type(value).__name__
 
+
 def argument_error_text(spec: ToolSpec, error: ArgumentError) -> str:
     return f"❌ 参数错误（{spec.name}）: {error}。参数应为: {spec.signature()}"
+
 
 @dataclass(frozen=True)
 class ToolOutput:

@@ -17,8 +17,26 @@ from paicli.tools.context import ToolContext
 from paicli.tools.files import MAX_FILE_BYTES, is_binary, split_lines
 from paicli.tools.schema import Args, ToolOutput
 
-SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", ".paicli", "node_modules", "__pycache__", ".venv", "venv", "env",
-                          ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", "dist", "build", "target"})
+SKIPPED_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        ".paicli",
+        "node_modules",
+        "__pycache__",
+        ".venv",
+        "venv",
+        "env",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".tox",
+        "dist",
+        "build",
+        "target",
+    }
+)
 MAX_SUGGESTED_READS = 5
 
 
@@ -114,8 +132,9 @@ def ripgrep(rg: str, query: GrepQuery, ctx: ToolContext) -> tuple[list[Line], in
     for g in query.globs:
         command += ["--glob", g]
     command += ["--regexp", query.pattern, "--", os.path.relpath(query.base, query.root)]
-    process = subprocess.Popen(command, cwd=query.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               stdin=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        command, cwd=query.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
+    )
     unregister = ctx.cancel.on_cancel(process.kill)
     out: list[Line] = []
     files: set[str] = set()
@@ -178,8 +197,12 @@ def render(lines: list[Line], files: int, query: GrepQuery, cut: bool, max_chars
     header = f"grep_code: 模式 {query.pattern!r} 在 {files} 个文件中找到 {matches} 处匹配"
     parts = [header, *body]
     if partial:
-        parts += ["partial: true", "结果被截断（达到 head_limit 或 max_chars）；可缩小 path/glob，或按下面的建议读取:",
-                  "suggested_reads:", *_suggested_reads(lines)]
+        parts += [
+            "partial: true",
+            "结果被截断（达到 head_limit 或 max_chars）；可缩小 path/glob，或按下面的建议读取:",
+            "suggested_reads:",
+            *_suggested_reads(lines),
+        ]
     return "\n".join(parts), partial
 
 

@@ -103,7 +103,9 @@ def run_command(command: str, ctx: ToolContext, capture_limit: int) -> CommandRu
     )
     capture = Capture(capture_limit)
     assert process.stdout is not None
-    reader = threading.Thread(target=_pump, args=(process.stdout, capture), daemon=True, name="paicli-cmd-output")
+    reader = threading.Thread(
+        target=_pump, args=(process.stdout, capture), daemon=True, name="paicli-cmd-output"
+    )
     reader.start()
     killed = threading.Event()
 
@@ -153,12 +155,25 @@ def execute_command(args: Args, ctx: ToolContext) -> ToolOutput:
     output, offloaded = render_output(run.capture, ctx.offloader)
     body = output if output.strip() else "(无输出)"
     if run.cancelled:
-        return ToolOutput(f"用户取消了命令执行，已终止整个进程组。\n命令: {command}\n已有输出:\n{body}",
-                          success=False, blocked=True, offloaded=offloaded)
+        return ToolOutput(
+            f"用户取消了命令执行，已终止整个进程组。\n命令: {command}\n已有输出:\n{body}",
+            success=False,
+            blocked=True,
+            offloaded=offloaded,
+        )
     if run.timed_out:
         seconds = f"{ctx.command_timeout_seconds:g}"
-        return ToolOutput(f"⏱️ 命令执行超时（{seconds} 秒），已终止整个进程组。\n命令: {command}\n已有输出:\n{body}",
-                          success=False, timed_out=True, offloaded=offloaded)
+        return ToolOutput(
+            f"⏱️ 命令执行超时（{seconds} 秒），已终止整个进程组。\n命令: {command}\n已有输出:\n{body}",
+            success=False,
+            timed_out=True,
+            offloaded=offloaded,
+        )
     code = run.exit_code if run.exit_code is not None else -1
     status = f"退出码: {code}" if code >= 0 else f"退出码: {code}（被信号 {-code} 终止）"
-    return ToolOutput(f"{body.rstrip(chr(10))}\n{status}", success=code == 0, offloaded=offloaded, metadata={"exit_code": code})
+    return ToolOutput(
+        f"{body.rstrip(chr(10))}\n{status}",
+        success=code == 0,
+        offloaded=offloaded,
+        metadata={"exit_code": code},
+    )

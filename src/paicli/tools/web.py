@@ -48,8 +48,15 @@ def is_public_address(address: str) -> bool:
     ip = ipaddress.ip_address(address.split("%", 1)[0])
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
-    return not (ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_reserved or ip.is_multicast
-                or ip.is_unspecified or not ip.is_global)
+    return not (
+        ip.is_private
+        or ip.is_loopback
+        or ip.is_link_local
+        or ip.is_reserved
+        or ip.is_multicast
+        or ip.is_unspecified
+        or not ip.is_global
+    )
 
 
 @dataclass(frozen=True)
@@ -60,7 +67,9 @@ class UrlGate:
     def check(self, url: str) -> None:
         parts = urllib.parse.urlsplit(url)
         if parts.scheme.lower() not in ("http", "https"):
-            raise WebDenied(f"{WEB_DENIED}: web_fetch 只支持 http/https 地址，已拒绝 {parts.scheme or '无协议'}:// 链接")
+            raise WebDenied(
+                f"{WEB_DENIED}: web_fetch 只支持 http/https 地址，已拒绝 {parts.scheme or '无协议'}:// 链接"
+            )
         host = parts.hostname
         if not host:
             raise WebDenied(f"{WEB_DENIED}: URL 缺少主机名: {url}")
@@ -118,8 +127,13 @@ def read_limited(response: IO[bytes], cancel: CancelToken, limit: int = MAX_BYTE
 class WebTools:
     """Holds the gate, the rate limit and the search configuration shared by the two web tools."""
 
-    def __init__(self, env: EnvLookup, gate: UrlGate | None = None, clock: Callable[[], float] = time.monotonic,
-                 timeout: float = TIMEOUT_SECONDS) -> None:
+    def __init__(
+        self,
+        env: EnvLookup,
+        gate: UrlGate | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        timeout: float = TIMEOUT_SECONDS,
+    ) -> None:
         self._env = env
         self._gate = gate or UrlGate()
         self._clock = clock
@@ -142,7 +156,9 @@ class WebTools:
             self._gate.check(url)
         handlers: list[Any] = [_CheckedRedirects(self._gate)] if check else []
         opener = urllib.request.build_opener(*handlers)
-        request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT, "Accept": "text/html,*/*;q=0.8"})
+        request = urllib.request.Request(
+            url, headers={"User-Agent": USER_AGENT, "Accept": "text/html,*/*;q=0.8"}
+        )
         with opener.open(request, timeout=self._timeout) as response:
             unregister = cancel.on_cancel(response.close)
             try:
@@ -155,7 +171,9 @@ class WebTools:
         url = str(args["url"]).strip()
         max_chars = max(int(args.get("max_chars", 8000)), 200)
         if not self._take_slot():
-            return ToolOutput(f"❌ web_fetch 调用过于频繁（每分钟最多 {FETCHES_PER_MINUTE} 次），请稍后再试", success=False)
+            return ToolOutput(
+                f"❌ web_fetch 调用过于频繁（每分钟最多 {FETCHES_PER_MINUTE} 次），请稍后再试", success=False
+            )
         try:
             page = self.get(url, ctx.cancel)
         except WebDenied as denied:
@@ -179,11 +197,17 @@ class WebTools:
             elif serp and provider in ("", "serpapi"):
                 results = self._serpapi(serp, query, top_k, ctx.cancel)
             elif provider:
-                return ToolOutput(f"❌ 未配置搜索服务: SEARCH_PROVIDER={provider} 暂不支持或缺少对应配置"
-                                  "（paicli 支持 SEARXNG_URL 或 SERPAPI_KEY）", success=False)
+                return ToolOutput(
+                    f"❌ 未配置搜索服务: SEARCH_PROVIDER={provider} 暂不支持或缺少对应配置"
+                    "（paicli 支持 SEARXNG_URL 或 SERPAPI_KEY）",
+                    success=False,
+                )
             else:
-                return ToolOutput("❌ 未配置搜索服务: 设置 SEARXNG_URL（SearXNG 实例地址）或 SERPAPI_KEY 后即可使用 "
-                                  "web_search；在此之前请不要假设能联网搜索", success=False)
+                return ToolOutput(
+                    "❌ 未配置搜索服务: 设置 SEARXNG_URL（SearXNG 实例地址）或 SERPAPI_KEY 后即可使用 "
+                    "web_search；在此之前请不要假设能联网搜索",
+                    success=False,
+                )
         except (urllib.error.URLError, OSError, ValueError) as error:
             return ToolOutput(f"❌ 搜索失败: {getattr(error, 'reason', error)}", success=False)
         return render_results(query, results)
@@ -192,13 +216,19 @@ class WebTools:
         url = base.rstrip("/") + "/search?" + urllib.parse.urlencode({"q": query, "format": "json"})
         data = json.loads(self.get(url, cancel, check=False).body.decode("utf-8", errors="replace"))
         items = data.get("results") or []
-        return [(str(i.get("title", "")), str(i.get("url", "")), str(i.get("content", ""))) for i in items][:top_k]
+        return [(str(i.get("title", "")), str(i.get("url", "")), str(i.get("content", ""))) for i in items][
+            :top_k
+        ]
 
     def _serpapi(self, key: str, query: str, top_k: int, cancel: CancelToken) -> list[tuple[str, str, str]]:
-        url = "https://serpapi.com/search.json?" + urllib.parse.urlencode({"q": query, "api_key": key, "num": top_k})
+        url = "https://serpapi.com/search.json?" + urllib.parse.urlencode(
+            {"q": query, "api_key": key, "num": top_k}
+        )
         data = json.loads(self.get(url, cancel, check=False).body.decode("utf-8", errors="replace"))
         items = data.get("organic_results") or []
-        return [(str(i.get("title", "")), str(i.get("link", "")), str(i.get("snippet", ""))) for i in items][:top_k]
+        return [(str(i.get("title", "")), str(i.get("link", "")), str(i.get("snippet", ""))) for i in items][
+            :top_k
+        ]
 
 
 def render_results(query: str, results: list[tuple[str, str, str]]) -> ToolOutput:
@@ -207,7 +237,9 @@ def render_results(query: str, results: list[tuple[str, str, str]]) -> ToolOutpu
         return ToolOutput(f"没有找到与 {query!r} 相关的搜索结果", metadata={"discovered_urls": []})
     lines = [f"搜索结果: {query}"]
     for index, (title, url, snippet) in enumerate(results, 1):
-        lines.append(f"{index}. {title.strip() or '(无标题)'}\n   {url}\n   {' '.join(snippet.split())[:300]}")
+        lines.append(
+            f"{index}. {title.strip() or '(无标题)'}\n   {url}\n   {' '.join(snippet.split())[:300]}"
+        )
     return ToolOutput("\n".join(lines), metadata={"discovered_urls": urls})
 
 
@@ -219,7 +251,9 @@ def render_page(page: Page, max_chars: int) -> str:
         raw = page.body.decode(charset, errors="replace")
     except LookupError:
         raw = page.body.decode("utf-8", errors="replace")
-    is_html = "html" in page.content_type.lower() or raw.lstrip()[:200].lower().startswith(("<!doctype", "<html"))
+    is_html = "html" in page.content_type.lower() or raw.lstrip()[:200].lower().startswith(
+        ("<!doctype", "<html")
+    )
     title, text = html_to_text(raw) if is_html else ("", raw)
     header = [f"URL: {page.url}"] + ([f"标题: {title}"] if title else [])
     if len(text) > max_chars:
