@@ -6,6 +6,7 @@ import re
 import unicodedata
 from collections import Counter
 from datetime import datetime, timedelta
+from functools import lru_cache
 
 from paicli.config.env import EnvLookup
 from paicli.memory.clock import as_utc
@@ -33,6 +34,12 @@ def is_letter_or_digit(ch: str) -> bool:
 def canonicalize(text: str | None) -> str:
     if not text:
         return ""
+    return _canonical(text)
+
+
+@lru_cache(maxsize=65536)
+def _canonical(text: str) -> str:
+    """Cached: every write compares the new fact with every stored one."""
     folded = unicodedata.normalize("NFKC", text).lower()
     return "".join(ch for i, ch in enumerate(folded) if _kept(folded, i, ch))
 

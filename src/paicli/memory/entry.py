@@ -154,12 +154,13 @@ class MemoryEntry(BaseModel):
         timestamp = clock() if raw_time is None or raw_time == "" else parse_instant(raw_time)
         raw_verified = data.get("lastVerifiedAt")
         verified = timestamp if raw_verified is None or str(raw_verified).strip() == "" else parse_instant(raw_verified)
-        return MemoryEntry(
+        # every field is already checked and typed above: skip pydantic validation (10k-entry files load fast)
+        return MemoryEntry.model_construct(
             id=entry_id,
             content=content,
-            type=kind.upper(),  # type: ignore[arg-type]
-            timestamp=timestamp,
-            last_verified_at=verified,
+            type=kind.upper(),
+            timestamp=as_utc(timestamp),
+            last_verified_at=as_utc(verified),
             metadata=_string_metadata(data.get("metadata")),
             token_count=_token_count(data.get("tokenCount"), content),
         )

@@ -10,6 +10,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable
+from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -19,6 +20,7 @@ from paicli.memory.entry import MemoryEntry
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+_encode_string: Callable[[str], str] = encode_basestring  # the C encoder, non-ASCII kept as is
 FILE_NAME = "long_term_memory.json"
 DEFAULT_LOCK_TIMEOUT = 10.0
 
@@ -75,6 +77,10 @@ def _render_object(data: dict[str, Any]) -> str:
 
 
 def _s(value: Any) -> str:
+    if isinstance(value, str):
+        return _encode_string(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
     return json.dumps(value, ensure_ascii=False)
 
 
@@ -127,7 +133,7 @@ class MemoryFile:
             raise MemoryStoreError(f"无法创建长期记忆目录或锁文件 {self.lock_path}: {exc}") from exc
         flags = portalocker.LockFlags.EXCLUSIVE | portalocker.LockFlags.NON_BLOCKING
         deadline = time.monotonic() + self.lock_timeout
-        pause = 0.002
+        pause = 0.0005
         while True:
             try:
                 portalocker.lock(handle, flags)
@@ -137,7 +143,7 @@ class MemoryFile:
                     handle.close()
                     raise MemoryLockTimeout(self._timeout_text()) from None
                 time.sleep(pause)
-                pause = min(pause * 2, 0.05)
+                pause = min(pause * 2, 0.005)  # short: a released lock should not sit idle
 
     @staticmethod
     def _release_os_lock(handle: Any) -> None:

@@ -1,0 +1,132 @@
+"""Long-term memory benchmark: write throughput (1 and 8 processes), load and search time at 1k/10k entries.
+
+Run from the repository root: `python -m evals.bench_memory [--writes N]`. Everything happens in a temp dir.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from paicli.config.env import EnvLookup
+from paicli.context.estimate import estimate_tokens
+from paicli.memory.entry import MemoryEntry, new_fact
+from paicli.memory.locked_file import render_json
+from paicli.memory.store import FILE_NAME, LongTermMemory
+
+TOPICS = ("Java", "Python", "Gradle", "Maven", "pytest", "Docker", "Redis", "Kafka", "React", "Chrome")
+VERBS = ("项目使用", "构建依赖", "测试命令是", "默认端口", "部署环境用", "代码风格遵循", "日志输出到", "缓存采用")
+QUERIES = ("java 构建", "测试命令", "部署 docker 环境", "用户偏好中文回答", "kotlin")
+
+
+def _env() -> EnvLookup:
+    return EnvLookup(environ={})
+
+
+def _fact(i: int, tag: str = "") -> MemoryEntry:
+    return new_fact(f"{VERBS[i % len(VERBS)]} {TOPICS[i % len(TOPICS)]} 第{tag}{i}号约定", {"scope": "global"})
+
+
+def writer_main(directory: str, tag: str, count: int) -> None:
+    store = LongTermMemory(directory, _env(), lock_timeout=120)
+    start = time.time()
+    for i in range(count):
+        store.store(_fact(i, tag))
+    print(json.dumps({"start": start, "end": time.time()}))
+
+
+def bench_single(writes: int) -> float:
+    with tempfile.TemporaryDirectory() as tmp:
+        store = LongTermMemory(tmp, _env())
+        start = time.perf_counter()
+        for i in range(writes):
+            store.store(_fact(i))
+        elapsed = time.perf_counter() - start
+    return writes / elapsed
+
+
+def bench_processes(processes: int, writes_each: int) -> float:
+    with tempfile.TemporaryDirectory() as tmp:
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-m", "evals.bench_memory", "--writer", tmp, f"p{n}-", str(writes_each)],
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            for n in range(processes)
+        ]
+        spans = [json.loads(proc.communicate()[0]) for proc in procs]
+        if any(proc.returncode != 0 for proc in procs):
+            raise SystemExit("a writer process failed")
+        stored = LongTermMemory(tmp, _env()).size()
+        if stored != processes * writes_each:
+            raise SystemExit(f"expected {processes * writes_each} entries, found {stored}")
+    elapsed = max(s["end"] for s in spans) - min(s["start"] for s in spans)
+    return processes * writes_each / elapsed
+
+
+def _synthetic(count: int) -> list[MemoryEntry]:
+    base = datetime(2026, 9, 1, tzinfo=timezone.utc)
+    entries = []
+    for i in range(count):
+        content = f"{VERBS[i % len(VERBS)]} {TOPICS[(i // 8) % len(TOPICS)]} 版本 {i % 97} 的第 {i} 条规则"
+        scope = {"source": "fact", "scope": "project", "project": f"/repo/{i % 5}"} if i % 3 else {"scope": "global"}
+        moment = base + timedelta(minutes=i)
+        entries.append(
+            MemoryEntry(
+                id=f"fact-{i:08x}", content=content, timestamp=moment, last_verified_at=moment,
+                metadata=scope, token_count=estimate_tokens(content),
+            )
+        )
+    return entries
+
+
+def bench_load_search(count: int) -> tuple[float, float, float]:
+    """(load ms, mean search ms, write ms) for a file holding `count` entries."""
+    with tempfile.TemporaryDirectory() as tmp:
+        Path(tmp, FILE_NAME).write_text(render_json(_synthetic(count)), encoding="utf-8")
+        start = time.perf_counter()
+        store = LongTermMemory(tmp, _env())
+        load_ms = (time.perf_counter() - start) * 1000
+        assert store.size() == count
+        store.search("预热 jieba", 1)
+        timings = []
+        for _ in range(3):
+            for query in QUERIES:
+                start = time.perf_counter()
+                store.search(query, 20, "/repo/1")
+                timings.append((time.perf_counter() - start) * 1000)
+        start = time.perf_counter()
+        store.store(_fact(count + 1, "new"))
+        write_ms = (time.perf_counter() - start) * 1000
+    return load_ms, statistics.mean(timings), write_ms
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--writes", type=int, default=200, help="writes for the single-process run")
+    parser.add_argument("--writer", nargs=3, metavar=("DIR", "TAG", "COUNT"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.writer:
+        writer_main(args.writer[0], args.writer[1], int(args.writer[2]))
+        return 0
+    print(f"write throughput, 1 process:   {bench_single(args.writes):8.1f} writes/s ({args.writes} writes)")
+    print(f"write throughput, 8 processes: {bench_processes(8, 50):8.1f} writes/s (8 x 50 writes, all on disk)")
+    for count in (1_000, 10_000):
+        load_ms, search_ms, write_ms = bench_load_search(count)
+        print(
+            f"{count:>6} entries: load {load_ms:8.1f} ms | search {search_ms:7.2f} ms/query (mean of 15) "
+            f"| one more write {write_ms:7.1f} ms"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
