@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import statistics
 import sys
 import time
@@ -24,6 +25,7 @@ from paicli.memory.retriever import MemoryRetriever
 
 DATASET = Path(__file__).with_name("dataset.json")
 K = 5
+SEED = 20260923
 MODULES = ["订单", "支付", "用户", "搜索", "报表", "网关", "库存", "物流", "客服", "营销", "风控", "结算",
            "billing", "catalog", "checkout", "identity", "inventory", "ledger", "notify", "pricing"]
 
@@ -53,8 +55,9 @@ def load(path: Path) -> dict[str, Any]:
 
 
 def make_entries(memories: Sequence[dict[str, Any]], now: datetime) -> list[Entry]:
+    """Entries in a shuffled (seeded) store order, so ties are not broken by how the set was written."""
     entries = []
-    for memory in memories:
+    for memory in random.Random(SEED).sample(list(memories), len(memories)):
         stamp = now - timedelta(hours=int(memory["age_hours"]))
         entries.append(Entry(memory["id"], memory["content"], stamp, stamp, estimate_tokens(memory["content"])))
     return entries
@@ -84,9 +87,13 @@ def quality(data: dict[str, Any], vector: bool) -> dict[str, Any]:
     entries = make_entries(data["memories"], now)
     ranker = retriever(entries, vector, now)
     per_kind: dict[str, list[tuple[float, float]]] = {}
+    noise: list[int] = []
     for query in data["queries"]:
         ranked = [item.entry.id for item in ranker.rank(query["query"], entries, now)][:10]
         relevant = set(query["relevant"])
+        if not relevant:
+            noise.append(len(ranked))
+            continue
         recall = len(relevant & set(ranked[:K])) / len(relevant)
         first = next((pos for pos, entry_id in enumerate(ranked, 1) if entry_id in relevant), None)
         per_kind.setdefault(query["kind"], []).append((recall, 1.0 / first if first else 0.0))
@@ -94,6 +101,7 @@ def quality(data: dict[str, Any], vector: bool) -> dict[str, Any]:
     return {
         "recall_at_5": statistics.fmean(r for r, _ in rows),
         "mrr": statistics.fmean(m for _, m in rows),
+        "unrelated_injected": statistics.fmean(noise) if noise else 0.0,
         "by_kind": {kind: {"n": len(p), "recall_at_5": statistics.fmean(r for r, _ in p),
                            "mrr": statistics.fmean(m for _, m in p)} for kind, p in per_kind.items()},
     }
@@ -127,9 +135,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     data = load(args.dataset)
     print(f"dataset: {len(data['memories'])} memories, {len(data['queries'])} queries")
     results: dict[str, Any] = {"keyword": quality(data, False), "keyword_vector": quality(data, True)}
-    print(f"{'scorer':<18}{'recall@5':>10}{'MRR':>8}")
+    print(f"{'scorer':<18}{'recall@5':>10}{'MRR':>8}{'unrelated: entries injected':>30}")
     for name, label in (("keyword", "keyword-only"), ("keyword_vector", "keyword+vector")):
-        print(f"{label:<18}{results[name]['recall_at_5']:>10.3f}{results[name]['mrr']:>8.3f}")
+        row = results[name]
+        print(f"{label:<18}{row['recall_at_5']:>10.3f}{row['mrr']:>8.3f}{row['unrelated_injected']:>30.2f}")
     print("by query kind (keyword-only -> keyword+vector):")
     for kind, base in results["keyword"]["by_kind"].items():
         new = results["keyword_vector"]["by_kind"][kind]

@@ -116,7 +116,15 @@ def test_cosine_is_one_for_identical_text_and_zero_without_overlap() -> None:
     assert build_index([]).similarities("任何") .size == 0
 
 
-def test_features_cover_words_bigrams_and_identifier_parts() -> None:
-    found = features("调用 getUserById 接口")
-    assert {"w:getuserbyid", "w:user", "w:by", "w:id", "b:调用", "b:接口"} <= set(found)
-    assert "w:test" in features("running tests")
+def test_features_cover_words_inner_bigrams_identifier_parts_and_concepts() -> None:
+    found = features("调用 getUserById 接口，跑单元测试")
+    assert {"getuserbyid", "user", "by", "id", "调用", "接口", "单元测试", "测试", "c:接口", "c:测试"} <= set(found)
+    assert "test" in features("running tests") and "c:测试" in features("running tests")
+    assert "c:回滚" in features("出错就回退") and "c:回滚" in features("用 helm rollback")
+    assert not set(features("怎么 什么 the and"))
+
+
+def test_bilingual_concepts_connect_english_queries_to_chinese_memories() -> None:
+    entries = [entry("ret", "应用日志在 Loki 里保留 14 天"), entry("other", "前端构建工具是 Vite 5")]
+    ranked = _retriever(entries, True).rank("how long are logs kept", entries, NOW)
+    assert _ids(ranked) == ["ret"]

@@ -18,7 +18,7 @@ from paicli.config.env import EnvLookup
 from paicli.memory.tokenize import tokenize
 
 if TYPE_CHECKING:
-    from paicli.memory.vector import VectorIndex
+    from paicli.memory.vector import FloatArray, VectorIndex
 
 HEADER = "## 相关长期记忆"
 LEAD = "下面这些记忆只是线索而不是事实：版本号、配置、路径这类会变的信息，动手之前请先对照当前文件确认。"
@@ -28,7 +28,7 @@ MAX_RESULTS = 10
 SCORE_FACTOR = 1.2
 DEFAULT_STALE_DAYS = 30
 VECTOR_WEIGHT = 0.5
-VECTOR_FLOOR = 0.18
+VECTOR_FLOOR = 0.15
 
 
 class MemoryEntryLike(Protocol):
@@ -146,14 +146,11 @@ class MemoryRetriever:
         tokens = tokenize(query_lower)
         similarities = index.vectors.similarities(query) if index.vectors is not None else None
         keyed: list[tuple[int, float, Ranked]] = []
-        for position, entry in enumerate(entries):
-            content_lower = index.lowered[position]
+        for position in _candidates(index.lowered, query_lower, tokens, similarities):
+            entry = entries[position]
             cosine = float(similarities[position]) if similarities is not None else 0.0
-            whole = query_lower in content_lower
-            if not whole and cosine < VECTOR_FLOOR and not any(t in content_lower for t in tokens):
-                continue
             decay = time_decay(entry, now)
-            keyword = keyword_relevance(query_lower, tokens, content_lower, decay) * SCORE_FACTOR
+            keyword = keyword_relevance(query_lower, tokens, index.lowered[position], decay) * SCORE_FACTOR
             vector = cosine * decay * VECTOR_WEIGHT * SCORE_FACTOR
             if keyword > 0:
                 keyed.append((1, keyword + vector, Ranked(entry, keyword + vector, keyword)))
@@ -177,6 +174,20 @@ class MemoryRetriever:
             self._index = index
             self.index_builds += 1
             return index
+
+
+def _candidates(
+    lowered: Sequence[str], query_lower: str, tokens: set[str], similarities: FloatArray | None
+) -> list[int]:
+    """Positions that can score > 0, in store order; whole-list scans stay in C for large stores."""
+    hits = {i for i, content in enumerate(lowered) if query_lower in content}
+    for token in tokens:
+        hits.update(i for i, found in enumerate([token in content for content in lowered]) if found)
+    if similarities is not None:
+        import numpy as np
+
+        hits.update(int(i) for i in np.flatnonzero(similarities >= VECTOR_FLOOR))
+    return sorted(hits)
 
 
 def _already_visible(content: str, visible: str) -> bool:

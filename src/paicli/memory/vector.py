@@ -1,8 +1,8 @@
 """Local sparse TF-IDF vectors for memory retrieval: no model, no download, numpy only.
 
 Features of a text: its jieba word tokens, the parts of code identifiers (camelCase / snake_case),
-a crude English stem, and character bigrams of every Han run (so paraphrases that share no whole
-word still overlap). Documents are stored as an inverted index, so a query costs time proportional to
+a crude English stem, the inner bigrams of longer Han words (so 单元测试 still meets 测试), and the
+concepts of a small bilingual lexicon (so 回退 meets 回滚 and deploy meets 部署). Documents are stored as an inverted index, so a query costs time proportional to
 the postings of its own features, not to the number of memories.
 """
 
@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from paicli.memory.lexicon import concept_table
 from paicli.memory.tokenize import keep_token, segment
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ _STOP_WORDS = frozenset(_STOP_TEXT.split())
 
 def _stem(word: str) -> str:
     """A crude English stem: plural, -ing and -ed forms of a word share one feature."""
-    if len(word) <= 4:
+    if len(word) <= 3:
         return word
     if word.endswith("ies"):
         return word[:-3] + "y"
@@ -62,26 +63,39 @@ def _identifier_parts(raw_token: str) -> list[str]:
     return parts if len(parts) > 1 else []
 
 
+def _is_han(token: str) -> bool:
+    return bool(_HAN_RUN.fullmatch(token))
+
+
+def _word_forms(raw: str) -> list[str]:
+    """The token, its stem, its identifier parts and (for Han words of 3+ chars) its inner bigrams."""
+    token = raw.lower()
+    forms = [token]
+    if token.isascii() and token.isalpha():
+        forms.append(_stem(token))
+    forms.extend(_stem(part) for part in _identifier_parts(raw) if len(part) >= 2)
+    if len(token) >= 3 and _is_han(token):
+        forms.extend(token[i : i + 2] for i in range(len(token) - 1))
+    return forms
+
+
 def features(text: str) -> Counter[str]:
-    """Feature counts of one text (case-insensitive)."""
+    """Feature counts of one text (case-insensitive): word forms plus the concepts they name."""
+    concepts = concept_table()
     counts: Counter[str] = Counter()
     for raw in segment(text):
-        token = raw.lower()
-        if not keep_token(token) or token in _STOP_WORDS:
+        if not keep_token(raw.lower()) or raw.lower() in _STOP_WORDS:
             continue
-        counts["w:" + token] += 1
-        if token.isascii() and token.isalpha():
-            stem = _stem(token)
-            if stem != token:
-                counts["w:" + stem] += 1
-        for part in _identifier_parts(raw):
-            if len(part) >= 2:
-                counts["w:" + _stem(part)] += 1
-    for run in _HAN_RUN.findall(text):
-        for i in range(len(run) - 1):
-            bigram = run[i : i + 2]
-            if bigram not in _STOP_WORDS:
-                counts["b:" + bigram] += 1
+        seen: set[str] = set()
+        for form in _word_forms(raw):
+            if form in seen or form in _STOP_WORDS:
+                continue
+            seen.add(form)
+            counts[form] += 1
+            concept = concepts.get(form)
+            if concept is not None and "c:" + concept not in seen:
+                seen.add("c:" + concept)
+                counts["c:" + concept] += 1
     return counts
 
 
