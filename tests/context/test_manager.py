@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from paicli.cancel import CancelToken
 from paicli.context.clearing import CLEARED_PREFIX
 from paicli.context.manager import AutoCompactionManager
 from paicli.context.profile import ContextProfile
@@ -21,7 +22,13 @@ class FakeFull:
     calls: list[tuple[int, bool, int, str | None]] = field(default_factory=list)
 
     def compact(
-        self, history: list[Message], trigger: int, force: bool, retain: int, focus: str | None = None
+        self,
+        history: list[Message],
+        trigger: int,
+        force: bool,
+        retain: int,
+        focus: str | None = None,
+        cancel: CancelToken | None = None,
     ) -> SummaryOutcome:
         self.calls.append((trigger, force, retain, focus))
         if not self.compacts:
@@ -268,3 +275,16 @@ def test_failed_automatic_summary_waits_for_growth_before_retrying() -> None:
     assert not again.changed and again.error is None and llm.calls == 2  # no new attempt yet
     history += chat_history(4)[1:]
     assert mgr.compact_if_needed(history, 10).compacted and llm.calls == 3
+
+
+def test_cancelled_summary_leaves_history_untouched() -> None:
+    token = CancelToken()
+    token.cancel()
+    llm = ScriptedLLM([STRUCTURED])
+    history = chat_history()
+    snapshot = list(history)
+    result = manager(llm).compact_now(history, cancel=token)
+    assert not result.compacted and result.error and "取消" in result.error
+    assert history == snapshot
+    assert manager(ScriptedLLM([STRUCTURED])).compact_if_needed(history, 10, token).error
+    assert history == snapshot

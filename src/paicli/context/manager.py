@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
+from paicli.cancel import CancelToken
 from paicli.config.env import EnvLookup
 from paicli.context.clearing import ToolResultClearer
 from paicli.context.profile import ContextProfile
@@ -36,7 +37,13 @@ Tools = Sequence[Mapping[str, Any]] | None
 
 class FullSummary(Protocol):
     def compact(
-        self, history: list[Message], trigger: int, force: bool, retain: int, focus: str | None = None
+        self,
+        history: list[Message],
+        trigger: int,
+        force: bool,
+        retain: int,
+        focus: str | None = None,
+        cancel: CancelToken | None = None,
     ) -> SummaryOutcome: ...
 
     def set_llm(self, llm: LLMClient | None) -> None: ...
@@ -115,9 +122,11 @@ class AutoCompactionManager:
 
     # -- ContextPort ---------------------------------------------------------------------------------
 
-    def before_call(self, history: list[Message], tools: Tools = None) -> CompactionResult:
+    def before_call(
+        self, history: list[Message], tools: Tools = None, cancel: CancelToken | None = None
+    ) -> CompactionResult:
         try:
-            result = self.compact_if_needed(history, self.profile.compression_trigger_tokens)
+            result = self.compact_if_needed(history, self.profile.compression_trigger_tokens, cancel)
             return self._fit_window(history, tools, result)
         except Exception:  # compaction must never cost the user a turn
             log.exception("context compaction failed; continuing with the history unchanged")
@@ -157,10 +166,12 @@ class AutoCompactionManager:
         local = self.counter.count_request(sent, tools)
         self.counter.observe(self.model, local, usage.prompt_tokens)
 
-    def compact_now(self, history: list[Message], focus: str | None = None) -> CompactionResult:
+    def compact_now(
+        self, history: list[Message], focus: str | None = None, cancel: CancelToken | None = None
+    ) -> CompactionResult:
         self.session_memory.clear(history)
         try:
-            outcome = self.full.compact(history, 0, True, 1, focus)
+            outcome = self.full.compact(history, 0, True, 1, focus, cancel)
         except Exception as exc:
             log.exception("manual compaction failed")
             return CompactionResult(False, "none", error=f"压缩失败：{exc}")
@@ -175,7 +186,9 @@ class AutoCompactionManager:
 
     # -- the reference algorithm ----------------------------------------------------------------------
 
-    def compact_if_needed(self, history: list[Message], trigger: int) -> CompactionResult:
+    def compact_if_needed(
+        self, history: list[Message], trigger: int, cancel: CancelToken | None = None
+    ) -> CompactionResult:
         if trigger <= 0:
             return NO_COMPACTION
         steps: list[CompactionStep] = []
@@ -205,7 +218,7 @@ class AutoCompactionManager:
         failed_at = self._failed_at.get(id(history))
         if failed_at is not None and tokens < failed_at + max(RETRY_MIN_GROWTH_TOKENS, trigger // 20):
             return _result(False, steps, clear.cleared_count)
-        outcome = self.full.compact(history, trigger, False, DEFAULT_RETAIN_RECENT_ROUNDS)
+        outcome = self.full.compact(history, trigger, False, DEFAULT_RETAIN_RECENT_ROUNDS, None, cancel)
         if outcome.compacted:
             self._failed_at.pop(id(history), None)
             self.session_memory.clear(history)

@@ -10,6 +10,7 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from paicli.cancel import Cancelled, CancelToken
 from paicli.context import prompts
 from paicli.context.estimate import utf16_len
 from paicli.context.internal import is_internal, is_real_user_turn, skill_names
@@ -135,6 +136,7 @@ class ConversationHistoryCompactor:
         counter = counter or TokenCounter("heuristic")
         self._measure: Measure = measure or counter.count_messages
         self.calls = 0  # summary-model requests made, for tests and the bench
+        self._cancel: CancelToken | None = None
 
     def set_llm(self, llm: LLMClient | None) -> None:
         self._llm = llm
@@ -149,7 +151,22 @@ class ConversationHistoryCompactor:
         return self.compact(history, 0, True, 1, focus).compacted
 
     def compact(
-        self, history: list[Message], trigger: int, force: bool, retain: int, focus: str | None = None
+        self,
+        history: list[Message],
+        trigger: int,
+        force: bool,
+        retain: int,
+        focus: str | None = None,
+        cancel: CancelToken | None = None,
+    ) -> SummaryOutcome:
+        self._cancel = cancel
+        try:
+            return self._compact(history, trigger, force, retain, focus)
+        finally:
+            self._cancel = None
+
+    def _compact(
+        self, history: list[Message], trigger: int, force: bool, retain: int, focus: str | None
     ) -> SummaryOutcome:
         if not history:
             return SummaryOutcome(False)
@@ -245,7 +262,9 @@ class ConversationHistoryCompactor:
         conversation = [Message.system(prompts.system_text("system.md")), Message.user(prompt)]
         self.calls += 1
         try:
-            response = llm.chat(conversation, None)
+            response = llm.chat(conversation, None, cancel=self._cancel)
+        except Cancelled as exc:
+            raise SummaryError("摘要已取消") from exc
         except Exception as exc:  # provider errors of any kind abort the summary, never the turn
             raise SummaryError(f"摘要模型调用失败：{exc}") from exc
         return response.message.content or ""
