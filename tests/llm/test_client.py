@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from paicli.cancel import Cancelled, CancelToken
-from paicli.llm.client import OpenAIChatClient
+from paicli.llm.client import ClientOptions, OpenAIChatClient
 from paicli.llm.messages import Message, ToolCall
 from paicli.llm.protocol import LLMError, StreamDelta
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
@@ -292,3 +292,12 @@ def test_a_key_echoed_by_the_provider_is_redacted(server: FakeOpenAIServer) -> N
     assert info.value.status == 403 and not info.value.retryable
     assert "sk-echoed-secret-42" not in str(info.value) and "403" in str(info.value)
     assert len(server.requests) == 1
+
+
+def test_whole_call_timeout_bounds_a_stalled_attempt(server: FakeOpenAIServer) -> None:
+    server.push(Reply.hang(before_headers=True))
+    client = OpenAIChatClient.from_options(
+        ClientOptions(server.base_url, call_timeout=0.2, max_retries=0), "fake-model")
+    with pytest.raises(LLMError) as info:
+        client.chat([Message.user("x")])
+    assert info.value.retryable and "0.2" in str(info.value)

@@ -33,6 +33,7 @@ class ClientOptions:
     connect_timeout: float = 60.0
     read_timeout: float = 300.0
     write_timeout: float = 60.0
+    call_timeout: float = 600.0  # a whole attempt, however slowly it trickles
     max_retries: int = 3
     backoff_base: float = 0.5
     backoff_cap: float = 20.0
@@ -258,9 +259,15 @@ class OpenAIChatClient:
         )
         worker.start()
         assembler = StreamAssembler()
+        deadline = time.monotonic() + self._options.call_timeout
         try:
             while True:
-                kind, payload = events.get()
+                try:
+                    kind, payload = events.get(timeout=max(0.0, deadline - time.monotonic()))
+                except queue.Empty:
+                    limit = f"{self._options.call_timeout:g}"
+                    stalled = Failure(f"调用 {self._options.base_url} 超过 {limit} 秒仍未完成", None, True)
+                    return stalled, assembler.has_output
                 if kind == "chunk":
                     for delta in assembler.feed(payload):
                         if on_delta is not None:
