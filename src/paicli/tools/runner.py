@@ -20,7 +20,15 @@ from paicli.cancel import Cancelled, CancelToken
 from paicli.config.env import EnvLookup
 from paicli.llm.messages import ToolCall
 from paicli.memory.guard import ExternalContextTracker
-from paicli.tools.approval import ApprovalState, DenyingApprover, approval_summary, denial_text
+from paicli.tools.approval import (
+    DANGEROUS_TOOLS,
+    HITL_PREFIX,
+    ApprovalState,
+    DenyingApprover,
+    approval_summary,
+    denial_text,
+)
+from paicli.tools.audit import AuditLog, audit_dir
 from paicli.tools.base import ApprovalRequest, Approver, ToolResult
 from paicli.tools.boundary import ToolResultBoundary
 from paicli.tools.context import Offloader, SaveMemory, ToolContext
@@ -54,6 +62,7 @@ class ToolRunner:
         web: WebTools | None = None,
         max_parallel: int = MAX_PARALLEL,
         batch_timeout: float = BATCH_TIMEOUT_SECONDS,
+        audit: AuditLog | None = None,
     ) -> None:
         self.project_root = Path(project_root)
         self.env = env if env is not None else EnvLookup()
@@ -66,6 +75,7 @@ class ToolRunner:
         self.command_timeout = float(self.env.get_int("PAICLI_COMMAND_TIMEOUT_SECONDS", 60, minimum=1))
         self.max_parallel = max(1, max_parallel)
         self.batch_timeout = batch_timeout
+        self.audit = audit if audit is not None else AuditLog(audit_dir(self.env))
 
     def register(self, tool: Tool) -> None:
         """Add or replace a tool (skills, MCP) after construction."""
@@ -170,6 +180,8 @@ class TurnToolSet:
             output = cancelled_output(call.name)
         except Exception as error:  # the loop must never see a tool exception
             output = ToolOutput(f"❌ 工具执行失败: {type(error).__name__}: {error}", success=False)
+        if call.name in DANGEROUS_TOOLS:
+            self.runner.audit.record(call.name, call.arguments, audit_outcome(output), output.success)
         return self._final(call, output)
 
     def _outcome(self, call: ToolCall, cancel: CancelToken) -> ToolOutput:
@@ -247,6 +259,14 @@ class TurnToolSet:
             display=output.display,
             metadata=dict(output.metadata),
         )
+
+
+def audit_outcome(output: ToolOutput) -> str:
+    if output.content.startswith(CANCELLED_PREFIX):
+        return "cancelled"
+    if output.content.startswith(HITL_PREFIX):
+        return "denied"
+    return "blocked" if output.blocked else "executed"
 
 
 def cancelled_output(tool_name: str) -> ToolOutput:

@@ -1,0 +1,84 @@
+"""Audit trail of dangerous tool calls (spec 9.2): `<PAICLI_HOME>/audit/audit-YYYY-MM-DD.jsonl`.
+
+One compact JSON line per write_file / edit_file / execute_command call, whether it ran, was refused by a
+guard or was denied by the human. `PAICLI_AUDIT_DIR` moves the folder. Writing is best effort: an audit
+failure never stops a tool.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from paicli.config.env import EnvLookup, paicli_home
+
+MAX_ARGUMENT_CHARS = 500
+Clock = Callable[[], datetime]
+
+
+def _utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def audit_dir(env: EnvLookup) -> Path:
+    configured = env.get("PAICLI_AUDIT_DIR")
+    return Path(configured).expanduser() if configured else paicli_home() / "audit"
+
+
+class AuditLog:
+    def __init__(self, directory: Path, clock: Clock = _utc_now) -> None:
+        self.directory = directory
+        self._clock = clock
+        self._lock = threading.Lock()
+
+    def _file(self, when: datetime) -> Path:
+        return self.directory / f"audit-{when.astimezone().strftime('%Y-%m-%d')}.jsonl"
+
+    def record(self, tool: str, arguments: str, outcome: str, success: bool, detail: str = "") -> None:
+        """outcome: executed | blocked | denied | cancelled."""
+        when = self._clock()
+        entry: dict[str, Any] = {
+            "timestamp": when.astimezone(timezone.utc).isoformat().replace("+00:00", "Z"),
+            "tool": tool,
+            "arguments": arguments[:MAX_ARGUMENT_CHARS],
+            "outcome": outcome,
+            "success": success,
+        }
+        if detail:
+            entry["detail"] = detail[:MAX_ARGUMENT_CHARS]
+        line = json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n"
+        with self._lock, contextlib.suppress(OSError):
+            self.directory.mkdir(parents=True, exist_ok=True)
+            with self._file(when).open("a", encoding="utf-8") as handle:
+                handle.write(line)
+
+    def recent(self, limit: int = 10) -> list[dict[str, Any]]:
+        """Today's last `limit` records (for `/audit [N]`), oldest first."""
+        path = self._file(self._clock())
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except OSError:
+            return []
+        records: list[dict[str, Any]] = []
+        for line in lines[-max(1, min(limit, 100)) :]:
+            with contextlib.suppress(ValueError):
+                records.append(json.loads(line))
+        return records
+
+
+def format_audit(records: list[dict[str, Any]]) -> str:
+    if not records:
+        return "📭 今天还没有审计记录。"
+    lines = [f"🧾 今天最近 {len(records)} 条审计记录："]
+    for record in records:
+        mark = "✅" if record.get("success") else "❌"
+        lines.append(
+            f"  {mark} {record.get('timestamp', '')} {record.get('tool', '')} [{record.get('outcome', '')}] "
+            f"{record.get('arguments', '')}"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,42 @@
+"""Audit trail of dangerous calls (spec 9.2)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+from paicli.tools.audit import AuditLog, audit_dir, format_audit
+
+from .helpers import RecordingApprover, env, make_runner, run
+
+FIXED = datetime(2026, 11, 6, 10, 15, tzinfo=timezone.utc)
+
+
+def test_dangerous_calls_are_audited_with_their_outcome(project: Path, tmp_path: Path) -> None:
+    log = AuditLog(tmp_path / "audit", clock=lambda: FIXED)
+    runner = make_runner(project, RecordingApprover("deny"), audit=log)
+    run(
+        runner,
+        ("write_file", '{"path":"a.txt","content":"x"}'),
+        ("execute_command", '{"command":"touch b"}'),
+        ("execute_command", '{"command":"sudo ls"}'),
+        ("read_file", '{"path":"a.txt"}'),
+    )
+    [path] = list((tmp_path / "audit").glob("audit-*.jsonl"))
+    assert path.name == f"audit-{FIXED.astimezone().strftime('%Y-%m-%d')}.jsonl"
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    assert [(r["tool"], r["outcome"], r["success"]) for r in records] == [
+        ("write_file", "executed", True),
+        ("execute_command", "denied", False),
+        ("execute_command", "blocked", False),
+    ]
+    assert records[0]["timestamp"] == "2026-11-06T10:15:00Z"
+    assert log.recent(2) == records[1:]
+    assert "execute_command [denied]" in format_audit(log.recent())
+
+
+def test_audit_dir_defaults_under_paicli_home_and_can_be_moved(tmp_path: Path) -> None:
+    assert audit_dir(env()).name == "audit"
+    assert audit_dir(env({"PAICLI_AUDIT_DIR": str(tmp_path / "x")})) == tmp_path / "x"
+    assert format_audit([]).startswith("📭")
