@@ -98,6 +98,9 @@ def test_sigkill_mid_write_never_loses_an_acknowledged_fact(
     store = LongTermMemory(tmp_path, env())
     assert store.last_error is None and store.size() >= 20
     assert not list(tmp_path.glob("*.corrupt-*"))
+    store.store(entry("杀掉写入进程之后的一次正常写入"))
+    assert not list(tmp_path.glob("*.tmp"))  # temp files of killed writers are cleaned up under the lock
+    assert set(_acked(ack)) <= _ids_on_disk(tmp_path)
 
 
 def test_lock_held_by_another_process_gives_a_clear_message(

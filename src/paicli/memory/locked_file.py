@@ -193,12 +193,20 @@ class MemoryFile:
             raise MemoryStoreError(f"长期记忆文件 {self.path} 已损坏，且无法备份（{exc}）；为避免丢失内容，本次不写入") from exc
         return backup
 
+    def _remove_orphan_temp_files(self) -> None:
+        """Temp files are only created under the lock, so any found now belong to a killed writer."""
+        for orphan in self.path.parent.glob(self.path.name + "*.tmp"):
+            with _suppress_os_error():
+                orphan.unlink()
+
     def write(self, entries: Iterable[MemoryEntry]) -> None:
+        """Call with the lock held (see with_lock)."""
         payload = render_json(entries).encode("utf-8")
         directory = self.path.parent
         tmp_name: str | None = None
         try:
             directory.mkdir(parents=True, exist_ok=True)
+            self._remove_orphan_temp_files()
             fd, tmp_name = tempfile.mkstemp(dir=directory, prefix=self.path.name, suffix=".tmp")
             with os.fdopen(fd, "wb") as handle:
                 handle.write(payload)
