@@ -179,9 +179,9 @@ def test_with_model_behind_the_generic_endpoint(dirs: dict[str, Path]) -> None:
 def test_client_from_settings_carries_endpoint_and_retry_settings(dirs: dict[str, Path]) -> None:
     settings = load(dirs, {"PAICLI_BASE_URL": "http://127.0.0.1:9/v1", "PAICLI_MODEL": "fake-model",
                            "PAICLI_API_KEY": "sk-local", "PAICLI_LLM_MAX_RETRIES": "1",
-                           "PAICLI_LLM_RETRY_BACKOFF": "0"})
+                           "PAICLI_LLM_RETRY_BACKOFF": "0", "PAICLI_LLM_CALL_TIMEOUT": "90"})
     client = client_from_settings(settings)
     assert client.model == "fake-model"
     assert (client.options.base_url, client.options.api_key, client.options.max_retries,
-            client.options.backoff_base) == ("http://127.0.0.1:9/v1", "sk-local", 1, 0.0)
+            client.options.backoff_base, client.options.call_timeout) == ("http://127.0.0.1:9/v1", "sk-local", 1, 0.0, 90.0)
     assert client_from_settings(settings, "light").model == "light"

@@ -119,6 +119,7 @@ class Settings:
     reasoning_in_wire: bool = False
     connect_timeout: float = 60.0
     read_timeout: float = 300.0
+    call_timeout: float = 600.0
     max_retries: int = 3
     retry_backoff: float = 0.5
     available_providers: tuple[str, ...] = ()
@@ -213,6 +214,7 @@ class _Sources:
             reasoning_in_wire=self.env.get_bool("PAICLI_REASONING_IN_WIRE", spec.reasoning_in_wire),
             connect_timeout=_positive(self.env, "PAICLI_LLM_CONNECT_TIMEOUT", 60.0),
             read_timeout=_positive(self.env, "PAICLI_LLM_READ_TIMEOUT", 300.0),
+            call_timeout=_positive(self.env, "PAICLI_LLM_CALL_TIMEOUT", 600.0),
             max_retries=self.env.get_int("PAICLI_LLM_MAX_RETRIES", 3, 0, 10),
             retry_backoff=_positive(self.env, "PAICLI_LLM_RETRY_BACKOFF", 0.5, allow_zero=True),
             available_providers=self.available(), _sources=self,

@@ -314,6 +314,8 @@ class EndpointSettings(Protocol):
     @property
     def read_timeout(self) -> float: ...
     @property
+    def call_timeout(self) -> float: ...
+    @property
     def max_retries(self) -> int: ...
     @property
     def retry_backoff(self) -> float: ...
@@ -321,12 +323,13 @@ class EndpointSettings(Protocol):
 
 def client_from_settings(settings: EndpointSettings, model: str | None = None) -> OpenAIChatClient:
     """The session client (or, with `model`, one for another model on the same endpoint)."""
-    return OpenAIChatClient(
-        settings.base_url, settings.api_key, model or settings.model,
+    options = ClientOptions(
+        base_url=settings.base_url, api_key=settings.api_key,
         connect_timeout=settings.connect_timeout, read_timeout=settings.read_timeout,
-        max_retries=settings.max_retries, backoff_base=settings.retry_backoff,
-        include_reasoning_in_wire=settings.reasoning_in_wire,
+        call_timeout=settings.call_timeout, max_retries=settings.max_retries,
+        backoff_base=settings.retry_backoff, include_reasoning_in_wire=settings.reasoning_in_wire,
     )
+    return OpenAIChatClient.from_options(options, model or settings.model)
 
 
 def _chunk_dict(chunk: Any) -> dict[str, Any]:
