@@ -165,7 +165,7 @@ def _parse_date(raw: str | None) -> date | None:
 
 
 def _require_language(text: str, where: str) -> None:
-    if not any(line.strip() == LANGUAGE_HEADING for line in text.splitlines()):
+    if LANGUAGE_HEADING not in text:
         raise ConfigError(f"{where} 缺少 {LANGUAGE_HEADING} 段落：覆盖 base.md 时请保留该段")
 
 
