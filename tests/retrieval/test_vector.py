@@ -128,3 +128,19 @@ def test_bilingual_concepts_connect_english_queries_to_chinese_memories() -> Non
     entries = [entry("ret", "应用日志在 Loki 里保留 14 天"), entry("other", "前端构建工具是 Vite 5")]
     ranked = _retriever(entries, True).rank("how long are logs kept", entries, NOW)
     assert _ids(ranked) == ["ret"]
+
+
+def test_reference_guarantee_holds_on_the_whole_eval_set() -> None:
+    import json
+    from pathlib import Path
+
+    data = json.loads((Path(__file__).parents[2] / "evals" / "retrieval" / "dataset.json").read_text("utf-8"))
+    entries = [entry(m["id"], m["content"], age=timedelta(hours=m["age_hours"])) for m in data["memories"]]
+    reference, combined = _retriever(entries, False), _retriever(entries, True)
+    for query in data["queries"]:
+        ref_ranked = reference.rank(query["query"], entries, NOW)
+        ranked = combined.rank(query["query"], entries, NOW)
+        ref_ids = set(_ids(ref_ranked))
+        assert set(_ids(ranked)[: len(ref_ids)]) == ref_ids, query["query"]
+        by_id = {item.entry.id: item.keyword_score for item in ranked}
+        assert all(by_id[item.entry.id] == item.score for item in ref_ranked), query["query"]
