@@ -294,8 +294,22 @@ class _State:
     prompts: list[list[int]] = field(default_factory=list)
     call_seq: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
-    release: threading.Event = field(default_factory=threading.Event)
+    parked: threading.Condition = field(default_factory=threading.Condition)
+    generation: int = 0  # bumped by release(): requests parked before it go on, later ones park again
+    closed: bool = False
     hanging: threading.Semaphore = field(default_factory=lambda: threading.Semaphore(0))
+
+    def park(self) -> None:
+        with self.parked:
+            generation = self.generation
+            self.hanging.release()
+            self.parked.wait_for(lambda: self.generation != generation or self.closed)
+
+    def release(self, closing: bool = False) -> None:
+        with self.parked:
+            self.generation += 1
+            self.closed = self.closed or closing
+            self.parked.notify_all()
 
 
 class FakeOpenAIServer:
@@ -341,7 +355,7 @@ class FakeOpenAIServer:
         self._thread.start()
 
     def stop(self) -> None:
-        self._state.release.set()
+        self._state.release(closing=True)
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()
@@ -367,8 +381,8 @@ class FakeOpenAIServer:
             return len(self._state.queue)
 
     def release(self) -> None:
-        """Let every hanging reply finish (it then ends its stream normally)."""
-        self._state.release.set()
+        """Let every reply parked so far finish (it then ends its stream normally); later hangs park again."""
+        self._state.release()
 
     def wait_for_hang(self, timeout: float = 10.0) -> bool:
         """Block until a request is parked in a ``Reply.hang``; False on timeout."""
@@ -579,8 +593,7 @@ class _Handler(BaseHTTPRequestHandler):
                 "model": body.get("model"), "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
 
     def _park(self) -> None:
-        self.server_api._state.hanging.release()
-        self.server_api._state.release.wait()
+        self.server_api._state.park()
 
     def _stream(self, body: dict[str, Any], reply: Reply) -> None:
         self.send_response(200)

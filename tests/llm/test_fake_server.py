@@ -141,3 +141,18 @@ def test_released_hang_finishes_the_stream() -> None:
 
 
 USER_MSG = Message.user("q")
+
+
+def test_release_only_frees_requests_parked_so_far() -> None:
+    with FakeOpenAIServer() as server:
+        client = OpenAIChatClient(server.base_url, None, "fake-model")
+        for text in ("一", "二"):
+            server.push(Reply.hang(text))
+            result: list[str | None] = []
+            thread = threading.Thread(target=lambda r=result: r.append(client.chat([USER_MSG]).message.content))
+            thread.start()
+            assert server.wait_for_hang()
+            assert thread.is_alive() and result == []
+            server.release()
+            thread.join(10)
+            assert result == [text]
