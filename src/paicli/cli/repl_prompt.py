@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
@@ -34,7 +35,6 @@ from paicli.config.env import EnvLookup
 
 T = TypeVar("T")
 
-_CANCEL_PENDING = "\x00paicli-cancel-pending"
 _SKIP_DIRS = {".git", ".paicli", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", "env",
               ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", "dist", "build", ".idea"}
 _SUBCOMMANDS: dict[str, tuple[tuple[str, str], ...]] = {
@@ -239,7 +239,7 @@ class InteractiveRepl:
             return InMemoryHistory()
 
     def _make_session(self) -> PromptSession[str]:
-        return PromptSession(
+        session: PromptSession[str] = PromptSession(
             history=self._history(),
             completer=ReplCompleter(self._root),
             complete_while_typing=True,
@@ -250,6 +250,9 @@ class InteractiveRepl:
             output=self._output,
             multiline=False,
         )
+        session.app.ttimeoutlen = 0.1  # a lone Esc should feel instant, not wait for a sequence
+        session.app.timeoutlen = 0.5
+        return session
 
     def _key_bindings(self) -> KeyBindings:
         bindings = KeyBindings()
@@ -267,7 +270,7 @@ class InteractiveRepl:
             elif buffer.text:
                 buffer.reset()
             elif self._dispatcher.pending is not None:
-                event.app.exit(result=_CANCEL_PENDING)
+                run_in_terminal(self._dispatcher.cancel_pending)
 
         return bindings
 
@@ -297,15 +300,12 @@ class InteractiveRepl:
         while True:
             self._dispatcher.notices()
             try:
-                line = self._session.prompt(self._message())
+                line = self._session.prompt(self._message)
             except KeyboardInterrupt:
                 continue
             except EOFError:
                 say(self._console, GOODBYE)
                 return 0
-            if line == _CANCEL_PENDING:
-                self._dispatcher.cancel_pending()
-                continue
             if not self._dispatcher.handle(line):
                 return 0
             if line.strip():

@@ -1,0 +1,98 @@
+"""The composition root: builds every collaborator of a session from Settings (nothing at import time)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from paicli import __version__
+from paicli.config.env import EnvLookup
+from paicli.config.settings import Settings
+from paicli.context.manager import AutoCompactionManager
+from paicli.context.offload import ToolResultOffloader
+from paicli.context.profile import ContextProfile
+from paicli.context.tokens import TokenCounter
+from paicli.llm.protocol import LLMClient
+from paicli.memory.guard import ExternalContextTracker
+from paicli.memory.manager import MemoryManager
+from paicli.memory.project import ProjectMemoryLoader
+from paicli.memory.store import LongTermMemory
+from paicli.prompt.assembler import AgentPromptBuilder, PromptAssembler, PromptMode
+from paicli.prompt.repository import PromptRepository
+from paicli.session.ledger import ConversationLedger
+from paicli.tools.approval import ApprovalState
+from paicli.tools.base import Approver
+from paicli.tools.runner import ToolRunner
+
+
+@dataclass
+class Components:
+    settings: Settings
+    env: EnvLookup
+    llm: LLMClient
+    counter: TokenCounter
+    profile: ContextProfile
+    compaction: AutoCompactionManager
+    offloader: ToolResultOffloader
+    tracker: ExternalContextTracker
+    memory: MemoryManager
+    approval: ApprovalState
+    tools: ToolRunner
+    prompt: AgentPromptBuilder
+    ledger: ConversationLedger
+
+
+def build_llm(settings: Settings) -> LLMClient:
+    from paicli.llm.client import client_from_settings
+
+    return client_from_settings(settings)
+
+
+def memory_dir(env: EnvLookup, home: Path) -> Path:
+    configured = env.get("PAICLI_MEMORY_DIR")
+    return Path(configured).expanduser() if configured else home / "memory"
+
+
+def open_ledger(settings: Settings, resume_path: Path | None, notices: list[str]) -> ConversationLedger:
+    secrets = [settings.api_key] if settings.api_key else []
+    if resume_path is not None:
+        return ConversationLedger.open_existing(resume_path, secrets=secrets, on_error=notices.append)
+    return ConversationLedger.create(
+        settings.paicli_home,
+        settings.project_root,
+        settings.model,
+        settings.provider,
+        __version__,
+        secrets=secrets,
+        on_error=notices.append,
+    )
+
+
+def build_components(
+    settings: Settings,
+    env: EnvLookup,
+    approver: Approver,
+    *,
+    yes: bool = False,
+    llm: LLMClient | None = None,
+    resume_path: Path | None = None,
+    notices: list[str] | None = None,
+) -> Components:
+    sink = notices if notices is not None else []
+    client = llm if llm is not None else build_llm(settings)
+    root = settings.project_root
+    profile = ContextProfile.resolve(env, settings.context_window, settings.cache_mode)
+    counter = TokenCounter.from_env(env, settings.model)
+    compaction = AutoCompactionManager(client, counter, profile, env)
+    offloader = ToolResultOffloader(root, env, context_trigger_tokens=profile.compression_trigger_tokens)
+    tracker = ExternalContextTracker(env)
+    store = LongTermMemory(memory_dir(env, settings.paicli_home), env)
+    memory = MemoryManager(store, root, env, tracker=tracker)
+    approval = ApprovalState("ask" if settings.approval_mode == "ask" else "auto", yes=yes)
+    tools = ToolRunner(root, approver, offloader, tracker, env, memory.save_memory_tool, approval)
+    loader = ProjectMemoryLoader(root, settings.paicli_home)
+    assembler = PromptAssembler(PromptRepository(root, settings.paicli_home), env)
+    prompt = AgentPromptBuilder(assembler, PromptMode.AGENT, loader.load)
+    ledger = open_ledger(settings, resume_path, sink)
+    return Components(settings, env, client, counter, profile, compaction, offloader, tracker, memory, approval,
+                      tools, prompt, ledger)

@@ -1,0 +1,115 @@
+"""After argv is parsed: settings, the session backend, then the one-shot runner or the REPL."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from paicli.config.env import ConfigError, EnvLookup
+
+if TYPE_CHECKING:
+    from paicli.cli.backend import RunMode
+    from paicli.cli.session import AppBackend
+
+EXIT_USAGE = 2
+
+
+def _fail(message: str) -> int:
+    sys.stderr.write(f"paicli: {message}\n")
+    return EXIT_USAGE
+
+
+def _stdin_is_tty() -> bool:
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _resume_path(args: argparse.Namespace, home: Path, root: Path, notices: list[str]) -> Path | str | None:
+    """The ledger to continue, None for a new session, or an error message (str)."""
+    from paicli.session.catalog import find_session, newest_session
+
+    if args.continue_session:
+        newest = newest_session(home, root)
+        if newest is None:
+            notices.append("ℹ️ 本项目还没有可以继续的会话，已开始新会话。")
+            return None
+        return Path(newest.path)
+    if args.resume:
+        found = find_session(home, args.resume)
+        if found is None:
+            return f"未找到会话 {args.resume}（可以在 REPL 里用 /resume 查看本项目的会话）"
+        return Path(found.path)
+    return None
+
+
+def launch(args: argparse.Namespace) -> int:
+    from paicli.config.settings import load_settings
+
+    env = EnvLookup()
+    try:
+        settings = load_settings(env, cli_model=args.model)
+    except ConfigError as exc:
+        return _fail(str(exc))
+    oneshot = args.prompt is not None
+    if oneshot and args.resume == "":
+        return _fail("-p 不能和不带会话 ID 的 --resume 一起使用；请给出 ID，或用 -c 继续最新的会话")
+    if not oneshot and (args.plan or args.team):
+        return _fail("--plan / --team 只能和 -p 一起使用；在 REPL 里请用 /plan 或 /team")
+    interactive = not oneshot and _stdin_is_tty() and sys.stdout.isatty()
+    notices: list[str] = []
+    resume = _resume_path(args, settings.paicli_home, settings.project_root, notices)
+    if isinstance(resume, str):
+        return _fail(resume)
+    try:
+        backend = _build_backend(settings, env, args, interactive, resume, notices)
+    except ConfigError as exc:
+        return _fail(str(exc))
+    if resume is not None:
+        notices.append(backend.restore_opened_session().text)
+    if oneshot:
+        return _run_oneshot(backend, args)
+    for line in backend.drain_notices():
+        sys.stderr.write(line + "\n")
+    from paicli.cli.repl import run_repl
+
+    history_file = settings.paicli_home / "history" / "input.history"
+    return run_repl(backend, interactive=interactive, history_file=history_file, env=env)
+
+
+def _build_backend(settings: object, env: EnvLookup, args: argparse.Namespace, interactive: bool,
+                   resume: Path | None, notices: list[str]) -> AppBackend:
+    from paicli.cli.compose import build_components
+    from paicli.cli.session import AppBackend
+    from paicli.config.settings import Settings
+    from paicli.tools.approval import AutoApprover, DenyingApprover
+    from paicli.tools.base import Approver
+
+    assert isinstance(settings, Settings)
+    approver: Approver
+    if args.yes:
+        approver = AutoApprover()
+    elif interactive:
+        from paicli.cli.approval import TerminalApprover
+
+        approver = TerminalApprover()
+    else:
+        approver = DenyingApprover()
+    parts = build_components(settings, env, approver, yes=args.yes, resume_path=resume, notices=notices)
+    return AppBackend(parts, max_turns=args.max_turns, notices=notices)
+
+
+def _run_oneshot(backend: AppBackend, args: argparse.Namespace) -> int:
+    from paicli.cli.oneshot import run_oneshot
+
+    if not _stdin_is_tty() and sys.stdin is not None:
+        data = sys.stdin.read()
+        if data.strip():
+            backend.stdin_context = data
+    mode: RunMode = "plan" if args.plan else "team" if args.team else "react"
+    return run_oneshot(backend, args.prompt, mode, args.output_format)
+
+

@@ -1,0 +1,320 @@
+"""AppBackend: the real Backend behind the REPL and `-p` — one ReAct agent and its collaborators."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+from paicli import __version__
+from paicli.agent.budget import AgentBudget
+from paicli.agent.events import Compacted, EventSink, RunFinished
+from paicli.agent.react import AgentOptions, ReactAgent
+from paicli.cancel import CancelToken
+from paicli.cli.backend import CommandReply, RunMode, SessionInfo, SessionSummary, StatusSnapshot
+from paicli.cli.compose import Components, build_llm
+from paicli.cli.mentions import expand_mentions
+from paicli.config.env import ConfigError
+from paicli.context.profile import ContextProfile
+from paicli.llm.messages import Usage
+from paicli.memory.background import BackgroundExtraction
+from paicli.memory.extractor import AutoFactExtractor, saved_message
+from paicli.session.resume import ResumeResult
+
+log = logging.getLogger(__name__)
+TOKEN_RESERVES = 500 + 800 + 2000
+
+
+class AppBackend:
+    def __init__(
+        self,
+        parts: Components,
+        *,
+        max_turns: int | None = None,
+        auto_extract: bool | None = None,
+        notices: list[str] | None = None,
+    ) -> None:
+        self.parts = parts
+        self.settings = parts.settings
+        self._notices: list[str] = notices if notices is not None else []
+        self._notice_lock = threading.Lock()
+        self._extra_usage = Usage()
+        self._extra_calls = 0
+        self._phase = "idle"
+        self.stdin_context = ""
+        env = parts.env
+        budget: Callable[[], AgentBudget] = lambda: AgentBudget.from_env(env, hard_max_iterations=max_turns)  # noqa: E731
+        options = AgentOptions(
+            memory_placement=self.settings.memory_placement,
+            memory_tokens=parts.profile.memory_context_tokens,
+            budget_factory=budget,
+        )
+        enabled = AutoFactExtractor.enabled_by_configuration(env) if auto_extract is None else auto_extract
+        parts.memory.auto_extract_enabled = enabled
+        self._extractor = AutoFactExtractor(parts.llm, env)
+        parts.memory.extractor = _UsageRecordingExtractor(self._extractor, self._record_side_usage)
+        self._background = BackgroundExtraction(self._extract_job)
+        self.agent = ReactAgent(
+            parts.llm,
+            parts.tools,
+            parts.prompt,
+            context=parts.compaction,
+            ledger=parts.ledger,
+            memory=parts.memory,
+            options=options,
+            on_completed=self._after_turn if enabled else None,
+        )
+
+    # ---- Backend: information ----------------------------------------------------------------------
+
+    def info(self) -> SessionInfo:
+        return SessionInfo(
+            __version__,
+            self.settings.model,
+            self.settings.provider,
+            self.parts.profile.window,
+            self.parts.ledger.session_id,
+            str(self.settings.project_root),
+            self.parts.profile.cache_mode,
+        )
+
+    def status(self) -> StatusSnapshot:
+        usage = self.agent.usage_total + self._extra_usage
+        history = list(self.agent.history)
+        tools = self.agent.last_tool_definitions or None
+        context_tokens = self.parts.counter.count_request(history, tools) if len(history) > 1 else 0
+        return StatusSnapshot(
+            model=self.settings.model,
+            context_tokens=context_tokens,
+            context_window=self.parts.profile.window,
+            input_tokens=usage.prompt_tokens,
+            output_tokens=usage.completion_tokens,
+            cached_tokens=usage.cached_tokens,
+            mode=self.parts.approval.label(),
+            phase=self._phase,
+            model_calls=self.agent.llm_calls,
+            last_provider_prompt_tokens=self.parts.counter.last_provider_prompt_tokens,
+        )
+
+    # ---- Backend: running --------------------------------------------------------------------------
+
+    def run(self, text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
+        if mode != "react":
+            finished = RunFinished("error", "", "Plan / Team 模式还没有在 paicli 中实现，请先用默认的 ReAct 模式。")
+            emit(finished)
+            return finished
+        self._phase = "running"
+        try:
+            expanded = expand_mentions(text, self.settings.project_root)
+            if self.stdin_context:
+                expanded += f"\n\n以下是通过标准输入传入的内容：\n{self.stdin_context}"
+            return self.agent.run(expanded, emit, cancel, submitted=text)
+        except Exception as exc:  # the front end must always get a RunFinished
+            log.exception("run failed")
+            finished = RunFinished("error", "", f"执行失败: {exc}")
+            emit(finished)
+            return finished
+        finally:
+            self._phase = "idle"
+
+    # ---- Backend: commands --------------------------------------------------------------------------
+
+    def clear(self) -> CommandReply:
+        self.agent.clear()
+        self.parts.tools.reset_session()
+        return CommandReply("🗑️ 已清空当前对话历史；长期记忆不受影响。")
+
+    def compact(self, focus: str | None, emit: EventSink) -> CommandReply:
+        self._phase = "compacting"
+        try:
+            result = self.agent.compact_now(focus)
+        finally:
+            self._phase = "idle"
+        if result.error:
+            return CommandReply(f"❌ 手动压缩失败: {result.error}", ok=False)
+        if not result.steps:
+            return CommandReply("📭 当前没有需要压缩的历史上下文")
+        emit(Compacted(result, manual=True))
+        schema = self.parts.counter.count_tools(self.agent.last_tool_definitions or None)
+        before, after = result.before_tokens + schema, result.after_tokens + schema
+        return CommandReply(f"📦 已手动压缩历史上下文: {before:,} -> {after:,} tokens")
+
+    def context_report(self) -> CommandReply:
+        from paicli.context.status import render_context_report
+
+        usage = self.agent.usage_total + self._extra_usage
+        hit = usage.cached_tokens / usage.prompt_tokens if usage.prompt_tokens else None
+        report = self.parts.compaction.context_report(
+            list(self.agent.history), self._tool_definitions(), provider=self.settings.provider, cache_hit_ratio=hit
+        )
+        return CommandReply(render_context_report(report, self._memory_status()))
+
+    def _tool_definitions(self) -> list[dict[str, object]]:
+        return self.agent.last_tool_definitions or self.parts.tools.definitions()
+
+    def token_usage_line(self) -> str:
+        usage = self.agent.usage_total + self._extra_usage
+        calls = self.agent.llm_calls + self._extra_calls
+        average = usage.prompt_tokens / calls if calls else 0.0
+        window = self.parts.profile.window
+        return (
+            f"Token 统计: 调用 {calls} 次 | 总输入: {usage.prompt_tokens} | 总输出: {usage.completion_tokens} | "
+            f"cached: {usage.cached_tokens} | 平均输入: {average:.0f} | 预算: {window} (可用: {window - TOKEN_RESERVES})"
+        )
+
+    def _memory_status(self) -> str:
+        from paicli.memory.commands import status_text
+
+        return status_text(self.parts.memory, self.parts.profile.summary(), self.token_usage_line())
+
+    def memory(self, args: str) -> CommandReply:
+        from paicli.memory.commands import parse_memory_args, run_memory_command
+
+        command = parse_memory_args(args)
+        text = run_memory_command(self.parts.memory, command, self.parts.profile.summary(), self.token_usage_line())
+        return CommandReply(text, ok=not text.startswith("❌"))
+
+    def save(self, args: str) -> CommandReply:
+        from paicli.memory.commands import parse_save_args, run_save
+
+        text = run_save(self.parts.memory, parse_save_args(args))
+        return CommandReply(text, ok=not text.startswith("❌"))
+
+    def model(self, args: str) -> CommandReply:
+        spec = args.strip()
+        if not spec:
+            available = "、".join(self.settings.available_providers) or self.settings.provider
+            return CommandReply(
+                f"🤖 当前模型: {self.settings.describe()}\n"
+                f"   上下文窗口: {self.parts.profile.window:,} tokens\n"
+                f"   切换: /model <provider | model-id | provider/model-id>（已配置: {available}）"
+            )
+        try:
+            settings = self.settings.with_model(spec)
+        except ConfigError as exc:
+            return CommandReply(f"❌ 切换失败: {exc}", ok=False)
+        self._switch(settings)
+        return CommandReply(
+            f"✅ 已切换到 {settings.describe()}，上下文窗口 {self.parts.profile.window:,} tokens"
+        )
+
+    def _switch(self, settings: object) -> None:
+        from paicli.config.settings import Settings
+
+        assert isinstance(settings, Settings)
+        llm = build_llm(settings)
+        profile = ContextProfile.resolve(self.parts.env, settings.context_window, settings.cache_mode)
+        self.settings = settings
+        self.parts.settings = settings
+        self.parts.llm = llm
+        self.parts.profile = profile
+        self.parts.compaction.set_llm(llm)
+        self.parts.compaction.set_profile(profile)
+        self.agent.set_llm(llm)
+        self.agent.options.memory_tokens = profile.memory_context_tokens
+        self._extractor = AutoFactExtractor(llm, self.parts.env)
+        self.parts.memory.extractor = _UsageRecordingExtractor(self._extractor, self._record_side_usage)
+
+    def set_mode(self, args: str) -> CommandReply:
+        return CommandReply(f"🧭 {self.parts.approval.set_mode(args.strip())}")
+
+    def hitl(self, args: str) -> CommandReply:
+        return CommandReply(f"🔒 {self.parts.approval.set_hitl(args.strip())}")
+
+    def policy(self) -> CommandReply:
+        from paicli.tools.approval import policy_report
+
+        return CommandReply(policy_report(self.settings.project_root, self.parts.approval))
+
+    def init_project(self, force: bool, emit: EventSink, cancel: CancelToken) -> CommandReply:
+        from paicli.memory.project import run_init
+
+        text = run_init(self.settings.project_root, self.parts.llm, "--force" if force else "")
+        return CommandReply(text, ok=not text.startswith("❌"))
+
+    def list_sessions(self) -> list[SessionSummary]:
+        from paicli.session.catalog import list_sessions
+
+        found = list_sessions(
+            self.settings.paicli_home, self.settings.project_root, exclude_session_id=self.parts.ledger.session_id
+        )
+        return [SessionSummary(s.session_id, s.started_at_ms, s.first_input, s.turns, s.model) for s in found]
+
+    def resume(self, session_id: str) -> CommandReply:
+        from paicli.session.catalog import find_session, resume_session
+
+        found = find_session(self.settings.paicli_home, session_id.strip())
+        if found is None:
+            return CommandReply(f"📭 未找到会话: {session_id}", ok=False)
+        secrets = [self.settings.api_key] if self.settings.api_key else []
+        ledger, result = resume_session(
+            found.path, model=self.settings.model, provider=self.settings.provider, version=__version__,
+            secrets=secrets, on_error=self._notice, checkpoint_repairs=False,
+        )
+        self.parts.ledger.close()
+        self.parts.ledger = ledger
+        self.agent.recorder.ledger = ledger
+        return self._restored(found.session_id, result)
+
+    def restore_opened_session(self) -> CommandReply:
+        """Start-up with -c / --resume: the ledger was opened on an existing file; rebuild its view."""
+        from paicli.session.resume import load_view
+
+        ledger = self.parts.ledger
+        if ledger.path is None:
+            return CommandReply("⚠️ 会话账本不可用，无法恢复会话；已开始新会话。", ok=False)
+        result = load_view(ledger.path)
+        ledger.mark_resumed({"model": self.settings.model, "provider": self.settings.provider,
+                             "paicliVersion": __version__, "resumedFromSequence": result.last_sequence})
+        return self._restored(ledger.session_id, result)
+
+    def _restored(self, session_id: str, result: ResumeResult) -> CommandReply:
+        self.parts.compaction.reset(self.agent.history)
+        self.parts.tools.reset_session()
+        self.agent.restore(result.messages)
+        lines = [f"✅ 已恢复会话 {session_id}：{len(result.messages)} 条消息，继续写入同一个会话账本。"]
+        lines.extend(f"   ⚠️ {notice}" for notice in result.notices)
+        return CommandReply("\n".join(lines))
+
+    def _after_turn(self, submitted: str) -> None:
+        self._background.submit(submitted, self._extraction_done)
+
+    def _extract_job(self, text: str) -> int:
+        return len(self.parts.memory.extract_facts_from_user_turn(text))
+
+    def _record_side_usage(self, usage: Usage | None) -> None:
+        with self._notice_lock:
+            self._extra_calls += 1
+            if usage is not None:
+                self._extra_usage = self._extra_usage + usage
+
+    def _extraction_done(self, count: int) -> None:
+        if count > 0:
+            self._notice(saved_message(count))
+
+    def _notice(self, text: str) -> None:
+        with self._notice_lock:
+            self._notices.append(text)
+
+    def drain_notices(self) -> list[str]:
+        with self._notice_lock:
+            lines, self._notices[:] = list(self._notices), []
+        return lines
+
+    def close(self, timeout: float = 10.0) -> None:
+        self._background.wait(timeout)
+        self.parts.ledger.close()
+
+
+class _UsageRecordingExtractor:
+    """Counts the extraction call in the session's token statistics (spec 5.1)."""
+
+    def __init__(self, extractor: AutoFactExtractor, record: Callable[[Usage | None], None]) -> None:
+        self._extractor = extractor
+        self._record = record
+
+    def extract(self, text: str) -> list[str]:
+        outcome = self._extractor.extract(text)
+        if outcome.model_called:
+            self._record(outcome.usage)
+        return list(outcome)
