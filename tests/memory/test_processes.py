@@ -178,3 +178,15 @@ def test_read_only_memory_folder(tmp_path: Path) -> None:
         assert LongTermMemory(tmp_path, env()).get_all() == [kept]
     finally:
         tmp_path.chmod(0o700)
+
+
+def test_lock_file_that_cannot_be_opened(tmp_path: Path) -> None:
+    store = LongTermMemory(tmp_path, env(), clock=CLOCK)
+    kept = entry("已经保存的事实")
+    store.store(kept)
+    (tmp_path / FILE_NAME).with_name(FILE_NAME + ".lock").unlink()
+    (tmp_path / (FILE_NAME + ".lock")).mkdir()
+    manager = MemoryManager(store, tmp_path, env(), clock=CLOCK)
+    result = manager.store_fact("新的事实")
+    assert result.status is WriteStatus.FAILED and "锁文件" in result.describe()
+    assert LongTermMemory(tmp_path, env()).get_all() == [kept]

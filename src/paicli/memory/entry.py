@@ -12,7 +12,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from paicli.context.estimate import estimate_tokens
 from paicli.memory.clock import Clock, as_utc, utc_now
@@ -91,11 +91,10 @@ class MemoryEntry(BaseModel):
                 data["metadata"] = {}
         return data
 
-    @model_validator(mode="after")
-    def _utc(self) -> MemoryEntry:
-        object.__setattr__(self, "timestamp", as_utc(self.timestamp))
-        object.__setattr__(self, "last_verified_at", as_utc(self.last_verified_at))
-        return self
+    @field_validator("timestamp", "last_verified_at")
+    @classmethod
+    def _utc(cls, value: datetime) -> datetime:
+        return as_utc(value)
 
     @property
     def scope(self) -> Scope:

@@ -189,12 +189,21 @@ class MemoryManager:
             return []
         try:
             quotes = self.extractor.extract(text)
-            if self._blocked():
-                return []
-            return [entry for entry in map(self._auto_fact, quotes) if entry is not None]
         except Exception:
             log.exception("automatic fact extraction failed")
             return []
+        if self._blocked():
+            return []
+        saved: list[MemoryEntry] = []
+        for quote in quotes:
+            try:
+                entry = self._auto_fact(quote)
+            except Exception:  # one failed write (lock timeout, I/O) must not lose the others
+                log.exception("could not save an automatically extracted fact")
+                continue
+            if entry is not None:
+                saved.append(entry)
+        return saved
 
     def _auto_fact(self, quote: str) -> MemoryEntry | None:
         if fact_problem(quote) is not None:
