@@ -53,6 +53,12 @@ def test_bad_arguments_are_rejected_with_a_reason(raw: str, fragment: str) -> No
     assert fragment in str(error.value)
 
 
+def test_double_encoded_arguments_are_accepted() -> None:
+    assert parse_arguments(READ_FILE, '"{\\"path\\": \\"a.txt\\"}"') == {"path": "a.txt"}
+    with pytest.raises(ArgumentError, match="必须是 JSON 对象"):
+        parse_arguments(READ_FILE, '"just text"')
+
+
 def test_enum_and_boolean_checks() -> None:
     with pytest.raises(ArgumentError, match="project / global"):
         parse_arguments(SAVE_MEMORY, '{"fact":"x","scope":"everywhere"}')

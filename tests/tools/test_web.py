@@ -200,3 +200,15 @@ def test_searxng_results_allow_fetching_discovered_urls_in_the_same_turn(project
 def test_html_to_text_handles_broken_markup() -> None:
     title, text = html_to_text("<title>T</title><p>unclosed <b>bold<div>next")
     assert title == "T" and "unclosed bold" in text and "next" in text
+
+
+def test_inherited_urls_from_a_dependency_may_be_fetched(project: Path) -> None:
+    web = WebTools(env(), gate=UrlGate(resolver=lambda host: ["10.9.9.9"]))
+    runner = make_runner(project, web=web)
+    turn = runner.for_turn("执行任务 2", inherited_urls=["https://a.example/doc"])
+    from paicli.llm.messages import ToolCall
+
+    [fetched] = turn.execute(
+        [ToolCall("1", "web_fetch", '{"url":"https://a.example/doc"}')], CancelToken(), lambda _e: None
+    )
+    assert "WEB_FETCH_URL_NOT_ALLOWED" not in unwrap(fetched)

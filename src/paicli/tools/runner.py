@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
 from pathlib import Path
@@ -84,8 +84,11 @@ class ToolRunner:
     def definitions(self) -> list[dict[str, Any]]:
         return [tool.spec.definition() for tool in self.tools.values()]
 
-    def for_turn(self, submitted_text: str) -> TurnToolSet:
-        return TurnToolSet(self, TurnToolPolicy(submitted_text, self.tracker))
+    def for_turn(self, submitted_text: str, inherited_urls: Iterable[str] = ()) -> TurnToolSet:
+        """`inherited_urls`: URLs a Plan task / Team step may fetch because a dependency's web_search found them."""
+        policy = TurnToolPolicy(submitted_text, self.tracker)
+        policy.add_discovered_urls(inherited_urls)
+        return TurnToolSet(self, policy)
 
     def reset_session(self) -> None:
         """/clear: forget external-content sources and "approve all" grants."""

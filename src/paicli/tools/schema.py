@@ -95,6 +95,9 @@ def _load_object(raw: str | None) -> dict[str, Any]:
         data = json.loads(text)
     except json.JSONDecodeError as error:
         raise ArgumentError(f"参数不是合法的 JSON（{error.msg}，位置 {error.pos}）") from None
+    if isinstance(data, str) and data.strip().startswith("{"):
+        # Some models JSON-encode the arguments twice; the inner object is unambiguous.
+        return _load_object(data)
     if not isinstance(data, dict):
         raise ArgumentError(f"参数必须是 JSON 对象，收到的是 {type(data).__name__}")
     return data
