@@ -37,7 +37,7 @@ class ClientOptions:
     max_retries: int = 3
     backoff_base: float = 0.5
     backoff_cap: float = 20.0
-    retry_after_cap: float = 60.0
+    retry_after_cap: float = 30.0
     include_reasoning_in_wire: bool = False
     extra_headers: tuple[tuple[str, str], ...] = ()
 
