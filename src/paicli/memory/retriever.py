@@ -9,6 +9,7 @@ above every entry the reference drops.
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone, tzinfo
@@ -126,6 +127,7 @@ class MemoryRetriever:
         self.vector_enabled = self._env.get_bool("PAICLI_MEMORY_VECTOR", True)
         self._lock = threading.Lock()
         self._index: _Index | None = None
+        self._features: dict[str, Counter[str]] = {}
         self.index_builds = 0
 
     def build_context(self, query: str, max_tokens: int, project_key: str, exclude_text: str = "") -> str:
@@ -169,7 +171,11 @@ class MemoryRetriever:
             if self.vector_enabled:
                 from paicli.memory.vector import build_index
 
-                vectors = build_index([entry.content for entry in entries])
+                texts = [entry.content for entry in entries]
+                vectors = build_index(texts, self._features)
+                if len(self._features) > len(texts):
+                    live = set(texts)
+                    self._features = {text: found for text, found in self._features.items() if text in live}
             index = _Index(key, tuple(entry.content.lower() for entry in entries), vectors)
             self._index = index
             self.index_builds += 1

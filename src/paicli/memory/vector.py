@@ -138,14 +138,19 @@ class VectorIndex:
         return np.divide(scores, denominator, out=np.zeros_like(scores), where=denominator > 0)
 
 
-def build_index(texts: Sequence[str]) -> VectorIndex:
+def build_index(texts: Sequence[str], feature_cache: dict[str, Counter[str]] | None = None) -> VectorIndex:
+    """Index `texts`; `feature_cache` (text -> features) spares re-segmenting texts seen in an earlier build."""
     import numpy as np
 
     vocabulary: dict[str, int] = {}
     docs: list[list[int]] = []
     tfs: list[list[float]] = []
+    cache: dict[str, Counter[str]] = {} if feature_cache is None else feature_cache
     for doc_id, text in enumerate(texts):
-        for feature, count in features(text).items():
+        counts = cache.get(text)
+        if counts is None:
+            counts = cache[text] = features(text)
+        for feature, count in counts.items():
             column = vocabulary.setdefault(feature, len(docs))
             if column == len(docs):
                 docs.append([])
