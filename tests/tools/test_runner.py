@@ -215,8 +215,18 @@ def test_mode_hitl_texts_and_policy_report(project: Path) -> None:
     assert "用法" in state.set_hitl("off") and not state.hitl
     report = policy_report(project, state)
     assert report.startswith("🛡️ 安全策略状态：")
-    for fragment in (str(project), "write_file", "写入文件上限: 5MB", "命令执行上限: 60 秒", "sudo"):
+    for fragment in (
+        str(project),
+        "write_file",
+        "写入文件上限: 5MB",
+        "命令执行上限: 60 秒",
+        "sudo",
+        "审计目录",
+    ):
         assert fragment in report
+    runner = make_runner(project, values={"PAICLI_COMMAND_TIMEOUT_SECONDS": "5"})
+    own = runner.policy_report()
+    assert "命令执行上限: 5 秒，输出 8KB（截断）" in own and str(runner.audit.directory) in own
 
 
 def test_runner_defaults_are_real_and_safe(project: Path) -> None:

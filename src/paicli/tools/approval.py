@@ -138,20 +138,33 @@ def denial_text(tool: str, args: dict[str, Any], non_interactive_hint: str | Non
     )
 
 
-def policy_report(project_root: Path, state: ApprovalState, audit_dir: Path | None = None) -> str:
-    """The `/policy` output (spec 10.3)."""
+def policy_report(
+    project_root: Path,
+    state: ApprovalState,
+    audit_dir: Path | None = None,
+    *,
+    command_timeout_seconds: float = 60.0,
+    offload_enabled: bool = True,
+) -> str:
+    """The `/policy` output (spec 10.3). Without `audit_dir`, the default location from the environment is shown."""
+    if audit_dir is None:
+        from paicli.config.env import EnvLookup
+        from paicli.tools.audit import audit_dir as default_audit_dir
+
+        audit_dir = default_audit_dir(EnvLookup())
     rules = "、".join(rule.name for rule in COMMAND_RULES)
-    lines = [
-        "🛡️ 安全策略状态：",
-        f"   项目根目录: {project_root}",
-        f"   危险工具（需审批）: {', '.join(DANGEROUS_TOOLS)}",
-        f"   审批: {state.describe()}",
-        "   路径围栏: 文件工具只能访问项目根目录内的真实路径（.. 和指向外部的符号链接都会被拒绝）",
-        f"   命令黑名单: {rules}",
-        "   写入文件上限: 5MB",
-        "   命令执行上限: 60 秒，输出 8KB（超出部分卸载到会话文件，可用 read_file 读回）",
-        "   联网: web_fetch 只访问公网 http(s) 地址，且 URL 须来自你的输入或本轮 web_search 结果",
-    ]
-    if audit_dir is not None:
-        lines.append(f"   审计目录: {audit_dir}")
-    return "\n".join(lines)
+    overflow = "超出部分卸载到会话文件，可用 read_file 读回" if offload_enabled else "截断"
+    return "\n".join(
+        [
+            "🛡️ 安全策略状态：",
+            f"   项目根目录: {project_root}",
+            f"   危险工具（需审批）: {', '.join(DANGEROUS_TOOLS)}",
+            f"   审批: {state.describe()}",
+            "   路径围栏: 文件工具只能访问项目根目录内的真实路径（.. 和指向外部的符号链接都会被拒绝）",
+            f"   命令黑名单: {rules}",
+            "   写入文件上限: 5MB",
+            f"   命令执行上限: {command_timeout_seconds:g} 秒，输出 8KB（{overflow}）",
+            "   联网: web_fetch 只访问公网 http(s) 地址，且 URL 须来自你的输入或本轮 web_search 结果",
+            f"   审计目录: {audit_dir}",
+        ]
+    )

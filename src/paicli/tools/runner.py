@@ -27,6 +27,7 @@ from paicli.tools.approval import (
     DenyingApprover,
     approval_summary,
     denial_text,
+    policy_report,
 )
 from paicli.tools.audit import AuditLog, audit_dir
 from paicli.tools.base import ApprovalRequest, Approver, ToolResult
@@ -89,6 +90,17 @@ class ToolRunner:
         policy = TurnToolPolicy(submitted_text, self.tracker)
         policy.add_discovered_urls(inherited_urls)
         return TurnToolSet(self, policy)
+
+    def policy_report(self) -> str:
+        """`/policy` with this runner's real settings (timeout override, offload, audit folder)."""
+        offload = self.offloader is not None and self.offloader.enabled
+        return policy_report(
+            self.project_root,
+            self.approval,
+            self.audit.directory,
+            command_timeout_seconds=self.command_timeout,
+            offload_enabled=offload,
+        )
 
     def reset_session(self) -> None:
         """/clear: forget external-content sources and "approve all" grants."""
