@@ -144,3 +144,15 @@ def test_reference_guarantee_holds_on_the_whole_eval_set() -> None:
         assert set(_ids(ranked)[: len(ref_ids)]) == ref_ids, query["query"]
         by_id = {item.entry.id: item.keyword_score for item in ranked}
         assert all(by_id[item.entry.id] == item.score for item in ref_ranked), query["query"]
+
+
+def test_rebuild_after_a_change_ranks_like_a_fresh_index() -> None:
+    entries = _entries()
+    store = ListStore(entries)
+    warm = MemoryRetriever(store, EnvLookup(environ={}), clock=lambda: NOW)
+    warm.build_context("部署", 1000, "/repo")
+    store.entries = [*entries[1:], entry("new", "部署前先在预发环境验证")]
+    fresh = _retriever(store.entries, True)
+    for query in [*QUERIES, "部署", "预发验证"]:
+        got = [(i.entry.id, round(i.score, 12)) for i in warm.rank(query, store.entries, NOW)]
+        assert got == [(i.entry.id, round(i.score, 12)) for i in fresh.rank(query, store.entries, NOW)], query
