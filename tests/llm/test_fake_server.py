@@ -156,3 +156,17 @@ def test_release_only_frees_requests_parked_so_far() -> None:
             server.release()
             thread.join(10)
             assert result == [text]
+
+
+def test_delay_explicit_ids_and_finish_reason_pass_through() -> None:
+    with FakeOpenAIServer() as server:
+        server.push(
+            Reply.tool_calls(("my-id", "read_file", '{"a": 1}'), content="先读一下", delay=0.01),
+            Reply.text("被截断的", finish_reason="length"),
+        )
+        client = OpenAIChatClient(server.base_url, None, "fake-model")
+        first = client.chat([USER_MSG])
+        second = client.chat([USER_MSG])
+    assert first.message.content == "先读一下"
+    assert [(c.id, c.name, c.arguments) for c in first.message.tool_calls] == [("my-id", "read_file", '{"a": 1}')]
+    assert (second.message.content, second.finish_reason) == ("被截断的", "length")
