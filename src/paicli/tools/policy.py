@@ -25,93 +25,17 @@ MEMORY_DENIAL = (
 )
 
 _URL = re.compile(r"https?://[^\s<>\"'`，。；、！？）】》]+", re.IGNORECASE)
-_OFFLINE_PHRASES = (
-    "不要联网",
-    "别联网",
-    "不联网",
-    "无需联网",
-    "不用联网",
-    "不需要联网",
-    "不要上网",
-    "别上网",
-    "不要搜索",
-    "别搜索",
-    "不要查网",
-    "离线回答",
-    "不要用网络",
-    "no internet",
-    "offline only",
-    "don't search",
-    "do not search",
-    "without internet",
-    "don't browse",
-    "do not browse",
+_OFFLINE_PHRASES = tuple(
+    "不要联网|别联网|不联网|无需联网|不用联网|不需要联网|不要上网|别上网|不要搜索|别搜索|不要查网|离线回答|不要用网络"
+    "|no internet|offline only|don't search|do not search|without internet|don't browse|do not browse".split("|")
 )
-_REQUEST_WORDS = (
-    "请",
-    "帮",
-    "搜",
-    "查",
-    "找",
-    "看看",
-    "看下",
-    "什么",
-    "怎么",
-    "如何",
-    "为什么",
-    "吗",
-    "呢",
-    "能否",
-    "可以",
-    "是否",
-    "告诉",
-    "给我",
-    "解释",
-    "总结",
-    "分析",
-    "翻译",
-    "修复",
-    "实现",
-    "添加",
-    "增加",
-    "删除",
-    "修改",
-    "改成",
-    "重构",
-    "优化",
-    "运行",
-    "执行",
-    "测试",
-    "写",
-    "生成",
-    "创建",
-    "读",
-    "打开",
-    "介绍",
-    "比较",
-    "记住",
-    "记一下",
-    "/",
-    "@",
-    "`",
-    "please",
-    "search",
-    "find",
-    "what",
-    "how",
-    "why",
-    "explain",
-    "fix",
-    "add",
-    "implement",
-    "write",
-    "run",
-    "create",
-    "show",
-    "tell",
-    "summarize",
-    "can you",
+# Any of these makes an input a request rather than a bare headline or excerpt.
+_REQUEST_WORDS = tuple(
+    "请 帮 搜 查 找 看看 看下 什么 怎么 如何 为什么 吗 呢 能否 可以 是否 告诉 给我 解释 总结 分析 翻译 修复 实现 添加 增加 "
+    "删除 修改 改成 重构 优化 运行 执行 测试 写 生成 创建 读 打开 介绍 比较 记住 记一下 原因 问题 错误 报错 失败 "
+    "please search find what how why explain fix add implement write run create show tell summarize can bug error".split()
 )
+_CODE_MARKS = "/@`._\\()[]{}<>=:#$"
 
 
 def extract_urls(text: str) -> list[str]:
@@ -134,7 +58,9 @@ def looks_like_headline(text: str) -> bool:
     stripped = (text or "").strip()
     if not stripped or "\n" in stripped or not 6 <= len(stripped) <= 80:
         return False
-    if extract_urls(stripped) or any(mark in stripped for mark in "?？"):
+    if extract_urls(stripped) or any(mark in stripped for mark in "?？" + _CODE_MARKS):
+        return False
+    if stripped.endswith(("。", "！", "!")):
         return False
     lowered = stripped.lower()
     return not any(word in lowered for word in _REQUEST_WORDS)
