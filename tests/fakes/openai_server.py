@@ -107,10 +107,7 @@ class Reply:
         interleave: bool = False,
         **extra: Any,
     ) -> Reply:
-        scripted = tuple(
-            ScriptedCall(None, c[0], c[1]) if len(c) == 2 else ScriptedCall(c[0], c[1], c[2])  # type: ignore[misc]
-            for c in calls
-        )
+        scripted = tuple(ScriptedCall(*c) if len(c) == 3 else ScriptedCall(None, *c) for c in calls)
         return Reply(content=content, reasoning=reasoning, calls=scripted, arg_chunk=arg_chunk,
                      interleave=interleave, **extra)
 

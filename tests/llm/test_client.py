@@ -10,7 +10,7 @@ import pytest
 
 from paicli.cancel import Cancelled, CancelToken
 from paicli.llm.client import ClientOptions, OpenAIChatClient
-from paicli.llm.messages import Message, ToolCall
+from paicli.llm.messages import Message, ToolCall, Usage
 from paicli.llm.protocol import LLMError, StreamDelta
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
@@ -66,10 +66,10 @@ def test_usage_reads_openai_and_deepseek_cache_fields(server: FakeOpenAIServer) 
                                "prompt_cache_hit_tokens": 512, "prompt_cache_miss_tokens": 288}),
     )
     client = make_client(server)
-    first = client.chat([Message.user("x")])
-    second = client.chat([Message.user("y")])
-    assert (first.usage.prompt_tokens, first.usage.completion_tokens, first.usage.cached_tokens) == (900, 7, 640)  # type: ignore[union-attr]
-    assert (second.usage.prompt_tokens, second.usage.cached_tokens) == (800, 512)  # type: ignore[union-attr]
+    first = client.chat([Message.user("x")]).usage
+    second = client.chat([Message.user("y")]).usage
+    assert first == Usage(900, 7, 640)
+    assert second == Usage(800, 5, 512)
 
 
 def test_computed_usage_counts_the_prompt_and_emulates_prefix_cache() -> None:
