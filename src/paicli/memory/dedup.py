@@ -81,6 +81,8 @@ def is_grammatical_variant(left: str, right: str) -> bool:
     shorter, longer = (left, right) if len(left) <= len(right) else (right, left)
     if len(shorter) < _VARIANT_MIN_LENGTH or len(shorter) / len(longer) < _VARIANT_MIN_RATIO:
         return False
+    if len(shorter) == len(longer):  # different strings of equal length: nothing was inserted
+        return False
     matched = 0
     for ch in longer:
         if matched < len(shorter) and ch == shorter[matched]:
@@ -95,13 +97,18 @@ def is_numeric_variant(left: str, right: str) -> bool:
     return _NUMBER_MASK in masked_left and masked_left == _NUMBER.sub(_NUMBER_MASK, right)
 
 
+@lru_cache(maxsize=65536)
+def _bigrams(text: str) -> Counter[str]:
+    """Cached and shared: callers must not mutate the result."""
+    return Counter(text[i : i + 2] for i in range(len(text) - 1))
+
+
 def bigram_dice(left: str, right: str) -> float:
-    lefts = Counter(left[i : i + 2] for i in range(len(left) - 1))
-    rights = Counter(right[i : i + 2] for i in range(len(right) - 1))
-    total = sum(lefts.values()) + sum(rights.values())
+    lefts, rights = _bigrams(left), _bigrams(right)
     if not lefts or not rights:
         return 0.0
-    shared = sum(min(count, rights[pair]) for pair, count in lefts.items())
+    total = (len(left) - 1) + (len(right) - 1)
+    shared = sum(min(count, rights.get(pair, 0)) for pair, count in lefts.items())
     return 2.0 * shared / total
 
 

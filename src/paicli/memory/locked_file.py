@@ -53,9 +53,21 @@ def lock_timeout_from_env(env: EnvLookup) -> float:
     return value if value > 0 else DEFAULT_LOCK_TIMEOUT
 
 
-def render_json(entries: Iterable[MemoryEntry]) -> str:
-    """Jackson's default pretty printer layout: `[ {` ... `}, {` ... `} ]`, `"key" : value`."""
-    blocks = [_render_object(entry.to_json_dict()) for entry in entries]
+def render_json(entries: Iterable[MemoryEntry], cache: dict[str, tuple[MemoryEntry, str]] | None = None) -> str:
+    """Jackson's default pretty printer layout: `[ {` ... `}, {` ... `} ]`, `"key" : value`.
+
+    `cache` maps id -> (entry, block) from the previous write; a block is reused only for the same object.
+    """
+    blocks = []
+    fresh: dict[str, tuple[MemoryEntry, str]] = {}
+    for entry in entries:
+        hit = cache.get(entry.id) if cache is not None else None
+        block = hit[1] if hit is not None and hit[0] is entry else _render_object(entry.to_json_dict())
+        fresh[entry.id] = (entry, block)
+        blocks.append(block)
+    if cache is not None:
+        cache.clear()
+        cache.update(fresh)
     if not blocks:
         return "[ ]"
     return "[ " + ", ".join(blocks) + " ]"
@@ -92,6 +104,7 @@ class MemoryFile:
         self.lock_path = self.path.with_name(self.path.name + ".lock")
         self.lock_timeout = lock_timeout
         self._signature: tuple[int, int, int] | None = None
+        self._rendered: dict[str, tuple[MemoryEntry, str]] = {}
         with _PATH_LOCKS_GUARD:
             self._thread_lock = _PATH_LOCKS.setdefault(str(self.path), threading.RLock())
 
@@ -201,7 +214,7 @@ class MemoryFile:
 
     def write(self, entries: Iterable[MemoryEntry]) -> None:
         """Call with the lock held (see with_lock)."""
-        payload = render_json(entries).encode("utf-8")
+        payload = render_json(entries, self._rendered).encode("utf-8")
         directory = self.path.parent
         tmp_name: str | None = None
         try:
