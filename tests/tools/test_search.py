@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -78,3 +79,51 @@ def test_brace_expansion() -> None:
 def test_ripgrep_path_renders_the_same_shape(code: Path) -> None:
     _, text, _ = grep(code, pattern=r"def main", context_lines=0)
     assert "src/app.py:3:def main():" in text
+
+
+FAKE_RG = r"""#!/usr/bin/env python3
+import json, sys
+args = sys.argv[1:]
+with open("rg-args.json", "w") as f:
+    json.dump(args, f)
+pattern = args[args.index("--regexp") + 1]
+if pattern == "(":
+    print("regex parse error: unclosed group", file=sys.stderr)
+    sys.exit(2)
+def emit(kind, path, n, text):
+    print(json.dumps({"type": kind, "data": {"path": {"text": path}, "lines": {"text": text + "\n"},
+                                             "line_number": n}}))
+print(json.dumps({"type": "begin", "data": {"path": {"text": "./src/a.py"}}}))
+for n in range(1, 6):
+    emit("context", "./src/a.py", n * 2 - 1, f"ctx {n}")
+    emit("match", "./src/a.py", n * 2, f"hit {n}")
+print(json.dumps({"type": "end", "data": {}}))
+print(json.dumps({"type": "summary", "data": {}}))
+"""
+
+
+@pytest.fixture
+def fake_rg(project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    rg = bin_dir / "rg"
+    rg.write_text(FAKE_RG, encoding="utf-8")
+    rg.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    return project
+
+
+def test_ripgrep_json_output_is_parsed_and_cut_at_head_limit(fake_rg: Path) -> None:
+    ok, text, meta = grep(fake_rg, pattern="hit", glob="*.py", context_lines=1, head_limit=3)
+    assert ok and meta["partial"] is True
+    args = json.loads((fake_rg / "rg-args.json").read_text(encoding="utf-8"))
+    assert args[:4] == ["--json", "--no-messages", "--sort", "path"]
+    assert args[args.index("--glob") : args.index("--glob") + 2] == ["--glob", "*.py"]
+    assert "src/a.py:2:hit 1" in text and "src/a.py-1-ctx 1" in text
+    assert "src/a.py:6:hit 3" in text and "hit 4" not in text
+    assert "在 1 个文件中找到 3 处匹配" in text
+
+
+def test_ripgrep_regex_errors_become_results(fake_rg: Path) -> None:
+    ok, text, _ = grep(fake_rg, pattern="(")
+    assert not ok and "正则表达式无效" in text and "unclosed group" in text

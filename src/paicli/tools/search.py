@@ -128,7 +128,7 @@ def _with_context(relative: str, lines: list[str], hits: list[int], context: int
 
 
 def ripgrep(rg: str, query: GrepQuery, ctx: ToolContext) -> tuple[list[Line], int, bool]:
-    command = [rg, "--json", "--sort", "path", "-C", str(query.context)]
+    command = [rg, "--json", "--no-messages", "--sort", "path", "-C", str(query.context)]
     for g in query.globs:
         command += ["--glob", g]
     command += ["--regexp", query.pattern, "--", os.path.relpath(query.base, query.root)]
