@@ -210,3 +210,13 @@ def test_plain_store_never_checks_conflicts(tmp_path: Path) -> None:
     assert store.store(entry("服务端口是 9090"))
     assert not store.store(entry("服务端口是 8080。"))
     assert store.size() == 2
+
+
+def test_explicit_write_never_overwrites_another_entry_with_the_same_id(tmp_path: Path) -> None:
+    store = memory(tmp_path)
+    first = entry("默认用中文回答", entry_id="fact-00000001")
+    store.store(first)
+    result = store.write(entry("提交前运行 ruff", entry_id="fact-00000001"))
+    assert result.status is WriteStatus.STORED and result.entry is not None
+    assert result.entry.id != first.id and result.entry.id.startswith("fact-")
+    assert store.retrieve(first.id) == first and store.size() == 2

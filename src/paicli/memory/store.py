@@ -14,7 +14,7 @@ from typing import TypeVar
 from paicli.config.env import EnvLookup
 from paicli.memory.clock import Clock, utc_now
 from paicli.memory.dedup import ConflictDetector, is_duplicate
-from paicli.memory.entry import MemoryEntry
+from paicli.memory.entry import MemoryEntry, new_id
 from paicli.memory.locked_file import (
     FILE_NAME,
     MemoryFile,
@@ -194,9 +194,10 @@ class LongTermMemory:
                     return MemoryWriteResult(WriteStatus.CONFLICT, entry, tuple(conflicts)), False
             if target is not None:
                 del entries[target_id]
-            entries[entry.id] = entry
+            stored = _unique_id(entry, entries)
+            entries[stored.id] = stored
             status = WriteStatus.REPLACED if target is not None else WriteStatus.STORED
-            return MemoryWriteResult(status, entry, replaced=target, target_id=target_id), True
+            return MemoryWriteResult(status, stored, replaced=target, target_id=target_id), True
 
         return self._mutate(change)
 
@@ -244,6 +245,13 @@ class LongTermMemory:
             return None, True
 
         self._mutate(change)
+
+
+def _unique_id(entry: MemoryEntry, entries: Entries) -> MemoryEntry:
+    """A random 8-hex id can collide with another entry; an explicit save must never overwrite one."""
+    while entry.id in entries:
+        entry = entry.model_copy(update={"id": new_id()})
+    return entry
 
 
 def _query_tokens(query: str) -> set[str]:
