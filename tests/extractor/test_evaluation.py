@@ -17,7 +17,7 @@ from paicli.memory.extract_rules import (
     reference_reason,
     safe_input,
 )
-from paicli.memory.quote_context import InputAnalysis
+from paicli.memory.extract_rules import analyze
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "evals" / "autofact" / "golden-v2.json"
@@ -94,7 +94,7 @@ def _short_negative_cases() -> list[Case]:
 def test_no_verbatim_span_of_a_negative_input_is_accepted(case: Case) -> None:
     """Stronger than any one adversary: every span of up to 80 characters is rejected."""
     safe = safe_input(case.input)
-    analysis = InputAnalysis(safe)
+    analysis = analyze(safe)
     accepted = set()
     for start in range(len(safe)):
         for end in range(start + 5, min(len(safe), start + 80) + 1):

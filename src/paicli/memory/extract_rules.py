@@ -46,6 +46,8 @@ FACT_WORDS = re.compile(
 )
 TEMPORARY_WIDE = re.compile(
     r"(?i)现在|这次|今天|明天|刚才|临时|马上|立刻|刚刚|本轮|暂时|昨天|今晚|今早|这周|本周|这会儿|此刻|眼下|这一次|这回|"
+    r"以前|曾经|过去|用过|下周|下个月|下季度|明年|今年|本月|这个月|上周|上个月|去年|"
+    r"报错|挂了|失败了|出错|崩了|崩溃|坏了|卡住|\b(?:failing|failed|broken|crashed)\b|"
     r"\b(?:right now|today|tomorrow|yesterday|temporar(?:y|ily)|for now|this time|currently)\b"
 )
 REQUEST = re.compile(
@@ -55,36 +57,52 @@ REQUEST = re.compile(
 _IMPERATIVE = re.compile(
     r"(?i)^(?:(?:请|你|先|再|然后|并且|帮我|麻烦|and|then|please)\s*)*(?:修复|修改|修一下|检查|看看|看一下|查看|分析|解释|"
     r"生成|写一个|写个|实现|添加|加上|删除|删掉|重构|优化|运行|执行|创建|新建|部署|翻译|总结|查找|搜索|列出|打开|改成|"
-    r"改为|改一下|升级|告诉我|给(?:我|咱)|"
-    r"(?:fix|add|remove|delete|write|run|check|explain|create|implement|refactor|update|show|list|find|tell me|make)\b)"
+    r"改为|改一下|升级|告诉我|给(?:我|咱)|改写|润色|把|"
+    r"(?:fix|add|remove|delete|write|run|check|explain|create|implement|refactor|update|show|list|find|tell me|make|"
+    r"translate|summari[sz]e|rewrite|rephrase|review)\b)"
 )
 DURABLE = re.compile(
     r"(?i)以后|今后|往后|始终|总是|一直|每次|每当|一律|所有|任何时候|默认|长期|"
     r"\b(?:always|from now on|going forward|every time|by default|in (?:the )?future)\b"
 )
 SPECULATION = re.compile(
-    r"(?i)可能|也许|大概|好像|似乎|估计|或许|不确定|猜|假如|假设|假定|万一|"
+    r"(?i)可能|也许|大概|好像|似乎|估计|或许|不确定|猜|假如|假设|假定|万一|打算|准备|考虑(?!到)|将要|即将|就好了|但愿|"
     r"\b(?:maybe|probably|perhaps|i think|i guess|might|suppose|imagine|hypothetically)\b"
 )
 INTERROGATIVE = re.compile(
     r"(?i)[?？]|是否|要不要|有没有|是不是|对不对|能否|能不能|可不可以|会不会|怎么|怎样|如何|为什么|为何|什么|哪个|哪些|哪里|"
-    r"多少|[吗呢么吧][\s。.！!…]*$|^\s*(?:do|does|did|is|are|can|could|should|would|will|what|how|why|which|where|who)\b"
+    r"多少|你觉得|你认为|您觉得|(?:[吗呢么吧]|来着)[\s。.！!…)）]*$|"
+    r"^\s*(?:do|does|did|is|are|can|could|should|would|will|what|how|why|which|where|who)\b|what do you think"
 )
 REPORTED = re.compile(
-    r"(?i)(?<![解小])说(?![明法服])|写道|写着|声称|提到|指出|认为|据说|听说|据称|传言|转述|原话|留言|评论说|评论区|"
-    r"例如|比如|譬如|举例|举个例子|摘自|转自|"
-    r"\b(?:according to|says|said|wrote|claims?|for example|for instance|e\.g\.)"
+    r"(?i)(?<![解小])说(?![明法服])|讲(?=[：:，,])|听.{0,8}[讲说]|据.{0,6}(?:称|说|讲|报道)|宣布|转告|传达|写道|写着|声称|提到|指出|认为|据说|听说|据称|传言|转述|原话|留言|评论说|评论区|"
+    r"例如|比如|譬如|举例|举个例子|摘自|转自|大意|意思是|内容是|内容为|"
+    r"\b(?:according to|says|said|wrote|claims?|for example|for instance|e\.g\.|told|tells|heard|mentioned|"
+    r"reportedly|apparently)\b"
 )
 INJECTION = re.compile(
     r"(?i)ignore\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|above|earlier)|disregard\s+(?:all\s+|the\s+)?"
     r"(?:previous|prior|above)|system\s*prompt|developer\s+(?:message|mode)|you\s+are\s+now|jailbreak|"
     r"忽略(?:之前|以上|上面|前面|先前|此前|所有)|无视(?:之前|以上|上面|前面|所有)|系统提示|系统指令|开发者模式|越狱|"
-    r"从现在(?:起|开始)[，,]?\s*你|你现在是|你的新(?:任务|指令|身份)|新的指令|<\|im_start\|>|\[system\]|</?system>"
+    r"从现在(?:起|开始)[，,]?\s*你|你现在是|你的新(?:任务|指令|身份)|新的指令|<\|im_start\|>|\[system\]|</?system>|"
+    r"(?:^|[\s>])(?:系统|system|assistant|助手|ai)\s*[：:]|previous assistant|<<<|>>>|用户(?:已)?授权|授权保存"
 )
 MEMORY_DIRECTIVE = re.compile(
     r"(?i)记住|记下|记到|写入(?:长期)?记忆|保存到(?:长期)?记忆|存入记忆|加到记忆|"
     r"\b(?:remember (?:that|this|the following)|(?:save|add|write) (?:this |that |it )?(?:to|in|into) (?:your )?memory|memorize)\b"
 )
+CONDITIONAL = re.compile(r"(?i)如果|要是|倘若|若是|的话|\bif\b|\bwish\b")
+THIRD_PARTY = re.compile(
+    r"(?:朋友|同事|同学|客户|别人|别家|其他人|他|她|他们|她们|对方|老板|领导|竞品|隔壁|上家|前东家)(?:的|家|那边)?"
+    r"(?:项目|仓库|团队|公司|代码)|(?i:\b(?:their|his|her|someone else's)\s+(?:project|repo|team|company|code)\b)"
+)
+FICTION = re.compile(
+    r"(?i)不是真的|不是真实|并非真实|不是我们的真实|测试数据|假数据|虚构|编的|瞎编|呵呵|哈哈|笑死|反正|开玩笑|"
+    r"\blol\b|(?:^|\s)/s\b|🙄|😅|"
+    r"\b(?:not true|not real|fictional|made[- ]up|hypothetical|dummy data|fake data)\b"
+)
+# A colon label that hands what follows to someone else: demonstratives, role names, or a source noun.
+_FOREIGN_LABEL = re.compile(r"(?i)下面|以下|如下|上面|这里|这段|这句|这些|这个|那段|note|below|following|above")
 _TRAILING_END = re.compile(r"[。；;！!.…]+$")
 _INNER_END = re.compile(r"[。；;！!？?\n]|\.(?=\s)")
 
@@ -195,18 +213,51 @@ def _in_quotation(a: InputAnalysis, quote: str, p: int) -> bool:
     return any(not is_term(region, FACT_WORDS) for region in hits)
 
 
-def _pasted_or_reported(a: InputAnalysis, quote: str, p: int) -> bool:
-    if overlapping(a.pasted_regions, p, p + len(quote)):
+def acceptable_label(label: str) -> bool:
+    """Whether `label：` introduces the user's own statement (`团队约定：`) rather than foreign material."""
+    text = java_trim(label)
+    if not text:
         return True
-    if re.match(r"[ \t]*[：:]", a.text[p + len(quote) :]):
+    return (
+        FACT_WORDS.search(text) is not None
+        and not INTRODUCER.search(text + "：")
+        and not _FOREIGN_LABEL.search(text)
+        and not REQUEST.search(text)
+        and not _IMPERATIVE.search(text)
+        and not INJECTION.search(text + "：")
+    )
+
+
+def analyze(safe: str) -> InputAnalysis:
+    return InputAnalysis(safe, acceptable_label)
+
+
+def _pasted_or_reported(a: InputAnalysis, quote: str, p: int) -> bool:
+    end = p + len(quote)
+    if overlapping(a.pasted_regions, p, end):
+        return True
+    if java_trim(a.clauses_around(p, end)).endswith(("：", ":")):
         return True  # a label that introduces something else (`下面是构建日志：`), not a statement
-    sentence = a.sentence_around(p, p + len(quote))
+    sentence = a.sentence_around(p, end)
+    if REPORTED.search(sentence):
+        return True
+    start = p - len(a.text_before_in_sentence(p))
+    labels = re.split(r"[：:]", a.text[start:end])[:-1]
+    return not all(acceptable_label(label) for label in labels)
+
+
+def _after_request(a: InputAnalysis, quote: str, p: int) -> bool:
+    """Text that follows a request in its sentence is the task's material (`帮我写个说明，大意是…`)."""
+    if DURABLE.search(quote):
+        return False
     before = a.text_before_in_sentence(p)
-    return bool(REPORTED.search(sentence)) or bool(re.search(r"[：:]", before) and _introduced(before))
+    return REQUEST.search(before) is not None or any(
+        _IMPERATIVE.search(java_trim(part)) for part in re.split(r"[，,：:]", before)
+    )
 
 
-def _introduced(before: str) -> bool:
-    return INTRODUCER.search(before) is not None
+def _third_party(a: InputAnalysis, quote: str, p: int) -> bool:
+    return THIRD_PARTY.search(a.clauses_around(p, p + len(quote))) is not None
 
 
 def _question(a: InputAnalysis, quote: str, p: int) -> bool:
@@ -220,7 +271,10 @@ def _temporary(a: InputAnalysis, quote: str, p: int) -> bool:
 
 
 def _speculative(a: InputAnalysis, quote: str, p: int) -> bool:
-    return SPECULATION.search(a.clauses_around(p, p + len(quote))) is not None
+    clauses = a.clauses_around(p, p + len(quote))
+    if SPECULATION.search(clauses):
+        return True
+    return CONDITIONAL.search(clauses) is not None and DURABLE.search(quote) is None
 
 
 def _task_request(a: InputAnalysis, quote: str, p: int) -> bool:
@@ -242,10 +296,12 @@ OCCURRENCE_RULES: tuple[tuple[str, OccurrenceRule], ...] = (
     ("quote_line", _on_quote_line),
     ("quotation", _in_quotation),
     ("reported", _pasted_or_reported),
+    ("third_party", _third_party),
     ("question", _question),
     ("temporary_context", _temporary),
     ("speculative", _speculative),
     ("task_request", _task_request),
+    ("after_request", _after_request),
     ("memory_directive", _memory_directive),
 )
 
@@ -254,6 +310,8 @@ def hardened_reason(quote: str, analysis: InputAnalysis) -> str | None:
     """paicli's checks on top of the reference's; the first failing rule names the reason."""
     if INJECTION.search(analysis.text):
         return "injection"
+    if FICTION.search(analysis.text):
+        return "fictional"
     if _INNER_END.search(_TRAILING_END.sub("", quote)):
         return "spans_sentences"
     if SECRET_SHAPES.search(quote):
@@ -269,7 +327,7 @@ def hardened_reason(quote: str, analysis: InputAnalysis) -> str | None:
 
 def judge_quotes(candidates: list[str], safe: str, hardened: bool = True) -> list[Verdict]:
     """Trim, check and de-duplicate each candidate quote (order kept)."""
-    analysis = InputAnalysis(safe) if hardened else None
+    analysis = analyze(safe) if hardened else None
     verdicts: list[Verdict] = []
     seen: set[str] = set()
     for raw in candidates:

@@ -7,6 +7,7 @@ so checking many candidate quotes against it stays cheap.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -24,6 +25,9 @@ _INLINE_CODE = re.compile(r"(?<!`)`(?!`)[^`\n]+`")
 _FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
 _TAG_OPEN = re.compile(r"<([A-Za-z_][\w:-]*)\b[^<>]*>")
 _QUOTE_LINE = re.compile(r"^\s*[>＞]")
+_TABLE_OR_CONFIG_LINE = re.compile(r"^\s*(?:\|.*\|\s*$|[A-Za-z_][\w.-]*\s*[:=]\s)")
+_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
+_TRAILING_INTRODUCER = re.compile(r"(?i)(?:如下|以下|下面|below|as follows)\s*$")
 _LOG_LINE = re.compile(
     r"^\s*(?:\[(?:[A-Z]+|\d[\d:. -]*)\]|\d{4}-\d{2}-\d{2}[ T]\d|\$ |at [\w.$<>]+\(|Caused by:|Traceback \(|"
     r"File \"|Exception in thread|(?:ERROR|WARN|WARNING|INFO|DEBUG|TRACE|FATAL)\b)"
@@ -77,15 +81,18 @@ def _overlaps(a: Span, start: int, end: int) -> bool:
 class InputAnalysis:
     """Regions of one safe input that a saved fact must not come from."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, label_ok: Callable[[str], bool] | None = None) -> None:
         self.text = text
+        self._label_ok = label_ok or (lambda label: INTRODUCER.search(label + "：") is None)
         self.lines = _line_spans(text)
         self.sentences = _split_spans(text, SENTENCE_END)
         self.clauses = _split_spans(text, CLAUSE_END)
 
     @cached_property
     def code_regions(self) -> list[Region]:
-        return self._fenced() + self._indented() + self._log_lines()
+        regions = self._fenced() + self._indented() + self._log_lines()
+        regions += [Region(s, e, self.text[s:e]) for s, e in self.lines if _TABLE_OR_CONFIG_LINE.match(self.text[s:e])]
+        return regions + [Region(m.start(), m.end(), m.group()) for m in _HTML_COMMENT.finditer(self.text)]
 
     @cached_property
     def quote_line_regions(self) -> list[Region]:
@@ -113,11 +120,12 @@ class InputAnalysis:
 
     @cached_property
     def pasted_regions(self) -> list[Region]:
-        """Paragraphs that follow a line ending in a source-naming colon (`网页上说：`, `报错如下：`)."""
+        """Paragraphs after a line ending in a colon whose label is not the user's own (`网页上说：`, `总结下面的纪要：`)."""
         regions: list[Region] = []
         for start, end in self.lines:
             line = self.text[start:end].rstrip()
-            if line.endswith(("：", ":")) and INTRODUCER.search(line):
+            colon_label = line.endswith(("：", ":")) and not self._label_ok(line[:-1])
+            if colon_label or _TRAILING_INTRODUCER.search(line):
                 stop = _paragraph_end(self.text, end)
                 if stop > end:
                     regions.append(Region(end, stop, self.text[end:stop]))
