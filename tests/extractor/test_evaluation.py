@@ -11,13 +11,13 @@ from evals.autofact.clients import AdversarialLLM, OracleLLM, adversarial_quotes
 from evals.autofact.scoring import Case, load_cases, match_counts, run_case, summarize
 
 from paicli.memory.extract_rules import (
+    analyze,
     hardened_reason,
     input_in_range,
     java_trim,
     reference_reason,
     safe_input,
 )
-from paicli.memory.extract_rules import analyze
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "evals" / "autofact" / "golden-v2.json"
