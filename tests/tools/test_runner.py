@@ -156,18 +156,31 @@ def test_auto_mode_edits_in_project_and_read_only_commands_run_unasked(project: 
 
 
 def test_ask_mode_and_hitl_on_ask_for_every_dangerous_call(project: Path) -> None:
-    for state in (ApprovalState(mode="ask"), ApprovalState(hitl=True)):
+    for index, state in enumerate((ApprovalState(mode="ask"), ApprovalState(hitl=True))):
         approver = RecordingApprover("approve")
         runner = make_runner(project, approver, approval=state)
         results = run(
             runner,
-            ("write_file", '{"path":"b.txt","content":"x"}'),
+            ("write_file", json.dumps({"path": "b.txt", "content": f"x{index}\n"})),
             ("execute_command", '{"command":"ls"}'),
             ("read_file", '{"path":"b.txt"}'),
         )
         assert all(r.success for r in results)
         assert [q.tool for q in approver.requests] == ["write_file", "execute_command"]
         assert approver.requests[1].preview == "ls" and approver.requests[1].summary == "执行命令: ls"
+        assert f"+x{index}" in (approver.requests[0].preview or "")
+
+
+def test_edit_approval_shows_the_planned_diff_without_writing(project: Path) -> None:
+    (project / "c.py").write_text("a = 1\nb = 2\n", encoding="utf-8")
+    approver = RecordingApprover("deny")
+    runner = make_runner(project, approver, approval=ApprovalState(mode="ask"))
+    args = json.dumps({"path": "c.py", "old_text": "b = 2", "new_text": "b = 3"})
+    [result] = run(runner, ("edit_file", args))
+    assert result.blocked
+    preview = approver.requests[0].preview or ""
+    assert "--- a/c.py" in preview and "-b = 2" in preview and "+b = 3" in preview
+    assert (project / "c.py").read_text(encoding="utf-8") == "a = 1\nb = 2\n"
 
 
 def test_approve_all_covers_the_rest_of_the_session_until_clear(project: Path) -> None:

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 from paicli.tools.context import ToolContext
+from paicli.tools.guards import PathGuard
 from paicli.tools.schema import Args, ToolOutput
 
 MAX_FILE_BYTES = 5 * 1024 * 1024
@@ -102,6 +103,20 @@ def unified_diff(old: str, new: str, relative: str) -> str | None:
     if len(diff) > MAX_DIFF_LINES:
         diff = [*diff[:MAX_DIFF_LINES], f"...(diff 过长，省略 {len(diff) - MAX_DIFF_LINES} 行)"]
     return "\n".join(diff)
+
+
+def planned_diff(tool: str, args: Args, paths: PathGuard) -> str | None:
+    """The diff write_file / edit_file would produce, without touching the disk (for approval prompts)."""
+    target = paths.resolve(str(args.get("path", "")))
+    old = read_text(target.real) if target.real.is_file() else ""
+    if tool == "write_file":
+        new = str(args.get("content", ""))
+    else:
+        old_text, new_text = str(args.get("old_text", "")), str(args.get("new_text", ""))
+        if not old_text or old_text not in old:
+            return None
+        new = old.replace(old_text, new_text, -1 if args.get("replace_all") else 1)
+    return unified_diff(old, new, target.relative)
 
 
 def write_file(args: Args, ctx: ToolContext) -> ToolOutput:

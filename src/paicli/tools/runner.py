@@ -33,6 +33,7 @@ from paicli.tools.audit import AuditLog, audit_dir
 from paicli.tools.base import ApprovalRequest, Approver, ToolResult
 from paicli.tools.boundary import ToolResultBoundary
 from paicli.tools.context import Offloader, SaveMemory, ToolContext
+from paicli.tools.files import planned_diff
 from paicli.tools.guards import PathDenied, PathGuard, command_denial
 from paicli.tools.policy import HEADLINE_NOTICE, TurnToolPolicy
 from paicli.tools.registry import Tool, builtin_tools
@@ -246,7 +247,11 @@ class TurnToolSet:
         if need is None:
             return None
         request = ApprovalRequest(
-            name, args, approval_summary(name, args), need.reason, approval_preview(name, args)
+            name,
+            args,
+            approval_summary(name, args),
+            need.reason,
+            approval_preview(name, args, self.runner.paths),
         )
         decision = self.runner.approver.approve(request)
         if decision == "approve_all":
@@ -288,9 +293,15 @@ def cancelled_output(tool_name: str) -> ToolOutput:
     return ToolOutput(f"{CANCELLED_PREFIX}该工具调用，未执行: {tool_name}", success=False, blocked=True)
 
 
-def approval_preview(tool: str, args: dict[str, Any]) -> str | None:
+def approval_preview(tool: str, args: dict[str, Any], paths: PathGuard | None = None) -> str | None:
+    """What the human sees before approving: the command, or the diff the edit would make."""
     if tool == "execute_command":
         return str(args.get("command", ""))
+    if tool in ("write_file", "edit_file") and paths is not None:
+        with contextlib.suppress(Exception):  # a preview is a courtesy; the call itself reports real errors
+            diff = planned_diff(tool, args, paths)
+            if diff is not None:
+                return diff
     if tool == "write_file":
         content = str(args.get("content", ""))
         return content if len(content) <= 2000 else content[:2000] + f"\n...(共 {len(content)} 字符)"
