@@ -22,7 +22,16 @@ from paicli.memory.locked_file import render_json
 from paicli.memory.store import FILE_NAME, LongTermMemory
 
 TOPICS = ("Java", "Python", "Gradle", "Maven", "pytest", "Docker", "Redis", "Kafka", "React", "Chrome")
-VERBS = ("项目使用", "构建依赖", "测试命令是", "默认端口", "部署环境用", "代码风格遵循", "日志输出到", "缓存采用")
+VERBS = (
+    "项目使用",
+    "构建依赖",
+    "测试命令是",
+    "默认端口",
+    "部署环境用",
+    "代码风格遵循",
+    "日志输出到",
+    "缓存采用",
+)
 QUERIES = ("java 构建", "测试命令", "部署 docker 环境", "用户偏好中文回答", "kotlin")
 
 
@@ -31,7 +40,9 @@ def _env() -> EnvLookup:
 
 
 def _fact(i: int, tag: str = "") -> MemoryEntry:
-    return new_fact(f"{VERBS[i % len(VERBS)]} {TOPICS[i % len(TOPICS)]} 第{tag}{i}号约定", {"scope": "global"})
+    return new_fact(
+        f"{VERBS[i % len(VERBS)]} {TOPICS[i % len(TOPICS)]} 第{tag}{i}号约定", {"scope": "global"}
+    )
 
 
 def writer_main(directory: str, tag: str, count: int) -> None:
@@ -77,12 +88,20 @@ def _synthetic(count: int) -> list[MemoryEntry]:
     entries = []
     for i in range(count):
         content = f"{VERBS[i % len(VERBS)]} {TOPICS[(i // 8) % len(TOPICS)]} 版本 {i % 97} 的第 {i} 条规则"
-        scope = {"source": "fact", "scope": "project", "project": f"/repo/{i % 5}"} if i % 3 else {"scope": "global"}
+        scope = (
+            {"source": "fact", "scope": "project", "project": f"/repo/{i % 5}"}
+            if i % 3
+            else {"scope": "global"}
+        )
         moment = base + timedelta(minutes=i)
         entries.append(
             MemoryEntry(
-                id=f"fact-{i:08x}", content=content, timestamp=moment, last_verified_at=moment,
-                metadata=scope, token_count=estimate_tokens(content),
+                id=f"fact-{i:08x}",
+                content=content,
+                timestamp=moment,
+                last_verified_at=moment,
+                metadata=scope,
+                token_count=estimate_tokens(content),
             )
         )
     return entries
@@ -120,7 +139,9 @@ def main(argv: list[str] | None = None) -> int:
         writer_main(args.writer[0], args.writer[1], int(args.writer[2]))
         return 0
     print(f"write throughput, 1 process:   {bench_single(args.writes):8.1f} writes/s ({args.writes} writes)")
-    print(f"write throughput, 8 processes: {bench_processes(8, 50):8.1f} writes/s (8 x 50 writes, all on disk)")
+    print(
+        f"write throughput, 8 processes: {bench_processes(8, 50):8.1f} writes/s (8 x 50 writes, all on disk)"
+    )
     for count in (1_000, 10_000):
         load_ms, search_ms, first_ms, next_ms = bench_load_search(count)
         print(

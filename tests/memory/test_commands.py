@@ -28,7 +28,12 @@ from tests.memory.helpers import CLOCK, NOW, entry, env, memory
 
 @pytest.mark.parametrize(
     "text",
-    ["--global --force 默认中文", "--force --global 默认中文", "--FORCE --Global 默认中文", "/save --force --global 默认中文"],
+    [
+        "--global --force 默认中文",
+        "--force --global 默认中文",
+        "--FORCE --Global 默认中文",
+        "/save --force --global 默认中文",
+    ],
 )
 def test_parses_save_flags_in_any_order(text: str) -> None:
     assert parse_save_args(text) == SaveArgs("global", True, "默认中文")
@@ -36,7 +41,9 @@ def test_parses_save_flags_in_any_order(text: str) -> None:
 
 def test_plain_save_defaults_to_project_without_force() -> None:
     assert parse_save_args("这个项目使用Java 17") == SaveArgs("project", False, "这个项目使用Java 17")
-    assert parse_save_args("/save   这个项目  使用Java 17 ") == SaveArgs("project", False, "这个项目  使用Java 17")
+    assert parse_save_args("/save   这个项目  使用Java 17 ") == SaveArgs(
+        "project", False, "这个项目  使用Java 17"
+    )
     assert parse_save_args("--global --project 事实") == SaveArgs("project", False, "事实")
 
 
@@ -71,7 +78,9 @@ def test_missing_arguments_and_unknown_subcommands_are_invalid() -> None:
     assert parse_memory_args("delete").message == DELETE_HINT
     assert parse_memory_args("verify").message == VERIFY_HINT
     unknown = parse_memory_args("verifyall")
-    assert unknown.action == "invalid" and "verifyall" in unknown.message and "/memory list" in unknown.message
+    assert (
+        unknown.action == "invalid" and "verifyall" in unknown.message and "/memory list" in unknown.message
+    )
 
 
 def _manager(tmp_path: Path) -> MemoryManager:
@@ -118,12 +127,20 @@ def test_memory_command_replies(tmp_path: Path) -> None:
 def test_format_memory_entries_layout() -> None:
     plain = entry("项目使用 Java 17", "project", "/home/u/work/team/repo", entry_id="fact-00000001", when=NOW)
     stale = entry(
-        "自动提取的事实", "project", "/r", entry_id="fact-00000002",
-        when=NOW - timedelta(days=90), verification_pending="true",
+        "自动提取的事实",
+        "project",
+        "/r",
+        entry_id="fact-00000002",
+        when=NOW - timedelta(days=90),
+        verification_pending="true",
     )
     external = entry(
-        "外部事实", "global", entry_id="fact-00000003", when=NOW,
-        external_context="true", external_context_sources="web_fetch,mcp__docs__search",
+        "外部事实",
+        "global",
+        entry_id="fact-00000003",
+        when=NOW,
+        external_context="true",
+        external_context_sources="web_fetch,mcp__docs__search",
     )
     text = format_memory_entries("📋 长期记忆列表", [plain, stale, external], NOW, 30)
     assert text.splitlines() == [

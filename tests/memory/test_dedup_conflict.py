@@ -23,7 +23,11 @@ REPO = "/repo/a"
 
 
 def test_canonicalize_folds_width_case_space_and_punctuation() -> None:
-    assert canonicalize("  当前项目使用 Ｊａｖａ １７。\n") == canonicalize("当前项目使用java17.") == "当前项目使用java17"
+    assert (
+        canonicalize("  当前项目使用 Ｊａｖａ １７。\n")
+        == canonicalize("当前项目使用java17.")
+        == "当前项目使用java17"
+    )
     assert canonicalize("版本 v1.2.3，发布。") == "版本v1.2.3发布"
     assert canonicalize("don't stop") == "don'tstop" and canonicalize("'quoted'") == "quoted"
     assert canonicalize("C++ & C#: a/b@c\\d%e_f-g!h|i^j~k") == "c++&c#:a/b@c\\d%e_f-g!h|i^j~k"
@@ -79,8 +83,16 @@ def test_meaningful_differences_are_not_duplicates(left: str, right: str) -> Non
 def test_store_keeps_conflicting_numbers_code_markers_and_meaningful_words(tmp_path: Path) -> None:
     store = memory(tmp_path)
     facts = [
-        "项目使用 Java 17", "项目使用 Java 21", "项目主要语言是 C", "项目主要语言是 C++", "默认用中文回答",
-        "默认用繁体中文回答", "允许自动提交代码", "不允许自动提交代码", "代码评审结果 👍", "代码评审结果 👎",
+        "项目使用 Java 17",
+        "项目使用 Java 21",
+        "项目主要语言是 C",
+        "项目主要语言是 C++",
+        "默认用中文回答",
+        "默认用繁体中文回答",
+        "允许自动提交代码",
+        "不允许自动提交代码",
+        "代码评审结果 👍",
+        "代码评审结果 👎",
     ]
     for fact in facts:
         assert store.store(entry(fact))
@@ -102,13 +114,17 @@ def test_numeric_variant_and_bigram_dice() -> None:
 
 def test_numeric_version_variant_in_same_domain_is_conflict() -> None:
     detector = ConflictDetector()
-    assert detector.is_conflict(entry("项目使用 Java 17", "project", REPO), entry("项目使用 Java 21", "project", REPO))
+    assert detector.is_conflict(
+        entry("项目使用 Java 17", "project", REPO), entry("项目使用 Java 21", "project", REPO)
+    )
     assert detector.is_conflict(entry("服务端口是 8080"), entry("服务端口是 9090"))
 
 
 def test_different_domain_duplicate_and_unrelated_entries_are_not_conflicts() -> None:
     detector = ConflictDetector()
-    assert not detector.is_conflict(entry("项目使用 Java 17", "project", REPO), entry("项目使用 Java 21", "project", "/b"))
+    assert not detector.is_conflict(
+        entry("项目使用 Java 17", "project", REPO), entry("项目使用 Java 21", "project", "/b")
+    )
     assert not detector.is_conflict(entry("项目使用 Java 17"), entry("项目使用 Java 17。"))
     assert not detector.is_conflict(entry("项目使用 Java 17"), entry("默认用中文回答"))
     assert not detector.is_conflict(entry("。。"), entry("？？"))
@@ -135,8 +151,16 @@ def test_conflicting_write_is_not_stored_and_surfaces_both_entries(tmp_path: Pat
     assert result.status is WriteStatus.CONFLICT and not result.written
     assert [e.id for e in result.conflicts] == [old.id]
     text = result.describe()
-    for needle in (old.id, "项目使用 Java 17", "项目使用 Java 21", f"/memory replace {old.id}", "/save --force",
-                   "replace_id", "keep_both=true", "2026-09-23"):
+    for needle in (
+        old.id,
+        "项目使用 Java 17",
+        "项目使用 Java 21",
+        f"/memory replace {old.id}",
+        "/save --force",
+        "replace_id",
+        "keep_both=true",
+        "2026-09-23",
+    ):
         assert needle in text
     assert [e.id for e in memory(tmp_path).get_all()] == [old.id]
 
@@ -174,7 +198,10 @@ def test_replace_target_must_be_visible_in_current_project(tmp_path: Path) -> No
     store.store(other)
     result = store.write(entry("项目使用 Go", "project", REPO), other.id, False, REPO)
     assert result.status is WriteStatus.REPLACE_TARGET_NOT_FOUND and other.id in result.describe()
-    assert store.write(entry("x", "project", REPO), "fact-nope", False, REPO).status is WriteStatus.REPLACE_TARGET_NOT_FOUND
+    assert (
+        store.write(entry("x", "project", REPO), "fact-nope", False, REPO).status
+        is WriteStatus.REPLACE_TARGET_NOT_FOUND
+    )
     assert [e.id for e in store.get_all()] == [other.id]
 
 

@@ -37,13 +37,19 @@ def test_new_fact_has_short_id_token_estimate_and_verification_at_write_time() -
 
 
 def test_last_verified_defaults_to_write_timestamp_and_updates_immutably() -> None:
-    original = MemoryEntry(id="fact-1", content="c", timestamp=NOW, metadata={"verification_pending": "true", "a": "b"})
+    original = MemoryEntry(
+        id="fact-1", content="c", timestamp=NOW, metadata={"verification_pending": "true", "a": "b"}
+    )
     assert original.last_verified_at == NOW
     later = NOW + timedelta(days=3)
     verified = original.with_last_verified_at(later)
     assert verified is not original
     assert verified.last_verified_at == later and verified.timestamp == NOW
-    assert (verified.id, verified.content, verified.token_count) == (original.id, original.content, original.token_count)
+    assert (verified.id, verified.content, verified.token_count) == (
+        original.id,
+        original.content,
+        original.token_count,
+    )
     assert verified.metadata == {"a": "b"} and original.metadata["verification_pending"] == "true"
     assert original.verification_pending and not verified.verification_pending
     with pytest.raises(ValidationError):

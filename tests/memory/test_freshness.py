@@ -22,7 +22,9 @@ def _manager(tmp_path: Path, **values: str) -> MemoryManager:
 def test_retriever_labels_entries_not_verified_within_configured_period(tmp_path: Path) -> None:
     mgr = _manager(tmp_path)
     mgr.store.store(entry("项目构建使用 Java 17", when=NOW - timedelta(days=90)))
-    mgr.store.store(entry("项目测试使用 Java 单元测试", when=NOW - timedelta(days=90), verified=NOW - timedelta(days=3)))
+    mgr.store.store(
+        entry("项目测试使用 Java 单元测试", when=NOW - timedelta(days=90), verified=NOW - timedelta(days=3))
+    )
     block = mgr.context_for_query("java", 1000)
     assert "线索而不是事实" in block
     stale = next(line for line in block.splitlines() if "Java 17" in line)

@@ -182,7 +182,10 @@ def test_extracted_facts_are_saved_as_pending_project_facts(tmp_path: Path) -> N
     saved = mgr.extract_facts_from_user_turn("原文")
     assert [e.content for e in saved] == ["项目统一使用 UTF-8 编码", "服务端口是 8080"]
     assert saved[0].metadata == {
-        "source": "auto_user_fact", "scope": "project", "project": mgr.project_key, "verification_pending": "true",
+        "source": "auto_user_fact",
+        "scope": "project",
+        "project": mgr.project_key,
+        "verification_pending": "true",
     }
     extractor.quotes = ["服务端口是 9090"]
     assert mgr.extract_facts_from_user_turn("原文") == []  # conflict silently dropped

@@ -43,8 +43,10 @@ def test_five_locations_are_concatenated_in_order(tmp_path: Path) -> None:
         _write(root / "PAI.local.md", "本地\n"),
         _write(root / ".paicli" / "PAI.local.md", "本地 .paicli"),
     ]
-    expected = HEADER + "".join(f"\n\n### {p}\n\n{t}" for p, t in zip(
-        paths, ["用户级", "项目级", "项目 .paicli", "本地", "本地 .paicli"], strict=True))
+    expected = HEADER + "".join(
+        f"\n\n### {p}\n\n{t}"
+        for p, t in zip(paths, ["用户级", "项目级", "项目 .paicli", "本地", "本地 .paicli"], strict=True)
+    )
     assert ProjectMemoryLoader(root, home).load() == expected
 
 
@@ -83,7 +85,10 @@ def test_includes_cannot_escape_the_root_and_cycles_are_skipped(tmp_path: Path) 
     (root / "link.md").symlink_to(tmp_path / "secret.md")
     _write(root / "a.md", "A\n@b.md")
     _write(root / "b.md", "B\n@a.md")
-    _write(root / "PAI.md", "@../secret.md\n@/etc/hostname\n@link.md\n@missing.md\n@a.md\n@ has space.md\ntext @a.md")
+    _write(
+        root / "PAI.md",
+        "@../secret.md\n@/etc/hostname\n@link.md\n@missing.md\n@a.md\n@ has space.md\ntext @a.md",
+    )
     text = ProjectMemoryLoader(root, home).load()
     assert "机密" not in text
     assert "@../secret.md\n@/etc/hostname\n@link.md\n@missing.md\nA\nB\n" in text
@@ -112,7 +117,9 @@ def test_budget_truncates_with_a_note(tmp_path: Path) -> None:
 
 
 def test_utf16_prefix_never_splits_a_pair() -> None:
-    assert utf16_prefix("a😀b", 2) == "a" and utf16_prefix("a😀b", 3) == "a😀" and utf16_prefix("ab", 9) == "ab"
+    assert (
+        utf16_prefix("a😀b", 2) == "a" and utf16_prefix("a😀b", 3) == "a😀" and utf16_prefix("ab", 9) == "ab"
+    )
 
 
 def test_init_prompt_is_package_data_and_survey_is_cheap(tmp_path: Path) -> None:
@@ -123,7 +130,12 @@ def test_init_prompt_is_package_data_and_survey_is_cheap(tmp_path: Path) -> None
     (root / "node_modules").mkdir()
     assert "{{survey}}" in load_init_prompt()
     survey = survey_project(root)
-    assert "- src/" in survey and "- README.md" in survey and "一个示例项目" in survey and 'name = "demo"' in survey
+    assert (
+        "- src/" in survey
+        and "- README.md" in survey
+        and "一个示例项目" in survey
+        and 'name = "demo"' in survey
+    )
     assert "DEEP_SECRET" not in survey and "node_modules" not in survey
 
 

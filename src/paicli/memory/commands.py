@@ -17,7 +17,9 @@ MemoryAction = Literal["status", "list", "search", "delete", "verify", "replace"
 SEARCH_HINT = "❌ 请提供搜索关键词，例如 /memory search Chrome 登录态"
 DELETE_HINT = "❌ 请提供要删除的记忆 id，例如 /memory delete fact-abcd1234"
 VERIFY_HINT = "❌ 请提供要核实的记忆 id，例如 /memory verify fact-abcd1234"
-REPLACE_HINT = "❌ 用法: /memory replace <旧记忆 id> <新事实>，例如 /memory replace fact-abcd1234 项目使用 Java 21"
+REPLACE_HINT = (
+    "❌ 用法: /memory replace <旧记忆 id> <新事实>，例如 /memory replace fact-abcd1234 项目使用 Java 21"
+)
 CLEAR_CONFIRM_PROMPT = "确定要删除全部长期记忆吗？所有项目共享这份记忆，删除后无法恢复。(y/N) "
 NO_MATCH = "📭 没有匹配的长期记忆。"
 _FLAGS = {"--global": "global", "--project": "project", "--force": "force"}
@@ -87,7 +89,9 @@ def parse_memory_args(text: str) -> MemoryCommand:
     if not action:
         return MemoryCommand("status")
     if action not in _SUBCOMMANDS:
-        return MemoryCommand("invalid", message=f"❌ 未知的 /memory 子命令: {word}\n可用写法:\n" + "\n".join(HELP_LINES))
+        return MemoryCommand(
+            "invalid", message=f"❌ 未知的 /memory 子命令: {word}\n可用写法:\n" + "\n".join(HELP_LINES)
+        )
     if action in ("list", "clear"):
         return MemoryCommand("list" if action == "list" else "clear")
     if action == "search":

@@ -152,7 +152,11 @@ class MemoryEntry(BaseModel):
         raw_time = data.get("timestamp")
         timestamp = clock() if raw_time is None or raw_time == "" else parse_instant(raw_time)
         raw_verified = data.get("lastVerifiedAt")
-        verified = timestamp if raw_verified is None or str(raw_verified).strip() == "" else parse_instant(raw_verified)
+        verified = (
+            timestamp
+            if raw_verified is None or str(raw_verified).strip() == ""
+            else parse_instant(raw_verified)
+        )
         # every field is already checked and typed above: skip pydantic validation (10k-entry files load fast)
         return MemoryEntry.model_construct(
             id=entry_id,

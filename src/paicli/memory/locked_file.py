@@ -53,7 +53,9 @@ def lock_timeout_from_env(env: EnvLookup) -> float:
     return value if value > 0 else DEFAULT_LOCK_TIMEOUT
 
 
-def render_json(entries: Iterable[MemoryEntry], cache: dict[str, tuple[MemoryEntry, str]] | None = None) -> str:
+def render_json(
+    entries: Iterable[MemoryEntry], cache: dict[str, tuple[MemoryEntry, str]] | None = None
+) -> str:
     """Jackson's default pretty printer layout: `[ {` ... `}, {` ... `} ]`, `"key" : value`.
 
     `cache` maps id -> (entry, block) from the previous write; a block is reused only for the same object.
@@ -203,7 +205,9 @@ class MemoryFile:
         try:
             shutil.copy2(self.path, backup)
         except OSError as exc:
-            raise MemoryStoreError(f"长期记忆文件 {self.path} 已损坏，且无法备份（{exc}）；为避免丢失内容，本次不写入") from exc
+            raise MemoryStoreError(
+                f"长期记忆文件 {self.path} 已损坏，且无法备份（{exc}）；为避免丢失内容，本次不写入"
+            ) from exc
         return backup
 
     def _remove_orphan_temp_files(self) -> None:

@@ -95,7 +95,9 @@ class ProjectMemoryLoader:
             lines.append(line if included is None else included)
         return "\n".join(lines)
 
-    def _include(self, target: str, path: Path, import_root: Path, depth: int, chain: set[Path]) -> str | None:
+    def _include(
+        self, target: str, path: Path, import_root: Path, depth: int, chain: set[Path]
+    ) -> str | None:
         """Expanded text of an @include; None keeps the line as written; "" drops a cycle."""
         if depth >= MAX_INCLUDE_DEPTH or target.startswith(("/", "\\", "~")) or ".." in target:
             return None
@@ -122,11 +124,28 @@ def _real(path: Path) -> Path:
 INIT_SYSTEM = "你是 PaiCLI，正在为一个代码仓库编写 PAI.md 项目记忆文件。只输出 Markdown 正文，不调用工具。"
 INIT_USAGE = "   用法: /init 或 /init --force"
 _BUILD_FILES = (
-    "pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "package.json", "pom.xml",
-    "build.gradle", "build.gradle.kts", "settings.gradle", "Cargo.toml", "go.mod", "Makefile",
-    "CMakeLists.txt", "Gemfile", "composer.json", "tsconfig.json", "Dockerfile", ".editorconfig",
+    "pyproject.toml",
+    "setup.py",
+    "setup.cfg",
+    "requirements.txt",
+    "package.json",
+    "pom.xml",
+    "build.gradle",
+    "build.gradle.kts",
+    "settings.gradle",
+    "Cargo.toml",
+    "go.mod",
+    "Makefile",
+    "CMakeLists.txt",
+    "Gemfile",
+    "composer.json",
+    "tsconfig.json",
+    "Dockerfile",
+    ".editorconfig",
 )
-_SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv", "target", "build", "dist", ".idea"})
+_SKIP_DIRS = frozenset(
+    {".git", "node_modules", "__pycache__", ".venv", "venv", "target", "build", "dist", ".idea"}
+)
 _SURVEY_BUDGET = 16_000
 
 
@@ -146,7 +165,10 @@ def survey_project(root: Path) -> str:
     except OSError:
         children = []
     names = [c.name + ("/" if c.is_dir() else "") for c in children if c.name not in _SKIP_DIRS]
-    parts = [f"项目目录名: {root.name}", "顶层文件和目录:\n" + ("\n".join(f"- {n}" for n in names[:80]) or "（空）")]
+    parts = [
+        f"项目目录名: {root.name}",
+        "顶层文件和目录:\n" + ("\n".join(f"- {n}" for n in names[:80]) or "（空）"),
+    ]
     readme = next((c for c in children if c.is_file() and c.name.lower().startswith("readme")), None)
     if readme is not None:
         parts.append(f"{readme.name}（开头部分）:\n{_head(readme, 3000)}")
@@ -177,7 +199,9 @@ def _write_atomically(path: Path, text: str) -> None:
         raise
 
 
-def init_project_memory(project_root: str | os.PathLike[str], llm: LLMClient, force: bool = False) -> tuple[bool, str]:
+def init_project_memory(
+    project_root: str | os.PathLike[str], llm: LLMClient, force: bool = False
+) -> tuple[bool, str]:
     """One model call (no tools) turns a survey of the project into `<root>/PAI.md`."""
     root = Path(project_root).absolute()
     target = root / "PAI.md"

@@ -77,7 +77,11 @@ class MemoryWriteResult:
     def _conflict(self) -> str:
         incoming = _required(self.entry)
         flag = " --global" if incoming.scope == "global" else ""
-        lines = ["⚠️ 新事实与已有的长期记忆冲突，本次没有写入。", f"   新内容: {incoming.content}", "   冲突的已有记忆:"]
+        lines = [
+            "⚠️ 新事实与已有的长期记忆冲突，本次没有写入。",
+            f"   新内容: {incoming.content}",
+            "   冲突的已有记忆:",
+        ]
         for old in self.conflicts:
             lines.append(
                 f"   - {old.id}（写入 {local_date(old.timestamp)}，最后核实 {local_date(old.last_verified_at)}）: {old.content}"
@@ -88,7 +92,9 @@ class MemoryWriteResult:
                 f"   1. 用新事实替换旧记忆: /memory replace {old.id} {incoming.content}"
                 f"（save_memory 工具传 replace_id={old.id}）"
             )
-        lines.append(f"   2. 两条都保留: /save{flag} --force {incoming.content}（save_memory 工具传 keep_both=true）")
+        lines.append(
+            f"   2. 两条都保留: /save{flag} --force {incoming.content}（save_memory 工具传 keep_both=true）"
+        )
         lines.append("   3. 保留旧记忆: 不需要任何操作")
         return "\n".join(lines)
 

@@ -115,7 +115,9 @@ class LongTermMemory:
 
     def status_summary(self) -> str:
         entries = self._snapshot()
-        counts = {kind: sum(1 for e in entries if e.type == kind) for kind in ("FACT", "SUMMARY", "TOOL_RESULT")}
+        counts = {
+            kind: sum(1 for e in entries if e.type == kind) for kind in ("FACT", "SUMMARY", "TOOL_RESULT")
+        }
         total = sum(e.token_count for e in entries)
         return (
             f"长期记忆: {len(entries)}条 / {total} tokens "
@@ -189,7 +191,9 @@ class LongTermMemory:
                     del entries[target_id]
                 return MemoryWriteResult(WriteStatus.DUPLICATE, refreshed, replaced=target), True
             if not allow_conflict:
-                conflicts = sorted((e for e in others if self.detector.is_conflict(e, entry)), key=lambda e: e.timestamp)
+                conflicts = sorted(
+                    (e for e in others if self.detector.is_conflict(e, entry)), key=lambda e: e.timestamp
+                )
                 if conflicts:
                     return MemoryWriteResult(WriteStatus.CONFLICT, entry, tuple(conflicts)), False
             if target is not None:
