@@ -99,7 +99,11 @@ def _build_backend(settings: object, env: EnvLookup, args: argparse.Namespace, i
     else:
         approver = DenyingApprover()
     parts = build_components(settings, env, approver, yes=args.yes, resume_path=resume, notices=notices)
-    return AppBackend(parts, max_turns=args.max_turns, notices=notices)
+    prewarm = getattr(parts.llm, "prewarm", None)
+    if callable(prewarm):
+        prewarm()
+    oneshot = args.prompt is not None
+    return AppBackend(parts, max_turns=args.max_turns, notices=notices, count_context=not oneshot)
 
 
 def _run_oneshot(backend: AppBackend, args: argparse.Namespace) -> int:

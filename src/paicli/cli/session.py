@@ -33,8 +33,10 @@ class AppBackend:
         max_turns: int | None = None,
         auto_extract: bool | None = None,
         notices: list[str] | None = None,
+        count_context: bool = True,
     ) -> None:
         self.parts = parts
+        self._count_context = count_context
         self.settings = parts.settings
         self._notices: list[str] = notices if notices is not None else []
         self._notice_lock = threading.Lock()
@@ -82,7 +84,9 @@ class AppBackend:
         usage = self.agent.usage_total + self._extra_usage
         history = list(self.agent.history)
         tools = self.agent.last_tool_definitions or None
-        context_tokens = self.parts.counter.count_request(history, tools) if len(history) > 1 else 0
+        context_tokens = 0
+        if self._count_context and len(history) > 1:  # one-shot runs skip it: it would load the tokenizer
+            context_tokens = self.parts.counter.count_request(history, tools)
         return StatusSnapshot(
             model=self.settings.model,
             context_tokens=context_tokens,

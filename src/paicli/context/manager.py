@@ -23,7 +23,7 @@ from paicli.context.summary import (
     SummaryOutcome,
     system_end,
 )
-from paicli.context.tokens import TokenCounter
+from paicli.context.tokens import CALIBRATION_MAX, TokenCounter
 from paicli.context.types import NO_COMPACTION, CompactionResult, CompactionStep, Strategy
 from paicli.llm.messages import Message, Usage
 from paicli.llm.protocol import LLMClient
@@ -103,6 +103,7 @@ class AutoCompactionManager:
         # Beyond the reference: after a failed automatic summary, wait for the history to grow before the
         # next attempt instead of paying for a summary (and its repair) before every model call.
         self._failed_at: dict[int, int] = {}
+        self._pending_calibration: tuple[list[Message], Tools, int] | None = None
 
     @property
     def model(self) -> str:
@@ -110,6 +111,7 @@ class AutoCompactionManager:
 
     def measure(self, history: Sequence[Message]) -> int:
         """The figure thresholds compare: the local message count, calibrated for the session model."""
+        self._settle_calibration()
         return self.counter.calibrated(self.model, self.counter.count_messages(history))
 
     def set_llm(self, llm: LLMClient | None) -> None:
@@ -126,6 +128,8 @@ class AutoCompactionManager:
         self, history: list[Message], tools: Tools = None, cancel: CancelToken | None = None
     ) -> CompactionResult:
         try:
+            if self._clearly_below_thresholds(history, tools):
+                return NO_COMPACTION
             result = self.compact_if_needed(history, self.profile.compression_trigger_tokens, cancel)
             return self._fit_window(history, tools, result)
         except Exception:  # compaction must never cost the user a turn
@@ -157,14 +161,33 @@ class AutoCompactionManager:
         strategy: Strategy = result.strategy if result.compacted else "tool_result_clearing"
         return CompactionResult(result.compacted, strategy, total, (*result.steps, step), result.error)
 
+    def _clearly_below_thresholds(self, history: Sequence[Message], tools: Tools) -> bool:
+        """Short histories skip exact counting (and loading the tokenizer): twice the byte bound (the largest
+        calibration ratio) is still under every threshold, so no level could act."""
+        bound = CALIBRATION_MAX * TokenCounter.upper_bound(history, tools)
+        trigger = self.profile.compression_trigger_tokens
+        limits = [trigger, self.profile.window - self.profile.buffer_reserve]
+        if self.clearer.config.enabled:
+            limits.append(self.clearer.trigger_tokens(trigger))
+        if self.session_memory.enabled:
+            limits.append(int(trigger * 0.6))
+        return bound < min(limits)
+
     def after_response(self, history: Sequence[Message], tools: Tools, usage: Usage | None) -> None:
+        """Calibration is settled lazily: the exact count of the request waits until a threshold needs it."""
         if usage is None or usage.prompt_tokens <= 0:
             return
         sent = list(history)
         if sent and sent[-1].role == "assistant":
             sent = sent[:-1]  # the response itself was already appended: it was not part of the request
-        local = self.counter.count_request(sent, tools)
-        self.counter.observe(self.model, local, usage.prompt_tokens)
+        self._pending_calibration = (sent, list(tools) if tools else None, usage.prompt_tokens)
+        self.counter.last_provider_prompt_tokens = usage.prompt_tokens
+
+    def _settle_calibration(self) -> None:
+        pending, self._pending_calibration = self._pending_calibration, None
+        if pending is not None:
+            sent, tools, provider_tokens = pending
+            self.counter.observe(self.model, self.counter.count_request(sent, tools), provider_tokens)
 
     def compact_now(
         self, history: list[Message], focus: str | None = None, cancel: CancelToken | None = None
@@ -257,6 +280,7 @@ class AutoCompactionManager:
         provider: str = "",
         cache_hit_ratio: float | None = None,
     ) -> ContextReport:
+        self._settle_calibration()
         start = system_end(history)
         system_tokens = self.counter.count_messages(history[:start])
         conversation_tokens = self.counter.count_messages(history[start:])

@@ -189,6 +189,17 @@ class TokenCounter:
                     self._schemas.popitem(last=False)
         return cached
 
+    @staticmethod
+    def upper_bound(history: Sequence[Message], tools: Sequence[Mapping[str, Any]] | None = None) -> int:
+        """A count no tokenizer can exceed (a BPE token is at least one UTF-8 byte), without loading one."""
+        total = 0
+        for message in history:
+            total += MESSAGE_OVERHEAD + len((message.content or "").encode("utf-8", "surrogatepass"))
+            total += sum(len(call.arguments.encode("utf-8", "surrogatepass")) for call in message.tool_calls)
+        if tools:
+            total += len(json.dumps(list(tools), ensure_ascii=False, default=str).encode("utf-8"))
+        return total
+
     def count_request(self, history: Sequence[Message], tools: Sequence[Mapping[str, Any]] | None) -> int:
         return self.count_messages(history) + self.count_tools(tools)
 
