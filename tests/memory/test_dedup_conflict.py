@@ -247,3 +247,16 @@ def test_explicit_write_never_overwrites_another_entry_with_the_same_id(tmp_path
     assert result.status is WriteStatus.STORED and result.entry is not None
     assert result.entry.id != first.id and result.entry.id.startswith("fact-")
     assert store.retrieve(first.id) == first and store.size() == 2
+
+
+def test_replacing_with_a_duplicate_of_another_entry_refreshes_it_and_drops_the_target(tmp_path: Path) -> None:
+    store = memory(tmp_path)
+    target = entry("部署到 staging 环境", when=NOW.replace(year=2025))
+    twin = entry("默认用中文回答", when=NOW.replace(year=2025))
+    store.store(target)
+    store.store(twin)
+    result = store.write(entry("默认用中文回答。", when=NOW), target.id)
+    assert result.status is WriteStatus.DUPLICATE and result.entry is not None and result.entry.id == twin.id
+    assert result.entry.last_verified_at == NOW
+    assert target.id in result.describe() and "部署到 staging 环境" in result.describe()
+    assert [e.id for e in memory(tmp_path).get_all()] == [twin.id]

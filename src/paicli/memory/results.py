@@ -69,10 +69,13 @@ class MemoryWriteResult:
 
     def _duplicate(self) -> str:
         entry = _required(self.entry)
-        return (
+        text = (
             f"ℹ️ 长期记忆里已经有这条内容（{entry.id}）: {entry.content}\n"
             f"   没有重复保存，只把它的核实时间刷新为 {local_date(entry.last_verified_at)}。"
         )
+        if self.replaced is not None:
+            text += f"\n   要替换的旧记忆 {self.replaced.id} 已删除: {self.replaced.content}"
+        return text
 
     def _conflict(self) -> str:
         incoming = _required(self.entry)
