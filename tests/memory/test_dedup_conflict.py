@@ -249,7 +249,9 @@ def test_explicit_write_never_overwrites_another_entry_with_the_same_id(tmp_path
     assert store.retrieve(first.id) == first and store.size() == 2
 
 
-def test_replacing_with_a_duplicate_of_another_entry_refreshes_it_and_drops_the_target(tmp_path: Path) -> None:
+def test_replacing_with_a_duplicate_of_another_entry_refreshes_it_and_drops_the_target(
+    tmp_path: Path,
+) -> None:
     store = memory(tmp_path)
     target = entry("部署到 staging 环境", when=NOW.replace(year=2025))
     twin = entry("默认用中文回答", when=NOW.replace(year=2025))
