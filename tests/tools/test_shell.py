@@ -40,6 +40,13 @@ def test_binary_output_is_decoded_with_replacement(project: Path) -> None:
     assert result.success and "a\ufffd\ufffdbc" in text
 
 
+def test_terminal_escape_sequences_are_dropped(project: Path) -> None:
+    result, text = run_one(
+        make_runner(project), "execute_command", command(r"printf '\033[1;31mred\033[0m plain\n'")
+    )
+    assert result.success and text.splitlines()[0] == "red plain"
+
+
 def test_small_output_is_not_offloaded(project: Path) -> None:
     offloader = FakeOffloader()
     run_one(make_runner(project, offloader=offloader), "execute_command", command("seq 1 100"))

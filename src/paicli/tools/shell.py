@@ -9,6 +9,7 @@ from __future__ import annotations
 import codecs
 import contextlib
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -44,6 +45,14 @@ class Capture:
             self.text += chunk
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+
+
+def _clean(text: str) -> str:
+    """Drop NULs and terminal colour/cursor sequences: they cost tokens and mean nothing to the model."""
+    return _ANSI.sub("", text.replace("\x00", ""))
+
+
 def _pump(stream: IO[bytes], capture: Capture) -> None:
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     while True:
@@ -52,7 +61,7 @@ def _pump(stream: IO[bytes], capture: Capture) -> None:
             break
         if capture.overflowed:  # keep draining past the cap so the child never blocks on a full pipe
             continue
-        capture.add(decoder.decode(chunk).replace("\x00", ""))
+        capture.add(_clean(decoder.decode(chunk)))
     if not capture.overflowed:
         capture.add(decoder.decode(b"", final=True))
 
