@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from paicli.cancel import Cancelled
+from paicli.cancel import Cancelled, CancelToken
 from paicli.llm.protocol import LLMError
 from paicli.memory.project import (
     BUDGET,
@@ -168,6 +168,10 @@ def test_init_failures_leave_files_alone(tmp_path: Path) -> None:
     assert run_init(root, ScriptedLLM([LLMError("boom")]), "").startswith("❌")
     assert run_init(root, ScriptedLLM(["   "]), "").startswith("❌")
     assert run_init(root, ScriptedLLM([Cancelled()]), "").startswith("❌")
+    cancel = CancelToken()
+    cancel.cancel()
+    llm = ScriptedLLM(["# 不该写入"])
+    assert "取消" in run_init(root, llm, "", cancel) and llm.calls == 0
     assert not (root / "PAI.md").exists()
     assert list(root.iterdir()) == []
 

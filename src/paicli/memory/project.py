@@ -8,7 +8,7 @@ import tempfile
 from importlib import resources
 from pathlib import Path
 
-from paicli.cancel import Cancelled
+from paicli.cancel import Cancelled, CancelToken
 from paicli.context.estimate import utf16_len
 from paicli.llm.messages import Message
 from paicli.llm.protocol import LLMClient, LLMError
@@ -200,7 +200,10 @@ def _write_atomically(path: Path, text: str) -> None:
 
 
 def init_project_memory(
-    project_root: str | os.PathLike[str], llm: LLMClient, force: bool = False
+    project_root: str | os.PathLike[str],
+    llm: LLMClient,
+    force: bool = False,
+    cancel: CancelToken | None = None,
 ) -> tuple[bool, str]:
     """One model call (no tools) turns a survey of the project into `<root>/PAI.md`."""
     root = Path(project_root).absolute()
@@ -209,7 +212,7 @@ def init_project_memory(
         return False, f"PAI.md 已存在，没有覆盖: {target}（要重新生成请用 /init --force）"
     prompt = load_init_prompt().replace("{{survey}}", survey_project(root))
     try:
-        response = llm.chat([Message.system(INIT_SYSTEM), Message.user(prompt)], None)
+        response = llm.chat([Message.system(INIT_SYSTEM), Message.user(prompt)], None, cancel=cancel)
     except LLMError as exc:
         return False, f"生成 PAI.md 失败，模型调用出错: {exc}"
     except Cancelled:
@@ -236,7 +239,9 @@ def parse_init_args(text: str) -> tuple[bool, str | None]:
     return False, f"❌ 未知 /init 参数: {' '.join(words)}\n{INIT_USAGE}"
 
 
-def run_init(project_root: str | os.PathLike[str], llm: LLMClient, args_text: str) -> str:
+def run_init(
+    project_root: str | os.PathLike[str], llm: LLMClient, args_text: str, cancel: CancelToken | None = None
+) -> str:
     """The full /init reply text for the REPL."""
     force, error = parse_init_args(args_text)
     if error is not None:
@@ -244,7 +249,7 @@ def run_init(project_root: str | os.PathLike[str], llm: LLMClient, args_text: st
     target = Path(project_root).absolute() / "PAI.md"
     if target.exists() and not force:
         return f"ℹ️ PAI.md 已存在: {target}，没有覆盖；要重新生成请用 /init --force"
-    ok, message = init_project_memory(project_root, llm, force)
+    ok, message = init_project_memory(project_root, llm, force, cancel)
     if not ok:
         return f"❌ {message}"
     return f"✅ {message}\n   这份 PAI.md 会在之后每次构建 system prompt 时注入 Project Context。"
