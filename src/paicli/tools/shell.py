@@ -68,10 +68,7 @@ def _pump(stream: IO[bytes], capture: Capture) -> None:
 
 def kill_group(process: subprocess.Popen[bytes]) -> None:
     """SIGTERM the process group, then SIGKILL whatever is still there after a short grace period."""
-    try:
-        pgid = os.getpgid(process.pid)
-    except ProcessLookupError:
-        pgid = process.pid
+    pgid = process.pid  # start_new_session=True: the child leads its own group
     for sig, grace in ((signal.SIGTERM, KILL_GRACE_SECONDS), (signal.SIGKILL, 0.0)):
         try:
             os.killpg(pgid, sig)
@@ -79,9 +76,10 @@ def kill_group(process: subprocess.Popen[bytes]) -> None:
             return
         deadline = time.monotonic() + grace
         while time.monotonic() < deadline:
+            process.poll()  # reap the leader, or its zombie keeps the group "alive"
             if not _group_alive(pgid):
                 return
-            time.sleep(0.02)
+            time.sleep(0.01)
 
 
 def _group_alive(pgid: int) -> bool:
