@@ -25,6 +25,9 @@ class FakeTurnTools:
             for name in self.runner.handlers
         ]
 
+    def notice(self) -> str | None:
+        return None
+
     def execute(self, calls: Sequence[ToolCall], cancel: CancelToken, emit: EventSink) -> list[ToolResult]:
         results: list[ToolResult] = []
         for call in calls:

@@ -19,6 +19,10 @@ class TurnTools(Protocol):
         """OpenAI `tools` entries exposed to the model in this turn."""
         ...
 
+    def notice(self) -> str | None:
+        """A line for the user about this turn's tool policy (e.g. web tools withheld), or None."""
+        ...
+
     def execute(self, calls: Sequence[ToolCall], cancel: CancelToken, emit: EventSink) -> list[ToolResult]:
         """Run one response's calls: exactly one result per call, in call order, history-ready content.
 

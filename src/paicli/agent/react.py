@@ -92,6 +92,9 @@ class ReactAgent:
         """One top-level task. Model and tool failures end in a RunFinished, never an exception."""
         submitted_text = user_input if submitted is None else submitted
         turn = self.tools.for_turn(submitted_text)
+        policy_notice = turn.notice()
+        if policy_notice:
+            emit(Notice(policy_notice))
         self._refresh_system_prompt(user_input)
         user_message = Message.user(self._user_content(user_input))
         self.history.append(user_message)

@@ -46,6 +46,25 @@ def _resume_path(args: argparse.Namespace, home: Path, root: Path, notices: list
     return None
 
 
+def _configure_logging(home: Path, env: EnvLookup) -> None:
+    """Diagnostics go to $PAICLI_HOME/logs/paicli.log, never to the terminal the user is reading."""
+    import logging
+
+    root = logging.getLogger()
+    if root.handlers:
+        return
+    level = (env.get("PAICLI_LOG_LEVEL") or "INFO").upper()
+    try:
+        folder = home / "logs"
+        folder.mkdir(parents=True, exist_ok=True)
+        handler: logging.Handler = logging.FileHandler(folder / "paicli.log", encoding="utf-8")
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    except OSError:
+        handler = logging.NullHandler()
+    root.addHandler(handler)
+    root.setLevel(level if level in ("DEBUG", "INFO", "WARNING", "ERROR") else "INFO")
+
+
 def launch(args: argparse.Namespace) -> int:
     from paicli.config.settings import load_settings
 
@@ -54,6 +73,7 @@ def launch(args: argparse.Namespace) -> int:
         settings = load_settings(env, cli_model=args.model)
     except ConfigError as exc:
         return _fail(str(exc))
+    _configure_logging(settings.paicli_home, env)
     oneshot = args.prompt is not None
     if oneshot and args.resume == "":
         return _fail("-p 不能和不带会话 ID 的 --resume 一起使用；请给出 ID，或用 -c 继续最新的会话")

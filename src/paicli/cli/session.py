@@ -226,9 +226,7 @@ class AppBackend:
         return CommandReply(f"🔒 {self.parts.approval.set_hitl(args.strip())}")
 
     def policy(self) -> CommandReply:
-        from paicli.tools.approval import policy_report
-
-        return CommandReply(policy_report(self.settings.project_root, self.parts.approval))
+        return CommandReply(self.parts.tools.policy_report())
 
     def init_project(self, force: bool, emit: EventSink, cancel: CancelToken) -> CommandReply:
         from paicli.memory.project import run_init
