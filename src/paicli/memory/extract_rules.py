@@ -67,6 +67,7 @@ DURABLE = re.compile(
 )
 SPECULATION = re.compile(
     r"(?i)可能|也许|大概|好像|似乎|估计|或许|不确定|猜|假如|假设|假定|万一|打算|准备|考虑(?!到)|将要|即将|就好了|但愿|"
+    r"\b[A-D]\s*方案|方案\s*[A-D一二三]\b|选项|\boption [A-D1-9]\b|"
     r"\b(?:maybe|probably|perhaps|i think|i guess|might|suppose|imagine|hypothetically)\b"
 )
 INTERROGATIVE = re.compile(
@@ -91,13 +92,20 @@ MEMORY_DIRECTIVE = re.compile(
     r"(?i)记住|记下|记到|写入(?:长期)?记忆|保存到(?:长期)?记忆|存入记忆|加到记忆|"
     r"\b(?:remember (?:that|this|the following)|(?:save|add|write) (?:this |that |it )?(?:to|in|into) (?:your )?memory|memorize)\b"
 )
+# Words that make the sentence material to work on rather than a statement: roles, variables, templates, forwards.
+MATERIAL = re.compile(
+    r"(?i)扮演|假装|充当|角色|的值是|值为|字符串是|字符串为|模板|草稿|文案|题目|作业|判断对错|选择题|填空|转发|"
+    r"\b(?:act as|pretend|role-?play|fwd|forwarded|template|draft)\b"
+)
+_LIST_MARKER = re.compile(r"(?:[-+•]|\*(?!\*)|\d{1,2}[.)、]|[（(]\d{1,2}[)）])")
 CONDITIONAL = re.compile(r"(?i)如果|要是|倘若|若是|的话|\bif\b|\bwish\b")
 THIRD_PARTY = re.compile(
-    r"(?:朋友|同事|同学|客户|别人|别家|其他人|他|她|他们|她们|对方|老板|领导|竞品|隔壁|上家|前东家)(?:的|家|那边)?"
-    r"(?:项目|仓库|团队|公司|代码)|(?i:\b(?:their|his|her|someone else's)\s+(?:project|repo|team|company|code)\b)"
+    r"(?:朋友|同事|同学|客户|别人|别家|其他人|他|她|他们|她们|对方|老板|领导|竞品|隔壁|上家|前东家|别的|其他)"
+    r"[^，,。；;\n]{0,4}?(?:的|家|那边)?(?:项目|仓库|团队|公司|代码|组)|(?i:\b(?:their|his|her|someone else's)\s+(?:project|repo|team|company|code)\b)"
 )
 FICTION = re.compile(
     r"(?i)不是真的|不是真实|并非真实|不是我们的真实|测试数据|假数据|虚构|编的|瞎编|呵呵|哈哈|笑死|反正|开玩笑|"
+    r"从前|很久以前|故事|小说|剧本|once upon|"
     r"\blol\b|(?:^|\s)/s\b|🙄|😅|"
     r"\b(?:not true|not real|fictional|made[- ]up|hypothetical|dummy data|fake data)\b"
 )
@@ -239,7 +247,7 @@ def _pasted_or_reported(a: InputAnalysis, quote: str, p: int) -> bool:
     if java_trim(a.clauses_around(p, end)).endswith(("：", ":")):
         return True  # a label that introduces something else (`下面是构建日志：`), not a statement
     sentence = a.sentence_around(p, end)
-    if REPORTED.search(sentence):
+    if REPORTED.search(sentence) or MATERIAL.search(sentence):
         return True
     start = p - len(a.text_before_in_sentence(p))
     labels = re.split(r"[：:]", a.text[start:end])[:-1]
@@ -261,13 +269,22 @@ def _third_party(a: InputAnalysis, quote: str, p: int) -> bool:
 
 
 def _question(a: InputAnalysis, quote: str, p: int) -> bool:
-    clauses = a.clauses_around(p, p + len(quote))
     sentence = a.sentence_around(p, p + len(quote))
-    return bool(re.search(r"[?？]", sentence)) or bool(INTERROGATIVE.search(java_trim(clauses)))
+    return INTERROGATIVE.search(java_trim(sentence)) is not None
+
+
+def _mid_clause(a: InputAnalysis, quote: str, p: int) -> bool:
+    """A quote starts its sentence or a clause; a fragment cut from inside one has lost what framed it."""
+    before = java_trim(a.text_before_in_sentence(p))
+    if not before or _LIST_MARKER.fullmatch(before):
+        return False
+    return not before.endswith(("，", ",", "：", ":", "、", "；", ";"))
 
 
 def _temporary(a: InputAnalysis, quote: str, p: int) -> bool:
-    return TEMPORARY_WIDE.search(a.clauses_around(p, p + len(quote))) is not None
+    """Temporary words in the quote's clauses or anywhere before it in its sentence (`今天，我们切换到…`)."""
+    framed = a.text_before_in_sentence(p) + a.clauses_around(p, p + len(quote))
+    return TEMPORARY_WIDE.search(framed) is not None
 
 
 def _speculative(a: InputAnalysis, quote: str, p: int) -> bool:
@@ -292,6 +309,7 @@ def _memory_directive(a: InputAnalysis, quote: str, p: int) -> bool:
 
 
 OCCURRENCE_RULES: tuple[tuple[str, OccurrenceRule], ...] = (
+    ("mid_clause", _mid_clause),
     ("code", _in_code),
     ("quote_line", _on_quote_line),
     ("quotation", _in_quotation),

@@ -25,7 +25,9 @@ _INLINE_CODE = re.compile(r"(?<!`)`(?!`)[^`\n]+`")
 _FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
 _TAG_OPEN = re.compile(r"<([A-Za-z_][\w:-]*)\b[^<>]*>")
 _QUOTE_LINE = re.compile(r"^\s*[>＞]")
-_TABLE_OR_CONFIG_LINE = re.compile(r"^\s*(?:\|.*\|\s*$|[A-Za-z_][\w.-]*\s*[:=]\s)")
+_TABLE_OR_CONFIG_LINE = re.compile(
+    r"^\s*(?:\|.*\|\s*$|[A-Za-z_][\w.-]*\s*[:=]\s|#|//|/\*|\*/|\*\s*@|--\s|;)"
+)
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
 _TRAILING_INTRODUCER = re.compile(r"(?i)(?:如下|以下|下面|below|as follows)\s*$")
 _LOG_LINE = re.compile(
