@@ -47,11 +47,13 @@ FACT_WORDS = re.compile(
 TEMPORARY_WIDE = re.compile(
     r"(?i)现在|这次|今天|明天|刚才|临时|马上|立刻|刚刚|本轮|暂时|昨天|今晚|今早|这周|本周|这会儿|此刻|眼下|这一次|这回|"
     r"以前|曾经|过去|用过|下周|下个月|下季度|明年|今年|本月|这个月|上周|上个月|去年|"
-    r"报错|挂了|失败了|出错|崩了|崩溃|坏了|卡住|\b(?:failing|failed|broken|crashed)\b|"
+    r"报错|挂了|失败了|出错|崩了|崩溃|坏了|卡住|上次|那次|当时|"
+    r"\b(?:failing|failed|broken|crashed|this week|this month|this sprint|migrating|in progress)\b|"
     r"\b(?:right now|today|tomorrow|yesterday|temporar(?:y|ily)|for now|this time|currently)\b"
 )
 REQUEST = re.compile(
     r"(?i)(?<![申邀])请(?![求假教])|帮我|帮忙|麻烦|给我(?!们)|能不能|能否|可不可以|可以帮|你来|你去|你先|你帮|"
+    r"赶紧|赶快|快点|快去|"
     r"\b(?:please|can you|could you|would you|help me|let's|i want you|i need you)\b"
 )
 _IMPERATIVE = re.compile(
@@ -67,14 +69,18 @@ DURABLE = re.compile(
 )
 SPECULATION = re.compile(
     r"(?i)可能|也许|大概|好像|似乎|估计|或许|不确定|猜|假如|假设|假定|万一|打算|准备|考虑(?!到)|将要|即将|就好了|但愿|"
-    r"\b[A-D]\s*方案|方案\s*[A-D一二三]\b|选项|\boption [A-D1-9]\b|"
+    r"\b[A-D]\s*方案|方案\s*[A-D一二三]\b|选项|\boption [A-D1-9]\b|觉得|认为|目标是|计划|旨在|希望能|争取|"
+    r"\b(?:not sure|whether|wonder)\b|"
     r"\b(?:maybe|probably|perhaps|i think|i guess|might|suppose|imagine|hypothetically)\b"
 )
 INTERROGATIVE = re.compile(
-    r"(?i)[?？]|是否|要不要|有没有|是不是|对不对|能否|能不能|可不可以|会不会|怎么|怎样|如何|为什么|为何|什么|哪个|哪些|哪里|"
-    r"多少|你觉得|你认为|您觉得|(?:[吗呢么吧]|来着)[\s。.！!…)）]*$|"
+    r"(?i)[?？]|是否|要不要|有没有|是不是|对不对|能否|能不能|可不可以|会不会|为啥|为什么|为何|咋|干嘛|你觉得|你认为|您觉得|"
+    r"(?:[吗呢么吧]|来着)[\s。.！!…)）]*$|"
     r"^\s*(?:do|does|did|is|are|can|could|should|would|will|what|how|why|which|where|who)\b|what do you think"
 )
+# Question words also appear inside statements (`说明要改哪些文件。`): they count only in an unterminated sentence.
+WH_WORDS = re.compile(r"怎么|怎样|如何|什么|哪个|哪些|哪里|多少")
+_TERMINATED = re.compile(r"[。.！!；;][\s)）]*$")
 REPORTED = re.compile(
     r"(?i)(?<![解小])说(?![明法服])|讲(?=[：:，,])|听.{0,8}[讲说]|据.{0,6}(?:称|说|讲|报道)|宣布|转告|传达|写道|写着|声称|提到|指出|认为|据说|听说|据称|传言|转述|原话|留言|评论说|评论区|"
     r"例如|比如|譬如|举例|举个例子|摘自|转自|大意|意思是|内容是|内容为|"
@@ -86,7 +92,8 @@ INJECTION = re.compile(
     r"(?:previous|prior|above)|system\s*prompt|developer\s+(?:message|mode)|you\s+are\s+now|jailbreak|"
     r"忽略(?:之前|以上|上面|前面|先前|此前|所有)|无视(?:之前|以上|上面|前面|所有)|系统提示|系统指令|开发者模式|越狱|"
     r"从现在(?:起|开始)[，,]?\s*你|你现在是|你的新(?:任务|指令|身份)|新的指令|<\|im_start\|>|\[system\]|</?system>|"
-    r"(?:^|[\s>])(?:系统|system|assistant|助手|ai)\s*[：:]|previous assistant|<<<|>>>|用户(?:已)?授权|授权保存"
+    r"(?:^|[\s>])(?:系统|system|assistant|助手|ai)\s*[：:]|previous assistant|<<<|>>>|用户(?:已)?授权|授权保存|"
+    r"系统消息|system message|[【\[]\s*系统"
 )
 MEMORY_DIRECTIVE = re.compile(
     r"(?i)记住|记下|记到|写入(?:长期)?记忆|保存到(?:长期)?记忆|存入记忆|加到记忆|"
@@ -95,6 +102,7 @@ MEMORY_DIRECTIVE = re.compile(
 # Words that make the sentence material to work on rather than a statement: roles, variables, templates, forwards.
 MATERIAL = re.compile(
     r"(?i)扮演|假装|充当|角色|的值是|值为|字符串是|字符串为|模板|草稿|文案|题目|作业|判断对错|选择题|填空|转发|"
+    r"主题是|写一首|写一篇|写一段|写个故事|诗|"
     r"\b(?:act as|pretend|role-?play|fwd|forwarded|template|draft)\b"
 )
 _LIST_MARKER = re.compile(r"(?:[-+•]|\*(?!\*)|\d{1,2}[.)、]|[（(]\d{1,2}[)）])")
@@ -105,7 +113,7 @@ THIRD_PARTY = re.compile(
 )
 FICTION = re.compile(
     r"(?i)不是真的|不是真实|并非真实|不是我们的真实|测试数据|假数据|虚构|编的|瞎编|呵呵|哈哈|笑死|反正|开玩笑|"
-    r"从前|很久以前|故事|小说|剧本|once upon|"
+    r"从前|很久以前|故事|小说|剧本|玩笑|once upon|kidding|\bjoke\b|"
     r"\blol\b|(?:^|\s)/s\b|🙄|😅|"
     r"\b(?:not true|not real|fictional|made[- ]up|hypothetical|dummy data|fake data)\b"
 )
@@ -269,8 +277,10 @@ def _third_party(a: InputAnalysis, quote: str, p: int) -> bool:
 
 
 def _question(a: InputAnalysis, quote: str, p: int) -> bool:
-    sentence = a.sentence_around(p, p + len(quote))
-    return INTERROGATIVE.search(java_trim(sentence)) is not None
+    sentence = java_trim(a.sentence_around(p, p + len(quote)))
+    if INTERROGATIVE.search(sentence):
+        return True
+    return WH_WORDS.search(sentence) is not None and not _TERMINATED.search(sentence)
 
 
 def _mid_clause(a: InputAnalysis, quote: str, p: int) -> bool:
