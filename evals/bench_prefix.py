@@ -1,0 +1,112 @@
+"""Prefix-cache reuse for memory placement `system` (the reference) vs `turn` (paicli's default).
+
+A scripted 30-turn session in which every turn retrieves different long-term memories, against the loopback
+server emulating provider prefix caching (longest common token prefix with any earlier request, in 64-token
+blocks). Per placement: total prompt tokens, cached tokens, and reuse = cached / ideal, where ideal is the
+previous request's size (everything that was already sent once could have been served from cache).
+
+Run from the repository root: python -m evals.bench_prefix [--turns 30]
+Target for `turn`: median reuse >= 0.95.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
+
+from paicli.agent.events import AgentEvent, ModelCallFinished
+from paicli.cancel import CancelToken
+from paicli.cli.compose import build_components
+from paicli.cli.session import AppBackend
+from paicli.config.env import EnvLookup
+from paicli.config.settings import load_settings
+from paicli.memory.entry import new_fact
+from paicli.tools.approval import AutoApprover
+
+CACHED_PRICE = 0.1  # cached input is billed at roughly a tenth of fresh input by prefix-caching providers
+
+TOPICS = [
+    ("数据库", ["订单库使用 PostgreSQL 16", "数据库迁移用 Flyway 管理", "数据库连接池上限是 50"]),
+    ("前端", ["前端用 pnpm 管理依赖", "前端组件库是 Ant Design", "前端构建工具是 Vite"]),
+    ("测试", ["单元测试框架是 pytest", "测试覆盖率门槛是 80%", "集成测试跑在 docker compose 里"]),
+    ("部署", ["部署目标是 Kubernetes 集群", "部署前要先跑冒烟测试", "部署窗口是每周二晚上"]),
+    ("日志", ["日志采用结构化 JSON 格式", "日志保留 30 天", "日志里禁止输出用户手机号"]),
+    ("缓存", ["缓存使用 Redis 集群", "缓存键统一加 app: 前缀", "缓存过期时间默认 10 分钟"]),
+    ("接口", ["接口文档放在 docs/api", "接口统一返回 code/message/data", "接口版本号写在 URL 里"]),
+    ("代码风格", ["代码注释使用英文", "代码风格用 ruff 检查", "代码行宽上限 110"]),
+    ("发布", ["发布需要两位评审批准", "发布说明写在 CHANGELOG.md", "发布分支命名为 release/x.y"]),
+    ("监控", ["监控用 Prometheus 采集", "监控告警发到飞书群", "监控面板在 Grafana"]),
+]
+
+
+def run_session(placement: str, turns: int, root: Path) -> list[tuple[int, int]]:
+    home = root / f"home-{placement}"
+    project = root / f"project-{placement}"
+    project.mkdir(parents=True)
+    (project / "README.md").write_text("# demo\n" + "示例项目说明。\n" * 40, encoding="utf-8")
+    usages: list[tuple[int, int]] = []
+
+    def responder(body: dict[str, Any]) -> Reply | str:
+        messages = body["messages"]
+        if messages[-1]["role"] == "user" and len(usages) % 3 == 0:
+            return Reply.tool_calls(("read_file", json.dumps({"path": "README.md"})))
+        return "好的，" + "已经按记忆里的约定处理。" * 8
+
+    with FakeOpenAIServer(responder=responder, cache_emulation=True) as server:
+        env = EnvLookup(environ={
+            "HOME": str(home), "PAICLI_HOME": str(home / ".paicli"), "PAICLI_BASE_URL": server.base_url,
+            "PAICLI_MODEL": "fake-model", "PAICLI_MEMORY_PLACEMENT": placement,
+            "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false", "PAICLI_PROMPT_RUNTIME_DATE": "2026-11-30",
+            "PAICLI_PROMPT_RUNTIME_ZONE": "UTC",
+        }, cwd=project)
+        settings = load_settings(env, cwd=project)
+        parts = build_components(settings, env, AutoApprover(), yes=True)
+        for _, facts in TOPICS:
+            for fact in facts:
+                parts.memory.store.store(new_fact(fact, {"source": "fact", "scope": "global"}, parts.memory.clock))
+        backend = AppBackend(parts, auto_extract=False)
+
+        def sink(event: AgentEvent) -> None:
+            if isinstance(event, ModelCallFinished) and event.usage is not None:
+                usages.append((event.usage.prompt_tokens, event.usage.cached_tokens))
+
+        for turn in range(turns):
+            topic = TOPICS[turn % len(TOPICS)][0]
+            backend.run(f"第 {turn + 1} 轮：{topic}方面有什么约定？", "react", sink, CancelToken())
+        backend.close()
+    return usages
+
+
+def report(placement: str, usages: list[tuple[int, int]]) -> float:
+    total = sum(p for p, _ in usages)
+    cached = sum(c for _, c in usages)
+    reuse = [cached_i / usages[i - 1][0] for i, (_, cached_i) in enumerate(usages) if i > 0]
+    median = statistics.median(reuse)
+    weighted = (total - cached) + CACHED_PRICE * cached
+    print(f"{placement:>6}: requests {len(usages):3d}  prompt tokens {total:9,d}  cached {cached:9,d} "
+          f"({cached / total:6.1%})  uncached {total - cached:8,d}  cost-weighted {weighted:10,.0f}  "
+          f"reuse median {median:.3f}  p10 {statistics.quantiles(reuse, n=10)[0]:.3f}  min {min(reuse):.3f}")
+    return median
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--turns", type=int, default=30)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        results = {p: run_session(p, args.turns, Path(tmp)) for p in ("system", "turn")}
+    print(f"prefix-cache reuse over a {args.turns}-turn session (64-token blocks; ideal = previous request size)")
+    medians = {p: report(p, u) for p, u in results.items()}
+    verdict = "met" if medians["turn"] >= 0.95 else "NOT met"
+    print(f"target: turn median reuse >= 0.95 -> {verdict}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
