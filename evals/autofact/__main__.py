@@ -1,4 +1,4 @@
-"""python -m evals.autofact --dataset FILE (--oracle | --adversarial | --base-url URL --model NAME) [--json]
+"""python -m evals.autofact --dataset FILE (--oracle | --adversarial | --exhaustive | --base-url URL --model NAME) [--json]
 
 Scores automatic fact extraction on a golden set exactly as spec 11.1, prints a per-case table and the
 reference's summary line, writes a report under evals/reports/, and exits 0 when the run's gate holds.
@@ -14,6 +14,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from evals.autofact.clients import AdversarialLLM, OracleLLM
+from evals.autofact.exhaustive import attack
 from evals.autofact.scoring import Case, CaseResult, Summary, load_cases, run_case, summarize
 from paicli.llm.protocol import LLMClient
 
@@ -26,6 +27,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--oracle", action="store_true", help="the model answers with exactly the expected quotes")
     mode.add_argument("--adversarial", action="store_true", help="built-in worst-case extractor (no server)")
+    mode.add_argument("--exhaustive", action="store_true", help="try every span of each negative input (no model)")
     mode.add_argument("--base-url", help="OpenAI-compatible endpoint of a live extraction model")
     parser.add_argument("--model", help="model name for --base-url")
     parser.add_argument("--api-key", help="API key for --base-url (optional for local servers)")
@@ -131,6 +133,24 @@ def write_report(name: str, dataset: str, results: list[CaseResult], summary: Su
     return path
 
 
+def run_exhaustive(cases: list[Case], args: argparse.Namespace) -> int:
+    results = attack(cases, hardened=not args.reference_rules)
+    for result in results:
+        if result.accepted:
+            shown = " | ".join(result.accepted[:3])
+            print(f"{result.case.id[:40]:<40} {len(result.accepted):>6} accepted  {shown}")
+    leaking = sum(1 for r in results if r.accepted)
+    total = sum(len(r.accepted) for r in results)
+    print(
+        f"Span attack: {len(results)} negative cases, {sum(r.tried for r in results)} spans tried, "
+        f"{total} accepted, {leaking} cases leak"
+    )
+    print(f"gate: {'PASS' if total == 0 else 'FAIL'}")
+    if args.json:
+        print(json.dumps({"negative_cases": len(results), "leaking_cases": leaking, "accepted_spans": total}))
+    return 0 if total == 0 else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
@@ -138,6 +158,8 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError, KeyError) as err:
         print(f"cannot load dataset {args.dataset}: {err}", file=sys.stderr)
         return 2
+    if args.exhaustive:
+        return run_exhaustive(cases, args)
     results, summary = run(cases, args)
     name = run_name(args)
     report = write_report(name, args.dataset, results, summary)

@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 
 from paicli.config.env import EnvLookup
-from paicli.memory.background import BackgroundExtraction
+from paicli.memory.background import BackgroundExtraction, manager_job
 from paicli.memory.extractor import AutoFactExtractor, store_extracted
 from paicli.memory.store import LongTermMemory
 from tests.fakes.scripted_llm import Request, ScriptedLLM
@@ -90,3 +90,20 @@ def test_wait_with_nothing_queued_and_close() -> None:
     seen: list[int] = []
     runner.submit("ignored after close", seen.append)
     assert runner.wait(1) and seen == []
+
+
+def test_manager_job_counts_what_the_manager_saved() -> None:
+    class Manager:
+        def __init__(self) -> None:
+            self.texts: list[str] = []
+
+        def extract_facts_from_user_turn(self, text: str) -> list[str]:
+            self.texts.append(text)
+            return ["a", "b"]
+
+    manager = Manager()
+    runner = BackgroundExtraction(manager_job(manager))
+    counts: list[int] = []
+    runner.submit("我偏好简洁回答。", counts.append)
+    assert runner.wait(10)
+    assert counts == [2] and manager.texts == ["我偏好简洁回答。"]

@@ -8,16 +8,10 @@ from pathlib import Path
 import pytest
 from evals.autofact.__main__ import main
 from evals.autofact.clients import AdversarialLLM, OracleLLM, adversarial_quotes
+from evals.autofact.exhaustive import accepted_spans, attack
 from evals.autofact.scoring import Case, load_cases, match_counts, run_case, summarize
 
-from paicli.memory.extract_rules import (
-    analyze,
-    hardened_reason,
-    input_in_range,
-    java_trim,
-    reference_reason,
-    safe_input,
-)
+from paicli.memory.extract_rules import input_in_range, safe_input, worth_asking
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "evals" / "autofact" / "golden-v2.json"
@@ -93,15 +87,15 @@ def _short_negative_cases() -> list[Case]:
 @pytest.mark.parametrize("case", _short_negative_cases(), ids=lambda c: c.id)
 def test_no_verbatim_span_of_a_negative_input_is_accepted(case: Case) -> None:
     """Stronger than any one adversary: every span of up to 80 characters is rejected."""
-    safe = safe_input(case.input)
-    analysis = analyze(safe)
-    accepted = set()
-    for start in range(len(safe)):
-        for end in range(start + 5, min(len(safe), start + 80) + 1):
-            quote = java_trim(safe[start:end])
-            if reference_reason(quote, safe) is None and hardened_reason(quote, analysis) is None:
-                accepted.add(quote)
-    assert accepted == set()
+    tried, accepted = accepted_spans(case.input, max_len=80)
+    assert accepted == []
+    assert tried > 0 or not worth_asking(safe_input(case.input))
+
+
+def test_span_attack_finds_the_reference_gaps() -> None:
+    results = attack(load_cases(GOLDEN), hardened=False)
+    assert {r.case.id for r in results if r.accepted} >= {"blockquote", "third_party_claim", "quoted_instruction"}
+    assert all(not r.accepted for r in attack(load_cases(GOLDEN)))
 
 
 def test_runner_prints_contract_json_last_and_exits_by_gate(
@@ -128,6 +122,9 @@ def test_runner_prints_contract_json_last_and_exits_by_gate(
     assert main(["--dataset", str(GOLDEN), "--adversarial", "--json"]) == 0
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["forbidden_writes"] == 0
     assert main(["--dataset", str(GOLDEN), "--adversarial", "--reference-rules"]) == 1
+    capsys.readouterr()
+    assert main(["--dataset", str(GOLDEN), "--exhaustive", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["accepted_spans"] == 0
 
 
 def test_runner_rejects_a_dataset_whose_gold_is_not_verbatim(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

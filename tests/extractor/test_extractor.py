@@ -193,3 +193,13 @@ def test_store_extracted_writes_pending_project_facts_and_drops_duplicates(tmp_p
         {"source": "auto_user_fact", "scope": "project", "project": "/repo/a", "verification_pending": "true"}
     ] * 2
     assert all(e["id"].startswith("fact-") and e["timestamp"] == "2026-09-23T00:00:00Z" for e in on_disk)
+
+
+def test_usage_of_each_extraction_call_is_reported() -> None:
+    usage = Usage(80, 6)
+    recorded: list[Usage] = []
+    llm = ScriptedLLM([ChatResponse(Message.assistant(facts()), usage)])
+    extractor = AutoFactExtractor(llm, EnvLookup(environ={}), on_usage=recorded.append)
+    assert extractor.extract("我偏好简洁回答。") == []
+    assert extractor.extract("天气不错。") == []  # no call, nothing to record
+    assert recorded == [usage]

@@ -9,7 +9,8 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sized
+from typing import Protocol
 
 log = logging.getLogger(__name__)
 
@@ -17,6 +18,19 @@ Job = Callable[[str], int]  # submitted text -> number of facts saved
 DoneCallback = Callable[[int], None]
 
 _STOP = object()
+
+PRINT_MODE_WAIT_SECONDS = 10.0  # `-p` gives a running extraction this long before exiting
+
+
+class TurnExtraction(Protocol):
+    """MemoryManager satisfies this."""
+
+    def extract_facts_from_user_turn(self, text: str) -> Sized: ...
+
+
+def manager_job(manager: TurnExtraction) -> Job:
+    """The usual job: the manager's guarded extract-and-write, reporting how many facts were saved."""
+    return lambda text: len(manager.extract_facts_from_user_turn(text))
 
 
 class BackgroundExtraction:

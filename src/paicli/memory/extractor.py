@@ -8,7 +8,7 @@ and conflicts silently.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from importlib import resources
 from typing import TYPE_CHECKING, Protocol
 
@@ -59,10 +59,19 @@ class AutoFactExtractor:
     """Local filters, one model call (system + the article's prompt, no tools), strict quote validation.
 
     `hardened=False` keeps only the reference's checks; it exists to measure what the hardening buys.
+    `on_usage` receives the usage of every extraction call (it runs on the caller's thread, possibly a worker).
     """
 
-    def __init__(self, llm: LLMClient | None, env: EnvLookup | None = None, *, hardened: bool = True) -> None:
+    def __init__(
+        self,
+        llm: LLMClient | None,
+        env: EnvLookup | None = None,
+        *,
+        hardened: bool = True,
+        on_usage: Callable[[Usage], None] | None = None,
+    ) -> None:
         self._env = env or EnvLookup()
+        self._on_usage = on_usage
         light = self._env.get(LIGHT_MODEL_KEY)
         self._llm = llm.with_model(light) if llm is not None and light else llm
         self.hardened = hardened
@@ -88,6 +97,11 @@ class AutoFactExtractor:
         if not worth_asking(safe, self.hardened):
             return ExtractionOutcome()
         response = self._llm.chat(self.prompt_for(safe), None)
+        if response.usage is not None and self._on_usage is not None:
+            try:
+                self._on_usage(response.usage)  # the call counts in the session's token budget (spec 5.1)
+            except Exception:
+                log.warning("usage callback failed", exc_info=True)
         quotes = validate_quotes(response.message.content, safe, self.hardened)
         return ExtractionOutcome(quotes, True, response.usage)
 
