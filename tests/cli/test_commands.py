@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from paicli.cli.commands import COMMANDS, cell_width, command_list, find, help_text, mask_secrets, parse, unknown_reply
+from paicli.cli.commands import (
+    COMMANDS,
+    cell_width,
+    command_list,
+    find,
+    help_text,
+    mask_secrets,
+    parse,
+    unknown_reply,
+)
 
 
 @pytest.mark.parametrize(

@@ -52,7 +52,7 @@ class ReplIO(Protocol):
         """One follow-up line (confirmation, picker); None when there is none (EOF, Ctrl+C)."""
         ...
 
-    def run_cancellable(self, work: Callable[[CancelToken], T]) -> T:
+    def run_cancellable(self, work: Callable[[CancelToken], T], *, cancellable: bool = True) -> T:
         """Run `work` on a worker thread; Esc / Ctrl+C on the main thread cancel its token."""
         ...
 
@@ -196,7 +196,8 @@ class Dispatcher:
         say(self.io.progress, "⏳ 正在压缩上下文，请稍候…", "dim")
         spinner.start("压缩中")
         try:
-            reply = self.backend.compact(args or None, renderer)
+            reply = self.io.run_cancellable(lambda _: self.backend.compact(args or None, renderer),
+                                            cancellable=False)
         finally:
             spinner.stop()
         self.reply(reply)
@@ -301,7 +302,7 @@ class PipedIO:
         say(self.progress, question, "dim")
         return self.next_line()
 
-    def run_cancellable(self, work: Callable[[CancelToken], T]) -> T:
+    def run_cancellable(self, work: Callable[[CancelToken], T], *, cancellable: bool = True) -> T:
         return run_in_worker(work, self._wait)
 
     def _wait(self, done: threading.Event, cancel: CancelToken) -> None:

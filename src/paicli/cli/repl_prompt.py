@@ -153,6 +153,7 @@ class InteractiveIO:
         self.console = console
         self.progress = console
         self._clear_history = clear_history
+        self._cancellable = True
 
     def ask(self, question: str) -> str | None:
         session: PromptSession[str] = PromptSession(input=self._input, output=self._output)
@@ -164,11 +165,13 @@ class InteractiveIO:
     def clear_input_history(self) -> None:
         self._clear_history()
 
-    def run_cancellable(self, work: Callable[[CancelToken], T]) -> T:
+    def run_cancellable(self, work: Callable[[CancelToken], T], *, cancellable: bool = True) -> T:
+        """The watcher also keeps the terminal in raw mode, so keys typed meanwhile arrive intact."""
+        self._cancellable = cancellable
         return run_in_worker(work, self._watch)
 
     def _request_cancel(self, cancel: CancelToken) -> None:
-        if not cancel.cancelled:
+        if self._cancellable and not cancel.cancelled:
             say(self.progress, CANCEL_REQUESTED, "yellow")
             cancel.cancel()
 
@@ -295,6 +298,14 @@ class InteractiveRepl:
         self._session = self._make_session()
 
     def run(self) -> int:
+        # Raw mode for the whole session, not only inside prompts: Enter typed between two prompts
+        # (while a command prints) must stay Enter instead of becoming a newline through ICRNL.
+        with contextlib.ExitStack() as stack:
+            with contextlib.suppress(Exception):
+                stack.enter_context(self._input.raw_mode())
+            return self._loop()
+
+    def _loop(self) -> int:
         for text, style in banner_lines(self._backend.info()):
             say(self._console, text, style or None)
         while True:

@@ -1,0 +1,244 @@
+"""The prompt_toolkit REPL driven through a pipe input (keys as a terminal would send them)."""
+
+from __future__ import annotations
+
+import io
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.document import Document
+from prompt_toolkit.input import PipeInput, create_pipe_input
+from prompt_toolkit.output import DummyOutput
+from rich.console import Console
+
+from paicli.agent.events import EventSink, ModelCallStarted, RunFinished, TextDelta
+from paicli.cancel import CancelToken
+from paicli.cli.backend import RunMode
+from paicli.cli.commands import COMMANDS
+from paicli.cli.repl import run_repl
+from paicli.cli.repl_prompt import ReplCompleter
+from tests.cli.fake_backend import FakeBackend, streamed, wait_for_cancel
+
+ESC = "\x1b"
+ENTER = "\r"
+CTRL_C = "\x03"
+CTRL_D = "\x04"
+UP = "\x1b[A"
+
+
+pytestmark = pytest.mark.timeout(30)
+
+
+def pause(seconds: float) -> None:
+    """Let the prompt settle between keys (Esc and Tab are resolved after short timeouts)."""
+    threading.Event().wait(seconds)
+
+
+@pytest.fixture
+def pipe() -> Iterator[PipeInput]:
+    with create_pipe_input() as inp:
+        yield inp
+
+
+class Session:
+    def __init__(self, backend: FakeBackend, pipe: PipeInput, history: Path) -> None:
+        self.backend = backend
+        self.pipe = pipe
+        self.history = history
+        self.buffer = io.StringIO()
+        self.console = Console(file=self.buffer, force_terminal=False, width=120)
+
+    def run(self, feeder: Callable[[PipeInput], None] | None = None, *keys: str) -> int:
+        """Run the REPL on this (main) thread; `feeder` types on another one."""
+        for key in keys:
+            self.pipe.send_text(key)
+        thread = None
+        if feeder is not None:
+            thread = threading.Thread(target=feeder, args=(self.pipe,), daemon=True)
+            thread.start()
+        code = run_repl(self.backend, input=self.pipe, output=DummyOutput(), interactive=True,
+                        history_file=self.history, console=self.console)
+        if thread is not None:
+            thread.join(10)
+        return code
+
+    @property
+    def text(self) -> str:
+        return self.buffer.getvalue()
+
+
+def test_completion_lists_commands_with_descriptions(tmp_path: Path) -> None:
+    completer = ReplCompleter(tmp_path)
+    found = list(completer.get_completions(Document("/"), CompleteEvent(completion_requested=True)))
+    assert [c.text for c in found] == ["/" + spec.name for spec in COMMANDS]
+    metas = [c.display_meta_text for c in found]
+    assert metas == [spec.description for spec in COMMANDS]
+    assert [c.text for c in completer.get_completions(Document("/me"), CompleteEvent())] == ["/memory"]
+    assert [c.text for c in completer.get_completions(Document("/ct"), CompleteEvent())] == ["/ctx"]
+    assert [c.text for c in completer.get_completions(Document("/QU"), CompleteEvent())] == ["/quit"]
+    subs = list(completer.get_completions(Document("/memory s"), CompleteEvent()))
+    assert [c.text for c in subs] == ["search "]
+    assert list(completer.get_completions(Document("hello"), CompleteEvent())) == []
+
+
+def test_at_paths_complete_project_files_and_skip_tool_dirs(tmp_path: Path) -> None:
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    (tmp_path / "src" / "pkg" / "service.py").write_text("x")
+    (tmp_path / "src" / "app.py").write_text("x")
+    for skipped in (".git", ".paicli", ".venv", "node_modules"):
+        (tmp_path / skipped).mkdir()
+        (tmp_path / skipped / "service_copy.py").write_text("x")
+    completer = ReplCompleter(tmp_path)
+
+    def texts(line: str) -> list[str]:
+        return [c.text for c in completer.get_completions(Document(line), CompleteEvent())]
+
+    assert texts("看看 @s") == ["@src/"]
+    assert texts("看看 @src/") == ["@src/app.py", "@src/pkg/"]
+    assert texts("@src/pkg/se") == ["@src/pkg/service.py"]
+    assert texts("@servi") == ["@src/pkg/service.py"]  # name search when nothing at the top matches
+    assert texts("@../") == []
+    assert texts("@.") == []
+
+
+def test_help_clear_and_a_task_then_ctrl_d(pipe: PipeInput, tmp_path: Path) -> None:
+    backend = FakeBackend(scripts=[streamed("## 结果\n\n", "一切**正常**\n")])
+    session = Session(backend, pipe, tmp_path / "history" / "input.history")
+    code = session.run(None, "/help" + ENTER, "/clear" + ENTER, "检查一下项目" + ENTER, CTRL_D)
+    assert code == 0
+    assert backend.calls == [("clear", None), ("run", ("检查一下项目", "react"))]
+    text = session.text
+    assert "paicli v9.9.9" in text and "fake-model (fakeprov)" in text and "128k" in text
+    assert "可用命令：" in text and "🗑️ 对话历史已清空" in text
+    assert "结果" in text and "一切正常" in text and "**" not in text
+    assert "👋" in text and backend.closed
+    assert "检查一下项目" in (tmp_path / "history" / "input.history").read_text(encoding="utf-8")
+
+
+def test_tab_completes_a_command(pipe: PipeInput, tmp_path: Path) -> None:
+    backend = FakeBackend()
+
+    def feeder(inp: PipeInput) -> None:
+        inp.send_text("/pol")
+        pause(0.3)
+        inp.send_text("\t")
+        pause(0.3)
+        inp.send_text(ENTER + CTRL_D)
+
+    Session(backend, pipe, tmp_path / "h").run(feeder)
+    assert backend.calls == [("policy", None)]
+
+
+def test_esc_cancels_the_running_task(pipe: PipeInput, tmp_path: Path) -> None:
+    started = threading.Event()
+    backend = FakeBackend(scripts=[wait_for_cancel(started)])
+
+    def feeder(inp: PipeInput) -> None:
+        assert started.wait(10)
+        inp.send_text(ESC)
+        pause(0.5)
+        inp.send_text(CTRL_D)
+
+    session = Session(backend, pipe, tmp_path / "h")
+    session.pipe.send_text("长时间的任务" + ENTER)
+    code = session.run(feeder)
+    assert code == 0
+    assert "⏹️ 已请求取消当前任务。" in session.text and "任务已取消" in session.text
+
+
+def test_ctrl_c_cancels_the_running_task_and_typeahead_reaches_the_next_prompt(pipe: PipeInput,
+                                                                              tmp_path: Path) -> None:
+    started = threading.Event()
+    backend = FakeBackend(scripts=[wait_for_cancel(started)])
+
+    def feeder(inp: PipeInput) -> None:
+        assert started.wait(10)
+        inp.send_text("/policy" + ENTER)
+        inp.send_text(CTRL_C)
+        inp.send_text(CTRL_D)
+
+    session = Session(backend, pipe, tmp_path / "h")
+    session.pipe.send_text("任务" + ENTER)
+    session.run(feeder)
+    assert backend.names() == ["run", "policy"]
+    assert "⏹️ 已请求取消当前任务。" in session.text
+
+
+def test_ctrl_c_at_the_prompt_clears_the_line(pipe: PipeInput, tmp_path: Path) -> None:
+    backend = FakeBackend()
+    Session(backend, pipe, tmp_path / "h").run(None, "不要执行这句", CTRL_C, "/ctx" + ENTER, CTRL_D)
+    assert backend.calls == [("context", None)]
+
+
+def test_newlines_by_esc_enter_ctrl_j_and_bracketed_paste(pipe: PipeInput, tmp_path: Path) -> None:
+    backend = FakeBackend()
+    Session(backend, pipe, tmp_path / "h").run(
+        None,
+        "第一行" + ESC + ENTER + "第二行" + ENTER,
+        "a\nb" + ENTER,
+        "\x1b[200~粘贴一\r\n粘贴二\x1b[201~" + ENTER,
+        CTRL_D,
+    )
+    assert [args for _, args in backend.calls] == [("第一行\n第二行", "react"), ("a\nb", "react"),
+                                                  ("粘贴一\n粘贴二", "react")]
+
+
+def test_plan_pending_and_esc_cancels_it(pipe: PipeInput, tmp_path: Path) -> None:
+    backend = FakeBackend()
+    session = Session(backend, pipe, tmp_path / "h")
+
+    def feeder(inp: PipeInput) -> None:
+        inp.send_text("/team" + ENTER)
+        pause(0.3)
+        inp.send_text(ESC)
+        pause(1.0)
+        inp.send_text("普通任务" + ENTER + "/plan" + ENTER + "计划任务" + ENTER + CTRL_D)
+
+    session.run(feeder)
+    assert [args for _, args in backend.calls] == [("普通任务", "react"), ("计划任务", "plan")]
+    assert "已取消待执行的多智能体协作" in session.text
+
+
+def test_history_persists_across_sessions_and_can_be_cleared(tmp_path: Path) -> None:
+    history = tmp_path / "history" / "input.history"
+    with create_pipe_input() as first:
+        Session(FakeBackend(), first, history).run(None, "记住这句" + ENTER, CTRL_D)
+    backend = FakeBackend()
+    with create_pipe_input() as second:
+        Session(backend, second, history).run(None, UP + ENTER, "/history clear" + ENTER, CTRL_D)
+    assert backend.calls == [("run", ("记住这句", "react"))]
+    assert "记住这句" not in history.read_text(encoding="utf-8")
+
+
+def test_memory_clear_is_confirmed_at_a_prompt(pipe: PipeInput, tmp_path: Path) -> None:
+    backend = FakeBackend()
+    session = Session(backend, pipe, tmp_path / "h")
+    session.run(None, "/memory clear" + ENTER, "n" + ENTER, "/memory clear" + ENTER, "y" + ENTER, CTRL_D)
+    assert backend.calls == [("memory", "clear")]
+    assert "已取消" in session.text
+
+
+def test_notices_are_printed_after_a_task(pipe: PipeInput, tmp_path: Path) -> None:
+    def run(text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
+        emit(ModelCallStarted(1))
+        emit(TextDelta("好的"))
+        backend.notices.append("🧠 已自动提取 2 条事实")
+        return RunFinished("done", "好的")
+
+    backend = FakeBackend(scripts=[run])
+    session = Session(backend, pipe, tmp_path / "h")
+    session.run(None, "做点事" + ENTER, CTRL_D)
+    assert session.text.index("好的") < session.text.index("🧠 已自动提取 2 条事实")
+
+
+def test_a_backend_that_raises_in_run_is_reported(pipe: PipeInput, tmp_path: Path) -> None:
+    def run(text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
+        raise RuntimeError("连接失败")
+
+    backend = FakeBackend(scripts=[run])
+    session = Session(backend, pipe, tmp_path / "h")
+    assert session.run(None, "做点事" + ENTER, "/clear" + ENTER, CTRL_D) == 0
+    assert "❌ 执行失败: 连接失败" in session.text and backend.names() == ["run", "clear"]

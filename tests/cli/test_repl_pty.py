@@ -1,0 +1,91 @@
+"""A real terminal: the REPL runs in a pseudo-terminal subprocess, so raw mode and Esc are the real thing."""
+
+from __future__ import annotations
+
+import os
+import re
+import select
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+pty = pytest.importorskip("pty")
+pytestmark = pytest.mark.timeout(60)
+
+CHILD = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, sys.argv[1])
+    from paicli.agent.events import Notice, RunFinished
+    from paicli.cli.repl import run_repl
+    from tests.cli.fake_backend import FakeBackend
+
+    def run(text, mode, emit, cancel):
+        emit(Notice("RUNNING " + text))
+        cancelled = cancel.wait(30)
+        return RunFinished("cancelled" if cancelled else "error", "", None if cancelled else "not cancelled")
+
+    backend = FakeBackend(scripts=[run])
+    code = run_repl(backend, interactive=True, history_file=Path(sys.argv[2]))
+    print("RC", code, backend.names(), flush=True)
+    """
+)
+
+
+class Terminal:
+    def __init__(self, tmp_path: Path) -> None:
+        root = Path(__file__).resolve().parents[2]
+        env = dict(os.environ, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color", COLUMNS="100", LINES="30")
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # child
+            os.chdir(tmp_path)
+            os.execvpe(sys.executable, [sys.executable, "-c", CHILD, str(root), str(tmp_path / "h")], env)
+        self.seen = b""
+
+    def expect(self, pattern: str, timeout: float = 20.0) -> None:
+        deadline = time.monotonic() + timeout
+        while pattern not in self.plain():
+            remaining = deadline - time.monotonic()
+            assert remaining > 0, f"{pattern!r} not seen in:\n{self.plain()[-2000:]}"
+            ready, _, _ = select.select([self.fd], [], [], min(0.2, remaining))
+            if ready:
+                try:
+                    self.seen += os.read(self.fd, 65536)
+                except OSError:
+                    break
+        assert pattern in self.plain()
+
+    def plain(self) -> str:
+        text = self.seen.decode("utf-8", "replace")  # whole buffer: a read may split a character
+        return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text)
+
+    def send(self, text: str) -> None:
+        os.write(self.fd, text.encode())
+
+    def close(self) -> int:
+        _, status = os.waitpid(self.pid, 0)
+        os.close(self.fd)
+        return status
+
+
+def test_esc_cancels_a_task_in_a_real_terminal(tmp_path: Path) -> None:
+    term = Terminal(tmp_path)
+    try:
+        term.expect("paicli v9.9.9")
+        term.expect("›")  # like a person, type once the prompt is there
+        term.send("慢任务\r")
+        term.expect("RUNNING 慢任务")
+        term.send("\x1b")
+        term.expect("已请求取消当前任务")
+        term.expect("任务已取消")
+        term.send("/clear\r")  # typed right away: the run's key watcher keeps Enter intact
+        term.expect("对话历史已清空")
+        term.send("\x04")
+        term.expect("RC 0 ['run', 'clear']")
+    finally:
+        status = term.close()
+    assert os.waitstatus_to_exitcode(status) == 0
