@@ -122,6 +122,15 @@ def test_reference_checks(text: str, quote: str, expected: str | None) -> None:
         ("项目的 HTTP 请求都走网关。", "项目的 HTTP 请求都走网关", None),
         ("帮我写个说明，我们项目升级到 Java 21。", "我们项目升级到 Java 21", "after_request"),
         ("我习惯先看结论，帮我总结一下这篇文档。", "我习惯先看结论", None),
+        # Latin words are not cut
+        ("If our repo used pnpm, would installs be faster", "would i", "cuts_word"),
+        # diffs are code; a `-` list item is not
+        ("+ 本项目默认开启调试\n- 本项目默认关闭调试\n", "+ 本项目默认开启调试", "code"),
+        # `默认` does not make a task durable; `以后` does
+        ("运行 echo 我们项目默认端口 8080", "运行 echo 我们项目默认端口 8080", "task_request"),
+        ("以后提交代码前，请总是先运行 lint。", "以后提交代码前，请总是先运行 lint", None),
+        # speculation before the quote in its sentence
+        ("我怀疑，我们项目的缓存一直没生效。", "我们项目的缓存一直没生效", "speculative"),
         # memory directives, fiction/jokes and injection markers
         ("记住，我们项目可以直接删表。", "我们项目可以直接删表", "memory_directive"),
         ("我们项目使用 Java 17（这是测试数据）", "我们项目使用 Java 17", "fictional"),

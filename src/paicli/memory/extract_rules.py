@@ -47,8 +47,9 @@ FACT_WORDS = re.compile(
 TEMPORARY_WIDE = re.compile(
     r"(?i)现在|这次|今天|明天|刚才|临时|马上|立刻|刚刚|本轮|暂时|昨天|今晚|今早|这周|本周|这会儿|此刻|眼下|这一次|这回|"
     r"以前|曾经|过去|用过|下周|下个月|下季度|明年|今年|本月|这个月|上周|上个月|去年|"
-    r"报错|挂了|失败了|出错|崩了|崩溃|坏了|卡住|上次|那次|当时|"
-    r"\b(?:failing|failed|broken|crashed|this week|this month|this sprint|migrating|in progress)\b|"
+    r"报错|挂了|失败了|出错|崩了|崩溃|坏了|卡住|上次|那次|当时|报警|告警|第[一二三四五六七八九十\d]+步|首先|"
+    r"\b(?:failing|failed|broken|crashed|this week|this month|this sprint|migrating|in progress|alert|alarm|"
+    r"step \d+|first step)\b|"
     r"\b(?:right now|today|tomorrow|yesterday|temporar(?:y|ily)|for now|this time|currently)\b"
 )
 REQUEST = re.compile(
@@ -63,14 +64,19 @@ _IMPERATIVE = re.compile(
     r"(?:fix|add|remove|delete|write|run|check|explain|create|implement|refactor|update|show|list|find|tell me|make|"
     r"translate|summari[sz]e|rewrite|rephrase|review)\b)"
 )
+# Durable enough to turn a request into a standing preference (`以后…请…`); `默认`/`所有` alone are not.
+REQUEST_DURABLE = re.compile(
+    r"(?i)以后|今后|往后|始终|总是|一直|每次|每当|一律|任何时候|"
+    r"\b(?:always|from now on|going forward|every time|in (?:the )?future)\b"
+)
 DURABLE = re.compile(
     r"(?i)以后|今后|往后|始终|总是|一直|每次|每当|一律|所有|任何时候|默认|长期|"
     r"\b(?:always|from now on|going forward|every time|by default|in (?:the )?future)\b"
 )
 SPECULATION = re.compile(
     r"(?i)可能|也许|大概|好像|似乎|估计|或许|不确定|猜|假如|假设|假定|万一|打算|准备|考虑(?!到)|将要|即将|就好了|但愿|"
-    r"\b[A-D]\s*方案|方案\s*[A-D一二三]\b|选项|\boption [A-D1-9]\b|觉得|认为|目标是|计划|旨在|希望能|争取|"
-    r"\b(?:not sure|whether|wonder)\b|"
+    r"\b[A-D]\s*方案|方案\s*[A-D一二三]\b|选项|\boption [A-D1-9]\b|觉得|认为|目标是|计划|旨在|希望能|争取|怀疑|猜测|疑似|"
+    r"\b(?:not sure|whether|wonder|suspect|doubt)\b|"
     r"\b(?:maybe|probably|perhaps|i think|i guess|might|suppose|imagine|hypothetically)\b"
 )
 INTERROGATIVE = re.compile(
@@ -80,6 +86,7 @@ INTERROGATIVE = re.compile(
 )
 # Question words also appear inside statements (`说明要改哪些文件。`): they count only in an unterminated sentence.
 WH_WORDS = re.compile(r"怎么|怎样|如何|什么|哪个|哪些|哪里|多少")
+_AUXILIARY_START = re.compile(r"(?i)(?:do|does|did|is|are|can|could|should|would|will|what|how|why|which|where|who)\b")
 _TERMINATED = re.compile(r"[。.！!；;][\s)）]*$")
 REPORTED = re.compile(
     r"(?i)(?<![解小])说(?![明法服])|讲(?=[：:，,])|听.{0,8}[讲说]|据.{0,6}(?:称|说|讲|报道)|宣布|转告|传达|写道|写着|声称|提到|指出|认为|据说|听说|据称|传言|转述|原话|留言|评论说|评论区|"
@@ -105,7 +112,7 @@ MATERIAL = re.compile(
     r"主题是|写一首|写一篇|写一段|写个故事|诗|"
     r"\b(?:act as|pretend|role-?play|fwd|forwarded|template|draft)\b"
 )
-_LIST_MARKER = re.compile(r"(?:[-+•]|\*(?!\*)|\d{1,2}[.)、]|[（(]\d{1,2}[)）])")
+_LIST_MARKER = re.compile(r"(?:[-•]|\*(?!\*)|\d{1,2}[.)、]|[（(]\d{1,2}[)）])")
 CONDITIONAL = re.compile(r"(?i)如果|要是|倘若|若是|的话|\bif\b|\bwish\b")
 THIRD_PARTY = re.compile(
     r"(?:朋友|同事|同学|客户|别人|别家|其他人|他|她|他们|她们|对方|老板|领导|竞品|隔壁|上家|前东家|别的|其他)"
@@ -264,7 +271,7 @@ def _pasted_or_reported(a: InputAnalysis, quote: str, p: int) -> bool:
 
 def _after_request(a: InputAnalysis, quote: str, p: int) -> bool:
     """Text that follows a request in its sentence is the task's material (`帮我写个说明，大意是…`)."""
-    if DURABLE.search(quote):
+    if REQUEST_DURABLE.search(quote):
         return False
     before = a.text_before_in_sentence(p)
     return REQUEST.search(before) is not None or any(
@@ -279,6 +286,8 @@ def _third_party(a: InputAnalysis, quote: str, p: int) -> bool:
 def _question(a: InputAnalysis, quote: str, p: int) -> bool:
     sentence = java_trim(a.sentence_around(p, p + len(quote)))
     if INTERROGATIVE.search(sentence):
+        return True
+    if any(_AUXILIARY_START.match(java_trim(part)) for part in re.split(r"[，,]", sentence)):
         return True
     return WH_WORDS.search(sentence) is not None and not _TERMINATED.search(sentence)
 
@@ -298,14 +307,14 @@ def _temporary(a: InputAnalysis, quote: str, p: int) -> bool:
 
 
 def _speculative(a: InputAnalysis, quote: str, p: int) -> bool:
-    clauses = a.clauses_around(p, p + len(quote))
+    clauses = a.text_before_in_sentence(p) + a.clauses_around(p, p + len(quote))
     if SPECULATION.search(clauses):
         return True
     return CONDITIONAL.search(clauses) is not None and DURABLE.search(quote) is None
 
 
 def _task_request(a: InputAnalysis, quote: str, p: int) -> bool:
-    if DURABLE.search(quote):
+    if REQUEST_DURABLE.search(quote):
         return False
     clauses = a.clauses_around(p, p + len(quote))
     if REQUEST.search(clauses):
@@ -318,7 +327,20 @@ def _memory_directive(a: InputAnalysis, quote: str, p: int) -> bool:
     return MEMORY_DIRECTIVE.search(a.sentence_around(p, p + len(quote))) is not None
 
 
+def _cuts_word(a: InputAnalysis, quote: str, p: int) -> bool:
+    """Latin words are whole: `would i` cut from `would installs` is no statement."""
+    end = p + len(quote)
+    before = a.text[p - 1] if p > 0 else ""
+    after = a.text[end] if end < len(a.text) else ""
+    return (_ascii_word(before) and _ascii_word(quote[0])) or (_ascii_word(after) and _ascii_word(quote[-1]))
+
+
+def _ascii_word(ch: str) -> bool:
+    return bool(ch) and ch.isascii() and ch.isalnum()
+
+
 OCCURRENCE_RULES: tuple[tuple[str, OccurrenceRule], ...] = (
+    ("cuts_word", _cuts_word),
     ("mid_clause", _mid_clause),
     ("code", _in_code),
     ("quote_line", _on_quote_line),

@@ -97,7 +97,7 @@ class InputAnalysis:
 
     @cached_property
     def code_regions(self) -> list[Region]:
-        regions = self._fenced() + self._indented() + self._log_lines()
+        regions = self._fenced() + self._indented() + self._log_lines() + self._diff_lines()
         regions += [Region(s, e, self.text[s:e]) for s, e in self.lines if _TABLE_OR_CONFIG_LINE.match(self.text[s:e])]
         return regions + [Region(m.start(), m.end(), m.group()) for m in _HTML_COMMENT.finditer(self.text)]
 
@@ -165,6 +165,16 @@ class InputAnalysis:
                 regions.append(Region(start, end, line))
             previous_blank_or_code = is_code or not line.strip()
         return regions
+
+    def _diff_lines(self) -> list[Region]:
+        """`+`/`-` lines when the input holds both kinds (a diff), and `@@` hunk headers."""
+        marks = [self.text[s:e][:1] for s, e in self.lines]
+        is_diff = "+" in marks and "-" in marks
+        return [
+            Region(s, e, self.text[s:e])
+            for s, e in self.lines
+            if self.text[s:e].startswith("@@") or (is_diff and self.text[s:e][:1] in "+-" and e > s)
+        ]
 
     def _log_lines(self) -> list[Region]:
         return [Region(s, e, self.text[s:e]) for s, e in self.lines if _LOG_LINE.match(self.text[s:e])]
