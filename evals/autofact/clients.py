@@ -12,7 +12,7 @@ from paicli.cancel import CancelToken
 from paicli.context.estimate import estimate_tokens, utf16_len
 from paicli.llm.messages import ChatResponse, Message, Usage
 from paicli.llm.protocol import DeltaCallback, LLMClient
-from paicli.memory.extract_rules import FACT_WORDS, SENSITIVE, TEMPORARY
+from paicli.memory.extract_words import FACT_WORDS, SENSITIVE, TEMPORARY
 
 INPUT_START = "=== 用户原文 ===\n"
 INPUT_END = "\n=== 结束 ==="

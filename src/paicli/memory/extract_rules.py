@@ -14,6 +14,35 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from paicli.context.estimate import utf16_len
+from paicli.memory.extract_words import (
+    AUXILIARY_START,
+    CONDITIONAL,
+    DURABLE,
+    FACT_WORDS,
+    FICTION,
+    FOREIGN_LABEL,
+    IMPERATIVE,
+    INJECTION,
+    INNER_END,
+    INTERROGATIVE,
+    LIST_MARKER,
+    MATERIAL,
+    MEMORY_DIRECTIVE,
+    POSSIBLE_FACT,
+    REFERENCE_SPLIT,
+    REPORTED,
+    REQUEST,
+    REQUEST_DURABLE,
+    SECRET_SHAPES,
+    SENSITIVE,
+    SPECULATION,
+    TEMPORARY,
+    TEMPORARY_WIDE,
+    TERMINATED,
+    THIRD_PARTY,
+    TRAILING_END,
+    WH_WORDS,
+)
 from paicli.memory.quote_context import INTRODUCER, InputAnalysis, is_term, overlapping
 
 MIN_INPUT = 5
@@ -21,114 +50,6 @@ MAX_INPUT = 4000
 MIN_QUOTE = 5
 MAX_QUOTE = 180
 MAX_FACTS = 3
-
-# Word lists of the reference code (spec 5.2 / 5.4 / 13.1).
-SENSITIVE = re.compile(
-    r"(?i)api[_ -]?key|access[_ -]?key|secret|password|passwd|bearer|token|sk-[a-z0-9]|密码|密钥|身份证|手机号|电话号码|邮箱|验证码"
-)
-POSSIBLE_FACT = re.compile("我|我们|本项目|项目|仓库|团队|公司|偏好|习惯|默认|技术栈|长期|以后|后续|接下来|始终|每次")
-TEMPORARY = re.compile("现在|这次|今天|明天|刚才|临时|马上|立刻")
-_REFERENCE_SPLIT = re.compile(r"(?<=[。；;\n])")
-
-# Hardening: secrets by shape, not only by name.
-SECRET_SHAPES = re.compile(
-    r"(?i)口令|私钥|凭证|凭据|令牌|cookie|credential|private[_ -]?key|passphrase|session[_ -]?id|银行卡|信用卡|卡号|"
-    r"\bpwd\b|ssh-(?:rsa|ed25519)|-----BEGIN|\bAKIA[0-9A-Z]{16}\b|\bgh[pousr]_[A-Za-z0-9]{16,}|\bxox[abprs]-|"
-    r"\beyJ[A-Za-z0-9_-]{8,}\.|[a-z][a-z0-9+.-]*://[^\s/:@]+:[^\s/@]+@|[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+|"
-    r"(?<!\d)1[3-9]\d{9}(?!\d)|(?<!\d)\d{17}[\dXx](?!\d)|(?<!\d)\d{16,19}(?!\d)|"
-    r"(?<![A-Za-z0-9+/_-])(?=[A-Za-z0-9+/_-]*[0-9])(?=[A-Za-z0-9+/_-]*[A-Za-z])[A-Za-z0-9+/_-]{32,}"
-)
-# The code's trigger list, the article's and an English set: a fact must name who or what it is about.
-FACT_WORDS = re.compile(
-    r"(?i)我|咱|本项目|项目|仓库|代码库|团队|公司|偏好|习惯|默认|技术栈|长期|以后|后续|接下来|始终|每次|统一|使用|采用|"
-    r"基于|构建|语言|框架|版本|编码|规范|禁止|不要|一律|总是|一直|所有|"
-    r"\b(?:i|i'm|i've|my|we|we're|we've|our|us|project|repo|repository|team|company|codebase|prefer|always|never)\b"
-)
-TEMPORARY_WIDE = re.compile(
-    r"(?i)现在|这次|今天|明天|刚才|临时|马上|立刻|刚刚|本轮|暂时|昨天|今晚|今早|这周|本周|这会儿|此刻|眼下|这一次|这回|"
-    r"以前|曾经|过去|用过|下周|下个月|下季度|明年|今年|本月|这个月|上周|上个月|去年|"
-    r"报错|挂了|失败了|出错|崩了|崩溃|坏了|卡住|上次|那次|当时|报警|告警|第[一二三四五六七八九十\d]+步|首先|"
-    r"\b(?:failing|failed|broken|crashed|this week|this month|this sprint|migrating|in progress|alert|alarm|"
-    r"step \d+|first step)\b|"
-    r"\b(?:right now|today|tomorrow|yesterday|temporar(?:y|ily)|for now|this time|currently)\b"
-)
-REQUEST = re.compile(
-    r"(?i)(?<![申邀])请(?![求假教])|帮我|帮忙|麻烦|给我(?!们)|能不能|能否|可不可以|可以帮|你来|你去|你先|你帮|"
-    r"赶紧|赶快|快点|快去|"
-    r"\b(?:please|can you|could you|would you|help me|let's|i want you|i need you)\b"
-)
-_IMPERATIVE = re.compile(
-    r"(?i)^(?:(?:请|你|先|再|然后|并且|帮我|麻烦|and|then|please)\s*)*(?:修复|修改|修一下|检查|看看|看一下|查看|分析|解释|"
-    r"生成|写一个|写个|实现|添加|加上|删除|删掉|重构|优化|运行|执行|创建|新建|部署|翻译|总结|查找|搜索|列出|打开|改成|"
-    r"改为|改一下|升级|告诉我|给(?:我|咱)|改写|润色|把|"
-    r"(?:fix|add|remove|delete|write|run|check|explain|create|implement|refactor|update|show|list|find|tell me|make|"
-    r"translate|summari[sz]e|rewrite|rephrase|review)\b)"
-)
-# Durable enough to turn a request into a standing preference (`以后…请…`); `默认`/`所有` alone are not.
-REQUEST_DURABLE = re.compile(
-    r"(?i)以后|今后|往后|始终|总是|一直|每次|每当|一律|任何时候|"
-    r"\b(?:always|from now on|going forward|every time|in (?:the )?future)\b"
-)
-DURABLE = re.compile(
-    r"(?i)以后|今后|往后|始终|总是|一直|每次|每当|一律|所有|任何时候|默认|长期|"
-    r"\b(?:always|from now on|going forward|every time|by default|in (?:the )?future)\b"
-)
-SPECULATION = re.compile(
-    r"(?i)可能|也许|大概|好像|似乎|估计|或许|不确定|猜|假如|假设|假定|万一|打算|准备|考虑(?!到)|将要|即将|就好了|但愿|"
-    r"\b[A-D]\s*方案|方案\s*[A-D一二三]\b|选项|\boption [A-D1-9]\b|觉得|认为|目标是|计划|旨在|希望能|争取|怀疑|猜测|疑似|"
-    r"\b(?:not sure|whether|wonder|suspect|doubt)\b|"
-    r"\b(?:maybe|probably|perhaps|i think|i guess|might|suppose|imagine|hypothetically)\b"
-)
-INTERROGATIVE = re.compile(
-    r"(?i)[?？]|是否|要不要|有没有|是不是|对不对|能否|能不能|可不可以|会不会|为啥|为什么|为何|咋|干嘛|你觉得|你认为|您觉得|"
-    r"(?:[吗呢么吧]|来着)[\s。.！!…)）]*$|"
-    r"^\s*(?:do|does|did|is|are|can|could|should|would|will|what|how|why|which|where|who)\b|what do you think"
-)
-# Question words also appear inside statements (`说明要改哪些文件。`): they count only in an unterminated sentence.
-WH_WORDS = re.compile(r"怎么|怎样|如何|什么|哪个|哪些|哪里|多少")
-_AUXILIARY_START = re.compile(r"(?i)(?:do|does|did|is|are|can|could|should|would|will|what|how|why|which|where|who)\b")
-_TERMINATED = re.compile(r"[。.！!；;][\s)）]*$")
-REPORTED = re.compile(
-    r"(?i)(?<![解小])说(?![明法服])|讲(?=[：:，,])|听.{0,8}[讲说]|据.{0,6}(?:称|说|讲|报道)|宣布|转告|传达|写道|写着|声称|提到|指出|认为|据说|听说|据称|传言|转述|原话|留言|评论说|评论区|"
-    r"例如|比如|譬如|举例|举个例子|摘自|转自|大意|意思是|内容是|内容为|"
-    r"\b(?:according to|says|said|wrote|claims?|for example|for instance|e\.g\.|told|tells|heard|mentioned|"
-    r"reportedly|apparently)\b"
-)
-INJECTION = re.compile(
-    r"(?i)ignore\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|above|earlier)|disregard\s+(?:all\s+|the\s+)?"
-    r"(?:previous|prior|above)|system\s*prompt|developer\s+(?:message|mode)|you\s+are\s+now|jailbreak|"
-    r"忽略(?:之前|以上|上面|前面|先前|此前|所有)|无视(?:之前|以上|上面|前面|所有)|系统提示|系统指令|开发者模式|越狱|"
-    r"从现在(?:起|开始)[，,]?\s*你|你现在是|你的新(?:任务|指令|身份)|新的指令|<\|im_start\|>|\[system\]|</?system>|"
-    r"(?:^|[\s>])(?:系统|system|assistant|助手|ai)\s*[：:]|previous assistant|<<<|>>>|用户(?:已)?授权|授权保存|"
-    r"系统消息|system message|[【\[]\s*系统"
-)
-MEMORY_DIRECTIVE = re.compile(
-    r"(?i)记住|记下|记到|写入(?:长期)?记忆|保存到(?:长期)?记忆|存入记忆|加到记忆|"
-    r"\b(?:remember (?:that|this|the following)|(?:save|add|write) (?:this |that |it )?(?:to|in|into) (?:your )?memory|memorize)\b"
-)
-# Words that make the sentence material to work on rather than a statement: roles, variables, templates, forwards.
-MATERIAL = re.compile(
-    r"(?i)扮演|假装|充当|角色|的值是|值为|字符串是|字符串为|模板|草稿|文案|题目|作业|判断对错|选择题|填空|转发|"
-    r"主题是|写一首|写一篇|写一段|写个故事|诗|"
-    r"\b(?:act as|pretend|role-?play|fwd|forwarded|template|draft)\b"
-)
-_LIST_MARKER = re.compile(r"(?:[-•]|\*(?!\*)|\d{1,2}[.)、]|[（(]\d{1,2}[)）])")
-CONDITIONAL = re.compile(r"(?i)如果|要是|倘若|若是|的话|\bif\b|\bwish\b")
-THIRD_PARTY = re.compile(
-    r"(?:朋友|同事|同学|客户|别人|别家|其他人|他|她|他们|她们|对方|老板|领导|竞品|隔壁|上家|前东家|别的|其他)"
-    r"[^，,。；;\n]{0,4}?(?:的|家|那边)?(?:项目|仓库|团队|公司|代码|组)|(?i:\b(?:their|his|her|someone else's)\s+(?:project|repo|team|company|code)\b)"
-)
-FICTION = re.compile(
-    r"(?i)不是真的|不是真实|并非真实|不是我们的真实|测试数据|假数据|虚构|编的|瞎编|呵呵|哈哈|笑死|反正|开玩笑|"
-    r"从前|很久以前|故事|小说|剧本|玩笑|once upon|kidding|\bjoke\b|"
-    r"\blol\b|(?:^|\s)/s\b|🙄|😅|"
-    r"\b(?:not true|not real|fictional|made[- ]up|hypothetical|dummy data|fake data)\b"
-)
-# A colon label that hands what follows to someone else: demonstratives, role names, or a source noun.
-_FOREIGN_LABEL = re.compile(r"(?i)下面|以下|如下|上面|这里|这段|这句|这些|这个|那段|note|below|following|above")
-_TRAILING_END = re.compile(r"[。；;！!.…]+$")
-_INNER_END = re.compile(r"[。；;！!？?\n]|\.(?=\s)")
-
 
 def java_trim(text: str) -> str:
     """Java's String.trim(): strips code points <= U+0020 only."""
@@ -144,7 +65,7 @@ def safe_input(text: str, hardened: bool = True) -> str:
     """Drop every sentence that mentions a secret (spec 5.2 step 2); the rest goes to the model."""
     kept = [
         s
-        for s in _REFERENCE_SPLIT.split(text)
+        for s in REFERENCE_SPLIT.split(text)
         if s and not SENSITIVE.search(s) and not (hardened and SECRET_SHAPES.search(s))
     ]
     return java_trim("".join(kept))
@@ -244,9 +165,9 @@ def acceptable_label(label: str) -> bool:
     return (
         FACT_WORDS.search(text) is not None
         and not INTRODUCER.search(text + "：")
-        and not _FOREIGN_LABEL.search(text)
+        and not FOREIGN_LABEL.search(text)
         and not REQUEST.search(text)
-        and not _IMPERATIVE.search(text)
+        and not IMPERATIVE.search(text)
         and not INJECTION.search(text + "：")
     )
 
@@ -275,7 +196,7 @@ def _after_request(a: InputAnalysis, quote: str, p: int) -> bool:
         return False
     before = a.text_before_in_sentence(p)
     return REQUEST.search(before) is not None or any(
-        _IMPERATIVE.search(java_trim(part)) for part in re.split(r"[，,：:]", before)
+        IMPERATIVE.search(java_trim(part)) for part in re.split(r"[，,：:]", before)
     )
 
 
@@ -287,15 +208,15 @@ def _question(a: InputAnalysis, quote: str, p: int) -> bool:
     sentence = java_trim(a.sentence_around(p, p + len(quote)))
     if INTERROGATIVE.search(sentence):
         return True
-    if any(_AUXILIARY_START.match(java_trim(part)) for part in re.split(r"[，,]", sentence)):
+    if any(AUXILIARY_START.match(java_trim(part)) for part in re.split(r"[，,]", sentence)):
         return True
-    return WH_WORDS.search(sentence) is not None and not _TERMINATED.search(sentence)
+    return WH_WORDS.search(sentence) is not None and not TERMINATED.search(sentence)
 
 
 def _mid_clause(a: InputAnalysis, quote: str, p: int) -> bool:
     """A quote starts its sentence or a clause; a fragment cut from inside one has lost what framed it."""
     before = java_trim(a.text_before_in_sentence(p))
-    if not before or _LIST_MARKER.fullmatch(before):
+    if not before or LIST_MARKER.fullmatch(before):
         return False
     return not before.endswith(("，", ",", "：", ":", "、", "；", ";"))
 
@@ -320,7 +241,7 @@ def _task_request(a: InputAnalysis, quote: str, p: int) -> bool:
     if REQUEST.search(clauses):
         return True
     parts = re.split(r"[，,：:]", clauses)
-    return any(_IMPERATIVE.search(java_trim(part)) for part in parts)
+    return any(IMPERATIVE.search(java_trim(part)) for part in parts)
 
 
 def _memory_directive(a: InputAnalysis, quote: str, p: int) -> bool:
@@ -362,7 +283,7 @@ def hardened_reason(quote: str, analysis: InputAnalysis) -> str | None:
         return "injection"
     if FICTION.search(analysis.text):
         return "fictional"
-    if _INNER_END.search(_TRAILING_END.sub("", quote)):
+    if INNER_END.search(TRAILING_END.sub("", quote)):
         return "spans_sentences"
     if SECRET_SHAPES.search(quote):
         return "secret_shape"
