@@ -10,13 +10,17 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from evals.autofact.clients import AdversarialLLM, OracleLLM
 from evals.autofact.exhaustive import attack
 from evals.autofact.scoring import Case, CaseResult, Summary, load_cases, run_case, summarize
-from paicli.llm.protocol import LLMClient
+from paicli.cancel import CancelToken
+from paicli.llm.messages import ChatResponse, Message
+from paicli.llm.protocol import DeltaCallback, LLMClient
 
 REPORT_DIR = Path("evals/reports")
 
@@ -78,7 +82,14 @@ class _CountingLive:
     def with_model(self, model: str) -> LLMClient:
         return self
 
-    def chat(self, messages, tools=None, *, on_delta=None, cancel=None):  # type: ignore[no-untyped-def]
+    def chat(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        *,
+        on_delta: DeltaCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> ChatResponse:
         self.calls += 1
         response = self.inner.chat(messages, tools, on_delta=on_delta, cancel=cancel)
         if response.usage is not None:

@@ -135,3 +135,27 @@ def test_runner_rejects_a_dataset_whose_gold_is_not_verbatim(tmp_path: Path, mon
         encoding="utf-8",
     )
     assert main(["--dataset", str(bad), "--oracle"]) == 2
+
+
+def test_live_mode_runs_through_the_real_client_against_a_loopback_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.fakes.openai_server import FakeOpenAIServer
+
+    cases = load_cases(GOLDEN)
+
+    def respond(body: dict[str, object]) -> str:
+        prompt = str(body["messages"][-1]["content"])  # type: ignore[index]
+        hits = [c for c in cases if safe_input(c.input) and f"\n{safe_input(c.input)}\n" in prompt]
+        return json.dumps({"facts": [{"quote": q} for q in hits[0].expected_quotes]}, ensure_ascii=False)
+
+    monkeypatch.chdir(tmp_path)
+    with FakeOpenAIServer(responder=respond) as server:
+        code = main(["--dataset", str(GOLDEN), "--base-url", server.base_url, "--model", "fake-model", "--json"])
+        requests = server.requests
+        server.assert_no_violations()
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert code == 0
+    assert (summary["f1"], summary["exact_cases"], summary["model_calls"]) == (1.0, 18, 17)
+    assert len(requests) == 17
+    assert all([m["role"] for m in r["messages"]] == ["system", "user"] and not r.get("tools") for r in requests)
