@@ -29,6 +29,7 @@ from paicli.memory.extract_words import (
     MATERIAL,
     MEMORY_DIRECTIVE,
     POSSIBLE_FACT,
+    PREFERENCE,
     REFERENCE_SPLIT,
     REPORTED,
     REQUEST,
@@ -240,12 +241,19 @@ def _task_request(a: InputAnalysis, quote: str, p: int) -> bool:
     clauses = a.clauses_around(p, p + len(quote))
     if REQUEST.search(clauses):
         return True
+    if PREFERENCE.search(quote):
+        return False
     parts = re.split(r"[，,：:]", clauses)
     return any(IMPERATIVE.search(java_trim(part)) for part in parts)
 
 
 def _memory_directive(a: InputAnalysis, quote: str, p: int) -> bool:
     return MEMORY_DIRECTIVE.search(a.sentence_around(p, p + len(quote))) is not None
+
+
+def _under_own_label(a: InputAnalysis, quote: str, p: int) -> bool:
+    """List items under the user's own label (`我们团队的约定：\n- 分支名用小写`) take the label's subject."""
+    return bool(overlapping(a.owned_regions, p, p + len(quote)))
 
 
 def _cuts_word(a: InputAnalysis, quote: str, p: int) -> bool:
@@ -287,9 +295,10 @@ def hardened_reason(quote: str, analysis: InputAnalysis) -> str | None:
         return "spans_sentences"
     if SECRET_SHAPES.search(quote):
         return "secret_shape"
-    if not FACT_WORDS.search(quote):
+    occurrences = analysis.occurrences(quote)
+    if not FACT_WORDS.search(quote) and not all(_under_own_label(analysis, quote, p) for p in occurrences):
         return "no_subject"
-    for p in analysis.occurrences(quote):
+    for p in occurrences:
         for name, rule in OCCURRENCE_RULES:
             if rule(analysis, quote, p):
                 return name

@@ -27,12 +27,15 @@ SECRET_SHAPES = re.compile(
 FACT_WORDS = re.compile(
     r"(?i)我|咱|本项目|项目|仓库|代码库|团队|公司|偏好|习惯|默认|技术栈|长期|以后|后续|接下来|始终|每次|统一|使用|采用|"
     r"基于|构建|语言|框架|版本|编码|规范|禁止|不要|一律|总是|一直|所有|"
-    r"\b(?:i|i'm|i've|my|we|we're|we've|our|us|project|repo|repository|team|company|codebase|prefer|always|never)\b"
+    r"\b(?:i|i'm|i've|my|we|we're|we've|our|us|project|repo|repository|team|company|codebase|prefer|always|never|"
+    r"from now on|going forward|by default)\b"
 )
+# A preference verb makes the clauses after it its content (`我偏好先给出命令，再解释原因`), not commands.
+PREFERENCE = re.compile(r"(?i)偏好|喜欢|习惯|希望|倾向|\b(?:prefer|like|want)\b")
 TEMPORARY_WIDE = re.compile(
     r"(?i)现在|这次|今天|明天|刚才|临时|马上|立刻|刚刚|本轮|暂时|昨天|今晚|今早|这周|本周|这会儿|此刻|眼下|这一次|这回|"
     r"以前|曾经|过去|用过|下周|下个月|下季度|明年|今年|本月|这个月|上周|上个月|去年|"
-    r"报错|挂了|失败了|出错|崩了|崩溃|坏了|卡住|上次|那次|当时|报警|告警|第[一二三四五六七八九十\d]+步|首先|"
+    r"报错|挂了|失败了|出错|崩了|崩溃|坏了|卡住|上次|那次|当时|报警|告警|第[一二三四五六七八九十\d]+步|首先|原来|以往|不再|不用了|"
     r"\b(?:failing|failed|broken|crashed|this week|this month|this sprint|migrating|in progress|alert|alarm|"
     r"step \d+|first step)\b|"
     r"\b(?:right now|today|tomorrow|yesterday|temporar(?:y|ily)|for now|this time|currently)\b"
@@ -47,7 +50,7 @@ IMPERATIVE = re.compile(
     r"生成|写一个|写个|实现|添加|加上|删除|删掉|重构|优化|运行|执行|创建|新建|部署|翻译|总结|查找|搜索|列出|打开|改成|"
     r"改为|改一下|升级|告诉我|给(?:我|咱)|改写|润色|把|"
     r"(?:fix|add|remove|delete|write|run|check|explain|create|implement|refactor|update|show|list|find|tell me|make|"
-    r"translate|summari[sz]e|rewrite|rephrase|review)\b)"
+    r"translate|summari[sz]e|rewrite|rephrase|review|confirm|verify|ensure|make sure)\b)"
 )
 # Durable enough to turn a request into a standing preference (`以后…请…`); `默认`/`所有` alone are not.
 REQUEST_DURABLE = re.compile(
@@ -60,7 +63,7 @@ DURABLE = re.compile(
 )
 SPECULATION = re.compile(
     r"(?i)可能|也许|大概|好像|似乎|估计|或许|不确定|猜|假如|假设|假定|万一|打算|准备|考虑(?!到)|将要|即将|就好了|但愿|"
-    r"\b[A-D]\s*方案|方案\s*[A-D一二三]\b|选项|\boption [A-D1-9]\b|觉得|认为|目标是|计划|旨在|希望能|争取|怀疑|猜测|疑似|"
+    r"\b[A-D]\s*方案|方案\s*[A-D一二三]\b|选项|\boption [A-D1-9]\b|觉得|认为|目标是|计划|旨在|希望能|争取|怀疑|猜测|疑似|要不是|早就|本该|本来应该|"
     r"\b(?:not sure|whether|wonder|suspect|doubt)\b|"
     r"\b(?:maybe|probably|perhaps|i think|i guess|might|suppose|imagine|hypothetically)\b"
 )
@@ -75,7 +78,7 @@ AUXILIARY_START = re.compile(r"(?i)(?:do|does|did|is|are|can|could|should|would|
 TERMINATED = re.compile(r"[。.！!；;][\s)）]*$")
 REPORTED = re.compile(
     r"(?i)(?<![解小])说(?![明法服])|讲(?=[：:，,])|听.{0,8}[讲说]|据.{0,6}(?:称|说|讲|报道)|宣布|转告|传达|写道|写着|声称|提到|指出|认为|据说|听说|据称|传言|转述|原话|留言|评论说|评论区|"
-    r"例如|比如|譬如|举例|举个例子|摘自|转自|大意|意思是|内容是|内容为|"
+    r"例如|比如|譬如|举例|举个例子|摘自|转自|大意|意思是|内容是|内容为|报道|新闻|消息称|"
     r"\b(?:according to|says|said|wrote|claims?|for example|for instance|e\.g\.|told|tells|heard|mentioned|"
     r"reportedly|apparently)\b"
 )
@@ -101,12 +104,13 @@ LIST_MARKER = re.compile(r"(?:[-•]|\*(?!\*)|\d{1,2}[.)、]|[（(]\d{1,2}[)）]
 CONDITIONAL = re.compile(r"(?i)如果|要是|倘若|若是|的话|\bif\b|\bwish\b")
 THIRD_PARTY = re.compile(
     r"(?:朋友|同事|同学|客户|别人|别家|其他人|他|她|他们|她们|对方|老板|领导|竞品|隔壁|上家|前东家|别的|其他)"
-    r"[^，,。；;\n]{0,4}?(?:的|家|那边)?(?:项目|仓库|团队|公司|代码|组)|(?i:\b(?:their|his|her|someone else's)\s+(?:project|repo|team|company|code)\b)"
+    r"[^，,。；;\n]{0,4}?(?:的|家|那边)?(?:项目|仓库|团队|公司|代码|组)|"
+    r"(?:这个|该|那个|某个|有个|有位|这位|那位)(?:用户|客户|人|同学|同事|开发者|朋友)|(?i:\b(?:their|his|her|someone else's)\s+(?:project|repo|team|company|code)\b)"
 )
 FICTION = re.compile(
     r"(?i)不是真的|不是真实|并非真实|不是我们的真实|测试数据|假数据|虚构|编的|瞎编|呵呵|哈哈|笑死|反正|开玩笑|"
     r"从前|很久以前|故事|小说|剧本|玩笑|once upon|kidding|\bjoke\b|"
-    r"\blol\b|(?:^|\s)/s\b|🙄|😅|"
+    r"\blol\b|(?:^|\s)/s\b|🙄|😅|😂|🤣|😏|\[狗头\]|"
     r"\b(?:not true|not real|fictional|made[- ]up|hypothetical|dummy data|fake data)\b"
 )
 # A colon label that hands what follows to someone else: demonstratives, role names, or a source noun.

@@ -26,14 +26,15 @@ _FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
 _TAG_OPEN = re.compile(r"<([A-Za-z_][\w:-]*)\b[^<>]*>")
 _QUOTE_LINE = re.compile(r"^\s*[>＞]")
 _TABLE_OR_CONFIG_LINE = re.compile(
-    r"^\s*(?:\|.*\|\s*$|[A-Za-z_][\w.-]*\s*[:=]\s|#|//|/\*|\*/|\*\s*@|--\s|;)"
+    r"^\s*(?:\|.*\|\s*$|[A-Za-z_][\w.-]*\s*[:=]\s|#|//|/\*|\*/|\*\s*@|--\s|;|\"{3}|'{3})|.*\s\|\s"
 )
+_CSV_HEADER = re.compile(r"^\s*[A-Za-z_][\w ]*(?:,[A-Za-z_][\w ]*)+\s*$")
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
 _TRAILING_INTRODUCER = re.compile(r"(?i)(?:如下|以下|下面|below|as follows)\s*$")
 # A heading line without end punctuation that names a source (`会议纪要`, `客户工单内容`) or a chat header (`小王 10:21`).
 _SOURCE_HEADING = re.compile(
-    r"(?i)^[^。.！!？?；;]*(?:纪要|工单|内容|记录|消息|聊天|日志|输出|邮件|引用|原文|需求|反馈|评论|截图|报告|"
-    r"issue|ticket|notes|log|output|transcript)[^。.！!？?；;]{0,6}$|^\s*\S{1,12}\s+\d{1,2}:\d{2}(?::\d{2})?\s*$"
+    r"(?i)^[^。.！!？?；;]*(?:纪要|工单|内容|记录|消息|聊天|日志|输出|邮件|引用|原文|需求|反馈|评论|截图|报告|文档|频道|"
+    r"第\s*\d+\s*[节章]|issue|ticket|notes|log|output|transcript|channel)[^。.！!？?；;]{0,10}$|^\s*\S{1,12}\s+\d{1,2}:\d{2}(?::\d{2})?\s*$"
 )
 _LOG_LINE = re.compile(
     r"^\s*(?:\[(?:[A-Z]+|\d[\d:. -]*)\]|\d{4}-\d{2}-\d{2}[ T]\d|\$ |at [\w.$<>]+\(|Caused by:|Traceback \(|"
@@ -97,7 +98,7 @@ class InputAnalysis:
 
     @cached_property
     def code_regions(self) -> list[Region]:
-        regions = self._fenced() + self._indented() + self._log_lines() + self._diff_lines()
+        regions = self._fenced() + self._indented() + self._log_lines() + self._diff_lines() + self._csv_blocks()
         regions += [Region(s, e, self.text[s:e]) for s, e in self.lines if _TABLE_OR_CONFIG_LINE.match(self.text[s:e])]
         return regions + [Region(m.start(), m.end(), m.group()) for m in _HTML_COMMENT.finditer(self.text)]
 
@@ -138,6 +139,18 @@ class InputAnalysis:
                     regions.append(Region(end, stop, self.text[end:stop]))
         return regions
 
+    @cached_property
+    def owned_regions(self) -> list[Region]:
+        """Paragraphs after a line that ends in the user's own colon label (`我们团队的约定：`)."""
+        regions: list[Region] = []
+        for start, end in self.lines:
+            line = self.text[start:end].rstrip()
+            if line.endswith(("：", ":")) and self._label_ok(line[:-1]) and not _SOURCE_HEADING.search(line[:-1]):
+                stop = _paragraph_end(self.text, end)
+                if stop > end:
+                    regions.append(Region(end, stop, self.text[end:stop]))
+        return regions
+
     def _fenced(self) -> list[Region]:
         regions: list[Region] = []
         opened: tuple[int, str] | None = None
@@ -164,6 +177,14 @@ class InputAnalysis:
             if is_code:
                 regions.append(Region(start, end, line))
             previous_blank_or_code = is_code or not line.strip()
+        return regions
+
+    def _csv_blocks(self) -> list[Region]:
+        """A paragraph whose first line is a CSV header (`name,value`)."""
+        regions: list[Region] = []
+        for start, end in self.lines:
+            if _CSV_HEADER.match(self.text[start:end]) and (start == 0 or self.text[start - 2 : start] == "\n\n"):
+                regions.append(Region(start, _paragraph_end(self.text, start), self.text[start:end]))
         return regions
 
     def _diff_lines(self) -> list[Region]:
