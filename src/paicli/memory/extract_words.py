@@ -97,7 +97,7 @@ MEMORY_DIRECTIVE = re.compile(
 # Words that make the sentence material to work on rather than a statement: roles, variables, templates, forwards.
 MATERIAL = re.compile(
     r"(?i)扮演|假装|充当|角色|的值是|值为|字符串是|字符串为|模板|草稿|文案|题目|作业|判断对错|选择题|填空|转发|"
-    r"主题是|写一首|写一篇|写一段|写个故事|诗|"
+    r"主题是|写一首|写一篇|写一段|写个故事|写诗|一首诗|"
     r"\b(?:act as|pretend|role-?play|fwd|forwarded|template|draft)\b"
 )
 LIST_MARKER = re.compile(r"(?:[-•]|\*(?!\*)|\d{1,2}[.)、]|[（(]\d{1,2}[)）])")
@@ -108,8 +108,8 @@ THIRD_PARTY = re.compile(
     r"(?:这个|该|那个|某个|有个|有位|这位|那位)(?:用户|客户|人|同学|同事|开发者|朋友)|(?i:\b(?:their|his|her|someone else's)\s+(?:project|repo|team|company|code)\b)"
 )
 FICTION = re.compile(
-    r"(?i)不是真的|不是真实|并非真实|不是我们的真实|测试数据|假数据|虚构|编的|瞎编|呵呵|哈哈|笑死|反正|开玩笑|"
-    r"从前|很久以前|故事|小说|剧本|玩笑|once upon|kidding|\bjoke\b|"
+    r"(?i)不是真的|不是真实|并非真实|不是我们的真实|测试数据|假数据|虚构|编的|瞎编|呵呵|哈哈|笑死|开玩笑|"
+    r"从前|很久以前|小说|剧本|玩笑|once upon|kidding|\bjoke\b|"
     r"\blol\b|(?:^|\s)/s\b|🙄|😅|😂|🤣|😏|\[狗头\]|"
     r"\b(?:not true|not real|fictional|made[- ]up|hypothetical|dummy data|fake data)\b"
 )
