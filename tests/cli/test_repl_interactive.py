@@ -16,10 +16,12 @@ from rich.console import Console
 
 from paicli.agent.events import EventSink, ModelCallStarted, RunFinished, TextDelta
 from paicli.cancel import CancelToken
-from paicli.cli.backend import RunMode
+from paicli.cli.approval import TerminalApprover
+from paicli.cli.backend import CommandReply, RunMode
 from paicli.cli.commands import COMMANDS
 from paicli.cli.repl import run_repl
 from paicli.cli.repl_prompt import ReplCompleter
+from paicli.tools.base import ApprovalRequest
 from tests.cli.fake_backend import FakeBackend, streamed, wait_for_cancel
 
 ESC = "\x1b"
@@ -51,7 +53,8 @@ class Session:
         self.buffer = io.StringIO()
         self.console = Console(file=self.buffer, force_terminal=False, width=120)
 
-    def run(self, feeder: Callable[[PipeInput], None] | None = None, *keys: str) -> int:
+    def run(self, feeder: Callable[[PipeInput], None] | None = None, *keys: str,
+            approver: TerminalApprover | None = None) -> int:
         """Run the REPL on this (main) thread; `feeder` types on another one."""
         for key in keys:
             self.pipe.send_text(key)
@@ -60,7 +63,7 @@ class Session:
             thread = threading.Thread(target=feeder, args=(self.pipe,), daemon=True)
             thread.start()
         code = run_repl(self.backend, input=self.pipe, output=DummyOutput(), interactive=True,
-                        history_file=self.history, console=self.console)
+                        history_file=self.history, console=self.console, approver=approver)
         if thread is not None:
             thread.join(10)
         return code
@@ -242,3 +245,56 @@ def test_a_backend_that_raises_in_run_is_reported(pipe: PipeInput, tmp_path: Pat
     session = Session(backend, pipe, tmp_path / "h")
     assert session.run(None, "做点事" + ENTER, "/clear" + ENTER, CTRL_D) == 0
     assert "❌ 执行失败: 连接失败" in session.text and backend.names() == ["run", "clear"]
+
+
+REQUEST = ApprovalRequest("write_file", {"path": "a.py"}, "写入文件: a.py", "ask 模式下写文件需要确认",
+                          preview="--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-old\n+new\n")
+
+
+def wait_for(session: Session, text: str) -> None:
+    for _ in range(200):
+        if text in session.text:
+            return
+        pause(0.05)
+    raise AssertionError(f"{text!r} never shown:\n{session.text}")
+
+
+@pytest.mark.parametrize(("keys", "decision"), [("y" + ENTER, "approve"), ("a" + ENTER, "approve_all"),
+                                                ("n" + ENTER, "deny"), (ENTER, "deny"), (ESC, "deny")])
+def test_approval_is_asked_at_the_prompt(pipe: PipeInput, tmp_path: Path, keys: str, decision: str) -> None:
+    approver = TerminalApprover()
+    answers: list[str] = []
+
+    def run(text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
+        emit(TextDelta("先改文件。\n\n"))
+        answers.append(approver.approve(REQUEST))
+        return RunFinished("done", "")
+
+    backend = FakeBackend(scripts=[run])
+    session = Session(backend, pipe, tmp_path / "h")
+
+    def feeder(inp: PipeInput) -> None:
+        wait_for(session, "需要确认: 写入文件: a.py")
+        inp.send_text(keys)
+        wait_for(session, "已拒绝" if decision == "deny" else "已允许")
+        inp.send_text("/clear" + ENTER + CTRL_D)
+
+    assert session.run(feeder, "改一下" + ENTER, approver=approver) == 0
+    assert answers == [decision]
+    assert backend.names() == ["run", "clear"]
+    text = session.text
+    assert text.index("先改文件") < text.index("需要确认") and "+new" in text and "ask 模式下写文件需要确认" in text
+    assert approver.handler is None
+
+
+def test_an_approval_outside_a_run_is_refused_not_hung(pipe: PipeInput, tmp_path: Path) -> None:
+    approver = TerminalApprover()
+    answers: list[str] = []
+
+    class AsksInPolicy(FakeBackend):
+        def policy(self) -> CommandReply:
+            answers.append(approver.approve(REQUEST))
+            return CommandReply("ok")
+
+    Session(AsksInPolicy(), pipe, tmp_path / "h").run(None, "/policy" + ENTER, CTRL_D, approver=approver)
+    assert answers == ["deny"]

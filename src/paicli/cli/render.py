@@ -399,6 +399,11 @@ class EventRenderer:
         elif result.status == "error":
             say(self._progress, f"❌ 执行失败: {result.error or '未知错误'}", "bold red")
 
+    def pause(self) -> None:
+        """Make room for a question: stop the spinner and put out what streamed so far."""
+        with self._lock:
+            self._interrupt()
+
     def stop_spinner(self) -> None:
         with self._lock:
             self._spinner.stop()

@@ -16,6 +16,7 @@ from paicli.cancel import CancelToken
 from paicli.cli.backend import Backend, CommandReply, RunMode, SessionSummary
 from paicli.cli.commands import help_text, is_yes, mask_secrets, parse, split_memory_args, unknown_reply
 from paicli.cli.render import EventRenderer, WaitSpinner, say, shorten
+from paicli.tools.base import ApprovalDecision, ApprovalRequest
 
 if TYPE_CHECKING:
     from prompt_toolkit.input import Input
@@ -41,6 +42,12 @@ _PENDING_TEXT: dict[RunMode, tuple[str, str, str]] = {
 }
 
 
+class ApprovalHost(Protocol):
+    """The session's approver (cli.approval.TerminalApprover): the REPL installs the asking handler."""
+
+    handler: Callable[[ApprovalRequest], ApprovalDecision] | None
+
+
 class ReplIO(Protocol):
     """What the dispatcher needs from the terminal side (interactive prompt or piped lines)."""
 
@@ -52,8 +59,12 @@ class ReplIO(Protocol):
         """One follow-up line (confirmation, picker); None when there is none (EOF, Ctrl+C)."""
         ...
 
-    def run_cancellable(self, work: Callable[[CancelToken], T], *, cancellable: bool = True) -> T:
-        """Run `work` on a worker thread; Esc / Ctrl+C on the main thread cancel its token."""
+    def run_cancellable(self, work: Callable[[CancelToken], T], *, cancellable: bool = True,
+                        quiet: Callable[[], None] | None = None) -> T:
+        """Run `work` on a worker thread; Esc / Ctrl+C on the main thread cancel its token.
+
+        `quiet` is called before the IO writes something of its own (an approval question).
+        """
         ...
 
     def clear_input_history(self) -> None: ...
@@ -153,7 +164,8 @@ class Dispatcher:
     def run_task(self, text: str, mode: RunMode) -> None:
         renderer = EventRenderer(self.io.console, self.io.progress, markdown=self.io.markdown)
         try:
-            result = self.io.run_cancellable(lambda cancel: self.backend.run(text, mode, renderer, cancel))
+            result = self.io.run_cancellable(lambda cancel: self.backend.run(text, mode, renderer, cancel),
+                                             quiet=renderer.pause)
         except Exception as exc:
             result = RunFinished("error", "", str(exc) or type(exc).__name__)
         finally:
@@ -231,7 +243,8 @@ class Dispatcher:
         renderer = EventRenderer(self.io.console, self.io.progress, markdown=self.io.markdown)
         force = args.lower() == "--force"
         try:
-            reply = self.io.run_cancellable(lambda cancel: self.backend.init_project(force, renderer, cancel))
+            reply = self.io.run_cancellable(lambda cancel: self.backend.init_project(force, renderer, cancel),
+                                            quiet=renderer.pause)
         finally:
             renderer.stop_spinner()
         self.reply(reply)
@@ -302,7 +315,8 @@ class PipedIO:
         say(self.progress, question, "dim")
         return self.next_line()
 
-    def run_cancellable(self, work: Callable[[CancelToken], T], *, cancellable: bool = True) -> T:
+    def run_cancellable(self, work: Callable[[CancelToken], T], *, cancellable: bool = True,
+                        quiet: Callable[[], None] | None = None) -> T:
         return run_in_worker(work, self._wait)
 
     def _wait(self, done: threading.Event, cancel: CancelToken) -> None:
@@ -341,12 +355,15 @@ def run_repl(
     console: Console | None = None,
     progress: Console | None = None,
     env: EnvLookup | None = None,
+    approver: ApprovalHost | None = None,
 ) -> int:
     """Run the REPL until /exit, Ctrl+D or end of input; returns the exit code (0).
 
     Interactive: `input`/`output` are prompt_toolkit objects (tests pass `create_pipe_input()` and
     `DummyOutput()`), `console` receives everything rich prints. Piped: `input` is a text stream
     (default stdin), answers go to `output` (default stdout) and progress to `progress` (default stderr).
+    `approver`: in interactive mode its `handler` is set to ask at this REPL's prompt while a task runs
+    (and reset on exit); piped sessions leave it alone.
     """
     try:
         if not interactive:
@@ -359,7 +376,7 @@ def run_repl(
         from paicli.cli.repl_prompt import run_interactive
 
         return run_interactive(backend, input=input, output=output, history_file=history_file,
-                               console=console, env=env)
+                               console=console, env=env, approver=approver)
     finally:
         backend.close()
 

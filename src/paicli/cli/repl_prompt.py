@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import queue
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -24,14 +25,17 @@ from prompt_toolkit.key_binding.key_processor import KeyPress
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.output import Output, create_output
 from rich.console import Console
+from rich.text import Text
 
 from paicli.cancel import CancelToken
+from paicli.cli.approval import ANSWERS
 from paicli.cli.backend import Backend, SessionInfo
 from paicli.cli.commands import COMMANDS
-from paicli.cli.render import say
-from paicli.cli.repl import CANCEL_REQUESTED, GOODBYE, Dispatcher, run_in_worker
+from paicli.cli.render import diff_text, fold_lines, say
+from paicli.cli.repl import CANCEL_REQUESTED, GOODBYE, ApprovalHost, Dispatcher, run_in_worker
 from paicli.cli.statusbar import format_window, status_line
 from paicli.config.env import EnvLookup
+from paicli.tools.base import ApprovalDecision, ApprovalRequest
 
 T = TypeVar("T")
 
@@ -142,8 +146,19 @@ def banner_lines(info: SessionInfo) -> list[tuple[str, str]]:
     ]
 
 
+class _PendingApproval:
+    def __init__(self, request: ApprovalRequest) -> None:
+        self.request = request
+        self.decision: ApprovalDecision = "deny"
+        self.answered = threading.Event()
+
+    def resolve(self, decision: ApprovalDecision) -> None:
+        self.decision = decision
+        self.answered.set()
+
+
 class InteractiveIO:
-    """Terminal IO for the dispatcher: follow-up prompts and a key watcher while a task runs."""
+    """Terminal IO for the dispatcher: follow-up prompts, a key watcher while a task runs, approvals."""
 
     markdown = True
 
@@ -154,6 +169,9 @@ class InteractiveIO:
         self.progress = console
         self._clear_history = clear_history
         self._cancellable = True
+        self._quiet: Callable[[], None] | None = None
+        self._watching = threading.Event()
+        self._approvals: queue.Queue[_PendingApproval] = queue.Queue()
 
     def ask(self, question: str) -> str | None:
         session: PromptSession[str] = PromptSession(input=self._input, output=self._output)
@@ -165,10 +183,28 @@ class InteractiveIO:
     def clear_input_history(self) -> None:
         self._clear_history()
 
-    def run_cancellable(self, work: Callable[[CancelToken], T], *, cancellable: bool = True) -> T:
+    def run_cancellable(self, work: Callable[[CancelToken], T], *, cancellable: bool = True,
+                        quiet: Callable[[], None] | None = None) -> T:
         """The watcher also keeps the terminal in raw mode, so keys typed meanwhile arrive intact."""
         self._cancellable = cancellable
-        return run_in_worker(work, self._watch)
+        self._quiet = quiet
+        self._watching.set()  # before the worker starts: it may ask at once
+        try:
+            return run_in_worker(work, self._watch)
+        finally:
+            self._watching.clear()
+            self._deny_waiting()
+
+    def approval_handler(self, request: ApprovalRequest) -> ApprovalDecision:
+        """Called on the worker thread by the tool runner; the main thread asks, the worker waits."""
+        if not self._watching.is_set():
+            return "deny"
+        pending = _PendingApproval(request)
+        self._approvals.put(pending)
+        while not pending.answered.wait(0.2):
+            if not self._watching.is_set():
+                return "deny"
+        return pending.decision
 
     def _request_cancel(self, cancel: CancelToken) -> None:
         if self._cancellable and not cancel.cancelled:
@@ -180,6 +216,7 @@ class InteractiveIO:
             asyncio.run(self._watch_keys(done, cancel))
         except KeyboardInterrupt:
             self._request_cancel(cancel)
+            self._wait_plain(done, cancel)
         except Exception:  # no raw mode / unreadable input: keep going, Ctrl+C (SIGINT) still cancels
             self._wait_plain(done, cancel)
 
@@ -187,37 +224,85 @@ class InteractiveIO:
         while not done.is_set():
             try:
                 done.wait(0.1)
+                self._deny_waiting()
             except KeyboardInterrupt:
                 self._request_cancel(cancel)
 
+    def _deny_waiting(self) -> None:
+        while not self._approvals.empty():
+            self._approvals.get_nowait().resolve("deny")
+
+    def _take(self, keys: list[KeyPress], kept: list[KeyPress], cancel: CancelToken) -> None:
+        for key_press in keys:
+            if key_press.key in (Keys.Escape, Keys.ControlC):
+                self._request_cancel(cancel)
+            else:
+                kept.append(key_press)
+
     async def _watch_keys(self, done: threading.Event, cancel: CancelToken) -> None:
-        """Esc / Ctrl+C cancel; every other key is kept as type-ahead for the next prompt."""
+        """Esc / Ctrl+C cancel; other keys are kept as type-ahead for the next prompt; approvals are asked."""
+        kept: list[KeyPress] = []
+        self._take(get_typeahead(self._input), kept, cancel)
+        try:
+            with self._input.raw_mode():
+                while not done.is_set():
+                    await self._read_keys(done, cancel, kept)
+                    if not self._approvals.empty():
+                        pending = self._approvals.get_nowait()
+                        pending.resolve(await self._ask_approval(pending.request))
+        finally:
+            store_typeahead(self._input, kept)
+
+    async def _read_keys(self, done: threading.Event, cancel: CancelToken, kept: list[KeyPress]) -> None:
         inp = self._input
         loop = asyncio.get_running_loop()
-        kept: list[KeyPress] = []
         last_read = loop.time()
-
-        def take(keys: list[KeyPress]) -> None:
-            for key_press in keys:
-                if key_press.key in (Keys.Escape, Keys.ControlC):
-                    self._request_cancel(cancel)
-                else:
-                    kept.append(key_press)
 
         def on_ready() -> None:
             nonlocal last_read
-            take(inp.read_keys())
+            self._take(inp.read_keys(), kept, cancel)
             last_read = loop.time()
 
-        take(get_typeahead(inp))
+        with inp.attach(on_ready):
+            while not done.is_set() and self._approvals.empty():
+                await asyncio.sleep(0.05)
+                if loop.time() - last_read >= 0.1:
+                    self._take(inp.flush_keys(), kept, cancel)  # a lone Esc shows only once nothing follows
+
+    async def _ask_approval(self, request: ApprovalRequest) -> ApprovalDecision:
+        if self._quiet is not None:
+            self._quiet()
+        say(self.console, f"⚠️ 需要确认: {request.summary}", "bold yellow")
+        if request.reason:
+            say(self.console, f"   原因: {request.reason}", "yellow")
+        if request.preview:
+            self.console.print(preview_text(request.preview), end="", soft_wrap=True)
+        bindings = KeyBindings()
+
+        @bindings.add("escape")
+        def _deny(event: KeyPressEvent) -> None:
+            event.app.exit(result="n")
+
+        session: PromptSession[str] = PromptSession(input=self._input, output=self._output,
+                                                    key_bindings=bindings)
         try:
-            with inp.raw_mode(), inp.attach(on_ready):
-                while not done.is_set():
-                    await asyncio.sleep(0.05)
-                    if loop.time() - last_read >= 0.1:
-                        take(inp.flush_keys())  # a lone Esc is only reported once no sequence follows
-        finally:
-            store_typeahead(inp, kept)
+            answer = await session.prompt_async("允许执行吗？[y] 允许  [a] 本会话都允许  [n] 拒绝（默认）：")
+        except (EOFError, KeyboardInterrupt):
+            answer = "n"
+        decision = ANSWERS.get(answer.strip().lower(), "deny")
+        say(self.console, "🚫 已拒绝" if decision == "deny" else "✅ 已允许", "dim")
+        return decision
+
+
+def preview_text(preview: str) -> Text:
+    """A diff preview is coloured; a command or other text is shown dim, folded after 20 lines."""
+    if any(line.startswith(("@@", "+++", "---")) for line in preview.splitlines()[:4]):
+        return diff_text(preview, keep=40)
+    lines, folded = fold_lines(preview, 20)
+    text = Text("\n".join("    " + line for line in lines) + "\n", style="dim")
+    if folded:
+        text.append(f"    … 还有 {folded} 行\n", style="dim")
+    return text
 
 
 class InteractiveRepl:
@@ -230,8 +315,8 @@ class InteractiveRepl:
         self._history_file = history_file
         self._show_toolbar = show_toolbar
         self._root = Path(backend.info().project_root or ".")
-        self._io = InteractiveIO(inp, out, console, self._clear_history)
-        self._dispatcher = Dispatcher(backend, self._io)
+        self.io = InteractiveIO(inp, out, console, self._clear_history)
+        self._dispatcher = Dispatcher(backend, self.io)
         self._session = self._make_session()
 
     def _history(self) -> History:
@@ -324,9 +409,15 @@ class InteractiveRepl:
 
 
 def run_interactive(backend: Backend, *, input: object, output: object, history_file: Path,
-                    console: Console | None, env: EnvLookup | None) -> int:
+                    console: Console | None, env: EnvLookup | None, approver: ApprovalHost | None = None) -> int:
     inp = input if isinstance(input, Input) else create_input()
     out = output if isinstance(output, Output) else create_output()
     show_toolbar = not (env or EnvLookup()).get_bool("PAICLI_NO_STATUSBAR", False)
     repl = InteractiveRepl(backend, inp, out, console or Console(force_terminal=True), history_file, show_toolbar)
-    return repl.run()
+    if approver is None:
+        return repl.run()
+    approver.handler = repl.io.approval_handler
+    try:
+        return repl.run()
+    finally:
+        approver.handler = None
