@@ -143,3 +143,12 @@ def test_partial_and_cancelled_runs_say_so() -> None:
         out_console, _, err_console, err = consoles()
         EventRenderer(out_console, err_console, markdown=False).finish(RunFinished(status, "部分"))  # type: ignore[arg-type]
         assert expected in err.getvalue()
+
+
+def test_a_long_streamed_code_block_stays_one_block() -> None:
+    code = "```python\n" + "".join(f"x{i} = {i}\n\n" for i in range(2000)) + "```\n"
+    blocks = MarkdownBlocks()
+    emitted = [block for start in range(0, len(code), 7) for block in blocks.feed(code[start:start + 7])]
+    emitted += blocks.feed("\n")
+    assert emitted == [code.strip("\n")]
+    assert blocks.flush() == ""

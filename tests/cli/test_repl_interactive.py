@@ -298,3 +298,18 @@ def test_an_approval_outside_a_run_is_refused_not_hung(pipe: PipeInput, tmp_path
 
     Session(AsksInPolicy(), pipe, tmp_path / "h").run(None, "/policy" + ENTER, CTRL_D, approver=approver)
     assert answers == ["deny"]
+
+
+def test_history_file_is_trimmed_to_the_newest_entries(tmp_path: Path) -> None:
+    from prompt_toolkit.history import FileHistory
+
+    from paicli.cli.repl_prompt import trim_history
+
+    path = tmp_path / "input.history"
+    history = FileHistory(str(path))
+    for number in range(12):
+        history.store_string(f"输入 {number}\n第二行")
+    assert trim_history(path, 5) == 7
+    assert trim_history(path, 5) == 0
+    kept = list(FileHistory(str(path)).load_history_strings())
+    assert kept == [f"输入 {number}\n第二行" for number in range(11, 6, -1)]

@@ -149,40 +149,45 @@ def diff_text(diff: str, keep: int = 60) -> Text:
 _FENCE = ("```", "~~~")
 
 
-def _block_end(text: str) -> int | None:
-    in_fence = False
-    seen_content = False
-    pos = 0
-    for line in text.splitlines(keepends=True):
-        if not line.endswith("\n"):
-            return None
-        stripped = line.strip()
-        if stripped.startswith(_FENCE):
-            in_fence = not in_fence
-        if not stripped and not in_fence and seen_content:
-            return pos + len(line)
-        seen_content = seen_content or bool(stripped)
-        pos += len(line)
-    return None
-
-
 class MarkdownBlocks:
-    """Cuts streamed text into finished Markdown blocks: a blank line outside a code fence ends one."""
+    """Cuts streamed text into finished Markdown blocks: a blank line outside a code fence ends one.
+
+    Work is linear in the streamed text: each delta only looks at itself and the unfinished line.
+    """
 
     def __init__(self) -> None:
-        self._buffer = ""
+        self._lines: list[str] = []  # finished lines of the current block
+        self._partial = ""  # the line still being streamed
+        self._in_fence = False
+        self._has_content = False
 
     def feed(self, text: str) -> list[str]:
-        self._buffer += text
         blocks: list[str] = []
-        while (cut := _block_end(self._buffer)) is not None:
-            block, self._buffer = self._buffer[:cut], self._buffer[cut:]
-            if block.strip():
-                blocks.append(block.strip("\n"))
+        self._partial += text
+        if "\n" not in text:
+            return blocks
+        *finished, self._partial = self._partial.split("\n")
+        for line in finished:
+            block = self._take_line(line)
+            if block is not None:
+                blocks.append(block)
         return blocks
 
+    def _take_line(self, line: str) -> str | None:
+        stripped = line.strip()
+        if stripped.startswith(_FENCE):
+            self._in_fence = not self._in_fence
+        if not stripped and not self._in_fence and self._has_content:
+            block = "\n".join(self._lines).strip("\n")
+            self._lines, self._has_content = [], False
+            return block
+        self._lines.append(line)
+        self._has_content = self._has_content or bool(stripped)
+        return None
+
     def flush(self) -> str:
-        rest, self._buffer = self._buffer.strip("\n"), ""
+        rest = "\n".join([*self._lines, self._partial]).strip("\n")
+        self._lines, self._partial, self._in_fence, self._has_content = [], "", False, False
         return rest if rest.strip() else ""
 
 

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import os
 import queue
+import re
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -305,6 +306,25 @@ def preview_text(preview: str) -> Text:
     return text
 
 
+HISTORY_KEEP = 10_000
+
+
+def trim_history(path: Path, keep: int) -> int:
+    """Keep the newest `keep` entries of a prompt_toolkit FileHistory file; returns how many were dropped."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return 0
+    starts = [match.start() for match in re.finditer(r"(?m)^# ", text)]
+    if len(starts) <= keep:
+        return 0
+    cut = starts[len(starts) - keep]
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text("\n" + text[cut:], encoding="utf-8")
+    os.replace(tmp, path)
+    return len(starts) - keep
+
+
 class InteractiveRepl:
     def __init__(self, backend: Backend, inp: Input, out: Output, console: Console, history_file: Path,
                  show_toolbar: bool = True) -> None:
@@ -322,6 +342,7 @@ class InteractiveRepl:
     def _history(self) -> History:
         try:
             self._history_file.parent.mkdir(parents=True, exist_ok=True)
+            trim_history(self._history_file, HISTORY_KEEP)
             return FileHistory(str(self._history_file))
         except OSError:
             return InMemoryHistory()
