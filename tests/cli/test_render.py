@@ -152,3 +152,9 @@ def test_a_long_streamed_code_block_stays_one_block() -> None:
     emitted += blocks.feed("\n")
     assert emitted == [code.strip("\n")]
     assert blocks.flush() == ""
+
+
+def test_an_error_that_already_says_failed_is_not_doubled() -> None:
+    out_console, _, err_console, err = consoles()
+    EventRenderer(out_console, err_console, markdown=False).finish(RunFinished("error", "", "执行失败: 超时"))
+    assert err.getvalue().strip() == "❌ 执行失败: 超时"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -313,3 +314,43 @@ def test_history_file_is_trimmed_to_the_newest_entries(tmp_path: Path) -> None:
     assert trim_history(path, 5) == 0
     kept = list(FileHistory(str(path)).load_history_strings())
     assert kept == [f"输入 {number}\n第二行" for number in range(11, 6, -1)]
+
+
+def test_status_bar_shows_the_backend_status_once_per_prompt(pipe: PipeInput, tmp_path: Path) -> None:
+    from prompt_toolkit.data_structures import Size
+    from prompt_toolkit.output.vt100 import Vt100_Output
+
+    class Counting(FakeBackend):
+        status_calls = 0
+
+        def status(self):  # type: ignore[no-untyped-def]
+            Counting.status_calls += 1
+            return super().status()
+
+    screen = io.StringIO()
+    class Screen(Vt100_Output):
+        def get_rows_below_cursor_position(self) -> int:  # what a terminal's CPR answer would tell
+            return 20
+
+    output = Screen(screen, lambda: Size(rows=30, columns=140))
+    backend = Counting()
+    pipe.send_text("abcdefgh" + CTRL_C + CTRL_D)
+    run_repl(backend, input=pipe, output=output, interactive=True, history_file=tmp_path / "h",
+             console=Console(file=io.StringIO()))
+    shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", screen.getvalue())
+    assert "fake-model · ctx 12.3k/128k (9.6%) · in 45.1k out 3.2k cached 30.0k (67% hit) · auto" in shown
+    assert Counting.status_calls == 2  # one per prompt, not one per keystroke
+
+
+def test_status_bar_can_be_turned_off(pipe: PipeInput, tmp_path: Path) -> None:
+    from paicli.config.env import EnvLookup
+
+    class NoStatus(FakeBackend):
+        def status(self):  # type: ignore[no-untyped-def]
+            raise AssertionError("status bar is off")
+
+    pipe.send_text("/clear" + ENTER + CTRL_D)
+    backend = NoStatus()
+    code = run_repl(backend, input=pipe, output=DummyOutput(), interactive=True, history_file=tmp_path / "h",
+                    console=Console(file=io.StringIO()), env=EnvLookup(environ={"PAICLI_NO_STATUSBAR": "true"}))
+    assert code == 0 and backend.names() == ["clear"]

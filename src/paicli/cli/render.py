@@ -402,7 +402,8 @@ class EventRenderer:
         elif result.status == "cancelled":
             say(self._progress, "⏹️ 任务已取消", "yellow")
         elif result.status == "error":
-            say(self._progress, f"❌ 执行失败: {result.error or '未知错误'}", "bold red")
+            error = (result.error or "未知错误").removeprefix("❌").strip()
+            say(self._progress, f"❌ {error}" if error.startswith("执行失败") else f"❌ 执行失败: {error}", "bold red")
 
     def pause(self) -> None:
         """Make room for a question: stop the spinner and put out what streamed so far."""

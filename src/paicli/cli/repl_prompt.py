@@ -334,6 +334,7 @@ class InteractiveRepl:
         self._console = console
         self._history_file = history_file
         self._show_toolbar = show_toolbar
+        self._status_text = ""
         self._root = Path(backend.info().project_root or ".")
         self.io = InteractiveIO(inp, out, console, self._clear_history)
         self._dispatcher = Dispatcher(backend, self.io)
@@ -383,12 +384,18 @@ class InteractiveRepl:
 
         return bindings
 
-    def _toolbar(self) -> str:
+    def _refresh_status(self) -> None:
+        """Once per prompt: counting the context on every keystroke's redraw would make typing lag."""
+        if not self._show_toolbar:
+            return
         try:
-            text = status_line(self._backend.status())
+            self._status_text = status_line(self._backend.status())
         except Exception:
-            return ""
+            self._status_text = ""
+
+    def _toolbar(self) -> str:
         pending = self._dispatcher.pending
+        text = self._status_text
         return f" {text} · 下一条: {pending}" if pending else f" {text}"
 
     def _message(self) -> FormattedText:
@@ -416,6 +423,7 @@ class InteractiveRepl:
             say(self._console, text, style or None)
         while True:
             self._dispatcher.notices()
+            self._refresh_status()
             try:
                 line = self._session.prompt(self._message)
             except KeyboardInterrupt:
