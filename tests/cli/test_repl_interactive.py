@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import re
 import threading
@@ -354,3 +355,21 @@ def test_status_bar_can_be_turned_off(pipe: PipeInput, tmp_path: Path) -> None:
     code = run_repl(backend, input=pipe, output=DummyOutput(), interactive=True, history_file=tmp_path / "h",
                     console=Console(file=io.StringIO()), env=EnvLookup(environ={"PAICLI_NO_STATUSBAR": "true"}))
     assert code == 0 and backend.names() == ["clear"]
+
+
+def test_shift_tab_cycles_the_session_mode(pipe: PipeInput, tmp_path: Path) -> None:
+    class Modes(FakeBackend):
+        current = "auto"
+
+        def status(self):  # type: ignore[no-untyped-def]
+            return dataclasses.replace(super().status(), mode=f"{self.current} · hitl")
+
+        def set_mode(self, args: str) -> CommandReply:
+            self.current = args
+            return super().set_mode(args)
+
+    backend = Modes()
+    session = Session(backend, pipe, tmp_path / "h")
+    session.run(None, "\x1b[Z", "\x1b[Z", "\x1b[Z", "\x1b[Z", CTRL_D)
+    assert [args for name, args in backend.calls if name == "mode"] == ["plan", "ask", "auto", "plan"]
+    assert "🧭 模式: ask" in session.text

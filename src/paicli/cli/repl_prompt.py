@@ -17,6 +17,7 @@ from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
+from prompt_toolkit.filters import has_completions
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.input import Input, create_input
@@ -143,7 +144,7 @@ def banner_lines(info: SessionInfo) -> list[tuple[str, str]]:
         (f"  会话  {info.session_id}", "dim"),
         ("", ""),
         ("  输入 / 查看命令（Tab 补全），@路径 把文件交给模型；", "dim"),
-        ("  Esc+Enter 或 Ctrl+J 换行，运行中按 Esc 取消任务，Ctrl+C 清空当前行，Ctrl+D 退出。", "dim"),
+        ("  Esc+Enter 或 Ctrl+J 换行，Shift+Tab 切换模式，运行中按 Esc 取消任务，Ctrl+C 清空当前行，Ctrl+D 退出。", "dim"),
     ]
 
 
@@ -307,6 +308,7 @@ def preview_text(preview: str) -> Text:
 
 
 HISTORY_KEEP = 10_000
+SESSION_MODES = ("auto", "plan", "ask")
 
 
 def trim_history(path: Path, keep: int) -> int:
@@ -382,7 +384,21 @@ class InteractiveRepl:
             elif self._dispatcher.pending is not None:
                 run_in_terminal(self._dispatcher.cancel_pending)
 
+        @bindings.add("s-tab", filter=~has_completions)  # with the menu open it still goes back a completion
+        def _next_mode(event: KeyPressEvent) -> None:
+            run_in_terminal(self._cycle_mode)
+
         return bindings
+
+    def _cycle_mode(self) -> None:
+        """Shift+Tab: auto -> plan -> ask -> auto, through the same path as `/mode`."""
+        try:
+            current = self._backend.status().mode.split()[0]
+        except Exception:
+            current = "auto"
+        following = SESSION_MODES[(SESSION_MODES.index(current) + 1) % 3] if current in SESSION_MODES else "auto"
+        self._dispatcher.handle(f"/mode {following}")
+        self._refresh_status()
 
     def _refresh_status(self) -> None:
         """Once per prompt: counting the context on every keystroke's redraw would make typing lag."""
