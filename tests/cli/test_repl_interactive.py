@@ -22,7 +22,7 @@ from paicli.cli.approval import TerminalApprover
 from paicli.cli.backend import CommandReply, RunMode
 from paicli.cli.commands import COMMANDS
 from paicli.cli.repl import run_repl
-from paicli.cli.repl_prompt import ReplCompleter
+from paicli.cli.repl_complete import ReplCompleter
 from paicli.tools.base import ApprovalRequest
 from tests.cli.fake_backend import FakeBackend, streamed, wait_for_cancel
 

@@ -8,15 +8,13 @@ import os
 import queue
 import re
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
-from prompt_toolkit.completion import CompleteEvent, Completer, Completion
-from prompt_toolkit.document import Document
 from prompt_toolkit.filters import has_completions
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
@@ -32,109 +30,14 @@ from rich.text import Text
 from paicli.cancel import CancelToken
 from paicli.cli.approval import ANSWERS
 from paicli.cli.backend import Backend, SessionInfo
-from paicli.cli.commands import COMMANDS
 from paicli.cli.render import diff_text, fold_lines, say
 from paicli.cli.repl import CANCEL_REQUESTED, GOODBYE, ApprovalHost, Dispatcher, run_in_worker
+from paicli.cli.repl_complete import ReplCompleter
 from paicli.cli.statusbar import format_window, status_line
 from paicli.config.env import EnvLookup
 from paicli.tools.base import ApprovalDecision, ApprovalRequest
 
 T = TypeVar("T")
-
-_SKIP_DIRS = {".git", ".paicli", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", "env",
-              ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", "dist", "build", ".idea"}
-_SUBCOMMANDS: dict[str, tuple[tuple[str, str], ...]] = {
-    "memory": (("list", "列出全部长期记忆"), ("search ", "按关键词搜索"), ("delete ", "删除一条记忆"),
-               ("verify ", "刷新一条记忆的核实时间"), ("replace ", "用新事实替换一条记忆"), ("clear", "清空全部长期记忆")),
-    "mode": (("auto", "自动执行"), ("plan", "先规划再执行"), ("ask", "只读问答")),
-    "hitl": (("on", "每次危险操作都请求确认"), ("default", "恢复默认确认策略")),
-    "init": (("--force", "覆盖已有的 PAI.md"),),
-    "history": (("clear", "清空输入历史"),),
-    "save": (("--global", "保存为全局记忆"), ("--project", "保存为本项目记忆"), ("--force", "跳过重复检查")),
-}
-_SUBCOMMANDS["mem"] = _SUBCOMMANDS["memory"]
-
-
-class ReplCompleter(Completer):
-    """`/` completes commands (with descriptions) and their sub-commands; `@` completes project paths."""
-
-    def __init__(self, root: Path, scan_limit: int = 4000, result_limit: int = 40) -> None:
-        self._root = root
-        self._scan_limit = scan_limit
-        self._result_limit = result_limit
-
-    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterable[Completion]:
-        text = document.text_before_cursor
-        if text.startswith("/") and " " not in text:
-            yield from self._commands(text)
-            return
-        if text.startswith("/"):
-            yield from self._subcommands(text)
-        word = document.get_word_before_cursor(WORD=True)
-        if word.startswith("@"):
-            yield from self._paths(word)
-
-    def _commands(self, text: str) -> Iterator[Completion]:
-        typed = text[1:].lower()
-        for spec in COMMANDS:
-            match = next((word for word in spec.words if word.startswith(typed)), None)
-            if match is not None:
-                yield Completion("/" + match, start_position=-len(text), display=spec.usage,
-                                 display_meta=spec.description)
-
-    def _subcommands(self, text: str) -> Iterator[Completion]:
-        head, _, rest = text[1:].partition(" ")
-        if " " in rest:
-            return
-        for word, meta in _SUBCOMMANDS.get(head.lower(), ()):
-            if word.startswith(rest.lower()):
-                yield Completion(word, start_position=-len(rest), display_meta=meta)
-
-    def _paths(self, word: str) -> Iterator[Completion]:
-        prefix = word[1:]
-        if ".." in Path(prefix).parts or prefix.startswith("/"):
-            return
-        folder, _, base = prefix.rpartition("/")
-        found = 0
-        for rel, is_dir in self._listing(folder):
-            name = rel.rpartition("/")[2]
-            if name.lower().startswith(base.lower()):
-                found += 1
-                yield Completion("@" + rel + ("/" if is_dir else ""), start_position=-len(word),
-                                 display=name + ("/" if is_dir else ""))
-        if not folder and len(base) >= 2 and found == 0:
-            yield from self._search(base, word)
-
-    def _listing(self, folder: str) -> list[tuple[str, bool]]:
-        directory = self._root / folder if folder else self._root
-        try:
-            entries = sorted(os.scandir(directory), key=lambda entry: entry.name)
-        except OSError:
-            return []
-        listed = []
-        for entry in entries:
-            is_dir = entry.is_dir()
-            if is_dir and entry.name in _SKIP_DIRS:
-                continue
-            listed.append((f"{folder}/{entry.name}" if folder else entry.name, is_dir))
-        return listed[: self._result_limit * 5]
-
-    def _search(self, needle: str, word: str) -> Iterator[Completion]:
-        """Files anywhere under the root whose name contains `needle` (bounded walk)."""
-        seen = 0
-        hits = 0
-        needle = needle.lower()
-        for dirpath, dirnames, filenames in os.walk(self._root):
-            dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
-            for name in sorted(filenames):
-                seen += 1
-                if needle in name.lower():
-                    rel = Path(dirpath, name).relative_to(self._root).as_posix()
-                    hits += 1
-                    yield Completion("@" + rel, start_position=-len(word), display=rel)
-                if hits >= self._result_limit or seen >= self._scan_limit:
-                    return
-
 
 def banner_lines(info: SessionInfo) -> list[tuple[str, str]]:
     return [
