@@ -1,4 +1,4 @@
-"""The interactive side of the REPL: prompt_toolkit input, completion, key bindings, the Esc watcher."""
+"""The interactive side of the REPL: the prompt, key bindings, the Esc watcher and approvals while a task runs."""
 
 from __future__ import annotations
 
