@@ -203,3 +203,15 @@ def test_sigkill_mid_tool_then_continue_sends_a_valid_request(project: Path, iso
         messages = server.requests[-1]["messages"]
         assert [m["role"] for m in messages][-3:] == ["assistant", "tool", "user"]
         assert server.violations == []
+
+
+def test_resume_flag_without_id_offers_a_picker(project: Path, isolated_home: Path) -> None:
+    with FakeOpenAIServer() as server:
+        server.push("记住了：青松。", "暗号是青松。")
+        env = paicli_env(isolated_home, server.base_url)
+        assert run_paicli(["-p", "暗号叫青松"], env, project).returncode == 0
+        repl = run_paicli(["--resume"], env, project, stdin="1\n暗号是什么？\n/exit\n")
+        assert repl.returncode == 0, repl.stderr
+        assert "暗号叫青松" in repl.stderr  # the listing shows the first input
+        assert "暗号叫青松" in all_text(server.requests[1])
+        assert server.violations == []

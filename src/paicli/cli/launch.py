@@ -94,10 +94,35 @@ def launch(args: argparse.Namespace) -> int:
         return _run_oneshot(backend, args)
     for line in backend.drain_notices():
         sys.stderr.write(line + "\n")
+    if args.resume == "":
+        _pick_session_at_start(backend)
     from paicli.cli.repl import run_repl
 
     history_file = settings.paicli_home / "history" / "input.history"
-    return run_repl(backend, interactive=interactive, history_file=history_file, env=env)
+    from paicli.cli.approval import TerminalApprover
+
+    approver = backend.parts.tools.approver
+    return run_repl(backend, interactive=interactive, history_file=history_file, env=env,
+                    approver=approver if isinstance(approver, TerminalApprover) else None)
+
+
+def _pick_session_at_start(backend: AppBackend) -> None:
+    """`paicli --resume` without an id: list this project's sessions and restore the chosen one."""
+    from paicli.cli.repl import format_sessions, pick_session
+
+    sessions = backend.list_sessions()
+    if not sessions:
+        sys.stderr.write("📭 本项目还没有可以恢复的历史会话，已开始新会话。\n")
+        return
+    sys.stderr.write(format_sessions(sessions) + "\n")
+    sys.stderr.write("输入编号或会话 id 恢复（直接回车开始新会话）：")
+    sys.stderr.flush()
+    choice = sys.stdin.readline().strip()
+    session_id = pick_session(sessions, choice) if choice else None
+    if session_id is None:
+        sys.stderr.write(f"\n{'没有找到这个会话，' if choice else ''}已开始新会话。\n")
+        return
+    sys.stderr.write(backend.resume(session_id).text + "\n")
 
 
 def _build_backend(settings: object, env: EnvLookup, args: argparse.Namespace, interactive: bool,
