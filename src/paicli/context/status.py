@@ -54,8 +54,15 @@ def usage_bar(used: int, window: int, cells: int = BAR_CELLS) -> str:
     return "█" * filled + "░" * (cells - filled)
 
 
+def _display_width(text: str) -> int:
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1 for ch in text)
+
+
 def _row(label: str, tokens: int, window: int, extra: str = "") -> str:
-    return f"    {label:<18s} {format_tokens(tokens):>8s}  ({_percent(tokens, window):4.1f}%){extra}"
+    padding = " " * max(0, 18 - _display_width(label))  # CJK labels take two columns each
+    return f"    {label}{padding} {format_tokens(tokens):>8s}  ({_percent(tokens, window):4.1f}%){extra}"
 
 
 def render_context_report(report: ContextReport, memory_status: str = "") -> str:
