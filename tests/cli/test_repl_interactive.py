@@ -371,5 +371,5 @@ def test_shift_tab_cycles_the_session_mode(pipe: PipeInput, tmp_path: Path) -> N
     backend = Modes()
     session = Session(backend, pipe, tmp_path / "h")
     session.run(None, "\x1b[Z", "\x1b[Z", "\x1b[Z", "\x1b[Z", CTRL_D)
-    assert [args for name, args in backend.calls if name == "mode"] == ["plan", "ask", "auto", "plan"]
+    assert [args for name, args in backend.calls if name == "mode"] == ["ask", "auto", "ask", "auto"]
     assert "🧭 模式: ask" in session.text

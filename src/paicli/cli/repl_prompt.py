@@ -211,7 +211,7 @@ def preview_text(preview: str) -> Text:
 
 
 HISTORY_KEEP = 10_000
-SESSION_MODES = ("auto", "plan", "ask")
+SESSION_MODES = ("auto", "ask")  # "plan" joins the cycle once Plan-and-Execute lands
 
 
 def trim_history(path: Path, keep: int) -> int:
@@ -294,12 +294,12 @@ class InteractiveRepl:
         return bindings
 
     def _cycle_mode(self) -> None:
-        """Shift+Tab: auto -> plan -> ask -> auto, through the same path as `/mode`."""
+        """Shift+Tab: cycles the session modes through the same path as `/mode`."""
         try:
             current = self._backend.status().mode.split()[0]
         except Exception:
             current = "auto"
-        following = SESSION_MODES[(SESSION_MODES.index(current) + 1) % 3] if current in SESSION_MODES else "auto"
+        following = SESSION_MODES[(SESSION_MODES.index(current) + 1) % len(SESSION_MODES)] if current in SESSION_MODES else "auto"
         self._dispatcher.handle(f"/mode {following}")
         self._refresh_status()
 

@@ -220,6 +220,10 @@ class AppBackend:
         self.parts.memory.extractor = _UsageRecordingExtractor(self._extractor, self._record_side_usage)
 
     def set_mode(self, args: str) -> CommandReply:
+        if args.strip().lower() == "plan":
+            return CommandReply(
+                f"🧭 Plan-and-Execute 模式还没有在 paicli 中实现，会话模式保持 {self.parts.approval.label()}。", ok=False
+            )
         return CommandReply(f"🧭 {self.parts.approval.set_mode(args.strip())}")
 
     def hitl(self, args: str) -> CommandReply:
