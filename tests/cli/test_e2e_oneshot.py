@@ -197,3 +197,12 @@ def test_version_and_help(project: Path, isolated_home: Path) -> None:
         assert flag in helptext.stdout
     bad = run_paicli(["--output-format", "xml", "-p", "x"], env, project)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_model_flag_selects_the_model_for_the_run(project: Path, isolated_home: Path) -> None:
+    with FakeOpenAIServer() as server:
+        server.push("好")
+        proc = run_paicli(["-p", "在吗", "--model", "other-model"], paicli_env(isolated_home, server.base_url),
+                          project)
+        assert proc.returncode == 0, proc.stderr
+        assert server.requests[0]["model"] == "other-model"
