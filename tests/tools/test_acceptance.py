@@ -77,7 +77,7 @@ def test_cancel_during_a_command_leaves_every_call_answered(project: Path) -> No
                 ("execute_command", '{"command": "echo $$ > pid.txt; sleep 30"}'),
                 ("read_file", '{"path": "pid.txt"}'),
             ),
-            "不应该走到这里",
+            "好的，命令已经停止。",
         ]
     )
     agent = react.ReactAgent(llm, make_runner(project), Prompt())
@@ -107,6 +107,8 @@ def test_cancel_during_a_command_leaves_every_call_answered(project: Path) -> No
     assert len(tool_messages) == 2
     assert all(unwrap_text(m.text).startswith("用户取消了") for m in tool_messages)
     assert len(llm.requests) == 1
+    assert agent.run("还在吗？", lambda _e: None, CancelToken()).status == "done"  # the session goes on
+    assert_protocol_valid(llm.requests[-1].messages)
 
 
 def unwrap_text(content: str) -> str:
