@@ -40,7 +40,7 @@ from paicli.llm.protocol import LLMClient, LLMError, StreamDelta
 log = logging.getLogger(__name__)
 
 Placement = Literal["system", "turn"]
-CANCELLED_ANSWER = "⏹️ 已取消当前任务。"
+CANCELLED_ANSWER = "⏹️ 任务已取消。"
 
 
 @dataclass
@@ -245,7 +245,7 @@ class ReactAgent:
             reminder_message = Message.user(reminder)
             self.history.append(reminder_message)
             self.recorder.message("runaway_reminder", reminder_message)
-            emit(Notice("↻ 检测到重复的工具调用，已提醒模型换个思路", "warn"))
+            emit(Notice("↻ 模型在重复同样的工具调用，已提醒它换个办法", "warn"))
 
     def _final_answer(self, reply: Message) -> RunFinished:
         self._append_answer(reply, "llm_response")
@@ -255,7 +255,7 @@ class ReactAgent:
         self, budget: AgentBudget, status: BudgetStatus, emit: EventSink, cancel: CancelToken
     ) -> RunFinished:
         reason = budget.describe_exit(status)
-        emit(Notice("⚠️ 执行预算已触发，正在整理部分结果", "warn"))
+        emit(Notice("⚠️ 已到执行预算上限，停止调用工具，正在整理已有结果", "warn"))
         instruction = Message.user(budget.finalization_instruction(status))
         self.history.append(instruction)
         self.recorder.message("budget_finalization", instruction)
@@ -267,7 +267,7 @@ class ReactAgent:
             return self._cancelled()
         except LLMError as error:
             self._append_answer(Message.assistant(header), "budget_finalization_response")
-            return RunFinished("partial", f"{header}\n\n收尾调用失败：{error}")
+            return RunFinished("partial", f"{header}\n\n整理结果时调用模型失败：{error}")
         content = response.message.content or ""
         reply = response.message if content else Message.assistant(header)
         self._append_answer(reply, "budget_finalization_response")
