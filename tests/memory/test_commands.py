@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from paicli.memory.commands import (
+    CLEARED,
     DELETE_HINT,
     NO_MATCH,
     REPLACE_HINT,
@@ -16,6 +17,7 @@ from paicli.memory.commands import (
     MemoryCommand,
     SaveArgs,
     format_memory_entries,
+    not_found,
     parse_memory_args,
     parse_save_args,
     run_memory_command,
@@ -91,7 +93,7 @@ def _manager(tmp_path: Path) -> MemoryManager:
 
 def test_save_replies(tmp_path: Path) -> None:
     mgr = _manager(tmp_path)
-    assert run_save(mgr, parse_save_args("")).startswith("❌ 请提供要保存的内容")
+    assert run_save(mgr, parse_save_args("")).startswith("❌ /save 后面要写上要记住的内容")
     stored = run_save(mgr, parse_save_args("项目使用 Java 17"))
     assert stored.startswith("💾") and "项目使用 Java 17" in stored and "project" in stored
     conflict = run_save(mgr, parse_save_args("项目使用 Java 21"))
@@ -112,16 +114,16 @@ def test_memory_command_replies(tmp_path: Path) -> None:
     assert f"当前项目作用域: {mgr.project_key}" in status and "/memory replace" in status
     assert run("list").startswith("📋 长期记忆列表：\n- " + first.id)
     assert first.id in run("search 偏好") and run("search kotlin") == NO_MATCH
-    assert run("verify fact-nope") == "📭 未找到长期记忆: fact-nope"
-    assert run(f"verify {first.id}") == f"✅ 已刷新核实时间: {first.id} 用户偏好使用Java开发"
+    assert run("verify fact-nope") == not_found("fact-nope") == "📭 长期记忆里没有这个 id: fact-nope"
+    assert run(f"verify {first.id}") == f"✅ 核实时间已更新为现在: {first.id} 用户偏好使用Java开发"
     assert "已替换" in run(f"replace {first.id} 用户偏好使用Kotlin开发")
     assert "没有找到" in run(f"replace {first.id} 又一个事实")
     assert run("replace fact-1234") == REPLACE_HINT
-    assert run("delete fact-nope") == "📭 未找到长期记忆: fact-nope"
+    assert run("delete fact-nope") == not_found("fact-nope")
     only = mgr.list_all()[0]
-    assert run(f"delete {only.id}") == f"🗑️ 已删除长期记忆: {only.id}"
+    assert run(f"delete {only.id}") == f"🗑️ 这条长期记忆已删除: {only.id}"
     mgr.store_fact("一条将被清空的事实")
-    assert run("clear") == "🧹 长期记忆已清空" and mgr.list_all() == []
+    assert run("clear") == CLEARED and mgr.list_all() == []
 
 
 def test_format_memory_entries_layout() -> None:
@@ -156,3 +158,42 @@ def test_format_memory_entries_layout() -> None:
     assert "可能已过时" not in format_memory_entries("t", [stale], NOW, 0)
     assert format_memory_entries("t", [], NOW, 30) == NO_MATCH
     assert short_project("/a/b") == "/a/b"
+
+
+REFERENCE_SENTENCES = (  # the reference's own wording (spec 10.3): paicli says the same in its own words
+    "请提供搜索关键词",
+    "请提供要删除的记忆 id",
+    "请提供要核实的记忆 id",
+    "请提供要保存的内容",
+    "已刷新核实时间",
+    "未找到长期记忆",
+    "长期记忆已清空",
+    "已删除长期记忆",
+    "没有匹配的长期记忆",
+)
+
+
+def test_replies_are_in_our_own_words(tmp_path: Path) -> None:
+    mgr = _manager(tmp_path)
+    entry_id = mgr.store_fact("用户偏好使用Java开发").entry.id  # type: ignore[union-attr]
+    commands = [
+        "",
+        "list",
+        "search",
+        "search kotlin",
+        "delete",
+        "delete fact-x",
+        "verify",
+        "verify fact-x",
+        f"verify {entry_id}",
+        "replace x",
+        "frobnicate",
+        f"delete {entry_id}",
+        "clear",
+    ]
+    replies = [run_memory_command(mgr, parse_memory_args(c)) for c in commands]
+    replies.append(run_save(mgr, parse_save_args("--global")))
+    for reply in replies:
+        assert reply.strip()
+        for sentence in REFERENCE_SENTENCES:
+            assert sentence not in reply, (sentence, reply)

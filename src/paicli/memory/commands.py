@@ -14,14 +14,19 @@ from paicli.memory.store import MemoryStoreError
 
 MemoryAction = Literal["status", "list", "search", "delete", "verify", "replace", "clear", "invalid"]
 
-SEARCH_HINT = "❌ 请提供搜索关键词，例如 /memory search Chrome 登录态"
-DELETE_HINT = "❌ 请提供要删除的记忆 id，例如 /memory delete fact-abcd1234"
-VERIFY_HINT = "❌ 请提供要核实的记忆 id，例如 /memory verify fact-abcd1234"
+SEARCH_HINT = "❌ /memory search 后面要写上关键词，比如 /memory search 登录态"
+DELETE_HINT = (
+    "❌ /memory delete 后面要写上记忆 id（/memory list 可以查到），比如 /memory delete fact-1a2b3c4d"
+)
+VERIFY_HINT = (
+    "❌ /memory verify 后面要写上记忆 id（/memory list 可以查到），比如 /memory verify fact-1a2b3c4d"
+)
 REPLACE_HINT = (
-    "❌ 用法: /memory replace <旧记忆 id> <新事实>，例如 /memory replace fact-abcd1234 项目使用 Java 21"
+    "❌ 写法: /memory replace <记忆 id> <新的事实>，比如 /memory replace fact-1a2b3c4d 项目改用 Java 21"
 )
 CLEAR_CONFIRM_PROMPT = "确定要删除全部长期记忆吗？所有项目共享这份记忆，删除后无法恢复。(y/N) "
-NO_MATCH = "📭 没有匹配的长期记忆。"
+NO_MATCH = "📭 没有找到符合条件的长期记忆。"
+CLEARED = "🧹 全部长期记忆已删除"
 _FLAGS = {"--global": "global", "--project": "project", "--force": "force"}
 _SUBCOMMANDS = ("list", "search", "delete", "verify", "replace", "clear")
 HELP_LINES = (
@@ -107,6 +112,10 @@ def parse_memory_args(text: str) -> MemoryCommand:
     return MemoryCommand("delete" if action == "delete" else "verify", entry_id)
 
 
+def not_found(entry_id: str) -> str:
+    return f"📭 长期记忆里没有这个 id: {entry_id}"
+
+
 def short_project(path: str) -> str:
     parts = [p for p in path.replace("\\", "/").split("/") if p]
     return path if len(parts) <= 3 else "…/" + "/".join(parts[-3:])
@@ -160,15 +169,15 @@ def _run(manager: MemoryManager, cmd: MemoryCommand, profile_summary: str, token
     if cmd.action == "search":
         return format_memory_entries(f"🔎 长期记忆搜索: {cmd.arg}", manager.search(cmd.arg, 20), now, days)
     if cmd.action == "delete":
-        return f"🗑️ 已删除长期记忆: {cmd.arg}" if manager.delete(cmd.arg) else f"📭 未找到长期记忆: {cmd.arg}"
+        return f"🗑️ 这条长期记忆已删除: {cmd.arg}" if manager.delete(cmd.arg) else not_found(cmd.arg)
     if cmd.action == "verify":
         entry = manager.verify(cmd.arg)
-        return f"✅ 已刷新核实时间: {entry.id} {entry.content}" if entry else f"📭 未找到长期记忆: {cmd.arg}"
+        return f"✅ 核实时间已更新为现在: {entry.id} {entry.content}" if entry else not_found(cmd.arg)
     if cmd.action == "replace":
         return manager.replace_fact(cmd.arg, cmd.fact).describe()
     if cmd.action == "clear":
         manager.clear()
-        return "🧹 长期记忆已清空"
+        return CLEARED
     return cmd.message
 
 

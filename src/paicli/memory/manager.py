@@ -18,7 +18,9 @@ __all__ = ["MAX_FACT_CHARS", "MemoryManager", "normalize_project_key"]
 log = logging.getLogger(__name__)
 
 MAX_FACT_CHARS = 2000  # UTF-16 units; a memory is a short fact, not a document
-EMPTY_FACT_TEXT = "请提供要保存的内容，例如 /save 这个项目使用Java 17，或 /save --global 默认用中文回答"
+EMPTY_FACT_TEXT = (
+    "/save 后面要写上要记住的内容，比如 /save 本项目用 Java 17，或 /save --global 回答一律用中文"
+)
 
 
 class ContextTracker(Protocol):
