@@ -288,3 +288,25 @@ def test_cancelled_summary_leaves_history_untouched() -> None:
     assert history == snapshot
     assert manager(ScriptedLLM([STRUCTURED])).compact_if_needed(history, 10, token).error
     assert history == snapshot
+
+
+def test_failure_after_clearing_still_reports_the_changed_view() -> None:
+    """Clearing runs in place before the summary: when the summary then breaks unexpectedly, the result must
+    still say the view changed, so the loop writes a checkpoint of what the model will see."""
+
+    class Exploding(FakeFull):
+        def compact(self, *args: object, **kwargs: object) -> SummaryOutcome:
+            raise RuntimeError("bug")
+
+    history = tool_history() + chat_history()[1:]  # still above the trigger after clearing
+    snapshot = list(history)
+    mgr = AutoCompactionManager(ScriptedLLM(), counter(), ContextProfile.from_window(8_000), full=Exploding())
+    result = mgr.before_call(history, [])
+    changed = [i for i, (a, b) in enumerate(zip(snapshot, history, strict=True)) if a is not b]
+    assert changed and all(history[i].content.startswith(CLEARED_PREFIX) for i in changed)  # type: ignore[union-attr]
+    assert result.changed and not result.compacted and result.error
+    assert result.strategy == "tool_result_clearing" and result.cleared_tool_results == len(changed)
+    step = result.steps[-1]
+    assert (step.before_messages, step.after_messages) == (len(history), len(history))
+    assert step.after_tokens < step.before_tokens
+    assert_pairs_valid(history)

@@ -130,11 +130,31 @@ class AutoCompactionManager:
         try:
             if self._clearly_below_thresholds(history, tools):
                 return NO_COMPACTION
+        except Exception:
+            log.exception("context size check failed")
+            return NO_COMPACTION
+        before = list(history)
+        try:
             result = self.compact_if_needed(history, self.profile.compression_trigger_tokens, cancel)
             return self._fit_window(history, tools, result)
         except Exception:  # compaction must never cost the user a turn
-            log.exception("context compaction failed; continuing with the history unchanged")
+            log.exception("context compaction failed; continuing with the history as it is")
+            return self._partial_change(before, history)
+
+    def _partial_change(self, before: list[Message], history: list[Message]) -> CompactionResult:
+        """A level that failed half-way may already have changed the view (clearing runs first): report the
+        change so the caller still checkpoints exactly what the model will see."""
+        if len(before) == len(history) and all(a is b for a, b in zip(before, history, strict=True)):
             return NO_COMPACTION
+        try:
+            tokens = (self.measure(before), self.measure(history))
+        except Exception:
+            tokens = (0, 0)
+        in_place = len(before) == len(history)
+        strategy: Strategy = "tool_result_clearing" if in_place else "full_summary"
+        cleared = sum(1 for a, b in zip(before, history, strict=True) if a is not b) if in_place else 0
+        step = CompactionStep(strategy, len(before), len(history), tokens[0], tokens[1], cleared)
+        return CompactionResult(not in_place, strategy, cleared, (step,), "压缩过程中出错，已保留到目前为止的结果")
 
     def _fit_window(self, history: list[Message], tools: Tools, result: CompactionResult) -> CompactionResult:
         """Beyond the reference: if the request still would not fit the window (one long turn cannot be
