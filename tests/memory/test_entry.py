@@ -93,6 +93,20 @@ def test_load_save_round_trip_keeps_every_field(tmp_path: Path) -> None:
     assert written[-1]["id"] == "fact-00000001"
 
 
+def test_control_characters_and_lone_surrogates_are_escaped_like_jackson(tmp_path: Path) -> None:
+    # a lone surrogate arrives from a JSON "\\ud83d" escape in tool arguments or an undecodable path name
+    odd = "颜色\x1b[0m 与\ud83d 半个 emoji\t制表"
+    store = memory(tmp_path)
+    assert store.store(entry(odd, entry_id="fact-00000001", project="/repo/\udcff"))
+    raw = (tmp_path / "long_term_memory.json").read_bytes().decode("utf-8")
+    assert '"content" : "颜色\\u001B[0m 与\\uD83D 半个 emoji\\t制表"' in raw
+    assert '"project" : "/repo/\\uDCFF"' in raw
+    assert store.store(entry("后来的一条事实", entry_id="fact-00000002"))
+    reloaded = memory(tmp_path).get_all()
+    assert [e.content for e in reloaded] == [odd, "后来的一条事实"]
+    assert reloaded[0].project == "/repo/\udcff"
+
+
 def test_legacy_entries_load_leniently(tmp_path: Path) -> None:
     shutil.copy(DATA / "long_term_memory_legacy.json", tmp_path / "long_term_memory.json")
     entries = {e.id: e for e in memory(tmp_path).get_all()}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -90,9 +91,29 @@ def _render_object(data: dict[str, Any]) -> str:
     return "{\n" + ",\n".join(lines) + "\n}"
 
 
+# Jackson's short escapes; every other control character and any lone surrogate becomes \uXXXX (upper-case
+# hex, as Jackson writes it). A lone surrogate (a JSON "\ud83d" escape, an undecodable path name) written raw
+# would make the UTF-8 encoding of the whole file fail, so no later write could ever succeed.
+_SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+_NEEDS_HEX = re.compile("[\x00-\x07\x0b\x0e-\x1f\ud800-\udfff]")
+
+
+def _java_string(value: str) -> str:
+    out = []
+    for ch in value:
+        short = _SHORT_ESCAPES.get(ch)
+        if short is not None:
+            out.append(short)
+        elif ord(ch) < 0x20 or 0xD800 <= ord(ch) <= 0xDFFF:
+            out.append(f"\\u{ord(ch):04X}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
 def _s(value: Any) -> str:
     if isinstance(value, str):
-        return _encode_string(value)
+        return _java_string(value) if _NEEDS_HEX.search(value) else _encode_string(value)
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
     return json.dumps(value, ensure_ascii=False)
