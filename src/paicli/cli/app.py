@@ -56,4 +56,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     from paicli.cli.launch import launch
 
-    return launch(args)
+    try:
+        return launch(args)
+    except KeyboardInterrupt:  # Ctrl+C outside a run (start-up, shutdown): no traceback, the contract's code
+        sys.stderr.write("\n⏹️ 已中断。\n")
+        return EXIT_CANCELLED

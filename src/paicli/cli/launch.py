@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,6 +20,31 @@ EXIT_USAGE = 2
 def _fail(message: str) -> int:
     sys.stderr.write(f"paicli: {message}\n")
     return EXIT_USAGE
+
+
+def scrub_text(text: str) -> str:
+    """Undecodable argv/stdin bytes arrive as lone surrogates, which no request or ledger line can encode;
+    they become U+FFFD so one bad byte cannot poison the whole session."""
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def _tolerate_bad_stdin_bytes() -> None:
+    reconfigure = getattr(sys.stdin, "reconfigure", None)
+    if callable(reconfigure):
+        with contextlib.suppress(ValueError, OSError):  # a detached or closed stream is never read
+            reconfigure(errors="replace")
+
+
+def _read_piped_stdin() -> str:
+    if _stdin_is_tty() or sys.stdin is None:
+        return ""
+    try:
+        return scrub_text(sys.stdin.read())
+    except (OSError, ValueError):
+        return ""
 
 
 def _stdin_is_tty() -> bool:
@@ -74,11 +100,20 @@ def launch(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         return _fail(str(exc))
     _configure_logging(settings.paicli_home, env)
+    _tolerate_bad_stdin_bytes()
     oneshot = args.prompt is not None
     if oneshot and args.resume == "":
         return _fail("-p 不能和不带会话 ID 的 --resume 一起使用；请给出 ID，或用 -c 继续最新的会话")
     if not oneshot and (args.plan or args.team):
         return _fail("--plan / --team 只能和 -p 一起使用；在 REPL 里请用 /plan 或 /team")
+    piped = ""
+    if oneshot:
+        args.prompt = scrub_text(args.prompt)
+        piped = _read_piped_stdin()
+        if not args.prompt.strip():
+            if not piped.strip():
+                return _fail('-p 需要一个任务描述，例如 paicli -p "解释 main.py 做了什么"（也可以从标准输入传入）')
+            args.prompt, piped = piped.strip(), ""
     interactive = not oneshot and _stdin_is_tty() and sys.stdout.isatty()
     notices: list[str] = []
     resume = _resume_path(args, settings.paicli_home, settings.project_root, notices)
@@ -91,7 +126,7 @@ def launch(args: argparse.Namespace) -> int:
     if resume is not None:
         notices.append(backend.restore_opened_session().text)
     if oneshot:
-        return _run_oneshot(backend, args)
+        return _run_oneshot(backend, args, piped)
     for line in backend.drain_notices():
         sys.stderr.write(line + "\n")
     if args.resume == "":
@@ -151,13 +186,11 @@ def _build_backend(settings: object, env: EnvLookup, args: argparse.Namespace, i
     return AppBackend(parts, max_turns=args.max_turns, notices=notices, count_context=not oneshot)
 
 
-def _run_oneshot(backend: AppBackend, args: argparse.Namespace) -> int:
+def _run_oneshot(backend: AppBackend, args: argparse.Namespace, piped: str) -> int:
     from paicli.cli.oneshot import run_oneshot
 
-    if not _stdin_is_tty() and sys.stdin is not None:
-        data = sys.stdin.read()
-        if data.strip():
-            backend.stdin_context = data
+    if piped.strip():
+        backend.stdin_context = piped
     mode: RunMode = "plan" if args.plan else "team" if args.team else "react"
     return run_oneshot(backend, args.prompt, mode, args.output_format)
 
