@@ -13,6 +13,7 @@ from paicli.memory.extractor import (
     AutoFactExtractor,
     ExtractionOutcome,
     enabled_by_configuration,
+    saved_message,
     store_extracted,
 )
 from paicli.memory.manager import MemoryManager
@@ -203,3 +204,9 @@ def test_usage_of_each_extraction_call_is_reported() -> None:
     assert extractor.extract("我偏好简洁回答。") == []
     assert extractor.extract("天气不错。") == []  # no call, nothing to record
     assert recorded == [usage]
+
+
+def test_saved_count_notice_is_in_our_own_words() -> None:
+    text = saved_message(3)
+    assert "3 条" in text and "待核实" in text and "/memory list" in text
+    assert "自动提取并保存" not in text  # the reference's sentence, not ours

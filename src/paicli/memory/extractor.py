@@ -136,4 +136,4 @@ def store_extracted(
 
 def saved_message(count: int) -> str:
     """The line the REPL prints after a background extraction saved something (spec 5.1, our words)."""
-    return f"💾 已自动提取并保存 {count} 条项目事实（待核实，可用 /memory list 查看或删除）。"
+    return f"💾 从你这轮的话里记下了 {count} 条项目事实，标为待核实；/memory list 可以查看，记错的可以删掉。"
