@@ -226,3 +226,22 @@ def test_completion_hook_runs_only_after_a_final_answer() -> None:
     agent.run("展开后的文本", lambda e: None, CancelToken(), submitted="用户原文")
     agent.run("失败的一轮", lambda e: None, CancelToken())
     assert seen == ["用户原文"]
+
+
+def test_a_runner_that_raises_still_answers_every_call_and_the_run_goes_on() -> None:
+    def explode(call: ToolCall, cancel: CancelToken) -> str:
+        raise RuntimeError("disk on fire")
+
+    tools = FakeToolRunner({"read_file": explode})
+    llm = ScriptedLLM([
+        tool_call_reply(("read_file", '{"path":"a.txt"}'), ("read_file", '{"path":"b.txt"}')),
+        "读取失败了，换个办法",
+    ])
+    agent = make_agent(llm, tools)
+    _events, emit = collect()
+    finished = agent.run("读两个文件", emit, CancelToken())
+    assert finished == RunFinished("done", "读取失败了，换个办法")
+    assert_protocol_valid(agent.history)
+    answered = [m for m in llm.requests[1].messages if m.role == "tool"]
+    assert len(answered) == 2
+    assert all("disk on fire" in (m.content or "") and not (m.content or "").startswith("用户取消") for m in answered)

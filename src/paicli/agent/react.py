@@ -232,11 +232,20 @@ class ReactAgent:
     ) -> None:
         self.history.append(reply)
         self.recorder.message("llm_response", reply)
-        results = turn.execute(reply.tool_calls, cancel, emit)
+        missing = "❌ 工具没有返回结果，本次调用未完成。"
+        try:
+            results = turn.execute(reply.tool_calls, cancel, emit)
+        except Exception as error:  # runners must not raise; if one does, every call still gets an answer
+            log.exception("tool runner failed")
+            results = []
+            missing = f"❌ 工具执行失败: {type(error).__name__}: {error}"
         by_id = {r.call_id: r for r in results}
         for call in reply.tool_calls:
             result = by_id.get(call.id)
-            content = result.content if result is not None else "用户取消了该工具调用，未执行。"
+            if result is not None:
+                content = result.content
+            else:
+                content = "用户取消了该工具调用，未执行。" if cancel.cancelled else missing
             tool_message = Message.tool(call.id, content)
             self.history.append(tool_message)
             self.recorder.message("tool_execution", tool_message)
