@@ -248,3 +248,14 @@ def test_read_all_returns_every_entry_in_order(tmp_path: Path, project: Path) ->
     assert [(e.sequence, e.event) for e in entries] == [(1, "session_start"), (2, "user"), (3, "history_clear")]
     assert entries[1].message == Message.user("一")
     assert ConversationLedger.disabled().read_all() == []
+
+
+def test_lone_surrogates_are_kept_instead_of_dropping_the_entry(tmp_path: Path, project: Path) -> None:
+    errors: list[str] = []
+    ledger = new_ledger(tmp_path, project, on_error=errors.append)
+    broken = Message.assistant("半个表情 \ud83d 和 \udc80 字节")
+    ledger.append_message("react", "agent", "llm_response", broken)
+    ledger.append_message("react", "agent", "user_input", Message.user("下一条照常写入"))
+    assert ledger.path is not None and errors == []
+    assert [e.message for e in ledger.read_all()[-2:]] == [broken, Message.user("下一条照常写入")]
+    assert "下一条照常写入" in ledger.path.read_text(encoding="utf-8")  # other lines stay readable UTF-8

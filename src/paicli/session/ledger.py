@@ -66,7 +66,13 @@ def event_for(message: Message) -> str:
 
 
 def encode_entry(entry: Mapping[str, Any]) -> bytes:
-    return (json.dumps(entry, ensure_ascii=False, separators=(",", ":"), default=str) + "\n").encode("utf-8")
+    text = json.dumps(entry, ensure_ascii=False, separators=(",", ":"), default=str)
+    try:
+        return (text + "\n").encode("utf-8")
+    except UnicodeEncodeError:
+        # a lone surrogate (e.g. half an emoji split across stream chunks) has no UTF-8 form: escape the
+        # whole line as ASCII JSON, which reads back to exactly the same strings
+        return (json.dumps(entry, ensure_ascii=True, separators=(",", ":"), default=str) + "\n").encode("ascii")
 
 
 def _ensure_private_dir(directory: Path) -> None:
