@@ -57,7 +57,7 @@ class MemoryWriteResult:
 
     def _stored(self) -> str:
         entry = _required(self.entry)
-        return f"💾 已保存到长期记忆（{entry.scope}，{entry.id}）: {entry.content}"
+        return f"💾 已写入长期记忆（{entry.scope}，id {entry.id}）: {entry.content}"
 
     def _replaced(self) -> str:
         entry, old = _required(self.entry), _required(self.replaced)
