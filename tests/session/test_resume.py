@@ -126,6 +126,7 @@ def test_unknown_events_and_other_actors_are_ignored(tmp_path: Path, project: Pa
     ledger.append_event("brand_new_event", "react", "agent", "future", {"x": 1})
     ledger.append_message("plan", "task:task_1", "llm_response", Message.assistant("任务内部的回答"))
     ledger.append_event("view_image_prune", "react", "agent", "image", {"messages": 1, "images": 2})
+    ledger._append("summary_request", "react", "agent", "future", Message.user("不在视图里").to_json(), {})
     with path.open("a", encoding="utf-8") as handle:
         handle.write('{"schemaVersion":2,"sequence":50,"event":"user","mode":"react","actor":"agent",'
                      '"message":{"role":"robot","content":"?"}}\n')

@@ -20,6 +20,8 @@ from paicli.session.scan import find_backwards, line_start
 
 VIEW_CHECKPOINT_EVENT = "view_checkpoint"
 HISTORY_CLEAR_EVENT = "history_clear"
+# the events a message entry can carry (spec 3.1); anything else is an event this version does not know
+MESSAGE_EVENTS = frozenset({"system", "user", "tool_result", "tool_call", "assistant", "message"})
 _CHECKPOINT_MARKER = b'"event":"view_checkpoint"'
 
 INTERRUPTED_RESULT = (
@@ -184,7 +186,7 @@ def rebuild_view(entries: Sequence[LedgerEntry], mode: str = "react", actor: str
             view.clear()
         elif entry.event == "compaction" and start is None:
             compacted_without_checkpoint = True
-        elif entry.message is not None:
+        elif entry.message is not None and entry.event in MESSAGE_EVENTS:
             message = _for_view(entry.message)
             if message is not None:
                 view.append(message)
