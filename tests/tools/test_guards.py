@@ -128,6 +128,9 @@ def test_there_are_nine_rules() -> None:
         "rg TODO src",
         "cd src && ls",
         "echo hello",
+        "sort -k2 -t, data.csv",
+        "git grep -n foo",
+        "file -b README.md",
     ],
 )
 def test_read_only_commands(command: str) -> None:
@@ -161,6 +164,14 @@ def test_read_only_commands(command: str) -> None:
         "tee f",
         "sed -i s/a/b/ f",
         "cat a & rm b",
+        "sort -oout.txt in.txt",
+        "sort -uo out.txt in.txt",
+        "sort --compress-program=sh in.txt",
+        "git grep -Otouch foo",
+        "git grep -O touch foo",
+        "git grep --open-files-in-pager=touch foo",
+        "file -C -m magic",
+        "tree -oout.txt",
     ],
 )
 def test_commands_that_may_write_are_not_read_only(command: str) -> None:

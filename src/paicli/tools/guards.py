@@ -165,11 +165,15 @@ _SEPARATORS = frozenset({";", "&&", "||", "|", "&"})
 _FORBIDDEN_ARGS: dict[str, tuple[str, ...]] = {
     "find": ("-exec", "-execdir", "-delete", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"),
     "rg": ("--pre",),
-    "sort": ("-o", "--output"),
+    "sort": ("-o", "--output", "--compress-program"),
     "tree": ("-o",),
     "date": ("-s", "--set"),
-    "git": ("--output", "-o", "--ext-diff", "--textconv"),
+    "git": ("--output", "-o", "--ext-diff", "--textconv", "--open-files-in-pager"),
+    "file": ("--compile",),
 }
+# Short options that write or run something, also when clustered or given their value attached
+# (`sort -uo out`, `sort -oout`, `git grep -Ocmd` runs cmd, `file -C` writes a compiled magic file).
+_FORBIDDEN_SHORT: dict[str, str] = {"sort": "o", "tree": "o", "git": "O", "file": "C"}
 
 
 def is_read_only_command(command: str) -> bool:
@@ -203,6 +207,13 @@ def _segment_reads_only(words: list[str]) -> bool:
     forbidden = _FORBIDDEN_ARGS.get(program, ())
     if any(word == flag or word.startswith(flag + "=") for word in words[1:] for flag in forbidden):
         return False
+    letters = _FORBIDDEN_SHORT.get(program, "")
+    if any(_short_cluster_has(word, letters) for word in words[1:]):
+        return False
     if program == "git":
         return len(words) >= 2 and words[1] in _READ_ONLY_GIT
     return True
+
+
+def _short_cluster_has(word: str, letters: str) -> bool:
+    return word.startswith("-") and not word.startswith("--") and any(letter in word[1:] for letter in letters)
