@@ -63,6 +63,12 @@ def run(cases: list[Case], args: argparse.Namespace) -> tuple[list[CaseResult], 
     live = _CountingLive(_live_client(args))
     for case in cases:
         results.append(run_case(case, live, lambda: live.calls, hardened))
+    if live.failures:
+        print(
+            f"warning: {live.failures} of {live.calls} extraction calls failed (first: {live.first_failure}); "
+            "those cases were scored as saving nothing",
+            file=sys.stderr,
+        )
     return results, summarize(results, (live.tokens_in, live.tokens_out))
 
 
@@ -74,6 +80,8 @@ class _CountingLive:
         self.calls = 0
         self.tokens_in = 0
         self.tokens_out = 0
+        self.failures = 0
+        self.first_failure = ""
 
     @property
     def model(self) -> str:
@@ -91,7 +99,12 @@ class _CountingLive:
         cancel: CancelToken | None = None,
     ) -> ChatResponse:
         self.calls += 1
-        response = self.inner.chat(messages, tools, on_delta=on_delta, cancel=cancel)
+        try:
+            response = self.inner.chat(messages, tools, on_delta=on_delta, cancel=cancel)
+        except Exception as error:  # the memory path swallows it; remember it so the run can say so
+            self.failures += 1
+            self.first_failure = self.first_failure or f"{type(error).__name__}: {error}"
+            raise
         if response.usage is not None:
             self.tokens_in += response.usage.prompt_tokens
             self.tokens_out += response.usage.completion_tokens

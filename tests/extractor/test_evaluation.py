@@ -159,3 +159,17 @@ def test_live_mode_runs_through_the_real_client_against_a_loopback_server(
     assert (summary["f1"], summary["exact_cases"], summary["model_calls"]) == (1.0, 18, 17)
     assert len(requests) == 17
     assert all([m["role"] for m in r["messages"]] == ["system", "user"] and not r.get("tools") for r in requests)
+
+
+def test_live_mode_says_when_the_extraction_calls_fail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.fakes.openai_server import FakeOpenAIServer, Reply
+
+    monkeypatch.chdir(tmp_path)
+    with FakeOpenAIServer(responder=lambda body: Reply.error(401, "bad key")) as server:
+        code = main(["--dataset", str(GOLDEN), "--base-url", server.base_url, "--model", "fake-model", "--json"])
+    out, err = capsys.readouterr()
+    summary = json.loads(out.strip().splitlines()[-1])
+    assert code == 1 and summary["f1"] == 0.0 and summary["model_calls"] == 17
+    assert "17 of 17 extraction calls failed" in err and "bad key" in err
