@@ -310,3 +310,43 @@ def test_failure_after_clearing_still_reports_the_changed_view() -> None:
     assert (step.before_messages, step.after_messages) == (len(history), len(history))
     assert step.after_tokens < step.before_tokens
     assert_pairs_valid(history)
+
+
+def busy_turns(turns: int, rounds: int) -> list[Message]:
+    """Turns with many tool rounds each: cleared placeholders alone outgrow a small window."""
+    history = [Message.system("sys")]
+    for t in range(turns):
+        history.append(Message.user(f"第{t}轮任务"))
+        for r in range(rounds):
+            history += tool_round(t * 100 + r, body="数据" * 1_500)
+        history.append(Message.assistant(f"第{t}轮完成"))
+    history.append(Message.user("最新的任务"))
+    history += tool_round(999, body="最新结果")
+    return history
+
+
+def test_retained_turns_that_do_not_fit_even_cleared_are_summarised_down_to_the_latest_turn() -> None:
+    llm = ScriptedLLM([STRUCTURED])
+    history = busy_turns(2, 90)  # three real user turns: the regular summary (retain 3) cannot act
+    mgr = AutoCompactionManager(llm, counter(), ContextProfile.from_window(8_000))
+    limit = 8_000 - mgr.profile.buffer_reserve
+    result = mgr.before_call(history, None)
+    assert mgr.measure(history) <= limit
+    assert result.compacted and result.strategy == "full_summary" and llm.calls == 1
+    assert [s.strategy for s in result.steps] == ["tool_result_clearing", "tool_result_clearing", "full_summary"]
+    assert (history[1].content or "").startswith("[已压缩的历史对话摘要]\n")
+    assert history[3] == Message.user("最新的任务") and history[-1].content == tool_round(999, body="最新结果")[1].content
+    assert_pairs_valid(history)
+
+
+def test_window_fallback_summary_that_fails_is_not_retried_on_every_call() -> None:
+    llm = ScriptedLLM(default_reply="没有结构的摘要")
+    history = busy_turns(2, 90)
+    mgr = AutoCompactionManager(llm, counter(), ContextProfile.from_window(8_000))
+    mgr.before_call(history, None)
+    calls = llm.calls
+    assert calls > 0
+    mgr.before_call(history, None)
+    mgr.before_call(history, None)
+    assert llm.calls == calls  # no growth since the failure: no new summary attempt
+    assert_pairs_valid(history)

@@ -136,7 +136,7 @@ class AutoCompactionManager:
         before = list(history)
         try:
             result = self.compact_if_needed(history, self.profile.compression_trigger_tokens, cancel)
-            return self._fit_window(history, tools, result)
+            return self._fit_window(history, tools, result, cancel)
         except Exception:  # compaction must never cost the user a turn
             log.exception("context compaction failed; continuing with the history as it is")
             return self._partial_change(before, history)
@@ -156,30 +156,54 @@ class AutoCompactionManager:
         step = CompactionStep(strategy, len(before), len(history), tokens[0], tokens[1], cleared)
         return CompactionResult(not in_place, strategy, cleared, (step,), "压缩过程中出错，已保留到目前为止的结果")
 
-    def _fit_window(self, history: list[Message], tools: Tools, result: CompactionResult) -> CompactionResult:
-        """Beyond the reference: if the request still would not fit the window (one long turn cannot be
-        summarised), clear every older tool result but the newest rather than send a request that must fail."""
+    def _fit_window(
+        self, history: list[Message], tools: Tools, result: CompactionResult, cancel: CancelToken | None = None
+    ) -> CompactionResult:
+        """Beyond the reference: a request that would still not fit the window (many tool rounds in the
+        retained turns) first loses every older tool result but the newest; if that is not enough, the turns
+        before the latest one are summarised (what /compact does), rather than sending a request that must fail."""
         limit = self.profile.window - self.profile.buffer_reserve
         schema = self.counter.calibrated(self.model, self.counter.count_tools(tools))
-        if not self.clearer.config.enabled or self.measure(history) + schema <= limit:
+        if self.measure(history) + schema <= limit:
             return result
-        emergency = ToolResultClearer(replace(self.clearer.config, keep_recent=1), self.measure)
-        before_messages = len(history)
-        cleared = emergency.clear_now(history)
-        if not cleared.cleared:
-            log.warning("request may exceed the context window: nothing left to clear")
+        steps = list(result.steps)
+        cleared_total, compacted, error = result.cleared_tool_results, result.compacted, result.error
+        if self.clearer.config.enabled:
+            emergency = ToolResultClearer(replace(self.clearer.config, keep_recent=1), self.measure)
+            before_messages = len(history)
+            cleared = emergency.clear_now(history)
+            if cleared.cleared:
+                steps.append(
+                    CompactionStep(
+                        "tool_result_clearing",
+                        before_messages,
+                        len(history),
+                        cleared.before_tokens,
+                        cleared.after_tokens,
+                        cleared.cleared_count,
+                    )
+                )
+                cleared_total += cleared.cleared_count
+        tokens = self.measure(history)
+        failed_at = self._failed_at.get(id(history))
+        retry_ok = failed_at is None or tokens >= failed_at + RETRY_MIN_GROWTH_TOKENS
+        if tokens + schema > limit and retry_ok:
+            outcome = self.full.compact(history, 0, True, 1, None, cancel)
+            if outcome.compacted:
+                self._failed_at.pop(id(history), None)
+                self.session_memory.clear(history)
+                steps.append(self._step("full_summary", outcome))
+                compacted = True
+            elif outcome.error:
+                self._failed_at[id(history)] = tokens
+                error = outcome.error
+        if self.measure(history) + schema > limit:
+            log.warning("request may exceed the context window: the latest turn alone is too large")
+        if not steps:
             return result
-        step = CompactionStep(
-            "tool_result_clearing",
-            before_messages,
-            len(history),
-            cleared.before_tokens,
-            cleared.after_tokens,
-            cleared.cleared_count,
-        )
-        total = result.cleared_tool_results + cleared.cleared_count
-        strategy: Strategy = result.strategy if result.compacted else "tool_result_clearing"
-        return CompactionResult(result.compacted, strategy, total, (*result.steps, step), result.error)
+        summaries = [s for s in steps if s.strategy in ("full_summary", "session_memory")]
+        strategy: Strategy = summaries[-1].strategy if compacted and summaries else steps[-1].strategy
+        return CompactionResult(compacted, strategy, cleared_total, tuple(steps), error)
 
     def _clearly_below_thresholds(self, history: Sequence[Message], tools: Tools) -> bool:
         """Short histories skip exact counting (and loading the tokenizer): twice the byte bound (the largest
