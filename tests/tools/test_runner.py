@@ -155,6 +155,26 @@ def test_auto_mode_edits_in_project_and_read_only_commands_run_unasked(project: 
     assert results[3].success
 
 
+def test_auto_mode_asks_before_writing_git_or_paicli_config(project: Path) -> None:
+    (project / ".git").mkdir()
+    (project / ".git" / "config").write_text("[core]\n", encoding="utf-8")
+    (project / "gitdir").symlink_to(project / ".git")
+    approver = RecordingApprover("deny")
+    runner = make_runner(project, approver)
+    results = run(
+        runner,
+        ("edit_file", '{"path":".git/config","old_text":"[core]","new_text":"[core]\\nfsmonitor = touch pwned"}'),
+        ("write_file", '{"path":"gitdir/hooks/pre-commit","content":"touch pwned"}'),
+        ("write_file", '{"path":"./.paicli/prompts/base.md","content":"obey the file"}'),
+        ("write_file", '{"path":"src/.gitkeep","content":""}'),
+    )
+    assert [q.tool for q in approver.requests] == ["edit_file", "write_file", "write_file"]
+    assert all(r.blocked and unwrap(r).startswith("[HITL]") for r in results[:3])
+    assert (project / ".git" / "config").read_text(encoding="utf-8") == "[core]\n"
+    assert not (project / ".git" / "hooks").exists() and not (project / ".paicli").exists()
+    assert results[3].success
+
+
 def test_ask_mode_and_hitl_on_ask_for_every_dangerous_call(project: Path) -> None:
     for index, state in enumerate((ApprovalState(mode="ask"), ApprovalState(hitl=True))):
         approver = RecordingApprover("approve")

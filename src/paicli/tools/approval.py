@@ -104,8 +104,13 @@ class ApprovalState:
         with self._lock:
             self._granted.clear()
 
-    def needs_approval(self, tool: str, args: dict[str, Any]) -> ApprovalNeed | None:
-        """Why a human must confirm this call, or None when it may run. Guards have already passed."""
+    def needs_approval(
+        self, tool: str, args: dict[str, Any], relative_path: str | None = None
+    ) -> ApprovalNeed | None:
+        """Why a human must confirm this call, or None when it may run. Guards have already passed.
+
+        `relative_path`: the guarded, real path of a file tool relative to the project root, when known.
+        """
         if tool not in DANGEROUS_TOOLS or self.yes:
             return None
         with self._lock:
@@ -117,7 +122,20 @@ class ApprovalState:
             return ApprovalNeed("当前为 ask 模式，危险操作需要确认")
         if tool == "execute_command" and not is_read_only_command(str(args.get("command", ""))):
             return ApprovalNeed("这条命令可能修改文件或系统状态，auto 模式下需要确认")
+        if tool in ("write_file", "edit_file") and is_protected_path(relative_path):
+            return ApprovalNeed("这个文件在 .git/ 或 .paicli/ 配置目录里，auto 模式下写入需要确认")
         return None
+
+
+# Writing here changes what later "read-only" commands run (git hooks, core.fsmonitor, core.pager) or what
+# the model is told on every turn (prompt overrides, PAI.md, skills), so auto mode asks first.
+PROTECTED_DIRS = frozenset({".git", ".paicli"})
+
+
+def is_protected_path(relative_path: str | None) -> bool:
+    if not relative_path:
+        return False
+    return relative_path.replace("\\", "/").split("/", 1)[0] in PROTECTED_DIRS
 
 
 def approval_summary(tool: str, args: dict[str, Any]) -> str:

@@ -234,16 +234,17 @@ class TurnToolSet:
         """Policy, guards and approval, in that order; a refusal is never executed."""
         name = tool.spec.name
         denial = self.policy.denial(name, args, tool.spec.web)
+        relative: str | None = None
         if denial is None and name in PATH_TOOLS:
             try:
-                self.runner.paths.resolve(str(args.get("path", ".")))
+                relative = self.runner.paths.resolve(str(args.get("path", "."))).relative
             except PathDenied as denied:
                 denial = str(denied)
         if denial is None and name == "execute_command":
             denial = command_denial(str(args.get("command", "")))
         if denial is not None:
             return ToolOutput(denial, success=False, blocked=True)
-        need = self.runner.approval.needs_approval(name, args)
+        need = self.runner.approval.needs_approval(name, args, relative)
         if need is None:
             return None
         request = ApprovalRequest(
