@@ -46,3 +46,15 @@ def test_user_override_is_read_from_paicli_home(tmp_path: Path) -> None:
     (home / "prompts" / "approvals").mkdir(parents=True)
     (home / "prompts" / "approvals" / "suggest.md").write_text("## Approval Mode\n\n自定义", encoding="utf-8")
     assert PromptRepository(tmp_path, home).load("approvals/suggest.md").endswith("自定义")
+
+
+def test_unreadable_override_is_a_clear_configuration_error(tmp_path: Path) -> None:
+    from paicli.config.env import ConfigError
+
+    target = tmp_path / ".paicli" / "prompts" / "base.md"
+    target.parent.mkdir(parents=True)
+    target.write_bytes(b"## Language\n\xff\xfe not utf-8\n")
+    with pytest.raises(ConfigError, match=r"base\.md.*UTF-8"):
+        PromptRepository(tmp_path, tmp_path / "home").load("base.md")
+    target.write_text("## Language\n\n中文", encoding="utf-8")
+    assert PromptRepository(tmp_path, tmp_path / "home").load("base.md").endswith("中文")

@@ -6,6 +6,7 @@ import threading
 from importlib import resources
 from pathlib import Path
 
+from paicli.config.env import ConfigError
 from paicli.config.env import paicli_home as default_paicli_home
 
 _bundled_cache: dict[str, str] = {}
@@ -63,7 +64,12 @@ class PromptRepository:
     def load(self, rel: str) -> str:
         path = self.override_path(rel)
         if path is not None:
-            return path.read_text(encoding="utf-8")
+            try:
+                return path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise ConfigError(
+                    f"提示词覆盖文件 {path} 读不出来（{exc}）：请把它改成 UTF-8 文本，或删掉它改用内置版本"
+                ) from exc
         text = load_bundled(rel)
         if text is None:
             raise PromptNotFoundError(f"找不到提示词文件: prompts/{rel}")
