@@ -197,3 +197,29 @@ def test_replies_are_in_our_own_words(tmp_path: Path) -> None:
         assert reply.strip()
         for sentence in REFERENCE_SENTENCES:
             assert sentence not in reply, (sentence, reply)
+
+
+def test_a_corrupt_file_is_reported_once_with_its_backup(tmp_path: Path) -> None:
+    mgr = _manager(tmp_path)
+    kept = mgr.store_fact("用户偏好使用Java开发").entry
+    assert kept is not None
+    mgr.store.path.write_text('[ {"id" : "fact-broken"', encoding="utf-8")
+    listing = run_memory_command(mgr, parse_memory_args("list"))
+    backups = list(mgr.store.path.parent.glob("long_term_memory.json.corrupt-*"))
+    assert len(backups) == 1
+    assert listing.startswith("⚠️ ") and str(backups[0]) in listing.splitlines()[0]
+    assert kept.id in listing  # the in-memory entries are still there
+    assert not run_memory_command(mgr, parse_memory_args("list")).startswith("⚠️")  # said once
+    saved = run_save(mgr, parse_save_args("新的一条事实"))
+    assert saved.startswith("💾")
+    assert {e.id for e in memory(tmp_path / "mem").get_all()} >= {kept.id}
+
+
+def test_an_unreadable_file_is_not_shown_as_an_empty_memory(tmp_path: Path) -> None:
+    folder = tmp_path / "mem"
+    (folder / "long_term_memory.json").mkdir(parents=True)  # reading fails with an OS error
+    mgr = MemoryManager(memory(folder), tmp_path, env(), clock=CLOCK)
+    listing = run_memory_command(mgr, parse_memory_args("list"))
+    assert listing.startswith("⚠️ 长期记忆文件现在读不了") and "无法读取" in listing
+    saved = run_save(mgr, parse_save_args("新的一条事实"))
+    assert saved.startswith("❌") and saved.count("无法读取") == 1

@@ -155,9 +155,18 @@ def run_memory_command(
 ) -> str:
     """The reply for a parsed /memory command. `clear` clears at once: the REPL confirms before calling."""
     try:
-        return _run(manager, cmd, profile_summary, token_usage_line)
+        reply = _run(manager, cmd, profile_summary, token_usage_line)
     except MemoryStoreError as exc:
-        return f"❌ 长期记忆操作失败，已有记忆没有改动: {exc}"
+        reply = f"❌ 长期记忆操作失败，已有记忆没有改动: {exc}"
+    return _with_store_warnings(manager, reply)
+
+
+def _with_store_warnings(manager: MemoryManager, reply: str, read_errors: bool = True) -> str:
+    """Read problems the store met (unreadable file, corrupt file backed up) go in front of the reply."""
+    warnings = [f"⚠️ {notice}" for notice in manager.store.take_notices()]
+    if read_errors and manager.store.last_error:
+        warnings.append(f"⚠️ 长期记忆文件现在读不了，下面的结果可能不完整: {manager.store.last_error}")
+    return "\n".join([*warnings, reply])
 
 
 def _run(manager: MemoryManager, cmd: MemoryCommand, profile_summary: str, token_usage_line: str) -> str:
@@ -184,4 +193,5 @@ def _run(manager: MemoryManager, cmd: MemoryCommand, profile_summary: str, token
 def run_save(manager: MemoryManager, args: SaveArgs) -> str:
     if not args.fact.strip():
         return f"❌ {EMPTY_FACT_TEXT}"
-    return manager.store_fact(args.fact, args.scope, None, args.force).describe()
+    result = manager.store_fact(args.fact, args.scope, None, args.force)
+    return _with_store_warnings(manager, result.describe(), read_errors=False)  # a failed write says why

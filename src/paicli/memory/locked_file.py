@@ -128,6 +128,7 @@ class MemoryFile:
         self.lock_timeout = lock_timeout
         self._signature: tuple[int, int, int] | None = None
         self._rendered: dict[str, tuple[MemoryEntry, str]] = {}
+        self.last_backup: Path | None = None  # where the last unparsable file was copied to
         with _PATH_LOCKS_GUARD:
             self._thread_lock = _PATH_LOCKS.setdefault(str(self.path), threading.RLock())
 
@@ -210,6 +211,7 @@ class MemoryFile:
                 raise ValueError("top level is not a JSON array")
         except (UnicodeDecodeError, ValueError) as exc:
             backup = self._back_up_corrupt()
+            self.last_backup = backup
             log.warning("long-term memory file %s does not parse (%s); copied to %s", self.path, exc, backup)
             self._signature = signature
             return None

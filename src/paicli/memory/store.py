@@ -62,6 +62,7 @@ class LongTermMemory:
         self._entries: Entries = {}
         self._mutex = threading.RLock()
         self.last_error: str | None = None
+        self._notices: list[str] = []
         self._refresh()
 
     @property
@@ -76,7 +77,12 @@ class LongTermMemory:
             return
         loaded = self._file.read()
         if loaded is None:
-            return  # corrupt file was backed up: keep what we have, the next write regenerates it
+            # corrupt file was backed up: keep what we have, the next write regenerates it
+            self._notices.append(
+                f"长期记忆文件 {self.path} 不是合法的 JSON，原文件已备份到 {self._file.last_backup}；"
+                f"现在沿用内存里的 {len(self._entries)} 条记忆，下次写入时会据此重新生成该文件"
+            )
+            return
         self._entries = {entry.id: entry for entry in loaded}
 
     def _refresh(self) -> None:
@@ -92,6 +98,12 @@ class LongTermMemory:
         self._refresh()
         with self._mutex:
             return list(self._entries.values())
+
+    def take_notices(self) -> list[str]:
+        """Problems met while reading (a corrupt file that was backed up) not yet shown to the user."""
+        with self._mutex:
+            notices, self._notices = self._notices, []
+            return notices
 
     def retrieve(self, entry_id: str) -> MemoryEntry | None:
         self._refresh()
