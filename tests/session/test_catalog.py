@@ -140,3 +140,16 @@ def test_first_input_prefers_the_submitted_text_and_skips_a_memory_block(tmp_pat
     )
     inputs = {s.session_id: s.first_input for s in list_sessions(home, root)}
     assert inputs == {with_memory.session_id: "帮我修复测试", expanded.session_id: "看看 @a.py"}
+
+
+def test_a_renamed_ledger_that_could_not_be_reopened_is_not_offered(tmp_path: Path) -> None:
+    home, root = tmp_path / "home", tmp_path / "root"
+    root.mkdir()
+    kept = session(home, root, ["正常的会话"], 1_000_000_000_000)
+    renamed = session(home, root, ["改过名字的会话"], 2_000_000_000_000)
+    assert renamed.path is not None
+    renamed.path.rename(renamed.path.with_name("my copy.jsonl"))
+    assert [s.session_id for s in list_sessions(home, root)] == [kept.session_id]
+    found = newest_session(home, root)
+    assert found is not None
+    ConversationLedger.open_existing(found.path).close()  # what `paicli -c` does next: must not raise

@@ -139,6 +139,10 @@ def list_sessions(
     for path in paths:
         if exclude_session_id is not None and path.name == f"{exclude_session_id}.jsonl":
             continue
+        try:
+            validate_session_id(path.name[: -len(".jsonl")])
+        except ValueError:
+            continue  # not a name paicli writes (and could not reopen): a renamed or foreign file
         info = read_session_info(path)
         if info is None or not info.project_root or _canonical_root(info.project_root) != root:
             continue
