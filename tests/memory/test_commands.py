@@ -223,3 +223,9 @@ def test_an_unreadable_file_is_not_shown_as_an_empty_memory(tmp_path: Path) -> N
     assert listing.startswith("⚠️ 长期记忆文件现在读不了") and "无法读取" in listing
     saved = run_save(mgr, parse_save_args("新的一条事实"))
     assert saved.startswith("❌") and saved.count("无法读取") == 1
+
+
+def test_a_huge_stale_period_does_not_break_the_listing() -> None:
+    old = entry("很久以前的事实", "global", entry_id="fact-00000009", when=NOW - timedelta(days=900))
+    text = format_memory_entries("📋 长期记忆列表", [old], NOW, 99_999_999_999)
+    assert "fact-00000009" in text and "可能已过时" not in text

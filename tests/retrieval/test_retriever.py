@@ -157,3 +157,10 @@ def test_entries_already_in_the_visible_history_are_left_out() -> None:
     unseen = entry("b", "项目使用 Spring Boot 3")
     block = retriever([seen, unseen]).build_context("项目使用", 1000, "/repo", exclude_text="…项目使用 Java 17…")
     assert "Spring Boot 3" in block and "Java 17" not in block
+
+
+@pytest.mark.parametrize("days", ["3650000", "99999999999"])
+def test_a_huge_stale_period_means_never_stale_instead_of_an_overflow(days: str) -> None:
+    old = entry("fact-old", "项目构建使用 Java 17", age=timedelta(days=90))
+    block = retriever([old], {"PAICLI_MEMORY_STALE_DAYS": days}).build_context("Java", 1000, "/repo")
+    assert "项目构建使用 Java 17" in block and "[可能已过时]" not in block

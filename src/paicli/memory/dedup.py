@@ -14,6 +14,7 @@ from paicli.memory.entry import MemoryEntry
 
 DEFAULT_CONFLICT_THRESHOLD = 0.8
 DEFAULT_STALE_DAYS = 30
+MAX_STALE_DAYS = 999_999_999  # timedelta's limit
 
 _LETTER_OR_DIGIT = frozenset({"Lu", "Ll", "Lt", "Lm", "Lo", "Nd"})
 _SYMBOLS = frozenset({"Sm", "Sc", "Sk", "So"})
@@ -158,4 +159,5 @@ def is_stale(entry: MemoryEntry, now: datetime, days: int) -> bool:
     """Stale when not verified within `days` (<= 0 disables the label)."""
     if days <= 0:
         return False
-    return entry.last_verified_at + timedelta(days=days) < as_utc(now)
+    # subtract rather than add, and cap the period: a huge configured period must not overflow datetime
+    return as_utc(now) - entry.last_verified_at > timedelta(days=min(days, MAX_STALE_DAYS))

@@ -28,6 +28,7 @@ STALE_TAG = "[可能已过时]"
 MAX_RESULTS = 10
 SCORE_FACTOR = 1.2
 DEFAULT_STALE_DAYS = 30
+MAX_STALE_DAYS = 999_999_999  # timedelta's limit
 VECTOR_WEIGHT = 0.5
 VECTOR_FLOOR = 0.15
 
@@ -81,7 +82,8 @@ def stale_days_from(env: EnvLookup) -> int:
 def is_stale(entry: MemoryEntryLike, now: datetime, stale_days: int) -> bool:
     if stale_days <= 0:
         return False
-    return _aware(entry.last_verified_at) + timedelta(days=stale_days) < _aware(now)
+    # subtract rather than add, and cap the period: a huge configured period must not overflow datetime
+    return _aware(now) - _aware(entry.last_verified_at) > timedelta(days=min(stale_days, MAX_STALE_DAYS))
 
 
 def is_pending(entry: MemoryEntryLike) -> bool:
