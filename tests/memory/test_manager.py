@@ -164,6 +164,16 @@ def test_context_for_query_delegates_to_the_injected_retriever(tmp_path: Path) -
     assert retriever.calls == [("java 版本", 640, mgr.project_key, "visible")]
 
 
+class BrokenRetriever:
+    def build_context(self, query: str, max_tokens: int, project_key: str, exclude_text: str = "") -> str:
+        raise RuntimeError("tokenizer exploded")
+
+
+def test_a_failing_retrieval_gives_no_memory_instead_of_failing_the_turn(tmp_path: Path) -> None:
+    mgr = manager(tmp_path, retriever=BrokenRetriever())
+    assert mgr.context_for_query("java 版本", 640) == ""
+
+
 def test_default_retriever_renders_stored_facts(tmp_path: Path) -> None:
     pytest.importorskip("paicli.memory.retriever")
     mgr = manager(tmp_path)

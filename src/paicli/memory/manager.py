@@ -171,10 +171,15 @@ class MemoryManager:
         return self._retriever
 
     def context_for_query(self, query: str, max_tokens: int, exclude_text: str = "") -> str:
+        """The `## 相关长期记忆` block for a query; "" when retrieval fails (a turn must never fail on it)."""
         retriever = self._default_retriever()
         if retriever is None:
             return ""
-        return retriever.build_context(query, max_tokens, self.project_key, exclude_text)
+        try:
+            return retriever.build_context(query, max_tokens, self.project_key, exclude_text)
+        except Exception:
+            log.warning("long-term memory retrieval failed; this turn goes without it", exc_info=True)
+            return ""
 
     def _blocked(self) -> bool:
         if self.tracker is None:
