@@ -74,7 +74,7 @@ class FakeBackend:
         return self._reply("clear", None, "🗑️ 对话历史已清空")
 
     def compact(self, focus: str | None, emit: EventSink) -> CommandReply:
-        return self._reply("compact", focus, "📦 已手动压缩历史上下文: 1,000 -> 200 tokens")
+        return self._reply("compact", focus, "📦 上下文已压缩: 1,000 -> 200 tokens")
 
     def context_report(self) -> CommandReply:
         return self._reply("context", None, "📊 Context Usage")
@@ -88,7 +88,7 @@ class FakeBackend:
     def model(self, args: str) -> CommandReply:
         if args:
             self.model_name = args
-        return self._reply("model", args, f"🤖 当前模型: {self.model_name}")
+        return self._reply("model", args, f"🤖 正在使用的模型: {self.model_name}")
 
     def set_mode(self, args: str) -> CommandReply:
         return self._reply("mode", args, f"模式: {args or 'auto'}")
@@ -97,7 +97,7 @@ class FakeBackend:
         return self._reply("hitl", args, f"HITL: {args or 'default'}")
 
     def policy(self) -> CommandReply:
-        return self._reply("policy", None, "🛡️ 安全策略状态：")
+        return self._reply("policy", None, "🛡️ 当前的安全策略：")
 
     def init_project(self, force: bool, emit: EventSink, cancel: CancelToken) -> CommandReply:
         return self._reply("init", force, "✅ PAI.md 已生成")

@@ -139,7 +139,7 @@ def test_every_table_entry_is_reachable_by_its_words() -> None:
 
 def test_unknown_reply_lists_every_command() -> None:
     reply = unknown_reply(" /nope ")
-    assert reply.splitlines()[0] == "❌ 未知命令: /nope"
+    assert reply.splitlines()[0] == "❌ 没有这个命令: /nope"
     assert "可用命令：" in reply
     for spec in COMMANDS:
         assert f"   {spec.usage}" in reply

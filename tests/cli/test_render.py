@@ -135,7 +135,7 @@ def test_outcomes_compaction_notices_and_facts() -> None:
     text = err.getvalue()
     assert "🧹 已清理 7 条旧工具结果" in text
     assert text.count("📦 已压缩历史上下文: 100,000 → 12,000 tokens") == 1
-    assert "小心" in text and "2 条事实" in text and "❌ 执行失败: 网络断开" in text
+    assert "小心" in text and "2 条事实" in text and "❌ 任务未完成: 网络断开" in text
 
 
 def test_partial_and_cancelled_runs_say_so() -> None:
@@ -156,5 +156,5 @@ def test_a_long_streamed_code_block_stays_one_block() -> None:
 
 def test_an_error_that_already_says_failed_is_not_doubled() -> None:
     out_console, _, err_console, err = consoles()
-    EventRenderer(out_console, err_console, markdown=False).finish(RunFinished("error", "", "执行失败: 超时"))
-    assert err.getvalue().strip() == "❌ 执行失败: 超时"
+    EventRenderer(out_console, err_console, markdown=False).finish(RunFinished("error", "", "任务出错: 超时"))
+    assert err.getvalue().strip() == "❌ 任务出错: 超时"

@@ -151,7 +151,7 @@ def test_esc_cancels_the_running_task(pipe: PipeInput, tmp_path: Path) -> None:
     session.pipe.send_text("长时间的任务" + ENTER)
     code = session.run(feeder)
     assert code == 0
-    assert "⏹️ 已请求取消当前任务。" in session.text and "任务已取消" in session.text
+    assert "⏹️ 正在停止当前任务…" in session.text and "任务已取消" in session.text
 
 
 def test_ctrl_c_cancels_the_running_task_and_typeahead_reaches_the_next_prompt(pipe: PipeInput,
@@ -169,7 +169,7 @@ def test_ctrl_c_cancels_the_running_task_and_typeahead_reaches_the_next_prompt(p
     session.pipe.send_text("任务" + ENTER)
     session.run(feeder)
     assert backend.names() == ["run", "policy"]
-    assert "⏹️ 已请求取消当前任务。" in session.text
+    assert "⏹️ 正在停止当前任务…" in session.text
 
 
 def test_ctrl_c_at_the_prompt_clears_the_line(pipe: PipeInput, tmp_path: Path) -> None:
@@ -204,7 +204,7 @@ def test_plan_pending_and_esc_cancels_it(pipe: PipeInput, tmp_path: Path) -> Non
 
     session.run(feeder)
     assert [args for _, args in backend.calls] == [("普通任务", "react"), ("计划任务", "plan")]
-    assert "已取消待执行的多智能体协作" in session.text
+    assert "不再等待多智能体协作" in session.text
 
 
 def test_history_persists_across_sessions_and_can_be_cleared(tmp_path: Path) -> None:
@@ -246,7 +246,7 @@ def test_a_backend_that_raises_in_run_is_reported(pipe: PipeInput, tmp_path: Pat
     backend = FakeBackend(scripts=[run])
     session = Session(backend, pipe, tmp_path / "h")
     assert session.run(None, "做点事" + ENTER, "/clear" + ENTER, CTRL_D) == 0
-    assert "❌ 执行失败: 连接失败" in session.text and backend.names() == ["run", "clear"]
+    assert "❌ 任务未完成: 连接失败" in session.text and backend.names() == ["run", "clear"]
 
 
 REQUEST = ApprovalRequest("write_file", {"path": "a.py"}, "写入文件: a.py", "ask 模式下写文件需要确认",

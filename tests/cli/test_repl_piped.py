@@ -52,7 +52,7 @@ def test_help_unknown_and_exit_stop_reading(tmp_path: Path) -> None:
     backend = FakeBackend()
     code, out, _ = drive(backend, "/help\n/mcp\n/exit\n不会执行\n", tmp_path)
     assert code == 0
-    assert "可用命令：" in out and "❌ 未知命令: /mcp" in out and "👋" in out
+    assert "可用命令：" in out and "❌ 没有这个命令: /mcp" in out and "👋" in out
     assert backend.names() == []
 
 
@@ -87,7 +87,7 @@ def test_other_commands_reach_the_backend(tmp_path: Path) -> None:
                                "/save --global 用中文\n/cancel\n/history clear\n", tmp_path)
     assert backend.calls == [("model", "glm"), ("mode", "plan"), ("hitl", "on"), ("policy", None),
                              ("context", None), ("compact", "接口"), ("init", True), ("save", "--global 用中文")]
-    assert "🧭 模式: plan" in out and "🔒 HITL: on" in out and "没有正在运行的任务" in out and "输入历史已清空" in out
+    assert "🧭 模式: plan" in out and "🔒 HITL: on" in out and "没有正在运行的任务" in out and "输入历史记录已删除" in out
 
 
 def test_a_failing_backend_command_does_not_end_the_session(tmp_path: Path) -> None:
@@ -134,11 +134,11 @@ def test_ctrl_c_cancels_a_piped_run(tmp_path: Path) -> None:
         out, _ = proc.communicate(input="/exit\n", timeout=20)
     assert "EXIT 0" in out and "长任务" in out
     err = err_path.read_text(encoding="utf-8")
-    assert "⏹️ 已请求取消当前任务。" in err and "任务已取消" in err
+    assert "⏹️ 正在停止当前任务…" in err and "任务已取消" in err
 
 
 def test_a_run_error_is_reported_and_the_repl_goes_on(tmp_path: Path) -> None:
     started = threading.Event()
     backend = FakeBackend(scripts=[wait_for_cancel(started, timeout=0.05)])
     code, _, err = drive(backend, "等\n/clear\n", tmp_path)
-    assert code == 0 and "❌ 执行失败: never cancelled" in err and backend.names() == ["run", "clear"]
+    assert code == 0 and "❌ 任务未完成: never cancelled" in err and backend.names() == ["run", "clear"]

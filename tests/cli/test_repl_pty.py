@@ -80,7 +80,7 @@ def test_esc_cancels_a_task_in_a_real_terminal(tmp_path: Path) -> None:
         term.send("慢任务\r")
         term.expect("RUNNING 慢任务")
         term.send("\x1b")
-        term.expect("已请求取消当前任务")
+        term.expect("正在停止当前任务")
         term.expect("任务已取消")
         term.send("/clear\r")  # typed right away: the run's key watcher keeps Enter intact
         term.expect("对话历史已清空")

@@ -112,7 +112,7 @@ def test_edit_file_not_found_and_ambiguous_matches(project: Path) -> None:
     result, text = run_one(
         runner, "edit_file", json.dumps({"path": "m.py", "old_text": "y", "new_text": "z"})
     )
-    assert not result.success and text == "old_text 在文件中不存在: m.py"
+    assert not result.success and text.startswith("❌ 在 m.py 中找不到 old_text")
     result, text = run_one(
         runner, "edit_file", json.dumps({"path": "m.py", "old_text": "x = 1", "new_text": "x"})
     )

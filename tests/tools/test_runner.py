@@ -247,11 +247,11 @@ def test_mode_hitl_texts_and_policy_report(project: Path) -> None:
     assert state.set_hitl("default") and not state.hitl
     assert "用法" in state.set_hitl("off") and not state.hitl
     report = policy_report(project, state)
-    assert report.startswith("🛡️ 安全策略状态：")
+    assert report.startswith("🛡️ 当前的安全策略：")
     for fragment in (
         str(project),
         "write_file",
-        "写入文件上限: 5MB",
+        "单个文件最大写入: 5MB",
         "命令执行上限: 60 秒",
         "sudo",
         "审计目录",

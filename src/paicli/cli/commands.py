@@ -140,7 +140,7 @@ def help_text() -> str:
 
 
 def unknown_reply(text: str) -> str:
-    return f"❌ 未知命令: {text.strip()}\n可用命令：\n{command_list()}"
+    return f"❌ 没有这个命令: {text.strip()}\n可用命令：\n{command_list()}"
 
 
 _SECRET_FLAG = re.compile(r"(?i)(--(?:api-key|apikey|token|secret|password)[ =])(\S+)")

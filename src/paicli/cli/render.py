@@ -403,7 +403,7 @@ class EventRenderer:
             say(self._progress, "⏹️ 任务已取消", "yellow")
         elif result.status == "error":
             error = (result.error or "未知错误").removeprefix("❌").strip()
-            say(self._progress, f"❌ {error}" if error.startswith("执行失败") else f"❌ 执行失败: {error}", "bold red")
+            say(self._progress, f"❌ {error}" if error.startswith("任务出错") else f"❌ 任务未完成: {error}", "bold red")
 
     def pause(self) -> None:
         """Make room for a question: stop the spinner and put out what streamed so far."""

@@ -26,18 +26,18 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-CANCEL_REQUESTED = "⏹️ 已请求取消当前任务。"
+CANCEL_REQUESTED = "⏹️ 正在停止当前任务…"
 GOODBYE = "👋 再见，下次见！"
 _PENDING_TEXT: dict[RunMode, tuple[str, str, str]] = {
     "plan": (
         "📋 下一条输入将按 Plan-and-Execute 模式执行（先规划再逐步执行），输入前按 Esc 可取消；执行完自动回到 ReAct。",
-        "📋 使用 Plan-and-Execute 模式执行",
-        "↩️ 已取消待执行的 Plan-and-Execute，回到默认 ReAct。",
+        "📋 这条任务按 Plan-and-Execute 模式执行",
+        "↩️ 不再等待 Plan-and-Execute，下一条输入仍按默认的 ReAct 执行。",
     ),
     "team": (
         "👥 下一条输入将交给多智能体协作（规划者 + 执行者 + 检查者），输入前按 Esc 可取消；执行完自动回到 ReAct。",
-        "👥 使用多智能体协作模式执行",
-        "↩️ 已取消待执行的多智能体协作，回到默认 ReAct。",
+        "👥 这条任务交给多智能体协作执行",
+        "↩️ 不再等待多智能体协作，下一条输入仍按默认的 ReAct 执行。",
     ),
 }
 
@@ -251,7 +251,7 @@ class Dispatcher:
 
     def _cmd_history(self, _: str) -> None:
         self.io.clear_input_history()
-        say(self.io.console, "🧹 输入历史已清空")
+        say(self.io.console, "🧹 输入历史记录已删除")
 
     def _cmd_resume(self, args: str) -> None:
         sessions = self.backend.list_sessions()

@@ -115,7 +115,7 @@ class AppBackend:
             return self.agent.run(expanded, emit, cancel, submitted=text)
         except Exception as exc:  # the front end must always get a RunFinished
             log.exception("run failed")
-            finished = RunFinished("error", "", f"执行失败: {exc}")
+            finished = RunFinished("error", "", f"任务出错: {exc}")
             emit(finished)
             return finished
         finally:
@@ -135,13 +135,13 @@ class AppBackend:
         finally:
             self._phase = "idle"
         if result.error:
-            return CommandReply(f"❌ 手动压缩失败: {result.error}", ok=False)
+            return CommandReply(f"❌ 压缩没有完成: {result.error}", ok=False)
         if not result.steps:
-            return CommandReply("📭 当前没有需要压缩的历史上下文")
+            return CommandReply("📭 对话还很短，暂时没有可以压缩的内容")
         emit(Compacted(result, manual=True))
         schema = self.parts.counter.count_tools(self.agent.last_tool_definitions or None)
         before, after = result.before_tokens + schema, result.after_tokens + schema
-        return CommandReply(f"📦 已手动压缩历史上下文: {before:,} -> {after:,} tokens")
+        return CommandReply(f"📦 上下文已压缩: {before:,} -> {after:,} tokens")
 
     def context_report(self) -> CommandReply:
         from paicli.context.status import render_context_report
@@ -189,14 +189,14 @@ class AppBackend:
         if not spec:
             available = "、".join(self.settings.available_providers) or self.settings.provider
             return CommandReply(
-                f"🤖 当前模型: {self.settings.describe()}\n"
+                f"🤖 正在使用的模型: {self.settings.describe()}\n"
                 f"   上下文窗口: {self.parts.profile.window:,} tokens\n"
                 f"   切换: /model <provider | model-id | provider/model-id>（已配置: {available}）"
             )
         try:
             settings = self.settings.with_model(spec)
         except ConfigError as exc:
-            return CommandReply(f"❌ 切换失败: {exc}", ok=False)
+            return CommandReply(f"❌ 无法切换模型: {exc}", ok=False)
         self._switch(settings)
         return CommandReply(
             f"✅ 已切换到 {settings.describe()}，上下文窗口 {self.parts.profile.window:,} tokens"

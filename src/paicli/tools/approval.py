@@ -174,13 +174,13 @@ def policy_report(
     overflow = "超出部分卸载到会话文件，可用 read_file 读回" if offload_enabled else "截断"
     return "\n".join(
         [
-            "🛡️ 安全策略状态：",
+            "🛡️ 当前的安全策略：",
             f"   项目根目录: {project_root}",
             f"   危险工具（需审批）: {', '.join(DANGEROUS_TOOLS)}",
             f"   审批: {state.describe()}",
             "   路径围栏: 文件工具只能访问项目根目录内的真实路径（.. 和指向外部的符号链接都会被拒绝）",
             f"   命令黑名单: {rules}",
-            "   写入文件上限: 5MB",
+            "   单个文件最大写入: 5MB",
             f"   命令执行上限: {command_timeout_seconds:g} 秒，输出 8KB（{overflow}）",
             "   联网: web_fetch 只访问公网 http(s) 地址，且 URL 须来自你的输入或本轮 web_search 结果",
             f"   审计目录: {audit_dir}",

@@ -155,7 +155,7 @@ def edit_file(args: Args, ctx: ToolContext) -> ToolOutput:
     original = read_text(path)
     count = original.count(old_text)
     if count == 0:
-        return ToolOutput(f"old_text 在文件中不存在: {args['path']}", success=False)
+        return ToolOutput(f"❌ 在 {args['path']} 中找不到 old_text（需要与文件内容逐字一致，包括缩进和换行）", success=False)
     replace_all = bool(args.get("replace_all", False))
     if count > 1 and not replace_all:
         return fail(
