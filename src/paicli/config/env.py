@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -32,12 +33,22 @@ def parse_dotenv(text: str) -> dict[str, str]:
         key = key.strip()
         if key.startswith("export "):
             key = key[len("export ") :].strip()
-        value = value.strip()
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-            value = value[1:-1]
+        value = _dotenv_value(value.strip())
         if key:
             values.setdefault(key, value)
     return values
+
+
+def _dotenv_value(value: str) -> str:
+    """`"quoted"` / `'quoted'` keep everything inside the quotes; an unquoted value ends at ` #` (a comment)."""
+    if value[:1] in ("'", '"'):
+        end = value.find(value[0], 1)
+        if end != -1:
+            return value[1:end]
+    return _INLINE_COMMENT.split(value, maxsplit=1)[0].strip()
+
+
+_INLINE_COMMENT = re.compile(r"\s+#")
 
 
 class EnvLookup:
