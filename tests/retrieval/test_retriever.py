@@ -164,3 +164,11 @@ def test_a_huge_stale_period_means_never_stale_instead_of_an_overflow(days: str)
     old = entry("fact-old", "项目构建使用 Java 17", age=timedelta(days=90))
     block = retriever([old], {"PAICLI_MEMORY_STALE_DAYS": days}).build_context("Java", 1000, "/repo")
     assert "项目构建使用 Java 17" in block and "[可能已过时]" not in block
+
+
+def test_visible_entries_make_room_for_the_next_best_ones() -> None:
+    entries = [entry(f"f{i}", f"部署脚本第{i}版") for i in range(14)]
+    visible = "历史里已经有：部署脚本第0版、部署脚本第2版、部署脚本第5版"
+    block = retriever(entries, KEYWORD_ONLY).build_context("部署脚本", 5000, "/repo", exclude_text=visible)
+    expected = [f"部署脚本第{i}版" for i in range(14) if i not in (0, 2, 5)][:MAX_RESULTS]
+    assert contents_of(block) == expected

@@ -137,9 +137,8 @@ class MemoryRetriever:
             return ""
         now = self._clock()
         ranked = self.rank(query, self._store.get_all(project_key), now)
-        if exclude_text:
-            ranked = [r for r in ranked if not _already_visible(r.entry.content, exclude_text)]
-        return render(ranked[:MAX_RESULTS], max_tokens, now, stale_days_from(self._env), self._zone)
+        top = _first_not_visible(ranked, exclude_text) if exclude_text else ranked[:MAX_RESULTS]
+        return render(top, max_tokens, now, stale_days_from(self._env), self._zone)
 
     def rank(self, query: str, entries: Sequence[MemoryEntryLike], now: datetime) -> list[Ranked]:
         """Every entry with score > 0, best first (stable); keyword matches always precede vector-only ones."""
@@ -196,6 +195,17 @@ def _candidates(
 
         hits.update(int(i) for i in np.flatnonzero(similarities >= VECTOR_FLOOR))
     return sorted(hits)
+
+
+def _first_not_visible(ranked: Sequence[Ranked], visible: str) -> list[Ranked]:
+    """The best MAX_RESULTS entries not already in the history; stops early (the history can be long)."""
+    kept: list[Ranked] = []
+    for item in ranked:
+        if not _already_visible(item.entry.content, visible):
+            kept.append(item)
+            if len(kept) == MAX_RESULTS:
+                break
+    return kept
 
 
 def _already_visible(content: str, visible: str) -> bool:
