@@ -350,3 +350,15 @@ def test_window_fallback_summary_that_fails_is_not_retried_on_every_call() -> No
     mgr.before_call(history, None)
     assert llm.calls == calls  # no growth since the failure: no new summary attempt
     assert_pairs_valid(history)
+
+
+def test_window_fallback_still_tries_after_the_regular_summary_failed_in_the_same_call() -> None:
+    llm = ScriptedLLM(["没有结构", "修复后仍没有结构", STRUCTURED])
+    history = busy_turns(3, 90)  # four real user turns: the regular summary (retain 3) runs first and fails
+    mgr = AutoCompactionManager(llm, counter(), ContextProfile.from_window(8_000))
+    result = mgr.before_call(history, None)
+    assert llm.calls == 3
+    assert result.compacted and result.strategy == "full_summary"
+    assert mgr.measure(history) <= 8_000 - mgr.profile.buffer_reserve
+    assert history[3] == Message.user("最新的任务")
+    assert_pairs_valid(history)

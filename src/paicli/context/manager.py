@@ -103,6 +103,7 @@ class AutoCompactionManager:
         # Beyond the reference: after a failed automatic summary, wait for the history to grow before the
         # next attempt instead of paying for a summary (and its repair) before every model call.
         self._failed_at: dict[int, int] = {}
+        self._fit_failed_at: dict[int, int] = {}  # the same, for the window fallback's summary (retain 1)
         self._pending_calibration: tuple[list[Message], Tools, int] | None = None
 
     @property
@@ -185,17 +186,18 @@ class AutoCompactionManager:
                 )
                 cleared_total += cleared.cleared_count
         tokens = self.measure(history)
-        failed_at = self._failed_at.get(id(history))
+        failed_at = self._fit_failed_at.get(id(history))
         retry_ok = failed_at is None or tokens >= failed_at + RETRY_MIN_GROWTH_TOKENS
         if tokens + schema > limit and retry_ok:
             outcome = self.full.compact(history, 0, True, 1, None, cancel)
             if outcome.compacted:
                 self._failed_at.pop(id(history), None)
+                self._fit_failed_at.pop(id(history), None)
                 self.session_memory.clear(history)
                 steps.append(self._step("full_summary", outcome))
                 compacted = True
             elif outcome.error:
-                self._failed_at[id(history)] = tokens
+                self._fit_failed_at[id(history)] = tokens
                 error = outcome.error
         if self.measure(history) + schema > limit:
             log.warning("request may exceed the context window: the latest turn alone is too large")
@@ -245,11 +247,13 @@ class AutoCompactionManager:
         if not outcome.compacted:
             return CompactionResult(False, "none", error=outcome.error)
         self._failed_at.pop(id(history), None)
+        self._fit_failed_at.pop(id(history), None)
         return _result(True, [self._step("full_summary", outcome)], 0)
 
     def reset(self, history: list[Message]) -> None:
         self.session_memory.clear(history)
         self._failed_at.pop(id(history), None)
+        self._fit_failed_at.pop(id(history), None)
 
     # -- the reference algorithm ----------------------------------------------------------------------
 
@@ -288,6 +292,7 @@ class AutoCompactionManager:
         outcome = self.full.compact(history, trigger, False, DEFAULT_RETAIN_RECENT_ROUNDS, None, cancel)
         if outcome.compacted:
             self._failed_at.pop(id(history), None)
+            self._fit_failed_at.pop(id(history), None)
             self.session_memory.clear(history)
             steps.append(self._step("full_summary", outcome))
             return _result(True, steps, clear.cleared_count)
