@@ -87,8 +87,31 @@ def test_ctrl_c_while_a_piped_session_waits_for_input_exits_130_without_tracebac
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write("/help\n")
         proc.stdin.flush()
-        assert proc.stdout.readline()  # the session is up and now blocks reading the next line
-        proc.send_signal(signal.SIGINT)
+        assert proc.stdout.readline()  # the session is up
+        # A Ctrl+C that lands while /help is still printing only interrupts that command; the next one
+        # finds the session waiting for input, which is the case under test.
+        for _ in range(60):
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(timeout=0.5)
+                break
+            except subprocess.TimeoutExpired:
+                continue
         _, err = proc.communicate(timeout=30)
         assert proc.returncode == 130
         assert "Traceback" not in err and "KeyboardInterrupt" not in err
+
+
+def test_a_reader_that_stops_early_ends_the_run_without_a_traceback(project: Path, isolated_home: Path) -> None:
+    with FakeOpenAIServer() as server:
+        server.push("一个会被分成好几段流式输出的回答")
+        proc = subprocess.Popen([sys.executable, "-m", "paicli", "-p", "你好", "--output-format", "stream-json"],
+                                env=paicli_env(isolated_home, server.base_url), cwd=project,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert proc.stdout is not None and proc.stderr is not None
+        assert proc.stdout.readline().startswith(b"{")
+        proc.stdout.close()  # like `| head -1`
+        err = proc.stderr.read().decode()
+        proc.wait(timeout=30)
+        assert proc.returncode == 1
+        assert "Traceback" not in err and "BrokenPipeError" not in err

@@ -61,3 +61,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:  # Ctrl+C outside a run (start-up, shutdown): no traceback, the contract's code
         sys.stderr.write("\n⏹️ 已中断。\n")
         return EXIT_CANCELLED
+    except BrokenPipeError:  # whoever read stdout went away (`paicli -p ... | head -1`): stop quietly
+        _silence_stdout()
+        return EXIT_FAILED
+
+
+def _silence_stdout() -> None:
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # so the interpreter's final flush cannot fail again
+    except (OSError, ValueError):
+        pass
