@@ -1,0 +1,64 @@
+"""The extraction call runs behind the session: a parked extraction model never holds up the next turn."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
+
+from paicli.cancel import CancelToken
+from paicli.cli.compose import build_components
+from paicli.cli.session import AppBackend
+from paicli.config.env import EnvLookup
+from paicli.config.settings import load_settings
+from paicli.tools.approval import AutoApprover
+
+CONVENTION = "我们团队约定所有提交信息都用中文书写"
+
+
+def _is_extraction(body: dict[str, Any]) -> bool:
+    return "=== 用户原文 ===" in str(body["messages"][-1].get("content", ""))
+
+
+def test_a_slow_extraction_does_not_delay_the_next_turn(tmp_path: Path) -> None:
+    release = threading.Event()
+    parked = threading.Event()
+
+    def responder(body: dict[str, Any]) -> Reply | str:
+        if _is_extraction(body):
+            parked.set()
+            release.wait(30)  # the extraction model is as slow as we like
+            return json.dumps({"facts": [{"quote": CONVENTION}]}, ensure_ascii=False)
+        return "好的。"
+
+    project = tmp_path / "project"
+    project.mkdir()
+    with FakeOpenAIServer(responder=responder) as server:
+        env = EnvLookup(
+            environ={
+                "HOME": str(tmp_path),
+                "PAICLI_HOME": str(tmp_path / ".paicli"),
+                "PAICLI_BASE_URL": server.base_url,
+                "PAICLI_MODEL": "fake-model",
+                "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "true",
+            },
+            cwd=project,
+        )
+        parts = build_components(load_settings(env, cwd=project), env, AutoApprover(), yes=True)
+        backend = AppBackend(parts)
+        try:
+            first = backend.run(f"{CONVENTION}。帮我看看 README", "react", lambda e: None, CancelToken())
+            assert first.answer == "好的。"
+            assert parked.wait(10)  # the extraction call is now in flight and blocked
+            second = backend.run("再看看 LICENSE", "react", lambda e: None, CancelToken())
+            assert second.answer == "好的。"  # answered while the extraction is still parked
+            assert parts.memory.list_all() == []
+            release.set()
+        finally:
+            release.set()
+            backend.close(10)
+        assert [e.content for e in parts.memory.list_all()] == [CONVENTION]
+        assert any("1 条" in line for line in backend.drain_notices())
