@@ -7,14 +7,13 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from tests.fakes.openai_server import FakeOpenAIServer, Reply
-
 from paicli.cancel import CancelToken
 from paicli.cli.compose import build_components
 from paicli.cli.session import AppBackend
 from paicli.config.env import EnvLookup
 from paicli.config.settings import load_settings
 from paicli.tools.approval import AutoApprover
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 CONVENTION = "我们团队约定所有提交信息都用中文书写"
 
