@@ -107,15 +107,22 @@ def exit_code(status: str) -> int:
 
 
 class _SigintCanceller:
-    """First Ctrl+C cancels the run cleanly; a second one exits at once."""
+    """First Ctrl+C (or SIGTERM) cancels the run cleanly; a second one exits at once.
+
+    SIGTERM is handled like Ctrl+C so that `timeout` or a CI runner stopping paicli does not leave a
+    command's process group (started in its own session) running as an orphan.
+    """
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
     def __init__(self, cancel: CancelToken) -> None:
         self.cancel = cancel
-        self.previous: Any = None
+        self.previous: dict[int, Any] = {}
 
     def __enter__(self) -> _SigintCanceller:
         if threading.current_thread() is threading.main_thread():
-            self.previous = signal.signal(signal.SIGINT, self._handle)
+            for sig in self.SIGNALS:
+                self.previous[sig] = signal.signal(sig, self._handle)
         return self
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
@@ -124,8 +131,8 @@ class _SigintCanceller:
         self.cancel.cancel()
 
     def __exit__(self, *exc: object) -> None:
-        if self.previous is not None:
-            signal.signal(signal.SIGINT, self.previous)
+        for sig, previous in self.previous.items():
+            signal.signal(sig, previous)
 
 
 def run_oneshot(
