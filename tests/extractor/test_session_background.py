@@ -1,9 +1,11 @@
-"""The extraction call runs behind the session: a parked extraction model never holds up the next turn."""
+"""The extraction call runs behind the session: a parked extraction model never holds up the next turn,
+and the fact it saves reaches the request after it lands (AgentAutoFactExtractionTest)."""
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,10 @@ CONVENTION = "我们团队约定所有提交信息都用中文书写"
 
 def _is_extraction(body: dict[str, Any]) -> bool:
     return "=== 用户原文 ===" in str(body["messages"][-1].get("content", ""))
+
+
+def last_user_text(server: FakeOpenAIServer) -> str:
+    return str(server.requests[-1]["messages"][-1]["content"])
 
 
 def test_a_slow_extraction_does_not_delay_the_next_turn(tmp_path: Path) -> None:
@@ -56,8 +62,19 @@ def test_a_slow_extraction_does_not_delay_the_next_turn(tmp_path: Path) -> None:
             assert second.answer == "好的。"  # answered while the extraction is still parked
             assert parts.memory.list_all() == []
             release.set()
+            deadline = time.monotonic() + 10
+            while not parts.memory.list_all() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert [e.content for e in parts.memory.list_all()] == [CONVENTION]
+            assert any("1 条" in line for line in backend.drain_notices())
+            backend.run("提交信息用什么语言写？", "react", lambda e: None, CancelToken())
+            # the user's own statement is still in the visible history, so the memory is not repeated
+            assert "## 相关长期记忆" not in last_user_text(server)
+            backend.clear()
+            backend.run("提交信息用什么语言写？", "react", lambda e: None, CancelToken())
+            last = last_user_text(server)  # memory placement `turn`: the block heads the user message
+            assert last.startswith("## 相关长期记忆") and f"[自动提取，待核实] {CONVENTION}" in last
+            assert last.endswith("提交信息用什么语言写？")
         finally:
             release.set()
             backend.close(10)
-        assert [e.content for e in parts.memory.list_all()] == [CONVENTION]
-        assert any("1 条" in line for line in backend.drain_notices())
