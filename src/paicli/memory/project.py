@@ -122,7 +122,7 @@ def _real(path: Path) -> Path:
 # ---- /init -------------------------------------------------------------------------------------------
 
 INIT_SYSTEM = "你是 PaiCLI，正在为一个代码仓库编写 PAI.md 项目记忆文件。只输出 Markdown 正文，不调用工具。"
-INIT_USAGE = "   用法: /init 或 /init --force"
+INIT_USAGE = "   写法: /init，或 /init --force 覆盖已有的 PAI.md"
 _BUILD_FILES = (
     "pyproject.toml",
     "setup.py",
@@ -236,7 +236,7 @@ def parse_init_args(text: str) -> tuple[bool, str | None]:
         return False, None
     if len(words) == 1 and words[0].lower() == "--force":
         return True, None
-    return False, f"❌ 未知 /init 参数: {' '.join(words)}\n{INIT_USAGE}"
+    return False, f"❌ /init 不认识这个参数: {' '.join(words)}\n{INIT_USAGE}"
 
 
 def run_init(
