@@ -8,6 +8,7 @@ Each attempt streams on a daemon worker thread while the caller's thread assembl
 from __future__ import annotations
 
 import contextlib
+import json
 import queue
 import random
 import socket
@@ -287,6 +288,11 @@ class OpenAIChatClient:
             stream = self._connection.sdk().chat.completions.create(**params)
             if not handle.attach(stream):
                 return
+            whole = _whole_json_reply(stream)
+            if whole is not None:
+                events.put(("chunk", whole))
+                events.put(("done", None))
+                return
             for chunk in stream:
                 if handle.abandoned:
                     return
@@ -330,6 +336,24 @@ def client_from_settings(settings: EndpointSettings, model: str | None = None) -
         backoff_base=settings.retry_backoff, include_reasoning_in_wire=settings.reasoning_in_wire,
     )
     return OpenAIChatClient.from_options(options, model or settings.model)
+
+
+def _whole_json_reply(stream: Any) -> dict[str, Any] | None:
+    """Some OpenAI-compatible servers ignore `stream: true` and send one JSON completion; without this the
+    SSE reader finds no events in it and the answer would silently be empty."""
+    response = getattr(stream, "response", None)
+    headers = getattr(response, "headers", None)
+    content_type = str(headers.get("content-type", "")) if headers is not None else ""
+    if response is None or "json" not in content_type.lower():
+        return None
+    data = json.loads(response.read())
+    if not isinstance(data, dict):
+        raise ValueError(f"服务端返回了无法识别的 JSON: {str(data)[:200]}")
+    if "choices" not in data and data.get("error"):
+        error = data["error"]
+        message = error.get("message") if isinstance(error, dict) else error
+        raise ValueError(f"服务端返回错误: {str(message)[:300]}")
+    return data
 
 
 def _chunk_dict(chunk: Any) -> dict[str, Any]:
