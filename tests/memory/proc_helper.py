@@ -54,6 +54,16 @@ def hold(lock_path: str, ready_file: str) -> None:
         time.sleep(120)
 
 
+def hold_posix(lock_path: str, ready_file: str) -> None:
+    """The kind of lock the Java PaiCLI takes (FileChannel.lock is an fcntl record lock)."""
+    import fcntl
+
+    with open(lock_path, "a+b") as handle:
+        fcntl.lockf(handle.fileno(), fcntl.LOCK_EX)
+        Path(ready_file).write_text("locked", encoding="utf-8")
+        time.sleep(120)
+
+
 if __name__ == "__main__":
     role, *args = sys.argv[1:]
-    {"write": write, "read": read, "hold": hold}[role](*args)
+    {"write": write, "read": read, "hold": hold, "hold_posix": hold_posix}[role](*args)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
@@ -156,7 +157,7 @@ class MemoryFile:
 
     def _timeout_text(self) -> str:
         return (
-            f"等待长期记忆文件锁超过 {self.lock_timeout:g} 秒（{self.lock_path}），可能有另一个 paicli 进程正在写入；"
+            f"等待长期记忆文件锁超过 {self.lock_timeout:g} 秒（{self.lock_path}），可能有另一个 paicli（或 Java 版 PaiCLI）进程正在写入；"
             "已有记忆没有改动，请稍后重试（可用 PAICLI_MEMORY_LOCK_TIMEOUT_SECONDS 调整等待时间）"
         )
 
@@ -174,19 +175,26 @@ class MemoryFile:
         while True:
             try:
                 portalocker.lock(handle, flags)
-                return handle
+                break
             except portalocker.exceptions.LockException:
                 if time.monotonic() >= deadline:
                     handle.close()
                     raise MemoryLockTimeout(self._timeout_text()) from None
                 time.sleep(pause)
                 pause = min(pause * 2, 0.005)  # short: a released lock should not sit idle
+        try:
+            _take_record_lock(handle, deadline, self._timeout_text())
+        except BaseException:
+            self._release_os_lock(handle)
+            raise
+        return handle
 
     @staticmethod
     def _release_os_lock(handle: Any) -> None:
         import portalocker
 
         try:
+            _drop_record_lock(handle)
             portalocker.unlock(handle)
         finally:
             handle.close()
@@ -262,6 +270,39 @@ class MemoryFile:
             if tmp_name is not None:
                 with _suppress_os_error():
                     os.unlink(tmp_name)
+
+
+def _take_record_lock(handle: Any, deadline: float, timeout_text: str) -> None:
+    """Also hold a POSIX record lock (fcntl) on the lock file: the Java PaiCLI's FileChannel.lock takes that
+    kind, which does not see portalocker's flock, so both tools can share one memory file safely.
+    Raises MemoryLockTimeout when held past the deadline; other failures (no fcntl, ENOLCK on some network
+    file systems) degrade to the flock alone, as the reference degrades to no OS lock."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: portalocker's lock is the only one
+        return
+    pause = 0.0005
+    while True:
+        try:
+            fcntl.lockf(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except OSError as exc:
+            if exc.errno not in (errno.EACCES, errno.EAGAIN):
+                log.warning("POSIX record lock on %s unavailable (%s); using flock only", handle.name, exc)
+                return
+            if time.monotonic() >= deadline:
+                raise MemoryLockTimeout(timeout_text) from None
+            time.sleep(pause)
+            pause = min(pause * 2, 0.005)
+
+
+def _drop_record_lock(handle: Any) -> None:
+    try:
+        import fcntl
+
+        fcntl.lockf(handle.fileno(), fcntl.LOCK_UN)
+    except (ImportError, OSError):
+        pass  # closing the handle releases it anyway
 
 
 class _suppress_os_error:
