@@ -26,8 +26,14 @@ def _utc_now() -> datetime:
 
 
 def audit_dir(env: EnvLookup) -> Path:
+    """`PAICLI_AUDIT_DIR`, else `<PAICLI_HOME>/audit`, both read through `env` like every other setting."""
     configured = env.get("PAICLI_AUDIT_DIR")
-    return Path(configured).expanduser() if configured else paicli_home() / "audit"
+    if configured:
+        return Path(configured).expanduser()
+    home = env.get("PAICLI_HOME")
+    if home:
+        return Path(home).expanduser() / "audit"
+    return paicli_home({"HOME": env.get("HOME") or str(Path.home())}) / "audit"
 
 
 class AuditLog:
