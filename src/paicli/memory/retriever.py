@@ -232,7 +232,15 @@ def render_line(entry: MemoryEntryLike, now: datetime, stale_days: int, zone: tz
     detail += "，尚未经用户核实" if pending else f"，最后核实 {_local_date(entry.last_verified_at, zone)}"
     if stale:
         detail += f"，已超过 {stale_days} 天未核实，使用前必须先核实"
-    return f"- {tags} {entry.content}{detail}）"
+    return f"- {tags} {_one_line(entry.content)}{detail}）"
+
+
+def _one_line(content: str) -> str:
+    """A saved fact with line breaks must not break the one-line-per-entry block (or start a new heading)."""
+    parts = content.splitlines()
+    if len(parts) == 1 and parts[0] == content:
+        return content
+    return " ".join(part.strip() for part in parts if part.strip())
 
 
 def render(
