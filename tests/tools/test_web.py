@@ -56,9 +56,14 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
+class QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: object, client_address: object) -> None:
+        return None  # a client that stops reading a big body (size or time limit) is expected here
+
+
 @pytest.fixture
 def server() -> Iterator[str]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd = QuietServer(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}"
@@ -138,6 +143,20 @@ def test_fetch_respects_max_chars_and_the_size_cap(project: Path, server: str) -
     assert ok and "内容已截断" in text and len(text) < 700
     ok, _, text = fetch(project, f"{server}/big", max_chars=10_000_000)
     assert ok and "超过 5MB" in text
+
+
+def test_a_page_that_takes_longer_than_the_time_limit_is_abandoned(project: Path, server: str) -> None:
+    now = [0.0]
+
+    def clock() -> float:
+        now[0] += 20.0  # every look at the clock is 20 s later: the 30 s limit passes during the body
+        return now[0]
+
+    web = WebTools(env(), gate=UrlGate(address_ok=loopback_only), clock=clock, timeout=30.0)
+    runner = make_runner(project, web=web)
+    [result] = run(runner, ("web_fetch", json.dumps({"url": f"{server}/big"})), text=f"抓取 {server}/big")
+    assert not result.success and not result.blocked
+    assert unwrap(result).startswith("❌ 抓取失败") and "限定时间" in unwrap(result)
 
 
 def test_redirects_are_checked_again(project: Path, server: str) -> None:

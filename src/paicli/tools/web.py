@@ -111,11 +111,21 @@ class Page:
     truncated: bool
 
 
-def read_limited(response: IO[bytes], cancel: CancelToken, limit: int = MAX_BYTES) -> tuple[bytes, bool]:
+def read_limited(
+    response: IO[bytes],
+    cancel: CancelToken,
+    limit: int = MAX_BYTES,
+    clock: Callable[[], float] | None = None,
+    deadline: float | None = None,
+) -> tuple[bytes, bool]:
+    """Up to `limit` bytes; a server that trickles slower than `deadline` (per-read timeouts alone would
+    let it run for hours) ends the read with TimeoutError."""
     chunks: list[bytes] = []
     size = 0
     while size <= limit:
         cancel.raise_if_cancelled()
+        if clock is not None and deadline is not None and clock() > deadline:
+            raise TimeoutError("页面没有在限定时间内读完")
         chunk = response.read(65536)
         if not chunk:
             return b"".join(chunks), False
@@ -152,6 +162,7 @@ class WebTools:
             return True
 
     def get(self, url: str, cancel: CancelToken, check: bool = True) -> Page:
+        deadline = self._clock() + self._timeout
         if check:
             self._gate.check(url)
         handlers: list[Any] = [_CheckedRedirects(self._gate)] if check else []
@@ -162,7 +173,7 @@ class WebTools:
         with opener.open(request, timeout=self._timeout) as response:
             unregister = cancel.on_cancel(response.close)
             try:
-                body, truncated = read_limited(response, cancel)
+                body, truncated = read_limited(response, cancel, MAX_BYTES, self._clock, deadline)
             finally:
                 unregister()
             return Page(response.geturl(), response.headers.get("Content-Type", ""), body, truncated)
