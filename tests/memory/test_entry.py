@@ -181,3 +181,24 @@ def test_mark_verified_refreshes_only_verification_time(tmp_path: Path) -> None:
     assert verified.content == original.content and not verified.verification_pending
     assert memory(tmp_path).retrieve(original.id) == verified
     assert store.mark_verified("fact-missing", NOW) is None
+
+
+def test_an_unreadable_date_never_costs_the_memory(tmp_path: Path) -> None:
+    broken = [
+        {"id": "fact-00000001", "content": "日期只写到天", "type": "FACT", "timestamp": "2026-09-20",
+         "metadata": {}, "tokenCount": 3},
+        {"id": "fact-00000002", "content": "日期写坏了", "type": "FACT", "timestamp": "上周三",
+         "lastVerifiedAt": "2026-13-45T00:00:00Z", "metadata": {}, "tokenCount": 3},
+        {"id": "fact-00000003", "content": "核实时间写坏了", "type": "FACT", "timestamp": "2026-09-21T00:00:00Z",
+         "lastVerifiedAt": "not a date", "metadata": {}, "tokenCount": 3},
+    ]
+    (tmp_path / "long_term_memory.json").write_text(json.dumps(broken, ensure_ascii=False), encoding="utf-8")
+    store = memory(tmp_path)
+    entries = {e.id: e for e in store.get_all()}
+    assert sorted(entries) == ["fact-00000001", "fact-00000002", "fact-00000003"]
+    assert entries["fact-00000001"].timestamp == datetime(2026, 9, 20, tzinfo=timezone.utc)
+    unknown_date = entries["fact-00000002"]  # falls back to the load time, like a missing date
+    assert unknown_date.content == "日期写坏了" and unknown_date.last_verified_at == unknown_date.timestamp
+    assert entries["fact-00000003"].last_verified_at == datetime(2026, 9, 21, tzinfo=timezone.utc)
+    assert store.store(entry("之后的一次写入"))
+    assert len(json.loads((tmp_path / "long_term_memory.json").read_text(encoding="utf-8"))) == 4

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import math
 import os
 import re
@@ -20,9 +21,10 @@ from paicli.memory.clock import Clock, as_utc, utc_now
 MemoryType = Literal["CONVERSATION", "FACT", "SUMMARY", "TOOL_RESULT"]
 MEMORY_TYPES: tuple[str, ...] = ("CONVERSATION", "FACT", "SUMMARY", "TOOL_RESULT")
 Scope = Literal["project", "global"]
+log = logging.getLogger(__name__)
 
 _INSTANT = re.compile(
-    r"^\s*(\d{4,})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?"
+    r"^\s*(\d{4,})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?"
     r"\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?\s*$"
 )
 
@@ -52,7 +54,7 @@ def parse_instant(raw: Any) -> datetime:
         raise ValueError(f"not an instant: {raw!r}")
     year, month, day, hour, minute, second, fraction, zone = match.groups()
     micros = int((fraction or "0").ljust(9, "0")[:6])
-    moment = datetime(int(year), int(month), int(day), int(hour), int(minute), int(second or 0), micros)
+    moment = datetime(int(year), int(month), int(day), int(hour or 0), int(minute or 0), int(second or 0), micros)
     return moment.replace(tzinfo=_zone(zone))
 
 
@@ -149,14 +151,10 @@ class MemoryEntry(BaseModel):
             kind = "FACT"
         if not isinstance(kind, str) or kind.upper() not in MEMORY_TYPES:
             raise ValueError(f"unknown memory type: {kind!r}")
-        raw_time = data.get("timestamp")
-        timestamp = clock() if raw_time is None or raw_time == "" else parse_instant(raw_time)
-        raw_verified = data.get("lastVerifiedAt")
-        verified = (
-            timestamp
-            if raw_verified is None or str(raw_verified).strip() == ""
-            else parse_instant(raw_verified)
-        )
+        # An unreadable date must not cost the memory: the next write would drop a skipped entry for good.
+        # A bad write time falls back to now (as a missing one does), a bad verification time to the write time.
+        timestamp = _lenient_instant(data.get("timestamp"), clock, entry_id)
+        verified = _lenient_instant(data.get("lastVerifiedAt"), lambda: timestamp, entry_id)
         # every field is already checked and typed above: skip pydantic validation (10k-entry files load fast)
         return MemoryEntry.model_construct(
             id=entry_id,
@@ -167,6 +165,16 @@ class MemoryEntry(BaseModel):
             metadata=_string_metadata(data.get("metadata")),
             token_count=_token_count(data.get("tokenCount"), content),
         )
+
+
+def _lenient_instant(raw: Any, fallback: Clock, entry_id: str) -> datetime:
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return fallback()
+    try:
+        return parse_instant(raw)
+    except (ValueError, OverflowError, OSError):
+        log.warning("memory entry %s: unreadable instant %r, using a fallback", entry_id, raw)
+        return fallback()
 
 
 def _string_metadata(raw: Any) -> dict[str, str]:
