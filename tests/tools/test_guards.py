@@ -86,6 +86,16 @@ def test_project_root_reached_through_a_symlink(tmp_path: Path) -> None:
         "chmod -R 777 /",
         "shutdown -h now",
         "echo ok; reboot",
+        "rm -rf \"/\"",
+        "rm -rf '/'",
+        "rm -rf \"$HOME\"",
+        "env sudo ls",
+        "time sudo ls",
+        "/usr/bin/sudo ls",
+        "bash -c \"sudo ls\"",
+        "sh -c 'reboot'",
+        "nohup reboot",
+        "{ sudo ls; }",
     ],
 )
 def test_command_guard_refuses_blacklisted_commands(command: str) -> None:
@@ -104,6 +114,10 @@ def test_command_guard_refuses_blacklisted_commands(command: str) -> None:
         "grep -r sudo docs",
         "curl -s https://x -o out.json",
         "ls /",
+        "git commit -m \"fix reboot handling\"",
+        "echo \"sudo is not used here\"",
+        "rm -rf \"./dist\"",
+        "env FOO=1 make test",
     ],
 )
 def test_command_guard_lets_ordinary_commands_through(command: str) -> None:

@@ -76,8 +76,16 @@ class CommandRule:
     pattern: re.Pattern[str]
 
 
-_CMD_START = r"(?:^|[;&|(`\n]\s*|\$\(\s*)"
-_RM_TARGET = r"(?:/|/\*|~|~/|~/\*|\$HOME/?|\$\{HOME\}/?|/home/?|/root/?|/Users/?|/\.\.?)"
+# Where a command word starts: line start, after a separator or `$(`, or as the script of `sh -c "…"`;
+# then any wrappers that run the next word as a command (`env`, `time`, `nohup`, …) and an optional
+# directory (`/usr/bin/sudo`).
+_CMD_START = (
+    r"(?:^|[;&|(`{\n]\s*|\$\(\s*|\b(?:ba|z|da|k)?sh\s+-c\s+[\"'])\s*"
+    r"(?:(?:env|time|nohup|exec|command|builtin|nice|stdbuf|xargs)\s+(?:-\S+\s+)*)*(?:/[\w./-]*/)?"
+)
+_RM_TARGET = (
+    r"[\"']?(?:/|/\*|~|~/|~/\*|\$HOME/?|\$\{HOME\}/?|/home/?|/root/?|/Users/?|/\.\.?)[\"']?"
+)
 
 COMMAND_RULES: tuple[CommandRule, ...] = (
     CommandRule("sudo 提权", re.compile(_CMD_START + r"sudo\b")),
