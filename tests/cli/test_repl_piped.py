@@ -142,3 +142,23 @@ def test_a_run_error_is_reported_and_the_repl_goes_on(tmp_path: Path) -> None:
     backend = FakeBackend(scripts=[wait_for_cancel(started, timeout=0.05)])
     code, _, err = drive(backend, "等\n/clear\n", tmp_path)
     assert code == 0 and "❌ 任务未完成: never cancelled" in err and backend.names() == ["run", "clear"]
+
+
+def test_ctrl_c_before_the_watcher_listens_is_still_only_a_cancel() -> None:
+    from paicli.cancel import CancelToken
+    from paicli.cli.repl import run_in_worker
+
+    calls: list[str] = []
+
+    def wait(done: threading.Event, cancel: CancelToken) -> None:
+        calls.append("wait")
+        if len(calls) == 1:
+            raise KeyboardInterrupt  # lands before the watcher's own handler is in place
+        done.wait(10)
+
+    def work(cancel: CancelToken) -> str:
+        return "stopped" if cancel.wait(10) else "ran to the end"
+
+    seen: list[bool] = []
+    result = run_in_worker(work, wait, lambda cancel: (seen.append(cancel.cancelled), cancel.cancel()))
+    assert result == "stopped" and seen == [False] and calls == ["wait", "wait"]

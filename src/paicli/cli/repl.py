@@ -70,8 +70,16 @@ class ReplIO(Protocol):
     def clear_input_history(self) -> None: ...
 
 
-def run_in_worker(work: Callable[[CancelToken], T], wait: Callable[[threading.Event, CancelToken], None]) -> T:
-    """Start `work` on a daemon thread and let `wait` watch the user until it is done."""
+def run_in_worker(
+    work: Callable[[CancelToken], T],
+    wait: Callable[[threading.Event, CancelToken], None],
+    interrupted: Callable[[CancelToken], None] | None = None,
+) -> T:
+    """Start `work` on a daemon thread and let `wait` watch the user until it is done.
+
+    A Ctrl+C that lands before `wait` is listening (or escapes it) is still only a cancel request:
+    `interrupted` (default: cancel the token) handles it and `wait` resumes.
+    """
     cancel = CancelToken()
     done = threading.Event()
     box: dict[str, object] = {}
@@ -87,7 +95,12 @@ def run_in_worker(work: Callable[[CancelToken], T], wait: Callable[[threading.Ev
     thread = threading.Thread(target=target, name="paicli-task", daemon=True)
     thread.start()
     try:
-        wait(done, cancel)
+        while True:
+            try:
+                wait(done, cancel)
+                break
+            except KeyboardInterrupt:
+                (interrupted or _cancel_token)(cancel)
     except BaseException:
         cancel.cancel()
         raise
@@ -97,6 +110,10 @@ def run_in_worker(work: Callable[[CancelToken], T], wait: Callable[[threading.Ev
     if "error" in box:
         raise box["error"]  # type: ignore[misc]
     return box["value"]  # type: ignore[return-value]
+
+
+def _cancel_token(cancel: CancelToken) -> None:
+    cancel.cancel()
 
 
 def _await_quietly(done: threading.Event, cancel: CancelToken) -> None:
@@ -317,16 +334,19 @@ class PipedIO:
 
     def run_cancellable(self, work: Callable[[CancelToken], T], *, cancellable: bool = True,
                         quiet: Callable[[], None] | None = None) -> T:
-        return run_in_worker(work, self._wait)
+        return run_in_worker(work, self._wait, self._interrupted)
 
     def _wait(self, done: threading.Event, cancel: CancelToken) -> None:
         while not done.is_set():
             try:
                 done.wait(0.1)
             except KeyboardInterrupt:
-                if not cancel.cancelled:
-                    say(self.progress, CANCEL_REQUESTED, "yellow")
-                cancel.cancel()
+                self._interrupted(cancel)
+
+    def _interrupted(self, cancel: CancelToken) -> None:
+        if not cancel.cancelled:
+            say(self.progress, CANCEL_REQUESTED, "yellow")
+        cancel.cancel()
 
     def clear_input_history(self) -> None:
         return None
