@@ -7,7 +7,7 @@ from pathlib import Path
 
 from paicli.tools.files import MAX_FILE_BYTES
 
-from .helpers import make_runner, run_one
+from .helpers import make_runner, run, run_one, unwrap
 
 
 def write_lines(path: Path, count: int) -> None:
@@ -159,3 +159,24 @@ def test_write_outside_the_project_is_refused_before_approval(project: Path) -> 
     assert result.blocked and text.startswith("🛡️ 策略拒绝")
     assert approver.requests == []
     assert not (project.parent / "evil.txt").exists()
+
+
+def test_edit_file_on_a_crlf_file_matches_the_lines_read_file_showed(project: Path) -> None:
+    (project / "win.py").write_bytes(b"a = 1\r\nb = 2\r\nc = 3\r\n")
+    runner = make_runner(project)
+    [shown] = run(runner, ("read_file", '{"path":"win.py"}'))
+    assert "\r" not in unwrap(shown)
+    [result] = run(runner, ("edit_file", json.dumps({"path": "win.py", "old_text": "a = 1\nb = 2",
+                                                      "new_text": "a = 10\nb = 20"})))
+    assert result.success, unwrap(result)
+    assert (project / "win.py").read_bytes() == b"a = 10\r\nb = 20\r\nc = 3\r\n"
+
+
+def test_edit_file_keeps_bytes_it_did_not_touch_in_a_non_utf8_file(project: Path) -> None:
+    original = "# 注释\nname = 'x'\n".encode("gbk")
+    (project / "legacy.py").write_bytes(original)
+    runner = make_runner(project)
+    [result] = run(runner, ("edit_file", json.dumps({"path": "legacy.py", "old_text": "name = 'x'",
+                                                      "new_text": "name = 'y'"})))
+    assert result.success, unwrap(result)
+    assert (project / "legacy.py").read_bytes() == original.replace(b"name = 'x'", b"name = 'y'")

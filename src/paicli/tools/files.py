@@ -105,6 +105,17 @@ def unified_diff(old: str, new: str, relative: str) -> str | None:
     return "\n".join(diff)
 
 
+def match_line_endings(original: str, old_text: str, new_text: str) -> tuple[str, str]:
+    """read_file shows lines without their `\r`; on a CRLF file, a `\n`-only old_text means CRLF lines."""
+    if "\r\n" not in original or "\n" not in old_text or "\r" in old_text or old_text in original:
+        return old_text, new_text
+    return old_text.replace("\n", "\r\n"), new_text.replace("\r\n", "\n").replace("\n", "\r\n")
+
+
+def _shown(text: str) -> str:
+    return text.encode("utf-8", errors="surrogateescape").decode("utf-8", errors="replace")
+
+
 def planned_diff(tool: str, args: Args, paths: PathGuard) -> str | None:
     """The diff write_file / edit_file would produce, without touching the disk (for approval prompts)."""
     target = paths.resolve(str(args.get("path", "")))
@@ -112,7 +123,7 @@ def planned_diff(tool: str, args: Args, paths: PathGuard) -> str | None:
     if tool == "write_file":
         new = str(args.get("content", ""))
     else:
-        old_text, new_text = str(args.get("old_text", "")), str(args.get("new_text", ""))
+        old_text, new_text = match_line_endings(old, str(args.get("old_text", "")), str(args.get("new_text", "")))
         if not old_text or old_text not in old:
             return None
         new = old.replace(old_text, new_text, -1 if args.get("replace_all") else 1)
@@ -152,7 +163,10 @@ def edit_file(args: Args, ctx: ToolContext) -> ToolOutput:
         return fail(f"文件过大（超过 5MB），edit_file 无法编辑: {args['path']}")
     if old_text == "":
         return fail("old_text 不能为空；要新建或整体重写文件请用 write_file")
-    original = read_text(path)
+    # surrogateescape: bytes that are not UTF-8 come back unchanged on write, so an edit never garbles
+    # the rest of a GBK / Latin-1 file (errors="replace" would turn them all into U+FFFD).
+    original = path.read_bytes().decode("utf-8", errors="surrogateescape")
+    old_text, new_text = match_line_endings(original, old_text, new_text)
     count = original.count(old_text)
     if count == 0:
         return ToolOutput(f"❌ 在 {args['path']} 中找不到 old_text（需要与文件内容逐字一致，包括缩进和换行）", success=False)
@@ -163,13 +177,13 @@ def edit_file(args: Args, ctx: ToolContext) -> ToolOutput:
             "或设置 replace_all=true 替换全部"
         )
     updated = original.replace(old_text, new_text) if replace_all else original.replace(old_text, new_text, 1)
-    data = updated.encode("utf-8")
+    data = updated.encode("utf-8", errors="surrogateescape")
     if len(data) > MAX_FILE_BYTES:
         return fail("编辑后的文件超过 5MB，已放弃写入")
     path.write_bytes(data)
     return ToolOutput(
         f"✅ 已编辑文件: {target.relative}（替换 {count if replace_all else 1} 处）",
-        display=unified_diff(original, updated, target.relative),
+        display=unified_diff(_shown(original), _shown(updated), target.relative),
         metadata={"path": target.relative},
     )
 
