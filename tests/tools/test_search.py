@@ -117,7 +117,7 @@ def test_ripgrep_json_output_is_parsed_and_cut_at_head_limit(fake_rg: Path) -> N
     ok, text, meta = grep(fake_rg, pattern="hit", glob="*.py", context_lines=1, head_limit=3)
     assert ok and meta["partial"] is True
     args = json.loads((fake_rg / "rg-args.json").read_text(encoding="utf-8"))
-    assert args[:4] == ["--json", "--no-messages", "--sort", "path"]
+    assert args[:5] == ["--no-config", "--json", "--no-messages", "--sort", "path"]
     assert args[args.index("--glob") : args.index("--glob") + 2] == ["--glob", "*.py"]
     assert "src/a.py:2:hit 1" in text and "src/a.py-1-ctx 1" in text
     assert "src/a.py:6:hit 3" in text and "hit 4" not in text

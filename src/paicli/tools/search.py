@@ -128,7 +128,8 @@ def _with_context(relative: str, lines: list[str], hits: list[int], context: int
 
 
 def ripgrep(rg: str, query: GrepQuery, ctx: ToolContext) -> tuple[list[Line], int, bool]:
-    command = [rg, "--json", "--no-messages", "--sort", "path", "-C", str(query.context)]
+    # --no-config: a user's RIPGREP_CONFIG_PATH (e.g. --pre, --hidden) must not change what the tool does
+    command = [rg, "--no-config", "--json", "--no-messages", "--sort", "path", "-C", str(query.context)]
     for g in query.globs:
         command += ["--glob", g]
     command += ["--regexp", query.pattern, "--", os.path.relpath(query.base, query.root)]
