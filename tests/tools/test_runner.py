@@ -175,6 +175,15 @@ def test_auto_mode_asks_before_writing_git_or_paicli_config(project: Path) -> No
     assert results[3].success
 
 
+def test_protected_path_rule() -> None:
+    from paicli.tools.approval import is_protected_path
+
+    assert is_protected_path(".git/config") and is_protected_path(".GIT/hooks/pre-commit")
+    assert is_protected_path(".paicli/prompts/base.md") and is_protected_path(".git")
+    assert not is_protected_path("src/.git_helpers.py") and not is_protected_path(".github/workflows/ci.yml")
+    assert not is_protected_path(None) and not is_protected_path("")
+
+
 def test_ask_mode_and_hitl_on_ask_for_every_dangerous_call(project: Path) -> None:
     for index, state in enumerate((ApprovalState(mode="ask"), ApprovalState(hitl=True))):
         approver = RecordingApprover("approve")

@@ -135,7 +135,8 @@ PROTECTED_DIRS = frozenset({".git", ".paicli"})
 def is_protected_path(relative_path: str | None) -> bool:
     if not relative_path:
         return False
-    return relative_path.replace("\\", "/").split("/", 1)[0] in PROTECTED_DIRS
+    # lower(): on case-insensitive file systems .GIT/config is .git/config
+    return relative_path.replace("\\", "/").split("/", 1)[0].lower() in PROTECTED_DIRS
 
 
 def approval_summary(tool: str, args: dict[str, Any]) -> str:
