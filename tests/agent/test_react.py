@@ -5,7 +5,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from paicli.agent.budget import AgentBudget
-from paicli.agent.events import AgentEvent, Compacted, RunFinished, TextDelta, ToolFinished, ToolStarted
+from paicli.agent.events import (
+    AgentEvent,
+    Compacted,
+    Notice,
+    RunFinished,
+    TextDelta,
+    ToolFinished,
+    ToolStarted,
+)
 from paicli.agent.react import AgentOptions, ReactAgent
 from paicli.cancel import CancelToken
 from paicli.context.types import NO_COMPACTION, CompactionResult, CompactionStep
@@ -245,3 +253,27 @@ def test_a_runner_that_raises_still_answers_every_call_and_the_run_goes_on() -> 
     answered = [m for m in llm.requests[1].messages if m.role == "tool"]
     assert len(answered) == 2
     assert all("disk on fire" in (m.content or "") and not (m.content or "").startswith("用户取消") for m in answered)
+
+
+def test_unexecuted_tool_call_text_is_recognised() -> None:
+    from paicli.agent.react import looks_like_unexecuted_tool_call as looks
+
+    names = ["read_file", "execute_command"]
+    assert looks('<tool_call>{"name": "read_file"}</tool_call>', names)
+    assert looks("<toolcall>x</toolcall>", [])
+    assert looks('好的：{"name": "execute_command", "arguments": {"command": "ls"}}', names)
+    assert not looks('示例 JSON：{"name": "张三", "arguments": []}', names)
+    assert not looks("read_file 可以读取文件，execute_command 可以运行命令。", names)
+
+
+def test_a_final_answer_that_spells_out_a_tool_call_gets_a_notice() -> None:
+    tools = FakeToolRunner({"read_file": lambda call, cancel: "x"})
+    llm = ScriptedLLM(['我来读取：<tool_call>{"name": "read_file", "arguments": {"path": "a"}}</tool_call>', "你好"])
+    agent = make_agent(llm, tools)
+    events, emit = collect()
+    assert agent.run("读 a", emit, CancelToken()).status == "done"
+    warnings = [e for e in events if isinstance(e, Notice) and e.level == "warn"]
+    assert len(warnings) == 1 and "没有被执行" in warnings[0].text
+    events.clear()
+    agent.run("打个招呼", emit, CancelToken())
+    assert not [e for e in events if isinstance(e, Notice)]

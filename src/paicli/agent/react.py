@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -41,6 +42,25 @@ log = logging.getLogger(__name__)
 
 Placement = Literal["system", "turn"]
 CANCELLED_ANSWER = "⏹️ 任务已取消。"
+UNEXECUTED_CALL_NOTICE = (
+    "⚠ 回答里有一段写成工具调用格式的文字，它并没有被执行（可能本轮没有开放这个工具，或格式无法识别）；"
+    "如果那只是你要求展示的示例，可以不用理会。"
+)
+_CALL_MARKUP = re.compile(r"<\s*/?\s*(?:tool_?calls?|function_?calls?|invoke)\b|tool▁calls?▁begin", re.IGNORECASE)
+
+
+def looks_like_unexecuted_tool_call(text: str, tool_names: Sequence[str]) -> bool:
+    """A final answer that spells out a tool call as text (tag markup, or JSON naming a tool with arguments)."""
+    if _CALL_MARKUP.search(text):
+        return True
+    if not tool_names or not re.search(r'"(?:arguments|parameters|args|input)"\s*:', text):
+        return False
+    names = "|".join(re.escape(name) for name in tool_names)
+    return re.search(rf'"(?:name|tool|tool_name|function)"\s*:\s*"(?:{names})"', text) is not None
+
+
+def _tool_names(definitions: Sequence[dict[str, Any]]) -> list[str]:
+    return [str(d.get("function", {}).get("name", "")) for d in definitions if d.get("function")]
 
 
 @dataclass
@@ -182,6 +202,8 @@ class ReactAgent:
                 budget.record_usage(usage.prompt_tokens, usage.completion_tokens)
             reply = response.message
             if not reply.tool_calls:
+                if looks_like_unexecuted_tool_call(reply.content or "", _tool_names(definitions)):
+                    emit(Notice(UNEXECUTED_CALL_NOTICE, "warn"))
                 return self._final_answer(reply)
             budget.record_tool_calls(reply.tool_calls)
             self._run_tools(turn, reply, guard, emit, cancel)
