@@ -146,3 +146,13 @@ def test_calls_without_index_are_told_apart_by_id() -> None:
     ])
     assert [(c.id, c.name, c.arguments) for c in result.message.tool_calls] == [
         ("a", "read_file", '{"path": "x"}'), ("b", "list_dir", "{}"), ("c", "glob", "{}")]
+
+
+def test_a_repeated_call_id_in_one_response_is_replaced() -> None:
+    def call(index: int, name: str) -> dict[str, object]:
+        return {"choices": [{"index": 0, "delta": {"tool_calls": [
+            {"index": index, "id": "call_0", "type": "function", "function": {"name": name, "arguments": "{}"}}]}}]}
+
+    response = assemble([call(0, "read_file"), call(1, "list_dir")], id_prefix="gen_")
+    ids = [c.id for c in response.message.tool_calls]
+    assert ids[0] == "call_0" and ids[1] == "gen_1"

@@ -120,14 +120,18 @@ class StreamAssembler:
         return []
 
     def result(self) -> ChatResponse:
-        calls = tuple(
-            ToolCall(call.id or f"{self._id_prefix}{n}", call.name, "".join(call.arguments))
-            for n, (_, call) in enumerate(sorted(self._calls.items()))
-            if call.name
-        )
+        calls: list[ToolCall] = []
+        seen: set[str] = set()
+        for n, (_, call) in enumerate(sorted(self._calls.items())):
+            if not call.name:
+                continue
+            # A missing or repeated id would leave two tool results indistinguishable; give it a fresh one.
+            call_id = call.id if call.id and call.id not in seen else f"{self._id_prefix}{n}"
+            seen.add(call_id)
+            calls.append(ToolCall(call_id, call.name, "".join(call.arguments)))
         text = "".join(self._text)
         reasoning = "".join(self._reasoning) or None
-        message = Message.assistant(text if (text or not calls) else None, calls, reasoning)
+        message = Message.assistant(text if (text or not calls) else None, tuple(calls), reasoning)
         finish = self._finish_reason or ("tool_calls" if calls else None)
         return ChatResponse(message, self._usage, finish, self._model)
 
