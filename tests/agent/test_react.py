@@ -277,3 +277,20 @@ def test_a_final_answer_that_spells_out_a_tool_call_gets_a_notice() -> None:
     events.clear()
     agent.run("打个招呼", emit, CancelToken())
     assert not [e for e in events if isinstance(e, Notice)]
+
+
+def test_call_ids_repeated_across_responses_are_made_unique() -> None:
+    tools = FakeToolRunner({"read_file": lambda call, cancel: f"read {call.id}"})
+    same_id = ToolCall("call_0", "read_file", '{"path":"a"}')
+    llm = ScriptedLLM([
+        Message.assistant(None, (same_id,)),
+        Message.assistant(None, (ToolCall("call_0", "read_file", '{"path":"b"}'),)),
+        "读完了",
+    ])
+    agent = make_agent(llm, tools)
+    assert agent.run("读两次", lambda _e: None, CancelToken()).status == "done"
+    assert_protocol_valid(agent.history)
+    ids = [call.id for m in agent.history for call in m.tool_calls]
+    assert ids[0] == "call_0" and ids[1].startswith("call_0_") and len(set(ids)) == 2
+    answered = [m.tool_call_id for m in llm.requests[2].messages if m.role == "tool"]
+    assert answered == ids

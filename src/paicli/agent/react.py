@@ -5,8 +5,9 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import re
+import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from paicli.agent.budget import AgentBudget, BudgetStatus
@@ -252,6 +253,7 @@ class ReactAgent:
     def _run_tools(
         self, turn: TurnTools, reply: Message, guard: RunawayGuard, emit: EventSink, cancel: CancelToken
     ) -> None:
+        reply = self._with_unique_call_ids(reply)
         self.history.append(reply)
         self.recorder.message("llm_response", reply)
         missing = "❌ 工具没有返回结果，本次调用未完成。"
@@ -277,6 +279,18 @@ class ReactAgent:
             self.history.append(reminder_message)
             self.recorder.message("runaway_reminder", reminder_message)
             emit(Notice("↻ 模型在重复同样的工具调用，已提醒它换个办法", "warn"))
+
+    def _with_unique_call_ids(self, reply: Message) -> Message:
+        """Providers that number calls per response (`call_0` every time) would repeat ids across the
+        history, which strict endpoints reject; a repeated id gets a suffix before the call is recorded."""
+        used = {call.id for message in self.history for call in message.tool_calls}
+        if not any(call.id in used for call in reply.tool_calls):
+            return reply
+        calls = tuple(
+            replace(call, id=f"{call.id}_{uuid.uuid4().hex[:8]}") if call.id in used else call
+            for call in reply.tool_calls
+        )
+        return replace(reply, tool_calls=calls)
 
     def _final_answer(self, reply: Message) -> RunFinished:
         self._append_answer(reply, "llm_response")
