@@ -1,4 +1,5 @@
-"""Bad or empty input at the process edge: clear usage errors, and undecodable bytes never poison a session."""
+"""The process edge: bad or empty input gives clear usage errors, undecodable bytes never poison a session,
+and signals or a closed stdout end a run cleanly (no traceback, no orphaned command)."""
 
 from __future__ import annotations
 
