@@ -191,7 +191,8 @@ class StepContext:
     def __init__(self) -> None:
         self.calls = 0
 
-    def before_call(self, history: list[Message], tools: Sequence[Mapping[str, Any]] | None) -> CompactionResult:
+    def before_call(self, history: list[Message], tools: Sequence[Mapping[str, Any]] | None,
+                    cancel: object = None) -> CompactionResult:
         self.calls += 1
         if self.calls != 2:
             return NO_COMPACTION
@@ -204,7 +205,8 @@ class StepContext:
                        usage: Usage | None) -> None:
         return None
 
-    def compact_now(self, history: list[Message], focus: str | None = None) -> CompactionResult:
+    def compact_now(self, history: list[Message], focus: str | None = None,
+                    cancel: object = None) -> CompactionResult:
         return NO_COMPACTION
 
     def reset(self, history: list[Message]) -> None:
@@ -294,3 +296,27 @@ def test_call_ids_repeated_across_responses_are_made_unique() -> None:
     assert ids[0] == "call_0" and ids[1].startswith("call_0_") and len(set(ids)) == 2
     answered = [m.tool_call_id for m in llm.requests[2].messages if m.role == "tool"]
     assert answered == ids
+
+
+class CancelRecordingContext(StepContext):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tokens: list[object] = []
+        self.tools_seen: list[object] = []
+
+    def before_call(self, history: list[Message], tools: Sequence[Mapping[str, Any]] | None,
+                    cancel: object = None) -> CompactionResult:
+        self.tokens.append(cancel)
+        self.tools_seen.append(tools)
+        return NO_COMPACTION
+
+
+def test_compaction_gets_the_runs_cancel_token_and_this_turns_tools() -> None:
+    context = CancelRecordingContext()
+    tools = FakeToolRunner({"read_file": lambda c, t: "x"})
+    agent = make_agent(ScriptedLLM(["好"]), tools, context=context)
+    cancel = CancelToken()
+    agent.run("你好", lambda e: None, cancel)
+    assert context.tokens == [cancel]  # Esc can stop a summary call
+    seen = context.tools_seen[0]
+    assert isinstance(seen, list) and seen[0]["function"]["name"] == "read_file"

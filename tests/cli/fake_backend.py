@@ -73,7 +73,7 @@ class FakeBackend:
     def clear(self) -> CommandReply:
         return self._reply("clear", None, "🗑️ 对话历史已清空")
 
-    def compact(self, focus: str | None, emit: EventSink) -> CommandReply:
+    def compact(self, focus: str | None, emit: EventSink, cancel: CancelToken | None = None) -> CommandReply:
         return self._reply("compact", focus, "📦 上下文已压缩: 1,000 -> 200 tokens")
 
     def context_report(self) -> CommandReply:

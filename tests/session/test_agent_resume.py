@@ -27,7 +27,8 @@ class PlannedContext:
     def __init__(self) -> None:
         self.plan: list[Strategy | None] = []
 
-    def before_call(self, history: list[Message], tools: Sequence[Mapping[str, Any]] | None) -> CompactionResult:
+    def before_call(self, history: list[Message], tools: Sequence[Mapping[str, Any]] | None,
+                    cancel: object = None) -> CompactionResult:
         action = self.plan.pop(0) if self.plan else None
         before = len(history)
         if action == "tool_result_clearing":
@@ -52,7 +53,8 @@ class PlannedContext:
     def after_response(self, history: Sequence[Message], tools: Any, usage: Usage | None) -> None:
         return None
 
-    def compact_now(self, history: list[Message], focus: str | None = None) -> CompactionResult:
+    def compact_now(self, history: list[Message], focus: str | None = None,
+                    cancel: object = None) -> CompactionResult:
         self.plan.insert(0, "full_summary")
         return self.before_call(history, None)
 

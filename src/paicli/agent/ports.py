@@ -40,7 +40,12 @@ class ToolRunner(Protocol):
 class ContextPort(Protocol):
     """Compaction and token accounting for one history (AutoCompactionManager satisfies this)."""
 
-    def before_call(self, history: list[Message], tools: Sequence[Mapping[str, Any]] | None) -> CompactionResult:
+    def before_call(
+        self,
+        history: list[Message],
+        tools: Sequence[Mapping[str, Any]] | None,
+        cancel: CancelToken | None = None,
+    ) -> CompactionResult:
         """Offload/clear/summarize as needed before a model call. Mutates `history` in place."""
         ...
 
@@ -50,7 +55,9 @@ class ContextPort(Protocol):
         """Calibrate the local count against the provider's prompt_tokens for the request just sent."""
         ...
 
-    def compact_now(self, history: list[Message], focus: str | None = None) -> CompactionResult: ...
+    def compact_now(
+        self, history: list[Message], focus: str | None = None, cancel: CancelToken | None = None
+    ) -> CompactionResult: ...
 
     def reset(self, history: list[Message]) -> None:
         """Forget per-history state (session-memory snapshots) after /clear."""
@@ -79,7 +86,12 @@ class MemoryPort(Protocol):
 
 
 class NullContext:
-    def before_call(self, history: list[Message], tools: Sequence[Mapping[str, Any]] | None) -> CompactionResult:
+    def before_call(
+        self,
+        history: list[Message],
+        tools: Sequence[Mapping[str, Any]] | None,
+        cancel: CancelToken | None = None,
+    ) -> CompactionResult:
         return NO_COMPACTION
 
     def after_response(
@@ -87,7 +99,9 @@ class NullContext:
     ) -> None:
         return None
 
-    def compact_now(self, history: list[Message], focus: str | None = None) -> CompactionResult:
+    def compact_now(
+        self, history: list[Message], focus: str | None = None, cancel: CancelToken | None = None
+    ) -> CompactionResult:
         return NO_COMPACTION
 
     def reset(self, history: list[Message]) -> None:

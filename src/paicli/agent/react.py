@@ -140,8 +140,8 @@ class ReactAgent:
         self.recorder.checkpoint("slash_clear", self.history)
         return discarded
 
-    def compact_now(self, focus: str | None = None) -> CompactionResult:
-        result = self.context.compact_now(self.history, focus)
+    def compact_now(self, focus: str | None = None, cancel: CancelToken | None = None) -> CompactionResult:
+        result = self.context.compact_now(self.history, focus, cancel)
         self.recorder.compaction(result, self.history, manual=True)
         return result
 
@@ -184,14 +184,16 @@ class ReactAgent:
         while True:
             if cancel.cancelled:
                 return self._cancelled()
-            self._compact(emit)
+            definitions = turn.definitions()
+            self.last_tool_definitions = definitions
+            self._compact(emit, cancel)
+            if cancel.cancelled:
+                return self._cancelled()
             status = budget.check()
             if status != BudgetStatus.WITHIN_BUDGET:
                 return self._finalize(budget, status, emit, cancel)
             budget.begin_iteration()
             iteration += 1
-            definitions = turn.definitions()
-            self.last_tool_definitions = definitions
             try:
                 response = self._call_model(definitions or None, iteration, emit, cancel)
             except Cancelled:
@@ -215,9 +217,9 @@ class ReactAgent:
         self.recorder.event("run_cancelled", "user_cancel", {})
         return RunFinished("cancelled", CANCELLED_ANSWER)
 
-    def _compact(self, emit: EventSink) -> None:
+    def _compact(self, emit: EventSink, cancel: CancelToken) -> None:
         try:
-            result = self.context.before_call(self.history, self.last_tool_definitions or None)
+            result = self.context.before_call(self.history, self.last_tool_definitions or None, cancel)
         except Exception:  # compaction is best effort; the request must still go out
             log.exception("compaction check failed")
             return

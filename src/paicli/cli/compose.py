@@ -53,8 +53,19 @@ def memory_dir(env: EnvLookup, home: Path) -> Path:
     return Path(configured).expanduser() if configured else home / "memory"
 
 
-def open_ledger(settings: Settings, resume_path: Path | None, notices: list[str]) -> ConversationLedger:
-    secrets = [settings.api_key] if settings.api_key else []
+def known_secrets(settings: Settings, env: EnvLookup) -> list[str]:
+    """Every configured key, so the ledger can redact each exactly, whichever provider /model switches to."""
+    from paicli.config.providers import PROVIDERS
+
+    names = {"PAICLI_API_KEY", *(name for spec in PROVIDERS for name in spec.key_envs)}
+    values = {settings.api_key or ""} | {env.get(name) or "" for name in names}
+    return sorted(v for v in values if len(v) >= 8)
+
+
+def open_ledger(
+    settings: Settings, resume_path: Path | None, notices: list[str], env: EnvLookup | None = None
+) -> ConversationLedger:
+    secrets = known_secrets(settings, env or EnvLookup())
     if resume_path is not None:
         return ConversationLedger.open_existing(resume_path, secrets=secrets, on_error=notices.append)
     return ConversationLedger.create(
@@ -93,6 +104,6 @@ def build_components(
     loader = ProjectMemoryLoader(root, settings.paicli_home)
     assembler = PromptAssembler(PromptRepository(root, settings.paicli_home), env)
     prompt = AgentPromptBuilder(assembler, PromptMode.AGENT, loader.load)
-    ledger = open_ledger(settings, resume_path, sink)
+    ledger = open_ledger(settings, resume_path, sink, env)
     return Components(settings, env, client, counter, profile, compaction, offloader, tracker, memory, approval,
                       tools, prompt, ledger)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -100,6 +101,8 @@ def launch(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         return _fail(str(exc))
     _configure_logging(settings.paicli_home, env)
+    # PAICLI_HOME may come from a .env file; modules that resolve it on their own read the process environment.
+    os.environ.setdefault("PAICLI_HOME", str(settings.paicli_home))
     _tolerate_bad_stdin_bytes()
     oneshot = args.prompt is not None
     if oneshot and args.resume == "":

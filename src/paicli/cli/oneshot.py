@@ -98,7 +98,9 @@ def describe_event(event: AgentEvent) -> str | None:
     if isinstance(event, Notice):
         return event.text
     if isinstance(event, FactsSaved) and event.count:
-        return f"💾 自动提取并保存了 {event.count} 条项目事实（待核实，可用 /memory list 查看）"
+        from paicli.memory.extractor import saved_message
+
+        return saved_message(event.count)
     return None
 
 

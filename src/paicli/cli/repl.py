@@ -225,7 +225,7 @@ class Dispatcher:
         say(self.io.progress, "⏳ 正在压缩上下文，请稍候…", "dim")
         spinner.start("压缩中")
         try:
-            reply = self.io.run_cancellable(lambda _: self.backend.compact(args or None, renderer),
+            reply = self.io.run_cancellable(lambda cancel: self.backend.compact(args or None, renderer, cancel),
                                             cancellable=False)
         finally:
             spinner.stop()

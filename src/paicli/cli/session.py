@@ -128,10 +128,10 @@ class AppBackend:
         self.parts.tools.reset_session()
         return CommandReply("🗑️ 已清空当前对话历史；长期记忆不受影响。")
 
-    def compact(self, focus: str | None, emit: EventSink) -> CommandReply:
+    def compact(self, focus: str | None, emit: EventSink, cancel: CancelToken | None = None) -> CommandReply:
         self._phase = "compacting"
         try:
-            result = self.agent.compact_now(focus)
+            result = self.agent.compact_now(focus, cancel)
         finally:
             self._phase = "idle"
         if result.error:
