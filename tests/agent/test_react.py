@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -320,3 +321,18 @@ def test_compaction_gets_the_runs_cancel_token_and_this_turns_tools() -> None:
     assert context.tokens == [cancel]  # Esc can stop a summary call
     seen = context.tools_seen[0]
     assert isinstance(seen, list) and seen[0]["function"]["name"] == "read_file"
+
+
+def test_malformed_arguments_are_reported_raw_but_kept_as_valid_json_in_the_view() -> None:
+    seen: list[str] = []
+
+    def read(call: ToolCall, cancel: CancelToken) -> str:
+        seen.append(call.arguments)
+        return "❌ 参数不是合法的 JSON"
+
+    llm = ScriptedLLM([tool_call_reply(("read_file", '{"path": "a.txt"')), "好"])
+    agent = make_agent(llm, FakeToolRunner({"read_file": read}))
+    agent.run("读文件", lambda e: None, CancelToken())
+    assert seen == ['{"path": "a.txt"']  # the runner judged what the model really sent
+    stored = llm.requests[1].messages[2].tool_calls[0].arguments
+    assert json.loads(stored) == {"_raw_arguments": '{"path": "a.txt"'}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
 import re
 import uuid
@@ -58,6 +59,19 @@ def looks_like_unexecuted_tool_call(text: str, tool_names: Sequence[str]) -> boo
         return False
     names = "|".join(re.escape(name) for name in tool_names)
     return re.search(rf'"(?:name|tool|tool_name|function)"\s*:\s*"(?:{names})"', text) is not None
+
+
+def _with_valid_json_arguments(reply: Message) -> Message:
+    """The view keeps malformed arguments wrapped in valid JSON: strict providers reject a history whose tool-call
+    arguments do not parse, which would fail every later request. The runner still sees (and reports) the raw text."""
+    fixed = []
+    for call in reply.tool_calls:
+        try:
+            json.loads(call.arguments)
+            fixed.append(call)
+        except ValueError:
+            fixed.append(replace(call, arguments=json.dumps({"_raw_arguments": call.arguments}, ensure_ascii=False)))
+    return replace(reply, tool_calls=tuple(fixed)) if fixed != list(reply.tool_calls) else reply
 
 
 def _tool_names(definitions: Sequence[dict[str, Any]]) -> list[str]:
@@ -256,8 +270,9 @@ class ReactAgent:
         self, turn: TurnTools, reply: Message, guard: RunawayGuard, emit: EventSink, cancel: CancelToken
     ) -> None:
         reply = self._with_unique_call_ids(reply)
-        self.history.append(reply)
-        self.recorder.message("llm_response", reply)
+        stored = _with_valid_json_arguments(reply)
+        self.history.append(stored)
+        self.recorder.message("llm_response", stored)
         missing = "❌ 工具没有返回结果，本次调用未完成。"
         try:
             results = turn.execute(reply.tool_calls, cancel, emit)
