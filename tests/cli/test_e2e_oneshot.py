@@ -161,8 +161,10 @@ def _sleepers(marker: str) -> list[int]:
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
-def test_sigint_mid_command_kills_the_process_group_and_exits_130(project: Path, isolated_home: Path) -> None:
-    marker = "sleep 37.25"
+@pytest.mark.parametrize(("signum", "marker"), [(signal.SIGINT, "sleep 37.25"), (signal.SIGTERM, "sleep 41.75")])
+def test_a_signal_mid_command_kills_the_process_group_and_exits_130(
+    project: Path, isolated_home: Path, signum: signal.Signals, marker: str
+) -> None:
     with FakeOpenAIServer() as server:
         server.push(Reply.tool_calls(("execute_command", json.dumps({"command": marker}))), "不会用到")
         proc = subprocess.Popen([sys.executable, "-m", "paicli", "-p", "等一会", "--yes"],
@@ -173,7 +175,7 @@ def test_sigint_mid_command_kills_the_process_group_and_exits_130(project: Path,
             while not _sleepers(marker) and time.monotonic() < deadline and proc.poll() is None:
                 time.sleep(0.05)
             assert _sleepers(marker), "the command never started"
-            proc.send_signal(signal.SIGINT)
+            proc.send_signal(signum)
             _out, err = proc.communicate(timeout=20)
         finally:
             if proc.poll() is None:
