@@ -9,7 +9,14 @@ from typing import Any
 
 from paicli.agent.events import AgentEvent, EventSink, RunFinished, TextDelta
 from paicli.cancel import CancelToken
-from paicli.cli.backend import CommandReply, RunMode, SessionInfo, SessionSummary, StatusSnapshot
+from paicli.cli.backend import (
+    CommandReply,
+    NoticeListener,
+    RunMode,
+    SessionInfo,
+    SessionSummary,
+    StatusSnapshot,
+)
 
 Script = Callable[[str, RunMode, EventSink, CancelToken], RunFinished]
 
@@ -54,6 +61,8 @@ class FakeBackend:
     calls: list[tuple[str, Any]] = field(default_factory=list)
     closed: bool = False
     model_name: str = "fake-model"
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    notice_listener: NoticeListener | None = None
 
     def info(self) -> SessionInfo:
         return SessionInfo("9.9.9", self.model_name, "fakeprov", 128_000, "session-1-abc", "/tmp/proj", "auto")
@@ -110,8 +119,20 @@ class FakeBackend:
         return self._reply("resume", session_id, f"✅ 已恢复会话 {session_id}")
 
     def drain_notices(self) -> list[str]:
-        drained, self.notices = self.notices, []
+        with self._lock:
+            drained, self.notices = self.notices, []
         return drained
+
+    def set_notice_listener(self, listener: NoticeListener | None) -> None:
+        self.notice_listener = listener
+
+    def push_notice(self, text: str) -> None:
+        """What background work does in the real backend: queue a line, then tell the listener (any thread)."""
+        with self._lock:
+            self.notices.append(text)
+        listener = self.notice_listener
+        if listener is not None:
+            listener()
 
     def close(self, timeout: float = 10.0) -> None:
         self.closed = True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -9,6 +10,7 @@ from paicli.agent.events import EventSink, RunFinished
 from paicli.cancel import CancelToken
 
 RunMode = Literal["react", "plan", "team"]
+NoticeListener = Callable[[], None]
 
 
 @dataclass(frozen=True)
@@ -102,6 +104,12 @@ class Backend(Protocol):
 
     def drain_notices(self) -> list[str]:
         """Lines produced in the background since the last call (e.g. auto-extracted fact counts)."""
+        ...
+
+    def set_notice_listener(self, listener: NoticeListener | None) -> None:
+        """Optional: `listener()` is called, on any thread, after a notice was queued, so the REPL can show it
+        while it waits at the prompt (it then calls `drain_notices`). A front end must work without it: the REPL
+        looks it up with getattr and otherwise drains after each input."""
         ...
 
     def close(self, timeout: float = 10.0) -> None:

@@ -175,7 +175,10 @@ class Dispatcher:
         say(self.io.console, text, None if reply.ok else "red")
 
     def notices(self) -> None:
-        for line in self.backend.drain_notices():
+        self.show_notices(self.backend.drain_notices())
+
+    def show_notices(self, lines: list[str]) -> None:
+        for line in lines:
             say(self.io.progress, line, "dim")
 
     def run_task(self, text: str, mode: RunMode) -> None:
@@ -385,20 +388,31 @@ def run_repl(
     `approver`: in interactive mode its `handler` is set to ask at this REPL's prompt while a task runs
     (and reset on exit); piped sessions leave it alone.
     """
+    if interactive:
+        console = console or Console(force_terminal=True)
+        progress = console
+    else:
+        console = console or Console(file=_text_stream(output, sys.stdout), highlight=False, emoji=False)
+        progress = progress or Console(stderr=True, highlight=False, emoji=False)
     try:
         if not interactive:
-            return run_piped(
-                backend,
-                _text_stream(input, sys.stdin),
-                console or Console(file=_text_stream(output, sys.stdout), highlight=False, emoji=False),
-                progress or Console(stderr=True, highlight=False, emoji=False),
-            )
+            return run_piped(backend, _text_stream(input, sys.stdin), console, progress)
         from paicli.cli.repl_prompt import run_interactive
 
         return run_interactive(backend, input=input, output=output, history_file=history_file,
                                console=console, env=env, approver=approver)
     finally:
         backend.close()
+        _late_notices(backend, progress)
+
+
+def _late_notices(backend: Backend, progress: Console) -> None:
+    """Background work that finished while `close` waited for it still gets its line."""
+    try:
+        for line in backend.drain_notices():
+            say(progress, line, "dim")
+    except Exception:  # the session is over; a broken console must not turn a clean exit into a crash
+        return
 
 
 def _text_stream(candidate: object, default: IO[str]) -> IO[str]:

@@ -33,6 +33,7 @@ from paicli.cli.backend import Backend, SessionInfo
 from paicli.cli.render import diff_text, fold_lines, say
 from paicli.cli.repl import CANCEL_REQUESTED, GOODBYE, ApprovalHost, Dispatcher, run_in_worker
 from paicli.cli.repl_complete import ReplCompleter
+from paicli.cli.repl_notices import NoticeRelay
 from paicli.cli.statusbar import format_window, status_line
 from paicli.config.env import EnvLookup
 from paicli.tools.base import ApprovalDecision, ApprovalRequest
@@ -244,6 +245,8 @@ class InteractiveRepl:
         self.io = InteractiveIO(inp, out, console, self._clear_history)
         self._dispatcher = Dispatcher(backend, self.io)
         self._session = self._make_session()
+        self._relay = NoticeRelay(lambda: self._session.app, backend.drain_notices,
+                                  self._dispatcher.show_notices, self._refresh_status)
 
     def _history(self) -> History:
         try:
@@ -335,6 +338,10 @@ class InteractiveRepl:
         with contextlib.ExitStack() as stack:
             with contextlib.suppress(Exception):
                 stack.enter_context(self._input.raw_mode())
+            listen = getattr(self._backend, "set_notice_listener", None)
+            if callable(listen):
+                listen(self._relay.notify)
+                stack.callback(listen, None)
             return self._loop()
 
     def _loop(self) -> int:
@@ -344,12 +351,14 @@ class InteractiveRepl:
             self._dispatcher.notices()
             self._refresh_status()
             try:
-                line = self._session.prompt(self._message)
+                line = self._session.prompt(self._message, pre_run=self._relay.attach)
             except KeyboardInterrupt:
                 continue
             except EOFError:
                 say(self._console, GOODBYE)
                 return 0
+            finally:
+                self._relay.detach()
             if not self._dispatcher.handle(line):
                 return 0
             if line.strip():

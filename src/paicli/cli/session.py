@@ -11,7 +11,14 @@ from paicli.agent.budget import AgentBudget
 from paicli.agent.events import Compacted, EventSink, RunFinished
 from paicli.agent.react import AgentOptions, ReactAgent
 from paicli.cancel import CancelToken
-from paicli.cli.backend import CommandReply, RunMode, SessionInfo, SessionSummary, StatusSnapshot
+from paicli.cli.backend import (
+    CommandReply,
+    NoticeListener,
+    RunMode,
+    SessionInfo,
+    SessionSummary,
+    StatusSnapshot,
+)
 from paicli.cli.compose import Components, build_llm
 from paicli.cli.mentions import expand_mentions
 from paicli.config.env import ConfigError
@@ -40,6 +47,7 @@ class AppBackend:
         self.settings = parts.settings
         self._notices: list[str] = notices if notices is not None else []
         self._notice_lock = threading.Lock()
+        self._notice_listener: NoticeListener | None = None
         self._extra_usage = Usage()
         self._extra_calls = 0
         self._phase = "idle"
@@ -235,7 +243,7 @@ class AppBackend:
     def init_project(self, force: bool, emit: EventSink, cancel: CancelToken) -> CommandReply:
         from paicli.memory.project import run_init
 
-        text = run_init(self.settings.project_root, self.parts.llm, "--force" if force else "")
+        text = run_init(self.settings.project_root, self.parts.llm, "--force" if force else "", cancel)
         return CommandReply(text, ok=not text.startswith("❌"))
 
     def list_sessions(self) -> list[SessionSummary]:
@@ -301,6 +309,16 @@ class AppBackend:
     def _notice(self, text: str) -> None:
         with self._notice_lock:
             self._notices.append(text)
+            listener = self._notice_listener
+        if listener is not None:
+            try:
+                listener()
+            except Exception:  # a front-end hook must never break background work
+                log.warning("notice listener failed", exc_info=True)
+
+    def set_notice_listener(self, listener: NoticeListener | None) -> None:
+        with self._notice_lock:
+            self._notice_listener = listener
 
     def drain_notices(self) -> list[str]:
         with self._notice_lock:
