@@ -61,11 +61,12 @@ class FakeBackend:
     calls: list[tuple[str, Any]] = field(default_factory=list)
     closed: bool = False
     model_name: str = "fake-model"
+    project_root: str = "/tmp/proj"
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     notice_listener: NoticeListener | None = None
 
     def info(self) -> SessionInfo:
-        return SessionInfo("9.9.9", self.model_name, "fakeprov", 128_000, "session-1-abc", "/tmp/proj", "auto")
+        return SessionInfo("9.9.9", self.model_name, "fakeprov", 128_000, "session-1-abc", self.project_root, "auto")
 
     def status(self) -> StatusSnapshot:
         return StatusSnapshot(self.model_name, 12_300, 128_000, 45_100, 3_200, 30_000, "auto")

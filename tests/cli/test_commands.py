@@ -146,6 +146,16 @@ def test_unknown_reply_lists_every_command() -> None:
         assert spec.description in reply
 
 
+def test_a_known_command_with_wrong_arguments_gets_its_own_usage() -> None:
+    for line, usage in (("/hitl off", "/hitl [on|default]"), ("/HISTORY", "/history clear"),
+                        ("/memory verifyall", "/memory [子命令]"), ("/ctx 1", "/context")):
+        assert parse(line).kind == "unknown"  # the parser contract stays: these are unknown inputs
+        reply = unknown_reply(line)
+        lines = reply.splitlines()
+        assert len(lines) == 2 and line in lines[0] and lines[1].startswith(f"用法: {usage} - ")
+        assert "可用命令：" not in reply
+
+
 def test_help_lists_commands_aligned_by_terminal_cells() -> None:
     text = help_text()
     assert command_list() in text

@@ -3,6 +3,7 @@ from __future__ import annotations
 import io
 import json
 
+from rich.cells import cell_len
 from rich.console import Console
 
 from paicli.agent.events import (
@@ -21,6 +22,7 @@ from paicli.cli.render import (
     MarkdownBlocks,
     diff_text,
     key_argument,
+    shorten,
     strip_boundary,
     summarize_result,
     tool_call_line,
@@ -143,6 +145,36 @@ def test_partial_and_cancelled_runs_say_so() -> None:
         out_console, _, err_console, err = consoles()
         EventRenderer(out_console, err_console, markdown=False).finish(RunFinished(status, "部分"))  # type: ignore[arg-type]
         assert expected in err.getvalue()
+
+
+def test_a_cancelled_run_says_so_once_and_keeps_what_streamed() -> None:
+    for markdown in (False, True):
+        out_console, out, err_console, err = consoles()
+        EventRenderer(out_console, err_console, markdown=markdown).finish(RunFinished("cancelled", "⏹️ 任务已取消。"))
+        assert out.getvalue() == ""
+        assert (out.getvalue() + err.getvalue()).count("任务已取消") == 1
+        out_console, out, err_console, err = consoles()
+        renderer = EventRenderer(out_console, err_console, markdown=markdown)
+        renderer(TextDelta("写到一半的"))
+        renderer.finish(RunFinished("cancelled", "⏹️ 任务已取消。"))
+        assert "写到一半的" in out.getvalue() and "任务已取消" in err.getvalue()
+
+
+def test_chinese_progress_lines_fit_the_terminal_width() -> None:
+    out_console, _, err_console, err = consoles()  # 100 columns
+    renderer = EventRenderer(out_console, err_console, markdown=False)
+    renderer(ReasoningDelta("让我想想这个问题。" * 40))
+    renderer(ToolStarted("c1", "execute_command", '{"command": "echo 你好"}'))
+    denial = "[HITL] 用户没有批准这次操作，未执行: 执行命令: echo 你好。不要换个方式绕过；如确有必要，请向用户说明原因并等待指示"
+    renderer(ToolFinished(ToolResult("c1", "execute_command", denial, success=False, blocked=True)))
+    renderer(ToolStarted("c2", "execute_command", '{"command": "cat 说明.txt"}'))
+    renderer(ToolFinished(ToolResult("c2", "execute_command", "\n".join(["中文输出很长很长" * 20] * 5))))
+    lines = err.getvalue().splitlines()
+    assert len(lines) == 9  # reasoning, 2 x (call, headline), 3 preview lines, the fold line
+    assert all(cell_len(line) <= 100 for line in lines)
+    assert lines[0].startswith("💭 让我想想") and lines[0].endswith("（思考 360 字，已折叠）")
+    assert "…" in lines[2] and lines[2].startswith("  ⎿ ⛔ 未执行: [HITL]")
+    assert shorten("中文" * 10, 9) == "中文中文…" and shorten("a  b\nc", 10) == "a b c"
 
 
 def test_a_long_streamed_code_block_stays_one_block() -> None:

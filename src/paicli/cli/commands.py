@@ -140,7 +140,14 @@ def help_text() -> str:
 
 
 def unknown_reply(text: str) -> str:
-    return f"❌ 没有这个命令: {text.strip()}\n可用命令：\n{command_list()}"
+    """A known command with arguments it does not take gets its own usage; anything else the full list."""
+    text = text.strip()
+    match = _COMMAND_LINE.match(text)
+    spec = _BY_WORD.get(match.group(1).lower()) if match else None
+    if spec is not None:
+        return (f"❌ /{spec.name} 不支持这样用: {text}\n"
+                f"用法: {spec.usage} - {spec.description}（/help 查看全部命令）")
+    return f"❌ 没有这个命令: {text}\n可用命令：\n{command_list()}"
 
 
 _SECRET_FLAG = re.compile(r"(?i)(--(?:api-key|apikey|token|secret|password)[ =])(\S+)")

@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.live import Live
 from rich.spinner import Spinner as RichSpinner
@@ -35,9 +36,24 @@ _OFFLOAD_MARKER = "[工具输出过大，完整内容已卸载到会话文件]"
 _READ_TOOLS = {"read_file"}
 
 
+def clip(text: str, limit: int) -> str:
+    """Cut `text` to `limit` terminal cells (CJK characters take two), ending with … when cut."""
+    if cell_len(text) <= limit:
+        return text
+    kept: list[str] = []
+    used = 0
+    for char in text:
+        width = cell_len(char)
+        if kept and used + width > limit - 1:
+            break
+        kept.append(char)
+        used += width
+    return "".join(kept) + "…"
+
+
 def shorten(text: str, limit: int) -> str:
-    one_line = " ".join(text.split())
-    return one_line if len(one_line) <= limit else one_line[: max(1, limit - 1)] + "…"
+    """One line of at most `limit` terminal cells."""
+    return clip(" ".join(text.split()), limit)
 
 
 def key_argument(arguments: str, limit: int = 60) -> str:
@@ -309,7 +325,9 @@ class EventRenderer:
         text = "".join(self._reasoning).strip()
         self._reasoning.clear()
         if text:
-            say(self._progress, f"💭 {shorten(text, 80)}（思考 {len(text)} 字，已折叠）", "dim italic")
+            tail = f"（思考 {len(text)} 字，已折叠）"
+            room = max(20, min(80, self._progress.width - cell_len(tail) - 4))
+            say(self._progress, f"💭 {shorten(text, room)}{tail}", "dim italic")
 
     def _interrupt(self) -> None:
         """Before a progress line: stop the spinner, fold reasoning, put out the text streamed so far."""
@@ -344,10 +362,11 @@ class EventRenderer:
     def _on_tool_finished(self, result: ToolResult) -> None:
         self._spinner.stop()
         self._open_calls.pop(result.call_id, None)
-        summary = summarize_result(result, width=max(40, self._progress.width - 8))
+        width = self._progress.width
+        summary = summarize_result(result, width=max(40, width - 8))
         tag = f"[{result.name}] " if self._open_calls else ""
         style = _TONE_STYLES.get(summary.tone, "dim")
-        say(self._progress, f"  ⎿ {tag}{summary.headline}", style)
+        say(self._progress, clip(f"  ⎿ {tag}{summary.headline}", max(40, width - 1)), style)
         for line in summary.preview:
             say(self._progress, f"    {line}", "dim")
         if summary.folded_lines:
@@ -381,17 +400,19 @@ class EventRenderer:
             self._put_outcome(result)
 
     def _put_answer(self, result: RunFinished) -> None:
+        # A cancelled run's answer is only the loop's "cancelled" line; the outcome line says it once.
+        fallback = "" if result.status == "cancelled" else result.answer.strip()
         if self._markdown:
             rest = self._blocks.flush()
             if rest:
                 print_markdown(self._out, rest)
-            elif not self._streamed and result.answer.strip():
-                print_markdown(self._out, result.answer)
+            elif not self._streamed and fallback:
+                print_markdown(self._out, fallback)
             return
         text = "".join(self._plain).strip()
         self._plain.clear()
         if not text and not self._streamed:
-            text = result.answer.strip()
+            text = fallback
         if text:
             say(self._out, text)
 

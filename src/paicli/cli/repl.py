@@ -229,7 +229,7 @@ class Dispatcher:
         spinner.start("压缩中")
         try:
             reply = self.io.run_cancellable(lambda cancel: self.backend.compact(args or None, renderer, cancel),
-                                            cancellable=False)
+                                            quiet=spinner.stop)
         finally:
             spinner.stop()
         self.reply(reply)
@@ -262,10 +262,18 @@ class Dispatcher:
     def _cmd_init(self, args: str) -> None:
         renderer = EventRenderer(self.io.console, self.io.progress, markdown=self.io.markdown)
         force = args.lower() == "--force"
+        spinner = WaitSpinner(self.io.progress)
+        spinner.start("生成 PAI.md")  # one silent model call: show that something is happening
+
+        def quiet() -> None:
+            spinner.stop()
+            renderer.pause()
+
         try:
             reply = self.io.run_cancellable(lambda cancel: self.backend.init_project(force, renderer, cancel),
-                                            quiet=renderer.pause)
+                                            quiet=quiet)
         finally:
+            spinner.stop()
             renderer.stop_spinner()
         self.reply(reply)
 

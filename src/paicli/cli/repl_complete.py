@@ -16,7 +16,8 @@ _SKIP_DIRS = {".git", ".paicli", ".hg", ".svn", "node_modules", "__pycache__", "
 _SUBCOMMANDS: dict[str, tuple[tuple[str, str], ...]] = {
     "memory": (("list", "列出全部长期记忆"), ("search ", "按关键词搜索"), ("delete ", "删除一条记忆"),
                ("verify ", "刷新一条记忆的核实时间"), ("replace ", "用新事实替换一条记忆"), ("clear", "清空全部长期记忆")),
-    "mode": (("auto", "自动执行"), ("plan", "先规划再执行"), ("ask", "只读问答")),
+    "mode": (("auto", "项目内改文件直接执行，其余命令先确认"), ("plan", "先规划再执行"),
+             ("ask", "写文件、改文件、执行命令都先确认")),
     "hitl": (("on", "每次危险操作都请求确认"), ("default", "恢复默认确认策略")),
     "init": (("--force", "覆盖已有的 PAI.md"),),
     "history": (("clear", "清空输入历史"),),

@@ -15,6 +15,7 @@ from typing import TypeVar
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
+from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import has_completions
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
@@ -196,8 +197,15 @@ class InteractiveIO:
         except (EOFError, KeyboardInterrupt):
             answer = "n"
         decision = ANSWERS.get(answer.strip().lower(), "deny")
-        say(self.console, "🚫 已拒绝" if decision == "deny" else "✅ 已允许", "dim")
+        say(self.console, DECISION_TEXT[decision].format(tool=request.tool), "dim")
         return decision
+
+
+DECISION_TEXT: dict[ApprovalDecision, str] = {
+    "approve": "✅ 已允许",
+    "approve_all": "✅ 已允许；本会话里 {tool} 不再逐次询问（/hitl on 可恢复每次确认）",
+    "deny": "🚫 已拒绝",
+}
 
 
 def preview_text(preview: str) -> Text:
@@ -209,6 +217,29 @@ def preview_text(preview: str) -> Text:
     if folded:
         text.append(f"    … 还有 {folded} 行\n", style="dim")
     return text
+
+
+EXIT_HINT = "（按 Ctrl+D 或输入 /exit 退出）"
+
+
+def accept_or_cycle(buffer: Buffer) -> None:
+    """Tab with the menu open: a single candidate is taken and the menu closes (a folder then lists its
+    entries), so a second Tab goes on instead of cycling back to what was typed; several candidates cycle."""
+    state = buffer.complete_state
+    if state is None or len(state.completions) != 1:
+        buffer.complete_next()
+        return
+    completion = state.completions[0]
+    if state.complete_index is None:
+        buffer.apply_completion(completion)
+    else:
+        buffer.complete_state = None  # already shown in the line
+    if completion.text.endswith("/"):
+        buffer.start_completion(select_first=False)
+
+
+def _continuation(width: int, line_number: int, is_soft_wrap: int) -> str:
+    return " " * width  # continuation lines line up with the text after "› "
 
 
 HISTORY_KEEP = 10_000
@@ -267,6 +298,7 @@ class InteractiveRepl:
             input=self._input,
             output=self._output,
             multiline=False,
+            prompt_continuation=_continuation,
         )
         session.app.ttimeoutlen = 0.1  # a lone Esc should feel instant, not wait for a sequence
         session.app.timeoutlen = 0.5
@@ -284,11 +316,15 @@ class InteractiveRepl:
         def _escape(event: KeyPressEvent) -> None:
             buffer = event.current_buffer
             if buffer.complete_state is not None:
-                buffer.cancel_completion()
+                buffer.complete_state = None  # close the menu, keep what was completed so far
             elif buffer.text:
                 buffer.reset()
             elif self._dispatcher.pending is not None:
                 run_in_terminal(self._dispatcher.cancel_pending)
+
+        @bindings.add("tab", filter=has_completions)
+        def _tab(event: KeyPressEvent) -> None:
+            accept_or_cycle(event.current_buffer)
 
         @bindings.add("s-tab", filter=~has_completions)  # with the menu open it still goes back a completion
         def _next_mode(event: KeyPressEvent) -> None:
@@ -353,6 +389,8 @@ class InteractiveRepl:
             try:
                 line = self._session.prompt(self._message, pre_run=self._relay.attach)
             except KeyboardInterrupt:
+                if not self._session.default_buffer.text.strip():
+                    say(self._console, EXIT_HINT, "dim")
                 continue
             except EOFError:
                 say(self._console, GOODBYE)

@@ -1,0 +1,163 @@
+"""Prompt keys as a person uses them: Tab/Esc with the completion menu, Ctrl+C, multi-line, approvals, /compact."""
+
+from __future__ import annotations
+
+import io
+import re
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.input import PipeInput, create_pipe_input
+from prompt_toolkit.output.vt100 import Vt100_Output
+
+from paicli.agent.events import EventSink, RunFinished
+from paicli.cancel import CancelToken
+from paicli.cli.approval import TerminalApprover
+from paicli.cli.backend import CommandReply, RunMode
+from paicli.cli.repl import run_repl
+from paicli.tools.base import ApprovalRequest
+from tests.cli.fake_backend import FakeBackend
+from tests.cli.test_repl_interactive import CTRL_C, CTRL_D, ENTER, ESC, Session, pause, wait_for
+
+pytestmark = pytest.mark.timeout(30)
+TAB = "\t"
+
+
+@pytest.fixture
+def pipe() -> Iterator[PipeInput]:
+    with create_pipe_input() as inp:
+        yield inp
+
+
+def typed(*steps: str, gap: float = 0.3) -> object:
+    """A feeder that sends each step and lets the prompt settle (completion, Esc timeout) in between."""
+
+    def feeder(inp: PipeInput) -> None:
+        for step in steps:
+            inp.send_text(step)
+            pause(gap)
+
+    return feeder
+
+
+def test_tab_on_a_single_command_takes_it_and_a_second_tab_keeps_it(pipe: PipeInput, tmp_path: Path) -> None:
+    backend = FakeBackend()
+    Session(backend, pipe, tmp_path / "h").run(typed("/pol", TAB, TAB, ENTER, CTRL_D))  # type: ignore[arg-type]
+    assert backend.calls == [("policy", None)]
+
+
+def test_tab_walks_into_a_folder_and_on_to_the_file(pipe: PipeInput, tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "util.py").write_text("x = 1\n", encoding="utf-8")
+    backend = FakeBackend(project_root=str(tmp_path))
+    Session(backend, pipe, tmp_path / "h").run(typed("看 @sr", TAB, TAB, ENTER, CTRL_D))  # type: ignore[arg-type]
+    assert backend.calls == [("run", ("看 @src/util.py", "react"))]
+
+
+def test_esc_closes_the_menu_and_keeps_the_completed_text(pipe: PipeInput, tmp_path: Path) -> None:
+    (tmp_path / "hello.py").write_text("print(1)\n", encoding="utf-8")
+    (tmp_path / "help.md").write_text("# help\n", encoding="utf-8")
+    backend = FakeBackend(project_root=str(tmp_path))
+    # Tab picks the first of two candidates with the menu still open; Esc closes it (after the
+    # meta-key timeout, as a person's next key would come) and the picked path stays.
+    feeder = typed("看 @hel", TAB, ESC, gap=0.3)
+    after = typed(" 好吗", ENTER, CTRL_D)
+
+    def both(inp: PipeInput) -> None:
+        feeder(inp)  # type: ignore[operator]
+        pause(0.6)
+        after(inp)  # type: ignore[operator]
+
+    Session(backend, pipe, tmp_path / "h").run(both)
+    assert backend.calls == [("run", ("看 @hello.py 好吗", "react"))]
+
+
+def test_esc_without_a_menu_still_clears_the_line(pipe: PipeInput, tmp_path: Path) -> None:
+    backend = FakeBackend()
+    feeder = typed("不要了", ESC, "/clear", ENTER, CTRL_D, gap=0.8)
+    Session(backend, pipe, tmp_path / "h").run(feeder)  # type: ignore[arg-type]
+    assert backend.calls == [("clear", None)]
+
+
+def test_ctrl_c_on_an_empty_line_says_how_to_leave(pipe: PipeInput, tmp_path: Path) -> None:
+    session = Session(FakeBackend(), pipe, tmp_path / "h")
+    session.run(typed("有字", CTRL_C, CTRL_C, CTRL_D))  # type: ignore[arg-type]
+    assert session.text.count("Ctrl+D 或输入 /exit 退出") == 1  # only for the empty line
+
+
+def test_continuation_lines_are_indented_under_the_first(pipe: PipeInput, tmp_path: Path) -> None:
+    screen = io.StringIO()
+    output = Vt100_Output(screen, lambda: Size(rows=20, columns=80), term="xterm")
+    backend = FakeBackend()
+    feeder = typed("第一行", ESC + ENTER, "第二行", ENTER, CTRL_D)
+    thread = threading.Thread(target=feeder, args=(pipe,), daemon=True)
+    thread.start()
+    run_repl(backend, input=pipe, output=output, interactive=True, history_file=tmp_path / "h",
+             console=Session(backend, pipe, tmp_path).console)
+    thread.join(10)
+    assert backend.calls == [("run", ("第一行\n第二行", "react"))]
+    lines = plain_screen(screen.getvalue()).split("\r\n")
+    assert any(line.startswith("  第二行") for line in lines)  # under "第一行", not under "›"
+    assert not any(line.startswith("第二行") for line in lines)
+
+
+def plain_screen(drawn: str) -> str:
+    """The terminal text without escape sequences; a cursor-forward becomes the spaces it skips."""
+    drawn = re.sub(r"\x1b\[(\d*)C", lambda m: " " * int(m.group(1) or 1), drawn)
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", drawn)
+
+
+def test_approve_all_says_what_it_covers(pipe: PipeInput, tmp_path: Path) -> None:
+    approver = TerminalApprover()
+    request = ApprovalRequest("execute_command", {"command": "make"}, "执行命令: make", "需要确认")
+
+    def run(text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
+        approver.approve(request)
+        return RunFinished("done", "")
+
+    backend = FakeBackend(scripts=[run])
+    session = Session(backend, pipe, tmp_path / "h")
+
+    def feeder(inp: PipeInput) -> None:
+        wait_for(session, "需要确认: 执行命令: make")
+        inp.send_text("a" + ENTER)
+        wait_for(session, "已允许")
+        inp.send_text(CTRL_D)
+
+    session.run(feeder, "构建" + ENTER, approver=approver)
+    assert "本会话里 execute_command 不再逐次询问" in session.text
+
+
+def test_esc_cancels_a_running_compact(pipe: PipeInput, tmp_path: Path) -> None:
+    started = threading.Event()
+
+    class SlowCompact(FakeBackend):
+        def compact(self, focus: str | None, emit: EventSink, cancel: CancelToken | None = None) -> CommandReply:
+            started.set()
+            assert cancel is not None
+            if cancel.wait(10):
+                return CommandReply("❌ 压缩没有完成: 已取消", ok=False)
+            return CommandReply("never cancelled")
+
+    backend = SlowCompact()
+    session = Session(backend, pipe, tmp_path / "h")
+
+    def feeder(inp: PipeInput) -> None:
+        assert started.wait(10)
+        inp.send_text(ESC)
+        wait_for(session, "压缩没有完成")
+        inp.send_text(CTRL_D)
+
+    session.run(feeder, "/compact" + ENTER)
+    assert "正在停止当前任务" in session.text and "never cancelled" not in session.text
+
+
+def test_a_command_with_a_wrong_argument_shows_its_usage_only(pipe: PipeInput, tmp_path: Path) -> None:
+    backend = FakeBackend()
+    session = Session(backend, pipe, tmp_path / "h")
+    session.run(None, "/hitl off" + ENTER, CTRL_D)
+    assert backend.calls == []
+    assert "用法: /hitl [on|default]" in session.text and "/policy" not in session.text
