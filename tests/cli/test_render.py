@@ -77,6 +77,19 @@ def test_result_summaries() -> None:
     assert summarize_result(ToolResult("6", "x", "")).headline == "完成（无输出）"
 
 
+def test_refusals_show_their_gist_not_the_advice_for_the_model() -> None:
+    def headline(content: str) -> str:
+        return summarize_result(ToolResult("1", "edit_file", content, success=False, blocked=True)).headline
+
+    denied = ("[HITL] 用户没有批准这次操作，未执行: 编辑文件: a.py。不要换个方式绕过；如确有必要，"
+              "请向用户说明原因并等待指示")
+    assert headline(denied) == "⛔ 用户没有批准这次操作，未执行: 编辑文件: a.py"
+    assert headline("用户取消了命令执行，已终止整个进程组。\n命令: sleep 30") == "⏹️ 用户取消了命令执行，已终止整个进程组"
+    assert headline("🛡️ 策略拒绝: 路径在项目外") == "⛔ 🛡️ 策略拒绝: 路径在项目外"
+    assert headline("路径在项目外") == "⛔ 未执行: 路径在项目外"
+    assert headline("") == "⛔ 未执行: 被策略拦截"
+
+
 def test_diff_lines_are_coloured_and_folded() -> None:
     diff = "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+new\n" + "".join(f"+{i}\n" for i in range(100))
     text = diff_text(diff, keep=10)
@@ -165,7 +178,7 @@ def test_chinese_progress_lines_fit_the_terminal_width() -> None:
     renderer = EventRenderer(out_console, err_console, markdown=False)
     renderer(ReasoningDelta("让我想想这个问题。" * 40))
     renderer(ToolStarted("c1", "execute_command", '{"command": "echo 你好"}'))
-    denial = "[HITL] 用户没有批准这次操作，未执行: 执行命令: echo 你好。不要换个方式绕过；如确有必要，请向用户说明原因并等待指示"
+    denial = "🛡️ 策略拒绝: " + "这条命令会改动项目外的文件" * 12
     renderer(ToolFinished(ToolResult("c1", "execute_command", denial, success=False, blocked=True)))
     renderer(ToolStarted("c2", "execute_command", '{"command": "cat 说明.txt"}'))
     renderer(ToolFinished(ToolResult("c2", "execute_command", "\n".join(["中文输出很长很长" * 20] * 5))))
@@ -173,7 +186,7 @@ def test_chinese_progress_lines_fit_the_terminal_width() -> None:
     assert len(lines) == 9  # reasoning, 2 x (call, headline), 3 preview lines, the fold line
     assert all(cell_len(line) <= 100 for line in lines)
     assert lines[0].startswith("💭 让我想想") and lines[0].endswith("（思考 360 字，已折叠）")
-    assert "…" in lines[2] and lines[2].startswith("  ⎿ ⛔ 未执行: [HITL]")
+    assert "…" in lines[2] and lines[2].startswith("  ⎿ ⛔ 🛡️ 策略拒绝: 这条命令")
     assert shorten("中文" * 10, 9) == "中文中文…" and shorten("a  b\nc", 10) == "a b c"
 
 

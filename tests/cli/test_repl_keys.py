@@ -161,3 +161,27 @@ def test_a_command_with_a_wrong_argument_shows_its_usage_only(pipe: PipeInput, t
     session.run(None, "/hitl off" + ENTER, CTRL_D)
     assert backend.calls == []
     assert "用法: /hitl [on|default]" in session.text and "/policy" not in session.text
+
+
+def test_ctrl_c_at_an_approval_refuses_and_stops_the_task(pipe: PipeInput, tmp_path: Path) -> None:
+    approver = TerminalApprover()
+    request = ApprovalRequest("write_file", {"path": "a.py"}, "写入文件: a.py", "需要确认")
+    seen: list[tuple[str, bool]] = []
+
+    def run(text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
+        seen.append((approver.approve(request), cancel.cancelled))
+        return RunFinished("cancelled" if cancel.cancelled else "done", "")
+
+    backend = FakeBackend(scripts=[run])
+    session = Session(backend, pipe, tmp_path / "h")
+
+    def feeder(inp: PipeInput) -> None:
+        wait_for(session, "需要确认: 写入文件: a.py")
+        inp.send_text(CTRL_C)
+        wait_for(session, "任务已取消")
+        inp.send_text(CTRL_D)
+
+    session.run(feeder, "写吧" + ENTER, approver=approver)
+    assert seen == [("deny", True)]
+    text = session.text
+    assert text.index("已拒绝") < text.index("正在停止当前任务") < text.index("任务已取消")

@@ -34,6 +34,7 @@ _BOUNDARY_OPEN = re.compile(r'\A<tool_result tool="[^"]*" trust="untrusted-data"
 _BOUNDARY_CLOSE = "\n</tool_result>"
 _OFFLOAD_MARKER = "[工具输出过大，完整内容已卸载到会话文件]"
 _READ_TOOLS = {"read_file"}
+_CANCELLED_PREFIX = "用户取消了"  # the runner's cancelled-call result (spec: blocked results' prefixes)
 
 
 def clip(text: str, limit: int) -> str:
@@ -99,7 +100,7 @@ def summarize_result(result: ToolResult, preview_lines: int = 3, width: int = 10
     lines = body.splitlines() if body else []
     first = shorten(lines[0], width) if lines else ""
     if result.blocked:
-        return ResultSummary(f"⛔ 未执行: {first or '被策略拦截'}", tone="blocked")
+        return ResultSummary(blocked_headline(lines[0] if lines else "", width), tone="blocked")
     if result.timed_out:
         return ResultSummary(f"⏱️ 超时: {first or '执行超时'}", tone="error")
     if not result.success:
@@ -115,6 +116,24 @@ def summarize_result(result: ToolResult, preview_lines: int = 3, width: int = 10
     if len(lines) == 1:
         return ResultSummary(first)
     return ResultSummary(f"{len(lines)} 行", _preview(lines, preview_lines, width), _folded(lines, preview_lines))
+
+
+_MODEL_TAGS = ("[HITL]", "[AUTO]")
+
+
+def blocked_headline(first_line: str, width: int) -> str:
+    """The user-facing gist of a refusal: its first sentence, without the tag and advice meant for the model."""
+    text = first_line.strip()
+    for tag in _MODEL_TAGS:
+        text = text.removeprefix(tag).strip()
+    sentence = text.split("。", 1)[0].strip()
+    if not sentence:
+        return "⛔ 未执行: 被策略拦截"
+    if sentence.startswith(_CANCELLED_PREFIX):
+        return shorten(f"⏹️ {sentence}", width)
+    if "未执行" in sentence or sentence.startswith("🛡️"):
+        return shorten(f"⛔ {sentence}", width)
+    return shorten(f"⛔ 未执行: {sentence}", width)
 
 
 def _preview(lines: list[str], count: int, width: int) -> tuple[str, ...]:

@@ -156,7 +156,10 @@ class InteractiveIO:
                     await self._read_keys(done, cancel, kept)
                     if not self._approvals.empty():
                         pending = self._approvals.get_nowait()
-                        pending.resolve(await self._ask_approval(pending.request))
+                        decision, interrupted = await self._ask_approval(pending.request)
+                        if interrupted:  # Ctrl+C at the question: refuse and stop the task, as elsewhere
+                            self._request_cancel(cancel)
+                        pending.resolve(decision)
         finally:
             store_typeahead(self._input, kept)
 
@@ -176,7 +179,8 @@ class InteractiveIO:
                 if loop.time() - last_read >= 0.1:
                     self._take(inp.flush_keys(), kept, cancel)  # a lone Esc shows only once nothing follows
 
-    async def _ask_approval(self, request: ApprovalRequest) -> ApprovalDecision:
+    async def _ask_approval(self, request: ApprovalRequest) -> tuple[ApprovalDecision, bool]:
+        """The decision, and whether the person pressed Ctrl+C (or closed the input) instead of answering."""
         if self._quiet is not None:
             self._quiet()
         say(self.console, f"⚠️ 需要确认: {request.summary}", "bold yellow")
@@ -192,13 +196,14 @@ class InteractiveIO:
 
         session: PromptSession[str] = PromptSession(input=self._input, output=self._output,
                                                     key_bindings=bindings)
+        interrupted = False
         try:
             answer = await session.prompt_async("允许执行吗？[y] 允许  [a] 本会话都允许  [n] 拒绝（默认）：")
         except (EOFError, KeyboardInterrupt):
-            answer = "n"
+            answer, interrupted = "n", True
         decision = ANSWERS.get(answer.strip().lower(), "deny")
         say(self.console, DECISION_TEXT[decision].format(tool=request.tool), "dim")
-        return decision
+        return decision, interrupted
 
 
 DECISION_TEXT: dict[ApprovalDecision, str] = {
