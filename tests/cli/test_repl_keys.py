@@ -185,3 +185,27 @@ def test_ctrl_c_at_an_approval_refuses_and_stops_the_task(pipe: PipeInput, tmp_p
     assert seen == [("deny", True)]
     text = session.text
     assert text.index("已拒绝") < text.index("正在停止当前任务") < text.index("任务已取消")
+
+
+def test_ctrl_d_while_a_task_runs_says_the_session_ends_after_it(pipe: PipeInput, tmp_path: Path) -> None:
+    started = threading.Event()
+    release = threading.Event()
+
+    def run(text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
+        started.set()
+        release.wait(10)
+        return RunFinished("done", "慢慢的答案")
+
+    backend = FakeBackend(scripts=[run])
+    session = Session(backend, pipe, tmp_path / "h")
+
+    def feeder(inp: PipeInput) -> None:
+        assert started.wait(10)
+        inp.send_text(CTRL_D)
+        wait_for(session, "任务结束后退出")
+        release.set()
+
+    assert session.run(feeder, "慢一点" + ENTER) == 0
+    text = session.text
+    assert text.index("任务结束后退出") < text.index("慢慢的答案") < text.index("👋")
+    assert text.count("任务结束后退出") == 1

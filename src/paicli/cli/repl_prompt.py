@@ -53,6 +53,9 @@ def banner_lines(info: SessionInfo) -> list[tuple[str, str]]:
     ]
 
 
+EOF_WHILE_RUNNING = "⏏ 收到 Ctrl+D：这个任务结束后退出 paicli（要马上停下任务请按 Esc）"
+
+
 class _PendingApproval:
     def __init__(self, request: ApprovalRequest) -> None:
         self.request = request
@@ -77,6 +80,7 @@ class InteractiveIO:
         self._clear_history = clear_history
         self._cancellable = True
         self._quiet: Callable[[], None] | None = None
+        self._eof_hinted = False
         self._watching = threading.Event()
         self._approvals: queue.Queue[_PendingApproval] = queue.Queue()
 
@@ -95,6 +99,7 @@ class InteractiveIO:
         """The watcher also keeps the terminal in raw mode, so keys typed meanwhile arrive intact."""
         self._cancellable = cancellable
         self._quiet = quiet
+        self._eof_hinted = False
         self._watching.set()  # before the worker starts: it may ask at once
         try:
             return run_in_worker(work, self._watch)
@@ -139,17 +144,22 @@ class InteractiveIO:
         while not self._approvals.empty():
             self._approvals.get_nowait().resolve("deny")
 
-    def _take(self, keys: list[KeyPress], kept: list[KeyPress], cancel: CancelToken) -> None:
+    def _take(self, keys: list[KeyPress], kept: list[KeyPress], cancel: CancelToken, live: bool = True) -> None:
+        """`live`: pressed while the task runs (not queued before it started, like a pasted script)."""
         for key_press in keys:
             if key_press.key in (Keys.Escape, Keys.ControlC):
                 self._request_cancel(cancel)
             else:
+                if key_press.key == Keys.ControlD and live and not self._eof_hinted:
+                    # As type-ahead it ends the session once the task is over: say so now, not then.
+                    self._eof_hinted = True
+                    say(self.progress, EOF_WHILE_RUNNING, "dim")
                 kept.append(key_press)
 
     async def _watch_keys(self, done: threading.Event, cancel: CancelToken) -> None:
         """Esc / Ctrl+C cancel; other keys are kept as type-ahead for the next prompt; approvals are asked."""
         kept: list[KeyPress] = []
-        self._take(get_typeahead(self._input), kept, cancel)
+        self._take(get_typeahead(self._input), kept, cancel, live=False)
         try:
             with self._input.raw_mode():
                 while not done.is_set():
