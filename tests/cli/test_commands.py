@@ -106,7 +106,8 @@ def test_unknown_commands(line: str) -> None:
     assert parsed.args == line.strip()
 
 
-@pytest.mark.parametrize("line", ["修复登录 bug", "exit the loop in main.py", "please clear the cache", "  hello  "])
+@pytest.mark.parametrize("line", ["修复登录 bug", "exit the loop in main.py", "please clear the cache", "  hello  ",
+                                  "/usr/bin/python3 报错了", "/src/app.py 第 3 行为什么报错", "//TODO 是谁写的"])
 def test_plain_text_is_a_task(line: str) -> None:
     parsed = parse(line)
     assert parsed.kind == "none"

@@ -107,7 +107,7 @@ def parse(line: str) -> ParsedCommand:
     bare = _BY_BARE.get(text.lower())
     if bare is not None:
         return ParsedCommand("command", bare.name, "")
-    if not text.startswith("/"):
+    if not text.startswith("/") or _looks_like_path(text):
         return ParsedCommand("none", "", text)
     match = _COMMAND_LINE.match(text)
     head, args = (match.group(1), (match.group(2) or "").strip()) if match else ("", "")
@@ -115,6 +115,12 @@ def parse(line: str) -> ParsedCommand:
     if spec is None or not spec.accepts(args):
         return ParsedCommand("unknown", "", text)
     return ParsedCommand("command", spec.name, args)
+
+
+def _looks_like_path(text: str) -> bool:
+    """`/usr/bin/python 报错了`: a first word with another slash is a path the user pasted, not a command."""
+    head = text.split(maxsplit=1)[0]
+    return "/" in head[1:]
 
 
 def cell_width(text: str) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from paicli import __version__
 from paicli.agent.budget import AgentBudget
@@ -23,7 +23,7 @@ from paicli.cli.compose import Components, build_llm
 from paicli.cli.mentions import expand_mentions
 from paicli.config.env import ConfigError
 from paicli.context.profile import ContextProfile
-from paicli.llm.messages import Usage
+from paicli.llm.messages import Message, Usage
 from paicli.memory.background import BackgroundExtraction
 from paicli.memory.extractor import AutoFactExtractor, saved_message
 from paicli.session.resume import ResumeResult
@@ -288,6 +288,9 @@ class AppBackend:
         self.agent.restore(result.messages)
         lines = [f"✅ 已恢复会话 {session_id}：{len(result.messages)} 条消息，继续写入同一个会话账本。"]
         lines.extend(f"   ⚠️ {notice}" for notice in result.notices)
+        recap = last_answer(result.messages)
+        if recap:
+            lines.append(f"   上次最后的回答: {recap}")
         return CommandReply("\n".join(lines))
 
     def _after_turn(self, submitted: str) -> None:
@@ -328,6 +331,16 @@ class AppBackend:
     def close(self, timeout: float = 10.0) -> None:
         self._background.wait(timeout)
         self.parts.ledger.close()
+
+
+def last_answer(messages: Sequence[Message], limit: int = 100) -> str:
+    """The final answer the resumed conversation ended with, on one short line (where the user left off)."""
+    from paicli.cli.render import shorten
+
+    for message in reversed(messages):
+        if message.role == "assistant" and not message.tool_calls and (message.content or "").strip():
+            return shorten(message.content or "", limit)
+    return ""
 
 
 class _UsageRecordingExtractor:
