@@ -209,3 +209,18 @@ def test_ctrl_d_while_a_task_runs_says_the_session_ends_after_it(pipe: PipeInput
     text = session.text
     assert text.index("任务结束后退出") < text.index("慢慢的答案") < text.index("👋")
     assert text.count("任务结束后退出") == 1
+
+
+def test_the_status_bar_keeps_the_mode_in_a_narrow_terminal(pipe: PipeInput, tmp_path: Path) -> None:
+    class Screen(Vt100_Output):
+        def get_rows_below_cursor_position(self) -> int:  # what a terminal's CPR answer would tell
+            return 20
+
+    screen = io.StringIO()
+    backend = FakeBackend()
+    pipe.send_text(CTRL_D)
+    run_repl(backend, input=pipe, output=Screen(screen, lambda: Size(rows=30, columns=70)), interactive=True,
+             history_file=tmp_path / "h", console=Session(backend, pipe, tmp_path).console)
+    shown = plain_screen(screen.getvalue())
+    assert "fake-model · ctx 12.3k/128k (9.6%) · in 45.1k out 3.2k · auto" in shown
+    assert "cached" not in shown

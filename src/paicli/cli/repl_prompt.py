@@ -25,12 +25,13 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.key_binding.key_processor import KeyPress
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.output import Output, create_output
+from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
 from paicli.cancel import CancelToken
 from paicli.cli.approval import ANSWERS
-from paicli.cli.backend import Backend, SessionInfo
+from paicli.cli.backend import Backend, SessionInfo, StatusSnapshot
 from paicli.cli.render import diff_text, fold_lines, say
 from paicli.cli.repl import CANCEL_REQUESTED, GOODBYE, ApprovalHost, Dispatcher, run_in_worker
 from paicli.cli.repl_complete import ReplCompleter
@@ -286,7 +287,7 @@ class InteractiveRepl:
         self._console = console
         self._history_file = history_file
         self._show_toolbar = show_toolbar
-        self._status_text = ""
+        self._status: StatusSnapshot | None = None
         self._root = Path(backend.info().project_root or ".")
         self.io = InteractiveIO(inp, out, console, self._clear_history)
         self._dispatcher = Dispatcher(backend, self.io)
@@ -362,14 +363,17 @@ class InteractiveRepl:
         if not self._show_toolbar:
             return
         try:
-            self._status_text = status_line(self._backend.status())
+            self._status = self._backend.status()
         except Exception:
-            self._status_text = ""
+            self._status = None
 
     def _toolbar(self) -> str:
         pending = self._dispatcher.pending
-        text = self._status_text
-        return f" {text} · 下一条: {pending}" if pending else f" {text}"
+        extra = f" · 下一条: {pending}" if pending else ""
+        if self._status is None:
+            return f" {extra}"
+        columns = self._session.app.output.get_size().columns - 1 - cell_len(extra)
+        return f" {status_line(self._status, columns)}{extra}"
 
     def _message(self) -> FormattedText:
         pending = self._dispatcher.pending

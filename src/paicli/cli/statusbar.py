@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len
+
 from paicli.cli.backend import StatusSnapshot
 
 
@@ -23,15 +25,20 @@ def format_window(count: int) -> str:
     return format_tokens(count)
 
 
-def status_line(snapshot: StatusSnapshot) -> str:
-    parts = [
-        snapshot.model,
-        f"ctx {format_tokens(snapshot.context_tokens)}/{format_window(snapshot.context_window)}"
-        f" ({snapshot.context_percent:.1f}%)",
-        f"in {format_tokens(snapshot.input_tokens)} out {format_tokens(snapshot.output_tokens)}"
-        f" cached {format_tokens(snapshot.cached_tokens)} ({snapshot.cache_hit_percent:.0f}% hit)",
-        snapshot.mode,
-    ]
+def status_line(snapshot: StatusSnapshot, columns: int | None = None) -> str:
+    """The full line, or for a narrow terminal (`columns` cells) the longest variant that fits: the token
+    figures go first, then the model name, so the context use and the mode stay visible."""
+    model = snapshot.model
+    ctx = (f"ctx {format_tokens(snapshot.context_tokens)}/{format_window(snapshot.context_window)}"
+           f" ({snapshot.context_percent:.1f}%)")
+    tokens = f"in {format_tokens(snapshot.input_tokens)} out {format_tokens(snapshot.output_tokens)}"
+    cached = f" cached {format_tokens(snapshot.cached_tokens)} ({snapshot.cache_hit_percent:.0f}% hit)"
+    tail = [snapshot.mode]
     if snapshot.phase and snapshot.phase != "idle":
-        parts.append(snapshot.phase)
-    return " · ".join(parts)
+        tail.append(snapshot.phase)
+    variants = ([model, ctx, tokens + cached, *tail], [model, ctx, tokens, *tail], [model, ctx, *tail],
+                [ctx, *tail])
+    lines = [" · ".join(parts) for parts in variants]
+    if columns is None:
+        return lines[0]
+    return next((line for line in lines if cell_len(line) <= columns), lines[-1])
