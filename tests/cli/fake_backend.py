@@ -62,6 +62,7 @@ class FakeBackend:
     closed: bool = False
     model_name: str = "fake-model"
     project_root: str = "/tmp/proj"
+    modes: tuple[RunMode, ...] = ("react", "plan", "team")
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     notice_listener: NoticeListener | None = None
 
@@ -123,6 +124,9 @@ class FakeBackend:
         with self._lock:
             drained, self.notices = self.notices, []
         return drained
+
+    def supports_mode(self, mode: RunMode) -> bool:
+        return mode in self.modes
 
     def set_notice_listener(self, listener: NoticeListener | None) -> None:
         self.notice_listener = listener

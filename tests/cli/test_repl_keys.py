@@ -224,3 +224,13 @@ def test_the_status_bar_keeps_the_mode_in_a_narrow_terminal(pipe: PipeInput, tmp
     shown = plain_screen(screen.getvalue())
     assert "fake-model · ctx 12.3k/128k (9.6%) · in 45.1k out 3.2k · auto" in shown
     assert "cached" not in shown
+
+
+@pytest.mark.parametrize("command", ["/plan", "/team 重构登录模块"])
+def test_a_mode_the_backend_lacks_is_refused_up_front(pipe: PipeInput, tmp_path: Path, command: str) -> None:
+    backend = FakeBackend(modes=("react",))
+    session = Session(backend, pipe, tmp_path / "h")
+    session.run(None, command + ENTER, "看看项目" + ENTER, CTRL_D)
+    assert backend.calls == [("run", ("看看项目", "react"))]  # the next input is not held for the missing mode
+    assert "还不能用" in session.text and "下一条输入将" not in session.text
+    assert ("这条任务没有执行" in session.text) == (" " in command)

@@ -106,6 +106,11 @@ class Backend(Protocol):
         """Lines produced in the background since the last call (e.g. auto-extracted fact counts)."""
         ...
 
+    def supports_mode(self, mode: RunMode) -> bool:
+        """Optional: whether `run` can take `mode` (the REPL then refuses /plan or /team up front instead of
+        announcing a mode that fails after the user typed the task). Looked up with getattr; absent = yes."""
+        ...
+
     def set_notice_listener(self, listener: NoticeListener | None) -> None:
         """Optional: `listener()` is called, on any thread, after a notice was queued, so the REPL can show it
         while it waits at the prompt (it then calls `drain_notices`). A front end must work without it: the REPL

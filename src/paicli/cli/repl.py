@@ -42,6 +42,12 @@ _PENDING_TEXT: dict[RunMode, tuple[str, str, str]] = {
 }
 
 
+_UNSUPPORTED_TEXT: dict[RunMode, str] = {
+    "plan": "📋 Plan-and-Execute 模式在这个版本里还不能用，请直接输入任务，按默认的 ReAct 模式执行。",
+    "team": "👥 多智能体协作模式在这个版本里还不能用，请直接输入任务，按默认的 ReAct 模式执行。",
+}
+
+
 class ApprovalHost(Protocol):
     """The session's approver (cli.approval.TerminalApprover): the REPL installs the asking handler."""
 
@@ -251,6 +257,12 @@ class Dispatcher:
 
     def _mode_command(self, mode: RunMode, args: str) -> None:
         announce_next, announce_now, _ = _PENDING_TEXT[mode]
+        supports = getattr(self.backend, "supports_mode", None)
+        if callable(supports) and not supports(mode):
+            self.pending = None
+            kept = "（这条任务没有执行）" if args else ""
+            say(self.io.console, _UNSUPPORTED_TEXT[mode] + kept, "yellow")
+            return
         if not args:
             self.pending = mode
             say(self.io.console, announce_next, "cyan")

@@ -110,8 +110,11 @@ class AppBackend:
 
     # ---- Backend: running --------------------------------------------------------------------------
 
+    def supports_mode(self, mode: RunMode) -> bool:
+        return mode == "react"
+
     def run(self, text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
-        if mode != "react":
+        if not self.supports_mode(mode):
             finished = RunFinished("error", "", "Plan / Team 模式还没有在 paicli 中实现，请先用默认的 ReAct 模式。")
             emit(finished)
             return finished
