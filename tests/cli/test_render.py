@@ -69,6 +69,8 @@ def test_result_summaries() -> None:
     assert many.headline == "10 行" and many.preview == ("out 0", "out 1", "out 2") and many.folded_lines == 7
     failed = summarize_result(ToolResult("3", "execute_command", "boom\ntrace", success=False))
     assert failed.tone == "error" and failed.headline == "❌ boom"
+    marked = summarize_result(ToolResult("3", "read_file", "❌ 参数错误（read_file）: 不是合法的 JSON", success=False))
+    assert marked.headline == "❌ 参数错误（read_file）: 不是合法的 JSON"
     blocked = summarize_result(ToolResult("4", "write_file", "用户拒绝", success=False, blocked=True))
     assert blocked.tone == "blocked" and "用户拒绝" in blocked.headline
     offloaded = ToolResult("5", "grep_code", "[工具输出过大，完整内容已卸载到会话文件]\ntool: grep_code\n"

@@ -104,6 +104,7 @@ def summarize_result(result: ToolResult, preview_lines: int = 3, width: int = 10
     if result.timed_out:
         return ResultSummary(f"⏱️ 超时: {first or '执行超时'}", tone="error")
     if not result.success:
+        first = first.removeprefix("❌").strip()  # many tool errors carry their own mark
         return ResultSummary(f"❌ {first or '执行失败'}", _preview(lines[1:], preview_lines - 1, width),
                              _folded(lines[1:], preview_lines - 1), tone="error")
     if body.startswith(_OFFLOAD_MARKER):

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 
 from paicli import __version__
 from paicli.agent.budget import AgentBudget
-from paicli.agent.events import Compacted, EventSink, RunFinished
+from paicli.agent.events import Compacted, EventSink, Notice, RunFinished
 from paicli.agent.react import AgentOptions, ReactAgent
 from paicli.cancel import CancelToken
 from paicli.cli.backend import (
@@ -20,7 +20,7 @@ from paicli.cli.backend import (
     StatusSnapshot,
 )
 from paicli.cli.compose import Components, build_llm
-from paicli.cli.mentions import expand_mentions
+from paicli.cli.mentions import attach_mentions
 from paicli.config.env import ConfigError
 from paicli.context.profile import ContextProfile
 from paicli.llm.messages import Message, Usage
@@ -120,7 +120,9 @@ class AppBackend:
             return finished
         self._phase = "running"
         try:
-            expanded = expand_mentions(text, self.settings.project_root)
+            expanded, notes = attach_mentions(text, self.settings.project_root)
+            for level, note in notes:
+                emit(Notice(note, "warn" if level == "warn" else "info"))
             if self.stdin_context:
                 expanded += f"\n\n以下是通过标准输入传入的内容：\n{self.stdin_context}"
             return self.agent.run(expanded, emit, cancel, submitted=text)
