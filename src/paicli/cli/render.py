@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import json
-import re
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderResult
@@ -27,160 +24,20 @@ from paicli.agent.events import (
     ToolFinished,
     ToolStarted,
 )
+from paicli.cli.summaries import (
+    ResultSummary,
+    blocked_headline,
+    clip,
+    compaction_lines,
+    diff_text,
+    fold_lines,
+    key_argument,
+    shorten,
+    strip_boundary,
+    summarize_result,
+    tool_call_line,
+)
 from paicli.tools.base import ToolResult
-
-_KEY_ARGUMENTS = ("path", "file_path", "command", "pattern", "query", "url", "name", "id", "fact", "content")
-_BOUNDARY_OPEN = re.compile(r'\A<tool_result tool="[^"]*" trust="untrusted-data">\n')
-_BOUNDARY_CLOSE = "\n</tool_result>"
-_OFFLOAD_MARKER = "[工具输出过大，完整内容已卸载到会话文件]"
-_READ_TOOLS = {"read_file"}
-_CANCELLED_PREFIX = "用户取消了"  # the runner's cancelled-call result (spec: blocked results' prefixes)
-
-
-def clip(text: str, limit: int) -> str:
-    """Cut `text` to `limit` terminal cells (CJK characters take two), ending with … when cut."""
-    if cell_len(text) <= limit:
-        return text
-    kept: list[str] = []
-    used = 0
-    for char in text:
-        width = cell_len(char)
-        if kept and used + width > limit - 1:
-            break
-        kept.append(char)
-        used += width
-    return "".join(kept) + "…"
-
-
-def shorten(text: str, limit: int) -> str:
-    """One line of at most `limit` terminal cells."""
-    return clip(" ".join(text.split()), limit)
-
-
-def key_argument(arguments: str, limit: int = 60) -> str:
-    """The argument that says what a call is about (path, command, query…), on one short line."""
-    try:
-        parsed = json.loads(arguments) if arguments.strip() else {}
-    except ValueError:
-        return shorten(arguments, limit)
-    if not isinstance(parsed, dict):
-        return shorten(str(parsed), limit)
-    for key in _KEY_ARGUMENTS:
-        value = parsed.get(key)
-        if isinstance(value, str) and value.strip():
-            return shorten(value, limit)
-    for value in parsed.values():
-        if isinstance(value, str) and value.strip():
-            return shorten(value, limit)
-    return ""
-
-
-def tool_call_line(name: str, arguments: str) -> str:
-    return f"⏺ {name}({key_argument(arguments)})"
-
-
-def strip_boundary(content: str) -> str:
-    """Drop the `<tool_result …>` wrapper the runner adds for the model; the user sees the payload."""
-    match = _BOUNDARY_OPEN.match(content)
-    if match and content.endswith(_BOUNDARY_CLOSE):
-        return content[match.end() : -len(_BOUNDARY_CLOSE)]
-    return content
-
-
-@dataclass(frozen=True)
-class ResultSummary:
-    headline: str
-    preview: tuple[str, ...] = ()
-    folded_lines: int = 0
-    tone: str = "ok"  # ok | error | blocked
-
-
-def summarize_result(result: ToolResult, preview_lines: int = 3, width: int = 100) -> ResultSummary:
-    body = strip_boundary(result.content).rstrip("\n")
-    lines = body.splitlines() if body else []
-    first = shorten(lines[0], width) if lines else ""
-    if result.blocked:
-        return ResultSummary(blocked_headline(lines[0] if lines else "", width), tone="blocked")
-    if result.timed_out:
-        return ResultSummary(f"⏱️ 超时: {first or '执行超时'}", tone="error")
-    if not result.success:
-        first = first.removeprefix("❌").strip()  # many tool errors carry their own mark
-        return ResultSummary(f"❌ {first or '执行失败'}", _preview(lines[1:], preview_lines - 1, width),
-                             _folded(lines[1:], preview_lines - 1), tone="error")
-    if body.startswith(_OFFLOAD_MARKER):
-        where = next((line.removeprefix("文件: ") for line in lines if line.startswith("文件: ")), "")
-        return ResultSummary(f"输出较大，完整内容已存到 {where}".rstrip())
-    if not lines:
-        return ResultSummary("完成（无输出）")
-    if result.name in _READ_TOOLS:
-        return ResultSummary(f"读取 {len(lines)} 行")
-    if len(lines) == 1:
-        return ResultSummary(first)
-    return ResultSummary(f"{len(lines)} 行", _preview(lines, preview_lines, width), _folded(lines, preview_lines))
-
-
-_MODEL_TAGS = ("[HITL]", "[AUTO]")
-
-
-def blocked_headline(first_line: str, width: int) -> str:
-    """The user-facing gist of a refusal: its first sentence, without the tag and advice meant for the model."""
-    text = first_line.strip()
-    for tag in _MODEL_TAGS:
-        text = text.removeprefix(tag).strip()
-    sentence = text.split("。", 1)[0].strip()
-    if not sentence:
-        return "⛔ 未执行: 被策略拦截"
-    if sentence.startswith(_CANCELLED_PREFIX):
-        return shorten(f"⏹️ {sentence}", width)
-    if "未执行" in sentence or sentence.startswith("🛡️"):
-        return shorten(f"⛔ {sentence}", width)
-    return shorten(f"⛔ 未执行: {sentence}", width)
-
-
-def _preview(lines: list[str], count: int, width: int) -> tuple[str, ...]:
-    return tuple(shorten(line, width) for line in lines[: max(0, count)])
-
-
-def _folded(lines: list[str], shown: int) -> int:
-    return max(0, len(lines) - max(0, shown))
-
-
-def fold_lines(text: str, keep: int) -> tuple[list[str], int]:
-    lines = text.rstrip("\n").splitlines()
-    if len(lines) <= keep:
-        return lines, 0
-    return lines[:keep], len(lines) - keep
-
-
-def compaction_lines(cleared: int, summarised: bool, before: int, after: int) -> list[str]:
-    lines: list[str] = []
-    if cleared:
-        lines.append(f"🧹 已清理 {cleared} 条旧工具结果")
-    if summarised:
-        lines.append(f"📦 已压缩历史上下文: {before:,} → {after:,} tokens")
-    return lines
-
-
-def diff_text(diff: str, keep: int = 60) -> Text:
-    """A unified diff with + lines green and - lines red, folded after `keep` lines."""
-    lines, folded = fold_lines(diff, keep)
-    text = Text()
-    for line in lines:
-        if line.startswith(("+++", "---")):
-            style = "bold"
-        elif line.startswith("+"):
-            style = "green"
-        elif line.startswith("-"):
-            style = "red"
-        elif line.startswith("@@"):
-            style = "cyan"
-        else:
-            style = "dim"
-        text.append("    " + line + "\n", style=style)
-    if folded:
-        text.append(f"    … 还有 {folded} 行改动未显示\n", style="dim")
-    return text
-
 
 _FENCE = ("```", "~~~")
 
@@ -454,3 +311,23 @@ class EventRenderer:
     def stop_spinner(self) -> None:
         with self._lock:
             self._spinner.stop()
+
+
+__all__ = [
+    "EventRenderer",
+    "MarkdownBlocks",
+    "ResultSummary",
+    "WaitSpinner",
+    "blocked_headline",
+    "clip",
+    "compaction_lines",
+    "diff_text",
+    "fold_lines",
+    "key_argument",
+    "print_markdown",
+    "say",
+    "shorten",
+    "strip_boundary",
+    "summarize_result",
+    "tool_call_line",
+]

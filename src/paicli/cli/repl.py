@@ -334,60 +334,6 @@ def pick_session(sessions: list[SessionSummary], choice: str) -> str | None:
     return prefixed[0] if len(prefixed) == 1 else None
 
 
-# -- piped stdin -------------------------------------------------------------------------------------
-
-
-class PipedIO:
-    """stdin is not a terminal: one input per line, answers on stdout, progress on stderr, no ANSI."""
-
-    markdown = False
-
-    def __init__(self, lines: IO[str], console: Console, progress: Console) -> None:
-        self._lines = lines
-        self.console = console
-        self.progress = progress
-
-    def next_line(self) -> str | None:
-        line = self._lines.readline()
-        return None if line == "" else line.rstrip("\r\n")
-
-    def ask(self, question: str) -> str | None:
-        say(self.progress, question, "dim")
-        return self.next_line()
-
-    def run_cancellable(self, work: Callable[[CancelToken], T], *, cancellable: bool = True,
-                        quiet: Callable[[], None] | None = None) -> T:
-        return run_in_worker(work, self._wait, self._interrupted)
-
-    def _wait(self, done: threading.Event, cancel: CancelToken) -> None:
-        while not done.is_set():
-            try:
-                done.wait(0.1)
-            except KeyboardInterrupt:
-                self._interrupted(cancel)
-
-    def _interrupted(self, cancel: CancelToken) -> None:
-        if not cancel.cancelled:
-            say(self.progress, CANCEL_REQUESTED, "yellow")
-        cancel.cancel()
-
-    def clear_input_history(self) -> None:
-        return None
-
-
-def run_piped(backend: Backend, lines: IO[str], console: Console, progress: Console) -> int:
-    io = PipedIO(lines, console, progress)
-    dispatcher = Dispatcher(backend, io)
-    while (line := io.next_line()) is not None:
-        if not line.strip():
-            continue
-        say(progress, f"› {mask_secrets(line.strip())}", "dim")
-        if not dispatcher.handle(line):
-            break
-        dispatcher.notices()
-    return 0
-
-
 def run_repl(
     backend: Backend,
     *,
@@ -416,6 +362,8 @@ def run_repl(
         progress = progress or Console(stderr=True, highlight=False, emoji=False)
     try:
         if not interactive:
+            from paicli.cli.repl_piped import run_piped
+
             return run_piped(backend, _text_stream(input, sys.stdin), console, progress)
         from paicli.cli.repl_prompt import run_interactive
 

@@ -1,0 +1,208 @@
+"""While a task runs in the interactive REPL: the key watcher (Esc / Ctrl+C cancel, type-ahead kept) and the
+approval questions asked at the prompt on behalf of the worker thread."""
+
+from __future__ import annotations
+
+import asyncio
+import queue
+import threading
+from collections.abc import Callable
+from typing import TypeVar
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.input import Input
+from prompt_toolkit.input.typeahead import get_typeahead, store_typeahead
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.key_binding.key_processor import KeyPress
+from prompt_toolkit.keys import Keys
+from prompt_toolkit.output import Output
+from rich.console import Console
+from rich.text import Text
+
+from paicli.cancel import CancelToken
+from paicli.cli.approval import ANSWERS
+from paicli.cli.render import diff_text, fold_lines, say
+from paicli.cli.repl import CANCEL_REQUESTED, run_in_worker
+from paicli.tools.base import ApprovalDecision, ApprovalRequest
+
+T = TypeVar("T")
+
+EOF_WHILE_RUNNING = "⏏ 收到 Ctrl+D：这个任务结束后退出 paicli（要马上停下任务请按 Esc）"
+
+
+class _PendingApproval:
+    def __init__(self, request: ApprovalRequest) -> None:
+        self.request = request
+        self.decision: ApprovalDecision = "deny"
+        self.answered = threading.Event()
+
+    def resolve(self, decision: ApprovalDecision) -> None:
+        self.decision = decision
+        self.answered.set()
+
+
+class InteractiveIO:
+    """Terminal IO for the dispatcher: follow-up prompts, a key watcher while a task runs, approvals."""
+
+    markdown = True
+
+    def __init__(self, inp: Input, out: Output, console: Console, clear_history: Callable[[], None]) -> None:
+        self._input = inp
+        self._output = out
+        self.console = console
+        self.progress = console
+        self._clear_history = clear_history
+        self._cancellable = True
+        self._quiet: Callable[[], None] | None = None
+        self._eof_hinted = False
+        self._watching = threading.Event()
+        self._approvals: queue.Queue[_PendingApproval] = queue.Queue()
+
+    def ask(self, question: str) -> str | None:
+        session: PromptSession[str] = PromptSession(input=self._input, output=self._output)
+        try:
+            return session.prompt(question)
+        except (EOFError, KeyboardInterrupt):
+            return None
+
+    def clear_input_history(self) -> None:
+        self._clear_history()
+
+    def run_cancellable(self, work: Callable[[CancelToken], T], *, cancellable: bool = True,
+                        quiet: Callable[[], None] | None = None) -> T:
+        """The watcher also keeps the terminal in raw mode, so keys typed meanwhile arrive intact."""
+        self._cancellable = cancellable
+        self._quiet = quiet
+        self._eof_hinted = False
+        self._watching.set()  # before the worker starts: it may ask at once
+        try:
+            return run_in_worker(work, self._watch)
+        finally:
+            self._watching.clear()
+            self._deny_waiting()
+
+    def approval_handler(self, request: ApprovalRequest) -> ApprovalDecision:
+        """Called on the worker thread by the tool runner; the main thread asks, the worker waits."""
+        if not self._watching.is_set():
+            return "deny"
+        pending = _PendingApproval(request)
+        self._approvals.put(pending)
+        while not pending.answered.wait(0.2):
+            if not self._watching.is_set():
+                return "deny"
+        return pending.decision
+
+    def _request_cancel(self, cancel: CancelToken) -> None:
+        if self._cancellable and not cancel.cancelled:
+            say(self.progress, CANCEL_REQUESTED, "yellow")
+            cancel.cancel()
+
+    def _watch(self, done: threading.Event, cancel: CancelToken) -> None:
+        try:
+            asyncio.run(self._watch_keys(done, cancel))
+        except KeyboardInterrupt:
+            self._request_cancel(cancel)
+            self._wait_plain(done, cancel)
+        except Exception:  # no raw mode / unreadable input: keep going, Ctrl+C (SIGINT) still cancels
+            self._wait_plain(done, cancel)
+
+    def _wait_plain(self, done: threading.Event, cancel: CancelToken) -> None:
+        while not done.is_set():
+            try:
+                done.wait(0.1)
+                self._deny_waiting()
+            except KeyboardInterrupt:
+                self._request_cancel(cancel)
+
+    def _deny_waiting(self) -> None:
+        while not self._approvals.empty():
+            self._approvals.get_nowait().resolve("deny")
+
+    def _take(self, keys: list[KeyPress], kept: list[KeyPress], cancel: CancelToken, live: bool = True) -> None:
+        """`live`: pressed while the task runs (not queued before it started, like a pasted script)."""
+        for key_press in keys:
+            if key_press.key in (Keys.Escape, Keys.ControlC):
+                self._request_cancel(cancel)
+            else:
+                if key_press.key == Keys.ControlD and live and not self._eof_hinted:
+                    # As type-ahead it ends the session once the task is over: say so now, not then.
+                    self._eof_hinted = True
+                    say(self.progress, EOF_WHILE_RUNNING, "dim")
+                kept.append(key_press)
+
+    async def _watch_keys(self, done: threading.Event, cancel: CancelToken) -> None:
+        """Esc / Ctrl+C cancel; other keys are kept as type-ahead for the next prompt; approvals are asked."""
+        kept: list[KeyPress] = []
+        self._take(get_typeahead(self._input), kept, cancel, live=False)
+        try:
+            with self._input.raw_mode():
+                while not done.is_set():
+                    await self._read_keys(done, cancel, kept)
+                    if not self._approvals.empty():
+                        pending = self._approvals.get_nowait()
+                        decision, interrupted = await self._ask_approval(pending.request)
+                        if interrupted:  # Ctrl+C at the question: refuse and stop the task, as elsewhere
+                            self._request_cancel(cancel)
+                        pending.resolve(decision)
+        finally:
+            store_typeahead(self._input, kept)
+
+    async def _read_keys(self, done: threading.Event, cancel: CancelToken, kept: list[KeyPress]) -> None:
+        inp = self._input
+        loop = asyncio.get_running_loop()
+        last_read = loop.time()
+
+        def on_ready() -> None:
+            nonlocal last_read
+            self._take(inp.read_keys(), kept, cancel)
+            last_read = loop.time()
+
+        with inp.attach(on_ready):
+            while not done.is_set() and self._approvals.empty():
+                await asyncio.sleep(0.05)
+                if loop.time() - last_read >= 0.1:
+                    self._take(inp.flush_keys(), kept, cancel)  # a lone Esc shows only once nothing follows
+
+    async def _ask_approval(self, request: ApprovalRequest) -> tuple[ApprovalDecision, bool]:
+        """The decision, and whether the person pressed Ctrl+C (or closed the input) instead of answering."""
+        if self._quiet is not None:
+            self._quiet()
+        say(self.console, f"⚠️ 需要确认: {request.summary}", "bold yellow")
+        if request.reason:
+            say(self.console, f"   原因: {request.reason}", "yellow")
+        if request.preview:
+            self.console.print(preview_text(request.preview), end="", soft_wrap=True)
+        bindings = KeyBindings()
+
+        @bindings.add("escape")
+        def _deny(event: KeyPressEvent) -> None:
+            event.app.exit(result="n")
+
+        session: PromptSession[str] = PromptSession(input=self._input, output=self._output,
+                                                    key_bindings=bindings)
+        interrupted = False
+        try:
+            answer = await session.prompt_async("允许执行吗？[y] 允许  [a] 本会话都允许  [n] 拒绝（默认）：")
+        except (EOFError, KeyboardInterrupt):
+            answer, interrupted = "n", True
+        decision = ANSWERS.get(answer.strip().lower(), "deny")
+        say(self.console, DECISION_TEXT[decision].format(tool=request.tool), "dim")
+        return decision, interrupted
+
+
+DECISION_TEXT: dict[ApprovalDecision, str] = {
+    "approve": "✅ 已允许",
+    "approve_all": "✅ 已允许；本会话里 {tool} 不再逐次询问（/hitl on 可恢复每次确认）",
+    "deny": "🚫 已拒绝",
+}
+
+
+def preview_text(preview: str) -> Text:
+    """A diff preview is coloured; a command or other text is shown dim, folded after 20 lines."""
+    if any(line.startswith(("@@", "+++", "---")) for line in preview.splitlines()[:4]):
+        return diff_text(preview, keep=40)
+    lines, folded = fold_lines(preview, 20)
+    text = Text("\n".join("    " + line for line in lines) + "\n", style="dim")
+    if folded:
+        text.append(f"    … 还有 {folded} 行\n", style="dim")
+    return text
