@@ -234,3 +234,22 @@ def test_a_mode_the_backend_lacks_is_refused_up_front(pipe: PipeInput, tmp_path:
     assert backend.calls == [("run", ("看看项目", "react"))]  # the next input is not held for the missing mode
     assert "还不能用" in session.text and "下一条输入将" not in session.text
     assert ("这条任务没有执行" in session.text) == (" " in command)
+
+
+@pytest.mark.parametrize(("command", "answer"), [("/memory clear", "已取消，长期记忆保持不变"), ("/resume", "已取消恢复")])
+def test_esc_backs_out_of_a_follow_up_question(pipe: PipeInput, tmp_path: Path, command: str, answer: str) -> None:
+    from paicli.cli.backend import SessionSummary
+
+    backend = FakeBackend(sessions=[SessionSummary("session-1-old", 0, "旧任务", 2, "m")])
+    session = Session(backend, pipe, tmp_path / "h")
+
+    def feeder(inp: PipeInput) -> None:
+        if command == "/resume":
+            wait_for(session, "本项目的历史会话")
+        pause(0.5)  # the question itself goes to the prompt's output, not to the console
+        inp.send_text(ESC)
+        wait_for(session, answer)
+        inp.send_text(CTRL_D)
+
+    session.run(feeder, command + ENTER)
+    assert [name for name in backend.names() if name in ("memory", "resume")] == []

@@ -59,7 +59,13 @@ class InteractiveIO:
         self._approvals: queue.Queue[_PendingApproval] = queue.Queue()
 
     def ask(self, question: str) -> str | None:
-        session: PromptSession[str] = PromptSession(input=self._input, output=self._output)
+        bindings = KeyBindings()
+
+        @bindings.add("escape")
+        def _give_up(event: KeyPressEvent) -> None:  # Esc backs out of a question, as it denies an approval
+            event.app.exit(exception=KeyboardInterrupt())
+
+        session: PromptSession[str] = PromptSession(input=self._input, output=self._output, key_bindings=bindings)
         try:
             return session.prompt(question)
         except (EOFError, KeyboardInterrupt):
