@@ -208,3 +208,12 @@ def test_model_flag_selects_the_model_for_the_run(project: Path, isolated_home: 
                           project)
         assert proc.returncode == 0, proc.stderr
         assert server.requests[0]["model"] == "other-model"
+
+
+def test_an_invalid_memory_knob_is_a_configuration_error(project: Path, isolated_home: Path) -> None:
+    with FakeOpenAIServer() as server:
+        env = paicli_env(isolated_home, server.base_url, PAICLI_MEMORY_STALE_DAYS="thirty")
+        proc = run_paicli(["-p", "在吗"], env, project)
+        assert proc.returncode == 2
+        assert len(proc.stderr.strip().splitlines()) == 1 and "PAICLI_MEMORY_STALE_DAYS" in proc.stderr
+        assert server.requests == []

@@ -94,10 +94,12 @@ def _configure_logging(home: Path, env: EnvLookup) -> None:
 
 def launch(args: argparse.Namespace) -> int:
     from paicli.config.settings import load_settings
+    from paicli.config.validate import validate_knobs
 
     env = EnvLookup()
     try:
         settings = load_settings(env, cli_model=args.model)
+        validate_knobs(env)
     except ConfigError as exc:
         return _fail(str(exc))
     _configure_logging(settings.paicli_home, env)
