@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from paicli.llm.messages import Message, ToolCall
+from tests.fakes.protocol import assert_protocol_valid
 
 STRUCTURED = (
     "## 当前目标与成功条件\n完成重构\n"
@@ -35,20 +36,4 @@ def qa_rounds(count: int, prefix: str = "Q", answer_prefix: str = "A", size: int
 
 def assert_pairs_valid(history: list[Message]) -> None:
     """Every assistant tool call is answered by exactly one tool message before the next non-tool message."""
-    i = 0
-    while i < len(history):
-        message = history[i]
-        if message.role == "assistant" and message.tool_calls:
-            expected = {c.id for c in message.tool_calls}
-            j = i + 1
-            seen: set[str] = set()
-            while j < len(history) and history[j].role == "tool":
-                assert history[j].tool_call_id in expected
-                assert history[j].tool_call_id not in seen
-                seen.add(history[j].tool_call_id or "")
-                j += 1
-            assert seen == expected, f"unanswered tool calls at {i}"
-            i = j
-        else:
-            assert message.role != "tool", f"orphan tool message at {i}"
-            i += 1
+    assert_protocol_valid(history)

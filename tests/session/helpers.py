@@ -8,6 +8,7 @@ from pathlib import Path
 
 from paicli.llm.messages import Message, ToolCall
 from paicli.session.ledger import ConversationLedger
+from tests.fakes.protocol import protocol_errors
 
 
 def counting_clock(start: int = 1_762_400_000_000) -> Callable[[], int]:
@@ -21,18 +22,7 @@ def new_ledger(home: Path, project: Path, **kwargs: object) -> ConversationLedge
 
 def valid_protocol(messages: Sequence[Message]) -> bool:
     """Every tool call answered by exactly one tool message before the next non-tool message; no strays."""
-    pending: list[str] = []
-    for message in messages:
-        if message.role == "tool":
-            if message.tool_call_id not in pending:
-                return False
-            pending.remove(message.tool_call_id)
-            continue
-        if pending:
-            return False
-        if message.role == "assistant" and message.tool_calls:
-            pending = [call.id for call in message.tool_calls]
-    return not pending
+    return not protocol_errors(messages)
 
 
 class ReactRecorder:

@@ -12,7 +12,7 @@ import pytest
 
 from paicli.agent.events import AgentEvent
 from paicli.cancel import CancelToken
-from paicli.llm.messages import Message
+from tests.fakes.protocol import assert_protocol_valid
 from tests.fakes.scripted_llm import ScriptedLLM, tool_call_reply
 
 from .helpers import make_runner, unwrap
@@ -23,18 +23,6 @@ react = pytest.importorskip("paicli.agent.react")
 class Prompt:
     def build(self, memory_context: str = "") -> str:
         return "system"
-
-
-def assert_protocol_valid(history: list[Message]) -> None:
-    pending: list[str] = []
-    for message in history:
-        if message.role == "tool":
-            assert message.tool_call_id in pending
-            pending.remove(message.tool_call_id or "")
-        else:
-            assert not pending, f"unanswered tool calls {pending} before a {message.role} message"
-            pending = [call.id for call in message.tool_calls]
-    assert not pending
 
 
 def test_bad_calls_get_refusals_and_the_run_finishes(project: Path, tmp_path: Path) -> None:
