@@ -1,4 +1,4 @@
-"""grep_code: the Python fallback (ripgrep is used when installed) and its limits."""
+"""grep_code on both engines (ripgrep, the time-limited Python fallback) and its limits."""
 
 from __future__ import annotations
 
@@ -28,45 +28,54 @@ def code(project: Path) -> Path:
     return project
 
 
-def grep(project: Path, **args: object) -> tuple[bool, str, dict[str, object]]:
-    result, text = run_one(make_runner(project), "grep_code", json.dumps(args))
+ENGINES = {"ripgrep": {}, "python": {"PAICLI_GREP_RIPGREP": "false"}}
+
+
+@pytest.fixture(params=sorted(ENGINES))
+def engine(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def grep(project: Path, engine: str = "ripgrep", **args: object) -> tuple[bool, str, dict[str, object]]:
+    runner = make_runner(project, values=ENGINES[engine])
+    result, text = run_one(runner, "grep_code", json.dumps(args))
     return result.success, text, result.metadata
 
 
-def test_finds_matches_with_context_and_skips_binary_and_vcs(code: Path) -> None:
-    ok, text, meta = grep(code, pattern=r"def main", context_lines=1)
+def test_finds_matches_with_context_and_skips_binary_and_vcs(code: Path, engine: str) -> None:
+    ok, text, meta = grep(code, engine, pattern=r"def main", context_lines=1)
     assert ok and meta["partial"] is False
     assert "src/app.py:3:def main():" in text
     assert "src/app.py-2-" in text and "src/app.py-4-    return os.getcwd()" in text
-    _, everywhere, _ = grep(code, pattern="main")
+    _, everywhere, _ = grep(code, engine, pattern="main")
     assert ".git" not in everywhere and "blob.bin" not in everywhere
     assert "notes.md:1:main idea" in everywhere
 
 
-def test_glob_and_path_restrict_the_search(code: Path) -> None:
-    _, text, _ = grep(code, pattern="main", glob="*.{ts,md}")
+def test_glob_and_path_restrict_the_search(code: Path, engine: str) -> None:
+    _, text, _ = grep(code, engine, pattern="main", glob="*.{ts,md}")
     assert "src/util.ts:1:" in text and "notes.md:1:" in text and "app.py" not in text
-    _, text, _ = grep(code, pattern="main", path="src")
+    _, text, _ = grep(code, engine, pattern="main", path="src")
     assert "notes.md" not in text and "src/app.py" in text
-    _, text, _ = grep(code, pattern="main", path="src/app.py", context_lines=0)
+    _, text, _ = grep(code, engine, pattern="main", path="src/app.py", context_lines=0)
     assert text.splitlines()[1:] == ["src/app.py:3:def main():"]
 
 
-def test_head_limit_and_max_chars_mark_partial_with_suggested_reads(project: Path) -> None:
+def test_head_limit_and_max_chars_mark_partial_with_suggested_reads(project: Path, engine: str) -> None:
     (project / "many.txt").write_text("".join(f"hit {i}\n" for i in range(100)), encoding="utf-8")
-    ok, text, meta = grep(project, pattern="hit", head_limit=5, context_lines=0)
+    ok, text, meta = grep(project, engine, pattern="hit", head_limit=5, context_lines=0)
     assert ok and meta["partial"] is True
     assert sum(1 for line in text.splitlines() if line.startswith("many.txt:")) == 5
     assert "partial: true" in text
     assert 'read_file {"path":"many.txt","offset":1,"limit":60}' in text
-    _, text, meta = grep(project, pattern="hit", head_limit=100, context_lines=0, max_chars=300)
+    _, text, meta = grep(project, engine, pattern="hit", head_limit=100, context_lines=0, max_chars=300)
     assert meta["partial"] is True and len(text) < 1200
 
 
-def test_no_match_and_missing_path(code: Path) -> None:
-    ok, text, _ = grep(code, pattern="zzz_not_here")
+def test_no_match_and_missing_path(code: Path, engine: str) -> None:
+    ok, text, _ = grep(code, engine, pattern="zzz_not_here")
     assert ok and "没有找到" in text
-    ok, text, _ = grep(code, pattern="x", path="nope")
+    ok, text, _ = grep(code, engine, pattern="x", path="nope")
     assert not ok and "不存在" in text
 
 

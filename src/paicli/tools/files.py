@@ -8,8 +8,18 @@ import re
 from pathlib import Path
 
 from paicli.tools.context import ToolContext
-from paicli.tools.guards import PathGuard
+from paicli.tools.fsio import (
+    NotRegularFile,
+    SymlinkSwapped,
+    open_beneath,
+    read_line_window,
+    read_regular_bytes,
+    write_fd,
+)
+from paicli.tools.guards import GuardedPath, PathGuard
 from paicli.tools.schema import Args, ToolOutput
+
+__all__ = ["NotRegularFile", "read_regular_bytes"]
 
 MAX_FILE_BYTES = 5 * 1024 * 1024
 DEFAULT_READ_LIMIT = 200
@@ -50,7 +60,20 @@ def split_lines(text: str) -> list[str]:
 
 
 def read_text(path: Path) -> str:
-    return path.read_bytes().decode("utf-8", errors="replace")
+    data = read_regular_bytes(path)
+    return (data or b"").decode("utf-8", errors="replace")
+
+
+def _not_regular(raw: object) -> ToolOutput:
+    return fail(f"{raw} 不是普通文件（例如命名管道、设备或套接字），不能读取或写入")
+
+
+def _swapped(raw: object) -> ToolOutput:
+    return fail(f"{raw} 在检查之后被替换成了符号链接或已不存在，为安全起见已停止操作")
+
+
+def _open(paths: PathGuard, target: GuardedPath, flags: int = os.O_RDONLY, *, make_dirs: bool = False) -> int:
+    return open_beneath(paths.root, target.relative, flags, make_dirs=make_dirs)
 
 
 def read_file(args: Args, ctx: ToolContext) -> ToolOutput:
@@ -60,24 +83,31 @@ def read_file(args: Args, ctx: ToolContext) -> ToolOutput:
         return fail(f"文件不存在: {args['path']}")
     if path.is_dir():
         return fail(f"{args['path']} 是目录，请用 list_dir 查看")
-    with path.open("rb") as handle:
-        if is_binary(handle.read(8192)):
-            return fail(f"{args['path']} 看起来是二进制文件，read_file 只能读取文本文件")
+    try:
+        fd = _open(ctx.paths, target)
+    except NotRegularFile:
+        return _not_regular(args["path"])
+    except SymlinkSwapped:
+        return _swapped(args["path"])
     ranged = "offset" in args or "limit" in args
-    size = path.stat().st_size
+    size = os.fstat(fd).st_size
+    if is_binary(os.pread(fd, 8192, 0)):
+        os.close(fd)
+        return fail(f"{args['path']} 看起来是二进制文件，read_file 只能读取文本文件")
     if not ranged and size > MAX_FILE_BYTES:
+        os.close(fd)
         return fail(
             f"文件过大（{size} 字节，超过 5MB），请用 offset/limit 分段读取，例如 "
             f'read_file {{"path":"{args["path"]}","offset":1,"limit":{DEFAULT_READ_LIMIT}}}'
         )
-    lines = split_lines(read_text(path))
-    total = len(lines)
-    offset = int(args.get("offset", 1))
-    limit = min(int(args.get("limit", DEFAULT_READ_LIMIT)), MAX_READ_LIMIT) if ranged else max(total, 1)
+    offset = max(int(args.get("offset", 1)), 1)
+    limit = min(int(args.get("limit", DEFAULT_READ_LIMIT)), MAX_READ_LIMIT) if ranged else MAX_FILE_BYTES
+    window = read_line_window(fd, offset - 1, max(limit, 1), ctx.cancel.raise_if_cancelled)
+    total = window.total
     if total and offset > total:
         return fail(f"offset={offset} 超出文件行数（共 {total} 行）: {args['path']}")
     start = offset - 1
-    chosen = lines[start : start + limit]
+    chosen = window.lines
     end = start + len(chosen) if chosen else 0
     name = str(args["path"]).strip()
     header = f"文件内容: {name} (lines {start + 1 if chosen else 0}-{end} of {total})"
@@ -136,13 +166,17 @@ def write_file(args: Args, ctx: ToolContext) -> ToolOutput:
     data = content.encode("utf-8")
     if len(data) > MAX_FILE_BYTES:
         return fail(f"写入内容过大（{len(data)} 字节），write_file 上限为 5MB")
-    path = target.real
-    if path.is_dir():
+    if target.real.is_dir():
         return fail(f"{args['path']} 是目录，不能写入")
-    existed = path.exists()
-    old = read_text(path) if existed else ""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
+    existed = target.real.exists()
+    try:
+        fd = _open(ctx.paths, target, os.O_RDWR | os.O_CREAT, make_dirs=True)
+    except NotRegularFile:
+        return _not_regular(args["path"])
+    except SymlinkSwapped:
+        return _swapped(args["path"])
+    old = os.pread(fd, MAX_FILE_BYTES + 1, 0).decode("utf-8", errors="replace")
+    write_fd(fd, data)
     verb = "已覆盖" if existed else "已创建"
     lines = len(split_lines(content))
     return ToolOutput(
@@ -154,18 +188,43 @@ def write_file(args: Args, ctx: ToolContext) -> ToolOutput:
 
 def edit_file(args: Args, ctx: ToolContext) -> ToolOutput:
     target = ctx.paths.resolve(args["path"])
-    path = target.real
     old_text: str = args["old_text"]
     new_text: str = args["new_text"]
-    if not path.is_file():
+    if not target.real.is_file():
         return fail(f"文件不存在: {args['path']}")
-    if path.stat().st_size > MAX_FILE_BYTES:
-        return fail(f"文件过大（超过 5MB），edit_file 无法编辑: {args['path']}")
     if old_text == "":
         return fail("old_text 不能为空；要新建或整体重写文件请用 write_file")
+    try:
+        fd = _open(ctx.paths, target, os.O_RDWR)
+    except NotRegularFile:
+        return _not_regular(args["path"])
+    except SymlinkSwapped:
+        return _swapped(args["path"])
+    if os.fstat(fd).st_size > MAX_FILE_BYTES:
+        os.close(fd)
+        return fail(f"文件过大（超过 5MB），edit_file 无法编辑: {args['path']}")
+    try:
+        outcome = _apply_edit(fd, args, old_text, new_text)
+    except BaseException:
+        os.close(fd)
+        raise
+    if isinstance(outcome, ToolOutput):
+        os.close(fd)
+        return outcome
+    original, updated, count = outcome
+    write_fd(fd, updated.encode("utf-8", errors="surrogateescape"))
+    replace_all = bool(args.get("replace_all", False))
+    return ToolOutput(
+        f"✅ 已编辑文件: {target.relative}（替换 {count if replace_all else 1} 处）",
+        display=unified_diff(_shown(original), _shown(updated), target.relative),
+        metadata={"path": target.relative},
+    )
+
+
+def _apply_edit(fd: int, args: Args, old_text: str, new_text: str) -> ToolOutput | tuple[str, str, int]:
     # surrogateescape: bytes that are not UTF-8 come back unchanged on write, so an edit never garbles
     # the rest of a GBK / Latin-1 file (errors="replace" would turn them all into U+FFFD).
-    original = path.read_bytes().decode("utf-8", errors="surrogateescape")
+    original = os.pread(fd, MAX_FILE_BYTES + 1, 0).decode("utf-8", errors="surrogateescape")
     old_text, new_text = match_line_endings(original, old_text, new_text)
     count = original.count(old_text)
     if count == 0:
@@ -177,15 +236,9 @@ def edit_file(args: Args, ctx: ToolContext) -> ToolOutput:
             "或设置 replace_all=true 替换全部"
         )
     updated = original.replace(old_text, new_text) if replace_all else original.replace(old_text, new_text, 1)
-    data = updated.encode("utf-8", errors="surrogateescape")
-    if len(data) > MAX_FILE_BYTES:
+    if len(updated.encode("utf-8", errors="surrogateescape")) > MAX_FILE_BYTES:
         return fail("编辑后的文件超过 5MB，已放弃写入")
-    path.write_bytes(data)
-    return ToolOutput(
-        f"✅ 已编辑文件: {target.relative}（替换 {count if replace_all else 1} 处）",
-        display=unified_diff(_shown(original), _shown(updated), target.relative),
-        metadata={"path": target.relative},
-    )
+    return original, updated, count
 
 
 def list_dir(args: Args, ctx: ToolContext) -> ToolOutput:

