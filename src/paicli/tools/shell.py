@@ -1,5 +1,9 @@
 """execute_command: `bash -c` in the project root, its own process group, timeout/cancel kill the whole group.
 
+Nothing a command starts outlives it: when the command ends, whatever is left of its process group
+(`sleep 100 &`, `nohup …`) is killed, and so is every process that still carries the command's marker
+variable in its environment (which also finds `setsid` / double-forked daemons that left the group).
+
 Output capture follows spec 2.2: up to 2,000,000 chars when offloading is on (8,000 when off); more than 8,000
 chars go to the offloader with an 8,000-char head, otherwise the text is cut with `...(输出已截断)`.
 """
@@ -14,7 +18,9 @@ import signal
 import subprocess
 import threading
 import time
+import uuid
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO
 
 from paicli.tools.context import Offloader, ToolContext
@@ -26,6 +32,8 @@ OVERFLOW_NOTE = "...(超过 2000000 字符的部分未保存)\n"
 TRUNCATED_NOTE = "\n...(输出已截断)"
 KILL_GRACE_SECONDS = 0.5
 _READ_CHUNK = 65536
+MARKER_ENV = "PAICLI_COMMAND_MARKER"
+_PROC = Path("/proc")
 
 
 @dataclass
@@ -82,6 +90,41 @@ def kill_group(process: subprocess.Popen[bytes]) -> None:
             time.sleep(0.01)
 
 
+def marked_processes(marker: str) -> list[int]:
+    """Pids (other than ours) whose environment holds `MARKER_ENV=marker` (Linux /proc; [] elsewhere)."""
+    needle = f"{MARKER_ENV}={marker}".encode()
+    found: list[int] = []
+    try:
+        entries = list(_PROC.iterdir())
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:
+            continue
+        if needle in environ.split(b"\0"):
+            found.append(int(entry.name))
+    return found
+
+
+def kill_leftovers(process: subprocess.Popen[bytes], marker: str) -> None:
+    """After the command: its process group, then anything that escaped it but still carries the marker."""
+    process.poll()
+    if _group_alive(process.pid):
+        kill_group(process)
+    for _ in range(3):  # a dying parent may fork once more; a few passes settle it
+        pids = marked_processes(marker)
+        if not pids:
+            return
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.05)
+
+
 def _group_alive(pgid: int) -> bool:
     try:
         os.killpg(pgid, 0)
@@ -100,6 +143,7 @@ class CommandRun:
 
 
 def run_command(command: str, ctx: ToolContext, capture_limit: int) -> CommandRun:
+    marker = uuid.uuid4().hex
     process = subprocess.Popen(
         ["bash", "-c", command],
         cwd=ctx.project_root,
@@ -107,6 +151,7 @@ def run_command(command: str, ctx: ToolContext, capture_limit: int) -> CommandRu
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=True,
+        env={**os.environ, MARKER_ENV: marker},
     )
     capture = Capture(capture_limit)
     assert process.stdout is not None
@@ -130,7 +175,8 @@ def run_command(command: str, ctx: ToolContext, capture_limit: int) -> CommandRu
         process.wait()
     finally:
         unregister()
-    # Background children may keep the pipe open; do not hang on them.
+        kill_leftovers(process, marker)
+    # Whatever escaped even the marker sweep may keep the pipe open; do not hang on it.
     reader.join(timeout=2.0)
     with contextlib.suppress(Exception):
         if not reader.is_alive():
