@@ -136,3 +136,104 @@ def test_ripgrep_json_output_is_parsed_and_cut_at_head_limit(fake_rg: Path) -> N
 def test_ripgrep_regex_errors_become_results(fake_rg: Path) -> None:
     ok, text, _ = grep(fake_rg, pattern="(")
     assert not ok and "正则表达式无效" in text and "unclosed group" in text
+
+
+# ---- hostile patterns and files (issue 17 item 5) -------------------------------------------------
+
+CATASTROPHIC = ["(a|aa)+$", "(?:a|aa){2,}x$", "((a|aa)+)+!!", r"(\w|aa)+$"]
+
+
+def _slow_project(project: Path) -> Path:
+    (project / "slow.txt").write_text(("a" * 64 + "!\n") * 50, encoding="utf-8")
+    return project
+
+
+def _query(project: Path, pattern: str) -> object:
+    from paicli.tools.search import GrepQuery
+
+    return GrepQuery(pattern, project.resolve(), project.resolve(), (), 0, 20)
+
+
+def _context(project: Path, cancel: object) -> object:
+    from paicli.tools.context import ToolContext
+    from paicli.tools.guards import PathGuard
+
+    from .helpers import env
+
+    return ToolContext(project, PathGuard(project), env(), cancel)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("pattern", CATASTROPHIC)
+def test_fallback_engine_gives_up_on_catastrophic_patterns(project: Path, pattern: str) -> None:
+    from paicli.cancel import CancelToken
+    from paicli.tools.search import RegexTimeout, python_grep
+
+    _slow_project(project)
+    with pytest.raises(RegexTimeout):
+        python_grep(_query(project, pattern), _context(project, CancelToken()), deadline_seconds=0.2)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("pattern", CATASTROPHIC[:2])
+def test_a_cancel_ends_a_catastrophic_fallback_search(project: Path, pattern: str) -> None:
+    import threading
+
+    from paicli.cancel import Cancelled, CancelToken
+    from paicli.tools.search import python_grep
+
+    _slow_project(project)
+    cancel = CancelToken()
+    started = threading.Event()
+    outcome: list[BaseException] = []
+
+    def search() -> None:
+        started.set()
+        try:
+            python_grep(_query(project, pattern), _context(project, cancel))  # type: ignore[arg-type]
+        except BaseException as error:
+            outcome.append(error)
+
+    worker = threading.Thread(target=search)
+    worker.start()
+    started.wait(30)
+    cancel.cancel()
+    worker.join(60)
+    assert not worker.is_alive()
+    assert len(outcome) == 1 and isinstance(outcome[0], Cancelled)
+
+
+def test_batch_timeout_fires_while_catastrophic_fallback_searches_run(project: Path) -> None:
+    """The regex runs without the GIL on a worker thread: the batch timer gets to run (20 s regex budget)."""
+    from .helpers import run
+
+    _slow_project(project)
+    runner = make_runner(project, values=ENGINES["python"], batch_timeout=0.5)
+    results = run(
+        runner,
+        ("grep_code", json.dumps({"pattern": CATASTROPHIC[0]})),
+        ("grep_code", json.dumps({"pattern": CATASTROPHIC[1]})),
+        ("read_file", json.dumps({"path": "slow.txt", "limit": 1})),
+    )
+    assert [r.timed_out for r in results[:2]] == [True, True]
+    assert "工具执行超时" in results[0].content and "正则表达式执行超时" not in results[0].content
+    assert results[2].success and "lines 1-1 of 50" in results[2].content
+
+
+@pytest.mark.parametrize("pattern", CATASTROPHIC)
+def test_ripgrep_runs_catastrophic_patterns_in_linear_time(project: Path, pattern: str) -> None:
+    (project / "slow.txt").write_text("a" * 64 + "b\n" + "aaaa\n", encoding="utf-8")
+    ok, text, _ = grep(project, "ripgrep", pattern=pattern)
+    assert ok, text
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
+def test_searches_skip_fifos_and_refuse_one_named_directly(project: Path, engine: str) -> None:
+    os.mkfifo(project / "pipe")
+    (project / "sub").mkdir()
+    os.mkfifo(project / "sub" / "pipe.py")
+    (project / "real.py").write_text("needle\n", encoding="utf-8")
+    ok, text, _ = grep(project, engine, pattern="needle")
+    assert ok and "real.py:1:needle" in text and "pipe" not in text
+    ok, text, _ = grep(project, engine, pattern="needle", glob="*.py")
+    assert ok and "real.py:1:needle" in text
+    ok, text, _ = grep(project, engine, pattern="needle", path="sub/pipe.py")
+    assert not ok and "不是普通文件" in text

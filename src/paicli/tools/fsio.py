@@ -17,6 +17,7 @@ import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 _CHUNK = 1 << 20
 _BREAK = re.compile(rb"\r\n|\r|\n")
@@ -76,7 +77,9 @@ def open_beneath(
     directory = os.open(root, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)
     try:
         for name in parts[:-1]:
-            directory = _enter(directory, name, make_dirs)
+            child = _enter(directory, name, make_dirs)
+            os.close(directory)
+            directory = child
         try:
             fd = os.open(
                 parts[-1], flags | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC, mode, dir_fd=directory
@@ -93,24 +96,21 @@ def open_beneath(
 
 
 def _enter(directory: int, name: str, make_dirs: bool) -> int:
+    """An fd on the subdirectory `name` of `directory` (created when missing and allowed); never a symlink."""
     flags = os.O_RDONLY | _O_DIRECTORY | _O_NOFOLLOW | _O_CLOEXEC
     try:
-        child = os.open(name, flags, dir_fd=directory)
-    except FileNotFoundError:
-        if not make_dirs:
-            raise
+        try:
+            return os.open(name, flags, dir_fd=directory)
+        except FileNotFoundError:
+            if not make_dirs:
+                raise
         with contextlib.suppress(FileExistsError):
             os.mkdir(name, 0o777, dir_fd=directory)
-        try:
-            child = os.open(name, flags, dir_fd=directory)
-        except OSError as error:
-            os.close(directory)
-            raise SymlinkSwapped() if error.errno in (errno.ELOOP, errno.ENOTDIR) else error from None
+        return os.open(name, flags, dir_fd=directory)
     except OSError as error:
-        os.close(directory)
-        raise SymlinkSwapped() if error.errno in (errno.ELOOP, errno.ENOTDIR) else error from None
-    os.close(directory)
-    return child
+        if error.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise SymlinkSwapped() from None
+        raise
 
 
 def read_fd(fd: int, max_bytes: int | None = None) -> bytes | None:
@@ -140,7 +140,12 @@ class LineWindow:
 
 
 def read_line_window(
-    fd: int, start: int, count: int, check: Callable[[], None] = lambda: None, max_line_bytes: int = 1 << 20
+    fd: int,
+    start: int,
+    count: int,
+    check: Callable[[], None] = lambda: None,
+    max_line_bytes: int = 1 << 20,
+    chunk_size: int = _CHUNK,
 ) -> LineWindow:
     """Lines [start, start+count) (0-based) of the file behind `fd`, streamed in chunks: memory stays bounded
     by the window, never by the file. Closes `fd`. `check` runs per chunk (it may raise to cancel)."""
@@ -148,7 +153,7 @@ def read_line_window(
     state = _LineState()
     wanted: list[str] = []
     with os.fdopen(fd, "rb") as handle:
-        for chunk in _chunks(handle):
+        for chunk in _chunks(handle, chunk_size):
             check()
             state.feed(chunk, start, end, wanted, max_line_bytes)
     if state.tail and start <= state.line < end:
@@ -156,10 +161,9 @@ def read_line_window(
     return LineWindow(wanted, state.line + (1 if state.tail else 0))
 
 
-def _chunks(handle: object) -> Iterator[bytes]:
-    read = getattr(handle, "read")  # noqa: B009 - a binary file object
+def _chunks(handle: BinaryIO, size: int) -> Iterator[bytes]:
     while True:
-        chunk = read(_CHUNK)
+        chunk = handle.read(size)
         if not chunk:
             return
         yield chunk

@@ -56,6 +56,7 @@ SKIPPED_DIRS = frozenset(
 )
 MAX_SUGGESTED_READS = 5
 REGEX_DEADLINE_SECONDS = 20.0
+LINE_DEADLINE_SECONDS = 2.0
 _POLL_SECONDS = 0.05
 RIPGREP_KEY = "PAICLI_GREP_RIPGREP"
 
@@ -126,7 +127,9 @@ def compile_pattern(pattern: str) -> Any:
         raise re.error(str(error)) from None
 
 
-def python_grep(query: GrepQuery, ctx: ToolContext) -> tuple[list[Line], int, bool]:
+def python_grep(
+    query: GrepQuery, ctx: ToolContext, deadline_seconds: float = REGEX_DEADLINE_SECONDS
+) -> tuple[list[Line], int, bool]:
     """The fallback engine on a worker thread; the caller's thread only waits, so it can be cancelled."""
     compiled = compile_pattern(query.pattern)
     outcome: list[Any] = []
@@ -135,7 +138,7 @@ def python_grep(query: GrepQuery, ctx: ToolContext) -> tuple[list[Line], int, bo
 
     def work() -> None:
         try:
-            outcome.append(_python_grep(query, compiled, stop.is_set))
+            outcome.append(_python_grep(query, compiled, stop.is_set, deadline_seconds))
         except BaseException as error:  # handed to the waiting thread
             outcome.append(error)
         finally:
@@ -159,10 +162,10 @@ def python_grep(query: GrepQuery, ctx: ToolContext) -> tuple[list[Line], int, bo
 
 
 def _python_grep(
-    query: GrepQuery, compiled: Any, stopped: Callable[[], bool]
+    query: GrepQuery, compiled: Any, stopped: Callable[[], bool], deadline_seconds: float
 ) -> tuple[list[Line], int, bool]:
     """Matching lines with context, the number of files with matches, and whether head_limit cut the list."""
-    deadline = time.monotonic() + REGEX_DEADLINE_SECONDS
+    deadline = time.monotonic() + deadline_seconds
     out: list[Line] = []
     matches = 0
     files = 0
@@ -201,7 +204,8 @@ def _hits(compiled: Any, lines: list[str], deadline: float, stopped: Callable[[]
         if remaining <= 0:
             raise RegexTimeout()
         try:
-            found = compiled.search(text, timeout=remaining, concurrent=True)
+            # a bounded slice per line: after a cancel the worker thread stops burning CPU soon, too
+            found = compiled.search(text, timeout=min(remaining, LINE_DEADLINE_SECONDS), concurrent=True)
         except TimeoutError:
             raise RegexTimeout() from None
         if found:
