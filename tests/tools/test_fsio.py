@@ -28,11 +28,10 @@ def window(data: bytes, start: int, count: int, chunk: int) -> tuple[list[str], 
 def _temp_fd(data: bytes) -> int:
     import tempfile
 
-    handle = tempfile.TemporaryFile()
-    handle.write(data)
-    handle.flush()
-    fd = os.dup(handle.fileno())
-    handle.close()
+    with tempfile.TemporaryFile() as handle:
+        handle.write(data)
+        handle.flush()
+        fd = os.dup(handle.fileno())
     os.lseek(fd, 0, os.SEEK_SET)
     return fd
 

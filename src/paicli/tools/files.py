@@ -190,7 +190,7 @@ def edit_file(args: Args, ctx: ToolContext) -> ToolOutput:
     target = ctx.paths.resolve(args["path"])
     old_text: str = args["old_text"]
     new_text: str = args["new_text"]
-    if not target.real.is_file():
+    if not target.real.exists() or target.real.is_dir():
         return fail(f"文件不存在: {args['path']}")
     if old_text == "":
         return fail("old_text 不能为空；要新建或整体重写文件请用 write_file")

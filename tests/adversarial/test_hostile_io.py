@@ -1,0 +1,228 @@
+"""Hostile I/O end to end (issue 17, medium item 5 and the low items): paicli as a subprocess against the
+loopback server; every wait is on an event (an output line, a process gone), never on the clock."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cli.paicli_proc import paicli_env, run_paicli
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
+
+LINUX = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+WAIT = 90.0
+
+
+class Running:
+    """paicli -p --output-format stream-json, its stdout events collected on a thread."""
+
+    def __init__(self, args: list[str], env: dict[str, str], cwd: Path) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "paicli", *args, "--output-format", "stream-json"],
+            env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        self.events: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.seen: list[dict[str, Any]] = []
+        self.err: list[str] = []
+        self.readers = [threading.Thread(target=self._read, daemon=True),
+                        threading.Thread(target=self._read_err, daemon=True)]
+        for reader in self.readers:
+            reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            if line.strip().startswith("{"):
+                self.events.put(json.loads(line))
+
+    def _read_err(self) -> None:
+        assert self.proc.stderr is not None
+        self.err.extend(self.proc.stderr)
+
+    def wait_for(self, kind: str, name: str | None = None) -> dict[str, Any]:
+        deadline = time.monotonic() + WAIT
+        while time.monotonic() < deadline:
+            try:
+                event = self.events.get(timeout=0.5)
+            except queue.Empty:
+                continue
+            self.seen.append(event)
+            if event.get("type") == kind and (name is None or event.get("name") == name):
+                return event
+        raise AssertionError(f"no {kind} event within {WAIT}s; saw {self.seen}")
+
+    def finish(self) -> tuple[int, str]:
+        try:
+            self.proc.wait(timeout=WAIT)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait()
+        for reader in self.readers:
+            reader.join(WAIT)
+        while not self.events.empty():
+            self.seen.append(self.events.get())
+        return self.proc.returncode, "".join(self.err)
+
+
+def slow_file(project: Path) -> None:
+    (project / "slow.txt").write_text(("a" * 64 + "!\n") * 400, encoding="utf-8")
+
+
+# ---- item 5: a catastrophic regex never outlives a signal --------------------------------------------
+
+CATASTROPHIC = ["(a|aa)+$", "(?:a|aa){2,}x$", "((a|aa)+)+!!", r"(\w|aa)+$"]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "extra"),
+    [
+        (CATASTROPHIC[0], None),
+        (CATASTROPHIC[1], ("read_file", '{"path": "slow.txt", "limit": 1}')),
+        (CATASTROPHIC[2], ("grep_code", json.dumps({"pattern": CATASTROPHIC[3]}))),
+        (CATASTROPHIC[3], ("list_dir", '{"path": "."}')),
+    ],
+)
+def test_sigterm_during_a_catastrophic_fallback_regex_exits(
+    project: Path, isolated_home: Path, pattern: str, extra: tuple[str, str] | None
+) -> None:
+    slow_file(project)
+    calls = [("grep_code", json.dumps({"pattern": pattern}))] + ([extra] if extra else [])
+    with FakeOpenAIServer() as server:
+        server.push(Reply.tool_calls(*calls), "不会用到")
+        env = paicli_env(isolated_home, server.base_url, PAICLI_GREP_RIPGREP="false")
+        run = Running(["-p", "找一下"], env, project)
+        run.wait_for("tool_start", "grep_code")
+        run.proc.send_signal(signal.SIGTERM)
+        code, err = run.finish()
+    assert code == 130, err
+    assert "Traceback" not in err
+    ends = [e for e in run.seen if e.get("type") == "tool_end" and e.get("name") == "grep_code"]
+    assert ends and all("正则表达式执行超时" not in e["content"] for e in ends)  # ended by the signal
+    assert server.violations == []
+
+
+@pytest.mark.parametrize("pattern", CATASTROPHIC)
+def test_ripgrep_is_the_default_engine_and_is_linear(project: Path, isolated_home: Path, pattern: str) -> None:
+    (project / "slow.txt").write_text(("a" * 64 + "!\n") * 400 + "aaaa\n" + "aax\n" + "aa!!\n", encoding="utf-8")
+    with FakeOpenAIServer() as server:
+        server.push(Reply.tool_calls(("grep_code", json.dumps({"pattern": pattern}))), "好了")
+        proc = run_paicli(["-p", "找一下"], paicli_env(isolated_home, server.base_url), project, timeout=WAIT)
+        assert proc.returncode == 0, proc.stderr
+        tool = [m for m in server.requests[1]["messages"] if m["role"] == "tool"][0]["content"]
+        assert "正则表达式执行超时" not in tool and "grep_code" in tool
+        assert server.violations == []
+
+
+# ---- item 5: FIFOs and other non-regular files never block a tool ----------------------------------
+
+FIFO_CALLS = [
+    ("read_file", {"path": "pipe"}),
+    ("read_file", {"path": "pipe", "offset": 2, "limit": 3}),
+    ("grep_code", {"pattern": "needle"}),
+    ("grep_code", {"pattern": "needle", "path": "pipe"}),
+    ("grep_code", {"pattern": "needle", "path": "deep"}),
+    ("write_file", {"path": "pipe", "content": "x"}),
+    ("edit_file", {"path": "deep/named.py", "old_text": "a", "new_text": "b"}),
+    ("glob_files", {"pattern": "**/*"}),
+    ("list_dir", {"path": "deep"}),
+]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
+@pytest.mark.parametrize("engine", ["true", "false"])
+def test_fifos_in_the_project_never_block_a_tool(project: Path, isolated_home: Path, engine: str) -> None:
+    os.mkfifo(project / "pipe")
+    (project / "deep").mkdir()
+    os.mkfifo(project / "deep" / "named.py")
+    (project / "deep" / "real.py").write_text("needle = 1\n", encoding="utf-8")
+    replies = [Reply.tool_calls((name, json.dumps(args))) for name, args in FIFO_CALLS]
+    with FakeOpenAIServer() as server:
+        server.push(*replies, "看完了")
+        env = paicli_env(isolated_home, server.base_url, PAICLI_GREP_RIPGREP=engine)
+        proc = run_paicli(["-p", "看看", "--yes"], env, project, timeout=WAIT * 2)
+        assert proc.returncode == 0, proc.stderr
+        assert "Traceback" not in proc.stderr
+        tools = [m["content"] for m in server.requests[-1]["messages"] if m["role"] == "tool"]
+    assert len(tools) == len(FIFO_CALLS)
+    for (name, args), text in zip(FIFO_CALLS, tools, strict=True):
+        if name in ("read_file", "write_file", "edit_file") or args.get("path") == "pipe":
+            assert "不是普通文件" in text, (name, args, text)
+    assert "deep/real.py:1:needle = 1" in tools[2] and "deep/real.py" in tools[4]
+    assert stat_is_fifo(project / "pipe")
+
+
+def stat_is_fifo(path: Path) -> bool:
+    import stat
+
+    return stat.S_ISFIFO(os.lstat(path).st_mode)
+
+
+# ---- low: nothing a command starts outlives it ---------------------------------------------------------
+
+
+def processes_with(token: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if token in cmdline and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def wait_gone(token: str) -> list[int]:
+    deadline = time.monotonic() + WAIT
+    while (left := processes_with(token)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return left
+
+
+@pytest.fixture
+def sleep_token() -> Iterator[str]:
+    token = f"{1000 + uuid.uuid4().int % 100000}.{uuid.uuid4().int % 10**6:06d}"
+    yield token
+    for pid in processes_with(f"sleep {token}"):  # never leave one behind, whatever the outcome
+        os.kill(pid, signal.SIGKILL)
+
+
+BACKGROUND = [
+    "sleep {t} & echo started",
+    "nohup sleep {t} >/dev/null 2>&1 & echo started",
+    "setsid sleep {t} >/dev/null 2>&1 < /dev/null & echo started",
+    "(setsid bash -c 'sleep {t}' >/dev/null 2>&1 &) ; echo started",
+    "( ( sleep {t} & ) & ) ; disown -a; echo started",
+]
+
+
+@LINUX
+@pytest.mark.parametrize("template", BACKGROUND)
+def test_background_processes_do_not_outlive_the_command(
+    project: Path, isolated_home: Path, sleep_token: str, template: str
+) -> None:
+    command = template.format(t=sleep_token)
+    with FakeOpenAIServer() as server:
+        server.push(Reply.tool_calls(("execute_command", json.dumps({"command": command}))), "跑完了")
+        proc = run_paicli(["-p", "后台跑一下", "--yes"], paicli_env(isolated_home, server.base_url), project,
+                          timeout=WAIT)
+        assert proc.returncode == 0, proc.stderr
+        tool = [m for m in server.requests[1]["messages"] if m["role"] == "tool"][0]["content"]
+        assert "started" in tool and "退出码: 0" in tool
+    assert wait_gone(f"sleep {sleep_token}") == []
