@@ -121,7 +121,7 @@ def test_ripgrep_is_the_default_engine_and_is_linear(project: Path, isolated_hom
         server.push(Reply.tool_calls(("grep_code", json.dumps({"pattern": pattern}))), "好了")
         proc = run_paicli(["-p", "找一下"], paicli_env(isolated_home, server.base_url), project, timeout=WAIT)
         assert proc.returncode == 0, proc.stderr
-        tool = [m for m in server.requests[1]["messages"] if m["role"] == "tool"][0]["content"]
+        tool = next(m for m in server.requests[1]["messages"] if m["role"] == "tool")["content"]
         assert "正则表达式执行超时" not in tool and "grep_code" in tool
         assert server.violations == []
 
@@ -223,6 +223,6 @@ def test_background_processes_do_not_outlive_the_command(
         proc = run_paicli(["-p", "后台跑一下", "--yes"], paicli_env(isolated_home, server.base_url), project,
                           timeout=WAIT)
         assert proc.returncode == 0, proc.stderr
-        tool = [m for m in server.requests[1]["messages"] if m["role"] == "tool"][0]["content"]
+        tool = next(m for m in server.requests[1]["messages"] if m["role"] == "tool")["content"]
         assert "started" in tool and "退出码: 0" in tool
     assert wait_gone(f"sleep {sleep_token}") == []
