@@ -226,3 +226,35 @@ def test_background_processes_do_not_outlive_the_command(
         tool = next(m for m in server.requests[1]["messages"] if m["role"] == "tool")["content"]
         assert "started" in tool and "退出码: 0" in tool
     assert wait_gone(f"sleep {sleep_token}") == []
+
+
+# ---- item 7: memory entries of an unexpected shape survive writes from real runs ---------------------
+
+ODD_MEMORY: list[Any] = [
+    {"id": "fact-000type", "content": "未知类型", "type": "PREFERENCE", "metadata": {}},
+    {"id": 77, "content": "数字 id"},
+    {"id": "fact-0number", "content": 3.14},
+    "一条裸字符串记忆",
+]
+
+
+def test_odd_memory_entries_survive_a_save_and_the_user_is_told(project: Path, isolated_home: Path) -> None:
+    folder = isolated_home / ".paicli" / "memory"
+    folder.mkdir(parents=True)
+    path = folder / "long_term_memory.json"
+    path.write_text(json.dumps(ODD_MEMORY, ensure_ascii=False), encoding="utf-8")
+    fact = json.dumps({"fact": "部署脚本在 deploy/run.sh", "scope": "global"}, ensure_ascii=False)
+    with FakeOpenAIServer() as server:
+        server.push(Reply.tool_calls(("save_memory", fact)), "记住了")
+        env = paicli_env(isolated_home, server.base_url)
+        proc = run_paicli(["-p", "记住部署脚本位置"], env, project, timeout=WAIT)
+        assert proc.returncode == 0, proc.stderr
+        written = json.loads(path.read_text(encoding="utf-8"))
+        assert written[: len(ODD_MEMORY)] == ODD_MEMORY
+        assert [item.get("content") for item in written[len(ODD_MEMORY):]] == ["部署脚本在 deploy/run.sh"]
+        listing = run_paicli([], env, project, stdin="/memory list\n/exit\n", timeout=WAIT)
+        assert listing.returncode == 0, listing.stderr
+        assert "原样保留" in listing.stdout + listing.stderr
+        assert "部署脚本在 deploy/run.sh" in listing.stdout + listing.stderr
+    assert json.loads(path.read_text(encoding="utf-8"))[: len(ODD_MEMORY)] == ODD_MEMORY
+    assert list(folder.glob("long_term_memory.json.bak-*"))

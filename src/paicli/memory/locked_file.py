@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 from paicli.config.env import ConfigError, EnvLookup, paicli_home
 from paicli.memory.entry import MemoryEntry
+from paicli.memory.unparsed import Unparsed, interleave, split_items
 
 log = logging.getLogger(__name__)
 
@@ -56,19 +57,24 @@ def lock_timeout_from_env(env: EnvLookup) -> float:
 
 
 def render_json(
-    entries: Iterable[MemoryEntry], cache: dict[str, tuple[MemoryEntry, str]] | None = None
+    entries: Iterable[MemoryEntry],
+    cache: dict[str, tuple[MemoryEntry, str]] | None = None,
+    kept: Unparsed | None = None,
 ) -> str:
     """Jackson's default pretty printer layout: `[ {` ... `}, {` ... `} ]`, `"key" : value`.
 
     `cache` maps id -> (entry, block) from the previous write; a block is reused only for the same object.
+    `kept`: items of the file that are not usable entries, written back in place (see memory.unparsed).
     """
-    blocks = []
     fresh: dict[str, tuple[MemoryEntry, str]] = {}
-    for entry in entries:
+
+    def render_entry(entry: MemoryEntry) -> str:
         hit = cache.get(entry.id) if cache is not None else None
         block = hit[1] if hit is not None and hit[0] is entry else _render_object(entry.to_json_dict())
         fresh[entry.id] = (entry, block)
-        blocks.append(block)
+        return block
+
+    blocks = interleave(entries, kept, render_entry) if kept else [render_entry(entry) for entry in entries]
     if cache is not None:
         cache.clear()
         cache.update(fresh)
@@ -112,6 +118,11 @@ def _java_string(value: str) -> str:
     return '"' + "".join(out) + '"'
 
 
+def json_scalar(value: Any) -> str:
+    """A JSON scalar the way the reference writes it (strings escaped like Jackson)."""
+    return _s(value)
+
+
 def _s(value: Any) -> str:
     if isinstance(value, str):
         return _java_string(value) if _NEEDS_HEX.search(value) else _encode_string(value)
@@ -130,6 +141,9 @@ class MemoryFile:
         self._signature: tuple[int, int, int] | None = None
         self._rendered: dict[str, tuple[MemoryEntry, str]] = {}
         self.last_backup: Path | None = None  # where the last unparsable file was copied to
+        self.kept = Unparsed()  # items of the file that are not usable entries; every write keeps them
+        self._kept_fingerprint = ""
+        self.kept_notice: str | None = None  # set when the file first shows such items (and was backed up)
         with _PATH_LOCKS_GUARD:
             self._thread_lock = _PATH_LOCKS.setdefault(str(self.path), threading.RLock())
 
@@ -224,12 +238,43 @@ class MemoryFile:
             self._signature = signature
             return None
         self._signature = signature
-        return _entries_from(data)
+        entries, self.kept = split_items(data, MemoryEntry.from_json_dict)
+        self._note_kept_items()
+        return entries
 
-    def _back_up_corrupt(self) -> Path:
+    def _note_kept_items(self) -> None:
+        """Once per new set of unusable items: a backup (unless one already holds them) and a user notice."""
+        fingerprint = self.kept.fingerprint() if self.kept.items else ""
+        if not fingerprint or fingerprint == self._kept_fingerprint:
+            self._kept_fingerprint = fingerprint
+            return
+        self._kept_fingerprint = fingerprint
+        backup = self._backup_holding(fingerprint) or self._back_up_corrupt("bak")
+        self.kept_notice = (
+            f"长期记忆文件 {self.path} 中有 {len(self.kept.items)} 条无法识别的条目（例如类型未知、id 或内容不是文本、"
+            f"重复的 id），paicli 不会使用它们，但每次写入都会原样保留；原文件备份在 {backup}"
+        )
+
+    def _backup_holding(self, fingerprint: str) -> Path | None:
+        """The newest earlier backup with the same unusable items (another process already made it)."""
+        backups = sorted(self.path.parent.glob(self.path.name + ".bak-*"), key=lambda p: p.name, reverse=True)
+        for backup in backups[:3]:
+            try:
+                data = json.loads(backup.read_bytes().decode("utf-8-sig"))
+            except (OSError, UnicodeDecodeError, ValueError):
+                continue
+            if isinstance(data, list) and split_items(data, MemoryEntry.from_json_dict)[1].fingerprint() == fingerprint:
+                return backup
+        return None
+
+    def forget_kept_items(self) -> None:
+        """`/memory clear`: the user asked for an empty store, unusable items included (the backup stays)."""
+        self.kept = Unparsed()
+
+    def _back_up_corrupt(self, kind: str = "corrupt") -> Path:
         millis = int(time.time() * 1000)
         while True:
-            backup = self.path.with_name(f"{self.path.name}.corrupt-{millis}")
+            backup = self.path.with_name(f"{self.path.name}.{kind}-{millis}")
             if not backup.exists():
                 break
             millis += 1
@@ -249,7 +294,7 @@ class MemoryFile:
 
     def write(self, entries: Iterable[MemoryEntry]) -> None:
         """Call with the lock held (see with_lock)."""
-        payload = render_json(entries, self._rendered).encode("utf-8")
+        payload = render_json(entries, self._rendered, self.kept).encode("utf-8")
         directory = self.path.parent
         tmp_name: str | None = None
         try:
@@ -335,13 +380,3 @@ def _stat_signature(path: Path) -> tuple[int, int, int] | None:
         return _signature_of(os.stat(path))
     except OSError:
         return None
-
-
-def _entries_from(data: list[Any]) -> list[MemoryEntry]:
-    entries: list[MemoryEntry] = []
-    for item in data:
-        try:
-            entries.append(MemoryEntry.from_json_dict(item))
-        except (ValueError, TypeError) as exc:
-            log.warning("skipping unreadable long-term memory entry: %s", exc)
-    return entries

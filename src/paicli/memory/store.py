@@ -84,6 +84,9 @@ class LongTermMemory:
             )
             return
         self._entries = {entry.id: entry for entry in loaded}
+        if self._file.kept_notice:
+            self._notices.append(self._file.kept_notice)
+            self._file.kept_notice = None
 
     def _refresh(self) -> None:
         with self._mutex:
@@ -258,6 +261,7 @@ class LongTermMemory:
     def clear(self) -> None:
         def change(entries: Entries) -> tuple[None, bool]:
             entries.clear()
+            self._file.forget_kept_items()
             return None, True
 
         self._mutate(change)
