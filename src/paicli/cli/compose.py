@@ -67,16 +67,20 @@ def open_ledger(
 ) -> ConversationLedger:
     secrets = known_secrets(settings, env or EnvLookup())
     if resume_path is not None:
-        return ConversationLedger.open_existing(resume_path, secrets=secrets, on_error=notices.append)
-    return ConversationLedger.create(
-        settings.paicli_home,
-        settings.project_root,
-        settings.model,
-        settings.provider,
-        __version__,
-        secrets=secrets,
-        on_error=notices.append,
-    )
+        ledger = ConversationLedger.open_existing(resume_path, secrets=secrets, on_error=notices.append)
+    else:
+        ledger = ConversationLedger.create(
+            settings.paicli_home,
+            settings.project_root,
+            settings.model,
+            settings.provider,
+            __version__,
+            secrets=secrets,
+            on_error=notices.append,
+        )
+    if not ledger.claim():  # lost a race with another process after the launch check
+        notices.append(f"⚠️ 会话 {ledger.session_id} 同时被另一个 paicli 进程打开，两边的记录可能交错。")
+    return ledger
 
 
 def build_components(

@@ -124,6 +124,13 @@ def launch(args: argparse.Namespace) -> int:
     resume = _resume_path(args, settings.paicli_home, settings.project_root, notices)
     if isinstance(resume, str):
         return _fail(resume)
+    if resume is not None:  # a session another process has open is forked or viewed, never shared
+        from paicli.cli.busy_session import claim_session
+
+        claimed = claim_session(resume, ask=interactive)
+        if isinstance(claimed, int):
+            return claimed
+        resume = claimed
     try:
         backend = _build_backend(settings, env, args, interactive, resume, notices)
     except ConfigError as exc:

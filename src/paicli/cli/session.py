@@ -265,15 +265,24 @@ class AppBackend:
         found = find_session(self.settings.paicli_home, session_id.strip())
         if found is None:
             return CommandReply(f"📭 未找到会话: {session_id}", ok=False)
+        from paicli.cli.busy_session import busy_text, forked_text
+        from paicli.session.ownership import fork_session, in_use
+
+        path, forked = found.path, ""
+        if in_use(path):  # open in another process: continue in a copy, never in the same file
+            path = fork_session(found.path)
+            forked = f"{busy_text(found.path)}\n{forked_text(found.path, path)}\n"
         secrets = [self.settings.api_key] if self.settings.api_key else []
         ledger, result = resume_session(
-            found.path, model=self.settings.model, provider=self.settings.provider, version=__version__,
+            path, model=self.settings.model, provider=self.settings.provider, version=__version__,
             secrets=secrets, on_error=self._notice, checkpoint_repairs=False,
         )
         self.parts.ledger.close()
+        ledger.claim()
         self.parts.ledger = ledger
         self.agent.recorder.ledger = ledger
-        return self._restored(found.session_id, result)
+        reply = self._restored(path.name[: -len(".jsonl")], result)
+        return CommandReply(forked + reply.text, reply.ok) if forked else reply
 
     def restore_opened_session(self) -> CommandReply:
         """Start-up with -c / --resume: the ledger was opened on an existing file; rebuild its view."""

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from paicli.llm.messages import Message
+from paicli.session import flock
 from paicli.session.redact import Redactor
 from paicli.session.resume import LedgerEntry, parse_entries
 from paicli.session.scan import line_sequences_backwards
@@ -106,6 +107,7 @@ class ConversationLedger:
         self._needs_newline = needs_newline
         self._last_error: str | None = None
         self._reported = False
+        self._lock_fd: int | None = None
 
     # --- construction -------------------------------------------------------------------------------
 
@@ -250,12 +252,24 @@ class ConversationLedger:
             return []
         return parse_entries(self._path.read_bytes().splitlines())[0]
 
+    def claim(self) -> bool:
+        """Hold the session's exclusive lock until `close` (session.flock). False: another process has it."""
+        if self._path is None or self._lock_fd is not None:
+            return True
+        try:
+            self._lock_fd = flock.try_lock(self._path)
+        except OSError:
+            return True  # a ledger we cannot even open for the lock fails (and reports) on write instead
+        return self._lock_fd is not None
+
     def close(self) -> None:
         with self._lock:
             if self._fd is not None:
                 with contextlib.suppress(OSError):
                     os.close(self._fd)
                 self._fd = None
+            flock.release(self._lock_fd)
+            self._lock_fd = None
 
     def _append(
         self,
