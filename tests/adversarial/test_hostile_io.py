@@ -258,3 +258,51 @@ def test_odd_memory_entries_survive_a_save_and_the_user_is_told(project: Path, i
         assert "部署脚本在 deploy/run.sh" in listing.stdout + listing.stderr
     assert json.loads(path.read_text(encoding="utf-8"))[: len(ODD_MEMORY)] == ODD_MEMORY
     assert list(folder.glob("long_term_memory.json.bak-*"))
+
+
+# ---- low: a cut stream or an empty 200 is never taken as the answer --------------------------------
+
+
+def test_an_empty_200_is_retried(project: Path, isolated_home: Path) -> None:
+    with FakeOpenAIServer() as server:
+        server.push(Reply.empty_200(), Reply.text("", cut=True), "完整的回答")
+        proc = run_paicli(["-p", "在吗"], paicli_env(isolated_home, server.base_url), project, timeout=WAIT)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.strip() == "完整的回答"
+        assert len(server.requests) == 3 and server.violations == []
+
+
+def test_only_empty_200s_end_in_a_clear_error(project: Path, isolated_home: Path) -> None:
+    with FakeOpenAIServer(default_reply=Reply.empty_200()) as server:
+        proc = run_paicli(["-p", "在吗"], paicli_env(isolated_home, server.base_url, PAICLI_LLM_MAX_RETRIES="2"),
+                          project, timeout=WAIT)
+        assert proc.returncode == 1
+        assert "空响应" in proc.stderr and "Traceback" not in proc.stderr
+        assert proc.stdout.strip() == ""
+        assert len(server.requests) == 3
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        Reply.text("这是一个被截断的半句", cut=True),
+        Reply.text("前半段", cut=True, reasoning="想了一下"),
+        Reply.tool_calls(("write_file", json.dumps({"path": "cut.txt", "content": "x" * 40})), cut=True),
+        Reply.tool_calls(("read_file", '{"path": "a.txt"}'), content="先读一下", cut=True),
+    ],
+    ids=["text", "reasoning", "tool-call", "text-and-call"],
+)
+def test_a_stream_cut_before_finish_is_reported_not_answered(
+    project: Path, isolated_home: Path, reply: Reply
+) -> None:
+    (project / "a.txt").write_text("内容\n", encoding="utf-8")
+    with FakeOpenAIServer() as server:
+        server.push(reply, "不该被用到的回答")
+        proc = run_paicli(["-p", "写点东西", "--yes", "--output-format", "json"],
+                          paicli_env(isolated_home, server.base_url), project, timeout=WAIT)
+        assert proc.returncode == 1, proc.stdout
+        result = json.loads(proc.stdout.strip().splitlines()[-1])
+        assert result["is_error"] is True and "不完整" in result["result"]
+        assert "Traceback" not in proc.stderr
+        assert not (project / "cut.txt").exists()  # a call from a cut stream never runs
+        assert len(server.requests) == 1 and server.violations == []

@@ -33,6 +33,9 @@ Reply kinds (``Reply`` is a frozen dataclass; build it with the class methods):
   sending anything. ``server.wait_for_hang()`` returns once a request is parked there.
 - Any reply takes ``delay=`` seconds before the response starts and ``usage=`` (a dict that replaces the
   computed usage). ``finish_reason=`` overrides the natural one.
+- ``cut=True`` (any streamed reply): the connection closes right after the content / tool-call chunks, with no
+  finish_reason chunk, usage chunk or ``[DONE]`` (a stream cut mid-way). ``Reply.empty_200()``: HTTP 200 with an
+  event-stream header and no events at all.
 
 Every streamed response ends with a usage chunk (``choices: []``): ``prompt_tokens`` is a tiktoken count of
 the request's tools and messages, ``completion_tokens`` a count of the produced text,
@@ -93,6 +96,12 @@ class Reply:
     delay: float = 0.0
     usage: dict[str, Any] | None = None
     finish_reason: str | None = None
+    cut: bool = False
+    empty: bool = False
+
+    @staticmethod
+    def empty_200() -> Reply:
+        return Reply(empty=True)
 
     @staticmethod
     def text(text: str, *, chunks: int = 4, reasoning: str | None = None, **extra: Any) -> Reply:
@@ -597,6 +606,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.end_headers()
+        if reply.empty:
+            self.wfile.flush()
+            return
         self._send_event(self._chunk(body, {"role": "assistant", "content": ""}))
         for piece in _pieces(reply.reasoning or "", reply.chunks):
             self._send_event(self._chunk(body, {"reasoning_content": piece}))
@@ -607,6 +619,8 @@ class _Handler(BaseHTTPRequestHandler):
         calls = self._resolved_calls(reply)
         for delta in _call_deltas(calls, reply.arg_chunk, reply.interleave):
             self._send_event(self._chunk(body, {"tool_calls": [delta]}))
+        if reply.cut:
+            return
         finish = reply.finish_reason or ("tool_calls" if calls else "stop")
         self._send_event(self._chunk(body, {}, finish))
         produced = (reply.content or "") + (reply.reasoning or "") + "".join(c.arguments for _, c in calls)

@@ -274,6 +274,8 @@ class OpenAIChatClient:
                         if on_delta is not None:
                             on_delta(delta)
                 elif kind == "done":
+                    if not assembler.finished:  # cut before finish_reason / [DONE], or an empty 200
+                        return _unfinished(assembler.has_output), assembler.has_output
                     return assembler.result()
                 elif kind == "error":
                     return classify(payload, self._model, self._options.base_url), assembler.has_output
@@ -336,6 +338,12 @@ def client_from_settings(settings: EndpointSettings, model: str | None = None) -
         backoff_base=settings.retry_backoff, include_reasoning_in_wire=settings.reasoning_in_wire,
     )
     return OpenAIChatClient.from_options(options, model or settings.model)
+
+
+def _unfinished(has_output: bool) -> Failure:
+    if has_output:
+        return Failure("模型的响应流在结束标记（finish_reason）之前就断开了，回答不完整", None, True)
+    return Failure("模型服务返回了空响应（HTTP 200 但没有任何内容）", None, True)
 
 
 def _whole_json_reply(stream: Any) -> dict[str, Any] | None:

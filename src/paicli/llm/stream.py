@@ -49,6 +49,12 @@ class StreamAssembler:
         self.chunks = 0
 
     @property
+    def finished(self) -> bool:
+        """True once a choice carried a finish_reason: a stream that ends without one was cut short (or was
+        an empty 200) and must not be taken as the model's whole answer."""
+        return self._finish_reason is not None
+
+    @property
     def has_output(self) -> bool:
         """True once anything a user could have seen arrived (text, reasoning or a tool call)."""
         return bool(self._text or self._reasoning or self._calls)
