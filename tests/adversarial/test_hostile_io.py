@@ -306,3 +306,49 @@ def test_a_stream_cut_before_finish_is_reported_not_answered(
         assert "Traceback" not in proc.stderr
         assert not (project / "cut.txt").exists()  # a call from a cut stream never runs
         assert len(server.requests) == 1 and server.violations == []
+
+
+# ---- low: an input no request could carry is refused with its size, before any request -------------
+
+
+def test_a_100_mb_stdin_is_refused_with_its_size(project: Path, isolated_home: Path) -> None:
+    with FakeOpenAIServer() as server:
+        proc = subprocess.run(
+            [sys.executable, "-m", "paicli", "-p", "总结一下"], input=b"x" * (100 * 1024 * 1024),
+            env=paicli_env(isolated_home, server.base_url), cwd=project, capture_output=True, timeout=WAIT * 2,
+        )
+        err = proc.stderr.decode("utf-8", errors="replace")
+        assert proc.returncode == 2, err
+        assert "标准输入过大" in err and "104,857,600" in err and "Traceback" not in err
+        assert server.requests == []
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin"),
+    [
+        (["-p", "总结一下"], "日志行 " * 20000),  # under the byte cap, over an 8k window (CJK-heavy)
+        (["-p", "总结一下"], "log line\n" * 40000),
+        (["-p", "请逐行解释：" + "a" * 100000], None),  # one huge argument
+    ],
+    ids=["cjk-stdin", "ascii-stdin", "argument"],
+)
+def test_an_input_over_the_window_is_refused_before_any_request(
+    project: Path, isolated_home: Path, args: list[str], stdin: str | None
+) -> None:
+    with FakeOpenAIServer() as server:
+        env = paicli_env(isolated_home, server.base_url, PAICLI_CONTEXT_WINDOW="8000")
+        proc = run_paicli(args, env, project, stdin=stdin, timeout=WAIT)
+        assert proc.returncode == 1, proc.stderr
+        assert "输入过大" in proc.stderr and "tokens" in proc.stderr and "字节" in proc.stderr
+        assert "Traceback" not in proc.stderr
+        assert server.requests == []
+
+
+def test_a_huge_line_in_a_piped_repl_is_refused_and_the_next_runs(project: Path, isolated_home: Path) -> None:
+    with FakeOpenAIServer() as server:
+        server.push("第二行的回答")
+        env = paicli_env(isolated_home, server.base_url, PAICLI_CONTEXT_WINDOW="8000")
+        proc = run_paicli([], env, project, stdin="b" * 200000 + "\n正常的问题\n/exit\n", timeout=WAIT)
+        assert proc.returncode == 0, proc.stderr
+        assert "输入过大" in proc.stdout + proc.stderr and "第二行的回答" in proc.stdout
+        assert len(server.requests) == 1 and "正常的问题" in json.dumps(server.requests[0], ensure_ascii=False)

@@ -39,13 +39,22 @@ def _tolerate_bad_stdin_bytes() -> None:
             reconfigure(errors="replace")
 
 
-def _read_piped_stdin() -> str:
+def _read_piped_stdin() -> str | int:
+    """The piped text, or its size in bytes when it is over the cap (it is then refused, unsent)."""
     if _stdin_is_tty() or sys.stdin is None:
         return ""
+    from paicli.cli.input_size import read_capped
+
     try:
-        return scrub_text(sys.stdin.read())
+        buffer = getattr(sys.stdin, "buffer", None)
+        if buffer is None:
+            return scrub_text(sys.stdin.read())
+        data, size = read_capped(buffer)
     except (OSError, ValueError):
         return ""
+    if data is None:
+        return size
+    return scrub_text(data.decode("utf-8", errors="replace"))
 
 
 def _stdin_is_tty() -> bool:
@@ -114,7 +123,12 @@ def launch(args: argparse.Namespace) -> int:
     piped = ""
     if oneshot:
         args.prompt = scrub_text(args.prompt)
-        piped = _read_piped_stdin()
+        read = _read_piped_stdin()
+        if isinstance(read, int):
+            from paicli.cli.input_size import stdin_too_large_text
+
+            return _fail(stdin_too_large_text(read))
+        piped = read
         if not args.prompt.strip():
             if not piped.strip():
                 return _fail('-p 需要一个任务描述，例如 paicli -p "解释 main.py 做了什么"（也可以从标准输入传入）')

@@ -125,6 +125,13 @@ class AppBackend:
                 emit(Notice(note, "warn" if level == "warn" else "info"))
             if self.stdin_context:
                 expanded += f"\n\n以下是通过标准输入传入的内容：\n{self.stdin_context}"
+            from paicli.cli.input_size import oversize_input
+
+            refusal = oversize_input(expanded, self.parts.profile.window)
+            if refusal is not None:  # no request could carry it: refuse before sending anything
+                finished = RunFinished("error", "", refusal)
+                emit(finished)
+                return finished
             return self.agent.run(expanded, emit, cancel, submitted=text)
         except Exception as exc:  # the front end must always get a RunFinished
             log.exception("run failed")
