@@ -5,7 +5,10 @@ from __future__ import annotations
 import re
 
 _UNSAFE_NAME_CHAR = re.compile(r"[^A-Za-z0-9_.:-]")
-_FORGED_TAG = re.compile(r"(?i)<(/?)(\s*)(tool_result)")
+# Any spacing (also zero-width and full-width forms), case, and `_` / `-` / nothing between the words:
+# `< /TOOL_RESULT>`, `<\u200b/tool_result>`, `＜／tool-result＞`, `</tool result>` all read as the tag.
+_GAP = r"[\s\u200b-\u200d\u2060\ufeff]*"
+_FORGED_TAG = re.compile(rf"(?i)[<\uff1c\ufe64](?={_GAP}[/\uff0f]?{_GAP}tool{_GAP}[_\-]?{_GAP}result)")
 
 
 def safe_name(tool_name: str | None) -> str:
@@ -13,8 +16,8 @@ def safe_name(tool_name: str | None) -> str:
 
 
 def escape_content(content: str | None) -> str:
-    """Neutralise forged `<tool_result` / `</tool_result` tags; nothing else changes."""
-    return _FORGED_TAG.sub(r"&lt;\1\2\3", content or "")
+    """Neutralise forged `<tool_result` / `</tool_result` tags (the opener becomes `&lt;`); nothing else changes."""
+    return _FORGED_TAG.sub("&lt;", content or "")
 
 
 class ToolResultBoundary:
