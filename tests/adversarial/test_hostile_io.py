@@ -372,3 +372,28 @@ def test_forged_closers_in_a_file_never_end_the_boundary(project: Path, isolated
     for text in tools:
         assert text.count("</tool_result>") == 1 and text.endswith("\n</tool_result>")
         assert text.count("&lt;") >= len(FORGED)
+
+
+# ---- low: two tool calls alternating forever are stopped by the default turn cap ------------------------
+
+def test_alternating_tool_calls_end_at_the_default_cap(project: Path, isolated_home: Path) -> None:
+    """(Cycles of three and more, and mixed batches, are covered in tests/agent/test_budget.py.)"""
+    cycle = [("read_file", '{"path": "a.txt"}'), ("list_dir", '{"path": "."}')]
+    (project / "a.txt").write_text("x\n", encoding="utf-8")
+    calls: list[int] = []
+
+    def responder(body: dict[str, Any]) -> Reply | str:
+        if body.get("tools") is None or not body.get("tools"):
+            return "这是目前能给出的部分结果。"  # the finalisation call offers no tools
+        calls.append(1)
+        name, args = cycle[len(calls) % len(cycle)]
+        return Reply.tool_calls((name, args))
+
+    with FakeOpenAIServer(responder=responder) as server:
+        proc = run_paicli(["-p", "一直查下去", "--output-format", "json"], paicli_env(isolated_home, server.base_url),
+                          project, timeout=WAIT * 4)
+        assert proc.returncode == 0, proc.stderr
+        result = json.loads(proc.stdout.strip().splitlines()[-1])
+        assert result["result"].endswith("这是目前能给出的部分结果。") and "200" in result["result"]
+        assert len(calls) == 200
+        assert server.violations == []

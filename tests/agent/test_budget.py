@@ -168,7 +168,7 @@ def test_invalid_environment_values_fall_back_to_defaults(raw: str) -> None:
         }
     )
     budget = AgentBudget.from_env(env)
-    assert (budget.token_budget, budget.stagnation_window, budget.hard_max_iterations) == (None, 5, None)
+    assert (budget.token_budget, budget.stagnation_window, budget.hard_max_iterations) == (None, 5, 200)
 
 
 def test_window_of_one_in_environment_falls_back_to_default() -> None:
@@ -179,3 +179,24 @@ def test_window_of_one_in_environment_falls_back_to_default() -> None:
 def test_max_turns_flag_wins_over_environment() -> None:
     env = EnvLookup(environ={"PAICLI_REACT_HARD_MAX_ITERATIONS": "9"})
     assert AgentBudget.from_env(env, hard_max_iterations=3).hard_max_iterations == 3
+
+
+CYCLES = [
+    [["read_file"], ["list_dir"]],
+    [["read_file"], ["list_dir"], ["grep_code"]],
+    [["read_file", "list_dir"], ["list_dir", "read_file"]],
+    [["a"], ["b"], ["c"], ["d"], ["e"], ["f"]],
+]
+
+
+@pytest.mark.parametrize("cycle", CYCLES)
+def test_real_runs_get_a_generous_default_cap(cycle: list[list[str]]) -> None:
+    budget = AgentBudget.from_env(EnvLookup(environ={}))
+    assert budget.hard_max_iterations == 200
+    for _ in range(199):
+        budget.begin_iteration()
+        names = cycle[budget.iteration % len(cycle)]
+        budget.record_tool_calls([ToolCall(f"c{i}", name, "{}") for i, name in enumerate(names)])
+        assert budget.check() is BudgetStatus.WITHIN_BUDGET  # a cycle never looks stagnant
+    budget.begin_iteration()
+    assert budget.check() is BudgetStatus.HARD_ITERATIONS

@@ -15,6 +15,9 @@ from paicli.config.env import EnvLookup
 from paicli.llm.messages import ToolCall
 
 DEFAULT_STAGNATION_WINDOW = 5
+# paicli's safety default for real runs (from_env): the reference is unlimited, but two tool calls that
+# alternate (A, B, A, B, …) never trip the identical-calls stagnation window and would run forever.
+DEFAULT_HARD_MAX_ITERATIONS = 200
 TOKEN_BUDGET_KEY = "PAICLI_REACT_TOKEN_BUDGET"
 STAGNATION_WINDOW_KEY = "PAICLI_REACT_STAGNATION_WINDOW"
 HARD_MAX_ITERATIONS_KEY = "PAICLI_REACT_HARD_MAX_ITERATIONS"
@@ -70,14 +73,17 @@ class AgentBudget:
     ) -> AgentBudget:
         """Settings from PAICLI_REACT_*; an invalid or non-positive value falls back to the default.
 
-        `hard_max_iterations` (from `-p --max-turns N`) wins over the environment when given.
+        `hard_max_iterations` (from `-p --max-turns N`) wins over the environment when given; with neither,
+        DEFAULT_HARD_MAX_ITERATIONS applies.
         """
         lookup = env if env is not None else EnvLookup()
         token_budget = _positive_int(lookup.get(TOKEN_BUDGET_KEY)) or default_token_budget
         window = _positive_int(lookup.get(STAGNATION_WINDOW_KEY))
         if window is None or window < 2:
             window = DEFAULT_STAGNATION_WINDOW
-        iterations = hard_max_iterations or _positive_int(lookup.get(HARD_MAX_ITERATIONS_KEY))
+        iterations = (
+            hard_max_iterations or _positive_int(lookup.get(HARD_MAX_ITERATIONS_KEY)) or DEFAULT_HARD_MAX_ITERATIONS
+        )
         return cls(token_budget, window, iterations)
 
     @property
