@@ -150,3 +150,15 @@ def test_a_symlink_swapped_in_after_the_check_is_not_followed(
     assert not output.success and "符号链接" in output.content
     assert (outside / "a.txt").read_text(encoding="utf-8") == "old secret"
     assert sorted(p.name for p in outside.iterdir()) == ["a.txt"]
+
+
+@pytest.mark.parametrize("pattern", ["**/*.py", "**/**/*.py", "**/**/**/**/*.py"])
+def test_repeated_double_stars_walk_once_and_list_each_file_once(project: Path, pattern: str) -> None:
+    deep = project / "a" / "b" / "c"
+    deep.mkdir(parents=True)
+    for folder in (project, project / "a", deep):
+        (folder / "m.py").write_text("x\n", encoding="utf-8")
+    result, text = run_one(make_runner(project), "glob_files", json.dumps({"pattern": pattern}))
+    assert result.success
+    listed = [line for line in text.splitlines()[1:] if line.endswith(".py")]
+    assert listed == ["a/b/c/m.py", "a/m.py", "m.py"]

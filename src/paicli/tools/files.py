@@ -26,6 +26,7 @@ DEFAULT_READ_LIMIT = 200
 MAX_READ_LIMIT = 2000
 MAX_DIFF_LINES = 400
 MAX_LIST_ENTRIES = 500
+MAX_GLOB_EXAMINED = 200_000
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _SKIPPED_DIRS = frozenset(
     {
@@ -283,14 +284,19 @@ def glob_files(args: Args, ctx: ToolContext) -> ToolOutput:
     if not base.real.is_dir():
         return fail(f"目录不存在: {args.get('path', '.')}")
     found: list[str] = []
-    for match in sorted(base.real.glob(pattern)):
+    # `**/**/…` walks the tree once per `**` (and yields duplicates): one is the same set of matches
+    walk = re.sub(r"(?:\*\*/)+", "**/", pattern)
+    for examined, match in enumerate(base.real.glob(walk)):  # lazily: a cancel is seen between matches
         ctx.cancel.raise_if_cancelled()
+        if examined >= MAX_GLOB_EXAMINED:
+            break
         rel_parts = match.relative_to(base.real).parts
         if any(part in _SKIPPED_DIRS for part in rel_parts[:-1]) or not match.is_file():
             continue
         if not ctx.paths.contains(os.path.realpath(match)):
             continue
         found.append(Path(os.path.relpath(match, ctx.paths.root)).as_posix())
+    found = sorted(set(found))
     if not found:
         return ToolOutput(f"没有匹配 {pattern} 的文件（目录: {base.relative}）")
     shown = found[:max_results]
