@@ -39,6 +39,7 @@ from paicli.cancel import Cancelled, CancelToken
 from paicli.context.types import CompactionResult
 from paicli.llm.messages import ChatResponse, Message, Usage
 from paicli.llm.protocol import LLMClient, LLMError, StreamDelta
+from paicli.tools.skill_load import settle_skill_loads
 
 log = logging.getLogger(__name__)
 
@@ -280,6 +281,7 @@ class ReactAgent:
             log.exception("tool runner failed")
             results = []
             missing = f"❌ 工具执行失败: {type(error).__name__}: {error}"
+        results, injections = settle_skill_loads(self.history, results)
         by_id = {r.call_id: r for r in results}
         for call in reply.tool_calls:
             result = by_id.get(call.id)
@@ -290,6 +292,9 @@ class ReactAgent:
             tool_message = Message.tool(call.id, content)
             self.history.append(tool_message)
             self.recorder.message("tool_execution", tool_message)
+        for injection in injections:  # load_skill: the skill text follows the tool results (spec 7.5)
+            self.history.append(injection)
+            self.recorder.message("skill_injection", injection)
         reminder = guard.observe_step(results, reply.tool_calls)
         if reminder:
             reminder_message = Message.user(reminder)

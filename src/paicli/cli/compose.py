@@ -23,6 +23,8 @@ from paicli.session.ledger import ConversationLedger
 from paicli.tools.approval import ApprovalState
 from paicli.tools.base import Approver
 from paicli.tools.runner import ToolRunner
+from paicli.tools.skill_load import LoadSkillTool, build_skills
+from paicli.tools.skills import SkillCatalog
 
 
 @dataclass
@@ -40,6 +42,7 @@ class Components:
     tools: ToolRunner
     prompt: AgentPromptBuilder
     ledger: ConversationLedger
+    skills: SkillCatalog
 
 
 def build_llm(settings: Settings) -> LLMClient:
@@ -102,8 +105,11 @@ def build_components(
     approval = ApprovalState("ask" if settings.approval_mode == "ask" else "auto", yes=yes)
     tools = ToolRunner(root, approver, offloader, tracker, env, memory.save_memory_tool, approval)
     loader = ProjectMemoryLoader(root, settings.paicli_home)
-    assembler = PromptAssembler(PromptRepository(root, settings.paicli_home), env)
-    prompt = AgentPromptBuilder(assembler, PromptMode.AGENT, loader.load)
+    repository = PromptRepository(root, settings.paicli_home)
+    assembler = PromptAssembler(repository, env)
+    skills = build_skills(settings.paicli_home, root, repository, sink)
+    tools.register(LoadSkillTool.tool(skills, env))
+    prompt = AgentPromptBuilder(assembler, PromptMode.AGENT, loader.load, skills.index_text)
     ledger = open_ledger(settings, resume_path, sink, env)
     return Components(settings, env, client, counter, profile, compaction, offloader, tracker, memory, approval,
-                      tools, prompt, ledger)
+                      tools, prompt, ledger, skills=skills)
