@@ -11,6 +11,7 @@ from paicli.agent.budget import AgentBudget
 from paicli.agent.events import Compacted, EventSink, Notice, RunFinished
 from paicli.agent.react import AgentOptions, ReactAgent
 from paicli.cancel import CancelToken
+from paicli.cli import session_commands
 from paicli.cli.backend import (
     CommandReply,
     NoticeListener,
@@ -86,6 +87,7 @@ class AppBackend:
             self.parts.ledger.session_id,
             str(self.settings.project_root),
             self.parts.profile.cache_mode,
+            skills=self.parts.skills.summary(),
         )
 
     def status(self) -> StatusSnapshot:
@@ -250,6 +252,24 @@ class AppBackend:
 
         text = run_init(self.settings.project_root, self.parts.llm, "--force" if force else "", cancel)
         return CommandReply(text, ok=not text.startswith("❌"))
+
+    # /skill /config /audit /export: handlers live in cli/session_commands.py
+    def skill(self, args: str) -> CommandReply:
+        return session_commands.skill_command(self.parts.skills, args)
+
+    def config_report(self) -> CommandReply:
+        from paicli.config.validate import KNOBS
+
+        keys = [knob.key for knob in KNOBS]
+        return CommandReply(session_commands.config_report(self.settings, self.parts.env, keys))
+
+    def audit(self, args: str) -> CommandReply:
+        return session_commands.audit_command(self.parts.tools.audit, args)
+
+    def export(self, args: str) -> CommandReply:
+        return session_commands.export_command(
+            list(self.agent.history), args, home=self.settings.paicli_home, project_root=self.settings.project_root,
+            session_id=self.parts.ledger.session_id, model=self.settings.model)
 
     def list_sessions(self) -> list[SessionSummary]:
         from paicli.session.catalog import list_sessions
