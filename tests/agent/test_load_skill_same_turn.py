@@ -76,14 +76,20 @@ def test_system_prompt_and_tools_are_byte_identical_across_turns(tmp_path: Path)
 
 def test_index_changes_only_after_on_off_or_reload(tmp_path: Path) -> None:
     llm = ScriptedLLM(["一", "二", "三"])
+    ledger = ListLedger()
     made = web_access_catalog(tmp_path)
-    agent = session(tmp_path, llm, made)
+    agent = session(tmp_path, llm, made, ledger)
     agent.run("问题一", lambda _e: None, CancelToken())
+    write_skill(dirs(tmp_path).user, "late", "会话中途新增的 Skill")
+    agent.run("问题二", lambda _e: None, CancelToken())  # a new file alone changes nothing
     made.set_enabled("web-access", False)
-    agent.clear()  # a rebuilt prompt picks up the change; a plain turn would not rebuild it
-    agent.run("问题二", lambda _e: None, CancelToken())
-    assert "`web-access`" in (llm.requests[0].messages[0].content or "")
-    assert INDEX_HEADING not in (llm.requests[1].messages[0].content or "")
+    agent.invalidate_system_prompt()  # what the backend does after /skill off
+    agent.run("问题三", lambda _e: None, CancelToken())
+    prompts = [r.messages[0].content or "" for r in llm.requests]
+    assert prompts[0] == prompts[1] and "`web-access`" in prompts[0]
+    assert INDEX_HEADING not in prompts[2]
+    refreshes = [e for e in ledger.entries if e[1] == "memory_context_refresh"]
+    assert len(refreshes) == 1
 
 
 def test_skill_injection_is_internal_and_summary_appends_the_removed_skills_note(tmp_path: Path) -> None:

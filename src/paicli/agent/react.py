@@ -117,6 +117,7 @@ class ReactAgent:
         self.llm_calls = 0
         self.last_tool_definitions: list[dict[str, Any]] = []
         self._prompt_day = self.options.today()
+        self._prompt_stale = False
         self.history: list[Message] = [Message.system(self.prompt.build(""))]
         self.recorder.message("session_attach", self.history[0])
 
@@ -169,6 +170,10 @@ class ReactAgent:
     def set_llm(self, llm: LLMClient) -> None:
         self.llm = llm
 
+    def invalidate_system_prompt(self) -> None:
+        """A stable prompt part changed (`/skill on|off|reload`): rebuild it before the next turn's call."""
+        self._prompt_stale = True
+
     # ---- phases ------------------------------------------------------------------------------------
 
     def _refresh_system_prompt(self, query: str) -> None:
@@ -177,9 +182,9 @@ class ReactAgent:
             prompt = self.prompt.build(memory)
         else:
             today = self.options.today()
-            if today == self._prompt_day:
+            if today == self._prompt_day and not self._prompt_stale:
                 return
-            self._prompt_day = today
+            self._prompt_day, self._prompt_stale = today, False
             prompt = self.prompt.build("")
         if prompt != self.history[0].content:
             self.history[0] = Message.system(prompt)

@@ -255,7 +255,11 @@ class AppBackend:
 
     # /skill /config /audit /export: handlers live in cli/session_commands.py
     def skill(self, args: str) -> CommandReply:
-        return session_commands.skill_command(self.parts.skills, args)
+        before = self.parts.skills.index_text()
+        reply = session_commands.skill_command(self.parts.skills, args)
+        if self.parts.skills.index_text() != before:
+            self.agent.invalidate_system_prompt()
+        return reply
 
     def config_report(self) -> CommandReply:
         from paicli.config.validate import KNOBS
