@@ -127,6 +127,7 @@ class AppBackend:
                 emit(Notice(note, "warn" if level == "warn" else "info"))
             if self.stdin_context:
                 expanded += f"\n\n以下是通过标准输入传入的内容：\n{self.stdin_context}"
+            self._before_model_call(text, expanded, emit)
             return self.agent.run(expanded, emit, cancel, submitted=text)
         except Exception as exc:  # the front end must always get a RunFinished
             log.exception("run failed")
@@ -135,6 +136,17 @@ class AppBackend:
             return finished
         finally:
             self._phase = "idle"
+
+    def _before_model_call(self, submitted: str, expanded: str, emit: EventSink) -> None:
+        """Spec 5.5 / 5.7: an expanded MCP resource marks external content; an explicit request to reuse the
+        logged-in Chrome is remembered globally (unless external content was read)."""
+        from paicli.memory.guard import apply_explicit_memory_hints
+
+        self.parts.tracker.observe_user_input(expanded)
+        recent = [m.text for m in self.agent.history[1:][-10:]]
+        saved = apply_explicit_memory_hints(self.parts.memory, self.parts.tracker, submitted, recent)
+        if saved:
+            emit(Notice(f"🧠 已记入长期记忆（全局）：{saved}"))
 
     # ---- Backend: commands --------------------------------------------------------------------------
 
