@@ -110,3 +110,18 @@ def test_config_audit_and_export_commands(project: Path, isolated_home: Path) ->
         assert "✅ 对话记录已导出" in out
         assert "运行 echo hi" in exported and "`execute_command`" in exported and "命令跑完了" in exported
         assert server.violations == []
+
+
+def test_model_without_tool_support_gets_the_no_tools_prompt(project: Path, isolated_home: Path) -> None:
+    with FakeOpenAIServer() as server:
+        server.push(Reply.tool_calls(("read_file", '{"path": "a.txt"}')), "只能用文字回答")
+        env = paicli_env(isolated_home, server.base_url, PAICLI_TOOLS_ENABLED="false")
+        run = run_paicli(["-p", "读一下 a.txt"], env, project)
+        assert run.returncode == 0, run.stderr
+        first, second = server.requests
+        assert "tools" not in first or not first["tools"]
+        system = texts(first)[0]
+        assert "## Tool Availability" in system and "当前模型不支持 PaiCLI 原生工具调用" in system
+        assert "## Tools\n" not in system and "## Tool Policy" not in system
+        assert "当前模型不支持工具调用" in second["messages"][-1]["content"]
+        assert server.violations == []

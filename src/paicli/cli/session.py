@@ -28,6 +28,7 @@ from paicli.llm.messages import Message, Usage
 from paicli.memory.background import BackgroundExtraction
 from paicli.memory.extractor import AutoFactExtractor, saved_message
 from paicli.session.resume import ResumeResult
+from paicli.tools.disabled import ToolsDisabled
 
 log = logging.getLogger(__name__)
 TOKEN_RESERVES = 500 + 800 + 2000
@@ -67,7 +68,7 @@ class AppBackend:
         self._background = BackgroundExtraction(self._extract_job)
         self.agent = ReactAgent(
             parts.llm,
-            parts.tools,
+            parts.tools if parts.tools_enabled else ToolsDisabled(),
             parts.prompt,
             context=parts.compaction,
             ledger=parts.ledger,
@@ -181,6 +182,8 @@ class AppBackend:
         return CommandReply(render_context_report(report, self._memory_status()))
 
     def _tool_definitions(self) -> list[dict[str, object]]:
+        if not self.parts.tools_enabled:
+            return []
         return self.agent.last_tool_definitions or self.parts.tools.definitions()
 
     def token_usage_line(self) -> str:
