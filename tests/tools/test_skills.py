@@ -161,3 +161,24 @@ def test_builtin_skills_ship_with_the_package(tmp_path: Path) -> None:
     names = {s.name for s in skills}
     assert {"review-change", "commit-message"} <= names
     assert all(s.description and len(s.body) > 200 for s in skills)
+
+
+@pytest.mark.parametrize(
+    "front",
+    [
+        "name: tricky\ndescription: 'quoted: with colon'",
+        "name: tricky\ndescription: first line\n  continues here",
+        "name: tricky\ndescription: |\n  block text",
+        'name: "tricky"\ndescription: "a # not a comment"',
+    ],
+)
+def test_plain_and_yaml_front_matter_agree_on_names(tmp_path: Path, front: str) -> None:
+    skill = parse_skill_text(f"---\n{front}\n---\nbody", tmp_path, "user")
+    assert skill.name == "tricky" and skill.description
+
+
+def test_plain_front_matter_keeps_yaml_keywords_as_text(tmp_path: Path) -> None:
+    skill = parse_skill_text("---\nname: off\ndescription: yes\n---\n", tmp_path, "user")
+    assert (skill.name, skill.description) == ("off", "yes")
+    fancy = parse_skill_text("---\nname: 'off'\ndescription: >\n  yes\n---\n", tmp_path, "user")
+    assert (fancy.name, fancy.description) == ("off", "yes")

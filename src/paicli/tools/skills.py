@@ -23,8 +23,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Literal
 
-import yaml
-
 log = logging.getLogger(__name__)
 
 SkillSource = Literal["builtin", "user", "project"]
@@ -37,6 +35,8 @@ MAX_INDEX_CHARS = 4096
 MAX_SKILL_FILE_BYTES = 1024 * 1024
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _FRONT_MATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
+_PLAIN_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*):[ \t]*(.*)$")
+_YAML_SIGILS = frozenset("'\"[]{}>|&*!%@`#-?,")
 SOURCE_LABELS: dict[SkillSource, str] = {"builtin": "内置", "user": "用户", "project": "项目"}
 
 
@@ -78,13 +78,8 @@ def parse_skill_text(text: str, directory: Path, source: SkillSource) -> Skill:
     match = _FRONT_MATTER.match(text)
     if match is None:
         raise SkillFormatError("缺少开头的 --- front matter（需要 name 和 description）")
-    try:
-        # BaseLoader keeps every scalar a string: `name: off` or `name: 1.0` stay names, not booleans/numbers.
-        data = yaml.load(match.group(1), Loader=yaml.BaseLoader)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f"第 {mark.line + 2} 行" if mark is not None else "front matter"
-        raise SkillFormatError(f"front matter 不是合法的 YAML（{where}）") from None
+    simple = _simple_front_matter(match.group(1))
+    data = simple if simple is not None else _yaml_front_matter(match.group(1))
     if not isinstance(data, dict):
         raise SkillFormatError("front matter 应是 key: value 形式的映射")
     name = _text_field(data, "name")
@@ -92,6 +87,34 @@ def parse_skill_text(text: str, directory: Path, source: SkillSource) -> Skill:
         raise SkillFormatError(f"name {name!r} 无效：只能用字母、数字、点、下划线和连字符，最长 64 个字符")
     description = " ".join(_text_field(data, "description").split())
     return Skill(name, description, source, directory, text[match.end():].strip("\n"))
+
+
+def _simple_front_matter(text: str) -> dict[object, object] | None:
+    """Plain `key: value` lines parse without YAML (start-up time); anything fancier returns None."""
+    data: dict[object, object] = {}
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        found = _PLAIN_LINE.match(line)
+        if found is None:
+            return None
+        value = found.group(2).strip()
+        if value[:1] in _YAML_SIGILS or " #" in value or ": " in value or value.endswith(":"):
+            return None
+        data[found.group(1)] = value
+    return data
+
+
+def _yaml_front_matter(text: str) -> object:
+    import yaml  # only for front matter beyond plain `key: value` lines
+
+    try:
+        # BaseLoader keeps every scalar a string: `name: off` or `name: 1.0` stay names, not booleans/numbers.
+        return yaml.load(text, Loader=yaml.BaseLoader)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"第 {mark.line + 2} 行" if mark is not None else "front matter"
+        raise SkillFormatError(f"front matter 不是合法的 YAML（{where}）") from None
 
 
 def _text_field(data: dict[object, object], key: str) -> str:
