@@ -138,7 +138,9 @@ class LoadSkillTool:
         end = line_cut(text, start, PIECE_CHARS)
         piece = SkillPiece(skill.name, skill.source, str(skill.directory), file, start, end, len(text),
                            text[start:end], skill.trusted, self.budget)
-        return ToolOutput(injection_text(piece), metadata={PIECE_METADATA: piece})
+        where = "" if file == SKILL_FILE else f" 的 {file}"
+        headline = f"✅ 已加载 Skill {skill.name}{where}（来源：{skill.source}，{piece.end - start} 个字符）"
+        return ToolOutput(f"{headline}\n\n{injection_text(piece)}", metadata={PIECE_METADATA: piece})
 
     def _unknown(self, name: str, skill: Skill | None) -> str:
         if skill is not None:
