@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -162,3 +163,80 @@ def test_the_interactive_choice(
         assert sorted(tmp_path.iterdir()) == [ledger]
     if answer == "r\n":
         assert "只读可见的问题" in capsys.readouterr().out
+
+
+class Terminal:
+    """`paicli` in a pseudo-terminal, so the interactive question is the real thing."""
+
+    def __init__(self, args: list[str], env: dict[str, str], cwd: Path) -> None:
+        import pty
+
+        env = dict(env, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color", COLUMNS="100", LINES="30")
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # child
+            os.chdir(cwd)
+            os.execvpe(sys.executable, [sys.executable, "-m", "paicli", *args], env)
+        self.seen = b""
+
+    def expect(self, pattern: str, timeout: float = WAIT) -> None:
+        import select
+        import time
+
+        deadline = time.monotonic() + timeout
+        while pattern not in self.plain():
+            remaining = deadline - time.monotonic()
+            assert remaining > 0, f"{pattern!r} not seen in:\n{self.plain()[-2000:]}"
+            ready, _, _ = select.select([self.fd], [], [], min(0.2, remaining))
+            if ready:
+                try:
+                    self.seen += os.read(self.fd, 65536)
+                except OSError:
+                    break
+
+    def plain(self) -> str:
+        import re
+
+        return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", self.seen.decode("utf-8", "replace"))
+
+    def send(self, text: str) -> None:
+        os.write(self.fd, text.encode())
+
+    def close(self) -> int:
+        import contextlib
+
+        with contextlib.suppress(OSError):
+            while os.read(self.fd, 65536):
+                pass
+        _, status = os.waitpid(self.pid, 0)
+        os.close(self.fd)
+        return os.waitstatus_to_exitcode(status)
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("answer", ["r", "q", "f"])
+def test_a_terminal_user_is_asked_fork_view_or_quit(
+    project: Path, isolated_home: Path, holder: Any, answer: str
+) -> None:
+    with FakeOpenAIServer() as server:
+        env = paicli_env(isolated_home, server.base_url)
+        original = first_session(server, env, project, isolated_home)
+        holder(original)
+        term = Terminal(["-c"], env, project)
+        try:
+            term.expect("请选择")
+            assert "另一个 paicli 进程" in term.plain()
+            term.send(answer + "\r")
+            if answer == "r":
+                term.expect("只读查看会话")
+                term.expect("第一次的回答")
+            elif answer == "q":
+                term.expect("已退出")
+            else:
+                term.expect("复制为新会话")
+                term.expect("›")
+                term.send("/exit\r")
+        finally:
+            code = term.close()
+        assert code == {"r": 0, "q": 1, "f": 0}[answer]
+        assert len(ledgers(isolated_home)) == (2 if answer == "f" else 1)
+        assert "Traceback" not in term.plain()
