@@ -397,3 +397,28 @@ def test_alternating_tool_calls_end_at_the_default_cap(project: Path, isolated_h
         assert result["result"].endswith("这是目前能给出的部分结果。") and "200" in result["result"]
         assert len(calls) == 200
         assert server.violations == []
+
+
+def test_a_100_mb_line_in_a_piped_repl_is_skipped_with_its_size(project: Path, isolated_home: Path) -> None:
+    with FakeOpenAIServer() as server:
+        server.push("后面的回答")
+        data = b"y" * (100 * 1024 * 1024) + "\n后面的问题\n/exit\n".encode()
+        proc = subprocess.run([sys.executable, "-m", "paicli"], input=data, env=paicli_env(isolated_home, server.base_url),
+                              cwd=project, capture_output=True, timeout=WAIT * 2)
+        err = proc.stderr.decode("utf-8", errors="replace")
+        assert proc.returncode == 0, err
+        assert "104,857,600" in err and "已跳过" in err and "Traceback" not in err
+        assert "后面的回答" in proc.stdout.decode("utf-8", errors="replace")
+        assert len(server.requests) == 1
+
+
+@LINUX
+def test_an_endless_line_on_stdin_ends_the_piped_repl(project: Path, isolated_home: Path) -> None:
+    with FakeOpenAIServer() as server, open("/dev/zero", "rb") as zeros:
+        proc = subprocess.run([sys.executable, "-m", "paicli"], stdin=zeros,
+                              env=paicli_env(isolated_home, server.base_url), cwd=project, capture_output=True,
+                              timeout=WAIT * 3)
+        err = proc.stderr.decode("utf-8", errors="replace")
+        assert proc.returncode == 0, err
+        assert "已停止读取输入" in err and "Traceback" not in err
+        assert server.requests == []

@@ -15,6 +15,9 @@ from paicli.cli.render import say
 from paicli.cli.repl import CANCEL_REQUESTED, Dispatcher, run_in_worker
 
 T = TypeVar("T")
+MAX_LINE_CHARS = 16 * 1024 * 1024  # anything larger could never fit a request (see cli.input_size)
+MAX_DRAIN_CHARS = 1024 * 1024 * 1024
+_DRAIN_CHUNK = 1 << 20
 
 
 class PipedIO:
@@ -28,8 +31,21 @@ class PipedIO:
         self.progress = progress
 
     def next_line(self) -> str | None:
-        line = self._lines.readline()
-        return None if line == "" else line.rstrip("\r\n")
+        """The next input line. A line over MAX_LINE_CHARS is skipped (drained, never held) with its size;
+        a line that never ends within MAX_DRAIN_CHARS (`< /dev/zero`) ends the input."""
+        while True:
+            line = self._lines.readline(MAX_LINE_CHARS + 1)
+            if len(line) <= MAX_LINE_CHARS or line.endswith("\n"):
+                return None if line == "" else line.rstrip("\r\n")
+            size, ended = len(line), False
+            while size < MAX_DRAIN_CHARS and not ended:
+                chunk = self._lines.readline(_DRAIN_CHUNK)
+                ended = chunk == "" or chunk.endswith("\n")
+                size += len(chunk.rstrip("\r\n"))
+            if not ended:
+                say(self.progress, f"⚠️ 标准输入中有一行超过 {size:,} 个字符仍未结束，已停止读取输入", "yellow")
+                return None
+            say(self.progress, f"⚠️ 这一行输入过大（{size:,} 个字符），已跳过，没有发送任何请求", "yellow")
 
     def ask(self, question: str) -> str | None:
         say(self.progress, question, "dim")
