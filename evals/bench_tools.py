@@ -2,9 +2,10 @@
 
 (a) runner overhead per call (argument validation, guards, policy, wrap) on list_dir
 (b) a response with 8 slow read-only calls: concurrent batches of 4 vs one after another
-(c) grep_code's Python fallback over a generated tree (1,000 files x 200 lines)
+(c) grep_code over a generated tree (1,000 files x 200 lines): bundled ripgrep and the Python fallback
 (d) execute_command: round trip of `true`, and `seq 1 200000` captured and offloaded
 (e) cancel latency: cancel a running `sleep 30` until its process group is gone
+(f) ranged read_file of a 512 MB sparse file: time and peak Python allocation (the file is streamed)
 Everything runs in a temp project; no network, no real home.
 """
 
@@ -29,8 +30,10 @@ from paicli.tools.runner import ToolRunner
 from paicli.tools.schema import Args, ToolOutput, ToolSpec
 
 
-def make_runner(root: Path, offloader: object | None = None, max_parallel: int = 4) -> ToolRunner:
-    env = EnvLookup(environ={}, cwd=root)
+def make_runner(
+    root: Path, offloader: object | None = None, max_parallel: int = 4, values: dict[str, str] | None = None
+) -> ToolRunner:
+    env = EnvLookup(environ=dict(values or {}), cwd=root)
     return ToolRunner(
         root,
         approver=AutoApprover(),
@@ -79,16 +82,37 @@ def bench_grep(root: Path) -> None:
         lines = [f"def handler_{i}_{j}(value):  # step {j}" for j in range(200)]
         lines[150] = f"    raise NeedleError('module {i}')"
         (folder / f"mod{i}.py").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    runner = make_runner(root)
-    turn = runner.for_turn("bench")
-    for args in ('{"pattern":"NeedleError","head_limit":20}', '{"pattern":"NeedleError","head_limit":2000}'):
-        start = time.perf_counter()
-        [result] = turn.execute([ToolCall("g", "grep_code", args)], CancelToken(), lambda _e: None)
-        elapsed = time.perf_counter() - start
-        print(
-            f"(c) grep_code {args}: {ms(elapsed)}, partial={result.metadata.get('partial')}, "
-            f"{len(result.content)} chars"
-        )
+    for engine, values in (("ripgrep", {}), ("python", {"PAICLI_GREP_RIPGREP": "false"})):
+        turn = make_runner(root, values=values).for_turn("bench")
+        for args in ('{"pattern":"NeedleError","head_limit":20}', '{"pattern":"NeedleError","head_limit":2000}'):
+            start = time.perf_counter()
+            [result] = turn.execute([ToolCall("g", "grep_code", args)], CancelToken(), lambda _e: None)
+            elapsed = time.perf_counter() - start
+            print(
+                f"(c) grep_code [{engine}] {args}: {ms(elapsed)}, partial={result.metadata.get('partial')}, "
+                f"{len(result.content)} chars"
+            )
+
+
+def bench_ranged_read(root: Path) -> None:
+    import tracemalloc
+
+    path = root / "huge.log"
+    with open(path, "wb") as handle:
+        handle.write(b"".join(f"line {i:06d}\n".encode() for i in range(100_000)))
+        handle.truncate(512 * 1024 * 1024)
+    turn = make_runner(root).for_turn("bench")
+    tracemalloc.start()
+    start = time.perf_counter()
+    [result] = turn.execute(
+        [ToolCall("r", "read_file", '{"path":"huge.log","offset":50000,"limit":100}')], CancelToken(), lambda _e: None
+    )
+    elapsed = time.perf_counter() - start
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    path.unlink()
+    print(f"(f) ranged read_file of a 512 MB sparse file: {ms(elapsed)}, peak Python allocation "
+          f"{peak / 1024 / 1024:.1f} MB, ok={result.success}")
 
 
 def bench_shell(root: Path) -> None:
@@ -148,6 +172,7 @@ def main() -> None:
         bench_grep(root)
         bench_shell(root)
         bench_cancel(root)
+        bench_ranged_read(root)
 
 
 if __name__ == "__main__":

@@ -182,7 +182,9 @@ class _LineState:
         self.pending_cr = chunk.endswith(b"\r")
         if not chunk:
             return
-        breaks = chunk.count(b"\n") + chunk.count(b"\r") - chunk.count(b"\r\n")
+        breaks = chunk.count(b"\n")
+        if b"\r" in chunk:  # rare: only then pay for the two extra scans
+            breaks += chunk.count(b"\r") - chunk.count(b"\r\n")
         if self.line + breaks < start or self.line >= end:
             self.line += breaks
             last = max(chunk.rfind(b"\n"), chunk.rfind(b"\r"))
