@@ -67,7 +67,7 @@ def _parts(relative: str) -> list[str]:
 
 
 def open_beneath(
-    root: Path, relative: str, flags: int = os.O_RDONLY, mode: int = 0o644, *, make_dirs: bool = False
+    root: Path, relative: str, flags: int = os.O_RDONLY, mode: int = 0o666, *, make_dirs: bool = False
 ) -> int:
     """Open `root/relative` without following any symlink on the way. Raises SymlinkSwapped when one is met,
     NotRegularFile for a non-regular target, OSError otherwise. `flags` must not contain O_TRUNC."""
