@@ -282,3 +282,41 @@ def test_runner_defaults_are_real_and_safe(project: Path) -> None:
     request = ApprovalRequest("execute_command", {"command": "x"}, "执行命令: x", "test")
     assert AutoApprover().approve(request) == "approve"
     assert DenyingApprover().approve(request) == "deny"
+
+
+# ---- issue 17: a lone read-only call that ignores its cancel token still returns promptly ---------------
+
+
+def _stuck_tool(release: threading.Event, started: threading.Event) -> Tool:
+    from paicli.tools.schema import ToolOutput, ToolSpec
+
+    def stuck(args: object, ctx: object) -> ToolOutput:
+        started.set()
+        release.wait(120)  # blocked in I/O that never looks at the cancel token
+        return ToolOutput("late")
+
+    return Tool(ToolSpec("stuck_read", "s", read_only=True), stuck)
+
+
+def test_a_lone_stuck_read_only_call_is_cancelled_without_waiting_for_it(project: Path) -> None:
+    release, started = threading.Event(), threading.Event()
+    runner = make_runner(project)
+    runner.register(_stuck_tool(release, started))
+    cancel = CancelToken()
+    threading.Thread(target=lambda: started.wait(30) and cancel.cancel(), daemon=True).start()
+    try:
+        [result] = run(runner, ("stuck_read", "{}"), cancel=cancel)
+    finally:
+        release.set()
+    assert result.blocked and "用户取消了" in result.content
+
+
+def test_a_lone_stuck_read_only_call_meets_the_batch_timeout(project: Path) -> None:
+    release, started = threading.Event(), threading.Event()
+    runner = make_runner(project, batch_timeout=0.5)
+    runner.register(_stuck_tool(release, started))
+    try:
+        [result] = run(runner, ("stuck_read", "{}"))
+    finally:
+        release.set()
+    assert result.timed_out and "工具执行超时" in result.content

@@ -149,7 +149,9 @@ class TurnToolSet:
                 ):
                     end += 1
             batch = calls[index:end]
-            if len(batch) == 1:
+            # a lone read-only call also runs on the pool: the caller keeps watching Esc / SIGTERM and the
+            # batch timeout instead of blocking inside the tool (issue 17)
+            if len(batch) == 1 and not self._parallel_safe(batch[0]):
                 _emit(emit, ToolStarted(batch[0].id, batch[0].name, batch[0].arguments))
                 result = self.run_call(batch[0], cancel)
                 _emit(emit, ToolFinished(result))
