@@ -38,7 +38,7 @@ class ToolSpec:
     read_only: bool = False  # parallel-safe: runs concurrently with other read-only calls
     dangerous: bool = False  # may need a human's approval
     external: bool = False  # brings outside content into the session
-    web: bool = False  # removed when the turn must stay offline
+    web: bool = False  # refused at execution when the turn must stay offline (the definition stays)
 
     def definition(self) -> dict[str, Any]:
         return {
