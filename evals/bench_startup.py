@@ -1,12 +1,14 @@
-"""Start-up benchmark: median wall time of `paicli --version` and of a `-p` task against an instant local server.
+"""Start-up benchmark: median wall time of `paicli --version` and of a `-p` task against an instant local server,
+and the size of the first request (prompt tokens as the loopback server counts them: tools, system prompt, task).
 
 Run from the repository root: python -m evals.bench_startup [--runs N]
-Targets on a 2-core machine: --version < 0.3 s, the -p run < 1.0 s.
+Targets on a 2-core machine: --version < 0.3 s, the -p run < 1.0 s, first request <= 3,300 prompt tokens.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -15,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.fakes.openai_server import FakeOpenAIServer
+from tests.fakes.openai_server import FakeOpenAIServer, count_tokens, prompt_text
 
 
 def _time(cmd: list[str], env: dict[str, str], cwd: str) -> float:
@@ -48,10 +50,16 @@ def main() -> int:
         _time([*exe, "--version"], env, str(project))  # warm the file cache once
         version = [_time([*exe, "--version"], env, str(project)) for _ in range(args.runs)]
         oneshot = [_time([*exe, "-p", "你好"], env, str(project)) for _ in range(args.runs)]
+        first = server.requests[0]
+        tools = json.dumps(first.get("tools") or [], ensure_ascii=False, sort_keys=True)
+        system = str(first["messages"][0]["content"])
+        total = count_tokens(prompt_text(first))
     print(f"paicli --version  median {statistics.median(version) * 1000:7.1f} ms  "
           f"(min {min(version) * 1000:.1f}, max {max(version) * 1000:.1f}, n={args.runs})  target < 300 ms")
     print(f"paicli -p (fake)  median {statistics.median(oneshot) * 1000:7.1f} ms  "
           f"(min {min(oneshot) * 1000:.1f}, max {max(oneshot) * 1000:.1f}, n={args.runs})  target < 1000 ms")
+    print(f"first request     {total:7,d} prompt tokens ({len(first.get('tools') or [])} tools {count_tokens(tools):,d}, "
+          f"system prompt {count_tokens(system):,d})  target <= 3,300 -> {'met' if total <= 3300 else 'NOT met'}")
     return 0
 
 
