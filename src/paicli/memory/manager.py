@@ -163,12 +163,28 @@ class MemoryManager:
         if self._retriever is None and not self._retriever_failed:
             try:
                 from paicli.memory.retriever import MemoryRetriever
+                from paicli.memory.vector_file import index_path_for
 
-                self._retriever = MemoryRetriever(self.store, self.env, self.clock)
+                index = index_path_for(self.store.path)
+                self._retriever = MemoryRetriever(self.store, self.env, self.clock, index_path=index)
             except Exception:
                 self._retriever_failed = True
                 log.warning("memory retriever unavailable; no long-term memory context", exc_info=True)
         return self._retriever
+
+    def has_memories(self) -> bool:
+        return self.store.size() > 0
+
+    def warm_up(self) -> None:
+        """Start-up warm-up (background thread): jieba's dictionary and the vector index, so the first
+        retrieval does not pay for them. Failures only mean the first query pays."""
+        warm = getattr(self._default_retriever(), "warm", None)
+        if not callable(warm):
+            return
+        try:
+            warm()
+        except Exception:
+            log.warning("memory warm-up failed; the first retrieval will load what it needs", exc_info=True)
 
     def context_for_query(self, query: str, max_tokens: int, exclude_text: str = "") -> str:
         """The `## 相关长期记忆` block for a query; "" when retrieval fails (a turn must never fail on it)."""

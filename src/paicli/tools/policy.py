@@ -123,26 +123,34 @@ _REQUEST_WORDS = tuple(
     ]
 )
 _CODE_MARKS = "/@`._\\()[]{}<>=:#$"
+
+
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(text.split())
+
+
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’-]*")
 # Conversation, not a title: thanks, greetings, acknowledgements, sign-offs.
-_CHAT_WORDS = tuple(
+_CHAT_WORDS = _words(
     "谢谢 多谢 感谢 辛苦 你好 您好 好的 好吧 收到 明白 可以了 行了 没问题 先到这里 再见 晚安 早上好 "
-    "继续 接着 等等 算了 不用了".split()
+    "继续 接着 等等 算了 不用了"
 )
 # Pronouns and particles of someone speaking to the assistant, imperative markers (把 X 改一下) and the
 # one-character verbs of short tasks (调大, 改用, 加上).
-_CHINESE_SPEECH = tuple(
-    "我 你 您 咱 把 让 给 一下 吧 啊 呀 嘛 哦 呗 要 想 得 需要 应该 别 不要 先 再 改 换 加 删 调 补 移 拆 装 跑 用".split()
+_CHINESE_SPEECH = _words(
+    "我 你 您 咱 把 让 给 一下 吧 啊 呀 嘛 哦 呗 要 想 得 需要 应该 别 不要 先 再 改 换 加 删 调 补 移 拆 装 跑 用"
 )
 _ENGLISH_SPEECH = frozenset(
-    "i i'm me my we our us you your please let let's thanks thank thx hello hi hey okay ok bye got".split()
+    _words("i i'm me my we our us you your please let let's thanks thank thx hello hi hey okay ok bye got")
 )
 _IMPERATIVES = frozenset(
-    "refactor rename update use make move remove delete add fix write run build test check review clean "
-    "convert change split merge extract implement create generate explain summarize translate describe "
-    "list show open read install upgrade bump format lint deploy debug document optimize improve "
-    "simplify replace migrate port set configure enable disable try do go start stop".split()
+    _words(
+        "refactor rename update use make move remove delete add fix write run build test check review clean "
+        "convert change split merge extract implement create generate explain summarize translate describe "
+        "list show open read install upgrade bump format lint deploy debug document optimize improve "
+        "simplify replace migrate port set configure enable disable try do go start stop"
+    )
 )
 
 
