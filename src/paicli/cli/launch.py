@@ -188,7 +188,11 @@ def _build_backend(settings: object, env: EnvLookup, args: argparse.Namespace, i
     if callable(prewarm):
         prewarm()
     oneshot = args.prompt is not None
-    return AppBackend(parts, max_turns=args.max_turns, notices=notices, count_context=not oneshot)
+    backend = AppBackend(parts, max_turns=args.max_turns, notices=notices, count_context=not oneshot)
+    from paicli.cli.warmup import startup_warmup
+
+    backend.warmup = startup_warmup(parts.memory, parts.counter, count_context=not oneshot).start()
+    return backend
 
 
 def _run_oneshot(backend: AppBackend, args: argparse.Namespace, piped: str) -> int:

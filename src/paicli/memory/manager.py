@@ -175,16 +175,22 @@ class MemoryManager:
     def has_memories(self) -> bool:
         return self.store.size() > 0
 
-    def warm_up(self) -> None:
-        """Start-up warm-up (background thread): jieba's dictionary and the vector index, so the first
-        retrieval does not pay for them. Failures only mean the first query pays."""
-        warm = getattr(self._default_retriever(), "warm", None)
-        if not callable(warm):
+    def warm_tokenizer(self) -> None:
+        """Start-up warm-up (background thread): jieba's dictionary, before the first retrieval needs it."""
+        self._warm("warm_tokenizer")
+
+    def warm_index(self) -> None:
+        """Start-up warm-up (background thread): the vector index, loaded from disk and synced with the store."""
+        self._warm("warm_index")
+
+    def _warm(self, step: str) -> None:
+        method = getattr(self._default_retriever(), step, None)
+        if not callable(method):
             return
         try:
-            warm()
-        except Exception:
-            log.warning("memory warm-up failed; the first retrieval will load what it needs", exc_info=True)
+            method()
+        except Exception:  # the first retrieval then loads what it needs itself
+            log.warning("memory warm-up (%s) failed", step, exc_info=True)
 
     def context_for_query(self, query: str, max_tokens: int, exclude_text: str = "") -> str:
         """The `## 相关长期记忆` block for a query; "" when retrieval fails (a turn must never fail on it)."""

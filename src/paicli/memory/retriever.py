@@ -142,7 +142,13 @@ class MemoryRetriever:
 
     def warm(self) -> None:
         """Load jieba's dictionary and the vector index (synced with the store) before the first query."""
+        self.warm_tokenizer()
+        self.warm_index()
+
+    def warm_tokenizer(self) -> None:
         segment("预热")
+
+    def warm_index(self) -> None:
         if self.vector_enabled:
             with self._lock:
                 self._synced_index(())
