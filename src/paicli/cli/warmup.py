@@ -65,6 +65,7 @@ class WarmUp:
 
     def wait(self, on_wait: Callable[[str], None], cancelled: Callable[[], bool], poll: float = 0.1) -> bool:
         """Block until the warm-up finished, telling `on_wait` each step waited for. False when cancelled."""
+        self.start()  # waiting on a warm-up nobody started would never end
         told: str | None = None
         with self._state:
             while not self._done:
