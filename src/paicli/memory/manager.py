@@ -181,14 +181,14 @@ class MemoryManager:
 
     def warm_index(self) -> None:
         """Start-up warm-up (background thread): the vector index, loaded from disk and synced with the store."""
-        self._warm("warm_index")
+        self._warm("warm_index", self.project_key)
 
-    def _warm(self, step: str) -> None:
+    def _warm(self, step: str, *args: str) -> None:
         method = getattr(self._default_retriever(), step, None)
         if not callable(method):
             return
         try:
-            method()
+            method(*args)
         except Exception:  # the first retrieval then loads what it needs itself
             log.warning("memory warm-up (%s) failed", step, exc_info=True)
 

@@ -134,24 +134,29 @@ class MemoryRetriever:
         self._persister: Persister | None = None
         self._lowered: dict[str, tuple[str, str]] = {}
         self.index_builds = 0  # indexes built from nothing (no usable saved one)
+        self.save_delay = 1.0  # seconds between a change and saving the index (coalesces bursts of saves)
 
     @property
     def index_updates(self) -> int:
         """Documents added, replaced or dropped one by one since the index was loaded or built."""
         return self._vectors.updates if self._vectors is not None else 0
 
-    def warm(self) -> None:
+    def warm(self, project_key: str | None = None) -> None:
         """Load jieba's dictionary and the vector index (synced with the store) before the first query."""
         self.warm_tokenizer()
-        self.warm_index()
+        self.warm_index(project_key)
 
     def warm_tokenizer(self) -> None:
         segment("预热")
 
-    def warm_index(self) -> None:
-        if self.vector_enabled:
-            with self._lock:
-                self._synced_index(())
+    def warm_index(self, project_key: str | None = None) -> None:
+        """Everything a first query in `project_key` would otherwise prepare: the index (loaded or built, synced
+        with the store, idf and norms derived) and the lower-cased texts the keyword score scans."""
+        entries = self._store.get_all(project_key) if project_key is not None else ()
+        with self._lock:
+            self._lowered_texts(entries)
+            if self.vector_enabled:
+                self._synced_index(entries).prepare()
 
     def flush_index(self, timeout: float = 10.0) -> bool:
         """Wait for a pending background save of the index (benchmarks, tests, shutdown)."""
@@ -221,7 +226,7 @@ class MemoryRetriever:
             if self._persister is None:
                 from paicli.memory.vector_file import Persister
 
-                self._persister = Persister(self._index_path, self._lock, lambda: self._vectors)
+                self._persister = Persister(self._index_path, self._lock, lambda: self._vectors, self.save_delay)
             self._persister.request()
         return index
 

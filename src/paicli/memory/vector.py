@@ -243,6 +243,10 @@ class VectorIndex:
             self._stats = (idf, weights, norms)
         return self._stats
 
+    def prepare(self) -> None:
+        """Fold pending changes into the arrays and derive idf and norms now rather than in the next query."""
+        self._statistics()
+
     # ---- queries -----------------------------------------------------------------------------------
 
     def position_of(self, doc_id: str) -> int | None:

@@ -103,12 +103,21 @@ def load(path: Path) -> VectorIndex | None:
 
 
 class Persister:
-    """Saves the index on a background thread after a change; a change during a save triggers one more."""
+    """Saves the index on a background thread after a change; a change during a save triggers one more.
 
-    def __init__(self, path: Path, lock: threading.Lock, index: Callable[[], VectorIndex | None]) -> None:
+    The save starts `delay` seconds after the request, so it neither competes with the query that caused it
+    nor runs once per memory when several are saved in a row. Losing it at exit only costs the next process
+    an incremental sync of the entries saved meanwhile.
+    """
+
+    def __init__(
+        self, path: Path, lock: threading.Lock, index: Callable[[], VectorIndex | None], delay: float = 1.0
+    ) -> None:
         self.path = path
         self._lock = lock
         self._index = index
+        self._delay = delay
+        self._hurry = threading.Event()
         self._state = threading.Condition()
         self._wanted = False
         self._running = False
@@ -123,6 +132,7 @@ class Persister:
         threading.Thread(target=self._run, name="paicli-vector-save", daemon=True).start()
 
     def _run(self) -> None:
+        self._hurry.wait(self._delay)
         while True:
             with self._state:
                 if not self._wanted:
@@ -141,6 +151,7 @@ class Persister:
                 log.warning("could not save the vector index to %s", self.path, exc_info=True)
 
     def flush(self, timeout: float = 10.0) -> bool:
-        """Wait until no save is pending (tests, benchmarks and shutdown)."""
+        """Save now if a save is pending, and wait for it (tests, benchmarks and shutdown)."""
+        self._hurry.set()
         with self._state:
             return self._state.wait_for(lambda: not self._running and not self._wanted, timeout)
