@@ -105,6 +105,10 @@ def launch(args: argparse.Namespace) -> int:
     _configure_logging(settings.paicli_home, env)
     # PAICLI_HOME may come from a .env file; modules that resolve it on their own read the process environment.
     os.environ.setdefault("PAICLI_HOME", str(settings.paicli_home))
+    from paicli.cli.compose import memory_dir
+    from paicli.cli.warmup import start_dictionary_early
+
+    start_dictionary_early(memory_dir(env, settings.paicli_home))
     _tolerate_bad_stdin_bytes()
     oneshot = args.prompt is not None
     if oneshot and args.resume == "":

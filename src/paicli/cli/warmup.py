@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 from paicli.agent.events import EventSink, Waiting
@@ -44,8 +46,10 @@ class WarmUp:
             with self._state:
                 self._current = step.label
                 self._state.notify_all()
+            started = time.monotonic()
             try:
                 step.run()
+                log.info("warm-up: %s ready in %.0f ms", step.label, (time.monotonic() - started) * 1000)
             except Exception:  # warming is an optimisation: the first turn then loads what it needs itself
                 log.warning("warm-up step %r failed", step.label, exc_info=True)
         with self._state:
@@ -119,3 +123,26 @@ def await_warmup(warmup: WarmUp | None, emit: EventSink, cancel: CancelToken) ->
     if warmup is None or warmup.done:
         return True
     return warmup.wait(lambda label: emit(Waiting(label)), lambda: cancel.cancelled)
+
+
+def start_dictionary_early(memory_dir: Path) -> None:
+    """Before the session is even built: jieba's dictionary is the slowest step and needs nothing but
+    $PAICLI_HOME, so it starts loading at once when a memory file with content exists (an empty or
+    missing store never needs it). The warm-up's dictionary step then just waits for this load."""
+    from paicli.memory.store import FILE_NAME
+
+    try:
+        worth_it = (memory_dir / FILE_NAME).stat().st_size > len("[]\n")
+    except OSError:
+        return
+    if worth_it:
+        threading.Thread(target=_load_dictionary, name="paicli-dictionary", daemon=True).start()
+
+
+def _load_dictionary() -> None:
+    from paicli.memory.tokenize import segment
+
+    try:
+        segment("预热")
+    except Exception:  # the warm-up step or the first retrieval will report and retry
+        log.warning("early dictionary load failed", exc_info=True)
