@@ -341,6 +341,7 @@ class AppBackend:
 
     def close(self, timeout: float = 10.0) -> None:
         self._background.wait(timeout)
+        self.parts.memory.flush_index(timeout)
         self.parts.ledger.close()
 
 

@@ -183,6 +183,15 @@ class MemoryManager:
         """Start-up warm-up (background thread): the vector index, loaded from disk and synced with the store."""
         self._warm("warm_index", self.project_key)
 
+    def flush_index(self, timeout: float = 10.0) -> None:
+        """At shutdown: write a pending index save now, so the next process finds it current."""
+        flush = getattr(self._retriever, "flush_index", None)
+        if callable(flush):
+            try:
+                flush(timeout)
+            except Exception:
+                log.warning("could not save the vector index at shutdown", exc_info=True)
+
     def _warm(self, step: str, *args: str) -> None:
         method = getattr(self._default_retriever(), step, None)
         if not callable(method):
