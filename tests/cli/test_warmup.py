@@ -185,3 +185,10 @@ def test_a_oneshot_run_with_an_empty_store_never_loads_the_dictionary(project: P
     cache = isolated_home / ".paicli" / "cache"
     assert not (cache / "jieba.cache").exists()  # jieba writes its dictionary cache on first load
     assert not list((isolated_home / ".paicli").rglob("*.vectors.npz"))
+
+
+def test_stream_json_reports_the_wait_as_its_own_event() -> None:
+    from paicli.cli.oneshot import describe_event, event_to_json
+
+    assert event_to_json(Waiting(MEMORY_DICTIONARY)) == {"type": "waiting", "what": MEMORY_DICTIONARY}
+    assert describe_event(Waiting(MEMORY_DICTIONARY)) is None  # text mode stays quiet on stderr
