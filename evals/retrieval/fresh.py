@@ -4,7 +4,7 @@
 1. a "prime" process that queries once (building and saving the index, as an earlier session would);
 2. a fresh process that does what paicli's start-up warm-up does while the user types (jieba dictionary,
    then the index: loaded from disk, synced with the file; both timed), then times the first query, the
-   p50/p95 of the following queries, and the query right after an explicit save (median of 5 cycles);
+   p50/p95 of the following queries, and the query right after an explicit save (median of 9 cycles);
 3. a fresh process with only the dictionary warmed: its first query also loads the index from disk
    (what a first turn costs when typed before the warm-up got to the index).
 Run as a module only by `measure` (`python -m evals.retrieval.fresh DIR PROJECT QUERIES_JSON MODE`).
@@ -30,7 +30,7 @@ from paicli.memory.store import FILE_NAME, LongTermMemory
 from paicli.memory.vector_file import index_path_for
 
 ROUNDS = 3
-SAVES = 5  # save -> query cycles; their median is reported (one sample is at the mercy of a GC pass)
+SAVES = 9  # save -> query cycles; their median is reported (one sample is at the mercy of a GC pass)
 
 
 def _ms(start: float) -> float:
