@@ -73,7 +73,8 @@ def run_process(directory: Path, project: str, queries: Sequence[str], mode: str
         after_saves.append(_ms(start))
     after_save_ms = statistics.median(after_saves)
     return {
-        "memories": store.size() - SAVES, "after_save_max_ms": max(after_saves), "dictionary_ms": dictionary_ms, "index_ms": index_ms, "first_query_ms": first_ms,
+        "memories": store.size() - SAVES, "after_save_max_ms": max(after_saves),
+        "dictionary_ms": dictionary_ms, "index_ms": index_ms, "first_query_ms": first_ms,
         "p50_ms": _percentile(samples, 0.5), "p95_ms": _percentile(samples, 0.95), "samples": len(samples),
         "after_save_ms": after_save_ms, "index_builds": retriever.index_builds,
         "index_updates": retriever.index_updates, "after_save_chars": len(after_save),
