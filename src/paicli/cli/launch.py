@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from paicli.config import knobs
 from paicli.config.env import ConfigError, EnvLookup
 
 if TYPE_CHECKING:
@@ -74,13 +75,13 @@ def _resume_path(args: argparse.Namespace, home: Path, root: Path, notices: list
 
 
 def _configure_logging(home: Path, env: EnvLookup) -> None:
-    """Diagnostics go to $PAICLI_HOME/logs/paicli.log, never to the terminal the user is reading."""
+    """Diagnostics go to <paicli home>/logs/paicli.log, never to the terminal the user is reading."""
     import logging
 
     root = logging.getLogger()
     if root.handlers:
         return
-    level = (env.get("PAICLI_LOG_LEVEL") or "INFO").upper()
+    level = knobs.LOG_LEVEL.read(env).upper()
     try:
         folder = home / "logs"
         folder.mkdir(parents=True, exist_ok=True)
@@ -103,8 +104,8 @@ def launch(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         return _fail(str(exc))
     _configure_logging(settings.paicli_home, env)
-    # PAICLI_HOME may come from a .env file; modules that resolve it on their own read the process environment.
-    os.environ.setdefault("PAICLI_HOME", str(settings.paicli_home))
+    # The home may come from a .env file; modules that resolve it on their own read the process environment.
+    os.environ.setdefault(knobs.HOME.key, str(settings.paicli_home))
     from paicli.cli.compose import memory_dir
     from paicli.cli.warmup import start_dictionary_early
 
