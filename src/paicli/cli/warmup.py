@@ -127,7 +127,7 @@ def await_warmup(warmup: WarmUp | None, emit: EventSink, cancel: CancelToken) ->
 
 def start_dictionary_early(memory_dir: Path) -> None:
     """Before the session is even built: jieba's dictionary is the slowest step and needs nothing but
-    $PAICLI_HOME, so it starts loading at once when a memory file with content exists (an empty or
+    the home directory, so it starts loading at once when a memory file with content exists (an empty or
     missing store never needs it). The warm-up's dictionary step then just waits for this load."""
     from paicli.memory.store import FILE_NAME
 
