@@ -120,3 +120,32 @@ def test_a_clean_file_is_written_byte_for_byte_as_before(tmp_path: Path) -> None
 def test_render_value_matches_the_entry_layout() -> None:
     block = render_value({"id": "a", "metadata": {"k": "v"}, "n": 1, "e": {}, "l": []}, 0)
     assert block == '{\n  "id" : "a",\n  "metadata" : {\n    "k" : "v"\n  },\n  "n" : 1,\n  "e" : { },\n  "l" : [ ]\n}'
+
+
+LENIENT_FIELDS: list[dict[str, Any]] = [
+    {"metadata": ["scope", "global"]},  # metadata that is not an object
+    {"metadata": {"scope": "global", "priority": 3, "pinned": True, "tags": {"a": [1, 2]}}},  # non-string values
+    {"timestamp": "去年夏天"},  # an unreadable date
+    {"lastVerifiedAt": 12.5e30},  # a number no clock can read
+    {"tokenCount": "many"},
+    {"metadata": "a bare string"},
+]
+
+
+@pytest.mark.parametrize("odd", LENIENT_FIELDS, ids=lambda item: next(iter(item)) + str(item)[:20])
+def test_a_leniently_read_field_is_written_back_as_it_was(tmp_path: Path, odd: dict[str, Any]) -> None:
+    path = tmp_path / "long_term_memory.json"
+    write_file(path, [{**GOOD, **odd}])
+    store = memory(tmp_path)
+    assert [e.content for e in store.get_all()] == [GOOD["content"]]  # still usable
+    assert store.store(entry("另一条事实", entry_id="fact-00000new"))
+    written = json.loads(path.read_text(encoding="utf-8"))[0]
+    for key, value in odd.items():
+        assert written[key] == value
+    assert list(written) == list(GOOD)  # the reference key order
+    assert store.mark_verified("fact-0000good") is not None
+    after = json.loads(path.read_text(encoding="utf-8"))[0]
+    for key, value in odd.items():
+        if key != "lastVerifiedAt":
+            assert after[key] == value
+    assert after["lastVerifiedAt"] != GOOD["lastVerifiedAt"]

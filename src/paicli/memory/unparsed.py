@@ -20,6 +20,9 @@ from paicli.memory.entry import MemoryEntry
 log = logging.getLogger(__name__)
 
 KNOWN_KEYS = frozenset({"id", "content", "type", "timestamp", "lastVerifiedAt", "metadata", "tokenCount"})
+# fields a lenient load may have to replace (an unreadable date, metadata that is not an object of strings,
+# a tokenCount that is not a count): their original value is written back while the field is unchanged
+_LENIENT_KEYS = ("timestamp", "lastVerifiedAt", "metadata", "tokenCount")
 
 
 @dataclass(frozen=True)
@@ -33,9 +36,19 @@ class KeptItem:
 class Unparsed:
     items: list[KeptItem] = field(default_factory=list)
     extras: dict[str, dict[str, Any]] = field(default_factory=dict)  # entry id -> unknown keys, in file order
+    # entry id -> {field: (value in the file, value as loaded)} for fields the lenient load had to replace
+    originals: dict[str, dict[str, tuple[Any, Any]]] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
-        return bool(self.items or self.extras)
+        return bool(self.items or self.extras or self.originals)
+
+    def as_written(self, entry: MemoryEntry) -> dict[str, Any]:
+        """The entry's JSON object with unknown keys kept and replaced fields restored while unchanged."""
+        data = entry.to_json_dict()
+        for key, (original, loaded) in self.originals.get(entry.id, {}).items():
+            if data.get(key) == loaded:
+                data[key] = original
+        return {**data, **self.extras.get(entry.id, {})}
 
     def fingerprint(self) -> str:
         return json.dumps([[i.anchor, i.value] for i in self.items], sort_keys=True, default=str)
@@ -64,11 +77,27 @@ def split_items(data: list[Any], parse: Callable[[Any], MemoryEntry]) -> tuple[l
         raw[entry.id] = item
         anchor = entry.id
         extra = {k: v for k, v in item.items() if k not in KNOWN_KEYS} if isinstance(item, Mapping) else {}
-        if extra:
-            kept.extras[entry.id] = extra
-        else:
-            kept.extras.pop(entry.id, None)
+        _remember(kept.extras, entry.id, extra)
+        _remember(kept.originals, entry.id, _replaced_fields(item, entry))
     return list(entries.values()), kept
+
+
+def _remember(table: dict[str, Any], key: str, value: dict[str, Any]) -> None:
+    if value:
+        table[key] = value
+    else:
+        table.pop(key, None)
+
+
+def _replaced_fields(item: Any, entry: MemoryEntry) -> dict[str, tuple[Any, Any]]:
+    if not isinstance(item, Mapping):
+        return {}
+    loaded = entry.to_json_dict()
+    return {
+        key: (item[key], loaded[key])
+        for key in _LENIENT_KEYS
+        if key in item and item[key] is not None and item[key] != loaded[key]
+    }
 
 
 def interleave(
@@ -85,9 +114,8 @@ def interleave(
     blocks = [render_value(item.value, 0) for item in by_anchor.pop(None, [])]
     for entry in entries:
         blocks.extend(render_value(item.value, 0) for item in ahead.pop(entry.id, []))
-        extra = kept.extras.get(entry.id)
-        if extra:
-            blocks.append(render_value({**entry.to_json_dict(), **extra}, 0))
+        if entry.id in kept.extras or entry.id in kept.originals:
+            blocks.append(render_value(kept.as_written(entry), 0))
         else:
             blocks.append(render_entry(entry))
         blocks.extend(render_value(item.value, 0) for item in by_anchor.pop(entry.id, []))
