@@ -325,6 +325,21 @@ def find_ripgrep(env: EnvLookup) -> str | None:
     return None
 
 
+def _search(query: GrepQuery, ctx: ToolContext) -> tuple[list[Line], int, bool]:
+    rg = find_ripgrep(ctx.env)
+    if rg is None:
+        return python_grep(query, ctx)
+    try:
+        return ripgrep(rg, query, ctx)
+    except re.error as rg_error:
+        # ripgrep has no look-around or back-references; the (time-limited) fallback engine has them
+        try:
+            compile_pattern(query.pattern)
+        except re.error:
+            raise rg_error from None  # invalid for both: ripgrep's message is the clearer one
+        return python_grep(query, ctx)
+
+
 def grep_code(args: Args, ctx: ToolContext) -> ToolOutput:
     base = ctx.paths.resolve(args.get("path", "."))
     if not base.real.exists():
@@ -343,9 +358,8 @@ def grep_code(args: Args, ctx: ToolContext) -> ToolOutput:
         head_limit=max(int(args.get("head_limit", 20)), 1),
     )
     max_chars = max(int(args.get("max_chars", 24000)), 200)
-    rg = find_ripgrep(ctx.env)
     try:
-        lines, files, cut = ripgrep(rg, query, ctx) if rg else python_grep(query, ctx)
+        lines, files, cut = _search(query, ctx)
     except re.error as error:
         return ToolOutput(f"❌ 正则表达式无效: {query.pattern!r}（{error}）", success=False)
     except RegexTimeout:
