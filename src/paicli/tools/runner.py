@@ -244,8 +244,9 @@ class TurnToolSet:
             denial = command_denial(str(args.get("command", "")))
         if denial is not None:
             return ToolOutput(denial, success=False, blocked=True)
-        need = self.runner.approval.needs_approval(name, args, relative)
+        need = self.runner.approval.needs_approval(name, args, relative, self.runner.project_root)
         if need is None:
+            self._note_write(name, relative)
             return None
         request = ApprovalRequest(
             name,
@@ -258,11 +259,16 @@ class TurnToolSet:
         if decision == "approve_all":
             self.runner.approval.grant_all(name)
         if decision in ("approve", "approve_all"):
+            self._note_write(name, relative)
             return None
         hint = getattr(self.runner.approver, "reason_text", None)
         return ToolOutput(
             denial_text(name, args, hint if isinstance(hint, str) else None), success=False, blocked=True
         )
+
+    def _note_write(self, name: str, relative: str | None) -> None:
+        if name in ("write_file", "edit_file"):
+            self.runner.approval.note_write(self.runner.project_root, relative)
 
     def _final(self, call: ToolCall, output: ToolOutput) -> ToolResult:
         content = output.content
