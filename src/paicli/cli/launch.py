@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import os
 import sys
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from paicli.config.env import ConfigError, EnvLookup
+from paicli.fsperm import create_private_file, secure_tree
 
 if TYPE_CHECKING:
     from paicli.cli.backend import RunMode
@@ -83,7 +85,7 @@ def _configure_logging(home: Path, env: EnvLookup) -> None:
     level = (env.get("PAICLI_LOG_LEVEL") or "INFO").upper()
     try:
         folder = home / "logs"
-        folder.mkdir(parents=True, exist_ok=True)
+        create_private_file(folder / "paicli.log")
         handler: logging.Handler = logging.FileHandler(folder / "paicli.log", encoding="utf-8")
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     except OSError:
@@ -102,6 +104,8 @@ def launch(args: argparse.Namespace) -> int:
         validate_knobs(env)
     except ConfigError as exc:
         return _fail(str(exc))
+    secure_tree(settings.paicli_home)  # files an older version or another writer left readable
+    atexit.register(secure_tree, settings.paicli_home)
     _configure_logging(settings.paicli_home, env)
     # PAICLI_HOME may come from a .env file; modules that resolve it on their own read the process environment.
     os.environ.setdefault("PAICLI_HOME", str(settings.paicli_home))

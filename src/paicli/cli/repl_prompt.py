@@ -28,6 +28,7 @@ from paicli.cli.repl_io import InteractiveIO
 from paicli.cli.repl_notices import NoticeRelay
 from paicli.cli.statusbar import format_window, status_line
 from paicli.config.env import EnvLookup
+from paicli.fsperm import create_private_file, make_private
 
 
 def banner_lines(info: SessionInfo) -> list[tuple[str, str]]:
@@ -81,6 +82,7 @@ def trim_history(path: Path, keep: int) -> int:
     cut = starts[len(starts) - keep]
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text("\n" + text[cut:], encoding="utf-8")
+    make_private(tmp)
     os.replace(tmp, path)
     return len(starts) - keep
 
@@ -104,7 +106,7 @@ class InteractiveRepl:
 
     def _history(self) -> History:
         try:
-            self._history_file.parent.mkdir(parents=True, exist_ok=True)
+            create_private_file(self._history_file)  # prompt history can hold pasted keys
             trim_history(self._history_file, HISTORY_KEEP)
             return FileHistory(str(self._history_file))
         except OSError:

@@ -113,32 +113,30 @@ def repositories(cwd: Path, env: Mapping[str, str]) -> list[tuple[Path, Path]] |
     return found
 
 
-def _config_files(gitdir: Path) -> Iterable[Path]:
-    yield gitdir / "config"
-    yield gitdir / "config.worktree"
+def _config_files(gitdir: Path) -> list[Path] | None:
+    """Every config file git reads for this repository and its submodules; None when there are too many."""
+    files = [gitdir / "config", gitdir / "config.worktree"]
     common = gitdir / "commondir"
     if common.is_file():
         try:
             target = Path(common.read_text(encoding="utf-8", errors="replace").strip())
         except OSError:
-            target = Path("/nonexistent-commondir")
-        common_dir = target if target.is_absolute() else gitdir / target
-        yield common_dir / "config"
+            return None
+        files.append((target if target.is_absolute() else gitdir / target) / "config")
     modules = gitdir / "modules"
     if modules.is_dir():
-        count = 0
-        for path in modules.rglob("config"):
-            count += 1
-            if count > _MODULE_CONFIG_LIMIT:
-                yield Path("/nonexistent-too-many-module-configs/config-missing-marker")
-                return
-            yield path
+        for index, path in enumerate(modules.rglob("config")):
+            if index >= _MODULE_CONFIG_LIMIT:
+                return None
+            files.append(path)
+    return files
 
 
 def gitdir_is_unsafe(gitdir: Path) -> bool:
-    for path in _config_files(gitdir):
-        if path.name == "config-missing-marker":
-            return True
+    files = _config_files(gitdir)
+    if files is None:
+        return True
+    for path in files:
         try:
             text = path.read_text(encoding="utf-8", errors="replace")
         except FileNotFoundError:

@@ -178,14 +178,10 @@ PROGRAMS: dict[str, Options] = {
 
 # find: primaries with no argument and with one argument; everything else (-exec, -delete, -fprint, …) asks.
 FIND_FLAGS = frozenset(
-    "-print -print0 -ls -prune -quit -true -false -empty -readable -writable -executable -nouser -nogroup "
-    "-depth -follow -xdev -mount -daystart -noleaf -not -and -a -or -o -ignore_readdir_race "
-    "-noignore_readdir_race ( ) ! ,".split()
+    ["-print", "-print0", "-ls", "-prune", "-quit", "-true", "-false", "-empty", "-readable", "-writable", "-executable", "-nouser", "-nogroup", "-depth", "-follow", "-xdev", "-mount", "-daystart", "-noleaf", "-not", "-and", "-a", "-or", "-o", "-ignore_readdir_race", "-noignore_readdir_race", "(", ")", "!", ","]
 )
 FIND_WITH_VALUE = frozenset(
-    "-name -iname -path -ipath -wholename -iwholename -lname -ilname -regex -iregex -type -xtype -maxdepth "
-    "-mindepth -size -mtime -mmin -atime -amin -ctime -cmin -newer -anewer -cnewer -perm -user -group -uid "
-    "-gid -links -inum -samefile -printf -used -regextype -fstype".split()
+    ["-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-lname", "-ilname", "-regex", "-iregex", "-type", "-xtype", "-maxdepth", "-mindepth", "-size", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin", "-newer", "-anewer", "-cnewer", "-perm", "-user", "-group", "-uid", "-gid", "-links", "-inum", "-samefile", "-printf", "-used", "-regextype", "-fstype"]
 )
 
 _DIFF_LONG = (

@@ -20,6 +20,7 @@ from paicli.cancel import Cancelled, CancelToken
 from paicli.config.env import EnvLookup
 from paicli.llm.messages import ToolCall
 from paicli.memory.guard import ExternalContextTracker
+from paicli.textsafe import encodable, encodable_or_none
 from paicli.tools.approval import (
     DANGEROUS_TOOLS,
     HITL_PREFIX,
@@ -29,7 +30,7 @@ from paicli.tools.approval import (
     denial_text,
     policy_report,
 )
-from paicli.tools.audit import AuditLog, audit_dir
+from paicli.tools.audit import AuditLog, audit_dir, env_secrets
 from paicli.tools.base import ApprovalRequest, Approver, ToolResult
 from paicli.tools.boundary import ToolResultBoundary
 from paicli.tools.context import Offloader, SaveMemory, ToolContext
@@ -77,7 +78,9 @@ class ToolRunner:
         self.command_timeout = float(self.env.get_int("PAICLI_COMMAND_TIMEOUT_SECONDS", 60, minimum=1))
         self.max_parallel = max(1, max_parallel)
         self.batch_timeout = batch_timeout
-        self.audit = audit if audit is not None else AuditLog(audit_dir(self.env))
+        self.audit = audit if audit is not None else AuditLog(
+            audit_dir(self.env), secrets=env_secrets(self.env)
+        )
 
     def register(self, tool: Tool) -> None:
         """Add or replace a tool (skills, MCP) after construction."""
@@ -279,11 +282,12 @@ class TurnToolSet:
         return ToolResult(
             call_id=call.id,
             name=call.name,
-            content=ToolResultBoundary.wrap(call.name, content),
+            # non-UTF-8 file names arrive as surrogate escapes: shown as \xNN, once, before anything prints them
+            content=encodable(ToolResultBoundary.wrap(call.name, content)),
             success=output.success,
             timed_out=output.timed_out,
             blocked=output.blocked,
-            display=output.display,
+            display=encodable_or_none(output.display),
             metadata=dict(output.metadata),
         )
 
