@@ -181,26 +181,29 @@ def _expand_user(text: str, environ: Mapping[str, str]) -> str:
 
 
 def _word_ok(word: Word, cwd: Path, roots: Sequence[Path]) -> bool:
-    """No argument (or option value) may name a path under /proc or PAICLI_HOME; no glob may expand to an option."""
+    """No argument (or option value) may name a path under /proc or PAICLI_HOME, or a folder holding one
+    (`grep -r KEY ~`); no glob may expand to an option."""
     if word.lead_glob and _has_dash_entry(cwd):
         return False
+    if any(root.is_relative_to(cwd) for root in roots):
+        return False  # running from `/` or from the folder that holds PAICLI_HOME: any name may reach in
     text = _expand_user(word.text, {"HOME": str(Path.home()), **os.environ})
     pieces = {text}
     if "=" in text:
         pieces.add(text.split("=", 1)[1])
-    if text.startswith("-") and not text.startswith("--"):
-        pieces.add(text[2:])
-    pieces.update(text[i:] for i, char in enumerate(text) if char == "/")
     for piece in pieces:
-        if not piece:
-            continue
         candidates = glob.glob(str(cwd / piece)) if word.globbed else [str(cwd / piece)]
-        if any(_under(Path(os.path.realpath(c)), roots) for c in candidates):
-            return False
-    # Run from an ancestor of a protected folder, a relative name could hide inside an option cluster.
-    for root in roots:
-        if (cwd == root.parent or root.is_relative_to(cwd)) and root.name.lower() in text.lower():
-            return False
+        for candidate in candidates:
+            real = Path(os.path.realpath(candidate))
+            if _under(real, roots) or any(root.is_relative_to(real) for root in roots):
+                return False
+    if text.startswith("-") and not text.startswith("--"):
+        # an option value attached inside a cluster: `-f/proc/self/environ`, `-if~/.paicli/x`
+        suffixes = [text[i:] for i, char in enumerate(text) if char in "/~"]
+        for suffix in suffixes:
+            real = Path(os.path.realpath(_expand_user(suffix, os.environ)))
+            if _under(real, roots):
+                return False
     return True
 
 
