@@ -24,7 +24,7 @@ _SECRET_KEY = re.compile(
 _ASSIGNMENT = re.compile(
     r"(?i)(?<![A-Za-z0-9])([A-Za-z0-9_.-]*(?:api[_-]?key|apikey|secret|passw(?:or)?d|access[_-]?key|"
     r"private[_-]?key|credential|token(?![A-Za-z]))[A-Za-z0-9_.-]*)"
-    r"(['\"]?\s*[=:]\s*)(['\"]?)[^\s'\"]{6,}"
+    r"(\\?['\"]?\s*[=:]\s*)(\\?['\"]?)[^\s'\"]{6,}"
 )
 # (pattern, replacement, lower-case substrings of which one must be present for the pattern to be tried)
 _PATTERNS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
@@ -72,8 +72,10 @@ class Redactor:
 
     def arguments(self, raw: str) -> str:
         """Redact a tool call's JSON arguments inside the decoded values; the result is always valid JSON."""
+        if not raw.strip():
+            return "{}"
         try:
-            decoded = json.loads(raw) if raw.strip() else {}
+            decoded = json.loads(raw)
         except ValueError:
             # Not JSON (a cut-off stream): keep the redacted text as a JSON string value so it still parses.
             return json.dumps({"_unparsed_arguments": self.text(raw)}, ensure_ascii=False)
