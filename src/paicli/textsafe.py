@@ -8,7 +8,9 @@ shown as `\\xff`; any other lone surrogate becomes U+FFFD.
 
 from __future__ import annotations
 
+import json
 import re
+from typing import Any
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
@@ -32,3 +34,29 @@ def encodable(text: str) -> str:
 
 def encodable_or_none(text: str | None) -> str | None:
     return None if text is None else encodable(text)
+
+
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, str):
+        return encodable(value)
+    if isinstance(value, dict):
+        return {encodable(str(k)): _clean(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clean(item) for item in value]
+    return value
+
+
+def encodable_json(text: str) -> str:
+    """JSON text whose decoded strings are encodable too: a `\\ud83d` escape decodes to a lone surrogate."""
+    text = encodable(text)
+    if "\\u" not in text or not _ESCAPED_SURROGATE.search(text):
+        return text
+    try:
+        decoded = json.loads(text)
+    except ValueError:
+        return text
+    cleaned = _clean(decoded)
+    return text if cleaned == decoded else json.dumps(cleaned, ensure_ascii=False)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from paicli.textsafe import encodable, encodable_or_none
+from paicli.textsafe import encodable, encodable_json, encodable_or_none
 
 Role = Literal["system", "user", "assistant", "tool"]
 
@@ -18,8 +18,9 @@ class ToolCall:
 
     def __post_init__(self) -> None:
         # A lone surrogate (half an emoji) or an escaped file-name byte would fail every later request.
-        for name in ("id", "name", "arguments"):
-            object.__setattr__(self, name, encodable(getattr(self, name)))
+        object.__setattr__(self, "id", encodable(self.id))
+        object.__setattr__(self, "name", encodable(self.name))
+        object.__setattr__(self, "arguments", encodable_json(self.arguments))
 
     def to_wire(self) -> dict[str, Any]:
         return {"id": self.id, "type": "function", "function": {"name": self.name, "arguments": self.arguments}}

@@ -26,6 +26,8 @@ _ASSIGNMENT = re.compile(
     r"private[_-]?key|credential|token(?![A-Za-z]))[A-Za-z0-9_.-]*)"
     r"(\\?['\"]?\s*[=:]\s*)(\\?['\"]?)[^\s'\"]{6,}"
 )
+# The same in Chinese prose: `数据库密码是 hunter2`, `令牌：abcd1234`.
+_NAMED_IN_PROSE = re.compile(r"((?:密码|密钥|秘钥|口令|令牌|私钥)\s*(?:是|为|:|：|=)\s*)[^\s，。；、,;'\"）)]{4,}")
 # (pattern, replacement, lower-case substrings of which one must be present for the pattern to be tried)
 _PATTERNS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
     (re.compile(r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{16,}"), "sk-" + REDACTED, ("sk-",)),
@@ -35,6 +37,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
         r"\1\2\3" + REDACTED,
         ("key", "secret", "passw", "passwd", "token", "credential"),
     ),
+    (_NAMED_IN_PROSE, r"\1" + REDACTED, ("密码", "密钥", "秘钥", "口令", "令牌", "私钥")),
 )
 # A configured key shorter than this is not matched exactly (it would mask unrelated text); one shorter
 # than _PLAIN_MATCH is matched only as a whole word.
