@@ -45,6 +45,17 @@ _MIN_EXACT = 8
 _PLAIN_MATCH = 20
 
 
+def mask_secret(text: str, secret: str, replacement: str = REDACTED) -> str:
+    """Mask one configured secret in `text` without touching unrelated characters: a long key anywhere, a
+    shorter one only as a whole word, one too short to be a real key not at all."""
+    secret = secret.strip()
+    if len(secret) >= _PLAIN_MATCH:
+        return text.replace(secret, replacement)
+    if len(secret) >= _MIN_EXACT:
+        return re.sub(r"(?<![A-Za-z0-9])" + re.escape(secret) + r"(?![A-Za-z0-9])", replacement, text)
+    return text
+
+
 class Redactor:
     """Replaces the configured secrets exactly, plus anything shaped like a key, a bearer token or
     `some_secret_name = value`. String values under keys named like api_key/token/secret/password are

@@ -14,7 +14,7 @@ SessionMode = Literal["auto", "plan", "ask"]
 DANGEROUS_TOOLS = ("write_file", "edit_file", "execute_command")
 HITL_PREFIX = "[HITL]"
 _MODE_TEXT = {
-    "auto": "auto（默认）：项目内的文件编辑直接执行（.git/ 和 .paicli/ 下的除外）；只读命令直接运行，其余 shell 命令先请你确认",
+    "auto": "auto（默认）：项目内的文件编辑直接执行（任意层级的 .git/、.paicli/ 和 PAI.md 除外）；确认只读的命令直接运行，其余 shell 命令先请你确认",
     "plan": "plan：普通输入走 Plan-and-Execute；审批规则同 auto",
     "ask": "ask：每一次写文件、改文件和执行命令都先请你确认",
 }
