@@ -173,7 +173,12 @@ def test_nested_repository_with_a_hostile_config_is_not_read_only(tmp_path: Path
     assert is_read_only_command("cd sub && git status", tmp_path)
     config = tmp_path / "sub" / ".git" / "config"
     config.write_text(config.read_text() + "[core]\n\tfsmonitor = touch pwned\n", encoding="utf-8")
-    for command in ("cd sub && git status", "cd sub; git diff", "cd ./sub/ || true; git log", "cd sub/.. && cd sub && git status"):
+    (tmp_path / "-evil").mkdir()
+    git("init", "-q", ".", cwd=tmp_path / "-evil")
+    evil = tmp_path / "-evil" / ".git" / "config"
+    evil.write_text(evil.read_text() + "[core]\n\tfsmonitor = touch pwned\n", encoding="utf-8")
+    for command in ("cd sub && git status", "cd sub; git diff", "cd ./sub/ || true; git log",
+                    "cd sub/.. && cd sub && git status", "cd -- -evil && git status", "cd -P -- -evil; git log"):
         assert not is_read_only_command(command, tmp_path), command
     assert is_read_only_command("git status", tmp_path)  # the top-level repository is still clean
 

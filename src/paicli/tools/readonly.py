@@ -215,8 +215,8 @@ def _has_dash_entry(cwd: Path) -> bool:
 
 
 def _after_cd(args: Sequence[Word], cwds: set[Path], environ: Mapping[str, str]) -> set[Path] | None:
-    operands = [w for w in args if not w.text.startswith("-") or w.text == "-"]
-    if any(w.globbed for w in operands):
+    operands = split_options(PROGRAMS["cd"], args)
+    if operands is None or len(operands) > 1 or any(w.globbed for w in operands):
         return None
     target = operands[0].text if operands else "~"
     if target == "-":

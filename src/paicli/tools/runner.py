@@ -274,7 +274,8 @@ class TurnToolSet:
             self.runner.approval.note_write(self.runner.project_root, relative)
 
     def _final(self, call: ToolCall, output: ToolOutput) -> ToolResult:
-        content = output.content
+        # non-UTF-8 file names arrive as surrogate escapes: shown as \xNN, once, before anything stores or prints them
+        content = encodable(output.content)
         offloader = self.runner.offloader
         if offloader is not None and not output.offloaded and not output.blocked:
             with contextlib.suppress(Exception):  # a failing offload keeps the inline text
@@ -282,8 +283,7 @@ class TurnToolSet:
         return ToolResult(
             call_id=call.id,
             name=call.name,
-            # non-UTF-8 file names arrive as surrogate escapes: shown as \xNN, once, before anything prints them
-            content=encodable(ToolResultBoundary.wrap(call.name, content)),
+            content=ToolResultBoundary.wrap(call.name, content),
             success=output.success,
             timed_out=output.timed_out,
             blocked=output.blocked,
