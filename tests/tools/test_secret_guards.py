@@ -28,6 +28,7 @@ from tests.tools.helpers import env
         "staging 的 Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.payload.sig",
         "用户的手机号 13812345678",
         "连接串 postgres://admin:s3cret@db.internal/app",
+        "the staging database password is hunter2hunter2",
     ],
 )
 def test_save_memory_refuses_secrets_with_a_reason(fact: str, tmp_path: Path) -> None:
@@ -44,7 +45,13 @@ def test_save_memory_refuses_secrets_with_a_reason(fact: str, tmp_path: Path) ->
 
 
 @pytest.mark.parametrize(
-    "fact", ["项目使用 pytest 和 ruff，提交前运行 .ci/run", "API 密钥放在环境变量 PAICLI_API_KEY 里", "默认用 token 计数来控制上下文"]
+    "fact",
+    [
+        "项目使用 pytest 和 ruff，提交前运行 .ci/run",
+        "API 密钥放在环境变量 PAICLI_API_KEY 里",
+        "默认用 token 计数来控制上下文",
+        "the api key is stored in the PAICLI_API_KEY variable",
+    ],
 )
 def test_ordinary_facts_still_save(fact: str) -> None:
     assert secret_reason(fact) is None
@@ -89,3 +96,41 @@ def test_private_file_helpers_ignore_a_permissive_umask(tmp_path: Path) -> None:
     secure_tree(tmp_path / "a")
     assert stat.S_IMODE(loose.stat().st_mode) == 0o600
     assert stat.S_IMODE((tmp_path / "a" / "open").stat().st_mode) == 0o700
+
+
+def test_log_records_are_redacted_before_they_reach_the_file(tmp_path: Path) -> None:
+    import logging
+
+    from paicli.session.redact import RedactingFilter
+
+    key = "configured-key-0123456789abcdef"
+    path = tmp_path / "paicli.log"
+    handler = logging.FileHandler(path, encoding="utf-8")
+    handler.addFilter(RedactingFilter([key]))
+    logger = logging.getLogger("paicli.test.redacting")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        logger.warning("request failed with key %s and Bearer %s", key, "tok.abc.defghijk")
+        try:
+            raise RuntimeError(f"boom PASSWORD=hunter2hunter2 {key}")
+        except RuntimeError:
+            logger.exception("failed")
+    finally:
+        logger.removeHandler(handler)
+        handler.close()
+    text = path.read_text(encoding="utf-8")
+    assert "boom" in text and "request failed" in text
+    for leaked in (key, "tok.abc.defghijk", "hunter2hunter2"):
+        assert leaked not in text
+
+
+def test_prompt_history_on_disk_is_redacted(tmp_path: Path) -> None:
+    from paicli.cli.repl_prompt import RedactedFileHistory
+
+    path = tmp_path / "history"
+    history = RedactedFileHistory(str(path))
+    history.store_string("export OPENAI_API_KEY=sk-abcdefghijklmnopqrstuvwx && run")
+    history.store_string("解释 main.py")
+    text = path.read_text(encoding="utf-8")
+    assert "sk-abcdefghijklmnopqrstuvwx" not in text and "解释 main.py" in text

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 
 from paicli.config.env import ConfigError, EnvLookup
 from paicli.fsperm import create_private_file, secure_tree
+from paicli.session.redact import RedactingFilter
+from paicli.tools.audit import env_secrets
 
 if TYPE_CHECKING:
     from paicli.cli.backend import RunMode
@@ -88,6 +90,7 @@ def _configure_logging(home: Path, env: EnvLookup) -> None:
         create_private_file(folder / "paicli.log")
         handler: logging.Handler = logging.FileHandler(folder / "paicli.log", encoding="utf-8")
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        handler.addFilter(RedactingFilter(env_secrets(env)))
     except OSError:
         handler = logging.NullHandler()
     root.addHandler(handler)

@@ -7,6 +7,7 @@ stored stays valid JSON (a provider rejects a resumed request whose arguments do
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -108,3 +109,20 @@ class Redactor:
         if isinstance(value, (list, tuple)):
             return [self.value(item) for item in value]
         return value
+
+
+class RedactingFilter(logging.Filter):
+    """Scrubs log records (message and traceback) before a handler writes them to a file."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        super().__init__()
+        self._redactor = Redactor(secrets)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg = self._redactor.text(record.getMessage())
+        record.args = None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = self._redactor.text(record.exc_text)
+        return True

@@ -16,7 +16,7 @@ from paicli.tools.schema import Args, ToolOutput
 # A secret's name followed by its value: `密码是 hunter22`, `token: abc123`, `API key = …`.
 _NAMED_VALUE = re.compile(
     r"(?i)(?:api[_ -]?key|access[_ -]?key|secret|password|passwd|pwd|token|密码|密钥|秘钥|口令|令牌)"
-    r"\s*(?:是|为|:|：|=)\s*\S{4,}"
+    r"(?:\s*(?:是|为|:|：|=)\s*\S{4,}|\s+is\s+(?=\S*[0-9_!@#$%^&*-])\S{6,})"
 )
 _REDACTOR = Redactor()
 
