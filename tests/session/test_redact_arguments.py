@@ -22,6 +22,7 @@ SECRET_ARGUMENTS = [
     ({"path": "a.env", "content": "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG\nregion=x\n"}, "wJalrXUtnFEMI"),
     ({"api_key": "plain-value-123", "nested": [{"token": "xyzxyzxyz"}]}, "plain-value-123"),
     ({"fact": "key sk-proj-abcdefghijklmnopqrstuvwx 结尾\\"}, "sk-proj-abcdefghijklmnopqrstuvwx"),
+    ({"env": {"sk-proj-abcdefghijklmnopqrstuvwx": "as a key"}}, "sk-proj-abcdefghijklmnopqrstuvwx"),
 ]
 
 

@@ -105,7 +105,7 @@ class Redactor:
                 return self.arguments(value)
             return self.text(value)
         if isinstance(value, Mapping):
-            return {encodable(str(k)): self.value(v, str(k)) for k, v in value.items()}
+            return {self.text(str(k)): self.value(v, str(k)) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
             return [self.value(item) for item in value]
         return value
