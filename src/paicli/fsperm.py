@@ -47,6 +47,15 @@ def open_private_append(path: Path) -> IO[str]:
     return os.fdopen(fd, "a", encoding="utf-8")
 
 
+def write_private_text(path: Path, text: str) -> None:
+    """Write (replace) a text file that only its owner can read."""
+    ensure_private_dir(path.parent)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        os.fchmod(handle.fileno(), PRIVATE_FILE)
+        handle.write(text)
+
+
 def make_private(path: Path) -> None:
     with contextlib.suppress(OSError):
         os.chmod(path, PRIVATE_FILE)
