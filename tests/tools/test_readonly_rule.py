@@ -157,6 +157,13 @@ def test_commands_that_print_the_environment_need_approval(command: str, tmp_pat
     assert not is_read_only_command(command, tmp_path)
 
 
+def test_fifos_and_devices_as_arguments_need_approval(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe")
+    for command in ("cat pipe", "wc -l < pipe", "sort /dev/zero", "head -c 10 /dev/urandom", "grep x ./pipe", "file -z a.gz"):
+        assert not is_read_only_command(command, tmp_path), command
+    assert is_read_only_command("diff a.txt /dev/null 2>/dev/null", tmp_path)
+
+
 def test_reading_paicli_home_needs_approval(tmp_path: Path, isolated_home: Path) -> None:
     home = isolated_home / ".paicli"
     home.mkdir(exist_ok=True)

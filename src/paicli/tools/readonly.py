@@ -9,6 +9,7 @@ from __future__ import annotations
 import glob
 import os
 import re
+import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -195,7 +196,7 @@ def _word_ok(word: Word, cwd: Path, roots: Sequence[Path]) -> bool:
         candidates = glob.glob(str(cwd / piece)) if word.globbed else [str(cwd / piece)]
         for candidate in candidates:
             real = Path(os.path.realpath(candidate))
-            if _under(real, roots) or any(root.is_relative_to(real) for root in roots):
+            if _under(real, roots) or any(root.is_relative_to(real) for root in roots) or _special(real):
                 return False
     if text.startswith("-") and not text.startswith("--"):
         # an option value attached inside a cluster: `-f/proc/self/environ`, `-if~/.paicli/x`
@@ -205,6 +206,16 @@ def _word_ok(word: Word, cwd: Path, roots: Sequence[Path]) -> bool:
             if _under(real, roots):
                 return False
     return True
+
+
+def _special(path: Path) -> bool:
+    """A FIFO, socket or device (other than /dev/null): reading it can block forever or never end."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    is_special = stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+    return is_special and str(path) != os.devnull
 
 
 def _has_dash_entry(cwd: Path) -> bool:

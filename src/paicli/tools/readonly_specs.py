@@ -95,11 +95,11 @@ PROGRAMS: dict[str, Options] = {
     "type": Options(flags="aftpP"),
     "stat": Options(flags="LftZ", value="c", long=_long("dereference file-system format printf terse cached")),
     "file": Options(
-        flags="bhiLNnpsz0Sk",
+        flags="bhiLNnps0Sk",
         value="eFmfP",
         long=_long(
             "brief mime mime-type mime-encoding dereference no-dereference separator files-from magic-file "
-            "no-pad preserve-date special-files keep-going raw print0 uncompress exclude parameter help"
+            "no-pad preserve-date special-files keep-going raw print0 exclude parameter help"
         ),
     ),
     "du": Options(
