@@ -16,7 +16,7 @@ from tests.fakes.openai_server import FakeOpenAIServer, Reply, count_tokens, pro
 
 KEY = "sk-hostile-session-0123456789abcdefXYZ"
 OTHER_SECRETS = ("hunter2hunter2", "wJalrXUtnFEMIK7MDENG", "tok.abc.defghijk", "s3cr3t-db-pass")
-WINDOW_TOKENS = 32000
+WINDOW_TOKENS = 16000
 
 
 def git(*args: str, cwd: Path) -> None:
@@ -103,7 +103,9 @@ def test_hostile_model_session_then_resume(project: Path, isolated_home: Path, t
     sub_config = (project / "sub" / ".git" / "config").read_text()
     with FakeOpenAIServer(api_key=KEY) as server:
         server.push(*hostile_script(outside), "继续：没有别的了")
-        env = paicli_env(isolated_home, server.base_url, PAICLI_API_KEY=KEY)
+        env = paicli_env(
+            isolated_home, server.base_url, PAICLI_API_KEY=KEY, PAICLI_CONTEXT_WINDOW=str(WINDOW_TOKENS)
+        )
         first = run_paicli(["-p", "帮我检查一下这个项目"], env, project, timeout=120)
         second = run_paicli(["-c", "-p", "继续"], env, project, timeout=120)
         requests = list(server.requests)
