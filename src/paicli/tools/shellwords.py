@@ -67,78 +67,98 @@ _DOUBLE_QUOTE_ESCAPABLE = set('$`"\\')
 
 def tokens(command: str) -> list[tuple[str, str | Word]]:
     """("word", Word) | ("sep", op) | ("redir", op) tokens; raises NotSimple."""
-    out: list[tuple[str, str | Word]] = []
-    word = _WordBuilder()
-    i, n = 0, len(command)
+    return _Lexer(command).run()
 
-    def flush() -> None:
-        taken = word.take()
+
+class _Lexer:
+    def __init__(self, command: str) -> None:
+        self.command = command
+        self.i = 0
+        self.out: list[tuple[str, str | Word]] = []
+        self.word = _WordBuilder()
+
+    def run(self) -> list[tuple[str, str | Word]]:
+        while self.i < len(self.command):
+            char = self.command[self.i]
+            if not (self._blank_or_separator(char) or self._redirect(char) or self._quoted(char)):
+                self._plain(char)
+        self._flush()
+        return self.out
+
+    def _flush(self) -> None:
+        taken = self.word.take()
         if taken is not None:
-            out.append(("word", taken))
+            self.out.append(("word", taken))
 
-    while i < n:
-        char = command[i]
+    def _emit(self, kind: str, op: str) -> None:
+        self.out.append((kind, op))
+        self.i += len(op)
+
+    def _blank_or_separator(self, char: str) -> bool:
+        rest = self.command[self.i :]
         if char in " \t":
-            flush()
-            i += 1
+            self._flush()
+            self.i += 1
         elif char in "\n;":
-            flush()
-            out.append((_SEPARATOR, ";"))
-            i += 1
+            self._flush()
+            self.out.append((_SEPARATOR, ";"))
+            self.i += 1
         elif char == "|":
-            flush()
-            if command.startswith("||", i):
-                out.append((_SEPARATOR, "||"))
-                i += 2
-            elif command.startswith("|&", i):
+            self._flush()
+            if rest.startswith("|&"):
                 raise NotSimple("|&")
-            else:
-                out.append((_SEPARATOR, "|"))
-                i += 1
+            self._emit(_SEPARATOR, "||" if rest.startswith("||") else "|")
         elif char == "&":
-            flush()
-            if command.startswith("&&", i):
-                out.append((_SEPARATOR, "&&"))
-                i += 2
-            elif command.startswith("&>>", i) or command.startswith("&>", i):
-                op = "&>>" if command.startswith("&>>", i) else "&>"
-                out.append((_REDIRECT, op))
-                i += len(op)
+            self._flush()
+            if rest.startswith("&&"):
+                self._emit(_SEPARATOR, "&&")
+            elif rest.startswith("&>"):
+                self._emit(_REDIRECT, "&>>" if rest.startswith("&>>") else "&>")
             else:
                 raise NotSimple("background job")
-        elif char in "<>":
-            if word.is_fd_number():
-                word.take()  # `2>`: the descriptor number belongs to the redirection
-            else:
-                flush()
-            op = _redirect_operator(command, i)
-            out.append((_REDIRECT, op))
-            i += len(op)
-        elif char == "#" and not word.started:
-            raise NotSimple("comment")
-        elif char in _FORBIDDEN_UNQUOTED:
-            raise NotSimple(char)
-        elif char == "\\":
-            if i + 1 >= n or command[i + 1] == "\n":
+        else:
+            return False
+        return True
+
+    def _redirect(self, char: str) -> bool:
+        if char not in "<>":
+            return False
+        if self.word.is_fd_number():
+            self.word.take()  # `2>`: the descriptor number belongs to the redirection
+        else:
+            self._flush()
+        self._emit(_REDIRECT, _redirect_operator(self.command, self.i))
+        return True
+
+    def _quoted(self, char: str) -> bool:
+        command, i = self.command, self.i
+        if char == "\\":
+            if i + 1 >= len(command) or command[i + 1] == "\n":
                 raise NotSimple("line continuation")
-            word.add(command[i + 1], quoted=True)
-            i += 2
+            self.word.add(command[i + 1], quoted=True)
+            self.i += 2
         elif char == "'":
             end = command.find("'", i + 1)
             if end < 0:
                 raise NotSimple("unclosed quote")
-            word.add(command[i + 1 : end], quoted=True)
-            i = end + 1
+            self.word.add(command[i + 1 : end], quoted=True)
+            self.i = end + 1
         elif char == '"':
-            i = _double_quoted(command, i + 1, word)
-        elif char in "*?[":
-            word.add_glob(char)
-            i += 1
+            self.i = _double_quoted(command, i + 1, self.word)
         else:
-            word.add(char)
-            i += 1
-    flush()
-    return out
+            return False
+        return True
+
+    def _plain(self, char: str) -> None:
+        if char == "#" and not self.word.started:
+            raise NotSimple("comment")
+        if char in _FORBIDDEN_UNQUOTED:
+            raise NotSimple(char)
+        if char in "*?[":
+            self.word.add_glob(char)
+        else:
+            self.word.add(char)
+        self.i += 1
 
 
 def _redirect_operator(command: str, i: int) -> str:
