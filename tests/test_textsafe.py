@@ -45,3 +45,14 @@ def test_a_streamed_answer_with_half_an_emoji_per_chunk_is_rejoined() -> None:
     ]
     response = assemble(chunks)
     assert response.message.content == "hi 😀 there \ufffd"
+
+
+def test_escaped_lone_surrogates_in_arguments_do_not_crash_the_runaway_guard() -> None:
+    from paicli.agent.runaway import action_key
+
+    for raw in ('{"path": "x\\ud83d"}', '{"a": ["\\udcff", {"k\\ude00": 1}]}', '{"p": "\\uD83D"}'):
+        call = ToolCall("c", "read_file", raw)
+        json.loads(call.arguments)
+        assert action_key(call.name, call.arguments)
+    pair = ToolCall("c", "read_file", '{"p": "\\ud83d\\ude00"}')
+    assert json.loads(pair.arguments) == {"p": "😀"}
