@@ -300,3 +300,22 @@ def test_read_only_git_runs_with_fsmonitor_hooks_and_pager_switched_off(tmp_path
     assert run.exit_code == 0
     assert marker.exists()
     os.unlink(marker)
+
+
+def test_hooks_planted_in_a_nested_repository_do_not_run_from_read_only_git(tmp_path: Path) -> None:
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    git("init", "-q", ".", cwd=sub)
+    (sub / "a.txt").write_text("x\n", encoding="utf-8")
+    git("add", "a.txt", cwd=sub)
+    marker = tmp_path / "hook-ran"
+    for name in ("post-index-change", "reference-transaction", "post-checkout"):
+        hook = sub / ".git" / "hooks" / name
+        hook.write_text(f"#!/bin/sh\ntouch {marker}\n", encoding="utf-8")
+        hook.chmod(0o755)
+    (sub / "a.txt").write_text("changed\n", encoding="utf-8")  # stale stat data: status would refresh the index
+    assert is_read_only_command("cd sub && git status && git diff --stat", tmp_path)
+    ctx = ToolContext(tmp_path, PathGuard(tmp_path), env(), CancelToken(), None, 30.0)
+    run = run_command("cd sub && git status && git diff --stat", ctx, 8000)
+    assert run.exit_code == 0, run.capture.text
+    assert not marker.exists()

@@ -179,5 +179,6 @@ def git_neutral_env(base: Mapping[str, str]) -> dict[str, str]:
     env["PAGER"] = "cat"
     env["GIT_EDITOR"] = ":"
     env["GIT_SEQUENCE_EDITOR"] = ":"
+    env["GIT_OPTIONAL_LOCKS"] = "0"  # `git status` does not rewrite the index (no post-index-change hook)
     env.pop("GIT_EXTERNAL_DIFF", None)
     return env
