@@ -239,6 +239,19 @@ def test_bare_looking_directories_and_git_files_are_checked(tmp_path: Path) -> N
     assert not is_read_only_command("cd odd && git status", tmp_path)
 
 
+def test_a_submodule_with_a_hostile_config_makes_the_superproject_unsafe(tmp_path: Path) -> None:
+    git("init", "-q", ".", cwd=tmp_path)
+    lib = tmp_path / "vendor" / "lib"
+    lib.mkdir(parents=True)
+    git("init", "-q", ".", cwd=lib)
+    (tmp_path / ".gitmodules").write_text('[submodule "lib"]\n\tpath = vendor/lib\n\turl = ./x\n', encoding="utf-8")
+    assert is_read_only_command("git status", tmp_path)
+    config = lib / ".git" / "config"
+    config.write_text(config.read_text() + '[filter "x"]\n\tclean = touch pwned\n', encoding="utf-8")
+    assert not is_read_only_command("git status", tmp_path)
+    assert not is_read_only_command("cd vendor && git diff", tmp_path)
+
+
 def test_a_git_directory_written_this_session_makes_git_there_unsafe(tmp_path: Path) -> None:
     git("init", "-q", ".", cwd=tmp_path)
     (tmp_path / "sub").mkdir()

@@ -148,6 +148,30 @@ def gitdir_is_unsafe(gitdir: Path) -> bool:
     return False
 
 
+_SUBMODULE_PATH = re.compile(r"^\s*path\s*=\s*(.+?)\s*$", re.MULTILINE | re.IGNORECASE)
+
+
+def _submodule_gitdirs(worktree: Path) -> list[Path] | None:
+    """Git directories of the submodules `.gitmodules` names (status and diff recurse into them)."""
+    try:
+        text = (worktree / ".gitmodules").read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return []
+    except OSError:
+        return None
+    found: list[Path] = []
+    for raw in _SUBMODULE_PATH.findall(text)[:_MODULE_CONFIG_LIMIT]:
+        dotgit = worktree / raw.strip('"') / ".git"
+        if dotgit.is_dir():
+            found.append(dotgit)
+        elif dotgit.exists():
+            target = _gitdir_from_file(dotgit)
+            if target is None:
+                return None
+            found.append(target)
+    return found
+
+
 def git_is_safe_in(cwd: Path, written_gitdirs: Iterable[Path], env: Mapping[str, str]) -> bool:
     """A read-only git command may run unasked in `cwd`."""
     found = repositories(cwd, env)
@@ -159,7 +183,8 @@ def git_is_safe_in(cwd: Path, written_gitdirs: Iterable[Path], env: Mapping[str,
         for path in written:
             if path == gitdir or path.is_relative_to(root) or path.is_relative_to(gitdir):
                 return False
-        if gitdir_is_unsafe(gitdir):
+        submodules = _submodule_gitdirs(root)
+        if submodules is None or any(gitdir_is_unsafe(path) for path in [gitdir, *submodules]):
             return False
     return True
 
