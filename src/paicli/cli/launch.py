@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from paicli.config import knobs
 from paicli.config.env import ConfigError, EnvLookup
 from paicli.fsperm import create_private_file, secure_tree
 from paicli.session.redact import RedactingFilter
@@ -78,13 +79,13 @@ def _resume_path(args: argparse.Namespace, home: Path, root: Path, notices: list
 
 
 def _configure_logging(home: Path, env: EnvLookup) -> None:
-    """Diagnostics go to $PAICLI_HOME/logs/paicli.log, never to the terminal the user is reading."""
+    """Diagnostics go to <paicli home>/logs/paicli.log, never to the terminal the user is reading."""
     import logging
 
     root = logging.getLogger()
     if root.handlers:
         return
-    level = (env.get("PAICLI_LOG_LEVEL") or "INFO").upper()
+    level = knobs.LOG_LEVEL.read(env).upper()
     try:
         folder = home / "logs"
         create_private_file(folder / "paicli.log")
@@ -110,8 +111,8 @@ def launch(args: argparse.Namespace) -> int:
     secure_tree(settings.paicli_home)  # files an older version or another writer left readable
     atexit.register(secure_tree, settings.paicli_home)
     _configure_logging(settings.paicli_home, env)
-    # PAICLI_HOME may come from a .env file; modules that resolve it on their own read the process environment.
-    os.environ.setdefault("PAICLI_HOME", str(settings.paicli_home))
+    # The home may come from a .env file; modules that resolve it on their own read the process environment.
+    os.environ.setdefault(knobs.HOME.key, str(settings.paicli_home))
     _tolerate_bad_stdin_bytes()
     oneshot = args.prompt is not None
     if oneshot and args.resume == "":
