@@ -1,4 +1,4 @@
-"""Private files under PAICLI_HOME: folders 0700, files 0600, whatever the umask (keys and transcripts live
+"""Private files under the paicli home folder: folders 0700, files 0600, whatever the umask (keys and transcripts live
 there). Writers create their files through these helpers; `secure_tree` repairs what older versions or
 third-party writers (log handlers, prompt history) left readable."""
 

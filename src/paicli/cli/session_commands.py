@@ -191,7 +191,7 @@ def export_command(
     text = conversation_markdown(messages, session_id, model, when)
     try:
         if target.resolve().is_relative_to(home.resolve()):
-            write_private_text(target, text)  # everything under PAICLI_HOME stays private
+            write_private_text(target, text)  # everything under the paicli home stays private
         else:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")

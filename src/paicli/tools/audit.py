@@ -40,7 +40,7 @@ def env_secrets(env: EnvLookup) -> list[str]:
     """The configured API keys, so the audit log can redact each exactly."""
     from paicli.config.providers import PROVIDERS
 
-    names = {"PAICLI_API_KEY", *(name for spec in PROVIDERS for name in spec.key_envs)}
+    names = {name for spec in PROVIDERS for name in spec.key_envs}  # the generic endpoint's key included
     return sorted({value for name in names if (value := env.get(name) or "")})
 
 

@@ -1,6 +1,6 @@
 """The read-only command rule (spec 9.2): auto mode runs a command unasked only when every simple command in
 it is an allow-listed program used with allow-listed options, the shell syntax is plain (no expansions,
-substitutions, writes), no argument reaches `/proc` (process environments hold keys) or `PAICLI_HOME`, and
+substitutions, writes), no argument reaches `/proc` (process environments hold keys) or the paicli home, and
 every `git` runs in repositories whose config cannot make it run a program.
 """
 
@@ -182,12 +182,12 @@ def _expand_user(text: str, environ: Mapping[str, str]) -> str:
 
 
 def _word_ok(word: Word, cwd: Path, roots: Sequence[Path]) -> bool:
-    """No argument (or option value) may name a path under /proc or PAICLI_HOME, or a folder holding one
+    """No argument (or option value) may name a path under /proc or the paicli home, or a folder holding one
     (`grep -r KEY ~`); no glob may expand to an option."""
     if word.lead_glob and _has_dash_entry(cwd):
         return False
     if any(root.is_relative_to(cwd) for root in roots):
-        return False  # running from `/` or from the folder that holds PAICLI_HOME: any name may reach in
+        return False  # running from `/` or from the folder that holds the paicli home: any name may reach in
     text = _expand_user(word.text, {"HOME": str(Path.home()), **os.environ})
     pieces = {text}
     if "=" in text:
