@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from paicli.cancel import Cancelled, CancelToken
-from paicli.context import prompts
+from paicli.context import prompts, rounds
 from paicli.context.estimate import utf16_len
 from paicli.context.internal import is_internal, is_real_user_turn, skill_names
 from paicli.context.tokens import TokenCounter
@@ -106,14 +106,14 @@ def removed_skills_note(names: Sequence[str]) -> str:
 
 
 def rebuild_with_summary(history: Sequence[Message], split_idx: int, summary_message: str) -> list[Message]:
-    start = system_end(history)
+    """Everything before `split_idx` but the latest user message becomes the summary pair (rounds.rebuild)."""
     removed: list[str] = []
-    for message in history[start:split_idx]:
+    for message in rounds.removed(history, split_idx):
         for name in skill_names(message):
             if name not in removed:
                 removed.append(name)
     text = summary_message + (removed_skills_note(removed) if removed else "")
-    return [*history[:start], Message.user(text), Message.assistant(ACKNOWLEDGEMENT), *history[split_idx:]]
+    return rounds.rebuild(history, split_idx, [Message.user(text), Message.assistant(ACKNOWLEDGEMENT)])
 
 
 def real_user_indices(history: Sequence[Message], start: int) -> list[int]:
@@ -158,15 +158,17 @@ class ConversationHistoryCompactor:
         retain: int,
         focus: str | None = None,
         cancel: CancelToken | None = None,
+        cut: int | None = None,
     ) -> SummaryOutcome:
+        """`cut` (from rounds.choose_cut) overrides `retain`: the tail from there on is kept verbatim."""
         self._cancel = cancel
         try:
-            return self._compact(history, trigger, force, retain, focus)
+            return self._compact(history, trigger, force, retain, focus, cut)
         finally:
             self._cancel = None
 
     def _compact(
-        self, history: list[Message], trigger: int, force: bool, retain: int, focus: str | None
+        self, history: list[Message], trigger: int, force: bool, retain: int, focus: str | None, cut: int | None
     ) -> SummaryOutcome:
         if not history:
             return SummaryOutcome(False)
@@ -174,12 +176,15 @@ class ConversationHistoryCompactor:
         if not force and before < trigger:
             return SummaryOutcome(False, len(history), len(history), before, before)
         start = system_end(history)
-        users = real_user_indices(history, start)
-        retain = max(1, retain)
-        if len(users) <= retain or users[len(users) - retain] <= start:
-            return SummaryOutcome(False, len(history), len(history), before, before)
-        split_idx = users[len(users) - retain]
-        old = [m for m in history[start:split_idx] if not is_internal(m)]
+        if cut is None:
+            users = real_user_indices(history, start)
+            retain = max(1, retain)
+            if len(users) <= retain or users[len(users) - retain] <= start:
+                return SummaryOutcome(False, len(history), len(history), before, before)
+            split_idx = users[len(users) - retain]
+        else:
+            split_idx = cut
+        old = [m for m in rounds.removed(history, split_idx) if not is_internal(m)]
         if not old:
             return SummaryOutcome(False, len(history), len(history), before, before)
         try:
