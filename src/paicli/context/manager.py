@@ -251,7 +251,7 @@ class AutoCompactionManager:
 
     def _summarise(self, history: list[Message], trigger: int, cancel: CancelToken | None) -> SummaryOutcome:
         """One automatic summary attempt with a tail chosen by tokens; records success or failure."""
-        cut = choose_cut(history, self._tail_budget(history), self._size)
+        cut = choose_cut(history, self._tail_budget(history, trigger), self._size)
         if cut is None:
             return SummaryOutcome(False, len(history), len(history))
         tokens = self.measure(history)
@@ -271,16 +271,16 @@ class AutoCompactionManager:
         unseen = sum(self._size(history[i]) for i in unseen_tool_indices(history))
         if self.clearer.config.enabled and self.measure(history) - unseen < trigger:
             return False
-        cut = choose_cut(history, self._tail_budget(history), self._size)
+        cut = choose_cut(history, self._tail_budget(history, trigger), self._size)
         if cut is None:
             return False
         removable = sum(self._size(m) for m in removed(history, cut))
         return removable >= trigger * MIN_SUMMARY_GAIN_RATIO
 
-    def _tail_budget(self, history: Sequence[Message]) -> int:
+    def _tail_budget(self, history: Sequence[Message], trigger: int | None = None) -> int:
         """Tokens of recent messages kept verbatim by a summary or fallback: what is left of the post-summary
         target once the system prompt and room for the summary itself are counted."""
-        trigger = self.profile.compression_trigger_tokens
+        trigger = trigger or self.profile.compression_trigger_tokens
         system = self.measure(history[: system_end(history)])
         return max(0, int(trigger * (SUMMARY_TARGET_RATIO - SUMMARY_ROOM_RATIO)) - system)
 
