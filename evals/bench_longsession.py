@@ -41,7 +41,9 @@ from paicli.memory.entry import new_fact
 BASELINE_LEDGER_BYTES_PER_TURN = {16_000: 37_865, 32_000: 55_945}
 MEMORY_FACT = "构建命令统一使用 make build-all，不要直接调用 gradle"
 CLEARED_PREFIX = "[已清理的旧工具结果]"
-SIZES = (3_000, 5_000, 8_000, 12_000, 18_000, 25_000, 40_000)
+# Output sizes in characters: mostly a few thousand, now and then a big one (L1 offloads those).
+SIZES = (3_000, 4_000, 5_000, 6_000, 8_000, 12_000, 18_000, 25_000, 40_000)
+SMALL = (3_000, 3_500, 4_000, 4_500, 5_000)
 SUMMARY = (
     "## 当前目标与成功条件\n检查模块并回答构建相关问题。\n## 用户要求与已确认决定\n按 make build-all 构建。\n"
     "## 已完成工作及证据\n已读取若干模块文件。\n## 未解决问题与下一步\n继续回答后续问题。"
@@ -51,15 +53,15 @@ SUMMARY = (
 def turn_plan(turn: int) -> list[list[str]]:
     """The rounds of one turn: each round is the files read by one response's parallel calls."""
     if turn == 30:  # one long task: many rounds within a single turn
-        return [[f"mod{(turn + r) % len(SIZES)}.txt"] for r in range(14)]
+        return [[f"f{SIZES[(turn + r) % len(SIZES)]}.txt"] for r in range(14)]
     kind = turn % 4
     if kind == 0:
         return []
     if kind == 1:
-        return [[f"mod{turn % len(SIZES)}.txt"]]
+        return [[f"f{SIZES[turn % len(SIZES)]}.txt"]]
     if kind == 2:
-        return [[f"mod{(turn + k) % len(SIZES)}.txt" for k in range(5)]]  # five parallel calls
-    return [[f"mod{turn % len(SIZES)}.txt"], [f"mod{(turn + 3) % len(SIZES)}.txt", "mod0.txt"]]
+        return [[f"f{size}.txt" for size in SMALL]]  # five parallel calls
+    return [[f"f{SMALL[turn % len(SMALL)]}.txt"], [f"f{SIZES[(turn * 7) % len(SIZES)]}.txt"]]
 
 
 @dataclass
@@ -84,9 +86,9 @@ def write_project(project: Path) -> None:
     (project / "PAI.md").write_text(
         "# 项目约定\n- 代码注释用英文。\n- 修改前先阅读相关模块。\n- 提交信息写清原因。\n", encoding="utf-8"
     )
-    for index, size in enumerate(SIZES):
-        line = f"module {index} line: value = compute(alpha, beta, gamma) # 模块说明文字\n"
-        (project / f"mod{index}.txt").write_text((line * (size // len(line) + 1))[:size], encoding="utf-8")
+    for size in sorted(set(SIZES + SMALL)):  # source-like text (about 3.5 characters per cl100k token)
+        lines = [f"    result_{n} = compute(alpha, beta, gamma)  # step {n} of module {size}\n" for n in range(size // 40)]
+        (project / f"f{size}.txt").write_text("".join(lines)[:size], encoding="utf-8")
 
 
 def make_responder(failing: bool, turn_of: list[int], rounds: dict[int, int]) -> Any:
