@@ -34,11 +34,12 @@ from paicli.config.env import EnvLookup
 from paicli.config.settings import load_settings
 from paicli.memory.entry import new_fact
 
-# Measured on the branch before this work (commit ba12f66), same script, 60 turns, working summariser:
-# 16K cached/prompt 0.732, L2 72, L3 12, unseen cleared 28, missing memory 19, ledger 37,865 bytes/turn;
-# 32K cached/prompt 0.788, L2 66, L3 2, unseen cleared 28, missing memory 3, ledger 55,945 bytes/turn.
-# With the summariser failing: max request/window 2.22 (100 over) at 16K and 1.05 (9 over) at 32K.
-BASELINE_LEDGER_BYTES_PER_TURN = {16_000: 37_865, 32_000: 55_945}
+# Measured with this script on the branch before this work (commit ba12f66, same 60 turns):
+#   16K ok:      cached/prompt 0.739, L2 70, L3 10, unseen cleared 28, missing memory 17, 34,305 ledger bytes/turn
+#   16K failing: max request/window 1.98 (88 requests over), unseen cleared 48
+#   32K ok:      cached/prompt 0.801, L2 62, L3 2, unseen cleared 28, missing memory 14, 53,182 ledger bytes/turn
+#   32K failing: max request/window 0.94, unseen cleared 36
+BASELINE_LEDGER_BYTES_PER_TURN = {16_000: 34_305, 32_000: 53_182}
 MEMORY_FACT = "构建命令统一使用 make build-all，不要直接调用 gradle"
 CLEARED_PREFIX = "[已清理的旧工具结果]"
 # Output sizes in characters: mostly a few thousand, now and then a big one (L1 offloads those).
