@@ -78,6 +78,8 @@ class Figures:
     over_window: int = 0
     unseen_cleared: int = 0
     missing_memory: int = 0
+    steady_prompt: int = 0  # agent requests that only append to the previous one (no compaction in between)
+    steady_cached: int = 0
     ledger_bytes: int = 0
     turns: int = 0
 
@@ -151,6 +153,14 @@ def measure(requests: list[dict[str, Any]], usages: list[dict[str, Any]], figure
     figures.cached = sum(u["prompt_tokens_details"]["cached_tokens"] for u in usages)
     first_seen: dict[str, bool] = {}  # call id -> its first appearance in a request was the real result
     calls: set[str] = set()
+    previous: list[Any] | None = None
+    answered = [r for r in requests if r.get("tools") or not figures.failing]  # failed summaries have no usage
+    for body, usage in zip(answered, usages, strict=True):
+        if body.get("tools"):
+            if previous is not None and body["messages"][: len(previous)] == previous:
+                figures.steady_prompt += usage["prompt_tokens"]
+                figures.steady_cached += usage["prompt_tokens_details"]["cached_tokens"]
+            previous = body["messages"]
     for body in requests:
         tokens = count_tokens(prompt_text(body))
         figures.max_request = max(figures.max_request, tokens)
@@ -191,7 +201,8 @@ def report(f: Figures) -> None:
         f"{f.window // 1000:>3}K summariser={'failing' if f.failing else 'ok':7} cached/prompt {ratio:.3f}  "
         f"L2 {f.l2:3d}  L3 {f.l3:3d}  fallback {f.fallback:3d}  max request/window {f.max_request / f.window:.2f} "
         f"(over {f.over_window})  unseen cleared {f.unseen_cleared}  missing memory {f.missing_memory}  "
-        f"ledger bytes/turn {per_turn:,.0f}{vs}"
+        f"ledger bytes/turn {per_turn:,.0f}{vs}  [requests with no compaction before them: cached/prompt "
+        f"{f.steady_cached / max(1, f.steady_prompt):.3f}]"
     )
 
 
