@@ -12,6 +12,7 @@ from paicli.context.clearing import CLEARED_PREFIX, ToolResultClearer
 from paicli.context.manager import AutoCompactionManager
 from paicli.context.profile import ContextProfile
 from paicli.context.tokens import TokenCounter
+from paicli.context.types import CompactionResult, CompactionStep
 from paicli.llm.messages import Message, ToolCall
 from paicli.session.resume import load_view, rebuild_view
 from tests.fakes.scripted_llm import ScriptedLLM
@@ -57,8 +58,6 @@ def test_compact_checkpoints_after_a_full_one_and_after_clear(tmp_path: Path, pr
     history.append(Message.user("再读"))
     recorder.message("user_input", history[-1])
     cleared = ToolResultClearer().clear_all_seen(history)
-    from paicli.context.types import CompactionResult, CompactionStep
-
     step = CompactionStep("tool_result_clearing", 0, 0, 1, 0, cleared.cleared_count, cleared.call_ids)
     recorder.compaction(CompactionResult(False, "tool_result_clearing", 3, (step,)), history, manual=False)
     assert ledger.path is not None

@@ -7,14 +7,23 @@ count of the history's messages (spec 1.2: no tools schema) against the profile'
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Sequence
 
 from paicli.cancel import CancelToken
 from paicli.config.env import EnvLookup
 from paicli.context.backoff import SummaryBackoff
 from paicli.context.clearing import ClearResult, ToolResultClearer
 from paicli.context.fallback import drop_rounds
+from paicli.context.levels import (
+    MIN_SUMMARY_GAIN_RATIO,
+    SUMMARY_ROOM_RATIO,
+    SUMMARY_TARGET_RATIO,
+    UNSEEN_SHARE,
+    FullSummary,
+    SessionMemory,
+    Tools,
+    result_of,
+)
 from paicli.context.memory_view import TurnMemory
 from paicli.context.profile import ContextProfile
 from paicli.context.rounds import choose_cut, removed, unseen_tool_indices
@@ -33,55 +42,6 @@ from paicli.llm.messages import Message, Usage
 from paicli.llm.protocol import LLMClient
 
 log = logging.getLogger(__name__)
-
-# Watermarks (beyond the reference, whose thresholds still decide *when* a level fires): a summary or the
-# fallback keeps a recent tail so that the view lands near SUMMARY_TARGET_RATIO of the trigger, leaving
-# SUMMARY_ROOM_RATIO for the summary text; the next summary is then many turns away. Clearing's own low
-# watermark is in clearing.LOW_WATERMARK_RATIO. Unseen results are offloaded when, with the system prompt and
-# the latest user message, they would take more than UNSEEN_SHARE of the request limit.
-SUMMARY_TARGET_RATIO = 0.5
-SUMMARY_ROOM_RATIO = 0.1
-UNSEEN_SHARE = 0.75
-MIN_SUMMARY_GAIN_RATIO = 0.25
-
-Tools = Sequence[Mapping[str, Any]] | None
-
-
-class FullSummary(Protocol):
-    def compact(
-        self,
-        history: list[Message],
-        trigger: int,
-        force: bool,
-        retain: int,
-        focus: str | None = None,
-        cancel: CancelToken | None = None,
-        cut: int | None = None,
-    ) -> SummaryOutcome: ...
-
-    def set_llm(self, llm: LLMClient | None) -> None: ...
-
-
-class SessionMemory(Protocol):
-    enabled: bool
-
-    def prepare_if_needed(self, history: list[Message], trigger: int) -> bool: ...
-
-    def compact_if_ready(self, history: list[Message], trigger: int) -> bool: ...
-
-    def clear(self, history: list[Message]) -> None: ...
-
-    def set_llm(self, llm: LLMClient | None) -> None: ...
-
-
-def _result(
-    compacted: bool, steps: list[CompactionStep], cleared: int, error: str | None = None
-) -> CompactionResult:
-    if not steps:
-        return CompactionResult(False, "none", 0, (), error)
-    strategy: Strategy = steps[-1].strategy
-    return CompactionResult(compacted, strategy, cleared, tuple(steps), error)
-
 
 class AutoCompactionManager:
     """One per history owner (ReAct agent, each Plan task, each Team sub-agent). Satisfies ContextPort."""
@@ -155,8 +115,8 @@ class AutoCompactionManager:
         except Exception:  # compaction must never cost the user a turn
             log.exception("context compaction failed; continuing with the history as it is")
             result = self._partial_change(before, history)
-        if any(not step.in_place for step in result.steps):
-            self._restore_memory(history)
+            if any(not step.in_place for step in result.steps):
+                self._restore_memory(history)
         return result
 
     def _restore_memory(self, history: list[Message]) -> None:
@@ -244,6 +204,7 @@ class AutoCompactionManager:
             return None
         before_messages, before = len(history), self.measure(history)
         history[:] = drop_rounds(history, cut)
+        self._restore_memory(history)  # before measuring, so the window check counts the memories too
         after = self.measure(history)
         self._backoff.rebased(id(history), after)
         self.session_memory.clear(history)
@@ -259,6 +220,7 @@ class AutoCompactionManager:
         if outcome.compacted:
             self._backoff.succeeded(id(history))
             self.session_memory.clear(history)
+            self._restore_memory(history)
         else:
             self._backoff.failed(id(history), tokens, outcome.error or "摘要没有让上下文变小")
         return outcome
@@ -333,7 +295,7 @@ class AutoCompactionManager:
             return CompactionResult(False, "none", error=outcome.error)
         self._backoff.succeeded(id(history))
         self._restore_memory(history)
-        return _result(True, [self._step("full_summary", outcome)], 0)
+        return result_of(True, [self._step("full_summary", outcome)], 0)
 
     def reset(self, history: list[Message]) -> None:
         self.session_memory.clear(history)
@@ -357,20 +319,21 @@ class AutoCompactionManager:
         self.session_memory.prepare_if_needed(history, trigger)
         tokens = self.measure(history)
         if tokens < trigger:
-            return _result(False, steps, clear.cleared_count)
+            return result_of(False, steps, clear.cleared_count)
         messages_before = len(history)
         if self.session_memory.compact_if_ready(history, trigger):
+            self._restore_memory(history)
             steps.append(
                 CompactionStep("session_memory", messages_before, len(history), tokens, self.measure(history))
             )
-            return _result(True, steps, clear.cleared_count)
+            return result_of(True, steps, clear.cleared_count)
         if not self._backoff.allowed(id(history), tokens, trigger) or not self._summary_pays(history, trigger):
-            return _result(False, steps, clear.cleared_count)
+            return result_of(False, steps, clear.cleared_count)
         outcome = self._summarise(history, trigger, cancel)
         if outcome.compacted:
             steps.append(self._step("full_summary", outcome))
-            return _result(True, steps, clear.cleared_count)
-        return _result(False, steps, clear.cleared_count, outcome.error)
+            return result_of(True, steps, clear.cleared_count)
+        return result_of(False, steps, clear.cleared_count, outcome.error)
 
     @staticmethod
     def _step(strategy: Strategy, outcome: SummaryOutcome) -> CompactionStep:

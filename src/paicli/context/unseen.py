@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from paicli.context.clearing import tool_name_of, tool_names_by_call_id
-from paicli.context.rounds import unseen_tool_indices
+from paicli.context.rounds import last_assistant_index, latest_user_index, system_end, unseen_tool_indices
 from paicli.llm.messages import Message
 
 OFFLOAD_NOTICE_MARK = "[工具输出过大，完整内容已卸载到会话文件]"
@@ -60,8 +60,6 @@ def _offloadable(content: str | None) -> bool:
 def minimal_tail(history: Sequence[Message], size: Size) -> int:
     """Tokens that no summary or fallback can remove: the system prompt, the latest user message and the
     latest response with its results."""
-    from paicli.context.rounds import last_assistant_index, latest_user_index, system_end
-
     kept = sum(size(m) for m in history[: system_end(history)])
     latest = latest_user_index(history)
     last = last_assistant_index(history)
