@@ -11,6 +11,7 @@ from paicli.cancel import CancelToken
 from paicli.context.clearing import CLEARED_PREFIX
 from paicli.context.memory_view import TurnMemory
 from paicli.llm.messages import Message
+from paicli.session.resume import load_view
 from tests.session.fold_driver import Session, new_session, step
 
 FACT = "构建命令统一使用 make build-all"
@@ -54,6 +55,8 @@ def test_every_request_carries_the_memory_after_summaries(tmp_path: Path, seed: 
         session.agent.run(f"第 {turn} 轮：构建怎么做？" + "细节" * 50, lambda e: None, CancelToken())
         for request in agent_requests(session)[before:]:
             assert any(FACT in (m.content or "") for m in request[1:]), (seed, turn)
+        assert session.ledger.path is not None
+        assert load_view(session.ledger.path).messages == session.agent.history[1:]  # restored memories too
         first_user = next((m for m in session.agent.history if m.role == "user"), None)
         summaries_removed_it += first_user is not None and "[已" in (first_user.content or "")[:3]
     assert memory.excluded > 0  # the memory was judged visible at some turn start ...

@@ -63,37 +63,23 @@ def cut_points(history: Sequence[Message]) -> list[int]:
     return points
 
 
-def tail_tokens(history: Sequence[Message], cut: int, size: Size) -> int:
-    """Tokens kept verbatim for a cut: the tail plus the latest user message when it lies before the cut."""
-    latest = latest_user_index(history)
-    kept = sum(size(m) for m in history[cut:])
-    if latest is not None and latest < cut:
-        kept += size(history[latest])
-    return kept
-
-
 def choose_cut(history: Sequence[Message], budget: int, size: Size) -> int | None:
     """The earliest cut whose kept part fits `budget` (the largest tail that fits); the latest possible cut
     when none fits; None when nothing could be cut away."""
-    points = [p for p in cut_points(history) if has_material(history, p)]
+    start, latest = system_end(history), latest_user_index(history)
+    # something besides the latest user message must be cut away
+    points = [p for p in cut_points(history) if p - start >= 2 or (p - start == 1 and start != latest)]
     if not points:
         return None
     suffix = [0] * (len(history) + 1)
     for index in range(len(history) - 1, -1, -1):
         suffix[index] = suffix[index + 1] + size(history[index])
-    latest = latest_user_index(history)
     extra = size(history[latest]) if latest is not None else 0
     for point in points:
         kept = suffix[point] + (extra if latest is not None and latest < point else 0)
         if kept <= budget:
             return point
     return points[-1]
-
-
-def has_material(history: Sequence[Message], cut: int) -> bool:
-    """Whether cutting at `cut` removes anything besides the latest user message."""
-    latest = latest_user_index(history)
-    return any(i != latest for i in range(system_end(history), cut))
 
 
 def rebuild(history: Sequence[Message], cut: int, head: Sequence[Message]) -> list[Message]:
