@@ -7,11 +7,17 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.cli.paicli_proc import paicli_env, run_paicli
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, count_tokens, prompt_text
 
 WINDOW = 16_000
 NOTICE = "自动摘要没有完成"
+SUMMARY = (
+    "## 当前目标与成功条件\n读完全部文件\n## 用户要求与已确认决定\n逐个读取\n"
+    "## 已完成工作及证据\n已读取前面的文件\n## 未解决问题与下一步\n继续读取"
+)
 
 
 def responder(body: dict[str, Any]) -> Reply | str:
@@ -56,3 +62,38 @@ def test_failing_summariser_never_lets_a_request_overflow_and_says_so(project: P
              for r in dropped}
     assert 1 <= notices == len(notes), (notices, len(notes))  # one notice per fallback, not one per request
     assert len(summaries) < len(main) // 3  # failed attempts back off instead of preceding every call
+
+
+@pytest.mark.parametrize("summariser_works", [True, False])
+def test_one_task_of_many_tool_rounds_stays_inside_a_small_window(
+    project: Path, isolated_home: Path, summariser_works: bool
+) -> None:
+    """Issue 17.6: PAICLI_CONTEXT_WINDOW=8000 and one task of 24 tool rounds: every request fits."""
+    for i in range(24):
+        (project / f"m{i}.py").write_text(
+            "".join(f"def step_{i}_{n}(x):\n    return x + {n}  # round {i}\n" for n in range(110)), encoding="utf-8"
+        )
+
+    rounds = [0]  # the model's own progress (the view may have summarised earlier rounds away)
+
+    def answer(body: dict[str, Any]) -> Reply | str:
+        if not body.get("tools"):
+            return SUMMARY if summariser_works else Reply.error(500, "summary model down")
+        if rounds[0] < 24:
+            rounds[0] += 1
+            return Reply.tool_calls(("read_file", json.dumps({"path": f"m{rounds[0] - 1}.py"})))
+        return "全部读完了。"
+
+    with FakeOpenAIServer(responder=answer) as server:
+        env = paicli_env(isolated_home, server.base_url, PAICLI_CONTEXT_WINDOW="8000", PAICLI_LLM_MAX_RETRIES="0")
+        proc = run_paicli([], env, project, stdin="请逐个读取 m0.py 到 m23.py，然后总结\n/exit\n", timeout=300)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        requests = server.requests
+        assert server.violations == []
+    main = [r for r in requests if r.get("tools")]
+    assert len(main) == 25 and rounds[0] == 24
+    sizes = [(count_tokens(prompt_text(r)), bool(r.get("tools")), len(r["messages"])) for r in requests]
+    assert max(sizes)[0] <= 8_000, sizes
+    folded = "[已压缩的历史对话摘要]" if summariser_works else "[已省略的早期对话]"
+    assert any(folded in json.dumps(r["messages"], ensure_ascii=False) for r in main)
+    assert any("请逐个读取" in str(m.get("content")) for m in main[-1]["messages"])  # the request stays verbatim

@@ -10,7 +10,7 @@ from paicli.context.session_memory import enabled_by_configuration
 from paicli.context.summary import SummaryOutcome
 from paicli.context.tokens import TokenCounter
 from paicli.llm.messages import Message, Usage
-from paicli.llm.protocol import LLMClient
+from paicli.llm.protocol import LLMClient, LLMError
 from tests.context.conftest import MakeEnv
 from tests.context.helpers import STRUCTURED, assert_pairs_valid, tool_round
 from tests.fakes.scripted_llm import ScriptedLLM
@@ -259,11 +259,11 @@ def test_one_long_turn_is_summarised_inside_the_turn_and_fits_the_window() -> No
     history = [Message.system("sys"), Message.user("一个很长的任务")]
     for i in range(1, 200):  # even cleared, the placeholders of this many rounds outgrow the window
         history += tool_round(i, body="x" * 1_500)
-    llm = ScriptedLLM([STRUCTURED])
+    llm = ScriptedLLM(default_reply=STRUCTURED)  # small window: the input comes in chunks
     mgr = AutoCompactionManager(llm, counter(), ContextProfile.from_window(8_000))
     latest = history[-1]
     result = mgr.before_call(history, None)
-    assert result.compacted and llm.calls == 1
+    assert result.compacted and llm.calls >= 1
     assert mgr.measure(history) <= 8_000 - mgr.profile.buffer_reserve
     assert (history[1].content or "").startswith("[已压缩的历史对话摘要]")
     assert history[3] == Message.user("一个很长的任务")
@@ -333,13 +333,13 @@ def busy_turns(turns: int, rounds: int) -> list[Message]:
 
 
 def test_retained_turns_that_do_not_fit_even_cleared_are_summarised_down_to_the_latest_turn() -> None:
-    llm = ScriptedLLM([STRUCTURED])
+    llm = ScriptedLLM(default_reply=STRUCTURED)  # small window: the input comes in chunks
     history = busy_turns(2, 90)
     mgr = AutoCompactionManager(llm, counter(), ContextProfile.from_window(8_000))
     limit = 8_000 - mgr.profile.buffer_reserve
     result = mgr.before_call(history, None)
     assert mgr.measure(history) <= limit
-    assert result.compacted and result.strategy == "full_summary" and llm.calls == 1
+    assert result.compacted and result.strategy == "full_summary" and llm.calls >= 1
     assert result.steps[0].strategy == "tool_result_clearing"
     assert (history[1].content or "").startswith("[已压缩的历史对话摘要]\n")
     assert history[3] == Message.user("最新的任务") and history[-1].content == tool_round(999, body="最新结果")[1].content
@@ -360,11 +360,11 @@ def test_window_fallback_summary_that_fails_is_not_retried_on_every_call() -> No
 
 
 def test_a_summary_that_failed_in_this_call_is_not_paid_for_twice_the_fallback_fits_the_window() -> None:
-    llm = ScriptedLLM(["没有结构", "修复后仍没有结构", STRUCTURED])
+    llm = ScriptedLLM([LLMError("summary model down", 500, True), STRUCTURED])
     history = busy_turns(3, 90)
     mgr = AutoCompactionManager(llm, counter(), ContextProfile.from_window(8_000))
     result = mgr.before_call(history, None)
-    assert llm.calls == 2  # one attempt (draft + repair), no second one in the same call
+    assert llm.calls == 1  # one failed attempt, no second one in the same call
     assert result.strategy == "dropped_rounds" and not result.compacted and result.notice
     assert "摘要" in result.notice and result.error
     assert mgr.measure(history) <= 8_000 - mgr.profile.buffer_reserve

@@ -26,17 +26,22 @@ def _preview(text: str) -> str:
     return flat if len(flat) <= REQUEST_PREVIEW_CHARS else flat[:REQUEST_PREVIEW_CHARS] + "…"
 
 
-def _carried(dropped: Sequence[Message]) -> str:
-    """The newest earlier summary or note among the dropped messages, bounded."""
+def _carried(dropped: Sequence[Message], max_chars: int) -> str:
+    """The newest earlier summary among the dropped messages (bounded), and a line if an earlier note was
+    dropped too. Notes are never nested, so repeated fallbacks keep the note the same size."""
+    text = ""
     for message in reversed(dropped):
-        text = message.content or ""
-        if message.role == "user" and text.startswith((SUMMARY_PREFIX, NOTE_PREFIX)):
-            body = text if len(text) <= MAX_CARRIED_CHARS else text[:MAX_CARRIED_CHARS] + "…"
-            return "\n\n此前保留的上下文：\n" + body
-    return ""
+        content = message.content or ""
+        if message.role == "user" and content.startswith(SUMMARY_PREFIX) and max_chars > 0:
+            body = content if len(content) <= max_chars else content[:max_chars] + "…"
+            text = prompts.render("dropped-carried.md", summary=body)
+            break
+    if any(m.role == "user" and (m.content or "").startswith(NOTE_PREFIX) for m in dropped):
+        text = prompts.load_prompt("dropped-folded.md") + text
+    return text
 
 
-def mechanical_note(dropped: Sequence[Message]) -> str:
+def mechanical_note(dropped: Sequence[Message], max_carried: int = MAX_CARRIED_CHARS) -> str:
     requests = [
         m.content or ""
         for m in dropped
@@ -57,12 +62,13 @@ def mechanical_note(dropped: Sequence[Message]) -> str:
         calls=str(sum(calls.values())),
         call_list=call_list,
         answers=str(answers),
-        earlier=_carried(dropped),
+        earlier=_carried(dropped, max_carried),
     ).strip()
 
 
-def drop_rounds(history: Sequence[Message], cut: int) -> list[Message]:
-    """The view with everything before `cut` (but the latest user message) folded into the note pair."""
+def drop_rounds(history: Sequence[Message], cut: int, max_carried: int = MAX_CARRIED_CHARS) -> list[Message]:
+    """The view with everything before `cut` (but the latest user message) folded into the note pair;
+    `max_carried` bounds the earlier summary carried into the note (in characters, about tokens for CJK)."""
     dropped = [m for m in rounds.removed(history, cut) if not is_internal(m)]
-    head = [Message.user(mechanical_note(dropped)), Message.assistant(ACKNOWLEDGEMENT)]
+    head = [Message.user(mechanical_note(dropped, max_carried)), Message.assistant(ACKNOWLEDGEMENT)]
     return rounds.rebuild(history, cut, head)

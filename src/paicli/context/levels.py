@@ -20,6 +20,7 @@ SUMMARY_TARGET_RATIO = 0.5
 SUMMARY_ROOM_RATIO = 0.1
 UNSEEN_SHARE = 0.75
 MIN_SUMMARY_GAIN_RATIO = 0.25
+NOTE_ROOM_TOKENS = 600  # the fallback note's own lines (counts, request openings) and its acknowledgement
 
 Tools = Sequence[Mapping[str, Any]] | None
 

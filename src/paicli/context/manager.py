@@ -13,9 +13,10 @@ from paicli.cancel import CancelToken
 from paicli.config.env import EnvLookup
 from paicli.context.backoff import SummaryBackoff
 from paicli.context.clearing import ClearResult, ToolResultClearer
-from paicli.context.fallback import drop_rounds
+from paicli.context.fallback import MAX_CARRIED_CHARS, drop_rounds
 from paicli.context.levels import (
     MIN_SUMMARY_GAIN_RATIO,
+    NOTE_ROOM_TOKENS,
     SUMMARY_ROOM_RATIO,
     SUMMARY_TARGET_RATIO,
     UNSEEN_SHARE,
@@ -27,12 +28,14 @@ from paicli.context.levels import (
 from paicli.context.memory_view import TurnMemory
 from paicli.context.profile import ContextProfile
 from paicli.context.rounds import choose_cut, removed, unseen_tool_indices
+from paicli.context.rounds import rebuild as rounds_rebuild
 from paicli.context.session_memory import SessionMemoryCompactor, daemon_submit, enabled_by_configuration
 from paicli.context.status import ContextReport
 from paicli.context.summary import (
     DEFAULT_RETAIN_RECENT_ROUNDS,
     ConversationHistoryCompactor,
     SummaryOutcome,
+    input_chars_for_window,
     system_end,
 )
 from paicli.context.tokens import CALIBRATION_MAX, TokenCounter
@@ -76,6 +79,7 @@ class AutoCompactionManager:
         # Beyond the reference: after a failed automatic summary, wait for the history to grow before the
         # next attempt instead of paying for a summary (and its repair) before every model call.
         self._backoff = SummaryBackoff()
+        self._size_summary_input()
         self.offloader: Offloader | None = None  # set by the composer: offloads unseen results that cannot fit
         self.turn_memory: TurnMemory | None = None  # set for memory placement `turn` (see memory_view)
         self._pending_calibration: tuple[list[Message], Tools, int] | None = None
@@ -96,6 +100,11 @@ class AutoCompactionManager:
 
     def set_profile(self, profile: ContextProfile) -> None:
         self.profile = profile
+        self._size_summary_input()
+
+    def _size_summary_input(self) -> None:
+        if isinstance(self.full, ConversationHistoryCompactor):
+            self.full.max_input_chars = input_chars_for_window(self.profile.window, self.profile.buffer_reserve)
 
     # -- ContextPort ---------------------------------------------------------------------------------
 
@@ -175,7 +184,7 @@ class AutoCompactionManager:
                 elif outcome.error:
                     error = outcome.error
         if self.measure(history) + schema > limit:
-            dropped = self._drop_rounds(history)
+            dropped = self._drop_rounds(history, limit - schema)
             if dropped is not None:
                 steps.append(dropped)
                 notice = self._fallback_notice(history, error)
@@ -198,12 +207,16 @@ class AutoCompactionManager:
         return (f"⚠️ 自动摘要没有完成（{reason}）。为了不超出上下文窗口，已清理较早的工具结果，"
                 "并把最早的几轮对话折叠成一份简短清单；完整内容仍保存在会话记录里。")
 
-    def _drop_rounds(self, history: list[Message]) -> CompactionStep | None:
+    def _drop_rounds(self, history: list[Message], room: int) -> CompactionStep | None:
+        """`room`: tokens the request may take; an earlier summary is carried into the note as far as the
+        kept tail leaves room for it."""
         cut = choose_cut(history, self._tail_budget(history), self._size)
         if cut is None:
             return None
         before_messages, before = len(history), self.measure(history)
-        history[:] = drop_rounds(history, cut)
+        kept = self.measure(rounds_rebuild(history, cut, []))
+        carried = max(0, min(MAX_CARRIED_CHARS, room - kept - NOTE_ROOM_TOKENS))
+        history[:] = drop_rounds(history, cut, carried)
         self._restore_memory(history)  # before measuring, so the window check counts the memories too
         after = self.measure(history)
         self._backoff.rebased(id(history), after)

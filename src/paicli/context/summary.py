@@ -22,6 +22,7 @@ log = logging.getLogger(__name__)
 
 DEFAULT_RETAIN_RECENT_ROUNDS = 3
 MAX_SUMMARY_INPUT_CHARS = 60_000
+SUMMARY_PROMPT_ROOM_TOKENS = 2_000  # the summary prompt's own text and the reply's headroom
 MAX_PARTIAL_SUMMARY_CHARS = 8_000
 SUMMARY_PREFIX = "[已压缩的历史对话摘要]"
 ACKNOWLEDGEMENT = "好的，我已了解之前的上下文，请继续。"
@@ -84,8 +85,14 @@ def split_utf16(text: str, size: int) -> list[str]:
     return chunks
 
 
-def render_summary_chunks(messages: Sequence[Message]) -> list[str]:
-    return split_utf16("".join(render_message(m) for m in messages), MAX_SUMMARY_INPUT_CHARS)
+def render_summary_chunks(messages: Sequence[Message], size: int = MAX_SUMMARY_INPUT_CHARS) -> list[str]:
+    return split_utf16("".join(render_message(m) for m in messages), size)
+
+
+def input_chars_for_window(window: int, reserve: int) -> int:
+    """Beyond the reference: a summary request must fit the window too. A character is at most about one
+    token (CJK), so a chunk of (window - response reserve - prompt room) characters always fits."""
+    return max(2_000, min(MAX_SUMMARY_INPUT_CHARS, window - reserve - SUMMARY_PROMPT_ROOM_TOKENS))
 
 
 def has_required_structure(summary: str | None) -> bool:
@@ -136,6 +143,7 @@ class ConversationHistoryCompactor:
         counter = counter or TokenCounter("heuristic")
         self._measure: Measure = measure or counter.count_messages
         self.calls = 0  # summary-model requests made, for tests and the bench
+        self.max_input_chars = MAX_SUMMARY_INPUT_CHARS  # the manager lowers it for small windows
         self._cancel: CancelToken | None = None
 
     def set_llm(self, llm: LLMClient | None) -> None:
@@ -211,7 +219,7 @@ class ConversationHistoryCompactor:
     def summarize(self, messages: Sequence[Message], focus: str | None = None) -> str | None:
         if self._llm is None:
             raise SummaryError("没有可用的模型来生成摘要")
-        chunks = render_summary_chunks(messages)
+        chunks = render_summary_chunks(messages, self.max_input_chars)
         if not chunks:
             return None
         focus_text = prompts.render("focus.md", focus=focus.strip()) if focus and focus.strip() else ""
@@ -234,7 +242,7 @@ class ConversationHistoryCompactor:
             group = ""
             for number, partial in enumerate(partials, start=1):
                 item = f"\n--- 片段 {number} ---\n{partial}\n"
-                if group and utf16_len(group) + utf16_len(item) > MAX_SUMMARY_INPUT_CHARS:
+                if group and utf16_len(group) + utf16_len(item) > self.max_input_chars:
                     merged.append(self._merge(group, focus_text))
                     group = ""
                 group += item
