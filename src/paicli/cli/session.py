@@ -10,7 +10,7 @@ from paicli import __version__
 from paicli.agent.budget import AgentBudget
 from paicli.agent.events import Compacted, EventSink, Notice, RunFinished
 from paicli.agent.ports import MemoryPort
-from paicli.agent.react import AgentOptions, ReactAgent
+from paicli.agent.react import CANCELLED_ANSWER, AgentOptions, ReactAgent
 from paicli.cancel import CancelToken
 from paicli.cli import session_commands
 from paicli.cli.backend import (
@@ -23,6 +23,8 @@ from paicli.cli.backend import (
 )
 from paicli.cli.compose import Components, build_llm
 from paicli.cli.mentions import attach_mentions
+from paicli.cli.warmup import WarmUp, await_warmup
+from paicli.config import knobs
 from paicli.config.env import ConfigError
 from paicli.context.memory_view import TurnMemory
 from paicli.context.profile import ContextProfile
@@ -56,8 +58,9 @@ class AppBackend:
         self._extra_calls = 0
         self._phase = "idle"
         self.stdin_context = ""
+        self.warmup: WarmUp | None = None  # started by the launcher; the first run waits for it
         env = parts.env
-        budget: Callable[[], AgentBudget] = lambda: AgentBudget.from_env(env, hard_max_iterations=max_turns)  # noqa: E731
+        budget: Callable[[], AgentBudget] = lambda: AgentBudget.configured(knobs.REACT_TOKEN_BUDGET.read(env), knobs.REACT_STAGNATION_WINDOW.read(env), max_turns or knobs.REACT_HARD_MAX_ITERATIONS.read(env))  # noqa: E731
         options = AgentOptions(
             memory_placement=self.settings.memory_placement,
             memory_tokens=parts.profile.memory_context_tokens,
@@ -133,6 +136,10 @@ class AppBackend:
                 emit(Notice(note, "warn" if level == "warn" else "info"))
             if self.stdin_context:
                 expanded += f"\n\n以下是通过标准输入传入的内容：\n{self.stdin_context}"
+            if not await_warmup(self.warmup, emit, cancel):
+                finished = RunFinished("cancelled", CANCELLED_ANSWER)
+                emit(finished)
+                return finished
             self._before_model_call(text, expanded, emit)
             return self.agent.run(expanded, emit, cancel, submitted=text)
         except Exception as exc:  # the front end must always get a RunFinished
@@ -242,7 +249,7 @@ class AppBackend:
 
         assert isinstance(settings, Settings)
         llm = build_llm(settings)
-        profile = ContextProfile.resolve(self.parts.env, settings.context_window, settings.cache_mode)
+        profile = ContextProfile.from_window(settings.context_window, settings.cache_mode)
         self.settings = settings
         self.parts.settings = settings
         self.parts.llm = llm
@@ -282,10 +289,7 @@ class AppBackend:
         return reply
 
     def config_report(self) -> CommandReply:
-        from paicli.config.validate import KNOBS
-
-        keys = [knob.key for knob in KNOBS]
-        return CommandReply(session_commands.config_report(self.settings, self.parts.env, keys))
+        return CommandReply(session_commands.config_report(self.settings, self.parts.env))
 
     def audit(self, args: str) -> CommandReply:
         return session_commands.audit_command(self.parts.tools.audit, args)
@@ -379,6 +383,7 @@ class AppBackend:
 
     def close(self, timeout: float = 10.0) -> None:
         self._background.wait(timeout)
+        self.parts.memory.flush_index(timeout)
         self.parts.ledger.close()
 
 

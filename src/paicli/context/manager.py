@@ -10,9 +10,10 @@ import logging
 from collections.abc import Sequence
 
 from paicli.cancel import CancelToken
+from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.context.backoff import SummaryBackoff
-from paicli.context.clearing import ClearResult, ToolResultClearer
+from paicli.context.clearing import ClearingConfig, ClearResult, ToolResultClearer
 from paicli.context.fallback import MAX_CARRIED_CHARS, drop_rounds
 from paicli.context.levels import (
     MIN_SUMMARY_GAIN_RATIO,
@@ -46,6 +47,16 @@ from paicli.llm.protocol import LLMClient
 
 log = logging.getLogger(__name__)
 
+
+def clearing_config(env: EnvLookup) -> ClearingConfig:
+    """Level 2's settings, read once from their declarations."""
+    return ClearingConfig(
+        enabled=knobs.TOOL_RESULT_CLEARING_ENABLED.read(env),
+        trigger_tokens_override=knobs.TOOL_RESULT_CLEARING_TRIGGER_TOKENS.read(env),
+        keep_recent=knobs.TOOL_RESULT_CLEARING_KEEP.read(env),
+        exclude_tools=frozenset(knobs.TOOL_RESULT_CLEARING_EXCLUDE_TOOLS.read(env)),
+    )
+
 class AutoCompactionManager:
     """One per history owner (ReAct agent, each Plan task, each Team sub-agent). Satisfies ContextPort."""
 
@@ -65,8 +76,8 @@ class AutoCompactionManager:
         self._llm = llm
         self.counter = counter or TokenCounter.from_env(lookup)
         self.profile = profile or ContextProfile.from_window(None)
-        summary_model = lookup.get("PAICLI_COMPACTION_MODEL")
-        self.clearer = clearer or ToolResultClearer.from_env(lookup, self.measure)
+        summary_model = knobs.COMPACTION_MODEL.read(lookup)
+        self.clearer = clearer or ToolResultClearer(clearing_config(lookup), self.measure)
         self.full: FullSummary = full or ConversationHistoryCompactor(
             llm, self.counter, DEFAULT_RETAIN_RECENT_ROUNDS, summary_model=summary_model, measure=self.measure
         )
