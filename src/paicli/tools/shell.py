@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import IO
 
 from paicli.tools.context import Offloader, ToolContext
+from paicli.tools.gitrepo import git_neutral_env
+from paicli.tools.readonly import syntactically_read_only
 from paicli.tools.schema import Args, ToolOutput
 
 INLINE_CHARS = 8000
@@ -144,14 +146,17 @@ class CommandRun:
 
 def run_command(command: str, ctx: ToolContext, capture_limit: int) -> CommandRun:
     marker = uuid.uuid4().hex
+    # A command that passes as read-only runs git with fsmonitor, hooks, pagers and editors switched off.
+    base = git_neutral_env(os.environ) if syntactically_read_only(command) else dict(os.environ)
+    env = {**base, MARKER_ENV: marker}
     process = subprocess.Popen(
         ["bash", "-c", command],
         cwd=ctx.project_root,
+        env=env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=True,
-        env={**os.environ, MARKER_ENV: marker},
     )
     capture = Capture(capture_limit)
     assert process.stdout is not None
