@@ -250,3 +250,11 @@ def test_patterns_ripgrep_lacks_fall_back_to_the_regex_engine(project: Path, pat
     assert ok and expected in text, text
     ok, text, _ = grep(project, "ripgrep", pattern="(unclosed", context_lines=0)
     assert not ok and "正则表达式无效" in text
+
+
+def test_names_and_lines_that_are_not_utf8_survive_both_engines(project: Path, engine: str) -> None:
+    with open(os.path.join(os.fsencode(project), b"bad\xff.txt"), "wb") as handle:
+        handle.write(b"needle \xfe\n")
+    ok, text, _ = grep(project, engine, pattern="needle", context_lines=0)
+    assert ok and "bad" in text and ".:1:" not in text
+    assert "needle \ufffd" in text

@@ -9,6 +9,7 @@ a FIFO or device in the project would block a reader forever.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import fnmatch
 import json
@@ -246,8 +247,8 @@ def ripgrep(rg: str, query: GrepQuery, ctx: ToolContext) -> tuple[list[Line], in
             if is_match and matches >= query.head_limit:
                 cut = True
                 break
-            path = Path(os.path.normpath(data["path"].get("text", ""))).as_posix()
-            text = (data.get("lines", {}).get("text") or "").rstrip("\r\n")
+            path = Path(os.path.normpath(_rg_text(data.get("path"), as_name=True))).as_posix()
+            text = _rg_text(data.get("lines")).rstrip("\r\n")
             out.append(Line(path, int(data.get("line_number") or 0), text, is_match))
             if is_match:
                 matches += 1
@@ -264,6 +265,20 @@ def ripgrep(rg: str, query: GrepQuery, ctx: ToolContext) -> tuple[list[Line], in
         while out and not out[-1].is_match and out[-1].path != _last_match_path(out):
             out.pop()
     return out, len(files), cut
+
+
+def _rg_text(field: Any, as_name: bool = False) -> str:
+    """ripgrep's JSON `{"text": …}`, or `{"bytes": base64}` for data that is not UTF-8: a name keeps its bytes
+    as surrogate escapes (shown escaped at the history boundary), line text gets replacement characters."""
+    if not isinstance(field, dict):
+        return ""
+    if isinstance(field.get("text"), str):
+        return str(field["text"])
+    try:
+        raw = base64.b64decode(str(field.get("bytes") or ""))
+    except ValueError:
+        return ""
+    return os.fsdecode(raw) if as_name else raw.decode("utf-8", errors="replace")
 
 
 def _last_match_path(lines: list[Line]) -> str:
