@@ -8,7 +8,10 @@ from typing import Literal
 
 from paicli.context.types import CompactionResult
 from paicli.llm.messages import Usage
-from paicli.tools.base import ToolResult
+
+# the tool runner defines these two; loops re-emit them, front ends import them from here
+from paicli.tools.base import ToolFinished as ToolFinished
+from paicli.tools.base import ToolStarted as ToolStarted
 
 
 @dataclass(frozen=True)
@@ -32,18 +35,6 @@ class ModelCallFinished:
     usage: Usage | None
     model: str
     actor: str = "agent"
-
-
-@dataclass(frozen=True)
-class ToolStarted:
-    call_id: str
-    name: str
-    arguments: str
-
-
-@dataclass(frozen=True)
-class ToolFinished:
-    result: ToolResult
 
 
 @dataclass(frozen=True)

@@ -90,7 +90,7 @@ class AppBackend:
 
     def status(self) -> StatusSnapshot:
         usage = self.agent.usage_total + self._extra_usage
-        history = list(self.agent.history)
+        history = self.agent.history
         tools = self.agent.last_tool_definitions or None
         context_tokens = 0
         if self._count_context and len(history) > 1:  # one-shot runs skip it: it would load the tokenizer
@@ -162,7 +162,7 @@ class AppBackend:
         usage = self.agent.usage_total + self._extra_usage
         hit = usage.cached_tokens / usage.prompt_tokens if usage.prompt_tokens else None
         report = self.parts.compaction.context_report(
-            list(self.agent.history), self._tool_definitions(), provider=self.settings.provider, cache_hit_ratio=hit
+            self.agent.history, self._tool_definitions(), provider=self.settings.provider, cache_hit_ratio=hit
         )
         return CommandReply(render_context_report(report, self._memory_status()))
 
@@ -272,7 +272,7 @@ class AppBackend:
         )
         self.parts.ledger.close()
         self.parts.ledger = ledger
-        self.agent.recorder.ledger = ledger
+        self.agent.attach_ledger(ledger)
         return self._restored(found.session_id, result)
 
     def restore_opened_session(self) -> CommandReply:
@@ -288,7 +288,6 @@ class AppBackend:
         return self._restored(ledger.session_id, result)
 
     def _restored(self, session_id: str, result: ResumeResult) -> CommandReply:
-        self.parts.compaction.reset(self.agent.history)
         self.parts.tools.reset_session()
         self.agent.restore(result.messages)
         lines = [f"✅ 已恢复会话 {session_id}：{len(result.messages)} 条消息，继续写入同一个会话账本。"]

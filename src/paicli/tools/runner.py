@@ -15,7 +15,6 @@ from concurrent.futures import wait as wait_futures
 from pathlib import Path
 from typing import Any
 
-from paicli.agent.events import AgentEvent, EventSink, ToolFinished, ToolStarted
 from paicli.cancel import Cancelled, CancelToken
 from paicli.config.env import EnvLookup
 from paicli.llm.messages import ToolCall
@@ -30,7 +29,16 @@ from paicli.tools.approval import (
     policy_report,
 )
 from paicli.tools.audit import AuditLog, audit_dir
-from paicli.tools.base import ApprovalRequest, Approver, ToolResult
+from paicli.tools.base import (
+    CANCELLED_PREFIX,
+    ApprovalRequest,
+    Approver,
+    ToolEvent,
+    ToolEventSink,
+    ToolFinished,
+    ToolResult,
+    ToolStarted,
+)
 from paicli.tools.boundary import ToolResultBoundary
 from paicli.tools.context import Offloader, SaveMemory, ToolContext
 from paicli.tools.files import planned_diff
@@ -44,7 +52,6 @@ __all__ = ["Offloader", "ToolRunner", "TurnToolSet"]
 
 MAX_PARALLEL = 4
 BATCH_TIMEOUT_SECONDS = 90.0
-CANCELLED_PREFIX = "用户取消了"
 PATH_TOOLS = frozenset({"read_file", "write_file", "edit_file", "list_dir", "glob_files", "grep_code"})
 
 
@@ -136,7 +143,7 @@ class TurnToolSet:
             if self.policy.exposes(tool.spec.name, tool.spec.web)
         ]
 
-    def execute(self, calls: Sequence[ToolCall], cancel: CancelToken, emit: EventSink) -> list[ToolResult]:
+    def execute(self, calls: Sequence[ToolCall], cancel: CancelToken, emit: ToolEventSink) -> list[ToolResult]:
         results: list[ToolResult] = []
         index = 0
         while index < len(calls):
@@ -164,7 +171,7 @@ class TurnToolSet:
         return tool is not None and tool.spec.read_only
 
     def _run_parallel(
-        self, batch: Sequence[ToolCall], cancel: CancelToken, emit: EventSink
+        self, batch: Sequence[ToolCall], cancel: CancelToken, emit: ToolEventSink
     ) -> list[ToolResult]:
         for call in batch:
             _emit(emit, ToolStarted(call.id, call.name, call.arguments))
@@ -311,6 +318,6 @@ def approval_preview(tool: str, args: dict[str, Any], paths: PathGuard | None = 
     return None
 
 
-def _emit(emit: EventSink, event: AgentEvent) -> None:
+def _emit(emit: ToolEventSink, event: ToolEvent) -> None:
     with contextlib.suppress(Exception):  # a rendering failure must not lose a tool result
         emit(event)
