@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from paicli.agent.plan.model import Plan
 from paicli.context.types import CompactionResult
 from paicli.llm.messages import Usage
 
@@ -64,6 +65,37 @@ class FactsSaved:
     count: int
 
 
+@dataclass(frozen=True)
+class PlanProposed:
+    """A plan to show (and, in the REPL, to review); `done` lists tasks already completed (resume)."""
+
+    plan: Plan
+    revision: int = 0
+    done: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TaskStarted:
+    task_id: str
+    description: str
+    parallel: bool = False
+
+
+@dataclass(frozen=True)
+class TaskActivity:
+    """A live status for a task running in parallel (its own tool lines and text are not shown)."""
+
+    task_id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class TaskFinished:
+    task_id: str
+    status: str  # done / failed / skipped
+    result: str
+
+
 AgentEvent = (
     TextDelta
     | ReasoningDelta
@@ -75,6 +107,10 @@ AgentEvent = (
     | Notice
     | RunFinished
     | FactsSaved
+    | PlanProposed
+    | TaskStarted
+    | TaskActivity
+    | TaskFinished
 )
 EventSink = Callable[[AgentEvent], None]
 

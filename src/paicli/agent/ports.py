@@ -121,3 +121,16 @@ class NullLedger:
 class NoMemory:
     def context_for_query(self, query: str, max_tokens: int, exclude_text: str = "") -> str:
         return ""
+
+
+class NoTools:
+    """TurnTools exposing nothing (the planner, finalisation-only conversations)."""
+
+    def definitions(self) -> list[dict[str, Any]]:
+        return []
+
+    def notice(self) -> str | None:
+        return None
+
+    def execute(self, calls: Sequence[ToolCall], cancel: CancelToken, emit: EventSink) -> list[ToolResult]:
+        return []

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from paicli import __version__
+from paicli.agent.plan.prompts import AssembledPlanPrompts, PlanPrompts
 from paicli.config.env import EnvLookup
 from paicli.config.settings import Settings
 from paicli.context.manager import AutoCompactionManager
@@ -40,6 +41,7 @@ class Components:
     tools: ToolRunner
     prompt: AgentPromptBuilder
     ledger: ConversationLedger
+    plan_prompts: PlanPrompts | None = None
 
 
 def build_llm(settings: Settings) -> LLMClient:
@@ -105,5 +107,7 @@ def build_components(
     assembler = PromptAssembler(PromptRepository(root, settings.paicli_home), env)
     prompt = AgentPromptBuilder(assembler, PromptMode.AGENT, loader.load)
     ledger = open_ledger(settings, resume_path, sink, env)
+    repository = PromptRepository(root, settings.paicli_home)
+    plan_prompts = AssembledPlanPrompts(assembler, repository.load, loader.load)
     return Components(settings, env, client, counter, profile, compaction, offloader, tracker, memory, approval,
-                      tools, prompt, ledger)
+                      tools, prompt, ledger, plan_prompts)

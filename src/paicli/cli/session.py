@@ -5,10 +5,13 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from paicli import __version__
 from paicli.agent.budget import AgentBudget
 from paicli.agent.events import Compacted, EventSink, Notice, RunFinished
+from paicli.agent.loop import LoopStats
+from paicli.agent.plan.agent import PlanDraft
 from paicli.agent.react import AgentOptions, ReactAgent
 from paicli.cancel import CancelToken
 from paicli.cli.backend import (
@@ -21,6 +24,7 @@ from paicli.cli.backend import (
 )
 from paicli.cli.compose import Components, build_llm
 from paicli.cli.mentions import attach_mentions
+from paicli.cli.plan_session import PlanSession
 from paicli.config.env import ConfigError
 from paicli.context.profile import ContextProfile
 from paicli.llm.messages import Message, Usage
@@ -30,6 +34,7 @@ from paicli.session.resume import ResumeResult
 
 log = logging.getLogger(__name__)
 TOKEN_RESERVES = 500 + 800 + 2000
+T = TypeVar("T")
 
 
 class AppBackend:
@@ -64,6 +69,9 @@ class AppBackend:
         self._extractor = AutoFactExtractor(parts.llm, env)
         parts.memory.extractor = _UsageRecordingExtractor(self._extractor, self._record_side_usage)
         self._background = BackgroundExtraction(self._extract_job)
+        self.stats = LoopStats()
+        self.continue_plan_first = False  # `-p --plan -c`: continue the interrupted plan instead of a new one
+        self.plan = PlanSession(parts, self.stats, budget, self._after_turn if enabled else None)
         self.agent = ReactAgent(
             parts.llm,
             parts.tools,
@@ -73,6 +81,7 @@ class AppBackend:
             memory=parts.memory,
             options=options,
             on_completed=self._after_turn if enabled else None,
+            stats=self.stats,
         )
 
     # ---- Backend: information ----------------------------------------------------------------------
@@ -111,21 +120,41 @@ class AppBackend:
     # ---- Backend: running --------------------------------------------------------------------------
 
     def supports_mode(self, mode: RunMode) -> bool:
-        return mode == "react"
+        return mode in ("react", "plan")
+
+    def default_mode(self) -> RunMode:
+        """What a plain input runs as: `/mode plan` (or Shift+Tab) makes every input a plan."""
+        return "plan" if self.parts.approval.mode == "plan" else "react"
+
+    def _expand(self, text: str, emit: EventSink) -> str:
+        expanded, notes = attach_mentions(text, self.settings.project_root)
+        for level, note in notes:
+            emit(Notice(note, "warn" if level == "warn" else "info"))
+        if self.stdin_context:
+            expanded += f"\n\n以下是通过标准输入传入的内容：\n{self.stdin_context}"
+        return expanded
 
     def run(self, text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
         if not self.supports_mode(mode):
-            finished = RunFinished("error", "", "Plan / Team 模式还没有在 paicli 中实现，请先用默认的 ReAct 模式。")
+            finished = RunFinished("error", "", "Team 模式还没有在 paicli 中实现，请先用默认的 ReAct 模式。")
             emit(finished)
             return finished
+        return self._guarded(emit, lambda: self._run(text, mode, emit, cancel))
+
+    def _run(self, text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
+        if mode == "plan" and self.continue_plan_first:
+            self.continue_plan_first = False
+            if self.plan.interrupted() is not None:
+                return self.plan.continue_interrupted(emit, cancel)
+        expanded = self._expand(text, emit)
+        if mode == "plan":
+            return self.plan.run(expanded, text, emit, cancel)
+        return self.agent.run(expanded, emit, cancel, submitted=text)
+
+    def _guarded(self, emit: EventSink, work: Callable[[], T]) -> T | RunFinished:
         self._phase = "running"
         try:
-            expanded, notes = attach_mentions(text, self.settings.project_root)
-            for level, note in notes:
-                emit(Notice(note, "warn" if level == "warn" else "info"))
-            if self.stdin_context:
-                expanded += f"\n\n以下是通过标准输入传入的内容：\n{self.stdin_context}"
-            return self.agent.run(expanded, emit, cancel, submitted=text)
+            return work()
         except Exception as exc:  # the front end must always get a RunFinished
             log.exception("run failed")
             finished = RunFinished("error", "", f"任务出错: {exc}")
@@ -133,6 +162,31 @@ class AppBackend:
             return finished
         finally:
             self._phase = "idle"
+
+    # ---- Backend (optional): plan review and continuation -------------------------------------------
+
+    def plan_create(self, text: str, emit: EventSink, cancel: CancelToken) -> PlanDraft | RunFinished:
+        return self._guarded(emit, lambda: self.plan.create(self._expand(text, emit), text, emit, cancel))
+
+    def plan_revise(self, draft: PlanDraft, supplement: str, emit: EventSink, cancel: CancelToken
+                    ) -> PlanDraft | RunFinished:
+        return self._guarded(emit, lambda: self.plan.revise(draft, supplement, emit, cancel))
+
+    def plan_execute(self, draft: PlanDraft, emit: EventSink, cancel: CancelToken) -> RunFinished:
+        result = self._guarded(emit, lambda: self.plan.execute(draft, emit, cancel))
+        assert isinstance(result, RunFinished)
+        return result
+
+    def plan_cancel(self, draft: PlanDraft) -> RunFinished:
+        return self.plan.cancel(draft)
+
+    def interrupted_plan(self) -> str | None:
+        return self.plan.describe_interrupted()
+
+    def continue_plan(self, emit: EventSink, cancel: CancelToken) -> RunFinished:
+        result = self._guarded(emit, lambda: self.plan.continue_interrupted(emit, cancel))
+        assert isinstance(result, RunFinished)
+        return result
 
     # ---- Backend: commands --------------------------------------------------------------------------
 
@@ -233,10 +287,6 @@ class AppBackend:
         self.parts.memory.extractor = _UsageRecordingExtractor(self._extractor, self._record_side_usage)
 
     def set_mode(self, args: str) -> CommandReply:
-        if args.strip().lower() == "plan":
-            return CommandReply(
-                f"🧭 Plan-and-Execute 模式还没有在 paicli 中实现，会话模式保持 {self.parts.approval.label()}。", ok=False
-            )
         return CommandReply(f"🧭 {self.parts.approval.set_mode(args.strip())}")
 
     def hitl(self, args: str) -> CommandReply:

@@ -39,6 +39,8 @@ KNOBS: tuple[Knob, ...] = (
     Knob("PAICLI_REACT_TOKEN_BUDGET", "int", 1),
     Knob("PAICLI_REACT_STAGNATION_WINDOW", "int", 2),
     Knob("PAICLI_REACT_HARD_MAX_ITERATIONS", "int", 1),
+    Knob("PAICLI_PLAN_MAX_PARALLEL", "int", 1, 16),
+    Knob("PAICLI_PLAN_MAX_REPLANS", "int", 0, 10),
 )
 
 

@@ -1,0 +1,104 @@
+"""How plan events look: stream-json objects, stderr lines (-p), and the rich tree / table (REPL)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from rich.tree import Tree
+
+from paicli.agent.events import AgentEvent, PlanProposed, TaskActivity, TaskFinished, TaskStarted
+from paicli.agent.plan.model import Plan
+
+PLAN_EVENTS = (PlanProposed, TaskStarted, TaskActivity, TaskFinished)
+RESULT_PREVIEW = 100
+_STATUS_MARK = {"done": "✅", "failed": "❌", "skipped": "⏭️", "pending": "⏳", "running": "▶️"}
+
+REVIEW_HELP = (
+    "📝 计划已生成。\n"
+    "   - 回车：按当前计划执行\n"
+    "   - Ctrl+O：展开完整计划\n"
+    "   - ESC：折叠或取消本次计划\n"
+    "   - I：输入补充要求后重新规划"
+)
+EXPANDED_HINT = "👆 已展开完整计划，继续按 Enter / Ctrl+O / ESC / I。"
+COLLAPSED_HINT = "📁 已退出完整计划视图，继续按 Enter / Ctrl+O / ESC / I。"
+UNKNOWN_KEY = "未识别按键，请按 Enter / Ctrl+O / ESC / I。"
+
+
+def plan_event_json(event: AgentEvent) -> dict[str, Any] | None:
+    if isinstance(event, PlanProposed):
+        return {"type": "plan", "revision": event.revision, "summary": event.plan.summary,
+                "tasks": [t.to_json() for t in event.plan.tasks], "completed": list(event.done)}
+    if isinstance(event, TaskStarted):
+        return {"type": "task_start", "task_id": event.task_id, "description": event.description,
+                "parallel": event.parallel}
+    if isinstance(event, TaskActivity):
+        return {"type": "task_activity", "task_id": event.task_id, "text": event.text}
+    if isinstance(event, TaskFinished):
+        return {"type": "task_end", "task_id": event.task_id, "status": event.status, "result": event.result}
+    return None
+
+
+def _one_line(text: str, limit: int = RESULT_PREVIEW) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def summary_lines(plan: Plan, done: tuple[str, ...] = ()) -> list[str]:
+    lines = [f"📋 执行计划（{len(plan.tasks)} 个任务）" + (f"：{plan.summary}" if plan.summary else "")]
+    for task in plan.tasks:
+        deps = ", ".join(task.dependencies) or "无"
+        mark = "✅" if task.id in done else "⏳"
+        lines.append(f"  {mark} [{task.id}] {task.type.value} {_one_line(task.description, 60)} (依赖: {deps})")
+    return lines
+
+
+def plan_event_line(event: AgentEvent) -> str | None:
+    """One stderr line (or block) for `-p` text mode."""
+    if isinstance(event, PlanProposed):
+        return "\n".join(summary_lines(event.plan, event.done))
+    if isinstance(event, TaskStarted):
+        return None if event.parallel else f"▶️ 执行任务 [{event.task_id}]: {event.description}"
+    if isinstance(event, TaskFinished):
+        return finished_line(event)
+    return None
+
+
+def finished_line(event: TaskFinished) -> str:
+    if event.status == "done":
+        return f"✅ 完成 [{event.task_id}]: {_one_line(event.result)}"
+    if event.status == "failed":
+        return f"❌ 失败 [{event.task_id}]: {_one_line(event.result)}"
+    return f"⏭️ {_one_line(event.result)}"
+
+
+def plan_tree(plan: Plan, done: tuple[str, ...] = ()) -> RenderableType:
+    """The collapsed view: tasks as a dependency tree (a task under the first task it depends on)."""
+    root = Tree(Text(f"📋 {plan.summary or '执行计划'}", style="bold"))
+    nodes: dict[str, Tree] = {}
+    for task in plan.tasks:
+        parent = nodes.get(task.dependencies[0]) if task.dependencies else None
+        label = Text(f"{_STATUS_MARK['done' if task.id in done else 'pending']} [{task.id}] ", style="cyan")
+        label.append(f"{task.type.value} ", style="magenta")
+        label.append(_one_line(task.description, 70))
+        if len(task.dependencies) > 1:
+            label.append(f"  (依赖: {', '.join(task.dependencies)})", style="dim")
+        nodes[task.id] = (parent or root).add(label)
+    return root
+
+
+def plan_table(plan: Plan, done: tuple[str, ...] = ()) -> RenderableType:
+    """The expanded view (Ctrl+O): every task in full."""
+    table = Table(title=plan.summary or "完整计划", show_lines=True)
+    table.add_column("id", style="cyan", no_wrap=True)
+    table.add_column("类型", style="magenta", no_wrap=True)
+    table.add_column("描述")
+    table.add_column("依赖", style="dim")
+    table.add_column("状态", no_wrap=True)
+    for task in plan.tasks:
+        status = "已完成" if task.id in done else "待执行"
+        table.add_row(task.id, task.type.value, task.description, ", ".join(task.dependencies) or "无", status)
+    return Group(table)
