@@ -113,6 +113,7 @@ AgentEvent = (
     | TaskFinished
 )
 EventSink = Callable[[AgentEvent], None]
+PLAN_EVENTS = (PlanProposed, TaskStarted, TaskActivity, TaskFinished)
 
 
 def ignore_events(_: AgentEvent) -> None:

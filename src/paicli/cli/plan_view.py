@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.console import Group, RenderableType
+from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
-from paicli.agent.events import AgentEvent, PlanProposed, TaskActivity, TaskFinished, TaskStarted
+from paicli.agent.events import PLAN_EVENTS, AgentEvent, PlanProposed, TaskActivity, TaskFinished, TaskStarted
 from paicli.agent.plan.model import Plan
+from paicli.cli.render import WaitSpinner, say
 
-PLAN_EVENTS = (PlanProposed, TaskStarted, TaskActivity, TaskFinished)
+__all__ = ["PLAN_EVENTS", "PlanLive", "plan_event_json", "plan_event_line", "plan_table", "plan_tree"]
 RESULT_PREVIEW = 100
 _STATUS_MARK = {"done": "✅", "failed": "❌", "skipped": "⏭️", "pending": "⏳", "running": "▶️"}
 
@@ -102,3 +103,38 @@ def plan_table(plan: Plan, done: tuple[str, ...] = ()) -> RenderableType:
         status = "已完成" if task.id in done else "待执行"
         table.add_row(task.id, task.type.value, task.description, ", ".join(task.dependencies) or "无", status)
     return Group(table)
+
+
+class PlanLive:
+    """Plan events in the REPL: the plan tree, one line per task start/end, and a live status of the tasks
+    running in parallel on the renderer's spinner (their own tool lines are not printed, so nothing interleaves)."""
+
+    def __init__(self, console: Console, spinner: WaitSpinner) -> None:
+        self._console = console
+        self._spinner = spinner
+        self._running: dict[str, str] = {}
+
+    def _label(self) -> str:
+        return " · ".join(f"{task_id}: {text}" for task_id, text in self._running.items())
+
+    def show(self, event: AgentEvent) -> None:
+        if isinstance(event, PlanProposed):
+            self._console.print(plan_tree(event.plan, event.done))
+        elif isinstance(event, TaskStarted):
+            if event.parallel:
+                self._running[event.task_id] = "启动中"
+                self._spinner.start(self._label())
+            else:
+                say(self._console, f"▶️ 执行任务 [{event.task_id}]: {event.description}", "bold")
+        elif isinstance(event, TaskActivity) and event.task_id in self._running:
+            self._running[event.task_id] = event.text
+            self._spinner.relabel(self._label())
+        elif isinstance(event, TaskFinished):
+            self._running.pop(event.task_id, None)
+            self._spinner.stop()
+            say(self._console, finished_line(event), _FINISHED_STYLE.get(event.status, "yellow"))
+            if self._running:
+                self._spinner.start(self._label())
+
+
+_FINISHED_STYLE = {"done": "green", "failed": "red"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderResult
@@ -13,6 +14,7 @@ from rich.spinner import Spinner as RichSpinner
 from rich.text import Text
 
 from paicli.agent.events import (
+    PLAN_EVENTS,
     AgentEvent,
     Compacted,
     FactsSaved,
@@ -20,6 +22,7 @@ from paicli.agent.events import (
     Notice,
     ReasoningDelta,
     RunFinished,
+    TaskActivity,
     TextDelta,
     ToolFinished,
     ToolStarted,
@@ -38,6 +41,9 @@ from paicli.cli.summaries import (
     tool_call_line,
 )
 from paicli.tools.base import ToolResult
+
+if TYPE_CHECKING:
+    from paicli.cli.plan_view import PlanLive
 
 _FENCE = ("```", "~~~")
 
@@ -164,6 +170,7 @@ class EventRenderer:
         self._streamed = False
         self._open_calls: dict[str, str] = {}
         self.finished: RunFinished | None = None
+        self._plan: PlanLive | None = None
 
     def __call__(self, event: AgentEvent) -> None:
         with self._lock:
@@ -195,6 +202,17 @@ class EventRenderer:
                 say(self._progress, f"🧠 已自动记住 {event.count} 条事实", "dim")
         elif isinstance(event, RunFinished):
             self.finish(event)
+        elif isinstance(event, PLAN_EVENTS):
+            if not isinstance(event, TaskActivity):
+                self._interrupt()
+            self._plan_live().show(event)
+
+    def _plan_live(self) -> PlanLive:
+        from paicli.cli.plan_view import PlanLive
+
+        if self._plan is None:
+            self._plan = PlanLive(self._progress, self._spinner)
+        return self._plan
 
     def _close_reasoning(self) -> None:
         if not self._reasoning:

@@ -26,6 +26,7 @@ from paicli.cli.repl import GOODBYE, ApprovalHost, Dispatcher
 from paicli.cli.repl_complete import ReplCompleter
 from paicli.cli.repl_io import InteractiveIO
 from paicli.cli.repl_notices import NoticeRelay
+from paicli.cli.repl_plan import offer_continuation
 from paicli.cli.statusbar import format_window, status_line
 from paicli.config.env import EnvLookup
 
@@ -209,6 +210,7 @@ class InteractiveRepl:
     def _loop(self) -> int:
         for text, style in banner_lines(self._backend.info()):
             say(self._console, text, style or None)
+        offer_continuation(self._dispatcher)
         while True:
             self._dispatcher.notices()
             self._refresh_status()
