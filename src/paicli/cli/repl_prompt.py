@@ -67,7 +67,7 @@ def _continuation(width: int, line_number: int, is_soft_wrap: int) -> str:
 
 
 HISTORY_KEEP = 10_000
-SESSION_MODES = ("auto", "ask")  # "plan" joins the cycle once Plan-and-Execute lands
+SESSION_MODES = ("auto", "plan", "ask")
 
 
 def trim_history(path: Path, keep: int) -> int:
@@ -162,7 +162,9 @@ class InteractiveRepl:
             current = self._backend.status().mode.split()[0]
         except Exception:
             current = "auto"
-        following = SESSION_MODES[(SESSION_MODES.index(current) + 1) % len(SESSION_MODES)] if current in SESSION_MODES else "auto"
+        supports = getattr(self._backend, "supports_mode", None)
+        modes = [m for m in SESSION_MODES if m != "plan" or not callable(supports) or supports("plan")]
+        following = modes[(modes.index(current) + 1) % len(modes)] if current in modes else "auto"
         self._dispatcher.handle(f"/mode {following}")
         self._refresh_status()
 
