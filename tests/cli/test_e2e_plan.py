@@ -125,38 +125,83 @@ def test_a_failing_task_below_half_progress_triggers_a_replan(tmp_path: Path) ->
     assert not any(task_of(body) == "改写配置" for body in requests)
 
 
-def test_sigkill_during_task_3_then_continue_runs_only_what_is_left(tmp_path: Path) -> None:
-    plan = plan_json(("t1", "读取甲", "FILE_READ", []), ("t2", "分析甲", "ANALYSIS", ["t1"]),
-                     ("t3", "写出报告", "FILE_WRITE", ["t2"]), ("t4", "核对报告", "VERIFICATION", ["t3"]))
+REPORT_PLAN = plan_json(("t1", "读取甲", "FILE_READ", []), ("t2", "分析甲", "ANALYSIS", ["t1"]),
+                        ("t3", "写出报告", "FILE_WRITE", ["t2"]), ("t4", "核对报告", "VERIFICATION", ["t3"]))
+
+
+def killed_during_task_3(tmp_path: Path) -> tuple[FakeOpenAIServer, dict[str, str]]:
+    """Start a server, run `-p --plan` until task 3 reaches the model, SIGKILL it; the server keeps running."""
     hang_task3 = threading.Event()
     hang_task3.set()
 
     def respond(body: dict[str, Any]) -> Reply | str | None:
         if is_planner(body):
-            return plan
+            return REPORT_PLAN
         task = task_of(body)
         if task == "写出报告" and hang_task3.is_set():
             return Reply.hang(before_headers=True)
         return Reply.text(f"{task}完成") if task else None
 
-    with FakeOpenAIServer(responder=respond) as server:
-        env = paicli_env(tmp_path, server.base_url)
-        proc = subprocess.Popen([sys.executable, "-m", "paicli", "-p", "写报告", "--plan"], env=env, cwd=tmp_path,
-                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        try:
-            assert server.wait_for_hang(timeout=60), "task 3 never reached the model"
-        finally:
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.communicate(timeout=30)
-        hang_task3.clear()
-        server.release()
+    server = FakeOpenAIServer(responder=respond)
+    server.start()
+    env = paicli_env(tmp_path, server.base_url)
+    proc = subprocess.Popen([sys.executable, "-m", "paicli", "-p", "写报告", "--plan"], env=env, cwd=tmp_path,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert server.wait_for_hang(timeout=60), "task 3 never reached the model"
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.communicate(timeout=30)
+    hang_task3.clear()
+    server.release()
+    return server, env
+
+
+def test_sigkill_during_task_3_then_continue_runs_only_what_is_left(tmp_path: Path) -> None:
+    server, env = killed_during_task_3(tmp_path)
+    try:
         before = len(server.requests)
-        done = run_paicli(["-p", "继续", "--plan", "-c"], env, tmp_path)
+        done = run_paicli(["-p", "", "--plan", "-c"], env, tmp_path)
         later = server.requests[before:]
         server.assert_no_violations()
+    finally:
+        server.stop()
 
     assert done.returncode == 0, done.stderr
     assert [task_of(body) for body in later] == ["写出报告", "核对报告"]
     assert not any(is_planner(body) for body in later)
     assert "分析甲完成" in _text(later[0]["messages"][1])  # the stored result of task 2 feeds task 3
     assert "[t4] 核对报告完成" in done.stdout
+
+
+def test_the_repl_started_with_continue_offers_the_interrupted_plan(tmp_path: Path) -> None:
+    server, env = killed_during_task_3(tmp_path)
+    try:
+        before = len(server.requests)
+        done = run_paicli(["-c"], env, tmp_path, stdin="y\n")
+        later = server.requests[before:]
+        server.assert_no_violations()
+    finally:
+        server.stop()
+
+    assert done.returncode == 0, done.stderr
+    assert "继续未完成的计划？" in done.stderr and "（2/4 个任务已完成）" in done.stdout
+    assert [task_of(body) for body in later] == ["写出报告", "核对报告"]
+    assert "[t4] 核对报告完成" in done.stdout
+
+
+def test_repl_plan_mode_plans_plain_input_without_review_when_piped(tmp_path: Path) -> None:
+    def respond(body: dict[str, Any]) -> Reply | str | None:
+        if is_planner(body):
+            return plan_json(("only", "回答问题", "ANALYSIS", []))
+        return Reply.text("答案是 42") if task_of(body) else "普通回答"
+
+    with FakeOpenAIServer(responder=respond) as server:
+        env = paicli_env(tmp_path, server.base_url)
+        done = run_paicli([], env, tmp_path, stdin="/mode plan\n问个问题\n")
+        requests = server.requests
+        server.assert_no_violations()
+    assert done.returncode == 0, done.stderr
+    assert [is_planner(body) for body in requests] == [True, False]
+    assert "✅ 计划执行完成！" in done.stdout and "[only] 答案是 42" in done.stdout
+    assert '"tasks"' not in done.stdout + done.stderr  # the planner's raw JSON is not shown

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TypeVar
 
 from paicli import __version__
@@ -25,9 +25,11 @@ from paicli.cli.backend import (
 from paicli.cli.compose import Components, build_llm
 from paicli.cli.mentions import attach_mentions
 from paicli.cli.plan_session import PlanSession
+from paicli.cli.session_parts import UsageRecordingExtractor as _UsageRecordingExtractor
+from paicli.cli.session_parts import last_answer as last_answer
 from paicli.config.env import ConfigError
 from paicli.context.profile import ContextProfile
-from paicli.llm.messages import Message, Usage
+from paicli.llm.messages import Usage
 from paicli.memory.background import BackgroundExtraction
 from paicli.memory.extractor import AutoFactExtractor, saved_message
 from paicli.session.resume import ResumeResult
@@ -386,26 +388,3 @@ class AppBackend:
         self._background.wait(timeout)
         self.parts.ledger.close()
 
-
-def last_answer(messages: Sequence[Message], limit: int = 100) -> str:
-    """The final answer the resumed conversation ended with, on one short line (where the user left off)."""
-    from paicli.cli.render import shorten
-
-    for message in reversed(messages):
-        if message.role == "assistant" and not message.tool_calls and (message.content or "").strip():
-            return shorten(message.content or "", limit)
-    return ""
-
-
-class _UsageRecordingExtractor:
-    """Counts the extraction call in the session's token statistics (spec 5.1)."""
-
-    def __init__(self, extractor: AutoFactExtractor, record: Callable[[Usage | None], None]) -> None:
-        self._extractor = extractor
-        self._record = record
-
-    def extract(self, text: str) -> list[str]:
-        outcome = self._extractor.extract(text)
-        if outcome.model_called:
-            self._record(outcome.usage)
-        return list(outcome)

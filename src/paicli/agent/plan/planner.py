@@ -6,7 +6,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from paicli.agent.conversation import Conversation, Identity
-from paicli.agent.events import EventSink, RunFinished
+from paicli.agent.events import AgentEvent, EventSink, ReasoningDelta, RunFinished, TextDelta
 from paicli.agent.loop import LoopOptions, LoopStats, ToolLoop
 from paicli.agent.plan.checkpoint import MODE
 from paicli.agent.plan.model import Plan
@@ -39,11 +39,16 @@ class Planner:
                                     identity=Identity(MODE, PLANNER_ACTOR, "subagent"), attach_source="system_prompt")
         conversation.append(Message.user(request), "planning_request")
         reason = raw = ""
+
+        def quiet(event: AgentEvent) -> None:  # the raw plan JSON is not for the user; the plan is shown parsed
+            if not isinstance(event, (TextDelta, ReasoningDelta)):
+                emit(event)
+
         for attempt in range(2):
             if attempt:
                 repair = self.prompts.template("planner-repair", {"reason": reason})
                 conversation.append(Message.user(repair), "planning_repair")
-            finished = ToolLoop(conversation, self.llm, NoTools(), emit, cancel, LoopOptions(), self.stats).run()
+            finished = ToolLoop(conversation, self.llm, NoTools(), quiet, cancel, LoopOptions(), self.stats).run()
             if finished.status != "done":
                 error = finished.error or finished.answer
                 return PlanningFailed(RunFinished(finished.status, finished.answer,
