@@ -78,9 +78,12 @@ class InteractiveIO:
         """One key for a single-key choice (plan review): "enter", "c-o", "escape", the character typed, or ""
         for Ctrl+C / Ctrl+D / end of input."""
         bindings = KeyBindings()
+        later: list[KeyPress] = []  # keys that arrived with the answer belong to the next prompt
 
         def answer(event: KeyPressEvent, result: str) -> None:
-            if not event.app.is_done and not (event.app.future and event.app.future.done()):
+            if event.app.is_done or (event.app.future is not None and event.app.future.done()):
+                later.extend(event.key_sequence)
+            else:
                 event.app.exit(result=result)
 
         for name in ("enter", "c-o", "escape"):  # eager: Esc must not wait to become Alt+<next key>
@@ -98,6 +101,9 @@ class InteractiveIO:
             return session.prompt(prompt)
         except (EOFError, KeyboardInterrupt):
             return ""
+        finally:
+            if later:
+                store_typeahead(self._input, later)
 
     def run_cancellable(self, work: Callable[[CancelToken], T], *, cancellable: bool = True,
                         quiet: Callable[[], None] | None = None) -> T:
