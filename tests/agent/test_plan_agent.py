@@ -142,3 +142,21 @@ def test_cancel_stops_the_plan_and_leaves_the_run_unended_for_tasks() -> None:
     assert finished.status == "cancelled"
     assert not [e for e in events if isinstance(e, TaskFinished) and e.task_id == "b"]
     assert ledger.rows[-1][0] == "run_cancelled" and ledger.rows[-1][1] == "plan-agent"
+
+
+def test_urls_found_by_a_task_are_passed_to_its_dependents_and_checkpointed() -> None:
+    def route(request: Request) -> Any:
+        name = task_name(request)
+        return plan_reply(("a", []), ("b", ["a"])) if name is None else f"{name} 完成"
+
+    agent, llm, ledger = make_agent(route)
+    runner = agent.env.tools
+    assert isinstance(runner, FakeToolRunner)
+    runner.found_urls.append("https://example.com/doc")
+    finished, _ = run(agent)
+    assert finished.status == "done"
+    assert runner.inherited == [[], ["https://example.com/doc"]]
+    task_b = next(r for r in llm.requests if task_name(r) == "任务b")
+    assert "https://example.com/doc" in (task_b.messages[1].content or "")
+    states = [row[3] for row in ledger.rows if row[0] == "task_state" and row[3]["status"] == "done"]
+    assert states[0]["urls"] == ["https://example.com/doc"]

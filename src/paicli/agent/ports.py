@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from paicli.agent.events import EventSink
@@ -34,7 +34,9 @@ class TurnTools(Protocol):
 
 
 class ToolRunner(Protocol):
-    def for_turn(self, submitted_text: str) -> TurnTools: ...
+    def for_turn(self, submitted_text: str, inherited_urls: Iterable[str] = ()) -> TurnTools:
+        """`inherited_urls`: URLs a Plan task / Team step may fetch because a dependency's web_search found them."""
+        ...
 
 
 class ContextPort(Protocol):

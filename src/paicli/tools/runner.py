@@ -132,6 +132,10 @@ class TurnToolSet:
     def headline_only(self) -> bool:
         return self.policy.headline_only
 
+    def verified_urls(self) -> list[str]:
+        """URLs this turn may fetch (the input's and those web_search returned): a Plan task passes them on."""
+        return sorted(self.policy.allowed_urls())
+
     def notice(self) -> str | None:
         """The line the loop prints before the turn, if any (headline-only inputs)."""
         return HEADLINE_NOTICE if self.policy.headline_only else None

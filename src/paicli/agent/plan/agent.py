@@ -26,7 +26,7 @@ from paicli.agent.plan.parallel import run_all
 from paicli.agent.plan.planner import Planner, PlanningFailed
 from paicli.agent.plan.prompts import replan_request
 from paicli.agent.plan.result import plan_result
-from paicli.agent.plan.task import TaskEnv, run_task, task_events
+from paicli.agent.plan.task import TaskEnv, TaskOutcome, run_task, task_events
 from paicli.cancel import CancelToken
 from paicli.llm.messages import Message
 
@@ -78,8 +78,11 @@ class PlanExecuteAgent:
                                            "plan": draft.plan.to_json()})
 
     def _record_state(self, plan_id: str, task_id: str, state: NodeState) -> None:
-        self._event(TASK_STATE, state.status, {"planId": plan_id, "taskId": task_id, "status": state.status,
-                                                "result": state.result}, task_actor(task_id))
+        metadata: dict[str, object] = {"planId": plan_id, "taskId": task_id, "status": state.status,
+                                       "result": state.result}
+        if state.urls:
+            metadata["urls"] = list(state.urls)
+        self._event(TASK_STATE, state.status, metadata, task_actor(task_id))
 
     # ---- planning and review ------------------------------------------------------------------------
 
@@ -169,20 +172,20 @@ class PlanExecuteAgent:
             self._record_state(draft.plan_id, task.id, NodeState("running"))
             emit(TaskStarted(task.id, task.description, parallel))
 
-        def work(task: PlanTask) -> RunFinished:
+        def work(task: PlanTask) -> TaskOutcome:
             sink = task_events(task.id, emit, parallel)
             try:
                 return run_task(self.env, draft.plan, task, snapshot, sink, cancel)
             except Exception as error:
                 log.exception("plan task %s failed", task.id)
-                return RunFinished("error", "", f"{type(error).__name__}: {error}")
+                return TaskOutcome(RunFinished("error", "", f"{type(error).__name__}: {error}"))
 
         outcomes = run_all(batch, work, self.settings.max_parallel)
         progress_now = draft.progress
-        for task, finished in zip(batch, outcomes, strict=True):
-            if finished.status == "cancelled":
+        for task, outcome in zip(batch, outcomes, strict=True):
+            if outcome.finished.status == "cancelled":
                 continue  # stays "running" in the ledger: a continuation runs it again
-            state = _state_of(finished)
+            state = _state_of(outcome)
             progress_now = progress_now.with_state(task.id, state)
             self._record_state(draft.plan_id, task.id, state)
             emit(TaskFinished(task.id, state.status, state.result))
@@ -249,9 +252,10 @@ class PlanExecuteAgent:
         return finished
 
 
-def _state_of(finished: RunFinished) -> NodeState:
+def _state_of(outcome: TaskOutcome) -> NodeState:
+    finished = outcome.finished
     if finished.status in ("done", "partial"):
-        return NodeState("done", finished.answer)
+        return NodeState("done", finished.answer, outcome.urls)
     return NodeState("failed", finished.error or finished.answer or "任务失败")
 
 

@@ -73,7 +73,8 @@ def _apply(runs: dict[str, _Run], order: list[str], entry: EntryLike) -> None:
         if plan_id not in order:
             order.append(plan_id)
     elif entry.event == TASK_STATE and plan_id in runs and meta.get("status") in _STATUSES:
-        runs[plan_id].states[str(meta.get("taskId"))] = NodeState(meta["status"], str(meta.get("result") or ""))
+        urls = tuple(str(u) for u in meta.get("urls") or ())
+        runs[plan_id].states[str(meta.get("taskId"))] = NodeState(meta["status"], str(meta.get("result") or ""), urls)
     elif entry.event in ENDED and plan_id in runs:
         runs[plan_id].ended = True
 

@@ -68,6 +68,7 @@ class Plan:
 class NodeState:
     status: TaskStatus = "pending"
     result: str = ""
+    urls: tuple[str, ...] = ()  # URLs the task may fetch (web_search results): its dependents inherit them
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,10 @@ def dependency_block(plan: Plan, task: PlanTask, states: Mapping[str, NodeState]
         description = plan.task(dep_id).description if dep_id in plan.ids else ""
         lines.append(f"- {dep_id} / {description} / 状态={state.status.upper()}")
         lines.append(state.result.strip() or "（无输出）")
+    urls = list(dict.fromkeys(url for dep in task.dependencies for url in states.get(dep, NodeState()).urls))
+    if urls:
+        lines.append("依赖任务经 web_search 找到的 URL（当前任务可以抓取）：")
+        lines.extend(f"- {url}" for url in urls)
     return "\n".join(lines)
 
 

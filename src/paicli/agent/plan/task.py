@@ -66,8 +66,19 @@ def task_events(task_id: str, emit: EventSink, parallel: bool) -> EventSink:
     return forward
 
 
+@dataclass(frozen=True)
+class TaskOutcome:
+    finished: RunFinished
+    urls: tuple[str, ...] = ()
+
+
+def inherited_urls(task: PlanTask, states: Mapping[str, NodeState]) -> list[str]:
+    urls = (url for dep in task.dependencies for url in states.get(dep, NodeState()).urls)
+    return list(dict.fromkeys(urls))
+
+
 def run_task(env: TaskEnv, plan: Plan, task: PlanTask, states: Mapping[str, NodeState], emit: EventSink,
-             cancel: CancelToken) -> RunFinished:
+             cancel: CancelToken) -> TaskOutcome:
     conversation = Conversation(env.prompts.task_system(task), ledger=env.ledger, context=env.context_factory(),
                                 identity=Identity(MODE, task_actor(task.id), "subagent"), attach_source="system_prompt")
     text = task_input(env.prompts, plan, task, states)
@@ -77,5 +88,7 @@ def run_task(env: TaskEnv, plan: Plan, task: PlanTask, states: Mapping[str, Node
     conversation.append(Message.user(text), "task_input")
     options = LoopOptions(env.budget_factory, blank_answer_fallback=True,
                           budget_notice=f"⚠️ 任务 [{task.id}] 执行预算已触发，正在整理部分结果")
-    turn = env.tools.for_turn(env.policy_text)
-    return ToolLoop(conversation, env.llm, turn, emit, cancel, options, env.stats).run()
+    turn = env.tools.for_turn(env.policy_text, inherited_urls(task, states))
+    finished = ToolLoop(conversation, env.llm, turn, emit, cancel, options, env.stats).run()
+    verified = getattr(turn, "verified_urls", None)
+    return TaskOutcome(finished, tuple(verified()) if callable(verified) else ())
