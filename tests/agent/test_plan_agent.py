@@ -160,3 +160,28 @@ def test_urls_found_by_a_task_are_passed_to_its_dependents_and_checkpointed() ->
     assert "https://example.com/doc" in (task_b.messages[1].content or "")
     states = [row[3] for row in ledger.rows if row[0] == "task_state" and row[3]["status"] == "done"]
     assert states[0]["urls"] == ["https://example.com/doc"]
+
+
+def test_parallel_task_output_becomes_a_status_not_interleaved_text() -> None:
+    from paicli.agent.events import (
+        ModelCallStarted,
+        Notice,
+        TaskActivity,
+        TextDelta,
+        ToolFinished,
+        ToolStarted,
+    )
+    from paicli.agent.plan.task import task_events
+    from paicli.tools.base import ToolResult
+
+    seen: list[AgentEvent] = []
+    parallel = task_events("t2", seen.append, parallel=True)
+    for event in (TextDelta("半句话"), ModelCallStarted(1, "task:t2"), ToolStarted("c1", "read_file", "{}"),
+                  ToolFinished(ToolResult("c1", "read_file", "x")), Notice("注意")):
+        parallel(event)
+    assert seen == [TaskActivity("t2", "等待模型回复"), TaskActivity("t2", "⏺ read_file"),
+                    TaskActivity("t2", "✓ read_file"), Notice("[t2] 注意")]
+    inline: list[AgentEvent] = []
+    task_events("t1", inline.append, parallel=False)(ToolStarted("c2", "list_dir", "{}"))
+    task_events("t1", inline.append, parallel=False)(TextDelta("不显示"))
+    assert inline == [ToolStarted("c2", "list_dir", "{}")]

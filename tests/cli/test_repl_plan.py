@@ -139,3 +139,23 @@ def test_an_interrupted_plan_is_offered_at_start(tmp_path: Path) -> None:
 ])
 def test_supplement_line_meaning(typed: str | None, decision: tuple[str, str]) -> None:
     assert supplement_decision(typed) == decision
+
+
+def test_live_view_prints_the_tree_and_one_line_per_finished_task() -> None:
+    import io
+
+    from rich.console import Console
+
+    from paicli.cli.plan_view import PlanLive
+    from paicli.cli.render import WaitSpinner
+
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=100)
+    live = PlanLive(console, WaitSpinner(console))
+    live.show(PlanProposed(a_plan("目标")))
+    live.show(TaskStarted("t1", "读取配置文件", parallel=True))
+    live.show(TaskFinished("t1", "done", "读到了\n三项"))
+    live.show(TaskFinished("t2", "failed", "模型出错"))
+    text = buffer.getvalue()
+    assert "[t1]" in text and "FILE_READ" in text and "[t2]" in text
+    assert "✅ 完成 [t1]: 读到了 三项" in text and "❌ 失败 [t2]: 模型出错" in text
