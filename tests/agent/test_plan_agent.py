@@ -185,3 +185,21 @@ def test_parallel_task_output_becomes_a_status_not_interleaved_text() -> None:
     task_events("t1", inline.append, parallel=False)(ToolStarted("c2", "list_dir", "{}"))
     task_events("t1", inline.append, parallel=False)(TextDelta("不显示"))
     assert inline == [ToolStarted("c2", "list_dir", "{}")]
+
+
+def test_a_blank_final_answer_after_tools_returns_the_tool_results() -> None:
+    from tests.fakes.scripted_llm import tool_call_reply
+
+    def route(request: Request) -> Any:
+        if task_name(request) is None:
+            return plan_reply(("a", []))
+        return tool_call_reply(("read_file", '{"path": "a.txt"}')) if len(request.messages) == 2 else ""
+
+    agent, _, _ = make_agent(route)
+    runner = agent.env.tools
+    assert isinstance(runner, FakeToolRunner)
+    runner.handlers["read_file"] = lambda call, cancel: "甲文件的内容"
+    finished, events = run(agent)
+    ends = [e for e in events if isinstance(e, TaskFinished)]
+    assert ends[0].status == "done" and ends[0].result.strip() == "甲文件的内容"
+    assert "[a] 甲文件的内容" in finished.answer

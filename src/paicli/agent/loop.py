@@ -202,7 +202,8 @@ class ToolLoop:
             result = by_id.get(call.id)
             content = result.content if result is not None else self._missing_text(missing)
             self.conversation.append(Message.tool(call.id, content), "tool_execution")
-            self.tool_texts.append(inner_text(content))
+            if self.options.blank_answer_fallback:
+                self.tool_texts.append(inner_text(content))
         self._remind(guard, results, reply)
 
     def _missing_text(self, missing: str) -> str:
