@@ -15,7 +15,7 @@ from paicli.agent.ports import ContextPort, LedgerPort, NullContext, NullLedger
 from paicli.cancel import CancelToken
 from paicli.context.types import CompactionResult
 from paicli.llm.messages import Message, Usage
-from paicli.session.ledger import VIEW_CHECKPOINT_EVENT
+from paicli.session.resume import VIEW_CHECKPOINT_EVENT
 
 # "react": one compaction event per step with source `automatic:<strategy>` (spec 3.1, ReAct);
 # "subagent": source `automatic` and the strategy in the metadata (Plan tasks, Team sub-agents).
