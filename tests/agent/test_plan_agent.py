@@ -203,3 +203,23 @@ def test_a_blank_final_answer_after_tools_returns_the_tool_results() -> None:
     ends = [e for e in events if isinstance(e, TaskFinished)]
     assert ends[0].status == "done" and ends[0].result.strip() == "甲文件的内容"
     assert "[a] 甲文件的内容" in finished.answer
+
+
+def test_fact_extraction_hook_runs_once_on_what_the_user_typed_only_after_a_completed_plan() -> None:
+    def ok(request: Request) -> Any:
+        return plan_reply(("a", []), ("b", [])) if task_name(request) is None else "完成"
+
+    agent, _, _ = make_agent(ok)
+    typed: list[str] = []
+    agent.on_completed = typed.append
+    events: list[AgentEvent] = []
+    agent.run("展开后的目标 @a.txt 内容", events.append, CancelToken(), submitted="我输入的目标")
+    assert typed == ["我输入的目标"]
+
+    def failing(request: Request) -> Any:
+        return plan_reply(("a", [])) if task_name(request) is None else LLMError("坏了")
+
+    agent, _, _ = make_agent(failing, max_replans=0)
+    agent.on_completed = typed.append
+    agent.run("目标", events.append, CancelToken())
+    assert typed == ["我输入的目标"]
