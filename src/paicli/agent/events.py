@@ -79,6 +79,7 @@ class TaskStarted:
     task_id: str
     description: str
     parallel: bool = False
+    worker: str = ""  # Team mode: the worker running the step
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ A plan whose run has no end event was interrupted (Esc, Ctrl+C, SIGKILL, crash) 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -41,6 +41,7 @@ class InterruptedPlan:
     plan_id: str
     progress: PlanProgress
     revision: int
+    mode: str = MODE  # "plan", or "team" for a Team run (same events, its own mode)
 
     @property
     def completed(self) -> list[str]:
@@ -58,6 +59,7 @@ class _Run:
     revision: int
     states: dict[str, NodeState]
     ended: bool = False
+    mode: str = MODE
 
 
 def _apply(runs: dict[str, _Run], order: list[str], entry: EntryLike) -> None:
@@ -69,7 +71,8 @@ def _apply(runs: dict[str, _Run], order: list[str], entry: EntryLike) -> None:
         run = runs.get(plan_id)
         plan = Plan.from_json(meta["plan"])
         states = run.states if run else {}
-        runs[plan_id] = _Run(plan, int(meta.get("revision", 0)), {k: v for k, v in states.items() if k in plan.ids})
+        runs[plan_id] = _Run(plan, int(meta.get("revision", 0)), {k: v for k, v in states.items() if k in plan.ids},
+                             mode=entry.mode)
         if plan_id not in order:
             order.append(plan_id)
     elif entry.event == TASK_STATE and plan_id in runs and meta.get("status") in _STATUSES:
@@ -84,12 +87,14 @@ def resumable(state: NodeState) -> NodeState:
     return state if state.status == "done" else NodeState()
 
 
-def fold_interrupted(entries: Iterable[EntryLike]) -> InterruptedPlan | None:
-    """The newest plan in the ledger that has not ended, with node states ready to continue."""
+def fold_interrupted(entries: Iterable[EntryLike], modes: Collection[str] = (MODE,)) -> InterruptedPlan | None:
+    """The newest plan in the ledger that has not ended, with node states ready to continue.
+
+    `modes`: whose runs count ("plan"; "team" runs record the same events under their own mode)."""
     runs: dict[str, _Run] = {}
     order: list[str] = []
     for entry in entries:
-        if entry.mode == MODE:
+        if entry.mode in modes:
             try:
                 _apply(runs, order, entry)
             except (KeyError, ValueError, TypeError):  # a damaged line must not hide the rest
@@ -101,5 +106,5 @@ def fold_interrupted(entries: Iterable[EntryLike]) -> InterruptedPlan | None:
         states = {task_id: resumable(state) for task_id, state in run.states.items()}
         if all(s.status == "done" for s in states.values()) and len(states) == len(run.plan.tasks):
             return None
-        return InterruptedPlan(plan_id, PlanProgress(run.plan, states), run.revision)
+        return InterruptedPlan(plan_id, PlanProgress(run.plan, states), run.revision, run.mode)
     return None

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection
-from typing import Any
+from collections.abc import Collection, Sequence
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -18,6 +18,20 @@ TYPE_NAMES = "|".join(t.value for t in TaskType)
 
 class PlanParseError(ValueError):
     """Why a planner reply is not a usable plan (Chinese; shown to the user and sent back for repair)."""
+
+
+class RawTaskLike(Protocol):
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def type(self) -> str: ...
+
+    @property
+    def dependencies(self) -> list[str]: ...
 
 
 class _RawTask(BaseModel):
@@ -62,7 +76,7 @@ def _raw_plan(data: Any) -> _RawPlan:
         raise PlanParseError(f"计划字段不合法（{where}）：{first['msg']}") from None
 
 
-def _check_task(raw: _RawTask, seen: set[str], existing: Collection[str]) -> PlanTask:
+def _check_task(raw: RawTaskLike, seen: set[str], existing: Collection[str]) -> PlanTask:
     task_id = raw.id.strip()
     if task_id in seen or task_id in existing:
         raise PlanParseError(f"任务 id 重复：{task_id}")
@@ -80,10 +94,17 @@ def _check_task(raw: _RawTask, seen: set[str], existing: Collection[str]) -> Pla
 def parse_plan(text: str, goal: str, existing_ids: Collection[str] = ()) -> Plan:
     """`existing_ids`: completed tasks kept across a replan; new tasks may depend on them but not reuse them."""
     raw = _raw_plan(extract_json(text))
-    if not raw.tasks:
+    return validated_plan(raw.tasks, goal, raw.summary, existing_ids)
+
+
+def validated_plan(items: Sequence[RawTaskLike], goal: str, summary: str = "",
+                   existing_ids: Collection[str] = ()) -> Plan:
+    """The checks every planner's tasks pass (Plan tasks, Team steps): unique ids, known types and
+    dependencies, no self-dependency, no cycle."""
+    if not items:
         raise PlanParseError("计划里没有任何任务")
     seen: set[str] = set()
-    tasks = [_check_task(item, seen, existing_ids) for item in raw.tasks]
+    tasks = [_check_task(item, seen, existing_ids) for item in items]
     known = seen | set(existing_ids)
     for task in tasks:
         unknown = [d for d in task.dependencies if d not in known]
@@ -92,4 +113,4 @@ def parse_plan(text: str, goal: str, existing_ids: Collection[str] = ()) -> Plan
     cycle = find_cycle(tasks)
     if cycle:
         raise PlanParseError(f"任务之间存在循环依赖：{' -> '.join(cycle)}")
-    return Plan(goal, tuple(tasks), raw.summary.strip())
+    return Plan(goal, tuple(tasks), summary.strip())
