@@ -7,6 +7,7 @@ from pathlib import Path
 
 from paicli import __version__
 from paicli.agent.plan.prompts import AssembledPlanPrompts, PlanPrompts
+from paicli.agent.team.prompts import AssembledTeamPrompts, TeamPrompts
 from paicli.config.env import EnvLookup
 from paicli.config.settings import Settings
 from paicli.context.manager import AutoCompactionManager
@@ -42,6 +43,7 @@ class Components:
     prompt: AgentPromptBuilder
     ledger: ConversationLedger
     plan_prompts: PlanPrompts | None = None
+    team_prompts: TeamPrompts | None = None
 
 
 def build_llm(settings: Settings) -> LLMClient:
@@ -109,5 +111,6 @@ def build_components(
     ledger = open_ledger(settings, resume_path, sink, env)
     repository = PromptRepository(root, settings.paicli_home)
     plan_prompts = AssembledPlanPrompts(assembler, repository.load, loader.load)
+    team_prompts = AssembledTeamPrompts(assembler, repository.load, loader.load)
     return Components(settings, env, client, counter, profile, compaction, offloader, tracker, memory, approval,
-                      tools, prompt, ledger, plan_prompts)
+                      tools, prompt, ledger, plan_prompts, team_prompts)

@@ -115,8 +115,8 @@ def launch(args: argparse.Namespace) -> int:
     if oneshot:
         args.prompt = scrub_text(args.prompt)
         piped = _read_piped_stdin()
-        if not args.prompt.strip() and args.plan and (args.continue_session or args.resume):
-            args.prompt = piped.strip() or "继续未完成的计划"  # only used when there is no plan to continue
+        if not args.prompt.strip() and (args.plan or args.team) and (args.continue_session or args.resume):
+            args.prompt = piped.strip() or "继续未完成的计划"  # only used when there is no run to continue
             piped = ""
         if not args.prompt.strip():
             if not piped.strip():
@@ -199,7 +199,7 @@ def _run_oneshot(backend: AppBackend, args: argparse.Namespace, piped: str) -> i
 
     if piped.strip():
         backend.stdin_context = piped
-    backend.continue_plan_first = bool(args.plan and (args.continue_session or args.resume))
+    backend.continue_plan_first = bool((args.plan or args.team) and (args.continue_session or args.resume))
     mode: RunMode = "plan" if args.plan else "team" if args.team else "react"
     return run_oneshot(backend, args.prompt, mode, args.output_format)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from paicli.agent.budget import AgentBudget
 from paicli.agent.events import EventSink, Notice, RunFinished
@@ -70,19 +70,21 @@ class PlanSession:
     def cancel(self, draft: PlanDraft) -> RunFinished:
         return self.agent(draft.submitted).cancel_draft(draft)
 
-    def interrupted(self) -> InterruptedPlan | None:
+    def interrupted(self, modes: Collection[str] = ("plan",)) -> InterruptedPlan | None:
+        """`modes`: ("plan", "team") also finds an interrupted Team run (its steps are checkpointed the same way)."""
         try:
-            return fold_interrupted(self.parts.ledger.read_all())
+            return fold_interrupted(self.parts.ledger.read_all(), modes)
         except Exception:  # an unreadable ledger simply has nothing to continue
             return None
 
-    def describe_interrupted(self) -> str | None:
-        found = self.interrupted()
+    def describe_interrupted(self, modes: Collection[str] = ("plan",)) -> str | None:
+        found = self.interrupted(modes)
         if found is None:
             return None
         plan = found.progress.plan
-        return (f"📋 上次有一个没有执行完的计划：{plan.goal.splitlines()[0][:60]}"
-                f"（{len(found.completed)}/{len(plan.tasks)} 个任务已完成）")
+        what, unit = ("团队任务", "个步骤") if found.mode == "team" else ("计划", "个任务")
+        return (f"📋 上次有一个没有执行完的{what}：{plan.goal.splitlines()[0][:60]}"
+                f"（{len(found.completed)}/{len(plan.tasks)} {unit}已完成）")
 
     def continue_interrupted(self, emit: EventSink, cancel: CancelToken) -> RunFinished:
         found = self.interrupted()

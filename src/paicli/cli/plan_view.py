@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from rich.console import Console, Group, RenderableType
@@ -34,8 +37,11 @@ def plan_event_json(event: AgentEvent) -> dict[str, Any] | None:
         return {"type": "plan", "revision": event.revision, "summary": event.plan.summary,
                 "tasks": [t.to_json() for t in event.plan.tasks], "completed": list(event.done)}
     if isinstance(event, TaskStarted):
-        return {"type": "task_start", "task_id": event.task_id, "description": event.description,
-                "parallel": event.parallel}
+        started: dict[str, Any] = {"type": "task_start", "task_id": event.task_id, "description": event.description,
+                                   "parallel": event.parallel}
+        if event.worker:
+            started["worker"] = event.worker
+        return started
     if isinstance(event, TaskActivity):
         return {"type": "task_activity", "task_id": event.task_id, "text": event.text}
     if isinstance(event, TaskFinished):
@@ -62,10 +68,18 @@ def plan_event_line(event: AgentEvent) -> str | None:
     if isinstance(event, PlanProposed):
         return "\n".join(summary_lines(event.plan, event.done))
     if isinstance(event, TaskStarted):
-        return None if event.parallel else f"▶️ 执行任务 [{event.task_id}]: {event.description}"
+        if event.worker:
+            return started_line(event)
+        return None if event.parallel else started_line(event)
     if isinstance(event, TaskFinished):
         return finished_line(event)
     return None
+
+
+def started_line(event: TaskStarted) -> str:
+    if event.worker:
+        return f"🛠️ {event.worker} 执行步骤 [{event.task_id}]: {event.description}"
+    return f"▶️ 执行任务 [{event.task_id}]: {event.description}"
 
 
 def finished_line(event: TaskFinished) -> str:
@@ -105,36 +119,52 @@ def plan_table(plan: Plan, done: tuple[str, ...] = ()) -> RenderableType:
     return Group(table)
 
 
-class PlanLive:
-    """Plan events in the REPL: the plan tree, one line per task start/end, and a live status of the tasks
-    running in parallel on the renderer's spinner (their own tool lines are not printed, so nothing interleaves)."""
+@dataclass
+class _Running:
+    who: str  # the Team worker, or the task id
+    text: str
+    since: float
 
-    def __init__(self, console: Console, spinner: WaitSpinner) -> None:
+
+class PlanLive:
+    """Plan and Team events in the REPL: the plan tree, one line per task start/end, and a live line of the
+    tasks (Team: the workers) running now, each with its own elapsed time, on the renderer's spinner (their own
+    tool lines are not printed while several run, so nothing interleaves)."""
+
+    def __init__(self, console: Console, spinner: WaitSpinner, clock: Callable[[], float] = time.monotonic) -> None:
         self._console = console
         self._spinner = spinner
-        self._running: dict[str, str] = {}
+        self._clock = clock
+        self._running: dict[str, _Running] = {}
 
     def _label(self) -> str:
-        return " · ".join(f"{task_id}: {text}" for task_id, text in self._running.items())
+        now = self._clock()
+        return " · ".join(f"{r.who} [{task_id}] {r.text} {max(0.0, now - r.since):.0f}s" if r.who != task_id
+                          else f"{task_id}: {r.text} {max(0.0, now - r.since):.0f}s"
+                          for task_id, r in self._running.items())
+
+    def resume(self) -> None:
+        """After a printed line: the tasks still running get their live line back."""
+        if self._running:
+            self._spinner.start(self._label)
 
     def show(self, event: AgentEvent) -> None:
         if isinstance(event, PlanProposed):
             self._console.print(plan_tree(event.plan, event.done))
         elif isinstance(event, TaskStarted):
-            if event.parallel:
-                self._running[event.task_id] = "启动中"
-                self._spinner.start(self._label())
-            else:
-                say(self._console, f"▶️ 执行任务 [{event.task_id}]: {event.description}", "bold")
+            if event.worker or not event.parallel:
+                say(self._console, started_line(event), "bold")
+            if event.worker or event.parallel:
+                self._running[event.task_id] = _Running(event.worker or event.task_id, "启动中", self._clock())
+                self._spinner.start(self._label)
         elif isinstance(event, TaskActivity) and event.task_id in self._running:
-            self._running[event.task_id] = event.text
-            self._spinner.relabel(self._label())
+            self._running[event.task_id].text = event.text
+            self._spinner.start(self._label)
         elif isinstance(event, TaskFinished):
             self._running.pop(event.task_id, None)
             self._spinner.stop()
             say(self._console, finished_line(event), _FINISHED_STYLE.get(event.status, "yellow"))
-            if self._running:
-                self._spinner.start(self._label())
+            self.resume()
 
 
 _FINISHED_STYLE = {"done": "green", "failed": "red"}

@@ -91,6 +91,7 @@ class MarkdownBlocks:
 
 
 Clock = Callable[[], float]
+Label = str | Callable[[], str]
 
 
 class WaitSpinner:
@@ -101,14 +102,15 @@ class WaitSpinner:
         self._clock = clock
         self._live: Live | None = None
         self._spinner: RichSpinner | None = None
-        self._label = ""
+        self._label: Label = ""
         self._started = 0.0
 
     @property
     def active(self) -> bool:
         return self._live is not None
 
-    def start(self, label: str) -> None:
+    def start(self, label: Label) -> None:
+        """`label` may be a function, asked on every redraw (e.g. per-task elapsed times)."""
         self._label = label
         if self._live is not None or not self._console.is_terminal:
             return
@@ -120,7 +122,7 @@ class WaitSpinner:
         except Exception:  # a spinner is decoration: never let it break a run
             self._live = None
 
-    def relabel(self, label: str) -> None:
+    def relabel(self, label: Label) -> None:
         self._label = label
 
     def stop(self) -> None:
@@ -131,7 +133,8 @@ class WaitSpinner:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         elapsed = max(0.0, self._clock() - self._started)
         if self._spinner is not None:
-            self._spinner.update(text=Text(f"{self._label} · {elapsed:.0f}s · Esc 取消", style="dim"))
+            label = self._label() if callable(self._label) else self._label
+            self._spinner.update(text=Text(f"{label} · {elapsed:.0f}s · Esc 取消", style="dim"))
             yield self._spinner
 
 
@@ -164,6 +167,7 @@ class EventRenderer:
         self._markdown = markdown
         self._lock = threading.RLock()
         self._blocks = MarkdownBlocks()
+        self._clock = clock
         self._spinner = WaitSpinner(self._progress, clock)
         self._reasoning: list[str] = []
         self._plain: list[str] = []
@@ -197,6 +201,8 @@ class EventRenderer:
         elif isinstance(event, Notice):
             self._interrupt()
             say(self._progress, event.text, _NOTICE_STYLES.get(event.level, "cyan"))
+            if self._plan is not None:
+                self._plan.resume()  # tasks still running keep their live line
         elif isinstance(event, FactsSaved):
             if event.count:
                 say(self._progress, f"🧠 已自动记住 {event.count} 条事实", "dim")
@@ -211,7 +217,7 @@ class EventRenderer:
         from paicli.cli.plan_view import PlanLive
 
         if self._plan is None:
-            self._plan = PlanLive(self._progress, self._spinner)
+            self._plan = PlanLive(self._progress, self._spinner, self._clock)
         return self._plan
 
     def _close_reasoning(self) -> None:

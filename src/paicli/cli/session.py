@@ -12,6 +12,7 @@ from paicli.agent.budget import AgentBudget
 from paicli.agent.events import Compacted, EventSink, Notice, RunFinished
 from paicli.agent.loop import LoopStats
 from paicli.agent.plan.agent import PlanDraft
+from paicli.agent.plan.checkpoint import InterruptedPlan
 from paicli.agent.react import AgentOptions, ReactAgent
 from paicli.cancel import CancelToken
 from paicli.cli.backend import (
@@ -27,6 +28,7 @@ from paicli.cli.mentions import attach_mentions
 from paicli.cli.plan_session import PlanSession
 from paicli.cli.session_parts import UsageRecordingExtractor as _UsageRecordingExtractor
 from paicli.cli.session_parts import last_answer as last_answer
+from paicli.cli.team_session import TeamSession
 from paicli.config.env import ConfigError
 from paicli.context.profile import ContextProfile
 from paicli.llm.messages import Usage
@@ -36,6 +38,7 @@ from paicli.session.resume import ResumeResult
 
 log = logging.getLogger(__name__)
 TOKEN_RESERVES = 500 + 800 + 2000
+RESUMABLE_MODES = ("plan", "team")  # runs whose interrupted steps /resume and -c offer to continue
 T = TypeVar("T")
 
 
@@ -74,6 +77,7 @@ class AppBackend:
         self.stats = LoopStats()
         self.continue_plan_first = False  # `-p --plan -c`: continue the interrupted plan instead of a new one
         self.plan = PlanSession(parts, self.stats, budget, self._after_turn if enabled else None)
+        self.team = TeamSession(parts, self.stats, budget, self._after_turn if enabled else None)
         self.agent = ReactAgent(
             parts.llm,
             parts.tools,
@@ -122,11 +126,12 @@ class AppBackend:
     # ---- Backend: running --------------------------------------------------------------------------
 
     def supports_mode(self, mode: RunMode) -> bool:
-        return mode in ("react", "plan")
+        return mode in ("react", "plan", "team")
 
     def default_mode(self) -> RunMode:
-        """What a plain input runs as: `/mode plan` (or Shift+Tab) makes every input a plan."""
-        return "plan" if self.parts.approval.mode == "plan" else "react"
+        """What a plain input runs as: `/mode plan` (or Shift+Tab) makes every input a plan, `/mode team` a team run."""
+        mode = self.parts.approval.mode
+        return "plan" if mode == "plan" else "team" if mode == "team" else "react"
 
     def _expand(self, text: str, emit: EventSink) -> str:
         expanded, notes = attach_mentions(text, self.settings.project_root)
@@ -138,19 +143,22 @@ class AppBackend:
 
     def run(self, text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
         if not self.supports_mode(mode):
-            finished = RunFinished("error", "", "Team 模式还没有在 paicli 中实现，请先用默认的 ReAct 模式。")
+            finished = RunFinished("error", "", f"不支持的运行模式：{mode}")
             emit(finished)
             return finished
         return self._guarded(emit, lambda: self._run(text, mode, emit, cancel))
 
     def _run(self, text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
-        if mode == "plan" and self.continue_plan_first:
+        if mode in ("plan", "team") and self.continue_plan_first:
             self.continue_plan_first = False
-            if self.plan.interrupted() is not None:
-                return self.plan.continue_interrupted(emit, cancel)
+            found = self.plan.interrupted((mode,))
+            if found is not None:
+                return self._continue(found, emit, cancel)
         expanded = self._expand(text, emit)
         if mode == "plan":
             return self.plan.run(expanded, text, emit, cancel)
+        if mode == "team":
+            return self.team.run(expanded, text, emit, cancel)
         return self.agent.run(expanded, emit, cancel, submitted=text)
 
     def _guarded(self, emit: EventSink, work: Callable[[], T]) -> T | RunFinished:
@@ -183,12 +191,21 @@ class AppBackend:
         return self.plan.cancel(draft)
 
     def interrupted_plan(self) -> str | None:
-        return self.plan.describe_interrupted()
+        """The newest interrupted Plan or Team run, described for the continuation question."""
+        return self.plan.describe_interrupted(RESUMABLE_MODES)
 
     def continue_plan(self, emit: EventSink, cancel: CancelToken) -> RunFinished:
-        result = self._guarded(emit, lambda: self.plan.continue_interrupted(emit, cancel))
+        found = self.plan.interrupted(RESUMABLE_MODES)
+        work = (lambda: self._continue(found, emit, cancel)) if found is not None else (
+            lambda: self.plan.continue_interrupted(emit, cancel))
+        result = self._guarded(emit, work)
         assert isinstance(result, RunFinished)
         return result
+
+    def _continue(self, found: InterruptedPlan, emit: EventSink, cancel: CancelToken) -> RunFinished:
+        if found.mode == "team":
+            return self.team.continue_interrupted(found, emit, cancel)
+        return self.plan.continue_interrupted(emit, cancel)
 
     # ---- Backend: commands --------------------------------------------------------------------------
 
