@@ -232,3 +232,25 @@ def test_a_killed_team_run_continues_without_planning_or_redoing_finished_steps(
     assert "已完成的依赖步骤 [s1]: 读取资料\n结果：s1 完成" in _text(later[0]["messages"][1])
     assert "⏩ 继续未完成的团队任务：跳过 1 个已完成的步骤" in done.stderr
     assert "✅ 团队任务完成（2/2 个步骤完成）" in done.stdout
+
+
+def test_the_repl_runs_slash_team_and_mode_team_inputs_as_team_runs(tmp_path: Path) -> None:
+    def respond(body: dict[str, Any]) -> Reply | str | None:
+        role = role_of(body)
+        if role == "planner":
+            return team_plan(("s1", "回答问题", []))
+        if role == "reviewer":
+            return APPROVE
+        return "答案是 42" if role == "worker" else "普通回答"
+
+    with FakeOpenAIServer(responder=respond) as server:
+        env = paicli_env(tmp_path, server.base_url)
+        done = run_paicli([], env, tmp_path, stdin="/team 问个问题\n/mode team\n再问一个\n/mode auto\n闲聊\n/help\n")
+        requests = server.requests
+        server.assert_no_violations()
+
+    assert done.returncode == 0, done.stderr
+    assert [role_of(body) for body in requests] == ["planner", "worker", "reviewer"] * 2 + ["other"]
+    assert done.stdout.count("✅ 团队任务完成（1/1 个步骤完成）") == 2
+    assert "已切换到 team" in done.stdout and "普通回答" in done.stdout
+    assert "/team [任务]" in done.stdout and "还不能用" not in done.stdout + done.stderr
