@@ -128,6 +128,7 @@ class Entry:
     event: str
     metadata: Mapping[str, Any] = field(default_factory=dict)
     mode: str = "plan"
+    source: str = ""
 
 
 def created(plan_id: str, plan: Plan, revision: int = 0) -> Entry:
@@ -162,6 +163,16 @@ def test_an_ended_plan_is_not_offered_and_the_newest_plan_wins() -> None:
     newer = [*ended, created("p2", plan), state("p2", "a", "failed", "boom")]
     found = fold_interrupted(newer)
     assert found is not None and found.plan_id == "p2" and found.completed == []
+
+
+def test_a_plan_turned_down_at_review_is_not_offered_but_one_cancelled_while_running_is() -> None:
+    plan = make_plan(task("a"), task("b", "a"))
+    declined = [created("p1", plan), Entry("run_cancelled", {"planId": "p1"}, source="review_cancel")]
+    assert fold_interrupted(declined) is None
+    stopped = [created("p1", plan), state("p1", "a", "done", "r"), Entry("run_cancelled", {"planId": "p1"},
+                                                                         source="user_cancel")]
+    found = fold_interrupted(stopped)
+    assert found is not None and found.completed == ["a"]
 
 
 def test_a_replanned_revision_replaces_the_task_list_and_keeps_done_states() -> None:

@@ -32,6 +32,7 @@ from paicli.cancel import Cancelled, CancelToken
 from paicli.llm.messages import ChatResponse, Message, Usage
 from paicli.llm.protocol import LLMClient, LLMError, StreamDelta
 from paicli.tools.base import CANCELLED_PREFIX, ToolResult
+from paicli.tools.skill_load import settle_skill_loads
 
 log = logging.getLogger(__name__)
 
@@ -197,6 +198,7 @@ class ToolLoop:
             log.exception("tool runner failed")
             results = []
             missing = f"❌ 工具执行失败: {type(error).__name__}: {error}"
+        results, injections = settle_skill_loads(self.conversation.request_view(), results)
         by_id = {r.call_id: r for r in results}
         for call in reply.tool_calls:
             result = by_id.get(call.id)
@@ -204,6 +206,8 @@ class ToolLoop:
             self.conversation.append(Message.tool(call.id, content), "tool_execution")
             if self.options.blank_answer_fallback:
                 self.tool_texts.append(inner_text(content))
+        for injection in injections:  # load_skill: the skill text follows the tool results (spec 7.5)
+            self.conversation.append(injection, "skill_injection")
         self._remind(guard, results, reply)
 
     def _missing_text(self, missing: str) -> str:

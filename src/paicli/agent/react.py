@@ -81,6 +81,7 @@ class ReactAgent:
         self.on_completed = on_completed
         self.stats = stats or LoopStats()
         self._prompt_day = self.options.today()
+        self._prompt_stale = False
         identity = Identity(self.options.mode, self.options.actor)
         self.conversation = Conversation(self.prompt.build(""), ledger=ledger, identity=identity, context=context)
 
@@ -146,6 +147,10 @@ class ReactAgent:
     def set_llm(self, llm: LLMClient) -> None:
         self.llm = llm
 
+    def invalidate_system_prompt(self) -> None:
+        """A stable prompt part changed (`/skill on|off|reload`): rebuild it before the next turn's call."""
+        self._prompt_stale = True
+
     # ---- phases ------------------------------------------------------------------------------------
 
     def _refresh_system_prompt(self, query: str) -> None:
@@ -154,9 +159,9 @@ class ReactAgent:
             prompt = self.prompt.build(memory)
         else:
             today = self.options.today()
-            if today == self._prompt_day:
+            if today == self._prompt_day and not self._prompt_stale:
                 return
-            self._prompt_day = today
+            self._prompt_day, self._prompt_stale = today, False
             prompt = self.prompt.build("")
         self.conversation.set_system_prompt(prompt, "memory_context_refresh")
 

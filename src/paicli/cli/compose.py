@@ -24,7 +24,10 @@ from paicli.prompt.repository import PromptRepository
 from paicli.session.ledger import ConversationLedger
 from paicli.tools.approval import ApprovalState
 from paicli.tools.base import Approver
+from paicli.tools.disabled import TOOLS_ENV_KEY
 from paicli.tools.runner import ToolRunner
+from paicli.tools.skill_load import LoadSkillTool, build_skills
+from paicli.tools.skills import SkillCatalog
 
 
 @dataclass
@@ -42,6 +45,8 @@ class Components:
     tools: ToolRunner
     prompt: AgentPromptBuilder
     ledger: ConversationLedger
+    skills: SkillCatalog
+    tools_enabled: bool = True  # False: the model has no native tool calling (PAICLI_TOOLS_ENABLED=false)
     plan_prompts: PlanPrompts | None = None
     team_prompts: TeamPrompts | None = None
 
@@ -106,11 +111,15 @@ def build_components(
     approval = ApprovalState("ask" if settings.approval_mode == "ask" else "auto", yes=yes)
     tools = ToolRunner(root, approver, offloader, tracker, env, memory.save_memory_tool, approval)
     loader = ProjectMemoryLoader(root, settings.paicli_home)
-    assembler = PromptAssembler(PromptRepository(root, settings.paicli_home), env)
-    prompt = AgentPromptBuilder(assembler, PromptMode.AGENT, loader.load)
-    ledger = open_ledger(settings, resume_path, sink, env)
     repository = PromptRepository(root, settings.paicli_home)
-    plan_prompts = AssembledPlanPrompts(assembler, repository.load, loader.load)
-    team_prompts = AssembledTeamPrompts(assembler, repository.load, loader.load)
+    assembler = PromptAssembler(repository, env)
+    skills = build_skills(settings.paicli_home, root, repository, sink)
+    tools.register(LoadSkillTool.tool(skills, env))
+    tools_enabled = env.get_bool(TOOLS_ENV_KEY, True)
+    prompt = AgentPromptBuilder(assembler, PromptMode.AGENT, loader.load, skills.index_text, tools_enabled)
+    ledger = open_ledger(settings, resume_path, sink, env)
+    plan_prompts = AssembledPlanPrompts(assembler, repository.load, loader.load, skills.index_text, tools_enabled)
+    team_prompts = AssembledTeamPrompts(assembler, repository.load, loader.load, skills.index_text, tools_enabled)
     return Components(settings, env, client, counter, profile, compaction, offloader, tracker, memory, approval,
-                      tools, prompt, ledger, plan_prompts, team_prompts)
+                      tools, prompt, ledger, skills=skills, tools_enabled=tools_enabled, plan_prompts=plan_prompts,
+                      team_prompts=team_prompts)

@@ -20,6 +20,7 @@ from paicli.agent.ports import ContextPort
 from paicli.cancel import CancelToken
 from paicli.cli.compose import Components
 from paicli.context.manager import AutoCompactionManager
+from paicli.tools.disabled import ToolsDisabled
 
 MAX_PARALLEL_KEY = "PAICLI_PLAN_MAX_PARALLEL"
 MAX_REPLANS_KEY = "PAICLI_PLAN_MAX_REPLANS"
@@ -50,7 +51,8 @@ class PlanSession:
         parts = self.parts
         if parts.plan_prompts is None:
             raise RuntimeError(NO_PLAN_PROMPTS)
-        env = TaskEnv(parts.llm, parts.tools, parts.plan_prompts, parts.ledger, parts.memory,
+        tools = parts.tools if parts.tools_enabled else ToolsDisabled()
+        env = TaskEnv(parts.llm, tools, parts.plan_prompts, parts.ledger, parts.memory,
                       parts.profile.memory_context_tokens, self._context, self.budget, self.stats, policy_text)
         return PlanExecuteAgent(env, self.settings, self.on_completed)
 

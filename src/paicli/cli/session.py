@@ -15,6 +15,7 @@ from paicli.agent.plan.agent import PlanDraft
 from paicli.agent.plan.checkpoint import InterruptedPlan
 from paicli.agent.react import AgentOptions, ReactAgent
 from paicli.cancel import CancelToken
+from paicli.cli import session_commands
 from paicli.cli.backend import (
     CommandReply,
     NoticeListener,
@@ -35,6 +36,7 @@ from paicli.llm.messages import Usage
 from paicli.memory.background import BackgroundExtraction
 from paicli.memory.extractor import AutoFactExtractor, saved_message
 from paicli.session.resume import ResumeResult
+from paicli.tools.disabled import ToolsDisabled
 
 log = logging.getLogger(__name__)
 TOKEN_RESERVES = 500 + 800 + 2000
@@ -80,7 +82,7 @@ class AppBackend:
         self.team = TeamSession(parts, self.stats, budget, self._after_turn if enabled else None)
         self.agent = ReactAgent(
             parts.llm,
-            parts.tools,
+            parts.tools if parts.tools_enabled else ToolsDisabled(),
             parts.prompt,
             context=parts.compaction,
             ledger=parts.ledger,
@@ -101,6 +103,7 @@ class AppBackend:
             self.parts.ledger.session_id,
             str(self.settings.project_root),
             self.parts.profile.cache_mode,
+            skills=self.parts.skills.summary(),
         )
 
     def status(self) -> StatusSnapshot:
@@ -156,9 +159,12 @@ class AppBackend:
                 return self._continue(found, emit, cancel)
         expanded = self._expand(text, emit)
         if mode == "plan":
+            self.parts.tracker.observe_user_input(expanded)
             return self.plan.run(expanded, text, emit, cancel)
         if mode == "team":
+            self.parts.tracker.observe_user_input(expanded)
             return self.team.run(expanded, text, emit, cancel)
+        self._before_model_call(text, expanded, emit)
         return self.agent.run(expanded, emit, cancel, submitted=text)
 
     def _guarded(self, emit: EventSink, work: Callable[[], T]) -> T | RunFinished:
@@ -173,10 +179,26 @@ class AppBackend:
         finally:
             self._phase = "idle"
 
+    def _before_model_call(self, submitted: str, expanded: str, emit: EventSink) -> None:
+        """Spec 5.5 / 5.7: an expanded MCP resource marks external content; an explicit request to reuse the
+        logged-in Chrome is remembered globally (unless external content was read)."""
+        from paicli.memory.guard import apply_explicit_memory_hints
+
+        self.parts.tracker.observe_user_input(expanded)
+        recent = [m.text for m in self.agent.history[1:][-10:]]
+        saved = apply_explicit_memory_hints(self.parts.memory, self.parts.tracker, submitted, recent)
+        if saved:
+            emit(Notice(f"🧠 已记入长期记忆（全局）：{saved}"))
+
     # ---- Backend (optional): plan review and continuation -------------------------------------------
 
     def plan_create(self, text: str, emit: EventSink, cancel: CancelToken) -> PlanDraft | RunFinished:
-        return self._guarded(emit, lambda: self.plan.create(self._expand(text, emit), text, emit, cancel))
+        def create() -> PlanDraft | RunFinished:
+            expanded = self._expand(text, emit)
+            self.parts.tracker.observe_user_input(expanded)
+            return self.plan.create(expanded, text, emit, cancel)
+
+        return self._guarded(emit, create)
 
     def plan_revise(self, draft: PlanDraft, supplement: str, emit: EventSink, cancel: CancelToken
                     ) -> PlanDraft | RunFinished:
@@ -240,6 +262,8 @@ class AppBackend:
         return CommandReply(render_context_report(report, self._memory_status()))
 
     def _tool_definitions(self) -> list[dict[str, object]]:
+        if not self.parts.tools_enabled:
+            return []
         return self.agent.last_tool_definitions or self.parts.tools.definitions()
 
     def token_usage_line(self) -> str:
@@ -319,6 +343,28 @@ class AppBackend:
 
         text = run_init(self.settings.project_root, self.parts.llm, "--force" if force else "", cancel)
         return CommandReply(text, ok=not text.startswith("❌"))
+
+    # /skill /config /audit /export: handlers live in cli/session_commands.py
+    def skill(self, args: str) -> CommandReply:
+        before = self.parts.skills.index_text()
+        reply = session_commands.skill_command(self.parts.skills, args)
+        if self.parts.skills.index_text() != before:
+            self.agent.invalidate_system_prompt()
+        return reply
+
+    def config_report(self) -> CommandReply:
+        from paicli.config.validate import KNOBS
+
+        keys = [knob.key for knob in KNOBS]
+        return CommandReply(session_commands.config_report(self.settings, self.parts.env, keys))
+
+    def audit(self, args: str) -> CommandReply:
+        return session_commands.audit_command(self.parts.tools.audit, args)
+
+    def export(self, args: str) -> CommandReply:
+        return session_commands.export_command(
+            list(self.agent.history), args, home=self.settings.paicli_home, project_root=self.settings.project_root,
+            session_id=self.parts.ledger.session_id, model=self.settings.model)
 
     def list_sessions(self) -> list[SessionSummary]:
         from paicli.session.catalog import list_sessions

@@ -13,6 +13,7 @@ from paicli.agent.team.agent import TeamAgent, TeamEnv
 from paicli.cancel import CancelToken
 from paicli.cli.compose import Components
 from paicli.context.manager import AutoCompactionManager
+from paicli.tools.disabled import ToolsDisabled
 
 NO_TEAM_PROMPTS = "Team 模式需要的提示词没有加载，无法执行多智能体协作。"
 
@@ -34,7 +35,8 @@ class TeamSession:
         parts = self.parts
         if parts.team_prompts is None:
             raise RuntimeError(NO_TEAM_PROMPTS)
-        env = TeamEnv(parts.llm, parts.tools, parts.team_prompts, parts.ledger, self._context, self.budget,
+        tools = parts.tools if parts.tools_enabled else ToolsDisabled()
+        env = TeamEnv(parts.llm, tools, parts.team_prompts, parts.ledger, self._context, self.budget,
                       self.stats, policy_text)
         return TeamAgent(env, self.on_completed)
 

@@ -16,6 +16,7 @@ from paicli.agent.plan.checkpoint import (
     MODE,
     PLAN_ACTOR,
     PLAN_CREATED,
+    REVIEW_CANCEL,
     TASK_STATE,
     InterruptedPlan,
     task_actor,
@@ -114,7 +115,7 @@ class PlanExecuteAgent:
         return ready
 
     def cancel_draft(self, draft: PlanDraft) -> RunFinished:
-        return self._end(draft.plan_id, RunFinished("cancelled", CANCELLED_REVIEW))
+        return self._end(draft.plan_id, RunFinished("cancelled", CANCELLED_REVIEW), REVIEW_CANCEL)
 
     def run(self, goal: str, emit: EventSink, cancel: CancelToken, submitted: str | None = None) -> RunFinished:
         """Without review (non-interactive REPL, `-p --plan`)."""
@@ -241,9 +242,9 @@ class PlanExecuteAgent:
         emit(PlanProposed(merged, revised.revision, tuple(kept_states)))
         return revised
 
-    def _end(self, plan_id: str, finished: RunFinished) -> RunFinished:
+    def _end(self, plan_id: str, finished: RunFinished, cancel_source: str = "user_cancel") -> RunFinished:
         if finished.status == "cancelled":
-            self._event("run_cancelled", "user_cancel", {"planId": plan_id})
+            self._event("run_cancelled", cancel_source, {"planId": plan_id})
         elif finished.status == "error":
             self._event("run_error", "plan", {"planId": plan_id, "error": finished.error or ""})
         else:

@@ -1,7 +1,8 @@
 """Plan checkpoints in the ledger (spec 3.4) and the pure fold that finds an interrupted plan again.
 
 Events (mode `plan`): `plan_created` {planId, revision, plan} by `plan-agent`; `task_state` {planId, taskId,
-status, result} by `task:<id>`; the run ends with `run_result` / `run_error` {planId} by `plan-agent`.
+status, result} by `task:<id>`; the run ends with `run_result` / `run_error` {planId} by `plan-agent` (or `run_cancelled` from
+the review: the plan was turned down).
 A plan whose run has no end event was interrupted (Esc, Ctrl+C, SIGKILL, crash) and can be continued.
 """
 
@@ -18,6 +19,7 @@ PLAN_ACTOR = "plan-agent"
 PLAN_CREATED = "plan_created"
 TASK_STATE = "task_state"
 ENDED = frozenset({"run_result", "run_error"})
+REVIEW_CANCEL = "review_cancel"  # run_cancelled from this source: the user turned the plan down, nothing to continue
 _STATUSES = frozenset({"pending", "running", "done", "failed", "skipped"})
 
 
@@ -28,6 +30,9 @@ def task_actor(task_id: str) -> str:
 class EntryLike(Protocol):
     @property
     def event(self) -> str: ...
+
+    @property
+    def source(self) -> str: ...
 
     @property
     def mode(self) -> str: ...
@@ -78,7 +83,7 @@ def _apply(runs: dict[str, _Run], order: list[str], entry: EntryLike) -> None:
     elif entry.event == TASK_STATE and plan_id in runs and meta.get("status") in _STATUSES:
         urls = tuple(str(u) for u in meta.get("urls") or ())
         runs[plan_id].states[str(meta.get("taskId"))] = NodeState(meta["status"], str(meta.get("result") or ""), urls)
-    elif entry.event in ENDED and plan_id in runs:
+    elif plan_id in runs and (entry.event in ENDED or (entry.event == "run_cancelled" and entry.source == REVIEW_CANCEL)):
         runs[plan_id].ended = True
 
 

@@ -21,18 +21,22 @@ class PlanPrompts(Protocol):
 class AssembledPlanPrompts:
     """PlanPrompts over the PromptAssembler (PAI.md and skills are re-read on every build)."""
 
-    def __init__(self, assembler: object, load: Callable[[str], str], project_memory: Callable[[], str]) -> None:
+    def __init__(self, assembler: object, load: Callable[[str], str], project_memory: Callable[[], str],
+                 skill_index: Callable[[], str] = lambda: "", tools_enabled: bool = True) -> None:
         from paicli.prompt.assembler import PromptAssembler
 
         assert isinstance(assembler, PromptAssembler)
         self._assembler = assembler
         self._load = load
         self._project_memory = project_memory
+        self._skill_index = skill_index
+        self._tools_enabled = tools_enabled
 
     def _build(self, mode_name: str, tools: bool, variables: Mapping[str, str]) -> str:
         from paicli.prompt.assembler import PromptContext, PromptMode
 
-        ctx = PromptContext(tools_enabled=tools, project_memory=self._project_memory(), variables=dict(variables))
+        ctx = PromptContext(tools_enabled=tools and self._tools_enabled, skill_index=self._skill_index() if tools else "",
+                            project_memory=self._project_memory(), variables=dict(variables))
         return self._assembler.assemble(PromptMode[mode_name], ctx)
 
     def planner_system(self) -> str:
