@@ -254,3 +254,49 @@ def test_the_repl_runs_slash_team_and_mode_team_inputs_as_team_runs(tmp_path: Pa
     assert done.stdout.count("✅ 团队任务完成（1/1 个步骤完成）") == 2
     assert "已切换到 team" in done.stdout and "普通回答" in done.stdout
     assert "/team [任务]" in done.stdout and "还不能用" not in done.stdout + done.stderr
+
+
+def test_ctrl_c_cancels_both_running_workers_and_the_run_can_be_continued(tmp_path: Path) -> None:
+    hang = threading.Event()
+    hang.set()
+
+    def respond(body: dict[str, Any]) -> Reply | str | None:
+        role, step = role_of(body), step_of(body)
+        if role == "planner":
+            return team_plan(("s1", "查甲", []), ("s2", "查乙", []))
+        if role == "reviewer":
+            return APPROVE
+        if role == "worker" and hang.is_set():
+            return Reply.hang(before_headers=True)
+        return f"{step} 完成" if step else None
+
+    server = FakeOpenAIServer(responder=respond)
+    server.start()
+    try:
+        env = paicli_env(tmp_path, server.base_url)
+        proc = subprocess.Popen([sys.executable, "-m", "paicli", "-p", "查甲乙", "--team"], env=env, cwd=tmp_path,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            assert server.wait_for_hang(timeout=WAIT) and server.wait_for_hang(timeout=WAIT), "workers never started"
+            proc.send_signal(signal.SIGINT)
+            _out, err = proc.communicate(timeout=WAIT)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        assert proc.returncode == 130, err
+        entries = ledger_entries(tmp_path)
+        assert any(e["event"] == "run_cancelled" and e["actor"] == "orchestrator" for e in entries)
+        assert not any(e["event"] == "task_state" and e["metadata"]["status"] == "done" for e in entries)
+        hang.clear()
+        server.release()
+        before = len(server.requests)
+        done = run_paicli(["-p", "", "--team", "-c"], env, tmp_path)
+        later = server.requests[before:]
+        server.assert_no_violations()
+    finally:
+        server.stop()
+
+    assert done.returncode == 0, done.stderr
+    assert sorted((role_of(body), step_of(body)) for body in later) == [
+        ("reviewer", "s1"), ("reviewer", "s2"), ("worker", "s1"), ("worker", "s2")]
+    assert "✅ 团队任务完成（2/2 个步骤完成）" in done.stdout
