@@ -88,6 +88,7 @@ def notices(events: list[AgentEvent]) -> list[str]:
 
 def test_a_run_plans_executes_reviews_and_attributes_every_entry() -> None:
     completed: list[str] = []
+    both_working = threading.Barrier(2, timeout=60)  # s1 and s2 are answered only once both workers are on them
 
     def route(request: Request) -> Any:
         who = role(request)
@@ -95,6 +96,8 @@ def test_a_run_plans_executes_reviews_and_attributes_every_entry() -> None:
             return steps_reply(("s1", []), ("s2", []), ("s3", ["s1", "s2"]))
         if who == "reviewer":
             return APPROVE
+        if step_of(request) in ("步骤s1", "步骤s2"):
+            both_working.wait()
         return f"{step_of(request)} 的结果"
 
     agent, llm, ledger, _ = make_agent(route, completed.append)

@@ -24,7 +24,7 @@ from paicli.agent.team.review import (
     after_worker_failure,
     parse_verdict,
 )
-from paicli.agent.team.schedule import Assignment, Rotation, next_batch, reviewer_name, skip_reasons
+from paicli.agent.team.schedule import Rotation, StepQueue, next_batch, reviewer_name, skip_reasons
 
 
 def step(step_id: str, *deps: str, description: str | None = None, kind: str | None = "ANALYSIS") -> dict[str, Any]:
@@ -125,16 +125,22 @@ def test_retry_then_keep_decisions() -> None:
 
 def test_round_robin_continues_where_the_last_step_went() -> None:
     rotation = Rotation()
-    one, rotation = rotation.assign(["a"])
-    assert one == [Assignment(0, ("a",))]
-    two, rotation = rotation.assign(["b"])
-    assert two == [Assignment(1, ("b",))]
-    pair, rotation = rotation.assign(["c", "d"])
-    assert pair == [Assignment(0, ("c",)), Assignment(1, ("d",))]
-    three, rotation = rotation.assign(["e", "f", "g"])
-    assert three == [Assignment(0, ("e", "g")), Assignment(1, ("f",))]
-    after, _ = rotation.assign(["h"])
-    assert after == [Assignment(1, ("h",))]
+    one, rotation = rotation.lanes(1)
+    assert one == [0]
+    two, rotation = rotation.lanes(1)
+    assert two == [1]
+    pair, rotation = rotation.lanes(2)
+    assert pair == [0, 1]
+    three, rotation = rotation.lanes(3)
+    assert three == [0, 1]  # a pool of two: the third step waits for whichever worker is free first
+    after, rotation = rotation.lanes(1)
+    assert after == [1]
+    assert rotation.lanes(1)[0] == [0]
+
+
+def test_a_parallel_batch_is_taken_in_plan_order_until_it_is_empty() -> None:
+    queue = StepQueue(["a", "b", "c"])
+    assert [queue.take(), queue.take(), queue.take(), queue.take()] == ["a", "b", "c", None]
 
 
 def make_plan(*tasks: PlanTask) -> Plan:

@@ -36,8 +36,8 @@ from paicli.agent.team.schedule import (
     PLANNER,
     REVIEWER,
     WORKERS,
-    Assignment,
     Rotation,
+    StepQueue,
     next_batch,
     reviewer_name,
     skip_reasons,
@@ -195,21 +195,19 @@ class TeamAgent:
                    emit: EventSink, cancel: CancelToken) -> None:
         run.batches += 1
         parallel = len(batch) > 1
-        assignments, run.rotation = run.rotation.assign([step.id for step in batch])
+        lanes, run.rotation = run.rotation.lanes(len(batch))
         if parallel:
             emit(Notice(f"⚡ 批次 #{run.batches}：{len(batch)} 个独立步骤并行执行（最多 {len(WORKERS)} 个并发 Worker）"))
         snapshot = dict(run.progress.states)
         plan = run.progress.plan
-        for assignment in assignments:
-            for step_id in assignment.steps:
-                self._record_state(run.run_id, step_id, NodeState("running"), WORKERS[assignment.worker])
+        for step in batch:
+            self._record_state(run.run_id, step.id, NodeState("running"), ORCHESTRATOR)
+        queue = StepQueue([step.id for step in batch])
 
-        def lane(assignment: Assignment) -> list[tuple[str, StepOutcome]]:
-            worker = workers[assignment.worker]
+        def lane(index: int) -> list[tuple[str, StepOutcome]]:
+            worker = workers[index]
             done: list[tuple[str, StepOutcome]] = []
-            for step_id in assignment.steps:
-                if cancel.cancelled:
-                    break
+            while not cancel.cancelled and (step_id := queue.take()) is not None:
                 job = StepJob(plan, plan.task(step_id), snapshot, parallel)
                 judge = self.member(reviewer_name(step_id, True), "reviewer") if parallel else reviewer
                 outcome = self._run_step(job, worker, judge, emit, cancel)
@@ -220,7 +218,7 @@ class TeamAgent:
                 done.append((step_id, outcome))
             return done
 
-        outcomes = dict(pair for lane_result in run_all(assignments, lane, len(WORKERS), THREAD_NAME)
+        outcomes = dict(pair for lane_result in run_all(lanes, lane, len(WORKERS), THREAD_NAME)
                         for pair in lane_result)
         for step in batch:  # results are shown in plan order, whichever worker finished first
             outcome = outcomes.get(step.id)

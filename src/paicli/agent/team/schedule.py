@@ -1,7 +1,9 @@
-"""Who runs what (pure): batches of ready steps, round-robin workers, reviewer names, skip reasons."""
+"""Who runs what: batches of ready steps, round-robin workers, the queue a parallel batch is taken from,
+reviewer names, skip reasons (pure apart from the queue's lock)."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -16,25 +18,29 @@ SKIPPED_REASON = "因前置步骤失败被跳过"
 
 
 @dataclass(frozen=True)
-class Assignment:
-    worker: int  # index into WORKERS
-    steps: tuple[str, ...]  # run one after another on that worker
-
-
-@dataclass(frozen=True)
 class Rotation:
     """The round-robin pointer: the worker the next step goes to."""
 
     next_worker: int = 0
     size: int = len(WORKERS)
 
-    def assign(self, step_ids: Sequence[str]) -> tuple[list[Assignment], Rotation]:
-        """Step i goes to worker (next + i) mod size; each worker runs its steps in order."""
-        lanes: dict[int, list[str]] = {}
-        for offset, step_id in enumerate(step_ids):
-            lanes.setdefault((self.next_worker + offset) % self.size, []).append(step_id)
-        assignments = [Assignment(worker, tuple(ids)) for worker, ids in lanes.items()]
-        return assignments, Rotation((self.next_worker + len(step_ids)) % self.size, self.size)
+    def lanes(self, steps: int) -> tuple[list[int], Rotation]:
+        """The workers (indexes) a batch of `steps` runs on, the next one in turn first; one step runs inline on
+        that worker alone. The pointer moves on by the number of steps, as if they were dealt out in turn."""
+        used = [(self.next_worker + k) % self.size for k in range(min(steps, self.size))]
+        return used, Rotation((self.next_worker + steps) % self.size, self.size)
+
+
+class StepQueue:
+    """The steps of one parallel batch in plan order; each worker takes the next one when it is free."""
+
+    def __init__(self, step_ids: Sequence[str]) -> None:
+        self._pending = list(step_ids)
+        self._lock = threading.Lock()
+
+    def take(self) -> str | None:
+        with self._lock:
+            return self._pending.pop(0) if self._pending else None
 
 
 def next_batch(plan: Plan, states: Mapping[str, NodeState]) -> list[PlanTask]:
