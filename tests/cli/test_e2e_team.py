@@ -187,6 +187,7 @@ def test_an_invalid_team_plan_is_rejected_with_the_raw_output(tmp_path: Path) ->
         env = paicli_env(tmp_path, server.base_url)
         done = run_paicli(["-p", "做点事", "--team"], env, tmp_path)
         requests = server.requests
+        server.assert_no_violations()
     assert done.returncode == 1
     assert "规划失败：无法解析执行计划（任务之间存在循环依赖" in done.stderr
     assert f"原始输出:\n{raw}" in done.stderr
