@@ -97,6 +97,13 @@ class TaskFinished:
     result: str
 
 
+@dataclass(frozen=True)
+class Waiting:
+    """A run waits for something slow to finish loading before its first request (start-up warm-up)."""
+
+    what: str
+
+
 AgentEvent = (
     TextDelta
     | ReasoningDelta
@@ -112,6 +119,7 @@ AgentEvent = (
     | TaskStarted
     | TaskActivity
     | TaskFinished
+    | Waiting
 )
 EventSink = Callable[[AgentEvent], None]
 PLAN_EVENTS = (PlanProposed, TaskStarted, TaskActivity, TaskFinished)

@@ -7,30 +7,22 @@ from collections.abc import Callable, Collection
 from paicli.agent.budget import AgentBudget
 from paicli.agent.events import EventSink, Notice, RunFinished
 from paicli.agent.loop import LoopStats
-from paicli.agent.plan.agent import (
-    DEFAULT_MAX_PARALLEL,
-    DEFAULT_MAX_REPLANS,
-    PlanDraft,
-    PlanExecuteAgent,
-    PlanSettings,
-)
+from paicli.agent.plan.agent import PlanDraft, PlanExecuteAgent, PlanSettings
 from paicli.agent.plan.checkpoint import InterruptedPlan, fold_interrupted
 from paicli.agent.plan.task import TaskEnv
 from paicli.agent.ports import ContextPort
 from paicli.cancel import CancelToken
 from paicli.cli.compose import Components
+from paicli.config import knobs
 from paicli.context.manager import AutoCompactionManager
 from paicli.tools.disabled import ToolsDisabled
 
-MAX_PARALLEL_KEY = "PAICLI_PLAN_MAX_PARALLEL"
-MAX_REPLANS_KEY = "PAICLI_PLAN_MAX_REPLANS"
 NO_PLAN_PROMPTS = "Plan-and-Execute 需要的提示词没有加载，无法执行计划。"
 
 
 def plan_settings(parts: Components) -> PlanSettings:
     env = parts.env
-    return PlanSettings(env.get_int(MAX_PARALLEL_KEY, DEFAULT_MAX_PARALLEL, minimum=1),
-                        env.get_int(MAX_REPLANS_KEY, DEFAULT_MAX_REPLANS, minimum=0))
+    return PlanSettings(knobs.PLAN_MAX_PARALLEL.read(env), knobs.PLAN_MAX_REPLANS.read(env))
 
 
 class PlanSession:

@@ -26,6 +26,7 @@ from paicli.agent.events import (
     TextDelta,
     ToolFinished,
     ToolStarted,
+    Waiting,
 )
 from paicli.cli.summaries import (
     ResultSummary,
@@ -212,6 +213,9 @@ class EventRenderer:
             if not isinstance(event, TaskActivity):
                 self._interrupt()
             self._plan_live().show(event)
+
+        elif isinstance(event, Waiting):
+            self._spinner.start(f"等待{event.what}加载")
 
     def _plan_live(self) -> PlanLive:
         from paicli.cli.plan_view import PlanLive

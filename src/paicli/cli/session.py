@@ -13,7 +13,7 @@ from paicli.agent.events import Compacted, EventSink, Notice, RunFinished
 from paicli.agent.loop import LoopStats
 from paicli.agent.plan.agent import PlanDraft
 from paicli.agent.plan.checkpoint import InterruptedPlan
-from paicli.agent.react import AgentOptions, ReactAgent
+from paicli.agent.react import CANCELLED_ANSWER, AgentOptions, ReactAgent
 from paicli.cancel import CancelToken
 from paicli.cli import session_commands
 from paicli.cli.backend import (
@@ -30,6 +30,8 @@ from paicli.cli.plan_session import PlanSession
 from paicli.cli.session_parts import UsageRecordingExtractor as _UsageRecordingExtractor
 from paicli.cli.session_parts import last_answer as last_answer
 from paicli.cli.team_session import TeamSession
+from paicli.cli.warmup import WarmUp, await_warmup
+from paicli.config import knobs
 from paicli.config.env import ConfigError
 from paicli.context.profile import ContextProfile
 from paicli.llm.messages import Usage
@@ -64,8 +66,9 @@ class AppBackend:
         self._extra_calls = 0
         self._phase = "idle"
         self.stdin_context = ""
+        self.warmup: WarmUp | None = None  # started by the launcher; the first run waits for it
         env = parts.env
-        budget: Callable[[], AgentBudget] = lambda: AgentBudget.from_env(env, hard_max_iterations=max_turns)  # noqa: E731
+        budget: Callable[[], AgentBudget] = lambda: AgentBudget.configured(knobs.REACT_TOKEN_BUDGET.read(env), knobs.REACT_STAGNATION_WINDOW.read(env), max_turns or knobs.REACT_HARD_MAX_ITERATIONS.read(env))  # noqa: E731
         options = AgentOptions(
             memory_placement=self.settings.memory_placement,
             memory_tokens=parts.profile.memory_context_tokens,
@@ -158,6 +161,10 @@ class AppBackend:
             if found is not None:
                 return self._continue(found, emit, cancel)
         expanded = self._expand(text, emit)
+        if not await_warmup(self.warmup, emit, cancel):
+            finished = RunFinished("cancelled", CANCELLED_ANSWER)
+            emit(finished)
+            return finished
         if mode == "plan":
             self.parts.tracker.observe_user_input(expanded)
             return self.plan.run(expanded, text, emit, cancel)
@@ -195,6 +202,8 @@ class AppBackend:
     def plan_create(self, text: str, emit: EventSink, cancel: CancelToken) -> PlanDraft | RunFinished:
         def create() -> PlanDraft | RunFinished:
             expanded = self._expand(text, emit)
+            if not await_warmup(self.warmup, emit, cancel):
+                return RunFinished("cancelled", CANCELLED_ANSWER)
             self.parts.tracker.observe_user_input(expanded)
             return self.plan.create(expanded, text, emit, cancel)
 
@@ -317,7 +326,7 @@ class AppBackend:
 
         assert isinstance(settings, Settings)
         llm = build_llm(settings)
-        profile = ContextProfile.resolve(self.parts.env, settings.context_window, settings.cache_mode)
+        profile = ContextProfile.from_window(settings.context_window, settings.cache_mode)
         self.settings = settings
         self.parts.settings = settings
         self.parts.llm = llm
@@ -353,10 +362,7 @@ class AppBackend:
         return reply
 
     def config_report(self) -> CommandReply:
-        from paicli.config.validate import KNOBS
-
-        keys = [knob.key for knob in KNOBS]
-        return CommandReply(session_commands.config_report(self.settings, self.parts.env, keys))
+        return CommandReply(session_commands.config_report(self.settings, self.parts.env))
 
     def audit(self, args: str) -> CommandReply:
         return session_commands.audit_command(self.parts.tools.audit, args)
@@ -449,5 +455,6 @@ class AppBackend:
 
     def close(self, timeout: float = 10.0) -> None:
         self._background.wait(timeout)
+        self.parts.memory.flush_index(timeout)
         self.parts.ledger.close()
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from paicli.cancel import Cancelled, CancelToken
+from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.llm.messages import ToolCall
 from paicli.memory.guard import ExternalContextTracker
@@ -81,7 +82,7 @@ class ToolRunner:
         self.approval = approval_mode if approval_mode is not None else ApprovalState()
         self.paths = PathGuard(self.project_root)
         self.tools: dict[str, Tool] = builtin_tools(web or WebTools(self.env), save_memory)
-        self.command_timeout = float(self.env.get_int("PAICLI_COMMAND_TIMEOUT_SECONDS", 60, minimum=1))
+        self.command_timeout = float(knobs.COMMAND_TIMEOUT_SECONDS.read(self.env))
         self.max_parallel = max(1, max_parallel)
         self.batch_timeout = batch_timeout
         self.audit = audit if audit is not None else AuditLog(audit_dir(self.env))
@@ -141,11 +142,9 @@ class TurnToolSet:
         return HEADLINE_NOTICE if self.policy.headline_only else None
 
     def definitions(self) -> list[dict[str, Any]]:
-        return [
-            tool.spec.definition()
-            for tool in self.runner.tools.values()
-            if self.policy.exposes(tool.spec.name, tool.spec.web)
-        ]
+        """Every registered tool, whatever this turn allows: a byte-stable list keeps the provider's prefix
+        cache; calls the turn policy withholds are refused at execution with a result saying why."""
+        return self.runner.definitions()
 
     def execute(self, calls: Sequence[ToolCall], cancel: CancelToken, emit: ToolEventSink) -> list[ToolResult]:
         results: list[ToolResult] = []
@@ -217,11 +216,7 @@ class TurnToolSet:
             return cancelled_output(call.name)
         tool = self.runner.tools.get(call.name)
         if tool is None:
-            names = ", ".join(
-                t.spec.name
-                for t in self.runner.tools.values()
-                if self.policy.exposes(t.spec.name, t.spec.web)
-            )
+            names = ", ".join(self.runner.tools)
             return ToolOutput(f"❌ 未知工具: {call.name}。可用的工具: {names}", success=False)
         try:
             args = parse_arguments(tool.spec, call.arguments)
