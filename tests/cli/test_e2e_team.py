@@ -194,7 +194,8 @@ def test_an_invalid_team_plan_is_rejected_with_the_raw_output(tmp_path: Path) ->
     assert [role_of(body) for body in requests] == ["planner"]
 
 
-def test_a_killed_team_run_continues_without_planning_or_redoing_finished_steps(tmp_path: Path) -> None:
+def killed_during_step_2(tmp_path: Path) -> tuple[FakeOpenAIServer, dict[str, str]]:
+    """Start a server, run `-p --team` until step s2 reaches the model, SIGKILL it; the server keeps running."""
     hang = threading.Event()
     hang.set()
 
@@ -210,17 +211,22 @@ def test_a_killed_team_run_continues_without_planning_or_redoing_finished_steps(
 
     server = FakeOpenAIServer(responder=respond)
     server.start()
+    env = paicli_env(tmp_path, server.base_url)
+    proc = subprocess.Popen([sys.executable, "-m", "paicli", "-p", "整理资料", "--team"], env=env, cwd=tmp_path,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        env = paicli_env(tmp_path, server.base_url)
-        proc = subprocess.Popen([sys.executable, "-m", "paicli", "-p", "整理资料", "--team"], env=env, cwd=tmp_path,
-                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        try:
-            assert server.wait_for_hang(timeout=WAIT), "step s2 never reached the model"
-        finally:
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.communicate(timeout=30)
-        hang.clear()
-        server.release()
+        assert server.wait_for_hang(timeout=WAIT), "step s2 never reached the model"
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.communicate(timeout=30)
+    hang.clear()
+    server.release()
+    return server, env
+
+
+def test_a_killed_team_run_continues_without_planning_or_redoing_finished_steps(tmp_path: Path) -> None:
+    server, env = killed_during_step_2(tmp_path)
+    try:
         before = len(server.requests)
         done = run_paicli(["-p", "", "--team", "-c"], env, tmp_path)
         later = server.requests[before:]
@@ -232,6 +238,23 @@ def test_a_killed_team_run_continues_without_planning_or_redoing_finished_steps(
     assert [(role_of(body), step_of(body)) for body in later] == [("worker", "s2"), ("reviewer", "s2")]
     assert "已完成的依赖步骤 [s1]: 读取资料\n结果：s1 完成" in _text(later[0]["messages"][1])
     assert "⏩ 继续未完成的团队任务：跳过 1 个已完成的步骤" in done.stderr
+    assert "✅ 团队任务完成（2/2 个步骤完成）" in done.stdout
+
+
+def test_the_repl_started_with_continue_offers_the_interrupted_team_run(tmp_path: Path) -> None:
+    server, env = killed_during_step_2(tmp_path)
+    try:
+        before = len(server.requests)
+        done = run_paicli(["-c"], env, tmp_path, stdin="y\n")
+        later = server.requests[before:]
+        server.assert_no_violations()
+    finally:
+        server.stop()
+
+    assert done.returncode == 0, done.stderr
+    assert "继续未完成的计划？" in done.stderr
+    assert "上次有一个没有执行完的团队任务：整理资料（1/2 个步骤已完成）" in done.stdout
+    assert [(role_of(body), step_of(body)) for body in later] == [("worker", "s2"), ("reviewer", "s2")]
     assert "✅ 团队任务完成（2/2 个步骤完成）" in done.stdout
 
 
