@@ -15,7 +15,7 @@ from paicli.agent.ports import ContextPort, LedgerPort, NullContext, NullLedger
 from paicli.cancel import CancelToken
 from paicli.context.types import CompactionResult
 from paicli.llm.messages import Message, Usage
-from paicli.session.resume import VIEW_CHECKPOINT_EVENT
+from paicli.session.resume import REPLACED_RESULTS_KEY, VIEW_CHECKPOINT_EVENT
 
 # "react": one compaction event per step with source `automatic:<strategy>` (spec 3.1, ReAct);
 # "subagent": source `automatic` and the strategy in the metadata (Plan tasks, Team sub-agents).
@@ -158,4 +158,16 @@ class Conversation:
             self.event("compaction", source, metadata)
         last = result.steps[-1]
         source = "manual" if manual else (f"automatic:{last.strategy}" if react else "automatic")
-        self.checkpoint(source, {"strategy": last.strategy})
+        if all(step.in_place for step in result.steps):
+            self._replaced_results(source, result, {"strategy": last.strategy})
+        else:
+            self.checkpoint(source, {"strategy": last.strategy})
+
+    def _replaced_results(self, source: str, result: CompactionResult, extra: Mapping[str, Any]) -> None:
+        """A compact checkpoint for in-place changes: only the new content of each replaced tool result.
+
+        Resume applies it to the view rebuilt so far (session.resume); the whole view is written only where
+        the view is rebuilt (summary, fallback, /clear, resume)."""
+        ids = {call_id for step in result.steps for call_id in step.replaced_call_ids or ()}
+        replaced = {m.tool_call_id: m.content or "" for m in self._history if m.role == "tool" and m.tool_call_id in ids}
+        self.event(VIEW_CHECKPOINT_EVENT, source, {**extra, REPLACED_RESULTS_KEY: replaced})

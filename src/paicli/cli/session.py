@@ -13,6 +13,7 @@ from paicli.agent.events import Compacted, EventSink, Notice, RunFinished
 from paicli.agent.loop import LoopStats
 from paicli.agent.plan.agent import PlanDraft
 from paicli.agent.plan.checkpoint import InterruptedPlan
+from paicli.agent.ports import MemoryPort
 from paicli.agent.react import CANCELLED_ANSWER, AgentOptions, ReactAgent
 from paicli.cancel import CancelToken
 from paicli.cli import session_commands
@@ -33,6 +34,7 @@ from paicli.cli.team_session import TeamSession
 from paicli.cli.warmup import WarmUp, await_warmup
 from paicli.config import knobs
 from paicli.config.env import ConfigError
+from paicli.context.memory_view import TurnMemory
 from paicli.context.profile import ContextProfile
 from paicli.llm.messages import Usage
 from paicli.memory.background import BackgroundExtraction
@@ -83,13 +85,16 @@ class AppBackend:
         self.continue_plan_first = False  # `-p --plan -c`: continue the interrupted plan instead of a new one
         self.plan = PlanSession(parts, self.stats, budget, self._after_turn if enabled else None)
         self.team = TeamSession(parts, self.stats, budget, self._after_turn if enabled else None)
+        memory: MemoryPort = parts.memory
+        if self.settings.memory_placement == "turn":  # compaction puts the turn's memories back if it drops them
+            memory = parts.compaction.turn_memory = TurnMemory(parts.memory)
         self.agent = ReactAgent(
             parts.llm,
             parts.tools if parts.tools_enabled else ToolsDisabled(),
             parts.prompt,
             context=parts.compaction,
             ledger=parts.ledger,
-            memory=parts.memory,
+            memory=memory,
             options=options,
             on_completed=self._after_turn if enabled else None,
             stats=self.stats,
