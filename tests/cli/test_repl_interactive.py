@@ -25,6 +25,7 @@ from paicli.cli.repl import run_repl
 from paicli.cli.repl_complete import ReplCompleter
 from paicli.tools.base import ApprovalRequest
 from tests.cli.fake_backend import FakeBackend, streamed, wait_for_cancel
+from tests.cli.screen import redrawn_after, run_on_screen, shown_after
 
 ESC = "\x1b"
 ENTER = "\r"
@@ -126,14 +127,17 @@ def test_help_clear_and_a_task_then_ctrl_d(pipe: PipeInput, tmp_path: Path) -> N
 def test_tab_completes_a_command(pipe: PipeInput, tmp_path: Path) -> None:
     backend = FakeBackend()
 
-    def feeder(inp: PipeInput) -> None:
-        inp.send_text("/pol")
-        pause(0.3)
-        inp.send_text("\t")
-        pause(0.3)
-        inp.send_text(ENTER + CTRL_D)
+    def feeder(inp: PipeInput, screen: io.StringIO) -> None:
+        shown_after(screen, inp, "/pol", "/policy")  # the menu offers the command
+        redrawn_after(screen, inp, "\t")
+        inp.send_text(ENTER)
+        for _ in range(600):
+            if backend.calls:
+                break
+            pause(0.05)
+        inp.send_text(CTRL_D)
 
-    Session(backend, pipe, tmp_path / "h").run(feeder)
+    run_on_screen(backend, pipe, tmp_path, feeder)
     assert backend.calls == [("policy", None)]
 
 
@@ -371,5 +375,21 @@ def test_shift_tab_cycles_the_session_mode(pipe: PipeInput, tmp_path: Path) -> N
     backend = Modes()
     session = Session(backend, pipe, tmp_path / "h")
     session.run(None, "\x1b[Z", "\x1b[Z", "\x1b[Z", "\x1b[Z", CTRL_D)
-    assert [args for name, args in backend.calls if name == "mode"] == ["ask", "auto", "ask", "auto"]
-    assert "🧭 模式: ask" in session.text
+    assert [args for name, args in backend.calls if name == "mode"] == ["plan", "ask", "auto", "plan"]
+    assert "🧭 模式: plan" in session.text and "🧭 模式: ask" in session.text
+
+
+def test_shift_tab_skips_plan_when_the_backend_cannot_plan(pipe: PipeInput, tmp_path: Path) -> None:
+    class Modes(FakeBackend):
+        current = "auto"
+
+        def status(self):  # type: ignore[no-untyped-def]
+            return dataclasses.replace(super().status(), mode=self.current)
+
+        def set_mode(self, args: str) -> CommandReply:
+            self.current = args
+            return super().set_mode(args)
+
+    backend = Modes(modes=("react",))
+    Session(backend, pipe, tmp_path / "h").run(None, "\x1b[Z", "\x1b[Z", CTRL_D)
+    assert [args for name, args in backend.calls if name == "mode"] == ["ask", "auto"]
