@@ -107,8 +107,8 @@ class FakeBackend:
     def hitl(self, args: str) -> CommandReply:
         return self._reply("hitl", args, f"HITL: {args or 'default'}")
 
-    def policy(self) -> CommandReply:
-        return self._reply("policy", None, "🛡️ 当前的安全策略：")
+    def policy(self, args: str = "") -> CommandReply:
+        return self._reply("policy", args or None, "🛡️ 当前的安全策略：")
 
     def init_project(self, force: bool, emit: EventSink, cancel: CancelToken) -> CommandReply:
         return self._reply("init", force, "✅ PAI.md 已生成")

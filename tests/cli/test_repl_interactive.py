@@ -250,7 +250,7 @@ def test_a_backend_that_raises_in_run_is_reported(pipe: PipeInput, tmp_path: Pat
 
 
 REQUEST = ApprovalRequest("write_file", {"path": "a.py"}, "写入文件: a.py", "ask 模式下写文件需要确认",
-                          preview="--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-old\n+new\n")
+                          preview="--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-old\n+new\n", always="项目内的文件编辑")
 
 
 def wait_for(session: Session, text: str) -> None:
@@ -261,8 +261,8 @@ def wait_for(session: Session, text: str) -> None:
     raise AssertionError(f"{text!r} never shown:\n{session.text}")
 
 
-@pytest.mark.parametrize(("keys", "decision"), [("y" + ENTER, "approve"), ("a" + ENTER, "approve_all"),
-                                                ("n" + ENTER, "deny"), (ENTER, "deny"), (ESC, "deny")])
+@pytest.mark.parametrize(("keys", "decision"), [("y", "approve"), ("a", "approve_all"), ("好Y", "approve"),
+                                                ("n", "deny"), (ENTER, "deny")])
 def test_approval_is_asked_at_the_prompt(pipe: PipeInput, tmp_path: Path, keys: str, decision: str) -> None:
     approver = TerminalApprover()
     answers: list[str] = []
@@ -294,7 +294,7 @@ def test_an_approval_outside_a_run_is_refused_not_hung(pipe: PipeInput, tmp_path
     answers: list[str] = []
 
     class AsksInPolicy(FakeBackend):
-        def policy(self) -> CommandReply:
+        def policy(self, args: str = "") -> CommandReply:
             answers.append(approver.approve(REQUEST))
             return CommandReply("ok")
 

@@ -16,7 +16,7 @@ from paicli.cancel import CancelToken
 from paicli.cli.backend import Backend, CommandReply, RunMode, SessionSummary
 from paicli.cli.commands import help_text, is_yes, mask_secrets, parse, split_memory_args, unknown_reply
 from paicli.cli.render import EventRenderer, WaitSpinner, say, shorten
-from paicli.tools.base import ApprovalDecision, ApprovalRequest
+from paicli.tools.base import ApprovalDecision, ApprovalReply, ApprovalRequest
 
 if TYPE_CHECKING:
     from prompt_toolkit.input import Input
@@ -51,7 +51,7 @@ _UNSUPPORTED_TEXT: dict[RunMode, str] = {
 class ApprovalHost(Protocol):
     """The session's approver (cli.approval.TerminalApprover): the REPL installs the asking handler."""
 
-    handler: Callable[[ApprovalRequest], ApprovalDecision] | None
+    handler: Callable[[ApprovalRequest], ApprovalDecision | ApprovalReply] | None
 
 
 class ReplIO(Protocol):
@@ -213,8 +213,8 @@ class Dispatcher:
     def _cmd_context(self, _: str) -> None:
         self.reply(self.backend.context_report())
 
-    def _cmd_policy(self, _: str) -> None:
-        self.reply(self.backend.policy())
+    def _cmd_policy(self, args: str) -> None:
+        self.reply(self.backend.policy(args.lower()) if args else self.backend.policy())
 
     def _cmd_save(self, args: str) -> None:
         self.reply(self.backend.save(args))

@@ -242,7 +242,10 @@ class AppBackend:
     def hitl(self, args: str) -> CommandReply:
         return CommandReply(f"🔒 {self.parts.approval.set_hitl(args.strip())}")
 
-    def policy(self) -> CommandReply:
+    def policy(self, args: str = "") -> CommandReply:
+        if args.strip().lower() == "reset":
+            self.parts.approval.clear_grants()
+            return CommandReply("🛡️ 已撤销本会话的全部“始终允许”，之后需要确认的操作会照常询问。")
         return CommandReply(self.parts.tools.policy_report())
 
     def init_project(self, force: bool, emit: EventSink, cancel: CancelToken) -> CommandReply:

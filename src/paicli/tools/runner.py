@@ -30,7 +30,7 @@ from paicli.tools.approval import (
     policy_report,
 )
 from paicli.tools.audit import AuditLog, audit_dir
-from paicli.tools.base import ApprovalRequest, Approver, ToolResult
+from paicli.tools.base import ApprovalReply, ApprovalRequest, Approver, ToolResult
 from paicli.tools.boundary import ToolResultBoundary
 from paicli.tools.context import Offloader, SaveMemory, ToolContext
 from paicli.tools.files import planned_diff
@@ -247,22 +247,24 @@ class TurnToolSet:
         need = self.runner.approval.needs_approval(name, args, relative)
         if need is None:
             return None
+        scope = self.runner.approval.grant_scope(name, args)
         request = ApprovalRequest(
             name,
             args,
             approval_summary(name, args),
             need.reason,
             approval_preview(name, args, self.runner.paths),
+            always=scope.label() if scope is not None else None,
         )
-        decision = self.runner.approver.approve(request)
-        if decision == "approve_all":
-            self.runner.approval.grant_all(name)
-        if decision in ("approve", "approve_all"):
+        answer = self.runner.approver.approve(request)
+        reply = answer if isinstance(answer, ApprovalReply) else ApprovalReply(answer)
+        if reply.decision == "approve_all":
+            self.runner.approval.grant(name, args)
+        if reply.decision in ("approve", "approve_all"):
             return None
         hint = getattr(self.runner.approver, "reason_text", None)
-        return ToolOutput(
-            denial_text(name, args, hint if isinstance(hint, str) else None), success=False, blocked=True
-        )
+        text = denial_text(name, args, hint if isinstance(hint, str) else None, reply.note)
+        return ToolOutput(text, success=False, blocked=True)
 
     def _final(self, call: ToolCall, output: ToolOutput) -> ToolResult:
         content = output.content
