@@ -124,7 +124,7 @@ def ask_once(pipe: PipeInput, tmp_path: Path, request: ApprovalRequest, *steps: 
 
     def feeder(inp: PipeInput) -> None:
         wait_for(session, "需要确认: " + request.summary)
-        for keys, shown in zip(steps[::2], steps[1::2]):
+        for keys, shown in zip(steps[::2], steps[1::2], strict=True):
             inp.send_text(keys)
             wait_for(session, shown)
         inp.send_text(CTRL_D)
@@ -146,7 +146,7 @@ def test_approve_all_says_what_it_covers(pipe: PipeInput, tmp_path: Path) -> Non
 def test_always_is_not_offered_for_a_destructive_command(pipe: PipeInput, tmp_path: Path) -> None:
     request = ApprovalRequest("execute_command", {"command": "rm -rf build"}, "执行命令: rm -rf build", "需要确认",
                               preview="rm -rf build", always=None)
-    session, answers = ask_once(pipe, tmp_path, request, "a" + "y", "已允许")
+    _, answers = ask_once(pipe, tmp_path, request, "a" + "y", "已允许")
     assert answers == ["approve"]  # "a" was ignored, "y" allowed only this call
     assert "[a]" not in question_line(request) and "只能逐次允许" in question_line(request)
 

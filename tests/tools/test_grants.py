@@ -87,8 +87,6 @@ def test_policy_lists_grants_and_reset_forgets(tmp_path: Path) -> None:
 
 def test_a_refusal_with_words_goes_back_to_the_model(tmp_path: Path) -> None:
     class Saying:
-        requests: list[ApprovalRequest] = []
-
         def approve(self, request: ApprovalRequest) -> ApprovalReply:
             return ApprovalReply("deny", "别建文件，先跑测试")
 
