@@ -154,7 +154,18 @@ def unknown_reply(text: str) -> str:
     if spec is not None:
         return (f"❌ /{spec.name} 不支持这样用: {text}\n"
                 f"用法: {spec.usage} - {spec.description}（/help 查看全部命令）")
+    guess = suggest(match.group(1)) if match else None
+    if guess is not None:
+        return f"❌ 没有这个命令: {text}。你是不是想输入 /{guess.name}？（/help 查看全部命令）"
     return f"❌ 没有这个命令: {text}\n可用命令：\n{command_list()}"
+
+
+def suggest(word: str) -> CommandSpec | None:
+    """The command a typo most likely meant (`comapct` -> compact), or None when nothing is close."""
+    import difflib
+
+    found = difflib.get_close_matches(word.lower(), list(_BY_WORD), n=1, cutoff=0.6)
+    return _BY_WORD[found[0]] if found else None
 
 
 _SECRET_FLAG = re.compile(r"(?i)(--(?:api-key|apikey|token|secret|password)[ =])(\S+)")

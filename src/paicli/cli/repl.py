@@ -220,7 +220,20 @@ class Dispatcher:
         self.reply(self.backend.save(args))
 
     def _cmd_model(self, args: str) -> None:
-        self.reply(self.backend.model(args))
+        choices = getattr(self.backend, "model_choices", None)
+        if args or not getattr(self.io, "interactive", False) or not callable(choices):
+            self.reply(self.backend.model(args))
+            return
+        from paicli.cli.models import list_text
+
+        found = choices()
+        say(self.io.console, list_text(found, numbered=True))
+        answer = (self.io.ask("输入编号切换模型（回车保持当前）：") or "").strip()
+        if not answer:
+            return
+        if answer.isdigit() and 1 <= int(answer) <= len(found):
+            answer = found[int(answer) - 1].spec
+        self.reply(self.backend.model(answer))
 
     def _cmd_mode(self, args: str) -> None:
         self.reply(self.backend.set_mode(args), "🧭 ")

@@ -45,6 +45,7 @@ class InteractiveIO:
     """Terminal IO for the dispatcher: follow-up prompts, a key watcher while a task runs, approvals."""
 
     markdown = True
+    interactive = True  # follow-up questions (pickers) are asked at the terminal, not read from a script
 
     def __init__(self, inp: Input, out: Output, console: Console, clear_history: Callable[[], None]) -> None:
         self._input = inp

@@ -21,6 +21,7 @@ from paicli.cli.backend import (
 )
 from paicli.cli.compose import Components, build_llm
 from paicli.cli.mentions import attach_mentions
+from paicli.cli.models import ModelChoice
 from paicli.config.env import ConfigError
 from paicli.context.profile import ContextProfile
 from paicli.llm.messages import Message, Usage
@@ -197,15 +198,36 @@ class AppBackend:
         text = run_save(self.parts.memory, parse_save_args(args))
         return CommandReply(text, ok=not text.startswith("❌"))
 
+    def model_choices(self) -> list[ModelChoice]:
+        """The current model first, then each configured provider's model."""
+        current = self.settings
+        found = [ModelChoice(current.provider, current.model, self.parts.profile.window, current=True)]
+        for name in current.available_providers:
+            try:
+                other = current.with_model(name)
+            except ConfigError:
+                continue
+            choice = ModelChoice(other.provider, other.model, other.context_window)
+            if all(item.spec != choice.spec for item in found):
+                found.append(choice)
+        return found
+
     def model(self, args: str) -> CommandReply:
-        spec = args.strip()
-        if not spec:
-            available = "、".join(self.settings.available_providers) or self.settings.provider
-            return CommandReply(
-                f"🤖 正在使用的模型: {self.settings.describe()}\n"
-                f"   上下文窗口: {self.parts.profile.window:,} tokens\n"
-                f"   切换: /model <provider | model-id | provider/model-id>（已配置: {available}）"
-            )
+        from paicli.cli import models
+
+        command = models.parse_model_args(args)
+        choices = self.model_choices()
+        if command.action in ("show", "list"):
+            head = f"🤖 正在使用的模型: {self.settings.describe()}\n" if command.action == "show" else ""
+            return CommandReply(head + models.list_text(choices))
+        if command.action == "info":
+            return CommandReply(f"🤖 {self.settings.describe()} · 上下文窗口 {self.parts.profile.window:,} tokens"
+                                f" · prompt cache: {self.parts.profile.cache_mode} · {self.settings.base_url}")
+        if command.action == "unsupported":
+            return CommandReply(models.unsupported_text(command.target), ok=False)
+        if command.action == "invalid" or not models.is_known_target(command.target, choices):
+            return CommandReply(models.rejected_text(command.target, choices), ok=False)
+        spec = command.target
         try:
             settings = self.settings.with_model(spec)
         except ConfigError as exc:
