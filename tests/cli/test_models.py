@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from paicli.cli.commands import unknown_reply
-from paicli.cli.models import ModelChoice, ModelCommand, is_known_target, list_text, parse_model_args, rejected_text
+from paicli.cli.models import (
+    ModelChoice,
+    ModelCommand,
+    is_known_target,
+    list_text,
+    parse_model_args,
+    rejected_text,
+)
 
 CHOICES = [ModelChoice("deepseek", "deepseek-chat", 128_000, current=True), ModelChoice("glm", "glm-5.1", 200_000)]
 
