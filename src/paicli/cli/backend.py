@@ -36,6 +36,7 @@ class StatusSnapshot:
     phase: str = "idle"
     model_calls: int = 0
     last_provider_prompt_tokens: int | None = None
+    context_source: str = "local"  # "local" estimate or "calibrated" against provider-reported usage
 
     @property
     def context_percent(self) -> float:

@@ -92,13 +92,14 @@ class AppBackend:
     def status(self) -> StatusSnapshot:
         usage = self.agent.usage_total + self._extra_usage
         history = list(self.agent.history)
-        tools = self.agent.last_tool_definitions or None
-        context_tokens = 0
+        context_tokens, source = 0, "local"
         if self._count_context and len(history) > 1:  # one-shot runs skip it: it would load the tokenizer
-            context_tokens = self.parts.counter.count_request(history, tools)
+            figure = self.parts.compaction.figure(history, self._tool_definitions())
+            context_tokens, source = figure.tokens, figure.source
         return StatusSnapshot(
             model=self.settings.model,
             context_tokens=context_tokens,
+            context_source=source,
             context_window=self.parts.profile.window,
             input_tokens=usage.prompt_tokens,
             output_tokens=usage.completion_tokens,
