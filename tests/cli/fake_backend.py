@@ -113,9 +113,9 @@ class FakeBackend:
     def init_project(self, force: bool, emit: EventSink, cancel: CancelToken) -> CommandReply:
         return self._reply("init", force, "✅ PAI.md 已生成")
 
-    def list_sessions(self) -> list[SessionSummary]:
+    def list_sessions(self, include_hidden: bool = False) -> list[SessionSummary]:
         self.calls.append(("list_sessions", None))
-        return list(self.sessions)
+        return [s for s in self.sessions if include_hidden or not s.hidden]
 
     def resume(self, session_id: str) -> CommandReply:
         return self._reply("resume", session_id, f"✅ 已恢复会话 {session_id}")

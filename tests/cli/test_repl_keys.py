@@ -255,7 +255,7 @@ def test_the_status_bar_keeps_the_mode_in_a_narrow_terminal(pipe: PipeInput, tmp
     run_repl(backend, input=pipe, output=Screen(screen, lambda: Size(rows=30, columns=70)), interactive=True,
              history_file=tmp_path / "h", console=Session(backend, pipe, tmp_path).console)
     shown = plain_screen(screen.getvalue())
-    assert "fake-model · ctx 12.3k/128k (9.6%) · in 45.1k out 3.2k · auto" in shown
+    assert "fake-model · ctx ~12.3k/128k (9.6%) · in 45.1k out 3.2k · auto" in shown
     assert "cached" not in shown
 
 

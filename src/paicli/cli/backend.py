@@ -54,6 +54,8 @@ class SessionSummary:
     first_input: str
     turns: int
     model: str
+    updated_at_ms: int = 0  # last activity; the picker shows it as a relative time
+    hidden: bool = False  # a throwaway session (empty, or one turn that failed): listed only when asked
 
 
 @dataclass(frozen=True)
@@ -99,8 +101,8 @@ class Backend(Protocol):
 
     def init_project(self, force: bool, emit: EventSink, cancel: CancelToken) -> CommandReply: ...
 
-    def list_sessions(self) -> list[SessionSummary]:
-        """This project's earlier sessions, newest first."""
+    def list_sessions(self, include_hidden: bool = False) -> list[SessionSummary]:
+        """This project's earlier sessions, newest first; throwaway ones only with `include_hidden`."""
         ...
 
     def resume(self, session_id: str) -> CommandReply: ...

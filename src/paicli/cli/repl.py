@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 from collections.abc import Callable
-from datetime import datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Protocol, TypeVar
 
@@ -307,31 +307,58 @@ class Dispatcher:
         say(self.io.console, "🧹 输入历史记录已删除")
 
     def _cmd_resume(self, args: str) -> None:
-        sessions = self.backend.list_sessions()
+        show_all = args.lower() in ("all", "--all")
+        sessions = self.backend.list_sessions(include_hidden=show_all)
         if not sessions:
             say(self.io.console, "📭 本项目还没有可以恢复的历史会话。")
             return
-        choice = args
-        if not choice:
-            say(self.io.console, format_sessions(sessions))
-            choice = (self.io.ask("输入编号或会话 id 恢复（直接回车取消）：") or "").strip()
+        choice = "" if show_all else args
+        while True:
             if not choice:
-                say(self.io.console, "已取消恢复。", "yellow")
+                say(self.io.console, format_sessions(sessions))
+                choice = (self.io.ask(PICK_QUESTION) or "").strip()
+                if not choice:
+                    say(self.io.console, "已取消恢复。", "yellow")
+                    return
+            if choice.lower() in ("all", "--all") and not show_all:
+                sessions, choice, show_all = self.backend.list_sessions(include_hidden=True), "", True
+                continue
+            session_id = pick_session(sessions, choice)
+            if session_id is not None:
+                self.reply(self.backend.resume(session_id))
                 return
-        session_id = pick_session(sessions, choice)
-        if session_id is None:
-            say(self.io.console, f"❌ 没有找到会话: {choice}（可用 /resume 查看列表）", "red")
-            return
-        self.reply(self.backend.resume(session_id))
+            matches = search(sessions, choice)
+            if not matches:
+                say(self.io.console, f"❌ 没有找到会话: {choice}（可用 /resume 查看列表）", "red")
+                return
+            if len(matches) == 1:
+                self.reply(self.backend.resume(matches[0].session_id))
+                return
+            say(self.io.console, f"🔎 有 {len(matches)} 个会话包含“{choice}”：")
+            sessions, choice = matches, ""
 
 
-def format_sessions(sessions: list[SessionSummary]) -> str:
-    lines = ["🗂️ 本项目的历史会话（最新在前）："]
+PICK_QUESTION = "输入编号、会话 id 或搜索词恢复（all 显示全部，直接回车取消）："
+
+
+def search(sessions: list[SessionSummary], query: str) -> list[SessionSummary]:
+    words = query.lower().split()
+    return [s for s in sessions if all(w in f"{s.first_input} {s.session_id}".lower() for w in words)]
+
+
+def format_sessions(sessions: list[SessionSummary], now_ms: int | None = None) -> str:
+    from paicli.session.catalog import relative_time
+
+    now = now_ms if now_ms is not None else int(time.time() * 1000)
+    hidden = sum(1 for item in sessions if item.hidden)
+    lines = ["🗂️ 本项目的历史会话（最近活动在前）："]
     for number, item in enumerate(sessions, start=1):
-        when = datetime.fromtimestamp(item.started_at_ms / 1000).strftime("%Y-%m-%d %H:%M")
-        first = shorten(item.first_input, 40) or "（无输入）"
-        lines.append(f"  {number:>2}. {when}  {first}  · {item.turns} 轮 · {item.model}")
+        when = relative_time(item.updated_at_ms or item.started_at_ms, now)
+        first = shorten(item.first_input, 48) or "（无输入）"
+        lines.append(f"  {number:>2}. {when:<8} {first}  · {item.turns} 轮 · {item.model}")
         lines.append(f"      {item.session_id}")
+    if hidden:
+        lines.append(f"   （其中 {hidden} 个是空的或只有一轮且没有得到回答）")
     return "\n".join(lines)
 
 
@@ -343,7 +370,8 @@ def pick_session(sessions: list[SessionSummary], choice: str) -> str | None:
     exact = [item.session_id for item in sessions if item.session_id == choice]
     if exact:
         return exact[0]
-    prefixed = [item.session_id for item in sessions if choice and item.session_id.startswith(choice)]
+    prefixed = [item.session_id for item in sessions
+                if choice.startswith("session-") and item.session_id.startswith(choice)]
     return prefixed[0] if len(prefixed) == 1 else None
 
 
@@ -358,6 +386,7 @@ def run_repl(
     progress: Console | None = None,
     env: EnvLookup | None = None,
     approver: ApprovalHost | None = None,
+    intro: str = "",
 ) -> int:
     """Run the REPL until /exit, Ctrl+D or end of input; returns the exit code (0).
 
@@ -365,7 +394,8 @@ def run_repl(
     `DummyOutput()`), `console` receives everything rich prints. Piped: `input` is a text stream
     (default stdin), answers go to `output` (default stdout) and progress to `progress` (default stderr).
     `approver`: in interactive mode its `handler` is set to ask at this REPL's prompt while a task runs
-    (and reset on exit); piped sessions leave it alone.
+    (and reset on exit); piped sessions leave it alone. `intro` (a resumed conversation) is shown below the
+    banner. On the way out it says when a memory save is still finishing and how to continue this session.
     """
     if interactive:
         console = console or Console(force_terminal=True)
@@ -377,14 +407,41 @@ def run_repl(
         if not interactive:
             from paicli.cli.repl_piped import run_piped
 
+            if intro:
+                say(progress, intro)
             return run_piped(backend, _text_stream(input, sys.stdin), console, progress)
         from paicli.cli.repl_prompt import run_interactive
 
         return run_interactive(backend, input=input, output=output, history_file=history_file,
-                               console=console, env=env, approver=approver)
+                               console=console, env=env, approver=approver, intro=intro)
     finally:
+        _finishing_note(backend, progress)
         backend.close()
         _late_notices(backend, progress)
+        _continue_hint(backend, progress)
+
+
+def _finishing_note(backend: Backend, progress: Console) -> None:
+    pending = getattr(backend, "pending_background", None)
+    try:
+        busy = callable(pending) and pending() > 0
+    except Exception:
+        busy = False
+    if busy:
+        say(progress, "⏳ 正在完成长期记忆的保存（最多等 10 秒）…", "dim")
+
+
+def _continue_hint(backend: Backend, progress: Console) -> None:
+    """The way back into this session, once it holds a conversation."""
+    has_conversation = getattr(backend, "has_conversation", None)
+    try:
+        if not callable(has_conversation) or not has_conversation():
+            return
+        info = backend.info()
+    except Exception:
+        return
+    if info.session_id:
+        say(progress, f"会话 {info.session_id} 已保存，继续: paicli --resume {info.session_id}", "dim")
 
 
 def _late_notices(backend: Backend, progress: Console) -> None:

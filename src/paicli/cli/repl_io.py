@@ -219,8 +219,9 @@ class InteractiveIO:
         bindings = KeyBindings()
         bindings.add("escape")(_exit_with(""))
         session: PromptSession[str] = PromptSession(input=self._input, output=self._output, key_bindings=bindings)
+        say(self.console, "   告诉它应该怎么做（回车发送，Esc 只拒绝）：", "yellow")
         try:
-            return (await session.prompt_async("   告诉它应该怎么做（回车发送，Esc 只拒绝）：")).strip()
+            return (await session.prompt_async("   › ")).strip()
         except (EOFError, KeyboardInterrupt):
             return ""
 

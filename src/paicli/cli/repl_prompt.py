@@ -95,6 +95,7 @@ class InteractiveRepl:
         self._history_file = history_file
         self._show_toolbar = show_toolbar
         self._status: StatusSnapshot | None = None
+        self.intro = ""
         self._root = Path(backend.info().project_root or ".")
         self.io = InteractiveIO(inp, out, console, self._clear_history)
         self._dispatcher = Dispatcher(backend, self.io)
@@ -209,6 +210,8 @@ class InteractiveRepl:
     def _loop(self) -> int:
         for text, style in banner_lines(self._backend.info()):
             say(self._console, text, style or None)
+        if self.intro:
+            say(self._console, self.intro)
         while True:
             self._dispatcher.notices()
             self._refresh_status()
@@ -230,11 +233,13 @@ class InteractiveRepl:
 
 
 def run_interactive(backend: Backend, *, input: object, output: object, history_file: Path,
-                    console: Console | None, env: EnvLookup | None, approver: ApprovalHost | None = None) -> int:
+                    console: Console | None, env: EnvLookup | None, approver: ApprovalHost | None = None,
+                    intro: str = "") -> int:
     inp = input if isinstance(input, Input) else create_input()
     out = output if isinstance(output, Output) else create_output()
     show_toolbar = not (env or EnvLookup()).get_bool("PAICLI_NO_STATUSBAR", False)
     repl = InteractiveRepl(backend, inp, out, console or Console(force_terminal=True), history_file, show_toolbar)
+    repl.intro = intro
     if approver is None:
         return repl.run()
     approver.handler = repl.io.approval_handler

@@ -277,13 +277,15 @@ class AppBackend:
         text = run_init(self.settings.project_root, self.parts.llm, "--force" if force else "", cancel)
         return CommandReply(text, ok=not text.startswith("❌"))
 
-    def list_sessions(self) -> list[SessionSummary]:
+    def list_sessions(self, include_hidden: bool = False) -> list[SessionSummary]:
         from paicli.session.catalog import list_sessions
 
         found = list_sessions(
-            self.settings.paicli_home, self.settings.project_root, exclude_session_id=self.parts.ledger.session_id
+            self.settings.paicli_home, self.settings.project_root, exclude_session_id=self.parts.ledger.session_id,
+            include_throwaway=include_hidden,
         )
-        return [SessionSummary(s.session_id, s.started_at_ms, s.first_input, s.turns, s.model) for s in found]
+        return [SessionSummary(s.session_id, s.started_at_ms, s.first_input, s.turns, s.model,
+                               s.updated_at_ms or s.started_at_ms, s.throwaway) for s in found]
 
     def resume(self, session_id: str) -> CommandReply:
         from paicli.session.catalog import find_session, resume_session
@@ -313,14 +315,23 @@ class AppBackend:
                              "paicliVersion": __version__, "resumedFromSequence": result.last_sequence})
         return self._restored(ledger.session_id, result)
 
+    def has_conversation(self) -> bool:
+        """Something worth resuming: the history holds more than the system prompt."""
+        return any(message.role != "system" for message in self.agent.history)
+
     def _restored(self, session_id: str, result: ResumeResult) -> CommandReply:
         self.parts.compaction.reset(self.agent.history)
         self.parts.tools.reset_session()
         self.agent.restore(result.messages)
         lines = [f"✅ 已恢复会话 {session_id}：{len(result.messages)} 条消息，继续写入同一个会话账本。"]
         lines.extend(f"   ⚠️ {notice}" for notice in result.notices)
+        from paicli.cli.replay import replay_lines
+
+        replay = replay_lines(result.messages)
         recap = last_answer(result.messages)
-        if recap:
+        if replay:
+            lines.extend(replay)
+        elif recap:
             lines.append(f"   上次最后的回答: {recap}")
         return CommandReply("\n".join(lines))
 
@@ -358,6 +369,10 @@ class AppBackend:
         with self._notice_lock:
             lines, self._notices[:] = list(self._notices), []
         return lines
+
+    def pending_background(self) -> int:
+        """Fact extractions still queued or running (the REPL says it is finishing them on exit)."""
+        return self._background.pending
 
     def close(self, timeout: float = 10.0) -> None:
         self._background.wait(timeout)
