@@ -152,7 +152,8 @@ class EventRenderer:
     """
 
     def __init__(self, out: Console, progress: Console | None = None, *, markdown: bool = True,
-                 clock: Clock = time.monotonic) -> None:
+                 clock: Clock = time.monotonic, on_fold: Callable[[str, str], None] | None = None) -> None:
+        self._on_fold = on_fold  # (title, full text) of a tool output shown folded: Ctrl+O opens it
         self._out = out
         self._progress = progress or out
         self._markdown = markdown
@@ -247,7 +248,10 @@ class EventRenderer:
         for line in summary.preview:
             say(self._progress, f"    {line}", "dim")
         if summary.folded_lines:
-            say(self._progress, f"    … 还有 {summary.folded_lines} 行（已折叠）", "dim")
+            hint = "，Ctrl+O 展开" if self._on_fold is not None else ""
+            say(self._progress, f"    … 还有 {summary.folded_lines} 行（已折叠{hint}）", "dim")
+            if self._on_fold is not None:
+                self._on_fold(result.name, strip_boundary(result.content))
         if result.display and result.success:
             self._progress.print(diff_text(result.display), end="", soft_wrap=True)
         if self._open_calls:

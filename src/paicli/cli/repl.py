@@ -138,6 +138,7 @@ class Dispatcher:
         self.backend = backend
         self.io = io
         self.pending: RunMode | None = None
+        self.last_folded: tuple[str, str] | None = None  # (tool, full output) of the last folded tool output
 
     def handle(self, line: str) -> bool:
         """Returns False when the REPL should stop."""
@@ -187,8 +188,24 @@ class Dispatcher:
         for line in lines:
             say(self.io.progress, line, "dim")
 
+    def remember_fold(self, tool: str, text: str) -> None:
+        self.last_folded = (tool, text)
+
+    def show_last_folded(self, limit: int = 2000) -> None:
+        """Ctrl+O: the last folded tool output in full (a very long one up to `limit` lines)."""
+        if self.last_folded is None:
+            say(self.io.console, "（还没有被折叠的工具输出）", "dim")
+            return
+        tool, text = self.last_folded
+        lines = text.splitlines()
+        say(self.io.console, f"── {tool} 的完整输出（{len(lines)} 行）──", "cyan")
+        say(self.io.console, "\n".join(lines[:limit]))
+        more = f"，另有 {len(lines) - limit} 行未显示" if len(lines) > limit else ""
+        say(self.io.console, f"── 输出结束{more} ──", "cyan")
+
     def run_task(self, text: str, mode: RunMode) -> None:
-        renderer = EventRenderer(self.io.console, self.io.progress, markdown=self.io.markdown)
+        renderer = EventRenderer(self.io.console, self.io.progress, markdown=self.io.markdown,
+                                 on_fold=self.remember_fold if getattr(self.io, "interactive", False) else None)
         try:
             result = self.io.run_cancellable(lambda cancel: self.backend.run(text, mode, renderer, cancel),
                                              quiet=renderer.pause)

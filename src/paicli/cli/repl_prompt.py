@@ -16,11 +16,13 @@ from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.input import Input, create_input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
 from prompt_toolkit.output import Output, create_output
 from rich.cells import cell_len
 from rich.console import Console
 
 from paicli.cli.backend import Backend, SessionInfo, StatusSnapshot
+from paicli.cli.paste import PasteStore
 from paicli.cli.render import say
 from paicli.cli.repl import GOODBYE, ApprovalHost, Dispatcher
 from paicli.cli.repl_complete import ReplCompleter
@@ -96,6 +98,7 @@ class InteractiveRepl:
         self._show_toolbar = show_toolbar
         self._status: StatusSnapshot | None = None
         self.intro = ""
+        self._pastes = PasteStore()
         self._root = Path(backend.info().project_root or ".")
         self.io = InteractiveIO(inp, out, console, self._clear_history)
         self._dispatcher = Dispatcher(backend, self.io)
@@ -145,6 +148,14 @@ class InteractiveRepl:
                 buffer.reset()
             elif self._dispatcher.pending is not None:
                 run_in_terminal(self._dispatcher.cancel_pending)
+
+        @bindings.add(Keys.BracketedPaste)
+        def _paste(event: KeyPressEvent) -> None:
+            event.current_buffer.insert_text(self._pastes.collapse(event.data))
+
+        @bindings.add("c-o")  # never accept the line (emacs operate-and-get-next would)
+        def _expand_folded(event: KeyPressEvent) -> None:
+            run_in_terminal(self._dispatcher.show_last_folded)
 
         @bindings.add("tab", filter=has_completions)
         def _tab(event: KeyPressEvent) -> None:
@@ -218,6 +229,7 @@ class InteractiveRepl:
             try:
                 line = self._session.prompt(self._message, pre_run=self._relay.attach)
             except KeyboardInterrupt:
+                self._pastes.forget()
                 if not self._session.default_buffer.text.strip():
                     say(self._console, EXIT_HINT, "dim")
                 continue
@@ -226,6 +238,7 @@ class InteractiveRepl:
                 return 0
             finally:
                 self._relay.detach()
+            line = self._pastes.expand(line)
             if not self._dispatcher.handle(line):
                 return 0
             if line.strip():
