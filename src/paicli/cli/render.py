@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -137,7 +138,29 @@ def say(console: Console, text: str, style: str | None = None) -> None:
 def print_markdown(console: Console, text: str) -> None:
     from rich.markdown import Markdown
 
-    console.print(Markdown(text))
+    console.print(Markdown(keep_line_breaks(text)))
+
+
+def keep_line_breaks(text: str) -> str:
+    """A single newline the model wrote stays a line break (Markdown would join the lines into one paragraph):
+    outside code fences, a line followed by another non-blank line ends with a hard break."""
+    lines = text.split("\n")
+    out: list[str] = []
+    in_fence = False
+    for index, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped.startswith(_FENCE):
+            in_fence = not in_fence
+            out.append(line)
+            continue
+        following = lines[index + 1].strip() if index + 1 < len(lines) else ""
+        joins = (not in_fence and stripped and following and not stripped.startswith(("|", "#"))
+                 and not _BLOCK_START.match(following) and not line.endswith("\\"))
+        out.append(line.rstrip() + "\\" if joins else line)
+    return "\n".join(out)
+
+
+_BLOCK_START = re.compile(r"^(?:[-*+]\s|\d+[.)]\s|>|#|\||```|~~~|[-*_]{3,}\s*$|=+\s*$)")
 
 
 _NOTICE_STYLES = {"info": "cyan", "warn": "yellow", "error": "bold red"}

@@ -222,7 +222,10 @@ class Dispatcher:
         say(self.io.console, help_text())
 
     def _cmd_clear(self, _: str) -> None:
-        self.reply(self.backend.clear())
+        reply = self.backend.clear()
+        if getattr(self.io, "interactive", False):
+            self.io.console.clear()  # a fresh screen for a fresh conversation
+        self.reply(reply)
 
     def _cmd_cancel(self, _: str) -> None:
         say(self.io.console, "现在没有正在运行的任务（任务运行时按 Esc 取消）。")
@@ -277,7 +280,16 @@ class Dispatcher:
             if answer is None or not is_yes(answer):
                 say(self.io.console, "已取消，长期记忆保持不变。", "yellow")
                 return
-        self.reply(self.backend.memory(args))
+        if sub != "search":
+            self.reply(self.backend.memory(args))
+            return
+        spinner = WaitSpinner(self.io.progress)
+        spinner.start("搜索长期记忆")  # the first search loads the segmenter: seconds on a cold start
+        try:
+            reply = self.backend.memory(args)
+        finally:
+            spinner.stop()
+        self.reply(reply)
 
     def _cmd_plan(self, args: str) -> None:
         self._mode_command("plan", args)
