@@ -16,6 +16,7 @@ from paicli.agent.events import (
     TextDelta,
     ToolFinished,
     ToolStarted,
+    Waiting,
 )
 from paicli.cli.render import (
     EventRenderer,
@@ -222,3 +223,12 @@ def test_single_line_breaks_the_model_wrote_are_kept() -> None:
     print_markdown(_Console(file=buffer, width=60), "结论如下：\n第一项 完成\n第二项 待办")
     shown = [line.strip() for line in buffer.getvalue().splitlines() if line.strip()]
     assert shown == ["结论如下：", "第一项 完成", "第二项 待办"]
+
+
+def test_a_run_waiting_for_the_warmup_shows_what_it_waits_for_in_the_spinner() -> None:
+    out, out_text, err, err_text = consoles(terminal=True)
+    renderer = EventRenderer(out, err)
+    renderer(Waiting("分词词典"))
+    renderer.stop_spinner()  # the spinner's final frame stays in the captured stream
+    assert "等待分词词典加载" in err_text.getvalue()
+    assert out_text.getvalue() == ""

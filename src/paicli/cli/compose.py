@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from paicli import __version__
+from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.config.settings import Settings
 from paicli.context.manager import AutoCompactionManager
@@ -23,6 +24,8 @@ from paicli.session.ledger import ConversationLedger
 from paicli.tools.approval import ApprovalState
 from paicli.tools.base import Approver
 from paicli.tools.runner import ToolRunner
+from paicli.tools.skill_load import LoadSkillTool, build_skills
+from paicli.tools.skills import SkillCatalog
 
 
 @dataclass
@@ -40,6 +43,8 @@ class Components:
     tools: ToolRunner
     prompt: AgentPromptBuilder
     ledger: ConversationLedger
+    skills: SkillCatalog
+    tools_enabled: bool = True  # False: the model has no native tool calling (turned off by a setting)
 
 
 def build_llm(settings: Settings) -> LLMClient:
@@ -49,7 +54,7 @@ def build_llm(settings: Settings) -> LLMClient:
 
 
 def memory_dir(env: EnvLookup, home: Path) -> Path:
-    configured = env.get("PAICLI_MEMORY_DIR")
+    configured = knobs.MEMORY_DIR.read(env)
     return Path(configured).expanduser() if configured else home / "memory"
 
 
@@ -57,7 +62,7 @@ def known_secrets(settings: Settings, env: EnvLookup) -> list[str]:
     """Every configured key, so the ledger can redact each exactly, whichever provider /model switches to."""
     from paicli.config.providers import PROVIDERS
 
-    names = {"PAICLI_API_KEY", *(name for spec in PROVIDERS for name in spec.key_envs)}
+    names = {name for spec in PROVIDERS for name in spec.key_envs}
     values = {settings.api_key or ""} | {env.get(name) or "" for name in names}
     return sorted(v for v in values if len(v) >= 8)
 
@@ -92,7 +97,7 @@ def build_components(
     sink = notices if notices is not None else []
     client = llm if llm is not None else build_llm(settings)
     root = settings.project_root
-    profile = ContextProfile.resolve(env, settings.context_window, settings.cache_mode)
+    profile = ContextProfile.from_window(settings.context_window, settings.cache_mode)
     counter = TokenCounter.from_env(env, settings.model)
     compaction = AutoCompactionManager(client, counter, profile, env)
     offloader = ToolResultOffloader(root, env, context_trigger_tokens=profile.compression_trigger_tokens)
@@ -102,8 +107,12 @@ def build_components(
     approval = ApprovalState("ask" if settings.approval_mode == "ask" else "auto", yes=yes)
     tools = ToolRunner(root, approver, offloader, tracker, env, memory.save_memory_tool, approval)
     loader = ProjectMemoryLoader(root, settings.paicli_home)
-    assembler = PromptAssembler(PromptRepository(root, settings.paicli_home), env)
-    prompt = AgentPromptBuilder(assembler, PromptMode.AGENT, loader.load)
+    repository = PromptRepository(root, settings.paicli_home)
+    assembler = PromptAssembler(repository, env)
+    skills = build_skills(settings.paicli_home, root, repository, sink)
+    tools.register(LoadSkillTool.tool(skills, env))
+    tools_enabled = knobs.TOOLS_ENABLED.read(env)
+    prompt = AgentPromptBuilder(assembler, PromptMode.AGENT, loader.load, skills.index_text, tools_enabled)
     ledger = open_ledger(settings, resume_path, sink, env)
     return Components(settings, env, client, counter, profile, compaction, offloader, tracker, memory, approval,
-                      tools, prompt, ledger)
+                      tools, prompt, ledger, skills=skills, tools_enabled=tools_enabled)

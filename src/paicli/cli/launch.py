@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from paicli.config import knobs
 from paicli.config.env import ConfigError, EnvLookup
 
 if TYPE_CHECKING:
@@ -74,13 +75,13 @@ def _resume_path(args: argparse.Namespace, home: Path, root: Path, notices: list
 
 
 def _configure_logging(home: Path, env: EnvLookup) -> None:
-    """Diagnostics go to $PAICLI_HOME/logs/paicli.log, never to the terminal the user is reading."""
+    """Diagnostics go to <paicli home>/logs/paicli.log, never to the terminal the user is reading."""
     import logging
 
     root = logging.getLogger()
     if root.handlers:
         return
-    level = (env.get("PAICLI_LOG_LEVEL") or "INFO").upper()
+    level = knobs.LOG_LEVEL.read(env).upper()
     try:
         folder = home / "logs"
         folder.mkdir(parents=True, exist_ok=True)
@@ -103,8 +104,12 @@ def launch(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         return _fail(str(exc))
     _configure_logging(settings.paicli_home, env)
-    # PAICLI_HOME may come from a .env file; modules that resolve it on their own read the process environment.
-    os.environ.setdefault("PAICLI_HOME", str(settings.paicli_home))
+    # The home may come from a .env file; modules that resolve it on their own read the process environment.
+    os.environ.setdefault(knobs.HOME.key, str(settings.paicli_home))
+    from paicli.cli.compose import memory_dir
+    from paicli.cli.warmup import start_dictionary_early
+
+    start_dictionary_early(memory_dir(env, settings.paicli_home))
     _tolerate_bad_stdin_bytes()
     oneshot = args.prompt is not None
     if oneshot and args.resume == "":
@@ -204,7 +209,11 @@ def _build_backend(settings: object, env: EnvLookup, args: argparse.Namespace, i
     if callable(prewarm):
         prewarm()
     oneshot = args.prompt is not None
-    return AppBackend(parts, max_turns=args.max_turns, notices=notices, count_context=not oneshot)
+    backend = AppBackend(parts, max_turns=args.max_turns, notices=notices, count_context=not oneshot)
+    from paicli.cli.warmup import startup_warmup
+
+    backend.warmup = startup_warmup(parts.memory, parts.counter, count_context=not oneshot).start()
+    return backend
 
 
 def _run_oneshot(backend: AppBackend, args: argparse.Namespace, piped: str) -> int:

@@ -29,6 +29,7 @@ from paicli.cli.repl_complete import ReplCompleter
 from paicli.cli.repl_io import InteractiveIO
 from paicli.cli.repl_notices import NoticeRelay
 from paicli.cli.statusbar import format_window, status_line
+from paicli.config import knobs
 from paicli.config.env import EnvLookup
 
 
@@ -38,6 +39,7 @@ def banner_lines(info: SessionInfo) -> list[tuple[str, str]]:
         (f"  模型  {info.model} ({info.provider}) · 上下文窗口 {format_window(info.context_window)}", ""),
         (f"  项目  {info.project_root}", ""),
         (f"  会话  {info.session_id}", "dim"),
+        *([(f"  技能  {info.skills}（/skill 查看）", "dim")] if info.skills else []),
         ("", ""),
         ("  输入 / 查看命令（Tab 补全），@路径 把文件交给模型；", "dim"),
         ("  Esc+Enter 或 Ctrl+J 换行，Shift+Tab 切换模式，运行中按 Esc 取消任务，Ctrl+C 清空当前行，Ctrl+D 退出。", "dim"),
@@ -250,7 +252,7 @@ def run_interactive(backend: Backend, *, input: object, output: object, history_
                     intro: str = "") -> int:
     inp = input if isinstance(input, Input) else create_input()
     out = output if isinstance(output, Output) else create_output()
-    show_toolbar = not (env or EnvLookup()).get_bool("PAICLI_NO_STATUSBAR", False)
+    show_toolbar = not knobs.NO_STATUSBAR.read(env or EnvLookup())
     repl = InteractiveRepl(backend, inp, out, console or Console(force_terminal=True), history_file, show_toolbar)
     repl.intro = intro
     if approver is None:

@@ -9,8 +9,9 @@ from collections.abc import Callable, Sequence
 from paicli import __version__
 from paicli.agent.budget import AgentBudget
 from paicli.agent.events import Compacted, EventSink, Notice, RunFinished
-from paicli.agent.react import AgentOptions, ReactAgent
+from paicli.agent.react import CANCELLED_ANSWER, AgentOptions, ReactAgent
 from paicli.cancel import CancelToken
+from paicli.cli import session_commands
 from paicli.cli.backend import (
     CommandReply,
     NoticeListener,
@@ -22,12 +23,15 @@ from paicli.cli.backend import (
 from paicli.cli.compose import Components, build_llm
 from paicli.cli.mentions import attach_mentions
 from paicli.cli.models import ModelChoice
+from paicli.cli.warmup import WarmUp, await_warmup
+from paicli.config import knobs
 from paicli.config.env import ConfigError
 from paicli.context.profile import ContextProfile
 from paicli.llm.messages import Message, Usage
 from paicli.memory.background import BackgroundExtraction
 from paicli.memory.extractor import AutoFactExtractor, saved_message
 from paicli.session.resume import ResumeResult
+from paicli.tools.disabled import ToolsDisabled
 
 log = logging.getLogger(__name__)
 TOKEN_RESERVES = 500 + 800 + 2000
@@ -53,8 +57,9 @@ class AppBackend:
         self._extra_calls = 0
         self._phase = "idle"
         self.stdin_context = ""
+        self.warmup: WarmUp | None = None  # started by the launcher; the first run waits for it
         env = parts.env
-        budget: Callable[[], AgentBudget] = lambda: AgentBudget.from_env(env, hard_max_iterations=max_turns)  # noqa: E731
+        budget: Callable[[], AgentBudget] = lambda: AgentBudget.configured(knobs.REACT_TOKEN_BUDGET.read(env), knobs.REACT_STAGNATION_WINDOW.read(env), max_turns or knobs.REACT_HARD_MAX_ITERATIONS.read(env))  # noqa: E731
         options = AgentOptions(
             memory_placement=self.settings.memory_placement,
             memory_tokens=parts.profile.memory_context_tokens,
@@ -67,7 +72,7 @@ class AppBackend:
         self._background = BackgroundExtraction(self._extract_job)
         self.agent = ReactAgent(
             parts.llm,
-            parts.tools,
+            parts.tools if parts.tools_enabled else ToolsDisabled(),
             parts.prompt,
             context=parts.compaction,
             ledger=parts.ledger,
@@ -87,6 +92,7 @@ class AppBackend:
             self.parts.ledger.session_id,
             str(self.settings.project_root),
             self.parts.profile.cache_mode,
+            skills=self.parts.skills.summary(),
         )
 
     def status(self) -> StatusSnapshot:
@@ -127,6 +133,11 @@ class AppBackend:
                 emit(Notice(note, "warn" if level == "warn" else "info"))
             if self.stdin_context:
                 expanded += f"\n\n以下是通过标准输入传入的内容：\n{self.stdin_context}"
+            if not await_warmup(self.warmup, emit, cancel):
+                finished = RunFinished("cancelled", CANCELLED_ANSWER)
+                emit(finished)
+                return finished
+            self._before_model_call(text, expanded, emit)
             return self.agent.run(expanded, emit, cancel, submitted=text)
         except Exception as exc:  # the front end must always get a RunFinished
             log.exception("run failed")
@@ -135,6 +146,17 @@ class AppBackend:
             return finished
         finally:
             self._phase = "idle"
+
+    def _before_model_call(self, submitted: str, expanded: str, emit: EventSink) -> None:
+        """Spec 5.5 / 5.7: an expanded MCP resource marks external content; an explicit request to reuse the
+        logged-in Chrome is remembered globally (unless external content was read)."""
+        from paicli.memory.guard import apply_explicit_memory_hints
+
+        self.parts.tracker.observe_user_input(expanded)
+        recent = [m.text for m in self.agent.history[1:][-10:]]
+        saved = apply_explicit_memory_hints(self.parts.memory, self.parts.tracker, submitted, recent)
+        if saved:
+            emit(Notice(f"🧠 已记入长期记忆（全局）：{saved}"))
 
     # ---- Backend: commands --------------------------------------------------------------------------
 
@@ -169,6 +191,8 @@ class AppBackend:
         return CommandReply(render_context_report(report, self._memory_status()))
 
     def _tool_definitions(self) -> list[dict[str, object]]:
+        if not self.parts.tools_enabled:
+            return []
         return self.agent.last_tool_definitions or self.parts.tools.definitions()
 
     def token_usage_line(self) -> str:
@@ -243,7 +267,7 @@ class AppBackend:
 
         assert isinstance(settings, Settings)
         llm = build_llm(settings)
-        profile = ContextProfile.resolve(self.parts.env, settings.context_window, settings.cache_mode)
+        profile = ContextProfile.from_window(settings.context_window, settings.cache_mode)
         self.settings = settings
         self.parts.settings = settings
         self.parts.llm = llm
@@ -276,6 +300,25 @@ class AppBackend:
 
         text = run_init(self.settings.project_root, self.parts.llm, "--force" if force else "", cancel)
         return CommandReply(text, ok=not text.startswith("❌"))
+
+    # /skill /config /audit /export: handlers live in cli/session_commands.py
+    def skill(self, args: str) -> CommandReply:
+        before = self.parts.skills.index_text()
+        reply = session_commands.skill_command(self.parts.skills, args)
+        if self.parts.skills.index_text() != before:
+            self.agent.invalidate_system_prompt()
+        return reply
+
+    def config_report(self) -> CommandReply:
+        return CommandReply(session_commands.config_report(self.settings, self.parts.env))
+
+    def audit(self, args: str) -> CommandReply:
+        return session_commands.audit_command(self.parts.tools.audit, args)
+
+    def export(self, args: str) -> CommandReply:
+        return session_commands.export_command(
+            list(self.agent.history), args, home=self.settings.paicli_home, project_root=self.settings.project_root,
+            session_id=self.parts.ledger.session_id, model=self.settings.model)
 
     def list_sessions(self, include_hidden: bool = False) -> list[SessionSummary]:
         from paicli.session.catalog import list_sessions
@@ -376,6 +419,7 @@ class AppBackend:
 
     def close(self, timeout: float = 10.0) -> None:
         self._background.wait(timeout)
+        self.parts.memory.flush_index(timeout)
         self.parts.ledger.close()
 
 

@@ -149,7 +149,7 @@ def resolve_model_spec(
 
     `provider` or an alias → that provider's default model; `provider/model` → as given; a model id with a
     known prefix → its provider; any other id → the current provider. `available` (providers with a key)
-    keeps a prefix match from leaving a configured endpoint, e.g. `deepseek-flash` behind PAICLI_BASE_URL.
+    keeps a prefix match from leaving a configured endpoint, e.g. `deepseek-flash` behind the generic endpoint's base URL.
     The model is "" for a provider without a built-in default (xfyun, the generic endpoint).
     """
     text = spec.strip()

@@ -17,6 +17,7 @@ from typing import Any
 
 from paicli.agent.events import AgentEvent, EventSink, ToolFinished, ToolStarted
 from paicli.cancel import Cancelled, CancelToken
+from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.llm.messages import ToolCall
 from paicli.memory.guard import ExternalContextTracker
@@ -74,7 +75,7 @@ class ToolRunner:
         self.approval = approval_mode if approval_mode is not None else ApprovalState()
         self.paths = PathGuard(self.project_root)
         self.tools: dict[str, Tool] = builtin_tools(web or WebTools(self.env), save_memory)
-        self.command_timeout = float(self.env.get_int("PAICLI_COMMAND_TIMEOUT_SECONDS", 60, minimum=1))
+        self.command_timeout = float(knobs.COMMAND_TIMEOUT_SECONDS.read(self.env))
         self.max_parallel = max(1, max_parallel)
         self.batch_timeout = batch_timeout
         self.audit = audit if audit is not None else AuditLog(audit_dir(self.env))
@@ -130,11 +131,9 @@ class TurnToolSet:
         return HEADLINE_NOTICE if self.policy.headline_only else None
 
     def definitions(self) -> list[dict[str, Any]]:
-        return [
-            tool.spec.definition()
-            for tool in self.runner.tools.values()
-            if self.policy.exposes(tool.spec.name, tool.spec.web)
-        ]
+        """Every registered tool, whatever this turn allows: a byte-stable list keeps the provider's prefix
+        cache; calls the turn policy withholds are refused at execution with a result saying why."""
+        return self.runner.definitions()
 
     def execute(self, calls: Sequence[ToolCall], cancel: CancelToken, emit: EventSink) -> list[ToolResult]:
         results: list[ToolResult] = []
@@ -196,8 +195,9 @@ class TurnToolSet:
             output = cancelled_output(call.name)
         except Exception as error:  # the loop must never see a tool exception
             output = ToolOutput(f"❌ 工具执行失败: {type(error).__name__}: {error}", success=False)
-        if call.name in DANGEROUS_TOOLS:
-            self.runner.audit.record(call.name, call.arguments, audit_outcome(output), output.success)
+        outcome = audit_outcome(output)
+        if call.name in DANGEROUS_TOOLS or outcome == "blocked":  # guard and policy refusals of any tool too
+            self.runner.audit.record(call.name, call.arguments, outcome, output.success)
         return self._final(call, output)
 
     def _outcome(self, call: ToolCall, cancel: CancelToken) -> ToolOutput:
@@ -205,11 +205,7 @@ class TurnToolSet:
             return cancelled_output(call.name)
         tool = self.runner.tools.get(call.name)
         if tool is None:
-            names = ", ".join(
-                t.spec.name
-                for t in self.runner.tools.values()
-                if self.policy.exposes(t.spec.name, t.spec.web)
-            )
+            names = ", ".join(self.runner.tools)
             return ToolOutput(f"❌ 未知工具: {call.name}。可用的工具: {names}", success=False)
         try:
             args = parse_arguments(tool.spec, call.arguments)
