@@ -74,4 +74,4 @@ def rejected_text(target: str, choices: list[ModelChoice]) -> str:
 
 def unsupported_text(sub: str) -> str:
     return (f"ℹ️ /model {sub} 管理模型目录，这个版本还没有实现；"
-            "可在 $PAICLI_HOME/config.json 的 providers 里配置模型，再用 /model <provider/模型> 切换。")
+            "可在 paicli 主目录的 config.json 里配置 providers，再用 /model <provider/模型> 切换。")
