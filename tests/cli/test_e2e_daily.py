@@ -51,3 +51,14 @@ def test_picker_hides_a_failed_one_turn_session_unless_asked(project: Path, isol
         assert "一次失败的运行" in second_list and "只有一轮且没有得到回答" in second_list
         searched = run_paicli([], env, project, stdin="/resume 登录\n")
         assert "✅ 已恢复会话" in searched.stdout and "› 修登录页" in searched.stdout
+
+
+def test_a_retried_model_call_says_so_with_the_cause(project: Path, isolated_home: Path) -> None:
+    with FakeOpenAIServer() as server:
+        server.push(Reply.error(500), Reply.error(503), "终于好了。")
+        env = paicli_env(isolated_home, server.base_url, PAICLI_LLM_MAX_RETRIES="3")
+        done = run_paicli(["-p", "你好"], env, project)
+        assert done.returncode == 0, done.stderr
+        assert "终于好了。" in done.stdout
+        assert "⏳ 重试 1/3，0 s 后…（HTTP 500）" in done.stderr
+        assert "⏳ 重试 2/3，0 s 后…（HTTP 503）" in done.stderr

@@ -138,7 +138,7 @@ class AppBackend:
                 emit(finished)
                 return finished
             self._before_model_call(text, expanded, emit)
-            return self.agent.run(expanded, emit, cancel, submitted=text)
+            return self._with_retry_notices(emit, lambda: self.agent.run(expanded, emit, cancel, submitted=text))
         except Exception as exc:  # the front end must always get a RunFinished
             log.exception("run failed")
             finished = RunFinished("error", "", f"任务出错: {exc}")
@@ -412,6 +412,21 @@ class AppBackend:
         with self._notice_lock:
             lines, self._notices[:] = list(self._notices), []
         return lines
+
+    def _with_retry_notices(self, emit: EventSink, work: Callable[[], RunFinished]) -> RunFinished:
+        """While `work` runs, each model-call retry is shown: `⏳ 重试 2/4，3 s 后…（HTTP 500）`."""
+        llm = self.parts.llm
+        if not hasattr(llm, "on_retry"):
+            return work()
+
+        def told(number: int, retries: int, delay: float, cause: str) -> None:
+            emit(Notice(f"⏳ 重试 {number}/{retries}，{delay:.0f} s 后…（{cause}）", "warn"))
+
+        llm.on_retry = told
+        try:
+            return work()
+        finally:
+            llm.on_retry = None
 
     def pending_background(self) -> int:
         """Fact extractions still queued or running (the REPL says it is finishing them on exit)."""
