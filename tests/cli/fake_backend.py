@@ -107,8 +107,8 @@ class FakeBackend:
     def hitl(self, args: str) -> CommandReply:
         return self._reply("hitl", args, f"HITL: {args or 'default'}")
 
-    def policy(self) -> CommandReply:
-        return self._reply("policy", None, "🛡️ 当前的安全策略：")
+    def policy(self, args: str = "") -> CommandReply:
+        return self._reply("policy", args or None, "🛡️ 当前的安全策略：")
 
     def init_project(self, force: bool, emit: EventSink, cancel: CancelToken) -> CommandReply:
         return self._reply("init", force, "✅ PAI.md 已生成")
@@ -125,9 +125,9 @@ class FakeBackend:
     def export(self, args: str) -> CommandReply:
         return self._reply("export", args, f"export:{args}")
 
-    def list_sessions(self) -> list[SessionSummary]:
+    def list_sessions(self, include_hidden: bool = False) -> list[SessionSummary]:
         self.calls.append(("list_sessions", None))
-        return list(self.sessions)
+        return [s for s in self.sessions if include_hidden or not s.hidden]
 
     def resume(self, session_id: str) -> CommandReply:
         return self._reply("resume", session_id, f"✅ 已恢复会话 {session_id}")

@@ -208,6 +208,23 @@ def test_an_error_that_already_says_failed_is_not_doubled() -> None:
     assert err.getvalue().strip() == "❌ 任务出错: 超时"
 
 
+def test_single_line_breaks_the_model_wrote_are_kept() -> None:
+    import io as _io
+
+    from rich.console import Console as _Console
+
+    from paicli.cli.render import keep_line_breaks, print_markdown
+
+    assert keep_line_breaks("第一行\n第二行") == "第一行\\\n第二行"
+    fenced = "```\ncode\nmore\n```"
+    assert keep_line_breaks(fenced) == fenced  # code blocks are left alone
+    assert keep_line_breaks("- a\n- b") == "- a\n- b"  # list items already are lines
+    buffer = _io.StringIO()
+    print_markdown(_Console(file=buffer, width=60), "结论如下：\n第一项 完成\n第二项 待办")
+    shown = [line.strip() for line in buffer.getvalue().splitlines() if line.strip()]
+    assert shown == ["结论如下：", "第一项 完成", "第二项 待办"]
+
+
 def test_a_run_waiting_for_the_warmup_shows_what_it_waits_for_in_the_spinner() -> None:
     out, out_text, err, err_text = consoles(terminal=True)
     renderer = EventRenderer(out, err)

@@ -14,10 +14,10 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 
 from paicli.agent.events import EventSink, RunFinished
 from paicli.cancel import CancelToken
-from paicli.cli.approval import TerminalApprover
+from paicli.cli.approval import ESC_NOTE, TerminalApprover, question_line
 from paicli.cli.backend import CommandReply, RunMode
 from paicli.cli.repl import run_repl
-from paicli.tools.base import ApprovalRequest
+from paicli.tools.base import ApprovalReply, ApprovalRequest
 from tests.cli.fake_backend import FakeBackend
 from tests.cli.screen import plain_screen, redrawn_after, run_on_screen, shown_after
 from tests.cli.test_repl_interactive import CTRL_C, CTRL_D, ENTER, ESC, Session, pause, wait_for
@@ -123,25 +123,58 @@ def test_continuation_lines_are_indented_under_the_first(pipe: PipeInput, tmp_pa
     assert not any(line.startswith("第二行") for line in lines)
 
 
-def test_approve_all_says_what_it_covers(pipe: PipeInput, tmp_path: Path) -> None:
+def ask_once(pipe: PipeInput, tmp_path: Path, request: ApprovalRequest, *steps: str) -> tuple[Session, list[object]]:
+    """`steps`: keys, then the text to wait for, and so on."""
     approver = TerminalApprover()
-    request = ApprovalRequest("execute_command", {"command": "make"}, "执行命令: make", "需要确认")
+    answers: list[object] = []
 
     def run(text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
-        approver.approve(request)
+        answers.append(approver.approve(request))
         return RunFinished("done", "")
 
     backend = FakeBackend(scripts=[run])
     session = Session(backend, pipe, tmp_path / "h")
 
     def feeder(inp: PipeInput) -> None:
-        wait_for(session, "需要确认: 执行命令: make")
-        inp.send_text("a" + ENTER)
-        wait_for(session, "已允许")
+        wait_for(session, "需要确认: " + request.summary)
+        for keys, shown in zip(steps[::2], steps[1::2], strict=True):
+            inp.send_text(keys)
+            wait_for(session, shown)
         inp.send_text(CTRL_D)
 
     session.run(feeder, "构建" + ENTER, approver=approver)
-    assert "本会话里 execute_command 不再逐次询问" in session.text
+    return session, answers
+
+
+def test_approve_all_says_what_it_covers(pipe: PipeInput, tmp_path: Path) -> None:
+    request = ApprovalRequest("execute_command", {"command": "npm test"}, "执行命令: npm test", "需要确认",
+                              preview="npm test", always="以 `npm test` 开头的命令")
+    session, answers = ask_once(pipe, tmp_path, request, "a", "已允许")
+    assert answers == ["approve_all"]
+    assert "[a] 本会话始终允许以 `npm test` 开头的命令" in question_line(request)  # the question says it before
+    assert "本会话里以 `npm test` 开头的命令不再逐次询问" in session.text  # and the answer after
+    assert session.text.count("npm test") == 2  # summary and answer: the one-line command is not repeated
+
+
+def test_always_is_not_offered_for_a_destructive_command(pipe: PipeInput, tmp_path: Path) -> None:
+    request = ApprovalRequest("execute_command", {"command": "rm -rf build"}, "执行命令: rm -rf build", "需要确认",
+                              preview="rm -rf build", always=None)
+    _, answers = ask_once(pipe, tmp_path, request, "a" + "y", "已允许")
+    assert answers == ["approve"]  # "a" was ignored, "y" allowed only this call
+    assert "[a]" not in question_line(request) and "只能逐次允许" in question_line(request)
+
+
+def test_esc_at_an_approval_refuses_and_tells_the_model_why(pipe: PipeInput, tmp_path: Path) -> None:
+    request = ApprovalRequest("write_file", {"path": "a.py"}, "写入文件: a.py", "需要确认", always="文件编辑")
+    _, answers = ask_once(pipe, tmp_path, request, ESC, "已拒绝")
+    assert answers == [ApprovalReply("deny", ESC_NOTE)]
+
+
+def test_t_refuses_and_sends_what_to_do_instead(pipe: PipeInput, tmp_path: Path) -> None:
+    request = ApprovalRequest("write_file", {"path": "a.py"}, "写入文件: a.py", "需要确认", always="文件编辑")
+    session, answers = ask_once(pipe, tmp_path, request, "t", "告诉它应该怎么做", "改写到 b.py" + ENTER, "已拒绝")
+    assert answers == [ApprovalReply("deny", "改写到 b.py")]
+    assert "已把你的说明交给它" in session.text
 
 
 def test_esc_cancels_a_running_compact(pipe: PipeInput, tmp_path: Path) -> None:
@@ -235,7 +268,7 @@ def test_the_status_bar_keeps_the_mode_in_a_narrow_terminal(pipe: PipeInput, tmp
     run_repl(backend, input=pipe, output=Screen(screen, lambda: Size(rows=30, columns=70)), interactive=True,
              history_file=tmp_path / "h", console=Session(backend, pipe, tmp_path).console)
     shown = plain_screen(screen.getvalue())
-    assert "fake-model · ctx 12.3k/128k (9.6%) · in 45.1k out 3.2k · auto" in shown
+    assert "fake-model · ctx ~12.3k/128k (9.6%) · in 45.1k out 3.2k · auto" in shown
     assert "cached" not in shown
 
 

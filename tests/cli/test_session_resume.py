@@ -54,4 +54,6 @@ def test_resuming_a_session_recaps_its_last_answer(tmp_path: Path) -> None:
         finally:
             second.close(5)
     assert reply.ok
-    assert reply.text.splitlines()[-1] == "   上次最后的回答: 登录页的 bug 在 auth.py 第 42 行，已经修好。"
+    lines = reply.text.splitlines()  # the conversation is replayed: the input, then the answer
+    assert lines[1:] == ["── 之前的对话 ──", "› 修一下登录页", "  登录页的 bug 在 auth.py 第 42 行，已经修好。",
+                         "── 以上是恢复的对话，可以接着说 ──"]

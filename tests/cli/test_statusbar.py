@@ -20,20 +20,25 @@ def test_round_windows_are_short(count: int, text: str) -> None:
 def test_status_line_layout() -> None:
     snapshot = StatusSnapshot("deepseek-flash", 12_300, 128_000, 45_100, 3_200, 30_000, "auto")
     assert status_line(snapshot) == (
-        "deepseek-flash · ctx 12.3k/128k (9.6%) · in 45.1k out 3.2k cached 30.0k (67% hit) · auto"
+        "deepseek-flash · ctx ~12.3k/128k (9.6%) · in 45.1k out 3.2k cached 30.0k (67% hit) · auto"
     )
 
 
 def test_status_line_shows_a_busy_phase_and_survives_zeroes() -> None:
     snapshot = StatusSnapshot("m", 0, 0, 0, 0, 0, "plan", phase="compacting")
-    assert status_line(snapshot) == "m · ctx 0/0 (0.0%) · in 0 out 0 cached 0 (0% hit) · plan · compacting"
+    assert status_line(snapshot) == "m · ctx ~0/0 (0.0%) · in 0 out 0 cached 0 (0% hit) · plan · compacting"
 
 
 def test_a_narrow_terminal_drops_token_figures_before_the_mode() -> None:
     snapshot = StatusSnapshot("deepseek-flash", 12_300, 128_000, 45_100, 3_200, 30_000, "ask hitl", phase="running")
     full = status_line(snapshot)
     assert status_line(snapshot, len(full)) == full
-    assert status_line(snapshot, 80) == "deepseek-flash · ctx 12.3k/128k (9.6%) · in 45.1k out 3.2k · ask hitl · running"
-    assert status_line(snapshot, 60) == "deepseek-flash · ctx 12.3k/128k (9.6%) · ask hitl · running"
-    assert status_line(snapshot, 40) == "ctx 12.3k/128k (9.6%) · ask hitl · running"
-    assert status_line(snapshot, 10) == "ctx 12.3k/128k (9.6%) · ask hitl · running"  # nothing shorter to offer
+    assert status_line(snapshot, 80) == "deepseek-flash · ctx ~12.3k/128k (9.6%) · in 45.1k out 3.2k · ask hitl · running"
+    assert status_line(snapshot, 60) == "deepseek-flash · ctx ~12.3k/128k (9.6%) · ask hitl · running"
+    assert status_line(snapshot, 40) == "ctx ~12.3k/128k (9.6%) · ask hitl · running"
+    assert status_line(snapshot, 10) == "ctx ~12.3k/128k (9.6%) · ask hitl · running"  # nothing shorter to offer
+
+
+def test_a_calibrated_figure_has_no_estimate_mark() -> None:
+    snapshot = StatusSnapshot("m", 12_300, 128_000, 0, 0, 0, "auto", context_source="calibrated")
+    assert status_line(snapshot).startswith("m · ctx 12.3k/128k (9.6%)")

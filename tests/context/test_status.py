@@ -51,13 +51,14 @@ def test_report_layout() -> None:
     assert f"  [{bar}]  27.5%  (55.0k / 200.0k)" in lines
     assert "    System prompt:         3.0k  ( 1.5%)  [1 条]" in lines
     assert "    Conversation:         45.0k  (22.5%)  [40 条]" in lines
-    assert "    合计:" + " " * 17 + "50.0k  (25.0%)" in lines  # aligned by display width
+    # the total line shows the bar's figure and says where it comes from; aligned by display width
+    assert "    合计:" + " " * 17 + "55.0k  (27.5%)  （本地计数，已按服务端报告的 prompt_tokens 校准）" in lines
     assert any(line.startswith("  压缩阈值: 167.0k (83%)   距压缩还有: 114.2k") for line in lines)
     assert any(line.startswith("  旧工具结果清理: 100.0k 触发，保留最近 3 条") for line in lines)
     assert "  自动压缩: 完整摘要（Session Memory 实验开关关闭）" in lines
-    assert "  MCP resources 自动索引: 开启" in lines
-    assert "  prompt cache: glm-prompt-cache" in lines
-    assert "50000" in text and "55000" in text and "54321" in text and "75.0%" in text
+    assert not any("MCP" in line for line in lines)  # no line for a feature paicli does not have
+    assert "  prompt cache: 生效，本会话 75.0% 的输入 token 命中缓存（服务端报告）" in lines
+    assert "50000" in text and "55000" in text and "54321" in text
     assert lines[-1] == "长期记忆: 3 条"
 
 
@@ -72,10 +73,17 @@ def test_report_before_any_usage_and_with_clearing_off() -> None:
         mcp_index_enabled=False,
     )
     text = render_context_report(fresh)
-    assert "尚未校准" in text and "prompt_tokens: 暂无" in text and "缓存命中率: 暂无" in text
+    assert "尚未校准" in text and "prompt_tokens: 暂无" in text and "prompt cache: 还没有调用过模型" in text
     assert "  旧工具结果清理: 关闭" in text.splitlines()
     assert "Session Memory 优先，完整摘要回退" in text
-    assert "关闭（window 不足 32k）" in text
+    lines = text.splitlines()
+    assert "  [" + usage_bar(50_000, 200_000) + "]  25.0%  (50.0k / 200.0k)" in lines  # uncalibrated: local
+    assert "    合计:" + " " * 17 + "50.0k  (25.0%)  （本地估算，还没有服务端数据可校准）" in lines
+
+
+def test_no_cache_hits_is_not_called_a_cache() -> None:
+    text = render_context_report(replace(REPORT, cache_hit_ratio=0.0, cache_mode="none"))
+    assert "  prompt cache: 本会话还没有命中（服务端报告 0 个缓存 token；配置: none）" in text.splitlines()
 
 
 def test_internal_user_messages() -> None:

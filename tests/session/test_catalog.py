@@ -153,3 +153,24 @@ def test_a_renamed_ledger_that_could_not_be_reopened_is_not_offered(tmp_path: Pa
     found = newest_session(home, root)
     assert found is not None
     ConversationLedger.open_existing(found.path).close()  # what `paicli -c` does next: must not raise
+
+
+def test_throwaway_sessions_are_hidden_unless_asked(tmp_path: Path) -> None:
+    from paicli.session.catalog import relative_time, search_sessions
+
+    home, mine = tmp_path / "home", tmp_path / "mine"
+    mine.mkdir()
+    kept = session(home, mine, ["修登录页"], 1_000_000_000_000)
+    failed = ConversationLedger.create(home, mine, "glm-5.1", "glm", "0.1.0", counting_clock(2_000_000_000_000))
+    ReactRecorder(failed).user("一次失败的 -p 运行")  # no answer: the model call failed
+    failed.close()
+    longer = session(home, mine, ["重构 parser", "再补测试"], 3_000_000_000_000)
+
+    shown = list_sessions(home, mine, include_throwaway=False)
+    assert {s.session_id for s in shown} == {kept.session_id, longer.session_id}
+    everything = list_sessions(home, mine)
+    assert failed.session_id in {s.session_id for s in everything}
+    assert [s.throwaway for s in everything if s.session_id == failed.session_id] == [True]
+    assert [s.session_id for s in search_sessions(everything, "PARSER")] == [longer.session_id]
+    assert relative_time(0, 30_000) == "刚刚" and relative_time(0, 5 * 60_000) == "5 分钟前"
+    assert relative_time(0, 3 * 3_600_000) == "3 小时前" and relative_time(0, 2 * 86_400_000) == "2 天前"

@@ -6,15 +6,38 @@ import sys
 import threading
 from collections.abc import Callable
 
-from paicli.tools.base import ApprovalDecision, ApprovalRequest
+from paicli.tools.base import ApprovalDecision, ApprovalReply, ApprovalRequest
 
-Handler = Callable[[ApprovalRequest], ApprovalDecision]
+Answer = ApprovalDecision | ApprovalReply
+Handler = Callable[[ApprovalRequest], Answer]
 
 ANSWERS: dict[str, ApprovalDecision] = {
-    "y": "approve", "yes": "approve", "是": "approve", "": "deny",
-    "a": "approve_all", "all": "approve_all", "全部": "approve_all",
-    "n": "deny", "no": "deny", "否": "deny",
+    "y": "approve", "yes": "approve", "是": "approve", "好": "approve", "可以": "approve", "": "deny",
+    "a": "approve_all", "all": "approve_all", "全部": "approve_all", "始终": "approve_all",
+    "n": "deny", "no": "deny", "否": "deny", "不": "deny",
 }
+ESC_NOTE = "用户在确认时按了 Esc，拒绝了这次操作，没有说明原因。不要换个方式重试，先停下来问用户想怎么做。"
+
+
+def question_line(request: ApprovalRequest) -> str:
+    """The one-key question; it says exactly what "always" would cover, or that it is not offered."""
+    always = (f"[a] 本会话始终允许{request.always}  " if request.always
+              else "（破坏性或组合命令只能逐次允许）  ")
+    return f"[y] 允许  {always}[n] 拒绝  [t] 拒绝并告诉它怎么做  [Esc] 拒绝："
+
+
+def decide(answer: str, request: ApprovalRequest) -> Answer:
+    """A typed answer (stdio): known words decide; any other text refuses and goes to the model as the
+    person's instruction, so nothing typed is silently lost."""
+    text = answer.strip()
+    decision = ANSWERS.get(text.lower())
+    if decision == "approve_all" and not request.always:
+        return "approve"
+    if decision is not None:
+        return decision
+    if text.lower().startswith("t "):
+        text = text[2:].strip()
+    return ApprovalReply("deny", text)
 
 
 class TerminalApprover:
@@ -24,19 +47,18 @@ class TerminalApprover:
         self.handler = handler
         self._lock = threading.Lock()
 
-    def approve(self, request: ApprovalRequest) -> ApprovalDecision:
+    def approve(self, request: ApprovalRequest) -> Answer:
         with self._lock:
             if self.handler is not None:
                 return self.handler(request)
             return ask_on_stdio(request)
 
 
-def ask_on_stdio(request: ApprovalRequest) -> ApprovalDecision:
+def ask_on_stdio(request: ApprovalRequest) -> Answer:
     lines = [f"\n⚠️ 需要确认: {request.summary}", f"   原因: {request.reason}"]
-    if request.preview:
+    if request.preview and request.preview.strip() != request.summary.split(": ", 1)[-1].strip():
         lines.append(request.preview)
-    lines.append("   允许执行吗？[y] 允许  [a] 本会话都允许此工具  [n] 拒绝（默认）: ")
+    lines.append("   " + question_line(request).replace("[t] 拒绝并告诉它怎么做", "或直接写下要它改做什么"))
     sys.stderr.write("\n".join(lines))
     sys.stderr.flush()
-    answer = sys.stdin.readline()
-    return ANSWERS.get(answer.strip().lower(), "deny")
+    return decide(sys.stdin.readline(), request)

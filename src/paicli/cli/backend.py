@@ -37,6 +37,7 @@ class StatusSnapshot:
     phase: str = "idle"
     model_calls: int = 0
     last_provider_prompt_tokens: int | None = None
+    context_source: str = "local"  # "local" estimate or "calibrated" against provider-reported usage
 
     @property
     def context_percent(self) -> float:
@@ -54,6 +55,8 @@ class SessionSummary:
     first_input: str
     turns: int
     model: str
+    updated_at_ms: int = 0  # last activity; the picker shows it as a relative time
+    hidden: bool = False  # a throwaway session (empty, or one turn that failed): listed only when asked
 
 
 @dataclass(frozen=True)
@@ -93,7 +96,9 @@ class Backend(Protocol):
 
     def hitl(self, args: str) -> CommandReply: ...
 
-    def policy(self) -> CommandReply: ...
+    def policy(self, args: str = "") -> CommandReply:
+        """`/policy` reports the rules and this session's grants; `/policy reset` forgets the grants."""
+        ...
 
     def init_project(self, force: bool, emit: EventSink, cancel: CancelToken) -> CommandReply: ...
 
@@ -113,8 +118,8 @@ class Backend(Protocol):
         """`/export [file]`: the current conversation as Markdown."""
         ...
 
-    def list_sessions(self) -> list[SessionSummary]:
-        """This project's earlier sessions, newest first."""
+    def list_sessions(self, include_hidden: bool = False) -> list[SessionSummary]:
+        """This project's earlier sessions, newest first; throwaway ones only with `include_hidden`."""
         ...
 
     def resume(self, session_id: str) -> CommandReply: ...

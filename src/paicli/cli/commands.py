@@ -91,7 +91,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("model", "/model [provider|model]", "查看当前模型，或切换到其他模型", accepts=_any_args),
     CommandSpec("mode", "/mode [auto|plan|team|ask]", "查看或切换会话模式", accepts=_any_args),
     CommandSpec("hitl", "/hitl [on|default]", "调整工具调用的人工确认策略", accepts=_one_of("", "on", "default")),
-    CommandSpec("policy", "/policy", "查看安全策略：路径围栏、危险命令、执行上限"),
+    CommandSpec("policy", "/policy [reset]", "查看安全策略和本会话的“始终允许”；reset 撤销这些允许",
+                accepts=_one_of("", "reset")),
     CommandSpec("plan", "/plan [任务]", "用 Plan-and-Execute 模式执行（不带任务则作用于下一条输入）",
                 accepts=_any_args),
     CommandSpec("team", "/team [任务]", "用多智能体协作模式执行（不带任务则作用于下一条输入）", accepts=_any_args),
@@ -172,7 +173,18 @@ def unknown_reply(text: str) -> str:
     if spec is not None:
         return (f"❌ /{spec.name} 不支持这样用: {text}\n"
                 f"用法: {spec.usage} - {spec.description}（/help 查看全部命令）")
+    guess = suggest(match.group(1)) if match else None
+    if guess is not None:
+        return f"❌ 没有这个命令: {text}。你是不是想输入 /{guess.name}？（/help 查看全部命令）"
     return f"❌ 没有这个命令: {text}\n可用命令：\n{command_list()}"
+
+
+def suggest(word: str) -> CommandSpec | None:
+    """The command a typo most likely meant (`comapct` -> compact), or None when nothing is close."""
+    import difflib
+
+    found = difflib.get_close_matches(word.lower(), list(_BY_WORD), n=1, cutoff=0.6)
+    return _BY_WORD[found[0]] if found else None
 
 
 _SECRET_FLAG = re.compile(r"(?i)(--(?:api-key|apikey|token|secret|password)[ =])(\S+)")

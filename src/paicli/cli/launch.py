@@ -164,14 +164,19 @@ def launch(args: argparse.Namespace) -> int:
         backend = _build_backend(settings, env, args, interactive, resume, notices)
     except ConfigError as exc:
         return _fail(str(exc))
+    intro = ""
     if resume is not None:
-        notices.append(backend.restore_opened_session().text)
+        restored = backend.restore_opened_session().text
+        if oneshot:
+            notices.append(restored)
+        else:
+            intro = restored  # the REPL shows it below its banner
     if oneshot:
         return _run_oneshot(backend, args, piped)
     for line in backend.drain_notices():
         sys.stderr.write(line + "\n")
     if args.resume == "":
-        _pick_session_at_start(backend)
+        intro = _pick_session_at_start(backend)
     from paicli.cli.repl import run_repl
 
     history_file = settings.paicli_home / "history" / "input.history"
@@ -179,26 +184,37 @@ def launch(args: argparse.Namespace) -> int:
 
     approver = backend.parts.tools.approver
     return run_repl(backend, interactive=interactive, history_file=history_file, env=env,
-                    approver=approver if isinstance(approver, TerminalApprover) else None)
+                    approver=approver if isinstance(approver, TerminalApprover) else None, intro=intro)
 
 
-def _pick_session_at_start(backend: AppBackend) -> None:
-    """`paicli --resume` without an id: list this project's sessions and restore the chosen one."""
-    from paicli.cli.repl import format_sessions, pick_session
+def _pick_session_at_start(backend: AppBackend) -> str:
+    """`paicli --resume` without an id: list this project's sessions and restore the chosen one (searchable;
+    `all` lists the hidden throwaway ones too). Returns the restore text for the REPL to show."""
+    from paicli.cli.repl import format_sessions, pick_session, search
 
     sessions = backend.list_sessions()
-    if not sessions:
-        sys.stderr.write("📭 本项目还没有可以恢复的历史会话，已开始新会话。\n")
-        return
-    sys.stderr.write(format_sessions(sessions) + "\n")
-    sys.stderr.write("输入编号或会话 id 恢复（直接回车开始新会话）：")
-    sys.stderr.flush()
-    choice = sys.stdin.readline().strip()
-    session_id = pick_session(sessions, choice) if choice else None
-    if session_id is None:
-        sys.stderr.write(f"\n{'没有找到这个会话，' if choice else ''}已开始新会话。\n")
-        return
-    sys.stderr.write(backend.resume(session_id).text + "\n")
+    for _ in range(3):
+        if not sessions:
+            sys.stderr.write("📭 本项目还没有可以恢复的历史会话，已开始新会话。\n")
+            return ""
+        sys.stderr.write(format_sessions(sessions) + "\n")
+        sys.stderr.write("输入编号、会话 id 或搜索词恢复（all 显示全部，直接回车开始新会话）：")
+        sys.stderr.flush()
+        choice = sys.stdin.readline().strip()
+        if choice.lower() in ("all", "--all"):
+            sessions = backend.list_sessions(include_hidden=True)
+            continue
+        session_id = pick_session(sessions, choice) if choice else None
+        matches = search(sessions, choice) if choice and session_id is None else []
+        if len(matches) > 1:
+            sessions = matches
+            continue
+        session_id = session_id or (matches[0].session_id if matches else None)
+        if session_id is None:
+            sys.stderr.write(f"\n{'没有找到这个会话，' if choice else ''}已开始新会话。\n")
+            return ""
+        return backend.resume(session_id).text
+    return ""
 
 
 def _build_backend(settings: object, env: EnvLookup, args: argparse.Namespace, interactive: bool,

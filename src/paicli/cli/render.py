@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -147,7 +148,29 @@ def say(console: Console, text: str, style: str | None = None) -> None:
 def print_markdown(console: Console, text: str) -> None:
     from rich.markdown import Markdown
 
-    console.print(Markdown(text))
+    console.print(Markdown(keep_line_breaks(text)))
+
+
+def keep_line_breaks(text: str) -> str:
+    """A single newline the model wrote stays a line break (Markdown would join the lines into one paragraph):
+    outside code fences, a line followed by another non-blank line ends with a hard break."""
+    lines = text.split("\n")
+    out: list[str] = []
+    in_fence = False
+    for index, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped.startswith(_FENCE):
+            in_fence = not in_fence
+            out.append(line)
+            continue
+        following = lines[index + 1].strip() if index + 1 < len(lines) else ""
+        joins = (not in_fence and stripped and following and not stripped.startswith(("|", "#"))
+                 and not _BLOCK_START.match(following) and not line.endswith("\\"))
+        out.append(line.rstrip() + "\\" if joins else line)
+    return "\n".join(out)
+
+
+_BLOCK_START = re.compile(r"^(?:[-*+]\s|\d+[.)]\s|>|#|\||```|~~~|[-*_]{3,}\s*$|=+\s*$)")
 
 
 _NOTICE_STYLES = {"info": "cyan", "warn": "yellow", "error": "bold red"}
@@ -162,7 +185,8 @@ class EventRenderer:
     """
 
     def __init__(self, out: Console, progress: Console | None = None, *, markdown: bool = True,
-                 clock: Clock = time.monotonic) -> None:
+                 clock: Clock = time.monotonic, on_fold: Callable[[str, str], None] | None = None) -> None:
+        self._on_fold = on_fold  # (title, full text) of a tool output shown folded: Ctrl+O opens it
         self._out = out
         self._progress = progress or out
         self._markdown = markdown
@@ -275,7 +299,10 @@ class EventRenderer:
         for line in summary.preview:
             say(self._progress, f"    {line}", "dim")
         if summary.folded_lines:
-            say(self._progress, f"    … 还有 {summary.folded_lines} 行（已折叠）", "dim")
+            hint = "，Ctrl+O 展开" if self._on_fold is not None else ""
+            say(self._progress, f"    … 还有 {summary.folded_lines} 行（已折叠{hint}）", "dim")
+            if self._on_fold is not None:
+                self._on_fold(result.name, strip_boundary(result.content))
         if result.display and result.success:
             self._progress.print(diff_text(result.display), end="", soft_wrap=True)
         if self._open_calls:

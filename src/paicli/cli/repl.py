@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 from collections.abc import Callable
-from datetime import datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Protocol, TypeVar
 
@@ -16,7 +16,7 @@ from paicli.cancel import CancelToken
 from paicli.cli.backend import Backend, CommandReply, RunMode, SessionSummary
 from paicli.cli.commands import help_text, is_yes, mask_secrets, parse, split_memory_args, unknown_reply
 from paicli.cli.render import EventRenderer, WaitSpinner, say, shorten
-from paicli.tools.base import ApprovalDecision, ApprovalRequest
+from paicli.tools.base import ApprovalDecision, ApprovalReply, ApprovalRequest
 
 if TYPE_CHECKING:
     from prompt_toolkit.input import Input
@@ -51,7 +51,7 @@ _UNSUPPORTED_TEXT: dict[RunMode, str] = {
 class ApprovalHost(Protocol):
     """The session's approver (cli.approval.TerminalApprover): the REPL installs the asking handler."""
 
-    handler: Callable[[ApprovalRequest], ApprovalDecision] | None
+    handler: Callable[[ApprovalRequest], ApprovalDecision | ApprovalReply] | None
 
 
 class ReplIO(Protocol):
@@ -138,6 +138,7 @@ class Dispatcher:
         self.backend = backend
         self.io = io
         self.pending: RunMode | None = None
+        self.last_folded: tuple[str, str] | None = None  # (tool, full output) of the last folded tool output
 
     def handle(self, line: str) -> bool:
         """Returns False when the REPL should stop."""
@@ -192,6 +193,21 @@ class Dispatcher:
         default = getattr(self.backend, "default_mode", None)
         return default() if callable(default) else "react"
 
+    def remember_fold(self, tool: str, text: str) -> None:
+        self.last_folded = (tool, text)
+
+    def show_last_folded(self, limit: int = 2000) -> None:
+        """Ctrl+O: the last folded tool output in full (a very long one up to `limit` lines)."""
+        if self.last_folded is None:
+            say(self.io.console, "（还没有被折叠的工具输出）", "dim")
+            return
+        tool, text = self.last_folded
+        lines = text.splitlines()
+        say(self.io.console, f"── {tool} 的完整输出（{len(lines)} 行）──", "cyan")
+        say(self.io.console, "\n".join(lines[:limit]))
+        more = f"，另有 {len(lines) - limit} 行未显示" if len(lines) > limit else ""
+        say(self.io.console, f"── 输出结束{more} ──", "cyan")
+
     def run_task(self, text: str, mode: RunMode) -> None:
         if mode == "plan":
             from paicli.cli.repl_plan import plan_flow
@@ -200,7 +216,8 @@ class Dispatcher:
             if flow is not None:
                 flow.run(text)
                 return
-        renderer = EventRenderer(self.io.console, self.io.progress, markdown=self.io.markdown)
+        renderer = EventRenderer(self.io.console, self.io.progress, markdown=self.io.markdown,
+                                 on_fold=self.remember_fold if getattr(self.io, "interactive", False) else None)
         try:
             result = self.io.run_cancellable(lambda cancel: self.backend.run(text, mode, renderer, cancel),
                                              quiet=renderer.pause)
@@ -217,7 +234,10 @@ class Dispatcher:
         say(self.io.console, help_text())
 
     def _cmd_clear(self, _: str) -> None:
-        self.reply(self.backend.clear())
+        reply = self.backend.clear()
+        if getattr(self.io, "interactive", False):
+            self.io.console.clear()  # a fresh screen for a fresh conversation
+        self.reply(reply)
 
     def _cmd_cancel(self, _: str) -> None:
         say(self.io.console, "现在没有正在运行的任务（任务运行时按 Esc 取消）。")
@@ -225,8 +245,8 @@ class Dispatcher:
     def _cmd_context(self, _: str) -> None:
         self.reply(self.backend.context_report())
 
-    def _cmd_policy(self, _: str) -> None:
-        self.reply(self.backend.policy())
+    def _cmd_policy(self, args: str) -> None:
+        self.reply(self.backend.policy(args.lower()) if args else self.backend.policy())
 
     def _cmd_skill(self, args: str) -> None:
         self.reply(self.backend.skill(args))
@@ -244,7 +264,20 @@ class Dispatcher:
         self.reply(self.backend.save(args))
 
     def _cmd_model(self, args: str) -> None:
-        self.reply(self.backend.model(args))
+        choices = getattr(self.backend, "model_choices", None)
+        if args or not getattr(self.io, "interactive", False) or not callable(choices):
+            self.reply(self.backend.model(args))
+            return
+        from paicli.cli.models import list_text
+
+        found = choices()
+        say(self.io.console, list_text(found, numbered=True))
+        answer = (self.io.ask("输入编号切换模型（回车保持当前）：") or "").strip()
+        if not answer:
+            return
+        if answer.isdigit() and 1 <= int(answer) <= len(found):
+            answer = found[int(answer) - 1].spec
+        self.reply(self.backend.model(answer))
 
     def _cmd_mode(self, args: str) -> None:
         self.reply(self.backend.set_mode(args), "🧭 ")
@@ -271,7 +304,16 @@ class Dispatcher:
             if answer is None or not is_yes(answer):
                 say(self.io.console, "已取消，长期记忆保持不变。", "yellow")
                 return
-        self.reply(self.backend.memory(args))
+        if sub != "search":
+            self.reply(self.backend.memory(args))
+            return
+        spinner = WaitSpinner(self.io.progress)
+        spinner.start("搜索长期记忆")  # the first search loads the segmenter: seconds on a cold start
+        try:
+            reply = self.backend.memory(args)
+        finally:
+            spinner.stop()
+        self.reply(reply)
 
     def _cmd_plan(self, args: str) -> None:
         self._mode_command("plan", args)
@@ -318,21 +360,38 @@ class Dispatcher:
         say(self.io.console, "🧹 输入历史记录已删除")
 
     def _cmd_resume(self, args: str) -> None:
-        sessions = self.backend.list_sessions()
+        show_all = args.lower() in ("all", "--all")
+        sessions = self.backend.list_sessions(include_hidden=show_all)
         if not sessions:
             say(self.io.console, "📭 本项目还没有可以恢复的历史会话。")
             return
-        choice = args
-        if not choice:
-            say(self.io.console, format_sessions(sessions))
-            choice = (self.io.ask("输入编号或会话 id 恢复（直接回车取消）：") or "").strip()
+        choice = "" if show_all else args
+        while True:
             if not choice:
-                say(self.io.console, "已取消恢复。", "yellow")
+                say(self.io.console, format_sessions(sessions))
+                choice = (self.io.ask(PICK_QUESTION) or "").strip()
+                if not choice:
+                    say(self.io.console, "已取消恢复。", "yellow")
+                    return
+            if choice.lower() in ("all", "--all") and not show_all:
+                sessions, choice, show_all = self.backend.list_sessions(include_hidden=True), "", True
+                continue
+            session_id = pick_session(sessions, choice)
+            if session_id is not None:
+                self._resume_and_offer(session_id)
                 return
-        session_id = pick_session(sessions, choice)
-        if session_id is None:
-            say(self.io.console, f"❌ 没有找到会话: {choice}（可用 /resume 查看列表）", "red")
-            return
+            matches = search(sessions, choice)
+            if not matches:
+                say(self.io.console, f"❌ 没有找到会话: {choice}（可用 /resume 查看列表）", "red")
+                return
+            if len(matches) == 1:
+                self._resume_and_offer(matches[0].session_id)
+                return
+            say(self.io.console, f"🔎 有 {len(matches)} 个会话包含“{choice}”：")
+            sessions, choice = matches, ""
+
+
+    def _resume_and_offer(self, session_id: str) -> None:
         reply = self.backend.resume(session_id)
         self.reply(reply)
         if reply.ok:
@@ -341,13 +400,27 @@ class Dispatcher:
             offer_continuation(self)
 
 
-def format_sessions(sessions: list[SessionSummary]) -> str:
-    lines = ["🗂️ 本项目的历史会话（最新在前）："]
+PICK_QUESTION = "输入编号、会话 id 或搜索词恢复（all 显示全部，直接回车取消）："
+
+
+def search(sessions: list[SessionSummary], query: str) -> list[SessionSummary]:
+    words = query.lower().split()
+    return [s for s in sessions if all(w in f"{s.first_input} {s.session_id}".lower() for w in words)]
+
+
+def format_sessions(sessions: list[SessionSummary], now_ms: int | None = None) -> str:
+    from paicli.session.catalog import relative_time
+
+    now = now_ms if now_ms is not None else int(time.time() * 1000)
+    hidden = sum(1 for item in sessions if item.hidden)
+    lines = ["🗂️ 本项目的历史会话（最近活动在前）："]
     for number, item in enumerate(sessions, start=1):
-        when = datetime.fromtimestamp(item.started_at_ms / 1000).strftime("%Y-%m-%d %H:%M")
-        first = shorten(item.first_input, 40) or "（无输入）"
-        lines.append(f"  {number:>2}. {when}  {first}  · {item.turns} 轮 · {item.model}")
+        when = relative_time(item.updated_at_ms or item.started_at_ms, now)
+        first = shorten(item.first_input, 48) or "（无输入）"
+        lines.append(f"  {number:>2}. {when:<8} {first}  · {item.turns} 轮 · {item.model}")
         lines.append(f"      {item.session_id}")
+    if hidden:
+        lines.append(f"   （其中 {hidden} 个是空的或只有一轮且没有得到回答）")
     return "\n".join(lines)
 
 
@@ -359,7 +432,8 @@ def pick_session(sessions: list[SessionSummary], choice: str) -> str | None:
     exact = [item.session_id for item in sessions if item.session_id == choice]
     if exact:
         return exact[0]
-    prefixed = [item.session_id for item in sessions if choice and item.session_id.startswith(choice)]
+    prefixed = [item.session_id for item in sessions
+                if choice.startswith("session-") and item.session_id.startswith(choice)]
     return prefixed[0] if len(prefixed) == 1 else None
 
 
@@ -374,6 +448,7 @@ def run_repl(
     progress: Console | None = None,
     env: EnvLookup | None = None,
     approver: ApprovalHost | None = None,
+    intro: str = "",
 ) -> int:
     """Run the REPL until /exit, Ctrl+D or end of input; returns the exit code (0).
 
@@ -381,7 +456,8 @@ def run_repl(
     `DummyOutput()`), `console` receives everything rich prints. Piped: `input` is a text stream
     (default stdin), answers go to `output` (default stdout) and progress to `progress` (default stderr).
     `approver`: in interactive mode its `handler` is set to ask at this REPL's prompt while a task runs
-    (and reset on exit); piped sessions leave it alone.
+    (and reset on exit); piped sessions leave it alone. `intro` (a resumed conversation) is shown below the
+    banner. On the way out it says when a memory save is still finishing and how to continue this session.
     """
     if interactive:
         console = console or Console(force_terminal=True)
@@ -393,14 +469,41 @@ def run_repl(
         if not interactive:
             from paicli.cli.repl_piped import run_piped
 
+            if intro:
+                say(progress, intro)
             return run_piped(backend, _text_stream(input, sys.stdin), console, progress)
         from paicli.cli.repl_prompt import run_interactive
 
         return run_interactive(backend, input=input, output=output, history_file=history_file,
-                               console=console, env=env, approver=approver)
+                               console=console, env=env, approver=approver, intro=intro)
     finally:
+        _finishing_note(backend, progress)
         backend.close()
         _late_notices(backend, progress)
+        _continue_hint(backend, progress)
+
+
+def _finishing_note(backend: Backend, progress: Console) -> None:
+    pending = getattr(backend, "pending_background", None)
+    try:
+        busy = callable(pending) and pending() > 0
+    except Exception:
+        busy = False
+    if busy:
+        say(progress, "⏳ 正在完成长期记忆的保存（最多等 10 秒）…", "dim")
+
+
+def _continue_hint(backend: Backend, progress: Console) -> None:
+    """The way back into this session, once it holds a conversation."""
+    has_conversation = getattr(backend, "has_conversation", None)
+    try:
+        if not callable(has_conversation) or not has_conversation():
+            return
+        info = backend.info()
+    except Exception:
+        return
+    if info.session_id:
+        say(progress, f"会话 {info.session_id} 已保存，继续: paicli --resume {info.session_id}", "dim")
 
 
 def _late_notices(backend: Backend, progress: Console) -> None:

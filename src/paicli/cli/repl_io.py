@@ -20,10 +20,10 @@ from rich.console import Console
 from rich.text import Text
 
 from paicli.cancel import CancelToken
-from paicli.cli.approval import ANSWERS
+from paicli.cli.approval import ESC_NOTE, Answer, question_line
 from paicli.cli.render import diff_text, fold_lines, say
 from paicli.cli.repl import CANCEL_REQUESTED, run_in_worker
-from paicli.tools.base import ApprovalDecision, ApprovalRequest
+from paicli.tools.base import ApprovalDecision, ApprovalReply, ApprovalRequest
 
 T = TypeVar("T")
 
@@ -33,10 +33,10 @@ EOF_WHILE_RUNNING = "⏏ 收到 Ctrl+D：这个任务结束后退出 paicli（�
 class _PendingApproval:
     def __init__(self, request: ApprovalRequest) -> None:
         self.request = request
-        self.decision: ApprovalDecision = "deny"
+        self.decision: Answer = "deny"
         self.answered = threading.Event()
 
-    def resolve(self, decision: ApprovalDecision) -> None:
+    def resolve(self, decision: Answer) -> None:
         self.decision = decision
         self.answered.set()
 
@@ -45,6 +45,7 @@ class InteractiveIO:
     """Terminal IO for the dispatcher: follow-up prompts, a key watcher while a task runs, approvals."""
 
     markdown = True
+    interactive = True  # follow-up questions (pickers) are asked at the terminal, not read from a script
 
     def __init__(self, inp: Input, out: Output, console: Console, clear_history: Callable[[], None]) -> None:
         self._input = inp
@@ -118,7 +119,7 @@ class InteractiveIO:
             self._watching.clear()
             self._deny_waiting()
 
-    def approval_handler(self, request: ApprovalRequest) -> ApprovalDecision:
+    def approval_handler(self, request: ApprovalRequest) -> Answer:
         """Called on the worker thread by the tool runner; the main thread asks, the worker waits."""
         if not self._watching.is_set():
             return "deny"
@@ -200,36 +201,78 @@ class InteractiveIO:
                 if loop.time() - last_read >= 0.1:
                     self._take(inp.flush_keys(), kept, cancel)  # a lone Esc shows only once nothing follows
 
-    async def _ask_approval(self, request: ApprovalRequest) -> tuple[ApprovalDecision, bool]:
-        """The decision, and whether the person pressed Ctrl+C (or closed the input) instead of answering."""
+    async def _ask_approval(self, request: ApprovalRequest) -> tuple[Answer, bool]:
+        """The answer, and whether the person pressed Ctrl+C (or closed the input) instead of answering."""
         if self._quiet is not None:
             self._quiet()
         say(self.console, f"⚠️ 需要确认: {request.summary}", "bold yellow")
         if request.reason:
             say(self.console, f"   原因: {request.reason}", "yellow")
-        if request.preview:
+        if request.preview and not _preview_repeats_summary(request):
             self.console.print(preview_text(request.preview), end="", soft_wrap=True)
-        bindings = KeyBindings()
-
-        @bindings.add("escape")
-        def _deny(event: KeyPressEvent) -> None:
-            event.app.exit(result="n")
-
-        session: PromptSession[str] = PromptSession(input=self._input, output=self._output,
-                                                    key_bindings=bindings)
-        interrupted = False
         try:
-            answer = await session.prompt_async("允许执行吗？[y] 允许  [a] 本会话都允许  [n] 拒绝（默认）：")
+            key = await self._one_key(question_line(request), "yant" if request.always else "ynt")
         except (EOFError, KeyboardInterrupt):
-            answer, interrupted = "n", True
-        decision = ANSWERS.get(answer.strip().lower(), "deny")
-        say(self.console, DECISION_TEXT[decision].format(tool=request.tool), "dim")
-        return decision, interrupted
+            say(self.console, DECISION_TEXT["deny"], "dim")
+            return "deny", True
+        answer: Answer
+        if key == "escape":
+            answer = ApprovalReply("deny", ESC_NOTE)
+        elif key == "t":
+            note = await self._instruction()
+            answer = ApprovalReply("deny", note) if note else "deny"
+        else:
+            answer = {"y": "approve", "a": "approve_all"}.get(key, "deny")  # type: ignore[assignment]
+        decision = answer.decision if isinstance(answer, ApprovalReply) else answer
+        text = DECISION_TEXT[decision].format(always=request.always or "")
+        if isinstance(answer, ApprovalReply) and answer.note and key == "t":
+            text += "，已把你的说明交给它"
+        say(self.console, text, "dim")
+        return answer, False
+
+    async def _one_key(self, question: str, keys: str) -> str:
+        """One key press answers: no Enter; other keys are ignored; Esc is its own answer."""
+        bindings = KeyBindings()
+        for key in keys:
+            bindings.add(key)(_exit_with(key))
+            bindings.add(key.upper())(_exit_with(key))
+        bindings.add("escape")(_exit_with("escape"))
+
+        @bindings.add("<any>")
+        def _ignore(event: KeyPressEvent) -> None:
+            return None
+
+        session: PromptSession[str] = PromptSession(input=self._input, output=self._output, key_bindings=bindings)
+        session.app.ttimeoutlen = 0.1
+        return await session.prompt_async(question)
+
+    async def _instruction(self) -> str:
+        bindings = KeyBindings()
+        bindings.add("escape")(_exit_with(""))
+        session: PromptSession[str] = PromptSession(input=self._input, output=self._output, key_bindings=bindings)
+        say(self.console, "   告诉它应该怎么做（回车发送，Esc 只拒绝）：", "yellow")
+        try:
+            return (await session.prompt_async("   › ")).strip()
+        except (EOFError, KeyboardInterrupt):
+            return ""
+
+
+def _exit_with(result: str) -> Callable[[KeyPressEvent], None]:
+    def handler(event: KeyPressEvent) -> None:
+        event.app.exit(result=result)
+
+    return handler
+
+
+def _preview_repeats_summary(request: ApprovalRequest) -> bool:
+    """A one-line command is already in the summary line: show it once."""
+    preview = (request.preview or "").strip()
+    return "\n" not in preview and request.summary.endswith(preview)
 
 
 DECISION_TEXT: dict[ApprovalDecision, str] = {
-    "approve": "✅ 已允许",
-    "approve_all": "✅ 已允许；本会话里 {tool} 不再逐次询问（/hitl on 可恢复每次确认）",
+    "approve": "✅ 已允许这一次",
+    "approve_all": "✅ 已允许；本会话里{always}不再逐次询问（/policy 查看，/policy reset 撤销）",
     "deny": "🚫 已拒绝",
 }
 

@@ -16,11 +16,13 @@ from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.input import Input, create_input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
 from prompt_toolkit.output import Output, create_output
 from rich.cells import cell_len
 from rich.console import Console
 
 from paicli.cli.backend import Backend, SessionInfo, StatusSnapshot
+from paicli.cli.paste import PasteStore
 from paicli.cli.render import say
 from paicli.cli.repl import GOODBYE, ApprovalHost, Dispatcher
 from paicli.cli.repl_complete import ReplCompleter
@@ -110,6 +112,8 @@ class InteractiveRepl:
         self._history_file = history_file
         self._show_toolbar = show_toolbar
         self._status: StatusSnapshot | None = None
+        self.intro = ""
+        self._pastes = PasteStore()
         self._root = Path(backend.info().project_root or ".")
         self.io = InteractiveIO(inp, out, console, self._clear_history)
         self._dispatcher = Dispatcher(backend, self.io)
@@ -159,6 +163,14 @@ class InteractiveRepl:
                 buffer.reset()
             elif self._dispatcher.pending is not None:
                 run_in_terminal(self._dispatcher.cancel_pending)
+
+        @bindings.add(Keys.BracketedPaste)
+        def _paste(event: KeyPressEvent) -> None:
+            event.current_buffer.insert_text(self._pastes.collapse(event.data))
+
+        @bindings.add("c-o")  # never accept the line (emacs operate-and-get-next would)
+        def _expand_folded(event: KeyPressEvent) -> None:
+            run_in_terminal(self._dispatcher.show_last_folded)
 
         @bindings.add("tab", filter=has_completions)
         def _tab(event: KeyPressEvent) -> None:
@@ -226,6 +238,8 @@ class InteractiveRepl:
     def _loop(self) -> int:
         for text, style in banner_lines(self._backend.info()):
             say(self._console, text, style or None)
+        if self.intro:
+            say(self._console, self.intro)
         offer_continuation(self._dispatcher)
         while True:
             self._dispatcher.notices()
@@ -233,6 +247,7 @@ class InteractiveRepl:
             try:
                 line = self._session.prompt(self._message, pre_run=self._relay.attach)
             except KeyboardInterrupt:
+                self._pastes.forget()
                 if not self._session.default_buffer.text.strip():
                     say(self._console, EXIT_HINT, "dim")
                 continue
@@ -241,6 +256,7 @@ class InteractiveRepl:
                 return 0
             finally:
                 self._relay.detach()
+            line = self._pastes.expand(line)
             if not self._dispatcher.handle(line):
                 return 0
             if line.strip():
@@ -248,11 +264,13 @@ class InteractiveRepl:
 
 
 def run_interactive(backend: Backend, *, input: object, output: object, history_file: Path,
-                    console: Console | None, env: EnvLookup | None, approver: ApprovalHost | None = None) -> int:
+                    console: Console | None, env: EnvLookup | None, approver: ApprovalHost | None = None,
+                    intro: str = "") -> int:
     inp = input if isinstance(input, Input) else create_input()
     out = output if isinstance(output, Output) else create_output()
     show_toolbar = not knobs.NO_STATUSBAR.read(env or EnvLookup())
     repl = InteractiveRepl(backend, inp, out, console or Console(force_terminal=True), history_file, show_toolbar)
+    repl.intro = intro
     if approver is None:
         return repl.run()
     approver.handler = repl.io.approval_handler

@@ -27,6 +27,7 @@ from paicli.cli.backend import (
 )
 from paicli.cli.compose import Components, build_llm
 from paicli.cli.mentions import attach_mentions
+from paicli.cli.models import ModelChoice
 from paicli.cli.plan_session import PlanSession
 from paicli.cli.session_parts import UsageRecordingExtractor as _UsageRecordingExtractor
 from paicli.cli.session_parts import last_answer as last_answer
@@ -116,14 +117,15 @@ class AppBackend:
 
     def status(self) -> StatusSnapshot:
         usage = self.agent.usage_total + self._extra_usage
-        history = self.agent.history
-        tools = self.agent.last_tool_definitions or None
-        context_tokens = 0
+        history = list(self.agent.history)
+        context_tokens, source = 0, "local"
         if self._count_context and len(history) > 1:  # one-shot runs skip it: it would load the tokenizer
-            context_tokens = self.parts.counter.count_request(history, tools)
+            figure = self.parts.compaction.figure(history, self._tool_definitions())
+            context_tokens, source = figure.tokens, figure.source
         return StatusSnapshot(
             model=self.settings.model,
             context_tokens=context_tokens,
+            context_source=source,
             context_window=self.parts.profile.window,
             input_tokens=usage.prompt_tokens,
             output_tokens=usage.completion_tokens,
@@ -179,12 +181,12 @@ class AppBackend:
             return finished
         if mode == "plan":
             self.parts.tracker.observe_user_input(expanded)
-            return self.plan.run(expanded, text, emit, cancel)
+            return self._with_retry_notices(emit, lambda: self.plan.run(expanded, text, emit, cancel))
         if mode == "team":
             self.parts.tracker.observe_user_input(expanded)
-            return self.team.run(expanded, text, emit, cancel)
+            return self._with_retry_notices(emit, lambda: self.team.run(expanded, text, emit, cancel))
         self._before_model_call(text, expanded, emit)
-        return self.agent.run(expanded, emit, cancel, submitted=text)
+        return self._with_retry_notices(emit, lambda: self.agent.run(expanded, emit, cancel, submitted=text))
 
     def _guarded(self, emit: EventSink, work: Callable[[], T]) -> T | RunFinished:
         self._phase = "running"
@@ -315,15 +317,36 @@ class AppBackend:
         text = run_save(self.parts.memory, parse_save_args(args))
         return CommandReply(text, ok=not text.startswith("❌"))
 
+    def model_choices(self) -> list[ModelChoice]:
+        """The current model first, then each configured provider's model."""
+        current = self.settings
+        found = [ModelChoice(current.provider, current.model, self.parts.profile.window, current=True)]
+        for name in current.available_providers:
+            try:
+                other = current.with_model(name)
+            except ConfigError:
+                continue
+            choice = ModelChoice(other.provider, other.model, other.context_window)
+            if all(item.spec != choice.spec for item in found):
+                found.append(choice)
+        return found
+
     def model(self, args: str) -> CommandReply:
-        spec = args.strip()
-        if not spec:
-            available = "、".join(self.settings.available_providers) or self.settings.provider
-            return CommandReply(
-                f"🤖 正在使用的模型: {self.settings.describe()}\n"
-                f"   上下文窗口: {self.parts.profile.window:,} tokens\n"
-                f"   切换: /model <provider | model-id | provider/model-id>（已配置: {available}）"
-            )
+        from paicli.cli import models
+
+        command = models.parse_model_args(args)
+        choices = self.model_choices()
+        if command.action in ("show", "list"):
+            head = f"🤖 正在使用的模型: {self.settings.describe()}\n" if command.action == "show" else ""
+            return CommandReply(head + models.list_text(choices))
+        if command.action == "info":
+            return CommandReply(f"🤖 {self.settings.describe()} · 上下文窗口 {self.parts.profile.window:,} tokens"
+                                f" · prompt cache: {self.parts.profile.cache_mode} · {self.settings.base_url}")
+        if command.action == "unsupported":
+            return CommandReply(models.unsupported_text(command.target), ok=False)
+        if command.action == "invalid" or not models.is_known_target(command.target, choices):
+            return CommandReply(models.rejected_text(command.target, choices), ok=False)
+        spec = command.target
         try:
             settings = self.settings.with_model(spec)
         except ConfigError as exc:
@@ -356,7 +379,10 @@ class AppBackend:
     def hitl(self, args: str) -> CommandReply:
         return CommandReply(f"🔒 {self.parts.approval.set_hitl(args.strip())}")
 
-    def policy(self) -> CommandReply:
+    def policy(self, args: str = "") -> CommandReply:
+        if args.strip().lower() == "reset":
+            self.parts.approval.clear_grants()
+            return CommandReply("🛡️ 已撤销本会话的全部“始终允许”，之后需要确认的操作会照常询问。")
         return CommandReply(self.parts.tools.policy_report())
 
     def init_project(self, force: bool, emit: EventSink, cancel: CancelToken) -> CommandReply:
@@ -384,13 +410,15 @@ class AppBackend:
             list(self.agent.history), args, home=self.settings.paicli_home, project_root=self.settings.project_root,
             session_id=self.parts.ledger.session_id, model=self.settings.model)
 
-    def list_sessions(self) -> list[SessionSummary]:
+    def list_sessions(self, include_hidden: bool = False) -> list[SessionSummary]:
         from paicli.session.catalog import list_sessions
 
         found = list_sessions(
-            self.settings.paicli_home, self.settings.project_root, exclude_session_id=self.parts.ledger.session_id
+            self.settings.paicli_home, self.settings.project_root, exclude_session_id=self.parts.ledger.session_id,
+            include_throwaway=include_hidden,
         )
-        return [SessionSummary(s.session_id, s.started_at_ms, s.first_input, s.turns, s.model) for s in found]
+        return [SessionSummary(s.session_id, s.started_at_ms, s.first_input, s.turns, s.model,
+                               s.updated_at_ms or s.started_at_ms, s.throwaway) for s in found]
 
     def resume(self, session_id: str) -> CommandReply:
         from paicli.session.catalog import find_session, resume_session
@@ -429,13 +457,22 @@ class AppBackend:
                              "paicliVersion": __version__, "resumedFromSequence": result.last_sequence})
         return self._restored(ledger.session_id, result)
 
+    def has_conversation(self) -> bool:
+        """Something worth resuming: the history holds more than the system prompt."""
+        return any(message.role != "system" for message in self.agent.history)
+
     def _restored(self, session_id: str, result: ResumeResult) -> CommandReply:
         self.parts.tools.reset_session()
         self.agent.restore(result.messages)
         lines = [f"✅ 已恢复会话 {session_id}：{len(result.messages)} 条消息，继续写入同一个会话账本。"]
         lines.extend(f"   ⚠️ {notice}" for notice in result.notices)
+        from paicli.cli.replay import replay_lines
+
+        replay = replay_lines(result.messages)
         recap = last_answer(result.messages)
-        if recap:
+        if replay:
+            lines.extend(replay)
+        elif recap:
             lines.append(f"   上次最后的回答: {recap}")
         return CommandReply("\n".join(lines))
 
@@ -473,6 +510,25 @@ class AppBackend:
         with self._notice_lock:
             lines, self._notices[:] = list(self._notices), []
         return lines
+
+    def _with_retry_notices(self, emit: EventSink, work: Callable[[], RunFinished]) -> RunFinished:
+        """While `work` runs, each model-call retry is shown: `⏳ 重试 2/4，3 s 后…（HTTP 500）`."""
+        llm = self.parts.llm
+        if not hasattr(llm, "on_retry"):
+            return work()
+
+        def told(number: int, retries: int, delay: float, cause: str) -> None:
+            emit(Notice(f"⏳ 重试 {number}/{retries}，{delay:.0f} s 后…（{cause}）", "warn"))
+
+        llm.on_retry = told
+        try:
+            return work()
+        finally:
+            llm.on_retry = None
+
+    def pending_background(self) -> int:
+        """Fact extractions still queued or running (the REPL says it is finishing them on exit)."""
+        return self._background.pending
 
     def close(self, timeout: float = 10.0) -> None:
         self._background.wait(timeout)

@@ -29,7 +29,8 @@ def status_line(snapshot: StatusSnapshot, columns: int | None = None) -> str:
     """The full line, or for a narrow terminal (`columns` cells) the longest variant that fits: the token
     figures go first, then the model name, so the context use and the mode stay visible."""
     model = snapshot.model
-    ctx = (f"ctx {format_tokens(snapshot.context_tokens)}/{format_window(snapshot.context_window)}"
+    approx = "~" if snapshot.context_source == "local" else ""  # "~": a local estimate, not yet calibrated
+    ctx = (f"ctx {approx}{format_tokens(snapshot.context_tokens)}/{format_window(snapshot.context_window)}"
            f" ({snapshot.context_percent:.1f}%)")
     tokens = f"in {format_tokens(snapshot.input_tokens)} out {format_tokens(snapshot.output_tokens)}"
     cached = f" cached {format_tokens(snapshot.cached_tokens)} ({snapshot.cache_hit_percent:.0f}% hit)"

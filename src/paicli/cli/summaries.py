@@ -98,7 +98,19 @@ def summarize_result(result: ToolResult, preview_lines: int = 3, width: int = 10
         return ResultSummary(f"读取 {len(lines)} 行")
     if len(lines) == 1:
         return ResultSummary(first)
+    if result.name == "grep_code" and lines[0].startswith("grep_code:"):
+        return _grep_summary(lines, preview_lines, width)
     return ResultSummary(f"{len(lines)} 行", _preview(lines, preview_lines, width), _folded(lines, preview_lines))
+
+
+_GREP_MATCH = re.compile(r"^.+?:\d+:")
+
+
+def _grep_summary(lines: list[str], preview_lines: int, width: int) -> ResultSummary:
+    """The matching lines first (`path:12:text`), not the context lines around them (`path-11-text`)."""
+    matches = [line for line in lines[1:] if _GREP_MATCH.match(line)]
+    headline = lines[0].removeprefix("grep_code:").strip()
+    return ResultSummary(headline, _preview(matches, preview_lines, width), _folded(lines[1:], preview_lines))
 
 
 _MODEL_TAGS = ("[HITL]", "[AUTO]")

@@ -31,7 +31,7 @@ from paicli.context.profile import ContextProfile
 from paicli.context.rounds import choose_cut, removed, unseen_tool_indices
 from paicli.context.rounds import rebuild as rounds_rebuild
 from paicli.context.session_memory import SessionMemoryCompactor, daemon_submit, enabled_by_configuration
-from paicli.context.status import ContextReport
+from paicli.context.status import ContextFigure, ContextReport, context_figure
 from paicli.context.summary import (
     DEFAULT_RETAIN_RECENT_ROUNDS,
     ConversationHistoryCompactor,
@@ -379,6 +379,11 @@ class AutoCompactionManager:
     @property
     def session_memory_enabled(self) -> bool:
         return self.session_memory.enabled
+
+    def figure(self, history: Sequence[Message], tools: Tools) -> ContextFigure:
+        """The context figure the status bar shows; the same as /context's bar and total line."""
+        self._settle_calibration()
+        return context_figure(self.counter, self.model, self.profile.window, history, tools)
 
     def context_report(
         self,

@@ -2,9 +2,52 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from paicli.llm.messages import Message
 
 BAR_CELLS = 30
+FigureSource = Literal["local", "calibrated"]
+
+
+@dataclass(frozen=True)
+class ContextFigure:
+    """The one context figure every view shows (status bar, /context bar and total line): system prompt,
+    tools schema and conversation counted locally, scaled by the provider calibration once there is one."""
+
+    tokens: int
+    window: int
+    source: FigureSource
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * self.tokens / self.window if self.window > 0 else 0.0
+
+    @property
+    def note(self) -> str:
+        if self.source == "calibrated":
+            return "本地计数，已按服务端报告的 prompt_tokens 校准"
+        return "本地估算，还没有服务端数据可校准"
+
+
+class FigureCounter(Protocol):
+    def count_messages(self, history: Sequence[Message]) -> int: ...
+
+    def count_tools(self, tools: Sequence[Mapping[str, Any]] | None) -> int: ...
+
+    def calibrated(self, model: str, local_count: int) -> int: ...
+
+    def calibration(self, model: str) -> object | None: ...
+
+
+def context_figure(counter: FigureCounter, model: str, window: int, history: Sequence[Message],
+                   tools: Sequence[Mapping[str, Any]] | None) -> ContextFigure:
+    local = counter.count_messages(history) + counter.count_tools(tools)
+    if counter.calibration(model) is None:
+        return ContextFigure(local, window, "local")
+    return ContextFigure(counter.calibrated(model, local), window, "calibrated")
 
 
 @dataclass(frozen=True)
@@ -35,6 +78,12 @@ class ContextReport:
     @property
     def local_tokens(self) -> int:
         return self.system_tokens + self.tools_tokens + self.conversation_tokens
+
+    @property
+    def figure(self) -> ContextFigure:
+        source: FigureSource = "calibrated" if self.calibration_ratio is not None else "local"
+        tokens = self.calibrated_tokens if source == "calibrated" else self.local_tokens
+        return ContextFigure(tokens, self.window, source)
 
 
 def format_tokens(value: int) -> str:
@@ -67,7 +116,8 @@ def _row(label: str, tokens: int, window: int, extra: str = "") -> str:
 
 def render_context_report(report: ContextReport, memory_status: str = "") -> str:
     r = report
-    shown = r.calibrated_tokens
+    figure = r.figure
+    shown = figure.tokens
     heading = f"📊 Context Usage   {r.model}" + (f" ({r.provider})" if r.provider else "")
     lines = [
         f"{heading}   window: {format_tokens(r.window)}",
@@ -79,7 +129,7 @@ def render_context_report(report: ContextReport, memory_status: str = "") -> str
         _row("Tools schema:", r.tools_tokens, r.window, f"  [{r.tools_count} 个工具]"),
         _row("Conversation:", r.conversation_tokens, r.window, f"  [{r.conversation_messages} 条]"),
         "    " + "─" * 33,
-        _row("合计:", r.local_tokens, r.window),
+        _row("合计:", shown, r.window, f"  （{figure.note}）"),
         "",
         *_count_lines(r),
         "",
@@ -94,11 +144,19 @@ def _count_lines(r: ContextReport) -> list[str]:
     tokenizer = f"（{r.tokenizer}）" if r.tokenizer else ""
     ratio = f"，校准系数 ×{r.calibration_ratio:.2f}" if r.calibration_ratio is not None else "，尚未校准"
     provider = str(r.provider_prompt_tokens) if r.provider_prompt_tokens is not None else "暂无"
-    hit = f"{r.cache_hit_ratio * 100:.1f}%" if r.cache_hit_ratio is not None else "暂无"
     return [
         f"  本地计数: {r.local_tokens}{tokenizer}   校准后: {r.calibrated_tokens}{ratio}",
-        f"  服务端上次报告 prompt_tokens: {provider}   本会话缓存命中率: {hit}",
+        f"  服务端上次报告 prompt_tokens: {provider}",
     ]
+
+
+def cache_line(mode: str, hit_ratio: float | None) -> str:
+    """What the provider's prompt cache did, from the usage it reported; the configured mode only as a hint."""
+    if hit_ratio is not None and hit_ratio > 0:
+        return f"  prompt cache: 生效，本会话 {hit_ratio * 100:.1f}% 的输入 token 命中缓存（服务端报告）"
+    if hit_ratio is not None:
+        return f"  prompt cache: 本会话还没有命中（服务端报告 0 个缓存 token；配置: {mode}）"
+    return f"  prompt cache: 还没有调用过模型，暂无数据（配置: {mode}）"
 
 
 def _threshold_lines(r: ContextReport) -> list[str]:
@@ -122,6 +180,5 @@ def _threshold_lines(r: ContextReport) -> list[str]:
         else "完整摘要（Session Memory 实验开关关闭）"
     )
     lines.append(f"  自动压缩: {strategy}")
-    lines.append(f"  MCP resources 自动索引: {'开启' if r.mcp_index_enabled else '关闭（window 不足 32k）'}")
-    lines.append(f"  prompt cache: {r.cache_mode}")
+    lines.append(cache_line(r.cache_mode, r.cache_hit_ratio))
     return lines

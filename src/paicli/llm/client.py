@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import queue
 import random
 import socket
@@ -24,6 +25,8 @@ from paicli.llm.messages import ChatResponse, Message
 from paicli.llm.protocol import DeltaCallback, LLMError
 from paicli.llm.stream import StreamAssembler
 from paicli.session.redact import mask_secret
+
+log = logging.getLogger(__name__)
 
 NO_KEY_PLACEHOLDER = "sk-no-key-required"  # the SDK insists on a key; local servers ignore this one
 
@@ -149,6 +152,9 @@ class OpenAIChatClient:
         self._connection = connection or _Connection(options)
         self._model = model
         self._rng = rng
+        # Told before each retry pause: (retry number, retries allowed, seconds until it, cause). The front end
+        # shows it, so a retried call is not a silent growing timer.
+        self.on_retry: Callable[[int, int, float, str], None] | None = None
 
     @classmethod
     def from_options(cls, options: ClientOptions, model: str) -> OpenAIChatClient:
@@ -221,8 +227,20 @@ class OpenAIChatClient:
                 if self._options.api_key:
                     message = mask_secret(message, self._options.api_key, "***")
                 raise LLMError(message, failure.status, failure.retryable)
-            self._pause(self._backoff(attempt, failure.retry_after), cancel)
+            delay = self._backoff(attempt, failure.retry_after)
+            self._tell_retry(attempt, attempts - 1, delay, failure)
+            self._pause(delay, cancel)
             attempt += 1
+
+    def _tell_retry(self, number: int, retries: int, delay: float, failure: Failure) -> None:
+        listener = self.on_retry
+        if listener is None:
+            return
+        cause = f"HTTP {failure.status}" if failure.status else (failure.message.splitlines() or ["连接失败"])[0]
+        try:
+            listener(number, retries, delay, cause)
+        except Exception:  # a display hook must never break the call
+            log.debug("retry listener failed", exc_info=True)
 
     def prewarm(self) -> None:
         """Import the SDK and build the HTTP client on a daemon thread, so the first chat starts sooner."""

@@ -27,6 +27,7 @@ SCAN_CAP_BYTES = 64 * 1024 * 1024
 _HEAD_BYTES = 64 * 1024
 _USER_EVENT = b'"event":"user"'
 _USER_INPUT = b'"source":"user_input"'
+_ANSWER_EVENT = b'"event":"assistant"'
 _FIRST_INPUT_CHARS = 200
 _MEMORY_HEADER = "## 相关长期记忆"
 SUBMITTED_INPUT_KEY = "submittedInput"  # optional user_input metadata: the text as typed
@@ -43,6 +44,12 @@ class SessionInfo:
     provider: str
     updated_at_ms: int = 0  # the file's mtime: the last time anything was appended
     project_root: str = ""
+    answered: bool = True  # the model gave at least one final answer (False: every turn failed or was cut off)
+
+    @property
+    def throwaway(self) -> bool:
+        """Nothing worth resuming: no input, or one input that never got an answer (a failed `-p` run)."""
+        return self.turns == 0 or (self.turns == 1 and not self.answered)
 
 
 def _canonical_root(root: Path | str) -> str:
@@ -59,10 +66,11 @@ def _first_entry(path: Path) -> dict[str, Any] | None:
     return entry if isinstance(entry, dict) and entry.get("event") == SESSION_START_EVENT else None
 
 
-def _count_inputs(path: Path, cap: int) -> tuple[str, int]:
+def _count_inputs(path: Path, cap: int) -> tuple[str, int, bool]:
     first = ""
     turns = 0
     scanned = 0
+    answered = False
     with open(path, "rb") as handle:
         for line in handle:
             scanned += len(line)
@@ -70,9 +78,10 @@ def _count_inputs(path: Path, cap: int) -> tuple[str, int]:
                 if turns == 0:
                     first = _input_text(line)
                 turns += 1
+            answered = answered or _ANSWER_EVENT in line
             if scanned >= cap:
                 break
-    return first, turns
+    return first, turns, answered
 
 
 def _input_text(line: bytes) -> str:
@@ -99,7 +108,7 @@ def read_session_info(path: Path, cap: int = SCAN_CAP_BYTES) -> SessionInfo | No
             return None
         raw_metadata = start.get("metadata")
         metadata: dict[str, Any] = raw_metadata if isinstance(raw_metadata, dict) else {}
-        first, turns = _count_inputs(path, cap)
+        first, turns, answered = _count_inputs(path, cap)
         updated = path.stat().st_mtime_ns // 1_000_000
     except OSError:
         return None
@@ -114,6 +123,7 @@ def read_session_info(path: Path, cap: int = SCAN_CAP_BYTES) -> SessionInfo | No
         provider=str(metadata.get("provider") or ""),
         updated_at_ms=updated,
         project_root=str(metadata.get("projectRoot") or ""),
+        answered=answered,
     )
 
 
@@ -123,10 +133,12 @@ def list_sessions(
     *,
     include_empty: bool = False,
     exclude_session_id: str | None = None,
+    include_throwaway: bool = True,
 ) -> list[SessionInfo]:
     """This project's sessions, most recently active first (ties: newest start first).
 
-    Sessions without any user input are left out unless `include_empty`; pass the running session's id
+    Sessions without any user input are left out unless `include_empty`, and one-turn sessions that never got
+    an answer unless `include_throwaway` (the picker hides them unless asked); pass the running session's id
     as `exclude_session_id` so /resume does not offer the session that is already open.
     """
     directory = ledger_dir(home)
@@ -146,7 +158,7 @@ def list_sessions(
         info = read_session_info(path)
         if info is None or not info.project_root or _canonical_root(info.project_root) != root:
             continue
-        if info.turns or include_empty:
+        if (info.turns or include_empty) and (include_throwaway or include_empty or not info.throwaway):
             sessions.append(info)
     sessions.sort(key=lambda s: (s.updated_at_ms, s.started_at_ms, s.session_id), reverse=True)
     return sessions
@@ -173,6 +185,26 @@ def newest_session(home: Path, project_root: Path, exclude_session_id: str | Non
     """The session `paicli -c` continues: the most recently active one of this project."""
     sessions = list_sessions(home, project_root, exclude_session_id=exclude_session_id)
     return sessions[0] if sessions else None
+
+
+def relative_time(then_ms: int, now_ms: int) -> str:
+    """`刚刚`, `5 分钟前`, `3 小时前`, `2 天前`; a date after a month."""
+    seconds = max(0, (now_ms - then_ms) // 1000)
+    if seconds < 60:
+        return "刚刚"
+    if seconds < 3600:
+        return f"{seconds // 60} 分钟前"
+    if seconds < 86_400:
+        return f"{seconds // 3600} 小时前"
+    if seconds < 30 * 86_400:
+        return f"{seconds // 86_400} 天前"
+    return datetime.fromtimestamp(then_ms / 1000).strftime("%Y-%m-%d")
+
+
+def search_sessions(sessions: Sequence[SessionInfo], query: str) -> list[SessionInfo]:
+    """Sessions whose first request or id contains every word of `query` (case-insensitive)."""
+    words = query.lower().split()
+    return [s for s in sessions if all(w in f"{s.first_input} {s.session_id}".lower() for w in words)]
 
 
 def describe_session(info: SessionInfo, width: int = 60) -> str:

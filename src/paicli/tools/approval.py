@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from paicli.tools.base import ApprovalDecision, ApprovalRequest
+from paicli.tools.grants import Grant, covered, grant_for
 from paicli.tools.guards import COMMAND_RULES, is_read_only_command
 
 SessionMode = Literal["auto", "plan", "team", "ask"]
@@ -52,7 +53,7 @@ class ApprovalState:
         self._mode: SessionMode = mode
         self._hitl = hitl
         self.yes = yes
-        self._granted: set[str] = set()
+        self._granted: list[Grant] = []
         self._written_gitdirs: set[Path] = set()
         self._lock = threading.Lock()
 
@@ -94,13 +95,35 @@ class ApprovalState:
 
     def describe(self) -> str:
         extra = "；--yes 已开启，所有操作自动批准" if self.yes else ""
-        granted = f"；本会话已全部批准: {', '.join(sorted(self._granted))}" if self._granted else ""
+        granted = f"；本会话已始终允许 {len(self._granted)} 项（/policy 查看）" if self._granted else ""
         hitl = "；HITL 开启" if self._hitl else ""
         return f"模式 {_MODE_TEXT[self._mode]}{hitl}{extra}{granted}"
 
-    def grant_all(self, tool: str) -> None:
+    def grant_scope(self, tool: str, args: dict[str, Any]) -> Grant | None:
+        """What answering "always" would cover for this call; None when it cannot be granted."""
+        return grant_for(tool, args)
+
+    def grant(self, tool: str, args: dict[str, Any]) -> Grant | None:
+        """Remember "always" for this call's scope; returns the grant (None: nothing could be granted)."""
+        scope = grant_for(tool, args)
         with self._lock:
-            self._granted.add(tool)
+            if scope is not None and scope not in self._granted:
+                self._granted.append(scope)
+        return scope
+
+    @property
+    def grants(self) -> tuple[Grant, ...]:
+        with self._lock:
+            return tuple(self._granted)
+
+    def grants_text(self) -> str:
+        """`/policy`'s list of what this session always allows."""
+        grants = self.grants
+        if not grants:
+            return "   本会话始终允许: 无（审批时按 a 添加；/policy reset 清空）"
+        lines = ["   本会话始终允许（/policy reset 清空）:"]
+        lines += [f"     - {grant.label()}" for grant in grants]
+        return "\n".join(lines)
 
     def clear_grants(self) -> None:
         with self._lock:
@@ -131,11 +154,11 @@ class ApprovalState:
         """
         if tool not in DANGEROUS_TOOLS or self.yes:
             return None
-        with self._lock:
-            if tool in self._granted:
-                return None
         if self._hitl:
             return ApprovalNeed("HITL 已开启，所有危险操作都需要确认")
+        with self._lock:
+            if covered(self._granted, tool, args) and not (tool != "execute_command" and is_protected_path(relative_path)):
+                return None
         if self._mode == "ask":
             return ApprovalNeed("当前为 ask 模式，危险操作需要确认")
         command = str(args.get("command", ""))
@@ -190,8 +213,13 @@ def approval_summary(tool: str, args: dict[str, Any]) -> str:
     return f"调用工具 {tool}"
 
 
-def denial_text(tool: str, args: dict[str, Any], non_interactive_hint: str | None) -> str:
+def denial_text(tool: str, args: dict[str, Any], non_interactive_hint: str | None, note: str = "") -> str:
     hint = f"（{non_interactive_hint}）" if non_interactive_hint else ""
+    if note.strip():
+        return (
+            f"{HITL_PREFIX} 用户没有批准这次操作，未执行: {approval_summary(tool, args)}。"
+            f"用户的说明: {note.strip()}"
+        )
     return (
         f"{HITL_PREFIX} 用户没有批准这次操作，未执行: {approval_summary(tool, args)}{hint}。"
         "不要换个方式绕过；如确有必要，请向用户说明原因并等待指示"
@@ -226,5 +254,6 @@ def policy_report(
             f"   命令执行上限: {command_timeout_seconds:g} 秒，输出 8KB（{overflow}）",
             "   联网: web_fetch 只访问公网 http(s) 地址，且 URL 须来自你的输入或本轮 web_search 结果",
             f"   审计目录: {audit_dir}",
+            state.grants_text(),
         ]
     )

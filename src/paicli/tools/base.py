@@ -44,12 +44,21 @@ class ApprovalRequest:
     summary: str  # one line: what would happen ("执行命令: rm build -r")
     reason: str  # why a human is asked
     preview: str | None = None  # diff or command text to show
+    always: str | None = None  # what answering "always" would cover; None = not offered (destructive command)
 
 
 ApprovalDecision = Literal["approve", "approve_all", "deny"]
 
 
+@dataclass(frozen=True)
+class ApprovalReply:
+    """A decision with words for the model: "no, do this instead", or why the person refused (Esc)."""
+
+    decision: ApprovalDecision
+    note: str = ""
+
+
 class Approver(Protocol):
     """Asks a human. `None` human (one-shot without --yes, piped stdin) is modelled by an approver that denies."""
 
-    def approve(self, request: ApprovalRequest) -> ApprovalDecision: ...
+    def approve(self, request: ApprovalRequest) -> ApprovalDecision | ApprovalReply: ...

@@ -33,6 +33,7 @@ from paicli.tools.approval import (
 from paicli.tools.audit import AuditLog, audit_dir, env_secrets
 from paicli.tools.base import (
     CANCELLED_PREFIX,
+    ApprovalReply,
     ApprovalRequest,
     Approver,
     ToolEvent,
@@ -260,23 +261,25 @@ class TurnToolSet:
         if need is None:
             self._note_write(name, relative)
             return None
+        scope = self.runner.approval.grant_scope(name, args)
         request = ApprovalRequest(
             name,
             args,
             approval_summary(name, args),
             need.reason,
             approval_preview(name, args, self.runner.paths),
+            always=scope.label() if scope is not None else None,
         )
-        decision = self.runner.approver.approve(request)
-        if decision == "approve_all":
-            self.runner.approval.grant_all(name)
-        if decision in ("approve", "approve_all"):
+        answer = self.runner.approver.approve(request)
+        reply = answer if isinstance(answer, ApprovalReply) else ApprovalReply(answer)
+        if reply.decision == "approve_all":
+            self.runner.approval.grant(name, args)
+        if reply.decision in ("approve", "approve_all"):
             self._note_write(name, relative)
             return None
         hint = getattr(self.runner.approver, "reason_text", None)
-        return ToolOutput(
-            denial_text(name, args, hint if isinstance(hint, str) else None), success=False, blocked=True
-        )
+        text = denial_text(name, args, hint if isinstance(hint, str) else None, reply.note)
+        return ToolOutput(text, success=False, blocked=True)
 
     def _note_write(self, name: str, relative: str | None) -> None:
         if name in ("write_file", "edit_file"):

@@ -1,0 +1,77 @@
+"""`/model` (spec 10.3): parsing and the texts, pure. The backend supplies the configured models."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from paicli.config.providers import find_provider, provider_for_model
+
+ModelAction = Literal["show", "list", "info", "switch", "unsupported", "invalid"]
+SUBCOMMANDS = ("list", "info", "refresh", "add")
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    provider: str
+    model: str
+    window: int
+    current: bool = False
+
+    @property
+    def spec(self) -> str:
+        return f"{self.provider}/{self.model}"
+
+
+@dataclass(frozen=True)
+class ModelCommand:
+    action: ModelAction
+    target: str = ""
+
+
+def parse_model_args(args: str) -> ModelCommand:
+    words = args.split()
+    if not words:
+        return ModelCommand("show")
+    head = words[0].lower()
+    if head == "list":
+        return ModelCommand("list") if len(words) == 1 else ModelCommand("invalid", args.strip())
+    if head == "info":
+        return ModelCommand("info", " ".join(words[1:2])) if len(words) <= 2 else ModelCommand("invalid", args.strip())
+    if head in ("refresh", "add"):
+        return ModelCommand("unsupported", head)
+    if len(words) > 1:
+        return ModelCommand("invalid", args.strip())
+    return ModelCommand("switch", words[0])
+
+
+def is_known_target(target: str, choices: list[ModelChoice]) -> bool:
+    """A provider or alias, `provider/model` of a known provider, a model id with a known prefix, or one of the
+    configured models: anything else is a typo, not a new model name."""
+    if find_provider(target) is not None or provider_for_model(target) is not None:
+        return True
+    head, slash, _ = target.partition("/")
+    if slash and find_provider(head) is not None:
+        return True
+    return any(target in (choice.model, choice.spec) for choice in choices)
+
+
+def list_text(choices: list[ModelChoice], numbered: bool = False) -> str:
+    lines = ["🤖 已配置的模型："]
+    for number, choice in enumerate(choices, start=1):
+        mark = "●" if choice.current else " "
+        index = f"{number}. " if numbered else ""
+        lines.append(f"  {mark} {index}{choice.spec}  · 上下文窗口 {choice.window:,}")
+    lines.append("   切换: /model <provider | 模型 id | provider/模型 id>")
+    return "\n".join(lines)
+
+
+def rejected_text(target: str, choices: list[ModelChoice]) -> str:
+    return (f"❌ 不认识的模型: {target}（没有切换）\n"
+            + list_text(choices).replace("🤖 已配置的模型：", "可用的模型：")
+            + "\n   子命令: /model list | info | refresh <provider> | add <provider> <模型 id>")
+
+
+def unsupported_text(sub: str) -> str:
+    return (f"ℹ️ /model {sub} 管理模型目录，这个版本还没有实现；"
+            "可在 paicli 主目录的 config.json 里配置 providers，再用 /model <provider/模型> 切换。")

@@ -1,0 +1,57 @@
+"""One context figure: the status bar, /context's bar and its total line agree, before and after calibration."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from paicli.cancel import CancelToken
+from paicli.cli.compose import build_components
+from paicli.cli.session import AppBackend
+from paicli.cli.statusbar import status_line
+from paicli.config.env import EnvLookup
+from paicli.config.settings import load_settings
+from paicli.context.status import format_tokens
+from paicli.tools.approval import AutoApprover
+from tests.fakes.openai_server import FakeOpenAIServer
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def figures(backend: AppBackend) -> tuple[str, str, str, str]:
+    """(status bar ctx, /context bar figure, /context total figure, the total's source note)."""
+    bar = status_line(backend.status())
+    ctx = re.search(r"ctx ~?([\d.]+k?)/", bar)
+    report = backend.context_report().text
+    top = re.search(r"\]\s+[\d.]+%\s+\(([\d.]+k?) / ", report)
+    total = re.search(r"合计:\s+([\d.]+k?)\s+\([\d. ]+%\)\s+（(.+)）", report)
+    assert ctx and top and total, (bar, report)
+    return ctx.group(1), top.group(1), total.group(1), total.group(2)
+
+
+def test_status_bar_and_context_report_show_the_same_figure(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    with FakeOpenAIServer() as server:
+        server.push("好的，已经看过了。" * 20, "第二个回答。" * 30)
+        env = EnvLookup(environ={
+            "HOME": str(tmp_path), "PAICLI_HOME": str(tmp_path / ".paicli"), "PAICLI_BASE_URL": server.base_url,
+            "PAICLI_MODEL": "fake-model", "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false",
+            "PAICLI_CONTEXT_WINDOW": "8000",
+        }, cwd=project)
+        backend = AppBackend(build_components(load_settings(env, cwd=project), env, AutoApprover(), yes=True))
+        try:
+            backend.run("看一下项目结构" * 10, "react", lambda e: None, CancelToken())
+            first = figures(backend)
+            backend.run("再详细一点" * 10, "react", lambda e: None, CancelToken())
+            second = figures(backend)
+            status = backend.status()
+        finally:
+            backend.close(5)
+    for shown in (first, second):
+        assert shown[0] == shown[1] == shown[2], shown
+    assert "服务端" in second[3]  # the provider reported usage: the figure says it is calibrated
+    assert second[0] == format_tokens(status.context_tokens) and status.context_source == "calibrated"
+    assert "~" not in status_line(status)

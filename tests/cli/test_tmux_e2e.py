@@ -1,0 +1,148 @@
+"""The real REPL in a real terminal (tmux) against the loopback server: a single-key approval, a 200-line
+paste, Ctrl+O on a folded output, and the screen checked for what must be there, once, with nothing lost.
+
+Every wait polls `capture-pane` until the expected text appears (generous timeout); nothing sleeps a fixed time.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.cli.paicli_proc import paicli_env
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
+
+pytestmark = [pytest.mark.timeout(240),
+              pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
+WAIT_SECONDS = 60.0
+
+
+class Pane:
+    def __init__(self, socket: str, target: str) -> None:
+        self.socket = socket
+        self.target = target
+
+    def tmux(self, *args: str) -> str:
+        done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=30)
+        return done.stdout
+
+    def screen(self) -> str:
+        """Everything the terminal shows and scrolled away, wrapped lines joined."""
+        return self.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", self.target)
+
+    def wait_for(self, text: str, count: int = 1) -> str:
+        deadline = time.monotonic() + WAIT_SECONDS
+        shown = ""
+        while time.monotonic() < deadline:
+            shown = self.screen()
+            if shown.count(text) >= count:
+                return shown
+            threading.Event().wait(0.2)  # poll interval, not an assertion on timing
+        raise AssertionError(f"{text!r} (x{count}) never appeared on the screen:\n{shown}")
+
+    def wait_prompt(self, after: str) -> None:
+        """Until the input prompt is back below `after` (keys sent earlier would be type-ahead, and a paste
+        between two prompts is not bracketed)."""
+        deadline = time.monotonic() + WAIT_SECONDS
+        shown = ""
+        while time.monotonic() < deadline:
+            shown = self.screen()
+            tail = shown[shown.rfind(after):] if after in shown else ""
+            rows = [row.rstrip() for row in tail.splitlines()]
+            if "›" in rows and any(" · ctx " in row for row in rows):
+                return
+            threading.Event().wait(0.2)
+        raise AssertionError(f"the prompt never came back after {after!r}:\n{shown}")
+
+    def keys(self, *keys: str) -> None:
+        self.tmux("send-keys", "-t", self.target, *keys)
+
+    def paste(self, text: str, tmp: Path) -> None:
+        source = tmp / "paste.txt"
+        source.write_text(text, encoding="utf-8")
+        self.tmux("load-buffer", "-b", "p", str(source))
+        self.tmux("paste-buffer", "-p", "-d", "-b", "p", "-t", self.target)  # -p: bracketed, as a terminal does
+
+
+@pytest.fixture
+def pane(tmp_path: Path, project: Path, isolated_home: Path) -> Iterator[tuple[Pane, FakeOpenAIServer]]:
+    with FakeOpenAIServer() as server:
+        env = paicli_env(isolated_home, server.base_url, TERM="xterm-256color", PAICLI_APPROVAL_MODE="auto")
+        script = tmp_path / "run.sh"
+        exports = "\n".join(f"export {key}={shlex.quote(value)}" for key, value in env.items())
+        script.write_text(f"{exports}\ncd {shlex.quote(str(project))}\n{shlex.quote(sys.executable)} -m paicli\n"
+                          "echo '[paicli exited]'\nread _\n", encoding="utf-8")
+        socket = f"paicli-test-{uuid.uuid4().hex[:8]}"
+        subprocess.run(["tmux", "-L", socket, "-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "120",
+                        "-y", "40", f"bash {shlex.quote(str(script))}"], check=True, timeout=30)
+        try:
+            terminal = Pane(socket, "t")
+            terminal.tmux("set-option", "-t", "t", "history-limit", "20000")
+            yield terminal, server
+        finally:
+            subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, timeout=30)
+
+
+def test_the_repl_in_a_real_terminal(pane: tuple[Pane, FakeOpenAIServer], tmp_path: Path, project: Path) -> None:
+    terminal, server = pane
+    server.push(
+        Reply.tool_calls(("execute_command", json.dumps({"command": "touch made.txt"}))),
+        "文件已经建好了。",
+        "收到，一共 200 行。",
+        Reply.tool_calls(("execute_command", json.dumps({"command": "seq 1 40"}))),
+        "数字列好了。",
+    )
+    terminal.wait_for("fake-model · ctx")
+
+    # 1. a command that needs approval, answered with one key (no Enter)
+    terminal.keys("建一个文件", "Enter")
+    terminal.wait_for("[Esc] 拒绝：")
+    terminal.keys("y")
+    shown = terminal.wait_for("文件已经建好了。")
+    terminal.wait_prompt("文件已经建好了。")
+    assert (project / "made.txt").exists()
+    assert shown.count("需要确认: 执行命令: touch made.txt") == 1  # the command is shown once, not three times
+
+    # 2. a 200-line paste collapses to a placeholder; the model gets every line
+    lines = [f"paste-line-{n:03d}" for n in range(1, 201)]
+    terminal.paste("\n".join(lines), tmp_path)
+    terminal.wait_for("[已粘贴 200 行]")
+    terminal.keys("Enter")
+    shown = terminal.wait_for("收到，一共 200 行。")
+    terminal.wait_prompt("收到，一共 200 行。")
+    sent = next(str(m.get("content")) for m in reversed(server.requests[2]["messages"]) if m["role"] == "user")
+    assert all(line in sent for line in lines)
+    assert "paste-line-001" not in shown and "paste-line-200" not in shown  # no 200 lines thrown at the screen
+
+    # 3. a folded output, then Ctrl+O on a half-typed line: shown in full, the line is not submitted
+    terminal.keys("列出数字", "Enter")
+    terminal.wait_for("[Esc] 拒绝：", count=2)
+    terminal.keys("a")
+    terminal.wait_for("数字列好了。")
+    terminal.wait_for("Ctrl+O 展开")
+    terminal.wait_prompt("数字列好了。")
+    terminal.keys("还没写完")
+    terminal.wait_for("还没写完")
+    terminal.keys("C-o")
+    shown = terminal.wait_for("输出结束")
+    block = shown[shown.index("── execute_command 的完整输出（"):shown.index("── 输出结束")]
+    numbers = [line.strip() for line in block.splitlines()[1:] if line.strip().isdigit()]
+    assert numbers == [str(n) for n in range(1, 41)]  # every line once, in order: none lost or doubled
+    assert len(server.requests) == 5  # Ctrl+O sent nothing to the model
+
+    # 4. the screen as a whole: each answer once, and the way back printed on exit
+    terminal.keys("C-u", "C-d")
+    shown = terminal.wait_for("[paicli exited]")
+    for answer in ("文件已经建好了。", "收到，一共 200 行。", "数字列好了。"):
+        assert shown.count(answer) == 1, answer
+    assert shown.count("[已粘贴 200 行]") >= 1 and "paicli --resume session-" in shown
