@@ -13,6 +13,7 @@ from paicli.context.offload import ToolResultOffloader
 from paicli.context.profile import ContextProfile
 from paicli.context.tokens import TokenCounter
 from paicli.llm.protocol import LLMClient
+from paicli.llm.tool_fallback import ToolFallbackClient, ToolSupport
 from paicli.memory.guard import ExternalContextTracker
 from paicli.memory.manager import MemoryManager
 from paicli.memory.project import ProjectMemoryLoader
@@ -40,12 +41,14 @@ class Components:
     tools: ToolRunner
     prompt: AgentPromptBuilder
     ledger: ConversationLedger
+    tool_support: ToolSupport | None = None
 
 
-def build_llm(settings: Settings) -> LLMClient:
+def build_llm(settings: Settings, tool_support: ToolSupport | None = None) -> LLMClient:
     from paicli.llm.client import client_from_settings
 
-    return client_from_settings(settings)
+    client = client_from_settings(settings)
+    return client if tool_support is None else ToolFallbackClient(client, tool_support)
 
 
 def memory_dir(env: EnvLookup, home: Path) -> Path:
@@ -90,8 +93,10 @@ def build_components(
     notices: list[str] | None = None,
 ) -> Components:
     sink = notices if notices is not None else []
-    client = llm if llm is not None else build_llm(settings)
     root = settings.project_root
+    assembler = PromptAssembler(PromptRepository(root, settings.paicli_home), env)
+    tool_support = ToolSupport(assembler.tools_disabled, sink.append)
+    client = llm if llm is not None else build_llm(settings, tool_support)
     profile = ContextProfile.resolve(env, settings.context_window, settings.cache_mode)
     counter = TokenCounter.from_env(env, settings.model)
     compaction = AutoCompactionManager(client, counter, profile, env)
@@ -102,8 +107,7 @@ def build_components(
     approval = ApprovalState("ask" if settings.approval_mode == "ask" else "auto", yes=yes)
     tools = ToolRunner(root, approver, offloader, tracker, env, memory.save_memory_tool, approval)
     loader = ProjectMemoryLoader(root, settings.paicli_home)
-    assembler = PromptAssembler(PromptRepository(root, settings.paicli_home), env)
     prompt = AgentPromptBuilder(assembler, PromptMode.AGENT, loader.load)
     ledger = open_ledger(settings, resume_path, sink, env)
     return Components(settings, env, client, counter, profile, compaction, offloader, tracker, memory, approval,
-                      tools, prompt, ledger)
+                      tools, prompt, ledger, tool_support)

@@ -18,6 +18,7 @@ from paicli.config.env import ConfigError, EnvLookup
 from paicli.config.providers import (
     AUTO_ORDER,
     GENERIC,
+    LOCAL_SERVERS,
     MAX_CONTEXT_WINDOW,
     MIN_CONTEXT_WINDOW,
     ProviderSpec,
@@ -29,6 +30,11 @@ from paicli.config.providers import (
 )
 
 MemoryPlacement = Literal["system", "turn"]
+
+
+class NoProviderError(ConfigError):
+    """No provider can be used because no key (or endpoint) is configured: the case the first-run setup fixes."""
+
 APPROVAL_MODES = ("auto", "ask", "plan")
 
 
@@ -195,7 +201,7 @@ class _Sources:
         saved = self.config.provider_config(name)
         api_key = self.key_for(spec)
         if not api_key and not spec.key_optional:
-            raise ConfigError(f"provider {name} 缺少 API Key：请设置 {' 或 '.join(spec.key_envs)}")
+            raise NoProviderError(f"provider {name} 缺少 API Key：请设置 {' 或 '.join(spec.key_envs)}")
         model = model or self.first(spec.model_envs) or saved.model or spec.default_model
         if not model:
             raise ConfigError(f"provider {name} 未指定模型：请设置 {spec.model_envs[0]} 或使用 --model")
@@ -244,7 +250,8 @@ def _positive(env: EnvLookup, key: str, default: float, allow_zero: bool = False
     return value
 
 
-def _home(env: EnvLookup) -> Path:
+def home_dir(env: EnvLookup) -> Path:
+    """`PAICLI_HOME` as the settings resolve it (it may come from a .env file), default `~/.paicli`."""
     raw = env.get("PAICLI_HOME")
     if raw:
         return Path(raw).expanduser()
@@ -253,7 +260,7 @@ def _home(env: EnvLookup) -> Path:
 
 def _missing_key_error() -> ConfigError:
     keys = "、".join(all_key_envs())
-    return ConfigError(
+    return NoProviderError(
         "未找到可用的 API Key：请设置 PAICLI_BASE_URL（可选 PAICLI_API_KEY、PAICLI_MODEL），"
         f"或设置 {keys} 之一（环境变量、./.env、$PAICLI_HOME/.env 或 ~/.env）"
     )
@@ -298,7 +305,32 @@ def _default_choice(sources: _Sources, available: tuple[str, ...]) -> str:
 def load_settings(env: EnvLookup | None = None, cli_model: str | None = None, cwd: Path | None = None) -> Settings:
     """Resolve everything once at start-up. Raises ConfigError (one line) on any unusable setting."""
     env = env if env is not None else EnvLookup()
-    home = _home(env)
+    home = home_dir(env)
     sources = _Sources(env, load_config_file(home / "config.json"), home, (cwd or Path.cwd()).resolve())
     name, model = _choose_provider(sources, cli_model)
     return sources.build(name, model)
+
+
+LOCAL_PORTS_KEY = "PAICLI_LOCAL_PORTS"
+_PORTS_OFF = frozenset({"off", "none", "false", "no", "0"})
+
+
+def local_server_ports(env: EnvLookup) -> tuple[tuple[str, int], ...]:
+    """(name, port) pairs the first-run setup probes on 127.0.0.1: `PAICLI_LOCAL_PORTS` (comma-separated, or
+    `off`), default the usual ports of Ollama, LM Studio, llama.cpp server and vLLM."""
+    raw = env.get(LOCAL_PORTS_KEY)
+    if raw is None:
+        return LOCAL_SERVERS
+    if raw.strip().lower() in _PORTS_OFF:
+        return ()
+    known = {port: name for name, port in LOCAL_SERVERS}
+    ports: list[tuple[str, int]] = []
+    for part in raw.replace(";", ",").split(","):
+        text = part.strip()
+        if not text:
+            continue
+        if not text.isdigit() or not 1 <= int(text) <= 65535:
+            raise ConfigError(f"{LOCAL_PORTS_KEY}={raw!r} 无效：需要逗号分隔的端口号（1-65535），或 off 关闭本机探测")
+        port = int(text)
+        ports.append((known.get(port, f"OpenAI 兼容服务（端口 {port}）"), port))
+    return tuple(ports)

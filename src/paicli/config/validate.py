@@ -15,7 +15,7 @@ from paicli.config.env import ConfigError, EnvLookup
 @dataclass(frozen=True)
 class Knob:
     key: str
-    kind: Literal["bool", "int", "float"]
+    kind: Literal["bool", "int", "float", "ports"]
     minimum: float | None = None
     maximum: float | None = None
     exclusive_minimum: bool = False
@@ -39,12 +39,18 @@ KNOBS: tuple[Knob, ...] = (
     Knob("PAICLI_REACT_TOKEN_BUDGET", "int", 1),
     Knob("PAICLI_REACT_STAGNATION_WINDOW", "int", 2),
     Knob("PAICLI_REACT_HARD_MAX_ITERATIONS", "int", 1),
+    Knob("PAICLI_LOCAL_PORTS", "ports"),
 )
 
 
 def _check(env: EnvLookup, knob: Knob) -> None:
     if knob.kind == "bool":
         env.get_bool(knob.key, False)
+        return
+    if knob.kind == "ports":
+        from paicli.config.settings import local_server_ports
+
+        local_server_ports(env)
         return
     value: float = env.get_int(knob.key, 0) if knob.kind == "int" else env.get_float(knob.key, 0.0)
     low, high = knob.minimum, knob.maximum
