@@ -92,7 +92,7 @@ def test_local_ports_setting() -> None:
     assert ports(None) == LOCAL_SERVERS == (("Ollama", 11434), ("LM Studio", 1234), ("llama.cpp server", 8080),
                                            ("vLLM", 8000))
     assert ports("off") == () and ports("none") == ()
-    assert ports("11434, 9999") == (("Ollama", 11434), ("OpenAI 兼容服务（端口 9999）", 9999))
+    assert ports("11434, 9999") == (("Ollama", 11434), ("OpenAI 兼容服务 :9999", 9999))
     for bad in ("abc", "70000", "11434,x"):
         with pytest.raises(ConfigError, match="PAICLI_LOCAL_PORTS"):
             ports(bad)

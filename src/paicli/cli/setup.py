@@ -138,8 +138,13 @@ def _pick_service(io: SetupIO, choices: list[_Choice]) -> _Choice:
 # ---------------------------------------------------------------- the three kinds of choice
 
 
+LOCAL_WINDOW_HINT = ("💡 本机模型的上下文窗口往往比云端小：请按模型实际能力设置 PAICLI_CONTEXT_WINDOW（例如 32768），"
+                     "Ollama 还需要相应调大 num_ctx，否则过长的对话会被服务端截断或直接报错。")
+
+
 def _local_flow(io: SetupIO, server: LocalServer) -> SetupOutcome:
     model = _ask_model(io, None, server.models)
+    io.say(LOCAL_WINDOW_HINT, "dim")
     values = {"PAICLI_BASE_URL": server.base_url, "PAICLI_MODEL": model}
     return SetupOutcome(GENERIC, model, values, remove=("PAICLI_API_KEY",))
 
@@ -167,6 +172,8 @@ def _endpoint_flow(io: SetupIO, checker: Checker) -> SetupOutcome:
         return _ask(io, "API Key（没有就直接回车；输入不会显示）：", secret=True)
 
     key, model = _connect(io, checker, base_url, ask_key, None)
+    if urlsplit(base_url).hostname in ("127.0.0.1", "localhost", "::1"):
+        io.say(LOCAL_WINDOW_HINT, "dim")
     values = {"PAICLI_BASE_URL": base_url, "PAICLI_MODEL": model}
     if key:
         values["PAICLI_API_KEY"] = key

@@ -332,5 +332,5 @@ def local_server_ports(env: EnvLookup) -> tuple[tuple[str, int], ...]:
         if not text.isdigit() or not 1 <= int(text) <= 65535:
             raise ConfigError(f"{LOCAL_PORTS_KEY}={raw!r} 无效：需要逗号分隔的端口号（1-65535），或 off 关闭本机探测")
         port = int(text)
-        ports.append((known.get(port, f"OpenAI 兼容服务（端口 {port}）"), port))
+        ports.append((known.get(port, f"OpenAI 兼容服务 :{port}"), port))
     return tuple(ports)
