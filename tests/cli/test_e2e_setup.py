@@ -173,3 +173,17 @@ def test_help_lists_every_provider_variable(project: Path, isolated_home: Path) 
                  "HUNYUAN_API_KEY", "STEP_API_KEY", "KIMI_API_KEY", "FREELLMAPI_API_KEY", "XFYUN_MAAS_API_KEY",
                  "AGNES_API_KEY", "OPENAI_API_KEY", "PAICLI_CONTEXT_WINDOW", "--setup"):
         assert name in proc.stdout
+
+
+def test_ctrl_c_during_setup_exits_130_and_ctrl_d_exits_2_saving_nothing(project: Path, isolated_home: Path) -> None:
+    env = paicli_env(isolated_home, None)
+    interrupted = Terminal([], env, project)
+    interrupted.expect("输入编号")
+    os.write(interrupted.fd, b"\x03")
+    assert interrupted.finish() == 130
+    ended = Terminal([], env, project)
+    ended.expect("输入编号")
+    os.write(ended.fd, b"\x04")
+    assert ended.finish() == 2
+    assert "设置没有完成，没有保存任何内容" in ended.plain()
+    assert not (isolated_home / ".paicli" / ".env").exists()

@@ -96,14 +96,6 @@ def _configure_logging(home: Path, env: EnvLookup) -> None:
 def _settings_or_setup(args: argparse.Namespace, env: EnvLookup, interactive: bool) -> tuple[EnvLookup, Settings] | str:
     """The run's settings; with no usable provider (or `--setup`) at a terminal, the first-run setup decides
     them. A str is the exit-2 message (never a prompt without a terminal)."""
-    from paicli.cli.first_run import (
-        SETUP_ABANDONED,
-        SETUP_NEEDS_TERMINAL,
-        PromptSetupIO,
-        discover_for,
-        no_provider_message,
-        run_first_setup,
-    )
     from paicli.config.settings import NoProviderError, load_settings
 
     missing = False
@@ -116,12 +108,15 @@ def _settings_or_setup(args: argparse.Namespace, env: EnvLookup, interactive: bo
     except ConfigError:
         if not args.setup:
             raise
+    from paicli.cli import first_run  # only now: the usual start-up never imports the setup
+
     if not interactive:
-        return SETUP_NEEDS_TERMINAL if args.setup else no_provider_message()
+        return first_run.SETUP_NEEDS_TERMINAL if args.setup else first_run.no_provider_message()
     # Loopback servers are probed only when nothing is configured at all (PAICLI_BASE_URL or a key wins).
-    result = run_first_setup(env, PromptSetupIO(), discover=(lambda: discover_for(env)) if missing else None)
+    discover = (lambda: first_run.discover_for(env)) if missing else None
+    result = first_run.run_first_setup(env, first_run.PromptSetupIO(), discover=discover)
     if result is None:
-        return SETUP_ABANDONED
+        return first_run.SETUP_ABANDONED
     return result.env, result.settings
 
 
