@@ -1,3 +1,3 @@
-from paicli.cli.app import main
+from paicli.cli.app import run
 
-raise SystemExit(main())
+run()

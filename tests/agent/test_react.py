@@ -102,7 +102,7 @@ def test_cancel_during_a_tool_answers_every_call_and_next_request_is_valid() -> 
 
     def slow(call: ToolCall, cancel: CancelToken) -> str:
         started.set()
-        cancel.wait(5)
+        cancel.wait(60)
         return "用户取消了该工具调用（进程已终止）"
 
     tools = FakeToolRunner({"execute_command": slow, "read_file": lambda c, t: "x"})
@@ -112,7 +112,7 @@ def test_cancel_during_a_tool_answers_every_call_and_next_request_is_valid() -> 
     ])
     agent = make_agent(llm, tools)
     cancel = CancelToken()
-    threading.Thread(target=lambda: (started.wait(5), cancel.cancel()), daemon=True).start()
+    threading.Thread(target=lambda: (started.wait(60), cancel.cancel()), daemon=True).start()
     finished = agent.run("跑一下", lambda e: None, cancel)
     assert finished.status == "cancelled"
     assert_protocol_valid(agent.history)

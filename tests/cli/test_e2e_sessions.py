@@ -189,13 +189,15 @@ def test_sigkill_mid_tool_then_continue_sends_a_valid_request(project: Path, iso
         proc = subprocess.Popen([sys.executable, "-m", "paicli", "-p", "跑个长命令", "--yes"], env=env, cwd=project,
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 start_new_session=True)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120
         raw = isolated_home / ".paicli" / "history" / "raw"
         while time.monotonic() < deadline:
             ledgers = list(raw.glob("*.jsonl")) if raw.exists() else []
             if ledgers and '"tool_call"' in ledgers[0].read_text(encoding="utf-8"):
                 break
             time.sleep(0.05)
+        else:
+            raise AssertionError("the tool call never reached the ledger")
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
         resumed = run_paicli(["-c", "-p", "接着做"], env, project)

@@ -49,11 +49,35 @@ def test_tab_on_a_single_command_takes_it_and_a_second_tab_keeps_it(pipe: PipeIn
     assert backend.calls == [("policy", None)]
 
 
+def shown_after(screen: io.StringIO, inp: PipeInput, keys: str, expected: str) -> None:
+    """Send `keys`, then wait until the screen draws `expected` once more: the event, not a guessed delay."""
+    before = plain_screen(screen.getvalue()).count(expected)
+    inp.send_text(keys)
+    for _ in range(600):
+        if plain_screen(screen.getvalue()).count(expected) > before:
+            return
+        pause(0.05)
+    raise AssertionError(f"{expected!r} never drawn after {keys!r}:\n{plain_screen(screen.getvalue())}")
+
+
 def test_tab_walks_into_a_folder_and_on_to_the_file(pipe: PipeInput, tmp_path: Path) -> None:
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "util.py").write_text("x = 1\n", encoding="utf-8")
     backend = FakeBackend(project_root=str(tmp_path))
-    Session(backend, pipe, tmp_path / "h").run(typed("看 @sr", TAB, TAB, ENTER, CTRL_D))  # type: ignore[arg-type]
+    screen = io.StringIO()
+
+    def feeder(inp: PipeInput) -> None:
+        shown_after(screen, inp, "看 @sr", "src/")  # the menu offers the folder
+        shown_after(screen, inp, TAB, "util.py")  # taken; the menu now lists the folder's file
+        shown_after(screen, inp, TAB, "util.py")  # taken into the line
+        shown_after(screen, inp, ENTER, "看 @src/util.py")
+        inp.send_text(CTRL_D)
+
+    thread = threading.Thread(target=feeder, args=(pipe,), daemon=True)
+    thread.start()
+    run_repl(backend, input=pipe, output=Vt100_Output(screen, lambda: Size(rows=20, columns=80), term="xterm"),
+             interactive=True, history_file=tmp_path / "h", console=Session(backend, pipe, tmp_path).console)
+    thread.join(10)
     assert backend.calls == [("run", ("看 @src/util.py", "react"))]
 
 

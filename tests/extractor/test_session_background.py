@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -61,10 +60,10 @@ def test_a_slow_extraction_does_not_delay_the_next_turn(tmp_path: Path) -> None:
             second = backend.run("再看看 LICENSE", "react", lambda e: None, CancelToken())
             assert second.answer == "好的。"  # answered while the extraction is still parked
             assert parts.memory.list_all() == []
+            notice_queued = threading.Event()
+            backend.set_notice_listener(notice_queued.set)
             release.set()
-            deadline = time.monotonic() + 10
-            while not parts.memory.list_all() and time.monotonic() < deadline:
-                time.sleep(0.01)
+            assert notice_queued.wait(60)  # the notice is queued after the memory write
             assert [e.content for e in parts.memory.list_all()] == [CONVENTION]
             assert any("1 条" in line for line in backend.drain_notices())
             backend.run("提交信息用什么语言写？", "react", lambda e: None, CancelToken())

@@ -189,7 +189,7 @@ def test_cancel_mid_stream_stops_a_hanging_response(server: FakeOpenAIServer) ->
     assert server.wait_for_hang() and streamed.wait(10)
     assert not returned.is_set()
     cancel.cancel()
-    assert returned.wait(5), "chat() did not return after cancel"
+    assert returned.wait(30), "chat() did not return after cancel"
     assert len(outcome) == 1 and isinstance(outcome[0], Cancelled)
     assert "".join(seen) == "部分输出"
     assert len(server.requests) == 1
@@ -212,7 +212,7 @@ def test_cancel_before_headers_returns_and_already_cancelled_sends_nothing(serve
     threading.Thread(target=run, daemon=True).start()
     assert server.wait_for_hang()
     cancel.cancel()
-    assert done.wait(5) and isinstance(errors[0], Cancelled)
+    assert done.wait(30) and isinstance(errors[0], Cancelled)
     with pytest.raises(Cancelled):
         client.chat([Message.user("again")], cancel=cancel)
     assert len(server.requests) == 1

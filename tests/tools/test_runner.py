@@ -35,7 +35,9 @@ class Probe:
             self.peak = max(self.peak, self.active)
             self.order.append(args["tag"])
             self.threads[args["tag"]] = threading.get_ident()
-        self.release.wait(timeout=0.2)
+            if self.active == 4:
+                self.release.set()  # the most the runner allows at once are all inside: let them finish
+        self.release.wait(timeout=60)
         with self.lock:
             self.active -= 1
         return ToolOutput(f"done {args['tag']}")

@@ -71,6 +71,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_FAILED
 
 
+def run() -> None:
+    """Process entry point (console script and `python -m paicli`)."""
+    try:
+        code = main()
+    except KeyboardInterrupt:  # a second Ctrl+C while the first one's handler was still unwinding
+        code = EXIT_CANCELLED
+    # Shutdown (joining threads, flushing) can take a moment on a loaded machine; a Ctrl+C landing then would
+    # turn the decided exit code into a death by signal.
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    raise SystemExit(code)
+
+
 def _silence_stdout() -> None:
     import os
 
