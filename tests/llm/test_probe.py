@@ -12,6 +12,7 @@ import pytest
 from paicli.config.env import ConfigError, EnvLookup
 from paicli.config.providers import LOCAL_SERVERS
 from paicli.config.settings import local_server_ports
+from paicli.config.validate import validate_knobs
 from paicli.llm.probe import discover_local, list_models, one_token, probe_local
 from tests.fakes.openai_server import FakeOpenAIServer
 
@@ -96,6 +97,8 @@ def test_local_ports_setting() -> None:
     for bad in ("abc", "70000", "11434,x"):
         with pytest.raises(ConfigError, match="PAICLI_LOCAL_PORTS"):
             ports(bad)
+        with pytest.raises(ConfigError, match="PAICLI_LOCAL_PORTS"):  # checked at start-up with the other knobs
+            validate_knobs(EnvLookup(environ={"PAICLI_LOCAL_PORTS": bad}))
 
 
 def test_list_models_and_one_token_classify_answers() -> None:

@@ -13,7 +13,7 @@ from rich.console import Console
 
 from paicli.cli.render import say
 from paicli.cli.setup import Checker, SetupIO, SetupOutcome, run_setup
-from paicli.config.env import EnvLookup
+from paicli.config.env import ConfigError, EnvLookup
 from paicli.config.providers import GENERIC, ProviderSpec
 from paicli.config.saved import save_default_provider, save_env_values
 from paicli.config.settings import Settings, home_dir, load_settings, local_server_ports
@@ -93,13 +93,16 @@ def run_first_setup(
         return None
     home = home_dir(env)
     path = home / ".env"
-    save_env_values(path, outcome.values, outcome.remove)
-    fresh = env_factory()
-    settings = load_settings(fresh)
-    if outcome.provider != GENERIC and settings.provider != outcome.provider and settings.provider != GENERIC:
-        save_default_provider(home / "config.json", outcome.provider)  # another key would win the auto order
+    try:
+        save_env_values(path, outcome.values, outcome.remove)
         fresh = env_factory()
         settings = load_settings(fresh)
+        if outcome.provider not in (GENERIC, settings.provider) and settings.provider != GENERIC:
+            save_default_provider(home / "config.json", outcome.provider)  # another key would win the auto order
+            fresh = env_factory()
+            settings = load_settings(fresh)
+    except OSError as exc:
+        raise ConfigError(f"无法保存设置到 {home}：{exc.strerror or exc}") from None
     io.say(f"💾 已保存到 {path}（只有你自己能读取）", "dim")
     for line in _shadowed(outcome, fresh, settings):
         io.say(line, "yellow")
@@ -109,8 +112,9 @@ def run_first_setup(
 
 def _shadowed(outcome: SetupOutcome, env: EnvLookup, settings: Settings) -> list[str]:
     """Saved values that a stronger source (process env, ./.env) overrides, so the user is not surprised."""
-    lines = [f"⚠️ {key} 在环境变量或 ./.env 中另有设置，它的优先级更高，本次仍使用那里的值。"
+    lines = [f"⚠️ {key} 在环境变量或 ./.env 中另有设置，它的优先级更高，仍会使用那里的值。"
              for key, value in outcome.values.items() if env.get(key) != value]
     if outcome.provider != settings.provider:
-        lines.append(f"⚠️ 实际使用的是 {settings.describe()}：PAICLI_BASE_URL 在环境变量或 ./.env 中设置，优先于保存的选择。")
+        lines.append(f"⚠️ 实际使用的是 {settings.describe()}：环境变量或另一个 .env 文件设置了 PAICLI_BASE_URL，"
+                     "它优先于刚保存的选择。")
     return lines
