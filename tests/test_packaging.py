@@ -25,6 +25,8 @@ def test_plain_install_finds_prompts_and_runs(tmp_path: Path, isolated_home: Pat
     assert build.returncode == 0, build.stderr
     assert not (site / "paicli" / "prompts").is_symlink()
     assert (site / "paicli" / "prompts" / "base.md").is_file()
+    assert (site / "paicli" / "prompts" / "skills" / "index.md").is_file()
+    assert (site / "paicli" / "builtin_skills" / "review-change" / "SKILL.md").is_file()
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     env = {**os.environ, "PYTHONPATH": str(site), "PAICLI_HOME": str(isolated_home / ".paicli")}

@@ -113,6 +113,18 @@ class FakeBackend:
     def init_project(self, force: bool, emit: EventSink, cancel: CancelToken) -> CommandReply:
         return self._reply("init", force, "✅ PAI.md 已生成")
 
+    def skill(self, args: str) -> CommandReply:
+        return self._reply("skill", args, f"skill:{args}")
+
+    def config_report(self) -> CommandReply:
+        return self._reply("config", None, "⚙️ 当前生效的配置")
+
+    def audit(self, args: str) -> CommandReply:
+        return self._reply("audit", args, f"audit:{args}")
+
+    def export(self, args: str) -> CommandReply:
+        return self._reply("export", args, f"export:{args}")
+
     def list_sessions(self) -> list[SessionSummary]:
         self.calls.append(("list_sessions", None))
         return list(self.sessions)

@@ -77,8 +77,6 @@ def test_recognised_commands(line: str, name: str, args: str) -> None:
         "/memory verifyall",
         "/memory list extra",
         "/memory frobnicate",
-        "/export",
-        "/export notes.md",
         "/mcp",
         "/browser",
         "/wechat",
@@ -88,10 +86,13 @@ def test_recognised_commands(line: str, name: str, args: str) -> None:
         "/index",
         "/search foo",
         "/graph Foo",
-        "/audit",
-        "/skill list",
-        "/config",
         "/better-harness",
+        "/skill bogus",
+        "/skill show",
+        "/skill on a b",
+        "/skill list all",
+        "/audit abc",
+        "/config provider x",
         "/clear now",
         "/exit please",
         "/init --fast",
@@ -168,3 +169,24 @@ def test_mask_secrets_hides_keys_and_tokens() -> None:
     masked = mask_secrets("/config provider glm --api-key sk-secret --model m token=abc&x=1")
     assert "sk-secret" not in masked and "abc" not in masked
     assert "--api-key ***" in masked and "token=***" in masked and "--model m" in masked
+
+
+@pytest.mark.parametrize(
+    ("line", "name", "args"),
+    [
+        ("/skill", "skill", ""),
+        ("/skill list", "skill", "list"),
+        ("/SKILL reload", "skill", "reload"),
+        ("/skill show review-change", "skill", "show review-change"),
+        ("/skill on pdf", "skill", "on pdf"),
+        ("/skill off pdf", "skill", "off pdf"),
+        ("/config", "config", ""),
+        ("/audit", "audit", ""),
+        ("/audit 20", "audit", "20"),
+        ("/export", "export", ""),
+        ("/export notes/chat.md", "export", "notes/chat.md"),
+    ],
+)
+def test_skill_config_audit_export_commands(line: str, name: str, args: str) -> None:
+    parsed = parse(line)
+    assert (parsed.kind, parsed.name, parsed.args) == ("command", name, args)

@@ -49,6 +49,28 @@ def test_tab_on_a_single_command_takes_it_and_a_second_tab_keeps_it(pipe: PipeIn
     assert backend.calls == [("policy", None)]
 
 
+def redrawn_after(screen: io.StringIO, inp: PipeInput, keys: str) -> None:
+    """Send `keys` and wait until the prompt draws anything: the key (a lone Esc included) was handled."""
+    before = len(screen.getvalue())
+    inp.send_text(keys)
+    for _ in range(600):
+        if len(screen.getvalue()) > before:
+            return
+        pause(0.05)
+    raise AssertionError(f"nothing drawn after {keys!r}")
+
+
+def run_on_screen(backend: FakeBackend, pipe: PipeInput, tmp_path: Path, feeder: object) -> io.StringIO:
+    """Run the REPL drawing on a recorded 20x80 terminal while `feeder(inp, screen)` types on another thread."""
+    screen = io.StringIO()
+    thread = threading.Thread(target=feeder, args=(pipe, screen), daemon=True)
+    thread.start()
+    run_repl(backend, input=pipe, output=Vt100_Output(screen, lambda: Size(rows=20, columns=80), term="xterm"),
+             interactive=True, history_file=tmp_path / "h", console=Session(backend, pipe, tmp_path).console)
+    thread.join(10)
+    return screen
+
+
 def shown_after(screen: io.StringIO, inp: PipeInput, keys: str, expected: str) -> None:
     """Send `keys`, then wait until the screen draws `expected` once more: the event, not a guessed delay."""
     before = plain_screen(screen.getvalue()).count(expected)
@@ -64,20 +86,15 @@ def test_tab_walks_into_a_folder_and_on_to_the_file(pipe: PipeInput, tmp_path: P
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "util.py").write_text("x = 1\n", encoding="utf-8")
     backend = FakeBackend(project_root=str(tmp_path))
-    screen = io.StringIO()
 
-    def feeder(inp: PipeInput) -> None:
+    def feeder(inp: PipeInput, screen: io.StringIO) -> None:
         shown_after(screen, inp, "看 @sr", "src/")  # the menu offers the folder
         shown_after(screen, inp, TAB, "util.py")  # taken; the menu now lists the folder's file
         shown_after(screen, inp, TAB, "util.py")  # taken into the line
         shown_after(screen, inp, ENTER, "看 @src/util.py")
         inp.send_text(CTRL_D)
 
-    thread = threading.Thread(target=feeder, args=(pipe,), daemon=True)
-    thread.start()
-    run_repl(backend, input=pipe, output=Vt100_Output(screen, lambda: Size(rows=20, columns=80), term="xterm"),
-             interactive=True, history_file=tmp_path / "h", console=Session(backend, pipe, tmp_path).console)
-    thread.join(10)
+    run_on_screen(backend, pipe, tmp_path, feeder)
     assert backend.calls == [("run", ("看 @src/util.py", "react"))]
 
 
@@ -85,24 +102,35 @@ def test_esc_closes_the_menu_and_keeps_the_completed_text(pipe: PipeInput, tmp_p
     (tmp_path / "hello.py").write_text("print(1)\n", encoding="utf-8")
     (tmp_path / "help.md").write_text("# help\n", encoding="utf-8")
     backend = FakeBackend(project_root=str(tmp_path))
-    # Tab picks the first of two candidates with the menu still open; Esc closes it (after the
-    # meta-key timeout, as a person's next key would come) and the picked path stays.
-    feeder = typed("看 @hel", TAB, ESC, gap=0.3)
-    after = typed(" 好吗", ENTER, CTRL_D)
 
-    def both(inp: PipeInput) -> None:
-        feeder(inp)  # type: ignore[operator]
-        pause(0.6)
-        after(inp)  # type: ignore[operator]
+    # Tab picks the first of two candidates with the menu still open; Esc closes it and the picked path stays.
+    def feeder(inp: PipeInput, screen: io.StringIO) -> None:
+        shown_after(screen, inp, "看 @hel", "help.md")  # the menu lists both files
+        shown_after(screen, inp, TAB, "hello.py")  # the first one is taken into the line, menu still open
+        redrawn_after(screen, inp, ESC)  # a lone Esc, handled once the meta-key timeout passed
+        shown_after(screen, inp, " 好吗", "好吗")
+        shown_after(screen, inp, ENTER, "看 @hello.py 好吗")
+        inp.send_text(CTRL_D)
 
-    Session(backend, pipe, tmp_path / "h").run(both)
+    run_on_screen(backend, pipe, tmp_path, feeder)
     assert backend.calls == [("run", ("看 @hello.py 好吗", "react"))]
 
 
 def test_esc_without_a_menu_still_clears_the_line(pipe: PipeInput, tmp_path: Path) -> None:
     backend = FakeBackend()
-    feeder = typed("不要了", ESC, "/clear", ENTER, CTRL_D, gap=0.8)
-    Session(backend, pipe, tmp_path / "h").run(feeder)  # type: ignore[arg-type]
+
+    def feeder(inp: PipeInput, screen: io.StringIO) -> None:
+        shown_after(screen, inp, "不要了", "不要了")
+        redrawn_after(screen, inp, ESC)
+        shown_after(screen, inp, "/clear", "/clear")
+        inp.send_text(ENTER)
+        for _ in range(600):
+            if backend.calls:
+                break
+            pause(0.05)
+        inp.send_text(CTRL_D)
+
+    run_on_screen(backend, pipe, tmp_path, feeder)
     assert backend.calls == [("clear", None)]
 
 

@@ -34,7 +34,7 @@ def test_a_slow_extraction_does_not_delay_the_next_turn(tmp_path: Path) -> None:
     def responder(body: dict[str, Any]) -> Reply | str:
         if _is_extraction(body):
             parked.set()
-            release.wait(30)  # the extraction model is as slow as we like
+            release.wait(100)  # the extraction model is as slow as we like
             return json.dumps({"facts": [{"quote": CONVENTION}]}, ensure_ascii=False)
         return "好的。"
 
@@ -56,7 +56,7 @@ def test_a_slow_extraction_does_not_delay_the_next_turn(tmp_path: Path) -> None:
         try:
             first = backend.run(f"{CONVENTION}。帮我看看 README", "react", lambda e: None, CancelToken())
             assert first.answer == "好的。"
-            assert parked.wait(10)  # the extraction call is now in flight and blocked
+            assert parked.wait(60)  # the extraction call is now in flight and blocked
             second = backend.run("再看看 LICENSE", "react", lambda e: None, CancelToken())
             assert second.answer == "好的。"  # answered while the extraction is still parked
             assert parts.memory.list_all() == []

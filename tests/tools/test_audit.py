@@ -42,3 +42,17 @@ def test_audit_dir_defaults_under_paicli_home_and_can_be_moved(tmp_path: Path) -
     assert audit_dir(env({"PAICLI_HOME": str(tmp_path / "h")})) == tmp_path / "h" / "audit"  # the injected env
     assert audit_dir(env({"HOME": str(tmp_path / "u")})) == tmp_path / "u" / ".paicli" / "audit"
     assert format_audit([]).startswith("📭")
+
+
+def test_guard_and_policy_refusals_of_any_tool_are_audited(project: Path, tmp_path: Path) -> None:
+    log = AuditLog(tmp_path / "audit", clock=lambda: FIXED)
+    runner = make_runner(project, audit=log)
+    run(
+        runner,
+        ("read_file", '{"path":"../outside.txt"}'),
+        ("web_fetch", '{"url":"https://not-in-input.example/"}'),
+        ("list_dir", '{"path":"."}'),
+        text="列一下目录",
+    )
+    records = log.recent()
+    assert [(r["tool"], r["outcome"]) for r in records] == [("read_file", "blocked"), ("web_fetch", "blocked")]

@@ -39,6 +39,7 @@ from paicli.cancel import Cancelled, CancelToken
 from paicli.context.types import CompactionResult
 from paicli.llm.messages import ChatResponse, Message, Usage
 from paicli.llm.protocol import LLMClient, LLMError, StreamDelta
+from paicli.tools.skill_load import settle_skill_loads
 
 log = logging.getLogger(__name__)
 
@@ -116,6 +117,7 @@ class ReactAgent:
         self.llm_calls = 0
         self.last_tool_definitions: list[dict[str, Any]] = []
         self._prompt_day = self.options.today()
+        self._prompt_stale = False
         self.history: list[Message] = [Message.system(self.prompt.build(""))]
         self.recorder.message("session_attach", self.history[0])
 
@@ -168,6 +170,10 @@ class ReactAgent:
     def set_llm(self, llm: LLMClient) -> None:
         self.llm = llm
 
+    def invalidate_system_prompt(self) -> None:
+        """A stable prompt part changed (`/skill on|off|reload`): rebuild it before the next turn's call."""
+        self._prompt_stale = True
+
     # ---- phases ------------------------------------------------------------------------------------
 
     def _refresh_system_prompt(self, query: str) -> None:
@@ -176,9 +182,9 @@ class ReactAgent:
             prompt = self.prompt.build(memory)
         else:
             today = self.options.today()
-            if today == self._prompt_day:
+            if today == self._prompt_day and not self._prompt_stale:
                 return
-            self._prompt_day = today
+            self._prompt_day, self._prompt_stale = today, False
             prompt = self.prompt.build("")
         if prompt != self.history[0].content:
             self.history[0] = Message.system(prompt)
@@ -280,6 +286,7 @@ class ReactAgent:
             log.exception("tool runner failed")
             results = []
             missing = f"❌ 工具执行失败: {type(error).__name__}: {error}"
+        results, injections = settle_skill_loads(self.history, results)
         by_id = {r.call_id: r for r in results}
         for call in reply.tool_calls:
             result = by_id.get(call.id)
@@ -290,6 +297,9 @@ class ReactAgent:
             tool_message = Message.tool(call.id, content)
             self.history.append(tool_message)
             self.recorder.message("tool_execution", tool_message)
+        for injection in injections:  # load_skill: the skill text follows the tool results (spec 7.5)
+            self.history.append(injection)
+            self.recorder.message("skill_injection", injection)
         reminder = guard.observe_step(results, reply.tool_calls)
         if reminder:
             reminder_message = Message.user(reminder)

@@ -22,6 +22,7 @@ class SessionInfo:
     session_id: str
     project_root: str
     cache_mode: str
+    skills: str = ""  # "<enabled>/<total> skills" for the banner
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,22 @@ class Backend(Protocol):
     def policy(self) -> CommandReply: ...
 
     def init_project(self, force: bool, emit: EventSink, cancel: CancelToken) -> CommandReply: ...
+
+    def skill(self, args: str) -> CommandReply:
+        """`/skill [list] | show|on|off <name> | reload`."""
+        ...
+
+    def config_report(self) -> CommandReply:
+        """`/config`: the effective settings and where each came from, secrets masked."""
+        ...
+
+    def audit(self, args: str) -> CommandReply:
+        """`/audit [N]`: today's last N audit records."""
+        ...
+
+    def export(self, args: str) -> CommandReply:
+        """`/export [file]`: the current conversation as Markdown."""
+        ...
 
     def list_sessions(self) -> list[SessionSummary]:
         """This project's earlier sessions, newest first."""

@@ -51,6 +51,20 @@ def _memory_args(args: str) -> bool:
     return sub in _MEMORY_ARG_SUBS
 
 
+def _skill_args(args: str) -> bool:
+    words = args.split()
+    if not words:
+        return True
+    sub = words[0].lower()
+    if sub in ("list", "reload"):
+        return len(words) == 1
+    return sub in ("show", "on", "off") and len(words) == 2
+
+
+def _count_args(args: str) -> bool:
+    return not args or args.isdigit()
+
+
 @dataclass(frozen=True)
 class CommandSpec:
     name: str
@@ -81,6 +95,11 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("plan", "/plan [任务]", "用 Plan-and-Execute 模式执行（不带任务则作用于下一条输入）",
                 accepts=_any_args),
     CommandSpec("team", "/team [任务]", "用多智能体协作模式执行（不带任务则作用于下一条输入）", accepts=_any_args),
+    CommandSpec("skill", "/skill [list|show|on|off|reload]",
+                "查看与管理 Skill：list、show <名称>、on <名称>、off <名称>、reload", accepts=_skill_args),
+    CommandSpec("config", "/config", "查看当前生效的配置及每一项的来源（密钥已遮盖）"),
+    CommandSpec("audit", "/audit [条数]", "查看今天最近的工具审计记录（默认 10 条）", accepts=_count_args),
+    CommandSpec("export", "/export [文件]", "把当前对话导出为 Markdown 文件", accepts=_any_args),
     CommandSpec("resume", "/resume [编号|会话 id]", "列出本项目的历史会话并恢复其中一个", accepts=_any_args),
     CommandSpec("init", "/init [--force]", "为当前项目生成 PAI.md 项目说明", accepts=_one_of("", "--force")),
     CommandSpec("cancel", "/cancel", "取消正在运行的任务（运行中按 Esc 即可）", bare_words=("cancel",)),

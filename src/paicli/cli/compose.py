@@ -23,7 +23,10 @@ from paicli.prompt.repository import PromptRepository
 from paicli.session.ledger import ConversationLedger
 from paicli.tools.approval import ApprovalState
 from paicli.tools.base import Approver
+from paicli.tools.disabled import TOOLS_ENV_KEY
 from paicli.tools.runner import ToolRunner
+from paicli.tools.skill_load import LoadSkillTool, build_skills
+from paicli.tools.skills import SkillCatalog
 
 
 @dataclass
@@ -41,7 +44,9 @@ class Components:
     tools: ToolRunner
     prompt: AgentPromptBuilder
     ledger: ConversationLedger
-    tool_support: ToolSupport | None = None
+    skills: SkillCatalog
+    tools_enabled: bool = True  # False: the model has no native tool calling (PAICLI_TOOLS_ENABLED=false)
+    tool_support: ToolSupport | None = None  # models found at run time to reject `tools` (llm/tool_fallback.py)
 
 
 def build_llm(settings: Settings, tool_support: ToolSupport | None = None) -> LLMClient:
@@ -94,7 +99,8 @@ def build_components(
 ) -> Components:
     sink = notices if notices is not None else []
     root = settings.project_root
-    assembler = PromptAssembler(PromptRepository(root, settings.paicli_home), env)
+    repository = PromptRepository(root, settings.paicli_home)
+    assembler = PromptAssembler(repository, env)
     tool_support = ToolSupport(assembler.tools_disabled, sink.append)
     client = llm if llm is not None else build_llm(settings, tool_support)
     profile = ContextProfile.resolve(env, settings.context_window, settings.cache_mode)
@@ -107,7 +113,10 @@ def build_components(
     approval = ApprovalState("ask" if settings.approval_mode == "ask" else "auto", yes=yes)
     tools = ToolRunner(root, approver, offloader, tracker, env, memory.save_memory_tool, approval)
     loader = ProjectMemoryLoader(root, settings.paicli_home)
-    prompt = AgentPromptBuilder(assembler, PromptMode.AGENT, loader.load)
+    skills = build_skills(settings.paicli_home, root, repository, sink)
+    tools.register(LoadSkillTool.tool(skills, env))
+    tools_enabled = env.get_bool(TOOLS_ENV_KEY, True)
+    prompt = AgentPromptBuilder(assembler, PromptMode.AGENT, loader.load, skills.index_text, tools_enabled)
     ledger = open_ledger(settings, resume_path, sink, env)
     return Components(settings, env, client, counter, profile, compaction, offloader, tracker, memory, approval,
-                      tools, prompt, ledger, tool_support)
+                      tools, prompt, ledger, skills=skills, tools_enabled=tools_enabled, tool_support=tool_support)

@@ -216,6 +216,18 @@ class Dispatcher:
     def _cmd_policy(self, _: str) -> None:
         self.reply(self.backend.policy())
 
+    def _cmd_skill(self, args: str) -> None:
+        self.reply(self.backend.skill(args))
+
+    def _cmd_config(self, _: str) -> None:
+        self.reply(self.backend.config_report())
+
+    def _cmd_audit(self, args: str) -> None:
+        self.reply(self.backend.audit(args))
+
+    def _cmd_export(self, args: str) -> None:
+        self.reply(self.backend.export(args))
+
     def _cmd_save(self, args: str) -> None:
         self.reply(self.backend.save(args))
 

@@ -36,6 +36,7 @@ def banner_lines(info: SessionInfo) -> list[tuple[str, str]]:
         (f"  模型  {info.model} ({info.provider}) · 上下文窗口 {format_window(info.context_window)}", ""),
         (f"  项目  {info.project_root}", ""),
         (f"  会话  {info.session_id}", "dim"),
+        *([(f"  技能  {info.skills}（/skill 查看）", "dim")] if info.skills else []),
         ("", ""),
         ("  输入 / 查看命令（Tab 补全），@路径 把文件交给模型；", "dim"),
         ("  Esc+Enter 或 Ctrl+J 换行，Shift+Tab 切换模式，运行中按 Esc 取消任务，Ctrl+C 清空当前行，Ctrl+D 退出。", "dim"),

@@ -11,6 +11,7 @@ from paicli.agent.budget import AgentBudget
 from paicli.agent.events import Compacted, EventSink, Notice, RunFinished
 from paicli.agent.react import AgentOptions, ReactAgent
 from paicli.cancel import CancelToken
+from paicli.cli import session_commands
 from paicli.cli.backend import (
     CommandReply,
     NoticeListener,
@@ -27,6 +28,7 @@ from paicli.llm.messages import Message, Usage
 from paicli.memory.background import BackgroundExtraction
 from paicli.memory.extractor import AutoFactExtractor, saved_message
 from paicli.session.resume import ResumeResult
+from paicli.tools.disabled import ToolsDisabled
 
 log = logging.getLogger(__name__)
 TOKEN_RESERVES = 500 + 800 + 2000
@@ -68,7 +70,7 @@ class AppBackend:
         self._background = BackgroundExtraction(self._extract_job)
         self.agent = ReactAgent(
             parts.llm,
-            parts.tools,
+            parts.tools if parts.tools_enabled else ToolsDisabled(),
             parts.prompt,
             context=parts.compaction,
             ledger=parts.ledger,
@@ -88,6 +90,7 @@ class AppBackend:
             self.parts.ledger.session_id,
             str(self.settings.project_root),
             self.parts.profile.cache_mode,
+            skills=self.parts.skills.summary(),
         )
 
     def status(self) -> StatusSnapshot:
@@ -127,6 +130,7 @@ class AppBackend:
                 emit(Notice(note, "warn" if level == "warn" else "info"))
             if self.stdin_context:
                 expanded += f"\n\n以下是通过标准输入传入的内容：\n{self.stdin_context}"
+            self._before_model_call(text, expanded, emit)
             return self.agent.run(expanded, emit, cancel, submitted=text)
         except Exception as exc:  # the front end must always get a RunFinished
             log.exception("run failed")
@@ -135,6 +139,17 @@ class AppBackend:
             return finished
         finally:
             self._phase = "idle"
+
+    def _before_model_call(self, submitted: str, expanded: str, emit: EventSink) -> None:
+        """Spec 5.5 / 5.7: an expanded MCP resource marks external content; an explicit request to reuse the
+        logged-in Chrome is remembered globally (unless external content was read)."""
+        from paicli.memory.guard import apply_explicit_memory_hints
+
+        self.parts.tracker.observe_user_input(expanded)
+        recent = [m.text for m in self.agent.history[1:][-10:]]
+        saved = apply_explicit_memory_hints(self.parts.memory, self.parts.tracker, submitted, recent)
+        if saved:
+            emit(Notice(f"🧠 已记入长期记忆（全局）：{saved}"))
 
     # ---- Backend: commands --------------------------------------------------------------------------
 
@@ -169,6 +184,8 @@ class AppBackend:
         return CommandReply(render_context_report(report, self._memory_status()))
 
     def _tool_definitions(self) -> list[dict[str, object]]:
+        if not self.parts.tools_enabled:
+            return []
         return self.agent.last_tool_definitions or self.parts.tools.definitions()
 
     def token_usage_line(self) -> str:
@@ -252,6 +269,28 @@ class AppBackend:
 
         text = run_init(self.settings.project_root, self.parts.llm, "--force" if force else "", cancel)
         return CommandReply(text, ok=not text.startswith("❌"))
+
+    # /skill /config /audit /export: handlers live in cli/session_commands.py
+    def skill(self, args: str) -> CommandReply:
+        before = self.parts.skills.index_text()
+        reply = session_commands.skill_command(self.parts.skills, args)
+        if self.parts.skills.index_text() != before:
+            self.agent.invalidate_system_prompt()
+        return reply
+
+    def config_report(self) -> CommandReply:
+        from paicli.config.validate import KNOBS
+
+        keys = [knob.key for knob in KNOBS]
+        return CommandReply(session_commands.config_report(self.settings, self.parts.env, keys))
+
+    def audit(self, args: str) -> CommandReply:
+        return session_commands.audit_command(self.parts.tools.audit, args)
+
+    def export(self, args: str) -> CommandReply:
+        return session_commands.export_command(
+            list(self.agent.history), args, home=self.settings.paicli_home, project_root=self.settings.project_root,
+            session_id=self.parts.ledger.session_id, model=self.settings.model)
 
     def list_sessions(self) -> list[SessionSummary]:
         from paicli.session.catalog import list_sessions

@@ -58,6 +58,19 @@ class EnvLookup:
         self._environ = os.environ if environ is None else environ
         self._cwd = cwd
         self._files: list[dict[str, str]] | None = None
+        self._paths: list[Path] = []
+
+    def source_of(self, key: str) -> str | None:
+        """Where `get(key)` finds its value: "环境变量", the .env file's path, or None when unset."""
+        value = self._environ.get(key)
+        if value is not None and value.strip() != "":
+            return "环境变量"
+        self._dotenv_files()
+        for path, values in zip(self._paths, self._files or [], strict=False):
+            found = values.get(key)
+            if found is not None and found.strip() != "":
+                return str(path)
+        return None
 
     def _dotenv_files(self) -> list[dict[str, str]]:
         if self._files is None:
@@ -73,6 +86,7 @@ class EnvLookup:
                         continue
                     seen.add(resolved)
                     files.append(parse_dotenv(path.read_text(encoding="utf-8", errors="replace")))
+                    self._paths.append(path)
                 except OSError:
                     continue
             self._files = files

@@ -30,6 +30,8 @@ KNOBS: tuple[Knob, ...] = (
     Knob("PAICLI_TOOL_RESULT_CLEARING_ENABLED", "bool"),
     Knob("PAICLI_NO_STATUSBAR", "bool"),
     Knob("PAICLI_REASONING_IN_WIRE", "bool"),
+    Knob("PAICLI_TOOLS_ENABLED", "bool"),
+    Knob("PAICLI_SKILL_BODY_BUDGET", "int", 1024),
     Knob("PAICLI_MEMORY_STALE_DAYS", "int"),
     Knob("PAICLI_MEMORY_CONFLICT_THRESHOLD", "float", 0.0, 1.0, exclusive_minimum=True),
     Knob("PAICLI_MEMORY_LOCK_TIMEOUT_SECONDS", "float", 0.0, exclusive_minimum=True),

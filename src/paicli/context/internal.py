@@ -12,7 +12,8 @@ from paicli.llm.messages import Message
 
 SKILL_INJECTION_MARKER = "[PAICLI_SKILL_INJECTION]"
 RUNAWAY_GUARD_PREFIX = "[runaway guard]"
-_SKILL_HEADING = re.compile(r"(?m)^##\s*已加载 Skill[：:]\s*(.+?)\s*$")
+# The name stops before an optional `（来源：…）` (the source is not part of the name).
+_SKILL_HEADING = re.compile(r"(?m)^##\s*已加载 Skill[：:]\s*(.+?)\s*(?:[（(]来源[：:][^）)]*[）)])?\s*$")
 
 
 def is_skill_injection(message: Message) -> bool:

@@ -9,6 +9,9 @@ from __future__ import annotations
 import json
 import re
 import threading
+import urllib.parse
+from collections.abc import Sequence
+from typing import Protocol
 
 from paicli.config.env import EnvLookup
 
@@ -116,3 +119,56 @@ class ExternalContextTracker:
     def reset(self) -> None:
         with self._lock:
             self._sources.clear()
+
+
+# ---- ExplicitMemoryHints (spec 5.7) ------------------------------------------------------------------
+
+_BROWSER_WORDS = ("chrome", "浏览器")
+_LOGIN_WORDS = ("登录态", "已登录", "登录好的", "复用", "直接用", "连接")
+_HINT_URL = re.compile(r"https?://[^\s<>\"'`，。；、！？）)】》]+", re.IGNORECASE)
+YUQUE_FACT = "访问 yuque.com（语雀）时优先复用用户已登录的 Chrome 登录态。"
+NO_HOST_FACT = "用户明确允许在需要登录态的网站访问中复用已登录 Chrome。"
+
+
+def browser_login_fact(user_input: str, recent_texts: Sequence[str] = ()) -> str | None:
+    """The fact to remember when the user explicitly asks to reuse their logged-in Chrome, else None."""
+    text = user_input or ""
+    if not explicit_memory_requested(text):
+        return None
+    lowered = text.lower()
+    if not any(word in lowered for word in _BROWSER_WORDS) or not any(word in text for word in _LOGIN_WORDS):
+        return None
+    host = _last_host([*recent_texts, text])
+    if host is None and any(word in t.lower() for t in [*recent_texts, text] for word in ("yuque", "语雀")):
+        host = "yuque.com"
+    if host is None:
+        return NO_HOST_FACT
+    if host == "yuque.com":
+        return YUQUE_FACT
+    return f"访问 {host} 时优先复用用户已登录的 Chrome 登录态。"
+
+
+def _last_host(texts: Sequence[str]) -> str | None:
+    host: str | None = None
+    for text in texts:
+        for url in _HINT_URL.findall(text or ""):
+            found = urllib.parse.urlsplit(url.rstrip(".,;:!?")).hostname
+            if found:
+                host = found.lower().removeprefix("www.")
+    return host
+
+
+class FactStore(Protocol):
+    def store_fact(self, fact: str, scope: str | None = "project") -> object: ...
+
+
+def apply_explicit_memory_hints(
+    store: FactStore, tracker: ExternalContextTracker, user_input: str, recent_texts: Sequence[str] = ()
+) -> str | None:
+    """Before the model call (ReAct): save the browser-login preference globally unless external content was
+    read in this session. Returns the saved fact, or None."""
+    fact = browser_login_fact(user_input, recent_texts)
+    if fact is None or tracker.blocks_automatic_memory():
+        return None
+    result = store.store_fact(fact, "global")
+    return fact if getattr(result, "written", False) else None

@@ -1,7 +1,7 @@
 """Audit trail of dangerous tool calls (spec 9.2): `<PAICLI_HOME>/audit/audit-YYYY-MM-DD.jsonl`.
 
 One compact JSON line per write_file / edit_file / execute_command call, whether it ran, was refused by a
-guard or was denied by the human. `PAICLI_AUDIT_DIR` moves the folder. Writing is best effort: an audit
+guard or was denied by the human, and one per call of any other tool that a guard or the turn policy refused. `PAICLI_AUDIT_DIR` moves the folder. Writing is best effort: an audit
 failure never stops a tool.
 """
 

@@ -196,8 +196,9 @@ class TurnToolSet:
             output = cancelled_output(call.name)
         except Exception as error:  # the loop must never see a tool exception
             output = ToolOutput(f"❌ 工具执行失败: {type(error).__name__}: {error}", success=False)
-        if call.name in DANGEROUS_TOOLS:
-            self.runner.audit.record(call.name, call.arguments, audit_outcome(output), output.success)
+        outcome = audit_outcome(output)
+        if call.name in DANGEROUS_TOOLS or outcome == "blocked":  # guard and policy refusals of any tool too
+            self.runner.audit.record(call.name, call.arguments, outcome, output.success)
         return self._final(call, output)
 
     def _outcome(self, call: ToolCall, cancel: CancelToken) -> ToolOutput:

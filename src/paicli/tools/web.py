@@ -24,6 +24,7 @@ from paicli.config.env import EnvLookup
 from paicli.tools.context import ToolContext
 from paicli.tools.html_text import html_to_text
 from paicli.tools.schema import Args, ToolOutput
+from paicli.tools.web_search import SearchConfigError, choose_provider, decode_json, provider_search
 
 MAX_BYTES = 5 * 1024 * 1024
 TIMEOUT_SECONDS = 30.0
@@ -199,47 +200,34 @@ class WebTools:
     def web_search(self, args: Args, ctx: ToolContext) -> ToolOutput:
         query = str(args["query"]).strip()
         top_k = min(max(int(args.get("top_k", 5)), 1), 10)
-        provider = (self._env.get("SEARCH_PROVIDER") or "").lower()
-        searx = self._env.get("SEARXNG_URL")
-        serp = self._env.get("SERPAPI_KEY")
         try:
-            if searx and provider in ("", "searxng"):
-                results = self._searxng(searx, query, top_k, ctx.cancel)
-            elif serp and provider in ("", "serpapi"):
-                results = self._serpapi(serp, query, top_k, ctx.cancel)
-            elif provider:
-                return ToolOutput(
-                    f"❌ 未配置搜索服务: SEARCH_PROVIDER={provider} 暂不支持或缺少对应配置"
-                    "（paicli 支持 SEARXNG_URL 或 SERPAPI_KEY）",
-                    success=False,
-                )
-            else:
-                return ToolOutput(
-                    "❌ 未配置搜索服务: 设置 SEARXNG_URL（SearXNG 实例地址）或 SERPAPI_KEY 后即可使用 "
-                    "web_search；在此之前请不要假设能联网搜索",
-                    success=False,
-                )
+            provider = choose_provider(self._env)
+        except SearchConfigError as error:
+            return ToolOutput(f"❌ 未配置搜索服务: {error}", success=False)
+        try:
+            hits = provider_search(self._env, provider)(self, query, top_k, ctx.cancel)
+        except urllib.error.HTTPError as error:
+            return ToolOutput(f"❌ 搜索失败: {provider} 返回 HTTP {error.code} {error.reason}", success=False)
         except (urllib.error.URLError, OSError, ValueError) as error:
-            return ToolOutput(f"❌ 搜索失败: {getattr(error, 'reason', error)}", success=False)
-        return render_results(query, results)
+            return ToolOutput(f"❌ 搜索失败（{provider}）: {getattr(error, 'reason', error)}", success=False)
+        return render_results(query, [(h.title, h.url, h.snippet) for h in hits])
 
-    def _searxng(self, base: str, query: str, top_k: int, cancel: CancelToken) -> list[tuple[str, str, str]]:
-        url = base.rstrip("/") + "/search?" + urllib.parse.urlencode({"q": query, "format": "json"})
-        data = json.loads(self.get(url, cancel, check=False).body.decode("utf-8", errors="replace"))
-        items = data.get("results") or []
-        return [(str(i.get("title", "")), str(i.get("url", "")), str(i.get("content", ""))) for i in items][
-            :top_k
-        ]
+    # Search APIs are configured endpoints, not model-chosen URLs: they skip the public-address gate.
+    def get_json(self, url: str, cancel: CancelToken) -> Any:
+        return decode_json(self.get(url, cancel, check=False).body)
 
-    def _serpapi(self, key: str, query: str, top_k: int, cancel: CancelToken) -> list[tuple[str, str, str]]:
-        url = "https://serpapi.com/search.json?" + urllib.parse.urlencode(
-            {"q": query, "api_key": key, "num": top_k}
-        )
-        data = json.loads(self.get(url, cancel, check=False).body.decode("utf-8", errors="replace"))
-        items = data.get("organic_results") or []
-        return [(str(i.get("title", "")), str(i.get("link", "")), str(i.get("snippet", ""))) for i in items][
-            :top_k
-        ]
+    def post_json(self, url: str, payload: dict[str, Any], headers: dict[str, str], cancel: CancelToken) -> Any:
+        data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        request = urllib.request.Request(url, data=data, method="POST", headers={
+            "User-Agent": USER_AGENT, "Content-Type": "application/json", "Accept": "application/json", **headers})
+        deadline = self._clock() + self._timeout
+        with urllib.request.build_opener().open(request, timeout=self._timeout) as response:
+            unregister = cancel.on_cancel(response.close)
+            try:
+                body, _ = read_limited(response, cancel, MAX_BYTES, self._clock, deadline)
+            finally:
+                unregister()
+        return decode_json(body)
 
 
 def render_results(query: str, results: list[tuple[str, str, str]]) -> ToolOutput:

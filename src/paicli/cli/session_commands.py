@@ -1,0 +1,217 @@
+"""Handlers of `/skill`, `/config`, `/audit` and `/export` (spec 10.3): plain functions over the session's
+parts, returning the reply text, so the backend stays a thin dispatcher and the handlers test without a REPL."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from pathlib import Path
+
+from paicli.cli.backend import CommandReply
+from paicli.config.env import EnvLookup
+from paicli.config.settings import Settings, mask_key
+from paicli.context.internal import is_skill_injection, skill_names
+from paicli.llm.messages import Message
+from paicli.tools.audit import AuditLog, format_audit
+from paicli.tools.skills import SOURCE_LABELS, SkillCatalog
+
+SKILL_USAGE = "用法: /skill [list] | /skill show <名称> | /skill on <名称> | /skill off <名称> | /skill reload"
+CACHE_NOTE = "✅ 下一次模型调用生效（系统提示中的 Skill 列表变了，这一次请求的前缀缓存不会命中）"
+_SECRET_NAME = re.compile(r"(?i)(key|token|secret|password)")
+
+# ---- /skill ----------------------------------------------------------------------------------------
+
+
+def skill_command(catalog: SkillCatalog, args: str) -> CommandReply:
+    sub, _, rest = args.strip().partition(" ")
+    sub, name = sub.lower(), rest.strip()
+    if sub in ("", "list") and not name:
+        return CommandReply(skill_list(catalog))
+    if sub == "reload" and not name:
+        return CommandReply(skill_reload(catalog))
+    if sub in ("show", "on", "off") and name:
+        skill = catalog.get(name)
+        if skill is None:
+            known = "、".join(s.name for s in catalog.all()) or "（没有）"
+            return CommandReply(f"❌ 没有名为 {name} 的 Skill。已有的 Skill：{known}", ok=False)
+        if sub == "show":
+            return CommandReply(skill_show(catalog, name))
+        enable = sub == "on"
+        if not catalog.set_enabled(skill.name, enable):
+            state = "启用" if enable else "停用"
+            return CommandReply(f"ℹ️ Skill {skill.name} 本来就是{state}状态，系统提示没有变化。")
+        verb = "启用" if enable else "停用"
+        return CommandReply(f"✅ 已{verb} Skill {skill.name}（{catalog.summary()}）\n{CACHE_NOTE}")
+    return CommandReply(f"❌ 无法识别的 /skill 用法: {args.strip()}\n{SKILL_USAGE}", ok=False)
+
+
+def skill_list(catalog: SkillCatalog) -> str:
+    skills = catalog.all()
+    if not skills:
+        return ("📭 还没有可用的 Skill。把 SKILL.md 放到 $PAICLI_HOME/skills/<名称>/ 或项目的 .paicli/skills/<名称>/ "
+                "后执行 /skill reload。")
+    enabled, total = catalog.counts()
+    lines = [f"🧩 Skills（已启用 {enabled}/{total}）："]
+    width = max(len(s.name) for s in skills)
+    for skill in skills:
+        mark = "✅" if catalog.is_enabled(skill.name) else "⛔"
+        source = SOURCE_LABELS[skill.source] + ("·不可信" if not skill.trusted else "")
+        description = skill.description if len(skill.description) <= 60 else skill.description[:59] + "…"
+        lines.append(f"  {mark} {skill.name.ljust(width)}  [{source}] {description}")
+    lines.append(SKILL_USAGE)
+    return "\n".join(lines)
+
+
+def skill_show(catalog: SkillCatalog, name: str) -> str:
+    skill = catalog.get(name)
+    assert skill is not None
+    state = "已启用" if catalog.is_enabled(skill.name) else "已停用"
+    trust = "，不可信" if not skill.trusted else ""
+    head = f"📄 Skill {skill.name}（来源：{skill.source}{trust}，{state}）\n   目录: {skill.directory}\n   描述: {skill.description}"
+    return f"{head}\n\n{skill.body}"
+
+
+def skill_reload(catalog: SkillCatalog) -> str:
+    before = catalog.index_text()
+    problems = catalog.reload()
+    enabled, total = catalog.counts()
+    lines = ["🔄 已重新扫描 skill 目录", f"   共 {total} 个 Skill，已启用 {enabled} 个"]
+    lines.extend(f"   {problem.warning()}" for problem in problems)
+    if catalog.index_text() != before:
+        lines.append(CACHE_NOTE)
+    else:
+        lines.append("✅ Skill 列表没有变化，系统提示保持不变")
+    return "\n".join(lines)
+
+
+# ---- /config ---------------------------------------------------------------------------------------
+
+EXTRA_KEYS: tuple[str, ...] = (
+    "SEARCH_PROVIDER", "SEARXNG_URL", "SERPAPI_KEY", "ZHIPU_SEARCH_ENGINE", "DEEPSEEK_SEARCH_MODEL",
+)
+
+
+def config_report(settings: Settings, env: EnvLookup, extra_keys: Sequence[str] = ()) -> str:
+    spec = settings.provider_spec
+    config_file = settings.config_path
+    saved = _saved_provider(settings)
+    rows = [
+        ("provider", settings.provider, _source(env, ("PAICLI_BASE_URL", *spec.key_envs), "自动选择（第一个可用的 Key）")),
+        ("model", settings.model, _source(env, spec.model_envs, _saved_or_default(saved.get("model"), settings.model,
+                                                                                    config_file))),
+        ("base_url", settings.base_url, _source(env, spec.base_url_envs, _saved_or_default(
+            saved.get("baseUrl"), settings.base_url, config_file))),
+        ("api_key", settings.masked_api_key, _source(env, spec.key_envs, _saved_or_default(
+            saved.get("apiKey"), settings.api_key, config_file))),
+        ("context_window", f"{settings.context_window:,}", _source(env, ("PAICLI_CONTEXT_WINDOW",), "按模型推导")),
+        ("light_model", settings.light_model, _source(env, ("PAICLI_LIGHT_MODEL",), "同会话模型")),
+        ("compaction_model", settings.compaction_model, _source(env, ("PAICLI_COMPACTION_MODEL",), "同会话模型")),
+        ("approval_mode", settings.approval_mode, _source(env, ("PAICLI_APPROVAL_MODE",), "默认")),
+        ("memory_placement", settings.memory_placement, _source(env, ("PAICLI_MEMORY_PLACEMENT",), "默认")),
+        ("PAICLI_HOME", str(settings.paicli_home), _source(env, ("PAICLI_HOME",), "默认（~/.paicli）")),
+        ("project_root", str(settings.project_root), "启动时的工作目录"),
+    ]
+    width = max(len(label) for label, _, _ in rows)
+    lines = ["⚙️ 当前生效的配置（值 · 来源）："]
+    lines.extend(f"  {label.ljust(width)}  {value} · {source}" for label, value, source in rows)
+    shown = {"PAICLI_BASE_URL", "PAICLI_CONTEXT_WINDOW", "PAICLI_LIGHT_MODEL", "PAICLI_COMPACTION_MODEL",
+             "PAICLI_APPROVAL_MODE", "PAICLI_MEMORY_PLACEMENT", "PAICLI_HOME", "PAICLI_API_KEY", "PAICLI_MODEL"}
+    others = [key for key in (*extra_keys, *EXTRA_KEYS) if key not in shown and env.get(key) is not None]
+    if others:
+        lines.append("  其他已设置的选项：")
+        for key in dict.fromkeys(others):
+            lines.append(f"    {key} = {_display(key, env.get(key) or '')} · {env.source_of(key)}")
+    return "\n".join(lines)
+
+
+def _source(env: EnvLookup, keys: Sequence[str], fallback: str) -> str:
+    for key in keys:
+        where = env.source_of(key)
+        if where is not None:
+            return f"{where} {key}" if where == "环境变量" else f"{key}（{where}）"
+    return fallback
+
+
+def _saved_provider(settings: Settings) -> dict[str, str]:
+    from paicli.config.settings import load_config_file
+
+    try:
+        saved = load_config_file(settings.config_path).provider_config(settings.provider)
+    except Exception:  # a broken config.json already failed start-up; the report must not fail
+        return {}
+    values = {"model": saved.model, "baseUrl": saved.base_url, "apiKey": saved.api_key}
+    return {k: v for k, v in values.items() if isinstance(v, str) and v}
+
+
+def _saved_or_default(saved: str | None, value: str | None, config_file: Path) -> str:
+    if saved and value and saved.rstrip("/") == value.rstrip("/"):
+        return str(config_file)
+    return "默认值 / 命令行"
+
+
+def _display(key: str, value: str) -> str:
+    return mask_key(value) if _SECRET_NAME.search(key) else value
+
+
+# ---- /audit ----------------------------------------------------------------------------------------
+
+
+def audit_command(audit: AuditLog, args: str) -> CommandReply:
+    raw = args.strip() or "10"
+    if not raw.isdigit() or not 1 <= int(raw) <= 100:
+        return CommandReply(f"❌ /audit 的条数应是 1 到 100 之间的整数，收到: {raw}", ok=False)
+    text = format_audit(audit.recent(int(raw)))
+    return CommandReply(f"{text}\n   审计目录: {audit.directory}")
+
+
+# ---- /export ---------------------------------------------------------------------------------------
+
+ROLE_TITLES = {"user": "👤 用户", "assistant": "🤖 助手", "tool": "🔧 工具结果"}
+
+
+def export_command(
+    history: Sequence[Message], args: str, *, home: Path, project_root: Path, session_id: str, model: str,
+    now: Callable[[], datetime] = datetime.now,
+) -> CommandReply:
+    when = now()
+    target = Path(args.strip()).expanduser() if args.strip() else (
+        home / "exports" / f"session-{when.strftime('%Y-%m-%d_%H-%M-%S')}.md")
+    if not target.is_absolute():
+        target = project_root / target
+    messages = [m for m in history if m.role != "system"]
+    text = conversation_markdown(messages, session_id, model, when)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    except OSError as error:
+        return CommandReply(f"❌ 导出失败: {target}: {error.strerror or error}", ok=False)
+    return CommandReply(f"✅ 对话记录已导出: {target}\n   共 {len(messages)} 条消息")
+
+
+def conversation_markdown(messages: Sequence[Message], session_id: str, model: str, when: datetime) -> str:
+    parts = [f"# paicli 对话记录\n\n- 会话: {session_id}\n- 模型: {model}\n- 导出时间: {when.strftime('%Y-%m-%d %H:%M:%S')}\n"]
+    for message in messages:
+        parts.append(_message_markdown(message))
+    return "\n".join(parts).rstrip() + "\n"
+
+
+def _message_markdown(message: Message) -> str:
+    content = message.text
+    if is_skill_injection(message):
+        return f"## 🧩 Skill 注入：{'、'.join(skill_names(message))}\n\n{_fenced(content)}\n"
+    title = ROLE_TITLES.get(message.role, message.role)
+    lines = [f"## {title}\n"]
+    if message.role == "tool":
+        lines.append(_fenced(content))
+    elif content.strip():
+        lines.append(content.strip())
+    for call in message.tool_calls:
+        lines.append(f"\n**调用工具** `{call.name}`\n\n{_fenced(call.arguments, 'json')}")
+    return "\n".join(lines) + "\n"
+
+
+def _fenced(text: str, language: str = "") -> str:
+    longest = max((len(run) for run in re.findall(r"`{3,}", text)), default=2)
+    fence = "`" * (longest + 1)
+    return f"{fence}{language}\n{text.rstrip()}\n{fence}"

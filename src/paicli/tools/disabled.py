@@ -1,0 +1,38 @@
+"""The tool runner used when the model has no native tool calling (`PAICLI_TOOLS_ENABLED=false`).
+
+No tool definitions are sent and the system prompt carries the `## Tool Availability` section instead of the
+tool sections. Should a model still emit a call, it gets an error result, so the history stays protocol-valid.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from paicli.agent.events import EventSink
+from paicli.cancel import CancelToken
+from paicli.llm.messages import ToolCall
+from paicli.tools.base import ToolResult
+from paicli.tools.boundary import ToolResultBoundary
+
+TOOLS_ENV_KEY = "PAICLI_TOOLS_ENABLED"
+NO_TOOLS_RESULT = "❌ 当前模型不支持工具调用，这个调用没有执行。请直接用文字回答，需要的命令写出来让用户自己运行。"
+
+
+class _NoToolTurn:
+    def definitions(self) -> list[dict[str, Any]]:
+        return []
+
+    def notice(self) -> str | None:
+        return None
+
+    def execute(self, calls: Sequence[ToolCall], cancel: CancelToken, emit: EventSink) -> list[ToolResult]:
+        text = ToolResultBoundary.wrap
+        return [ToolResult(c.id, c.name, text(c.name, NO_TOOLS_RESULT), success=False, blocked=True) for c in calls]
+
+
+class ToolsDisabled:
+    """Satisfies paicli.agent.ports.ToolRunner with no tools at all."""
+
+    def for_turn(self, submitted_text: str) -> _NoToolTurn:
+        return _NoToolTurn()

@@ -1,0 +1,167 @@
+"""web_search providers (spec 9.1): plain HTTP APIs, picked by `SEARCH_PROVIDER` or, without it, by the first
+configured one in the reference's order: zhipu (GLM key) -> serpapi -> searxng -> deepseek.
+
+* zhipu: `POST <ZHIPU_SEARCH_BASE_URL>/web_search` (default https://open.bigmodel.cn/api/paas/v4) with the GLM key,
+  engine `ZHIPU_SEARCH_ENGINE` (default search_std).
+* serpapi: `GET https://serpapi.com/search.json` with `SERPAPI_KEY` (`SERPAPI_BASE_URL` overrides the host).
+* searxng: `GET <SEARXNG_URL>/search?format=json`.
+* deepseek: DeepSeek's Anthropic-compatible messages endpoint with the server-side web_search tool
+  (`DEEPSEEK_SEARCH_BASE_URL`, default https://api.deepseek.com/anthropic/v1; model `DEEPSEEK_SEARCH_MODEL`, default
+  deepseek-v4-flash). Only the structured result blocks count; the model's own prose is never a result.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.parse
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from paicli.cancel import CancelToken
+from paicli.config.env import EnvLookup
+
+ORDER = ("zhipu", "serpapi", "searxng", "deepseek")
+ZHIPU_BASE = "https://open.bigmodel.cn/api/paas/v4"
+SERPAPI_BASE = "https://serpapi.com"
+DEEPSEEK_SEARCH_BASE = "https://api.deepseek.com/anthropic/v1"
+DEEPSEEK_SEARCH_MODEL = "deepseek-v4-flash"
+ANTHROPIC_VERSION = "2023-06-01"
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    title: str
+    url: str
+    snippet: str
+
+
+class SearchConfigError(Exception):
+    """No usable provider; the message tells the model and the user what to configure."""
+
+
+class Http(Protocol):
+    def get_json(self, url: str, cancel: CancelToken) -> Any: ...
+
+    def post_json(self, url: str, payload: dict[str, Any], headers: dict[str, str], cancel: CancelToken) -> Any: ...
+
+
+Search = Callable[[Http, str, int, CancelToken], list[SearchHit]]
+
+
+def _zhipu_key(env: EnvLookup) -> str | None:
+    return env.get("ZHIPU_API_KEY") or env.get("GLM_API_KEY")
+
+
+def _configured(env: EnvLookup, name: str) -> bool:
+    keys = {"zhipu": _zhipu_key(env), "serpapi": env.get("SERPAPI_KEY"), "searxng": env.get("SEARXNG_URL"),
+            "deepseek": env.get("DEEPSEEK_API_KEY")}
+    return bool(keys.get(name))
+
+
+_NEEDS = {"zhipu": "GLM_API_KEY（或 ZHIPU_API_KEY）", "serpapi": "SERPAPI_KEY", "searxng": "SEARXNG_URL",
+          "deepseek": "DEEPSEEK_API_KEY"}
+
+
+def choose_provider(env: EnvLookup) -> str:
+    explicit = (env.get("SEARCH_PROVIDER") or "").strip().lower()
+    if explicit:
+        if explicit not in ORDER:
+            raise SearchConfigError(f"SEARCH_PROVIDER={explicit} 不受支持（可选 {'、'.join(ORDER)}）")
+        if not _configured(env, explicit):
+            raise SearchConfigError(f"SEARCH_PROVIDER={explicit} 缺少配置：请设置 {_NEEDS[explicit]}")
+        return explicit
+    for name in ORDER:
+        if _configured(env, name):
+            return name
+    raise SearchConfigError(
+        "设置 SEARXNG_URL（SearXNG 实例地址）、SERPAPI_KEY、GLM_API_KEY（智谱搜索）或 DEEPSEEK_API_KEY 后即可使用 "
+        "web_search（SEARCH_PROVIDER 可指定其中一个）；在此之前请不要假设能联网搜索"
+    )
+
+
+def provider_search(env: EnvLookup, name: str) -> Search:
+    if name == "zhipu":
+        return lambda http, q, k, cancel: zhipu(http, env, q, k, cancel)
+    if name == "serpapi":
+        return lambda http, q, k, cancel: serpapi(http, env, q, k, cancel)
+    if name == "searxng":
+        return lambda http, q, k, cancel: searxng(http, env, q, k, cancel)
+    return lambda http, q, k, cancel: deepseek(http, env, q, k, cancel)
+
+
+def _text(value: object) -> str:
+    return value.strip() if isinstance(value, str) else ""
+
+
+def searxng(http: Http, env: EnvLookup, query: str, top_k: int, cancel: CancelToken) -> list[SearchHit]:
+    base = (env.get("SEARXNG_URL") or "").rstrip("/")
+    data = http.get_json(base + "/search?" + urllib.parse.urlencode({"q": query, "format": "json"}), cancel)
+    items = data.get("results") if isinstance(data, dict) else None
+    return [SearchHit(_text(i.get("title")), _text(i.get("url")), _text(i.get("content")))
+            for i in (items or []) if isinstance(i, dict)][:top_k]
+
+
+def serpapi(http: Http, env: EnvLookup, query: str, top_k: int, cancel: CancelToken) -> list[SearchHit]:
+    base = (env.get("SERPAPI_BASE_URL") or SERPAPI_BASE).rstrip("/")
+    params = {"q": query, "api_key": env.get("SERPAPI_KEY") or "", "num": top_k}
+    data = http.get_json(f"{base}/search.json?" + urllib.parse.urlencode(params), cancel)
+    items = data.get("organic_results") if isinstance(data, dict) else None
+    return [SearchHit(_text(i.get("title")), _text(i.get("link")), _text(i.get("snippet")))
+            for i in (items or []) if isinstance(i, dict)][:top_k]
+
+
+def zhipu(http: Http, env: EnvLookup, query: str, top_k: int, cancel: CancelToken) -> list[SearchHit]:
+    base = (env.get("ZHIPU_SEARCH_BASE_URL") or ZHIPU_BASE).rstrip("/")
+    payload = {"search_query": query, "search_engine": env.get("ZHIPU_SEARCH_ENGINE") or "search_std",
+               "count": top_k}
+    headers = {"Authorization": f"Bearer {_zhipu_key(env) or ''}"}
+    data = http.post_json(f"{base}/web_search", payload, headers, cancel)
+    items = data.get("search_result") if isinstance(data, dict) else None
+    return [SearchHit(_text(i.get("title")), _text(i.get("link")), _text(i.get("content")))
+            for i in (items or []) if isinstance(i, dict)][:top_k]
+
+
+def deepseek(http: Http, env: EnvLookup, query: str, top_k: int, cancel: CancelToken) -> list[SearchHit]:
+    base = (env.get("DEEPSEEK_SEARCH_BASE_URL") or DEEPSEEK_SEARCH_BASE).rstrip("/")
+    payload = {
+        "model": env.get("DEEPSEEK_SEARCH_MODEL") or DEEPSEEK_SEARCH_MODEL,
+        "max_tokens": 1024,
+        "messages": [{"role": "user", "content": query}],
+        "tools": [{"type": "web_search_20250305", "name": "web_search", "max_uses": 1}],
+    }
+    headers = {"x-api-key": env.get("DEEPSEEK_API_KEY") or "", "anthropic-version": ANTHROPIC_VERSION}
+    data = http.post_json(f"{base}/messages", payload, headers, cancel)
+    return anthropic_search_hits(data)[:top_k]
+
+
+def anthropic_search_hits(data: object) -> list[SearchHit]:
+    """Results from `web_search_tool_result` blocks, de-duplicated by URL; snippets from citations' cited_text."""
+    blocks = data.get("content") if isinstance(data, dict) else None
+    if not isinstance(blocks, list):
+        return []
+    cited: dict[str, list[str]] = {}
+    for block in blocks:
+        for citation in (block.get("citations") or []) if isinstance(block, dict) else []:
+            if isinstance(citation, dict) and _text(citation.get("url")):
+                cited.setdefault(_text(citation.get("url")), []).append(_text(citation.get("cited_text")))
+    hits: list[SearchHit] = []
+    seen: set[str] = set()
+    for block in blocks:
+        if not isinstance(block, dict) or block.get("type") != "web_search_tool_result":
+            continue
+        results = block.get("content")
+        if isinstance(results, dict):  # a tool error: {"type": "web_search_tool_result_error", "error_code": …}
+            raise ValueError(f"DeepSeek 搜索出错: {_text(results.get('error_code')) or '未知错误'}")
+        for item in results if isinstance(results, list) else []:
+            url = _text(item.get("url")) if isinstance(item, dict) else ""
+            if not url or url in seen:
+                continue
+            seen.add(url)
+            snippet = " ".join(t for t in cited.get(url, []) if t) or _text(item.get("page_age"))
+            hits.append(SearchHit(_text(item.get("title")), url, snippet))
+    return hits
+
+
+def decode_json(body: bytes) -> Any:
+    return json.loads(body.decode("utf-8", errors="replace"))

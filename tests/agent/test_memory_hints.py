@@ -1,0 +1,104 @@
+"""Port of AgentMemoryHintTest (spec 12, 5.7) and the input-side external-content marking (spec 5.5)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from paicli.agent.events import AgentEvent, Notice
+from paicli.cancel import CancelToken
+from paicli.cli.compose import build_components
+from paicli.cli.session import AppBackend
+from paicli.config.env import EnvLookup
+from paicli.config.settings import load_settings
+from paicli.memory.guard import NO_HOST_FACT, YUQUE_FACT, browser_login_fact
+from paicli.tools.approval import AutoApprover
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
+
+pytestmark = pytest.mark.timeout(60)
+
+
+@pytest.mark.parametrize(
+    ("text", "recent", "fact"),
+    [
+        ("记住：访问语雀时直接用我已登录的 Chrome", [], YUQUE_FACT),
+        ("以后记得复用 chrome 的登录态", ["看看 https://www.example.com/docs/1"],
+         "访问 example.com 时优先复用用户已登录的 Chrome 登录态。"),
+        ("记一下，浏览器用已登录的那个", ["先看 https://a.io/x", "再看 https://docs.b.dev/y"],
+         "访问 docs.b.dev 时优先复用用户已登录的 Chrome 登录态。"),
+        ("记住，需要登录的网站直接用我的 Chrome 登录态", [], NO_HOST_FACT),
+        ("记住 https://yuque.com/team 要复用 Chrome 登录态", [], YUQUE_FACT),
+    ],
+)
+def test_browser_login_fact(text: str, recent: list[str], fact: str) -> None:
+    assert browser_login_fact(text, recent) == fact
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["访问语雀时直接用我已登录的 Chrome", "记住项目用 Java 17", "记住打开浏览器看看结果", "记住用 Chrome 浏览"],
+)
+def test_no_fact_without_all_three_signals(text: str) -> None:
+    assert browser_login_fact(text, ["https://yuque.com/x"]) is None
+
+
+@pytest.fixture
+def backend_factory(tmp_path: Path) -> Iterator[tuple[FakeOpenAIServer, AppBackend]]:
+    project = tmp_path / "project"
+    project.mkdir()
+    with FakeOpenAIServer() as server:
+        env = EnvLookup(environ={
+            "HOME": str(tmp_path), "PAICLI_HOME": str(tmp_path / ".paicli"), "PAICLI_BASE_URL": server.base_url,
+            "PAICLI_MODEL": "fake-model", "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false",
+        }, cwd=project)
+        backend = AppBackend(build_components(load_settings(env, cwd=project), env, AutoApprover(), yes=True))
+        try:
+            yield server, backend
+        finally:
+            backend.close(5)
+
+
+def stored(backend: AppBackend) -> list[tuple[str, str]]:
+    return [(e.content, e.metadata.get("scope", "")) for e in backend.parts.memory.list_all()]
+
+
+def test_explicit_chrome_remember_request_stores_site_preference_globally(
+    backend_factory: tuple[FakeOpenAIServer, AppBackend],
+) -> None:
+    server, backend = backend_factory
+    server.push("好的")
+    events: list[AgentEvent] = []
+    backend.run("记住：以后访问语雀直接复用我已登录的 Chrome 登录态", "react", events.append, CancelToken())
+    assert stored(backend) == [(YUQUE_FACT, "global")]
+    assert any(isinstance(e, Notice) and YUQUE_FACT in e.text for e in events)
+    assert len(server.requests) == 1  # no extra model call for the hint
+
+
+def test_hint_is_not_saved_after_external_content_and_clear_resets_the_tracker(
+    backend_factory: tuple[FakeOpenAIServer, AppBackend],
+) -> None:
+    server, backend = backend_factory
+    server.push(Reply.tool_calls(("web_search", '{"query": "语雀"}')), "查过了", "好的", "好的")
+    backend.run("搜一下语雀是什么", "react", lambda _e: None, CancelToken())
+    assert backend.parts.tracker.blocks_automatic_memory()
+    backend.run("记住：访问语雀直接复用已登录的 Chrome", "react", lambda _e: None, CancelToken())
+    assert stored(backend) == []
+    backend.clear()
+    backend.run("记住：访问语雀直接复用已登录的 Chrome", "react", lambda _e: None, CancelToken())
+    assert stored(backend) == [(YUQUE_FACT, "global")]
+    assert server.violations == []
+
+
+def test_mcp_resource_in_expanded_input_marks_external_content(
+    backend_factory: tuple[FakeOpenAIServer, AppBackend],
+) -> None:
+    server, backend = backend_factory
+    server.push("看过了")
+    backend.run('请看 <resource server="docs" uri="x">内容</resource>', "react", lambda _e: None, CancelToken())
+    assert backend.parts.tracker.sources() == ["mcp_resource_mention"]
+    last_user = json.dumps(server.requests[0]["messages"][-1], ensure_ascii=False)
+    assert "resource server" in last_user
+
