@@ -76,13 +76,20 @@ class Terminal:
         return os.waitstatus_to_exitcode(status)
 
 
-def test_first_run_offers_the_local_server_then_the_repl_starts(project: Path, isolated_home: Path) -> None:
+def test_first_run_sets_up_an_endpoint_then_the_repl_starts(project: Path, isolated_home: Path) -> None:
+    # Discovery itself is tested in process with generous timeouts (test_setup_flow, tests/llm/test_probe.py);
+    # here the endpoint is typed, so nothing depends on how fast a probe is answered on a loaded machine.
     with FakeOpenAIServer(models=("llama3.1:8b", "qwen2.5-coder:7b"), default_reply="你好！我在。") as local:
-        env, url = paicli_env(isolated_home, None, PAICLI_LOCAL_PORTS=str(local.port)), local.base_url
+        env, url = paicli_env(isolated_home, None), local.base_url
         term = Terminal([], env, project)
-        term.expect("在本机发现了正在运行的模型服务")
+        term.expect("欢迎使用 paicli")
+        term.expect("10. 其他 OpenAI 兼容接口")
         term.expect("输入编号")
-        term.answer("1")
+        term.answer("10")
+        term.expect("接口地址")
+        term.answer(url)
+        term.expect("没有就直接回车")
+        term.answer("")
         term.expect("2. qwen2.5-coder:7b")
         term.expect("选择模型")
         term.answer("2")

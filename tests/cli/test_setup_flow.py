@@ -14,7 +14,7 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
-from paicli.cli.first_run import FirstRunResult, PromptSetupIO, run_first_setup
+from paicli.cli.first_run import FirstRunResult, PromptSetupIO, discover_for, run_first_setup
 from paicli.config.env import EnvLookup, parse_dotenv
 from paicli.llm.probe import discover_local
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -105,7 +105,7 @@ def test_an_endpoint_without_a_model_list_is_checked_with_one_token(pipe: PipeIn
 
 def test_a_discovered_local_server_is_offered_first_with_its_models(pipe: PipeInput, tmp_path: Path) -> None:
     with FakeOpenAIServer(models=("llama3.1:8b", "qwen2.5-coder:7b")) as server:
-        found, url = discover_local([("Ollama", server.port)]), server.base_url
+        found, url = discover_local([("Ollama", server.port)], timeout=30), server.base_url
         dialogue = Dialogue(pipe, tmp_path)
         result = dialogue.run("", "2", servers=list(found))  # Enter = 1 = the local server
         assert result is not None
@@ -174,3 +174,12 @@ def test_end_of_input_abandons_the_setup_and_saves_nothing(pipe: PipeInput, tmp_
     closer.join()
     assert run_first_setup(dialogue.env(), dialogue.io, env_factory=dialogue.env) is None
     assert not (dialogue.home / ".env").exists()
+
+
+def test_discovery_probes_the_ports_of_paicli_local_ports_only() -> None:
+    with FakeOpenAIServer(models=("m-a",)) as first, FakeOpenAIServer(models=("m-b",)) as other:
+        env = EnvLookup(environ={"PAICLI_LOCAL_PORTS": str(first.port)})
+        found = discover_for(env, timeout=30)
+        assert [(s.port, s.models) for s in found] == [(first.port, ("m-a",))]
+        assert first.gets == ["/v1/models"] and other.gets == []
+        assert discover_for(EnvLookup(environ={"PAICLI_LOCAL_PORTS": "off"})) == []

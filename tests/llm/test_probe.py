@@ -33,7 +33,7 @@ def _fake_on_a_usual_port() -> tuple[FakeOpenAIServer, str, int]:
 def test_discovery_finds_a_server_on_its_usual_port_and_lists_its_models() -> None:
     server, name, port = _fake_on_a_usual_port()
     try:
-        found = discover_local([(name, port)])  # only the port this test owns is probed
+        found = discover_local([(name, port)], timeout=30)  # only the port this test owns is probed
     finally:
         server.stop()
     assert [(s.name, s.port, s.base_url, s.models) for s in found] == [

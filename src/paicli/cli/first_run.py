@@ -62,12 +62,12 @@ class FirstRunResult:
     settings: Settings
 
 
-def discover_for(env: EnvLookup, hosts: Sequence[str] | None = None) -> list[LocalServer]:
+def discover_for(env: EnvLookup, timeout: float | None = None) -> list[LocalServer]:
     """Local OpenAI-compatible servers on the configured loopback ports (none when PAICLI_LOCAL_PORTS=off)."""
-    from paicli.llm.probe import LOOPBACK, discover_local
+    from paicli.llm.probe import LOOPBACK, PROBE_TIMEOUT, discover_local
 
     ports = local_server_ports(env)
-    return discover_local(ports, hosts or (LOOPBACK,)) if ports else []
+    return discover_local(ports, (LOOPBACK,), timeout or PROBE_TIMEOUT) if ports else []
 
 
 def run_first_setup(

@@ -119,7 +119,11 @@ def _require_loopback(host: str) -> None:
         raise ValueError(f"local discovery only probes loopback addresses, not {host!r}")
 
 
-def probe_local(name: str, port: int, host: str = LOOPBACK, timeout: float = 0.8) -> LocalServer | None:
+# A loopback connect is accepted or refused at once; the timeout only bounds a listener that never answers.
+PROBE_TIMEOUT = 2.5
+
+
+def probe_local(name: str, port: int, host: str = LOOPBACK, timeout: float = PROBE_TIMEOUT) -> LocalServer | None:
     """One loopback port: an OpenAI-compatible server there answers GET /v1/models with a model list."""
     _require_loopback(host)
     base_url = f"http://{host}:{port}/v1"
@@ -131,7 +135,7 @@ def probe_local(name: str, port: int, host: str = LOOPBACK, timeout: float = 0.8
 
 
 def discover_local(servers: Sequence[tuple[str, int]], hosts: Sequence[str] = (LOOPBACK,),
-                   timeout: float = 0.8) -> list[LocalServer]:
+                   timeout: float = PROBE_TIMEOUT) -> list[LocalServer]:
     """Probe every (name, port) on each loopback host in parallel; servers that list models, in table order."""
     for host in hosts:
         _require_loopback(host)
