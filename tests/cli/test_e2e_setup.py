@@ -194,3 +194,15 @@ def test_ctrl_c_during_setup_exits_130_and_ctrl_d_exits_2_saving_nothing(project
     assert ended.finish() == 2
     assert "设置没有完成，没有保存任何内容" in ended.plain()
     assert not (isolated_home / ".paicli" / ".env").exists()
+
+
+def test_abandoning_setup_keeps_an_existing_configuration(project: Path, isolated_home: Path) -> None:
+    home = isolated_home / ".paicli"
+    home.mkdir()
+    (home / ".env").write_text("DEEPSEEK_API_KEY=sk-kept-0001\n", encoding="utf-8")
+    term = Terminal(["--setup"], paicli_env(isolated_home, None), project)
+    term.expect("输入编号")
+    os.write(term.fd, b"\x04")
+    assert term.finish() == 2
+    assert "原来的配置保持不变" in term.plain()
+    assert (home / ".env").read_text(encoding="utf-8") == "DEEPSEEK_API_KEY=sk-kept-0001\n"

@@ -28,6 +28,7 @@ NO_PROVIDER_LINES = (
     "  本机模型服务可设 PAICLI_BASE_URL；全部变量见 paicli --help",
 )
 SETUP_ABANDONED = "设置没有完成，没有保存任何内容；下次运行 paicli 会再次引导设置。"
+SETUP_KEPT = "设置没有完成，原来的配置保持不变。"
 SETUP_NEEDS_TERMINAL = "--setup 需要在终端中交互运行；也可以直接设置环境变量（见 paicli --help）"
 
 

@@ -116,7 +116,7 @@ def _settings_or_setup(args: argparse.Namespace, env: EnvLookup, interactive: bo
     discover = (lambda: first_run.discover_for(env)) if missing else None
     result = first_run.run_first_setup(env, first_run.PromptSetupIO(), discover=discover)
     if result is None:
-        return first_run.SETUP_ABANDONED
+        return first_run.SETUP_ABANDONED if missing else first_run.SETUP_KEPT
     return result.env, result.settings
 
 
