@@ -34,16 +34,18 @@ class Terminal:
             os.chdir(cwd)
             os.execvpe(sys.executable, [sys.executable, "-m", "paicli", *args], full)
         self.seen = b""
+        self.mark = 0
 
     def plain(self) -> str:
         text = self.seen.decode("utf-8", "replace")
         return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][AB0-9]|\r", "", text)
 
     def expect(self, pattern: str, timeout: float = 60.0) -> None:
+        """Wait for `pattern` after the previous match (a question asked twice must be seen twice)."""
         deadline = time.monotonic() + timeout
-        while pattern not in self.plain():
+        while pattern not in self.plain()[self.mark:]:
             remaining = deadline - time.monotonic()
-            assert remaining > 0, f"{pattern!r} not seen in:\n{self.plain()[-3000:]}"
+            assert remaining > 0, f"{pattern!r} not seen in:\n{self.plain()[self.mark:][-3000:]}"
             ready, _, _ = select.select([self.fd], [], [], min(0.2, remaining))
             if ready:
                 try:
@@ -53,7 +55,10 @@ class Terminal:
                 if not chunk:
                     break
                 self.seen += chunk
-        assert pattern in self.plain(), self.plain()[-3000:]
+        text = self.plain()
+        found = text.find(pattern, self.mark)
+        assert found >= 0, text[self.mark:][-3000:]
+        self.mark = found + len(pattern)
 
     def answer(self, text: str) -> None:
         os.write(self.fd, text.encode() + b"\r")
