@@ -272,25 +272,27 @@ def _failure_message(base_url: str, result: CheckResult) -> str:
 
 
 def _ask_model(io: SetupIO, default: str | None, models: Sequence[str]) -> str:
+    """The model: Enter takes the default (or the first listed one); a listed number or any name."""
     listed = list(models)
-    if listed and (default is None or default not in listed):
+    numbered = listed[:MODELS_SHOWN] if listed and (default is None or default not in listed) else []
+    if numbered:
         io.say("可用的模型：")
-        for number, name in enumerate(listed[:MODELS_SHOWN], start=1):
+        for number, name in enumerate(numbered, start=1):
             io.say(f"  {number:>2}. {name}")
         if len(listed) > MODELS_SHOWN:
             io.say(f"  …… 另有 {len(listed) - MODELS_SHOWN} 个，可以直接输入名称", "dim")
+    fallback = default or (listed[0] if listed else None)
+    hint = f"（直接回车使用 {fallback}）" if fallback else ""
+    question = f"选择模型：编号或名称{hint}：" if numbered else f"模型{hint}："
     while True:
-        fallback = default or (listed[0] if listed else None)
-        hint = f"（直接回车使用 {fallback}）" if fallback else ""
-        answer = _ask(io, f"模型{hint}：" if not listed or default in listed else f"选择模型：编号或名称{hint}：")
+        answer = _ask(io, question)
         if not answer and fallback:
             return fallback
-        if answer.isdigit() and listed and 1 <= int(answer) <= min(len(listed), MODELS_SHOWN):
-            return listed[int(answer) - 1]
+        if answer.isdigit() and 1 <= int(answer) <= len(numbered):
+            return numbered[int(answer) - 1]
         if answer:
             if listed and answer not in listed:
                 io.say(f"⚠️ 服务的模型列表里没有 {answer}；如果调用失败，可以用 /model 或 paicli --setup 更换。",
                        "yellow")
             return answer
         io.say("❌ 需要一个模型名称。", "red")
-
