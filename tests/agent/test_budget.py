@@ -6,7 +6,8 @@ import pytest
 
 from paicli.agent.budget import AgentBudget, BudgetStatus
 from paicli.agent.runaway import DEFAULT_THRESHOLD
-from paicli.config.env import EnvLookup
+from paicli.config import knobs
+from paicli.config.env import ConfigError, EnvLookup
 from paicli.llm.messages import ToolCall
 
 
@@ -144,38 +145,36 @@ def test_default_iteration_limit_is_unlimited() -> None:
     assert budget.check() is BudgetStatus.WITHIN_BUDGET
 
 
-def test_environment_can_enable_hard_iteration_limit() -> None:
-    budget = AgentBudget.from_env(EnvLookup(environ={"PAICLI_REACT_HARD_MAX_ITERATIONS": "2"}))
+def configured(**values: str) -> AgentBudget:
+    env = EnvLookup(environ=values)
+    return AgentBudget.configured(
+        knobs.REACT_TOKEN_BUDGET.read(env), knobs.REACT_STAGNATION_WINDOW.read(env),
+        knobs.REACT_HARD_MAX_ITERATIONS.read(env), default_token_budget=5000,
+    )
+
+
+def test_configuration_can_enable_hard_iteration_limit() -> None:
+    budget = configured(PAICLI_REACT_HARD_MAX_ITERATIONS="2")
     assert budget.hard_max_iterations == 2
     budget.begin_iteration()
     budget.begin_iteration()
     assert budget.check() is BudgetStatus.HARD_ITERATIONS
 
 
-def test_environment_can_still_override_dynamic_token_budget() -> None:
-    assert AgentBudget.from_env(EnvLookup(environ={}), default_token_budget=5000).token_budget == 5000
-    env = EnvLookup(environ={"PAICLI_REACT_TOKEN_BUDGET": "777"})
-    assert AgentBudget.from_env(env, default_token_budget=5000).token_budget == 777
+def test_configuration_can_still_override_dynamic_token_budget() -> None:
+    assert configured().token_budget == 5000
+    assert configured(PAICLI_REACT_TOKEN_BUDGET="777").token_budget == 777
+    assert configured().stagnation_window == 5
 
 
-@pytest.mark.parametrize("raw", ["0", "-3", "abc", "1.5", ""])
-def test_invalid_environment_values_fall_back_to_defaults(raw: str) -> None:
-    env = EnvLookup(
-        environ={
-            "PAICLI_REACT_TOKEN_BUDGET": raw,
-            "PAICLI_REACT_STAGNATION_WINDOW": raw,
-            "PAICLI_REACT_HARD_MAX_ITERATIONS": raw,
-        }
-    )
-    budget = AgentBudget.from_env(env)
-    assert (budget.token_budget, budget.stagnation_window, budget.hard_max_iterations) == (None, 5, None)
+@pytest.mark.parametrize("raw", ["0", "-3", "abc", "1.5"])
+def test_invalid_configured_values_are_one_line_errors(raw: str) -> None:
+    for key in ("PAICLI_REACT_TOKEN_BUDGET", "PAICLI_REACT_HARD_MAX_ITERATIONS"):
+        with pytest.raises(ConfigError, match=key):
+            configured(**{key: raw})
+    with pytest.raises(ConfigError, match="PAICLI_REACT_STAGNATION_WINDOW"):
+        configured(PAICLI_REACT_STAGNATION_WINDOW="1")
 
 
-def test_window_of_one_in_environment_falls_back_to_default() -> None:
-    env = EnvLookup(environ={"PAICLI_REACT_STAGNATION_WINDOW": "1"})
-    assert AgentBudget.from_env(env).stagnation_window == 5
-
-
-def test_max_turns_flag_wins_over_environment() -> None:
-    env = EnvLookup(environ={"PAICLI_REACT_HARD_MAX_ITERATIONS": "9"})
-    assert AgentBudget.from_env(env, hard_max_iterations=3).hard_max_iterations == 3
+def test_max_turns_flag_wins_over_configuration() -> None:
+    assert AgentBudget.configured(hard_max_iterations=3).hard_max_iterations == 3

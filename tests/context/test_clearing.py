@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from paicli.context.clearing import CLEARED_PREFIX, ClearingConfig, ToolResultClearer
+from paicli.context.manager import clearing_config
 from paicli.context.profile import ContextProfile
 from paicli.context.tokens import TokenCounter
 from paicli.llm.messages import Message
@@ -80,7 +81,7 @@ def test_skips_excluded_short_and_already_cleared_results(make_env: MakeEnv) -> 
     history += tool_round(4, "read_file")
     for i in range(5, 8):
         history += tool_round(i)
-    config = ClearingConfig.from_env(make_env(PAICLI_TOOL_RESULT_CLEARING_EXCLUDE_TOOLS="LOAD_SKILL"))
+    config = clearing_config(make_env(PAICLI_TOOL_RESULT_CLEARING_EXCLUDE_TOOLS="LOAD_SKILL"))
     clearer = ToolResultClearer(config)
     snapshot = list(history)
     result = clearer.clear_now(history)
@@ -104,13 +105,13 @@ def test_tool_name_falls_back_to_boundary_tag_then_unknown() -> None:
 def test_does_nothing_below_trigger_or_when_disabled(make_env: MakeEnv) -> None:
     history = history_with_tool_rounds(6)
     tokens = COUNTER.count_messages(history)
-    above = ToolResultClearer.from_env(make_env(PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS=str(tokens + 1)))
+    above = ToolResultClearer(clearing_config(make_env(PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS=str(tokens + 1))))
     snapshot = list(history)
     assert above.clear_if_needed(history, 1_000_000).cleared_count == 0
-    disabled = ToolResultClearer.from_env(make_env(PAICLI_TOOL_RESULT_CLEARING_ENABLED="false"))
+    disabled = ToolResultClearer(clearing_config(make_env(PAICLI_TOOL_RESULT_CLEARING_ENABLED="false")))
     assert disabled.clear_if_needed(history, 10).cleared_count == 0
     assert history == snapshot
-    eager = ToolResultClearer.from_env(make_env(PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS="1"))
+    eager = ToolResultClearer(clearing_config(make_env(PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS="1")))
     assert eager.clear_if_needed(history, 1_000_000).cleared_count == 3
 
 
@@ -128,7 +129,7 @@ def test_trigger_follows_anthropic_default_and_stays_below_summary_threshold() -
 
 
 def test_configuration_is_read_from_env(make_env: MakeEnv) -> None:
-    config = ClearingConfig.from_env(
+    config = clearing_config(
         make_env(
             PAICLI_TOOL_RESULT_CLEARING_ENABLED="false",
             PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS="50000",
@@ -137,4 +138,4 @@ def test_configuration_is_read_from_env(make_env: MakeEnv) -> None:
         )
     )
     assert config == ClearingConfig(False, 50_000, 5, frozenset({"read_file", "web_fetch"}))
-    assert ClearingConfig.from_env(make_env()) == ClearingConfig(True, 0, 3, frozenset())
+    assert clearing_config(make_env()) == ClearingConfig(True, 0, 3, frozenset())

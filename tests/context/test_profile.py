@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from paicli.config import knobs
 from paicli.config.env import ConfigError, EnvLookup
 from paicli.context.profile import ContextProfile
 
@@ -57,9 +58,10 @@ def test_summary_line() -> None:
     )
 
 
-def test_env_window_overrides_provider_window() -> None:
-    env = EnvLookup(environ={"PAICLI_CONTEXT_WINDOW": "16000"})
-    assert ContextProfile.resolve(env, 1_000_000, "none").compression_trigger_tokens == 10_000
-    assert ContextProfile.resolve(EnvLookup(environ={}), 200_000).window == 200_000
-    with pytest.raises(ConfigError):
-        ContextProfile.resolve(EnvLookup(environ={"PAICLI_CONTEXT_WINDOW": "100"}), None)
+def test_configured_window_is_range_checked() -> None:
+    assert knobs.CONTEXT_WINDOW.read(EnvLookup(environ={"PAICLI_CONTEXT_WINDOW": "16000"})) == 16_000
+    assert ContextProfile.from_window(16_000, "none").compression_trigger_tokens == 10_000
+    assert knobs.CONTEXT_WINDOW.read(EnvLookup(environ={})) is None
+    for bad in ("100", "20000000", "big"):
+        with pytest.raises(ConfigError):
+            knobs.CONTEXT_WINDOW.read(EnvLookup(environ={"PAICLI_CONTEXT_WINDOW": bad}))

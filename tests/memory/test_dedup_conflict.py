@@ -6,11 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from paicli.config import knobs
+from paicli.config.env import ConfigError
 from paicli.memory.dedup import (
     ConflictDetector,
     bigram_dice,
     canonicalize,
-    conflict_threshold,
     is_duplicate,
     is_letter_or_digit,
     is_numeric_variant,
@@ -135,10 +136,11 @@ def test_highly_similar_text_is_conflict_but_threshold_is_respected() -> None:
     new = entry("提交代码前必须运行 mvn test -Pquick 全量回归")
     assert ConflictDetector(0.8).is_conflict(old, new)
     assert not ConflictDetector(0.99).is_conflict(old, new)
-    assert ConflictDetector.from_env(env(PAICLI_MEMORY_CONFLICT_THRESHOLD="0.99")).threshold == 0.99
-    assert conflict_threshold(env()) == 0.8
+    assert knobs.MEMORY_CONFLICT_THRESHOLD.read(env(PAICLI_MEMORY_CONFLICT_THRESHOLD="0.99")) == 0.99
+    assert knobs.MEMORY_CONFLICT_THRESHOLD.read(env()) == 0.8
     for bad in ("0", "1.5", "-1", "abc"):
-        assert conflict_threshold(env(PAICLI_MEMORY_CONFLICT_THRESHOLD=bad)) == 0.8
+        with pytest.raises(ConfigError):
+            knobs.MEMORY_CONFLICT_THRESHOLD.read(env(PAICLI_MEMORY_CONFLICT_THRESHOLD=bad))
     with pytest.raises(ValueError):
         ConflictDetector(0)
 

@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from paicli.config import knobs
+from paicli.config.env import ConfigError
 from paicli.context.estimate import estimate_tokens
-from paicli.memory.dedup import is_stale, stale_days
+from paicli.memory.dedup import is_stale
 from paicli.memory.entry import (
     MemoryEntry,
     format_instant,
@@ -166,9 +168,10 @@ def test_staleness_uses_configured_period() -> None:
     assert is_stale(old, NOW, 30) and not is_stale(fresh, NOW, 30)
     assert not is_stale(old, NOW, 0) and not is_stale(old, NOW, -1)
     assert not is_stale(old, NOW, 100)
-    assert stale_days(env()) == 30
-    assert stale_days(env(PAICLI_MEMORY_STALE_DAYS="7")) == 7
-    assert stale_days(env(PAICLI_MEMORY_STALE_DAYS="soon")) == 30
+    assert knobs.MEMORY_STALE_DAYS.read(env()) == 30
+    assert knobs.MEMORY_STALE_DAYS.read(env(PAICLI_MEMORY_STALE_DAYS="7")) == 7
+    with pytest.raises(ConfigError):
+        knobs.MEMORY_STALE_DAYS.read(env(PAICLI_MEMORY_STALE_DAYS="soon"))
 
 
 def test_mark_verified_refreshes_only_verification_time(tmp_path: Path) -> None:

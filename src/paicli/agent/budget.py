@@ -11,13 +11,9 @@ from collections import deque
 from collections.abc import Sequence
 from enum import Enum
 
-from paicli.config.env import EnvLookup
 from paicli.llm.messages import ToolCall
 
 DEFAULT_STAGNATION_WINDOW = 5
-TOKEN_BUDGET_KEY = "PAICLI_REACT_TOKEN_BUDGET"
-STAGNATION_WINDOW_KEY = "PAICLI_REACT_STAGNATION_WINDOW"
-HARD_MAX_ITERATIONS_KEY = "PAICLI_REACT_HARD_MAX_ITERATIONS"
 
 
 class BudgetStatus(Enum):
@@ -25,16 +21,6 @@ class BudgetStatus(Enum):
     STAGNATION = "stagnation"
     TOKEN_BUDGET = "token_budget"
     HARD_ITERATIONS = "hard_iterations"
-
-
-def _positive_int(raw: str | None) -> int | None:
-    if raw is None:
-        return None
-    try:
-        value = int(raw.strip().replace("_", ""))
-    except ValueError:
-        return None
-    return value if value > 0 else None
 
 
 class AgentBudget:
@@ -62,23 +48,15 @@ class AgentBudget:
         self._stagnant = False
 
     @classmethod
-    def from_env(
+    def configured(
         cls,
-        env: EnvLookup | None = None,
-        default_token_budget: int | None = None,
+        token_budget: int | None = None,
+        stagnation_window: int = DEFAULT_STAGNATION_WINDOW,
         hard_max_iterations: int | None = None,
+        default_token_budget: int | None = None,
     ) -> AgentBudget:
-        """Settings from PAICLI_REACT_*; an invalid or non-positive value falls back to the default.
-
-        `hard_max_iterations` (from `-p --max-turns N`) wins over the environment when given.
-        """
-        lookup = env if env is not None else EnvLookup()
-        token_budget = _positive_int(lookup.get(TOKEN_BUDGET_KEY)) or default_token_budget
-        window = _positive_int(lookup.get(STAGNATION_WINDOW_KEY))
-        if window is None or window < 2:
-            window = DEFAULT_STAGNATION_WINDOW
-        iterations = hard_max_iterations or _positive_int(lookup.get(HARD_MAX_ITERATIONS_KEY))
-        return cls(token_budget, window, iterations)
+        """The budget from configured values (declared in config/knobs); `token_budget` None: the default."""
+        return cls(token_budget or default_token_budget, max(2, stagnation_window), hard_max_iterations)
 
     @property
     def used_tokens(self) -> int:

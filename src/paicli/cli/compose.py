@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from paicli import __version__
+from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.config.settings import Settings
 from paicli.context.manager import AutoCompactionManager
@@ -23,7 +24,6 @@ from paicli.prompt.repository import PromptRepository
 from paicli.session.ledger import ConversationLedger
 from paicli.tools.approval import ApprovalState
 from paicli.tools.base import Approver
-from paicli.tools.disabled import TOOLS_ENV_KEY
 from paicli.tools.runner import ToolRunner
 from paicli.tools.skill_load import LoadSkillTool, build_skills
 from paicli.tools.skills import SkillCatalog
@@ -45,7 +45,7 @@ class Components:
     prompt: AgentPromptBuilder
     ledger: ConversationLedger
     skills: SkillCatalog
-    tools_enabled: bool = True  # False: the model has no native tool calling (PAICLI_TOOLS_ENABLED=false)
+    tools_enabled: bool = True  # False: the model has no native tool calling (turned off by a setting)
     tool_support: ToolSupport | None = None  # models found at run time to reject `tools` (llm/tool_fallback.py)
 
 
@@ -57,7 +57,7 @@ def build_llm(settings: Settings, tool_support: ToolSupport | None = None) -> LL
 
 
 def memory_dir(env: EnvLookup, home: Path) -> Path:
-    configured = env.get("PAICLI_MEMORY_DIR")
+    configured = knobs.MEMORY_DIR.read(env)
     return Path(configured).expanduser() if configured else home / "memory"
 
 
@@ -65,7 +65,7 @@ def known_secrets(settings: Settings, env: EnvLookup) -> list[str]:
     """Every configured key, so the ledger can redact each exactly, whichever provider /model switches to."""
     from paicli.config.providers import PROVIDERS
 
-    names = {"PAICLI_API_KEY", *(name for spec in PROVIDERS for name in spec.key_envs)}
+    names = {name for spec in PROVIDERS for name in spec.key_envs}
     values = {settings.api_key or ""} | {env.get(name) or "" for name in names}
     return sorted(v for v in values if len(v) >= 8)
 
@@ -103,7 +103,7 @@ def build_components(
     assembler = PromptAssembler(repository, env)
     tool_support = ToolSupport(assembler.tools_disabled, sink.append)
     client = llm if llm is not None else build_llm(settings, tool_support)
-    profile = ContextProfile.resolve(env, settings.context_window, settings.cache_mode)
+    profile = ContextProfile.from_window(settings.context_window, settings.cache_mode)
     counter = TokenCounter.from_env(env, settings.model)
     compaction = AutoCompactionManager(client, counter, profile, env)
     offloader = ToolResultOffloader(root, env, context_trigger_tokens=profile.compression_trigger_tokens)
@@ -115,7 +115,7 @@ def build_components(
     loader = ProjectMemoryLoader(root, settings.paicli_home)
     skills = build_skills(settings.paicli_home, root, repository, sink)
     tools.register(LoadSkillTool.tool(skills, env))
-    tools_enabled = env.get_bool(TOOLS_ENV_KEY, True)
+    tools_enabled = knobs.TOOLS_ENABLED.read(env)
     prompt = AgentPromptBuilder(assembler, PromptMode.AGENT, loader.load, skills.index_text, tools_enabled)
     ledger = open_ledger(settings, resume_path, sink, env)
     return Components(settings, env, client, counter, profile, compaction, offloader, tracker, memory, approval,

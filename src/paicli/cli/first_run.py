@@ -14,7 +14,7 @@ from rich.console import Console
 from paicli.cli.render import say
 from paicli.cli.setup import Checker, SetupIO, SetupOutcome, run_setup
 from paicli.config.env import ConfigError, EnvLookup
-from paicli.config.providers import GENERIC, ProviderSpec
+from paicli.config.providers import GENERIC, ProviderSpec, provider
 from paicli.config.saved import save_default_provider, save_env_values
 from paicli.config.settings import Settings, home_dir, load_settings, local_server_ports
 from paicli.llm.probe import LocalServer
@@ -23,9 +23,10 @@ if TYPE_CHECKING:
     from prompt_toolkit.input import Input
     from prompt_toolkit.output import Output
 
+_BASE_URL_ENV = provider(GENERIC).base_url_envs[0]
 NO_PROVIDER_LINES = (
-    "未配置模型服务：运行 paicli 按提示设置，或设置 DEEPSEEK_API_KEY 等变量",
-    "  本机模型服务可设 PAICLI_BASE_URL；全部变量见 paicli --help",
+    f"未配置模型服务：运行 paicli 按提示设置，或设置 {provider('deepseek').key_env} 等变量",
+    f"  本机模型服务可设 {_BASE_URL_ENV}；全部变量见 paicli --help",
 )
 SETUP_ABANDONED = "设置没有完成，没有保存任何内容；下次运行 paicli 会再次引导设置。"
 SETUP_KEPT = "设置没有完成，原来的配置保持不变。"
@@ -64,7 +65,7 @@ class FirstRunResult:
 
 
 def discover_for(env: EnvLookup, timeout: float | None = None) -> list[LocalServer]:
-    """Local OpenAI-compatible servers on the configured loopback ports (none when PAICLI_LOCAL_PORTS=off)."""
+    """Local OpenAI-compatible servers on the configured loopback ports (none when that setting is `off`)."""
     from paicli.llm.probe import LOOPBACK, PROBE_TIMEOUT, discover_local
 
     ports = local_server_ports(env)
@@ -79,7 +80,7 @@ def run_first_setup(
     checker: Checker | None = None,
     env_factory: Callable[[], EnvLookup] = EnvLookup,
 ) -> FirstRunResult | None:
-    """Run the dialogue, save the choice to $PAICLI_HOME/.env, re-read the settings. None: abandoned.
+    """Run the dialogue, save the choice to the paicli home's .env, re-read the settings. None: abandoned.
 
     `discover` is None when a provider is already configured (`--setup`): nothing is probed then.
     """
@@ -116,6 +117,6 @@ def _shadowed(outcome: SetupOutcome, env: EnvLookup, settings: Settings) -> list
     lines = [f"⚠️ {key} 在环境变量或 ./.env 中另有设置，它的优先级更高，仍会使用那里的值。"
              for key, value in outcome.values.items() if env.get(key) != value]
     if outcome.provider != settings.provider:
-        lines.append(f"⚠️ 实际使用的是 {settings.describe()}：环境变量或另一个 .env 文件设置了 PAICLI_BASE_URL，"
+        lines.append(f"⚠️ 实际使用的是 {settings.describe()}：环境变量或另一个 .env 文件设置了 {_BASE_URL_ENV}，"
                      "它优先于刚保存的选择。")
     return lines

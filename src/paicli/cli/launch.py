@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from paicli.config import knobs
 from paicli.config.env import ConfigError, EnvLookup
 
 if TYPE_CHECKING:
@@ -75,13 +76,13 @@ def _resume_path(args: argparse.Namespace, home: Path, root: Path, notices: list
 
 
 def _configure_logging(home: Path, env: EnvLookup) -> None:
-    """Diagnostics go to $PAICLI_HOME/logs/paicli.log, never to the terminal the user is reading."""
+    """Diagnostics go to <paicli home>/logs/paicli.log, never to the terminal the user is reading."""
     import logging
 
     root = logging.getLogger()
     if root.handlers:
         return
-    level = (env.get("PAICLI_LOG_LEVEL") or "INFO").upper()
+    level = knobs.LOG_LEVEL.read(env).upper()
     try:
         folder = home / "logs"
         folder.mkdir(parents=True, exist_ok=True)
@@ -112,7 +113,7 @@ def _settings_or_setup(args: argparse.Namespace, env: EnvLookup, interactive: bo
 
     if not interactive:
         return first_run.SETUP_NEEDS_TERMINAL if args.setup else first_run.no_provider_message()
-    # Loopback servers are probed only when nothing is configured at all (PAICLI_BASE_URL or a key wins).
+    # Loopback servers are probed only when nothing is configured at all (a configured endpoint or key wins).
     discover = (lambda: first_run.discover_for(env)) if missing else None
     result = first_run.run_first_setup(env, first_run.PromptSetupIO(), discover=discover)
     if result is None:
@@ -137,8 +138,8 @@ def launch(args: argparse.Namespace) -> int:
         return _fail(resolved)
     env, settings = resolved
     _configure_logging(settings.paicli_home, env)
-    # PAICLI_HOME may come from a .env file; modules that resolve it on their own read the process environment.
-    os.environ.setdefault("PAICLI_HOME", str(settings.paicli_home))
+    # The home may come from a .env file; modules that resolve it on their own read the process environment.
+    os.environ.setdefault(knobs.HOME.key, str(settings.paicli_home))
     _tolerate_bad_stdin_bytes()
     if oneshot and args.resume == "":
         return _fail("-p 不能和不带会话 ID 的 --resume 一起使用；请给出 ID，或用 -c 继续最新的会话")

@@ -27,6 +27,7 @@ from paicli.cli.repl_complete import ReplCompleter
 from paicli.cli.repl_io import InteractiveIO
 from paicli.cli.repl_notices import NoticeRelay
 from paicli.cli.statusbar import format_window, status_line
+from paicli.config import knobs
 from paicli.config.env import EnvLookup
 
 
@@ -234,7 +235,7 @@ def run_interactive(backend: Backend, *, input: object, output: object, history_
                     console: Console | None, env: EnvLookup | None, approver: ApprovalHost | None = None) -> int:
     inp = input if isinstance(input, Input) else create_input()
     out = output if isinstance(output, Output) else create_output()
-    show_toolbar = not (env or EnvLookup()).get_bool("PAICLI_NO_STATUSBAR", False)
+    show_toolbar = not knobs.NO_STATUSBAR.read(env or EnvLookup())
     repl = InteractiveRepl(backend, inp, out, console or Console(force_terminal=True), history_file, show_toolbar)
     if approver is None:
         return repl.run()

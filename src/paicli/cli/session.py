@@ -22,6 +22,7 @@ from paicli.cli.backend import (
 )
 from paicli.cli.compose import Components, build_llm
 from paicli.cli.mentions import attach_mentions
+from paicli.config import knobs
 from paicli.config.env import ConfigError
 from paicli.context.profile import ContextProfile
 from paicli.llm.messages import Message, Usage
@@ -57,7 +58,7 @@ class AppBackend:
         self._phase = "idle"
         self.stdin_context = ""
         env = parts.env
-        budget: Callable[[], AgentBudget] = lambda: AgentBudget.from_env(env, hard_max_iterations=max_turns)  # noqa: E731
+        budget: Callable[[], AgentBudget] = lambda: AgentBudget.configured(knobs.REACT_TOKEN_BUDGET.read(env), knobs.REACT_STAGNATION_WINDOW.read(env), max_turns or knobs.REACT_HARD_MAX_ITERATIONS.read(env))  # noqa: E731
         options = AgentOptions(
             memory_placement=self.settings.memory_placement,
             memory_tokens=parts.profile.memory_context_tokens,
@@ -239,7 +240,7 @@ class AppBackend:
 
         assert isinstance(settings, Settings)
         llm = build_llm(settings, self.parts.tool_support)
-        profile = ContextProfile.resolve(self.parts.env, settings.context_window, settings.cache_mode)
+        profile = ContextProfile.from_window(settings.context_window, settings.cache_mode)
         self.settings = settings
         self.parts.settings = settings
         self.parts.llm = llm
@@ -279,10 +280,7 @@ class AppBackend:
         return reply
 
     def config_report(self) -> CommandReply:
-        from paicli.config.validate import KNOBS
-
-        keys = [knob.key for knob in KNOBS]
-        return CommandReply(session_commands.config_report(self.settings, self.parts.env, keys))
+        return CommandReply(session_commands.config_report(self.settings, self.parts.env))
 
     def audit(self, args: str) -> CommandReply:
         return session_commands.audit_command(self.parts.tools.audit, args)

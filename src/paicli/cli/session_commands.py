@@ -10,6 +10,7 @@ from pathlib import Path
 
 from paicli.cli.backend import CommandReply
 from paicli.config.env import EnvLookup
+from paicli.config.knobs import HOME
 from paicli.config.settings import Settings, mask_key
 from paicli.context.internal import is_skill_injection, skill_names
 from paicli.llm.messages import Message
@@ -49,7 +50,7 @@ def skill_command(catalog: SkillCatalog, args: str) -> CommandReply:
 def skill_list(catalog: SkillCatalog) -> str:
     skills = catalog.all()
     if not skills:
-        return ("📭 还没有可用的 Skill。把 SKILL.md 放到 $PAICLI_HOME/skills/<名称>/ 或项目的 .paicli/skills/<名称>/ "
+        return (f"📭 还没有可用的 Skill。把 SKILL.md 放到 ${HOME.key}/skills/<名称>/ 或项目的 .paicli/skills/<名称>/ "
                 "后执行 /skill reload。")
     enabled, total = catalog.counts()
     lines = [f"🧩 Skills（已启用 {enabled}/{total}）："]
@@ -93,31 +94,37 @@ EXTRA_KEYS: tuple[str, ...] = (
 
 
 def config_report(settings: Settings, env: EnvLookup, extra_keys: Sequence[str] = ()) -> str:
+    from paicli.config import knobs
+    from paicli.config.providers import GENERIC, provider
+
     spec = settings.provider_spec
+    generic = provider(GENERIC)
     config_file = settings.config_path
     saved = _saved_provider(settings)
     rows = [
-        ("provider", settings.provider, _source(env, ("PAICLI_BASE_URL", *spec.key_envs), "自动选择（第一个可用的 Key）")),
+        ("provider", settings.provider, _source(env, (*generic.base_url_envs, *spec.key_envs), "自动选择（第一个可用的 Key）")),
         ("model", settings.model, _source(env, spec.model_envs, _saved_or_default(saved.get("model"), settings.model,
                                                                                     config_file))),
         ("base_url", settings.base_url, _source(env, spec.base_url_envs, _saved_or_default(
             saved.get("baseUrl"), settings.base_url, config_file))),
         ("api_key", settings.masked_api_key, _source(env, spec.key_envs, _saved_or_default(
             saved.get("apiKey"), settings.api_key, config_file))),
-        ("context_window", f"{settings.context_window:,}", _source(env, ("PAICLI_CONTEXT_WINDOW",), "按模型推导")),
-        ("light_model", settings.light_model, _source(env, ("PAICLI_LIGHT_MODEL",), "同会话模型")),
-        ("compaction_model", settings.compaction_model, _source(env, ("PAICLI_COMPACTION_MODEL",), "同会话模型")),
-        ("approval_mode", settings.approval_mode, _source(env, ("PAICLI_APPROVAL_MODE",), "默认")),
-        ("memory_placement", settings.memory_placement, _source(env, ("PAICLI_MEMORY_PLACEMENT",), "默认")),
-        ("PAICLI_HOME", str(settings.paicli_home), _source(env, ("PAICLI_HOME",), "默认（~/.paicli）")),
+        ("context_window", f"{settings.context_window:,}", _source(env, (knobs.CONTEXT_WINDOW.key,), "按模型推导")),
+        ("light_model", settings.light_model, _source(env, (knobs.LIGHT_MODEL.key,), "同会话模型")),
+        ("compaction_model", settings.compaction_model, _source(env, (knobs.COMPACTION_MODEL.key,), "同会话模型")),
+        ("approval_mode", settings.approval_mode, _source(env, (knobs.APPROVAL_MODE.key,), "默认")),
+        ("memory_placement", settings.memory_placement, _source(env, (knobs.MEMORY_PLACEMENT.key,), "默认")),
+        (knobs.HOME.key, str(settings.paicli_home), _source(env, (knobs.HOME.key,), "默认（~/.paicli）")),
         ("project_root", str(settings.project_root), "启动时的工作目录"),
     ]
     width = max(len(label) for label, _, _ in rows)
     lines = ["⚙️ 当前生效的配置（值 · 来源）："]
     lines.extend(f"  {label.ljust(width)}  {value} · {source}" for label, value, source in rows)
-    shown = {"PAICLI_BASE_URL", "PAICLI_CONTEXT_WINDOW", "PAICLI_LIGHT_MODEL", "PAICLI_COMPACTION_MODEL",
-             "PAICLI_APPROVAL_MODE", "PAICLI_MEMORY_PLACEMENT", "PAICLI_HOME", "PAICLI_API_KEY", "PAICLI_MODEL"}
-    others = [key for key in (*extra_keys, *EXTRA_KEYS) if key not in shown and env.get(key) is not None]
+    shown = {knobs.CONTEXT_WINDOW.key, knobs.LIGHT_MODEL.key, knobs.COMPACTION_MODEL.key, knobs.APPROVAL_MODE.key,
+              knobs.MEMORY_PLACEMENT.key, knobs.HOME.key, *generic.key_envs, *generic.model_envs,
+              *generic.base_url_envs}
+    declared = [knob.key for knob in knobs.ALL_KNOBS]
+    others = [key for key in (*declared, *extra_keys, *EXTRA_KEYS) if key not in shown and env.get(key) is not None]
     if others:
         lines.append("  其他已设置的选项：")
         for key in dict.fromkeys(others):

@@ -13,10 +13,13 @@ from urllib.parse import urlsplit
 
 from rich.cells import cell_len
 
+from paicli.config import knobs
 from paicli.config.providers import AUTO_ORDER, GENERIC, ProviderSpec, provider
 from paicli.llm.probe import CheckResult, LocalServer
 
-GENERIC_KEYS = ("PAICLI_BASE_URL", "PAICLI_API_KEY", "PAICLI_MODEL")
+_ENDPOINT = provider(GENERIC)
+BASE_URL_ENV, KEY_ENV, MODEL_ENV = _ENDPOINT.base_url_envs[0], _ENDPOINT.key_env, _ENDPOINT.model_envs[0]
+GENERIC_KEYS = (BASE_URL_ENV, KEY_ENV, MODEL_ENV)
 MODELS_SHOWN = 20
 
 WELCOME = "👋 欢迎使用 paicli！还没有可用的模型服务，先花一分钟完成设置（随时按 Ctrl+C 退出）。"
@@ -138,15 +141,15 @@ def _pick_service(io: SetupIO, choices: list[_Choice]) -> _Choice:
 # ---------------------------------------------------------------- the three kinds of choice
 
 
-LOCAL_WINDOW_HINT = ("💡 本机模型的上下文窗口往往比云端小：请按模型实际能力设置 PAICLI_CONTEXT_WINDOW（例如 32768），"
+LOCAL_WINDOW_HINT = (f"💡 本机模型的上下文窗口往往比云端小：请按模型实际能力设置 {knobs.CONTEXT_WINDOW.key}（例如 32768），"
                      "Ollama 还需要相应调大 num_ctx，否则过长的对话会被服务端截断或直接报错。")
 
 
 def _local_flow(io: SetupIO, server: LocalServer) -> SetupOutcome:
     model = _ask_model(io, None, server.models)
     io.say(LOCAL_WINDOW_HINT, "dim")
-    values = {"PAICLI_BASE_URL": server.base_url, "PAICLI_MODEL": model}
-    return SetupOutcome(GENERIC, model, values, remove=("PAICLI_API_KEY",))
+    values = {BASE_URL_ENV: server.base_url, MODEL_ENV: model}
+    return SetupOutcome(GENERIC, model, values, remove=(KEY_ENV,))
 
 
 def _provider_flow(io: SetupIO, spec: ProviderSpec, base_url: str, checker: Checker) -> SetupOutcome:
@@ -174,10 +177,10 @@ def _endpoint_flow(io: SetupIO, checker: Checker) -> SetupOutcome:
     key, model = _connect(io, checker, base_url, ask_key, None)
     if urlsplit(base_url).hostname in ("127.0.0.1", "localhost", "::1"):
         io.say(LOCAL_WINDOW_HINT, "dim")
-    values = {"PAICLI_BASE_URL": base_url, "PAICLI_MODEL": model}
+    values = {BASE_URL_ENV: base_url, MODEL_ENV: model}
     if key:
-        values["PAICLI_API_KEY"] = key
-    return SetupOutcome(GENERIC, model, values, remove=() if key else ("PAICLI_API_KEY",))
+        values[KEY_ENV] = key
+    return SetupOutcome(GENERIC, model, values, remove=() if key else (KEY_ENV,))
 
 
 def _ask_base_url(io: SetupIO) -> str:

@@ -1,4 +1,4 @@
-"""Configuration lookup shared by every module: process env, ./.env, $PAICLI_HOME/.env, ~/.env (first match)."""
+"""Configuration lookup shared by every module: process env, ./.env, <paicli home>/.env, ~/.env (first match)."""
 
 from __future__ import annotations
 
@@ -16,8 +16,10 @@ class ConfigError(Exception):
 
 
 def paicli_home(environ: Mapping[str, str] | None = None) -> Path:
+    from paicli.config.knobs import HOME
+
     env = os.environ if environ is None else environ
-    raw = env.get("PAICLI_HOME")
+    raw = env.get(HOME.key)
     if raw:
         return Path(raw).expanduser()
     return Path(env.get("HOME") or Path.home()) / ".paicli"

@@ -155,7 +155,7 @@ def resolve_model_spec(
 
     `provider` or an alias → that provider's default model; `provider/model` → as given; a model id with a
     known prefix → its provider; any other id → the current provider. `available` (providers with a key)
-    keeps a prefix match from leaving a configured endpoint, e.g. `deepseek-flash` behind PAICLI_BASE_URL.
+    keeps a prefix match from leaving a configured endpoint, e.g. `deepseek-flash` behind the generic endpoint's base URL.
     The model is "" for a provider without a built-in default (xfyun, the generic endpoint).
     """
     text = spec.strip()
@@ -193,8 +193,11 @@ LOCAL_SERVERS: tuple[tuple[str, int], ...] = (
 
 def variables_help() -> str:
     """Every provider variable, for `paicli --help` (the no-key error only points here)."""
+    from paicli.config import knobs
+
+    home = knobs.HOME.key
     lines = [
-        "模型服务配置（依次查找：环境变量、./.env、$PAICLI_HOME/.env、~/.env）：",
+        f"模型服务配置（依次查找：环境变量、./.env、${home}/.env、~/.env）：",
         "  PAICLI_BASE_URL, PAICLI_API_KEY, PAICLI_MODEL   任意 OpenAI 兼容接口（设置后优先；本机服务可不设 Key）",
     ]
     for name in AUTO_ORDER:
@@ -202,6 +205,6 @@ def variables_help() -> str:
         model = spec.model_envs[0]
         default = f"默认模型 {spec.default_model}，可用 {model}" if spec.default_model else f"模型需设置 {model}"
         lines.append(f"  {spec.key_env:<22} {spec.display_name}（{default}；地址 {spec.base_url_envs[0]}）")
-    lines.append(f"  {'PAICLI_CONTEXT_WINDOW':<22} 当前模型的上下文窗口（tokens），本机模型请按实际设置")
-    lines.append("首次在终端运行 paicli 会引导设置并保存到 $PAICLI_HOME/.env；paicli --setup 可重新设置。")
+    lines.append(f"  {knobs.CONTEXT_WINDOW.key:<22} 当前模型的上下文窗口（tokens），本机模型请按实际设置")
+    lines.append(f"首次在终端运行 paicli 会引导设置并保存到 ${home}/.env；paicli --setup 可重新设置。")
     return "\n".join(lines)

@@ -1,4 +1,4 @@
-"""Writing what the first-run setup chose: `$PAICLI_HOME/.env` (mode 0600, folder 0700) and `defaultProvider`.
+"""Writing what the first-run setup chose: `.env` in the paicli home (mode 0600, folder 0700) and `defaultProvider`.
 
 Both writes replace the file atomically and keep every line / key they were not asked to change.
 """

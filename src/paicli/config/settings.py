@@ -1,7 +1,7 @@
 """Resolved run settings: provider, model, endpoint, key, context window and the few global switches.
 
-Sources, strongest first: process env → ./.env → $PAICLI_HOME/.env → ~/.env (all through `EnvLookup`),
-then `$PAICLI_HOME/config.json` (spec 10.2), then the provider table. Every invalid value is a
+Sources, strongest first: process env → ./.env → <paicli home>/.env → ~/.env (all through `EnvLookup`),
+then `<paicli home>/config.json` (spec 10.2), then the provider table. Every invalid value is a
 `ConfigError` with a one-line reason (the CLI exits 2).
 """
 
@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from paicli.config import knobs
 from paicli.config.env import ConfigError, EnvLookup
 from paicli.config.providers import (
     AUTO_ORDER,
@@ -64,7 +65,7 @@ class ModelConfig(BaseModel):
 
 
 class ConfigFile(BaseModel):
-    """`$PAICLI_HOME/config.json`; unknown keys are kept so a file the Java PaiCLI wrote still loads."""
+    """`<paicli home>/config.json`; unknown keys are kept so a file the Java PaiCLI wrote still loads."""
 
     model_config = ConfigDict(extra="allow", populate_by_name=True)
 
@@ -190,7 +191,7 @@ class _Sources:
         return self.first(spec.key_envs) or self.config.provider_config(spec.name).api_key or None
 
     def generic_configured(self) -> bool:
-        return bool(self.env.get("PAICLI_BASE_URL") or self.config.provider_config(GENERIC).base_url)
+        return bool(self.first(provider(GENERIC).base_url_envs) or self.config.provider_config(GENERIC).base_url)
 
     def available(self) -> tuple[str, ...]:
         names = [name for name in AUTO_ORDER if self.key_for(provider(name))]
@@ -209,60 +210,44 @@ class _Sources:
         if not base_url.startswith(("http://", "https://")):
             raise ConfigError(f"{spec.base_url_envs[0]}={base_url!r} 无效：需要 http:// 或 https:// 开头的地址")
         window = self.config.window_override(name, model) or spec.window_for(model)
-        window = self.env.get_int("PAICLI_CONTEXT_WINDOW", window, MIN_CONTEXT_WINDOW, MAX_CONTEXT_WINDOW)
+        window = knobs.CONTEXT_WINDOW.read(self.env) or window
         return Settings(
             provider=name, model=model, base_url=base_url, api_key=api_key, context_window=window,
             cache_mode=spec.cache_mode,
-            light_model=self.env.get("PAICLI_LIGHT_MODEL") or model,
-            compaction_model=self.env.get("PAICLI_COMPACTION_MODEL") or model,
+            light_model=knobs.LIGHT_MODEL.read(self.env) or model,
+            compaction_model=knobs.COMPACTION_MODEL.read(self.env) or model,
             paicli_home=self.home, project_root=self.project_root,
-            memory_placement=_placement(self.env), approval_mode=_approval_mode(self.env),
-            reasoning_in_wire=self.env.get_bool("PAICLI_REASONING_IN_WIRE", spec.reasoning_in_wire),
-            connect_timeout=_positive(self.env, "PAICLI_LLM_CONNECT_TIMEOUT", 60.0),
-            read_timeout=_positive(self.env, "PAICLI_LLM_READ_TIMEOUT", 300.0),
-            call_timeout=_positive(self.env, "PAICLI_LLM_CALL_TIMEOUT", 600.0),
-            max_retries=self.env.get_int("PAICLI_LLM_MAX_RETRIES", 3, 0, 10),
-            retry_backoff=_positive(self.env, "PAICLI_LLM_RETRY_BACKOFF", 0.5, allow_zero=True),
+            memory_placement=_placement(self.env), approval_mode=knobs.APPROVAL_MODE.read(self.env),
+            reasoning_in_wire=_reasoning(self.env, spec.reasoning_in_wire),
+            connect_timeout=knobs.LLM_CONNECT_TIMEOUT.read(self.env),
+            read_timeout=knobs.LLM_READ_TIMEOUT.read(self.env),
+            call_timeout=knobs.LLM_CALL_TIMEOUT.read(self.env),
+            max_retries=knobs.LLM_MAX_RETRIES.read(self.env),
+            retry_backoff=knobs.LLM_RETRY_BACKOFF.read(self.env),
             available_providers=self.available(), _sources=self,
         )
 
 
 def _placement(env: EnvLookup) -> MemoryPlacement:
-    raw = (env.get("PAICLI_MEMORY_PLACEMENT") or "turn").lower()
-    if raw == "system":
-        return "system"
-    if raw == "turn":
-        return "turn"
-    raise ConfigError(f"PAICLI_MEMORY_PLACEMENT={raw!r} 无效：可选 system 或 turn")
+    return "system" if knobs.MEMORY_PLACEMENT.read(env) == "system" else "turn"
 
 
-def _approval_mode(env: EnvLookup) -> str:
-    raw = (env.get("PAICLI_APPROVAL_MODE") or "auto").lower()
-    if raw not in APPROVAL_MODES:
-        raise ConfigError(f"PAICLI_APPROVAL_MODE={raw!r} 无效：可选 {'、'.join(APPROVAL_MODES)}")
-    return raw
-
-
-def _positive(env: EnvLookup, key: str, default: float, allow_zero: bool = False) -> float:
-    value = env.get_float(key, default)
-    if value < 0 or (value == 0 and not allow_zero):
-        raise ConfigError(f"{key}={value} 无效：需要一个正数")
-    return value
+def _reasoning(env: EnvLookup, provider_default: bool) -> bool:
+    configured = knobs.REASONING_IN_WIRE.read(env)
+    return provider_default if configured is None else bool(configured)
 
 
 def home_dir(env: EnvLookup) -> Path:
-    """`PAICLI_HOME` as the settings resolve it (it may come from a .env file), default `~/.paicli`."""
-    raw = env.get("PAICLI_HOME")
-    if raw:
-        return Path(raw).expanduser()
-    return Path(env.get("HOME") or Path.home()).expanduser() / ".paicli"
+    """The paicli home as the settings resolve it (it may come from a .env file), default `~/.paicli`."""
+    return knobs.home_dir(env)
 
 
 def _missing_key_error() -> ConfigError:
     keys = "、".join(all_key_envs())
+    generic = provider(GENERIC)
     return NoProviderError(
-        "未找到可用的 API Key：请设置 PAICLI_BASE_URL（可选 PAICLI_API_KEY、PAICLI_MODEL），"
-        f"或设置 {keys} 之一（环境变量、./.env、$PAICLI_HOME/.env 或 ~/.env）"
+        f"未找到可用的 API Key：请设置 {generic.base_url_envs[0]}（可选 {generic.key_envs[0]}、{generic.model_envs[0]}），"
+        f"或设置 {keys} 之一（环境变量、./.env、<paicli 主目录>/.env 或 ~/.env）"
     )
 
 
@@ -311,26 +296,8 @@ def load_settings(env: EnvLookup | None = None, cli_model: str | None = None, cw
     return sources.build(name, model)
 
 
-LOCAL_PORTS_KEY = "PAICLI_LOCAL_PORTS"
-_PORTS_OFF = frozenset({"off", "none", "false", "no", "0"})
-
-
 def local_server_ports(env: EnvLookup) -> tuple[tuple[str, int], ...]:
-    """(name, port) pairs the first-run setup probes on 127.0.0.1: `PAICLI_LOCAL_PORTS` (comma-separated, or
-    `off`), default the usual ports of Ollama, LM Studio, llama.cpp server and vLLM."""
-    raw = env.get(LOCAL_PORTS_KEY)
-    if raw is None:
-        return LOCAL_SERVERS
-    if raw.strip().lower() in _PORTS_OFF:
-        return ()
+    """(name, port) pairs the first-run setup probes on 127.0.0.1 (`knobs.LOCAL_PORTS`, or `off`); by default
+    the usual ports of Ollama, LM Studio, llama.cpp server and vLLM."""
     known = {port: name for name, port in LOCAL_SERVERS}
-    ports: list[tuple[str, int]] = []
-    for part in raw.replace(";", ",").split(","):
-        text = part.strip()
-        if not text:
-            continue
-        if not text.isdigit() or not 1 <= int(text) <= 65535:
-            raise ConfigError(f"{LOCAL_PORTS_KEY}={raw!r} 无效：需要逗号分隔的端口号（1-65535），或 off 关闭本机探测")
-        port = int(text)
-        ports.append((known.get(port, f"OpenAI 兼容服务 :{port}"), port))
-    return tuple(ports)
+    return tuple((known.get(port, f"OpenAI 兼容服务 :{port}"), port) for port in knobs.LOCAL_PORTS.read(env))

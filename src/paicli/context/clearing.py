@@ -10,7 +10,6 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from paicli.config.env import EnvLookup
 from paicli.context.estimate import utf16_len
 from paicli.context.tokens import TokenCounter
 from paicli.llm.messages import Message
@@ -38,16 +37,6 @@ class ClearingConfig:
     trigger_tokens_override: int = 0
     keep_recent: int = DEFAULT_KEEP
     exclude_tools: frozenset[str] = frozenset()
-
-    @staticmethod
-    def from_env(env: EnvLookup | None = None) -> ClearingConfig:
-        lookup = env or EnvLookup()
-        return ClearingConfig(
-            enabled=lookup.get_bool("PAICLI_TOOL_RESULT_CLEARING_ENABLED", True),
-            trigger_tokens_override=max(0, lookup.get_int("PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS", 0)),
-            keep_recent=max(0, lookup.get_int("PAICLI_TOOL_RESULT_CLEARING_KEEP", DEFAULT_KEEP)),
-            exclude_tools=parse_tool_list(lookup.get("PAICLI_TOOL_RESULT_CLEARING_EXCLUDE_TOOLS")),
-        )
 
 
 @dataclass(frozen=True)
@@ -101,9 +90,6 @@ class ToolResultClearer:
         self.config = config or ClearingConfig()
         self._measure: Measure = measure or _reference_measure
 
-    @staticmethod
-    def from_env(env: EnvLookup | None = None, measure: Measure | None = None) -> ToolResultClearer:
-        return ToolResultClearer(ClearingConfig.from_env(env), measure)
 
     def set_measure(self, measure: Measure) -> None:
         self._measure = measure

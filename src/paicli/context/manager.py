@@ -12,8 +12,9 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from paicli.cancel import CancelToken
+from paicli.config import knobs
 from paicli.config.env import EnvLookup
-from paicli.context.clearing import ToolResultClearer
+from paicli.context.clearing import ClearingConfig, ToolResultClearer
 from paicli.context.profile import ContextProfile
 from paicli.context.session_memory import SessionMemoryCompactor, daemon_submit, enabled_by_configuration
 from paicli.context.status import ContextReport
@@ -34,6 +35,16 @@ RETRY_MIN_GROWTH_TOKENS = 2_000
 
 Tools = Sequence[Mapping[str, Any]] | None
 
+
+
+def clearing_config(env: EnvLookup) -> ClearingConfig:
+    """Level 2's settings, read once from their declarations."""
+    return ClearingConfig(
+        enabled=knobs.TOOL_RESULT_CLEARING_ENABLED.read(env),
+        trigger_tokens_override=knobs.TOOL_RESULT_CLEARING_TRIGGER_TOKENS.read(env),
+        keep_recent=knobs.TOOL_RESULT_CLEARING_KEEP.read(env),
+        exclude_tools=frozenset(knobs.TOOL_RESULT_CLEARING_EXCLUDE_TOOLS.read(env)),
+    )
 
 class FullSummary(Protocol):
     def compact(
@@ -89,8 +100,8 @@ class AutoCompactionManager:
         self._llm = llm
         self.counter = counter or TokenCounter.from_env(lookup)
         self.profile = profile or ContextProfile.from_window(None)
-        summary_model = lookup.get("PAICLI_COMPACTION_MODEL")
-        self.clearer = clearer or ToolResultClearer.from_env(lookup, self.measure)
+        summary_model = knobs.COMPACTION_MODEL.read(lookup)
+        self.clearer = clearer or ToolResultClearer(clearing_config(lookup), self.measure)
         self.full: FullSummary = full or ConversationHistoryCompactor(
             llm, self.counter, DEFAULT_RETAIN_RECENT_ROUNDS, summary_model=summary_model, measure=self.measure
         )

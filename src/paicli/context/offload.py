@@ -11,6 +11,7 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
+from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.context.estimate import utf16_len
 
@@ -89,8 +90,8 @@ class ToolResultOffloader:
     ) -> None:
         lookup = env or EnvLookup()
         self._root = Path(project_root)
-        self._enabled = lookup.get_bool("PAICLI_TOOL_OFFLOAD_ENABLED", True)
-        configured = lookup.get_int("PAICLI_TOOL_OFFLOAD_THRESHOLD_CHARS", 0)
+        self._enabled = knobs.TOOL_OFFLOAD_ENABLED.read(lookup)
+        configured = knobs.TOOL_OFFLOAD_THRESHOLD_CHARS.read(lookup)
         self.threshold = max(MIN_THRESHOLD_CHARS, configured or default_threshold(context_trigger_tokens))
         self.session_dir_name = session_dir_name or new_session_dir_name(clock)
         self._lock = threading.Lock()

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from paicli.config.env import EnvLookup
-
 DEFAULT_WINDOW = 128_000
 MIN_WINDOW = 8_000
 MAX_WINDOW = 10_000_000
@@ -30,15 +28,6 @@ class ContextProfile:
     @staticmethod
     def custom(window: int) -> ContextProfile:
         return ContextProfile.from_window(window)
-
-    @staticmethod
-    def resolve(
-        env: EnvLookup | None, provider_window: int | None, cache_mode: str = "none"
-    ) -> ContextProfile:
-        """PAICLI_CONTEXT_WINDOW (8,000..10,000,000) wins over the provider table's window."""
-        lookup = env or EnvLookup()
-        override = lookup.get_int("PAICLI_CONTEXT_WINDOW", 0, minimum=MIN_WINDOW, maximum=MAX_WINDOW)
-        return ContextProfile.from_window(override or provider_window, cache_mode)
 
     @property
     def summary_reserve(self) -> int:

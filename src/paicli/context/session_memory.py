@@ -1,4 +1,4 @@
-"""Experimental session-memory compaction (spec 2.6), behind PAICLI_SESSION_MEMORY_COMPACTION_ENABLED.
+"""Experimental session-memory compaction (spec 2.6), behind its own setting (off by default).
 
 From 60% of the trigger a background job summarises the older part of the history; it is refreshed after
 every 4,000 new tokens. When the trigger is reached and a snapshot is ready and still valid, the history is
@@ -32,14 +32,15 @@ MAX_RETAIN_TOKENS = 40_000
 MIN_INCREMENTAL_UPDATE_TOKENS = 4_000
 MAX_TRACKED_HISTORIES = 64
 SESSION_MEMORY_PREFIX = "[会话记忆摘要]"
-ENV_FLAG = "PAICLI_SESSION_MEMORY_COMPACTION_ENABLED"
 
 Measure = Callable[[Sequence[Message]], int]
 Submit = Callable[[Callable[[], None]], None]
 
 
 def enabled_by_configuration(env: EnvLookup | None = None) -> bool:
-    return (env or EnvLookup()).get_bool(ENV_FLAG, False)
+    from paicli.config.knobs import SESSION_MEMORY_COMPACTION_ENABLED
+
+    return SESSION_MEMORY_COMPACTION_ENABLED.read(env or EnvLookup())
 
 
 _thread_numbers = itertools.count(1)

@@ -2,7 +2,7 @@
 
 Exact counts use tiktoken (cl100k_base from the bundled offline package; o200k_base only when tiktoken already
 has the file cached, never downloaded). The reference estimator (spec 1.1) is the fallback and the
-`PAICLI_TOKENIZER=heuristic` mode. Messages are counted in the spec 1.2 shape and cached per message, and the
+heuristic mode (a setting). Messages are counted in the spec 1.2 shape and cached per message, and the
 local figure is calibrated against the provider's reported prompt_tokens per model.
 """
 
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from paicli.config.env import ConfigError, EnvLookup
+from paicli.config.env import EnvLookup
 from paicli.context.estimate import estimate_tokens
 from paicli.llm.messages import Message
 
@@ -114,12 +114,10 @@ class TokenCounter:
 
     @staticmethod
     def from_env(env: EnvLookup | None = None, model: str | None = None) -> TokenCounter:
-        raw = ((env or EnvLookup()).get("PAICLI_TOKENIZER") or "exact").lower()
-        if raw in ("heuristic", "estimate", "reference"):
-            return TokenCounter("heuristic", model=model)
-        if raw in ("exact", "tiktoken", "auto"):
-            return TokenCounter("exact", model=model)
-        raise ConfigError(f"PAICLI_TOKENIZER={raw!r} 无效：可选 exact 或 heuristic")
+        from paicli.config.knobs import TOKENIZER
+
+        raw = TOKENIZER.read(env or EnvLookup())
+        return TokenCounter("heuristic" if raw in ("heuristic", "estimate", "reference") else "exact", model=model)
 
     # -- modes ---------------------------------------------------------------------------------------
 

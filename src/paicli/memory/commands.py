@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from paicli.memory.dedup import is_stale, stale_days
+from paicli.config import knobs
+from paicli.memory.dedup import is_stale
 from paicli.memory.entry import MemoryEntry, Scope, format_instant
 from paicli.memory.manager import EMPTY_FACT_TEXT, MemoryManager
 from paicli.memory.store import MemoryStoreError
@@ -170,7 +171,7 @@ def _with_store_warnings(manager: MemoryManager, reply: str, read_errors: bool =
 
 
 def _run(manager: MemoryManager, cmd: MemoryCommand, profile_summary: str, token_usage_line: str) -> str:
-    now, days = manager.clock(), stale_days(manager.env)
+    now, days = manager.clock(), knobs.MEMORY_STALE_DAYS.read(manager.env)
     if cmd.action == "status":
         return status_text(manager, profile_summary, token_usage_line)
     if cmd.action == "list":

@@ -8,7 +8,6 @@ from collections import Counter
 from datetime import datetime, timedelta
 from functools import lru_cache
 
-from paicli.config.env import EnvLookup
 from paicli.memory.clock import as_utc
 from paicli.memory.entry import MemoryEntry
 
@@ -113,17 +112,6 @@ def bigram_dice(left: str, right: str) -> float:
     return 2.0 * shared / total
 
 
-def conflict_threshold(env: EnvLookup) -> float:
-    raw = env.get("PAICLI_MEMORY_CONFLICT_THRESHOLD")
-    if raw is None:
-        return DEFAULT_CONFLICT_THRESHOLD
-    try:
-        value = float(raw)
-    except ValueError:
-        return DEFAULT_CONFLICT_THRESHOLD
-    return value if 0.0 < value <= 1.0 else DEFAULT_CONFLICT_THRESHOLD
-
-
 class ConflictDetector:
     """Same domain, not a duplicate, and either only numbers differ or the texts are near-identical."""
 
@@ -132,10 +120,6 @@ class ConflictDetector:
             raise ValueError(f"conflict threshold must be in (0, 1]: {threshold}")
         self.threshold = threshold
 
-    @staticmethod
-    def from_env(env: EnvLookup) -> ConflictDetector:
-        return ConflictDetector(conflict_threshold(env))
-
     def is_conflict(self, existing: MemoryEntry, incoming: MemoryEntry) -> bool:
         if not same_domain(existing, incoming):
             return False
@@ -143,16 +127,6 @@ class ConflictDetector:
         if not left or not right or canonical_duplicate(left, right):
             return False
         return is_numeric_variant(left, right) or bigram_dice(left, right) >= self.threshold
-
-
-def stale_days(env: EnvLookup) -> int:
-    raw = env.get("PAICLI_MEMORY_STALE_DAYS")
-    if raw is None:
-        return DEFAULT_STALE_DAYS
-    try:
-        return int(raw.strip())
-    except ValueError:
-        return DEFAULT_STALE_DAYS
 
 
 def is_stale(entry: MemoryEntry, now: datetime, days: int) -> bool:

@@ -12,7 +12,8 @@ from collections.abc import Callable, Iterable, Sequence
 from importlib import resources
 from typing import TYPE_CHECKING, Protocol
 
-from paicli.config.env import FALSY, EnvLookup
+from paicli.config import knobs
+from paicli.config.env import EnvLookup
 from paicli.llm.messages import Message, Usage
 from paicli.llm.protocol import LLMClient
 from paicli.memory.extract_rules import input_in_range, safe_input, validate_quotes, worth_asking
@@ -23,8 +24,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-ENABLED_KEY = "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED"
-LIGHT_MODEL_KEY = "PAICLI_LIGHT_MODEL"
 AUTO_SOURCE = "auto_user_fact"
 
 
@@ -34,8 +33,7 @@ def load_prompt(name: str) -> str:
 
 def enabled_by_configuration(env: EnvLookup | None = None) -> bool:
     """Default on; `false|0|no|off` (any case) turn it off. Anything else leaves it on, as the reference does."""
-    raw = (env or EnvLookup()).get(ENABLED_KEY)
-    return raw is None or raw.strip().lower() not in FALSY
+    return knobs.MEMORY_AUTO_EXTRACT_ENABLED.read(env or EnvLookup())
 
 
 class ExtractionOutcome(list[str]):
@@ -72,7 +70,7 @@ class AutoFactExtractor:
     ) -> None:
         self._env = env or EnvLookup()
         self._on_usage = on_usage
-        light = self._env.get(LIGHT_MODEL_KEY)
+        light = knobs.LIGHT_MODEL.read(self._env)
         self._llm = llm.with_model(light) if llm is not None and light else llm
         self.hardened = hardened
         self._system = load_prompt("extract-system.md")

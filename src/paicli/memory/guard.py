@@ -13,10 +13,10 @@ import urllib.parse
 from collections.abc import Sequence
 from typing import Protocol
 
+from paicli.config import knobs
 from paicli.config.env import EnvLookup
 
 MAX_SOURCES = 8
-GUARD_ENV_KEY = "PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT"
 CURL_SOURCE = "execute_command(curl/wget)"
 MCP_RESOURCE_SOURCE = "mcp_resource_mention"
 
@@ -71,7 +71,7 @@ class ExternalContextTracker:
 
     def __init__(self, env: EnvLookup | None = None, *, guard_enabled: bool | None = None) -> None:
         lookup = env if env is not None else EnvLookup()
-        self._guard_enabled = lookup.get_bool(GUARD_ENV_KEY, True) if guard_enabled is None else guard_enabled
+        self._guard_enabled = knobs.MEMORY_DISABLE_ON_EXTERNAL_CONTEXT.read(lookup) if guard_enabled is None else guard_enabled
         self._sources: list[str] = []
         self._lock = threading.Lock()
 

@@ -16,7 +16,8 @@ from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any, TypeVar
 
-from paicli.config.env import ConfigError, EnvLookup, paicli_home
+from paicli.config import knobs
+from paicli.config.env import EnvLookup
 from paicli.memory.entry import MemoryEntry
 
 log = logging.getLogger(__name__)
@@ -40,19 +41,14 @@ class MemoryLockTimeout(MemoryStoreError):
 
 
 def default_memory_dir(env: EnvLookup) -> Path:
-    configured = env.get("PAICLI_MEMORY_DIR")
+    configured = knobs.MEMORY_DIR.read(env)
     if configured:
         return Path(configured).expanduser()
-    home = env.get("PAICLI_HOME")
-    return (Path(home).expanduser() if home else paicli_home()) / "memory"
+    return knobs.home_dir(env) / "memory"
 
 
 def lock_timeout_from_env(env: EnvLookup) -> float:
-    try:
-        value = env.get_float("PAICLI_MEMORY_LOCK_TIMEOUT_SECONDS", DEFAULT_LOCK_TIMEOUT)
-    except ConfigError:
-        return DEFAULT_LOCK_TIMEOUT
-    return value if value > 0 else DEFAULT_LOCK_TIMEOUT
+    return knobs.MEMORY_LOCK_TIMEOUT_SECONDS.read(env)
 
 
 def render_json(
@@ -158,7 +154,7 @@ class MemoryFile:
     def _timeout_text(self) -> str:
         return (
             f"等待长期记忆文件锁超过 {self.lock_timeout:g} 秒（{self.lock_path}），可能有另一个 paicli（或 Java 版 PaiCLI）进程正在写入；"
-            "已有记忆没有改动，请稍后重试（可用 PAICLI_MEMORY_LOCK_TIMEOUT_SECONDS 调整等待时间）"
+            f"已有记忆没有改动，请稍后重试（可用 {knobs.MEMORY_LOCK_TIMEOUT_SECONDS.key} 调整等待时间）"
         )
 
     def _acquire_os_lock(self) -> Any:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone, tzinfo
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
+from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.memory.tokenize import tokenize
 
@@ -68,17 +69,6 @@ def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
 
 
-def stale_days_from(env: EnvLookup) -> int:
-    """PAICLI_MEMORY_STALE_DAYS, default 30; a non-numeric value falls back to 30 as in the reference."""
-    raw = env.get("PAICLI_MEMORY_STALE_DAYS")
-    if raw is None:
-        return DEFAULT_STALE_DAYS
-    try:
-        return int(raw)
-    except ValueError:
-        return DEFAULT_STALE_DAYS
-
-
 def is_stale(entry: MemoryEntryLike, now: datetime, stale_days: int) -> bool:
     if stale_days <= 0:
         return False
@@ -126,7 +116,7 @@ class MemoryRetriever:
         self._env = env or EnvLookup()
         self._clock = clock
         self._zone = zone
-        self.vector_enabled = self._env.get_bool("PAICLI_MEMORY_VECTOR", True)
+        self.vector_enabled = knobs.MEMORY_VECTOR.read(self._env)
         self._lock = threading.Lock()
         self._index: _Index | None = None
         self._features: dict[str, Counter[str]] = {}
@@ -138,7 +128,7 @@ class MemoryRetriever:
         now = self._clock()
         ranked = self.rank(query, self._store.get_all(project_key), now)
         top = _first_not_visible(ranked, exclude_text) if exclude_text else ranked[:MAX_RESULTS]
-        return render(top, max_tokens, now, stale_days_from(self._env), self._zone)
+        return render(top, max_tokens, now, knobs.MEMORY_STALE_DAYS.read(self._env), self._zone)
 
     def rank(self, query: str, entries: Sequence[MemoryEntryLike], now: datetime) -> list[Ranked]:
         """Every entry with score > 0, best first (stable); keyword matches always precede vector-only ones."""

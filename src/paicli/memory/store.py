@@ -11,6 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
+from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.memory.clock import Clock, utc_now
 from paicli.memory.dedup import ConflictDetector, is_duplicate
@@ -58,7 +59,7 @@ class LongTermMemory:
         self.clock = clock
         timeout = lock_timeout if lock_timeout is not None else lock_timeout_from_env(self.env)
         self._file = MemoryFile(_resolve_path(path_or_dir, self.env), timeout)
-        self.detector = detector if detector is not None else ConflictDetector.from_env(self.env)
+        self.detector = detector if detector is not None else ConflictDetector(knobs.MEMORY_CONFLICT_THRESHOLD.read(self.env))
         self._entries: Entries = {}
         self._mutex = threading.RLock()
         self.last_error: str | None = None

@@ -1,7 +1,7 @@
 """Query tokenizer shared by memory retrieval and search (spec 6.1 `MemoryQueryTokenizer`).
 
 jieba is imported on first use only: it is slow to load and must stay off the start-up path. Its
-dictionary cache lives under `$PAICLI_HOME/cache/` instead of the system temp dir.
+dictionary cache lives under `<paicli home>/cache/` instead of the system temp dir.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from datetime import date, datetime, timezone
 from enum import Enum
 from pathlib import Path
 
+from paicli.config import knobs
 from paicli.config.env import ConfigError, EnvLookup
 from paicli.prompt.repository import PromptRepository
 
@@ -120,10 +121,10 @@ class PromptAssembler:
         self._repository = repository
         self._clock = clock
         env = env or EnvLookup()
-        self._fixed_date = _parse_date(env.get("PAICLI_PROMPT_RUNTIME_DATE"))
-        zone = env.get("PAICLI_PROMPT_RUNTIME_ZONE")
+        self._fixed_date = _parse_date(knobs.PROMPT_RUNTIME_DATE.read(env))
+        zone = knobs.PROMPT_RUNTIME_ZONE.read(env)
         if zone is not None and not _valid_zone(zone):
-            raise ConfigError(f"PAICLI_PROMPT_RUNTIME_ZONE={zone!r} 无效：需要 IANA 时区名，例如 Asia/Shanghai")
+            raise ConfigError(f"{knobs.PROMPT_RUNTIME_ZONE.key}={zone!r} 无效：需要 IANA 时区名，例如 Asia/Shanghai")
         self._zone = zone or _system_zone_name()
 
     def runtime_context(self) -> str:
@@ -168,7 +169,7 @@ def _parse_date(raw: str | None) -> date | None:
     try:
         return date.fromisoformat(raw)
     except ValueError:
-        raise ConfigError(f"PAICLI_PROMPT_RUNTIME_DATE={raw!r} 无效：需要 ISO 日期，例如 2026-09-23") from None
+        raise ConfigError(f"{knobs.PROMPT_RUNTIME_DATE.key}={raw!r} 无效：需要 ISO 日期，例如 2026-09-23") from None
 
 
 def _require_language(text: str, where: str) -> None:

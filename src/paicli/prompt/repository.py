@@ -43,7 +43,7 @@ def load_bundled(rel: str) -> str | None:
 
 
 class PromptRepository:
-    """Loads `rel` from `<project>/.paicli/prompts`, else `$PAICLI_HOME/prompts`, else the package.
+    """Loads `rel` from `<project>/.paicli/prompts`, else `<paicli home>/prompts`, else the package.
 
     Overrides are re-read on every load so an edited file applies to the next prompt; bundled
     files are cached for the life of the process.

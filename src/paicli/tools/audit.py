@@ -1,7 +1,7 @@
-"""Audit trail of dangerous tool calls (spec 9.2): `<PAICLI_HOME>/audit/audit-YYYY-MM-DD.jsonl`.
+"""Audit trail of dangerous tool calls (spec 9.2): `<paicli home>/audit/audit-YYYY-MM-DD.jsonl`.
 
 One compact JSON line per write_file / edit_file / execute_command call, whether it ran, was refused by a
-guard or was denied by the human, and one per call of any other tool that a guard or the turn policy refused. `PAICLI_AUDIT_DIR` moves the folder. Writing is best effort: an audit
+guard or was denied by the human, and one per call of any other tool that a guard or the turn policy refused. A setting moves the folder. Writing is best effort: an audit
 failure never stops a tool.
 """
 
@@ -15,7 +15,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from paicli.config.env import EnvLookup, paicli_home
+from paicli.config import knobs
+from paicli.config.env import EnvLookup
 
 MAX_ARGUMENT_CHARS = 500
 Clock = Callable[[], datetime]
@@ -26,14 +27,11 @@ def _utc_now() -> datetime:
 
 
 def audit_dir(env: EnvLookup) -> Path:
-    """`PAICLI_AUDIT_DIR`, else `<PAICLI_HOME>/audit`, both read through `env` like every other setting."""
-    configured = env.get("PAICLI_AUDIT_DIR")
+    """The configured audit folder, else `<paicli home>/audit`, both read through `env` like every other setting."""
+    configured = knobs.AUDIT_DIR.read(env)
     if configured:
         return Path(configured).expanduser()
-    home = env.get("PAICLI_HOME")
-    if home:
-        return Path(home).expanduser() / "audit"
-    return paicli_home({"HOME": env.get("HOME") or str(Path.home())}) / "audit"
+    return knobs.home_dir(env) / "audit"
 
 
 class AuditLog:

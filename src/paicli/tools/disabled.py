@@ -1,4 +1,4 @@
-"""The tool runner used when the model has no native tool calling (`PAICLI_TOOLS_ENABLED=false`).
+"""The tool runner used when the model has no native tool calling (tools turned off by a setting).
 
 No tool definitions are sent and the system prompt carries the `## Tool Availability` section instead of the
 tool sections. Should a model still emit a call, it gets an error result, so the history stays protocol-valid.
@@ -15,7 +15,6 @@ from paicli.llm.messages import ToolCall
 from paicli.tools.base import ToolResult
 from paicli.tools.boundary import ToolResultBoundary
 
-TOOLS_ENV_KEY = "PAICLI_TOOLS_ENABLED"
 NO_TOOLS_RESULT = "❌ 当前模型不支持工具调用，这个调用没有执行。请直接用文字回答，需要的命令写出来让用户自己运行。"
 
 

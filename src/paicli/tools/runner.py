@@ -17,6 +17,7 @@ from typing import Any
 
 from paicli.agent.events import AgentEvent, EventSink, ToolFinished, ToolStarted
 from paicli.cancel import Cancelled, CancelToken
+from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.llm.messages import ToolCall
 from paicli.memory.guard import ExternalContextTracker
@@ -74,7 +75,7 @@ class ToolRunner:
         self.approval = approval_mode if approval_mode is not None else ApprovalState()
         self.paths = PathGuard(self.project_root)
         self.tools: dict[str, Tool] = builtin_tools(web or WebTools(self.env), save_memory)
-        self.command_timeout = float(self.env.get_int("PAICLI_COMMAND_TIMEOUT_SECONDS", 60, minimum=1))
+        self.command_timeout = float(knobs.COMMAND_TIMEOUT_SECONDS.read(self.env))
         self.max_parallel = max(1, max_parallel)
         self.batch_timeout = batch_timeout
         self.audit = audit if audit is not None else AuditLog(audit_dir(self.env))

@@ -4,7 +4,7 @@ message right after the tool results of the same step, so the very next model ca
 The handler reads one piece (at most 5 KB, cut on a line boundary) and returns it in the result metadata;
 `settle_skill_loads`, called by the loop with its own history, decides what actually goes in: a piece that is
 already in the history is not injected again, and all injected skill text stays within the budget
-(`PAICLI_SKILL_BODY_BUDGET`, 16 KB). A loop that does not settle still works: the unsettled result carries
+(a setting, 16 KB by default). A loop that does not settle still works: the unsettled result carries
 the piece itself.
 """
 
@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
+from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.context.internal import SKILL_INJECTION_MARKER, is_skill_injection, skill_names
 from paicli.llm.messages import Message
@@ -28,7 +29,6 @@ from paicli.tools.skills import MAX_SKILL_FILE_BYTES, SKILL_FILE, Skill, SkillCa
 
 PIECE_CHARS = 5 * 1024
 DEFAULT_BODY_BUDGET = 16 * 1024
-BUDGET_ENV_KEY = "PAICLI_SKILL_BODY_BUDGET"
 MIN_USEFUL_PIECE = 256
 PIECE_METADATA = "skill_piece"
 _PIECE_LINE = re.compile(r"(?m)^Skill 文件：(.+?)（第 (\d+)-(\d+) 个字符，共 (\d+) 个字符）$")
@@ -115,7 +115,7 @@ class LoadSkillTool:
 
     def __init__(self, catalog: SkillCatalog, env: EnvLookup | None = None) -> None:
         self.catalog = catalog
-        self.budget = (env or EnvLookup()).get_int(BUDGET_ENV_KEY, DEFAULT_BODY_BUDGET, minimum=1024)
+        self.budget = knobs.SKILL_BODY_BUDGET.read(env or EnvLookup())
 
     @classmethod
     def tool(cls, catalog: SkillCatalog, env: EnvLookup | None = None) -> Tool:

@@ -1,7 +1,7 @@
 """Skills (spec 7.5): SKILL.md folders from three sources, their enabled state and the system-prompt index.
 
 Sources, later overriding earlier by name: built-in skills shipped with paicli, the user's
-`$PAICLI_HOME/skills/<name>/SKILL.md`, and the project's `.paicli/skills/<name>/SKILL.md` (untrusted: anyone
+`<paicli home>/skills/<name>/SKILL.md`, and the project's `.paicli/skills/<name>/SKILL.md` (untrusted: anyone
 who can commit to the repository wrote it). The front matter is the common SKILL.md format (`name`,
 `description`; other keys are ignored), so skills written for other agents work unchanged.
 

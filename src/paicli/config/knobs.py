@@ -1,0 +1,317 @@
+"""Every optional `PAICLI_*` setting, declared once: name, type, default, range and a one-line doc.
+
+Components read their values through these declarations (`KNOB.read(env)`) or receive plain values from the
+composition root; start-up validation, the README's configuration table and `/config` all derive from
+`ALL_KNOBS`. Provider keys (endpoint, `*_API_KEY`, `*_MODEL`) are data of the provider table instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Generic, TypeVar
+
+from paicli.config.env import FALSY, TRUTHY, ConfigError, EnvLookup
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Knob(Generic[T]):
+    key: str
+    component: str
+    default: T
+    doc: str
+    kind: str
+    allowed: str = ""  # the range or choices, as shown to users
+    parse: Callable[[str, str], T] | None = None
+
+    def read(self, env: EnvLookup) -> T:
+        """The configured value, the default when unset; ConfigError (one line) when unusable."""
+        raw = env.get(self.key)
+        if raw is None or self.parse is None:
+            return self.default
+        return self.parse(self.key, raw)
+
+    @property
+    def default_text(self) -> str:
+        if self.default is None or self.default == ():
+            return "—"
+        if isinstance(self.default, bool):
+            return "true" if self.default else "false"
+        if isinstance(self.default, tuple):
+            return ",".join(str(v) for v in self.default)
+        return f"{self.default:,}" if isinstance(self.default, int) else str(self.default)
+
+
+# ---------------------------------------------------------------- parsers
+
+
+def _bool(key: str, raw: str) -> bool:
+    lowered = raw.lower()
+    if lowered in TRUTHY:
+        return True
+    if lowered in FALSY:
+        return False
+    raise ConfigError(f"{key}={raw!r} 无效：请使用 true/false、1/0、yes/no 或 on/off")
+
+
+def _range_error(key: str, value: float, low: float | None, high: float | None, open_low: bool) -> ConfigError:
+    lower = "(" if low is None else ("(" if open_low else "[") + f"{low:g}"
+    upper = "∞)" if high is None else f"{high:g}]"
+    return ConfigError(f"{key}={value:g} 超出允许范围 {lower}, {upper}")
+
+
+def _int_parser(low: int | None, high: int | None) -> Callable[[str, str], int]:
+    def parse(key: str, raw: str) -> int:
+        try:
+            value = int(raw.replace("_", "").replace(",", ""))
+        except ValueError:
+            raise ConfigError(f"{key}={raw!r} 无效：需要一个整数") from None
+        if (low is not None and value < low) or (high is not None and value > high):
+            raise _range_error(key, value, low, high, False)
+        return value
+
+    return parse
+
+
+def _float_parser(low: float | None, high: float | None, open_low: bool) -> Callable[[str, str], float]:
+    def parse(key: str, raw: str) -> float:
+        try:
+            value = float(raw)
+        except ValueError:
+            raise ConfigError(f"{key}={raw!r} 无效：需要一个数字") from None
+        too_low = low is not None and (value <= low if open_low else value < low)
+        if too_low or (high is not None and value > high):
+            raise _range_error(key, value, low, high, open_low)
+        return value
+
+    return parse
+
+
+def _choice_parser(options: tuple[str, ...]) -> Callable[[str, str], str]:
+    def parse(key: str, raw: str) -> str:
+        value = raw.strip().lower()
+        if value not in options:
+            raise ConfigError(f"{key}={raw!r} 无效：可选 {'、'.join(options)}")
+        return value
+
+    return parse
+
+
+def _text(key: str, raw: str) -> str | None:
+    return raw.strip() or None
+
+
+def _ports(key: str, raw: str) -> tuple[int, ...]:
+    if raw.strip().lower() in ("off", "none", "false", "no", "0"):
+        return ()
+    ports: list[int] = []
+    for part in raw.replace(";", ",").split(","):
+        text = part.strip()
+        if not text:
+            continue
+        if not text.isdigit() or not 1 <= int(text) <= 65535:
+            raise ConfigError(f"{key}={raw!r} 无效：需要逗号分隔的端口号（1-65535），或 off 关闭本机探测")
+        ports.append(int(text))
+    return tuple(ports)
+
+
+def _names(key: str, raw: str) -> tuple[str, ...]:
+    return tuple(part.strip().lower() for part in raw.split(",") if part.strip())
+
+
+# ---------------------------------------------------------------- declaration helpers
+
+
+def flag(key: str, component: str, default: bool, doc: str) -> Knob[bool]:
+    return Knob(key, component, default, doc, "bool", "true/false", _bool)
+
+
+def integer(
+    key: str, component: str, default: int, doc: str, minimum: int | None = None, maximum: int | None = None
+) -> Knob[int]:
+    return Knob(key, component, default, doc, "int", _describe(minimum, maximum), _int_parser(minimum, maximum))
+
+
+def optional_integer(
+    key: str, component: str, doc: str, minimum: int | None = None, maximum: int | None = None
+) -> Knob[int | None]:
+    parse = _int_parser(minimum, maximum)
+    return Knob(key, component, None, doc, "int", _describe(minimum, maximum), parse)
+
+
+def number(
+    key: str, component: str, default: float, doc: str, minimum: float | None = None,
+    maximum: float | None = None, *, open_low: bool = False,
+) -> Knob[float]:
+    allowed = _describe(minimum, maximum, open_low)
+    return Knob(key, component, default, doc, "float", allowed, _float_parser(minimum, maximum, open_low))
+
+
+def choice(key: str, component: str, default: str, options: tuple[str, ...], doc: str) -> Knob[str]:
+    return Knob(key, component, default, doc, "choice", " / ".join(options), _choice_parser(options))
+
+
+def text(key: str, component: str, doc: str) -> Knob[str | None]:
+    return Knob(key, component, None, doc, "str", "", _text)
+
+
+def names(key: str, component: str, doc: str) -> Knob[tuple[str, ...]]:
+    return Knob(key, component, (), doc, "list", "a,b,…", _names)
+
+
+def _describe(low: float | None, high: float | None, open_low: bool = False) -> str:
+    if low is None and high is None:
+        return ""
+    lower = "(−∞" if low is None else ("(" if open_low else "[") + _figure(low)
+    upper = "∞)" if high is None else f"{_figure(high)}]"
+    return f"{lower} … {upper}"
+
+
+def _figure(value: float) -> str:
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:g}"
+
+
+# ---------------------------------------------------------------- the declarations
+
+LLM, SESSION, COMPACTION, MEMORY, AGENT, TOOLS, TERMINAL = (
+    "llm", "session", "compaction", "memory", "agent", "tools", "terminal",
+)
+
+HOME = text("PAICLI_HOME", SESSION, "all per-user state (memory, ledgers, input history, config.json); default ~/.paicli")
+CONTEXT_WINDOW = optional_integer(
+    "PAICLI_CONTEXT_WINDOW", LLM, "context window in tokens; every threshold derives from it (default: per model)",
+    8_000, 10_000_000,
+)
+LIGHT_MODEL = text("PAICLI_LIGHT_MODEL", LLM, "model for background side calls (fact extraction); default: the session model")
+COMPACTION_MODEL = text("PAICLI_COMPACTION_MODEL", LLM, "model for level-3 summaries; default: the session model")
+REASONING_IN_WIRE = Knob(
+    "PAICLI_REASONING_IN_WIRE", LLM, None, "echo reasoning_content with tool calls (default: per provider)",
+    "bool", "true/false", _bool,
+)
+LLM_CONNECT_TIMEOUT = number("PAICLI_LLM_CONNECT_TIMEOUT", LLM, 60.0, "seconds to connect", 0.0, open_low=True)
+LLM_READ_TIMEOUT = number("PAICLI_LLM_READ_TIMEOUT", LLM, 300.0, "seconds between streamed bytes", 0.0, open_low=True)
+LLM_CALL_TIMEOUT = number("PAICLI_LLM_CALL_TIMEOUT", LLM, 600.0, "seconds per attempt", 0.0, open_low=True)
+LLM_MAX_RETRIES = integer(
+    "PAICLI_LLM_MAX_RETRIES", LLM, 3, "retries on 408/409/429/5xx and connection errors", 0, 10
+)
+LLM_RETRY_BACKOFF = number("PAICLI_LLM_RETRY_BACKOFF", LLM, 0.5, "base of the exponential retry backoff, seconds", 0.0)
+
+MEMORY_PLACEMENT = choice(
+    "PAICLI_MEMORY_PLACEMENT", SESSION, "turn", ("turn", "system"),
+    "where retrieved memories go: turn keeps the system prompt byte-identical; system is the reference",
+)
+APPROVAL_MODE = choice("PAICLI_APPROVAL_MODE", SESSION, "auto", ("auto", "ask", "plan"), "approval mode at start-up")
+PROMPT_RUNTIME_DATE = text("PAICLI_PROMPT_RUNTIME_DATE", SESSION, "fixed ISO date for the prompt's runtime section (tests)")
+PROMPT_RUNTIME_ZONE = text("PAICLI_PROMPT_RUNTIME_ZONE", SESSION, "IANA time zone for the prompt's runtime section")
+TOOLS_ENABLED = flag("PAICLI_TOOLS_ENABLED", SESSION, True, "false: the model has no native tool calling; send no tools")
+LOCAL_PORTS: Knob[tuple[int, ...]] = Knob(
+    "PAICLI_LOCAL_PORTS", SESSION, (11434, 1234, 8080, 8000),
+    "127.0.0.1 ports the first-run setup probes for local model servers when nothing is configured",
+    "ports", "ports, or off", _ports,
+)
+
+TOOL_OFFLOAD_ENABLED = flag("PAICLI_TOOL_OFFLOAD_ENABLED", COMPACTION, True, "level 1: offload oversized tool output")
+TOOL_OFFLOAD_THRESHOLD_CHARS = integer(
+    "PAICLI_TOOL_OFFLOAD_THRESHOLD_CHARS", COMPACTION, 0, "offload threshold in chars (0: derived from the window)", 0
+)
+TOOL_RESULT_CLEARING_ENABLED = flag(
+    "PAICLI_TOOL_RESULT_CLEARING_ENABLED", COMPACTION, True, "level 2: clear old tool results"
+)
+TOOL_RESULT_CLEARING_TRIGGER_TOKENS = integer(
+    "PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS", COMPACTION, 0, "level-2 trigger in tokens (0: derived)", 0
+)
+TOOL_RESULT_CLEARING_KEEP = integer(
+    "PAICLI_TOOL_RESULT_CLEARING_KEEP", COMPACTION, 3, "recent tool results level 2 keeps", 0
+)
+TOOL_RESULT_CLEARING_EXCLUDE_TOOLS = names(
+    "PAICLI_TOOL_RESULT_CLEARING_EXCLUDE_TOOLS", COMPACTION, "tools whose results level 2 never clears"
+)
+SESSION_MEMORY_COMPACTION_ENABLED = flag(
+    "PAICLI_SESSION_MEMORY_COMPACTION_ENABLED", COMPACTION, False, "experimental session-memory compaction"
+)
+TOKENIZER = choice(
+    "PAICLI_TOKENIZER", COMPACTION, "exact", ("exact", "heuristic", "tiktoken", "auto", "estimate", "reference"),
+    "token counting: cl100k (exact; aliases tiktoken, auto) or a heuristic (aliases estimate, reference)",
+)
+
+MEMORY_DIR = text("PAICLI_MEMORY_DIR", MEMORY, "folder of long_term_memory.json (default $PAICLI_HOME/memory)")
+MEMORY_AUTO_EXTRACT_ENABLED = flag(
+    "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED", MEMORY, True, "extract facts the user stated after each completed turn"
+)
+MEMORY_STALE_DAYS = integer("PAICLI_MEMORY_STALE_DAYS", MEMORY, 30, "days after which a memory is labelled stale (<= 0: never)")
+MEMORY_CONFLICT_THRESHOLD = number(
+    "PAICLI_MEMORY_CONFLICT_THRESHOLD", MEMORY, 0.8, "similarity at which a new memory conflicts with one", 0.0, 1.0,
+    open_low=True,
+)
+MEMORY_DISABLE_ON_EXTERNAL_CONTEXT = flag(
+    "PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT", MEMORY, True,
+    "no automatic extraction in a turn that read external content",
+)
+MEMORY_LOCK_TIMEOUT_SECONDS = number(
+    "PAICLI_MEMORY_LOCK_TIMEOUT_SECONDS", MEMORY, 10.0, "how long a memory write waits for the file lock", 0.0,
+    open_low=True,
+)
+MEMORY_VECTOR = flag("PAICLI_MEMORY_VECTOR", MEMORY, True, "local vector similarity in retrieval")
+
+REACT_TOKEN_BUDGET = optional_integer("PAICLI_REACT_TOKEN_BUDGET", AGENT, "token budget of one task (default: derived)", 1)
+REACT_STAGNATION_WINDOW = integer(
+    "PAICLI_REACT_STAGNATION_WINDOW", AGENT, 5, "identical tool rounds in a row that count as stagnation", 2
+)
+REACT_HARD_MAX_ITERATIONS = optional_integer(
+    "PAICLI_REACT_HARD_MAX_ITERATIONS", AGENT, "hard cap on model calls per task", 1
+)
+
+COMMAND_TIMEOUT_SECONDS = integer("PAICLI_COMMAND_TIMEOUT_SECONDS", TOOLS, 60, "execute_command time limit, seconds", 1)
+AUDIT_DIR = text("PAICLI_AUDIT_DIR", TOOLS, "folder of the approval audit log (default $PAICLI_HOME/audit)")
+SKILL_BODY_BUDGET = integer(
+    "PAICLI_SKILL_BODY_BUDGET", TOOLS, 16_384, "chars of loaded skill text kept in the history", 1024
+)
+
+NO_STATUSBAR = flag("PAICLI_NO_STATUSBAR", TERMINAL, False, "hide the REPL status bar")
+LOG_LEVEL = choice(
+    "PAICLI_LOG_LEVEL", TERMINAL, "info", ("debug", "info", "warning", "error"),
+    "log level of $PAICLI_HOME/logs/paicli.log",
+)
+
+ALL_KNOBS: tuple[Knob[object], ...] = (  # type: ignore[assignment]
+    HOME, CONTEXT_WINDOW, LIGHT_MODEL, COMPACTION_MODEL, REASONING_IN_WIRE, LLM_CONNECT_TIMEOUT, LLM_READ_TIMEOUT,
+    LLM_CALL_TIMEOUT, LLM_MAX_RETRIES, LLM_RETRY_BACKOFF,
+    MEMORY_PLACEMENT, APPROVAL_MODE, PROMPT_RUNTIME_DATE, PROMPT_RUNTIME_ZONE, TOOLS_ENABLED, LOCAL_PORTS,
+    TOOL_OFFLOAD_ENABLED, TOOL_OFFLOAD_THRESHOLD_CHARS, TOOL_RESULT_CLEARING_ENABLED,
+    TOOL_RESULT_CLEARING_TRIGGER_TOKENS, TOOL_RESULT_CLEARING_KEEP, TOOL_RESULT_CLEARING_EXCLUDE_TOOLS,
+    SESSION_MEMORY_COMPACTION_ENABLED, TOKENIZER,
+    MEMORY_DIR, MEMORY_AUTO_EXTRACT_ENABLED, MEMORY_STALE_DAYS, MEMORY_CONFLICT_THRESHOLD,
+    MEMORY_DISABLE_ON_EXTERNAL_CONTEXT, MEMORY_LOCK_TIMEOUT_SECONDS, MEMORY_VECTOR,
+    REACT_TOKEN_BUDGET, REACT_STAGNATION_WINDOW, REACT_HARD_MAX_ITERATIONS,
+    COMMAND_TIMEOUT_SECONDS, AUDIT_DIR, SKILL_BODY_BUDGET,
+    NO_STATUSBAR, LOG_LEVEL,
+)
+
+
+def validate_all(env: EnvLookup) -> None:
+    """Start-up check: ConfigError naming the first set knob whose value cannot be used."""
+    for knob in ALL_KNOBS:
+        knob.read(env)
+
+
+def home_dir(env: EnvLookup) -> Path:
+    """$PAICLI_HOME, default ~/.paicli (HOME read through the same lookup)."""
+    configured = HOME.read(env)
+    if configured:
+        return Path(configured).expanduser()
+    return Path(env.get("HOME") or Path.home()).expanduser() / ".paicli"
+
+
+def markdown_table() -> str:
+    """The README's configuration table, generated from the declarations (a test keeps the two equal)."""
+    lines = ["| setting | default | allowed | what it does |", "| --- | --- | --- | --- |"]
+    for knob in ALL_KNOBS:
+        lines.append(f"| `{knob.key}` | {knob.default_text} | {knob.allowed or '—'} | {knob.doc} |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(markdown_table())

@@ -1,0 +1,67 @@
+"""One declaration per setting: names, README table and start-up validation all come from config/knobs.py."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from paicli.config import knobs
+from paicli.config.env import ConfigError, EnvLookup
+from paicli.config.providers import GENERIC, provider
+
+ROOT = Path(__file__).resolve().parents[2]
+SRC = ROOT / "src" / "paicli"
+NAME = re.compile(r"\bPAICLI_[A-Z][A-Z0-9_]*\b")
+
+
+def files_naming(name: str) -> list[str]:
+    return sorted(str(path.relative_to(SRC)) for path in SRC.rglob("*.py") if name in path.read_text(encoding="utf-8"))
+
+
+def test_every_setting_is_named_in_exactly_one_module() -> None:
+    keys = [knob.key for knob in knobs.ALL_KNOBS]
+    assert len(keys) == len(set(keys))
+    for key in keys:
+        found = [f for f in files_naming(key) if re.search(rf"\b{key}\b", (SRC / f).read_text(encoding="utf-8"))]
+        assert found == ["config/knobs.py"], f"{key} is named in {found}"
+
+
+def test_every_paicli_name_in_src_has_one_home() -> None:
+    generic = provider(GENERIC)
+    homes = {knob.key: "config/knobs.py" for knob in knobs.ALL_KNOBS}
+    for key in (*generic.key_envs, *generic.model_envs, *generic.base_url_envs):
+        homes[key] = "config/providers.py"
+    homes["PAICLI_SKILL_INJECTION"] = "context/internal.py"  # a protocol marker, not a setting
+    for path in SRC.rglob("*.py"):
+        relative = str(path.relative_to(SRC))
+        for name in set(NAME.findall(path.read_text(encoding="utf-8"))):
+            assert homes.get(name) == relative, f"{name} in {relative}: declare it in config/knobs.py"
+
+
+def test_readme_settings_table_matches_the_declarations() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("<!-- settings:begin -->", 1)[1].split("<!-- settings:end -->", 1)[0]
+    assert block.strip() == knobs.markdown_table()
+
+
+@pytest.mark.parametrize("knob", knobs.ALL_KNOBS, ids=lambda k: k.key)
+def test_every_setting_reads_its_default_and_rejects_nonsense_in_one_line(knob: knobs.Knob[object]) -> None:
+    assert knob.read(EnvLookup(environ={})) == knob.default
+    if knob.kind in ("bool", "int", "float", "choice"):
+        with pytest.raises(ConfigError) as error:
+            knob.read(EnvLookup(environ={knob.key: "no-such-value"}))
+        assert knob.key in str(error.value) and "\n" not in str(error.value)
+
+
+def test_values_are_typed_and_range_checked() -> None:
+    env = EnvLookup(environ={"PAICLI_TOOL_RESULT_CLEARING_KEEP": "5", "PAICLI_MEMORY_VECTOR": "off",
+                             "PAICLI_TOOL_RESULT_CLEARING_EXCLUDE_TOOLS": "Read_File, web_fetch,",
+                             "PAICLI_MEMORY_PLACEMENT": "SYSTEM"})
+    assert knobs.TOOL_RESULT_CLEARING_KEEP.read(env) == 5
+    assert knobs.MEMORY_VECTOR.read(env) is False
+    assert knobs.TOOL_RESULT_CLEARING_EXCLUDE_TOOLS.read(env) == ("read_file", "web_fetch")
+    assert knobs.MEMORY_PLACEMENT.read(env) == "system"
+    with pytest.raises(ConfigError, match=r"PAICLI_LLM_MAX_RETRIES=11 超出允许范围 \[0, 10\]"):
+        knobs.LLM_MAX_RETRIES.read(EnvLookup(environ={"PAICLI_LLM_MAX_RETRIES": "11"}))
