@@ -1,4 +1,6 @@
-"""Long-term memory benchmark: write throughput (1 and 8 processes), load and search time at 1k/10k entries.
+"""Long-term memory benchmark: write throughput (1 and 8 processes), load and search time at 1k/10k entries,
+and retrieval (`build_context`) in a fresh process at 10k entries: the first query and the query right after a
+save, against the p50 (see evals/retrieval/fresh.py).
 
 Run from the repository root: `python -m evals.bench_memory [--writes N]`. Everything happens in a temp dir.
 """
@@ -15,6 +17,7 @@ import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from evals.retrieval import fresh
 from paicli.config.env import EnvLookup
 from paicli.context.estimate import estimate_tokens
 from paicli.memory.entry import MemoryEntry, new_fact
@@ -148,6 +151,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{count:>6} entries: load {load_ms:7.1f} ms | search {search_ms:6.2f} ms/query (mean of 15) "
             f"| explicit write {first_ms:6.1f} ms first, {next_ms:6.1f} ms next (mean of 5)"
         )
+    print(fresh.describe(fresh.measure(_synthetic(10_000), QUERIES, "/repo/1")))
     return 0
 
 

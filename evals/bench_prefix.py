@@ -5,8 +5,14 @@ server emulating provider prefix caching (longest common token prefix with any e
 blocks). Per placement: total prompt tokens, cached tokens, and reuse = cached / ideal, where ideal is the
 previous request's size (everything that was already sent once could have been served from cache).
 
+Second part (issue 13): a scripted mixed session (tool calls, a short "thanks" turn, a headline, an offline
+request whose web call is refused, `/mode plan`, memories saved mid-session by the model and by `/save`).
+Per request: cached / previous request's prompt; the minimum is taken over the requests that follow a plain
+append (same tools, the previous request's messages unchanged as a prefix), plus a count of requests whose
+tools or system prompt differ from the first request's (must be 0).
+
 Run from the repository root: python -m evals.bench_prefix [--turns 30]
-Target for `turn`: median reuse >= 0.95.
+Targets: `turn` median reuse >= 0.95; mixed session: minimum after a plain append >= 0.95.
 """
 
 from __future__ import annotations
@@ -95,16 +101,104 @@ def report(placement: str, usages: list[tuple[int, int]]) -> float:
     return median
 
 
+MIXED_TURNS = [
+    "读一下 README.md，总结一下这个项目",
+    "谢谢，今天先到这里",
+    "记住：这个项目的构建用 Java 17 和 Gradle",
+    "OpenAI 发布新一代推理模型 全面开放",
+    "不要联网，直接解释一下 asyncio 的事件循环",
+    "/mode plan",
+    "列出项目里的文件",
+    "/save 发布窗口是每周四晚上八点",
+    "发布窗口是什么时候？",
+    "Refactor calc",
+    "好的",
+    "部署方面有什么约定？",
+]
+
+
+def _mixed_responder(body: dict[str, Any]) -> Reply | str:
+    if body["messages"][-1]["role"] != "user":
+        return "好的，处理完了。" + "结果已经核对过。" * 6
+    text = str(body["messages"][-1]["content"])
+    if "README" in text:
+        return Reply.tool_calls(("read_file", json.dumps({"path": "README.md"})))
+    if "记住" in text:
+        fact = {"fact": "项目构建工具是 Gradle 8，JDK 版本 17"}
+        return Reply.tool_calls(("save_memory", json.dumps(fact, ensure_ascii=False)))
+    if "asyncio" in text:
+        return Reply.tool_calls(("web_search", json.dumps({"query": "asyncio event loop"})))
+    if "列出" in text:
+        return Reply.tool_calls(("list_dir", json.dumps({"path": "."})))
+    return "好的。" + "这是回答的正文。" * 10
+
+
+def run_mixed_session(root: Path) -> list[dict[str, Any]]:
+    """Per main-model request: prompt and cached tokens, and whether it only appended to the previous one."""
+    home, project = root / "home-mixed", root / "project-mixed"
+    project.mkdir(parents=True)
+    (project / "README.md").write_text("# calc\n" + "一个命令行计算器。\n" * 20, encoding="utf-8")
+    with FakeOpenAIServer(responder=_mixed_responder, cache_emulation=True) as server:
+        env = EnvLookup(environ={
+            "HOME": str(home), "PAICLI_HOME": str(home / ".paicli"), "PAICLI_BASE_URL": server.base_url,
+            "PAICLI_MODEL": "fake-model", "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false",
+            "PAICLI_PROMPT_RUNTIME_DATE": "2026-11-30", "PAICLI_PROMPT_RUNTIME_ZONE": "UTC",
+        }, cwd=project)
+        parts = build_components(load_settings(env, cwd=project), env, AutoApprover(), yes=True)
+        for _, facts in TOPICS:
+            for fact in facts:
+                parts.memory.store.store(new_fact(fact, {"source": "fact", "scope": "global"}, parts.memory.clock))
+        backend = AppBackend(parts, auto_extract=False)
+        usages: list[tuple[int, int]] = []
+
+        def sink(event: AgentEvent) -> None:
+            if isinstance(event, ModelCallFinished) and event.usage is not None:
+                usages.append((event.usage.prompt_tokens, event.usage.cached_tokens))
+
+        for turn in MIXED_TURNS:
+            if turn.startswith("/mode "):
+                backend.set_mode(turn.split(" ", 1)[1])
+            elif turn.startswith("/save "):
+                backend.save(turn.split(" ", 1)[1])
+            else:
+                backend.run(turn, "react", sink, CancelToken())
+        backend.close()
+        bodies = list(server.requests)
+    rows = []
+    for i, (body, (prompt, cached)) in enumerate(zip(bodies, usages, strict=True)):
+        previous = bodies[i - 1] if i else None
+        append = previous is not None and body.get("tools") == previous.get("tools") and (
+            body["messages"][: len(previous["messages"])] == previous["messages"])
+        rows.append({"prompt": prompt, "cached": cached, "append": append,
+                     "same_prefix": body.get("tools") == bodies[0].get("tools")
+                     and body["messages"][0] == bodies[0]["messages"][0]})
+    return rows
+
+
+def report_mixed(rows: list[dict[str, Any]]) -> float:
+    ratios = [(rows[i]["cached"] / rows[i - 1]["prompt"], rows[i]["append"]) for i in range(1, len(rows))]
+    after_append = [ratio for ratio, append in ratios if append]
+    changed = sum(1 for row in rows if not row["same_prefix"])
+    print(f"mixed session ({len(MIXED_TURNS)} inputs, {len(rows)} requests): cached/previous-prompt median "
+          f"{statistics.median(r for r, _ in ratios):.3f}  min {min(r for r, _ in ratios):.3f}; after a plain "
+          f"append ({len(after_append)} requests): median {statistics.median(after_append):.3f}  "
+          f"min {min(after_append):.3f}; requests whose tools or system prompt changed: {changed}")
+    return min(after_append)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--turns", type=int, default=30)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         results = {p: run_session(p, args.turns, Path(tmp)) for p in ("system", "turn")}
+        mixed = run_mixed_session(Path(tmp))
     print(f"prefix-cache reuse over a {args.turns}-turn session (64-token blocks; ideal = previous request size)")
     medians = {p: report(p, u) for p, u in results.items()}
     verdict = "met" if medians["turn"] >= 0.95 else "NOT met"
     print(f"target: turn median reuse >= 0.95 -> {verdict}")
+    minimum = report_mixed(mixed)
+    print(f"target: mixed session minimum after a plain append >= 0.95 -> {'met' if minimum >= 0.95 else 'NOT met'}")
     return 0
 
 

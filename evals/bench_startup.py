@@ -1,12 +1,16 @@
-"""Start-up benchmark: median wall time of `paicli --version` and of a `-p` task against an instant local server.
+"""Start-up benchmark: median wall time of `paicli --version` and of a `-p` task against an instant local server,
+and the size of the first request (prompt tokens as the loopback server counts them: tools, system prompt, task).
 
 Run from the repository root: python -m evals.bench_startup [--runs N]
-Targets on a 2-core machine: --version < 0.3 s, the -p run < 1.0 s.
+Targets on a 2-core machine: --version < 0.3 s, the -p run < 1.0 s, first request <= 3,300 prompt tokens with
+the 10 built-in tools of issue 13 (system prompt without a skills index); the request as shipped (plus
+`load_skill` and the index of the built-in skills) is printed next to it.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -15,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.fakes.openai_server import FakeOpenAIServer
+from tests.fakes.openai_server import FakeOpenAIServer, count_tokens, prompt_text
 
 
 def _time(cmd: list[str], env: dict[str, str], cwd: str) -> float:
@@ -25,6 +29,23 @@ def _time(cmd: list[str], env: dict[str, str], cwd: str) -> float:
     if proc.returncode != 0:
         raise SystemExit(f"command failed ({proc.returncode}): {' '.join(cmd)}\n{proc.stderr}")
     return elapsed
+
+
+def _ten_tool_request_tokens(tmp: Path) -> int:
+    """The issue's yardstick: the 10 built-in tools, the system prompt without a skills index, task 你好."""
+    from paicli.config.env import EnvLookup
+    from paicli.prompt.assembler import PromptAssembler, PromptMode
+    from paicli.prompt.repository import PromptRepository
+    from paicli.tools.registry import builtin_tools
+    from paicli.tools.web import WebTools
+
+    (tmp / "project").mkdir(parents=True, exist_ok=True)
+    (tmp / "home").mkdir(parents=True, exist_ok=True)
+    env = EnvLookup(environ={"PAICLI_PROMPT_RUNTIME_ZONE": "UTC"})
+    system = PromptAssembler(PromptRepository(tmp / "project", tmp / "home"), env).assemble(PromptMode.AGENT)
+    tools = [tool.spec.definition() for tool in builtin_tools(WebTools(env), lambda *args: "").values()]
+    body = {"tools": tools, "messages": [{"role": "system", "content": system}, {"role": "user", "content": "你好"}]}
+    return count_tokens(prompt_text(body))
 
 
 def main() -> int:
@@ -48,10 +69,19 @@ def main() -> int:
         _time([*exe, "--version"], env, str(project))  # warm the file cache once
         version = [_time([*exe, "--version"], env, str(project)) for _ in range(args.runs)]
         oneshot = [_time([*exe, "-p", "你好"], env, str(project)) for _ in range(args.runs)]
+        first = server.requests[0]
+        tools = json.dumps(first.get("tools") or [], ensure_ascii=False, sort_keys=True)
+        system = str(first["messages"][0]["content"])
+        total = count_tokens(prompt_text(first))
     print(f"paicli --version  median {statistics.median(version) * 1000:7.1f} ms  "
           f"(min {min(version) * 1000:.1f}, max {max(version) * 1000:.1f}, n={args.runs})  target < 300 ms")
     print(f"paicli -p (fake)  median {statistics.median(oneshot) * 1000:7.1f} ms  "
           f"(min {min(oneshot) * 1000:.1f}, max {max(oneshot) * 1000:.1f}, n={args.runs})  target < 1000 ms")
+    core = _ten_tool_request_tokens(Path(tempfile.mkdtemp()))
+    print(f"first request (10 built-in tools, no skills) {core:7,d} prompt tokens  target <= 3,300 -> "
+          f"{'met' if core <= 3300 else 'NOT met'}")
+    print(f"first request as shipped {total:7,d} prompt tokens ({len(first.get('tools') or [])} tools "
+          f"{count_tokens(tools):,d}, system prompt {count_tokens(system):,d} incl. the skills index)")
     return 0
 
 

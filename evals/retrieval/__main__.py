@@ -19,8 +19,10 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+from evals.retrieval import fresh
 from paicli.config.env import EnvLookup
 from paicli.context.estimate import estimate_tokens
+from paicli.memory.entry import MemoryEntry
 from paicli.memory.retriever import MemoryRetriever
 
 DATASET = Path(__file__).with_name("dataset.json")
@@ -132,6 +134,14 @@ def latency(data: dict[str, Any], size: int, vector: bool, rounds: int = 3) -> d
             "p95_ms": samples[min(len(samples) - 1, int(len(samples) * 0.95))], "samples": len(samples)}
 
 
+def memory_entries(data: dict[str, Any], size: int) -> list[MemoryEntry]:
+    """The synthesised set as stored memories (global scope), for the fresh-process measurement."""
+    now = datetime.fromisoformat(data["now"].replace("Z", "+00:00"))
+    return [MemoryEntry(id=e.id, content=e.content, type="FACT", timestamp=e.timestamp,
+                        last_verified_at=e.last_verified_at, metadata={"scope": "global"}, token_count=e.token_count)
+            for e in synthesize(make_entries(data["memories"], now), size)]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evals.retrieval", description=__doc__)
     parser.add_argument("--dataset", type=Path, default=DATASET)
@@ -160,6 +170,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"latency {size:>6} memories {label:<15} p50 {figures['p50_ms']:7.2f} ms   "
                   f"p95 {figures['p95_ms']:7.2f} ms   first query {figures['first_query_ms']:7.1f} ms"
                   f"   first query after a save {figures['after_save_ms']:7.1f} ms")
+    results["fresh_process"] = []
+    for size in (int(s) for s in args.sizes.split(",") if s.strip()):
+        figures = fresh.measure(memory_entries(data, size), [q["query"] for q in data["queries"]], "/repo")
+        results["fresh_process"].append(figures)
+        print(fresh.describe(figures))
     if args.json:
         print(json.dumps(results, ensure_ascii=False))
     return 0

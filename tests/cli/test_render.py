@@ -16,6 +16,7 @@ from paicli.agent.events import (
     TextDelta,
     ToolFinished,
     ToolStarted,
+    Waiting,
 )
 from paicli.cli.render import (
     EventRenderer,
@@ -205,3 +206,12 @@ def test_an_error_that_already_says_failed_is_not_doubled() -> None:
     out_console, _, err_console, err = consoles()
     EventRenderer(out_console, err_console, markdown=False).finish(RunFinished("error", "", "任务出错: 超时"))
     assert err.getvalue().strip() == "❌ 任务出错: 超时"
+
+
+def test_a_run_waiting_for_the_warmup_shows_what_it_waits_for_in_the_spinner() -> None:
+    out, out_text, err, err_text = consoles(terminal=True)
+    renderer = EventRenderer(out, err)
+    renderer(Waiting("分词词典"))
+    renderer.stop_spinner()  # the spinner's final frame stays in the captured stream
+    assert "等待分词词典加载" in err_text.getvalue()
+    assert out_text.getvalue() == ""

@@ -2,10 +2,14 @@ from __future__ import annotations
 
 import random
 from datetime import timedelta, timezone
+from pathlib import Path
+
+import pytest
 
 from paicli.config.env import EnvLookup
 from paicli.memory.retriever import MemoryRetriever, Ranked
-from paicli.memory.vector import build_index, features
+from paicli.memory.vector import VectorIndex, build_index, features
+from paicli.memory.vector_file import load
 from tests.retrieval.fakes import NOW, FakeEntry, ListStore, entry
 
 MEMORIES = [
@@ -95,17 +99,66 @@ def test_vector_reorders_keyword_matches_by_meaning() -> None:
     assert combined[0].score > combined[0].keyword_score
 
 
-def test_index_is_rebuilt_only_when_the_entry_set_changes() -> None:
+def test_a_saved_or_deleted_memory_updates_the_index_instead_of_rebuilding_it() -> None:
     entries = _entries()
     store = ListStore(entries)
     retriever = MemoryRetriever(store, EnvLookup(environ={}), clock=lambda: NOW)
     for query in QUERIES:
         retriever.build_context(query, 1000, "/repo")
-    assert retriever.index_builds == 1
+    assert retriever.index_builds == 1 and retriever.index_updates == len(entries)
     store.entries.append(entry("new", "新增的一条记忆：发布窗口是周四"))
     assert "周四" in retriever.build_context("发布窗口", 1000, "/repo")
     retriever.build_context("发布窗口", 1000, "/repo")
-    assert retriever.index_builds == 2
+    assert retriever.index_builds == 1 and retriever.index_updates == len(entries) + 1
+    store.entries.remove(entries[0])
+    assert "Java 17" not in retriever.build_context("Java 版本", 1000, "/repo")
+    assert retriever.index_builds == 1 and retriever.index_updates == len(entries) + 2
+
+
+def _index_equals_fresh_build(index: VectorIndex, texts: dict[str, str]) -> None:
+    fresh = build_index(texts.values())
+    for query in [*QUERIES, "发布窗口", "数据库连接"]:
+        incremental = index.similarities(query)
+        expected = fresh.similarities(query)
+        got = [float(incremental[index.positions[doc_id]]) for doc_id in texts]
+        assert got == pytest.approx([float(x) for x in expected], abs=1e-9), query
+
+
+def test_incremental_changes_score_exactly_like_a_fresh_build() -> None:
+    texts = {f"m{i}": text for i, text in enumerate(MEMORIES)}
+    index = VectorIndex()
+    index.sync(texts.items())
+    del texts["m3"], texts["m7"]
+    texts["m5"] = "数据库连接池改用 Druid，最大连接数 50"
+    texts["x1"] = "发布窗口是每周四晚上"
+    assert index.sync(texts.items())
+    assert not index.sync(texts.items())  # nothing changed: nothing to do
+    _index_equals_fresh_build(index, texts)
+
+
+def test_the_index_survives_a_restart_and_notices_a_foreign_write(tmp_path: Path) -> None:
+    path = tmp_path / "long_term_memory.vectors.npz"
+    entries = _entries()
+    store = ListStore(entries)
+    first = MemoryRetriever(store, EnvLookup(environ={}), clock=lambda: NOW, index_path=path)
+    expected = first.build_context("数据库", 1000, "/repo")
+    assert first.flush_index() and path.exists()
+    second = MemoryRetriever(ListStore(entries), EnvLookup(environ={}), clock=lambda: NOW, index_path=path)
+    assert second.build_context("数据库", 1000, "/repo") == expected
+    assert second.index_builds == 0 and second.index_updates == 0  # loaded, nothing re-segmented
+    changed = [entries[0].__class__(entries[0].id, "数据库改用 PostgreSQL 16"), *entries[1:]]
+    third = MemoryRetriever(ListStore(changed), EnvLookup(environ={}), clock=lambda: NOW, index_path=path)
+    assert "PostgreSQL 16" in third.build_context("数据库", 1000, "/repo")
+    assert third.index_builds == 0 and third.index_updates == 2  # the edited entry only: dropped, re-added
+
+
+def test_an_unreadable_index_file_is_rebuilt(tmp_path: Path) -> None:
+    path = tmp_path / "long_term_memory.vectors.npz"
+    path.write_bytes(b"not an npz file")
+    retriever = MemoryRetriever(ListStore(_entries()), EnvLookup(environ={}), clock=lambda: NOW, index_path=path)
+    assert "HikariCP" in retriever.build_context("数据库", 1000, "/repo")
+    assert retriever.index_builds == 1 and retriever.flush_index()
+    assert load(path) is not None
 
 
 def test_cosine_is_one_for_identical_text_and_zero_without_overlap() -> None:

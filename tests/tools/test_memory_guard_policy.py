@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from paicli.cancel import CancelToken
 from paicli.llm.messages import ToolCall
 from paicli.memory.guard import CURL_SOURCE, ExternalContextTracker
@@ -107,23 +109,74 @@ def test_save_memory_passes_scope_replace_id_and_keep_both(project: Path) -> Non
     assert not bad.success and "project / global" in bad.content
 
 
-def test_offline_request_and_headlines_expose_no_web_tools(project: Path) -> None:
+def test_web_tools_stay_defined_every_turn_and_withheld_calls_are_refused(project: Path) -> None:
     runner = make_runner(project)
-
-    def names(text: str) -> set[str]:
-        return {d["function"]["name"] for d in runner.for_turn(text).definitions()}
-
-    assert {"web_fetch", "web_search"} <= names("帮我查一下 asyncio 的文档")
-    assert not {"web_fetch", "web_search"} & names("不要联网，直接解释一下 asyncio")
+    everything = runner.definitions()
     headline = "OpenAI 发布新一代推理模型 全面开放"
-    assert looks_like_headline(headline)
-    assert not {"web_fetch", "web_search"} & names(headline)
+    for text in ("帮我查一下 asyncio 的文档", "不要联网，直接解释一下 asyncio", headline, "谢谢"):
+        assert runner.for_turn(text).definitions() == everything  # byte-stable prefix, whatever the turn
+    assert {"web_fetch", "web_search"} <= {d["function"]["name"] for d in everything}
     assert runner.for_turn(headline).notice() == HEADLINE_NOTICE
     assert runner.for_turn("帮我修复登录页面的样式问题").notice() is None
     [denied] = run(runner, ("web_search", '{"query":"x"}'), text="不要联网，回答就行")
-    assert denied.blocked and "[WEB_TOOLS_DISABLED]" in denied.content
+    assert denied.blocked and "[WEB_TOOLS_DISABLED]" in denied.content and "不要联网" in denied.content
+    [refused] = run(runner, ("web_fetch", '{"url":"https://example.com"}'), text=headline)
+    assert refused.blocked and "[WEB_TOOLS_DISABLED]" in refused.content and "标题或摘录" in refused.content
     assert not runner.tracker.has_external()  # refused calls are never executed, so nothing was read
     assert wants_offline("Please answer offline only")
+
+
+HEADLINES = [
+    "OpenAI 发布新一代推理模型 全面开放",
+    "国家统计局公布十月份居民消费价格指数同比上涨",
+    "SpaceX Starship Completes Fourth Integrated Flight Test",
+    "Apple Announces New MacBook Pro With M5 Chip",
+]
+ORDINARY_TASKS = [
+    # English: short imperatives, sign-offs, fragments
+    "Refactor calc",
+    "Rename the config loader",
+    "Update README with install steps",
+    "thanks",
+    "Thanks, that's all for today",
+    "ok continue",
+    "Looks good to me",
+    "Good morning",
+    "Clean Up Old Migration Scripts Now",
+    "Tidy the imports in the parser module",
+    "Same thing for the other service",
+    "Make the tests pass",
+    "Document The Public API Of The Store",
+    "Another Round Of Type Annotations Please",
+    # Chinese: short tasks, thanks, sign-offs, continuations
+    "谢谢，今天先到这里",
+    "谢谢",
+    "好的",
+    "继续",
+    "重构计算模块",
+    "把 calc 模块重构一下",
+    "给登录接口加上限流",
+    "单元测试全部跑一遍",
+    "顺便更新一下文档",
+    "登录页面样式有点乱",
+    "这个函数的命名不太好",
+    "今天先这样，明天接着做",
+    "数据库连接池配置调大到五十",
+    "日志模块改用结构化输出",
+    "我觉得这个方案的可读性比之前那个版本好多了",
+    "你刚才改的那个文件里有一处拼写错误没有修",
+    "把所有的打印语句换成日志调用并且统一格式",
+]
+
+
+@pytest.mark.parametrize("text", HEADLINES)
+def test_bare_headlines_are_detected(text: str) -> None:
+    assert looks_like_headline(text)
+
+
+@pytest.mark.parametrize("text", ORDINARY_TASKS)
+def test_ordinary_short_tasks_are_not_headlines(text: str) -> None:
+    assert not looks_like_headline(text)
 
 
 def test_web_fetch_only_for_urls_from_the_user_or_this_turns_search(project: Path) -> None:

@@ -73,6 +73,13 @@ class FactsSaved:
     count: int
 
 
+@dataclass(frozen=True)
+class Waiting:
+    """A run waits for something slow to finish loading before its first request (start-up warm-up)."""
+
+    what: str
+
+
 AgentEvent = (
     TextDelta
     | ReasoningDelta
@@ -84,6 +91,7 @@ AgentEvent = (
     | Notice
     | RunFinished
     | FactsSaved
+    | Waiting
 )
 EventSink = Callable[[AgentEvent], None]
 

@@ -140,6 +140,10 @@ def launch(args: argparse.Namespace) -> int:
     _configure_logging(settings.paicli_home, env)
     # The home may come from a .env file; modules that resolve it on their own read the process environment.
     os.environ.setdefault(knobs.HOME.key, str(settings.paicli_home))
+    from paicli.cli.compose import memory_dir
+    from paicli.cli.warmup import start_dictionary_early
+
+    start_dictionary_early(memory_dir(env, settings.paicli_home))
     _tolerate_bad_stdin_bytes()
     if oneshot and args.resume == "":
         return _fail("-p 不能和不带会话 ID 的 --resume 一起使用；请给出 ID，或用 -c 继续最新的会话")
@@ -221,7 +225,11 @@ def _build_backend(settings: object, env: EnvLookup, args: argparse.Namespace, i
     if callable(prewarm):
         prewarm()
     oneshot = args.prompt is not None
-    return AppBackend(parts, max_turns=args.max_turns, notices=notices, count_context=not oneshot)
+    backend = AppBackend(parts, max_turns=args.max_turns, notices=notices, count_context=not oneshot)
+    from paicli.cli.warmup import startup_warmup
+
+    backend.warmup = startup_warmup(parts.memory, parts.counter, count_context=not oneshot).start()
+    return backend
 
 
 def _run_oneshot(backend: AppBackend, args: argparse.Namespace, piped: str) -> int:

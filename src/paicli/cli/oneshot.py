@@ -22,6 +22,7 @@ from paicli.agent.events import (
     TextDelta,
     ToolFinished,
     ToolStarted,
+    Waiting,
 )
 from paicli.cancel import CancelToken
 from paicli.cli.backend import Backend, RunMode
@@ -71,6 +72,8 @@ def event_to_json(event: AgentEvent) -> dict[str, Any]:
         return {"type": "notice", "level": event.level, "text": event.text}
     if isinstance(event, FactsSaved):
         return {"type": "facts_saved", "count": event.count}
+    if isinstance(event, Waiting):
+        return {"type": "waiting", "what": event.what}
     return {"type": "run_finished", "status": event.status, "error": event.error}
 
 

@@ -23,6 +23,7 @@ from paicli.agent.events import (
     TextDelta,
     ToolFinished,
     ToolStarted,
+    Waiting,
 )
 from paicli.cli.summaries import (
     ResultSummary,
@@ -195,6 +196,8 @@ class EventRenderer:
                 say(self._progress, f"🧠 已自动记住 {event.count} 条事实", "dim")
         elif isinstance(event, RunFinished):
             self.finish(event)
+        elif isinstance(event, Waiting):
+            self._spinner.start(f"等待{event.what}加载")
 
     def _close_reasoning(self) -> None:
         if not self._reasoning:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from paicli import __version__
 from paicli.agent.budget import AgentBudget
 from paicli.agent.events import Compacted, EventSink, Notice, RunFinished
-from paicli.agent.react import AgentOptions, ReactAgent
+from paicli.agent.react import CANCELLED_ANSWER, AgentOptions, ReactAgent
 from paicli.cancel import CancelToken
 from paicli.cli import session_commands
 from paicli.cli.backend import (
@@ -22,6 +22,7 @@ from paicli.cli.backend import (
 )
 from paicli.cli.compose import Components, build_llm
 from paicli.cli.mentions import attach_mentions
+from paicli.cli.warmup import WarmUp, await_warmup
 from paicli.config import knobs
 from paicli.config.env import ConfigError
 from paicli.context.profile import ContextProfile
@@ -57,6 +58,7 @@ class AppBackend:
         self._extra_calls = 0
         self._phase = "idle"
         self.stdin_context = ""
+        self.warmup: WarmUp | None = None  # started by the launcher; the first run waits for it
         env = parts.env
         budget: Callable[[], AgentBudget] = lambda: AgentBudget.configured(knobs.REACT_TOKEN_BUDGET.read(env), knobs.REACT_STAGNATION_WINDOW.read(env), max_turns or knobs.REACT_HARD_MAX_ITERATIONS.read(env))  # noqa: E731
         options = AgentOptions(
@@ -131,6 +133,10 @@ class AppBackend:
                 emit(Notice(note, "warn" if level == "warn" else "info"))
             if self.stdin_context:
                 expanded += f"\n\n以下是通过标准输入传入的内容：\n{self.stdin_context}"
+            if not await_warmup(self.warmup, emit, cancel):
+                finished = RunFinished("cancelled", CANCELLED_ANSWER)
+                emit(finished)
+                return finished
             self._before_model_call(text, expanded, emit)
             return self.agent.run(expanded, emit, cancel, submitted=text)
         except Exception as exc:  # the front end must always get a RunFinished
@@ -374,6 +380,7 @@ class AppBackend:
 
     def close(self, timeout: float = 10.0) -> None:
         self._background.wait(timeout)
+        self.parts.memory.flush_index(timeout)
         self.parts.ledger.close()
 
 

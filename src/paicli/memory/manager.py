@@ -163,12 +163,43 @@ class MemoryManager:
         if self._retriever is None and not self._retriever_failed:
             try:
                 from paicli.memory.retriever import MemoryRetriever
+                from paicli.memory.vector_file import index_path_for
 
-                self._retriever = MemoryRetriever(self.store, self.env, self.clock)
+                index = index_path_for(self.store.path)
+                self._retriever = MemoryRetriever(self.store, self.env, self.clock, index_path=index)
             except Exception:
                 self._retriever_failed = True
                 log.warning("memory retriever unavailable; no long-term memory context", exc_info=True)
         return self._retriever
+
+    def has_memories(self) -> bool:
+        return self.store.size() > 0
+
+    def warm_tokenizer(self) -> None:
+        """Start-up warm-up (background thread): jieba's dictionary, before the first retrieval needs it."""
+        self._warm("warm_tokenizer")
+
+    def warm_index(self) -> None:
+        """Start-up warm-up (background thread): the vector index, loaded from disk and synced with the store."""
+        self._warm("warm_index", self.project_key)
+
+    def flush_index(self, timeout: float = 10.0) -> None:
+        """At shutdown: write a pending index save now, so the next process finds it current."""
+        flush = getattr(self._retriever, "flush_index", None)
+        if callable(flush):
+            try:
+                flush(timeout)
+            except Exception:
+                log.warning("could not save the vector index at shutdown", exc_info=True)
+
+    def _warm(self, step: str, *args: str) -> None:
+        method = getattr(self._default_retriever(), step, None)
+        if not callable(method):
+            return
+        try:
+            method(*args)
+        except Exception:  # the first retrieval then loads what it needs itself
+            log.warning("memory warm-up (%s) failed", step, exc_info=True)
 
     def context_for_query(self, query: str, max_tokens: int, exclude_text: str = "") -> str:
         """The `## 相关长期记忆` block for a query; "" when retrieval fails (a turn must never fail on it)."""

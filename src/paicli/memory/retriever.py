@@ -9,18 +9,18 @@ above every entry the reference drops.
 from __future__ import annotations
 
 import threading
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone, tzinfo
+from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
-from paicli.memory.tokenize import tokenize
+from paicli.memory.tokenize import segment, tokenize
 
 if TYPE_CHECKING:
     from paicli.memory.vector import FloatArray, VectorIndex
+    from paicli.memory.vector_file import Persister
 
 HEADER = "## 相关长期记忆"
 LEAD = "下面这些记忆只是线索而不是事实：版本号、配置、路径这类会变的信息，动手之前请先对照当前文件确认。"
@@ -52,7 +52,9 @@ class MemoryEntryLike(Protocol):
 
 
 class MemorySource(Protocol):
-    def get_all(self, project_key: str) -> Sequence[MemoryEntryLike]: ...
+    def get_all(self, project_key: str | None) -> Sequence[MemoryEntryLike]:
+        """The entries visible in a project; None: every entry (the vector index covers them all)."""
+        ...
 
 
 class Ranked(NamedTuple):
@@ -95,15 +97,13 @@ def keyword_relevance(query_lower: str, tokens: set[str], content_lower: str, de
     return matched / len(tokens) * decay if matched else 0.0
 
 
-@dataclass(frozen=True)
-class _Index:
-    key: tuple[tuple[str, str], ...]
-    lowered: tuple[str, ...]
-    vectors: VectorIndex | None
-
-
 class MemoryRetriever:
-    """Finds the memories relevant to a query and renders the `## 相关长期记忆` block."""
+    """Finds the memories relevant to a query and renders the `## 相关长期记忆` block.
+
+    With `index_path`, the vector index is loaded from there on first use (or by `warm`) and saved back in
+    the background after it changed; otherwise it lives in memory only. Either way it is updated entry by
+    entry, never rebuilt because one memory was saved or deleted.
+    """
 
     def __init__(
         self,
@@ -111,6 +111,7 @@ class MemoryRetriever:
         env: EnvLookup | None = None,
         clock: Callable[[], datetime] = _utc_now,
         zone: tzinfo | None = None,
+        index_path: Path | None = None,
     ) -> None:
         self._store = store
         self._env = env or EnvLookup()
@@ -118,9 +119,38 @@ class MemoryRetriever:
         self._zone = zone
         self.vector_enabled = knobs.MEMORY_VECTOR.read(self._env)
         self._lock = threading.Lock()
-        self._index: _Index | None = None
-        self._features: dict[str, Counter[str]] = {}
-        self.index_builds = 0
+        self._vectors: VectorIndex | None = None
+        self._index_path = index_path if self.vector_enabled else None
+        self._persister: Persister | None = None
+        self._lowered: dict[str, tuple[str, str]] = {}
+        self.index_builds = 0  # indexes built from nothing (no usable saved one)
+        self.save_delay = 1.0  # seconds between a change and saving the index (coalesces bursts of saves)
+
+    @property
+    def index_updates(self) -> int:
+        """Documents added, replaced or dropped one by one since the index was loaded or built."""
+        return self._vectors.updates if self._vectors is not None else 0
+
+    def warm(self, project_key: str | None = None) -> None:
+        """Load jieba's dictionary and the vector index (synced with the store) before the first query."""
+        self.warm_tokenizer()
+        self.warm_index(project_key)
+
+    def warm_tokenizer(self) -> None:
+        segment("预热")
+
+    def warm_index(self, project_key: str | None = None) -> None:
+        """Everything a first query in `project_key` would otherwise prepare: the index (loaded or built, synced
+        with the store, idf and norms derived) and the lower-cased texts the keyword score scans."""
+        entries = self._store.get_all(project_key) if project_key is not None else ()
+        with self._lock:
+            self._lowered_texts(entries)
+            if self.vector_enabled:
+                self._synced_index(entries).prepare()
+
+    def flush_index(self, timeout: float = 10.0) -> bool:
+        """Wait for a pending background save of the index (benchmarks, tests, shutdown)."""
+        return self._persister.flush(timeout) if self._persister is not None else True
 
     def build_context(self, query: str, max_tokens: int, project_key: str, exclude_text: str = "") -> str:
         if not query or not query.strip():
@@ -134,16 +164,17 @@ class MemoryRetriever:
         """Every entry with score > 0, best first (stable); keyword matches always precede vector-only ones."""
         if not entries or not query.strip():
             return []
-        index = self._index_for(entries)
         query_lower = query.lower()
         tokens = tokenize(query_lower)
-        similarities = index.vectors.similarities(query) if index.vectors is not None else None
+        with self._lock:
+            lowered = self._lowered_texts(entries)
+            similarities = self._similarities(query, entries) if self.vector_enabled else None
         keyed: list[tuple[int, float, Ranked]] = []
-        for position in _candidates(index.lowered, query_lower, tokens, similarities):
+        for position in _candidates(lowered, query_lower, tokens, similarities):
             entry = entries[position]
             cosine = float(similarities[position]) if similarities is not None else 0.0
             decay = time_decay(entry, now)
-            keyword = keyword_relevance(query_lower, tokens, index.lowered[position], decay) * SCORE_FACTOR
+            keyword = keyword_relevance(query_lower, tokens, lowered[position], decay) * SCORE_FACTOR
             vector = cosine * decay * VECTOR_WEIGHT * SCORE_FACTOR
             if keyword > 0:
                 keyed.append((1, keyword + vector, Ranked(entry, keyword + vector, keyword)))
@@ -152,25 +183,54 @@ class MemoryRetriever:
         keyed.sort(key=lambda item: (item[0], item[1]), reverse=True)
         return [item[2] for item in keyed]
 
-    def _index_for(self, entries: Sequence[MemoryEntryLike]) -> _Index:
-        key = tuple((entry.id, entry.content) for entry in entries)
-        with self._lock:
-            current = self._index
-            if current is not None and current.key == key and (current.vectors is not None) == self.vector_enabled:
-                return current
-            vectors = None
-            if self.vector_enabled:
-                from paicli.memory.vector import build_index
+    def _lowered_texts(self, entries: Sequence[MemoryEntryLike]) -> list[str]:
+        cache = self._lowered
+        lowered: list[str] = []
+        for entry in entries:
+            known = cache.get(entry.id)
+            if known is None or (known[0] is not entry.content and known[0] != entry.content):
+                known = cache[entry.id] = (entry.content, entry.content.lower())
+            lowered.append(known[1])
+        if len(cache) > 2 * len(entries) + 64:
+            live = {entry.id for entry in entries}
+            self._lowered = {key: value for key, value in cache.items() if key in live}
+        return lowered
 
-                texts = [entry.content for entry in entries]
-                vectors = build_index(texts, self._features)
-                if len(self._features) > len(texts):
-                    live = set(texts)
-                    self._features = {text: found for text, found in self._features.items() if text in live}
-            index = _Index(key, tuple(entry.content.lower() for entry in entries), vectors)
-            self._index = index
-            self.index_builds += 1
-            return index
+    def _similarities(self, query: str, entries: Sequence[MemoryEntryLike]) -> FloatArray:
+        """Caller holds the lock. Cosines in `entries` order."""
+        import numpy as np
+
+        index = self._synced_index(entries)
+        scores = index.similarities(query)
+        positions = np.fromiter((index.positions[entry.id] for entry in entries), np.int64, len(entries))
+        return scores[positions]
+
+    def _synced_index(self, entries: Sequence[MemoryEntryLike]) -> VectorIndex:
+        """Caller holds the lock. The index over every stored entry plus `entries`, saved after a change."""
+        index = self._vectors
+        if index is None:
+            index = self._vectors = self._open_index()
+        changed = index.sync((entry.id, entry.content) for entry in self._store.get_all(None))
+        changed = index.sync(((entry.id, entry.content) for entry in entries), drop_missing=False) or changed
+        if changed and self._index_path is not None:
+            if self._persister is None:
+                from paicli.memory.vector_file import Persister
+
+                self._persister = Persister(self._index_path, self._lock, lambda: self._vectors, self.save_delay)
+            self._persister.request()
+        return index
+
+    def _open_index(self) -> VectorIndex:
+        from paicli.memory.vector import VectorIndex
+
+        if self._index_path is not None:
+            from paicli.memory.vector_file import load
+
+            loaded = load(self._index_path)
+            if loaded is not None:
+                return loaded
+        self.index_builds += 1
+        return VectorIndex()
 
 
 def _candidates(

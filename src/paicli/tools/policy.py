@@ -1,7 +1,8 @@
 """TurnToolPolicy (spec 5.6, 9.4): what one top-level turn may use, derived from the user's own words.
 
 * save_memory is refused after external content unless the user explicitly asked to remember something.
-* "Don't go online" requests and bare headlines/excerpts expose no web tools.
+* "Don't go online" requests and bare headlines/excerpts get their web calls refused at execution. The tool
+  definitions themselves never change between turns: removing one would invalidate the provider's prefix cache.
 * web_fetch only fetches URLs the user typed or web_search returned in this turn (provenance), so text inside
   a fetched page cannot steer the agent to new addresses. URLs are compared after normalisation (lower-case
   scheme and host, no fragment, no trailing slash); there is no prefix matching.
@@ -124,6 +125,35 @@ _REQUEST_WORDS = tuple(
 _CODE_MARKS = "/@`._\\()[]{}<>=:#$"
 
 
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(text.split())
+
+
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’-]*")
+# Conversation, not a title: thanks, greetings, acknowledgements, sign-offs.
+_CHAT_WORDS = _words(
+    "谢谢 多谢 感谢 辛苦 你好 您好 好的 好吧 收到 明白 可以了 行了 没问题 先到这里 再见 晚安 早上好 "
+    "继续 接着 等等 算了 不用了"
+)
+# Pronouns and particles of someone speaking to the assistant, imperative markers (把 X 改一下) and the
+# one-character verbs of short tasks (调大, 改用, 加上).
+_CHINESE_SPEECH = _words(
+    "我 你 您 咱 把 让 给 一下 吧 啊 呀 嘛 哦 呗 要 想 得 需要 应该 别 不要 先 再 改 换 加 删 调 补 移 拆 装 跑 用"
+)
+_ENGLISH_SPEECH = frozenset(
+    _words("i i'm me my we our us you your please let let's thanks thank thx hello hi hey okay ok bye got")
+)
+_IMPERATIVES = frozenset(
+    _words(
+        "refactor rename update use make move remove delete add fix write run build test check review clean "
+        "convert change split merge extract implement create generate explain summarize translate describe "
+        "list show open read install upgrade bump format lint deploy debug document optimize improve "
+        "simplify replace migrate port set configure enable disable try do go start stop"
+    )
+)
+
+
 def extract_urls(text: str) -> list[str]:
     return [match.rstrip(".,;:!?)]}'\"") for match in _URL.findall(text or "")]
 
@@ -140,16 +170,38 @@ def wants_offline(text: str) -> bool:
 
 
 def looks_like_headline(text: str) -> bool:
-    """A bare one-line title or excerpt with no request in it (conservative: any request word means no)."""
+    """A bare news-style title or excerpt with no request in it. Conservative on purpose: a false positive
+    withholds the web tools from a real task, so anything that reads like a message to the assistant
+    (a request word, a pronoun, thanks, an imperative, code, a question, a short phrase) is not a headline."""
     stripped = (text or "").strip()
-    if not stripped or "\n" in stripped or not 6 <= len(stripped) <= 80:
+    if not stripped or "\n" in stripped or len(stripped) > 80:
         return False
     if extract_urls(stripped) or any(mark in stripped for mark in "?？" + _CODE_MARKS):
         return False
-    if stripped.endswith(("。", "！", "!")):
+    if stripped.endswith(("。", "！", "!", "~", "～", "…")):
         return False
     lowered = stripped.lower()
-    return not any(word in lowered for word in _REQUEST_WORDS)
+    if any(word in lowered for word in _REQUEST_WORDS + _CHAT_WORDS):  # substrings: Chinese has no spaces
+        return False
+    if _HAN.search(stripped):
+        return _chinese_headline(stripped)
+    return _english_headline(stripped)
+
+
+def _chinese_headline(text: str) -> bool:
+    """At least 12 Han characters and none of the words people use when talking to the assistant."""
+    return len(_HAN.findall(text)) >= 12 and not any(word in text for word in _CHINESE_SPEECH)
+
+
+def _english_headline(text: str) -> bool:
+    """Title Case with at least 5 words, not opening with an imperative verb."""
+    words = _WORD.findall(text)
+    if len(words) < 5 or words[0].lower() in _IMPERATIVES:
+        return False
+    if any(word.lower() in _ENGLISH_SPEECH for word in words):
+        return False
+    capitalised = sum(1 for word in words if word[0].isupper() or word[0].isdigit())
+    return capitalised >= 0.7 * len(words)
 
 
 class TurnToolPolicy:
@@ -166,9 +218,6 @@ class TurnToolPolicy:
     @property
     def web_allowed(self) -> bool:
         return not (self.offline or self.headline_only)
-
-    def exposes(self, tool_name: str, is_web: bool) -> bool:
-        return self.web_allowed or not is_web
 
     def allowed_urls(self) -> set[str]:
         with self._lock:

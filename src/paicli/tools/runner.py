@@ -131,11 +131,9 @@ class TurnToolSet:
         return HEADLINE_NOTICE if self.policy.headline_only else None
 
     def definitions(self) -> list[dict[str, Any]]:
-        return [
-            tool.spec.definition()
-            for tool in self.runner.tools.values()
-            if self.policy.exposes(tool.spec.name, tool.spec.web)
-        ]
+        """Every registered tool, whatever this turn allows: a byte-stable list keeps the provider's prefix
+        cache; calls the turn policy withholds are refused at execution with a result saying why."""
+        return self.runner.definitions()
 
     def execute(self, calls: Sequence[ToolCall], cancel: CancelToken, emit: EventSink) -> list[ToolResult]:
         results: list[ToolResult] = []
@@ -207,11 +205,7 @@ class TurnToolSet:
             return cancelled_output(call.name)
         tool = self.runner.tools.get(call.name)
         if tool is None:
-            names = ", ".join(
-                t.spec.name
-                for t in self.runner.tools.values()
-                if self.policy.exposes(t.spec.name, t.spec.web)
-            )
+            names = ", ".join(self.runner.tools)
             return ToolOutput(f"❌ 未知工具: {call.name}。可用的工具: {names}", success=False)
         try:
             args = parse_arguments(tool.spec, call.arguments)

@@ -20,7 +20,9 @@ class Param:
     minimum: int | None = None
 
     def schema(self) -> dict[str, Any]:
-        entry: dict[str, Any] = {"type": self.type, "description": self.description}
+        entry: dict[str, Any] = {"type": self.type}
+        if self.description:  # a parameter whose name says it all carries no description (fewer prompt tokens)
+            entry["description"] = self.description
         if self.enum:
             entry["enum"] = list(self.enum)
         if self.default is not None:
@@ -38,20 +40,16 @@ class ToolSpec:
     read_only: bool = False  # parallel-safe: runs concurrently with other read-only calls
     dangerous: bool = False  # may need a human's approval
     external: bool = False  # brings outside content into the session
-    web: bool = False  # removed when the turn must stay offline
+    web: bool = False  # refused at execution when the turn must stay offline (the definition stays)
 
     def definition(self) -> dict[str, Any]:
+        parameters: dict[str, Any] = {"type": "object", "properties": {p.name: p.schema() for p in self.params}}
+        required = [p.name for p in self.params if p.required]
+        if required:
+            parameters["required"] = required
         return {
             "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.description,
-                "parameters": {
-                    "type": "object",
-                    "properties": {p.name: p.schema() for p in self.params},
-                    "required": [p.name for p in self.params if p.required],
-                },
-            },
+            "function": {"name": self.name, "description": self.description, "parameters": parameters},
         }
 
     def signature(self) -> str:

@@ -41,13 +41,12 @@ class PromptSource(Protocol):
 
 LOAD_SKILL = ToolSpec(
     "load_skill",
-    "按名称加载系统提示“可用 Skills”中列出的 Skill 的完整指引。指引会作为紧随工具结果的一条消息注入，"
-    "之后按它继续当前任务。正文较长时会分段，按提示用 file=SKILL.md 和 offset 继续加载；"
-    "用 file 可以读取同一 Skill 目录里的其他文件。",
+    "加载“可用 Skills”中某个 Skill 的完整指引（作为紧随工具结果的一条消息注入），之后按它继续当前任务。"
+    "正文较长时分段，按提示用 file=SKILL.md 和 offset 继续；file 也能读同一 Skill 目录里的其他文件。",
     (
-        Param("name", "string", "Skill 名称（与 Skills 列表中一致）", required=True),
+        Param("name", "string", "", required=True),
         Param("file", "string", "Skill 目录内的相对路径（默认 SKILL.md）"),
-        Param("offset", "integer", "从第几个字符开始加载（上一段提示给出的 offset，默认 0）", minimum=0),
+        Param("offset", "integer", "起始字符（上一段提示给出的值，默认 0）", minimum=0),
     ),
     read_only=True,
 )
