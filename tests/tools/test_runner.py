@@ -147,12 +147,12 @@ def test_auto_mode_edits_in_project_and_read_only_commands_run_unasked(project: 
         runner,
         ("write_file", '{"path":"a.txt","content":"x"}'),
         ("edit_file", '{"path":"a.txt","old_text":"x","new_text":"y"}'),
-        ("execute_command", '{"command":"ls -la && git status 2>/dev/null || true"}'),
+        ("execute_command", '{"command":"ls -la > listing.txt && git status 2>/dev/null || true"}'),
         ("execute_command", '{"command":"cat a.txt | wc -c"}'),
     )
     assert [r.success for r in results[:2]] == [True, True]
     assert [q.tool for q in approver.requests] == ["execute_command"]
-    assert results[2].blocked  # redirections are not read-only, so a human is asked and said no
+    assert results[2].blocked  # a redirection into a file is not read-only, so a human is asked and said no
     assert unwrap(results[2]).startswith("[HITL]")
     assert results[3].success
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import os
 import sys
@@ -11,6 +12,9 @@ from typing import TYPE_CHECKING
 
 from paicli.config import knobs
 from paicli.config.env import ConfigError, EnvLookup
+from paicli.fsperm import create_private_file, secure_tree
+from paicli.session.redact import RedactingFilter
+from paicli.tools.audit import env_secrets
 
 if TYPE_CHECKING:
     from paicli.cli.backend import RunMode
@@ -85,9 +89,10 @@ def _configure_logging(home: Path, env: EnvLookup) -> None:
     level = knobs.LOG_LEVEL.read(env).upper()
     try:
         folder = home / "logs"
-        folder.mkdir(parents=True, exist_ok=True)
+        create_private_file(folder / "paicli.log")
         handler: logging.Handler = logging.FileHandler(folder / "paicli.log", encoding="utf-8")
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        handler.addFilter(RedactingFilter(env_secrets(env)))
     except OSError:
         handler = logging.NullHandler()
     root.addHandler(handler)
@@ -137,6 +142,8 @@ def launch(args: argparse.Namespace) -> int:
     if isinstance(resolved, str):
         return _fail(resolved)
     env, settings = resolved
+    secure_tree(settings.paicli_home)  # files an older version or another writer left readable
+    atexit.register(secure_tree, settings.paicli_home)
     _configure_logging(settings.paicli_home, env)
     # The home may come from a .env file; modules that resolve it on their own read the process environment.
     os.environ.setdefault(knobs.HOME.key, str(settings.paicli_home))

@@ -29,6 +29,8 @@ from paicli.cli.repl_notices import NoticeRelay
 from paicli.cli.statusbar import format_window, status_line
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
+from paicli.fsperm import create_private_file, make_private
+from paicli.session.redact import Redactor
 
 
 def banner_lines(info: SessionInfo) -> list[tuple[str, str]]:
@@ -71,6 +73,15 @@ HISTORY_KEEP = 10_000
 SESSION_MODES = ("auto", "ask")  # "plan" joins the cycle once Plan-and-Execute lands
 
 
+class RedactedFileHistory(FileHistory):
+    """Input history on disk without pasted keys, bearer tokens or `password=…` values."""
+
+    _redactor = Redactor()
+
+    def store_string(self, string: str) -> None:
+        super().store_string(self._redactor.text(string))
+
+
 def trim_history(path: Path, keep: int) -> int:
     """Keep the newest `keep` entries of a prompt_toolkit FileHistory file; returns how many were dropped."""
     try:
@@ -83,6 +94,7 @@ def trim_history(path: Path, keep: int) -> int:
     cut = starts[len(starts) - keep]
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text("\n" + text[cut:], encoding="utf-8")
+    make_private(tmp)
     os.replace(tmp, path)
     return len(starts) - keep
 
@@ -106,9 +118,9 @@ class InteractiveRepl:
 
     def _history(self) -> History:
         try:
-            self._history_file.parent.mkdir(parents=True, exist_ok=True)
+            create_private_file(self._history_file)  # prompt history can hold pasted keys
             trim_history(self._history_file, HISTORY_KEEP)
-            return FileHistory(str(self._history_file))
+            return RedactedFileHistory(str(self._history_file))
         except OSError:
             return InMemoryHistory()
 

@@ -13,6 +13,7 @@ from paicli.config.env import EnvLookup
 from paicli.config.knobs import HOME
 from paicli.config.settings import Settings, mask_key
 from paicli.context.internal import is_skill_injection, skill_names
+from paicli.fsperm import write_private_text
 from paicli.llm.messages import Message
 from paicli.tools.audit import AuditLog, format_audit
 from paicli.tools.skills import SOURCE_LABELS, SkillCatalog
@@ -189,8 +190,11 @@ def export_command(
     messages = [m for m in history if m.role != "system"]
     text = conversation_markdown(messages, session_id, model, when)
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+        if target.resolve().is_relative_to(home.resolve()):
+            write_private_text(target, text)  # everything under the paicli home stays private
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
     except OSError as error:
         return CommandReply(f"❌ 导出失败: {target}: {error.strerror or error}", ok=False)
     return CommandReply(f"✅ 对话记录已导出: {target}\n   共 {len(messages)} 条消息")

@@ -15,18 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from paicli.config.env import ConfigError
+from paicli.fsperm import PRIVATE_FILE, ensure_private_dir
 
 SETUP_COMMENT = "# 由 paicli 设置向导写入（paicli --setup 可重新设置）"
 _ASSIGNMENT = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=")
 _PLAIN_VALUE = re.compile(r"^[A-Za-z0-9_\-.:/@+=,~%]*$")
-
-
-def ensure_private_dir(folder: Path) -> None:
-    """Create the folder 0700, and tighten it to 0700 when it exists (unless it is the user's home)."""
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    with contextlib.suppress(OSError):
-        if folder.resolve() != Path.home().resolve():
-            os.chmod(folder, 0o700)
 
 
 def format_value(value: str) -> str:
@@ -60,12 +53,12 @@ def merged_dotenv(existing: str, values: Mapping[str, str], remove: Iterable[str
 
 def write_private(path: Path, text: str) -> None:
     """Atomically replace `path` with `text`, readable by the owner only (0600)."""
-    ensure_private_dir(path.parent)
+    ensure_private_dir(path.parent)  # atomic replace below; fsperm.write_private_text truncates in place
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
-        os.chmod(tmp, 0o600)
+        os.chmod(tmp, PRIVATE_FILE)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):

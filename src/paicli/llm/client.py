@@ -23,6 +23,7 @@ from paicli.llm.failures import Failure, classify, final_message, rejects_usage_
 from paicli.llm.messages import ChatResponse, Message
 from paicli.llm.protocol import DeltaCallback, LLMError
 from paicli.llm.stream import StreamAssembler
+from paicli.session.redact import mask_secret
 
 NO_KEY_PLACEHOLDER = "sk-no-key-required"  # the SDK insists on a key; local servers ignore this one
 
@@ -218,7 +219,7 @@ class OpenAIChatClient:
             if streamed or not failure.retryable or attempt >= attempts:
                 message = final_message(failure, attempt, streamed)
                 if self._options.api_key:
-                    message = message.replace(self._options.api_key, "***")
+                    message = mask_secret(message, self._options.api_key, "***")
                 raise LLMError(message, failure.status, failure.retryable)
             self._pause(self._backoff(attempt, failure.retry_after), cancel)
             attempt += 1

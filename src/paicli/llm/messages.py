@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from paicli.textsafe import encodable, encodable_json, encodable_or_none
+
 Role = Literal["system", "user", "assistant", "tool"]
 
 
@@ -12,7 +14,13 @@ Role = Literal["system", "user", "assistant", "tool"]
 class ToolCall:
     id: str
     name: str
-    arguments: str  # raw JSON text exactly as the model produced it
+    arguments: str  # raw JSON text exactly as the model produced it (made UTF-8 encodable)
+
+    def __post_init__(self) -> None:
+        # A lone surrogate (half an emoji) or an escaped file-name byte would fail every later request.
+        object.__setattr__(self, "id", encodable(self.id))
+        object.__setattr__(self, "name", encodable(self.name))
+        object.__setattr__(self, "arguments", encodable_json(self.arguments))
 
     def to_wire(self) -> dict[str, Any]:
         return {"id": self.id, "type": "function", "function": {"name": self.name, "arguments": self.arguments}}
@@ -27,6 +35,10 @@ class Message:
     tool_calls: tuple[ToolCall, ...] = ()
     tool_call_id: str | None = None
     reasoning_content: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "content", encodable_or_none(self.content))
+        object.__setattr__(self, "reasoning_content", encodable_or_none(self.reasoning_content))
 
     @staticmethod
     def system(content: str) -> Message:

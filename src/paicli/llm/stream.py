@@ -9,6 +9,7 @@ from typing import Any
 
 from paicli.llm.messages import ChatResponse, Message, ToolCall, Usage
 from paicli.llm.protocol import StreamDelta
+from paicli.textsafe import encodable
 
 
 @dataclass
@@ -78,11 +79,11 @@ class StreamAssembler:
             reasoning = delta.get("reasoning")
         if isinstance(reasoning, str) and reasoning:
             self._reasoning.append(reasoning)
-            out.append(StreamDelta("reasoning", reasoning))
+            out.append(StreamDelta("reasoning", encodable(reasoning)))
         content = delta.get("content")
         if isinstance(content, str) and content:
             self._text.append(content)
-            out.append(StreamDelta("text", content))
+            out.append(StreamDelta("text", encodable(content)))
         for raw in delta.get("tool_calls") or []:
             if isinstance(raw, Mapping):
                 out.extend(self._feed_call(raw))
@@ -116,7 +117,7 @@ class StreamAssembler:
                 call.arguments.append(arguments)
         if call.name and not call.announced:
             call.announced = True
-            return [StreamDelta("tool_call", call.name)]
+            return [StreamDelta("tool_call", encodable(call.name))]
         return []
 
     def result(self) -> ChatResponse:

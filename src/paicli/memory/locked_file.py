@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
+from paicli.fsperm import PRIVATE_FILE, ensure_private_dir
 from paicli.memory.entry import MemoryEntry
 
 log = logging.getLogger(__name__)
@@ -161,8 +162,9 @@ class MemoryFile:
         import portalocker
 
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            handle = open(self.lock_path, "a+b")  # noqa: SIM115 - released in _release_os_lock
+            ensure_private_dir(self.path.parent)
+            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_APPEND, PRIVATE_FILE)
+            handle = os.fdopen(fd, "a+b")
         except OSError as exc:
             raise MemoryStoreError(f"无法创建长期记忆目录或锁文件 {self.lock_path}: {exc}") from exc
         flags = portalocker.LockFlags.EXCLUSIVE | portalocker.LockFlags.NON_BLOCKING
@@ -249,7 +251,7 @@ class MemoryFile:
         directory = self.path.parent
         tmp_name: str | None = None
         try:
-            directory.mkdir(parents=True, exist_ok=True)
+            ensure_private_dir(directory)
             self._remove_orphan_temp_files()
             fd, tmp_name = tempfile.mkstemp(dir=directory, prefix=self.path.name, suffix=".tmp")
             with os.fdopen(fd, "wb") as handle:

@@ -15,6 +15,7 @@ from typing import Any
 
 from paicli.config.env import paicli_home
 from paicli.context.estimate import utf16_len
+from paicli.fsperm import ensure_private_dir
 
 _WORD_CATEGORIES = frozenset({"Lu", "Ll", "Lt", "Lm", "Lo", "Nd"})
 _CACHE_FILE = "jieba.cache"
@@ -38,7 +39,7 @@ def _load_jieba(cache_dir: Path | None = None) -> Callable[[str], list[str]]:
             logging.getLogger("jieba").setLevel(logging.WARNING)
             directory = cache_dir or paicli_home() / "cache"
             try:
-                directory.mkdir(parents=True, exist_ok=True)
+                ensure_private_dir(directory)
                 jieba.dt.tmp_dir = str(directory)
                 jieba.dt.cache_file = _CACHE_FILE
             except OSError:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -119,9 +119,34 @@ def _last_checkpoint(entries: Sequence[LedgerEntry], mode: str, actor: str) -> i
     return None
 
 
+def _parsable_arguments(message: Message) -> Message:
+    """A stored call whose arguments are not a JSON object would make every resumed request fail (HTTP 400)."""
+    if not message.tool_calls:
+        return message
+    calls = tuple(
+        call if _is_json_object(call.arguments) else replace(call, arguments=repaired_arguments(call.arguments))
+        for call in message.tool_calls
+    )
+    return replace(message, tool_calls=calls)
+
+
+def _is_json_object(text: str) -> bool:
+    try:
+        return isinstance(json.loads(text), dict)
+    except ValueError:
+        return False
+
+
+def repaired_arguments(text: str) -> str:
+    if not text.strip():
+        return "{}"
+    return json.dumps({"_unparsed_arguments": text}, ensure_ascii=False)
+
+
 def _for_view(message: Message) -> Message | None:
     if message.role == "system":
         return None
+    message = _parsable_arguments(message)
     if message.role == "assistant" and not message.tool_calls:
         # the ledger keeps the final answer's reasoning; the view holds only its text
         return Message.assistant(message.content or "")

@@ -14,7 +14,7 @@ SessionMode = Literal["auto", "plan", "ask"]
 DANGEROUS_TOOLS = ("write_file", "edit_file", "execute_command")
 HITL_PREFIX = "[HITL]"
 _MODE_TEXT = {
-    "auto": "auto（默认）：项目内的文件编辑直接执行（.git/ 和 .paicli/ 下的除外）；只读命令直接运行，其余 shell 命令先请你确认",
+    "auto": "auto（默认）：项目内的文件编辑直接执行（任意层级的 .git/、.paicli/ 和 PAI.md 除外）；确认只读的命令直接运行，其余 shell 命令先请你确认",
     "plan": "plan：普通输入走 Plan-and-Execute；审批规则同 auto",
     "ask": "ask：每一次写文件、改文件和执行命令都先请你确认",
 }
@@ -52,6 +52,7 @@ class ApprovalState:
         self._hitl = hitl
         self.yes = yes
         self._granted: set[str] = set()
+        self._written_gitdirs: set[Path] = set()
         self._lock = threading.Lock()
 
     @property
@@ -104,12 +105,28 @@ class ApprovalState:
         with self._lock:
             self._granted.clear()
 
+    def note_write(self, project_root: Path, relative_path: str | None) -> None:
+        """A file tool is about to write `relative_path`: remember the git directory it lies in, if any."""
+        gitdir = git_dir_of(relative_path)
+        if gitdir is not None:
+            with self._lock:
+                self._written_gitdirs.add(Path(project_root) / gitdir)
+
+    def written_gitdirs(self) -> tuple[Path, ...]:
+        with self._lock:
+            return tuple(sorted(self._written_gitdirs))
+
     def needs_approval(
-        self, tool: str, args: dict[str, Any], relative_path: str | None = None
+        self,
+        tool: str,
+        args: dict[str, Any],
+        relative_path: str | None = None,
+        project_root: Path | None = None,
     ) -> ApprovalNeed | None:
         """Why a human must confirm this call, or None when it may run. Guards have already passed.
 
         `relative_path`: the guarded, real path of a file tool relative to the project root, when known.
+        `project_root`: where commands run (default: the current directory).
         """
         if tool not in DANGEROUS_TOOLS or self.yes:
             return None
@@ -120,23 +137,46 @@ class ApprovalState:
             return ApprovalNeed("HITL 已开启，所有危险操作都需要确认")
         if self._mode == "ask":
             return ApprovalNeed("当前为 ask 模式，危险操作需要确认")
-        if tool == "execute_command" and not is_read_only_command(str(args.get("command", ""))):
-            return ApprovalNeed("这条命令可能修改文件或系统状态，auto 模式下需要确认")
+        command = str(args.get("command", ""))
+        if tool == "execute_command" and not is_read_only_command(
+            command, project_root, self.written_gitdirs()
+        ):
+            return ApprovalNeed("这条命令不能确认是只读的（可能写文件、执行程序或输出密钥），auto 模式下需要确认")
         if tool in ("write_file", "edit_file") and is_protected_path(relative_path):
-            return ApprovalNeed("这个文件在 .git/ 或 .paicli/ 配置目录里，auto 模式下写入需要确认")
+            return ApprovalNeed("这个文件是 .git/、.paicli/ 里的配置或 PAI.md 项目记忆，auto 模式下写入需要确认")
         return None
 
 
 # Writing here changes what later "read-only" commands run (git hooks, core.fsmonitor, core.pager) or what
-# the model is told on every turn (prompt overrides, PAI.md, skills), so auto mode asks first.
+# the model is told on every turn (prompt overrides, PAI.md, skills), so auto mode asks first, at any depth
+# (a nested `sub/.git/config` is picked up by `cd sub && git status`).
 PROTECTED_DIRS = frozenset({".git", ".paicli"})
+PROTECTED_FILES = frozenset({"pai.md", "pai.local.md"})
+
+
+def _parts(relative_path: str) -> list[str]:
+    # lower(): on case-insensitive file systems .GIT/config is .git/config
+    return [part.lower() for part in relative_path.replace("\\", "/").split("/") if part]
 
 
 def is_protected_path(relative_path: str | None) -> bool:
     if not relative_path:
         return False
-    # lower(): on case-insensitive file systems .GIT/config is .git/config
-    return relative_path.replace("\\", "/").split("/", 1)[0].lower() in PROTECTED_DIRS
+    parts = _parts(relative_path)
+    if any(part in PROTECTED_DIRS for part in parts):
+        return True
+    return bool(parts) and parts[-1] in PROTECTED_FILES
+
+
+def git_dir_of(relative_path: str | None) -> str | None:
+    """The `…/.git` prefix of a path inside a git directory, or None."""
+    if not relative_path:
+        return None
+    raw = [part for part in relative_path.replace("\\", "/").split("/") if part]
+    for index, part in enumerate(raw):
+        if part.lower() == ".git":
+            return "/".join(raw[: index + 1])
+    return None
 
 
 def approval_summary(tool: str, args: dict[str, Any]) -> str:

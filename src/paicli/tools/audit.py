@@ -10,13 +10,15 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
+from paicli.fsperm import open_private_append
+from paicli.session.redact import Redactor
 
 MAX_ARGUMENT_CHARS = 500
 Clock = Callable[[], datetime]
@@ -34,11 +36,22 @@ def audit_dir(env: EnvLookup) -> Path:
     return knobs.home_dir(env) / "audit"
 
 
+def env_secrets(env: EnvLookup) -> list[str]:
+    """The configured API keys, so the audit log can redact each exactly."""
+    from paicli.config.providers import PROVIDERS
+
+    names = {name for spec in PROVIDERS for name in spec.key_envs}  # the generic endpoint's key included
+    return sorted({value for name in names if (value := env.get(name) or "")})
+
+
 class AuditLog:
-    def __init__(self, directory: Path, clock: Clock = _utc_now) -> None:
+    """Records are redacted like the ledger (keys, bearer tokens, `password=…`) before they reach the file."""
+
+    def __init__(self, directory: Path, clock: Clock = _utc_now, secrets: Iterable[str] = ()) -> None:
         self.directory = directory
         self._clock = clock
         self._lock = threading.Lock()
+        self._redactor = Redactor(secrets)
 
     def _file(self, when: datetime) -> Path:
         return self.directory / f"audit-{when.astimezone().strftime('%Y-%m-%d')}.jsonl"
@@ -49,17 +62,15 @@ class AuditLog:
         entry: dict[str, Any] = {
             "timestamp": when.astimezone(timezone.utc).isoformat().replace("+00:00", "Z"),
             "tool": tool,
-            "arguments": arguments[:MAX_ARGUMENT_CHARS],
+            "arguments": self._redactor.text(self._redactor.arguments(arguments)[:MAX_ARGUMENT_CHARS]),
             "outcome": outcome,
             "success": success,
         }
         if detail:
-            entry["detail"] = detail[:MAX_ARGUMENT_CHARS]
+            entry["detail"] = self._redactor.text(detail[:MAX_ARGUMENT_CHARS])
         line = json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n"
-        with self._lock, contextlib.suppress(OSError):
-            self.directory.mkdir(parents=True, exist_ok=True)
-            with self._file(when).open("a", encoding="utf-8") as handle:
-                handle.write(line)
+        with self._lock, contextlib.suppress(OSError), open_private_append(self._file(when)) as handle:
+            handle.write(line)
 
     def recent(self, limit: int = 10) -> list[dict[str, Any]]:
         """Today's last `limit` records (for `/audit [N]`), oldest first."""

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 from dataclasses import dataclass
 from pathlib import Path
+
+from paicli.tools.readonly import CommandSite, is_read_only
 
 POLICY_DENIED = "🛡️ 策略拒绝"
 
@@ -125,103 +126,13 @@ def command_denial(command: str) -> str | None:
     return f"{POLICY_DENIED}: 命令命中安全黑名单（{rule.name}），已阻止执行: {command.strip()}"
 
 
-_READ_ONLY_COMMANDS = frozenset(
-    {
-        "ls",
-        "cat",
-        "head",
-        "tail",
-        "wc",
-        "grep",
-        "egrep",
-        "fgrep",
-        "rg",
-        "find",
-        "pwd",
-        "echo",
-        "printf",
-        "which",
-        "whoami",
-        "uname",
-        "stat",
-        "file",
-        "du",
-        "df",
-        "cut",
-        "diff",
-        "cmp",
-        "basename",
-        "dirname",
-        "realpath",
-        "readlink",
-        "true",
-        "test",
-        "cd",
-        "nl",
-        "md5sum",
-        "sha1sum",
-        "sha256sum",
-        "tree",
-        "sort",
-        "date",
-        "id",
-        "type",
-    }
-)
-_READ_ONLY_GIT = frozenset({"status", "log", "diff", "show", "blame", "ls-files", "rev-parse", "grep"})
-_SEPARATORS = frozenset({";", "&&", "||", "|", "&"})
-_FORBIDDEN_ARGS: dict[str, tuple[str, ...]] = {
-    "find": ("-exec", "-execdir", "-delete", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"),
-    "rg": ("--pre",),
-    "sort": ("-o", "--output", "--compress-program"),
-    "tree": ("-o",),
-    "date": ("-s", "--set"),
-    "git": ("--output", "-o", "--ext-diff", "--textconv", "--open-files-in-pager"),
-    "file": ("--compile",),
-}
-# Short options that write or run something, also when clustered or given their value attached
-# (`sort -uo out`, `sort -oout`, `git grep -Ocmd` runs cmd, `file -C` writes a compiled magic file).
-_FORBIDDEN_SHORT: dict[str, str] = {"sort": "o", "tree": "o", "git": "O", "file": "C"}
+def is_read_only_command(
+    command: str, cwd: Path | None = None, written_gitdirs: tuple[Path, ...] = ()
+) -> bool:
+    """True only for commands that clearly just read (auto mode runs them unasked); see tools/readonly.py.
 
-
-def is_read_only_command(command: str) -> bool:
-    """A conservative local rule: True only for commands that clearly just read (auto mode runs them unasked)."""
-    text = (command or "").strip()
-    if not text or "`" in text or "$(" in text or "\\\n" in text:
-        return False
-    try:
-        lexer = shlex.shlex(text.replace("\n", " ; "), posix=True, punctuation_chars=";&|<>()")
-        lexer.whitespace_split = True
-        tokens = list(lexer)
-    except ValueError:
-        return False
-    segment: list[str] = []
-    for token in [*tokens, ";"]:
-        if token in _SEPARATORS:
-            if segment and not _segment_reads_only(segment):
-                return False
-            segment = []
-        elif any(ch in token for ch in "<>()") and token.strip("<>()") == "":
-            return False
-        else:
-            segment.append(token)
-    return True
-
-
-def _segment_reads_only(words: list[str]) -> bool:
-    program = words[0]
-    if "=" in program or "/" in program or program not in _READ_ONLY_COMMANDS | {"git"}:
-        return False
-    forbidden = _FORBIDDEN_ARGS.get(program, ())
-    if any(word == flag or word.startswith(flag + "=") for word in words[1:] for flag in forbidden):
-        return False
-    letters = _FORBIDDEN_SHORT.get(program, "")
-    if any(_short_cluster_has(word, letters) for word in words[1:]):
-        return False
-    if program == "git":
-        return len(words) >= 2 and words[1] in _READ_ONLY_GIT
-    return True
-
-
-def _short_cluster_has(word: str, letters: str) -> bool:
-    return word.startswith("-") and not word.startswith("--") and any(letter in word[1:] for letter in letters)
+    `cwd`: where the command would run (default: the current directory); `written_gitdirs`: git
+    directories this session wrote, where git no longer counts as read-only.
+    """
+    site = CommandSite(Path(cwd) if cwd is not None else Path.cwd(), tuple(written_gitdirs))
+    return is_read_only(command, site)

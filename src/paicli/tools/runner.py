@@ -21,6 +21,7 @@ from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.llm.messages import ToolCall
 from paicli.memory.guard import ExternalContextTracker
+from paicli.textsafe import encodable, encodable_or_none
 from paicli.tools.approval import (
     DANGEROUS_TOOLS,
     HITL_PREFIX,
@@ -30,7 +31,7 @@ from paicli.tools.approval import (
     denial_text,
     policy_report,
 )
-from paicli.tools.audit import AuditLog, audit_dir
+from paicli.tools.audit import AuditLog, audit_dir, env_secrets
 from paicli.tools.base import ApprovalRequest, Approver, ToolResult
 from paicli.tools.boundary import ToolResultBoundary
 from paicli.tools.context import Offloader, SaveMemory, ToolContext
@@ -78,7 +79,9 @@ class ToolRunner:
         self.command_timeout = float(knobs.COMMAND_TIMEOUT_SECONDS.read(self.env))
         self.max_parallel = max(1, max_parallel)
         self.batch_timeout = batch_timeout
-        self.audit = audit if audit is not None else AuditLog(audit_dir(self.env))
+        self.audit = audit if audit is not None else AuditLog(
+            audit_dir(self.env), secrets=env_secrets(self.env)
+        )
 
     def register(self, tool: Tool) -> None:
         """Add or replace a tool (skills, MCP) after construction."""
@@ -240,8 +243,9 @@ class TurnToolSet:
             denial = command_denial(str(args.get("command", "")))
         if denial is not None:
             return ToolOutput(denial, success=False, blocked=True)
-        need = self.runner.approval.needs_approval(name, args, relative)
+        need = self.runner.approval.needs_approval(name, args, relative, self.runner.project_root)
         if need is None:
+            self._note_write(name, relative)
             return None
         request = ApprovalRequest(
             name,
@@ -254,14 +258,20 @@ class TurnToolSet:
         if decision == "approve_all":
             self.runner.approval.grant_all(name)
         if decision in ("approve", "approve_all"):
+            self._note_write(name, relative)
             return None
         hint = getattr(self.runner.approver, "reason_text", None)
         return ToolOutput(
             denial_text(name, args, hint if isinstance(hint, str) else None), success=False, blocked=True
         )
 
+    def _note_write(self, name: str, relative: str | None) -> None:
+        if name in ("write_file", "edit_file"):
+            self.runner.approval.note_write(self.runner.project_root, relative)
+
     def _final(self, call: ToolCall, output: ToolOutput) -> ToolResult:
-        content = output.content
+        # non-UTF-8 file names arrive as surrogate escapes: shown as \xNN, once, before anything stores or prints them
+        content = encodable(output.content)
         offloader = self.runner.offloader
         if offloader is not None and not output.offloaded and not output.blocked:
             with contextlib.suppress(Exception):  # a failing offload keeps the inline text
@@ -273,7 +283,7 @@ class TurnToolSet:
             success=output.success,
             timed_out=output.timed_out,
             blocked=output.blocked,
-            display=output.display,
+            display=encodable_or_none(output.display),
             metadata=dict(output.metadata),
         )
 

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from typing import IO
 
 from paicli.tools.context import Offloader, ToolContext
+from paicli.tools.gitrepo import git_neutral_env
+from paicli.tools.readonly import syntactically_read_only
 from paicli.tools.schema import Args, ToolOutput
 
 INLINE_CHARS = 8000
@@ -100,9 +102,12 @@ class CommandRun:
 
 
 def run_command(command: str, ctx: ToolContext, capture_limit: int) -> CommandRun:
+    # A command that passes as read-only runs git with fsmonitor, hooks, pagers and editors switched off.
+    env = git_neutral_env(os.environ) if syntactically_read_only(command) else None
     process = subprocess.Popen(
         ["bash", "-c", command],
         cwd=ctx.project_root,
+        env=env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
