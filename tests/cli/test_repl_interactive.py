@@ -25,6 +25,7 @@ from paicli.cli.repl import run_repl
 from paicli.cli.repl_complete import ReplCompleter
 from paicli.tools.base import ApprovalRequest
 from tests.cli.fake_backend import FakeBackend, streamed, wait_for_cancel
+from tests.cli.screen import redrawn_after, run_on_screen, shown_after
 
 ESC = "\x1b"
 ENTER = "\r"
@@ -126,14 +127,17 @@ def test_help_clear_and_a_task_then_ctrl_d(pipe: PipeInput, tmp_path: Path) -> N
 def test_tab_completes_a_command(pipe: PipeInput, tmp_path: Path) -> None:
     backend = FakeBackend()
 
-    def feeder(inp: PipeInput) -> None:
-        inp.send_text("/pol")
-        pause(0.3)
-        inp.send_text("\t")
-        pause(0.3)
-        inp.send_text(ENTER + CTRL_D)
+    def feeder(inp: PipeInput, screen: io.StringIO) -> None:
+        shown_after(screen, inp, "/pol", "/policy")  # the menu offers the command
+        redrawn_after(screen, inp, "\t")
+        inp.send_text(ENTER)
+        for _ in range(600):
+            if backend.calls:
+                break
+            pause(0.05)
+        inp.send_text(CTRL_D)
 
-    Session(backend, pipe, tmp_path / "h").run(feeder)
+    run_on_screen(backend, pipe, tmp_path, feeder)
     assert backend.calls == [("policy", None)]
 
 

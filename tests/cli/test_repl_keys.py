@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +19,7 @@ from paicli.cli.backend import CommandReply, RunMode
 from paicli.cli.repl import run_repl
 from paicli.tools.base import ApprovalRequest
 from tests.cli.fake_backend import FakeBackend
+from tests.cli.screen import plain_screen, redrawn_after, run_on_screen, shown_after
 from tests.cli.test_repl_interactive import CTRL_C, CTRL_D, ENTER, ESC, Session, pause, wait_for
 
 pytestmark = pytest.mark.timeout(30)
@@ -47,39 +47,6 @@ def test_tab_on_a_single_command_takes_it_and_a_second_tab_keeps_it(pipe: PipeIn
     backend = FakeBackend()
     Session(backend, pipe, tmp_path / "h").run(typed("/pol", TAB, TAB, ENTER, CTRL_D))  # type: ignore[arg-type]
     assert backend.calls == [("policy", None)]
-
-
-def redrawn_after(screen: io.StringIO, inp: PipeInput, keys: str) -> None:
-    """Send `keys` and wait until the prompt draws anything: the key (a lone Esc included) was handled."""
-    before = len(screen.getvalue())
-    inp.send_text(keys)
-    for _ in range(600):
-        if len(screen.getvalue()) > before:
-            return
-        pause(0.05)
-    raise AssertionError(f"nothing drawn after {keys!r}")
-
-
-def run_on_screen(backend: FakeBackend, pipe: PipeInput, tmp_path: Path, feeder: object) -> io.StringIO:
-    """Run the REPL drawing on a recorded 20x80 terminal while `feeder(inp, screen)` types on another thread."""
-    screen = io.StringIO()
-    thread = threading.Thread(target=feeder, args=(pipe, screen), daemon=True)
-    thread.start()
-    run_repl(backend, input=pipe, output=Vt100_Output(screen, lambda: Size(rows=20, columns=80), term="xterm"),
-             interactive=True, history_file=tmp_path / "h", console=Session(backend, pipe, tmp_path).console)
-    thread.join(10)
-    return screen
-
-
-def shown_after(screen: io.StringIO, inp: PipeInput, keys: str, expected: str) -> None:
-    """Send `keys`, then wait until the screen draws `expected` once more: the event, not a guessed delay."""
-    before = plain_screen(screen.getvalue()).count(expected)
-    inp.send_text(keys)
-    for _ in range(600):
-        if plain_screen(screen.getvalue()).count(expected) > before:
-            return
-        pause(0.05)
-    raise AssertionError(f"{expected!r} never drawn after {keys!r}:\n{plain_screen(screen.getvalue())}")
 
 
 def test_tab_walks_into_a_folder_and_on_to_the_file(pipe: PipeInput, tmp_path: Path) -> None:
@@ -154,12 +121,6 @@ def test_continuation_lines_are_indented_under_the_first(pipe: PipeInput, tmp_pa
     lines = plain_screen(screen.getvalue()).split("\r\n")
     assert any(line.startswith("  第二行") for line in lines)  # under "第一行", not under "›"
     assert not any(line.startswith("第二行") for line in lines)
-
-
-def plain_screen(drawn: str) -> str:
-    """The terminal text without escape sequences; a cursor-forward becomes the spaces it skips."""
-    drawn = re.sub(r"\x1b\[(\d*)C", lambda m: " " * int(m.group(1) or 1), drawn)
-    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", drawn)
 
 
 def test_approve_all_says_what_it_covers(pipe: PipeInput, tmp_path: Path) -> None:

@@ -4,7 +4,7 @@ from paicli.context.clearing import CLEARED_PREFIX, ClearingConfig, ToolResultCl
 from paicli.context.manager import clearing_config
 from paicli.context.profile import ContextProfile
 from paicli.context.tokens import TokenCounter
-from paicli.llm.messages import Message
+from paicli.llm.messages import Message, ToolCall
 from tests.context.conftest import MakeEnv
 from tests.context.helpers import assert_pairs_valid, tool_round
 
@@ -61,6 +61,7 @@ def test_placeholder_points_to_offload_file_when_output_was_offloaded() -> None:
     history += tool_round(1, "execute_command", notice)
     for i in range(2, 5):
         history += tool_round(i)
+    history.append(Message.assistant("看完了"))  # every result has been seen
     ToolResultClearer(ClearingConfig(keep_recent=3)).clear_now(history)
     text = history[2].content or ""
     assert "execute_command" in text
@@ -81,6 +82,7 @@ def test_skips_excluded_short_and_already_cleared_results(make_env: MakeEnv) -> 
     history += tool_round(4, "read_file")
     for i in range(5, 8):
         history += tool_round(i)
+    history.append(Message.assistant("看完了"))
     config = clearing_config(make_env(PAICLI_TOOL_RESULT_CLEARING_EXCLUDE_TOOLS="LOAD_SKILL"))
     clearer = ToolResultClearer(config)
     snapshot = list(history)
@@ -112,7 +114,48 @@ def test_does_nothing_below_trigger_or_when_disabled(make_env: MakeEnv) -> None:
     assert disabled.clear_if_needed(history, 10).cleared_count == 0
     assert history == snapshot
     eager = ToolResultClearer(clearing_config(make_env(PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS="1")))
-    assert eager.clear_if_needed(history, 1_000_000).cleared_count == 3
+    # past the trigger, one batch goes down to the low watermark: here every seen result
+    assert eager.clear_if_needed(history, 1_000_000).cleared_count == 6
+
+
+def measure(history: list[Message]) -> int:
+    return COUNTER.count_messages(history)
+
+
+def test_one_batch_goes_down_to_the_low_watermark_past_the_kept_results() -> None:
+    history = history_with_tool_rounds(8)
+    before = measure(history)
+    clearer = ToolResultClearer(ClearingConfig(keep_recent=6, trigger_tokens_override=before - 100), measure)
+    result = clearer.clear_if_needed(history, 1_000_000)
+    assert result.after_tokens <= clearer.watermark(1_000_000) < before
+    assert result.cleared_count > 2  # more than the reference's "all but the newest 6"
+    assert list(result.call_ids) == [m.tool_call_id for m in history if (m.content or "").startswith(CLEARED_PREFIX)]
+    # below the trigger again: the next call does nothing, so the next cache break is far away
+    assert clearer.clear_if_needed(history, 1_000_000).cleared_count == 0
+
+
+def test_a_batch_too_small_to_pay_for_a_cache_break_waits() -> None:
+    history = history_with_tool_rounds(4)
+    history.append(Message.user("再看一个"))
+    history += tool_round(9, body="y" * 60_000)  # the latest response's result: unseen, not clearable
+    before = measure(history)
+    clearer = ToolResultClearer(ClearingConfig(keep_recent=0, trigger_tokens_override=before - 10), measure)
+    snapshot = list(history)
+    assert clearer.clear_if_needed(history, 1_000_000).cleared_count == 0
+    assert history == snapshot
+
+
+def test_results_of_the_latest_response_are_never_cleared() -> None:
+    history = [Message.system("sys"), Message.user("并行读取")]
+    calls = tuple(ToolCall(f"p{i}", "read_file", f'{{"path":"f{i}"}}') for i in range(5))
+    history.append(Message.assistant(None, calls))
+    history += [Message.tool(f"p{i}", "z" * 3000) for i in range(5)]
+    clearer = ToolResultClearer(ClearingConfig(keep_recent=0))
+    assert clearer.clear_now(history).cleared_count == 0
+    assert clearer.clear_all_seen(history).cleared_count == 0
+    assert clearer.clear_down_to(history, 0).cleared_count == 0
+    history.append(Message.assistant("看过了"))
+    assert clearer.clear_all_seen(history).cleared_count == 5
 
 
 def test_trigger_follows_anthropic_default_and_stays_below_summary_threshold() -> None:

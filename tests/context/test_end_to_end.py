@@ -46,7 +46,7 @@ def responder(body: dict[str, Any]) -> Reply | str:
         if number == "1":
             calls.append(("read_file", json.dumps({"path": "big.txt"})))
         return Reply.tool_calls(*calls)
-    return f"第{number}轮完成：" + "这一轮读到的内容已经整理好了。" * 20
+    return f"第{number}轮完成：" + "这一轮读到的内容已经整理好了。" * 60  # answers clearing cannot shrink
 
 
 def test_levels_in_the_real_loop_keep_every_request_inside_the_window(

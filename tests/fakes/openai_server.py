@@ -296,6 +296,7 @@ class _State:
     headers: list[dict[str, str]] = field(default_factory=list)
     violations: list[list[str]] = field(default_factory=list)
     prompts: list[list[int]] = field(default_factory=list)
+    usages: list[dict[str, Any]] = field(default_factory=list)
     call_seq: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
     parked: threading.Condition = field(default_factory=threading.Condition)
@@ -412,6 +413,12 @@ class FakeOpenAIServer:
             return list(self._state.headers)
 
     @property
+    def usages(self) -> list[dict[str, Any]]:
+        """The computed usage of every answered request, in answer order (scripted `usage=` overrides excluded)."""
+        with self._state.lock:
+            return list(self._state.usages)
+
+    @property
     def violations(self) -> list[list[str]]:
         with self._state.lock:
             return list(self._state.violations)
@@ -466,6 +473,8 @@ class FakeOpenAIServer:
         if self.deepseek_usage:
             usage["prompt_cache_hit_tokens"] = cached
             usage["prompt_cache_miss_tokens"] = len(tokens) - cached
+        with self._state.lock:
+            self._state.usages.append(usage)
         return usage
 
 

@@ -10,6 +10,7 @@ from paicli.context.types import CompactionResult
 from paicli.llm.messages import Message
 
 VIEW_CHECKPOINT_EVENT = "view_checkpoint"
+REPLACED_RESULTS_KEY = "replacedResults"  # a compact view_checkpoint: {tool_call_id: new content}
 
 
 class HistoryRecorder:
@@ -48,4 +49,19 @@ class HistoryRecorder:
                 metadata["clearedToolResults"] = step.cleared_tool_results
             self.event("compaction", source, metadata)
         last = result.steps[-1]
-        self.checkpoint("manual" if manual else f"automatic:{last.strategy}", history, {"strategy": last.strategy})
+        source = "manual" if manual else f"automatic:{last.strategy}"
+        if all(step.in_place for step in result.steps):
+            self.replaced_results(source, history, result, {"strategy": last.strategy})
+        else:
+            self.checkpoint(source, history, {"strategy": last.strategy})
+
+    def replaced_results(
+        self, source: str, history: Sequence[Message], result: CompactionResult, extra: Mapping[str, Any]
+    ) -> None:
+        """A compact checkpoint for in-place changes: only the new content of each replaced tool result.
+
+        Resume applies it to the view rebuilt so far (session.resume); the whole view is written only where
+        the view is rebuilt (summary, fallback, /clear, resume)."""
+        ids = {call_id for step in result.steps for call_id in step.replaced_call_ids or ()}
+        replaced = {m.tool_call_id: m.content or "" for m in history if m.role == "tool" and m.tool_call_id in ids}
+        self.event(VIEW_CHECKPOINT_EVENT, source, {**extra, REPLACED_RESULTS_KEY: replaced})

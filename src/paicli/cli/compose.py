@@ -107,6 +107,7 @@ def build_components(
     counter = TokenCounter.from_env(env, settings.model)
     compaction = AutoCompactionManager(client, counter, profile, env)
     offloader = ToolResultOffloader(root, env, context_trigger_tokens=profile.compression_trigger_tokens)
+    compaction.offloader = offloader  # unseen results too big for the window are offloaded, never cleared
     tracker = ExternalContextTracker(env)
     store = LongTermMemory(memory_dir(env, settings.paicli_home), env)
     memory = MemoryManager(store, root, env, tracker=tracker)

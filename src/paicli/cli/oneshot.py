@@ -93,6 +93,8 @@ def describe_event(event: AgentEvent) -> str | None:
         return f"  {mark} {summary}"
     if isinstance(event, Compacted):
         res = event.result
+        if res.notice:
+            return res.notice
         if res.compacted:
             return f"📦 上下文已压缩为摘要：{res.before_tokens:,} -> {res.after_tokens:,} tokens"
         if res.cleared_tool_results:

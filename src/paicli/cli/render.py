@@ -267,6 +267,8 @@ class EventRenderer:
         for line in compaction_lines(result.cleared_tool_results, result.compacted,
                                      result.before_tokens, result.after_tokens):
             say(self._progress, line, "cyan")
+        if result.notice:
+            say(self._progress, result.notice, "yellow")
 
     def finish(self, result: RunFinished) -> None:
         """Close the run's output once (the loop may emit RunFinished and also return it)."""

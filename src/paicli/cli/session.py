@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from paicli import __version__
 from paicli.agent.budget import AgentBudget
 from paicli.agent.events import Compacted, EventSink, Notice, RunFinished
+from paicli.agent.ports import MemoryPort
 from paicli.agent.react import CANCELLED_ANSWER, AgentOptions, ReactAgent
 from paicli.cancel import CancelToken
 from paicli.cli import session_commands
@@ -25,6 +26,7 @@ from paicli.cli.mentions import attach_mentions
 from paicli.cli.warmup import WarmUp, await_warmup
 from paicli.config import knobs
 from paicli.config.env import ConfigError
+from paicli.context.memory_view import TurnMemory
 from paicli.context.profile import ContextProfile
 from paicli.llm.messages import Message, Usage
 from paicli.memory.background import BackgroundExtraction
@@ -71,13 +73,16 @@ class AppBackend:
         self._extractor = AutoFactExtractor(parts.llm, env)
         parts.memory.extractor = _UsageRecordingExtractor(self._extractor, self._record_side_usage)
         self._background = BackgroundExtraction(self._extract_job)
+        memory: MemoryPort = parts.memory
+        if self.settings.memory_placement == "turn":  # compaction puts the turn's memories back if it drops them
+            memory = parts.compaction.turn_memory = TurnMemory(parts.memory)
         self.agent = ReactAgent(
             parts.llm,
             parts.tools if parts.tools_enabled else ToolsDisabled(),
             parts.prompt,
             context=parts.compaction,
             ledger=parts.ledger,
-            memory=parts.memory,
+            memory=memory,
             options=options,
             on_completed=self._after_turn if enabled else None,
         )

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from paicli.context.estimate import utf16_len
+from paicli.context.rounds import unseen_tool_indices
 from paicli.context.tokens import TokenCounter
 from paicli.llm.messages import Message
 
@@ -19,6 +20,14 @@ DEFAULT_KEEP = 3
 DEFAULT_MAX_TRIGGER_TOKENS = 100_000
 DEFAULT_TRIGGER_RATIO = 0.6
 MIN_CLEARABLE_CHARS = 400
+# Beyond the reference: once clearing fires (at the reference trigger) it goes on, oldest first, until the
+# history is at most this share of the trigger, even past the `keep` newest results. Each clearing rewrites
+# messages mid-history and so costs one prefix-cache break; one deep batch instead of one result per turn
+# keeps those breaks rare.
+LOW_WATERMARK_RATIO = 0.5
+# ... and it waits (the history keeps growing) while a batch would save less than this share of the trigger,
+# e.g. when most of the history is the latest response's results, which the model has not seen yet.
+MIN_BATCH_RATIO = 0.5
 _BOUNDARY_TOOL = re.compile(r'^<tool_result tool="([^"]+)"')
 _OFFLOAD_FILE = re.compile(r"(?m)^文件: (\.paicli/tool-outputs/\S+)$")
 
@@ -44,6 +53,7 @@ class ClearResult:
     cleared_count: int
     before_tokens: int
     after_tokens: int
+    call_ids: tuple[str, ...] = ()  # the tool calls whose results were replaced, in history order
 
     @property
     def cleared(self) -> bool:
@@ -69,10 +79,13 @@ def tool_name_of(message: Message, names: dict[str, str]) -> str:
     return found.group(1) if found else "unknown"
 
 
-def clearable_indices(history: Sequence[Message], config: ClearingConfig) -> list[int]:
-    """The policy: which tool messages to clear (all but the newest `keep`, minus the skipped ones)."""
-    tool_indices = [i for i, m in enumerate(history) if m.role == "tool"]
-    candidates = tool_indices[: max(0, len(tool_indices) - config.keep_recent)]
+def clearable_indices(history: Sequence[Message], config: ClearingConfig, keep: int | None = None) -> list[int]:
+    """The policy: which tool messages to clear, oldest first (all but the newest `keep`, minus the skipped
+    ones). Results of the latest tool-call response are never candidates: the model has not seen them."""
+    unseen = unseen_tool_indices(history)
+    tool_indices = [i for i, m in enumerate(history) if m.role == "tool" and i not in unseen]
+    kept = config.keep_recent if keep is None else keep
+    candidates = tool_indices[: max(0, len(tool_indices) - kept)]
     names = tool_names_by_call_id(history)
     chosen: list[int] = []
     for index in candidates:
@@ -106,18 +119,52 @@ class ToolResultClearer:
         return max(1, min(derived, compaction_trigger - 1))
 
     def clear_if_needed(self, history: list[Message], compaction_trigger: int) -> ClearResult:
+        """Fires at the reference trigger; then clears in one batch down to the low watermark (see
+        `watermark`), so the next clearing (one cache break each) is many turns away."""
         if not self.config.enabled or compaction_trigger <= 0:
             return ClearResult(0, 0, 0)
         before = self._measure(history)
         if before < self.trigger_tokens(compaction_trigger):
             return ClearResult(0, before, before)
-        return self._clear(history, before)
+        minimum = int(self.trigger_tokens(compaction_trigger) * MIN_BATCH_RATIO)
+        return self.clear_down_to(history, self.watermark(compaction_trigger), before, minimum)
+
+    def watermark(self, compaction_trigger: int) -> int:
+        return int(self.trigger_tokens(compaction_trigger) * LOW_WATERMARK_RATIO)
 
     def clear_now(self, history: list[Message]) -> ClearResult:
-        return self._clear(history, self._measure(history))
+        """Every clearable result but the newest `keep` (the reference's clearNow)."""
+        return self._replace(history, clearable_indices(history, self.config), self._measure(history))
 
-    def _clear(self, history: list[Message], before: int) -> ClearResult:
-        indices = clearable_indices(history, self.config)
+    def clear_all_seen(self, history: list[Message]) -> ClearResult:
+        """Every result the model has already seen (the window fallback)."""
+        return self._replace(history, clearable_indices(history, self.config, keep=0), self._measure(history))
+
+    def clear_down_to(
+        self, history: list[Message], target: int, before: int | None = None, minimum: int = 0
+    ) -> ClearResult:
+        """The reference's candidates first, then (oldest first) the kept ones until `target` is reached.
+        Nothing is cleared when the batch would save less than `minimum` tokens."""
+        before = self._measure(history) if before is None else before
+        reference = clearable_indices(history, self.config)
+        extra = [i for i in clearable_indices(history, self.config, keep=0) if i not in set(reference)]
+        names = tool_names_by_call_id(history)
+        chosen: list[int] = list(reference)
+        estimate = before - sum(self._saving(history[i], names) for i in reference)
+        for index in extra:
+            if estimate <= target:
+                break
+            chosen.append(index)
+            estimate -= self._saving(history[index], names)
+        if before - estimate < minimum:
+            return ClearResult(0, before, before)
+        return self._replace(history, sorted(chosen), before)
+
+    def _saving(self, message: Message, names: dict[str, str]) -> int:
+        cleared = message.with_content(placeholder(tool_name_of(message, names), message.content or ""))
+        return self._measure([message]) - self._measure([cleared])
+
+    def _replace(self, history: list[Message], indices: list[int], before: int) -> ClearResult:
         if not indices:
             return ClearResult(0, before, before)
         names = tool_names_by_call_id(history)
@@ -125,7 +172,8 @@ class ToolResultClearer:
             original = history[index]
             text = placeholder(tool_name_of(original, names), original.content or "")
             history[index] = original.with_content(text)
-        return ClearResult(len(indices), before, self._measure(history))
+        ids = tuple(history[i].tool_call_id or "" for i in indices)
+        return ClearResult(len(indices), before, self._measure(history), ids)
 
 
 _HEURISTIC = TokenCounter("heuristic")

@@ -7,34 +7,45 @@ count of the history's messages (spec 1.2: no tools schema) against the profile'
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
-from dataclasses import replace
-from typing import Any, Protocol
+from collections.abc import Sequence
 
 from paicli.cancel import CancelToken
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
-from paicli.context.clearing import ClearingConfig, ToolResultClearer
+from paicli.context.backoff import SummaryBackoff
+from paicli.context.clearing import ClearingConfig, ClearResult, ToolResultClearer
+from paicli.context.fallback import MAX_CARRIED_CHARS, drop_rounds
+from paicli.context.levels import (
+    MIN_SUMMARY_GAIN_RATIO,
+    NOTE_ROOM_TOKENS,
+    SUMMARY_ROOM_RATIO,
+    SUMMARY_TARGET_RATIO,
+    UNSEEN_SHARE,
+    FullSummary,
+    SessionMemory,
+    Tools,
+    result_of,
+)
+from paicli.context.memory_view import TurnMemory
 from paicli.context.profile import ContextProfile
+from paicli.context.rounds import choose_cut, removed, unseen_tool_indices
+from paicli.context.rounds import rebuild as rounds_rebuild
 from paicli.context.session_memory import SessionMemoryCompactor, daemon_submit, enabled_by_configuration
 from paicli.context.status import ContextReport
 from paicli.context.summary import (
     DEFAULT_RETAIN_RECENT_ROUNDS,
     ConversationHistoryCompactor,
     SummaryOutcome,
+    input_chars_for_window,
     system_end,
 )
 from paicli.context.tokens import CALIBRATION_MAX, TokenCounter
 from paicli.context.types import NO_COMPACTION, CompactionResult, CompactionStep, Strategy
+from paicli.context.unseen import Offloader, minimal_tail, offload_unseen
 from paicli.llm.messages import Message, Usage
 from paicli.llm.protocol import LLMClient
 
 log = logging.getLogger(__name__)
-
-RETRY_MIN_GROWTH_TOKENS = 2_000
-
-Tools = Sequence[Mapping[str, Any]] | None
-
 
 
 def clearing_config(env: EnvLookup) -> ClearingConfig:
@@ -45,41 +56,6 @@ def clearing_config(env: EnvLookup) -> ClearingConfig:
         keep_recent=knobs.TOOL_RESULT_CLEARING_KEEP.read(env),
         exclude_tools=frozenset(knobs.TOOL_RESULT_CLEARING_EXCLUDE_TOOLS.read(env)),
     )
-
-class FullSummary(Protocol):
-    def compact(
-        self,
-        history: list[Message],
-        trigger: int,
-        force: bool,
-        retain: int,
-        focus: str | None = None,
-        cancel: CancelToken | None = None,
-    ) -> SummaryOutcome: ...
-
-    def set_llm(self, llm: LLMClient | None) -> None: ...
-
-
-class SessionMemory(Protocol):
-    enabled: bool
-
-    def prepare_if_needed(self, history: list[Message], trigger: int) -> bool: ...
-
-    def compact_if_ready(self, history: list[Message], trigger: int) -> bool: ...
-
-    def clear(self, history: list[Message]) -> None: ...
-
-    def set_llm(self, llm: LLMClient | None) -> None: ...
-
-
-def _result(
-    compacted: bool, steps: list[CompactionStep], cleared: int, error: str | None = None
-) -> CompactionResult:
-    if not steps:
-        return CompactionResult(False, "none", 0, (), error)
-    strategy: Strategy = steps[-1].strategy
-    return CompactionResult(compacted, strategy, cleared, tuple(steps), error)
-
 
 class AutoCompactionManager:
     """One per history owner (ReAct agent, each Plan task, each Team sub-agent). Satisfies ContextPort."""
@@ -113,8 +89,10 @@ class AutoCompactionManager:
         self.session_memory: SessionMemory = session_memory
         # Beyond the reference: after a failed automatic summary, wait for the history to grow before the
         # next attempt instead of paying for a summary (and its repair) before every model call.
-        self._failed_at: dict[int, int] = {}
-        self._fit_failed_at: dict[int, int] = {}  # the same, for the window fallback's summary (retain 1)
+        self._backoff = SummaryBackoff()
+        self._size_summary_input()
+        self.offloader: Offloader | None = None  # set by the composer: offloads unseen results that cannot fit
+        self.turn_memory: TurnMemory | None = None  # set for memory placement `turn` (see memory_view)
         self._pending_calibration: tuple[list[Message], Tools, int] | None = None
 
     @property
@@ -133,6 +111,11 @@ class AutoCompactionManager:
 
     def set_profile(self, profile: ContextProfile) -> None:
         self.profile = profile
+        self._size_summary_input()
+
+    def _size_summary_input(self) -> None:
+        if isinstance(self.full, ConversationHistoryCompactor):
+            self.full.max_input_chars = input_chars_for_window(self.profile.window, self.profile.buffer_reserve)
 
     # -- ContextPort ---------------------------------------------------------------------------------
 
@@ -148,10 +131,21 @@ class AutoCompactionManager:
         before = list(history)
         try:
             result = self.compact_if_needed(history, self.profile.compression_trigger_tokens, cancel)
-            return self._fit_window(history, tools, result, cancel)
+            result = self._fit_window(history, tools, result, cancel)
         except Exception:  # compaction must never cost the user a turn
             log.exception("context compaction failed; continuing with the history as it is")
-            return self._partial_change(before, history)
+            result = self._partial_change(before, history)
+            if any(not step.in_place for step in result.steps):
+                self._restore_memory(history)
+        return result
+
+    def _restore_memory(self, history: list[Message]) -> None:
+        if self.turn_memory is None:
+            return
+        try:
+            self.turn_memory.restore(history)
+        except Exception:  # memories are a help, never a reason to lose the request
+            log.exception("restoring the turn's memories after compaction failed")
 
     def _partial_change(self, before: list[Message], history: list[Message]) -> CompactionResult:
         """A level that failed half-way may already have changed the view (clearing runs first): report the
@@ -171,52 +165,118 @@ class AutoCompactionManager:
     def _fit_window(
         self, history: list[Message], tools: Tools, result: CompactionResult, cancel: CancelToken | None = None
     ) -> CompactionResult:
-        """Beyond the reference: a request that would still not fit the window (many tool rounds in the
-        retained turns) first loses every older tool result but the newest; if that is not enough, the turns
-        before the latest one are summarised (what /compact does), rather than sending a request that must fail."""
+        """Beyond the reference: a request that would not fit the window loses every tool result the model has
+        already seen; results it has not seen are offloaded if they alone are too big; then the earlier rounds
+        (of this turn too) are summarised, or, when no summary can be had, dropped into a mechanical note."""
         limit = self.profile.window - self.profile.buffer_reserve
         schema = self.counter.calibrated(self.model, self.counter.count_tools(tools))
         if self.measure(history) + schema <= limit:
             return result
         steps = list(result.steps)
-        cleared_total, compacted, error = result.cleared_tool_results, result.compacted, result.error
         if self.clearer.config.enabled:
-            emergency = ToolResultClearer(replace(self.clearer.config, keep_recent=1), self.measure)
-            before_messages = len(history)
-            cleared = emergency.clear_now(history)
+            cleared = self.clearer.clear_all_seen(history)
             if cleared.cleared:
-                steps.append(
-                    CompactionStep(
-                        "tool_result_clearing",
-                        before_messages,
-                        len(history),
-                        cleared.before_tokens,
-                        cleared.after_tokens,
-                        cleared.cleared_count,
-                    )
-                )
-                cleared_total += cleared.cleared_count
-        tokens = self.measure(history)
-        failed_at = self._fit_failed_at.get(id(history))
-        retry_ok = failed_at is None or tokens >= failed_at + RETRY_MIN_GROWTH_TOKENS
-        if tokens + schema > limit and retry_ok:
-            outcome = self.full.compact(history, 0, True, 1, None, cancel)
-            if outcome.compacted:
-                self._failed_at.pop(id(history), None)
-                self._fit_failed_at.pop(id(history), None)
-                self.session_memory.clear(history)
-                steps.append(self._step("full_summary", outcome))
-                compacted = True
-            elif outcome.error:
-                self._fit_failed_at[id(history)] = tokens
-                error = outcome.error
+                steps.append(self._clear_step(cleared, len(history)))
+        size = self._size
+        if self.offloader is not None and minimal_tail(history, size) + schema > limit * UNSEEN_SHARE:
+            excess = minimal_tail(history, size) + schema - int(limit * UNSEEN_SHARE)
+            before = self.measure(history)
+            ids = offload_unseen(history, excess, self.offloader, size)
+            if ids:
+                after = self.measure(history)
+                steps.append(CompactionStep("tool_result_offload", len(history), len(history), before, after, 0, ids))
+        error, notice = result.error, None
+        if self.measure(history) + schema > limit and result.error is None:
+            tokens = self.measure(history)
+            if self._backoff.allowed(id(history), tokens, self.profile.compression_trigger_tokens):
+                outcome = self._summarise(history, self.profile.compression_trigger_tokens, cancel)
+                if outcome.compacted:
+                    steps.append(self._step("full_summary", outcome))
+                elif outcome.error:
+                    error = outcome.error
         if self.measure(history) + schema > limit:
-            log.warning("request may exceed the context window: the latest turn alone is too large")
-        if not steps:
+            dropped = self._drop_rounds(history, limit - schema)
+            if dropped is not None:
+                steps.append(dropped)
+                notice = self._fallback_notice(history, error)
+        if self.measure(history) + schema > limit:
+            log.warning("request may exceed the context window (%d > %d tokens): %s",
+                        self.measure(history) + schema, limit, self._overflow_cause(history, schema, limit))
+        if len(steps) == len(result.steps):
             return result
-        summaries = [s for s in steps if s.strategy in ("full_summary", "session_memory")]
-        strategy: Strategy = summaries[-1].strategy if compacted and summaries else steps[-1].strategy
-        return CompactionResult(compacted, strategy, cleared_total, tuple(steps), error)
+        cleared_total = sum(s.cleared_tool_results for s in steps)
+        compacted = any(s.strategy in ("full_summary", "session_memory") for s in steps)
+        return CompactionResult(compacted, steps[-1].strategy, cleared_total, tuple(steps), error, notice)
+
+    def _overflow_cause(self, history: Sequence[Message], schema: int, limit: int) -> str:
+        if minimal_tail(history, self._size) + schema > limit:
+            return "the latest user message and the unseen tool results alone do not fit"
+        return "earlier rounds could neither be summarised nor dropped"
+
+    def _fallback_notice(self, history: list[Message], error: str | None) -> str:
+        reason = error or self._backoff.last_reason(id(history)) or "摘要暂不可用"
+        return (f"⚠️ 自动摘要没有完成（{reason}）。为了不超出上下文窗口，已清理较早的工具结果，"
+                "并把最早的几轮对话折叠成一份简短清单；完整内容仍保存在会话记录里。")
+
+    def _drop_rounds(self, history: list[Message], room: int) -> CompactionStep | None:
+        """`room`: tokens the request may take; an earlier summary is carried into the note as far as the
+        kept tail leaves room for it."""
+        cut = choose_cut(history, self._tail_budget(history), self._size)
+        if cut is None:
+            return None
+        before_messages, before = len(history), self.measure(history)
+        kept = self.measure(rounds_rebuild(history, cut, []))
+        carried = max(0, min(MAX_CARRIED_CHARS, room - kept - NOTE_ROOM_TOKENS))
+        history[:] = drop_rounds(history, cut, carried)
+        self._restore_memory(history)  # before measuring, so the window check counts the memories too
+        after = self.measure(history)
+        self._backoff.rebased(id(history), after)
+        self.session_memory.clear(history)
+        return CompactionStep("dropped_rounds", before_messages, len(history), before, after)
+
+    def _summarise(self, history: list[Message], trigger: int, cancel: CancelToken | None) -> SummaryOutcome:
+        """One automatic summary attempt with a tail chosen by tokens; records success or failure."""
+        cut = choose_cut(history, self._tail_budget(history, trigger), self._size)
+        if cut is None:
+            return SummaryOutcome(False, len(history), len(history))
+        tokens = self.measure(history)
+        outcome = self.full.compact(history, 0, True, DEFAULT_RETAIN_RECENT_ROUNDS, None, cancel, cut)
+        if outcome.compacted:
+            self._backoff.succeeded(id(history))
+            self.session_memory.clear(history)
+            self._restore_memory(history)
+        else:
+            self._backoff.failed(id(history), tokens, outcome.error or "摘要没有让上下文变小")
+        return outcome
+
+    def _summary_pays(self, history: Sequence[Message], trigger: int) -> bool:
+        """Beyond the reference: a summary waits (the window fit still acts if the request would not fit)
+        when the latest, unseen results are what put the history over the trigger (once seen, clearing
+        removes them at a fraction of a summary's cost), or when it could remove less than
+        MIN_SUMMARY_GAIN_RATIO of the trigger."""
+        unseen = sum(self._size(history[i]) for i in unseen_tool_indices(history))
+        if self.clearer.config.enabled and self.measure(history) - unseen < trigger:
+            return False
+        cut = choose_cut(history, self._tail_budget(history, trigger), self._size)
+        if cut is None:
+            return False
+        removable = sum(self._size(m) for m in removed(history, cut))
+        return removable >= trigger * MIN_SUMMARY_GAIN_RATIO
+
+    def _tail_budget(self, history: Sequence[Message], trigger: int | None = None) -> int:
+        """Tokens of recent messages kept verbatim by a summary or fallback: what is left of the post-summary
+        target once the system prompt and room for the summary itself are counted."""
+        trigger = trigger or self.profile.compression_trigger_tokens
+        system = self.measure(history[: system_end(history)])
+        return max(0, int(trigger * (SUMMARY_TARGET_RATIO - SUMMARY_ROOM_RATIO)) - system)
+
+    def _size(self, message: Message) -> int:
+        return self.measure([message])
+
+    @staticmethod
+    def _clear_step(cleared: ClearResult, messages: int) -> CompactionStep:
+        return CompactionStep("tool_result_clearing", messages, messages, cleared.before_tokens,
+                              cleared.after_tokens, cleared.cleared_count, cleared.call_ids)
 
     def _clearly_below_thresholds(self, history: Sequence[Message], tools: Tools) -> bool:
         """Short histories skip exact counting (and loading the tokenizer): twice the byte bound (the largest
@@ -257,59 +317,47 @@ class AutoCompactionManager:
             return CompactionResult(False, "none", error=f"压缩失败：{exc}")
         if not outcome.compacted:
             return CompactionResult(False, "none", error=outcome.error)
-        self._failed_at.pop(id(history), None)
-        self._fit_failed_at.pop(id(history), None)
-        return _result(True, [self._step("full_summary", outcome)], 0)
+        self._backoff.succeeded(id(history))
+        self._restore_memory(history)
+        return result_of(True, [self._step("full_summary", outcome)], 0)
 
     def reset(self, history: list[Message]) -> None:
         self.session_memory.clear(history)
-        self._failed_at.pop(id(history), None)
-        self._fit_failed_at.pop(id(history), None)
+        self._backoff.succeeded(id(history))
+        if self.turn_memory is not None:
+            self.turn_memory.forget()
 
     # -- the reference algorithm ----------------------------------------------------------------------
 
     def compact_if_needed(
         self, history: list[Message], trigger: int, cancel: CancelToken | None = None
     ) -> CompactionResult:
+        """The reference ladder (spec 2.1) with cache-aware depths: clearing goes down to its low watermark,
+        and a summary keeps a tail sized so the result lands near SUMMARY_TARGET_RATIO of the trigger."""
         if trigger <= 0:
             return NO_COMPACTION
         steps: list[CompactionStep] = []
-        count_before = len(history)
         clear = self.clearer.clear_if_needed(history, trigger)
         if clear.cleared:
-            steps.append(
-                CompactionStep(
-                    "tool_result_clearing",
-                    count_before,
-                    len(history),
-                    clear.before_tokens,
-                    clear.after_tokens,
-                    clear.cleared_count,
-                )
-            )
+            steps.append(self._clear_step(clear, len(history)))
         self.session_memory.prepare_if_needed(history, trigger)
         tokens = self.measure(history)
         if tokens < trigger:
-            return _result(False, steps, clear.cleared_count)
+            return result_of(False, steps, clear.cleared_count)
         messages_before = len(history)
         if self.session_memory.compact_if_ready(history, trigger):
+            self._restore_memory(history)
             steps.append(
                 CompactionStep("session_memory", messages_before, len(history), tokens, self.measure(history))
             )
-            return _result(True, steps, clear.cleared_count)
-        failed_at = self._failed_at.get(id(history))
-        if failed_at is not None and tokens < failed_at + max(RETRY_MIN_GROWTH_TOKENS, trigger // 20):
-            return _result(False, steps, clear.cleared_count)
-        outcome = self.full.compact(history, trigger, False, DEFAULT_RETAIN_RECENT_ROUNDS, None, cancel)
+            return result_of(True, steps, clear.cleared_count)
+        if not self._backoff.allowed(id(history), tokens, trigger) or not self._summary_pays(history, trigger):
+            return result_of(False, steps, clear.cleared_count)
+        outcome = self._summarise(history, trigger, cancel)
         if outcome.compacted:
-            self._failed_at.pop(id(history), None)
-            self._fit_failed_at.pop(id(history), None)
-            self.session_memory.clear(history)
             steps.append(self._step("full_summary", outcome))
-            return _result(True, steps, clear.cleared_count)
-        if outcome.error:
-            self._failed_at[id(history)] = tokens
-        return _result(False, steps, clear.cleared_count, outcome.error)
+            return result_of(True, steps, clear.cleared_count)
+        return result_of(False, steps, clear.cleared_count, outcome.error)
 
     @staticmethod
     def _step(strategy: Strategy, outcome: SummaryOutcome) -> CompactionStep:

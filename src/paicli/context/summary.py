@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from paicli.cancel import Cancelled, CancelToken
-from paicli.context import prompts
+from paicli.context import prompts, rounds
 from paicli.context.estimate import utf16_len
 from paicli.context.internal import is_internal, is_real_user_turn, skill_names
 from paicli.context.tokens import TokenCounter
@@ -22,6 +22,7 @@ log = logging.getLogger(__name__)
 
 DEFAULT_RETAIN_RECENT_ROUNDS = 3
 MAX_SUMMARY_INPUT_CHARS = 60_000
+SUMMARY_PROMPT_ROOM_TOKENS = 2_000  # the summary prompt's own text and the reply's headroom
 MAX_PARTIAL_SUMMARY_CHARS = 8_000
 SUMMARY_PREFIX = "[已压缩的历史对话摘要]"
 ACKNOWLEDGEMENT = "好的，我已了解之前的上下文，请继续。"
@@ -84,8 +85,14 @@ def split_utf16(text: str, size: int) -> list[str]:
     return chunks
 
 
-def render_summary_chunks(messages: Sequence[Message]) -> list[str]:
-    return split_utf16("".join(render_message(m) for m in messages), MAX_SUMMARY_INPUT_CHARS)
+def render_summary_chunks(messages: Sequence[Message], size: int = MAX_SUMMARY_INPUT_CHARS) -> list[str]:
+    return split_utf16("".join(render_message(m) for m in messages), size)
+
+
+def input_chars_for_window(window: int, reserve: int) -> int:
+    """Beyond the reference: a summary request must fit the window too. A character is at most about one
+    token (CJK), so a chunk of (window - response reserve - prompt room) characters always fits."""
+    return max(2_000, min(MAX_SUMMARY_INPUT_CHARS, window - reserve - SUMMARY_PROMPT_ROOM_TOKENS))
 
 
 def has_required_structure(summary: str | None) -> bool:
@@ -106,14 +113,14 @@ def removed_skills_note(names: Sequence[str]) -> str:
 
 
 def rebuild_with_summary(history: Sequence[Message], split_idx: int, summary_message: str) -> list[Message]:
-    start = system_end(history)
+    """Everything before `split_idx` but the latest user message becomes the summary pair (rounds.rebuild)."""
     removed: list[str] = []
-    for message in history[start:split_idx]:
+    for message in rounds.removed(history, split_idx):
         for name in skill_names(message):
             if name not in removed:
                 removed.append(name)
     text = summary_message + (removed_skills_note(removed) if removed else "")
-    return [*history[:start], Message.user(text), Message.assistant(ACKNOWLEDGEMENT), *history[split_idx:]]
+    return rounds.rebuild(history, split_idx, [Message.user(text), Message.assistant(ACKNOWLEDGEMENT)])
 
 
 def real_user_indices(history: Sequence[Message], start: int) -> list[int]:
@@ -136,6 +143,7 @@ class ConversationHistoryCompactor:
         counter = counter or TokenCounter("heuristic")
         self._measure: Measure = measure or counter.count_messages
         self.calls = 0  # summary-model requests made, for tests and the bench
+        self.max_input_chars = MAX_SUMMARY_INPUT_CHARS  # the manager lowers it for small windows
         self._cancel: CancelToken | None = None
 
     def set_llm(self, llm: LLMClient | None) -> None:
@@ -158,15 +166,17 @@ class ConversationHistoryCompactor:
         retain: int,
         focus: str | None = None,
         cancel: CancelToken | None = None,
+        cut: int | None = None,
     ) -> SummaryOutcome:
+        """`cut` (from rounds.choose_cut) overrides `retain`: the tail from there on is kept verbatim."""
         self._cancel = cancel
         try:
-            return self._compact(history, trigger, force, retain, focus)
+            return self._compact(history, trigger, force, retain, focus, cut)
         finally:
             self._cancel = None
 
     def _compact(
-        self, history: list[Message], trigger: int, force: bool, retain: int, focus: str | None
+        self, history: list[Message], trigger: int, force: bool, retain: int, focus: str | None, cut: int | None
     ) -> SummaryOutcome:
         if not history:
             return SummaryOutcome(False)
@@ -174,12 +184,15 @@ class ConversationHistoryCompactor:
         if not force and before < trigger:
             return SummaryOutcome(False, len(history), len(history), before, before)
         start = system_end(history)
-        users = real_user_indices(history, start)
-        retain = max(1, retain)
-        if len(users) <= retain or users[len(users) - retain] <= start:
-            return SummaryOutcome(False, len(history), len(history), before, before)
-        split_idx = users[len(users) - retain]
-        old = [m for m in history[start:split_idx] if not is_internal(m)]
+        if cut is None:
+            users = real_user_indices(history, start)
+            retain = max(1, retain)
+            if len(users) <= retain or users[len(users) - retain] <= start:
+                return SummaryOutcome(False, len(history), len(history), before, before)
+            split_idx = users[len(users) - retain]
+        else:
+            split_idx = cut
+        old = [m for m in rounds.removed(history, split_idx) if not is_internal(m)]
         if not old:
             return SummaryOutcome(False, len(history), len(history), before, before)
         try:
@@ -206,7 +219,7 @@ class ConversationHistoryCompactor:
     def summarize(self, messages: Sequence[Message], focus: str | None = None) -> str | None:
         if self._llm is None:
             raise SummaryError("没有可用的模型来生成摘要")
-        chunks = render_summary_chunks(messages)
+        chunks = render_summary_chunks(messages, self.max_input_chars)
         if not chunks:
             return None
         focus_text = prompts.render("focus.md", focus=focus.strip()) if focus and focus.strip() else ""
@@ -229,7 +242,7 @@ class ConversationHistoryCompactor:
             group = ""
             for number, partial in enumerate(partials, start=1):
                 item = f"\n--- 片段 {number} ---\n{partial}\n"
-                if group and utf16_len(group) + utf16_len(item) > MAX_SUMMARY_INPUT_CHARS:
+                if group and utf16_len(group) + utf16_len(item) > self.max_input_chars:
                     merged.append(self._merge(group, focus_text))
                     group = ""
                 group += item

@@ -5,7 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-Strategy = Literal["none", "tool_result_clearing", "session_memory", "full_summary"]
+Strategy = Literal[
+    "none", "tool_result_clearing", "tool_result_offload", "session_memory", "full_summary", "dropped_rounds"
+]
+# Strategies that rewrite results in place (message count, roles and ids unchanged); the others rebuild the view.
+IN_PLACE_STRATEGIES = frozenset({"tool_result_clearing", "tool_result_offload"})
 
 
 @dataclass(frozen=True)
@@ -18,6 +22,12 @@ class CompactionStep:
     before_tokens: int
     after_tokens: int
     cleared_tool_results: int = 0
+    # in-place steps: the tool calls whose results were replaced (None: not known, checkpoint the whole view)
+    replaced_call_ids: tuple[str, ...] | None = None
+
+    @property
+    def in_place(self) -> bool:
+        return self.strategy in IN_PLACE_STRATEGIES and self.replaced_call_ids is not None
 
 
 @dataclass(frozen=True)
@@ -27,6 +37,7 @@ class CompactionResult:
     cleared_tool_results: int = 0
     steps: tuple[CompactionStep, ...] = ()
     error: str | None = None  # why a requested/attempted summary was abandoned (history untouched)
+    notice: str | None = None  # one line for the user when a fallback changed the view (e.g. summary failed)
 
     @property
     def changed(self) -> bool:

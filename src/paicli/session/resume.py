@@ -1,7 +1,8 @@
 """SessionResume (spec 3.4): rebuild the exact view the model last saw from a ledger.
 
-The last `view_checkpoint` plus every message entry after it is the view; without a checkpoint the whole
-file is replayed. Torn or invalid lines are skipped with a notice, unknown events are ignored, and the
+The last full `view_checkpoint` (with `messages`) plus every message entry after it is the view; compact
+checkpoints after it (`replacedResults`: tool results cleared or offloaded in place) are folded in as they
+come; without a full checkpoint the whole file is replayed. Torn or invalid lines are skipped with a notice, unknown events are ignored, and the
 result is always protocol-valid: a tool call whose process died mid-tool gets an "interrupted" result.
 Everything here is pure except `load_view`, which reads the file from its end.
 """
@@ -19,6 +20,7 @@ from paicli.llm.messages import Message
 from paicli.session.scan import find_backwards, line_start
 
 VIEW_CHECKPOINT_EVENT = "view_checkpoint"
+REPLACED_RESULTS_KEY = "replacedResults"  # compact checkpoint: tool results replaced in place (no `messages`)
 HISTORY_CLEAR_EVENT = "history_clear"
 # the events a message entry can carry (spec 3.1); anything else is an event this version does not know
 MESSAGE_EVENTS = frozenset({"system", "user", "tool_result", "tool_call", "assistant", "message"})
@@ -185,6 +187,18 @@ def repair_tool_pairs(messages: Sequence[Message]) -> tuple[list[Message], int]:
     return out, fixes
 
 
+def _apply_replaced(view: list[Message], replaced: Any) -> None:
+    """Fold a compact checkpoint: each listed tool result takes its new content (clearing, offload)."""
+    if not isinstance(replaced, dict) or not replaced:
+        return
+    for index, message in enumerate(view):
+        if message.role != "tool" or message.tool_call_id not in replaced:
+            continue
+        content = replaced[message.tool_call_id]
+        if isinstance(content, str):
+            view[index] = message.with_content(content)
+
+
 def rebuild_view(entries: Sequence[LedgerEntry], mode: str = "react", actor: str = "agent") -> ResumeResult:
     """Last checkpoint of (mode, actor) + the message entries after it, or a replay of all of them."""
     notices: list[str] = []
@@ -209,6 +223,8 @@ def rebuild_view(entries: Sequence[LedgerEntry], mode: str = "react", actor: str
             continue
         if entry.event == HISTORY_CLEAR_EVENT:
             view.clear()
+        elif entry.event == VIEW_CHECKPOINT_EVENT:
+            _apply_replaced(view, entry.metadata.get(REPLACED_RESULTS_KEY))
         elif entry.event == "compaction" and start is None:
             compacted_without_checkpoint = True
         elif entry.message is not None and entry.event in MESSAGE_EVENTS:

@@ -1,0 +1,63 @@
+"""What the manager plugs together: the level protocols, its depth watermarks and a result helper."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from paicli.cancel import CancelToken
+from paicli.context.summary import SummaryOutcome
+from paicli.context.types import CompactionResult, CompactionStep, Strategy
+from paicli.llm.messages import Message
+from paicli.llm.protocol import LLMClient
+
+# Watermarks (beyond the reference, whose thresholds still decide *when* a level fires): a summary or the
+# fallback keeps a recent tail so that the view lands near SUMMARY_TARGET_RATIO of the trigger, leaving
+# SUMMARY_ROOM_RATIO for the summary text; the next summary is then many turns away. Clearing's own low
+# watermark is in clearing.LOW_WATERMARK_RATIO. Unseen results are offloaded when, with the system prompt and
+# the latest user message, they would take more than UNSEEN_SHARE of the request limit.
+SUMMARY_TARGET_RATIO = 0.5
+SUMMARY_ROOM_RATIO = 0.1
+UNSEEN_SHARE = 0.75
+MIN_SUMMARY_GAIN_RATIO = 0.25
+NOTE_ROOM_TOKENS = 600  # the fallback note's own lines (counts, request openings) and its acknowledgement
+
+Tools = Sequence[Mapping[str, Any]] | None
+
+
+class FullSummary(Protocol):
+    def compact(
+        self,
+        history: list[Message],
+        trigger: int,
+        force: bool,
+        retain: int,
+        focus: str | None = None,
+        cancel: CancelToken | None = None,
+        cut: int | None = None,
+    ) -> SummaryOutcome: ...
+
+    def set_llm(self, llm: LLMClient | None) -> None: ...
+
+
+class SessionMemory(Protocol):
+    enabled: bool
+
+    def prepare_if_needed(self, history: list[Message], trigger: int) -> bool: ...
+
+    def compact_if_ready(self, history: list[Message], trigger: int) -> bool: ...
+
+    def clear(self, history: list[Message]) -> None: ...
+
+    def set_llm(self, llm: LLMClient | None) -> None: ...
+
+
+def result_of(
+    compacted: bool, steps: list[CompactionStep], cleared: int, error: str | None = None
+) -> CompactionResult:
+    if not steps:
+        return CompactionResult(False, "none", 0, (), error)
+    strategy: Strategy = steps[-1].strategy
+    return CompactionResult(compacted, strategy, cleared, tuple(steps), error)
+
+
