@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +27,9 @@ class FakeTurnTools:
 
     def notice(self) -> str | None:
         return None
+
+    def verified_urls(self) -> list[str]:
+        return list(self.runner.found_urls)
 
     def execute(self, calls: Sequence[ToolCall], cancel: CancelToken, emit: EventSink) -> list[ToolResult]:
         results: list[ToolResult] = []
@@ -55,8 +58,12 @@ class FakeToolRunner:
     turns: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def for_turn(self, submitted_text: str) -> FakeTurnTools:
+    inherited: list[list[str]] = field(default_factory=list)
+    found_urls: list[str] = field(default_factory=list)  # what verified_urls() reports (web_search results)
+
+    def for_turn(self, submitted_text: str, inherited_urls: Iterable[str] = ()) -> FakeTurnTools:
         self.turns.append(submitted_text)
+        self.inherited.append(list(inherited_urls))
         return FakeTurnTools(self)
 
 

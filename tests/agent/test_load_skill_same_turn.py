@@ -1,15 +1,17 @@
 """Port of LoadSkillSameTurnTest (spec 12) for ReAct, plus the skill behaviour a whole session relies on:
 the index in a byte-identical system prompt across turns, the ledger source, compaction dropping the
-bodies with the removed-skills note. (Plan tasks and Team workers do not exist in paicli yet.)"""
+bodies with the removed-skills note. (Plan tasks run the same loop: tests/agent/test_plan_agent.py.)"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from paicli.agent.ports import NullContext
 from paicli.agent.react import ReactAgent
 from paicli.cancel import CancelToken
 from paicli.context.summary import ConversationHistoryCompactor
 from paicli.context.tokens import TokenCounter
+from paicli.context.types import NO_COMPACTION, CompactionResult, CompactionStep
 from paicli.llm.messages import Message
 from paicli.prompt.assembler import AgentPromptBuilder, PromptAssembler, PromptMode
 from paicli.prompt.repository import PromptRepository
@@ -25,7 +27,23 @@ from tests.tools.skill_helpers import catalog, dirs, write_skill
 WEB_ACCESS_BODY = "# Web Access\n先用 web_fetch 读取页面；需要登录时请用户提供已登录的浏览器。"
 
 
-def session(tmp_path: Path, llm: ScriptedLLM, made: SkillCatalog, ledger: ListLedger | None = None) -> ReactAgent:
+class SummaryContext(NullContext):
+    """The agent's compaction port doing only a forced full summary (what /compact does), with this compactor."""
+
+    def __init__(self, compactor: ConversationHistoryCompactor) -> None:
+        self.compactor = compactor
+
+    def compact_now(self, history: list[Message], focus: str | None = None,
+                    cancel: CancelToken | None = None) -> CompactionResult:
+        before = len(history)
+        if not self.compactor.compact_now(history, focus):
+            return NO_COMPACTION
+        step = CompactionStep("full_summary", before, len(history), 0, 0)
+        return CompactionResult(True, "full_summary", 0, (step,))
+
+
+def session(tmp_path: Path, llm: ScriptedLLM, made: SkillCatalog, ledger: ListLedger | None = None,
+            context: SummaryContext | None = None) -> ReactAgent:
     root = tmp_path / "project"
     root.mkdir(exist_ok=True)
     runner = make_runner(root)
@@ -33,7 +51,7 @@ def session(tmp_path: Path, llm: ScriptedLLM, made: SkillCatalog, ledger: ListLe
     lookup = env({"PAICLI_PROMPT_RUNTIME_DATE": "2026-09-23", "PAICLI_PROMPT_RUNTIME_ZONE": "UTC"})
     assembler = PromptAssembler(PromptRepository(root, tmp_path / "home"), lookup)
     prompt = AgentPromptBuilder(assembler, PromptMode.AGENT, skill_index_loader=made.index_text)
-    return ReactAgent(llm, runner, prompt, ledger=ledger)
+    return ReactAgent(llm, runner, prompt, ledger=ledger, context=context)
 
 
 def web_access_catalog(tmp_path: Path) -> SkillCatalog:
@@ -94,12 +112,12 @@ def test_index_changes_only_after_on_off_or_reload(tmp_path: Path) -> None:
 
 def test_skill_injection_is_internal_and_summary_appends_the_removed_skills_note(tmp_path: Path) -> None:
     llm = ScriptedLLM([tool_call_reply(("load_skill", '{"name":"web-access"}')), "完成", "好的", "再好的", "最后"])
-    agent = session(tmp_path, llm, web_access_catalog(tmp_path))
-    for text in ("用 Skill 做事", "第二轮", "第三轮", "第四轮"):
-        agent.run(text, lambda _e: None, CancelToken())
     summarizer = ScriptedLLM([STRUCTURED])
     compactor = ConversationHistoryCompactor(summarizer, TokenCounter("heuristic"), 1)
-    assert compactor.compact_now(agent.history)
+    agent = session(tmp_path, llm, web_access_catalog(tmp_path), context=SummaryContext(compactor))
+    for text in ("用 Skill 做事", "第二轮", "第三轮", "第四轮"):
+        agent.run(text, lambda _e: None, CancelToken())
+    assert agent.compact_now().compacted
     summary = agent.history[1].content or ""
     assert summary.endswith(
         "[Skill 正文已随压缩移出上下文：web-access。还需要按这些 Skill 操作时，重新调用 load_skill 加载。]"
@@ -114,11 +132,11 @@ def test_skill_can_be_loaded_again_after_compaction_removed_it(tmp_path: Path) -
         tool_call_reply(("load_skill", '{"name":"web-access"}')), "完成", "好的",
         tool_call_reply(("load_skill", '{"name":"web-access"}'), prefix="again"), "又完成",
     ])
-    agent = session(tmp_path, llm, web_access_catalog(tmp_path))
+    compactor = ConversationHistoryCompactor(ScriptedLLM([STRUCTURED]), TokenCounter("heuristic"), 1)
+    agent = session(tmp_path, llm, web_access_catalog(tmp_path), context=SummaryContext(compactor))
     agent.run("用 Skill", lambda _e: None, CancelToken())
     agent.run("第二轮", lambda _e: None, CancelToken())
-    compactor = ConversationHistoryCompactor(ScriptedLLM([STRUCTURED]), TokenCounter("heuristic"), 1)
-    assert compactor.compact_now(agent.history)
+    assert agent.compact_now().compacted
     agent.run("再用一次", lambda _e: None, CancelToken())
     last = llm.requests[-1].messages[-1]
     assert last.role == "user" and WEB_ACCESS_BODY in (last.content or "")

@@ -21,7 +21,7 @@ TURNS = [
     "记住：这个项目的构建用 Java 17 和 Gradle",
     "OpenAI 发布新一代推理模型 全面开放",
     "不要联网，直接解释一下 asyncio 的事件循环",
-    "/mode plan",
+    "/mode ask",  # (/mode plan would plan the next inputs: a different loop)
     "列出项目里的文件",
     "/save 发布窗口是每周四晚上八点",
     "发布窗口是什么时候？",

@@ -375,5 +375,21 @@ def test_shift_tab_cycles_the_session_mode(pipe: PipeInput, tmp_path: Path) -> N
     backend = Modes()
     session = Session(backend, pipe, tmp_path / "h")
     session.run(None, "\x1b[Z", "\x1b[Z", "\x1b[Z", "\x1b[Z", CTRL_D)
-    assert [args for name, args in backend.calls if name == "mode"] == ["ask", "auto", "ask", "auto"]
-    assert "🧭 模式: ask" in session.text
+    assert [args for name, args in backend.calls if name == "mode"] == ["plan", "ask", "auto", "plan"]
+    assert "🧭 模式: plan" in session.text and "🧭 模式: ask" in session.text
+
+
+def test_shift_tab_skips_plan_when_the_backend_cannot_plan(pipe: PipeInput, tmp_path: Path) -> None:
+    class Modes(FakeBackend):
+        current = "auto"
+
+        def status(self):  # type: ignore[no-untyped-def]
+            return dataclasses.replace(super().status(), mode=self.current)
+
+        def set_mode(self, args: str) -> CommandReply:
+            self.current = args
+            return super().set_mode(args)
+
+    backend = Modes(modes=("react",))
+    Session(backend, pipe, tmp_path / "h").run(None, "\x1b[Z", "\x1b[Z", CTRL_D)
+    assert [args for name, args in backend.calls if name == "mode"] == ["ask", "auto"]

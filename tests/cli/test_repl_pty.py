@@ -37,13 +37,13 @@ CHILD = textwrap.dedent(
 
 
 class Terminal:
-    def __init__(self, tmp_path: Path) -> None:
+    def __init__(self, tmp_path: Path, child: str = CHILD) -> None:
         root = Path(__file__).resolve().parents[2]
         env = dict(os.environ, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color", COLUMNS="100", LINES="30")
         self.pid, self.fd = pty.fork()
         if self.pid == 0:  # child
             os.chdir(tmp_path)
-            os.execvpe(sys.executable, [sys.executable, "-c", CHILD, str(root), str(tmp_path / "h")], env)
+            os.execvpe(sys.executable, [sys.executable, "-c", child, str(root), str(tmp_path / "h")], env)
         self.seen = b""
 
     def expect(self, pattern: str, timeout: float = 20.0) -> None:
@@ -86,6 +86,48 @@ def test_esc_cancels_a_task_in_a_real_terminal(tmp_path: Path) -> None:
         term.expect("对话历史已清空")
         term.send("\x04")
         term.expect("RC 0 ['run', 'clear']")
+    finally:
+        status = term.close()
+    assert os.waitstatus_to_exitcode(status) == 0
+
+
+TEAM_CHILD = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, sys.argv[1])
+    from paicli.agent.events import Notice, RunFinished, TaskActivity, TaskStarted
+    from paicli.cli.repl import run_repl
+    from tests.cli.fake_backend import FakeBackend
+
+    def run(text, mode, emit, cancel):
+        emit(Notice("MODE " + mode))
+        emit(TaskStarted("s1", "统计甲模块", True, "worker-1"))
+        emit(TaskStarted("s2", "统计乙模块", True, "worker-2"))
+        emit(TaskActivity("s1", "⏺ read_file"))
+        cancelled = cancel.wait(30)
+        return RunFinished("cancelled" if cancelled else "error", "", None if cancelled else "not cancelled")
+
+    backend = FakeBackend(scripts=[run])
+    code = run_repl(backend, interactive=True, history_file=Path(sys.argv[2]))
+    print("RC", code, backend.names(), flush=True)
+    """
+)
+
+
+def test_team_workers_show_a_live_line_each_and_esc_cancels_them(tmp_path: Path) -> None:
+    term = Terminal(tmp_path, TEAM_CHILD)
+    try:
+        term.expect("›")
+        term.send("/team 统计两个模块\r")
+        term.expect("MODE team")
+        term.expect("🛠️ worker-2 执行步骤 [s2]: 统计乙模块")
+        term.expect("worker-1 [s1] ⏺ read_file")  # the live line: each running worker with its step
+        term.expect("worker-2 [s2] 启动中")
+        term.send("\x1b")
+        term.expect("任务已取消")
+        term.send("\x04")
+        term.expect("RC 0 ['run']")
     finally:
         status = term.close()
     assert os.waitstatus_to_exitcode(status) == 0

@@ -31,6 +31,7 @@ Reply kinds (``Reply`` is a frozen dataclass; build it with the class methods):
 - ``Reply.hang(text="", before_headers=False)`` — streams ``text`` (if any), then blocks until
   ``server.release()`` or the server closes (for cancel tests); ``before_headers=True`` blocks before
   sending anything. ``server.wait_for_hang()`` returns once a request is parked there.
+- ``request_times``: (arrived, answered) monotonic stamps per request, to prove two requests overlapped.
 - Any reply takes ``delay=`` seconds before the response starts and ``usage=`` (a dict that replaces the
   computed usage). ``finish_reason=`` overrides the natural one.
 
@@ -296,6 +297,7 @@ class _State:
     headers: list[dict[str, str]] = field(default_factory=list)
     violations: list[list[str]] = field(default_factory=list)
     prompts: list[list[int]] = field(default_factory=list)
+    times: list[list[float | None]] = field(default_factory=list)  # [arrived, answered] per request (monotonic)
     usages: list[dict[str, Any]] = field(default_factory=list)
     call_seq: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -423,6 +425,17 @@ class FakeOpenAIServer:
         with self._state.lock:
             return list(self._state.violations)
 
+    @property
+    def request_times(self) -> list[tuple[float, float | None]]:
+        """(arrived, answered) per request, parallel to ``requests`` (``time.monotonic``; answered is None while
+        the response is still being written). Two requests overlapped when each arrived before the other ended."""
+        with self._state.lock:
+            return [(start or 0.0, end) for start, end in self._state.times]
+
+    def _answered(self, number: int) -> None:
+        with self._state.lock:
+            self._state.times[number - 1][1] = time.monotonic()
+
     def assert_no_violations(self) -> None:
         found = self.violations
         assert not found, f"protocol-invalid requests: {found}"
@@ -433,6 +446,7 @@ class FakeOpenAIServer:
         with self._state.lock:
             self._state.requests.append(body if isinstance(body, dict) else {"_raw": body})
             self._state.headers.append(headers)
+            self._state.times.append([time.monotonic(), None])
             if problems:
                 self._state.violations.append(problems)
             return problems, len(self._state.requests)
@@ -556,7 +570,13 @@ class _Handler(BaseHTTPRequestHandler):
             self.server_api._record(body, {k.lower(): v for k, v in self.headers.items()})
             self._error(400, f"request body is not JSON: {exc}")
             return
-        problems, _ = self.server_api._record(body, {k.lower(): v for k, v in self.headers.items()})
+        problems, number = self.server_api._record(body, {k.lower(): v for k, v in self.headers.items()})
+        try:
+            self._answer(body, problems)
+        finally:
+            self.server_api._answered(number)
+
+    def _answer(self, body: dict[str, Any], problems: list[str]) -> None:
         if not self._authorized():
             return
         if problems:

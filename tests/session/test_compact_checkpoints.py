@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from paicli.agent.recorder import HistoryRecorder
+from paicli.agent.conversation import Conversation
+from paicli.agent.ports import NullContext
 from paicli.context.clearing import CLEARED_PREFIX, ToolResultClearer
 from paicli.context.manager import AutoCompactionManager
 from paicli.context.profile import ContextProfile
@@ -18,6 +20,27 @@ from paicli.session.resume import load_view, rebuild_view
 from tests.fakes.scripted_llm import ScriptedLLM
 
 from .helpers import new_ledger
+
+Compaction = Callable[[list[Message]], CompactionResult]
+
+
+class OneCompaction(NullContext):
+    """The conversation's compaction port, doing what the test says on the next check."""
+
+    def __init__(self, work: Compaction) -> None:
+        self.work = work
+
+    def before_call(self, history: list[Message], tools: object, cancel: object = None) -> CompactionResult:
+        return self.work(history)
+
+
+def conversation(ledger: object, history: list[Message], work: Compaction) -> Conversation:
+    """A conversation whose view is `history` (each message recorded, as the loop would)."""
+    made = Conversation(history[0].text, ledger=ledger, context=OneCompaction(work))  # type: ignore[arg-type]
+    for message in history[1:]:
+        made.append(message, "test")
+    return made
+
 
 
 def rounds(count: int) -> list[Message]:
@@ -31,14 +54,11 @@ def rounds(count: int) -> list[Message]:
 
 def test_clearing_writes_only_the_replaced_results_and_resume_folds_them(tmp_path: Path, project: Path) -> None:
     ledger = new_ledger(tmp_path / "home", project)
-    recorder = HistoryRecorder(ledger)
-    history = rounds(6)
-    for message in history:
-        recorder.message("test", message)
     manager = AutoCompactionManager(ScriptedLLM(), TokenCounter("heuristic"), ContextProfile.from_window(128_000))
-    result = manager.compact_if_needed(history, manager.measure(history) - 1)
+    made = conversation(ledger, rounds(6), lambda view: manager.compact_if_needed(view, manager.measure(view) - 1))
+    result = made.compact_before_call(None, None)
     assert result.cleared_tool_results
-    recorder.compaction(result, history, manual=False)
+    history = made.messages()
     checkpoint = ledger.read_all()[-1]
     assert checkpoint.event == "view_checkpoint" and "messages" not in checkpoint.metadata
     replaced = checkpoint.metadata["replacedResults"]
@@ -50,16 +70,16 @@ def test_clearing_writes_only_the_replaced_results_and_resume_folds_them(tmp_pat
 
 def test_compact_checkpoints_after_a_full_one_and_after_clear(tmp_path: Path, project: Path) -> None:
     ledger = new_ledger(tmp_path / "home", project)
-    recorder = HistoryRecorder(ledger)
-    history = rounds(3)
-    for message in history:
-        recorder.message("test", message)
-    recorder.checkpoint("manual", history)  # a full view ...
-    history.append(Message.user("再读"))
-    recorder.message("user_input", history[-1])
-    cleared = ToolResultClearer().clear_all_seen(history)
-    step = CompactionStep("tool_result_clearing", 0, 0, 1, 0, cleared.cleared_count, cleared.call_ids)
-    recorder.compaction(CompactionResult(False, "tool_result_clearing", 3, (step,)), history, manual=False)
+    def clear_all(view: list[Message]) -> CompactionResult:
+        cleared = ToolResultClearer().clear_all_seen(view)
+        step = CompactionStep("tool_result_clearing", 0, 0, 1, 0, cleared.cleared_count, cleared.call_ids)
+        return CompactionResult(False, "tool_result_clearing", 3, (step,))
+
+    made = conversation(ledger, rounds(3), clear_all)
+    made.checkpoint("manual")  # a full view ...
+    made.append(Message.user("再读"), "user_input")
+    made.compact_before_call(None, None)
+    history = made.messages()
     assert ledger.path is not None
     assert load_view(ledger.path).messages == history[1:]  # ... then a compact one folded on top
     entries = ledger.read_all()

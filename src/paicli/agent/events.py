@@ -6,9 +6,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from paicli.agent.plan.model import Plan
 from paicli.context.types import CompactionResult
 from paicli.llm.messages import Usage
-from paicli.tools.base import ToolResult
+
+# the tool runner defines these two; loops re-emit them, front ends import them from here
+from paicli.tools.base import ToolFinished as ToolFinished
+from paicli.tools.base import ToolStarted as ToolStarted
 
 
 @dataclass(frozen=True)
@@ -32,18 +36,6 @@ class ModelCallFinished:
     usage: Usage | None
     model: str
     actor: str = "agent"
-
-
-@dataclass(frozen=True)
-class ToolStarted:
-    call_id: str
-    name: str
-    arguments: str
-
-
-@dataclass(frozen=True)
-class ToolFinished:
-    result: ToolResult
 
 
 @dataclass(frozen=True)
@@ -74,6 +66,38 @@ class FactsSaved:
 
 
 @dataclass(frozen=True)
+class PlanProposed:
+    """A plan to show (and, in the REPL, to review); `done` lists tasks already completed (resume)."""
+
+    plan: Plan
+    revision: int = 0
+    done: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TaskStarted:
+    task_id: str
+    description: str
+    parallel: bool = False
+    worker: str = ""  # Team mode: the worker running the step
+
+
+@dataclass(frozen=True)
+class TaskActivity:
+    """A live status for a task running in parallel (its own tool lines and text are not shown)."""
+
+    task_id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class TaskFinished:
+    task_id: str
+    status: str  # done / failed / skipped
+    result: str
+
+
+@dataclass(frozen=True)
 class Waiting:
     """A run waits for something slow to finish loading before its first request (start-up warm-up)."""
 
@@ -91,9 +115,14 @@ AgentEvent = (
     | Notice
     | RunFinished
     | FactsSaved
+    | PlanProposed
+    | TaskStarted
+    | TaskActivity
+    | TaskFinished
     | Waiting
 )
 EventSink = Callable[[AgentEvent], None]
+PLAN_EVENTS = (PlanProposed, TaskStarted, TaskActivity, TaskFinished)
 
 
 def ignore_events(_: AgentEvent) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from paicli.agent.events import EventSink
@@ -34,7 +34,9 @@ class TurnTools(Protocol):
 
 
 class ToolRunner(Protocol):
-    def for_turn(self, submitted_text: str) -> TurnTools: ...
+    def for_turn(self, submitted_text: str, inherited_urls: Iterable[str] = ()) -> TurnTools:
+        """`inherited_urls`: URLs a Plan task / Team step may fetch because a dependency's web_search found them."""
+        ...
 
 
 class ContextPort(Protocol):
@@ -121,3 +123,16 @@ class NullLedger:
 class NoMemory:
     def context_for_query(self, query: str, max_tokens: int, exclude_text: str = "") -> str:
         return ""
+
+
+class NoTools:
+    """TurnTools exposing nothing (the planner, finalisation-only conversations)."""
+
+    def definitions(self) -> list[dict[str, Any]]:
+        return []
+
+    def notice(self) -> str | None:
+        return None
+
+    def execute(self, calls: Sequence[ToolCall], cancel: CancelToken, emit: EventSink) -> list[ToolResult]:
+        return []

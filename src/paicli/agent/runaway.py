@@ -13,12 +13,14 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from paicli.context.internal import RUNAWAY_GUARD_PREFIX
 from paicli.llm.messages import ToolCall
-from paicli.tools.base import ToolResult
+from paicli.tools.approval import HITL_PREFIX
+from paicli.tools.base import CANCELLED_PREFIX, ToolResult
 
-MARKER = "[runaway guard]"
+MARKER = RUNAWAY_GUARD_PREFIX
 DEFAULT_THRESHOLD = 3
-_BLOCKED_PREFIXES = ("🛡️", "[HITL]", "[AUTO]", "用户取消了")
+_BLOCKED_PREFIXES = ("🛡️", HITL_PREFIX, "[AUTO]", CANCELLED_PREFIX)
 _WRAPPED = re.compile(r"\A\s*<tool_result\b[^>]*>\n?(.*?)\n?</tool_result>\s*\Z", re.DOTALL)
 _ERROR_FAMILIES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(pattern, re.ASCII))

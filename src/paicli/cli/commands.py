@@ -89,7 +89,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
                 aliases=("mem",), accepts=_memory_args),
     CommandSpec("save", "/save [--global|--force] <事实>", "把一条事实写入长期记忆（默认本项目，--global 全局）", accepts=_any_args),
     CommandSpec("model", "/model [provider|model]", "查看当前模型，或切换到其他模型", accepts=_any_args),
-    CommandSpec("mode", "/mode [auto|plan|ask]", "查看或切换会话模式", accepts=_any_args),
+    CommandSpec("mode", "/mode [auto|plan|team|ask]", "查看或切换会话模式", accepts=_any_args),
     CommandSpec("hitl", "/hitl [on|default]", "调整工具调用的人工确认策略", accepts=_one_of("", "on", "default")),
     CommandSpec("policy", "/policy", "查看安全策略：路径围栏、危险命令、执行上限"),
     CommandSpec("plan", "/plan [任务]", "用 Plan-and-Execute 模式执行（不带任务则作用于下一条输入）",

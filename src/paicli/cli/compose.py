@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from paicli import __version__
+from paicli.agent.plan.prompts import AssembledPlanPrompts, PlanPrompts
+from paicli.agent.team.prompts import AssembledTeamPrompts, TeamPrompts
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.config.settings import Settings
@@ -46,6 +48,8 @@ class Components:
     ledger: ConversationLedger
     skills: SkillCatalog
     tools_enabled: bool = True  # False: the model has no native tool calling (turned off by a setting)
+    plan_prompts: PlanPrompts | None = None
+    team_prompts: TeamPrompts | None = None
     tool_support: ToolSupport | None = None  # models found at run time to reject `tools` (llm/tool_fallback.py)
 
 
@@ -119,5 +123,9 @@ def build_components(
     tools_enabled = knobs.TOOLS_ENABLED.read(env)
     prompt = AgentPromptBuilder(assembler, PromptMode.AGENT, loader.load, skills.index_text, tools_enabled)
     ledger = open_ledger(settings, resume_path, sink, env)
+    plan_prompts = AssembledPlanPrompts(assembler, repository.load, loader.load, skills.index_text, tools_enabled)
+    team_prompts = AssembledTeamPrompts(assembler, repository.load, loader.load, skills.index_text, tools_enabled)
     return Components(settings, env, client, counter, profile, compaction, offloader, tracker, memory, approval,
-                      tools, prompt, ledger, skills=skills, tools_enabled=tools_enabled, tool_support=tool_support)
+                      tools, prompt, ledger, skills=skills, tools_enabled=tools_enabled, plan_prompts=plan_prompts,
+                      team_prompts=team_prompts,
+                      tool_support=tool_support)

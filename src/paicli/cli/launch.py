@@ -160,6 +160,9 @@ def launch(args: argparse.Namespace) -> int:
     if oneshot:
         args.prompt = scrub_text(args.prompt)
         piped = _read_piped_stdin()
+        if not args.prompt.strip() and (args.plan or args.team) and (args.continue_session or args.resume):
+            args.prompt = piped.strip() or "继续未完成的计划"  # only used when there is no run to continue
+            piped = ""
         if not args.prompt.strip():
             if not piped.strip():
                 return _fail('-p 需要一个任务描述，例如 paicli -p "解释 main.py 做了什么"（也可以从标准输入传入）')
@@ -244,6 +247,7 @@ def _run_oneshot(backend: AppBackend, args: argparse.Namespace, piped: str) -> i
 
     if piped.strip():
         backend.stdin_context = piped
+    backend.continue_plan_first = bool((args.plan or args.team) and (args.continue_session or args.resume))
     mode: RunMode = "plan" if args.plan else "team" if args.team else "react"
     return run_oneshot(backend, args.prompt, mode, args.output_format)
 

@@ -26,6 +26,7 @@ from paicli.agent.events import (
 )
 from paicli.cancel import CancelToken
 from paicli.cli.backend import Backend, RunMode
+from paicli.cli.plan_view import PLAN_EVENTS, plan_event_json, plan_event_line
 
 PREVIEW_CHARS = 2000
 
@@ -74,6 +75,10 @@ def event_to_json(event: AgentEvent) -> dict[str, Any]:
         return {"type": "facts_saved", "count": event.count}
     if isinstance(event, Waiting):
         return {"type": "waiting", "what": event.what}
+    plan = plan_event_json(event)
+    if plan is not None:
+        return plan
+    assert isinstance(event, RunFinished)
     return {"type": "run_finished", "status": event.status, "error": event.error}
 
 
@@ -102,6 +107,8 @@ def describe_event(event: AgentEvent) -> str | None:
         return None
     if isinstance(event, Notice):
         return event.text
+    if isinstance(event, PLAN_EVENTS):
+        return plan_event_line(event)
     if isinstance(event, FactsSaved) and event.count:
         from paicli.memory.extractor import saved_message
 

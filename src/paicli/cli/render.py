@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderResult
@@ -13,6 +14,7 @@ from rich.spinner import Spinner as RichSpinner
 from rich.text import Text
 
 from paicli.agent.events import (
+    PLAN_EVENTS,
     AgentEvent,
     Compacted,
     FactsSaved,
@@ -20,6 +22,7 @@ from paicli.agent.events import (
     Notice,
     ReasoningDelta,
     RunFinished,
+    TaskActivity,
     TextDelta,
     ToolFinished,
     ToolStarted,
@@ -39,6 +42,9 @@ from paicli.cli.summaries import (
     tool_call_line,
 )
 from paicli.tools.base import ToolResult
+
+if TYPE_CHECKING:
+    from paicli.cli.plan_view import PlanLive
 
 _FENCE = ("```", "~~~")
 
@@ -86,6 +92,7 @@ class MarkdownBlocks:
 
 
 Clock = Callable[[], float]
+Label = str | Callable[[], str]
 
 
 class WaitSpinner:
@@ -96,14 +103,15 @@ class WaitSpinner:
         self._clock = clock
         self._live: Live | None = None
         self._spinner: RichSpinner | None = None
-        self._label = ""
+        self._label: Label = ""
         self._started = 0.0
 
     @property
     def active(self) -> bool:
         return self._live is not None
 
-    def start(self, label: str) -> None:
+    def start(self, label: Label) -> None:
+        """`label` may be a function, asked on every redraw (e.g. per-task elapsed times)."""
         self._label = label
         if self._live is not None or not self._console.is_terminal:
             return
@@ -115,7 +123,7 @@ class WaitSpinner:
         except Exception:  # a spinner is decoration: never let it break a run
             self._live = None
 
-    def relabel(self, label: str) -> None:
+    def relabel(self, label: Label) -> None:
         self._label = label
 
     def stop(self) -> None:
@@ -126,7 +134,8 @@ class WaitSpinner:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         elapsed = max(0.0, self._clock() - self._started)
         if self._spinner is not None:
-            self._spinner.update(text=Text(f"{self._label} · {elapsed:.0f}s · Esc 取消", style="dim"))
+            label = self._label() if callable(self._label) else self._label
+            self._spinner.update(text=Text(f"{label} · {elapsed:.0f}s · Esc 取消", style="dim"))
             yield self._spinner
 
 
@@ -159,12 +168,14 @@ class EventRenderer:
         self._markdown = markdown
         self._lock = threading.RLock()
         self._blocks = MarkdownBlocks()
+        self._clock = clock
         self._spinner = WaitSpinner(self._progress, clock)
         self._reasoning: list[str] = []
         self._plain: list[str] = []
         self._streamed = False
         self._open_calls: dict[str, str] = {}
         self.finished: RunFinished | None = None
+        self._plan: PlanLive | None = None
 
     def __call__(self, event: AgentEvent) -> None:
         with self._lock:
@@ -191,13 +202,27 @@ class EventRenderer:
         elif isinstance(event, Notice):
             self._interrupt()
             say(self._progress, event.text, _NOTICE_STYLES.get(event.level, "cyan"))
+            if self._plan is not None:
+                self._plan.resume()  # tasks still running keep their live line
         elif isinstance(event, FactsSaved):
             if event.count:
                 say(self._progress, f"🧠 已自动记住 {event.count} 条事实", "dim")
         elif isinstance(event, RunFinished):
             self.finish(event)
+        elif isinstance(event, PLAN_EVENTS):
+            if not isinstance(event, TaskActivity):
+                self._interrupt()
+            self._plan_live().show(event)
+
         elif isinstance(event, Waiting):
             self._spinner.start(f"等待{event.what}加载")
+
+    def _plan_live(self) -> PlanLive:
+        from paicli.cli.plan_view import PlanLive
+
+        if self._plan is None:
+            self._plan = PlanLive(self._progress, self._spinner, self._clock)
+        return self._plan
 
     def _close_reasoning(self) -> None:
         if not self._reasoning:

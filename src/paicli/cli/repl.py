@@ -145,7 +145,7 @@ class Dispatcher:
         try:
             if parsed.kind == "none":
                 if parsed.args:
-                    mode: RunMode = self.pending or "react"
+                    mode: RunMode = self.pending or self._default_mode()
                     self.pending = None
                     self.run_task(parsed.args, mode)
                 return True
@@ -187,7 +187,19 @@ class Dispatcher:
         for line in lines:
             say(self.io.progress, line, "dim")
 
+    def _default_mode(self) -> RunMode:
+        """`/mode plan` (or Shift+Tab) makes plain input a plan, when the backend says so."""
+        default = getattr(self.backend, "default_mode", None)
+        return default() if callable(default) else "react"
+
     def run_task(self, text: str, mode: RunMode) -> None:
+        if mode == "plan":
+            from paicli.cli.repl_plan import plan_flow
+
+            flow = plan_flow(self)
+            if flow is not None:
+                flow.run(text)
+                return
         renderer = EventRenderer(self.io.console, self.io.progress, markdown=self.io.markdown)
         try:
             result = self.io.run_cancellable(lambda cancel: self.backend.run(text, mode, renderer, cancel),
@@ -321,7 +333,12 @@ class Dispatcher:
         if session_id is None:
             say(self.io.console, f"❌ 没有找到会话: {choice}（可用 /resume 查看列表）", "red")
             return
-        self.reply(self.backend.resume(session_id))
+        reply = self.backend.resume(session_id)
+        self.reply(reply)
+        if reply.ok:
+            from paicli.cli.repl_plan import offer_continuation
+
+            offer_continuation(self)
 
 
 def format_sessions(sessions: list[SessionSummary]) -> str:

@@ -74,6 +74,37 @@ class InteractiveIO:
     def clear_input_history(self) -> None:
         self._clear_history()
 
+    def read_key(self, prompt: str) -> str:
+        """One key for a single-key choice (plan review): "enter", "c-o", "escape", the character typed, or ""
+        for Ctrl+C / Ctrl+D / end of input."""
+        bindings = KeyBindings()
+        later: list[KeyPress] = []  # keys that arrived with the answer belong to the next prompt
+
+        def answer(event: KeyPressEvent, result: str) -> None:
+            if event.app.is_done or (event.app.future is not None and event.app.future.done()):
+                later.extend(event.key_sequence)
+            else:
+                event.app.exit(result=result)
+
+        for name in ("enter", "c-o", "escape"):  # eager: Esc must not wait to become Alt+<next key>
+            bindings.add(name, eager=True)(lambda event, name=name: answer(event, name))
+        for name in ("c-c", "c-d"):
+            bindings.add(name)(lambda event: answer(event, ""))
+
+        @bindings.add("<any>")
+        def _other(event: KeyPressEvent) -> None:
+            answer(event, event.data)
+
+        session: PromptSession[str] = PromptSession(input=self._input, output=self._output, key_bindings=bindings)
+        session.app.ttimeoutlen = 0.1  # a lone Esc answers at once instead of waiting for a sequence
+        try:
+            return session.prompt(prompt)
+        except (EOFError, KeyboardInterrupt):
+            return ""
+        finally:
+            if later:
+                store_typeahead(self._input, later)
+
     def run_cancellable(self, work: Callable[[CancelToken], T], *, cancellable: bool = True,
                         quiet: Callable[[], None] | None = None) -> T:
         """The watcher also keeps the terminal in raw mode, so keys typed meanwhile arrive intact."""

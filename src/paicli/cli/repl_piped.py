@@ -13,6 +13,7 @@ from paicli.cli.backend import Backend
 from paicli.cli.commands import mask_secrets
 from paicli.cli.render import say
 from paicli.cli.repl import CANCEL_REQUESTED, Dispatcher, run_in_worker
+from paicli.cli.repl_plan import offer_continuation
 
 T = TypeVar("T")
 
@@ -58,6 +59,7 @@ class PipedIO:
 def run_piped(backend: Backend, lines: IO[str], console: Console, progress: Console) -> int:
     io = PipedIO(lines, console, progress)
     dispatcher = Dispatcher(backend, io)
+    offer_continuation(dispatcher)
     while (line := io.next_line()) is not None:
         if not line.strip():
             continue

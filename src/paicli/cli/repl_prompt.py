@@ -26,6 +26,7 @@ from paicli.cli.repl import GOODBYE, ApprovalHost, Dispatcher
 from paicli.cli.repl_complete import ReplCompleter
 from paicli.cli.repl_io import InteractiveIO
 from paicli.cli.repl_notices import NoticeRelay
+from paicli.cli.repl_plan import offer_continuation
 from paicli.cli.statusbar import format_window, status_line
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
@@ -70,7 +71,7 @@ def _continuation(width: int, line_number: int, is_soft_wrap: int) -> str:
 
 
 HISTORY_KEEP = 10_000
-SESSION_MODES = ("auto", "ask")  # "plan" joins the cycle once Plan-and-Execute lands
+SESSION_MODES = ("auto", "plan", "ask")
 
 
 class RedactedFileHistory(FileHistory):
@@ -175,7 +176,9 @@ class InteractiveRepl:
             current = self._backend.status().mode.split()[0]
         except Exception:
             current = "auto"
-        following = SESSION_MODES[(SESSION_MODES.index(current) + 1) % len(SESSION_MODES)] if current in SESSION_MODES else "auto"
+        supports = getattr(self._backend, "supports_mode", None)
+        modes = [m for m in SESSION_MODES if m != "plan" or not callable(supports) or supports("plan")]
+        following = modes[(modes.index(current) + 1) % len(modes)] if current in modes else "auto"
         self._dispatcher.handle(f"/mode {following}")
         self._refresh_status()
 
@@ -223,6 +226,7 @@ class InteractiveRepl:
     def _loop(self) -> int:
         for text, style in banner_lines(self._backend.info()):
             say(self._console, text, style or None)
+        offer_continuation(self._dispatcher)
         while True:
             self._dispatcher.notices()
             self._refresh_status()

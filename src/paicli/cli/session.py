@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from typing import TypeVar
 
 from paicli import __version__
 from paicli.agent.budget import AgentBudget
 from paicli.agent.events import Compacted, EventSink, Notice, RunFinished
+from paicli.agent.loop import LoopStats
+from paicli.agent.plan.agent import PlanDraft
+from paicli.agent.plan.checkpoint import InterruptedPlan
 from paicli.agent.ports import MemoryPort
 from paicli.agent.react import CANCELLED_ANSWER, AgentOptions, ReactAgent
 from paicli.cancel import CancelToken
@@ -23,12 +27,16 @@ from paicli.cli.backend import (
 )
 from paicli.cli.compose import Components, build_llm
 from paicli.cli.mentions import attach_mentions
+from paicli.cli.plan_session import PlanSession
+from paicli.cli.session_parts import UsageRecordingExtractor as _UsageRecordingExtractor
+from paicli.cli.session_parts import last_answer as last_answer
+from paicli.cli.team_session import TeamSession
 from paicli.cli.warmup import WarmUp, await_warmup
 from paicli.config import knobs
 from paicli.config.env import ConfigError
 from paicli.context.memory_view import TurnMemory
 from paicli.context.profile import ContextProfile
-from paicli.llm.messages import Message, Usage
+from paicli.llm.messages import Usage
 from paicli.memory.background import BackgroundExtraction
 from paicli.memory.extractor import AutoFactExtractor, saved_message
 from paicli.session.resume import ResumeResult
@@ -36,6 +44,8 @@ from paicli.tools.disabled import ToolsDisabled
 
 log = logging.getLogger(__name__)
 TOKEN_RESERVES = 500 + 800 + 2000
+RESUMABLE_MODES = ("plan", "team")  # runs whose interrupted steps /resume and -c offer to continue
+T = TypeVar("T")
 
 
 class AppBackend:
@@ -73,6 +83,10 @@ class AppBackend:
         self._extractor = AutoFactExtractor(parts.llm, env)
         parts.memory.extractor = _UsageRecordingExtractor(self._extractor, self._record_side_usage)
         self._background = BackgroundExtraction(self._extract_job)
+        self.stats = LoopStats()
+        self.continue_plan_first = False  # `-p --plan -c`: continue the interrupted plan instead of a new one
+        self.plan = PlanSession(parts, self.stats, budget, self._after_turn if enabled else None)
+        self.team = TeamSession(parts, self.stats, budget, self._after_turn if enabled else None)
         memory: MemoryPort = parts.memory
         if self.settings.memory_placement == "turn":  # compaction puts the turn's memories back if it drops them
             memory = parts.compaction.turn_memory = TurnMemory(parts.memory)
@@ -85,6 +99,7 @@ class AppBackend:
             memory=memory,
             options=options,
             on_completed=self._after_turn if enabled else None,
+            stats=self.stats,
         )
 
     # ---- Backend: information ----------------------------------------------------------------------
@@ -103,7 +118,7 @@ class AppBackend:
 
     def status(self) -> StatusSnapshot:
         usage = self.agent.usage_total + self._extra_usage
-        history = list(self.agent.history)
+        history = self.agent.history
         tools = self.agent.last_tool_definitions or None
         context_tokens = 0
         if self._count_context and len(history) > 1:  # one-shot runs skip it: it would load the tokenizer
@@ -124,26 +139,52 @@ class AppBackend:
     # ---- Backend: running --------------------------------------------------------------------------
 
     def supports_mode(self, mode: RunMode) -> bool:
-        return mode == "react"
+        return mode in ("react", "plan", "team")
+
+    def default_mode(self) -> RunMode:
+        """What a plain input runs as: `/mode plan` (or Shift+Tab) makes every input a plan, `/mode team` a team run."""
+        mode = self.parts.approval.mode
+        return "plan" if mode == "plan" else "team" if mode == "team" else "react"
+
+    def _expand(self, text: str, emit: EventSink) -> str:
+        expanded, notes = attach_mentions(text, self.settings.project_root)
+        for level, note in notes:
+            emit(Notice(note, "warn" if level == "warn" else "info"))
+        if self.stdin_context:
+            expanded += f"\n\n以下是通过标准输入传入的内容：\n{self.stdin_context}"
+        return expanded
 
     def run(self, text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
         if not self.supports_mode(mode):
-            finished = RunFinished("error", "", "Plan / Team 模式还没有在 paicli 中实现，请先用默认的 ReAct 模式。")
+            finished = RunFinished("error", "", f"不支持的运行模式：{mode}")
             emit(finished)
             return finished
+        return self._guarded(emit, lambda: self._run(text, mode, emit, cancel))
+
+    def _run(self, text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
+        if mode in ("plan", "team") and self.continue_plan_first:
+            self.continue_plan_first = False
+            found = self.plan.interrupted((mode,))
+            if found is not None:
+                return self._continue(found, emit, cancel)
+        expanded = self._expand(text, emit)
+        if not await_warmup(self.warmup, emit, cancel):
+            finished = RunFinished("cancelled", CANCELLED_ANSWER)
+            emit(finished)
+            return finished
+        if mode == "plan":
+            self.parts.tracker.observe_user_input(expanded)
+            return self.plan.run(expanded, text, emit, cancel)
+        if mode == "team":
+            self.parts.tracker.observe_user_input(expanded)
+            return self.team.run(expanded, text, emit, cancel)
+        self._before_model_call(text, expanded, emit)
+        return self.agent.run(expanded, emit, cancel, submitted=text)
+
+    def _guarded(self, emit: EventSink, work: Callable[[], T]) -> T | RunFinished:
         self._phase = "running"
         try:
-            expanded, notes = attach_mentions(text, self.settings.project_root)
-            for level, note in notes:
-                emit(Notice(note, "warn" if level == "warn" else "info"))
-            if self.stdin_context:
-                expanded += f"\n\n以下是通过标准输入传入的内容：\n{self.stdin_context}"
-            if not await_warmup(self.warmup, emit, cancel):
-                finished = RunFinished("cancelled", CANCELLED_ANSWER)
-                emit(finished)
-                return finished
-            self._before_model_call(text, expanded, emit)
-            return self.agent.run(expanded, emit, cancel, submitted=text)
+            return work()
         except Exception as exc:  # the front end must always get a RunFinished
             log.exception("run failed")
             finished = RunFinished("error", "", f"任务出错: {exc}")
@@ -162,6 +203,47 @@ class AppBackend:
         saved = apply_explicit_memory_hints(self.parts.memory, self.parts.tracker, submitted, recent)
         if saved:
             emit(Notice(f"🧠 已记入长期记忆（全局）：{saved}"))
+
+    # ---- Backend (optional): plan review and continuation -------------------------------------------
+
+    def plan_create(self, text: str, emit: EventSink, cancel: CancelToken) -> PlanDraft | RunFinished:
+        def create() -> PlanDraft | RunFinished:
+            expanded = self._expand(text, emit)
+            if not await_warmup(self.warmup, emit, cancel):
+                return RunFinished("cancelled", CANCELLED_ANSWER)
+            self.parts.tracker.observe_user_input(expanded)
+            return self.plan.create(expanded, text, emit, cancel)
+
+        return self._guarded(emit, create)
+
+    def plan_revise(self, draft: PlanDraft, supplement: str, emit: EventSink, cancel: CancelToken
+                    ) -> PlanDraft | RunFinished:
+        return self._guarded(emit, lambda: self.plan.revise(draft, supplement, emit, cancel))
+
+    def plan_execute(self, draft: PlanDraft, emit: EventSink, cancel: CancelToken) -> RunFinished:
+        result = self._guarded(emit, lambda: self.plan.execute(draft, emit, cancel))
+        assert isinstance(result, RunFinished)
+        return result
+
+    def plan_cancel(self, draft: PlanDraft) -> RunFinished:
+        return self.plan.cancel(draft)
+
+    def interrupted_plan(self) -> str | None:
+        """The newest interrupted Plan or Team run, described for the continuation question."""
+        return self.plan.describe_interrupted(RESUMABLE_MODES)
+
+    def continue_plan(self, emit: EventSink, cancel: CancelToken) -> RunFinished:
+        found = self.plan.interrupted(RESUMABLE_MODES)
+        work = (lambda: self._continue(found, emit, cancel)) if found is not None else (
+            lambda: self.plan.continue_interrupted(emit, cancel))
+        result = self._guarded(emit, work)
+        assert isinstance(result, RunFinished)
+        return result
+
+    def _continue(self, found: InterruptedPlan, emit: EventSink, cancel: CancelToken) -> RunFinished:
+        if found.mode == "team":
+            return self.team.continue_interrupted(found, emit, cancel)
+        return self.plan.continue_interrupted(emit, cancel)
 
     # ---- Backend: commands --------------------------------------------------------------------------
 
@@ -191,7 +273,7 @@ class AppBackend:
         usage = self.agent.usage_total + self._extra_usage
         hit = usage.cached_tokens / usage.prompt_tokens if usage.prompt_tokens else None
         report = self.parts.compaction.context_report(
-            list(self.agent.history), self._tool_definitions(), provider=self.settings.provider, cache_hit_ratio=hit
+            self.agent.history, self._tool_definitions(), provider=self.settings.provider, cache_hit_ratio=hit
         )
         return CommandReply(render_context_report(report, self._memory_status()))
 
@@ -264,10 +346,6 @@ class AppBackend:
         self.parts.memory.extractor = _UsageRecordingExtractor(self._extractor, self._record_side_usage)
 
     def set_mode(self, args: str) -> CommandReply:
-        if args.strip().lower() == "plan":
-            return CommandReply(
-                f"🧭 Plan-and-Execute 模式还没有在 paicli 中实现，会话模式保持 {self.parts.approval.label()}。", ok=False
-            )
         return CommandReply(f"🧭 {self.parts.approval.set_mode(args.strip())}")
 
     def hitl(self, args: str) -> CommandReply:
@@ -322,7 +400,7 @@ class AppBackend:
         )
         self.parts.ledger.close()
         self.parts.ledger = ledger
-        self.agent.recorder.ledger = ledger
+        self.agent.attach_ledger(ledger)
         return self._restored(found.session_id, result)
 
     def restore_opened_session(self) -> CommandReply:
@@ -338,7 +416,6 @@ class AppBackend:
         return self._restored(ledger.session_id, result)
 
     def _restored(self, session_id: str, result: ResumeResult) -> CommandReply:
-        self.parts.compaction.reset(self.agent.history)
         self.parts.tools.reset_session()
         self.agent.restore(result.messages)
         lines = [f"✅ 已恢复会话 {session_id}：{len(result.messages)} 条消息，继续写入同一个会话账本。"]
@@ -388,26 +465,3 @@ class AppBackend:
         self.parts.memory.flush_index(timeout)
         self.parts.ledger.close()
 
-
-def last_answer(messages: Sequence[Message], limit: int = 100) -> str:
-    """The final answer the resumed conversation ended with, on one short line (where the user left off)."""
-    from paicli.cli.render import shorten
-
-    for message in reversed(messages):
-        if message.role == "assistant" and not message.tool_calls and (message.content or "").strip():
-            return shorten(message.content or "", limit)
-    return ""
-
-
-class _UsageRecordingExtractor:
-    """Counts the extraction call in the session's token statistics (spec 5.1)."""
-
-    def __init__(self, extractor: AutoFactExtractor, record: Callable[[Usage | None], None]) -> None:
-        self._extractor = extractor
-        self._record = record
-
-    def extract(self, text: str) -> list[str]:
-        outcome = self._extractor.extract(text)
-        if outcome.model_called:
-            self._record(outcome.usage)
-        return list(outcome)

@@ -9,14 +9,14 @@ from dataclasses import dataclass
 from rich.cells import cell_len
 from rich.text import Text
 
-from paicli.tools.base import ToolResult
+from paicli.tools.base import CANCELLED_PREFIX, ToolResult
 
 _KEY_ARGUMENTS = ("path", "file_path", "command", "pattern", "query", "url", "name", "id", "fact", "content")
 _BOUNDARY_OPEN = re.compile(r'\A<tool_result tool="[^"]*" trust="untrusted-data">\n')
 _BOUNDARY_CLOSE = "\n</tool_result>"
 _OFFLOAD_MARKER = "[工具输出过大，完整内容已卸载到会话文件]"
 _READ_TOOLS = {"read_file"}
-_CANCELLED_PREFIX = "用户取消了"  # the runner's cancelled-call result (spec: blocked results' prefixes)
+_CANCELLED_PREFIX = CANCELLED_PREFIX  # the runner's cancelled-call result (spec: blocked results' prefixes)
 
 
 def clip(text: str, limit: int) -> str:

@@ -20,11 +20,10 @@ from typing import Any
 
 from paicli.llm.messages import Message
 from paicli.session.redact import Redactor
-from paicli.session.resume import LedgerEntry, parse_entries
+from paicli.session.resume import VIEW_CHECKPOINT_EVENT, LedgerEntry, parse_entries
 from paicli.session.scan import line_sequences_backwards
 
 SCHEMA_VERSION = 1
-VIEW_CHECKPOINT_EVENT = "view_checkpoint"
 SESSION_START_EVENT = "session_start"
 SESSION_RESUMED_EVENT = "session_resumed"
 _SESSION_ID = re.compile(r"[A-Za-z0-9._-]+")

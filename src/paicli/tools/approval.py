@@ -10,12 +10,13 @@ from typing import Any, Literal
 from paicli.tools.base import ApprovalDecision, ApprovalRequest
 from paicli.tools.guards import COMMAND_RULES, is_read_only_command
 
-SessionMode = Literal["auto", "plan", "ask"]
+SessionMode = Literal["auto", "plan", "team", "ask"]
 DANGEROUS_TOOLS = ("write_file", "edit_file", "execute_command")
 HITL_PREFIX = "[HITL]"
 _MODE_TEXT = {
     "auto": "auto（默认）：项目内的文件编辑直接执行（任意层级的 .git/、.paicli/ 和 PAI.md 除外）；确认只读的命令直接运行，其余 shell 命令先请你确认",
     "plan": "plan：普通输入走 Plan-and-Execute；审批规则同 auto",
+    "team": "team：普通输入交给多智能体协作（规划者、两个执行者、审查者）；审批规则同 auto",
     "ask": "ask：每一次写文件、改文件和执行命令都先请你确认",
 }
 
@@ -68,12 +69,12 @@ class ApprovalState:
         return f"{self._mode} · hitl" if self._hitl else self._mode
 
     def set_mode(self, arg: str = "") -> str:
-        """`/mode [auto|plan|ask]` → the text shown after `🧭 `."""
+        """`/mode [auto|plan|team|ask]` → the text shown after `🧭 `."""
         name = arg.strip().lower()
         if not name:
-            return f"当前模式 {_MODE_TEXT[self._mode]}。可选: /mode auto | plan | ask"
+            return f"当前模式 {_MODE_TEXT[self._mode]}。可选: /mode auto | plan | team | ask"
         if name not in _MODE_TEXT:
-            return f"未知模式: {arg.strip()}。可选: auto | plan | ask"
+            return f"未知模式: {arg.strip()}。可选: auto | plan | team | ask"
         self._mode = name  # type: ignore[assignment]
         return f"已切换到 {_MODE_TEXT[name]}"
 

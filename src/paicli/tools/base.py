@@ -1,9 +1,12 @@
-"""Values shared by the tool runner and the agent loop."""
+"""Values shared by the tool runner and the agent loop (tools never import the agent package)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
+
+CANCELLED_PREFIX = "用户取消了"  # a cancelled call's result starts with it; RunawayGuard treats it as blocked
 
 
 @dataclass(frozen=True)
@@ -16,6 +19,22 @@ class ToolResult:
     blocked: bool = False  # refused by a guard, the policy, an approval or a cancel: never executed
     display: str | None = None  # UI-only extra (a unified diff, a folded preview); never sent to the model
     metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ToolStarted:
+    call_id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True)
+class ToolFinished:
+    result: ToolResult
+
+
+ToolEvent = ToolStarted | ToolFinished
+ToolEventSink = Callable[[ToolEvent], None]
 
 
 @dataclass(frozen=True)

@@ -6,13 +6,12 @@ tool sections. Should a model still emit a call, it gets an error result, so the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from paicli.agent.events import EventSink
 from paicli.cancel import CancelToken
 from paicli.llm.messages import ToolCall
-from paicli.tools.base import ToolResult
+from paicli.tools.base import ToolEventSink, ToolResult
 from paicli.tools.boundary import ToolResultBoundary
 
 NO_TOOLS_RESULT = "❌ 当前模型不支持工具调用，这个调用没有执行。请直接用文字回答，需要的命令写出来让用户自己运行。"
@@ -25,7 +24,7 @@ class _NoToolTurn:
     def notice(self) -> str | None:
         return None
 
-    def execute(self, calls: Sequence[ToolCall], cancel: CancelToken, emit: EventSink) -> list[ToolResult]:
+    def execute(self, calls: Sequence[ToolCall], cancel: CancelToken, emit: ToolEventSink) -> list[ToolResult]:
         text = ToolResultBoundary.wrap
         return [ToolResult(c.id, c.name, text(c.name, NO_TOOLS_RESULT), success=False, blocked=True) for c in calls]
 
@@ -33,5 +32,5 @@ class _NoToolTurn:
 class ToolsDisabled:
     """Satisfies paicli.agent.ports.ToolRunner with no tools at all."""
 
-    def for_turn(self, submitted_text: str) -> _NoToolTurn:
+    def for_turn(self, submitted_text: str, inherited_urls: Iterable[str] = ()) -> _NoToolTurn:
         return _NoToolTurn()

@@ -15,7 +15,6 @@ from concurrent.futures import wait as wait_futures
 from pathlib import Path
 from typing import Any
 
-from paicli.agent.events import AgentEvent, EventSink, ToolFinished, ToolStarted
 from paicli.cancel import Cancelled, CancelToken
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
@@ -32,7 +31,16 @@ from paicli.tools.approval import (
     policy_report,
 )
 from paicli.tools.audit import AuditLog, audit_dir, env_secrets
-from paicli.tools.base import ApprovalRequest, Approver, ToolResult
+from paicli.tools.base import (
+    CANCELLED_PREFIX,
+    ApprovalRequest,
+    Approver,
+    ToolEvent,
+    ToolEventSink,
+    ToolFinished,
+    ToolResult,
+    ToolStarted,
+)
 from paicli.tools.boundary import ToolResultBoundary
 from paicli.tools.context import Offloader, SaveMemory, ToolContext
 from paicli.tools.files import planned_diff
@@ -46,7 +54,6 @@ __all__ = ["Offloader", "ToolRunner", "TurnToolSet"]
 
 MAX_PARALLEL = 4
 BATCH_TIMEOUT_SECONDS = 90.0
-CANCELLED_PREFIX = "用户取消了"
 PATH_TOOLS = frozenset({"read_file", "write_file", "edit_file", "list_dir", "glob_files", "grep_code"})
 
 
@@ -129,6 +136,10 @@ class TurnToolSet:
     def headline_only(self) -> bool:
         return self.policy.headline_only
 
+    def verified_urls(self) -> list[str]:
+        """URLs this turn may fetch (the input's and those web_search returned): a Plan task passes them on."""
+        return sorted(self.policy.allowed_urls())
+
     def notice(self) -> str | None:
         """The line the loop prints before the turn, if any (headline-only inputs)."""
         return HEADLINE_NOTICE if self.policy.headline_only else None
@@ -138,7 +149,7 @@ class TurnToolSet:
         cache; calls the turn policy withholds are refused at execution with a result saying why."""
         return self.runner.definitions()
 
-    def execute(self, calls: Sequence[ToolCall], cancel: CancelToken, emit: EventSink) -> list[ToolResult]:
+    def execute(self, calls: Sequence[ToolCall], cancel: CancelToken, emit: ToolEventSink) -> list[ToolResult]:
         results: list[ToolResult] = []
         index = 0
         while index < len(calls):
@@ -166,7 +177,7 @@ class TurnToolSet:
         return tool is not None and tool.spec.read_only
 
     def _run_parallel(
-        self, batch: Sequence[ToolCall], cancel: CancelToken, emit: EventSink
+        self, batch: Sequence[ToolCall], cancel: CancelToken, emit: ToolEventSink
     ) -> list[ToolResult]:
         for call in batch:
             _emit(emit, ToolStarted(call.id, call.name, call.arguments))
@@ -317,6 +328,6 @@ def approval_preview(tool: str, args: dict[str, Any], paths: PathGuard | None = 
     return None
 
 
-def _emit(emit: EventSink, event: AgentEvent) -> None:
+def _emit(emit: ToolEventSink, event: ToolEvent) -> None:
     with contextlib.suppress(Exception):  # a rendering failure must not lose a tool result
         emit(event)

@@ -1,0 +1,89 @@
+"""Plan-and-Execute parallelism benchmark: `python -m evals.bench_plan` from the repository root.
+
+A plan of N independent tasks runs against the loopback fake server, every model reply delayed by 1 s (the
+planner's too), through the real openai client and the real plan agent (fresh conversation and compaction
+manager per task, ledger on disk). Ideal with 4-way parallelism = (1 + ceil(N / 4)) x latency: one planner
+call, then ceil(N / 4) waves. Printed: wall time, ideal, ratio (target <= 1.15).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
+
+from paicli.agent.budget import AgentBudget
+from paicli.agent.events import AgentEvent, RunFinished
+from paicli.agent.loop import LoopStats
+from paicli.agent.plan.agent import PlanExecuteAgent, PlanSettings
+from paicli.agent.plan.prompts import AssembledPlanPrompts
+from paicli.agent.plan.task import TaskEnv
+from paicli.agent.ports import NoMemory
+from paicli.cancel import CancelToken
+from paicli.config.env import EnvLookup
+from paicli.context.manager import AutoCompactionManager
+from paicli.context.tokens import TokenCounter
+from paicli.llm.client import OpenAIChatClient
+from paicli.prompt.assembler import PromptAssembler
+from paicli.prompt.repository import PromptRepository
+from paicli.session.ledger import ConversationLedger
+from paicli.tools.runner import ToolRunner
+
+LATENCY = 1.0
+TARGET = 1.15
+
+
+def plan_reply(n: int) -> str:
+    tasks = [{"id": f"t{i}", "description": f"独立任务 {i}", "type": "ANALYSIS", "dependencies": []}
+             for i in range(1, n + 1)]
+    return json.dumps({"summary": "并行基准", "tasks": tasks}, ensure_ascii=False)
+
+
+def run_once(n: int, root: Path) -> float:
+    def respond(body: dict[str, Any]) -> Reply:
+        system = body["messages"][0].get("content") or ""
+        text = plan_reply(n) if "Plan Builder" in system else "完成"
+        return Reply.text(text, delay=LATENCY)
+
+    env = EnvLookup(environ={"PAICLI_HOME": str(root / "home")}, cwd=root)
+    counter = TokenCounter.from_env(env, "fake-model")
+    with FakeOpenAIServer(responder=respond) as server:
+        llm = OpenAIChatClient(server.base_url, None, "fake-model")
+        repository = PromptRepository(root, root / "home")
+        prompts = AssembledPlanPrompts(PromptAssembler(repository, env), repository.load, lambda: "")
+        ledger = ConversationLedger.open_in(root / "ledger", f"bench-{n}")
+        task_env = TaskEnv(llm, ToolRunner(root, env=env), prompts, ledger, NoMemory(), 640,
+                           lambda: AutoCompactionManager(llm, counter, None, env), AgentBudget, LoopStats(), "基准")
+        agent = PlanExecuteAgent(task_env, PlanSettings(max_parallel=4))
+        events: list[AgentEvent] = []
+        start = time.perf_counter()
+        finished: RunFinished = agent.run(f"{n} 个独立任务", events.append, CancelToken())
+        wall = time.perf_counter() - start
+        ledger.close()
+    if finished.status != "done":
+        raise SystemExit(f"plan did not finish: {finished}")
+    return wall
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        run_once(1, root)  # warm-up: openai import, prompt files, tokenizer
+        worst = 0.0
+        for n in (1, 4, 8):
+            wall = run_once(n, root)
+            ideal = (1 + math.ceil(n / 4)) * LATENCY
+            ratio = wall / ideal
+            worst = max(worst, ratio)
+            print(f"N={n}: wall {wall:.2f} s, ideal {ideal:.2f} s (4-way parallel, {LATENCY:.0f} s latency), "
+                  f"ratio {ratio:.3f}")
+        print(f"worst ratio {worst:.3f} (target <= {TARGET})")
+
+
+if __name__ == "__main__":
+    main()

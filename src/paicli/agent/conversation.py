@@ -1,0 +1,173 @@
+"""Conversation: one history, its ledger identity and its compaction manager (spec 3.1-3.3, 8.1-8.5).
+
+Every change of the view goes through one method that also records it, so the view and the ledger cannot
+drift: plain appends become message entries; anything else (compaction, /clear, resume) also writes a
+`view_checkpoint`. Nothing outside this class mutates the history list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from paicli.agent.ports import ContextPort, LedgerPort, NullContext, NullLedger
+from paicli.cancel import CancelToken
+from paicli.context.types import CompactionResult
+from paicli.llm.messages import Message, Usage
+from paicli.session.resume import REPLACED_RESULTS_KEY, VIEW_CHECKPOINT_EVENT
+
+# "react": one compaction event per step with source `automatic:<strategy>` (spec 3.1, ReAct);
+# "subagent": source `automatic` and the strategy in the metadata (Plan tasks, Team sub-agents).
+CompactionStyle = Literal["react", "subagent"]
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who writes to the ledger: mode `react|plan|team`, actor `agent`, `task:<id>`, `worker-1`, …"""
+
+    mode: str = "react"
+    actor: str = "agent"
+    compaction_style: CompactionStyle = "react"
+
+
+class Conversation:
+    """Owns exactly one history; element 0 is the system prompt."""
+
+    def __init__(
+        self,
+        system_prompt: str,
+        *,
+        ledger: LedgerPort | None = None,
+        identity: Identity | None = None,
+        context: ContextPort | None = None,
+        attach_source: str = "session_attach",
+    ) -> None:
+        self.ledger: LedgerPort = ledger or NullLedger()
+        self.identity = identity or Identity()
+        self.context: ContextPort = context or NullContext()
+        self._history: list[Message] = [Message.system(system_prompt)]
+        self.record(attach_source, self._history[0])
+
+    # ---- reading ------------------------------------------------------------------------------------
+
+    @property
+    def actor(self) -> str:
+        return self.identity.actor
+
+    @property
+    def system_prompt(self) -> str:
+        return self._history[0].text
+
+    def messages(self) -> list[Message]:
+        """A copy of the view, system prompt first (what the next request would send)."""
+        return list(self._history)
+
+    def request_view(self) -> Sequence[Message]:
+        """The live view for a model call (read only by convention; the loop passes it straight to the client)."""
+        return self._history
+
+    def __len__(self) -> int:
+        return len(self._history)
+
+    def visible_text(self) -> str:
+        return "\n".join(m.text for m in self._history[1:])
+
+    def used_call_ids(self) -> set[str]:
+        return {call.id for message in self._history for call in message.tool_calls}
+
+    # ---- changing the view --------------------------------------------------------------------------
+
+    def append(self, message: Message, source: str, metadata: Mapping[str, Any] | None = None) -> None:
+        self._history.append(message)
+        self.record(source, message, metadata)
+
+    def append_answer(self, reply: Message, source: str) -> None:
+        """The ledger keeps the full reply (reasoning included); the view keeps only its text."""
+        self.record(source, reply)
+        self._history.append(Message.assistant(reply.content or ""))
+
+    def set_system_prompt(self, prompt: str, source: str) -> bool:
+        """Replace element 0; False (and nothing recorded) when the text is unchanged."""
+        if prompt == self._history[0].content:
+            return False
+        self._history[0] = Message.system(prompt)
+        self.record(source, self._history[0])
+        return True
+
+    def compact_before_call(
+        self, tools: Sequence[Mapping[str, Any]] | None, cancel: CancelToken | None
+    ) -> CompactionResult:
+        result = self.context.before_call(self._history, tools, cancel)
+        self._record_compaction(result, manual=False)
+        return result
+
+    def compact_now(self, focus: str | None = None, cancel: CancelToken | None = None) -> CompactionResult:
+        result = self.context.compact_now(self._history, focus, cancel)
+        self._record_compaction(result, manual=True)
+        return result
+
+    def after_response(self, tools: Sequence[Mapping[str, Any]] | None, usage: Usage | None) -> None:
+        self.context.after_response(self._history, tools, usage)
+
+    def clear(self, fresh_system_prompt: str, source: str = "slash_clear", reset_source: str = "history_reset") -> int:
+        """Drop the view (the ledger keeps everything); returns how many messages were discarded."""
+        discarded = len(self._history)
+        self.context.reset(self._history)
+        self.event("history_clear", source, {"discardedViewMessages": discarded})
+        self._history[:] = [Message.system(fresh_system_prompt)]
+        self.record(reset_source, self._history[0])
+        self.checkpoint(source)
+        return discarded
+
+    def restore(self, system_prompt: str, messages: Sequence[Message], source: str = "session_resumed") -> None:
+        """A fresh system prompt followed by a view rebuilt from a ledger."""
+        self.context.reset(self._history)
+        self._history[:] = [Message.system(system_prompt), *messages]
+        self.record("session_attach", self._history[0])
+        self.checkpoint(source)
+
+    # ---- recording ----------------------------------------------------------------------------------
+
+    def record(self, source: str, message: Message, metadata: Mapping[str, Any] | None = None) -> None:
+        """A ledger message entry under this conversation's identity (the view is not touched)."""
+        self.ledger.append_message(self.identity.mode, self.identity.actor, source, message, metadata)
+
+    def event(self, event: str, source: str, metadata: Mapping[str, Any]) -> None:
+        self.ledger.append_event(event, self.identity.mode, self.identity.actor, source, metadata)
+
+    def checkpoint(self, source: str, extra: Mapping[str, Any] | None = None) -> None:
+        """The whole view minus the system prompt, so a resume can rebuild it exactly."""
+        metadata: dict[str, Any] = dict(extra or {})
+        metadata["messages"] = [m.to_json() for m in self._history[1:]]
+        self.event(VIEW_CHECKPOINT_EVENT, source, metadata)
+
+    def _record_compaction(self, result: CompactionResult, manual: bool) -> None:
+        if not result.steps:
+            return
+        react = self.identity.compaction_style == "react"
+        for step in result.steps:
+            metadata: dict[str, Any] = {"beforeMessages": step.before_messages, "afterMessages": step.after_messages}
+            if react:
+                metadata |= {"beforeTokens": step.before_tokens, "afterTokens": step.after_tokens}
+            else:
+                metadata["strategy"] = step.strategy
+            if step.cleared_tool_results:
+                metadata["clearedToolResults"] = step.cleared_tool_results
+            source = "manual" if manual else (f"automatic:{step.strategy}" if react else "automatic")
+            self.event("compaction", source, metadata)
+        last = result.steps[-1]
+        source = "manual" if manual else (f"automatic:{last.strategy}" if react else "automatic")
+        if all(step.in_place for step in result.steps):
+            self._replaced_results(source, result, {"strategy": last.strategy})
+        else:
+            self.checkpoint(source, {"strategy": last.strategy})
+
+    def _replaced_results(self, source: str, result: CompactionResult, extra: Mapping[str, Any]) -> None:
+        """A compact checkpoint for in-place changes: only the new content of each replaced tool result.
+
+        Resume applies it to the view rebuilt so far (session.resume); the whole view is written only where
+        the view is rebuilt (summary, fallback, /clear, resume)."""
+        ids = {call_id for step in result.steps for call_id in step.replaced_call_ids or ()}
+        replaced = {m.tool_call_id: m.content or "" for m in self._history if m.role == "tool" and m.tool_call_id in ids}
+        self.event(VIEW_CHECKPOINT_EVENT, source, {**extra, REPLACED_RESULTS_KEY: replaced})

@@ -1,0 +1,94 @@
+"""One plan task on the shared loop core: a fresh Conversation `[system(PLAN), user(task input)]`, own compaction."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from paicli.agent.budget import AgentBudget
+from paicli.agent.conversation import Conversation, Identity
+from paicli.agent.events import (
+    AgentEvent,
+    EventSink,
+    ModelCallStarted,
+    Notice,
+    ReasoningDelta,
+    RunFinished,
+    TaskActivity,
+    TextDelta,
+    ToolFinished,
+    ToolStarted,
+)
+from paicli.agent.loop import LoopOptions, LoopStats, ToolLoop
+from paicli.agent.plan.checkpoint import MODE, task_actor
+from paicli.agent.plan.model import NodeState, Plan, PlanTask
+from paicli.agent.plan.prompts import PlanPrompts, task_input
+from paicli.agent.ports import ContextPort, LedgerPort, MemoryPort, ToolRunner
+from paicli.cancel import CancelToken
+from paicli.llm.messages import Message
+from paicli.llm.protocol import LLMClient
+
+
+@dataclass(frozen=True)
+class TaskEnv:
+    """What every task of one plan run shares."""
+
+    llm: LLMClient
+    tools: ToolRunner
+    prompts: PlanPrompts
+    ledger: LedgerPort
+    memory: MemoryPort
+    memory_tokens: int
+    context_factory: Callable[[], ContextPort]
+    budget_factory: Callable[[], AgentBudget]
+    stats: LoopStats
+    policy_text: str  # what the user typed: the turn's tool policy is built from it
+
+
+def task_events(task_id: str, emit: EventSink, parallel: bool) -> EventSink:
+    """A task's own text is not streamed (its result is shown when it ends); in parallel, tool lines become a
+    live per-task status instead of interleaved output."""
+
+    def forward(event: AgentEvent) -> None:
+        if isinstance(event, (TextDelta, ReasoningDelta, RunFinished)):
+            return
+        if parallel and isinstance(event, ToolStarted):
+            emit(TaskActivity(task_id, f"⏺ {event.name}"))
+        elif parallel and isinstance(event, ModelCallStarted):
+            emit(TaskActivity(task_id, "等待模型回复"))
+        elif parallel and isinstance(event, ToolFinished):
+            emit(TaskActivity(task_id, f"{'✓' if event.result.success else '✗'} {event.result.name}"))
+        elif parallel and isinstance(event, Notice):
+            emit(Notice(f"[{task_id}] {event.text}", event.level))
+        else:
+            emit(event)
+
+    return forward
+
+
+@dataclass(frozen=True)
+class TaskOutcome:
+    finished: RunFinished
+    urls: tuple[str, ...] = ()
+
+
+def inherited_urls(task: PlanTask, states: Mapping[str, NodeState]) -> list[str]:
+    urls = (url for dep in task.dependencies for url in states.get(dep, NodeState()).urls)
+    return list(dict.fromkeys(urls))
+
+
+def run_task(env: TaskEnv, plan: Plan, task: PlanTask, states: Mapping[str, NodeState], emit: EventSink,
+             cancel: CancelToken) -> TaskOutcome:
+    conversation = Conversation(env.prompts.task_system(task), ledger=env.ledger, context=env.context_factory(),
+                                identity=Identity(MODE, task_actor(task.id), "subagent"), attach_source="system_prompt")
+    text = task_input(env.prompts, plan, task, states)
+    memory = env.memory.context_for_query(task.description, env.memory_tokens)
+    if memory.strip():
+        text = f"{text}\n\n{memory.strip()}"
+    conversation.append(Message.user(text), "task_input")
+    options = LoopOptions(env.budget_factory, blank_answer_fallback=True,
+                          budget_notice=f"⚠️ 任务 [{task.id}] 执行预算已触发，正在整理部分结果")
+    turn = env.tools.for_turn(env.policy_text, inherited_urls(task, states))
+    finished = ToolLoop(conversation, env.llm, turn, emit, cancel, options, env.stats).run()
+    verified = getattr(turn, "verified_urls", None)
+    return TaskOutcome(finished, tuple(verified()) if callable(verified) else ())
