@@ -20,6 +20,7 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
             monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("PAICLI_HOME", str(home / ".paicli"))
+    monkeypatch.setenv("PAICLI_LOCAL_PORTS", "off")  # no test probes loopback ports unless it asks to
     yield home
 
 

@@ -15,7 +15,8 @@ ISOLATED_PREFIXES = ("PAICLI_", "OPENAI_", "DEEPSEEK_", "GLM_", "KIMI_", "MOONSH
 def paicli_env(home: Path, base_url: str | None, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(ISOLATED_PREFIXES)}
     env.update({"HOME": str(home), "PAICLI_HOME": str(home / ".paicli"), "PAICLI_LLM_RETRY_BACKOFF": "0.01",
-                "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false", "PYTHONUNBUFFERED": "1"})
+                "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false", "PYTHONUNBUFFERED": "1",
+                "PAICLI_LOCAL_PORTS": "off"})  # a subprocess never probes loopback ports unless a test asks
     if base_url is not None:
         env.update({"PAICLI_BASE_URL": base_url, "PAICLI_MODEL": "fake-model"})
     env.update(extra)

@@ -185,3 +185,18 @@ def test_client_from_settings_carries_endpoint_and_retry_settings(dirs: dict[str
     assert (client.options.base_url, client.options.api_key, client.options.max_retries,
             client.options.backoff_base, client.options.call_timeout) == ("http://127.0.0.1:9/v1", "sk-local", 1, 0.0, 90.0)
     assert client_from_settings(settings, "light").model == "light"
+
+
+def test_only_a_missing_provider_is_the_case_the_first_run_setup_fixes(dirs: dict[str, Path]) -> None:
+    from paicli.config.settings import NoProviderError
+
+    with pytest.raises(NoProviderError):
+        load(dirs)  # nothing configured at all
+    write_config(dirs, {"defaultProvider": "kimi"})
+    with pytest.raises(NoProviderError, match="KIMI_API_KEY"):
+        load(dirs)  # a saved choice whose key is gone
+    write_config(dirs, {})
+    for broken in ({"PAICLI_BASE_URL": "ftp://nope"}, {"DEEPSEEK_API_KEY": "k", "PAICLI_CONTEXT_WINDOW": "5"}):
+        with pytest.raises(ConfigError) as info:
+            load(dirs, broken)
+        assert not isinstance(info.value, NoProviderError)  # an explicit bad value: exit 2, no dialogue

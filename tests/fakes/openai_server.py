@@ -49,8 +49,11 @@ streaming, and the tool-call protocol (each assistant ``tool_calls`` id answered
 ``tool`` message before the next non-tool message; no orphan or duplicate ids). Malformed *argument JSON*
 is accepted on purpose: a model may produce it and the client echoes it back. A violating request gets
 HTTP 400 and its reasons are appended to ``.violations``. ``reject_stream_options=True`` emulates an older
-server that answers 400 to any ``stream_options`` (not counted as a violation). ``api_key="k"`` makes the server demand
-``Authorization: Bearer k`` (401 otherwise). ``GET /v1/models`` lists ``models``.
+server that answers 400 to any ``stream_options`` (not counted as a violation). ``reject_tools=True`` emulates a
+model without tool support (Ollama-style 400 "does not support tools" to any request with ``tools``).
+``api_key="k"`` makes the server demand ``Authorization: Bearer k`` (401 otherwise). ``GET /v1/models`` lists
+``models`` (``models_route=False``: 404, like an endpoint that does not list them); every GET path is kept in
+``.gets``. ``port=N`` binds that loopback port instead of a free one (OSError when it is taken).
 
 Helpers for assertions: ``validate_request(body) -> list[str]`` (the same checks, pure),
 ``prompt_text(body)`` (the serialisation the usage and cache figures are computed on) and
@@ -339,6 +342,9 @@ class FakeOpenAIServer:
         deepseek_usage: bool = False,
         models: tuple[str, ...] = ("fake-model",),
         reject_stream_options: bool = False,
+        reject_tools: bool = False,
+        models_route: bool = True,
+        port: int = 0,
     ) -> None:
         self._state = _State()
         self._state.queue.extend(replies or [])
@@ -349,6 +355,10 @@ class FakeOpenAIServer:
         self.deepseek_usage = deepseek_usage
         self.models = models
         self.reject_stream_options = reject_stream_options
+        self.reject_tools = reject_tools
+        self.models_route = models_route
+        self._port = port
+        self.gets: list[str] = []
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -362,7 +372,7 @@ class FakeOpenAIServer:
 
     def start(self) -> None:
         handler = type("_BoundHandler", (_Handler,), {"server_api": self})
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", self._port), handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), name="fake-openai", daemon=True)
         self._thread.start()
@@ -546,9 +556,11 @@ class _Handler(BaseHTTPRequestHandler):
         return False
 
     def do_GET(self) -> None:
+        with self.server_api._state.lock:
+            self.server_api.gets.append(self.path)
         if not self._authorized():
             return
-        if self.path.rstrip("/").endswith("/models"):
+        if self.path.rstrip("/").endswith("/models") and self.server_api.models_route:
             data = [{"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in self.server_api.models]
             self._json(200, {"object": "list", "data": data})
         else:
@@ -581,6 +593,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if self.server_api.reject_stream_options and "stream_options" in body:
             self._error(400, "Unrecognized request argument supplied: stream_options")
+            return
+        if self.server_api.reject_tools and body.get("tools"):
+            self._error(400, f"registry.ollama.ai/library/{body.get('model')} does not support tools")
             return
         reply = self.server_api._next_reply(body)
         if reply.delay > 0:

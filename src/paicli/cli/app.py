@@ -21,9 +21,13 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from paicli.config.providers import variables_help
+
     parser = _Parser(
         prog="paicli",
         description="paicli: 终端编程 Agent（短期记忆、长期记忆与上下文压缩）。不带参数启动交互式 REPL。",
+        epilog=variables_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="store_true", help="打印版本号后退出")
     parser.add_argument("-p", "--print", dest="prompt", metavar="TASK", help="一次性执行任务（ReAct 模式）后退出")
@@ -40,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="在本项目最新的会话上继续（REPL 或 -p）")
     parser.add_argument("--resume", nargs="?", const="", metavar="SESSION_ID",
                         help="恢复指定会话；不给 ID 时列出会话供选择")
+    parser.add_argument("--setup", action="store_true", help="重新运行首次设置：选择模型服务、填写 API Key 并保存")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--plan", action="store_true", help="与 -p 一起使用：Plan-and-Execute 模式")
     mode.add_argument("--team", action="store_true", help="与 -p 一起使用：Team 多 Agent 模式")

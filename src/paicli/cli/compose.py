@@ -16,6 +16,7 @@ from paicli.context.offload import ToolResultOffloader
 from paicli.context.profile import ContextProfile
 from paicli.context.tokens import TokenCounter
 from paicli.llm.protocol import LLMClient
+from paicli.llm.tool_fallback import ToolFallbackClient, ToolSupport
 from paicli.memory.guard import ExternalContextTracker
 from paicli.memory.manager import MemoryManager
 from paicli.memory.project import ProjectMemoryLoader
@@ -49,12 +50,14 @@ class Components:
     tools_enabled: bool = True  # False: the model has no native tool calling (turned off by a setting)
     plan_prompts: PlanPrompts | None = None
     team_prompts: TeamPrompts | None = None
+    tool_support: ToolSupport | None = None  # models found at run time to reject `tools` (llm/tool_fallback.py)
 
 
-def build_llm(settings: Settings) -> LLMClient:
+def build_llm(settings: Settings, tool_support: ToolSupport | None = None) -> LLMClient:
     from paicli.llm.client import client_from_settings
 
-    return client_from_settings(settings)
+    client = client_from_settings(settings)
+    return client if tool_support is None else ToolFallbackClient(client, tool_support)
 
 
 def memory_dir(env: EnvLookup, home: Path) -> Path:
@@ -103,8 +106,11 @@ def build_components(
     notices: list[str] | None = None,
 ) -> Components:
     sink = notices if notices is not None else []
-    client = llm if llm is not None else build_llm(settings)
     root = settings.project_root
+    repository = PromptRepository(root, settings.paicli_home)
+    assembler = PromptAssembler(repository, env)
+    tool_support = ToolSupport(assembler.tools_disabled, sink.append)
+    client = llm if llm is not None else build_llm(settings, tool_support)
     profile = ContextProfile.from_window(settings.context_window, settings.cache_mode)
     counter = TokenCounter.from_env(env, settings.model)
     compaction = AutoCompactionManager(client, counter, profile, env)
@@ -116,8 +122,6 @@ def build_components(
     approval = ApprovalState("ask" if settings.approval_mode == "ask" else "auto", yes=yes)
     tools = ToolRunner(root, approver, offloader, tracker, env, memory.save_memory_tool, approval)
     loader = ProjectMemoryLoader(root, settings.paicli_home)
-    repository = PromptRepository(root, settings.paicli_home)
-    assembler = PromptAssembler(repository, env)
     skills = build_skills(settings.paicli_home, root, repository, sink)
     tools.register(LoadSkillTool.tool(skills, env))
     tools_enabled = knobs.TOOLS_ENABLED.read(env)
@@ -127,4 +131,5 @@ def build_components(
     team_prompts = AssembledTeamPrompts(assembler, repository.load, loader.load, skills.index_text, tools_enabled)
     return Components(settings, env, client, counter, profile, compaction, offloader, tracker, memory, approval,
                       tools, prompt, ledger, skills=skills, tools_enabled=tools_enabled, plan_prompts=plan_prompts,
-                      team_prompts=team_prompts)
+                      team_prompts=team_prompts,
+                      tool_support=tool_support)

@@ -19,6 +19,7 @@ from paicli.tools.audit import env_secrets
 if TYPE_CHECKING:
     from paicli.cli.backend import RunMode
     from paicli.cli.session import AppBackend
+    from paicli.config.settings import Settings
 
 EXIT_USAGE = 2
 
@@ -107,16 +108,49 @@ def _configure_logging(home: Path, env: EnvLookup) -> None:
     root.setLevel(level if level in ("DEBUG", "INFO", "WARNING", "ERROR") else "INFO")
 
 
+def _settings_or_setup(args: argparse.Namespace, env: EnvLookup, interactive: bool) -> tuple[EnvLookup, Settings] | str:
+    """The run's settings; with no usable provider (or `--setup`) at a terminal, the first-run setup decides
+    them. A str is the exit-2 message (never a prompt without a terminal)."""
+    from paicli.config.settings import NoProviderError, load_settings
+
+    missing = False
+    try:
+        settings = load_settings(env, cli_model=args.model)
+        if not args.setup:
+            return env, settings
+    except NoProviderError:
+        missing = True
+    except ConfigError:
+        if not args.setup:
+            raise
+    from paicli.cli import first_run  # only now: the usual start-up never imports the setup
+
+    if not interactive:
+        return first_run.SETUP_NEEDS_TERMINAL if args.setup else first_run.no_provider_message()
+    # Loopback servers are probed only when nothing is configured at all (a configured endpoint or key wins).
+    discover = (lambda: first_run.discover_for(env)) if missing else None
+    result = first_run.run_first_setup(env, first_run.PromptSetupIO(), discover=discover)
+    if result is None:
+        return first_run.SETUP_ABANDONED if missing else first_run.SETUP_KEPT
+    return result.env, result.settings
+
+
 def launch(args: argparse.Namespace) -> int:
-    from paicli.config.settings import load_settings
     from paicli.config.validate import validate_knobs
 
     env = EnvLookup()
+    oneshot = args.prompt is not None
+    if oneshot and args.setup:
+        return _fail("--setup 不能和 -p 一起使用：先运行 paicli --setup 完成设置，再用 -p 执行任务")
+    interactive = not oneshot and _stdin_is_tty() and sys.stdout.isatty()
     try:
-        settings = load_settings(env, cli_model=args.model)
         validate_knobs(env)
+        resolved = _settings_or_setup(args, env, interactive)
     except ConfigError as exc:
         return _fail(str(exc))
+    if isinstance(resolved, str):
+        return _fail(resolved)
+    env, settings = resolved
     secure_tree(settings.paicli_home)  # files an older version or another writer left readable
     atexit.register(secure_tree, settings.paicli_home)
     _configure_logging(settings.paicli_home, env)
@@ -127,7 +161,6 @@ def launch(args: argparse.Namespace) -> int:
 
     start_dictionary_early(memory_dir(env, settings.paicli_home))
     _tolerate_bad_stdin_bytes()
-    oneshot = args.prompt is not None
     if oneshot and args.resume == "":
         return _fail("-p 不能和不带会话 ID 的 --resume 一起使用；请给出 ID，或用 -c 继续最新的会话")
     if not oneshot and (args.plan or args.team):
@@ -148,7 +181,6 @@ def launch(args: argparse.Namespace) -> int:
             if not piped.strip():
                 return _fail('-p 需要一个任务描述，例如 paicli -p "解释 main.py 做了什么"（也可以从标准输入传入）')
             args.prompt, piped = piped.strip(), ""
-    interactive = not oneshot and _stdin_is_tty() and sys.stdout.isatty()
     notices: list[str] = []
     resume = _resume_path(args, settings.paicli_home, settings.project_root, notices)
     if isinstance(resume, str):

@@ -65,6 +65,8 @@ class AppBackend:
         self._notices: list[str] = notices if notices is not None else []
         self._notice_lock = threading.Lock()
         self._notice_listener: NoticeListener | None = None
+        if parts.tool_support is not None:  # "this model cannot use tools" is said once, like other notices
+            parts.tool_support.notify = self._notice
         self._extra_usage = Usage()
         self._extra_calls = 0
         self._phase = "idle"
@@ -360,7 +362,7 @@ class AppBackend:
         from paicli.config.settings import Settings
 
         assert isinstance(settings, Settings)
-        llm = build_llm(settings)
+        llm = build_llm(settings, self.parts.tool_support)
         profile = ContextProfile.from_window(settings.context_window, settings.cache_mode)
         self.settings = settings
         self.parts.settings = settings

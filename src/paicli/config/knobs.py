@@ -104,6 +104,20 @@ def _text(key: str, raw: str) -> str | None:
     return raw.strip() or None
 
 
+def _ports(key: str, raw: str) -> tuple[int, ...]:
+    if raw.strip().lower() in ("off", "none", "false", "no", "0"):
+        return ()
+    ports: list[int] = []
+    for part in raw.replace(";", ",").split(","):
+        text = part.strip()
+        if not text:
+            continue
+        if not text.isdigit() or not 1 <= int(text) <= 65535:
+            raise ConfigError(f"{key}={raw!r} 无效：需要逗号分隔的端口号（1-65535），或 off 关闭本机探测")
+        ports.append(int(text))
+    return tuple(ports)
+
+
 def _names(key: str, raw: str) -> tuple[str, ...]:
     return tuple(part.strip().lower() for part in raw.split(",") if part.strip())
 
@@ -193,6 +207,11 @@ APPROVAL_MODE = choice("PAICLI_APPROVAL_MODE", SESSION, "auto", ("auto", "ask", 
 PROMPT_RUNTIME_DATE = text("PAICLI_PROMPT_RUNTIME_DATE", SESSION, "fixed ISO date for the prompt's runtime section (tests)")
 PROMPT_RUNTIME_ZONE = text("PAICLI_PROMPT_RUNTIME_ZONE", SESSION, "IANA time zone for the prompt's runtime section")
 TOOLS_ENABLED = flag("PAICLI_TOOLS_ENABLED", SESSION, True, "false: the model has no native tool calling; send no tools")
+LOCAL_PORTS: Knob[tuple[int, ...]] = Knob(
+    "PAICLI_LOCAL_PORTS", SESSION, (11434, 1234, 8080, 8000),
+    "127.0.0.1 ports the first-run setup probes for local model servers when nothing is configured",
+    "ports", "ports, or off", _ports,
+)
 
 TOOL_OFFLOAD_ENABLED = flag("PAICLI_TOOL_OFFLOAD_ENABLED", COMPACTION, True, "level 1: offload oversized tool output")
 TOOL_OFFLOAD_THRESHOLD_CHARS = integer(
@@ -271,7 +290,7 @@ LOG_LEVEL = choice(
 ALL_KNOBS: tuple[Knob[object], ...] = (  # type: ignore[assignment]
     HOME, CONTEXT_WINDOW, LIGHT_MODEL, COMPACTION_MODEL, REASONING_IN_WIRE, LLM_CONNECT_TIMEOUT, LLM_READ_TIMEOUT,
     LLM_CALL_TIMEOUT, LLM_MAX_RETRIES, LLM_RETRY_BACKOFF,
-    MEMORY_PLACEMENT, APPROVAL_MODE, PROMPT_RUNTIME_DATE, PROMPT_RUNTIME_ZONE, TOOLS_ENABLED,
+    MEMORY_PLACEMENT, APPROVAL_MODE, PROMPT_RUNTIME_DATE, PROMPT_RUNTIME_ZONE, TOOLS_ENABLED, LOCAL_PORTS,
     TOOL_OFFLOAD_ENABLED, TOOL_OFFLOAD_THRESHOLD_CHARS, TOOL_RESULT_CLEARING_ENABLED,
     TOOL_RESULT_CLEARING_TRIGGER_TOKENS, TOOL_RESULT_CLEARING_KEEP, TOOL_RESULT_CLEARING_EXCLUDE_TOOLS,
     SESSION_MEMORY_COMPACTION_ENABLED, TOKENIZER,

@@ -27,6 +27,11 @@ class ProviderSpec:
     aliases: tuple[str, ...] = ()
     key_optional: bool = False
     reasoning_in_wire: bool = False  # the provider wants reasoning_content echoed on tool-call turns
+    label: str = ""  # how the first-run setup names it
+
+    @property
+    def display_name(self) -> str:
+        return self.label or self.name
 
     @property
     def key_env(self) -> str:
@@ -53,51 +58,52 @@ PROVIDERS: tuple[ProviderSpec, ...] = (
         "deepseek", ("DEEPSEEK_API_KEY",), ("DEEPSEEK_MODEL",), "deepseek-flash",
         ("DEEPSEEK_BASE_URL",), "https://api.deepseek.com/v1",
         context_window=1_000_000, cache_mode="automatic-prefix-cache",
-        model_prefixes=("deepseek",), reasoning_in_wire=True,
+        model_prefixes=("deepseek",), reasoning_in_wire=True, label="DeepSeek",
     ),
     ProviderSpec(
         "glm", ("GLM_API_KEY", "ZHIPU_API_KEY"), ("GLM_MODEL",), "glm-5.1",
         ("GLM_BASE_URL",), "https://open.bigmodel.cn/api/paas/v4",
         context_window=200_000, cache_mode="glm-prompt-cache",
         window_overrides=(("glm-5.3*", 1_000_000),), model_prefixes=("glm-",), aliases=("zhipu", "bigmodel"),
+        label="智谱 GLM",
     ),
     ProviderSpec(
         "hunyuan", ("HUNYUAN_API_KEY", "TOKENHUB_API_KEY", "TENCENTMAAS_API_KEY"), ("HUNYUAN_MODEL",),
         "hy4-preview", ("HUNYUAN_BASE_URL",), "https://tokenhub.tencentmaas.com/v1",
         context_window=1_000_000, cache_mode="hunyuan-prefix-cache",
-        model_prefixes=("hy4-", "hunyuan-"), aliases=("hy4", "tokenhub", "tencentmaas"),
+        model_prefixes=("hy4-", "hunyuan-"), aliases=("hy4", "tokenhub", "tencentmaas"), label="腾讯混元",
     ),
     ProviderSpec(
         "step", ("STEP_API_KEY",), ("STEP_MODEL",), "step-3.5-flash",
         ("STEP_BASE_URL",), "https://api.stepfun.com/v1",
         context_window=256_000, cache_mode="step-prefix-cache",
-        model_prefixes=("step",), aliases=("stepfun",),
+        model_prefixes=("step",), aliases=("stepfun",), label="阶跃星辰 Step",
     ),
     ProviderSpec(
         "kimi", ("KIMI_API_KEY", "MOONSHOT_API_KEY"), ("KIMI_MODEL", "MOONSHOT_MODEL"), "kimi-k2.6",
         ("KIMI_BASE_URL", "MOONSHOT_BASE_URL"), "https://api.moonshot.ai/v1",
         context_window=256_000, cache_mode="moonshot-context-cache",
-        model_prefixes=("kimi-", "moonshot-"), aliases=("moonshot",),
+        model_prefixes=("kimi-", "moonshot-"), aliases=("moonshot",), label="Kimi（月之暗面）",
     ),
     ProviderSpec(
         "freellmapi", ("FREELLMAPI_API_KEY",), ("FREELLMAPI_MODEL",), "auto",
         ("FREELLMAPI_BASE_URL",), "http://localhost:5173/v1",
-        aliases=("free-llm-api", "free_llm_api"),
+        aliases=("free-llm-api", "free_llm_api"), label="FreeLLMAPI",
     ),
     ProviderSpec(
         "xfyun", ("XFYUN_MAAS_API_KEY", "XFYUN_API_KEY"), ("XFYUN_MAAS_MODEL", "XFYUN_MODEL"), None,
         ("XFYUN_MAAS_BASE_URL", "XFYUN_BASE_URL"), "https://maas-api.cn-huabei-1.xf-yun.com/v1",
-        aliases=("maas", "iflytek", "xfyun-maas"),
+        aliases=("maas", "iflytek", "xfyun-maas"), label="讯飞星辰 MaaS",
     ),
     ProviderSpec(
         "agnes", ("AGNES_API_KEY",), ("AGNES_MODEL",), "agnes-2.0-flash",
         ("AGNES_BASE_URL",), "https://apihub.agnes-ai.com/v1",
-        context_window=1_000_000, model_prefixes=("agnes-",), aliases=("sapiens", "agnes-ai"),
+        context_window=1_000_000, model_prefixes=("agnes-",), aliases=("sapiens", "agnes-ai"), label="Agnes",
     ),
     ProviderSpec(
         "openai", ("OPENAI_API_KEY",), ("OPENAI_MODEL",), "gpt-4o-mini",
         ("OPENAI_BASE_URL",), "https://api.openai.com/v1",
-        cache_mode="automatic-prefix-cache", model_prefixes=("gpt-",),
+        cache_mode="automatic-prefix-cache", model_prefixes=("gpt-",), label="OpenAI",
     ),
     ProviderSpec(
         GENERIC, ("PAICLI_API_KEY",), ("PAICLI_MODEL",), None, ("PAICLI_BASE_URL",), None,
@@ -174,3 +180,31 @@ def resolve_model_spec(
 def _default_model(spec: ProviderSpec) -> str:
     # "" means the provider has no built-in default: the caller takes it from *_MODEL or config.json.
     return spec.default_model or ""
+
+
+# OpenAI-compatible servers people run on their own machine, by their usual port (probed on 127.0.0.1 only).
+LOCAL_SERVERS: tuple[tuple[str, int], ...] = (
+    ("Ollama", 11434),
+    ("LM Studio", 1234),
+    ("llama.cpp server", 8080),
+    ("vLLM", 8000),
+)
+
+
+def variables_help() -> str:
+    """Every provider variable, for `paicli --help` (the no-key error only points here)."""
+    from paicli.config import knobs
+
+    home = knobs.HOME.key
+    lines = [
+        f"模型服务配置（依次查找：环境变量、./.env、${home}/.env、~/.env）：",
+        "  PAICLI_BASE_URL, PAICLI_API_KEY, PAICLI_MODEL   任意 OpenAI 兼容接口（设置后优先；本机服务可不设 Key）",
+    ]
+    for name in AUTO_ORDER:
+        spec = provider(name)
+        model = spec.model_envs[0]
+        default = f"默认模型 {spec.default_model}，可用 {model}" if spec.default_model else f"模型需设置 {model}"
+        lines.append(f"  {spec.key_env:<22} {spec.display_name}（{default}；地址 {spec.base_url_envs[0]}）")
+    lines.append(f"  {knobs.CONTEXT_WINDOW.key:<22} 当前模型的上下文窗口（tokens），本机模型请按实际设置")
+    lines.append(f"首次在终端运行 paicli 会引导设置并保存到 ${home}/.env；paicli --setup 可重新设置。")
+    return "\n".join(lines)

@@ -19,6 +19,7 @@ from paicli.config.env import ConfigError, EnvLookup
 from paicli.config.providers import (
     AUTO_ORDER,
     GENERIC,
+    LOCAL_SERVERS,
     MAX_CONTEXT_WINDOW,
     MIN_CONTEXT_WINDOW,
     ProviderSpec,
@@ -30,6 +31,11 @@ from paicli.config.providers import (
 )
 
 MemoryPlacement = Literal["system", "turn"]
+
+
+class NoProviderError(ConfigError):
+    """No provider can be used because no key (or endpoint) is configured: the case the first-run setup fixes."""
+
 APPROVAL_MODES = ("auto", "ask", "plan")
 
 
@@ -196,7 +202,7 @@ class _Sources:
         saved = self.config.provider_config(name)
         api_key = self.key_for(spec)
         if not api_key and not spec.key_optional:
-            raise ConfigError(f"provider {name} 缺少 API Key：请设置 {' 或 '.join(spec.key_envs)}")
+            raise NoProviderError(f"provider {name} 缺少 API Key：请设置 {' 或 '.join(spec.key_envs)}")
         model = model or self.first(spec.model_envs) or saved.model or spec.default_model
         if not model:
             raise ConfigError(f"provider {name} 未指定模型：请设置 {spec.model_envs[0]} 或使用 --model")
@@ -231,14 +237,15 @@ def _reasoning(env: EnvLookup, provider_default: bool) -> bool:
     return provider_default if configured is None else bool(configured)
 
 
-def _home(env: EnvLookup) -> Path:
+def home_dir(env: EnvLookup) -> Path:
+    """The paicli home as the settings resolve it (it may come from a .env file), default `~/.paicli`."""
     return knobs.home_dir(env)
 
 
 def _missing_key_error() -> ConfigError:
     keys = "、".join(all_key_envs())
     generic = provider(GENERIC)
-    return ConfigError(
+    return NoProviderError(
         f"未找到可用的 API Key：请设置 {generic.base_url_envs[0]}（可选 {generic.key_envs[0]}、{generic.model_envs[0]}），"
         f"或设置 {keys} 之一（环境变量、./.env、<paicli 主目录>/.env 或 ~/.env）"
     )
@@ -283,7 +290,14 @@ def _default_choice(sources: _Sources, available: tuple[str, ...]) -> str:
 def load_settings(env: EnvLookup | None = None, cli_model: str | None = None, cwd: Path | None = None) -> Settings:
     """Resolve everything once at start-up. Raises ConfigError (one line) on any unusable setting."""
     env = env if env is not None else EnvLookup()
-    home = _home(env)
+    home = home_dir(env)
     sources = _Sources(env, load_config_file(home / "config.json"), home, (cwd or Path.cwd()).resolve())
     name, model = _choose_provider(sources, cli_model)
     return sources.build(name, model)
+
+
+def local_server_ports(env: EnvLookup) -> tuple[tuple[str, int], ...]:
+    """(name, port) pairs the first-run setup probes on 127.0.0.1 (`knobs.LOCAL_PORTS`, or `off`); by default
+    the usual ports of Ollama, LM Studio, llama.cpp server and vLLM."""
+    known = {port: name for name, port in LOCAL_SERVERS}
+    return tuple((known.get(port, f"OpenAI 兼容服务 :{port}"), port) for port in knobs.LOCAL_PORTS.read(env))

@@ -156,6 +156,13 @@ class PromptAssembler:
         return prompt
 
 
+    def tools_disabled(self, prompt: str) -> str:
+        """An assembled prompt for a model that turned out to reject tools (no-op without tool sections)."""
+        if not any(re.search(rf"^{heading}\s*$", prompt, re.MULTILINE) for heading in TOOL_SECTIONS):
+            return prompt
+        return without_tools(prompt, self._repository.load("tool-availability.md"))
+
+
 def _parse_date(raw: str | None) -> date | None:
     if raw is None:
         return None

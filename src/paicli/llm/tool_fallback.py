@@ -1,0 +1,97 @@
+"""Models that reject `tools` (many local models): found on the first such error, then the session goes on
+without tools, saying so once. The system prompt sent to such a model carries the no-tools section instead of
+the tool sections (spec 7.1, `ctx.toolsEnabled == false`); the rewrite is injected so llm/ stays free of prompt/.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from paicli.cancel import CancelToken
+from paicli.llm.messages import ChatResponse, Message
+from paicli.llm.protocol import DeltaCallback, LLMClient, LLMError
+
+NO_TOOLS_NOTICE = ("⚠️ 模型 {model} 不支持工具调用，本次会话改为纯对话：它不能读写文件或运行命令。"
+                   "需要工具时请用 /model 或 paicli --setup 换用支持工具的模型。")
+
+# What servers say when a model cannot take `tools`: Ollama "does not support tools", llama.cpp "tools param
+# requires --jinja flag", vLLM "auto" tool choice requires ..., OpenAI-style "Unrecognized ... argument: tools",
+# "does not support Function Calling". A message about a `tool` *message* (a pairing error) does not match.
+_TOOLS_REJECTED = re.compile(r"\btools\b|tool[ _]choice|function[ _]?call(?:ing)?\b|tool[ _]?(?:use|calling)\b",
+                             re.IGNORECASE)
+
+
+def rejects_tools(error: LLMError) -> bool:
+    return error.status in (400, 422) and bool(_TOOLS_REJECTED.search(str(error)))
+
+
+class ToolSupport:
+    """Shared by every client of one session: which models refused tools, and the one-time notice."""
+
+    def __init__(self, rewrite_system: Callable[[str], str], notify: Callable[[str], None] | None = None) -> None:
+        self._rewrite = rewrite_system
+        self.notify = notify
+        self._rejected: set[str] = set()
+        self._lock = threading.Lock()
+
+    def rejected(self, model: str) -> bool:
+        with self._lock:
+            return model in self._rejected
+
+    def mark(self, model: str) -> None:
+        with self._lock:
+            first = model not in self._rejected
+            self._rejected.add(model)
+        if first and self.notify is not None:
+            self.notify(NO_TOOLS_NOTICE.format(model=model))
+
+    def without_tools(self, messages: Sequence[Message]) -> list[Message]:
+        adapted = list(messages)
+        if adapted and adapted[0].role == "system":
+            adapted[0] = Message.system(self._rewrite(adapted[0].content or ""))
+        return adapted
+
+
+class ToolFallbackClient:
+    """An `LLMClient` that retries a tools-rejecting request once without tools, and from then on sends none."""
+
+    def __init__(self, inner: LLMClient, support: ToolSupport) -> None:
+        self._inner = inner
+        self._support = support
+
+    @property
+    def model(self) -> str:
+        return self._inner.model
+
+    @property
+    def inner(self) -> LLMClient:
+        return self._inner
+
+    def chat(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        *,
+        on_delta: DeltaCallback | None = None,
+        cancel: CancelToken | None = None,
+    ) -> ChatResponse:
+        model = self._inner.model
+        if tools and not self._support.rejected(model):
+            try:
+                return self._inner.chat(messages, tools, on_delta=on_delta, cancel=cancel)
+            except LLMError as error:
+                if not rejects_tools(error):
+                    raise
+                self._support.mark(model)
+        if self._support.rejected(model):
+            return self._inner.chat(self._support.without_tools(messages), None, on_delta=on_delta, cancel=cancel)
+        return self._inner.chat(messages, tools, on_delta=on_delta, cancel=cancel)
+
+    def with_model(self, model: str) -> ToolFallbackClient:
+        return ToolFallbackClient(self._inner.with_model(model), self._support)
+
+    def __getattr__(self, name: str) -> Any:  # prewarm, options, ... of the wrapped client
+        return getattr(self._inner, name)

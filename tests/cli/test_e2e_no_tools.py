@@ -1,0 +1,34 @@
+"""A local model that rejects `tools`, end to end: the session goes on without tools and says so once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.cli.paicli_proc import paicli_env, run_paicli
+from tests.fakes.openai_server import FakeOpenAIServer
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def test_oneshot_answers_without_tools_after_the_first_400(project: Path, isolated_home: Path) -> None:
+    with FakeOpenAIServer(["我不能读文件，但可以解释思路。"], reject_tools=True) as server:
+        proc = run_paicli(["-p", "看看 main.py"], paicli_env(isolated_home, server.base_url), project)
+        requests = server.requests
+        server.assert_no_violations()
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "我不能读文件，但可以解释思路。"
+    assert proc.stderr.count("不支持工具调用") == 1
+    assert ["tools" in r for r in requests] == [True, False]
+    assert "当前模型不支持 PaiCLI 原生工具调用" in requests[1]["messages"][0]["content"]
+
+
+def test_piped_session_keeps_going_without_tools_and_says_so_once(project: Path, isolated_home: Path) -> None:
+    with FakeOpenAIServer(["第一个回答", "第二个回答"], reject_tools=True) as server:
+        proc = run_paicli([], paicli_env(isolated_home, server.base_url), project, stdin="你好\n再问一个\n")
+        requests = server.requests
+    assert proc.returncode == 0, proc.stderr
+    assert "第一个回答" in proc.stdout and "第二个回答" in proc.stdout
+    assert proc.stderr.count("不支持工具调用") == 1
+    assert ["tools" in r for r in requests] == [True, False, False]
