@@ -24,7 +24,9 @@ def _is_extraction(body: dict[str, Any]) -> bool:
 
 
 def last_user_text(server: FakeOpenAIServer) -> str:
-    return str(server.requests[-1]["messages"][-1]["content"])
+    """The latest agent request's user text: a background extraction call may arrive after it."""
+    agent_requests = [body for body in server.requests if not _is_extraction(body)]
+    return str(agent_requests[-1]["messages"][-1]["content"])
 
 
 def test_a_slow_extraction_does_not_delay_the_next_turn(tmp_path: Path) -> None:

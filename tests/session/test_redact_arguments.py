@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from paicli.llm.messages import Message, ToolCall
-from paicli.session.redact import REDACTED, Redactor
+from paicli.redact import REDACTED, Redactor
 from paicli.session.resume import load_view
 
 from .helpers import new_ledger

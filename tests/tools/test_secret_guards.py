@@ -101,7 +101,7 @@ def test_private_file_helpers_ignore_a_permissive_umask(tmp_path: Path) -> None:
 def test_log_records_are_redacted_before_they_reach_the_file(tmp_path: Path) -> None:
     import logging
 
-    from paicli.session.redact import RedactingFilter
+    from paicli.redact import RedactingFilter
 
     key = "configured-key-0123456789abcdef"
     path = tmp_path / "paicli.log"

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from paicli.config import knobs
 from paicli.config.env import ConfigError, EnvLookup
 from paicli.fsperm import create_private_file, secure_tree
-from paicli.session.redact import RedactingFilter
+from paicli.redact import RedactingFilter
 from paicli.tools.audit import env_secrets
 
 if TYPE_CHECKING:

@@ -33,7 +33,7 @@ from paicli.cli.statusbar import format_window, status_line
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.fsperm import create_private_file, make_private
-from paicli.session.redact import Redactor
+from paicli.redact import Redactor
 
 
 def banner_lines(info: SessionInfo) -> list[tuple[str, str]]:

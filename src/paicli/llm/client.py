@@ -24,7 +24,7 @@ from paicli.llm.failures import Failure, classify, final_message, rejects_usage_
 from paicli.llm.messages import ChatResponse, Message
 from paicli.llm.protocol import DeltaCallback, LLMError
 from paicli.llm.stream import StreamAssembler
-from paicli.session.redact import mask_secret
+from paicli.redact import mask_secret
 
 log = logging.getLogger(__name__)
 

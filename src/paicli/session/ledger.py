@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from paicli.llm.messages import Message
+from paicli.redact import Redactor
 from paicli.session import flock
-from paicli.session.redact import Redactor
 from paicli.session.resume import VIEW_CHECKPOINT_EVENT, LedgerEntry, parse_entries
 from paicli.session.scan import line_sequences_backwards
 

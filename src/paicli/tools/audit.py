@@ -18,7 +18,7 @@ from typing import Any
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.fsperm import open_private_append
-from paicli.session.redact import Redactor
+from paicli.redact import Redactor
 
 MAX_ARGUMENT_CHARS = 500
 Clock = Callable[[], datetime]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from paicli.memory.extract_words import SECRET_SHAPES
-from paicli.session.redact import Redactor
+from paicli.redact import Redactor
 from paicli.tools.context import SaveMemory, ToolContext
 from paicli.tools.schema import Args, ToolOutput
 
