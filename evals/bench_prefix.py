@@ -28,8 +28,8 @@ from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 from paicli.agent.events import AgentEvent, ModelCallFinished
 from paicli.cancel import CancelToken
+from paicli.cli.app_backend import AppBackend
 from paicli.cli.compose import build_components
-from paicli.cli.session import AppBackend
 from paicli.config.env import EnvLookup
 from paicli.config.settings import load_settings
 from paicli.memory.entry import new_fact

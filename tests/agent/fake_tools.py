@@ -1,4 +1,4 @@
-"""A scriptable ToolRunner for loop tests: handlers by name, records what ran."""
+"""A scriptable ToolSource for loop tests: handlers by name, records what ran."""
 
 from __future__ import annotations
 

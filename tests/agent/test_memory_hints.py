@@ -10,8 +10,8 @@ import pytest
 
 from paicli.agent.events import AgentEvent, Notice
 from paicli.cancel import CancelToken
+from paicli.cli.app_backend import AppBackend
 from paicli.cli.compose import build_components
-from paicli.cli.session import AppBackend
 from paicli.config.env import EnvLookup
 from paicli.config.settings import load_settings
 from paicli.memory.guard import NO_HOST_FACT, YUQUE_FACT, browser_login_fact

@@ -10,10 +10,10 @@ from typing import Any
 from paicli.agent.events import AgentEvent, EventSink, RunFinished, TextDelta
 from paicli.cancel import CancelToken
 from paicli.cli.backend import (
+    BannerInfo,
     CommandReply,
     NoticeListener,
     RunMode,
-    SessionInfo,
     SessionSummary,
     StatusSnapshot,
 )
@@ -66,8 +66,8 @@ class FakeBackend:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     notice_listener: NoticeListener | None = None
 
-    def info(self) -> SessionInfo:
-        return SessionInfo("9.9.9", self.model_name, "fakeprov", 128_000, "session-1-abc", self.project_root, "auto")
+    def info(self) -> BannerInfo:
+        return BannerInfo("9.9.9", self.model_name, "fakeprov", 128_000, "session-1-abc", self.project_root, "auto")
 
     def status(self) -> StatusSnapshot:
         return StatusSnapshot(self.model_name, 12_300, 128_000, 45_100, 3_200, 30_000, "auto")

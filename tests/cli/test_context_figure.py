@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from paicli.cancel import CancelToken
+from paicli.cli.app_backend import AppBackend
 from paicli.cli.compose import build_components
-from paicli.cli.session import AppBackend
 from paicli.cli.statusbar import status_line
 from paicli.config.env import EnvLookup
 from paicli.config.settings import load_settings

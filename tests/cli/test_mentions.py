@@ -41,8 +41,8 @@ def test_text_without_mentions_is_unchanged(tmp_path: Path) -> None:
 def test_the_session_shows_the_notes_before_the_model_answers(tmp_path: Path) -> None:
     from paicli.agent.events import AgentEvent, Notice, TextDelta
     from paicli.cancel import CancelToken
+    from paicli.cli.app_backend import AppBackend
     from paicli.cli.compose import build_components
-    from paicli.cli.session import AppBackend
     from paicli.config.env import EnvLookup
     from paicli.config.settings import load_settings
     from paicli.tools.approval import AutoApprover

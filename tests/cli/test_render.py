@@ -8,7 +8,6 @@ from rich.console import Console
 
 from paicli.agent.events import (
     Compacted,
-    FactsSaved,
     ModelCallStarted,
     Notice,
     ReasoningDelta,
@@ -140,7 +139,7 @@ def test_markdown_renderer_streams_blocks_and_colours_diffs() -> None:
     assert "\x1b[31m" in err.getvalue() and "-old" in err.getvalue()  # red removal
 
 
-def test_outcomes_compaction_notices_and_facts() -> None:
+def test_outcomes_compaction_and_notices() -> None:
     out_console, _, err_console, err = consoles()
     renderer = EventRenderer(out_console, err_console, markdown=False)
     step = CompactionStep("full_summary", 40, 6, 90_000, 12_000)
@@ -148,12 +147,11 @@ def test_outcomes_compaction_notices_and_facts() -> None:
     renderer(Compacted(CompactionResult(True, "full_summary", 7, (clear, step))))
     renderer(Compacted(CompactionResult(True, "full_summary", 0, (step,)), manual=True))
     renderer(Notice("小心", "warn"))
-    renderer(FactsSaved(2))
     renderer(RunFinished("error", "", "网络断开"))
     text = err.getvalue()
     assert "🧹 已清理 7 条旧工具结果" in text
     assert text.count("📦 已压缩历史上下文: 100,000 → 12,000 tokens") == 1
-    assert "小心" in text and "2 条事实" in text and "❌ 任务未完成: 网络断开" in text
+    assert "小心" in text and "❌ 任务未完成: 网络断开" in text
 
 
 def test_partial_and_cancelled_runs_say_so() -> None:

@@ -13,9 +13,9 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 
 from paicli.agent.events import EventSink, RunFinished, TextDelta
 from paicli.cancel import CancelToken
+from paicli.cli.app_backend import AppBackend
 from paicli.cli.backend import RunMode
 from paicli.cli.compose import build_components
-from paicli.cli.session import AppBackend
 from paicli.config.env import EnvLookup
 from paicli.config.settings import load_settings
 from paicli.tools.approval import AutoApprover

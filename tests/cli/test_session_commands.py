@@ -123,10 +123,10 @@ def test_markdown_of_empty_conversation_has_only_the_header() -> None:
 
 
 def test_banner_shows_enabled_and_total_skills() -> None:
-    from paicli.cli.backend import SessionInfo
+    from paicli.cli.backend import BannerInfo
     from paicli.cli.repl_prompt import banner_lines
 
-    info = SessionInfo("1.0", "m", "p", 128_000, "s", "/proj", "none", skills="2/3 skills")
+    info = BannerInfo("1.0", "m", "p", 128_000, "s", "/proj", "none", skills="2/3 skills")
     assert any("2/3 skills" in text for text, _ in banner_lines(info))
-    bare = SessionInfo("1.0", "m", "p", 128_000, "s", "/proj", "none")
+    bare = BannerInfo("1.0", "m", "p", 128_000, "s", "/proj", "none")
     assert not any("skills" in text for text, _ in banner_lines(bare))

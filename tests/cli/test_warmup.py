@@ -9,8 +9,8 @@ from typing import Any
 
 from paicli.agent.events import AgentEvent, ModelCallStarted, RunFinished, Waiting
 from paicli.cancel import CancelToken
+from paicli.cli.app_backend import AppBackend
 from paicli.cli.compose import build_components
-from paicli.cli.session import AppBackend
 from paicli.cli.warmup import MEMORY_DICTIONARY, MEMORY_INDEX, TOKEN_ENCODER, WarmStep, WarmUp, startup_warmup
 from paicli.config.env import EnvLookup
 from paicli.config.settings import load_settings

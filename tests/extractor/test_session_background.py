@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from paicli.cancel import CancelToken
+from paicli.cli.app_backend import AppBackend
 from paicli.cli.compose import build_components
-from paicli.cli.session import AppBackend
 from paicli.config.env import EnvLookup
 from paicli.config.settings import load_settings
 from paicli.tools.approval import AutoApprover

@@ -61,11 +61,6 @@ class RunFinished:
 
 
 @dataclass(frozen=True)
-class FactsSaved:
-    count: int
-
-
-@dataclass(frozen=True)
 class PlanProposed:
     """A plan to show (and, in the REPL, to review); `done` lists tasks already completed (resume)."""
 
@@ -114,7 +109,6 @@ AgentEvent = (
     | Compacted
     | Notice
     | RunFinished
-    | FactsSaved
     | PlanProposed
     | TaskStarted
     | TaskActivity
@@ -125,5 +119,3 @@ EventSink = Callable[[AgentEvent], None]
 PLAN_EVENTS = (PlanProposed, TaskStarted, TaskActivity, TaskFinished)
 
 
-def ignore_events(_: AgentEvent) -> None:
-    return None

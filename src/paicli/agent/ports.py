@@ -33,7 +33,7 @@ class TurnTools(Protocol):
         ...
 
 
-class ToolRunner(Protocol):
+class ToolSource(Protocol):
     def for_turn(self, submitted_text: str, inherited_urls: Iterable[str] = ()) -> TurnTools:
         """`inherited_urls`: URLs a Plan task / Team step may fetch because a dependency's web_search found them."""
         ...

@@ -25,7 +25,7 @@ from paicli.agent.ports import (
     MemoryPort,
     NoMemory,
     SystemPromptBuilder,
-    ToolRunner,
+    ToolSource,
 )
 from paicli.agent.runaway import RunawayGuard
 from paicli.cancel import CancelToken
@@ -63,7 +63,7 @@ class ReactAgent:
     def __init__(
         self,
         llm: LLMClient,
-        tools: ToolRunner,
+        tools: ToolSource,
         prompt: SystemPromptBuilder,
         *,
         context: ContextPort | None = None,

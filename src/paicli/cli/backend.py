@@ -14,7 +14,7 @@ NoticeListener = Callable[[], None]
 
 
 @dataclass(frozen=True)
-class SessionInfo:
+class BannerInfo:
     version: str
     model: str
     provider: str
@@ -66,7 +66,7 @@ class CommandReply:
 
 
 class Backend(Protocol):
-    def info(self) -> SessionInfo: ...
+    def info(self) -> BannerInfo: ...
 
     def status(self) -> StatusSnapshot: ...
 

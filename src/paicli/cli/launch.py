@@ -17,8 +17,8 @@ from paicli.redact import RedactingFilter
 from paicli.tools.audit import env_secrets
 
 if TYPE_CHECKING:
+    from paicli.cli.app_backend import AppBackend
     from paicli.cli.backend import RunMode
-    from paicli.cli.session import AppBackend
     from paicli.config.settings import Settings
 
 EXIT_USAGE = 2
@@ -251,8 +251,8 @@ def _pick_session_at_start(backend: AppBackend) -> str:
 
 def _build_backend(settings: object, env: EnvLookup, args: argparse.Namespace, interactive: bool,
                    resume: Path | None, notices: list[str]) -> AppBackend:
+    from paicli.cli.app_backend import AppBackend
     from paicli.cli.compose import build_components
-    from paicli.cli.session import AppBackend
     from paicli.config.settings import Settings
     from paicli.tools.approval import AutoApprover, DenyingApprover
     from paicli.tools.base import Approver

@@ -13,7 +13,6 @@ from typing import Any, TextIO
 from paicli.agent.events import (
     AgentEvent,
     Compacted,
-    FactsSaved,
     ModelCallFinished,
     ModelCallStarted,
     Notice,
@@ -71,8 +70,6 @@ def event_to_json(event: AgentEvent) -> dict[str, Any]:
         }
     if isinstance(event, Notice):
         return {"type": "notice", "level": event.level, "text": event.text}
-    if isinstance(event, FactsSaved):
-        return {"type": "facts_saved", "count": event.count}
     if isinstance(event, Waiting):
         return {"type": "waiting", "what": event.what}
     plan = plan_event_json(event)
@@ -109,10 +106,6 @@ def describe_event(event: AgentEvent) -> str | None:
         return event.text
     if isinstance(event, PLAN_EVENTS):
         return plan_event_line(event)
-    if isinstance(event, FactsSaved) and event.count:
-        from paicli.memory.extractor import saved_message
-
-        return saved_message(event.count)
     return None
 
 

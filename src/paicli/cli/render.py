@@ -18,7 +18,6 @@ from paicli.agent.events import (
     PLAN_EVENTS,
     AgentEvent,
     Compacted,
-    FactsSaved,
     ModelCallStarted,
     Notice,
     ReasoningDelta,
@@ -228,9 +227,6 @@ class EventRenderer:
             say(self._progress, event.text, _NOTICE_STYLES.get(event.level, "cyan"))
             if self._plan is not None:
                 self._plan.resume()  # tasks still running keep their live line
-        elif isinstance(event, FactsSaved):
-            if event.count:
-                say(self._progress, f"🧠 已自动记住 {event.count} 条事实", "dim")
         elif isinstance(event, RunFinished):
             self.finish(event)
         elif isinstance(event, PLAN_EVENTS):

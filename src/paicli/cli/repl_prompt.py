@@ -21,7 +21,7 @@ from prompt_toolkit.output import Output, create_output
 from rich.cells import cell_len
 from rich.console import Console
 
-from paicli.cli.backend import Backend, SessionInfo, StatusSnapshot
+from paicli.cli.backend import Backend, BannerInfo, StatusSnapshot
 from paicli.cli.paste import PasteStore
 from paicli.cli.render import say
 from paicli.cli.repl import GOODBYE, ApprovalHost, Dispatcher
@@ -36,7 +36,7 @@ from paicli.fsperm import create_private_file, make_private
 from paicli.redact import Redactor
 
 
-def banner_lines(info: SessionInfo) -> list[tuple[str, str]]:
+def banner_lines(info: BannerInfo) -> list[tuple[str, str]]:
     return [
         (f"✻ paicli v{info.version}", "bold cyan"),
         (f"  模型  {info.model} ({info.provider}) · 上下文窗口 {format_window(info.context_window)}", ""),

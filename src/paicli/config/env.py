@@ -139,5 +139,3 @@ class EnvLookup:
             raise ConfigError(f"{key}={raw!r} 无效：需要一个数字") from None
 
 
-def default_env() -> EnvLookup:
-    return EnvLookup()

@@ -103,10 +103,6 @@ class ToolResultClearer:
         self.config = config or ClearingConfig()
         self._measure: Measure = measure or _reference_measure
 
-
-    def set_measure(self, measure: Measure) -> None:
-        self._measure = measure
-
     def trigger_tokens(self, compaction_trigger: int) -> int:
         if compaction_trigger <= 0:
             return 0

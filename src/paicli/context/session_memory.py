@@ -130,9 +130,6 @@ class SessionMemoryCompactor:
                     state.snapshot = None
                     state.pending = False
 
-    def set_measure(self, measure: Measure) -> None:
-        self._measure = measure
-
     def clear(self, history: list[Message]) -> None:
         with self._lock:
             state = self._states.pop(id(history), None)

@@ -149,9 +149,6 @@ class ConversationHistoryCompactor:
     def set_llm(self, llm: LLMClient | None) -> None:
         self._llm = llm
 
-    def set_measure(self, measure: Measure) -> None:
-        self._measure = measure
-
     def compact_if_needed(self, history: list[Message], trigger: int) -> bool:
         return self.compact(history, trigger, False, self.retain).compacted
 

@@ -80,8 +80,6 @@ def load_encoder(encoding_name: str) -> Encoder:
 class Calibration:
     ratio: float
     observations: int
-    last_local: int
-    last_provider: int
 
 
 def bounded_ratio(local_count: int, provider_count: int) -> float:
@@ -110,7 +108,6 @@ class TokenCounter:
         self._schemas: OrderedDict[str, int] = OrderedDict()
         self._calibration: dict[str, Calibration] = {}
         self.last_provider_prompt_tokens: int | None = None
-        self.last_local_request_tokens: int | None = None
 
     @staticmethod
     def from_env(env: EnvLookup | None = None, model: str | None = None) -> TokenCounter:
@@ -213,9 +210,8 @@ class TokenCounter:
             if previous is not None:
                 ratio = previous.ratio + CALIBRATION_SMOOTHING * (ratio - previous.ratio)
             observations = 1 if previous is None else previous.observations + 1
-            self._calibration[model] = Calibration(ratio, observations, local_count, provider_prompt_tokens)
+            self._calibration[model] = Calibration(ratio, observations)
             self.last_provider_prompt_tokens = provider_prompt_tokens
-            self.last_local_request_tokens = local_count
 
     def ratio(self, model: str) -> float:
         found = self._calibration.get(model)

@@ -16,7 +16,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from paicli.cancel import Cancelled, CancelToken
@@ -176,10 +176,6 @@ class OpenAIChatClient:
             self._options.base_url, self._options.api_key, model,
             options=self._options, connection=self._connection, rng=self._rng,
         )
-
-    def with_options(self, **changes: Any) -> OpenAIChatClient:
-        """A client with changed options (its own connection), e.g. tighter timeouts for side calls."""
-        return OpenAIChatClient.from_options(replace(self._options, **changes), self._model)
 
     # ------------------------------------------------------------------ request
 

@@ -19,7 +19,6 @@ DoneCallback = Callable[[int], None]
 
 _STOP = object()
 
-PRINT_MODE_WAIT_SECONDS = 10.0  # `-p` gives a running extraction this long before exiting
 
 
 class TurnExtraction(Protocol):

@@ -25,7 +25,6 @@ VERIFY_HINT = (
 REPLACE_HINT = (
     "❌ 写法: /memory replace <记忆 id> <新的事实>，比如 /memory replace fact-1a2b3c4d 项目改用 Java 21"
 )
-CLEAR_CONFIRM_PROMPT = "确定要删除全部长期记忆吗？所有项目共享这份记忆，删除后无法恢复。(y/N) "
 NO_MATCH = "📭 没有找到符合条件的长期记忆。"
 CLEARED = "🧹 全部长期记忆已删除"
 _FLAGS = {"--global": "global", "--project": "project", "--force": "force"}

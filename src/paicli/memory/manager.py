@@ -75,9 +75,6 @@ class MemoryManager:
         self._retriever_failed = False
         self.project_key = normalize_project_key(project_key)
 
-    def set_project_path(self, path: str | os.PathLike[str] | None) -> None:
-        self.project_key = normalize_project_key(path)
-
     # ---- explicit writes -------------------------------------------------------------------------
 
     def store_fact(

@@ -222,12 +222,6 @@ class InputAnalysis:
     def clauses_around(self, start: int, end: int) -> str:
         return self._union(self.clauses, start, end)
 
-    def line_around(self, start: int) -> str:
-        for line_start, line_end in self.lines:
-            if line_start <= start <= line_end:
-                return self.text[line_start:line_end]
-        return ""
-
     def text_before_in_sentence(self, start: int) -> str:
         for sentence_start, sentence_end in self.sentences:
             if sentence_start <= start < sentence_end:

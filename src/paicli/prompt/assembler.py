@@ -14,7 +14,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from enum import Enum
-from pathlib import Path
 
 from paicli.config import knobs
 from paicli.config.env import ConfigError, EnvLookup
@@ -210,5 +209,3 @@ class AgentPromptBuilder:
         return self._assembler.assemble(self._mode, ctx)
 
 
-def default_assembler(project_root: Path | None = None, env: EnvLookup | None = None) -> PromptAssembler:
-    return PromptAssembler(PromptRepository(project_root), env)

@@ -30,7 +30,7 @@ class _NoToolTurn:
 
 
 class ToolsDisabled:
-    """Satisfies paicli.agent.ports.ToolRunner with no tools at all."""
+    """Satisfies paicli.agent.ports.ToolSource with no tools at all."""
 
     def for_turn(self, submitted_text: str, inherited_urls: Iterable[str] = ()) -> _NoToolTurn:
         return _NoToolTurn()

@@ -31,7 +31,6 @@ WRITE_FILE = ToolSpec(
         Param("path", "string", "相对项目根目录的路径", required=True),
         Param("content", "string", "完整内容", required=True),
     ),
-    dangerous=True,
 )
 EDIT_FILE = ToolSpec(
     "edit_file",
@@ -43,7 +42,6 @@ EDIT_FILE = ToolSpec(
         Param("new_text", "string", "新文本", required=True),
         Param("replace_all", "boolean", "默认 false"),
     ),
-    dangerous=True,
 )
 LIST_DIR = ToolSpec(
     "list_dir",
@@ -78,7 +76,6 @@ EXECUTE_COMMAND = ToolSpec(
     "execute_command",
     "在项目根目录用 bash -c 执行命令，返回合并的输出和退出码；超时 60 秒（终止整个进程组），不要运行交互式或常驻命令。",
     (Param("command", "string", "", required=True),),
-    dangerous=True,
 )
 WEB_FETCH = ToolSpec(
     "web_fetch",

@@ -38,7 +38,6 @@ class ToolSpec:
     description: str
     params: tuple[Param, ...] = ()
     read_only: bool = False  # parallel-safe: runs concurrently with other read-only calls
-    dangerous: bool = False  # may need a human's approval
     external: bool = False  # brings outside content into the session
     web: bool = False  # refused at execution when the turn must stay offline (the definition stays)
 

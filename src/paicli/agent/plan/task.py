@@ -23,7 +23,7 @@ from paicli.agent.loop import LoopOptions, LoopStats, ToolLoop
 from paicli.agent.plan.checkpoint import MODE, task_actor
 from paicli.agent.plan.model import NodeState, Plan, PlanTask
 from paicli.agent.plan.prompts import PlanPrompts, task_input
-from paicli.agent.ports import ContextPort, LedgerPort, MemoryPort, ToolRunner
+from paicli.agent.ports import ContextPort, LedgerPort, MemoryPort, ToolSource
 from paicli.cancel import CancelToken
 from paicli.llm.messages import Message
 from paicli.llm.protocol import LLMClient
@@ -34,7 +34,7 @@ class TaskEnv:
     """What every task of one plan run shares."""
 
     llm: LLMClient
-    tools: ToolRunner
+    tools: ToolSource
     prompts: PlanPrompts
     ledger: LedgerPort
     memory: MemoryPort

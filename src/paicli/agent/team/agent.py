@@ -26,7 +26,7 @@ from paicli.agent.plan.checkpoint import PLAN_CREATED, TASK_STATE, InterruptedPl
 from paicli.agent.plan.model import NodeState, Plan, PlanProgress, PlanTask
 from paicli.agent.plan.parallel import run_all
 from paicli.agent.plan.parse import PlanParseError
-from paicli.agent.ports import ContextPort, LedgerPort, ToolRunner
+from paicli.agent.ports import ContextPort, LedgerPort, ToolSource
 from paicli.agent.team.parse import parse_team_plan
 from paicli.agent.team.prompts import Role, TeamPrompts, planning_request
 from paicli.agent.team.result import team_result
@@ -59,7 +59,7 @@ class TeamEnv:
     """What every member of one team run shares: one model client, one tool registry, one ledger."""
 
     llm: LLMClient
-    tools: ToolRunner
+    tools: ToolSource
     prompts: TeamPrompts
     ledger: LedgerPort
     context_factory: Callable[[], ContextPort]  # each member gets its own compaction manager

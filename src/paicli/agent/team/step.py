@@ -21,7 +21,7 @@ from paicli.agent.events import (
 )
 from paicli.agent.plan.model import NodeState, Plan, PlanTask
 from paicli.agent.plan.task import inherited_urls
-from paicli.agent.ports import ToolRunner, TurnTools
+from paicli.agent.ports import ToolSource, TurnTools
 from paicli.agent.team.prompts import TeamPrompts, retry_input, review_request, step_input
 from paicli.agent.team.review import (
     MAX_RETRIES,
@@ -77,7 +77,7 @@ class StepJob:
 
 
 class StepRunner:
-    def __init__(self, prompts: TeamPrompts, tools: ToolRunner, policy_text: str,
+    def __init__(self, prompts: TeamPrompts, tools: ToolSource, policy_text: str,
                  max_retries: int = MAX_RETRIES) -> None:
         self.prompts = prompts
         self.tools = tools

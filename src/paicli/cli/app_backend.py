@@ -18,10 +18,10 @@ from paicli.agent.react import CANCELLED_ANSWER, AgentOptions, ReactAgent
 from paicli.cancel import CancelToken
 from paicli.cli import session_commands
 from paicli.cli.backend import (
+    BannerInfo,
     CommandReply,
     NoticeListener,
     RunMode,
-    SessionInfo,
     SessionSummary,
     StatusSnapshot,
 )
@@ -105,8 +105,8 @@ class AppBackend:
 
     # ---- Backend: information ----------------------------------------------------------------------
 
-    def info(self) -> SessionInfo:
-        return SessionInfo(
+    def info(self) -> BannerInfo:
+        return BannerInfo(
             __version__,
             self.settings.model,
             self.settings.provider,
