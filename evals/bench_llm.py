@@ -20,9 +20,26 @@ from paicli.llm.stream import StreamAssembler
 
 def bench_assembler(chunks: int = 20_000) -> float:
     text = [{"model": "m", "choices": [{"index": 0, "delta": {"content": "字"}}]} for _ in range(chunks // 2)]
-    calls = [{"model": "m", "choices": [{"index": 0, "delta": {"tool_calls": [
-        {"index": i % 4, "id": f"c{i % 4}" if i < 4 else None, "function": {"name": "read_file", "arguments": "ab"}}]}}]}
-        for i in range(chunks // 2)]
+    calls = [
+        {
+            "model": "m",
+            "choices": [
+                {
+                    "index": 0,
+                    "delta": {
+                        "tool_calls": [
+                            {
+                                "index": i % 4,
+                                "id": f"c{i % 4}" if i < 4 else None,
+                                "function": {"name": "read_file", "arguments": "ab"},
+                            }
+                        ]
+                    },
+                }
+            ],
+        }
+        for i in range(chunks // 2)
+    ]
     assembler = StreamAssembler()
     start = time.perf_counter()
     for chunk in text + calls:
@@ -31,7 +48,9 @@ def bench_assembler(chunks: int = 20_000) -> float:
     return (time.perf_counter() - start) / chunks * 1e6
 
 
-def bench_round_trip(client: OpenAIChatClient, server: FakeOpenAIServer, rounds: int = 20) -> tuple[float, float]:
+def bench_round_trip(
+    client: OpenAIChatClient, server: FakeOpenAIServer, rounds: int = 20
+) -> tuple[float, float]:
     totals, firsts = [], []
     for _ in range(rounds):
         server.push(Reply.text("这是一个用于测量往返时间的回答。" * 4, chunks=16))
@@ -56,7 +75,9 @@ def bench_cancel(client: OpenAIChatClient, server: FakeOpenAIServer, rounds: int
         done = threading.Event()
         stamp: list[float] = []
 
-        def run(cancel: CancelToken = cancel, done: threading.Event = done, stamp: list[float] = stamp) -> None:
+        def run(
+            cancel: CancelToken = cancel, done: threading.Event = done, stamp: list[float] = stamp
+        ) -> None:
             try:
                 client.chat([Message.user("q")], cancel=cancel)
             except Cancelled:
@@ -79,10 +100,14 @@ def main() -> None:
         server.push("warm-up")
         start = time.perf_counter()
         client.chat([Message.user("warm")])
-        print(f"first call incl. openai import and client set-up: {(time.perf_counter() - start) * 1000:.0f} ms")
+        print(
+            f"first call incl. openai import and client set-up: {(time.perf_counter() - start) * 1000:.0f} ms"
+        )
         total, first = bench_round_trip(client, server)
         print(f"loopback round trip (16 chunks): median {total:.1f} ms, first delta after {first:.1f} ms")
-        print(f"cancel of a hanging stream: median {bench_cancel(client, server):.2f} ms until Cancelled is raised")
+        print(
+            f"cancel of a hanging stream: median {bench_cancel(client, server):.2f} ms until Cancelled is raised"
+        )
 
 
 if __name__ == "__main__":

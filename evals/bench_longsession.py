@@ -90,7 +90,10 @@ def write_project(project: Path) -> None:
         "# 项目约定\n- 代码注释用英文。\n- 修改前先阅读相关模块。\n- 提交信息写清原因。\n", encoding="utf-8"
     )
     for size in sorted(set(SIZES + SMALL)):  # source-like text (about 3.5 characters per cl100k token)
-        lines = [f"    result_{n} = compute(alpha, beta, gamma)  # step {n} of module {size}\n" for n in range(size // 40)]
+        lines = [
+            f"    result_{n} = compute(alpha, beta, gamma)  # step {n} of module {size}\n"
+            for n in range(size // 40)
+        ]
         (project / f"f{size}.txt").write_text("".join(lines)[:size], encoding="utf-8")
 
 
@@ -115,19 +118,31 @@ def run_session(window: int, failing: bool, turns: int, root: Path) -> Figures:
     write_project(project)
     turn_of, rounds = [0], {}
     with FakeOpenAIServer(responder=make_responder(failing, turn_of, rounds), cache_emulation=True) as server:
-        env = EnvLookup(environ={
-            "HOME": str(home), "PAICLI_HOME": str(home / ".paicli"), "PAICLI_BASE_URL": server.base_url,
-            "PAICLI_MODEL": "fake-model", "PAICLI_CONTEXT_WINDOW": str(window),
-            "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false", "PAICLI_PROMPT_RUNTIME_DATE": "2026-11-30",
-            "PAICLI_PROMPT_RUNTIME_ZONE": "UTC", "PAICLI_LLM_MAX_RETRIES": "0",
-        }, cwd=project)
+        env = EnvLookup(
+            environ={
+                "HOME": str(home),
+                "PAICLI_HOME": str(home / ".paicli"),
+                "PAICLI_BASE_URL": server.base_url,
+                "PAICLI_MODEL": "fake-model",
+                "PAICLI_CONTEXT_WINDOW": str(window),
+                "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false",
+                "PAICLI_PROMPT_RUNTIME_DATE": "2026-11-30",
+                "PAICLI_PROMPT_RUNTIME_ZONE": "UTC",
+                "PAICLI_LLM_MAX_RETRIES": "0",
+            },
+            cwd=project,
+        )
         settings = load_settings(env, cwd=project)
         parts = build_components(settings, env, _approver(), yes=True)
-        parts.memory.store.store(new_fact(MEMORY_FACT, {"source": "fact", "scope": "global"}, parts.memory.clock))
+        parts.memory.store.store(
+            new_fact(MEMORY_FACT, {"source": "fact", "scope": "global"}, parts.memory.clock)
+        )
         backend = AppBackend(parts, auto_extract=False)
         for turn in range(1, turns + 1):
             turn_of[0] = turn
-            backend.run(f"第 {turn} 轮：构建之前请检查一下相关模块，构建命令是什么？", "react", _ignore, CancelToken())
+            backend.run(
+                f"第 {turn} 轮：构建之前请检查一下相关模块，构建命令是什么？", "react", _ignore, CancelToken()
+            )
         backend.close()
         figures = Figures(window, failing, turns=turns)
         measure(server.requests, server.usages, figures)
@@ -154,7 +169,9 @@ def measure(requests: list[dict[str, Any]], usages: list[dict[str, Any]], figure
     first_seen: dict[str, bool] = {}  # call id -> its first appearance in a request was the real result
     calls: set[str] = set()
     previous: list[Any] | None = None
-    answered = [r for r in requests if r.get("tools") or not figures.failing]  # failed summaries have no usage
+    answered = [
+        r for r in requests if r.get("tools") or not figures.failing
+    ]  # failed summaries have no usage
     for body, usage in zip(answered, usages, strict=True):
         if body.get("tools"):
             if previous is not None and body["messages"][: len(previous)] == previous:

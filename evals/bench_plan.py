@@ -39,8 +39,10 @@ TARGET = 1.15
 
 
 def plan_reply(n: int) -> str:
-    tasks = [{"id": f"t{i}", "description": f"独立任务 {i}", "type": "ANALYSIS", "dependencies": []}
-             for i in range(1, n + 1)]
+    tasks = [
+        {"id": f"t{i}", "description": f"独立任务 {i}", "type": "ANALYSIS", "dependencies": []}
+        for i in range(1, n + 1)
+    ]
     return json.dumps({"summary": "并行基准", "tasks": tasks}, ensure_ascii=False)
 
 
@@ -57,8 +59,18 @@ def run_once(n: int, root: Path) -> float:
         repository = PromptRepository(root, root / "home")
         prompts = AssembledPlanPrompts(PromptAssembler(repository, env), repository.load, lambda: "")
         ledger = ConversationLedger.open_in(root / "ledger", f"bench-{n}")
-        task_env = TaskEnv(llm, ToolRunner(root, env=env), prompts, ledger, NoMemory(), 640,
-                           lambda: AutoCompactionManager(llm, counter, None, env), AgentBudget, LoopStats(), "基准")
+        task_env = TaskEnv(
+            llm,
+            ToolRunner(root, env=env),
+            prompts,
+            ledger,
+            NoMemory(),
+            640,
+            lambda: AutoCompactionManager(llm, counter, None, env),
+            AgentBudget,
+            LoopStats(),
+            "基准",
+        )
         agent = PlanExecuteAgent(task_env, PlanSettings(max_parallel=4))
         events: list[AgentEvent] = []
         start = time.perf_counter()
@@ -80,8 +92,10 @@ def main() -> None:
             ideal = (1 + math.ceil(n / 4)) * LATENCY
             ratio = wall / ideal
             worst = max(worst, ratio)
-            print(f"N={n}: wall {wall:.2f} s, ideal {ideal:.2f} s (4-way parallel, {LATENCY:.0f} s latency), "
-                  f"ratio {ratio:.3f}")
+            print(
+                f"N={n}: wall {wall:.2f} s, ideal {ideal:.2f} s (4-way parallel, {LATENCY:.0f} s latency), "
+                f"ratio {ratio:.3f}"
+            )
         print(f"worst ratio {worst:.3f} (target <= {TARGET})")
 
 

@@ -65,17 +65,26 @@ def run_session(placement: str, turns: int, root: Path) -> list[tuple[int, int]]
         return "好的，" + "已经按记忆里的约定处理。" * 8
 
     with FakeOpenAIServer(responder=responder, cache_emulation=True) as server:
-        env = EnvLookup(environ={
-            "HOME": str(home), "PAICLI_HOME": str(home / ".paicli"), "PAICLI_BASE_URL": server.base_url,
-            "PAICLI_MODEL": "fake-model", "PAICLI_MEMORY_PLACEMENT": placement,
-            "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false", "PAICLI_PROMPT_RUNTIME_DATE": "2026-11-30",
-            "PAICLI_PROMPT_RUNTIME_ZONE": "UTC",
-        }, cwd=project)
+        env = EnvLookup(
+            environ={
+                "HOME": str(home),
+                "PAICLI_HOME": str(home / ".paicli"),
+                "PAICLI_BASE_URL": server.base_url,
+                "PAICLI_MODEL": "fake-model",
+                "PAICLI_MEMORY_PLACEMENT": placement,
+                "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false",
+                "PAICLI_PROMPT_RUNTIME_DATE": "2026-11-30",
+                "PAICLI_PROMPT_RUNTIME_ZONE": "UTC",
+            },
+            cwd=project,
+        )
         settings = load_settings(env, cwd=project)
         parts = build_components(settings, env, AutoApprover(), yes=True)
         for _, facts in TOPICS:
             for fact in facts:
-                parts.memory.store.store(new_fact(fact, {"source": "fact", "scope": "global"}, parts.memory.clock))
+                parts.memory.store.store(
+                    new_fact(fact, {"source": "fact", "scope": "global"}, parts.memory.clock)
+                )
         backend = AppBackend(parts, auto_extract=False)
 
         def sink(event: AgentEvent) -> None:
@@ -95,9 +104,11 @@ def report(placement: str, usages: list[tuple[int, int]]) -> float:
     reuse = [cached_i / usages[i - 1][0] for i, (_, cached_i) in enumerate(usages) if i > 0]
     median = statistics.median(reuse)
     weighted = (total - cached) + CACHED_PRICE * cached
-    print(f"{placement:>6}: requests {len(usages):3d}  prompt tokens {total:9,d}  cached {cached:9,d} "
-          f"({cached / total:6.1%})  uncached {total - cached:8,d}  cost-weighted {weighted:10,.0f}  "
-          f"reuse median {median:.3f}  p10 {statistics.quantiles(reuse, n=10)[0]:.3f}  min {min(reuse):.3f}")
+    print(
+        f"{placement:>6}: requests {len(usages):3d}  prompt tokens {total:9,d}  cached {cached:9,d} "
+        f"({cached / total:6.1%})  uncached {total - cached:8,d}  cost-weighted {weighted:10,.0f}  "
+        f"reuse median {median:.3f}  p10 {statistics.quantiles(reuse, n=10)[0]:.3f}  min {min(reuse):.3f}"
+    )
     return median
 
 
@@ -139,15 +150,24 @@ def run_mixed_session(root: Path) -> list[dict[str, Any]]:
     project.mkdir(parents=True)
     (project / "README.md").write_text("# calc\n" + "一个命令行计算器。\n" * 20, encoding="utf-8")
     with FakeOpenAIServer(responder=_mixed_responder, cache_emulation=True) as server:
-        env = EnvLookup(environ={
-            "HOME": str(home), "PAICLI_HOME": str(home / ".paicli"), "PAICLI_BASE_URL": server.base_url,
-            "PAICLI_MODEL": "fake-model", "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false",
-            "PAICLI_PROMPT_RUNTIME_DATE": "2026-11-30", "PAICLI_PROMPT_RUNTIME_ZONE": "UTC",
-        }, cwd=project)
+        env = EnvLookup(
+            environ={
+                "HOME": str(home),
+                "PAICLI_HOME": str(home / ".paicli"),
+                "PAICLI_BASE_URL": server.base_url,
+                "PAICLI_MODEL": "fake-model",
+                "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false",
+                "PAICLI_PROMPT_RUNTIME_DATE": "2026-11-30",
+                "PAICLI_PROMPT_RUNTIME_ZONE": "UTC",
+            },
+            cwd=project,
+        )
         parts = build_components(load_settings(env, cwd=project), env, AutoApprover(), yes=True)
         for _, facts in TOPICS:
             for fact in facts:
-                parts.memory.store.store(new_fact(fact, {"source": "fact", "scope": "global"}, parts.memory.clock))
+                parts.memory.store.store(
+                    new_fact(fact, {"source": "fact", "scope": "global"}, parts.memory.clock)
+                )
         backend = AppBackend(parts, auto_extract=False)
         usages: list[tuple[int, int]] = []
 
@@ -167,11 +187,20 @@ def run_mixed_session(root: Path) -> list[dict[str, Any]]:
     rows = []
     for i, (body, (prompt, cached)) in enumerate(zip(bodies, usages, strict=True)):
         previous = bodies[i - 1] if i else None
-        append = previous is not None and body.get("tools") == previous.get("tools") and (
-            body["messages"][: len(previous["messages"])] == previous["messages"])
-        rows.append({"prompt": prompt, "cached": cached, "append": append,
-                     "same_prefix": body.get("tools") == bodies[0].get("tools")
-                     and body["messages"][0] == bodies[0]["messages"][0]})
+        append = (
+            previous is not None
+            and body.get("tools") == previous.get("tools")
+            and (body["messages"][: len(previous["messages"])] == previous["messages"])
+        )
+        rows.append(
+            {
+                "prompt": prompt,
+                "cached": cached,
+                "append": append,
+                "same_prefix": body.get("tools") == bodies[0].get("tools")
+                and body["messages"][0] == bodies[0]["messages"][0],
+            }
+        )
     return rows
 
 
@@ -179,10 +208,12 @@ def report_mixed(rows: list[dict[str, Any]]) -> float:
     ratios = [(rows[i]["cached"] / rows[i - 1]["prompt"], rows[i]["append"]) for i in range(1, len(rows))]
     after_append = [ratio for ratio, append in ratios if append]
     changed = sum(1 for row in rows if not row["same_prefix"])
-    print(f"mixed session ({len(MIXED_TURNS)} inputs, {len(rows)} requests): cached/previous-prompt median "
-          f"{statistics.median(r for r, _ in ratios):.3f}  min {min(r for r, _ in ratios):.3f}; after a plain "
-          f"append ({len(after_append)} requests): median {statistics.median(after_append):.3f}  "
-          f"min {min(after_append):.3f}; requests whose tools or system prompt changed: {changed}")
+    print(
+        f"mixed session ({len(MIXED_TURNS)} inputs, {len(rows)} requests): cached/previous-prompt median "
+        f"{statistics.median(r for r, _ in ratios):.3f}  min {min(r for r, _ in ratios):.3f}; after a plain "
+        f"append ({len(after_append)} requests): median {statistics.median(after_append):.3f}  "
+        f"min {min(after_append):.3f}; requests whose tools or system prompt changed: {changed}"
+    )
     return min(after_append)
 
 
@@ -193,12 +224,16 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         results = {p: run_session(p, args.turns, Path(tmp)) for p in ("system", "turn")}
         mixed = run_mixed_session(Path(tmp))
-    print(f"prefix-cache reuse over a {args.turns}-turn session (64-token blocks; ideal = previous request size)")
+    print(
+        f"prefix-cache reuse over a {args.turns}-turn session (64-token blocks; ideal = previous request size)"
+    )
     medians = {p: report(p, u) for p, u in results.items()}
     verdict = "met" if medians["turn"] >= 0.95 else "NOT met"
     print(f"target: turn median reuse >= 0.95 -> {verdict}")
     minimum = report_mixed(mixed)
-    print(f"target: mixed session minimum after a plain append >= 0.95 -> {'met' if minimum >= 0.95 else 'NOT met'}")
+    print(
+        f"target: mixed session minimum after a plain append >= 0.95 -> {'met' if minimum >= 0.95 else 'NOT met'}"
+    )
     return 0
 
 

@@ -68,14 +68,24 @@ def bench_renderer(deltas: list[str], markdown: bool) -> float:
 
 
 def bench_piped_session(inputs: int) -> float:
-    tool = events(ToolStarted("c", "read_file", '{"path": "a.py"}'), ToolFinished(ToolResult("c", "read_file", "x\n" * 50)),
-                  TextDelta("好的，已读取。"), result=RunFinished("done", "好的，已读取。"))
+    tool = events(
+        ToolStarted("c", "read_file", '{"path": "a.py"}'),
+        ToolFinished(ToolResult("c", "read_file", "x\n" * 50)),
+        TextDelta("好的，已读取。"),
+        result=RunFinished("done", "好的，已读取。"),
+    )
     backend = FakeBackend(scripts=[tool] * inputs)
     lines = "".join(f"任务 {i}\n" if i % 5 else "/context\n" for i in range(inputs))
     with TemporaryDirectory() as tmp:
         start = time.perf_counter()
-        run_repl(backend, input=io.StringIO(lines), output=io.StringIO(), interactive=False,
-                 history_file=Path(tmp) / "h", progress=Console(file=io.StringIO()))
+        run_repl(
+            backend,
+            input=io.StringIO(lines),
+            output=io.StringIO(),
+            interactive=False,
+            history_file=Path(tmp) / "h",
+            progress=Console(file=io.StringIO()),
+        )
         return time.perf_counter() - start
 
 
@@ -94,7 +104,9 @@ def _store_memories(home: Path, count: int) -> None:
     store = LongTermMemory(home / ".paicli" / "memory", env)
     topics = ("部署", "测试", "日志", "缓存", "接口", "发布", "监控", "数据库")
     for i in range(count):
-        store.store(new_fact(f"{topics[i % len(topics)]}约定第 {i} 条：规则编号 {i * 7 % 101}", {"scope": "global"}))
+        store.store(
+            new_fact(f"{topics[i % len(topics)]}约定第 {i} 条：规则编号 {i * 7 % 101}", {"scope": "global"})
+        )
     retriever = MemoryRetriever(store, env, index_path=index_path_for(store.path))
     retriever.warm_index()  # an earlier session built and saved the index...
     retriever.flush_index(60)
@@ -121,10 +133,19 @@ def first_turn_ms(memories: int, typing: float) -> float:
         if memories:
             _store_memories(home, memories)
         env = paicli_env(home, server.base_url)
-        proc = subprocess.Popen([sys.executable, "-m", "paicli"], env=env, cwd=project, stdin=subprocess.PIPE,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "paicli"],
+            env=env,
+            cwd=project,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
         assert proc.stdin is not None
-        time.sleep(typing)  # the user typing the first message (a benchmark, not a test: wall time is the point)
+        time.sleep(
+            typing
+        )  # the user typing the first message (a benchmark, not a test: wall time is the point)
         entered = time.monotonic()
         proc.stdin.write(FIRST_TASK + "\n")
         proc.stdin.flush()
@@ -155,7 +176,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--chars", type=int, default=50_000)
     parser.add_argument("--delta", type=int, default=4, help="characters per streamed delta")
-    parser.add_argument("--typing", type=float, default=8.0, help="seconds between start-up and the first Enter")
+    parser.add_argument(
+        "--typing", type=float, default=8.0, help="seconds between start-up and the first Enter"
+    )
     args = parser.parse_args()
     deltas = _deltas(_answer(args.chars), args.delta)
     blocks = bench_blocks(deltas)
@@ -166,14 +189,18 @@ def main() -> int:
     print(f"answer: {args.chars} chars in {n} deltas of {args.delta}")
     print(f"MarkdownBlocks: {blocks * 1000:.1f} ms total, {blocks / n * 1e6:.2f} us/delta")
     print(f"EventRenderer plain (piped): {plain * 1000:.1f} ms total, {plain / n * 1e6:.2f} us/delta")
-    print(f"EventRenderer markdown (terminal): {rich_md * 1000:.1f} ms total, {rich_md / n * 1e6:.2f} us/delta")
+    print(
+        f"EventRenderer markdown (terminal): {rich_md * 1000:.1f} ms total, {rich_md / n * 1e6:.2f} us/delta"
+    )
     print(f"piped REPL session, 50 inputs (40 tasks with a tool call, 10 /context): {session * 1000:.1f} ms")
     for typing in sorted({args.typing, 0.0}, reverse=True):
         empty, stored = bench_first_turn(typing)
         verdict = ("met" if stored <= 1.5 * empty else "NOT met") if typing == args.typing else "(worst case)"
-        print(f"first Enter -> first request, Enter {typing:.1f} s after start-up (median of {FIRST_TURN_RUNS} "
-              f"processes): empty store {empty:.0f} ms, 200 memories {stored:.0f} ms = {stored / empty:.2f}x; "
-              f"target <= 1.5x {verdict}")
+        print(
+            f"first Enter -> first request, Enter {typing:.1f} s after start-up (median of {FIRST_TURN_RUNS} "
+            f"processes): empty store {empty:.0f} ms, 200 memories {stored:.0f} ms = {stored / empty:.2f}x; "
+            f"target <= 1.5x {verdict}"
+        )
     return 0
 
 

@@ -25,23 +25,49 @@ MB = 1024 * 1024
 TARGET_SECONDS = 1.0
 
 
-def _entry(session_id: str, sequence: int, event: str, source: str, message: Message | None,
-           metadata: dict[str, object]) -> bytes:
-    return encode_entry({
-        "schemaVersion": 1, "sessionId": session_id, "sequence": sequence,
-        "timestamp": 1_762_400_000_000 + sequence * 1000, "event": event, "mode": "react", "actor": "agent",
-        "source": source, "message": message.to_json() if message else None, "metadata": metadata,
-    })
+def _entry(
+    session_id: str,
+    sequence: int,
+    event: str,
+    source: str,
+    message: Message | None,
+    metadata: dict[str, object],
+) -> bytes:
+    return encode_entry(
+        {
+            "schemaVersion": 1,
+            "sessionId": session_id,
+            "sequence": sequence,
+            "timestamp": 1_762_400_000_000 + sequence * 1000,
+            "event": event,
+            "mode": "react",
+            "actor": "agent",
+            "source": source,
+            "message": message.to_json() if message else None,
+            "metadata": metadata,
+        }
+    )
 
 
 def _turn(turn: int) -> Iterator[tuple[str, Message]]:
-    yield "user_input", Message.user(f"第 {turn} 轮：帮我检查 src/module_{turn % 40}.py 里的错误处理，并补上测试")
+    yield (
+        "user_input",
+        Message.user(f"第 {turn} 轮：帮我检查 src/module_{turn % 40}.py 里的错误处理，并补上测试"),
+    )
     for step in range(3):
-        call = ToolCall(f"call-{turn}-{step}", "read_file", f'{{"path":"src/module_{(turn + step) % 40}.py"}}')
+        call = ToolCall(
+            f"call-{turn}-{step}", "read_file", f'{{"path":"src/module_{(turn + step) % 40}.py"}}'
+        )
         yield "llm_response", Message.assistant("先读一下相关文件", (call,), "需要先看代码" * 20)
         body = "\n".join(f"{i:4d}  def handler_{i}(x):  # 处理第 {i} 种情况" for i in range(60 + step * 40))
-        yield "tool_execution", Message.tool(call.id, f'<tool_result tool="read_file">\n{body}\n</tool_result>')
-    yield "llm_response", Message.assistant("已经补上了错误处理和三个测试。" * 8, reasoning_content="推理" * 200)
+        yield (
+            "tool_execution",
+            Message.tool(call.id, f'<tool_result tool="read_file">\n{body}\n</tool_result>'),
+        )
+    yield (
+        "llm_response",
+        Message.assistant("已经补上了错误处理和三个测试。" * 8, reasoning_content="推理" * 200),
+    )
 
 
 def synthesise(path: Path, size_bytes: int, checkpoint_every: int) -> tuple[int, int]:
@@ -60,19 +86,28 @@ def synthesise(path: Path, size_bytes: int, checkpoint_every: int) -> tuple[int,
             turn += 1
             sequence += 1
             system = Message.system("你是 paicli。" + "规则。" * 300)
-            written += handle.write(_entry(session_id, sequence, "system", "memory_context_refresh", system, {}))
+            written += handle.write(
+                _entry(session_id, sequence, "system", "memory_context_refresh", system, {})
+            )
             for source, message in _turn(turn):
                 sequence += 1
                 written += handle.write(_entry(session_id, sequence, event_for(message), source, message, {}))
                 view.append(message.without_reasoning() if not message.tool_calls else message)
             if sequence // checkpoint_every > (sequence - 10) // checkpoint_every:
-                view = [Message.user("[已压缩的历史对话摘要]\n## 当前目标与成功条件\n" + "摘要" * 500),
-                        Message.assistant("好的，继续。"), *view[-5:]]
+                view = [
+                    Message.user("[已压缩的历史对话摘要]\n## 当前目标与成功条件\n" + "摘要" * 500),
+                    Message.assistant("好的，继续。"),
+                    *view[-5:],
+                ]
                 sequence += 1
-                metadata = {"beforeMessages": 60, "afterMessages": len(view) + 1,
-                            "messages": [m.to_json() for m in view]}
-                written += handle.write(_entry(session_id, sequence, "view_checkpoint",
-                                               "automatic:full_summary", None, metadata))
+                metadata = {
+                    "beforeMessages": 60,
+                    "afterMessages": len(view) + 1,
+                    "messages": [m.to_json() for m in view],
+                }
+                written += handle.write(
+                    _entry(session_id, sequence, "view_checkpoint", "automatic:full_summary", None, metadata)
+                )
                 checkpoints += 1
     return sequence, checkpoints
 
@@ -106,14 +141,20 @@ def main() -> None:
     parser.add_argument("--appends", type=int, default=300, help="entries appended for the append benchmark")
     parser.add_argument("--checkpoint-every", type=int, default=200, help="entries between view checkpoints")
     parser.add_argument("--repeats", type=int, default=3, help="resume runs per size (median reported)")
-    parser.add_argument("--fallback-mb", type=int, default=50,
-                        help="size of a ledger without any checkpoint (full forward replay); 0 skips it")
+    parser.add_argument(
+        "--fallback-mb",
+        type=int,
+        default=50,
+        help="size of a ledger without any checkpoint (full forward replay); 0 skips it",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="paicli-bench-resume-") as tmp:
         root = Path(tmp)
         timings = bench_append(root / "append", args.appends)
-        print(f"append (os.write + fsync), {len(timings)} entries: median {statistics.median(timings):.1f} µs, "
-              f"p90 {statistics.quantiles(timings, n=10)[-1]:.1f} µs")
+        print(
+            f"append (os.write + fsync), {len(timings)} entries: median {statistics.median(timings):.1f} µs, "
+            f"p90 {statistics.quantiles(timings, n=10)[-1]:.1f} µs"
+        )
         worst = 0.0
         for size_mb in (int(s) for s in args.sizes.split(",") if s.strip()):
             path = root / f"session-{size_mb}-bench.jsonl"
@@ -123,18 +164,24 @@ def main() -> None:
             read_session_info(path)
             listing = time.perf_counter() - start
             worst = max(worst, seconds)
-            print(f"resume {os.path.getsize(path) / MB:6.1f} MB ({entries} entries, {checkpoints} checkpoints): "
-                  f"{seconds * 1000:.1f} ms -> {messages} messages; catalog read {listing * 1000:.1f} ms")
+            print(
+                f"resume {os.path.getsize(path) / MB:6.1f} MB ({entries} entries, {checkpoints} checkpoints): "
+                f"{seconds * 1000:.1f} ms -> {messages} messages; catalog read {listing * 1000:.1f} ms"
+            )
             path.unlink()
         if args.fallback_mb:
             path = root / "session-fallback-bench.jsonl"
             entries, _ = synthesise(path, args.fallback_mb * MB, checkpoint_every=10**12)
             seconds, messages = bench_resume(path, 1)
-            print(f"fallback without checkpoints {os.path.getsize(path) / MB:6.1f} MB ({entries} entries): "
-                  f"{seconds * 1000:.1f} ms -> {messages} messages (worst case, not part of the target)")
+            print(
+                f"fallback without checkpoints {os.path.getsize(path) / MB:6.1f} MB ({entries} entries): "
+                f"{seconds * 1000:.1f} ms -> {messages} messages (worst case, not part of the target)"
+            )
             path.unlink()
         verdict = "OK" if worst < TARGET_SECONDS else "SLOW"
-        print(f"target: resume < {TARGET_SECONDS:.0f} s at every size -> {verdict} (worst {worst * 1000:.1f} ms)")
+        print(
+            f"target: resume < {TARGET_SECONDS:.0f} s at every size -> {verdict} (worst {worst * 1000:.1f} ms)"
+        )
 
 
 if __name__ == "__main__":

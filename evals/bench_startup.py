@@ -44,7 +44,10 @@ def _ten_tool_request_tokens(tmp: Path) -> int:
     env = EnvLookup(environ={"PAICLI_PROMPT_RUNTIME_ZONE": "UTC"})
     system = PromptAssembler(PromptRepository(tmp / "project", tmp / "home"), env).assemble(PromptMode.AGENT)
     tools = [tool.spec.definition() for tool in builtin_tools(WebTools(env), lambda *args: "").values()]
-    body = {"tools": tools, "messages": [{"role": "system", "content": system}, {"role": "user", "content": "你好"}]}
+    body = {
+        "tools": tools,
+        "messages": [{"role": "system", "content": system}, {"role": "user", "content": "你好"}],
+    }
     return count_tokens(prompt_text(body))
 
 
@@ -59,13 +62,15 @@ def main() -> int:
         home.mkdir()
         project.mkdir()
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PAICLI_", "OPENAI_", "DEEPSEEK_"))}
-        env.update({
-            "HOME": str(home),
-            "PAICLI_HOME": str(home / ".paicli"),
-            "PAICLI_BASE_URL": server.base_url,
-            "PAICLI_MODEL": "fake-model",
-            "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false",
-        })
+        env.update(
+            {
+                "HOME": str(home),
+                "PAICLI_HOME": str(home / ".paicli"),
+                "PAICLI_BASE_URL": server.base_url,
+                "PAICLI_MODEL": "fake-model",
+                "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false",
+            }
+        )
         _time([*exe, "--version"], env, str(project))  # warm the file cache once
         version = [_time([*exe, "--version"], env, str(project)) for _ in range(args.runs)]
         oneshot = [_time([*exe, "-p", "你好"], env, str(project)) for _ in range(args.runs)]
@@ -73,15 +78,23 @@ def main() -> int:
         tools = json.dumps(first.get("tools") or [], ensure_ascii=False, sort_keys=True)
         system = str(first["messages"][0]["content"])
         total = count_tokens(prompt_text(first))
-    print(f"paicli --version  median {statistics.median(version) * 1000:7.1f} ms  "
-          f"(min {min(version) * 1000:.1f}, max {max(version) * 1000:.1f}, n={args.runs})  target < 300 ms")
-    print(f"paicli -p (fake)  median {statistics.median(oneshot) * 1000:7.1f} ms  "
-          f"(min {min(oneshot) * 1000:.1f}, max {max(oneshot) * 1000:.1f}, n={args.runs})  target < 1000 ms")
+    print(
+        f"paicli --version  median {statistics.median(version) * 1000:7.1f} ms  "
+        f"(min {min(version) * 1000:.1f}, max {max(version) * 1000:.1f}, n={args.runs})  target < 300 ms"
+    )
+    print(
+        f"paicli -p (fake)  median {statistics.median(oneshot) * 1000:7.1f} ms  "
+        f"(min {min(oneshot) * 1000:.1f}, max {max(oneshot) * 1000:.1f}, n={args.runs})  target < 1000 ms"
+    )
     core = _ten_tool_request_tokens(Path(tempfile.mkdtemp()))
-    print(f"first request (10 built-in tools, no skills) {core:7,d} prompt tokens  target <= 3,300 -> "
-          f"{'met' if core <= 3300 else 'NOT met'}")
-    print(f"first request as shipped {total:7,d} prompt tokens ({len(first.get('tools') or [])} tools "
-          f"{count_tokens(tools):,d}, system prompt {count_tokens(system):,d} incl. the skills index)")
+    print(
+        f"first request (10 built-in tools, no skills) {core:7,d} prompt tokens  target <= 3,300 -> "
+        f"{'met' if core <= 3300 else 'NOT met'}"
+    )
+    print(
+        f"first request as shipped {total:7,d} prompt tokens ({len(first.get('tools') or [])} tools "
+        f"{count_tokens(tools):,d}, system prompt {count_tokens(system):,d} incl. the skills index)"
+    )
     return 0
 
 

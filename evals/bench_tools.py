@@ -57,7 +57,9 @@ def bench_overhead(root: Path) -> None:
         start = time.perf_counter()
         turn.execute([ToolCall(f"c{i}", "list_dir", '{"path":"."}')], CancelToken(), lambda _e: None)
         samples.append(time.perf_counter() - start)
-    print(f"(a) list_dir through the runner: median {ms(statistics.median(samples))}, p95 {ms(sorted(samples)[284])}")
+    print(
+        f"(a) list_dir through the runner: median {ms(statistics.median(samples))}, p95 {ms(sorted(samples)[284])}"
+    )
 
 
 def bench_parallel(root: Path) -> None:
@@ -84,7 +86,10 @@ def bench_grep(root: Path) -> None:
         (folder / f"mod{i}.py").write_text("\n".join(lines) + "\n", encoding="utf-8")
     for engine, values in (("ripgrep", {}), ("python", {"PAICLI_GREP_RIPGREP": "false"})):
         turn = make_runner(root, values=values).for_turn("bench")
-        for args in ('{"pattern":"NeedleError","head_limit":20}', '{"pattern":"NeedleError","head_limit":2000}'):
+        for args in (
+            '{"pattern":"NeedleError","head_limit":20}',
+            '{"pattern":"NeedleError","head_limit":2000}',
+        ):
             start = time.perf_counter()
             [result] = turn.execute([ToolCall("g", "grep_code", args)], CancelToken(), lambda _e: None)
             elapsed = time.perf_counter() - start
@@ -105,14 +110,18 @@ def bench_ranged_read(root: Path) -> None:
     tracemalloc.start()
     start = time.perf_counter()
     [result] = turn.execute(
-        [ToolCall("r", "read_file", '{"path":"huge.log","offset":50000,"limit":100}')], CancelToken(), lambda _e: None
+        [ToolCall("r", "read_file", '{"path":"huge.log","offset":50000,"limit":100}')],
+        CancelToken(),
+        lambda _e: None,
     )
     elapsed = time.perf_counter() - start
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     path.unlink()
-    print(f"(f) ranged read_file of a 512 MB sparse file: {ms(elapsed)}, peak Python allocation "
-          f"{peak / 1024 / 1024:.1f} MB, ok={result.success}")
+    print(
+        f"(f) ranged read_file of a 512 MB sparse file: {ms(elapsed)}, peak Python allocation "
+        f"{peak / 1024 / 1024:.1f} MB, ok={result.success}"
+    )
 
 
 def bench_shell(root: Path) -> None:
@@ -123,7 +132,9 @@ def bench_shell(root: Path) -> None:
     samples = []
     for i in range(20):
         start = time.perf_counter()
-        turn.execute([ToolCall(f"t{i}", "execute_command", '{"command":"true"}')], CancelToken(), lambda _e: None)
+        turn.execute(
+            [ToolCall(f"t{i}", "execute_command", '{"command":"true"}')], CancelToken(), lambda _e: None
+        )
         samples.append(time.perf_counter() - start)
     print(f"(d) execute_command `true` round trip: median {ms(statistics.median(samples))}")
     start = time.perf_counter()
@@ -161,7 +172,9 @@ def bench_cancel(root: Path) -> None:
             time.sleep(0.001)
         samples.append(time.perf_counter() - start)
         worker.join()
-    print(f"(e) cancel -> process group gone: median {ms(statistics.median(samples))}, max {ms(max(samples))}")
+    print(
+        f"(e) cancel -> process group gone: median {ms(statistics.median(samples))}, max {ms(max(samples))}"
+    )
 
 
 def main() -> None:

@@ -8,12 +8,29 @@ from pathlib import Path
 
 import pytest
 
-_ISOLATED_PREFIXES = ("PAICLI_", "OPENAI_", "DEEPSEEK_", "GLM_", "KIMI_", "MOONSHOT_", "STEP_", "HUNYUAN_",
-                      "AGNES_", "FREELLMAPI_", "XFYUN_", "TOKENHUB_", "TENCENTMAAS_", "SEARCH_", "SERPAPI_")
+_ISOLATED_PREFIXES = (
+    "PAICLI_",
+    "OPENAI_",
+    "DEEPSEEK_",
+    "GLM_",
+    "KIMI_",
+    "MOONSHOT_",
+    "STEP_",
+    "HUNYUAN_",
+    "AGNES_",
+    "FREELLMAPI_",
+    "XFYUN_",
+    "TOKENHUB_",
+    "TENCENTMAAS_",
+    "SEARCH_",
+    "SERPAPI_",
+)
 
 
 @pytest.fixture(autouse=True)
-def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def isolated_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
     home = tmp_path_factory.mktemp("home")
     for key in list(os.environ):
         if key.startswith(_ISOLATED_PREFIXES):

@@ -24,20 +24,28 @@ def graph() -> grimp.ImportGraph:
 
 
 def imports(graph: grimp.ImportGraph, importer: str, imported: str) -> bool:
-    return bool(graph.direct_import_exists(importer=f"paicli.{importer}", imported=f"paicli.{imported}",
-                                           as_packages=True))
+    return bool(
+        graph.direct_import_exists(
+            importer=f"paicli.{importer}", imported=f"paicli.{imported}", as_packages=True
+        )
+    )
 
 
 def test_no_package_imports_a_higher_layer(graph: grimp.ImportGraph) -> None:
     level = {name: depth for depth, names in enumerate(LAYERS) for name in names}
-    wrong = [(low, high) for low, high in itertools.permutations(level, 2)
-             if level[low] < level[high] and imports(graph, low, high)]
+    wrong = [
+        (low, high)
+        for low, high in itertools.permutations(level, 2)
+        if level[low] < level[high] and imports(graph, low, high)
+    ]
     assert wrong == []
 
 
 def test_no_two_packages_import_each_other(graph: grimp.ImportGraph) -> None:
     names = [name for layer in LAYERS for name in layer]
-    cycles = [(a, b) for a, b in itertools.combinations(names, 2) if imports(graph, a, b) and imports(graph, b, a)]
+    cycles = [
+        (a, b) for a, b in itertools.combinations(names, 2) if imports(graph, a, b) and imports(graph, b, a)
+    ]
     assert cycles == []
 
 

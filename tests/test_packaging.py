@@ -9,8 +9,22 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-SKIP = shutil.ignore_patterns(".git", ".ci-venv", "venv", ".venv", "__pycache__", "*.egg-info", "build", "dist",
-                              ".mypy_cache", ".ruff_cache", ".pytest_cache", ".paicli", "tests", "evals")
+SKIP = shutil.ignore_patterns(
+    ".git",
+    ".ci-venv",
+    "venv",
+    ".venv",
+    "__pycache__",
+    "*.egg-info",
+    "build",
+    "dist",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".pytest_cache",
+    ".paicli",
+    "tests",
+    "evals",
+)
 
 
 def test_plain_install_finds_prompts_and_runs(tmp_path: Path, isolated_home: Path) -> None:
@@ -18,9 +32,22 @@ def test_plain_install_finds_prompts_and_runs(tmp_path: Path, isolated_home: Pat
     shutil.copytree(REPO, source, symlinks=True, ignore=SKIP)
     site = tmp_path / "site"
     build = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index",
-         "--target", str(site), str(source)],
-        capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "--target",
+            str(site),
+            str(source),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert build.returncode == 0, build.stderr
     assert not (site / "paicli" / "prompts").is_symlink()
@@ -38,14 +65,19 @@ def test_plain_install_finds_prompts_and_runs(tmp_path: Path, isolated_home: Pat
         "print(paicli.__file__)\n"
         "print('## Language' in text, '## Runtime Context' in text)\n"
     )
-    run = subprocess.run([sys.executable, "-c", probe], cwd=elsewhere, env=env, capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-c", probe], cwd=elsewhere, env=env, capture_output=True, text=True
+    )
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     assert lines[0].startswith(str(site)) and lines[1] == "True True"
     script = site / "bin" / "paicli"
     assert script.is_file()  # the console script
-    version = subprocess.run([str(script), "--version"], cwd=elsewhere, env=env, capture_output=True, text=True)
+    version = subprocess.run(
+        [str(script), "--version"], cwd=elsewhere, env=env, capture_output=True, text=True
+    )
     assert version.returncode == 0 and version.stdout.startswith("paicli ")
-    helptext = subprocess.run([sys.executable, "-m", "paicli", "--help"], cwd=elsewhere, env=env,
-                              capture_output=True, text=True)
+    helptext = subprocess.run(
+        [sys.executable, "-m", "paicli", "--help"], cwd=elsewhere, env=env, capture_output=True, text=True
+    )
     assert helptext.returncode == 0 and "--output-format" in helptext.stdout

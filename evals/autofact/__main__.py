@@ -27,16 +27,26 @@ REPORT_DIR = Path("evals/reports")
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m evals.autofact", description=__doc__.splitlines()[0])
-    parser.add_argument("--dataset", required=True, help="golden set in the layout of paicli-autofact-golden.json")
+    parser.add_argument(
+        "--dataset", required=True, help="golden set in the layout of paicli-autofact-golden.json"
+    )
     mode = parser.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--oracle", action="store_true", help="the model answers with exactly the expected quotes")
+    mode.add_argument(
+        "--oracle", action="store_true", help="the model answers with exactly the expected quotes"
+    )
     mode.add_argument("--adversarial", action="store_true", help="built-in worst-case extractor (no server)")
-    mode.add_argument("--exhaustive", action="store_true", help="try every span of each negative input (no model)")
+    mode.add_argument(
+        "--exhaustive", action="store_true", help="try every span of each negative input (no model)"
+    )
     mode.add_argument("--base-url", help="OpenAI-compatible endpoint of a live extraction model")
     parser.add_argument("--model", help="model name for --base-url")
     parser.add_argument("--api-key", help="API key for --base-url (optional for local servers)")
-    parser.add_argument("--reference-rules", action="store_true", help="only the reference's checks (no hardening)")
-    parser.add_argument("--json", action="store_true", help="print the summary JSON object as the last stdout line")
+    parser.add_argument(
+        "--reference-rules", action="store_true", help="only the reference's checks (no hardening)"
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print the summary JSON object as the last stdout line"
+    )
     args = parser.parse_args(argv)
     if args.base_url and not args.model:
         parser.error("--base-url needs --model")
@@ -116,7 +126,9 @@ def gate(summary: Summary, args: argparse.Namespace) -> bool:
         return summary.f1 == 1.0 and summary.exact_cases == summary.cases
     if args.adversarial:
         return summary.forbidden_writes == 0
-    return summary.f1 >= 0.85 and summary.exact_cases * 6 >= summary.cases * 5 and summary.forbidden_writes == 0
+    return (
+        summary.f1 >= 0.85 and summary.exact_cases * 6 >= summary.cases * 5 and summary.forbidden_writes == 0
+    )
 
 
 def run_name(args: argparse.Namespace) -> str:

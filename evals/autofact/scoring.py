@@ -29,7 +29,9 @@ def load_cases(path: str | Path) -> list[Case]:
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     cases = []
     for raw in data["cases"]:
-        case = Case(str(raw["id"]), str(raw.get("category", "")), str(raw["input"]), tuple(raw["expected_quotes"]))
+        case = Case(
+            str(raw["id"]), str(raw.get("category", "")), str(raw["input"]), tuple(raw["expected_quotes"])
+        )
         missing = [q for q in case.expected_quotes if q not in case.input]
         if missing:
             raise ValueError(f"case {case.id}: expected quote is not verbatim in the input: {missing[0]!r}")

@@ -28,8 +28,28 @@ from paicli.memory.retriever import MemoryRetriever
 DATASET = Path(__file__).with_name("dataset.json")
 K = 5
 SEED = 20260923
-MODULES = ["订单", "支付", "用户", "搜索", "报表", "网关", "库存", "物流", "客服", "营销", "风控", "结算",
-           "billing", "catalog", "checkout", "identity", "inventory", "ledger", "notify", "pricing"]
+MODULES = [
+    "订单",
+    "支付",
+    "用户",
+    "搜索",
+    "报表",
+    "网关",
+    "库存",
+    "物流",
+    "客服",
+    "营销",
+    "风控",
+    "结算",
+    "billing",
+    "catalog",
+    "checkout",
+    "identity",
+    "inventory",
+    "ledger",
+    "notify",
+    "pricing",
+]
 
 
 @dataclass(frozen=True)
@@ -61,7 +81,9 @@ def make_entries(memories: Sequence[dict[str, Any]], now: datetime) -> list[Entr
     entries = []
     for memory in random.Random(SEED).sample(list(memories), len(memories)):
         stamp = now - timedelta(hours=int(memory["age_hours"]))
-        entries.append(Entry(memory["id"], memory["content"], stamp, stamp, estimate_tokens(memory["content"])))
+        entries.append(
+            Entry(memory["id"], memory["content"], stamp, stamp, estimate_tokens(memory["content"]))
+        )
     return entries
 
 
@@ -105,8 +127,14 @@ def quality(data: dict[str, Any], vector: bool) -> dict[str, Any]:
         "recall_at_5": statistics.fmean(r for r, _ in rows),
         "mrr": statistics.fmean(m for _, m in rows),
         "unrelated_injected": statistics.fmean(noise) if noise else 0.0,
-        "by_kind": {kind: {"n": len(p), "recall_at_5": statistics.fmean(r for r, _ in p),
-                           "mrr": statistics.fmean(m for _, m in p)} for kind, p in per_kind.items()},
+        "by_kind": {
+            kind: {
+                "n": len(p),
+                "recall_at_5": statistics.fmean(r for r, _ in p),
+                "mrr": statistics.fmean(m for _, m in p),
+            }
+            for kind, p in per_kind.items()
+        },
     }
 
 
@@ -130,16 +158,31 @@ def latency(data: dict[str, Any], size: int, vector: bool, rounds: int = 3) -> d
     started = time.perf_counter()
     ranker.build_context(queries[0], 1000, "/repo")
     rebuild_ms = (time.perf_counter() - started) * 1000
-    return {"memories": size, "first_query_ms": build_ms, "after_save_ms": rebuild_ms, "p50_ms": samples[len(samples) // 2],
-            "p95_ms": samples[min(len(samples) - 1, int(len(samples) * 0.95))], "samples": len(samples)}
+    return {
+        "memories": size,
+        "first_query_ms": build_ms,
+        "after_save_ms": rebuild_ms,
+        "p50_ms": samples[len(samples) // 2],
+        "p95_ms": samples[min(len(samples) - 1, int(len(samples) * 0.95))],
+        "samples": len(samples),
+    }
 
 
 def memory_entries(data: dict[str, Any], size: int) -> list[MemoryEntry]:
     """The synthesised set as stored memories (global scope), for the fresh-process measurement."""
     now = datetime.fromisoformat(data["now"].replace("Z", "+00:00"))
-    return [MemoryEntry(id=e.id, content=e.content, type="FACT", timestamp=e.timestamp,
-                        last_verified_at=e.last_verified_at, metadata={"scope": "global"}, token_count=e.token_count)
-            for e in synthesize(make_entries(data["memories"], now), size)]
+    return [
+        MemoryEntry(
+            id=e.id,
+            content=e.content,
+            type="FACT",
+            timestamp=e.timestamp,
+            last_verified_at=e.last_verified_at,
+            metadata={"scope": "global"},
+            token_count=e.token_count,
+        )
+        for e in synthesize(make_entries(data["memories"], now), size)
+    ]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -158,8 +201,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("by query kind (keyword-only -> keyword+vector):")
     for kind, base in results["keyword"]["by_kind"].items():
         new = results["keyword_vector"]["by_kind"][kind]
-        print(f"  {kind:<16} n={base['n']:<3} recall@5 {base['recall_at_5']:.3f} -> {new['recall_at_5']:.3f}"
-              f"   MRR {base['mrr']:.3f} -> {new['mrr']:.3f}")
+        print(
+            f"  {kind:<16} n={base['n']:<3} recall@5 {base['recall_at_5']:.3f} -> {new['recall_at_5']:.3f}"
+            f"   MRR {base['mrr']:.3f} -> {new['mrr']:.3f}"
+        )
     results["latency"] = []
     for size in (int(s) for s in args.sizes.split(",") if s.strip()):
         for vector in (False, True):
@@ -167,9 +212,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             figures["vector"] = vector
             results["latency"].append(figures)
             label = "keyword+vector" if vector else "keyword-only"
-            print(f"latency {size:>6} memories {label:<15} p50 {figures['p50_ms']:7.2f} ms   "
-                  f"p95 {figures['p95_ms']:7.2f} ms   first query {figures['first_query_ms']:7.1f} ms"
-                  f"   first query after a save {figures['after_save_ms']:7.1f} ms")
+            print(
+                f"latency {size:>6} memories {label:<15} p50 {figures['p50_ms']:7.2f} ms   "
+                f"p95 {figures['p95_ms']:7.2f} ms   first query {figures['first_query_ms']:7.1f} ms"
+                f"   first query after a save {figures['after_save_ms']:7.1f} ms"
+            )
     results["fresh_process"] = []
     for size in (int(s) for s in args.sizes.split(",") if s.strip()):
         figures = fresh.measure(memory_entries(data, size), [q["query"] for q in data["queries"]], "/repo")

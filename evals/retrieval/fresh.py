@@ -30,9 +30,17 @@ from paicli.memory.store import FILE_NAME, LongTermMemory
 from paicli.memory.vector_file import index_path_for
 
 ROUNDS = 3
-SAVED_TOPICS = ("发布窗口改到周三晚上", "预发环境的数据库每周日重置", "告警群换成了值班群", "接口超时统一调到 5 秒",
-                "前端构建改用 pnpm", "日志保留期延长到 90 天", "代码评审需要两人通过", "缓存键前缀改为 svc:",
-                "压测只在周末进行")
+SAVED_TOPICS = (
+    "发布窗口改到周三晚上",
+    "预发环境的数据库每周日重置",
+    "告警群换成了值班群",
+    "接口超时统一调到 5 秒",
+    "前端构建改用 pnpm",
+    "日志保留期延长到 90 天",
+    "代码评审需要两人通过",
+    "缓存键前缀改为 svc:",
+    "压测只在周末进行",
+)
 SAVES = 9  # save -> query cycles; their median is reported (one sample is at the mercy of a GC pass)
 
 
@@ -71,7 +79,9 @@ def run_process(directory: Path, project: str, queries: Sequence[str], mode: str
     memories = store.size()
     after_saves = []
     for i in range(SAVES):
-        fact = new_fact(f"新保存的第 {i + 1} 条记忆：{SAVED_TOPICS[i % len(SAVED_TOPICS)]}", {"scope": "global"})
+        fact = new_fact(
+            f"新保存的第 {i + 1} 条记忆：{SAVED_TOPICS[i % len(SAVED_TOPICS)]}", {"scope": "global"}
+        )
         if not store.write(fact, allow_conflict=True).written:  # every cycle must really add a memory
             raise SystemExit(f"save {i + 1} was not stored")
         start = time.perf_counter()
@@ -79,16 +89,30 @@ def run_process(directory: Path, project: str, queries: Sequence[str], mode: str
         after_saves.append(_ms(start))
     after_save_ms = statistics.median(after_saves)
     return {
-        "memories": memories, "after_save_max_ms": max(after_saves),
-        "dictionary_ms": dictionary_ms, "index_ms": index_ms, "first_query_ms": first_ms,
-        "p50_ms": _percentile(samples, 0.5), "p95_ms": _percentile(samples, 0.95), "samples": len(samples),
-        "after_save_ms": after_save_ms, "index_builds": retriever.index_builds,
+        "memories": memories,
+        "after_save_max_ms": max(after_saves),
+        "dictionary_ms": dictionary_ms,
+        "index_ms": index_ms,
+        "first_query_ms": first_ms,
+        "p50_ms": _percentile(samples, 0.5),
+        "p95_ms": _percentile(samples, 0.95),
+        "samples": len(samples),
+        "after_save_ms": after_save_ms,
+        "index_builds": retriever.index_builds,
         "index_updates": retriever.index_updates,
     }
 
 
 def _spawn(directory: Path, project: str, queries: Sequence[str], mode: str) -> dict[str, Any]:
-    args = [sys.executable, "-m", "evals.retrieval.fresh", str(directory), project, json.dumps(list(queries)), mode]
+    args = [
+        sys.executable,
+        "-m",
+        "evals.retrieval.fresh",
+        str(directory),
+        project,
+        json.dumps(list(queries)),
+        mode,
+    ]
     proc = subprocess.run(args, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise SystemExit(f"fresh-process measurement failed:\n{proc.stderr}")

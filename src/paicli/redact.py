@@ -28,7 +28,9 @@ _ASSIGNMENT = re.compile(
     r"(\\?['\"]?\s*[=:]\s*)(\\?['\"]?)[^\s'\"]{6,}"
 )
 # The same in Chinese prose: `数据库密码是 hunter2`, `令牌：abcd1234`.
-_NAMED_IN_PROSE = re.compile(r"((?:密码|密钥|秘钥|口令|令牌|私钥)\s*(?:是|为|:|：|=)\s*)[^\s，。；、,;'\"）)]{4,}")
+_NAMED_IN_PROSE = re.compile(
+    r"((?:密码|密钥|秘钥|口令|令牌|私钥)\s*(?:是|为|:|：|=)\s*)[^\s，。；、,;'\"）)]{4,}"
+)
 # (pattern, replacement, lower-case substrings of which one must be present for the pattern to be tried)
 _PATTERNS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
     (re.compile(r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{16,}"), "sk-" + REDACTED, ("sk-",)),

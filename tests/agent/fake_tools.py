@@ -21,7 +21,10 @@ class FakeTurnTools:
 
     def definitions(self) -> list[dict[str, Any]]:
         return [
-            {"type": "function", "function": {"name": name, "description": name, "parameters": {"type": "object"}}}
+            {
+                "type": "function",
+                "function": {"name": name, "description": name, "parameters": {"type": "object"}},
+            }
             for name in self.runner.handlers
         ]
 
@@ -45,7 +48,9 @@ class FakeTurnTools:
                 self.runner.executed.append(call)
                 text = handler(call, cancel)
                 ok = not text.startswith("❌")
-                result = ToolResult(call.id, call.name, f'<tool_result tool="{call.name}">\n{text}\n</tool_result>', ok)
+                result = ToolResult(
+                    call.id, call.name, f'<tool_result tool="{call.name}">\n{text}\n</tool_result>', ok
+                )
             emit(ToolFinished(result))
             results.append(result)
         return results

@@ -122,7 +122,18 @@ def test_finalization_instruction_forbids_tools_and_full_completion_claims() -> 
     budget = AgentBudget(hard_max_iterations=2)
     text = budget.finalization_instruction(BudgetStatus.HARD_ITERATIONS)
     assert budget.describe_exit(BudgetStatus.HARD_ITERATIONS) in text
-    for phrase in ("不要再调用任何工具", "1.", "2.", "3.", "4.", "已经完成", "验证", "阻塞", "下一步", "不要声称"):
+    for phrase in (
+        "不要再调用任何工具",
+        "1.",
+        "2.",
+        "3.",
+        "4.",
+        "已经完成",
+        "验证",
+        "阻塞",
+        "下一步",
+        "不要声称",
+    ):
         assert phrase in text
 
 
@@ -148,8 +159,10 @@ def test_default_iteration_limit_is_unlimited() -> None:
 def configured(**values: str) -> AgentBudget:
     env = EnvLookup(environ=values)
     return AgentBudget.configured(
-        knobs.REACT_TOKEN_BUDGET.read(env), knobs.REACT_STAGNATION_WINDOW.read(env),
-        knobs.REACT_HARD_MAX_ITERATIONS.read(env), default_token_budget=5000,
+        knobs.REACT_TOKEN_BUDGET.read(env),
+        knobs.REACT_STAGNATION_WINDOW.read(env),
+        knobs.REACT_HARD_MAX_ITERATIONS.read(env),
+        default_token_budget=5000,
     )
 
 

@@ -22,7 +22,9 @@ class HalvingContext:
     def __init__(self) -> None:
         self.resets = 0
 
-    def before_call(self, history: list[Message], tools: object, cancel: CancelToken | None = None) -> CompactionResult:
+    def before_call(
+        self, history: list[Message], tools: object, cancel: CancelToken | None = None
+    ) -> CompactionResult:
         before = len(history)
         keep = history[1 + (before - 1) // 2 :]
         history[1:] = keep
@@ -32,8 +34,9 @@ class HalvingContext:
     def after_response(self, history: object, tools: object, usage: object) -> None:
         return None
 
-    def compact_now(self, history: list[Message], focus: str | None = None,
-                    cancel: CancelToken | None = None) -> CompactionResult:
+    def compact_now(
+        self, history: list[Message], focus: str | None = None, cancel: CancelToken | None = None
+    ) -> CompactionResult:
         return self.before_call(history, None, cancel)
 
     def reset(self, history: list[Message]) -> None:
@@ -42,8 +45,13 @@ class HalvingContext:
 
 def test_each_change_is_recorded_with_the_identity_and_resume_rebuilds_the_view(tmp_path: Path) -> None:
     ledger = ConversationLedger.open_in(tmp_path, "s1")
-    conversation = Conversation("系统提示", ledger=ledger, identity=Identity("plan", "task:t1", "subagent"),
-                                context=HalvingContext(), attach_source="system_prompt")
+    conversation = Conversation(
+        "系统提示",
+        ledger=ledger,
+        identity=Identity("plan", "task:t1", "subagent"),
+        context=HalvingContext(),
+        attach_source="system_prompt",
+    )
     conversation.append(Message.user("做第一件事"), "task_input")
     conversation.append_answer(Message.assistant("完成", reasoning_content="想过了"), "llm_response")
     conversation.append(Message.user("再做一件"), "task_input")
@@ -85,13 +93,17 @@ def _imports(path: Path) -> set[str]:
 
 
 def test_tools_package_never_imports_the_agent_package() -> None:
-    offenders = [p.name for p in (SRC / "tools").glob("*.py") if any(m.startswith("paicli.agent") for m in _imports(p))]
+    offenders = [
+        p.name for p in (SRC / "tools").glob("*.py") if any(m.startswith("paicli.agent") for m in _imports(p))
+    ]
     assert offenders == []
 
 
 def test_protocol_markers_have_one_definition() -> None:
     literal = '"[runaway guard]"'
-    holders = [p.relative_to(SRC).as_posix() for p in SRC.rglob("*.py") if literal in p.read_text(encoding="utf-8")]
+    holders = [
+        p.relative_to(SRC).as_posix() for p in SRC.rglob("*.py") if literal in p.read_text(encoding="utf-8")
+    ]
     assert holders == ["context/internal.py"]
 
 

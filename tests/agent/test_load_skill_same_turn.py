@@ -33,8 +33,9 @@ class SummaryContext(NullContext):
     def __init__(self, compactor: ConversationHistoryCompactor) -> None:
         self.compactor = compactor
 
-    def compact_now(self, history: list[Message], focus: str | None = None,
-                    cancel: CancelToken | None = None) -> CompactionResult:
+    def compact_now(
+        self, history: list[Message], focus: str | None = None, cancel: CancelToken | None = None
+    ) -> CompactionResult:
         before = len(history)
         if not self.compactor.compact_now(history, focus):
             return NO_COMPACTION
@@ -42,8 +43,13 @@ class SummaryContext(NullContext):
         return CompactionResult(True, "full_summary", 0, (step,))
 
 
-def session(tmp_path: Path, llm: ScriptedLLM, made: SkillCatalog, ledger: ListLedger | None = None,
-            context: SummaryContext | None = None) -> ReactAgent:
+def session(
+    tmp_path: Path,
+    llm: ScriptedLLM,
+    made: SkillCatalog,
+    ledger: ListLedger | None = None,
+    context: SummaryContext | None = None,
+) -> ReactAgent:
     root = tmp_path / "project"
     root.mkdir(exist_ok=True)
     runner = make_runner(root)
@@ -79,7 +85,9 @@ def test_react_sees_the_skill_in_the_very_next_request(tmp_path: Path) -> None:
 
 
 def test_system_prompt_and_tools_are_byte_identical_across_turns(tmp_path: Path) -> None:
-    llm = ScriptedLLM([tool_call_reply(("load_skill", '{"name":"web-access"}')), "第一轮", "第二轮", "第三轮"])
+    llm = ScriptedLLM(
+        [tool_call_reply(("load_skill", '{"name":"web-access"}')), "第一轮", "第二轮", "第三轮"]
+    )
     made = web_access_catalog(tmp_path)
     agent = session(tmp_path, llm, made)
     for text in ("第一个问题", "第二个问题", "第三个问题"):
@@ -111,7 +119,9 @@ def test_index_changes_only_after_on_off_or_reload(tmp_path: Path) -> None:
 
 
 def test_skill_injection_is_internal_and_summary_appends_the_removed_skills_note(tmp_path: Path) -> None:
-    llm = ScriptedLLM([tool_call_reply(("load_skill", '{"name":"web-access"}')), "完成", "好的", "再好的", "最后"])
+    llm = ScriptedLLM(
+        [tool_call_reply(("load_skill", '{"name":"web-access"}')), "完成", "好的", "再好的", "最后"]
+    )
     summarizer = ScriptedLLM([STRUCTURED])
     compactor = ConversationHistoryCompactor(summarizer, TokenCounter("heuristic"), 1)
     agent = session(tmp_path, llm, web_access_catalog(tmp_path), context=SummaryContext(compactor))
@@ -128,10 +138,15 @@ def test_skill_injection_is_internal_and_summary_appends_the_removed_skills_note
 
 
 def test_skill_can_be_loaded_again_after_compaction_removed_it(tmp_path: Path) -> None:
-    llm = ScriptedLLM([
-        tool_call_reply(("load_skill", '{"name":"web-access"}')), "完成", "好的",
-        tool_call_reply(("load_skill", '{"name":"web-access"}'), prefix="again"), "又完成",
-    ])
+    llm = ScriptedLLM(
+        [
+            tool_call_reply(("load_skill", '{"name":"web-access"}')),
+            "完成",
+            "好的",
+            tool_call_reply(("load_skill", '{"name":"web-access"}'), prefix="again"),
+            "又完成",
+        ]
+    )
     compactor = ConversationHistoryCompactor(ScriptedLLM([STRUCTURED]), TokenCounter("heuristic"), 1)
     agent = session(tmp_path, llm, web_access_catalog(tmp_path), context=SummaryContext(compactor))
     agent.run("用 Skill", lambda _e: None, CancelToken())

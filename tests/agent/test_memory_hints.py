@@ -25,10 +25,16 @@ pytestmark = pytest.mark.timeout(60)
     ("text", "recent", "fact"),
     [
         ("记住：访问语雀时直接用我已登录的 Chrome", [], YUQUE_FACT),
-        ("以后记得复用 chrome 的登录态", ["看看 https://www.example.com/docs/1"],
-         "访问 example.com 时优先复用用户已登录的 Chrome 登录态。"),
-        ("记一下，浏览器用已登录的那个", ["先看 https://a.io/x", "再看 https://docs.b.dev/y"],
-         "访问 docs.b.dev 时优先复用用户已登录的 Chrome 登录态。"),
+        (
+            "以后记得复用 chrome 的登录态",
+            ["看看 https://www.example.com/docs/1"],
+            "访问 example.com 时优先复用用户已登录的 Chrome 登录态。",
+        ),
+        (
+            "记一下，浏览器用已登录的那个",
+            ["先看 https://a.io/x", "再看 https://docs.b.dev/y"],
+            "访问 docs.b.dev 时优先复用用户已登录的 Chrome 登录态。",
+        ),
         ("记住，需要登录的网站直接用我的 Chrome 登录态", [], NO_HOST_FACT),
         ("记住 https://yuque.com/team 要复用 Chrome 登录态", [], YUQUE_FACT),
     ],
@@ -39,7 +45,12 @@ def test_browser_login_fact(text: str, recent: list[str], fact: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["访问语雀时直接用我已登录的 Chrome", "记住项目用 Java 17", "记住打开浏览器看看结果", "记住用 Chrome 浏览"],
+    [
+        "访问语雀时直接用我已登录的 Chrome",
+        "记住项目用 Java 17",
+        "记住打开浏览器看看结果",
+        "记住用 Chrome 浏览",
+    ],
 )
 def test_no_fact_without_all_three_signals(text: str) -> None:
     assert browser_login_fact(text, ["https://yuque.com/x"]) is None
@@ -50,10 +61,16 @@ def backend_factory(tmp_path: Path) -> Iterator[tuple[FakeOpenAIServer, AppBacke
     project = tmp_path / "project"
     project.mkdir()
     with FakeOpenAIServer() as server:
-        env = EnvLookup(environ={
-            "HOME": str(tmp_path), "PAICLI_HOME": str(tmp_path / ".paicli"), "PAICLI_BASE_URL": server.base_url,
-            "PAICLI_MODEL": "fake-model", "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false",
-        }, cwd=project)
+        env = EnvLookup(
+            environ={
+                "HOME": str(tmp_path),
+                "PAICLI_HOME": str(tmp_path / ".paicli"),
+                "PAICLI_BASE_URL": server.base_url,
+                "PAICLI_MODEL": "fake-model",
+                "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false",
+            },
+            cwd=project,
+        )
         backend = AppBackend(build_components(load_settings(env, cwd=project), env, AutoApprover(), yes=True))
         try:
             yield server, backend
@@ -97,8 +114,9 @@ def test_mcp_resource_in_expanded_input_marks_external_content(
 ) -> None:
     server, backend = backend_factory
     server.push("看过了")
-    backend.run('请看 <resource server="docs" uri="x">内容</resource>', "react", lambda _e: None, CancelToken())
+    backend.run(
+        '请看 <resource server="docs" uri="x">内容</resource>', "react", lambda _e: None, CancelToken()
+    )
     assert backend.parts.tracker.sources() == ["mcp_resource_mention"]
     last_user = json.dumps(server.requests[0]["messages"][-1], ensure_ascii=False)
     assert "resource server" in last_user
-

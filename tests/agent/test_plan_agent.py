@@ -35,17 +35,25 @@ class Ledger:
     def __init__(self) -> None:
         self.rows: list[tuple[str, str, str, dict[str, Any]]] = []
 
-    def append_message(self, mode: str, actor: str, source: str, message: Message,
-                       metadata: Mapping[str, Any] | None = None) -> None:
+    def append_message(
+        self, mode: str, actor: str, source: str, message: Message, metadata: Mapping[str, Any] | None = None
+    ) -> None:
         self.rows.append(("message", actor, source, dict(metadata or {})))
 
-    def append_event(self, event: str, mode: str, actor: str, source: str, metadata: Mapping[str, Any]) -> None:
+    def append_event(
+        self, event: str, mode: str, actor: str, source: str, metadata: Mapping[str, Any]
+    ) -> None:
         self.rows.append((event, actor, source, dict(metadata)))
 
 
 def plan_reply(*tasks: tuple[str, list[str]]) -> str:
-    return json.dumps({"tasks": [{"id": i, "description": f"任务{i}", "type": "ANALYSIS", "dependencies": d}
-                                 for i, d in tasks]})
+    return json.dumps(
+        {
+            "tasks": [
+                {"id": i, "description": f"任务{i}", "type": "ANALYSIS", "dependencies": d} for i, d in tasks
+            ]
+        }
+    )
 
 
 def task_name(request: Request) -> str | None:
@@ -55,12 +63,23 @@ def task_name(request: Request) -> str | None:
     return text.split("description=")[1].split(" |")[0]
 
 
-def make_agent(route: Callable[[Request], Any], max_replans: int = 2, cancel: CancelToken | None = None
-               ) -> tuple[PlanExecuteAgent, ScriptedLLM, Ledger]:
+def make_agent(
+    route: Callable[[Request], Any], max_replans: int = 2, cancel: CancelToken | None = None
+) -> tuple[PlanExecuteAgent, ScriptedLLM, Ledger]:
     llm = ScriptedLLM(default_reply=route)
     ledger = Ledger()
-    env = TaskEnv(llm, FakeToolRunner(), FakePrompts(), ledger, NoMemory(), 100, NullContext, AgentBudget,
-                  LoopStats(), "目标")
+    env = TaskEnv(
+        llm,
+        FakeToolRunner(),
+        FakePrompts(),
+        ledger,
+        NoMemory(),
+        100,
+        NullContext,
+        AgentBudget,
+        LoopStats(),
+        "目标",
+    )
     return PlanExecuteAgent(env, PlanSettings(max_parallel=4, max_replans=max_replans)), llm, ledger
 
 
@@ -98,8 +117,10 @@ def test_below_half_with_no_replans_left_everything_pending_is_skipped() -> None
     finished, events = run(agent)
     ends = [(e.task_id, e.status, e.result) for e in events if isinstance(e, TaskFinished)]
     assert ends[0][:2] == ("a", "failed")
-    assert ends[1:] == [("b", "skipped", "任务 b 已跳过: 已达到重新规划上限"),
-                        ("c", "skipped", "任务 c 已跳过: 已达到重新规划上限")]
+    assert ends[1:] == [
+        ("b", "skipped", "任务 b 已跳过: 已达到重新规划上限"),
+        ("c", "skipped", "任务 c 已跳过: 已达到重新规划上限"),
+    ]
     assert finished.status == "error"
 
 
@@ -176,11 +197,20 @@ def test_parallel_task_output_becomes_a_status_not_interleaved_text() -> None:
 
     seen: list[AgentEvent] = []
     parallel = task_events("t2", seen.append, parallel=True)
-    for event in (TextDelta("半句话"), ModelCallStarted(1, "task:t2"), ToolStarted("c1", "read_file", "{}"),
-                  ToolFinished(ToolResult("c1", "read_file", "x")), Notice("注意")):
+    for event in (
+        TextDelta("半句话"),
+        ModelCallStarted(1, "task:t2"),
+        ToolStarted("c1", "read_file", "{}"),
+        ToolFinished(ToolResult("c1", "read_file", "x")),
+        Notice("注意"),
+    ):
         parallel(event)
-    assert seen == [TaskActivity("t2", "等待模型回复"), TaskActivity("t2", "⏺ read_file"),
-                    TaskActivity("t2", "✓ read_file"), Notice("[t2] 注意")]
+    assert seen == [
+        TaskActivity("t2", "等待模型回复"),
+        TaskActivity("t2", "⏺ read_file"),
+        TaskActivity("t2", "✓ read_file"),
+        Notice("[t2] 注意"),
+    ]
     inline: list[AgentEvent] = []
     task_events("t1", inline.append, parallel=False)(ToolStarted("c2", "list_dir", "{}"))
     task_events("t1", inline.append, parallel=False)(TextDelta("不显示"))

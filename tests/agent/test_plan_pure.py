@@ -44,7 +44,10 @@ def test_a_fenced_plan_parses_into_typed_tasks() -> None:
     text = "```json\n" + reply(task("a", kind="file_read"), task("b", "a", kind="VERIFICATION")) + "\n```"
     plan = parse_plan(text, "目标")
     assert plan.goal == "目标" and plan.summary == "s"
-    assert plan.tasks == (PlanTask("a", "做 a", TaskType.FILE_READ), PlanTask("b", "做 b", TaskType.VERIFICATION, ("a",)))
+    assert plan.tasks == (
+        PlanTask("a", "做 a", TaskType.FILE_READ),
+        PlanTask("b", "做 b", TaskType.VERIFICATION, ("a",)),
+    )
 
 
 def test_a_single_task_plan_is_fine() -> None:
@@ -140,12 +143,16 @@ def state(plan_id: str, task_id: str, status: str, result: str = "") -> Entry:
 
 
 def test_the_fold_keeps_done_nodes_and_restarts_the_rest() -> None:
-    plan = make_plan(task("a", kind="FILE_READ"), task("b", "a", kind="FILE_WRITE"), task("c", "b"), task("d", "c"))
+    plan = make_plan(
+        task("a", kind="FILE_READ"), task("b", "a", kind="FILE_WRITE"), task("c", "b"), task("d", "c")
+    )
     entries = [
         Entry("user", {}, "react"),
         created("p1", plan),
-        state("p1", "a", "running"), state("p1", "a", "done", "读到了"),
-        state("p1", "b", "running"), state("p1", "b", "done", "写好了"),
+        state("p1", "a", "running"),
+        state("p1", "a", "done", "读到了"),
+        state("p1", "b", "running"),
+        state("p1", "b", "done", "写好了"),
         state("p1", "c", "running"),
         state("p1", "d", "skipped", "x"),
     ]
@@ -169,8 +176,11 @@ def test_a_plan_turned_down_at_review_is_not_offered_but_one_cancelled_while_run
     plan = make_plan(task("a"), task("b", "a"))
     declined = [created("p1", plan), Entry("run_cancelled", {"planId": "p1"}, source="review_cancel")]
     assert fold_interrupted(declined) is None
-    stopped = [created("p1", plan), state("p1", "a", "done", "r"), Entry("run_cancelled", {"planId": "p1"},
-                                                                         source="user_cancel")]
+    stopped = [
+        created("p1", plan),
+        state("p1", "a", "done", "r"),
+        Entry("run_cancelled", {"planId": "p1"}, source="user_cancel"),
+    ]
     found = fold_interrupted(stopped)
     assert found is not None and found.completed == ["a"]
 
@@ -178,8 +188,12 @@ def test_a_plan_turned_down_at_review_is_not_offered_but_one_cancelled_while_run
 def test_a_replanned_revision_replaces_the_task_list_and_keeps_done_states() -> None:
     first = make_plan(task("a"), task("b", "a"))
     second = Plan("目标", (*first.tasks[:1], PlanTask("n1", "新任务", TaskType.ANALYSIS, ("a",))))
-    entries = [created("p1", first), state("p1", "a", "done", "ok"), state("p1", "b", "failed", "boom"),
-               created("p1", second, 1)]
+    entries = [
+        created("p1", first),
+        state("p1", "a", "done", "ok"),
+        state("p1", "b", "failed", "boom"),
+        created("p1", second, 1),
+    ]
     found = fold_interrupted(entries)
     assert found is not None and found.revision == 1
     assert found.progress.plan.ids == ["a", "n1"] and found.progress.state("a").status == "done"
@@ -202,8 +216,18 @@ def test_results_name_leaves_failures_and_stuck_plans() -> None:
     finished = plan_result(all_done)
     assert finished.status == "done"
     assert finished.answer.splitlines() == ["✅ 计划执行完成！", "[b] b 结果", "[c] c 结果"]
-    partial = PlanProgress(plan, {"a": NodeState("done", "a 结果"), "b": NodeState("failed", "坏了"),
-                                  "c": NodeState("skipped", "依赖的任务 b 失败")})
+    partial = PlanProgress(
+        plan,
+        {
+            "a": NodeState("done", "a 结果"),
+            "b": NodeState("failed", "坏了"),
+            "c": NodeState("skipped", "依赖的任务 b 失败"),
+        },
+    )
     text = plan_result(partial).answer
-    assert text.startswith("⚠️ 计划部分完成，有任务失败。") and "[a] a 结果" in text and "❌ 失败 [b]: 坏了" in text
+    assert (
+        text.startswith("⚠️ 计划部分完成，有任务失败。")
+        and "[a] a 结果" in text
+        and "❌ 失败 [b]: 坏了" in text
+    )
     assert plan_result(PlanProgress(plan, {"a": NodeState("done")})).answer == STUCK

@@ -34,7 +34,9 @@ class ListLedger:
     ) -> None:
         self.entries.append(("message", source, dict(metadata) if metadata else None, message))
 
-    def append_event(self, event: str, mode: str, actor: str, source: str, metadata: Mapping[str, Any]) -> None:
+    def append_event(
+        self, event: str, mode: str, actor: str, source: str, metadata: Mapping[str, Any]
+    ) -> None:
         self.entries.append((event, source, dict(metadata), None))
 
     def events(self, name: str) -> list[tuple[str, str, dict[str, Any] | None, Message | None]]:
@@ -74,7 +76,9 @@ def test_direct_answer_streams_text_and_appends_one_assistant_message() -> None:
 
 def test_tool_round_trip_keeps_pairs_and_feeds_results_back() -> None:
     tools = FakeToolRunner({"read_file": lambda call, cancel: "1 | hello"})
-    llm = ScriptedLLM([tool_call_reply(("read_file", '{"path":"a.txt"}'), content="先读文件"), "文件内容是 hello"])
+    llm = ScriptedLLM(
+        [tool_call_reply(("read_file", '{"path":"a.txt"}'), content="先读文件"), "文件内容是 hello"]
+    )
     agent = make_agent(llm, tools)
     events, emit = collect()
     finished = agent.run("读 a.txt", emit, CancelToken())
@@ -82,7 +86,10 @@ def test_tool_round_trip_keeps_pairs_and_feeds_results_back() -> None:
     assert_protocol_valid(agent.history)
     second_request = llm.requests[1].messages
     assert second_request[-1].role == "tool" and "hello" in (second_request[-1].content or "")
-    assert [type(e) for e in events if isinstance(e, (ToolStarted, ToolFinished))] == [ToolStarted, ToolFinished]
+    assert [type(e) for e in events if isinstance(e, (ToolStarted, ToolFinished))] == [
+        ToolStarted,
+        ToolFinished,
+    ]
     assert llm.requests[0].tools is not None and llm.requests[0].tools[0]["function"]["name"] == "read_file"
 
 
@@ -106,10 +113,12 @@ def test_cancel_during_a_tool_answers_every_call_and_next_request_is_valid() -> 
         return "用户取消了该工具调用（进程已终止）"
 
     tools = FakeToolRunner({"execute_command": slow, "read_file": lambda c, t: "x"})
-    llm = ScriptedLLM([
-        tool_call_reply(("execute_command", '{"command":"sleep 30"}'), ("read_file", '{"path":"b"}')),
-        "好的",
-    ])
+    llm = ScriptedLLM(
+        [
+            tool_call_reply(("execute_command", '{"command":"sleep 30"}'), ("read_file", '{"path":"b"}')),
+            "好的",
+        ]
+    )
     agent = make_agent(llm, tools)
     cancel = CancelToken()
     threading.Thread(target=lambda: (started.wait(60), cancel.cancel()), daemon=True).start()
@@ -136,11 +145,13 @@ def test_repeated_identical_calls_get_exactly_one_runaway_reminder() -> None:
 
 def test_budget_stop_finalises_without_tools() -> None:
     tools = FakeToolRunner({"read_file": lambda c, t: "x"})
-    llm = ScriptedLLM([
-        tool_call_reply(("read_file", '{"path":"1"}')),
-        tool_call_reply(("read_file", '{"path":"2"}')),
-        "已完成读取 1 和 2，尚未完成其余部分",
-    ])
+    llm = ScriptedLLM(
+        [
+            tool_call_reply(("read_file", '{"path":"1"}')),
+            tool_call_reply(("read_file", '{"path":"2"}')),
+            "已完成读取 1 和 2，尚未完成其余部分",
+        ]
+    )
     options = AgentOptions(budget_factory=lambda: AgentBudget(hard_max_iterations=2))
     agent = make_agent(llm, tools, options=options)
     finished = agent.run("读很多文件", lambda e: None, CancelToken())
@@ -177,8 +188,9 @@ def test_system_placement_rebuilds_the_system_prompt_with_memories() -> None:
 def test_clear_rebuilds_system_prompt_and_records_ledger_events() -> None:
     memory = FakeMemory("## 相关长期记忆\n\n- [FACT] x\n\n")
     ledger = ListLedger()
-    agent = make_agent(ScriptedLLM(["a"]), memory=memory, ledger=ledger,
-                       options=AgentOptions(memory_placement="system"))
+    agent = make_agent(
+        ScriptedLLM(["a"]), memory=memory, ledger=ledger, options=AgentOptions(memory_placement="system")
+    )
     agent.run("q", lambda e: None, CancelToken())
     discarded = agent.clear()
     assert discarded == 3
@@ -192,22 +204,29 @@ class StepContext:
     def __init__(self) -> None:
         self.calls = 0
 
-    def before_call(self, history: list[Message], tools: Sequence[Mapping[str, Any]] | None,
-                    cancel: object = None) -> CompactionResult:
+    def before_call(
+        self, history: list[Message], tools: Sequence[Mapping[str, Any]] | None, cancel: object = None
+    ) -> CompactionResult:
         self.calls += 1
         if self.calls != 2:
             return NO_COMPACTION
         before = len(history)
-        history[1:-1] = [Message.user("[已压缩的历史对话摘要]\n## 当前目标与成功条件"),
-                         Message.assistant("好的，我已了解之前的上下文，请继续。")]
-        return CompactionResult(True, "full_summary", 0, (CompactionStep("full_summary", before, len(history), 900, 100),))
+        history[1:-1] = [
+            Message.user("[已压缩的历史对话摘要]\n## 当前目标与成功条件"),
+            Message.assistant("好的，我已了解之前的上下文，请继续。"),
+        ]
+        return CompactionResult(
+            True, "full_summary", 0, (CompactionStep("full_summary", before, len(history), 900, 100),)
+        )
 
-    def after_response(self, history: Sequence[Message], tools: Sequence[Mapping[str, Any]] | None,
-                       usage: Usage | None) -> None:
+    def after_response(
+        self, history: Sequence[Message], tools: Sequence[Mapping[str, Any]] | None, usage: Usage | None
+    ) -> None:
         return None
 
-    def compact_now(self, history: list[Message], focus: str | None = None,
-                    cancel: object = None) -> CompactionResult:
+    def compact_now(
+        self, history: list[Message], focus: str | None = None, cancel: object = None
+    ) -> CompactionResult:
         return NO_COMPACTION
 
     def reset(self, history: list[Message]) -> None:
@@ -244,10 +263,12 @@ def test_a_runner_that_raises_still_answers_every_call_and_the_run_goes_on() -> 
         raise RuntimeError("disk on fire")
 
     tools = FakeToolRunner({"read_file": explode})
-    llm = ScriptedLLM([
-        tool_call_reply(("read_file", '{"path":"a.txt"}'), ("read_file", '{"path":"b.txt"}')),
-        "读取失败了，换个办法",
-    ])
+    llm = ScriptedLLM(
+        [
+            tool_call_reply(("read_file", '{"path":"a.txt"}'), ("read_file", '{"path":"b.txt"}')),
+            "读取失败了，换个办法",
+        ]
+    )
     agent = make_agent(llm, tools)
     _events, emit = collect()
     finished = agent.run("读两个文件", emit, CancelToken())
@@ -255,7 +276,9 @@ def test_a_runner_that_raises_still_answers_every_call_and_the_run_goes_on() -> 
     assert_protocol_valid(agent.history)
     answered = [m for m in llm.requests[1].messages if m.role == "tool"]
     assert len(answered) == 2
-    assert all("disk on fire" in (m.content or "") and not (m.content or "").startswith("用户取消") for m in answered)
+    assert all(
+        "disk on fire" in (m.content or "") and not (m.content or "").startswith("用户取消") for m in answered
+    )
 
 
 def test_unexecuted_tool_call_text_is_recognised() -> None:
@@ -271,7 +294,9 @@ def test_unexecuted_tool_call_text_is_recognised() -> None:
 
 def test_a_final_answer_that_spells_out_a_tool_call_gets_a_notice() -> None:
     tools = FakeToolRunner({"read_file": lambda call, cancel: "x"})
-    llm = ScriptedLLM(['我来读取：<tool_call>{"name": "read_file", "arguments": {"path": "a"}}</tool_call>', "你好"])
+    llm = ScriptedLLM(
+        ['我来读取：<tool_call>{"name": "read_file", "arguments": {"path": "a"}}</tool_call>', "你好"]
+    )
     agent = make_agent(llm, tools)
     events, emit = collect()
     assert agent.run("读 a", emit, CancelToken()).status == "done"
@@ -285,11 +310,13 @@ def test_a_final_answer_that_spells_out_a_tool_call_gets_a_notice() -> None:
 def test_call_ids_repeated_across_responses_are_made_unique() -> None:
     tools = FakeToolRunner({"read_file": lambda call, cancel: f"read {call.id}"})
     same_id = ToolCall("call_0", "read_file", '{"path":"a"}')
-    llm = ScriptedLLM([
-        Message.assistant(None, (same_id,)),
-        Message.assistant(None, (ToolCall("call_0", "read_file", '{"path":"b"}'),)),
-        "读完了",
-    ])
+    llm = ScriptedLLM(
+        [
+            Message.assistant(None, (same_id,)),
+            Message.assistant(None, (ToolCall("call_0", "read_file", '{"path":"b"}'),)),
+            "读完了",
+        ]
+    )
     agent = make_agent(llm, tools)
     assert agent.run("读两次", lambda _e: None, CancelToken()).status == "done"
     assert_protocol_valid(agent.history)
@@ -305,8 +332,9 @@ class CancelRecordingContext(StepContext):
         self.tokens: list[object] = []
         self.tools_seen: list[object] = []
 
-    def before_call(self, history: list[Message], tools: Sequence[Mapping[str, Any]] | None,
-                    cancel: object = None) -> CompactionResult:
+    def before_call(
+        self, history: list[Message], tools: Sequence[Mapping[str, Any]] | None, cancel: object = None
+    ) -> CompactionResult:
         self.tokens.append(cancel)
         self.tools_seen.append(tools)
         return NO_COMPACTION

@@ -35,12 +35,15 @@ class Ledger:
         self.rows: list[tuple[str, str, str, dict[str, Any]]] = []
         self.lock = threading.Lock()
 
-    def append_message(self, mode: str, actor: str, source: str, message: Message,
-                       metadata: Mapping[str, Any] | None = None) -> None:
+    def append_message(
+        self, mode: str, actor: str, source: str, message: Message, metadata: Mapping[str, Any] | None = None
+    ) -> None:
         with self.lock:
             self.rows.append(("message", actor, source, {"text": message.text, "mode": mode}))
 
-    def append_event(self, event: str, mode: str, actor: str, source: str, metadata: Mapping[str, Any]) -> None:
+    def append_event(
+        self, event: str, mode: str, actor: str, source: str, metadata: Mapping[str, Any]
+    ) -> None:
         with self.lock:
             self.rows.append((event, actor, source, dict(metadata)))
 
@@ -49,8 +52,14 @@ class Ledger:
 
 
 def steps_reply(*steps: tuple[str, list[str]]) -> str:
-    return json.dumps({"summary": "团队计划", "steps": [
-        {"id": i, "description": f"步骤{i}", "type": "ANALYSIS", "dependencies": d} for i, d in steps]})
+    return json.dumps(
+        {
+            "summary": "团队计划",
+            "steps": [
+                {"id": i, "description": f"步骤{i}", "type": "ANALYSIS", "dependencies": d} for i, d in steps
+            ],
+        }
+    )
 
 
 def role(request: Request) -> str:
@@ -68,8 +77,9 @@ def step_of(request: Request) -> str | None:
 APPROVE = '{"approved": true, "issues": []}'
 
 
-def make_agent(route: Callable[[Request], Any], on_completed: Callable[[str], None] | None = None
-               ) -> tuple[TeamAgent, ScriptedLLM, Ledger, FakeToolRunner]:
+def make_agent(
+    route: Callable[[Request], Any], on_completed: Callable[[str], None] | None = None
+) -> tuple[TeamAgent, ScriptedLLM, Ledger, FakeToolRunner]:
     llm = ScriptedLLM(default_reply=route)
     ledger = Ledger()
     tools = FakeToolRunner(handlers={"read_file": lambda call, cancel: "文件内容"})
@@ -88,7 +98,9 @@ def notices(events: list[AgentEvent]) -> list[str]:
 
 def test_a_run_plans_executes_reviews_and_attributes_every_entry() -> None:
     completed: list[str] = []
-    both_working = threading.Barrier(2, timeout=60)  # s1 and s2 are answered only once both workers are on them
+    both_working = threading.Barrier(
+        2, timeout=60
+    )  # s1 and s2 are answered only once both workers are on them
 
     def route(request: Request) -> Any:
         who = role(request)
@@ -111,13 +123,29 @@ def test_a_run_plans_executes_reviews_and_attributes_every_entry() -> None:
     assert "⚡ 批次 #1：2 个独立步骤并行执行（最多 2 个并发 Worker）" in notices(events)
     assert notices(events).count("✅ 步骤 [s3] 审查通过") == 1
     started = {e.task_id: e for e in events if isinstance(e, TaskStarted)}
-    assert (started["s1"].worker, started["s2"].worker, started["s3"].worker) == ("worker-1", "worker-2", "worker-1")
+    assert (started["s1"].worker, started["s2"].worker, started["s3"].worker) == (
+        "worker-1",
+        "worker-2",
+        "worker-1",
+    )
     assert started["s1"].parallel and not started["s3"].parallel
     assert [e.task_id for e in events if isinstance(e, TaskFinished)] == ["s1", "s2", "s3"]
     assert any(isinstance(e, PlanProposed) for e in events)
 
-    assert {"orchestrator", "planner", "worker-1", "worker-2", "reviewer-s1", "reviewer-s2", "reviewer"} <= ledger.actors()
-    clears = {actor for event, actor, source, _ in ledger.rows if event == "history_clear" and source == "task_boundary"}
+    assert {
+        "orchestrator",
+        "planner",
+        "worker-1",
+        "worker-2",
+        "reviewer-s1",
+        "reviewer-s2",
+        "reviewer",
+    } <= ledger.actors()
+    clears = {
+        actor
+        for event, actor, source, _ in ledger.rows
+        if event == "history_clear" and source == "task_boundary"
+    }
     assert clears == {"planner", "worker-1", "worker-2", "reviewer-s1", "reviewer-s2", "reviewer"}
     assert ("run_result", "orchestrator") in {(e, a) for e, a, _, _ in ledger.rows}
     planning = next(r for r in llm.requests if role(r) == "planner")
@@ -257,7 +285,9 @@ def test_an_unparsable_plan_is_rejected_with_the_raw_output_and_nothing_runs() -
     finished, _ = run(agent)
 
     assert finished.status == "error"
-    assert finished.error is not None and finished.error.startswith("规划失败：无法解析执行计划（任务之间存在循环依赖")
+    assert finished.error is not None and finished.error.startswith(
+        "规划失败：无法解析执行计划（任务之间存在循环依赖"
+    )
     assert "原始输出:\n{" in finished.error
     assert [role(r) for r in llm.requests] == ["planner"]
     assert ("run_error", "orchestrator") in {(e, a) for e, a, _, _ in ledger.rows}

@@ -27,8 +27,14 @@ from paicli.agent.team.review import (
 from paicli.agent.team.schedule import Rotation, StepQueue, next_batch, reviewer_name, skip_reasons
 
 
-def step(step_id: str, *deps: str, description: str | None = None, kind: str | None = "ANALYSIS") -> dict[str, Any]:
-    item: dict[str, Any] = {"id": step_id, "description": description or f"做{step_id}", "dependencies": list(deps)}
+def step(
+    step_id: str, *deps: str, description: str | None = None, kind: str | None = "ANALYSIS"
+) -> dict[str, Any]:
+    item: dict[str, Any] = {
+        "id": step_id,
+        "description": description or f"做{step_id}",
+        "dependencies": list(deps),
+    }
     if kind is not None:
         item["type"] = kind
     return item
@@ -45,7 +51,10 @@ def test_a_valid_plan_keeps_order_types_and_dependencies() -> None:
     plan = parse_team_plan(reply(step("s1"), step("s2", kind="FILE_READ"), step("s3", "s1", "s2")), "目标")
     assert plan.goal == "目标" and plan.summary == "概括"
     assert [(t.id, t.type, t.dependencies) for t in plan.tasks] == [
-        ("s1", TaskType.ANALYSIS, ()), ("s2", TaskType.FILE_READ, ()), ("s3", TaskType.ANALYSIS, ("s1", "s2"))]
+        ("s1", TaskType.ANALYSIS, ()),
+        ("s2", TaskType.FILE_READ, ()),
+        ("s3", TaskType.ANALYSIS, ("s1", "s2")),
+    ]
 
 
 def test_a_fenced_plan_is_accepted_and_a_missing_type_means_analysis() -> None:
@@ -53,21 +62,24 @@ def test_a_fenced_plan_is_accepted_and_a_missing_type_means_analysis() -> None:
     assert plan.tasks == (PlanTask("s1", "做s1", TaskType.ANALYSIS, ()),)
 
 
-@pytest.mark.parametrize(("text", "reason"), [
-    ("", "规划回复为空"),
-    ("先读文件，再总结。", "不是合法的 JSON"),
-    (f"```json\n{reply(step('a'))}\n```\n```json\n{reply(step('b'))}\n```", "多个代码块"),
-    ("[1, 2]", "必须是一个 JSON 对象"),
-    (json.dumps({"tasks": [step("s1")]}), r"steps"),
-    (reply(), "没有任何任务"),
-    (reply({"id": "s1", "dependencies": []}), r"steps\.0\.description"),
-    (reply({"id": "", "description": "x"}), r"steps\.0\.id"),
-    (reply(step("s1"), step("s1")), "id 重复：s1"),
-    (reply(step("s1", kind="DEPLOY")), "类型 'DEPLOY' 未知"),
-    (reply(step("s1", "s1")), "依赖了自己"),
-    (reply(step("s1", "s9")), "依赖了不存在的任务：s9"),
-    (reply(step("s1", "s3"), step("s2", "s1"), step("s3", "s2")), "循环依赖：s1 -> s3 -> s2 -> s1"),
-])
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("", "规划回复为空"),
+        ("先读文件，再总结。", "不是合法的 JSON"),
+        (f"```json\n{reply(step('a'))}\n```\n```json\n{reply(step('b'))}\n```", "多个代码块"),
+        ("[1, 2]", "必须是一个 JSON 对象"),
+        (json.dumps({"tasks": [step("s1")]}), r"steps"),
+        (reply(), "没有任何任务"),
+        (reply({"id": "s1", "dependencies": []}), r"steps\.0\.description"),
+        (reply({"id": "", "description": "x"}), r"steps\.0\.id"),
+        (reply(step("s1"), step("s1")), "id 重复：s1"),
+        (reply(step("s1", kind="DEPLOY")), "类型 'DEPLOY' 未知"),
+        (reply(step("s1", "s1")), "依赖了自己"),
+        (reply(step("s1", "s9")), "依赖了不存在的任务：s9"),
+        (reply(step("s1", "s3"), step("s2", "s1"), step("s3", "s2")), "循环依赖：s1 -> s3 -> s2 -> s1"),
+    ],
+)
 def test_every_violation_rejects_the_whole_plan(text: str, reason: str) -> None:
     with pytest.raises(PlanParseError, match=reason):
         parse_team_plan(text, "目标")
@@ -84,18 +96,23 @@ def test_verdicts_bare_and_fenced() -> None:
 
 
 def test_a_rejection_without_issues_falls_back_to_the_summary_then_a_default() -> None:
-    assert parse_verdict('{"approved": false, "summary": "结论不对", "issues": []}') == Verdict(False, "结论不对")
+    assert parse_verdict('{"approved": false, "summary": "结论不对", "issues": []}') == Verdict(
+        False, "结论不对"
+    )
     assert parse_verdict('{"approved": false}') == Verdict(False, NO_REASON)
 
 
-@pytest.mark.parametrize("text", [
-    "看起来不错，通过。",
-    '{"approved": "true"}',
-    '{"approved": 1}',
-    '{"summary": "好"}',
-    '[{"approved": true}]',
-    '{"approved": true',
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "看起来不错，通过。",
+        '{"approved": "true"}',
+        '{"approved": 1}',
+        '{"summary": "好"}',
+        '[{"approved": true}]',
+        '{"approved": true',
+    ],
+)
 def test_anything_but_a_boolean_approved_is_a_rejection_with_the_raw_text(text: str) -> None:
     verdict = parse_verdict(text)
     assert verdict.approved is False
@@ -165,7 +182,9 @@ def test_skip_reasons_name_the_failed_step_in_plan_order() -> None:
     plan = make_plan(task("a"), task("b", "a"), task("c"), task("d", "b", "c"))
     states = {"a": NodeState("failed", "boom"), "c": NodeState("done", "ok")}
     assert skip_reasons(plan, states) == {
-        "b": "因前置步骤失败被跳过（a 未完成）", "d": "因前置步骤失败被跳过（a 未完成）"}
+        "b": "因前置步骤失败被跳过（a 未完成）",
+        "d": "因前置步骤失败被跳过（a 未完成）",
+    }
     assert skip_reasons(plan, {t.id: NodeState("done") for t in plan.tasks}) == {}
 
 
@@ -187,8 +206,16 @@ def test_the_result_lists_every_step_with_a_preview_and_the_leaf_results() -> No
 
 def test_a_partial_and_a_failed_result() -> None:
     plan = make_plan(task("a"), task("b", "a"), task("c"))
-    partial = team_result(PlanProgress(plan, {"a": NodeState("failed", "模型出错"), "b": NodeState("skipped", "跳过"),
-                                              "c": NodeState("done", "c 的结果")}))
+    partial = team_result(
+        PlanProgress(
+            plan,
+            {
+                "a": NodeState("failed", "模型出错"),
+                "b": NodeState("skipped", "跳过"),
+                "c": NodeState("done", "c 的结果"),
+            },
+        )
+    )
     assert partial.status == "partial"
     assert "⚠️ 团队任务部分完成（1/3 个步骤完成）" in partial.answer
     assert "- [a] ❌ 失败：模型出错" in partial.answer and "- [b] ⏭️ 跳过：跳过" in partial.answer

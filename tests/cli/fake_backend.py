@@ -67,7 +67,9 @@ class FakeBackend:
     notice_listener: NoticeListener | None = None
 
     def info(self) -> BannerInfo:
-        return BannerInfo("9.9.9", self.model_name, "fakeprov", 128_000, "session-1-abc", self.project_root, "auto")
+        return BannerInfo(
+            "9.9.9", self.model_name, "fakeprov", 128_000, "session-1-abc", self.project_root, "auto"
+        )
 
     def status(self) -> StatusSnapshot:
         return StatusSnapshot(self.model_name, 12_300, 128_000, 45_100, 3_200, 30_000, "auto")

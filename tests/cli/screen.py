@@ -36,8 +36,14 @@ def run_on_screen(backend: FakeBackend, pipe: PipeInput, tmp_path: Path, feeder:
     screen = io.StringIO()
     thread = threading.Thread(target=feeder, args=(pipe, screen), daemon=True)
     thread.start()
-    run_repl(backend, input=pipe, output=Vt100_Output(screen, lambda: Size(rows=20, columns=80), term="xterm"),
-             interactive=True, history_file=tmp_path / "h", console=Console(file=io.StringIO(), force_terminal=False, width=120))
+    run_repl(
+        backend,
+        input=pipe,
+        output=Vt100_Output(screen, lambda: Size(rows=20, columns=80), term="xterm"),
+        interactive=True,
+        history_file=tmp_path / "h",
+        console=Console(file=io.StringIO(), force_terminal=False, width=120),
+    )
     thread.join(10)
     return screen
 

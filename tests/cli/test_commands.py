@@ -107,8 +107,18 @@ def test_unknown_commands(line: str) -> None:
     assert parsed.args == line.strip()
 
 
-@pytest.mark.parametrize("line", ["修复登录 bug", "exit the loop in main.py", "please clear the cache", "  hello  ",
-                                  "/usr/bin/python3 报错了", "/src/app.py 第 3 行为什么报错", "//TODO 是谁写的"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "修复登录 bug",
+        "exit the loop in main.py",
+        "please clear the cache",
+        "  hello  ",
+        "/usr/bin/python3 报错了",
+        "/src/app.py 第 3 行为什么报错",
+        "//TODO 是谁写的",
+    ],
+)
 def test_plain_text_is_a_task(line: str) -> None:
     parsed = parse(line)
     assert parsed.kind == "none"
@@ -149,8 +159,12 @@ def test_unknown_reply_lists_every_command() -> None:
 
 
 def test_a_known_command_with_wrong_arguments_gets_its_own_usage() -> None:
-    for line, usage in (("/hitl off", "/hitl [on|default]"), ("/HISTORY", "/history clear"),
-                        ("/memory verifyall", "/memory [子命令]"), ("/ctx 1", "/context")):
+    for line, usage in (
+        ("/hitl off", "/hitl [on|default]"),
+        ("/HISTORY", "/history clear"),
+        ("/memory verifyall", "/memory [子命令]"),
+        ("/ctx 1", "/context"),
+    ):
         assert parse(line).kind == "unknown"  # the parser contract stays: these are unknown inputs
         reply = unknown_reply(line)
         lines = reply.splitlines()

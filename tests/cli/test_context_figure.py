@@ -36,11 +36,17 @@ def test_status_bar_and_context_report_show_the_same_figure(tmp_path: Path) -> N
     project.mkdir()
     with FakeOpenAIServer() as server:
         server.push("好的，已经看过了。" * 20, "第二个回答。" * 30)
-        env = EnvLookup(environ={
-            "HOME": str(tmp_path), "PAICLI_HOME": str(tmp_path / ".paicli"), "PAICLI_BASE_URL": server.base_url,
-            "PAICLI_MODEL": "fake-model", "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false",
-            "PAICLI_CONTEXT_WINDOW": "8000",
-        }, cwd=project)
+        env = EnvLookup(
+            environ={
+                "HOME": str(tmp_path),
+                "PAICLI_HOME": str(tmp_path / ".paicli"),
+                "PAICLI_BASE_URL": server.base_url,
+                "PAICLI_MODEL": "fake-model",
+                "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false",
+                "PAICLI_CONTEXT_WINDOW": "8000",
+            },
+            cwd=project,
+        )
         backend = AppBackend(build_components(load_settings(env, cwd=project), env, AutoApprover(), yes=True))
         try:
             backend.run("看一下项目结构" * 10, "react", lambda e: None, CancelToken())

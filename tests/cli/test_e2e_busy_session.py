@@ -46,11 +46,14 @@ def holder() -> Iterator[Any]:
     procs: list[subprocess.Popen[str]] = []
 
     def hold(path: Path) -> subprocess.Popen[str]:
-        code = ("import sys; from pathlib import Path; from paicli.session.flock import try_lock; "
-                "fd = try_lock(Path(sys.argv[1])); print('held' if fd is not None else 'busy', flush=True); "
-                "sys.stdin.read()")
-        proc = subprocess.Popen([sys.executable, "-c", code, str(path)], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, text=True)
+        code = (
+            "import sys; from pathlib import Path; from paicli.session.flock import try_lock; "
+            "fd = try_lock(Path(sys.argv[1])); print('held' if fd is not None else 'busy', flush=True); "
+            "sys.stdin.read()"
+        )
+        proc = subprocess.Popen(
+            [sys.executable, "-c", code, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
         procs.append(proc)
         assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
         return proc
@@ -73,12 +76,21 @@ def test_two_continues_at_once_never_share_a_ledger(project: Path, isolated_home
         env = paicli_env(isolated_home, server.base_url)
         original = first_session(server, env, project, isolated_home)
         server.push(Reply.hang("第二次的回答"))
-        first = subprocess.Popen([sys.executable, "-m", "paicli", "-c", "-p", "第二次的问题"], env=env, cwd=project,
-                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        first = subprocess.Popen(
+            [sys.executable, "-m", "paicli", "-c", "-p", "第二次的问题"],
+            env=env,
+            cwd=project,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         try:
             assert server.wait_for_hang(timeout=WAIT)
             server.push("第三次的回答")
-            second = run_paicli(["-c", "-p", "第三次的问题", "--output-format", "json"], env, project, timeout=WAIT)
+            second = run_paicli(
+                ["-c", "-p", "第三次的问题", "--output-format", "json"], env, project, timeout=WAIT
+            )
         finally:
             server.release()
             _out, err = first.communicate(timeout=WAIT)
@@ -90,11 +102,15 @@ def test_two_continues_at_once_never_share_a_ledger(project: Path, isolated_home
         assert json.loads(second.stdout.strip().splitlines()[-1])["session_id"] == fork.name[:-6]
         assert "第三次的问题" not in " ".join(user_texts(original))
         assert any("第二次的问题" in t for t in user_texts(original))
-        assert any("第一次的问题" in t for t in user_texts(fork)) and any("第三次的问题" in t for t in user_texts(fork))
+        assert any("第一次的问题" in t for t in user_texts(fork)) and any(
+            "第三次的问题" in t for t in user_texts(fork)
+        )
         for path in (original, fork):
             assert_clean(path)
-        assert any(e["event"] == "session_forked" and e["metadata"]["forkedFrom"] == original.name[:-6]
-                   for e in entries(fork))
+        assert any(
+            e["event"] == "session_forked" and e["metadata"]["forkedFrom"] == original.name[:-6]
+            for e in entries(fork)
+        )
         # once both are done, -c continues the latest session in place again, without a fork
         server.push("第四次的回答")
         later = run_paicli(["-c", "-p", "第四次的问题"], env, project, timeout=WAIT)
@@ -103,7 +119,9 @@ def test_two_continues_at_once_never_share_a_ledger(project: Path, isolated_home
         assert server.violations == []
 
 
-def test_resume_by_id_and_piped_repl_fork_a_held_session(project: Path, isolated_home: Path, holder: Any) -> None:
+def test_resume_by_id_and_piped_repl_fork_a_held_session(
+    project: Path, isolated_home: Path, holder: Any
+) -> None:
     with FakeOpenAIServer() as server:
         env = paicli_env(isolated_home, server.base_url)
         original = first_session(server, env, project, isolated_home)
@@ -113,11 +131,14 @@ def test_resume_by_id_and_piped_repl_fork_a_held_session(project: Path, isolated
         by_id = run_paicli(["--resume", original.name[:-6], "-p", "按 id 恢复"], env, project, timeout=WAIT)
         assert by_id.returncode == 0 and "复制为新会话" in by_id.stderr, by_id.stderr
         server.push("管道 REPL 的回答")
-        piped = run_paicli(["--resume", original.name[:-6]], env, project, stdin="管道里的问题\n/exit\n", timeout=WAIT)
+        piped = run_paicli(
+            ["--resume", original.name[:-6]], env, project, stdin="管道里的问题\n/exit\n", timeout=WAIT
+        )
         assert piped.returncode == 0 and "复制为新会话" in piped.stderr, piped.stderr
         server.push("斜杠恢复的回答")
-        slash = run_paicli([], env, project, stdin=f"/resume {original.name[:-6]}\n斜杠恢复后的问题\n/exit\n",
-                           timeout=WAIT)
+        slash = run_paicli(
+            [], env, project, stdin=f"/resume {original.name[:-6]}\n斜杠恢复后的问题\n/exit\n", timeout=WAIT
+        )
         assert slash.returncode == 0 and "复制为新会话" in slash.stdout + slash.stderr, slash.stderr
         assert original.read_bytes() == before  # the held session was never written to
         assert len(ledgers(isolated_home)) >= 4
@@ -146,9 +167,18 @@ def test_the_interactive_choice(
     tmp_path: Path, holder: Any, capsys: pytest.CaptureFixture[str], answer: str, expected: object
 ) -> None:
     ledger = tmp_path / "session-1-abc.jsonl"
-    line = {"schemaVersion": 1, "sessionId": "session-1-abc", "sequence": 1, "timestamp": 1, "event": "user",
-            "mode": "react", "actor": "agent", "source": "user_input",
-            "message": {"role": "user", "content": "只读可见的问题"}, "metadata": {}}
+    line = {
+        "schemaVersion": 1,
+        "sessionId": "session-1-abc",
+        "sequence": 1,
+        "timestamp": 1,
+        "event": "user",
+        "mode": "react",
+        "actor": "agent",
+        "source": "user_input",
+        "message": {"role": "user", "content": "只读可见的问题"},
+        "metadata": {},
+    }
     ledger.write_text(json.dumps(line, ensure_ascii=False) + "\n", encoding="utf-8")
     holder(ledger)
     err = io.StringIO()

@@ -21,7 +21,9 @@ def test_model_list_and_unknown_names_do_not_switch(project: Path, isolated_home
         assert server.requests[-1]["model"] == "fake-model"  # still the same model after all that
 
 
-def test_continue_replays_the_conversation_and_exit_says_how_to_come_back(project: Path, isolated_home: Path) -> None:
+def test_continue_replays_the_conversation_and_exit_says_how_to_come_back(
+    project: Path, isolated_home: Path
+) -> None:
     with FakeOpenAIServer() as server:
         server.push("第一行结论\n第二行结论", "接着上次说。")
         env = paicli_env(isolated_home, server.base_url)

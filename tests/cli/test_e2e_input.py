@@ -13,9 +13,12 @@ from tests.cli.paicli_proc import paicli_env, run_paicli
 from tests.fakes.openai_server import FakeOpenAIServer
 
 
-def run_with_bytes(args: list[str], env: dict[str, str], cwd: Path, data: bytes) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "paicli", *args], env=env, cwd=cwd, input=data,
-                          capture_output=True, timeout=60)
+def run_with_bytes(
+    args: list[str], env: dict[str, str], cwd: Path, data: bytes
+) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "paicli", *args], env=env, cwd=cwd, input=data, capture_output=True, timeout=60
+    )
 
 
 def test_scrub_text_replaces_lone_surrogates_and_keeps_good_text() -> None:
@@ -37,7 +40,9 @@ def test_empty_task_without_stdin_is_a_usage_error(project: Path, isolated_home:
 def test_empty_task_takes_the_piped_stdin_as_the_task(project: Path, isolated_home: Path) -> None:
     with FakeOpenAIServer() as server:
         server.push("好的")
-        proc = run_paicli(["-p", ""], paicli_env(isolated_home, server.base_url), project, stdin="解释一下这个项目\n")
+        proc = run_paicli(
+            ["-p", ""], paicli_env(isolated_home, server.base_url), project, stdin="解释一下这个项目\n"
+        )
         assert proc.returncode == 0, proc.stderr
         assert proc.stdout.strip() == "好的"
         user = server.requests[0]["messages"][-1]["content"]
@@ -48,8 +53,9 @@ def test_empty_task_takes_the_piped_stdin_as_the_task(project: Path, isolated_ho
 def test_undecodable_piped_bytes_become_replacement_characters(project: Path, isolated_home: Path) -> None:
     with FakeOpenAIServer() as server:
         server.push("收到")
-        proc = run_with_bytes(["-p", "总结"], paicli_env(isolated_home, server.base_url), project,
-                              b"abc \xff\xfe def\n")
+        proc = run_with_bytes(
+            ["-p", "总结"], paicli_env(isolated_home, server.base_url), project, b"abc \xff\xfe def\n"
+        )
         assert proc.returncode == 0, proc.stderr.decode()
         user = server.requests[0]["messages"][-1]["content"]
         assert "abc \ufffd\ufffd def" in user
@@ -59,18 +65,26 @@ def test_undecodable_piped_bytes_become_replacement_characters(project: Path, is
 def test_undecodable_argv_task_is_scrubbed(project: Path, isolated_home: Path) -> None:
     with FakeOpenAIServer() as server:
         server.push("收到")
-        proc = subprocess.run([sys.executable, "-m", "paicli", "-p", b"fix \xff it"],  # type: ignore[list-item]
-                              env=paicli_env(isolated_home, server.base_url), cwd=project,
-                              stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+        proc = subprocess.run(
+            [sys.executable, "-m", "paicli", "-p", b"fix \xff it"],  # type: ignore[list-item]
+            env=paicli_env(isolated_home, server.base_url),
+            cwd=project,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=60,
+        )
         assert proc.returncode == 0, proc.stderr.decode()
         assert server.requests[0]["messages"][-1]["content"].endswith("fix \ufffd it")
 
 
-def test_a_bad_line_in_a_piped_session_does_not_break_the_next_task(project: Path, isolated_home: Path) -> None:
+def test_a_bad_line_in_a_piped_session_does_not_break_the_next_task(
+    project: Path, isolated_home: Path
+) -> None:
     with FakeOpenAIServer() as server:
         server.push("第一条收到", "第二条收到")
-        proc = run_with_bytes([], paicli_env(isolated_home, server.base_url), project,
-                              b"hello \xff\xfe there\nsecond task\n")
+        proc = run_with_bytes(
+            [], paicli_env(isolated_home, server.base_url), project, b"hello \xff\xfe there\nsecond task\n"
+        )
         assert proc.returncode == 0, proc.stderr.decode()
         out = proc.stdout.decode()
         assert "第一条收到" in out and "第二条收到" in out
@@ -82,9 +96,15 @@ def test_ctrl_c_while_a_piped_session_waits_for_input_exits_130_without_tracebac
     project: Path, isolated_home: Path
 ) -> None:
     with FakeOpenAIServer() as server:
-        proc = subprocess.Popen([sys.executable, "-m", "paicli"], env=paicli_env(isolated_home, server.base_url),
-                                cwd=project, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "paicli"],
+            env=paicli_env(isolated_home, server.base_url),
+            cwd=project,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write("/help\n")
         proc.stdin.flush()
@@ -103,12 +123,19 @@ def test_ctrl_c_while_a_piped_session_waits_for_input_exits_130_without_tracebac
         assert "Traceback" not in err and "KeyboardInterrupt" not in err
 
 
-def test_a_reader_that_stops_early_ends_the_run_without_a_traceback(project: Path, isolated_home: Path) -> None:
+def test_a_reader_that_stops_early_ends_the_run_without_a_traceback(
+    project: Path, isolated_home: Path
+) -> None:
     with FakeOpenAIServer() as server:
         server.push("一个会被分成好几段流式输出的回答")
-        proc = subprocess.Popen([sys.executable, "-m", "paicli", "-p", "你好", "--output-format", "stream-json"],
-                                env=paicli_env(isolated_home, server.base_url), cwd=project,
-                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "paicli", "-p", "你好", "--output-format", "stream-json"],
+            env=paicli_env(isolated_home, server.base_url),
+            cwd=project,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         assert proc.stdout is not None and proc.stderr is not None
         assert proc.stdout.readline().startswith(b"{")
         proc.stdout.close()  # like `| head -1`

@@ -24,17 +24,24 @@ def responder(body: dict[str, Any]) -> Reply | str:
     if not body.get("tools"):  # the summariser: down for the whole session
         return Reply.error(500, "summary model down")
     messages = body["messages"]
-    turn = next(str(m["content"]) for m in reversed(messages) if m["role"] == "user" and "轮" in str(m["content"]))
+    turn = next(
+        str(m["content"]) for m in reversed(messages) if m["role"] == "user" and "轮" in str(m["content"])
+    )
     number = int(turn.split("第", 1)[1].split("轮", 1)[0])
-    rounds = sum(1 for m in messages[messages.index(next(m for m in messages if m.get("content") == turn)):]
-                 if m["role"] == "assistant" and m.get("tool_calls"))
+    rounds = sum(
+        1
+        for m in messages[messages.index(next(m for m in messages if m.get("content") == turn)) :]
+        if m["role"] == "assistant" and m.get("tool_calls")
+    )
     if rounds < 2:
         files = [f"notes/f{(number + k) % 8}.txt" for k in range(3)]
         return Reply.tool_calls(*[("read_file", json.dumps({"path": f})) for f in files])
     return f"第{number}轮完成：" + "这一轮读到的内容已经整理好了，要点都记下来了。" * 30
 
 
-def test_failing_summariser_never_lets_a_request_overflow_and_says_so(project: Path, isolated_home: Path) -> None:
+def test_failing_summariser_never_lets_a_request_overflow_and_says_so(
+    project: Path, isolated_home: Path
+) -> None:
     (project / "notes").mkdir()
     for i in range(8):
         (project / "notes" / f"f{i}.txt").write_text(
@@ -43,8 +50,9 @@ def test_failing_summariser_never_lets_a_request_overflow_and_says_so(project: P
         )
     turns = [f"第{i}轮：请读取这些文件并总结要点" for i in range(1, 16)]
     with FakeOpenAIServer(responder=responder) as server:
-        env = paicli_env(isolated_home, server.base_url, PAICLI_CONTEXT_WINDOW=str(WINDOW),
-                         PAICLI_LLM_MAX_RETRIES="0")
+        env = paicli_env(
+            isolated_home, server.base_url, PAICLI_CONTEXT_WINDOW=str(WINDOW), PAICLI_LLM_MAX_RETRIES="0"
+        )
         proc = run_paicli([], env, project, stdin="\n".join([*turns, "/exit"]) + "\n", timeout=300)
         assert proc.returncode == 0, proc.stderr[-3000:]
         requests = server.requests
@@ -58,8 +66,10 @@ def test_failing_summariser_never_lets_a_request_overflow_and_says_so(project: P
     assert dropped, "the fallback never had to act: the session is too short to test anything"
     output = proc.stdout + proc.stderr
     notices = output.count(NOTICE)
-    notes = {next(str(m["content"]) for m in r["messages"] if "[已省略的早期对话]" in str(m.get("content")))
-             for r in dropped}
+    notes = {
+        next(str(m["content"]) for m in r["messages"] if "[已省略的早期对话]" in str(m.get("content")))
+        for r in dropped
+    }
     assert 1 <= notices == len(notes), (notices, len(notes))  # one notice per fallback, not one per request
     assert len(summaries) < len(main) // 3  # failed attempts back off instead of preceding every call
 
@@ -71,7 +81,8 @@ def test_one_task_of_many_tool_rounds_stays_inside_a_small_window(
     """Issue 17.6: PAICLI_CONTEXT_WINDOW=8000 and one task of 24 tool rounds: every request fits."""
     for i in range(24):
         (project / f"m{i}.py").write_text(
-            "".join(f"def step_{i}_{n}(x):\n    return x + {n}  # round {i}\n" for n in range(110)), encoding="utf-8"
+            "".join(f"def step_{i}_{n}(x):\n    return x + {n}  # round {i}\n" for n in range(110)),
+            encoding="utf-8",
         )
 
     rounds = [0]  # the model's own progress (the view may have summarised earlier rounds away)
@@ -85,8 +96,12 @@ def test_one_task_of_many_tool_rounds_stays_inside_a_small_window(
         return "全部读完了。"
 
     with FakeOpenAIServer(responder=answer) as server:
-        env = paicli_env(isolated_home, server.base_url, PAICLI_CONTEXT_WINDOW="8000", PAICLI_LLM_MAX_RETRIES="0")
-        proc = run_paicli([], env, project, stdin="请逐个读取 m0.py 到 m23.py，然后总结\n/exit\n", timeout=300)
+        env = paicli_env(
+            isolated_home, server.base_url, PAICLI_CONTEXT_WINDOW="8000", PAICLI_LLM_MAX_RETRIES="0"
+        )
+        proc = run_paicli(
+            [], env, project, stdin="请逐个读取 m0.py 到 m23.py，然后总结\n/exit\n", timeout=300
+        )
         assert proc.returncode == 0, proc.stderr[-3000:]
         requests = server.requests
         assert server.violations == []
@@ -96,4 +111,6 @@ def test_one_task_of_many_tool_rounds_stays_inside_a_small_window(
     assert max(sizes)[0] <= 8_000, sizes
     folded = "[已压缩的历史对话摘要]" if summariser_works else "[已省略的早期对话]"
     assert any(folded in json.dumps(r["messages"], ensure_ascii=False) for r in main)
-    assert any("请逐个读取" in str(m.get("content")) for m in main[-1]["messages"])  # the request stays verbatim
+    assert any(
+        "请逐个读取" in str(m.get("content")) for m in main[-1]["messages"]
+    )  # the request stays verbatim

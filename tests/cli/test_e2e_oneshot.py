@@ -29,8 +29,11 @@ def test_json_task_writes_reads_and_answers(project: Path, isolated_home: Path) 
             Reply.tool_calls(("read_file", '{"path": "notes/hello.txt"}')),
             "文件已写好，内容是：你好, paicli",
         )
-        proc = run_paicli(["-p", "写一个文件再读出来", "--yes", "--output-format", "json"],
-                          paicli_env(isolated_home, server.base_url), project)
+        proc = run_paicli(
+            ["-p", "写一个文件再读出来", "--yes", "--output-format", "json"],
+            paicli_env(isolated_home, server.base_url),
+            project,
+        )
         assert proc.returncode == 0, proc.stderr
         result = json.loads(proc.stdout.strip().splitlines()[-1])
         assert result["type"] == "result" and result["is_error"] is False
@@ -65,7 +68,9 @@ def test_unauthorised_key_exits_1_with_a_clear_message(project: Path, isolated_h
 def test_missing_key_is_a_configuration_error(project: Path, isolated_home: Path) -> None:
     proc = run_paicli(["-p", "在吗"], paicli_env(isolated_home, None), project)
     assert proc.returncode == 2
-    lines = proc.stderr.strip().splitlines()  # what to do first; the full list lives in --help (test_e2e_setup)
+    lines = (
+        proc.stderr.strip().splitlines()
+    )  # what to do first; the full list lives in --help (test_e2e_setup)
     assert len(lines) == 2 and "DEEPSEEK_API_KEY" in lines[0] and "PAICLI_BASE_URL" in lines[1]
 
 
@@ -92,8 +97,11 @@ def test_bad_tool_calls_get_clear_refusals_and_the_run_finishes(project: Path, i
             ),
             "这些调用都被拒绝了",
         )
-        proc = run_paicli(["-p", "试试这些工具", "--output-format", "json"],
-                          paicli_env(isolated_home, server.base_url), project)
+        proc = run_paicli(
+            ["-p", "试试这些工具", "--output-format", "json"],
+            paicli_env(isolated_home, server.base_url),
+            project,
+        )
         assert proc.returncode == 0, proc.stderr
         results = tool_texts(server.requests[1])
         assert len(results) == 5
@@ -107,8 +115,11 @@ def test_stream_json_emits_events_then_the_result(project: Path, isolated_home: 
     (project / "a.txt").write_text("alpha\n", encoding="utf-8")
     with FakeOpenAIServer() as server:
         server.push(Reply.tool_calls(("read_file", '{"path": "a.txt"}')), "读到了 alpha")
-        proc = run_paicli(["-p", "读 a.txt", "--output-format", "stream-json"],
-                          paicli_env(isolated_home, server.base_url), project)
+        proc = run_paicli(
+            ["-p", "读 a.txt", "--output-format", "stream-json"],
+            paicli_env(isolated_home, server.base_url),
+            project,
+        )
         assert proc.returncode == 0, proc.stderr
         events = [json.loads(line) for line in proc.stdout.splitlines()]
         types = [e["type"] for e in events]
@@ -120,8 +131,12 @@ def test_stream_json_emits_events_then_the_result(project: Path, isolated_home: 
 def test_piped_stdin_is_appended_as_context(project: Path, isolated_home: Path) -> None:
     with FakeOpenAIServer() as server:
         server.push("共有 3 行")
-        proc = run_paicli(["-p", "数一数行数"], paicli_env(isolated_home, server.base_url), project,
-                          stdin="line one\nline two\nline three\n")
+        proc = run_paicli(
+            ["-p", "数一数行数"],
+            paicli_env(isolated_home, server.base_url),
+            project,
+            stdin="line one\nline two\nline three\n",
+        )
         assert proc.returncode == 0, proc.stderr
         user = server.requests[0]["messages"][-1]["content"]
         assert user.startswith("数一数行数") and "line three" in user
@@ -133,7 +148,9 @@ def test_max_turns_finalises_with_a_partial_result(project: Path, isolated_home:
             Reply.tool_calls(("list_dir", '{"path": "."}')),
             "已列出目录，其余未完成",
         )
-        proc = run_paicli(["-p", "整理项目", "--max-turns", "1"], paicli_env(isolated_home, server.base_url), project)
+        proc = run_paicli(
+            ["-p", "整理项目", "--max-turns", "1"], paicli_env(isolated_home, server.base_url), project
+        )
         assert proc.returncode == 0, proc.stderr
         assert proc.stdout.startswith("⚠️ 部分完成")
         assert "tools" not in server.requests[1] or not server.requests[1]["tools"]
@@ -141,7 +158,9 @@ def test_max_turns_finalises_with_a_partial_result(project: Path, isolated_home:
 
 def test_a_call_needing_approval_is_refused_without_a_human(project: Path, isolated_home: Path) -> None:
     with FakeOpenAIServer() as server:
-        server.push(Reply.tool_calls(("execute_command", '{"command": "touch made-by-agent"}')), "没有权限执行")
+        server.push(
+            Reply.tool_calls(("execute_command", '{"command": "touch made-by-agent"}')), "没有权限执行"
+        )
         proc = run_paicli(["-p", "建个文件"], paicli_env(isolated_home, server.base_url), project)
         assert proc.returncode == 0, proc.stderr
         assert not (project / "made-by-agent").exists()
@@ -170,9 +189,15 @@ def test_a_signal_mid_command_kills_the_process_group_and_exits_130(
     marker = f"sleep 37.{uuid.uuid4().int % 10**9:09d}"
     with FakeOpenAIServer() as server:
         server.push(Reply.tool_calls(("execute_command", json.dumps({"command": marker}))), "不会用到")
-        proc = subprocess.Popen([sys.executable, "-m", "paicli", "-p", "等一会", "--yes"],
-                                env=paicli_env(isolated_home, server.base_url), cwd=project,
-                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "paicli", "-p", "等一会", "--yes"],
+            env=paicli_env(isolated_home, server.base_url),
+            cwd=project,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         try:
             deadline = time.monotonic() + 30
             while not _sleepers(marker) and time.monotonic() < deadline and proc.poll() is None:
@@ -184,7 +209,9 @@ def test_a_signal_mid_command_kills_the_process_group_and_exits_130(
             if proc.poll() is None:
                 proc.kill()
         assert proc.returncode == 130, err
-        deadline = time.monotonic() + 60  # the group was signalled; on a loaded machine it can take a while to go
+        deadline = (
+            time.monotonic() + 60
+        )  # the group was signalled; on a loaded machine it can take a while to go
         while _sleepers(marker) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert _sleepers(marker) == []
@@ -197,8 +224,18 @@ def test_version_and_help(project: Path, isolated_home: Path) -> None:
     assert version.returncode == 0 and version.stdout.startswith("paicli ")
     helptext = run_paicli(["--help"], env, project)
     assert helptext.returncode == 0
-    for flag in ("--print", "--output-format", "--yes", "--max-turns", "--model", "--continue", "--resume",
-                 "--plan", "--team", "--version"):
+    for flag in (
+        "--print",
+        "--output-format",
+        "--yes",
+        "--max-turns",
+        "--model",
+        "--continue",
+        "--resume",
+        "--plan",
+        "--team",
+        "--version",
+    ):
         assert flag in helptext.stdout
     bad = run_paicli(["--output-format", "xml", "-p", "x"], env, project)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
@@ -207,8 +244,9 @@ def test_version_and_help(project: Path, isolated_home: Path) -> None:
 def test_model_flag_selects_the_model_for_the_run(project: Path, isolated_home: Path) -> None:
     with FakeOpenAIServer() as server:
         server.push("好")
-        proc = run_paicli(["-p", "在吗", "--model", "other-model"], paicli_env(isolated_home, server.base_url),
-                          project)
+        proc = run_paicli(
+            ["-p", "在吗", "--model", "other-model"], paicli_env(isolated_home, server.base_url), project
+        )
         assert proc.returncode == 0, proc.stderr
         assert server.requests[0]["model"] == "other-model"
 

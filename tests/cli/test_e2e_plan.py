@@ -18,8 +18,15 @@ PLANNER_MARK = "Plan Builder"
 
 
 def plan_json(*tasks: tuple[str, str, str, list[str]]) -> str:
-    return json.dumps({"summary": "测试计划", "tasks": [
-        {"id": i, "description": d, "type": t, "dependencies": deps} for i, d, t, deps in tasks]}, ensure_ascii=False)
+    return json.dumps(
+        {
+            "summary": "测试计划",
+            "tasks": [
+                {"id": i, "description": d, "type": t, "dependencies": deps} for i, d, t, deps in tasks
+            ],
+        },
+        ensure_ascii=False,
+    )
 
 
 def _text(message: dict[str, Any]) -> str:
@@ -67,7 +74,9 @@ def test_independent_tasks_overlap_and_each_task_sees_only_its_own_history(tmp_p
 
     with FakeOpenAIServer(responder=respond) as server:
         env = paicli_env(tmp_path, server.base_url)
-        done = run_paicli(["-p", "检查甲乙两部分并汇总", "--plan", "--output-format", "stream-json"], env, tmp_path)
+        done = run_paicli(
+            ["-p", "检查甲乙两部分并汇总", "--plan", "--output-format", "stream-json"], env, tmp_path
+        )
         assert done.returncode == 0, done.stderr
         requests, times = server.requests, server.request_times
         server.assert_no_violations()
@@ -97,8 +106,11 @@ def test_independent_tasks_overlap_and_each_task_sees_only_its_own_history(tmp_p
 
 
 def test_a_failing_task_below_half_progress_triggers_a_replan(tmp_path: Path) -> None:
-    first = plan_json(("t1", "读取配置", "FILE_READ", []), ("t2", "改写配置", "FILE_WRITE", ["t1"]),
-                      ("t3", "运行检查", "COMMAND", ["t2"]))
+    first = plan_json(
+        ("t1", "读取配置", "FILE_READ", []),
+        ("t2", "改写配置", "FILE_WRITE", ["t1"]),
+        ("t3", "运行检查", "COMMAND", ["t2"]),
+    )
     second = plan_json(("r1", "换个办法读取配置", "FILE_READ", []), ("r2", "给出结论", "ANALYSIS", ["r1"]))
     planner_replies = [first, second]
 
@@ -125,8 +137,12 @@ def test_a_failing_task_below_half_progress_triggers_a_replan(tmp_path: Path) ->
     assert not any(task_of(body) == "改写配置" for body in requests)
 
 
-REPORT_PLAN = plan_json(("t1", "读取甲", "FILE_READ", []), ("t2", "分析甲", "ANALYSIS", ["t1"]),
-                        ("t3", "写出报告", "FILE_WRITE", ["t2"]), ("t4", "核对报告", "VERIFICATION", ["t3"]))
+REPORT_PLAN = plan_json(
+    ("t1", "读取甲", "FILE_READ", []),
+    ("t2", "分析甲", "ANALYSIS", ["t1"]),
+    ("t3", "写出报告", "FILE_WRITE", ["t2"]),
+    ("t4", "核对报告", "VERIFICATION", ["t3"]),
+)
 
 
 def killed_during_task_3(tmp_path: Path) -> tuple[FakeOpenAIServer, dict[str, str]]:
@@ -145,8 +161,15 @@ def killed_during_task_3(tmp_path: Path) -> tuple[FakeOpenAIServer, dict[str, st
     server = FakeOpenAIServer(responder=respond)
     server.start()
     env = paicli_env(tmp_path, server.base_url)
-    proc = subprocess.Popen([sys.executable, "-m", "paicli", "-p", "写报告", "--plan"], env=env, cwd=tmp_path,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "paicli", "-p", "写报告", "--plan"],
+        env=env,
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert server.wait_for_hang(timeout=60), "task 3 never reached the model"
     finally:

@@ -55,8 +55,12 @@ def test_tools_and_system_prompt_are_byte_identical_for_the_whole_session(
 ) -> None:
     (project / "README.md").write_text("# calc\n一个命令行计算器。\n", encoding="utf-8")
     with FakeOpenAIServer(responder=responder) as server:
-        env = paicli_env(isolated_home, server.base_url, PAICLI_PROMPT_RUNTIME_DATE="2026-11-30",
-                         PAICLI_PROMPT_RUNTIME_ZONE="UTC")
+        env = paicli_env(
+            isolated_home,
+            server.base_url,
+            PAICLI_PROMPT_RUNTIME_DATE="2026-11-30",
+            PAICLI_PROMPT_RUNTIME_ZONE="UTC",
+        )
         proc = run_paicli([], env, project, stdin="\n".join([*TURNS, "/exit"]) + "\n", timeout=180)
         assert proc.returncode == 0, proc.stderr
         assert server.violations == []
@@ -76,7 +80,9 @@ def test_tools_and_system_prompt_are_byte_identical_for_the_whole_session(
     assert "Gradle 8，JDK 版本 17" in saved  # the memory was written mid-session...
     later = next(text for text in by_turn if text.endswith("发布窗口是什么时候？"))
     assert "## 相关长期记忆" in later and "每周四晚上八点" in later  # a /save reached the next turn
-    assert "每周四晚上八点" not in requests[-1]["messages"][0]["content"]  # memories ride in the turn, not the prefix
+    assert (
+        "每周四晚上八点" not in requests[-1]["messages"][0]["content"]
+    )  # memories ride in the turn, not the prefix
     refused = [m for r in requests for m in r["messages"] if m["role"] == "tool" and "web_search" in str(m)]
     assert refused and all("[WEB_TOOLS_DISABLED]" in str(m["content"]) for m in refused)
     assert "看起来像标题或摘录" in proc.stdout + proc.stderr  # the headline turn was still told apart

@@ -43,9 +43,9 @@ class Terminal:
     def expect(self, pattern: str, timeout: float = 60.0) -> None:
         """Wait for `pattern` after the previous match (a question asked twice must be seen twice)."""
         deadline = time.monotonic() + timeout
-        while pattern not in self.plain()[self.mark:]:
+        while pattern not in self.plain()[self.mark :]:
             remaining = deadline - time.monotonic()
-            assert remaining > 0, f"{pattern!r} not seen in:\n{self.plain()[self.mark:][-3000:]}"
+            assert remaining > 0, f"{pattern!r} not seen in:\n{self.plain()[self.mark :][-3000:]}"
             ready, _, _ = select.select([self.fd], [], [], min(0.2, remaining))
             if ready:
                 try:
@@ -57,7 +57,7 @@ class Terminal:
                 self.seen += chunk
         text = self.plain()
         found = text.find(pattern, self.mark)
-        assert found >= 0, text[self.mark:][-3000:]
+        assert found >= 0, text[self.mark :][-3000:]
         self.mark = found + len(pattern)
 
     def answer(self, text: str) -> None:
@@ -120,8 +120,12 @@ def test_setup_reruns_with_a_hidden_key_and_probes_nothing_when_configured(
     with FakeOpenAIServer(api_key="sk-typed-secret-42") as remote, FakeOpenAIServer() as local:
         home = isolated_home / ".paicli"
         home.mkdir()
-        (home / ".env").write_text(f"PAICLI_BASE_URL={remote.base_url}\nPAICLI_MODEL=fake-model\n", encoding="utf-8")
-        env = paicli_env(isolated_home, None, PAICLI_LOCAL_PORTS=str(local.port), DEEPSEEK_BASE_URL=remote.base_url)
+        (home / ".env").write_text(
+            f"PAICLI_BASE_URL={remote.base_url}\nPAICLI_MODEL=fake-model\n", encoding="utf-8"
+        )
+        env = paicli_env(
+            isolated_home, None, PAICLI_LOCAL_PORTS=str(local.port), DEEPSEEK_BASE_URL=remote.base_url
+        )
         term = Terminal(["--setup"], env, project)
         term.expect("输入编号")
         term.answer("1")  # DeepSeek: no local server is listed, nothing was probed
@@ -146,8 +150,13 @@ def test_setup_reruns_with_a_hidden_key_and_probes_nothing_when_configured(
 
 def test_a_configured_key_starts_the_repl_without_probing(project: Path, isolated_home: Path) -> None:
     with FakeOpenAIServer() as remote, FakeOpenAIServer() as local:
-        env = paicli_env(isolated_home, None, PAICLI_LOCAL_PORTS=str(local.port), DEEPSEEK_API_KEY="sk-k",
-                         DEEPSEEK_BASE_URL=remote.base_url)
+        env = paicli_env(
+            isolated_home,
+            None,
+            PAICLI_LOCAL_PORTS=str(local.port),
+            DEEPSEEK_API_KEY="sk-k",
+            DEEPSEEK_BASE_URL=remote.base_url,
+        )
         term = Terminal([], env, project)
         term.expect("deepseek-flash (deepseek)")
         term.expect("›")
@@ -181,13 +190,28 @@ def test_without_a_terminal_no_key_is_a_short_exit_2_and_nothing_is_probed(
 def test_help_lists_every_provider_variable(project: Path, isolated_home: Path) -> None:
     proc = run_paicli(["--help"], paicli_env(isolated_home, None), project)
     assert proc.returncode == 0
-    for name in ("PAICLI_BASE_URL", "PAICLI_API_KEY", "PAICLI_MODEL", "DEEPSEEK_API_KEY", "GLM_API_KEY",
-                 "HUNYUAN_API_KEY", "STEP_API_KEY", "KIMI_API_KEY", "FREELLMAPI_API_KEY", "XFYUN_MAAS_API_KEY",
-                 "AGNES_API_KEY", "OPENAI_API_KEY", "PAICLI_CONTEXT_WINDOW", "--setup"):
+    for name in (
+        "PAICLI_BASE_URL",
+        "PAICLI_API_KEY",
+        "PAICLI_MODEL",
+        "DEEPSEEK_API_KEY",
+        "GLM_API_KEY",
+        "HUNYUAN_API_KEY",
+        "STEP_API_KEY",
+        "KIMI_API_KEY",
+        "FREELLMAPI_API_KEY",
+        "XFYUN_MAAS_API_KEY",
+        "AGNES_API_KEY",
+        "OPENAI_API_KEY",
+        "PAICLI_CONTEXT_WINDOW",
+        "--setup",
+    ):
         assert name in proc.stdout
 
 
-def test_ctrl_c_during_setup_exits_130_and_ctrl_d_exits_2_saving_nothing(project: Path, isolated_home: Path) -> None:
+def test_ctrl_c_during_setup_exits_130_and_ctrl_d_exits_2_saving_nothing(
+    project: Path, isolated_home: Path
+) -> None:
     env = paicli_env(isolated_home, None)
     interrupted = Terminal([], env, project)
     interrupted.expect("输入编号")

@@ -16,7 +16,9 @@ BODY = "# 部署检查\n1. 先运行 make check。\n2. 暗号是 青松-7。"
 def write_skill(root: Path, name: str, description: str, body: str) -> Path:
     folder = root / name
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {description}\n---\n{body}\n", encoding="utf-8")
+    (folder / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: {description}\n---\n{body}\n", encoding="utf-8"
+    )
     return folder
 
 
@@ -27,7 +29,9 @@ def texts(body: dict[str, Any]) -> list[str]:
 def test_load_skill_injects_the_body_into_the_next_request(project: Path, isolated_home: Path) -> None:
     write_skill(isolated_home / ".paicli" / "skills", "deploy-check", "上线前的检查清单", BODY)
     with FakeOpenAIServer() as server:
-        server.push(Reply.tool_calls(("load_skill", '{"name": "deploy-check"}')), "按清单检查完毕，暗号 青松-7。")
+        server.push(
+            Reply.tool_calls(("load_skill", '{"name": "deploy-check"}')), "按清单检查完毕，暗号 青松-7。"
+        )
         env = paicli_env(isolated_home, server.base_url)
         run = run_paicli(["-p", "帮我做上线前检查", "--output-format", "json"], env, project)
         assert run.returncode == 0, run.stderr

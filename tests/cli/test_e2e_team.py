@@ -19,9 +19,15 @@ WAIT = 60.0  # generous: the machine is loaded; nothing here depends on speed
 
 
 def team_plan(*steps: tuple[str, str, list[str]]) -> str:
-    return json.dumps({"summary": "团队计划", "steps": [
-        {"id": i, "description": d, "type": "ANALYSIS", "dependencies": deps} for i, d, deps in steps]},
-        ensure_ascii=False)
+    return json.dumps(
+        {
+            "summary": "团队计划",
+            "steps": [
+                {"id": i, "description": d, "type": "ANALYSIS", "dependencies": deps} for i, d, deps in steps
+            ],
+        },
+        ensure_ascii=False,
+    )
 
 
 def _text(message: dict[str, Any]) -> str:
@@ -31,7 +37,11 @@ def _text(message: dict[str, Any]) -> str:
 
 def role_of(body: dict[str, Any]) -> str:
     system = _text(body["messages"][0])
-    for marker, role in (("Team Planner", "planner"), ("Team Worker", "worker"), ("Team Reviewer", "reviewer")):
+    for marker, role in (
+        ("Team Planner", "planner"),
+        ("Team Worker", "worker"),
+        ("Team Reviewer", "reviewer"),
+    ):
         if f"## Mode: {marker}" in system:
             return role
     return "other"
@@ -70,13 +80,17 @@ class BothArrived:
             self.cond.wait_for(lambda: self.names <= self.seen, timeout=WAIT)
 
 
-def test_independent_steps_run_on_both_workers_at_once_and_no_member_sees_another_history(tmp_path: Path) -> None:
+def test_independent_steps_run_on_both_workers_at_once_and_no_member_sees_another_history(
+    tmp_path: Path,
+) -> None:
     gate = BothArrived({"s1", "s2"})
 
     def respond(body: dict[str, Any]) -> Reply | str | None:
         role, step = role_of(body), step_of(body)
         if role == "planner":
-            return team_plan(("s1", "统计甲模块", []), ("s2", "统计乙模块", []), ("s3", "汇总甲乙", ["s1", "s2"]))
+            return team_plan(
+                ("s1", "统计甲模块", []), ("s2", "统计乙模块", []), ("s3", "汇总甲乙", ["s1", "s2"])
+            )
         if role == "reviewer":
             return APPROVE
         if role == "worker" and step in ("s1", "s2"):
@@ -86,7 +100,9 @@ def test_independent_steps_run_on_both_workers_at_once_and_no_member_sees_anothe
 
     with FakeOpenAIServer(responder=respond) as server:
         env = paicli_env(tmp_path, server.base_url)
-        done = run_paicli(["-p", "统计甲乙两个模块并汇总", "--team", "--output-format", "stream-json"], env, tmp_path)
+        done = run_paicli(
+            ["-p", "统计甲乙两个模块并汇总", "--team", "--output-format", "stream-json"], env, tmp_path
+        )
         requests, times = server.requests, server.request_times
         server.assert_no_violations()
 
@@ -95,7 +111,10 @@ def test_independent_steps_run_on_both_workers_at_once_and_no_member_sees_anothe
     assert lines[-1]["type"] == "result" and lines[-1]["is_error"] is False
     assert lines[-1]["result"].startswith("✅ 团队任务完成（3/3 个步骤完成）")
     assert {e["task_id"]: e["worker"] for e in lines if e["type"] == "task_start"} == {
-        "s1": "worker-1", "s2": "worker-2", "s3": "worker-1"}
+        "s1": "worker-1",
+        "s2": "worker-2",
+        "s3": "worker-1",
+    }
 
     index = {step_of(body): i for i, body in enumerate(requests) if role_of(body) == "worker"}
     (a_start, a_end), (b_start, b_end) = times[index["s1"]], times[index["s2"]]
@@ -113,16 +132,34 @@ def test_independent_steps_run_on_both_workers_at_once_and_no_member_sees_anothe
         own = step_of(body)
         assert len(body["messages"]) == 2, (role, own)  # one step per history: everything else was cleared
         others = [s for s in ("s1", "s2", "s3") if s != own]
-        assert not any(f"当前步骤 [{other}]" in text or f"\n步骤 [{other}]" in text for other in others), (role, own)
-        assert "团队计划" not in text and '"steps"' not in text  # the planner's history stays with the planner
+        assert not any(f"当前步骤 [{other}]" in text or f"\n步骤 [{other}]" in text for other in others), (
+            role,
+            own,
+        )
+        assert (
+            "团队计划" not in text and '"steps"' not in text
+        )  # the planner's history stays with the planner
     s3 = _text(requests[index["s3"]]["messages"][1])
     assert "已完成的依赖步骤 [s1]: 统计甲模块\n结果：s1 的统计结果" in s3 and "s2 的统计结果" in s3
 
     entries = ledger_entries(tmp_path)
     actors = {e["actor"] for e in entries if e["mode"] == "team"}
-    assert {"orchestrator", "planner", "worker-1", "worker-2", "reviewer-s1", "reviewer-s2", "reviewer"} <= actors
-    inputs = {(e["actor"], step) for e in entries if e["source"] == "task_input" and e["actor"].startswith("worker")
-              for step in ("s1", "s2", "s3") if f"当前步骤 [{step}]" in (e["message"] or {}).get("content", "")}
+    assert {
+        "orchestrator",
+        "planner",
+        "worker-1",
+        "worker-2",
+        "reviewer-s1",
+        "reviewer-s2",
+        "reviewer",
+    } <= actors
+    inputs = {
+        (e["actor"], step)
+        for e in entries
+        if e["source"] == "task_input" and e["actor"].startswith("worker")
+        for step in ("s1", "s2", "s3")
+        if f"当前步骤 [{step}]" in (e["message"] or {}).get("content", "")
+    }
     assert inputs == {("worker-1", "s1"), ("worker-2", "s2"), ("worker-1", "s3")}
     clears = {e["actor"] for e in entries if e["event"] == "history_clear" and e["source"] == "task_boundary"}
     assert {"planner", "worker-1", "worker-2", "reviewer-s1", "reviewer-s2", "reviewer"} <= clears
@@ -154,7 +191,9 @@ def test_a_rejected_step_is_retried_with_the_feedback_and_accepted_the_second_ti
     assert [m["role"] for m in retry] == ["system", "user", "assistant", "user"]
     assert "之前的执行结果被审查拒绝，原因：\n- 没有给出最终数字" in _text(retry[3])
     assert "总数是 42" in _text(requests[4]["messages"][-1])
-    assert "⚠️ 步骤 [s1] 审查未通过，正在重新执行..." in done.stderr and "反馈: - 没有给出最终数字" in done.stderr
+    assert (
+        "⚠️ 步骤 [s1] 审查未通过，正在重新执行..." in done.stderr and "反馈: - 没有给出最终数字" in done.stderr
+    )
     assert "✅ 步骤 [s1] 审查通过" in done.stderr
     assert "- [s1] ✅ 完成：总数是 42" in done.stdout
 
@@ -212,8 +251,15 @@ def killed_during_step_2(tmp_path: Path) -> tuple[FakeOpenAIServer, dict[str, st
     server = FakeOpenAIServer(responder=respond)
     server.start()
     env = paicli_env(tmp_path, server.base_url)
-    proc = subprocess.Popen([sys.executable, "-m", "paicli", "-p", "整理资料", "--team"], env=env, cwd=tmp_path,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "paicli", "-p", "整理资料", "--team"],
+        env=env,
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert server.wait_for_hang(timeout=WAIT), "step s2 never reached the model"
     finally:
@@ -269,7 +315,9 @@ def test_the_repl_runs_slash_team_and_mode_team_inputs_as_team_runs(tmp_path: Pa
 
     with FakeOpenAIServer(responder=respond) as server:
         env = paicli_env(tmp_path, server.base_url)
-        done = run_paicli([], env, tmp_path, stdin="/team 问个问题\n/mode team\n再问一个\n/mode auto\n闲聊\n/help\n")
+        done = run_paicli(
+            [], env, tmp_path, stdin="/team 问个问题\n/mode team\n再问一个\n/mode auto\n闲聊\n/help\n"
+        )
         requests = server.requests
         server.assert_no_violations()
 
@@ -298,10 +346,19 @@ def test_ctrl_c_cancels_both_running_workers_and_the_run_can_be_continued(tmp_pa
     server.start()
     try:
         env = paicli_env(tmp_path, server.base_url)
-        proc = subprocess.Popen([sys.executable, "-m", "paicli", "-p", "查甲乙", "--team"], env=env, cwd=tmp_path,
-                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "paicli", "-p", "查甲乙", "--team"],
+            env=env,
+            cwd=tmp_path,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         try:
-            assert server.wait_for_hang(timeout=WAIT) and server.wait_for_hang(timeout=WAIT), "workers never started"
+            assert server.wait_for_hang(timeout=WAIT) and server.wait_for_hang(timeout=WAIT), (
+                "workers never started"
+            )
             proc.send_signal(signal.SIGINT)
             _out, err = proc.communicate(timeout=WAIT)
         finally:
@@ -322,5 +379,9 @@ def test_ctrl_c_cancels_both_running_workers_and_the_run_can_be_continued(tmp_pa
 
     assert done.returncode == 0, done.stderr
     assert sorted((role_of(body), step_of(body)) for body in later) == [
-        ("reviewer", "s1"), ("reviewer", "s2"), ("worker", "s1"), ("worker", "s2")]
+        ("reviewer", "s1"),
+        ("reviewer", "s2"),
+        ("worker", "s1"),
+        ("worker", "s2"),
+    ]
     assert "✅ 团队任务完成（2/2 个步骤完成）" in done.stdout

@@ -31,7 +31,9 @@ def test_a_long_file_is_cut_and_the_note_says_so(tmp_path: Path) -> None:
     (tmp_path / "big.txt").write_text("".join(f"line {i}\n" for i in range(20_000)), encoding="utf-8")
     expanded, notes = attach_mentions("读 @big.txt", tmp_path)
     assert f"只附上前 {MAX_FILE_CHARS} 个字符" in expanded
-    assert notes == [("info", f"📎 已附上 @big.txt 的前 {MAX_FILE_CHARS:,} 个字符（全文 20000 行，其余由模型按需读取）")]
+    assert notes == [
+        ("info", f"📎 已附上 @big.txt 的前 {MAX_FILE_CHARS:,} 个字符（全文 20000 行，其余由模型按需读取）")
+    ]
 
 
 def test_text_without_mentions_is_unchanged(tmp_path: Path) -> None:
@@ -53,10 +55,16 @@ def test_the_session_shows_the_notes_before_the_model_answers(tmp_path: Path) ->
     (project / "notes.md").write_text("# 笔记\n", encoding="utf-8")
     with FakeOpenAIServer() as server:
         server.push("看过了。")
-        env = EnvLookup(environ={
-            "HOME": str(tmp_path), "PAICLI_HOME": str(tmp_path / ".paicli"), "PAICLI_BASE_URL": server.base_url,
-            "PAICLI_MODEL": "fake-model", "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false",
-        }, cwd=project)
+        env = EnvLookup(
+            environ={
+                "HOME": str(tmp_path),
+                "PAICLI_HOME": str(tmp_path / ".paicli"),
+                "PAICLI_BASE_URL": server.base_url,
+                "PAICLI_MODEL": "fake-model",
+                "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false",
+            },
+            cwd=project,
+        )
         backend = AppBackend(build_components(load_settings(env, cwd=project), env, AutoApprover(), yes=True))
         events: list[AgentEvent] = []
         try:

@@ -12,7 +12,10 @@ from paicli.cli.models import (
     rejected_text,
 )
 
-CHOICES = [ModelChoice("deepseek", "deepseek-chat", 128_000, current=True), ModelChoice("glm", "glm-5.1", 200_000)]
+CHOICES = [
+    ModelChoice("deepseek", "deepseek-chat", 128_000, current=True),
+    ModelChoice("glm", "glm-5.1", 200_000),
+]
 
 
 def test_subcommands_are_not_model_names() -> None:
@@ -31,7 +34,11 @@ def test_unknown_names_are_rejected_with_the_list() -> None:
     assert is_known_target("glm", CHOICES) and is_known_target("glm-5.1", CHOICES)
     assert is_known_target("deepseek/deepseek-reasoner", CHOICES)
     text = rejected_text("lsit", CHOICES)
-    assert text.startswith("❌ 不认识的模型: lsit") and "deepseek/deepseek-chat" in text and "glm/glm-5.1" in text
+    assert (
+        text.startswith("❌ 不认识的模型: lsit")
+        and "deepseek/deepseek-chat" in text
+        and "glm/glm-5.1" in text
+    )
 
 
 def test_list_marks_the_current_model() -> None:

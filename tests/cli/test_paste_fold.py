@@ -49,11 +49,14 @@ def test_pasting_200_lines_in_the_repl_sends_all_of_them(pipe: PipeInput, tmp_pa
 def folded_run() -> FakeBackend:
     output = "\n".join(f"out {n}" for n in range(1, 41))
     result = ToolResult("c1", "execute_command", output)
-    return FakeBackend(scripts=[events(ToolStarted("c1", "execute_command", '{"command":"make"}'),
-                                       ToolFinished(result))])
+    return FakeBackend(
+        scripts=[events(ToolStarted("c1", "execute_command", '{"command":"make"}'), ToolFinished(result))]
+    )
 
 
-def test_ctrl_o_shows_the_last_folded_output_and_keeps_the_typed_line(pipe: PipeInput, tmp_path: Path) -> None:
+def test_ctrl_o_shows_the_last_folded_output_and_keeps_the_typed_line(
+    pipe: PipeInput, tmp_path: Path
+) -> None:
     backend = folded_run()
     session = Session(backend, pipe, tmp_path / "h")
 
@@ -83,11 +86,18 @@ def test_ctrl_o_with_nothing_folded_says_so(pipe: PipeInput, tmp_path: Path) -> 
 
 
 def test_grep_preview_shows_matching_lines_first() -> None:
-    body = "\n".join([
-        "grep_code: 模式 'retry' 在 1 个文件中找到 2 处匹配",
-        "src/a.py-10-import os", "src/a.py-11-", "src/a.py:12:def retry():", "src/a.py-13-    pass",
-        "--", "src/a.py-40-x = 1", "src/a.py:41:retry()",
-    ])
+    body = "\n".join(
+        [
+            "grep_code: 模式 'retry' 在 1 个文件中找到 2 处匹配",
+            "src/a.py-10-import os",
+            "src/a.py-11-",
+            "src/a.py:12:def retry():",
+            "src/a.py-13-    pass",
+            "--",
+            "src/a.py-40-x = 1",
+            "src/a.py:41:retry()",
+        ]
+    )
     summary = summarize_result(ToolResult("c", "grep_code", body))
     assert summary.preview[:2] == ("src/a.py:12:def retry():", "src/a.py:41:retry()")
     assert summary.headline.startswith("模式 'retry'")

@@ -33,8 +33,12 @@ from paicli.tools.base import ToolResult
 
 def consoles(terminal: bool = False) -> tuple[Console, io.StringIO, Console, io.StringIO]:
     out, err = io.StringIO(), io.StringIO()
-    return (Console(file=out, force_terminal=terminal, width=100), out,
-            Console(file=err, force_terminal=terminal, width=100), err)
+    return (
+        Console(file=out, force_terminal=terminal, width=100),
+        out,
+        Console(file=err, force_terminal=terminal, width=100),
+        err,
+    )
 
 
 def test_markdown_blocks_cut_at_blank_lines_outside_fences() -> None:
@@ -69,12 +73,18 @@ def test_result_summaries() -> None:
     assert many.headline == "10 行" and many.preview == ("out 0", "out 1", "out 2") and many.folded_lines == 7
     failed = summarize_result(ToolResult("3", "execute_command", "boom\ntrace", success=False))
     assert failed.tone == "error" and failed.headline == "❌ boom"
-    marked = summarize_result(ToolResult("3", "read_file", "❌ 参数错误（read_file）: 不是合法的 JSON", success=False))
+    marked = summarize_result(
+        ToolResult("3", "read_file", "❌ 参数错误（read_file）: 不是合法的 JSON", success=False)
+    )
     assert marked.headline == "❌ 参数错误（read_file）: 不是合法的 JSON"
     blocked = summarize_result(ToolResult("4", "write_file", "用户拒绝", success=False, blocked=True))
     assert blocked.tone == "blocked" and "用户拒绝" in blocked.headline
-    offloaded = ToolResult("5", "grep_code", "[工具输出过大，完整内容已卸载到会话文件]\ntool: grep_code\n"
-                           "文件: .paicli/tool-outputs/s/001-grep_code.txt")
+    offloaded = ToolResult(
+        "5",
+        "grep_code",
+        "[工具输出过大，完整内容已卸载到会话文件]\ntool: grep_code\n"
+        "文件: .paicli/tool-outputs/s/001-grep_code.txt",
+    )
     assert summarize_result(offloaded).headline.endswith(".paicli/tool-outputs/s/001-grep_code.txt")
     assert summarize_result(ToolResult("6", "x", "")).headline == "完成（无输出）"
 
@@ -83,10 +93,15 @@ def test_refusals_show_their_gist_not_the_advice_for_the_model() -> None:
     def headline(content: str) -> str:
         return summarize_result(ToolResult("1", "edit_file", content, success=False, blocked=True)).headline
 
-    denied = ("[HITL] 用户没有批准这次操作，未执行: 编辑文件: a.py。不要换个方式绕过；如确有必要，"
-              "请向用户说明原因并等待指示")
+    denied = (
+        "[HITL] 用户没有批准这次操作，未执行: 编辑文件: a.py。不要换个方式绕过；如确有必要，"
+        "请向用户说明原因并等待指示"
+    )
     assert headline(denied) == "⛔ 用户没有批准这次操作，未执行: 编辑文件: a.py"
-    assert headline("用户取消了命令执行，已终止整个进程组。\n命令: sleep 30") == "⏹️ 用户取消了命令执行，已终止整个进程组"
+    assert (
+        headline("用户取消了命令执行，已终止整个进程组。\n命令: sleep 30")
+        == "⏹️ 用户取消了命令执行，已终止整个进程组"
+    )
     assert headline("🛡️ 策略拒绝: 路径在项目外") == "⛔ 🛡️ 策略拒绝: 路径在项目外"
     assert headline("路径在项目外") == "⛔ 未执行: 路径在项目外"
     assert headline("") == "⛔ 未执行: 被策略拦截"
@@ -164,7 +179,9 @@ def test_partial_and_cancelled_runs_say_so() -> None:
 def test_a_cancelled_run_says_so_once_and_keeps_what_streamed() -> None:
     for markdown in (False, True):
         out_console, out, err_console, err = consoles()
-        EventRenderer(out_console, err_console, markdown=markdown).finish(RunFinished("cancelled", "⏹️ 任务已取消。"))
+        EventRenderer(out_console, err_console, markdown=markdown).finish(
+            RunFinished("cancelled", "⏹️ 任务已取消。")
+        )
         assert out.getvalue() == ""
         assert (out.getvalue() + err.getvalue()).count("任务已取消") == 1
         out_console, out, err_console, err = consoles()
@@ -194,7 +211,7 @@ def test_chinese_progress_lines_fit_the_terminal_width() -> None:
 def test_a_long_streamed_code_block_stays_one_block() -> None:
     code = "```python\n" + "".join(f"x{i} = {i}\n\n" for i in range(2000)) + "```\n"
     blocks = MarkdownBlocks()
-    emitted = [block for start in range(0, len(code), 7) for block in blocks.feed(code[start:start + 7])]
+    emitted = [block for start in range(0, len(code), 7) for block in blocks.feed(code[start : start + 7])]
     emitted += blocks.feed("\n")
     assert emitted == [code.strip("\n")]
     assert blocks.flush() == ""

@@ -56,8 +56,12 @@ class Session:
         self.buffer = io.StringIO()
         self.console = Console(file=self.buffer, force_terminal=False, width=120)
 
-    def run(self, feeder: Callable[[PipeInput], None] | None = None, *keys: str,
-            approver: TerminalApprover | None = None) -> int:
+    def run(
+        self,
+        feeder: Callable[[PipeInput], None] | None = None,
+        *keys: str,
+        approver: TerminalApprover | None = None,
+    ) -> int:
         """Run the REPL on this (main) thread; `feeder` types on another one."""
         for key in keys:
             self.pipe.send_text(key)
@@ -65,8 +69,15 @@ class Session:
         if feeder is not None:
             thread = threading.Thread(target=feeder, args=(self.pipe,), daemon=True)
             thread.start()
-        code = run_repl(self.backend, input=self.pipe, output=DummyOutput(), interactive=True,
-                        history_file=self.history, console=self.console, approver=approver)
+        code = run_repl(
+            self.backend,
+            input=self.pipe,
+            output=DummyOutput(),
+            interactive=True,
+            history_file=self.history,
+            console=self.console,
+            approver=approver,
+        )
         if thread is not None:
             thread.join(10)
         return code
@@ -158,8 +169,9 @@ def test_esc_cancels_the_running_task(pipe: PipeInput, tmp_path: Path) -> None:
     assert "⏹️ 正在停止当前任务…" in session.text and "任务已取消" in session.text
 
 
-def test_ctrl_c_cancels_the_running_task_and_typeahead_reaches_the_next_prompt(pipe: PipeInput,
-                                                                              tmp_path: Path) -> None:
+def test_ctrl_c_cancels_the_running_task_and_typeahead_reaches_the_next_prompt(
+    pipe: PipeInput, tmp_path: Path
+) -> None:
     started = threading.Event()
     backend = FakeBackend(scripts=[wait_for_cancel(started)])
 
@@ -191,8 +203,11 @@ def test_newlines_by_esc_enter_ctrl_j_and_bracketed_paste(pipe: PipeInput, tmp_p
         "\x1b[200~粘贴一\r\n粘贴二\x1b[201~" + ENTER,
         CTRL_D,
     )
-    assert [args for _, args in backend.calls] == [("第一行\n第二行", "react"), ("a\nb", "react"),
-                                                  ("粘贴一\n粘贴二", "react")]
+    assert [args for _, args in backend.calls] == [
+        ("第一行\n第二行", "react"),
+        ("a\nb", "react"),
+        ("粘贴一\n粘贴二", "react"),
+    ]
 
 
 def test_plan_pending_and_esc_cancels_it(pipe: PipeInput, tmp_path: Path) -> None:
@@ -253,8 +268,14 @@ def test_a_backend_that_raises_in_run_is_reported(pipe: PipeInput, tmp_path: Pat
     assert "❌ 任务未完成: 连接失败" in session.text and backend.names() == ["run", "clear"]
 
 
-REQUEST = ApprovalRequest("write_file", {"path": "a.py"}, "写入文件: a.py", "ask 模式下写文件需要确认",
-                          preview="--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-old\n+new\n", always="项目内的文件编辑")
+REQUEST = ApprovalRequest(
+    "write_file",
+    {"path": "a.py"},
+    "写入文件: a.py",
+    "ask 模式下写文件需要确认",
+    preview="--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-old\n+new\n",
+    always="项目内的文件编辑",
+)
 
 
 def wait_for(session: Session, text: str) -> None:
@@ -265,8 +286,10 @@ def wait_for(session: Session, text: str) -> None:
     raise AssertionError(f"{text!r} never shown:\n{session.text}")
 
 
-@pytest.mark.parametrize(("keys", "decision"), [("y", "approve"), ("a", "approve_all"), ("好Y", "approve"),
-                                                ("n", "deny"), (ENTER, "deny")])
+@pytest.mark.parametrize(
+    ("keys", "decision"),
+    [("y", "approve"), ("a", "approve_all"), ("好Y", "approve"), ("n", "deny"), (ENTER, "deny")],
+)
 def test_approval_is_asked_at_the_prompt(pipe: PipeInput, tmp_path: Path, keys: str, decision: str) -> None:
     approver = TerminalApprover()
     answers: list[str] = []
@@ -289,7 +312,11 @@ def test_approval_is_asked_at_the_prompt(pipe: PipeInput, tmp_path: Path, keys: 
     assert answers == [decision]
     assert backend.names() == ["run", "clear"]
     text = session.text
-    assert text.index("先改文件") < text.index("需要确认") and "+new" in text and "ask 模式下写文件需要确认" in text
+    assert (
+        text.index("先改文件") < text.index("需要确认")
+        and "+new" in text
+        and "ask 模式下写文件需要确认" in text
+    )
     assert approver.handler is None
 
 
@@ -333,6 +360,7 @@ def test_status_bar_shows_the_backend_status_once_per_prompt(pipe: PipeInput, tm
             return super().status()
 
     screen = io.StringIO()
+
     class Screen(Vt100_Output):
         def get_rows_below_cursor_position(self) -> int:  # what a terminal's CPR answer would tell
             return 20
@@ -340,8 +368,14 @@ def test_status_bar_shows_the_backend_status_once_per_prompt(pipe: PipeInput, tm
     output = Screen(screen, lambda: Size(rows=30, columns=140))
     backend = Counting()
     pipe.send_text("abcdefgh" + CTRL_C + CTRL_D)
-    run_repl(backend, input=pipe, output=output, interactive=True, history_file=tmp_path / "h",
-             console=Console(file=io.StringIO()))
+    run_repl(
+        backend,
+        input=pipe,
+        output=output,
+        interactive=True,
+        history_file=tmp_path / "h",
+        console=Console(file=io.StringIO()),
+    )
     shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", screen.getvalue())
     assert "fake-model · ctx ~12.3k/128k (9.6%) · in 45.1k out 3.2k cached 30.0k (67% hit) · auto" in shown
     assert Counting.status_calls == 2  # one per prompt, not one per keystroke
@@ -356,8 +390,15 @@ def test_status_bar_can_be_turned_off(pipe: PipeInput, tmp_path: Path) -> None:
 
     pipe.send_text("/clear" + ENTER + CTRL_D)
     backend = NoStatus()
-    code = run_repl(backend, input=pipe, output=DummyOutput(), interactive=True, history_file=tmp_path / "h",
-                    console=Console(file=io.StringIO()), env=EnvLookup(environ={"PAICLI_NO_STATUSBAR": "true"}))
+    code = run_repl(
+        backend,
+        input=pipe,
+        output=DummyOutput(),
+        interactive=True,
+        history_file=tmp_path / "h",
+        console=Console(file=io.StringIO()),
+        env=EnvLookup(environ={"PAICLI_NO_STATUSBAR": "true"}),
+    )
     assert code == 0 and backend.names() == ["clear"]
 
 

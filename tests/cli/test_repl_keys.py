@@ -114,8 +114,14 @@ def test_continuation_lines_are_indented_under_the_first(pipe: PipeInput, tmp_pa
     feeder = typed("第一行", ESC + ENTER, "第二行", ENTER, CTRL_D)
     thread = threading.Thread(target=feeder, args=(pipe,), daemon=True)
     thread.start()
-    run_repl(backend, input=pipe, output=output, interactive=True, history_file=tmp_path / "h",
-             console=Session(backend, pipe, tmp_path).console)
+    run_repl(
+        backend,
+        input=pipe,
+        output=output,
+        interactive=True,
+        history_file=tmp_path / "h",
+        console=Session(backend, pipe, tmp_path).console,
+    )
     thread.join(10)
     assert backend.calls == [("run", ("第一行\n第二行", "react"))]
     lines = plain_screen(screen.getvalue()).split("\r\n")
@@ -123,7 +129,9 @@ def test_continuation_lines_are_indented_under_the_first(pipe: PipeInput, tmp_pa
     assert not any(line.startswith("第二行") for line in lines)
 
 
-def ask_once(pipe: PipeInput, tmp_path: Path, request: ApprovalRequest, *steps: str) -> tuple[Session, list[object]]:
+def ask_once(
+    pipe: PipeInput, tmp_path: Path, request: ApprovalRequest, *steps: str
+) -> tuple[Session, list[object]]:
     """`steps`: keys, then the text to wait for, and so on."""
     approver = TerminalApprover()
     answers: list[object] = []
@@ -147,18 +155,32 @@ def ask_once(pipe: PipeInput, tmp_path: Path, request: ApprovalRequest, *steps: 
 
 
 def test_approve_all_says_what_it_covers(pipe: PipeInput, tmp_path: Path) -> None:
-    request = ApprovalRequest("execute_command", {"command": "npm test"}, "执行命令: npm test", "需要确认",
-                              preview="npm test", always="以 `npm test` 开头的命令")
+    request = ApprovalRequest(
+        "execute_command",
+        {"command": "npm test"},
+        "执行命令: npm test",
+        "需要确认",
+        preview="npm test",
+        always="以 `npm test` 开头的命令",
+    )
     session, answers = ask_once(pipe, tmp_path, request, "a", "已允许")
     assert answers == ["approve_all"]
-    assert "[a] 本会话始终允许以 `npm test` 开头的命令" in question_line(request)  # the question says it before
+    assert "[a] 本会话始终允许以 `npm test` 开头的命令" in question_line(
+        request
+    )  # the question says it before
     assert "本会话里以 `npm test` 开头的命令不再逐次询问" in session.text  # and the answer after
     assert session.text.count("npm test") == 2  # summary and answer: the one-line command is not repeated
 
 
 def test_always_is_not_offered_for_a_destructive_command(pipe: PipeInput, tmp_path: Path) -> None:
-    request = ApprovalRequest("execute_command", {"command": "rm -rf build"}, "执行命令: rm -rf build", "需要确认",
-                              preview="rm -rf build", always=None)
+    request = ApprovalRequest(
+        "execute_command",
+        {"command": "rm -rf build"},
+        "执行命令: rm -rf build",
+        "需要确认",
+        preview="rm -rf build",
+        always=None,
+    )
     _, answers = ask_once(pipe, tmp_path, request, "a" + "y", "已允许")
     assert answers == ["approve"]  # "a" was ignored, "y" allowed only this call
     assert "[a]" not in question_line(request) and "只能逐次允许" in question_line(request)
@@ -172,7 +194,9 @@ def test_esc_at_an_approval_refuses_and_tells_the_model_why(pipe: PipeInput, tmp
 
 def test_t_refuses_and_sends_what_to_do_instead(pipe: PipeInput, tmp_path: Path) -> None:
     request = ApprovalRequest("write_file", {"path": "a.py"}, "写入文件: a.py", "需要确认", always="文件编辑")
-    session, answers = ask_once(pipe, tmp_path, request, "t", "告诉它应该怎么做", "改写到 b.py" + ENTER, "已拒绝")
+    session, answers = ask_once(
+        pipe, tmp_path, request, "t", "告诉它应该怎么做", "改写到 b.py" + ENTER, "已拒绝"
+    )
     assert answers == [ApprovalReply("deny", "改写到 b.py")]
     assert "已把你的说明交给它" in session.text
 
@@ -181,7 +205,9 @@ def test_esc_cancels_a_running_compact(pipe: PipeInput, tmp_path: Path) -> None:
     started = threading.Event()
 
     class SlowCompact(FakeBackend):
-        def compact(self, focus: str | None, emit: EventSink, cancel: CancelToken | None = None) -> CommandReply:
+        def compact(
+            self, focus: str | None, emit: EventSink, cancel: CancelToken | None = None
+        ) -> CommandReply:
             started.set()
             assert cancel is not None
             if cancel.wait(10):
@@ -265,8 +291,14 @@ def test_the_status_bar_keeps_the_mode_in_a_narrow_terminal(pipe: PipeInput, tmp
     screen = io.StringIO()
     backend = FakeBackend()
     pipe.send_text(CTRL_D)
-    run_repl(backend, input=pipe, output=Screen(screen, lambda: Size(rows=30, columns=70)), interactive=True,
-             history_file=tmp_path / "h", console=Session(backend, pipe, tmp_path).console)
+    run_repl(
+        backend,
+        input=pipe,
+        output=Screen(screen, lambda: Size(rows=30, columns=70)),
+        interactive=True,
+        history_file=tmp_path / "h",
+        console=Session(backend, pipe, tmp_path).console,
+    )
     shown = plain_screen(screen.getvalue())
     assert "fake-model · ctx ~12.3k/128k (9.6%) · in 45.1k out 3.2k · auto" in shown
     assert "cached" not in shown
@@ -277,13 +309,19 @@ def test_a_mode_the_backend_lacks_is_refused_up_front(pipe: PipeInput, tmp_path:
     backend = FakeBackend(modes=("react",))
     session = Session(backend, pipe, tmp_path / "h")
     session.run(None, command + ENTER, "看看项目" + ENTER, CTRL_D)
-    assert backend.calls == [("run", ("看看项目", "react"))]  # the next input is not held for the missing mode
+    assert backend.calls == [
+        ("run", ("看看项目", "react"))
+    ]  # the next input is not held for the missing mode
     assert "还不能用" in session.text and "下一条输入将" not in session.text
     assert ("这条任务没有执行" in session.text) == (" " in command)
 
 
-@pytest.mark.parametrize(("command", "answer"), [("/memory clear", "已取消，长期记忆保持不变"), ("/resume", "已取消恢复")])
-def test_esc_backs_out_of_a_follow_up_question(pipe: PipeInput, tmp_path: Path, command: str, answer: str) -> None:
+@pytest.mark.parametrize(
+    ("command", "answer"), [("/memory clear", "已取消，长期记忆保持不变"), ("/resume", "已取消恢复")]
+)
+def test_esc_backs_out_of_a_follow_up_question(
+    pipe: PipeInput, tmp_path: Path, command: str, answer: str
+) -> None:
     from paicli.cli.backend import SessionSummary
 
     backend = FakeBackend(sessions=[SessionSummary("session-1-old", 0, "旧任务", 2, "m")])

@@ -120,10 +120,16 @@ def test_the_real_backend_calls_its_listener_when_extraction_saves_a_fact(tmp_pa
     project = tmp_path / "project"
     project.mkdir()
     with FakeOpenAIServer(responder=responder) as server:
-        env = EnvLookup(environ={
-            "HOME": str(tmp_path), "PAICLI_HOME": str(tmp_path / ".paicli"), "PAICLI_BASE_URL": server.base_url,
-            "PAICLI_MODEL": "fake-model", "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "true",
-        }, cwd=project)
+        env = EnvLookup(
+            environ={
+                "HOME": str(tmp_path),
+                "PAICLI_HOME": str(tmp_path / ".paicli"),
+                "PAICLI_BASE_URL": server.base_url,
+                "PAICLI_MODEL": "fake-model",
+                "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "true",
+            },
+            cwd=project,
+        )
         backend = AppBackend(build_components(load_settings(env, cwd=project), env, AutoApprover(), yes=True))
         called = threading.Event()
         backend.set_notice_listener(called.set)

@@ -22,13 +22,21 @@ from tests.cli.fake_backend import FakeBackend, events, streamed, wait_for_cance
 
 def drive(backend: FakeBackend, text: str, tmp_path: Path) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
-    code = run_repl(backend, input=io.StringIO(text), output=out, interactive=False,
-                    history_file=tmp_path / "input.history", progress=Console(file=err, width=100))
+    code = run_repl(
+        backend,
+        input=io.StringIO(text),
+        output=out,
+        interactive=False,
+        history_file=tmp_path / "input.history",
+        progress=Console(file=err, width=100),
+    )
     return code, out.getvalue(), err.getvalue()
 
 
 def test_each_line_is_one_input_until_eof(tmp_path: Path) -> None:
-    backend = FakeBackend(scripts=[streamed("第一个", "答案"), streamed("second")], notices=["🧠 记住了 1 条事实"])
+    backend = FakeBackend(
+        scripts=[streamed("第一个", "答案"), streamed("second")], notices=["🧠 记住了 1 条事实"]
+    )
     code, out, err = drive(backend, "任务一\n\n/clear\n任务二\n", tmp_path)
     assert code == 0
     assert backend.calls == [("run", ("任务一", "react")), ("clear", None), ("run", ("任务二", "react"))]
@@ -39,8 +47,10 @@ def test_each_line_is_one_input_until_eof(tmp_path: Path) -> None:
 
 
 def test_tool_activity_goes_to_stderr_without_ansi(tmp_path: Path) -> None:
-    run = events(ToolStarted("c1", "execute_command", '{"command": "ls"}'),
-                 ToolFinished(ToolResult("c1", "execute_command", "a\nb\nc\nd\ne")))
+    run = events(
+        ToolStarted("c1", "execute_command", '{"command": "ls"}'),
+        ToolFinished(ToolResult("c1", "execute_command", "a\nb\nc\nd\ne")),
+    )
     backend = FakeBackend(scripts=[run])
     _, out, err = drive(backend, "列一下文件\n", tmp_path)
     assert out == ""
@@ -59,8 +69,11 @@ def test_help_unknown_and_exit_stop_reading(tmp_path: Path) -> None:
 def test_plan_without_payload_applies_to_the_next_input_only(tmp_path: Path) -> None:
     backend = FakeBackend()
     drive(backend, "/plan\n做计划的事\n普通的事\n/team 一起做\n", tmp_path)
-    assert [args for name, args in backend.calls] == [("做计划的事", "plan"), ("普通的事", "react"),
-                                                     ("一起做", "team")]
+    assert [args for name, args in backend.calls] == [
+        ("做计划的事", "plan"),
+        ("普通的事", "react"),
+        ("一起做", "team"),
+    ]
 
 
 def test_memory_clear_takes_the_next_line_as_confirmation(tmp_path: Path) -> None:
@@ -71,23 +84,44 @@ def test_memory_clear_takes_the_next_line_as_confirmation(tmp_path: Path) -> Non
 
 
 def test_resume_lists_sessions_and_the_next_line_picks(tmp_path: Path) -> None:
-    sessions = [SessionSummary("session-2-b", 1_790_000_000_000, "最新的问题", 3, "m1"),
-                SessionSummary("session-1-a", 1_780_000_000_000, "更早的问题", 9, "m2")]
+    sessions = [
+        SessionSummary("session-2-b", 1_790_000_000_000, "最新的问题", 3, "m1"),
+        SessionSummary("session-1-a", 1_780_000_000_000, "更早的问题", 9, "m2"),
+    ]
     backend = FakeBackend(sessions=sessions)
     _, out, _ = drive(backend, "/resume\n2\n/resume session-2\n/resume nope\n", tmp_path)
-    assert [call for call in backend.calls if call[0] == "resume"] == [("resume", "session-1-a"),
-                                                                       ("resume", "session-2-b")]
+    assert [call for call in backend.calls if call[0] == "resume"] == [
+        ("resume", "session-1-a"),
+        ("resume", "session-2-b"),
+    ]
     assert out.index("最新的问题") < out.index("更早的问题")
     assert "3 轮" in out and "m2" in out and "没有找到会话: nope" in out
 
 
 def test_other_commands_reach_the_backend(tmp_path: Path) -> None:
     backend = FakeBackend()
-    _, out, _ = drive(backend, "/model glm\n/mode plan\n/hitl on\n/policy\n/ctx\n/compact 接口\n/init --force\n"
-                               "/save --global 用中文\n/cancel\n/history clear\n", tmp_path)
-    assert backend.calls == [("model", "glm"), ("mode", "plan"), ("hitl", "on"), ("policy", None),
-                             ("context", None), ("compact", "接口"), ("init", True), ("save", "--global 用中文")]
-    assert "🧭 模式: plan" in out and "🔒 HITL: on" in out and "没有正在运行的任务" in out and "输入历史记录已删除" in out
+    _, out, _ = drive(
+        backend,
+        "/model glm\n/mode plan\n/hitl on\n/policy\n/ctx\n/compact 接口\n/init --force\n"
+        "/save --global 用中文\n/cancel\n/history clear\n",
+        tmp_path,
+    )
+    assert backend.calls == [
+        ("model", "glm"),
+        ("mode", "plan"),
+        ("hitl", "on"),
+        ("policy", None),
+        ("context", None),
+        ("compact", "接口"),
+        ("init", True),
+        ("save", "--global 用中文"),
+    ]
+    assert (
+        "🧭 模式: plan" in out
+        and "🔒 HITL: on" in out
+        and "没有正在运行的任务" in out
+        and "输入历史记录已删除" in out
+    )
 
 
 def test_a_failing_backend_command_does_not_end_the_session(tmp_path: Path) -> None:
@@ -120,9 +154,14 @@ def test_ctrl_c_cancels_a_piped_run(tmp_path: Path) -> None:
     root = Path(__file__).resolve().parents[2]
     err_path = tmp_path / "stderr.txt"
     with err_path.open("w") as err_file:
-        proc = subprocess.Popen([sys.executable, "-c", script, str(root), str(tmp_path / "h")],
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err_file, text=True,
-                                cwd=tmp_path)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", script, str(root), str(tmp_path / "h")],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=err_file,
+            text=True,
+            cwd=tmp_path,
+        )
         assert proc.stdin is not None
         proc.stdin.write("长任务\n")
         proc.stdin.flush()

@@ -25,8 +25,14 @@ CTRL_O = "\x0f"
 
 
 def a_plan(goal: str) -> Plan:
-    return Plan(goal, (PlanTask("t1", "读取配置文件", TaskType.FILE_READ),
-                       PlanTask("t2", "总结配置项", TaskType.ANALYSIS, ("t1",))), "两步计划")
+    return Plan(
+        goal,
+        (
+            PlanTask("t1", "读取配置文件", TaskType.FILE_READ),
+            PlanTask("t2", "总结配置项", TaskType.ANALYSIS, ("t1",)),
+        ),
+        "两步计划",
+    )
 
 
 @dataclass
@@ -98,12 +104,22 @@ def typed(session: Session, *steps: tuple[str, str]) -> Any:
 def test_review_expands_collapses_takes_a_supplement_then_executes(pipe: PipeInput, tmp_path: Path) -> None:
     backend = PlanBackend()
     session = Session(backend, pipe, tmp_path / "h")
-    feeder = typed(session, ("/plan 检查配置" + ENTER, "📝 计划已生成。"), (CTRL_O, "👆 已展开完整计划"),
-                   (ESC, "📁 已退出完整计划视图"), ("x", "未识别按键"), ("i再核对默认值" + ENTER, "📝 计划已生成。"),
-                   (ENTER, "三项都正常"), (CTRL_D, ""))
+    feeder = typed(
+        session,
+        ("/plan 检查配置" + ENTER, "📝 计划已生成。"),
+        (CTRL_O, "👆 已展开完整计划"),
+        (ESC, "📁 已退出完整计划视图"),
+        ("x", "未识别按键"),
+        ("i再核对默认值" + ENTER, "📝 计划已生成。"),
+        (ENTER, "三项都正常"),
+        (CTRL_D, ""),
+    )
     session.run(feeder)
     assert [c for c in backend.calls if c[0].startswith("plan")] == [
-        ("plan_create", "检查配置"), ("plan_revise", "再核对默认值"), ("plan_execute", "检查配置\n补充要求：再核对默认值")]
+        ("plan_create", "检查配置"),
+        ("plan_revise", "再核对默认值"),
+        ("plan_execute", "检查配置\n补充要求：再核对默认值"),
+    ]
     for expected in ("[t1]", "FILE_READ", "✅ 完成 [t1]: 读到了 3 项"):
         assert expected in session.text, expected
 
@@ -111,7 +127,14 @@ def test_review_expands_collapses_takes_a_supplement_then_executes(pipe: PipeInp
 def test_esc_at_the_review_cancels_the_plan(pipe: PipeInput, tmp_path: Path) -> None:
     backend = PlanBackend()
     session = Session(backend, pipe, tmp_path / "h")
-    session.run(typed(session, ("/plan 删除旧文件" + ENTER, "📝 计划已生成。"), (ESC, "已取消本次计划执行"), (CTRL_D, "")))
+    session.run(
+        typed(
+            session,
+            ("/plan 删除旧文件" + ENTER, "📝 计划已生成。"),
+            (ESC, "已取消本次计划执行"),
+            (CTRL_D, ""),
+        )
+    )
     assert ("plan_cancel", "删除旧文件") in backend.calls
     assert not [c for c in backend.calls if c[0] == "plan_execute"]
 
@@ -133,10 +156,16 @@ def test_an_interrupted_plan_is_offered_at_start(tmp_path: Path) -> None:
     assert ("continue_plan", None) not in declined.calls
 
 
-@pytest.mark.parametrize(("typed", "decision"), [
-    ("", ("execute", "")), ("  ", ("execute", "")), ("取消", ("cancel", "")), (None, ("cancel", "")),
-    ("多写测试", ("supplement", "多写测试")),
-])
+@pytest.mark.parametrize(
+    ("typed", "decision"),
+    [
+        ("", ("execute", "")),
+        ("  ", ("execute", "")),
+        ("取消", ("cancel", "")),
+        (None, ("cancel", "")),
+        ("多写测试", ("supplement", "多写测试")),
+    ],
+)
 def test_supplement_line_meaning(typed: str | None, decision: tuple[str, str]) -> None:
     assert supplement_decision(typed) == decision
 

@@ -10,8 +10,11 @@ def conversation(turns: int) -> list[Message]:
     messages = [Message("system", "你是 paicli。")]
     for n in range(1, turns + 1):
         messages.append(Message.user(f"## 相关长期记忆\n- 用中文\n\n第 {n} 个问题"))
-        messages.append(Message("assistant", "", tool_calls=(ToolCall(f"c{n}", "execute_command",
-                                                                      '{"command":"npm test"}'),)))
+        messages.append(
+            Message(
+                "assistant", "", tool_calls=(ToolCall(f"c{n}", "execute_command", '{"command":"npm test"}'),)
+            )
+        )
         messages.append(Message("tool", "ok", tool_call_id=f"c{n}"))
         messages.append(Message("assistant", f"第 {n} 个回答\n- 第一项\n- 第二项"))
     return messages
@@ -22,8 +25,16 @@ def test_replay_shows_inputs_tool_lines_and_answers_in_order() -> None:
     assert lines[0] == "── 之前的对话 ──" and lines[-1].startswith("── 以上是恢复的对话")
     body = lines[1:-1]
     assert body == [
-        "› 第 1 个问题", "  ⏺ execute_command(npm test)", "  第 1 个回答", "  - 第一项", "  - 第二项",
-        "› 第 2 个问题", "  ⏺ execute_command(npm test)", "  第 2 个回答", "  - 第一项", "  - 第二项",
+        "› 第 1 个问题",
+        "  ⏺ execute_command(npm test)",
+        "  第 1 个回答",
+        "  - 第一项",
+        "  - 第二项",
+        "› 第 2 个问题",
+        "  ⏺ execute_command(npm test)",
+        "  第 2 个回答",
+        "  - 第一项",
+        "  - 第二项",
     ]  # the memory block the loop put before the input is not part of what the user typed
 
 

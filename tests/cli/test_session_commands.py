@@ -60,10 +60,18 @@ def test_skill_list_without_skills_says_where_to_put_them(tmp_path: Path) -> Non
 def test_config_shows_sources_and_masks_secrets(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
-    (project / ".env").write_text("PAICLI_CONTEXT_WINDOW=64000\nSERPAPI_KEY=serp-secret-abcdef\n", encoding="utf-8")
-    env = EnvLookup(environ={"HOME": str(tmp_path), "PAICLI_HOME": str(tmp_path / ".paicli"),
-                             "DEEPSEEK_API_KEY": "sk-deepseek-secret-9876", "PAICLI_TOOL_OFFLOAD_ENABLED": "false"},
-                    cwd=project)
+    (project / ".env").write_text(
+        "PAICLI_CONTEXT_WINDOW=64000\nSERPAPI_KEY=serp-secret-abcdef\n", encoding="utf-8"
+    )
+    env = EnvLookup(
+        environ={
+            "HOME": str(tmp_path),
+            "PAICLI_HOME": str(tmp_path / ".paicli"),
+            "DEEPSEEK_API_KEY": "sk-deepseek-secret-9876",
+            "PAICLI_TOOL_OFFLOAD_ENABLED": "false",
+        },
+        cwd=project,
+    )
     settings = load_settings(env, cwd=project)
     text = config_report(settings, env, ["PAICLI_TOOL_OFFLOAD_ENABLED"])
     assert "sk-deepseek-secret-9876" not in text and "serp-secret-abcdef" not in text
@@ -97,8 +105,15 @@ def test_export_writes_markdown_with_tool_calls_and_safe_fences(tmp_path: Path) 
         Message.assistant("完成了"),
     ]
     when = datetime(2026, 9, 23, 8, 30, 5, tzinfo=timezone.utc)
-    reply = export_command(history, "", home=tmp_path / "home", project_root=tmp_path, session_id="s-1",
-                           model="m", now=lambda: when)
+    reply = export_command(
+        history,
+        "",
+        home=tmp_path / "home",
+        project_root=tmp_path,
+        session_id="s-1",
+        model="m",
+        now=lambda: when,
+    )
     path = tmp_path / "home" / "exports" / "session-2026-09-23_08-30-05.md"
     assert reply.ok and str(path) in reply.text and "共 5 条消息" in reply.text
     text = path.read_text(encoding="utf-8")
@@ -106,14 +121,24 @@ def test_export_writes_markdown_with_tool_calls_and_safe_fences(tmp_path: Path) 
     assert "## 👤 用户\n\n看看 a.py" in text and "`read_file`" in text
     assert "````\n```python\nprint(1)\n```\n````" in text
     assert "## 🧩 Skill 注入：review" in text and text.rstrip().endswith("完成了")
-    relative = export_command(history, "out/x.md", home=tmp_path, project_root=tmp_path, session_id="s", model="m")
-    assert relative.ok and (tmp_path / "out" / "x.md").read_text(encoding="utf-8").startswith("# paicli 对话记录")
+    relative = export_command(
+        history, "out/x.md", home=tmp_path, project_root=tmp_path, session_id="s", model="m"
+    )
+    assert relative.ok and (tmp_path / "out" / "x.md").read_text(encoding="utf-8").startswith(
+        "# paicli 对话记录"
+    )
 
 
 def test_export_failure_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("x", encoding="utf-8")
-    reply = export_command([Message.user("hi")], "file/inside.md", home=tmp_path, project_root=tmp_path,
-                           session_id="s", model="m")
+    reply = export_command(
+        [Message.user("hi")],
+        "file/inside.md",
+        home=tmp_path,
+        project_root=tmp_path,
+        session_id="s",
+        model="m",
+    )
     assert not reply.ok and "导出失败" in reply.text
 
 

@@ -36,13 +36,21 @@ def test_resuming_a_session_recaps_its_last_answer(tmp_path: Path) -> None:
     project.mkdir()
     with FakeOpenAIServer() as server:
         server.push("登录页的 bug 在 auth.py 第 42 行，已经修好。")
-        env = EnvLookup(environ={
-            "HOME": str(tmp_path), "PAICLI_HOME": str(tmp_path / ".paicli"), "PAICLI_BASE_URL": server.base_url,
-            "PAICLI_MODEL": "fake-model", "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false",
-        }, cwd=project)
+        env = EnvLookup(
+            environ={
+                "HOME": str(tmp_path),
+                "PAICLI_HOME": str(tmp_path / ".paicli"),
+                "PAICLI_BASE_URL": server.base_url,
+                "PAICLI_MODEL": "fake-model",
+                "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false",
+            },
+            cwd=project,
+        )
 
         def backend() -> AppBackend:
-            return AppBackend(build_components(load_settings(env, cwd=project), env, AutoApprover(), yes=True))
+            return AppBackend(
+                build_components(load_settings(env, cwd=project), env, AutoApprover(), yes=True)
+            )
 
         first = backend()
         first.run("修一下登录页", "react", lambda e: None, CancelToken())
@@ -55,5 +63,9 @@ def test_resuming_a_session_recaps_its_last_answer(tmp_path: Path) -> None:
             second.close(5)
     assert reply.ok
     lines = reply.text.splitlines()  # the conversation is replayed: the input, then the answer
-    assert lines[1:] == ["── 之前的对话 ──", "› 修一下登录页", "  登录页的 bug 在 auth.py 第 42 行，已经修好。",
-                         "── 以上是恢复的对话，可以接着说 ──"]
+    assert lines[1:] == [
+        "── 之前的对话 ──",
+        "› 修一下登录页",
+        "  登录页的 bug 在 auth.py 第 42 行，已经修好。",
+        "── 以上是恢复的对话，可以接着说 ──",
+    ]

@@ -73,12 +73,18 @@ def test_wrong_key_is_reported_and_asked_again_then_saved_0600(pipe: PipeInput, 
     assert stat.S_IMODE((dialogue.home / ".env").stat().st_mode) == 0o600
     assert stat.S_IMODE(dialogue.home.stat().st_mode) == 0o700
     settings = result.settings
-    assert (settings.provider, settings.model, settings.api_key) == ("deepseek", "deepseek-flash", "sk-right-key-123")
+    assert (settings.provider, settings.model, settings.api_key) == (
+        "deepseek",
+        "deepseek-flash",
+        "sk-right-key-123",
+    )
     assert settings.base_url == dialogue.environ["DEEPSEEK_BASE_URL"]
     assert "sk-right-key-123" not in dialogue.text and "sk-wrong" not in dialogue.text
 
 
-def test_any_openai_compatible_endpoint_lists_its_models_to_choose_from(pipe: PipeInput, tmp_path: Path) -> None:
+def test_any_openai_compatible_endpoint_lists_its_models_to_choose_from(
+    pipe: PipeInput, tmp_path: Path
+) -> None:
     with FakeOpenAIServer(models=("qwen-small", "qwen-large")) as server:
         dialogue = Dialogue(pipe, tmp_path)
         last, url = "10", server.base_url  # nine providers, then "any OpenAI-compatible endpoint"
@@ -99,8 +105,11 @@ def test_an_endpoint_without_a_model_list_is_checked_with_one_token(pipe: PipeIn
         request = server.requests[0]
         assert (request["model"], request["max_tokens"], request.get("stream")) == ("my-model", 1, False)
         assert server.request_headers[0]["authorization"] == "Bearer sk-endpoint-key"
-    assert dialogue.saved == {"PAICLI_BASE_URL": url, "PAICLI_MODEL": "my-model",
-                              "PAICLI_API_KEY": "sk-endpoint-key"}
+    assert dialogue.saved == {
+        "PAICLI_BASE_URL": url,
+        "PAICLI_MODEL": "my-model",
+        "PAICLI_API_KEY": "sk-endpoint-key",
+    }
 
 
 def test_a_discovered_local_server_is_offered_first_with_its_models(pipe: PipeInput, tmp_path: Path) -> None:
@@ -119,14 +128,19 @@ def test_setup_keeps_other_lines_and_replaces_an_earlier_choice(pipe: PipeInput,
     with FakeOpenAIServer(api_key="sk-kimi-000001") as server:
         dialogue = Dialogue(pipe, tmp_path, KIMI_BASE_URL=server.base_url)
         dialogue.home.mkdir(parents=True)
-        (dialogue.home / ".env").write_text("# mine\nSEARXNG_URL=http://search.local\nPAICLI_BASE_URL=http://old/v1\n"
-                                            "PAICLI_MODEL=old\n", encoding="utf-8")
+        (dialogue.home / ".env").write_text(
+            "# mine\nSEARXNG_URL=http://search.local\nPAICLI_BASE_URL=http://old/v1\nPAICLI_MODEL=old\n",
+            encoding="utf-8",
+        )
         result = dialogue.run("5", "sk-kimi-000001", "kimi-other")
         assert result is not None
     text = (dialogue.home / ".env").read_text(encoding="utf-8")
     assert text.startswith("# mine\nSEARXNG_URL=http://search.local\n")
-    assert dialogue.saved == {"SEARXNG_URL": "http://search.local", "KIMI_API_KEY": "sk-kimi-000001",
-                              "KIMI_MODEL": "kimi-other"}
+    assert dialogue.saved == {
+        "SEARXNG_URL": "http://search.local",
+        "KIMI_API_KEY": "sk-kimi-000001",
+        "KIMI_MODEL": "kimi-other",
+    }
     assert result.settings.describe() == "kimi-other (kimi)"
     assert "服务的模型列表里没有 kimi-other" in dialogue.text  # the fake lists only fake-model
 
@@ -136,7 +150,9 @@ def test_a_choice_behind_another_configured_key_becomes_the_default_provider(
 ) -> None:
     with FakeOpenAIServer() as server:
         dialogue = Dialogue(pipe, tmp_path, DEEPSEEK_API_KEY="sk-already-there", GLM_BASE_URL=server.base_url)
-        result = dialogue.run("2", "sk-glm-key-0001", "")  # GLM, although DeepSeek comes first in the auto order
+        result = dialogue.run(
+            "2", "sk-glm-key-0001", ""
+        )  # GLM, although DeepSeek comes first in the auto order
         assert result is not None
     assert result.settings.provider == "glm"
     config = (dialogue.home / "config.json").read_text(encoding="utf-8")

@@ -57,8 +57,12 @@ def test_each_running_worker_has_a_live_line_with_its_own_elapsed_time() -> None
     live.show(TaskFinished("s2", "done", "乙有 4 个文件"))
     assert not spinner.active
     lines = buffer.getvalue().splitlines()
-    assert lines == ["🛠️ worker-1 执行步骤 [s1]: 统计甲模块", "🛠️ worker-2 执行步骤 [s2]: 统计乙模块",
-                     "✅ 完成 [s1]: 甲有 3 个文件", "✅ 完成 [s2]: 乙有 4 个文件"]
+    assert lines == [
+        "🛠️ worker-1 执行步骤 [s1]: 统计甲模块",
+        "🛠️ worker-2 执行步骤 [s2]: 统计乙模块",
+        "✅ 完成 [s1]: 甲有 3 个文件",
+        "✅ 完成 [s2]: 乙有 4 个文件",
+    ]
 
 
 def test_a_notice_printed_while_workers_run_gives_the_live_line_back() -> None:
@@ -68,17 +72,27 @@ def test_a_notice_printed_while_workers_run_gives_the_live_line_back() -> None:
     renderer._spinner = spinner  # type: ignore[assignment]  # the live view draws on the renderer's spinner
     renderer(TaskStarted("s1", "统计甲模块", parallel=True, worker="worker-1"))
     renderer(Notice("🔍 reviewer-s1 正在审查步骤 [s1] 的结果..."))
-    assert spinner.active and spinner.text().startswith("worker-1 [s1] 启动中")  # the notice stopped it; it is back
+    assert spinner.active and spinner.text().startswith(
+        "worker-1 [s1] 启动中"
+    )  # the notice stopped it; it is back
     renderer(TaskFinished("s1", "done", "好"))
     assert not spinner.active
-    assert err.getvalue().splitlines() == ["🛠️ worker-1 执行步骤 [s1]: 统计甲模块",
-                                           "🔍 reviewer-s1 正在审查步骤 [s1] 的结果...", "✅ 完成 [s1]: 好"]
+    assert err.getvalue().splitlines() == [
+        "🛠️ worker-1 执行步骤 [s1]: 统计甲模块",
+        "🔍 reviewer-s1 正在审查步骤 [s1] 的结果...",
+        "✅ 完成 [s1]: 好",
+    ]
 
 
 def test_stream_json_and_text_lines_name_the_worker() -> None:
     started = TaskStarted("s2", "统计乙模块", parallel=True, worker="worker-2")
-    assert plan_event_json(started) == {"type": "task_start", "task_id": "s2", "description": "统计乙模块",
-                                        "parallel": True, "worker": "worker-2"}
+    assert plan_event_json(started) == {
+        "type": "task_start",
+        "task_id": "s2",
+        "description": "统计乙模块",
+        "parallel": True,
+        "worker": "worker-2",
+    }
     assert plan_event_line(started) == "🛠️ worker-2 执行步骤 [s2]: 统计乙模块"
     plan_task = TaskStarted("t1", "读取", parallel=True)
     assert "worker" not in (plan_event_json(plan_task) or {}) and plan_event_line(plan_task) is None

@@ -22,8 +22,10 @@ import pytest
 from tests.cli.paicli_proc import paicli_env
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
-pytestmark = [pytest.mark.timeout(240),
-              pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")]
+pytestmark = [
+    pytest.mark.timeout(240),
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+]
 WAIT_SECONDS = 60.0
 
 
@@ -57,7 +59,7 @@ class Pane:
         shown = ""
         while time.monotonic() < deadline:
             shown = self.screen()
-            tail = shown[shown.rfind(after):] if after in shown else ""
+            tail = shown[shown.rfind(after) :] if after in shown else ""
             rows = [row.rstrip() for row in tail.splitlines()]
             if "›" in rows and any(" · ctx " in row for row in rows):
                 return
@@ -71,7 +73,9 @@ class Pane:
         source = tmp / "paste.txt"
         source.write_text(text, encoding="utf-8")
         self.tmux("load-buffer", "-b", "p", str(source))
-        self.tmux("paste-buffer", "-p", "-d", "-b", "p", "-t", self.target)  # -p: bracketed, as a terminal does
+        self.tmux(
+            "paste-buffer", "-p", "-d", "-b", "p", "-t", self.target
+        )  # -p: bracketed, as a terminal does
 
 
 @pytest.fixture
@@ -80,11 +84,32 @@ def pane(tmp_path: Path, project: Path, isolated_home: Path) -> Iterator[tuple[P
         env = paicli_env(isolated_home, server.base_url, TERM="xterm-256color", PAICLI_APPROVAL_MODE="auto")
         script = tmp_path / "run.sh"
         exports = "\n".join(f"export {key}={shlex.quote(value)}" for key, value in env.items())
-        script.write_text(f"{exports}\ncd {shlex.quote(str(project))}\n{shlex.quote(sys.executable)} -m paicli\n"
-                          "echo '[paicli exited]'\nread _\n", encoding="utf-8")
+        script.write_text(
+            f"{exports}\ncd {shlex.quote(str(project))}\n{shlex.quote(sys.executable)} -m paicli\n"
+            "echo '[paicli exited]'\nread _\n",
+            encoding="utf-8",
+        )
         socket = f"paicli-test-{uuid.uuid4().hex[:8]}"
-        subprocess.run(["tmux", "-L", socket, "-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "120",
-                        "-y", "40", f"bash {shlex.quote(str(script))}"], check=True, timeout=30)
+        subprocess.run(
+            [
+                "tmux",
+                "-L",
+                socket,
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-s",
+                "t",
+                "-x",
+                "120",
+                "-y",
+                "40",
+                f"bash {shlex.quote(str(script))}",
+            ],
+            check=True,
+            timeout=30,
+        )
         try:
             terminal = Pane(socket, "t")
             terminal.tmux("set-option", "-t", "t", "history-limit", "20000")
@@ -93,7 +118,9 @@ def pane(tmp_path: Path, project: Path, isolated_home: Path) -> Iterator[tuple[P
             subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, timeout=30)
 
 
-def test_the_repl_in_a_real_terminal(pane: tuple[Pane, FakeOpenAIServer], tmp_path: Path, project: Path) -> None:
+def test_the_repl_in_a_real_terminal(
+    pane: tuple[Pane, FakeOpenAIServer], tmp_path: Path, project: Path
+) -> None:
     terminal, server = pane
     server.push(
         Reply.tool_calls(("execute_command", json.dumps({"command": "touch made.txt"}))),
@@ -111,7 +138,9 @@ def test_the_repl_in_a_real_terminal(pane: tuple[Pane, FakeOpenAIServer], tmp_pa
     shown = terminal.wait_for("文件已经建好了。")
     terminal.wait_prompt("文件已经建好了。")
     assert (project / "made.txt").exists()
-    assert shown.count("需要确认: 执行命令: touch made.txt") == 1  # the command is shown once, not three times
+    assert (
+        shown.count("需要确认: 执行命令: touch made.txt") == 1
+    )  # the command is shown once, not three times
 
     # 2. a 200-line paste collapses to a placeholder; the model gets every line
     lines = [f"paste-line-{n:03d}" for n in range(1, 201)]
@@ -120,9 +149,13 @@ def test_the_repl_in_a_real_terminal(pane: tuple[Pane, FakeOpenAIServer], tmp_pa
     terminal.keys("Enter")
     shown = terminal.wait_for("收到，一共 200 行。")
     terminal.wait_prompt("收到，一共 200 行。")
-    sent = next(str(m.get("content")) for m in reversed(server.requests[2]["messages"]) if m["role"] == "user")
+    sent = next(
+        str(m.get("content")) for m in reversed(server.requests[2]["messages"]) if m["role"] == "user"
+    )
     assert all(line in sent for line in lines)
-    assert "paste-line-001" not in shown and "paste-line-200" not in shown  # no 200 lines thrown at the screen
+    assert (
+        "paste-line-001" not in shown and "paste-line-200" not in shown
+    )  # no 200 lines thrown at the screen
 
     # 3. a folded output, then Ctrl+O on a half-typed line: shown in full, the line is not submitted
     terminal.keys("列出数字", "Enter")
@@ -135,7 +168,7 @@ def test_the_repl_in_a_real_terminal(pane: tuple[Pane, FakeOpenAIServer], tmp_pa
     terminal.wait_for("还没写完")
     terminal.keys("C-o")
     shown = terminal.wait_for("输出结束")
-    block = shown[shown.index("── execute_command 的完整输出（"):shown.index("── 输出结束")]
+    block = shown[shown.index("── execute_command 的完整输出（") : shown.index("── 输出结束")]
     numbers = [line.strip() for line in block.splitlines()[1:] if line.strip().isdigit()]
     assert numbers == [str(n) for n in range(1, 41)]  # every line once, in order: none lost or doubled
     assert len(server.requests) == 5  # Ctrl+O sent nothing to the model

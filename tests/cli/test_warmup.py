@@ -111,9 +111,16 @@ def test_the_first_run_waits_for_the_warmup_and_says_so(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
     with FakeOpenAIServer(default_reply="好的。") as server:
-        env = EnvLookup(environ={"HOME": str(tmp_path), "PAICLI_HOME": str(tmp_path / ".paicli"),
-                                 "PAICLI_BASE_URL": server.base_url, "PAICLI_MODEL": "fake-model",
-                                 "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false"}, cwd=project)
+        env = EnvLookup(
+            environ={
+                "HOME": str(tmp_path),
+                "PAICLI_HOME": str(tmp_path / ".paicli"),
+                "PAICLI_BASE_URL": server.base_url,
+                "PAICLI_MODEL": "fake-model",
+                "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false",
+            },
+            cwd=project,
+        )
         parts = build_components(load_settings(env, cwd=project), env, AutoApprover(), yes=True)
         parts.memory.store.store(new_fact("发布窗口是每周四晚上", {"scope": "global"}, parts.memory.clock))
         backend = AppBackend(parts, auto_extract=False)
@@ -124,8 +131,9 @@ def test_the_first_run_waits_for_the_warmup_and_says_so(tmp_path: Path) -> None:
             assert gate.wait(TIMEOUT)
             parts.memory.warm_tokenizer()
 
-        backend.warmup = WarmUp([WarmStep(MEMORY_DICTIONARY, slow_dictionary),
-                                 WarmStep(MEMORY_INDEX, parts.memory.warm_index)]).start()
+        backend.warmup = WarmUp(
+            [WarmStep(MEMORY_DICTIONARY, slow_dictionary), WarmStep(MEMORY_INDEX, parts.memory.warm_index)]
+        ).start()
         events: list[AgentEvent] = []
 
         def emit(event: AgentEvent) -> None:
@@ -155,8 +163,15 @@ def test_a_cancel_while_waiting_ends_the_run_before_any_request(tmp_path: Path) 
     project = tmp_path / "project"
     project.mkdir()
     with FakeOpenAIServer(default_reply="好的。") as server:
-        env = EnvLookup(environ={"HOME": str(tmp_path), "PAICLI_HOME": str(tmp_path / ".paicli"),
-                                 "PAICLI_BASE_URL": server.base_url, "PAICLI_MODEL": "fake-model"}, cwd=project)
+        env = EnvLookup(
+            environ={
+                "HOME": str(tmp_path),
+                "PAICLI_HOME": str(tmp_path / ".paicli"),
+                "PAICLI_BASE_URL": server.base_url,
+                "PAICLI_MODEL": "fake-model",
+            },
+            cwd=project,
+        )
         parts = build_components(load_settings(env, cwd=project), env, AutoApprover(), yes=True)
         backend = AppBackend(parts, auto_extract=False)
         gate = threading.Event()
@@ -176,7 +191,9 @@ def test_a_cancel_while_waiting_ends_the_run_before_any_request(tmp_path: Path) 
         assert server.requests == []
 
 
-def test_a_oneshot_run_with_an_empty_store_never_loads_the_dictionary(project: Path, isolated_home: Path) -> None:
+def test_a_oneshot_run_with_an_empty_store_never_loads_the_dictionary(
+    project: Path, isolated_home: Path
+) -> None:
     from tests.cli.paicli_proc import paicli_env, run_paicli
 
     with FakeOpenAIServer(default_reply="好的。") as server:

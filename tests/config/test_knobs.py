@@ -17,14 +17,18 @@ NAME = re.compile(r"\bPAICLI_[A-Z][A-Z0-9_]*\b")
 
 
 def files_naming(name: str) -> list[str]:
-    return sorted(str(path.relative_to(SRC)) for path in SRC.rglob("*.py") if name in path.read_text(encoding="utf-8"))
+    return sorted(
+        str(path.relative_to(SRC)) for path in SRC.rglob("*.py") if name in path.read_text(encoding="utf-8")
+    )
 
 
 def test_every_setting_is_named_in_exactly_one_module() -> None:
     keys = [knob.key for knob in knobs.ALL_KNOBS]
     assert len(keys) == len(set(keys))
     for key in keys:
-        found = [f for f in files_naming(key) if re.search(rf"\b{key}\b", (SRC / f).read_text(encoding="utf-8"))]
+        found = [
+            f for f in files_naming(key) if re.search(rf"\b{key}\b", (SRC / f).read_text(encoding="utf-8"))
+        ]
         assert found == ["config/knobs.py"], f"{key} is named in {found}"
 
 
@@ -57,9 +61,14 @@ def test_every_setting_reads_its_default_and_rejects_nonsense_in_one_line(knob: 
 
 
 def test_values_are_typed_and_range_checked() -> None:
-    env = EnvLookup(environ={"PAICLI_TOOL_RESULT_CLEARING_KEEP": "5", "PAICLI_MEMORY_VECTOR": "off",
-                             "PAICLI_TOOL_RESULT_CLEARING_EXCLUDE_TOOLS": "Read_File, web_fetch,",
-                             "PAICLI_MEMORY_PLACEMENT": "SYSTEM"})
+    env = EnvLookup(
+        environ={
+            "PAICLI_TOOL_RESULT_CLEARING_KEEP": "5",
+            "PAICLI_MEMORY_VECTOR": "off",
+            "PAICLI_TOOL_RESULT_CLEARING_EXCLUDE_TOOLS": "Read_File, web_fetch,",
+            "PAICLI_MEMORY_PLACEMENT": "SYSTEM",
+        }
+    )
     assert knobs.TOOL_RESULT_CLEARING_KEEP.read(env) == 5
     assert knobs.MEMORY_VECTOR.read(env) is False
     assert knobs.TOOL_RESULT_CLEARING_EXCLUDE_TOOLS.read(env) == ("read_file", "web_fetch")

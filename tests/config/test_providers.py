@@ -66,7 +66,10 @@ def test_unknown_model_stays_on_the_current_provider() -> None:
 
 def test_prefix_match_does_not_leave_a_configured_endpoint_for_an_unconfigured_provider() -> None:
     assert resolve_model_spec("deepseek-flash", ("paicli",), "paicli") == ("paicli", "deepseek-flash")
-    assert resolve_model_spec("deepseek-flash", ("paicli", "deepseek"), "paicli") == ("deepseek", "deepseek-flash")
+    assert resolve_model_spec("deepseek-flash", ("paicli", "deepseek"), "paicli") == (
+        "deepseek",
+        "deepseek-flash",
+    )
     assert resolve_model_spec("deepseek", ("paicli",), "paicli") == ("deepseek", "deepseek-flash")
 
 
@@ -94,6 +97,16 @@ def test_key_aliases_and_auto_order() -> None:
     assert provider("kimi").key_envs[:2] == ("KIMI_API_KEY", "MOONSHOT_API_KEY")
     assert provider("hunyuan").key_envs == ("HUNYUAN_API_KEY", "TOKENHUB_API_KEY", "TENCENTMAAS_API_KEY")
     assert provider("xfyun").key_env == "XFYUN_MAAS_API_KEY"
-    assert AUTO_ORDER == ("deepseek", "glm", "hunyuan", "step", "kimi", "freellmapi", "xfyun", "agnes", "openai")
+    assert AUTO_ORDER == (
+        "deepseek",
+        "glm",
+        "hunyuan",
+        "step",
+        "kimi",
+        "freellmapi",
+        "xfyun",
+        "agnes",
+        "openai",
+    )
     assert provider("paicli").key_optional and not provider("deepseek").key_optional
     assert find_provider("agnes-ai") is provider("agnes") and find_provider("nope") is None

@@ -41,8 +41,11 @@ def test_default_provider_keeps_the_rest_of_config_json(tmp_path: Path) -> None:
     path = tmp_path / "config.json"
     path.write_text(json.dumps({"providers": {"kimi": {"model": "k"}}, "other": [1]}), encoding="utf-8")
     save_default_provider(path, "glm")
-    assert json.loads(path.read_text(encoding="utf-8")) == {"providers": {"kimi": {"model": "k"}}, "other": [1],
-                                                             "defaultProvider": "glm"}
+    assert json.loads(path.read_text(encoding="utf-8")) == {
+        "providers": {"kimi": {"model": "k"}},
+        "other": [1],
+        "defaultProvider": "glm",
+    }
     path.write_text("[1, 2]", encoding="utf-8")
     with pytest.raises(ConfigError, match="不是 JSON 对象"):
         save_default_provider(path, "glm")

@@ -12,9 +12,16 @@ def lookup(**values: str) -> EnvLookup:
 
 def test_unset_and_valid_knobs_pass() -> None:
     validate_knobs(lookup())
-    validate_knobs(lookup(PAICLI_MEMORY_STALE_DAYS="0", PAICLI_MEMORY_CONFLICT_THRESHOLD="1",
-                          PAICLI_TOOL_RESULT_CLEARING_KEEP="0", PAICLI_MEMORY_AUTO_EXTRACT_ENABLED="off",
-                          PAICLI_REACT_STAGNATION_WINDOW="2", PAICLI_MEMORY_LOCK_TIMEOUT_SECONDS="0.5"))
+    validate_knobs(
+        lookup(
+            PAICLI_MEMORY_STALE_DAYS="0",
+            PAICLI_MEMORY_CONFLICT_THRESHOLD="1",
+            PAICLI_TOOL_RESULT_CLEARING_KEEP="0",
+            PAICLI_MEMORY_AUTO_EXTRACT_ENABLED="off",
+            PAICLI_REACT_STAGNATION_WINDOW="2",
+            PAICLI_MEMORY_LOCK_TIMEOUT_SECONDS="0.5",
+        )
+    )
 
 
 @pytest.mark.parametrize(

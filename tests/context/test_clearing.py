@@ -107,7 +107,9 @@ def test_tool_name_falls_back_to_boundary_tag_then_unknown() -> None:
 def test_does_nothing_below_trigger_or_when_disabled(make_env: MakeEnv) -> None:
     history = history_with_tool_rounds(6)
     tokens = COUNTER.count_messages(history)
-    above = ToolResultClearer(clearing_config(make_env(PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS=str(tokens + 1))))
+    above = ToolResultClearer(
+        clearing_config(make_env(PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS=str(tokens + 1)))
+    )
     snapshot = list(history)
     assert above.clear_if_needed(history, 1_000_000).cleared_count == 0
     disabled = ToolResultClearer(clearing_config(make_env(PAICLI_TOOL_RESULT_CLEARING_ENABLED="false")))
@@ -129,7 +131,9 @@ def test_one_batch_goes_down_to_the_low_watermark_past_the_kept_results() -> Non
     result = clearer.clear_if_needed(history, 1_000_000)
     assert result.after_tokens <= clearer.watermark(1_000_000) < before
     assert result.cleared_count > 2  # more than the reference's "all but the newest 6"
-    assert list(result.call_ids) == [m.tool_call_id for m in history if (m.content or "").startswith(CLEARED_PREFIX)]
+    assert list(result.call_ids) == [
+        m.tool_call_id for m in history if (m.content or "").startswith(CLEARED_PREFIX)
+    ]
     # below the trigger again: the next call does nothing, so the next cache break is far away
     assert clearer.clear_if_needed(history, 1_000_000).cleared_count == 0
 

@@ -91,4 +91,7 @@ def test_five_parallel_big_results_are_never_cleared_before_being_seen(tmp_path:
         by_id.setdefault(message.tool_call_id or "", []).append(message.content or "")
     assert len(by_id) >= 7
     assert all(not contents[0].startswith(CLEARED_PREFIX) for contents in by_id.values())
-    assert any(len(request[-1].tool_call_id or "") and request[-5].role == "tool" for request in agent_requests(session))
+    assert any(
+        len(request[-1].tool_call_id or "") and request[-5].role == "tool"
+        for request in agent_requests(session)
+    )

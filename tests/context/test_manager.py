@@ -342,7 +342,10 @@ def test_retained_turns_that_do_not_fit_even_cleared_are_summarised_down_to_the_
     assert result.compacted and result.strategy == "full_summary" and llm.calls >= 1
     assert result.steps[0].strategy == "tool_result_clearing"
     assert (history[1].content or "").startswith("[已压缩的历史对话摘要]\n")
-    assert history[3] == Message.user("最新的任务") and history[-1].content == tool_round(999, body="最新结果")[1].content
+    assert (
+        history[3] == Message.user("最新的任务")
+        and history[-1].content == tool_round(999, body="最新结果")[1].content
+    )
     assert_pairs_valid(history)
 
 

@@ -52,7 +52,9 @@ def test_report_layout() -> None:
     assert "    System prompt:         3.0k  ( 1.5%)  [1 条]" in lines
     assert "    Conversation:         45.0k  (22.5%)  [40 条]" in lines
     # the total line shows the bar's figure and says where it comes from; aligned by display width
-    assert "    合计:" + " " * 17 + "55.0k  (27.5%)  （本地计数，已按服务端报告的 prompt_tokens 校准）" in lines
+    assert (
+        "    合计:" + " " * 17 + "55.0k  (27.5%)  （本地计数，已按服务端报告的 prompt_tokens 校准）" in lines
+    )
     assert any(line.startswith("  压缩阈值: 167.0k (83%)   距压缩还有: 114.2k") for line in lines)
     assert any(line.startswith("  旧工具结果清理: 100.0k 触发，保留最近 3 条") for line in lines)
     assert "  自动压缩: 完整摘要（Session Memory 实验开关关闭）" in lines

@@ -94,7 +94,11 @@ def test_no_verbatim_span_of_a_negative_input_is_accepted(case: Case) -> None:
 
 def test_span_attack_finds_the_reference_gaps() -> None:
     results = attack(load_cases(GOLDEN), hardened=False)
-    assert {r.case.id for r in results if r.accepted} >= {"blockquote", "third_party_claim", "quoted_instruction"}
+    assert {r.case.id for r in results if r.accepted} >= {
+        "blockquote",
+        "third_party_claim",
+        "quoted_instruction",
+    }
     assert all(not r.accepted for r in attack(load_cases(GOLDEN)))
 
 
@@ -127,11 +131,19 @@ def test_runner_prints_contract_json_last_and_exits_by_gate(
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["accepted_spans"] == 0
 
 
-def test_runner_rejects_a_dataset_whose_gold_is_not_verbatim(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_runner_rejects_a_dataset_whose_gold_is_not_verbatim(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     bad = tmp_path / "bad.json"
     bad.write_text(
-        json.dumps({"cases": [{"id": "x", "category": "c", "input": "我偏好简洁回答。", "expected_quotes": ["别的"]}]}),
+        json.dumps(
+            {
+                "cases": [
+                    {"id": "x", "category": "c", "input": "我偏好简洁回答。", "expected_quotes": ["别的"]}
+                ]
+            }
+        ),
         encoding="utf-8",
     )
     assert main(["--dataset", str(bad), "--oracle"]) == 2
@@ -151,14 +163,18 @@ def test_live_mode_runs_through_the_real_client_against_a_loopback_server(
 
     monkeypatch.chdir(tmp_path)
     with FakeOpenAIServer(responder=respond) as server:
-        code = main(["--dataset", str(GOLDEN), "--base-url", server.base_url, "--model", "fake-model", "--json"])
+        code = main(
+            ["--dataset", str(GOLDEN), "--base-url", server.base_url, "--model", "fake-model", "--json"]
+        )
         requests = server.requests
         server.assert_no_violations()
     summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert code == 0
     assert (summary["f1"], summary["exact_cases"], summary["model_calls"]) == (1.0, 18, 17)
     assert len(requests) == 17
-    assert all([m["role"] for m in r["messages"]] == ["system", "user"] and not r.get("tools") for r in requests)
+    assert all(
+        [m["role"] for m in r["messages"]] == ["system", "user"] and not r.get("tools") for r in requests
+    )
 
 
 def test_live_mode_says_when_the_extraction_calls_fail(
@@ -168,7 +184,9 @@ def test_live_mode_says_when_the_extraction_calls_fail(
 
     monkeypatch.chdir(tmp_path)
     with FakeOpenAIServer(responder=lambda body: Reply.error(401, "bad key")) as server:
-        code = main(["--dataset", str(GOLDEN), "--base-url", server.base_url, "--model", "fake-model", "--json"])
+        code = main(
+            ["--dataset", str(GOLDEN), "--base-url", server.base_url, "--model", "fake-model", "--json"]
+        )
     out, err = capsys.readouterr()
     summary = json.loads(out.strip().splitlines()[-1])
     assert code == 1 and summary["f1"] == 0.0 and summary["model_calls"] == 17

@@ -142,7 +142,12 @@ def test_configuration_can_disable_interactive_extraction() -> None:
     for off in ("false", "0", "no", "OFF"):
         assert not enabled_by_configuration(EnvLookup(environ={"PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": off}))
     assert enabled_by_configuration(EnvLookup(environ={"PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "true"}))
-    assert AutoFactExtractor.enabled_by_configuration(EnvLookup(environ={"PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "off"})) is False
+    assert (
+        AutoFactExtractor.enabled_by_configuration(
+            EnvLookup(environ={"PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "off"})
+        )
+        is False
+    )
 
 
 def test_light_model_is_used_when_configured() -> None:
@@ -166,7 +171,9 @@ def test_prompt_carries_the_safe_input_and_the_outcome_reports_the_call() -> Non
     outcome = AutoFactExtractor(llm, EnvLookup(environ={})).extract("本项目使用 Java 17 和 Maven。")
 
     assert isinstance(outcome, ExtractionOutcome)
-    assert outcome.quotes == ["本项目使用 Java 17 和 Maven"] and outcome.model_called and outcome.usage == usage
+    assert (
+        outcome.quotes == ["本项目使用 Java 17 和 Maven"] and outcome.model_called and outcome.usage == usage
+    )
     system, user = llm.requests[0].messages
     assert system.role == "system" and "JSON" in system.text
     assert '{"facts":[{"quote":"用户原文中的连续片段"}]}' in user.text
@@ -186,7 +193,9 @@ def test_local_filters_skip_the_model_call() -> None:
 
 def test_store_extracted_writes_pending_project_facts_and_drops_duplicates(tmp_path: Path) -> None:
     store = LongTermMemory(tmp_path / "memory", env=EnvLookup(environ={}), clock=fixed_clock(NOW))
-    saved = store_extracted(store, ["我偏好简洁回答", "我偏好简洁回答。", "本项目使用 Java 17"], "/repo/a", fixed_clock(NOW))
+    saved = store_extracted(
+        store, ["我偏好简洁回答", "我偏好简洁回答。", "本项目使用 Java 17"], "/repo/a", fixed_clock(NOW)
+    )
 
     assert [e.content for e in saved] == ["我偏好简洁回答", "本项目使用 Java 17"]
     on_disk = json.loads((tmp_path / "memory" / "long_term_memory.json").read_text(encoding="utf-8"))

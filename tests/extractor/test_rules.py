@@ -182,5 +182,7 @@ def test_english_inputs_reach_the_model_only_in_hardened_mode() -> None:
 
 def test_duplicate_quotes_are_kept_once_in_order() -> None:
     safe = "我偏好简洁回答。本项目使用 Go。"
-    raw = json.dumps({"facts": [{"quote": " 本项目使用 Go"}, {"quote": "我偏好简洁回答"}, {"quote": "本项目使用 Go"}]})
+    raw = json.dumps(
+        {"facts": [{"quote": " 本项目使用 Go"}, {"quote": "我偏好简洁回答"}, {"quote": "本项目使用 Go"}]}
+    )
     assert validate_quotes(raw, safe) == ["本项目使用 Go", "我偏好简洁回答"]

@@ -123,8 +123,14 @@ class Reply:
         **extra: Any,
     ) -> Reply:
         scripted = tuple(ScriptedCall(*c) if len(c) == 3 else ScriptedCall(None, *c) for c in calls)
-        return Reply(content=content, reasoning=reasoning, calls=scripted, arg_chunk=arg_chunk,
-                     interleave=interleave, **extra)
+        return Reply(
+            content=content,
+            reasoning=reasoning,
+            calls=scripted,
+            arg_chunk=arg_chunk,
+            interleave=interleave,
+            **extra,
+        )
 
     @staticmethod
     def error(status: int, message: str = "scripted error", *, retry_after: float | None = None) -> Reply:
@@ -178,7 +184,11 @@ def _check_call(index: int, j: int, call: Any) -> list[str]:
     if call.get("type") != "function":
         problems.append(f"{where}.type must be 'function'")
     function = call.get("function")
-    if not isinstance(function, dict) or not isinstance(function.get("name"), str) or not function.get("name"):
+    if (
+        not isinstance(function, dict)
+        or not isinstance(function.get("name"), str)
+        or not function.get("name")
+    ):
         problems.append(f"{where}.function.name missing")
     elif not isinstance(function.get("arguments"), str):
         problems.append(f"{where}.function.arguments must be a string")
@@ -196,7 +206,9 @@ def _check_tool_protocol(messages: list[dict[str, Any]]) -> list[str]:
             if call_id in pending:
                 del pending[call_id]
             else:
-                problems.append(f"messages[{index}] is a tool message for {call_id!r} with no pending tool call")
+                problems.append(
+                    f"messages[{index}] is a tool message for {call_id!r} with no pending tool call"
+                )
             continue
         if pending:
             problems.append(
@@ -306,7 +318,9 @@ class _State:
     headers: list[dict[str, str]] = field(default_factory=list)
     violations: list[list[str]] = field(default_factory=list)
     prompts: list[list[int]] = field(default_factory=list)
-    times: list[list[float | None]] = field(default_factory=list)  # [arrived, answered] per request (monotonic)
+    times: list[list[float | None]] = field(
+        default_factory=list
+    )  # [arrived, answered] per request (monotonic)
     usages: list[dict[str, Any]] = field(default_factory=list)
     call_seq: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -374,7 +388,9 @@ class FakeOpenAIServer:
         handler = type("_BoundHandler", (_Handler,), {"server_api": self})
         self._httpd = ThreadingHTTPServer(("127.0.0.1", self._port), handler)
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), name="fake-openai", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, args=(0.05,), name="fake-openai", daemon=True
+        )
         self._thread.start()
 
     def stop(self) -> None:
@@ -508,10 +524,17 @@ def _pieces(text: str, count: int) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 
 
-def _call_deltas(calls: list[tuple[str, ScriptedCall]], arg_chunk: int, interleave: bool) -> Iterator[dict[str, Any]]:
+def _call_deltas(
+    calls: list[tuple[str, ScriptedCall]], arg_chunk: int, interleave: bool
+) -> Iterator[dict[str, Any]]:
     streams: list[list[dict[str, Any]]] = []
     for index, (call_id, call) in enumerate(calls):
-        first = {"index": index, "id": call_id, "type": "function", "function": {"name": call.name, "arguments": ""}}
+        first = {
+            "index": index,
+            "id": call_id,
+            "type": "function",
+            "function": {"name": call.name, "arguments": ""},
+        }
         step = max(1, arg_chunk)
         pieces = [call.arguments[i : i + step] for i in range(0, len(call.arguments), step)]
         rest = [{"index": index, "function": {"arguments": p}} for p in pieces]
@@ -545,8 +568,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _error(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
         kind = {400: "invalid_request_error", 401: "authentication_error", 429: "rate_limit_error"}
-        self._json(status, {"error": {"message": message, "type": kind.get(status, "server_error"),
-                                      "code": status}}, headers)
+        self._json(
+            status,
+            {"error": {"message": message, "type": kind.get(status, "server_error"), "code": status}},
+            headers,
+        )
 
     def _authorized(self) -> bool:
         key = self.server_api.api_key
@@ -561,7 +587,9 @@ class _Handler(BaseHTTPRequestHandler):
         if not self._authorized():
             return
         if self.path.rstrip("/").endswith("/models") and self.server_api.models_route:
-            data = [{"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in self.server_api.models]
+            data = [
+                {"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in self.server_api.models
+            ]
             self._json(200, {"object": "list", "data": data})
         else:
             self._error(404, f"no route {self.path}")
@@ -631,11 +659,17 @@ class _Handler(BaseHTTPRequestHandler):
             ]
         produced = (reply.content or "") + (reply.reasoning or "") + "".join(c.arguments for _, c in calls)
         finish = reply.finish_reason or ("tool_calls" if calls else "stop")
-        self._json(200, {
-            "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
-            "model": body.get("model"), "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-            "usage": self.server_api._usage(body, reply, produced),
-        })
+        self._json(
+            200,
+            {
+                "id": "chatcmpl-fake",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": body.get("model"),
+                "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                "usage": self.server_api._usage(body, reply, produced),
+            },
+        )
 
     def _send_event(self, payload: dict[str, Any] | str) -> None:
         text = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)
@@ -645,9 +679,16 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(f"data: {text}\n\n".encode())
         self.wfile.flush()
 
-    def _chunk(self, body: dict[str, Any], delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-        return {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": int(time.time()),
-                "model": body.get("model"), "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    def _chunk(
+        self, body: dict[str, Any], delta: dict[str, Any], finish: str | None = None
+    ) -> dict[str, Any]:
+        return {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": body.get("model"),
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
 
     def _park(self) -> None:
         self.server_api._state.park()
@@ -675,7 +716,13 @@ class _Handler(BaseHTTPRequestHandler):
         finish = reply.finish_reason or ("tool_calls" if calls else "stop")
         self._send_event(self._chunk(body, {}, finish))
         produced = (reply.content or "") + (reply.reasoning or "") + "".join(c.arguments for _, c in calls)
-        usage_chunk = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": int(time.time()),
-                       "model": body.get("model"), "choices": [], "usage": self.server_api._usage(body, reply, produced)}
+        usage_chunk = {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": body.get("model"),
+            "choices": [],
+            "usage": self.server_api._usage(body, reply, produced),
+        }
         self._send_event(usage_chunk)
         self._send_event("[DONE]")

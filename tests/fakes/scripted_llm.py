@@ -18,8 +18,6 @@ class Request:
     model: str
 
 
-
-
 def tool_call_reply(*calls: tuple[str, str], content: str | None = None, prefix: str = "call") -> Message:
     """An assistant message calling tools: tool_call_reply(("read_file", '{"path":"a"}'))."""
     return Message.assistant(
@@ -61,7 +59,9 @@ class ScriptedLLM:
     ) -> ChatResponse:
         if cancel is not None and cancel.cancelled:
             raise Cancelled()
-        request = Request(list(messages), [dict(t) for t in tools] if tools is not None else None, self.model_name)
+        request = Request(
+            list(messages), [dict(t) for t in tools] if tools is not None else None, self.model_name
+        )
         self.requests.append(request)
         if self.replies:
             reply = self.replies.pop(0)
@@ -78,7 +78,9 @@ class ScriptedLLM:
         if isinstance(reply, Message):
             if on_delta is not None and reply.content:
                 on_delta(StreamDelta("text", reply.content))
-            return ChatResponse(reply, self.usage, "tool_calls" if reply.tool_calls else "stop", self.model_name)
+            return ChatResponse(
+                reply, self.usage, "tool_calls" if reply.tool_calls else "stop", self.model_name
+            )
         if isinstance(reply, ChatResponse):
             return reply
         raise TypeError(f"unsupported scripted reply: {reply!r}")

@@ -53,17 +53,32 @@ def test_two_parallel_tool_calls_with_split_arguments(server: FakeOpenAIServer) 
     assert [(c.name, c.arguments) for c in calls] == [("read_file", args_a), ("grep", args_b)]
     assert len({c.id for c in calls}) == 2 and all(c.id for c in calls)
     assert response.finish_reason == "tool_calls"
-    assert [d for d in deltas if d.kind == "tool_call"] == [StreamDelta("tool_call", "read_file"),
-                                                           StreamDelta("tool_call", "grep")]
+    assert [d for d in deltas if d.kind == "tool_call"] == [
+        StreamDelta("tool_call", "read_file"),
+        StreamDelta("tool_call", "grep"),
+    ]
     assert server.requests[0]["tools"] == TOOLS
 
 
 def test_usage_reads_openai_and_deepseek_cache_fields(server: FakeOpenAIServer) -> None:
     server.push(
-        Reply.text("a", usage={"prompt_tokens": 900, "completion_tokens": 7,
-                               "prompt_tokens_details": {"cached_tokens": 640}}),
-        Reply.text("b", usage={"prompt_tokens": 800, "completion_tokens": 5,
-                               "prompt_cache_hit_tokens": 512, "prompt_cache_miss_tokens": 288}),
+        Reply.text(
+            "a",
+            usage={
+                "prompt_tokens": 900,
+                "completion_tokens": 7,
+                "prompt_tokens_details": {"cached_tokens": 640},
+            },
+        ),
+        Reply.text(
+            "b",
+            usage={
+                "prompt_tokens": 800,
+                "completion_tokens": 5,
+                "prompt_cache_hit_tokens": 512,
+                "prompt_cache_miss_tokens": 288,
+            },
+        ),
     )
     client = make_client(server)
     first = client.chat([Message.user("x")]).usage
@@ -136,7 +151,11 @@ def test_unauthorised_is_not_retried_and_says_so() -> None:
 
 def test_protocol_invalid_request_gets_400_and_is_recorded(server: FakeOpenAIServer) -> None:
     server.push("unused")
-    orphan = [Message.user("x"), Message.assistant(None, (ToolCall("c1", "read_file", "{}"),)), Message.user("y")]
+    orphan = [
+        Message.user("x"),
+        Message.assistant(None, (ToolCall("c1", "read_file", "{}"),)),
+        Message.user("y"),
+    ]
     with pytest.raises(LLMError) as info:
         make_client(server).chat(orphan, TOOLS)
     assert info.value.status == 400
@@ -297,7 +316,8 @@ def test_a_key_echoed_by_the_provider_is_redacted(server: FakeOpenAIServer) -> N
 def test_whole_call_timeout_bounds_a_stalled_attempt(server: FakeOpenAIServer) -> None:
     server.push(Reply.hang(before_headers=True))
     client = OpenAIChatClient.from_options(
-        ClientOptions(server.base_url, call_timeout=0.2, max_retries=0), "fake-model")
+        ClientOptions(server.base_url, call_timeout=0.2, max_retries=0), "fake-model"
+    )
     with pytest.raises(LLMError) as info:
         client.chat([Message.user("x")])
     assert info.value.retryable and "0.2" in str(info.value)

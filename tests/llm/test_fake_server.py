@@ -52,7 +52,10 @@ def test_malformed_arguments_are_not_a_violation() -> None:
         ((USER, asst(call("a"))), "unanswered"),
         ((USER, {"role": "robot", "content": "x"}), "invalid role"),
         ((USER, {"role": "assistant", "content": None}), "neither content nor tool_calls"),
-        ((USER, asst({"id": "a", "type": "function", "function": {"arguments": "{}"}}), tool("a")), "name missing"),
+        (
+            (USER, asst({"id": "a", "type": "function", "function": {"arguments": "{}"}}), tool("a")),
+            "name missing",
+        ),
         ((USER, {"role": "tool", "content": "x"}), "tool_call_id"),
         (({"role": "user", "content": None},), "no content"),
     ],
@@ -73,7 +76,9 @@ def test_request_level_shape_rules() -> None:
 
 def post(url: str, payload: Any, headers: dict[str, str] | None = None) -> tuple[int, Any]:
     data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-    request = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json", **(headers or {})})
+    request = urllib.request.Request(
+        url, data=data, headers={"Content-Type": "application/json", **(headers or {})}
+    )
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
             return response.status, json.loads(response.read())
@@ -89,7 +94,9 @@ def test_non_streamed_reply_with_tool_calls_and_usage() -> None:
     message = reply["choices"][0]["message"]
     assert message["tool_calls"][0]["function"] == {"name": "read_file", "arguments": '{"path": "x"}'}
     assert message["reasoning_content"] == "想一下" and reply["choices"][0]["finish_reason"] == "tool_calls"
-    assert reply["usage"]["prompt_tokens"] > 0 and reply["usage"]["prompt_tokens_details"] == {"cached_tokens": 0}
+    assert reply["usage"]["prompt_tokens"] > 0 and reply["usage"]["prompt_tokens_details"] == {
+        "cached_tokens": 0
+    }
 
 
 def test_unparsable_body_is_a_400_violation() -> None:
@@ -149,7 +156,9 @@ def test_release_only_frees_requests_parked_so_far() -> None:
         for text in ("一", "二"):
             server.push(Reply.hang(text))
             result: list[str | None] = []
-            thread = threading.Thread(target=lambda r=result: r.append(client.chat([USER_MSG]).message.content))
+            thread = threading.Thread(
+                target=lambda r=result: r.append(client.chat([USER_MSG]).message.content)
+            )
             thread.start()
             assert server.wait_for_hang()
             assert thread.is_alive() and result == []
@@ -168,5 +177,7 @@ def test_delay_explicit_ids_and_finish_reason_pass_through() -> None:
         first = client.chat([USER_MSG])
         second = client.chat([USER_MSG])
     assert first.message.content == "先读一下"
-    assert [(c.id, c.name, c.arguments) for c in first.message.tool_calls] == [("my-id", "read_file", '{"a": 1}')]
+    assert [(c.id, c.name, c.arguments) for c in first.message.tool_calls] == [
+        ("my-id", "read_file", '{"a": 1}')
+    ]
     assert (second.message.content, second.finish_reason) == ("被截断的", "length")

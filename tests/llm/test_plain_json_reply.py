@@ -47,8 +47,13 @@ class JsonOnlyServer:
 
 
 def completion(message: dict[str, Any], usage: dict[str, Any] | None = None) -> dict[str, Any]:
-    body: dict[str, Any] = {"id": "c1", "object": "chat.completion", "created": 1, "model": "plain-model",
-                            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}
+    body: dict[str, Any] = {
+        "id": "c1",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "plain-model",
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+    }
     if usage is not None:
         body["usage"] = usage
     return body
@@ -68,10 +73,12 @@ def make_server() -> Iterator[Any]:
 
 
 def test_a_plain_json_answer_to_a_streamed_request_is_read(make_server: Any) -> None:
-    server = make_server(completion(
-        {"role": "assistant", "content": "完整的回答"},
-        {"prompt_tokens": 12, "completion_tokens": 3, "prompt_tokens_details": {"cached_tokens": 4}},
-    ))
+    server = make_server(
+        completion(
+            {"role": "assistant", "content": "完整的回答"},
+            {"prompt_tokens": 12, "completion_tokens": 3, "prompt_tokens_details": {"cached_tokens": 4}},
+        )
+    )
     client = OpenAIChatClient(server.base_url, None, "plain-model", max_retries=0)
     response = client.chat([Message.user("你好")])
     assert server.requests[0]["stream"] is True
@@ -80,10 +87,16 @@ def test_a_plain_json_answer_to_a_streamed_request_is_read(make_server: Any) -> 
 
 
 def test_plain_json_tool_calls_are_kept(make_server: Any) -> None:
-    call = {"id": "call_9", "type": "function", "function": {"name": "read_file", "arguments": '{"path":"a"}'}}
+    call = {
+        "id": "call_9",
+        "type": "function",
+        "function": {"name": "read_file", "arguments": '{"path":"a"}'},
+    }
     server = make_server(completion({"role": "assistant", "content": None, "tool_calls": [call]}))
     response = OpenAIChatClient(server.base_url, None, "m", max_retries=0).chat([Message.user("读 a")])
-    assert [(c.id, c.name, c.arguments) for c in response.message.tool_calls] == [("call_9", "read_file", '{"path":"a"}')]
+    assert [(c.id, c.name, c.arguments) for c in response.message.tool_calls] == [
+        ("call_9", "read_file", '{"path":"a"}')
+    ]
 
 
 def test_an_error_object_with_status_200_is_a_clear_error(make_server: Any) -> None:

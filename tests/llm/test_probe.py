@@ -37,7 +37,8 @@ def test_discovery_finds_a_server_on_its_usual_port_and_lists_its_models() -> No
     finally:
         server.stop()
     assert [(s.name, s.port, s.base_url, s.models) for s in found] == [
-        (name, port, f"http://127.0.0.1:{port}/v1", ("llama3.1:8b", "qwen2.5-coder:7b"))]
+        (name, port, f"http://127.0.0.1:{port}/v1", ("llama3.1:8b", "qwen2.5-coder:7b"))
+    ]
     assert server.gets == ["/v1/models"]
 
 
@@ -80,7 +81,9 @@ def test_closed_silent_and_foreign_ports_are_not_offered(not_openai: int) -> Non
     silent.bind(("127.0.0.1", 0))
     silent.listen(4)
     try:
-        found = discover_local([("a", closed_port), ("b", silent.getsockname()[1]), ("c", not_openai)], timeout=0.3)
+        found = discover_local(
+            [("a", closed_port), ("b", silent.getsockname()[1]), ("c", not_openai)], timeout=0.3
+        )
     finally:
         silent.close()
     assert found == []
@@ -90,14 +93,19 @@ def test_local_ports_setting() -> None:
     def ports(raw: str | None) -> tuple[tuple[str, int], ...]:
         return local_server_ports(EnvLookup(environ={} if raw is None else {"PAICLI_LOCAL_PORTS": raw}))
 
-    assert ports(None) == LOCAL_SERVERS == (("Ollama", 11434), ("LM Studio", 1234), ("llama.cpp server", 8080),
-                                           ("vLLM", 8000))
+    assert (
+        ports(None)
+        == LOCAL_SERVERS
+        == (("Ollama", 11434), ("LM Studio", 1234), ("llama.cpp server", 8080), ("vLLM", 8000))
+    )
     assert ports("off") == () and ports("none") == ()
     assert ports("11434, 9999") == (("Ollama", 11434), ("OpenAI 兼容服务 :9999", 9999))
     for bad in ("abc", "70000", "11434,x"):
         with pytest.raises(ConfigError, match="PAICLI_LOCAL_PORTS"):
             ports(bad)
-        with pytest.raises(ConfigError, match="PAICLI_LOCAL_PORTS"):  # checked at start-up with the other knobs
+        with pytest.raises(
+            ConfigError, match="PAICLI_LOCAL_PORTS"
+        ):  # checked at start-up with the other knobs
             validate_knobs(EnvLookup(environ={"PAICLI_LOCAL_PORTS": bad}))
 
 

@@ -20,17 +20,24 @@ pytestmark = pytest.mark.timeout(60)
 TOOLS = [{"type": "function", "function": {"name": "read_file", "parameters": {"type": "object"}}}]
 
 
-@pytest.mark.parametrize(("status", "message", "expected"), [
-    (400, "registry.ollama.ai/library/gemma:2b does not support tools", True),
-    (400, "tools param requires --jinja flag", True),
-    (400, '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set', True),
-    (400, "deepseek-reasoner does not support Function Calling", True),
-    (422, "Unrecognized request argument supplied: tools", True),
-    (400, "messages with role 'tool' must be a response to a preceeding message with 'tool_calls'", False),
-    (400, "context length exceeded", False),
-    (500, "does not support tools", False),
-    (None, "无法连接到 http://127.0.0.1:1/v1", False),
-])
+@pytest.mark.parametrize(
+    ("status", "message", "expected"),
+    [
+        (400, "registry.ollama.ai/library/gemma:2b does not support tools", True),
+        (400, "tools param requires --jinja flag", True),
+        (400, '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set', True),
+        (400, "deepseek-reasoner does not support Function Calling", True),
+        (422, "Unrecognized request argument supplied: tools", True),
+        (
+            400,
+            "messages with role 'tool' must be a response to a preceeding message with 'tool_calls'",
+            False,
+        ),
+        (400, "context length exceeded", False),
+        (500, "does not support tools", False),
+        (None, "无法连接到 http://127.0.0.1:1/v1", False),
+    ],
+)
 def test_which_errors_mean_no_tool_support(status: int | None, message: str, expected: bool) -> None:
     assert rejects_tools(LLMError(f"模型服务拒绝了请求（HTTP {status}）：{message}", status)) is expected
 

@@ -188,12 +188,32 @@ def test_mark_verified_refreshes_only_verification_time(tmp_path: Path) -> None:
 
 def test_an_unreadable_date_never_costs_the_memory(tmp_path: Path) -> None:
     broken = [
-        {"id": "fact-00000001", "content": "日期只写到天", "type": "FACT", "timestamp": "2026-09-20",
-         "metadata": {}, "tokenCount": 3},
-        {"id": "fact-00000002", "content": "日期写坏了", "type": "FACT", "timestamp": "上周三",
-         "lastVerifiedAt": "2026-13-45T00:00:00Z", "metadata": {}, "tokenCount": 3},
-        {"id": "fact-00000003", "content": "核实时间写坏了", "type": "FACT", "timestamp": "2026-09-21T00:00:00Z",
-         "lastVerifiedAt": "not a date", "metadata": {}, "tokenCount": 3},
+        {
+            "id": "fact-00000001",
+            "content": "日期只写到天",
+            "type": "FACT",
+            "timestamp": "2026-09-20",
+            "metadata": {},
+            "tokenCount": 3,
+        },
+        {
+            "id": "fact-00000002",
+            "content": "日期写坏了",
+            "type": "FACT",
+            "timestamp": "上周三",
+            "lastVerifiedAt": "2026-13-45T00:00:00Z",
+            "metadata": {},
+            "tokenCount": 3,
+        },
+        {
+            "id": "fact-00000003",
+            "content": "核实时间写坏了",
+            "type": "FACT",
+            "timestamp": "2026-09-21T00:00:00Z",
+            "lastVerifiedAt": "not a date",
+            "metadata": {},
+            "tokenCount": 3,
+        },
     ]
     (tmp_path / "long_term_memory.json").write_text(json.dumps(broken, ensure_ascii=False), encoding="utf-8")
     store = memory(tmp_path)

@@ -180,4 +180,7 @@ def test_init_arguments() -> None:
     assert parse_init_args("") == (False, None)
     assert parse_init_args("/init --FORCE") == (True, None)
     force, error = parse_init_args("--fast")
-    assert not force and error == "❌ /init 不认识这个参数: --fast\n   写法: /init，或 /init --force 覆盖已有的 PAI.md"
+    assert (
+        not force
+        and error == "❌ /init 不认识这个参数: --fast\n   写法: /init，或 /init --force 覆盖已有的 PAI.md"
+    )

@@ -79,7 +79,15 @@ def test_unknown_keys_of_a_usable_entry_ride_along(tmp_path: Path) -> None:
     written = json.loads(path.read_text(encoding="utf-8"))
     assert written[0]["tags"] == ["build", "js"] and written[0]["confidence"] == 0.9
     assert written[0]["lastVerifiedAt"] != GOOD["lastVerifiedAt"]
-    assert list(written[0])[:7] == ["id", "content", "type", "timestamp", "lastVerifiedAt", "metadata", "tokenCount"]
+    assert list(written[0])[:7] == [
+        "id",
+        "content",
+        "type",
+        "timestamp",
+        "lastVerifiedAt",
+        "metadata",
+        "tokenCount",
+    ]
 
 
 def test_a_shadowed_duplicate_id_is_kept_and_the_same_entry_wins_again(tmp_path: Path) -> None:
@@ -119,12 +127,17 @@ def test_a_clean_file_is_written_byte_for_byte_as_before(tmp_path: Path) -> None
 
 def test_render_value_matches_the_entry_layout() -> None:
     block = render_value({"id": "a", "metadata": {"k": "v"}, "n": 1, "e": {}, "l": []}, 0)
-    assert block == '{\n  "id" : "a",\n  "metadata" : {\n    "k" : "v"\n  },\n  "n" : 1,\n  "e" : { },\n  "l" : [ ]\n}'
+    assert (
+        block
+        == '{\n  "id" : "a",\n  "metadata" : {\n    "k" : "v"\n  },\n  "n" : 1,\n  "e" : { },\n  "l" : [ ]\n}'
+    )
 
 
 LENIENT_FIELDS: list[dict[str, Any]] = [
     {"metadata": ["scope", "global"]},  # metadata that is not an object
-    {"metadata": {"scope": "global", "priority": 3, "pinned": True, "tags": {"a": [1, 2]}}},  # non-string values
+    {
+        "metadata": {"scope": "global", "priority": 3, "pinned": True, "tags": {"a": [1, 2]}}
+    },  # non-string values
     {"timestamp": "去年夏天"},  # an unreadable date
     {"lastVerifiedAt": 12.5e30},  # a number no clock can read
     {"tokenCount": "many"},

@@ -29,7 +29,9 @@ MODE_HEADINGS = {
 
 
 def assembler(root: Path, home: Path, environ: dict[str, str] | None = None) -> PromptAssembler:
-    return PromptAssembler(PromptRepository(root, home), EnvLookup(environ=FIXED if environ is None else environ))
+    return PromptAssembler(
+        PromptRepository(root, home), EnvLookup(environ=FIXED if environ is None else environ)
+    )
 
 
 @pytest.fixture
@@ -47,12 +49,30 @@ def positions(prompt: str, markers: list[str]) -> list[int]:
 
 
 def test_sections_follow_the_article_order_stable_first(dirs: tuple[Path, Path]) -> None:
-    ctx = PromptContext(skill_index="- web-access: 访问网页", project_memory="## PAI.md 项目记忆\n\n用 uv",
-                        memory_context="## 相关长期记忆\n\n- [FACT] 项目使用 Java 17\n\n")
+    ctx = PromptContext(
+        skill_index="- web-access: 访问网页",
+        project_memory="## PAI.md 项目记忆\n\n用 uv",
+        memory_context="## 相关长期记忆\n\n- [FACT] 项目使用 Java 17\n\n",
+    )
     prompt = assembler(*dirs).assemble(PromptMode.AGENT, ctx)
-    order = ["## Identity", "## Language", "## Tools", "## Tool Policy", "## Memory Policy", "## Safety Policy",
-             "## Personality", "## Mode: ReAct Agent", "## Approval Mode", "## Context Management", "## Handoff",
-             "## Skills", "## Runtime Context", "## Project Context", "## PAI.md 项目记忆", "## 相关长期记忆"]
+    order = [
+        "## Identity",
+        "## Language",
+        "## Tools",
+        "## Tool Policy",
+        "## Memory Policy",
+        "## Safety Policy",
+        "## Personality",
+        "## Mode: ReAct Agent",
+        "## Approval Mode",
+        "## Context Management",
+        "## Handoff",
+        "## Skills",
+        "## Runtime Context",
+        "## Project Context",
+        "## PAI.md 项目记忆",
+        "## 相关长期记忆",
+    ]
     found = positions(prompt, order)
     assert found == sorted(found)
     assert prompt.endswith("- [FACT] 项目使用 Java 17")
@@ -68,24 +88,48 @@ def test_empty_dynamic_sections_are_left_out(dirs: tuple[Path, Path]) -> None:
 
 @pytest.mark.parametrize("mode", list(PromptMode))
 def test_every_mode_shares_the_policies(dirs: tuple[Path, Path], mode: PromptMode) -> None:
-    prompt = assembler(*dirs).assemble(mode, PromptContext(variables={"taskType": "ANALYSIS", "taskDescription": "x"}))
+    prompt = assembler(*dirs).assemble(
+        mode, PromptContext(variables={"taskType": "ANALYSIS", "taskDescription": "x"})
+    )
     assert MODE_HEADINGS[mode] in prompt
-    for phrase in [*HANDOFF_PHRASES, "## Language", "记忆是线索，不是事实", 'trust="untrusted-data"', "一律不执行",
-                   "不构成访问授权", "[已清理的旧工具结果]", ".paicli/tool-outputs/", "[已压缩的历史对话摘要]",
-                   "[runaway guard]", "## 相关长期记忆"]:
+    for phrase in [
+        *HANDOFF_PHRASES,
+        "## Language",
+        "记忆是线索，不是事实",
+        'trust="untrusted-data"',
+        "一律不执行",
+        "不构成访问授权",
+        "[已清理的旧工具结果]",
+        ".paicli/tool-outputs/",
+        "[已压缩的历史对话摘要]",
+        "[runaway guard]",
+        "## 相关长期记忆",
+    ]:
         assert phrase in prompt, phrase
     assert "{{" not in prompt
 
 
-def test_tool_policy_demands_clarification_grounded_urls_and_observed_arguments(dirs: tuple[Path, Path]) -> None:
+def test_tool_policy_demands_clarification_grounded_urls_and_observed_arguments(
+    dirs: tuple[Path, Path],
+) -> None:
     prompt = assembler(*dirs).assemble(PromptMode.AGENT)
     policy = prompt[prompt.index("## Tool Policy") : prompt.index("## Memory Policy")]
     assert "先向用户提问澄清" in policy
     assert "绝不编造 URL" in policy
     assert "不会把前一个调用的结果自动传给后一个调用" in policy and "不得猜测标识符" in policy
     tools = prompt[prompt.index("## Tools") : prompt.index("## Tool Policy")]
-    for name in ["read_file", "write_file", "edit_file", "list_dir", "glob_files", "grep_code", "execute_command",
-                 "web_fetch", "web_search", "save_memory"]:
+    for name in [
+        "read_file",
+        "write_file",
+        "edit_file",
+        "list_dir",
+        "glob_files",
+        "grep_code",
+        "execute_command",
+        "web_fetch",
+        "web_search",
+        "save_memory",
+    ]:
         assert f"`{name}`" in tools
 
 
@@ -97,32 +141,51 @@ def test_plan_mode_substitutes_task_variables(dirs: tuple[Path, Path]) -> None:
 
 def test_explicit_runtime_date_and_zone_make_the_prompt_deterministic(dirs: tuple[Path, Path]) -> None:
     root, home = dirs
-    first = PromptAssembler(PromptRepository(root, home), EnvLookup(environ=FIXED),
-                            clock=lambda: datetime(2020, 1, 1, tzinfo=timezone.utc))
-    second = PromptAssembler(PromptRepository(root, home), EnvLookup(environ=FIXED),
-                             clock=lambda: datetime(2031, 5, 5, tzinfo=timezone.utc))
+    first = PromptAssembler(
+        PromptRepository(root, home),
+        EnvLookup(environ=FIXED),
+        clock=lambda: datetime(2020, 1, 1, tzinfo=timezone.utc),
+    )
+    second = PromptAssembler(
+        PromptRepository(root, home),
+        EnvLookup(environ=FIXED),
+        clock=lambda: datetime(2031, 5, 5, tzinfo=timezone.utc),
+    )
     assert first.assemble(PromptMode.AGENT) == second.assemble(PromptMode.AGENT)
-    assert "## Runtime Context\n\n- 当前日期: 2026-09-23\n- 当前时区: Asia/Shanghai" in first.assemble(PromptMode.AGENT)
+    assert "## Runtime Context\n\n- 当前日期: 2026-09-23\n- 当前时区: Asia/Shanghai" in first.assemble(
+        PromptMode.AGENT
+    )
 
 
 def test_runtime_date_follows_the_clock_in_the_zone(dirs: tuple[Path, Path]) -> None:
     root, home = dirs
     evening_utc = datetime(2026, 9, 22, 20, 0, tzinfo=timezone.utc)
-    shanghai = PromptAssembler(PromptRepository(root, home),
-                               EnvLookup(environ={"PAICLI_PROMPT_RUNTIME_ZONE": "Asia/Shanghai"}),
-                               clock=lambda: evening_utc)
-    utc = PromptAssembler(PromptRepository(root, home), EnvLookup(environ={"PAICLI_PROMPT_RUNTIME_ZONE": "UTC"}),
-                          clock=lambda: evening_utc)
+    shanghai = PromptAssembler(
+        PromptRepository(root, home),
+        EnvLookup(environ={"PAICLI_PROMPT_RUNTIME_ZONE": "Asia/Shanghai"}),
+        clock=lambda: evening_utc,
+    )
+    utc = PromptAssembler(
+        PromptRepository(root, home),
+        EnvLookup(environ={"PAICLI_PROMPT_RUNTIME_ZONE": "UTC"}),
+        clock=lambda: evening_utc,
+    )
     assert "- 当前日期: 2026-09-23\n- 当前时区: Asia/Shanghai" in shanghai.runtime_context()
     assert "- 当前日期: 2026-09-22\n- 当前时区: UTC" in utc.runtime_context()
 
 
 @pytest.mark.parametrize(
     "environ",
-    [{"PAICLI_PROMPT_RUNTIME_DATE": "2026-13-01"}, {"PAICLI_PROMPT_RUNTIME_DATE": "tomorrow"},
-     {"PAICLI_PROMPT_RUNTIME_ZONE": "Mars/Olympus"}, {"PAICLI_PROMPT_RUNTIME_ZONE": "../../etc/passwd"}],
+    [
+        {"PAICLI_PROMPT_RUNTIME_DATE": "2026-13-01"},
+        {"PAICLI_PROMPT_RUNTIME_DATE": "tomorrow"},
+        {"PAICLI_PROMPT_RUNTIME_ZONE": "Mars/Olympus"},
+        {"PAICLI_PROMPT_RUNTIME_ZONE": "../../etc/passwd"},
+    ],
 )
-def test_invalid_explicit_runtime_context_is_rejected(dirs: tuple[Path, Path], environ: dict[str, str]) -> None:
+def test_invalid_explicit_runtime_context_is_rejected(
+    dirs: tuple[Path, Path], environ: dict[str, str]
+) -> None:
     with pytest.raises(ConfigError):
         assembler(*dirs, environ=environ)
 
@@ -140,11 +203,15 @@ def test_tools_disabled_variant_replaces_tool_sections(dirs: tuple[Path, Path]) 
 def test_project_override_beats_user_override_beats_bundled(dirs: tuple[Path, Path]) -> None:
     root, home = dirs
     (home / "prompts" / "modes").mkdir(parents=True)
-    (home / "prompts" / "modes" / "agent.md").write_text("## Mode: User Agent\n\n用户级覆盖", encoding="utf-8")
+    (home / "prompts" / "modes" / "agent.md").write_text(
+        "## Mode: User Agent\n\n用户级覆盖", encoding="utf-8"
+    )
     prompt = assembler(root, home).assemble(PromptMode.AGENT)
     assert "## Mode: User Agent" in prompt and "## Mode: ReAct Agent" not in prompt
     (root / ".paicli" / "prompts" / "modes").mkdir(parents=True)
-    (root / ".paicli" / "prompts" / "modes" / "agent.md").write_text("## Mode: Project Agent", encoding="utf-8")
+    (root / ".paicli" / "prompts" / "modes" / "agent.md").write_text(
+        "## Mode: Project Agent", encoding="utf-8"
+    )
     prompt = assembler(root, home).assemble(PromptMode.AGENT)
     assert "## Mode: Project Agent" in prompt and "User Agent" not in prompt
     assert "## Identity" in prompt  # other files still come from the bundle
@@ -156,11 +223,15 @@ def test_base_override_must_keep_the_language_section(dirs: tuple[Path, Path]) -
     (root / ".paicli" / "prompts" / "base.md").write_text("## Identity\n\n我是别的助手", encoding="utf-8")
     with pytest.raises(ConfigError, match="## Language"):
         assembler(root, home).assemble(PromptMode.AGENT)
-    (root / ".paicli" / "prompts" / "base.md").write_text("## Identity\n\n助手\n\n## Language\n\n中文", encoding="utf-8")
+    (root / ".paicli" / "prompts" / "base.md").write_text(
+        "## Identity\n\n助手\n\n## Language\n\n中文", encoding="utf-8"
+    )
     assert assembler(root, home).assemble(PromptMode.AGENT).startswith("## Identity\n\n助手\n\n## Language")
 
 
-def test_builder_rereads_project_memory_and_only_the_tail_changes_with_memories(dirs: tuple[Path, Path]) -> None:
+def test_builder_rereads_project_memory_and_only_the_tail_changes_with_memories(
+    dirs: tuple[Path, Path],
+) -> None:
     pai = {"text": "## PAI.md 项目记忆\n\n第一版"}
     builder = AgentPromptBuilder(assembler(*dirs), PromptMode.AGENT, lambda: pai["text"])
     plain = builder.build()

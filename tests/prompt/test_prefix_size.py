@@ -17,8 +17,18 @@ from paicli.tools.web import WebTools
 from tests.fakes.openai_server import count_tokens, prompt_text
 
 FIXED = {"PAICLI_PROMPT_RUNTIME_DATE": "2026-11-30", "PAICLI_PROMPT_RUNTIME_ZONE": "UTC"}
-BUILTIN = ["read_file", "write_file", "edit_file", "list_dir", "glob_files", "grep_code", "execute_command",
-           "web_fetch", "web_search", "save_memory"]
+BUILTIN = [
+    "read_file",
+    "write_file",
+    "edit_file",
+    "list_dir",
+    "glob_files",
+    "grep_code",
+    "execute_command",
+    "web_fetch",
+    "web_search",
+    "save_memory",
+]
 _SENTENCE = re.compile(r"[^。；！？\n]+")
 
 
@@ -35,8 +45,13 @@ def _definitions() -> list[dict[str, object]]:
 
 
 def test_the_first_request_fits_in_3300_tokens(tmp_path: Path) -> None:
-    body = {"tools": _definitions(),
-            "messages": [{"role": "system", "content": _system_prompt(tmp_path)}, {"role": "user", "content": "你好"}]}
+    body = {
+        "tools": _definitions(),
+        "messages": [
+            {"role": "system", "content": _system_prompt(tmp_path)},
+            {"role": "user", "content": "你好"},
+        ],
+    }
     assert count_tokens(prompt_text(body)) <= 3300
 
 
@@ -58,4 +73,3 @@ def _texts(value: object) -> list[str]:
     if isinstance(value, list):
         return [t for item in value for t in _texts(item)]
     return [value] if isinstance(value, str) else []
-

@@ -6,10 +6,22 @@ import pytest
 
 from paicli.prompt.repository import PromptNotFoundError, PromptRepository, load_bundled
 
-OWNED = ["base.md", "tool-availability.md", "personalities/calm.md", "modes/agent.md", "modes/plan.md",
-         "modes/planner.md", "modes/team-planner.md", "modes/team-worker.md", "modes/team-reviewer.md",
-         "approvals/suggest.md", "approvals/auto.md", "approvals/never.md", "context/context-management.md",
-         "handoff.md"]
+OWNED = [
+    "base.md",
+    "tool-availability.md",
+    "personalities/calm.md",
+    "modes/agent.md",
+    "modes/plan.md",
+    "modes/planner.md",
+    "modes/team-planner.md",
+    "modes/team-worker.md",
+    "modes/team-reviewer.md",
+    "approvals/suggest.md",
+    "approvals/auto.md",
+    "approvals/never.md",
+    "context/context-management.md",
+    "handoff.md",
+]
 
 
 @pytest.mark.parametrize("rel", ["/etc/passwd", "../secrets.md", "modes/../../x.md", ""])

@@ -68,15 +68,18 @@ def test_configured_stale_period_is_used_in_the_label() -> None:
 def test_pending_automatic_fact_is_marked_as_unverified() -> None:
     auto = entry("a", "本项目统一使用 pnpm 管理依赖", metadata={"verification_pending": "true"})
     line = lines_of(retriever([auto]).build_context("pnpm", 1000, "/repo"))[0]
-    assert line == "- [FACT][自动提取，待核实] 本项目统一使用 pnpm 管理依赖（写入 2026-09-23，尚未经用户核实）"
+    assert (
+        line == "- [FACT][自动提取，待核实] 本项目统一使用 pnpm 管理依赖（写入 2026-09-23，尚未经用户核实）"
+    )
 
 
 def test_dates_are_rendered_in_the_given_zone() -> None:
     from zoneinfo import ZoneInfo
 
     late = entry("a", "项目使用 Gradle", age=timedelta(hours=1))  # 2026-09-22T23:00Z = 09-23 in Shanghai
-    shanghai = MemoryRetriever(ListStore([late]), EnvLookup(environ={}), clock=lambda: NOW,
-                               zone=ZoneInfo("Asia/Shanghai"))
+    shanghai = MemoryRetriever(
+        ListStore([late]), EnvLookup(environ={}), clock=lambda: NOW, zone=ZoneInfo("Asia/Shanghai")
+    )
     assert "写入 2026-09-23" in shanghai.build_context("Gradle", 1000, "/repo")
     assert "写入 2026-09-22" in retriever([late]).build_context("Gradle", 1000, "/repo")
 
@@ -109,7 +112,9 @@ def test_matching_is_case_insensitive_and_needs_score_above_zero() -> None:
 
 
 def test_ties_keep_store_order_and_only_ten_are_kept() -> None:
-    entries = [entry(f"id-{i:02d}", f"第 {i} 条：部署流程说明", token_count=1) for i in range(MAX_RESULTS + 3)]
+    entries = [
+        entry(f"id-{i:02d}", f"第 {i} 条：部署流程说明", token_count=1) for i in range(MAX_RESULTS + 3)
+    ]
     block = retriever(entries, KEYWORD_ONLY).build_context("部署流程", 5000, "/repo")
     lines = lines_of(block)
     assert len(lines) == MAX_RESULTS
@@ -156,7 +161,9 @@ def test_memory_budget_follows_the_window(window: int, expected: int) -> None:
 def test_entries_already_in_the_visible_history_are_left_out() -> None:
     seen = entry("a", "项目使用 Java 17")
     unseen = entry("b", "项目使用 Spring Boot 3")
-    block = retriever([seen, unseen]).build_context("项目使用", 1000, "/repo", exclude_text="…项目使用 Java 17…")
+    block = retriever([seen, unseen]).build_context(
+        "项目使用", 1000, "/repo", exclude_text="…项目使用 Java 17…"
+    )
     assert "Spring Boot 3" in block and "Java 17" not in block
 
 

@@ -31,7 +31,9 @@ def _run(code: str, home: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_jieba_cache_lives_in_paicli_home_and_logs_nothing(tmp_path: Path) -> None:
-    result = _run("from paicli.memory.tokenize import tokenize; print(sorted(tokenize('长期记忆检索')))", tmp_path)
+    result = _run(
+        "from paicli.memory.tokenize import tokenize; print(sorted(tokenize('长期记忆检索')))", tmp_path
+    )
     assert result.returncode == 0, result.stderr
     assert "记忆" in result.stdout
     assert result.stderr == ""

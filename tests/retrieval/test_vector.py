@@ -28,18 +28,36 @@ MEMORIES = [
     "Deploy the backend with scripts/deploy.sh after the VPN login",
 ]
 
-QUERIES = ["Java 版本", "怎么发布上线", "回答风格", "邮箱查询", "测试", "连接池", "ci runner", "v2.3.1",
-           "findByEmail", "组件放哪", "评审规则", "production log level", "数据库", "fixtures"]
+QUERIES = [
+    "Java 版本",
+    "怎么发布上线",
+    "回答风格",
+    "邮箱查询",
+    "测试",
+    "连接池",
+    "ci runner",
+    "v2.3.1",
+    "findByEmail",
+    "组件放哪",
+    "评审规则",
+    "production log level",
+    "数据库",
+    "fixtures",
+]
 
 
 def _entries() -> list[FakeEntry]:
     rng = random.Random(7)
-    return [entry(f"m{i}", text, age=timedelta(hours=rng.randint(0, 2000))) for i, text in enumerate(MEMORIES)]
+    return [
+        entry(f"m{i}", text, age=timedelta(hours=rng.randint(0, 2000))) for i, text in enumerate(MEMORIES)
+    ]
 
 
 def _retriever(entries: list[FakeEntry], vector: bool) -> MemoryRetriever:
     environ = {} if vector else {"PAICLI_MEMORY_VECTOR": "off"}
-    return MemoryRetriever(ListStore(entries), EnvLookup(environ=environ), clock=lambda: NOW, zone=timezone.utc)
+    return MemoryRetriever(
+        ListStore(entries), EnvLookup(environ=environ), clock=lambda: NOW, zone=timezone.utc
+    )
 
 
 def _ids(ranked: list[Ranked]) -> list[str]:
@@ -155,7 +173,9 @@ def test_the_index_survives_a_restart_and_notices_a_foreign_write(tmp_path: Path
 def test_an_unreadable_index_file_is_rebuilt(tmp_path: Path) -> None:
     path = tmp_path / "long_term_memory.vectors.npz"
     path.write_bytes(b"not an npz file")
-    retriever = MemoryRetriever(ListStore(_entries()), EnvLookup(environ={}), clock=lambda: NOW, index_path=path)
+    retriever = MemoryRetriever(
+        ListStore(_entries()), EnvLookup(environ={}), clock=lambda: NOW, index_path=path
+    )
     assert "HikariCP" in retriever.build_context("数据库", 1000, "/repo")
     assert retriever.index_builds == 1 and retriever.flush_index()
     assert load(path) is not None
@@ -166,12 +186,14 @@ def test_cosine_is_one_for_identical_text_and_zero_without_overlap() -> None:
     sims = index.similarities("部署脚本位于 scripts 目录")
     assert abs(sims[0] - 1.0) < 1e-9
     assert sims[1] == 0.0
-    assert build_index([]).similarities("任何") .size == 0
+    assert build_index([]).similarities("任何").size == 0
 
 
 def test_features_cover_words_inner_bigrams_identifier_parts_and_concepts() -> None:
     found = features("调用 getUserById 接口，跑单元测试")
-    assert {"getuserbyid", "user", "by", "id", "调用", "接口", "单元测试", "测试", "c:接口", "c:测试"} <= set(found)
+    assert {"getuserbyid", "user", "by", "id", "调用", "接口", "单元测试", "测试", "c:接口", "c:测试"} <= set(
+        found
+    )
     assert "test" in features("running tests") and "c:测试" in features("running tests")
     assert "c:回滚" in features("出错就回退") and "c:回滚" in features("用 helm rollback")
     assert not set(features("怎么 什么 the and"))

@@ -58,7 +58,9 @@ class Script:
         for _ in range(self.rng.randint(1, 5)):
             self.next_id += 1
             size = self.rng.choice((200, 900, 3_000, 8_000, 20_000, 40_000))
-            calls.append(ToolCall(f"c{self.next_id}", "read_file", json.dumps({"size": size, "n": self.next_id})))
+            calls.append(
+                ToolCall(f"c{self.next_id}", "read_file", json.dumps({"size": size, "n": self.next_id}))
+            )
         return Message.assistant(None, tuple(calls))
 
 
@@ -89,7 +91,9 @@ def new_session(root: Path, seed: int) -> Session:
 
 def new_manager(llm: ScriptedLLM, root: Path) -> AutoCompactionManager:
     manager = AutoCompactionManager(llm, TokenCounter("heuristic"), ContextProfile.from_window(WINDOW))
-    manager.offloader = ToolResultOffloader(root, context_trigger_tokens=manager.profile.compression_trigger_tokens)
+    manager.offloader = ToolResultOffloader(
+        root, context_trigger_tokens=manager.profile.compression_trigger_tokens
+    )
     return manager
 
 
@@ -113,7 +117,9 @@ def step(session: Session, turn: int) -> str:
         return "resume"
     session.script.summaries_fail = rng.random() < 0.4
     session.script.rounds_left = rng.choice((0, 1, 2, 3, 6, 12))
-    session.agent.run(f"第 {turn} 轮：请检查这些文件 " + "说明" * rng.randint(1, 200), lambda e: None, CancelToken())
+    session.agent.run(
+        f"第 {turn} 轮：请检查这些文件 " + "说明" * rng.randint(1, 200), lambda e: None, CancelToken()
+    )
     return "turn"
 
 

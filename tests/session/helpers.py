@@ -43,7 +43,9 @@ class ReactRecorder:
     def user(self, text: str) -> None:
         self.add("user_input", Message.user(text))
 
-    def tool_round(self, call_id: str, name: str, arguments: str, result: str, reasoning: str = "想一想") -> None:
+    def tool_round(
+        self, call_id: str, name: str, arguments: str, result: str, reasoning: str = "想一想"
+    ) -> None:
         self.add(
             "llm_response",
             Message.assistant("先看看", (ToolCall(call_id, name, arguments),), reasoning_content=reasoning),
@@ -62,7 +64,11 @@ class ReactRecorder:
         before = len(self.history)
         self.history[1:] = new_tail
         self.ledger.append_event(
-            "compaction", "react", "agent", source, {"beforeMessages": before, "afterMessages": len(self.history)}
+            "compaction",
+            "react",
+            "agent",
+            source,
+            {"beforeMessages": before, "afterMessages": len(self.history)},
         )
         self.ledger.record_view_checkpoint(source, self.history, metadata)
 

@@ -27,8 +27,9 @@ class PlannedContext:
     def __init__(self) -> None:
         self.plan: list[Strategy | None] = []
 
-    def before_call(self, history: list[Message], tools: Sequence[Mapping[str, Any]] | None,
-                    cancel: object = None) -> CompactionResult:
+    def before_call(
+        self, history: list[Message], tools: Sequence[Mapping[str, Any]] | None, cancel: object = None
+    ) -> CompactionResult:
         action = self.plan.pop(0) if self.plan else None
         before = len(history)
         if action == "tool_result_clearing":
@@ -53,8 +54,9 @@ class PlannedContext:
     def after_response(self, history: Sequence[Message], tools: Any, usage: Usage | None) -> None:
         return None
 
-    def compact_now(self, history: list[Message], focus: str | None = None,
-                    cancel: object = None) -> CompactionResult:
+    def compact_now(
+        self, history: list[Message], focus: str | None = None, cancel: object = None
+    ) -> CompactionResult:
         self.plan.insert(0, "full_summary")
         return self.before_call(history, None)
 
@@ -66,7 +68,9 @@ def run(agent: ReactAgent, text: str) -> None:
     agent.run(text, lambda event: None, CancelToken())
 
 
-def test_rebuilt_view_matches_the_agent_history_through_every_compaction_level(tmp_path: Path, project: Path) -> None:
+def test_rebuilt_view_matches_the_agent_history_through_every_compaction_level(
+    tmp_path: Path, project: Path
+) -> None:
     ledger = new_ledger(tmp_path, project)
     assert ledger.path is not None
     path = ledger.path
@@ -77,8 +81,10 @@ def test_rebuilt_view_matches_the_agent_history_through_every_compaction_level(t
 
     def turn(text: str, plan: list[Strategy | None]) -> None:
         context.plan = list(plan)
-        llm.push(tool_call_reply(("read_file", '{"path":"a.md"}'), prefix=f"c{len(llm.requests)}"),
-                 Message.assistant(f"{text} 完成", reasoning_content="内部推理"))
+        llm.push(
+            tool_call_reply(("read_file", '{"path":"a.md"}'), prefix=f"c{len(llm.requests)}"),
+            Message.assistant(f"{text} 完成", reasoning_content="内部推理"),
+        )
         run(agent, text)
         view = load_view(path).messages
         assert view == agent.history[1:]
@@ -97,7 +103,9 @@ def test_rebuilt_view_matches_the_agent_history_through_every_compaction_level(t
 
     resumed_ledger, resumed = resume_session(path)
     fresh = ScriptedLLM(["接着上次继续"])
-    again = ReactAgent(fresh, tools, StaticPrompt("新的系统提示"), context=PlannedContext(), ledger=resumed_ledger)
+    again = ReactAgent(
+        fresh, tools, StaticPrompt("新的系统提示"), context=PlannedContext(), ledger=resumed_ledger
+    )
     again.restore(resumed.messages)
     run(again, "继续")
     sent = fresh.requests[-1].messages

@@ -20,7 +20,9 @@ from paicli.session.resume import load_view
 from .helpers import ReactRecorder, counting_clock
 
 
-def session(home: Path, root: Path, inputs: list[str], start: int, model: str = "glm-5.1") -> ConversationLedger:
+def session(
+    home: Path, root: Path, inputs: list[str], start: int, model: str = "glm-5.1"
+) -> ConversationLedger:
     ledger = ConversationLedger.create(home, root, model, "glm", "0.1.0", counting_clock(start))
     recorder = ReactRecorder(ledger)
     for text in inputs:
@@ -45,10 +47,16 @@ def test_lists_only_this_projects_sessions_newest_first(tmp_path: Path) -> None:
     sessions = list_sessions(home, mine)
     assert [s.session_id for s in sessions] == [new.session_id, old.session_id]
     assert (sessions[0].first_input, sessions[0].turns, sessions[0].model) == ("新的会话", 1, "deepseek-v4")
-    assert (sessions[1].first_input, sessions[1].turns, sessions[1].provider) == ("第一个问题 带换行", 2, "glm")
+    assert (sessions[1].first_input, sessions[1].turns, sessions[1].provider) == (
+        "第一个问题 带换行",
+        2,
+        "glm",
+    )
     assert sessions[1].started_at_ms == 1_000_000_000_001
     assert len(list_sessions(home, mine, include_empty=True)) == 3
-    assert [s.session_id for s in list_sessions(home, mine, exclude_session_id=new.session_id)] == [old.session_id]
+    assert [s.session_id for s in list_sessions(home, mine, exclude_session_id=new.session_id)] == [
+        old.session_id
+    ]
     assert newest_session(home, mine) == sessions[0]
     assert newest_session(home, tmp_path / "nowhere") is None
     assert list_sessions(tmp_path / "empty-home", mine) == []
@@ -136,7 +144,11 @@ def test_first_input_prefers_the_submitted_text_and_skips_a_memory_block(tmp_pat
     with_memory.append_message("react", "agent", "user_input", Message.user(f"{block}\n\n帮我修复测试"))
     expanded = ConversationLedger.create(home, root, "m", "p", "0.1.0", counting_clock(2_000))
     expanded.append_message(
-        "react", "agent", "user_input", Message.user("看看 <file path='a.py'>…</file>"), {"submittedInput": "看看 @a.py"}
+        "react",
+        "agent",
+        "user_input",
+        Message.user("看看 <file path='a.py'>…</file>"),
+        {"submittedInput": "看看 @a.py"},
     )
     inputs = {s.session_id: s.first_input for s in list_sessions(home, root)}
     assert inputs == {with_memory.session_id: "帮我修复测试", expanded.session_id: "看看 @a.py"}
@@ -161,7 +173,9 @@ def test_throwaway_sessions_are_hidden_unless_asked(tmp_path: Path) -> None:
     home, mine = tmp_path / "home", tmp_path / "mine"
     mine.mkdir()
     kept = session(home, mine, ["修登录页"], 1_000_000_000_000)
-    failed = ConversationLedger.create(home, mine, "glm-5.1", "glm", "0.1.0", counting_clock(2_000_000_000_000))
+    failed = ConversationLedger.create(
+        home, mine, "glm-5.1", "glm", "0.1.0", counting_clock(2_000_000_000_000)
+    )
     ReactRecorder(failed).user("一次失败的 -p 运行")  # no answer: the model call failed
     failed.close()
     longer = session(home, mine, ["重构 parser", "再补测试"], 3_000_000_000_000)

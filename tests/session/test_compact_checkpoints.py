@@ -42,7 +42,6 @@ def conversation(ledger: object, history: list[Message], work: Compaction) -> Co
     return made
 
 
-
 def rounds(count: int) -> list[Message]:
     history = [Message.system("sys"), Message.user("读文件")]
     for i in range(count):
@@ -52,10 +51,16 @@ def rounds(count: int) -> list[Message]:
     return history
 
 
-def test_clearing_writes_only_the_replaced_results_and_resume_folds_them(tmp_path: Path, project: Path) -> None:
+def test_clearing_writes_only_the_replaced_results_and_resume_folds_them(
+    tmp_path: Path, project: Path
+) -> None:
     ledger = new_ledger(tmp_path / "home", project)
-    manager = AutoCompactionManager(ScriptedLLM(), TokenCounter("heuristic"), ContextProfile.from_window(128_000))
-    made = conversation(ledger, rounds(6), lambda view: manager.compact_if_needed(view, manager.measure(view) - 1))
+    manager = AutoCompactionManager(
+        ScriptedLLM(), TokenCounter("heuristic"), ContextProfile.from_window(128_000)
+    )
+    made = conversation(
+        ledger, rounds(6), lambda view: manager.compact_if_needed(view, manager.measure(view) - 1)
+    )
     result = made.compact_before_call(None, None)
     assert result.cleared_tool_results
     history = made.messages()
@@ -70,6 +75,7 @@ def test_clearing_writes_only_the_replaced_results_and_resume_folds_them(tmp_pat
 
 def test_compact_checkpoints_after_a_full_one_and_after_clear(tmp_path: Path, project: Path) -> None:
     ledger = new_ledger(tmp_path / "home", project)
+
     def clear_all(view: list[Message]) -> CompactionResult:
         cleared = ToolResultClearer().clear_all_seen(view)
         step = CompactionStep("tool_result_clearing", 0, 0, 1, 0, cleared.cleared_count, cleared.call_ids)
@@ -98,20 +104,26 @@ def test_unknown_ids_and_malformed_compact_checkpoints_are_ignored(tmp_path: Pat
     assert load_view(ledger.path).messages == history[1:]
 
 
-def test_an_old_ledger_with_full_checkpoints_after_clearing_still_resumes(tmp_path: Path, project: Path) -> None:
+def test_an_old_ledger_with_full_checkpoints_after_clearing_still_resumes(
+    tmp_path: Path, project: Path
+) -> None:
     ledger = new_ledger(tmp_path / "home", project)
     history = rounds(4)
     for message in history:
         ledger.append_message("react", "agent", "test", message)
     ToolResultClearer().clear_now(history)  # the old way: a full view after each clearing
-    ledger.record_view_checkpoint("automatic:tool_result_clearing", history, {"strategy": "tool_result_clearing"})
+    ledger.record_view_checkpoint(
+        "automatic:tool_result_clearing", history, {"strategy": "tool_result_clearing"}
+    )
     assert ledger.path is not None
     assert load_view(ledger.path).messages == history[1:]
 
 
 def test_the_overflow_log_names_the_real_cause(caplog: pytest.LogCaptureFixture) -> None:
     """Issue 17.6: blame the latest turn only when the latest request and unseen results alone are too big."""
-    manager = AutoCompactionManager(ScriptedLLM(), TokenCounter("heuristic"), ContextProfile.from_window(8_000))
+    manager = AutoCompactionManager(
+        ScriptedLLM(), TokenCounter("heuristic"), ContextProfile.from_window(8_000)
+    )
     history = [Message.system("sys"), Message.user("大输入 " + "字" * 40_000)]
     with caplog.at_level(logging.WARNING):
         manager.before_call(history, None)

@@ -52,12 +52,16 @@ def test_the_sessions_exercise_compact_checkpoints(tmp_path: Path) -> None:
     full = [e for e in entries if e.event == "view_checkpoint" and "messages" in e.metadata]
     assert compact and full
     assert all("messages" not in e.metadata for e in compact)
-    assert any(text.startswith(CLEARED_PREFIX) for e in compact for text in e.metadata["replacedResults"].values())
+    assert any(
+        text.startswith(CLEARED_PREFIX) for e in compact for text in e.metadata["replacedResults"].values()
+    )
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
 @pytest.mark.parametrize(("seed", "stop_at"), [(1, 9), (4, 23)])
-def test_a_process_killed_mid_call_folds_to_the_request_it_sent(tmp_path: Path, seed: int, stop_at: int) -> None:
+def test_a_process_killed_mid_call_folds_to_the_request_it_sent(
+    tmp_path: Path, seed: int, stop_at: int
+) -> None:
     dump = tmp_path / "request.json"
     code = "import sys; from tests.session.fold_driver import child_main; child_main(*sys.argv[1:])"
     child = subprocess.Popen(

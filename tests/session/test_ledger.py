@@ -18,7 +18,18 @@ from paicli.session.resume import parse_entries
 
 from .helpers import ReactRecorder, counting_clock, new_ledger
 
-KEYS = ["schemaVersion", "sessionId", "sequence", "timestamp", "event", "mode", "actor", "source", "message", "metadata"]
+KEYS = [
+    "schemaVersion",
+    "sessionId",
+    "sequence",
+    "timestamp",
+    "event",
+    "mode",
+    "actor",
+    "source",
+    "message",
+    "metadata",
+]
 
 
 def lines(path: Path) -> list[dict[str, object]]:
@@ -55,14 +66,27 @@ def test_entries_are_compact_ordered_utf8_lines(tmp_path: Path, project: Path) -
     entry = json.loads(raw)
     assert list(entry) == KEYS
     assert (entry["sequence"], entry["event"], entry["mode"], entry["actor"], entry["source"]) == (
-        2, "tool_call", "react", "agent", "llm_response"
+        2,
+        "tool_call",
+        "react",
+        "agent",
+        "llm_response",
     )
-    assert list(entry["message"]) == ["role", "content", "reasoningContent", "toolCalls", "toolCallId", "contentParts"]
+    assert list(entry["message"]) == [
+        "role",
+        "content",
+        "reasoningContent",
+        "toolCalls",
+        "toolCallId",
+        "contentParts",
+    ]
     assert entry["message"]["toolCalls"] == [
         {"id": "call-1", "function": {"name": "read_file", "arguments": '{"path":"README.md"}'}}
     ]
     assert entry["metadata"] == {}
-    assert entry["timestamp"] == lines(ledger.path)[0]["timestamp"] + 1  # the injected clock ticks once per entry
+    assert (
+        entry["timestamp"] == lines(ledger.path)[0]["timestamp"] + 1
+    )  # the injected clock ticks once per entry
 
 
 def test_message_to_event_mapping() -> None:
@@ -81,7 +105,9 @@ def test_ledger_satisfies_the_loop_port(tmp_path: Path, project: Path) -> None:
     assert lines(port.path)[-1]["event"] == "run_cancelled"
 
 
-def test_bytes_are_append_only_across_tools_compaction_clearing_and_clear(tmp_path: Path, project: Path) -> None:
+def test_bytes_are_append_only_across_tools_compaction_clearing_and_clear(
+    tmp_path: Path, project: Path
+) -> None:
     ledger = new_ledger(tmp_path, project)
     assert ledger.path is not None
     recorder = ReactRecorder(ledger)
@@ -116,7 +142,10 @@ def test_view_checkpoint_holds_the_view_without_the_system_prompt(tmp_path: Path
     assert ledger.path is not None
     entry = lines(ledger.path)[-1]
     assert (entry["event"], entry["mode"], entry["actor"], entry["source"]) == (
-        "view_checkpoint", "react", "agent", "manual"
+        "view_checkpoint",
+        "react",
+        "agent",
+        "manual",
     )
     metadata = entry["metadata"]
     assert isinstance(metadata, dict)
@@ -129,16 +158,29 @@ def test_configured_and_key_shaped_secrets_never_reach_the_file(tmp_path: Path, 
     ledger = new_ledger(tmp_path, project, secrets=[secret])
     ledger.append_message("react", "agent", "user_input", Message.user(f"我的 key 是 {secret}，别外传"))
     ledger.append_message(
-        "react", "agent", "tool_execution",
-        Message.tool("c1", "OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwx\nAuthorization: Bearer abcdef.123456789"),
+        "react",
+        "agent",
+        "tool_execution",
+        Message.tool(
+            "c1", "OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwx\nAuthorization: Bearer abcdef.123456789"
+        ),
     )
     ledger.append_event(
-        "compaction", "react", "agent", "manual",
+        "compaction",
+        "react",
+        "agent",
+        "manual",
         {"api_key": "plain-value-123", "beforeTokens": 1200, "nested": {"password": "hunter2hunter2"}},
     )
     assert ledger.path is not None
     text = ledger.path.read_text(encoding="utf-8")
-    for leaked in (secret, "sk-proj-abcdefghijklmnopqrstuvwx", "abcdef.123456789", "plain-value-123", "hunter2hunter2"):
+    for leaked in (
+        secret,
+        "sk-proj-abcdefghijklmnopqrstuvwx",
+        "abcdef.123456789",
+        "plain-value-123",
+        "hunter2hunter2",
+    ):
         assert leaked not in text
     last = lines(ledger.path)[-1]["metadata"]
     assert isinstance(last, dict) and last["beforeTokens"] == 1200
@@ -191,7 +233,9 @@ def test_concurrent_appends_keep_whole_lines_and_unique_sequences(tmp_path: Path
 
     def worker(n: int) -> None:
         for i in range(25):
-            ledger.append_message("team", f"worker-{n}", "llm_response", Message.assistant(f"{n}-{i} " + "字" * 500))
+            ledger.append_message(
+                "team", f"worker-{n}", "llm_response", Message.assistant(f"{n}-{i} " + "字" * 500)
+            )
 
     threads = [threading.Thread(target=worker, args=(n,)) for n in range(4)]
     for thread in threads:
@@ -245,7 +289,11 @@ def test_read_all_returns_every_entry_in_order(tmp_path: Path, project: Path) ->
     ledger.append_message("react", "agent", "user_input", Message.user("一"))
     ledger.append_event("history_clear", "react", "agent", "slash_clear", {"discardedViewMessages": 2})
     entries = ledger.read_all()
-    assert [(e.sequence, e.event) for e in entries] == [(1, "session_start"), (2, "user"), (3, "history_clear")]
+    assert [(e.sequence, e.event) for e in entries] == [
+        (1, "session_start"),
+        (2, "user"),
+        (3, "history_clear"),
+    ]
     assert entries[1].message == Message.user("一")
     assert ConversationLedger.disabled().read_all() == []
 

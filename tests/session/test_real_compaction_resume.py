@@ -71,7 +71,9 @@ def build(
     return ReactAgent(llm, tools, StaticPrompt(prompt), context=manager, ledger=ledger), manager
 
 
-def test_ledger_view_equals_every_request_through_all_levels_clear_and_resume(tmp_path: Path, project: Path) -> None:
+def test_ledger_view_equals_every_request_through_all_levels_clear_and_resume(
+    tmp_path: Path, project: Path
+) -> None:
     ledger = new_ledger(tmp_path, project)
     assert ledger.path is not None
     responder = Responder(ledger.path)
@@ -107,7 +109,9 @@ def test_ledger_view_equals_every_request_through_all_levels_clear_and_resume(tm
     assert again.history[1 : len(last_view) + 1] == last_view
 
 
-def test_session_memory_and_full_summary_checkpoints_are_both_exercised(tmp_path: Path, project: Path) -> None:
+def test_session_memory_and_full_summary_checkpoints_are_both_exercised(
+    tmp_path: Path, project: Path
+) -> None:
     """Two separate managers: one whose session memory is ready, one where it is off, so each level writes its
     own checkpoint and the responder's check covers both."""
     for session_memory in (True, False):

@@ -19,7 +19,10 @@ SECRET_ARGUMENTS = [
     ({"command": 'export PASSWORD=hunter2hunter2\\" && make'}, "hunter2hunter2"),
     ({"command": 'echo "API_KEY=\\"abcdef123456\\""'}, "abcdef123456"),
     ({"command": "curl -H 'Authorization: Bearer tok.abc.defghijk' https://x"}, "tok.abc.defghijk"),
-    ({"path": "a.env", "content": "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG\nregion=x\n"}, "wJalrXUtnFEMI"),
+    (
+        {"path": "a.env", "content": "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG\nregion=x\n"},
+        "wJalrXUtnFEMI",
+    ),
     ({"api_key": "plain-value-123", "nested": [{"token": "xyzxyzxyz"}]}, "plain-value-123"),
     ({"fact": "key sk-proj-abcdefghijklmnopqrstuvwx 结尾\\"}, "sk-proj-abcdefghijklmnopqrstuvwx"),
     ({"env": {"sk-proj-abcdefghijklmnopqrstuvwx": "as a key"}}, "sk-proj-abcdefghijklmnopqrstuvwx"),
@@ -79,7 +82,9 @@ def test_a_configured_key_is_masked_as_a_whole_word() -> None:
     assert redactor.text("==a-very-long-configured-key-0123456789==") == f"=={REDACTED}=="
 
 
-def test_resume_sends_parsable_arguments_even_from_an_old_broken_ledger(tmp_path: Path, project: Path) -> None:
+def test_resume_sends_parsable_arguments_even_from_an_old_broken_ledger(
+    tmp_path: Path, project: Path
+) -> None:
     ledger = new_ledger(tmp_path / "home", project)
     calls = (
         ToolCall("call_1", "execute_command", json.dumps({"command": 'export PASSWORD=hunter2hunter2\\" x'})),

@@ -42,7 +42,9 @@ def test_replay_without_checkpoint_rebuilds_the_view(tmp_path: Path, project: Pa
     result = load_view(path)
     assert result.messages == recorder.view
     assert result.checkpoint_sequence is None and result.notices == []
-    assert result.messages[-1].reasoning_content is None  # the final answer's reasoning stays in the ledger only
+    assert (
+        result.messages[-1].reasoning_content is None
+    )  # the final answer's reasoning stays in the ledger only
     assert result.messages[1].reasoning_content == "想一想"  # a tool-call message keeps it, as in the view
     assert result.last_sequence == 7
 
@@ -55,20 +57,29 @@ def test_view_after_each_compaction_level_and_clear(tmp_path: Path, project: Pat
         recorder.answer(f"回答 {i}")
     assert both_ways(path) == recorder.view
 
-    cleared = [m.with_content("[已清理的旧工具结果] read_file") if m.role == "tool" else m for m in recorder.view]
+    cleared = [
+        m.with_content("[已清理的旧工具结果] read_file") if m.role == "tool" else m for m in recorder.view
+    ]
     recorder.replace_view("automatic:tool_result_clearing", cleared, {"clearedToolResults": 3})
     assert both_ways(path) == recorder.view
     recorder.user("再来")
     recorder.tool_round("call-9", "grep", '{"pattern":"x"}', "hit")
     assert both_ways(path) == recorder.view
 
-    summary = [Message.user("[已压缩的历史对话摘要]\n## 当前目标与成功条件\n读文件"), Message.assistant("好的，继续")]
-    recorder.replace_view("automatic:full_summary", [*summary, *recorder.view[-3:]], {"strategy": "full_summary"})
+    summary = [
+        Message.user("[已压缩的历史对话摘要]\n## 当前目标与成功条件\n读文件"),
+        Message.assistant("好的，继续"),
+    ]
+    recorder.replace_view(
+        "automatic:full_summary", [*summary, *recorder.view[-3:]], {"strategy": "full_summary"}
+    )
     assert both_ways(path) == recorder.view
     recorder.answer("完成了")
     assert both_ways(path) == recorder.view
 
-    recorder.replace_view("automatic:session_memory", [Message.user("会话记忆摘要")], {"strategy": "session_memory"})
+    recorder.replace_view(
+        "automatic:session_memory", [Message.user("会话记忆摘要")], {"strategy": "session_memory"}
+    )
     recorder.user("然后呢")
     assert both_ways(path) == recorder.view
 
@@ -84,7 +95,9 @@ def test_torn_last_line_is_skipped_with_a_notice(tmp_path: Path, project: Path) 
     recorder.user("你好")
     recorder.answer("你好！")
     full = path.read_bytes()
-    entry = json.dumps({"schemaVersion": 1, "sequence": 99, "event": "user", "mode": "react", "actor": "agent"})
+    entry = json.dumps(
+        {"schemaVersion": 1, "sequence": 99, "event": "user", "mode": "react", "actor": "agent"}
+    )
     path.write_bytes(full + entry.encode()[:40])
     result = load_view(path)
     assert result.messages == recorder.view
@@ -128,8 +141,10 @@ def test_unknown_events_and_other_actors_are_ignored(tmp_path: Path, project: Pa
     ledger.append_event("view_image_prune", "react", "agent", "image", {"messages": 1, "images": 2})
     ledger._append("summary_request", "react", "agent", "future", Message.user("不在视图里").to_json(), {})
     with path.open("a", encoding="utf-8") as handle:
-        handle.write('{"schemaVersion":2,"sequence":50,"event":"user","mode":"react","actor":"agent",'
-                     '"message":{"role":"robot","content":"?"}}\n')
+        handle.write(
+            '{"schemaVersion":2,"sequence":50,"event":"user","mode":"react","actor":"agent",'
+            '"message":{"role":"robot","content":"?"}}\n'
+        )
         handle.write("[1,2,3]\n\n")
     recorder.answer("好的")
     result = load_view(path)
@@ -152,7 +167,10 @@ def test_checkpoint_after_many_invalid_lines_is_read_from_the_end(tmp_path: Path
 def test_dangling_tool_calls_get_an_interrupted_result(tmp_path: Path, project: Path) -> None:
     _, recorder, path = recorded(tmp_path, project)
     recorder.user("跑两个命令")
-    calls = (ToolCall("a", "execute_command", '{"command":"ls"}'), ToolCall("b", "execute_command", '{"command":"pwd"}'))
+    calls = (
+        ToolCall("a", "execute_command", '{"command":"ls"}'),
+        ToolCall("b", "execute_command", '{"command":"pwd"}'),
+    )
     recorder.add("llm_response", Message.assistant(None, calls))
     recorder.add("tool_execution", Message.tool("a", "file.txt"))
     result = load_view(path)
@@ -177,7 +195,15 @@ def test_repair_drops_strays_and_duplicates_and_keeps_valid_views() -> None:
     ]
     fixed, fixes = repair_tool_pairs(messy)
     assert valid_protocol(fixed) and fixes == 4
-    assert [m.content for m in fixed] == ["u", None, "r1", "next", None, INTERRUPTED_RESULT, "died mid-tool, then went on"]
+    assert [m.content for m in fixed] == [
+        "u",
+        None,
+        "r1",
+        "next",
+        None,
+        INTERRUPTED_RESULT,
+        "died mid-tool, then went on",
+    ]
     clean = fixed
     assert repair_tool_pairs(clean) == (clean, 0)
 
@@ -185,7 +211,11 @@ def test_repair_drops_strays_and_duplicates_and_keeps_valid_views() -> None:
 def test_plan_state_is_passed_through_untouched(tmp_path: Path, project: Path) -> None:
     ledger, recorder, path = recorded(tmp_path, project)
     recorder.user("计划")
-    state = {"nodes": [{"id": "task_1", "type": "FILE_READ", "status": "COMPLETED", "result": "ok", "dependencies": []}]}
+    state = {
+        "nodes": [
+            {"id": "task_1", "type": "FILE_READ", "status": "COMPLETED", "result": "ok", "dependencies": []}
+        ]
+    }
     ledger.record_view_checkpoint("plan_progress", recorder.history, {"planState": state, "strategy": "x"})
     result = load_view(path)
     assert result.plan_state == state and result.extra == {"strategy": "x"}
@@ -193,8 +223,18 @@ def test_plan_state_is_passed_through_untouched(tmp_path: Path, project: Path) -
 
 
 def test_parse_entries_reports_line_numbers() -> None:
-    good = json.dumps({"schemaVersion": 1, "sequence": 1, "event": "user", "mode": "react", "actor": "agent",
-                       "source": "user_input", "message": {"role": "user", "content": "hi"}, "metadata": {}})
+    good = json.dumps(
+        {
+            "schemaVersion": 1,
+            "sequence": 1,
+            "event": "user",
+            "mode": "react",
+            "actor": "agent",
+            "source": "user_input",
+            "message": {"role": "user", "content": "hi"},
+            "metadata": {},
+        }
+    )
     entries, notices = parse_entries([good, "{broken", "", good.replace('"sequence": 1', '"sequence": "x"')])
     assert [type(e) for e in entries] == [LedgerEntry]
     assert len(notices) == 2 and "第 2 行" in notices[0] and "第 4 行" in notices[1]

@@ -9,7 +9,9 @@ from paicli.tools.skills import SkillCatalog, SkillDirs
 INDEX_NOTE = "需要时用 load_skill 加载。"
 
 
-def write_skill(root: Path, folder: str, description: str, body: str = "正文", name: str | None = None) -> Path:
+def write_skill(
+    root: Path, folder: str, description: str, body: str = "正文", name: str | None = None
+) -> Path:
     directory = root / folder
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "SKILL.md").write_text(
@@ -19,8 +21,12 @@ def write_skill(root: Path, folder: str, description: str, body: str = "正文",
 
 
 def dirs(tmp: Path) -> SkillDirs:
-    return SkillDirs(tmp / "builtin", tmp / "home" / "skills", tmp / "project" / ".paicli" / "skills",
-                     tmp / "home" / "skills.json")
+    return SkillDirs(
+        tmp / "builtin",
+        tmp / "home" / "skills",
+        tmp / "project" / ".paicli" / "skills",
+        tmp / "home" / "skills.json",
+    )
 
 
 def catalog(tmp: Path) -> SkillCatalog:

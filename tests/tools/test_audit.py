@@ -39,7 +39,9 @@ def test_dangerous_calls_are_audited_with_their_outcome(project: Path, tmp_path:
 def test_audit_dir_defaults_under_paicli_home_and_can_be_moved(tmp_path: Path) -> None:
     assert audit_dir(env()).name == "audit"
     assert audit_dir(env({"PAICLI_AUDIT_DIR": str(tmp_path / "x")})) == tmp_path / "x"
-    assert audit_dir(env({"PAICLI_HOME": str(tmp_path / "h")})) == tmp_path / "h" / "audit"  # the injected env
+    assert (
+        audit_dir(env({"PAICLI_HOME": str(tmp_path / "h")})) == tmp_path / "h" / "audit"
+    )  # the injected env
     assert audit_dir(env({"HOME": str(tmp_path / "u")})) == tmp_path / "u" / ".paicli" / "audit"
     assert format_audit([]).startswith("📭")
 
@@ -56,4 +58,7 @@ def test_guard_and_policy_refusals_of_any_tool_are_audited(project: Path, tmp_pa
     )
     records = log.recent()
     # read-only calls run as one parallel batch, so their records may land in either order
-    assert sorted((r["tool"], r["outcome"]) for r in records) == [("read_file", "blocked"), ("web_fetch", "blocked")]
+    assert sorted((r["tool"], r["outcome"]) for r in records) == [
+        ("read_file", "blocked"),
+        ("web_fetch", "blocked"),
+    ]

@@ -166,8 +166,13 @@ def test_edit_file_on_a_crlf_file_matches_the_lines_read_file_showed(project: Pa
     runner = make_runner(project)
     [shown] = run(runner, ("read_file", '{"path":"win.py"}'))
     assert "\r" not in unwrap(shown)
-    [result] = run(runner, ("edit_file", json.dumps({"path": "win.py", "old_text": "a = 1\nb = 2",
-                                                      "new_text": "a = 10\nb = 20"})))
+    [result] = run(
+        runner,
+        (
+            "edit_file",
+            json.dumps({"path": "win.py", "old_text": "a = 1\nb = 2", "new_text": "a = 10\nb = 20"}),
+        ),
+    )
     assert result.success, unwrap(result)
     assert (project / "win.py").read_bytes() == b"a = 10\r\nb = 20\r\nc = 3\r\n"
 
@@ -176,7 +181,9 @@ def test_edit_file_keeps_bytes_it_did_not_touch_in_a_non_utf8_file(project: Path
     original = "# 注释\nname = 'x'\n".encode("gbk")
     (project / "legacy.py").write_bytes(original)
     runner = make_runner(project)
-    [result] = run(runner, ("edit_file", json.dumps({"path": "legacy.py", "old_text": "name = 'x'",
-                                                      "new_text": "name = 'y'"})))
+    [result] = run(
+        runner,
+        ("edit_file", json.dumps({"path": "legacy.py", "old_text": "name = 'x'", "new_text": "name = 'y'"})),
+    )
     assert result.success, unwrap(result)
     assert (project / "legacy.py").read_bytes() == original.replace(b"name = 'x'", b"name = 'y'")

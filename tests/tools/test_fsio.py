@@ -78,7 +78,9 @@ def test_ranged_read_of_a_huge_sparse_file_streams(project: Path) -> None:
         ("edit_file", {"path": "pipe", "old_text": "a", "new_text": "b"}),
     ],
 )
-def test_file_tools_refuse_a_fifo_instead_of_blocking(project: Path, tool: str, args: dict[str, object]) -> None:
+def test_file_tools_refuse_a_fifo_instead_of_blocking(
+    project: Path, tool: str, args: dict[str, object]
+) -> None:
     os.mkfifo(project / "pipe")
     result, text = run_one(make_runner(project), tool, json.dumps(args))
     assert not result.success

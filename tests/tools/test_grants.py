@@ -37,8 +37,15 @@ def test_a_grant_never_covers_a_destructive_variant() -> None:
 
 
 def test_destructive_and_compound_commands_cannot_be_granted() -> None:
-    for command in ("rm -rf build", "git reset --hard HEAD~1", "git clean -fdx", "find . -delete",
-                    "echo x > out.txt", "sudo make", "npm test && npm publish"):
+    for command in (
+        "rm -rf build",
+        "git reset --hard HEAD~1",
+        "git clean -fdx",
+        "find . -delete",
+        "echo x > out.txt",
+        "sudo make",
+        "npm test && npm publish",
+    ):
         assert command_grant(command) is None, command
     assert is_destructive("rm -rf build") and not is_destructive("npm test")
     # read-only parts ride along with the one command that needs approval

@@ -78,7 +78,7 @@ def test_long_body_is_cut_on_a_line_boundary_and_continues_by_offset(tmp_path: P
     assert body[:offset].rstrip("\n") in text1
     history.append(piece1)
     _, [piece2] = load(runner, history, name="big", file="SKILL.md", offset=offset)
-    assert body[offset: offset + 100] in (piece2.content or "")
+    assert body[offset : offset + 100] in (piece2.content or "")
     assert "（第 0-" in text1 and f"（第 {offset}-" in (piece2.content or "")
 
 

@@ -92,7 +92,7 @@ def test_unknown_abbreviated_or_writing_options_need_approval(command: str, tmp_
         "./ls",
         "'sort' --compress-program=sh x",
         "sort '--compress-program=sh' x",
-        "sort \"--output\"=x y",
+        'sort "--output"=x y',
     ],
 )
 def test_shell_syntax_beyond_plain_words_needs_approval(command: str, tmp_path: Path) -> None:
@@ -159,7 +159,14 @@ def test_commands_that_print_the_environment_need_approval(command: str, tmp_pat
 
 def test_fifos_and_devices_as_arguments_need_approval(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "pipe")
-    for command in ("cat pipe", "wc -l < pipe", "sort /dev/zero", "head -c 10 /dev/urandom", "grep x ./pipe", "file -z a.gz"):
+    for command in (
+        "cat pipe",
+        "wc -l < pipe",
+        "sort /dev/zero",
+        "head -c 10 /dev/urandom",
+        "grep x ./pipe",
+        "file -z a.gz",
+    ):
         assert not is_read_only_command(command, tmp_path), command
     assert is_read_only_command("diff a.txt /dev/null 2>/dev/null", tmp_path)
 
@@ -168,8 +175,12 @@ def test_reading_paicli_home_needs_approval(tmp_path: Path, isolated_home: Path)
     home = isolated_home / ".paicli"
     home.mkdir(exist_ok=True)
     (home / "config.env").write_text("PAICLI_API_KEY=sk-x\n", encoding="utf-8")
-    for command in (f"cat {home}/config.env", "cat ~/.paicli/config.env", f"cd {isolated_home} && cat .paicli/config.env",
-                    f"grep -r KEY {isolated_home}"):
+    for command in (
+        f"cat {home}/config.env",
+        "cat ~/.paicli/config.env",
+        f"cd {isolated_home} && cat .paicli/config.env",
+        f"grep -r KEY {isolated_home}",
+    ):
         assert not is_read_only_command(command, tmp_path), command
 
 
@@ -184,8 +195,14 @@ def test_nested_repository_with_a_hostile_config_is_not_read_only(tmp_path: Path
     git("init", "-q", ".", cwd=tmp_path / "-evil")
     evil = tmp_path / "-evil" / ".git" / "config"
     evil.write_text(evil.read_text() + "[core]\n\tfsmonitor = touch pwned\n", encoding="utf-8")
-    for command in ("cd sub && git status", "cd sub; git diff", "cd ./sub/ || true; git log",
-                    "cd sub/.. && cd sub && git status", "cd -- -evil && git status", "cd -P -- -evil; git log"):
+    for command in (
+        "cd sub && git status",
+        "cd sub; git diff",
+        "cd ./sub/ || true; git log",
+        "cd sub/.. && cd sub && git status",
+        "cd -- -evil && git status",
+        "cd -P -- -evil; git log",
+    ):
         assert not is_read_only_command(command, tmp_path), command
     assert is_read_only_command("git status", tmp_path)  # the top-level repository is still clean
 
@@ -244,7 +261,9 @@ def test_a_submodule_with_a_hostile_config_makes_the_superproject_unsafe(tmp_pat
     lib = tmp_path / "vendor" / "lib"
     lib.mkdir(parents=True)
     git("init", "-q", ".", cwd=lib)
-    (tmp_path / ".gitmodules").write_text('[submodule "lib"]\n\tpath = vendor/lib\n\turl = ./x\n', encoding="utf-8")
+    (tmp_path / ".gitmodules").write_text(
+        '[submodule "lib"]\n\tpath = vendor/lib\n\turl = ./x\n', encoding="utf-8"
+    )
     assert is_read_only_command("git status", tmp_path)
     config = lib / ".git" / "config"
     config.write_text(config.read_text() + '[filter "x"]\n\tclean = touch pwned\n', encoding="utf-8")
@@ -257,7 +276,9 @@ def test_a_git_directory_written_this_session_makes_git_there_unsafe(tmp_path: P
     (tmp_path / "sub").mkdir()
     git("init", "-q", ".", cwd=tmp_path / "sub")
     state = ApprovalState("auto")
-    assert state.needs_approval("execute_command", {"command": "cd sub && git status"}, None, tmp_path) is None
+    assert (
+        state.needs_approval("execute_command", {"command": "cd sub && git status"}, None, tmp_path) is None
+    )
     state.note_write(tmp_path, "sub/.git/info/exclude")
     for command in ("cd sub && git status", "git status", "cd sub && git log --oneline"):
         need = state.needs_approval("execute_command", {"command": command}, None, tmp_path)
@@ -268,8 +289,16 @@ def test_a_git_directory_written_this_session_makes_git_there_unsafe(tmp_path: P
 
 @pytest.mark.parametrize(
     "path",
-    [".git/config", "sub/.git/config", "a/b/.GIT/hooks/pre-commit", "sub/.git", "PAI.md", "docs/pai.local.md",
-     "x/PAI.LOCAL.MD", "sub/.paicli/prompts/base.md"],
+    [
+        ".git/config",
+        "sub/.git/config",
+        "a/b/.GIT/hooks/pre-commit",
+        "sub/.git",
+        "PAI.md",
+        "docs/pai.local.md",
+        "x/PAI.LOCAL.MD",
+        "sub/.paicli/prompts/base.md",
+    ],
 )
 def test_git_folders_at_any_depth_and_project_memory_files_are_protected(path: str) -> None:
     assert is_protected_path(path)
@@ -277,7 +306,9 @@ def test_git_folders_at_any_depth_and_project_memory_files_are_protected(path: s
     assert state.needs_approval("write_file", {"path": path, "content": "x"}, path) is not None
 
 
-@pytest.mark.parametrize("path", ["PAI.md.bak", "src/pai.py", ".github/workflows/ci.yml", "src/.gitkeep", "my.git/x"])
+@pytest.mark.parametrize(
+    "path", ["PAI.md.bak", "src/pai.py", ".github/workflows/ci.yml", "src/.gitkeep", "my.git/x"]
+)
 def test_lookalike_paths_are_not_protected(path: str) -> None:
     assert not is_protected_path(path)
 
@@ -326,7 +357,9 @@ def test_hooks_planted_in_a_nested_repository_do_not_run_from_read_only_git(tmp_
         hook = sub / ".git" / "hooks" / name
         hook.write_text(f"#!/bin/sh\ntouch {marker}\n", encoding="utf-8")
         hook.chmod(0o755)
-    (sub / "a.txt").write_text("changed\n", encoding="utf-8")  # stale stat data: status would refresh the index
+    (sub / "a.txt").write_text(
+        "changed\n", encoding="utf-8"
+    )  # stale stat data: status would refresh the index
     assert is_read_only_command("cd sub && git status && git diff --stat", tmp_path)
     ctx = ToolContext(tmp_path, PathGuard(tmp_path), env(), CancelToken(), None, 30.0)
     run = run_command("cd sub && git status && git diff --stat", ctx, 8000)

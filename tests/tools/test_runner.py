@@ -165,7 +165,10 @@ def test_auto_mode_asks_before_writing_git_or_paicli_config(project: Path) -> No
     runner = make_runner(project, approver)
     results = run(
         runner,
-        ("edit_file", '{"path":".git/config","old_text":"[core]","new_text":"[core]\\nfsmonitor = touch pwned"}'),
+        (
+            "edit_file",
+            '{"path":".git/config","old_text":"[core]","new_text":"[core]\\nfsmonitor = touch pwned"}',
+        ),
         ("write_file", '{"path":"gitdir/hooks/pre-commit","content":"touch pwned"}'),
         ("write_file", '{"path":"./.paicli/prompts/base.md","content":"obey the file"}'),
         ("write_file", '{"path":"src/.gitkeep","content":""}'),

@@ -239,12 +239,17 @@ def test_searches_skip_fifos_and_refuse_one_named_directly(project: Path, engine
     assert not ok and "不是普通文件" in text
 
 
-@pytest.mark.parametrize(("pattern", "expected"), [
-    (r"foo(?=bar)", "a.txt:1:foobar"),
-    (r"(?<!x)baz", "a.txt:2:ybaz"),
-    (r"(\w)\1{2}", "a.txt:3:zzz"),
-])
-def test_patterns_ripgrep_lacks_fall_back_to_the_regex_engine(project: Path, pattern: str, expected: str) -> None:
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        (r"foo(?=bar)", "a.txt:1:foobar"),
+        (r"(?<!x)baz", "a.txt:2:ybaz"),
+        (r"(\w)\1{2}", "a.txt:3:zzz"),
+    ],
+)
+def test_patterns_ripgrep_lacks_fall_back_to_the_regex_engine(
+    project: Path, pattern: str, expected: str
+) -> None:
     (project / "a.txt").write_text("foobar\nybaz\nzzz\nxbaz\n", encoding="utf-8")
     ok, text, _ = grep(project, "ripgrep", pattern=pattern, context_lines=0)
     assert ok and expected in text, text

@@ -61,10 +61,22 @@ def test_audit_log_is_redacted_and_private(tmp_path: Path) -> None:
     key = "glm-configured-key-0123456789"
     directory = tmp_path / "home" / "audit"
     log = AuditLog(directory, lambda: datetime(2026, 1, 2, tzinfo=timezone.utc), secrets=[key])
-    log.record("execute_command", json.dumps({"command": f"curl -H 'Authorization: Bearer {key}' x"}), "denied", False)
+    log.record(
+        "execute_command",
+        json.dumps({"command": f"curl -H 'Authorization: Bearer {key}' x"}),
+        "denied",
+        False,
+    )
     log.record("execute_command", json.dumps({"command": "echo sk-abcdefghijklmnopqrstuv"}), "executed", True)
-    log.record("write_file", json.dumps({"path": ".env", "content": "DB_PASSWORD=hunter2hunter2\\"}), "executed", True)
-    log.record("execute_command", '{"command": "export API_KEY=abcdefgh', "executed", False, detail=f"key {key}")
+    log.record(
+        "write_file",
+        json.dumps({"path": ".env", "content": "DB_PASSWORD=hunter2hunter2\\"}),
+        "executed",
+        True,
+    )
+    log.record(
+        "execute_command", '{"command": "export API_KEY=abcdefgh', "executed", False, detail=f"key {key}"
+    )
     [path] = list(directory.iterdir())
     text = path.read_text(encoding="utf-8")
     for leaked in (key, "sk-abcdefghijklmnopqrstuv", "hunter2hunter2", "abcdefgh"):

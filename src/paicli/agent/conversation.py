@@ -110,7 +110,9 @@ class Conversation:
     def after_response(self, tools: Sequence[Mapping[str, Any]] | None, usage: Usage | None) -> None:
         self.context.after_response(self._history, tools, usage)
 
-    def clear(self, fresh_system_prompt: str, source: str = "slash_clear", reset_source: str = "history_reset") -> int:
+    def clear(
+        self, fresh_system_prompt: str, source: str = "slash_clear", reset_source: str = "history_reset"
+    ) -> int:
         """Drop the view (the ledger keeps everything); returns how many messages were discarded."""
         discarded = len(self._history)
         self.context.reset(self._history)
@@ -120,7 +122,9 @@ class Conversation:
         self.checkpoint(source)
         return discarded
 
-    def restore(self, system_prompt: str, messages: Sequence[Message], source: str = "session_resumed") -> None:
+    def restore(
+        self, system_prompt: str, messages: Sequence[Message], source: str = "session_resumed"
+    ) -> None:
         """A fresh system prompt followed by a view rebuilt from a ledger."""
         self.context.reset(self._history)
         self._history[:] = [Message.system(system_prompt), *messages]
@@ -147,7 +151,10 @@ class Conversation:
             return
         react = self.identity.compaction_style == "react"
         for step in result.steps:
-            metadata: dict[str, Any] = {"beforeMessages": step.before_messages, "afterMessages": step.after_messages}
+            metadata: dict[str, Any] = {
+                "beforeMessages": step.before_messages,
+                "afterMessages": step.after_messages,
+            }
             if react:
                 metadata |= {"beforeTokens": step.before_tokens, "afterTokens": step.after_tokens}
             else:
@@ -169,5 +176,9 @@ class Conversation:
         Resume applies it to the view rebuilt so far (session.resume); the whole view is written only where
         the view is rebuilt (summary, fallback, /clear, resume)."""
         ids = {call_id for step in result.steps for call_id in step.replaced_call_ids or ()}
-        replaced = {m.tool_call_id: m.content or "" for m in self._history if m.role == "tool" and m.tool_call_id in ids}
+        replaced = {
+            m.tool_call_id: m.content or ""
+            for m in self._history
+            if m.role == "tool" and m.tool_call_id in ids
+        }
         self.event(VIEW_CHECKPOINT_EVENT, source, {**extra, REPLACED_RESULTS_KEY: replaced})

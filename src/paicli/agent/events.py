@@ -117,5 +117,3 @@ AgentEvent = (
 )
 EventSink = Callable[[AgentEvent], None]
 PLAN_EVENTS = (PlanProposed, TaskStarted, TaskActivity, TaskFinished)
-
-

@@ -43,7 +43,9 @@ UNEXECUTED_CALL_NOTICE = (
     "如果那只是你要求展示的示例，可以不用理会。"
 )
 RUNAWAY_NOTICE = "↻ 模型在重复同样的工具调用，已提醒它换个办法"
-_CALL_MARKUP = re.compile(r"<\s*/?\s*(?:tool_?calls?|function_?calls?|invoke)\b|tool▁calls?▁begin", re.IGNORECASE)
+_CALL_MARKUP = re.compile(
+    r"<\s*/?\s*(?:tool_?calls?|function_?calls?|invoke)\b|tool▁calls?▁begin", re.IGNORECASE
+)
 
 
 def looks_like_unexecuted_tool_call(text: str, tool_names: Sequence[str]) -> bool:
@@ -65,7 +67,9 @@ def with_valid_json_arguments(reply: Message) -> Message:
             json.loads(call.arguments)
             fixed.append(call)
         except ValueError:
-            fixed.append(replace(call, arguments=json.dumps({"_raw_arguments": call.arguments}, ensure_ascii=False)))
+            fixed.append(
+                replace(call, arguments=json.dumps({"_raw_arguments": call.arguments}, ensure_ascii=False))
+            )
     return replace(reply, tool_calls=tuple(fixed)) if fixed != list(reply.tool_calls) else reply
 
 
@@ -179,7 +183,9 @@ class ToolLoop:
             elif delta.kind == "reasoning":
                 self.emit(ReasoningDelta(delta.text))
 
-        response = self.llm.chat(self.conversation.request_view(), tools, on_delta=on_delta, cancel=self.cancel)
+        response = self.llm.chat(
+            self.conversation.request_view(), tools, on_delta=on_delta, cancel=self.cancel
+        )
         self.stats.add(response.usage)
         try:
             self.conversation.after_response(tools, response.usage)

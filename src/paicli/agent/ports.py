@@ -71,7 +71,9 @@ class LedgerPort(Protocol):
         self, mode: str, actor: str, source: str, message: Message, metadata: Mapping[str, Any] | None = None
     ) -> None: ...
 
-    def append_event(self, event: str, mode: str, actor: str, source: str, metadata: Mapping[str, Any]) -> None: ...
+    def append_event(
+        self, event: str, mode: str, actor: str, source: str, metadata: Mapping[str, Any]
+    ) -> None: ...
 
 
 class SystemPromptBuilder(Protocol):
@@ -116,7 +118,9 @@ class NullLedger:
     ) -> None:
         return None
 
-    def append_event(self, event: str, mode: str, actor: str, source: str, metadata: Mapping[str, Any]) -> None:
+    def append_event(
+        self, event: str, mode: str, actor: str, source: str, metadata: Mapping[str, Any]
+    ) -> None:
         return None
 
 

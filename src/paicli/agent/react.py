@@ -83,7 +83,9 @@ class ReactAgent:
         self._prompt_day = self.options.today()
         self._prompt_stale = False
         identity = Identity(self.options.mode, self.options.actor)
-        self.conversation = Conversation(self.prompt.build(""), ledger=ledger, identity=identity, context=context)
+        self.conversation = Conversation(
+            self.prompt.build(""), ledger=ledger, identity=identity, context=context
+        )
 
     # ---- read-only surface for front ends -----------------------------------------------------------
 

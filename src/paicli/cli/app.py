@@ -30,7 +30,9 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="store_true", help="打印版本号后退出")
-    parser.add_argument("-p", "--print", dest="prompt", metavar="TASK", help="一次性执行任务（ReAct 模式）后退出")
+    parser.add_argument(
+        "-p", "--print", dest="prompt", metavar="TASK", help="一次性执行任务（ReAct 模式）后退出"
+    )
     parser.add_argument(
         "--output-format",
         choices=("text", "json", "stream-json"),
@@ -40,11 +42,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-y", "--yes", action="store_true", help="自动批准所有需要人工确认的工具调用")
     parser.add_argument("--max-turns", type=int, metavar="N", help="最多调用模型 N 次，之后整理部分结果")
     parser.add_argument("--model", metavar="NAME", help="本次运行使用的模型（model 或 provider/model）")
-    parser.add_argument("-c", "--continue", dest="continue_session", action="store_true",
-                        help="在本项目最新的会话上继续（REPL 或 -p）")
-    parser.add_argument("--resume", nargs="?", const="", metavar="SESSION_ID",
-                        help="恢复指定会话；不给 ID 时列出会话供选择")
-    parser.add_argument("--setup", action="store_true", help="重新运行首次设置：选择模型服务、填写 API Key 并保存")
+    parser.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_session",
+        action="store_true",
+        help="在本项目最新的会话上继续（REPL 或 -p）",
+    )
+    parser.add_argument(
+        "--resume", nargs="?", const="", metavar="SESSION_ID", help="恢复指定会话；不给 ID 时列出会话供选择"
+    )
+    parser.add_argument(
+        "--setup", action="store_true", help="重新运行首次设置：选择模型服务、填写 API Key 并保存"
+    )
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--plan", action="store_true", help="与 -p 一起使用：Plan-and-Execute 模式")
     mode.add_argument("--team", action="store_true", help="与 -p 一起使用：Team 多 Agent 模式")

@@ -73,7 +73,14 @@ class AppBackend:
         self.stdin_context = ""
         self.warmup: WarmUp | None = None  # started by the launcher; the first run waits for it
         env = parts.env
-        budget: Callable[[], AgentBudget] = lambda: AgentBudget.configured(knobs.REACT_TOKEN_BUDGET.read(env), knobs.REACT_STAGNATION_WINDOW.read(env), max_turns or knobs.REACT_HARD_MAX_ITERATIONS.read(env))  # noqa: E731
+
+        def budget() -> AgentBudget:
+            return AgentBudget.configured(
+                knobs.REACT_TOKEN_BUDGET.read(env),
+                knobs.REACT_STAGNATION_WINDOW.read(env),
+                max_turns or knobs.REACT_HARD_MAX_ITERATIONS.read(env),
+            )
+
         options = AgentOptions(
             memory_placement=self.settings.memory_placement,
             memory_tokens=parts.profile.memory_context_tokens,
@@ -89,7 +96,9 @@ class AppBackend:
         self.plan = PlanSession(parts, self.stats, budget, self._after_turn if enabled else None)
         self.team = TeamSession(parts, self.stats, budget, self._after_turn if enabled else None)
         memory: MemoryPort = parts.memory
-        if self.settings.memory_placement == "turn":  # compaction puts the turn's memories back if it drops them
+        if (
+            self.settings.memory_placement == "turn"
+        ):  # compaction puts the turn's memories back if it drops them
             memory = parts.compaction.turn_memory = TurnMemory(parts.memory)
         self.agent = ReactAgent(
             parts.llm,
@@ -225,8 +234,9 @@ class AppBackend:
 
         return self._guarded(emit, create)
 
-    def plan_revise(self, draft: PlanDraft, supplement: str, emit: EventSink, cancel: CancelToken
-                    ) -> PlanDraft | RunFinished:
+    def plan_revise(
+        self, draft: PlanDraft, supplement: str, emit: EventSink, cancel: CancelToken
+    ) -> PlanDraft | RunFinished:
         return self._guarded(emit, lambda: self.plan.revise(draft, supplement, emit, cancel))
 
     def plan_execute(self, draft: PlanDraft, emit: EventSink, cancel: CancelToken) -> RunFinished:
@@ -243,8 +253,11 @@ class AppBackend:
 
     def continue_plan(self, emit: EventSink, cancel: CancelToken) -> RunFinished:
         found = self.plan.interrupted(RESUMABLE_MODES)
-        work = (lambda: self._continue(found, emit, cancel)) if found is not None else (
-            lambda: self.plan.continue_interrupted(emit, cancel))
+        work = (
+            (lambda: self._continue(found, emit, cancel))
+            if found is not None
+            else (lambda: self.plan.continue_interrupted(emit, cancel))
+        )
         result = self._guarded(emit, work)
         assert isinstance(result, RunFinished)
         return result
@@ -310,7 +323,9 @@ class AppBackend:
         from paicli.memory.commands import parse_memory_args, run_memory_command
 
         command = parse_memory_args(args)
-        text = run_memory_command(self.parts.memory, command, self.parts.profile.summary(), self.token_usage_line())
+        text = run_memory_command(
+            self.parts.memory, command, self.parts.profile.summary(), self.token_usage_line()
+        )
         return CommandReply(text, ok=not text.startswith("❌"))
 
     def save(self, args: str) -> CommandReply:
@@ -342,8 +357,10 @@ class AppBackend:
             head = f"🤖 正在使用的模型: {self.settings.describe()}\n" if command.action == "show" else ""
             return CommandReply(head + models.list_text(choices))
         if command.action == "info":
-            return CommandReply(f"🤖 {self.settings.describe()} · 上下文窗口 {self.parts.profile.window:,} tokens"
-                                f" · prompt cache: {self.parts.profile.cache_mode} · {self.settings.base_url}")
+            return CommandReply(
+                f"🤖 {self.settings.describe()} · 上下文窗口 {self.parts.profile.window:,} tokens"
+                f" · prompt cache: {self.parts.profile.cache_mode} · {self.settings.base_url}"
+            )
         if command.action == "unsupported":
             return CommandReply(models.unsupported_text(command.target), ok=False)
         if command.action == "invalid" or not models.is_known_target(command.target, choices):
@@ -409,18 +426,35 @@ class AppBackend:
 
     def export(self, args: str) -> CommandReply:
         return session_commands.export_command(
-            list(self.agent.history), args, home=self.settings.paicli_home, project_root=self.settings.project_root,
-            session_id=self.parts.ledger.session_id, model=self.settings.model)
+            list(self.agent.history),
+            args,
+            home=self.settings.paicli_home,
+            project_root=self.settings.project_root,
+            session_id=self.parts.ledger.session_id,
+            model=self.settings.model,
+        )
 
     def list_sessions(self, include_hidden: bool = False) -> list[SessionSummary]:
         from paicli.session.catalog import list_sessions
 
         found = list_sessions(
-            self.settings.paicli_home, self.settings.project_root, exclude_session_id=self.parts.ledger.session_id,
+            self.settings.paicli_home,
+            self.settings.project_root,
+            exclude_session_id=self.parts.ledger.session_id,
             include_throwaway=include_hidden,
         )
-        return [SessionSummary(s.session_id, s.started_at_ms, s.first_input, s.turns, s.model,
-                               s.updated_at_ms or s.started_at_ms, s.throwaway) for s in found]
+        return [
+            SessionSummary(
+                s.session_id,
+                s.started_at_ms,
+                s.first_input,
+                s.turns,
+                s.model,
+                s.updated_at_ms or s.started_at_ms,
+                s.throwaway,
+            )
+            for s in found
+        ]
 
     def resume(self, session_id: str) -> CommandReply:
         from paicli.session.catalog import find_session, resume_session
@@ -437,8 +471,13 @@ class AppBackend:
             forked = f"{busy_text(found.path)}\n{forked_text(found.path, path)}\n"
         secrets = [self.settings.api_key] if self.settings.api_key else []
         ledger, result = resume_session(
-            path, model=self.settings.model, provider=self.settings.provider, version=__version__,
-            secrets=secrets, on_error=self._notice, checkpoint_repairs=False,
+            path,
+            model=self.settings.model,
+            provider=self.settings.provider,
+            version=__version__,
+            secrets=secrets,
+            on_error=self._notice,
+            checkpoint_repairs=False,
         )
         self.parts.ledger.close()
         ledger.claim()
@@ -455,8 +494,14 @@ class AppBackend:
         if ledger.path is None:
             return CommandReply("⚠️ 会话账本不可用，无法恢复会话；已开始新会话。", ok=False)
         result = load_view(ledger.path)
-        ledger.mark_resumed({"model": self.settings.model, "provider": self.settings.provider,
-                             "paicliVersion": __version__, "resumedFromSequence": result.last_sequence})
+        ledger.mark_resumed(
+            {
+                "model": self.settings.model,
+                "provider": self.settings.provider,
+                "paicliVersion": __version__,
+                "resumedFromSequence": result.last_sequence,
+            }
+        )
         return self._restored(ledger.session_id, result)
 
     def has_conversation(self) -> bool:
@@ -536,4 +581,3 @@ class AppBackend:
         self._background.wait(timeout)
         self.parts.memory.flush_index(timeout)
         self.parts.ledger.close()
-

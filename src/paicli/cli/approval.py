@@ -12,17 +12,29 @@ Answer = ApprovalDecision | ApprovalReply
 Handler = Callable[[ApprovalRequest], Answer]
 
 ANSWERS: dict[str, ApprovalDecision] = {
-    "y": "approve", "yes": "approve", "是": "approve", "好": "approve", "可以": "approve", "": "deny",
-    "a": "approve_all", "all": "approve_all", "全部": "approve_all", "始终": "approve_all",
-    "n": "deny", "no": "deny", "否": "deny", "不": "deny",
+    "y": "approve",
+    "yes": "approve",
+    "是": "approve",
+    "好": "approve",
+    "可以": "approve",
+    "": "deny",
+    "a": "approve_all",
+    "all": "approve_all",
+    "全部": "approve_all",
+    "始终": "approve_all",
+    "n": "deny",
+    "no": "deny",
+    "否": "deny",
+    "不": "deny",
 }
 ESC_NOTE = "用户在确认时按了 Esc，拒绝了这次操作，没有说明原因。不要换个方式重试，先停下来问用户想怎么做。"
 
 
 def question_line(request: ApprovalRequest) -> str:
     """The one-key question; it says exactly what "always" would cover, or that it is not offered."""
-    always = (f"[a] 本会话始终允许{request.always}  " if request.always
-              else "（破坏性或组合命令只能逐次允许）  ")
+    always = (
+        f"[a] 本会话始终允许{request.always}  " if request.always else "（破坏性或组合命令只能逐次允许）  "
+    )
     return f"[y] 允许  {always}[n] 拒绝  [t] 拒绝并告诉它怎么做  [Esc] 拒绝："
 
 

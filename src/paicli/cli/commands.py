@@ -82,22 +82,51 @@ class CommandSpec:
 COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("help", "/help", "显示可用命令及用法"),
     CommandSpec("clear", "/clear", "清空当前对话历史（长期记忆不受影响）", bare_words=("clear",)),
-    CommandSpec("compact", "/compact [重点]", "立即压缩对话上下文，可附带摘要时要保留的重点", accepts=_any_args),
-    CommandSpec("context", "/context", "查看上下文窗口占用：系统提示、工具定义、对话各占多少", aliases=("ctx",)),
-    CommandSpec("memory", "/memory [子命令]",
-                "查看与管理长期记忆：list、search <词>、delete <id>、verify <id>、replace <id> <事实>、clear",
-                aliases=("mem",), accepts=_memory_args),
-    CommandSpec("save", "/save [--global|--force] <事实>", "把一条事实写入长期记忆（默认本项目，--global 全局）", accepts=_any_args),
+    CommandSpec(
+        "compact", "/compact [重点]", "立即压缩对话上下文，可附带摘要时要保留的重点", accepts=_any_args
+    ),
+    CommandSpec(
+        "context", "/context", "查看上下文窗口占用：系统提示、工具定义、对话各占多少", aliases=("ctx",)
+    ),
+    CommandSpec(
+        "memory",
+        "/memory [子命令]",
+        "查看与管理长期记忆：list、search <词>、delete <id>、verify <id>、replace <id> <事实>、clear",
+        aliases=("mem",),
+        accepts=_memory_args,
+    ),
+    CommandSpec(
+        "save",
+        "/save [--global|--force] <事实>",
+        "把一条事实写入长期记忆（默认本项目，--global 全局）",
+        accepts=_any_args,
+    ),
     CommandSpec("model", "/model [provider|model]", "查看当前模型，或切换到其他模型", accepts=_any_args),
     CommandSpec("mode", "/mode [auto|plan|team|ask]", "查看或切换会话模式", accepts=_any_args),
-    CommandSpec("hitl", "/hitl [on|default]", "调整工具调用的人工确认策略", accepts=_one_of("", "on", "default")),
-    CommandSpec("policy", "/policy [reset]", "查看安全策略和本会话的“始终允许”；reset 撤销这些允许",
-                accepts=_one_of("", "reset")),
-    CommandSpec("plan", "/plan [任务]", "用 Plan-and-Execute 模式执行（不带任务则作用于下一条输入）",
-                accepts=_any_args),
-    CommandSpec("team", "/team [任务]", "用多智能体协作模式执行（不带任务则作用于下一条输入）", accepts=_any_args),
-    CommandSpec("skill", "/skill [list|show|on|off|reload]",
-                "查看与管理 Skill：list、show <名称>、on <名称>、off <名称>、reload", accepts=_skill_args),
+    CommandSpec(
+        "hitl", "/hitl [on|default]", "调整工具调用的人工确认策略", accepts=_one_of("", "on", "default")
+    ),
+    CommandSpec(
+        "policy",
+        "/policy [reset]",
+        "查看安全策略和本会话的“始终允许”；reset 撤销这些允许",
+        accepts=_one_of("", "reset"),
+    ),
+    CommandSpec(
+        "plan",
+        "/plan [任务]",
+        "用 Plan-and-Execute 模式执行（不带任务则作用于下一条输入）",
+        accepts=_any_args,
+    ),
+    CommandSpec(
+        "team", "/team [任务]", "用多智能体协作模式执行（不带任务则作用于下一条输入）", accepts=_any_args
+    ),
+    CommandSpec(
+        "skill",
+        "/skill [list|show|on|off|reload]",
+        "查看与管理 Skill：list、show <名称>、on <名称>、off <名称>、reload",
+        accepts=_skill_args,
+    ),
     CommandSpec("config", "/config", "查看当前生效的配置及每一项的来源（密钥已遮盖）"),
     CommandSpec("audit", "/audit [条数]", "查看今天最近的工具审计记录（默认 10 条）", accepts=_count_args),
     CommandSpec("export", "/export [文件]", "把当前对话导出为 Markdown 文件", accepts=_any_args),
@@ -171,8 +200,10 @@ def unknown_reply(text: str) -> str:
     match = _COMMAND_LINE.match(text)
     spec = _BY_WORD.get(match.group(1).lower()) if match else None
     if spec is not None:
-        return (f"❌ /{spec.name} 不支持这样用: {text}\n"
-                f"用法: {spec.usage} - {spec.description}（/help 查看全部命令）")
+        return (
+            f"❌ /{spec.name} 不支持这样用: {text}\n"
+            f"用法: {spec.usage} - {spec.description}（/help 查看全部命令）"
+        )
     guess = suggest(match.group(1)) if match else None
     if guess is not None:
         return f"❌ 没有这个命令: {text}。你是不是想输入 /{guess.name}？（/help 查看全部命令）"

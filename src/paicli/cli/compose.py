@@ -50,7 +50,9 @@ class Components:
     tools_enabled: bool = True  # False: the model has no native tool calling (turned off by a setting)
     plan_prompts: PlanPrompts | None = None
     team_prompts: TeamPrompts | None = None
-    tool_support: ToolSupport | None = None  # models found at run time to reject `tools` (llm/tool_fallback.py)
+    tool_support: ToolSupport | None = (
+        None  # models found at run time to reject `tools` (llm/tool_fallback.py)
+    )
 
 
 def build_llm(settings: Settings, tool_support: ToolSupport | None = None) -> LLMClient:
@@ -127,9 +129,29 @@ def build_components(
     tools_enabled = knobs.TOOLS_ENABLED.read(env)
     prompt = AgentPromptBuilder(assembler, PromptMode.AGENT, loader.load, skills.index_text, tools_enabled)
     ledger = open_ledger(settings, resume_path, sink, env)
-    plan_prompts = AssembledPlanPrompts(assembler, repository.load, loader.load, skills.index_text, tools_enabled)
-    team_prompts = AssembledTeamPrompts(assembler, repository.load, loader.load, skills.index_text, tools_enabled)
-    return Components(settings, env, client, counter, profile, compaction, offloader, tracker, memory, approval,
-                      tools, prompt, ledger, skills=skills, tools_enabled=tools_enabled, plan_prompts=plan_prompts,
-                      team_prompts=team_prompts,
-                      tool_support=tool_support)
+    plan_prompts = AssembledPlanPrompts(
+        assembler, repository.load, loader.load, skills.index_text, tools_enabled
+    )
+    team_prompts = AssembledTeamPrompts(
+        assembler, repository.load, loader.load, skills.index_text, tools_enabled
+    )
+    return Components(
+        settings,
+        env,
+        client,
+        counter,
+        profile,
+        compaction,
+        offloader,
+        tracker,
+        memory,
+        approval,
+        tools,
+        prompt,
+        ledger,
+        skills=skills,
+        tools_enabled=tools_enabled,
+        plan_prompts=plan_prompts,
+        team_prompts=team_prompts,
+        tool_support=tool_support,
+    )

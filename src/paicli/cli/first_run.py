@@ -41,8 +41,9 @@ def no_provider_message() -> str:
 class PromptSetupIO:
     """Setup questions at a prompt_toolkit prompt (hidden input for keys), answers printed with rich."""
 
-    def __init__(self, console: Console | None = None, input: Input | None = None,
-                 output: Output | None = None) -> None:
+    def __init__(
+        self, console: Console | None = None, input: Input | None = None, output: Output | None = None
+    ) -> None:
         from prompt_toolkit import PromptSession
 
         self.console = console or Console()
@@ -100,7 +101,9 @@ def run_first_setup(
         fresh = env_factory()
         settings = load_settings(fresh)
         if outcome.provider not in (GENERIC, settings.provider) and settings.provider != GENERIC:
-            save_default_provider(home / "config.json", outcome.provider)  # another key would win the auto order
+            save_default_provider(
+                home / "config.json", outcome.provider
+            )  # another key would win the auto order
             fresh = env_factory()
             settings = load_settings(fresh)
     except OSError as exc:
@@ -114,9 +117,14 @@ def run_first_setup(
 
 def _shadowed(outcome: SetupOutcome, env: EnvLookup, settings: Settings) -> list[str]:
     """Saved values that a stronger source (process env, ./.env) overrides, so the user is not surprised."""
-    lines = [f"⚠️ {key} 在环境变量或 ./.env 中另有设置，它的优先级更高，仍会使用那里的值。"
-             for key, value in outcome.values.items() if env.get(key) != value]
+    lines = [
+        f"⚠️ {key} 在环境变量或 ./.env 中另有设置，它的优先级更高，仍会使用那里的值。"
+        for key, value in outcome.values.items()
+        if env.get(key) != value
+    ]
     if outcome.provider != settings.provider:
-        lines.append(f"⚠️ 实际使用的是 {settings.describe()}：环境变量或另一个 .env 文件设置了 {_BASE_URL_ENV}，"
-                     "它优先于刚保存的选择。")
+        lines.append(
+            f"⚠️ 实际使用的是 {settings.describe()}：环境变量或另一个 .env 文件设置了 {_BASE_URL_ENV}，"
+            "它优先于刚保存的选择。"
+        )
     return lines

@@ -108,7 +108,9 @@ def _configure_logging(home: Path, env: EnvLookup) -> None:
     root.setLevel(level if level in ("DEBUG", "INFO", "WARNING", "ERROR") else "INFO")
 
 
-def _settings_or_setup(args: argparse.Namespace, env: EnvLookup, interactive: bool) -> tuple[EnvLookup, Settings] | str:
+def _settings_or_setup(
+    args: argparse.Namespace, env: EnvLookup, interactive: bool
+) -> tuple[EnvLookup, Settings] | str:
     """The run's settings; with no usable provider (or `--setup`) at a terminal, the first-run setup decides
     them. A str is the exit-2 message (never a prompt without a terminal)."""
     from paicli.config.settings import NoProviderError, load_settings
@@ -179,7 +181,9 @@ def launch(args: argparse.Namespace) -> int:
             piped = ""
         if not args.prompt.strip():
             if not piped.strip():
-                return _fail('-p 需要一个任务描述，例如 paicli -p "解释 main.py 做了什么"（也可以从标准输入传入）')
+                return _fail(
+                    '-p 需要一个任务描述，例如 paicli -p "解释 main.py 做了什么"（也可以从标准输入传入）'
+                )
             args.prompt, piped = piped.strip(), ""
     notices: list[str] = []
     resume = _resume_path(args, settings.paicli_home, settings.project_root, notices)
@@ -215,8 +219,14 @@ def launch(args: argparse.Namespace) -> int:
     from paicli.cli.approval import TerminalApprover
 
     approver = backend.parts.tools.approver
-    return run_repl(backend, interactive=interactive, history_file=history_file, env=env,
-                    approver=approver if isinstance(approver, TerminalApprover) else None, intro=intro)
+    return run_repl(
+        backend,
+        interactive=interactive,
+        history_file=history_file,
+        env=env,
+        approver=approver if isinstance(approver, TerminalApprover) else None,
+        intro=intro,
+    )
 
 
 def _pick_session_at_start(backend: AppBackend) -> str:
@@ -249,8 +259,14 @@ def _pick_session_at_start(backend: AppBackend) -> str:
     return ""
 
 
-def _build_backend(settings: object, env: EnvLookup, args: argparse.Namespace, interactive: bool,
-                   resume: Path | None, notices: list[str]) -> AppBackend:
+def _build_backend(
+    settings: object,
+    env: EnvLookup,
+    args: argparse.Namespace,
+    interactive: bool,
+    resume: Path | None,
+    notices: list[str],
+) -> AppBackend:
     from paicli.cli.app_backend import AppBackend
     from paicli.cli.compose import build_components
     from paicli.config.settings import Settings
@@ -287,5 +303,3 @@ def _run_oneshot(backend: AppBackend, args: argparse.Namespace, piped: str) -> i
     backend.continue_plan_first = bool((args.plan or args.team) and (args.continue_session or args.resume))
     mode: RunMode = "plan" if args.plan else "team" if args.team else "react"
     return run_oneshot(backend, args.prompt, mode, args.output_format)
-
-

@@ -54,7 +54,10 @@ def _attach(name: str, candidate: Path, root: Path) -> tuple[str, tuple[str, str
     lines = body.count("\n") + (0 if body.endswith("\n") or not body else 1)
     note = f"📎 已附上 @{name}（{lines} 行）"
     if len(body) > MAX_FILE_CHARS:
-        body = body[:MAX_FILE_CHARS] + f"\n...(文件过长，只附上前 {MAX_FILE_CHARS} 个字符；其余请用 read_file 分段读取)"
+        body = (
+            body[:MAX_FILE_CHARS]
+            + f"\n...(文件过长，只附上前 {MAX_FILE_CHARS} 个字符；其余请用 read_file 分段读取)"
+        )
         note = f"📎 已附上 @{name} 的前 {MAX_FILE_CHARS:,} 个字符（全文 {lines} 行，其余由模型按需读取）"
     relative = candidate.relative_to(root).as_posix()
     return f'<file path="{relative}">\n{body}\n</file>', ("info", note)

@@ -37,7 +37,11 @@ def parse_model_args(args: str) -> ModelCommand:
     if head == "list":
         return ModelCommand("list") if len(words) == 1 else ModelCommand("invalid", args.strip())
     if head == "info":
-        return ModelCommand("info", " ".join(words[1:2])) if len(words) <= 2 else ModelCommand("invalid", args.strip())
+        return (
+            ModelCommand("info", " ".join(words[1:2]))
+            if len(words) <= 2
+            else ModelCommand("invalid", args.strip())
+        )
     if head in ("refresh", "add"):
         return ModelCommand("unsupported", head)
     if len(words) > 1:
@@ -67,11 +71,15 @@ def list_text(choices: list[ModelChoice], numbered: bool = False) -> str:
 
 
 def rejected_text(target: str, choices: list[ModelChoice]) -> str:
-    return (f"❌ 不认识的模型: {target}（没有切换）\n"
-            + list_text(choices).replace("🤖 已配置的模型：", "可用的模型：")
-            + "\n   子命令: /model list | info | refresh <provider> | add <provider> <模型 id>")
+    return (
+        f"❌ 不认识的模型: {target}（没有切换）\n"
+        + list_text(choices).replace("🤖 已配置的模型：", "可用的模型：")
+        + "\n   子命令: /model list | info | refresh <provider> | add <provider> <模型 id>"
+    )
 
 
 def unsupported_text(sub: str) -> str:
-    return (f"ℹ️ /model {sub} 管理模型目录，这个版本还没有实现；"
-            "可在 paicli 主目录的 config.json 里配置 providers，再用 /model <provider/模型> 切换。")
+    return (
+        f"ℹ️ /model {sub} 管理模型目录，这个版本还没有实现；"
+        "可在 paicli 主目录的 config.json 里配置 providers，再用 /model <provider/模型> 切换。"
+    )

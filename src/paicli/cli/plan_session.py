@@ -26,8 +26,13 @@ def plan_settings(parts: Components) -> PlanSettings:
 
 
 class PlanSession:
-    def __init__(self, parts: Components, stats: LoopStats, budget: Callable[[], AgentBudget],
-                 on_completed: Callable[[str], None] | None) -> None:
+    def __init__(
+        self,
+        parts: Components,
+        stats: LoopStats,
+        budget: Callable[[], AgentBudget],
+        on_completed: Callable[[str], None] | None,
+    ) -> None:
         self.parts = parts
         self.stats = stats
         self.budget = budget
@@ -44,18 +49,31 @@ class PlanSession:
         if parts.plan_prompts is None:
             raise RuntimeError(NO_PLAN_PROMPTS)
         tools = parts.tools if parts.tools_enabled else ToolsDisabled()
-        env = TaskEnv(parts.llm, tools, parts.plan_prompts, parts.ledger, parts.memory,
-                      parts.profile.memory_context_tokens, self._context, self.budget, self.stats, policy_text)
+        env = TaskEnv(
+            parts.llm,
+            tools,
+            parts.plan_prompts,
+            parts.ledger,
+            parts.memory,
+            parts.profile.memory_context_tokens,
+            self._context,
+            self.budget,
+            self.stats,
+            policy_text,
+        )
         return PlanExecuteAgent(env, self.settings, self.on_completed)
 
     def run(self, text: str, submitted: str, emit: EventSink, cancel: CancelToken) -> RunFinished:
         return self.agent(submitted).run(text, emit, cancel, submitted)
 
-    def create(self, text: str, submitted: str, emit: EventSink, cancel: CancelToken) -> PlanDraft | RunFinished:
+    def create(
+        self, text: str, submitted: str, emit: EventSink, cancel: CancelToken
+    ) -> PlanDraft | RunFinished:
         return self.agent(submitted).create(text, emit, cancel, submitted)
 
-    def revise(self, draft: PlanDraft, supplement: str, emit: EventSink, cancel: CancelToken
-               ) -> PlanDraft | RunFinished:
+    def revise(
+        self, draft: PlanDraft, supplement: str, emit: EventSink, cancel: CancelToken
+    ) -> PlanDraft | RunFinished:
         return self.agent(draft.submitted).revise(draft, supplement, emit, cancel)
 
     def execute(self, draft: PlanDraft, emit: EventSink, cancel: CancelToken) -> RunFinished:
@@ -77,8 +95,10 @@ class PlanSession:
             return None
         plan = found.progress.plan
         what, unit = ("团队任务", "个步骤") if found.mode == "team" else ("计划", "个任务")
-        return (f"📋 上次有一个没有执行完的{what}：{plan.goal.splitlines()[0][:60]}"
-                f"（{len(found.completed)}/{len(plan.tasks)} {unit}已完成）")
+        return (
+            f"📋 上次有一个没有执行完的{what}：{plan.goal.splitlines()[0][:60]}"
+            f"（{len(found.completed)}/{len(plan.tasks)} {unit}已完成）"
+        )
 
     def continue_interrupted(self, emit: EventSink, cancel: CancelToken) -> RunFinished:
         found = self.interrupted()

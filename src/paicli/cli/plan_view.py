@@ -34,11 +34,20 @@ UNKNOWN_KEY = "未识别按键，请按 Enter / Ctrl+O / ESC / I。"
 
 def plan_event_json(event: AgentEvent) -> dict[str, Any] | None:
     if isinstance(event, PlanProposed):
-        return {"type": "plan", "revision": event.revision, "summary": event.plan.summary,
-                "tasks": [t.to_json() for t in event.plan.tasks], "completed": list(event.done)}
+        return {
+            "type": "plan",
+            "revision": event.revision,
+            "summary": event.plan.summary,
+            "tasks": [t.to_json() for t in event.plan.tasks],
+            "completed": list(event.done),
+        }
     if isinstance(event, TaskStarted):
-        started: dict[str, Any] = {"type": "task_start", "task_id": event.task_id, "description": event.description,
-                                   "parallel": event.parallel}
+        started: dict[str, Any] = {
+            "type": "task_start",
+            "task_id": event.task_id,
+            "description": event.description,
+            "parallel": event.parallel,
+        }
         if event.worker:
             started["worker"] = event.worker
         return started
@@ -59,7 +68,9 @@ def summary_lines(plan: Plan, done: tuple[str, ...] = ()) -> list[str]:
     for task in plan.tasks:
         deps = ", ".join(task.dependencies) or "无"
         mark = "✅" if task.id in done else "⏳"
-        lines.append(f"  {mark} [{task.id}] {task.type.value} {_one_line(task.description, 60)} (依赖: {deps})")
+        lines.append(
+            f"  {mark} [{task.id}] {task.type.value} {_one_line(task.description, 60)} (依赖: {deps})"
+        )
     return lines
 
 
@@ -115,7 +126,9 @@ def plan_table(plan: Plan, done: tuple[str, ...] = ()) -> RenderableType:
     table.add_column("状态", no_wrap=True)
     for task in plan.tasks:
         status = "已完成" if task.id in done else "待执行"
-        table.add_row(task.id, task.type.value, task.description, ", ".join(task.dependencies) or "无", status)
+        table.add_row(
+            task.id, task.type.value, task.description, ", ".join(task.dependencies) or "无", status
+        )
     return Group(table)
 
 
@@ -131,7 +144,9 @@ class PlanLive:
     tasks (Team: the workers) running now, each with its own elapsed time, on the renderer's spinner (their own
     tool lines are not printed while several run, so nothing interleaves)."""
 
-    def __init__(self, console: Console, spinner: WaitSpinner, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, console: Console, spinner: WaitSpinner, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self._console = console
         self._spinner = spinner
         self._clock = clock
@@ -139,9 +154,12 @@ class PlanLive:
 
     def _label(self) -> str:
         now = self._clock()
-        return " · ".join(f"{r.who} [{task_id}] {r.text} {max(0.0, now - r.since):.0f}s" if r.who != task_id
-                          else f"{task_id}: {r.text} {max(0.0, now - r.since):.0f}s"
-                          for task_id, r in self._running.items())
+        return " · ".join(
+            f"{r.who} [{task_id}] {r.text} {max(0.0, now - r.since):.0f}s"
+            if r.who != task_id
+            else f"{task_id}: {r.text} {max(0.0, now - r.since):.0f}s"
+            for task_id, r in self._running.items()
+        )
 
     def resume(self) -> None:
         """After a printed line: the tasks still running get their live line back."""
@@ -155,7 +173,9 @@ class PlanLive:
             if event.worker or not event.parallel:
                 say(self._console, started_line(event), "bold")
             if event.worker or event.parallel:
-                self._running[event.task_id] = _Running(event.worker or event.task_id, "启动中", self._clock())
+                self._running[event.task_id] = _Running(
+                    event.worker or event.task_id, "启动中", self._clock()
+                )
                 self._spinner.start(self._label)
         elif isinstance(event, TaskActivity) and event.task_id in self._running:
             self._running[event.task_id].text = event.text

@@ -163,8 +163,14 @@ def keep_line_breaks(text: str) -> str:
             out.append(line)
             continue
         following = lines[index + 1].strip() if index + 1 < len(lines) else ""
-        joins = (not in_fence and stripped and following and not stripped.startswith(("|", "#"))
-                 and not _BLOCK_START.match(following) and not line.endswith("\\"))
+        joins = (
+            not in_fence
+            and stripped
+            and following
+            and not stripped.startswith(("|", "#"))
+            and not _BLOCK_START.match(following)
+            and not line.endswith("\\")
+        )
         out.append(line.rstrip() + "\\" if joins else line)
     return "\n".join(out)
 
@@ -183,8 +189,15 @@ class EventRenderer:
     plain text on `out`, and text streamed before a tool call counts as progress.
     """
 
-    def __init__(self, out: Console, progress: Console | None = None, *, markdown: bool = True,
-                 clock: Clock = time.monotonic, on_fold: Callable[[str, str], None] | None = None) -> None:
+    def __init__(
+        self,
+        out: Console,
+        progress: Console | None = None,
+        *,
+        markdown: bool = True,
+        clock: Clock = time.monotonic,
+        on_fold: Callable[[str, str], None] | None = None,
+    ) -> None:
         self._on_fold = on_fold  # (title, full text) of a tool output shown folded: Ctrl+O opens it
         self._out = out
         self._progress = progress or out
@@ -312,8 +325,9 @@ class EventRenderer:
                 say(self._progress, f"⚠️ 自动压缩未完成: {result.error}", "yellow")
             return
         self._interrupt()
-        for line in compaction_lines(result.cleared_tool_results, result.compacted,
-                                     result.before_tokens, result.after_tokens):
+        for line in compaction_lines(
+            result.cleared_tool_results, result.compacted, result.before_tokens, result.after_tokens
+        ):
             say(self._progress, line, "cyan")
         if result.notice:
             say(self._progress, result.notice, "yellow")
@@ -354,7 +368,11 @@ class EventRenderer:
             say(self._progress, "⏹️ 任务已取消", "yellow")
         elif result.status == "error":
             error = (result.error or "未知错误").removeprefix("❌").strip()
-            say(self._progress, f"❌ {error}" if error.startswith("任务出错") else f"❌ 任务未完成: {error}", "bold red")
+            say(
+                self._progress,
+                f"❌ {error}" if error.startswith("任务出错") else f"❌ 任务未完成: {error}",
+                "bold red",
+            )
 
     def pause(self) -> None:
         """Make room for a question: stop the spinner and put out what streamed so far."""

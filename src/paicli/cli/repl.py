@@ -65,8 +65,13 @@ class ReplIO(Protocol):
         """One follow-up line (confirmation, picker); None when there is none (EOF, Ctrl+C)."""
         ...
 
-    def run_cancellable(self, work: Callable[[CancelToken], T], *, cancellable: bool = True,
-                        quiet: Callable[[], None] | None = None) -> T:
+    def run_cancellable(
+        self,
+        work: Callable[[CancelToken], T],
+        *,
+        cancellable: bool = True,
+        quiet: Callable[[], None] | None = None,
+    ) -> T:
         """Run `work` on a worker thread; Esc / Ctrl+C on the main thread cancel its token.
 
         `quiet` is called before the IO writes something of its own (an approval question).
@@ -216,11 +221,16 @@ class Dispatcher:
             if flow is not None:
                 flow.run(text)
                 return
-        renderer = EventRenderer(self.io.console, self.io.progress, markdown=self.io.markdown,
-                                 on_fold=self.remember_fold if getattr(self.io, "interactive", False) else None)
+        renderer = EventRenderer(
+            self.io.console,
+            self.io.progress,
+            markdown=self.io.markdown,
+            on_fold=self.remember_fold if getattr(self.io, "interactive", False) else None,
+        )
         try:
-            result = self.io.run_cancellable(lambda cancel: self.backend.run(text, mode, renderer, cancel),
-                                             quiet=renderer.pause)
+            result = self.io.run_cancellable(
+                lambda cancel: self.backend.run(text, mode, renderer, cancel), quiet=renderer.pause
+            )
         except Exception as exc:
             result = RunFinished("error", "", str(exc) or type(exc).__name__)
         finally:
@@ -291,8 +301,9 @@ class Dispatcher:
         say(self.io.progress, "⏳ 正在压缩上下文，请稍候…", "dim")
         spinner.start("压缩中")
         try:
-            reply = self.io.run_cancellable(lambda cancel: self.backend.compact(args or None, renderer, cancel),
-                                            quiet=spinner.stop)
+            reply = self.io.run_cancellable(
+                lambda cancel: self.backend.compact(args or None, renderer, cancel), quiet=spinner.stop
+            )
         finally:
             spinner.stop()
         self.reply(reply)
@@ -348,8 +359,9 @@ class Dispatcher:
             renderer.pause()
 
         try:
-            reply = self.io.run_cancellable(lambda cancel: self.backend.init_project(force, renderer, cancel),
-                                            quiet=quiet)
+            reply = self.io.run_cancellable(
+                lambda cancel: self.backend.init_project(force, renderer, cancel), quiet=quiet
+            )
         finally:
             spinner.stop()
             renderer.stop_spinner()
@@ -389,7 +401,6 @@ class Dispatcher:
                 return
             say(self.io.console, f"🔎 有 {len(matches)} 个会话包含“{choice}”：")
             sessions, choice = matches, ""
-
 
     def _resume_and_offer(self, session_id: str) -> None:
         reply = self.backend.resume(session_id)
@@ -432,8 +443,11 @@ def pick_session(sessions: list[SessionSummary], choice: str) -> str | None:
     exact = [item.session_id for item in sessions if item.session_id == choice]
     if exact:
         return exact[0]
-    prefixed = [item.session_id for item in sessions
-                if choice.startswith("session-") and item.session_id.startswith(choice)]
+    prefixed = [
+        item.session_id
+        for item in sessions
+        if choice.startswith("session-") and item.session_id.startswith(choice)
+    ]
     return prefixed[0] if len(prefixed) == 1 else None
 
 
@@ -474,8 +488,16 @@ def run_repl(
             return run_piped(backend, _text_stream(input, sys.stdin), console, progress)
         from paicli.cli.repl_prompt import run_interactive
 
-        return run_interactive(backend, input=input, output=output, history_file=history_file,
-                               console=console, env=env, approver=approver, intro=intro)
+        return run_interactive(
+            backend,
+            input=input,
+            output=output,
+            history_file=history_file,
+            console=console,
+            env=env,
+            approver=approver,
+            intro=intro,
+        )
     finally:
         _finishing_note(backend, progress)
         backend.close()

@@ -11,13 +11,38 @@ from prompt_toolkit.document import Document
 
 from paicli.cli.commands import COMMANDS
 
-_SKIP_DIRS = {".git", ".paicli", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", "env",
-              ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", "dist", "build", ".idea"}
+_SKIP_DIRS = {
+    ".git",
+    ".paicli",
+    ".hg",
+    ".svn",
+    "node_modules",
+    "__pycache__",
+    ".venv",
+    "venv",
+    "env",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".tox",
+    "dist",
+    "build",
+    ".idea",
+}
 _SUBCOMMANDS: dict[str, tuple[tuple[str, str], ...]] = {
-    "memory": (("list", "列出全部长期记忆"), ("search ", "按关键词搜索"), ("delete ", "删除一条记忆"),
-               ("verify ", "刷新一条记忆的核实时间"), ("replace ", "用新事实替换一条记忆"), ("clear", "清空全部长期记忆")),
-    "mode": (("auto", "项目内改文件直接执行，其余命令先确认"), ("plan", "先规划再执行"),
-             ("ask", "写文件、改文件、执行命令都先确认")),
+    "memory": (
+        ("list", "列出全部长期记忆"),
+        ("search ", "按关键词搜索"),
+        ("delete ", "删除一条记忆"),
+        ("verify ", "刷新一条记忆的核实时间"),
+        ("replace ", "用新事实替换一条记忆"),
+        ("clear", "清空全部长期记忆"),
+    ),
+    "mode": (
+        ("auto", "项目内改文件直接执行，其余命令先确认"),
+        ("plan", "先规划再执行"),
+        ("ask", "写文件、改文件、执行命令都先确认"),
+    ),
     "hitl": (("on", "每次危险操作都请求确认"), ("default", "恢复默认确认策略")),
     "init": (("--force", "覆盖已有的 PAI.md"),),
     "history": (("clear", "清空输入历史"),),
@@ -50,8 +75,9 @@ class ReplCompleter(Completer):
         for spec in COMMANDS:
             match = next((word for word in spec.words if word.startswith(typed)), None)
             if match is not None:
-                yield Completion("/" + match, start_position=-len(text), display=spec.usage,
-                                 display_meta=spec.description)
+                yield Completion(
+                    "/" + match, start_position=-len(text), display=spec.usage, display_meta=spec.description
+                )
 
     def _subcommands(self, text: str) -> Iterator[Completion]:
         head, _, rest = text[1:].partition(" ")
@@ -71,8 +97,11 @@ class ReplCompleter(Completer):
             name = rel.rpartition("/")[2]
             if name.lower().startswith(base.lower()):
                 found += 1
-                yield Completion("@" + rel + ("/" if is_dir else ""), start_position=-len(word),
-                                 display=name + ("/" if is_dir else ""))
+                yield Completion(
+                    "@" + rel + ("/" if is_dir else ""),
+                    start_position=-len(word),
+                    display=name + ("/" if is_dir else ""),
+                )
         if not folder and len(base) >= 2 and found == 0:
             yield from self._search(base, word)
 

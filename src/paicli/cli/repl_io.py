@@ -66,7 +66,9 @@ class InteractiveIO:
         def _give_up(event: KeyPressEvent) -> None:  # Esc backs out of a question, as it denies an approval
             event.app.exit(exception=KeyboardInterrupt())
 
-        session: PromptSession[str] = PromptSession(input=self._input, output=self._output, key_bindings=bindings)
+        session: PromptSession[str] = PromptSession(
+            input=self._input, output=self._output, key_bindings=bindings
+        )
         try:
             return session.prompt(question)
         except (EOFError, KeyboardInterrupt):
@@ -96,7 +98,9 @@ class InteractiveIO:
         def _other(event: KeyPressEvent) -> None:
             answer(event, event.data)
 
-        session: PromptSession[str] = PromptSession(input=self._input, output=self._output, key_bindings=bindings)
+        session: PromptSession[str] = PromptSession(
+            input=self._input, output=self._output, key_bindings=bindings
+        )
         session.app.ttimeoutlen = 0.1  # a lone Esc answers at once instead of waiting for a sequence
         try:
             return session.prompt(prompt)
@@ -106,8 +110,13 @@ class InteractiveIO:
             if later:
                 store_typeahead(self._input, later)
 
-    def run_cancellable(self, work: Callable[[CancelToken], T], *, cancellable: bool = True,
-                        quiet: Callable[[], None] | None = None) -> T:
+    def run_cancellable(
+        self,
+        work: Callable[[CancelToken], T],
+        *,
+        cancellable: bool = True,
+        quiet: Callable[[], None] | None = None,
+    ) -> T:
         """The watcher also keeps the terminal in raw mode, so keys typed meanwhile arrive intact."""
         self._cancellable = cancellable
         self._quiet = quiet
@@ -156,7 +165,9 @@ class InteractiveIO:
         while not self._approvals.empty():
             self._approvals.get_nowait().resolve("deny")
 
-    def _take(self, keys: list[KeyPress], kept: list[KeyPress], cancel: CancelToken, live: bool = True) -> None:
+    def _take(
+        self, keys: list[KeyPress], kept: list[KeyPress], cancel: CancelToken, live: bool = True
+    ) -> None:
         """`live`: pressed while the task runs (not queued before it started, like a pasted script)."""
         for key_press in keys:
             if key_press.key in (Keys.Escape, Keys.ControlC):
@@ -242,14 +253,18 @@ class InteractiveIO:
         def _ignore(event: KeyPressEvent) -> None:
             return None
 
-        session: PromptSession[str] = PromptSession(input=self._input, output=self._output, key_bindings=bindings)
+        session: PromptSession[str] = PromptSession(
+            input=self._input, output=self._output, key_bindings=bindings
+        )
         session.app.ttimeoutlen = 0.1
         return await session.prompt_async(question)
 
     async def _instruction(self) -> str:
         bindings = KeyBindings()
         bindings.add("escape")(_exit_with(""))
-        session: PromptSession[str] = PromptSession(input=self._input, output=self._output, key_bindings=bindings)
+        session: PromptSession[str] = PromptSession(
+            input=self._input, output=self._output, key_bindings=bindings
+        )
         say(self.console, "   告诉它应该怎么做（回车发送，Esc 只拒绝）：", "yellow")
         try:
             return (await session.prompt_async("   › ")).strip()

@@ -21,8 +21,13 @@ class NoticeRelay:
     or before the next prompt, and `attach` flushes anything that slipped in between.
     """
 
-    def __init__(self, app: Callable[[], Application[str]], drain: Callable[[], list[str]],
-                 show: Callable[[list[str]], None], on_shown: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        app: Callable[[], Application[str]],
+        drain: Callable[[], list[str]],
+        show: Callable[[list[str]], None],
+        on_shown: Callable[[], None] | None = None,
+    ) -> None:
         self._app = app
         self._drain = drain
         self._show = show

@@ -44,7 +44,9 @@ class PipedIO:
                 ended = chunk == "" or chunk.endswith("\n")
                 size += len(chunk.rstrip("\r\n"))
             if not ended:
-                say(self.progress, f"⚠️ 标准输入中有一行超过 {size:,} 个字符仍未结束，已停止读取输入", "yellow")
+                say(
+                    self.progress, f"⚠️ 标准输入中有一行超过 {size:,} 个字符仍未结束，已停止读取输入", "yellow"
+                )
                 return None
             say(self.progress, f"⚠️ 这一行输入过大（{size:,} 个字符），已跳过，没有发送任何请求", "yellow")
 
@@ -52,8 +54,13 @@ class PipedIO:
         say(self.progress, question, "dim")
         return self.next_line()
 
-    def run_cancellable(self, work: Callable[[CancelToken], T], *, cancellable: bool = True,
-                        quiet: Callable[[], None] | None = None) -> T:
+    def run_cancellable(
+        self,
+        work: Callable[[CancelToken], T],
+        *,
+        cancellable: bool = True,
+        quiet: Callable[[], None] | None = None,
+    ) -> T:
         return run_in_worker(work, self._wait, self._interrupted)
 
     def _wait(self, done: threading.Event, cancel: CancelToken) -> None:

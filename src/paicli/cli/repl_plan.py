@@ -83,8 +83,12 @@ class PlanFlow:
 
     def _step(self, draft: Any, decision: Decision, extra: str, renderer: _Tee) -> Any:
         if decision == "execute":
-            return self._cancellable(renderer, lambda cancel: self.backend.plan_execute(draft, renderer, cancel))
-        return self._cancellable(renderer, lambda cancel: self.backend.plan_revise(draft, extra, renderer, cancel))
+            return self._cancellable(
+                renderer, lambda cancel: self.backend.plan_execute(draft, renderer, cancel)
+            )
+        return self._cancellable(
+            renderer, lambda cancel: self.backend.plan_revise(draft, extra, renderer, cancel)
+        )
 
     def _review(self) -> tuple[Decision, str]:
         console = self.d.io.console
@@ -151,7 +155,9 @@ def offer_continuation(dispatcher: Dispatcher) -> None:
     renderer = EventRenderer(io.console, io.progress, markdown=io.markdown)
     backend: Any = dispatcher.backend
     try:
-        result = io.run_cancellable(lambda cancel: backend.continue_plan(renderer, cancel), quiet=renderer.pause)
+        result = io.run_cancellable(
+            lambda cancel: backend.continue_plan(renderer, cancel), quiet=renderer.pause
+        )
     except Exception as exc:
         result = RunFinished("error", "", str(exc) or type(exc).__name__)
     finally:

@@ -45,7 +45,10 @@ def banner_lines(info: BannerInfo) -> list[tuple[str, str]]:
         *([(f"  技能  {info.skills}（/skill 查看）", "dim")] if info.skills else []),
         ("", ""),
         ("  输入 / 查看命令（Tab 补全），@路径 把文件交给模型；", "dim"),
-        ("  Esc+Enter 或 Ctrl+J 换行，Shift+Tab 切换模式，运行中按 Esc 取消任务，Ctrl+C 清空当前行，Ctrl+D 退出。", "dim"),
+        (
+            "  Esc+Enter 或 Ctrl+J 换行，Shift+Tab 切换模式，运行中按 Esc 取消任务，Ctrl+C 清空当前行，Ctrl+D 退出。",
+            "dim",
+        ),
     ]
 
 
@@ -103,8 +106,15 @@ def trim_history(path: Path, keep: int) -> int:
 
 
 class InteractiveRepl:
-    def __init__(self, backend: Backend, inp: Input, out: Output, console: Console, history_file: Path,
-                 show_toolbar: bool = True) -> None:
+    def __init__(
+        self,
+        backend: Backend,
+        inp: Input,
+        out: Output,
+        console: Console,
+        history_file: Path,
+        show_toolbar: bool = True,
+    ) -> None:
         self._backend = backend
         self._input = inp
         self._output = out
@@ -118,8 +128,12 @@ class InteractiveRepl:
         self.io = InteractiveIO(inp, out, console, self._clear_history)
         self._dispatcher = Dispatcher(backend, self.io)
         self._session = self._make_session()
-        self._relay = NoticeRelay(lambda: self._session.app, backend.drain_notices,
-                                  self._dispatcher.show_notices, self._refresh_status)
+        self._relay = NoticeRelay(
+            lambda: self._session.app,
+            backend.drain_notices,
+            self._dispatcher.show_notices,
+            self._refresh_status,
+        )
 
     def _history(self) -> History:
         try:
@@ -263,13 +277,23 @@ class InteractiveRepl:
                 self._console.print()
 
 
-def run_interactive(backend: Backend, *, input: object, output: object, history_file: Path,
-                    console: Console | None, env: EnvLookup | None, approver: ApprovalHost | None = None,
-                    intro: str = "") -> int:
+def run_interactive(
+    backend: Backend,
+    *,
+    input: object,
+    output: object,
+    history_file: Path,
+    console: Console | None,
+    env: EnvLookup | None,
+    approver: ApprovalHost | None = None,
+    intro: str = "",
+) -> int:
     inp = input if isinstance(input, Input) else create_input()
     out = output if isinstance(output, Output) else create_output()
     show_toolbar = not knobs.NO_STATUSBAR.read(env or EnvLookup())
-    repl = InteractiveRepl(backend, inp, out, console or Console(force_terminal=True), history_file, show_toolbar)
+    repl = InteractiveRepl(
+        backend, inp, out, console or Console(force_terminal=True), history_file, show_toolbar
+    )
     repl.intro = intro
     if approver is None:
         return repl.run()

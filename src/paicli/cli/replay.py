@@ -53,7 +53,9 @@ def turns_of(messages: Sequence[Message]) -> list[Turn]:
         if not turns:
             turns.append(Turn(""))
         if message.role == "assistant":
-            turns[-1].lines.extend(f"  {tool_call_line(call.name, call.arguments)}" for call in message.tool_calls)
+            turns[-1].lines.extend(
+                f"  {tool_call_line(call.name, call.arguments)}" for call in message.tool_calls
+            )
             if (message.content or "").strip() and not message.tool_calls:
                 turns[-1].lines.extend(_answer_lines(message.content or ""))
     return turns

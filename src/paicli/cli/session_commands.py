@@ -18,7 +18,9 @@ from paicli.llm.messages import Message
 from paicli.tools.audit import AuditLog, format_audit
 from paicli.tools.skills import SOURCE_LABELS, SkillCatalog
 
-SKILL_USAGE = "用法: /skill [list] | /skill show <名称> | /skill on <名称> | /skill off <名称> | /skill reload"
+SKILL_USAGE = (
+    "用法: /skill [list] | /skill show <名称> | /skill on <名称> | /skill off <名称> | /skill reload"
+)
 CACHE_NOTE = "✅ 下一次模型调用生效（系统提示中的 Skill 列表变了，这一次请求的前缀缓存不会命中）"
 _SECRET_NAME = re.compile(r"(?i)(key|token|secret|password)")
 
@@ -51,8 +53,10 @@ def skill_command(catalog: SkillCatalog, args: str) -> CommandReply:
 def skill_list(catalog: SkillCatalog) -> str:
     skills = catalog.all()
     if not skills:
-        return (f"📭 还没有可用的 Skill。把 SKILL.md 放到 ${HOME.key}/skills/<名称>/ 或项目的 .paicli/skills/<名称>/ "
-                "后执行 /skill reload。")
+        return (
+            f"📭 还没有可用的 Skill。把 SKILL.md 放到 ${HOME.key}/skills/<名称>/ 或项目的 .paicli/skills/<名称>/ "
+            "后执行 /skill reload。"
+        )
     enabled, total = catalog.counts()
     lines = [f"🧩 Skills（已启用 {enabled}/{total}）："]
     width = max(len(s.name) for s in skills)
@@ -90,7 +94,11 @@ def skill_reload(catalog: SkillCatalog) -> str:
 # ---- /config ---------------------------------------------------------------------------------------
 
 EXTRA_KEYS: tuple[str, ...] = (
-    "SEARCH_PROVIDER", "SEARXNG_URL", "SERPAPI_KEY", "ZHIPU_SEARCH_ENGINE", "DEEPSEEK_SEARCH_MODEL",
+    "SEARCH_PROVIDER",
+    "SEARXNG_URL",
+    "SERPAPI_KEY",
+    "ZHIPU_SEARCH_ENGINE",
+    "DEEPSEEK_SEARCH_MODEL",
 )
 
 
@@ -103,16 +111,43 @@ def config_report(settings: Settings, env: EnvLookup, extra_keys: Sequence[str] 
     config_file = settings.config_path
     saved = _saved_provider(settings)
     rows = [
-        ("provider", settings.provider, _source(env, (*generic.base_url_envs, *spec.key_envs), "自动选择（第一个可用的 Key）")),
-        ("model", settings.model, _source(env, spec.model_envs, _saved_or_default(saved.get("model"), settings.model,
-                                                                                    config_file))),
-        ("base_url", settings.base_url, _source(env, spec.base_url_envs, _saved_or_default(
-            saved.get("baseUrl"), settings.base_url, config_file))),
-        ("api_key", settings.masked_api_key, _source(env, spec.key_envs, _saved_or_default(
-            saved.get("apiKey"), settings.api_key, config_file))),
-        ("context_window", f"{settings.context_window:,}", _source(env, (knobs.CONTEXT_WINDOW.key,), "按模型推导")),
+        (
+            "provider",
+            settings.provider,
+            _source(env, (*generic.base_url_envs, *spec.key_envs), "自动选择（第一个可用的 Key）"),
+        ),
+        (
+            "model",
+            settings.model,
+            _source(env, spec.model_envs, _saved_or_default(saved.get("model"), settings.model, config_file)),
+        ),
+        (
+            "base_url",
+            settings.base_url,
+            _source(
+                env,
+                spec.base_url_envs,
+                _saved_or_default(saved.get("baseUrl"), settings.base_url, config_file),
+            ),
+        ),
+        (
+            "api_key",
+            settings.masked_api_key,
+            _source(
+                env, spec.key_envs, _saved_or_default(saved.get("apiKey"), settings.api_key, config_file)
+            ),
+        ),
+        (
+            "context_window",
+            f"{settings.context_window:,}",
+            _source(env, (knobs.CONTEXT_WINDOW.key,), "按模型推导"),
+        ),
         ("light_model", settings.light_model, _source(env, (knobs.LIGHT_MODEL.key,), "同会话模型")),
-        ("compaction_model", settings.compaction_model, _source(env, (knobs.COMPACTION_MODEL.key,), "同会话模型")),
+        (
+            "compaction_model",
+            settings.compaction_model,
+            _source(env, (knobs.COMPACTION_MODEL.key,), "同会话模型"),
+        ),
         ("approval_mode", settings.approval_mode, _source(env, (knobs.APPROVAL_MODE.key,), "默认")),
         ("memory_placement", settings.memory_placement, _source(env, (knobs.MEMORY_PLACEMENT.key,), "默认")),
         (knobs.HOME.key, str(settings.paicli_home), _source(env, (knobs.HOME.key,), "默认（~/.paicli）")),
@@ -121,11 +156,21 @@ def config_report(settings: Settings, env: EnvLookup, extra_keys: Sequence[str] 
     width = max(len(label) for label, _, _ in rows)
     lines = ["⚙️ 当前生效的配置（值 · 来源）："]
     lines.extend(f"  {label.ljust(width)}  {value} · {source}" for label, value, source in rows)
-    shown = {knobs.CONTEXT_WINDOW.key, knobs.LIGHT_MODEL.key, knobs.COMPACTION_MODEL.key, knobs.APPROVAL_MODE.key,
-              knobs.MEMORY_PLACEMENT.key, knobs.HOME.key, *generic.key_envs, *generic.model_envs,
-              *generic.base_url_envs}
+    shown = {
+        knobs.CONTEXT_WINDOW.key,
+        knobs.LIGHT_MODEL.key,
+        knobs.COMPACTION_MODEL.key,
+        knobs.APPROVAL_MODE.key,
+        knobs.MEMORY_PLACEMENT.key,
+        knobs.HOME.key,
+        *generic.key_envs,
+        *generic.model_envs,
+        *generic.base_url_envs,
+    }
     declared = [knob.key for knob in knobs.ALL_KNOBS]
-    others = [key for key in (*declared, *extra_keys, *EXTRA_KEYS) if key not in shown and env.get(key) is not None]
+    others = [
+        key for key in (*declared, *extra_keys, *EXTRA_KEYS) if key not in shown and env.get(key) is not None
+    ]
     if others:
         lines.append("  其他已设置的选项：")
         for key in dict.fromkeys(others):
@@ -179,12 +224,21 @@ ROLE_TITLES = {"user": "👤 用户", "assistant": "🤖 助手", "tool": "🔧 
 
 
 def export_command(
-    history: Sequence[Message], args: str, *, home: Path, project_root: Path, session_id: str, model: str,
+    history: Sequence[Message],
+    args: str,
+    *,
+    home: Path,
+    project_root: Path,
+    session_id: str,
+    model: str,
     now: Callable[[], datetime] = datetime.now,
 ) -> CommandReply:
     when = now()
-    target = Path(args.strip()).expanduser() if args.strip() else (
-        home / "exports" / f"session-{when.strftime('%Y-%m-%d_%H-%M-%S')}.md")
+    target = (
+        Path(args.strip()).expanduser()
+        if args.strip()
+        else (home / "exports" / f"session-{when.strftime('%Y-%m-%d_%H-%M-%S')}.md")
+    )
     if not target.is_absolute():
         target = project_root / target
     messages = [m for m in history if m.role != "system"]
@@ -201,7 +255,9 @@ def export_command(
 
 
 def conversation_markdown(messages: Sequence[Message], session_id: str, model: str, when: datetime) -> str:
-    parts = [f"# paicli 对话记录\n\n- 会话: {session_id}\n- 模型: {model}\n- 导出时间: {when.strftime('%Y-%m-%d %H:%M:%S')}\n"]
+    parts = [
+        f"# paicli 对话记录\n\n- 会话: {session_id}\n- 模型: {model}\n- 导出时间: {when.strftime('%Y-%m-%d %H:%M:%S')}\n"
+    ]
     for message in messages:
         parts.append(_message_markdown(message))
     return "\n".join(parts).rstrip() + "\n"

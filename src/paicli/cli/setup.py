@@ -86,8 +86,12 @@ def _ask(io: SetupIO, question: str, secret: bool = False) -> str:
     return answer.strip()
 
 
-def run_setup(io: SetupIO, local: Sequence[LocalServer] = (), checker: Checker | None = None,
-              base_url_for: Callable[[ProviderSpec], str] | None = None) -> SetupOutcome | None:
+def run_setup(
+    io: SetupIO,
+    local: Sequence[LocalServer] = (),
+    checker: Checker | None = None,
+    base_url_for: Callable[[ProviderSpec], str] | None = None,
+) -> SetupOutcome | None:
     """The whole dialogue; None when input ended before a choice was made.
 
     `base_url_for` gives a provider's endpoint (its *_BASE_URL override, else the table's default).
@@ -141,8 +145,10 @@ def _pick_service(io: SetupIO, choices: list[_Choice]) -> _Choice:
 # ---------------------------------------------------------------- the three kinds of choice
 
 
-LOCAL_WINDOW_HINT = (f"💡 本机模型的上下文窗口往往比云端小：请按模型实际能力设置 {knobs.CONTEXT_WINDOW.key}（例如 32768），"
-                     "Ollama 还需要相应调大 num_ctx，否则过长的对话会被服务端截断或直接报错。")
+LOCAL_WINDOW_HINT = (
+    f"💡 本机模型的上下文窗口往往比云端小：请按模型实际能力设置 {knobs.CONTEXT_WINDOW.key}（例如 32768），"
+    "Ollama 还需要相应调大 num_ctx，否则过长的对话会被服务端截断或直接报错。"
+)
 
 
 def _local_flow(io: SetupIO, server: LocalServer) -> SetupOutcome:
@@ -202,8 +208,9 @@ def _ask_base_url(io: SetupIO) -> str:
 # ---------------------------------------------------------------- checking
 
 
-def _connect(io: SetupIO, checker: Checker, base_url: str, ask_key: Callable[[], str],
-             default_model: str | None) -> tuple[str, str]:
+def _connect(
+    io: SetupIO, checker: Checker, base_url: str, ask_key: Callable[[], str], default_model: str | None
+) -> tuple[str, str]:
     """Ask for the key until the endpoint accepts it, then the model; (key, model)."""
     key: str | None = None
     while True:
@@ -221,7 +228,10 @@ def _connect(io: SetupIO, checker: Checker, base_url: str, ask_key: Callable[[],
                 continue
             return key, _ask_model(io, default_model, ())
         if listed.ok:
-            io.say(f"✅ 连接成功（服务提供 {len(listed.models)} 个模型）" if listed.models else "✅ 连接成功", "green")
+            io.say(
+                f"✅ 连接成功（服务提供 {len(listed.models)} 个模型）" if listed.models else "✅ 连接成功",
+                "green",
+            )
         model = _ask_model(io, default_model, listed.models)
         if listed.ok:
             return key, model
@@ -268,8 +278,10 @@ def _auth_message(result: CheckResult) -> str:
 
 def _failure_message(base_url: str, result: CheckResult) -> str:
     if result.kind == "unreachable":
-        return (f"❌ 无法连接到 {base_url}：{result.detail}。"
-                "如果需要代理，请先设置 HTTPS_PROXY（本机服务请确认它已启动）。")
+        return (
+            f"❌ 无法连接到 {base_url}：{result.detail}。"
+            "如果需要代理，请先设置 HTTPS_PROXY（本机服务请确认它已启动）。"
+        )
     status = f"HTTP {result.status}" if result.status else "无法识别的响应"
     return f"❌ 服务返回错误（{status}）：{result.detail or '没有详细信息'}"
 
@@ -295,7 +307,9 @@ def _ask_model(io: SetupIO, default: str | None, models: Sequence[str]) -> str:
             return numbered[int(answer) - 1]
         if answer:
             if listed and answer not in listed:
-                io.say(f"⚠️ 服务的模型列表里没有 {answer}；如果调用失败，可以用 /model 或 paicli --setup 更换。",
-                       "yellow")
+                io.say(
+                    f"⚠️ 服务的模型列表里没有 {answer}；如果调用失败，可以用 /model 或 paicli --setup 更换。",
+                    "yellow",
+                )
             return answer
         io.say("❌ 需要一个模型名称。", "red")

@@ -30,15 +30,21 @@ def status_line(snapshot: StatusSnapshot, columns: int | None = None) -> str:
     figures go first, then the model name, so the context use and the mode stay visible."""
     model = snapshot.model
     approx = "~" if snapshot.context_source == "local" else ""  # "~": a local estimate, not yet calibrated
-    ctx = (f"ctx {approx}{format_tokens(snapshot.context_tokens)}/{format_window(snapshot.context_window)}"
-           f" ({snapshot.context_percent:.1f}%)")
+    ctx = (
+        f"ctx {approx}{format_tokens(snapshot.context_tokens)}/{format_window(snapshot.context_window)}"
+        f" ({snapshot.context_percent:.1f}%)"
+    )
     tokens = f"in {format_tokens(snapshot.input_tokens)} out {format_tokens(snapshot.output_tokens)}"
     cached = f" cached {format_tokens(snapshot.cached_tokens)} ({snapshot.cache_hit_percent:.0f}% hit)"
     tail = [snapshot.mode]
     if snapshot.phase and snapshot.phase != "idle":
         tail.append(snapshot.phase)
-    variants = ([model, ctx, tokens + cached, *tail], [model, ctx, tokens, *tail], [model, ctx, *tail],
-                [ctx, *tail])
+    variants = (
+        [model, ctx, tokens + cached, *tail],
+        [model, ctx, tokens, *tail],
+        [model, ctx, *tail],
+        [ctx, *tail],
+    )
     lines = [" · ".join(parts) for parts in variants]
     if columns is None:
         return lines[0]

@@ -87,8 +87,12 @@ def summarize_result(result: ToolResult, preview_lines: int = 3, width: int = 10
         return ResultSummary(f"⏱️ 超时: {first or '执行超时'}", tone="error")
     if not result.success:
         first = first.removeprefix("❌").strip()  # many tool errors carry their own mark
-        return ResultSummary(f"❌ {first or '执行失败'}", _preview(lines[1:], preview_lines - 1, width),
-                             _folded(lines[1:], preview_lines - 1), tone="error")
+        return ResultSummary(
+            f"❌ {first or '执行失败'}",
+            _preview(lines[1:], preview_lines - 1, width),
+            _folded(lines[1:], preview_lines - 1),
+            tone="error",
+        )
     if body.startswith(_OFFLOAD_MARKER):
         where = next((line.removeprefix("文件: ") for line in lines if line.startswith("文件: ")), "")
         return ResultSummary(f"输出较大，完整内容已存到 {where}".rstrip())
@@ -100,7 +104,9 @@ def summarize_result(result: ToolResult, preview_lines: int = 3, width: int = 10
         return ResultSummary(first)
     if result.name == "grep_code" and lines[0].startswith("grep_code:"):
         return _grep_summary(lines, preview_lines, width)
-    return ResultSummary(f"{len(lines)} 行", _preview(lines, preview_lines, width), _folded(lines, preview_lines))
+    return ResultSummary(
+        f"{len(lines)} 行", _preview(lines, preview_lines, width), _folded(lines, preview_lines)
+    )
 
 
 _GREP_MATCH = re.compile(r"^.+?:\d+:")

@@ -19,8 +19,13 @@ NO_TEAM_PROMPTS = "Team 模式需要的提示词没有加载，无法执行多�
 
 
 class TeamSession:
-    def __init__(self, parts: Components, stats: LoopStats, budget: Callable[[], AgentBudget],
-                 on_completed: Callable[[str], None] | None) -> None:
+    def __init__(
+        self,
+        parts: Components,
+        stats: LoopStats,
+        budget: Callable[[], AgentBudget],
+        on_completed: Callable[[str], None] | None,
+    ) -> None:
         self.parts = parts
         self.stats = stats
         self.budget = budget
@@ -36,13 +41,23 @@ class TeamSession:
         if parts.team_prompts is None:
             raise RuntimeError(NO_TEAM_PROMPTS)
         tools = parts.tools if parts.tools_enabled else ToolsDisabled()
-        env = TeamEnv(parts.llm, tools, parts.team_prompts, parts.ledger, self._context, self.budget,
-                      self.stats, policy_text)
+        env = TeamEnv(
+            parts.llm,
+            tools,
+            parts.team_prompts,
+            parts.ledger,
+            self._context,
+            self.budget,
+            self.stats,
+            policy_text,
+        )
         return TeamAgent(env, self.on_completed)
 
     def run(self, text: str, submitted: str, emit: EventSink, cancel: CancelToken) -> RunFinished:
         return self.agent(submitted).run(text, emit, cancel, submitted)
 
-    def continue_interrupted(self, found: InterruptedPlan, emit: EventSink, cancel: CancelToken) -> RunFinished:
+    def continue_interrupted(
+        self, found: InterruptedPlan, emit: EventSink, cancel: CancelToken
+    ) -> RunFinished:
         emit(Notice(f"⏩ 继续未完成的团队任务：跳过 {len(found.completed)} 个已完成的步骤"))
         return self.agent(found.progress.plan.goal).resume(found, emit, cancel)

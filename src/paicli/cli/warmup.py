@@ -108,7 +108,10 @@ def startup_warmup(memory: _Memory, counter: _Counter, *, count_context: bool) -
     without context counting (-p), the encoder waits for whoever needs it."""
     steps: list[WarmStep] = []
     if memory.has_memories():
-        steps += [WarmStep(MEMORY_DICTIONARY, memory.warm_tokenizer), WarmStep(MEMORY_INDEX, memory.warm_index)]
+        steps += [
+            WarmStep(MEMORY_DICTIONARY, memory.warm_tokenizer),
+            WarmStep(MEMORY_INDEX, memory.warm_index),
+        ]
     if count_context:
         steps.append(WarmStep(TOKEN_ENCODER, lambda: _count(counter)))
     return WarmUp(steps)

@@ -137,5 +137,3 @@ class EnvLookup:
             return float(raw)
         except ValueError:
             raise ConfigError(f"{key}={raw!r} 无效：需要一个数字") from None
-
-

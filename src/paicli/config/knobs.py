@@ -57,7 +57,9 @@ def _bool(key: str, raw: str) -> bool:
     raise ConfigError(f"{key}={raw!r} 无效：请使用 true/false、1/0、yes/no 或 on/off")
 
 
-def _range_error(key: str, value: float, low: float | None, high: float | None, open_low: bool) -> ConfigError:
+def _range_error(
+    key: str, value: float, low: float | None, high: float | None, open_low: bool
+) -> ConfigError:
     lower = "(" if low is None else ("(" if open_low else "[") + f"{low:g}"
     upper = "∞)" if high is None else f"{high:g}]"
     return ConfigError(f"{key}={value:g} 超出允许范围 {lower}, {upper}")
@@ -132,7 +134,9 @@ def flag(key: str, component: str, default: bool, doc: str) -> Knob[bool]:
 def integer(
     key: str, component: str, default: int, doc: str, minimum: int | None = None, maximum: int | None = None
 ) -> Knob[int]:
-    return Knob(key, component, default, doc, "int", _describe(minimum, maximum), _int_parser(minimum, maximum))
+    return Knob(
+        key, component, default, doc, "int", _describe(minimum, maximum), _int_parser(minimum, maximum)
+    )
 
 
 def optional_integer(
@@ -143,8 +147,14 @@ def optional_integer(
 
 
 def number(
-    key: str, component: str, default: float, doc: str, minimum: float | None = None,
-    maximum: float | None = None, *, open_low: bool = False,
+    key: str,
+    component: str,
+    default: float,
+    doc: str,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    *,
+    open_low: bool = False,
 ) -> Knob[float]:
     allowed = _describe(minimum, maximum, open_low)
     return Knob(key, component, default, doc, "float", allowed, _float_parser(minimum, maximum, open_low))
@@ -177,45 +187,94 @@ def _figure(value: float) -> str:
 # ---------------------------------------------------------------- the declarations
 
 LLM, SESSION, COMPACTION, MEMORY, AGENT, TOOLS, TERMINAL = (
-    "llm", "session", "compaction", "memory", "agent", "tools", "terminal",
+    "llm",
+    "session",
+    "compaction",
+    "memory",
+    "agent",
+    "tools",
+    "terminal",
 )
 
-HOME = text("PAICLI_HOME", SESSION, "all per-user state (memory, ledgers, input history, config.json); default ~/.paicli")
+HOME = text(
+    "PAICLI_HOME",
+    SESSION,
+    "all per-user state (memory, ledgers, input history, config.json); default ~/.paicli",
+)
 CONTEXT_WINDOW = optional_integer(
-    "PAICLI_CONTEXT_WINDOW", LLM, "context window in tokens; every threshold derives from it (default: per model)",
-    8_000, 10_000_000,
+    "PAICLI_CONTEXT_WINDOW",
+    LLM,
+    "context window in tokens; every threshold derives from it (default: per model)",
+    8_000,
+    10_000_000,
 )
-LIGHT_MODEL = text("PAICLI_LIGHT_MODEL", LLM, "model for background side calls (fact extraction); default: the session model")
-COMPACTION_MODEL = text("PAICLI_COMPACTION_MODEL", LLM, "model for level-3 summaries; default: the session model")
+LIGHT_MODEL = text(
+    "PAICLI_LIGHT_MODEL", LLM, "model for background side calls (fact extraction); default: the session model"
+)
+COMPACTION_MODEL = text(
+    "PAICLI_COMPACTION_MODEL", LLM, "model for level-3 summaries; default: the session model"
+)
 REASONING_IN_WIRE = Knob(
-    "PAICLI_REASONING_IN_WIRE", LLM, None, "echo reasoning_content with tool calls (default: per provider)",
-    "bool", "true/false", _bool,
+    "PAICLI_REASONING_IN_WIRE",
+    LLM,
+    None,
+    "echo reasoning_content with tool calls (default: per provider)",
+    "bool",
+    "true/false",
+    _bool,
 )
-LLM_CONNECT_TIMEOUT = number("PAICLI_LLM_CONNECT_TIMEOUT", LLM, 60.0, "seconds to connect", 0.0, open_low=True)
-LLM_READ_TIMEOUT = number("PAICLI_LLM_READ_TIMEOUT", LLM, 300.0, "seconds between streamed bytes", 0.0, open_low=True)
+LLM_CONNECT_TIMEOUT = number(
+    "PAICLI_LLM_CONNECT_TIMEOUT", LLM, 60.0, "seconds to connect", 0.0, open_low=True
+)
+LLM_READ_TIMEOUT = number(
+    "PAICLI_LLM_READ_TIMEOUT", LLM, 300.0, "seconds between streamed bytes", 0.0, open_low=True
+)
 LLM_CALL_TIMEOUT = number("PAICLI_LLM_CALL_TIMEOUT", LLM, 600.0, "seconds per attempt", 0.0, open_low=True)
 LLM_MAX_RETRIES = integer(
     "PAICLI_LLM_MAX_RETRIES", LLM, 3, "retries on 408/409/429/5xx and connection errors", 0, 10
 )
-LLM_RETRY_BACKOFF = number("PAICLI_LLM_RETRY_BACKOFF", LLM, 0.5, "base of the exponential retry backoff, seconds", 0.0)
+LLM_RETRY_BACKOFF = number(
+    "PAICLI_LLM_RETRY_BACKOFF", LLM, 0.5, "base of the exponential retry backoff, seconds", 0.0
+)
 
 MEMORY_PLACEMENT = choice(
-    "PAICLI_MEMORY_PLACEMENT", SESSION, "turn", ("turn", "system"),
+    "PAICLI_MEMORY_PLACEMENT",
+    SESSION,
+    "turn",
+    ("turn", "system"),
     "where retrieved memories go: turn keeps the system prompt byte-identical; system is the reference",
 )
-APPROVAL_MODE = choice("PAICLI_APPROVAL_MODE", SESSION, "auto", ("auto", "ask", "plan"), "approval mode at start-up")
-PROMPT_RUNTIME_DATE = text("PAICLI_PROMPT_RUNTIME_DATE", SESSION, "fixed ISO date for the prompt's runtime section (tests)")
-PROMPT_RUNTIME_ZONE = text("PAICLI_PROMPT_RUNTIME_ZONE", SESSION, "IANA time zone for the prompt's runtime section")
-TOOLS_ENABLED = flag("PAICLI_TOOLS_ENABLED", SESSION, True, "false: the model has no native tool calling; send no tools")
+APPROVAL_MODE = choice(
+    "PAICLI_APPROVAL_MODE", SESSION, "auto", ("auto", "ask", "plan"), "approval mode at start-up"
+)
+PROMPT_RUNTIME_DATE = text(
+    "PAICLI_PROMPT_RUNTIME_DATE", SESSION, "fixed ISO date for the prompt's runtime section (tests)"
+)
+PROMPT_RUNTIME_ZONE = text(
+    "PAICLI_PROMPT_RUNTIME_ZONE", SESSION, "IANA time zone for the prompt's runtime section"
+)
+TOOLS_ENABLED = flag(
+    "PAICLI_TOOLS_ENABLED", SESSION, True, "false: the model has no native tool calling; send no tools"
+)
 LOCAL_PORTS: Knob[tuple[int, ...]] = Knob(
-    "PAICLI_LOCAL_PORTS", SESSION, (11434, 1234, 8080, 8000),
+    "PAICLI_LOCAL_PORTS",
+    SESSION,
+    (11434, 1234, 8080, 8000),
     "127.0.0.1 ports the first-run setup probes for local model servers when nothing is configured",
-    "ports", "ports, or off", _ports,
+    "ports",
+    "ports, or off",
+    _ports,
 )
 
-TOOL_OFFLOAD_ENABLED = flag("PAICLI_TOOL_OFFLOAD_ENABLED", COMPACTION, True, "level 1: offload oversized tool output")
+TOOL_OFFLOAD_ENABLED = flag(
+    "PAICLI_TOOL_OFFLOAD_ENABLED", COMPACTION, True, "level 1: offload oversized tool output"
+)
 TOOL_OFFLOAD_THRESHOLD_CHARS = integer(
-    "PAICLI_TOOL_OFFLOAD_THRESHOLD_CHARS", COMPACTION, 0, "offload threshold in chars (0: derived from the window)", 0
+    "PAICLI_TOOL_OFFLOAD_THRESHOLD_CHARS",
+    COMPACTION,
+    0,
+    "offload threshold in chars (0: derived from the window)",
+    0,
 )
 TOOL_RESULT_CLEARING_ENABLED = flag(
     "PAICLI_TOOL_RESULT_CLEARING_ENABLED", COMPACTION, True, "level 2: clear old tool results"
@@ -233,72 +292,139 @@ SESSION_MEMORY_COMPACTION_ENABLED = flag(
     "PAICLI_SESSION_MEMORY_COMPACTION_ENABLED", COMPACTION, False, "experimental session-memory compaction"
 )
 TOKENIZER = choice(
-    "PAICLI_TOKENIZER", COMPACTION, "exact", ("exact", "heuristic", "tiktoken", "auto", "estimate", "reference"),
+    "PAICLI_TOKENIZER",
+    COMPACTION,
+    "exact",
+    ("exact", "heuristic", "tiktoken", "auto", "estimate", "reference"),
     "token counting: cl100k (exact; aliases tiktoken, auto) or a heuristic (aliases estimate, reference)",
 )
 
-MEMORY_DIR = text("PAICLI_MEMORY_DIR", MEMORY, "folder of long_term_memory.json (default $PAICLI_HOME/memory)")
-MEMORY_AUTO_EXTRACT_ENABLED = flag(
-    "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED", MEMORY, True, "extract facts the user stated after each completed turn"
+MEMORY_DIR = text(
+    "PAICLI_MEMORY_DIR", MEMORY, "folder of long_term_memory.json (default $PAICLI_HOME/memory)"
 )
-MEMORY_STALE_DAYS = integer("PAICLI_MEMORY_STALE_DAYS", MEMORY, 30, "days after which a memory is labelled stale (<= 0: never)")
+MEMORY_AUTO_EXTRACT_ENABLED = flag(
+    "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED",
+    MEMORY,
+    True,
+    "extract facts the user stated after each completed turn",
+)
+MEMORY_STALE_DAYS = integer(
+    "PAICLI_MEMORY_STALE_DAYS", MEMORY, 30, "days after which a memory is labelled stale (<= 0: never)"
+)
 MEMORY_CONFLICT_THRESHOLD = number(
-    "PAICLI_MEMORY_CONFLICT_THRESHOLD", MEMORY, 0.8, "similarity at which a new memory conflicts with one", 0.0, 1.0,
+    "PAICLI_MEMORY_CONFLICT_THRESHOLD",
+    MEMORY,
+    0.8,
+    "similarity at which a new memory conflicts with one",
+    0.0,
+    1.0,
     open_low=True,
 )
 MEMORY_DISABLE_ON_EXTERNAL_CONTEXT = flag(
-    "PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT", MEMORY, True,
+    "PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT",
+    MEMORY,
+    True,
     "no automatic extraction in a turn that read external content",
 )
 MEMORY_LOCK_TIMEOUT_SECONDS = number(
-    "PAICLI_MEMORY_LOCK_TIMEOUT_SECONDS", MEMORY, 10.0, "how long a memory write waits for the file lock", 0.0,
+    "PAICLI_MEMORY_LOCK_TIMEOUT_SECONDS",
+    MEMORY,
+    10.0,
+    "how long a memory write waits for the file lock",
+    0.0,
     open_low=True,
 )
 MEMORY_VECTOR = flag("PAICLI_MEMORY_VECTOR", MEMORY, True, "local vector similarity in retrieval")
 
-REACT_TOKEN_BUDGET = optional_integer("PAICLI_REACT_TOKEN_BUDGET", AGENT, "token budget of one task (default: derived)", 1)
+REACT_TOKEN_BUDGET = optional_integer(
+    "PAICLI_REACT_TOKEN_BUDGET", AGENT, "token budget of one task (default: derived)", 1
+)
 REACT_STAGNATION_WINDOW = integer(
     "PAICLI_REACT_STAGNATION_WINDOW", AGENT, 5, "identical tool rounds in a row that count as stagnation", 2
 )
 # The reference is unlimited; paicli caps a task generously so that tool calls that alternate (A, B, A, B, …),
 # which never trip the identical-rounds stagnation window, cannot run forever (issue 17).
 REACT_HARD_MAX_ITERATIONS = integer(
-    "PAICLI_REACT_HARD_MAX_ITERATIONS", AGENT, 200, "hard cap on model calls per task (then a partial answer)", 1
+    "PAICLI_REACT_HARD_MAX_ITERATIONS",
+    AGENT,
+    200,
+    "hard cap on model calls per task (then a partial answer)",
+    1,
 )
 
-PLAN_MAX_PARALLEL = integer("PAICLI_PLAN_MAX_PARALLEL", AGENT, 4, "plan tasks run at the same time, at most", 1, 16)
+PLAN_MAX_PARALLEL = integer(
+    "PAICLI_PLAN_MAX_PARALLEL", AGENT, 4, "plan tasks run at the same time, at most", 1, 16
+)
 PLAN_MAX_REPLANS = integer(
     "PAICLI_PLAN_MAX_REPLANS", AGENT, 2, "replans after a task fails before half of the plan is done", 0, 10
 )
 
-COMMAND_TIMEOUT_SECONDS = integer("PAICLI_COMMAND_TIMEOUT_SECONDS", TOOLS, 60, "execute_command time limit, seconds", 1)
+COMMAND_TIMEOUT_SECONDS = integer(
+    "PAICLI_COMMAND_TIMEOUT_SECONDS", TOOLS, 60, "execute_command time limit, seconds", 1
+)
 AUDIT_DIR = text("PAICLI_AUDIT_DIR", TOOLS, "folder of the approval audit log (default $PAICLI_HOME/audit)")
 SKILL_BODY_BUDGET = integer(
     "PAICLI_SKILL_BODY_BUDGET", TOOLS, 16_384, "chars of loaded skill text kept in the history", 1024
 )
 GREP_RIPGREP = flag(
-    "PAICLI_GREP_RIPGREP", TOOLS, True,
+    "PAICLI_GREP_RIPGREP",
+    TOOLS,
+    True,
     "grep_code uses the bundled ripgrep; false: the built-in engine (gives up after 20 s, 2 s per line)",
 )
 
 NO_STATUSBAR = flag("PAICLI_NO_STATUSBAR", TERMINAL, False, "hide the REPL status bar")
 LOG_LEVEL = choice(
-    "PAICLI_LOG_LEVEL", TERMINAL, "info", ("debug", "info", "warning", "error"),
+    "PAICLI_LOG_LEVEL",
+    TERMINAL,
+    "info",
+    ("debug", "info", "warning", "error"),
     "log level of $PAICLI_HOME/logs/paicli.log",
 )
 
 ALL_KNOBS: tuple[Knob[object], ...] = (  # type: ignore[assignment]
-    HOME, CONTEXT_WINDOW, LIGHT_MODEL, COMPACTION_MODEL, REASONING_IN_WIRE, LLM_CONNECT_TIMEOUT, LLM_READ_TIMEOUT,
-    LLM_CALL_TIMEOUT, LLM_MAX_RETRIES, LLM_RETRY_BACKOFF,
-    MEMORY_PLACEMENT, APPROVAL_MODE, PROMPT_RUNTIME_DATE, PROMPT_RUNTIME_ZONE, TOOLS_ENABLED, LOCAL_PORTS,
-    TOOL_OFFLOAD_ENABLED, TOOL_OFFLOAD_THRESHOLD_CHARS, TOOL_RESULT_CLEARING_ENABLED,
-    TOOL_RESULT_CLEARING_TRIGGER_TOKENS, TOOL_RESULT_CLEARING_KEEP, TOOL_RESULT_CLEARING_EXCLUDE_TOOLS,
-    SESSION_MEMORY_COMPACTION_ENABLED, TOKENIZER,
-    MEMORY_DIR, MEMORY_AUTO_EXTRACT_ENABLED, MEMORY_STALE_DAYS, MEMORY_CONFLICT_THRESHOLD,
-    MEMORY_DISABLE_ON_EXTERNAL_CONTEXT, MEMORY_LOCK_TIMEOUT_SECONDS, MEMORY_VECTOR,
-    REACT_TOKEN_BUDGET, REACT_STAGNATION_WINDOW, REACT_HARD_MAX_ITERATIONS, PLAN_MAX_PARALLEL, PLAN_MAX_REPLANS,
-    COMMAND_TIMEOUT_SECONDS, AUDIT_DIR, SKILL_BODY_BUDGET, GREP_RIPGREP,
-    NO_STATUSBAR, LOG_LEVEL,
+    HOME,
+    CONTEXT_WINDOW,
+    LIGHT_MODEL,
+    COMPACTION_MODEL,
+    REASONING_IN_WIRE,
+    LLM_CONNECT_TIMEOUT,
+    LLM_READ_TIMEOUT,
+    LLM_CALL_TIMEOUT,
+    LLM_MAX_RETRIES,
+    LLM_RETRY_BACKOFF,
+    MEMORY_PLACEMENT,
+    APPROVAL_MODE,
+    PROMPT_RUNTIME_DATE,
+    PROMPT_RUNTIME_ZONE,
+    TOOLS_ENABLED,
+    LOCAL_PORTS,
+    TOOL_OFFLOAD_ENABLED,
+    TOOL_OFFLOAD_THRESHOLD_CHARS,
+    TOOL_RESULT_CLEARING_ENABLED,
+    TOOL_RESULT_CLEARING_TRIGGER_TOKENS,
+    TOOL_RESULT_CLEARING_KEEP,
+    TOOL_RESULT_CLEARING_EXCLUDE_TOOLS,
+    SESSION_MEMORY_COMPACTION_ENABLED,
+    TOKENIZER,
+    MEMORY_DIR,
+    MEMORY_AUTO_EXTRACT_ENABLED,
+    MEMORY_STALE_DAYS,
+    MEMORY_CONFLICT_THRESHOLD,
+    MEMORY_DISABLE_ON_EXTERNAL_CONTEXT,
+    MEMORY_LOCK_TIMEOUT_SECONDS,
+    MEMORY_VECTOR,
+    REACT_TOKEN_BUDGET,
+    REACT_STAGNATION_WINDOW,
+    REACT_HARD_MAX_ITERATIONS,
+    PLAN_MAX_PARALLEL,
+    PLAN_MAX_REPLANS,
+    COMMAND_TIMEOUT_SECONDS,
+    AUDIT_DIR,
+    SKILL_BODY_BUDGET,
+    GREP_RIPGREP,
+    NO_STATUSBAR,
+    LOG_LEVEL,
 )
 
 

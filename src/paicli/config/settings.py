@@ -36,6 +36,7 @@ MemoryPlacement = Literal["system", "turn"]
 class NoProviderError(ConfigError):
     """No provider can be used because no key (or endpoint) is configured: the case the first-run setup fixes."""
 
+
 APPROVAL_MODES = ("auto", "ask", "plan")
 
 
@@ -191,7 +192,9 @@ class _Sources:
         return self.first(spec.key_envs) or self.config.provider_config(spec.name).api_key or None
 
     def generic_configured(self) -> bool:
-        return bool(self.first(provider(GENERIC).base_url_envs) or self.config.provider_config(GENERIC).base_url)
+        return bool(
+            self.first(provider(GENERIC).base_url_envs) or self.config.provider_config(GENERIC).base_url
+        )
 
     def available(self) -> tuple[str, ...]:
         names = [name for name in AUTO_ORDER if self.key_for(provider(name))]
@@ -206,25 +209,36 @@ class _Sources:
         model = model or self.first(spec.model_envs) or saved.model or spec.default_model
         if not model:
             raise ConfigError(f"provider {name} 未指定模型：请设置 {spec.model_envs[0]} 或使用 --model")
-        base_url = (self.first(spec.base_url_envs) or saved.base_url or spec.default_base_url or "").rstrip("/")
+        base_url = (self.first(spec.base_url_envs) or saved.base_url or spec.default_base_url or "").rstrip(
+            "/"
+        )
         if not base_url.startswith(("http://", "https://")):
-            raise ConfigError(f"{spec.base_url_envs[0]}={base_url!r} 无效：需要 http:// 或 https:// 开头的地址")
+            raise ConfigError(
+                f"{spec.base_url_envs[0]}={base_url!r} 无效：需要 http:// 或 https:// 开头的地址"
+            )
         window = self.config.window_override(name, model) or spec.window_for(model)
         window = knobs.CONTEXT_WINDOW.read(self.env) or window
         return Settings(
-            provider=name, model=model, base_url=base_url, api_key=api_key, context_window=window,
+            provider=name,
+            model=model,
+            base_url=base_url,
+            api_key=api_key,
+            context_window=window,
             cache_mode=spec.cache_mode,
             light_model=knobs.LIGHT_MODEL.read(self.env) or model,
             compaction_model=knobs.COMPACTION_MODEL.read(self.env) or model,
-            paicli_home=self.home, project_root=self.project_root,
-            memory_placement=_placement(self.env), approval_mode=knobs.APPROVAL_MODE.read(self.env),
+            paicli_home=self.home,
+            project_root=self.project_root,
+            memory_placement=_placement(self.env),
+            approval_mode=knobs.APPROVAL_MODE.read(self.env),
             reasoning_in_wire=_reasoning(self.env, spec.reasoning_in_wire),
             connect_timeout=knobs.LLM_CONNECT_TIMEOUT.read(self.env),
             read_timeout=knobs.LLM_READ_TIMEOUT.read(self.env),
             call_timeout=knobs.LLM_CALL_TIMEOUT.read(self.env),
             max_retries=knobs.LLM_MAX_RETRIES.read(self.env),
             retry_backoff=knobs.LLM_RETRY_BACKOFF.read(self.env),
-            available_providers=self.available(), _sources=self,
+            available_providers=self.available(),
+            _sources=self,
         )
 
 
@@ -280,14 +294,18 @@ def _default_choice(sources: _Sources, available: tuple[str, ...]) -> str:
     if saved:
         found = find_provider(saved)
         if found is None:
-            raise ConfigError(f"配置文件 {sources.home / 'config.json'} 中的 defaultProvider={saved!r} 不是已知的 provider")
+            raise ConfigError(
+                f"配置文件 {sources.home / 'config.json'} 中的 defaultProvider={saved!r} 不是已知的 provider"
+            )
         return found.name
     if not available:
         raise _missing_key_error()
     return available[0]
 
 
-def load_settings(env: EnvLookup | None = None, cli_model: str | None = None, cwd: Path | None = None) -> Settings:
+def load_settings(
+    env: EnvLookup | None = None, cli_model: str | None = None, cwd: Path | None = None
+) -> Settings:
     """Resolve everything once at start-up. Raises ConfigError (one line) on any unusable setting."""
     env = env if env is not None else EnvLookup()
     home = home_dir(env)

@@ -79,7 +79,9 @@ def tool_name_of(message: Message, names: dict[str, str]) -> str:
     return found.group(1) if found else "unknown"
 
 
-def clearable_indices(history: Sequence[Message], config: ClearingConfig, keep: int | None = None) -> list[int]:
+def clearable_indices(
+    history: Sequence[Message], config: ClearingConfig, keep: int | None = None
+) -> list[int]:
     """The policy: which tool messages to clear, oldest first (all but the newest `keep`, minus the skipped
     ones). Results of the latest tool-call response are never candidates: the model has not seen them."""
     unseen = unseen_tool_indices(history)

@@ -59,5 +59,3 @@ def result_of(
         return CompactionResult(False, "none", 0, (), error)
     strategy: Strategy = steps[-1].strategy
     return CompactionResult(compacted, strategy, cleared, tuple(steps), error)
-
-

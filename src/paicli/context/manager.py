@@ -57,6 +57,7 @@ def clearing_config(env: EnvLookup) -> ClearingConfig:
         exclude_tools=frozenset(knobs.TOOL_RESULT_CLEARING_EXCLUDE_TOOLS.read(env)),
     )
 
+
 class AutoCompactionManager:
     """One per history owner (ReAct agent, each Plan task, each Team sub-agent). Satisfies ContextPort."""
 
@@ -91,7 +92,9 @@ class AutoCompactionManager:
         # next attempt instead of paying for a summary (and its repair) before every model call.
         self._backoff = SummaryBackoff()
         self._size_summary_input()
-        self.offloader: Offloader | None = None  # set by the composer: offloads unseen results that cannot fit
+        self.offloader: Offloader | None = (
+            None  # set by the composer: offloads unseen results that cannot fit
+        )
         self.turn_memory: TurnMemory | None = None  # set for memory placement `turn` (see memory_view)
         self._pending_calibration: tuple[list[Message], Tools, int] | None = None
 
@@ -115,7 +118,9 @@ class AutoCompactionManager:
 
     def _size_summary_input(self) -> None:
         if isinstance(self.full, ConversationHistoryCompactor):
-            self.full.max_input_chars = input_chars_for_window(self.profile.window, self.profile.buffer_reserve)
+            self.full.max_input_chars = input_chars_for_window(
+                self.profile.window, self.profile.buffer_reserve
+            )
 
     # -- ContextPort ---------------------------------------------------------------------------------
 
@@ -160,10 +165,16 @@ class AutoCompactionManager:
         strategy: Strategy = "tool_result_clearing" if in_place else "full_summary"
         cleared = sum(1 for a, b in zip(before, history, strict=True) if a is not b) if in_place else 0
         step = CompactionStep(strategy, len(before), len(history), tokens[0], tokens[1], cleared)
-        return CompactionResult(not in_place, strategy, cleared, (step,), "压缩过程中出错，已保留到目前为止的结果")
+        return CompactionResult(
+            not in_place, strategy, cleared, (step,), "压缩过程中出错，已保留到目前为止的结果"
+        )
 
     def _fit_window(
-        self, history: list[Message], tools: Tools, result: CompactionResult, cancel: CancelToken | None = None
+        self,
+        history: list[Message],
+        tools: Tools,
+        result: CompactionResult,
+        cancel: CancelToken | None = None,
     ) -> CompactionResult:
         """Beyond the reference: a request that would not fit the window loses every tool result the model has
         already seen; results it has not seen are offloaded if they alone are too big; then the earlier rounds
@@ -184,7 +195,9 @@ class AutoCompactionManager:
             ids = offload_unseen(history, excess, self.offloader, size)
             if ids:
                 after = self.measure(history)
-                steps.append(CompactionStep("tool_result_offload", len(history), len(history), before, after, 0, ids))
+                steps.append(
+                    CompactionStep("tool_result_offload", len(history), len(history), before, after, 0, ids)
+                )
         error, notice = result.error, None
         if self.measure(history) + schema > limit and result.error is None:
             tokens = self.measure(history)
@@ -200,8 +213,12 @@ class AutoCompactionManager:
                 steps.append(dropped)
                 notice = self._fallback_notice(history, error)
         if self.measure(history) + schema > limit:
-            log.warning("request may exceed the context window (%d > %d tokens): %s",
-                        self.measure(history) + schema, limit, self._overflow_cause(history, schema, limit))
+            log.warning(
+                "request may exceed the context window (%d > %d tokens): %s",
+                self.measure(history) + schema,
+                limit,
+                self._overflow_cause(history, schema, limit),
+            )
         if len(steps) == len(result.steps):
             return result
         cleared_total = sum(s.cleared_tool_results for s in steps)
@@ -215,8 +232,10 @@ class AutoCompactionManager:
 
     def _fallback_notice(self, history: list[Message], error: str | None) -> str:
         reason = error or self._backoff.last_reason(id(history)) or "摘要暂不可用"
-        return (f"⚠️ 自动摘要没有完成（{reason}）。为了不超出上下文窗口，已清理较早的工具结果，"
-                "并把最早的几轮对话折叠成一份简短清单；完整内容仍保存在会话记录里。")
+        return (
+            f"⚠️ 自动摘要没有完成（{reason}）。为了不超出上下文窗口，已清理较早的工具结果，"
+            "并把最早的几轮对话折叠成一份简短清单；完整内容仍保存在会话记录里。"
+        )
 
     def _drop_rounds(self, history: list[Message], room: int) -> CompactionStep | None:
         """`room`: tokens the request may take; an earlier summary is carried into the note as far as the
@@ -275,8 +294,15 @@ class AutoCompactionManager:
 
     @staticmethod
     def _clear_step(cleared: ClearResult, messages: int) -> CompactionStep:
-        return CompactionStep("tool_result_clearing", messages, messages, cleared.before_tokens,
-                              cleared.after_tokens, cleared.cleared_count, cleared.call_ids)
+        return CompactionStep(
+            "tool_result_clearing",
+            messages,
+            messages,
+            cleared.before_tokens,
+            cleared.after_tokens,
+            cleared.cleared_count,
+            cleared.call_ids,
+        )
 
     def _clearly_below_thresholds(self, history: Sequence[Message], tools: Tools) -> bool:
         """Short histories skip exact counting (and loading the tokenizer): twice the byte bound (the largest
@@ -351,7 +377,9 @@ class AutoCompactionManager:
                 CompactionStep("session_memory", messages_before, len(history), tokens, self.measure(history))
             )
             return result_of(True, steps, clear.cleared_count)
-        if not self._backoff.allowed(id(history), tokens, trigger) or not self._summary_pays(history, trigger):
+        if not self._backoff.allowed(id(history), tokens, trigger) or not self._summary_pays(
+            history, trigger
+        ):
             return result_of(False, steps, clear.cleared_count)
         outcome = self._summarise(history, trigger, cancel)
         if outcome.compacted:

@@ -93,4 +93,6 @@ def rebuild(history: Sequence[Message], cut: int, head: Sequence[Message]) -> li
 def removed(history: Sequence[Message], cut: int) -> list[Message]:
     """The messages a cut takes out of the view (the latest user message stays)."""
     latest = latest_user_index(history)
-    return [m for i, m in enumerate(history[system_end(history) : cut], start=system_end(history)) if i != latest]
+    return [
+        m for i, m in enumerate(history[system_end(history) : cut], start=system_end(history)) if i != latest
+    ]

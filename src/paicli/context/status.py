@@ -42,8 +42,13 @@ class FigureCounter(Protocol):
     def calibration(self, model: str) -> object | None: ...
 
 
-def context_figure(counter: FigureCounter, model: str, window: int, history: Sequence[Message],
-                   tools: Sequence[Mapping[str, Any]] | None) -> ContextFigure:
+def context_figure(
+    counter: FigureCounter,
+    model: str,
+    window: int,
+    history: Sequence[Message],
+    tools: Sequence[Mapping[str, Any]] | None,
+) -> ContextFigure:
     local = counter.count_messages(history) + counter.count_tools(tools)
     if counter.calibration(model) is None:
         return ContextFigure(local, window, "local")

@@ -173,7 +173,13 @@ class ConversationHistoryCompactor:
             self._cancel = None
 
     def _compact(
-        self, history: list[Message], trigger: int, force: bool, retain: int, focus: str | None, cut: int | None
+        self,
+        history: list[Message],
+        trigger: int,
+        force: bool,
+        retain: int,
+        focus: str | None,
+        cut: int | None,
     ) -> SummaryOutcome:
         if not history:
             return SummaryOutcome(False)

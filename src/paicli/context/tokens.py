@@ -114,7 +114,9 @@ class TokenCounter:
         from paicli.config.knobs import TOKENIZER
 
         raw = TOKENIZER.read(env or EnvLookup())
-        return TokenCounter("heuristic" if raw in ("heuristic", "estimate", "reference") else "exact", model=model)
+        return TokenCounter(
+            "heuristic" if raw in ("heuristic", "estimate", "reference") else "exact", model=model
+        )
 
     # -- modes ---------------------------------------------------------------------------------------
 

@@ -54,7 +54,11 @@ def offload_unseen(history: list[Message], excess: int, offloader: Offloader, si
 
 
 def _offloadable(content: str | None) -> bool:
-    return bool(content) and len(content or "") >= MIN_OFFLOAD_CHARS and OFFLOAD_NOTICE_MARK not in (content or "")[:300]
+    return (
+        bool(content)
+        and len(content or "") >= MIN_OFFLOAD_CHARS
+        and OFFLOAD_NOTICE_MARK not in (content or "")[:300]
+    )
 
 
 def minimal_tail(history: Sequence[Message], size: Size) -> int:

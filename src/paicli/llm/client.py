@@ -67,8 +67,11 @@ class _Connection:
 
                 opts = self.options
                 timeout = openai.Timeout(
-                    opts.read_timeout, connect=opts.connect_timeout, read=opts.read_timeout,
-                    write=opts.write_timeout, pool=opts.connect_timeout,
+                    opts.read_timeout,
+                    connect=opts.connect_timeout,
+                    read=opts.read_timeout,
+                    write=opts.write_timeout,
+                    pool=opts.connect_timeout,
                 )
                 self._sdk = openai.OpenAI(
                     api_key=opts.api_key or NO_KEY_PLACEHOLDER,
@@ -144,8 +147,12 @@ class OpenAIChatClient:
     ) -> None:
         if options is None:
             options = ClientOptions(
-                base_url=base_url, api_key=api_key, connect_timeout=connect_timeout, read_timeout=read_timeout,
-                max_retries=max(0, max_retries), backoff_base=max(0.0, backoff_base),
+                base_url=base_url,
+                api_key=api_key,
+                connect_timeout=connect_timeout,
+                read_timeout=read_timeout,
+                max_retries=max(0, max_retries),
+                backoff_base=max(0.0, backoff_base),
                 include_reasoning_in_wire=include_reasoning_in_wire,
             )
         self._options = options
@@ -173,8 +180,12 @@ class OpenAIChatClient:
 
     def with_model(self, model: str) -> OpenAIChatClient:
         return OpenAIChatClient(
-            self._options.base_url, self._options.api_key, model,
-            options=self._options, connection=self._connection, rng=self._rng,
+            self._options.base_url,
+            self._options.api_key,
+            model,
+            options=self._options,
+            connection=self._connection,
+            rng=self._rng,
         )
 
     # ------------------------------------------------------------------ request
@@ -185,7 +196,9 @@ class OpenAIChatClient:
         with_reasoning = self._options.include_reasoning_in_wire
         params: dict[str, Any] = {
             "model": self._model,
-            "messages": [m.to_wire(include_reasoning=with_reasoning and bool(m.tool_calls)) for m in messages],
+            "messages": [
+                m.to_wire(include_reasoning=with_reasoning and bool(m.tool_calls)) for m in messages
+            ],
             "stream": True,
             "stream_options": {"include_usage": True},
         }
@@ -232,7 +245,9 @@ class OpenAIChatClient:
         listener = self.on_retry
         if listener is None:
             return
-        cause = f"HTTP {failure.status}" if failure.status else (failure.message.splitlines() or ["连接失败"])[0]
+        cause = (
+            f"HTTP {failure.status}" if failure.status else (failure.message.splitlines() or ["连接失败"])[0]
+        )
         try:
             listener(number, retries, delay, cause)
         except Exception:  # a display hook must never break the call
@@ -321,6 +336,7 @@ class OpenAIChatClient:
 
     # ------------------------------------------------------------------ errors
 
+
 class EndpointSettings(Protocol):
     """What a client needs from `paicli.config.settings.Settings` (structural, to keep llm/ free of config/)."""
 
@@ -347,10 +363,14 @@ class EndpointSettings(Protocol):
 def client_from_settings(settings: EndpointSettings, model: str | None = None) -> OpenAIChatClient:
     """The session client (or, with `model`, one for another model on the same endpoint)."""
     options = ClientOptions(
-        base_url=settings.base_url, api_key=settings.api_key,
-        connect_timeout=settings.connect_timeout, read_timeout=settings.read_timeout,
-        call_timeout=settings.call_timeout, max_retries=settings.max_retries,
-        backoff_base=settings.retry_backoff, include_reasoning_in_wire=settings.reasoning_in_wire,
+        base_url=settings.base_url,
+        api_key=settings.api_key,
+        connect_timeout=settings.connect_timeout,
+        read_timeout=settings.read_timeout,
+        call_timeout=settings.call_timeout,
+        max_retries=settings.max_retries,
+        backoff_base=settings.retry_backoff,
+        include_reasoning_in_wire=settings.reasoning_in_wire,
     )
     return OpenAIChatClient.from_options(options, model or settings.model)
 
@@ -388,5 +408,3 @@ def _chunk_dict(chunk: Any) -> dict[str, Any]:
         return result
     dumped: dict[str, Any] = chunk.model_dump()
     return dumped
-
-

@@ -23,7 +23,11 @@ class ToolCall:
         object.__setattr__(self, "arguments", encodable_json(self.arguments))
 
     def to_wire(self) -> dict[str, Any]:
-        return {"id": self.id, "type": "function", "function": {"name": self.name, "arguments": self.arguments}}
+        return {
+            "id": self.id,
+            "type": "function",
+            "function": {"name": self.name, "arguments": self.arguments},
+        }
 
 
 @dataclass(frozen=True)

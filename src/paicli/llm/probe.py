@@ -48,7 +48,11 @@ def _headers(api_key: str | None) -> dict[str, str]:
 
 
 def _request(request: urllib.request.Request, timeout: float, direct: bool) -> CheckResult:
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({})) if direct else urllib.request.build_opener()
+    opener = (
+        urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        if direct
+        else urllib.request.build_opener()
+    )
     try:
         with opener.open(request, timeout=timeout) as response:
             body = response.read(2_000_000)
@@ -102,10 +106,19 @@ def list_models(base_url: str, api_key: str | None, timeout: float = 10.0) -> Ch
 
 def one_token(base_url: str, api_key: str | None, model: str, timeout: float = 20.0) -> CheckResult:
     """A one-token chat completion, for endpoints that do not list their models."""
-    body = {"model": model, "messages": [{"role": "user", "content": "ping"}], "max_tokens": 1, "stream": False}
+    body = {
+        "model": model,
+        "messages": [{"role": "user", "content": "ping"}],
+        "max_tokens": 1,
+        "stream": False,
+    }
     headers = {**_headers(api_key), "Content-Type": "application/json"}
-    request = urllib.request.Request(f"{base_url.rstrip('/')}/chat/completions",
-                                     data=json.dumps(body).encode("utf-8"), headers=headers, method="POST")
+    request = urllib.request.Request(
+        f"{base_url.rstrip('/')}/chat/completions",
+        data=json.dumps(body).encode("utf-8"),
+        headers=headers,
+        method="POST",
+    )
     result = _request(request, timeout, direct=False)
     return CheckResult("ok") if result.ok else result
 
@@ -123,7 +136,9 @@ def _require_loopback(host: str) -> None:
 PROBE_TIMEOUT = 2.5
 
 
-def probe_local(name: str, port: int, host: str = LOOPBACK, timeout: float = PROBE_TIMEOUT) -> LocalServer | None:
+def probe_local(
+    name: str, port: int, host: str = LOOPBACK, timeout: float = PROBE_TIMEOUT
+) -> LocalServer | None:
     """One loopback port: an OpenAI-compatible server there answers GET /v1/models with a model list."""
     _require_loopback(host)
     base_url = f"http://{host}:{port}/v1"
@@ -134,8 +149,9 @@ def probe_local(name: str, port: int, host: str = LOOPBACK, timeout: float = PRO
     return LocalServer(name, port, base_url, result.models)
 
 
-def discover_local(servers: Sequence[tuple[str, int]], hosts: Sequence[str] = (LOOPBACK,),
-                   timeout: float = PROBE_TIMEOUT) -> list[LocalServer]:
+def discover_local(
+    servers: Sequence[tuple[str, int]], hosts: Sequence[str] = (LOOPBACK,), timeout: float = PROBE_TIMEOUT
+) -> list[LocalServer]:
     """Probe every (name, port) on each loopback host in parallel; servers that list models, in table order."""
     for host in hosts:
         _require_loopback(host)

@@ -14,14 +14,17 @@ from paicli.cancel import CancelToken
 from paicli.llm.messages import ChatResponse, Message
 from paicli.llm.protocol import DeltaCallback, LLMClient, LLMError
 
-NO_TOOLS_NOTICE = ("⚠️ 模型 {model} 不支持工具调用，本次会话改为纯对话：它不能读写文件或运行命令。"
-                   "需要工具时请用 /model 或 paicli --setup 换用支持工具的模型。")
+NO_TOOLS_NOTICE = (
+    "⚠️ 模型 {model} 不支持工具调用，本次会话改为纯对话：它不能读写文件或运行命令。"
+    "需要工具时请用 /model 或 paicli --setup 换用支持工具的模型。"
+)
 
 # What servers say when a model cannot take `tools`: Ollama "does not support tools", llama.cpp "tools param
 # requires --jinja flag", vLLM "auto" tool choice requires ..., OpenAI-style "Unrecognized ... argument: tools",
 # "does not support Function Calling". A message about a `tool` *message* (a pairing error) does not match.
-_TOOLS_REJECTED = re.compile(r"\btools\b|tool[ _]choice|function[ _]?call(?:ing)?\b|tool[ _]?(?:use|calling)\b",
-                             re.IGNORECASE)
+_TOOLS_REJECTED = re.compile(
+    r"\btools\b|tool[ _]choice|function[ _]?call(?:ing)?\b|tool[ _]?(?:use|calling)\b", re.IGNORECASE
+)
 
 
 def rejects_tools(error: LLMError) -> bool:
@@ -31,7 +34,9 @@ def rejects_tools(error: LLMError) -> bool:
 class ToolSupport:
     """Shared by every client of one session: which models refused tools, and the one-time notice."""
 
-    def __init__(self, rewrite_system: Callable[[str], str], notify: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self, rewrite_system: Callable[[str], str], notify: Callable[[str], None] | None = None
+    ) -> None:
         self._rewrite = rewrite_system
         self.notify = notify
         self._rejected: set[str] = set()
@@ -87,7 +92,9 @@ class ToolFallbackClient:
                     raise
                 self._support.mark(model)
         if self._support.rejected(model):
-            return self._inner.chat(self._support.without_tools(messages), None, on_delta=on_delta, cancel=cancel)
+            return self._inner.chat(
+                self._support.without_tools(messages), None, on_delta=on_delta, cancel=cancel
+            )
         return self._inner.chat(messages, tools, on_delta=on_delta, cancel=cancel)
 
     def with_model(self, model: str) -> ToolFallbackClient:

@@ -20,7 +20,6 @@ DoneCallback = Callable[[int], None]
 _STOP = object()
 
 
-
 class TurnExtraction(Protocol):
     """MemoryManager satisfies this."""
 

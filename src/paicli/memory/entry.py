@@ -54,7 +54,9 @@ def parse_instant(raw: Any) -> datetime:
         raise ValueError(f"not an instant: {raw!r}")
     year, month, day, hour, minute, second, fraction, zone = match.groups()
     micros = int((fraction or "0").ljust(9, "0")[:6])
-    moment = datetime(int(year), int(month), int(day), int(hour or 0), int(minute or 0), int(second or 0), micros)
+    moment = datetime(
+        int(year), int(month), int(day), int(hour or 0), int(minute or 0), int(second or 0), micros
+    )
     return moment.replace(tzinfo=_zone(zone))
 
 

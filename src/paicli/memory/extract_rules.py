@@ -52,6 +52,7 @@ MIN_QUOTE = 5
 MAX_QUOTE = 180
 MAX_FACTS = 3
 
+
 def java_trim(text: str) -> str:
     """Java's String.trim(): strips code points <= U+0020 only."""
     start, end = 0, len(text)

@@ -11,7 +11,9 @@ import re
 SENSITIVE = re.compile(
     r"(?i)api[_ -]?key|access[_ -]?key|secret|password|passwd|bearer|token|sk-[a-z0-9]|密码|密钥|身份证|手机号|电话号码|邮箱|验证码"
 )
-POSSIBLE_FACT = re.compile("我|我们|本项目|项目|仓库|团队|公司|偏好|习惯|默认|技术栈|长期|以后|后续|接下来|始终|每次")
+POSSIBLE_FACT = re.compile(
+    "我|我们|本项目|项目|仓库|团队|公司|偏好|习惯|默认|技术栈|长期|以后|后续|接下来|始终|每次"
+)
 TEMPORARY = re.compile("现在|这次|今天|明天|刚才|临时|马上|立刻")
 REFERENCE_SPLIT = re.compile(r"(?<=[。；;\n])")
 
@@ -74,7 +76,9 @@ INTERROGATIVE = re.compile(
 )
 # Question words also appear inside statements (`说明要改哪些文件。`): they count only in an unterminated sentence.
 WH_WORDS = re.compile(r"怎么|怎样|如何|什么|哪个|哪些|哪里|多少")
-AUXILIARY_START = re.compile(r"(?i)(?:do|does|did|is|are|can|could|should|would|will|what|how|why|which|where|who)\b")
+AUXILIARY_START = re.compile(
+    r"(?i)(?:do|does|did|is|are|can|could|should|would|will|what|how|why|which|where|who)\b"
+)
 TERMINATED = re.compile(r"[。.！!；;][\s)）]*$")
 REPORTED = re.compile(
     r"(?i)(?<![解小])说(?![明法服])|讲(?=[：:，,])|听.{0,8}[讲说]|据.{0,6}(?:称|说|讲|报道)|宣布|转告|传达|写道|写着|声称|提到|指出|认为|据说|听说|据称|传言|转述|原话|留言|评论说|评论区|"
@@ -114,6 +118,8 @@ FICTION = re.compile(
     r"\b(?:not true|not real|fictional|made[- ]up|hypothetical|dummy data|fake data)\b"
 )
 # A colon label that hands what follows to someone else: demonstratives, role names, or a source noun.
-FOREIGN_LABEL = re.compile(r"(?i)下面|以下|如下|上面|这里|这段|这句|这些|这个|那段|note|below|following|above")
+FOREIGN_LABEL = re.compile(
+    r"(?i)下面|以下|如下|上面|这里|这段|这句|这些|这个|那段|note|below|following|above"
+)
 TRAILING_END = re.compile(r"[。；;！!.…]+$")
 INNER_END = re.compile(r"[。；;！!？?\n]|\.(?=\s)")

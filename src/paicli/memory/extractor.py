@@ -43,7 +43,9 @@ class ExtractionOutcome(list[str]):
     by `AutoFactExtractor` as is, while the loop can still count the call and its tokens.
     """
 
-    def __init__(self, quotes: Iterable[str] = (), model_called: bool = False, usage: Usage | None = None) -> None:
+    def __init__(
+        self, quotes: Iterable[str] = (), model_called: bool = False, usage: Usage | None = None
+    ) -> None:
         super().__init__(quotes)
         self.model_called = model_called
         self.usage = usage

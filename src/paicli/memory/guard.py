@@ -71,7 +71,9 @@ class ExternalContextTracker:
 
     def __init__(self, env: EnvLookup | None = None, *, guard_enabled: bool | None = None) -> None:
         lookup = env if env is not None else EnvLookup()
-        self._guard_enabled = knobs.MEMORY_DISABLE_ON_EXTERNAL_CONTEXT.read(lookup) if guard_enabled is None else guard_enabled
+        self._guard_enabled = (
+            knobs.MEMORY_DISABLE_ON_EXTERNAL_CONTEXT.read(lookup) if guard_enabled is None else guard_enabled
+        )
         self._sources: list[str] = []
         self._lock = threading.Lock()
 

@@ -261,7 +261,10 @@ class MemoryFile:
                 data = json.loads(backup.read_bytes().decode("utf-8-sig"))
             except (OSError, UnicodeDecodeError, ValueError):
                 continue
-            if isinstance(data, list) and split_items(data, MemoryEntry.from_json_dict)[1].fingerprint() == fingerprint:
+            if (
+                isinstance(data, list)
+                and split_items(data, MemoryEntry.from_json_dict)[1].fingerprint() == fingerprint
+            ):
                 return backup
         return None
 

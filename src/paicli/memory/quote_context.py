@@ -18,7 +18,14 @@ Span = tuple[int, int]
 SENTENCE_END = re.compile(r"[。；;！!？?\n]|\.(?=\s|$)|…+")
 CLAUSE_END = re.compile(r"[。；;！!？?\n，,：:]|\.(?=\s|$)|…+")
 
-_QUOTE_PAIRS: tuple[tuple[str, str], ...] = (("“", "”"), ("‘", "’"), ("「", "」"), ("『", "』"), ("〝", "〞"), ("﹁", "﹂"))
+_QUOTE_PAIRS: tuple[tuple[str, str], ...] = (
+    ("“", "”"),
+    ("‘", "’"),
+    ("「", "」"),
+    ("『", "』"),
+    ("〝", "〞"),
+    ("﹁", "﹂"),
+)
 _ASCII_DOUBLE = re.compile(r'"[^"\n]*(?:"|$)', re.MULTILINE)
 _ASCII_SINGLE = re.compile(r"(?<![A-Za-z0-9])'[^'\n]*'(?![A-Za-z0-9])")
 _INLINE_CODE = re.compile(r"(?<!`)`(?!`)[^`\n]+`")
@@ -98,8 +105,12 @@ class InputAnalysis:
 
     @cached_property
     def code_regions(self) -> list[Region]:
-        regions = self._fenced() + self._indented() + self._log_lines() + self._diff_lines() + self._csv_blocks()
-        regions += [Region(s, e, self.text[s:e]) for s, e in self.lines if _TABLE_OR_CONFIG_LINE.match(self.text[s:e])]
+        regions = (
+            self._fenced() + self._indented() + self._log_lines() + self._diff_lines() + self._csv_blocks()
+        )
+        regions += [
+            Region(s, e, self.text[s:e]) for s, e in self.lines if _TABLE_OR_CONFIG_LINE.match(self.text[s:e])
+        ]
         return regions + [Region(m.start(), m.end(), m.group()) for m in _HTML_COMMENT.finditer(self.text)]
 
     @cached_property
@@ -145,7 +156,11 @@ class InputAnalysis:
         regions: list[Region] = []
         for start, end in self.lines:
             line = self.text[start:end].rstrip()
-            if line.endswith(("：", ":")) and self._label_ok(line[:-1]) and not _SOURCE_HEADING.search(line[:-1]):
+            if (
+                line.endswith(("：", ":"))
+                and self._label_ok(line[:-1])
+                and not _SOURCE_HEADING.search(line[:-1])
+            ):
                 stop = _paragraph_end(self.text, end)
                 if stop > end:
                     regions.append(Region(end, stop, self.text[end:stop]))
@@ -173,7 +188,11 @@ class InputAnalysis:
         previous_blank_or_code = True
         for start, end in self.lines:
             line = self.text[start:end]
-            is_code = previous_blank_or_code and (line.startswith("    ") or line.startswith("\t")) and bool(line.strip())
+            is_code = (
+                previous_blank_or_code
+                and (line.startswith("    ") or line.startswith("\t"))
+                and bool(line.strip())
+            )
             if is_code:
                 regions.append(Region(start, end, line))
             previous_blank_or_code = is_code or not line.strip()
@@ -183,7 +202,9 @@ class InputAnalysis:
         """A paragraph whose first line is a CSV header (`name,value`)."""
         regions: list[Region] = []
         for start, end in self.lines:
-            if _CSV_HEADER.match(self.text[start:end]) and (start == 0 or self.text[start - 2 : start] == "\n\n"):
+            if _CSV_HEADER.match(self.text[start:end]) and (
+                start == 0 or self.text[start - 2 : start] == "\n\n"
+            ):
                 regions.append(Region(start, _paragraph_end(self.text, start), self.text[start:end]))
         return regions
 

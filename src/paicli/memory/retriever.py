@@ -216,7 +216,9 @@ class MemoryRetriever:
             if self._persister is None:
                 from paicli.memory.vector_file import Persister
 
-                self._persister = Persister(self._index_path, self._lock, lambda: self._vectors, self.save_delay)
+                self._persister = Persister(
+                    self._index_path, self._lock, lambda: self._vectors, self.save_delay
+                )
             self._persister.request()
         return index
 

@@ -59,7 +59,11 @@ class LongTermMemory:
         self.clock = clock
         timeout = lock_timeout if lock_timeout is not None else lock_timeout_from_env(self.env)
         self._file = MemoryFile(_resolve_path(path_or_dir, self.env), timeout)
-        self.detector = detector if detector is not None else ConflictDetector(knobs.MEMORY_CONFLICT_THRESHOLD.read(self.env))
+        self.detector = (
+            detector
+            if detector is not None
+            else ConflictDetector(knobs.MEMORY_CONFLICT_THRESHOLD.read(self.env))
+        )
         self._entries: Entries = {}
         self._mutex = threading.RLock()
         self.last_error: str | None = None

@@ -132,7 +132,9 @@ def render_value(value: Any, depth: int, scalar: Callable[[Any], str] | None = N
         if not value:
             return "{ }"
         pad = "  " * (depth + 1)
-        inner = ",\n".join(f"{pad}{show(str(k))} : {render_value(v, depth + 1, scalar)}" for k, v in value.items())
+        inner = ",\n".join(
+            f"{pad}{show(str(k))} : {render_value(v, depth + 1, scalar)}" for k, v in value.items()
+        )
         return "{\n" + inner + "\n" + "  " * depth + "}"
     if isinstance(value, list):
         if not value:

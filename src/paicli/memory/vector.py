@@ -237,9 +237,13 @@ class VectorIndex:
         if self._stats is None:
             docs, cols, tfs = self.postings()
             df = np.bincount(cols, minlength=len(self.vocabulary)).astype(np.float64)
-            idf = np.log((self.size + 1.0) / (df + 1.0)) + 1.0  # a feature nobody has left gets the unseen idf
+            idf = (
+                np.log((self.size + 1.0) / (df + 1.0)) + 1.0
+            )  # a feature nobody has left gets the unseen idf
             weights = tfs * idf[cols]
-            norms = np.sqrt(np.bincount(docs, weights=weights * weights, minlength=len(self.ids)).astype(np.float64))
+            norms = np.sqrt(
+                np.bincount(docs, weights=weights * weights, minlength=len(self.ids)).astype(np.float64)
+            )
             self._stats = (idf, weights, norms)
         return self._stats
 

@@ -88,7 +88,9 @@ def load(path: Path) -> VectorIndex | None:
         return None
     if len(digests) != len(ids) or not len(docs) == len(cols) == len(tfs):
         return None
-    if len(docs) and (docs.max() >= len(ids) or cols.max() >= len(vocabulary) or min(docs.min(), cols.min()) < 0):
+    if len(docs) and (
+        docs.max() >= len(ids) or cols.max() >= len(vocabulary) or min(docs.min(), cols.min()) < 0
+    ):
         return None
     index = VectorIndex()
     index.ids = list(ids)

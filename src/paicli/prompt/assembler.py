@@ -123,7 +123,9 @@ class PromptAssembler:
         self._fixed_date = _parse_date(knobs.PROMPT_RUNTIME_DATE.read(env))
         zone = knobs.PROMPT_RUNTIME_ZONE.read(env)
         if zone is not None and not _valid_zone(zone):
-            raise ConfigError(f"{knobs.PROMPT_RUNTIME_ZONE.key}={zone!r} 无效：需要 IANA 时区名，例如 Asia/Shanghai")
+            raise ConfigError(
+                f"{knobs.PROMPT_RUNTIME_ZONE.key}={zone!r} 无效：需要 IANA 时区名，例如 Asia/Shanghai"
+            )
         self._zone = zone or _system_zone_name()
 
     def runtime_context(self) -> str:
@@ -154,7 +156,6 @@ class PromptAssembler:
         _require_language(prompt, "system prompt")
         return prompt
 
-
     def tools_disabled(self, prompt: str) -> str:
         """An assembled prompt for a model that turned out to reject tools (no-op without tool sections)."""
         if not any(re.search(rf"^{heading}\s*$", prompt, re.MULTILINE) for heading in TOOL_SECTIONS):
@@ -168,7 +169,9 @@ def _parse_date(raw: str | None) -> date | None:
     try:
         return date.fromisoformat(raw)
     except ValueError:
-        raise ConfigError(f"{knobs.PROMPT_RUNTIME_DATE.key}={raw!r} 无效：需要 ISO 日期，例如 2026-09-23") from None
+        raise ConfigError(
+            f"{knobs.PROMPT_RUNTIME_DATE.key}={raw!r} 无效：需要 ISO 日期，例如 2026-09-23"
+        ) from None
 
 
 def _require_language(text: str, where: str) -> None:
@@ -207,5 +210,3 @@ class AgentPromptBuilder:
             variables=self._variables,
         )
         return self._assembler.assemble(self._mode, ctx)
-
-

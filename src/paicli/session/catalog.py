@@ -44,7 +44,9 @@ class SessionInfo:
     provider: str
     updated_at_ms: int = 0  # the file's mtime: the last time anything was appended
     project_root: str = ""
-    answered: bool = True  # the model gave at least one final answer (False: every turn failed or was cut off)
+    answered: bool = (
+        True  # the model gave at least one final answer (False: every turn failed or was cut off)
+    )
 
     @property
     def throwaway(self) -> bool:
@@ -175,13 +177,17 @@ def find_session(home: Path, session_id: str) -> SessionInfo | None:
     if exact.is_file():
         return read_session_info(exact)
     try:
-        matches = [p for p in directory.iterdir() if p.name.startswith(session_id) and p.name.endswith(".jsonl")]
+        matches = [
+            p for p in directory.iterdir() if p.name.startswith(session_id) and p.name.endswith(".jsonl")
+        ]
     except OSError:
         return None
     return read_session_info(matches[0]) if len(matches) == 1 else None
 
 
-def newest_session(home: Path, project_root: Path, exclude_session_id: str | None = None) -> SessionInfo | None:
+def newest_session(
+    home: Path, project_root: Path, exclude_session_id: str | None = None
+) -> SessionInfo | None:
     """The session `paicli -c` continues: the most recently active one of this project."""
     sessions = list_sessions(home, project_root, exclude_session_id=exclude_session_id)
     return sessions[0] if sessions else None
@@ -237,8 +243,15 @@ def resume_session(
     """
     result = load_view(path)
     ledger = ConversationLedger.open_existing(path, clock=clock, secrets=secrets, on_error=on_error)
-    marker = {"model": model, "provider": provider, "paicliVersion": version, "resumedFromSequence": result.last_sequence}
+    marker = {
+        "model": model,
+        "provider": provider,
+        "paicliVersion": version,
+        "resumedFromSequence": result.last_sequence,
+    }
     ledger.mark_resumed({**marker, **(metadata or {})})
     if result.repaired and checkpoint_repairs:
-        ledger.record_view_checkpoint("session_resume", result.messages, {"repairedToolPairs": result.repaired})
+        ledger.record_view_checkpoint(
+            "session_resume", result.messages, {"repairedToolPairs": result.repaired}
+        )
     return ledger, result

@@ -72,7 +72,9 @@ def encode_entry(entry: Mapping[str, Any]) -> bytes:
     except UnicodeEncodeError:
         # a lone surrogate (e.g. half an emoji split across stream chunks) has no UTF-8 form: escape the
         # whole line as ASCII JSON, which reads back to exactly the same strings
-        return (json.dumps(entry, ensure_ascii=True, separators=(",", ":"), default=str) + "\n").encode("ascii")
+        return (json.dumps(entry, ensure_ascii=True, separators=(",", ":"), default=str) + "\n").encode(
+            "ascii"
+        )
 
 
 def _ensure_private_dir(directory: Path) -> None:
@@ -179,9 +181,13 @@ class ConversationLedger:
 
         A torn last line (no trailing newline) is closed with a newline before the next entry.
         """
-        session_id = validate_session_id(path.name[: -len(".jsonl")] if path.name.endswith(".jsonl") else path.name)
+        session_id = validate_session_id(
+            path.name[: -len(".jsonl")] if path.name.endswith(".jsonl") else path.name
+        )
         last, torn = read_last_sequence(path)
-        return cls(path, session_id, last + 1, clock=clock, secrets=secrets, on_error=on_error, needs_newline=torn)
+        return cls(
+            path, session_id, last + 1, clock=clock, secrets=secrets, on_error=on_error, needs_newline=torn
+        )
 
     # --- properties ----------------------------------------------------------------------------------
 
@@ -217,7 +223,9 @@ class ConversationLedger:
     ) -> None:
         self._append(event_for(message), mode, actor, source, message.to_json(), metadata or {})
 
-    def append_event(self, event: str, mode: str, actor: str, source: str, metadata: Mapping[str, Any]) -> None:
+    def append_event(
+        self, event: str, mode: str, actor: str, source: str, metadata: Mapping[str, Any]
+    ) -> None:
         self._append(event, mode, actor, source, None, metadata)
 
     def record_view_checkpoint(
@@ -243,7 +251,9 @@ class ConversationLedger:
 
     def mark_resumed(self, metadata: Mapping[str, Any] | None = None, mode: str = "react") -> None:
         """The point where a later process continued this session (`/resume`, `--resume`, `-c`)."""
-        self.append_event(SESSION_RESUMED_EVENT, mode, "cli", "resume", {"pid": os.getpid(), **(metadata or {})})
+        self.append_event(
+            SESSION_RESUMED_EVENT, mode, "cli", "resume", {"pid": os.getpid(), **(metadata or {})}
+        )
 
     def read_all(self) -> list[LedgerEntry]:
         """Every readable entry, in file order (the reference's `readAll()`; tests and tooling)."""

@@ -126,7 +126,9 @@ def _parsable_arguments(message: Message) -> Message:
     if not message.tool_calls:
         return message
     calls = tuple(
-        call if _is_json_object(call.arguments) else replace(call, arguments=repaired_arguments(call.arguments))
+        call
+        if _is_json_object(call.arguments)
+        else replace(call, arguments=repaired_arguments(call.arguments))
         for call in message.tool_calls
     )
     return replace(message, tool_calls=calls)
@@ -232,10 +234,14 @@ def rebuild_view(entries: Sequence[LedgerEntry], mode: str = "react", actor: str
             if message is not None:
                 view.append(message)
     if compacted_without_checkpoint:
-        notices.append("这份会话记录没有视图检查点，已按原始消息重建上下文（之前的压缩结果不会保留，需要时会重新压缩）。")
+        notices.append(
+            "这份会话记录没有视图检查点，已按原始消息重建上下文（之前的压缩结果不会保留，需要时会重新压缩）。"
+        )
     repaired, fixes = repair_tool_pairs(view)
     if fixes:
-        notices.append(f"上次会话在工具调用过程中中断，已修复 {fixes} 处工具调用与结果的配对（未完成的调用标记为已中断）。")
+        notices.append(
+            f"上次会话在工具调用过程中中断，已修复 {fixes} 处工具调用与结果的配对（未完成的调用标记为已中断）。"
+        )
     last_sequence = max((entry.sequence for entry in entries), default=0)
     checkpoint_sequence = entries[start].sequence if start is not None else None
     return ResumeResult(repaired, notices, last_sequence, plan_state, checkpoint_sequence, fixes, extra)

@@ -157,7 +157,9 @@ class ApprovalState:
         if self._hitl:
             return ApprovalNeed("HITL 已开启，所有危险操作都需要确认")
         with self._lock:
-            if covered(self._granted, tool, args) and not (tool != "execute_command" and is_protected_path(relative_path)):
+            if covered(self._granted, tool, args) and not (
+                tool != "execute_command" and is_protected_path(relative_path)
+            ):
                 return None
         if self._mode == "ask":
             return ApprovalNeed("当前为 ask 模式，危险操作需要确认")
@@ -165,9 +167,13 @@ class ApprovalState:
         if tool == "execute_command" and not is_read_only_command(
             command, project_root, self.written_gitdirs()
         ):
-            return ApprovalNeed("这条命令不能确认是只读的（可能写文件、执行程序或输出密钥），auto 模式下需要确认")
+            return ApprovalNeed(
+                "这条命令不能确认是只读的（可能写文件、执行程序或输出密钥），auto 模式下需要确认"
+            )
         if tool in ("write_file", "edit_file") and is_protected_path(relative_path):
-            return ApprovalNeed("这个文件是 .git/、.paicli/ 里的配置或 PAI.md 项目记忆，auto 模式下写入需要确认")
+            return ApprovalNeed(
+                "这个文件是 .git/、.paicli/ 里的配置或 PAI.md 项目记忆，auto 模式下写入需要确认"
+            )
         return None
 
 

@@ -14,7 +14,9 @@ from paicli.llm.messages import ToolCall
 from paicli.tools.base import ToolEventSink, ToolResult
 from paicli.tools.boundary import ToolResultBoundary
 
-NO_TOOLS_RESULT = "❌ 当前模型不支持工具调用，这个调用没有执行。请直接用文字回答，需要的命令写出来让用户自己运行。"
+NO_TOOLS_RESULT = (
+    "❌ 当前模型不支持工具调用，这个调用没有执行。请直接用文字回答，需要的命令写出来让用户自己运行。"
+)
 
 
 class _NoToolTurn:
@@ -24,9 +26,14 @@ class _NoToolTurn:
     def notice(self) -> str | None:
         return None
 
-    def execute(self, calls: Sequence[ToolCall], cancel: CancelToken, emit: ToolEventSink) -> list[ToolResult]:
+    def execute(
+        self, calls: Sequence[ToolCall], cancel: CancelToken, emit: ToolEventSink
+    ) -> list[ToolResult]:
         text = ToolResultBoundary.wrap
-        return [ToolResult(c.id, c.name, text(c.name, NO_TOOLS_RESULT), success=False, blocked=True) for c in calls]
+        return [
+            ToolResult(c.id, c.name, text(c.name, NO_TOOLS_RESULT), success=False, blocked=True)
+            for c in calls
+        ]
 
 
 class ToolsDisabled:

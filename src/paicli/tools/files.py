@@ -154,7 +154,9 @@ def planned_diff(tool: str, args: Args, paths: PathGuard) -> str | None:
     if tool == "write_file":
         new = str(args.get("content", ""))
     else:
-        old_text, new_text = match_line_endings(old, str(args.get("old_text", "")), str(args.get("new_text", "")))
+        old_text, new_text = match_line_endings(
+            old, str(args.get("old_text", "")), str(args.get("new_text", ""))
+        )
         if not old_text or old_text not in old:
             return None
         new = old.replace(old_text, new_text, -1 if args.get("replace_all") else 1)
@@ -229,7 +231,9 @@ def _apply_edit(fd: int, args: Args, old_text: str, new_text: str) -> ToolOutput
     old_text, new_text = match_line_endings(original, old_text, new_text)
     count = original.count(old_text)
     if count == 0:
-        return ToolOutput(f"❌ 在 {args['path']} 中找不到 old_text（需要与文件内容逐字一致，包括缩进和换行）", success=False)
+        return ToolOutput(
+            f"❌ 在 {args['path']} 中找不到 old_text（需要与文件内容逐字一致，包括缩进和换行）", success=False
+        )
     replace_all = bool(args.get("replace_all", False))
     if count > 1 and not replace_all:
         return fail(

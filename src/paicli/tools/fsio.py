@@ -81,9 +81,7 @@ def open_beneath(
             os.close(directory)
             directory = child
         try:
-            fd = os.open(
-                parts[-1], flags | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC, mode, dir_fd=directory
-            )
+            fd = os.open(parts[-1], flags | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC, mode, dir_fd=directory)
         except OSError as error:
             if error.errno == errno.ELOOP:
                 raise SymlinkSwapped() from None

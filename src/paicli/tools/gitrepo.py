@@ -89,7 +89,9 @@ def _gitdir_from_file(dotgit: Path) -> Path | None:
 
 
 def _looks_like_gitdir(directory: Path) -> bool:
-    return (directory / "HEAD").is_file() and ((directory / "objects").is_dir() or (directory / "refs").is_dir())
+    return (directory / "HEAD").is_file() and (
+        (directory / "objects").is_dir() or (directory / "refs").is_dir()
+    )
 
 
 def repositories(cwd: Path, env: Mapping[str, str]) -> list[tuple[Path, Path]] | None:

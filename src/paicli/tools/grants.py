@@ -19,8 +19,31 @@ _SEPARATORS = frozenset({";", "&&", "||", "|", "&"})
 _SUBCOMMAND = re.compile(r"^[A-Za-z][A-Za-z0-9_.:-]*$")
 # Programs that remove, overwrite or kill: an approval of them is only ever for the one call.
 _DESTRUCTIVE_PROGRAMS = frozenset(
-    {"rm", "rmdir", "unlink", "shred", "dd", "mkfs", "truncate", "kill", "killall", "pkill", "chmod", "chown",
-     "mv", "sudo", "su", "doas", "wipefs", "fdisk", "parted", "reboot", "shutdown", "halt", "poweroff"}
+    {
+        "rm",
+        "rmdir",
+        "unlink",
+        "shred",
+        "dd",
+        "mkfs",
+        "truncate",
+        "kill",
+        "killall",
+        "pkill",
+        "chmod",
+        "chown",
+        "mv",
+        "sudo",
+        "su",
+        "doas",
+        "wipefs",
+        "fdisk",
+        "parted",
+        "reboot",
+        "shutdown",
+        "halt",
+        "poweroff",
+    }
 )
 _DESTRUCTIVE_GIT = {
     "push": ("-f", "--force", "--force-with-lease", "--delete", "-d", "--mirror"),

@@ -84,9 +84,7 @@ _CMD_START = (
     r"(?:^|[;&|(`{\n]\s*|\$\(\s*|\b(?:ba|z|da|k)?sh\s+-c\s+[\"'])\s*"
     r"(?:(?:env|time|nohup|exec|command|builtin|nice|stdbuf|xargs)\s+(?:-\S+\s+)*)*(?:/[\w./-]*/)?"
 )
-_RM_TARGET = (
-    r"[\"']?(?:/|/\*|~|~/|~/\*|\$HOME/?|\$\{HOME\}/?|/home/?|/root/?|/Users/?|/\.\.?)[\"']?"
-)
+_RM_TARGET = r"[\"']?(?:/|/\*|~|~/|~/\*|\$HOME/?|\$\{HOME\}/?|/home/?|/root/?|/Users/?|/\.\.?)[\"']?"
 
 COMMAND_RULES: tuple[CommandRule, ...] = (
     CommandRule("sudo 提权", re.compile(_CMD_START + r"sudo\b")),

@@ -234,6 +234,11 @@ def _after_cd(args: Sequence[Word], cwds: set[Path], environ: Mapping[str, str])
         return None
     target = _expand_user(target, environ)
     relative = not os.path.isabs(target)
-    if relative and environ.get("CDPATH") and not target.startswith(("./", "../")) and target not in (".", ".."):
+    if (
+        relative
+        and environ.get("CDPATH")
+        and not target.startswith(("./", "../"))
+        and target not in (".", "..")
+    ):
         return None
     return {Path(os.path.realpath(cwd / target)) for cwd in cwds}

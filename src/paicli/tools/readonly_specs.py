@@ -37,7 +37,9 @@ _GREP = Options(
         "color colour binary help version"
     ),
 )
-_SUMS = Options(flags="bctwz", long=_long("binary check text tag quiet status strict warn zero ignore-missing"))
+_SUMS = Options(
+    flags="bctwz", long=_long("binary check text tag quiet status strict warn zero ignore-missing")
+)
 
 PROGRAMS: dict[str, Options] = {
     "ls": Options(
@@ -55,9 +57,15 @@ PROGRAMS: dict[str, Options] = {
         flags="AbeEnstTuv",
         long=_long("show-all number-nonblank show-ends number squeeze-blank show-tabs show-nonprinting help"),
     ),
-    "head": Options(flags="qvz", value="nc", numeric=True, long=_long("bytes lines quiet silent verbose zero-terminated")),
-    "tail": Options(flags="qvz", value="nc", numeric=True, long=_long("bytes lines quiet silent verbose zero-terminated")),
-    "wc": Options(flags="clmwL", long=_long("bytes chars lines words max-line-length files0-from total help")),
+    "head": Options(
+        flags="qvz", value="nc", numeric=True, long=_long("bytes lines quiet silent verbose zero-terminated")
+    ),
+    "tail": Options(
+        flags="qvz", value="nc", numeric=True, long=_long("bytes lines quiet silent verbose zero-terminated")
+    ),
+    "wc": Options(
+        flags="clmwL", long=_long("bytes chars lines words max-line-length files0-from total help")
+    ),
     "grep": _GREP,
     "egrep": _GREP,
     "fgrep": _GREP,
@@ -93,7 +101,9 @@ PROGRAMS: dict[str, Options] = {
     ),
     "id": Options(flags="agGnrzZ", long=_long("context group groups name real user zero")),
     "type": Options(flags="aftpP"),
-    "stat": Options(flags="LftZ", value="c", long=_long("dereference file-system format printf terse cached")),
+    "stat": Options(
+        flags="LftZ", value="c", long=_long("dereference file-system format printf terse cached")
+    ),
     "file": Options(
         flags="bhiLNnps0Sk",
         value="eFmfP",
@@ -122,7 +132,9 @@ PROGRAMS: dict[str, Options] = {
     "cut": Options(
         flags="nsz",
         value="bcdf",
-        long=_long("bytes characters delimiter fields complement only-delimited output-delimiter zero-terminated"),
+        long=_long(
+            "bytes characters delimiter fields complement only-delimited output-delimiter zero-terminated"
+        ),
     ),
     "diff": Options(
         flags="abBdeEinNpqrstTuwyZ",
@@ -137,14 +149,23 @@ PROGRAMS: dict[str, Options] = {
             "palette help version"
         ),
     ),
-    "cmp": Options(flags="blsz", value="in", long=_long("print-bytes ignore-initial verbose bytes quiet silent")),
+    "cmp": Options(
+        flags="blsz", value="in", long=_long("print-bytes ignore-initial verbose bytes quiet silent")
+    ),
     "basename": Options(flags="az", value="s", long=_long("multiple suffix zero")),
     "dirname": Options(flags="z", long=_long("zero")),
     "realpath": Options(
         flags="eEmLPqsz",
-        long=_long("canonicalize-existing canonicalize-missing logical physical quiet relative-to relative-base strip no-symlinks zero"),
+        long=_long(
+            "canonicalize-existing canonicalize-missing logical physical quiet relative-to relative-base strip no-symlinks zero"
+        ),
     ),
-    "readlink": Options(flags="efmnqsvz", long=_long("canonicalize canonicalize-existing canonicalize-missing no-newline quiet silent verbose zero")),
+    "readlink": Options(
+        flags="efmnqsvz",
+        long=_long(
+            "canonicalize canonicalize-existing canonicalize-missing no-newline quiet silent verbose zero"
+        ),
+    ),
     "nl": Options(
         flags="p",
         value="bdfhilnsvw",
@@ -160,7 +181,9 @@ PROGRAMS: dict[str, Options] = {
     "tree": Options(
         flags="adflxpsugDFqNQrtvUCAShJXn",
         value="LIPT",
-        long=_long("noreport dirsfirst gitignore charset filelimit prune du si sort matchdirs ignore-case timefmt help version"),
+        long=_long(
+            "noreport dirsfirst gitignore charset filelimit prune du si sort matchdirs ignore-case timefmt help version"
+        ),
     ),
     "sort": Options(
         flags="bdfgiMhnRrVcCmsuz",
@@ -172,16 +195,88 @@ PROGRAMS: dict[str, Options] = {
             "files0-from"
         ),
     ),
-    "date": Options(flags="uRI", value="dfr", long=_long("date file iso-8601 rfc-email rfc-3339 reference utc universal debug")),
+    "date": Options(
+        flags="uRI",
+        value="dfr",
+        long=_long("date file iso-8601 rfc-email rfc-3339 reference utc universal debug"),
+    ),
     "cd": Options(flags="LP"),
 }
 
 # find: primaries with no argument and with one argument; everything else (-exec, -delete, -fprint, …) asks.
 FIND_FLAGS = frozenset(
-    ["-print", "-print0", "-ls", "-prune", "-quit", "-true", "-false", "-empty", "-readable", "-writable", "-executable", "-nouser", "-nogroup", "-depth", "-follow", "-xdev", "-mount", "-daystart", "-noleaf", "-not", "-and", "-a", "-or", "-o", "-ignore_readdir_race", "-noignore_readdir_race", "(", ")", "!", ","]
+    [
+        "-print",
+        "-print0",
+        "-ls",
+        "-prune",
+        "-quit",
+        "-true",
+        "-false",
+        "-empty",
+        "-readable",
+        "-writable",
+        "-executable",
+        "-nouser",
+        "-nogroup",
+        "-depth",
+        "-follow",
+        "-xdev",
+        "-mount",
+        "-daystart",
+        "-noleaf",
+        "-not",
+        "-and",
+        "-a",
+        "-or",
+        "-o",
+        "-ignore_readdir_race",
+        "-noignore_readdir_race",
+        "(",
+        ")",
+        "!",
+        ",",
+    ]
 )
 FIND_WITH_VALUE = frozenset(
-    ["-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-lname", "-ilname", "-regex", "-iregex", "-type", "-xtype", "-maxdepth", "-mindepth", "-size", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin", "-newer", "-anewer", "-cnewer", "-perm", "-user", "-group", "-uid", "-gid", "-links", "-inum", "-samefile", "-printf", "-used", "-regextype", "-fstype"]
+    [
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-wholename",
+        "-iwholename",
+        "-lname",
+        "-ilname",
+        "-regex",
+        "-iregex",
+        "-type",
+        "-xtype",
+        "-maxdepth",
+        "-mindepth",
+        "-size",
+        "-mtime",
+        "-mmin",
+        "-atime",
+        "-amin",
+        "-ctime",
+        "-cmin",
+        "-newer",
+        "-anewer",
+        "-cnewer",
+        "-perm",
+        "-user",
+        "-group",
+        "-uid",
+        "-gid",
+        "-links",
+        "-inum",
+        "-samefile",
+        "-printf",
+        "-used",
+        "-regextype",
+        "-fstype",
+    ]
 )
 
 _DIFF_LONG = (
@@ -199,7 +294,9 @@ _LOG_LONG = (
     "topo-order date-order author-date-order full-history simplify-by-decoration source log-size "
     "max-parents min-parents no-walk walk-reflogs"
 )
-GIT_GLOBAL_FLAGS = frozenset({"--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs", "--no-replace-objects"})
+GIT_GLOBAL_FLAGS = frozenset(
+    {"--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs", "--no-replace-objects"}
+)
 GIT_SUBCOMMANDS: dict[str, Options] = {
     "status": Options(
         flags="sbvz",
@@ -210,11 +307,15 @@ GIT_SUBCOMMANDS: dict[str, Options] = {
     ),
     "log": Options(flags="pusRwbaz", value="nSG", numeric=True, long=_long(_DIFF_LONG + " " + _LOG_LONG)),
     "show": Options(flags="pusRwbaz", value="SG", long=_long(_DIFF_LONG + " " + _LOG_LONG)),
-    "diff": Options(flags="pusRwbaz", value="SG", long=_long(_DIFF_LONG + " cached staged merge-base no-index")),
+    "diff": Options(
+        flags="pusRwbaz", value="SG", long=_long(_DIFF_LONG + " cached staged merge-base no-index")
+    ),
     "blame": Options(
         flags="bcfenpstwM",
         value="L",
-        long=_long("root show-stats porcelain line-porcelain incremental show-name show-number show-email date abbrev"),
+        long=_long(
+            "root show-stats porcelain line-porcelain incremental show-name show-number show-email date abbrev"
+        ),
     ),
     "ls-files": Options(
         flags="cdmoiksuvtzfe",

@@ -87,8 +87,8 @@ class ToolRunner:
         self.command_timeout = float(knobs.COMMAND_TIMEOUT_SECONDS.read(self.env))
         self.max_parallel = max(1, max_parallel)
         self.batch_timeout = batch_timeout
-        self.audit = audit if audit is not None else AuditLog(
-            audit_dir(self.env), secrets=env_secrets(self.env)
+        self.audit = (
+            audit if audit is not None else AuditLog(audit_dir(self.env), secrets=env_secrets(self.env))
         )
 
     def register(self, tool: Tool) -> None:
@@ -150,7 +150,9 @@ class TurnToolSet:
         cache; calls the turn policy withholds are refused at execution with a result saying why."""
         return self.runner.definitions()
 
-    def execute(self, calls: Sequence[ToolCall], cancel: CancelToken, emit: ToolEventSink) -> list[ToolResult]:
+    def execute(
+        self, calls: Sequence[ToolCall], cancel: CancelToken, emit: ToolEventSink
+    ) -> list[ToolResult]:
         results: list[ToolResult] = []
         index = 0
         while index < len(calls):

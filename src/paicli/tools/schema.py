@@ -21,7 +21,9 @@ class Param:
 
     def schema(self) -> dict[str, Any]:
         entry: dict[str, Any] = {"type": self.type}
-        if self.description:  # a parameter whose name says it all carries no description (fewer prompt tokens)
+        if (
+            self.description
+        ):  # a parameter whose name says it all carries no description (fewer prompt tokens)
             entry["description"] = self.description
         if self.enum:
             entry["enum"] = list(self.enum)
@@ -42,7 +44,10 @@ class ToolSpec:
     web: bool = False  # refused at execution when the turn must stay offline (the definition stays)
 
     def definition(self) -> dict[str, Any]:
-        parameters: dict[str, Any] = {"type": "object", "properties": {p.name: p.schema() for p in self.params}}
+        parameters: dict[str, Any] = {
+            "type": "object",
+            "properties": {p.name: p.schema() for p in self.params},
+        }
         required = [p.name for p in self.params if p.required]
         if required:
             parameters["required"] = required

@@ -361,7 +361,8 @@ def grep_code(args: Args, ctx: ToolContext) -> ToolOutput:
         return ToolOutput(f"❌ 路径不存在: {args.get('path', '.')}", success=False)
     if not base.real.is_dir() and not _is_regular(base.real):
         return ToolOutput(
-            f"❌ {args.get('path')} 不是普通文件或目录（例如命名管道或设备），grep_code 不会读取它", success=False
+            f"❌ {args.get('path')} 不是普通文件或目录（例如命名管道或设备），grep_code 不会读取它",
+            success=False,
         )
     glob = str(args.get("glob") or "").strip()
     query = GrepQuery(

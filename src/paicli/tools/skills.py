@@ -86,7 +86,7 @@ def parse_skill_text(text: str, directory: Path, source: SkillSource) -> Skill:
     if not NAME_PATTERN.match(name):
         raise SkillFormatError(f"name {name!r} 无效：只能用字母、数字、点、下划线和连字符，最长 64 个字符")
     description = " ".join(_text_field(data, "description").split())
-    return Skill(name, description, source, directory, text[match.end():].strip("\n"))
+    return Skill(name, description, source, directory, text[match.end() :].strip("\n"))
 
 
 def _simple_front_matter(text: str) -> dict[object, object] | None:
@@ -188,8 +188,12 @@ class SkillDirs:
 
     @classmethod
     def default(cls, paicli_home: Path, project_root: Path) -> SkillDirs:
-        return cls(builtin_skills_dir(), paicli_home / "skills", project_root / ".paicli" / "skills",
-                   paicli_home / STATE_FILE)
+        return cls(
+            builtin_skills_dir(),
+            paicli_home / "skills",
+            project_root / ".paicli" / "skills",
+            paicli_home / STATE_FILE,
+        )
 
 
 class SkillCatalog:
@@ -208,7 +212,10 @@ class SkillCatalog:
         found: dict[str, Skill] = {}
         problems: list[SkillProblem] = []
         sources: tuple[tuple[Path, SkillSource], ...] = (
-            (self.dirs.builtin, "builtin"), (self.dirs.user, "user"), (self.dirs.project, "project"))
+            (self.dirs.builtin, "builtin"),
+            (self.dirs.user, "user"),
+            (self.dirs.project, "project"),
+        )
         for root, source in sources:
             skills, bad = scan_source(root, source)
             problems.extend(bad)

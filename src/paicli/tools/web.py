@@ -216,10 +216,21 @@ class WebTools:
     def get_json(self, url: str, cancel: CancelToken) -> Any:
         return decode_json(self.get(url, cancel, check=False).body)
 
-    def post_json(self, url: str, payload: dict[str, Any], headers: dict[str, str], cancel: CancelToken) -> Any:
+    def post_json(
+        self, url: str, payload: dict[str, Any], headers: dict[str, str], cancel: CancelToken
+    ) -> Any:
         data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
-        request = urllib.request.Request(url, data=data, method="POST", headers={
-            "User-Agent": USER_AGENT, "Content-Type": "application/json", "Accept": "application/json", **headers})
+        request = urllib.request.Request(
+            url,
+            data=data,
+            method="POST",
+            headers={
+                "User-Agent": USER_AGENT,
+                "Content-Type": "application/json",
+                "Accept": "application/json",
+                **headers,
+            },
+        )
         deadline = self._clock() + self._timeout
         with urllib.request.build_opener().open(request, timeout=self._timeout) as response:
             unregister = cancel.on_cancel(response.close)

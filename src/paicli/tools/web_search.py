@@ -43,7 +43,9 @@ class SearchConfigError(Exception):
 class Http(Protocol):
     def get_json(self, url: str, cancel: CancelToken) -> Any: ...
 
-    def post_json(self, url: str, payload: dict[str, Any], headers: dict[str, str], cancel: CancelToken) -> Any: ...
+    def post_json(
+        self, url: str, payload: dict[str, Any], headers: dict[str, str], cancel: CancelToken
+    ) -> Any: ...
 
 
 Search = Callable[[Http, str, int, CancelToken], list[SearchHit]]
@@ -54,13 +56,21 @@ def _zhipu_key(env: EnvLookup) -> str | None:
 
 
 def _configured(env: EnvLookup, name: str) -> bool:
-    keys = {"zhipu": _zhipu_key(env), "serpapi": env.get("SERPAPI_KEY"), "searxng": env.get("SEARXNG_URL"),
-            "deepseek": env.get("DEEPSEEK_API_KEY")}
+    keys = {
+        "zhipu": _zhipu_key(env),
+        "serpapi": env.get("SERPAPI_KEY"),
+        "searxng": env.get("SEARXNG_URL"),
+        "deepseek": env.get("DEEPSEEK_API_KEY"),
+    }
     return bool(keys.get(name))
 
 
-_NEEDS = {"zhipu": "GLM_API_KEY（或 ZHIPU_API_KEY）", "serpapi": "SERPAPI_KEY", "searxng": "SEARXNG_URL",
-          "deepseek": "DEEPSEEK_API_KEY"}
+_NEEDS = {
+    "zhipu": "GLM_API_KEY（或 ZHIPU_API_KEY）",
+    "serpapi": "SERPAPI_KEY",
+    "searxng": "SEARXNG_URL",
+    "deepseek": "DEEPSEEK_API_KEY",
+}
 
 
 def choose_provider(env: EnvLookup) -> str:
@@ -98,8 +108,11 @@ def searxng(http: Http, env: EnvLookup, query: str, top_k: int, cancel: CancelTo
     base = (env.get("SEARXNG_URL") or "").rstrip("/")
     data = http.get_json(base + "/search?" + urllib.parse.urlencode({"q": query, "format": "json"}), cancel)
     items = data.get("results") if isinstance(data, dict) else None
-    return [SearchHit(_text(i.get("title")), _text(i.get("url")), _text(i.get("content")))
-            for i in (items or []) if isinstance(i, dict)][:top_k]
+    return [
+        SearchHit(_text(i.get("title")), _text(i.get("url")), _text(i.get("content")))
+        for i in (items or [])
+        if isinstance(i, dict)
+    ][:top_k]
 
 
 def serpapi(http: Http, env: EnvLookup, query: str, top_k: int, cancel: CancelToken) -> list[SearchHit]:
@@ -107,19 +120,28 @@ def serpapi(http: Http, env: EnvLookup, query: str, top_k: int, cancel: CancelTo
     params = {"q": query, "api_key": env.get("SERPAPI_KEY") or "", "num": top_k}
     data = http.get_json(f"{base}/search.json?" + urllib.parse.urlencode(params), cancel)
     items = data.get("organic_results") if isinstance(data, dict) else None
-    return [SearchHit(_text(i.get("title")), _text(i.get("link")), _text(i.get("snippet")))
-            for i in (items or []) if isinstance(i, dict)][:top_k]
+    return [
+        SearchHit(_text(i.get("title")), _text(i.get("link")), _text(i.get("snippet")))
+        for i in (items or [])
+        if isinstance(i, dict)
+    ][:top_k]
 
 
 def zhipu(http: Http, env: EnvLookup, query: str, top_k: int, cancel: CancelToken) -> list[SearchHit]:
     base = (env.get("ZHIPU_SEARCH_BASE_URL") or ZHIPU_BASE).rstrip("/")
-    payload = {"search_query": query, "search_engine": env.get("ZHIPU_SEARCH_ENGINE") or "search_std",
-               "count": top_k}
+    payload = {
+        "search_query": query,
+        "search_engine": env.get("ZHIPU_SEARCH_ENGINE") or "search_std",
+        "count": top_k,
+    }
     headers = {"Authorization": f"Bearer {_zhipu_key(env) or ''}"}
     data = http.post_json(f"{base}/web_search", payload, headers, cancel)
     items = data.get("search_result") if isinstance(data, dict) else None
-    return [SearchHit(_text(i.get("title")), _text(i.get("link")), _text(i.get("content")))
-            for i in (items or []) if isinstance(i, dict)][:top_k]
+    return [
+        SearchHit(_text(i.get("title")), _text(i.get("link")), _text(i.get("content")))
+        for i in (items or [])
+        if isinstance(i, dict)
+    ][:top_k]
 
 
 def deepseek(http: Http, env: EnvLookup, query: str, top_k: int, cancel: CancelToken) -> list[SearchHit]:
@@ -151,7 +173,9 @@ def anthropic_search_hits(data: object) -> list[SearchHit]:
         if not isinstance(block, dict) or block.get("type") != "web_search_tool_result":
             continue
         results = block.get("content")
-        if isinstance(results, dict):  # a tool error: {"type": "web_search_tool_result_error", "error_code": …}
+        if isinstance(
+            results, dict
+        ):  # a tool error: {"type": "web_search_tool_result_error", "error_code": …}
             raise ValueError(f"DeepSeek 搜索出错: {_text(results.get('error_code')) or '未知错误'}")
         for item in results if isinstance(results, list) else []:
             url = _text(item.get("url")) if isinstance(item, dict) else ""

@@ -62,8 +62,12 @@ class PlanDraft:
 
 
 class PlanExecuteAgent:
-    def __init__(self, env: TaskEnv, settings: PlanSettings | None = None,
-                 on_completed: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        env: TaskEnv,
+        settings: PlanSettings | None = None,
+        on_completed: Callable[[str], None] | None = None,
+    ) -> None:
         self.env = env
         self.settings = settings or PlanSettings()
         self.on_completed = on_completed
@@ -75,36 +79,52 @@ class PlanExecuteAgent:
         self.env.ledger.append_event(event, MODE, actor, source, metadata)
 
     def _record_plan(self, draft: PlanDraft, source: str) -> None:
-        self._event(PLAN_CREATED, source, {"planId": draft.plan_id, "revision": draft.revision,
-                                           "plan": draft.plan.to_json()})
+        self._event(
+            PLAN_CREATED,
+            source,
+            {"planId": draft.plan_id, "revision": draft.revision, "plan": draft.plan.to_json()},
+        )
 
     def _record_state(self, plan_id: str, task_id: str, state: NodeState) -> None:
-        metadata: dict[str, object] = {"planId": plan_id, "taskId": task_id, "status": state.status,
-                                       "result": state.result}
+        metadata: dict[str, object] = {
+            "planId": plan_id,
+            "taskId": task_id,
+            "status": state.status,
+            "result": state.result,
+        }
         if state.urls:
             metadata["urls"] = list(state.urls)
         self._event(TASK_STATE, state.status, metadata, task_actor(task_id))
 
     # ---- planning and review ------------------------------------------------------------------------
 
-    def create(self, goal: str, emit: EventSink, cancel: CancelToken, submitted: str | None = None
-               ) -> PlanDraft | RunFinished:
+    def create(
+        self, goal: str, emit: EventSink, cancel: CancelToken, submitted: str | None = None
+    ) -> PlanDraft | RunFinished:
         typed = goal if submitted is None else submitted
-        self.env.ledger.append_message(MODE, PLAN_ACTOR, "user_input", Message.user(goal), {"submittedInput": typed})
+        self.env.ledger.append_message(
+            MODE, PLAN_ACTOR, "user_input", Message.user(goal), {"submittedInput": typed}
+        )
         draft = PlanDraft(uuid.uuid4().hex[:12], goal, typed, PlanProgress(Plan(goal, ())))
         return self._plan(draft, goal, emit, cancel, "planner")
 
-    def revise(self, draft: PlanDraft, supplement: str, emit: EventSink, cancel: CancelToken
-               ) -> PlanDraft | RunFinished:
+    def revise(
+        self, draft: PlanDraft, supplement: str, emit: EventSink, cancel: CancelToken
+    ) -> PlanDraft | RunFinished:
         """`I` at the review: the goal gets the supplement and is planned again."""
         goal = f"{draft.goal}\n补充要求：{supplement.strip()}"
         emit(Notice("📝 已收到补充要求，正在重新规划..."))
-        revised = replace(draft, goal=goal, submitted=f"{draft.submitted}\n{supplement.strip()}",
-                          revision=draft.revision + 1)
+        revised = replace(
+            draft,
+            goal=goal,
+            submitted=f"{draft.submitted}\n{supplement.strip()}",
+            revision=draft.revision + 1,
+        )
         return self._plan(revised, goal, emit, cancel, "review_supplement")
 
-    def _plan(self, draft: PlanDraft, goal: str, emit: EventSink, cancel: CancelToken, source: str
-              ) -> PlanDraft | RunFinished:
+    def _plan(
+        self, draft: PlanDraft, goal: str, emit: EventSink, cancel: CancelToken, source: str
+    ) -> PlanDraft | RunFinished:
         emit(Notice("🧭 正在制定计划..."))
         planned = self.planner.plan(goal, goal, emit, cancel, self.env.context_factory())
         if isinstance(planned, PlanningFailed):
@@ -117,7 +137,9 @@ class PlanExecuteAgent:
     def cancel_draft(self, draft: PlanDraft) -> RunFinished:
         return self._end(draft.plan_id, RunFinished("cancelled", CANCELLED_REVIEW), REVIEW_CANCEL)
 
-    def run(self, goal: str, emit: EventSink, cancel: CancelToken, submitted: str | None = None) -> RunFinished:
+    def run(
+        self, goal: str, emit: EventSink, cancel: CancelToken, submitted: str | None = None
+    ) -> RunFinished:
         """Without review (non-interactive REPL, `-p --plan`)."""
         draft = self.create(goal, emit, cancel, submitted)
         if isinstance(draft, RunFinished):
@@ -129,8 +151,14 @@ class PlanExecuteAgent:
         plan = interrupted.progress.plan
         emit(PlanProposed(plan, interrupted.revision, tuple(interrupted.completed)))
         if interrupted.completed_writes:
-            emit(Notice(f"ℹ️ 这些修改类任务上次已经完成，不会重复执行：{'、'.join(interrupted.completed_writes)}"))
-        draft = PlanDraft(interrupted.plan_id, plan.goal, plan.goal, interrupted.progress, interrupted.revision)
+            emit(
+                Notice(
+                    f"ℹ️ 这些修改类任务上次已经完成，不会重复执行：{'、'.join(interrupted.completed_writes)}"
+                )
+            )
+        draft = PlanDraft(
+            interrupted.plan_id, plan.goal, plan.goal, interrupted.progress, interrupted.revision
+        )
         return self.execute(draft, emit, cancel)
 
     # ---- execution ----------------------------------------------------------------------------------
@@ -164,7 +192,9 @@ class PlanExecuteAgent:
                 return RunFinished("cancelled", CANCELLED_PLAN)
             current = self._after_failures(current, batch, emit, cancel)
 
-    def _run_batch(self, draft: PlanDraft, batch: list[PlanTask], emit: EventSink, cancel: CancelToken) -> PlanDraft:
+    def _run_batch(
+        self, draft: PlanDraft, batch: list[PlanTask], emit: EventSink, cancel: CancelToken
+    ) -> PlanDraft:
         parallel = len(batch) > 1 and self.settings.max_parallel > 1
         if parallel:
             emit(Notice(f"⚡ 本轮并行执行 {len(batch)} 个任务: {', '.join(t.id for t in batch)}"))
@@ -192,20 +222,24 @@ class PlanExecuteAgent:
             emit(TaskFinished(task.id, state.status, state.result))
         return replace(draft, progress=progress_now)
 
-    def _after_failures(self, draft: PlanDraft, batch: list[PlanTask], emit: EventSink, cancel: CancelToken
-                        ) -> PlanDraft:
+    def _after_failures(
+        self, draft: PlanDraft, batch: list[PlanTask], emit: EventSink, cancel: CancelToken
+    ) -> PlanDraft:
         failed = [t.id for t in batch if draft.progress.state(t.id).status == "failed"]
         if not failed:
             return draft
-        action = on_failure(progress(draft.plan, draft.progress.states), draft.replans_used,
-                            self.settings.max_replans)
+        action = on_failure(
+            progress(draft.plan, draft.progress.states), draft.replans_used, self.settings.max_replans
+        )
         if action is FailureAction.REPLAN:
             replanned = self._replan(draft, emit, cancel)
             if replanned is not None:
                 return replanned
             action = FailureAction.STOP
         if action is FailureAction.STOP:
-            emit(Notice(f"🛑 已达到重新规划上限（{self.settings.max_replans} 次），停止执行剩余任务。", "warn"))
+            emit(
+                Notice(f"🛑 已达到重新规划上限（{self.settings.max_replans} 次），停止执行剩余任务。", "warn")
+            )
             return self._skip(draft, emit, lambda _: "已达到重新规划上限")
         return self._skip(draft, emit, lambda task_id: _dependency_reason(draft, task_id))
 
@@ -229,15 +263,17 @@ class PlanExecuteAgent:
         states = draft.progress.states
         kept = [t for t in draft.plan.tasks if states.get(t.id, NodeState()).status == "done"]
         request = replan_request(self.env.prompts, draft.plan, states)
-        planned = self.planner.plan(draft.goal, request, emit, cancel, self.env.context_factory(),
-                                    existing_ids=[t.id for t in kept])
+        planned = self.planner.plan(
+            draft.goal, request, emit, cancel, self.env.context_factory(), existing_ids=[t.id for t in kept]
+        )
         if isinstance(planned, PlanningFailed):
             emit(Notice(f"⚠️ 重新规划没有成功：{planned.finished.error or planned.finished.answer}", "warn"))
             return None
         merged = Plan(draft.goal, (*kept, *planned.tasks), planned.summary or draft.plan.summary)
         kept_states = {t.id: states[t.id] for t in kept}
-        revised = replace(draft, progress=PlanProgress(merged, kept_states), revision=draft.revision + 1,
-                          replans_used=used)
+        revised = replace(
+            draft, progress=PlanProgress(merged, kept_states), revision=draft.revision + 1, replans_used=used
+        )
         self._record_plan(revised, "replan")
         emit(PlanProposed(merged, revised.revision, tuple(kept_states)))
         return revised
@@ -248,8 +284,11 @@ class PlanExecuteAgent:
         elif finished.status == "error":
             self._event("run_error", "plan", {"planId": plan_id, "error": finished.error or ""})
         else:
-            self._event("run_result", "plan", {"planId": plan_id, "status": finished.status,
-                                               "result": finished.answer})
+            self._event(
+                "run_result",
+                "plan",
+                {"planId": plan_id, "status": finished.status, "result": finished.answer},
+            )
         return finished
 
 
@@ -263,7 +302,9 @@ def _state_of(outcome: TaskOutcome) -> NodeState:
 def _dependency_reason(draft: PlanDraft, task_id: str) -> str | None:
     dep = blocked_by(draft.plan, draft.progress.states, task_id)
     if dep is None:
-        for failed in [t.id for t in draft.plan.tasks if draft.progress.state(t.id).status in ("failed", "skipped")]:
+        for failed in [
+            t.id for t in draft.plan.tasks if draft.progress.state(t.id).status in ("failed", "skipped")
+        ]:
             if task_id in dependents(draft.plan, failed):
                 return f"依赖的任务 {failed} 失败"
         return None

@@ -19,7 +19,9 @@ PLAN_ACTOR = "plan-agent"
 PLAN_CREATED = "plan_created"
 TASK_STATE = "task_state"
 ENDED = frozenset({"run_result", "run_error"})
-REVIEW_CANCEL = "review_cancel"  # run_cancelled from this source: the user turned the plan down, nothing to continue
+REVIEW_CANCEL = (
+    "review_cancel"  # run_cancelled from this source: the user turned the plan down, nothing to continue
+)
 _STATUSES = frozenset({"pending", "running", "done", "failed", "skipped"})
 
 
@@ -54,8 +56,11 @@ class InterruptedPlan:
 
     @property
     def completed_writes(self) -> list[str]:
-        return [t.id for t in self.progress.plan.tasks
-                if self.progress.state(t.id).status == "done" and not t.type.read_only]
+        return [
+            t.id
+            for t in self.progress.plan.tasks
+            if self.progress.state(t.id).status == "done" and not t.type.read_only
+        ]
 
 
 @dataclass
@@ -76,14 +81,22 @@ def _apply(runs: dict[str, _Run], order: list[str], entry: EntryLike) -> None:
         run = runs.get(plan_id)
         plan = Plan.from_json(meta["plan"])
         states = run.states if run else {}
-        runs[plan_id] = _Run(plan, int(meta.get("revision", 0)), {k: v for k, v in states.items() if k in plan.ids},
-                             mode=entry.mode)
+        runs[plan_id] = _Run(
+            plan,
+            int(meta.get("revision", 0)),
+            {k: v for k, v in states.items() if k in plan.ids},
+            mode=entry.mode,
+        )
         if plan_id not in order:
             order.append(plan_id)
     elif entry.event == TASK_STATE and plan_id in runs and meta.get("status") in _STATUSES:
         urls = tuple(str(u) for u in meta.get("urls") or ())
-        runs[plan_id].states[str(meta.get("taskId"))] = NodeState(meta["status"], str(meta.get("result") or ""), urls)
-    elif plan_id in runs and (entry.event in ENDED or (entry.event == "run_cancelled" and entry.source == REVIEW_CANCEL)):
+        runs[plan_id].states[str(meta.get("taskId"))] = NodeState(
+            meta["status"], str(meta.get("result") or ""), urls
+        )
+    elif plan_id in runs and (
+        entry.event in ENDED or (entry.event == "run_cancelled" and entry.source == REVIEW_CANCEL)
+    ):
         runs[plan_id].ended = True
 
 
@@ -92,7 +105,9 @@ def resumable(state: NodeState) -> NodeState:
     return state if state.status == "done" else NodeState()
 
 
-def fold_interrupted(entries: Iterable[EntryLike], modes: Collection[str] = (MODE,)) -> InterruptedPlan | None:
+def fold_interrupted(
+    entries: Iterable[EntryLike], modes: Collection[str] = (MODE,)
+) -> InterruptedPlan | None:
     """The newest plan in the ledger that has not ended, with node states ready to continue.
 
     `modes`: whose runs count ("plan"; "team" runs record the same events under their own mode)."""

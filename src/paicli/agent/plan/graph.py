@@ -21,7 +21,7 @@ def find_cycle(tasks: Sequence[PlanTask]) -> list[str]:
         stack.append(node)
         for dep in deps.get(node, []):
             if colour.get(dep) == 1:
-                return [*stack[stack.index(dep):], dep]
+                return [*stack[stack.index(dep) :], dep]
             if dep in deps and colour.get(dep) is None:
                 found = visit(dep)
                 if found:
@@ -60,11 +60,13 @@ def topological_order(plan: Plan) -> list[PlanTask]:
 
 def ready_batch(plan: Plan, states: Mapping[str, NodeState]) -> list[PlanTask]:
     """Pending tasks whose dependencies are all done, in topological order."""
+
     def status(task_id: str) -> str:
         return states.get(task_id, NodeState()).status
 
     return [
-        task for task in topological_order(plan)
+        task
+        for task in topological_order(plan)
         if status(task.id) == "pending" and all(status(d) == "done" for d in task.dependencies)
     ]
 

@@ -30,13 +30,21 @@ class PlanTask:
     dependencies: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "description": self.description, "type": self.type.value,
-                "dependencies": list(self.dependencies)}
+        return {
+            "id": self.id,
+            "description": self.description,
+            "type": self.type.value,
+            "dependencies": list(self.dependencies),
+        }
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> PlanTask:
-        return PlanTask(str(data["id"]), str(data["description"]), TaskType(data["type"]),
-                        tuple(str(d) for d in data.get("dependencies") or ()))
+        return PlanTask(
+            str(data["id"]),
+            str(data["description"]),
+            TaskType(data["type"]),
+            tuple(str(d) for d in data.get("dependencies") or ()),
+        )
 
 
 @dataclass(frozen=True)
@@ -60,8 +68,11 @@ class Plan:
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> Plan:
-        return Plan(str(data.get("goal", "")), tuple(PlanTask.from_json(t) for t in data.get("tasks") or ()),
-                    str(data.get("summary", "")))
+        return Plan(
+            str(data.get("goal", "")),
+            tuple(PlanTask.from_json(t) for t in data.get("tasks") or ()),
+            str(data.get("summary", "")),
+        )
 
 
 @dataclass(frozen=True)

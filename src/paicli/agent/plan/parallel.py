@@ -10,7 +10,9 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-def run_all(items: Sequence[T], work: Callable[[T], R], max_parallel: int, name: str = "paicli-plan-executor") -> list[R]:
+def run_all(
+    items: Sequence[T], work: Callable[[T], R], max_parallel: int, name: str = "paicli-plan-executor"
+) -> list[R]:
     """Results in the order of `items`; one item runs on the caller's thread. `work` must not raise."""
     if len(items) <= 1 or max_parallel <= 1:
         return [work(item) for item in items]

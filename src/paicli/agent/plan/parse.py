@@ -97,8 +97,9 @@ def parse_plan(text: str, goal: str, existing_ids: Collection[str] = ()) -> Plan
     return validated_plan(raw.tasks, goal, raw.summary, existing_ids)
 
 
-def validated_plan(items: Sequence[RawTaskLike], goal: str, summary: str = "",
-                   existing_ids: Collection[str] = ()) -> Plan:
+def validated_plan(
+    items: Sequence[RawTaskLike], goal: str, summary: str = "", existing_ids: Collection[str] = ()
+) -> Plan:
     """The checks every planner's tasks pass (Plan tasks, Team steps): unique ids, known types and
     dependencies, no self-dependency, no cycle."""
     if not items:

@@ -22,7 +22,9 @@ PLANNER_ACTOR = "planner"
 
 @dataclass(frozen=True)
 class PlanningFailed:
-    finished: RunFinished  # cancelled, or an error the user can read (with the raw reply when it did not parse)
+    finished: (
+        RunFinished  # cancelled, or an error the user can read (with the raw reply when it did not parse)
+    )
 
 
 class Planner:
@@ -32,15 +34,29 @@ class Planner:
         self.ledger = ledger
         self.stats = stats
 
-    def plan(self, goal: str, request: str, emit: EventSink, cancel: CancelToken, context: ContextPort,
-             existing_ids: Collection[str] = ()) -> Plan | PlanningFailed:
+    def plan(
+        self,
+        goal: str,
+        request: str,
+        emit: EventSink,
+        cancel: CancelToken,
+        context: ContextPort,
+        existing_ids: Collection[str] = (),
+    ) -> Plan | PlanningFailed:
         """`request`: the first user message (the goal, or a replan request); `goal` is what the plan is for."""
-        conversation = Conversation(self.prompts.planner_system(), ledger=self.ledger, context=context,
-                                    identity=Identity(MODE, PLANNER_ACTOR, "subagent"), attach_source="system_prompt")
+        conversation = Conversation(
+            self.prompts.planner_system(),
+            ledger=self.ledger,
+            context=context,
+            identity=Identity(MODE, PLANNER_ACTOR, "subagent"),
+            attach_source="system_prompt",
+        )
         conversation.append(Message.user(request), "planning_request")
         reason = raw = ""
 
-        def quiet(event: AgentEvent) -> None:  # the raw plan JSON is not for the user; the plan is shown parsed
+        def quiet(
+            event: AgentEvent,
+        ) -> None:  # the raw plan JSON is not for the user; the plan is shown parsed
             if not isinstance(event, (TextDelta, ReasoningDelta)):
                 emit(event)
 
@@ -48,14 +64,23 @@ class Planner:
             if attempt:
                 repair = self.prompts.template("planner-repair", {"reason": reason})
                 conversation.append(Message.user(repair), "planning_repair")
-            finished = ToolLoop(conversation, self.llm, NoTools(), quiet, cancel, LoopOptions(), self.stats).run()
+            finished = ToolLoop(
+                conversation, self.llm, NoTools(), quiet, cancel, LoopOptions(), self.stats
+            ).run()
             if finished.status != "done":
                 error = finished.error or finished.answer
-                return PlanningFailed(RunFinished(finished.status, finished.answer,
-                                                  f"规划失败：{error}" if finished.status == "error" else None))
+                return PlanningFailed(
+                    RunFinished(
+                        finished.status,
+                        finished.answer,
+                        f"规划失败：{error}" if finished.status == "error" else None,
+                    )
+                )
             try:
                 return parse_plan(finished.answer, goal, existing_ids)
             except PlanParseError as error:
                 reason = str(error)
                 raw = finished.answer
-        return PlanningFailed(RunFinished("error", "", f"规划失败：无法解析执行计划（{reason}）\n原始输出:\n{raw}"))
+        return PlanningFailed(
+            RunFinished("error", "", f"规划失败：无法解析执行计划（{reason}）\n原始输出:\n{raw}")
+        )

@@ -21,8 +21,14 @@ class PlanPrompts(Protocol):
 class AssembledPlanPrompts:
     """PlanPrompts over the PromptAssembler (PAI.md and skills are re-read on every build)."""
 
-    def __init__(self, assembler: object, load: Callable[[str], str], project_memory: Callable[[], str],
-                 skill_index: Callable[[], str] = lambda: "", tools_enabled: bool = True) -> None:
+    def __init__(
+        self,
+        assembler: object,
+        load: Callable[[str], str],
+        project_memory: Callable[[], str],
+        skill_index: Callable[[], str] = lambda: "",
+        tools_enabled: bool = True,
+    ) -> None:
         from paicli.prompt.assembler import PromptAssembler
 
         assert isinstance(assembler, PromptAssembler)
@@ -35,8 +41,12 @@ class AssembledPlanPrompts:
     def _build(self, mode_name: str, tools: bool, variables: Mapping[str, str]) -> str:
         from paicli.prompt.assembler import PromptContext, PromptMode
 
-        ctx = PromptContext(tools_enabled=tools and self._tools_enabled, skill_index=self._skill_index() if tools else "",
-                            project_memory=self._project_memory(), variables=dict(variables))
+        ctx = PromptContext(
+            tools_enabled=tools and self._tools_enabled,
+            skill_index=self._skill_index() if tools else "",
+            project_memory=self._project_memory(),
+            variables=dict(variables),
+        )
         return self._assembler.assemble(PromptMode[mode_name], ctx)
 
     def planner_system(self) -> str:
@@ -68,15 +78,23 @@ def dependency_block(plan: Plan, task: PlanTask, states: Mapping[str, NodeState]
 
 
 def task_input(prompts: PlanPrompts, plan: Plan, task: PlanTask, states: Mapping[str, NodeState]) -> str:
-    variables = {"goal": plan.goal, "description": task.description,
-                 "dependencies": dependency_block(plan, task, states)}
+    variables = {
+        "goal": plan.goal,
+        "description": task.description,
+        "dependencies": dependency_block(plan, task, states),
+    }
     return prompts.template("plan-task-input", variables)
 
 
 def replan_request(prompts: PlanPrompts, plan: Plan, states: Mapping[str, NodeState]) -> str:
     def lines(status: str) -> str:
-        found = [f"- [{t.id}] {t.description}（{t.type.value}）：{states[t.id].result.strip()[:500]}"
-                 for t in plan.tasks if t.id in states and states[t.id].status == status]
+        found = [
+            f"- [{t.id}] {t.description}（{t.type.value}）：{states[t.id].result.strip()[:500]}"
+            for t in plan.tasks
+            if t.id in states and states[t.id].status == status
+        ]
         return "\n".join(found) or "（无）"
 
-    return prompts.template("planner-replan", {"goal": plan.goal, "completed": lines("done"), "failed": lines("failed")})
+    return prompts.template(
+        "planner-replan", {"goal": plan.goal, "completed": lines("done"), "failed": lines("failed")}
+    )

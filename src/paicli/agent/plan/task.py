@@ -77,17 +77,31 @@ def inherited_urls(task: PlanTask, states: Mapping[str, NodeState]) -> list[str]
     return list(dict.fromkeys(urls))
 
 
-def run_task(env: TaskEnv, plan: Plan, task: PlanTask, states: Mapping[str, NodeState], emit: EventSink,
-             cancel: CancelToken) -> TaskOutcome:
-    conversation = Conversation(env.prompts.task_system(task), ledger=env.ledger, context=env.context_factory(),
-                                identity=Identity(MODE, task_actor(task.id), "subagent"), attach_source="system_prompt")
+def run_task(
+    env: TaskEnv,
+    plan: Plan,
+    task: PlanTask,
+    states: Mapping[str, NodeState],
+    emit: EventSink,
+    cancel: CancelToken,
+) -> TaskOutcome:
+    conversation = Conversation(
+        env.prompts.task_system(task),
+        ledger=env.ledger,
+        context=env.context_factory(),
+        identity=Identity(MODE, task_actor(task.id), "subagent"),
+        attach_source="system_prompt",
+    )
     text = task_input(env.prompts, plan, task, states)
     memory = env.memory.context_for_query(task.description, env.memory_tokens)
     if memory.strip():
         text = f"{text}\n\n{memory.strip()}"
     conversation.append(Message.user(text), "task_input")
-    options = LoopOptions(env.budget_factory, blank_answer_fallback=True,
-                          budget_notice=f"⚠️ 任务 [{task.id}] 执行预算已触发，正在整理部分结果")
+    options = LoopOptions(
+        env.budget_factory,
+        blank_answer_fallback=True,
+        budget_notice=f"⚠️ 任务 [{task.id}] 执行预算已触发，正在整理部分结果",
+    )
     turn = env.tools.for_turn(env.policy_text, inherited_urls(task, states))
     finished = ToolLoop(conversation, env.llm, turn, emit, cancel, options, env.stats).run()
     verified = getattr(turn, "verified_urls", None)

@@ -90,8 +90,9 @@ def _quiet(emit: EventSink) -> EventSink:
 
 
 class TeamAgent:
-    def __init__(self, env: TeamEnv, on_completed: Callable[[str], None] | None = None,
-                 max_retries: int = MAX_RETRIES) -> None:
+    def __init__(
+        self, env: TeamEnv, on_completed: Callable[[str], None] | None = None, max_retries: int = MAX_RETRIES
+    ) -> None:
         self.env = env
         self.on_completed = on_completed
         self.steps = StepRunner(env.prompts, env.tools, env.policy_text, max_retries)
@@ -100,17 +101,33 @@ class TeamAgent:
 
     def member(self, name: str, role: Role) -> SubAgent:
         env = self.env
-        options = LoopOptions(env.budget_factory, blank_answer_fallback=role == "worker",
-                              budget_notice=f"⚠️ {name} 执行预算已触发，正在整理部分结果")
-        return SubAgent(name, env.prompts.role_system(role), env.llm, env.ledger, env.context_factory(),
-                        env.stats, options)
+        options = LoopOptions(
+            env.budget_factory,
+            blank_answer_fallback=role == "worker",
+            budget_notice=f"⚠️ {name} 执行预算已触发，正在整理部分结果",
+        )
+        return SubAgent(
+            name,
+            env.prompts.role_system(role),
+            env.llm,
+            env.ledger,
+            env.context_factory(),
+            env.stats,
+            options,
+        )
 
-    def _event(self, event: str, source: str, metadata: Mapping[str, object], actor: str = ORCHESTRATOR) -> None:
+    def _event(
+        self, event: str, source: str, metadata: Mapping[str, object], actor: str = ORCHESTRATOR
+    ) -> None:
         self.env.ledger.append_event(event, MODE, actor, source, metadata)
 
     def _record_state(self, run_id: str, step_id: str, state: NodeState, actor: str, note: str = "") -> None:
-        metadata: dict[str, object] = {"planId": run_id, "taskId": step_id, "status": state.status,
-                                       "result": state.result}
+        metadata: dict[str, object] = {
+            "planId": run_id,
+            "taskId": step_id,
+            "status": state.status,
+            "result": state.result,
+        }
         if state.urls:
             metadata["urls"] = list(state.urls)
         if note:
@@ -119,10 +136,13 @@ class TeamAgent:
 
     # ---- the run ------------------------------------------------------------------------------------
 
-    def run(self, goal: str, emit: EventSink, cancel: CancelToken, submitted: str | None = None) -> RunFinished:
+    def run(
+        self, goal: str, emit: EventSink, cancel: CancelToken, submitted: str | None = None
+    ) -> RunFinished:
         typed = goal if submitted is None else submitted
-        self.env.ledger.append_message(MODE, ORCHESTRATOR, "user_input", Message.user(goal),
-                                       {"submittedInput": typed})
+        self.env.ledger.append_message(
+            MODE, ORCHESTRATOR, "user_input", Message.user(goal), {"submittedInput": typed}
+        )
         run_id = uuid.uuid4().hex[:12]
         if cancel.cancelled:
             self._event("run_cancelled", "before_planning", {"planId": run_id})
@@ -140,7 +160,11 @@ class TeamAgent:
         plan = interrupted.progress.plan
         emit(PlanProposed(plan, interrupted.revision, tuple(interrupted.completed)))
         if interrupted.completed_writes:
-            emit(Notice(f"ℹ️ 这些修改类步骤上次已经完成，不会重复执行：{'、'.join(interrupted.completed_writes)}"))
+            emit(
+                Notice(
+                    f"ℹ️ 这些修改类步骤上次已经完成，不会重复执行：{'、'.join(interrupted.completed_writes)}"
+                )
+            )
         run = TeamRun(interrupted.plan_id, interrupted.progress, plan.goal, interrupted.revision)
         return self.execute(run, emit, cancel)
 
@@ -159,7 +183,9 @@ class TeamAgent:
         try:
             return parse_team_plan(finished.answer, goal)
         except PlanParseError as error:
-            return RunFinished("error", "", f"规划失败：无法解析执行计划（{error}）\n原始输出:\n{finished.answer}")
+            return RunFinished(
+                "error", "", f"规划失败：无法解析执行计划（{error}）\n原始输出:\n{finished.answer}"
+            )
 
     def execute(self, run: TeamRun, emit: EventSink, cancel: CancelToken) -> RunFinished:
         emit(Notice("⚡ 第二阶段：执行"))
@@ -191,13 +217,24 @@ class TeamAgent:
         self._skip_rest(run, emit)
         return team_result(run.progress, run.notes)
 
-    def _run_batch(self, run: TeamRun, batch: list[PlanTask], workers: list[SubAgent], reviewer: SubAgent,
-                   emit: EventSink, cancel: CancelToken) -> None:
+    def _run_batch(
+        self,
+        run: TeamRun,
+        batch: list[PlanTask],
+        workers: list[SubAgent],
+        reviewer: SubAgent,
+        emit: EventSink,
+        cancel: CancelToken,
+    ) -> None:
         run.batches += 1
         parallel = len(batch) > 1
         lanes, run.rotation = run.rotation.lanes(len(batch))
         if parallel:
-            emit(Notice(f"⚡ 批次 #{run.batches}：{len(batch)} 个独立步骤并行执行（最多 {len(WORKERS)} 个并发 Worker）"))
+            emit(
+                Notice(
+                    f"⚡ 批次 #{run.batches}：{len(batch)} 个独立步骤并行执行（最多 {len(WORKERS)} 个并发 Worker）"
+                )
+            )
         snapshot = dict(run.progress.states)
         plan = run.progress.plan
         for step in batch:
@@ -218,8 +255,9 @@ class TeamAgent:
                 done.append((step_id, outcome))
             return done
 
-        outcomes = dict(pair for lane_result in run_all(lanes, lane, len(WORKERS), THREAD_NAME)
-                        for pair in lane_result)
+        outcomes = dict(
+            pair for lane_result in run_all(lanes, lane, len(WORKERS), THREAD_NAME) for pair in lane_result
+        )
         for step in batch:  # results are shown in plan order, whichever worker finished first
             outcome = outcomes.get(step.id)
             if outcome is None or outcome.state is None:
@@ -229,8 +267,9 @@ class TeamAgent:
                 run.notes[step.id] = outcome.note
             emit(TaskFinished(step.id, outcome.state.status, outcome.state.result))
 
-    def _run_step(self, job: StepJob, worker: SubAgent, reviewer: SubAgent, emit: EventSink,
-                  cancel: CancelToken) -> StepOutcome:
+    def _run_step(
+        self, job: StepJob, worker: SubAgent, reviewer: SubAgent, emit: EventSink, cancel: CancelToken
+    ) -> StepOutcome:
         try:
             return self.steps.run(job, worker, reviewer, emit, cancel)
         except Exception as error:  # one broken step must not take its batch down
@@ -251,12 +290,12 @@ class TeamAgent:
         elif finished.status == "error" and not finished.answer:
             self._event("run_error", "team", {"planId": run_id, "error": finished.error or ""})
         else:
-            self._event("run_result", "team", {"planId": run_id, "status": finished.status,
-                                               "result": finished.answer})
+            self._event(
+                "run_result", "team", {"planId": run_id, "status": finished.status, "result": finished.answer}
+            )
         return finished
 
     @staticmethod
     def _emit(emit: EventSink, finished: RunFinished) -> RunFinished:
         emit(finished)
         return finished
-

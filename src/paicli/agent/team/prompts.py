@@ -63,10 +63,15 @@ def dependency_block(plan: Plan, step: PlanTask, states: Mapping[str, NodeState]
     return "\n".join(lines)
 
 
-def step_input(prompts: TeamPrompts, plan: Plan, step: PlanTask, states: Mapping[str, NodeState],
-               urls: list[str]) -> str:
-    variables = {"goal": plan.goal, "id": step.id, "description": step.description,
-                 "dependencies": dependency_block(plan, step, states, urls)}
+def step_input(
+    prompts: TeamPrompts, plan: Plan, step: PlanTask, states: Mapping[str, NodeState], urls: list[str]
+) -> str:
+    variables = {
+        "goal": plan.goal,
+        "id": step.id,
+        "description": step.description,
+        "dependencies": dependency_block(plan, step, states, urls),
+    }
     return prompts.template("team-step-input", variables)
 
 
@@ -75,6 +80,11 @@ def retry_input(prompts: TeamPrompts, context: str, issues: str) -> str:
 
 
 def review_request(prompts: TeamPrompts, plan: Plan, step: PlanTask, worker: str, result: str) -> str:
-    variables = {"goal": plan.goal, "id": step.id, "description": step.description, "worker": worker,
-                 "result": result.strip() or "（无输出）"}
+    variables = {
+        "goal": plan.goal,
+        "id": step.id,
+        "description": step.description,
+        "worker": worker,
+        "result": result.strip() or "（无输出）",
+    }
     return prompts.template("team-review-request", variables)

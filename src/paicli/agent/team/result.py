@@ -9,7 +9,13 @@ from paicli.agent.events import RunFinished
 from paicli.agent.plan.model import PlanProgress
 
 PREVIEW = 120
-_MARK = {"done": "✅ 完成", "failed": "❌ 失败", "skipped": "⏭️ 跳过", "pending": "⏳ 未执行", "running": "⏳ 未完成"}
+_MARK = {
+    "done": "✅ 完成",
+    "failed": "❌ 失败",
+    "skipped": "⏭️ 跳过",
+    "pending": "⏳ 未执行",
+    "running": "⏳ 未完成",
+}
 
 
 def preview(text: str, limit: int = PREVIEW) -> str:
@@ -29,7 +35,9 @@ def team_result(progress: PlanProgress, notes: Mapping[str, str] | None = None) 
     for task in tasks:
         state = progress.state(task.id)
         note = f"（{notes[task.id]}）" if notes.get(task.id) else ""
-        lines.append(f"- [{task.id}] {_MARK.get(state.status, state.status)}{note}：{preview(state.result) or '（无输出）'}")
+        lines.append(
+            f"- [{task.id}] {_MARK.get(state.status, state.status)}{note}：{preview(state.result) or '（无输出）'}"
+        )
     needed = {dep for task in tasks for dep in task.dependencies}
     leaves = [task_id for task_id in done if task_id not in needed]
     if leaves:

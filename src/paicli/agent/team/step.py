@@ -43,7 +43,9 @@ NOTE_RETRY_FAILED = "重新执行失败，保留上一次结果"
 
 @dataclass(frozen=True)
 class StepOutcome:
-    state: NodeState | None  # None: cancelled (the step stays "running" in the ledger and runs again on resume)
+    state: (
+        NodeState | None
+    )  # None: cancelled (the step stays "running" in the ledger and runs again on resume)
     note: str = ""  # how the review ended when it was not a plain approval
 
 
@@ -77,15 +79,17 @@ class StepJob:
 
 
 class StepRunner:
-    def __init__(self, prompts: TeamPrompts, tools: ToolSource, policy_text: str,
-                 max_retries: int = MAX_RETRIES) -> None:
+    def __init__(
+        self, prompts: TeamPrompts, tools: ToolSource, policy_text: str, max_retries: int = MAX_RETRIES
+    ) -> None:
         self.prompts = prompts
         self.tools = tools
         self.policy_text = policy_text
         self.max_retries = max_retries
 
-    def run(self, job: StepJob, worker: SubAgent, reviewer: SubAgent, emit: EventSink,
-            cancel: CancelToken) -> StepOutcome:
+    def run(
+        self, job: StepJob, worker: SubAgent, reviewer: SubAgent, emit: EventSink, cancel: CancelToken
+    ) -> StepOutcome:
         step = job.step
         sink = step_events(step.id, emit, job.parallel)
         urls = inherited_urls(step, job.states)
@@ -103,8 +107,16 @@ class StepRunner:
             outcome = StepOutcome(NodeState("done", outcome.state.result, urls_found), outcome.note)
         return outcome
 
-    def _attempts(self, job: StepJob, context: str, worker: SubAgent, reviewer: SubAgent, turn: TurnTools,
-                  emit: EventSink, cancel: CancelToken) -> StepOutcome:
+    def _attempts(
+        self,
+        job: StepJob,
+        context: str,
+        worker: SubAgent,
+        reviewer: SubAgent,
+        turn: TurnTools,
+        emit: EventSink,
+        cancel: CancelToken,
+    ) -> StepOutcome:
         step_id = job.step.id
         text, last, retries = context, "", 0
         while True:
@@ -130,8 +142,9 @@ class StepRunner:
             retries += 1
             text = retry_input(self.prompts, context, verdict.issues)
 
-    def _review(self, job: StepJob, worker: str, reviewer: SubAgent, result: str, emit: EventSink,
-                cancel: CancelToken) -> Verdict | None:
+    def _review(
+        self, job: StepJob, worker: str, reviewer: SubAgent, result: str, emit: EventSink, cancel: CancelToken
+    ) -> Verdict | None:
         emit(Notice(f"🔍 {reviewer.name} 正在审查步骤 [{job.step.id}] 的结果..."))
         request = review_request(self.prompts, job.plan, job.step, worker, result)
         finished = reviewer.run(request, emit, cancel)

@@ -15,20 +15,37 @@ MODE = "team"
 
 
 class SubAgent:
-    def __init__(self, name: str, system_prompt: str, llm: LLMClient, ledger: LedgerPort, context: ContextPort,
-                 stats: LoopStats, options: LoopOptions | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        system_prompt: str,
+        llm: LLMClient,
+        ledger: LedgerPort,
+        context: ContextPort,
+        stats: LoopStats,
+        options: LoopOptions | None = None,
+    ) -> None:
         self.name = name
         self.llm = llm
         self.stats = stats
         self.options = options or LoopOptions()
-        self.conversation = Conversation(system_prompt, ledger=ledger, context=context,
-                                         identity=Identity(MODE, name, "subagent"), attach_source="session_attach")
+        self.conversation = Conversation(
+            system_prompt,
+            ledger=ledger,
+            context=context,
+            identity=Identity(MODE, name, "subagent"),
+            attach_source="session_attach",
+        )
 
-    def run(self, text: str, emit: EventSink, cancel: CancelToken, turn: TurnTools | None = None) -> RunFinished:
+    def run(
+        self, text: str, emit: EventSink, cancel: CancelToken, turn: TurnTools | None = None
+    ) -> RunFinished:
         """One activation: `text` joins this member's history and the loop runs until a final answer.
         Only workers pass `turn` (tool definitions); the others see no tools."""
         self.conversation.append(Message.user(text), "task_input")
-        loop = ToolLoop(self.conversation, self.llm, turn or NoTools(), emit, cancel, self.options, self.stats)
+        loop = ToolLoop(
+            self.conversation, self.llm, turn or NoTools(), emit, cancel, self.options, self.stats
+        )
         return loop.run()
 
     def reset(self, system_prompt: str | None = None) -> None:
