@@ -11,7 +11,8 @@ cl100k tokens and emulates a provider prefix cache. Per window (16K, 32K) and su
 - missing memory: agent requests that do not carry the saved memory;
 - ledger bytes per turn.
 
-Run from the repository root: python -m evals.bench_longsession [--turns 60]
+Run from the repository root: python -m evals.bench_longsession [--turns 60] [--windows 16000,32K]
+(--windows picks which of the windows to run; each target's verdict line is printed for the windows run.)
 Targets: cached/prompt >= 0.85 @16K and >= 0.90 @32K; 0 unseen cleared; 0 requests over the window (also with
 the summariser failing); 0 missing memories; ledger bytes per turn <= half the baseline recorded below.
 """
@@ -209,8 +210,12 @@ def count_events(ledger: Path, figures: Figures) -> None:
         figures.fallback += source == "automatic:dropped_rounds"
 
 
+def ratio_of(f: Figures) -> float:
+    return f.cached / f.prompt if f.prompt else 0.0
+
+
 def report(f: Figures) -> None:
-    ratio = f.cached / f.prompt if f.prompt else 0.0
+    ratio = ratio_of(f)
     base = BASELINE_LEDGER_BYTES_PER_TURN.get(f.window, 0)
     per_turn = f.ledger_bytes / max(1, f.turns)
     vs = f" (baseline {base:,}, {per_turn / base:.2f}x)" if base else ""
@@ -223,17 +228,74 @@ def report(f: Figures) -> None:
     )
 
 
+CACHE_TARGETS = {16_000: 0.85, 32_000: 0.90}
+
+
+def parse_windows(text: str) -> list[int]:
+    """'16000,32K' -> [16000, 32000]; an unknown or malformed window is an argparse error."""
+    windows: list[int] = []
+    for item in (part.strip().lower() for part in text.split(",")):
+        if not item:
+            continue
+        try:
+            window = int(item[:-1]) * 1000 if item.endswith("k") else int(item)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a window: {item!r}") from None
+        if window not in CACHE_TARGETS:
+            known = ", ".join(str(w) for w in CACHE_TARGETS)
+            raise argparse.ArgumentTypeError(f"no targets for window {window} (known: {known})")
+        if window not in windows:
+            windows.append(window)
+    if not windows:
+        raise argparse.ArgumentTypeError("no window given")
+    return windows
+
+
+def verdicts(results: list[Figures]) -> list[tuple[bool, str]]:
+    """One (passed, line) per target over the runs made."""
+    lines: list[tuple[bool, str]] = []
+    for f in results:
+        if not f.failing:
+            target = CACHE_TARGETS[f.window]
+            ratio = ratio_of(f)
+            lines.append(
+                (ratio >= target, f"cached/prompt @{f.window // 1000}K: {ratio:.3f} (target >= {target:.2f})")
+            )
+    for name, value in (
+        ("unseen cleared", sum(f.unseen_cleared for f in results)),
+        ("requests over the window", sum(f.over_window for f in results)),
+        ("missing memories", sum(f.missing_memory for f in results)),
+    ):
+        lines.append((value == 0, f"{name}: {value} (target 0)"))
+    for f in results:
+        if not f.failing:
+            base = BASELINE_LEDGER_BYTES_PER_TURN[f.window]
+            per_turn = f.ledger_bytes / max(1, f.turns)
+            lines.append(
+                (
+                    per_turn <= base / 2,
+                    f"ledger bytes/turn @{f.window // 1000}K: {per_turn:,.0f} (target <= {base // 2:,})",
+                )
+            )
+    return lines
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--turns", type=int, default=60)
-    parser.add_argument("--windows", default="16000,32000")
+    parser.add_argument("--windows", type=parse_windows, default=parse_windows("16000,32000"))
     args = parser.parse_args()
+    results: list[Figures] = []
     with tempfile.TemporaryDirectory() as tmp:
-        for window in (int(w) for w in args.windows.split(",")):
+        for window in args.windows:
             for failing in (False, True):
                 figures = run_session(window, failing, args.turns, Path(tmp))
                 report(figures)
-    return 0
+                results.append(figures)
+    checks = verdicts(results)
+    for passed, line in checks:
+        print(f"{'PASS' if passed else 'FAIL'}  {line}")
+    return 0 if all(passed for passed, _ in checks) else 1
 
 
 if __name__ == "__main__":
