@@ -81,6 +81,8 @@ class Figures:
     missing_memory: int = 0
     steady_prompt: int = 0  # agent requests that only append to the previous one (no compaction in between)
     steady_cached: int = 0
+    summary_prompt: int = 0  # summary-model requests (no tools) that got an answer
+    summary_cached: int = 0
     ledger_bytes: int = 0
     turns: int = 0
 
@@ -174,7 +176,10 @@ def measure(requests: list[dict[str, Any]], usages: list[dict[str, Any]], figure
         r for r in requests if r.get("tools") or not figures.failing
     ]  # failed summaries have no usage
     for body, usage in zip(answered, usages, strict=True):
-        if body.get("tools"):
+        if not body.get("tools"):
+            figures.summary_prompt += usage["prompt_tokens"]
+            figures.summary_cached += usage["prompt_tokens_details"]["cached_tokens"]
+        else:
             if previous is not None and body["messages"][: len(previous)] == previous:
                 figures.steady_prompt += usage["prompt_tokens"]
                 figures.steady_cached += usage["prompt_tokens_details"]["cached_tokens"]
@@ -224,7 +229,8 @@ def report(f: Figures) -> None:
         f"L2 {f.l2:3d}  L3 {f.l3:3d}  fallback {f.fallback:3d}  max request/window {f.max_request / f.window:.2f} "
         f"(over {f.over_window})  unseen cleared {f.unseen_cleared}  missing memory {f.missing_memory}  "
         f"ledger bytes/turn {per_turn:,.0f}{vs}  [requests with no compaction before them: cached/prompt "
-        f"{f.steady_cached / max(1, f.steady_prompt):.3f}]"
+        f"{f.steady_cached / max(1, f.steady_prompt):.3f}; summary requests: {f.summary_prompt:,} prompt tokens, "
+        f"cached/prompt {f.summary_cached / max(1, f.summary_prompt):.3f}]"
     )
 
 

@@ -1,0 +1,40 @@
+"""The long-session bench's command line: which windows run, and the verdict per target."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+from evals.bench_longsession import Figures, parse_windows, verdicts
+
+
+def test_windows_accept_plain_and_k_forms_and_keep_order() -> None:
+    assert parse_windows("32K") == [32_000]
+    assert parse_windows("32000, 16k") == [32_000, 16_000]
+    assert parse_windows("16000,16K") == [16_000]
+
+
+@pytest.mark.parametrize("text", ["", "8000", "abc", "16M", ","])
+def test_unknown_or_malformed_windows_are_rejected(text: str) -> None:
+    with pytest.raises(argparse.ArgumentTypeError):
+        parse_windows(text)
+
+
+def figures(window: int, failing: bool, cached: int, *, over: int = 0, ledger: int = 0) -> Figures:
+    return Figures(
+        window, failing, prompt=1_000, cached=cached, over_window=over, ledger_bytes=ledger, turns=1
+    )
+
+
+def test_verdicts_name_the_figure_and_target_and_fail_below_it() -> None:
+    lines = verdicts([figures(16_000, False, 849), figures(16_000, True, 0, over=2)])
+    assert (False, "cached/prompt @16K: 0.849 (target >= 0.85)") in lines
+    assert (False, "requests over the window: 2 (target 0)") in lines
+    assert (True, "unseen cleared: 0 (target 0)") in lines
+    assert not any("32K" in line for _, line in lines)  # only the windows that ran
+
+
+def test_verdicts_pass_at_the_target() -> None:
+    lines = verdicts([figures(32_000, False, 900), figures(32_000, True, 0)])
+    assert all(passed for passed, _ in lines), lines
+    assert (True, "cached/prompt @32K: 0.900 (target >= 0.90)") in lines
