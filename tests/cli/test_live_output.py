@@ -168,3 +168,33 @@ def test_p_shows_a_commands_output_on_stderr_while_it_runs(project: Path, isolat
             f"{marker}\nfinished\n退出码: 0" in content and PREFIX not in content
         )  # the model's view is unchanged
         assert server.violations == []
+
+
+def _terminal_renderer() -> tuple[EventRenderer, io.StringIO]:
+    err_text = io.StringIO()
+    console = Console(file=err_text, force_terminal=True, width=60)
+    return EventRenderer(Console(file=io.StringIO(), width=60), console, clock=FakeClock()), err_text
+
+
+def test_the_spinner_comes_back_after_an_approval_question() -> None:
+    renderer, err_text = _terminal_renderer()
+    renderer(ToolStarted("c1", "execute_command", '{"command": "sleep 20"}'))
+    renderer.pause()  # the approval question
+    asked = len(err_text.getvalue())
+    renderer.resume()  # approved: the command runs now
+    renderer.stop_spinner()  # the spinner's final frame stays in the captured stream
+    after = err_text.getvalue()[asked:]
+    assert "运行 execute_command" in after and "Esc 取消" in after
+
+
+def test_output_after_a_pause_shows_under_a_fresh_spinner() -> None:
+    renderer, err_text = _terminal_renderer()
+    renderer(ToolStarted("c1", "execute_command", '{"command": "make"}'))
+    renderer.pause()
+    paused = len(err_text.getvalue())
+    renderer(ToolProgress("c1", "execute_command", "compiling app.c"))
+    renderer.stop_spinner()
+    after = err_text.getvalue()[paused:]
+    assert "运行 execute_command" in after and f"{PREFIX}compiling app.c" in after
+    renderer(ToolProgress("other", "execute_command", "stray"))  # not an open call: ignored
+    assert "stray" not in err_text.getvalue()

@@ -244,8 +244,7 @@ class EventRenderer:
         elif isinstance(event, ToolStarted):
             self._on_tool_started(event)
         elif isinstance(event, ToolProgress):
-            self._tail.add(event.call_id, event.line)
-            self._spinner.show_tail(self._tail.lines())
+            self._on_tool_progress(event)
         elif isinstance(event, ToolFinished):
             self._on_tool_finished(event.result)
         elif isinstance(event, Compacted):
@@ -311,6 +310,14 @@ class EventRenderer:
         self._open_calls[event.call_id] = event.name
         say(self._progress, tool_call_line(event.name, event.arguments), "bold")
         self._spinner.start(f"运行 {event.name}")
+
+    def _on_tool_progress(self, event: ToolProgress) -> None:
+        if event.call_id not in self._open_calls:
+            return
+        if not self._spinner.active:  # stopped by a question or a notice meanwhile
+            self._spinner.start(f"运行 {event.name}")
+        self._tail.add(event.call_id, event.line)
+        self._spinner.show_tail(self._tail.lines())
 
     def _on_tool_finished(self, result: ToolResult) -> None:
         self._spinner.stop()
@@ -394,6 +401,12 @@ class EventRenderer:
         """Make room for a question: stop the spinner and put out what streamed so far."""
         with self._lock:
             self._interrupt()
+
+    def resume(self) -> None:
+        """After a question: the calls still open (an approved command now running) get their spinner back."""
+        with self._lock:
+            if self._open_calls and not self._spinner.active:
+                self._spinner.start("运行 " + ", ".join(sorted(set(self._open_calls.values()))))
 
     def stop_spinner(self) -> None:
         with self._lock:
