@@ -9,7 +9,7 @@ from pathlib import Path
 from paicli.agent.events import AgentEvent, ToolFinished, ToolProgress, ToolStarted
 from paicli.cancel import CancelToken
 from paicli.tools.base import ToolResult
-from paicli.tools.shell import LineFeed
+from paicli.tools.shell import LIVE_LINES_PER_CHUNK, LineFeed
 
 from .helpers import calls, make_runner, run, unwrap
 
@@ -78,3 +78,10 @@ def test_a_failing_hook_is_dropped_after_its_first_error() -> None:
     feed.feed("x\ny\n")  # no exception escapes the reader
     feed.close()
     assert seen == ["x"]
+
+
+def test_a_flood_in_one_chunk_sends_only_its_latest_lines_in_order() -> None:
+    seen: list[str] = []
+    feed = LineFeed(seen.append)
+    feed.feed("".join(f"{n}\n" for n in range(1000)))
+    assert seen == [str(n) for n in range(1000 - LIVE_LINES_PER_CHUNK, 1000)]

@@ -56,7 +56,7 @@ Clock = Callable[[], float]
 class ThrottledLines:
     """Writes output lines as `PREFIX + line`, at most one batch every `interval` seconds. Lines arriving in
     between wait for the next batch (a timer sends it if nothing else comes); a batch shows only its last
-    `keep` lines after a count of the ones skipped. `lock` is the writer's lock, so nothing interleaves."""
+    `keep` lines, after a `…` line when it held more. `lock` is the writer's lock, so nothing interleaves."""
 
     def __init__(
         self,
@@ -99,9 +99,8 @@ class ThrottledLines:
         pending, self._pending = self._pending, []
         self._last = self._clock()
         width = self._width() - len(PREFIX)
-        skipped = len(pending) - self._keep
-        if skipped > 0:
-            self._write(f"{PREFIX}…（略过 {skipped} 行）\n")
+        if len(pending) > self._keep:  # not a count: a flood reaches us already thinned out
+            self._write(f"{PREFIX}…\n")
         self._write("".join(f"{PREFIX}{display_line(line, width)}\n" for line in pending[-self._keep :]))
 
     def _on_timer(self) -> None:

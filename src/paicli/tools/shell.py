@@ -36,6 +36,7 @@ KILL_GRACE_SECONDS = 0.5
 _READ_CHUNK = 65536
 MARKER_ENV = "PAICLI_COMMAND_MARKER"
 _PROC = Path("/proc")
+LIVE_LINES_PER_CHUNK = 20
 _PARTIAL_KEEP = 4096  # an unfinished line longer than this is only shown by its end
 
 
@@ -65,8 +66,9 @@ def _clean(text: str) -> str:
 
 
 class LineFeed:
-    """Cuts the decoded output into finished lines for the live-output hook; a failing hook is dropped
-    (the display is decoration: it must never stall or break the capture)."""
+    """Cuts the decoded output into finished lines for the live-output hook, in order; of one read chunk's
+    lines only the last LIVE_LINES_PER_CHUNK are sent (`seq 1 200000` must not cost 200,000 events). A failing
+    hook is dropped: the display is decoration and must never stall or break the capture."""
 
     def __init__(self, sink: OutputSink | None) -> None:
         self._sink = sink
@@ -80,7 +82,7 @@ class LineFeed:
             self._partial = self._partial[-_PARTIAL_KEEP:]
             return
         *finished, self._partial = self._partial.split("\n")
-        for line in finished:
+        for line in finished[-LIVE_LINES_PER_CHUNK:]:  # a flood only needs its latest lines on screen
             self._send(line)
 
     def close(self) -> None:
