@@ -12,6 +12,7 @@ from paicli.llm.messages import Usage
 
 # the tool runner defines these two; loops re-emit them, front ends import them from here
 from paicli.tools.base import ToolFinished as ToolFinished
+from paicli.tools.base import ToolProgress as ToolProgress
 from paicli.tools.base import ToolStarted as ToolStarted
 
 
@@ -105,6 +106,7 @@ AgentEvent = (
     | ModelCallStarted
     | ModelCallFinished
     | ToolStarted
+    | ToolProgress
     | ToolFinished
     | Compacted
     | Notice

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import sys
 import threading
@@ -20,11 +21,13 @@ from paicli.agent.events import (
     RunFinished,
     TextDelta,
     ToolFinished,
+    ToolProgress,
     ToolStarted,
     Waiting,
 )
 from paicli.cancel import CancelToken
 from paicli.cli.backend import Backend, RunMode
+from paicli.cli.live_output import ThrottledLines
 from paicli.cli.plan_view import PLAN_EVENTS, plan_event_json, plan_event_line
 
 PREVIEW_CHARS = 2000
@@ -197,17 +200,35 @@ def _write_json(out: TextIO, obj: dict[str, Any]) -> None:
 
 def _emitter(output_format: str, out: TextIO, err: TextIO) -> Callable[[AgentEvent], None]:
     lock = threading.Lock()
+    live = ThrottledLines(_writer(err), _terminal_width, lock)
 
     def emit(event: AgentEvent) -> None:
         with lock:
+            if isinstance(event, ToolProgress):  # live output: text mode only, on stderr
+                if output_format == "text":
+                    live.add(event.line)
+                return
             if output_format == "stream-json":
                 if not isinstance(event, RunFinished):
                     _write_json(out, event_to_json(event))
                 return
             if output_format == "text":
+                live.flush()
                 line = describe_event(event)
                 if line:
                     err.write(line + "\n")
                     err.flush()
 
     return emit
+
+
+def _writer(stream: TextIO) -> Callable[[str], None]:
+    def write(text: str) -> None:
+        stream.write(text)
+        stream.flush()
+
+    return write
+
+
+def _terminal_width() -> int:
+    return shutil.get_terminal_size((120, 24)).columns

@@ -25,9 +25,11 @@ from paicli.agent.events import (
     TaskActivity,
     TextDelta,
     ToolFinished,
+    ToolProgress,
     ToolStarted,
     Waiting,
 )
+from paicli.cli.live_output import PREFIX, OutputTail, display_line
 from paicli.cli.summaries import (
     ResultSummary,
     blocked_headline,
@@ -105,6 +107,7 @@ class WaitSpinner:
         self._spinner: RichSpinner | None = None
         self._label: Label = ""
         self._started = 0.0
+        self._tail: tuple[str, ...] = ()
 
     @property
     def active(self) -> bool:
@@ -126,10 +129,15 @@ class WaitSpinner:
     def relabel(self, label: Label) -> None:
         self._label = label
 
+    def show_tail(self, lines: tuple[str, ...]) -> None:
+        """Lines shown under the spinner (a running command's latest output) until the next stop."""
+        self._tail = lines
+
     def stop(self) -> None:
         live, self._live = self._live, None
         if live is not None:
             live.stop()
+        self._tail = ()
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         elapsed = max(0.0, self._clock() - self._started)
@@ -137,6 +145,9 @@ class WaitSpinner:
             label = self._label() if callable(self._label) else self._label
             self._spinner.update(text=Text(f"{label} · {elapsed:.0f}s · Esc 取消", style="dim"))
             yield self._spinner
+            width = options.max_width - cell_len(PREFIX) - 1
+            for line in self._tail:
+                yield Text(PREFIX + display_line(line, width), style="dim", no_wrap=True, overflow="crop")
 
 
 def say(console: Console, text: str, style: str | None = None) -> None:
@@ -210,6 +221,7 @@ class EventRenderer:
         self._plain: list[str] = []
         self._streamed = False
         self._open_calls: dict[str, str] = {}
+        self._tail = OutputTail()
         self.finished: RunFinished | None = None
         self._plan: PlanLive | None = None
 
@@ -231,6 +243,8 @@ class EventRenderer:
             self._spinner.start(label)
         elif isinstance(event, ToolStarted):
             self._on_tool_started(event)
+        elif isinstance(event, ToolProgress):
+            self._on_tool_progress(event)
         elif isinstance(event, ToolFinished):
             self._on_tool_finished(event.result)
         elif isinstance(event, Compacted):
@@ -297,8 +311,17 @@ class EventRenderer:
         say(self._progress, tool_call_line(event.name, event.arguments), "bold")
         self._spinner.start(f"运行 {event.name}")
 
+    def _on_tool_progress(self, event: ToolProgress) -> None:
+        if event.call_id not in self._open_calls:
+            return
+        if not self._spinner.active:  # stopped by a question or a notice meanwhile
+            self._spinner.start(f"运行 {event.name}")
+        self._tail.add(event.call_id, event.line)
+        self._spinner.show_tail(self._tail.lines())
+
     def _on_tool_finished(self, result: ToolResult) -> None:
         self._spinner.stop()
+        self._tail.clear()
         self._open_calls.pop(result.call_id, None)
         width = self._progress.width
         summary = summarize_result(result, width=max(40, width - 8))
@@ -378,6 +401,12 @@ class EventRenderer:
         """Make room for a question: stop the spinner and put out what streamed so far."""
         with self._lock:
             self._interrupt()
+
+    def resume(self) -> None:
+        """After a question: the calls still open (an approved command now running) get their spinner back."""
+        with self._lock:
+            if self._open_calls and not self._spinner.active:
+                self._spinner.start("运行 " + ", ".join(sorted(set(self._open_calls.values()))))
 
     def stop_spinner(self) -> None:
         with self._lock:

@@ -71,10 +71,12 @@ class ReplIO(Protocol):
         *,
         cancellable: bool = True,
         quiet: Callable[[], None] | None = None,
+        resume: Callable[[], None] | None = None,
     ) -> T:
         """Run `work` on a worker thread; Esc / Ctrl+C on the main thread cancel its token.
 
-        `quiet` is called before the IO writes something of its own (an approval question).
+        `quiet` is called before the IO writes something of its own (an approval question), `resume` after
+        it (the approved command runs: its spinner comes back).
         """
         ...
 
@@ -229,7 +231,9 @@ class Dispatcher:
         )
         try:
             result = self.io.run_cancellable(
-                lambda cancel: self.backend.run(text, mode, renderer, cancel), quiet=renderer.pause
+                lambda cancel: self.backend.run(text, mode, renderer, cancel),
+                quiet=renderer.pause,
+                resume=renderer.resume,
             )
         except Exception as exc:
             result = RunFinished("error", "", str(exc) or type(exc).__name__)

@@ -55,6 +55,7 @@ class InteractiveIO:
         self._clear_history = clear_history
         self._cancellable = True
         self._quiet: Callable[[], None] | None = None
+        self._resume: Callable[[], None] | None = None
         self._eof_hinted = False
         self._watching = threading.Event()
         self._approvals: queue.Queue[_PendingApproval] = queue.Queue()
@@ -116,10 +117,12 @@ class InteractiveIO:
         *,
         cancellable: bool = True,
         quiet: Callable[[], None] | None = None,
+        resume: Callable[[], None] | None = None,
     ) -> T:
         """The watcher also keeps the terminal in raw mode, so keys typed meanwhile arrive intact."""
         self._cancellable = cancellable
         self._quiet = quiet
+        self._resume = resume
         self._eof_hinted = False
         self._watching.set()  # before the worker starts: it may ask at once
         try:
@@ -193,6 +196,8 @@ class InteractiveIO:
                         if interrupted:  # Ctrl+C at the question: refuse and stop the task, as elsewhere
                             self._request_cancel(cancel)
                         pending.resolve(decision)
+                        if self._resume is not None and not interrupted:
+                            self._resume()
         finally:
             store_typeahead(self._input, kept)
 

@@ -60,6 +60,7 @@ class PipedIO:
         *,
         cancellable: bool = True,
         quiet: Callable[[], None] | None = None,
+        resume: Callable[[], None] | None = None,
     ) -> T:
         return run_in_worker(work, self._wait, self._interrupted)
 

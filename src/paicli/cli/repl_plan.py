@@ -61,7 +61,7 @@ class PlanFlow:
 
     def _cancellable(self, renderer: Any, work: Callable[[Any], Any]) -> Any:
         try:
-            return self.d.io.run_cancellable(work, quiet=renderer.pause)
+            return self.d.io.run_cancellable(work, quiet=renderer.pause, resume=renderer.resume)
         except Exception as exc:
             return RunFinished("error", "", str(exc) or type(exc).__name__)
         finally:
@@ -156,7 +156,9 @@ def offer_continuation(dispatcher: Dispatcher) -> None:
     backend: Any = dispatcher.backend
     try:
         result = io.run_cancellable(
-            lambda cancel: backend.continue_plan(renderer, cancel), quiet=renderer.pause
+            lambda cancel: backend.continue_plan(renderer, cancel),
+            quiet=renderer.pause,
+            resume=renderer.resume,
         )
     except Exception as exc:
         result = RunFinished("error", "", str(exc) or type(exc).__name__)

@@ -33,7 +33,17 @@ class ToolFinished:
     result: ToolResult
 
 
-ToolEvent = ToolStarted | ToolFinished
+@dataclass(frozen=True)
+class ToolProgress:
+    """One finished line a running tool printed (execute_command's live output). Display only: the result the
+    model sees is built from the full capture, never from these."""
+
+    call_id: str
+    name: str
+    line: str
+
+
+ToolEvent = ToolStarted | ToolProgress | ToolFinished
 ToolEventSink = Callable[[ToolEvent], None]
 
 

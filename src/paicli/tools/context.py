@@ -23,6 +23,7 @@ class Offloader(Protocol):
     def offload(self, tool: str, content: str, head_chars: int) -> str: ...
 
 
+OutputSink = Callable[[str], None]
 SaveMemory = Callable[[str, str, "str | None", bool], str]
 
 
@@ -34,3 +35,4 @@ class ToolContext:
     cancel: CancelToken
     offloader: Offloader | None = None
     command_timeout_seconds: float = 60.0
+    on_output: OutputSink | None = None  # gets each line a running command prints, in order (display only)

@@ -39,11 +39,12 @@ from paicli.tools.base import (
     ToolEvent,
     ToolEventSink,
     ToolFinished,
+    ToolProgress,
     ToolResult,
     ToolStarted,
 )
 from paicli.tools.boundary import ToolResultBoundary
-from paicli.tools.context import Offloader, SaveMemory, ToolContext
+from paicli.tools.context import Offloader, OutputSink, SaveMemory, ToolContext
 from paicli.tools.files import planned_diff
 from paicli.tools.guards import PathDenied, PathGuard, command_denial
 from paicli.tools.policy import HEADLINE_NOTICE, TurnToolPolicy
@@ -120,9 +121,15 @@ class ToolRunner:
         self.tracker.reset()
         self.approval.clear_grants()
 
-    def context(self, cancel: CancelToken) -> ToolContext:
+    def context(self, cancel: CancelToken, on_output: OutputSink | None = None) -> ToolContext:
         return ToolContext(
-            self.project_root, self.paths, self.env, cancel, self.offloader, self.command_timeout
+            self.project_root,
+            self.paths,
+            self.env,
+            cancel,
+            self.offloader,
+            self.command_timeout,
+            on_output,
         )
 
 
@@ -169,7 +176,7 @@ class TurnToolSet:
             # batch timeout instead of blocking inside the tool (issue 17)
             if len(batch) == 1 and not self._parallel_safe(batch[0]):
                 _emit(emit, ToolStarted(batch[0].id, batch[0].name, batch[0].arguments))
-                result = self.run_call(batch[0], cancel)
+                result = self.run_call(batch[0], cancel, emit)
                 _emit(emit, ToolFinished(result))
                 results.append(result)
             else:
@@ -206,10 +213,11 @@ class TurnToolSet:
             results.append(result)
         return results
 
-    def run_call(self, call: ToolCall, cancel: CancelToken) -> ToolResult:
-        """One call from raw arguments to its history-ready result. Never raises."""
+    def run_call(self, call: ToolCall, cancel: CancelToken, emit: ToolEventSink | None = None) -> ToolResult:
+        """One call from raw arguments to its history-ready result. Never raises. `emit` gets the call's live
+        output lines as ToolProgress events."""
         try:
-            output = self._outcome(call, cancel)
+            output = self._outcome(call, cancel, _progress_sink(call, emit))
         except Cancelled:
             output = cancelled_output(call.name)
         except Exception as error:  # the loop must never see a tool exception
@@ -219,7 +227,9 @@ class TurnToolSet:
             self.runner.audit.record(call.name, call.arguments, outcome, output.success)
         return self._final(call, output)
 
-    def _outcome(self, call: ToolCall, cancel: CancelToken) -> ToolOutput:
+    def _outcome(
+        self, call: ToolCall, cancel: CancelToken, on_output: OutputSink | None = None
+    ) -> ToolOutput:
         if cancel.cancelled:
             return cancelled_output(call.name)
         tool = self.runner.tools.get(call.name)
@@ -236,7 +246,7 @@ class TurnToolSet:
         if cancel.cancelled:
             return cancelled_output(call.name)
         try:
-            output = tool.handler(args, self.runner.context(cancel))
+            output = tool.handler(args, self.runner.context(cancel, on_output))
         except PathDenied as denied:
             return ToolOutput(str(denied), success=False, blocked=True)
         except Exception:
@@ -333,6 +343,13 @@ def approval_preview(tool: str, args: dict[str, Any], paths: PathGuard | None = 
     if tool == "edit_file":
         return f"- {args.get('old_text', '')}\n+ {args.get('new_text', '')}"
     return None
+
+
+def _progress_sink(call: ToolCall, emit: ToolEventSink | None) -> OutputSink | None:
+    if emit is None:
+        return None
+    sink = emit
+    return lambda line: _emit(sink, ToolProgress(call.id, call.name, line))
 
 
 def _emit(emit: ToolEventSink, event: ToolEvent) -> None:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from paicli.tools.context import Offloader, ToolContext
+from paicli.tools.context import Offloader, OutputSink, ToolContext
 from paicli.tools.gitrepo import git_neutral_env
 from paicli.tools.readonly import syntactically_read_only
 from paicli.tools.schema import Args, ToolOutput
@@ -36,6 +36,8 @@ KILL_GRACE_SECONDS = 0.5
 _READ_CHUNK = 65536
 MARKER_ENV = "PAICLI_COMMAND_MARKER"
 _PROC = Path("/proc")
+LIVE_LINES_PER_CHUNK = 20
+_PARTIAL_KEEP = 4096  # an unfinished line longer than this is only shown by its end
 
 
 @dataclass
@@ -63,17 +65,56 @@ def _clean(text: str) -> str:
     return _ANSI.sub("", text.replace("\x00", ""))
 
 
-def _pump(stream: IO[bytes], capture: Capture) -> None:
+class LineFeed:
+    """Cuts the decoded output into finished lines for the live-output hook, in order; of one read chunk's
+    lines only the last LIVE_LINES_PER_CHUNK are sent (`seq 1 200000` must not cost 200,000 events). A failing
+    hook is dropped: the display is decoration and must never stall or break the capture."""
+
+    def __init__(self, sink: OutputSink | None) -> None:
+        self._sink = sink
+        self._partial = ""
+
+    def feed(self, text: str) -> None:
+        if self._sink is None or not text:
+            return
+        self._partial += text
+        if "\n" not in text:
+            self._partial = self._partial[-_PARTIAL_KEEP:]
+            return
+        *finished, self._partial = self._partial.split("\n")
+        for line in finished[-LIVE_LINES_PER_CHUNK:]:  # a flood only needs its latest lines on screen
+            self._send(line)
+
+    def close(self) -> None:
+        if self._partial:
+            self._send(self._partial)
+        self._partial = ""
+
+    def _send(self, line: str) -> None:
+        if self._sink is None:
+            return
+        try:
+            self._sink(line)
+        except Exception:
+            self._sink = None
+
+
+def _pump(stream: IO[bytes], capture: Capture, lines: LineFeed | None = None) -> None:
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    feed = lines or LineFeed(None)
     while True:
         chunk = stream.read1(_READ_CHUNK) if hasattr(stream, "read1") else stream.read(_READ_CHUNK)
         if not chunk:
             break
-        if capture.overflowed:  # keep draining past the cap so the child never blocks on a full pipe
-            continue
-        capture.add(_clean(decoder.decode(chunk)))
+        text = _clean(decoder.decode(chunk))
+        feed.feed(text)
+        if not capture.overflowed:  # keep draining past the cap so the child never blocks on a full pipe
+            capture.add(text)
+    rest = decoder.decode(b"", final=True)
+    feed.feed(rest)
+    feed.close()
     if not capture.overflowed:
-        capture.add(decoder.decode(b"", final=True))
+        capture.add(rest)
 
 
 def kill_group(process: subprocess.Popen[bytes]) -> None:
@@ -161,7 +202,10 @@ def run_command(command: str, ctx: ToolContext, capture_limit: int) -> CommandRu
     capture = Capture(capture_limit)
     assert process.stdout is not None
     reader = threading.Thread(
-        target=_pump, args=(process.stdout, capture), daemon=True, name="paicli-cmd-output"
+        target=_pump,
+        args=(process.stdout, capture, LineFeed(ctx.on_output)),
+        daemon=True,
+        name="paicli-cmd-output",
     )
     reader.start()
     killed = threading.Event()

@@ -17,6 +17,7 @@ from paicli.agent.events import (
     TaskActivity,
     TextDelta,
     ToolFinished,
+    ToolProgress,
     ToolStarted,
 )
 from paicli.agent.loop import LoopOptions, LoopStats, ToolLoop
@@ -51,6 +52,8 @@ def task_events(task_id: str, emit: EventSink, parallel: bool) -> EventSink:
 
     def forward(event: AgentEvent) -> None:
         if isinstance(event, (TextDelta, ReasoningDelta, RunFinished)):
+            return
+        if parallel and isinstance(event, ToolProgress):  # live command output would interleave
             return
         if parallel and isinstance(event, ToolStarted):
             emit(TaskActivity(task_id, f"⏺ {event.name}"))

@@ -17,6 +17,7 @@ from paicli.agent.events import (
     TaskStarted,
     TextDelta,
     ToolFinished,
+    ToolProgress,
     ToolStarted,
 )
 from paicli.agent.plan.model import NodeState, Plan, PlanTask
@@ -55,6 +56,8 @@ def step_events(step_id: str, emit: EventSink, parallel: bool) -> EventSink:
 
     def forward(event: AgentEvent) -> None:
         if isinstance(event, (TextDelta, ReasoningDelta, RunFinished)):
+            return
+        if parallel and isinstance(event, ToolProgress):  # live command output would interleave
             return
         if isinstance(event, ModelCallStarted):
             emit(TaskActivity(step_id, f"{event.actor} 等待模型回复"))
