@@ -1,6 +1,6 @@
 """Issue 17 acceptance, every category in one session: the scripted hostile model of test_hostile_session
-(items 1-4) goes on through a catastrophic regex, FIFOs, odd memory entries, forged boundary tags, a symlink
-swapped to point outside, an empty 200 and a cut stream, a backgrounded process and two tool calls that
+(items 1-4) goes on through a catastrophic regex, FIFOs, odd memory entries, a second `paicli -c` while the
+session is open, forged boundary tags, a symlink swapped to point outside, an empty 200 and a cut stream, a backgrounded process and two tool calls that
 alternate until the turn cap, at a window small enough that compaction happens; then `paicli -c` resumes it.
 Every wait is on an event (a process exit, a process gone from /proc), never on the clock."""
 
@@ -10,6 +10,7 @@ import itertools
 import json
 import os
 import stat
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -75,8 +76,9 @@ class HostileModel:
     """The first session's model: scripted steps (tool rounds, an empty 200, an empty cut stream, a swap done
     just before a reply), then read_file / list_dir alternating until paicli stops asking."""
 
-    def __init__(self, project: Path, outside: Path) -> None:
-        self.project, self.outside = project, outside
+    def __init__(self, project: Path, outside: Path, home: Path) -> None:
+        self.project, self.outside, self.home = project, outside, home
+        self.concurrent: subprocess.CompletedProcess[str] | None = None
         self.steps: list[Any] = [*hostile_script(outside)[:-1], *self.medium_steps()]
         self.alternations = 0
 
@@ -91,6 +93,7 @@ class HostileModel:
                 ("edit_file", {"path": "deep/named.py", "old_text": "a", "new_text": "b"}),
             ),
             Reply.text("", cut=True),  # an empty cut stream: retried too
+            "busy",
             calls(("save_memory", {"fact": "部署脚本在 deploy/run.sh", "scope": "global"})),
             calls(("read_file", {"path": "evil.md"}), ("grep_code", {"pattern": "tool"})),
             calls(("read_file", {"path": "big.txt"})),
@@ -114,10 +117,22 @@ class HostileModel:
             if step == "swap":
                 swap_to_outside(self.project, self.outside)
                 step = self.steps.pop(0)
+            if step == "busy":  # a second `paicli -c` while this session is open (item 8)
+                self.concurrent = concurrent_resume(self.project, self.home)
+                step = self.steps.pop(0)
             return step  # type: ignore[no-any-return]
         self.alternations += 1
         cycle = [("read_file", {"path": "big.txt"}), ("list_dir", {"path": "."})]
         return calls(cycle[self.alternations % 2])
+
+
+def concurrent_resume(project: Path, home: Path) -> subprocess.CompletedProcess[str]:
+    with FakeOpenAIServer(api_key=KEY) as server:
+        server.push("分叉里的回答")
+        env = paicli_env(home, server.base_url, PAICLI_API_KEY=KEY, PAICLI_CONTEXT_WINDOW=str(WINDOW))
+        proc = run_paicli(["-c", "-p", "同时继续"], env, project, timeout=WAIT)
+        assert server.violations == [] and len(server.requests) == 1
+        return proc
 
 
 def assert_request_valid(request: dict[str, Any]) -> None:
@@ -163,7 +178,7 @@ def outside(tmp_path: Path) -> Path:
 
 
 def first_session(project: Path, home: Path, outside: Path) -> tuple[list[dict[str, Any]], HostileModel]:
-    model = HostileModel(project, outside)
+    model = HostileModel(project, outside, home)
     with FakeOpenAIServer(api_key=KEY, responder=model) as server:
         env = paicli_env(
             home,
@@ -227,6 +242,10 @@ def test_every_category_in_one_session_then_resume(
     medium_project(project, outside, isolated_home)
     first, model = first_session(project, isolated_home, outside)
     assert model.steps == [] and model.alternations > 0  # the whole script ran, then the cap stopped it
+    busy = model.concurrent
+    assert busy is not None and busy.returncode == 0, busy
+    assert "正在另一个 paicli 进程中打开" in busy.stderr and "已把会话" in busy.stderr
+    assert "分叉里的回答" in busy.stdout and "Traceback" not in busy.stdout + busy.stderr
     later = resumed_sessions(project, isolated_home, sleep_token)
     assert wait_gone(f"sleep {sleep_token}") == []  # the backgrounded sleep did not outlive its command
     assert processes_with(f"sleep {sleep_token}") == []
@@ -237,8 +256,9 @@ def test_every_category_in_one_session_then_resume(
     assert any(is_summary_request(r) for r in first) or "[已清理的旧工具结果]" in json.dumps(
         first, ensure_ascii=False
     )
-    resumed = later[-1]["messages"]
-    assert sum(1 for m in resumed if m.get("tool_calls")) >= 1
+    resumed = json.dumps(later[-1]["messages"], ensure_ascii=False)
+    assert "后台跑一下" in resumed and "帮我检查一下这个项目" in resumed
+    assert "分叉里的回答" not in resumed  # the fork took nothing from the session it copied
     assert retried(first) >= 2  # the empty 200 and the empty cut stream were asked again
     results = results_by_call(requests)
     assert "grep_code" in result_of(results, "grep_code", {"pattern": "(a|aa)+$"})  # finished, bounded
