@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.fakes.openai_server import FakeOpenAIServer, Reply, count_tokens, prompt_text
+from tests.fakes.openai_server import FakeOpenAIServer, Reply, count_tokens, is_summary_request, prompt_text
 
 from paicli.cancel import CancelToken
 from paicli.cli.app_backend import AppBackend
@@ -108,7 +108,7 @@ def write_project(project: Path) -> None:
 
 def make_responder(failing: bool, turn_of: list[int], rounds: dict[int, int]) -> Any:
     def responder(body: dict[str, Any]) -> Reply | str:
-        if not body.get("tools"):  # the summariser (agent requests always carry tools)
+        if is_summary_request(body):
             return Reply.error(500, "summary model down") if failing else SUMMARY
         turn = turn_of[0]
         done = rounds.get(turn, 0)
@@ -179,10 +179,10 @@ def measure(requests: list[dict[str, Any]], usages: list[dict[str, Any]], figure
     calls: set[str] = set()
     previous: list[Any] | None = None
     answered = [
-        r for r in requests if r.get("tools") or not figures.failing
-    ]  # failed summaries have no usage
+        r for r in requests if not is_summary_request(r) or not figures.failing
+    ]  # failed summaries: no usage
     for body, usage in zip(answered, usages, strict=True):
-        if not body.get("tools"):
+        if is_summary_request(body):
             figures.summary_prompt += usage["prompt_tokens"]
             figures.summary_cached += usage["prompt_tokens_details"]["cached_tokens"]
         else:
@@ -194,7 +194,7 @@ def measure(requests: list[dict[str, Any]], usages: list[dict[str, Any]], figure
         tokens = count_tokens(prompt_text(body))
         figures.max_request = max(figures.max_request, tokens)
         figures.over_window += tokens > figures.window
-        if not body.get("tools"):
+        if is_summary_request(body):
             continue
         messages = body["messages"]
         if not any(MEMORY_FACT in (m.get("content") or "") for m in messages):

@@ -107,10 +107,13 @@ class _CountingLive:
         *,
         on_delta: DeltaCallback | None = None,
         cancel: CancelToken | None = None,
+        tool_choice: str | None = None,
     ) -> ChatResponse:
         self.calls += 1
         try:
-            response = self.inner.chat(messages, tools, on_delta=on_delta, cancel=cancel)
+            response = self.inner.chat(
+                messages, tools, on_delta=on_delta, cancel=cancel, tool_choice=tool_choice
+            )
         except Exception as error:  # the memory path swallows it; remember it so the run can say so
             self.failures += 1
             self.first_failure = self.first_failure or f"{type(error).__name__}: {error}"

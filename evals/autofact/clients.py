@@ -55,6 +55,7 @@ class _CountingClient:
         *,
         on_delta: DeltaCallback | None = None,
         cancel: CancelToken | None = None,
+        tool_choice: str | None = None,
     ) -> ChatResponse:
         self.calls += 1
         content = self.answer(messages)

@@ -27,7 +27,14 @@ from tests.adversarial.test_hostile_session import (
     hostile_script,
 )
 from tests.cli.paicli_proc import paicli_env, run_paicli
-from tests.fakes.openai_server import FakeOpenAIServer, Reply, count_tokens, prompt_text, validate_request
+from tests.fakes.openai_server import (
+    FakeOpenAIServer,
+    Reply,
+    count_tokens,
+    is_summary_request,
+    prompt_text,
+    validate_request,
+)
 
 WINDOW = 8000
 CAP = 24
@@ -35,11 +42,6 @@ WAIT = 240.0
 SUMMARY = "## 当前目标与成功条件\n检查项目\n## 已完成工作及证据\n读过若干文件\n## 未解决问题与下一步\n继续"
 VICTIM = "outside, must stay as it is\n"
 __all__ = ["sleep_token"]  # the fixture, imported so pytest finds it here
-
-
-def is_summary_request(body: dict[str, Any]) -> bool:
-    last = str(body["messages"][-1].get("content") or "")
-    return "=== 待压缩的对话 ===" in last or "--- 片段" in last or "=== 对话片段 ===" in last
 
 
 def medium_project(project: Path, outside: Path, home: Path) -> None:

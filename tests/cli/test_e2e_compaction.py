@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.cli.paicli_proc import paicli_env, run_paicli
-from tests.fakes.openai_server import FakeOpenAIServer, Reply, count_tokens, prompt_text
+from tests.fakes.openai_server import FakeOpenAIServer, Reply, count_tokens, is_summary_request, prompt_text
 
 WINDOW = 16_000
 SUMMARY = (
@@ -17,11 +17,6 @@ SUMMARY = (
     "## 未解决问题与下一步\n继续读取后续文件"
 )
 HEADINGS = [line for line in SUMMARY.splitlines() if line.startswith("## ")]
-
-
-def is_summary_request(body: dict[str, Any]) -> bool:
-    last = str(body["messages"][-1].get("content") or "")
-    return "=== 待压缩的对话 ===" in last or "--- 片段" in last or "=== 对话片段 ===" in last
 
 
 def responder(body: dict[str, Any]) -> Reply | str:

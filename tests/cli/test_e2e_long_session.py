@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.cli.paicli_proc import paicli_env, run_paicli
-from tests.fakes.openai_server import FakeOpenAIServer, Reply, count_tokens, prompt_text
+from tests.fakes.openai_server import FakeOpenAIServer, Reply, count_tokens, is_summary_request, prompt_text
 
 WINDOW = 16_000
 NOTICE = "自动摘要没有完成"
@@ -21,7 +21,7 @@ SUMMARY = (
 
 
 def responder(body: dict[str, Any]) -> Reply | str:
-    if not body.get("tools"):  # the summariser: down for the whole session
+    if is_summary_request(body):  # the summariser: down for the whole session
         return Reply.error(500, "summary model down")
     messages = body["messages"]
     turn = next(
@@ -58,8 +58,8 @@ def test_failing_summariser_never_lets_a_request_overflow_and_says_so(
         requests = server.requests
         assert server.violations == []
 
-    main = [r for r in requests if r.get("tools")]
-    summaries = [r for r in requests if not r.get("tools")]
+    main = [r for r in requests if not is_summary_request(r)]
+    summaries = [r for r in requests if is_summary_request(r)]
     sizes = [count_tokens(prompt_text(r)) for r in requests]
     assert max(sizes) <= WINDOW, sizes
     dropped = [r for r in main if any("[已省略的早期对话]" in str(m.get("content")) for m in r["messages"])]
@@ -88,7 +88,7 @@ def test_one_task_of_many_tool_rounds_stays_inside_a_small_window(
     rounds = [0]  # the model's own progress (the view may have summarised earlier rounds away)
 
     def answer(body: dict[str, Any]) -> Reply | str:
-        if not body.get("tools"):
+        if is_summary_request(body):
             return SUMMARY if summariser_works else Reply.error(500, "summary model down")
         if rounds[0] < 24:
             rounds[0] += 1
@@ -105,9 +105,9 @@ def test_one_task_of_many_tool_rounds_stays_inside_a_small_window(
         assert proc.returncode == 0, proc.stderr[-3000:]
         requests = server.requests
         assert server.violations == []
-    main = [r for r in requests if r.get("tools")]
+    main = [r for r in requests if not is_summary_request(r)]
     assert len(main) == 25 and rounds[0] == 24
-    sizes = [(count_tokens(prompt_text(r)), bool(r.get("tools")), len(r["messages"])) for r in requests]
+    sizes = [(count_tokens(prompt_text(r)), not is_summary_request(r), len(r["messages"])) for r in requests]
     assert max(sizes)[0] <= 8_000, sizes
     folded = "[已压缩的历史对话摘要]" if summariser_works else "[已省略的早期对话]"
     assert any(folded in json.dumps(r["messages"], ensure_ascii=False) for r in main)

@@ -141,12 +141,41 @@ def test_one_batch_goes_down_to_the_low_watermark_past_the_kept_results() -> Non
 def test_a_batch_too_small_to_pay_for_a_cache_break_waits() -> None:
     history = history_with_tool_rounds(4)
     history.append(Message.user("再看一个"))
-    history += tool_round(9, body="y" * 60_000)  # the latest response's result: unseen, not clearable
+    history += tool_round(9, tool="web_fetch", body="y" * 60_000)  # excluded from clearing
+    history.append(Message.assistant("看过了"))
     before = measure(history)
-    clearer = ToolResultClearer(ClearingConfig(keep_recent=0, trigger_tokens_override=before - 10), measure)
+    config = ClearingConfig(
+        keep_recent=0, trigger_tokens_override=before - 10, exclude_tools=frozenset({"web_fetch"})
+    )
+    clearer = ToolResultClearer(config, measure)
     snapshot = list(history)
     assert clearer.clear_if_needed(history, 1_000_000).cleared_count == 0
     assert history == snapshot
+    assert clearer.clear_down_to(history, 0).cleared_count == 4  # the four small ones could have gone
+
+
+def test_clearing_waits_one_request_when_only_unseen_results_cross_the_trigger() -> None:
+    history = history_with_tool_rounds(6)
+    history.append(Message.user("并行读取五个文件"))
+    calls = tuple(ToolCall(f"p{i}", "read_file", f'{{"path":"g{i}"}}') for i in range(5))
+    history.append(Message.assistant(None, calls))
+    history += [Message.tool(f"p{i}", "z" * 3000) for i in range(5)]
+    seen_part = measure(history[:-5])
+    clearer = ToolResultClearer(
+        ClearingConfig(keep_recent=3, trigger_tokens_override=seen_part + 10), measure
+    )
+    assert measure(history) > clearer.trigger_tokens(1_000_000)
+    snapshot = list(history)
+    assert (
+        clearer.clear_if_needed(history, 1_000_000).cleared_count == 0
+    )  # no break for the old results alone
+    assert history == snapshot
+    history.append(Message.assistant("五个文件都看过了"))  # the model has seen them now
+    result = clearer.clear_if_needed(history, 1_000_000)
+    assert result.after_tokens <= clearer.watermark(1_000_000)
+    assert {"p0", "p1"} <= set(result.call_ids)  # one batch takes the old results and the parallel ones
+    assert clearer.clear_if_needed(history, 1_000_000).cleared_count == 0
+    assert_pairs_valid(history)
 
 
 def test_results_of_the_latest_response_are_never_cleared() -> None:

@@ -24,14 +24,9 @@ from paicli.tools.runner import ToolRunner
 from tests.agent.fake_tools import StaticPrompt
 from tests.context.conftest import MakeEnv
 from tests.context.helpers import STRUCTURED
-from tests.fakes.openai_server import FakeOpenAIServer, Reply, _Tokens, prompt_text
+from tests.fakes.openai_server import FakeOpenAIServer, Reply, _Tokens, is_summary_request, prompt_text
 
 WINDOW = 16_000
-
-
-def is_summary_request(body: dict[str, Any]) -> bool:
-    last = body["messages"][-1].get("content") or ""
-    return "=== 待压缩的对话 ===" in last or "--- 片段" in last or "=== 本部分对话 ===" in last
 
 
 def responder(body: dict[str, Any]) -> Reply | str:

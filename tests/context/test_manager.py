@@ -3,11 +3,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from paicli.cancel import CancelToken
+from paicli.config.env import EnvLookup
 from paicli.context.clearing import CLEARED_PREFIX
 from paicli.context.manager import AutoCompactionManager
 from paicli.context.profile import ContextProfile
 from paicli.context.session_memory import enabled_by_configuration
-from paicli.context.summary import SummaryOutcome
+from paicli.context.summary import SharedPrefix, SummaryOutcome
 from paicli.context.tokens import TokenCounter
 from paicli.llm.messages import Message, Usage
 from paicli.llm.protocol import LLMClient, LLMError
@@ -21,6 +22,7 @@ class FakeFull:
     compacts: bool = True
     calls: list[tuple[int, bool, int, str | None]] = field(default_factory=list)
     cuts: list[int | None] = field(default_factory=list)
+    prefixes: list[SharedPrefix | None] = field(default_factory=list)
 
     def compact(
         self,
@@ -31,9 +33,11 @@ class FakeFull:
         focus: str | None = None,
         cancel: CancelToken | None = None,
         cut: int | None = None,
+        prefix: SharedPrefix | None = None,
     ) -> SummaryOutcome:
         self.calls.append((trigger, force, retain, focus))
         self.cuts.append(cut)
+        self.prefixes.append(prefix)
         if not self.compacts:
             return SummaryOutcome(False, len(history), len(history), 100, 100, "失败原因")
         before = len(history)
@@ -374,3 +378,63 @@ def test_a_summary_that_failed_in_this_call_is_not_paid_for_twice_the_fallback_f
     assert (history[1].content or "").startswith("[已省略的早期对话]")
     assert history[3] == Message.user("最新的任务")
     assert_pairs_valid(history)
+
+
+# -- cache-aware summaries (beyond the reference) ----------------------------------------------------------
+
+TOOL_DEFS = [{"type": "function", "function": {"name": "read_file", "parameters": {"type": "object"}}}]
+
+
+def small_window_manager(llm: ScriptedLLM, env: EnvLookup | None = None) -> AutoCompactionManager:
+    return AutoCompactionManager(llm, counter(), ContextProfile.from_window(16_000), env)
+
+
+def test_summary_request_starts_with_what_was_sent_even_after_clearing_in_the_same_pass() -> None:
+    llm = ScriptedLLM([STRUCTURED])
+    history = [Message.system("sys")]
+    for i in range(1, 11):
+        history.append(Message.user(f"Q{i} " + "内容" * 760))
+        history += tool_round(i, body="x" * 1500)
+        history.append(Message.assistant(f"A{i} 读完了"))
+    history.append(Message.user("继续"))
+    sent = list(history)
+    result = small_window_manager(llm).before_call(history, TOOL_DEFS)
+    assert [s.strategy for s in result.steps] == ["tool_result_clearing", "full_summary"]
+    request = llm.requests[0]
+    assert request.tool_choice == "none" and request.tools == TOOL_DEFS
+    shared = request.messages[:-1]
+    assert shared == sent[: len(shared)]  # as the model last saw it, so the provider serves it from cache
+    assert any(m.role == "tool" and "x" * 1500 in (m.content or "") for m in shared)  # cleared in this pass
+
+
+def test_the_kept_tail_is_cleared_in_the_same_pass_as_the_summary() -> None:
+    llm = ScriptedLLM([STRUCTURED])
+    history = [Message.system("sys")]
+    for i in range(1, 9):
+        history += [Message.user(f"Q{i} " + "内容" * 400), Message.assistant(f"A{i} " + "回答" * 400)]
+    for i in range(1, 3):
+        history.append(Message.user(f"T{i} 读文件"))
+        history += tool_round(i, body="x" * 4000)
+        history.append(Message.assistant(f"B{i} 读完了"))
+    history.append(Message.user("继续"))
+    m = small_window_manager(llm)
+    result = m.before_call(history, TOOL_DEFS)
+    assert [s.strategy for s in result.steps] == ["full_summary", "tool_result_clearing"]
+    assert (
+        result.compacted and result.strategy == "full_summary"
+    )  # recorded (and checkpointed) as the summary
+    assert result.cleared_tool_results == 1 and result.steps[-1].replaced_call_ids == ("call-1",)
+    assert m.measure(history) <= m.clearer.watermark(m.profile.compression_trigger_tokens)
+    assert history[-1] == Message.user("继续")
+    # the next requests of the turn find nothing to clear: no second cache break right after the summary
+    assert not m.before_call(history, TOOL_DEFS).steps
+
+
+def test_transcript_setting_restores_the_reference_summary_request(make_env: MakeEnv) -> None:
+    llm = ScriptedLLM([STRUCTURED])
+    history = chat_history(8)
+    m = small_window_manager(llm, make_env(PAICLI_COMPACTION_SUMMARY_INPUT="transcript"))
+    assert m.compact_now(history).compacted
+    assert llm.requests[0].tools is None and "=== 待压缩的对话 ===" in (
+        llm.requests[0].messages[-1].content or ""
+    )

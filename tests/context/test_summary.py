@@ -4,6 +4,7 @@ from paicli.context.summary import (
     ACKNOWLEDGEMENT,
     MAX_SUMMARY_INPUT_CHARS,
     ConversationHistoryCompactor,
+    SharedPrefix,
     has_required_structure,
     render_summary_chunks,
 )
@@ -11,7 +12,7 @@ from paicli.context.tokens import TokenCounter
 from paicli.llm.messages import Message
 from paicli.llm.protocol import LLMError
 from tests.context.helpers import STRUCTURED, assert_pairs_valid, tool_round
-from tests.fakes.scripted_llm import Request, ScriptedLLM
+from tests.fakes.scripted_llm import Request, ScriptedLLM, tool_call_reply
 
 COUNTER = TokenCounter("heuristic")
 SUMMARY_HEADING = "[已压缩的历史对话摘要]"
@@ -296,3 +297,84 @@ def test_summary_model_is_used_when_configured() -> None:
     llm = Switching([STRUCTURED])
     ConversationHistoryCompactor(llm, COUNTER, 3, summary_model="cheap-model").compact_now(rounds(3))
     assert seen == ["cheap-model"]
+
+
+# -- the shared-prefix form (beyond the reference) ------------------------------------------------------
+
+TOOLS = ({"type": "function", "function": {"name": "read_file", "parameters": {"type": "object"}}},)
+
+
+def shared(history: list[Message]) -> SharedPrefix:
+    return SharedPrefix(tuple(history), TOOLS)
+
+
+def test_summary_request_starts_with_the_last_request_and_may_not_call_tools() -> None:
+    llm = ScriptedLLM([STRUCTURED])
+    history = rounds(6)
+    sent = shared(history)
+    outcome = compactor(llm).compact(history, 0, True, 2, prefix=sent)
+    assert outcome.compacted
+    request = llm.requests[0]
+    split = len(request.messages) - 1
+    assert request.messages[:split] == list(sent.messages[:split])  # byte-identical prefix: a cache hit
+    assert split == 9 and (request.messages[split - 1].content or "").startswith("A3")  # up to the kept turns
+    assert request.tools == [dict(t) for t in TOOLS] and request.tool_choice == "none"
+    instruction = request.messages[-1]
+    assert instruction.role == "user" and instruction.content is not None
+    assert "【上下文整理请求" in instruction.content and "## 未解决问题与下一步" in instruction.content
+    assert (history[1].content or "").startswith(SUMMARY_HEADING + "\n## 当前目标与成功条件")
+    assert (history[3].content or "").startswith("Q4")
+
+
+def test_focus_reaches_the_shared_prefix_instruction() -> None:
+    llm = ScriptedLLM([STRUCTURED])
+    history = rounds(4)
+    assert compactor(llm).compact(history, 0, True, 1, "数据库迁移", prefix=shared(history)).compacted
+    assert "数据库迁移" in (llm.requests[0].messages[-1].content or "")
+
+
+def test_a_prefix_of_another_conversation_falls_back_to_the_transcript() -> None:
+    llm = ScriptedLLM([STRUCTURED])
+    history = rounds(6)
+    other = rounds(6)
+    other[3] = Message.tool("x", "结果")  # different roles at the same index
+    assert compactor(llm).compact(history, 0, True, 2, prefix=shared(other)).compacted
+    assert llm.requests[0].tools is None and "=== 待压缩的对话 ===" in prompt_of(llm.requests[0])
+
+
+def test_a_separate_summary_model_or_the_setting_uses_the_transcript() -> None:
+    for build in (
+        lambda llm: ConversationHistoryCompactor(llm, COUNTER, 3, summary_model="small-model"),
+        lambda llm: _transcript_only(ConversationHistoryCompactor(llm, COUNTER, 3)),
+    ):
+        llm = ScriptedLLM([STRUCTURED])
+        history = rounds(6)
+        assert build(llm).compact(history, 0, True, 2, prefix=shared(history)).compacted
+        assert llm.requests[0].tools is None and llm.requests[0].tool_choice is None
+
+
+def _transcript_only(c: ConversationHistoryCompactor) -> ConversationHistoryCompactor:
+    c.inline_enabled = False
+    return c
+
+
+def test_a_provider_refusing_the_form_gets_the_transcript_from_then_on() -> None:
+    llm = ScriptedLLM([LLMError("tool_choice is not supported", 400), STRUCTURED, STRUCTURED])
+    c = compactor(llm)
+    history = rounds(6)
+    assert c.compact(history, 0, True, 2, prefix=shared(history)).compacted
+    assert [r.tool_choice for r in llm.requests] == ["none", None]
+    assert "=== 待压缩的对话 ===" in prompt_of(llm.requests[1])
+    again = rounds(6)
+    assert c.compact(again, 0, True, 2, prefix=shared(again)).compacted
+    assert llm.requests[2].tools is None  # no second refused attempt
+
+
+def test_a_server_error_or_a_tool_call_instead_of_a_summary_leaves_the_history_alone() -> None:
+    for reply in (LLMError("boom", 500, True), tool_call_reply(("read_file", '{"path":"a"}'))):
+        llm = ScriptedLLM([reply])
+        history = rounds(6)
+        snapshot = list(history)
+        outcome = compactor(llm).compact(history, 0, True, 2, prefix=shared(history))
+        assert not outcome.compacted and outcome.error
+        assert history == snapshot and llm.calls == 1  # no transcript retry on a server error

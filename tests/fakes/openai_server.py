@@ -296,6 +296,23 @@ def prompt_text(body: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
+SUMMARY_MARKERS = (
+    "=== 待压缩的对话 ===",
+    "--- 片段",
+    "=== 对话片段 ===",
+    "=== 本部分对话 ===",
+    "【上下文整理请求",
+)
+
+
+def is_summary_request(body: dict[str, Any]) -> bool:
+    """A compaction summary request: the shared-prefix form (tools it may not call) or the transcript form."""
+    if body.get("tool_choice") == "none":
+        return True
+    last = str((body.get("messages") or [{}])[-1].get("content") or "")
+    return any(marker in last for marker in SUMMARY_MARKERS)
+
+
 def _common_prefix(a: list[int], b: list[int]) -> int:
     # Binary search on slice equality: the comparisons run in C, so long histories stay cheap.
     lo, hi = 0, min(len(a), len(b))

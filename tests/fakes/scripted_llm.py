@@ -16,6 +16,12 @@ class Request:
     messages: list[Message]
     tools: list[dict[str, Any]] | None
     model: str
+    tool_choice: str | None = None
+
+    @property
+    def without_callable_tools(self) -> bool:
+        """A side request (summary, extraction, ...): no tools, or tools it may not call."""
+        return self.tools is None or self.tool_choice == "none"
 
 
 def tool_call_reply(*calls: tuple[str, str], content: str | None = None, prefix: str = "call") -> Message:
@@ -56,11 +62,15 @@ class ScriptedLLM:
         *,
         on_delta: DeltaCallback | None = None,
         cancel: CancelToken | None = None,
+        tool_choice: str | None = None,
     ) -> ChatResponse:
         if cancel is not None and cancel.cancelled:
             raise Cancelled()
         request = Request(
-            list(messages), [dict(t) for t in tools] if tools is not None else None, self.model_name
+            list(messages),
+            [dict(t) for t in tools] if tools is not None else None,
+            self.model_name,
+            tool_choice,
         )
         self.requests.append(request)
         if self.replies:

@@ -321,3 +321,14 @@ def test_whole_call_timeout_bounds_a_stalled_attempt(server: FakeOpenAIServer) -
     with pytest.raises(LLMError) as info:
         client.chat([Message.user("x")])
     assert info.value.retryable and "0.2" in str(info.value)
+
+
+def test_tool_choice_goes_out_only_with_tools(server: FakeOpenAIServer) -> None:
+    server.push(Reply.text("摘要"), Reply.text("无工具"))
+    client = make_client(server)
+    client.chat([Message.user("整理一下")], TOOLS, tool_choice="none")
+    client.chat([Message.user("整理一下")], None, tool_choice="none")
+    with_tools, without = server.requests
+    assert with_tools["tools"] == TOOLS and with_tools["tool_choice"] == "none"
+    assert "tools" not in without and "tool_choice" not in without  # a tool_choice alone is invalid
+    server.assert_no_violations()

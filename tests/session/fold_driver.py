@@ -44,7 +44,7 @@ class Script:
     on_request: Callable[[list[Message]], None] | None = None
 
     def reply(self, request: Request) -> Any:
-        if request.tools is None:  # a summary request
+        if request.without_callable_tools:  # a summary request
             if self.summaries_fail:
                 return LLMError("summary model down", 500, True)
             return STRUCTURED

@@ -31,7 +31,7 @@ SIDE_SYSTEMS = ("压缩对话记录", "会话记忆")
 
 def is_side_call(request: Request) -> bool:
     first = request.messages[0].content or ""
-    return any(marker in first for marker in SIDE_SYSTEMS)
+    return request.tool_choice == "none" or any(marker in first for marker in SIDE_SYSTEMS)
 
 
 class Responder:

@@ -163,12 +163,12 @@ class Conversation:
                 metadata["clearedToolResults"] = step.cleared_tool_results
             source = "manual" if manual else (f"automatic:{step.strategy}" if react else "automatic")
             self.event("compaction", source, metadata)
-        last = result.steps[-1]
-        source = "manual" if manual else (f"automatic:{last.strategy}" if react else "automatic")
+        strategy = result.strategy  # a summary followed by its clearing checkpoints as the summary
+        source = "manual" if manual else (f"automatic:{strategy}" if react else "automatic")
         if all(step.in_place for step in result.steps):
-            self._replaced_results(source, result, {"strategy": last.strategy})
+            self._replaced_results(source, result, {"strategy": strategy})
         else:
-            self.checkpoint(source, {"strategy": last.strategy})
+            self.checkpoint(source, {"strategy": strategy})
 
     def _replaced_results(self, source: str, result: CompactionResult, extra: Mapping[str, Any]) -> None:
         """A compact checkpoint for in-place changes: only the new content of each replaced tool result.

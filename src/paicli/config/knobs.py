@@ -214,6 +214,14 @@ LIGHT_MODEL = text(
 COMPACTION_MODEL = text(
     "PAICLI_COMPACTION_MODEL", LLM, "model for level-3 summaries; default: the session model"
 )
+COMPACTION_SUMMARY_INPUT = choice(
+    "PAICLI_COMPACTION_SUMMARY_INPUT",
+    LLM,
+    "prefix",
+    ("prefix", "transcript"),
+    "how a summary request carries the conversation: prefix starts with the session's last request (served "
+    "from the provider's prompt cache); transcript is the reference's rendered text",
+)
 REASONING_IN_WIRE = Knob(
     "PAICLI_REASONING_IN_WIRE",
     LLM,
@@ -387,6 +395,7 @@ ALL_KNOBS: tuple[Knob[object], ...] = (  # type: ignore[assignment]
     CONTEXT_WINDOW,
     LIGHT_MODEL,
     COMPACTION_MODEL,
+    COMPACTION_SUMMARY_INPUT,
     REASONING_IN_WIRE,
     LLM_CONNECT_TIMEOUT,
     LLM_READ_TIMEOUT,

@@ -117,15 +117,24 @@ class ToolResultClearer:
         return max(1, min(derived, compaction_trigger - 1))
 
     def clear_if_needed(self, history: list[Message], compaction_trigger: int) -> ClearResult:
-        """Fires at the reference trigger; then clears in one batch down to the low watermark (see
-        `watermark`), so the next clearing (one cache break each) is many turns away."""
+        """Fires at the reference trigger (one request later when only the unseen results put the history over
+        it); then clears in one batch down to the low watermark (see `watermark`), so the next clearing (one
+        cache break each) is many turns away."""
         if not self.config.enabled or compaction_trigger <= 0:
             return ClearResult(0, 0, 0)
         before = self._measure(history)
-        if before < self.trigger_tokens(compaction_trigger):
+        trigger = self.trigger_tokens(compaction_trigger)
+        if before < trigger:
+            return ClearResult(0, before, before)
+        if before - self._unseen_tokens(history) < trigger:
+            # The latest response's results (not clearable yet) are what crossed the trigger: one request later
+            # they are seen and a single batch can take them too, instead of a second cache break right away.
             return ClearResult(0, before, before)
         minimum = int(self.trigger_tokens(compaction_trigger) * MIN_BATCH_RATIO)
         return self.clear_down_to(history, self.watermark(compaction_trigger), before, minimum)
+
+    def _unseen_tokens(self, history: list[Message]) -> int:
+        return sum(self._measure([history[i]]) for i in unseen_tool_indices(history))
 
     def watermark(self, compaction_trigger: int) -> int:
         return int(self.trigger_tokens(compaction_trigger) * LOW_WATERMARK_RATIO)

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from paicli.cancel import CancelToken
-from paicli.context.summary import SummaryOutcome
+from paicli.context.summary import SharedPrefix, SummaryOutcome
 from paicli.context.types import CompactionResult, CompactionStep, Strategy
 from paicli.llm.messages import Message
 from paicli.llm.protocol import LLMClient
@@ -35,6 +35,7 @@ class FullSummary(Protocol):
         focus: str | None = None,
         cancel: CancelToken | None = None,
         cut: int | None = None,
+        prefix: SharedPrefix | None = None,
     ) -> SummaryOutcome: ...
 
     def set_llm(self, llm: LLMClient | None) -> None: ...
@@ -57,5 +58,6 @@ def result_of(
 ) -> CompactionResult:
     if not steps:
         return CompactionResult(False, "none", 0, (), error)
-    strategy: Strategy = steps[-1].strategy
+    rebuilt = [step for step in steps if not step.in_place and step.strategy != "tool_result_clearing"]
+    strategy: Strategy = (rebuilt or steps)[-1].strategy  # a summary followed by its clearing is a summary
     return CompactionResult(compacted, strategy, cleared, tuple(steps), error)

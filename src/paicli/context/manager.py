@@ -7,7 +7,8 @@ count of the history's messages (spec 1.2: no tools schema) against the profile'
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from paicli.cancel import CancelToken
 from paicli.config import knobs
@@ -34,7 +35,9 @@ from paicli.context.session_memory import SessionMemoryCompactor, daemon_submit,
 from paicli.context.status import ContextFigure, ContextReport, context_figure
 from paicli.context.summary import (
     DEFAULT_RETAIN_RECENT_ROUNDS,
+    SUMMARY_PROMPT_ROOM_TOKENS,
     ConversationHistoryCompactor,
+    SharedPrefix,
     SummaryOutcome,
     input_chars_for_window,
     system_end,
@@ -92,6 +95,11 @@ class AutoCompactionManager:
         # next attempt instead of paying for a summary (and its repair) before every model call.
         self._backoff = SummaryBackoff()
         self._size_summary_input()
+        if isinstance(self.full, ConversationHistoryCompactor):
+            self.full.inline_enabled = knobs.COMPACTION_SUMMARY_INPUT.read(lookup) == "prefix"
+        # The view and tools of the request about to go out (before this call's compaction): what a summary
+        # request shares its prefix with.
+        self._sent: tuple[tuple[Message, ...], tuple[Mapping[str, Any], ...]] = ((), ())
         self.offloader: Offloader | None = (
             None  # set by the composer: offloads unseen results that cannot fit
         )
@@ -127,6 +135,7 @@ class AutoCompactionManager:
     def before_call(
         self, history: list[Message], tools: Tools = None, cancel: CancelToken | None = None
     ) -> CompactionResult:
+        self._sent = (tuple(history), tuple(tools or ()))
         try:
             if self._clearly_below_thresholds(history, tools):
                 return NO_COMPACTION
@@ -205,6 +214,7 @@ class AutoCompactionManager:
                 outcome = self._summarise(history, self.profile.compression_trigger_tokens, cancel)
                 if outcome.compacted:
                     steps.append(self._step("full_summary", outcome))
+                    self._clear_rebuilt(history, self.profile.compression_trigger_tokens, steps)
                 elif outcome.error:
                     error = outcome.error
         if self.measure(history) + schema > limit:
@@ -259,7 +269,8 @@ class AutoCompactionManager:
         if cut is None:
             return SummaryOutcome(False, len(history), len(history))
         tokens = self.measure(history)
-        outcome = self.full.compact(history, 0, True, DEFAULT_RETAIN_RECENT_ROUNDS, None, cancel, cut)
+        prefix = self._shared_prefix(cut)
+        outcome = self.full.compact(history, 0, True, DEFAULT_RETAIN_RECENT_ROUNDS, None, cancel, cut, prefix)
         if outcome.compacted:
             self._backoff.succeeded(id(history))
             self.session_memory.clear(history)
@@ -267,6 +278,30 @@ class AutoCompactionManager:
         else:
             self._backoff.failed(id(history), tokens, outcome.error or "摘要没有让上下文变小")
         return outcome
+
+    def _shared_prefix(self, cut: int | None = None) -> SharedPrefix | None:
+        """The last request's messages up to `cut` (all of them when None) and its tools, when a summary request
+        made of them and the instruction fits the window."""
+        messages, tools = self._sent
+        if not messages:
+            return None
+        shared = messages if cut is None else messages[:cut]
+        size = self.measure(shared) + self.counter.calibrated(self.model, self.counter.count_tools(tools))
+        if size + SUMMARY_PROMPT_ROOM_TOKENS > self.profile.window - self.profile.buffer_reserve:
+            return None
+        return SharedPrefix(shared, tools)
+
+    def _clear_rebuilt(self, history: list[Message], trigger: int, steps: list[CompactionStep]) -> int:
+        """Beyond the reference: right after a summary the prefix cache is broken from the summary on anyway,
+        so the kept tail's seen results are cleared down to clearing's low watermark in the same pass, rather
+        than by a second clearing (a second cache break) one or two requests later."""
+        if not self.clearer.config.enabled:
+            return 0
+        cleared = self.clearer.clear_down_to(history, self.clearer.watermark(trigger))
+        if not cleared.cleared:
+            return 0
+        steps.append(self._clear_step(cleared, len(history)))
+        return cleared.cleared_count
 
     def _summary_pays(self, history: Sequence[Message], trigger: int) -> bool:
         """Beyond the reference: a summary waits (the window fit still acts if the request would not fit)
@@ -336,8 +371,9 @@ class AutoCompactionManager:
         self, history: list[Message], focus: str | None = None, cancel: CancelToken | None = None
     ) -> CompactionResult:
         self.session_memory.clear(history)
+        self._sent = (tuple(history), self._sent[1])
         try:
-            outcome = self.full.compact(history, 0, True, 1, focus, cancel)
+            outcome = self.full.compact(history, 0, True, 1, focus, cancel, None, self._shared_prefix())
         except Exception as exc:
             log.exception("manual compaction failed")
             return CompactionResult(False, "none", error=f"压缩失败：{exc}")
@@ -376,7 +412,8 @@ class AutoCompactionManager:
             steps.append(
                 CompactionStep("session_memory", messages_before, len(history), tokens, self.measure(history))
             )
-            return result_of(True, steps, clear.cleared_count)
+            cleared = self._clear_rebuilt(history, trigger, steps)
+            return result_of(True, steps, clear.cleared_count + cleared)
         if not self._backoff.allowed(id(history), tokens, trigger) or not self._summary_pays(
             history, trigger
         ):
@@ -384,7 +421,8 @@ class AutoCompactionManager:
         outcome = self._summarise(history, trigger, cancel)
         if outcome.compacted:
             steps.append(self._step("full_summary", outcome))
-            return result_of(True, steps, clear.cleared_count)
+            cleared = self._clear_rebuilt(history, trigger, steps)
+            return result_of(True, steps, clear.cleared_count + cleared)
         return result_of(False, steps, clear.cleared_count, outcome.error)
 
     @staticmethod

@@ -7,8 +7,9 @@ history untouched. The split always lands on a real user message, so tool-call p
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from paicli.cancel import Cancelled, CancelToken
 from paicli.context import prompts, rounds
@@ -16,7 +17,7 @@ from paicli.context.estimate import utf16_len
 from paicli.context.internal import is_internal, is_real_user_turn, skill_names
 from paicli.context.tokens import TokenCounter
 from paicli.llm.messages import Message
-from paicli.llm.protocol import LLMClient
+from paicli.llm.protocol import LLMClient, LLMError
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +49,19 @@ class SummaryOutcome:
     before_tokens: int = 0
     after_tokens: int = 0
     error: str | None = None
+
+
+@dataclass(frozen=True)
+class SharedPrefix:
+    """Beyond the reference: the start of the request the model last saw (its messages up to the cut, and its
+    tool definitions). A summary request that begins with exactly these is served from the provider's prefix
+    cache, so only the instruction and the summary itself are paid for in full."""
+
+    messages: tuple[Message, ...]
+    tools: tuple[Mapping[str, Any], ...]
+
+
+_CLIENT_ERRORS = frozenset({400, 404, 405, 415, 422})
 
 
 def system_end(history: Sequence[Message]) -> int:
@@ -144,7 +158,9 @@ class ConversationHistoryCompactor:
         self._measure: Measure = measure or counter.count_messages
         self.calls = 0  # summary-model requests made, for tests and the bench
         self.max_input_chars = MAX_SUMMARY_INPUT_CHARS  # the manager lowers it for small windows
+        self.inline_enabled = True  # the manager turns it off when the setting asks for the transcript
         self._cancel: CancelToken | None = None
+        self._prefix: SharedPrefix | None = None
 
     def set_llm(self, llm: LLMClient | None) -> None:
         self._llm = llm
@@ -164,13 +180,18 @@ class ConversationHistoryCompactor:
         focus: str | None = None,
         cancel: CancelToken | None = None,
         cut: int | None = None,
+        prefix: SharedPrefix | None = None,
     ) -> SummaryOutcome:
-        """`cut` (from rounds.choose_cut) overrides `retain`: the tail from there on is kept verbatim."""
+        """`cut` (from rounds.choose_cut) overrides `retain`: the tail from there on is kept verbatim. With a
+        `prefix` covering everything before the split, the summary request starts with it (see SharedPrefix);
+        otherwise the old messages are rendered as text (the reference)."""
         self._cancel = cancel
+        self._prefix = prefix
         try:
             return self._compact(history, trigger, force, retain, focus, cut)
         finally:
             self._cancel = None
+            self._prefix = None
 
     def _compact(
         self,
@@ -199,7 +220,8 @@ class ConversationHistoryCompactor:
         if not old:
             return SummaryOutcome(False, len(history), len(history), before, before)
         try:
-            summary = self.summarize(old, focus)
+            inline = self._usable_prefix(history, split_idx)
+            summary = self.summarize_inline(inline, old, focus) if inline else self.summarize(old, focus)
         except SummaryError as exc:
             return self._abandon(history, before, str(exc))
         if not summary or not summary.strip():
@@ -218,6 +240,50 @@ class ConversationHistoryCompactor:
         return SummaryOutcome(False, len(history), len(history), before, before, reason)
 
     # -- the summary itself ---------------------------------------------------------------------------
+
+    def _usable_prefix(self, history: Sequence[Message], split_idx: int) -> SharedPrefix | None:
+        """The shared prefix, cut at the split, when it is the same conversation (same roles and tool-call ids
+        up to the split) and the summary goes to the session model (another model has no cache to share)."""
+        prefix = self._prefix
+        if (
+            prefix is None
+            or not self.inline_enabled
+            or self._summary_model
+            or len(prefix.messages) < split_idx
+        ):
+            return None
+        for sent, current in zip(prefix.messages[:split_idx], history[:split_idx], strict=True):
+            if sent.role != current.role or sent.tool_call_id != current.tool_call_id:
+                return None
+        return SharedPrefix(prefix.messages[:split_idx], prefix.tools)
+
+    def summarize_inline(
+        self, prefix: SharedPrefix, old: Sequence[Message], focus: str | None = None
+    ) -> str | None:
+        """One request: the shared prefix, then the summary instruction; tools are sent but may not be called.
+        A provider that refuses the form (a 4xx client error) gets the reference's transcript from then on."""
+        if self._llm is None:
+            raise SummaryError("没有可用的模型来生成摘要")
+        focus_text = prompts.render("focus.md", focus=focus.strip()) if focus and focus.strip() else ""
+        conversation = [*prefix.messages, Message.user(prompts.render("summary-inline.md", focus=focus_text))]
+        self.calls += 1
+        try:
+            response = self._llm.chat(
+                conversation, list(prefix.tools) or None, cancel=self._cancel, tool_choice="none"
+            )
+        except Cancelled as exc:
+            raise SummaryError("摘要已取消") from exc
+        except LLMError as exc:
+            if exc.status in _CLIENT_ERRORS:
+                log.warning("summary request with the shared prefix refused (%s); using the transcript", exc)
+                self.inline_enabled = False
+                return self.summarize(old, focus)
+            raise SummaryError(f"摘要模型调用失败：{exc}") from exc
+        except Exception as exc:  # provider errors of any kind abort the summary, never the turn
+            raise SummaryError(f"摘要模型调用失败：{exc}") from exc
+        if response.message.tool_calls and not (response.message.content or "").strip():
+            raise SummaryError("摘要模型没有给出摘要，而是要调用工具")
+        return self._ensure_structured(response.message.content or "")
 
     def summarize(self, messages: Sequence[Message], focus: str | None = None) -> str | None:
         if self._llm is None:

@@ -191,7 +191,10 @@ class OpenAIChatClient:
     # ------------------------------------------------------------------ request
 
     def request_params(
-        self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]] | None = None
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        tool_choice: str | None = None,
     ) -> dict[str, Any]:
         with_reasoning = self._options.include_reasoning_in_wire
         params: dict[str, Any] = {
@@ -204,6 +207,8 @@ class OpenAIChatClient:
         }
         if tools:
             params["tools"] = [dict(tool) for tool in tools]
+            if tool_choice:
+                params["tool_choice"] = tool_choice
         return params
 
     def chat(
@@ -213,8 +218,9 @@ class OpenAIChatClient:
         *,
         on_delta: DeltaCallback | None = None,
         cancel: CancelToken | None = None,
+        tool_choice: str | None = None,
     ) -> ChatResponse:
-        params = self.request_params(messages, tools)
+        params = self.request_params(messages, tools, tool_choice)
         if self._connection.usage_option_rejected:
             params.pop("stream_options", None)
         attempts = self._options.max_retries + 1

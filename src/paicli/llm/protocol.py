@@ -39,8 +39,11 @@ class LLMClient(Protocol):
         *,
         on_delta: DeltaCallback | None = None,
         cancel: CancelToken | None = None,
+        tool_choice: str | None = None,
     ) -> ChatResponse:
-        """One streamed completion. Raises LLMError on failure and paicli.cancel.Cancelled on cancel."""
+        """One streamed completion. Raises LLMError on failure and paicli.cancel.Cancelled on cancel.
+
+        `tool_choice="none"` sends the tools (so the prompt matches a cached prefix) but forbids calling them."""
         ...
 
     def with_model(self, model: str) -> LLMClient:

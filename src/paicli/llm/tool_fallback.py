@@ -82,11 +82,14 @@ class ToolFallbackClient:
         *,
         on_delta: DeltaCallback | None = None,
         cancel: CancelToken | None = None,
+        tool_choice: str | None = None,
     ) -> ChatResponse:
         model = self._inner.model
         if tools and not self._support.rejected(model):
             try:
-                return self._inner.chat(messages, tools, on_delta=on_delta, cancel=cancel)
+                return self._inner.chat(
+                    messages, tools, on_delta=on_delta, cancel=cancel, tool_choice=tool_choice
+                )
             except LLMError as error:
                 if not rejects_tools(error):
                     raise
@@ -95,7 +98,7 @@ class ToolFallbackClient:
             return self._inner.chat(
                 self._support.without_tools(messages), None, on_delta=on_delta, cancel=cancel
             )
-        return self._inner.chat(messages, tools, on_delta=on_delta, cancel=cancel)
+        return self._inner.chat(messages, tools, on_delta=on_delta, cancel=cancel, tool_choice=tool_choice)
 
     def with_model(self, model: str) -> ToolFallbackClient:
         return ToolFallbackClient(self._inner.with_model(model), self._support)
