@@ -41,12 +41,14 @@ from paicli.memory.entry import new_fact
 #   32K ok:      cached/prompt 0.801, L2 62, L3 2, unseen cleared 28, missing memory 14, 53,182 ledger bytes/turn
 #   32K failing: max request/window 0.94, unseen cleared 36
 BASELINE_LEDGER_BYTES_PER_TURN = {16_000: 34_305, 32_000: 53_182}
-# Ceiling (wip-cache, 2026-12-01): requests with no compaction before them reach only 0.851 @16K and 0.881 @32K,
-# because each one carries fresh tool output, and the figure with the summariser failing (no summary requests,
-# mechanical notes instead) is 0.840 @16K / 0.864 @32K. Making the summary requests fully cached via the
-# conversation's prefix would give about 0.84 @16K and 0.865 @32K (estimated from the tokens they take), still
-# below the targets. Changing the clearing watermark (0.3) or min batch (0.8) made fewer L2 events but no
-# higher ratio. Reaching 0.85 / 0.90 needs less fresh, uncached content per request, not cheaper compaction.
+# Ceiling (2026-12-01): content sent for the first time (system prompt and tools once, every user message, answer
+# and tool result once) is 13.8% of the prompt tokens @16K and 12.0% @32K: no request can have it from a cache, so
+# cached/prompt stays below 0.862 / 0.880 for these prompts whatever compaction does (requests with no compaction
+# before them lose only the 128-token cache granularity beyond their new messages: 33 tokens on average).
+# Measured after the shared-prefix summaries, same-pass tail clearing and the one-request clearing wait:
+# 0.842 @16K (compaction's own cost 2.0 points, all of it L2 events: about 700 tokens each) and 0.864 @32K
+# (1.6 points). Lighter mixes within the issue's constraints (chat-only turns, five parallel reads every 10th
+# turn) gave 0.877 / 0.895 with requests without compaction at 0.891 / 0.906.
 MEMORY_FACT = "构建命令统一使用 make build-all，不要直接调用 gradle"
 CLEARED_PREFIX = "[已清理的旧工具结果]"
 # Output sizes in characters: mostly a few thousand, now and then a big one (L1 offloads those).
@@ -87,7 +89,8 @@ class Figures:
     missing_memory: int = 0
     steady_prompt: int = 0  # agent requests that only append to the previous one (no compaction in between)
     steady_cached: int = 0
-    summary_prompt: int = 0  # summary-model requests (no tools) that got an answer
+    first_sent: int = 0  # tokens of content sent for the first time (see first_sent_tokens)
+    summary_prompt: int = 0  # summary-model requests that got an answer
     summary_cached: int = 0
     ledger_bytes: int = 0
     turns: int = 0
@@ -190,6 +193,7 @@ def measure(requests: list[dict[str, Any]], usages: list[dict[str, Any]], figure
                 figures.steady_prompt += usage["prompt_tokens"]
                 figures.steady_cached += usage["prompt_tokens_details"]["cached_tokens"]
             previous = body["messages"]
+    figures.first_sent = first_sent_tokens(answered)
     for body in requests:
         tokens = count_tokens(prompt_text(body))
         figures.max_request = max(figures.max_request, tokens)
@@ -205,6 +209,37 @@ def measure(requests: list[dict[str, Any]], usages: list[dict[str, Any]], figure
             elif m.get("role") == "tool" and m["tool_call_id"] not in first_seen:
                 first_seen[m["tool_call_id"]] = not (m.get("content") or "").startswith(CLEARED_PREFIX)
     figures.unseen_cleared = sum(1 for call in calls if not first_seen.get(call, False))
+
+
+# Text that compaction itself writes (a placeholder, a summary, a fallback note, the summary instruction): a
+# cost of compaction, not new content of the session.
+COMPACTION_TEXT = (
+    CLEARED_PREFIX,
+    "[已压缩的历史对话摘要]",
+    "[已省略的早期对话]",
+    "【上下文整理请求",
+    "好的，我已了解之前的上下文",
+)
+
+
+def first_sent_tokens(bodies: list[dict[str, Any]]) -> int:
+    """Tokens of the session's own content the first time it is sent: the system prompt and tools once, each
+    user message, answer and tool result once (a tool result first sent as an offload notice counts as the
+    notice). No request can have those served from a cache, whatever compaction does, so 1 - first_sent/prompt
+    bounds cached/prompt for the prompts of the run."""
+    seen: set[str] = set()
+    total = 0
+    for body in bodies:
+        pieces = [json.dumps(body.get("tools") or [], ensure_ascii=False, sort_keys=True)]
+        for message in body.get("messages") or []:
+            if str(message.get("content") or "").startswith(COMPACTION_TEXT):
+                continue
+            pieces.append(json.dumps(message, ensure_ascii=False, sort_keys=True))
+        for piece in pieces:
+            if piece not in seen:
+                seen.add(piece)
+                total += count_tokens(piece)
+    return total
 
 
 def count_events(ledger: Path, figures: Figures) -> None:
@@ -225,6 +260,10 @@ def ratio_of(f: Figures) -> float:
     return f.cached / f.prompt if f.prompt else 0.0
 
 
+def first_sent_share(f: Figures) -> float:
+    return f.first_sent / f.prompt if f.prompt else 0.0
+
+
 def report(f: Figures) -> None:
     ratio = ratio_of(f)
     base = BASELINE_LEDGER_BYTES_PER_TURN.get(f.window, 0)
@@ -235,7 +274,8 @@ def report(f: Figures) -> None:
         f"L2 {f.l2:3d}  L3 {f.l3:3d}  fallback {f.fallback:3d}  max request/window {f.max_request / f.window:.2f} "
         f"(over {f.over_window})  unseen cleared {f.unseen_cleared}  missing memory {f.missing_memory}  "
         f"ledger bytes/turn {per_turn:,.0f}{vs}  [requests with no compaction before them: cached/prompt "
-        f"{f.steady_cached / max(1, f.steady_prompt):.3f}; summary requests: {f.summary_prompt:,} prompt tokens, "
+        f"{f.steady_cached / max(1, f.steady_prompt):.3f}; first-sent content {first_sent_share(f):.3f} of prompt "
+        f"tokens, so at most {1 - first_sent_share(f):.3f}; summary requests: {f.summary_prompt:,} prompt tokens, "
         f"cached/prompt {f.summary_cached / max(1, f.summary_prompt):.3f}]"
     )
 
@@ -307,6 +347,13 @@ def main() -> int:
     checks = verdicts(results)
     for passed, line in checks:
         print(f"{'PASS' if passed else 'FAIL'}  {line}")
+    for f in results:
+        if not f.failing:
+            bound = 1 - first_sent_share(f)
+            print(
+                f"INFO  cached/prompt @{f.window // 1000}K: at most {bound:.3f} for these prompts (first-sent content "
+                f"{first_sent_share(f):.1%}); compaction's own cost {100 * (bound - ratio_of(f)):.1f} points"
+            )
     return 0 if all(passed for passed, _ in checks) else 1
 
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import json
 
 import pytest
-from evals.bench_longsession import Figures, parse_windows, verdicts
+from evals.bench_longsession import Figures, first_sent_tokens, parse_windows, verdicts
+
+from tests.fakes.openai_server import count_tokens
 
 
 def test_windows_accept_plain_and_k_forms_and_keep_order() -> None:
@@ -38,3 +41,26 @@ def test_verdicts_pass_at_the_target() -> None:
     lines = verdicts([figures(32_000, False, 900), figures(32_000, True, 0)])
     assert all(passed for passed, _ in lines), lines
     assert (True, "cached/prompt @32K: 0.900 (target >= 0.90)") in lines
+
+
+def test_first_sent_content_counts_each_piece_once_and_skips_compaction_text() -> None:
+    tools = [{"type": "function", "function": {"name": "read_file"}}]
+    system = {"role": "system", "content": "系统提示"}
+    user = {"role": "user", "content": "第 1 轮：读一下 a.txt"}
+    result = {"role": "tool", "tool_call_id": "c1", "content": "x = 1\n" * 50}
+    first = {"tools": tools, "messages": [system, user]}
+    second = {"tools": tools, "messages": [system, user, result]}
+    cleared = {
+        "role": "tool",
+        "tool_call_id": "c1",
+        "content": "[已清理的旧工具结果] 工具 read_file 的这次输出",
+    }
+    follow_up = {"role": "user", "content": "继续"}
+    third = {"tools": tools, "messages": [system, user, cleared, follow_up]}
+    one = first_sent_tokens([first])
+    two = first_sent_tokens([first, second])
+    assert one > 0 and two > one  # the tool result is new the first time
+    assert first_sent_tokens([first, second, second]) == two  # a repeat is not
+    continuing = first_sent_tokens([first, second, third]) - two
+    # only the follow-up counts: the placeholder is compaction's own text
+    assert continuing == count_tokens(json.dumps(follow_up, ensure_ascii=False, sort_keys=True))
