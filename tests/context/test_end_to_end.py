@@ -44,9 +44,7 @@ def responder(body: dict[str, Any]) -> Reply | str:
     return f"第{number}轮完成：" + "这一轮读到的内容已经整理好了。" * 60  # answers clearing cannot shrink
 
 
-def test_levels_in_the_real_loop_keep_every_request_inside_the_window(
-    project: Path, make_env: MakeEnv
-) -> None:
+def write_notes(project: Path) -> None:
     (project / "notes").mkdir()
     for i in range(1, 13):
         (project / "notes" / f"f{i}.txt").write_text(
@@ -55,6 +53,12 @@ def test_levels_in_the_real_loop_keep_every_request_inside_the_window(
     (project / "big.txt").write_text(
         "".join(f"line {i} of the big file\n" for i in range(4_000)), encoding="utf-8"
     )
+
+
+def test_levels_in_the_real_loop_keep_every_request_inside_the_window(
+    project: Path, make_env: MakeEnv
+) -> None:
+    write_notes(project)
     env = make_env()
     profile = ContextProfile.from_window(WINDOW)
     with FakeOpenAIServer(responder=responder) as server:
@@ -92,3 +96,39 @@ def test_levels_in_the_real_loop_keep_every_request_inside_the_window(
     sizes = [len(_Tokens.encode(prompt_text(r))) for r in requests]
     assert max(sizes) <= WINDOW, sizes
     assert manager.counter.last_provider_prompt_tokens is not None
+
+
+def test_summary_requests_reuse_the_cached_prefix_of_the_conversation(
+    project: Path, make_env: MakeEnv
+) -> None:
+    """Through the real openai client: a summary request is the last agent request's opening plus the instruction,
+    with the same tools (not callable), so the provider's prefix cache serves almost all of it."""
+    write_notes(project)
+    env = make_env()
+    profile = ContextProfile.from_window(WINDOW)
+    with FakeOpenAIServer(responder=responder, cache_emulation=True) as server:
+        client = OpenAIChatClient(server.base_url, None, "fake-model")
+        offloader = ToolResultOffloader(
+            project, env, context_trigger_tokens=profile.compression_trigger_tokens
+        )
+        runner = ToolRunner(project, AutoApprover(), offloader, env=env)
+        manager = AutoCompactionManager(client, TokenCounter("exact"), profile, env)
+        agent = ReactAgent(client, runner, StaticPrompt(), context=manager)
+        for i in range(1, 11):
+            assert (
+                agent.run(f"第{i}轮：请读取 notes/f{i}.txt 并总结", lambda e: None, CancelToken()).status
+                == "done"
+            )
+        requests, usages = server.requests, server.usages
+        server.assert_no_violations()
+    summaries = [i for i, r in enumerate(requests) if is_summary_request(r)]
+    assert summaries
+    for index in summaries:
+        body, previous = requests[index], requests[index - 1]
+        assert not is_summary_request(previous)
+        assert body["tool_choice"] == "none" and body["tools"] == previous["tools"]
+        shared = body["messages"][:-1]
+        assert len(shared) > 2 and shared == previous["messages"][: len(shared)]
+        assert "【上下文整理请求" in body["messages"][-1]["content"]
+        usage = usages[index]
+        assert usage["prompt_tokens_details"]["cached_tokens"] >= 0.8 * usage["prompt_tokens"], usage

@@ -370,11 +370,22 @@ def test_a_provider_refusing_the_form_gets_the_transcript_from_then_on() -> None
     assert llm.requests[2].tools is None  # no second refused attempt
 
 
-def test_a_server_error_or_a_tool_call_instead_of_a_summary_leaves_the_history_alone() -> None:
-    for reply in (LLMError("boom", 500, True), tool_call_reply(("read_file", '{"path":"a"}'))):
-        llm = ScriptedLLM([reply])
-        history = rounds(6)
-        snapshot = list(history)
-        outcome = compactor(llm).compact(history, 0, True, 2, prefix=shared(history))
-        assert not outcome.compacted and outcome.error
-        assert history == snapshot and llm.calls == 1  # no transcript retry on a server error
+def test_a_server_error_leaves_the_history_alone_without_a_transcript_retry() -> None:
+    llm = ScriptedLLM([LLMError("boom", 500, True)])
+    history = rounds(6)
+    snapshot = list(history)
+    outcome = compactor(llm).compact(history, 0, True, 2, prefix=shared(history))
+    assert not outcome.compacted and outcome.error and "boom" in outcome.error
+    assert history == snapshot and llm.calls == 1
+
+
+def test_a_provider_ignoring_tool_choice_gets_the_transcript_at_once_and_from_then_on() -> None:
+    llm = ScriptedLLM([tool_call_reply(("read_file", '{"path":"a"}')), STRUCTURED, STRUCTURED])
+    c = compactor(llm)
+    history = rounds(6)
+    assert c.compact(history, 0, True, 2, prefix=shared(history)).compacted
+    assert [r.tool_choice for r in llm.requests] == ["none", None]
+    assert llm.requests[1].tools is None and "=== 待压缩的对话 ===" in prompt_of(llm.requests[1])
+    again = rounds(6)
+    assert c.compact(again, 0, True, 2, prefix=shared(again)).compacted
+    assert llm.requests[2].tools is None

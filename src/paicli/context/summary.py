@@ -261,7 +261,8 @@ class ConversationHistoryCompactor:
         self, prefix: SharedPrefix, old: Sequence[Message], focus: str | None = None
     ) -> str | None:
         """One request: the shared prefix, then the summary instruction; tools are sent but may not be called.
-        A provider that refuses the form (a 4xx client error) gets the reference's transcript from then on."""
+        A provider that refuses the form (a 4xx client error) or ignores `tool_choice` (answers with tool calls)
+        gets the reference's transcript, at once and from then on."""
         if self._llm is None:
             raise SummaryError("没有可用的模型来生成摘要")
         focus_text = prompts.render("focus.md", focus=focus.strip()) if focus and focus.strip() else ""
@@ -282,7 +283,12 @@ class ConversationHistoryCompactor:
         except Exception as exc:  # provider errors of any kind abort the summary, never the turn
             raise SummaryError(f"摘要模型调用失败：{exc}") from exc
         if response.message.tool_calls and not (response.message.content or "").strip():
-            raise SummaryError("摘要模型没有给出摘要，而是要调用工具")
+            # The provider ignored tool_choice: the transcript form carries no tools to call.
+            log.warning(
+                "summary request with the shared prefix answered with tool calls; using the transcript"
+            )
+            self.inline_enabled = False
+            return self.summarize(old, focus)
         return self._ensure_structured(response.message.content or "")
 
     def summarize(self, messages: Sequence[Message], focus: str | None = None) -> str | None:
