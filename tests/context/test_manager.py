@@ -438,3 +438,19 @@ def test_transcript_setting_restores_the_reference_summary_request(make_env: Mak
     assert llm.requests[0].tools is None and "=== 待压缩的对话 ===" in (
         llm.requests[0].messages[-1].content or ""
     )
+
+
+def test_a_shared_prefix_that_would_not_leave_room_for_the_summary_uses_the_transcript() -> None:
+    big_tools = [
+        {"type": "function", "function": {"name": f"tool_{i}", "description": "说明" * 700}}
+        for i in range(12)
+    ]
+    for tools, form in ((TOOL_DEFS, "none"), (big_tools, None)):
+        llm = ScriptedLLM([STRUCTURED])
+        m = small_window_manager(llm)
+        m.before_call([Message.system("sys"), Message.user("你好")], tools)  # the tools the session sends
+        history = chat_history(5)
+        room = m.profile.window - m.profile.buffer_reserve - m.measure(history)
+        assert (m.counter.count_tools(tools) > room) == (form is None)  # only the big tools leave no room
+        assert m.compact_now(history).compacted
+        assert llm.requests[-1].tool_choice == form

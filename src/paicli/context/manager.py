@@ -13,6 +13,7 @@ from typing import Any
 from paicli.cancel import CancelToken
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
+from paicli.context import prompts
 from paicli.context.backoff import SummaryBackoff
 from paicli.context.clearing import ClearingConfig, ClearResult, ToolResultClearer
 from paicli.context.fallback import MAX_CARRIED_CHARS, drop_rounds
@@ -35,7 +36,6 @@ from paicli.context.session_memory import SessionMemoryCompactor, daemon_submit,
 from paicli.context.status import ContextFigure, ContextReport, context_figure
 from paicli.context.summary import (
     DEFAULT_RETAIN_RECENT_ROUNDS,
-    SUMMARY_PROMPT_ROOM_TOKENS,
     ConversationHistoryCompactor,
     SharedPrefix,
     SummaryOutcome,
@@ -49,6 +49,8 @@ from paicli.llm.messages import Message, Usage
 from paicli.llm.protocol import LLMClient
 
 log = logging.getLogger(__name__)
+
+INLINE_FOCUS_ROOM_TOKENS = 200  # a /compact focus added to the summary instruction
 
 
 def clearing_config(env: EnvLookup) -> ClearingConfig:
@@ -286,8 +288,12 @@ class AutoCompactionManager:
         if not messages:
             return None
         shared = messages if cut is None else messages[:cut]
-        size = self.measure(shared) + self.counter.calibrated(self.model, self.counter.count_tools(tools))
-        if size + SUMMARY_PROMPT_ROOM_TOKENS > self.profile.window - self.profile.buffer_reserve:
+        instruction = Message.user(prompts.render("summary-inline.md", focus=""))
+        size = self.measure([*shared, instruction])
+        size += (
+            self.counter.calibrated(self.model, self.counter.count_tools(tools)) + INLINE_FOCUS_ROOM_TOKENS
+        )
+        if size > self.profile.window - self.profile.buffer_reserve:  # the reserve is the summary's own room
             return None
         return SharedPrefix(shared, tools)
 
