@@ -1,7 +1,8 @@
 """AutoCompactionManager (spec 2.1): before every model call, clear old tool results, then summarise if needed.
 
 Level 1 (offload) happens earlier, when a tool result is produced. Thresholds compare the calibrated local
-count of the history's messages (spec 1.2: no tools schema) against the profile's trigger.
+count of the history's messages (spec 1.2: no tools schema) against the profile's trigger. A request that
+would still not fit the window goes through the fit in window.py.
 """
 
 from __future__ import annotations
