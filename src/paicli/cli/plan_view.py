@@ -14,7 +14,8 @@ from rich.tree import Tree
 
 from paicli.agent.events import PLAN_EVENTS, AgentEvent, PlanProposed, TaskActivity, TaskFinished, TaskStarted
 from paicli.agent.plan.model import Plan
-from paicli.cli.render import WaitSpinner, say
+from paicli.cli.printing import say
+from paicli.cli.spinner import WaitSpinner
 
 __all__ = ["PLAN_EVENTS", "PlanLive", "plan_event_json", "plan_event_line", "plan_table", "plan_tree"]
 RESULT_PREVIEW = 100

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
-from rich.console import Console, ConsoleOptions, RenderResult
-from rich.live import Live
-from rich.spinner import Spinner as RichSpinner
-from rich.text import Text
+from rich.console import Console
 
 from paicli.agent.events import (
     PLAN_EVENTS,
@@ -29,7 +25,9 @@ from paicli.agent.events import (
     ToolStarted,
     Waiting,
 )
-from paicli.cli.live_output import PREFIX, OutputTail, display_line
+from paicli.cli.live_output import OutputTail
+from paicli.cli.printing import MarkdownBlocks, keep_line_breaks, print_markdown, say
+from paicli.cli.spinner import Clock, WaitSpinner
 from paicli.cli.summaries import (
     ResultSummary,
     blocked_headline,
@@ -47,146 +45,6 @@ from paicli.tools.base import ToolResult
 
 if TYPE_CHECKING:
     from paicli.cli.plan_view import PlanLive
-
-_FENCE = ("```", "~~~")
-
-
-class MarkdownBlocks:
-    """Cuts streamed text into finished Markdown blocks: a blank line outside a code fence ends one.
-
-    Work is linear in the streamed text: each delta only looks at itself and the unfinished line.
-    """
-
-    def __init__(self) -> None:
-        self._lines: list[str] = []  # finished lines of the current block
-        self._partial = ""  # the line still being streamed
-        self._in_fence = False
-        self._has_content = False
-
-    def feed(self, text: str) -> list[str]:
-        blocks: list[str] = []
-        self._partial += text
-        if "\n" not in text:
-            return blocks
-        *finished, self._partial = self._partial.split("\n")
-        for line in finished:
-            block = self._take_line(line)
-            if block is not None:
-                blocks.append(block)
-        return blocks
-
-    def _take_line(self, line: str) -> str | None:
-        stripped = line.strip()
-        if stripped.startswith(_FENCE):
-            self._in_fence = not self._in_fence
-        if not stripped and not self._in_fence and self._has_content:
-            block = "\n".join(self._lines).strip("\n")
-            self._lines, self._has_content = [], False
-            return block
-        self._lines.append(line)
-        self._has_content = self._has_content or bool(stripped)
-        return None
-
-    def flush(self) -> str:
-        rest = "\n".join([*self._lines, self._partial]).strip("\n")
-        self._lines, self._partial, self._in_fence, self._has_content = [], "", False, False
-        return rest if rest.strip() else ""
-
-
-Clock = Callable[[], float]
-Label = str | Callable[[], str]
-
-
-class WaitSpinner:
-    """A transient spinner with elapsed seconds; silent when the console is not a terminal."""
-
-    def __init__(self, console: Console, clock: Clock = time.monotonic) -> None:
-        self._console = console
-        self._clock = clock
-        self._live: Live | None = None
-        self._spinner: RichSpinner | None = None
-        self._label: Label = ""
-        self._started = 0.0
-        self._tail: tuple[str, ...] = ()
-
-    @property
-    def active(self) -> bool:
-        return self._live is not None
-
-    def start(self, label: Label) -> None:
-        """`label` may be a function, asked on every redraw (e.g. per-task elapsed times)."""
-        self._label = label
-        if self._live is not None or not self._console.is_terminal:
-            return
-        self._started = self._clock()
-        self._spinner = RichSpinner("dots", style="cyan")
-        self._live = Live(self, console=self._console, refresh_per_second=8, transient=True)
-        try:
-            self._live.start()
-        except Exception:  # a spinner is decoration: never let it break a run
-            self._live = None
-
-    def relabel(self, label: Label) -> None:
-        self._label = label
-
-    def show_tail(self, lines: tuple[str, ...]) -> None:
-        """Lines shown under the spinner (a running command's latest output) until the next stop."""
-        self._tail = lines
-
-    def stop(self) -> None:
-        live, self._live = self._live, None
-        if live is not None:
-            live.stop()
-        self._tail = ()
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        elapsed = max(0.0, self._clock() - self._started)
-        if self._spinner is not None:
-            label = self._label() if callable(self._label) else self._label
-            self._spinner.update(text=Text(f"{label} · {elapsed:.0f}s · Esc 取消", style="dim"))
-            yield self._spinner
-            width = options.max_width - cell_len(PREFIX) - 1
-            for line in self._tail:
-                yield Text(PREFIX + display_line(line, width), style="dim", no_wrap=True, overflow="crop")
-
-
-def say(console: Console, text: str, style: str | None = None) -> None:
-    """Print literal text: no markup, no emoji codes, no hard wrapping (pipes get the text as is)."""
-    console.print(Text(text, style=style or ""), soft_wrap=True)
-
-
-def print_markdown(console: Console, text: str) -> None:
-    from rich.markdown import Markdown
-
-    console.print(Markdown(keep_line_breaks(text)))
-
-
-def keep_line_breaks(text: str) -> str:
-    """A single newline the model wrote stays a line break (Markdown would join the lines into one paragraph):
-    outside code fences, a line followed by another non-blank line ends with a hard break."""
-    lines = text.split("\n")
-    out: list[str] = []
-    in_fence = False
-    for index, line in enumerate(lines):
-        stripped = line.strip()
-        if stripped.startswith(_FENCE):
-            in_fence = not in_fence
-            out.append(line)
-            continue
-        following = lines[index + 1].strip() if index + 1 < len(lines) else ""
-        joins = (
-            not in_fence
-            and stripped
-            and following
-            and not stripped.startswith(("|", "#"))
-            and not _BLOCK_START.match(following)
-            and not line.endswith("\\")
-        )
-        out.append(line.rstrip() + "\\" if joins else line)
-    return "\n".join(out)
-
-
-_BLOCK_START = re.compile(r"^(?:[-*+]\s|\d+[.)]\s|>|#|\||```|~~~|[-*_]{3,}\s*$|=+\s*$)")
 
 
 _NOTICE_STYLES = {"info": "cyan", "warn": "yellow", "error": "bold red"}
@@ -423,6 +281,7 @@ __all__ = [
     "compaction_lines",
     "diff_text",
     "fold_lines",
+    "keep_line_breaks",
     "key_argument",
     "print_markdown",
     "say",

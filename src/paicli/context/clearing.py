@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from paicli.context.estimate import utf16_len
 from paicli.context.rounds import unseen_tool_indices
 from paicli.context.tokens import TokenCounter
+from paicli.context.types import CompactionStep
 from paicli.llm.messages import Message
 
 CLEARED_PREFIX = "[已清理的旧工具结果]"
@@ -58,6 +59,18 @@ class ClearResult:
     @property
     def cleared(self) -> bool:
         return self.cleared_count > 0
+
+    def step(self, messages: int) -> CompactionStep:
+        """This clearing as a change of a view of `messages` messages (in place: the count stays)."""
+        return CompactionStep(
+            "tool_result_clearing",
+            messages,
+            messages,
+            self.before_tokens,
+            self.after_tokens,
+            self.cleared_count,
+            self.call_ids,
+        )
 
 
 def placeholder(tool: str, original: str) -> str:

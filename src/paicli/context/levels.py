@@ -1,11 +1,12 @@
-"""What the manager plugs together: the level protocols, its depth watermarks and a result helper."""
+"""What the manager plugs together: the level protocols, the depth watermarks, the tail they keep."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from paicli.cancel import CancelToken
+from paicli.context.rounds import system_end
 from paicli.context.summary import SharedPrefix, SummaryOutcome
 from paicli.context.types import CompactionResult, CompactionStep, Strategy
 from paicli.llm.messages import Message
@@ -23,6 +24,7 @@ MIN_SUMMARY_GAIN_RATIO = 0.25
 NOTE_ROOM_TOKENS = 600  # the fallback note's own lines (counts, request openings) and its acknowledgement
 
 Tools = Sequence[Mapping[str, Any]] | None
+Measure = Callable[[Sequence[Message]], int]
 
 
 class FullSummary(Protocol):
@@ -61,3 +63,10 @@ def result_of(
     rebuilt = [step for step in steps if not step.in_place and step.strategy != "tool_result_clearing"]
     strategy: Strategy = (rebuilt or steps)[-1].strategy  # a summary followed by its clearing is a summary
     return CompactionResult(compacted, strategy, cleared, tuple(steps), error)
+
+
+def tail_budget(history: Sequence[Message], trigger: int, measure: Measure) -> int:
+    """Tokens of recent messages kept verbatim by a summary or fallback: what is left of the post-summary
+    target once the system prompt and room for the summary itself are counted."""
+    system = measure(history[: system_end(history)])
+    return max(0, int(trigger * (SUMMARY_TARGET_RATIO - SUMMARY_ROOM_RATIO)) - system)

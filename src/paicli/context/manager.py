@@ -1,7 +1,8 @@
 """AutoCompactionManager (spec 2.1): before every model call, clear old tool results, then summarise if needed.
 
 Level 1 (offload) happens earlier, when a tool result is produced. Thresholds compare the calibrated local
-count of the history's messages (spec 1.2: no tools schema) against the profile's trigger.
+count of the history's messages (spec 1.2: no tools schema) against the profile's trigger. A request that
+would still not fit the window goes through the fit in window.py.
 """
 
 from __future__ import annotations
@@ -15,23 +16,18 @@ from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.context import prompts
 from paicli.context.backoff import SummaryBackoff
-from paicli.context.clearing import ClearingConfig, ClearResult, ToolResultClearer
-from paicli.context.fallback import MAX_CARRIED_CHARS, drop_rounds
+from paicli.context.clearing import ClearingConfig, ToolResultClearer
 from paicli.context.levels import (
     MIN_SUMMARY_GAIN_RATIO,
-    NOTE_ROOM_TOKENS,
-    SUMMARY_ROOM_RATIO,
-    SUMMARY_TARGET_RATIO,
-    UNSEEN_SHARE,
     FullSummary,
     SessionMemory,
     Tools,
     result_of,
+    tail_budget,
 )
 from paicli.context.memory_view import TurnMemory
 from paicli.context.profile import ContextProfile
 from paicli.context.rounds import choose_cut, removed, unseen_tool_indices
-from paicli.context.rounds import rebuild as rounds_rebuild
 from paicli.context.session_memory import SessionMemoryCompactor, daemon_submit, enabled_by_configuration
 from paicli.context.status import ContextFigure, ContextReport, context_figure
 from paicli.context.summary import (
@@ -44,7 +40,8 @@ from paicli.context.summary import (
 )
 from paicli.context.tokens import CALIBRATION_MAX, TokenCounter
 from paicli.context.types import NO_COMPACTION, CompactionResult, CompactionStep, Strategy
-from paicli.context.unseen import Offloader, minimal_tail, offload_unseen
+from paicli.context.unseen import Offloader
+from paicli.context.window import Window, fit_window
 from paicli.llm.messages import Message, Usage
 from paicli.llm.protocol import LLMClient
 
@@ -95,7 +92,7 @@ class AutoCompactionManager:
         self.session_memory: SessionMemory = session_memory
         # Beyond the reference: after a failed automatic summary, wait for the history to grow before the
         # next attempt instead of paying for a summary (and its repair) before every model call.
-        self._backoff = SummaryBackoff()
+        self.backoff = SummaryBackoff()
         self._size_summary_input()
         if isinstance(self.full, ConversationHistoryCompactor):
             self.full.inline_enabled = knobs.COMPACTION_SUMMARY_INPUT.read(lookup) == "prefix"
@@ -147,21 +144,17 @@ class AutoCompactionManager:
         before = list(history)
         try:
             result = self.compact_if_needed(history, self.profile.compression_trigger_tokens, cancel)
-            result = self._fit_window(history, tools, result, cancel)
+            result = fit_window(self, history, self._window(tools), result, cancel)
         except Exception:  # compaction must never cost the user a turn
             log.exception("context compaction failed; continuing with the history as it is")
             result = self._partial_change(before, history)
             if any(not step.in_place for step in result.steps):
-                self._restore_memory(history)
+                self.restore_memory(history)
         return result
 
-    def _restore_memory(self, history: list[Message]) -> None:
-        if self.turn_memory is None:
-            return
-        try:
-            self.turn_memory.restore(history)
-        except Exception:  # memories are a help, never a reason to lose the request
-            log.exception("restoring the turn's memories after compaction failed")
+    def _window(self, tools: Tools) -> Window:
+        limit = self.profile.window - self.profile.buffer_reserve
+        return Window(limit, self.counter.calibrated(self.model, self.counter.count_tools(tools)))
 
     def _partial_change(self, before: list[Message], history: list[Message]) -> CompactionResult:
         """A level that failed half-way may already have changed the view (clearing runs first): report the
@@ -180,105 +173,30 @@ class AutoCompactionManager:
             not in_place, strategy, cleared, (step,), "压缩过程中出错，已保留到目前为止的结果"
         )
 
-    def _fit_window(
-        self,
-        history: list[Message],
-        tools: Tools,
-        result: CompactionResult,
-        cancel: CancelToken | None = None,
-    ) -> CompactionResult:
-        """Beyond the reference: a request that would not fit the window loses every tool result the model has
-        already seen; results it has not seen are offloaded if they alone are too big; then the earlier rounds
-        (of this turn too) are summarised, or, when no summary can be had, dropped into a mechanical note."""
-        limit = self.profile.window - self.profile.buffer_reserve
-        schema = self.counter.calibrated(self.model, self.counter.count_tools(tools))
-        if self.measure(history) + schema <= limit:
-            return result
-        steps = list(result.steps)
-        if self.clearer.config.enabled:
-            cleared = self.clearer.clear_all_seen(history)
-            if cleared.cleared:
-                steps.append(self._clear_step(cleared, len(history)))
-        size = self._size
-        if self.offloader is not None and minimal_tail(history, size) + schema > limit * UNSEEN_SHARE:
-            excess = minimal_tail(history, size) + schema - int(limit * UNSEEN_SHARE)
-            before = self.measure(history)
-            ids = offload_unseen(history, excess, self.offloader, size)
-            if ids:
-                after = self.measure(history)
-                steps.append(
-                    CompactionStep("tool_result_offload", len(history), len(history), before, after, 0, ids)
-                )
-        error, notice = result.error, None
-        if self.measure(history) + schema > limit and result.error is None:
-            tokens = self.measure(history)
-            if self._backoff.allowed(id(history), tokens, self.profile.compression_trigger_tokens):
-                outcome = self._summarise(history, self.profile.compression_trigger_tokens, cancel)
-                if outcome.compacted:
-                    steps.append(self._step("full_summary", outcome))
-                    self._clear_rebuilt(history, self.profile.compression_trigger_tokens, steps)
-                elif outcome.error:
-                    error = outcome.error
-        if self.measure(history) + schema > limit:
-            dropped = self._drop_rounds(history, limit - schema)
-            if dropped is not None:
-                steps.append(dropped)
-                notice = self._fallback_notice(history, error)
-        if self.measure(history) + schema > limit:
-            log.warning(
-                "request may exceed the context window (%d > %d tokens): %s",
-                self.measure(history) + schema,
-                limit,
-                self._overflow_cause(history, schema, limit),
-            )
-        if len(steps) == len(result.steps):
-            return result
-        cleared_total = sum(s.cleared_tool_results for s in steps)
-        compacted = any(s.strategy in ("full_summary", "session_memory") for s in steps)
-        return CompactionResult(compacted, steps[-1].strategy, cleared_total, tuple(steps), error, notice)
+    # -- shared with the window fit (window.FitHost) ------------------------------------------------
 
-    def _overflow_cause(self, history: Sequence[Message], schema: int, limit: int) -> str:
-        if minimal_tail(history, self._size) + schema > limit:
-            return "the latest user message and the unseen tool results alone do not fit"
-        return "earlier rounds could neither be summarised nor dropped"
+    def restore_memory(self, history: list[Message]) -> None:
+        if self.turn_memory is None:
+            return
+        try:
+            self.turn_memory.restore(history)
+        except Exception:  # memories are a help, never a reason to lose the request
+            log.exception("restoring the turn's memories after compaction failed")
 
-    def _fallback_notice(self, history: list[Message], error: str | None) -> str:
-        reason = error or self._backoff.last_reason(id(history)) or "摘要暂不可用"
-        return (
-            f"⚠️ 自动摘要没有完成（{reason}）。为了不超出上下文窗口，已清理较早的工具结果，"
-            "并把最早的几轮对话折叠成一份简短清单；完整内容仍保存在会话记录里。"
-        )
-
-    def _drop_rounds(self, history: list[Message], room: int) -> CompactionStep | None:
-        """`room`: tokens the request may take; an earlier summary is carried into the note as far as the
-        kept tail leaves room for it."""
-        cut = choose_cut(history, self._tail_budget(history), self._size)
-        if cut is None:
-            return None
-        before_messages, before = len(history), self.measure(history)
-        kept = self.measure(rounds_rebuild(history, cut, []))
-        carried = max(0, min(MAX_CARRIED_CHARS, room - kept - NOTE_ROOM_TOKENS))
-        history[:] = drop_rounds(history, cut, carried)
-        self._restore_memory(history)  # before measuring, so the window check counts the memories too
-        after = self.measure(history)
-        self._backoff.rebased(id(history), after)
-        self.session_memory.clear(history)
-        return CompactionStep("dropped_rounds", before_messages, len(history), before, after)
-
-    def _summarise(self, history: list[Message], trigger: int, cancel: CancelToken | None) -> SummaryOutcome:
+    def summarise(self, history: list[Message], trigger: int, cancel: CancelToken | None) -> SummaryOutcome:
         """One automatic summary attempt with a tail chosen by tokens; records success or failure."""
-        cut = choose_cut(history, self._tail_budget(history, trigger), self._size)
+        cut = choose_cut(history, tail_budget(history, trigger, self.measure), self._size)
         if cut is None:
             return SummaryOutcome(False, len(history), len(history))
         tokens = self.measure(history)
         prefix = self._shared_prefix(cut)
         outcome = self.full.compact(history, 0, True, DEFAULT_RETAIN_RECENT_ROUNDS, None, cancel, cut, prefix)
         if outcome.compacted:
-            self._backoff.succeeded(id(history))
+            self.backoff.succeeded(id(history))
             self.session_memory.clear(history)
-            self._restore_memory(history)
+            self.restore_memory(history)
         else:
-            self._backoff.failed(id(history), tokens, outcome.error or "摘要没有让上下文变小")
+            self.backoff.failed(id(history), tokens, outcome.error or "摘要没有让上下文变小")
         return outcome
 
     def _shared_prefix(self, cut: int | None = None) -> SharedPrefix | None:
@@ -297,7 +215,7 @@ class AutoCompactionManager:
             return None
         return SharedPrefix(shared, tools)
 
-    def _clear_rebuilt(self, history: list[Message], trigger: int, steps: list[CompactionStep]) -> int:
+    def clear_rebuilt(self, history: list[Message], trigger: int, steps: list[CompactionStep]) -> int:
         """Beyond the reference: right after a summary the prefix cache is broken from the summary on anyway,
         so the kept tail's seen results are cleared down to clearing's low watermark in the same pass, rather
         than by a second clearing (a second cache break) one or two requests later."""
@@ -306,7 +224,7 @@ class AutoCompactionManager:
         cleared = self.clearer.clear_down_to(history, self.clearer.watermark(trigger))
         if not cleared.cleared:
             return 0
-        steps.append(self._clear_step(cleared, len(history)))
+        steps.append(cleared.step(len(history)))
         return cleared.cleared_count
 
     def _summary_pays(self, history: Sequence[Message], trigger: int) -> bool:
@@ -317,33 +235,14 @@ class AutoCompactionManager:
         unseen = sum(self._size(history[i]) for i in unseen_tool_indices(history))
         if self.clearer.config.enabled and self.measure(history) - unseen < trigger:
             return False
-        cut = choose_cut(history, self._tail_budget(history, trigger), self._size)
+        cut = choose_cut(history, tail_budget(history, trigger, self.measure), self._size)
         if cut is None:
             return False
         removable = sum(self._size(m) for m in removed(history, cut))
         return removable >= trigger * MIN_SUMMARY_GAIN_RATIO
 
-    def _tail_budget(self, history: Sequence[Message], trigger: int | None = None) -> int:
-        """Tokens of recent messages kept verbatim by a summary or fallback: what is left of the post-summary
-        target once the system prompt and room for the summary itself are counted."""
-        trigger = trigger or self.profile.compression_trigger_tokens
-        system = self.measure(history[: system_end(history)])
-        return max(0, int(trigger * (SUMMARY_TARGET_RATIO - SUMMARY_ROOM_RATIO)) - system)
-
     def _size(self, message: Message) -> int:
         return self.measure([message])
-
-    @staticmethod
-    def _clear_step(cleared: ClearResult, messages: int) -> CompactionStep:
-        return CompactionStep(
-            "tool_result_clearing",
-            messages,
-            messages,
-            cleared.before_tokens,
-            cleared.after_tokens,
-            cleared.cleared_count,
-            cleared.call_ids,
-        )
 
     def _clearly_below_thresholds(self, history: Sequence[Message], tools: Tools) -> bool:
         """Short histories skip exact counting (and loading the tokenizer): twice the byte bound (the largest
@@ -385,13 +284,13 @@ class AutoCompactionManager:
             return CompactionResult(False, "none", error=f"压缩失败：{exc}")
         if not outcome.compacted:
             return CompactionResult(False, "none", error=outcome.error)
-        self._backoff.succeeded(id(history))
-        self._restore_memory(history)
-        return result_of(True, [self._step("full_summary", outcome)], 0)
+        self.backoff.succeeded(id(history))
+        self.restore_memory(history)
+        return result_of(True, [outcome.step("full_summary")], 0)
 
     def reset(self, history: list[Message]) -> None:
         self.session_memory.clear(history)
-        self._backoff.succeeded(id(history))
+        self.backoff.succeeded(id(history))
         if self.turn_memory is not None:
             self.turn_memory.forget()
 
@@ -407,39 +306,27 @@ class AutoCompactionManager:
         steps: list[CompactionStep] = []
         clear = self.clearer.clear_if_needed(history, trigger)
         if clear.cleared:
-            steps.append(self._clear_step(clear, len(history)))
+            steps.append(clear.step(len(history)))
         self.session_memory.prepare_if_needed(history, trigger)
         tokens = self.measure(history)
         if tokens < trigger:
             return result_of(False, steps, clear.cleared_count)
         messages_before = len(history)
         if self.session_memory.compact_if_ready(history, trigger):
-            self._restore_memory(history)
+            self.restore_memory(history)
             steps.append(
                 CompactionStep("session_memory", messages_before, len(history), tokens, self.measure(history))
             )
-            cleared = self._clear_rebuilt(history, trigger, steps)
+            cleared = self.clear_rebuilt(history, trigger, steps)
             return result_of(True, steps, clear.cleared_count + cleared)
-        if not self._backoff.allowed(id(history), tokens, trigger) or not self._summary_pays(
-            history, trigger
-        ):
+        if not self.backoff.allowed(id(history), tokens, trigger) or not self._summary_pays(history, trigger):
             return result_of(False, steps, clear.cleared_count)
-        outcome = self._summarise(history, trigger, cancel)
+        outcome = self.summarise(history, trigger, cancel)
         if outcome.compacted:
-            steps.append(self._step("full_summary", outcome))
-            cleared = self._clear_rebuilt(history, trigger, steps)
+            steps.append(outcome.step("full_summary"))
+            cleared = self.clear_rebuilt(history, trigger, steps)
             return result_of(True, steps, clear.cleared_count + cleared)
         return result_of(False, steps, clear.cleared_count, outcome.error)
-
-    @staticmethod
-    def _step(strategy: Strategy, outcome: SummaryOutcome) -> CompactionStep:
-        return CompactionStep(
-            strategy,
-            outcome.before_messages,
-            outcome.after_messages,
-            outcome.before_tokens,
-            outcome.after_tokens,
-        )
 
     # -- /context helpers -----------------------------------------------------------------------------
 

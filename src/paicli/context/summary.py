@@ -16,6 +16,7 @@ from paicli.context import prompts, rounds
 from paicli.context.estimate import utf16_len
 from paicli.context.internal import is_internal, is_real_user_turn, skill_names
 from paicli.context.tokens import TokenCounter
+from paicli.context.types import CompactionStep, Strategy
 from paicli.llm.messages import Message
 from paicli.llm.protocol import LLMClient, LLMError
 
@@ -49,6 +50,11 @@ class SummaryOutcome:
     before_tokens: int = 0
     after_tokens: int = 0
     error: str | None = None
+
+    def step(self, strategy: Strategy) -> CompactionStep:
+        return CompactionStep(
+            strategy, self.before_messages, self.after_messages, self.before_tokens, self.after_tokens
+        )
 
 
 @dataclass(frozen=True)

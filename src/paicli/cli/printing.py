@@ -1,0 +1,90 @@
+"""Text on a rich console: literal lines (`say`), and Markdown streamed block by block with the model's
+line breaks kept."""
+
+from __future__ import annotations
+
+import re
+
+from rich.console import Console
+from rich.text import Text
+
+_FENCE = ("```", "~~~")
+_BLOCK_START = re.compile(r"^(?:[-*+]\s|\d+[.)]\s|>|#|\||```|~~~|[-*_]{3,}\s*$|=+\s*$)")
+
+
+def say(console: Console, text: str, style: str | None = None) -> None:
+    """Print literal text: no markup, no emoji codes, no hard wrapping (pipes get the text as is)."""
+    console.print(Text(text, style=style or ""), soft_wrap=True)
+
+
+def print_markdown(console: Console, text: str) -> None:
+    from rich.markdown import Markdown
+
+    console.print(Markdown(keep_line_breaks(text)))
+
+
+def keep_line_breaks(text: str) -> str:
+    """A single newline the model wrote stays a line break (Markdown would join the lines into one paragraph):
+    outside code fences, a line followed by another non-blank line ends with a hard break."""
+    lines = text.split("\n")
+    out: list[str] = []
+    in_fence = False
+    for index, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped.startswith(_FENCE):
+            in_fence = not in_fence
+            out.append(line)
+            continue
+        following = lines[index + 1].strip() if index + 1 < len(lines) else ""
+        joins = (
+            not in_fence
+            and stripped
+            and following
+            and not stripped.startswith(("|", "#"))
+            and not _BLOCK_START.match(following)
+            and not line.endswith("\\")
+        )
+        out.append(line.rstrip() + "\\" if joins else line)
+    return "\n".join(out)
+
+
+class MarkdownBlocks:
+    """Cuts streamed text into finished Markdown blocks: a blank line outside a code fence ends one.
+
+    Work is linear in the streamed text: each delta only looks at itself and the unfinished line.
+    """
+
+    def __init__(self) -> None:
+        self._lines: list[str] = []  # finished lines of the current block
+        self._partial = ""  # the line still being streamed
+        self._in_fence = False
+        self._has_content = False
+
+    def feed(self, text: str) -> list[str]:
+        blocks: list[str] = []
+        self._partial += text
+        if "\n" not in text:
+            return blocks
+        *finished, self._partial = self._partial.split("\n")
+        for line in finished:
+            block = self._take_line(line)
+            if block is not None:
+                blocks.append(block)
+        return blocks
+
+    def _take_line(self, line: str) -> str | None:
+        stripped = line.strip()
+        if stripped.startswith(_FENCE):
+            self._in_fence = not self._in_fence
+        if not stripped and not self._in_fence and self._has_content:
+            block = "\n".join(self._lines).strip("\n")
+            self._lines, self._has_content = [], False
+            return block
+        self._lines.append(line)
+        self._has_content = self._has_content or bool(stripped)
+        return None
+
+    def flush(self) -> str:
+        rest = "\n".join([*self._lines, self._partial]).strip("\n")
+        self._lines, self._partial, self._in_fence, self._has_content = [], "", False, False
+        return rest if rest.strip() else ""

@@ -1,0 +1,70 @@
+"""The transient wait spinner: a label, elapsed seconds and, under it, a running command's latest lines."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.live import Live
+from rich.spinner import Spinner as RichSpinner
+from rich.text import Text
+
+from paicli.cli.live_output import PREFIX, display_line
+
+Clock = Callable[[], float]
+Label = str | Callable[[], str]
+
+
+class WaitSpinner:
+    """A transient spinner with elapsed seconds; silent when the console is not a terminal."""
+
+    def __init__(self, console: Console, clock: Clock = time.monotonic) -> None:
+        self._console = console
+        self._clock = clock
+        self._live: Live | None = None
+        self._spinner: RichSpinner | None = None
+        self._label: Label = ""
+        self._started = 0.0
+        self._tail: tuple[str, ...] = ()
+
+    @property
+    def active(self) -> bool:
+        return self._live is not None
+
+    def start(self, label: Label) -> None:
+        """`label` may be a function, asked on every redraw (e.g. per-task elapsed times)."""
+        self._label = label
+        if self._live is not None or not self._console.is_terminal:
+            return
+        self._started = self._clock()
+        self._spinner = RichSpinner("dots", style="cyan")
+        self._live = Live(self, console=self._console, refresh_per_second=8, transient=True)
+        try:
+            self._live.start()
+        except Exception:  # a spinner is decoration: never let it break a run
+            self._live = None
+
+    def relabel(self, label: Label) -> None:
+        self._label = label
+
+    def show_tail(self, lines: tuple[str, ...]) -> None:
+        """Lines shown under the spinner (a running command's latest output) until the next stop."""
+        self._tail = lines
+
+    def stop(self) -> None:
+        live, self._live = self._live, None
+        if live is not None:
+            live.stop()
+        self._tail = ()
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        elapsed = max(0.0, self._clock() - self._started)
+        if self._spinner is not None:
+            label = self._label() if callable(self._label) else self._label
+            self._spinner.update(text=Text(f"{label} · {elapsed:.0f}s · Esc 取消", style="dim"))
+            yield self._spinner
+            width = options.max_width - cell_len(PREFIX) - 1
+            for line in self._tail:
+                yield Text(PREFIX + display_line(line, width), style="dim", no_wrap=True, overflow="crop")

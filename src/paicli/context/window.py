@@ -1,0 +1,181 @@
+"""Beyond the reference: what happens when a request would not fit the window.
+
+The ladder (clear, then summarise at the trigger) runs first. A request that would still not fit loses every
+tool result the model has already seen; results it has not seen are offloaded if they alone are too big; then
+the earlier rounds (of this turn too) are summarised, or, when no summary can be had, dropped into a
+mechanical note. What still does not fit is logged with its cause.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from paicli.cancel import CancelToken
+from paicli.context.backoff import SummaryBackoff
+from paicli.context.clearing import ToolResultClearer
+from paicli.context.fallback import MAX_CARRIED_CHARS, drop_rounds
+from paicli.context.levels import NOTE_ROOM_TOKENS, UNSEEN_SHARE, SessionMemory, tail_budget
+from paicli.context.profile import ContextProfile
+from paicli.context.rounds import choose_cut
+from paicli.context.rounds import rebuild as rounds_rebuild
+from paicli.context.summary import SummaryOutcome
+from paicli.context.types import CompactionResult, CompactionStep
+from paicli.context.unseen import Offloader, Size, minimal_tail, offload_unseen
+from paicli.llm.messages import Message
+
+log = logging.getLogger(__name__)
+
+
+class FitHost(Protocol):
+    """What the fit uses of the manager that owns the history (AutoCompactionManager)."""
+
+    @property
+    def profile(self) -> ContextProfile: ...
+    @property
+    def clearer(self) -> ToolResultClearer: ...
+    @property
+    def offloader(self) -> Offloader | None: ...
+    @property
+    def session_memory(self) -> SessionMemory: ...
+    @property
+    def backoff(self) -> SummaryBackoff: ...
+
+    def measure(self, history: Sequence[Message]) -> int: ...
+
+    def restore_memory(self, history: list[Message]) -> None: ...
+
+    def summarise(
+        self, history: list[Message], trigger: int, cancel: CancelToken | None
+    ) -> SummaryOutcome: ...
+
+    def clear_rebuilt(self, history: list[Message], trigger: int, steps: list[CompactionStep]) -> int: ...
+
+
+@dataclass(frozen=True)
+class Window:
+    """The tokens a request may take (`limit`), of which the tools schema takes `schema`."""
+
+    limit: int
+    schema: int
+
+    @property
+    def room(self) -> int:
+        """What the messages may take."""
+        return self.limit - self.schema
+
+    def exceeded(self, message_tokens: int) -> bool:
+        return message_tokens + self.schema > self.limit
+
+
+def fit_window(
+    host: FitHost,
+    history: list[Message],
+    window: Window,
+    result: CompactionResult,
+    cancel: CancelToken | None = None,
+) -> CompactionResult:
+    """`result` (what the ladder did) extended by the steps the fit took; `result` itself when none."""
+    if not window.exceeded(host.measure(history)):
+        return result
+    steps = list(result.steps)
+    _clear_seen(host, history, steps)
+    _offload_unseen(host, history, window, steps)
+    error, notice = result.error, None
+    if window.exceeded(host.measure(history)) and error is None:
+        error = _summarise(host, history, cancel, steps)
+    if window.exceeded(host.measure(history)):
+        dropped = _drop_rounds(host, history, window.room)
+        if dropped is not None:
+            steps.append(dropped)
+            notice = _fallback_notice(host, history, error)
+    if window.exceeded(host.measure(history)):
+        log.warning(
+            "request may exceed the context window (%d > %d tokens): %s",
+            host.measure(history) + window.schema,
+            window.limit,
+            _overflow_cause(host, history, window),
+        )
+    if len(steps) == len(result.steps):
+        return result
+    cleared_total = sum(s.cleared_tool_results for s in steps)
+    compacted = any(s.strategy in ("full_summary", "session_memory") for s in steps)
+    return CompactionResult(compacted, steps[-1].strategy, cleared_total, tuple(steps), error, notice)
+
+
+def _clear_seen(host: FitHost, history: list[Message], steps: list[CompactionStep]) -> None:
+    if host.clearer.config.enabled:
+        cleared = host.clearer.clear_all_seen(history)
+        if cleared.cleared:
+            steps.append(cleared.step(len(history)))
+
+
+def _offload_unseen(
+    host: FitHost, history: list[Message], window: Window, steps: list[CompactionStep]
+) -> None:
+    """Results the model has not seen cannot be cleared; when they alone crowd the request, offload them."""
+    if host.offloader is None:
+        return
+    size = _sizer(host)
+    crowd, share = minimal_tail(history, size) + window.schema, window.limit * UNSEEN_SHARE
+    if crowd <= share:
+        return
+    excess = crowd - int(share)
+    before = host.measure(history)
+    ids = offload_unseen(history, excess, host.offloader, size)
+    if ids:
+        after = host.measure(history)
+        steps.append(CompactionStep("tool_result_offload", len(history), len(history), before, after, 0, ids))
+
+
+def _summarise(
+    host: FitHost, history: list[Message], cancel: CancelToken | None, steps: list[CompactionStep]
+) -> str | None:
+    """One summary attempt unless a recent failure says wait; returns why it failed, if it says."""
+    trigger = host.profile.compression_trigger_tokens
+    if not host.backoff.allowed(id(history), host.measure(history), trigger):
+        return None
+    outcome = host.summarise(history, trigger, cancel)
+    if outcome.compacted:
+        steps.append(outcome.step("full_summary"))
+        host.clear_rebuilt(history, trigger, steps)
+        return None
+    return outcome.error or None
+
+
+def _drop_rounds(host: FitHost, history: list[Message], room: int) -> CompactionStep | None:
+    """`room`: tokens the request may take; an earlier summary is carried into the note as far as the
+    kept tail leaves room for it."""
+    trigger = host.profile.compression_trigger_tokens
+    cut = choose_cut(history, tail_budget(history, trigger, host.measure), _sizer(host))
+    if cut is None:
+        return None
+    before_messages, before = len(history), host.measure(history)
+    kept = host.measure(rounds_rebuild(history, cut, []))
+    carried = max(0, min(MAX_CARRIED_CHARS, room - kept - NOTE_ROOM_TOKENS))
+    history[:] = drop_rounds(history, cut, carried)
+    host.restore_memory(history)  # before measuring, so the window check counts the memories too
+    after = host.measure(history)
+    host.backoff.rebased(id(history), after)
+    host.session_memory.clear(history)
+    return CompactionStep("dropped_rounds", before_messages, len(history), before, after)
+
+
+def _fallback_notice(host: FitHost, history: list[Message], error: str | None) -> str:
+    reason = error or host.backoff.last_reason(id(history)) or "摘要暂不可用"
+    return (
+        f"⚠️ 自动摘要没有完成（{reason}）。为了不超出上下文窗口，已清理较早的工具结果，"
+        "并把最早的几轮对话折叠成一份简短清单；完整内容仍保存在会话记录里。"
+    )
+
+
+def _overflow_cause(host: FitHost, history: Sequence[Message], window: Window) -> str:
+    if minimal_tail(history, _sizer(host)) + window.schema > window.limit:
+        return "the latest user message and the unseen tool results alone do not fit"
+    return "earlier rounds could neither be summarised nor dropped"
+
+
+def _sizer(host: FitHost) -> Size:
+    return lambda message: host.measure([message])
