@@ -8,21 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-ISOLATED_PREFIXES = (
-    "PAICLI_",
-    "OPENAI_",
-    "DEEPSEEK_",
-    "GLM_",
-    "KIMI_",
-    "MOONSHOT_",
-    "STEP_",
-    "HUNYUAN_",
-    "AGNES_",
-    "FREELLMAPI_",
-    "XFYUN_",
-    "TOKENHUB_",
-    "TENCENTMAAS_",
-)
+from tests.isolated_env import ISOLATED_PREFIXES
 
 
 def paicli_env(home: Path, base_url: str | None, **extra: str) -> dict[str, str]:
