@@ -7,7 +7,7 @@ from typing import Any
 
 from paicli.agent.events import AgentEvent, RunFinished
 from paicli.agent.plan.model import NodeState
-from paicli.agent.plan.orchestration import RunRecorder, execute_run
+from paicli.agent.plan.orchestration import RunGuard, RunRecorder
 from paicli.llm.messages import Message
 
 
@@ -102,37 +102,30 @@ def test_task_state_and_user_input_rows() -> None:
     ]
 
 
-def test_execute_run_turns_a_crash_into_one_recorded_and_emitted_error_without_the_hook() -> None:
+def test_the_guard_turns_a_crash_into_one_recorded_and_emitted_error_without_the_hook() -> None:
     ledger, emitted, hooked = Ledger(), list[AgentEvent](), list[str]()
 
     def crash() -> RunFinished:
         raise ValueError("坏数据")
 
-    finished = execute_run(
-        RunRecorder(ledger, "plan", "plan-agent"),
-        "p1",
-        crash,
-        emitted.append,
-        hooked.append,
-        "原话",
-        failure_prefix="❌ ",
-    )
+    guard = RunGuard(RunRecorder(ledger, "plan", "plan-agent"), failure_prefix="❌ ")
+    finished = guard.execute("p1", crash, emitted.append, hooked.append, "原话")
     assert finished == RunFinished("error", "", "❌ 执行失败: 坏数据")
     assert emitted == [finished]
     assert [row[0] for row in ledger.rows] == ["run_error"]
     assert hooked == []
 
 
-def test_execute_run_calls_the_hook_after_a_done_run_and_survives_a_failing_hook() -> None:
+def test_the_guard_calls_the_hook_after_a_done_run_and_survives_a_failing_hook() -> None:
     ledger, emitted, hooked = Ledger(), list[AgentEvent](), list[str]()
     done = RunFinished("done", "好了")
-    recorder = RunRecorder(ledger, "team", "orchestrator")
-    assert execute_run(recorder, "r1", lambda: done, emitted.append, hooked.append, "原话") == done
+    guard = RunGuard(RunRecorder(ledger, "team", "orchestrator"))
+    assert guard.execute("r1", lambda: done, emitted.append, hooked.append, "原话") == done
     assert hooked == ["原话"] and emitted == [done]
 
     def broken_hook(_: str) -> None:
         raise RuntimeError("hook")
 
-    assert execute_run(recorder, "r2", lambda: done, emitted.append, broken_hook, "原话") == done
+    assert guard.execute("r2", lambda: done, emitted.append, broken_hook, "原话") == done
     assert emitted == [done, done]
     assert [row[0] for row in ledger.rows] == ["run_result", "run_result"]

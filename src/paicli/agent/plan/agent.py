@@ -10,6 +10,7 @@ import logging
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 
 from paicli.agent.events import EventSink, Notice, PlanProposed, RunFinished, TaskFinished, TaskStarted
 from paicli.agent.plan.checkpoint import (
@@ -22,7 +23,7 @@ from paicli.agent.plan.checkpoint import (
 )
 from paicli.agent.plan.graph import FailureAction, blocked_by, dependents, on_failure, progress, ready_batch
 from paicli.agent.plan.model import NodeState, Plan, PlanProgress, PlanTask
-from paicli.agent.plan.orchestration import RunRecorder, announce_resume, execute_run
+from paicli.agent.plan.orchestration import RunGuard, RunRecorder, announce_resume
 from paicli.agent.plan.parallel import run_all
 from paicli.agent.plan.planner import Planner, PlanningFailed
 from paicli.agent.plan.prompts import replan_request
@@ -72,6 +73,7 @@ class PlanExecuteAgent:
         self.on_completed = on_completed
         self.planner = Planner(env.llm, env.prompts, env.ledger, env.stats)
         self.record = RunRecorder(env.ledger, MODE, PLAN_ACTOR)
+        self.guard = RunGuard(self.record, failure_prefix="❌ ")
 
     # ---- ledger -------------------------------------------------------------------------------------
 
@@ -145,15 +147,8 @@ class PlanExecuteAgent:
 
     def execute(self, draft: PlanDraft, emit: EventSink, cancel: CancelToken) -> RunFinished:
         emit(Notice("🚀 开始执行计划..."))
-        return execute_run(
-            self.record,
-            draft.plan_id,
-            lambda: self._execute(draft, emit, cancel),
-            emit,
-            self.on_completed,
-            draft.submitted,
-            failure_prefix="❌ ",
-        )
+        work = partial(self._execute, draft, emit, cancel)
+        return self.guard.execute(draft.plan_id, work, emit, self.on_completed, draft.submitted)
 
     def _execute(self, draft: PlanDraft, emit: EventSink, cancel: CancelToken) -> RunFinished:
         current = draft

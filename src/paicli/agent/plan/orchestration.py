@@ -76,27 +76,33 @@ def announce_resume(interrupted: InterruptedPlan, emit: EventSink, unit: str) ->
         )
 
 
-def execute_run(
-    recorder: RunRecorder,
-    run_id: str,
-    work: Callable[[], RunFinished],
-    emit: EventSink,
-    on_completed: Callable[[str], None] | None,
-    submitted: str,
-    *,
-    failure_prefix: str = "",
-) -> RunFinished:
-    """Runs `work`, records how the run ended and emits that; `on_completed(submitted)` after a done run."""
-    try:
-        finished = work()
-    except Exception as error:  # the front end must always get a RunFinished
-        log.exception("%s execution failed", recorder.mode)
-        finished = RunFinished("error", "", f"{failure_prefix}执行失败: {error}")
-    finished = recorder.end(run_id, finished)
-    emit(finished)
-    if finished.status == "done" and on_completed is not None:
+@dataclass(frozen=True)
+class RunGuard:
+    """Runs an orchestrated execution so that it always ends in one recorded and emitted RunFinished, then
+    gives a done run's submitted text to the post-run hook (memory extraction)."""
+
+    recorder: RunRecorder
+    failure_prefix: str = ""  # before "执行失败: …" when the execution itself crashed
+
+    def execute(
+        self,
+        run_id: str,
+        work: Callable[[], RunFinished],
+        emit: EventSink,
+        on_completed: Callable[[str], None] | None,
+        submitted: str,
+    ) -> RunFinished:
+        kind = self.recorder.mode
         try:
-            on_completed(submitted)
-        except Exception:
-            log.exception("post-%s hook failed", recorder.mode)
-    return finished
+            finished = work()
+        except Exception as error:  # the front end must always get a RunFinished
+            log.exception("%s execution failed", kind)
+            finished = RunFinished("error", "", f"{self.failure_prefix}执行失败: {error}")
+        finished = self.recorder.end(run_id, finished)
+        emit(finished)
+        if finished.status == "done" and on_completed is not None:
+            try:
+                on_completed(submitted)
+            except Exception:
+                log.exception("post-%s hook failed", kind)
+        return finished

@@ -8,6 +8,7 @@ import logging
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 from paicli.agent.budget import AgentBudget
 from paicli.agent.events import (
@@ -24,7 +25,7 @@ from paicli.agent.events import (
 from paicli.agent.loop import LoopOptions, LoopStats
 from paicli.agent.plan.checkpoint import PLAN_CREATED, InterruptedPlan
 from paicli.agent.plan.model import NodeState, Plan, PlanProgress, PlanTask
-from paicli.agent.plan.orchestration import RunRecorder, announce_resume, execute_run
+from paicli.agent.plan.orchestration import RunGuard, RunRecorder, announce_resume
 from paicli.agent.plan.parallel import run_all
 from paicli.agent.plan.parse import PlanParseError
 from paicli.agent.ports import ContextPort, LedgerPort, ToolSource
@@ -97,6 +98,7 @@ class TeamAgent:
         self.on_completed = on_completed
         self.steps = StepRunner(env.prompts, env.tools, env.policy_text, max_retries)
         self.record = RunRecorder(env.ledger, MODE, ORCHESTRATOR, answered_error_is_result=True)
+        self.guard = RunGuard(self.record)
 
     # ---- members ------------------------------------------------------------------------------------
 
@@ -165,14 +167,8 @@ class TeamAgent:
 
     def execute(self, run: TeamRun, emit: EventSink, cancel: CancelToken) -> RunFinished:
         emit(Notice("⚡ 第二阶段：执行"))
-        return execute_run(
-            self.record,
-            run.run_id,
-            lambda: self._execute(run, emit, cancel),
-            emit,
-            self.on_completed,
-            run.submitted,
-        )
+        work = partial(self._execute, run, emit, cancel)
+        return self.guard.execute(run.run_id, work, emit, self.on_completed, run.submitted)
 
     def _execute(self, run: TeamRun, emit: EventSink, cancel: CancelToken) -> RunFinished:
         workers = [self.member(name, "worker") for name in WORKERS]
