@@ -17,7 +17,6 @@ import os
 import shutil
 import statistics
 import subprocess
-import sys
 import time
 from pathlib import Path
 from tempfile import TemporaryDirectory
@@ -25,7 +24,7 @@ from typing import Any
 
 from rich.console import Console
 from tests.cli.fake_backend import FakeBackend, events
-from tests.cli.paicli_proc import paicli_env
+from tests.cli.paicli_proc import paicli_env, start_paicli
 from tests.fakes.openai_server import FakeOpenAIServer
 
 from paicli.agent.events import ModelCallStarted, RunFinished, TextDelta, ToolFinished, ToolStarted
@@ -133,15 +132,7 @@ def first_turn_ms(memories: int, typing: float) -> float:
         if memories:
             _store_memories(home, memories)
         env = paicli_env(home, server.base_url)
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "paicli"],
-            env=env,
-            cwd=project,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
+        proc = start_paicli([], env, project, stdin=subprocess.PIPE, output=subprocess.DEVNULL)
         assert proc.stdin is not None
         time.sleep(
             typing

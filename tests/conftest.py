@@ -8,23 +8,7 @@ from pathlib import Path
 
 import pytest
 
-_ISOLATED_PREFIXES = (
-    "PAICLI_",
-    "OPENAI_",
-    "DEEPSEEK_",
-    "GLM_",
-    "KIMI_",
-    "MOONSHOT_",
-    "STEP_",
-    "HUNYUAN_",
-    "AGNES_",
-    "FREELLMAPI_",
-    "XFYUN_",
-    "TOKENHUB_",
-    "TENCENTMAAS_",
-    "SEARCH_",
-    "SERPAPI_",
-)
+from tests.isolated_env import ISOLATED_PREFIXES
 
 
 @pytest.fixture(autouse=True)
@@ -33,7 +17,7 @@ def isolated_home(
 ) -> Iterator[Path]:
     home = tmp_path_factory.mktemp("home")
     for key in list(os.environ):
-        if key.startswith(_ISOLATED_PREFIXES):
+        if key.startswith(ISOLATED_PREFIXES):
             monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("PAICLI_HOME", str(home / ".paicli"))

@@ -9,7 +9,7 @@ import grimp
 import pytest
 
 LAYERS = (
-    ("config", "cancel", "redact", "textsafe", "fsperm"),
+    ("config", "cancel", "redact", "textsafe", "fsperm", "skipdirs"),
     ("llm",),
     ("context", "prompt", "session"),
     ("memory", "tools"),

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.cli.paicli_proc import paicli_env, run_paicli
+from tests.cli.paicli_proc import paicli_env, run_paicli, start_paicli
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 LINUX = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
@@ -29,15 +29,7 @@ class Running:
     """paicli -p --output-format stream-json, its stdout events collected on a thread."""
 
     def __init__(self, args: list[str], env: dict[str, str], cwd: Path) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "paicli", *args, "--output-format", "stream-json"],
-            env=env,
-            cwd=cwd,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        self.proc = start_paicli([*args, "--output-format", "stream-json"], env, cwd)
         self.events: queue.Queue[dict[str, Any]] = queue.Queue()
         self.seen: list[dict[str, Any]] = []
         self.err: list[str] = []

@@ -15,7 +15,7 @@ import pytest
 
 from paicli.cli.busy_session import claim_session
 from paicli.session.flock import in_use
-from tests.cli.paicli_proc import paicli_env, run_paicli
+from tests.cli.paicli_proc import paicli_env, run_paicli, start_paicli
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="flock")
@@ -76,15 +76,7 @@ def test_two_continues_at_once_never_share_a_ledger(project: Path, isolated_home
         env = paicli_env(isolated_home, server.base_url)
         original = first_session(server, env, project, isolated_home)
         server.push(Reply.hang("第二次的回答"))
-        first = subprocess.Popen(
-            [sys.executable, "-m", "paicli", "-c", "-p", "第二次的问题"],
-            env=env,
-            cwd=project,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        first = start_paicli(["-c", "-p", "第二次的问题"], env, project)
         try:
             assert server.wait_for_hang(timeout=WAIT)
             server.push("第三次的回答")

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
 import threading
 from pathlib import Path
 from typing import Any
 
-from tests.cli.paicli_proc import paicli_env, run_paicli
+from tests.cli.paicli_proc import killed_at_hang, ledger_entries, message_text, run_served, run_then_stop
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 PLANNER_MARK = "Plan Builder"
@@ -29,30 +25,19 @@ def plan_json(*tasks: tuple[str, str, str, list[str]]) -> str:
     )
 
 
-def _text(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    return content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
-
-
 def is_planner(body: dict[str, Any]) -> bool:
-    return PLANNER_MARK in _text(body["messages"][0])
+    return PLANNER_MARK in message_text(body["messages"][0])
 
 
 def task_of(body: dict[str, Any]) -> str | None:
     """The description of the task a request belongs to (its first user message names it)."""
     if is_planner(body) or len(body["messages"]) < 2:
         return None
-    first_user = _text(body["messages"][1])
+    first_user = message_text(body["messages"][1])
     for line in first_user.splitlines():
         if line.startswith("当前任务："):
             return line.removeprefix("当前任务：").strip()
     return None
-
-
-def ledger_entries(home: Path) -> list[dict[str, Any]]:
-    files = sorted((home / ".paicli" / "history" / "raw").glob("*.jsonl"))
-    assert len(files) == 1, files
-    return [json.loads(line) for line in files[0].read_text(encoding="utf-8").splitlines()]
 
 
 FOUR_TASKS = plan_json(
@@ -72,15 +57,10 @@ def test_independent_tasks_overlap_and_each_task_sees_only_its_own_history(tmp_p
             return Reply.text(f"{task}的结果", delay=1.0)
         return Reply.text(f"{task}完成") if task else None
 
-    with FakeOpenAIServer(responder=respond) as server:
-        env = paicli_env(tmp_path, server.base_url)
-        done = run_paicli(
-            ["-p", "检查甲乙两部分并汇总", "--plan", "--output-format", "stream-json"], env, tmp_path
-        )
-        assert done.returncode == 0, done.stderr
-        requests, times = server.requests, server.request_times
-        server.assert_no_violations()
-
+    done, requests, times = run_served(
+        respond, ["-p", "检查甲乙两部分并汇总", "--plan", "--output-format", "stream-json"], tmp_path
+    )
+    assert done.returncode == 0, done.stderr
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     assert lines[-1]["type"] == "result" and lines[-1]["is_error"] is False
     assert "✅ 计划执行完成！" in lines[-1]["result"] and "[t4] 核对汇总完成" in lines[-1]["result"]
@@ -96,9 +76,9 @@ def test_independent_tasks_overlap_and_each_task_sees_only_its_own_history(tmp_p
     assert len(by_task["读取甲文件"]["messages"]) == 2  # a fresh [system, user] history
     for name, body in by_task.items():
         others = [o for o in by_task if o != name]
-        text = "\n".join(_text(m) for m in body["messages"])
+        text = "\n".join(message_text(m) for m in body["messages"])
         assert not any(f"当前任务：{other}" in text for other in others), name
-    summary_input = _text(by_task["汇总甲乙"]["messages"][1])
+    summary_input = message_text(by_task["汇总甲乙"]["messages"][1])
     assert "读取甲文件的结果" in summary_input and "分析乙模块的结果" in summary_input
 
     actors = {(e["mode"], e["actor"]) for e in ledger_entries(tmp_path)}
@@ -122,18 +102,14 @@ def test_a_failing_task_below_half_progress_triggers_a_replan(tmp_path: Path) ->
             return Reply.error(400, "模型拒绝了这个任务")
         return Reply.text(f"{task}完成") if task else None
 
-    with FakeOpenAIServer(responder=respond) as server:
-        env = paicli_env(tmp_path, server.base_url)
-        done = run_paicli(["-p", "整理配置", "--plan"], env, tmp_path)
-        requests = server.requests
-        server.assert_no_violations()
-
+    done, requests, _ = run_served(respond, ["-p", "整理配置", "--plan"], tmp_path)
     assert done.returncode == 0, done.stderr
     assert "🔄 尝试重新规划（第 1/2 次）" in done.stderr
     assert "✅ 计划执行完成！" in done.stdout and "[r2] 给出结论完成" in done.stdout
     planner_requests = [body for body in requests if is_planner(body)]
     assert len(planner_requests) == 2
-    assert "读取配置" in _text(planner_requests[1]["messages"][-1])  # the replan request names the failure
+    replan_request = message_text(planner_requests[1]["messages"][-1])
+    assert "读取配置" in replan_request  # the replan request names the failure
     assert not any(task_of(body) == "改写配置" for body in requests)
 
 
@@ -158,54 +134,25 @@ def killed_during_task_3(tmp_path: Path) -> tuple[FakeOpenAIServer, dict[str, st
             return Reply.hang(before_headers=True)
         return Reply.text(f"{task}完成") if task else None
 
-    server = FakeOpenAIServer(responder=respond)
-    server.start()
-    env = paicli_env(tmp_path, server.base_url)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "paicli", "-p", "写报告", "--plan"],
-        env=env,
-        cwd=tmp_path,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+    return killed_at_hang(
+        respond, ["-p", "写报告", "--plan"], tmp_path, hang_task3, 60, "task 3 never reached the model"
     )
-    try:
-        assert server.wait_for_hang(timeout=60), "task 3 never reached the model"
-    finally:
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.communicate(timeout=30)
-    hang_task3.clear()
-    server.release()
-    return server, env
 
 
 def test_sigkill_during_task_3_then_continue_runs_only_what_is_left(tmp_path: Path) -> None:
     server, env = killed_during_task_3(tmp_path)
-    try:
-        before = len(server.requests)
-        done = run_paicli(["-p", "", "--plan", "-c"], env, tmp_path)
-        later = server.requests[before:]
-        server.assert_no_violations()
-    finally:
-        server.stop()
+    done, later = run_then_stop(server, env, ["-p", "", "--plan", "-c"], tmp_path)
 
     assert done.returncode == 0, done.stderr
     assert [task_of(body) for body in later] == ["写出报告", "核对报告"]
     assert not any(is_planner(body) for body in later)
-    assert "分析甲完成" in _text(later[0]["messages"][1])  # the stored result of task 2 feeds task 3
+    assert "分析甲完成" in message_text(later[0]["messages"][1])  # the stored result of task 2 feeds task 3
     assert "[t4] 核对报告完成" in done.stdout
 
 
 def test_the_repl_started_with_continue_offers_the_interrupted_plan(tmp_path: Path) -> None:
     server, env = killed_during_task_3(tmp_path)
-    try:
-        before = len(server.requests)
-        done = run_paicli(["-c"], env, tmp_path, stdin="y\n")
-        later = server.requests[before:]
-        server.assert_no_violations()
-    finally:
-        server.stop()
+    done, later = run_then_stop(server, env, ["-c"], tmp_path, stdin="y\n")
 
     assert done.returncode == 0, done.stderr
     assert "继续未完成的计划？" in done.stderr and "（2/4 个任务已完成）" in done.stdout
@@ -219,11 +166,7 @@ def test_repl_plan_mode_plans_plain_input_without_review_when_piped(tmp_path: Pa
             return plan_json(("only", "回答问题", "ANALYSIS", []))
         return Reply.text("答案是 42") if task_of(body) else "普通回答"
 
-    with FakeOpenAIServer(responder=respond) as server:
-        env = paicli_env(tmp_path, server.base_url)
-        done = run_paicli([], env, tmp_path, stdin="/mode plan\n问个问题\n")
-        requests = server.requests
-        server.assert_no_violations()
+    done, requests, _ = run_served(respond, [], tmp_path, stdin="/mode plan\n问个问题\n")
     assert done.returncode == 0, done.stderr
     assert [is_planner(body) for body in requests] == [True, False]
     assert "✅ 计划执行完成！" in done.stdout and "[only] 答案是 42" in done.stdout

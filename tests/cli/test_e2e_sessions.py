@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from tests.cli.paicli_proc import paicli_env, run_paicli
+from tests.cli.paicli_proc import paicli_env, run_paicli, start_paicli
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 
@@ -198,15 +197,7 @@ def test_sigkill_mid_tool_then_continue_sends_a_valid_request(project: Path, iso
             Reply.tool_calls(("execute_command", json.dumps({"command": "sleep 41.5"}))), "继续完成了"
         )
         env = paicli_env(isolated_home, server.base_url)
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "paicli", "-p", "跑个长命令", "--yes"],
-            env=env,
-            cwd=project,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
+        proc = start_paicli(["-p", "跑个长命令", "--yes"], env, project, new_session=True)
         deadline = time.monotonic() + 120
         raw = isolated_home / ".paicli" / "history" / "raw"
         while time.monotonic() < deadline:

@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
-import sys
 import threading
 from pathlib import Path
 from typing import Any
 
-from tests.cli.paicli_proc import paicli_env, run_paicli
-from tests.fakes.openai_server import FakeOpenAIServer, Reply
+from tests.cli.paicli_proc import (
+    killed_at_hang,
+    ledger_entries,
+    message_text,
+    paicli_env,
+    run_paicli,
+    run_served,
+    run_then_stop,
+    start_paicli,
+)
+from tests.fakes.openai_server import FakeOpenAIServer, Reply, Responder
 
 APPROVE = '{"approved": true, "summary": "可以", "issues": []}'
 WAIT = 60.0  # generous: the machine is loaded; nothing here depends on speed
@@ -30,13 +36,8 @@ def team_plan(*steps: tuple[str, str, list[str]]) -> str:
     )
 
 
-def _text(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    return content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
-
-
 def role_of(body: dict[str, Any]) -> str:
-    system = _text(body["messages"][0])
+    system = message_text(body["messages"][0])
     for marker, role in (
         ("Team Planner", "planner"),
         ("Team Worker", "worker"),
@@ -47,21 +48,23 @@ def role_of(body: dict[str, Any]) -> str:
     return "other"
 
 
+def by_role(
+    planner: str, reviewer: Reply | str | None = None, worker: str | None = None, other: str | None = None
+) -> Responder:
+    """Answers each request by the role of the member that sent it alone (`other`: a non-team request)."""
+    replies = {"planner": planner, "reviewer": reviewer, "worker": worker}
+    return lambda body: replies.get(role_of(body), other)
+
+
 def step_of(body: dict[str, Any]) -> str | None:
     """The step id a worker or reviewer request is about (named in its first user message)."""
     if len(body["messages"]) < 2:
         return None
-    for line in _text(body["messages"][1]).splitlines():
+    for line in message_text(body["messages"][1]).splitlines():
         for prefix in ("当前步骤 [", "步骤 ["):
             if line.startswith(prefix):
                 return line.removeprefix(prefix).split("]")[0]
     return None
-
-
-def ledger_entries(home: Path) -> list[dict[str, Any]]:
-    files = sorted((home / ".paicli" / "history" / "raw").glob("*.jsonl"))
-    assert len(files) == 1, files
-    return [json.loads(line) for line in files[0].read_text(encoding="utf-8").splitlines()]
 
 
 class BothArrived:
@@ -98,14 +101,9 @@ def test_independent_steps_run_on_both_workers_at_once_and_no_member_sees_anothe
             return f"{step} 的统计结果"
         return f"{step} 完成" if step else None
 
-    with FakeOpenAIServer(responder=respond) as server:
-        env = paicli_env(tmp_path, server.base_url)
-        done = run_paicli(
-            ["-p", "统计甲乙两个模块并汇总", "--team", "--output-format", "stream-json"], env, tmp_path
-        )
-        requests, times = server.requests, server.request_times
-        server.assert_no_violations()
-
+    done, requests, times = run_served(
+        respond, ["-p", "统计甲乙两个模块并汇总", "--team", "--output-format", "stream-json"], tmp_path
+    )
     assert done.returncode == 0, done.stderr
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     assert lines[-1]["type"] == "result" and lines[-1]["is_error"] is False
@@ -122,12 +120,12 @@ def test_independent_steps_run_on_both_workers_at_once_and_no_member_sees_anothe
     assert a_start < b_end and b_start < a_end, "the two independent steps did not run at the same time"
 
     for body in requests:
-        role, text = role_of(body), "\n".join(_text(m) for m in body["messages"])
+        role, text = role_of(body), "\n".join(message_text(m) for m in body["messages"])
         assert role in ("planner", "worker", "reviewer"), text[:200]
         assert ("tools" in body) == (role == "worker"), role  # only workers get tool definitions
         if role == "planner":
             assert [m["role"] for m in body["messages"]] == ["system", "user"]
-            assert _text(body["messages"][1]) == "请为以下任务制定执行计划：\n统计甲乙两个模块并汇总"
+            assert message_text(body["messages"][1]) == "请为以下任务制定执行计划：\n统计甲乙两个模块并汇总"
             continue
         own = step_of(body)
         assert len(body["messages"]) == 2, (role, own)  # one step per history: everything else was cleared
@@ -139,7 +137,7 @@ def test_independent_steps_run_on_both_workers_at_once_and_no_member_sees_anothe
         assert (
             "团队计划" not in text and '"steps"' not in text
         )  # the planner's history stays with the planner
-    s3 = _text(requests[index["s3"]]["messages"][1])
+    s3 = message_text(requests[index["s3"]]["messages"][1])
     assert "已完成的依赖步骤 [s1]: 统计甲模块\n结果：s1 的统计结果" in s3 and "s2 的统计结果" in s3
 
     entries = ledger_entries(tmp_path)
@@ -179,18 +177,13 @@ def test_a_rejected_step_is_retried_with_the_feedback_and_accepted_the_second_ti
             return "大概很多" if len(body["messages"]) == 2 else "总数是 42"
         return None
 
-    with FakeOpenAIServer(responder=respond) as server:
-        env = paicli_env(tmp_path, server.base_url)
-        done = run_paicli(["-p", "算总数", "--team"], env, tmp_path)
-        requests = server.requests
-        server.assert_no_violations()
-
+    done, requests, _ = run_served(respond, ["-p", "算总数", "--team"], tmp_path)
     assert done.returncode == 0, done.stderr
     assert [role_of(body) for body in requests] == ["planner", "worker", "reviewer", "worker", "reviewer"]
     retry = requests[3]["messages"]
     assert [m["role"] for m in retry] == ["system", "user", "assistant", "user"]
-    assert "之前的执行结果被审查拒绝，原因：\n- 没有给出最终数字" in _text(retry[3])
-    assert "总数是 42" in _text(requests[4]["messages"][-1])
+    assert "之前的执行结果被审查拒绝，原因：\n- 没有给出最终数字" in message_text(retry[3])
+    assert "总数是 42" in message_text(requests[4]["messages"][-1])
     assert (
         "⚠️ 步骤 [s1] 审查未通过，正在重新执行..." in done.stderr and "反馈: - 没有给出最终数字" in done.stderr
     )
@@ -199,20 +192,12 @@ def test_a_rejected_step_is_retried_with_the_feedback_and_accepted_the_second_ti
 
 
 def test_a_reviewer_error_keeps_the_result(tmp_path: Path) -> None:
-    def respond(body: dict[str, Any]) -> Reply | str | None:
-        role = role_of(body)
-        if role == "planner":
-            return team_plan(("s1", "写一句话", []))
-        if role == "reviewer":
-            return Reply.error(400, "审查模型拒绝了请求")
-        return "这是一句话" if role == "worker" else None
-
-    with FakeOpenAIServer(responder=respond) as server:
-        env = paicli_env(tmp_path, server.base_url)
-        done = run_paicli(["-p", "写一句话", "--team", "--output-format", "json"], env, tmp_path)
-        requests = server.requests
-        server.assert_no_violations()
-
+    respond = by_role(
+        team_plan(("s1", "写一句话", [])),
+        reviewer=Reply.error(400, "审查模型拒绝了请求"),
+        worker="这是一句话",
+    )
+    done, requests, _ = run_served(respond, ["-p", "写一句话", "--team", "--output-format", "json"], tmp_path)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["is_error"] is False
@@ -222,11 +207,7 @@ def test_a_reviewer_error_keeps_the_result(tmp_path: Path) -> None:
 
 def test_an_invalid_team_plan_is_rejected_with_the_raw_output(tmp_path: Path) -> None:
     raw = team_plan(("s1", "甲", ["s2"]), ("s2", "乙", ["s1"]))
-    with FakeOpenAIServer(responder=lambda body: raw if role_of(body) == "planner" else None) as server:
-        env = paicli_env(tmp_path, server.base_url)
-        done = run_paicli(["-p", "做点事", "--team"], env, tmp_path)
-        requests = server.requests
-        server.assert_no_violations()
+    done, requests, _ = run_served(by_role(raw), ["-p", "做点事", "--team"], tmp_path)
     assert done.returncode == 1
     assert "规划失败：无法解析执行计划（任务之间存在循环依赖" in done.stderr
     assert f"原始输出:\n{raw}" in done.stderr
@@ -248,54 +229,25 @@ def killed_during_step_2(tmp_path: Path) -> tuple[FakeOpenAIServer, dict[str, st
             return Reply.hang(before_headers=True)
         return f"{step} 完成" if step else None
 
-    server = FakeOpenAIServer(responder=respond)
-    server.start()
-    env = paicli_env(tmp_path, server.base_url)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "paicli", "-p", "整理资料", "--team"],
-        env=env,
-        cwd=tmp_path,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+    return killed_at_hang(
+        respond, ["-p", "整理资料", "--team"], tmp_path, hang, WAIT, "step s2 never reached the model"
     )
-    try:
-        assert server.wait_for_hang(timeout=WAIT), "step s2 never reached the model"
-    finally:
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.communicate(timeout=30)
-    hang.clear()
-    server.release()
-    return server, env
 
 
 def test_a_killed_team_run_continues_without_planning_or_redoing_finished_steps(tmp_path: Path) -> None:
     server, env = killed_during_step_2(tmp_path)
-    try:
-        before = len(server.requests)
-        done = run_paicli(["-p", "", "--team", "-c"], env, tmp_path)
-        later = server.requests[before:]
-        server.assert_no_violations()
-    finally:
-        server.stop()
+    done, later = run_then_stop(server, env, ["-p", "", "--team", "-c"], tmp_path)
 
     assert done.returncode == 0, done.stderr
     assert [(role_of(body), step_of(body)) for body in later] == [("worker", "s2"), ("reviewer", "s2")]
-    assert "已完成的依赖步骤 [s1]: 读取资料\n结果：s1 完成" in _text(later[0]["messages"][1])
+    assert "已完成的依赖步骤 [s1]: 读取资料\n结果：s1 完成" in message_text(later[0]["messages"][1])
     assert "⏩ 继续未完成的团队任务：跳过 1 个已完成的步骤" in done.stderr
     assert "✅ 团队任务完成（2/2 个步骤完成）" in done.stdout
 
 
 def test_the_repl_started_with_continue_offers_the_interrupted_team_run(tmp_path: Path) -> None:
     server, env = killed_during_step_2(tmp_path)
-    try:
-        before = len(server.requests)
-        done = run_paicli(["-c"], env, tmp_path, stdin="y\n")
-        later = server.requests[before:]
-        server.assert_no_violations()
-    finally:
-        server.stop()
+    done, later = run_then_stop(server, env, ["-c"], tmp_path, stdin="y\n")
 
     assert done.returncode == 0, done.stderr
     assert "继续未完成的计划？" in done.stderr
@@ -305,22 +257,12 @@ def test_the_repl_started_with_continue_offers_the_interrupted_team_run(tmp_path
 
 
 def test_the_repl_runs_slash_team_and_mode_team_inputs_as_team_runs(tmp_path: Path) -> None:
-    def respond(body: dict[str, Any]) -> Reply | str | None:
-        role = role_of(body)
-        if role == "planner":
-            return team_plan(("s1", "回答问题", []))
-        if role == "reviewer":
-            return APPROVE
-        return "答案是 42" if role == "worker" else "普通回答"
-
-    with FakeOpenAIServer(responder=respond) as server:
-        env = paicli_env(tmp_path, server.base_url)
-        done = run_paicli(
-            [], env, tmp_path, stdin="/team 问个问题\n/mode team\n再问一个\n/mode auto\n闲聊\n/help\n"
-        )
-        requests = server.requests
-        server.assert_no_violations()
-
+    respond = by_role(
+        team_plan(("s1", "回答问题", [])), reviewer=APPROVE, worker="答案是 42", other="普通回答"
+    )
+    done, requests, _ = run_served(
+        respond, [], tmp_path, stdin="/team 问个问题\n/mode team\n再问一个\n/mode auto\n闲聊\n/help\n"
+    )
     assert done.returncode == 0, done.stderr
     assert [role_of(body) for body in requests] == ["planner", "worker", "reviewer"] * 2 + ["other"]
     assert done.stdout.count("✅ 团队任务完成（1/1 个步骤完成）") == 2
@@ -346,15 +288,7 @@ def test_ctrl_c_cancels_both_running_workers_and_the_run_can_be_continued(tmp_pa
     server.start()
     try:
         env = paicli_env(tmp_path, server.base_url)
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "paicli", "-p", "查甲乙", "--team"],
-            env=env,
-            cwd=tmp_path,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        proc = start_paicli(["-p", "查甲乙", "--team"], env, tmp_path)
         try:
             assert server.wait_for_hang(timeout=WAIT) and server.wait_for_hang(timeout=WAIT), (
                 "workers never started"

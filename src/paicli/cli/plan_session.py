@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Collection
+from dataclasses import dataclass, field
 
-from paicli.agent.budget import AgentBudget
 from paicli.agent.events import EventSink, Notice, RunFinished
-from paicli.agent.loop import LoopStats
 from paicli.agent.plan.agent import PlanDraft, PlanExecuteAgent, PlanSettings
 from paicli.agent.plan.checkpoint import InterruptedPlan, fold_interrupted
 from paicli.agent.plan.task import TaskEnv
-from paicli.agent.ports import ContextPort
 from paicli.cancel import CancelToken
 from paicli.cli.compose import Components
+from paicli.cli.orchestrated_session import OrchestratedSession, loaded
 from paicli.config import knobs
-from paicli.context.manager import AutoCompactionManager
-from paicli.tools.disabled import ToolsDisabled
 
 NO_PLAN_PROMPTS = "Plan-and-Execute 需要的提示词没有加载，无法执行计划。"
 
@@ -25,34 +22,19 @@ def plan_settings(parts: Components) -> PlanSettings:
     return PlanSettings(knobs.PLAN_MAX_PARALLEL.read(env), knobs.PLAN_MAX_REPLANS.read(env))
 
 
-class PlanSession:
-    def __init__(
-        self,
-        parts: Components,
-        stats: LoopStats,
-        budget: Callable[[], AgentBudget],
-        on_completed: Callable[[str], None] | None,
-    ) -> None:
-        self.parts = parts
-        self.stats = stats
-        self.budget = budget
-        self.on_completed = on_completed
-        self.settings = plan_settings(parts)
+@dataclass(eq=False)
+class PlanSession(OrchestratedSession):
+    settings: PlanSettings = field(init=False)
 
-    def _context(self) -> ContextPort:
-        parts = self.parts
-        return AutoCompactionManager(parts.llm, parts.counter, parts.profile, parts.env)
+    def __post_init__(self) -> None:
+        self.settings = plan_settings(self.parts)
 
     def agent(self, policy_text: str) -> PlanExecuteAgent:
-        """Built per run: /model and /resume may have switched the client or the ledger since the last one."""
         parts = self.parts
-        if parts.plan_prompts is None:
-            raise RuntimeError(NO_PLAN_PROMPTS)
-        tools = parts.tools if parts.tools_enabled else ToolsDisabled()
         env = TaskEnv(
             parts.llm,
-            tools,
-            parts.plan_prompts,
+            self._tools(),
+            loaded(parts.plan_prompts, NO_PLAN_PROMPTS),
             parts.ledger,
             parts.memory,
             parts.profile.memory_context_tokens,
@@ -62,9 +44,6 @@ class PlanSession:
             policy_text,
         )
         return PlanExecuteAgent(env, self.settings, self.on_completed)
-
-    def run(self, text: str, submitted: str, emit: EventSink, cancel: CancelToken) -> RunFinished:
-        return self.agent(submitted).run(text, emit, cancel, submitted)
 
     def create(
         self, text: str, submitted: str, emit: EventSink, cancel: CancelToken

@@ -10,25 +10,9 @@ from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
 from paicli.cli.commands import COMMANDS
+from paicli.skipdirs import SKIPPED_DIRS
 
-_SKIP_DIRS = {
-    ".git",
-    ".paicli",
-    ".hg",
-    ".svn",
-    "node_modules",
-    "__pycache__",
-    ".venv",
-    "venv",
-    "env",
-    ".mypy_cache",
-    ".pytest_cache",
-    ".ruff_cache",
-    ".tox",
-    "dist",
-    "build",
-    ".idea",
-}
+_SKIP_DIRS = SKIPPED_DIRS | {".idea"}
 _SUBCOMMANDS: dict[str, tuple[tuple[str, str], ...]] = {
     "memory": (
         ("list", "列出全部长期记忆"),

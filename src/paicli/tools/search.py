@@ -32,30 +32,12 @@ import regex
 from paicli.cancel import Cancelled
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
+from paicli.skipdirs import SKIPPED_DIRS
 from paicli.tools.context import ToolContext
 from paicli.tools.files import MAX_FILE_BYTES, NotRegularFile, is_binary, read_regular_bytes, split_lines
 from paicli.tools.schema import Args, ToolOutput
 
-SKIPPED_DIRS = frozenset(
-    {
-        ".git",
-        ".hg",
-        ".svn",
-        ".paicli",
-        "node_modules",
-        "__pycache__",
-        ".venv",
-        "venv",
-        "env",
-        ".mypy_cache",
-        ".pytest_cache",
-        ".ruff_cache",
-        ".tox",
-        "dist",
-        "build",
-        "target",
-    }
-)
+_GREP_SKIPPED_DIRS = SKIPPED_DIRS | {"target"}
 MAX_SUGGESTED_READS = 5
 REGEX_DEADLINE_SECONDS = 20.0
 LINE_DEADLINE_SECONDS = 2.0
@@ -112,7 +94,7 @@ def _walk_files(query: GrepQuery) -> Iterator[tuple[Path, str]]:
             yield query.base, Path(os.path.relpath(query.base, query.root)).as_posix()
         return
     for directory, dirs, files in os.walk(query.base):
-        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith("."))
+        dirs[:] = sorted(d for d in dirs if d not in _GREP_SKIPPED_DIRS and not d.startswith("."))
         for name in sorted(files):
             path = Path(directory) / name
             relative = Path(os.path.relpath(path, query.root)).as_posix()

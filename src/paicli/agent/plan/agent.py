@@ -10,6 +10,7 @@ import logging
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 
 from paicli.agent.events import EventSink, Notice, PlanProposed, RunFinished, TaskFinished, TaskStarted
 from paicli.agent.plan.checkpoint import (
@@ -17,19 +18,18 @@ from paicli.agent.plan.checkpoint import (
     PLAN_ACTOR,
     PLAN_CREATED,
     REVIEW_CANCEL,
-    TASK_STATE,
     InterruptedPlan,
     task_actor,
 )
 from paicli.agent.plan.graph import FailureAction, blocked_by, dependents, on_failure, progress, ready_batch
 from paicli.agent.plan.model import NodeState, Plan, PlanProgress, PlanTask
+from paicli.agent.plan.orchestration import RunGuard, RunRecorder, announce_resume
 from paicli.agent.plan.parallel import run_all
 from paicli.agent.plan.planner import Planner, PlanningFailed
 from paicli.agent.plan.prompts import replan_request
 from paicli.agent.plan.result import plan_result
 from paicli.agent.plan.task import TaskEnv, TaskOutcome, run_task, task_events
 from paicli.cancel import CancelToken
-from paicli.llm.messages import Message
 
 log = logging.getLogger(__name__)
 
@@ -72,39 +72,27 @@ class PlanExecuteAgent:
         self.settings = settings or PlanSettings()
         self.on_completed = on_completed
         self.planner = Planner(env.llm, env.prompts, env.ledger, env.stats)
+        self.record = RunRecorder(env.ledger, MODE, PLAN_ACTOR)
+        self.guard = RunGuard(self.record, failure_prefix="❌ ")
 
     # ---- ledger -------------------------------------------------------------------------------------
 
-    def _event(self, event: str, source: str, metadata: dict[str, object], actor: str = PLAN_ACTOR) -> None:
-        self.env.ledger.append_event(event, MODE, actor, source, metadata)
-
     def _record_plan(self, draft: PlanDraft, source: str) -> None:
-        self._event(
+        self.record.event(
             PLAN_CREATED,
             source,
             {"planId": draft.plan_id, "revision": draft.revision, "plan": draft.plan.to_json()},
         )
 
     def _record_state(self, plan_id: str, task_id: str, state: NodeState) -> None:
-        metadata: dict[str, object] = {
-            "planId": plan_id,
-            "taskId": task_id,
-            "status": state.status,
-            "result": state.result,
-        }
-        if state.urls:
-            metadata["urls"] = list(state.urls)
-        self._event(TASK_STATE, state.status, metadata, task_actor(task_id))
+        self.record.task_state(plan_id, task_id, state, task_actor(task_id))
 
     # ---- planning and review ------------------------------------------------------------------------
 
     def create(
         self, goal: str, emit: EventSink, cancel: CancelToken, submitted: str | None = None
     ) -> PlanDraft | RunFinished:
-        typed = goal if submitted is None else submitted
-        self.env.ledger.append_message(
-            MODE, PLAN_ACTOR, "user_input", Message.user(goal), {"submittedInput": typed}
-        )
+        typed = self.record.user_input(goal, submitted)
         draft = PlanDraft(uuid.uuid4().hex[:12], goal, typed, PlanProgress(Plan(goal, ())))
         return self._plan(draft, goal, emit, cancel, "planner")
 
@@ -128,14 +116,14 @@ class PlanExecuteAgent:
         emit(Notice("🧭 正在制定计划..."))
         planned = self.planner.plan(goal, goal, emit, cancel, self.env.context_factory())
         if isinstance(planned, PlanningFailed):
-            return self._end(draft.plan_id, planned.finished)
+            return self.record.end(draft.plan_id, planned.finished)
         ready = replace(draft, progress=PlanProgress(planned))
         self._record_plan(ready, source)
         emit(PlanProposed(planned, ready.revision))
         return ready
 
     def cancel_draft(self, draft: PlanDraft) -> RunFinished:
-        return self._end(draft.plan_id, RunFinished("cancelled", CANCELLED_REVIEW), REVIEW_CANCEL)
+        return self.record.end(draft.plan_id, RunFinished("cancelled", CANCELLED_REVIEW), REVIEW_CANCEL)
 
     def run(
         self, goal: str, emit: EventSink, cancel: CancelToken, submitted: str | None = None
@@ -148,14 +136,8 @@ class PlanExecuteAgent:
         return self.execute(draft, emit, cancel)
 
     def resume(self, interrupted: InterruptedPlan, emit: EventSink, cancel: CancelToken) -> RunFinished:
+        announce_resume(interrupted, emit, "任务")
         plan = interrupted.progress.plan
-        emit(PlanProposed(plan, interrupted.revision, tuple(interrupted.completed)))
-        if interrupted.completed_writes:
-            emit(
-                Notice(
-                    f"ℹ️ 这些修改类任务上次已经完成，不会重复执行：{'、'.join(interrupted.completed_writes)}"
-                )
-            )
         draft = PlanDraft(
             interrupted.plan_id, plan.goal, plan.goal, interrupted.progress, interrupted.revision
         )
@@ -165,19 +147,8 @@ class PlanExecuteAgent:
 
     def execute(self, draft: PlanDraft, emit: EventSink, cancel: CancelToken) -> RunFinished:
         emit(Notice("🚀 开始执行计划..."))
-        try:
-            finished = self._execute(draft, emit, cancel)
-        except Exception as error:  # the front end must always get a RunFinished
-            log.exception("plan execution failed")
-            finished = RunFinished("error", "", f"❌ 执行失败: {error}")
-        finished = self._end(draft.plan_id, finished)
-        emit(finished)
-        if finished.status == "done" and self.on_completed is not None:
-            try:
-                self.on_completed(draft.submitted)
-            except Exception:
-                log.exception("post-plan hook failed")
-        return finished
+        work = partial(self._execute, draft, emit, cancel)
+        return self.guard.execute(draft.plan_id, work, emit, self.on_completed, draft.submitted)
 
     def _execute(self, draft: PlanDraft, emit: EventSink, cancel: CancelToken) -> RunFinished:
         current = draft
@@ -277,19 +248,6 @@ class PlanExecuteAgent:
         self._record_plan(revised, "replan")
         emit(PlanProposed(merged, revised.revision, tuple(kept_states)))
         return revised
-
-    def _end(self, plan_id: str, finished: RunFinished, cancel_source: str = "user_cancel") -> RunFinished:
-        if finished.status == "cancelled":
-            self._event("run_cancelled", cancel_source, {"planId": plan_id})
-        elif finished.status == "error":
-            self._event("run_error", "plan", {"planId": plan_id, "error": finished.error or ""})
-        else:
-            self._event(
-                "run_result",
-                "plan",
-                {"planId": plan_id, "status": finished.status, "result": finished.answer},
-            )
-        return finished
 
 
 def _state_of(outcome: TaskOutcome) -> NodeState:

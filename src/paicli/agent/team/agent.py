@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 from paicli.agent.budget import AgentBudget
 from paicli.agent.events import (
@@ -22,8 +23,9 @@ from paicli.agent.events import (
     TextDelta,
 )
 from paicli.agent.loop import LoopOptions, LoopStats
-from paicli.agent.plan.checkpoint import PLAN_CREATED, TASK_STATE, InterruptedPlan
+from paicli.agent.plan.checkpoint import PLAN_CREATED, InterruptedPlan
 from paicli.agent.plan.model import NodeState, Plan, PlanProgress, PlanTask
+from paicli.agent.plan.orchestration import RunGuard, RunRecorder, announce_resume
 from paicli.agent.plan.parallel import run_all
 from paicli.agent.plan.parse import PlanParseError
 from paicli.agent.ports import ContextPort, LedgerPort, ToolSource
@@ -45,7 +47,6 @@ from paicli.agent.team.schedule import (
 from paicli.agent.team.step import StepJob, StepOutcome, StepRunner
 from paicli.agent.team.subagent import MODE, SubAgent
 from paicli.cancel import CancelToken
-from paicli.llm.messages import Message
 from paicli.llm.protocol import LLMClient
 
 log = logging.getLogger(__name__)
@@ -96,8 +97,10 @@ class TeamAgent:
         self.env = env
         self.on_completed = on_completed
         self.steps = StepRunner(env.prompts, env.tools, env.policy_text, max_retries)
+        self.record = RunRecorder(env.ledger, MODE, ORCHESTRATOR, answered_error_is_result=True)
+        self.guard = RunGuard(self.record)
 
-    # ---- members and ledger -------------------------------------------------------------------------
+    # ---- members ------------------------------------------------------------------------------------
 
     def member(self, name: str, role: Role) -> SubAgent:
         env = self.env
@@ -116,55 +119,30 @@ class TeamAgent:
             options,
         )
 
-    def _event(
-        self, event: str, source: str, metadata: Mapping[str, object], actor: str = ORCHESTRATOR
-    ) -> None:
-        self.env.ledger.append_event(event, MODE, actor, source, metadata)
-
-    def _record_state(self, run_id: str, step_id: str, state: NodeState, actor: str, note: str = "") -> None:
-        metadata: dict[str, object] = {
-            "planId": run_id,
-            "taskId": step_id,
-            "status": state.status,
-            "result": state.result,
-        }
-        if state.urls:
-            metadata["urls"] = list(state.urls)
-        if note:
-            metadata["review"] = note
-        self._event(TASK_STATE, state.status, metadata, actor)
-
     # ---- the run ------------------------------------------------------------------------------------
 
     def run(
         self, goal: str, emit: EventSink, cancel: CancelToken, submitted: str | None = None
     ) -> RunFinished:
-        typed = goal if submitted is None else submitted
-        self.env.ledger.append_message(
-            MODE, ORCHESTRATOR, "user_input", Message.user(goal), {"submittedInput": typed}
-        )
+        typed = self.record.user_input(goal, submitted)
         run_id = uuid.uuid4().hex[:12]
         if cancel.cancelled:
-            self._event("run_cancelled", "before_planning", {"planId": run_id})
+            self.record.event("run_cancelled", "before_planning", {"planId": run_id})
             return self._emit(emit, RunFinished("cancelled", CANCELLED))
         emit(Notice("📋 第一阶段：规划"))
         emit(Notice("🧑‍💼 规划者正在分析任务..."))
         planned = self._plan(goal, emit, cancel)
         if isinstance(planned, RunFinished):
-            return self._emit(emit, self._end(run_id, planned))
-        self._event(PLAN_CREATED, "planner", {"planId": run_id, "revision": 0, "plan": planned.to_json()})
+            return self._emit(emit, self.record.end(run_id, planned))
+        self.record.event(
+            PLAN_CREATED, "planner", {"planId": run_id, "revision": 0, "plan": planned.to_json()}
+        )
         emit(PlanProposed(planned))
         return self.execute(TeamRun(run_id, PlanProgress(planned), typed), emit, cancel)
 
     def resume(self, interrupted: InterruptedPlan, emit: EventSink, cancel: CancelToken) -> RunFinished:
+        announce_resume(interrupted, emit, "步骤")
         plan = interrupted.progress.plan
-        emit(PlanProposed(plan, interrupted.revision, tuple(interrupted.completed)))
-        if interrupted.completed_writes:
-            emit(
-                Notice(
-                    f"ℹ️ 这些修改类步骤上次已经完成，不会重复执行：{'、'.join(interrupted.completed_writes)}"
-                )
-            )
         run = TeamRun(interrupted.plan_id, interrupted.progress, plan.goal, interrupted.revision)
         return self.execute(run, emit, cancel)
 
@@ -189,18 +167,8 @@ class TeamAgent:
 
     def execute(self, run: TeamRun, emit: EventSink, cancel: CancelToken) -> RunFinished:
         emit(Notice("⚡ 第二阶段：执行"))
-        try:
-            finished = self._execute(run, emit, cancel)
-        except Exception as error:  # the front end must always get a RunFinished
-            log.exception("team execution failed")
-            finished = RunFinished("error", "", f"执行失败: {error}")
-        finished = self._emit(emit, self._end(run.run_id, finished))
-        if finished.status == "done" and self.on_completed is not None:
-            try:
-                self.on_completed(run.submitted)
-            except Exception:
-                log.exception("post-team hook failed")
-        return finished
+        work = partial(self._execute, run, emit, cancel)
+        return self.guard.execute(run.run_id, work, emit, self.on_completed, run.submitted)
 
     def _execute(self, run: TeamRun, emit: EventSink, cancel: CancelToken) -> RunFinished:
         workers = [self.member(name, "worker") for name in WORKERS]
@@ -238,7 +206,7 @@ class TeamAgent:
         snapshot = dict(run.progress.states)
         plan = run.progress.plan
         for step in batch:
-            self._record_state(run.run_id, step.id, NodeState("running"), ORCHESTRATOR)
+            self.record.task_state(run.run_id, step.id, NodeState("running"), ORCHESTRATOR)
         queue = StepQueue([step.id for step in batch])
 
         def lane(index: int) -> list[tuple[str, StepOutcome]]:
@@ -249,7 +217,7 @@ class TeamAgent:
                 judge = self.member(reviewer_name(step_id, True), "reviewer") if parallel else reviewer
                 outcome = self._run_step(job, worker, judge, emit, cancel)
                 if outcome.state is not None:
-                    self._record_state(run.run_id, step_id, outcome.state, worker.name, outcome.note)
+                    self.record.task_state(run.run_id, step_id, outcome.state, worker.name, outcome.note)
                     if parallel:
                         emit(TaskActivity(step_id, "已结束，等待同一批次的其他步骤"))
                 done.append((step_id, outcome))
@@ -281,19 +249,8 @@ class TeamAgent:
             step = run.progress.plan.task(step_id)
             state = NodeState("skipped", reason)
             run.progress = run.progress.with_state(step_id, state)
-            self._record_state(run.run_id, step_id, state, ORCHESTRATOR)
+            self.record.task_state(run.run_id, step_id, state, ORCHESTRATOR)
             emit(TaskFinished(step_id, "skipped", f"步骤 [{step_id}] {reason}: {step.description}"))
-
-    def _end(self, run_id: str, finished: RunFinished) -> RunFinished:
-        if finished.status == "cancelled":
-            self._event("run_cancelled", "user_cancel", {"planId": run_id})
-        elif finished.status == "error" and not finished.answer:
-            self._event("run_error", "team", {"planId": run_id, "error": finished.error or ""})
-        else:
-            self._event(
-                "run_result", "team", {"planId": run_id, "status": finished.status, "result": finished.answer}
-            )
-        return finished
 
     @staticmethod
     def _emit(emit: EventSink, finished: RunFinished) -> RunFinished:
