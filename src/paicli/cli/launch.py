@@ -291,7 +291,7 @@ def _build_backend(
     backend = AppBackend(parts, max_turns=args.max_turns, notices=notices, count_context=not oneshot)
     from paicli.cli.warmup import startup_warmup
 
-    backend.warmup = startup_warmup(parts.memory, parts.counter, count_context=not oneshot).start()
+    backend.turns.warmup = startup_warmup(parts.memory, parts.counter, count_context=not oneshot).start()
     return backend
 
 
@@ -299,7 +299,9 @@ def _run_oneshot(backend: AppBackend, args: argparse.Namespace, piped: str) -> i
     from paicli.cli.oneshot import run_oneshot
 
     if piped.strip():
-        backend.stdin_context = piped
-    backend.continue_plan_first = bool((args.plan or args.team) and (args.continue_session or args.resume))
+        backend.turns.stdin_context = piped
+    backend.turns.continue_plan_first = bool(
+        (args.plan or args.team) and (args.continue_session or args.resume)
+    )
     mode: RunMode = "plan" if args.plan else "team" if args.team else "react"
     return run_oneshot(backend, args.prompt, mode, args.output_format)
