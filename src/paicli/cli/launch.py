@@ -232,7 +232,7 @@ def launch(args: argparse.Namespace) -> int:
 def _pick_session_at_start(backend: AppBackend) -> str:
     """`paicli --resume` without an id: list this project's sessions and restore the chosen one (searchable;
     `all` lists the hidden throwaway ones too). Returns the restore text for the REPL to show."""
-    from paicli.cli.repl import format_sessions, pick_session, search
+    from paicli.cli.session_picker import format_sessions, pick_session, search
 
     sessions = backend.list_sessions()
     for _ in range(3):
