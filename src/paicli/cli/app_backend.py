@@ -179,7 +179,9 @@ class AppBackend:
         if not result.steps:
             return CommandReply("📭 对话还很短，暂时没有可以压缩的内容")
         emit(Compacted(result, manual=True))
-        schema = self.parts.counter.count_tools(self.agent.last_tool_definitions or None)
+        schema = self.parts.counter.count_tools(
+            self.report.tool_definitions() or None
+        )  # as /context counts it
         before, after = result.before_tokens + schema, result.after_tokens + schema
         return CommandReply(f"📦 上下文已压缩: {before:,} -> {after:,} tokens")
 

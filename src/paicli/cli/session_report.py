@@ -23,7 +23,9 @@ class SessionReport:
         return self.agent.usage_total + self.background.usage
 
     def tool_definitions(self) -> list[dict[str, object]]:
-        if not self.parts.tools_enabled:
+        """The tools the next request carries: none when they are off, or once this model refused them."""
+        support = self.parts.tool_support
+        if not self.parts.tools_enabled or (support is not None and support.rejected(self.parts.llm.model)):
             return []
         return self.agent.last_tool_definitions or self.parts.tools.definitions()
 
