@@ -31,23 +31,34 @@ def figures(backend: AppBackend) -> tuple[str, str, str, str]:
     return ctx.group(1), top.group(1), total.group(1), total.group(2)
 
 
-def test_status_bar_and_context_report_show_the_same_figure(tmp_path: Path) -> None:
+def session(tmp_path: Path, base_url: str) -> AppBackend:
     project = tmp_path / "project"
-    project.mkdir()
+    project.mkdir(exist_ok=True)
+    env = EnvLookup(
+        environ={
+            "HOME": str(tmp_path),
+            "PAICLI_HOME": str(tmp_path / ".paicli"),
+            "PAICLI_BASE_URL": base_url,
+            "PAICLI_MODEL": "fake-model",
+            "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false",
+            "PAICLI_CONTEXT_WINDOW": "8000",
+        },
+        cwd=project,
+    )
+    return AppBackend(build_components(load_settings(env, cwd=project), env, AutoApprover(), yes=True))
+
+
+def tools_row(report: str) -> tuple[str, int]:
+    """/context's `Tools schema:` row: (tokens as shown, number of tools)."""
+    row = re.search(r"Tools schema:\s+(\S+).*\[(\d+) 个工具\]", report)
+    assert row, report
+    return row.group(1), int(row.group(2))
+
+
+def test_status_bar_and_context_report_show_the_same_figure(tmp_path: Path) -> None:
     with FakeOpenAIServer() as server:
         server.push("好的，已经看过了。" * 20, "第二个回答。" * 30)
-        env = EnvLookup(
-            environ={
-                "HOME": str(tmp_path),
-                "PAICLI_HOME": str(tmp_path / ".paicli"),
-                "PAICLI_BASE_URL": server.base_url,
-                "PAICLI_MODEL": "fake-model",
-                "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false",
-                "PAICLI_CONTEXT_WINDOW": "8000",
-            },
-            cwd=project,
-        )
-        backend = AppBackend(build_components(load_settings(env, cwd=project), env, AutoApprover(), yes=True))
+        backend = session(tmp_path, server.base_url)
         try:
             backend.run("看一下项目结构" * 10, "react", lambda e: None, CancelToken())
             first = figures(backend)
@@ -61,3 +72,22 @@ def test_status_bar_and_context_report_show_the_same_figure(tmp_path: Path) -> N
     assert "服务端" in second[3]  # the provider reported usage: the figure says it is calibrated
     assert second[0] == format_tokens(status.context_tokens) and status.context_source == "calibrated"
     assert "~" not in status_line(status)
+
+
+def test_once_the_model_refuses_tools_the_context_figures_count_no_tool_schema(tmp_path: Path) -> None:
+    with FakeOpenAIServer(["好的"], reject_tools=True) as server:
+        backend = session(tmp_path, server.base_url)
+        try:
+            offered = tools_row(backend.context_report().text)
+            backend.run("你好", "react", lambda e: None, CancelToken())
+            after = tools_row(backend.context_report().text)
+            status = backend.status()
+            messages_only = backend.parts.compaction.figure(list(backend.agent.history), None).tokens
+            shown = figures(backend)
+        finally:
+            backend.close(5)
+        assert ["tools" in r for r in server.requests] == [True, False]
+    assert offered[1] > 0 and offered[0] != "0"
+    assert after == ("0", 0)
+    assert status.context_tokens == messages_only  # the status bar counts no schema either
+    assert shown[0] == shown[1] == shown[2], shown

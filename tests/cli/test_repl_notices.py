@@ -139,7 +139,7 @@ def test_the_real_backend_calls_its_listener_when_extraction_saves_a_fact(tmp_pa
             assert any("1 条" in line for line in backend.drain_notices())
             backend.set_notice_listener(None)
             called.clear()
-            backend._notice("另一条")  # the queueing path, now without a listener
+            backend.background.notice("另一条")  # the queueing path, now without a listener
             assert not called.is_set() and backend.drain_notices() == ["另一条"]
         finally:
             backend.close(10)

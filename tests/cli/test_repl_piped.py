@@ -185,7 +185,7 @@ def test_a_run_error_is_reported_and_the_repl_goes_on(tmp_path: Path) -> None:
 
 def test_ctrl_c_before_the_watcher_listens_is_still_only_a_cancel() -> None:
     from paicli.cancel import CancelToken
-    from paicli.cli.repl import run_in_worker
+    from paicli.cli.repl_terminal import run_in_worker
 
     calls: list[str] = []
 

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from paicli.cancel import CancelToken
-from paicli.cli.app_backend import AppBackend, last_answer
+from paicli.cli.app_backend import AppBackend
 from paicli.cli.compose import build_components
+from paicli.cli.session_restore import last_answer
 from paicli.config.env import EnvLookup
 from paicli.config.settings import load_settings
 from paicli.llm.messages import Message, ToolCall

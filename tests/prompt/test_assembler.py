@@ -200,6 +200,24 @@ def test_tools_disabled_variant_replaces_tool_sections(dirs: tuple[Path, Path]) 
     assert found == sorted(found)
 
 
+def test_without_tools_the_skills_index_is_left_out_and_the_fallback_rewrite_agrees(
+    dirs: tuple[Path, Path],
+) -> None:
+    index = "## 可用 Skills（按需调用 load_skill 加载完整指引）\n\n先调用 `load_skill`。\n\n- `deploy-check`: 上线清单"
+    pai_md = "## Skills\n\n本项目的 skills/ 目录放部署脚本"  # PAI.md's own heading of that name stays
+    asm = assembler(*dirs)
+    with_tools = asm.assemble(PromptMode.AGENT, PromptContext(skill_index=index, project_memory=pai_md))
+    without = asm.assemble(
+        PromptMode.AGENT, PromptContext(tools_enabled=False, skill_index=index, project_memory=pai_md)
+    )
+    assert "\n## Skills\n\n## 可用 Skills" in with_tools and "deploy-check" in with_tools
+    assert "load_skill" not in without and "deploy-check" not in without and "## 可用 Skills" not in without
+    assert without.endswith(pai_md) and "## Tool Availability" in without
+    # a model found to reject tools gets, from the prompt built with them, exactly the no-tools prompt
+    assert asm.tools_disabled(with_tools) == without
+    assert asm.tools_disabled(without) == without
+
+
 def test_project_override_beats_user_override_beats_bundled(dirs: tuple[Path, Path]) -> None:
     root, home = dirs
     (home / "prompts" / "modes").mkdir(parents=True)

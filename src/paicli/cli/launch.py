@@ -232,7 +232,7 @@ def launch(args: argparse.Namespace) -> int:
 def _pick_session_at_start(backend: AppBackend) -> str:
     """`paicli --resume` without an id: list this project's sessions and restore the chosen one (searchable;
     `all` lists the hidden throwaway ones too). Returns the restore text for the REPL to show."""
-    from paicli.cli.repl import format_sessions, pick_session, search
+    from paicli.cli.session_picker import format_sessions, pick_session, search
 
     sessions = backend.list_sessions()
     for _ in range(3):
@@ -291,7 +291,7 @@ def _build_backend(
     backend = AppBackend(parts, max_turns=args.max_turns, notices=notices, count_context=not oneshot)
     from paicli.cli.warmup import startup_warmup
 
-    backend.warmup = startup_warmup(parts.memory, parts.counter, count_context=not oneshot).start()
+    backend.turns.warmup = startup_warmup(parts.memory, parts.counter, count_context=not oneshot).start()
     return backend
 
 
@@ -299,7 +299,9 @@ def _run_oneshot(backend: AppBackend, args: argparse.Namespace, piped: str) -> i
     from paicli.cli.oneshot import run_oneshot
 
     if piped.strip():
-        backend.stdin_context = piped
-    backend.continue_plan_first = bool((args.plan or args.team) and (args.continue_session or args.resume))
+        backend.turns.stdin_context = piped
+    backend.turns.continue_plan_first = bool(
+        (args.plan or args.team) and (args.continue_session or args.resume)
+    )
     mode: RunMode = "plan" if args.plan else "team" if args.team else "react"
     return run_oneshot(backend, args.prompt, mode, args.output_format)

@@ -22,7 +22,7 @@ from rich.text import Text
 from paicli.cancel import CancelToken
 from paicli.cli.approval import ESC_NOTE, Answer, question_line
 from paicli.cli.render import diff_text, fold_lines, say
-from paicli.cli.repl import CANCEL_REQUESTED, run_in_worker
+from paicli.cli.repl_terminal import CANCEL_REQUESTED, run_in_worker
 from paicli.tools.base import ApprovalDecision, ApprovalReply, ApprovalRequest
 
 T = TypeVar("T")

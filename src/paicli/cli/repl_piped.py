@@ -12,8 +12,9 @@ from paicli.cancel import CancelToken
 from paicli.cli.backend import Backend
 from paicli.cli.commands import mask_secrets
 from paicli.cli.render import say
-from paicli.cli.repl import CANCEL_REQUESTED, Dispatcher, run_in_worker
+from paicli.cli.repl_dispatch import Dispatcher
 from paicli.cli.repl_plan import offer_continuation
+from paicli.cli.repl_terminal import CANCEL_REQUESTED, run_in_worker
 
 T = TypeVar("T")
 MAX_LINE_CHARS = 16 * 1024 * 1024  # anything larger could never fit a request (see cli.input_size)

@@ -4,9 +4,10 @@ interrupted plan after /resume or -c. Works only through optional Backend method
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 from paicli.agent.events import PlanProposed, RunFinished
+from paicli.cli.backend import Backend
 from paicli.cli.commands import is_yes
 from paicli.cli.plan_view import (
     COLLAPSED_HINT,
@@ -17,14 +18,24 @@ from paicli.cli.plan_view import (
     plan_tree,
 )
 from paicli.cli.render import EventRenderer, say
-
-if TYPE_CHECKING:
-    from paicli.cli.repl import Dispatcher
+from paicli.cli.repl_terminal import ReplIO
 
 Decision = Literal["execute", "cancel", "supplement"]
 CANCEL_WORDS = frozenset({"取消", "cancel", "q", "quit", "esc", "n", "no"})
 CONTINUE_QUESTION = "继续未完成的计划？[y/N] "
 SUPPLEMENT_PROMPT = "补充> "
+
+
+class Dispatcher(Protocol):
+    """What plan mode uses of the REPL's dispatcher (cli/repl_dispatch.py)."""
+
+    @property
+    def backend(self) -> Backend: ...
+
+    @property
+    def io(self) -> ReplIO: ...
+
+    def notices(self) -> None: ...
 
 
 def supplement_decision(text: str | None) -> tuple[Decision, str]:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import run_in_terminal
@@ -24,8 +26,8 @@ from rich.console import Console
 from paicli.cli.backend import Backend, BannerInfo, StatusSnapshot
 from paicli.cli.paste import PasteStore
 from paicli.cli.render import say
-from paicli.cli.repl import GOODBYE, ApprovalHost, Dispatcher
 from paicli.cli.repl_complete import ReplCompleter
+from paicli.cli.repl_dispatch import GOODBYE, Dispatcher
 from paicli.cli.repl_io import InteractiveIO
 from paicli.cli.repl_notices import NoticeRelay
 from paicli.cli.repl_plan import offer_continuation
@@ -34,6 +36,7 @@ from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.fsperm import create_private_file, make_private
 from paicli.redact import Redactor
+from paicli.tools.base import ApprovalDecision, ApprovalReply, ApprovalRequest
 
 
 def banner_lines(info: BannerInfo) -> list[tuple[str, str]]:
@@ -275,6 +278,12 @@ class InteractiveRepl:
                 return 0
             if line.strip():
                 self._console.print()
+
+
+class ApprovalHost(Protocol):
+    """The session's approver (cli.approval.TerminalApprover): the REPL installs the asking handler."""
+
+    handler: Callable[[ApprovalRequest], ApprovalDecision | ApprovalReply] | None
 
 
 def run_interactive(

@@ -3,6 +3,8 @@
 Order: base, personality, mode, approvals, context management, handoff, ## Skills, ## Runtime Context,
 ## Project Context (PAI.md, then long-term memories, then external context). Everything before the
 memories is identical from turn to turn within a day, so only the tail changes when memories do.
+Without tools the tool sections give way to ## Tool Availability and ## Skills is left out (skills load
+through a tool).
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from paicli.prompt.repository import PromptRepository
 
 LANGUAGE_HEADING = "## Language"
 TOOL_SECTIONS = ("## Tools", "## Tool Policy")
+SKILLS_TITLE = "Skills"
+RUNTIME_HEADING = "## Runtime Context"
 _VARIABLE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 _HEADING = re.compile(r"^## ", re.MULTILINE)
 
@@ -77,6 +81,21 @@ def without_tools(base: str, availability: str) -> str:
     if not inserted:
         kept.append(availability.strip())
     return "\n\n".join(kept)
+
+
+def without_skills(prompt: str) -> str:
+    """Drop the `## Skills` section of an assembled prompt: its index tells the model to call `load_skill`.
+
+    The section runs up to `## Runtime Context`, which the assembler always puts right after it (the index
+    has headings of its own, so the next `## ` is not the end)."""
+    runtime = re.search(rf"^{RUNTIME_HEADING}\s*$", prompt, re.MULTILINE)
+    if runtime is None:
+        return prompt
+    head = prompt[: runtime.start()]
+    skills = list(re.finditer(rf"^## {SKILLS_TITLE}[ \t]*$", head, re.MULTILINE))
+    if not skills:
+        return prompt
+    return head[: skills[-1].start()] + prompt[runtime.start() :]
 
 
 def _system_zone_name() -> str:
@@ -148,7 +167,7 @@ class PromptAssembler:
             load(f"approvals/{ctx.approval_mode}.md"),
             load("context/context-management.md"),
             load("handoff.md"),
-            dynamic_section("Skills", ctx.skill_index),
+            dynamic_section(SKILLS_TITLE, ctx.skill_index) if ctx.tools_enabled else "",
             self.runtime_context(),
             dynamic_section("Project Context", ctx.project_memory, ctx.memory_context, ctx.external_context),
         ]
@@ -157,10 +176,11 @@ class PromptAssembler:
         return prompt
 
     def tools_disabled(self, prompt: str) -> str:
-        """An assembled prompt for a model that turned out to reject tools (no-op without tool sections)."""
+        """An assembled prompt for a model that turned out to reject tools: what `assemble` writes with tools
+        disabled (no tool sections, no skills index). A prompt without tool sections is left alone."""
         if not any(re.search(rf"^{heading}\s*$", prompt, re.MULTILINE) for heading in TOOL_SECTIONS):
             return prompt
-        return without_tools(prompt, self._repository.load("tool-availability.md"))
+        return without_tools(without_skills(prompt), self._repository.load("tool-availability.md"))
 
 
 def _parse_date(raw: str | None) -> date | None:

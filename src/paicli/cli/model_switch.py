@@ -1,0 +1,73 @@
+"""`/model` on a running session: the models it can switch to, the command's replies, and the switch itself
+(one new client handed to every collaborator that calls the model; the conversation stays)."""
+
+from __future__ import annotations
+
+from paicli.agent.react import ReactAgent
+from paicli.cli.backend import CommandReply
+from paicli.cli.compose import Components, build_llm
+from paicli.cli.models import ModelChoice
+from paicli.cli.session_background import SessionBackground
+from paicli.config.env import ConfigError
+from paicli.config.settings import Settings
+from paicli.context.profile import ContextProfile
+
+
+class ModelSwitch:
+    def __init__(self, parts: Components, agent: ReactAgent, background: SessionBackground) -> None:
+        self.parts = parts
+        self.agent = agent
+        self.background = background
+
+    def choices(self) -> list[ModelChoice]:
+        """The current model first, then each configured provider's model."""
+        current = self.parts.settings
+        found = [ModelChoice(current.provider, current.model, self.parts.profile.window, current=True)]
+        for name in current.available_providers:
+            try:
+                other = current.with_model(name)
+            except ConfigError:
+                continue
+            choice = ModelChoice(other.provider, other.model, other.context_window)
+            if all(item.spec != choice.spec for item in found):
+                found.append(choice)
+        return found
+
+    def command(self, args: str) -> CommandReply:
+        from paicli.cli import models
+
+        command = models.parse_model_args(args)
+        choices = self.choices()
+        settings = self.parts.settings
+        if command.action in ("show", "list"):
+            head = f"🤖 正在使用的模型: {settings.describe()}\n" if command.action == "show" else ""
+            return CommandReply(head + models.list_text(choices))
+        if command.action == "info":
+            return CommandReply(
+                f"🤖 {settings.describe()} · 上下文窗口 {self.parts.profile.window:,} tokens"
+                f" · prompt cache: {self.parts.profile.cache_mode} · {settings.base_url}"
+            )
+        if command.action == "unsupported":
+            return CommandReply(models.unsupported_text(command.target), ok=False)
+        if command.action == "invalid" or not models.is_known_target(command.target, choices):
+            return CommandReply(models.rejected_text(command.target, choices), ok=False)
+        try:
+            chosen = settings.with_model(command.target)
+        except ConfigError as exc:
+            return CommandReply(f"❌ 无法切换模型: {exc}", ok=False)
+        self.switch(chosen)
+        return CommandReply(
+            f"✅ 已切换到 {chosen.describe()}，上下文窗口 {self.parts.profile.window:,} tokens"
+        )
+
+    def switch(self, settings: Settings) -> None:
+        llm = build_llm(settings, self.parts.tool_support)
+        profile = ContextProfile.from_window(settings.context_window, settings.cache_mode)
+        self.parts.settings = settings
+        self.parts.llm = llm
+        self.parts.profile = profile
+        self.parts.compaction.set_llm(llm)
+        self.parts.compaction.set_profile(profile)
+        self.agent.set_llm(llm)
+        self.agent.options.memory_tokens = profile.memory_context_tokens
+        self.background.use_llm(llm)

@@ -1,0 +1,101 @@
+"""The terminal side of the REPL as the dispatcher sees it (`ReplIO`: the interactive prompt or piped lines),
+and how both run a task: on a worker thread while the main thread watches the user, so Esc or Ctrl+C only
+cancel it."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Protocol, TypeVar
+
+from rich.console import Console
+
+from paicli.cancel import CancelToken
+
+T = TypeVar("T")
+
+CANCEL_REQUESTED = "⏹️ 正在停止当前任务…"
+
+
+class ReplIO(Protocol):
+    """What the dispatcher needs from the terminal side (interactive prompt or piped lines)."""
+
+    console: Console  # answers and command replies
+    progress: Console  # tool lines, notices, spinner
+    markdown: bool
+
+    def ask(self, question: str) -> str | None:
+        """One follow-up line (confirmation, picker); None when there is none (EOF, Ctrl+C)."""
+        ...
+
+    def run_cancellable(
+        self,
+        work: Callable[[CancelToken], T],
+        *,
+        cancellable: bool = True,
+        quiet: Callable[[], None] | None = None,
+        resume: Callable[[], None] | None = None,
+    ) -> T:
+        """Run `work` on a worker thread; Esc / Ctrl+C on the main thread cancel its token.
+
+        `quiet` is called before the IO writes something of its own (an approval question), `resume` after
+        it (the approved command runs: its spinner comes back).
+        """
+        ...
+
+    def clear_input_history(self) -> None: ...
+
+
+def run_in_worker(
+    work: Callable[[CancelToken], T],
+    wait: Callable[[threading.Event, CancelToken], None],
+    interrupted: Callable[[CancelToken], None] | None = None,
+) -> T:
+    """Start `work` on a daemon thread and let `wait` watch the user until it is done.
+
+    A Ctrl+C that lands before `wait` is listening (or escapes it) is still only a cancel request:
+    `interrupted` (default: cancel the token) handles it and `wait` resumes.
+    """
+    cancel = CancelToken()
+    done = threading.Event()
+    box: dict[str, object] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = work(cancel)
+        except BaseException as exc:  # handed to the main thread, re-raised there
+            box["error"] = exc
+        finally:
+            done.set()
+
+    thread = threading.Thread(target=target, name="paicli-task", daemon=True)
+    thread.start()
+    try:
+        while True:
+            try:
+                wait(done, cancel)
+                break
+            except KeyboardInterrupt:
+                (interrupted or _cancel_token)(cancel)
+    except BaseException:
+        cancel.cancel()
+        raise
+    finally:
+        _await_quietly(done, cancel)
+    thread.join()
+    if "error" in box:
+        raise box["error"]  # type: ignore[misc]
+    return box["value"]  # type: ignore[return-value]
+
+
+def _cancel_token(cancel: CancelToken) -> None:
+    cancel.cancel()
+
+
+def _await_quietly(done: threading.Event, cancel: CancelToken) -> None:
+    while True:
+        try:
+            if done.wait(0.2):
+                return
+        except KeyboardInterrupt:
+            cancel.cancel()

@@ -1,0 +1,89 @@
+"""What a session does beside its turns: fact extraction after a turn, the token usage of such side calls,
+and the notices that background work leaves for the front end. Every method is safe from any thread."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+from paicli.cli.backend import NoticeListener
+from paicli.config.env import EnvLookup
+from paicli.llm.messages import Usage
+from paicli.llm.protocol import LLMClient
+from paicli.memory.background import BackgroundExtraction, manager_job
+from paicli.memory.extractor import AutoFactExtractor, saved_message
+from paicli.memory.manager import MemoryManager
+
+log = logging.getLogger(__name__)
+
+
+class UsageRecordingExtractor:
+    """Counts the extraction call in the session's token statistics (spec 5.1)."""
+
+    def __init__(self, extractor: AutoFactExtractor, record: Callable[[Usage | None], None]) -> None:
+        self._extractor = extractor
+        self._record = record
+
+    def extract(self, text: str) -> list[str]:
+        outcome = self._extractor.extract(text)
+        if outcome.model_called:
+            self._record(outcome.usage)
+        return list(outcome)
+
+
+class SessionBackground:
+    def __init__(self, memory: MemoryManager, llm: LLMClient, env: EnvLookup, notices: list[str]) -> None:
+        self._memory = memory
+        self._env = env
+        self._notices = notices
+        self._lock = threading.Lock()
+        self._listener: NoticeListener | None = None
+        self.usage = Usage()  # side calls (fact extraction) on top of the agent's own
+        self.calls = 0
+        self._extraction = BackgroundExtraction(manager_job(memory))
+        self.use_llm(llm)
+
+    def use_llm(self, llm: LLMClient) -> None:
+        """Extraction asks the session's current model (again after /model switches it)."""
+        self._memory.extractor = UsageRecordingExtractor(AutoFactExtractor(llm, self._env), self.record_usage)
+
+    def after_turn(self, submitted: str) -> None:
+        self._extraction.submit(submitted, self._extraction_done)
+
+    def record_usage(self, usage: Usage | None) -> None:
+        with self._lock:
+            self.calls += 1
+            if usage is not None:
+                self.usage = self.usage + usage
+
+    def _extraction_done(self, count: int) -> None:
+        if count > 0:
+            self.notice(saved_message(count))
+
+    def notice(self, text: str) -> None:
+        with self._lock:
+            self._notices.append(text)
+            listener = self._listener
+        if listener is not None:
+            try:
+                listener()
+            except Exception:  # a front-end hook must never break background work
+                log.warning("notice listener failed", exc_info=True)
+
+    def set_listener(self, listener: NoticeListener | None) -> None:
+        with self._lock:
+            self._listener = listener
+
+    def drain(self) -> list[str]:
+        with self._lock:
+            lines, self._notices[:] = list(self._notices), []
+        return lines
+
+    @property
+    def pending(self) -> int:
+        """Fact extractions still queued or running."""
+        return self._extraction.pending
+
+    def wait(self, timeout: float) -> None:
+        self._extraction.wait(timeout)

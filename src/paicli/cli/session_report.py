@@ -1,0 +1,89 @@
+"""The figures a session reports: the status bar's snapshot, `/context`, the token statistics line and the
+`/memory` status. Context figures count what the next request actually carries (messages + tool schema)."""
+
+from __future__ import annotations
+
+from paicli.agent.react import ReactAgent
+from paicli.cli.backend import CommandReply, StatusSnapshot
+from paicli.cli.compose import Components
+from paicli.cli.session_background import SessionBackground
+from paicli.llm.messages import Usage
+
+TOKEN_RESERVES = 500 + 800 + 2000
+
+
+class SessionReport:
+    def __init__(self, parts: Components, agent: ReactAgent, background: SessionBackground) -> None:
+        self.parts = parts
+        self.agent = agent
+        self.background = background
+
+    def usage(self) -> Usage:
+        """The agent's own calls plus side calls (fact extraction)."""
+        return self.agent.usage_total + self.background.usage
+
+    def tool_definitions(self) -> list[dict[str, object]]:
+        """The tools the next request carries: none when they are off, or once this model refused them."""
+        support = self.parts.tool_support
+        if not self.parts.tools_enabled or (support is not None and support.rejected(self.parts.llm.model)):
+            return []
+        return self.agent.last_tool_definitions or self.parts.tools.definitions()
+
+    def status(self, phase: str, count_context: bool) -> StatusSnapshot:
+        usage = self.usage()
+        history = list(self.agent.history)
+        context_tokens, source = 0, "local"
+        if count_context and len(history) > 1:  # one-shot runs skip it: it would load the tokenizer
+            figure = self.parts.compaction.figure(history, self.tool_definitions())
+            context_tokens, source = figure.tokens, figure.source
+        return StatusSnapshot(
+            model=self.parts.settings.model,
+            context_tokens=context_tokens,
+            context_source=source,
+            context_window=self.parts.profile.window,
+            input_tokens=usage.prompt_tokens,
+            output_tokens=usage.completion_tokens,
+            cached_tokens=usage.cached_tokens,
+            mode=self.parts.approval.label(),
+            phase=phase,
+            model_calls=self.agent.llm_calls,
+            last_provider_prompt_tokens=self.parts.counter.last_provider_prompt_tokens,
+        )
+
+    def context(self) -> CommandReply:
+        from paicli.context.status import render_context_report
+
+        usage = self.usage()
+        hit = usage.cached_tokens / usage.prompt_tokens if usage.prompt_tokens else None
+        report = self.parts.compaction.context_report(
+            self.agent.history,
+            self.tool_definitions(),
+            provider=self.parts.settings.provider,
+            cache_hit_ratio=hit,
+        )
+        return CommandReply(render_context_report(report, self.memory_status()))
+
+    def token_usage_line(self) -> str:
+        usage = self.usage()
+        calls = self.agent.llm_calls + self.background.calls
+        average = usage.prompt_tokens / calls if calls else 0.0
+        window = self.parts.profile.window
+        return (
+            f"Token 统计: 调用 {calls} 次 | 总输入: {usage.prompt_tokens} | 总输出: {usage.completion_tokens} | "
+            f"cached: {usage.cached_tokens} | 平均输入: {average:.0f} | 预算: {window} (可用: {window - TOKEN_RESERVES})"
+        )
+
+    def memory_status(self) -> str:
+        from paicli.memory.commands import status_text
+
+        return status_text(self.parts.memory, self.parts.profile.summary(), self.token_usage_line())
+
+    def memory(self, args: str) -> CommandReply:
+        """`/memory ...`: its status view carries the token statistics line."""
+        from paicli.memory.commands import parse_memory_args, run_memory_command
+
+        command = parse_memory_args(args)
+        text = run_memory_command(
+            self.parts.memory, command, self.parts.profile.summary(), self.token_usage_line()
+        )
+        return CommandReply(text, ok=not text.startswith("❌"))

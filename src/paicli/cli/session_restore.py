@@ -1,0 +1,117 @@
+"""Earlier sessions of this project: listing them, `/resume` into one (a copy when another process has it
+open), and rebuilding the view of a ledger opened at start-up (`-c` / `--resume`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from paicli import __version__
+from paicli.agent.react import ReactAgent
+from paicli.cli.backend import CommandReply, SessionSummary
+from paicli.cli.compose import Components
+from paicli.llm.messages import Message
+from paicli.session.resume import ResumeResult
+
+
+def last_answer(messages: Sequence[Message], limit: int = 100) -> str:
+    """The final answer the resumed conversation ended with, on one short line (where the user left off)."""
+    from paicli.cli.render import shorten
+
+    for message in reversed(messages):
+        if message.role == "assistant" and not message.tool_calls and (message.content or "").strip():
+            return shorten(message.content or "", limit)
+    return ""
+
+
+class SessionRestore:
+    def __init__(self, parts: Components, agent: ReactAgent, on_error: Callable[[str], None]) -> None:
+        self.parts = parts
+        self.agent = agent
+        self._on_error = on_error
+
+    def sessions(self, include_hidden: bool = False) -> list[SessionSummary]:
+        from paicli.session.catalog import list_sessions
+
+        settings = self.parts.settings
+        found = list_sessions(
+            settings.paicli_home,
+            settings.project_root,
+            exclude_session_id=self.parts.ledger.session_id,
+            include_throwaway=include_hidden,
+        )
+        return [
+            SessionSummary(
+                s.session_id,
+                s.started_at_ms,
+                s.first_input,
+                s.turns,
+                s.model,
+                s.updated_at_ms or s.started_at_ms,
+                s.throwaway,
+            )
+            for s in found
+        ]
+
+    def resume(self, session_id: str) -> CommandReply:
+        from paicli.session.catalog import find_session, resume_session
+
+        settings = self.parts.settings
+        found = find_session(settings.paicli_home, session_id.strip())
+        if found is None:
+            return CommandReply(f"📭 未找到会话: {session_id}", ok=False)
+        from paicli.cli.busy_session import busy_text, forked_text
+        from paicli.session.ownership import fork_session, in_use
+
+        path, forked = found.path, ""
+        if in_use(path):  # open in another process: continue in a copy, never in the same file
+            path = fork_session(found.path)
+            forked = f"{busy_text(found.path)}\n{forked_text(found.path, path)}\n"
+        secrets = [settings.api_key] if settings.api_key else []
+        ledger, result = resume_session(
+            path,
+            model=settings.model,
+            provider=settings.provider,
+            version=__version__,
+            secrets=secrets,
+            on_error=self._on_error,
+            checkpoint_repairs=False,
+        )
+        self.parts.ledger.close()
+        ledger.claim()
+        self.parts.ledger = ledger
+        self.agent.attach_ledger(ledger)
+        reply = self._restored(path.name[: -len(".jsonl")], result)
+        return CommandReply(forked + reply.text, reply.ok) if forked else reply
+
+    def restore_opened(self) -> CommandReply:
+        """Start-up with -c / --resume: the ledger was opened on an existing file; rebuild its view."""
+        from paicli.session.resume import load_view
+
+        ledger = self.parts.ledger
+        if ledger.path is None:
+            return CommandReply("⚠️ 会话账本不可用，无法恢复会话；已开始新会话。", ok=False)
+        result = load_view(ledger.path)
+        ledger.mark_resumed(
+            {
+                "model": self.parts.settings.model,
+                "provider": self.parts.settings.provider,
+                "paicliVersion": __version__,
+                "resumedFromSequence": result.last_sequence,
+            }
+        )
+        return self._restored(ledger.session_id, result)
+
+    def _restored(self, session_id: str, result: ResumeResult) -> CommandReply:
+        self.parts.tools.reset_session()
+        self.agent.restore(result.messages)
+        lines = [f"✅ 已恢复会话 {session_id}：{len(result.messages)} 条消息，继续写入同一个会话账本。"]
+        lines.extend(f"   ⚠️ {notice}" for notice in result.notices)
+        from paicli.cli.replay import replay_lines
+
+        replay = replay_lines(result.messages)
+        recap = last_answer(result.messages)
+        if replay:
+            lines.extend(replay)
+        elif recap:
+            lines.append(f"   上次最后的回答: {recap}")
+        return CommandReply("\n".join(lines))

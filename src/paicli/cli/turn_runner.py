@@ -1,0 +1,166 @@
+"""Running what the user submits: a ReAct turn, a plan or a team run (and a plan's review steps), with
+@mentions expanded, the start-up warm-up awaited, retries shown, and every failure ending in a RunFinished."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TypeVar
+
+from paicli.agent.events import EventSink, Notice, RunFinished
+from paicli.agent.plan.agent import PlanDraft
+from paicli.agent.plan.checkpoint import InterruptedPlan
+from paicli.agent.react import CANCELLED_ANSWER, ReactAgent
+from paicli.cancel import CancelToken
+from paicli.cli.backend import RunMode
+from paicli.cli.compose import Components
+from paicli.cli.mentions import attach_mentions
+from paicli.cli.plan_session import PlanSession
+from paicli.cli.team_session import TeamSession
+from paicli.cli.warmup import WarmUp, await_warmup
+
+log = logging.getLogger(__name__)
+RESUMABLE_MODES = ("plan", "team")  # runs whose interrupted steps /resume and -c offer to continue
+T = TypeVar("T")
+
+
+class TurnRunner:
+    def __init__(self, parts: Components, agent: ReactAgent, plan: PlanSession, team: TeamSession) -> None:
+        self.parts = parts
+        self.agent = agent
+        self.plan = plan
+        self.team = team
+        self.phase = "idle"
+        self.stdin_context = ""  # `-p` with piped input: appended to the task
+        self.warmup: WarmUp | None = None  # started by the launcher; the first run waits for it
+        self.continue_plan_first = False  # `-p --plan -c`: continue the interrupted plan instead of a new one
+
+    def supports_mode(self, mode: RunMode) -> bool:
+        return mode in ("react", "plan", "team")
+
+    def default_mode(self) -> RunMode:
+        """What a plain input runs as: `/mode plan` (or Shift+Tab) makes every input a plan, `/mode team` a team run."""
+        mode = self.parts.approval.mode
+        return "plan" if mode == "plan" else "team" if mode == "team" else "react"
+
+    def run(self, text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
+        if not self.supports_mode(mode):
+            finished = RunFinished("error", "", f"不支持的运行模式：{mode}")
+            emit(finished)
+            return finished
+        return self.guarded(emit, lambda: self._run(text, mode, emit, cancel))
+
+    def _run(self, text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
+        if mode in ("plan", "team") and self.continue_plan_first:
+            self.continue_plan_first = False
+            found = self.plan.interrupted((mode,))
+            if found is not None:
+                return self._continue(found, emit, cancel)
+        expanded = self._expand(text, emit)
+        from paicli.cli.input_size import oversize_input
+
+        refusal = oversize_input(expanded, self.parts.profile.window)
+        if refusal is not None:  # no request could carry it: refuse before sending anything
+            finished = RunFinished("error", "", refusal)
+            emit(finished)
+            return finished
+        if not await_warmup(self.warmup, emit, cancel):
+            finished = RunFinished("cancelled", CANCELLED_ANSWER)
+            emit(finished)
+            return finished
+        if mode == "plan":
+            self.parts.tracker.observe_user_input(expanded)
+            return self._with_retry_notices(emit, lambda: self.plan.run(expanded, text, emit, cancel))
+        if mode == "team":
+            self.parts.tracker.observe_user_input(expanded)
+            return self._with_retry_notices(emit, lambda: self.team.run(expanded, text, emit, cancel))
+        self._before_model_call(text, expanded, emit)
+        return self._with_retry_notices(emit, lambda: self.agent.run(expanded, emit, cancel, submitted=text))
+
+    def _expand(self, text: str, emit: EventSink) -> str:
+        expanded, notes = attach_mentions(text, self.parts.settings.project_root)
+        for level, note in notes:
+            emit(Notice(note, "warn" if level == "warn" else "info"))
+        if self.stdin_context:
+            expanded += f"\n\n以下是通过标准输入传入的内容：\n{self.stdin_context}"
+        return expanded
+
+    def guarded(self, emit: EventSink, work: Callable[[], T]) -> T | RunFinished:
+        self.phase = "running"
+        try:
+            return work()
+        except Exception as exc:  # the front end must always get a RunFinished
+            log.exception("run failed")
+            finished = RunFinished("error", "", f"任务出错: {exc}")
+            emit(finished)
+            return finished
+        finally:
+            self.phase = "idle"
+
+    def _before_model_call(self, submitted: str, expanded: str, emit: EventSink) -> None:
+        """Spec 5.5 / 5.7: an expanded MCP resource marks external content; an explicit request to reuse the
+        logged-in Chrome is remembered globally (unless external content was read)."""
+        from paicli.memory.guard import apply_explicit_memory_hints
+
+        self.parts.tracker.observe_user_input(expanded)
+        recent = [m.text for m in self.agent.history[1:][-10:]]
+        saved = apply_explicit_memory_hints(self.parts.memory, self.parts.tracker, submitted, recent)
+        if saved:
+            emit(Notice(f"🧠 已记入长期记忆（全局）：{saved}"))
+
+    def _with_retry_notices(self, emit: EventSink, work: Callable[[], RunFinished]) -> RunFinished:
+        """While `work` runs, each model-call retry is shown: `⏳ 重试 2/4，3 s 后…（HTTP 500）`."""
+        llm = self.parts.llm
+        if not hasattr(llm, "on_retry"):
+            return work()
+
+        def told(number: int, retries: int, delay: float, cause: str) -> None:
+            emit(Notice(f"⏳ 重试 {number}/{retries}，{delay:.0f} s 后…（{cause}）", "warn"))
+
+        llm.on_retry = told
+        try:
+            return work()
+        finally:
+            llm.on_retry = None
+
+    # ---- plan review and continuation ----------------------------------------------------------------
+
+    def plan_create(self, text: str, emit: EventSink, cancel: CancelToken) -> PlanDraft | RunFinished:
+        def create() -> PlanDraft | RunFinished:
+            expanded = self._expand(text, emit)
+            if not await_warmup(self.warmup, emit, cancel):
+                return RunFinished("cancelled", CANCELLED_ANSWER)
+            self.parts.tracker.observe_user_input(expanded)
+            return self.plan.create(expanded, text, emit, cancel)
+
+        return self.guarded(emit, create)
+
+    def plan_revise(
+        self, draft: PlanDraft, supplement: str, emit: EventSink, cancel: CancelToken
+    ) -> PlanDraft | RunFinished:
+        return self.guarded(emit, lambda: self.plan.revise(draft, supplement, emit, cancel))
+
+    def plan_execute(self, draft: PlanDraft, emit: EventSink, cancel: CancelToken) -> RunFinished:
+        result = self.guarded(emit, lambda: self.plan.execute(draft, emit, cancel))
+        assert isinstance(result, RunFinished)
+        return result
+
+    def interrupted_plan(self) -> str | None:
+        """The newest interrupted Plan or Team run, described for the continuation question."""
+        return self.plan.describe_interrupted(RESUMABLE_MODES)
+
+    def continue_plan(self, emit: EventSink, cancel: CancelToken) -> RunFinished:
+        found = self.plan.interrupted(RESUMABLE_MODES)
+        work = (
+            (lambda: self._continue(found, emit, cancel))
+            if found is not None
+            else (lambda: self.plan.continue_interrupted(emit, cancel))
+        )
+        result = self.guarded(emit, work)
+        assert isinstance(result, RunFinished)
+        return result
+
+    def _continue(self, found: InterruptedPlan, emit: EventSink, cancel: CancelToken) -> RunFinished:
+        if found.mode == "team":
+            return self.team.continue_interrupted(found, emit, cancel)
+        return self.plan.continue_interrupted(emit, cancel)
