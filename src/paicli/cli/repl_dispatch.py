@@ -3,11 +3,10 @@ command. It talks only to a `Backend` and to the terminal side through `ReplIO`.
 
 from __future__ import annotations
 
-from paicli.agent.events import RunFinished
 from paicli.cli.backend import Backend, CommandReply, RunMode
 from paicli.cli.commands import help_text, is_yes, mask_secrets, parse, split_memory_args, unknown_reply
 from paicli.cli.render import EventRenderer, WaitSpinner, say
-from paicli.cli.repl_terminal import ReplIO
+from paicli.cli.repl_terminal import ReplIO, run_rendered
 
 GOODBYE = "👋 再见，下次见！"
 _PENDING_TEXT: dict[RunMode, tuple[str, str, str]] = {
@@ -121,17 +120,7 @@ class Dispatcher:
             markdown=self.io.markdown,
             on_fold=self.remember_fold if getattr(self.io, "interactive", False) else None,
         )
-        try:
-            result = self.io.run_cancellable(
-                lambda cancel: self.backend.run(text, mode, renderer, cancel),
-                quiet=renderer.pause,
-                resume=renderer.resume,
-            )
-        except Exception as exc:
-            result = RunFinished("error", "", str(exc) or type(exc).__name__)
-        finally:
-            renderer.stop_spinner()
-        renderer.finish(result)
+        run_rendered(self.io, renderer, lambda cancel: self.backend.run(text, mode, renderer, cancel))
         self.notices()
 
     # -- commands -------------------------------------------------------------------------------------

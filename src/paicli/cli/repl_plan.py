@@ -18,7 +18,7 @@ from paicli.cli.plan_view import (
     plan_tree,
 )
 from paicli.cli.render import EventRenderer, say
-from paicli.cli.repl_terminal import ReplIO
+from paicli.cli.repl_terminal import ReplIO, run_guarded, run_rendered
 
 Decision = Literal["execute", "cancel", "supplement"]
 CANCEL_WORDS = frozenset({"取消", "cancel", "q", "quit", "esc", "n", "no"})
@@ -71,12 +71,7 @@ class PlanFlow:
         return _Tee(renderer, remember)
 
     def _cancellable(self, renderer: Any, work: Callable[[Any], Any]) -> Any:
-        try:
-            return self.d.io.run_cancellable(work, quiet=renderer.pause, resume=renderer.resume)
-        except Exception as exc:
-            return RunFinished("error", "", str(exc) or type(exc).__name__)
-        finally:
-            renderer.stop_spinner()
+        return run_guarded(self.d.io, renderer, work)
 
     def run(self, text: str) -> None:
         renderer = self._renderer()
@@ -165,15 +160,5 @@ def offer_continuation(dispatcher: Dispatcher) -> None:
         return
     renderer = EventRenderer(io.console, io.progress, markdown=io.markdown)
     backend: Any = dispatcher.backend
-    try:
-        result = io.run_cancellable(
-            lambda cancel: backend.continue_plan(renderer, cancel),
-            quiet=renderer.pause,
-            resume=renderer.resume,
-        )
-    except Exception as exc:
-        result = RunFinished("error", "", str(exc) or type(exc).__name__)
-    finally:
-        renderer.stop_spinner()
-    renderer.finish(result)
+    run_rendered(io, renderer, lambda cancel: backend.continue_plan(renderer, cancel))
     dispatcher.notices()

@@ -10,7 +10,9 @@ from typing import Protocol, TypeVar
 
 from rich.console import Console
 
+from paicli.agent.events import RunFinished
 from paicli.cancel import CancelToken
+from paicli.cli.render import EventRenderer
 
 T = TypeVar("T")
 
@@ -86,6 +88,21 @@ def run_in_worker(
     if "error" in box:
         raise box["error"]  # type: ignore[misc]
     return box["value"]  # type: ignore[return-value]
+
+
+def run_guarded(io: ReplIO, renderer: EventRenderer, work: Callable[[CancelToken], T]) -> T | RunFinished:
+    """`work` on the worker thread while `renderer` draws its events; a crash comes back as an error outcome."""
+    try:
+        return io.run_cancellable(work, quiet=renderer.pause, resume=renderer.resume)
+    except Exception as exc:
+        return RunFinished("error", "", str(exc) or type(exc).__name__)
+    finally:
+        renderer.stop_spinner()
+
+
+def run_rendered(io: ReplIO, renderer: EventRenderer, work: Callable[[CancelToken], RunFinished]) -> None:
+    """One whole task: run it guarded, then print its outcome."""
+    renderer.finish(run_guarded(io, renderer, work))
 
 
 def _cancel_token(cancel: CancelToken) -> None:
