@@ -55,20 +55,25 @@ def write_notes(project: Path) -> None:
     )
 
 
+def real_agent(
+    project: Path, env: Any, base_url: str
+) -> tuple[ReactAgent, AutoCompactionManager, ToolResultOffloader]:
+    """The ReAct loop with the real client, tool runner, offloader and compaction manager at WINDOW."""
+    profile = ContextProfile.from_window(WINDOW)
+    client = OpenAIChatClient(base_url, None, "fake-model")
+    offloader = ToolResultOffloader(project, env, context_trigger_tokens=profile.compression_trigger_tokens)
+    runner = ToolRunner(project, AutoApprover(), offloader, env=env)
+    manager = AutoCompactionManager(client, TokenCounter("exact"), profile, env)
+    return ReactAgent(client, runner, StaticPrompt(), context=manager), manager, offloader
+
+
 def test_levels_in_the_real_loop_keep_every_request_inside_the_window(
     project: Path, make_env: MakeEnv
 ) -> None:
     write_notes(project)
     env = make_env()
-    profile = ContextProfile.from_window(WINDOW)
     with FakeOpenAIServer(responder=responder) as server:
-        client = OpenAIChatClient(server.base_url, None, "fake-model")
-        offloader = ToolResultOffloader(
-            project, env, context_trigger_tokens=profile.compression_trigger_tokens
-        )
-        runner = ToolRunner(project, AutoApprover(), offloader, env=env)
-        manager = AutoCompactionManager(client, TokenCounter("exact"), profile, env)
-        agent = ReactAgent(client, runner, StaticPrompt(), context=manager)
+        agent, manager, offloader = real_agent(project, env, server.base_url)
         events: list[AgentEvent] = []
         for i in range(1, 11):
             finished = agent.run(f"第{i}轮：请读取 notes/f{i}.txt 并总结", events.append, CancelToken())
@@ -105,15 +110,8 @@ def test_summary_requests_reuse_the_cached_prefix_of_the_conversation(
     with the same tools (not callable), so the provider's prefix cache serves almost all of it."""
     write_notes(project)
     env = make_env()
-    profile = ContextProfile.from_window(WINDOW)
     with FakeOpenAIServer(responder=responder, cache_emulation=True) as server:
-        client = OpenAIChatClient(server.base_url, None, "fake-model")
-        offloader = ToolResultOffloader(
-            project, env, context_trigger_tokens=profile.compression_trigger_tokens
-        )
-        runner = ToolRunner(project, AutoApprover(), offloader, env=env)
-        manager = AutoCompactionManager(client, TokenCounter("exact"), profile, env)
-        agent = ReactAgent(client, runner, StaticPrompt(), context=manager)
+        agent, _, _ = real_agent(project, env, server.base_url)
         for i in range(1, 11):
             assert (
                 agent.run(f"第{i}轮：请读取 notes/f{i}.txt 并总结", lambda e: None, CancelToken()).status
