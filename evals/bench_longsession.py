@@ -352,7 +352,9 @@ def main() -> int:
             bound = 1 - first_sent_share(f)
             print(
                 f"INFO  cached/prompt @{f.window // 1000}K: at most {bound:.3f} for these prompts (first-sent content "
-                f"{first_sent_share(f):.1%}); compaction's own cost {100 * (bound - ratio_of(f)):.1f} points"
+                f"{first_sent_share(f):.1%}); compaction's own cost {100 * (bound - ratio_of(f)):.1f} points; per "
+                f"turn {f.prompt / max(1, f.turns):,.0f} prompt tokens, {(f.prompt - f.cached) / max(1, f.turns):,.0f} "
+                "not from the cache"
             )
     return 0 if all(passed for passed, _ in checks) else 1
 
