@@ -226,3 +226,23 @@ def test_resume_flag_without_id_offers_a_picker(project: Path, isolated_home: Pa
         assert "暗号叫青松" in repl.stderr  # the listing shows the first input
         assert "暗号叫青松" in all_text(server.requests[1])
         assert server.violations == []
+
+
+def test_resume_picker_at_start_narrows_by_words_and_starts_fresh_when_nothing_matches(
+    project: Path, isolated_home: Path
+) -> None:
+    with FakeOpenAIServer() as server:
+        server.push("好的。", "好的。", "暗号是青松。", "没有找到。")
+        env = paicli_env(isolated_home, server.base_url)
+        assert run_paicli(["-p", "暗号叫青松"], env, project).returncode == 0
+        assert run_paicli(["-p", "颜色叫赭石"], env, project).returncode == 0
+        by_words = run_paicli(["--resume"], env, project, stdin="青松\n暗号是什么？\n/exit\n")
+        assert by_words.returncode == 0, by_words.stderr
+        assert "暗号叫青松" in all_text(server.requests[2])
+        assert "颜色叫赭石" not in all_text(server.requests[2])
+        no_match = run_paicli(["--resume"], env, project, stdin="不存在的词\n还记得吗？\n/exit\n")
+        assert no_match.returncode == 0, no_match.stderr
+        assert "没有找到会话: 不存在的词" in no_match.stderr and "已开始新会话" in no_match.stderr
+        fresh = all_text(server.requests[3])
+        assert "还记得吗" in fresh and "暗号叫青松" not in fresh and "颜色叫赭石" not in fresh
+        assert server.violations == []

@@ -230,33 +230,25 @@ def launch(args: argparse.Namespace) -> int:
 
 
 def _pick_session_at_start(backend: AppBackend) -> str:
-    """`paicli --resume` without an id: list this project's sessions and restore the chosen one (searchable;
-    `all` lists the hidden throwaway ones too). Returns the restore text for the REPL to show."""
-    from paicli.cli.session_picker import format_sessions, pick_session, search
+    """`paicli --resume` without an id: the same picker as /resume (numbers, ids, words, `all`), on stderr and
+    one stdin line per answer, so piped lines after the choice still reach the REPL. Returns the restore text
+    for the REPL to show; "" when a new session starts instead."""
+    from rich.console import Console
 
-    sessions = backend.list_sessions()
-    for _ in range(3):
-        if not sessions:
-            sys.stderr.write("📭 本项目还没有可以恢复的历史会话，已开始新会话。\n")
-            return ""
-        sys.stderr.write(format_sessions(sessions) + "\n")
-        sys.stderr.write("输入编号、会话 id 或搜索词恢复（all 显示全部，直接回车开始新会话）：")
+    from paicli.cli.session_picker import choose_session
+
+    def ask(question: str) -> str | None:
+        sys.stderr.write(question)
         sys.stderr.flush()
-        choice = sys.stdin.readline().strip()
-        if choice.lower() in ("all", "--all"):
-            sessions = backend.list_sessions(include_hidden=True)
-            continue
-        session_id = pick_session(sessions, choice) if choice else None
-        matches = search(sessions, choice) if choice and session_id is None else []
-        if len(matches) > 1:
-            sessions = matches
-            continue
-        session_id = session_id or (matches[0].session_id if matches else None)
-        if session_id is None:
-            sys.stderr.write(f"\n{'没有找到这个会话，' if choice else ''}已开始新会话。\n")
-            return ""
-        return backend.resume(session_id).text
-    return ""
+        line = sys.stdin.readline()
+        return line.strip() if line else None
+
+    console = Console(file=sys.stderr, highlight=False, soft_wrap=True)
+    session_id = choose_session(lambda hidden: backend.list_sessions(include_hidden=hidden), console, ask, "")
+    if session_id is None:
+        sys.stderr.write("已开始新会话。\n")
+        return ""
+    return backend.resume(session_id).text
 
 
 def _build_backend(
