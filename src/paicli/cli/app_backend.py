@@ -121,7 +121,12 @@ class AppBackend:
             str(self.settings.project_root),
             self.parts.profile.cache_mode,
             skills=self.parts.skills.summary(),
+            sandbox=self._sandbox_line(),
         )
+
+    def _sandbox_line(self) -> str:
+        gate = self.parts.approval.sandbox
+        return gate.status().describe() if gate is not None else ""
 
     def status(self) -> StatusSnapshot:
         return self.report.status(self.turns.phase, self._count_context)
@@ -233,7 +238,9 @@ class AppBackend:
         return reply
 
     def config_report(self) -> CommandReply:
-        return CommandReply(session_commands.config_report(self.settings, self.parts.env))
+        report = session_commands.config_report(self.settings, self.parts.env)
+        line = self._sandbox_line()
+        return CommandReply(f"{report}\n{line}" if line else report)
 
     def audit(self, args: str) -> CommandReply:
         return session_commands.audit_command(self.parts.tools.audit, args)

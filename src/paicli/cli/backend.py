@@ -23,6 +23,7 @@ class BannerInfo:
     project_root: str
     cache_mode: str
     skills: str = ""  # "<enabled>/<total> skills" for the banner
+    sandbox: str = ""  # the command sandbox line (SandboxStatus.describe)
 
 
 @dataclass(frozen=True)

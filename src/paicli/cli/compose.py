@@ -27,6 +27,7 @@ from paicli.session.ledger import ConversationLedger
 from paicli.tools.approval import ApprovalState
 from paicli.tools.base import Approver
 from paicli.tools.runner import ToolRunner
+from paicli.tools.sandbox.status import SANDBOX_OFF_WARNING, SandboxGate
 from paicli.tools.skill_load import LoadSkillTool, build_skills
 from paicli.tools.skills import SkillCatalog
 
@@ -121,7 +122,10 @@ def build_components(
     tracker = ExternalContextTracker(env)
     store = LongTermMemory(memory_dir(env, settings.paicli_home), env)
     memory = MemoryManager(store, root, env, tracker=tracker)
-    approval = ApprovalState("ask" if settings.approval_mode == "ask" else "auto", yes=yes)
+    sandbox = SandboxGate(env)
+    if sandbox.mode == "off":
+        sink.append(SANDBOX_OFF_WARNING)
+    approval = ApprovalState("ask" if settings.approval_mode == "ask" else "auto", yes=yes, sandbox=sandbox)
     tools = ToolRunner(root, approver, offloader, tracker, env, memory.save_memory_tool, approval)
     loader = ProjectMemoryLoader(root, settings.paicli_home)
     skills = build_skills(settings.paicli_home, root, repository, sink)

@@ -46,6 +46,7 @@ def banner_lines(info: BannerInfo) -> list[tuple[str, str]]:
         (f"  项目  {info.project_root}", ""),
         (f"  会话  {info.session_id}", "dim"),
         *([(f"  技能  {info.skills}（/skill 查看）", "dim")] if info.skills else []),
+        *([(f"  {info.sandbox}", "dim")] if info.sandbox else []),
         ("", ""),
         ("  输入 / 查看命令（Tab 补全），@路径 把文件交给模型；", "dim"),
         (

@@ -381,6 +381,25 @@ GREP_RIPGREP = flag(
     "grep_code uses the bundled ripgrep; false: the built-in engine (gives up after 20 s, 2 s per line)",
 )
 
+COMMAND_SANDBOX = choice(
+    "PAICLI_COMMAND_SANDBOX",
+    TOOLS,
+    "auto",
+    ("off", "auto", "required"),
+    "OS sandbox of commands run without a human's yes: auto uses it where the kernel can, required asks for "
+    "every command without it, off runs them unconfined",
+)
+COMMAND_ENV_ALLOW = names(
+    "PAICLI_COMMAND_ENV_ALLOW",
+    TOOLS,
+    "variables commands keep although their names look secret (*_KEY, *_TOKEN…)",
+)
+COMMAND_SANDBOX_USERNS = flag(
+    "PAICLI_COMMAND_SANDBOX_USERNS",
+    TOOLS,
+    True,
+    "false: the sandbox does without user namespaces (Landlock TCP rules, a subreaper); for tests",
+)
 NO_STATUSBAR = flag("PAICLI_NO_STATUSBAR", TERMINAL, False, "hide the REPL status bar")
 LOG_LEVEL = choice(
     "PAICLI_LOG_LEVEL",
@@ -432,6 +451,9 @@ ALL_KNOBS: tuple[Knob[object], ...] = (  # type: ignore[assignment]
     AUDIT_DIR,
     SKILL_BODY_BUDGET,
     GREP_RIPGREP,
+    COMMAND_SANDBOX,
+    COMMAND_ENV_ALLOW,
+    COMMAND_SANDBOX_USERNS,
     NO_STATUSBAR,
     LOG_LEVEL,
 )

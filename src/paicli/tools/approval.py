@@ -5,11 +5,15 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from paicli.tools.base import ApprovalDecision, ApprovalRequest
 from paicli.tools.grants import Grant, covered, grant_for
 from paicli.tools.guards import COMMAND_RULES, is_read_only_command
+from paicli.tools.purecmd import pure_command
+
+if TYPE_CHECKING:
+    from paicli.tools.sandbox.status import SandboxGate
 
 SessionMode = Literal["auto", "plan", "team", "ask"]
 DANGEROUS_TOOLS = ("write_file", "edit_file", "execute_command")
@@ -49,7 +53,15 @@ class ApprovalNeed:
 class ApprovalState:
     """The session's approval settings; the REPL changes them at run time (/mode, /hitl, /clear)."""
 
-    def __init__(self, mode: SessionMode = "auto", hitl: bool = False, yes: bool = False) -> None:
+    def __init__(
+        self,
+        mode: SessionMode = "auto",
+        hitl: bool = False,
+        yes: bool = False,
+        sandbox: SandboxGate | None = None,
+    ) -> None:
+        """`sandbox`: the command sandbox setting; None behaves like PAICLI_COMMAND_SANDBOX=off."""
+        self.sandbox = sandbox
         self._mode: SessionMode = mode
         self._hitl = hitl
         self.yes = yes
@@ -170,11 +182,35 @@ class ApprovalState:
             return ApprovalNeed(
                 "这条命令不能确认是只读的（可能写文件、执行程序或输出密钥），auto 模式下需要确认"
             )
+        if tool == "execute_command":
+            unconfined = self._unconfined_need(command)
+            if unconfined is not None:
+                return unconfined
         if tool in ("write_file", "edit_file") and is_protected_path(relative_path):
             return ApprovalNeed(
                 "这个文件是 .git/、.paicli/ 里的配置或 PAI.md 项目记忆，auto 模式下写入需要确认"
             )
         return None
+
+    def _unconfined_need(self, command: str) -> ApprovalNeed | None:
+        """A read-only command with no sandbox to run in: `required` asks; `auto` lets only pure ones through."""
+        gate = self.sandbox
+        if gate is None or gate.mode == "off":
+            return None
+        status = gate.status()
+        if status.active:
+            return None
+        if gate.mode == "auto" and pure_command(command):
+            return None
+        return ApprovalNeed(f"命令沙箱不可用（{status.reason}），自动运行的命令需要你确认")
+
+    def runs_unasked(self, tool: str, args: dict[str, Any]) -> bool:
+        """`needs_approval` said None: whether that was paicli's own judgement rather than a human's yes
+        (--yes or a grant); such a command runs in the sandbox and without secret-looking variables."""
+        if tool != "execute_command" or self.yes:
+            return False
+        with self._lock:
+            return not covered(self._granted, tool, args)
 
 
 # Writing here changes what later "read-only" commands run (git hooks, core.fsmonitor, core.pager) or what

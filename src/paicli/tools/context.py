@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from paicli.cancel import CancelToken
 from paicli.config.env import EnvLookup
 from paicli.tools.guards import PathGuard
+
+if TYPE_CHECKING:
+    from paicli.tools.sandbox.status import SandboxStatus
 
 
 class Offloader(Protocol):
@@ -36,3 +39,6 @@ class ToolContext:
     offloader: Offloader | None = None
     command_timeout_seconds: float = 60.0
     on_output: OutputSink | None = None  # gets each line a running command prints, in order (display only)
+    auto_run: bool = False  # a command runs without a human's yes: no secret-looking variable reaches it
+    sandbox: SandboxStatus | None = None  # and runs confined by this sandbox
+    env_allow: tuple[str, ...] = ()  # variables kept although their names look secret

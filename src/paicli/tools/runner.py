@@ -121,7 +121,12 @@ class ToolRunner:
         self.tracker.reset()
         self.approval.clear_grants()
 
-    def context(self, cancel: CancelToken, on_output: OutputSink | None = None) -> ToolContext:
+    def context(
+        self, cancel: CancelToken, on_output: OutputSink | None = None, *, auto_run: bool = False
+    ) -> ToolContext:
+        """`auto_run`: the call runs without a human's yes (commands: sandboxed where the sandbox is active)."""
+        gate = self.approval.sandbox
+        sandbox = gate.status() if auto_run and gate is not None and gate.mode != "off" else None
         return ToolContext(
             self.project_root,
             self.paths,
@@ -130,6 +135,9 @@ class ToolRunner:
             self.offloader,
             self.command_timeout,
             on_output,
+            auto_run=auto_run,
+            sandbox=sandbox if sandbox is not None and sandbox.active else None,
+            env_allow=gate.env_allow if gate is not None else (),
         )
 
 
@@ -240,13 +248,13 @@ class TurnToolSet:
             args = parse_arguments(tool.spec, call.arguments)
         except ArgumentError as error:
             return ToolOutput(argument_error_text(tool.spec, error), success=False)
-        refusal = self._refusal(tool, args)
+        refusal, auto_run = self._refusal(tool, args)
         if refusal is not None:
             return refusal
         if cancel.cancelled:
             return cancelled_output(call.name)
         try:
-            output = tool.handler(args, self.runner.context(cancel, on_output))
+            output = tool.handler(args, self.runner.context(cancel, on_output, auto_run=auto_run))
         except PathDenied as denied:
             return ToolOutput(str(denied), success=False, blocked=True)
         except Exception:
@@ -255,8 +263,9 @@ class TurnToolSet:
         self.policy.observe(call.name, call.arguments, output.metadata.get("discovered_urls", ()))
         return output
 
-    def _refusal(self, tool: Tool, args: dict[str, Any]) -> ToolOutput | None:
-        """Policy, guards and approval, in that order; a refusal is never executed."""
+    def _refusal(self, tool: Tool, args: dict[str, Any]) -> tuple[ToolOutput | None, bool]:
+        """Policy, guards and approval, in that order; a refusal is never executed. The flag: the call runs
+        without a human's yes (a command then goes into the sandbox)."""
         name = tool.spec.name
         denial = self.policy.denial(name, args, tool.spec.web)
         relative: str | None = None
@@ -268,11 +277,11 @@ class TurnToolSet:
         if denial is None and name == "execute_command":
             denial = command_denial(str(args.get("command", "")))
         if denial is not None:
-            return ToolOutput(denial, success=False, blocked=True)
+            return ToolOutput(denial, success=False, blocked=True), False
         need = self.runner.approval.needs_approval(name, args, relative, self.runner.project_root)
         if need is None:
             self._note_write(name, relative)
-            return None
+            return None, self.runner.approval.runs_unasked(name, args)
         scope = self.runner.approval.grant_scope(name, args)
         request = ApprovalRequest(
             name,
@@ -288,10 +297,10 @@ class TurnToolSet:
             self.runner.approval.grant(name, args)
         if reply.decision in ("approve", "approve_all"):
             self._note_write(name, relative)
-            return None
+            return None, False
         hint = getattr(self.runner.approver, "reason_text", None)
         text = denial_text(name, args, hint if isinstance(hint, str) else None, reply.note)
-        return ToolOutput(text, success=False, blocked=True)
+        return ToolOutput(text, success=False, blocked=True), False
 
     def _note_write(self, name: str, relative: str | None) -> None:
         if name in ("write_file", "edit_file"):

@@ -19,6 +19,7 @@ import subprocess
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -37,6 +38,8 @@ _READ_CHUNK = 65536
 MARKER_ENV = "PAICLI_COMMAND_MARKER"
 _PROC = Path("/proc")
 LIVE_LINES_PER_CHUNK = 20
+SANDBOX_FAILED_EXIT = 125  # the wrapper's "could not confine itself" (paicli.tools.sandbox.wrapper)
+SANDBOX_FAILED_PREFIX = "paicli-sandbox:"
 _PARTIAL_KEEP = 4096  # an unfinished line longer than this is only shown by its end
 
 
@@ -185,20 +188,56 @@ class CommandRun:
     pid: int
 
 
-def run_command(command: str, ctx: ToolContext, capture_limit: int) -> CommandRun:
-    marker = uuid.uuid4().hex
+def command_launch(command: str, ctx: ToolContext) -> tuple[list[str], dict[str, str], Callable[[], None]]:
+    """argv, environment and clean-up of one command: in the sandbox when `ctx.sandbox` says so, and never
+    with paicli's own keys (nor, without a human's yes, any secret-looking variable)."""
+    from paicli.tools.sandbox.environ import approved_env, sandbox_env
+
     # A command that passes as read-only runs git with fsmonitor, hooks, pagers and editors switched off.
     base = git_neutral_env(os.environ) if syntactically_read_only(command) else dict(os.environ)
-    env = {**base, MARKER_ENV: marker}
-    process = subprocess.Popen(
-        ["bash", "-c", command],
-        cwd=ctx.project_root,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
+    if ctx.sandbox is None:
+        scrub = sandbox_env if ctx.auto_run else approved_env
+        return ["bash", "-c", command], scrub(base, ctx.env_allow), lambda: None
+    from paicli.config.knobs import home_dir
+    from paicli.tools.sandbox.launch import prepare
+
+    launch = prepare(
+        command,
+        ctx.project_root,
+        git_neutral_env(os.environ),
+        ctx.sandbox,
+        paicli_home=str(home_dir(ctx.env)),
+        allow=ctx.env_allow,
     )
+    return launch.argv, launch.env, launch.cleanup
+
+
+def run_command(command: str, ctx: ToolContext, capture_limit: int) -> CommandRun:
+    marker = uuid.uuid4().hex
+    argv, env, cleanup = command_launch(command, ctx)
+    env[MARKER_ENV] = marker
+    try:
+        process = subprocess.Popen(
+            argv,
+            cwd=ctx.project_root,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    except BaseException:
+        cleanup()
+        raise
+    try:
+        return _supervise(process, marker, ctx, capture_limit)
+    finally:
+        cleanup()
+
+
+def _supervise(
+    process: subprocess.Popen[bytes], marker: str, ctx: ToolContext, capture_limit: int
+) -> CommandRun:
     capture = Capture(capture_limit)
     assert process.stdout is not None
     reader = threading.Thread(
@@ -272,6 +311,10 @@ def execute_command(args: Args, ctx: ToolContext) -> ToolOutput:
             offloaded=offloaded,
         )
     code = run.exit_code if run.exit_code is not None else -1
+    if ctx.sandbox is not None and code == SANDBOX_FAILED_EXIT and output.startswith(SANDBOX_FAILED_PREFIX):
+        return ToolOutput(
+            f"❌ 命令沙箱没能启动，命令未执行: {command}\n{body.rstrip(chr(10))}", success=False, blocked=True
+        )
     status = f"退出码: {code}" if code >= 0 else f"退出码: {code}（被信号 {-code} 终止）"
     return ToolOutput(
         f"{body.rstrip(chr(10))}\n{status}",

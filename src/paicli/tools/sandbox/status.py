@@ -1,0 +1,130 @@
+"""Whether the command sandbox can be used here, found once per process by running the real wrapper."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from paicli.config import knobs
+from paicli.config.env import EnvLookup
+
+WRAPPER = Path(__file__).with_name("wrapper.py")
+PROBE_TIMEOUT_SECONDS = 10.0
+SANDBOX_OFF_WARNING = (
+    "⚠️ PAICLI_COMMAND_SANDBOX=off：自动运行的命令不进沙箱，能读你的密钥、联网、改 .git；"
+    "去掉这个设置即可恢复沙箱"
+)
+_PROBE_READ = ("/usr", "/bin", "/lib", "/lib64", "/etc", "/dev", os.path.realpath(sys.base_prefix))
+
+
+@dataclass(frozen=True)
+class SandboxStatus:
+    """`kind`: "namespaces" (Landlock + user/network/PID namespaces), "landlock" (Landlock with its TCP rules
+    and a subreaper) or "" (unavailable: `reason` says why and what to do, in one line)."""
+
+    mode: str
+    kind: str
+    reason: str = ""
+
+    @property
+    def active(self) -> bool:
+        return self.mode != "off" and bool(self.kind)
+
+    @property
+    def userns(self) -> bool:
+        return self.kind == "namespaces"
+
+    def describe(self) -> str:
+        """The banner's and `/config`'s line."""
+        if self.mode == "off":
+            return (
+                "命令沙箱: 已关闭（PAICLI_COMMAND_SANDBOX=off）：自动运行的命令不受限制，能读写你能读写的一切"
+            )
+        if self.kind == "namespaces":
+            return "命令沙箱: Landlock + 用户/网络/PID 命名空间（自动运行的命令只能写项目、不能联网）"
+        if self.kind == "landlock":
+            return "命令沙箱: Landlock（含 TCP 规则；用户命名空间不可用，残留进程由监护进程清理）"
+        action = (
+            "所有命令都先请你确认" if self.mode == "required" else "只有少数纯命令自动运行，其余先请你确认"
+        )
+        return f"命令沙箱: 不可用（{self.reason}）；{action}"
+
+
+def landlock_abi() -> int:
+    if not sys.platform.startswith("linux"):
+        return 0
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    found = int(libc.syscall(ctypes.c_long(444), None, ctypes.c_size_t(0), ctypes.c_uint32(1)))
+    return max(found, 0)
+
+
+def _wrapper_runs(userns: bool) -> tuple[bool, str]:
+    import subprocess
+    import tempfile
+
+    from paicli.tools.sandbox.rules import encode_policy
+
+    with tempfile.TemporaryDirectory(prefix="paicli-sbx-probe-") as folder:
+        policy = Path(folder) / "policy"
+        policy.write_bytes(encode_policy([("ro", path) for path in _PROBE_READ], userns))
+        try:
+            done = subprocess.run(
+                [sys.executable, "-I", "-S", str(WRAPPER), str(policy), "--", "true"],
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=PROBE_TIMEOUT_SECONDS,
+                check=False,
+            )
+        except (OSError, subprocess.SubprocessError) as error:
+            return False, str(error)
+    return done.returncode == 0, done.stderr.decode(errors="replace").strip()
+
+
+def probe(mode: str, allow_userns: bool = True) -> SandboxStatus:
+    if mode == "off":
+        return SandboxStatus(mode, "")
+    if not sys.platform.startswith("linux"):
+        return SandboxStatus(mode, "", "只在 Linux 上可用（Landlock）；这里没有可用的内核沙箱")
+    abi = landlock_abi()
+    if abi < 1:
+        return SandboxStatus(
+            mode, "", "内核没有启用 Landlock：需要 Linux 5.13 以上，并在启动参数 lsm= 中加入 landlock"
+        )
+    if allow_userns:
+        works, _ = _wrapper_runs(True)
+        if works:
+            return SandboxStatus(mode, "namespaces")
+    if abi < 4:
+        return SandboxStatus(
+            mode,
+            "",
+            f"不允许非特权用户命名空间，而 Landlock ABI {abi} < 4 无法断网："
+            "允许用户命名空间（如 sysctl kernel.apparmor_restrict_unprivileged_userns=0）或升级到 Linux 6.7+",
+        )
+    works, error = _wrapper_runs(False)
+    if works:
+        return SandboxStatus(mode, "landlock")
+    return SandboxStatus(mode, "", f"沙箱程序无法启动: {error[:160] or '未知原因'}")
+
+
+class SandboxGate:
+    """The session's sandbox setting; the probe runs on first use (a command, the banner, `/config`)."""
+
+    def __init__(self, env: EnvLookup | None = None) -> None:
+        lookup = env if env is not None else EnvLookup()
+        self.mode = knobs.COMMAND_SANDBOX.read(lookup)
+        self.allow_userns = knobs.COMMAND_SANDBOX_USERNS.read(lookup)
+        self.env_allow = knobs.COMMAND_ENV_ALLOW.read(lookup)
+        self._status: SandboxStatus | None = None
+        self._lock = threading.Lock()
+
+    def status(self) -> SandboxStatus:
+        with self._lock:
+            if self._status is None:
+                self._status = probe(self.mode, self.allow_userns)
+            return self._status

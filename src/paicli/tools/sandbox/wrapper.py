@@ -1,0 +1,246 @@
+"""The exec wrapper: `python -I -S wrapper.py POLICY -- argv…` confines itself, then runs argv.
+
+Run as its own program (never imported by paicli): paicli has threads, so the rules cannot be applied in a
+`preexec_fn`. Standard library only and nothing slow to import (no json, no re): its start-up is the
+sandbox's per-command overhead.
+
+POLICY is a file of NUL-separated key/value pairs:
+  userns 1|0    1: new user + network + PID namespaces (the command is PID 1, the namespace dies with it);
+                0: Landlock TCP rules deny bind/connect and a child subreaper kills every leftover descendant
+  ro PATH       read (and execute) beneath PATH
+  rw PATH       read and write beneath PATH
+  dir PATH      list PATH itself only
+Missing paths are skipped. Any failure before exec prints `paicli-sandbox: …` and exits 125.
+"""
+
+import ctypes
+import os
+import signal
+import sys
+
+SANDBOX_FAILED = 125
+_SYS_CREATE, _SYS_ADD, _SYS_RESTRICT = 444, 445, 446  # the same number on every Linux architecture
+_CLONE_NEWUSER, _CLONE_NEWNET, _CLONE_NEWPID = 0x10000000, 0x40000000, 0x20000000
+_PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER, _PR_SET_NO_NEW_PRIVS = 1, 36, 38
+_EXECUTE, _WRITE, _READ, _READ_DIR = 1, 2, 4, 8
+_FS_V1 = (1 << 13) - 1
+_REFER, _TRUNCATE, _IOCTL_DEV = 1 << 13, 1 << 14, 1 << 15
+_FILE_RIGHTS = _EXECUTE | _WRITE | _READ | _TRUNCATE | _IOCTL_DEV
+_NET_TCP = 1 | 2  # bind, connect
+_SCOPES = 1 | 2  # abstract unix sockets, signals
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+class SandboxError(Exception):
+    pass
+
+
+def _check(result: int, what: str) -> int:
+    if result < 0:
+        raise SandboxError(f"{what}: {os.strerror(ctypes.get_errno())}")
+    return result
+
+
+def abi_version() -> int:
+    found = _libc.syscall(ctypes.c_long(_SYS_CREATE), None, ctypes.c_size_t(0), ctypes.c_uint32(1))
+    return found if found > 0 else 0
+
+
+def handled_fs(abi: int) -> int:
+    rights = _FS_V1
+    if abi >= 2:
+        rights |= _REFER
+    if abi >= 3:
+        rights |= _TRUNCATE
+    if abi >= 5:
+        rights |= _IOCTL_DEV
+    return rights
+
+
+def _u64(value: int) -> bytes:
+    return value.to_bytes(8, sys.byteorder)
+
+
+def landlock(rules: list[tuple[str, str]], abi: int, deny_tcp: bool) -> None:
+    fs = handled_fs(abi)
+    attr = _u64(fs)
+    if abi >= 4:
+        attr += _u64(_NET_TCP if deny_tcp else 0)
+    if abi >= 6:
+        attr += _u64(_SCOPES)
+    buffer = ctypes.create_string_buffer(attr, len(attr))
+    create = _libc.syscall(ctypes.c_long(_SYS_CREATE), buffer, ctypes.c_size_t(len(attr)), ctypes.c_uint32(0))
+    ruleset = _check(create, "landlock_create_ruleset")
+    read = _READ | _READ_DIR | _EXECUTE
+    for kind, path in rules:
+        wanted = {"ro": read, "rw": fs, "dir": _READ_DIR}[kind]
+        _add_rule(ruleset, path, wanted)
+    _check(_libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(NO_NEW_PRIVS)")
+    _check(_libc.syscall(ctypes.c_long(_SYS_RESTRICT), ruleset, ctypes.c_uint32(0)), "landlock_restrict_self")
+    os.close(ruleset)
+
+
+def _add_rule(ruleset: int, path: str, wanted: int) -> None:
+    try:
+        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    except OSError:
+        return  # a folder this system does not have
+    try:
+        is_dir = os.path.isdir(f"/proc/self/fd/{fd}")
+        allowed = wanted if is_dir else wanted & _FILE_RIGHTS
+        if not allowed:
+            return
+        attr = ctypes.create_string_buffer(_u64(allowed) + fd.to_bytes(4, sys.byteorder, signed=True), 12)
+        result = _libc.syscall(ctypes.c_long(_SYS_ADD), ruleset, 1, attr, ctypes.c_uint32(0))
+        _check(result, f"landlock_add_rule({path})")
+    finally:
+        os.close(fd)
+
+
+def read_policy(path: str) -> tuple[bool, list[tuple[str, str]]]:
+    with open(path, "rb") as handle:
+        fields = handle.read().split(b"\0")
+    userns = False
+    rules: list[tuple[str, str]] = []
+    for key, value in zip(fields[0::2], fields[1::2], strict=False):
+        if key == b"userns":
+            userns = value == b"1"
+        elif key in (b"ro", b"rw", b"dir"):
+            rules.append((key.decode(), os.fsdecode(value)))
+    return userns, rules
+
+
+def _write(path: str, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+
+
+def enter_namespaces() -> None:
+    uid, gid = os.getuid(), os.getgid()
+    _check(_libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNET | _CLONE_NEWPID), "unshare(user, net, pid)")
+    _write("/proc/self/setgroups", "deny")
+    _write("/proc/self/uid_map", f"{uid} {uid} 1")
+    _write("/proc/self/gid_map", f"{gid} {gid} 1")
+
+
+def _exit_like(status: int) -> None:
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        signal.signal(sig, signal.SIG_DFL)
+        os.kill(os.getpid(), sig)
+    os._exit(os.waitstatus_to_exitcode(status) if not os.WIFSIGNALED(status) else 128 + os.WTERMSIG(status))
+
+
+def _children() -> list[int]:
+    found: list[int] = []
+    me = os.getpid()
+    try:
+        for tid in os.listdir(f"/proc/{me}/task"):
+            with open(f"/proc/{me}/task/{tid}/children", "rb") as handle:
+                found += [int(pid) for pid in handle.read().split()]
+    except OSError:
+        pass
+    return found
+
+
+def reap_all() -> None:
+    """Subreaper: kill and reap every descendant (orphans of orphans are re-parented to us) until none is left."""
+    while True:
+        for pid in _children():
+            try:  # noqa: SIM105 -- contextlib costs start-up time here
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
+        except InterruptedError:
+            continue
+
+
+class _Stop(Exception):
+    pass
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise _Stop(signum)
+
+
+def supervise(child: int, userns: bool) -> None:
+    """Wait for the command; outside namespaces also sweep up whatever it left behind (and on SIGTERM)."""
+    if userns:  # our death SIGKILLs PID 1 (PDEATHSIG), which takes the whole namespace with it
+        _, ended = os.waitpid(child, 0)
+        _exit_like(ended)
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, _stop)
+    status: int | None = None
+    try:
+        while status is None:
+            pid, code = os.waitpid(-1, 0)
+            if pid == child:
+                status = code
+    except _Stop as stop:
+        reap_all()
+        signum = int(stop.args[0])
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+        os._exit(128 + signum)
+    except ChildProcessError:
+        status = 0
+    reap_all()
+    _exit_like(status)
+
+
+def _which(name: str) -> str:
+    if "/" in name:
+        return name
+    for folder in os.environ.get("PATH", "/usr/bin:/bin").split(":"):
+        candidate = os.path.join(folder or ".", name)
+        if os.access(candidate, os.X_OK) and not os.path.isdir(candidate):
+            return candidate
+    raise SandboxError(f"{name}: command not found")
+
+
+def run(policy: str, argv: list[str]) -> None:
+    userns, rules = read_policy(policy)
+    abi = abi_version()
+    if abi < 1:
+        raise SandboxError("Landlock is not available in this kernel")
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    if userns:
+        enter_namespaces()
+    else:
+        _check(_libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "prctl(CHILD_SUBREAPER)")
+    child = os.fork()
+    if child:
+        supervise(child, userns)
+        return
+    try:
+        _check(_libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "prctl(PDEATHSIG)")
+        program = _which(argv[0])  # before the rules: the lookup itself may import modules
+        landlock(rules, abi, deny_tcp=not userns)
+        os.execv(program, argv)
+    except (OSError, SandboxError) as error:
+        os.write(2, f"paicli-sandbox: {error}\n".encode())
+        os._exit(SANDBOX_FAILED)
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    if len(args) < 3 or args[1] != "--":
+        os.write(2, b"paicli-sandbox: usage: wrapper.py POLICY -- ARGV...\n")
+        os._exit(2)
+    try:
+        run(args[0], args[2:])
+    except (OSError, SandboxError) as error:
+        os.write(2, f"paicli-sandbox: {error}\n".encode())
+        os._exit(SANDBOX_FAILED)
+
+
+if __name__ == "__main__":
+    main()
