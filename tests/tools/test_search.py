@@ -263,3 +263,18 @@ def test_names_and_lines_that_are_not_utf8_survive_both_engines(project: Path, e
     ok, text, _ = grep(project, engine, pattern="needle", context_lines=0)
     assert ok and "bad" in text and ".:1:" not in text
     assert "needle \ufffd" in text
+
+
+def test_thirty_brace_groups_are_refused_before_expanding(project: Path) -> None:
+    from paicli.tools.globs import MAX_GLOBS, GlobTooLarge, brace_count
+
+    glob = "{a,b}" * 30
+    assert brace_count(glob) == MAX_GLOBS + 1  # counted, not expanded: 2^30 would exhaust memory
+    with pytest.raises(GlobTooLarge):
+        expand_braces(glob)
+    assert len(expand_braces("{a,b}" * 8)) == MAX_GLOBS  # exactly the cap still expands
+    (project / "a.py").write_text("x = 1\n")
+    runner = make_runner(project)
+    result, text = run_one(runner, "grep_code", json.dumps({"pattern": "x", "glob": glob}))
+    assert not result.success
+    assert "超过 256 个模式" in text

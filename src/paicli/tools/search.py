@@ -35,6 +35,7 @@ from paicli.config.env import EnvLookup
 from paicli.skipdirs import SKIPPED_DIRS
 from paicli.tools.context import ToolContext
 from paicli.tools.files import MAX_FILE_BYTES, NotRegularFile, is_binary, read_regular_bytes, split_lines
+from paicli.tools.globs import GlobTooLarge, expand_braces
 from paicli.tools.schema import Args, ToolOutput
 
 _GREP_SKIPPED_DIRS = SKIPPED_DIRS | {"target"}
@@ -64,14 +65,6 @@ class GrepQuery:
     globs: tuple[str, ...]
     context: int
     head_limit: int
-
-
-def expand_braces(pattern: str) -> list[str]:
-    match = re.search(r"\{([^{}]*)\}", pattern)
-    if not match:
-        return [pattern]
-    head, tail = pattern[: match.start()], pattern[match.end() :]
-    return [out for option in match.group(1).split(",") for out in expand_braces(head + option + tail)]
 
 
 def _glob_matches(relative: str, globs: tuple[str, ...]) -> bool:
@@ -347,11 +340,15 @@ def grep_code(args: Args, ctx: ToolContext) -> ToolOutput:
             success=False,
         )
     glob = str(args.get("glob") or "").strip()
+    try:
+        globs = tuple(expand_braces(glob)) if glob else ()
+    except GlobTooLarge as error:
+        return ToolOutput(str(error), success=False)
     query = GrepQuery(
         pattern=args["pattern"],
         base=base.real,
         root=ctx.paths.root,
-        globs=tuple(expand_braces(glob)) if glob else (),
+        globs=globs,
         context=min(max(int(args.get("context_lines", 2)), 0), 20),
         head_limit=max(int(args.get("head_limit", 20)), 1),
     )
