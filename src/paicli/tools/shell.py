@@ -19,15 +19,17 @@ import subprocess
 import threading
 import time
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from paicli.tools.context import Offloader, OutputSink, ToolContext
 from paicli.tools.gitrepo import git_neutral_env
 from paicli.tools.readonly import syntactically_read_only
 from paicli.tools.schema import Args, ToolOutput
+
+if TYPE_CHECKING:
+    from paicli.tools.sandbox.launch import Launch
 
 INLINE_CHARS = 8000
 OFFLOAD_CAPTURE_CHARS = 2_000_000
@@ -188,20 +190,21 @@ class CommandRun:
     pid: int
 
 
-def command_launch(command: str, ctx: ToolContext) -> tuple[list[str], dict[str, str], Callable[[], None]]:
+def command_launch(command: str, ctx: ToolContext) -> Launch:
     """argv, environment and clean-up of one command: in the sandbox when `ctx.sandbox` says so, and never
     with paicli's own keys (nor, without a human's yes, any secret-looking variable)."""
     from paicli.tools.sandbox.environ import approved_env, sandbox_env
+    from paicli.tools.sandbox.launch import Launch
 
     # A command that passes as read-only runs git with fsmonitor, hooks, pagers and editors switched off.
     base = git_neutral_env(os.environ) if syntactically_read_only(command) else dict(os.environ)
     if ctx.sandbox is None:
         scrub = sandbox_env if ctx.auto_run else approved_env
-        return ["bash", "-c", command], scrub(base, ctx.env_allow), lambda: None
+        return Launch(["bash", "-c", command], scrub(base, ctx.env_allow))
     from paicli.config.knobs import home_dir
     from paicli.tools.sandbox.launch import prepare
 
-    launch = prepare(
+    return prepare(
         command,
         ctx.project_root,
         git_neutral_env(os.environ),
@@ -209,30 +212,26 @@ def command_launch(command: str, ctx: ToolContext) -> tuple[list[str], dict[str,
         paicli_home=str(home_dir(ctx.env)),
         allow=ctx.env_allow,
     )
-    return launch.argv, launch.env, launch.cleanup
 
 
 def run_command(command: str, ctx: ToolContext, capture_limit: int) -> CommandRun:
     marker = uuid.uuid4().hex
-    argv, env, cleanup = command_launch(command, ctx)
-    env[MARKER_ENV] = marker
+    launch = command_launch(command, ctx)
+    launch.env[MARKER_ENV] = marker
     try:
         process = subprocess.Popen(
-            argv,
+            launch.argv,
             cwd=ctx.project_root,
-            env=env,
+            env=launch.env,
+            pass_fds=launch.fds,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-    except BaseException:
-        cleanup()
-        raise
-    try:
-        return _supervise(process, marker, ctx, capture_limit)
     finally:
-        cleanup()
+        launch.cleanup()  # the child has its copy of the policy fd
+    return _supervise(process, marker, ctx, capture_limit)
 
 
 def _supervise(

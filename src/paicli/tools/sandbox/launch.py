@@ -1,10 +1,15 @@
-"""One sandboxed command: its private temp folder, policy file, wrapper argv and scrubbed environment."""
+"""One sandboxed command: wrapper argv, the policy in a memfd (no file to write and delete per command),
+the scrubbed environment; and the session's private temp folder, made on first use, removed at exit."""
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import os
 import shutil
 import sys
 import tempfile
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,18 +18,40 @@ from paicli.tools.sandbox.environ import sandbox_env
 from paicli.tools.sandbox.rules import command_rules, encode_policy
 from paicli.tools.sandbox.status import WRAPPER, SandboxStatus
 
-FAILED_EXIT = 125
-FAILED_PREFIX = "paicli-sandbox:"
+_tmp_lock = threading.Lock()
+_tmp: list[Path] = []
 
 
 @dataclass(frozen=True)
 class Launch:
     argv: list[str]
     env: dict[str, str]
-    folder: Path
+    fds: tuple[int, ...] = ()  # to pass to the child; closed by cleanup()
 
     def cleanup(self) -> None:
-        shutil.rmtree(self.folder, ignore_errors=True)
+        for fd in self.fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+def private_tmp() -> Path:
+    """The session's temp folder for sandboxed commands (TMPDIR): the only place outside the project they
+    may write; removed when paicli exits."""
+    with _tmp_lock:
+        if not _tmp or not _tmp[0].is_dir():
+            folder = Path(tempfile.mkdtemp(prefix="paicli-sbx-"))
+            _tmp[:] = [folder]
+            atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        return _tmp[0]
+
+
+def _policy_fd(data: bytes) -> int:
+    fd = os.memfd_create("paicli-sandbox-policy", os.MFD_CLOEXEC)
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
 
 
 def prepare(
@@ -37,19 +64,16 @@ def prepare(
     allow: Iterable[str] = (),
 ) -> Launch:
     """`env` is the environment the command would have had; the result is what it gets."""
-    folder = Path(tempfile.mkdtemp(prefix="paicli-sbx-"))
-    private_tmp = folder / "tmp"
-    private_tmp.mkdir()
-    rules = command_rules(project_root, env, str(private_tmp), paicli_home)
-    policy = folder / "policy"
-    policy.write_bytes(encode_policy(rules, status.userns))
+    tmp = private_tmp()
+    rules = command_rules(project_root, env, str(tmp), paicli_home)
+    fd = _policy_fd(encode_policy(rules, status.userns))
     child_env = sandbox_env(env, allow)
     child_env.update(
         {
-            "TMPDIR": str(private_tmp),
+            "TMPDIR": str(tmp),
             # ~/.gitconfig is out of reach: say so to git instead of letting it warn on every call
             "GIT_CONFIG_GLOBAL": "/dev/null",
         }
     )
-    argv = [sys.executable, "-I", "-S", str(WRAPPER), str(policy), "--", "bash", "-c", command]
-    return Launch(argv, child_env, folder)
+    argv = [sys.executable, "-I", "-S", str(WRAPPER), f"fd:{fd}", "--", "bash", "-c", command]
+    return Launch(argv, child_env, (fd,))

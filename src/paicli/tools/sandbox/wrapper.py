@@ -1,4 +1,4 @@
-"""The exec wrapper: `python -I -S wrapper.py POLICY -- argv…` confines itself, then runs argv.
+"""The exec wrapper: `python -I -S wrapper.py POLICY -- argv…` (POLICY: a file or `fd:N`) confines itself, then runs argv.
 
 Run as its own program (never imported by paicli): paicli has threads, so the rules cannot be applied in a
 `preexec_fn`. Standard library only and nothing slow to import (no json, no re): its start-up is the
@@ -13,9 +13,9 @@ POLICY is a file of NUL-separated key/value pairs:
 Missing paths are skipped. Any failure before exec prints `paicli-sandbox: …` and exits 125.
 """
 
-import ctypes
+import _ctypes  # the bare C module: the `ctypes` package costs more start-up time than the whole rest
+import _signal as signal  # type: ignore[import-not-found]  # `signal` imports enum: slower than all the rest
 import os
-import signal
 import sys
 
 SANDBOX_FAILED = 125
@@ -29,7 +29,23 @@ _FILE_RIGHTS = _EXECUTE | _WRITE | _READ | _TRUNCATE | _IOCTL_DEV
 _NET_TCP = 1 | 2  # bind, connect
 _SCOPES = 1 | 2  # abstract unix sockets, signals
 
-_libc = ctypes.CDLL(None, use_errno=True)
+
+class _Long(_ctypes._SimpleCData):  # type: ignore[type-arg]
+    _type_ = "l"
+
+
+class _Function(_ctypes.CFuncPtr):
+    _flags_ = _ctypes.FUNCFLAG_CDECL | _ctypes.FUNCFLAG_USE_ERRNO
+    _restype_ = _Long
+
+
+class _Libc:
+    _handle = _ctypes.dlopen(None)  # type: ignore[arg-type]  # None: the running program and its libc
+
+
+def _call(name: str, *args: int | bytes | None) -> int:
+    function = _Function((name, _Libc))  # type: ignore[arg-type]  # anything with a _handle will do
+    return int(function(*[_Long(arg) if isinstance(arg, int) else arg for arg in args]))
 
 
 class SandboxError(Exception):
@@ -38,12 +54,12 @@ class SandboxError(Exception):
 
 def _check(result: int, what: str) -> int:
     if result < 0:
-        raise SandboxError(f"{what}: {os.strerror(ctypes.get_errno())}")
+        raise SandboxError(f"{what}: {os.strerror(_ctypes.get_errno())}")
     return result
 
 
 def abi_version() -> int:
-    found = _libc.syscall(ctypes.c_long(_SYS_CREATE), None, ctypes.c_size_t(0), ctypes.c_uint32(1))
+    found = _call("syscall", _SYS_CREATE, None, 0, 1)
     return found if found > 0 else 0
 
 
@@ -69,15 +85,13 @@ def landlock(rules: list[tuple[str, str]], abi: int, deny_tcp: bool) -> None:
         attr += _u64(_NET_TCP if deny_tcp else 0)
     if abi >= 6:
         attr += _u64(_SCOPES)
-    buffer = ctypes.create_string_buffer(attr, len(attr))
-    create = _libc.syscall(ctypes.c_long(_SYS_CREATE), buffer, ctypes.c_size_t(len(attr)), ctypes.c_uint32(0))
-    ruleset = _check(create, "landlock_create_ruleset")
+    ruleset = _check(_call("syscall", _SYS_CREATE, attr, len(attr), 0), "landlock_create_ruleset")
     read = _READ | _READ_DIR | _EXECUTE
     for kind, path in rules:
         wanted = {"ro": read, "rw": fs, "dir": _READ_DIR}[kind]
         _add_rule(ruleset, path, wanted)
-    _check(_libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(NO_NEW_PRIVS)")
-    _check(_libc.syscall(ctypes.c_long(_SYS_RESTRICT), ruleset, ctypes.c_uint32(0)), "landlock_restrict_self")
+    _check(_call("prctl", _PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(NO_NEW_PRIVS)")
+    _check(_call("syscall", _SYS_RESTRICT, ruleset, 0), "landlock_restrict_self")
     os.close(ruleset)
 
 
@@ -91,16 +105,25 @@ def _add_rule(ruleset: int, path: str, wanted: int) -> None:
         allowed = wanted if is_dir else wanted & _FILE_RIGHTS
         if not allowed:
             return
-        attr = ctypes.create_string_buffer(_u64(allowed) + fd.to_bytes(4, sys.byteorder, signed=True), 12)
-        result = _libc.syscall(ctypes.c_long(_SYS_ADD), ruleset, 1, attr, ctypes.c_uint32(0))
-        _check(result, f"landlock_add_rule({path})")
+        attr = _u64(allowed) + fd.to_bytes(4, sys.byteorder, signed=True)
+        _check(_call("syscall", _SYS_ADD, ruleset, 1, attr, 0), f"landlock_add_rule({path})")
     finally:
         os.close(fd)
 
 
-def read_policy(path: str) -> tuple[bool, list[tuple[str, str]]]:
-    with open(path, "rb") as handle:
-        fields = handle.read().split(b"\0")
+def read_policy(source: str) -> tuple[bool, list[tuple[str, str]]]:
+    """`source`: a file, or `fd:N` (an inherited memfd, closed here so the command never sees it)."""
+    if source.startswith("fd:"):
+        fd = int(source[3:])
+        chunks = []
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+        os.close(fd)
+        data = b"".join(chunks)
+    else:
+        with open(source, "rb") as handle:
+            data = handle.read()
+    fields = data.split(b"\0")
     userns = False
     rules: list[tuple[str, str]] = []
     for key, value in zip(fields[0::2], fields[1::2], strict=False):
@@ -121,7 +144,7 @@ def _write(path: str, text: str) -> None:
 
 def enter_namespaces() -> None:
     uid, gid = os.getuid(), os.getgid()
-    _check(_libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNET | _CLONE_NEWPID), "unshare(user, net, pid)")
+    _check(_call("unshare", _CLONE_NEWUSER | _CLONE_NEWNET | _CLONE_NEWPID), "unshare(user, net, pid)")
     _write("/proc/self/setgroups", "deny")
     _write("/proc/self/uid_map", f"{uid} {uid} 1")
     _write("/proc/self/gid_map", f"{gid} {gid} 1")
@@ -215,13 +238,13 @@ def run(policy: str, argv: list[str]) -> None:
     if userns:
         enter_namespaces()
     else:
-        _check(_libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "prctl(CHILD_SUBREAPER)")
+        _check(_call("prctl", _PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "prctl(CHILD_SUBREAPER)")
     child = os.fork()
     if child:
         supervise(child, userns)
         return
     try:
-        _check(_libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "prctl(PDEATHSIG)")
+        _check(_call("prctl", _PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0), "prctl(PDEATHSIG)")
         program = _which(argv[0])  # before the rules: the lookup itself may import modules
         landlock(rules, abi, deny_tcp=not userns)
         os.execv(program, argv)
