@@ -192,3 +192,11 @@ def test_another_process_environment_is_out_of_reach(repo: Path, status: Sandbox
     finally:
         other.kill()
         other.wait()
+
+
+def test_system_secrets_stay_unreadable(repo: Path, status: SandboxStatus) -> None:
+    out = sandboxed(
+        repo, "cat /etc/shadow /etc/ssh/ssh_host_ed25519_key; cat /etc/hostname >/dev/null && echo ok", status
+    )
+    assert "root:" not in out.content and "PRIVATE KEY" not in out.content
+    assert "ok" in out.content  # the rest of /etc is there (ld.so, locale, passwd for git)

@@ -60,7 +60,7 @@ class ApprovalState:
         yes: bool = False,
         sandbox: SandboxGate | None = None,
     ) -> None:
-        """`sandbox`: the command sandbox setting; None behaves like PAICLI_COMMAND_SANDBOX=off."""
+        """`sandbox`: the command sandbox setting; None behaves like the setting's `off`."""
         self.sandbox = sandbox
         self._mode: SessionMode = mode
         self._hitl = hitl

@@ -13,7 +13,7 @@ def known_keys() -> frozenset[str]:
     from paicli.config.providers import PROVIDERS
 
     names = {name for spec in PROVIDERS for name in spec.key_envs}
-    return frozenset(names | set(SEARCH_KEYS) | {"PAICLI_API_KEY"})
+    return frozenset(names | set(SEARCH_KEYS))  # the generic endpoint's key is in the provider table too
 
 
 def secret_looking(name: str) -> bool:

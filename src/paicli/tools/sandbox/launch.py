@@ -7,7 +7,6 @@ import atexit
 import contextlib
 import os
 import shutil
-import sys
 import tempfile
 import threading
 from collections.abc import Iterable, Mapping
@@ -16,7 +15,7 @@ from pathlib import Path
 
 from paicli.tools.sandbox.environ import sandbox_env
 from paicli.tools.sandbox.rules import command_rules, encode_policy
-from paicli.tools.sandbox.status import WRAPPER, SandboxStatus
+from paicli.tools.sandbox.status import SandboxStatus, wrapper_argv
 
 _tmp_lock = threading.Lock()
 _tmp: list[Path] = []
@@ -75,5 +74,4 @@ def prepare(
             "GIT_CONFIG_GLOBAL": "/dev/null",
         }
     )
-    argv = [sys.executable, "-I", "-S", str(WRAPPER), f"fd:{fd}", "--", "bash", "-c", command]
-    return Launch(argv, child_env, (fd,))
+    return Launch(wrapper_argv(f"fd:{fd}", ["bash", "-c", command]), child_env, (fd,))

@@ -2,9 +2,10 @@
 
 Landlock only ever adds rights and a rule on a folder covers everything beneath it, so "write the project but
 not its `.git/`" is expressed by splitting: a folder holding a protected entry gets no rule of its own beyond
-listing, and each of its other entries gets the full right. Limits that follow (see docs/sandbox.md): a
+listing, and each of its other entries gets the full right. Limits that follow: a
 split folder (the project root, any folder holding `.git`, `.env`, `PAI.md`, …) accepts no new entries, and
-dependency/cache folders (node_modules, .venv, …) are read-only as a whole without being walked.
+dependency/cache folders (node_modules, .venv, …) are read-only as a whole without being walked (README,
+"Command sandbox").
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from paicli.skipdirs import SKIPPED_DIRS
 
-Rule = tuple[str, str]  # (ro | rw | dir, absolute path)
+Rule = tuple[str, str]  # (ro | rw | dir, absolute path; rof | rwf: the path is a file)
 WALK_BUDGET = 20_000  # folders visited per command; past it the rest of the project is read-only
 SYSTEM_READ = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/nix/store")
 DEVICES_RW = ("/dev/null", "/dev/zero", "/dev/full")
@@ -113,20 +114,26 @@ def _visit(folder: str, walk: _Walk) -> None:
             _visit(entry.path, walk)
 
 
-def split_rules(top: str, special: Mapping[str, str], kind: str) -> list[Rule]:
-    """Rules giving `kind` beneath `top` except at `special` paths, which get their own kind ("none": nothing)."""
+def split_rules(top: str, special: Mapping[str, str], kind: str, is_dir: bool = True) -> list[Rule]:
+    """Rules giving `kind` beneath `top` except at `special` paths, which get their own kind ("none": nothing).
+    A file's rule says so (`rof`, `rwf`): the wrapper then need not look."""
+    suffix = "" if is_dir else "f"
     if top in special:
-        return [] if special[top] == "none" else [(special[top], top)]
+        return [] if special[top] == "none" else [(special[top] + suffix, top)]
     prefix = top.rstrip("/") + "/"
-    if not any(path.startswith(prefix) for path in special):
-        return [(kind, top)]
+    if not is_dir or not any(path.startswith(prefix) for path in special):
+        return [(kind + suffix, top)]
     rules: list[Rule] = [("dir", top)]
     try:
-        names = sorted(os.listdir(top))
+        entries = sorted(os.scandir(top), key=lambda entry: entry.name)
     except OSError:
         return rules
-    for name in names:
-        rules += split_rules(prefix + name, special, kind)
+    for entry in entries:
+        try:
+            child_is_dir = entry.is_dir()  # a symlink's rule lands on its target, as Landlock resolves it
+        except OSError:
+            continue
+        rules += split_rules(entry.path, special, kind, child_is_dir)
     return rules
 
 
@@ -166,8 +173,10 @@ def command_rules(
     rules = split_rules(root, special, "rw")
     rules += [("ro", path) for path in SYSTEM_READ]
     rules += _readable_outside(program_dirs(env.get("PATH", ""), home), root, secrets)
-    rules += split_rules("/etc", {f"/etc/{name}": "none" for name in ETC_SECRETS}, "ro")
-    rules += [("dir", "/dev")] + [("rw", path) for path in DEVICES_RW] + [("ro", p) for p in DEVICES_RO]
+    # only root can read shadow, sudoers and host keys anyway: split /etc (one rule per entry) just for root
+    hidden_etc = {f"/etc/{name}": "none" for name in ETC_SECRETS} if os.geteuid() == 0 else {}
+    rules += split_rules("/etc", hidden_etc, "ro")
+    rules += [("dir", "/dev")] + [("rwf", path) for path in DEVICES_RW] + [("rof", p) for p in DEVICES_RO]
     rules.append(("rw", private_tmp))
     return rules
 

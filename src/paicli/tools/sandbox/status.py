@@ -12,9 +12,18 @@ from paicli.config import knobs
 from paicli.config.env import EnvLookup
 
 WRAPPER = Path(__file__).with_name("wrapper.py")
+# Imported rather than run as a script: an imported module's bytecode is cached, a script is compiled on
+# every start (several milliseconds of each command's overhead).
+_BOOT = f"import sys; sys.path.insert(0, {str(WRAPPER.parent)!r}); import wrapper; wrapper.main()"
+
+
+def wrapper_argv(policy: str, argv: list[str]) -> list[str]:
+    return [sys.executable, "-I", "-S", "-c", _BOOT, policy, "--", *argv]
+
+
 PROBE_TIMEOUT_SECONDS = 10.0
 SANDBOX_OFF_WARNING = (
-    "⚠️ PAICLI_COMMAND_SANDBOX=off：自动运行的命令不进沙箱，能读你的密钥、联网、改 .git；"
+    f"⚠️ {knobs.COMMAND_SANDBOX.key}=off：自动运行的命令不进沙箱，能读你的密钥、联网、改 .git；"
     "去掉这个设置即可恢复沙箱"
 )
 _PROBE_READ = ("/usr", "/bin", "/lib", "/lib64", "/etc", "/dev", os.path.realpath(sys.base_prefix))
@@ -40,9 +49,7 @@ class SandboxStatus:
     def describe(self) -> str:
         """The banner's and `/config`'s line."""
         if self.mode == "off":
-            return (
-                "命令沙箱: 已关闭（PAICLI_COMMAND_SANDBOX=off）：自动运行的命令不受限制，能读写你能读写的一切"
-            )
+            return f"命令沙箱: 已关闭（{knobs.COMMAND_SANDBOX.key}=off）：自动运行的命令不受限制，能读写你能读写的一切"
         if self.kind == "namespaces":
             return "命令沙箱: Landlock + 用户/网络/PID 命名空间（自动运行的命令只能写项目、不能联网）"
         if self.kind == "landlock":
@@ -74,7 +81,7 @@ def _wrapper_runs(userns: bool) -> tuple[bool, str]:
         policy.write_bytes(encode_policy([("ro", path) for path in _PROBE_READ], userns))
         try:
             done = subprocess.run(
-                [sys.executable, "-I", "-S", str(WRAPPER), str(policy), "--", "true"],
+                wrapper_argv(str(policy), ["true"]),
                 stdin=subprocess.DEVNULL,
                 capture_output=True,
                 timeout=PROBE_TIMEOUT_SECONDS,

@@ -7,9 +7,10 @@ sandbox's per-command overhead.
 POLICY is a file of NUL-separated key/value pairs:
   userns 1|0    1: new user + network + PID namespaces (the command is PID 1, the namespace dies with it);
                 0: Landlock TCP rules deny bind/connect and a child subreaper kills every leftover descendant
-  ro PATH       read (and execute) beneath PATH
-  rw PATH       read and write beneath PATH
-  dir PATH      list PATH itself only
+  ro PATH       read (and execute) beneath the folder PATH
+  rw PATH       read and write beneath the folder PATH
+  dir PATH      list the folder PATH (and its subfolders) only
+  rof/rwf PATH  the same for a file
 Missing paths are skipped. Any failure before exec prints `paicli-sandbox: …` and exits 125.
 """
 
@@ -88,20 +89,19 @@ def landlock(rules: list[tuple[str, str]], abi: int, deny_tcp: bool) -> None:
     ruleset = _check(_call("syscall", _SYS_CREATE, attr, len(attr), 0), "landlock_create_ruleset")
     read = _READ | _READ_DIR | _EXECUTE
     for kind, path in rules:
-        wanted = {"ro": read, "rw": fs, "dir": _READ_DIR}[kind]
-        _add_rule(ruleset, path, wanted)
+        wanted = {"ro": read, "rw": fs, "dir": _READ_DIR}[kind.rstrip("f")]
+        _add_rule(ruleset, path, wanted, is_dir=not kind.endswith("f"))
     _check(_call("prctl", _PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(NO_NEW_PRIVS)")
     _check(_call("syscall", _SYS_RESTRICT, ruleset, 0), "landlock_restrict_self")
     os.close(ruleset)
 
 
-def _add_rule(ruleset: int, path: str, wanted: int) -> None:
+def _add_rule(ruleset: int, path: str, wanted: int, is_dir: bool) -> None:
     try:
-        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+        fd = os.open(path, os.O_PATH | os.O_CLOEXEC | (os.O_DIRECTORY if is_dir else 0))
     except OSError:
-        return  # a folder this system does not have
+        return  # a folder this system does not have (or a file where a folder was expected)
     try:
-        is_dir = os.path.isdir(f"/proc/self/fd/{fd}")
         allowed = wanted if is_dir else wanted & _FILE_RIGHTS
         if not allowed:
             return
@@ -129,7 +129,7 @@ def read_policy(source: str) -> tuple[bool, list[tuple[str, str]]]:
     for key, value in zip(fields[0::2], fields[1::2], strict=False):
         if key == b"userns":
             userns = value == b"1"
-        elif key in (b"ro", b"rw", b"dir"):
+        elif key in (b"ro", b"rw", b"dir", b"rof", b"rwf"):
             rules.append((key.decode(), os.fsdecode(value)))
     return userns, rules
 
