@@ -19,7 +19,7 @@ from pathlib import Path
 from paicli.skipdirs import SKIPPED_DIRS
 
 Rule = tuple[str, str]  # (ro | rw | dir, absolute path; rof | rwf: the path is a file)
-WALK_BUDGET = 20_000  # folders visited per command; past it the rest of the project is read-only
+WALK_BUDGET = 5_000  # folders visited per command; past it the rest of the project is read-only
 SYSTEM_READ = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/nix/store")
 DEVICES_RW = ("/dev/null", "/dev/zero", "/dev/full")
 DEVICES_RO = ("/dev/random", "/dev/urandom")
