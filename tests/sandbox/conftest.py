@@ -37,12 +37,15 @@ def probed(userns: bool) -> SandboxStatus:
     return _PROBED[userns]
 
 
-def require(kind: str) -> SandboxStatus:
-    abi = landlock_abi()
-    if abi < 1:
+def require_landlock() -> None:
+    if landlock_abi() < 1:
         pytest.skip(
             "this kernel has no Landlock (Linux 5.13+ with landlock in lsm=): sandbox not testable here"
         )
+
+
+def require(kind: str) -> SandboxStatus:
+    require_landlock()
     status = probed(kind == "namespaces")
     if status.kind != kind:
         pytest.skip(f"sandbox kind {kind} unavailable here: {status.reason or status.kind}")
