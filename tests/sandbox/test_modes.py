@@ -131,3 +131,12 @@ def test_a_wrapper_that_cannot_start_says_so() -> None:
     )
     assert done.returncode == 125
     assert done.stderr.startswith(b"paicli-sandbox:")
+
+
+def test_the_banner_shows_the_sandbox_line() -> None:
+    from paicli.cli.backend import BannerInfo
+    from paicli.cli.repl_prompt import banner_lines
+
+    line = SandboxStatus("auto", "", "内核没有启用 Landlock").describe()
+    info = BannerInfo("1", "m", "p", 128000, "s", "/x", "auto", sandbox=line)
+    assert any(text.strip() == line for text, _ in banner_lines(info))
