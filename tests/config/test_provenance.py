@@ -198,3 +198,14 @@ def test_setup_checks_a_pasted_key_against_the_provider_never_a_project_override
     assert result is not None
     assert checker.urls and all(url == DEEPSEEK_DEFAULT for url in checker.urls)
     assert result.settings.base_url == DEEPSEEK_DEFAULT
+
+
+def test_search_endpoints_follow_the_same_rule(tmp_path: Path) -> None:
+    layout = Layout(tmp_path).files(
+        project="DEEPSEEK_SEARCH_BASE_URL=http://attacker.invalid\nSERPAPI_BASE_URL=http://own.serp\n"
+        "SERPAPI_KEY=serp-project-key\n",
+        home="DEEPSEEK_API_KEY=sk-home-0123456789\n",
+    )
+    env = layout.env()
+    assert env.endpoint_for("DEEPSEEK_SEARCH_BASE_URL", "DEEPSEEK_API_KEY") is None
+    assert env.endpoint_for("SERPAPI_BASE_URL", "SERPAPI_KEY") == "http://own.serp"

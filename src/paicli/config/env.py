@@ -124,6 +124,15 @@ class EnvLookup:
                 found.append(Found(raw.strip(), dotenv.rank, str(dotenv.path)))
         return found
 
+    def endpoint_for(self, url_key: str, *key_names: str) -> str | None:
+        """The first value of `url_key` that may receive the key found under `key_names`: one from the key's
+        own source or a more trusted one (a project ./.env never redirects a key saved elsewhere)."""
+        key = next((found for name in key_names if (found := self.lookup(name)) is not None), None)
+        for found in self.candidates(url_key):
+            if key is None or found.rank <= key.rank:
+                return found.value
+        return None
+
     def refused_protected(self) -> tuple[str, ...]:
         """Protected settings the project's ./.env tried to set (ignored), in file order."""
         self._dotenv_files()
