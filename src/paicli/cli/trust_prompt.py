@@ -36,7 +36,8 @@ def project_trusted(
     warn = warn or _warn_stderr
     brought = project_brings(root)
     store = TrustStore(paicli_home)
-    decision = decide(bool(brought), store.recorded(root) if brought else None, flag, interactive)
+    recorded = store.recorded(root) if brought else None
+    decision = decide(bool(brought), recorded, flag, interactive)
     if decision == "ask":
         intro = [f"📁 文件夹 {root} 带有会改变提示词或运行代码的项目配置：", *describe_brought(brought)]
         warn("\n".join(intro))
@@ -50,9 +51,9 @@ def project_trusted(
             warn("已忽略这些项目配置；以后要启用，请用 paicli --trust-project 启动")
         return trusted
     if decision == "untrusted":
-        warn(untrusted_line(brought))
+        warn(untrusted_line(brought, refused=recorded is False))
         return False
-    if flag and interactive and brought and store.recorded(root) is not True:
+    if flag and interactive and brought and recorded is not True:
         with contextlib.suppress(OSError):
             store.record(root, True)
     return True

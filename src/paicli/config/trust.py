@@ -112,8 +112,11 @@ def decide(brought: bool, recorded: bool | None, flag: bool, interactive: bool) 
     return "ask" if interactive else "untrusted"
 
 
-def untrusted_line(items: list[Brought]) -> str:
+def untrusted_line(items: list[Brought], refused: bool = False) -> str:
+    """The one stderr line of a run that ignores the folder's configuration; `refused`: the user said no."""
     kinds = "、".join(dict.fromkeys(_top(item.path) for item in items))
+    if refused:
+        return f"paicli: 你之前没有信任此文件夹，已忽略它的项目配置（{kinds}）；要启用请用 paicli --trust-project 启动"
     return (
         f"paicli: 此文件夹未被信任，已忽略它的项目配置（{kinds}）；"
         "信任此文件夹请加 --trust-project（REPL 里会询问一次）"
