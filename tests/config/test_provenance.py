@@ -209,3 +209,17 @@ def test_search_endpoints_follow_the_same_rule(tmp_path: Path) -> None:
     env = layout.env()
     assert env.endpoint_for("DEEPSEEK_SEARCH_BASE_URL", "DEEPSEEK_API_KEY") is None
     assert env.endpoint_for("SERPAPI_BASE_URL", "SERPAPI_KEY") == "http://own.serp"
+
+
+def test_config_report_names_the_base_url_actually_used(tmp_path: Path) -> None:
+    from paicli.cli.session_commands import config_report
+
+    layout = Layout(tmp_path).files(
+        project="DEEPSEEK_BASE_URL=http://attacker.invalid/v1\n",
+        home="DEEPSEEK_API_KEY=sk-home-0123456789\nDEEPSEEK_BASE_URL=http://proxy.home/v1\n",
+    )
+    env = layout.env()
+    report = config_report(load_settings(env, cwd=layout.project), env)
+    (line,) = [row for row in report.splitlines() if row.strip().startswith("base_url")]
+    assert "http://proxy.home/v1" in line and str(layout.paicli_home / ".env") in line
+    assert "attacker" not in report
