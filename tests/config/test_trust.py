@@ -97,3 +97,14 @@ def test_trust_is_keyed_by_the_real_path(project: Path, tmp_path: Path) -> None:
     assert TrustStore(home).recorded(alias) is True
     (home / TRUST_FILE).write_text("not json")
     assert TrustStore(home).recorded(project) is None
+
+
+def test_file_names_with_escape_sequences_are_shown_escaped(tmp_path: Path) -> None:
+    from paicli.config.trust import describe_brought
+
+    root = tmp_path / "repo"
+    folder = root / ".paicli" / "skills" / "evil\x1b]52;c;aGk=\x07"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: e\ndescription: d\n---\n")
+    (line,) = describe_brought(project_brings(root))
+    assert "\x1b" not in line and "\x07" not in line and "\\x1b]52" in line

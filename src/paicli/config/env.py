@@ -1,4 +1,8 @@
-"""Configuration lookup shared by every module: process env, ./.env, <paicli home>/.env, ~/.env (first match)."""
+"""Configuration lookup shared by every module: process env, ./.env, <paicli home>/.env, ~/.env (first match).
+
+The project's ./.env comes with the repository: it never sets protected settings (`is_protected`), and each
+value keeps its source's trust rank so a key is sent only to a base URL at least as trusted (`Found.rank`).
+"""
 
 from __future__ import annotations
 

@@ -2,7 +2,8 @@
 
 Sources, strongest first: process env → ./.env → <paicli home>/.env → ~/.env (all through `EnvLookup`),
 then `<paicli home>/config.json` (spec 10.2), then the provider table. Every invalid value is a
-`ConfigError` with a one-line reason (the CLI exits 2).
+`ConfigError` with a one-line reason (the CLI exits 2). A key goes only to a base URL from its own source or a
+more trusted one (`_Sources.endpoint`); a refused project base URL becomes a start-up notice.
 """
 
 from __future__ import annotations

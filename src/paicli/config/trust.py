@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -62,8 +63,16 @@ def _sorted_children(folder: Path) -> list[Path]:
         return []
 
 
+def shown_name(text: str) -> str:
+    """A repository file name as shown on the terminal: control characters (escape sequences) made visible."""
+    return "".join(
+        f"\\x{ord(ch):02x}" if unicodedata.category(ch) in ("Cc", "Cf") or ch == "\x7f" else ch
+        for ch in text
+    )
+
+
 def describe_brought(items: list[Brought]) -> list[str]:
-    lines = [f"  - {item.path}（{item.kind}）" for item in items[:_MAX_LISTED]]
+    lines = [f"  - {shown_name(item.path)}（{item.kind}）" for item in items[:_MAX_LISTED]]
     if len(items) > _MAX_LISTED:
         lines.append(f"  - …另有 {len(items) - _MAX_LISTED} 项")
     return lines
