@@ -66,8 +66,7 @@ def _sorted_children(folder: Path) -> list[Path]:
 def shown_name(text: str) -> str:
     """A repository file name as shown on the terminal: control characters (escape sequences) made visible."""
     return "".join(
-        f"\\x{ord(ch):02x}" if unicodedata.category(ch) in ("Cc", "Cf") or ch == "\x7f" else ch
-        for ch in text
+        f"\\x{ord(ch):02x}" if unicodedata.category(ch) in ("Cc", "Cf") or ch == "\x7f" else ch for ch in text
     )
 
 
