@@ -58,8 +58,9 @@ def test_injection_survives_continue(project: Path, isolated_home: Path) -> None
     with FakeOpenAIServer() as server:
         server.push(Reply.tool_calls(("load_skill", '{"name": "local-rules"}')), "已按约定处理", "还记得")
         env = paicli_env(isolated_home, server.base_url)
-        assert run_paicli(["-p", "按项目约定处理"], env, project).returncode == 0
-        again = run_paicli(["-c", "-p", "继续"], env, project)
+        # project skills apply only in a trusted folder (issue 26): -p needs --trust-project
+        assert run_paicli(["--trust-project", "-p", "按项目约定处理"], env, project).returncode == 0
+        again = run_paicli(["--trust-project", "-c", "-p", "继续"], env, project)
         assert again.returncode == 0, again.stderr
         resumed = texts(server.requests[-1])
         injected = [t for t in resumed if t.startswith("[PAICLI_SKILL_INJECTION]")]

@@ -40,6 +40,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="-p 的输出格式：text（默认）、json 或 stream-json",
     )
     parser.add_argument("-y", "--yes", action="store_true", help="自动批准所有需要人工确认的工具调用")
+    parser.add_argument(
+        "--trust-project",
+        action="store_true",
+        help="信任当前文件夹：启用它的 .paicli/skills、.paicli/prompts 和 .paicli/mcp.json（-p 和管道输入默认忽略）",
+    )
     parser.add_argument("--max-turns", type=int, metavar="N", help="最多调用模型 N 次，之后整理部分结果")
     parser.add_argument("--model", metavar="NAME", help="本次运行使用的模型（model 或 provider/model）")
     parser.add_argument(

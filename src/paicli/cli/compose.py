@@ -107,10 +107,11 @@ def build_components(
     llm: LLMClient | None = None,
     resume_path: Path | None = None,
     notices: list[str] | None = None,
+    project_trusted: bool = True,
 ) -> Components:
     sink = notices if notices is not None else []
     root = settings.project_root
-    repository = PromptRepository(root, settings.paicli_home)
+    repository = PromptRepository(root, settings.paicli_home, project_trusted=project_trusted)
     assembler = PromptAssembler(repository, env)
     tool_support = ToolSupport(assembler.tools_disabled, sink.append)
     client = llm if llm is not None else build_llm(settings, tool_support)
@@ -128,7 +129,7 @@ def build_components(
     approval = ApprovalState("ask" if settings.approval_mode == "ask" else "auto", yes=yes, sandbox=sandbox)
     tools = ToolRunner(root, approver, offloader, tracker, env, memory.save_memory_tool, approval)
     loader = ProjectMemoryLoader(root, settings.paicli_home)
-    skills = build_skills(settings.paicli_home, root, repository, sink)
+    skills = build_skills(settings.paicli_home, root, repository, sink, project_trusted)
     tools.register(LoadSkillTool.tool(skills, env))
     tools_enabled = knobs.TOOLS_ENABLED.read(env)
     prompt = AgentPromptBuilder(assembler, PromptMode.AGENT, loader.load, skills.index_text, tools_enabled)

@@ -13,7 +13,7 @@ from rich.console import Console
 
 from paicli.cli.render import say
 from paicli.cli.setup import Checker, SetupIO, SetupOutcome, run_setup
-from paicli.config.env import ConfigError, EnvLookup
+from paicli.config.env import HOME_DOTENV, ConfigError, EnvLookup
 from paicli.config.providers import GENERIC, ProviderSpec, provider
 from paicli.config.saved import save_default_provider, save_env_values
 from paicli.config.settings import Settings, home_dir, load_settings, local_server_ports
@@ -88,7 +88,17 @@ def run_first_setup(
     servers = list(discover()) if discover is not None else []
 
     def base_url_for(spec: ProviderSpec) -> str:
-        configured = next((value for name in spec.base_url_envs if (value := env.get(name))), None)
+        """Where a pasted key is checked: an override as trusted as the file the key is saved to (never a
+        project ./.env or ~/.env), else the provider's own address."""
+        configured = next(
+            (
+                found.value
+                for name in spec.base_url_envs
+                for found in env.candidates(name)
+                if found.rank <= HOME_DOTENV
+            ),
+            None,
+        )
         return (configured or spec.default_base_url or "").rstrip("/")
 
     outcome = run_setup(io, servers, checker, base_url_for)

@@ -196,8 +196,14 @@ def launch(args: argparse.Namespace) -> int:
         if isinstance(claimed, int):
             return claimed
         resume = claimed
+    _warn_untrusted_settings(env, settings)
+    from paicli.cli.trust_prompt import project_trusted
+
+    trusted = project_trusted(
+        settings.project_root, settings.paicli_home, flag=args.trust_project, interactive=interactive
+    )
     try:
-        backend = _build_backend(settings, env, args, interactive, resume, notices)
+        backend = _build_backend(settings, env, args, interactive, resume, notices, trusted)
     except ConfigError as exc:
         return _fail(str(exc))
     intro = ""
@@ -229,6 +235,18 @@ def launch(args: argparse.Namespace) -> int:
     )
 
 
+def _warn_untrusted_settings(env: EnvLookup, settings: Settings) -> None:
+    """One stderr line for the protected settings a project ./.env tried to set, one per refused base URL."""
+    refused = env.refused_protected()
+    if refused:
+        sys.stderr.write(
+            f"paicli: 已忽略 {env.project_dotenv} 中的受保护设置 {'、'.join(refused)}"
+            "（状态目录、防护开关和审批模式只能在环境变量或 paicli 主目录的 .env 中设置）\n"
+        )
+    for line in settings.notices:
+        sys.stderr.write(f"paicli: {line}\n")
+
+
 def _pick_session_at_start(backend: AppBackend) -> str:
     """`paicli --resume` without an id: the same picker as /resume (numbers, ids, words, `all`), on stderr and
     one stdin line per answer, so piped lines after the choice still reach the REPL. Returns the restore text
@@ -258,6 +276,7 @@ def _build_backend(
     interactive: bool,
     resume: Path | None,
     notices: list[str],
+    project_trusted: bool = True,
 ) -> AppBackend:
     from paicli.cli.app_backend import AppBackend
     from paicli.cli.compose import build_components
@@ -275,7 +294,15 @@ def _build_backend(
         approver = TerminalApprover()
     else:
         approver = DenyingApprover()
-    parts = build_components(settings, env, approver, yes=args.yes, resume_path=resume, notices=notices)
+    parts = build_components(
+        settings,
+        env,
+        approver,
+        yes=args.yes,
+        resume_path=resume,
+        notices=notices,
+        project_trusted=project_trusted,
+    )
     prewarm = getattr(parts.llm, "prewarm", None)
     if callable(prewarm):
         prewarm()

@@ -128,6 +128,7 @@ def config_report(settings: Settings, env: EnvLookup, extra_keys: Sequence[str] 
                 env,
                 spec.base_url_envs,
                 _saved_or_default(saved.get("baseUrl"), settings.base_url, config_file),
+                value=settings.base_url,
             ),
         ),
         (
@@ -178,10 +179,13 @@ def config_report(settings: Settings, env: EnvLookup, extra_keys: Sequence[str] 
     return "\n".join(lines)
 
 
-def _source(env: EnvLookup, keys: Sequence[str], fallback: str) -> str:
+def _source(env: EnvLookup, keys: Sequence[str], fallback: str, value: str | None = None) -> str:
+    """`value`: the one in use, when a less trusted source's value may have been refused (a base URL)."""
     for key in keys:
-        where = env.source_of(key)
-        if where is not None:
+        for found in env.candidates(key):
+            if value is not None and found.value.rstrip("/") != value.rstrip("/"):
+                continue
+            where = found.source
             return f"{where} {key}" if where == "环境变量" else f"{key}（{where}）"
     return fallback
 

@@ -8,7 +8,7 @@ composition root; start-up validation, the README's configuration table and `/co
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Generic, TypeVar
 
@@ -26,6 +26,9 @@ class Knob(Generic[T]):
     kind: str
     allowed: str = ""  # the range or choices, as shown to users
     parse: Callable[[str, str], T] | None = None
+    # True: a state location, guard/sandbox switch or the approval mode, which the project's ./.env (it comes
+    # with the repository) may not set; see `config.env.is_protected`.
+    protected: bool = False
 
     def read(self, env: EnvLookup) -> T:
         """The configured value, the default when unset; ConfigError (one line) when unusable."""
@@ -172,6 +175,11 @@ def names(key: str, component: str, doc: str) -> Knob[tuple[str, ...]]:
     return Knob(key, component, (), doc, "list", "a,b,…", _names)
 
 
+def protect(knob: Knob[T]) -> Knob[T]:
+    """The same declaration, marked as never read from a project's ./.env."""
+    return replace(knob, protected=True)
+
+
 def _describe(low: float | None, high: float | None, open_low: bool = False) -> str:
     if low is None and high is None:
         return ""
@@ -196,10 +204,12 @@ LLM, SESSION, COMPACTION, MEMORY, AGENT, TOOLS, TERMINAL = (
     "terminal",
 )
 
-HOME = text(
-    "PAICLI_HOME",
-    SESSION,
-    "all per-user state (memory, ledgers, input history, config.json); default ~/.paicli",
+HOME = protect(
+    text(
+        "PAICLI_HOME",
+        SESSION,
+        "all per-user state (memory, ledgers, input history, config.json); default ~/.paicli",
+    )
 )
 CONTEXT_WINDOW = optional_integer(
     "PAICLI_CONTEXT_WINDOW",
@@ -252,8 +262,8 @@ MEMORY_PLACEMENT = choice(
     ("turn", "system"),
     "where retrieved memories go: turn keeps the system prompt byte-identical; system is the reference",
 )
-APPROVAL_MODE = choice(
-    "PAICLI_APPROVAL_MODE", SESSION, "auto", ("auto", "ask", "plan"), "approval mode at start-up"
+APPROVAL_MODE = protect(
+    choice("PAICLI_APPROVAL_MODE", SESSION, "auto", ("auto", "ask", "plan"), "approval mode at start-up")
 )
 PROMPT_RUNTIME_DATE = text(
     "PAICLI_PROMPT_RUNTIME_DATE", SESSION, "fixed ISO date for the prompt's runtime section (tests)"
@@ -307,8 +317,8 @@ TOKENIZER = choice(
     "token counting: cl100k (exact; aliases tiktoken, auto) or a heuristic (aliases estimate, reference)",
 )
 
-MEMORY_DIR = text(
-    "PAICLI_MEMORY_DIR", MEMORY, "folder of long_term_memory.json (default $PAICLI_HOME/memory)"
+MEMORY_DIR = protect(
+    text("PAICLI_MEMORY_DIR", MEMORY, "folder of long_term_memory.json (default $PAICLI_HOME/memory)")
 )
 MEMORY_AUTO_EXTRACT_ENABLED = flag(
     "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED",
@@ -328,11 +338,13 @@ MEMORY_CONFLICT_THRESHOLD = number(
     1.0,
     open_low=True,
 )
-MEMORY_DISABLE_ON_EXTERNAL_CONTEXT = flag(
-    "PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT",
-    MEMORY,
-    True,
-    "no automatic extraction in a turn that read external content",
+MEMORY_DISABLE_ON_EXTERNAL_CONTEXT = protect(
+    flag(
+        "PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT",
+        MEMORY,
+        True,
+        "no automatic extraction in a turn that read external content",
+    )
 )
 MEMORY_LOCK_TIMEOUT_SECONDS = number(
     "PAICLI_MEMORY_LOCK_TIMEOUT_SECONDS",
@@ -370,7 +382,9 @@ PLAN_MAX_REPLANS = integer(
 COMMAND_TIMEOUT_SECONDS = integer(
     "PAICLI_COMMAND_TIMEOUT_SECONDS", TOOLS, 60, "execute_command time limit, seconds", 1
 )
-AUDIT_DIR = text("PAICLI_AUDIT_DIR", TOOLS, "folder of the approval audit log (default $PAICLI_HOME/audit)")
+AUDIT_DIR = protect(
+    text("PAICLI_AUDIT_DIR", TOOLS, "folder of the approval audit log (default $PAICLI_HOME/audit)")
+)
 SKILL_BODY_BUDGET = integer(
     "PAICLI_SKILL_BODY_BUDGET", TOOLS, 16_384, "chars of loaded skill text kept in the history", 1024
 )
@@ -473,11 +487,16 @@ def home_dir(env: EnvLookup) -> Path:
     return Path(env.get("HOME") or Path.home()).expanduser() / ".paicli"
 
 
+def protected_keys() -> frozenset[str]:
+    return frozenset(knob.key for knob in ALL_KNOBS if knob.protected)
+
+
 def markdown_table() -> str:
     """The README's configuration table, generated from the declarations (a test keeps the two equal)."""
     lines = ["| setting | default | allowed | what it does |", "| --- | --- | --- | --- |"]
     for knob in ALL_KNOBS:
-        lines.append(f"| `{knob.key}` | {knob.default_text} | {knob.allowed or '—'} | {knob.doc} |")
+        doc = f"{knob.doc} (protected: never from a project .env)" if knob.protected else knob.doc
+        lines.append(f"| `{knob.key}` | {knob.default_text} | {knob.allowed or '—'} | {doc} |")
     return "\n".join(lines)
 
 

@@ -2,7 +2,8 @@
 
 Sources, strongest first: process env → ./.env → <paicli home>/.env → ~/.env (all through `EnvLookup`),
 then `<paicli home>/config.json` (spec 10.2), then the provider table. Every invalid value is a
-`ConfigError` with a one-line reason (the CLI exits 2).
+`ConfigError` with a one-line reason (the CLI exits 2). A key goes only to a base URL from its own source or a
+more trusted one (`_Sources.endpoint`); a refused project base URL becomes a start-up notice.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from paicli.config import knobs
-from paicli.config.env import ConfigError, EnvLookup
+from paicli.config.env import HOME_DOTENV, ConfigError, EnvLookup, Found
 from paicli.config.providers import (
     AUTO_ORDER,
     GENERIC,
@@ -131,6 +132,7 @@ class Settings:
     max_retries: int = 3
     retry_backoff: float = 0.5
     available_providers: tuple[str, ...] = ()
+    notices: tuple[str, ...] = ()  # one stderr line each at start-up (a refused project base URL)
     _sources: _Sources | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -173,6 +175,26 @@ def mask_key(key: str | None) -> str:
 
 
 @dataclass(frozen=True)
+class Endpoint:
+    url: str
+    configured: Found | None  # None: the provider's default address
+    refused: tuple[str, Found] | None  # (variable, value): a base URL less trusted than the key
+    key: Found | None
+
+    def notices(self) -> tuple[str, ...]:
+        if self.refused is None or self.key is None:
+            return ()
+        name, found = self.refused
+        instead = (
+            f"改用 {self.url}" if self.configured is not None else f"改用默认地址 {self.url or '（无）'}"
+        )
+        return (
+            f"⚠️ 已忽略 {found.source} 中的 {name}={found.value}：API Key 来自更可信的 {self.key.source}，"
+            f"不会发给来源更不可信的地址；{instead}",
+        )
+
+
+@dataclass(frozen=True)
 class _Sources:
     """Everything `load_settings` read, kept so `/model` can re-resolve against the same inputs."""
 
@@ -189,12 +211,34 @@ class _Sources:
         return None
 
     def key_for(self, spec: ProviderSpec) -> str | None:
-        return self.first(spec.key_envs) or self.config.provider_config(spec.name).api_key or None
+        found = self.key_found(spec)
+        return None if found is None else found.value
+
+    def key_found(self, spec: ProviderSpec) -> Found | None:
+        for name in spec.key_envs:
+            found = self.env.lookup(name)
+            if found is not None:
+                return found
+        saved = self.config.provider_config(spec.name).api_key
+        return Found(saved, HOME_DOTENV, str(self.home / "config.json")) if saved else None
+
+    def endpoint(self, spec: ProviderSpec) -> Endpoint:
+        """The base URL the key may be sent to: a configured one from the key's own source or a more trusted
+        one (a project ./.env never redirects a key saved elsewhere), else the provider's default."""
+        key = self.key_found(spec)
+        saved = self.config.provider_config(spec.name).base_url
+        configured = [(name, found) for name in spec.base_url_envs for found in self.env.candidates(name)]
+        if saved:
+            configured.append(("baseUrl", Found(saved, HOME_DOTENV, str(self.home / "config.json"))))
+        refused: tuple[str, Found] | None = None
+        for name, found in configured:
+            if key is None or found.rank <= key.rank:
+                return Endpoint(found.value, found, refused, key)
+            refused = refused or (name, found)
+        return Endpoint(spec.default_base_url or "", None, refused, key)
 
     def generic_configured(self) -> bool:
-        return bool(
-            self.first(provider(GENERIC).base_url_envs) or self.config.provider_config(GENERIC).base_url
-        )
+        return self.endpoint(provider(GENERIC)).configured is not None
 
     def available(self) -> tuple[str, ...]:
         names = [name for name in AUTO_ORDER if self.key_for(provider(name))]
@@ -209,9 +253,8 @@ class _Sources:
         model = model or self.first(spec.model_envs) or saved.model or spec.default_model
         if not model:
             raise ConfigError(f"provider {name} 未指定模型：请设置 {spec.model_envs[0]} 或使用 --model")
-        base_url = (self.first(spec.base_url_envs) or saved.base_url or spec.default_base_url or "").rstrip(
-            "/"
-        )
+        endpoint = self.endpoint(spec)
+        base_url = endpoint.url.rstrip("/")
         if not base_url.startswith(("http://", "https://")):
             raise ConfigError(
                 f"{spec.base_url_envs[0]}={base_url!r} 无效：需要 http:// 或 https:// 开头的地址"
@@ -238,6 +281,7 @@ class _Sources:
             max_retries=knobs.LLM_MAX_RETRIES.read(self.env),
             retry_backoff=knobs.LLM_RETRY_BACKOFF.read(self.env),
             available_providers=self.available(),
+            notices=endpoint.notices(),
             _sources=self,
         )
 

@@ -9,6 +9,7 @@ from importlib import resources
 from pathlib import Path
 
 from paicli.cancel import Cancelled, CancelToken
+from paicli.config.projectfile import read_project_text
 from paicli.context.estimate import utf16_len
 from paicli.llm.messages import Message
 from paicli.llm.protocol import LLMClient, LLMError
@@ -42,6 +43,10 @@ def _read_text(path: Path) -> str | None:
         return None
 
 
+def _read_inside(path: Path, root: Path) -> str | None:
+    return read_project_text(path, root, _MAX_FILE_BYTES)
+
+
 def _inside(path: Path, root: Path) -> bool:
     try:
         path.relative_to(root)
@@ -71,7 +76,9 @@ class ProjectMemoryLoader:
     def load(self) -> str:
         sections: list[str] = []
         for path, import_root in self.sources():
-            text = _read_text(path)
+            # The project's files (and their @includes) are read only inside the project: a PAI.md that is a
+            # symlink to /proc/self/environ or ~/.ssh/id_ed25519 reads as absent.
+            text = _read_text(path) if import_root == self.paicli_home else _read_inside(path, import_root)
             if text is None or not text.strip():
                 continue
             expanded = self._expand(text, path, _real(import_root), 0, {_real(path)})
@@ -106,7 +113,7 @@ class ProjectMemoryLoader:
             return None
         if resolved in chain:
             return ""
-        text = _read_text(resolved)
+        text = _read_inside(resolved, import_root)
         if text is None:
             return None
         return self._expand(text, resolved, import_root, depth + 1, chain | {resolved})
@@ -153,8 +160,8 @@ def load_init_prompt() -> str:
     return (resources.files("paicli") / "prompts" / "memory" / "init.md").read_text(encoding="utf-8")
 
 
-def _head(path: Path, limit: int) -> str:
-    text = _read_text(path) or ""
+def _head(path: Path, root: Path, limit: int) -> str:
+    text = _read_inside(path, root) or ""
     return text if len(text) <= limit else text[:limit] + "\n…（后面省略）"
 
 
@@ -171,11 +178,11 @@ def survey_project(root: Path) -> str:
     ]
     readme = next((c for c in children if c.is_file() and c.name.lower().startswith("readme")), None)
     if readme is not None:
-        parts.append(f"{readme.name}（开头部分）:\n{_head(readme, 3000)}")
+        parts.append(f"{readme.name}（开头部分）:\n{_head(readme, root, 3000)}")
     for name in _BUILD_FILES:
         candidate = root / name
         if candidate.is_file():
-            parts.append(f"{name}:\n{_head(candidate, 2000)}")
+            parts.append(f"{name}:\n{_head(candidate, root, 2000)}")
     survey = "\n\n".join(parts)
     return survey if len(survey) <= _SURVEY_BUDGET else survey[:_SURVEY_BUDGET] + "\n…（概况过长，已截断）"
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from paicli.config.env import ConfigError
 from paicli.config.env import paicli_home as default_paicli_home
+from paicli.config.projectfile import contained_file, read_project_bytes
 
 _bundled_cache: dict[str, str] = {}
 _bundled_lock = threading.Lock()
@@ -46,26 +47,38 @@ class PromptRepository:
     """Loads `rel` from `<project>/.paicli/prompts`, else `<paicli home>/prompts`, else the package.
 
     Overrides are re-read on every load so an edited file applies to the next prompt; bundled
-    files are cached for the life of the process.
+    files are cached for the life of the process. The project's overrides change what the model is told, so
+    they apply only in a folder the user trusted (`project_trusted`), and only files whose real path lies in
+    the project (a `handoff.md` symlinked to /proc/self/environ is ignored).
     """
 
-    def __init__(self, project_root: Path | str | None = None, paicli_home: Path | str | None = None) -> None:
-        self._project_dir = Path(project_root or Path.cwd()) / ".paicli" / "prompts"
+    def __init__(
+        self,
+        project_root: Path | str | None = None,
+        paicli_home: Path | str | None = None,
+        *,
+        project_trusted: bool = True,
+    ) -> None:
+        self._project_root = Path(project_root or Path.cwd())
+        self._project_dir = self._project_root / ".paicli" / "prompts"
         self._user_dir = Path(paicli_home or default_paicli_home()) / "prompts"
+        self.project_trusted = project_trusted
 
     def override_path(self, rel: str) -> Path | None:
         rel = check_relative(rel)
-        for directory in (self._project_dir, self._user_dir):
-            candidate = directory / rel
-            if candidate.is_file():
+        if self.project_trusted:
+            candidate = contained_file(self._project_dir / rel, self._project_root)
+            if candidate is not None:
                 return candidate
-        return None
+        candidate = self._user_dir / rel
+        return candidate if candidate.is_file() else None
 
     def load(self, rel: str) -> str:
         path = self.override_path(rel)
         if path is not None:
             try:
-                return path.read_text(encoding="utf-8")
+                data = self._read(path)
+                return data.decode("utf-8")
             except (OSError, UnicodeDecodeError) as exc:
                 raise ConfigError(
                     f"提示词覆盖文件 {path} 读不出来（{exc}）：请把它改成 UTF-8 文本，或删掉它改用内置版本"
@@ -74,3 +87,11 @@ class PromptRepository:
         if text is None:
             raise PromptNotFoundError(f"找不到提示词文件: prompts/{rel}")
         return text
+
+    def _read(self, path: Path) -> bytes:
+        if path.is_relative_to(self._user_dir):
+            return path.read_bytes()
+        data = read_project_bytes(path, self._project_root)
+        if data is None:
+            raise OSError("不是项目目录内的普通文件")
+        return data

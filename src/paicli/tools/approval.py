@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +20,7 @@ SessionMode = Literal["auto", "plan", "team", "ask"]
 DANGEROUS_TOOLS = ("write_file", "edit_file", "execute_command")
 HITL_PREFIX = "[HITL]"
 _MODE_TEXT = {
-    "auto": "auto（默认）：项目内的文件编辑直接执行（任意层级的 .git/、.paicli/ 和 PAI.md 除外）；确认只读的命令直接运行，其余 shell 命令先请你确认",
+    "auto": "auto（默认）：项目内的文件编辑直接执行（.env*、.envrc、.gitmodules、PAI*.md 和任意层级的 .git/、.paicli/ 除外）；确认只读的命令直接运行，其余 shell 命令先请你确认",
     "plan": "plan：普通输入走 Plan-and-Execute；审批规则同 auto",
     "team": "team：普通输入交给多智能体协作（规划者、两个执行者、审查者）；审批规则同 auto",
     "ask": "ask：每一次写文件、改文件和执行命令都先请你确认",
@@ -170,7 +171,8 @@ class ApprovalState:
             return ApprovalNeed("HITL 已开启，所有危险操作都需要确认")
         with self._lock:
             if covered(self._granted, tool, args) and not (
-                tool != "execute_command" and is_protected_path(relative_path)
+                tool != "execute_command"
+                and (is_protected_path(relative_path) or in_gitdir_shaped_folder(project_root, relative_path))
             ):
                 return None
         if self._mode == "ask":
@@ -188,7 +190,12 @@ class ApprovalState:
                 return unconfined
         if tool in ("write_file", "edit_file") and is_protected_path(relative_path):
             return ApprovalNeed(
-                "这个文件是 .git/、.paicli/ 里的配置或 PAI.md 项目记忆，auto 模式下写入需要确认"
+                "这个文件配置 paicli、git 或 shell（.env*、.envrc、.git/、.gitmodules、.paicli/）"
+                "或是 PAI*.md 项目记忆，auto 模式下写入需要确认"
+            )
+        if tool in ("write_file", "edit_file") and in_gitdir_shaped_folder(project_root, relative_path):
+            return ApprovalNeed(
+                "这个文件位于形如 git 仓库目录（HEAD、objects/、refs/）的文件夹中，auto 模式下写入需要确认"
             )
         return None
 
@@ -217,7 +224,10 @@ class ApprovalState:
 # the model is told on every turn (prompt overrides, PAI.md, skills), so auto mode asks first, at any depth
 # (a nested `sub/.git/config` is picked up by `cd sub && git status`).
 PROTECTED_DIRS = frozenset({".git", ".paicli"})
-PROTECTED_FILES = frozenset({"pai.md", "pai.local.md"})
+PROTECTED_FILES = frozenset({"pai.md", "pai.local.md", ".gitmodules", ".envrc"})
+# `.env*` configures paicli itself (a base URL there gets the key on the next run) and many other tools;
+# `PAI*.md` covers project memory files whatever their suffix; `.envrc` runs in the shell (direnv).
+_PROTECTED_NAME = re.compile(r"^(?:\.env.*|pai.*\.md)$")
 
 
 def _parts(relative_path: str) -> list[str]:
@@ -231,7 +241,24 @@ def is_protected_path(relative_path: str | None) -> bool:
     parts = _parts(relative_path)
     if any(part in PROTECTED_DIRS for part in parts):
         return True
-    return bool(parts) and parts[-1] in PROTECTED_FILES
+    return bool(parts) and (parts[-1] in PROTECTED_FILES or bool(_PROTECTED_NAME.match(parts[-1])))
+
+
+def in_gitdir_shaped_folder(project_root: Path | None, relative_path: str | None) -> bool:
+    """The write lands in (or completes) a folder shaped like a git directory — `HEAD`, `objects/` and
+    `refs/` — which `git --git-dir=…` or `GIT_DIR=…` would read as a repository with its own config/hooks."""
+    if project_root is None or not relative_path or relative_path == ".":
+        return False
+    raw = [part for part in relative_path.replace("\\", "/").split("/") if part]
+    for depth in range(len(raw)):
+        folder = Path(project_root).joinpath(*raw[:depth])
+        below = [part.lower() for part in raw[depth:]]
+        head = (folder / "HEAD").is_file() or below == ["head"]
+        objects = (folder / "objects").is_dir() or (len(below) > 1 and below[0] == "objects")
+        refs = (folder / "refs").is_dir() or (len(below) > 1 and below[0] == "refs")
+        if head and objects and refs:
+            return True
+    return False
 
 
 def git_dir_of(relative_path: str | None) -> str | None:

@@ -108,10 +108,15 @@ def injection_text(piece: SkillPiece) -> str:
 
 
 def build_skills(
-    paicli_home: Path, project_root: Path, prompts: PromptSource, notices: list[str]
+    paicli_home: Path,
+    project_root: Path,
+    prompts: PromptSource,
+    notices: list[str],
+    project_trusted: bool = True,
 ) -> SkillCatalog:
     """The session's catalog, scanned once; each skipped SKILL.md becomes a start-up warning."""
-    catalog = SkillCatalog(SkillDirs.default(paicli_home, project_root), lambda: prompts.load(INDEX_NOTE))
+    dirs = SkillDirs.default(paicli_home, project_root, project_trusted)
+    catalog = SkillCatalog(dirs, lambda: prompts.load(INDEX_NOTE))
     notices.extend(problem.warning() for problem in catalog.reload())
     return catalog
 

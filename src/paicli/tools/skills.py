@@ -23,6 +23,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Literal
 
+from paicli.config.projectfile import contained_dir, read_project_bytes
+
 log = logging.getLogger(__name__)
 
 SkillSource = Literal["builtin", "user", "project"]
@@ -126,12 +128,21 @@ def _text_field(data: dict[object, object], key: str) -> str:
     return value.strip()
 
 
-def read_skill(directory: Path, source: SkillSource) -> Skill:
+def read_skill(directory: Path, source: SkillSource, inside: Path | None = None) -> Skill:
+    """`inside`: the project root a project skill's real path must lie in (never a symlink out of it)."""
     path = directory / SKILL_FILE
     try:
         if path.stat().st_size > MAX_SKILL_FILE_BYTES:
             raise SkillFormatError(f"文件超过 {MAX_SKILL_FILE_BYTES // 1024} KB")
-        text = path.read_text(encoding="utf-8")
+        if inside is not None and contained_dir(directory, inside) is None:
+            raise SkillFormatError("目录的真实位置不在项目目录内（指向外部的符号链接），已忽略")
+        if inside is None:
+            text = path.read_text(encoding="utf-8")
+        else:
+            data = read_project_bytes(path, inside, MAX_SKILL_FILE_BYTES)
+            if data is None:
+                raise SkillFormatError("真实位置不在项目目录内，或不是普通文件，已忽略")
+            text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise SkillFormatError("不是 UTF-8 文本") from None
     except OSError as error:
@@ -139,7 +150,9 @@ def read_skill(directory: Path, source: SkillSource) -> Skill:
     return parse_skill_text(text, directory, source)
 
 
-def scan_source(root: Path, source: SkillSource) -> tuple[list[Skill], list[SkillProblem]]:
+def scan_source(
+    root: Path, source: SkillSource, inside: Path | None = None
+) -> tuple[list[Skill], list[SkillProblem]]:
     """Every `<root>/<folder>/SKILL.md`, in folder-name order; a missing root is simply empty."""
     skills: list[Skill] = []
     problems: list[SkillProblem] = []
@@ -149,7 +162,7 @@ def scan_source(root: Path, source: SkillSource) -> tuple[list[Skill], list[Skil
         return [], []
     for folder in folders:
         try:
-            skills.append(read_skill(folder, source))
+            skills.append(read_skill(folder, source, inside))
         except SkillFormatError as error:
             problems.append(SkillProblem(folder / SKILL_FILE, str(error)))
     return skills, problems
@@ -185,14 +198,20 @@ class SkillDirs:
     user: Path
     project: Path
     state_file: Path
+    project_enabled: bool = True  # False: the folder is not trusted, its skills are not loaded
+
+    @property
+    def project_root(self) -> Path:
+        return self.project.parent.parent  # <root>/.paicli/skills
 
     @classmethod
-    def default(cls, paicli_home: Path, project_root: Path) -> SkillDirs:
+    def default(cls, paicli_home: Path, project_root: Path, project_trusted: bool = True) -> SkillDirs:
         return cls(
             builtin_skills_dir(),
             paicli_home / "skills",
             project_root / ".paicli" / "skills",
             paicli_home / STATE_FILE,
+            project_trusted,
         )
 
 
@@ -211,13 +230,12 @@ class SkillCatalog:
     def reload(self) -> list[SkillProblem]:
         found: dict[str, Skill] = {}
         problems: list[SkillProblem] = []
-        sources: tuple[tuple[Path, SkillSource], ...] = (
-            (self.dirs.builtin, "builtin"),
-            (self.dirs.user, "user"),
-            (self.dirs.project, "project"),
-        )
+        sources: list[tuple[Path, SkillSource]] = [(self.dirs.builtin, "builtin"), (self.dirs.user, "user")]
+        if self.dirs.project_enabled:
+            sources.append((self.dirs.project, "project"))
         for root, source in sources:
-            skills, bad = scan_source(root, source)
+            inside = self.dirs.project_root if source == "project" else None
+            skills, bad = scan_source(root, source, inside)
             problems.extend(bad)
             for skill in skills:
                 found[skill.name] = skill  # later sources override earlier ones

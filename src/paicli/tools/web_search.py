@@ -116,7 +116,7 @@ def searxng(http: Http, env: EnvLookup, query: str, top_k: int, cancel: CancelTo
 
 
 def serpapi(http: Http, env: EnvLookup, query: str, top_k: int, cancel: CancelToken) -> list[SearchHit]:
-    base = (env.get("SERPAPI_BASE_URL") or SERPAPI_BASE).rstrip("/")
+    base = (env.endpoint_for("SERPAPI_BASE_URL", "SERPAPI_KEY") or SERPAPI_BASE).rstrip("/")
     params = {"q": query, "api_key": env.get("SERPAPI_KEY") or "", "num": top_k}
     data = http.get_json(f"{base}/search.json?" + urllib.parse.urlencode(params), cancel)
     items = data.get("organic_results") if isinstance(data, dict) else None
@@ -128,7 +128,9 @@ def serpapi(http: Http, env: EnvLookup, query: str, top_k: int, cancel: CancelTo
 
 
 def zhipu(http: Http, env: EnvLookup, query: str, top_k: int, cancel: CancelToken) -> list[SearchHit]:
-    base = (env.get("ZHIPU_SEARCH_BASE_URL") or ZHIPU_BASE).rstrip("/")
+    base = (env.endpoint_for("ZHIPU_SEARCH_BASE_URL", "ZHIPU_API_KEY", "GLM_API_KEY") or ZHIPU_BASE).rstrip(
+        "/"
+    )
     payload = {
         "search_query": query,
         "search_engine": env.get("ZHIPU_SEARCH_ENGINE") or "search_std",
@@ -145,7 +147,9 @@ def zhipu(http: Http, env: EnvLookup, query: str, top_k: int, cancel: CancelToke
 
 
 def deepseek(http: Http, env: EnvLookup, query: str, top_k: int, cancel: CancelToken) -> list[SearchHit]:
-    base = (env.get("DEEPSEEK_SEARCH_BASE_URL") or DEEPSEEK_SEARCH_BASE).rstrip("/")
+    base = (env.endpoint_for("DEEPSEEK_SEARCH_BASE_URL", "DEEPSEEK_API_KEY") or DEEPSEEK_SEARCH_BASE).rstrip(
+        "/"
+    )
     payload = {
         "model": env.get("DEEPSEEK_SEARCH_MODEL") or DEEPSEEK_SEARCH_MODEL,
         "max_tokens": 1024,

@@ -1,0 +1,59 @@
+"""Start-up trust check of the project folder: ask once in the REPL, one stderr line for -p and piped runs."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from paicli.config.trust import TrustStore, decide, describe_brought, project_brings, untrusted_line
+
+QUESTION = "是否信任此文件夹并启用这些配置？[y/N] "
+
+
+def _ask_stdin(question: str) -> str | None:
+    sys.stderr.write(question)
+    sys.stderr.flush()
+    line = sys.stdin.readline()
+    return line if line else None
+
+
+def _warn_stderr(line: str) -> None:
+    sys.stderr.write(line + "\n")
+
+
+def project_trusted(
+    root: Path,
+    paicli_home: Path,
+    *,
+    flag: bool,
+    interactive: bool,
+    ask: Callable[[str], str | None] = _ask_stdin,
+    warn: Callable[[str], None] | None = None,
+) -> bool:
+    """Whether the folder's skills, prompt overrides and MCP servers apply to this run."""
+    warn = warn or _warn_stderr
+    brought = project_brings(root)
+    store = TrustStore(paicli_home)
+    recorded = store.recorded(root) if brought else None
+    decision = decide(bool(brought), recorded, flag, interactive)
+    if decision == "ask":
+        intro = [f"📁 文件夹 {root} 带有会改变提示词或运行代码的项目配置：", *describe_brought(brought)]
+        warn("\n".join(intro))
+        answer = ask(QUESTION)
+        trusted = answer is not None and answer.strip().lower() in ("y", "yes", "是")
+        try:
+            store.record(root, trusted)
+        except OSError as exc:
+            warn(f"paicli: 无法记录信任选择（{exc.strerror or exc}），下次启动会再问")
+        if not trusted:
+            warn("已忽略这些项目配置；以后要启用，请用 paicli --trust-project 启动")
+        return trusted
+    if decision == "untrusted":
+        warn(untrusted_line(brought, refused=recorded is False))
+        return False
+    if flag and interactive and brought and recorded is not True:
+        with contextlib.suppress(OSError):
+            store.record(root, True)
+    return True
