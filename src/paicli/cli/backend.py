@@ -108,6 +108,10 @@ class Backend(Protocol):
         """`/skill [list] | show|on|off <name> | reload`."""
         ...
 
+    def mcp(self, args: str) -> CommandReply:
+        """`/mcp [restart|logs|disable|enable|resources|prompts <name>]`."""
+        ...
+
     def config_report(self) -> CommandReply:
         """`/config`: the effective settings and where each came from, secrets masked."""
         ...

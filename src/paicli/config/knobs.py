@@ -380,6 +380,16 @@ GREP_RIPGREP = flag(
     True,
     "grep_code uses the bundled ripgrep; false: the built-in engine (gives up after 20 s, 2 s per line)",
 )
+MCP_TIMEOUT = number(
+    "PAICLI_MCP_TIMEOUT", TOOLS, 60.0, "time limit of one MCP call, seconds", 0, open_low=True
+)
+MCP_STARTUP_WAIT = number(
+    "PAICLI_MCP_STARTUP_WAIT_SECONDS",
+    TOOLS,
+    8.0,
+    "-p and piped runs: how long to wait for an MCP server whose tools are not cached yet (0: never)",
+    0,
+)
 
 NO_STATUSBAR = flag("PAICLI_NO_STATUSBAR", TERMINAL, False, "hide the REPL status bar")
 LOG_LEVEL = choice(
@@ -432,6 +442,8 @@ ALL_KNOBS: tuple[Knob[object], ...] = (  # type: ignore[assignment]
     AUDIT_DIR,
     SKILL_BODY_BUDGET,
     GREP_RIPGREP,
+    MCP_TIMEOUT,
+    MCP_STARTUP_WAIT,
     NO_STATUSBAR,
     LOG_LEVEL,
 )
