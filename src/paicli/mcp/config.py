@@ -138,6 +138,8 @@ def load_config(
         if server is not None:
             config.servers[server.name] = server
     path = project_file(project_root)
+    if path is not None and path == (home / "mcp.json").resolve():
+        path = None  # paicli started in the home folder: the user's own file, read once
     project = _read_json(path, config.notices) if path is not None else {}
     if project and not trusted:
         config.ignored_project = sorted(str(name) for name in project)

@@ -177,7 +177,7 @@ class McpHub:
         finally:
             if generation == state.generation:
                 state.client = None
-            state.settled.set()
+                state.settled.set()
             errlog.close()
 
     async def _connect(self, config: ServerConfig, errlog: IO[str], stack: contextlib.AsyncExitStack) -> Any:
@@ -199,7 +199,7 @@ class McpHub:
             from mcp.client.stdio import stdio_client
 
             target = stdio_client(target, errlog=errlog)  # type: ignore[arg-type]
-        return await stack.enter_async_context(Client(target, read_timeout_seconds=self.timeout))
+        return await stack.enter_async_context(Client(target))
 
     # ---- calls from the session's threads ------------------------------------------------------------------
 
@@ -241,7 +241,7 @@ class McpHub:
         state = self._connected(server)
 
         async def call() -> Any:
-            return await state.client.call_tool(tool, arguments, read_timeout_seconds=self.timeout)
+            return await state.client.call_tool(tool, arguments)
 
         try:
             result = self._submit(call(), cancel, self.timeout, f"调用 {server}/{tool}")
@@ -269,7 +269,8 @@ class McpHub:
 
     def _mark_broken(self, state: ServerState, error: BaseException) -> None:
         """A transport that died (the server crashed) fails every later call until /mcp restart."""
-        if "Closed" in type(error).__name__ or "EndOfStream" in type(error).__name__:
+        words = f"{type(error).__name__} {error}".lower()
+        if "closed" in words or "endofstream" in words or "broken" in words:
             state.status, state.error, state.client = "failed", f"连接已断开（{_reason(error)}）", None
             self._notify(f"⚠️ MCP 服务器 {state.config.name} 已断开；/mcp restart {state.config.name} 重启")
 
