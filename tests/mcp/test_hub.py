@@ -28,7 +28,9 @@ class Registry:
 def _ctx(tmp_path: Path, cancel: CancelToken | None = None) -> ToolContext:
     from paicli.config.env import EnvLookup
 
-    return ToolContext(tmp_path, PathGuard(tmp_path), EnvLookup({}), cancel or CancelToken(), None, 60.0, None)
+    return ToolContext(
+        tmp_path, PathGuard(tmp_path), EnvLookup({}), cancel or CancelToken(), None, 60.0, None
+    )
 
 
 def _session(home: Path, registry: Registry, notes: list[str], timeout: float = 60.0) -> McpSession:
@@ -65,7 +67,7 @@ def test_stdio_server_tools_resources_and_a_cached_second_start(tmp_path: Path) 
         session.close()
     # a new session offers the same tools from the cache before the server answers: byte-identical
     again, later_notes = Registry(), []
-    cached = McpSession.from_files(home, home, {}, again, later_notes.append, trusted=False)
+    McpSession.from_files(home, home, {}, again, later_notes.append, trusted=False)
     assert [again.tools[name].spec.definition() for name in sorted(again.tools)] == definitions
     assert (home / "mcp" / "cache" / "demo.json").stat().st_mode & 0o777 == 0o600
 

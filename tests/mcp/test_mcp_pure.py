@@ -23,7 +23,9 @@ def test_tool_names_are_sanitised_bounded_and_distinct() -> None:
 
 
 def test_schema_is_canonical_and_malformed_schemas_are_rejected() -> None:
-    first = canonical_schema({"title": "x", "type": "object", "properties": {"b": {"type": "string"}, "a": {}}})
+    first = canonical_schema(
+        {"title": "x", "type": "object", "properties": {"b": {"type": "string"}, "a": {}}}
+    )
     second = canonical_schema({"properties": {"a": {}, "b": {"type": "string"}}, "type": "object"})
     assert first == second and "title" not in first
     for bad in ([1], {"type": "array"}, {"properties": [1]}, {"required": "a"}):

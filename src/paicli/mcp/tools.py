@@ -31,7 +31,9 @@ class McpToolHandler:
             blocks, structured, is_error = self.hub.call_tool(server, name, dict(args), ctx.cancel)
         except McpCallError as error:
             return ToolOutput(
-                f"❌ MCP 工具调用失败（{server}/{name}）: {error}", success=False, timed_out="超时" in str(error)
+                f"❌ MCP 工具调用失败（{server}/{name}）: {error}",
+                success=False,
+                timed_out="超时" in str(error),
             )
         text = result_text(blocks, structured)
         if is_error:
