@@ -110,3 +110,68 @@ def test_published_time_server_through_the_cli(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "mcp__time__convert_time" in _tool_names(requests[0])
     assert '"timezone"' in _tool_results(requests[1])[0] and "UTC" in _tool_results(requests[1])[0]
+
+
+def test_piped_repl_mcp_command_and_a_tool_call(tmp_path: Path) -> None:
+    write_config(tmp_path / ".paicli", {"demo": stdio_entry()})
+    replies: list[Reply | str] = [Reply.tool_calls(("mcp__demo__echo", '{"text": "piped"}')), "完成"]
+    with FakeOpenAIServer(replies) as server:
+        env = paicli_env(tmp_path, server.base_url, PAICLI_MCP_STARTUP_WAIT_SECONDS="120")
+        done = run_paicli(
+            ["--yes"], env, tmp_path, stdin="/mcp\n调用一下\n/mcp logs demo\n/mcp bogus\n", timeout=180
+        )
+        requests = server.requests
+    assert done.returncode == 0, done.stderr
+    assert "demo [user] ✅ 已连接 · 4 个工具" in done.stdout
+    assert "echo: piped" in _tool_results(requests[1])[0]
+    assert "用法: /mcp" in done.stdout or "用法" in done.stderr
+
+
+def test_interactive_repl_starts_servers_after_the_prompt(tmp_path: Path) -> None:
+    import os
+    import pty
+    import select
+    import time
+
+    write_config(tmp_path / ".paicli", {"demo": stdio_entry()})
+    with FakeOpenAIServer(["ok"]) as server:
+        env = paicli_env(tmp_path, server.base_url, TERM="xterm-256color", PROMPT_TOOLKIT_NO_CPR="1")
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.chdir(tmp_path)
+            os.execvpe(sys.executable, [sys.executable, "-m", "paicli"], env)
+        seen = b""
+
+        def expect(text: str, timeout: float = 120) -> bool:
+            nonlocal seen
+            deadline = time.monotonic() + timeout
+            while text.encode() not in seen and time.monotonic() < deadline:
+                ready, _, _ = select.select([fd], [], [], 0.2)
+                if ready:
+                    try:
+                        seen += os.read(fd, 65536)
+                    except OSError:
+                        return False
+            return text.encode() in seen
+
+        try:
+            assert expect("›"), seen.decode("utf-8", "replace")[-2000:]
+            connected = False
+            deadline = time.monotonic() + 120
+            while not connected and time.monotonic() < deadline:
+                seen = b""
+                os.write(fd, b"/mcp\r")
+                connected = expect("已连接", timeout=5)  # asks again until the background start finished
+            assert connected, seen.decode("utf-8", "replace")[-2000:]
+        finally:
+            os.write(fd, b"/exit\r")
+            exited, deadline = False, time.monotonic() + 60
+            while not exited and time.monotonic() < deadline:
+                exited = os.waitpid(pid, os.WNOHANG)[0] != 0
+                if not exited:
+                    expect("\x00never", timeout=0.2)  # keep draining the terminal while it exits
+            if not exited:
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+            os.close(fd)
+        assert exited, "the REPL (and its MCP servers) did not end after /exit"

@@ -274,6 +274,9 @@ class AppBackend:
 
     def set_notice_listener(self, listener: NoticeListener | None) -> None:
         self.background.set_listener(listener)
+        if listener is not None and self.parts.mcp is not None:
+            # the REPL is up: servers start now, so their start-up never competes with drawing the prompt
+            self.parts.mcp.start()
 
     def drain_notices(self) -> list[str]:
         return self.background.drain()

@@ -173,7 +173,7 @@ def build_components(
 def start_mcp(
     settings: Settings, env: EnvLookup, tools: ToolRunner, notices: list[str], *, trusted: bool
 ) -> McpSession | None:
-    """The configured MCP servers, starting in the background (None when there are none)."""
+    """The configured MCP servers, their cached tools registered (None when there are none)."""
     session = McpSession.from_files(
         settings.paicli_home,
         settings.project_root,
@@ -192,5 +192,4 @@ def start_mcp(
     if not session.configured:
         return None
     tools.turn_hooks.append(session.turn_boundary)
-    session.start()
-    return session
+    return session  # started by the front end once it is up (AppBackend.set_notice_listener, or launch)

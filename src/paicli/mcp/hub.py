@@ -77,19 +77,22 @@ class McpHub:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()
+        self._start_lock = threading.Lock()
         self._closed = False
 
     # ---- lifecycle ----------------------------------------------------------------------------------------
 
     def start(self) -> None:
-        if self._thread is not None or not self.states:
-            return
-        self._thread = threading.Thread(target=self._run_loop, name="paicli-mcp", daemon=True)
-        self._thread.start()
-        self._ready.wait(timeout=10)
-        for state in self.states.values():
-            if state.status != "disabled":
-                self._launch(state)
+        """Start the loop thread and every enabled server; idempotent, safe from any thread."""
+        with self._start_lock:
+            if self._thread is not None or not self.states or self._closed:
+                return
+            self._thread = threading.Thread(target=self._run_loop, name="paicli-mcp", daemon=True)
+            self._thread.start()
+            self._ready.wait(timeout=10)
+            for state in self.states.values():
+                if state.status != "disabled":
+                    self._launch(state)
 
     def _run_loop(self) -> None:
         loop = asyncio.new_event_loop()
@@ -222,6 +225,7 @@ class McpHub:
                 raise McpCallError(f"{what} 超时（{timeout:g} 秒内没有回应）")
 
     def _connected(self, server: str) -> ServerState:
+        self.start()  # a call before the front end started the servers starts them
         state = self.states.get(server)
         if state is None:
             raise McpCallError(f"没有名为 {server} 的 MCP 服务器")

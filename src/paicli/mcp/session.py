@@ -66,6 +66,7 @@ class McpSession:
     def wait_cold(self, seconds: float) -> None:
         """One-shot and piped runs: wait at most `seconds` for servers whose tools are not cached yet (a first
         run could not offer them otherwise); servers with a cached listing are never waited for."""
+        self.start()
         cold = [
             name
             for name, state in self.hub.states.items()
