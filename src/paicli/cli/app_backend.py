@@ -243,6 +243,9 @@ class AppBackend:
         text = self.parts.mcp.command(args)
         return CommandReply(text, ok=not text.startswith(("用法", "没有名为")))
 
+    def mcp_mentions(self) -> list[str]:
+        return self.parts.mcp.mentions() if self.parts.mcp is not None else []
+
     def config_report(self) -> CommandReply:
         return CommandReply(session_commands.config_report(self.settings, self.parts.env))
 

@@ -112,6 +112,10 @@ class Backend(Protocol):
         """`/mcp [restart|logs|disable|enable|resources|prompts <name>]`."""
         ...
 
+    def mcp_mentions(self) -> list[str]:
+        """`@server:uri` of every MCP resource, for completion at the prompt."""
+        ...
+
     def config_report(self) -> CommandReply:
         """`/config`: the effective settings and where each came from, secrets masked."""
         ...

@@ -84,6 +84,14 @@ class McpSession:
             self.tools.refresh(self.registry)
             self._index = resource_index(self.hub)
 
+    def mentions(self) -> list[str]:
+        """Every resource as `@server:uri` (REPL completion)."""
+        found: list[str] = []
+        for name, state in self.hub.states.items():
+            listing = self.hub.listing(name) if state.status != "disabled" else None
+            found.extend(f"@{name}:{item.get('uri', '')}" for item in (listing.resources if listing else ()))
+        return sorted(found)
+
     def index_text(self) -> str:
         return self._index
 
