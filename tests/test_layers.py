@@ -13,6 +13,7 @@ LAYERS = (
     ("llm",),
     ("context", "prompt", "session"),
     ("memory", "tools"),
+    ("mcp",),
     ("agent",),
     ("cli",),
 )

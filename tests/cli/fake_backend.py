@@ -58,6 +58,7 @@ class FakeBackend:
     scripts: list[Script] = field(default_factory=list)
     sessions: list[SessionSummary] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
+    mentions: list[str] = field(default_factory=list)  # MCP resources offered by @ completion
     calls: list[tuple[str, Any]] = field(default_factory=list)
     closed: bool = False
     model_name: str = "fake-model"
@@ -117,6 +118,12 @@ class FakeBackend:
 
     def skill(self, args: str) -> CommandReply:
         return self._reply("skill", args, f"skill:{args}")
+
+    def mcp(self, args: str) -> CommandReply:
+        return self._reply("mcp", args, f"mcp:{args}")
+
+    def mcp_mentions(self) -> list[str]:
+        return list(self.mentions)
 
     def config_report(self) -> CommandReply:
         return self._reply("config", None, "⚙️ 当前生效的配置")

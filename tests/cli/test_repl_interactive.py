@@ -121,6 +121,21 @@ def test_at_paths_complete_project_files_and_skip_tool_dirs(tmp_path: Path) -> N
     assert texts("@.") == []
 
 
+def test_at_completes_mcp_resources_beside_paths(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    mentions = ["@docs:file:///guide.md", "@docs:file:///api.md", "@tracker:issue://1"]
+    completer = ReplCompleter(tmp_path, mentions=lambda: mentions)
+
+    def texts(line: str) -> list[str]:
+        return [c.text for c in completer.get_completions(Document(line), CompleteEvent())]
+
+    assert texts("看 @docs:") == ["@docs:file:///guide.md", "@docs:file:///api.md"]
+    assert texts("@tr") == ["@tracker:issue://1"]
+    assert texts("@do") == ["@docs:file:///guide.md", "@docs:file:///api.md", "@docs/"]
+    mcp_subs = [c.text for c in completer.get_completions(Document("/mcp re"), CompleteEvent())]
+    assert mcp_subs == ["restart ", "resources"]
+
+
 def test_help_clear_and_a_task_then_ctrl_d(pipe: PipeInput, tmp_path: Path) -> None:
     backend = FakeBackend(scripts=[streamed("## 结果\n\n", "一切**正常**\n")])
     session = Session(backend, pipe, tmp_path / "history" / "input.history")

@@ -60,9 +60,9 @@ def test_tool_activity_goes_to_stderr_without_ansi(tmp_path: Path) -> None:
 
 def test_help_unknown_and_exit_stop_reading(tmp_path: Path) -> None:
     backend = FakeBackend()
-    code, out, _ = drive(backend, "/help\n/mcp\n/exit\n不会执行\n", tmp_path)
+    code, out, _ = drive(backend, "/help\n/browser\n/exit\n不会执行\n", tmp_path)
     assert code == 0
-    assert "可用命令：" in out and "❌ 没有这个命令: /mcp" in out and "👋" in out
+    assert "可用命令：" in out and "❌ 没有这个命令: /browser" in out and "👋" in out
     assert backend.names() == []
 
 

@@ -59,6 +59,8 @@ class AppBackend:
         )
         if parts.tool_support is not None:  # "this model cannot use tools" is said once, like other notices
             parts.tool_support.notify = self.background.notice
+        if parts.mcp is not None:
+            parts.mcp.notify_target = self.background.notice
         enabled = AutoFactExtractor.enabled_by_configuration(env) if auto_extract is None else auto_extract
         parts.memory.auto_extract_enabled = enabled
         after_turn = self.background.after_turn if enabled else None
@@ -237,6 +239,18 @@ class AppBackend:
             self.agent.invalidate_system_prompt()
         return reply
 
+    def mcp(self, args: str) -> CommandReply:
+        if self.parts.mcp is None:
+            return CommandReply(
+                "MCP: 未配置服务器。在 ~/.paicli/mcp.json 或项目的 .paicli/mcp.json 里写 "
+                '{"mcpServers": {"名字": {"command": "…", "args": []}}}'
+            )
+        text = self.parts.mcp.command(args)
+        return CommandReply(text, ok=not text.startswith(("用法", "没有名为")))
+
+    def mcp_mentions(self) -> list[str]:
+        return self.parts.mcp.mentions() if self.parts.mcp is not None else []
+
     def config_report(self) -> CommandReply:
         report = session_commands.config_report(self.settings, self.parts.env)
         line = self._sandbox_line()
@@ -270,6 +284,9 @@ class AppBackend:
 
     def set_notice_listener(self, listener: NoticeListener | None) -> None:
         self.background.set_listener(listener)
+        if listener is not None and self.parts.mcp is not None:
+            # the REPL is up: servers start now, so their start-up never competes with drawing the prompt
+            self.parts.mcp.start()
 
     def drain_notices(self) -> list[str]:
         return self.background.drain()
@@ -279,6 +296,8 @@ class AppBackend:
         return self.background.pending
 
     def close(self, timeout: float = 10.0) -> None:
+        if self.parts.mcp is not None:
+            self.parts.mcp.close()
         self.background.wait(timeout)
         self.parts.memory.flush_index(timeout)
         self.parts.ledger.close()

@@ -109,6 +109,14 @@ class Backend(Protocol):
         """`/skill [list] | show|on|off <name> | reload`."""
         ...
 
+    def mcp(self, args: str) -> CommandReply:
+        """`/mcp [restart|logs|disable|enable|resources|prompts <name>]`."""
+        ...
+
+    def mcp_mentions(self) -> list[str]:
+        """`@server:uri` of every MCP resource, for completion at the prompt."""
+        ...
+
     def config_report(self) -> CommandReply:
         """`/config`: the effective settings and where each came from, secrets masked."""
         ...

@@ -61,6 +61,16 @@ def _skill_args(args: str) -> bool:
     return sub in ("show", "on", "off") and len(words) == 2
 
 
+def _mcp_args(args: str) -> bool:
+    words = args.split()
+    if not words:
+        return True
+    sub = words[0].lower()
+    if sub in ("resources", "prompts"):
+        return len(words) <= 2
+    return sub in ("restart", "logs", "disable", "enable") and len(words) == 2
+
+
 def _count_args(args: str) -> bool:
     return not args or args.isdigit()
 
@@ -126,6 +136,12 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "/skill [list|show|on|off|reload]",
         "查看与管理 Skill：list、show <名称>、on <名称>、off <名称>、reload",
         accepts=_skill_args,
+    ),
+    CommandSpec(
+        "mcp",
+        "/mcp [子命令 名称]",
+        "MCP 服务器: 状态；restart、logs、disable、enable、resources、prompts <名称>",
+        accepts=_mcp_args,
     ),
     CommandSpec("config", "/config", "查看当前生效的配置及每一项的来源（密钥已遮盖）"),
     CommandSpec("audit", "/audit [条数]", "查看今天最近的工具审计记录（默认 10 条）", accepts=_count_args),

@@ -17,6 +17,7 @@ from paicli.context.profile import ContextProfile
 from paicli.context.tokens import TokenCounter
 from paicli.llm.protocol import LLMClient
 from paicli.llm.tool_fallback import ToolFallbackClient, ToolSupport
+from paicli.mcp.session import McpSession
 from paicli.memory.guard import ExternalContextTracker
 from paicli.memory.manager import MemoryManager
 from paicli.memory.project import ProjectMemoryLoader
@@ -54,6 +55,7 @@ class Components:
     tool_support: ToolSupport | None = (
         None  # models found at run time to reject `tools` (llm/tool_fallback.py)
     )
+    mcp: McpSession | None = None  # None: no MCP server configured
 
 
 def build_llm(settings: Settings, tool_support: ToolSupport | None = None) -> LLMClient:
@@ -132,7 +134,16 @@ def build_components(
     skills = build_skills(settings.paicli_home, root, repository, sink, project_trusted)
     tools.register(LoadSkillTool.tool(skills, env))
     tools_enabled = knobs.TOOLS_ENABLED.read(env)
-    prompt = AgentPromptBuilder(assembler, PromptMode.AGENT, loader.load, skills.index_text, tools_enabled)
+    mcp = start_mcp(settings, env, tools, sink, trusted=project_trusted)
+    index = mcp.index_text if mcp is not None and profile.mcp_resource_index_enabled else (lambda: "")
+    prompt = AgentPromptBuilder(
+        assembler,
+        PromptMode.AGENT,
+        loader.load,
+        skills.index_text,
+        tools_enabled,
+        external_context_loader=index,
+    )
     ledger = open_ledger(settings, resume_path, sink, env)
     plan_prompts = AssembledPlanPrompts(
         assembler, repository.load, loader.load, skills.index_text, tools_enabled
@@ -159,4 +170,25 @@ def build_components(
         plan_prompts=plan_prompts,
         team_prompts=team_prompts,
         tool_support=tool_support,
+        mcp=mcp,
     )
+
+
+def start_mcp(
+    settings: Settings, env: EnvLookup, tools: ToolRunner, notices: list[str], *, trusted: bool
+) -> McpSession | None:
+    """The configured MCP servers, their cached tools registered (None when there are none)."""
+    session = McpSession.from_files(
+        settings.paicli_home,
+        settings.project_root,
+        env.get,
+        tools,
+        notices.append,
+        trusted=trusted,
+        timeout=knobs.MCP_TIMEOUT.read(env),
+    )
+    notices.extend(session.config.notices)  # an untrusted project's mcp.json is named by the trust line
+    if not session.configured:
+        return None
+    tools.turn_hooks.append(session.turn_boundary)
+    return session  # started by the front end once it is up (AppBackend.set_notice_listener, or launch)

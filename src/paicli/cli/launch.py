@@ -308,6 +308,8 @@ def _build_backend(
         prewarm()
     oneshot = args.prompt is not None
     backend = AppBackend(parts, max_turns=args.max_turns, notices=notices, count_context=not oneshot)
+    if parts.mcp is not None and not interactive:  # starts them; a first run may wait for uncached servers
+        parts.mcp.wait_cold(knobs.MCP_STARTUP_WAIT.read(env))
     from paicli.cli.warmup import startup_warmup
 
     backend.turns.warmup = startup_warmup(parts.memory, parts.counter, count_context=not oneshot).start()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
@@ -31,6 +31,14 @@ _SUBCOMMANDS: dict[str, tuple[tuple[str, str], ...]] = {
     "init": (("--force", "覆盖已有的 PAI.md"),),
     "history": (("clear", "清空输入历史"),),
     "save": (("--global", "保存为全局记忆"), ("--project", "保存为本项目记忆"), ("--force", "跳过重复检查")),
+    "mcp": (
+        ("restart ", "重启一个服务器"),
+        ("logs ", "查看服务器的输出"),
+        ("disable ", "停用一个服务器"),
+        ("enable ", "启用一个服务器"),
+        ("resources", "列出资源"),
+        ("prompts", "列出提示词"),
+    ),
 }
 _SUBCOMMANDS["mem"] = _SUBCOMMANDS["memory"]
 
@@ -38,8 +46,15 @@ _SUBCOMMANDS["mem"] = _SUBCOMMANDS["memory"]
 class ReplCompleter(Completer):
     """`/` completes commands (with descriptions) and their sub-commands; `@` completes project paths."""
 
-    def __init__(self, root: Path, scan_limit: int = 4000, result_limit: int = 40) -> None:
+    def __init__(
+        self,
+        root: Path,
+        scan_limit: int = 4000,
+        result_limit: int = 40,
+        mentions: Callable[[], list[str]] = list,
+    ) -> None:
         self._root = root
+        self._mentions = mentions
         self._scan_limit = scan_limit
         self._result_limit = result_limit
 
@@ -52,6 +67,7 @@ class ReplCompleter(Completer):
             yield from self._subcommands(text)
         word = document.get_word_before_cursor(WORD=True)
         if word.startswith("@"):
+            yield from self._resources(word)
             yield from self._paths(word)
 
     def _commands(self, text: str) -> Iterator[Completion]:
@@ -70,6 +86,14 @@ class ReplCompleter(Completer):
         for word, meta in _SUBCOMMANDS.get(head.lower(), ()):
             if word.startswith(rest.lower()):
                 yield Completion(word, start_position=-len(rest), display_meta=meta)
+
+    def _resources(self, word: str) -> Iterator[Completion]:
+        """`@server:uri` of MCP resources (once a `:` or a server name's start is typed)."""
+        if len(word) < 2:
+            return
+        for mention in self._mentions()[: self._result_limit]:
+            if mention.lower().startswith(word.lower()):
+                yield Completion(mention, start_position=-len(word), display_meta="MCP 资源")
 
     def _paths(self, word: str) -> Iterator[Completion]:
         prefix = word[1:]

@@ -146,6 +146,9 @@ class Dispatcher:
     def _cmd_skill(self, args: str) -> None:
         self.reply(self.backend.skill(args))
 
+    def _cmd_mcp(self, args: str) -> None:
+        self.reply(self.backend.mcp(args))
+
     def _cmd_config(self, _: str) -> None:
         self.reply(self.backend.config_report())
 

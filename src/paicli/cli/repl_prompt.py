@@ -150,7 +150,7 @@ class InteractiveRepl:
     def _make_session(self) -> PromptSession[str]:
         session: PromptSession[str] = PromptSession(
             history=self._history(),
-            completer=ReplCompleter(self._root),
+            completer=ReplCompleter(self._root, mentions=self._backend.mcp_mentions),
             complete_while_typing=True,
             auto_suggest=AutoSuggestFromHistory(),
             key_bindings=self._key_bindings(),

@@ -81,6 +81,10 @@ class TurnRunner:
         expanded, notes = attach_mentions(text, self.parts.settings.project_root)
         for level, note in notes:
             emit(Notice(note, "warn" if level == "warn" else "info"))
+        if self.parts.mcp is not None:
+            expanded = self.parts.mcp.expand(
+                expanded, lambda level, note: emit(Notice(note, "warn" if level == "warn" else "info"))
+            )
         if self.stdin_context:
             expanded += f"\n\n以下是通过标准输入传入的内容：\n{self.stdin_context}"
         return expanded

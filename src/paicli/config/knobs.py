@@ -394,6 +394,16 @@ GREP_RIPGREP = flag(
     True,
     "grep_code uses the bundled ripgrep; false: the built-in engine (gives up after 20 s, 2 s per line)",
 )
+MCP_TIMEOUT = number(
+    "PAICLI_MCP_TIMEOUT", TOOLS, 60.0, "time limit of one MCP call, seconds", 0, open_low=True
+)
+MCP_STARTUP_WAIT = number(
+    "PAICLI_MCP_STARTUP_WAIT_SECONDS",
+    TOOLS,
+    8.0,
+    "-p and piped runs: how long to wait for an MCP server whose tools are not cached yet (0: never)",
+    0,
+)
 
 COMMAND_SANDBOX = choice(
     "PAICLI_COMMAND_SANDBOX",
@@ -468,6 +478,8 @@ ALL_KNOBS: tuple[Knob[object], ...] = (  # type: ignore[assignment]
     COMMAND_SANDBOX,
     COMMAND_ENV_ALLOW,
     COMMAND_SANDBOX_USERNS,
+    MCP_TIMEOUT,
+    MCP_STARTUP_WAIT,
     NO_STATUSBAR,
     LOG_LEVEL,
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
 
 SessionMode = Literal["auto", "plan", "team", "ask"]
 DANGEROUS_TOOLS = ("write_file", "edit_file", "execute_command")
+MCP_TOOL_PREFIX = "mcp__"  # every MCP tool is dangerous too (spec 9.1)
 HITL_PREFIX = "[HITL]"
 _MODE_TEXT = {
     "auto": "auto（默认）：项目内的文件编辑直接执行（.env*、.envrc、.gitmodules、PAI*.md 和任意层级的 .git/、.paicli/ 除外）；确认只读的命令直接运行，其余 shell 命令先请你确认",
@@ -165,7 +167,8 @@ class ApprovalState:
         `relative_path`: the guarded, real path of a file tool relative to the project root, when known.
         `project_root`: where commands run (default: the current directory).
         """
-        if tool not in DANGEROUS_TOOLS or self.yes:
+        external_tool = tool.startswith(MCP_TOOL_PREFIX)
+        if (tool not in DANGEROUS_TOOLS and not external_tool) or self.yes:
             return None
         if self._hitl:
             return ApprovalNeed("HITL 已开启，所有危险操作都需要确认")
@@ -175,6 +178,8 @@ class ApprovalState:
                 and (is_protected_path(relative_path) or in_gitdir_shaped_folder(project_root, relative_path))
             ):
                 return None
+        if external_tool:
+            return ApprovalNeed("MCP 工具由外部服务器执行，调用前需要确认（a 可对这个工具始终允许）")
         if self._mode == "ask":
             return ApprovalNeed("当前为 ask 模式，危险操作需要确认")
         command = str(args.get("command", ""))
@@ -279,6 +284,9 @@ def approval_summary(tool: str, args: dict[str, Any]) -> str:
         return f"写入文件: {args.get('path', '')}"
     if tool == "edit_file":
         return f"编辑文件: {args.get('path', '')}"
+    if tool.startswith(MCP_TOOL_PREFIX):
+        shown = json.dumps(args, ensure_ascii=False)
+        return f"调用 MCP 工具 {tool}: {shown if len(shown) <= 200 else shown[:200] + '…'}"
     return f"调用工具 {tool}"
 
 

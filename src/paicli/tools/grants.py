@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from paicli.tools.guards import command_violation, is_read_only_command
 
-GrantKind = Literal["command", "edits"]
+GrantKind = Literal["command", "edits", "tool"]
 EDIT_TOOLS = frozenset({"write_file", "edit_file"})
 _SEPARATORS = frozenset({";", "&&", "||", "|", "&"})
 _SUBCOMMAND = re.compile(r"^[A-Za-z][A-Za-z0-9_.:-]*$")
@@ -69,6 +69,8 @@ class Grant:
     def label(self) -> str:
         if self.kind == "edits":
             return "项目内的文件写入和编辑（write_file / edit_file；不含 shell 命令）"
+        if self.kind == "tool":
+            return f"MCP 工具 {self.words[0]}"
         shown = " ".join(self.words)
         return f"命令 `{shown}`" if self.exact else f"以 `{shown}` 开头的命令"
 
@@ -149,6 +151,8 @@ def command_grant(command: str) -> Grant | None:
 
 
 def grant_for(tool: str, args: dict[str, Any]) -> Grant | None:
+    if tool.startswith("mcp__"):
+        return Grant("tool", (tool,))
     if tool in EDIT_TOOLS:
         return Grant("edits")
     if tool == "execute_command":
@@ -164,6 +168,8 @@ def _covers_words(grant: Grant, words: list[str]) -> bool:
 
 def covered(grants: list[Grant] | tuple[Grant, ...], tool: str, args: dict[str, Any]) -> bool:
     """Whether earlier grants let this call run unasked."""
+    if tool.startswith("mcp__"):
+        return any(grant.kind == "tool" and grant.words == (tool,) for grant in grants)
     if tool in EDIT_TOOLS:
         return any(grant.kind == "edits" for grant in grants)
     if tool != "execute_command":

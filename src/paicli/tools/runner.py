@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
 from pathlib import Path
@@ -24,6 +24,7 @@ from paicli.textsafe import encodable, encodable_or_none
 from paicli.tools.approval import (
     DANGEROUS_TOOLS,
     HITL_PREFIX,
+    MCP_TOOL_PREFIX,
     ApprovalState,
     DenyingApprover,
     approval_summary,
@@ -91,6 +92,7 @@ class ToolRunner:
         self.audit = (
             audit if audit is not None else AuditLog(audit_dir(self.env), secrets=env_secrets(self.env))
         )
+        self.turn_hooks: list[Callable[[], None]] = []  # run when a top-level turn starts (MCP list updates)
 
     def register(self, tool: Tool) -> None:
         """Add or replace a tool (skills, MCP) after construction."""
@@ -101,6 +103,8 @@ class ToolRunner:
 
     def for_turn(self, submitted_text: str, inherited_urls: Iterable[str] = ()) -> TurnToolSet:
         """`inherited_urls`: URLs a Plan task / Team step may fetch because a dependency's web_search found them."""
+        for hook in self.turn_hooks:
+            hook()
         policy = TurnToolPolicy(submitted_text, self.tracker)
         policy.add_discovered_urls(inherited_urls)
         return TurnToolSet(self, policy)
@@ -231,7 +235,9 @@ class TurnToolSet:
         except Exception as error:  # the loop must never see a tool exception
             output = ToolOutput(f"❌ 工具执行失败: {type(error).__name__}: {error}", success=False)
         outcome = audit_outcome(output)
-        if call.name in DANGEROUS_TOOLS or outcome == "blocked":  # guard and policy refusals of any tool too
+        if (
+            call.name in DANGEROUS_TOOLS or call.name.startswith(MCP_TOOL_PREFIX) or outcome == "blocked"
+        ):  # guard and policy refusals of any tool too
             self.runner.audit.record(call.name, call.arguments, outcome, output.success)
         return self._final(call, output)
 

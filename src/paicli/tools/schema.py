@@ -42,21 +42,27 @@ class ToolSpec:
     read_only: bool = False  # parallel-safe: runs concurrently with other read-only calls
     external: bool = False  # brings outside content into the session
     web: bool = False  # refused at execution when the turn must stay offline (the definition stays)
+    # A JSON-Schema object given as is (MCP tools), kept as text so the spec stays hashable and byte-stable;
+    # `params` is then empty and the server validates the arguments.
+    schema_json: str | None = None
 
     def definition(self) -> dict[str, Any]:
-        parameters: dict[str, Any] = {
-            "type": "object",
-            "properties": {p.name: p.schema() for p in self.params},
-        }
-        required = [p.name for p in self.params if p.required]
-        if required:
-            parameters["required"] = required
+        parameters: dict[str, Any]
+        if self.schema_json is not None:
+            parameters = json.loads(self.schema_json)
+        else:
+            parameters = {"type": "object", "properties": {p.name: p.schema() for p in self.params}}
+            required = [p.name for p in self.params if p.required]
+            if required:
+                parameters["required"] = required
         return {
             "type": "function",
             "function": {"name": self.name, "description": self.description, "parameters": parameters},
         }
 
     def signature(self) -> str:
+        if self.schema_json is not None:
+            return self.schema_json
         parts = [f"{p.name} ({p.type}{'，必填' if p.required else ''})" for p in self.params]
         return "、".join(parts) or "无参数"
 
@@ -71,6 +77,8 @@ Args = dict[str, Any]
 def parse_arguments(spec: ToolSpec, raw: str | None) -> Args:
     """Parse and validate raw JSON arguments. Defaults are filled in; unknown keys are dropped."""
     data = _load_object(raw)
+    if spec.schema_json is not None:
+        return _required_present(spec, data)
     known = {p.name for p in spec.params}
     unknown = sorted(set(data) - known)
     note = f"（收到不认识的参数 {', '.join(unknown)}）" if unknown else ""
@@ -87,6 +95,14 @@ def parse_arguments(spec: ToolSpec, raw: str | None) -> Args:
     if unknown and not any(data.get(name) is not None for name in known):
         raise ArgumentError(f"不认识的参数 {', '.join(unknown)}")
     return result
+
+
+def _required_present(spec: ToolSpec, data: Args) -> Args:
+    required = json.loads(spec.schema_json or "{}").get("required") or []
+    missing = [name for name in required if isinstance(name, str) and name not in data]
+    if missing:
+        raise ArgumentError(f"缺少必填参数 {', '.join(missing)}")
+    return data
 
 
 def _load_object(raw: str | None) -> dict[str, Any]:

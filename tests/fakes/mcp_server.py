@@ -1,0 +1,67 @@
+"""A small MCP server written with the official SDK, for tests: stdio by default, `--http PORT` for streamable
+HTTP. `--marker FILE` writes FILE when the server starts (tests prove a server was, or was not, started)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+
+from mcp.server.mcpserver import MCPServer
+
+app = MCPServer("paicli-test")
+
+
+@app.tool()
+def add(a: int, b: int) -> str:
+    """Add two integers."""
+    return str(a + b)
+
+
+@app.tool()
+def echo(text: str) -> str:
+    """Echo the text back."""
+    return f"echo: {text}"
+
+
+@app.tool()
+def crash() -> str:
+    """End the server process at once (a crashing server)."""
+    os._exit(3)
+
+
+@app.tool()
+def slow(seconds: float) -> str:
+    """Sleep, then answer (a hanging server)."""
+    time.sleep(seconds)
+    return "done"
+
+
+@app.resource("demo://readme")
+def readme() -> str:
+    """The project readme."""
+    return "resource body: hello from MCP"
+
+
+@app.prompt()
+def greet(name: str) -> str:
+    """Greet someone."""
+    return f"hi {name}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--http", type=int)
+    parser.add_argument("--marker")
+    args = parser.parse_args()
+    if args.marker:
+        Path(args.marker).write_text(str(os.getpid()), encoding="utf-8")
+    if args.http:
+        app.run(transport="streamable-http", host="127.0.0.1", port=args.http)
+    else:
+        app.run()
+
+
+if __name__ == "__main__":
+    main()

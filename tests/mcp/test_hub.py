@@ -1,0 +1,167 @@
+"""The MCP hub against real servers written with the SDK: stdio and streamable HTTP, failures, cache."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from paicli.cancel import CancelToken
+from paicli.mcp.session import McpSession
+from paicli.tools.context import ToolContext
+from paicli.tools.guards import PathGuard
+from tests.mcp.conftest import stdio_entry, write_config
+
+
+class Registry:
+    def __init__(self) -> None:
+        self.tools: dict[str, Any] = {}
+
+    def register(self, tool: Any) -> None:
+        self.tools[tool.spec.name] = tool
+
+
+def _ctx(tmp_path: Path, cancel: CancelToken | None = None) -> ToolContext:
+    from paicli.config.env import EnvLookup
+
+    return ToolContext(
+        tmp_path, PathGuard(tmp_path), EnvLookup({}), cancel or CancelToken(), None, 60.0, None
+    )
+
+
+def _session(home: Path, registry: Registry, notes: list[str], timeout: float = 60.0) -> McpSession:
+    session = McpSession.from_files(home, home, {}, registry, notes.append, trusted=False, timeout=timeout)
+    session.start()
+    session.wait_cold(60)
+    return session
+
+
+def _call(registry: Registry, name: str, args: dict[str, Any], ctx: ToolContext) -> Any:
+    return registry.tools[name].handler(args, ctx)
+
+
+def test_stdio_server_tools_resources_and_a_cached_second_start(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    write_config(home, {"demo": stdio_entry()})
+    registry, notes = Registry(), []
+    session = _session(home, registry, notes)
+    try:
+        assert sorted(registry.tools) == [
+            "mcp__demo__add",
+            "mcp__demo__crash",
+            "mcp__demo__echo",
+            "mcp__demo__slow",
+        ]
+        assert _call(registry, "mcp__demo__add", {"a": 2, "b": 40}, _ctx(tmp_path)).content == "42"
+        assert "@demo:demo://readme" in session.index_text()
+        expanded = session.expand("look at @demo:demo://readme")
+        assert '<resource server="demo" uri="demo://readme">' in expanded
+        assert "resource body: hello from MCP" in expanded
+        assert "greet" in session.command("prompts demo")
+        definitions = [registry.tools[name].spec.definition() for name in sorted(registry.tools)]
+    finally:
+        session.close()
+    # a new session offers the same tools from the cache before the server answers: byte-identical
+    again, later_notes = Registry(), []
+    McpSession.from_files(home, home, {}, again, later_notes.append, trusted=False)
+    assert [again.tools[name].spec.definition() for name in sorted(again.tools)] == definitions
+    assert (home / "mcp" / "cache" / "demo.json").stat().st_mode & 0o777 == 0o600
+
+
+def test_http_server_with_headers(tmp_path: Path, http_server: str) -> None:
+    home = tmp_path / "home"
+    write_config(home, {"web": {"url": http_server, "headers": {"X-Test": "${HEADER_VALUE}"}}})
+    registry, notes = Registry(), []
+    session = McpSession.from_files(home, home, {"HEADER_VALUE": "v"}, registry, notes.append, trusted=False)
+    session.start()
+    session.wait_cold(60)
+    try:
+        assert _call(registry, "mcp__web__echo", {"text": "hi"}, _ctx(tmp_path)).content == "echo: hi"
+        assert "✅ 已连接" in session.report()
+    finally:
+        session.close()
+
+
+def test_a_server_that_cannot_start_is_reported_and_the_others_work(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    write_config(home, {"demo": stdio_entry(), "missing": {"command": str(tmp_path / "no-such-program")}})
+    registry, notes = Registry(), []
+    session = _session(home, registry, notes)
+    try:
+        assert any("missing" in note and "不可用" in note for note in notes)
+        assert "❌ 失败" in session.report()
+        assert _call(registry, "mcp__demo__echo", {"text": "x"}, _ctx(tmp_path)).success
+    finally:
+        session.close()
+
+
+def test_crash_gives_an_error_result_and_restart_recovers(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    write_config(home, {"demo": stdio_entry()})
+    registry, notes = Registry(), []
+    session = _session(home, registry, notes)
+    try:
+        crashed = _call(registry, "mcp__demo__crash", {}, _ctx(tmp_path))
+        assert not crashed.success and "MCP" in crashed.content
+        after = _call(registry, "mcp__demo__echo", {"text": "x"}, _ctx(tmp_path))
+        assert not after.success
+        session.command("restart demo")
+        session.hub.wait_settled(["demo"], 60)
+        assert _call(registry, "mcp__demo__echo", {"text": "back"}, _ctx(tmp_path)).content == "echo: back"
+    finally:
+        session.close()
+
+
+def test_a_hanging_call_times_out_and_a_cancelled_one_stops(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    write_config(home, {"demo": stdio_entry()})
+    registry, notes = Registry(), []
+    session = _session(home, registry, notes, timeout=1.0)
+    try:
+        slow = _call(registry, "mcp__demo__slow", {"seconds": 600}, _ctx(tmp_path))
+        assert not slow.success and "超时" in slow.content
+        cancel = CancelToken()
+        threading.Timer(0.2, cancel.cancel).start()
+        stopped = _call(registry, "mcp__demo__slow", {"seconds": 600}, _ctx(tmp_path, cancel))
+        assert not stopped.success
+    finally:
+        session.close()
+
+
+def test_disable_is_persisted_and_close_ends_the_server_process(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    marker = tmp_path / "pid"
+    write_config(home, {"demo": stdio_entry(marker)})
+    registry, notes = Registry(), []
+    session = _session(home, registry, notes)
+    pid = int(marker.read_text())
+    session.command("disable demo")
+    assert "mcp__demo__echo" not in registry.tools
+    session.close()
+    again = McpSession.from_files(home, home, {}, Registry(), [].append, trusted=False)
+    assert "已停用" in again.report()
+    with pytest.raises(ProcessLookupError):
+        for _ in range(600):  # the process may take a moment to be reaped by the SDK's transport
+            os.kill(pid, 0)
+            threading.Event().wait(0.05)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the published server is run as a subprocess on Linux")
+def test_published_time_server(tmp_path: Path) -> None:
+    import shutil
+
+    program = shutil.which("mcp-server-time") or str(Path(sys.executable).parent / "mcp-server-time")
+    home = tmp_path / "home"
+    write_config(home, {"time": {"command": program, "args": ["--local-timezone", "UTC"]}})
+    registry, notes = Registry(), []
+    session = _session(home, registry, notes)
+    try:
+        assert "mcp__time__get_current_time" in registry.tools, notes
+        result = _call(registry, "mcp__time__get_current_time", {"timezone": "UTC"}, _ctx(tmp_path))
+        assert result.success and "UTC" in result.content
+    finally:
+        session.close()
