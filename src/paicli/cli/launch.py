@@ -233,8 +233,7 @@ def _pick_session_at_start(backend: AppBackend) -> str:
     """`paicli --resume` without an id: the same picker as /resume (numbers, ids, words, `all`), on stderr and
     one stdin line per answer, so piped lines after the choice still reach the REPL. Returns the restore text
     for the REPL to show; "" when a new session starts instead."""
-    from rich.console import Console
-
+    from paicli.cli.printing import SafeConsole
     from paicli.cli.session_picker import choose_session
 
     def ask(question: str) -> str | None:
@@ -243,7 +242,7 @@ def _pick_session_at_start(backend: AppBackend) -> str:
         line = sys.stdin.readline()
         return line.strip() if line else None
 
-    console = Console(file=sys.stderr, highlight=False, soft_wrap=True)
+    console = SafeConsole(file=sys.stderr, highlight=False, soft_wrap=True)
     session_id = choose_session(lambda hidden: backend.list_sessions(include_hidden=hidden), console, ask, "")
     if session_id is None:
         sys.stderr.write("已开始新会话。\n")

@@ -15,6 +15,7 @@ from paicli.config.settings import Settings, mask_key
 from paicli.context.internal import is_skill_injection, skill_names
 from paicli.fsperm import write_private_text
 from paicli.llm.messages import Message
+from paicli.termsafe import strip_terminal
 from paicli.tools.audit import AuditLog, format_audit
 from paicli.tools.skills import SOURCE_LABELS, SkillCatalog
 
@@ -63,7 +64,8 @@ def skill_list(catalog: SkillCatalog) -> str:
     for skill in skills:
         mark = "✅" if catalog.is_enabled(skill.name) else "⛔"
         source = SOURCE_LABELS[skill.source] + ("·不可信" if not skill.trusted else "")
-        description = skill.description if len(skill.description) <= 60 else skill.description[:59] + "…"
+        shown = strip_terminal(skill.description)
+        description = shown if len(shown) <= 60 else shown[:59] + "…"
         lines.append(f"  {mark} {skill.name.ljust(width)}  [{source}] {description}")
     lines.append(SKILL_USAGE)
     return "\n".join(lines)
