@@ -20,9 +20,9 @@ import re
 _CONTROL_CLASS = "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 _CONTROL = re.compile(f"[{_CONTROL_CLASS}]")
 _STRING_OPEN = "(?:\x1b[\\]P_^X]|[\x90\x98\x9d\x9e\x9f])"  # OSC, DCS, APC, PM, SOS in 7- and 8-bit form
-_BODY = "[^\x07\x1b\x9c\n]"
+_BODY = "[^\x00-\x1f\x7f-\x9f]"  # printable: any control ends (or aborts) a control string
 _SEQUENCE = re.compile(
-    # a control string up to its terminator (BEL, ESC \, 8-bit ST); unterminated, up to the next ESC or line
+    # a control string up to its terminator (BEL, ESC \, 8-bit ST); unterminated, up to the next control
     f"{_STRING_OPEN}{_BODY}*(?:\x07|\x1b\\\\|\x9c)?"
     # CSI (7- and 8-bit): parameters, intermediates, an optional final byte
     "|(?:\x1b\\[|\x9b)[0-?]*[ -/]*[@-~]?"

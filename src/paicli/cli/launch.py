@@ -14,6 +14,7 @@ from paicli.config import knobs
 from paicli.config.env import ConfigError, EnvLookup
 from paicli.fsperm import create_private_file, secure_tree
 from paicli.redact import RedactingFilter
+from paicli.termsafe import show_controls
 from paicli.tools.audit import env_secrets
 
 if TYPE_CHECKING:
@@ -210,7 +211,7 @@ def launch(args: argparse.Namespace) -> int:
     if oneshot:
         return _run_oneshot(backend, args, piped)
     for line in backend.drain_notices():
-        sys.stderr.write(line + "\n")
+        sys.stderr.write(show_controls(line) + "\n")
     if args.resume == "":
         intro = _pick_session_at_start(backend)
     from paicli.cli.repl import run_repl
