@@ -1,4 +1,10 @@
-"""Secret scrubbing for everything written to disk (ledger, audit log): API keys never reach a file.
+"""Secret scrubbing for everything written to disk (ledger, audit log, /export, offload files, log files;
+`looks_like_secret` guards memory writes): API keys never reach a file.
+
+The shapes are hand-written, anchored on their literal prefixes and gated by cheap substring hints, so a
+ledger line costs one lower-casing plus the few patterns whose hint it contains, all linear-time
+(`python -m evals.bench_redact`). detect-secrets was weighed: its plugins import `requests` (~90 ms at
+start) and scan line by line; tests/security/test_redaction_sinks.py holds the shapes to the same coverage.
 
 Tool-call arguments are JSON text: they are decoded, redacted value by value and re-encoded, so what is
 stored stays valid JSON (a provider rejects a resumed request whose arguments do not parse).

@@ -194,7 +194,7 @@ def diff_text(diff: str, keep: int = 60) -> Text:
             style = "cyan"
         else:
             style = "dim"
-        text.append("    " + line + "\n", style=style)
+        text.append("    " + show_controls(line) + "\n", style=style)
     if folded:
         text.append(f"    … 还有 {folded} 行改动未显示\n", style="dim")
     return text
