@@ -9,7 +9,7 @@ import grimp
 import pytest
 
 LAYERS = (
-    ("config", "cancel", "redact", "textsafe", "fsperm", "skipdirs"),
+    ("config", "cancel", "redact", "textsafe", "termsafe", "fsperm", "skipdirs"),
     ("llm",),
     ("context", "prompt", "session"),
     ("memory", "tools"),

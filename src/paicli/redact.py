@@ -1,4 +1,10 @@
-"""Secret scrubbing for everything written to disk (ledger, audit log): API keys never reach a file.
+"""Secret scrubbing for everything written to disk (ledger, audit log, /export, offload files, log files;
+`looks_like_secret` guards memory writes): API keys never reach a file.
+
+The shapes are hand-written, anchored on their literal prefixes and gated by cheap substring hints, so a
+ledger line costs one lower-casing plus the few patterns whose hint it contains, all linear-time
+(`python -m evals.bench_redact`). detect-secrets was weighed: its plugins import `requests` (~90 ms at
+start) and scan line by line; tests/security/test_redaction_sinks.py holds the shapes to the same coverage.
 
 Tool-call arguments are JSON text: they are decoded, redacted value by value and re-encoded, so what is
 stored stays valid JSON (a provider rejects a resumed request whose arguments do not parse).
@@ -9,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -21,25 +28,79 @@ _SECRET_KEY = re.compile(
     r"credential",
     re.IGNORECASE,
 )
-# A name that says "secret", an optional closing quote, `=` or `:`, then the value (6+ characters).
+# A name that says "secret", an optional closing quote, `=` or `:`, then the value (6+ characters). Matched
+# from the word that says so (the rest of the name before it stays as it is), which keeps the scan linear.
 _ASSIGNMENT = re.compile(
-    r"(?i)(?<![A-Za-z0-9])([A-Za-z0-9_.-]*(?:api[_-]?key|apikey|secret|passw(?:or)?d|access[_-]?key|"
-    r"private[_-]?key|credential|token(?![A-Za-z]))[A-Za-z0-9_.-]*)"
+    r"(?i)((?:api[_-]?key|apikey|secret|passw(?:or)?d|access[_-]?key|private[_-]?key|credential|"
+    r"token(?![A-Za-z]))[A-Za-z0-9_.-]*)"
     r"(\\?['\"]?\s*[=:]\s*)(\\?['\"]?)[^\s'\"]{6,}"
 )
+# `DB_PASS=…`, `MYSQL_PWD=…`, `PASS=…`: shorter names, any value of 3+ characters.
+_SHORT_NAME = re.compile(r"(?i)((?<![A-Za-z0-9])(?:pass(?:w(?:or)?d)?|pwd|pw)\s*=\s*)(['\"]?)[^\s'\"]{3,}")
 # The same in Chinese prose: `数据库密码是 hunter2`, `令牌：abcd1234`.
 _NAMED_IN_PROSE = re.compile(
     r"((?:密码|密钥|秘钥|口令|令牌|私钥)\s*(?:是|为|:|：|=)\s*)[^\s，。；、,;'\"）)]{4,}"
 )
+# A PEM private key block, header to footer (the body is consumed without nested repetition).
+_PEM = re.compile(
+    r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----[^-]*(?:-(?!----)[^-]*)*(?:-----END[A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----)?"
+)
+# Command-line option forms: `--password pw`, `--token=x`, `curl -u user:pw`, `mysql -p<pw>`, `sshpass -p pw`.
+_OPTION = re.compile(
+    r"(?i)(?<![A-Za-z0-9_-])(--?(?:password|passwd|pass|pwd|token|secret|api[-_]?key|auth[-_]token|"
+    r"access[-_]token|client[-_]secret)(?:[ \t]+|=))(?!-)['\"]?[^\s'\"]+"
+)
+_USER_OPTION = re.compile(r"(?<![A-Za-z0-9_-])(-u[ \t]*|--user[ \t=][ \t]*)(['\"]?[^\s:'\"]+):[^\s'\"]+")
+_MYSQL_P = re.compile(
+    r"(\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]*?[ \t]-p)[^\s-][^\s]*"
+)
+_SSHPASS = re.compile(r"(\bsshpass[ \t]+-p[ \t]*)[^\s]+")
+# `.netrc` lines: `machine host login user password pw`.
+_NETRC = re.compile(r"(?i)(\b(?:machine|login|default)\s+\S+\s+(?:login\s+\S+\s+)?(?:password|passwd)\s+)\S+")
+# Credentials in a URL (`https://user:tok@host`, a git remote with a token as the user name).
+_URL_USERINFO = re.compile(r"(://)([^\s/:@]*):([^\s/@]+)@")
+_URL_TOKEN = re.compile(r"(://)[^\s/:@]{20,}@")
+_AUTHORIZATION = re.compile(r"(?i)(authorization\s*[:=]\s*(?:basic|digest|token)?\s*)[A-Za-z0-9+/=._~-]{8,}")
 # (pattern, replacement, lower-case substrings of which one must be present for the pattern to be tried)
 _PATTERNS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
+    (_PEM, "-----" + REDACTED + " PRIVATE KEY-----", ("private key",)),
     (re.compile(r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{16,}"), "sk-" + REDACTED, ("sk-",)),
     (re.compile(r"\b(Bearer)\s+[A-Za-z0-9._~+/=-]{8,}", re.IGNORECASE), r"\1 " + REDACTED, ("bearer",)),
+    (re.compile(r"\b(gh[pousr]_)[A-Za-z0-9]{20,}"), r"\1" + REDACTED, ("gh",)),
+    (re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}"), "github_pat_" + REDACTED, ("github_pat_",)),
+    (re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}"), "glpat-" + REDACTED, ("glpat-",)),
+    (re.compile(r"\b(xox[abposr]-)[A-Za-z0-9-]{10,}"), r"\1" + REDACTED, ("xox",)),
+    (re.compile(r"(hooks\.slack\.com/services/)[A-Za-z0-9/_-]{10,}"), r"\1" + REDACTED, ("hooks.slack",)),
+    (re.compile(r"\b((?:sk|rk|pk)_(?:live|test)_)[A-Za-z0-9]{10,}"), r"\1" + REDACTED, ("_live_", "_test_")),
+    (re.compile(r"\bAIza[0-9A-Za-z_-]{30,}"), "AIza" + REDACTED, ("aiza",)),
+    (
+        re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
+        "AKIA" + REDACTED,
+        ("akia", "asia", "abia", "acca"),
+    ),
+    (re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"), "eyJ" + REDACTED, ("eyj",)),
+    (re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"), "npm_" + REDACTED, ("npm_",)),
+    (re.compile(r"\bpypi-AgE[A-Za-z0-9_-]{50,}"), "pypi-" + REDACTED, ("pypi-",)),
+    (re.compile(r"\bhf_[A-Za-z0-9]{30,}\b"), "hf_" + REDACTED, ("hf_",)),
+    (re.compile(r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"), "SG." + REDACTED, ("sg.",)),
+    (_URL_USERINFO, r"\1\2:" + REDACTED + "@", ("://",)),
+    (_URL_TOKEN, r"\1" + REDACTED + "@", ("://",)),
+    (_AUTHORIZATION, r"\1" + REDACTED, ("authorization",)),
+    (_USER_OPTION, r"\1\2:" + REDACTED, ("-u", "--user")),
+    (_MYSQL_P, r"\1" + REDACTED, ("mysql", "mariadb")),
+    (_SSHPASS, r"\1" + REDACTED, ("sshpass",)),
+    (_NETRC, r"\1" + REDACTED, ("machine", "login", "default")),
+    (
+        _OPTION,
+        r"\1" + REDACTED,
+        ("-pass", "-pwd", "-token", "-secret", "-api", "-auth", "-access", "-client"),
+    ),
     (
         _ASSIGNMENT,
         r"\1\2\3" + REDACTED,
         ("key", "secret", "passw", "passwd", "token", "credential"),
     ),
+    (_SHORT_NAME, r"\1\2" + REDACTED, ("pass", "pwd", "pw")),
     (_NAMED_IN_PROSE, r"\1" + REDACTED, ("密码", "密钥", "秘钥", "口令", "令牌", "私钥")),
 )
 # A configured key shorter than this is not matched exactly (it would mask unrelated text); one shorter
@@ -111,6 +172,29 @@ class Redactor:
         if isinstance(value, (list, tuple)):
             return [self.value(item) for item in value]
         return value
+
+
+_ZERO_WIDTH = re.compile("[\u00ad\u200b-\u200d\u2060\ufeff]")
+# Single characters with blanks between them (`s k - p r o j …`): a key spelled out to slip past a check.
+_SPACED_OUT = re.compile(r"(?<!\S)(?:\S[ \t\u3000]+){7,}\S(?!\S)")
+_BLANKS = re.compile(r"[ \t\u3000]+")
+_DEFAULT = Redactor()
+
+
+def _spelled_together(text: str) -> str:
+    text = _ZERO_WIDTH.sub("", unicodedata.normalize("NFKC", text))
+    return _SPACED_OUT.sub(lambda match: _BLANKS.sub("", match.group()), text)
+
+
+def looks_like_secret(text: str, redactor: Redactor | None = None) -> bool:
+    """Whether `text` carries something the redactor would mask, also once full-width forms, zero-width
+    characters and blanks between single characters are taken out (for checks such as save_memory)."""
+    check = redactor or _DEFAULT
+    text = encodable(text)
+    if check.text(text) != text:
+        return True
+    joined = _spelled_together(text)
+    return joined != text and check.text(joined) != joined
 
 
 class RedactingFilter(logging.Filter):

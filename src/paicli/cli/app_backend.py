@@ -267,6 +267,7 @@ class AppBackend:
             project_root=self.settings.project_root,
             session_id=self.parts.ledger.session_id,
             model=self.settings.model,
+            redactor=self.parts.ledger.redactor,
         )
 
     # ---- Backend: earlier sessions ------------------------------------------------------------------

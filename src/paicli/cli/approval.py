@@ -5,7 +5,9 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 
+from paicli.termsafe import show_controls
 from paicli.tools.base import ApprovalDecision, ApprovalReply, ApprovalRequest
 
 Answer = ApprovalDecision | ApprovalReply
@@ -66,7 +68,20 @@ class TerminalApprover:
             return ask_on_stdio(request)
 
 
+def shown(request: ApprovalRequest) -> ApprovalRequest:
+    """The request as the person sees it: every control character in it written out, so a command cannot
+    hide part of itself behind cursor moves or an erase-line."""
+    return replace(
+        request,
+        summary=show_controls(request.summary),
+        reason=show_controls(request.reason or ""),
+        preview=show_controls(request.preview) if request.preview else request.preview,
+        always=show_controls(request.always) if request.always else request.always,
+    )
+
+
 def ask_on_stdio(request: ApprovalRequest) -> Answer:
+    request = shown(request)
     lines = [f"\n⚠️ 需要确认: {request.summary}", f"   原因: {request.reason}"]
     if request.preview and request.preview.strip() != request.summary.split(": ", 1)[-1].strip():
         lines.append(request.preview)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TextIO
 
 from paicli.session.ownership import fork_session, in_use, read_only_view
+from paicli.termsafe import strip_terminal
 
 EXIT_VIEWED = 0
 EXIT_DECLINED = 1
@@ -41,7 +42,7 @@ def claim_session(
     err.write(busy_text(path) + "\n")
     choice = _ask(stdin or sys.stdin, err) if ask else "f"
     if choice == "r":
-        sys.stdout.write(read_only_view(path) + "\n")
+        sys.stdout.write(strip_terminal(read_only_view(path)) + "\n")
         sys.stdout.flush()
         return EXIT_VIEWED
     if choice == "q":

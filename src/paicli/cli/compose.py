@@ -24,6 +24,7 @@ from paicli.memory.project import ProjectMemoryLoader
 from paicli.memory.store import LongTermMemory
 from paicli.prompt.assembler import AgentPromptBuilder, PromptAssembler, PromptMode
 from paicli.prompt.repository import PromptRepository
+from paicli.redact import Redactor
 from paicli.session.ledger import ConversationLedger
 from paicli.tools.approval import ApprovalState
 from paicli.tools.base import Approver
@@ -120,7 +121,12 @@ def build_components(
     profile = ContextProfile.from_window(settings.context_window, settings.cache_mode)
     counter = TokenCounter.from_env(env, settings.model)
     compaction = AutoCompactionManager(client, counter, profile, env)
-    offloader = ToolResultOffloader(root, env, context_trigger_tokens=profile.compression_trigger_tokens)
+    offloader = ToolResultOffloader(
+        root,
+        env,
+        context_trigger_tokens=profile.compression_trigger_tokens,
+        redact=Redactor(known_secrets(settings, env)).text,
+    )
     compaction.offloader = offloader  # unseen results too big for the window are offloaded, never cleared
     tracker = ExternalContextTracker(env)
     store = LongTermMemory(memory_dir(env, settings.paicli_home), env)

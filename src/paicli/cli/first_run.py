@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
+from paicli.cli.printing import SafeConsole
 from paicli.cli.render import say
 from paicli.cli.setup import Checker, SetupIO, SetupOutcome, run_setup
 from paicli.config.env import HOME_DOTENV, ConfigError, EnvLookup
@@ -46,7 +47,7 @@ class PromptSetupIO:
     ) -> None:
         from prompt_toolkit import PromptSession
 
-        self.console = console or Console()
+        self.console = console or SafeConsole()
         self._session: PromptSession[str] = PromptSession(input=input, output=output)
 
     def say(self, text: str, style: str | None = None) -> None:

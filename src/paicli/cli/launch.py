@@ -14,6 +14,7 @@ from paicli.config import knobs
 from paicli.config.env import ConfigError, EnvLookup
 from paicli.fsperm import create_private_file, secure_tree
 from paicli.redact import RedactingFilter
+from paicli.termsafe import show_controls
 from paicli.tools.audit import env_secrets
 
 if TYPE_CHECKING:
@@ -216,7 +217,7 @@ def launch(args: argparse.Namespace) -> int:
     if oneshot:
         return _run_oneshot(backend, args, piped)
     for line in backend.drain_notices():
-        sys.stderr.write(line + "\n")
+        sys.stderr.write(show_controls(line) + "\n")
     if args.resume == "":
         intro = _pick_session_at_start(backend)
     from paicli.cli.repl import run_repl
@@ -251,8 +252,7 @@ def _pick_session_at_start(backend: AppBackend) -> str:
     """`paicli --resume` without an id: the same picker as /resume (numbers, ids, words, `all`), on stderr and
     one stdin line per answer, so piped lines after the choice still reach the REPL. Returns the restore text
     for the REPL to show; "" when a new session starts instead."""
-    from rich.console import Console
-
+    from paicli.cli.printing import SafeConsole
     from paicli.cli.session_picker import choose_session
 
     def ask(question: str) -> str | None:
@@ -261,7 +261,7 @@ def _pick_session_at_start(backend: AppBackend) -> str:
         line = sys.stdin.readline()
         return line.strip() if line else None
 
-    console = Console(file=sys.stderr, highlight=False, soft_wrap=True)
+    console = SafeConsole(file=sys.stderr, highlight=False, soft_wrap=True)
     session_id = choose_session(lambda hidden: backend.list_sessions(include_hidden=hidden), console, ask, "")
     if session_id is None:
         sys.stderr.write("已开始新会话。\n")

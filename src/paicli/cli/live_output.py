@@ -6,26 +6,24 @@ at most a few batches per second. Neither changes what the model gets (the tool 
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
 
 from paicli.cli.summaries import clip
+from paicli.termsafe import strip_terminal
 
 TAIL_LINES = 4
 FLUSH_INTERVAL_SECONDS = 0.3
 PREFIX = "  │ "
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 def display_line(line: str, width: int) -> str:
     """What a terminal would end up showing for `line` (a `\\r` progress bar keeps its last state), with no
     control characters, clipped to `width` cells."""
     shown = line.rstrip("\r").rsplit("\r", 1)[-1].expandtabs(4)
-    return clip(_CONTROL.sub("", shown), max(8, width))
+    return clip(strip_terminal(shown).replace("\n", " "), max(8, width))
 
 
 class OutputTail:

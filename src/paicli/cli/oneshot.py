@@ -29,6 +29,7 @@ from paicli.cancel import CancelToken
 from paicli.cli.backend import Backend, RunMode
 from paicli.cli.live_output import ThrottledLines
 from paicli.cli.plan_view import PLAN_EVENTS, plan_event_json, plan_event_line
+from paicli.termsafe import show_controls, strip_terminal
 
 PREVIEW_CHARS = 2000
 
@@ -166,7 +167,7 @@ def run_oneshot(
         if output_format == "stream-json":
             _write_json(out, {"type": "notice", "level": "info", "text": line})
         else:
-            err.write(line + "\n")
+            err.write(show_controls(line) + "\n")
     status = backend.status()
     result = {
         "type": "result",
@@ -182,11 +183,11 @@ def run_oneshot(
     }
     if output_format == "text":
         if finished.status == "error":
-            err.write(f"❌ {finished.error}\n")
+            err.write(f"❌ {show_controls(finished.error or '')}\n")
         elif finished.status == "cancelled":
-            err.write(f"{finished.answer}\n")
+            err.write(f"{show_controls(finished.answer)}\n")
         else:
-            out.write(finished.answer.rstrip("\n") + "\n")
+            out.write(strip_terminal(finished.answer).rstrip("\n") + "\n")
     else:
         _write_json(out, result)
     out.flush()
@@ -216,7 +217,7 @@ def _emitter(output_format: str, out: TextIO, err: TextIO) -> Callable[[AgentEve
                 live.flush()
                 line = describe_event(event)
                 if line:
-                    err.write(line + "\n")
+                    err.write(show_controls(line) + "\n")
                     err.flush()
 
     return emit

@@ -16,6 +16,7 @@ from paicli.agent.events import PLAN_EVENTS, AgentEvent, PlanProposed, TaskActiv
 from paicli.agent.plan.model import Plan
 from paicli.cli.printing import say
 from paicli.cli.spinner import WaitSpinner
+from paicli.termsafe import strip_terminal
 
 __all__ = ["PLAN_EVENTS", "PlanLive", "plan_event_json", "plan_event_line", "plan_table", "plan_tree"]
 RESULT_PREVIEW = 100
@@ -60,12 +61,13 @@ def plan_event_json(event: AgentEvent) -> dict[str, Any] | None:
 
 
 def _one_line(text: str, limit: int = RESULT_PREVIEW) -> str:
-    flat = " ".join(text.split())
+    flat = " ".join(strip_terminal(text).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def summary_lines(plan: Plan, done: tuple[str, ...] = ()) -> list[str]:
-    lines = [f"📋 执行计划（{len(plan.tasks)} 个任务）" + (f"：{plan.summary}" if plan.summary else "")]
+    summary = strip_terminal(plan.summary)
+    lines = [f"📋 执行计划（{len(plan.tasks)} 个任务）" + (f"：{summary}" if summary else "")]
     for task in plan.tasks:
         deps = ", ".join(task.dependencies) or "无"
         mark = "✅" if task.id in done else "⏳"
@@ -90,8 +92,8 @@ def plan_event_line(event: AgentEvent) -> str | None:
 
 def started_line(event: TaskStarted) -> str:
     if event.worker:
-        return f"🛠️ {event.worker} 执行步骤 [{event.task_id}]: {event.description}"
-    return f"▶️ 执行任务 [{event.task_id}]: {event.description}"
+        return f"🛠️ {event.worker} 执行步骤 [{event.task_id}]: {strip_terminal(event.description)}"
+    return f"▶️ 执行任务 [{event.task_id}]: {strip_terminal(event.description)}"
 
 
 def finished_line(event: TaskFinished) -> str:
@@ -104,7 +106,7 @@ def finished_line(event: TaskFinished) -> str:
 
 def plan_tree(plan: Plan, done: tuple[str, ...] = ()) -> RenderableType:
     """The collapsed view: tasks as a dependency tree (a task under the first task it depends on)."""
-    root = Tree(Text(f"📋 {plan.summary or '执行计划'}", style="bold"))
+    root = Tree(Text(f"📋 {strip_terminal(plan.summary) or '执行计划'}", style="bold"))
     nodes: dict[str, Tree] = {}
     for task in plan.tasks:
         parent = nodes.get(task.dependencies[0]) if task.dependencies else None
@@ -119,7 +121,8 @@ def plan_tree(plan: Plan, done: tuple[str, ...] = ()) -> RenderableType:
 
 def plan_table(plan: Plan, done: tuple[str, ...] = ()) -> RenderableType:
     """The expanded view (Ctrl+O): every task in full."""
-    table = Table(title=plan.summary or "完整计划", show_lines=True)
+    # Cells are Text, never markup strings: `[bold]` in a task description is shown as typed.
+    table = Table(title=Text(strip_terminal(plan.summary) or "完整计划"), show_lines=True)
     table.add_column("id", style="cyan", no_wrap=True)
     table.add_column("类型", style="magenta", no_wrap=True)
     table.add_column("描述")
@@ -128,7 +131,11 @@ def plan_table(plan: Plan, done: tuple[str, ...] = ()) -> RenderableType:
     for task in plan.tasks:
         status = "已完成" if task.id in done else "待执行"
         table.add_row(
-            task.id, task.type.value, task.description, ", ".join(task.dependencies) or "无", status
+            *(
+                Text(strip_terminal(cell))
+                for cell in (task.id, task.type.value, task.description, ", ".join(task.dependencies) or "无")
+            ),
+            status,
         )
     return Group(table)
 
@@ -179,7 +186,7 @@ class PlanLive:
                 )
                 self._spinner.start(self._label)
         elif isinstance(event, TaskActivity) and event.task_id in self._running:
-            self._running[event.task_id].text = event.text
+            self._running[event.task_id].text = strip_terminal(event.text)
             self._spinner.start(self._label)
         elif isinstance(event, TaskFinished):
             self._running.pop(event.task_id, None)

@@ -4,23 +4,44 @@ line breaks kept."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderableType
+from rich.segment import Segment
 from rich.text import Text
+
+from paicli.termsafe import has_controls, show_controls, strip_terminal
 
 _FENCE = ("```", "~~~")
 _BLOCK_START = re.compile(r"^(?:[-*+]\s|\d+[.)]\s|>|#|\||```|~~~|[-*_]{3,}\s*$|=+\s*$)")
 
 
+class SafeConsole(Console):
+    """A rich Console whose text segments can never carry a control character to the terminal.
+
+    Every renderable (Text, Markdown, Table, Tree, a spinner's live lines) ends up as segments through
+    `render`; rich's own cursor and style codes travel as control segments or are added after this point,
+    so only the content is touched. A control that got this far is shown escaped, not interpreted.
+    """
+
+    def render(self, renderable: RenderableType, options: ConsoleOptions | None = None) -> Iterable[Segment]:
+        for segment in super().render(renderable, options):
+            if segment.control or not has_controls(segment.text):
+                yield segment
+            else:
+                yield Segment(show_controls(segment.text), segment.style)
+
+
 def say(console: Console, text: str, style: str | None = None) -> None:
-    """Print literal text: no markup, no emoji codes, no hard wrapping (pipes get the text as is)."""
-    console.print(Text(text, style=style or ""), soft_wrap=True)
+    """Print literal text: no markup, no emoji codes, no hard wrapping (pipes get the text as is); escape
+    sequences and control characters are removed (callers show a command's with `show_controls` first)."""
+    console.print(Text(strip_terminal(text), style=style or ""), soft_wrap=True)
 
 
 def print_markdown(console: Console, text: str) -> None:
     from rich.markdown import Markdown
 
-    console.print(Markdown(keep_line_breaks(text)))
+    console.print(Markdown(keep_line_breaks(strip_terminal(text))))
 
 
 def keep_line_breaks(text: str) -> str:

@@ -41,6 +41,7 @@ from paicli.cli.summaries import (
     summarize_result,
     tool_call_line,
 )
+from paicli.termsafe import TerminalStream, show_controls
 from paicli.tools.base import ToolResult
 
 if TYPE_CHECKING:
@@ -73,6 +74,7 @@ class EventRenderer:
         self._markdown = markdown
         self._lock = threading.RLock()
         self._blocks = MarkdownBlocks()
+        self._stream = TerminalStream()  # a sequence split across deltas is removed whole
         self._clock = clock
         self._spinner = WaitSpinner(self._progress, clock)
         self._reasoning: list[str] = []
@@ -143,6 +145,7 @@ class EventRenderer:
         """Before a progress line: stop the spinner, fold reasoning, put out the text streamed so far."""
         self._spinner.stop()
         self._close_reasoning()
+        self._take_stream_rest()
         if self._markdown:
             rest = self._blocks.flush()
             if rest:
@@ -157,17 +160,25 @@ class EventRenderer:
         self._spinner.stop()
         self._close_reasoning()
         self._streamed = True
+        text = self._stream.feed(text)
         if not self._markdown:
             self._plain.append(text)
             return
         for block in self._blocks.feed(text):
             print_markdown(self._out, block)
 
+    def _take_stream_rest(self) -> None:
+        rest = self._stream.flush()
+        if rest and self._markdown:
+            self._blocks.feed(rest)
+        elif rest:
+            self._plain.append(rest)
+
     def _on_tool_started(self, event: ToolStarted) -> None:
         self._interrupt()
-        self._open_calls[event.call_id] = event.name
+        self._open_calls[event.call_id] = show_controls(event.name)
         say(self._progress, tool_call_line(event.name, event.arguments), "bold")
-        self._spinner.start(f"运行 {event.name}")
+        self._spinner.start(f"运行 {self._open_calls[event.call_id]}")
 
     def _on_tool_progress(self, event: ToolProgress) -> None:
         if event.call_id not in self._open_calls:
@@ -226,6 +237,7 @@ class EventRenderer:
 
     def _put_answer(self, result: RunFinished) -> None:
         # A cancelled run's answer is only the loop's "cancelled" line; the outcome line says it once.
+        self._take_stream_rest()
         fallback = "" if result.status == "cancelled" else result.answer.strip()
         if self._markdown:
             rest = self._blocks.flush()

@@ -10,6 +10,7 @@ from typing import IO, TYPE_CHECKING
 from rich.console import Console
 
 from paicli.cli.backend import Backend
+from paicli.cli.printing import SafeConsole
 from paicli.cli.render import say
 
 if TYPE_CHECKING:
@@ -43,11 +44,11 @@ def run_repl(
     banner. On the way out it says when a memory save is still finishing and how to continue this session.
     """
     if interactive:
-        console = console or Console(force_terminal=True)
+        console = console or SafeConsole(force_terminal=True)
         progress = console
     else:
-        console = console or Console(file=_text_stream(output, sys.stdout), highlight=False, emoji=False)
-        progress = progress or Console(stderr=True, highlight=False, emoji=False)
+        console = console or SafeConsole(file=_text_stream(output, sys.stdout), highlight=False, emoji=False)
+        progress = progress or SafeConsole(stderr=True, highlight=False, emoji=False)
     try:
         if not interactive:
             from paicli.cli.repl_piped import run_piped

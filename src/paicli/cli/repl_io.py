@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.text import Text
 
 from paicli.cancel import CancelToken
-from paicli.cli.approval import ESC_NOTE, Answer, question_line
+from paicli.cli.approval import ESC_NOTE, Answer, question_line, shown
 from paicli.cli.render import diff_text, fold_lines, say
 from paicli.cli.repl_terminal import CANCEL_REQUESTED, run_in_worker
 from paicli.tools.base import ApprovalDecision, ApprovalReply, ApprovalRequest
@@ -221,6 +221,7 @@ class InteractiveIO:
         """The answer, and whether the person pressed Ctrl+C (or closed the input) instead of answering."""
         if self._quiet is not None:
             self._quiet()
+        request = shown(request)
         say(self.console, f"⚠️ 需要确认: {request.summary}", "bold yellow")
         if request.reason:
             say(self.console, f"   原因: {request.reason}", "yellow")

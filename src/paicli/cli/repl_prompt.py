@@ -25,6 +25,7 @@ from rich.console import Console
 
 from paicli.cli.backend import Backend, BannerInfo, StatusSnapshot
 from paicli.cli.paste import PasteStore
+from paicli.cli.printing import SafeConsole
 from paicli.cli.render import say
 from paicli.cli.repl_complete import ReplCompleter
 from paicli.cli.repl_dispatch import GOODBYE, Dispatcher
@@ -302,7 +303,7 @@ def run_interactive(
     out = output if isinstance(output, Output) else create_output()
     show_toolbar = not knobs.NO_STATUSBAR.read(env or EnvLookup())
     repl = InteractiveRepl(
-        backend, inp, out, console or Console(force_terminal=True), history_file, show_toolbar
+        backend, inp, out, console or SafeConsole(force_terminal=True), history_file, show_toolbar
     )
     repl.intro = intro
     if approver is None:

@@ -15,6 +15,8 @@ from paicli.config.settings import Settings, mask_key
 from paicli.context.internal import is_skill_injection, skill_names
 from paicli.fsperm import write_private_text
 from paicli.llm.messages import Message
+from paicli.redact import Redactor
+from paicli.termsafe import strip_terminal
 from paicli.tools.audit import AuditLog, format_audit
 from paicli.tools.skills import SOURCE_LABELS, SkillCatalog
 
@@ -63,7 +65,8 @@ def skill_list(catalog: SkillCatalog) -> str:
     for skill in skills:
         mark = "✅" if catalog.is_enabled(skill.name) else "⛔"
         source = SOURCE_LABELS[skill.source] + ("·不可信" if not skill.trusted else "")
-        description = skill.description if len(skill.description) <= 60 else skill.description[:59] + "…"
+        shown = strip_terminal(skill.description)
+        description = shown if len(shown) <= 60 else shown[:59] + "…"
         lines.append(f"  {mark} {skill.name.ljust(width)}  [{source}] {description}")
     lines.append(SKILL_USAGE)
     return "\n".join(lines)
@@ -236,6 +239,7 @@ def export_command(
     session_id: str,
     model: str,
     now: Callable[[], datetime] = datetime.now,
+    redactor: Redactor | None = None,
 ) -> CommandReply:
     when = now()
     target = (
@@ -246,7 +250,7 @@ def export_command(
     if not target.is_absolute():
         target = project_root / target
     messages = [m for m in history if m.role != "system"]
-    text = conversation_markdown(messages, session_id, model, when)
+    text = conversation_markdown(messages, session_id, model, when, redactor or Redactor())
     try:
         if target.resolve().is_relative_to(home.resolve()):
             write_private_text(target, text)  # everything under the paicli home stays private
@@ -258,16 +262,20 @@ def export_command(
     return CommandReply(f"✅ 对话记录已导出: {target}\n   共 {len(messages)} 条消息")
 
 
-def conversation_markdown(messages: Sequence[Message], session_id: str, model: str, when: datetime) -> str:
+def conversation_markdown(
+    messages: Sequence[Message], session_id: str, model: str, when: datetime, redactor: Redactor | None = None
+) -> str:
+    """The transcript as Markdown, redacted like the ledger (an export is a file on disk too)."""
+    scrub = redactor or Redactor()
     parts = [
         f"# paicli 对话记录\n\n- 会话: {session_id}\n- 模型: {model}\n- 导出时间: {when.strftime('%Y-%m-%d %H:%M:%S')}\n"
     ]
     for message in messages:
-        parts.append(_message_markdown(message))
-    return "\n".join(parts).rstrip() + "\n"
+        parts.append(_message_markdown(message, scrub))
+    return scrub.text("\n".join(parts).rstrip() + "\n")
 
 
-def _message_markdown(message: Message) -> str:
+def _message_markdown(message: Message, scrub: Redactor) -> str:
     content = message.text
     if is_skill_injection(message):
         return f"## 🧩 Skill 注入：{'、'.join(skill_names(message))}\n\n{_fenced(content)}\n"
@@ -278,7 +286,7 @@ def _message_markdown(message: Message) -> str:
     elif content.strip():
         lines.append(content.strip())
     for call in message.tool_calls:
-        lines.append(f"\n**调用工具** `{call.name}`\n\n{_fenced(call.arguments, 'json')}")
+        lines.append(f"\n**调用工具** `{call.name}`\n\n{_fenced(scrub.arguments(call.arguments), 'json')}")
     return "\n".join(lines) + "\n"
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from rich.cells import cell_len
 from rich.text import Text
 
+from paicli.termsafe import show_controls, strip_terminal
 from paicli.tools.base import CANCELLED_PREFIX, ToolResult
 
 _KEY_ARGUMENTS = ("path", "file_path", "command", "pattern", "query", "url", "name", "id", "fact", "content")
@@ -50,15 +51,32 @@ def key_argument(arguments: str, limit: int = 60) -> str:
     for key in _KEY_ARGUMENTS:
         value = parsed.get(key)
         if isinstance(value, str) and value.strip():
-            return shorten(value, limit)
+            return _argument_text(value, limit)
     for value in parsed.values():
         if isinstance(value, str) and value.strip():
-            return shorten(value, limit)
+            return _argument_text(value, limit)
     return ""
 
 
+def _argument_text(value: str, limit: int) -> str:
+    """Control characters shown, not obeyed; a command hiding its start behind cursor moves is kept whole
+    (the line may run past `limit` rather than drop the part that would have been hidden)."""
+    shown = show_controls(value)
+    return shorten(shown, limit if shown == value else min(max(limit, len(shown)), 2_000))
+
+
 def tool_call_line(name: str, arguments: str) -> str:
-    return f"⏺ {name}({key_argument(arguments)})"
+    return f"⏺ {show_controls(name)}({key_argument(arguments)})"
+
+
+# Command output is shown as a terminal would show its text (colour codes dropped); any other result (file
+# names from list_dir/glob/grep, file text) has its control characters written out.
+_STRIPPED_OUTPUT = frozenset({"execute_command"})
+
+
+def displayed_body(result: ToolResult) -> str:
+    body = strip_boundary(result.content)
+    return strip_terminal(body) if result.name in _STRIPPED_OUTPUT else show_controls(body)
 
 
 def strip_boundary(content: str) -> str:
@@ -78,7 +96,7 @@ class ResultSummary:
 
 
 def summarize_result(result: ToolResult, preview_lines: int = 3, width: int = 100) -> ResultSummary:
-    body = strip_boundary(result.content).rstrip("\n")
+    body = displayed_body(result).rstrip("\n")
     lines = body.splitlines() if body else []
     first = shorten(lines[0], width) if lines else ""
     if result.blocked:
@@ -176,7 +194,7 @@ def diff_text(diff: str, keep: int = 60) -> Text:
             style = "cyan"
         else:
             style = "dim"
-        text.append("    " + line + "\n", style=style)
+        text.append("    " + show_controls(line) + "\n", style=style)
     if folded:
         text.append(f"    … 还有 {folded} 行改动未显示\n", style="dim")
     return text

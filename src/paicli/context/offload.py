@@ -14,6 +14,8 @@ from pathlib import Path
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.context.estimate import utf16_len
+from paicli.fsperm import ensure_private_dir, write_private_text
+from paicli.redact import Redactor
 
 log = logging.getLogger(__name__)
 
@@ -87,8 +89,10 @@ class ToolResultOffloader:
         clock: Clock = datetime.now,
         *,
         context_trigger_tokens: int | None = None,
+        redact: Callable[[str], str] | None = None,
     ) -> None:
         lookup = env or EnvLookup()
+        self._redact = redact or Redactor().text  # an offload file is on disk: no key in clear
         self._root = Path(project_root)
         self._enabled = knobs.TOOL_OFFLOAD_ENABLED.read(lookup)
         configured = knobs.TOOL_OFFLOAD_THRESHOLD_CHARS.read(lookup)
@@ -169,12 +173,16 @@ class ToolResultOffloader:
         with self._lock:
             self._counter += 1
             number = self._counter
-            self.session_dir.mkdir(parents=True, exist_ok=True)
+            ensure_private_dir(self.session_dir)
+            if not base.resolve().is_relative_to(self._root.resolve()):
+                raise OSError(
+                    f"{OFFLOAD_DIR} leads outside the project"
+                )  # a symlink planted by the repository
             ignore = base / ".gitignore"
-            if not ignore.exists():
-                ignore.write_text("*\n", encoding="utf-8")
+            if not ignore.exists() and not ignore.is_symlink():
+                write_private_text(ignore, "*\n")
         target = self.session_dir / f"{number:03d}-{safe_tool_name(tool)}.txt"
-        target.write_text(content, encoding="utf-8", newline="")
+        write_private_text(target, self._redact(content))
         return target.relative_to(self._root).as_posix()
 
     def _notice(self, tool: str, content: str, relative: str, head_chars: int) -> str:

@@ -196,6 +196,11 @@ class ConversationLedger:
         return self._session_id
 
     @property
+    def redactor(self) -> Redactor:
+        """The ledger's redactor (configured keys + secret shapes), for other files written from the session."""
+        return self._redactor
+
+    @property
     def path(self) -> Path | None:
         return self._path
 

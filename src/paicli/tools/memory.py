@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from paicli.memory.extract_words import SECRET_SHAPES
-from paicli.redact import Redactor
+from paicli.redact import looks_like_secret
 from paicli.tools.context import SaveMemory, ToolContext
 from paicli.tools.schema import Args, ToolOutput
 
@@ -18,12 +18,11 @@ _NAMED_VALUE = re.compile(
     r"(?i)(?:api[_ -]?key|access[_ -]?key|secret|password|passwd|pwd|token|密码|密钥|秘钥|口令|令牌)"
     r"(?:\s*(?:是|为|:|：|=)\s*\S{4,}|\s+is\s+(?=\S*[0-9_!@#$%^&*-])\S{6,})"
 )
-_REDACTOR = Redactor()
 
 
 def secret_reason(fact: str) -> str | None:
     """Why `fact` must not be stored, or None."""
-    if _REDACTOR.text(fact) != fact or _NAMED_VALUE.search(fact):
+    if looks_like_secret(fact) or _NAMED_VALUE.search(fact):
         return "内容里有 API Key、访问令牌或密码之类的密钥值"
     match = SECRET_SHAPES.search(fact)
     if match:

@@ -1,11 +1,14 @@
 """web_fetch and web_search (spec 9.1). Only http(s) to public addresses; every redirect is checked again.
 
-The address check resolves the host before connecting; urllib then resolves it again, so a DNS answer that
-changes between the two lookups is not caught (documented limit).
+Each hop (the first URL and every redirect) resolves its host once, checks every address, and connects to a
+checked address, with the name kept for the Host header, SNI and certificate check: a DNS answer that changes
+after the check (rebinding to 127.0.0.1) is never used. Through a configured proxy the proxy connects, so
+there only the name is checked.
 """
 
 from __future__ import annotations
 
+import http.client
 import ipaddress
 import json
 import socket
@@ -17,7 +20,7 @@ import urllib.request
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 from paicli.cancel import CancelToken
 from paicli.config.env import EnvLookup
@@ -32,8 +35,13 @@ FETCHES_PER_MINUTE = 30
 USER_AGENT = "paicli/0.1 (+terminal coding agent)"
 WEB_DENIED = "🛡️ 策略拒绝"
 
-Resolver = Callable[[str], list[str]]
 AddressCheck = Callable[[str], bool]
+
+
+class Resolver(Protocol):
+    """Host name -> its addresses (the system resolver; a test passes a scripted one)."""
+
+    def __call__(self, host: str, /) -> list[str]: ...
 
 
 class WebDenied(Exception):
@@ -65,7 +73,11 @@ class UrlGate:
     resolver: Resolver = resolve_host
     address_ok: AddressCheck = is_public_address
 
-    def check(self, url: str) -> None:
+    def check(self, url: str) -> list[str]:
+        """The checked addresses of `url`'s host (resolved once); WebDenied when any is not public."""
+        return self.addresses(self.host_of(url))
+
+    def host_of(self, url: str) -> str:
         parts = urllib.parse.urlsplit(url)
         if parts.scheme.lower() not in ("http", "https"):
             raise WebDenied(
@@ -74,6 +86,9 @@ class UrlGate:
         host = parts.hostname
         if not host:
             raise WebDenied(f"{WEB_DENIED}: URL 缺少主机名: {url}")
+        return host
+
+    def addresses(self, host: str) -> list[str]:
         try:
             addresses = [host] if _is_ip(host) else self.resolver(host)
         except OSError as error:
@@ -85,6 +100,7 @@ class UrlGate:
             raise WebDenied(
                 f"{WEB_DENIED}: {host} 解析到本机、内网或保留地址（{', '.join(blocked)}），web_fetch 不访问这类地址"
             )
+        return addresses
 
 
 def _is_ip(host: str) -> bool:
@@ -96,12 +112,67 @@ def _is_ip(host: str) -> bool:
 
 
 class _CheckedRedirects(urllib.request.HTTPRedirectHandler):
+    """A redirect must be http(s) with a host; its addresses are checked when its connection opens."""
+
     def __init__(self, gate: UrlGate) -> None:
         self._gate = gate
 
     def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str) -> Any:
-        self._gate.check(newurl)
+        self._gate.host_of(newurl)
         return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+Connect = Callable[..., socket.socket]
+
+
+def _pinned(gate: UrlGate, req: urllib.request.Request) -> Connect | None:
+    """A connect function for http.client that only dials the addresses just checked for `req`'s host."""
+    if getattr(req, "_tunnel_host", None) or req.has_proxy():
+        gate.check(req.full_url)  # the proxy connects: the name is what can be checked here
+        return None
+    checked = gate.addresses(gate.host_of(req.full_url))
+
+    def connect(where: tuple[str, int], *args: Any, **kwargs: Any) -> socket.socket:
+        error: OSError | None = None
+        for address in checked:  # like socket.create_connection over getaddrinfo, but over checked ones
+            try:
+                return socket.create_connection((address, where[1]), *args, **kwargs)
+            except OSError as failed:
+                error = failed
+        raise error or OSError(f"no address for {where[0]}")
+
+    return connect
+
+
+def _connection(base: type[Any], connect: Connect | None) -> Callable[..., Any]:
+    def build(*args: Any, **kwargs: Any) -> Any:
+        conn = base(*args, **kwargs)
+        if connect is not None:
+            conn._create_connection = connect  # http.client's own seam for opening the socket
+        return conn
+
+    return build
+
+
+class _PinnedHTTP(urllib.request.HTTPHandler):
+    def __init__(self, gate: UrlGate) -> None:
+        super().__init__()
+        self._gate = gate
+
+    def http_open(self, req: urllib.request.Request) -> Any:
+        return self.do_open(_connection(http.client.HTTPConnection, _pinned(self._gate, req)), req)
+
+
+class _PinnedHTTPS(urllib.request.HTTPSHandler):
+    """TLS still names the host (SNI, certificate check against the name), only the socket is pinned."""
+
+    def __init__(self, gate: UrlGate) -> None:
+        super().__init__()
+        self._gate = gate
+
+    def https_open(self, req: urllib.request.Request) -> Any:
+        build = _connection(http.client.HTTPSConnection, _pinned(self._gate, req))
+        return self.do_open(build, req, context=getattr(self, "_context", None))
 
 
 @dataclass(frozen=True)
@@ -164,9 +235,10 @@ class WebTools:
 
     def get(self, url: str, cancel: CancelToken, check: bool = True) -> Page:
         deadline = self._clock() + self._timeout
+        handlers: list[Any] = []
         if check:
-            self._gate.check(url)
-        handlers: list[Any] = [_CheckedRedirects(self._gate)] if check else []
+            self._gate.host_of(url)
+            handlers = [_CheckedRedirects(self._gate), _PinnedHTTP(self._gate), _PinnedHTTPS(self._gate)]
         opener = urllib.request.build_opener(*handlers)
         request = urllib.request.Request(
             url, headers={"User-Agent": USER_AGENT, "Accept": "text/html,*/*;q=0.8"}
