@@ -162,11 +162,11 @@ def test_a_choice_behind_another_configured_key_becomes_the_default_provider(
 def test_bad_answers_are_asked_again_and_empty_steps_go_back(pipe: PipeInput, tmp_path: Path) -> None:
     with FakeOpenAIServer() as server:
         dialogue = Dialogue(pipe, tmp_path, STEP_BASE_URL=server.base_url)
-        # 99: no such option; 4 = Step, Enter at the key goes back; 10 = endpoint, a URL without scheme, back
-        result = dialogue.run("99", "4", "", "10", "localhost:1234", "", "4", "sk-step-key-01", "")
+        # 99: no such option; 4 = Step, Enter at the key goes back; 10 = endpoint, not an http(s) URL, back
+        result = dialogue.run("99", "4", "", "10", "ftp://localhost:1234", "", "4", "sk-step-key-01", "")
         assert result is not None
     assert "没有这个选项：99" in dialogue.text
-    assert "地址需要以 http:// 或 https:// 开头" in dialogue.text
+    assert "这不是可用的地址" in dialogue.text
     assert dialogue.text.count("回到服务列表") == 2
     assert dialogue.saved == {"STEP_API_KEY": "sk-step-key-01"}
 

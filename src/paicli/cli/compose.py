@@ -24,7 +24,7 @@ from paicli.memory.store import LongTermMemory
 from paicli.prompt.assembler import AgentPromptBuilder, PromptAssembler, PromptMode
 from paicli.prompt.repository import PromptRepository
 from paicli.session.ledger import ConversationLedger
-from paicli.tools.approval import ApprovalState
+from paicli.tools.approval import ApprovalState, start_mode
 from paicli.tools.base import Approver
 from paicli.tools.runner import ToolRunner
 from paicli.tools.skill_load import LoadSkillTool, build_skills
@@ -121,7 +121,7 @@ def build_components(
     tracker = ExternalContextTracker(env)
     store = LongTermMemory(memory_dir(env, settings.paicli_home), env)
     memory = MemoryManager(store, root, env, tracker=tracker)
-    approval = ApprovalState("ask" if settings.approval_mode == "ask" else "auto", yes=yes)
+    approval = ApprovalState(start_mode(settings.approval_mode), yes=yes)
     tools = ToolRunner(root, approver, offloader, tracker, env, memory.save_memory_tool, approval)
     loader = ProjectMemoryLoader(root, settings.paicli_home)
     skills = build_skills(settings.paicli_home, root, repository, sink)

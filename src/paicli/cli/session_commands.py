@@ -233,6 +233,9 @@ def export_command(
     model: str,
     now: Callable[[], datetime] = datetime.now,
 ) -> CommandReply:
+    messages = [m for m in history if m.role != "system"]
+    if not messages:
+        return CommandReply("📭 当前对话还没有任何消息，没有可导出的内容（没有写入文件）。")
     when = now()
     target = (
         Path(args.strip()).expanduser()
@@ -241,7 +244,6 @@ def export_command(
     )
     if not target.is_absolute():
         target = project_root / target
-    messages = [m for m in history if m.role != "system"]
     text = conversation_markdown(messages, session_id, model, when)
     try:
         if target.resolve().is_relative_to(home.resolve()):

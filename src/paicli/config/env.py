@@ -94,6 +94,19 @@ class EnvLookup:
             self._files = files
         return self._files
 
+    def names(self, prefix: str) -> list[tuple[str, str]]:
+        """Every set name that starts with `prefix`, once, with where it is set (as `source_of` says)."""
+        found = {key: "环境变量" for key in self._environ if key.startswith(prefix)}
+        for path, values in zip(self._paths_read(), self._files or [], strict=False):
+            for key in values:
+                if key.startswith(prefix):
+                    found.setdefault(key, str(path))
+        return sorted(found.items())
+
+    def _paths_read(self) -> list[Path]:
+        self._dotenv_files()
+        return self._paths
+
     def get(self, key: str, default: str | None = None) -> str | None:
         value = self._environ.get(key)
         if value is not None and value.strip() != "":
