@@ -403,6 +403,7 @@ def test_forged_closers_in_a_file_never_end_the_boundary(project: Path, isolated
 # ---- low: two tool calls alternating forever are stopped by the default turn cap ------------------------
 
 
+@pytest.mark.timeout(WAIT * 7)  # 200 real requests: minutes on a loaded 2-core machine, never a speed test
 def test_alternating_tool_calls_end_at_the_default_cap(project: Path, isolated_home: Path) -> None:
     """(Cycles of three and more, and mixed batches, are covered in tests/agent/test_budget.py.)"""
     cycle = [("read_file", '{"path": "a.txt"}'), ("list_dir", '{"path": "."}')]
@@ -421,7 +422,7 @@ def test_alternating_tool_calls_end_at_the_default_cap(project: Path, isolated_h
             ["-p", "一直查下去", "--output-format", "json"],
             paicli_env(isolated_home, server.base_url),
             project,
-            timeout=WAIT * 4,
+            timeout=WAIT * 6,
         )
         assert proc.returncode == 0, proc.stderr
         result = json.loads(proc.stdout.strip().splitlines()[-1])

@@ -199,3 +199,31 @@ def test_discovery_probes_the_ports_of_paicli_local_ports_only() -> None:
         assert [(s.port, s.models) for s in found] == [(first.port, ("m-a",))]
         assert first.gets == ["/v1/models"] and other.gets == []
         assert discover_for(EnvLookup(environ={"PAICLI_LOCAL_PORTS": "off"})) == []
+
+
+def test_an_address_without_a_scheme_gets_one_and_v1_and_the_window_hint_respects_the_setting(
+    pipe: PipeInput, tmp_path: Path
+) -> None:
+    with FakeOpenAIServer(models=("local-model",)) as server:
+        port = server.port
+        dialogue = Dialogue(pipe, tmp_path)
+        result = dialogue.run("10", f"127.0.0.1:{server.port}", "", "")  # endpoint, no key, the listed model
+        assert result is not None
+        (tmp_path / "told").mkdir()
+        with create_pipe_input() as other:
+            told = Dialogue(other, tmp_path / "told", PAICLI_CONTEXT_WINDOW="32768")
+            assert told.run("10", f"127.0.0.1:{server.port}", "", "") is not None
+    url = f"http://127.0.0.1:{port}/v1"
+    assert f"按惯例补全为 {url}" in dialogue.text
+    assert dialogue.saved == {"PAICLI_BASE_URL": url, "PAICLI_MODEL": "local-model"}
+    assert "本机模型的上下文窗口往往比云端小" in dialogue.text
+    assert "本机模型的上下文窗口往往比云端小" not in told.text  # the window is already set
+
+
+def test_a_remote_address_without_a_scheme_is_completed_with_https() -> None:
+    from paicli.cli.setup import normalized_base_url
+
+    assert normalized_base_url("api.example.com") == "https://api.example.com/v1"
+    assert normalized_base_url("localhost:8000") == "http://localhost:8000/v1"
+    assert normalized_base_url("https://gw.example.com/openai/") == "https://gw.example.com/openai"
+    assert normalized_base_url("localhost:port") is None and normalized_base_url("ftp://x") is None
