@@ -247,15 +247,15 @@ def _nothing_to_continue(resume: Path | None, mode: str) -> str | None:
     from paicli.agent.plan.checkpoint import fold_interrupted
     from paicli.session.resume import parse_entries
 
-    what = "没有执行完的团队任务（--team）" if mode == "team" else "没有执行完的计划（--plan）"
+    flag, what = ("--team", "没有执行完的团队任务") if mode == "team" else ("--plan", "没有执行完的计划")
     if resume is None:
-        return f"没有可以继续的{what}：本项目还没有会话；请在 -p 后写出任务"
+        return f"{flag} 没有可以继续的内容：本项目还没有会话；请在 -p 后写出任务"
     try:
         entries = parse_entries(resume.read_bytes().splitlines())[0]
     except OSError:
         entries = []
     if fold_interrupted(entries, (mode,)) is None:
-        return f"会话 {resume.stem} 里没有{what}，没有可以继续的内容；请在 -p 后写出任务"
+        return f"{flag} 没有可以继续的内容：会话 {resume.stem} 里{what}；请在 -p 后写出任务"
     return None
 
 

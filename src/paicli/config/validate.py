@@ -37,7 +37,10 @@ def unknown_name_warnings(env: EnvLookup, internal: Collection[str] = ()) -> lis
         if name in known:
             continue
         where = "" if source == "环境变量" else f"（{source}）"
-        close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
-        hint = f"，是不是 {close[0]}？" if close else "（paicli 没有这个设置）。"
+        # Compared without the shared prefix, which would make every name look close to every other.
+        close = difflib.get_close_matches(
+            name[len(PREFIX) :], sorted(k[len(PREFIX) :] for k in known), 1, 0.6
+        )
+        hint = f"，是不是 {PREFIX}{close[0]}？" if close else "（paicli 没有这个设置）。"
         lines.append(f"⚠️ 未知的设置 {name}{where}，已忽略{hint}")
     return lines
