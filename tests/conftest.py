@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import os
+import signal
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.isolated_env import ISOLATED_PREFIXES
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A suite started as a background job inherits SIGINT ignored, and every process it started would too
+    (an ignored signal survives exec). With a handler of its own here, children start with the default."""
+    main = threading.current_thread() is threading.main_thread()
+    if main and signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)

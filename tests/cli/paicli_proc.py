@@ -37,6 +37,12 @@ def paicli_command(args: list[str]) -> list[str]:
     return [sys.executable, "-m", "paicli", *args]
 
 
+def ignoring_sigint(command: list[str]) -> list[str]:
+    """`command` started the way a background job in a script starts: with SIGINT ignored (inherited on exec)."""
+    launcher = "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); os.execv(sys.argv[1], sys.argv[1:])"
+    return [sys.executable, "-c", launcher, *command]
+
+
 def run_paicli(
     args: list[str], env: dict[str, str], cwd: Path, stdin: str | None = None, timeout: float = 60
 ) -> subprocess.CompletedProcess[str]:

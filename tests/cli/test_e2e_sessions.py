@@ -59,7 +59,7 @@ def test_resume_in_piped_repl_picks_an_earlier_session(project: Path, isolated_h
         server.push("项目代号是 北极星。", "你刚才说的代号是 北极星。")
         env = paicli_env(isolated_home, server.base_url)
         assert run_paicli(["-p", "项目代号叫北极星"], env, project).returncode == 0
-        repl = run_paicli([], env, project, stdin="/resume\n1\n代号是什么？\n/exit\n")
+        repl = run_paicli([], env, project, stdin="/resume\n/resume 1\n代号是什么？\n/exit\n")
         assert repl.returncode == 0, repl.stderr
         assert "北极星" in repl.stdout
         request = server.requests[1]

@@ -114,7 +114,7 @@ def test_first_run_sets_up_an_endpoint_then_the_repl_starts(project: Path, isola
     assert stat.S_IMODE(home.stat().st_mode) == 0o700
 
 
-def test_setup_reruns_with_a_hidden_key_and_probes_nothing_when_configured(
+def test_setup_reruns_with_a_masked_key_and_probes_nothing_when_configured(
     project: Path, isolated_home: Path
 ) -> None:
     with FakeOpenAIServer(api_key="sk-typed-secret-42") as remote, FakeOpenAIServer() as local:
@@ -129,10 +129,10 @@ def test_setup_reruns_with_a_hidden_key_and_probes_nothing_when_configured(
         term = Terminal(["--setup"], env, project)
         term.expect("输入编号")
         term.answer("1")  # DeepSeek: no local server is listed, nothing was probed
-        term.expect("DEEPSEEK_API_KEY（输入不会显示")
+        term.expect("DEEPSEEK_API_KEY（输入显示为 *")
         term.answer("sk-typed-wrong-1")
         term.expect("API Key 无效或没有权限（HTTP 401）")
-        term.expect("DEEPSEEK_API_KEY（输入不会显示", timeout=30)
+        term.expect("DEEPSEEK_API_KEY（输入显示为 *", timeout=30)
         term.answer("sk-typed-secret-42")
         term.expect("连接成功")
         term.answer("")
@@ -144,6 +144,7 @@ def test_setup_reruns_with_a_hidden_key_and_probes_nothing_when_configured(
         assert "1. DeepSeek" in term.plain() and "在本机发现" not in term.plain()
     shown = term.plain()
     assert "sk-typed-secret-42" not in shown and "sk-typed-wrong-1" not in shown  # typed, never echoed
+    assert "*" * len("sk-typed-secret-42") in shown  # masked, as the prompt says
     saved = parse_dotenv((home / ".env").read_text(encoding="utf-8"))
     assert saved == {"DEEPSEEK_API_KEY": "sk-typed-secret-42"}  # the earlier endpoint no longer wins
 

@@ -61,7 +61,7 @@ def test_tool_activity_goes_to_stderr_without_ansi(tmp_path: Path) -> None:
 def test_help_unknown_and_exit_stop_reading(tmp_path: Path) -> None:
     backend = FakeBackend()
     code, out, _ = drive(backend, "/help\n/browser\n/exit\n不会执行\n", tmp_path)
-    assert code == 0
+    assert code == 2  # /browser is not a command: a usage error for the script that sent it
     assert "可用命令：" in out and "❌ 没有这个命令: /browser" in out and "👋" in out
     assert backend.names() == []
 
@@ -83,19 +83,23 @@ def test_memory_clear_takes_the_next_line_as_confirmation(tmp_path: Path) -> Non
     assert "已取消" in out
 
 
-def test_resume_lists_sessions_and_the_next_line_picks(tmp_path: Path) -> None:
+def test_resume_lists_sessions_and_never_takes_the_next_line_as_the_choice(tmp_path: Path) -> None:
     sessions = [
         SessionSummary("session-2-b", 1_790_000_000_000, "最新的问题", 3, "m1"),
         SessionSummary("session-1-a", 1_780_000_000_000, "更早的问题", 9, "m2"),
     ]
-    backend = FakeBackend(sessions=sessions)
-    _, out, _ = drive(backend, "/resume\n2\n/resume session-2\n/resume nope\n", tmp_path)
+    backend = FakeBackend(sessions=sessions, scripts=[streamed("好")])
+    _, out, _ = drive(
+        backend, "/resume\n2\n/resume 2\n/resume session-2\n/resume nope\n/resume 问题\n", tmp_path
+    )
     assert [call for call in backend.calls if call[0] == "resume"] == [
         ("resume", "session-1-a"),
         ("resume", "session-2-b"),
     ]
+    assert ("run", ("2", "react")) in backend.calls  # the line after /resume is the next input
     assert out.index("最新的问题") < out.index("更早的问题")
     assert "3 轮" in out and "m2" in out and "没有找到会话: nope" in out
+    assert out.count("用 /resume <编号|会话 id|搜索词> 恢复其中一个") == 2  # the bare list and the 2 matches
 
 
 def test_other_commands_reach_the_backend(tmp_path: Path) -> None:
@@ -180,7 +184,7 @@ def test_a_run_error_is_reported_and_the_repl_goes_on(tmp_path: Path) -> None:
     started = threading.Event()
     backend = FakeBackend(scripts=[wait_for_cancel(started, timeout=0.05)])
     code, _, err = drive(backend, "等\n/clear\n", tmp_path)
-    assert code == 0 and "❌ 任务未完成: never cancelled" in err and backend.names() == ["run", "clear"]
+    assert code == 1 and "❌ 任务未完成: never cancelled" in err and backend.names() == ["run", "clear"]
 
 
 def test_ctrl_c_before_the_watcher_listens_is_still_only_a_cancel() -> None:

@@ -162,11 +162,11 @@ def test_a_choice_behind_another_configured_key_becomes_the_default_provider(
 def test_bad_answers_are_asked_again_and_empty_steps_go_back(pipe: PipeInput, tmp_path: Path) -> None:
     with FakeOpenAIServer() as server:
         dialogue = Dialogue(pipe, tmp_path, STEP_BASE_URL=server.base_url)
-        # 99: no such option; 4 = Step, Enter at the key goes back; 10 = endpoint, a URL without scheme, back
-        result = dialogue.run("99", "4", "", "10", "localhost:1234", "", "4", "sk-step-key-01", "")
+        # 99: no such option; 4 = Step, Enter at the key goes back; 10 = endpoint, not an http(s) URL, back
+        result = dialogue.run("99", "4", "", "10", "ftp://localhost:1234", "", "4", "sk-step-key-01", "")
         assert result is not None
     assert "没有这个选项：99" in dialogue.text
-    assert "地址需要以 http:// 或 https:// 开头" in dialogue.text
+    assert "这不是可用的地址" in dialogue.text
     assert dialogue.text.count("回到服务列表") == 2
     assert dialogue.saved == {"STEP_API_KEY": "sk-step-key-01"}
 
@@ -199,3 +199,31 @@ def test_discovery_probes_the_ports_of_paicli_local_ports_only() -> None:
         assert [(s.port, s.models) for s in found] == [(first.port, ("m-a",))]
         assert first.gets == ["/v1/models"] and other.gets == []
         assert discover_for(EnvLookup(environ={"PAICLI_LOCAL_PORTS": "off"})) == []
+
+
+def test_an_address_without_a_scheme_gets_one_and_v1_and_the_window_hint_respects_the_setting(
+    pipe: PipeInput, tmp_path: Path
+) -> None:
+    with FakeOpenAIServer(models=("local-model",)) as server:
+        port = server.port
+        dialogue = Dialogue(pipe, tmp_path)
+        result = dialogue.run("10", f"127.0.0.1:{server.port}", "", "")  # endpoint, no key, the listed model
+        assert result is not None
+        (tmp_path / "told").mkdir()
+        with create_pipe_input() as other:
+            told = Dialogue(other, tmp_path / "told", PAICLI_CONTEXT_WINDOW="32768")
+            assert told.run("10", f"127.0.0.1:{server.port}", "", "") is not None
+    url = f"http://127.0.0.1:{port}/v1"
+    assert f"按惯例补全为 {url}" in dialogue.text
+    assert dialogue.saved == {"PAICLI_BASE_URL": url, "PAICLI_MODEL": "local-model"}
+    assert "本机模型的上下文窗口往往比云端小" in dialogue.text
+    assert "本机模型的上下文窗口往往比云端小" not in told.text  # the window is already set
+
+
+def test_a_remote_address_without_a_scheme_is_completed_with_https() -> None:
+    from paicli.cli.setup import normalized_base_url
+
+    assert normalized_base_url("api.example.com") == "https://api.example.com/v1"
+    assert normalized_base_url("localhost:8000") == "http://localhost:8000/v1"
+    assert normalized_base_url("https://gw.example.com/openai/") == "https://gw.example.com/openai"
+    assert normalized_base_url("localhost:port") is None and normalized_base_url("ftp://x") is None

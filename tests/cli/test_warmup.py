@@ -209,3 +209,25 @@ def test_stream_json_reports_the_wait_as_its_own_event() -> None:
 
     assert event_to_json(Waiting(MEMORY_DICTIONARY)) == {"type": "waiting", "what": MEMORY_DICTIONARY}
     assert describe_event(Waiting(MEMORY_DICTIONARY)) is None  # text mode stays quiet on stderr
+
+
+def test_stopping_lets_the_step_under_way_finish_and_skips_the_rest() -> None:
+    """At interpreter exit (atexit) no warm-up step may still be running numpy on the daemon thread."""
+    started, release = threading.Event(), threading.Event()
+    ran: list[str] = []
+
+    def first() -> None:
+        started.set()
+        release.wait(TIMEOUT)
+        ran.append("index")
+
+    warmup = WarmUp([WarmStep("A", first), WarmStep("B", lambda: ran.append("encoder"))]).start()
+    assert started.wait(TIMEOUT)
+    stopper = threading.Thread(target=warmup.stop, args=(TIMEOUT,))
+    stopper.start()
+    while stopper.is_alive() and not warmup._stopping:  # stop() has asked before the step ends
+        stopper.join(0.01)
+    release.set()
+    stopper.join(TIMEOUT)
+    assert not stopper.is_alive()
+    assert ran == ["index"] and warmup.done and warmup.pending() is None

@@ -75,3 +75,21 @@ def test_values_are_typed_and_range_checked() -> None:
     assert knobs.MEMORY_PLACEMENT.read(env) == "system"
     with pytest.raises(ConfigError, match=r"PAICLI_LLM_MAX_RETRIES=11 超出允许范围 \[0, 10\]"):
         knobs.LLM_MAX_RETRIES.read(EnvLookup(environ={"PAICLI_LLM_MAX_RETRIES": "11"}))
+
+
+def test_unknown_paicli_names_are_named_with_the_closest_known_one_only_when_close() -> None:
+    from paicli.config.validate import unknown_name_warnings
+
+    env = EnvLookup(
+        environ={
+            "PAICLI_CONTEX_WINDOW": "1",
+            "PAICLI_FOO": "1",
+            "PAICLI_MODEL": "m",
+            "PAICLI_COMMAND_MARKER": "x",
+        }
+    )
+    lines = unknown_name_warnings(env, ("PAICLI_COMMAND_MARKER",))
+    assert lines == [
+        "⚠️ 未知的设置 PAICLI_CONTEX_WINDOW，已忽略，是不是 PAICLI_CONTEXT_WINDOW？",
+        "⚠️ 未知的设置 PAICLI_FOO，已忽略（paicli 没有这个设置）。",
+    ]

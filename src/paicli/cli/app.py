@@ -36,7 +36,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--output-format",
         choices=("text", "json", "stream-json"),
-        default="text",
         help="-p 的输出格式：text（默认）、json 或 stream-json",
     )
     parser.add_argument("-y", "--yes", action="store_true", help="自动批准所有需要人工确认的工具调用")
@@ -45,7 +44,15 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="信任当前文件夹：启用它的 .paicli/skills、.paicli/prompts 和 .paicli/mcp.json（-p 和管道输入默认忽略）",
     )
-    parser.add_argument("--max-turns", type=int, metavar="N", help="最多调用模型 N 次，之后整理部分结果")
+    parser.add_argument(
+        "--max-turns",
+        type=int,
+        metavar="N",
+        help=(
+            "工具循环最多调用模型 N 次（每次都可以调用工具）；第 N 次仍要调用工具时，再用一次不带工具的调用整理部分结果，"
+            "所以 num_turns 最多为 N+1。--plan/--team 中每个任务各自计数"
+        ),
+    )
     parser.add_argument("--model", metavar="NAME", help="本次运行使用的模型（model 或 provider/model）")
     parser.add_argument(
         "-c",
@@ -74,6 +81,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.max_turns is not None and args.max_turns <= 0:
         sys.stderr.write("paicli: --max-turns 必须是正整数\n")
         return EXIT_USAGE
+    if args.output_format is not None and args.prompt is None:
+        sys.stderr.write("paicli: --output-format 只能和 -p 一起使用（REPL 的回答总是文本）\n")
+        return EXIT_USAGE
+    args.output_format = args.output_format or "text"
     from paicli.cli.launch import launch
 
     try:
@@ -88,15 +99,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run() -> None:
     """Process entry point (console script and `python -m paicli`)."""
+    from paicli.cli import stop_signals
+
+    stop_signals.install()
     try:
         code = main()
     except KeyboardInterrupt:  # a second Ctrl+C while the first one's handler was still unwinding
         code = EXIT_CANCELLED
     # Shutdown (joining threads, flushing) can take a moment on a loaded machine; a Ctrl+C landing then would
     # turn the decided exit code into a death by signal.
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    stop_signals.ignore_during_shutdown()
     raise SystemExit(code)
 
 

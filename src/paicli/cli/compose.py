@@ -26,7 +26,7 @@ from paicli.prompt.assembler import AgentPromptBuilder, PromptAssembler, PromptM
 from paicli.prompt.repository import PromptRepository
 from paicli.redact import Redactor
 from paicli.session.ledger import ConversationLedger
-from paicli.tools.approval import ApprovalState
+from paicli.tools.approval import ApprovalState, start_mode
 from paicli.tools.base import Approver
 from paicli.tools.runner import ToolRunner
 from paicli.tools.sandbox.status import SANDBOX_OFF_WARNING, SandboxGate
@@ -134,7 +134,7 @@ def build_components(
     sandbox = SandboxGate(env)
     if sandbox.mode == "off":
         sink.append(SANDBOX_OFF_WARNING)
-    approval = ApprovalState("ask" if settings.approval_mode == "ask" else "auto", yes=yes, sandbox=sandbox)
+    approval = ApprovalState(start_mode(settings.approval_mode), yes=yes, sandbox=sandbox)
     tools = ToolRunner(root, approver, offloader, tracker, env, memory.save_memory_tool, approval)
     loader = ProjectMemoryLoader(root, settings.paicli_home)
     skills = build_skills(settings.paicli_home, root, repository, sink, project_trusted)

@@ -14,6 +14,7 @@ from rich.console import Console
 from paicli.cli.printing import SafeConsole
 from paicli.cli.render import say
 from paicli.cli.setup import Checker, SetupIO, SetupOutcome, run_setup
+from paicli.config import knobs
 from paicli.config.env import HOME_DOTENV, ConfigError, EnvLookup
 from paicli.config.providers import GENERIC, ProviderSpec, provider
 from paicli.config.saved import save_default_provider, save_env_values
@@ -40,7 +41,7 @@ def no_provider_message() -> str:
 
 
 class PromptSetupIO:
-    """Setup questions at a prompt_toolkit prompt (hidden input for keys), answers printed with rich."""
+    """Setup questions at a prompt_toolkit prompt (keys masked with `*`), answers printed with rich."""
 
     def __init__(
         self, console: Console | None = None, input: Input | None = None, output: Output | None = None
@@ -102,7 +103,8 @@ def run_first_setup(
         )
         return (configured or spec.default_base_url or "").rstrip("/")
 
-    outcome = run_setup(io, servers, checker, base_url_for)
+    window_set = env.get(knobs.CONTEXT_WINDOW.key) is not None
+    outcome = run_setup(io, servers, checker, base_url_for, window_set=window_set)
     if outcome is None:
         return None
     home = home_dir(env)

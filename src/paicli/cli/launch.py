@@ -139,15 +139,23 @@ def _settings_or_setup(
 
 
 def launch(args: argparse.Namespace) -> int:
-    from paicli.config.validate import validate_knobs
+    from paicli.config.validate import unknown_name_warnings, validate_knobs
 
     env = EnvLookup()
     oneshot = args.prompt is not None
     if oneshot and args.setup:
         return _fail("--setup 不能和 -p 一起使用：先运行 paicli --setup 完成设置，再用 -p 执行任务")
     interactive = not oneshot and _stdin_is_tty() and sys.stdout.isatty()
+    if interactive:
+        from paicli.cli.stop_signals import default_sigterm
+
+        default_sigterm()
     try:
         validate_knobs(env)
+        from paicli.tools.shell import MARKER_ENV  # a command paicli runs may start paicli again
+
+        for line in unknown_name_warnings(env, (MARKER_ENV,)):
+            sys.stderr.write(line + "\n")
         resolved = _settings_or_setup(args, env, interactive)
     except ConfigError as exc:
         return _fail(str(exc))
@@ -169,6 +177,7 @@ def launch(args: argparse.Namespace) -> int:
     if not oneshot and (args.plan or args.team):
         return _fail("--plan / --team 只能和 -p 一起使用；在 REPL 里请用 /plan 或 /team")
     piped = ""
+    continue_only = False  # `-p "" --plan -c`: the interrupted run is the whole task
     if oneshot:
         args.prompt = scrub_text(args.prompt)
         read = _read_piped_stdin()
@@ -178,9 +187,9 @@ def launch(args: argparse.Namespace) -> int:
             return _fail(stdin_too_large_text(read))
         piped = read
         if not args.prompt.strip() and (args.plan or args.team) and (args.continue_session or args.resume):
-            args.prompt = piped.strip() or "继续未完成的计划"  # only used when there is no run to continue
-            piped = ""
-        if not args.prompt.strip():
+            args.prompt, piped = piped.strip(), ""  # a piped goal is used when there is no run to continue
+            continue_only = not args.prompt
+        elif not args.prompt.strip():
             if not piped.strip():
                 return _fail(
                     '-p 需要一个任务描述，例如 paicli -p "解释 main.py 做了什么"（也可以从标准输入传入）'
@@ -190,6 +199,10 @@ def launch(args: argparse.Namespace) -> int:
     resume = _resume_path(args, settings.paicli_home, settings.project_root, notices)
     if isinstance(resume, str):
         return _fail(resume)
+    if continue_only:
+        missing = _nothing_to_continue(resume, "team" if args.team else "plan")
+        if missing is not None:
+            return _fail(missing)
     if resume is not None:  # a session another process has open is forked or viewed, never shared
         from paicli.cli.busy_session import claim_session
 
@@ -246,6 +259,23 @@ def _warn_untrusted_settings(env: EnvLookup, settings: Settings) -> None:
         )
     for line in settings.notices:
         sys.stderr.write(f"paicli: {line}\n")
+
+
+def _nothing_to_continue(resume: Path | None, mode: str) -> str | None:
+    """Why `-p "" --plan|--team -c|--resume ID` has nothing to run (None: there is an interrupted run)."""
+    from paicli.agent.plan.checkpoint import fold_interrupted
+    from paicli.session.resume import parse_entries
+
+    flag, what = ("--team", "没有执行完的团队任务") if mode == "team" else ("--plan", "没有执行完的计划")
+    if resume is None:
+        return f"{flag} 没有可以继续的内容：本项目还没有会话；请在 -p 后写出任务"
+    try:
+        entries = parse_entries(resume.read_bytes().splitlines())[0]
+    except OSError:
+        entries = []
+    if fold_interrupted(entries, (mode,)) is None:
+        return f"{flag} 没有可以继续的内容：会话 {resume.stem} 里{what}；请在 -p 后写出任务"
+    return None
 
 
 def _pick_session_at_start(backend: AppBackend) -> str:
@@ -324,5 +354,5 @@ def _run_oneshot(backend: AppBackend, args: argparse.Namespace, piped: str) -> i
     backend.turns.continue_plan_first = bool(
         (args.plan or args.team) and (args.continue_session or args.resume)
     )
-    mode: RunMode = "plan" if args.plan else "team" if args.team else "react"
+    mode: RunMode = "plan" if args.plan else "team" if args.team else backend.default_mode()
     return run_oneshot(backend, args.prompt, mode, args.output_format)

@@ -265,7 +265,7 @@ class Dispatcher:
         session_id = choose_session(
             lambda hidden: self.backend.list_sessions(include_hidden=hidden),
             self.io.console,
-            self.io.ask,
+            self.io.ask if getattr(self.io, "pick_inline", True) else None,
             args,
         )
         if session_id is not None:

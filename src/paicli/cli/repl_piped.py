@@ -8,15 +8,18 @@ from typing import IO, TypeVar
 
 from rich.console import Console
 
+from paicli.agent.events import RunFinished
 from paicli.cancel import CancelToken
+from paicli.cli import stop_signals
 from paicli.cli.backend import Backend
-from paicli.cli.commands import mask_secrets
+from paicli.cli.commands import mask_secrets, parse
 from paicli.cli.render import say
 from paicli.cli.repl_dispatch import Dispatcher
 from paicli.cli.repl_plan import offer_continuation
 from paicli.cli.repl_terminal import CANCEL_REQUESTED, run_in_worker
 
 T = TypeVar("T")
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 MAX_LINE_CHARS = 16 * 1024 * 1024  # anything larger could never fit a request (see cli.input_size)
 MAX_DRAIN_CHARS = 1024 * 1024 * 1024
 _DRAIN_CHUNK = 1 << 20
@@ -26,11 +29,13 @@ class PipedIO:
     """stdin is not a terminal: one input per line, answers on stdout, progress on stderr, no ANSI."""
 
     markdown = False
+    pick_inline = False  # a picker lists and returns: the next line is the next input, never an answer
 
     def __init__(self, lines: IO[str], console: Console, progress: Console) -> None:
         self._lines = lines
         self.console = console
         self.progress = progress
+        self.failed_runs = 0  # tasks that ended in an error (model/API failure): the exit code says so
 
     def next_line(self) -> str | None:
         """The next input line. A line over MAX_LINE_CHARS is skipped (drained, never held) with its size;
@@ -63,7 +68,14 @@ class PipedIO:
         quiet: Callable[[], None] | None = None,
         resume: Callable[[], None] | None = None,
     ) -> T:
-        return run_in_worker(work, self._wait, self._interrupted)
+        try:
+            result = run_in_worker(work, self._wait, self._interrupted)
+        except Exception:
+            self.failed_runs += 1
+            raise
+        if isinstance(result, RunFinished) and result.status == "error":
+            self.failed_runs += 1
+        return result
 
     def _wait(self, done: threading.Event, cancel: CancelToken) -> None:
         while not done.is_set():
@@ -82,14 +94,24 @@ class PipedIO:
 
 
 def run_piped(backend: Backend, lines: IO[str], console: Console, progress: Console) -> int:
+    """Every input line in turn; the exit code (design/contract.md): 2 when an input was not a valid command,
+    else 1 when a task failed, else 0; 130 after a SIGTERM (the task it cancelled is the last one)."""
     io = PipedIO(lines, console, progress)
     dispatcher = Dispatcher(backend, io)
     offer_continuation(dispatcher)
-    while (line := io.next_line()) is not None:
+    usage_errors = 0
+    while not stop_signals.terminated() and (line := io.next_line()) is not None:
         if not line.strip():
             continue
         say(progress, f"› {mask_secrets(line.strip())}", "dim")
+        if parse(line).kind == "unknown":
+            usage_errors += 1
         if not dispatcher.handle(line):
             break
         dispatcher.notices()
-    return 0
+    if stop_signals.terminated():
+        say(progress, "⏹️ 收到终止信号，不再读取后面的输入。", "yellow")
+        return EXIT_CANCELLED
+    if usage_errors:
+        return EXIT_USAGE
+    return EXIT_FAILED if io.failed_runs else EXIT_OK

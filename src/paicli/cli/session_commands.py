@@ -241,6 +241,9 @@ def export_command(
     now: Callable[[], datetime] = datetime.now,
     redactor: Redactor | None = None,
 ) -> CommandReply:
+    messages = [m for m in history if m.role != "system"]
+    if not messages:
+        return CommandReply("📭 当前对话还没有任何消息，没有可导出的内容（没有写入文件）。")
     when = now()
     target = (
         Path(args.strip()).expanduser()
@@ -249,7 +252,6 @@ def export_command(
     )
     if not target.is_absolute():
         target = project_root / target
-    messages = [m for m in history if m.role != "system"]
     text = conversation_markdown(messages, session_id, model, when, redactor or Redactor())
     try:
         if target.resolve().is_relative_to(home.resolve()):

@@ -11,6 +11,7 @@ from paicli.cli.backend import SessionSummary
 from paicli.cli.render import say, shorten
 
 PICK_QUESTION = "输入编号、会话 id 或搜索词恢复（all 显示全部，直接回车取消）："
+PICK_HINT = "用 /resume <编号|会话 id|搜索词> 恢复其中一个（/resume all 显示全部）。"
 
 
 def search(sessions: list[SessionSummary], query: str) -> list[SessionSummary]:
@@ -53,11 +54,12 @@ def pick_session(sessions: list[SessionSummary], choice: str) -> str | None:
 def choose_session(
     list_sessions: Callable[[bool], list[SessionSummary]],
     console: Console,
-    ask: Callable[[str], str | None],
+    ask: Callable[[str], str | None] | None,
     args: str,
 ) -> str | None:
     """`/resume [all | number | id | words]`: the session to resume, asking until one is chosen (`all` lists the
-    hidden ones too, words narrow the list); None once it has said why there is none."""
+    hidden ones too, words narrow the list); None once it has said why there is none. Without `ask` (piped
+    input, where the next line is the next input) a list that needs a choice is shown with how to choose."""
     show_all = args.lower() in ("all", "--all")
     sessions = list_sessions(show_all)
     if not sessions:
@@ -67,6 +69,9 @@ def choose_session(
     while True:
         if not choice:
             say(console, format_sessions(sessions))
+            if ask is None:
+                say(console, PICK_HINT, "dim")
+                return None
             choice = (ask(PICK_QUESTION) or "").strip()
             if not choice:
                 say(console, "已取消恢复。", "yellow")

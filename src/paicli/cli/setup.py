@@ -1,4 +1,4 @@
-"""First-run setup: choose a model service, paste the key (hidden), optionally a model, check it, then save.
+"""First-run setup: choose a model service, paste the key (masked), optionally a model, check it, then save.
 
 The flow talks to the user only through `SetupIO` and to the network only through `Checker`, so tests drive
 it with the REPL's own prompt input and a loopback fake server. Saving is the caller's job (`SetupOutcome`).
@@ -29,7 +29,7 @@ class SetupIO(Protocol):
     def say(self, text: str, style: str | None = None) -> None: ...
 
     def ask(self, question: str, *, secret: bool = False) -> str | None:
-        """One answer line; `secret` hides what is typed. None at end of input."""
+        """One answer line; `secret` masks what is typed (one `*` per character). None at end of input."""
         ...
 
 
@@ -91,10 +91,13 @@ def run_setup(
     local: Sequence[LocalServer] = (),
     checker: Checker | None = None,
     base_url_for: Callable[[ProviderSpec], str] | None = None,
+    *,
+    window_set: bool = False,
 ) -> SetupOutcome | None:
     """The whole dialogue; None when input ended before a choice was made.
 
-    `base_url_for` gives a provider's endpoint (its *_BASE_URL override, else the table's default).
+    `base_url_for` gives a provider's endpoint (its *_BASE_URL override, else the table's default);
+    `window_set`: the context window is already configured, so the local-model hint about it is left out.
     """
     checker = checker or HttpChecker()
     endpoint = base_url_for or (lambda spec: spec.default_base_url or "")
@@ -108,10 +111,10 @@ def run_setup(
             choice = _pick_service(io, choices)
             try:
                 if choice.local is not None:
-                    return _local_flow(io, choice.local)
+                    return _local_flow(io, choice.local, window_set)
                 if choice.spec is not None:
                     return _provider_flow(io, choice.spec, endpoint(choice.spec), checker)
-                return _endpoint_flow(io, checker)
+                return _endpoint_flow(io, checker, window_set)
             except _Back:
                 io.say("↩️ 回到服务列表。", "dim")
     except _EndOfInput:
@@ -151,16 +154,17 @@ LOCAL_WINDOW_HINT = (
 )
 
 
-def _local_flow(io: SetupIO, server: LocalServer) -> SetupOutcome:
+def _local_flow(io: SetupIO, server: LocalServer, window_set: bool) -> SetupOutcome:
     model = _ask_model(io, None, server.models)
-    io.say(LOCAL_WINDOW_HINT, "dim")
+    if not window_set:
+        io.say(LOCAL_WINDOW_HINT, "dim")
     values = {BASE_URL_ENV: server.base_url, MODEL_ENV: model}
     return SetupOutcome(GENERIC, model, values, remove=(KEY_ENV,))
 
 
 def _provider_flow(io: SetupIO, spec: ProviderSpec, base_url: str, checker: Checker) -> SetupOutcome:
     def ask_key() -> str:
-        key = _ask(io, f"请粘贴 {spec.key_env}（输入不会显示；直接回车返回上一步）：", secret=True)
+        key = _ask(io, f"请粘贴 {spec.key_env}（输入显示为 *；直接回车返回上一步）：", secret=True)
         if not key:
             raise _Back
         return key
@@ -174,14 +178,14 @@ def _provider_flow(io: SetupIO, spec: ProviderSpec, base_url: str, checker: Chec
     return SetupOutcome(spec.name, model, values, remove)
 
 
-def _endpoint_flow(io: SetupIO, checker: Checker) -> SetupOutcome:
+def _endpoint_flow(io: SetupIO, checker: Checker, window_set: bool) -> SetupOutcome:
     base_url = _ask_base_url(io)
 
     def ask_key() -> str:
-        return _ask(io, "API Key（没有就直接回车；输入不会显示）：", secret=True)
+        return _ask(io, "API Key（没有就直接回车；输入显示为 *）：", secret=True)
 
     key, model = _connect(io, checker, base_url, ask_key, None)
-    if urlsplit(base_url).hostname in ("127.0.0.1", "localhost", "::1"):
+    if urlsplit(base_url).hostname in _LOOPBACK_HOSTS and not window_set:
         io.say(LOCAL_WINDOW_HINT, "dim")
     values = {BASE_URL_ENV: base_url, MODEL_ENV: model}
     if key:
@@ -189,19 +193,44 @@ def _endpoint_flow(io: SetupIO, checker: Checker) -> SetupOutcome:
     return SetupOutcome(GENERIC, model, values, remove=() if key else (KEY_ENV,))
 
 
+_LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def with_scheme(raw: str) -> str:
+    """`localhost:8000` -> `http://localhost:8000`, `api.example.com/v1` -> `https://api.example.com/v1`: a
+    local server rarely has TLS, a remote one should; an address with a scheme is returned unchanged."""
+    if "://" in raw:
+        return raw
+    host = urlsplit(f"//{raw}").hostname
+    return f"{'http' if host in _LOOPBACK_HOSTS else 'https'}://{raw}"
+
+
+def normalized_base_url(raw: str) -> str | None:
+    """The endpoint with its scheme and the customary `/v1` completed; None when it is not an http(s) URL."""
+    url = with_scheme(raw.strip()).rstrip("/")
+    try:
+        parts = urlsplit(url)
+        _ = parts.port  # raises ValueError for a port that is not a number
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    return url if parts.path.strip("/") else url + "/v1"
+
+
 def _ask_base_url(io: SetupIO) -> str:
     while True:
         raw = _ask(io, "接口地址（OpenAI 兼容，例如 http://127.0.0.1:11434/v1；直接回车返回上一步）：")
         if not raw:
             raise _Back
-        parts = urlsplit(raw)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            io.say("❌ 地址需要以 http:// 或 https:// 开头，例如 https://api.example.com/v1", "red")
+        url = normalized_base_url(raw)
+        if url is None:
+            io.say(
+                "❌ 这不是可用的地址，请写成 http://主机:端口/v1 或 https://api.example.com/v1 的形式", "red"
+            )
             continue
-        url = raw.rstrip("/")
-        if not parts.path.strip("/"):
-            url += "/v1"
-            io.say(f"   地址没有路径，按惯例补全为 {url}", "dim")
+        if url != raw.rstrip("/"):
+            io.say(f"   按惯例补全为 {url}", "dim")
         return url
 
 

@@ -7,9 +7,11 @@ what it waits for, so the spinner shows "等待分词词典" instead of a silent
 
 from __future__ import annotations
 
+import atexit
 import logging
 import threading
 import time
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,23 +29,48 @@ class WarmStep:
     run: Callable[[], None]
 
 
+EXIT_WAIT_SECONDS = 30.0
+_running: weakref.WeakSet[WarmUp] = weakref.WeakSet()
+
+
+def _finish_at_exit() -> None:
+    """The index step runs numpy on this daemon thread; caught there by the interpreter's finalization it would
+    abort the process (see memory/vector_file.py). At exit the step under way finishes and no other starts."""
+    for warmup in list(_running):
+        warmup.stop(EXIT_WAIT_SECONDS)
+
+
+atexit.register(_finish_at_exit)
+
+
 class WarmUp:
     def __init__(self, steps: Sequence[WarmStep]) -> None:
         self._steps = tuple(steps)
         self._state = threading.Condition()
         self._current: str | None = self._steps[0].label if self._steps else None
         self._done = not self._steps
+        self._stopping = False
         self._thread: threading.Thread | None = None
 
     def start(self) -> WarmUp:
         if not self._done and self._thread is None:
             self._thread = threading.Thread(target=self._run, name="paicli-warmup", daemon=True)
+            _running.add(self)
             self._thread.start()
         return self
+
+    def stop(self, timeout: float) -> None:
+        """Let the step under way finish, skip the rest, and wait for the thread (at most `timeout` s)."""
+        with self._state:
+            self._stopping = True
+        if self._thread is not None:
+            self._thread.join(timeout)
 
     def _run(self) -> None:
         for step in self._steps:
             with self._state:
+                if self._stopping:
+                    break
                 self._current = step.label
                 self._state.notify_all()
             started = time.monotonic()

@@ -183,6 +183,15 @@ class EnvLookup:
                 self._refused.append(key)
         return _Dotenv(path, PROJECT_DOTENV, values)
 
+    def names(self, prefix: str) -> list[tuple[str, str]]:
+        """Every set name that starts with `prefix`, once, with where it is set (as `source_of` says)."""
+        found = {key: ENVIRONMENT_LABEL for key in self._environ if key.startswith(prefix)}
+        for dotenv in self._dotenv_files():
+            for key in dotenv.values:
+                if key.startswith(prefix):
+                    found.setdefault(key, str(dotenv.path))
+        return sorted(found.items())
+
     def get(self, key: str, default: str | None = None) -> str | None:
         found = self.lookup(key)
         return default if found is None else found.value

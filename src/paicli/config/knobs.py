@@ -263,7 +263,14 @@ MEMORY_PLACEMENT = choice(
     "where retrieved memories go: turn keeps the system prompt byte-identical; system is the reference",
 )
 APPROVAL_MODE = protect(
-    choice("PAICLI_APPROVAL_MODE", SESSION, "auto", ("auto", "ask", "plan"), "approval mode at start-up")
+    choice(
+        "PAICLI_APPROVAL_MODE",
+        SESSION,
+        "auto",
+        ("auto", "ask", "plan", "team"),
+        "mode at start-up, as /mode sets it: ask confirms every write and command; plan / team run plain inputs"
+        " (and -p without --plan/--team) as Plan-and-Execute / Team",
+    )
 )
 PROMPT_RUNTIME_DATE = text(
     "PAICLI_PROMPT_RUNTIME_DATE", SESSION, "fixed ISO date for the prompt's runtime section (tests)"

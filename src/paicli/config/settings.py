@@ -38,7 +38,7 @@ class NoProviderError(ConfigError):
     """No provider can be used because no key (or endpoint) is configured: the case the first-run setup fixes."""
 
 
-APPROVAL_MODES = ("auto", "ask", "plan")
+APPROVAL_MODES = ("auto", "ask", "plan", "team")
 
 
 # ---------------------------------------------------------------- config.json

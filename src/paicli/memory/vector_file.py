@@ -9,10 +9,12 @@ by one and vanished ones are dropped. A file from other features, or one that ca
 
 from __future__ import annotations
 
+import atexit
 import json
 import logging
 import os
 import threading
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,20 @@ log = logging.getLogger(__name__)
 
 SUFFIX = ".vectors.npz"
 FORMAT = 1
+EXIT_WAIT_SECONDS = 30.0
+_persisters: weakref.WeakSet[Persister] = weakref.WeakSet()
+
+
+def _finish_saves_at_exit() -> None:
+    """A daemon thread still inside numpy when the interpreter finalizes is stopped by a forced unwind the
+    moment it takes the GIL back, and unwinding through numpy's C++ code aborts the whole process
+    (`terminate called without an active exception`, exit by SIGABRT). So a pending or running save is
+    finished before that (which also keeps it)."""
+    for persister in list(_persisters):
+        persister.close(EXIT_WAIT_SECONDS)
+
+
+atexit.register(_finish_saves_at_exit)
 
 
 def index_path_for(memory_file: Path) -> Path:
@@ -123,10 +139,14 @@ class Persister:
         self._state = threading.Condition()
         self._wanted = False
         self._running = False
+        self._closed = False
         self.saves = 0
+        _persisters.add(self)
 
     def request(self) -> None:
         with self._state:
+            if self._closed:  # the process is exiting: the next one syncs the index from the memory file
+                return
             self._wanted = True
             if self._running:
                 return
@@ -157,3 +177,9 @@ class Persister:
         self._hurry.set()
         with self._state:
             return self._state.wait_for(lambda: not self._running and not self._wanted, timeout)
+
+    def close(self, timeout: float) -> bool:
+        """Finish what is pending and start no save thread after this (interpreter exit)."""
+        with self._state:
+            self._closed = True
+        return self.flush(timeout)

@@ -29,6 +29,12 @@ _MODE_TEXT = {
 }
 
 
+def start_mode(name: str) -> SessionMode:
+    """The start-up mode setting (validated at start-up against the same names as /mode)."""
+    modes: tuple[SessionMode, ...] = ("auto", "plan", "team", "ask")
+    return next((mode for mode in modes if mode == name), "auto")
+
+
 class AutoApprover:
     """`--yes`: approves everything without asking."""
 
