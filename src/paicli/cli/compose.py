@@ -24,6 +24,7 @@ from paicli.memory.store import LongTermMemory
 from paicli.prompt.assembler import AgentPromptBuilder, PromptAssembler, PromptMode
 from paicli.prompt.repository import PromptRepository
 from paicli.session.ledger import ConversationLedger
+from paicli.snapshots.recorder import WorkspaceSnapshots
 from paicli.tools.approval import ApprovalState
 from paicli.tools.base import Approver
 from paicli.tools.runner import ToolRunner
@@ -53,6 +54,7 @@ class Components:
     tool_support: ToolSupport | None = (
         None  # models found at run time to reject `tools` (llm/tool_fallback.py)
     )
+    snapshots: WorkspaceSnapshots | None = None  # workspace snapshots before each turn's first change
 
 
 def build_llm(settings: Settings, tool_support: ToolSupport | None = None) -> LLMClient:
@@ -135,7 +137,7 @@ def build_components(
     team_prompts = AssembledTeamPrompts(
         assembler, repository.load, loader.load, skills.index_text, tools_enabled
     )
-    return Components(
+    parts = Components(
         settings,
         env,
         client,
@@ -155,3 +157,7 @@ def build_components(
         team_prompts=team_prompts,
         tool_support=tool_support,
     )
+    from paicli.cli.snapshot_commands import attach_snapshots
+
+    parts.snapshots = attach_snapshots(parts)
+    return parts

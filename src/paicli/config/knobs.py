@@ -380,6 +380,21 @@ GREP_RIPGREP = flag(
     True,
     "grep_code uses the bundled ripgrep; false: the built-in engine (gives up after 20 s, 2 s per line)",
 )
+SNAPSHOTS = choice(
+    "PAICLI_SNAPSHOTS",
+    TOOLS,
+    "on",
+    ("on", "off"),
+    "side-git snapshot of the project before each turn's first change (/undo, /restore, revert_turn)",
+)
+SNAPSHOT_KEEP = integer(
+    "PAICLI_SNAPSHOT_KEEP",
+    TOOLS,
+    50,
+    "workspace snapshots kept per project (older ones are pruned)",
+    1,
+    10_000,
+)
 
 NO_STATUSBAR = flag("PAICLI_NO_STATUSBAR", TERMINAL, False, "hide the REPL status bar")
 LOG_LEVEL = choice(
@@ -432,6 +447,8 @@ ALL_KNOBS: tuple[Knob[object], ...] = (  # type: ignore[assignment]
     AUDIT_DIR,
     SKILL_BODY_BUDGET,
     GREP_RIPGREP,
+    SNAPSHOTS,
+    SNAPSHOT_KEEP,
     NO_STATUSBAR,
     LOG_LEVEL,
 )

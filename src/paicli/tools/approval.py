@@ -12,7 +12,7 @@ from paicli.tools.grants import Grant, covered, grant_for
 from paicli.tools.guards import COMMAND_RULES, is_read_only_command
 
 SessionMode = Literal["auto", "plan", "team", "ask"]
-DANGEROUS_TOOLS = ("write_file", "edit_file", "execute_command")
+DANGEROUS_TOOLS = ("write_file", "edit_file", "execute_command", "revert_turn")
 HITL_PREFIX = "[HITL]"
 _MODE_TEXT = {
     "auto": "auto（默认）：项目内的文件编辑直接执行（任意层级的 .git/、.paicli/ 和 PAI.md 除外）；确认只读的命令直接运行，其余 shell 命令先请你确认",
@@ -163,6 +163,8 @@ class ApprovalState:
                 return None
         if self._mode == "ask":
             return ApprovalNeed("当前为 ask 模式，危险操作需要确认")
+        if tool == "revert_turn":
+            return ApprovalNeed("撤回会把项目文件改回快照时的样子，任何模式下都先请你确认")
         command = str(args.get("command", ""))
         if tool == "execute_command" and not is_read_only_command(
             command, project_root, self.written_gitdirs()
@@ -216,6 +218,8 @@ def approval_summary(tool: str, args: dict[str, Any]) -> str:
         return f"写入文件: {args.get('path', '')}"
     if tool == "edit_file":
         return f"编辑文件: {args.get('path', '')}"
+    if tool == "revert_turn":
+        return f"撤回改动: 把项目文件恢复到第 {args.get('n', 1)} 近的快照"
     return f"调用工具 {tool}"
 
 
