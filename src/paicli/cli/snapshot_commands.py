@@ -17,7 +17,7 @@ from paicli.cli.render import say
 from paicli.config import knobs
 from paicli.snapshots.git import SnapshotError
 from paicli.snapshots.model import RestorePlan
-from paicli.snapshots.recorder import TURNED_OFF, WorkspaceSnapshots, open_store
+from paicli.snapshots.recorder import NO_GIT, TURNED_OFF, WorkspaceSnapshots, open_store
 from paicli.snapshots.report import list_text, plan_text, result_text, status_text
 from paicli.snapshots.tool import RevertTurn
 
@@ -49,7 +49,7 @@ def attach_snapshots(parts: Components) -> WorkspaceSnapshots:
         unavailable,
         ledger=lambda: parts.ledger,
         mode=lambda: _LEDGER_MODES.get(parts.approval.mode, "react"),
-        announce_unavailable=store is None and unavailable != TURNED_OFF,
+        announce_unavailable=unavailable == NO_GIT,  # $HOME as the project is a choice, not a fault
     )
     parts.tools.checkpoint = snapshots
     if store is not None:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
+from paicli.config import knobs
 from paicli.snapshots.git import SnapshotError, find_git
 from paicli.snapshots.model import RestorePlan, RestoreResult, Snapshot, project_key, shown_path
 from paicli.snapshots.store import SnapshotStore
@@ -26,7 +27,7 @@ RESTORE_EVENT = "workspace_restore"
 FAILED_NOTICE = "⚠️ 工作区快照失败（{reason}），本轮的改动将无法用 /undo 撤回；任务照常继续。"
 NO_GIT = "没有找到 git 程序，工作区快照已关闭（/undo、/restore 不可用）"
 HOME_ROOT = "项目根目录是主目录或文件系统根目录，范围太大，不做工作区快照"
-TURNED_OFF = "PAICLI_SNAPSHOTS=off，工作区快照已关闭"
+TURNED_OFF = f"{knobs.SNAPSHOTS.key}=off，工作区快照已关闭"
 
 
 class EventLedger(Protocol):

@@ -6,6 +6,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from paicli.config import knobs
 from paicli.snapshots.model import KIND_TEXT, Change, RestorePlan, RestoreResult, Snapshot, shown_path
 
 MAX_LISTED_FILES = 30
@@ -41,7 +42,7 @@ def status_text(
     lines = [
         "📸 工作区快照：已开启（每轮第一次改动文件之前自动拍摄）",
         f"   快照库: {git_dir}",
-        f"   快照数: {len(snapshots)}（最多保留 {keep} 个，PAICLI_SNAPSHOT_KEEP）",
+        f"   快照数: {len(snapshots)}（最多保留 {keep} 个，{knobs.SNAPSHOT_KEEP.key}）",
         f"   占用空间: {disk_bytes / 1024 / 1024:.1f} MB",
     ]
     if snapshots:

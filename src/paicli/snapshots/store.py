@@ -1,4 +1,4 @@
-"""SnapshotStore: one project's side repository under `$PAICLI_HOME/snapshots/<project-key>/`.
+"""SnapshotStore: one project's side repository under `<paicli home>/snapshots/<project-key>/`.
 
 A snapshot is `git update-index` of the paths that changed since the last one (the side index's stat cache
 makes a small change cheap), `write-tree`, `commit-tree` (no parent: an old snapshot can be pruned on its own)
