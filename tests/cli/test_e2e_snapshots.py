@@ -174,3 +174,47 @@ def test_revert_turn_is_refused_in_one_shot_without_yes(project: Path, isolated_
         tool_message = [m for m in server.requests[-1]["messages"] if m.get("role") == "tool"][-1]
         assert "已恢复" in str(tool_message["content"])
         server.assert_no_violations()
+
+
+def test_each_plan_task_gets_its_own_snapshot(project: Path, isolated_home: Path) -> None:
+    plan = json.dumps(
+        {
+            "summary": "两步",
+            "tasks": [
+                {"id": "t1", "description": "写甲", "type": "FILE_WRITE", "dependencies": []},
+                {"id": "t2", "description": "写乙", "type": "FILE_WRITE", "dependencies": ["t1"]},
+            ],
+        },
+        ensure_ascii=False,
+    )
+    written: set[str] = set()
+
+    def respond(body: dict[str, object]) -> Reply | str | None:
+        messages = body["messages"]
+        assert isinstance(messages, list)
+        if "Plan Builder" in str(messages[0].get("content")):
+            return f"```json\n{plan}\n```"
+        task = next((line for line in str(messages[1].get("content")).splitlines() if "当前任务" in line), "")
+        name = "甲.txt" if "写甲" in task else "乙.txt"
+        if messages[-1].get("role") == "tool" or name in written:
+            return "完成"
+        written.add(name)
+        return Reply.tool_calls(
+            ("write_file", json.dumps({"path": name, "content": name}, ensure_ascii=False))
+        )
+
+    (project / "keep.txt").write_bytes(b"keep")
+    before = tree_state(project)
+    with FakeOpenAIServer(responder=respond) as server:
+        env = paicli_env(isolated_home, server.base_url)
+        done = run_paicli(["-p", "分两步写文件", "--plan", "--yes"], env, project, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert (project / "甲.txt").exists() and (project / "乙.txt").exists()
+        snapshots = session_events(isolated_home, "workspace_snapshot")
+        ids = {entry["metadata"]["snapshot"] for entry in snapshots}  # type: ignore[index]
+        assert len(snapshots) == 2 and len(ids) == 2  # one per task
+        piped(env, project, "/restore 1\n")  # back to before task 2: task 1's file stays
+        assert (project / "甲.txt").exists() and not (project / "乙.txt").exists()
+        piped(env, project, "/restore 3\n")  # #1 is now the restore's own snapshot; #3 is before task 1
+        assert tree_state(project) == before
+        server.assert_no_violations()
