@@ -172,3 +172,15 @@ def test_the_store_is_private(work: Path, store: SnapshotStore) -> None:
             assert os.stat(os.path.join(folder, name)).st_mode & 0o077 == 0, os.path.join(folder, name)
         for name in files:
             assert os.stat(os.path.join(folder, name)).st_mode & 0o077 == 0, os.path.join(folder, name)
+
+
+def test_pruned_snapshots_give_their_space_back(work: Path, tmp_path: Path) -> None:
+    assert GIT is not None
+    store = SnapshotStore(work, tmp_path / "side", GIT, keep=2)
+    blob = 64 * 1024
+    for _ in range(25):
+        write(work, b"big.bin", os.urandom(blob))  # incompressible: each version costs its full size
+        store.take("turn")
+    assert len(store.snapshots()) == 2
+    # without dropping unreachable objects the store would hold all 25 versions
+    assert store.disk_bytes() < 15 * blob

@@ -41,6 +41,7 @@ from paicli.snapshots.stage import MAX_FILE_BYTES, exclude_text, sort_paths
 REF_NAMESPACE = "refs/paicli/snapshots/"
 DEFAULT_KEEP = 50
 LOCK_WAIT_SECONDS = 30.0
+OBJECT_PRUNE_EVERY = 10
 _ZERO = "0" * 40
 _STATUSES = frozenset("ADMT")
 
@@ -61,6 +62,7 @@ class SnapshotStore:
         self.max_file_bytes = max_file_bytes
         self.excluded_dirs = (*excluded_dirs, Path(git_dir))
         self._lock = threading.Lock()
+        self._pruned = 0  # snapshots pruned since unreachable objects were last dropped
 
     @property
     def git_dir(self) -> Path:
@@ -129,8 +131,7 @@ class SnapshotStore:
             before = self.disk_bytes()
             refs = [snapshot.ref for snapshot in self.snapshots()]
             self._delete_refs(refs)
-            if (self.git_dir / "HEAD").exists():
-                self.repo.run(["gc", "--quiet", "--prune=now"])
+            self._drop_unreachable()
             return max(0, before - self.disk_bytes())
 
     def disk_bytes(self) -> int:
@@ -190,6 +191,16 @@ class SnapshotStore:
         stale = self.snapshots()[self.keep :]
         if stale:
             self._delete_refs([snapshot.ref for snapshot in stale])
+            self._pruned += len(stale)
+            if self._pruned >= OBJECT_PRUNE_EVERY:  # a walk of every kept snapshot: not on every turn
+                self._drop_unreachable()
+
+    def _drop_unreachable(self) -> None:
+        """Loose objects no snapshot (and not the side index) still uses; nothing is ever packed, so this frees
+        their space without rewriting the store."""
+        self._pruned = 0
+        if (self.git_dir / "HEAD").exists():
+            self.repo.run(["prune", "--expire=now"])
 
     def _delete_refs(self, refs: Sequence[str]) -> None:
         if refs:
