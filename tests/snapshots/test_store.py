@@ -184,3 +184,13 @@ def test_pruned_snapshots_give_their_space_back(work: Path, tmp_path: Path) -> N
     assert len(store.snapshots()) == 2
     # without dropping unreachable objects the store would hold all 25 versions
     assert store.disk_bytes() < 15 * blob
+
+
+def test_a_damaged_side_index_is_rebuilt(work: Path, store: SnapshotStore) -> None:
+    write(work, b"f.txt", b"one")
+    first = store.take("turn")
+    store.repo.index.write_bytes(b"DIRC garbage")
+    write(work, b"f.txt", b"two")
+    second = store.take("turn")
+    assert store.repo.run(["cat-file", "-p", f"{second.commit}:f.txt"]) == b"two"
+    assert store.repo.run(["cat-file", "-p", f"{first.commit}:f.txt"]) == b"one"

@@ -127,3 +127,19 @@ def test_revert_turn_is_dangerous_in_every_mode_but_yes() -> None:
     for mode in ("auto", "ask"):
         assert ApprovalState(mode).needs_approval("revert_turn", {"n": 1}) is not None  # type: ignore[arg-type]
     assert ApprovalState("auto", yes=True).needs_approval("revert_turn", {"n": 1}) is None
+
+
+@needs_git
+def test_the_stored_label_is_redacted(tmp_path: Path) -> None:
+    import shutil
+
+    git = shutil.which("git")
+    assert git is not None
+    (tmp_path / "work").mkdir()
+    store = SnapshotStore(tmp_path / "work", tmp_path / "side", git)
+    key = "sk-" + "a1b2c3d4" * 4
+    WorkspaceSnapshots(store).before_first_change(f"用这个 key {key} 调接口")
+    [snapshot] = store.snapshots()
+    assert key not in snapshot.label and "[REDACTED]" in snapshot.label
+    raw = store.repo.run(["cat-file", "commit", snapshot.commit])
+    assert key.encode() not in raw

@@ -15,6 +15,7 @@ from paicli.cli.backend import CommandReply
 from paicli.cli.commands import is_yes
 from paicli.cli.render import say
 from paicli.config import knobs
+from paicli.redact import Redactor
 from paicli.snapshots.git import SnapshotError
 from paicli.snapshots.model import RestorePlan
 from paicli.snapshots.recorder import NO_GIT, TURNED_OFF, WorkspaceSnapshots, open_store
@@ -31,6 +32,8 @@ _LEDGER_MODES = {"plan": "plan", "team": "team"}
 
 def attach_snapshots(parts: Components) -> WorkspaceSnapshots:
     """Build the session's snapshots from the knobs; the runner calls them before each turn's first change."""
+    from paicli.cli.compose import known_secrets
+
     env = parts.env
     unavailable = TURNED_OFF
     store = None
@@ -50,6 +53,7 @@ def attach_snapshots(parts: Components) -> WorkspaceSnapshots:
         ledger=lambda: parts.ledger,
         mode=lambda: _LEDGER_MODES.get(parts.approval.mode, "react"),
         announce_unavailable=unavailable == NO_GIT,  # $HOME as the project is a choice, not a fault
+        redact=Redactor(known_secrets(parts.settings, env)).text,
     )
     parts.tools.checkpoint = snapshots
     if store is not None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from paicli.config import knobs
+from paicli.redact import Redactor
 from paicli.snapshots.git import SnapshotError, find_git
 from paicli.snapshots.model import RestorePlan, RestoreResult, Snapshot, project_key, shown_path
 from paicli.snapshots.store import SnapshotStore
@@ -67,6 +68,7 @@ class WorkspaceSnapshots:
         mode: Callable[[], str] | None = None,
         notify: Callable[[str], None] | None = None,
         announce_unavailable: bool = False,
+        redact: Callable[[str], str] | None = None,
     ) -> None:
         self.store = store
         self.unavailable = unavailable
@@ -74,6 +76,7 @@ class WorkspaceSnapshots:
         self._mode = mode or (lambda: "react")
         self.notify: Callable[[str], None] = notify or (lambda text: log.warning("%s", text))
         self._announce = announce_unavailable
+        self._redact = redact or Redactor().text  # the label is the user's input: it is stored on disk
         self._failing = False
         self._lock = threading.Lock()
 
@@ -89,7 +92,7 @@ class WorkspaceSnapshots:
                 self.notify(f"⚠️ {self.unavailable}")
             return
         try:
-            snapshot = self.store.take("turn", label, self._session())
+            snapshot = self.store.take("turn", self._redact(label), self._session())
         except (SnapshotError, OSError) as error:
             self._failed(error)
             return

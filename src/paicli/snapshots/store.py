@@ -165,6 +165,16 @@ class SnapshotStore:
 
     def _stage(self) -> Staged:
         self._ensure_repo()
+        try:
+            return self._stage_once()
+        except SnapshotError as error:
+            if "index" not in str(error).lower() or not self.repo.index.exists():
+                raise
+            # a damaged side index (a crash mid-write): rebuild it from the work tree, slower but the same tree
+            self.repo.index.unlink()
+            return self._stage_once()
+
+    def _stage_once(self) -> Staged:
         listed = self.repo.run(["ls-files", "-z", "--others", "--modified", "--exclude-standard"])
         paths = sorted(set(split_nul(listed)))
         sorted_paths = sort_paths(os.fsencode(self.repo.work_tree), paths, self.max_file_bytes)
