@@ -218,3 +218,24 @@ def test_each_plan_task_gets_its_own_snapshot(project: Path, isolated_home: Path
         piped(env, project, "/restore 3\n")  # #1 is now the restore's own snapshot; #3 is before task 1
         assert tree_state(project) == before
         server.assert_no_violations()
+
+
+def test_without_git_the_turn_goes_on_with_one_notice(
+    project: Path, isolated_home: Path, tmp_path: Path
+) -> None:
+    no_git = tmp_path / "empty-path"
+    no_git.mkdir()
+    writes = [
+        Reply.tool_calls(("write_file", json.dumps({"path": f"f{index}.txt", "content": "x"})))
+        for index in range(2)
+    ]
+    with FakeOpenAIServer() as server:
+        server.push(*writes, "写好了")
+        env = paicli_env(isolated_home, server.base_url, PATH=str(no_git))
+        done = run_paicli(["-p", "写两个文件", "--yes"], env, project, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip().endswith("写好了")
+        assert (project / "f0.txt").exists() and (project / "f1.txt").exists()
+        assert done.stderr.count("没有找到 git") == 1, done.stderr
+        assert not (isolated_home / ".paicli" / "snapshots").exists()
+        server.assert_no_violations()
