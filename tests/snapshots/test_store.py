@@ -194,3 +194,34 @@ def test_a_damaged_side_index_is_rebuilt(work: Path, store: SnapshotStore) -> No
     second = store.take("turn")
     assert store.repo.run(["cat-file", "-p", f"{second.commit}:f.txt"]) == b"two"
     assert store.repo.run(["cat-file", "-p", f"{first.commit}:f.txt"]) == b"one"
+
+
+def test_files_holding_secrets_stay_out_of_the_store(work: Path, tmp_path: Path) -> None:
+    from paicli.snapshots.secrets import SecretScan
+
+    assert GIT is not None
+    configured = "configured-key-0123456789"
+    store = SnapshotStore(work, tmp_path / "side", GIT, secrets=SecretScan([configured]))
+    write(work, b".env", b"ANYTHING=1\n")
+    write(work, b"creds.txt", b"Authorization: Bearer tok.abc.defghijk\n")
+    write(work, b"notes.md", "数据库密码是 s3cr3t-db-pass\n".encode())
+    write(work, b"conf.ini", f"key {configured}\n".encode())
+    write(work, b"id_ed25519", b"whatever")
+    write(
+        work,
+        b"settings.py",
+        b'api_key = os.environ["API_KEY"]\nheaders = {"Authorization": f"Bearer {token}"}\n',
+    )
+    snapshot = store.take("turn")
+    stored = store.repo.run(["ls-tree", "-r", "-z", "--name-only", snapshot.commit]).split(b"\0")
+    assert [name for name in stored if name] == [b"settings.py"]  # ordinary code is not a secret
+    assert len(snapshot.skipped) == 5 and all("不存入快照" in skip for skip in snapshot.skipped)
+    for folder, _, files in os.walk(store.git_dir):
+        for name in files:
+            data = Path(folder, name).read_bytes()
+            assert b"tok.abc" not in data and b"s3cr3t" not in data and configured.encode() not in data
+    os.remove(work / "creds.txt")
+    write(work, b"settings.py", b"changed")
+    store.restore(store.plan(1).target)
+    assert not (work / "creds.txt").exists()  # never stored, so never brought back
+    assert (work / "settings.py").read_bytes().startswith(b"api_key")

@@ -35,6 +35,7 @@ def attach_snapshots(parts: Components) -> WorkspaceSnapshots:
     from paicli.cli.compose import known_secrets
 
     env = parts.env
+    secrets = known_secrets(parts.settings, env)
     unavailable = TURNED_OFF
     store = None
     if knobs.SNAPSHOTS.read(env) == "on":
@@ -45,6 +46,7 @@ def attach_snapshots(parts: Components) -> WorkspaceSnapshots:
             home,
             knobs.SNAPSHOT_KEEP.read(env),
             None if user_home is None else Path(user_home).expanduser(),
+            secrets,
         )
         store, unavailable = (None, opened) if isinstance(opened, str) else (opened, "")
     snapshots = WorkspaceSnapshots(
@@ -53,7 +55,7 @@ def attach_snapshots(parts: Components) -> WorkspaceSnapshots:
         ledger=lambda: parts.ledger,
         mode=lambda: _LEDGER_MODES.get(parts.approval.mode, "react"),
         announce_unavailable=unavailable == NO_GIT,  # $HOME as the project is a choice, not a fault
-        redact=Redactor(known_secrets(parts.settings, env)).text,
+        redact=Redactor(secrets).text,
     )
     parts.tools.checkpoint = snapshots
     if store is not None:

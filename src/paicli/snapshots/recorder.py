@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -19,6 +19,7 @@ from paicli.config import knobs
 from paicli.redact import Redactor
 from paicli.snapshots.git import SnapshotError, find_git
 from paicli.snapshots.model import RestorePlan, RestoreResult, Snapshot, project_key, shown_path
+from paicli.snapshots.secrets import SecretScan
 from paicli.snapshots.store import SnapshotStore
 
 log = logging.getLogger(__name__)
@@ -45,7 +46,11 @@ def snapshot_dir(home: Path, project_root: Path) -> Path:
 
 
 def open_store(
-    project_root: Path, home: Path, keep: int, user_home: Path | None = None
+    project_root: Path,
+    home: Path,
+    keep: int,
+    user_home: Path | None = None,
+    secrets: Sequence[str] = (),
 ) -> SnapshotStore | str:
     """The project's store, or why there is none."""
     git = find_git()
@@ -55,7 +60,8 @@ def open_store(
     homes = {Path(os.path.realpath(user_home or Path.home()))}
     if real.parent == real or real in homes:
         return HOME_ROOT
-    return SnapshotStore(real, snapshot_dir(home, real), git, keep=keep, excluded_dirs=(home,))
+    scan = SecretScan(secrets)
+    return SnapshotStore(real, snapshot_dir(home, real), git, keep=keep, excluded_dirs=(home,), secrets=scan)
 
 
 class WorkspaceSnapshots:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from paicli.skipdirs import SKIPPED_DIRS
 from paicli.snapshots.model import shown_path
+from paicli.snapshots.secrets import SecretScan
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
 _GLOB_SPECIAL = "\\*?[!#"
@@ -26,7 +27,9 @@ class Sorted:
     skipped: tuple[str, ...]  # for the user: what the snapshot leaves out, and why
 
 
-def sort_paths(root: bytes, paths: Iterable[bytes], max_file_bytes: int = MAX_FILE_BYTES) -> Sorted:
+def sort_paths(
+    root: bytes, paths: Iterable[bytes], max_file_bytes: int = MAX_FILE_BYTES, scan: SecretScan | None = None
+) -> Sorted:
     add: list[bytes] = []
     remove: list[bytes] = []
     skipped: list[str] = []
@@ -50,6 +53,9 @@ def sort_paths(root: bytes, paths: Iterable[bytes], max_file_bytes: int = MAX_FI
         elif not os.access(full, os.R_OK):
             remove.append(path)
             skipped.append(f"{shown_path(path)}（没有读取权限）")
+        elif scan is not None and (secret := scan.reason(path, full)) is not None:
+            remove.append(path)
+            skipped.append(f"{shown_path(path)}（{secret}，不存入快照）")
         else:
             add.append(path)
     return Sorted(tuple(add), tuple(remove), tuple(skipped))

@@ -36,6 +36,7 @@ from paicli.snapshots.model import (
     Staged,
     one_line,
 )
+from paicli.snapshots.secrets import SecretScan
 from paicli.snapshots.stage import MAX_FILE_BYTES, exclude_text, sort_paths
 
 REF_NAMESPACE = "refs/paicli/snapshots/"
@@ -56,6 +57,7 @@ class SnapshotStore:
         keep: int = DEFAULT_KEEP,
         max_file_bytes: int = MAX_FILE_BYTES,
         excluded_dirs: Sequence[Path] = (),
+        secrets: SecretScan | None = None,
     ) -> None:
         self.repo = GitRepo(git, Path(git_dir), Path(os.path.realpath(project_root)))
         self.keep = max(1, keep)
@@ -63,6 +65,7 @@ class SnapshotStore:
         self.excluded_dirs = (*excluded_dirs, Path(git_dir))
         self._lock = threading.Lock()
         self._pruned = 0  # snapshots pruned since unreachable objects were last dropped
+        self.secrets = secrets if secrets is not None else SecretScan()
 
     @property
     def git_dir(self) -> Path:
@@ -177,7 +180,7 @@ class SnapshotStore:
     def _stage_once(self) -> Staged:
         listed = self.repo.run(["ls-files", "-z", "--others", "--modified", "--exclude-standard"])
         paths = sorted(set(split_nul(listed)))
-        sorted_paths = sort_paths(os.fsencode(self.repo.work_tree), paths, self.max_file_bytes)
+        sorted_paths = sort_paths(os.fsencode(self.repo.work_tree), paths, self.max_file_bytes, self.secrets)
         if sorted_paths.remove:
             self.repo.run(["update-index", "-z", "--force-remove", "--stdin"], nul_list(sorted_paths.remove))
         if sorted_paths.add:
