@@ -12,7 +12,7 @@ LAYERS = (
     ("config", "cancel", "redact", "textsafe", "termsafe", "fsperm", "skipdirs"),
     ("llm",),
     ("context", "prompt", "session"),
-    ("memory", "tools"),
+    ("memory", "tools", "snapshots"),
     ("mcp",),
     ("agent",),
     ("cli",),

@@ -41,6 +41,16 @@ from paicli.memory.extractor import AutoFactExtractor
 from paicli.tools.disabled import ToolsDisabled
 
 
+def _snapshot_commands(parts: Components, notice: Callable[[str], None]) -> object | None:
+    """/snapshot, /restore, /undo (issue 30); snapshot failures are said like other background notices."""
+    if parts.snapshots is None:
+        return None
+    from paicli.cli.snapshot_commands import SnapshotCommands
+
+    parts.snapshots.notify = notice
+    return SnapshotCommands(parts.snapshots, lambda: parts.approval.yes)
+
+
 class AppBackend:
     def __init__(
         self,
@@ -80,6 +90,7 @@ class AppBackend:
         self.report = SessionReport(parts, self.agent, self.background)
         self.models = ModelSwitch(parts, self.agent, self.background)
         self.sessions = SessionRestore(parts, self.agent, self.background.notice)
+        self.snapshots = _snapshot_commands(parts, self.background.notice)
 
     def _react_agent(
         self, budget: Callable[[], AgentBudget], after_turn: Callable[[str], None] | None

@@ -26,6 +26,7 @@ from paicli.prompt.assembler import AgentPromptBuilder, PromptAssembler, PromptM
 from paicli.prompt.repository import PromptRepository
 from paicli.redact import Redactor
 from paicli.session.ledger import ConversationLedger
+from paicli.snapshots.recorder import WorkspaceSnapshots
 from paicli.tools.approval import ApprovalState, start_mode
 from paicli.tools.base import Approver
 from paicli.tools.runner import ToolRunner
@@ -57,6 +58,7 @@ class Components:
         None  # models found at run time to reject `tools` (llm/tool_fallback.py)
     )
     mcp: McpSession | None = None  # None: no MCP server configured
+    snapshots: WorkspaceSnapshots | None = None  # workspace snapshots before each turn's first change
 
 
 def build_llm(settings: Settings, tool_support: ToolSupport | None = None) -> LLMClient:
@@ -157,7 +159,7 @@ def build_components(
     team_prompts = AssembledTeamPrompts(
         assembler, repository.load, loader.load, skills.index_text, tools_enabled
     )
-    return Components(
+    parts = Components(
         settings,
         env,
         client,
@@ -178,6 +180,10 @@ def build_components(
         tool_support=tool_support,
         mcp=mcp,
     )
+    from paicli.cli.snapshot_commands import attach_snapshots
+
+    parts.snapshots = attach_snapshots(parts)
+    return parts
 
 
 def start_mcp(

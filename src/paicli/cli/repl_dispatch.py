@@ -255,6 +255,21 @@ class Dispatcher:
             renderer.stop_spinner()
         self.reply(reply)
 
+    def _cmd_snapshot(self, args: str) -> None:
+        from paicli.cli.snapshot_commands import snapshot_command
+
+        snapshot_command(self, args)
+
+    def _cmd_restore(self, args: str) -> None:
+        from paicli.cli.snapshot_commands import restore_command
+
+        restore_command(self, args)
+
+    def _cmd_undo(self, _: str) -> None:
+        from paicli.cli.snapshot_commands import restore_command
+
+        restore_command(self, "1")
+
     def _cmd_history(self, _: str) -> None:
         self.io.clear_input_history()
         say(self.io.console, "🧹 输入历史记录已删除")

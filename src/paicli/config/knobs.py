@@ -411,6 +411,21 @@ MCP_STARTUP_WAIT = number(
     "-p and piped runs: how long to wait for an MCP server whose tools are not cached yet (0: never)",
     0,
 )
+SNAPSHOTS = choice(
+    "PAICLI_SNAPSHOTS",
+    TOOLS,
+    "on",
+    ("on", "off"),
+    "side-git snapshot of the project before each turn's first change (/undo, /restore, revert_turn)",
+)
+SNAPSHOT_KEEP = integer(
+    "PAICLI_SNAPSHOT_KEEP",
+    TOOLS,
+    50,
+    "workspace snapshots kept per project (older ones are pruned)",
+    1,
+    10_000,
+)
 
 COMMAND_SANDBOX = choice(
     "PAICLI_COMMAND_SANDBOX",
@@ -487,6 +502,8 @@ ALL_KNOBS: tuple[Knob[object], ...] = (  # type: ignore[assignment]
     COMMAND_SANDBOX_USERNS,
     MCP_TIMEOUT,
     MCP_STARTUP_WAIT,
+    SNAPSHOTS,
+    SNAPSHOT_KEEP,
     NO_STATUSBAR,
     LOG_LEVEL,
 )

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from paicli.tools.sandbox.status import SandboxGate
 
 SessionMode = Literal["auto", "plan", "team", "ask"]
-DANGEROUS_TOOLS = ("write_file", "edit_file", "execute_command")
+DANGEROUS_TOOLS = ("write_file", "edit_file", "execute_command", "revert_turn")
 MCP_TOOL_PREFIX = "mcp__"  # every MCP tool is dangerous too (spec 9.1)
 HITL_PREFIX = "[HITL]"
 _MODE_TEXT = {
@@ -188,6 +188,8 @@ class ApprovalState:
             return ApprovalNeed("MCP 工具由外部服务器执行，调用前需要确认（a 可对这个工具始终允许）")
         if self._mode == "ask":
             return ApprovalNeed("当前为 ask 模式，危险操作需要确认")
+        if tool == "revert_turn":
+            return ApprovalNeed("撤回会把项目文件改回快照时的样子，任何模式下都先请你确认")
         command = str(args.get("command", ""))
         if tool == "execute_command" and not is_read_only_command(
             command, project_root, self.written_gitdirs()
@@ -293,6 +295,8 @@ def approval_summary(tool: str, args: dict[str, Any]) -> str:
     if tool.startswith(MCP_TOOL_PREFIX):
         shown = json.dumps(args, ensure_ascii=False)
         return f"调用 MCP 工具 {tool}: {shown if len(shown) <= 200 else shown[:200] + '…'}"
+    if tool == "revert_turn":
+        return f"撤回改动: 把项目文件恢复到第 {args.get('n', 1)} 近的快照"
     return f"调用工具 {tool}"
 
 

@@ -45,6 +45,7 @@ from paicli.tools.base import (
     ToolStarted,
 )
 from paicli.tools.boundary import ToolResultBoundary
+from paicli.tools.checkpoint import TurnCheckpoint, may_change_files
 from paicli.tools.context import Offloader, OutputSink, SaveMemory, ToolContext
 from paicli.tools.files import planned_diff
 from paicli.tools.guards import PathDenied, PathGuard, command_denial
@@ -93,6 +94,7 @@ class ToolRunner:
             audit if audit is not None else AuditLog(audit_dir(self.env), secrets=env_secrets(self.env))
         )
         self.turn_hooks: list[Callable[[], None]] = []  # run when a top-level turn starts (MCP list updates)
+        self.checkpoint: TurnCheckpoint | None = None  # workspace snapshot before a turn's first change
 
     def register(self, tool: Tool) -> None:
         """Add or replace a tool (skills, MCP) after construction."""
@@ -107,7 +109,7 @@ class ToolRunner:
             hook()
         policy = TurnToolPolicy(submitted_text, self.tracker)
         policy.add_discovered_urls(inherited_urls)
-        return TurnToolSet(self, policy)
+        return TurnToolSet(self, policy, submitted_text)
 
     def policy_report(self) -> str:
         """`/policy` with this runner's real settings (timeout override, offload, audit folder)."""
@@ -148,9 +150,11 @@ class ToolRunner:
 class TurnToolSet:
     """The tools one turn exposes and runs (satisfies paicli.agent.ports.TurnTools)."""
 
-    def __init__(self, runner: ToolRunner, policy: TurnToolPolicy) -> None:
+    def __init__(self, runner: ToolRunner, policy: TurnToolPolicy, label: str = "") -> None:
         self.runner = runner
         self.policy = policy
+        self.label = label
+        self._checkpointed = False
 
     @property
     def headline_only(self) -> bool:
@@ -259,6 +263,7 @@ class TurnToolSet:
             return refusal
         if cancel.cancelled:
             return cancelled_output(call.name)
+        self._before_change(call.name)
         try:
             output = tool.handler(args, self.runner.context(cancel, on_output, auto_run=auto_run))
         except PathDenied as denied:
@@ -307,6 +312,14 @@ class TurnToolSet:
         hint = getattr(self.runner.approver, "reason_text", None)
         text = denial_text(name, args, hint if isinstance(hint, str) else None, reply.note)
         return ToolOutput(text, success=False, blocked=True), False
+
+    def _before_change(self, name: str) -> None:
+        checkpoint = self.runner.checkpoint
+        if checkpoint is None or self._checkpointed or not may_change_files(name):
+            return
+        self._checkpointed = True
+        with contextlib.suppress(Exception):  # a failed snapshot never stops the call (it says so itself)
+            checkpoint.before_first_change(self.label)
 
     def _note_write(self, name: str, relative: str | None) -> None:
         if name in ("write_file", "edit_file"):

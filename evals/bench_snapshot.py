@@ -1,0 +1,141 @@
+"""Workspace snapshot benchmark: `python -m evals.bench_snapshot` from the repository root.
+
+Builds a 10,000-file, 200 MB project in a temp folder (a git repository with a committed tree, nested folders,
+incompressible content) and measures, with the real side store:
+- the first snapshot (every file hashed into the side repository);
+- a snapshot after changing 3 files (target <= 150 ms), and after changing nothing;
+- how much the side store grows per such snapshot, next to the bytes that changed;
+- planning and doing `/restore 1` (3 files back) and a restore of the first snapshot after 20 rounds;
+- `/snapshot clean` (gc) time and the store size before and after.
+No network, no real home: the store lives in the temp folder too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import resource
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from paicli.snapshots.git import find_git
+from paicli.snapshots.store import SnapshotStore
+
+FILES = 10_000
+TOTAL_BYTES = 200 * 1024 * 1024
+ROUNDS = 20
+CHANGED = 3
+T = TypeVar("T")
+
+
+def build_project(root: Path, files: int, total: int, rng: random.Random) -> list[Path]:
+    size = total // files
+    paths = []
+    for index in range(files):
+        folder = root / f"pkg{index % 40:02d}" / f"mod{index % 7}"
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"file{index:05d}.dat"
+        path.write_bytes(rng.randbytes(size))
+        paths.append(path)
+    (root / ".gitignore").write_text("*.log\n", encoding="utf-8")
+    return paths
+
+
+def change(paths: list[Path], rng: random.Random) -> int:
+    written = 0
+    for path in rng.sample(paths, CHANGED):
+        data = rng.randbytes(path.stat().st_size)
+        path.write_bytes(data)
+        written += len(data)
+    return written
+
+
+CPU_MS: list[float] = []  # CPU time (paicli + its git processes) of each timed call, in ms
+
+
+def timed(work: Callable[[], T]) -> tuple[float, T]:
+    """Wall time in ms; the CPU time is appended to CPU_MS (on a loaded machine it is the steadier figure)."""
+    cpu = _cpu()
+    start = time.perf_counter()
+    result = work()
+    CPU_MS.append((_cpu() - cpu) * 1000)
+    return (time.perf_counter() - start) * 1000, result
+
+
+def _cpu() -> float:
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--files", type=int, default=FILES)
+    parser.add_argument("--megabytes", type=int, default=TOTAL_BYTES // 1024 // 1024)
+    parser.add_argument("--rounds", type=int, default=ROUNDS)
+    args = parser.parse_args()
+    git = find_git()
+    if git is None:
+        raise SystemExit("git is not installed: snapshots are off without it")
+    rng = random.Random(30)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "project"
+        root.mkdir()
+        start = time.perf_counter()
+        paths = build_project(root, args.files, args.megabytes * 1024 * 1024, rng)
+        print(
+            f"project: {args.files:,} files, {args.megabytes} MB, built in {time.perf_counter() - start:.1f} s"
+        )
+        store = SnapshotStore(root, Path(tmp) / "side", git)
+        first_ms, first = timed(lambda: store.take("turn", "first"))
+        print(
+            f"first snapshot:            {first_ms:8.0f} ms wall, {CPU_MS[-1]:7.0f} ms CPU, store {store.disk_bytes() / 1e6:.1f} MB"
+        )
+        same_ms, _ = timed(lambda: store.take("turn", "unchanged"))
+        print(f"snapshot, nothing changed: {same_ms:8.1f} ms wall, {CPU_MS[-1]:7.1f} ms CPU")
+        samples, cpu, growth, written_total = [], [], [], 0
+        for _ in range(args.rounds):
+            written = change(paths, rng)
+            before = store.disk_bytes()
+            elapsed, _ = timed(lambda: store.take("turn", "three files"))
+            samples.append(elapsed)
+            cpu.append(CPU_MS[-1])
+            growth.append(store.disk_bytes() - before)
+            written_total += written
+        median = statistics.median(samples)
+        verdict = "within" if median <= 150 else "OVER"
+        print(
+            f"snapshot, {CHANGED} files changed:   median {median:6.1f} ms wall (max {max(samples):.1f}), "
+            f"{statistics.median(cpu):6.1f} ms CPU; {verdict} the 150 ms target"
+        )
+        per_change = written_total / args.rounds
+        grown = statistics.median(growth)
+        print(
+            f"store growth per snapshot: median {grown / 1024:7.1f} KiB for {per_change / 1024:.1f} KiB "
+            f"of changed bytes ({grown / per_change:.2f}x)"
+        )
+        change(paths, rng)
+        for position in (1, store.snapshots().index(first) + 1):
+            plan_ms, plan = timed(lambda: store.plan(position))  # noqa: B023 - called at once
+            restore_ms, result = timed(lambda: store.restore(plan.target))  # noqa: B023
+            print(
+                f"/restore {position} ({len(result.changes)} files): plan {plan_ms:6.1f} ms, "
+                f"restore {restore_ms:6.1f} ms wall, {CPU_MS[-1]:6.1f} ms CPU"
+            )
+        size = store.disk_bytes()
+        clean_ms, freed = timed(store.clean)
+        print(
+            f"/snapshot clean:           {clean_ms:8.0f} ms; store {size / 1e6:.1f} MB -> "
+            f"{store.disk_bytes() / 1e6:.1f} MB (freed {freed / 1e6:.1f} MB)"
+        )
+        after_ms, _ = timed(lambda: store.take("turn", "after clean"))
+        print(f"snapshot after clean:      {after_ms:8.1f} ms wall, {CPU_MS[-1]:7.1f} ms CPU")
+        print(f"load average during the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,156 @@
+"""`/snapshot [list|status|clean]`, `/restore <N>` and `/undo` (issue 30), and the wiring of workspace snapshots
+into a session (the runner's checkpoint and the `revert_turn` tool).
+
+Confirmation follows the approval rules: `--yes` restores without asking, the interactive REPL asks, and piped
+input without `--yes` has no human to ask, so nothing is restored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from paicli.cli.backend import CommandReply
+from paicli.cli.commands import is_yes
+from paicli.cli.render import say
+from paicli.config import knobs
+from paicli.redact import Redactor
+from paicli.snapshots.git import SnapshotError
+from paicli.snapshots.model import RestorePlan
+from paicli.snapshots.recorder import NO_GIT, TURNED_OFF, WorkspaceSnapshots, open_store
+from paicli.snapshots.report import list_text, plan_text, result_text, status_text
+from paicli.snapshots.tool import RevertTurn
+
+if TYPE_CHECKING:
+    from paicli.cli.compose import Components
+    from paicli.cli.repl_dispatch import Dispatcher
+
+NO_HUMAN = "⚠️ 当前没有可以确认的用户（非交互运行），文件保持不变；如需允许，请加 --yes 重新运行"
+_LEDGER_MODES = {"plan": "plan", "team": "team"}
+
+
+def attach_snapshots(parts: Components) -> WorkspaceSnapshots:
+    """Build the session's snapshots from the knobs; the runner calls them before each turn's first change."""
+    from paicli.cli.compose import known_secrets
+
+    env = parts.env
+    secrets = known_secrets(parts.settings, env)
+    unavailable = TURNED_OFF
+    store = None
+    if knobs.SNAPSHOTS.read(env) == "on":
+        home = parts.settings.paicli_home
+        user_home = env.get("HOME")
+        opened = open_store(
+            parts.settings.project_root,
+            home,
+            knobs.SNAPSHOT_KEEP.read(env),
+            None if user_home is None else Path(user_home).expanduser(),
+            secrets,
+        )
+        store, unavailable = (None, opened) if isinstance(opened, str) else (opened, "")
+    snapshots = WorkspaceSnapshots(
+        store,
+        unavailable,
+        ledger=lambda: parts.ledger,
+        mode=lambda: _LEDGER_MODES.get(parts.approval.mode, "react"),
+        announce_unavailable=unavailable == NO_GIT,  # $HOME as the project is a choice, not a fault
+        redact=Redactor(secrets).text,
+    )
+    parts.tools.checkpoint = snapshots
+    if store is not None:
+        parts.tools.register(RevertTurn.tool(snapshots))
+    return snapshots
+
+
+class SnapshotCommands:
+    """What the REPL asks of the session's snapshots; every answer is a CommandReply, never an exception."""
+
+    def __init__(self, snapshots: WorkspaceSnapshots, yes: Callable[[], bool]) -> None:
+        self.snapshots = snapshots
+        self._yes = yes
+
+    @property
+    def yes(self) -> bool:
+        return self._yes()
+
+    def report(self, sub: str) -> CommandReply:
+        store = self.snapshots.store
+        if store is None:
+            return CommandReply(f"📸 工作区快照不可用：{self.snapshots.unavailable}", ok=sub != "clean")
+        try:
+            found = store.snapshots()
+            if sub == "status":
+                since = store.changes_since(found[0]) if found else None
+                return CommandReply(status_text(store.git_dir, found, store.disk_bytes(), store.keep, since))
+            if sub == "clean":
+                freed = store.clean()
+                return CommandReply(
+                    f"🧹 已删除本项目的 {len(found)} 个快照，释放 {freed / 1024 / 1024:.1f} MB"
+                )
+            return CommandReply(list_text(found, self.snapshots.session_id()))
+        except SnapshotError as error:
+            return CommandReply(f"❌ 快照操作失败: {error}", ok=False)
+
+    def plan(self, position: int) -> tuple[RestorePlan | None, CommandReply]:
+        try:
+            plan = self.snapshots.plan(position)
+        except SnapshotError as error:
+            return None, CommandReply(f"❌ 无法恢复: {error}", ok=False)
+        return plan, CommandReply(plan_text(plan))
+
+    def restore(self, plan: RestorePlan) -> CommandReply:
+        try:
+            result = self.snapshots.restore(plan, "user")
+        except SnapshotError as error:
+            return CommandReply(f"❌ 恢复失败: {error}（已恢复的文件可用 /undo 撤销）", ok=False)
+        return CommandReply(result_text(result), ok=not result.conflicts)
+
+
+def _commands(dispatcher: Dispatcher) -> SnapshotCommands | None:
+    found = getattr(dispatcher.backend, "snapshots", None)
+    if isinstance(found, SnapshotCommands):
+        return found
+    say(dispatcher.io.console, "📸 这个会话没有工作区快照功能。", "yellow")
+    return None
+
+
+def confirmed(dispatcher: Dispatcher, commands: SnapshotCommands, question: str) -> bool:
+    if commands.yes:
+        return True
+    if not getattr(dispatcher.io, "interactive", False):
+        say(dispatcher.io.console, NO_HUMAN, "yellow")
+        return False
+    answer = dispatcher.io.ask(question)
+    if answer is None or not is_yes(answer):
+        say(dispatcher.io.console, "已取消，文件保持不变。", "yellow")
+        return False
+    return True
+
+
+def snapshot_command(dispatcher: Dispatcher, args: str) -> None:
+    commands = _commands(dispatcher)
+    if commands is None:
+        return
+    sub = args.strip().lower() or "list"
+    if sub == "clean" and commands.snapshots.enabled:
+        question = "⚠️ 删除本项目的全部快照（之后无法再 /undo 之前的改动），输入 y 确认："
+        if not confirmed(dispatcher, commands, question):
+            return
+    dispatcher.reply(commands.report(sub))
+
+
+def restore_command(dispatcher: Dispatcher, args: str) -> None:
+    commands = _commands(dispatcher)
+    if commands is None:
+        return
+    if not args.strip():
+        dispatcher.reply(commands.report("list"))
+        say(dispatcher.io.console, "用法: /restore <编号>，例如 /restore 1（即 /undo）")
+        return
+    plan, reply = commands.plan(int(args))
+    dispatcher.reply(reply)
+    if plan is None or not plan.changes:
+        return
+    if confirmed(dispatcher, commands, "确认恢复这些文件？输入 y 确认："):
+        dispatcher.reply(commands.restore(plan))

@@ -1,0 +1,39 @@
+"""The `revert_turn` tool (spec 9.1): restore the n-th most recent workspace snapshot. Dangerous: the runner asks
+for approval first (refused without a human unless --yes)."""
+
+from __future__ import annotations
+
+from paicli.snapshots.git import SnapshotError
+from paicli.snapshots.recorder import WorkspaceSnapshots
+from paicli.snapshots.report import change_lines, result_text
+from paicli.tools.context import ToolContext
+from paicli.tools.registry import Tool
+from paicli.tools.schema import Args, Param, ToolOutput, ToolSpec
+
+REVERT_TURN = ToolSpec(
+    "revert_turn",
+    "把项目文件恢复到第 n 近的工作区快照（每轮第一次改文件前自动拍摄，n=1 为最近一个）；"
+    "恢复前会先给当前状态拍快照，所以可以再撤回。",
+    (Param("n", "integer", "", default=1, minimum=1),),
+)
+
+
+class RevertTurn:
+    def __init__(self, snapshots: WorkspaceSnapshots) -> None:
+        self.snapshots = snapshots
+
+    def __call__(self, args: Args, context: ToolContext) -> ToolOutput:
+        position = int(args.get("n") or 1)
+        try:
+            plan = self.snapshots.plan(position)
+            if not plan.changes:
+                return ToolOutput(f"工作区已经和第 {position} 近的快照一致，没有改动任何文件。")
+            result = self.snapshots.restore(plan, "agent")
+        except SnapshotError as error:
+            return ToolOutput(f"❌ 无法恢复快照: {error}", success=False)
+        lines = [result_text(result), *change_lines(result.changes)]
+        return ToolOutput("\n".join(lines), success=not result.conflicts)
+
+    @staticmethod
+    def tool(snapshots: WorkspaceSnapshots) -> Tool:
+        return Tool(REVERT_TURN, RevertTurn(snapshots))
