@@ -67,20 +67,27 @@ def run_once(cmd: Sequence[str], env: Mapping[str, str], cwd: str) -> Run:
 
 
 def pairs(
-    a: Sequence[str], b: Sequence[str], env: Mapping[str, str], cwd: str, runs: int, warmup: int = 1
+    a: Sequence[str],
+    b: Sequence[str],
+    env: Mapping[str, str],
+    cwd: str,
+    runs: int,
+    warmup: int = 1,
+    env_b: Mapping[str, str] | None = None,
 ) -> Pairs:
+    benv = env if env_b is None else env_b
     for _ in range(warmup):
         run_once(a, env, cwd)
-        run_once(b, env, cwd)
+        run_once(b, benv, cwd)
     first: list[Run] = []
     second: list[Run] = []
     for index in range(runs):
         if index % 2:
-            second.append(run_once(b, env, cwd))
+            second.append(run_once(b, benv, cwd))
             first.append(run_once(a, env, cwd))
         else:
             first.append(run_once(a, env, cwd))
-            second.append(run_once(b, env, cwd))
+            second.append(run_once(b, benv, cwd))
     return Pairs(first, second)
 
 
