@@ -133,14 +133,59 @@ def bench_load_search(count: int) -> tuple[float, float, float, float]:
     return load_ms, statistics.mean(timings), writes[0], statistics.mean(writes[1:])
 
 
+STORED_TARGET = 1.25
+
+
+def bench_stored_two(runs: int) -> str:
+    """`paicli -p 你好` with 2 stored memories against the same run with an empty store, side by side in
+    interleaved pairs (CPU, wall, peak RSS): what the memory machinery costs a run that barely needs it."""
+    import os
+
+    from tests.fakes.openai_server import FakeOpenAIServer
+
+    from evals.sidebyside import bytecode_env, compile_sources, pairs
+
+    compile_sources(str(Path(__file__).resolve().parents[1] / "src"))
+    with tempfile.TemporaryDirectory() as tmp, FakeOpenAIServer(default_reply="好的，完成。") as server:
+        project = Path(tmp) / "project"
+        project.mkdir()
+        base = bytecode_env(
+            {k: v for k, v in os.environ.items() if not k.startswith(("PAICLI_", "OPENAI_", "DEEPSEEK_"))}
+        )
+        envs = []
+        for name, facts in (("stored", 2), ("empty", 0)):
+            home = Path(tmp) / name
+            env = {
+                **base,
+                "HOME": str(home),
+                "PAICLI_HOME": str(home / ".paicli"),
+                "PAICLI_BASE_URL": server.base_url,
+                "PAICLI_MODEL": "fake-model",
+                "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false",
+            }
+            store = LongTermMemory(home / ".paicli" / "memory", EnvLookup(environ=env))
+            for i in range(facts):
+                store.store(_fact(i))
+            envs.append(env)
+        cmd = [sys.executable, "-m", "paicli", "-p", "你好"]
+        measured = pairs(cmd, cmd, envs[0], str(project), runs, env_b=envs[1])
+    ratio = measured.ratio("cpu")
+    return (
+        measured.line("-p with 2 stored memories", "-p with an empty store")
+        + f"\n  CPU ratio {ratio:.2f}x  target <= {STORED_TARGET}x -> {'met' if ratio <= STORED_TARGET else 'NOT met'}"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--writes", type=int, default=200, help="writes for the single-process run")
+    parser.add_argument("--runs", type=int, default=6, help="interleaved pairs for the 2-memories row")
     parser.add_argument("--writer", nargs=3, metavar=("DIR", "TAG", "COUNT"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.writer:
         writer_main(args.writer[0], args.writer[1], int(args.writer[2]))
         return 0
+    print(bench_stored_two(args.runs))
     print(f"write throughput, 1 process:   {bench_single(args.writes):8.1f} writes/s ({args.writes} writes)")
     print(
         f"write throughput, 8 processes: {bench_processes(8, 50):8.1f} writes/s (8 x 50 writes, all on disk)"

@@ -70,7 +70,9 @@ def _turn(turn: int) -> Iterator[tuple[str, Message]]:
     )
 
 
-def synthesise(path: Path, size_bytes: int, checkpoint_every: int) -> tuple[int, int]:
+def synthesise(
+    path: Path, size_bytes: int, checkpoint_every: int, project_root: str = "/repo"
+) -> tuple[int, int]:
     """Write a ledger of about `size_bytes`; returns (entries, checkpoints)."""
     session_id = path.name[: -len(".jsonl")]
     sequence = 0
@@ -79,7 +81,7 @@ def synthesise(path: Path, size_bytes: int, checkpoint_every: int) -> tuple[int,
     written = 0
     with open(path, "wb") as handle:
         sequence += 1
-        start = {"projectRoot": "/repo", "model": "glm-5.1", "provider": "glm", "paicliVersion": "0.1.0"}
+        start = {"projectRoot": project_root, "model": "glm-5.1", "provider": "glm", "paicliVersion": "0.1.0"}
         written += handle.write(_entry(session_id, sequence, "session_start", "startup", None, start))
         turn = 0
         while written < size_bytes:
@@ -135,6 +137,58 @@ def bench_resume(path: Path, repeats: int) -> tuple[float, int]:
     return statistics.median(timings), messages
 
 
+GROWTH_TARGET = 6 * 1024
+
+
+def _continue_growth(size_mb: int, resumes: int) -> tuple[float, float, int]:
+    """Real `paicli -c -p` runs (one-line exchange each) against the loopback server on a session that starts
+    with `size_mb` MB of history (0: a one-turn session). The first -c is reported apart: on synthetic history
+    it also stores this version's system prompt and compacts the synthetic view. Returns (median bytes
+    appended per later -c, median bytes of those turns' own user and answer entries, bytes of the first -c)."""
+    import json
+    import subprocess
+    import sys
+
+    from tests.fakes.openai_server import FakeOpenAIServer
+
+    with tempfile.TemporaryDirectory() as tmp, FakeOpenAIServer(default_reply="好的，完成。") as server:
+        home, project = Path(tmp) / "home", Path(tmp) / "project"
+        project.mkdir()
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("PAICLI_", "OPENAI_", "DEEPSEEK_"))}
+        env.update(
+            {
+                "HOME": str(home),
+                "PAICLI_HOME": str(home / ".paicli"),
+                "PAICLI_BASE_URL": server.base_url,
+                "PAICLI_MODEL": "fake-model",
+                "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false",
+            }
+        )
+
+        def run(*args: str) -> None:
+            cmd = [sys.executable, "-m", "paicli", *args]
+            done = subprocess.run(cmd, env=env, cwd=project, capture_output=True, stdin=subprocess.DEVNULL)
+            if done.returncode:
+                raise SystemExit(f"paicli failed: {done.stderr.decode(errors='replace')}")
+
+        raw = home / ".paicli" / "history" / "raw"
+        if size_mb:
+            raw.mkdir(parents=True)
+            synthesise(raw / "session-1-bench.jsonl", size_mb * MB, 200, str(project.resolve()))
+        else:
+            run("-p", "你好")
+        (path,) = raw.glob("*.jsonl")
+        growth, turn = [], []
+        for index in range(resumes + 1):
+            before = path.stat().st_size
+            run("-c", "-p", f"再说一句 {index}")
+            growth.append(path.stat().st_size - before)
+            tail = path.read_bytes()[before:].splitlines()
+            own = [line for line in tail if json.loads(line)["source"] in ("user_input", "llm_response")]
+            turn.append(sum(len(line) + 1 for line in own))
+    return statistics.median(growth[1:]), statistics.median(turn[1:]), growth[0]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1,50,200", help="ledger sizes in MB, comma separated")
@@ -147,7 +201,19 @@ def main() -> None:
         default=50,
         help="size of a ledger without any checkpoint (full forward replay); 0 skips it",
     )
+    parser.add_argument(
+        "--continue-sizes", default="0,20", help="history before the -c runs, MB (0: one turn)"
+    )
+    parser.add_argument("--resumes", type=int, default=3, help="-c runs per size (median reported)")
     args = parser.parse_args()
+    for size_mb in (int(s) for s in args.continue_sizes.split(",") if s.strip()):
+        grown, turn, first = _continue_growth(size_mb, args.resumes)
+        verdict = "met" if grown <= GROWTH_TARGET else "NOT met"
+        print(
+            f"ledger growth per -c (one-line exchange, {size_mb} MB before): {grown / 1024:.1f} KB, "
+            f"the new turn itself {turn / 1024:.1f} KB ({grown / max(turn, 1):.1f}x); first -c "
+            f"{first / 1024:.1f} KB  target <= 6 KB -> {verdict}"
+        )
     with tempfile.TemporaryDirectory(prefix="paicli-bench-resume-") as tmp:
         root = Path(tmp)
         timings = bench_append(root / "append", args.appends)

@@ -124,13 +124,19 @@ def step(session: Session, turn: int) -> str:
 
 
 def resume(session: Session) -> None:
+    """What `-c` does in a new process: reopen the file, fold it, continue by reference (no copied view)."""
+    from paicli.cli.session_restore import view_reference
     from paicli.session.resume import load_view
 
-    assert session.ledger.path is not None
-    view = load_view(session.ledger.path)
+    path = session.ledger.path
+    assert path is not None
+    view = load_view(path)
+    session.ledger.close()
+    session.ledger = ConversationLedger.open_existing(path)
+    session.ledger.mark_resumed({"resumedFromSequence": view.last_sequence})
     session.manager = new_manager(session.llm, session.root)
     session.agent = new_agent(session.llm, session.manager, session.ledger)
-    session.agent.restore(view.messages)
+    session.agent.restore(view.messages, view_reference(path.name[: -len(".jsonl")], view))
 
 
 def child_main(root: str, seed: str, stop_at: str, dump: str) -> None:

@@ -15,7 +15,7 @@ from paicli.agent.ports import ContextPort, LedgerPort, NullContext, NullLedger
 from paicli.cancel import CancelToken
 from paicli.context.types import CompactionResult
 from paicli.llm.messages import Message, Usage
-from paicli.session.resume import REPLACED_RESULTS_KEY, VIEW_CHECKPOINT_EVENT
+from paicli.session.resume import REPLACED_RESULTS_KEY, VIEW_CHECKPOINT_EVENT, VIEW_REFERENCE_EVENT
 
 # "react": one compaction event per step with source `automatic:<strategy>` (spec 3.1, ReAct);
 # "subagent": source `automatic` and the strategy in the metadata (Plan tasks, Team sub-agents).
@@ -123,13 +123,21 @@ class Conversation:
         return discarded
 
     def restore(
-        self, system_prompt: str, messages: Sequence[Message], source: str = "session_resumed"
+        self,
+        system_prompt: str,
+        messages: Sequence[Message],
+        source: str = "session_resumed",
+        reference: Mapping[str, Any] | None = None,
     ) -> None:
-        """A fresh system prompt followed by a view rebuilt from a ledger."""
+        """A fresh system prompt followed by a view rebuilt from a ledger. `reference`: the view is the fold of
+        this same ledger up to there, so a view_reference names it instead of a checkpoint copying it."""
         self.context.reset(self._history)
         self._history[:] = [Message.system(system_prompt), *messages]
         self.record("session_attach", self._history[0])
-        self.checkpoint(source)
+        if reference is not None:
+            self.event(VIEW_REFERENCE_EVENT, source, reference)
+        else:
+            self.checkpoint(source)
 
     # ---- recording ----------------------------------------------------------------------------------
 

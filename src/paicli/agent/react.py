@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -142,9 +142,9 @@ class ReactAgent:
     def compact_now(self, focus: str | None = None, cancel: CancelToken | None = None) -> CompactionResult:
         return self.conversation.compact_now(focus, cancel)
 
-    def restore(self, messages: Sequence[Message]) -> None:
-        """Resume: a fresh system prompt followed by the view rebuilt from a ledger."""
-        self.conversation.restore(self.prompt.build(""), messages)
+    def restore(self, messages: Sequence[Message], reference: Mapping[str, Any] | None = None) -> None:
+        """Resume: a fresh system prompt followed by the view rebuilt from a ledger (see Conversation.restore)."""
+        self.conversation.restore(self.prompt.build(""), messages, reference=reference)
 
     def set_llm(self, llm: LLMClient) -> None:
         self.llm = llm

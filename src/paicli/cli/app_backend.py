@@ -7,12 +7,12 @@ It wires the session together and answers the front end; the work lives beside i
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from paicli import __version__
 from paicli.agent.budget import AgentBudget
 from paicli.agent.events import Compacted, EventSink, RunFinished
 from paicli.agent.loop import LoopStats
-from paicli.agent.plan.agent import PlanDraft
 from paicli.agent.ports import MemoryPort
 from paicli.agent.react import AgentOptions, ReactAgent
 from paicli.cancel import CancelToken
@@ -37,8 +37,10 @@ from paicli.cli.turn_runner import TurnRunner
 from paicli.config import knobs
 from paicli.config.settings import Settings
 from paicli.context.memory_view import TurnMemory
-from paicli.memory.extractor import AutoFactExtractor
 from paicli.tools.disabled import ToolsDisabled
+
+if TYPE_CHECKING:
+    from paicli.agent.plan.agent import PlanDraft
 
 
 def _snapshot_commands(parts: Components, notice: Callable[[str], None]) -> object | None:
@@ -71,7 +73,7 @@ class AppBackend:
             parts.tool_support.notify = self.background.notice
         if parts.mcp is not None:
             parts.mcp.notify_target = self.background.notice
-        enabled = AutoFactExtractor.enabled_by_configuration(env) if auto_extract is None else auto_extract
+        enabled = knobs.MEMORY_AUTO_EXTRACT_ENABLED.read(env) if auto_extract is None else auto_extract
         parts.memory.auto_extract_enabled = enabled
         after_turn = self.background.after_turn if enabled else None
 

@@ -12,6 +12,7 @@ from types import FrameType
 from typing import Any, TextIO
 
 from paicli.agent.events import (
+    PLAN_EVENTS,
     AgentEvent,
     Compacted,
     ModelCallFinished,
@@ -28,7 +29,6 @@ from paicli.agent.events import (
 from paicli.cancel import CancelToken
 from paicli.cli.backend import Backend, RunMode
 from paicli.cli.live_output import ThrottledLines
-from paicli.cli.plan_view import PLAN_EVENTS, plan_event_json, plan_event_line
 from paicli.termsafe import show_controls, strip_terminal
 
 PREVIEW_CHARS = 2000
@@ -76,9 +76,12 @@ def event_to_json(event: AgentEvent) -> dict[str, Any]:
         return {"type": "notice", "level": event.level, "text": event.text}
     if isinstance(event, Waiting):
         return {"type": "waiting", "what": event.what}
-    plan = plan_event_json(event)
-    if plan is not None:
-        return plan
+    if isinstance(event, PLAN_EVENTS):
+        from paicli.cli.plan_view import plan_event_json  # plan runs only: keeps rich's tables off -p
+
+        plan = plan_event_json(event)
+        if plan is not None:
+            return plan
     assert isinstance(event, RunFinished)
     return {"type": "run_finished", "status": event.status, "error": event.error}
 
@@ -109,6 +112,8 @@ def describe_event(event: AgentEvent) -> str | None:
     if isinstance(event, Notice):
         return event.text
     if isinstance(event, PLAN_EVENTS):
+        from paicli.cli.plan_view import plan_event_line
+
         return plan_event_line(event)
     return None
 

@@ -4,32 +4,42 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from paicli.agent.events import EventSink, Notice, RunFinished
-from paicli.agent.plan.agent import PlanDraft, PlanExecuteAgent, PlanSettings
-from paicli.agent.plan.checkpoint import InterruptedPlan, fold_interrupted
-from paicli.agent.plan.task import TaskEnv
 from paicli.cancel import CancelToken
 from paicli.cli.compose import Components
 from paicli.cli.orchestrated_session import OrchestratedSession, loaded
 from paicli.config import knobs
 
+if TYPE_CHECKING:  # the plan machinery loads with the first plan, not with every -p
+    from paicli.agent.plan.agent import PlanDraft, PlanExecuteAgent, PlanSettings
+    from paicli.agent.plan.checkpoint import InterruptedPlan
+
 NO_PLAN_PROMPTS = "Plan-and-Execute 需要的提示词没有加载，无法执行计划。"
 
 
 def plan_settings(parts: Components) -> PlanSettings:
+    from paicli.agent.plan.agent import PlanSettings
+
     env = parts.env
     return PlanSettings(knobs.PLAN_MAX_PARALLEL.read(env), knobs.PLAN_MAX_REPLANS.read(env))
 
 
 @dataclass(eq=False)
 class PlanSession(OrchestratedSession):
-    settings: PlanSettings = field(init=False)
+    _settings: PlanSettings | None = field(init=False, default=None)
 
-    def __post_init__(self) -> None:
-        self.settings = plan_settings(self.parts)
+    @property
+    def settings(self) -> PlanSettings:
+        if self._settings is None:
+            self._settings = plan_settings(self.parts)
+        return self._settings
 
     def agent(self, policy_text: str) -> PlanExecuteAgent:
+        from paicli.agent.plan.agent import PlanExecuteAgent
+        from paicli.agent.plan.task import TaskEnv
+
         parts = self.parts
         env = TaskEnv(
             parts.llm,
@@ -63,6 +73,8 @@ class PlanSession(OrchestratedSession):
 
     def interrupted(self, modes: Collection[str] = ("plan",)) -> InterruptedPlan | None:
         """`modes`: ("plan", "team") also finds an interrupted Team run (its steps are checkpointed the same way)."""
+        from paicli.agent.plan.checkpoint import fold_interrupted
+
         try:
             return fold_interrupted(self.parts.ledger.read_all(), modes)
         except Exception:  # an unreadable ledger simply has nothing to continue

@@ -6,14 +6,17 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from paicli.cli.backend import NoticeListener
 from paicli.config.env import EnvLookup
 from paicli.llm.messages import Usage
 from paicli.llm.protocol import LLMClient
 from paicli.memory.background import BackgroundExtraction, manager_job
-from paicli.memory.extractor import AutoFactExtractor, saved_message
 from paicli.memory.manager import MemoryManager
+
+if TYPE_CHECKING:
+    from paicli.memory.extractor import AutoFactExtractor
 
 log = logging.getLogger(__name__)
 
@@ -21,11 +24,17 @@ log = logging.getLogger(__name__)
 class UsageRecordingExtractor:
     """Counts the extraction call in the session's token statistics (spec 5.1)."""
 
-    def __init__(self, extractor: AutoFactExtractor, record: Callable[[Usage | None], None]) -> None:
-        self._extractor = extractor
+    def __init__(self, llm: LLMClient, env: EnvLookup, record: Callable[[Usage | None], None]) -> None:
+        self._llm = llm
+        self._env = env
         self._record = record
+        self._extractor: AutoFactExtractor | None = None
 
     def extract(self, text: str) -> list[str]:
+        if self._extractor is None:  # built with the first extraction, off the start-up path
+            from paicli.memory.extractor import AutoFactExtractor
+
+            self._extractor = AutoFactExtractor(self._llm, self._env)
         outcome = self._extractor.extract(text)
         if outcome.model_called:
             self._record(outcome.usage)
@@ -46,7 +55,7 @@ class SessionBackground:
 
     def use_llm(self, llm: LLMClient) -> None:
         """Extraction asks the session's current model (again after /model switches it)."""
-        self._memory.extractor = UsageRecordingExtractor(AutoFactExtractor(llm, self._env), self.record_usage)
+        self._memory.extractor = UsageRecordingExtractor(llm, self._env, self.record_usage)
 
     def after_turn(self, submitted: str) -> None:
         self._extraction.submit(submitted, self._extraction_done)
@@ -59,6 +68,8 @@ class SessionBackground:
 
     def _extraction_done(self, count: int) -> None:
         if count > 0:
+            from paicli.memory.extractor import saved_message
+
             self.notice(saved_message(count))
 
     def notice(self, text: str) -> None:

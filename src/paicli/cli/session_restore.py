@@ -4,6 +4,7 @@ open), and rebuilding the view of a ledger opened at start-up (`-c` / `--resume`
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from paicli import __version__
 from paicli.agent.react import ReactAgent
@@ -21,6 +22,18 @@ def last_answer(messages: Sequence[Message], limit: int = 100) -> str:
         if message.role == "assistant" and not message.tool_calls and (message.content or "").strip():
             return shorten(message.content or "", limit)
     return ""
+
+
+def view_reference(session_id: str, result: ResumeResult) -> dict[str, Any] | None:
+    """What a resume continues, when folding the ledger again gives exactly this view (nothing repaired or
+    skipped); otherwise None, and the restored view is checkpointed in full as before."""
+    if result.repaired or result.notices:
+        return None
+    return {
+        "sessionId": session_id,
+        "sequence": result.last_sequence,
+        "checkpointSequence": result.checkpoint_sequence,
+    }
 
 
 class SessionRestore:
@@ -103,7 +116,7 @@ class SessionRestore:
 
     def _restored(self, session_id: str, result: ResumeResult) -> CommandReply:
         self.parts.tools.reset_session()
-        self.agent.restore(result.messages)
+        self.agent.restore(result.messages, view_reference(session_id, result))
         lines = [f"✅ 已恢复会话 {session_id}：{len(result.messages)} 条消息，继续写入同一个会话账本。"]
         lines.extend(f"   ⚠️ {notice}" for notice in result.notices)
         from paicli.cli.replay import replay_lines

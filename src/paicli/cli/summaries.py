@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
-from rich.text import Text
 
 from paicli.termsafe import show_controls, strip_terminal
 from paicli.tools.base import CANCELLED_PREFIX, ToolResult
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 _KEY_ARGUMENTS = ("path", "file_path", "command", "pattern", "query", "url", "name", "id", "fact", "content")
 _BOUNDARY_OPEN = re.compile(r'\A<tool_result tool="[^"]*" trust="untrusted-data">\n')
@@ -181,6 +184,8 @@ def compaction_lines(cleared: int, summarised: bool, before: int, after: int) ->
 
 def diff_text(diff: str, keep: int = 60) -> Text:
     """A unified diff with + lines green and - lines red, folded after `keep` lines."""
+    from rich.text import Text
+
     lines, folded = fold_lines(diff, keep)
     text = Text()
     for line in lines:

@@ -5,19 +5,21 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from paicli.agent.events import EventSink, Notice, RunFinished
-from paicli.agent.plan.agent import PlanDraft
-from paicli.agent.plan.checkpoint import InterruptedPlan
 from paicli.agent.react import CANCELLED_ANSWER, ReactAgent
 from paicli.cancel import CancelToken
 from paicli.cli.backend import RunMode
 from paicli.cli.compose import Components
 from paicli.cli.mentions import attach_mentions
-from paicli.cli.plan_session import PlanSession
-from paicli.cli.team_session import TeamSession
 from paicli.cli.warmup import WarmUp, await_warmup
+
+if TYPE_CHECKING:
+    from paicli.agent.plan.agent import PlanDraft
+    from paicli.agent.plan.checkpoint import InterruptedPlan
+    from paicli.cli.plan_session import PlanSession
+    from paicli.cli.team_session import TeamSession
 
 log = logging.getLogger(__name__)
 RESUMABLE_MODES = ("plan", "team")  # runs whose interrupted steps /resume and -c offer to continue

@@ -23,6 +23,13 @@ from paicli.redact import Redactor
 from paicli.session import flock
 from paicli.session.resume import VIEW_CHECKPOINT_EVENT, LedgerEntry, parse_entries
 from paicli.session.scan import line_sequences_backwards
+from paicli.session.system_refs import (
+    SYSTEM_UNCHANGED_EVENT,
+    SystemRef,
+    digest,
+    last_system,
+    reference_metadata,
+)
 
 SCHEMA_VERSION = 1
 SESSION_START_EVENT = "session_start"
@@ -109,6 +116,8 @@ class ConversationLedger:
         self._last_error: str | None = None
         self._reported = False
         self._lock_fd: int | None = None
+        self._systems: dict[tuple[str, str], SystemRef | None] = {}  # last stored prompt per (mode, actor)
+        self._continued = next_sequence > 1  # an existing file: its last prompt is read back on demand
 
     # --- construction -------------------------------------------------------------------------------
 
@@ -226,7 +235,26 @@ class ConversationLedger:
         message: Message,
         metadata: Mapping[str, Any] | None = None,
     ) -> None:
+        if message.role == "system" and not metadata:
+            self._append_system(mode, actor, source, message)
+            return
         self._append(event_for(message), mode, actor, source, message.to_json(), metadata or {})
+
+    def _append_system(self, mode: str, actor: str, source: str, message: Message) -> None:
+        """A prompt equal to the last one of (mode, actor) is written as a reference (session.system_refs)."""
+        payload = message.to_json()
+        key = (mode, actor)
+        if key not in self._systems:
+            self._systems[key] = (
+                last_system(self._path, mode, actor) if self._path and self._continued else None
+            )
+        known, sha = self._systems[key], digest(self._redactor.value(payload))
+        if known is not None and known.digest == sha:
+            self._append(SYSTEM_UNCHANGED_EVENT, mode, actor, source, None, reference_metadata(known))
+            return
+        sequence = self._append("system", mode, actor, source, payload, {})
+        if sequence is not None:
+            self._systems[key] = SystemRef(sequence, sha)
 
     def append_event(
         self, event: str, mode: str, actor: str, source: str, metadata: Mapping[str, Any]
@@ -293,9 +321,9 @@ class ConversationLedger:
         source: str,
         message: Mapping[str, Any] | None,
         metadata: Mapping[str, Any],
-    ) -> None:
+    ) -> int | None:
         if self._path is None:
-            return
+            return None
         with self._lock:
             entry = {
                 "schemaVersion": SCHEMA_VERSION,
@@ -313,9 +341,10 @@ class ConversationLedger:
                 data = encode_entry(entry)
             except (TypeError, ValueError) as exc:
                 self._report(f"会话账本写入失败（无法编码 {event} 事件）: {exc}")
-                return
+                return None
             self._sequence += 1
             self._write(data)
+            return int(entry["sequence"])
 
     def _write(self, data: bytes) -> None:
         assert self._path is not None

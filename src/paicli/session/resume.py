@@ -22,6 +22,9 @@ from paicli.session.scan import find_backwards, line_start
 VIEW_CHECKPOINT_EVENT = "view_checkpoint"
 REPLACED_RESULTS_KEY = "replacedResults"  # compact checkpoint: tool results replaced in place (no `messages`)
 HISTORY_CLEAR_EVENT = "history_clear"
+# A resume that continues the view folded so far names it ({sessionId, sequence, checkpointSequence}) instead
+# of copying it into a new checkpoint: folding the same file again gives the same view, so it is a no-op here.
+VIEW_REFERENCE_EVENT = "view_reference"
 # the events a message entry can carry (spec 3.1); anything else is an event this version does not know
 MESSAGE_EVENTS = frozenset({"system", "user", "tool_result", "tool_call", "assistant", "message"})
 _CHECKPOINT_MARKER = b'"event":"view_checkpoint"'

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 
-from paicli.memory.extract_words import SECRET_SHAPES
 from paicli.redact import looks_like_secret
 from paicli.tools.context import SaveMemory, ToolContext
 from paicli.tools.schema import Args, ToolOutput
@@ -24,6 +23,8 @@ def secret_reason(fact: str) -> str | None:
     """Why `fact` must not be stored, or None."""
     if looks_like_secret(fact) or _NAMED_VALUE.search(fact):
         return "内容里有 API Key、访问令牌或密码之类的密钥值"
+    from paicli.memory.extract_words import SECRET_SHAPES  # its many patterns load with the first save
+
     match = SECRET_SHAPES.search(fact)
     if match:
         return f"内容里有疑似凭据或个人敏感信息（“{match.group()[:12]}…”这一类）"

@@ -27,8 +27,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import regex
-
 from paicli.cancel import Cancelled
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
@@ -97,6 +95,8 @@ def _walk_files(query: GrepQuery) -> Iterator[tuple[Path, str]]:
 
 def compile_pattern(pattern: str) -> Any:
     """Raises re.error (the type grep_code reports) for a pattern the engine rejects."""
+    import regex  # the fallback engine loads only when ripgrep is missing or a pattern needs it
+
     try:
         return regex.compile(pattern)
     except regex.error as error:
