@@ -88,8 +88,16 @@ def test_key_is_deterministic_and_round_trips() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["项目改成 Java 21", "端口换成 9090", "升级到 Node 20 了", "不再用 Jenkins", "现在是 main 分支",
-     "之前说的 8080 是旧的", "We switched to Maven", "The port is now 9090"],
+    [
+        "项目改成 Java 21",
+        "端口换成 9090",
+        "升级到 Node 20 了",
+        "不再用 Jenkins",
+        "现在是 main 分支",
+        "之前说的 8080 是旧的",
+        "We switched to Maven",
+        "The port is now 9090",
+    ],
 )
 def test_correction_cues(text: str) -> None:
     assert has_correction_cue(text)

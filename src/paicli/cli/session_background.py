@@ -59,7 +59,7 @@ class SessionBackground:
 
     def _extraction_done(self, count: int) -> None:
         if count > 0:
-            self.notice(saved_message(count))
+            self.notice(self._memory.extraction_notice() or saved_message(count))
 
     def notice(self, text: str) -> None:
         with self._lock:

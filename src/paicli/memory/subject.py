@@ -39,18 +39,117 @@ _NUMBER = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)*(?:[a-z]{1,3}\d*)?(?![\w.])")
 _PLACEHOLDER = re.compile(r"^qq[a-z]+qq$")
 # Copulas, longest first: tokens that end the subject and start the value.
 _COPULAS = frozenset(
-    "是 为 用 在 叫 即 使用 采用 用的是 改成 改为 改用 换成 换为 换 升级 升级成 迁移 迁到 切换 切到 更新 统一 设为 设置 "
-    "定为 放在 位于 = is are use uses using used was were now switched changed upgraded moved "
-    "set runs lives".split()
+    [
+        "是",
+        "为",
+        "用",
+        "在",
+        "叫",
+        "即",
+        "使用",
+        "采用",
+        "用的是",
+        "改成",
+        "改为",
+        "改用",
+        "换成",
+        "换为",
+        "换",
+        "升级",
+        "升级成",
+        "迁移",
+        "迁到",
+        "切换",
+        "切到",
+        "更新",
+        "统一",
+        "设为",
+        "设置",
+        "定为",
+        "放在",
+        "位于",
+        "=",
+        "is",
+        "are",
+        "use",
+        "uses",
+        "using",
+        "used",
+        "was",
+        "were",
+        "now",
+        "switched",
+        "changed",
+        "upgraded",
+        "moved",
+        "set",
+        "runs",
+        "lives",
+    ]
 )
-_COPULA_FOLLOWERS = frozenset("到 为 成 至 是 用 了 to".split())
+_COPULA_FOLLOWERS = frozenset(["到", "为", "成", "至", "是", "用", "了", "to"])
 _GENERIC = frozenset(
-    "我们 我 咱们 你们 本 该 这个 那个 项目 本项目 整个 团队 目前 现在 已经 当前 一直 都 也 还 默认 统一 其实 "
-    "总是 通常 一般 平时 的 了 呢 啦 吧 着 过 就 说 we our us i my the a an this that project repo repository "
-    "currently now always usually default team actually".split()
+    [
+        "我们",
+        "我",
+        "咱们",
+        "你们",
+        "本",
+        "该",
+        "这个",
+        "那个",
+        "项目",
+        "本项目",
+        "整个",
+        "团队",
+        "目前",
+        "现在",
+        "已经",
+        "当前",
+        "一直",
+        "都",
+        "也",
+        "还",
+        "默认",
+        "统一",
+        "其实",
+        "总是",
+        "通常",
+        "一般",
+        "平时",
+        "的",
+        "了",
+        "呢",
+        "啦",
+        "吧",
+        "着",
+        "过",
+        "就",
+        "说",
+        "we",
+        "our",
+        "us",
+        "i",
+        "my",
+        "the",
+        "a",
+        "an",
+        "this",
+        "that",
+        "project",
+        "repo",
+        "repository",
+        "currently",
+        "now",
+        "always",
+        "usually",
+        "default",
+        "team",
+        "actually",
+    ]
 )
 _SYNONYMS = {"端口号": "端口", "port": "端口", "版本号": "版本", "version": "版本", "地址": "地址"}
-_FILLER = frozenset("的 了 呢 啦 吧 着 过 哦 喔 the a an".split())
+_FILLER = frozenset(["的", "了", "呢", "啦", "吧", "着", "过", "哦", "喔", "the", "a", "an"])
 
 
 @dataclass(frozen=True)
@@ -153,7 +252,7 @@ def _clause_subject(main: str) -> Subject | None:
     split = next((i for i, t in enumerate(tokens) if t in _COPULAS), None)
     if split is None:
         return None
-    before = [t for t in tokens[:split] if t not in _GENERIC and len(t) >= 2 or _PLACEHOLDER.match(t)]
+    before = [t for t in tokens[:split] if (t not in _GENERIC and len(t) >= 2) or _PLACEHOLDER.match(t)]
     after = tokens[split + 1 :]
     while after and (after[0] in _COPULAS or after[0] in _COPULA_FOLLOWERS):
         after = after[1:]
@@ -199,7 +298,10 @@ def values_in(text: str) -> set[str]:
 
 def relate(stored: str, incoming: str) -> str:
     """`same`, `changed`, `corrects` (a correction cue naming the stored value in an old-value clause), `none`."""
-    old, new = subject_of(stored), subject_of(incoming)
+    return relate_subjects(subject_of(stored), subject_of(incoming), incoming)
+
+
+def relate_subjects(old: Subject | None, new: Subject | None, incoming: str) -> str:
     if old is not None and new is not None and old.same_subject(new):
         return "same" if old.value == new.value else "changed"
     if old is None or not has_correction_cue(incoming):
