@@ -184,7 +184,9 @@ def test_a_changed_value_on_the_same_subject_supersedes_every_older_entry(tmp_pa
     assert result.entry.metadata["supersedes"] == f"{older.id},{newer.id}"
     kept = {e.id: e for e in memory(tmp_path).get_all()}
     assert len(kept) == 3
-    assert kept[older.id].metadata["supersededBy"] == kept[newer.id].metadata["supersededBy"] == result.entry.id
+    assert (
+        kept[older.id].metadata["supersededBy"] == kept[newer.id].metadata["supersededBy"] == result.entry.id
+    )
     assert older.id in result.describe() and newer.id in result.describe()
 
 
@@ -280,4 +282,6 @@ def test_replacing_with_a_duplicate_of_another_entry_refreshes_it_and_supersedes
     assert result.entry.last_verified_at == NOW
     assert target.id in result.describe() and "部署到 staging 环境" in result.describe()
     kept = {e.id: e for e in memory(tmp_path).get_all()}
-    assert kept[target.id].metadata["supersededBy"] == twin.id and kept[twin.id].metadata["confirmations"] == "1"
+    assert (
+        kept[target.id].metadata["supersededBy"] == twin.id and kept[twin.id].metadata["confirmations"] == "1"
+    )

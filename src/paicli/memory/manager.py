@@ -146,6 +146,17 @@ class MemoryManager:
             return "开启（外部内容防护暂停）"
         return "开启"
 
+    def evolution_summary(self) -> str:
+        from paicli.memory import evolve
+
+        entries = self.list_all()
+        superseded = sum(1 for e in entries if evolve.is_superseded(e))
+        pending = sum(
+            1 for e in entries if evolve.is_conflict_pending(e) and e.is_visible_in(self.project_key)
+        )
+        line = f"记忆演化: 被取代的旧版本 {superseded} 条（/memory list --all），待确认冲突 {pending} 条"
+        return line + ("（/memory conflicts）" if pending else "")
+
     def status_lines(self, profile_summary: str, token_usage_line: str) -> list[str]:
         return [
             f"上下文策略: {profile_summary}",

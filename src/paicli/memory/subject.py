@@ -21,7 +21,7 @@ from paicli.memory.tokenize import segment
 VERSION = "1"
 
 _CLAUSE_SPLIT = re.compile(r"[，,；;。！!？?\n]+|(?<=\S)\s+(?:but|and then)\s+")
-_OLD_CLAUSE = re.compile(
+OLD_VALUE_CLAUSE = re.compile(
     r"之前|以前|原来|原先|旧的|旧环境|旧版|老的|已经不用|不用了|不再|废弃|弃用|停用"
     r"|\bno longer\b|\bpreviously\b|\bused to\b|\bdeprecated\b|\bold\b|\bformerly\b"
 )
@@ -178,8 +178,8 @@ def has_correction_cue(text: str) -> bool:
 
 def _main_and_old(text: str) -> tuple[str | None, list[str]]:
     clauses = [c.strip() for c in _CLAUSE_SPLIT.split(_fold(text)) if c and c.strip()]
-    main = next((c for c in clauses if not _OLD_CLAUSE.search(c)), None)
-    old = [c for c in clauses if _OLD_CLAUSE.search(c)]
+    main = next((c for c in clauses if not OLD_VALUE_CLAUSE.search(c)), None)
+    old = [c for c in clauses if OLD_VALUE_CLAUSE.search(c)]
     return main, old
 
 
