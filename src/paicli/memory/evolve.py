@@ -62,6 +62,11 @@ def subject_for(entry: MemoryEntry) -> subjects.Subject | None:
     return subjects.subject_of(entry.content)
 
 
+def prepare(incoming: MemoryEntry) -> None:
+    """Compute (and cache) the incoming fact's subject: the tokenizer loads here, outside the store's lock."""
+    subjects.subject_of(incoming.content)
+
+
 def decide(
     entries: Iterable[MemoryEntry], incoming: MemoryEntry, detector: ConflictDetector, allow_conflict: bool
 ) -> Decision:

@@ -200,6 +200,7 @@ class LongTermMemory:
         superseded; a duplicate or re-statement confirms the stored one; an unsettled conflict is kept pending."""
         target_id = (replace_id or "").strip()
         incoming = entry
+        evolve.prepare(incoming)  # segments (loads jieba) before the lock, never while holding it
 
         def change(entries: Entries) -> tuple[MemoryWriteResult, bool]:
             target = entries.get(target_id) if target_id else None
@@ -248,6 +249,7 @@ class LongTermMemory:
         """Automatic extraction: an existing id is refused; a re-statement only counts a confirmation (the
         entry stays pending verification); corrections supersede; a conflict without a cue is kept pending."""
         incoming = entry
+        evolve.prepare(incoming)  # segments (loads jieba) before the lock, never while holding it
 
         def change(entries: Entries) -> tuple[MemoryWriteResult, bool]:
             if incoming.id in entries:

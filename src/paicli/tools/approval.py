@@ -216,6 +216,8 @@ def approval_summary(tool: str, args: dict[str, Any]) -> str:
         return f"写入文件: {args.get('path', '')}"
     if tool == "edit_file":
         return f"编辑文件: {args.get('path', '')}"
+    if tool == "save_memory":
+        return f"写入长期记忆: {args.get('fact', '')}"
     return f"调用工具 {tool}"
 
 

@@ -24,6 +24,7 @@ from paicli.textsafe import encodable, encodable_or_none
 from paicli.tools.approval import (
     DANGEROUS_TOOLS,
     HITL_PREFIX,
+    ApprovalNeed,
     ApprovalState,
     DenyingApprover,
     approval_summary,
@@ -270,6 +271,9 @@ class TurnToolSet:
         if denial is not None:
             return ToolOutput(denial, success=False, blocked=True)
         need = self.runner.approval.needs_approval(name, args, relative, self.runner.project_root)
+        memory_reason = None if self.runner.approval.yes else self.policy.memory_approval_reason(name, args)
+        if need is None and memory_reason is not None:
+            need = ApprovalNeed(memory_reason)  # memory writes the user did not ask for (issue 26)
         if need is None:
             self._note_write(name, relative)
             return None
