@@ -121,7 +121,15 @@ def test_a_corrected_save_memory_supersedes_the_old_entry_and_names_it(
         assert len(kept) == 2 and kept[old_id]["content"] == "项目使用 JDK 17"  # history, never destroyed
         new_id = next(i for i in kept if i != old_id)
         assert kept[old_id]["metadata"]["supersededBy"] == new_id
-        assert list(kept[old_id]) == ["id", "content", "type", "timestamp", "lastVerifiedAt", "metadata", "tokenCount"]
+        assert list(kept[old_id]) == [
+            "id",
+            "content",
+            "type",
+            "timestamp",
+            "lastVerifiedAt",
+            "metadata",
+            "tokenCount",
+        ]
 
 
 def test_saved_fact_reaches_the_next_request_after_clear_and_the_next_session(
