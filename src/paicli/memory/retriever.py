@@ -34,7 +34,9 @@ DEFAULT_STALE_DAYS = 30
 MAX_STALE_DAYS = 999_999_999  # timedelta's limit
 VECTOR_WEIGHT = 0.5
 VECTOR_FLOOR = 0.15
-BM25_WEIGHT = 0.5  # of the best BM25 score among the candidates
+BM25_WEIGHT = (
+    0.02  # of the best BM25 score among the candidates: a tie-breaker (evals/retrieval: more costs MRR)
+)
 CONFIRMATION_BOOST = 0.1  # per confirmation the user gave (duplicate save, /memory verify, re-statement)
 MAX_CONFIRMATIONS = 5
 

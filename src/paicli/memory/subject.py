@@ -233,9 +233,17 @@ def _word(token: str) -> str | None:
 @lru_cache(maxsize=65536)
 def subject_of(text: str) -> Subject | None:
     """The fact's subject and value, or None when no copula splits its main clause."""
-    main, _ = _main_and_old(text)
-    if main is None:
-        return None
+    clauses = [c.strip() for c in _CLAUSE_SPLIT.split(_fold(text)) if c and c.strip()]
+    for main in (
+        c for c in clauses if not OLD_VALUE_CLAUSE.search(c)
+    ):  # `对了，项目升级到 …`: the first that says
+        found = _main_subject(main)
+        if found is not None:
+            return found
+    return None
+
+
+def _main_subject(main: str) -> Subject | None:
     label, colon, rest = main.partition(":")
     if colon and rest.strip():
         # `团队约定：分支名用小写`: the label frames the statement; the statement after it has the subject
