@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable
 from typing import Protocol
 
 from paicli.config.env import EnvLookup
@@ -75,6 +76,8 @@ class MemoryManager:
         self._retriever_failed = False
         self.project_key = normalize_project_key(project_key)
         self._last_auto: list[MemoryWriteResult] = []
+        # the REPL's hook: the contents of the memories injected into a turn, as they are injected
+        self.on_injected: Callable[[list[str]], None] | None = None
 
     # ---- explicit writes -------------------------------------------------------------------------
 
@@ -216,10 +219,18 @@ class MemoryManager:
         if retriever is None:
             return ""
         try:
-            return retriever.build_context(query, max_tokens, self.project_key, exclude_text)
+            block = retriever.build_context(query, max_tokens, self.project_key, exclude_text)
         except Exception:
             log.warning("long-term memory retrieval failed; this turn goes without it", exc_info=True)
             return ""
+        listener = self.on_injected
+        shown = getattr(retriever, "last_injected", None)
+        if listener is not None and block and isinstance(shown, list) and shown:
+            try:
+                listener(list(shown))
+            except Exception:  # showing it must never cost the turn its memory
+                log.warning("injected-memory listener failed", exc_info=True)
+        return block
 
     def _blocked(self) -> bool:
         if self.tracker is None:
@@ -296,3 +307,11 @@ def auto_notice(results: list[MemoryWriteResult]) -> str:
     if lines:
         lines.append("   /memory list 可以查看，记错的可以用 /memory delete 删掉。")
     return "\n".join(lines)
+
+
+def injected_line(contents: list[str], ctrl_o: bool = True) -> str:
+    """One line: how many memories went into the turn, and the first words of each."""
+    words = "；".join(_brief(content, 16) for content in contents[:3])
+    more = f" 等 {len(contents)} 条" if len(contents) > 3 else ""
+    hint = "（Ctrl+O 查看全部）" if ctrl_o else ""
+    return f"🧠 本轮带入 {len(contents)} 条长期记忆：{words}{more}{hint}"

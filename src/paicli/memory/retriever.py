@@ -147,6 +147,7 @@ class MemoryRetriever:
         self._tokens: TokenIndex | None = None
         self._tokens_path = _tokens_path(self._index_path)
         self._token_persister: Persister | None = None
+        self.last_injected: list[str] = []  # contents rendered by the last build_context, in order
         self.index_builds = 0  # indexes built from nothing (no usable saved one)
         self.save_delay = 1.0  # seconds between a change and saving the index (coalesces bursts of saves)
 
@@ -184,7 +185,11 @@ class MemoryRetriever:
         now = self._clock()
         top = self.top(query, project_key, exclude_text)
         days = knobs.MEMORY_STALE_DAYS.read(self._env)
-        return render(top, max_tokens, now, days, self._zone, Path(project_key) if project_key else None)
+        root = Path(project_key) if project_key else None
+        shown: list[str] = []
+        block = render(top, max_tokens, now, days, self._zone, root, shown)
+        self.last_injected = shown
+        return block
 
     def top(self, query: str, project_key: str, exclude_text: str = "") -> list[Ranked]:
         """The entries `build_context` would render, best first."""
@@ -399,6 +404,7 @@ def render(
     stale_days: int,
     zone: tzinfo | None = None,
     project_root: Path | None = None,
+    shown: list[str] | None = None,
 ) -> str:
     """Header once any entry passed; lines in rank order until the first one that does not fit."""
     if not ranked:
@@ -411,6 +417,8 @@ def render(
             break
         used += cost
         parts.append(render_line(item.entry, now, stale_days, zone, project_root) + "\n")
+        if shown is not None:
+            shown.append(item.entry.content)
     parts.append("\n")
     return "".join(parts)
 
