@@ -91,6 +91,7 @@ class TokenIndex:
         self.ids: list[str | None] = []
         self.digests: list[str] = []
         self.tokens: list[list[str] | None] = []
+        self.contents: list[str | None] = []  # the text last seen per position (None: loaded, not yet compared)
         self.positions: dict[str, int] = {}
         self._corpus = _Corpus()
         self.updates = 0
@@ -101,24 +102,35 @@ class TokenIndex:
         for doc_id, content in documents:
             seen.add(doc_id)
             position = self.positions.get(doc_id)
-            fingerprint = digest(content)
-            if position is not None and self.digests[position] == fingerprint:
+            if position is not None and self._same(position, content):
                 continue
-            self._put(doc_id, fingerprint, document_tokens(content), position)
+            self._put(doc_id, digest(content), document_tokens(content), position)
+            self.contents[self.positions[doc_id]] = content
             changed = True
         if drop_missing:
             for doc_id in [d for d in self.positions if d not in seen]:
                 position = self.positions.pop(doc_id)
-                self.ids[position], self.tokens[position] = None, None
+                self.ids[position], self.tokens[position], self.contents[position] = None, None, None
                 self._corpus.put(position, None)
                 self.updates += 1
                 changed = True
         return changed
 
+    def _same(self, position: int, content: str) -> bool:
+        """Identity first (the store hands out the same strings each query), the digest only once per entry."""
+        known = self.contents[position]
+        if known is not None:
+            return known is content or known == content
+        if self.digests[position] != digest(content):
+            return False
+        self.contents[position] = content
+        return True
+
     def _put(self, doc_id: str, fingerprint: str, tokens: list[str], position: int | None) -> None:
         if position is None:
             position = len(self.ids)
             self.ids.append(doc_id)
+            self.contents.append(None)
             self.digests.append(fingerprint)
             self.tokens.append(tokens)
             self.positions[doc_id] = position

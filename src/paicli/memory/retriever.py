@@ -88,9 +88,9 @@ def is_stale(entry: MemoryEntryLike, now: datetime, stale_days: int) -> bool:
 def is_truth(entry: MemoryEntryLike) -> bool:
     """Superseded facts and unsettled conflicts are history, never served as facts."""
     metadata = entry.metadata
-    if str(metadata.get("supersededBy", "")).strip():
+    if "supersededBy" in metadata and str(metadata["supersededBy"]).strip():
         return False
-    return str(metadata.get("conflictPending", "")).strip().lower() != "true"
+    return "conflictPending" not in metadata or str(metadata["conflictPending"]).strip().lower() != "true"
 
 
 def confirmation_factor(entry: MemoryEntryLike) -> float:
@@ -288,7 +288,8 @@ class MemoryRetriever:
             loaded = bm25.load(self._tokens_path) if self._tokens_path is not None else None
             index = self._tokens = loaded if loaded is not None else bm25.TokenIndex()
         changed = index.sync((entry.id, entry.content) for entry in self._store.get_all(None))
-        changed = index.sync(((entry.id, entry.content) for entry in entries), drop_missing=False) or changed
+        extra = [(entry.id, entry.content) for entry in entries if entry.id not in index.positions]
+        changed = index.sync(extra, drop_missing=False) or changed
         if changed and self._tokens_path is not None:
             if self._token_persister is None:
                 from paicli.memory.vector_file import Persister
