@@ -91,7 +91,8 @@ class TokenIndex:
         self.ids: list[str | None] = []
         self.digests: list[str] = []
         self.tokens: list[list[str] | None] = []
-        self.contents: list[str | None] = []  # the text last seen per position (None: loaded, not yet compared)
+        # the text last seen per position (None: loaded from disk, not yet compared)
+        self.contents: list[str | None] = []
         self.positions: dict[str, int] = {}
         self._corpus = _Corpus()
         self.updates = 0
