@@ -148,6 +148,7 @@ class MemoryRetriever:
         self._tokens_path = _tokens_path(self._index_path)
         self._token_persister: Persister | None = None
         self.last_injected: list[str] = []  # contents rendered by the last build_context, in order
+        self._vectors_changed = False  # the vector index took a change the token index has not seen yet
         self.index_builds = 0  # indexes built from nothing (no usable saved one)
         self.save_delay = 1.0  # seconds between a change and saving the index (coalesces bursts of saves)
 
@@ -260,6 +261,7 @@ class MemoryRetriever:
             index = self._vectors = self._open_index()
         changed = index.sync((entry.id, entry.content) for entry in self._store.get_all(None))
         changed = index.sync(((entry.id, entry.content) for entry in entries), drop_missing=False) or changed
+        self._vectors_changed = self._vectors_changed or changed
         if changed and self._index_path is not None:
             if self._persister is None:
                 from paicli.memory.vector_file import Persister
@@ -284,6 +286,9 @@ class MemoryRetriever:
         from paicli.memory import bm25
 
         index = self._tokens
+        if index is not None and not self._vectors_changed:
+            return index  # synced with the same store as the vector index, which found nothing new
+        self._vectors_changed = False
         if index is None:
             loaded = bm25.load(self._tokens_path) if self._tokens_path is not None else None
             index = self._tokens = loaded if loaded is not None else bm25.TokenIndex()
