@@ -141,6 +141,10 @@ class TokenIndex:
         self._corpus.put(position, tokens)
         self.updates += 1
 
+    def prepare(self) -> None:
+        """Derive idf and the average length now (start-up warm-up) rather than in the first query."""
+        self._corpus.refresh()
+
     def scores(self, query_tokens: Iterable[str], doc_ids: Sequence[str]) -> list[float]:
         """BM25 of each document in `doc_ids` (0.0 for an unknown id)."""
         words = [w for w in query_tokens if w]

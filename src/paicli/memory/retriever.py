@@ -173,7 +173,7 @@ class MemoryRetriever:
             self._lowered_texts(entries)
             if self.vector_enabled:
                 self._synced_index(entries).prepare()
-                self._synced_tokens(entries)
+                self._synced_tokens(entries).prepare()
 
     def flush_index(self, timeout: float = 10.0) -> bool:
         """Wait for a pending background save of the indexes (benchmarks, tests, shutdown)."""
