@@ -290,10 +290,11 @@ def test_every_category_in_one_session_then_resume(
     assert sorted(p.name for p in outside.iterdir()) == ["victim.txt"]
     assert (outside / "victim.txt").read_text(encoding="utf-8") == VICTIM
     assert sorted(p.name for p in isolated_home.iterdir()) == [".paicli"]
-    # Memory of an odd shape was kept through the model's save, with a backup.
+    # Memory of an odd shape was kept, with a backup; the model's unrequested save was refused (-p without
+    # --yes: a memory write the user did not ask for needs approval, issue 26).
     folder = isolated_home / ".paicli" / "memory"
     written = json.loads((folder / "long_term_memory.json").read_text(encoding="utf-8"))
     assert written[: len(ODD_MEMORY)] == ODD_MEMORY
-    assert "部署脚本在 deploy/run.sh" in [item.get("content") for item in written[len(ODD_MEMORY) :]]
+    assert "部署脚本在 deploy/run.sh" not in [item.get("content") for item in written[len(ODD_MEMORY) :]]
     assert list(folder.glob("long_term_memory.json.bak-*"))
     assert_home_private(isolated_home)

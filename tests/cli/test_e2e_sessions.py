@@ -101,7 +101,7 @@ def test_save_memory_from_eight_concurrent_runs_all_land(project: Path, isolated
         assert server.violations == []
 
 
-def test_conflicting_save_memory_returns_the_old_id_and_writes_nothing(
+def test_a_corrected_save_memory_supersedes_the_old_entry_and_names_it(
     project: Path, isolated_home: Path
 ) -> None:
     with FakeOpenAIServer() as server:
@@ -109,16 +109,27 @@ def test_conflicting_save_memory_returns_the_old_id_and_writes_nothing(
             Reply.tool_calls(("save_memory", json.dumps({"fact": "项目使用 JDK 17"}, ensure_ascii=False))),
             "已保存",
             Reply.tool_calls(("save_memory", json.dumps({"fact": "项目使用 JDK 21"}, ensure_ascii=False))),
-            "与已有记忆冲突，需要你确认",
+            "已更新",
         )
         env = paicli_env(isolated_home, server.base_url)
         assert run_paicli(["-p", "记住：项目使用 JDK 17"], env, project).returncode == 0
-        before = memory_file(isolated_home).read_bytes()
         old_id = memories(isolated_home)[0]["id"]
-        assert run_paicli(["-p", "记住：项目使用 JDK 21"], env, project).returncode == 0
-        conflict_result = [m for m in server.requests[3]["messages"] if m["role"] == "tool"][-1]["content"]
-        assert old_id in conflict_result and "JDK 17" in conflict_result and "JDK 21" in conflict_result
-        assert memory_file(isolated_home).read_bytes() == before
+        assert run_paicli(["-p", "记住：项目升级到 JDK 21 了"], env, project).returncode == 0
+        result = [m for m in server.requests[3]["messages"] if m["role"] == "tool"][-1]["content"]
+        assert old_id in result and "JDK 17" in result and "JDK 21" in result and "取代" in result
+        kept = {m["id"]: m for m in memories(isolated_home)}
+        assert len(kept) == 2 and kept[old_id]["content"] == "项目使用 JDK 17"  # history, never destroyed
+        new_id = next(i for i in kept if i != old_id)
+        assert kept[old_id]["metadata"]["supersededBy"] == new_id
+        assert list(kept[old_id]) == [
+            "id",
+            "content",
+            "type",
+            "timestamp",
+            "lastVerifiedAt",
+            "metadata",
+            "tokenCount",
+        ]
 
 
 def test_saved_fact_reaches_the_next_request_after_clear_and_the_next_session(

@@ -91,7 +91,9 @@ def test_rejects_malformed_responses_secrets_and_non_verbatim_claims(tmp_path: P
     assert llm.calls == 2 and len(store.get_all()) == 1
 
 
-def test_skips_after_external_content_and_rejects_duplicate_or_conflicting_facts(tmp_path: Path) -> None:
+def test_skips_after_external_content_confirms_restatements_and_supersedes_corrections(
+    tmp_path: Path,
+) -> None:
     tracker = FakeTracker()
     llm = ScriptedLLM(
         [facts("我们项目使用 Java 17"), facts("我们项目使用 Java 17"), facts("我们项目使用 Java 21")],
@@ -102,11 +104,14 @@ def test_skips_after_external_content_and_rejects_duplicate_or_conflicting_facts
     first = manager.extract_facts_from_user_turn("我们项目使用 Java 17。")
     assert len(first) == 1
     verified_at = store.get_all()[0].last_verified_at
-    assert manager.extract_facts_from_user_turn("我们项目使用 Java 17。") == []
-    assert manager.extract_facts_from_user_turn("我们项目使用 Java 21。") == []
-    entries = store.get_all()
-    assert [e.content for e in entries] == ["我们项目使用 Java 17"]
-    assert entries[0].last_verified_at == verified_at and entries[0].verification_pending
+    assert manager.extract_facts_from_user_turn("我们项目使用 Java 17。") == []  # a re-statement
+    restated = store.get_all()[0]
+    assert restated.metadata["confirmations"] == "1"
+    assert restated.last_verified_at == verified_at and restated.verification_pending
+    corrected = manager.extract_facts_from_user_turn("我们项目使用 Java 21。")
+    assert [e.content for e in corrected] == ["我们项目使用 Java 21"]
+    entries = {e.content: e for e in store.get_all()}
+    assert entries["我们项目使用 Java 17"].metadata["supersededBy"] == corrected[0].id
 
     tracker.observe("web_fetch")
     assert manager.extract_facts_from_user_turn("我偏好简洁回答。") == []
@@ -199,9 +204,13 @@ def test_store_extracted_writes_pending_project_facts_and_drops_duplicates(tmp_p
 
     assert [e.content for e in saved] == ["我偏好简洁回答", "本项目使用 Java 17"]
     on_disk = json.loads((tmp_path / "memory" / "long_term_memory.json").read_text(encoding="utf-8"))
-    assert [e["metadata"] for e in on_disk] == [
-        {"source": "auto_user_fact", "scope": "project", "project": "/repo/a", "verification_pending": "true"}
-    ] * 2
+    plain = {
+        "source": "auto_user_fact",
+        "scope": "project",
+        "project": "/repo/a",
+        "verification_pending": "true",
+    }
+    assert [e["metadata"] for e in on_disk] == [{**plain, "confirmations": "1"}, plain]  # said twice
     assert all(e["id"].startswith("fact-") and e["timestamp"] == "2026-09-23T00:00:00Z" for e in on_disk)
 
 

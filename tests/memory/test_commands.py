@@ -96,12 +96,15 @@ def test_save_replies(tmp_path: Path) -> None:
     assert run_save(mgr, parse_save_args("")).startswith("❌ /save 后面要写上要记住的内容")
     stored = run_save(mgr, parse_save_args("项目使用 Java 17"))
     assert stored.startswith("💾") and "项目使用 Java 17" in stored and "project" in stored
-    conflict = run_save(mgr, parse_save_args("项目使用 Java 21"))
-    assert "冲突" in conflict and "/save --force" in conflict
-    assert run_save(mgr, parse_save_args("--force 项目使用 Java 21")).startswith("💾")
+    corrected = run_save(mgr, parse_save_args("项目使用 Java 21"))
+    assert "取代" in corrected and "项目使用 Java 17" in corrected and "/memory history" in corrected
+    run_save(mgr, parse_save_args("每次发布前跑 3 遍回归测试"))
+    conflict = run_save(mgr, parse_save_args("每次发布前跑 5 遍回归测试"))
+    assert "冲突" in conflict and "/save --force" in conflict and "/memory conflicts" in conflict
+    assert run_save(mgr, parse_save_args("--force 每次发布前跑 4 遍回归测试")).startswith("💾")
     assert "已经有" in run_save(mgr, parse_save_args("项目使用java21。"))
     assert run_save(mgr, parse_save_args("--global 默认中文回答")).startswith("💾")
-    assert len(mgr.list_all()) == 3
+    assert len(mgr.list_all()) == 6
 
 
 def test_memory_command_replies(tmp_path: Path) -> None:
@@ -117,9 +120,10 @@ def test_memory_command_replies(tmp_path: Path) -> None:
     assert run("verify fact-nope") == not_found("fact-nope") == "📭 长期记忆里没有这个 id: fact-nope"
     assert run(f"verify {first.id}") == f"✅ 核实时间已更新为现在: {first.id} 用户偏好使用Java开发"
     assert "已替换" in run(f"replace {first.id} 用户偏好使用Kotlin开发")
-    assert "没有找到" in run(f"replace {first.id} 又一个事实")
+    assert "没有找到" in run(f"replace {first.id} 又一个事实")  # superseded: history, not a target
     assert run("replace fact-1234") == REPLACE_HINT
     assert run("delete fact-nope") == not_found("fact-nope")
+    assert run(f"delete {first.id}").startswith("🗑️")
     only = mgr.list_all()[0]
     assert run(f"delete {only.id}") == f"🗑️ 这条长期记忆已删除: {only.id}"
     mgr.store_fact("一条将被清空的事实")

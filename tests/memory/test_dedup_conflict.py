@@ -145,36 +145,48 @@ def test_highly_similar_text_is_conflict_but_threshold_is_respected() -> None:
         ConflictDetector(0)
 
 
-def test_conflicting_write_is_not_stored_and_surfaces_both_entries(tmp_path: Path) -> None:
+def test_conflict_without_a_cue_is_kept_pending_and_surfaces_both_entries(tmp_path: Path) -> None:
     store = memory(tmp_path)
-    old = entry("项目使用 Java 17", "project", REPO)
+    old = entry("每次发布前跑 3 遍回归测试", "project", REPO)
     store.store(old)
-    result = store.write(entry("项目使用 Java 21", "project", REPO), None, False, REPO)
-    assert result.status is WriteStatus.CONFLICT and not result.written
+    result = store.write(entry("每次发布前跑 5 遍回归测试", "project", REPO), None, False, REPO)
+    assert result.status is WriteStatus.CONFLICT and result.written and result.entry is not None
     assert [e.id for e in result.conflicts] == [old.id]
+    assert result.entry.metadata["conflictPending"] == "true"
+    assert result.entry.metadata["conflictWith"] == old.id
     text = result.describe()
     for needle in (
         old.id,
-        "项目使用 Java 17",
-        "项目使用 Java 21",
-        f"/memory replace {old.id}",
+        "每次发布前跑 3 遍回归测试",
+        "每次发布前跑 5 遍回归测试",
+        f"/memory verify {result.entry.id}",
+        f"/memory delete {result.entry.id}",
         "/save --force",
         "replace_id",
         "keep_both=true",
+        "/memory conflicts",
         "2026-09-23",
     ):
         assert needle in text
-    assert [e.id for e in memory(tmp_path).get_all()] == [old.id]
+    on_disk = {e.id: e for e in memory(tmp_path).get_all()}
+    assert set(on_disk) == {old.id, result.entry.id} and "supersededBy" not in on_disk[old.id].metadata
 
 
-def test_conflict_lists_every_conflicting_entry_sorted_by_time(tmp_path: Path) -> None:
+def test_a_changed_value_on_the_same_subject_supersedes_every_older_entry(tmp_path: Path) -> None:
     store = memory(tmp_path)
     newer = entry("服务端口是 8080", when=NOW)
     older = entry("服务端口是 7070", when=NOW.replace(year=2025))
     store.store(newer)
     store.store(older)
     result = store.write(entry("服务端口是 9090"))
-    assert [e.id for e in result.conflicts] == [older.id, newer.id]
+    assert result.status is WriteStatus.SUPERSEDED and result.entry is not None
+    assert [e.id for e in result.superseded] == [older.id, newer.id]
+    assert result.entry.metadata["supersedes"] == f"{older.id},{newer.id}"
+    kept = {e.id: e for e in memory(tmp_path).get_all()}
+    assert len(kept) == 3
+    assert (
+        kept[older.id].metadata["supersededBy"] == kept[newer.id].metadata["supersededBy"] == result.entry.id
+    )
     assert older.id in result.describe() and newer.id in result.describe()
 
 
@@ -184,14 +196,15 @@ def test_user_can_keep_both_or_replace(tmp_path: Path) -> None:
     store.store(old)
     kept = store.write(entry("项目使用 Java 21", "project", REPO), None, True, REPO)
     assert kept.status is WriteStatus.STORED and store.size() == 2
-    blocked = store.write(entry("项目使用 Java 25", "project", REPO), old.id, False, REPO)
-    assert blocked.status is WriteStatus.CONFLICT and [e.id for e in blocked.conflicts] == [kept.entry.id]  # type: ignore[union-attr]
-    assert store.delete(kept.entry.id)  # type: ignore[union-attr]
+    assert not any("supersededBy" in e.metadata for e in store.get_all())
     replaced = store.write(entry("项目使用 Java 25", "project", REPO), old.id, False, REPO)
-    assert replaced.status is WriteStatus.REPLACED and replaced.written
-    assert store.retrieve(old.id) is None
-    assert [e.content for e in memory(tmp_path).get_all()] == ["项目使用 Java 25"]
+    assert replaced.status is WriteStatus.REPLACED and replaced.written and replaced.entry is not None
+    history = {e.id: e for e in memory(tmp_path).get_all()}
+    assert history[old.id].metadata["supersededBy"] == replaced.entry.id  # kept, never destroyed
+    assert history[kept.entry.id].metadata["supersededBy"] == replaced.entry.id  # type: ignore[union-attr]
     assert "项目使用 Java 17" in replaced.describe() and "项目使用 Java 25" in replaced.describe()
+    again = store.write(entry("项目使用 Java 26", "project", REPO), old.id, False, REPO)
+    assert again.status is WriteStatus.REPLACE_TARGET_NOT_FOUND  # a superseded entry is history
 
 
 def test_replace_target_must_be_visible_in_current_project(tmp_path: Path) -> None:
@@ -221,16 +234,21 @@ def test_duplicate_write_refreshes_verification_instead_of_storing_again(tmp_pat
     assert len(on_disk) == 1 and on_disk[0].last_verified_at == NOW
 
 
-def test_automatic_write_rejects_duplicates_and_conflicts_without_refreshing(tmp_path: Path) -> None:
+def test_automatic_write_confirms_restatements_and_supersedes_corrections(tmp_path: Path) -> None:
     store = memory(tmp_path)
     old = entry("项目使用 Java 17", "project", REPO, when=NOW.replace(year=2025))
     store.store(old)
-    assert not store.write_automatic(entry("项目使用 Java 17。", "project", REPO))
-    assert not store.write_automatic(entry("项目使用 Java 21", "project", REPO))
-    assert not store.write_automatic(old)
-    assert store.retrieve(old.id) == old
-    assert store.write_automatic(entry("默认用中文回答", "project", REPO))
-    assert store.size() == 2
+    restated = store.write_automatic(entry("项目使用 Java 17。", "project", REPO))
+    assert restated.status is WriteStatus.DUPLICATE and not restated.written
+    confirmed = store.retrieve(old.id)
+    assert confirmed is not None and confirmed.metadata["confirmations"] == "1"
+    assert confirmed.last_verified_at == old.last_verified_at  # a re-statement is no verification
+    assert not store.write_automatic(old).written
+    corrected = store.write_automatic(entry("项目使用 Java 21", "project", REPO))
+    assert corrected.status is WriteStatus.SUPERSEDED and corrected.entry is not None
+    assert store.retrieve(old.id).metadata["supersededBy"] == corrected.entry.id  # type: ignore[union-attr]
+    assert store.write_automatic(entry("默认用中文回答", "project", REPO)).written
+    assert store.size() == 3
 
 
 def test_plain_store_never_checks_conflicts(tmp_path: Path) -> None:
@@ -251,7 +269,7 @@ def test_explicit_write_never_overwrites_another_entry_with_the_same_id(tmp_path
     assert store.retrieve(first.id) == first and store.size() == 2
 
 
-def test_replacing_with_a_duplicate_of_another_entry_refreshes_it_and_drops_the_target(
+def test_replacing_with_a_duplicate_of_another_entry_refreshes_it_and_supersedes_the_target(
     tmp_path: Path,
 ) -> None:
     store = memory(tmp_path)
@@ -263,4 +281,7 @@ def test_replacing_with_a_duplicate_of_another_entry_refreshes_it_and_drops_the_
     assert result.status is WriteStatus.DUPLICATE and result.entry is not None and result.entry.id == twin.id
     assert result.entry.last_verified_at == NOW
     assert target.id in result.describe() and "部署到 staging 环境" in result.describe()
-    assert [e.id for e in memory(tmp_path).get_all()] == [twin.id]
+    kept = {e.id: e for e in memory(tmp_path).get_all()}
+    assert (
+        kept[target.id].metadata["supersededBy"] == twin.id and kept[twin.id].metadata["confirmations"] == "1"
+    )

@@ -116,13 +116,15 @@ def test_explicit_save_records_external_context_in_metadata(tmp_path: Path) -> N
 
 def test_replace_fact_keeps_old_scope_and_save_memory_tool_returns_text(tmp_path: Path) -> None:
     mgr = manager(tmp_path)
-    old = mgr.store_fact("服务端口是 8080", "global").entry
+    old = mgr.store_fact("每次发布前跑 3 遍回归测试", "global").entry
     assert old is not None
-    text = mgr.save_memory_tool("服务端口是 9090", "global")
-    assert "冲突" in text and old.id in text and "keep_both=true" in text
-    replaced = mgr.replace_fact(old.id, "服务端口是 9090")
+    text = mgr.save_memory_tool("每次发布前跑 5 遍回归测试", "global")
+    assert "冲突" in text and old.id in text and "keep_both=true" in text and "待确认" in text
+    replaced = mgr.replace_fact(old.id, "每次发布前跑 7 遍回归测试")
     assert replaced.status is WriteStatus.REPLACED and replaced.entry is not None
     assert replaced.entry.scope == "global"
+    kept = {e.id: e for e in mgr.list_all()}
+    assert kept[old.id].metadata["supersededBy"] == replaced.entry.id  # replace keeps the old one as history
     assert "已替换" in mgr.save_memory_tool("服务端口是 7070", "global", replaced.entry.id)
     assert mgr.save_memory_tool("服务端口是 6060", "global", None, True).startswith("💾")
     assert mgr.replace_fact("fact-missing", "x").status is WriteStatus.REPLACE_TARGET_NOT_FOUND
@@ -198,8 +200,19 @@ def test_extracted_facts_are_saved_as_pending_project_facts(tmp_path: Path) -> N
         "verification_pending": "true",
     }
     extractor.quotes = ["服务端口是 9090"]
-    assert mgr.extract_facts_from_user_turn("原文") == []  # conflict silently dropped
-    assert len(mgr.list_all()) == 2
+    corrected = mgr.extract_facts_from_user_turn("原文")  # a changed value on the same subject supersedes
+    assert [e.content for e in corrected] == ["服务端口是 9090"]
+    old = next(e for e in mgr.list_all() if e.content == "服务端口是 8080")
+    assert old.metadata["supersededBy"] == corrected[0].id and "supersededAt" in old.metadata
+    notice = mgr.extraction_notice()
+    assert "服务端口是 9090" in notice and "服务端口是 8080" in notice and "取代" in notice
+    extractor.quotes = ["每次发布前跑 5 遍回归测试"]
+    mgr.extract_facts_from_user_turn("原文")
+    extractor.quotes = ["每次发布前跑 3 遍回归测试"]
+    pending = mgr.extract_facts_from_user_turn("原文")  # a conflict without a cue: kept pending, announced
+    assert len(pending) == 1 and pending[0].metadata["conflictPending"] == "true"
+    assert "冲突" in mgr.extraction_notice() and "每次发布前跑 3 遍回归测试" in mgr.extraction_notice()
+    assert len(mgr.list_all()) == 5
 
 
 def test_extraction_is_skipped_when_blocked_and_errors_are_swallowed(tmp_path: Path) -> None:

@@ -170,7 +170,7 @@ def launch(args: argparse.Namespace) -> int:
     from paicli.cli.compose import memory_dir
     from paicli.cli.warmup import start_dictionary_early
 
-    start_dictionary_early(memory_dir(env, settings.paicli_home))
+    start_dictionary_early(memory_dir(env, settings.paicli_home), args.prompt if oneshot else None)
     _tolerate_bad_stdin_bytes()
     if oneshot and args.resume == "":
         return _fail("-p 不能和不带会话 ID 的 --resume 一起使用；请给出 ID，或用 -c 继续最新的会话")
@@ -342,7 +342,10 @@ def _build_backend(
         parts.mcp.wait_cold(knobs.MCP_STARTUP_WAIT.read(env))
     from paicli.cli.warmup import startup_warmup
 
-    backend.turns.warmup = startup_warmup(parts.memory, parts.counter, count_context=not oneshot).start()
+    hint = args.prompt if oneshot else None  # -p: jieba only when the task needs it (issue 33)
+    backend.turns.warmup = startup_warmup(
+        parts.memory, parts.counter, count_context=not oneshot, query_hint=hint
+    ).start()
     return backend
 
 

@@ -92,6 +92,12 @@ class EventRenderer:
             except Exception as exc:  # rendering must never kill the agent's worker
                 say(self._progress, f"⚠️ 显示事件时出错: {exc}", "yellow")
 
+    def memory_line(self, text: str) -> None:
+        """The dim line naming the long-term memories that went into this turn (called from the agent's thread)."""
+        with self._lock:
+            self._interrupt()
+            say(self._progress, text, "dim")
+
     def _dispatch(self, event: AgentEvent) -> None:
         if isinstance(event, TextDelta):
             self._on_text(event.text)

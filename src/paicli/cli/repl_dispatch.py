@@ -120,8 +120,23 @@ class Dispatcher:
             markdown=self.io.markdown,
             on_fold=self.remember_fold if getattr(self.io, "interactive", False) else None,
         )
-        run_rendered(self.io, renderer, lambda cancel: self.backend.run(text, mode, renderer, cancel))
+        memory = getattr(getattr(self.backend, "parts", None), "memory", None)
+        if memory is not None:
+            memory.on_injected = lambda contents: self._show_memories(renderer, contents)
+        try:
+            run_rendered(self.io, renderer, lambda cancel: self.backend.run(text, mode, renderer, cancel))
+        finally:
+            if memory is not None:
+                memory.on_injected = None
         self.notices()
+
+    def _show_memories(self, renderer: EventRenderer, contents: list[str]) -> None:
+        from paicli.memory.manager import injected_line
+
+        interactive = getattr(self.io, "interactive", False)
+        renderer.memory_line(injected_line(contents, ctrl_o=interactive))
+        if interactive:
+            self.remember_fold("长期记忆", "\n".join(f"- {c}" for c in contents))
 
     # -- commands -------------------------------------------------------------------------------------
 

@@ -70,7 +70,7 @@ class SessionBackground:
         if count > 0:
             from paicli.memory.extractor import saved_message
 
-            self.notice(saved_message(count))
+            self.notice(self._memory.extraction_notice() or saved_message(count))
 
     def notice(self, text: str) -> None:
         with self._lock:

@@ -130,15 +130,17 @@ class _Counter(Protocol):
     def count_text(self, text: str | None) -> int: ...
 
 
-def startup_warmup(memory: _Memory, counter: _Counter, *, count_context: bool) -> WarmUp:
+def startup_warmup(
+    memory: _Memory, counter: _Counter, *, count_context: bool, query_hint: str | None = None
+) -> WarmUp:
     """The steps this session needs: with no memory stored, retrieval touches neither jieba nor the index;
-    without context counting (-p), the encoder waits for whoever needs it."""
+    without context counting (-p), the encoder waits for whoever needs it. `query_hint` (-p: the task) that
+    needs no dictionary (no Han character) skips jieba altogether: the stored memories' tokens are on disk."""
     steps: list[WarmStep] = []
     if memory.has_memories():
-        steps += [
-            WarmStep(MEMORY_DICTIONARY, memory.warm_tokenizer),
-            WarmStep(MEMORY_INDEX, memory.warm_index),
-        ]
+        if _dictionary_needed(query_hint):
+            steps.append(WarmStep(MEMORY_DICTIONARY, memory.warm_tokenizer))
+        steps.append(WarmStep(MEMORY_INDEX, memory.warm_index))
     if count_context:
         steps.append(WarmStep(TOKEN_ENCODER, lambda: _count(counter)))
     return WarmUp(steps)
@@ -155,7 +157,15 @@ def await_warmup(warmup: WarmUp | None, emit: EventSink, cancel: CancelToken) ->
     return warmup.wait(lambda label: emit(Waiting(label)), lambda: cancel.cancelled)
 
 
-def start_dictionary_early(memory_dir: Path) -> None:
+def _dictionary_needed(query_hint: str | None) -> bool:
+    if query_hint is None:
+        return True
+    from paicli.memory.tokenize import needs_dictionary
+
+    return needs_dictionary(query_hint)
+
+
+def start_dictionary_early(memory_dir: Path, query_hint: str | None = None) -> None:
     """Before the session is even built: jieba's dictionary is the slowest step and needs nothing but
     the home directory, so it starts loading at once when a memory file with content exists (an empty or
     missing store never needs it). The warm-up's dictionary step then just waits for this load."""
@@ -165,7 +175,7 @@ def start_dictionary_early(memory_dir: Path) -> None:
         worth_it = (memory_dir / FILE_NAME).stat().st_size > len("[]\n")
     except OSError:
         return
-    if worth_it:
+    if worth_it and _dictionary_needed(query_hint):
         threading.Thread(target=_load_dictionary, name="paicli-dictionary", daemon=True).start()
 
 

@@ -8,12 +8,25 @@ from datetime import datetime
 from typing import Literal
 
 from paicli.config import knobs
+from paicli.memory import evolve
 from paicli.memory.dedup import is_stale
 from paicli.memory.entry import MemoryEntry, Scope, format_instant
 from paicli.memory.manager import EMPTY_FACT_TEXT, MemoryManager
 from paicli.memory.store import MemoryStoreError
 
-MemoryAction = Literal["status", "list", "search", "delete", "verify", "replace", "clear", "invalid"]
+MemoryAction = Literal[
+    "status",
+    "list",
+    "list_all",
+    "history",
+    "conflicts",
+    "search",
+    "delete",
+    "verify",
+    "replace",
+    "clear",
+    "invalid",
+]
 
 SEARCH_HINT = "❌ /memory search 后面要写上关键词，比如 /memory search 登录态"
 DELETE_HINT = (
@@ -22,18 +35,25 @@ DELETE_HINT = (
 VERIFY_HINT = (
     "❌ /memory verify 后面要写上记忆 id（/memory list 可以查到），比如 /memory verify fact-1a2b3c4d"
 )
+HISTORY_HINT = (
+    "❌ /memory history 后面要写上记忆 id（/memory list --all 可以查到），比如 /memory history fact-1a2b3c4d"
+)
+NO_CONFLICTS = "✅ 没有待确认的记忆冲突。"
 REPLACE_HINT = (
     "❌ 写法: /memory replace <记忆 id> <新的事实>，比如 /memory replace fact-1a2b3c4d 项目改用 Java 21"
 )
 NO_MATCH = "📭 没有找到符合条件的长期记忆。"
 CLEARED = "🧹 全部长期记忆已删除"
 _FLAGS = {"--global": "global", "--project": "project", "--force": "force"}
-_SUBCOMMANDS = ("list", "search", "delete", "verify", "replace", "clear")
+_SUBCOMMANDS = ("list", "history", "conflicts", "search", "delete", "verify", "replace", "clear")
 HELP_LINES = (
-    "   /memory list                     列出全部长期记忆（含 id、作用域和核实状态）",
+    "   /memory list                     列出当前有效的长期记忆（含 id、作用域和核实状态）",
+    "   /memory list --all               连同被取代的旧版本一起列出",
+    "   /memory history <id>             查看一条记忆的前后版本",
+    "   /memory conflicts                查看待确认的记忆冲突",
     "   /memory search <关键词>          搜索当前项目和全局的记忆",
     "   /memory delete <id>              删除一条记忆",
-    "   /memory verify <id>              确认记忆仍然准确，刷新核实时间",
+    "   /memory verify <id>              确认记忆仍然准确（待确认的冲突以它为准）",
     "   /memory replace <id> <新事实>    用新事实替换一条旧记忆",
     "   /memory clear                    清空全部长期记忆（会先确认）",
     "   /save [--global] <事实>          保存一条事实（默认只对当前项目生效）",
@@ -97,8 +117,15 @@ def parse_memory_args(text: str) -> MemoryCommand:
         return MemoryCommand(
             "invalid", message=f"❌ 未知的 /memory 子命令: {word}\n可用写法:\n" + "\n".join(HELP_LINES)
         )
-    if action in ("list", "clear"):
-        return MemoryCommand("list" if action == "list" else "clear")
+    if action == "list":
+        return MemoryCommand("list_all" if payload.lower().startswith("--all") else "list")
+    if action in ("clear", "conflicts"):
+        return MemoryCommand("clear" if action == "clear" else "conflicts")
+    if action == "history":
+        entry_id, _ = _split_first(payload)
+        return (
+            MemoryCommand("history", entry_id) if entry_id else MemoryCommand("invalid", message=HISTORY_HINT)
+        )
     if action == "search":
         return MemoryCommand("search", payload) if payload else MemoryCommand("invalid", message=SEARCH_HINT)
     if action == "replace":
@@ -134,7 +161,19 @@ def format_entry(entry: MemoryEntry, now: datetime, days: int) -> str:
         head += " · 🔎 自动提取，待核实"
     if entry.external_sources:
         head += f" · 🌐 写入时会话含外部内容({entry.external_sources})"
-    return f"{head}\n  {entry.content}"
+    return f"{head}{_evolution_marks(entry)}\n  {entry.content}"
+
+
+def _evolution_marks(entry: MemoryEntry) -> str:
+    marks = ""
+    if evolve.is_superseded(entry):
+        marks += f" · ⛔ 已被 {entry.metadata[evolve.SUPERSEDED_BY]} 取代（{entry.metadata.get(evolve.SUPERSEDED_AT, '')}）"
+    if evolve.is_conflict_pending(entry):
+        marks += f" · ⚠️ 与 {entry.metadata.get(evolve.CONFLICT_WITH, '')} 冲突，待确认"
+    count = evolve.confirmations(entry.metadata)
+    if count:
+        marks += f" · 👍 用户确认过 {count} 次"
+    return marks
 
 
 def format_memory_entries(title: str, entries: Sequence[MemoryEntry], now: datetime, days: int) -> str:
@@ -146,6 +185,7 @@ def format_memory_entries(title: str, entries: Sequence[MemoryEntry], now: datet
 def status_text(manager: MemoryManager, profile_summary: str = "", token_usage_line: str = "") -> str:
     lines = ["📋 记忆系统状态：", *manager.status_lines(profile_summary, token_usage_line)]
     lines.append(f"   当前项目作用域: {manager.project_key}")
+    lines.append(f"   {manager.evolution_summary()}")
     lines.extend(HELP_LINES)
     return "\n".join(lines)
 
@@ -174,7 +214,23 @@ def _run(manager: MemoryManager, cmd: MemoryCommand, profile_summary: str, token
     if cmd.action == "status":
         return status_text(manager, profile_summary, token_usage_line)
     if cmd.action == "list":
-        return format_memory_entries("📋 长期记忆列表", manager.list_all(), now, days)
+        current = [e for e in manager.list_all() if not evolve.is_superseded(e)]
+        return format_memory_entries("📋 长期记忆列表", current, now, days)
+    if cmd.action == "list_all":
+        return format_memory_entries("📋 长期记忆列表（含被取代的旧版本）", manager.list_all(), now, days)
+    if cmd.action == "history":
+        chain = manager.store.history(cmd.arg)
+        if not chain:
+            return not_found(cmd.arg)
+        return format_memory_entries(f"🕰️ 记忆 {cmd.arg} 的版本历史（从旧到新）", chain, now, days)
+    if cmd.action == "conflicts":
+        pending = manager.store.conflicts(manager.project_key)
+        if not pending:
+            return NO_CONFLICTS
+        text = format_memory_entries("⚠️ 待确认的记忆冲突", pending, now, days)
+        return (
+            text + "\n以哪条为准: /memory verify <id>（另一条会标记为被取代）；不要这条: /memory delete <id>"
+        )
     if cmd.action == "search":
         return format_memory_entries(f"🔎 长期记忆搜索: {cmd.arg}", manager.search(cmd.arg, 20), now, days)
     if cmd.action == "delete":

@@ -45,6 +45,7 @@ from paicli.memory.extract_words import (
     WH_WORDS,
 )
 from paicli.memory.quote_context import INTRODUCER, InputAnalysis, is_term, overlapping
+from paicli.memory.subject import OLD_VALUE_CLAUSE, subject_of
 
 MIN_INPUT = 5
 MAX_INPUT = 4000
@@ -120,7 +121,7 @@ def reference_reason(quote: str, safe: str) -> str | None:
         return "not_verbatim"
     if SENSITIVE.search(quote):
         return "sensitive"
-    if TEMPORARY.search(quote):
+    if TEMPORARY.search(_correction_frame(quote, quote)):
         return "temporary"
     if _reference_quoted_or_question(safe, quote):
         return "quoted_or_question"
@@ -141,6 +142,40 @@ def _reference_quoted_or_question(safe: str, quote: str) -> bool:
     ends = [i for i in (safe.find(d, p + len(quote)) for d in "。；;\n") if i >= 0]
     sentence = safe[line_start : min(ends) if ends else len(safe)]
     return "？" in sentence or "?" in sentence
+
+
+_CORRECTED_NOW = re.compile(r"现在(?:是|用|改用|换成|改成|改为)")
+
+
+def _is_correction(quote: str) -> bool:
+    """The quote itself states a new value and calls an old one stale (`端口是 9090，之前说的 8080 是旧的`)."""
+    clauses = [java_trim(c) for c in re.split(r"[，,；;]", quote) if java_trim(c)]
+    old = [c for c in clauses if OLD_VALUE_CLAUSE.search(c)]
+    return bool(old) and len(old) < len(clauses) and subject_of(quote) is not None
+
+
+def _correction_frame(quote: str, text: str) -> str:
+    return _without_correction_frame(text) if _is_correction(quote) else text
+
+
+def _without_correction_frame(text: str) -> str:
+    """A correction (`端口现在是 9090，之前说的 8080 是旧的`) states the durable new value: its old-value clauses
+    and its `现在是` are the correction's frame, not a sign of a temporary state. Without an old-value clause
+    nothing is dropped (`现在是下午三点` stays temporary)."""
+    clauses = re.split(r"([，,；;])", text)
+    kept = [c for c in clauses if not OLD_VALUE_CLAUSE.search(c)]
+    if len(kept) == len(clauses) or not any(java_trim(c) and c not in "，,；;" for c in kept):
+        return text
+    return _CORRECTED_NOW.sub("是", "".join(kept))
+
+
+def _labelled_by_owner(a: InputAnalysis, quote: str, p: int) -> bool:
+    """`团队约定：提交信息用英文写`: a quote right after the user's own label takes the label's subject."""
+    before = java_trim(a.text_before_in_sentence(p))
+    if not before.endswith(("：", ":")):
+        return False
+    label = re.split(r"[，,。；;]", before[:-1])[-1]
+    return FACT_WORDS.search(label) is not None and acceptable_label(label)
 
 
 OccurrenceRule = Callable[[InputAnalysis, str, int], bool]
@@ -184,7 +219,7 @@ def _pasted_or_reported(a: InputAnalysis, quote: str, p: int) -> bool:
         return True
     if java_trim(a.clauses_around(p, end)).endswith(("：", ":")):
         return True  # a label that introduces something else (`下面是构建日志：`), not a statement
-    sentence = a.sentence_around(p, end)
+    sentence = _correction_frame(quote, a.sentence_around(p, end))  # `之前说的 8080 是旧的` is the user's own
     if REPORTED.search(sentence) or MATERIAL.search(sentence):
         return True
     start = p - len(a.text_before_in_sentence(p))
@@ -226,7 +261,7 @@ def _mid_clause(a: InputAnalysis, quote: str, p: int) -> bool:
 def _temporary(a: InputAnalysis, quote: str, p: int) -> bool:
     """Temporary words in the quote's clauses or anywhere before it in its sentence (`今天，我们切换到…`)."""
     framed = a.text_before_in_sentence(p) + a.clauses_around(p, p + len(quote))
-    return TEMPORARY_WIDE.search(framed) is not None
+    return TEMPORARY_WIDE.search(_correction_frame(quote, framed)) is not None
 
 
 def _speculative(a: InputAnalysis, quote: str, p: int) -> bool:
@@ -297,7 +332,9 @@ def hardened_reason(quote: str, analysis: InputAnalysis) -> str | None:
     if SECRET_SHAPES.search(quote):
         return "secret_shape"
     occurrences = analysis.occurrences(quote)
-    if not FACT_WORDS.search(quote) and not all(_under_own_label(analysis, quote, p) for p in occurrences):
+    if not FACT_WORDS.search(quote) and not all(
+        _under_own_label(analysis, quote, p) or _labelled_by_owner(analysis, quote, p) for p in occurrences
+    ):
         return "no_subject"
     for p in occurrences:
         for name, rule in OCCURRENCE_RULES:

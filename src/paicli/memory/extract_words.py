@@ -28,7 +28,7 @@ SECRET_SHAPES = re.compile(
 # The code's trigger list, the article's and an English set: a fact must name who or what it is about.
 FACT_WORDS = re.compile(
     r"(?i)我|咱|本项目|项目|仓库|代码库|团队|公司|偏好|习惯|默认|技术栈|长期|以后|后续|接下来|始终|每次|统一|使用|采用|"
-    r"基于|构建|语言|框架|版本|编码|规范|禁止|不要|一律|总是|一直|所有|"
+    r"基于|构建|语言|框架|版本|编码|规范|禁止|不要|一律|总是|一直|所有|部署|生产环境|测试环境|预发环境|端口|数据库|"
     r"\b(?:i|i'm|i've|my|we|we're|we've|our|us|project|repo|repository|team|company|codebase|prefer|always|never|"
     r"from now on|going forward|by default)\b"
 )
@@ -65,7 +65,7 @@ DURABLE = re.compile(
 )
 SPECULATION = re.compile(
     r"(?i)可能|也许|大概|好像|似乎|估计|或许|不确定|猜|假如|假设|假定|万一|打算|准备|考虑(?!到)|将要|即将|就好了|但愿|"
-    r"\b[A-D]\s*方案|方案\s*[A-D一二三]\b|选项|\boption [A-D1-9]\b|觉得|认为|目标是|计划|旨在|希望能|争取|怀疑|猜测|疑似|要不是|早就|本该|本来应该|"
+    r"\b[A-D]\s*方案|方案\s*[A-D一二三]\b|选项|\boption [A-D1-9]\b|觉得|认为|(?<!部署)(?<!发布)(?<!构建)(?<!编译)目标是|计划|旨在|希望能|争取|怀疑|猜测|疑似|要不是|早就|本该|本来应该|"
     r"\b(?:not sure|whether|wonder|suspect|doubt)\b|"
     r"\b(?:maybe|probably|perhaps|i think|i guess|might|suppose|imagine|hypothetically)\b"
 )

@@ -21,6 +21,7 @@ from paicli.memory.extract_rules import input_in_range, safe_input, validate_quo
 if TYPE_CHECKING:
     from paicli.memory.clock import Clock
     from paicli.memory.entry import MemoryEntry
+    from paicli.memory.results import MemoryWriteResult
 
 log = logging.getLogger(__name__)
 
@@ -107,9 +108,9 @@ class AutoFactExtractor:
 
 
 class AutomaticStore(Protocol):
-    """The part of `LongTermMemory` the write path needs: reject duplicates and conflicts, never refresh."""
+    """The part of `LongTermMemory` the write path needs (corrections supersede, conflicts stay pending)."""
 
-    def write_automatic(self, entry: MemoryEntry) -> bool: ...
+    def write_automatic(self, entry: MemoryEntry) -> MemoryWriteResult: ...
 
 
 def auto_fact_metadata(project_key: str) -> dict[str, str]:
@@ -119,7 +120,7 @@ def auto_fact_metadata(project_key: str) -> dict[str, str]:
 def store_extracted(
     store: AutomaticStore, quotes: Sequence[str], project_key: str, clock: Clock | None = None
 ) -> list[MemoryEntry]:
-    """Write each quote as a new pending project FACT; duplicates and conflicts are dropped without a word."""
+    """Write each quote as a new pending project FACT; a re-statement only confirms the stored one."""
     from paicli.memory.clock import utc_now
     from paicli.memory.entry import new_fact
 
@@ -127,8 +128,9 @@ def store_extracted(
     for quote in quotes:
         entry = new_fact(quote, auto_fact_metadata(project_key), clock or utc_now)
         try:
-            if store.write_automatic(entry):
-                saved.append(entry)
+            result = store.write_automatic(entry)
+            if result.written and result.entry is not None:
+                saved.append(result.entry)
         except Exception:  # a locked or unreadable store must not break the session
             log.warning("automatic memory write failed", exc_info=True)
     return saved

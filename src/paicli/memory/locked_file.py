@@ -229,14 +229,16 @@ class MemoryFile:
             data = json.loads(raw.decode("utf-8-sig"))
             if not isinstance(data, list):
                 raise ValueError("top level is not a JSON array")
-        except (UnicodeDecodeError, ValueError) as exc:
+            entries, kept = split_items(data, MemoryEntry.from_json_dict)
+        except (UnicodeDecodeError, ValueError, RecursionError, MemoryError) as exc:
+            # RecursionError: nesting deeper than the interpreter allows (a hostile file, 100,000 levels)
             backup = self._back_up_corrupt()
             self.last_backup = backup
             log.warning("long-term memory file %s does not parse (%s); copied to %s", self.path, exc, backup)
             self._signature = signature
             return None
         self._signature = signature
-        entries, self.kept = split_items(data, MemoryEntry.from_json_dict)
+        self.kept = kept
         self._note_kept_items()
         return entries
 
@@ -259,7 +261,7 @@ class MemoryFile:
         for backup in backups[:3]:
             try:
                 data = json.loads(backup.read_bytes().decode("utf-8-sig"))
-            except (OSError, UnicodeDecodeError, ValueError):
+            except (OSError, UnicodeDecodeError, ValueError, RecursionError):
                 continue
             if (
                 isinstance(data, list)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable
 from typing import Protocol
 
 from paicli.config.env import EnvLookup
 from paicli.context.estimate import utf16_len
 from paicli.memory.clock import Clock, utc_now
 from paicli.memory.entry import MemoryEntry, new_fact, normalize_project_key, normalize_scope
-from paicli.memory.results import MemoryWriteResult, failed, invalid
+from paicli.memory.results import MemoryWriteResult, WriteStatus, failed, invalid
 from paicli.memory.store import LongTermMemory, MemoryStoreError
 
 __all__ = ["MAX_FACT_CHARS", "MemoryManager", "normalize_project_key"]
@@ -74,6 +75,9 @@ class MemoryManager:
         self._retriever = retriever
         self._retriever_failed = False
         self.project_key = normalize_project_key(project_key)
+        self._last_auto: list[MemoryWriteResult] = []
+        # the REPL's hook: the contents of the memories injected into a turn, as they are injected
+        self.on_injected: Callable[[list[str]], None] | None = None
 
     # ---- explicit writes -------------------------------------------------------------------------
 
@@ -145,6 +149,17 @@ class MemoryManager:
             return "开启（外部内容防护暂停）"
         return "开启"
 
+    def evolution_summary(self) -> str:
+        from paicli.memory import evolve
+
+        entries = self.list_all()
+        superseded = sum(1 for e in entries if evolve.is_superseded(e))
+        pending = sum(
+            1 for e in entries if evolve.is_conflict_pending(e) and e.is_visible_in(self.project_key)
+        )
+        line = f"记忆演化: 被取代的旧版本 {superseded} 条（/memory list --all），待确认冲突 {pending} 条"
+        return line + ("（/memory conflicts）" if pending else "")
+
     def status_lines(self, profile_summary: str, token_usage_line: str) -> list[str]:
         return [
             f"上下文策略: {profile_summary}",
@@ -204,10 +219,18 @@ class MemoryManager:
         if retriever is None:
             return ""
         try:
-            return retriever.build_context(query, max_tokens, self.project_key, exclude_text)
+            block = retriever.build_context(query, max_tokens, self.project_key, exclude_text)
         except Exception:
             log.warning("long-term memory retrieval failed; this turn goes without it", exc_info=True)
             return ""
+        listener = self.on_injected
+        shown = getattr(retriever, "last_injected", None)
+        if listener is not None and block and isinstance(shown, list) and shown:
+            try:
+                listener(list(shown))
+            except Exception:  # showing it must never cost the turn its memory
+                log.warning("injected-memory listener failed", exc_info=True)
+        return block
 
     def _blocked(self) -> bool:
         if self.tracker is None:
@@ -230,17 +253,24 @@ class MemoryManager:
         if self._blocked():
             return []
         saved: list[MemoryEntry] = []
+        results: list[MemoryWriteResult] = []
         for quote in quotes:
             try:
-                entry = self._auto_fact(quote)
+                result = self._auto_fact(quote)
             except Exception:  # one failed write (lock timeout, I/O) must not lose the others
                 log.exception("could not save an automatically extracted fact")
                 continue
-            if entry is not None:
-                saved.append(entry)
+            if result is not None and result.written and result.entry is not None:
+                saved.append(result.entry)
+                results.append(result)
+        self._last_auto = results
         return saved
 
-    def _auto_fact(self, quote: str) -> MemoryEntry | None:
+    def extraction_notice(self) -> str:
+        """What the last automatic extraction wrote, naming each fact (the REPL shows it once)."""
+        return auto_notice(self._last_auto)
+
+    def _auto_fact(self, quote: str) -> MemoryWriteResult | None:
         if fact_problem(quote) is not None:
             return None
         metadata = {
@@ -249,5 +279,39 @@ class MemoryManager:
             "project": self.project_key,
             "verification_pending": "true",
         }
-        entry = new_fact(quote.strip(), metadata, self.clock)
-        return entry if self.store.write_automatic(entry) else None
+        return self.store.write_automatic(new_fact(quote.strip(), metadata, self.clock))
+
+
+def _brief(text: str, limit: int = 40) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def auto_notice(results: list[MemoryWriteResult]) -> str:
+    lines: list[str] = []
+    for result in results:
+        entry = result.entry
+        if entry is None:
+            continue
+        if result.status is WriteStatus.CONFLICT:
+            olds = "；".join(f"{old.id} {_brief(old.content)}" for old in result.conflicts)
+            lines.append(
+                f"⚠️ 自动记下的“{_brief(entry.content)}”与已有记忆冲突（{olds}），已存为待确认（{entry.id}），"
+                "确认前不会当作事实使用；/memory conflicts 查看"
+            )
+        elif result.superseded:
+            olds = "；".join(_brief(old.content) for old in result.superseded)
+            lines.append(f"🔁 记下了项目事实“{_brief(entry.content)}”（{entry.id}），取代了旧的“{olds}”")
+        else:
+            lines.append(f"💾 记下了项目事实“{_brief(entry.content)}”（{entry.id}，待核实）")
+    if lines:
+        lines.append("   /memory list 可以查看，记错的可以用 /memory delete 删掉。")
+    return "\n".join(lines)
+
+
+def injected_line(contents: list[str], ctrl_o: bool = True) -> str:
+    """One line: how many memories went into the turn, and the first words of each."""
+    words = "；".join(_brief(content, 16) for content in contents[:3])
+    more = f" 等 {len(contents)} 条" if len(contents) > 3 else ""
+    hint = "（Ctrl+O 查看全部）" if ctrl_o else ""
+    return f"🧠 本轮带入 {len(contents)} 条长期记忆：{words}{more}{hint}"

@@ -12,6 +12,7 @@ from paicli.memory.entry import MemoryEntry
 class WriteStatus(str, Enum):
     STORED = "STORED"
     REPLACED = "REPLACED"
+    SUPERSEDED = "SUPERSEDED"  # stored; older facts on the same subject are kept as superseded
     DUPLICATE = "DUPLICATE"
     CONFLICT = "CONFLICT"
     REPLACE_TARGET_NOT_FOUND = "REPLACE_TARGET_NOT_FOUND"
@@ -26,15 +27,22 @@ def local_date(moment: datetime) -> str:
 @dataclass(frozen=True)
 class MemoryWriteResult:
     status: WriteStatus
-    entry: MemoryEntry | None = None  # stored / refreshed entry; the rejected new entry for CONFLICT
+    entry: MemoryEntry | None = None  # stored / refreshed entry; the pending new entry for CONFLICT
     conflicts: tuple[MemoryEntry, ...] = ()
     replaced: MemoryEntry | None = None
     target_id: str = ""
     message: str = ""  # reason for INVALID / FAILED
+    superseded: tuple[MemoryEntry, ...] = ()
 
     @property
     def written(self) -> bool:
-        return self.status in (WriteStatus.STORED, WriteStatus.REPLACED)
+        """A new entry is on disk (a pending conflict too: it is kept, just not served as a truth)."""
+        return self.status in (
+            WriteStatus.STORED,
+            WriteStatus.REPLACED,
+            WriteStatus.SUPERSEDED,
+            WriteStatus.CONFLICT,
+        )
 
     def describe(self) -> str:
         status = self.status
@@ -42,13 +50,15 @@ class MemoryWriteResult:
             return self._stored()
         if status is WriteStatus.REPLACED:
             return self._replaced()
+        if status is WriteStatus.SUPERSEDED:
+            return self._superseded()
         if status is WriteStatus.DUPLICATE:
             return self._duplicate()
         if status is WriteStatus.CONFLICT:
             return self._conflict()
         if status is WriteStatus.REPLACE_TARGET_NOT_FOUND:
             return (
-                f"📭 没有找到可替换的长期记忆: {self.target_id}（不存在，或不属于当前项目），本次没有写入。"
+                f"📭 没有找到可替换的长期记忆: {self.target_id}（不存在、不属于当前项目，或已被新版本取代），本次没有写入。"
                 "可以用 /memory list 查看现有记忆的 id。"
             )
         if status is WriteStatus.INVALID:
@@ -63,9 +73,19 @@ class MemoryWriteResult:
         entry, old = _required(self.entry), _required(self.replaced)
         return (
             f"🔁 已替换长期记忆 {old.id}（{entry.scope}，新 id {entry.id}）\n"
-            f"   旧内容: {old.content}\n"
+            f"   旧内容: {old.content}（保留为被取代的历史版本）\n"
             f"   新内容: {entry.content}"
         )
+
+    def _superseded(self) -> str:
+        entry = _required(self.entry)
+        lines = [f"🔁 已写入长期记忆（{entry.scope}，id {entry.id}）: {entry.content}"]
+        for old in self.superseded:
+            lines.append(
+                f"   旧记忆 {old.id} 已标记为被取代（保留在历史里，不再当作事实使用）: {old.content}"
+            )
+        lines.append(f"   /memory history {entry.id} 可以查看前后版本。")
+        return "\n".join(lines)
 
     def _duplicate(self) -> str:
         entry = _required(self.entry)
@@ -74,14 +94,14 @@ class MemoryWriteResult:
             f"   没有重复保存，只把它的核实时间刷新为 {local_date(entry.last_verified_at)}。"
         )
         if self.replaced is not None:
-            text += f"\n   要替换的旧记忆 {self.replaced.id} 已删除: {self.replaced.content}"
+            text += f"\n   要替换的旧记忆 {self.replaced.id} 已标记为被取代: {self.replaced.content}"
         return text
 
     def _conflict(self) -> str:
         incoming = _required(self.entry)
         flag = " --global" if incoming.scope == "global" else ""
         lines = [
-            "⚠️ 新事实与已有的长期记忆冲突，本次没有写入。",
+            f"⚠️ 新事实与已有的长期记忆冲突，已先保存为待确认记录（{incoming.id}），在确认之前不会当作事实使用。",
             f"   新内容: {incoming.content}",
             "   冲突的已有记忆:",
         ]
@@ -90,15 +110,15 @@ class MemoryWriteResult:
                 f"   - {old.id}（写入 {local_date(old.timestamp)}，最后核实 {local_date(old.last_verified_at)}）: {old.content}"
             )
         lines.append("   请先确认以哪条为准（模型应先询问用户），再选择:")
-        for old in self.conflicts:
-            lines.append(
-                f"   1. 用新事实替换旧记忆: /memory replace {old.id} {incoming.content}"
-                f"（save_memory 工具传 replace_id={old.id}）"
-            )
         lines.append(
-            f"   2. 两条都保留: /save{flag} --force {incoming.content}（save_memory 工具传 keep_both=true）"
+            f"   1. 以新事实为准: /memory verify {incoming.id}（旧记忆会标记为被取代；"
+            f"save_memory 工具传 replace_id={self.conflicts[0].id if self.conflicts else ''}）"
         )
-        lines.append("   3. 保留旧记忆: 不需要任何操作")
+        lines.append(f"   2. 保留旧记忆: /memory delete {incoming.id}")
+        lines.append(
+            f"   3. 两条都当作事实保留: /save{flag} --force {incoming.content}（save_memory 工具传 keep_both=true）"
+        )
+        lines.append("   /memory conflicts 可以随时查看所有待确认的冲突。")
         return "\n".join(lines)
 
 

@@ -16,9 +16,11 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
+from paicli.memory.freshness import changed_linked_file
 from paicli.memory.tokenize import segment, tokenize
 
 if TYPE_CHECKING:
+    from paicli.memory.bm25 import TokenIndex
     from paicli.memory.vector import FloatArray, VectorIndex
     from paicli.memory.vector_file import Persister
 
@@ -32,6 +34,11 @@ DEFAULT_STALE_DAYS = 30
 MAX_STALE_DAYS = 999_999_999  # timedelta's limit
 VECTOR_WEIGHT = 0.5
 VECTOR_FLOOR = 0.15
+BM25_WEIGHT = (
+    0.02  # of the best BM25 score among the candidates: a tie-breaker (evals/retrieval: more costs MRR)
+)
+CONFIRMATION_BOOST = 0.1  # per confirmation the user gave (duplicate save, /memory verify, re-statement)
+MAX_CONFIRMATIONS = 5
 
 
 class MemoryEntryLike(Protocol):
@@ -76,6 +83,20 @@ def is_stale(entry: MemoryEntryLike, now: datetime, stale_days: int) -> bool:
         return False
     # subtract rather than add, and cap the period: a huge configured period must not overflow datetime
     return _aware(now) - _aware(entry.last_verified_at) > timedelta(days=min(stale_days, MAX_STALE_DAYS))
+
+
+def is_truth(entry: MemoryEntryLike) -> bool:
+    """Superseded facts and unsettled conflicts are history, never served as facts."""
+    metadata = entry.metadata
+    if "supersededBy" in metadata and str(metadata["supersededBy"]).strip():
+        return False
+    return "conflictPending" not in metadata or str(metadata["conflictPending"]).strip().lower() != "true"
+
+
+def confirmation_factor(entry: MemoryEntryLike) -> float:
+    raw = str(entry.metadata.get("confirmations", "")).strip()
+    count = min(int(raw), MAX_CONFIRMATIONS) if raw.isdigit() else 0
+    return 1.0 + CONFIRMATION_BOOST * count
 
 
 def is_pending(entry: MemoryEntryLike) -> bool:
@@ -123,6 +144,11 @@ class MemoryRetriever:
         self._index_path = index_path if self.vector_enabled else None
         self._persister: Persister | None = None
         self._lowered: dict[str, tuple[str, str]] = {}
+        self._tokens: TokenIndex | None = None
+        self._tokens_path = _tokens_path(self._index_path)
+        self._token_persister: Persister | None = None
+        self.last_injected: list[str] = []  # contents rendered by the last build_context, in order
+        self._vectors_changed = False  # the vector index took a change the token index has not seen yet
         self.index_builds = 0  # indexes built from nothing (no usable saved one)
         self.save_delay = 1.0  # seconds between a change and saving the index (coalesces bursts of saves)
 
@@ -147,21 +173,35 @@ class MemoryRetriever:
             self._lowered_texts(entries)
             if self.vector_enabled:
                 self._synced_index(entries).prepare()
+                self._synced_tokens(entries).prepare()
 
     def flush_index(self, timeout: float = 10.0) -> bool:
-        """Wait for a pending background save of the index (benchmarks, tests, shutdown)."""
-        return self._persister.flush(timeout) if self._persister is not None else True
+        """Wait for a pending background save of the indexes (benchmarks, tests, shutdown)."""
+        tokens = self._token_persister.flush(timeout) if self._token_persister is not None else True
+        return (self._persister.flush(timeout) if self._persister is not None else True) and tokens
 
     def build_context(self, query: str, max_tokens: int, project_key: str, exclude_text: str = "") -> str:
         if not query or not query.strip():
             return ""
         now = self._clock()
-        ranked = self.rank(query, self._store.get_all(project_key), now)
-        top = _first_not_visible(ranked, exclude_text) if exclude_text else ranked[:MAX_RESULTS]
-        return render(top, max_tokens, now, knobs.MEMORY_STALE_DAYS.read(self._env), self._zone)
+        top = self.top(query, project_key, exclude_text)
+        days = knobs.MEMORY_STALE_DAYS.read(self._env)
+        root = Path(project_key) if project_key else None
+        shown: list[str] = []
+        block = render(top, max_tokens, now, days, self._zone, root, shown)
+        self.last_injected = shown
+        return block
+
+    def top(self, query: str, project_key: str, exclude_text: str = "") -> list[Ranked]:
+        """The entries `build_context` would render, best first."""
+        if not query or not query.strip():
+            return []
+        ranked = self.rank(query, self._store.get_all(project_key), self._clock())
+        return _first_not_visible(ranked, exclude_text) if exclude_text else ranked[:MAX_RESULTS]
 
     def rank(self, query: str, entries: Sequence[MemoryEntryLike], now: datetime) -> list[Ranked]:
         """Every entry with score > 0, best first (stable); keyword matches always precede vector-only ones."""
+        entries = [entry for entry in entries if is_truth(entry)]
         if not entries or not query.strip():
             return []
         query_lower = query.lower()
@@ -169,17 +209,26 @@ class MemoryRetriever:
         with self._lock:
             lowered = self._lowered_texts(entries)
             similarities = self._similarities(query, entries) if self.vector_enabled else None
+            positions = _candidates(lowered, query_lower, tokens, similarities)
+            bm25 = (
+                self._bm25(tokens, [entries[p] for p in positions], entries) if self.vector_enabled else None
+            )
+        best = max(bm25, default=0.0) if bm25 else 0.0
         keyed: list[tuple[int, float, Ranked]] = []
-        for position in _candidates(lowered, query_lower, tokens, similarities):
+        for slot, position in enumerate(positions):
             entry = entries[position]
             cosine = float(similarities[position]) if similarities is not None else 0.0
             decay = time_decay(entry, now)
             keyword = keyword_relevance(query_lower, tokens, lowered[position], decay) * SCORE_FACTOR
             vector = cosine * decay * VECTOR_WEIGHT * SCORE_FACTOR
+            if bm25 is not None and best > 0:
+                vector += bm25[slot] / best * decay * BM25_WEIGHT * SCORE_FACTOR
+            boost = confirmation_factor(entry)
             if keyword > 0:
-                keyed.append((1, keyword + vector, Ranked(entry, keyword + vector, keyword)))
+                score = (keyword + vector) * boost
+                keyed.append((1, score, Ranked(entry, score, keyword)))
             elif cosine >= VECTOR_FLOOR:
-                keyed.append((0, vector, Ranked(entry, vector, 0.0)))
+                keyed.append((0, vector * boost, Ranked(entry, vector * boost, 0.0)))
         keyed.sort(key=lambda item: (item[0], item[1]), reverse=True)
         return [item[2] for item in keyed]
 
@@ -212,6 +261,7 @@ class MemoryRetriever:
             index = self._vectors = self._open_index()
         changed = index.sync((entry.id, entry.content) for entry in self._store.get_all(None))
         changed = index.sync(((entry.id, entry.content) for entry in entries), drop_missing=False) or changed
+        self._vectors_changed = self._vectors_changed or changed
         if changed and self._index_path is not None:
             if self._persister is None:
                 from paicli.memory.vector_file import Persister
@@ -220,6 +270,44 @@ class MemoryRetriever:
                     self._index_path, self._lock, lambda: self._vectors, self.save_delay
                 )
             self._persister.request()
+        return index
+
+    def _bm25(
+        self, tokens: set[str], candidates: Sequence[MemoryEntryLike], entries: Sequence[MemoryEntryLike]
+    ) -> list[float]:
+        """Caller holds the lock. BM25 of each candidate over the query's jieba tokens."""
+        if not candidates or not tokens:
+            return [0.0] * len(candidates)
+        index = self._synced_tokens(entries)
+        return index.scores(tokens, [entry.id for entry in candidates])
+
+    def _synced_tokens(self, entries: Sequence[MemoryEntryLike]) -> TokenIndex:
+        """Caller holds the lock. The token index over every stored entry, loaded from disk when saved."""
+        from paicli.memory import bm25
+
+        index = self._tokens
+        if index is not None and not self._vectors_changed:
+            return index  # synced with the same store as the vector index, which found nothing new
+        self._vectors_changed = False
+        if index is None:
+            loaded = bm25.load(self._tokens_path) if self._tokens_path is not None else None
+            index = self._tokens = loaded if loaded is not None else bm25.TokenIndex()
+        changed = index.sync((entry.id, entry.content) for entry in self._store.get_all(None))
+        extra = [(entry.id, entry.content) for entry in entries if entry.id not in index.positions]
+        changed = index.sync(extra, drop_missing=False) or changed
+        if changed and self._tokens_path is not None:
+            if self._token_persister is None:
+                from paicli.memory.vector_file import Persister
+
+                self._token_persister = Persister(
+                    self._tokens_path,
+                    self._lock,
+                    lambda: self._tokens,
+                    self.save_delay,
+                    take=lambda found: found.snapshot(),
+                    put=bm25.write,
+                )
+            self._token_persister.request()
         return index
 
     def _open_index(self) -> VectorIndex:
@@ -249,6 +337,16 @@ def _candidates(
     return sorted(hits)
 
 
+def _tokens_path(index_path: Path | None) -> Path | None:
+    if index_path is None:
+        return None
+    from paicli.memory.vector_file import SUFFIX
+
+    name = index_path.name
+    stem = name[: -len(SUFFIX)] if name.endswith(SUFFIX) else index_path.stem
+    return index_path.with_name(stem + ".tokens.json")
+
+
 def _first_not_visible(ranked: Sequence[Ranked], visible: str) -> list[Ranked]:
     """The best MAX_RESULTS entries not already in the history; stops early (the history can be long)."""
     kept: list[Ranked] = []
@@ -276,14 +374,24 @@ def _type_label(entry: MemoryEntryLike) -> str:
     return str(value if value is not None else kind)
 
 
-def render_line(entry: MemoryEntryLike, now: datetime, stale_days: int, zone: tzinfo | None = None) -> str:
+def render_line(
+    entry: MemoryEntryLike,
+    now: datetime,
+    stale_days: int,
+    zone: tzinfo | None = None,
+    project_root: Path | None = None,
+) -> str:
     pending = is_pending(entry)
     stale = is_stale(entry, now, stale_days)
-    tags = f"[{_type_label(entry)}]" + (PENDING_TAG if pending else "") + (STALE_TAG if stale else "")
+    changed = changed_linked_file(entry.content, entry.last_verified_at, project_root)
+    tags = f"[{_type_label(entry)}]" + (PENDING_TAG if pending else "")
+    tags += STALE_TAG if stale or changed else ""
     detail = f"（写入 {_local_date(entry.timestamp, zone)}"
     detail += "，尚未经用户核实" if pending else f"，最后核实 {_local_date(entry.last_verified_at, zone)}"
     if stale:
         detail += f"，已超过 {stale_days} 天未核实，使用前必须先核实"
+    if changed:
+        detail += f"，它提到的文件 {changed} 在最后核实之后改过，使用前必须先核实"
     return f"- {tags} {_one_line(entry.content)}{detail}）"
 
 
@@ -296,7 +404,13 @@ def _one_line(content: str) -> str:
 
 
 def render(
-    ranked: Sequence[Ranked], max_tokens: int, now: datetime, stale_days: int, zone: tzinfo | None = None
+    ranked: Sequence[Ranked],
+    max_tokens: int,
+    now: datetime,
+    stale_days: int,
+    zone: tzinfo | None = None,
+    project_root: Path | None = None,
+    shown: list[str] | None = None,
 ) -> str:
     """Header once any entry passed; lines in rank order until the first one that does not fit."""
     if not ranked:
@@ -308,7 +422,9 @@ def render(
         if used + cost > max_tokens:
             break
         used += cost
-        parts.append(render_line(item.entry, now, stale_days, zone) + "\n")
+        parts.append(render_line(item.entry, now, stale_days, zone, project_root) + "\n")
+        if shown is not None:
+            shown.append(item.entry.content)
     parts.append("\n")
     return "".join(parts)
 

@@ -13,6 +13,7 @@ from typing import TypeVar
 
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
+from paicli.memory import evolve
 from paicli.memory.clock import Clock, utc_now
 from paicli.memory.dedup import ConflictDetector, is_duplicate
 from paicli.memory.entry import MemoryEntry, new_id
@@ -195,51 +196,87 @@ class LongTermMemory:
         allow_conflict: bool = False,
         project_key: str | None = None,
     ) -> MemoryWriteResult:
-        """Explicit save (/save, /memory replace, save_memory): replace target, dedup, conflicts, store."""
+        """Explicit save (/save, /memory replace, save_memory): a replaced or corrected entry is kept as
+        superseded; a duplicate or re-statement confirms the stored one; an unsettled conflict is kept pending."""
         target_id = (replace_id or "").strip()
+        incoming = entry
+        evolve.prepare(incoming)  # segments (loads jieba) before the lock, never while holding it
 
         def change(entries: Entries) -> tuple[MemoryWriteResult, bool]:
             target = entries.get(target_id) if target_id else None
-            if target_id and (target is None or not target.is_visible_in(project_key)):
+            if target_id and (
+                target is None or not target.is_visible_in(project_key) or evolve.is_superseded(target)
+            ):
                 return MemoryWriteResult(WriteStatus.REPLACE_TARGET_NOT_FOUND, target_id=target_id), False
             others = [e for e in entries.values() if e.id != target_id]
-            duplicate = next((e for e in others if is_duplicate(e, entry)), None)
-            if duplicate is not None:
-                refreshed = duplicate.with_last_verified_at(entry.last_verified_at)
-                entries[duplicate.id] = refreshed
+            decision = evolve.decide(others, incoming, self.detector, allow_conflict)
+            if decision.kind == "duplicate":
+                # saying a pending fact again settles its conflict in its favour, as /memory verify does
+                kept = evolve.confirmed(self._settle(entries, decision.targets[0]), incoming.last_verified_at)
+                entries[kept.id] = kept
                 if target is not None:
-                    del entries[target_id]
-                return MemoryWriteResult(WriteStatus.DUPLICATE, refreshed, replaced=target), True
-            if not allow_conflict:
-                conflicts = sorted(
-                    (e for e in others if self.detector.is_conflict(e, entry)), key=lambda e: e.timestamp
-                )
-                if conflicts:
-                    return MemoryWriteResult(WriteStatus.CONFLICT, entry, tuple(conflicts)), False
+                    entries[target_id] = evolve.superseded(target, kept.id, self.clock())
+                return MemoryWriteResult(WriteStatus.DUPLICATE, kept, replaced=target), True
+            # with a replace target the user named the truth: conflicting entries go into history as well
+            settles = decision.kind == "supersede" or (decision.kind == "pending" and target is not None)
+            olds = list(decision.targets) if settles else []
             if target is not None:
-                del entries[target_id]
-            stored = _unique_id(entry, entries)
-            entries[stored.id] = stored
+                olds.insert(0, target)
+            stored = _unique_id(incoming, entries)
             status = WriteStatus.REPLACED if target is not None else WriteStatus.STORED
-            return MemoryWriteResult(status, stored, replaced=target, target_id=target_id), True
+            if decision.kind == "pending" and target is None:
+                stored = evolve.pending(stored, decision.targets)
+                status = WriteStatus.CONFLICT
+            elif olds:
+                stored = evolve.superseding(stored, olds)
+                status = WriteStatus.REPLACED if target is not None else WriteStatus.SUPERSEDED
+            self._supersede(entries, olds, stored.id)
+            entries[stored.id] = stored
+            conflicts = decision.targets if decision.kind == "pending" else ()
+            result = MemoryWriteResult(
+                status, stored, conflicts, replaced=target, target_id=target_id, superseded=tuple(olds)
+            )
+            return result, True
 
         return self._mutate(change)
 
-    def write_automatic(self, entry: MemoryEntry) -> bool:
-        """Automatic extraction: refused on an existing id, any duplicate or any conflict; never refreshes."""
+    def _supersede(self, entries: Entries, olds: list[MemoryEntry], new_id: str) -> None:
+        now = self.clock()
+        for old in olds:
+            entries[old.id] = evolve.superseded(old, new_id, now)
 
-        def change(entries: Entries) -> tuple[bool, bool]:
-            if entry.id in entries:
-                return False, False
-            for other in entries.values():
-                if is_duplicate(other, entry) or self.detector.is_conflict(other, entry):
-                    return False, False
-            entries[entry.id] = entry
-            return True, True
+    def write_automatic(self, entry: MemoryEntry) -> MemoryWriteResult:
+        """Automatic extraction: an existing id is refused; a re-statement only counts a confirmation (the
+        entry stays pending verification); corrections supersede; a conflict without a cue is kept pending."""
+        incoming = entry
+        evolve.prepare(incoming)  # segments (loads jieba) before the lock, never while holding it
+
+        def change(entries: Entries) -> tuple[MemoryWriteResult, bool]:
+            if incoming.id in entries:
+                return MemoryWriteResult(WriteStatus.DUPLICATE, entries[incoming.id]), False
+            decision = evolve.decide(entries.values(), incoming, self.detector, False)
+            if decision.kind == "duplicate":
+                old = decision.targets[0]
+                metadata = dict(old.metadata)
+                metadata[evolve.CONFIRMATIONS] = str(evolve.confirmations(old.metadata) + 1)
+                entries[old.id] = old.model_copy(update={"metadata": metadata})
+                return MemoryWriteResult(WriteStatus.DUPLICATE, entries[old.id]), True
+            if decision.kind == "pending":
+                stored = evolve.pending(incoming, decision.targets)
+                entries[stored.id] = stored
+                return MemoryWriteResult(WriteStatus.CONFLICT, stored, decision.targets), True
+            olds = list(decision.targets) if decision.kind == "supersede" else []
+            stored = evolve.superseding(incoming, olds) if olds else incoming
+            self._supersede(entries, olds, stored.id)
+            entries[stored.id] = stored
+            status = WriteStatus.SUPERSEDED if olds else WriteStatus.STORED
+            return MemoryWriteResult(status, stored, superseded=tuple(olds)), True
 
         return self._mutate(change)
 
     def mark_verified(self, entry_id: str, when: datetime | None = None) -> MemoryEntry | None:
+        """/memory verify: verified now, one more confirmation; a pending conflict is settled in its favour
+        (the entries it conflicted with are superseded by it)."""
         key = entry_id.strip()
         moment = self.clock() if when is None else when
 
@@ -247,10 +284,31 @@ class LongTermMemory:
             current = entries.get(key)
             if current is None:
                 return None, False
-            entries[key] = current.with_last_verified_at(moment)
+            entries[key] = evolve.confirmed(self._settle(entries, current), moment)
             return entries[key], True
 
         return self._mutate(change)
+
+    def _settle(self, entries: Entries, current: MemoryEntry) -> MemoryEntry:
+        """A pending conflict confirmed by the user: the entries it conflicted with become its history."""
+        if not evolve.is_conflict_pending(current):
+            return current
+        partners = [entries[i] for i in evolve.conflict_partners(current) if i in entries]
+        live = [p for p in partners if not evolve.is_superseded(p)]
+        settled = evolve.settled(current)
+        if live:
+            settled = evolve.superseding(settled, live)
+        self._supersede(entries, live, settled.id)
+        return settled
+
+    def conflicts(self, project_key: str | None = None) -> list[MemoryEntry]:
+        """Entries waiting for the user to settle a conflict."""
+        return [e for e in self.get_all(project_key) if evolve.is_conflict_pending(e)]
+
+    def history(self, entry_id: str) -> list[MemoryEntry]:
+        self._refresh()
+        with self._mutex:
+            return evolve.history(self._entries, entry_id.strip())
 
     def delete(self, entry_id: str) -> bool:
         key = entry_id.strip()

@@ -7,6 +7,7 @@ dictionary cache lives under `<paicli home>/cache/` instead of the system temp d
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import unicodedata
 from collections.abc import Callable, Iterable
@@ -49,10 +50,48 @@ def _load_jieba(cache_dir: Path | None = None) -> Callable[[str], list[str]]:
         return _lcut
 
 
+# jieba's own block patterns (jieba/__init__.py and jieba/finalseg): text without a Han character in jieba's
+# range segments without the dictionary, except for the dictionary's few ASCII words.
+_JIEBA_HAN = re.compile("[\u4e00-\u9fd5]")
+_JIEBA_BLOCK = re.compile("([\u4e00-\u9fd5a-zA-Z0-9+#&\\._%\\-]+)")
+_JIEBA_SKIP = re.compile("(\r\n|\\s)")
+_JIEBA_RUN = re.compile("([a-zA-Z0-9]+(?:\\.\\d+)?%?)")
+_ASCII_WORDS = re.compile(r"(?i)c#|c\+\+|at&t")
+
+
+def needs_dictionary(text: str) -> bool:
+    """Whether segmenting `text` needs jieba's dictionary (a Han character, or one of its ASCII words)."""
+    return _JIEBA_HAN.search(text) is not None or _ASCII_WORDS.search(text) is not None
+
+
+def _segment_without_dictionary(text: str) -> list[str]:
+    """Exactly what jieba's precise mode (HMM on) yields for text with no Han character and none of the
+    dictionary's ASCII words: every block is one unknown run that its HMM stage splits into letter/digit runs."""
+    words: list[str] = []
+    for block in _JIEBA_BLOCK.split(text):
+        if not block:
+            continue
+        if _JIEBA_BLOCK.fullmatch(block):
+            if len(block) == 1:
+                words.append(block)
+            else:
+                words.extend(piece for piece in _JIEBA_RUN.split(block) if piece)
+            continue
+        for part in _JIEBA_SKIP.split(block):
+            if _JIEBA_SKIP.match(part):
+                words.append(part)
+            else:
+                words.extend(part)
+    return words
+
+
 def segment(text: str) -> list[str]:
-    """jieba precise mode over `text` as given (no lower-casing, no filtering)."""
+    """jieba precise mode over `text` as given (no lower-casing, no filtering). Text that needs no dictionary
+    (an English query such as `hello`) never loads jieba."""
     if not text:
         return []
+    if not needs_dictionary(text):
+        return _segment_without_dictionary(text)
     return _load_jieba()(text)
 
 

@@ -121,7 +121,9 @@ def load(path: Path) -> VectorIndex | None:
 
 
 class Persister:
-    """Saves the index on a background thread after a change; a change during a save triggers one more.
+    """Saves an index on a background thread after a change; a change during a save triggers one more.
+
+    The vector index by default; `take` (copy under the lock) and `put` (write, no lock) save another one.
 
     The save starts `delay` seconds after the request, so it neither competes with the query that caused it
     nor runs once per memory when several are saved in a row. Losing it at exit only costs the next process
@@ -129,11 +131,20 @@ class Persister:
     """
 
     def __init__(
-        self, path: Path, lock: threading.Lock, index: Callable[[], VectorIndex | None], delay: float = 1.0
+        self,
+        path: Path,
+        lock: threading.Lock,
+        index: Callable[[], Any],
+        delay: float = 1.0,
+        *,
+        take: Callable[[Any], Any] | None = None,
+        put: Callable[[Any, Path], None] | None = None,
     ) -> None:
         self.path = path
         self._lock = lock
         self._index = index
+        self._take: Callable[[Any], Any] = take if take is not None else snapshot
+        self._put: Callable[[Any, Path], None] = put if put is not None else write
         self._delay = delay
         self._hurry = threading.Event()
         self._state = threading.Condition()
@@ -165,9 +176,9 @@ class Persister:
             try:
                 with self._lock:
                     index = self._index()
-                    arrays = snapshot(index) if index is not None else None
+                    arrays = self._take(index) if index is not None else None
                 if arrays is not None:
-                    write(arrays, self.path)
+                    self._put(arrays, self.path)
                     self.saves += 1
             except Exception:  # persistence is an optimisation; retrieval keeps its in-memory index
                 log.warning("could not save the vector index to %s", self.path, exc_info=True)

@@ -297,6 +297,8 @@ def approval_summary(tool: str, args: dict[str, Any]) -> str:
         return f"调用 MCP 工具 {tool}: {shown if len(shown) <= 200 else shown[:200] + '…'}"
     if tool == "revert_turn":
         return f"撤回改动: 把项目文件恢复到第 {args.get('n', 1)} 近的快照"
+    if tool == "save_memory":
+        return f"写入长期记忆: {args.get('fact', '')}"
     return f"调用工具 {tool}"
 
 

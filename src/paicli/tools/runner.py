@@ -25,6 +25,7 @@ from paicli.tools.approval import (
     DANGEROUS_TOOLS,
     HITL_PREFIX,
     MCP_TOOL_PREFIX,
+    ApprovalNeed,
     ApprovalState,
     DenyingApprover,
     approval_summary,
@@ -290,6 +291,9 @@ class TurnToolSet:
         if denial is not None:
             return ToolOutput(denial, success=False, blocked=True), False
         need = self.runner.approval.needs_approval(name, args, relative, self.runner.project_root)
+        memory_reason = None if self.runner.approval.yes else self.policy.memory_approval_reason(name, args)
+        if need is None and memory_reason is not None:
+            need = ApprovalNeed(memory_reason)  # memory writes the user did not ask for (issue 26)
         if need is None:
             self._note_write(name, relative)
             return None, self.runner.approval.runs_unasked(name, args)
