@@ -47,6 +47,7 @@ class ClearingConfig:
     trigger_tokens_override: int = 0
     keep_recent: int = DEFAULT_KEEP
     exclude_tools: frozenset[str] = frozenset()
+    protect_unseen: bool = True  # results of the latest response are never candidates (the reference: no)
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,7 @@ def clearable_indices(
 ) -> list[int]:
     """The policy: which tool messages to clear, oldest first (all but the newest `keep`, minus the skipped
     ones). Results of the latest tool-call response are never candidates: the model has not seen them."""
-    unseen = unseen_tool_indices(history)
+    unseen = unseen_tool_indices(history) if config.protect_unseen else frozenset()
     tool_indices = [i for i, m in enumerate(history) if m.role == "tool" and i not in unseen]
     kept = config.keep_recent if keep is None else keep
     candidates = tool_indices[: max(0, len(tool_indices) - kept)]
@@ -145,6 +146,15 @@ class ToolResultClearer:
             return ClearResult(0, before, before)
         minimum = int(self.trigger_tokens(compaction_trigger) * MIN_BATCH_RATIO)
         return self.clear_down_to(history, self.watermark(compaction_trigger), before, minimum)
+
+    def clear_if_needed_reference(self, history: list[Message], compaction_trigger: int) -> ClearResult:
+        """The reference's clearIfNeeded: at the trigger, every clearable result but the newest `keep`."""
+        if not self.config.enabled or compaction_trigger <= 0:
+            return ClearResult(0, 0, 0)
+        before = self._measure(history)
+        if before < self.trigger_tokens(compaction_trigger):
+            return ClearResult(0, before, before)
+        return self._replace(history, clearable_indices(history, self.config), before)
 
     def _unseen_tokens(self, history: list[Message]) -> int:
         return sum(self._measure([history[i]]) for i in unseen_tool_indices(history))

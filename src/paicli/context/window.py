@@ -56,18 +56,21 @@ class FitHost(Protocol):
 
 @dataclass(frozen=True)
 class Window:
-    """The tokens a request may take (`limit`), of which the tools schema takes `schema`."""
+    """The tokens a request may take (`limit`), of which the tools schema takes `schema`. Message figures are
+    multiplied by `scale` so that a calibration that shrinks the count never makes the check under-count by
+    more than tokens.WINDOW_COUNT_FLOOR."""
 
     limit: int
     schema: int
+    scale: float = 1.0
 
     @property
     def room(self) -> int:
-        """What the messages may take."""
-        return self.limit - self.schema
+        """What the messages may take (in the figures `measure` gives)."""
+        return int((self.limit - self.schema) / self.scale)
 
     def exceeded(self, message_tokens: int) -> bool:
-        return message_tokens + self.schema > self.limit
+        return message_tokens * self.scale + self.schema > self.limit
 
 
 def fit_window(
