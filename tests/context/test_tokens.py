@@ -114,7 +114,9 @@ def test_a_gateway_figure_without_the_tool_definitions_does_not_shrink_the_count
     counter = TokenCounter("heuristic")
     counter.observe("gw", 10_000, 5_800, tools_count=4_200)
     assert counter.ratio("gw") == 1.0
-    counter.observe("gw2", 10_000, 9_000, tools_count=9_500)  # cannot include the 9,500 tool tokens it was sent
+    counter.observe(
+        "gw2", 10_000, 9_000, tools_count=9_500
+    )  # cannot include the 9,500 tool tokens it was sent
     assert counter.ratio("gw2") == 1.0
     counter.observe("gw3", 10_000, 9_600, tools_count=4_200)  # plausible: trusted
     assert counter.ratio("gw3") == pytest.approx(0.96)
