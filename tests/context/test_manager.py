@@ -329,7 +329,7 @@ def busy_turns(turns: int, rounds: int) -> list[Message]:
     for t in range(turns):
         history.append(Message.user(f"第{t}轮任务"))
         for r in range(rounds):
-            history += tool_round(t * 100 + r, body="数据" * 1_500)
+            history += tool_round(t * 1000 + r, body="数据" * 1_500)
         history.append(Message.assistant(f"第{t}轮完成"))
     history.append(Message.user("最新的任务"))
     history += tool_round(999, body="最新结果")
@@ -338,7 +338,7 @@ def busy_turns(turns: int, rounds: int) -> list[Message]:
 
 def test_retained_turns_that_do_not_fit_even_cleared_are_summarised_down_to_the_latest_turn() -> None:
     llm = ScriptedLLM(default_reply=STRUCTURED)  # small window: the input comes in chunks
-    history = busy_turns(2, 90)
+    history = busy_turns(2, 240)
     mgr = AutoCompactionManager(llm, counter(), ContextProfile.from_window(8_000))
     limit = 8_000 - mgr.profile.buffer_reserve
     result = mgr.before_call(history, None)
@@ -355,7 +355,7 @@ def test_retained_turns_that_do_not_fit_even_cleared_are_summarised_down_to_the_
 
 def test_window_fallback_summary_that_fails_is_not_retried_on_every_call() -> None:
     llm = ScriptedLLM(default_reply="没有结构的摘要")
-    history = busy_turns(2, 90)
+    history = busy_turns(2, 240)
     mgr = AutoCompactionManager(llm, counter(), ContextProfile.from_window(8_000))
     mgr.before_call(history, None)
     calls = llm.calls
@@ -368,7 +368,7 @@ def test_window_fallback_summary_that_fails_is_not_retried_on_every_call() -> No
 
 def test_a_summary_that_failed_in_this_call_is_not_paid_for_twice_the_fallback_fits_the_window() -> None:
     llm = ScriptedLLM([LLMError("summary model down", 500, True), STRUCTURED])
-    history = busy_turns(3, 90)
+    history = busy_turns(3, 240)
     mgr = AutoCompactionManager(llm, counter(), ContextProfile.from_window(8_000))
     result = mgr.before_call(history, None)
     assert llm.calls == 1  # one failed attempt, no second one in the same call

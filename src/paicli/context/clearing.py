@@ -48,6 +48,7 @@ class ClearingConfig:
     keep_recent: int = DEFAULT_KEEP
     exclude_tools: frozenset[str] = frozenset()
     protect_unseen: bool = True  # results of the latest response are never candidates (the reference: no)
+    short_placeholder: bool = False  # the marker, the tool, the size and the offload file; no sentence
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,13 @@ class ClearResult:
         )
 
 
-def placeholder(tool: str, original: str) -> str:
+def placeholder(tool: str, original: str, short: bool = False) -> str:
+    """The reference's sentence; or (`short`) only what the model needs besides the marker, which the
+    system prompt's context-management section explains: which tool, how big, where the full text is."""
+    if short:
+        found = _OFFLOAD_FILE.search(original)
+        where = f"；全文 {found.group(1)}" if found else ""
+        return f"{CLEARED_PREFIX} {tool}，约 {utf16_len(original)} 字符{where}"
     text = f"{CLEARED_PREFIX} 工具 {tool} 的这次输出（约 {utf16_len(original)} 字符）已从上下文清理以节省空间。需要时重新调用该工具获取最新结果"
     found = _OFFLOAD_FILE.search(original)
     if found:
@@ -191,8 +198,11 @@ class ToolResultClearer:
         return self._replace(history, sorted(chosen), before)
 
     def _saving(self, message: Message, names: dict[str, str]) -> int:
-        cleared = message.with_content(placeholder(tool_name_of(message, names), message.content or ""))
+        cleared = message.with_content(self._placeholder(tool_name_of(message, names), message.content or ""))
         return self._measure([message]) - self._measure([cleared])
+
+    def _placeholder(self, tool: str, original: str) -> str:
+        return placeholder(tool, original, self.config.short_placeholder)
 
     def _replace(self, history: list[Message], indices: list[int], before: int) -> ClearResult:
         if not indices:
@@ -200,7 +210,7 @@ class ToolResultClearer:
         names = tool_names_by_call_id(history)
         for index in indices:
             original = history[index]
-            text = placeholder(tool_name_of(original, names), original.content or "")
+            text = self._placeholder(tool_name_of(original, names), original.content or "")
             history[index] = original.with_content(text)
         ids = tuple(history[i].tool_call_id or "" for i in indices)
         return ClearResult(len(indices), before, self._measure(history), ids)

@@ -29,6 +29,8 @@ class CompactionProfile:
     clearing_depth: ClearingDepth
     # whether results of the latest response (not yet seen by the model) are protected from clearing
     protect_unseen: bool
+    # a cleared result keeps the reference's sentence, or only the marker, the tool, the size and the file
+    short_placeholder: bool
     memory_placement: MemoryPlacement
     # a summary request renders the old turns as text, or starts with the request the model last saw
     summary_input: SummaryInput
@@ -52,6 +54,7 @@ REFERENCE = CompactionProfile(
     summary_tail="rounds",
     clearing_depth="keep_recent",
     protect_unseen=False,
+    short_placeholder=False,
     memory_placement="system",
     summary_input="transcript",
     estimator="reference",
@@ -66,6 +69,7 @@ PAICLI = CompactionProfile(
     summary_tail="tokens",
     clearing_depth="watermark",
     protect_unseen=True,
+    short_placeholder=True,
     memory_placement="turn",
     summary_input="prefix",
     estimator="configured",

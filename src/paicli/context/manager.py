@@ -58,6 +58,7 @@ def clearing_config(env: EnvLookup, policy: CompactionProfile = PAICLI) -> Clear
         keep_recent=knobs.TOOL_RESULT_CLEARING_KEEP.read(env),
         exclude_tools=frozenset(knobs.TOOL_RESULT_CLEARING_EXCLUDE_TOOLS.read(env)),
         protect_unseen=policy.protect_unseen,
+        short_placeholder=policy.short_placeholder,
     )
 
 
