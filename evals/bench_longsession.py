@@ -436,12 +436,16 @@ def main() -> int:
     parser.add_argument("--turns", type=int, default=60)
     parser.add_argument("--windows", type=parse_windows, default=parse_windows("16000,32000"))
     parser.add_argument("--profiles", type=parse_profiles, default=parse_profiles("paicli,reference"))
+    parser.add_argument(
+        "--summariser", choices=("both", "ok", "failing"), default="both", help="which summariser runs"
+    )
     args = parser.parse_args()
+    modes = {"both": (False, True), "ok": (False,), "failing": (True,)}[args.summariser]
     results: list[Figures] = []
     with tempfile.TemporaryDirectory() as tmp:
         for window in args.windows:
             for profile in args.profiles:
-                for failing in (False, True):
+                for failing in modes:
                     results.append(run_session(window, failing, args.turns, Path(tmp), profile))
     for line in table(results):
         print(line)

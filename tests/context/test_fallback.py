@@ -72,3 +72,13 @@ def test_the_memory_block_before_the_users_words_is_not_kept() -> None:
     content = "## 相关长期记忆\n\n下面这些记忆只是线索。\n\n- 记忆一\n- 记忆二\n\n\n用户的原话\n\n第二段"
     assert user_words(content) == "用户的原话\n\n第二段"
     assert user_words("没有记忆块") == "没有记忆块"
+
+
+def test_requests_that_state_a_decision_outlast_newer_plain_ones() -> None:
+    plain = [f"第{i}轮：构建之前请检查一下相关模块" for i in range(1, 40)]
+    requests = [*FACTS[:3], *plain]
+    budget = sum(len(f) + 3 for f in FACTS[:3]) + 5 * (len(plain[-1]) + 3)
+    note = mechanical_note([Message.user(r) for r in requests], NoteBudget(budget))
+    assert all(fact in note for fact in FACTS[:3])  # the decisions, though the oldest
+    assert [p for p in plain if f"- {p}\n" in note + "\n"] == plain[-5:]  # then the newest of the rest
+    assert note.index(FACTS[0]) < note.index(plain[-1])  # still in time order

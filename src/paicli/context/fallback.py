@@ -1,8 +1,8 @@
 """The deterministic fallback when a summary cannot be had: drop the oldest rounds into a note.
 
 No model call, no judgement. What the user said is what matters most, so the note keeps the dropped user
-requests verbatim (newest first, as many as the budget allows, shown in time order), and an earlier
-summary's list of requirements and decisions; tool calls and answers are only counted. A dropped earlier note
+requests verbatim (those that state a decision first, then the newest, as many as the budget allows, shown
+in time order), and an earlier summary's list of requirements and decisions; tool calls and answers are only counted. A dropped earlier note
 is folded in (its requests join the list, never nested), so repeated fallbacks keep the note bounded. The
 ledger keeps every dropped message. Pure over a history.
 """
@@ -27,6 +27,27 @@ INDENT = "  "
 REQUESTS_LINE = "用户说过的话（原文，按时间先后）："
 DECISIONS_LINE = "此前记录的用户要求与已确认决定："
 COUNTS_START = "移出的"  # the line after the lists (dropped-counts in dropped.md)
+
+# Words with which a user fixes a requirement or a decision (the memory extractor's trigger words, and more).
+DECISION_CUES = (
+    "记住",
+    "约定",
+    "决定",
+    "必须",
+    "务必",
+    "不要",
+    "不能",
+    "禁止",
+    "统一",
+    "固定",
+    "始终",
+    "总是",
+    "每次",
+    "以后",
+    "一律",
+    "只用",
+    "要求",
+)
 
 TextSize = Callable[[str], int]
 
@@ -81,19 +102,25 @@ def decisions_of(summary: str) -> str:
     return ""
 
 
+def states_a_decision(text: str) -> bool:
+    """A request in which the user fixes something for later (a requirement, a rule, a name, a number)."""
+    return any(cue in text for cue in DECISION_CUES)
+
+
 def _render_requests(requests: Sequence[str], budget: int, size: TextSize) -> tuple[str, int]:
-    """The newest requests that fit `budget` tokens, in time order; and how many were left out."""
-    kept: list[str] = []
+    """Requests within `budget` tokens, in time order; and how many were left out. What the user decided
+    (see states_a_decision) is kept before anything else, then the newest of the rest."""
+    items = [REQUEST_MARK + text.replace("\n", "\n" + INDENT) for text in requests]
+    order = sorted(range(len(items)), key=lambda i: (not states_a_decision(requests[i]), -i))
+    kept: set[int] = set()
     used = 0
-    for text in reversed(requests):
-        item = REQUEST_MARK + text.replace("\n", "\n" + INDENT)
-        cost = size(item) + 1
+    for index in order:
+        cost = size(items[index]) + 1
         if used + cost > budget:
-            break
-        kept.append(item)
+            continue
+        kept.add(index)
         used += cost
-    kept.reverse()
-    return "\n".join(kept), len(requests) - len(kept)
+    return "\n".join(items[i] for i in sorted(kept)), len(items) - len(kept)
 
 
 def mechanical_note(
