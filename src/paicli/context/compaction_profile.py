@@ -11,6 +11,7 @@ from typing import Literal
 
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
+from paicli.context.clearing import ClearingConfig
 
 ProfileName = Literal["reference", "paicli"]
 SummaryTail = Literal["rounds", "tokens"]
@@ -101,3 +102,15 @@ def from_env(env: EnvLookup) -> CompactionProfile:
         placement: MemoryPlacement = "system" if knobs.MEMORY_PLACEMENT.read(env) == "system" else "turn"
         profile = replace(profile, memory_placement=placement)
     return profile
+
+
+def clearing_config(env: EnvLookup, policy: CompactionProfile = PAICLI) -> ClearingConfig:
+    """Level 2's settings, read once from their declarations."""
+    return ClearingConfig(
+        enabled=knobs.TOOL_RESULT_CLEARING_ENABLED.read(env),
+        trigger_tokens_override=knobs.TOOL_RESULT_CLEARING_TRIGGER_TOKENS.read(env),
+        keep_recent=knobs.TOOL_RESULT_CLEARING_KEEP.read(env),
+        exclude_tools=frozenset(knobs.TOOL_RESULT_CLEARING_EXCLUDE_TOOLS.read(env)),
+        protect_unseen=policy.protect_unseen,
+        short_placeholder=policy.short_placeholder,
+    )

@@ -16,8 +16,8 @@ from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.context import compaction_profile, prompts
 from paicli.context.backoff import SummaryBackoff
-from paicli.context.clearing import ClearingConfig, ToolResultClearer
-from paicli.context.compaction_profile import PAICLI, CompactionProfile
+from paicli.context.clearing import ToolResultClearer
+from paicli.context.compaction_profile import CompactionProfile, clearing_config
 from paicli.context.levels import (
     MIN_SUMMARY_GAIN_RATIO,
     FullSummary,
@@ -48,18 +48,6 @@ from paicli.llm.protocol import LLMClient
 log = logging.getLogger(__name__)
 
 INLINE_FOCUS_ROOM_TOKENS = 200  # a /compact focus added to the summary instruction
-
-
-def clearing_config(env: EnvLookup, policy: CompactionProfile = PAICLI) -> ClearingConfig:
-    """Level 2's settings, read once from their declarations."""
-    return ClearingConfig(
-        enabled=knobs.TOOL_RESULT_CLEARING_ENABLED.read(env),
-        trigger_tokens_override=knobs.TOOL_RESULT_CLEARING_TRIGGER_TOKENS.read(env),
-        keep_recent=knobs.TOOL_RESULT_CLEARING_KEEP.read(env),
-        exclude_tools=frozenset(knobs.TOOL_RESULT_CLEARING_EXCLUDE_TOOLS.read(env)),
-        protect_unseen=policy.protect_unseen,
-        short_placeholder=policy.short_placeholder,
-    )
 
 
 class AutoCompactionManager:
