@@ -34,15 +34,15 @@ def test_piped_session_offloads_clears_and_summarises_within_the_window(
     project: Path, isolated_home: Path
 ) -> None:
     (project / "notes").mkdir()
-    for i in range(1, 11):
+    for i in range(1, 17):
         (project / "notes" / f"f{i}.txt").write_text(
             f"file {i}\n"
             + "".join(f"数据行 {i}-{n} data line with some english words\n" for n in range(400)),
             encoding="utf-8",
         )
-    turns = [f"第{i}轮：请读取 notes/f{i}.txt 并总结要点" for i in range(1, 9)]
+    turns = [f"第{i}轮：请读取 notes/f{i}.txt 并总结要点" for i in range(1, 15)]  # enough for a summary
     script = "\n".join(
-        [*turns, "/compact 保留每一轮读过的文件名", "第9轮：请读取 notes/f9.txt 并总结要点", "/exit"]
+        [*turns, "/compact 保留每一轮读过的文件名", "第15轮：请读取 notes/f15.txt 并总结要点", "/exit"]
     )
     with FakeOpenAIServer(responder=responder) as server:
         env = paicli_env(isolated_home, server.base_url, PAICLI_CONTEXT_WINDOW=str(WINDOW))

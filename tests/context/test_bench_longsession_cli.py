@@ -6,7 +6,7 @@ import argparse
 import json
 
 import pytest
-from evals.bench_longsession import Figures, first_sent_tokens, parse_windows, verdicts
+from evals.bench_longsession import Figures, first_sent_tokens, parse_windows, table, verdicts
 
 from tests.fakes.openai_server import count_tokens
 
@@ -23,24 +23,61 @@ def test_unknown_or_malformed_windows_are_rejected(text: str) -> None:
         parse_windows(text)
 
 
-def figures(window: int, failing: bool, cached: int, *, over: int = 0, ledger: int = 0) -> Figures:
+def figures(
+    window: int,
+    failing: bool,
+    profile: str = "paicli",
+    *,
+    uncached: int = 100,
+    overhead: int = 40,
+    over: int = 0,
+    facts: int = 12,
+) -> Figures:
     return Figures(
-        window, failing, prompt=1_000, cached=cached, over_window=over, ledger_bytes=ledger, turns=1
+        window,
+        failing,
+        profile,
+        prompt=10_000,
+        cached=10_000 - uncached,
+        first_sent=uncached - overhead - 10,
+        rounding=10,
+        over_window=over,
+        facts_retained=facts,
+        turns=1,
     )
 
 
 def test_verdicts_name_the_figure_and_target_and_fail_below_it() -> None:
-    lines = verdicts([figures(16_000, False, 849), figures(16_000, True, 0, over=2)])
-    assert (False, "cached/prompt @16K: 0.849 (target >= 0.85)") in lines
+    runs = [
+        figures(16_000, False, uncached=200, overhead=140),  # overhead 140 of 10,000 prompt tokens: 1.40 pt
+        figures(16_000, True, over=2, facts=9),
+        figures(16_000, False, "reference", uncached=210),
+    ]
+    lines = verdicts(runs)
+    assert (False, "compaction overhead @16K ok: 1.40 pt (target <= 0.8)") in lines
+    assert (False, "uncached tokens/turn @16K ok: 0.95x the reference's (target <= 0.85)") in lines
+    assert (False, "user facts retained @16K failing: 9/12 (target >= 10)") in lines
     assert (False, "requests over the window: 2 (target 0)") in lines
-    assert (True, "unseen cleared: 0 (target 0)") in lines
+    assert (True, "unseen results cleared: 0 (target 0)") in lines
     assert not any("32K" in line for _, line in lines)  # only the windows that ran
 
 
-def test_verdicts_pass_at_the_target() -> None:
-    lines = verdicts([figures(32_000, False, 900), figures(32_000, True, 0)])
+def test_verdicts_pass_at_the_target_and_never_judge_the_reference() -> None:
+    runs = [
+        figures(32_000, False, uncached=120, overhead=60),  # overhead 60: 0.60 pt
+        figures(32_000, True, facts=10),
+        figures(32_000, False, "reference", uncached=200, over=5, facts=0),
+    ]
+    lines = verdicts(runs)
     assert all(passed for passed, _ in lines), lines
-    assert (True, "cached/prompt @32K: 0.900 (target >= 0.90)") in lines
+    assert (True, "uncached tokens/turn @32K ok: 0.60x the reference's (target <= 0.85)") in lines
+
+
+def test_the_table_puts_the_profiles_side_by_side_per_window() -> None:
+    lines = table([figures(16_000, False), figures(16_000, False, "reference", uncached=300)])
+    assert lines[0].split() == ["16K", "paicli", "ok", "reference", "ok"]
+    row = next(line for line in lines if "uncached tokens/turn" in line)
+    assert row.split()[-2:] == ["100", "300"]
 
 
 def test_first_sent_content_counts_each_piece_once_and_skips_compaction_text() -> None:

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from paicli.context.clearing import CLEARED_PREFIX, ClearingConfig, ToolResultClearer
+from paicli.context.clearing import CLEARED_PREFIX, ClearingConfig, ToolResultClearer, placeholder
 from paicli.context.manager import clearing_config
 from paicli.context.profile import ContextProfile
 from paicli.context.tokens import TokenCounter
@@ -141,7 +141,7 @@ def test_one_batch_goes_down_to_the_low_watermark_past_the_kept_results() -> Non
 def test_a_batch_too_small_to_pay_for_a_cache_break_waits() -> None:
     history = history_with_tool_rounds(4)
     history.append(Message.user("再看一个"))
-    history += tool_round(9, tool="web_fetch", body="y" * 60_000)  # excluded from clearing
+    history += tool_round(9, tool="web_fetch", body="y" * 200_000)  # excluded from clearing
     history.append(Message.assistant("看过了"))
     before = measure(history)
     config = ClearingConfig(
@@ -213,5 +213,21 @@ def test_configuration_is_read_from_env(make_env: MakeEnv) -> None:
             PAICLI_TOOL_RESULT_CLEARING_EXCLUDE_TOOLS="read_file, web_fetch,read_file",
         )
     )
-    assert config == ClearingConfig(False, 50_000, 5, frozenset({"read_file", "web_fetch"}))
-    assert clearing_config(make_env()) == ClearingConfig(True, 0, 3, frozenset())
+    assert config == ClearingConfig(
+        False, 50_000, 5, frozenset({"read_file", "web_fetch"}), short_placeholder=True
+    )
+    assert clearing_config(make_env()) == ClearingConfig(True, 0, 3, frozenset(), short_placeholder=True)
+
+
+def test_the_paicli_profile_clears_to_a_short_placeholder_with_the_exact_marker() -> None:
+    history = history_with_tool_rounds(5)
+    history[3] = history[3].with_content(
+        (history[3].content or "") + "\n文件: .paicli/tool-outputs/session-1/001-read_file.txt"
+    )
+    short = ToolResultClearer(ClearingConfig(keep_recent=3, short_placeholder=True))
+    original = history[3].content or ""
+    short.clear_now(history)
+    text = history[3].content or ""
+    assert text == f"{CLEARED_PREFIX} .paicli/tool-outputs/session-1/001-read_file.txt"
+    assert (history[5].content or "") == CLEARED_PREFIX  # the tool is named by its paired call
+    assert COUNTER.count_text(text) < COUNTER.count_text(placeholder("read_file", original)) / 2

@@ -29,6 +29,9 @@ from tests.fakes.openai_server import FakeOpenAIServer, Reply, _Tokens, is_summa
 WINDOW = 16_000
 
 
+TURNS = 16  # enough turns that clearing alone stops being enough and a summary fires
+
+
 def responder(body: dict[str, Any]) -> Reply | str:
     if is_summary_request(body):
         return STRUCTURED
@@ -46,7 +49,7 @@ def responder(body: dict[str, Any]) -> Reply | str:
 
 def write_notes(project: Path) -> None:
     (project / "notes").mkdir()
-    for i in range(1, 13):
+    for i in range(1, 25):
         (project / "notes" / f"f{i}.txt").write_text(
             f"file {i}\n" + "数据行 data line\n" * 200, encoding="utf-8"
         )
@@ -75,13 +78,13 @@ def test_levels_in_the_real_loop_keep_every_request_inside_the_window(
     with FakeOpenAIServer(responder=responder) as server:
         agent, manager, offloader = real_agent(project, env, server.base_url)
         events: list[AgentEvent] = []
-        for i in range(1, 11):
+        for i in range(1, TURNS + 1):
             finished = agent.run(f"第{i}轮：请读取 notes/f{i}.txt 并总结", events.append, CancelToken())
             assert finished.status == "done", finished
         automatic = [r for r in server.requests if is_summary_request(r)]
         manual = agent.compact_now("保留每一轮读过的文件名")
         assert manual.compacted and manual.strategy == "full_summary"
-        agent.run("第11轮：继续", events.append, CancelToken())
+        agent.run(f"第{TURNS + 1}轮：继续", events.append, CancelToken())
         requests = server.requests
         server.assert_no_violations()
 
@@ -112,7 +115,7 @@ def test_summary_requests_reuse_the_cached_prefix_of_the_conversation(
     env = make_env()
     with FakeOpenAIServer(responder=responder, cache_emulation=True) as server:
         agent, _, _ = real_agent(project, env, server.base_url)
-        for i in range(1, 11):
+        for i in range(1, TURNS + 1):
             assert (
                 agent.run(f"第{i}轮：请读取 notes/f{i}.txt 并总结", lambda e: None, CancelToken()).status
                 == "done"

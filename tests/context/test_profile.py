@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from paicli.config import knobs
@@ -65,3 +68,33 @@ def test_configured_window_is_range_checked() -> None:
     for bad in ("100", "20000000", "big"):
         with pytest.raises(ConfigError):
             knobs.CONTEXT_WINDOW.read(EnvLookup(environ={"PAICLI_CONTEXT_WINDOW": bad}))
+
+
+def test_a_known_model_behind_a_gateway_gets_its_own_providers_profile(tmp_path: Path) -> None:
+    from paicli.config.settings import load_settings
+
+    def settings(model: str) -> Any:
+        env = EnvLookup(
+            environ={
+                "HOME": str(tmp_path),
+                "PAICLI_HOME": str(tmp_path / ".paicli"),
+                "PAICLI_BASE_URL": "http://gateway.internal:4000/v1",
+                "PAICLI_MODEL": model,
+            },
+            cwd=tmp_path,
+        )
+        return load_settings(env, cwd=tmp_path)
+
+    for model in ("deepseek-chat", "deepseek/deepseek-chat"):
+        found = settings(model)
+        assert found.provider == "paicli" and found.base_url == "http://gateway.internal:4000/v1"
+        assert found.context_window == 1_000_000 and found.cache_mode == "automatic-prefix-cache"
+        assert found.reasoning_in_wire
+        assert (
+            ContextProfile.from_window(found.context_window, found.cache_mode).compression_trigger_tokens
+            == 967_000
+        )
+    unknown = settings("my-local-model")
+    assert (
+        unknown.context_window == 128_000 and unknown.cache_mode == "none" and not unknown.reasoning_in_wire
+    )

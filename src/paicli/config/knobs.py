@@ -232,6 +232,13 @@ COMPACTION_SUMMARY_INPUT = choice(
     "how a summary request carries the conversation: prefix starts with the session's last request (served "
     "from the provider's prompt cache); transcript is the reference's rendered text",
 )
+COMPACTION_PROFILE = choice(
+    "PAICLI_COMPACTION_PROFILE",
+    COMPACTION,
+    "paicli",
+    ("paicli", "reference"),
+    "compaction algorithm: paicli (cache-aware depths, fallback note) or reference (the article end to end)",
+)
 REASONING_IN_WIRE = Knob(
     "PAICLI_REASONING_IN_WIRE",
     LLM,
@@ -461,6 +468,7 @@ ALL_KNOBS: tuple[Knob[object], ...] = (  # type: ignore[assignment]
     LIGHT_MODEL,
     COMPACTION_MODEL,
     COMPACTION_SUMMARY_INPUT,
+    COMPACTION_PROFILE,
     REASONING_IN_WIRE,
     LLM_CONNECT_TIMEOUT,
     LLM_READ_TIMEOUT,

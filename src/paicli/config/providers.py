@@ -216,6 +216,17 @@ def provider_for_model(model: str) -> ProviderSpec | None:
     return None
 
 
+def context_spec(spec: ProviderSpec, model: str) -> ProviderSpec:
+    """Whose context profile (window, cache mode, reasoning echo) a model gets: a known model served through
+    another endpoint (`deepseek-chat` behind a gateway, `deepseek/deepseek-chat` on a router) gets its own
+    provider's profile; everything else keeps the endpoint's."""
+    if spec.owns_model(model):
+        return spec
+    bare = model.rsplit("/", 1)[-1]
+    owner = provider_for_model(model) or provider_for_model(bare)
+    return owner if owner is not None else spec
+
+
 def all_key_envs() -> tuple[str, ...]:
     """Every provider's primary key variable, in auto-selection order (for error messages)."""
     return tuple(provider(name).key_env for name in AUTO_ORDER)

@@ -26,6 +26,7 @@ from paicli.config.providers import (
     ProviderSpec,
     UnknownModelSpec,
     all_key_envs,
+    context_spec,
     find_provider,
     provider,
     resolve_model_spec,
@@ -259,7 +260,8 @@ class _Sources:
             raise ConfigError(
                 f"{spec.base_url_envs[0]}={base_url!r} 无效：需要 http:// 或 https:// 开头的地址"
             )
-        window = self.config.window_override(name, model) or spec.window_for(model)
+        profile = context_spec(spec, model)  # a known model behind a gateway keeps its own profile
+        window = self.config.window_override(name, model) or profile.window_for(model.rsplit("/", 1)[-1])
         window = knobs.CONTEXT_WINDOW.read(self.env) or window
         return Settings(
             provider=name,
@@ -267,14 +269,14 @@ class _Sources:
             base_url=base_url,
             api_key=api_key,
             context_window=window,
-            cache_mode=spec.cache_mode,
+            cache_mode=profile.cache_mode,
             light_model=knobs.LIGHT_MODEL.read(self.env) or model,
             compaction_model=knobs.COMPACTION_MODEL.read(self.env) or model,
             paicli_home=self.home,
             project_root=self.project_root,
             memory_placement=_placement(self.env),
             approval_mode=knobs.APPROVAL_MODE.read(self.env),
-            reasoning_in_wire=_reasoning(self.env, spec.reasoning_in_wire),
+            reasoning_in_wire=_reasoning(self.env, profile.reasoning_in_wire),
             connect_timeout=knobs.LLM_CONNECT_TIMEOUT.read(self.env),
             read_timeout=knobs.LLM_READ_TIMEOUT.read(self.env),
             call_timeout=knobs.LLM_CALL_TIMEOUT.read(self.env),
@@ -287,6 +289,9 @@ class _Sources:
 
 
 def _placement(env: EnvLookup) -> MemoryPlacement:
+    """Set explicitly, or the compaction profile's: the reference puts memories in the system prompt."""
+    if env.get(knobs.MEMORY_PLACEMENT.key) is None:
+        return "system" if knobs.COMPACTION_PROFILE.read(env) == "reference" else "turn"
     return "system" if knobs.MEMORY_PLACEMENT.read(env) == "system" else "turn"
 
 

@@ -25,10 +25,12 @@ MIN_CLEARABLE_CHARS = 400
 # history is at most this share of the trigger, even past the `keep` newest results. Each clearing rewrites
 # messages mid-history and so costs one prefix-cache break; one deep batch instead of one result per turn
 # keeps those breaks rare.
-LOW_WATERMARK_RATIO = 0.5
-# ... and it waits (the history keeps growing) while a batch would save less than this share of the trigger,
-# e.g. when most of the history is the latest response's results, which the model has not seen yet.
-MIN_BATCH_RATIO = 0.5
+LOW_WATERMARK_RATIO = 0.2
+# ... and it waits (the history keeps growing) while a batch would save less than this share of the trigger.
+# Kept small on purpose: a break re-sends what follows the first cleared result, so clearing soon (results
+# still near the end) costs less than waiting for a big batch (bench_longsession @16K: 0.5 -> 0.97 points of
+# compaction overhead, 0.15 -> 0.82, 0.05 -> 0.81).
+MIN_BATCH_RATIO = 0.1
 _BOUNDARY_TOOL = re.compile(r'^<tool_result tool="([^"]+)"')
 _OFFLOAD_FILE = re.compile(r"(?m)^文件: (\.paicli/tool-outputs/\S+)$")
 
@@ -47,6 +49,8 @@ class ClearingConfig:
     trigger_tokens_override: int = 0
     keep_recent: int = DEFAULT_KEEP
     exclude_tools: frozenset[str] = frozenset()
+    protect_unseen: bool = True  # results of the latest response are never candidates (the reference: no)
+    short_placeholder: bool = False  # the marker, the tool, the size and the offload file; no sentence
 
 
 @dataclass(frozen=True)
@@ -73,7 +77,12 @@ class ClearResult:
         )
 
 
-def placeholder(tool: str, original: str) -> str:
+def placeholder(tool: str, original: str, short: bool = False) -> str:
+    """The reference's sentence; or (`short`) the marker alone, which the system prompt's context-management
+    section explains (the tool is named by the paired call), plus the file when the full text was offloaded."""
+    if short:
+        found = _OFFLOAD_FILE.search(original)
+        return f"{CLEARED_PREFIX} {found.group(1)}" if found else CLEARED_PREFIX
     text = f"{CLEARED_PREFIX} 工具 {tool} 的这次输出（约 {utf16_len(original)} 字符）已从上下文清理以节省空间。需要时重新调用该工具获取最新结果"
     found = _OFFLOAD_FILE.search(original)
     if found:
@@ -97,7 +106,7 @@ def clearable_indices(
 ) -> list[int]:
     """The policy: which tool messages to clear, oldest first (all but the newest `keep`, minus the skipped
     ones). Results of the latest tool-call response are never candidates: the model has not seen them."""
-    unseen = unseen_tool_indices(history)
+    unseen = unseen_tool_indices(history) if config.protect_unseen else frozenset()
     tool_indices = [i for i, m in enumerate(history) if m.role == "tool" and i not in unseen]
     kept = config.keep_recent if keep is None else keep
     candidates = tool_indices[: max(0, len(tool_indices) - kept)]
@@ -146,6 +155,15 @@ class ToolResultClearer:
         minimum = int(self.trigger_tokens(compaction_trigger) * MIN_BATCH_RATIO)
         return self.clear_down_to(history, self.watermark(compaction_trigger), before, minimum)
 
+    def clear_if_needed_reference(self, history: list[Message], compaction_trigger: int) -> ClearResult:
+        """The reference's clearIfNeeded: at the trigger, every clearable result but the newest `keep`."""
+        if not self.config.enabled or compaction_trigger <= 0:
+            return ClearResult(0, 0, 0)
+        before = self._measure(history)
+        if before < self.trigger_tokens(compaction_trigger):
+            return ClearResult(0, before, before)
+        return self._replace(history, clearable_indices(history, self.config), before)
+
     def _unseen_tokens(self, history: list[Message]) -> int:
         return sum(self._measure([history[i]]) for i in unseen_tool_indices(history))
 
@@ -181,8 +199,11 @@ class ToolResultClearer:
         return self._replace(history, sorted(chosen), before)
 
     def _saving(self, message: Message, names: dict[str, str]) -> int:
-        cleared = message.with_content(placeholder(tool_name_of(message, names), message.content or ""))
+        cleared = message.with_content(self._placeholder(tool_name_of(message, names), message.content or ""))
         return self._measure([message]) - self._measure([cleared])
+
+    def _placeholder(self, tool: str, original: str) -> str:
+        return placeholder(tool, original, self.config.short_placeholder)
 
     def _replace(self, history: list[Message], indices: list[int], before: int) -> ClearResult:
         if not indices:
@@ -190,7 +211,7 @@ class ToolResultClearer:
         names = tool_names_by_call_id(history)
         for index in indices:
             original = history[index]
-            text = placeholder(tool_name_of(original, names), original.content or "")
+            text = self._placeholder(tool_name_of(original, names), original.content or "")
             history[index] = original.with_content(text)
         ids = tuple(history[i].tool_call_id or "" for i in indices)
         return ClearResult(len(indices), before, self._measure(history), ids)

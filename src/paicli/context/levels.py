@@ -21,7 +21,10 @@ SUMMARY_TARGET_RATIO = 0.5
 SUMMARY_ROOM_RATIO = 0.1
 UNSEEN_SHARE = 0.75
 MIN_SUMMARY_GAIN_RATIO = 0.25
-NOTE_ROOM_TOKENS = 600  # the fallback note's own lines (counts, request openings) and its acknowledgement
+NOTE_ROOM_TOKENS = 300  # the fallback note's own lines (header, counts) and its acknowledgement
+NOTE_REQUESTS_RATIO = (
+    0.2  # the user's requests a fallback note keeps verbatim: up to this share of the trigger
+)
 
 Tools = Sequence[Mapping[str, Any]] | None
 Measure = Callable[[Sequence[Message]], int]

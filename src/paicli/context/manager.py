@@ -14,9 +14,10 @@ from typing import Any
 from paicli.cancel import CancelToken
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
-from paicli.context import prompts
+from paicli.context import compaction_profile, prompts
 from paicli.context.backoff import SummaryBackoff
-from paicli.context.clearing import ClearingConfig, ToolResultClearer
+from paicli.context.clearing import ToolResultClearer
+from paicli.context.compaction_profile import CompactionProfile, clearing_config
 from paicli.context.levels import (
     MIN_SUMMARY_GAIN_RATIO,
     FullSummary,
@@ -31,7 +32,6 @@ from paicli.context.rounds import choose_cut, removed, unseen_tool_indices
 from paicli.context.session_memory import SessionMemoryCompactor, daemon_submit, enabled_by_configuration
 from paicli.context.status import ContextFigure, ContextReport, context_figure
 from paicli.context.summary import (
-    DEFAULT_RETAIN_RECENT_ROUNDS,
     ConversationHistoryCompactor,
     SharedPrefix,
     SummaryOutcome,
@@ -39,7 +39,7 @@ from paicli.context.summary import (
     system_end,
 )
 from paicli.context.tokens import CALIBRATION_MAX, TokenCounter
-from paicli.context.types import NO_COMPACTION, CompactionResult, CompactionStep, Strategy
+from paicli.context.types import NO_COMPACTION, CompactionResult, CompactionStep, Strategy, whole_view
 from paicli.context.unseen import Offloader
 from paicli.context.window import Window, fit_window
 from paicli.llm.messages import Message, Usage
@@ -48,16 +48,6 @@ from paicli.llm.protocol import LLMClient
 log = logging.getLogger(__name__)
 
 INLINE_FOCUS_ROOM_TOKENS = 200  # a /compact focus added to the summary instruction
-
-
-def clearing_config(env: EnvLookup) -> ClearingConfig:
-    """Level 2's settings, read once from their declarations."""
-    return ClearingConfig(
-        enabled=knobs.TOOL_RESULT_CLEARING_ENABLED.read(env),
-        trigger_tokens_override=knobs.TOOL_RESULT_CLEARING_TRIGGER_TOKENS.read(env),
-        keep_recent=knobs.TOOL_RESULT_CLEARING_KEEP.read(env),
-        exclude_tools=frozenset(knobs.TOOL_RESULT_CLEARING_EXCLUDE_TOOLS.read(env)),
-    )
 
 
 class AutoCompactionManager:
@@ -74,15 +64,23 @@ class AutoCompactionManager:
         full: FullSummary | None = None,
         session_memory: SessionMemory | None = None,
         session_memory_enabled: bool | None = None,
+        policy: CompactionProfile | None = None,
     ) -> None:
         lookup = env or EnvLookup()
         self._llm = llm
+        self.policy = policy or compaction_profile.from_env(lookup)
         self.counter = counter or TokenCounter.from_env(lookup)
+        # what thresholds compare: the reference's estimator, uncalibrated, or the session's counter
+        self._thresholds = TokenCounter("heuristic") if self.policy.estimator == "reference" else self.counter
         self.profile = profile or ContextProfile.from_window(None)
         summary_model = knobs.COMPACTION_MODEL.read(lookup)
-        self.clearer = clearer or ToolResultClearer(clearing_config(lookup), self.measure)
+        self.clearer = clearer or ToolResultClearer(clearing_config(lookup, self.policy), self.measure)
         self.full: FullSummary = full or ConversationHistoryCompactor(
-            llm, self.counter, DEFAULT_RETAIN_RECENT_ROUNDS, summary_model=summary_model, measure=self.measure
+            llm,
+            self.counter,
+            self.policy.retain_rounds,
+            summary_model=summary_model,
+            measure=self.measure,
         )
         if session_memory is None:
             flag = (
@@ -95,7 +93,7 @@ class AutoCompactionManager:
         self.backoff = SummaryBackoff()
         self._size_summary_input()
         if isinstance(self.full, ConversationHistoryCompactor):
-            self.full.inline_enabled = knobs.COMPACTION_SUMMARY_INPUT.read(lookup) == "prefix"
+            self.full.inline_enabled = self.policy.summary_input == "prefix"
         # The view and tools of the request about to go out (before this call's compaction): what a summary
         # request shares its prefix with.
         self._sent: tuple[tuple[Message, ...], tuple[Mapping[str, Any], ...]] = ((), ())
@@ -111,6 +109,8 @@ class AutoCompactionManager:
 
     def measure(self, history: Sequence[Message]) -> int:
         """The figure thresholds compare: the local message count, calibrated for the session model."""
+        if self._thresholds is not self.counter:
+            return self._thresholds.count_messages(history)
         self._settle_calibration()
         return self.counter.calibrated(self.model, self.counter.count_messages(history))
 
@@ -124,7 +124,7 @@ class AutoCompactionManager:
         self._size_summary_input()
 
     def _size_summary_input(self) -> None:
-        if isinstance(self.full, ConversationHistoryCompactor):
+        if isinstance(self.full, ConversationHistoryCompactor) and self.policy.window_fit:
             self.full.max_input_chars = input_chars_for_window(
                 self.profile.window, self.profile.buffer_reserve
             )
@@ -144,17 +144,19 @@ class AutoCompactionManager:
         before = list(history)
         try:
             result = self.compact_if_needed(history, self.profile.compression_trigger_tokens, cancel)
-            result = fit_window(self, history, self._window(tools), result, cancel)
+            if self.policy.window_fit:
+                result = fit_window(self, history, self._window(tools), result, cancel)
         except Exception:  # compaction must never cost the user a turn
             log.exception("context compaction failed; continuing with the history as it is")
             result = self._partial_change(before, history)
             if any(not step.in_place for step in result.steps):
                 self.restore_memory(history)
-        return result
+        return whole_view(result) if self.policy.full_view_checkpoints else result
 
     def _window(self, tools: Tools) -> Window:
         limit = self.profile.window - self.profile.buffer_reserve
-        return Window(limit, self.counter.calibrated(self.model, self.counter.count_tools(tools)))
+        schema = self.counter.for_window(self.model, self.counter.count_tools(tools))
+        return Window(limit, schema, self.counter.window_scale(self.model))
 
     def _partial_change(self, before: list[Message], history: list[Message]) -> CompactionResult:
         """A level that failed half-way may already have changed the view (clearing runs first): report the
@@ -184,13 +186,19 @@ class AutoCompactionManager:
             log.exception("restoring the turn's memories after compaction failed")
 
     def summarise(self, history: list[Message], trigger: int, cancel: CancelToken | None) -> SummaryOutcome:
-        """One automatic summary attempt with a tail chosen by tokens; records success or failure."""
-        cut = choose_cut(history, tail_budget(history, trigger, self.measure), self._size)
-        if cut is None:
-            return SummaryOutcome(False, len(history), len(history))
+        """One automatic summary attempt (the profile's tail: recent rounds, or chosen by tokens); records
+        success or failure."""
         tokens = self.measure(history)
-        prefix = self._shared_prefix(cut)
-        outcome = self.full.compact(history, 0, True, DEFAULT_RETAIN_RECENT_ROUNDS, None, cancel, cut, prefix)
+        if self.policy.summary_tail == "rounds":
+            outcome = self.full.compact(history, trigger, False, self.policy.retain_rounds, None, cancel)
+        else:
+            cut = choose_cut(history, tail_budget(history, trigger, self.measure), self._size)
+            if cut is None:
+                return SummaryOutcome(False, len(history), len(history))
+            prefix = self._shared_prefix(cut)
+            outcome = self.full.compact(
+                history, 0, True, self.policy.retain_rounds, None, cancel, cut, prefix
+            )
         if outcome.compacted:
             self.backoff.succeeded(id(history))
             self.session_memory.clear(history)
@@ -219,7 +227,7 @@ class AutoCompactionManager:
         """Beyond the reference: right after a summary the prefix cache is broken from the summary on anyway,
         so the kept tail's seen results are cleared down to clearing's low watermark in the same pass, rather
         than by a second clearing (a second cache break) one or two requests later."""
-        if not self.clearer.config.enabled:
+        if not self.clearer.config.enabled or not self.policy.clear_after_summary:
             return 0
         cleared = self.clearer.clear_down_to(history, self.clearer.watermark(trigger))
         if not cleared.cleared:
@@ -270,7 +278,9 @@ class AutoCompactionManager:
         pending, self._pending_calibration = self._pending_calibration, None
         if pending is not None:
             sent, tools, provider_tokens = pending
-            self.counter.observe(self.model, self.counter.count_request(sent, tools), provider_tokens)
+            schema = self.counter.count_tools(tools)
+            local = self.counter.count_messages(sent) + schema
+            self.counter.observe(self.model, local, provider_tokens, schema)
 
     def compact_now(
         self, history: list[Message], focus: str | None = None, cancel: CancelToken | None = None
@@ -304,7 +314,10 @@ class AutoCompactionManager:
         if trigger <= 0:
             return NO_COMPACTION
         steps: list[CompactionStep] = []
-        clear = self.clearer.clear_if_needed(history, trigger)
+        if self.policy.clearing_depth == "watermark":
+            clear = self.clearer.clear_if_needed(history, trigger)
+        else:
+            clear = self.clearer.clear_if_needed_reference(history, trigger)
         if clear.cleared:
             steps.append(clear.step(len(history)))
         self.session_memory.prepare_if_needed(history, trigger)
@@ -319,7 +332,9 @@ class AutoCompactionManager:
             )
             cleared = self.clear_rebuilt(history, trigger, steps)
             return result_of(True, steps, clear.cleared_count + cleared)
-        if not self.backoff.allowed(id(history), tokens, trigger) or not self._summary_pays(history, trigger):
+        if self.policy.summary_gates and (
+            not self.backoff.allowed(id(history), tokens, trigger) or not self._summary_pays(history, trigger)
+        ):
             return result_of(False, steps, clear.cleared_count)
         outcome = self.summarise(history, trigger, cancel)
         if outcome.compacted:

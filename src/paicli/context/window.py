@@ -9,19 +9,26 @@ mechanical note. What still does not fit is logged with its cause.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from paicli.cancel import CancelToken
 from paicli.context.backoff import SummaryBackoff
 from paicli.context.clearing import ToolResultClearer
-from paicli.context.fallback import MAX_CARRIED_CHARS, drop_rounds
-from paicli.context.levels import NOTE_ROOM_TOKENS, UNSEEN_SHARE, SessionMemory, tail_budget
+from paicli.context.fallback import MAX_CARRIED_CHARS, NoteBudget, drop_rounds
+from paicli.context.levels import (
+    NOTE_REQUESTS_RATIO,
+    NOTE_ROOM_TOKENS,
+    UNSEEN_SHARE,
+    SessionMemory,
+    tail_budget,
+)
 from paicli.context.profile import ContextProfile
 from paicli.context.rounds import choose_cut
 from paicli.context.rounds import rebuild as rounds_rebuild
 from paicli.context.summary import SummaryOutcome
+from paicli.context.tokens import MESSAGE_OVERHEAD
 from paicli.context.types import CompactionResult, CompactionStep
 from paicli.context.unseen import Offloader, Size, minimal_tail, offload_unseen
 from paicli.llm.messages import Message
@@ -56,18 +63,21 @@ class FitHost(Protocol):
 
 @dataclass(frozen=True)
 class Window:
-    """The tokens a request may take (`limit`), of which the tools schema takes `schema`."""
+    """The tokens a request may take (`limit`), of which the tools schema takes `schema`. Message figures are
+    multiplied by `scale` so that a calibration that shrinks the count never makes the check under-count by
+    more than tokens.WINDOW_COUNT_FLOOR."""
 
     limit: int
     schema: int
+    scale: float = 1.0
 
     @property
     def room(self) -> int:
-        """What the messages may take."""
-        return self.limit - self.schema
+        """What the messages may take (in the figures `measure` gives)."""
+        return int((self.limit - self.schema) / self.scale)
 
     def exceeded(self, message_tokens: int) -> bool:
-        return message_tokens + self.schema > self.limit
+        return message_tokens * self.scale + self.schema > self.limit
 
 
 def fit_window(
@@ -146,16 +156,18 @@ def _summarise(
 
 
 def _drop_rounds(host: FitHost, history: list[Message], room: int) -> CompactionStep | None:
-    """`room`: tokens the request may take; an earlier summary is carried into the note as far as the
-    kept tail leaves room for it."""
+    """`room`: tokens the request may take. The note lists the user's requests within a share of the trigger
+    (and what the kept tail leaves of the room); an earlier summary's other sections get what is left."""
     trigger = host.profile.compression_trigger_tokens
     cut = choose_cut(history, tail_budget(history, trigger, host.measure), _sizer(host))
     if cut is None:
         return None
     before_messages, before = len(history), host.measure(history)
     kept = host.measure(rounds_rebuild(history, cut, []))
-    carried = max(0, min(MAX_CARRIED_CHARS, room - kept - NOTE_ROOM_TOKENS))
-    history[:] = drop_rounds(history, cut, carried)
+    free = max(0, room - kept - NOTE_ROOM_TOKENS)
+    requests = min(free, int(trigger * NOTE_REQUESTS_RATIO))
+    budget = NoteBudget(requests, max(0, min(MAX_CARRIED_CHARS, free - requests)))
+    history[:] = drop_rounds(history, cut, budget, _text_size(host))
     host.restore_memory(history)  # before measuring, so the window check counts the memories too
     after = host.measure(history)
     host.backoff.rebased(id(history), after)
@@ -163,11 +175,15 @@ def _drop_rounds(host: FitHost, history: list[Message], room: int) -> Compaction
     return CompactionStep("dropped_rounds", before_messages, len(history), before, after)
 
 
+def _text_size(host: FitHost) -> Callable[[str], int]:
+    return lambda text: host.measure([Message.user(text)]) - MESSAGE_OVERHEAD
+
+
 def _fallback_notice(host: FitHost, history: list[Message], error: str | None) -> str:
     reason = error or host.backoff.last_reason(id(history)) or "摘要暂不可用"
     return (
         f"⚠️ 自动摘要没有完成（{reason}）。为了不超出上下文窗口，已清理较早的工具结果，"
-        "并把最早的几轮对话折叠成一份简短清单；完整内容仍保存在会话记录里。"
+        "并把最早的几轮对话折叠成一份记录（你说过的话按原文保留）；完整内容仍保存在会话记录里。"
     )
 
 
