@@ -175,3 +175,18 @@ def test_commands_run_side_by_side(repo: Path, forked: SandboxStatus, server: zy
     assert sandboxed(repo, "touch work/go && echo went", forked).content.startswith("went\n")
     waiter.join(timeout=60)
     assert results and results[0].content.startswith("go\n") and server.served == 2
+
+
+def test_the_command_holds_only_its_stdio(repo: Path, status: SandboxStatus) -> None:
+    """Neither the server's sockets nor another command's pipes nor the policy reach the command."""
+    (repo / "work" / "fds.py").write_text(
+        "import os\n"
+        "def is_open(fd):\n"
+        "    try:\n"
+        "        return bool(os.fstat(fd))\n"
+        "    except OSError:\n"
+        "        return False\n"
+        "print('open:', [fd for fd in range(3, 1024) if is_open(fd)])\n"
+    )
+    out = sandboxed(repo, "python3 -I -S work/fds.py", status)
+    assert out.content.startswith("open: []\n"), out.content

@@ -22,7 +22,8 @@ def wrapper_argv(policy: str, argv: list[str]) -> list[str]:
 
 
 def zygote_argv(control_fd: int, parent: int) -> list[str]:
-    return [sys.executable, "-I", "-S", "-c", _BOOT, "--zygote", str(control_fd), str(parent)]
+    boot = _BOOT.replace("import wrapper; wrapper.main()", "import forkserver; forkserver.main()")
+    return [sys.executable, "-I", "-S", "-c", boot, str(control_fd), str(parent)]
 
 
 PROBE_TIMEOUT_SECONDS = 10.0

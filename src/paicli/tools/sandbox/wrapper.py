@@ -12,17 +12,13 @@ POLICY is a file of NUL-separated key/value pairs:
   dir PATH      list the folder PATH (and its subfolders) only
   rof/rwf PATH  the same for a file
 Missing paths are skipped. Any failure before exec prints `paicli-sandbox: …` and exits 125.
+forkserver.py, the session's fork server, forks processes that do the same (`confine_and_run`).
 """
 
 import _ctypes  # the bare C module: the `ctypes` package costs more start-up time than the whole rest
 import _signal as signal  # type: ignore[import-not-found]  # `signal` imports enum: slower than all the rest
 import os
 import sys
-
-TYPE_CHECKING = False  # mypy's name for "only while type-checking": the zygote's modules cost start-up time
-if TYPE_CHECKING:
-    import select
-    import socket
 
 SANDBOX_FAILED = 125
 _SYS_CREATE, _SYS_ADD, _SYS_RESTRICT = 444, 445, 446  # the same number on every Linux architecture
@@ -118,9 +114,11 @@ def _add_rule(ruleset: int, path: str, wanted: int, is_dir: bool) -> None:
 
 def _read_fd(fd: int) -> bytes:
     chunks = []
-    while chunk := os.read(fd, 1 << 16):
-        chunks.append(chunk)
-    os.close(fd)
+    try:
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
     return b"".join(chunks)
 
 
@@ -131,8 +129,7 @@ def read_policy(source: str) -> tuple[bool, list[tuple[str, str]]]:
     else:
         with open(source, "rb") as handle:
             data = handle.read()
-    request = parse_request(data)
-    return request.userns, request.rules
+    return (request := parse_request(data)).userns, request.rules
 
 
 class Request:
@@ -259,16 +256,8 @@ def _which(name: str, path: str) -> str:
     raise SandboxError(f"{name}: command not found")
 
 
-def run(policy: str, argv: list[str]) -> None:
-    userns, rules = read_policy(policy)
-    confine_and_run(userns, rules, argv, None)
-
-
-def confine_and_run(
-    userns: bool, rules: list[tuple[str, str]], argv: list[str], env: dict[str, str] | None
-) -> None:
-    """Namespaces (or the subreaper), then fork: the child confines itself and execs argv, we supervise it.
-    `env` None: our own environment."""
+def confine_and_run(userns: bool, rules: list[tuple[str, str]], argv: list[str], env: dict[str, str]) -> None:
+    """Namespaces (or the subreaper), then fork: the child confines itself and execs argv, we supervise it."""
     abi = abi_version()
     if abi < 1:
         raise SandboxError("Landlock is not available in this kernel")
@@ -284,11 +273,8 @@ def confine_and_run(
     try:
         _check(_call("prctl", _PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0), "prctl(PDEATHSIG)")
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # Python ignores it; `yes | head` needs it back
-        search = (os.environ if env is None else env).get("PATH", "/usr/bin:/bin")
-        program = _which(argv[0], search)  # before the rules: the lookup itself may import modules
+        program = _which(argv[0], env.get("PATH", "/usr/bin:/bin"))  # before the rules: it may import modules
         landlock(rules, abi, deny_tcp=not userns)
-        if env is None:
-            os.execv(program, argv)
         os.execve(program, argv, env)
     except (OSError, SandboxError) as error:
         os.write(2, f"paicli-sandbox: {error}\n".encode())
@@ -297,116 +283,14 @@ def confine_and_run(
 
 def main() -> None:
     args = sys.argv[1:]
-    if args[:1] == ["--zygote"] and len(args) == 3:
-        try:
-            serve(int(args[1]), int(args[2]))
-        except BaseException:
-            os._exit(SANDBOX_FAILED)
     if len(args) < 3 or args[1] != "--":
         os.write(2, b"paicli-sandbox: usage: wrapper.py POLICY -- ARGV...\n")
         os._exit(2)
     try:
-        run(args[0], args[2:])
+        confine_and_run(*read_policy(args[0]), args[2:], dict(os.environ))
     except (OSError, SandboxError) as error:
         os.write(2, f"paicli-sandbox: {error}\n".encode())
         os._exit(SANDBOX_FAILED)
-
-
-def serve(control_fd: int, parent: int) -> None:
-    """`wrapper.py --zygote FD PARENT`: the session's fork server. Unconfined and single-threaded (a child
-    can only enter a user namespace from a single-threaded process); per request (a memfd with the policy and
-    the command, a reply socket, stdin, stdout) it forks a child that does what the wrapper does, replies
-    `pid N`, and `exit STATUS` when the child has ended. Ends with paicli (PDEATHSIG) or at EOF."""
-    import select
-    import socket
-
-    _check(_call("prctl", _PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0), "prctl(PDEATHSIG)")
-    if os.getppid() != parent:
-        os._exit(0)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    control = socket.socket(fileno=control_fd)
-    poller = select.poll()
-    poller.register(control_fd, select.POLLIN)
-    running: dict[int, tuple[int, socket.socket]] = {}
-    while True:
-        for fd, _ in poller.poll():
-            if fd != control_fd:
-                pid, reply = running.pop(fd)
-                poller.unregister(fd)
-                os.close(fd)
-                status = os.waitpid(pid, 0)[1]
-                _reply(reply, b"exit %d" % status)
-                reply.close()
-            elif not _accept(control, poller, running):
-                os._exit(0)
-
-
-def _reply(reply: "socket.socket", message: bytes) -> None:
-    try:  # noqa: SIM105
-        reply.send(message)
-    except OSError:
-        pass  # paicli gave up on this command
-
-
-def _accept(
-    control: "socket.socket", poller: "select.poll", running: "dict[int, tuple[int, socket.socket]]"
-) -> bool:
-    import select
-    import socket
-
-    message, ancillary, _, _ = control.recvmsg(16, socket.CMSG_SPACE(4 * 4))
-    fds: list[int] = []
-    for level, kind, data in ancillary:
-        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-            fds += [int.from_bytes(data[i : i + 4], sys.byteorder) for i in range(0, len(data) - 3, 4)]
-    if not message or len(fds) != 4:
-        for fd in fds:
-            os.close(fd)
-        return bool(message)
-    memfd, reply_fd, stdin, stdout = fds
-    reply = socket.socket(fileno=reply_fd)
-    try:
-        os.lseek(memfd, 0, os.SEEK_SET)
-        data = _read_fd(memfd)
-        pid = os.fork()
-    except OSError as error:
-        _reply(reply, f"error {error}".encode())
-        for fd in (stdin, stdout):
-            os.close(fd)
-        reply.close()
-        return True
-    if pid == 0:
-        _child(os.getppid(), data, stdin, stdout)
-    os.close(stdin)
-    os.close(stdout)
-    pidfd = os.pidfd_open(pid)
-    running[pidfd] = (pid, reply)
-    poller.register(pidfd, select.POLLIN)
-    _reply(reply, b"pid %d" % pid)
-    return True
-
-
-def _child(zygote: int, data: bytes, stdin: int, stdout: int) -> None:
-    """In the forked child: never returns to the zygote's loop, whatever happens."""
-    try:
-        _check(_call("prctl", _PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0), "prctl(PDEATHSIG)")
-        if os.getppid() != zygote:
-            os._exit(SANDBOX_FAILED)
-        os.setsid()  # its own process group, as paicli's start_new_session gives the wrapper
-        os.dup2(stdin, 0)
-        os.dup2(stdout, 1)
-        os.dup2(stdout, 2)
-        os.closerange(3, os.sysconf("SC_OPEN_MAX"))  # the zygote's sockets and other commands' pipes
-        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE):
-            signal.signal(sig, signal.SIG_DFL)
-        request = parse_request(data)
-        os.chdir(request.cwd)
-        confine_and_run(request.userns, request.rules, request.argv, request.env)
-    except (OSError, SandboxError) as error:
-        os.write(2, f"paicli-sandbox: {error}\n".encode())
-    except BaseException:
-        os.write(2, b"paicli-sandbox: internal error\n")
-    os._exit(SANDBOX_FAILED)
 
 
 if __name__ == "__main__":

@@ -84,6 +84,7 @@ class Zygote:
 
     def _launch(self) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        ours.settimeout(REPLY_TIMEOUT_SECONDS)  # a server that stops reading must not block a send forever
         started = threading.Event()
 
         def keep() -> None:  # PDEATHSIG fires when the thread that forked the server ends: this one waits
