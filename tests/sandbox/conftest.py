@@ -4,6 +4,7 @@ ran unasked)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -52,10 +53,15 @@ def require(kind: str) -> SandboxStatus:
     return status
 
 
-@pytest.fixture(params=["namespaces", "landlock"])
+@pytest.fixture(
+    params=[("namespaces", True), ("landlock", True), ("namespaces", False), ("landlock", False)],
+    ids=["namespaces-zygote", "landlock-zygote", "namespaces-wrapper", "landlock-wrapper"],
+)
 def status(request: pytest.FixtureRequest) -> SandboxStatus:
-    """Each test runs with user namespaces and without them (Landlock TCP rules and the subreaper)."""
-    return require(str(request.param))
+    """Each test runs with user namespaces and without them (Landlock TCP rules and the subreaper), each
+    command forked by the session's fork server and (its fallback) in a wrapper process of its own."""
+    kind, forked = request.param
+    return dataclasses.replace(require(kind), zygote=forked)
 
 
 class FixedGate(SandboxGate):
@@ -68,7 +74,8 @@ class FixedGate(SandboxGate):
         self._fixed = fixed
 
     def status(self) -> SandboxStatus:
-        return SandboxStatus(self.mode, self._fixed.kind if self.mode != "off" else "", self._fixed.reason)
+        kind = self._fixed.kind if self.mode != "off" else ""
+        return SandboxStatus(self.mode, kind, self._fixed.reason, self._fixed.zygote)
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Protocol
 
 from paicli.tools.context import Offloader, OutputSink, ToolContext
 from paicli.tools.gitrepo import git_neutral_env
@@ -43,6 +43,19 @@ LIVE_LINES_PER_CHUNK = 20
 SANDBOX_FAILED_EXIT = 125  # the wrapper's "could not confine itself" (paicli.tools.sandbox.wrapper)
 SANDBOX_FAILED_PREFIX = "paicli-sandbox:"
 _PARTIAL_KEEP = 4096  # an unfinished line longer than this is only shown by its end
+
+
+class Child(Protocol):
+    """A running command: a Popen, or one the sandbox's fork server started (paicli.tools.sandbox.zygote)."""
+
+    @property
+    def pid(self) -> int: ...
+    @property
+    def returncode(self) -> int | None: ...
+    @property
+    def stdout(self) -> IO[bytes] | None: ...
+    def poll(self) -> int | None: ...
+    def wait(self, timeout: float | None = None) -> int: ...
 
 
 @dataclass
@@ -122,7 +135,7 @@ def _pump(stream: IO[bytes], capture: Capture, lines: LineFeed | None = None) ->
         capture.add(rest)
 
 
-def kill_group(process: subprocess.Popen[bytes]) -> None:
+def kill_group(process: Child) -> None:
     """SIGTERM the process group, then SIGKILL whatever is still there after a short grace period."""
     pgid = process.pid  # start_new_session=True: the child leads its own group
     for sig, grace in ((signal.SIGTERM, KILL_GRACE_SECONDS), (signal.SIGKILL, 0.0)):
@@ -158,7 +171,7 @@ def marked_processes(marker: str) -> list[int]:
     return found
 
 
-def kill_leftovers(process: subprocess.Popen[bytes], marker: str) -> None:
+def kill_leftovers(process: Child, marker: str) -> None:
     """After the command: its process group, then anything that escaped it but still carries the marker."""
     process.poll()
     if _group_alive(process.pid):
@@ -218,8 +231,15 @@ def run_command(command: str, ctx: ToolContext, capture_limit: int) -> CommandRu
     marker = uuid.uuid4().hex
     launch = command_launch(command, ctx)
     launch.env[MARKER_ENV] = marker
+    if launch.inner:
+        from paicli.tools.sandbox import zygote
+
+        forked = zygote.start(launch, ctx.project_root)
+        if forked is not None:
+            launch.cleanup()
+            return _supervise(forked, marker, ctx, capture_limit)
     try:
-        process = subprocess.Popen(
+        process: Child = subprocess.Popen(
             launch.argv,
             cwd=ctx.project_root,
             env=launch.env,
@@ -234,9 +254,7 @@ def run_command(command: str, ctx: ToolContext, capture_limit: int) -> CommandRu
     return _supervise(process, marker, ctx, capture_limit)
 
 
-def _supervise(
-    process: subprocess.Popen[bytes], marker: str, ctx: ToolContext, capture_limit: int
-) -> CommandRun:
+def _supervise(process: Child, marker: str, ctx: ToolContext, capture_limit: int) -> CommandRun:
     capture = Capture(capture_limit)
     assert process.stdout is not None
     reader = threading.Thread(

@@ -26,6 +26,8 @@ class Launch:
     argv: list[str]
     env: dict[str, str]
     fds: tuple[int, ...] = ()  # to pass to the child; closed by cleanup()
+    policy: bytes = b""  # for the fork server: the policy and the command inside the wrapper
+    inner: tuple[str, ...] = ()
 
     def cleanup(self) -> None:
         for fd in self.fds:
@@ -65,7 +67,8 @@ def prepare(
     """`env` is the environment the command would have had; the result is what it gets."""
     tmp = private_tmp()
     rules = command_rules(project_root, env, str(tmp), paicli_home)
-    fd = _policy_fd(encode_policy(rules, status.userns))
+    policy = encode_policy(rules, status.userns)
+    fd = _policy_fd(policy)
     child_env = sandbox_env(env, allow)
     child_env.update(
         {
@@ -74,4 +77,6 @@ def prepare(
             "GIT_CONFIG_GLOBAL": "/dev/null",
         }
     )
-    return Launch(wrapper_argv(f"fd:{fd}", ["bash", "-c", command]), child_env, (fd,))
+    inner = ("bash", "-c", command)
+    forked = status.zygote and "\0" not in command  # a NUL fails in the wrapper path with Popen's own error
+    return Launch(wrapper_argv(f"fd:{fd}", list(inner)), child_env, (fd,), policy, inner if forked else ())

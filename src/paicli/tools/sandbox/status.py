@@ -21,6 +21,11 @@ def wrapper_argv(policy: str, argv: list[str]) -> list[str]:
     return [sys.executable, "-I", "-S", "-c", _BOOT, policy, "--", *argv]
 
 
+def zygote_argv(control_fd: int, parent: int) -> list[str]:
+    boot = _BOOT.replace("import wrapper; wrapper.main()", "import forkserver; forkserver.main()")
+    return [sys.executable, "-I", "-S", "-c", boot, str(control_fd), str(parent)]
+
+
 PROBE_TIMEOUT_SECONDS = 10.0
 SANDBOX_OFF_WARNING = (
     f"⚠️ {knobs.COMMAND_SANDBOX.key}=off：自动运行的命令不进沙箱，能读你的密钥、联网、改 .git；"
@@ -37,6 +42,7 @@ class SandboxStatus:
     mode: str
     kind: str
     reason: str = ""
+    zygote: bool = True  # commands forked by the session's fork server (False: one wrapper process each)
 
     @property
     def active(self) -> bool:

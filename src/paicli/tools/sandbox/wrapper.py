@@ -12,6 +12,7 @@ POLICY is a file of NUL-separated key/value pairs:
   dir PATH      list the folder PATH (and its subfolders) only
   rof/rwf PATH  the same for a file
 Missing paths are skipped. Any failure before exec prints `paicli-sandbox: …` and exits 125.
+forkserver.py, the session's fork server, forks processes that do the same (`confine_and_run`).
 """
 
 import _ctypes  # the bare C module: the `ctypes` package costs more start-up time than the whole rest
@@ -111,27 +112,53 @@ def _add_rule(ruleset: int, path: str, wanted: int, is_dir: bool) -> None:
         os.close(fd)
 
 
+def _read_fd(fd: int) -> bytes:
+    chunks = []
+    try:
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
+
+
 def read_policy(source: str) -> tuple[bool, list[tuple[str, str]]]:
     """`source`: a file, or `fd:N` (an inherited memfd, closed here so the command never sees it)."""
     if source.startswith("fd:"):
-        fd = int(source[3:])
-        chunks = []
-        while chunk := os.read(fd, 1 << 16):
-            chunks.append(chunk)
-        os.close(fd)
-        data = b"".join(chunks)
+        data = _read_fd(int(source[3:]))
     else:
         with open(source, "rb") as handle:
             data = handle.read()
+    return (request := parse_request(data)).userns, request.rules
+
+
+class Request:
+    """A policy, and for the zygote also the command: `cwd`, `arg` (repeated), `env` (repeated, `NAME=value`)."""
+
+    def __init__(self) -> None:
+        self.userns = False
+        self.rules: list[tuple[str, str]] = []
+        self.cwd = ""
+        self.argv: list[str] = []
+        self.env: dict[str, str] = {}
+
+
+def parse_request(data: bytes) -> Request:
     fields = data.split(b"\0")
-    userns = False
-    rules: list[tuple[str, str]] = []
+    request = Request()
     for key, value in zip(fields[0::2], fields[1::2], strict=False):
         if key == b"userns":
-            userns = value == b"1"
+            request.userns = value == b"1"
         elif key in (b"ro", b"rw", b"dir", b"rof", b"rwf"):
-            rules.append((key.decode(), os.fsdecode(value)))
-    return userns, rules
+            request.rules.append((key.decode(), os.fsdecode(value)))
+        elif key == b"cwd":
+            request.cwd = os.fsdecode(value)
+        elif key == b"arg":
+            request.argv.append(os.fsdecode(value))
+        elif key == b"env":
+            name, _, text = os.fsdecode(value).partition("=")
+            request.env[name] = text
+    return request
 
 
 def _write(path: str, text: str) -> None:
@@ -219,18 +246,18 @@ def supervise(child: int, userns: bool) -> None:
     _exit_like(status)
 
 
-def _which(name: str) -> str:
+def _which(name: str, path: str) -> str:
     if "/" in name:
         return name
-    for folder in os.environ.get("PATH", "/usr/bin:/bin").split(":"):
+    for folder in path.split(":"):
         candidate = os.path.join(folder or ".", name)
         if os.access(candidate, os.X_OK) and not os.path.isdir(candidate):
             return candidate
     raise SandboxError(f"{name}: command not found")
 
 
-def run(policy: str, argv: list[str]) -> None:
-    userns, rules = read_policy(policy)
+def confine_and_run(userns: bool, rules: list[tuple[str, str]], argv: list[str], env: dict[str, str]) -> None:
+    """Namespaces (or the subreaper), then fork: the child confines itself and execs argv, we supervise it."""
     abi = abi_version()
     if abi < 1:
         raise SandboxError("Landlock is not available in this kernel")
@@ -245,9 +272,10 @@ def run(policy: str, argv: list[str]) -> None:
         return
     try:
         _check(_call("prctl", _PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0), "prctl(PDEATHSIG)")
-        program = _which(argv[0])  # before the rules: the lookup itself may import modules
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # Python ignores it; `yes | head` needs it back
+        program = _which(argv[0], env.get("PATH", "/usr/bin:/bin"))  # before the rules: it may import modules
         landlock(rules, abi, deny_tcp=not userns)
-        os.execv(program, argv)
+        os.execve(program, argv, env)
     except (OSError, SandboxError) as error:
         os.write(2, f"paicli-sandbox: {error}\n".encode())
         os._exit(SANDBOX_FAILED)
@@ -259,7 +287,7 @@ def main() -> None:
         os.write(2, b"paicli-sandbox: usage: wrapper.py POLICY -- ARGV...\n")
         os._exit(2)
     try:
-        run(args[0], args[2:])
+        confine_and_run(*read_policy(args[0]), args[2:], dict(os.environ))
     except (OSError, SandboxError) as error:
         os.write(2, f"paicli-sandbox: {error}\n".encode())
         os._exit(SANDBOX_FAILED)
