@@ -165,3 +165,22 @@ def test_published_time_server(tmp_path: Path) -> None:
         assert result.success and "UTC" in result.content
     finally:
         session.close()
+
+
+def test_a_server_that_never_answers_fails_at_the_connect_deadline(tmp_path: Path) -> None:
+    from paicli.mcp.config import load_config
+    from paicli.mcp.hub import McpHub
+
+    home = tmp_path / "home"
+    write_config(home, {"mute": {"command": sys.executable, "args": ["-c", "import time; time.sleep(600)"]}})
+    notes: list[str] = []
+    hub = McpHub(
+        load_config(home, home, {}, trusted=False).servers, home, notify=notes.append, connect_timeout=1
+    )
+    hub.start()
+    try:
+        hub.wait_settled(["mute"], 120)
+        assert hub.states["mute"].status == "failed" and "超时" in hub.states["mute"].error
+        assert len(notes) == 1
+    finally:
+        hub.close()

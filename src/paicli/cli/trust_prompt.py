@@ -23,6 +23,13 @@ def _warn_stderr(line: str) -> None:
     sys.stderr.write(line + "\n")
 
 
+def _is_home(folder: Path, paicli_home: Path) -> bool:
+    try:
+        return folder.resolve() == paicli_home.resolve()
+    except (OSError, RuntimeError):
+        return False
+
+
 def project_trusted(
     root: Path,
     paicli_home: Path,
@@ -34,6 +41,8 @@ def project_trusted(
 ) -> bool:
     """Whether the folder's skills, prompt overrides and MCP servers apply to this run."""
     warn = warn or _warn_stderr
+    if _is_home(root / ".paicli", paicli_home):
+        return True  # paicli started in the home folder: that .paicli is the user's own configuration
     brought = project_brings(root)
     store = TrustStore(paicli_home)
     recorded = store.recorded(root) if brought else None

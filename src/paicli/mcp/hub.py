@@ -60,9 +60,11 @@ class McpHub:
         disabled: set[str] | frozenset[str] = frozenset(),
         notify: Notify | None = None,
         on_listing: Callable[[str], None] | None = None,
+        connect_timeout: float = CONNECT_TIMEOUT,
     ) -> None:
         self.home = home
         self.timeout = timeout
+        self.connect_timeout = connect_timeout
         self.cache = ListingCache(home)
         self.log_dir = home / "mcp" / "logs"
         self._notify = notify or (lambda _text: None)
@@ -157,10 +159,24 @@ class McpHub:
     async def _serve(self, state: ServerState, generation: int) -> None:
         state.stop = asyncio.Event()
         errlog = self._errlog(state.config.name)
+        # The connect deadline cancels this task from outside: a timeout scope around entering the transport
+        # (asyncio.wait_for runs it in another task, anyio.fail_after would be left before the transport's own
+        # scopes) breaks anyio's rule that scopes are left in the task and order they were entered.
+        task = asyncio.current_task()
+        deadline_hit = False
+
+        def deadline() -> None:
+            nonlocal deadline_hit
+            if state.client is None and task is not None:
+                deadline_hit = True
+                task.cancel()
+
+        watchdog = asyncio.get_running_loop().call_later(self.connect_timeout, deadline)
         try:
             async with contextlib.AsyncExitStack() as stack:
-                client = await asyncio.wait_for(self._connect(state.config, errlog, stack), CONNECT_TIMEOUT)
-                listing = await asyncio.wait_for(_list_everything(client), CONNECT_TIMEOUT)
+                client = await self._connect(state.config, errlog, stack)
+                listing = await _list_everything(client)
+                watchdog.cancel()
                 if generation != state.generation:
                     return
                 state.client, state.live, state.status = client, listing, "connected"
@@ -170,18 +186,23 @@ class McpHub:
                 self._on_listing(state.config.name)
                 await state.stop.wait()
         except asyncio.CancelledError:
-            raise
+            if not deadline_hit:
+                raise
+            self._failed(state, generation, TimeoutError())
         except BaseException as error:
-            if generation == state.generation:
-                state.status, state.error = "failed", _reason(error)
-                self._notify(
-                    f"⚠️ MCP 服务器 {state.config.name} 不可用: {state.error}（/mcp logs {state.config.name} 查看输出）"
-                )
+            self._failed(state, generation, error)
         finally:
+            watchdog.cancel()
             if generation == state.generation:
                 state.client = None
                 state.settled.set()
             errlog.close()
+
+    def _failed(self, state: ServerState, generation: int, error: BaseException) -> None:
+        if generation == state.generation and not self._closed:
+            name = state.config.name
+            state.status, state.error = "failed", _reason(error)
+            self._notify(f"⚠️ MCP 服务器 {name} 不可用: {state.error}（/mcp logs {name} 查看输出）")
 
     async def _connect(self, config: ServerConfig, errlog: IO[str], stack: contextlib.AsyncExitStack) -> Any:
         from mcp import Client, StdioServerParameters
