@@ -27,9 +27,7 @@ from typing import Any
 
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
-from evals.bench_prefix import MIXED_TURNS, TOPICS, _mixed_responder
-from paicli.agent.events import AgentEvent, ModelCallFinished
-from paicli.cancel import CancelToken
+from evals.bench_prefix import MIXED_TURNS, TOPICS, _mixed_responder, drive
 from paicli.cli.app_backend import AppBackend
 from paicli.cli.compose import build_components
 from paicli.config.env import EnvLookup
@@ -78,21 +76,7 @@ def _session(home: Path, project: Path, base_url: str, turns: list[str]) -> None
             )
     if parts.mcp is not None:
         parts.mcp.wait_cold(60)
-    backend = AppBackend(parts, auto_extract=False)
-    usages: list[tuple[int, int]] = []
-
-    def sink(event: AgentEvent) -> None:
-        if isinstance(event, ModelCallFinished) and event.usage is not None:
-            usages.append((event.usage.prompt_tokens, event.usage.cached_tokens))
-
-    for turn in turns:
-        if turn.startswith("/mode "):
-            backend.set_mode(turn.split(" ", 1)[1])
-        elif turn.startswith("/save "):
-            backend.save(turn.split(" ", 1)[1])
-        else:
-            backend.run(turn, "react", sink, CancelToken())
-    backend.close()
+    drive(AppBackend(parts, auto_extract=False), turns)
 
 
 def prefix_reuse(root: Path) -> tuple[float, int, int]:

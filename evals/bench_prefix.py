@@ -144,6 +144,26 @@ def _mixed_responder(body: dict[str, Any]) -> Reply | str:
     return "好的。" + "这是回答的正文。" * 10
 
 
+def drive(backend: AppBackend, turns: list[str]) -> list[tuple[int, int]]:
+    """Run the inputs (`/mode x` and `/save x` as the commands), close the backend; (prompt, cached) tokens of
+    each main-model request."""
+    usages: list[tuple[int, int]] = []
+
+    def sink(event: AgentEvent) -> None:
+        if isinstance(event, ModelCallFinished) and event.usage is not None:
+            usages.append((event.usage.prompt_tokens, event.usage.cached_tokens))
+
+    for turn in turns:
+        if turn.startswith("/mode "):
+            backend.set_mode(turn.split(" ", 1)[1])
+        elif turn.startswith("/save "):
+            backend.save(turn.split(" ", 1)[1])
+        else:
+            backend.run(turn, "react", sink, CancelToken())
+    backend.close()
+    return usages
+
+
 def run_mixed_session(root: Path) -> list[dict[str, Any]]:
     """Per main-model request: prompt and cached tokens, and whether it only appended to the previous one."""
     home, project = root / "home-mixed", root / "project-mixed"
@@ -168,21 +188,7 @@ def run_mixed_session(root: Path) -> list[dict[str, Any]]:
                 parts.memory.store.store(
                     new_fact(fact, {"source": "fact", "scope": "global"}, parts.memory.clock)
                 )
-        backend = AppBackend(parts, auto_extract=False)
-        usages: list[tuple[int, int]] = []
-
-        def sink(event: AgentEvent) -> None:
-            if isinstance(event, ModelCallFinished) and event.usage is not None:
-                usages.append((event.usage.prompt_tokens, event.usage.cached_tokens))
-
-        for turn in MIXED_TURNS:
-            if turn.startswith("/mode "):
-                backend.set_mode(turn.split(" ", 1)[1])
-            elif turn.startswith("/save "):
-                backend.save(turn.split(" ", 1)[1])
-            else:
-                backend.run(turn, "react", sink, CancelToken())
-        backend.close()
+        usages = drive(AppBackend(parts, auto_extract=False), MIXED_TURNS)
         bodies = list(server.requests)
     rows = []
     for i, (body, (prompt, cached)) in enumerate(zip(bodies, usages, strict=True)):
