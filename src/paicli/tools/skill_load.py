@@ -42,12 +42,12 @@ class PromptSource(Protocol):
 
 LOAD_SKILL = ToolSpec(
     "load_skill",
-    "加载“可用 Skills”里某个 Skill 的完整指引（在工具结果后注入），再按它继续。"
-    "正文长时分段，按提示用 file=SKILL.md 和 offset 续读；file 也可读该 Skill 目录的其他文件。",
+    "加载“可用 Skills”中某个 Skill 的完整指引（注入在工具结果后），照它继续。长正文分段，按提示用 offset 续读；"
+    "file 可读该 Skill 目录内的其他文件。",
     (
         Param("name", "string", "", required=True),
-        Param("file", "string", "Skill 目录内相对路径，默认 SKILL.md"),
-        Param("offset", "integer", "起始字符，默认 0", minimum=0),
+        Param("file", "string", "默认 SKILL.md"),
+        Param("offset", "integer", "起始字符", minimum=0),
     ),
     read_only=True,
 )
