@@ -179,3 +179,37 @@ def test_the_repl_in_a_real_terminal(
     for answer in ("文件已经建好了。", "收到，一共 200 行。", "数字列好了。"):
         assert shown.count(answer) == 1, answer
     assert shown.count("[已粘贴 200 行]") >= 1 and "paicli --resume session-" in shown
+
+
+def test_y_enter_typed_at_one_approval_leaves_the_next_one_asked(
+    pane: tuple[Pane, FakeOpenAIServer], project: Path
+) -> None:
+    terminal, server = pane
+    server.push(
+        Reply.tool_calls(("execute_command", json.dumps({"command": "touch one.txt"}))),
+        Reply.tool_calls(("execute_command", json.dumps({"command": "touch two.txt"}))),
+        "两个文件都建好了。",
+        "好的，收尾。",
+    )
+    terminal.wait_for("fake-model · ctx")
+    terminal.keys("建两个文件", "Enter")
+    terminal.wait_for("需要确认: 执行命令: touch one.txt")
+    terminal.wait_for("[Esc] 拒绝：")
+    terminal.keys("y", "Enter")  # out of habit: the Enter must not answer the next question
+    shown = terminal.wait_for("需要确认: 执行命令: touch two.txt")
+    assert "🚫 已拒绝" not in shown
+    terminal.wait_for("[Esc] 拒绝：", count=2)
+    terminal.keys("y", "e", "s", "Enter")  # the whole word: "es" must not become a turn
+    terminal.wait_for("两个文件都建好了。")
+    terminal.wait_prompt("两个文件都建好了。")
+    terminal.keys("收尾", "Enter")
+    shown = terminal.wait_for("好的，收尾。")
+    assert (project / "one.txt").exists() and (project / "two.txt").exists()
+    assert "🚫 已拒绝" not in shown and shown.count("✅ 已允许这一次") == 2
+    users = [
+        str(m.get("content"))
+        for request in server.requests
+        for m in request["messages"]
+        if m["role"] == "user"
+    ]
+    assert len(server.requests) == 4 and users[-1] == "收尾" and "es" not in users
