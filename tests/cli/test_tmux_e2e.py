@@ -1,5 +1,6 @@
 """The real REPL in a real terminal (tmux) against the loopback server: a single-key approval, a 200-line
-paste, Ctrl+O on a folded output, and the screen checked for what must be there, once, with nothing lost.
+paste, Ctrl+O on a folded output, and the screen checked for what must be there, once, with nothing lost; `y⏎`
+typed at one approval then a second approval; `/model` with a name the provider does not list.
 
 Every wait polls `capture-pane` until the expected text appears (generous timeout); nothing sleeps a fixed time.
 """
@@ -213,3 +214,24 @@ def test_y_enter_typed_at_one_approval_leaves_the_next_one_asked(
         if m["role"] == "user"
     ]
     assert len(server.requests) == 4 and users[-1] == "收尾" and "es" not in users
+
+
+def test_model_with_a_name_the_provider_does_not_list_asks_first(pane: tuple[Pane, FakeOpenAIServer]) -> None:
+    terminal, server = pane
+    server.push("用 gpt-5 回答。")
+    terminal.wait_for("fake-model · ctx")
+    terminal.keys("/model gpt-6", "Enter")
+    terminal.wait_for("⚠️ paicli 的模型列表里没有 gpt-6（它列出的: fake-model）")
+    terminal.wait_for("仍要切换到不在列表里的 gpt-6 吗？")
+    terminal.keys("Enter")  # the question's default: no switch
+    terminal.wait_for("↩️ 没有切换模型")
+    terminal.wait_prompt("↩️ 没有切换模型")
+    terminal.keys("/model gpt-5", "Enter")
+    terminal.wait_for("仍要切换到不在列表里的 gpt-5 吗？")
+    terminal.keys("y", "Enter")
+    terminal.wait_for("✅ 已切换到 gpt-5 (paicli)")
+    terminal.wait_prompt("✅ 已切换到 gpt-5 (paicli)")
+    terminal.keys("你好", "Enter")
+    shown = terminal.wait_for("用 gpt-5 回答。")
+    assert "已切换到 gpt-6" not in shown
+    assert [request["model"] for request in server.requests] == ["gpt-5"]
