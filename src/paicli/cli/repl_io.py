@@ -130,6 +130,7 @@ class InteractiveIO:
         self._quiet = quiet
         self._resume = resume
         self._eof_hinted = False
+        self._tail = None  # an answer's tail belongs to its own task, never to the next one
         self._watching.set()  # before the worker starts: it may ask at once
         try:
             return run_in_worker(work, self._watch)
