@@ -64,3 +64,29 @@ def test_a_retried_model_call_says_so_with_the_cause(project: Path, isolated_hom
         assert "终于好了。" in done.stdout
         assert "⏳ 重试 1/3，0 s 后…（HTTP 500）" in done.stderr
         assert "⏳ 重试 2/3，0 s 后…（HTTP 503）" in done.stderr
+
+
+def test_model_checks_the_provider_list_and_refuses_an_unlisted_name_when_piped(
+    project: Path, isolated_home: Path
+) -> None:
+    with FakeOpenAIServer(models=("fake-model", "gpt-5-mini")) as server:
+        server.push("好的。", "换好了。")
+        env = paicli_env(isolated_home, server.base_url)
+        done = run_paicli([], env, project, stdin="/model gpt-5\n你好\n/model gpt-5-mini\n再来\n")
+        assert done.returncode == 0, done.stderr
+        out = done.stdout
+        assert "⚠️ paicli 的模型列表里没有 gpt-5" in out and "你是不是想用 gpt-5-mini？" in out
+        assert "❌ 没有切换到 gpt-5：管道输入里无法确认" in out
+        assert "✅ 已切换到 gpt-5 (paicli)" not in out and "✅ 已切换到 gpt-5-mini (paicli)" in out
+        assert [request["model"] for request in server.requests] == ["fake-model", "gpt-5-mini"]
+
+
+def test_model_says_when_the_provider_list_cannot_be_checked(project: Path, isolated_home: Path) -> None:
+    with FakeOpenAIServer(models_route=False) as server:
+        server.push("好的。")
+        env = paicli_env(isolated_home, server.base_url)
+        done = run_paicli([], env, project, stdin="/model gpt-5\n你好\n")
+        assert done.returncode == 0, done.stderr
+        assert "✅ 已切换到 gpt-5 (paicli)" in done.stdout
+        assert "ℹ️ 无法核对 paicli 的模型列表（服务不提供模型列表），没有确认 gpt-5 是否可用" in done.stdout
+        assert server.requests[-1]["model"] == "gpt-5"

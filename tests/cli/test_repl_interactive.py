@@ -303,7 +303,15 @@ def wait_for(session: Session, text: str) -> None:
 
 @pytest.mark.parametrize(
     ("keys", "decision"),
-    [("y", "approve"), ("a", "approve_all"), ("好Y", "approve"), ("n", "deny"), (ENTER, "deny")],
+    [
+        ("y", "approve"),
+        ("a", "approve_all"),
+        ("好Y", "approve"),
+        ("n", "deny"),
+        ("yes" + ENTER, "approve"),  # the rest of the word and its Enter reach neither the model nor /clear
+        ("no" + ENTER, "deny"),
+        ("all" + ENTER, "approve_all"),
+    ],
 )
 def test_approval_is_asked_at_the_prompt(pipe: PipeInput, tmp_path: Path, keys: str, decision: str) -> None:
     approver = TerminalApprover()
@@ -449,3 +457,45 @@ def test_shift_tab_skips_plan_when_the_backend_cannot_plan(pipe: PipeInput, tmp_
     backend = Modes(modes=("react",))
     Session(backend, pipe, tmp_path / "h").run(None, "\x1b[Z", "\x1b[Z", CTRL_D)
     assert [args for name, args in backend.calls if name == "mode"] == ["ask", "auto"]
+
+
+SECOND = ApprovalRequest("write_file", {"path": "b.py"}, "写入文件: b.py", "需要确认", always="文件编辑")
+
+
+def two_approvals(pipe: PipeInput, tmp_path: Path, first: str, second: str) -> tuple[Session, list[object]]:
+    """One run asking twice: `first` typed at the first question, `second` (an approval) at the second."""
+    approver = TerminalApprover()
+    answers: list[object] = []
+
+    def run(text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
+        answers.append(approver.approve(REQUEST))
+        answers.append(approver.approve(SECOND))
+        return RunFinished("done", "")
+
+    backend = FakeBackend(scripts=[run])
+    session = Session(backend, pipe, tmp_path / "h")
+
+    def feeder(inp: PipeInput) -> None:
+        wait_for(session, "需要确认: 写入文件: a.py")
+        inp.send_text(first)
+        wait_for(session, "需要确认: 写入文件: b.py")
+        inp.send_text(second)
+        wait_for(session, "已允许这一次")  # the second answer is an approval in each test
+        inp.send_text("/clear" + ENTER + CTRL_D)
+
+    assert session.run(feeder, "改两个文件" + ENTER, approver=approver) == 0
+    assert backend.names() == ["run", "clear"]  # nothing typed at a question became a turn
+    return session, answers
+
+
+def test_y_enter_answers_one_question_and_its_enter_does_not_deny_the_next(
+    pipe: PipeInput, tmp_path: Path
+) -> None:
+    _, answers = two_approvals(pipe, tmp_path, "y" + ENTER, "y")
+    assert answers == ["approve", "approve"]
+
+
+def test_enter_alone_does_not_answer_a_question_without_a_default(pipe: PipeInput, tmp_path: Path) -> None:
+    session, answers = two_approvals(pipe, tmp_path, ENTER + ENTER + "n", "yes" + ENTER)
+    assert answers == ["deny", "approve"]
+    assert session.text.count("🚫 已拒绝") == 1

@@ -1,5 +1,6 @@
 """The real REPL in a real terminal (tmux) against the loopback server: a single-key approval, a 200-line
-paste, Ctrl+O on a folded output, and the screen checked for what must be there, once, with nothing lost.
+paste, Ctrl+O on a folded output, and the screen checked for what must be there, once, with nothing lost; `y⏎`
+typed at one approval then a second approval; `/model` with a name the provider does not list.
 
 Every wait polls `capture-pane` until the expected text appears (generous timeout); nothing sleeps a fixed time.
 """
@@ -179,3 +180,58 @@ def test_the_repl_in_a_real_terminal(
     for answer in ("文件已经建好了。", "收到，一共 200 行。", "数字列好了。"):
         assert shown.count(answer) == 1, answer
     assert shown.count("[已粘贴 200 行]") >= 1 and "paicli --resume session-" in shown
+
+
+def test_y_enter_typed_at_one_approval_leaves_the_next_one_asked(
+    pane: tuple[Pane, FakeOpenAIServer], project: Path
+) -> None:
+    terminal, server = pane
+    server.push(
+        Reply.tool_calls(("execute_command", json.dumps({"command": "touch one.txt"}))),
+        Reply.tool_calls(("execute_command", json.dumps({"command": "touch two.txt"}))),
+        "两个文件都建好了。",
+        "好的，收尾。",
+    )
+    terminal.wait_for("fake-model · ctx")
+    terminal.keys("建两个文件", "Enter")
+    terminal.wait_for("需要确认: 执行命令: touch one.txt")
+    terminal.wait_for("[Esc] 拒绝：")
+    terminal.keys("y", "Enter")  # out of habit: the Enter must not answer the next question
+    shown = terminal.wait_for("需要确认: 执行命令: touch two.txt")
+    assert "🚫 已拒绝" not in shown
+    terminal.wait_for("[Esc] 拒绝：", count=2)
+    terminal.keys("y", "e", "s", "Enter")  # the whole word: "es" must not become a turn
+    terminal.wait_for("两个文件都建好了。")
+    terminal.wait_prompt("两个文件都建好了。")
+    terminal.keys("收尾", "Enter")
+    shown = terminal.wait_for("好的，收尾。")
+    assert (project / "one.txt").exists() and (project / "two.txt").exists()
+    assert "🚫 已拒绝" not in shown and shown.count("✅ 已允许这一次") == 2
+    users = [
+        str(m.get("content"))
+        for request in server.requests
+        for m in request["messages"]
+        if m["role"] == "user"
+    ]
+    assert len(server.requests) == 4 and users[-1] == "收尾" and "es" not in users
+
+
+def test_model_with_a_name_the_provider_does_not_list_asks_first(pane: tuple[Pane, FakeOpenAIServer]) -> None:
+    terminal, server = pane
+    server.push("用 gpt-5 回答。")
+    terminal.wait_for("fake-model · ctx")
+    terminal.keys("/model gpt-6", "Enter")
+    terminal.wait_for("⚠️ paicli 的模型列表里没有 gpt-6（它列出的: fake-model）")
+    terminal.wait_for("仍要切换到不在列表里的 gpt-6 吗？")
+    terminal.keys("Enter")  # the question's default: no switch
+    terminal.wait_for("↩️ 没有切换模型")
+    terminal.wait_prompt("↩️ 没有切换模型")
+    terminal.keys("/model gpt-5", "Enter")
+    terminal.wait_for("仍要切换到不在列表里的 gpt-5 吗？")
+    terminal.keys("y", "Enter")
+    terminal.wait_for("✅ 已切换到 gpt-5 (paicli)")
+    terminal.wait_prompt("✅ 已切换到 gpt-5 (paicli)")
+    terminal.keys("你好", "Enter")
+    shown = terminal.wait_for("用 gpt-5 回答。")
+    assert "已切换到 gpt-6" not in shown
+    assert [request["model"] for request in server.requests] == ["gpt-5"]

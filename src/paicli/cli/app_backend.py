@@ -223,8 +223,8 @@ class AppBackend:
     def model_choices(self) -> list[ModelChoice]:
         return self.models.choices()
 
-    def model(self, args: str) -> CommandReply:
-        return self.models.command(args)
+    def model(self, args: str, confirmed: bool = False) -> CommandReply:
+        return self.models.command(args, confirmed)
 
     def set_mode(self, args: str) -> CommandReply:
         return CommandReply(f"🧭 {self.parts.approval.set_mode(args.strip())}")

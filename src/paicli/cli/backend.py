@@ -64,6 +64,7 @@ class SessionSummary:
 class CommandReply:
     text: str
     ok: bool = True
+    confirm: str = ""  # a yes/no question: asked at the terminal, the command then runs again confirmed
 
 
 class Backend(Protocol):
@@ -91,8 +92,9 @@ class Backend(Protocol):
         """`/save [--global] [--project] [--force] <fact>`."""
         ...
 
-    def model(self, args: str) -> CommandReply:
-        """`/model` shows, `/model <provider|model|provider/model>` switches."""
+    def model(self, args: str, confirmed: bool = False) -> CommandReply:
+        """`/model` shows, `/model <provider|model|provider/model>` switches; `confirmed`: also to a model the
+        provider does not list."""
         ...
 
     def set_mode(self, args: str) -> CommandReply: ...

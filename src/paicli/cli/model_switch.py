@@ -3,18 +3,37 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from paicli.agent.react import ReactAgent
+from paicli.cli import models
 from paicli.cli.backend import CommandReply
 from paicli.cli.compose import Components, build_llm
 from paicli.cli.models import ModelChoice
 from paicli.cli.session_background import SessionBackground
 from paicli.config.env import ConfigError
+from paicli.config.providers import find_provider
 from paicli.config.settings import Settings
 from paicli.context.profile import ContextProfile
+from paicli.llm.probe import CheckResult, list_models
+
+Lister = Callable[[str, str | None], CheckResult]
+WHY_UNCHECKED = {
+    "auth": "API Key 无权读取模型列表",
+    "not_found": "服务不提供模型列表",
+    "unreachable": "连不上服务",
+}
 
 
 class ModelSwitch:
-    def __init__(self, parts: Components, agent: ReactAgent, background: SessionBackground) -> None:
+    def __init__(
+        self,
+        parts: Components,
+        agent: ReactAgent,
+        background: SessionBackground,
+        lister: Lister = lambda url, key: list_models(url, key, timeout=5.0),
+    ) -> None:
+        self.lister = lister
         self.parts = parts
         self.agent = agent
         self.background = background
@@ -33,9 +52,7 @@ class ModelSwitch:
                 found.append(choice)
         return found
 
-    def command(self, args: str) -> CommandReply:
-        from paicli.cli import models
-
+    def command(self, args: str, confirmed: bool = False) -> CommandReply:
         command = models.parse_model_args(args)
         choices = self.choices()
         settings = self.parts.settings
@@ -55,10 +72,20 @@ class ModelSwitch:
             chosen = settings.with_model(command.target)
         except ConfigError as exc:
             return CommandReply(f"❌ 无法切换模型: {exc}", ok=False)
+        check = self._check(chosen, command.target)
+        if check.verdict == "unlisted" and not confirmed:
+            return CommandReply(check.text, ok=False, confirm=models.confirm_question(chosen.model))
         self.switch(chosen)
-        return CommandReply(
-            f"✅ 已切换到 {chosen.describe()}，上下文窗口 {self.parts.profile.window:,} tokens"
-        )
+        done = f"✅ 已切换到 {chosen.describe()}，上下文窗口 {self.parts.profile.window:,} tokens"
+        return CommandReply(done + (f"\n{check.text}" if check.verdict == "unchecked" else ""))
+
+    def _check(self, chosen: Settings, target: str) -> models.ListCheck:
+        """A named model is looked up in its provider's list; a bare provider name keeps its configured one."""
+        if find_provider(target) is not None:
+            return models.ListCheck("listed")
+        result = self.lister(chosen.base_url, chosen.api_key)
+        why = WHY_UNCHECKED.get(result.kind, result.detail or "读取失败")
+        return models.check_listed(chosen.model, chosen.provider, result.models if result.ok else None, why)
 
     def switch(self, settings: Settings) -> None:
         llm = build_llm(settings, self.parts.tool_support)

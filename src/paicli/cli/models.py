@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from typing import Literal
 
@@ -83,3 +84,37 @@ def unsupported_text(sub: str) -> str:
         f"ℹ️ /model {sub} 管理模型目录，这个版本还没有实现；"
         "可在 paicli 主目录的 config.json 里配置 providers，再用 /model <provider/模型> 切换。"
     )
+
+
+ListVerdict = Literal["listed", "unlisted", "unchecked"]
+
+
+@dataclass(frozen=True)
+class ListCheck:
+    """What the provider's own model list says about a name: `text` is empty when it is listed."""
+
+    verdict: ListVerdict
+    text: str = ""
+
+
+def check_listed(model: str, provider: str, listed: tuple[str, ...] | None, why: str = "") -> ListCheck:
+    """`listed` is None when the list could not be read (`why` says so), () when the endpoint lists none."""
+    if listed is None or not listed:
+        reason = why or "服务没有列出任何模型"
+        return ListCheck(
+            "unchecked", f"ℹ️ 无法核对 {provider} 的模型列表（{reason}），没有确认 {model} 是否可用"
+        )
+    if model in listed:
+        return ListCheck("listed")
+    close = difflib.get_close_matches(model, listed, n=1, cutoff=0.5)
+    shown = ", ".join(listed[:8]) + (f" 等 {len(listed)} 个" if len(listed) > 8 else "")
+    hint = f"；你是不是想用 {close[0]}？" if close else ""
+    return ListCheck("unlisted", f"⚠️ {provider} 的模型列表里没有 {model}（它列出的: {shown}）{hint}")
+
+
+def confirm_question(model: str) -> str:
+    return f"仍要切换到不在列表里的 {model} 吗？输入 y 切换，回车取消："
+
+
+def refused_unlisted(model: str) -> str:
+    return f"❌ 没有切换到 {model}：管道输入里无法确认不在列表里的模型；确实要用它，请在交互式 REPL 里确认，或启动时用 --model 指定"

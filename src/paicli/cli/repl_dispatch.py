@@ -179,7 +179,7 @@ class Dispatcher:
     def _cmd_model(self, args: str) -> None:
         choices = getattr(self.backend, "model_choices", None)
         if args or not getattr(self.io, "interactive", False) or not callable(choices):
-            self.reply(self.backend.model(args))
+            self._switch_model(args)
             return
         from paicli.cli.models import list_text
 
@@ -190,7 +190,25 @@ class Dispatcher:
             return
         if answer.isdigit() and 1 <= int(answer) <= len(found):
             answer = found[int(answer) - 1].spec
-        self.reply(self.backend.model(answer))
+        self._switch_model(answer)
+
+    def _switch_model(self, args: str) -> None:
+        """A model its provider does not list is switched to only when the person at the terminal says so."""
+        from paicli.cli.models import refused_unlisted
+
+        reply = self.backend.model(args)
+        if not reply.confirm:
+            self.reply(reply)
+            return
+        say(self.io.console, reply.text, "yellow")
+        if not getattr(self.io, "interactive", False):
+            self.reply(CommandReply(refused_unlisted(args.strip()), ok=False))
+            return
+        answer = (self.io.ask(reply.confirm) or "").strip().lower()
+        if answer in ("y", "yes", "是"):
+            self.reply(self.backend.model(args, confirmed=True))
+        else:
+            say(self.io.console, "↩️ 没有切换模型", "dim")
 
     def _cmd_mode(self, args: str) -> None:
         self.reply(self.backend.set_mode(args), "🧭 ")

@@ -28,6 +28,11 @@ from paicli.tools.base import ApprovalDecision, ApprovalReply, ApprovalRequest
 T = TypeVar("T")
 
 EOF_WHILE_RUNNING = "⏏ 收到 Ctrl+D：这个任务结束后退出 paicli（要马上停下任务请按 Esc）"
+DROPPED_BEFORE_QUESTION = "（问题出现前按下的键已丢弃，不会当作回答）"
+# The rest of the word a one-key answer starts ("yes", "no", "all") and its Enter: typed out of habit, they are
+# swallowed instead of answering the next question or reaching the model as a new turn.
+ANSWER_TAILS = {"y": "es", "n": "o", "a": "ll"}
+ENTER_KEYS = (Keys.ControlM, Keys.ControlJ)
 
 
 class _PendingApproval:
@@ -59,6 +64,7 @@ class InteractiveIO:
         self._eof_hinted = False
         self._watching = threading.Event()
         self._approvals: queue.Queue[_PendingApproval] = queue.Queue()
+        self._tail: str | None = None  # after a one-key answer: what is still swallowed (see ANSWER_TAILS)
 
     def ask(self, question: str) -> str | None:
         bindings = KeyBindings()
@@ -124,6 +130,7 @@ class InteractiveIO:
         self._quiet = quiet
         self._resume = resume
         self._eof_hinted = False
+        self._tail = None  # an answer's tail belongs to its own task, never to the next one
         self._watching.set()  # before the worker starts: it may ask at once
         try:
             return run_in_worker(work, self._watch)
@@ -173,6 +180,8 @@ class InteractiveIO:
     ) -> None:
         """`live`: pressed while the task runs (not queued before it started, like a pasted script)."""
         for key_press in keys:
+            if self._swallowed(key_press):
+                continue
             if key_press.key in (Keys.Escape, Keys.ControlC):
                 self._request_cancel(cancel)
             else:
@@ -181,6 +190,30 @@ class InteractiveIO:
                     self._eof_hinted = True
                     say(self.progress, EOF_WHILE_RUNNING, "dim")
                 kept.append(key_press)
+
+    def _swallowed(self, key_press: KeyPress) -> bool:
+        tail = self._tail
+        if tail is None:
+            return False
+        if key_press.key in ENTER_KEYS:
+            self._tail = None
+            return True
+        if tail and key_press.data.lower() == tail[0]:
+            self._tail = tail[1:]
+            return True
+        self._tail = None
+        return False
+
+    def _drop_pending(self, kept: list[KeyPress], cancel: CancelToken) -> None:
+        """Keys typed before a question was shown (kept or still waiting) are dropped: none of them answers it,
+        nor lands in the next prompt as a stray answer (Esc / Ctrl+C among them still cancel the task)."""
+        self._tail = None
+        pending = [*kept, *get_typeahead(self._input), *self._input.read_keys(), *self._input.flush_keys()]
+        kept.clear()
+        if any(key_press.key in (Keys.Escape, Keys.ControlC) for key_press in pending):
+            self._request_cancel(cancel)
+        if pending:
+            say(self.console, DROPPED_BEFORE_QUESTION, "dim")
 
     async def _watch_keys(self, done: threading.Event, cancel: CancelToken) -> None:
         """Esc / Ctrl+C cancel; other keys are kept as type-ahead for the next prompt; approvals are asked."""
@@ -192,7 +225,9 @@ class InteractiveIO:
                     await self._read_keys(done, cancel, kept)
                     if not self._approvals.empty():
                         pending = self._approvals.get_nowait()
+                        self._drop_pending(kept, cancel)
                         decision, interrupted = await self._ask_approval(pending.request)
+                        self._take(get_typeahead(self._input), kept, cancel)  # keys typed after the answer
                         if interrupted:  # Ctrl+C at the question: refuse and stop the task, as elsewhere
                             self._request_cancel(cancel)
                         pending.resolve(decision)
@@ -240,6 +275,7 @@ class InteractiveIO:
             answer = ApprovalReply("deny", note) if note else "deny"
         else:
             answer = {"y": "approve", "a": "approve_all"}.get(key, "deny")  # type: ignore[assignment]
+            self._tail = ANSWER_TAILS.get(key)
         decision = answer.decision if isinstance(answer, ApprovalReply) else answer
         text = DECISION_TEXT[decision].format(always=request.always or "")
         if isinstance(answer, ApprovalReply) and answer.note and key == "t":
@@ -256,6 +292,8 @@ class InteractiveIO:
         bindings.add("escape")(_exit_with("escape"))
 
         @bindings.add("<any>")
+        @bindings.add("enter")  # there is no default answer, so Enter must not submit an empty one
+        @bindings.add("c-j")
         def _ignore(event: KeyPressEvent) -> None:
             return None
 
