@@ -31,8 +31,11 @@ def redrawn_after(screen: io.StringIO, inp: PipeInput, keys: str) -> None:
     raise AssertionError(f"nothing drawn after {keys!r}")
 
 
-def run_on_screen(backend: FakeBackend, pipe: PipeInput, tmp_path: Path, feeder: object) -> io.StringIO:
-    """Run the REPL drawing on a recorded 20x80 terminal while `feeder(inp, screen)` types on another thread."""
+def run_on_screen(
+    backend: FakeBackend, pipe: PipeInput, tmp_path: Path, feeder: object, console: Console | None = None
+) -> io.StringIO:
+    """Run the REPL drawing on a recorded 20x80 terminal while `feeder(inp, screen)` types on another thread;
+    what the REPL prints goes to `console` (default: a private buffer)."""
     screen = io.StringIO()
     thread = threading.Thread(target=feeder, args=(pipe, screen), daemon=True)
     thread.start()
@@ -42,7 +45,7 @@ def run_on_screen(backend: FakeBackend, pipe: PipeInput, tmp_path: Path, feeder:
         output=Vt100_Output(screen, lambda: Size(rows=20, columns=80), term="xterm"),
         interactive=True,
         history_file=tmp_path / "h",
-        console=Console(file=io.StringIO(), force_terminal=False, width=120),
+        console=console or Console(file=io.StringIO(), force_terminal=False, width=120),
     )
     thread.join(10)
     return screen

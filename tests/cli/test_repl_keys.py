@@ -11,6 +11,7 @@ import pytest
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
+from rich.console import Console
 
 from paicli.agent.events import EventSink, RunFinished
 from paicli.cancel import CancelToken
@@ -325,15 +326,19 @@ def test_esc_backs_out_of_a_follow_up_question(
     from paicli.cli.backend import SessionSummary
 
     backend = FakeBackend(sessions=[SessionSummary("session-1-old", 0, "旧任务", 2, "m")])
-    session = Session(backend, pipe, tmp_path / "h")
+    printed = io.StringIO()
+    question = "确认清空全部长期记忆" if command == "/memory clear" else "输入编号、会话 id 或搜索词恢复"
 
-    def feeder(inp: PipeInput) -> None:
-        if command == "/resume":
-            wait_for(session, "本项目的历史会话")
-        pause(0.5)  # the question itself goes to the prompt's output, not to the console
+    def feeder(inp: PipeInput, screen: io.StringIO) -> None:
+        shown_after(screen, inp, command + ENTER, question)  # the question is drawn by the prompt itself
         inp.send_text(ESC)
-        wait_for(session, answer)
+        for _ in range(1200):
+            if answer in printed.getvalue():
+                break
+            pause(0.05)
         inp.send_text(CTRL_D)
 
-    session.run(feeder, command + ENTER)
+    console = Console(file=printed, force_terminal=False, width=120)
+    run_on_screen(backend, pipe, tmp_path, feeder, console=console)
+    assert answer in printed.getvalue()
     assert [name for name in backend.names() if name in ("memory", "resume")] == []
