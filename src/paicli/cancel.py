@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 
 
 class Cancelled(Exception):
@@ -55,3 +57,25 @@ class CancelToken:
 
     def wait(self, timeout: float | None = None) -> bool:
         return self._event.wait(timeout)
+
+
+_CURRENT: ContextVar[CancelToken | None] = ContextVar("paicli_cancel_token", default=None)
+
+
+@contextlib.contextmanager
+def cancel_scope(token: CancelToken) -> Iterator[None]:
+    """Make `token` the one deep waits (the memory file lock) poll, without threading it through every call."""
+    reset = _CURRENT.set(token)
+    try:
+        yield
+    finally:
+        _CURRENT.reset(reset)
+
+
+def pause_or_cancel(seconds: float) -> None:
+    """Sleep in a bounded wait loop; raises Cancelled at once when the scope's token is (or gets) cancelled."""
+    token = _CURRENT.get()
+    if token is None:
+        time.sleep(seconds)
+    elif token.wait(seconds):
+        raise Cancelled()

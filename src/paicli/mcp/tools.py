@@ -8,6 +8,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from paicli.cancel import Cancelled
 from paicli.mcp.convert import RemoteTool, remote_tools, result_text
 from paicli.mcp.hub import McpCallError, McpHub
 from paicli.tools.context import ToolContext
@@ -30,6 +31,8 @@ class McpToolHandler:
         try:
             blocks, structured, is_error = self.hub.call_tool(server, name, dict(args), ctx.cancel)
         except McpCallError as error:
+            if ctx.cancel.cancelled:  # the hub stopped waiting because of the cancel: a cancelled result
+                raise Cancelled() from None
             return ToolOutput(
                 f"❌ MCP 工具调用失败（{server}/{name}）: {error}",
                 success=False,

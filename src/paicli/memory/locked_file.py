@@ -16,6 +16,7 @@ from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any, TypeVar
 
+from paicli.cancel import pause_or_cancel
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.fsperm import PRIVATE_FILE, ensure_private_dir
@@ -145,8 +146,7 @@ class MemoryFile:
             self._thread_lock = _PATH_LOCKS.setdefault(str(self.path), threading.RLock())
 
     def with_lock(self, mutation: Callable[[], T]) -> T:
-        if not self._thread_lock.acquire(timeout=self.lock_timeout):
-            raise MemoryLockTimeout(self._timeout_text())
+        self._acquire_thread_lock()
         try:
             held: dict[str, int] = _HELD.__dict__.setdefault("depth", {})
             key = str(self.path)
@@ -165,6 +165,14 @@ class MemoryFile:
                 self._release_os_lock(handle)
         finally:
             self._thread_lock.release()
+
+    def _acquire_thread_lock(self) -> None:
+        """Bounded by lock_timeout and, inside a cancel_scope, by the tool call's cancel (polled often)."""
+        deadline = time.monotonic() + self.lock_timeout
+        while not self._thread_lock.acquire(timeout=min(0.05, max(deadline - time.monotonic(), 0.0))):
+            if time.monotonic() >= deadline:
+                raise MemoryLockTimeout(self._timeout_text())
+            pause_or_cancel(0)
 
     def _timeout_text(self) -> str:
         return (
@@ -192,7 +200,11 @@ class MemoryFile:
                 if time.monotonic() >= deadline:
                     handle.close()
                     raise MemoryLockTimeout(self._timeout_text()) from None
-                time.sleep(pause)
+                try:
+                    pause_or_cancel(pause)
+                except BaseException:
+                    handle.close()
+                    raise
                 pause = min(pause * 2, 0.005)  # short: a released lock should not sit idle
         try:
             _take_record_lock(handle, deadline, self._timeout_text())
@@ -340,7 +352,7 @@ def _take_record_lock(handle: Any, deadline: float, timeout_text: str) -> None:
                 return
             if time.monotonic() >= deadline:
                 raise MemoryLockTimeout(timeout_text) from None
-            time.sleep(pause)
+            pause_or_cancel(pause)
             pause = min(pause * 2, 0.005)
 
 

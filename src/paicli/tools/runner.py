@@ -15,7 +15,7 @@ from concurrent.futures import wait as wait_futures
 from pathlib import Path
 from typing import Any
 
-from paicli.cancel import Cancelled, CancelToken
+from paicli.cancel import Cancelled, CancelToken, cancel_scope
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.llm.messages import ToolCall
@@ -266,7 +266,8 @@ class TurnToolSet:
             return cancelled_output(call.name)
         self._before_change(call.name)
         try:
-            output = tool.handler(args, self.runner.context(cancel, on_output, auto_run=auto_run))
+            with cancel_scope(cancel):  # deep bounded waits (the memory lock) also stop on this call's cancel
+                output = tool.handler(args, self.runner.context(cancel, on_output, auto_run=auto_run))
         except PathDenied as denied:
             return ToolOutput(str(denied), success=False, blocked=True)
         except Exception:

@@ -8,6 +8,7 @@ there only the name is checked.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import ipaddress
 import json
@@ -18,7 +19,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any, Protocol
 
@@ -144,6 +145,30 @@ def _pinned(gate: UrlGate, req: urllib.request.Request) -> Connect | None:
     return connect
 
 
+def _cancellable(connect: Connect | None, cancel: CancelToken) -> Connect:
+    """The call's cancel shuts the socket down: a worker thread waiting for a server that accepted and never
+    answers (headers, TLS handshake) ends at once instead of after the read timeout."""
+    dial: Connect = connect or socket.create_connection
+
+    def connect_and_watch(*args: Any, **kwargs: Any) -> socket.socket:
+        cancel.raise_if_cancelled()
+        sock = dial(*args, **kwargs)
+        cancel.on_cancel(lambda: sock.shutdown(socket.SHUT_RDWR))  # a closed socket's OSError is ignored
+        return sock
+
+    return connect_and_watch
+
+
+@contextlib.contextmanager
+def _cancel_wins(cancel: CancelToken) -> Iterator[None]:
+    """The error a cancel causes (the shut-down socket) reports as the cancel, never as a failed fetch."""
+    try:
+        yield
+    except OSError:
+        cancel.raise_if_cancelled()
+        raise
+
+
 def _connection(base: type[Any], connect: Connect | None) -> Callable[..., Any]:
     def build(*args: Any, **kwargs: Any) -> Any:
         conn = base(*args, **kwargs)
@@ -154,24 +179,35 @@ def _connection(base: type[Any], connect: Connect | None) -> Callable[..., Any]:
     return build
 
 
+def _dialer(gate: UrlGate | None, cancel: CancelToken | None, req: urllib.request.Request) -> Connect | None:
+    connect = _pinned(gate, req) if gate is not None else None
+    return _cancellable(connect, cancel) if cancel is not None else connect
+
+
 class _PinnedHTTP(urllib.request.HTTPHandler):
-    def __init__(self, gate: UrlGate) -> None:
+    """`gate` None: any address (configured search endpoints); `cancel`: the socket closes on cancel."""
+
+    def __init__(self, gate: UrlGate | None, cancel: CancelToken | None = None) -> None:
         super().__init__()
         self._gate = gate
+        self._cancel = cancel
 
     def http_open(self, req: urllib.request.Request) -> Any:
-        return self.do_open(_connection(http.client.HTTPConnection, _pinned(self._gate, req)), req)
+        return self.do_open(
+            _connection(http.client.HTTPConnection, _dialer(self._gate, self._cancel, req)), req
+        )
 
 
 class _PinnedHTTPS(urllib.request.HTTPSHandler):
     """TLS still names the host (SNI, certificate check against the name), only the socket is pinned."""
 
-    def __init__(self, gate: UrlGate) -> None:
+    def __init__(self, gate: UrlGate | None, cancel: CancelToken | None = None) -> None:
         super().__init__()
         self._gate = gate
+        self._cancel = cancel
 
     def https_open(self, req: urllib.request.Request) -> Any:
-        build = _connection(http.client.HTTPSConnection, _pinned(self._gate, req))
+        build = _connection(http.client.HTTPSConnection, _dialer(self._gate, self._cancel, req))
         return self.do_open(build, req, context=getattr(self, "_context", None))
 
 
@@ -235,15 +271,16 @@ class WebTools:
 
     def get(self, url: str, cancel: CancelToken, check: bool = True) -> Page:
         deadline = self._clock() + self._timeout
-        handlers: list[Any] = []
-        if check:
-            self._gate.host_of(url)
-            handlers = [_CheckedRedirects(self._gate), _PinnedHTTP(self._gate), _PinnedHTTPS(self._gate)]
+        gate = self._gate if check else None
+        handlers: list[Any] = [_PinnedHTTP(gate, cancel), _PinnedHTTPS(gate, cancel)]
+        if gate is not None:
+            gate.host_of(url)
+            handlers.append(_CheckedRedirects(gate))
         opener = urllib.request.build_opener(*handlers)
         request = urllib.request.Request(
             url, headers={"User-Agent": USER_AGENT, "Accept": "text/html,*/*;q=0.8"}
         )
-        with opener.open(request, timeout=self._timeout) as response:
+        with _cancel_wins(cancel), opener.open(request, timeout=self._timeout) as response:
             unregister = cancel.on_cancel(response.close)
             try:
                 body, truncated = read_limited(response, cancel, MAX_BYTES, self._clock, deadline)
@@ -304,7 +341,8 @@ class WebTools:
             },
         )
         deadline = self._clock() + self._timeout
-        with urllib.request.build_opener().open(request, timeout=self._timeout) as response:
+        opener = urllib.request.build_opener(_PinnedHTTP(None, cancel), _PinnedHTTPS(None, cancel))
+        with _cancel_wins(cancel), opener.open(request, timeout=self._timeout) as response:
             unregister = cancel.on_cancel(response.close)
             try:
                 body, _ = read_limited(response, cancel, MAX_BYTES, self._clock, deadline)
