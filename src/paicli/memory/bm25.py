@@ -21,7 +21,7 @@ from rank_bm25 import BM25Okapi
 
 from paicli.fsperm import write_private_text
 from paicli.memory.tokenize import keep_token, segment
-from paicli.memory.vector import digest
+from paicli.memory.vector import digest, same_content
 
 log = logging.getLogger(__name__)
 
@@ -118,14 +118,7 @@ class TokenIndex:
         return changed
 
     def _same(self, position: int, content: str) -> bool:
-        """Identity first (the store hands out the same strings each query), the digest only once per entry."""
-        known = self.contents[position]
-        if known is not None:
-            return known is content or known == content
-        if self.digests[position] != digest(content):
-            return False
-        self.contents[position] = content
-        return True
+        return same_content(self.contents, self.digests, position, content)
 
     def _put(self, doc_id: str, fingerprint: str, tokens: list[str], position: int | None) -> None:
         if position is None:

@@ -115,6 +115,18 @@ def digest(content: str) -> str:
     return hashlib.blake2b(content.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
+def same_content(contents: list[str | None], digests: list[str], position: int, content: str) -> bool:
+    """Whether the entry at `position` still holds `content`: identity first (the store hands out the same strings
+    each query), the digest only once per entry, after which the text is kept for the identity check."""
+    known = contents[position]
+    if known is not None:
+        return known is content or known == content
+    if digests[position] != digest(content):
+        return False
+    contents[position] = content
+    return True
+
+
 def features_key() -> str:
     """Identifies the feature extraction: the version, the lexicon and the stop words."""
     table = sorted(concept_table().items())
@@ -177,13 +189,7 @@ class VectorIndex:
         return changed
 
     def _same(self, position: int, content: str) -> bool:
-        known = self.contents[position]
-        if known is not None:
-            return known is content or known == content
-        if self.digests[position] != digest(content):
-            return False
-        self.contents[position] = content
-        return True
+        return same_content(self.contents, self.digests, position, content)
 
     def _add(self, doc_id: str, content: str) -> None:
         position = len(self.ids)
