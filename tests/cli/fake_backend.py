@@ -1,11 +1,11 @@
-"""A Backend that records calls and replays scripted events (tests of the REPL front end)."""
+"""A `Session` that records calls and replays scripted events (tests of the REPL front end)."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paicli.agent.events import AgentEvent, EventSink, RunFinished, TextDelta
 from paicli.cancel import CancelToken
@@ -17,6 +17,11 @@ from paicli.cli.backend import (
     SessionSummary,
     StatusSnapshot,
 )
+from paicli.cli.models import ModelChoice
+
+if TYPE_CHECKING:
+    from paicli.agent.plan.agent import PlanDraft
+    from paicli.cli.snapshot_commands import SnapshotCommands
 
 Script = Callable[[str, RunMode, EventSink, CancelToken], RunFinished]
 
@@ -66,6 +71,11 @@ class FakeBackend:
     modes: tuple[RunMode, ...] = ("react", "plan", "team")
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     notice_listener: NoticeListener | None = None
+    snapshots: SnapshotCommands | None = None
+    memory_listener: Callable[[list[str]], None] | None = None
+    default: RunMode = "react"  # what a plain input runs as
+    interrupted: str | None = None  # an interrupted plan to offer after /resume
+    conversation: bool = False
 
     def info(self) -> BannerInfo:
         return BannerInfo(
@@ -99,7 +109,10 @@ class FakeBackend:
     def save(self, args: str) -> CommandReply:
         return self._reply("save", args, f"saved:{args}")
 
-    def model(self, args: str) -> CommandReply:
+    def model_choices(self) -> list[ModelChoice]:
+        return [ModelChoice("fakeprov", self.model_name, 128_000, current=True)]
+
+    def model(self, args: str, confirmed: bool = False) -> CommandReply:
         if args:
             self.model_name = args
         return self._reply("model", args, f"🤖 正在使用的模型: {self.model_name}")
@@ -148,6 +161,39 @@ class FakeBackend:
 
     def supports_mode(self, mode: RunMode) -> bool:
         return mode in self.modes
+
+    def default_mode(self) -> RunMode:
+        return self.default
+
+    def on_memories(self, listener: Callable[[list[str]], None] | None) -> None:
+        self.memory_listener = listener
+
+    def plan_create(self, text: str, emit: EventSink, cancel: CancelToken) -> PlanDraft | RunFinished:
+        """No review to show: the plan runs like any task (PlanBackend in test_repl_plan reviews)."""
+        return self.run(text, "plan", emit, cancel)
+
+    def plan_revise(
+        self, draft: PlanDraft, supplement: str, emit: EventSink, cancel: CancelToken
+    ) -> PlanDraft | RunFinished:
+        raise AssertionError("FakeBackend never proposes a plan to revise")
+
+    def plan_execute(self, draft: PlanDraft, emit: EventSink, cancel: CancelToken) -> RunFinished:
+        raise AssertionError("FakeBackend never proposes a plan to execute")
+
+    def plan_cancel(self, draft: PlanDraft) -> RunFinished:
+        raise AssertionError("FakeBackend never proposes a plan to cancel")
+
+    def interrupted_plan(self) -> str | None:
+        return self.interrupted
+
+    def continue_plan(self, emit: EventSink, cancel: CancelToken) -> RunFinished:
+        return self.run("continue", "plan", emit, cancel)
+
+    def pending_background(self) -> int:
+        return 0
+
+    def has_conversation(self) -> bool:
+        return self.conversation
 
     def set_notice_listener(self, listener: NoticeListener | None) -> None:
         self.notice_listener = listener

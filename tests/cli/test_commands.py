@@ -4,16 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from paicli.cli.commands import (
-    COMMANDS,
-    cell_width,
-    command_list,
-    find,
-    help_text,
-    mask_secrets,
-    parse,
-    unknown_reply,
-)
+from paicli.cli.command_table import BUILTIN, COMMANDS
+from paicli.cli.commands import cell_width, mask_secrets
+
+parse, find, command_list = BUILTIN.parse, BUILTIN.find, BUILTIN.command_list
+help_text, unknown_reply = BUILTIN.help_text, BUILTIN.unknown_reply
 
 
 @pytest.mark.parametrize(

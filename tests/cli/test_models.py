@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from paicli.cli.commands import unknown_reply
+from paicli.cli.command_table import BUILTIN
 from paicli.cli.models import (
     ModelChoice,
     ModelCommand,
@@ -47,6 +47,6 @@ def test_list_marks_the_current_model() -> None:
 
 
 def test_a_typo_gets_did_you_mean_not_the_whole_list() -> None:
-    reply = unknown_reply("/comapct")
+    reply = BUILTIN.unknown_reply("/comapct")
     assert "你是不是想输入 /compact" in reply and "可用命令" not in reply
-    assert "可用命令" in unknown_reply("/zzzzzz")
+    assert "可用命令" in BUILTIN.unknown_reply("/zzzzzz")

@@ -20,7 +20,7 @@ from paicli.agent.events import EventSink, ModelCallStarted, RunFinished, TextDe
 from paicli.cancel import CancelToken
 from paicli.cli.approval import TerminalApprover
 from paicli.cli.backend import CommandReply, RunMode
-from paicli.cli.commands import COMMANDS
+from paicli.cli.command_table import COMMANDS
 from paicli.cli.repl import run_repl
 from paicli.cli.repl_complete import ReplCompleter
 from paicli.tools.base import ApprovalRequest

@@ -53,14 +53,14 @@ def session(
     work.mkdir(exist_ok=True)
     snapshots = WorkspaceSnapshots(SnapshotStore(work, tmp_path / "side", git))
     backend = FakeBackend()
-    backend.snapshots = SnapshotCommands(snapshots, lambda: yes)  # type: ignore[attr-defined]
+    backend.snapshots = SnapshotCommands(snapshots, lambda: yes)
     scripted = ScriptedIO(answers, interactive)
     return Dispatcher(backend, scripted), scripted, work  # type: ignore[arg-type]
 
 
 def one_turn(dispatcher: Dispatcher, work: Path) -> None:
     (work / "f.txt").write_bytes(b"before")
-    commands = dispatcher.backend.snapshots  # type: ignore[attr-defined]
+    commands = dispatcher.session.snapshots
     commands.snapshots.before_first_change("改文件")
     (work / "f.txt").write_bytes(b"after")
     (work / "new.txt").write_bytes(b"new")

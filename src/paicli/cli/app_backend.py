@@ -41,9 +41,10 @@ from paicli.tools.disabled import ToolsDisabled
 
 if TYPE_CHECKING:
     from paicli.agent.plan.agent import PlanDraft
+    from paicli.cli.snapshot_commands import SnapshotCommands
 
 
-def _snapshot_commands(parts: Components, notice: Callable[[str], None]) -> object | None:
+def _snapshot_commands(parts: Components, notice: Callable[[str], None]) -> SnapshotCommands | None:
     """/snapshot, /restore, /undo (issue 30); snapshot failures are said like other background notices."""
     if parts.snapshots is None:
         return None
@@ -92,7 +93,7 @@ class AppBackend:
         self.report = SessionReport(parts, self.agent, self.background)
         self.models = ModelSwitch(parts, self.agent, self.background)
         self.sessions = SessionRestore(parts, self.agent, self.background.notice)
-        self.snapshots = _snapshot_commands(parts, self.background.notice)
+        self._snapshots = _snapshot_commands(parts, self.background.notice)
 
     def _react_agent(
         self, budget: Callable[[], AgentBudget], after_turn: Callable[[str], None] | None
@@ -119,6 +120,13 @@ class AppBackend:
             on_completed=after_turn,
             stats=self.stats,
         )
+
+    @property
+    def snapshots(self) -> SnapshotCommands | None:
+        return self._snapshots
+
+    def on_memories(self, listener: Callable[[list[str]], None] | None) -> None:
+        self.parts.memory.on_injected = listener
 
     @property
     def settings(self) -> Settings:

@@ -1,13 +1,19 @@
-"""What the REPL and the one-shot runner need from a session; cli/app.py builds the real one."""
+"""What the REPL and the one-shot runner need from a session (the values it answers with, the small
+`SessionPort` the loop uses, the full `Session` command handlers use); cli/session_factory.py builds the real one."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from paicli.agent.events import EventSink, RunFinished
 from paicli.cancel import CancelToken
+
+if TYPE_CHECKING:
+    from paicli.agent.plan.agent import PlanDraft
+    from paicli.cli.models import ModelChoice
+    from paicli.cli.snapshot_commands import SnapshotCommands
 
 RunMode = Literal["react", "plan", "team"]
 NoticeListener = Callable[[], None]
@@ -67,7 +73,10 @@ class CommandReply:
     confirm: str = ""  # a yes/no question: asked at the terminal, the command then runs again confirmed
 
 
-class Backend(Protocol):
+class SessionPort(Protocol):
+    """All the REPL loop and `-p` use of a session (eight methods). Every slash command reaches the wider
+    `Session` through its handler in the command table (cli/command_table.py)."""
+
     def info(self) -> BannerInfo: ...
 
     def status(self) -> StatusSnapshot: ...
@@ -75,6 +84,65 @@ class Backend(Protocol):
     def run(self, text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
         """Run one top-level task. Never raises for model/tool errors (they end in RunFinished)."""
         ...
+
+    def drain_notices(self) -> list[str]:
+        """Lines produced in the background since the last call (e.g. auto-extracted fact counts)."""
+        ...
+
+    def set_notice_listener(self, listener: NoticeListener | None) -> None:
+        """`listener()` is called, on any thread, after a notice was queued, so the REPL can show it while it
+        waits at the prompt (it then calls `drain_notices`)."""
+        ...
+
+    def pending_background(self) -> int:
+        """Fact extractions still queued or running (the REPL says it is finishing them on exit)."""
+        ...
+
+    def has_conversation(self) -> bool:
+        """Something worth resuming: the history holds more than the system prompt."""
+        ...
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Wait (bounded) for background work such as fact extraction, then release resources."""
+        ...
+
+
+class Session(SessionPort, Protocol):
+    """The whole session as command handlers see it (cli/command_handlers.py); the REPL loop never calls these."""
+
+    @property
+    def snapshots(self) -> SnapshotCommands | None:
+        """/snapshot, /restore, /undo; None when the session has no workspace snapshots."""
+        ...
+
+    def supports_mode(self, mode: RunMode) -> bool:
+        """Whether `run` can take `mode` (the REPL then refuses /plan or /team up front instead of announcing a
+        mode that fails after the user typed the task)."""
+        ...
+
+    def default_mode(self) -> RunMode:
+        """What a plain input runs as (`/mode plan` makes it a plan)."""
+        ...
+
+    def on_memories(self, listener: Callable[[list[str]], None] | None) -> None:
+        """`listener(contents)` when long-term memories are injected into the running turn."""
+        ...
+
+    def plan_create(self, text: str, emit: EventSink, cancel: CancelToken) -> PlanDraft | RunFinished: ...
+
+    def plan_revise(
+        self, draft: PlanDraft, supplement: str, emit: EventSink, cancel: CancelToken
+    ) -> PlanDraft | RunFinished: ...
+
+    def plan_execute(self, draft: PlanDraft, emit: EventSink, cancel: CancelToken) -> RunFinished: ...
+
+    def plan_cancel(self, draft: PlanDraft) -> RunFinished: ...
+
+    def interrupted_plan(self) -> str | None:
+        """The newest interrupted Plan or Team run, described for the continuation question."""
+        ...
+
+    def continue_plan(self, emit: EventSink, cancel: CancelToken) -> RunFinished: ...
 
     def clear(self) -> CommandReply: ...
 
@@ -91,6 +159,8 @@ class Backend(Protocol):
     def save(self, args: str) -> CommandReply:
         """`/save [--global] [--project] [--force] <fact>`."""
         ...
+
+    def model_choices(self) -> list[ModelChoice]: ...
 
     def model(self, args: str, confirmed: bool = False) -> CommandReply:
         """`/model` shows, `/model <provider|model|provider/model>` switches; `confirmed`: also to a model the
@@ -136,22 +206,3 @@ class Backend(Protocol):
         ...
 
     def resume(self, session_id: str) -> CommandReply: ...
-
-    def drain_notices(self) -> list[str]:
-        """Lines produced in the background since the last call (e.g. auto-extracted fact counts)."""
-        ...
-
-    def supports_mode(self, mode: RunMode) -> bool:
-        """Optional: whether `run` can take `mode` (the REPL then refuses /plan or /team up front instead of
-        announcing a mode that fails after the user typed the task). Looked up with getattr; absent = yes."""
-        ...
-
-    def set_notice_listener(self, listener: NoticeListener | None) -> None:
-        """Optional: `listener()` is called, on any thread, after a notice was queued, so the REPL can show it
-        while it waits at the prompt (it then calls `drain_notices`). A front end must work without it: the REPL
-        looks it up with getattr and otherwise drains after each input."""
-        ...
-
-    def close(self, timeout: float = 10.0) -> None:
-        """Wait (bounded) for background work such as fact extraction, then release resources."""
-        ...

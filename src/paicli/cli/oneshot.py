@@ -27,7 +27,7 @@ from paicli.agent.events import (
     Waiting,
 )
 from paicli.cancel import CancelToken
-from paicli.cli.backend import Backend, RunMode
+from paicli.cli.backend import RunMode, SessionPort
 from paicli.cli.live_output import ThrottledLines
 from paicli.termsafe import show_controls, strip_terminal
 
@@ -152,7 +152,7 @@ class _SigintCanceller:
 
 
 def run_oneshot(
-    backend: Backend,
+    backend: SessionPort,
     task: str,
     mode: RunMode,
     output_format: str,

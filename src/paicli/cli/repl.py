@@ -9,7 +9,7 @@ from typing import IO, TYPE_CHECKING
 
 from rich.console import Console
 
-from paicli.cli.backend import Backend
+from paicli.cli.backend import Session, SessionPort
 from paicli.cli.printing import SafeConsole
 from paicli.cli.render import say
 
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 
 def run_repl(
-    backend: Backend,
+    backend: Session,
     *,
     input: Input | IO[str] | None = None,
     output: Output | IO[str] | None = None,
@@ -75,21 +75,19 @@ def run_repl(
         _continue_hint(backend, progress)
 
 
-def _finishing_note(backend: Backend, progress: Console) -> None:
-    pending = getattr(backend, "pending_background", None)
+def _finishing_note(backend: SessionPort, progress: Console) -> None:
     try:
-        busy = callable(pending) and pending() > 0
+        busy = backend.pending_background() > 0
     except Exception:
         busy = False
     if busy:
         say(progress, "⏳ 正在完成长期记忆的保存（最多等 10 秒）…", "dim")
 
 
-def _continue_hint(backend: Backend, progress: Console) -> None:
+def _continue_hint(backend: SessionPort, progress: Console) -> None:
     """The way back into this session, once it holds a conversation."""
-    has_conversation = getattr(backend, "has_conversation", None)
     try:
-        if not callable(has_conversation) or not has_conversation():
+        if not backend.has_conversation():
             return
         info = backend.info()
     except Exception:
@@ -98,7 +96,7 @@ def _continue_hint(backend: Backend, progress: Console) -> None:
         say(progress, f"会话 {info.session_id} 已保存，继续: paicli --resume {info.session_id}", "dim")
 
 
-def _late_notices(backend: Backend, progress: Console) -> None:
+def _late_notices(backend: SessionPort, progress: Console) -> None:
     """Background work that finished while `close` waited for it still gets its line."""
     try:
         for line in backend.drain_notices():

@@ -9,38 +9,11 @@ from pathlib import Path
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
-from paicli.cli.commands import COMMANDS
+from paicli.cli.command_table import BUILTIN
+from paicli.cli.commands import CommandTable
 from paicli.skipdirs import SKIPPED_DIRS
 
 _SKIP_DIRS = SKIPPED_DIRS | {".idea"}
-_SUBCOMMANDS: dict[str, tuple[tuple[str, str], ...]] = {
-    "memory": (
-        ("list", "列出全部长期记忆"),
-        ("search ", "按关键词搜索"),
-        ("delete ", "删除一条记忆"),
-        ("verify ", "刷新一条记忆的核实时间"),
-        ("replace ", "用新事实替换一条记忆"),
-        ("clear", "清空全部长期记忆"),
-    ),
-    "mode": (
-        ("auto", "项目内改文件直接执行，其余命令先确认"),
-        ("plan", "先规划再执行"),
-        ("ask", "写文件、改文件、执行命令都先确认"),
-    ),
-    "hitl": (("on", "每次危险操作都请求确认"), ("default", "恢复默认确认策略")),
-    "init": (("--force", "覆盖已有的 PAI.md"),),
-    "history": (("clear", "清空输入历史"),),
-    "save": (("--global", "保存为全局记忆"), ("--project", "保存为本项目记忆"), ("--force", "跳过重复检查")),
-    "mcp": (
-        ("restart ", "重启一个服务器"),
-        ("logs ", "查看服务器的输出"),
-        ("disable ", "停用一个服务器"),
-        ("enable ", "启用一个服务器"),
-        ("resources", "列出资源"),
-        ("prompts", "列出提示词"),
-    ),
-}
-_SUBCOMMANDS["mem"] = _SUBCOMMANDS["memory"]
 
 
 class ReplCompleter(Completer):
@@ -52,7 +25,9 @@ class ReplCompleter(Completer):
         scan_limit: int = 4000,
         result_limit: int = 40,
         mentions: Callable[[], list[str]] = list,
+        table: CommandTable = BUILTIN,
     ) -> None:
+        self._table = table
         self._root = root
         self._mentions = mentions
         self._scan_limit = scan_limit
@@ -72,7 +47,7 @@ class ReplCompleter(Completer):
 
     def _commands(self, text: str) -> Iterator[Completion]:
         typed = text[1:].lower()
-        for spec in COMMANDS:
+        for spec in self._table.visible():
             match = next((word for word in spec.words if word.startswith(typed)), None)
             if match is not None:
                 yield Completion(
@@ -83,7 +58,8 @@ class ReplCompleter(Completer):
         head, _, rest = text[1:].partition(" ")
         if " " in rest:
             return
-        for word, meta in _SUBCOMMANDS.get(head.lower(), ()):
+        spec = self._table.find(head)
+        for word, meta in spec.completions if spec is not None else ():
             if word.startswith(rest.lower()):
                 yield Completion(word, start_position=-len(rest), display_meta=meta)
 

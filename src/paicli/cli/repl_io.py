@@ -51,6 +51,7 @@ class InteractiveIO:
 
     markdown = True
     interactive = True  # follow-up questions (pickers) are asked at the terminal, not read from a script
+    pick_inline = True
 
     def __init__(self, inp: Input, out: Output, console: Console, clear_history: Callable[[], None]) -> None:
         self._input = inp

@@ -11,8 +11,8 @@ from rich.console import Console
 from paicli.agent.events import RunFinished
 from paicli.cancel import CancelToken
 from paicli.cli import stop_signals
-from paicli.cli.backend import Backend
-from paicli.cli.commands import mask_secrets, parse
+from paicli.cli.backend import Session
+from paicli.cli.commands import mask_secrets
 from paicli.cli.render import say
 from paicli.cli.repl_dispatch import Dispatcher
 from paicli.cli.repl_plan import offer_continuation
@@ -29,6 +29,7 @@ class PipedIO:
     """stdin is not a terminal: one input per line, answers on stdout, progress on stderr, no ANSI."""
 
     markdown = False
+    interactive = False
     pick_inline = False  # a picker lists and returns: the next line is the next input, never an answer
 
     def __init__(self, lines: IO[str], console: Console, progress: Console) -> None:
@@ -55,6 +56,9 @@ class PipedIO:
                 )
                 return None
             say(self.progress, f"⚠️ 这一行输入过大（{size:,} 个字符），已跳过，没有发送任何请求", "yellow")
+
+    def read_key(self, prompt: str) -> str:
+        return ""  # no keys to read from a script: the plan review is never shown here
 
     def ask(self, question: str) -> str | None:
         say(self.progress, question, "dim")
@@ -93,18 +97,18 @@ class PipedIO:
         return None
 
 
-def run_piped(backend: Backend, lines: IO[str], console: Console, progress: Console) -> int:
+def run_piped(session: Session, lines: IO[str], console: Console, progress: Console) -> int:
     """Every input line in turn; the exit code (design/contract.md): 2 when an input was not a valid command,
     else 1 when a task failed, else 0; 130 after a SIGTERM (the task it cancelled is the last one)."""
     io = PipedIO(lines, console, progress)
-    dispatcher = Dispatcher(backend, io)
+    dispatcher = Dispatcher(session, io)
     offer_continuation(dispatcher)
     usage_errors = 0
     while not stop_signals.terminated() and (line := io.next_line()) is not None:
         if not line.strip():
             continue
         say(progress, f"› {mask_secrets(line.strip())}", "dim")
-        if parse(line).kind == "unknown":
+        if dispatcher.table.parse(line).kind == "unknown":
             usage_errors += 1
         if not dispatcher.handle(line):
             break

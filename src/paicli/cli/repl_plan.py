@@ -1,13 +1,15 @@
 """Plan mode in the REPL: plan, review with single keys (Enter / Ctrl+O / Esc / I), execute; continue an
-interrupted plan after /resume or -c. Works only through optional Backend methods (looked up with getattr)."""
+interrupted plan after /resume or -c. Shown only at an interactive terminal; piped plans run without review."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
-from paicli.agent.events import PlanProposed, RunFinished
-from paicli.cli.backend import Backend
+from rich.console import Console
+
+from paicli.agent.events import AgentEvent, PlanProposed, RunFinished
+from paicli.cli.backend import Session
 from paicli.cli.commands import is_yes
 from paicli.cli.plan_view import (
     COLLAPSED_HINT,
@@ -20,6 +22,10 @@ from paicli.cli.plan_view import (
 from paicli.cli.render import EventRenderer, say
 from paicli.cli.repl_terminal import ReplIO, run_guarded, run_rendered
 
+if TYPE_CHECKING:
+    from paicli.agent.plan.agent import PlanDraft
+    from paicli.cancel import CancelToken
+
 Decision = Literal["execute", "cancel", "supplement"]
 CANCEL_WORDS = frozenset({"取消", "cancel", "q", "quit", "esc", "n", "no"})
 CONTINUE_QUESTION = "继续未完成的计划？[y/N] "
@@ -30,7 +36,7 @@ class Dispatcher(Protocol):
     """What plan mode uses of the REPL's dispatcher (cli/repl_dispatch.py)."""
 
     @property
-    def backend(self) -> Backend: ...
+    def session(self) -> Session: ...
 
     @property
     def io(self) -> ReplIO: ...
@@ -55,46 +61,38 @@ class PlanFlow:
 
     def __init__(self, dispatcher: Dispatcher, read_key: Callable[[str], str]) -> None:
         self.d = dispatcher
-        self.backend: Any = dispatcher.backend
+        self.session: Session = dispatcher.session
         self.read_key = read_key
         self.plan: PlanProposed | None = None
 
-    def _renderer(self) -> _Tee:
+    def _renderer(self) -> _PlanRenderer:
         io = self.d.io
-        renderer = EventRenderer(io.console, io.progress, markdown=io.markdown)
-
-        def remember(event: Any) -> None:
-            if isinstance(event, PlanProposed):
-                self.plan = event
-            renderer(event)
-
-        return _Tee(renderer, remember)
-
-    def _cancellable(self, renderer: Any, work: Callable[[Any], Any]) -> Any:
-        return run_guarded(self.d.io, renderer, work)
+        return _PlanRenderer(self, io.console, io.progress, markdown=io.markdown)
 
     def run(self, text: str) -> None:
         renderer = self._renderer()
-        draft = self._cancellable(renderer, lambda cancel: self.backend.plan_create(text, renderer, cancel))
+        draft: PlanDraft | RunFinished = run_guarded(
+            self.d.io, renderer, lambda cancel: self.session.plan_create(text, renderer, cancel)
+        )
         while not isinstance(draft, RunFinished):
             decision, extra = self._review()
             if decision == "cancel":
-                say(self.d.io.console, self.backend.plan_cancel(draft).answer, "yellow")
+                say(self.d.io.console, self.session.plan_cancel(draft).answer, "yellow")
                 return
             if decision == "execute":
                 renderer = self._renderer()
             draft = self._step(draft, decision, extra, renderer)
         renderer.finish(draft)
-        self.d.notices()
 
-    def _step(self, draft: Any, decision: Decision, extra: str, renderer: _Tee) -> Any:
-        if decision == "execute":
-            return self._cancellable(
-                renderer, lambda cancel: self.backend.plan_execute(draft, renderer, cancel)
-            )
-        return self._cancellable(
-            renderer, lambda cancel: self.backend.plan_revise(draft, extra, renderer, cancel)
-        )
+    def _step(
+        self, draft: PlanDraft, decision: Decision, extra: str, renderer: _PlanRenderer
+    ) -> PlanDraft | RunFinished:
+        def work(cancel: CancelToken) -> PlanDraft | RunFinished:
+            if decision == "execute":
+                return self.session.plan_execute(draft, renderer, cancel)
+            return self.session.plan_revise(draft, extra, renderer, cancel)
+
+        return run_guarded(self.d.io, renderer, work)
 
     def _review(self) -> tuple[Decision, str]:
         console = self.d.io.console
@@ -125,32 +123,22 @@ class PlanFlow:
             self.d.io.console.print(view(self.plan.plan, self.plan.done))
 
 
-class _Tee:
-    """The renderer, plus remembering the newest proposed plan for Ctrl+O."""
+class _PlanRenderer(EventRenderer):
+    """The renderer, remembering the newest proposed plan for Ctrl+O."""
 
-    def __init__(self, renderer: EventRenderer, sink: Callable[[Any], None]) -> None:
-        self._renderer = renderer
-        self._sink = sink
+    def __init__(self, flow: PlanFlow, *args: Console, markdown: bool) -> None:
+        super().__init__(*args, markdown=markdown)
+        self._flow = flow
 
-    def __call__(self, event: Any) -> None:
-        self._sink(event)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._renderer, name)
-
-
-def plan_flow(dispatcher: Dispatcher) -> PlanFlow | None:
-    """The reviewed flow when both sides support it; else None (the plan then runs without review)."""
-    read_key = getattr(dispatcher.io, "read_key", None)
-    if callable(read_key) and callable(getattr(dispatcher.backend, "plan_create", None)):
-        return PlanFlow(dispatcher, read_key)
-    return None
+    def __call__(self, event: AgentEvent) -> None:
+        if isinstance(event, PlanProposed):
+            self._flow.plan = event
+        super().__call__(event)
 
 
 def offer_continuation(dispatcher: Dispatcher) -> None:
     """After /resume or a start with -c / --resume: offer to finish a plan that was interrupted."""
-    describe = getattr(dispatcher.backend, "interrupted_plan", None)
-    text = describe() if callable(describe) else None
+    text = dispatcher.session.interrupted_plan()
     if not text:
         return
     io = dispatcher.io
@@ -159,6 +147,6 @@ def offer_continuation(dispatcher: Dispatcher) -> None:
         say(io.console, "好的，未完成的计划保持原样，之后 /resume 仍可继续。", "dim")
         return
     renderer = EventRenderer(io.console, io.progress, markdown=io.markdown)
-    backend: Any = dispatcher.backend
-    run_rendered(io, renderer, lambda cancel: backend.continue_plan(renderer, cancel))
+    session = dispatcher.session
+    run_rendered(io, renderer, lambda cancel: session.continue_plan(renderer, cancel))
     dispatcher.notices()

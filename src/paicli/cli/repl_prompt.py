@@ -23,12 +23,13 @@ from prompt_toolkit.output import Output, create_output
 from rich.cells import cell_len
 from rich.console import Console
 
-from paicli.cli.backend import Backend, BannerInfo, StatusSnapshot
+from paicli.cli.backend import BannerInfo, Session, StatusSnapshot
+from paicli.cli.command_handlers import GOODBYE
 from paicli.cli.paste import PasteStore
 from paicli.cli.printing import SafeConsole
 from paicli.cli.render import say
 from paicli.cli.repl_complete import ReplCompleter
-from paicli.cli.repl_dispatch import GOODBYE, Dispatcher
+from paicli.cli.repl_dispatch import Dispatcher
 from paicli.cli.repl_io import InteractiveIO
 from paicli.cli.repl_notices import NoticeRelay
 from paicli.cli.repl_plan import offer_continuation
@@ -81,7 +82,6 @@ def _continuation(width: int, line_number: int, is_soft_wrap: int) -> str:
 
 
 HISTORY_KEEP = 10_000
-SESSION_MODES = ("auto", "plan", "ask")
 
 
 class RedactedFileHistory(FileHistory):
@@ -113,14 +113,13 @@ def trim_history(path: Path, keep: int) -> int:
 class InteractiveRepl:
     def __init__(
         self,
-        backend: Backend,
+        session: Session,
         inp: Input,
         out: Output,
         console: Console,
         history_file: Path,
         show_toolbar: bool = True,
     ) -> None:
-        self._backend = backend
         self._input = inp
         self._output = out
         self._console = console
@@ -129,13 +128,13 @@ class InteractiveRepl:
         self._status: StatusSnapshot | None = None
         self.intro = ""
         self._pastes = PasteStore()
-        self._root = Path(backend.info().project_root or ".")
+        self._root = Path(session.info().project_root or ".")
         self.io = InteractiveIO(inp, out, console, self._clear_history)
-        self._dispatcher = Dispatcher(backend, self.io)
+        self._dispatcher = Dispatcher(session, self.io)
         self._session = self._make_session()
         self._relay = NoticeRelay(
             lambda: self._session.app,
-            backend.drain_notices,
+            lambda: self._dispatcher.port.drain_notices(),
             self._dispatcher.show_notices,
             self._refresh_status,
         )
@@ -151,7 +150,7 @@ class InteractiveRepl:
     def _make_session(self) -> PromptSession[str]:
         session: PromptSession[str] = PromptSession(
             history=self._history(),
-            completer=ReplCompleter(self._root, mentions=self._backend.mcp_mentions),
+            completer=ReplCompleter(self._root, mentions=lambda: self._dispatcher.session.mcp_mentions()),
             complete_while_typing=True,
             auto_suggest=AutoSuggestFromHistory(),
             key_bindings=self._key_bindings(),
@@ -203,13 +202,7 @@ class InteractiveRepl:
 
     def _cycle_mode(self) -> None:
         """Shift+Tab: cycles the session modes through the same path as `/mode`."""
-        try:
-            current = self._backend.status().mode.split()[0]
-        except Exception:
-            current = "auto"
-        supports = getattr(self._backend, "supports_mode", None)
-        modes = [m for m in SESSION_MODES if m != "plan" or not callable(supports) or supports("plan")]
-        following = modes[(modes.index(current) + 1) % len(modes)] if current in modes else "auto"
+        following = self._dispatcher.next_mode()
         self._dispatcher.handle(f"/mode {following}")
         self._refresh_status()
 
@@ -218,7 +211,7 @@ class InteractiveRepl:
         if not self._show_toolbar:
             return
         try:
-            self._status = self._backend.status()
+            self._status = self._dispatcher.port.status()
         except Exception:
             self._status = None
 
@@ -248,14 +241,12 @@ class InteractiveRepl:
         with contextlib.ExitStack() as stack:
             with contextlib.suppress(Exception):
                 stack.enter_context(self._input.raw_mode())
-            listen = getattr(self._backend, "set_notice_listener", None)
-            if callable(listen):
-                listen(self._relay.notify)
-                stack.callback(listen, None)
+            self._dispatcher.listen(self._relay.notify)
+            stack.callback(self._dispatcher.listen, None)
             return self._loop()
 
     def _loop(self) -> int:
-        for text, style in banner_lines(self._backend.info()):
+        for text, style in banner_lines(self._dispatcher.port.info()):
             say(self._console, text, style or None)
         if self.intro:
             say(self._console, self.intro)
@@ -289,7 +280,7 @@ class ApprovalHost(Protocol):
 
 
 def run_interactive(
-    backend: Backend,
+    session: Session,
     *,
     input: object,
     output: object,
@@ -303,7 +294,7 @@ def run_interactive(
     out = output if isinstance(output, Output) else create_output()
     show_toolbar = not knobs.NO_STATUSBAR.read(env or EnvLookup())
     repl = InteractiveRepl(
-        backend, inp, out, console or SafeConsole(force_terminal=True), history_file, show_toolbar
+        session, inp, out, console or SafeConsole(force_terminal=True), history_file, show_toolbar
     )
     repl.intro = intro
     if approver is None:

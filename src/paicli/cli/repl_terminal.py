@@ -25,6 +25,8 @@ class ReplIO(Protocol):
     console: Console  # answers and command replies
     progress: Console  # tool lines, notices, spinner
     markdown: bool
+    interactive: bool  # a person at a terminal: follow-up questions, plan review keys, Ctrl+O folds
+    pick_inline: bool  # a picker may ask for its choice (piped input: the next line is the next input)
 
     def ask(self, question: str) -> str | None:
         """One follow-up line (confirmation, picker); None when there is none (EOF, Ctrl+C)."""
@@ -46,6 +48,10 @@ class ReplIO(Protocol):
         ...
 
     def clear_input_history(self) -> None: ...
+
+    def read_key(self, prompt: str) -> str:
+        """One key for a single-key choice (plan review); only asked when `interactive`."""
+        ...
 
 
 def run_in_worker(

@@ -23,8 +23,8 @@ from paicli.snapshots.report import list_text, plan_text, result_text, status_te
 from paicli.snapshots.tool import RevertTurn
 
 if TYPE_CHECKING:
+    from paicli.cli.commands import CommandContext
     from paicli.cli.compose import Components
-    from paicli.cli.repl_dispatch import Dispatcher
 
 NO_HUMAN = "⚠️ 当前没有可以确认的用户（非交互运行），文件保持不变；如需允许，请加 --yes 重新运行"
 _LEDGER_MODES = {"plan": "plan", "team": "team"}
@@ -107,50 +107,50 @@ class SnapshotCommands:
         return CommandReply(result_text(result), ok=not result.conflicts)
 
 
-def _commands(dispatcher: Dispatcher) -> SnapshotCommands | None:
-    found = getattr(dispatcher.backend, "snapshots", None)
-    if isinstance(found, SnapshotCommands):
+def _commands(ctx: CommandContext) -> SnapshotCommands | None:
+    found = ctx.session.snapshots
+    if found is not None:
         return found
-    say(dispatcher.io.console, "📸 这个会话没有工作区快照功能。", "yellow")
+    say(ctx.io.console, "📸 这个会话没有工作区快照功能。", "yellow")
     return None
 
 
-def confirmed(dispatcher: Dispatcher, commands: SnapshotCommands, question: str) -> bool:
+def confirmed(ctx: CommandContext, commands: SnapshotCommands, question: str) -> bool:
     if commands.yes:
         return True
-    if not getattr(dispatcher.io, "interactive", False):
-        say(dispatcher.io.console, NO_HUMAN, "yellow")
+    if not ctx.io.interactive:
+        say(ctx.io.console, NO_HUMAN, "yellow")
         return False
-    answer = dispatcher.io.ask(question)
+    answer = ctx.io.ask(question)
     if answer is None or not is_yes(answer):
-        say(dispatcher.io.console, "已取消，文件保持不变。", "yellow")
+        say(ctx.io.console, "已取消，文件保持不变。", "yellow")
         return False
     return True
 
 
-def snapshot_command(dispatcher: Dispatcher, args: str) -> None:
-    commands = _commands(dispatcher)
+def snapshot_command(ctx: CommandContext, args: str) -> None:
+    commands = _commands(ctx)
     if commands is None:
         return
     sub = args.strip().lower() or "list"
     if sub == "clean" and commands.snapshots.enabled:
         question = "⚠️ 删除本项目的全部快照（之后无法再 /undo 之前的改动），输入 y 确认："
-        if not confirmed(dispatcher, commands, question):
+        if not confirmed(ctx, commands, question):
             return
-    dispatcher.reply(commands.report(sub))
+    ctx.reply(commands.report(sub))
 
 
-def restore_command(dispatcher: Dispatcher, args: str) -> None:
-    commands = _commands(dispatcher)
+def restore_command(ctx: CommandContext, args: str) -> None:
+    commands = _commands(ctx)
     if commands is None:
         return
     if not args.strip():
-        dispatcher.reply(commands.report("list"))
-        say(dispatcher.io.console, "用法: /restore <编号>，例如 /restore 1（即 /undo）")
+        ctx.reply(commands.report("list"))
+        say(ctx.io.console, "用法: /restore <编号>，例如 /restore 1（即 /undo）")
         return
     plan, reply = commands.plan(int(args))
-    dispatcher.reply(reply)
+    ctx.reply(reply)
     if plan is None or not plan.changes:
         return
-    if confirmed(dispatcher, commands, "确认恢复这些文件？输入 y 确认："):
-        dispatcher.reply(commands.restore(plan))
+    if confirmed(ctx, commands, "确认恢复这些文件？输入 y 确认："):
+        ctx.reply(commands.restore(plan))

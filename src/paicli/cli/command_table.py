@@ -1,0 +1,220 @@
+"""The built-in slash commands: one frozen row each, in /help order, with its handler (cli/command_handlers.py),
+argument check, idle-only flag and completions. A new command is one row here plus its test."""
+
+from __future__ import annotations
+
+from paicli.cli import command_handlers as h
+from paicli.cli.commands import (
+    CommandSpec,
+    CommandTable,
+    Completions,
+    any_args,
+    count_args,
+    mcp_args,
+    memory_args,
+    one_of,
+    skill_args,
+)
+
+_MEMORY: Completions = (
+    ("list", "列出全部长期记忆"),
+    ("search ", "按关键词搜索"),
+    ("delete ", "删除一条记忆"),
+    ("verify ", "刷新一条记忆的核实时间"),
+    ("replace ", "用新事实替换一条记忆"),
+    ("clear", "清空全部长期记忆"),
+)
+_MODE: Completions = (
+    ("auto", "项目内改文件直接执行，其余命令先确认"),
+    ("plan", "先规划再执行"),
+    ("ask", "写文件、改文件、执行命令都先确认"),
+)
+_HITL: Completions = (("on", "每次危险操作都请求确认"), ("default", "恢复默认确认策略"))
+_INIT: Completions = (("--force", "覆盖已有的 PAI.md"),)
+_HISTORY: Completions = (("clear", "清空输入历史"),)
+_SAVE: Completions = (
+    ("--global", "保存为全局记忆"),
+    ("--project", "保存为本项目记忆"),
+    ("--force", "跳过重复检查"),
+)
+_MCP: Completions = (
+    ("restart ", "重启一个服务器"),
+    ("logs ", "查看服务器的输出"),
+    ("disable ", "停用一个服务器"),
+    ("enable ", "启用一个服务器"),
+    ("resources", "列出资源"),
+    ("prompts", "列出提示词"),
+)
+
+COMMANDS: tuple[CommandSpec, ...] = (
+    CommandSpec("help", "/help", "显示可用命令及用法", handler=h.help_command),
+    CommandSpec(
+        "clear",
+        "/clear",
+        "清空当前对话历史（长期记忆不受影响）",
+        bare_words=("clear",),
+        handler=h.clear,
+        idle_only=True,
+    ),
+    CommandSpec(
+        "compact",
+        "/compact [重点]",
+        "立即压缩对话上下文，可附带摘要时要保留的重点",
+        accepts=any_args,
+        handler=h.compact,
+    ),
+    CommandSpec(
+        "context",
+        "/context",
+        "查看上下文窗口占用：系统提示、工具定义、对话各占多少",
+        aliases=("ctx",),
+        handler=h.context,
+    ),
+    CommandSpec(
+        "memory",
+        "/memory [子命令]",
+        "查看与管理长期记忆：list、search <词>、delete <id>、verify <id>、replace <id> <事实>、clear",
+        aliases=("mem",),
+        accepts=memory_args,
+        handler=h.memory,
+        completions=_MEMORY,
+    ),
+    CommandSpec(
+        "save",
+        "/save [--global|--force] <事实>",
+        "把一条事实写入长期记忆（默认本项目，--global 全局）",
+        accepts=any_args,
+        handler=h.save,
+        completions=_SAVE,
+    ),
+    CommandSpec(
+        "model",
+        "/model [provider|model]",
+        "查看当前模型，或切换到其他模型",
+        accepts=any_args,
+        handler=h.model,
+        idle_only=True,
+    ),
+    CommandSpec(
+        "mode",
+        "/mode [auto|plan|team|ask]",
+        "查看或切换会话模式",
+        accepts=any_args,
+        handler=h.mode,
+        idle_only=True,
+        completions=_MODE,
+    ),
+    CommandSpec(
+        "hitl",
+        "/hitl [on|default]",
+        "调整工具调用的人工确认策略",
+        accepts=one_of("", "on", "default"),
+        handler=h.hitl,
+        completions=_HITL,
+    ),
+    CommandSpec(
+        "policy",
+        "/policy [reset]",
+        "查看安全策略和本会话的“始终允许”；reset 撤销这些允许",
+        accepts=one_of("", "reset"),
+        handler=h.policy,
+    ),
+    CommandSpec(
+        "plan",
+        "/plan [任务]",
+        "用 Plan-and-Execute 模式执行（不带任务则作用于下一条输入）",
+        accepts=any_args,
+        handler=h.plan,
+    ),
+    CommandSpec(
+        "team",
+        "/team [任务]",
+        "用多智能体协作模式执行（不带任务则作用于下一条输入）",
+        accepts=any_args,
+        handler=h.team,
+    ),
+    CommandSpec(
+        "skill",
+        "/skill [list|show|on|off|reload]",
+        "查看与管理 Skill：list、show <名称>、on <名称>、off <名称>、reload",
+        accepts=skill_args,
+        handler=h.skill,
+    ),
+    CommandSpec(
+        "mcp",
+        "/mcp [子命令 名称]",
+        "MCP 服务器: 状态；restart、logs、disable、enable、resources、prompts <名称>",
+        accepts=mcp_args,
+        handler=h.mcp,
+        completions=_MCP,
+    ),
+    CommandSpec("config", "/config", "查看当前生效的配置及每一项的来源（密钥已遮盖）", handler=h.config),
+    CommandSpec(
+        "audit",
+        "/audit [条数]",
+        "查看今天最近的工具审计记录（默认 10 条）",
+        accepts=count_args,
+        handler=h.audit,
+    ),
+    CommandSpec(
+        "export", "/export [文件]", "把当前对话导出为 Markdown 文件", accepts=any_args, handler=h.export
+    ),
+    CommandSpec(
+        "resume",
+        "/resume [编号|会话 id]",
+        "列出本项目的历史会话并恢复其中一个",
+        accepts=any_args,
+        handler=h.resume,
+        idle_only=True,
+    ),
+    CommandSpec(
+        "snapshot",
+        "/snapshot [list|status|clean]",
+        "工作区快照：列出（默认）、查看状态、全部删除",
+        accepts=one_of("", "list", "status", "clean"),
+        handler=h.snapshot,
+    ),
+    CommandSpec(
+        "restore",
+        "/restore <编号>",
+        "把项目文件恢复到第 N 近的快照（先列出改动，确认后恢复）",
+        accepts=count_args,
+        handler=h.restore,
+        idle_only=True,
+    ),
+    CommandSpec(
+        "undo",
+        "/undo",
+        "撤回最近一次快照之后对文件的改动（即 /restore 1），再用一次就撤销这次撤回",
+        handler=h.undo,
+        idle_only=True,
+    ),
+    CommandSpec(
+        "init",
+        "/init [--force]",
+        "为当前项目生成 PAI.md 项目说明",
+        accepts=one_of("", "--force"),
+        handler=h.init,
+        completions=_INIT,
+    ),
+    CommandSpec(
+        "cancel",
+        "/cancel",
+        "取消正在运行的任务（运行中按 Esc 即可）",
+        bare_words=("cancel",),
+        handler=h.cancel,
+    ),
+    CommandSpec(
+        "history",
+        "/history clear",
+        "清空输入历史记录",
+        accepts=one_of("clear"),
+        handler=h.history,
+        completions=_HISTORY,
+    ),
+    CommandSpec(
+        "exit", "/exit", "退出 paicli", aliases=("quit",), bare_words=("exit", "quit"), handler=h.exit_repl
+    ),
+)
+
+BUILTIN = CommandTable(COMMANDS)
