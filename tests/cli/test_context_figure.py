@@ -82,7 +82,7 @@ def test_once_the_model_refuses_tools_the_context_figures_count_no_tool_schema(t
             backend.run("你好", "react", lambda e: None, CancelToken())
             after = tools_row(backend.context_report().text)
             status = backend.status()
-            messages_only = backend.parts.compaction.figure(list(backend.agent.history), None).tokens
+            messages_only = backend.core.compaction.figure(list(backend.agent.history), None).tokens
             shown = figures(backend)
         finally:
             backend.close(5)

@@ -131,7 +131,7 @@ def test_the_first_run_waits_for_the_warmup_and_says_so(tmp_path: Path) -> None:
             assert gate.wait(TIMEOUT)
             parts.memory.warm_tokenizer()
 
-        backend.turns.warmup = WarmUp(
+        backend.state.warmup = WarmUp(
             [WarmStep(MEMORY_DICTIONARY, slow_dictionary), WarmStep(MEMORY_INDEX, parts.memory.warm_index)]
         ).start()
         events: list[AgentEvent] = []
@@ -175,7 +175,7 @@ def test_a_cancel_while_waiting_ends_the_run_before_any_request(tmp_path: Path) 
         parts = build_components(load_settings(env, cwd=project), env, AutoApprover(), yes=True)
         backend = AppBackend(parts, auto_extract=False)
         gate = threading.Event()
-        backend.turns.warmup = WarmUp([WarmStep(MEMORY_DICTIONARY, lambda: _block(gate))]).start()
+        backend.state.warmup = WarmUp([WarmStep(MEMORY_DICTIONARY, lambda: _block(gate))]).start()
         cancel = CancelToken()
 
         def emit(event: AgentEvent) -> None:

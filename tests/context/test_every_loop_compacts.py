@@ -231,8 +231,8 @@ def test_team_planner_workers_and_reviewers_go_through_a_real_manager(tmp_path: 
 
 
 def test_plan_and_team_sessions_build_real_managers_with_the_offloader(tmp_path: Path) -> None:
+    from paicli.cli.app_backend import AppBackend
     from paicli.cli.compose import build_components
-    from paicli.cli.plan_session import PlanSession
     from paicli.config.env import EnvLookup
     from paicli.config.settings import load_settings
     from paicli.tools.approval import AutoApprover
@@ -249,6 +249,6 @@ def test_plan_and_team_sessions_build_real_managers_with_the_offloader(tmp_path:
         cwd=project,
     )
     parts = build_components(load_settings(lookup, cwd=project), lookup, AutoApprover(), llm=ScriptedLLM())
-    made = PlanSession(parts, LoopStats(), AgentBudget, None)._context()
+    made = AppBackend(parts, auto_extract=False).core.runs.member_context()
     assert isinstance(made, AutoCompactionManager)
     assert made.offloader is parts.offloader and made.offloader is not None

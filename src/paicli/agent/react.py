@@ -72,6 +72,7 @@ class ReactAgent:
         options: AgentOptions | None = None,
         on_completed: Callable[[str], None] | None = None,
         stats: LoopStats | None = None,
+        conversation: Conversation | None = None,
     ) -> None:
         self.llm = llm
         self.tools = tools
@@ -82,10 +83,14 @@ class ReactAgent:
         self.stats = stats or LoopStats()
         self._prompt_day = self.options.today()
         self._prompt_stale = False
-        identity = Identity(self.options.mode, self.options.actor)
-        self.conversation = Conversation(
-            self.prompt.build(""), ledger=ledger, identity=identity, context=context
-        )
+        if conversation is None:
+            identity = Identity(self.options.mode, self.options.actor)
+            conversation = Conversation(
+                self.prompt.build(""), ledger=ledger, identity=identity, context=context
+            )
+        elif context is not None:  # a session rebuilt for another model (/model) fits the same history anew
+            conversation.context = context
+        self.conversation = conversation
 
     # ---- read-only surface for front ends -----------------------------------------------------------
 
@@ -105,10 +110,6 @@ class ReactAgent:
     @property
     def last_tool_definitions(self) -> list[dict[str, Any]]:
         return self.stats.last_tool_definitions
-
-    def attach_ledger(self, ledger: LedgerPort) -> None:
-        """After /resume switched the session file: later entries go to the new ledger."""
-        self.conversation.ledger = ledger
 
     # ---- public operations -------------------------------------------------------------------------
 
@@ -145,9 +146,6 @@ class ReactAgent:
     def restore(self, messages: Sequence[Message], reference: Mapping[str, Any] | None = None) -> None:
         """Resume: a fresh system prompt followed by the view rebuilt from a ledger (see Conversation.restore)."""
         self.conversation.restore(self.prompt.build(""), messages, reference=reference)
-
-    def set_llm(self, llm: LLMClient) -> None:
-        self.llm = llm
 
     def invalidate_system_prompt(self) -> None:
         """A stable prompt part changed (`/skill on|off|reload`): rebuild it before the next turn's call."""

@@ -1,8 +1,8 @@
-"""AppBackend: the real Backend behind the REPL and `-p` — one ReAct agent and its collaborators.
+"""AppBackend: the real `Session` behind the REPL and `-p`.
 
-It wires the session together and answers the front end; the work lives beside it: running turns
-(turn_runner), figures and reports (session_report), /model (model_switch), earlier sessions
-(session_restore) and background extraction with its notices (session_background)."""
+It answers the front end; the work lives beside it: the model-bound core built by session_factory (running
+turns in turn_runner, figures in session_report, earlier sessions in session_restore), /model (model_switch)
+and background extraction with its notices (session_background)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,7 @@ from paicli import __version__
 from paicli.agent.budget import AgentBudget
 from paicli.agent.events import Compacted, EventSink, RunFinished
 from paicli.agent.loop import LoopStats
-from paicli.agent.ports import MemoryPort
-from paicli.agent.react import AgentOptions, ReactAgent
+from paicli.agent.react import ReactAgent
 from paicli.cancel import CancelToken
 from paicli.cli import session_commands
 from paicli.cli.backend import (
@@ -28,33 +27,34 @@ from paicli.cli.backend import (
 from paicli.cli.compose import Components
 from paicli.cli.model_switch import ModelSwitch
 from paicli.cli.models import ModelChoice
-from paicli.cli.plan_session import PlanSession
 from paicli.cli.session_background import SessionBackground
+from paicli.cli.session_factory import SessionFactory
 from paicli.cli.session_report import SessionReport
-from paicli.cli.session_restore import SessionRestore
-from paicli.cli.team_session import TeamSession
-from paicli.cli.turn_runner import TurnRunner
+from paicli.cli.turn_runner import RunState, TurnRunner
 from paicli.config import knobs
 from paicli.config.settings import Settings
-from paicli.context.memory_view import TurnMemory
-from paicli.tools.disabled import ToolsDisabled
+from paicli.session.ledger import ConversationLedger
 
 if TYPE_CHECKING:
     from paicli.agent.plan.agent import PlanDraft
     from paicli.cli.snapshot_commands import SnapshotCommands
 
 
-def _snapshot_commands(parts: Components, notice: Callable[[str], None]) -> SnapshotCommands | None:
+def _snapshot_commands(
+    parts: Components, notice: Callable[[str], None], ledger: Callable[[], ConversationLedger]
+) -> SnapshotCommands | None:
     """/snapshot, /restore, /undo (issue 30); snapshot failures are said like other background notices."""
-    if parts.snapshots is None:
-        return None
-    from paicli.cli.snapshot_commands import SnapshotCommands
+    from paicli.cli.snapshot_commands import SnapshotCommands, attach_snapshots
 
-    parts.snapshots.notify = notice
-    return SnapshotCommands(parts.snapshots, lambda: parts.approval.yes)
+    snapshots = attach_snapshots(parts, ledger)
+    snapshots.notify = notice
+    return SnapshotCommands(snapshots, lambda: parts.approval.yes)
 
 
 class AppBackend:
+    """The session behind the REPL and `-p`: the long-lived collaborators (background work, stats, snapshots)
+    around a `SessionCore` that only the factory builds, again on /model and /resume."""
+
     def __init__(
         self,
         parts: Components,
@@ -64,7 +64,6 @@ class AppBackend:
         notices: list[str] | None = None,
         count_context: bool = True,
     ) -> None:
-        self.parts = parts
         self._count_context = count_context
         env = parts.env
         self.background = SessionBackground(
@@ -76,7 +75,6 @@ class AppBackend:
             parts.mcp.notify_target = self.background.notice
         enabled = knobs.MEMORY_AUTO_EXTRACT_ENABLED.read(env) if auto_extract is None else auto_extract
         parts.memory.auto_extract_enabled = enabled
-        after_turn = self.background.after_turn if enabled else None
 
         def budget() -> AgentBudget:
             return AgentBudget.configured(
@@ -86,40 +84,34 @@ class AppBackend:
             )
 
         self.stats = LoopStats()
-        self.agent = self._react_agent(budget, after_turn)
-        plan = PlanSession(parts, self.stats, budget, after_turn)
-        team = TeamSession(parts, self.stats, budget, after_turn)
-        self.turns = TurnRunner(parts, self.agent, plan, team)
-        self.report = SessionReport(parts, self.agent, self.background)
-        self.models = ModelSwitch(parts, self.agent, self.background)
-        self.sessions = SessionRestore(parts, self.agent, self.background.notice)
-        self._snapshots = _snapshot_commands(parts, self.background.notice)
+        self.state = RunState()
+        after_turn = self.background.after_turn if enabled else None
+        self.factory = SessionFactory(parts, self.background, self.stats, budget, after_turn, self.state)
+        self.core = self.factory.first()
+        self.models = ModelSwitch(lambda: self.core.parts, self._switch_model)
+        self._snapshots = _snapshot_commands(parts, self.background.notice, lambda: self.core.parts.ledger)
 
-    def _react_agent(
-        self, budget: Callable[[], AgentBudget], after_turn: Callable[[str], None] | None
-    ) -> ReactAgent:
-        parts = self.parts
-        options = AgentOptions(
-            memory_placement=parts.settings.memory_placement,
-            memory_tokens=parts.profile.memory_context_tokens,
-            budget_factory=budget,
-        )
-        memory: MemoryPort = parts.memory
-        if (
-            parts.settings.memory_placement == "turn"
-        ):  # compaction puts the turn's memories back if it drops them
-            memory = parts.compaction.turn_memory = TurnMemory(parts.memory)
-        return ReactAgent(
-            parts.llm,
-            parts.tools if parts.tools_enabled else ToolsDisabled(),
-            parts.prompt,
-            context=parts.compaction,
-            ledger=parts.ledger,
-            memory=memory,
-            options=options,
-            on_completed=after_turn,
-            stats=self.stats,
-        )
+    def _switch_model(self, settings: Settings) -> None:
+        """/model: the same conversation, continued by a session built for `settings`."""
+        core = self.core
+        self.core = self.factory.build(settings, core.parts.ledger, core.agent.conversation)
+
+    # the current core's collaborators, for the launcher, the benchmarks and tests
+    @property
+    def parts(self) -> Components:
+        return self.core.parts
+
+    @property
+    def agent(self) -> ReactAgent:
+        return self.core.agent
+
+    @property
+    def turns(self) -> TurnRunner:
+        return self.core.turns
+
+    @property
+    def report(self) -> SessionReport:
+        return self.core.report
 
     @property
     def snapshots(self) -> SnapshotCommands | None:
@@ -152,7 +144,7 @@ class AppBackend:
         return gate.status().describe() if gate is not None else ""
 
     def status(self) -> StatusSnapshot:
-        return self.report.status(self.turns.phase, self._count_context)
+        return self.report.status(self.state.phase, self._count_context)
 
     def has_conversation(self) -> bool:
         """Something worth resuming: the history holds more than the system prompt."""
@@ -181,7 +173,7 @@ class AppBackend:
         return self.turns.plan_execute(draft, emit, cancel)
 
     def plan_cancel(self, draft: PlanDraft) -> RunFinished:
-        return self.turns.plan.cancel(draft)
+        return self.turns.runs.cancel(draft)
 
     def interrupted_plan(self) -> str | None:
         return self.turns.interrupted_plan()
@@ -197,11 +189,11 @@ class AppBackend:
         return CommandReply("🗑️ 已清空当前对话历史；长期记忆不受影响。")
 
     def compact(self, focus: str | None, emit: EventSink, cancel: CancelToken | None = None) -> CommandReply:
-        self.turns.phase = "compacting"
+        self.state.phase = "compacting"
         try:
             result = self.agent.compact_now(focus, cancel)
         finally:
-            self.turns.phase = "idle"
+            self.state.phase = "idle"
         if result.error:
             return CommandReply(f"❌ 压缩没有完成: {result.error}", ok=False)
         if not result.steps:
@@ -294,13 +286,19 @@ class AppBackend:
     # ---- Backend: earlier sessions ------------------------------------------------------------------
 
     def list_sessions(self, include_hidden: bool = False) -> list[SessionSummary]:
-        return self.sessions.sessions(include_hidden)
+        return self.core.restore.sessions(include_hidden)
 
     def resume(self, session_id: str) -> CommandReply:
-        return self.sessions.resume(session_id)
+        """/resume: a session rebuilt over the earlier conversation's ledger; this one's ledger is closed."""
+        reopened = self.core.restore.reopen(session_id)
+        if isinstance(reopened, CommandReply):
+            return reopened
+        self.core.parts.ledger.close()
+        self.core = self.factory.build(self.parts.settings, reopened.ledger)
+        return self.core.restore.resumed(self.core.agent, reopened)
 
     def restore_opened_session(self) -> CommandReply:
-        return self.sessions.restore_opened()
+        return self.core.restore.restore_opened(self.core.agent)
 
     # ---- Backend: background work and shutdown ------------------------------------------------------
 

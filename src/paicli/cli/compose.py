@@ -1,4 +1,5 @@
-"""The composition root: builds every collaborator of a session from Settings (nothing at import time)."""
+"""The composition root: builds the long-lived collaborators of a session from Settings (nothing at import
+time); the model-bound ones (compaction managers, agents) are built by cli/session_factory.py."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from paicli.agent.team.prompts import AssembledTeamPrompts, TeamPrompts
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.config.settings import Settings
-from paicli.context.manager import AutoCompactionManager
 from paicli.context.offload import ToolResultOffloader
 from paicli.context.profile import ContextProfile
 from paicli.context.tokens import TokenCounter
@@ -26,7 +26,6 @@ from paicli.prompt.assembler import AgentPromptBuilder, PromptAssembler, PromptM
 from paicli.prompt.repository import PromptRepository
 from paicli.redact import Redactor
 from paicli.session.ledger import ConversationLedger
-from paicli.snapshots.recorder import WorkspaceSnapshots
 from paicli.tools.approval import ApprovalState, start_mode
 from paicli.tools.base import Approver
 from paicli.tools.runner import ToolRunner
@@ -42,7 +41,6 @@ class Components:
     llm: LLMClient
     counter: TokenCounter
     profile: ContextProfile
-    compaction: AutoCompactionManager
     offloader: ToolResultOffloader
     tracker: ExternalContextTracker
     memory: MemoryManager
@@ -58,7 +56,6 @@ class Components:
         None  # models found at run time to reject `tools` (llm/tool_fallback.py)
     )
     mcp: McpSession | None = None  # None: no MCP server configured
-    snapshots: WorkspaceSnapshots | None = None  # workspace snapshots before each turn's first change
 
 
 def build_llm(settings: Settings, tool_support: ToolSupport | None = None) -> LLMClient:
@@ -122,14 +119,12 @@ def build_components(
     client = llm if llm is not None else build_llm(settings, tool_support)
     profile = ContextProfile.from_window(settings.context_window, settings.cache_mode)
     counter = TokenCounter.from_env(env, settings.model)
-    compaction = AutoCompactionManager(client, counter, profile, env)
     offloader = ToolResultOffloader(
         root,
         env,
         context_trigger_tokens=profile.compression_trigger_tokens,
         redact=Redactor(known_secrets(settings, env)).text,
     )
-    compaction.offloader = offloader  # unseen results too big for the window are offloaded, never cleared
     tracker = ExternalContextTracker(env)
     store = LongTermMemory(memory_dir(env, settings.paicli_home), env)
     memory = MemoryManager(store, root, env, tracker=tracker)
@@ -159,13 +154,12 @@ def build_components(
     team_prompts = AssembledTeamPrompts(
         assembler, repository.load, loader.load, skills.index_text, tools_enabled
     )
-    parts = Components(
+    return Components(
         settings,
         env,
         client,
         counter,
         profile,
-        compaction,
         offloader,
         tracker,
         memory,
@@ -180,10 +174,6 @@ def build_components(
         tool_support=tool_support,
         mcp=mcp,
     )
-    from paicli.cli.snapshot_commands import attach_snapshots
-
-    parts.snapshots = attach_snapshots(parts)
-    return parts
 
 
 def start_mcp(

@@ -343,7 +343,7 @@ def _build_backend(
     from paicli.cli.warmup import startup_warmup
 
     hint = args.prompt if oneshot else None  # -p: jieba only when the task needs it (issue 33)
-    backend.turns.warmup = startup_warmup(
+    backend.state.warmup = startup_warmup(
         parts.memory, parts.counter, count_context=not oneshot, query_hint=hint
     ).start()
     return backend
@@ -353,8 +353,8 @@ def _run_oneshot(backend: AppBackend, args: argparse.Namespace, piped: str) -> i
     from paicli.cli.oneshot import run_oneshot
 
     if piped.strip():
-        backend.turns.stdin_context = piped
-    backend.turns.continue_plan_first = bool(
+        backend.state.stdin_context = piped
+    backend.state.continue_plan_first = bool(
         (args.plan or args.team) and (args.continue_session or args.resume)
     )
     mode: RunMode = "plan" if args.plan else "team" if args.team else backend.default_mode()

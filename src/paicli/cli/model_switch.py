@@ -1,20 +1,17 @@
 """`/model` on a running session: the models it can switch to, the command's replies, and the switch itself
-(one new client handed to every collaborator that calls the model; the conversation stays)."""
+(the session is rebuilt for the chosen settings by the SessionFactory; the conversation stays)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from paicli.agent.react import ReactAgent
 from paicli.cli import models
 from paicli.cli.backend import CommandReply
-from paicli.cli.compose import Components, build_llm
+from paicli.cli.compose import Components
 from paicli.cli.models import ModelChoice
-from paicli.cli.session_background import SessionBackground
 from paicli.config.env import ConfigError
 from paicli.config.providers import find_provider
 from paicli.config.settings import Settings
-from paicli.context.profile import ContextProfile
 from paicli.llm.probe import CheckResult, list_models
 
 Lister = Callable[[str, str | None], CheckResult]
@@ -28,15 +25,18 @@ WHY_UNCHECKED = {
 class ModelSwitch:
     def __init__(
         self,
-        parts: Components,
-        agent: ReactAgent,
-        background: SessionBackground,
+        parts: Callable[[], Components],
+        switch: Callable[[Settings], None],
         lister: Lister = lambda url, key: list_models(url, key, timeout=5.0),
     ) -> None:
         self.lister = lister
-        self.parts = parts
-        self.agent = agent
-        self.background = background
+        self._parts = parts
+        self.switch = switch  # rebuilds the session for the chosen settings
+
+    @property
+    def parts(self) -> Components:
+        """The running session's (a switch replaces them)."""
+        return self._parts()
 
     def choices(self) -> list[ModelChoice]:
         """The current model first, then each configured provider's model."""
@@ -86,15 +86,3 @@ class ModelSwitch:
         result = self.lister(chosen.base_url, chosen.api_key)
         why = WHY_UNCHECKED.get(result.kind, result.detail or "读取失败")
         return models.check_listed(chosen.model, chosen.provider, result.models if result.ok else None, why)
-
-    def switch(self, settings: Settings) -> None:
-        llm = build_llm(settings, self.parts.tool_support)
-        profile = ContextProfile.from_window(settings.context_window, settings.cache_mode)
-        self.parts.settings = settings
-        self.parts.llm = llm
-        self.parts.profile = profile
-        self.parts.compaction.set_llm(llm)
-        self.parts.compaction.set_profile(profile)
-        self.agent.set_llm(llm)
-        self.agent.options.memory_tokens = profile.memory_context_tokens
-        self.background.use_llm(llm)

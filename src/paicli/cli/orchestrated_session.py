@@ -1,30 +1,30 @@
-"""What the Plan and Team sides of the session backend share: an orchestrating agent built fresh for every run
-(/model and /resume may have switched the client or the ledger since the last one) from the session's parts,
-with a compaction manager of its own for each member."""
+"""The Plan and Team side of the session: an orchestrating agent built fresh for every run from the session's
+current parts (the factory rebuilds those on /model and /resume), with a compaction manager of its own for each
+task or member, made by the factory like the ReAct agent's (offloader included)."""
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypeVar
 
 from paicli.agent.budget import AgentBudget
-from paicli.agent.events import EventSink, RunFinished
+from paicli.agent.events import EventSink, Notice, RunFinished
 from paicli.agent.loop import LoopStats
 from paicli.agent.ports import ContextPort, ToolSource
 from paicli.cancel import CancelToken
 from paicli.cli.compose import Components
-from paicli.context.manager import AutoCompactionManager
+from paicli.config import knobs
 from paicli.tools.disabled import ToolsDisabled
 
+if TYPE_CHECKING:  # the plan and team machinery load with the first such run, not with every -p
+    from paicli.agent.plan.agent import PlanDraft, PlanExecuteAgent, PlanSettings
+    from paicli.agent.plan.checkpoint import InterruptedPlan
+    from paicli.agent.team.agent import TeamAgent
+
 T = TypeVar("T")
-
-
-class Orchestrator(Protocol):
-    def run(
-        self, goal: str, emit: EventSink, cancel: CancelToken, submitted: str | None = None
-    ) -> RunFinished: ...
+NO_PLAN_PROMPTS = "Plan-and-Execute 需要的提示词没有加载，无法执行计划。"
+NO_TEAM_PROMPTS = "Team 模式需要的提示词没有加载，无法执行多智能体协作。"
 
 
 def loaded(prompts: T | None, missing: str) -> T:
@@ -34,27 +34,120 @@ def loaded(prompts: T | None, missing: str) -> T:
     return prompts
 
 
+def plan_settings(parts: Components) -> PlanSettings:
+    from paicli.agent.plan.agent import PlanSettings
+
+    env = parts.env
+    return PlanSettings(knobs.PLAN_MAX_PARALLEL.read(env), knobs.PLAN_MAX_REPLANS.read(env))
+
+
 @dataclass(eq=False)
-class OrchestratedSession(ABC):
+class OrchestratedRuns:
+    """Plan and Team runs of one session: both wired from the same parts, stats, budget and member context."""
+
     parts: Components
     stats: LoopStats
     budget: Callable[[], AgentBudget]
     on_completed: Callable[[str], None] | None
-
-    def _context(self) -> ContextPort:
-        """A manager per member, with the session's offloader, so its last-resort window fit can offload
-        results too big to send (as the ReAct agent's does)."""
-        parts = self.parts
-        manager = AutoCompactionManager(parts.llm, parts.counter, parts.profile, parts.env)
-        manager.offloader = parts.offloader
-        return manager
+    member_context: Callable[[], ContextPort]  # SessionFactory.compaction for this model
+    _plan_settings: PlanSettings | None = field(init=False, default=None)
 
     def _tools(self) -> ToolSource:
         return self.parts.tools if self.parts.tools_enabled else ToolsDisabled()
 
-    @abstractmethod
-    def agent(self, policy_text: str) -> Orchestrator:
-        """Built per run, from the parts as they are now."""
+    def plan_agent(self, policy_text: str) -> PlanExecuteAgent:
+        from paicli.agent.plan.agent import PlanExecuteAgent
+        from paicli.agent.plan.task import TaskEnv
 
-    def run(self, text: str, submitted: str, emit: EventSink, cancel: CancelToken) -> RunFinished:
-        return self.agent(submitted).run(text, emit, cancel, submitted)
+        parts = self.parts
+        prompts = loaded(parts.plan_prompts, NO_PLAN_PROMPTS)
+        env = TaskEnv(
+            parts.llm,
+            self._tools(),
+            prompts,
+            parts.ledger,
+            parts.memory,
+            parts.profile.memory_context_tokens,
+            self.member_context,
+            self.budget,
+            self.stats,
+            policy_text,
+        )
+        if self._plan_settings is None:
+            self._plan_settings = plan_settings(parts)
+        return PlanExecuteAgent(env, self._plan_settings, self.on_completed)
+
+    def team_agent(self, policy_text: str) -> TeamAgent:
+        from paicli.agent.team.agent import TeamAgent, TeamEnv
+
+        parts = self.parts
+        prompts = loaded(parts.team_prompts, NO_TEAM_PROMPTS)
+        env = TeamEnv(
+            parts.llm,
+            self._tools(),
+            prompts,
+            parts.ledger,
+            self.member_context,
+            self.budget,
+            self.stats,
+            policy_text,
+        )
+        return TeamAgent(env, self.on_completed)
+
+    # ---- runs ----------------------------------------------------------------------------------------
+
+    def run(self, mode: str, text: str, submitted: str, emit: EventSink, cancel: CancelToken) -> RunFinished:
+        """A whole plan or team run: the one place an orchestrated run starts and finishes."""
+        if mode == "team":
+            return self.team_agent(submitted).run(text, emit, cancel, submitted)
+        return self.plan_agent(submitted).run(text, emit, cancel, submitted)
+
+    def create(
+        self, text: str, submitted: str, emit: EventSink, cancel: CancelToken
+    ) -> PlanDraft | RunFinished:
+        return self.plan_agent(submitted).create(text, emit, cancel, submitted)
+
+    def revise(
+        self, draft: PlanDraft, supplement: str, emit: EventSink, cancel: CancelToken
+    ) -> PlanDraft | RunFinished:
+        return self.plan_agent(draft.submitted).revise(draft, supplement, emit, cancel)
+
+    def execute(self, draft: PlanDraft, emit: EventSink, cancel: CancelToken) -> RunFinished:
+        return self.plan_agent(draft.submitted).execute(draft, emit, cancel)
+
+    def cancel(self, draft: PlanDraft) -> RunFinished:
+        return self.plan_agent(draft.submitted).cancel_draft(draft)
+
+    # ---- interrupted runs ----------------------------------------------------------------------------
+
+    def interrupted(self, modes: Collection[str] = ("plan",)) -> InterruptedPlan | None:
+        """`modes`: ("plan", "team") also finds an interrupted Team run (its steps are checkpointed the same way)."""
+        from paicli.agent.plan.checkpoint import fold_interrupted
+
+        try:
+            return fold_interrupted(self.parts.ledger.read_all(), modes)
+        except Exception:  # an unreadable ledger simply has nothing to continue
+            return None
+
+    def describe_interrupted(self, modes: Collection[str] = ("plan",)) -> str | None:
+        found = self.interrupted(modes)
+        if found is None:
+            return None
+        plan = found.progress.plan
+        what, unit = ("团队任务", "个步骤") if found.mode == "team" else ("计划", "个任务")
+        return (
+            f"📋 上次有一个没有执行完的{what}：{plan.goal.splitlines()[0][:60]}"
+            f"（{len(found.completed)}/{len(plan.tasks)} {unit}已完成）"
+        )
+
+    def continue_interrupted(
+        self, found: InterruptedPlan | None, emit: EventSink, cancel: CancelToken
+    ) -> RunFinished:
+        if found is None:
+            return RunFinished("error", "", "没有找到未完成的计划。")
+        goal = found.progress.plan.goal
+        if found.mode == "team":
+            emit(Notice(f"⏩ 继续未完成的团队任务：跳过 {len(found.completed)} 个已完成的步骤"))
+            return self.team_agent(goal).resume(found, emit, cancel)
+        emit(Notice(f"⏩ 继续未完成的计划：跳过 {len(found.completed)} 个已完成的任务"))
+        return self.plan_agent(goal).resume(found, emit, cancel)

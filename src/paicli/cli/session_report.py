@@ -7,16 +7,24 @@ from paicli.agent.react import ReactAgent
 from paicli.cli.backend import CommandReply, StatusSnapshot
 from paicli.cli.compose import Components
 from paicli.cli.session_background import SessionBackground
+from paicli.context.manager import AutoCompactionManager
 from paicli.llm.messages import Usage
 
 TOKEN_RESERVES = 500 + 800 + 2000
 
 
 class SessionReport:
-    def __init__(self, parts: Components, agent: ReactAgent, background: SessionBackground) -> None:
+    def __init__(
+        self,
+        parts: Components,
+        agent: ReactAgent,
+        background: SessionBackground,
+        compaction: AutoCompactionManager,
+    ) -> None:
         self.parts = parts
         self.agent = agent
         self.background = background
+        self.compaction = compaction
 
     def usage(self) -> Usage:
         """The agent's own calls plus side calls (fact extraction)."""
@@ -34,7 +42,7 @@ class SessionReport:
         history = list(self.agent.history)
         context_tokens, source = 0, "local"
         if count_context and len(history) > 1:  # one-shot runs skip it: it would load the tokenizer
-            figure = self.parts.compaction.figure(history, self.tool_definitions())
+            figure = self.compaction.figure(history, self.tool_definitions())
             context_tokens, source = figure.tokens, figure.source
         return StatusSnapshot(
             model=self.parts.settings.model,
@@ -55,7 +63,7 @@ class SessionReport:
 
         usage = self.usage()
         hit = usage.cached_tokens / usage.prompt_tokens if usage.prompt_tokens else None
-        report = self.parts.compaction.context_report(
+        report = self.compaction.context_report(
             self.agent.history,
             self.tool_definitions(),
             provider=self.parts.settings.provider,

@@ -4,6 +4,7 @@ open), and rebuilding the view of a ledger opened at start-up (`-c` / `--resume`
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from paicli import __version__
@@ -11,6 +12,7 @@ from paicli.agent.react import ReactAgent
 from paicli.cli.backend import CommandReply, SessionSummary
 from paicli.cli.compose import Components
 from paicli.llm.messages import Message
+from paicli.session.ledger import ConversationLedger
 from paicli.session.resume import ResumeResult
 
 
@@ -36,10 +38,19 @@ def view_reference(session_id: str, result: ResumeResult) -> dict[str, Any] | No
     }
 
 
+@dataclass(frozen=True)
+class Reopened:
+    """An earlier session's ledger, claimed, with its folded view; the session is rebuilt over it."""
+
+    ledger: ConversationLedger
+    result: ResumeResult
+    session_id: str
+    forked: str  # the lines saying it was open elsewhere and continues in a copy ("" when not)
+
+
 class SessionRestore:
-    def __init__(self, parts: Components, agent: ReactAgent, on_error: Callable[[str], None]) -> None:
+    def __init__(self, parts: Components, on_error: Callable[[str], None]) -> None:
         self.parts = parts
-        self.agent = agent
         self._on_error = on_error
 
     def sessions(self, include_hidden: bool = False) -> list[SessionSummary]:
@@ -65,7 +76,8 @@ class SessionRestore:
             for s in found
         ]
 
-    def resume(self, session_id: str) -> CommandReply:
+    def reopen(self, session_id: str) -> Reopened | CommandReply:
+        """The ledger `/resume <id>` continues (a copy when another process has it open), or why not."""
         from paicli.session.catalog import find_session, resume_session
 
         settings = self.parts.settings
@@ -89,14 +101,15 @@ class SessionRestore:
             on_error=self._on_error,
             checkpoint_repairs=False,
         )
-        self.parts.ledger.close()
         ledger.claim()
-        self.parts.ledger = ledger
-        self.agent.attach_ledger(ledger)
-        reply = self._restored(path.name[: -len(".jsonl")], result)
-        return CommandReply(forked + reply.text, reply.ok) if forked else reply
+        return Reopened(ledger, result, path.name[: -len(".jsonl")], forked)
 
-    def restore_opened(self) -> CommandReply:
+    def resumed(self, agent: ReactAgent, reopened: Reopened) -> CommandReply:
+        """The rebuilt session shows the earlier conversation and carries on in it."""
+        reply = self._restored(agent, reopened.session_id, reopened.result)
+        return CommandReply(reopened.forked + reply.text, reply.ok) if reopened.forked else reply
+
+    def restore_opened(self, agent: ReactAgent) -> CommandReply:
         """Start-up with -c / --resume: the ledger was opened on an existing file; rebuild its view."""
         from paicli.session.resume import load_view
 
@@ -112,11 +125,11 @@ class SessionRestore:
                 "resumedFromSequence": result.last_sequence,
             }
         )
-        return self._restored(ledger.session_id, result)
+        return self._restored(agent, ledger.session_id, result)
 
-    def _restored(self, session_id: str, result: ResumeResult) -> CommandReply:
+    def _restored(self, agent: ReactAgent, session_id: str, result: ResumeResult) -> CommandReply:
         self.parts.tools.reset_session()
-        self.agent.restore(result.messages, view_reference(session_id, result))
+        agent.restore(result.messages, view_reference(session_id, result))
         lines = [f"✅ 已恢复会话 {session_id}：{len(result.messages)} 条消息，继续写入同一个会话账本。"]
         lines.extend(f"   ⚠️ {notice}" for notice in result.notices)
         from paicli.cli.replay import replay_lines

@@ -18,7 +18,7 @@ from paicli.config import knobs
 from paicli.redact import Redactor
 from paicli.snapshots.git import SnapshotError
 from paicli.snapshots.model import RestorePlan
-from paicli.snapshots.recorder import NO_GIT, TURNED_OFF, WorkspaceSnapshots, open_store
+from paicli.snapshots.recorder import NO_GIT, TURNED_OFF, EventLedger, WorkspaceSnapshots, open_store
 from paicli.snapshots.report import list_text, plan_text, result_text, status_text
 from paicli.snapshots.tool import RevertTurn
 
@@ -30,7 +30,7 @@ NO_HUMAN = "⚠️ 当前没有可以确认的用户（非交互运行），文�
 _LEDGER_MODES = {"plan": "plan", "team": "team"}
 
 
-def attach_snapshots(parts: Components) -> WorkspaceSnapshots:
+def attach_snapshots(parts: Components, ledger: Callable[[], EventLedger]) -> WorkspaceSnapshots:
     """Build the session's snapshots from the knobs; the runner calls them before each turn's first change."""
     from paicli.cli.compose import known_secrets
 
@@ -52,7 +52,7 @@ def attach_snapshots(parts: Components) -> WorkspaceSnapshots:
     snapshots = WorkspaceSnapshots(
         store,
         unavailable,
-        ledger=lambda: parts.ledger,
+        ledger=ledger,  # the running session's (/resume switches it)
         mode=lambda: _LEDGER_MODES.get(parts.approval.mode, "react"),
         announce_unavailable=unavailable == NO_GIT,  # $HOME as the project is a choice, not a fault
         redact=Redactor(secrets).text,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 from paicli.agent.events import EventSink, Notice, RunFinished
@@ -17,25 +18,29 @@ from paicli.cli.warmup import WarmUp, await_warmup
 
 if TYPE_CHECKING:
     from paicli.agent.plan.agent import PlanDraft
-    from paicli.agent.plan.checkpoint import InterruptedPlan
-    from paicli.cli.plan_session import PlanSession
-    from paicli.cli.team_session import TeamSession
+    from paicli.cli.orchestrated_session import OrchestratedRuns
 
 log = logging.getLogger(__name__)
 RESUMABLE_MODES = ("plan", "team")  # runs whose interrupted steps /resume and -c offer to continue
 T = TypeVar("T")
 
 
+@dataclass
+class RunState:
+    """What outlives a rebuild of the session (/model, /resume): set by the launcher, read by every run."""
+
+    phase: str = "idle"
+    stdin_context: str = ""  # `-p` with piped input: appended to the task
+    warmup: WarmUp | None = None  # started by the launcher; the first run waits for it
+    continue_plan_first: bool = False  # `-p --plan -c`: continue the interrupted plan instead of a new one
+
+
 class TurnRunner:
-    def __init__(self, parts: Components, agent: ReactAgent, plan: PlanSession, team: TeamSession) -> None:
+    def __init__(self, parts: Components, agent: ReactAgent, runs: OrchestratedRuns, state: RunState) -> None:
         self.parts = parts
         self.agent = agent
-        self.plan = plan
-        self.team = team
-        self.phase = "idle"
-        self.stdin_context = ""  # `-p` with piped input: appended to the task
-        self.warmup: WarmUp | None = None  # started by the launcher; the first run waits for it
-        self.continue_plan_first = False  # `-p --plan -c`: continue the interrupted plan instead of a new one
+        self.runs = runs
+        self.state = state
 
     def supports_mode(self, mode: RunMode) -> bool:
         return mode in ("react", "plan", "team")
@@ -47,35 +52,26 @@ class TurnRunner:
 
     def run(self, text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
         if not self.supports_mode(mode):
-            finished = RunFinished("error", "", f"不支持的运行模式：{mode}")
-            emit(finished)
-            return finished
+            return RunFinished("error", "", f"不支持的运行模式：{mode}")
         return self.guarded(emit, lambda: self._run(text, mode, emit, cancel))
 
     def _run(self, text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
-        if mode in ("plan", "team") and self.continue_plan_first:
-            self.continue_plan_first = False
-            found = self.plan.interrupted((mode,))
+        if mode in ("plan", "team") and self.state.continue_plan_first:
+            self.state.continue_plan_first = False
+            found = self.runs.interrupted((mode,))
             if found is not None:
-                return self._continue(found, emit, cancel)
+                return self.runs.continue_interrupted(found, emit, cancel)
         expanded = self._expand(text, emit)
         from paicli.cli.input_size import oversize_input
 
         refusal = oversize_input(expanded, self.parts.profile.window)
         if refusal is not None:  # no request could carry it: refuse before sending anything
-            finished = RunFinished("error", "", refusal)
-            emit(finished)
-            return finished
-        if not await_warmup(self.warmup, emit, cancel):
-            finished = RunFinished("cancelled", CANCELLED_ANSWER)
-            emit(finished)
-            return finished
-        if mode == "plan":
+            return RunFinished("error", "", refusal)
+        if not await_warmup(self.state.warmup, emit, cancel):
+            return RunFinished("cancelled", CANCELLED_ANSWER)
+        if mode in ("plan", "team"):
             self.parts.tracker.observe_user_input(expanded)
-            return self._with_retry_notices(emit, lambda: self.plan.run(expanded, text, emit, cancel))
-        if mode == "team":
-            self.parts.tracker.observe_user_input(expanded)
-            return self._with_retry_notices(emit, lambda: self.team.run(expanded, text, emit, cancel))
+            return self._with_retry_notices(emit, lambda: self.runs.run(mode, expanded, text, emit, cancel))
         self._before_model_call(text, expanded, emit)
         return self._with_retry_notices(emit, lambda: self.agent.run(expanded, emit, cancel, submitted=text))
 
@@ -87,21 +83,19 @@ class TurnRunner:
             expanded = self.parts.mcp.expand(
                 expanded, lambda level, note: emit(Notice(note, "warn" if level == "warn" else "info"))
             )
-        if self.stdin_context:
-            expanded += f"\n\n以下是通过标准输入传入的内容：\n{self.stdin_context}"
+        if self.state.stdin_context:
+            expanded += f"\n\n以下是通过标准输入传入的内容：\n{self.state.stdin_context}"
         return expanded
 
     def guarded(self, emit: EventSink, work: Callable[[], T]) -> T | RunFinished:
-        self.phase = "running"
+        self.state.phase = "running"
         try:
             return work()
         except Exception as exc:  # the front end must always get a RunFinished
             log.exception("run failed")
-            finished = RunFinished("error", "", f"任务出错: {exc}")
-            emit(finished)
-            return finished
+            return RunFinished("error", "", f"任务出错: {exc}")
         finally:
-            self.phase = "idle"
+            self.state.phase = "idle"
 
     def _before_model_call(self, submitted: str, expanded: str, emit: EventSink) -> None:
         """Spec 5.5 / 5.7: an expanded MCP resource marks external content; an explicit request to reuse the
@@ -134,39 +128,29 @@ class TurnRunner:
     def plan_create(self, text: str, emit: EventSink, cancel: CancelToken) -> PlanDraft | RunFinished:
         def create() -> PlanDraft | RunFinished:
             expanded = self._expand(text, emit)
-            if not await_warmup(self.warmup, emit, cancel):
+            if not await_warmup(self.state.warmup, emit, cancel):
                 return RunFinished("cancelled", CANCELLED_ANSWER)
             self.parts.tracker.observe_user_input(expanded)
-            return self.plan.create(expanded, text, emit, cancel)
+            return self.runs.create(expanded, text, emit, cancel)
 
         return self.guarded(emit, create)
 
     def plan_revise(
         self, draft: PlanDraft, supplement: str, emit: EventSink, cancel: CancelToken
     ) -> PlanDraft | RunFinished:
-        return self.guarded(emit, lambda: self.plan.revise(draft, supplement, emit, cancel))
+        return self.guarded(emit, lambda: self.runs.revise(draft, supplement, emit, cancel))
 
     def plan_execute(self, draft: PlanDraft, emit: EventSink, cancel: CancelToken) -> RunFinished:
-        result = self.guarded(emit, lambda: self.plan.execute(draft, emit, cancel))
+        result = self.guarded(emit, lambda: self.runs.execute(draft, emit, cancel))
         assert isinstance(result, RunFinished)
         return result
 
     def interrupted_plan(self) -> str | None:
         """The newest interrupted Plan or Team run, described for the continuation question."""
-        return self.plan.describe_interrupted(RESUMABLE_MODES)
+        return self.runs.describe_interrupted(RESUMABLE_MODES)
 
     def continue_plan(self, emit: EventSink, cancel: CancelToken) -> RunFinished:
-        found = self.plan.interrupted(RESUMABLE_MODES)
-        work = (
-            (lambda: self._continue(found, emit, cancel))
-            if found is not None
-            else (lambda: self.plan.continue_interrupted(emit, cancel))
-        )
-        result = self.guarded(emit, work)
+        found = self.runs.interrupted(RESUMABLE_MODES)
+        result = self.guarded(emit, lambda: self.runs.continue_interrupted(found, emit, cancel))
         assert isinstance(result, RunFinished)
         return result
-
-    def _continue(self, found: InterruptedPlan, emit: EventSink, cancel: CancelToken) -> RunFinished:
-        if found.mode == "team":
-            return self.team.continue_interrupted(found, emit, cancel)
-        return self.plan.continue_interrupted(emit, cancel)

@@ -1,0 +1,130 @@
+"""SessionFactory: the one place a session's model-bound collaborators are built — client, every compaction
+manager (the ReAct agent's and each Plan task's and Team member's, all with the offloader), the agent over its
+conversation, the Plan/Team wiring and the command-side helpers. `/model` and `/resume` call `build` again with a
+frozen `Settings` and the conversation to carry on, instead of patching fields of the running session."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from paicli.agent.budget import AgentBudget
+from paicli.agent.conversation import Conversation
+from paicli.agent.loop import LoopStats
+from paicli.agent.ports import MemoryPort
+from paicli.agent.react import AgentOptions, ReactAgent
+from paicli.cli.compose import Components, build_llm
+from paicli.cli.orchestrated_session import OrchestratedRuns
+from paicli.cli.session_background import SessionBackground
+from paicli.cli.session_report import SessionReport
+from paicli.cli.session_restore import SessionRestore
+from paicli.cli.turn_runner import RunState, TurnRunner
+from paicli.config.settings import Settings
+from paicli.context.manager import AutoCompactionManager
+from paicli.context.memory_view import TurnMemory
+from paicli.context.profile import ContextProfile
+from paicli.llm.protocol import LLMClient
+from paicli.session.ledger import ConversationLedger
+from paicli.tools.disabled import ToolsDisabled
+
+
+@dataclass(frozen=True)
+class SessionCore:
+    """What one model over one conversation needs; replaced whole on /model and /resume."""
+
+    parts: Components  # the session's collaborators as this model and this conversation see them
+    compaction: AutoCompactionManager  # the ReAct conversation's
+    agent: ReactAgent
+    runs: OrchestratedRuns
+    turns: TurnRunner
+    report: SessionReport
+    restore: SessionRestore
+
+
+class SessionFactory:
+    def __init__(
+        self,
+        base: Components,
+        background: SessionBackground,
+        stats: LoopStats,
+        budget: Callable[[], AgentBudget],
+        after_turn: Callable[[str], None] | None,
+        state: RunState,
+    ) -> None:
+        self.base = base
+        self.background = background
+        self.stats = stats
+        self.budget = budget
+        self.after_turn = after_turn
+        self.state = state
+
+    def compaction(self, parts: Components, turn_memory: TurnMemory | None = None) -> AutoCompactionManager:
+        """Every compaction manager of the session, for its model and window, offloader attached."""
+        manager = AutoCompactionManager(parts.llm, parts.counter, parts.profile, parts.env)
+        manager.offloader = parts.offloader  # unseen results too big for the window are offloaded, not sent
+        if turn_memory is not None:  # compaction puts the turn's memories back if it drops them
+            manager.turn_memory = turn_memory
+        return manager
+
+    def first(self) -> SessionCore:
+        """The session as launched: the components' own client (a test may have injected one)."""
+        return self._build(self.base.settings, self.base.llm, self.base.ledger, None)
+
+    def build(
+        self, settings: Settings, ledger: ConversationLedger, conversation: Conversation | None = None
+    ) -> SessionCore:
+        """A new client for `settings`, over `conversation` (/model) or a new one on `ledger` (/resume)."""
+        llm = build_llm(settings, self.base.tool_support)
+        self.background.use_llm(llm)
+        return self._build(settings, llm, ledger, conversation)
+
+    def _build(
+        self,
+        settings: Settings,
+        llm: LLMClient,
+        ledger: ConversationLedger,
+        conversation: Conversation | None,
+    ) -> SessionCore:
+        profile = ContextProfile.from_window(settings.context_window, settings.cache_mode)
+        parts = replace(self.base, settings=settings, llm=llm, profile=profile, ledger=ledger)
+        turn_memory = TurnMemory(parts.memory) if settings.memory_placement == "turn" else None
+        compaction = self.compaction(parts, turn_memory)
+        agent = self._react_agent(parts, compaction, turn_memory, conversation)
+        runs = OrchestratedRuns(
+            parts, self.stats, self.budget, self.after_turn, lambda: self.compaction(parts)
+        )
+        return SessionCore(
+            parts,
+            compaction,
+            agent,
+            runs,
+            TurnRunner(parts, agent, runs, self.state),
+            SessionReport(parts, agent, self.background, compaction),
+            SessionRestore(parts, self.background.notice),
+        )
+
+    def _react_agent(
+        self,
+        parts: Components,
+        compaction: AutoCompactionManager,
+        turn_memory: TurnMemory | None,
+        conversation: Conversation | None,
+    ) -> ReactAgent:
+        options = AgentOptions(
+            memory_placement=parts.settings.memory_placement,
+            memory_tokens=parts.profile.memory_context_tokens,
+            budget_factory=self.budget,
+        )
+        memory: MemoryPort = turn_memory if turn_memory is not None else parts.memory
+        return ReactAgent(
+            parts.llm,
+            parts.tools if parts.tools_enabled else ToolsDisabled(),
+            parts.prompt,
+            context=compaction,
+            ledger=parts.ledger,
+            memory=memory,
+            options=options,
+            on_completed=self.after_turn,
+            stats=self.stats,
+            conversation=conversation,
+        )
