@@ -3,6 +3,7 @@ time); the model-bound ones (compaction managers, agents) are built by cli/sessi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,10 +59,15 @@ class Components:
     mcp: McpSession | None = None  # None: no MCP server configured
 
 
-def build_llm(settings: Settings, tool_support: ToolSupport | None = None) -> LLMClient:
+def build_llm(
+    settings: Settings, tool_support: ToolSupport | None = None, *, prewarm: bool = False
+) -> LLMClient:
+    """The model client for `settings`; `prewarm`: its SDK loads on a side thread from now on (start-up)."""
     from paicli.llm.client import client_from_settings
 
     client = client_from_settings(settings)
+    if prewarm:
+        client.prewarm()
     return client if tool_support is None else ToolFallbackClient(client, tool_support)
 
 
@@ -110,21 +116,17 @@ def build_components(
     resume_path: Path | None = None,
     notices: list[str] | None = None,
     project_trusted: bool = True,
+    prewarm: bool = False,
 ) -> Components:
     sink = notices if notices is not None else []
     root = settings.project_root
     repository = PromptRepository(root, settings.paicli_home, project_trusted=project_trusted)
     assembler = PromptAssembler(repository, env)
     tool_support = ToolSupport(assembler.tools_disabled, sink.append)
-    client = llm if llm is not None else build_llm(settings, tool_support)
+    client = llm if llm is not None else build_llm(settings, tool_support, prewarm=prewarm)
     profile = ContextProfile.from_window(settings.context_window, settings.cache_mode)
     counter = TokenCounter.from_env(env, settings.model)
-    offloader = ToolResultOffloader(
-        root,
-        env,
-        context_trigger_tokens=profile.compression_trigger_tokens,
-        redact=Redactor(known_secrets(settings, env)).text,
-    )
+    offloader = build_offloader(settings, env, profile)
     tracker = ExternalContextTracker(env)
     store = LongTermMemory(memory_dir(env, settings.paicli_home), env)
     memory = MemoryManager(store, root, env, tracker=tracker)
@@ -139,21 +141,10 @@ def build_components(
     tools_enabled = knobs.TOOLS_ENABLED.read(env)
     mcp = start_mcp(settings, env, tools, sink, trusted=project_trusted)
     index = mcp.index_text if mcp is not None and profile.mcp_resource_index_enabled else (lambda: "")
-    prompt = AgentPromptBuilder(
-        assembler,
-        PromptMode.AGENT,
-        loader.load,
-        skills.index_text,
-        tools_enabled,
-        external_context_loader=index,
+    prompt, plan_prompts, team_prompts = _mode_prompts(
+        assembler, repository, loader, skills, tools_enabled, index
     )
     ledger = open_ledger(settings, resume_path, sink, env)
-    plan_prompts = AssembledPlanPrompts(
-        assembler, repository.load, loader.load, skills.index_text, tools_enabled
-    )
-    team_prompts = AssembledTeamPrompts(
-        assembler, repository.load, loader.load, skills.index_text, tools_enabled
-    )
     return Components(
         settings,
         env,
@@ -174,6 +165,38 @@ def build_components(
         tool_support=tool_support,
         mcp=mcp,
     )
+
+
+def build_offloader(settings: Settings, env: EnvLookup, profile: ContextProfile) -> ToolResultOffloader:
+    """Where results too big for the window go (one per session: its files outlive a /model switch)."""
+    return ToolResultOffloader(
+        settings.project_root,
+        env,
+        context_trigger_tokens=profile.compression_trigger_tokens,
+        redact=Redactor(known_secrets(settings, env)).text,
+    )
+
+
+def _mode_prompts(
+    assembler: PromptAssembler,
+    repository: PromptRepository,
+    loader: ProjectMemoryLoader,
+    skills: SkillCatalog,
+    tools_enabled: bool,
+    index: Callable[[], str],
+) -> tuple[AgentPromptBuilder, PlanPrompts, TeamPrompts]:
+    """The system prompts of ReAct, Plan and Team, over the same prompt files, PAI.md and skill index."""
+    prompt = AgentPromptBuilder(
+        assembler,
+        PromptMode.AGENT,
+        loader.load,
+        skills.index_text,
+        tools_enabled,
+        external_context_loader=index,
+    )
+    plan = AssembledPlanPrompts(assembler, repository.load, loader.load, skills.index_text, tools_enabled)
+    team = AssembledTeamPrompts(assembler, repository.load, loader.load, skills.index_text, tools_enabled)
+    return prompt, plan, team
 
 
 def start_mcp(

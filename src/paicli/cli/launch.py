@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import contextlib
+import io
 import os
 import sys
 from pathlib import Path
@@ -40,10 +41,10 @@ def scrub_text(text: str) -> str:
 
 
 def _tolerate_bad_stdin_bytes() -> None:
-    reconfigure = getattr(sys.stdin, "reconfigure", None)
-    if callable(reconfigure):
+    stream = sys.stdin
+    if isinstance(stream, io.TextIOWrapper):  # a harness may have replaced stdin with a plain text stream
         with contextlib.suppress(ValueError, OSError):  # a detached or closed stream is never read
-            reconfigure(errors="replace")
+            stream.reconfigure(errors="replace")
 
 
 def _read_piped_stdin() -> str | int:
@@ -53,10 +54,9 @@ def _read_piped_stdin() -> str | int:
     from paicli.cli.input_size import read_capped
 
     try:
-        buffer = getattr(sys.stdin, "buffer", None)
-        if buffer is None:
+        if not isinstance(sys.stdin, io.TextIOWrapper):
             return scrub_text(sys.stdin.read())
-        data, size = read_capped(buffer)
+        data, size = read_capped(sys.stdin.buffer)
     except (OSError, ValueError):
         return ""
     if data is None:
@@ -139,9 +139,6 @@ def _settings_or_setup(
 
 
 def launch(args: argparse.Namespace) -> int:
-    from paicli.config.validate import unknown_name_warnings, validate_knobs
-
-    env = EnvLookup()
     oneshot = args.prompt is not None
     if oneshot and args.setup:
         return _fail("--setup 不能和 -p 一起使用：先运行 paicli --setup 完成设置，再用 -p 执行任务")
@@ -150,6 +147,49 @@ def launch(args: argparse.Namespace) -> int:
         from paicli.cli.stop_signals import default_sigterm
 
         default_sigterm()
+    prepared = _prepare(args, interactive)
+    if isinstance(prepared, int):
+        return prepared
+    env, settings = prepared
+    if oneshot and args.resume == "":
+        return _fail("-p 不能和不带会话 ID 的 --resume 一起使用；请给出 ID，或用 -c 继续最新的会话")
+    if not oneshot and (args.plan or args.team):
+        return _fail("--plan / --team 只能和 -p 一起使用；在 REPL 里请用 /plan 或 /team")
+    task = _oneshot_task(args) if oneshot else ("", False)
+    if isinstance(task, int):
+        return task
+    piped, continue_only = task
+    notices: list[str] = []
+    resume = _resume_for(args, settings, interactive, notices, continue_only)
+    if isinstance(resume, int):
+        return resume
+    _warn_untrusted_settings(env, settings)
+    from paicli.cli.trust_prompt import project_trusted
+
+    trusted = project_trusted(
+        settings.project_root, settings.paicli_home, flag=args.trust_project, interactive=interactive
+    )
+    try:
+        backend = _build_backend(settings, env, args, interactive, resume, notices, trusted)
+    except ConfigError as exc:
+        return _fail(str(exc))
+    intro = ""
+    if resume is not None:
+        restored = backend.restore_opened_session().text
+        if oneshot:
+            notices.append(restored)
+        else:
+            intro = restored  # the REPL shows it below its banner
+    if oneshot:
+        return _run_oneshot(backend, args, piped)
+    return _start_repl(backend, args, settings, env, interactive, intro)
+
+
+def _prepare(args: argparse.Namespace, interactive: bool) -> tuple[EnvLookup, Settings] | int:
+    """Settings checked (or set up), the home secured, logging on, the dictionary loading: or the exit code."""
+    from paicli.config.validate import unknown_name_warnings, validate_knobs
+
+    env = EnvLookup()
     try:
         validate_knobs(env)
         from paicli.tools.shell import MARKER_ENV  # a command paicli runs may start paicli again
@@ -170,32 +210,37 @@ def launch(args: argparse.Namespace) -> int:
     from paicli.cli.compose import memory_dir
     from paicli.cli.warmup import start_dictionary_early
 
-    start_dictionary_early(memory_dir(env, settings.paicli_home), args.prompt if oneshot else None)
+    start_dictionary_early(memory_dir(env, settings.paicli_home), args.prompt)
     _tolerate_bad_stdin_bytes()
-    if oneshot and args.resume == "":
-        return _fail("-p 不能和不带会话 ID 的 --resume 一起使用；请给出 ID，或用 -c 继续最新的会话")
-    if not oneshot and (args.plan or args.team):
-        return _fail("--plan / --team 只能和 -p 一起使用；在 REPL 里请用 /plan 或 /team")
-    piped = ""
-    continue_only = False  # `-p "" --plan -c`: the interrupted run is the whole task
-    if oneshot:
-        args.prompt = scrub_text(args.prompt)
-        read = _read_piped_stdin()
-        if isinstance(read, int):
-            from paicli.cli.input_size import stdin_too_large_text
+    return env, settings
 
-            return _fail(stdin_too_large_text(read))
-        piped = read
-        if not args.prompt.strip() and (args.plan or args.team) and (args.continue_session or args.resume):
-            args.prompt, piped = piped.strip(), ""  # a piped goal is used when there is no run to continue
-            continue_only = not args.prompt
-        elif not args.prompt.strip():
-            if not piped.strip():
-                return _fail(
-                    '-p 需要一个任务描述，例如 paicli -p "解释 main.py 做了什么"（也可以从标准输入传入）'
-                )
-            args.prompt, piped = piped.strip(), ""
-    notices: list[str] = []
+
+def _oneshot_task(args: argparse.Namespace) -> tuple[str, bool] | int:
+    """`-p`: the task (args.prompt, from stdin when empty), the piped context, and whether continuing the
+    interrupted run is the whole task (`-p "" --plan -c`); or the exit code."""
+    args.prompt = scrub_text(args.prompt)
+    read = _read_piped_stdin()
+    if isinstance(read, int):
+        from paicli.cli.input_size import stdin_too_large_text
+
+        return _fail(stdin_too_large_text(read))
+    piped, continue_only = read, False
+    if not args.prompt.strip() and (args.plan or args.team) and (args.continue_session or args.resume):
+        args.prompt, piped = piped.strip(), ""  # a piped goal is used when there is no run to continue
+        continue_only = not args.prompt
+    elif not args.prompt.strip():
+        if not piped.strip():
+            return _fail(
+                '-p 需要一个任务描述，例如 paicli -p "解释 main.py 做了什么"（也可以从标准输入传入）'
+            )
+        args.prompt, piped = piped.strip(), ""
+    return piped, continue_only
+
+
+def _resume_for(
+    args: argparse.Namespace, settings: Settings, interactive: bool, notices: list[str], continue_only: bool
+) -> Path | int | None:
+    """The session file -c / --resume continue (claimed, or a fork of a busy one); or the exit code."""
     resume = _resume_path(args, settings.paicli_home, settings.project_root, notices)
     if isinstance(resume, str):
         return _fail(resume)
@@ -203,46 +248,33 @@ def launch(args: argparse.Namespace) -> int:
         missing = _nothing_to_continue(resume, "team" if args.team else "plan")
         if missing is not None:
             return _fail(missing)
-    if resume is not None:  # a session another process has open is forked or viewed, never shared
-        from paicli.cli.busy_session import claim_session
+    if resume is None:
+        return None
+    from paicli.cli.busy_session import claim_session  # a session another process has open is never shared
 
-        claimed = claim_session(resume, ask=interactive)
-        if isinstance(claimed, int):
-            return claimed
-        resume = claimed
-    _warn_untrusted_settings(env, settings)
-    from paicli.cli.trust_prompt import project_trusted
+    return claim_session(resume, ask=interactive)
 
-    trusted = project_trusted(
-        settings.project_root, settings.paicli_home, flag=args.trust_project, interactive=interactive
-    )
-    try:
-        backend = _build_backend(settings, env, args, interactive, resume, notices, trusted)
-    except ConfigError as exc:
-        return _fail(str(exc))
-    intro = ""
-    if resume is not None:
-        restored = backend.restore_opened_session().text
-        if oneshot:
-            notices.append(restored)
-        else:
-            intro = restored  # the REPL shows it below its banner
-    if oneshot:
-        return _run_oneshot(backend, args, piped)
+
+def _start_repl(
+    backend: AppBackend,
+    args: argparse.Namespace,
+    settings: Settings,
+    env: EnvLookup,
+    interactive: bool,
+    intro: str,
+) -> int:
     for line in backend.drain_notices():
         sys.stderr.write(show_controls(line) + "\n")
     if args.resume == "":
         intro = _pick_session_at_start(backend)
-    from paicli.cli.repl import run_repl
-
-    history_file = settings.paicli_home / "history" / "input.history"
     from paicli.cli.approval import TerminalApprover
+    from paicli.cli.repl import run_repl
 
     approver = backend.parts.tools.approver
     return run_repl(
         backend,
         interactive=interactive,
-        history_file=history_file,
+        history_file=settings.paicli_home / "history" / "input.history",
         env=env,
         approver=approver if isinstance(approver, TerminalApprover) else None,
         intro=intro,
@@ -300,7 +332,7 @@ def _pick_session_at_start(backend: AppBackend) -> str:
 
 
 def _build_backend(
-    settings: object,
+    settings: Settings,
     env: EnvLookup,
     args: argparse.Namespace,
     interactive: bool,
@@ -332,10 +364,8 @@ def _build_backend(
         resume_path=resume,
         notices=notices,
         project_trusted=project_trusted,
+        prewarm=True,
     )
-    prewarm = getattr(parts.llm, "prewarm", None)
-    if callable(prewarm):
-        prewarm()
     oneshot = args.prompt is not None
     backend = AppBackend(parts, max_turns=args.max_turns, notices=notices, count_context=not oneshot)
     if parts.mcp is not None and not interactive:  # starts them; a first run may wait for uncached servers
