@@ -102,7 +102,7 @@ def test_task_state_and_user_input_rows() -> None:
     ]
 
 
-def test_the_guard_turns_a_crash_into_one_recorded_and_emitted_error_without_the_hook() -> None:
+def test_the_guard_turns_a_crash_into_one_recorded_and_returned_error_without_the_hook() -> None:
     ledger, emitted, hooked = Ledger(), list[AgentEvent](), list[str]()
 
     def crash() -> RunFinished:
@@ -111,7 +111,7 @@ def test_the_guard_turns_a_crash_into_one_recorded_and_emitted_error_without_the
     guard = RunGuard(RunRecorder(ledger, "plan", "plan-agent"), failure_prefix="❌ ")
     finished = guard.execute("p1", crash, emitted.append, hooked.append, "原话")
     assert finished == RunFinished("error", "", "❌ 执行失败: 坏数据")
-    assert emitted == [finished]
+    assert emitted == []  # the outcome is returned only
     assert [row[0] for row in ledger.rows] == ["run_error"]
     assert hooked == []
 
@@ -121,11 +121,11 @@ def test_the_guard_calls_the_hook_after_a_done_run_and_survives_a_failing_hook()
     done = RunFinished("done", "好了")
     guard = RunGuard(RunRecorder(ledger, "team", "orchestrator"))
     assert guard.execute("r1", lambda: done, emitted.append, hooked.append, "原话") == done
-    assert hooked == ["原话"] and emitted == [done]
+    assert hooked == ["原话"] and emitted == []
 
     def broken_hook(_: str) -> None:
         raise RuntimeError("hook")
 
     assert guard.execute("r2", lambda: done, emitted.append, broken_hook, "原话") == done
-    assert emitted == [done, done]
+    assert emitted == []
     assert [row[0] for row in ledger.rows] == ["run_result", "run_result"]

@@ -125,8 +125,8 @@ def test_piped_renderer_puts_answer_on_out_and_progress_on_err() -> None:
     renderer(ReasoningDelta("想一想"))
     renderer(TextDelta("答案是 "))
     renderer(TextDelta("42"))
-    renderer(RunFinished("done", "答案是 42"))
-    renderer(RunFinished("done", "答案是 42"))
+    renderer.finish(RunFinished("done", "答案是 42"))
+    renderer.finish(RunFinished("done", "答案是 42"))  # closed once
     assert out.getvalue() == "答案是 42\n"
     progress = err.getvalue()
     assert "先看看文件。" in progress and "⏺ read_file(a.py)" in progress and "⎿ 读取 2 行" in progress
@@ -162,7 +162,7 @@ def test_outcomes_compaction_and_notices() -> None:
     renderer(Compacted(CompactionResult(True, "full_summary", 7, (clear, step))))
     renderer(Compacted(CompactionResult(True, "full_summary", 0, (step,)), manual=True))
     renderer(Notice("小心", "warn"))
-    renderer(RunFinished("error", "", "网络断开"))
+    renderer.finish(RunFinished("error", "", "网络断开"))
     text = err.getvalue()
     assert "🧹 已清理 7 条旧工具结果" in text
     assert text.count("📦 已压缩历史上下文: 100,000 → 12,000 tokens") == 1

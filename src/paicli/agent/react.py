@@ -127,7 +127,6 @@ class ReactAgent:
         self.conversation.append(user_message, "user_input", {"submittedInput": submitted_text})
         options = LoopOptions(self.options.budget_factory, self.options.runaway_factory)
         finished = ToolLoop(self.conversation, self.llm, turn, emit, cancel, options, self.stats).run()
-        emit(finished)
         if finished.status == "done" and self.on_completed is not None:
             try:
                 self.on_completed(submitted_text)

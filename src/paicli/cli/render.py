@@ -120,8 +120,6 @@ class EventRenderer:
             say(self._progress, event.text, _NOTICE_STYLES.get(event.level, "cyan"))
             if self._plan is not None:
                 self._plan.resume()  # tasks still running keep their live line
-        elif isinstance(event, RunFinished):
-            self.finish(event)
         elif isinstance(event, PLAN_EVENTS):
             if not isinstance(event, TaskActivity):
                 self._interrupt()
@@ -231,7 +229,7 @@ class EventRenderer:
             say(self._progress, result.notice, "yellow")
 
     def finish(self, result: RunFinished) -> None:
-        """Close the run's output once (the loop may emit RunFinished and also return it)."""
+        """Close the run's output once, with the RunFinished the run returned."""
         with self._lock:
             if self.finished is not None:
                 return

@@ -99,7 +99,6 @@ class RunGuard:
             log.exception("%s execution failed", kind)
             finished = RunFinished("error", "", f"{self.failure_prefix}执行失败: {error}")
         finished = self.recorder.end(run_id, finished)
-        emit(finished)
         if finished.status == "done" and on_completed is not None:
             try:
                 on_completed(submitted)

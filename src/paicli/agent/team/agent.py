@@ -128,12 +128,12 @@ class TeamAgent:
         run_id = uuid.uuid4().hex[:12]
         if cancel.cancelled:
             self.record.event("run_cancelled", "before_planning", {"planId": run_id})
-            return self._emit(emit, RunFinished("cancelled", CANCELLED))
+            return RunFinished("cancelled", CANCELLED)
         emit(Notice("📋 第一阶段：规划"))
         emit(Notice("🧑‍💼 规划者正在分析任务..."))
         planned = self._plan(goal, emit, cancel)
         if isinstance(planned, RunFinished):
-            return self._emit(emit, self.record.end(run_id, planned))
+            return self.record.end(run_id, planned)
         self.record.event(
             PLAN_CREATED, "planner", {"planId": run_id, "revision": 0, "plan": planned.to_json()}
         )
@@ -251,8 +251,3 @@ class TeamAgent:
             run.progress = run.progress.with_state(step_id, state)
             self.record.task_state(run.run_id, step_id, state, ORCHESTRATOR)
             emit(TaskFinished(step_id, "skipped", f"步骤 [{step_id}] {reason}: {step.description}"))
-
-    @staticmethod
-    def _emit(emit: EventSink, finished: RunFinished) -> RunFinished:
-        emit(finished)
-        return finished
