@@ -192,11 +192,11 @@ def test_parallel_task_output_becomes_a_status_not_interleaved_text() -> None:
         ToolFinished,
         ToolStarted,
     )
-    from paicli.agent.plan.task import task_events
+    from paicli.agent.member_events import member_events
     from paicli.tools.base import ToolResult
 
     seen: list[AgentEvent] = []
-    parallel = task_events("t2", seen.append, parallel=True)
+    parallel = member_events("t2", seen.append, parallel=True)
     for event in (
         TextDelta("半句话"),
         ModelCallStarted(1, "task:t2"),
@@ -212,8 +212,8 @@ def test_parallel_task_output_becomes_a_status_not_interleaved_text() -> None:
         Notice("[t2] 注意"),
     ]
     inline: list[AgentEvent] = []
-    task_events("t1", inline.append, parallel=False)(ToolStarted("c2", "list_dir", "{}"))
-    task_events("t1", inline.append, parallel=False)(TextDelta("不显示"))
+    member_events("t1", inline.append, parallel=False)(ToolStarted("c2", "list_dir", "{}"))
+    member_events("t1", inline.append, parallel=False)(TextDelta("不显示"))
     assert inline == [ToolStarted("c2", "list_dir", "{}")]
 
 

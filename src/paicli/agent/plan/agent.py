@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 from paicli.agent.events import EventSink, Notice, PlanProposed, RunFinished, TaskFinished, TaskStarted
+from paicli.agent.member_events import member_events
 from paicli.agent.plan.checkpoint import (
     MODE,
     PLAN_ACTOR,
@@ -28,7 +29,7 @@ from paicli.agent.plan.parallel import run_all
 from paicli.agent.plan.planner import Planner, PlanningFailed
 from paicli.agent.plan.prompts import replan_request
 from paicli.agent.plan.result import plan_result
-from paicli.agent.plan.task import TaskEnv, TaskOutcome, run_task, task_events
+from paicli.agent.plan.task import TaskEnv, TaskOutcome, run_task
 from paicli.cancel import CancelToken
 
 log = logging.getLogger(__name__)
@@ -175,7 +176,7 @@ class PlanExecuteAgent:
             emit(TaskStarted(task.id, task.description, parallel))
 
         def work(task: PlanTask) -> TaskOutcome:
-            sink = task_events(task.id, emit, parallel)
+            sink = member_events(task.id, emit, parallel)
             try:
                 return run_task(self.env, draft.plan, task, snapshot, sink, cancel)
             except Exception as error:

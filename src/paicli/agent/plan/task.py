@@ -8,17 +8,8 @@ from dataclasses import dataclass
 from paicli.agent.budget import AgentBudget
 from paicli.agent.conversation import Conversation, Identity
 from paicli.agent.events import (
-    AgentEvent,
     EventSink,
-    ModelCallStarted,
-    Notice,
-    ReasoningDelta,
     RunFinished,
-    TaskActivity,
-    TextDelta,
-    ToolFinished,
-    ToolProgress,
-    ToolStarted,
 )
 from paicli.agent.loop import LoopOptions, LoopStats, ToolLoop
 from paicli.agent.plan.checkpoint import MODE, task_actor
@@ -44,29 +35,6 @@ class TaskEnv:
     budget_factory: Callable[[], AgentBudget]
     stats: LoopStats
     policy_text: str  # what the user typed: the turn's tool policy is built from it
-
-
-def task_events(task_id: str, emit: EventSink, parallel: bool) -> EventSink:
-    """A task's own text is not streamed (its result is shown when it ends); in parallel, tool lines become a
-    live per-task status instead of interleaved output."""
-
-    def forward(event: AgentEvent) -> None:
-        if isinstance(event, (TextDelta, ReasoningDelta, RunFinished)):
-            return
-        if parallel and isinstance(event, ToolProgress):  # live command output would interleave
-            return
-        if parallel and isinstance(event, ToolStarted):
-            emit(TaskActivity(task_id, f"⏺ {event.name}"))
-        elif parallel and isinstance(event, ModelCallStarted):
-            emit(TaskActivity(task_id, "等待模型回复"))
-        elif parallel and isinstance(event, ToolFinished):
-            emit(TaskActivity(task_id, f"{'✓' if event.result.success else '✗'} {event.result.name}"))
-        elif parallel and isinstance(event, Notice):
-            emit(Notice(f"[{task_id}] {event.text}", event.level))
-        else:
-            emit(event)
-
-    return forward
 
 
 @dataclass(frozen=True)

@@ -84,7 +84,7 @@ def _quiet(emit: EventSink) -> EventSink:
     """The planner's raw JSON is not for the user (the parsed plan is shown)."""
 
     def forward(event: AgentEvent) -> None:
-        if not isinstance(event, (TextDelta, ReasoningDelta, RunFinished)):
+        if not isinstance(event, (TextDelta, ReasoningDelta)):
             emit(event)
 
     return forward

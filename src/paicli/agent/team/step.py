@@ -7,19 +7,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from paicli.agent.events import (
-    AgentEvent,
     EventSink,
-    ModelCallStarted,
     Notice,
-    ReasoningDelta,
-    RunFinished,
-    TaskActivity,
     TaskStarted,
-    TextDelta,
-    ToolFinished,
-    ToolProgress,
-    ToolStarted,
 )
+from paicli.agent.member_events import member_events
 from paicli.agent.plan.model import NodeState, Plan, PlanTask
 from paicli.agent.plan.task import inherited_urls
 from paicli.agent.ports import ToolSource, TurnTools
@@ -50,29 +42,6 @@ class StepOutcome:
     note: str = ""  # how the review ended when it was not a plain approval
 
 
-def step_events(step_id: str, emit: EventSink, parallel: bool) -> EventSink:
-    """A member's own text is not streamed (the step's result is shown when it ends); model calls become the
-    step's live status; in parallel, tool lines do too, so nothing interleaves."""
-
-    def forward(event: AgentEvent) -> None:
-        if isinstance(event, (TextDelta, ReasoningDelta, RunFinished)):
-            return
-        if parallel and isinstance(event, ToolProgress):  # live command output would interleave
-            return
-        if isinstance(event, ModelCallStarted):
-            emit(TaskActivity(step_id, f"{event.actor} 等待模型回复"))
-        elif parallel and isinstance(event, ToolStarted):
-            emit(TaskActivity(step_id, f"⏺ {event.name}"))
-        elif parallel and isinstance(event, ToolFinished):
-            emit(TaskActivity(step_id, f"{'✓' if event.result.success else '✗'} {event.result.name}"))
-        elif parallel and isinstance(event, Notice) and f"[{step_id}]" not in event.text:
-            emit(Notice(f"[{step_id}] {event.text}", event.level))
-        else:
-            emit(event)
-
-    return forward
-
-
 @dataclass(frozen=True)
 class StepJob:
     plan: Plan
@@ -94,7 +63,7 @@ class StepRunner:
         self, job: StepJob, worker: SubAgent, reviewer: SubAgent, emit: EventSink, cancel: CancelToken
     ) -> StepOutcome:
         step = job.step
-        sink = step_events(step.id, emit, job.parallel)
+        sink = member_events(step.id, emit, job.parallel, name_actor=True)
         urls = inherited_urls(step, job.states)
         turn = self.tools.for_turn(self.policy_text, urls)
         context = step_input(self.prompts, job.plan, step, job.states, urls)
