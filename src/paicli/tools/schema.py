@@ -4,10 +4,20 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 ParamType = str  # "string" | "integer" | "boolean"
 Args = dict[str, Any]
+
+
+class ParamSchema(TypedDict, total=False):
+    """One parameter's JSON Schema as sent to the model (keys in this order, absent when unset)."""
+
+    type: str
+    description: str
+    enum: list[str]
+    default: Any
+    minimum: int
 
 
 @dataclass(frozen=True)
@@ -20,8 +30,8 @@ class Param:
     enum: tuple[str, ...] = ()
     minimum: int | None = None
 
-    def schema(self) -> dict[str, Any]:
-        entry: dict[str, Any] = {"type": self.type}
+    def schema(self) -> ParamSchema:
+        entry: ParamSchema = {"type": self.type}
         if (
             self.description
         ):  # a parameter whose name says it all carries no description (fewer prompt tokens)
