@@ -18,6 +18,7 @@ from paicli.tools.policy import TurnToolPolicy
 from paicli.tools.registry import EXECUTE_COMMAND, SAVE_MEMORY, Tool, builtin_specs
 from paicli.tools.runner import ToolRunner
 from paicli.tools.schema import Args, Param, ToolOutput, ToolSpec
+from paicli.tools.skill_load import LOAD_SKILL
 
 from .helpers import RecordingApprover, make_runner, run, unwrap
 
@@ -137,23 +138,44 @@ def test_summaries_come_from_the_spec() -> None:
     assert approval_summary(_mcp(), {"q": 1}) == '调用 MCP 工具 mcp__docs__lookup: {"q": 1}'
 
 
-_POLICY_MODULES = (
-    "tools/approval.py",
-    "tools/grants.py",
-    "tools/runner.py",
-    "tools/policy.py",
-    "tools/checkpoint.py",
-    "memory/guard.py",
-)
+# Where a tool name may still be written: the table itself, each tool's own module, and two places that only
+# shape text (terminal summaries; the offloader's file labels and read_file's read-back), not what is allowed.
+_NAMES_ALLOWED_IN = {
+    "tools/registry.py",
+    "snapshots/tool.py",
+    "tools/skill_load.py",
+    "tools/files.py",
+    "tools/shell.py",
+    "tools/web_search.py",  # the search provider's own tool of that name
+    "mcp/naming.py",  # builds `mcp__<server>__<tool>`
+    "cli/summaries.py",
+    "context/offload.py",
+}
 
 
-@pytest.mark.parametrize("module", _POLICY_MODULES)
-def test_policies_keep_no_tool_names(module: str) -> None:
-    names = {spec.name for spec in (*builtin_specs(), REVERT_TURN)}
-    tree = ast.parse((SRC / module).read_text(encoding="utf-8"))
-    literals = [
+def _tool_name_literals(path: Path, names: set[str]) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    texts = [
         node.value
         for node in ast.walk(tree)
         if isinstance(node, ast.Constant) and isinstance(node.value, str)
     ]
-    assert [text for text in literals if text in names or text.startswith(("mcp__", "browser_"))] == []
+    return [text for text in texts if text in names or text.startswith(("mcp__", "browser_"))]
+
+
+def test_no_policy_keeps_a_list_of_tool_names() -> None:
+    names = {spec.name for spec in (*builtin_specs(), REVERT_TURN, LOAD_SKILL)}
+    found = {
+        str(path.relative_to(SRC)): _tool_name_literals(path, names)
+        for path in sorted(SRC.rglob("*.py"))
+        if str(path.relative_to(SRC)) not in _NAMES_ALLOWED_IN
+    }
+    assert {module: hits for module, hits in found.items() if hits} == {}
+    for policy in (
+        "tools/approval.py",
+        "tools/grants.py",
+        "tools/runner.py",
+        "tools/policy.py",
+        "memory/guard.py",
+    ):
+        assert policy in found  # the scan really read the policy modules
