@@ -59,6 +59,9 @@ def test_a_tool_that_does_not_declare_itself_read_only_asks_first(
     runner, recorder = _runner(project, approving, mode, hitl)
     [done] = run(runner, ("stamp_build", json.dumps({"tag": "v2"})))
     assert unwrap(done) == "ran v2" and len(approving.requests) == 1 and recorder.ran == ["v2"]
+    run(runner, ("peek_build", json.dumps({"tag": "v3"})))
+    audited = [(record.get("tool"), record.get("outcome")) for record in runner.audit.recent(10)]
+    assert ("stamp_build", "executed") in audited and "peek_build" not in {tool for tool, _ in audited}
 
 
 @pytest.mark.parametrize(("mode", "hitl"), [("auto", True), ("ask", False), ("auto", False)])
