@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from paicli.tools.approval import ApprovalState, in_gitdir_shaped_folder, is_protected_path
+from paicli.tools.registry import EDIT_FILE, WRITE_FILE
 
 
 @pytest.mark.parametrize(
@@ -29,21 +30,21 @@ from paicli.tools.approval import ApprovalState, in_gitdir_shaped_folder, is_pro
 def test_config_files_need_approval_in_auto_mode(path: str) -> None:
     assert is_protected_path(path)
     state = ApprovalState("auto")
-    assert state.needs_approval("write_file", {"path": path, "content": "x"}, path) is not None
-    assert state.needs_approval("edit_file", {"path": path}, path) is not None
+    assert state.needs_approval(WRITE_FILE, {"path": path, "content": "x"}, path) is not None
+    assert state.needs_approval(EDIT_FILE, {"path": path}, path) is not None
 
 
 @pytest.mark.parametrize("path", ["src/env.py", "environment.md", "docs/api.md", "PAI.md.bak", "README.md"])
 def test_ordinary_files_do_not(path: str) -> None:
     assert not is_protected_path(path)
-    assert ApprovalState("auto").needs_approval("write_file", {"path": path}, path) is None
+    assert ApprovalState("auto").needs_approval(WRITE_FILE, {"path": path}, path) is None
 
 
 def test_an_always_grant_does_not_cover_env_files() -> None:
     state = ApprovalState("auto")
-    state.grant("write_file", {"path": "src/a.py"})
-    state.grant("write_file", {"path": ".env"})
-    assert state.needs_approval("write_file", {"path": ".env"}, ".env") is not None
+    state.grant(WRITE_FILE, {"path": "src/a.py"})
+    state.grant(WRITE_FILE, {"path": ".env"})
+    assert state.needs_approval(WRITE_FILE, {"path": ".env"}, ".env") is not None
 
 
 def test_git_dir_shaped_folders_are_protected(tmp_path: Path) -> None:
@@ -54,9 +55,9 @@ def test_git_dir_shaped_folders_are_protected(tmp_path: Path) -> None:
     state = ApprovalState("auto")
     for path in ("backup/config", "backup/hooks/pre-commit", "backup/objects/ab/cd"):
         assert in_gitdir_shaped_folder(tmp_path, path)
-        assert state.needs_approval("write_file", {"path": path}, path, tmp_path) is not None
+        assert state.needs_approval(WRITE_FILE, {"path": path}, path, tmp_path) is not None
     assert not in_gitdir_shaped_folder(tmp_path, "other/config")
-    assert state.needs_approval("write_file", {"path": "src/x.py"}, "src/x.py", tmp_path) is None
+    assert state.needs_approval(WRITE_FILE, {"path": "src/x.py"}, "src/x.py", tmp_path) is None
 
 
 def test_completing_the_shape_of_a_git_dir_needs_approval(tmp_path: Path) -> None:

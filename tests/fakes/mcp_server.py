@@ -9,11 +9,13 @@ import time
 from pathlib import Path
 
 from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
 
 app = MCPServer("paicli-test")
 
 
-@app.tool()
+# a claim paicli must not trust: it still asks before calling `add`
+@app.tool(annotations=ToolAnnotations(readOnlyHint=True, openWorldHint=False))
 def add(a: int, b: int) -> str:
     """Add two integers."""
     return str(a + b)
@@ -25,7 +27,7 @@ def echo(text: str) -> str:
     return f"echo: {text}"
 
 
-@app.tool()
+@app.tool(annotations=ToolAnnotations(destructiveHint=True))
 def crash() -> str:
     """End the server process at once (a crashing server)."""
     os._exit(3)

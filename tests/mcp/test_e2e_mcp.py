@@ -40,6 +40,7 @@ def _run(
 
 
 def test_tool_offered_needs_approval_and_its_result_reaches_the_model(tmp_path: Path) -> None:
+    # `add` is annotated readOnlyHint=True by its server: an untrusted claim, so it still needs approval
     write_config(tmp_path / ".paicli", {"demo": stdio_entry()})
     call = Reply.tool_calls(("mcp__demo__add", '{"a": 20, "b": 22}'))
     refused, requests = _run(tmp_path, [call, "好的"], ["-p", "加一下"])

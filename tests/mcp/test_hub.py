@@ -69,6 +69,11 @@ def test_stdio_server_tools_resources_and_a_cached_second_start(tmp_path: Path) 
     again, later_notes = Registry(), []
     McpSession.from_files(home, home, {}, again, later_notes.append, trusted=False)
     assert [again.tools[name].spec.definition() for name in sorted(again.tools)] == definitions
+    # the servers' annotations survive the listing and the cache, and are kept as untrusted hints
+    add, crash = again.tools["mcp__demo__add"].spec, again.tools["mcp__demo__crash"].spec
+    assert add.mcp_hints is not None and add.mcp_hints.read_only is True and add.mcp_hints.open_world is False
+    assert not add.read_only and add.external and add.origin == "mcp"
+    assert crash.destructive and not again.tools["mcp__demo__echo"].spec.destructive
     assert (home / "mcp" / "cache" / "demo.json").stat().st_mode & 0o777 == 0o600
 
 

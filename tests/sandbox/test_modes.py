@@ -11,6 +11,7 @@ import pytest
 
 from paicli.tools.approval import ApprovalState, AutoApprover, DenyingApprover
 from paicli.tools.purecmd import pure_command
+from paicli.tools.registry import EXECUTE_COMMAND
 from paicli.tools.sandbox.environ import approved_env, sandbox_env
 from paicli.tools.sandbox.status import WRAPPER, SandboxGate, SandboxStatus
 from tests.tools.helpers import env as lookup
@@ -23,7 +24,7 @@ MISSING = SandboxStatus("auto", "", "内核没有启用 Landlock")
 
 def _need(mode: str, command: str, status: SandboxStatus = MISSING) -> str | None:
     state = ApprovalState("auto", sandbox=FixedGate(status, mode))
-    need = state.needs_approval("execute_command", {"command": command}, project_root=Path("."))
+    need = state.needs_approval(EXECUTE_COMMAND, {"command": command}, project_root=Path("."))
     return need.reason if need is not None else None
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from paicli.snapshots.recorder import RESTORE_EVENT, SNAPSHOT_EVENT, WorkspaceSnapshots
 from paicli.snapshots.store import SnapshotStore
-from paicli.snapshots.tool import RevertTurn
+from paicli.snapshots.tool import REVERT_TURN, RevertTurn
 from paicli.tools.approval import ApprovalState, DenyingApprover
 from tests.snapshots.conftest import needs_git
 from tests.tools.helpers import RecordingApprover, make_runner, run, unwrap
@@ -125,8 +125,8 @@ def test_revert_turn_needs_approval_and_records_the_restore(tmp_path: Path) -> N
 
 def test_revert_turn_is_dangerous_in_every_mode_but_yes() -> None:
     for mode in ("auto", "ask"):
-        assert ApprovalState(mode).needs_approval("revert_turn", {"n": 1}) is not None  # type: ignore[arg-type]
-    assert ApprovalState("auto", yes=True).needs_approval("revert_turn", {"n": 1}) is None
+        assert ApprovalState(mode).needs_approval(REVERT_TURN, {"n": 1}) is not None  # type: ignore[arg-type]
+    assert ApprovalState("auto", yes=True).needs_approval(REVERT_TURN, {"n": 1}) is None
 
 
 @needs_git

@@ -8,6 +8,7 @@ from pathlib import Path
 from paicli.tools.approval import ApprovalState, policy_report
 from paicli.tools.base import ApprovalReply, ApprovalRequest
 from paicli.tools.grants import Grant, command_grant, covered, grant_for, is_destructive
+from paicli.tools.registry import EDIT_FILE, EXECUTE_COMMAND, WRITE_FILE
 from tests.tools.helpers import RecordingApprover, make_runner, run, unwrap
 
 
@@ -18,22 +19,22 @@ def cmd(command: str) -> dict[str, str]:
 def test_a_shell_grant_covers_program_and_subcommand_only() -> None:
     grant = command_grant("npm test")
     assert grant == Grant("command", ("npm", "test"))
-    assert covered([grant], "execute_command", cmd("npm test -- --watch=false"))
-    assert not covered([grant], "execute_command", cmd("npm install left-pad"))  # another subcommand
-    assert not covered([grant], "execute_command", cmd("pip install x"))  # another program
-    assert not covered([grant], "write_file", {"path": "a.py"})  # a shell grant is not a file grant
+    assert covered([grant], EXECUTE_COMMAND, cmd("npm test -- --watch=false"))
+    assert not covered([grant], EXECUTE_COMMAND, cmd("npm install left-pad"))  # another subcommand
+    assert not covered([grant], EXECUTE_COMMAND, cmd("pip install x"))  # another program
+    assert not covered([grant], WRITE_FILE, {"path": "a.py"})  # a shell grant is not a file grant
 
 
 def test_a_grant_never_covers_a_destructive_variant() -> None:
     touch = command_grant("touch x")
     assert touch is not None
-    assert not covered([touch], "execute_command", cmd("rm -rf tests"))
-    assert not covered([touch], "execute_command", cmd("touch x && rm -rf tests"))
-    assert not covered([touch], "execute_command", cmd("touch x; $(rm -rf tests)"))
+    assert not covered([touch], EXECUTE_COMMAND, cmd("rm -rf tests"))
+    assert not covered([touch], EXECUTE_COMMAND, cmd("touch x && rm -rf tests"))
+    assert not covered([touch], EXECUTE_COMMAND, cmd("touch x; $(rm -rf tests)"))
     push = command_grant("git push origin main")
     assert push == Grant("command", ("git", "push"))
-    assert covered([push], "execute_command", cmd("git push origin dev"))
-    assert not covered([push], "execute_command", cmd("git push --force origin main"))
+    assert covered([push], EXECUTE_COMMAND, cmd("git push origin dev"))
+    assert not covered([push], EXECUTE_COMMAND, cmd("git push --force origin main"))
 
 
 def test_destructive_and_compound_commands_cannot_be_granted() -> None:
@@ -50,20 +51,20 @@ def test_destructive_and_compound_commands_cannot_be_granted() -> None:
     assert is_destructive("rm -rf build") and not is_destructive("npm test")
     # read-only parts ride along with the one command that needs approval
     assert command_grant("cd web && npm test") == Grant("command", ("npm", "test"))
-    assert covered([Grant("command", ("npm", "test"))], "execute_command", cmd("cd web && npm test"))
+    assert covered([Grant("command", ("npm", "test"))], EXECUTE_COMMAND, cmd("cd web && npm test"))
 
 
 def test_a_command_without_subcommand_is_granted_exactly() -> None:
     grant = command_grant("python -c 'print(1)'")
     assert grant is not None and grant.exact
-    assert not covered([grant], "execute_command", cmd("python -c 'import shutil'"))
+    assert not covered([grant], EXECUTE_COMMAND, cmd("python -c 'import shutil'"))
 
 
 def test_a_file_grant_covers_edits_not_shell() -> None:
-    edits = grant_for("edit_file", {"path": "a.py"})
+    edits = grant_for(EDIT_FILE, {"path": "a.py"})
     assert edits == Grant("edits")
-    assert covered([edits], "write_file", {"path": "b.py"})
-    assert not covered([edits], "execute_command", cmd("touch x"))
+    assert covered([edits], WRITE_FILE, {"path": "b.py"})
+    assert not covered([edits], EXECUTE_COMMAND, cmd("touch x"))
     assert "不含 shell 命令" in edits.label()
 
 
@@ -82,14 +83,14 @@ def test_approve_all_in_the_runner_grants_the_prefix_only(tmp_path: Path) -> Non
 
 def test_policy_lists_grants_and_reset_forgets(tmp_path: Path) -> None:
     state = ApprovalState(mode="ask")
-    state.grant("execute_command", cmd("npm test"))
-    state.grant("write_file", {"path": "a.py"})
+    state.grant(EXECUTE_COMMAND, cmd("npm test"))
+    state.grant(WRITE_FILE, {"path": "a.py"})
     report = policy_report(tmp_path, state, tmp_path / "audit")
     assert "以 `npm test` 开头的命令" in report and "项目内的文件写入和编辑" in report
-    assert state.needs_approval("execute_command", cmd("npm test")) is None
+    assert state.needs_approval(EXECUTE_COMMAND, cmd("npm test")) is None
     state.clear_grants()
     assert "本会话始终允许: 无" in policy_report(tmp_path, state, tmp_path / "audit")
-    assert state.needs_approval("execute_command", cmd("npm test")) is not None
+    assert state.needs_approval(EXECUTE_COMMAND, cmd("npm test")) is not None
 
 
 def test_a_refusal_with_words_goes_back_to_the_model(tmp_path: Path) -> None:

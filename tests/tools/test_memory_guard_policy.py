@@ -65,7 +65,7 @@ def test_mcp_tool_results_and_curl_commands_mark_external_content(project: Path)
     )
     assert not result.success  # failing external calls still count
     assert tracker.sources() == [CURL_SOURCE]
-    tracker.observe("mcp__docs__search", "{}")
+    tracker.observe("mcp__docs__search", "{}", external=True)
     assert tracker.sources() == [CURL_SOURCE, "mcp__docs__search"]
     [save] = run(runner, SAVE, text="继续")
     assert save.blocked

@@ -14,6 +14,7 @@ from paicli.tools.context import ToolContext
 from paicli.tools.gitrepo import config_is_unsafe, git_is_safe_in
 from paicli.tools.guards import PathGuard, is_read_only_command
 from paicli.tools.readonly_specs import GIT_SUBCOMMANDS, PROGRAMS
+from paicli.tools.registry import EXECUTE_COMMAND, WRITE_FILE
 from paicli.tools.shell import run_command
 from tests.tools.helpers import env
 
@@ -276,15 +277,13 @@ def test_a_git_directory_written_this_session_makes_git_there_unsafe(tmp_path: P
     (tmp_path / "sub").mkdir()
     git("init", "-q", ".", cwd=tmp_path / "sub")
     state = ApprovalState("auto")
-    assert (
-        state.needs_approval("execute_command", {"command": "cd sub && git status"}, None, tmp_path) is None
-    )
+    assert state.needs_approval(EXECUTE_COMMAND, {"command": "cd sub && git status"}, None, tmp_path) is None
     state.note_write(tmp_path, "sub/.git/info/exclude")
     for command in ("cd sub && git status", "git status", "cd sub && git log --oneline"):
-        need = state.needs_approval("execute_command", {"command": command}, None, tmp_path)
+        need = state.needs_approval(EXECUTE_COMMAND, {"command": command}, None, tmp_path)
         assert need is not None, command
     assert not git_is_safe_in(tmp_path / "sub", [tmp_path / "sub" / ".git"], {})
-    assert state.needs_approval("execute_command", {"command": "ls sub"}, None, tmp_path) is None
+    assert state.needs_approval(EXECUTE_COMMAND, {"command": "ls sub"}, None, tmp_path) is None
 
 
 @pytest.mark.parametrize(
@@ -303,7 +302,7 @@ def test_a_git_directory_written_this_session_makes_git_there_unsafe(tmp_path: P
 def test_git_folders_at_any_depth_and_project_memory_files_are_protected(path: str) -> None:
     assert is_protected_path(path)
     state = ApprovalState("auto")
-    assert state.needs_approval("write_file", {"path": path, "content": "x"}, path) is not None
+    assert state.needs_approval(WRITE_FILE, {"path": path, "content": "x"}, path) is not None
 
 
 @pytest.mark.parametrize(

@@ -5,31 +5,39 @@ from __future__ import annotations
 import pytest
 
 from paicli.config.env import ConfigError
+from paicli.mcp.convert import RemoteTool
 from paicli.memory.guard import (
     CURL_SOURCE,
     EXPLICIT_MEMORY_PHRASES,
     MAX_SOURCES,
     ExternalContextTracker,
     explicit_memory_requested,
-    is_external_tool,
 )
+from paicli.tools.registry import builtin_specs
 
 from .helpers import env
 
 
-def test_classifies_web_browser_and_mcp_tools_as_external() -> None:
-    for name in ("web_search", "web_fetch", "WEB_FETCH", " browser_navigate", "mcp__docs__search"):
-        assert is_external_tool(name), name
-    for local in ("read_file", "grep_code", "execute_command", "save_memory", "search_code", "", None):
-        assert not is_external_tool(local), local
+def test_what_counts_as_external_comes_from_the_tool_spec() -> None:
+    specs = {spec.name: spec for spec in builtin_specs()}
+    assert {name for name, spec in specs.items() if spec.external} == {"web_search", "web_fetch"}
+    mcp = RemoteTool("docs", "search", "", '{"type":"object"}').spec()
+    assert mcp.external and mcp.name == "mcp__docs__search"
+    tracker = ExternalContextTracker(env())
+    for spec in specs.values():
+        tracker.observe(spec.name, "{}", external=spec.external, runs_command=spec.runs_command)
+    tracker.observe(mcp.name, "{}", external=mcp.external)
+    assert tracker.sources() == ["web_fetch", "web_search", "mcp__docs__search"]
+    # the name alone decides nothing: a tool is external because its spec says so
+    assert not ExternalContextTracker(env()).observe("mcp__docs__search", "{}", external=False)
 
 
 def test_blocks_automatic_memory_only_when_guard_is_on_and_external_content_was_seen() -> None:
     tracker = ExternalContextTracker(env())
     assert not tracker.blocks_automatic_memory()
-    assert not tracker.observe("read_file", '{"path":"a"}')
+    assert not tracker.observe("read_file", '{"path":"a"}', external=False)
     assert not tracker.blocks_automatic_memory()
-    assert tracker.observe("web_fetch", '{"url":"https://x"}')
+    assert tracker.observe("web_fetch", '{"url":"https://x"}', external=True)
     assert tracker.blocks_automatic_memory()
     assert tracker.sources() == ["web_fetch"]
 
@@ -38,7 +46,7 @@ def test_guard_defaults_on_and_can_be_disabled() -> None:
     assert ExternalContextTracker(env()).guard_enabled
     off = ExternalContextTracker(env({"PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT": "off"}))
     assert not off.guard_enabled
-    off.observe("mcp__docs__search", "{}")
+    off.observe("mcp__docs__search", "{}", external=True)
     assert off.sources() == ["mcp__docs__search"]  # still recorded for explicit-save metadata
     assert not off.blocks_automatic_memory()
     for value in ("false", "0", "no"):
@@ -67,7 +75,9 @@ def test_network_commands_mark_external_content(command: str) -> None:
     tracker = ExternalContextTracker(env())
     import json
 
-    assert tracker.observe("execute_command", json.dumps({"command": command}))
+    assert tracker.observe(
+        "execute_command", json.dumps({"command": command}), external=False, runs_command=True
+    )
     assert tracker.sources() == [CURL_SOURCE]
 
 
@@ -76,13 +86,15 @@ def test_other_commands_do_not_mark(command: str) -> None:
     import json
 
     tracker = ExternalContextTracker(env())
-    assert not tracker.observe("execute_command", json.dumps({"command": command}))
+    assert not tracker.observe(
+        "execute_command", json.dumps({"command": command}), external=False, runs_command=True
+    )
     assert not tracker.has_external()
 
 
 def test_unparsable_command_arguments_are_searched_as_text() -> None:
     tracker = ExternalContextTracker(env())
-    assert tracker.observe("execute_command", "{command: curl https://x")
+    assert tracker.observe("execute_command", "{command: curl https://x", external=False, runs_command=True)
     assert tracker.has_external()
 
 

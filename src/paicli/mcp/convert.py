@@ -11,11 +11,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from paicli.mcp.naming import tool_name
-from paicli.tools.schema import ToolSpec
+from paicli.tools.schema import McpHints, ToolSpec
 
 MAX_DESCRIPTION = 1024
 MAX_SCHEMA_CHARS = 16_000
 _DROPPED_KEYS = ("$schema", "title")
+_HINT_KEYS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")  # RemoteTool's order
 
 
 @dataclass(frozen=True)
@@ -27,17 +28,33 @@ class RemoteTool:
     description: str
     schema_json: str
     read_only_hint: bool | None = None
+    destructive_hint: bool | None = None
+    idempotent_hint: bool | None = None
+    open_world_hint: bool | None = None
 
     @property
     def model_name(self) -> str:
         return tool_name(self.server, self.name)
 
+    @property
+    def hints(self) -> McpHints:
+        return McpHints(
+            self.read_only_hint, self.destructive_hint, self.idempotent_hint, self.open_world_hint
+        )
+
     def spec(self) -> ToolSpec:
+        """The server's hints are untrusted (any server may claim to be read-only): every MCP tool asks before
+        it runs, runs alone, and counts as outside content. A hint only adds caution: a destructive tool is
+        never granted "always", an open-world one is refused when the turn must stay offline."""
         text = self.description.strip() or f"MCP 服务器 {self.server} 的工具 {self.name}"
         return ToolSpec(
             self.model_name,
             f"[MCP {self.server}] {text}"[:MAX_DESCRIPTION],
             external=True,
+            web=self.open_world_hint is True,
+            origin="mcp",
+            server=self.server,
+            mcp_hints=self.hints,
             schema_json=self.schema_json,
         )
 
@@ -47,6 +64,9 @@ class RemoteTool:
             "description": self.description,
             "inputSchema": json.loads(self.schema_json),
             "readOnlyHint": self.read_only_hint,
+            "destructiveHint": self.destructive_hint,
+            "idempotentHint": self.idempotent_hint,
+            "openWorldHint": self.open_world_hint,
         }
 
 
@@ -90,19 +110,23 @@ def remote_tools(server: str, listed: Sequence[Mapping[str, Any]]) -> tuple[list
             problems.append(f"{name}: {error}")
             continue
         description = item.get("description")
-        hint = item.get("readOnlyHint")
         tool = RemoteTool(
             server,
             name,
             description if isinstance(description, str) else "",
             schema,
-            hint if isinstance(hint, bool) else None,
+            *(_hint(item, key) for key in _HINT_KEYS),
         )
         if tool.model_name in tools:
             problems.append(f"{name}: 与另一个工具的名字冲突（{tool.model_name}）")
             continue
         tools[tool.model_name] = tool
     return [tools[key] for key in sorted(tools)], problems
+
+
+def _hint(item: Mapping[str, Any], key: str) -> bool | None:
+    value = item.get(key)
+    return value if isinstance(value, bool) else None
 
 
 def result_text(content: Sequence[Mapping[str, Any]], structured: Any = None) -> str:

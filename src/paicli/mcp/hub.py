@@ -327,6 +327,17 @@ class McpHub:
             self._loop.call_soon_threadsafe(state.stop.set)
 
 
+def _hints(annotations: Any) -> dict[str, Any]:
+    """The tool's annotations under their MCP names (None when not given), as the listing cache keeps them."""
+    fields = {
+        "readOnlyHint": "read_only_hint",
+        "destructiveHint": "destructive_hint",
+        "idempotentHint": "idempotent_hint",
+        "openWorldHint": "open_world_hint",
+    }
+    return {key: getattr(annotations, attr, None) if annotations else None for key, attr in fields.items()}
+
+
 async def _list_everything(client: Any) -> Listing:
     tools: list[dict[str, Any]] = []
     cursor: str | None = None
@@ -339,7 +350,7 @@ async def _list_everything(client: Any) -> Listing:
                     "name": tool.name,
                     "description": tool.description or "",
                     "inputSchema": tool.input_schema,
-                    "readOnlyHint": getattr(annotations, "read_only_hint", None) if annotations else None,
+                    **_hints(annotations),
                 }
             )
         cursor = page.next_cursor

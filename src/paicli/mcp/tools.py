@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from paicli.cancel import Cancelled
 from paicli.mcp.convert import RemoteTool, remote_tools, result_text
@@ -14,11 +14,14 @@ from paicli.mcp.hub import McpCallError, McpHub
 from paicli.tools.context import ToolContext
 from paicli.tools.schema import Args, ToolOutput
 
+if TYPE_CHECKING:
+    from paicli.tools.registry import Tool
+
 
 class Registry(Protocol):
-    tools: dict[str, Any]
+    tools: dict[str, Tool]
 
-    def register(self, tool: Any) -> None: ...
+    def register(self, tool: Tool) -> None: ...
 
 
 class McpToolHandler:

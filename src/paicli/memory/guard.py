@@ -21,8 +21,6 @@ CURL_SOURCE = "execute_command(curl/wget)"
 MCP_RESOURCE_SOURCE = "mcp_resource_mention"
 
 _NETWORK_COMMAND = re.compile(r"(?i)(?:^|[;&|\s])(?:curl|wget|httpie|lynx)(?:$|\s)")
-_EXTERNAL_NAMES = frozenset({"web_search", "web_fetch"})
-_EXTERNAL_PREFIXES = ("mcp__", "browser_")
 
 # The reference's code list plus the article's paraphrase "保存到记忆".
 EXPLICIT_MEMORY_PHRASES: tuple[str, ...] = (
@@ -42,11 +40,6 @@ def explicit_memory_requested(text: str | None) -> bool:
     if not text:
         return False
     return any(phrase in text for phrase in EXPLICIT_MEMORY_PHRASES)
-
-
-def is_external_tool(tool_name: str | None) -> bool:
-    name = (tool_name or "").strip().lower()
-    return name in _EXTERNAL_NAMES or name.startswith(_EXTERNAL_PREFIXES)
 
 
 def command_of(args_json: str | None) -> str:
@@ -81,13 +74,16 @@ class ExternalContextTracker:
     def guard_enabled(self) -> bool:
         return self._guard_enabled
 
-    def observe(self, tool_name: str, args_json: str | None = None) -> bool:
-        """Record a tool call that brings outside content in. Returns True when the call counted as external."""
+    def observe(
+        self, tool_name: str, args_json: str | None = None, *, external: bool, runs_command: bool = False
+    ) -> bool:
+        """Record a tool call that brings outside content in. Returns True when the call counted as external.
+        What a tool is comes from its spec: `external` (web, MCP), `runs_command` (a curl in a command)."""
         name = (tool_name or "").strip()
-        if is_external_tool(name):
+        if external:
             self.mark(name.lower())
             return True
-        if name.lower() == "execute_command" and is_network_command(command_of(args_json)):
+        if runs_command and is_network_command(command_of(args_json)):
             self.mark(CURL_SOURCE)
             return True
         return False

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import re
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -13,13 +13,12 @@ from paicli.tools.base import ApprovalDecision, ApprovalRequest
 from paicli.tools.grants import Grant, covered, grant_for
 from paicli.tools.guards import COMMAND_RULES, is_read_only_command
 from paicli.tools.purecmd import pure_command
+from paicli.tools.schema import ToolSpec
 
 if TYPE_CHECKING:
     from paicli.tools.sandbox.status import SandboxGate
 
 SessionMode = Literal["auto", "plan", "team", "ask"]
-DANGEROUS_TOOLS = ("write_file", "edit_file", "execute_command", "revert_turn")
-MCP_TOOL_PREFIX = "mcp__"  # every MCP tool is dangerous too (spec 9.1)
 HITL_PREFIX = "[HITL]"
 _MODE_TEXT = {
     "auto": "auto（默认）：项目内的文件编辑直接执行（.env*、.envrc、.gitmodules、PAI*.md 和任意层级的 .git/、.paicli/ 除外）；确认只读的命令直接运行，其余 shell 命令先请你确认",
@@ -120,13 +119,13 @@ class ApprovalState:
         hitl = "；HITL 开启" if self._hitl else ""
         return f"模式 {_MODE_TEXT[self._mode]}{hitl}{extra}{granted}"
 
-    def grant_scope(self, tool: str, args: dict[str, Any]) -> Grant | None:
+    def grant_scope(self, spec: ToolSpec, args: dict[str, Any]) -> Grant | None:
         """What answering "always" would cover for this call; None when it cannot be granted."""
-        return grant_for(tool, args)
+        return grant_for(spec, args)
 
-    def grant(self, tool: str, args: dict[str, Any]) -> Grant | None:
+    def grant(self, spec: ToolSpec, args: dict[str, Any]) -> Grant | None:
         """Remember "always" for this call's scope; returns the grant (None: nothing could be granted)."""
-        scope = grant_for(tool, args)
+        scope = grant_for(spec, args)
         with self._lock:
             if scope is not None and scope not in self._granted:
                 self._granted.append(scope)
@@ -163,54 +162,46 @@ class ApprovalState:
 
     def needs_approval(
         self,
-        tool: str,
+        spec: ToolSpec,
         args: dict[str, Any],
         relative_path: str | None = None,
         project_root: Path | None = None,
     ) -> ApprovalNeed | None:
         """Why a human must confirm this call, or None when it may run. Guards have already passed.
 
+        Only a tool that declares itself read-only runs unasked by default; `auto_approve` lets auto mode run
+        a writing tool after its own checks (protected files, the read-only command judgement, the sandbox).
         `relative_path`: the guarded, real path of a file tool relative to the project root, when known.
         `project_root`: where commands run (default: the current directory).
         """
-        external_tool = tool.startswith(MCP_TOOL_PREFIX)
-        if (tool not in DANGEROUS_TOOLS and not external_tool) or self.yes:
+        if spec.read_only or self.yes:
             return None
         if self._hitl:
             return ApprovalNeed("HITL 已开启，所有危险操作都需要确认")
         with self._lock:
-            if covered(self._granted, tool, args) and not (
-                tool != "execute_command"
+            if covered(self._granted, spec, args) and not (
+                spec.writes_files
                 and (is_protected_path(relative_path) or in_gitdir_shaped_folder(project_root, relative_path))
             ):
                 return None
-        if external_tool:
-            return ApprovalNeed("MCP 工具由外部服务器执行，调用前需要确认（a 可对这个工具始终允许）")
+        if spec.origin == "mcp":
+            return ApprovalNeed(_mcp_reason(spec))
         if self._mode == "ask":
             return ApprovalNeed("当前为 ask 模式，危险操作需要确认")
-        if tool == "revert_turn":
-            return ApprovalNeed("撤回会把项目文件改回快照时的样子，任何模式下都先请你确认")
-        command = str(args.get("command", ""))
-        if tool == "execute_command" and not is_read_only_command(
-            command, project_root, self.written_gitdirs()
-        ):
+        if not spec.auto_approve:
+            return ApprovalNeed(spec.ask_reason or "这个工具没有声明为只读，任何模式下调用前都先请你确认")
+        if spec.runs_command:
+            return self._command_need(spec.command(args), project_root)
+        if spec.writes_files:
+            return _file_need(project_root, relative_path)
+        return None
+
+    def _command_need(self, command: str, project_root: Path | None) -> ApprovalNeed | None:
+        if not is_read_only_command(command, project_root, self.written_gitdirs()):
             return ApprovalNeed(
                 "这条命令不能确认是只读的（可能写文件、执行程序或输出密钥），auto 模式下需要确认"
             )
-        if tool == "execute_command":
-            unconfined = self._unconfined_need(command)
-            if unconfined is not None:
-                return unconfined
-        if tool in ("write_file", "edit_file") and is_protected_path(relative_path):
-            return ApprovalNeed(
-                "这个文件配置 paicli、git 或 shell（.env*、.envrc、.git/、.gitmodules、.paicli/）"
-                "或是 PAI*.md 项目记忆，auto 模式下写入需要确认"
-            )
-        if tool in ("write_file", "edit_file") and in_gitdir_shaped_folder(project_root, relative_path):
-            return ApprovalNeed(
-                "这个文件位于形如 git 仓库目录（HEAD、objects/、refs/）的文件夹中，auto 模式下写入需要确认"
-            )
-        return None
+        return self._unconfined_need(command)
 
     def _unconfined_need(self, command: str) -> ApprovalNeed | None:
         """A read-only command with no sandbox to run in: `required` asks; `auto` lets only pure ones through."""
@@ -224,13 +215,32 @@ class ApprovalState:
             return None
         return ApprovalNeed(f"命令沙箱不可用（{status.reason}），自动运行的命令需要你确认")
 
-    def runs_unasked(self, tool: str, args: dict[str, Any]) -> bool:
+    def runs_unasked(self, spec: ToolSpec, args: dict[str, Any]) -> bool:
         """`needs_approval` said None: whether that was paicli's own judgement rather than a human's yes
         (--yes or a grant); such a command runs in the sandbox and without secret-looking variables."""
-        if tool != "execute_command" or self.yes:
+        if not spec.runs_command or self.yes:
             return False
         with self._lock:
-            return not covered(self._granted, tool, args)
+            return not covered(self._granted, spec, args)
+
+
+def _mcp_reason(spec: ToolSpec) -> str:
+    if spec.destructive:
+        return f"MCP 服务器 {spec.server} 标明这个工具有破坏性，每次调用前都需要确认"
+    return "MCP 工具由外部服务器执行，调用前需要确认（a 可对这个工具始终允许）"
+
+
+def _file_need(project_root: Path | None, relative_path: str | None) -> ApprovalNeed | None:
+    if is_protected_path(relative_path):
+        return ApprovalNeed(
+            "这个文件配置 paicli、git 或 shell（.env*、.envrc、.git/、.gitmodules、.paicli/）"
+            "或是 PAI*.md 项目记忆，auto 模式下写入需要确认"
+        )
+    if in_gitdir_shaped_folder(project_root, relative_path):
+        return ApprovalNeed(
+            "这个文件位于形如 git 仓库目录（HEAD、objects/、refs/）的文件夹中，auto 模式下写入需要确认"
+        )
+    return None
 
 
 # Writing here changes what later "read-only" commands run (git hooks, core.fsmonitor, core.pager) or what
@@ -285,32 +295,21 @@ def git_dir_of(relative_path: str | None) -> str | None:
     return None
 
 
-def approval_summary(tool: str, args: dict[str, Any]) -> str:
-    if tool == "execute_command":
-        return f"执行命令: {args.get('command', '')}"
-    if tool == "write_file":
-        return f"写入文件: {args.get('path', '')}"
-    if tool == "edit_file":
-        return f"编辑文件: {args.get('path', '')}"
-    if tool.startswith(MCP_TOOL_PREFIX):
-        shown = json.dumps(args, ensure_ascii=False)
-        return f"调用 MCP 工具 {tool}: {shown if len(shown) <= 200 else shown[:200] + '…'}"
-    if tool == "revert_turn":
-        return f"撤回改动: 把项目文件恢复到第 {args.get('n', 1)} 近的快照"
-    if tool == "save_memory":
-        return f"写入长期记忆: {args.get('fact', '')}"
-    return f"调用工具 {tool}"
+def approval_summary(spec: ToolSpec, args: dict[str, Any]) -> str:
+    return spec.summary_text(args)
 
 
-def denial_text(tool: str, args: dict[str, Any], non_interactive_hint: str | None, note: str = "") -> str:
+def denial_text(
+    spec: ToolSpec, args: dict[str, Any], non_interactive_hint: str | None, note: str = ""
+) -> str:
     hint = f"（{non_interactive_hint}）" if non_interactive_hint else ""
     if note.strip():
         return (
-            f"{HITL_PREFIX} 用户没有批准这次操作，未执行: {approval_summary(tool, args)}。"
+            f"{HITL_PREFIX} 用户没有批准这次操作，未执行: {approval_summary(spec, args)}。"
             f"用户的说明: {note.strip()}"
         )
     return (
-        f"{HITL_PREFIX} 用户没有批准这次操作，未执行: {approval_summary(tool, args)}{hint}。"
+        f"{HITL_PREFIX} 用户没有批准这次操作，未执行: {approval_summary(spec, args)}{hint}。"
         "不要换个方式绕过；如确有必要，请向用户说明原因并等待指示"
     )
 
@@ -322,8 +321,10 @@ def policy_report(
     *,
     command_timeout_seconds: float = 60.0,
     offload_enabled: bool = True,
+    tools: Sequence[ToolSpec] | None = None,
 ) -> str:
-    """The `/policy` output (spec 10.3). Without `audit_dir`, the default location from the environment is shown."""
+    """The `/policy` output (spec 10.3). Without `audit_dir`, the default location from the environment is shown;
+    without `tools`, the built-in tools are listed."""
     if audit_dir is None:
         from paicli.config.env import EnvLookup
         from paicli.tools.audit import audit_dir as default_audit_dir
@@ -335,7 +336,7 @@ def policy_report(
         [
             "🛡️ 当前的安全策略：",
             f"   项目根目录: {project_root}",
-            f"   危险工具（需审批）: {', '.join(DANGEROUS_TOOLS)}",
+            f"   危险工具（需审批）: {asking_tools_text(tools)}",
             f"   审批: {state.describe()}",
             "   路径围栏: 文件工具只能访问项目根目录内的真实路径（.. 和指向外部的符号链接都会被拒绝）",
             f"   命令黑名单: {rules}",
@@ -346,3 +347,14 @@ def policy_report(
             state.grants_text(),
         ]
     )
+
+
+def asking_tools_text(tools: Sequence[ToolSpec] | None) -> str:
+    """The tools that do not declare themselves read-only; MCP ones are counted, not listed."""
+    if tools is None:
+        from paicli.tools.registry import builtin_specs
+
+        tools = builtin_specs()
+    names = [spec.name for spec in tools if not spec.read_only and spec.origin != "mcp"]
+    remote = sum(1 for spec in tools if spec.origin == "mcp")
+    return ", ".join(names) + (f"，以及 {remote} 个 MCP 工具" if remote else "")

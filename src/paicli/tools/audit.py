@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TypedDict, cast
 
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
@@ -44,6 +44,17 @@ def env_secrets(env: EnvLookup) -> list[str]:
     return sorted({value for name in names if (value := env.get(name) or "")})
 
 
+class AuditRecord(TypedDict, total=False):
+    """One line of the audit file (JSON Lines)."""
+
+    timestamp: str
+    tool: str
+    arguments: str
+    outcome: str  # executed | blocked | denied | cancelled
+    success: bool
+    detail: str
+
+
 class AuditLog:
     """Records are redacted like the ledger (keys, bearer tokens, `password=…`) before they reach the file."""
 
@@ -59,7 +70,7 @@ class AuditLog:
     def record(self, tool: str, arguments: str, outcome: str, success: bool, detail: str = "") -> None:
         """outcome: executed | blocked | denied | cancelled."""
         when = self._clock()
-        entry: dict[str, Any] = {
+        entry: AuditRecord = {
             "timestamp": when.astimezone(timezone.utc).isoformat().replace("+00:00", "Z"),
             "tool": tool,
             "arguments": self._redactor.text(self._redactor.arguments(arguments)[:MAX_ARGUMENT_CHARS]),
@@ -72,21 +83,23 @@ class AuditLog:
         with self._lock, contextlib.suppress(OSError), open_private_append(self._file(when)) as handle:
             handle.write(line)
 
-    def recent(self, limit: int = 10) -> list[dict[str, Any]]:
+    def recent(self, limit: int = 10) -> list[AuditRecord]:
         """Today's last `limit` records (for `/audit [N]`), oldest first."""
         path = self._file(self._clock())
         try:
             lines = path.read_text(encoding="utf-8").splitlines()
         except OSError:
             return []
-        records: list[dict[str, Any]] = []
+        records: list[AuditRecord] = []
         for line in lines[-max(1, min(limit, 100)) :]:
             with contextlib.suppress(ValueError):
-                records.append(json.loads(line))
+                parsed = json.loads(line)
+                if isinstance(parsed, dict):  # a hand-edited line must not break /audit
+                    records.append(cast("AuditRecord", parsed))
         return records
 
 
-def format_audit(records: list[dict[str, Any]]) -> str:
+def format_audit(records: list[AuditRecord]) -> str:
     if not records:
         return "📭 今天还没有审计记录。"
     lines = [f"🧾 今天最近 {len(records)} 条审计记录："]

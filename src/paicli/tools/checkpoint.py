@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-MUTATING_TOOLS = frozenset({"write_file", "edit_file", "execute_command", "create_project"})
+from paicli.tools.schema import ToolSpec
 
 
 class TurnCheckpoint(Protocol):
@@ -14,6 +14,7 @@ class TurnCheckpoint(Protocol):
         ...
 
 
-def may_change_files(tool_name: str) -> bool:
-    """Built-in writers and every MCP tool (it may write anywhere); revert_turn snapshots by itself."""
-    return tool_name in MUTATING_TOOLS or tool_name.startswith("mcp__")
+def may_change_files(spec: ToolSpec) -> bool:
+    """Every tool not declared read-only (an MCP tool may write anywhere), unless it declares it needs no
+    snapshot first (revert_turn snapshots by itself; save_memory writes no project file)."""
+    return not spec.read_only and spec.snapshot_first

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import os
 import re
@@ -161,6 +162,21 @@ def planned_diff(tool: str, args: Args, paths: PathGuard) -> str | None:
             return None
         new = old.replace(old_text, new_text, -1 if args.get("replace_all") else 1)
     return unified_diff(old, new, target.relative)
+
+
+def edit_preview(tool: str, args: Args, paths: PathGuard | None) -> str | None:
+    """What an approval of write_file / edit_file shows: the planned diff, else the text the call carries."""
+    if paths is not None:
+        with contextlib.suppress(Exception):  # a preview is a courtesy; the call itself reports real errors
+            diff = planned_diff(tool, args, paths)
+            if diff is not None:
+                return diff
+    if tool == "write_file":
+        content = str(args.get("content", ""))
+        return content if len(content) <= 2000 else content[:2000] + f"\n...(共 {len(content)} 字符)"
+    if tool == "edit_file":
+        return f"- {args.get('old_text', '')}\n+ {args.get('new_text', '')}"
+    return None
 
 
 def write_file(args: Args, ctx: ToolContext) -> ToolOutput:

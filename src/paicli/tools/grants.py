@@ -1,7 +1,8 @@
 """Session approval grants ("a" at an approval), scoped the way careful agents scope them (pure).
 
 A shell grant covers one command prefix: the program plus its subcommand (`npm test`, `git commit`), never a
-command that is destructive; a file grant covers file edits (write_file / edit_file), never shell commands.
+command that is destructive; a file grant covers file edits (tools that declare `writes_files`), never shell
+commands; an MCP grant covers one MCP tool, unless its server marks it destructive.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from paicli.tools.guards import command_violation, is_read_only_command
+from paicli.tools.schema import ToolSpec
 
 GrantKind = Literal["command", "edits", "tool"]
-EDIT_TOOLS = frozenset({"write_file", "edit_file"})
 _SEPARATORS = frozenset({";", "&&", "||", "|", "&"})
 _SUBCOMMAND = re.compile(r"^[A-Za-z][A-Za-z0-9_.:-]*$")
 # Programs that remove, overwrite or kill: an approval of them is only ever for the one call.
@@ -150,13 +151,14 @@ def command_grant(command: str) -> Grant | None:
     return _prefix_of(asking[0])
 
 
-def grant_for(tool: str, args: dict[str, Any]) -> Grant | None:
-    if tool.startswith("mcp__"):
-        return Grant("tool", (tool,))
-    if tool in EDIT_TOOLS:
+def grant_for(spec: ToolSpec, args: dict[str, Any]) -> Grant | None:
+    """What "always" would cover for a call of this tool: its MCP tool, file edits, or a command prefix."""
+    if spec.origin == "mcp":
+        return None if spec.destructive else Grant("tool", (spec.name,))
+    if spec.writes_files:
         return Grant("edits")
-    if tool == "execute_command":
-        return command_grant(str(args.get("command", "")))
+    if spec.runs_command:
+        return command_grant(spec.command(args))
     return None
 
 
@@ -166,15 +168,15 @@ def _covers_words(grant: Grant, words: list[str]) -> bool:
     return tuple(words[: len(grant.words)]) == grant.words
 
 
-def covered(grants: list[Grant] | tuple[Grant, ...], tool: str, args: dict[str, Any]) -> bool:
+def covered(grants: list[Grant] | tuple[Grant, ...], spec: ToolSpec, args: dict[str, Any]) -> bool:
     """Whether earlier grants let this call run unasked."""
-    if tool.startswith("mcp__"):
-        return any(grant.kind == "tool" and grant.words == (tool,) for grant in grants)
-    if tool in EDIT_TOOLS:
+    if spec.origin == "mcp":
+        return not spec.destructive and any(g.kind == "tool" and g.words == (spec.name,) for g in grants)
+    if spec.writes_files:
         return any(grant.kind == "edits" for grant in grants)
-    if tool != "execute_command":
+    if not spec.runs_command:
         return False
-    command = str(args.get("command", ""))
+    command = spec.command(args)
     if is_destructive(command):
         return False
     segments = command_segments(command)

@@ -23,6 +23,8 @@ READ_FILE = ToolSpec(
         Param("limit", "integer", "", minimum=1),
     ),
     read_only=True,
+    path_params=("path",),
+    reads_project=True,
 )
 WRITE_FILE = ToolSpec(
     "write_file",
@@ -31,6 +33,10 @@ WRITE_FILE = ToolSpec(
         Param("path", "string", "相对项目根目录", required=True),
         Param("content", "string", "", required=True),
     ),
+    path_params=("path",),
+    writes_files=True,
+    auto_approve=True,
+    summary="写入文件: {path}",
 )
 EDIT_FILE = ToolSpec(
     "edit_file",
@@ -42,12 +48,17 @@ EDIT_FILE = ToolSpec(
         Param("new_text", "string", "", required=True),
         Param("replace_all", "boolean", ""),
     ),
+    path_params=("path",),
+    writes_files=True,
+    auto_approve=True,
+    summary="编辑文件: {path}",
 )
 LIST_DIR = ToolSpec(
     "list_dir",
     "列出目录内容（目录在前，带大小）。",
     (Param("path", "string", "相对项目根目录", default="."),),
     read_only=True,
+    path_params=("path",),
 )
 GLOB_FILES = ToolSpec(
     "glob_files",
@@ -58,6 +69,7 @@ GLOB_FILES = ToolSpec(
         Param("max_results", "integer", "", default=50, minimum=1),
     ),
     read_only=True,
+    path_params=("path",),
 )
 GREP_CODE = ToolSpec(
     "grep_code",
@@ -71,11 +83,17 @@ GREP_CODE = ToolSpec(
         Param("max_chars", "integer", "", default=24000, minimum=1),
     ),
     read_only=True,
+    path_params=("path",),
+    reads_project=True,
 )
 EXECUTE_COMMAND = ToolSpec(
     "execute_command",
     "在项目根目录用 bash -c 执行，返回合并输出和退出码；60 秒超时（终止整个进程组）；勿运行交互式或常驻命令。",
     (Param("command", "string", "", required=True),),
+    command_param="command",
+    auto_approve=True,
+    reads_project=True,
+    summary="执行命令: {command}",
 )
 WEB_FETCH = ToolSpec(
     "web_fetch",
@@ -87,6 +105,7 @@ WEB_FETCH = ToolSpec(
     read_only=True,
     external=True,
     web=True,
+    url_param="url",
 )
 WEB_SEARCH = ToolSpec(
     "web_search",
@@ -98,6 +117,7 @@ WEB_SEARCH = ToolSpec(
     read_only=True,
     external=True,
     web=True,
+    discovers_urls=True,
 )
 SAVE_MEMORY = ToolSpec(
     "save_memory",
@@ -108,7 +128,27 @@ SAVE_MEMORY = ToolSpec(
         Param("replace_id", "string", "冲突时替换的旧记忆 id"),
         Param("keep_both", "boolean", "冲突时都保留"),
     ),
+    writes_memory=True,
+    auto_approve=True,  # the turn policy decides: memory the user did not ask for asks (policy.py)
+    snapshot_first=False,
+    summary="写入长期记忆: {fact}",
 )
+
+
+def builtin_specs() -> tuple[ToolSpec, ...]:
+    """The built-in tools' specs, in table order (save_memory included)."""
+    return (
+        READ_FILE,
+        WRITE_FILE,
+        EDIT_FILE,
+        LIST_DIR,
+        GLOB_FILES,
+        GREP_CODE,
+        EXECUTE_COMMAND,
+        WEB_FETCH,
+        WEB_SEARCH,
+        SAVE_MEMORY,
+    )
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,7 @@ from paicli.llm.messages import ToolCall
 from paicli.memory.guard import ExternalContextTracker
 from paicli.textsafe import encodable, encodable_or_none
 from paicli.tools.approval import (
-    DANGEROUS_TOOLS,
     HITL_PREFIX,
-    MCP_TOOL_PREFIX,
     ApprovalNeed,
     ApprovalState,
     DenyingApprover,
@@ -48,18 +46,17 @@ from paicli.tools.base import (
 from paicli.tools.boundary import ToolResultBoundary
 from paicli.tools.checkpoint import TurnCheckpoint, may_change_files
 from paicli.tools.context import Offloader, OutputSink, SaveMemory, ToolContext
-from paicli.tools.files import planned_diff
+from paicli.tools.files import edit_preview
 from paicli.tools.guards import PathDenied, PathGuard, command_denial
 from paicli.tools.policy import HEADLINE_NOTICE, TurnToolPolicy
 from paicli.tools.registry import Tool, builtin_tools
-from paicli.tools.schema import ArgumentError, ToolOutput, argument_error_text, parse_arguments
+from paicli.tools.schema import ArgumentError, ToolOutput, ToolSpec, argument_error_text, parse_arguments
 from paicli.tools.web import WebTools
 
 __all__ = ["Offloader", "ToolRunner", "TurnToolSet"]
 
 MAX_PARALLEL = 4
 BATCH_TIMEOUT_SECONDS = 90.0
-PATH_TOOLS = frozenset({"read_file", "write_file", "edit_file", "list_dir", "glob_files", "grep_code"})
 
 
 class ToolRunner:
@@ -121,6 +118,7 @@ class ToolRunner:
             self.audit.directory,
             command_timeout_seconds=self.command_timeout,
             offload_enabled=offload,
+            tools=[tool.spec for tool in self.tools.values()],
         )
 
     def reset_session(self) -> None:
@@ -203,7 +201,7 @@ class TurnToolSet:
 
     def _parallel_safe(self, call: ToolCall) -> bool:
         tool = self.runner.tools.get(call.name)
-        return tool is not None and tool.spec.read_only
+        return tool is not None and tool.spec.runs_in_parallel
 
     def _run_parallel(
         self, batch: Sequence[ToolCall], cancel: CancelToken, emit: ToolEventSink
@@ -240,9 +238,8 @@ class TurnToolSet:
         except Exception as error:  # the loop must never see a tool exception
             output = ToolOutput(f"❌ 工具执行失败: {type(error).__name__}: {error}", success=False)
         outcome = audit_outcome(output)
-        if (
-            call.name in DANGEROUS_TOOLS or call.name.startswith(MCP_TOOL_PREFIX) or outcome == "blocked"
-        ):  # guard and policy refusals of any tool too
+        tool = self.runner.tools.get(call.name)
+        if (tool is not None and not tool.spec.read_only) or outcome == "blocked":  # and any tool's refusals
             self.runner.audit.record(call.name, call.arguments, outcome, output.success)
         return self._final(call, output)
 
@@ -264,70 +261,83 @@ class TurnToolSet:
             return refusal
         if cancel.cancelled:
             return cancelled_output(call.name)
-        self._before_change(call.name)
+        self._before_change(tool.spec)
         try:
             with cancel_scope(cancel):  # deep bounded waits (the memory lock) also stop on this call's cancel
                 output = tool.handler(args, self.runner.context(cancel, on_output, auto_run=auto_run))
         except PathDenied as denied:
             return ToolOutput(str(denied), success=False, blocked=True)
         except Exception:
-            self.policy.observe(call.name, call.arguments)
+            self.policy.observe(tool.spec, call.arguments)
             raise
-        self.policy.observe(call.name, call.arguments, output.metadata.get("discovered_urls", ()))
+        self.policy.observe(tool.spec, call.arguments, output.metadata.get("discovered_urls", ()))
         return output
 
     def _refusal(self, tool: Tool, args: dict[str, Any]) -> tuple[ToolOutput | None, bool]:
         """Policy, guards and approval, in that order; a refusal is never executed. The flag: the call runs
         without a human's yes (a command then goes into the sandbox)."""
-        name = tool.spec.name
-        denial = self.policy.denial(name, args, tool.spec.web)
+        spec = tool.spec
         relative: str | None = None
-        if denial is None and name in PATH_TOOLS:
+        denial = self.policy.denial(spec, args)
+        if denial is None:
             try:
-                relative = self.runner.paths.resolve(str(args.get("path", "."))).relative
+                relative = self._guarded_path(spec, args)
             except PathDenied as denied:
                 denial = str(denied)
-        if denial is None and name == "execute_command":
-            denial = command_denial(str(args.get("command", "")))
+        if denial is None and spec.runs_command:
+            denial = command_denial(spec.command(args))
         if denial is not None:
             return ToolOutput(denial, success=False, blocked=True), False
-        need = self.runner.approval.needs_approval(name, args, relative, self.runner.project_root)
-        memory_reason = None if self.runner.approval.yes else self.policy.memory_approval_reason(name, args)
+        approval = self.runner.approval
+        need = approval.needs_approval(spec, args, relative, self.runner.project_root)
+        memory_reason = None if approval.yes else self.policy.memory_approval_reason(spec, args)
         if need is None and memory_reason is not None:
             need = ApprovalNeed(memory_reason)  # memory writes the user did not ask for (issue 26)
         if need is None:
-            self._note_write(name, relative)
-            return None, self.runner.approval.runs_unasked(name, args)
-        scope = self.runner.approval.grant_scope(name, args)
+            self._note_write(spec, relative)
+            return None, approval.runs_unasked(spec, args)
+        return self._ask(spec, args, need, relative), False
+
+    def _guarded_path(self, spec: ToolSpec, args: dict[str, Any]) -> str | None:
+        """Every path argument must resolve inside the project; the first one's real relative path."""
+        relatives = [
+            self.runner.paths.resolve(str(args.get(name, "."))).relative for name in spec.path_params
+        ]
+        return relatives[0] if relatives else None
+
+    def _ask(
+        self, spec: ToolSpec, args: dict[str, Any], need: ApprovalNeed, relative: str | None
+    ) -> ToolOutput | None:
+        scope = self.runner.approval.grant_scope(spec, args)
         request = ApprovalRequest(
-            name,
+            spec.name,
             args,
-            approval_summary(name, args),
+            approval_summary(spec, args),
             need.reason,
-            approval_preview(name, args, self.runner.paths),
+            approval_preview(spec, args, self.runner.paths),
             always=scope.label() if scope is not None else None,
         )
         answer = self.runner.approver.approve(request)
         reply = answer if isinstance(answer, ApprovalReply) else ApprovalReply(answer)
         if reply.decision == "approve_all":
-            self.runner.approval.grant(name, args)
+            self.runner.approval.grant(spec, args)
         if reply.decision in ("approve", "approve_all"):
-            self._note_write(name, relative)
-            return None, False
+            self._note_write(spec, relative)
+            return None
         hint = getattr(self.runner.approver, "reason_text", None)
-        text = denial_text(name, args, hint if isinstance(hint, str) else None, reply.note)
-        return ToolOutput(text, success=False, blocked=True), False
+        text = denial_text(spec, args, hint if isinstance(hint, str) else None, reply.note)
+        return ToolOutput(text, success=False, blocked=True)
 
-    def _before_change(self, name: str) -> None:
+    def _before_change(self, spec: ToolSpec) -> None:
         checkpoint = self.runner.checkpoint
-        if checkpoint is None or self._checkpointed or not may_change_files(name):
+        if checkpoint is None or self._checkpointed or not may_change_files(spec):
             return
         self._checkpointed = True
         with contextlib.suppress(Exception):  # a failed snapshot never stops the call (it says so itself)
             checkpoint.before_first_change(self.label)
 
-    def _note_write(self, name: str, relative: str | None) -> None:
-        if name in ("write_file", "edit_file"):
+    def _note_write(self, spec: ToolSpec, relative: str | None) -> None:
+        if spec.writes_files:
             self.runner.approval.note_write(self.runner.project_root, relative)
 
     def _final(self, call: ToolCall, output: ToolOutput) -> ToolResult:
@@ -361,20 +371,12 @@ def cancelled_output(tool_name: str) -> ToolOutput:
     return ToolOutput(f"{CANCELLED_PREFIX}该工具调用，未执行: {tool_name}", success=False, blocked=True)
 
 
-def approval_preview(tool: str, args: dict[str, Any], paths: PathGuard | None = None) -> str | None:
+def approval_preview(spec: ToolSpec, args: dict[str, Any], paths: PathGuard | None = None) -> str | None:
     """What the human sees before approving: the command, or the diff the edit would make."""
-    if tool == "execute_command":
-        return str(args.get("command", ""))
-    if tool in ("write_file", "edit_file") and paths is not None:
-        with contextlib.suppress(Exception):  # a preview is a courtesy; the call itself reports real errors
-            diff = planned_diff(tool, args, paths)
-            if diff is not None:
-                return diff
-    if tool == "write_file":
-        content = str(args.get("content", ""))
-        return content if len(content) <= 2000 else content[:2000] + f"\n...(共 {len(content)} 字符)"
-    if tool == "edit_file":
-        return f"- {args.get('old_text', '')}\n+ {args.get('new_text', '')}"
+    if spec.runs_command:
+        return spec.command(args)
+    if spec.writes_files:
+        return edit_preview(spec.name, args, paths)
     return None
 
 

@@ -4,9 +4,20 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 ParamType = str  # "string" | "integer" | "boolean"
+Args = dict[str, Any]
+
+
+class ParamSchema(TypedDict, total=False):
+    """One parameter's JSON Schema as sent to the model (keys in this order, absent when unset)."""
+
+    type: str
+    description: str
+    enum: list[str]
+    default: Any
+    minimum: int
 
 
 @dataclass(frozen=True)
@@ -19,8 +30,8 @@ class Param:
     enum: tuple[str, ...] = ()
     minimum: int | None = None
 
-    def schema(self) -> dict[str, Any]:
-        entry: dict[str, Any] = {"type": self.type}
+    def schema(self) -> ParamSchema:
+        entry: ParamSchema = {"type": self.type}
         if (
             self.description
         ):  # a parameter whose name says it all carries no description (fewer prompt tokens)
@@ -34,17 +45,83 @@ class Param:
         return entry
 
 
+ToolOrigin = Literal["builtin", "mcp"]
+
+
+@dataclass(frozen=True)
+class McpHints:
+    """A server's own annotations of one tool, as listed (None: not stated). Untrusted: they may raise the
+    friction a tool gets (destructive: no "always"; open world: offline turns refuse it), never lower it."""
+
+    read_only: bool | None = None
+    destructive: bool | None = None
+    idempotent: bool | None = None
+    open_world: bool | None = None
+
+
 @dataclass(frozen=True)
 class ToolSpec:
+    """Everything paicli knows about one tool: what the model sees (name, description, parameters) and every
+    fact the policies read. A fact left out takes its worst case: a tool that does not declare `read_only`
+    asks before it runs in ask mode and under /hitl on, and in auto mode too unless it sets `auto_approve`."""
+
     name: str
     description: str
     params: tuple[Param, ...] = ()
-    read_only: bool = False  # parallel-safe: runs concurrently with other read-only calls
-    external: bool = False  # brings outside content into the session
+    # Effects. read_only: changes nothing anywhere, so it never needs approval.
+    read_only: bool = False
+    parallel_safe: bool | None = None  # runs concurrently with other such calls; None: same as read_only
+    path_params: tuple[
+        str, ...
+    ] = ()  # arguments that are paths inside the project (checked by the PathGuard)
+    writes_files: bool = False  # writes its path argument: protected files ask, "always" is the edits grant
+    command_param: str | None = (
+        None  # runs this argument as a shell command (rules, read-only judgement, sandbox)
+    )
+    writes_memory: bool = False  # writes long-term memory: the memory guard and memory approval apply
+    auto_approve: bool = False  # auto mode runs it unasked once its kind's own checks pass
+    snapshot_first: bool = True  # a changing call is preceded by the turn's workspace snapshot
+    # Content and network.
+    external: bool = False  # brings outside content into the session (memory guard)
+    reads_project: bool = False  # its output carries repository text (a memory write after it asks)
     web: bool = False  # refused at execution when the turn must stay offline (the definition stays)
+    url_param: str | None = None  # fetches this URL: only URLs the user gave or this turn's search found
+    discovers_urls: bool = False  # the `discovered_urls` of its results become fetchable in this turn
+    # Origin and wording of its approval.
+    origin: ToolOrigin = "builtin"
+    server: str = ""  # the MCP server, for origin "mcp"
+    mcp_hints: McpHints | None = None
+    ask_reason: str = ""  # why it asks where the mode alone would not say
+    summary: str = ""  # the approval's one-line summary, `{argument}` fields filled from the call
     # A JSON-Schema object given as is (MCP tools), kept as text so the spec stays hashable and byte-stable;
     # `params` is then empty and the server validates the arguments.
     schema_json: str | None = None
+
+    @property
+    def runs_in_parallel(self) -> bool:
+        return self.read_only if self.parallel_safe is None else self.parallel_safe
+
+    @property
+    def runs_command(self) -> bool:
+        return self.command_param is not None
+
+    @property
+    def destructive(self) -> bool:
+        """Declared destructive by its MCP server: every call asks, "always" is never offered."""
+        return self.mcp_hints is not None and self.mcp_hints.destructive is True
+
+    def command(self, args: Args) -> str:
+        return str(args.get(self.command_param, "")) if self.command_param is not None else ""
+
+    def summary_text(self, args: Args) -> str:
+        """The approval's one-line summary of this call (what would happen)."""
+        if self.origin == "mcp":
+            shown = json.dumps(args, ensure_ascii=False)
+            return f"调用 MCP 工具 {self.name}: {shown if len(shown) <= 200 else shown[:200] + '…'}"
+        if not self.summary:
+            return f"调用工具 {self.name}"
+        defaults = {param.name: param.default for param in self.params if param.default is not None}
+        return self.summary.format_map(_Fields({**defaults, **args}))
 
     def definition(self) -> dict[str, Any]:
         parameters: dict[str, Any]
@@ -67,11 +144,13 @@ class ToolSpec:
         return "、".join(parts) or "无参数"
 
 
+class _Fields(dict[str, Any]):
+    def __missing__(self, key: str) -> str:
+        return ""
+
+
 class ArgumentError(ValueError):
     """Arguments that do not fit the tool's schema; the message is meant for the model."""
-
-
-Args = dict[str, Any]
 
 
 def parse_arguments(spec: ToolSpec, raw: str | None) -> Args:
