@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import atexit
 import contextlib
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -165,8 +164,6 @@ def launch(args: argparse.Namespace) -> int:
     secure_tree(settings.paicli_home)  # files an older version or another writer left readable
     atexit.register(secure_tree, settings.paicli_home)
     _configure_logging(settings.paicli_home, env)
-    # The home may come from a .env file; modules that resolve it on their own read the process environment.
-    os.environ.setdefault(knobs.HOME.key, str(settings.paicli_home))
     from paicli.cli.compose import memory_dir
     from paicli.cli.warmup import start_dictionary_early
 

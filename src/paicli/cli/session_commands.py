@@ -96,14 +96,6 @@ def skill_reload(catalog: SkillCatalog) -> str:
 
 # ---- /config ---------------------------------------------------------------------------------------
 
-EXTRA_KEYS: tuple[str, ...] = (
-    "SEARCH_PROVIDER",
-    "SEARXNG_URL",
-    "SERPAPI_KEY",
-    "ZHIPU_SEARCH_ENGINE",
-    "DEEPSEEK_SEARCH_MODEL",
-)
-
 
 def config_report(settings: Settings, env: EnvLookup, extra_keys: Sequence[str] = ()) -> str:
     from paicli.config import knobs
@@ -172,9 +164,7 @@ def config_report(settings: Settings, env: EnvLookup, extra_keys: Sequence[str] 
         *generic.base_url_envs,
     }
     declared = [knob.key for knob in knobs.ALL_KNOBS]
-    others = [
-        key for key in (*declared, *extra_keys, *EXTRA_KEYS) if key not in shown and env.get(key) is not None
-    ]
+    others = [key for key in (*declared, *extra_keys) if key not in shown and env.get(key) is not None]
     if others:
         lines.append("  其他已设置的选项：")
         for key in dict.fromkeys(others):

@@ -16,7 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from paicli.config import knobs
-from paicli.config.env import HOME_DOTENV, ConfigError, EnvLookup, Found
+from paicli.config.env import HOME_DOTENV, ConfigError, EnvLookup, Found, home_dir
 from paicli.config.providers import (
     AUTO_ORDER,
     GENERIC,
@@ -298,11 +298,6 @@ def _placement(env: EnvLookup) -> MemoryPlacement:
 def _reasoning(env: EnvLookup, provider_default: bool) -> bool:
     configured = knobs.REASONING_IN_WIRE.read(env)
     return provider_default if configured is None else bool(configured)
-
-
-def home_dir(env: EnvLookup) -> Path:
-    """The paicli home as the settings resolve it (it may come from a .env file), default `~/.paicli`."""
-    return knobs.home_dir(env)
 
 
 def _missing_key_error() -> ConfigError:
