@@ -122,7 +122,9 @@ def build_components(
     client = llm if llm is not None else build_llm(settings, tool_support)
     profile = ContextProfile.from_window(settings.context_window, settings.cache_mode)
     counter = TokenCounter.from_env(env, settings.model)
-    compaction = AutoCompactionManager(client, counter, profile, env)
+    compaction = AutoCompactionManager(
+        client, counter, profile, env, summary_model=settings.compaction_model_setting
+    )
     offloader = ToolResultOffloader(
         root,
         env,

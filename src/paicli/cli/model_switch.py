@@ -97,4 +97,4 @@ class ModelSwitch:
         self.parts.compaction.set_profile(profile)
         self.agent.set_llm(llm)
         self.agent.options.memory_tokens = profile.memory_context_tokens
-        self.background.use_llm(llm)
+        self.background.use_llm(llm, settings.light_model_setting)

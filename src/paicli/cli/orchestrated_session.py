@@ -45,7 +45,13 @@ class OrchestratedSession(ABC):
         """A manager per member, with the session's offloader, so its last-resort window fit can offload
         results too big to send (as the ReAct agent's does)."""
         parts = self.parts
-        manager = AutoCompactionManager(parts.llm, parts.counter, parts.profile, parts.env)
+        manager = AutoCompactionManager(
+            parts.llm,
+            parts.counter,
+            parts.profile,
+            parts.env,
+            summary_model=parts.settings.compaction_model_setting,
+        )
         manager.offloader = parts.offloader
         return manager
 

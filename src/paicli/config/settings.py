@@ -120,8 +120,9 @@ class Settings:
     api_key: str | None = field(repr=False)
     context_window: int
     cache_mode: str
-    light_model: str
-    compaction_model: str
+    # the light and compaction model settings as configured; None: the session model (see the properties)
+    light_model_setting: str | None
+    compaction_model_setting: str | None
     paicli_home: Path
     project_root: Path
     memory_placement: MemoryPlacement = "turn"
@@ -135,6 +136,14 @@ class Settings:
     available_providers: tuple[str, ...] = ()
     notices: tuple[str, ...] = ()  # one stderr line each at start-up (a refused project base URL)
     _sources: _Sources | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def light_model(self) -> str:
+        return self.light_model_setting or self.model
+
+    @property
+    def compaction_model(self) -> str:
+        return self.compaction_model_setting or self.model
 
     @property
     def masked_api_key(self) -> str:
@@ -270,8 +279,8 @@ class _Sources:
             api_key=api_key,
             context_window=window,
             cache_mode=profile.cache_mode,
-            light_model=knobs.LIGHT_MODEL.read(self.env) or model,
-            compaction_model=knobs.COMPACTION_MODEL.read(self.env) or model,
+            light_model_setting=knobs.LIGHT_MODEL.read(self.env),
+            compaction_model_setting=knobs.COMPACTION_MODEL.read(self.env),
             paicli_home=self.home,
             project_root=self.project_root,
             memory_placement=_placement(self.env),
