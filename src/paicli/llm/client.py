@@ -170,7 +170,7 @@ def _tell_retry(
 ) -> None:
     """The front end shows each retry, so a retried call is not a silent growing timer."""
     cause = f"HTTP {failure.status}" if failure.status else (failure.message.splitlines() or ["连接失败"])[0]
-    log.info("model call retry %d/%d in %.1f s (%s)", number, retries, delay, cause)
+    log.info("model call retry %d/%d in %.1f s (status %s)", number, retries, delay, failure.status)
     if listener is None:
         return
     try:
