@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from paicli.config import knobs
+from paicli.config import knobs, knobs_web
 from paicli.config.env import ConfigError, EnvLookup
 from paicli.config.providers import GENERIC, provider
 
@@ -26,10 +26,19 @@ def test_every_setting_is_named_in_exactly_one_module() -> None:
     keys = [knob.key for knob in knobs.ALL_KNOBS]
     assert len(keys) == len(set(keys))
     for key in keys:
+        if not key.startswith("PAICLI_"):
+            continue
         found = [
             f for f in files_naming(key) if re.search(rf"\b{key}\b", (SRC / f).read_text(encoding="utf-8"))
         ]
         assert found == ["config/knobs.py"], f"{key} is named in {found}"
+
+
+def test_the_web_search_settings_are_declared_and_read_only_through_their_declarations() -> None:
+    web = [knob.key for knob in knobs_web.WEB_KNOBS]
+    assert set(web) <= {knob.key for knob in knobs.ALL_KNOBS} and len(web) == 8
+    for key in web:
+        assert files_naming(f'"{key}"') == ["config/knobs_web.py"], f"{key} is read outside its declaration"
 
 
 def test_every_paicli_name_in_src_has_one_home() -> None:

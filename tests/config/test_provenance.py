@@ -16,6 +16,7 @@ from paicli.config.env import (
     PROJECT_DOTENV,
     USER_DOTENV,
     EnvLookup,
+    home_dir,
     is_protected,
 )
 from paicli.config.settings import load_settings
@@ -79,7 +80,7 @@ def test_knob_declarations_state_protection() -> None:
 def test_a_guard_switched_off_in_the_project_stays_on(tmp_path: Path) -> None:
     env = Layout(tmp_path).files(project="PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT=false\n").env()
     assert knobs.MEMORY_DISABLE_ON_EXTERNAL_CONTEXT.read(env) is True
-    assert knobs.home_dir(env) == tmp_path / "home" / ".paicli"
+    assert home_dir(env) == tmp_path / "home" / ".paicli"
 
 
 def test_lookup_order_and_trust_ranks(tmp_path: Path) -> None:

@@ -163,10 +163,18 @@ def test_light_model_is_used_when_configured() -> None:
             seen.append(model)
             return ScriptedLLM([facts("我偏好简洁回答")], model_name=model)
 
-    extractor = AutoFactExtractor(Recording(), EnvLookup(environ={"PAICLI_LIGHT_MODEL": "glm-4-flash"}))
+    extractor = AutoFactExtractor(Recording(), EnvLookup(environ={}), model="glm-4-flash")
     assert seen == ["glm-4-flash"]
     assert extractor.llm is not None and extractor.llm.model == "glm-4-flash"
     assert list(extractor.extract("我偏好简洁回答。")) == ["我偏好简洁回答"]
+
+
+def test_the_session_model_as_light_model_keeps_the_same_client() -> None:
+    llm = ScriptedLLM([facts("我偏好简洁回答")], model_name="main")
+    assert AutoFactExtractor(llm, EnvLookup(environ={}), model="main").llm is llm
+    assert (
+        AutoFactExtractor(llm, EnvLookup(environ={"PAICLI_LIGHT_MODEL": "other"})).llm is llm
+    )  # not re-read
 
 
 def test_prompt_carries_the_safe_input_and_the_outcome_reports_the_call() -> None:

@@ -5,13 +5,8 @@ from datetime import timedelta, timezone
 import pytest
 
 from paicli.config.env import EnvLookup
-from paicli.memory.retriever import (
-    HEADER,
-    LEAD,
-    MAX_RESULTS,
-    MemoryRetriever,
-    memory_context_tokens,
-)
+from paicli.memory.recall_block import HEADER, LEAD, memory_context_tokens
+from paicli.memory.retriever import MAX_RESULTS, MemoryRetriever
 from tests.retrieval.fakes import NOW, FakeEntry, ListStore, entry
 
 KEYWORD_ONLY = {"PAICLI_MEMORY_VECTOR": "off"}

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from paicli.config.env import EnvLookup
-from paicli.memory.retriever import MemoryRetriever, Ranked
+from paicli.memory.recall_block import Ranked
+from paicli.memory.retriever import MemoryRetriever
 from paicli.memory.vector import VectorIndex, build_index, features
 from paicli.memory.vector_file import load
 from tests.retrieval.fakes import NOW, FakeEntry, ListStore, entry

@@ -67,7 +67,11 @@ class AppBackend:
         self._count_context = count_context
         env = parts.env
         self.background = SessionBackground(
-            parts.memory, parts.llm, env, notices if notices is not None else []
+            parts.memory,
+            parts.llm,
+            env,
+            notices if notices is not None else [],
+            parts.settings.light_model_setting,
         )
         if parts.tool_support is not None:  # "this model cannot use tools" is said once, like other notices
             parts.tool_support.notify = self.background.notice

@@ -15,10 +15,10 @@ from paicli.cli.printing import SafeConsole
 from paicli.cli.render import say
 from paicli.cli.setup import Checker, SetupIO, SetupOutcome, run_setup
 from paicli.config import knobs
-from paicli.config.env import HOME_DOTENV, ConfigError, EnvLookup
+from paicli.config.env import HOME_DOTENV, ConfigError, EnvLookup, home_dir
 from paicli.config.providers import GENERIC, ProviderSpec, provider
 from paicli.config.saved import save_default_provider, save_env_values
-from paicli.config.settings import Settings, home_dir, load_settings, local_server_ports
+from paicli.config.settings import Settings, load_settings, local_server_ports
 from paicli.llm.probe import LocalServer
 
 if TYPE_CHECKING:

@@ -6,7 +6,6 @@ import argparse
 import atexit
 import contextlib
 import io
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -205,8 +204,6 @@ def _prepare(args: argparse.Namespace, interactive: bool) -> tuple[EnvLookup, Se
     secure_tree(settings.paicli_home)  # files an older version or another writer left readable
     atexit.register(secure_tree, settings.paicli_home)
     _configure_logging(settings.paicli_home, env)
-    # The home may come from a .env file; modules that resolve it on their own read the process environment.
-    os.environ.setdefault(knobs.HOME.key, str(settings.paicli_home))
     from paicli.cli.compose import memory_dir
     from paicli.cli.warmup import start_dictionary_early
 

@@ -24,8 +24,11 @@ log = logging.getLogger(__name__)
 class UsageRecordingExtractor:
     """Counts the extraction call in the session's token statistics (spec 5.1)."""
 
-    def __init__(self, llm: LLMClient, env: EnvLookup, record: Callable[[Usage | None], None]) -> None:
+    def __init__(
+        self, llm: LLMClient, env: EnvLookup, record: Callable[[Usage | None], None], model: str | None = None
+    ) -> None:
         self._llm = llm
+        self._model = model
         self._env = env
         self._record = record
         self._extractor: AutoFactExtractor | None = None
@@ -34,7 +37,7 @@ class UsageRecordingExtractor:
         if self._extractor is None:  # built with the first extraction, off the start-up path
             from paicli.memory.extractor import AutoFactExtractor
 
-            self._extractor = AutoFactExtractor(self._llm, self._env)
+            self._extractor = AutoFactExtractor(self._llm, self._env, model=self._model)
         outcome = self._extractor.extract(text)
         if outcome.model_called:
             self._record(outcome.usage)
@@ -42,7 +45,14 @@ class UsageRecordingExtractor:
 
 
 class SessionBackground:
-    def __init__(self, memory: MemoryManager, llm: LLMClient, env: EnvLookup, notices: list[str]) -> None:
+    def __init__(
+        self,
+        memory: MemoryManager,
+        llm: LLMClient,
+        env: EnvLookup,
+        notices: list[str],
+        light_model: str | None = None,
+    ) -> None:
         self._memory = memory
         self._env = env
         self._notices = notices
@@ -51,11 +61,11 @@ class SessionBackground:
         self.usage = Usage()  # side calls (fact extraction) on top of the agent's own
         self.calls = 0
         self._extraction = BackgroundExtraction(manager_job(memory))
-        self.use_llm(llm)
+        self.use_llm(llm, light_model)
 
-    def use_llm(self, llm: LLMClient) -> None:
-        """Extraction asks the session's current model (again after /model switches it)."""
-        self._memory.extractor = UsageRecordingExtractor(llm, self._env, self.record_usage)
+    def use_llm(self, llm: LLMClient, light_model: str | None = None) -> None:
+        """Extraction asks the configured light model, else the session's current one (again after /model)."""
+        self._memory.extractor = UsageRecordingExtractor(llm, self._env, self.record_usage, light_model)
 
     def after_turn(self, submitted: str) -> None:
         self._extraction.submit(submitted, self._extraction_done)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from paicli.cli.backend import CommandReply
 from paicli.config.env import EnvLookup
+from paicli.config.knob_types import Knob
 from paicli.config.knobs import HOME
 from paicli.config.settings import Settings, mask_key
 from paicli.context.internal import is_skill_injection, skill_names
@@ -96,67 +97,11 @@ def skill_reload(catalog: SkillCatalog) -> str:
 
 # ---- /config ---------------------------------------------------------------------------------------
 
-EXTRA_KEYS: tuple[str, ...] = (
-    "SEARCH_PROVIDER",
-    "SEARXNG_URL",
-    "SERPAPI_KEY",
-    "ZHIPU_SEARCH_ENGINE",
-    "DEEPSEEK_SEARCH_MODEL",
-)
-
 
 def config_report(settings: Settings, env: EnvLookup, extra_keys: Sequence[str] = ()) -> str:
     from paicli.config import knobs
-    from paicli.config.providers import GENERIC, provider
 
-    spec = settings.provider_spec
-    generic = provider(GENERIC)
-    config_file = settings.config_path
-    saved = _saved_provider(settings)
-    rows = [
-        (
-            "provider",
-            settings.provider,
-            _source(env, (*generic.base_url_envs, *spec.key_envs), "自动选择（第一个可用的 Key）"),
-        ),
-        (
-            "model",
-            settings.model,
-            _source(env, spec.model_envs, _saved_or_default(saved.get("model"), settings.model, config_file)),
-        ),
-        (
-            "base_url",
-            settings.base_url,
-            _source(
-                env,
-                spec.base_url_envs,
-                _saved_or_default(saved.get("baseUrl"), settings.base_url, config_file),
-                value=settings.base_url,
-            ),
-        ),
-        (
-            "api_key",
-            settings.masked_api_key,
-            _source(
-                env, spec.key_envs, _saved_or_default(saved.get("apiKey"), settings.api_key, config_file)
-            ),
-        ),
-        (
-            "context_window",
-            f"{settings.context_window:,}",
-            _source(env, (knobs.CONTEXT_WINDOW.key,), "按模型推导"),
-        ),
-        ("light_model", settings.light_model, _source(env, (knobs.LIGHT_MODEL.key,), "同会话模型")),
-        (
-            "compaction_model",
-            settings.compaction_model,
-            _source(env, (knobs.COMPACTION_MODEL.key,), "同会话模型"),
-        ),
-        ("approval_mode", settings.approval_mode, _source(env, (knobs.APPROVAL_MODE.key,), "默认")),
-        ("memory_placement", settings.memory_placement, _source(env, (knobs.MEMORY_PLACEMENT.key,), "默认")),
-        (knobs.HOME.key, str(settings.paicli_home), _source(env, (knobs.HOME.key,), "默认（~/.paicli）")),
-        ("project_root", str(settings.project_root), "启动时的工作目录"),
-    ]
+    rows = [*_endpoint_rows(settings, env), *_side_rows(settings, env)]
     width = max(len(label) for label, _, _ in rows)
     lines = ["⚙️ 当前生效的配置（值 · 来源）："]
     lines.extend(f"  {label.ljust(width)}  {value} · {source}" for label, value, source in rows)
@@ -167,19 +112,59 @@ def config_report(settings: Settings, env: EnvLookup, extra_keys: Sequence[str] 
         knobs.APPROVAL_MODE.key,
         knobs.MEMORY_PLACEMENT.key,
         knobs.HOME.key,
-        *generic.key_envs,
-        *generic.model_envs,
-        *generic.base_url_envs,
+        *_generic_keys(),
     }
     declared = [knob.key for knob in knobs.ALL_KNOBS]
-    others = [
-        key for key in (*declared, *extra_keys, *EXTRA_KEYS) if key not in shown and env.get(key) is not None
-    ]
+    others = [key for key in (*declared, *extra_keys) if key not in shown and env.get(key) is not None]
     if others:
         lines.append("  其他已设置的选项：")
         for key in dict.fromkeys(others):
             lines.append(f"    {key} = {_display(key, env.get(key) or '')} · {env.source_of(key)}")
     return "\n".join(lines)
+
+
+Row = tuple[str, str, str]  # label, value, where it came from
+
+
+def _generic_keys() -> tuple[str, ...]:
+    from paicli.config.providers import GENERIC, provider
+
+    generic = provider(GENERIC)
+    return (*generic.key_envs, *generic.model_envs, *generic.base_url_envs)
+
+
+def _endpoint_rows(settings: Settings, env: EnvLookup) -> list[Row]:
+    from paicli.config.providers import GENERIC, provider
+
+    spec, generic, config_file = settings.provider_spec, provider(GENERIC), settings.config_path
+    saved = _saved_provider(settings)
+    chosen_by = _source(env, (*generic.base_url_envs, *spec.key_envs), "自动选择（第一个可用的 Key）")
+    model_from = _saved_or_default(saved.get("model"), settings.model, config_file)
+    url_from = _saved_or_default(saved.get("baseUrl"), settings.base_url, config_file)
+    key_from = _saved_or_default(saved.get("apiKey"), settings.api_key, config_file)
+    return [
+        ("provider", settings.provider, chosen_by),
+        ("model", settings.model, _source(env, spec.model_envs, model_from)),
+        ("base_url", settings.base_url, _source(env, spec.base_url_envs, url_from, value=settings.base_url)),
+        ("api_key", settings.masked_api_key, _source(env, spec.key_envs, key_from)),
+    ]
+
+
+def _side_rows(settings: Settings, env: EnvLookup) -> list[Row]:
+    from paicli.config import knobs
+
+    def configured(knob: Knob[object], fallback: str) -> str:
+        return _source(env, (knob.key,), fallback)
+
+    return [
+        ("context_window", f"{settings.context_window:,}", configured(knobs.CONTEXT_WINDOW, "按模型推导")),
+        ("light_model", settings.light_model, configured(knobs.LIGHT_MODEL, "同会话模型")),
+        ("compaction_model", settings.compaction_model, configured(knobs.COMPACTION_MODEL, "同会话模型")),
+        ("approval_mode", settings.approval_mode, configured(knobs.APPROVAL_MODE, "默认")),
+        ("memory_placement", settings.memory_placement, configured(knobs.MEMORY_PLACEMENT, "默认")),
+        (knobs.HOME.key, str(settings.paicli_home), configured(knobs.HOME, "默认（~/.paicli）")),
+        ("project_root", str(settings.project_root), "启动时的工作目录"),
+    ]
 
 
 def _source(env: EnvLookup, keys: Sequence[str], fallback: str, value: str | None = None) -> str:

@@ -60,7 +60,13 @@ class SessionFactory:
 
     def compaction(self, parts: Components, turn_memory: TurnMemory | None = None) -> AutoCompactionManager:
         """Every compaction manager of the session, for its model and window, offloader attached."""
-        manager = AutoCompactionManager(parts.llm, parts.counter, parts.profile, parts.env)
+        manager = AutoCompactionManager(
+            parts.llm,
+            parts.counter,
+            parts.profile,
+            parts.env,
+            summary_model=parts.settings.compaction_model_setting,
+        )
         manager.offloader = parts.offloader  # unseen results too big for the window are offloaded, not sent
         if turn_memory is not None:  # compaction puts the turn's memories back if it drops them
             manager.turn_memory = turn_memory
@@ -75,7 +81,7 @@ class SessionFactory:
     ) -> SessionCore:
         """A new client for `settings`, over `conversation` (/model) or a new one on `ledger` (/resume)."""
         llm = build_llm(settings, self.base.tool_support)
-        self.background.use_llm(llm)
+        self.background.use_llm(llm, settings.light_model_setting)
         return self._build(settings, llm, ledger, conversation)
 
     def _build(

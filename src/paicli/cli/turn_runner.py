@@ -15,6 +15,7 @@ from paicli.cli.backend import RunMode
 from paicli.cli.compose import Components
 from paicli.cli.mentions import attach_mentions
 from paicli.cli.warmup import WarmUp, await_warmup
+from paicli.llm.notices import retry_notices
 
 if TYPE_CHECKING:
     from paicli.agent.plan.agent import PlanDraft
@@ -110,18 +111,12 @@ class TurnRunner:
 
     def _with_retry_notices(self, emit: EventSink, work: Callable[[], RunFinished]) -> RunFinished:
         """While `work` runs, each model-call retry is shown: `⏳ 重试 2/4，3 s 后…（HTTP 500）`."""
-        llm = self.parts.llm
-        if not hasattr(llm, "on_retry"):
-            return work()
 
         def told(number: int, retries: int, delay: float, cause: str) -> None:
             emit(Notice(f"⏳ 重试 {number}/{retries}，{delay:.0f} s 后…（{cause}）", "warn"))
 
-        llm.on_retry = told
-        try:
+        with retry_notices(told):  # this run's requests only; a background call keeps its own context
             return work()
-        finally:
-            llm.on_retry = None
 
     # ---- plan review and continuation ----------------------------------------------------------------
 

@@ -20,14 +20,18 @@ class ConfigError(Exception):
     """An invalid setting: the CLI prints the one-line message and exits 2."""
 
 
-def paicli_home(environ: Mapping[str, str] | None = None) -> Path:
-    from paicli.config.knobs import HOME
+def home_dir(env: EnvLookup | Mapping[str, str] | None = None) -> Path:
+    """The paicli home, resolved here only: `knobs.HOME` from the environment, else from `~/.env` (a home
+    cannot be named by the `.env` inside it, nor by a project's), default `~/.paicli`. `env`: a lookup, or the
+    environment mapping to build one on (default the process environment)."""
+    return (env if isinstance(env, EnvLookup) else EnvLookup(env)).home
 
-    env = os.environ if environ is None else environ
-    raw = env.get(HOME.key)
-    if raw:
-        return Path(raw).expanduser()
-    return Path(env.get("HOME") or Path.home()) / ".paicli"
+
+def process_environ() -> Mapping[str, str]:
+    """The process environment, read-only: what a child process's environment is built from, and where
+    conventions of other programs (TZ, tiktoken's cache folders, git's variables) are looked up. Settings of
+    paicli's own are read through `EnvLookup` instead."""
+    return os.environ
 
 
 def parse_dotenv(text: str) -> dict[str, str]:
@@ -105,6 +109,24 @@ class EnvLookup:
         self._cwd = cwd
         self._files: list[_Dotenv] | None = None
         self._refused: list[str] = []
+        self._home: Path | None = None
+
+    @property
+    def home(self) -> Path:
+        """See `home_dir`."""
+        if self._home is None:
+            from paicli.config.knobs import HOME
+
+            configured = (self._environ.get(HOME.key) or "").strip()
+            if not configured:
+                user_env = _read_dotenv(self._user_home / ".env")
+                configured = parse_dotenv(user_env).get(HOME.key, "").strip() if user_env else ""
+            self._home = Path(configured).expanduser() if configured else self._user_home / ".paicli"
+        return self._home
+
+    @property
+    def _user_home(self) -> Path:
+        return Path(self._environ.get("HOME") or Path.home()).expanduser()
 
     def source_of(self, key: str) -> str | None:
         """Where `get(key)` finds its value: "环境变量", the .env file's path, or None when unset."""
@@ -148,8 +170,7 @@ class EnvLookup:
 
     def _dotenv_files(self) -> list[_Dotenv]:
         if self._files is None:
-            home = Path(self._environ.get("HOME") or Path.home())
-            trusted = [(paicli_home(self._environ) / ".env", HOME_DOTENV), (home / ".env", USER_DOTENV)]
+            trusted = [(self.home / ".env", HOME_DOTENV), (self._user_home / ".env", USER_DOTENV)]
             files: list[_Dotenv] = []
             seen: dict[Path, int] = {}
             for path, rank in trusted:

@@ -7,190 +7,21 @@ composition root; start-up validation, the README's configuration table and `/co
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import Generic, TypeVar
-
-from paicli.config.env import FALSY, TRUTHY, ConfigError, EnvLookup
-
-T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Knob(Generic[T]):
-    key: str
-    component: str
-    default: T
-    doc: str
-    kind: str
-    allowed: str = ""  # the range or choices, as shown to users
-    parse: Callable[[str, str], T] | None = None
-    # True: a state location, guard/sandbox switch or the approval mode, which the project's ./.env (it comes
-    # with the repository) may not set; see `config.env.is_protected`.
-    protected: bool = False
-
-    def read(self, env: EnvLookup) -> T:
-        """The configured value, the default when unset; ConfigError (one line) when unusable."""
-        raw = env.get(self.key)
-        if raw is None or self.parse is None:
-            return self.default
-        return self.parse(self.key, raw)
-
-    @property
-    def default_text(self) -> str:
-        if self.default is None or self.default == ():
-            return "—"
-        if isinstance(self.default, bool):
-            return "true" if self.default else "false"
-        if isinstance(self.default, tuple):
-            return ",".join(str(v) for v in self.default)
-        return f"{self.default:,}" if isinstance(self.default, int) else str(self.default)
-
-
-# ---------------------------------------------------------------- parsers
-
-
-def _bool(key: str, raw: str) -> bool:
-    lowered = raw.lower()
-    if lowered in TRUTHY:
-        return True
-    if lowered in FALSY:
-        return False
-    raise ConfigError(f"{key}={raw!r} 无效：请使用 true/false、1/0、yes/no 或 on/off")
-
-
-def _range_error(
-    key: str, value: float, low: float | None, high: float | None, open_low: bool
-) -> ConfigError:
-    lower = "(" if low is None else ("(" if open_low else "[") + f"{low:g}"
-    upper = "∞)" if high is None else f"{high:g}]"
-    return ConfigError(f"{key}={value:g} 超出允许范围 {lower}, {upper}")
-
-
-def _int_parser(low: int | None, high: int | None) -> Callable[[str, str], int]:
-    def parse(key: str, raw: str) -> int:
-        try:
-            value = int(raw.replace("_", "").replace(",", ""))
-        except ValueError:
-            raise ConfigError(f"{key}={raw!r} 无效：需要一个整数") from None
-        if (low is not None and value < low) or (high is not None and value > high):
-            raise _range_error(key, value, low, high, False)
-        return value
-
-    return parse
-
-
-def _float_parser(low: float | None, high: float | None, open_low: bool) -> Callable[[str, str], float]:
-    def parse(key: str, raw: str) -> float:
-        try:
-            value = float(raw)
-        except ValueError:
-            raise ConfigError(f"{key}={raw!r} 无效：需要一个数字") from None
-        too_low = low is not None and (value <= low if open_low else value < low)
-        if too_low or (high is not None and value > high):
-            raise _range_error(key, value, low, high, open_low)
-        return value
-
-    return parse
-
-
-def _choice_parser(options: tuple[str, ...]) -> Callable[[str, str], str]:
-    def parse(key: str, raw: str) -> str:
-        value = raw.strip().lower()
-        if value not in options:
-            raise ConfigError(f"{key}={raw!r} 无效：可选 {'、'.join(options)}")
-        return value
-
-    return parse
-
-
-def _text(key: str, raw: str) -> str | None:
-    return raw.strip() or None
-
-
-def _ports(key: str, raw: str) -> tuple[int, ...]:
-    if raw.strip().lower() in ("off", "none", "false", "no", "0"):
-        return ()
-    ports: list[int] = []
-    for part in raw.replace(";", ",").split(","):
-        text = part.strip()
-        if not text:
-            continue
-        if not text.isdigit() or not 1 <= int(text) <= 65535:
-            raise ConfigError(f"{key}={raw!r} 无效：需要逗号分隔的端口号（1-65535），或 off 关闭本机探测")
-        ports.append(int(text))
-    return tuple(ports)
-
-
-def _names(key: str, raw: str) -> tuple[str, ...]:
-    return tuple(part.strip().lower() for part in raw.split(",") if part.strip())
-
-
-# ---------------------------------------------------------------- declaration helpers
-
-
-def flag(key: str, component: str, default: bool, doc: str) -> Knob[bool]:
-    return Knob(key, component, default, doc, "bool", "true/false", _bool)
-
-
-def integer(
-    key: str, component: str, default: int, doc: str, minimum: int | None = None, maximum: int | None = None
-) -> Knob[int]:
-    return Knob(
-        key, component, default, doc, "int", _describe(minimum, maximum), _int_parser(minimum, maximum)
-    )
-
-
-def optional_integer(
-    key: str, component: str, doc: str, minimum: int | None = None, maximum: int | None = None
-) -> Knob[int | None]:
-    parse = _int_parser(minimum, maximum)
-    return Knob(key, component, None, doc, "int", _describe(minimum, maximum), parse)
-
-
-def number(
-    key: str,
-    component: str,
-    default: float,
-    doc: str,
-    minimum: float | None = None,
-    maximum: float | None = None,
-    *,
-    open_low: bool = False,
-) -> Knob[float]:
-    allowed = _describe(minimum, maximum, open_low)
-    return Knob(key, component, default, doc, "float", allowed, _float_parser(minimum, maximum, open_low))
-
-
-def choice(key: str, component: str, default: str, options: tuple[str, ...], doc: str) -> Knob[str]:
-    return Knob(key, component, default, doc, "choice", " / ".join(options), _choice_parser(options))
-
-
-def text(key: str, component: str, doc: str) -> Knob[str | None]:
-    return Knob(key, component, None, doc, "str", "", _text)
-
-
-def names(key: str, component: str, doc: str) -> Knob[tuple[str, ...]]:
-    return Knob(key, component, (), doc, "list", "a,b,…", _names)
-
-
-def protect(knob: Knob[T]) -> Knob[T]:
-    """The same declaration, marked as never read from a project's ./.env."""
-    return replace(knob, protected=True)
-
-
-def _describe(low: float | None, high: float | None, open_low: bool = False) -> str:
-    if low is None and high is None:
-        return ""
-    lower = "(−∞" if low is None else ("(" if open_low else "[") + _figure(low)
-    upper = "∞)" if high is None else f"{_figure(high)}]"
-    return f"{lower} … {upper}"
-
-
-def _figure(value: float) -> str:
-    return f"{int(value):,}" if float(value).is_integer() else f"{value:g}"
-
+from paicli.config.env import EnvLookup
+from paicli.config.knob_types import (
+    Knob,
+    bool_parser,
+    choice,
+    flag,
+    integer,
+    names,
+    number,
+    optional_integer,
+    ports_parser,
+    protect,
+    text,
+)
+from paicli.config.knobs_web import WEB_KNOBS
 
 # ---------------------------------------------------------------- the declarations
 
@@ -246,7 +77,7 @@ REASONING_IN_WIRE = Knob(
     "echo reasoning_content with tool calls (default: per provider)",
     "bool",
     "true/false",
-    _bool,
+    bool_parser,
 )
 LLM_CONNECT_TIMEOUT = number(
     "PAICLI_LLM_CONNECT_TIMEOUT", LLM, 60.0, "seconds to connect", 0.0, open_low=True
@@ -295,7 +126,7 @@ LOCAL_PORTS: Knob[tuple[int, ...]] = Knob(
     "127.0.0.1 ports the first-run setup probes for local model servers when nothing is configured",
     "ports",
     "ports, or off",
-    _ports,
+    ports_parser,
 )
 
 TOOL_OFFLOAD_ENABLED = flag(
@@ -462,7 +293,7 @@ LOG_LEVEL = choice(
     "log level of $PAICLI_HOME/logs/paicli.log",
 )
 
-ALL_KNOBS: tuple[Knob[object], ...] = (  # type: ignore[assignment]
+ALL_KNOBS: tuple[Knob[object], ...] = (
     HOME,
     CONTEXT_WINDOW,
     LIGHT_MODEL,
@@ -514,6 +345,7 @@ ALL_KNOBS: tuple[Knob[object], ...] = (  # type: ignore[assignment]
     SNAPSHOT_KEEP,
     NO_STATUSBAR,
     LOG_LEVEL,
+    *WEB_KNOBS,
 )
 
 
@@ -521,14 +353,6 @@ def validate_all(env: EnvLookup) -> None:
     """Start-up check: ConfigError naming the first set knob whose value cannot be used."""
     for knob in ALL_KNOBS:
         knob.read(env)
-
-
-def home_dir(env: EnvLookup) -> Path:
-    """$PAICLI_HOME, default ~/.paicli (HOME read through the same lookup)."""
-    configured = HOME.read(env)
-    if configured:
-        return Path(configured).expanduser()
-    return Path(env.get("HOME") or Path.home()).expanduser() / ".paicli"
 
 
 def protected_keys() -> frozenset[str]:

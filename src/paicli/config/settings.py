@@ -16,7 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from paicli.config import knobs
-from paicli.config.env import HOME_DOTENV, ConfigError, EnvLookup, Found
+from paicli.config.env import HOME_DOTENV, ConfigError, EnvLookup, Found, home_dir
 from paicli.config.providers import (
     AUTO_ORDER,
     GENERIC,
@@ -120,8 +120,9 @@ class Settings:
     api_key: str | None = field(repr=False)
     context_window: int
     cache_mode: str
-    light_model: str
-    compaction_model: str
+    # the light and compaction model settings as configured; None: the session model (see the properties)
+    light_model_setting: str | None
+    compaction_model_setting: str | None
     paicli_home: Path
     project_root: Path
     memory_placement: MemoryPlacement = "turn"
@@ -135,6 +136,14 @@ class Settings:
     available_providers: tuple[str, ...] = ()
     notices: tuple[str, ...] = ()  # one stderr line each at start-up (a refused project base URL)
     _sources: _Sources | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def light_model(self) -> str:
+        return self.light_model_setting or self.model
+
+    @property
+    def compaction_model(self) -> str:
+        return self.compaction_model_setting or self.model
 
     @property
     def masked_api_key(self) -> str:
@@ -270,8 +279,8 @@ class _Sources:
             api_key=api_key,
             context_window=window,
             cache_mode=profile.cache_mode,
-            light_model=knobs.LIGHT_MODEL.read(self.env) or model,
-            compaction_model=knobs.COMPACTION_MODEL.read(self.env) or model,
+            light_model_setting=knobs.LIGHT_MODEL.read(self.env),
+            compaction_model_setting=knobs.COMPACTION_MODEL.read(self.env),
             paicli_home=self.home,
             project_root=self.project_root,
             memory_placement=_placement(self.env),
@@ -298,11 +307,6 @@ def _placement(env: EnvLookup) -> MemoryPlacement:
 def _reasoning(env: EnvLookup, provider_default: bool) -> bool:
     configured = knobs.REASONING_IN_WIRE.read(env)
     return provider_default if configured is None else bool(configured)
-
-
-def home_dir(env: EnvLookup) -> Path:
-    """The paicli home as the settings resolve it (it may come from a .env file), default `~/.paicli`."""
-    return knobs.home_dir(env)
 
 
 def _missing_key_error() -> ConfigError:

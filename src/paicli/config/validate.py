@@ -8,7 +8,8 @@ import difflib
 from collections.abc import Collection
 
 from paicli.config.env import EnvLookup
-from paicli.config.knobs import ALL_KNOBS, Knob, validate_all
+from paicli.config.knob_types import Knob
+from paicli.config.knobs import ALL_KNOBS, validate_all
 from paicli.config.providers import PROVIDERS
 
 KNOBS: tuple[Knob[object], ...] = ALL_KNOBS

@@ -21,7 +21,7 @@ from paicli.llm.messages import Message
 NOTE_PREFIX = "[已省略的早期对话]"
 MAX_CARRIED_CHARS = 3_000
 DECISIONS_HEADING = "## 用户要求与已确认决定"
-MEMORY_HEADER = "## 相关长期记忆"  # memory.retriever.HEADER: a block the loop puts before the user's words
+MEMORY_HEADER = "## 相关长期记忆"  # memory.recall_block.HEADER: a block the loop puts before the user's words
 REQUEST_MARK = "- "  # an item of the request list; its continuation lines are indented by INDENT
 INDENT = "  "
 REQUESTS_LINE = "用户说过的话（原文，按时间先后）："

@@ -12,7 +12,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from paicli.cancel import CancelToken
-from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.context import compaction_profile, prompts
 from paicli.context.backoff import SummaryBackoff
@@ -65,6 +64,7 @@ class AutoCompactionManager:
         session_memory: SessionMemory | None = None,
         session_memory_enabled: bool | None = None,
         policy: CompactionProfile | None = None,
+        summary_model: str | None = None,  # Settings.compaction_model_setting; None: the session model
     ) -> None:
         lookup = env or EnvLookup()
         self._llm = llm
@@ -73,7 +73,6 @@ class AutoCompactionManager:
         # what thresholds compare: the reference's estimator, uncalibrated, or the session's counter
         self._thresholds = TokenCounter("heuristic") if self.policy.estimator == "reference" else self.counter
         self.profile = profile or ContextProfile.from_window(None)
-        summary_model = knobs.COMPACTION_MODEL.read(lookup)
         self.clearer = clearer or ToolResultClearer(clearing_config(lookup, self.policy), self.measure)
         self.full: FullSummary = full or ConversationHistoryCompactor(
             llm,

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from paicli.config.env import EnvLookup
+from paicli.config.env import EnvLookup, process_environ
 from paicli.context.estimate import estimate_tokens
 from paicli.llm.messages import Message
 
@@ -51,7 +51,7 @@ Encoder = Callable[[str], int]
 
 def o200k_cached(environ: Mapping[str, str] | None = None) -> bool:
     """True when tiktoken's cache already holds o200k_base, so loading it cannot touch the network."""
-    env = os.environ if environ is None else environ
+    env = process_environ() if environ is None else environ
     if "TIKTOKEN_CACHE_DIR" in env:
         cache_dir = env["TIKTOKEN_CACHE_DIR"]
     elif "DATA_GYM_CACHE_DIR" in env:

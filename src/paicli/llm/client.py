@@ -18,6 +18,7 @@ from paicli.llm.attempt import stream_attempt
 from paicli.llm.connection import ClientOptions, Connection
 from paicli.llm.failures import Failure, final_message, rejects_usage_option
 from paicli.llm.messages import ChatResponse, Message
+from paicli.llm.notices import RetryListener, current_retry_listener
 from paicli.llm.protocol import DeltaCallback, LLMError
 from paicli.redact import mask_secret
 
@@ -58,9 +59,6 @@ class OpenAIChatClient:
         self._connection = connection or Connection(options)
         self._model = model
         self._rng = rng
-        # Told before each retry pause: (retry number, retries allowed, seconds until it, cause). The front end
-        # shows it, so a retried call is not a silent growing timer.
-        self.on_retry: Callable[[int, int, float, str], None] | None = None
 
     @classmethod
     def from_options(cls, options: ClientOptions, model: str) -> OpenAIChatClient:
@@ -124,6 +122,7 @@ class OpenAIChatClient:
         tool_choice: str | None = None,
     ) -> ChatResponse:
         params = self.request_params(messages, tools, tool_choice)
+        listener = current_retry_listener()  # the calling request's, never another thread's
         if self._connection.usage_option_rejected:
             params.pop("stream_options", None)
         attempts = self._options.max_retries + 1
@@ -146,23 +145,11 @@ class OpenAIChatClient:
                     message = mask_secret(message, self._options.api_key, "***")
                 raise LLMError(message, failure.status, failure.retryable)
             delay = self._backoff(attempt, failure.retry_after)
-            self._tell_retry(attempt, attempts - 1, delay, failure)
+            _tell_retry(listener, attempt, attempts - 1, delay, failure)
             self._pause(delay, cancel)
             attempt += 1
 
     # ------------------------------------------------------------------ retries
-
-    def _tell_retry(self, number: int, retries: int, delay: float, failure: Failure) -> None:
-        listener = self.on_retry
-        if listener is None:
-            return
-        cause = (
-            f"HTTP {failure.status}" if failure.status else (failure.message.splitlines() or ["连接失败"])[0]
-        )
-        try:
-            listener(number, retries, delay, cause)
-        except Exception:  # a display hook must never break the call
-            log.debug("retry listener failed", exc_info=True)
 
     def _pause(self, seconds: float, cancel: CancelToken | None) -> None:
         if cancel is None:
@@ -176,6 +163,20 @@ class OpenAIChatClient:
             return min(max(0.0, retry_after), opts.retry_after_cap)
         exponential = min(opts.backoff_cap, opts.backoff_base * (2.0 ** (attempt - 1)))
         return exponential * (0.5 + 0.5 * self._rng())
+
+
+def _tell_retry(
+    listener: RetryListener | None, number: int, retries: int, delay: float, failure: Failure
+) -> None:
+    """The front end shows each retry, so a retried call is not a silent growing timer."""
+    cause = f"HTTP {failure.status}" if failure.status else (failure.message.splitlines() or ["连接失败"])[0]
+    log.info("model call retry %d/%d in %.1f s (status %s)", number, retries, delay, failure.status)
+    if listener is None:
+        return
+    try:
+        listener(number, retries, delay, cause)
+    except Exception:  # a display hook must never break the call
+        log.debug("retry listener failed", exc_info=True)
 
 
 class EndpointSettings(Protocol):

@@ -103,15 +103,5 @@ class ToolFallbackClient:
     def with_model(self, model: str) -> ToolFallbackClient:
         return ToolFallbackClient(self._inner.with_model(model), self._support)
 
-    @property
-    def on_retry(self) -> Any:
-        return getattr(self._inner, "on_retry", None)
-
-    @on_retry.setter
-    def on_retry(self, listener: Any) -> None:
-        """The retry notices are the wrapped client's: setting it here must reach the client that retries."""
-        if hasattr(self._inner, "on_retry"):
-            self._inner.on_retry = listener
-
     def __getattr__(self, name: str) -> Any:  # prewarm, options, ... of the wrapped client
         return getattr(self._inner, name)

@@ -70,11 +70,12 @@ class AutoFactExtractor:
         *,
         hardened: bool = True,
         on_usage: Callable[[Usage], None] | None = None,
+        model: str | None = None,
     ) -> None:
+        """`model`: `Settings.light_model_setting`, the model for these side calls; None: the session's."""
         self._env = env or EnvLookup()
         self._on_usage = on_usage
-        light = knobs.LIGHT_MODEL.read(self._env)
-        self._llm = llm.with_model(light) if llm is not None and light else llm
+        self._llm = llm.with_model(model) if llm is not None and model and model != llm.model else llm
         self.hardened = hardened
         self._system = load_prompt("extract-system.md")
         self._template = load_prompt("extract.md")

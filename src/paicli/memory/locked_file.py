@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from paicli.cancel import pause_or_cancel
 from paicli.config import knobs
-from paicli.config.env import EnvLookup
+from paicli.config.env import EnvLookup, home_dir
 from paicli.fsperm import PRIVATE_FILE, ensure_private_dir
 from paicli.memory.entry import MemoryEntry
 from paicli.memory.unparsed import Unparsed, interleave, split_items
@@ -47,7 +47,7 @@ def default_memory_dir(env: EnvLookup) -> Path:
     configured = knobs.MEMORY_DIR.read(env)
     if configured:
         return Path(configured).expanduser()
-    return knobs.home_dir(env) / "memory"
+    return home_dir(env) / "memory"
 
 
 def lock_timeout_from_env(env: EnvLookup) -> float:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from paicli.config.env import paicli_home
+from paicli.config.env import home_dir
 from paicli.context.estimate import utf16_len
 from paicli.fsperm import ensure_private_dir
 
@@ -38,7 +38,7 @@ def _load_jieba(cache_dir: Path | None = None) -> Callable[[str], list[str]]:
 
             jieba.setLogLevel(logging.WARNING)
             logging.getLogger("jieba").setLevel(logging.WARNING)
-            directory = cache_dir or paicli_home() / "cache"
+            directory = cache_dir or home_dir() / "cache"
             try:
                 ensure_private_dir(directory)
                 jieba.dt.tmp_dir = str(directory)

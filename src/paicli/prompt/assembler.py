@@ -18,7 +18,7 @@ from datetime import date, datetime, timezone
 from enum import Enum
 
 from paicli.config import knobs
-from paicli.config.env import ConfigError, EnvLookup
+from paicli.config.env import ConfigError, EnvLookup, process_environ
 from paicli.prompt.repository import PromptRepository
 
 LANGUAGE_HEADING = "## Language"
@@ -99,7 +99,7 @@ def without_skills(prompt: str) -> str:
 
 
 def _system_zone_name() -> str:
-    configured = os.environ.get("TZ", "").lstrip(":")
+    configured = process_environ().get("TZ", "").lstrip(":")
     if configured and _valid_zone(configured):
         return configured
     try:

@@ -6,8 +6,7 @@ import threading
 from importlib import resources
 from pathlib import Path
 
-from paicli.config.env import ConfigError
-from paicli.config.env import paicli_home as default_paicli_home
+from paicli.config.env import ConfigError, home_dir
 from paicli.config.projectfile import contained_file, read_project_bytes
 
 _bundled_cache: dict[str, str] = {}
@@ -61,7 +60,7 @@ class PromptRepository:
     ) -> None:
         self._project_root = Path(project_root or Path.cwd())
         self._project_dir = self._project_root / ".paicli" / "prompts"
-        self._user_dir = Path(paicli_home or default_paicli_home()) / "prompts"
+        self._user_dir = Path(paicli_home or home_dir()) / "prompts"
         self.project_trusted = project_trusted
 
     def override_path(self, rel: str) -> Path | None:

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from paicli.config.env import process_environ
+
 GIT_TIMEOUT_SECONDS = 300.0
 _PASSED_THROUGH = ("PATH", "TMPDIR", "SYSTEMROOT")
 _IDENTITY = "paicli-snapshot"
@@ -67,7 +69,7 @@ class GitRepo:
         return self.git_dir / "index"
 
     def env(self, index: Path | None = None) -> dict[str, str]:
-        env = {key: os.environ[key] for key in _PASSED_THROUGH if key in os.environ}
+        env = {key: value for key, value in process_environ().items() if key in _PASSED_THROUGH}
         env.update(
             {
                 "HOME": str(self.git_dir),

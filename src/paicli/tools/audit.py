@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TypedDict, cast
 
 from paicli.config import knobs
-from paicli.config.env import EnvLookup
+from paicli.config.env import EnvLookup, home_dir
 from paicli.fsperm import open_private_append
 from paicli.redact import Redactor
 
@@ -33,7 +33,7 @@ def audit_dir(env: EnvLookup) -> Path:
     configured = knobs.AUDIT_DIR.read(env)
     if configured:
         return Path(configured).expanduser()
-    return knobs.home_dir(env) / "audit"
+    return home_dir(env) / "audit"
 
 
 def env_secrets(env: EnvLookup) -> list[str]:

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from paicli.config.env import paicli_home
+from paicli.config.env import home_dir, process_environ
 from paicli.tools.gitrepo import git_is_safe_in
 from paicli.tools.readonly_specs import (
     FIND_FLAGS,
@@ -36,7 +36,7 @@ class CommandSite:
 
     cwd: Path
     written_gitdirs: tuple[Path, ...] = ()
-    environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    environ: Mapping[str, str] = field(default_factory=lambda: dict(process_environ()))
 
 
 def is_read_only(command: str, site: CommandSite) -> bool:
@@ -167,7 +167,7 @@ def _git_ok(args: Sequence[Word]) -> bool:
 
 
 def _forbidden_roots(environ: Mapping[str, str]) -> tuple[Path, ...]:
-    home = Path(os.path.realpath(paicli_home(environ)))
+    home = Path(os.path.realpath(home_dir(environ)))
     return (Path("/proc"), home)
 
 
@@ -188,7 +188,7 @@ def _word_ok(word: Word, cwd: Path, roots: Sequence[Path]) -> bool:
         return False
     if any(root.is_relative_to(cwd) for root in roots):
         return False  # running from `/` or from the folder that holds the paicli home: any name may reach in
-    text = _expand_user(word.text, {"HOME": str(Path.home()), **os.environ})
+    text = _expand_user(word.text, {"HOME": str(Path.home()), **process_environ()})
     pieces = {text}
     if "=" in text:
         pieces.add(text.split("=", 1)[1])
@@ -202,7 +202,7 @@ def _word_ok(word: Word, cwd: Path, roots: Sequence[Path]) -> bool:
         # an option value attached inside a cluster: `-f/proc/self/environ`, `-if~/.paicli/x`
         suffixes = [text[i:] for i, char in enumerate(text) if char in "/~"]
         for suffix in suffixes:
-            real = Path(os.path.realpath(_expand_user(suffix, os.environ)))
+            real = Path(os.path.realpath(_expand_user(suffix, process_environ())))
             if _under(real, roots):
                 return False
     return True

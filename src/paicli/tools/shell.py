@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Protocol
 
+from paicli.config.env import process_environ
 from paicli.tools.context import Offloader, OutputSink, ToolContext
 from paicli.tools.gitrepo import git_neutral_env
 from paicli.tools.readonly import syntactically_read_only
@@ -210,17 +211,17 @@ def command_launch(command: str, ctx: ToolContext) -> Launch:
     from paicli.tools.sandbox.launch import Launch
 
     # A command that passes as read-only runs git with fsmonitor, hooks, pagers and editors switched off.
-    base = git_neutral_env(os.environ) if syntactically_read_only(command) else dict(os.environ)
+    base = git_neutral_env(process_environ()) if syntactically_read_only(command) else dict(process_environ())
     if ctx.sandbox is None:
         scrub = sandbox_env if ctx.auto_run else approved_env
         return Launch(["bash", "-c", command], scrub(base, ctx.env_allow))
-    from paicli.config.knobs import home_dir
+    from paicli.config.env import home_dir
     from paicli.tools.sandbox.launch import prepare
 
     return prepare(
         command,
         ctx.project_root,
-        git_neutral_env(os.environ),
+        git_neutral_env(process_environ()),
         ctx.sandbox,
         paicli_home=str(home_dir(ctx.env)),
         allow=ctx.env_allow,

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from paicli.cancel import CancelToken
+from paicli.config import knobs_web as web
 from paicli.config.env import EnvLookup
 
 ORDER = ("zhipu", "serpapi", "searxng", "deepseek")
@@ -58,8 +59,8 @@ def _zhipu_key(env: EnvLookup) -> str | None:
 def _configured(env: EnvLookup, name: str) -> bool:
     keys = {
         "zhipu": _zhipu_key(env),
-        "serpapi": env.get("SERPAPI_KEY"),
-        "searxng": env.get("SEARXNG_URL"),
+        "serpapi": web.SERPAPI_KEY.read(env),
+        "searxng": web.SEARXNG_URL.read(env),
         "deepseek": env.get("DEEPSEEK_API_KEY"),
     }
     return bool(keys.get(name))
@@ -67,14 +68,14 @@ def _configured(env: EnvLookup, name: str) -> bool:
 
 _NEEDS = {
     "zhipu": "GLM_API_KEY（或 ZHIPU_API_KEY）",
-    "serpapi": "SERPAPI_KEY",
-    "searxng": "SEARXNG_URL",
+    "serpapi": web.SERPAPI_KEY.key,
+    "searxng": web.SEARXNG_URL.key,
     "deepseek": "DEEPSEEK_API_KEY",
 }
 
 
 def choose_provider(env: EnvLookup) -> str:
-    explicit = (env.get("SEARCH_PROVIDER") or "").strip().lower()
+    explicit = (web.SEARCH_PROVIDER.read(env) or "").strip().lower()
     if explicit:
         if explicit not in ORDER:
             raise SearchConfigError(f"SEARCH_PROVIDER={explicit} 不受支持（可选 {'、'.join(ORDER)}）")
@@ -105,7 +106,7 @@ def _text(value: object) -> str:
 
 
 def searxng(http: Http, env: EnvLookup, query: str, top_k: int, cancel: CancelToken) -> list[SearchHit]:
-    base = (env.get("SEARXNG_URL") or "").rstrip("/")
+    base = (web.SEARXNG_URL.read(env) or "").rstrip("/")
     data = http.get_json(base + "/search?" + urllib.parse.urlencode({"q": query, "format": "json"}), cancel)
     items = data.get("results") if isinstance(data, dict) else None
     return [
@@ -116,8 +117,8 @@ def searxng(http: Http, env: EnvLookup, query: str, top_k: int, cancel: CancelTo
 
 
 def serpapi(http: Http, env: EnvLookup, query: str, top_k: int, cancel: CancelToken) -> list[SearchHit]:
-    base = (env.endpoint_for("SERPAPI_BASE_URL", "SERPAPI_KEY") or SERPAPI_BASE).rstrip("/")
-    params = {"q": query, "api_key": env.get("SERPAPI_KEY") or "", "num": top_k}
+    base = (env.endpoint_for(web.SERPAPI_BASE_URL.key, web.SERPAPI_KEY.key) or SERPAPI_BASE).rstrip("/")
+    params = {"q": query, "api_key": web.SERPAPI_KEY.read(env) or "", "num": top_k}
     data = http.get_json(f"{base}/search.json?" + urllib.parse.urlencode(params), cancel)
     items = data.get("organic_results") if isinstance(data, dict) else None
     return [
@@ -128,12 +129,12 @@ def serpapi(http: Http, env: EnvLookup, query: str, top_k: int, cancel: CancelTo
 
 
 def zhipu(http: Http, env: EnvLookup, query: str, top_k: int, cancel: CancelToken) -> list[SearchHit]:
-    base = (env.endpoint_for("ZHIPU_SEARCH_BASE_URL", "ZHIPU_API_KEY", "GLM_API_KEY") or ZHIPU_BASE).rstrip(
-        "/"
-    )
+    base = (
+        env.endpoint_for(web.ZHIPU_SEARCH_BASE_URL.key, "ZHIPU_API_KEY", "GLM_API_KEY") or ZHIPU_BASE
+    ).rstrip("/")
     payload = {
         "search_query": query,
-        "search_engine": env.get("ZHIPU_SEARCH_ENGINE") or "search_std",
+        "search_engine": web.ZHIPU_SEARCH_ENGINE.read(env) or "search_std",
         "count": top_k,
     }
     headers = {"Authorization": f"Bearer {_zhipu_key(env) or ''}"}
@@ -147,11 +148,11 @@ def zhipu(http: Http, env: EnvLookup, query: str, top_k: int, cancel: CancelToke
 
 
 def deepseek(http: Http, env: EnvLookup, query: str, top_k: int, cancel: CancelToken) -> list[SearchHit]:
-    base = (env.endpoint_for("DEEPSEEK_SEARCH_BASE_URL", "DEEPSEEK_API_KEY") or DEEPSEEK_SEARCH_BASE).rstrip(
-        "/"
-    )
+    base = (
+        env.endpoint_for(web.DEEPSEEK_SEARCH_BASE_URL.key, "DEEPSEEK_API_KEY") or DEEPSEEK_SEARCH_BASE
+    ).rstrip("/")
     payload = {
-        "model": env.get("DEEPSEEK_SEARCH_MODEL") or DEEPSEEK_SEARCH_MODEL,
+        "model": web.DEEPSEEK_SEARCH_MODEL.read(env) or DEEPSEEK_SEARCH_MODEL,
         "max_tokens": 1024,
         "messages": [{"role": "user", "content": query}],
         "tools": [{"type": "web_search_20250305", "name": "web_search", "max_uses": 1}],

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextvars import copy_context
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -17,5 +18,5 @@ def run_all(
     if len(items) <= 1 or max_parallel <= 1:
         return [work(item) for item in items]
     with ThreadPoolExecutor(max_workers=min(max_parallel, len(items)), thread_name_prefix=name) as pool:
-        futures = [pool.submit(work, item) for item in items]
+        futures = [pool.submit(copy_context().run, work, item) for item in items]  # notices follow
         return [future.result() for future in futures]

@@ -5,15 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 SECRET_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
-SEARCH_KEYS = ("SERPAPI_KEY",)
 
 
 def known_keys() -> frozenset[str]:
     """Every key variable paicli itself reads: each provider's (aliases included) and each search provider's."""
+    from paicli.config.knobs_web import SERPAPI_KEY
     from paicli.config.providers import PROVIDERS
 
     names = {name for spec in PROVIDERS for name in spec.key_envs}
-    return frozenset(names | set(SEARCH_KEYS))  # the generic endpoint's key is in the provider table too
+    return frozenset(names | {SERPAPI_KEY.key})  # the generic endpoint's key is in the provider table too
 
 
 def secret_looking(name: str) -> bool:

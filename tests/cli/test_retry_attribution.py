@@ -1,0 +1,116 @@
+"""A retry notice belongs to the request that was retried: the background fact extractor shares the session's
+client, and its HTTP 500 retry must not show up as a retry of the turn that happens to be running meanwhile."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from paicli.agent.events import AgentEvent, Notice, RunFinished
+from paicli.cancel import CancelToken
+from paicli.cli.app_backend import AppBackend
+from paicli.cli.compose import build_components
+from paicli.config.env import EnvLookup
+from paicli.config.settings import load_settings
+from paicli.tools.approval import AutoApprover
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
+
+pytestmark = pytest.mark.timeout(60)
+
+STATEMENT = "我们团队约定所有提交信息都用中文书写"
+WAIT = 30.0
+
+
+def _last_user_text(body: dict[str, Any]) -> str:
+    return str(body["messages"][-1].get("content", ""))
+
+
+class Script:
+    """Turn 1 is answered; its extraction request is held until turn 2's request has arrived, then fails with
+    HTTP 500 once; turn 2 is answered only after the extractor's retry came in (so the retry happens while
+    turn 2 runs); turn 3 itself fails once, to show that a turn's own retry is still reported."""
+
+    def __init__(self) -> None:
+        self.turn2_arrived = threading.Event()
+        self.extraction_retried = threading.Event()
+        self.extractions = 0
+        self.turn3_calls = 0
+        self._lock = threading.Lock()
+
+    def __call__(self, body: dict[str, Any]) -> Reply | str:
+        text = _last_user_text(body)
+        if "=== 用户原文 ===" in text:
+            return self._extraction(text)
+        if "第二轮" in text:
+            self.turn2_arrived.set()
+            assert self.extraction_retried.wait(WAIT), "the extractor never retried"
+            return "第二轮好了。"
+        if "第三轮" in text:
+            with self._lock:
+                self.turn3_calls += 1
+                first = self.turn3_calls == 1
+            return Reply.error(500, "turn three exploded") if first else "第三轮好了。"
+        return "好的。"
+
+    def _extraction(self, text: str) -> Reply | str:
+        if STATEMENT not in text:
+            return json.dumps({"facts": []})
+        with self._lock:
+            self.extractions += 1
+            number = self.extractions
+        if number == 1:
+            assert self.turn2_arrived.wait(WAIT), "turn 2 never sent its request"
+            return Reply.error(500, "extractor exploded")
+        self.extraction_retried.set()
+        return json.dumps({"facts": [{"quote": STATEMENT}]}, ensure_ascii=False)
+
+
+def _retry_notices(events: list[AgentEvent]) -> list[str]:
+    return [e.text for e in events if isinstance(e, Notice) and "重试" in e.text]
+
+
+def _run(backend: AppBackend, text: str) -> tuple[RunFinished, list[AgentEvent]]:
+    events: list[AgentEvent] = []
+    finished = backend.run(text, "react", events.append, CancelToken())
+    return finished, events
+
+
+def test_the_extractors_retry_is_not_shown_as_a_retry_of_the_next_turn(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    script = Script()
+    with FakeOpenAIServer(responder=script) as server:
+        env = EnvLookup(
+            environ={
+                "HOME": str(tmp_path),
+                "PAICLI_HOME": str(tmp_path / ".paicli"),
+                "PAICLI_BASE_URL": server.base_url,
+                "PAICLI_MODEL": "fake-model",
+                "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "true",
+                "PAICLI_LLM_MAX_RETRIES": "3",
+                "PAICLI_LLM_RETRY_BACKOFF": "0",
+                "PAICLI_LOCAL_PORTS": "off",
+            },
+            cwd=project,
+        )
+        backend = AppBackend(build_components(load_settings(env, cwd=project), env, AutoApprover(), yes=True))
+        saved = threading.Event()
+        backend.set_notice_listener(saved.set)
+        try:
+            first, _ = _run(backend, f"{STATEMENT}。帮我看看 README")
+            assert first.status == "done" and first.answer == "好的。"
+            second, second_events = _run(backend, "第二轮：再看看 tests 目录")
+            assert second.status == "done" and second.answer == "第二轮好了。"
+            assert script.extractions == 2  # the extractor did retry, while turn 2 was running
+            assert _retry_notices(second_events) == []
+            assert saved.wait(WAIT)  # the retried extraction still saved its fact
+            third, third_events = _run(backend, "第三轮：看看 src")
+            assert third.status == "done" and third.answer == "第三轮好了。"
+            assert _retry_notices(third_events) == ["⏳ 重试 1/3，0 s 后…（HTTP 500）"]
+        finally:
+            backend.close(10)
+        server.assert_no_violations()
