@@ -61,7 +61,8 @@ class PlanFlow:
 
     def _renderer(self) -> _Tee:
         io = self.d.io
-        renderer = EventRenderer(io.console, io.progress, markdown=io.markdown)
+        fold = getattr(self.d, "remember_fold", None) if getattr(io, "interactive", False) else None
+        renderer = EventRenderer(io.console, io.progress, markdown=io.markdown, on_fold=fold)
 
         def remember(event: Any) -> None:
             if isinstance(event, PlanProposed):

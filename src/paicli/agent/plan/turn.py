@@ -66,9 +66,10 @@ def _headline(mode: str, progress: PlanProgress | None, finished: RunFinished) -
     return f"[{what}执行记录] 结果：{status}（{done}/{len(tasks)} 个{unit}完成）"
 
 
-def _task_lines(progress: PlanProgress, preview: int) -> list[str]:
+def _task_lines(progress: PlanProgress, preview: int, shown: int, unit: str) -> list[str]:
     lines: list[str] = []
-    for task in progress.plan.tasks:
+    tasks = progress.plan.tasks
+    for task in tasks[:shown]:
         state = progress.state(task.id)
         mark = _TASK_STATUS.get(state.status, state.status)
         lines.append(f"- [{task.id}] {mark}：{_flat(task.description, 120)}")
@@ -77,6 +78,8 @@ def _task_lines(progress: PlanProgress, preview: int) -> list[str]:
             lines.append(f"  结果：{result}")
         if state.files:
             lines.append(f"  写入的文件：{_names(state.files, FILES_PER_TASK)}")
+    if len(tasks) > shown:
+        lines.append(f"- …还有 {len(tasks) - shown} 个{unit}没有列出")
     return lines
 
 
@@ -90,10 +93,12 @@ def _ending(finished: RunFinished) -> str:
     return "全部完成。"
 
 
-def _compose(mode: str, progress: PlanProgress | None, finished: RunFinished, preview: int) -> str:
+def _compose(
+    mode: str, progress: PlanProgress | None, finished: RunFinished, preview: int, shown: int
+) -> str:
     lines = [_headline(mode, progress, finished)]
     if progress is not None and progress.plan.tasks:
-        lines.extend(_task_lines(progress, preview))
+        lines.extend(_task_lines(progress, preview, shown, _KIND.get(mode, _KIND["plan"])[1]))
         files = _all_files(progress)
         lines.append(f"本次写入的文件：{_names(files, TOTAL_FILES)}" if files else "本次没有写入文件。")
     lines.append(f"结论：{_ending(finished)}")
@@ -101,29 +106,32 @@ def _compose(mode: str, progress: PlanProgress | None, finished: RunFinished, pr
     return "\n".join(lines)
 
 
-def _bounded(text: str, budget: int) -> str:
-    """Last resort when even the shortest form is over budget (a huge plan): keep the head, say it was cut."""
-    if estimate_tokens(text) <= budget:
-        return text
+def _clipped(text: str, budget: int) -> str:
+    """Last resort (a run whose every line is long): the head that fits, and a note that it was cut."""
     kept: list[str] = []
     for line in text.splitlines():
-        if estimate_tokens("\n".join([*kept, line])) > budget - 40:
+        if estimate_tokens("\n".join([*kept, line])) > budget - 30:
             break
         kept.append(line)
-    return "\n".join([*kept, "…（任务太多，其余部分没有列出）"])
+    return "\n".join([*kept, "…（摘要太长，其余部分没有列出）"])
 
 
 def compact_answer(
     mode: str, progress: PlanProgress | None, finished: RunFinished, budget: int = ANSWER_TOKENS
 ) -> str:
     """The assistant's side of the turn: per task its status, a preview of its result and the files it wrote,
-    then the files of the whole run and how it ended; never over `budget` estimated tokens."""
+    then the files of the whole run and how it ended; never over `budget` estimated tokens (shorter previews
+    first, then fewer tasks listed)."""
+    shown = len(progress.plan.tasks) if progress is not None else 0
     text = ""
-    for preview in PREVIEWS:
-        text = _compose(mode, progress, finished, preview)
-        if estimate_tokens(text) <= budget:
-            return text
-    return _bounded(text, budget)
+    while True:
+        for preview in PREVIEWS:
+            text = _compose(mode, progress, finished, preview, shown)
+            if estimate_tokens(text) <= budget:
+                return text
+        if shown == 0:
+            return _clipped(text, budget)
+        shown //= 2
 
 
 def full_result(mode: str, progress: PlanProgress | None, finished: RunFinished) -> str:
