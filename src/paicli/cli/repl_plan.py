@@ -159,7 +159,8 @@ def offer_continuation(dispatcher: Dispatcher) -> None:
     if not is_yes(io.ask(CONTINUE_QUESTION) or ""):
         say(io.console, "好的，未完成的计划保持原样，之后 /resume 仍可继续。", "dim")
         return
-    renderer = EventRenderer(io.console, io.progress, markdown=io.markdown)
+    fold = getattr(dispatcher, "remember_fold", None) if getattr(io, "interactive", False) else None
+    renderer = EventRenderer(io.console, io.progress, markdown=io.markdown, on_fold=fold)
     backend: Any = dispatcher.backend
     run_rendered(io, renderer, lambda cancel: backend.continue_plan(renderer, cancel))
     dispatcher.notices()
