@@ -6,8 +6,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from paicli.agent.events import AgentEvent, RunFinished
-from paicli.agent.plan.model import NodeState
+from paicli.agent.plan.model import NodeState, Plan, PlanProgress, PlanTask, TaskType
 from paicli.agent.plan.orchestration import RunGuard, RunRecorder
+from paicli.agent.plan.turn import RunStart
 from paicli.llm.messages import Message
 
 
@@ -109,23 +110,38 @@ def test_the_guard_turns_a_crash_into_one_recorded_and_returned_error_without_th
         raise ValueError("坏数据")
 
     guard = RunGuard(RunRecorder(ledger, "plan", "plan-agent"), failure_prefix="❌ ")
-    finished = guard.execute("p1", crash, emitted.append, hooked.append, "原话")
+    plan = Plan("整理目录", (PlanTask("t1", "列出文件", TaskType.FILE_READ),))
+    reached = PlanProgress(plan, {"t1": NodeState("done", "一共三个文件")})
+    start = RunStart("p1", "整理目录", "原话")
+    finished = guard.execute(start, crash, emitted.append, hooked.append, lambda: reached)
     assert finished == RunFinished("error", "", "❌ 执行失败: 坏数据")
     assert emitted == []  # the outcome is returned only
     assert [row[0] for row in ledger.rows] == ["run_error"]
     assert hooked == []
+    # a crashed run is still a turn: what had been reached, and why it stopped
+    turn = finished.turn
+    assert turn is not None and (turn.mode, turn.run_id, turn.goal, turn.submitted) == (
+        "plan",
+        "p1",
+        "整理目录",
+        "原话",
+    )
+    assert "一共三个文件" in turn.answer and "坏数据" in turn.answer and turn.status == "error"
 
 
 def test_the_guard_calls_the_hook_after_a_done_run_and_survives_a_failing_hook() -> None:
     ledger, emitted, hooked = Ledger(), list[AgentEvent](), list[str]()
     done = RunFinished("done", "好了")
     guard = RunGuard(RunRecorder(ledger, "team", "orchestrator"))
-    assert guard.execute("r1", lambda: done, emitted.append, hooked.append, "原话") == done
+    empty = PlanProgress(Plan("目标", ()))
+    start = RunStart("r1", "目标", "原话")
+    assert guard.execute(start, lambda: done, emitted.append, hooked.append, lambda: empty) == done
     assert hooked == ["原话"] and emitted == []
 
     def broken_hook(_: str) -> None:
         raise RuntimeError("hook")
 
-    assert guard.execute("r2", lambda: done, emitted.append, broken_hook, "原话") == done
+    again = RunStart("r2", "目标", "原话")
+    assert guard.execute(again, lambda: done, emitted.append, broken_hook, lambda: empty) == done
     assert emitted == []
     assert [row[0] for row in ledger.rows] == ["run_result", "run_result"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from paicli.agent.plan.model import Plan
@@ -55,10 +55,26 @@ RunStatus = Literal["done", "partial", "cancelled", "error"]
 
 
 @dataclass(frozen=True)
+class RunTurn:
+    """A finished Plan or Team run as one plain turn of the main conversation: `goal` as the user message,
+    `answer` (a bounded summary) as the assistant's; `full` is every task's whole result, for the screen only."""
+
+    mode: str  # plan | team
+    run_id: str
+    goal: str
+    submitted: str
+    answer: str
+    full: str
+    status: RunStatus
+
+
+@dataclass(frozen=True)
 class RunFinished:
     status: RunStatus
     answer: str
     error: str | None = None
+    # set by the Plan and Team orchestrators: the turn the run adds to the main conversation
+    turn: RunTurn | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from paicli.agent.budget import AgentBudget
 from paicli.agent.conversation import Conversation, Identity
-from paicli.agent.events import EventSink, Notice, RunFinished
+from paicli.agent.events import EventSink, Notice, RunFinished, RunTurn
 from paicli.agent.loop import (  # re-exported: callers and tests know them from here
     CANCELLED_ANSWER,
     UNEXECUTED_CALL_NOTICE,
@@ -42,6 +42,8 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+RUN_INPUT_SOURCE = "orchestrated_input"  # a Plan or Team run's goal in the main conversation
+RUN_RESULT_SOURCE = "orchestrated_result"  # and its summary (distinct from `user_input`: the run counted it)
 
 Placement = Literal["system", "turn"]
 
@@ -133,6 +135,15 @@ class ReactAgent:
             except Exception:  # a side task must never fail the turn
                 log.exception("post-turn hook failed")
         return finished
+
+    def record_run(self, turn: RunTurn) -> None:
+        """A finished Plan or Team run joins this conversation as one plain user + assistant pair (no tool
+        calls, so pairing holds); its tasks' own histories stay in the ledger under their actors."""
+        linked = {"runMode": turn.mode, "planId": turn.run_id}
+        user = Message.user(turn.goal)
+        self.conversation.append(user, RUN_INPUT_SOURCE, {**linked, "submittedInput": turn.submitted})
+        answer = Message.assistant(turn.answer)
+        self.conversation.append(answer, RUN_RESULT_SOURCE, {**linked, "status": turn.status})
 
     def clear(self) -> int:
         """/clear: drop the view, keep long-term memory; the ledger keeps everything."""

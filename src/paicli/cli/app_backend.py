@@ -177,7 +177,7 @@ class AppBackend:
         return self.turns.plan_execute(draft, emit, cancel)
 
     def plan_cancel(self, draft: PlanDraft) -> RunFinished:
-        return self.turns.runs.cancel(draft)
+        return self.turns.plan_cancel(draft)
 
     def interrupted_plan(self) -> str | None:
         return self.turns.interrupted_plan()

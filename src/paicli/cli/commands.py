@@ -50,6 +50,10 @@ class CommandContext(Protocol):
 
     def notices(self) -> None: ...
 
+    def remember_fold(self, tool: str, text: str) -> None:
+        """Keep `text` as the newest folded output, opened with Ctrl+O."""
+        ...
+
     def replace_session(self, session: Session) -> None:
         """Carry on with `session` (a rebuilt one); the old one is closed by whoever built the new one."""
         ...

@@ -238,6 +238,14 @@ class EventRenderer:
             self._close_reasoning()
             self._put_answer(result)
             self._put_outcome(result)
+            self._fold_run(result)
+
+    def _fold_run(self, result: RunFinished) -> None:
+        """A Plan or Team run: every task's whole result stays one Ctrl+O away, like a folded tool output."""
+        if result.turn is None or self._on_fold is None:
+            return
+        self._on_fold("团队任务" if result.turn.mode == "team" else "计划", result.turn.full)
+        say(self._progress, "    每个任务的完整结果：Ctrl+O 展开", "dim")
 
     def _put_answer(self, result: RunFinished) -> None:
         # A cancelled run's answer is only the loop's "cancelled" line; the outcome line says it once.

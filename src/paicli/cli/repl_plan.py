@@ -43,6 +43,8 @@ class Dispatcher(Protocol):
 
     def notices(self) -> None: ...
 
+    def remember_fold(self, tool: str, text: str) -> None: ...
+
 
 def supplement_decision(text: str | None) -> tuple[Decision, str]:
     """What the line typed at `补充>` means: blank runs the plan, a cancel word cancels, anything else replans."""
@@ -67,7 +69,8 @@ class PlanFlow:
 
     def _renderer(self) -> _PlanRenderer:
         io = self.d.io
-        return _PlanRenderer(self, io.console, io.progress, markdown=io.markdown)
+        fold = self.d.remember_fold if io.interactive else None
+        return _PlanRenderer(self, io.console, io.progress, markdown=io.markdown, on_fold=fold)
 
     def run(self, text: str) -> None:
         renderer = self._renderer()
@@ -126,8 +129,14 @@ class PlanFlow:
 class _PlanRenderer(EventRenderer):
     """The renderer, remembering the newest proposed plan for Ctrl+O."""
 
-    def __init__(self, flow: PlanFlow, *args: Console, markdown: bool) -> None:
-        super().__init__(*args, markdown=markdown)
+    def __init__(
+        self,
+        flow: PlanFlow,
+        *args: Console,
+        markdown: bool,
+        on_fold: Callable[[str, str], None] | None = None,
+    ) -> None:
+        super().__init__(*args, markdown=markdown, on_fold=on_fold)
         self._flow = flow
 
     def __call__(self, event: AgentEvent) -> None:
@@ -146,7 +155,8 @@ def offer_continuation(dispatcher: Dispatcher) -> None:
     if not is_yes(io.ask(CONTINUE_QUESTION) or ""):
         say(io.console, "好的，未完成的计划保持原样，之后 /resume 仍可继续。", "dim")
         return
-    renderer = EventRenderer(io.console, io.progress, markdown=io.markdown)
+    fold = dispatcher.remember_fold if io.interactive else None
+    renderer = EventRenderer(io.console, io.progress, markdown=io.markdown, on_fold=fold)
     session = dispatcher.session
     run_rendered(io, renderer, lambda cancel: session.continue_plan(renderer, cancel))
     dispatcher.notices()

@@ -91,7 +91,10 @@ class TurnRunner:
     def guarded(self, emit: EventSink, work: Callable[[], T]) -> T | RunFinished:
         self.state.phase = "running"
         try:
-            return work()
+            result = work()
+            if isinstance(result, RunFinished) and result.turn is not None:  # a Plan or Team run ended
+                self.agent.record_run(result.turn)
+            return result
         except Exception as exc:  # the front end must always get a RunFinished
             log.exception("run failed")
             return RunFinished("error", "", f"任务出错: {exc}")
@@ -137,6 +140,11 @@ class TurnRunner:
 
     def plan_execute(self, draft: PlanDraft, emit: EventSink, cancel: CancelToken) -> RunFinished:
         result = self.guarded(emit, lambda: self.runs.execute(draft, emit, cancel))
+        assert isinstance(result, RunFinished)
+        return result
+
+    def plan_cancel(self, draft: PlanDraft) -> RunFinished:
+        result = self.guarded(lambda _event: None, lambda: self.runs.cancel(draft))
         assert isinstance(result, RunFinished)
         return result
 

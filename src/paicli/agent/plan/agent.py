@@ -30,6 +30,7 @@ from paicli.agent.plan.planner import Planner, PlanningFailed
 from paicli.agent.plan.prompts import replan_request
 from paicli.agent.plan.result import plan_result
 from paicli.agent.plan.task import TaskEnv, TaskOutcome, run_task
+from paicli.agent.plan.turn import RunStart
 from paicli.cancel import CancelToken
 
 log = logging.getLogger(__name__)
@@ -60,6 +61,10 @@ class PlanDraft:
     @property
     def plan(self) -> Plan:
         return self.progress.plan
+
+    @property
+    def start(self) -> RunStart:
+        return RunStart(self.plan_id, self.goal, self.submitted)
 
 
 class PlanExecuteAgent:
@@ -117,14 +122,15 @@ class PlanExecuteAgent:
         emit(Notice("🧭 正在制定计划..."))
         planned = self.planner.plan(goal, goal, emit, cancel, self.env.context_factory())
         if isinstance(planned, PlanningFailed):
-            return self.record.end(draft.plan_id, planned.finished)
+            return self.record.end(draft.plan_id, planned.finished, start=draft.start)
         ready = replace(draft, progress=PlanProgress(planned))
         self._record_plan(ready, source)
         emit(PlanProposed(planned, ready.revision))
         return ready
 
     def cancel_draft(self, draft: PlanDraft) -> RunFinished:
-        return self.record.end(draft.plan_id, RunFinished("cancelled", CANCELLED_REVIEW), REVIEW_CANCEL)
+        cancelled = RunFinished("cancelled", CANCELLED_REVIEW)
+        return self.record.end(draft.plan_id, cancelled, REVIEW_CANCEL, draft.start, draft.progress)
 
     def run(
         self, goal: str, emit: EventSink, cancel: CancelToken, submitted: str | None = None
@@ -148,10 +154,13 @@ class PlanExecuteAgent:
 
     def execute(self, draft: PlanDraft, emit: EventSink, cancel: CancelToken) -> RunFinished:
         emit(Notice("🚀 开始执行计划..."))
-        work = partial(self._execute, draft, emit, cancel)
-        return self.guard.execute(draft.plan_id, work, emit, self.on_completed, draft.submitted)
+        reached = [draft]  # the newest draft, for the run's turn however the execution ends
+        work = partial(self._execute, draft, emit, cancel, reached)
+        return self.guard.execute(draft.start, work, emit, self.on_completed, lambda: reached[-1].progress)
 
-    def _execute(self, draft: PlanDraft, emit: EventSink, cancel: CancelToken) -> RunFinished:
+    def _execute(
+        self, draft: PlanDraft, emit: EventSink, cancel: CancelToken, reached: list[PlanDraft]
+    ) -> RunFinished:
         current = draft
         while True:
             if cancel.cancelled:
@@ -160,9 +169,11 @@ class PlanExecuteAgent:
             if not batch:
                 return plan_result(current.progress)
             current = self._run_batch(current, batch, emit, cancel)
+            reached.append(current)
             if cancel.cancelled:
                 return RunFinished("cancelled", CANCELLED_PLAN)
             current = self._after_failures(current, batch, emit, cancel)
+            reached.append(current)
 
     def _run_batch(
         self, draft: PlanDraft, batch: list[PlanTask], emit: EventSink, cancel: CancelToken
@@ -254,8 +265,8 @@ class PlanExecuteAgent:
 def _state_of(outcome: TaskOutcome) -> NodeState:
     finished = outcome.finished
     if finished.status in ("done", "partial"):
-        return NodeState("done", finished.answer, outcome.urls)
-    return NodeState("failed", finished.error or finished.answer or "任务失败")
+        return NodeState("done", finished.answer, outcome.urls, outcome.files)
+    return NodeState("failed", finished.error or finished.answer or "任务失败", files=outcome.files)
 
 
 def _dependency_reason(draft: PlanDraft, task_id: str) -> str | None:

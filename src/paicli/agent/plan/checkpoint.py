@@ -91,8 +91,9 @@ def _apply(runs: dict[str, _Run], order: list[str], entry: EntryLike) -> None:
             order.append(plan_id)
     elif entry.event == TASK_STATE and plan_id in runs and meta.get("status") in _STATUSES:
         urls = tuple(str(u) for u in meta.get("urls") or ())
+        files = tuple(str(f) for f in meta.get("files") or ())
         runs[plan_id].states[str(meta.get("taskId"))] = NodeState(
-            meta["status"], str(meta.get("result") or ""), urls
+            meta["status"], str(meta.get("result") or ""), urls, files
         )
     elif plan_id in runs and (
         entry.event in ENDED or (entry.event == "run_cancelled" and entry.source == REVIEW_CANCEL)

@@ -80,6 +80,7 @@ class NodeState:
     status: TaskStatus = "pending"
     result: str = ""
     urls: tuple[str, ...] = ()  # URLs the task may fetch (web_search results): its dependents inherit them
+    files: tuple[str, ...] = ()  # files the task wrote (write_file / edit_file), as the calls named them
 
 
 @dataclass(frozen=True)

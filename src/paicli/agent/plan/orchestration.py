@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from paicli.agent.events import EventSink, Notice, PlanProposed, RunFinished
 from paicli.agent.plan.checkpoint import TASK_STATE, InterruptedPlan
-from paicli.agent.plan.model import NodeState
+from paicli.agent.plan.model import NodeState, PlanProgress
+from paicli.agent.plan.turn import RunStart, run_turn
 from paicli.agent.ports import LedgerPort
 from paicli.llm.messages import Message
 
@@ -48,11 +49,30 @@ class RunRecorder:
         }
         if state.urls:
             metadata["urls"] = list(state.urls)
+        if state.files:
+            metadata["files"] = list(state.files)
         if review:
             metadata["review"] = review
         self.event(TASK_STATE, state.status, metadata, actor)
 
-    def end(self, run_id: str, finished: RunFinished, cancel_source: str = "user_cancel") -> RunFinished:
+    def end(
+        self,
+        run_id: str,
+        finished: RunFinished,
+        cancel_source: str = "user_cancel",
+        start: RunStart | None = None,
+        progress: PlanProgress | None = None,
+    ) -> RunFinished:
+        """Records how the run ended; with `start`, the result also carries the run as a conversation turn."""
+        finished = self._recorded(run_id, finished, cancel_source)
+        return finished if start is None else self.as_turn(finished, start, progress)
+
+    def as_turn(
+        self, finished: RunFinished, start: RunStart, progress: PlanProgress | None = None
+    ) -> RunFinished:
+        return replace(finished, turn=run_turn(self.mode, start, progress, finished))
+
+    def _recorded(self, run_id: str, finished: RunFinished, cancel_source: str) -> RunFinished:
         failed = finished.status == "error" and not (self.answered_error_is_result and finished.answer)
         if finished.status == "cancelled":
             self.event("run_cancelled", cancel_source, {"planId": run_id})
@@ -86,22 +106,23 @@ class RunGuard:
 
     def execute(
         self,
-        run_id: str,
+        start: RunStart,
         work: Callable[[], RunFinished],
         emit: EventSink,
         on_completed: Callable[[str], None] | None,
-        submitted: str,
+        progress: Callable[[], PlanProgress],
     ) -> RunFinished:
+        """`progress`: the node states reached so far (read once the work has ended, however it ended)."""
         kind = self.recorder.mode
         try:
             finished = work()
         except Exception as error:  # the front end must always get a RunFinished
             log.exception("%s execution failed", kind)
             finished = RunFinished("error", "", f"{self.failure_prefix}执行失败: {error}")
-        finished = self.recorder.end(run_id, finished)
+        finished = self.recorder.end(start.run_id, finished, start=start, progress=progress())
         if finished.status == "done" and on_completed is not None:
             try:
-                on_completed(submitted)
+                on_completed(start.submitted)
             except Exception:
                 log.exception("post-%s hook failed", kind)
         return finished

@@ -15,6 +15,7 @@ from paicli.agent.loop import LoopOptions, LoopStats, ToolLoop
 from paicli.agent.plan.checkpoint import MODE, task_actor
 from paicli.agent.plan.model import NodeState, Plan, PlanTask
 from paicli.agent.plan.prompts import PlanPrompts, task_input
+from paicli.agent.plan.writes import WriteLog
 from paicli.agent.ports import ContextPort, LedgerPort, MemoryPort, ToolSource
 from paicli.cancel import CancelToken
 from paicli.llm.messages import Message
@@ -41,6 +42,7 @@ class TaskEnv:
 class TaskOutcome:
     finished: RunFinished
     urls: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()  # what the task wrote (write_file / edit_file)
 
 
 def inherited_urls(task: PlanTask, states: Mapping[str, NodeState]) -> list[str]:
@@ -73,7 +75,7 @@ def run_task(
         blank_answer_fallback=True,
         budget_notice=f"⚠️ 任务 [{task.id}] 执行预算已触发，正在整理部分结果",
     )
-    turn = env.tools.for_turn(env.policy_text, inherited_urls(task, states))
+    turn = WriteLog(env.tools.for_turn(env.policy_text, inherited_urls(task, states)))
     finished = ToolLoop(conversation, env.llm, turn, emit, cancel, options, env.stats).run()
     verified = getattr(turn, "verified_urls", None)
-    return TaskOutcome(finished, tuple(verified()) if callable(verified) else ())
+    return TaskOutcome(finished, tuple(verified()) if callable(verified) else (), turn.files())

@@ -28,6 +28,7 @@ from paicli.agent.plan.model import NodeState, Plan, PlanProgress, PlanTask
 from paicli.agent.plan.orchestration import RunGuard, RunRecorder, announce_resume
 from paicli.agent.plan.parallel import run_all
 from paicli.agent.plan.parse import PlanParseError
+from paicli.agent.plan.turn import RunStart
 from paicli.agent.ports import ContextPort, LedgerPort, ToolSource
 from paicli.agent.team.parse import parse_team_plan
 from paicli.agent.team.prompts import Role, TeamPrompts, planning_request
@@ -126,14 +127,15 @@ class TeamAgent:
     ) -> RunFinished:
         typed = self.record.user_input(goal, submitted)
         run_id = uuid.uuid4().hex[:12]
+        start = RunStart(run_id, goal, typed)
         if cancel.cancelled:
             self.record.event("run_cancelled", "before_planning", {"planId": run_id})
-            return RunFinished("cancelled", CANCELLED)
+            return self.record.as_turn(RunFinished("cancelled", CANCELLED), start)
         emit(Notice("📋 第一阶段：规划"))
         emit(Notice("🧑‍💼 规划者正在分析任务..."))
         planned = self._plan(goal, emit, cancel)
         if isinstance(planned, RunFinished):
-            return self.record.end(run_id, planned)
+            return self.record.end(run_id, planned, start=start)
         self.record.event(
             PLAN_CREATED, "planner", {"planId": run_id, "revision": 0, "plan": planned.to_json()}
         )
@@ -168,7 +170,8 @@ class TeamAgent:
     def execute(self, run: TeamRun, emit: EventSink, cancel: CancelToken) -> RunFinished:
         emit(Notice("⚡ 第二阶段：执行"))
         work = partial(self._execute, run, emit, cancel)
-        return self.guard.execute(run.run_id, work, emit, self.on_completed, run.submitted)
+        start = RunStart(run.run_id, run.progress.plan.goal, run.submitted)
+        return self.guard.execute(start, work, emit, self.on_completed, lambda: run.progress)
 
     def _execute(self, run: TeamRun, emit: EventSink, cancel: CancelToken) -> RunFinished:
         workers = [self.member(name, "worker") for name in WORKERS]

@@ -4,7 +4,7 @@ the reviewer's feedback; both members' histories are cleared when the step ends,
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from paicli.agent.events import (
     EventSink,
@@ -14,6 +14,7 @@ from paicli.agent.events import (
 from paicli.agent.member_events import member_events
 from paicli.agent.plan.model import NodeState, Plan, PlanTask
 from paicli.agent.plan.task import inherited_urls
+from paicli.agent.plan.writes import WriteLog
 from paicli.agent.ports import ToolSource, TurnTools
 from paicli.agent.team.prompts import TeamPrompts, retry_input, review_request, step_input
 from paicli.agent.team.review import (
@@ -65,7 +66,7 @@ class StepRunner:
         step = job.step
         sink = member_events(step.id, emit, job.parallel, name_actor=True)
         urls = inherited_urls(step, job.states)
-        turn = self.tools.for_turn(self.policy_text, urls)
+        turn = WriteLog(self.tools.for_turn(self.policy_text, urls))
         context = step_input(self.prompts, job.plan, step, job.states, urls)
         emit(TaskStarted(step.id, step.description, job.parallel, worker.name))
         try:
@@ -76,7 +77,10 @@ class StepRunner:
         if outcome.state is not None and outcome.state.status == "done":
             verified = getattr(turn, "verified_urls", None)
             urls_found = tuple(verified()) if callable(verified) else ()
-            outcome = StepOutcome(NodeState("done", outcome.state.result, urls_found), outcome.note)
+            done = NodeState("done", outcome.state.result, urls_found, turn.files())
+            outcome = StepOutcome(done, outcome.note)
+        elif outcome.state is not None:
+            outcome = StepOutcome(replace(outcome.state, files=turn.files()), outcome.note)
         return outcome
 
     def _attempts(
