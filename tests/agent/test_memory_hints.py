@@ -11,11 +11,8 @@ import pytest
 from paicli.agent.events import AgentEvent, Notice
 from paicli.cancel import CancelToken
 from paicli.cli.app_backend import AppBackend
-from paicli.cli.compose import build_components
-from paicli.config.env import EnvLookup
-from paicli.config.settings import load_settings
 from paicli.memory.guard import NO_HOST_FACT, YUQUE_FACT, browser_login_fact
-from paicli.tools.approval import AutoApprover
+from tests.cli.served_session import served_parts
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 pytestmark = pytest.mark.timeout(60)
@@ -58,20 +55,8 @@ def test_no_fact_without_all_three_signals(text: str) -> None:
 
 @pytest.fixture
 def backend_factory(tmp_path: Path) -> Iterator[tuple[FakeOpenAIServer, AppBackend]]:
-    project = tmp_path / "project"
-    project.mkdir()
     with FakeOpenAIServer() as server:
-        env = EnvLookup(
-            environ={
-                "HOME": str(tmp_path),
-                "PAICLI_HOME": str(tmp_path / ".paicli"),
-                "PAICLI_BASE_URL": server.base_url,
-                "PAICLI_MODEL": "fake-model",
-                "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false",
-            },
-            cwd=project,
-        )
-        backend = AppBackend(build_components(load_settings(env, cwd=project), env, AutoApprover(), yes=True))
+        backend = AppBackend(served_parts(tmp_path, server.base_url))
         try:
             yield server, backend
         finally:

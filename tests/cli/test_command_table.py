@@ -126,3 +126,13 @@ def test_cli_dispatches_without_reflection() -> None:
 
 
 REFLECTION = re.compile(r"\b(getattr|hasattr)\(")
+
+
+def test_the_repl_loop_sees_at_most_eight_session_methods() -> None:
+    from paicli.cli.backend import SessionPort
+
+    methods = [
+        name for name, value in vars(SessionPort).items() if callable(value) and not name.startswith("_")
+    ]
+    assert len(methods) <= 8, methods
+    assert {"run", "status", "info", "drain_notices", "close"} <= set(methods)

@@ -9,12 +9,9 @@ import pytest
 
 from paicli.cancel import CancelToken
 from paicli.cli.app_backend import AppBackend
-from paicli.cli.compose import build_components
 from paicli.cli.statusbar import status_line
-from paicli.config.env import EnvLookup
-from paicli.config.settings import load_settings
 from paicli.context.status import format_tokens
-from paicli.tools.approval import AutoApprover
+from tests.cli.served_session import served_parts
 from tests.fakes.openai_server import FakeOpenAIServer
 
 pytestmark = pytest.mark.timeout(60)
@@ -32,20 +29,7 @@ def figures(backend: AppBackend) -> tuple[str, str, str, str]:
 
 
 def session(tmp_path: Path, base_url: str) -> AppBackend:
-    project = tmp_path / "project"
-    project.mkdir(exist_ok=True)
-    env = EnvLookup(
-        environ={
-            "HOME": str(tmp_path),
-            "PAICLI_HOME": str(tmp_path / ".paicli"),
-            "PAICLI_BASE_URL": base_url,
-            "PAICLI_MODEL": "fake-model",
-            "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false",
-            "PAICLI_CONTEXT_WINDOW": "8000",
-        },
-        cwd=project,
-    )
-    return AppBackend(build_components(load_settings(env, cwd=project), env, AutoApprover(), yes=True))
+    return AppBackend(served_parts(tmp_path, base_url, PAICLI_CONTEXT_WINDOW="8000"))
 
 
 def tools_row(report: str) -> tuple[str, int]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from paicli.cli.mentions import MAX_FILE_CHARS, attach_mentions, expand_mentions
+from tests.cli.served_session import served_parts
 
 
 def test_attached_files_and_skipped_mentions_are_reported(tmp_path: Path) -> None:
@@ -44,10 +45,6 @@ def test_the_session_shows_the_notes_before_the_model_answers(tmp_path: Path) ->
     from paicli.agent.events import AgentEvent, Notice, TextDelta
     from paicli.cancel import CancelToken
     from paicli.cli.app_backend import AppBackend
-    from paicli.cli.compose import build_components
-    from paicli.config.env import EnvLookup
-    from paicli.config.settings import load_settings
-    from paicli.tools.approval import AutoApprover
     from tests.fakes.openai_server import FakeOpenAIServer
 
     project = tmp_path / "project"
@@ -55,17 +52,7 @@ def test_the_session_shows_the_notes_before_the_model_answers(tmp_path: Path) ->
     (project / "notes.md").write_text("# 笔记\n", encoding="utf-8")
     with FakeOpenAIServer() as server:
         server.push("看过了。")
-        env = EnvLookup(
-            environ={
-                "HOME": str(tmp_path),
-                "PAICLI_HOME": str(tmp_path / ".paicli"),
-                "PAICLI_BASE_URL": server.base_url,
-                "PAICLI_MODEL": "fake-model",
-                "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false",
-            },
-            cwd=project,
-        )
-        backend = AppBackend(build_components(load_settings(env, cwd=project), env, AutoApprover(), yes=True))
+        backend = AppBackend(served_parts(tmp_path, server.base_url))
         events: list[AgentEvent] = []
         try:
             backend.run("看看 @notes.md 和 @todo.md", "react", events.append, CancelToken())

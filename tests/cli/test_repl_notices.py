@@ -15,11 +15,8 @@ from paicli.agent.events import EventSink, RunFinished, TextDelta
 from paicli.cancel import CancelToken
 from paicli.cli.app_backend import AppBackend
 from paicli.cli.backend import RunMode
-from paicli.cli.compose import build_components
-from paicli.config.env import EnvLookup
-from paicli.config.settings import load_settings
-from paicli.tools.approval import AutoApprover
 from tests.cli.fake_backend import FakeBackend
+from tests.cli.served_session import served_parts
 from tests.cli.test_repl_interactive import CTRL_D, ENTER, Session, pause
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
@@ -117,20 +114,8 @@ def test_the_real_backend_calls_its_listener_when_extraction_saves_a_fact(tmp_pa
             return json.dumps({"facts": [{"quote": statement}]}, ensure_ascii=False)
         return "好的。"
 
-    project = tmp_path / "project"
-    project.mkdir()
     with FakeOpenAIServer(responder=responder) as server:
-        env = EnvLookup(
-            environ={
-                "HOME": str(tmp_path),
-                "PAICLI_HOME": str(tmp_path / ".paicli"),
-                "PAICLI_BASE_URL": server.base_url,
-                "PAICLI_MODEL": "fake-model",
-                "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "true",
-            },
-            cwd=project,
-        )
-        backend = AppBackend(build_components(load_settings(env, cwd=project), env, AutoApprover(), yes=True))
+        backend = AppBackend(served_parts(tmp_path, server.base_url, auto_extract=True))
         called = threading.Event()
         backend.set_notice_listener(called.set)
         try:

@@ -8,12 +8,9 @@ import pytest
 
 from paicli.cancel import CancelToken
 from paicli.cli.app_backend import AppBackend
-from paicli.cli.compose import build_components
 from paicli.cli.session_restore import last_answer
-from paicli.config.env import EnvLookup
-from paicli.config.settings import load_settings
 from paicli.llm.messages import Message, ToolCall
-from paicli.tools.approval import AutoApprover
+from tests.cli.served_session import served_parts
 from tests.fakes.openai_server import FakeOpenAIServer
 
 pytestmark = pytest.mark.timeout(60)
@@ -33,25 +30,11 @@ def test_last_answer_skips_tool_calls_and_folds_to_one_line() -> None:
 
 
 def test_resuming_a_session_recaps_its_last_answer(tmp_path: Path) -> None:
-    project = tmp_path / "project"
-    project.mkdir()
     with FakeOpenAIServer() as server:
         server.push("登录页的 bug 在 auth.py 第 42 行，已经修好。")
-        env = EnvLookup(
-            environ={
-                "HOME": str(tmp_path),
-                "PAICLI_HOME": str(tmp_path / ".paicli"),
-                "PAICLI_BASE_URL": server.base_url,
-                "PAICLI_MODEL": "fake-model",
-                "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false",
-            },
-            cwd=project,
-        )
 
         def backend() -> AppBackend:
-            return AppBackend(
-                build_components(load_settings(env, cwd=project), env, AutoApprover(), yes=True)
-            )
+            return AppBackend(served_parts(tmp_path, server.base_url))
 
         first = backend()
         first.run("修一下登录页", "react", lambda e: None, CancelToken())

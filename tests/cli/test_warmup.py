@@ -10,12 +10,9 @@ from typing import Any
 from paicli.agent.events import AgentEvent, ModelCallStarted, RunFinished, Waiting
 from paicli.cancel import CancelToken
 from paicli.cli.app_backend import AppBackend
-from paicli.cli.compose import build_components
 from paicli.cli.warmup import MEMORY_DICTIONARY, MEMORY_INDEX, TOKEN_ENCODER, WarmStep, WarmUp, startup_warmup
-from paicli.config.env import EnvLookup
-from paicli.config.settings import load_settings
 from paicli.memory.entry import new_fact
-from paicli.tools.approval import AutoApprover
+from tests.cli.served_session import served_parts
 from tests.fakes.openai_server import FakeOpenAIServer
 
 TIMEOUT = 30
@@ -108,20 +105,8 @@ def test_only_what_the_session_needs_is_warmed() -> None:
 
 
 def test_the_first_run_waits_for_the_warmup_and_says_so(tmp_path: Path) -> None:
-    project = tmp_path / "project"
-    project.mkdir()
     with FakeOpenAIServer(default_reply="好的。") as server:
-        env = EnvLookup(
-            environ={
-                "HOME": str(tmp_path),
-                "PAICLI_HOME": str(tmp_path / ".paicli"),
-                "PAICLI_BASE_URL": server.base_url,
-                "PAICLI_MODEL": "fake-model",
-                "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false",
-            },
-            cwd=project,
-        )
-        parts = build_components(load_settings(env, cwd=project), env, AutoApprover(), yes=True)
+        parts = served_parts(tmp_path, server.base_url)
         parts.memory.store.store(new_fact("发布窗口是每周四晚上", {"scope": "global"}, parts.memory.clock))
         backend = AppBackend(parts, auto_extract=False)
         gate = threading.Event()
@@ -160,19 +145,8 @@ def test_the_first_run_waits_for_the_warmup_and_says_so(tmp_path: Path) -> None:
 
 
 def test_a_cancel_while_waiting_ends_the_run_before_any_request(tmp_path: Path) -> None:
-    project = tmp_path / "project"
-    project.mkdir()
     with FakeOpenAIServer(default_reply="好的。") as server:
-        env = EnvLookup(
-            environ={
-                "HOME": str(tmp_path),
-                "PAICLI_HOME": str(tmp_path / ".paicli"),
-                "PAICLI_BASE_URL": server.base_url,
-                "PAICLI_MODEL": "fake-model",
-            },
-            cwd=project,
-        )
-        parts = build_components(load_settings(env, cwd=project), env, AutoApprover(), yes=True)
+        parts = served_parts(tmp_path, server.base_url)
         backend = AppBackend(parts, auto_extract=False)
         gate = threading.Event()
         backend.state.warmup = WarmUp([WarmStep(MEMORY_DICTIONARY, lambda: _block(gate))]).start()

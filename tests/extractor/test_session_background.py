@@ -10,10 +10,7 @@ from typing import Any
 
 from paicli.cancel import CancelToken
 from paicli.cli.app_backend import AppBackend
-from paicli.cli.compose import build_components
-from paicli.config.env import EnvLookup
-from paicli.config.settings import load_settings
-from paicli.tools.approval import AutoApprover
+from tests.cli.served_session import served_parts
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 CONVENTION = "我们团队约定所有提交信息都用中文书写"
@@ -40,20 +37,8 @@ def test_a_slow_extraction_does_not_delay_the_next_turn(tmp_path: Path) -> None:
             return json.dumps({"facts": [{"quote": CONVENTION}]}, ensure_ascii=False)
         return "好的。"
 
-    project = tmp_path / "project"
-    project.mkdir()
     with FakeOpenAIServer(responder=responder) as server:
-        env = EnvLookup(
-            environ={
-                "HOME": str(tmp_path),
-                "PAICLI_HOME": str(tmp_path / ".paicli"),
-                "PAICLI_BASE_URL": server.base_url,
-                "PAICLI_MODEL": "fake-model",
-                "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "true",
-            },
-            cwd=project,
-        )
-        parts = build_components(load_settings(env, cwd=project), env, AutoApprover(), yes=True)
+        parts = served_parts(tmp_path, server.base_url, auto_extract=True)
         backend = AppBackend(parts)
         try:
             first = backend.run(f"{CONVENTION}。帮我看看 README", "react", lambda e: None, CancelToken())

@@ -29,7 +29,7 @@ ArgCheck = Callable[[str], bool]
 
 class CommandContext(Protocol):
     """What a command handler may use of the REPL: the full session, the terminal side, and the dispatcher's
-    few actions (reply, run a task, swap the session, stop)."""
+    few actions (reply, run a task, stop). /model and /resume rebuild the session's core in place (the factory)."""
 
     pending: RunMode | None  # `/plan` without a task: the mode of the next input
 
@@ -52,10 +52,6 @@ class CommandContext(Protocol):
 
     def remember_fold(self, tool: str, text: str) -> None:
         """Keep `text` as the newest folded output, opened with Ctrl+O."""
-        ...
-
-    def replace_session(self, session: Session) -> None:
-        """Carry on with `session` (a rebuilt one); the old one is closed by whoever built the new one."""
         ...
 
     def stop(self) -> None:

@@ -15,6 +15,7 @@ from paicli.agent.ports import ContextPort, ToolSource
 from paicli.cancel import CancelToken
 from paicli.cli.compose import Components
 from paicli.config import knobs
+from paicli.llm.protocol import LLMClient
 from paicli.tools.disabled import ToolsDisabled
 
 if TYPE_CHECKING:  # the plan and team machinery load with the first such run, not with every -p
@@ -52,8 +53,14 @@ class OrchestratedRuns:
     member_context: Callable[[], ContextPort]  # SessionFactory.compaction for this model
     _plan_settings: PlanSettings | None = field(init=False, default=None)
 
-    def _tools(self) -> ToolSource:
-        return self.parts.tools if self.parts.tools_enabled else ToolsDisabled()
+    def _shared(self) -> tuple[LLMClient, ToolSource]:
+        """What every task and member of a run calls: this session's model and tools."""
+        tools = self.parts.tools if self.parts.tools_enabled else ToolsDisabled()
+        return self.parts.llm, tools
+
+    def _per_member(self) -> tuple[Callable[[], ContextPort], Callable[[], AgentBudget], LoopStats]:
+        """Each task or member gets its own compaction manager and budget; stats are the session's."""
+        return self.member_context, self.budget, self.stats
 
     def plan_agent(self, policy_text: str) -> PlanExecuteAgent:
         from paicli.agent.plan.agent import PlanExecuteAgent
@@ -61,17 +68,10 @@ class OrchestratedRuns:
 
         parts = self.parts
         prompts = loaded(parts.plan_prompts, NO_PLAN_PROMPTS)
+        (llm, tools), (context, budget, stats) = self._shared(), self._per_member()
+        tokens = parts.profile.memory_context_tokens
         env = TaskEnv(
-            parts.llm,
-            self._tools(),
-            prompts,
-            parts.ledger,
-            parts.memory,
-            parts.profile.memory_context_tokens,
-            self.member_context,
-            self.budget,
-            self.stats,
-            policy_text,
+            llm, tools, prompts, parts.ledger, parts.memory, tokens, context, budget, stats, policy_text
         )
         if self._plan_settings is None:
             self._plan_settings = plan_settings(parts)
@@ -80,18 +80,9 @@ class OrchestratedRuns:
     def team_agent(self, policy_text: str) -> TeamAgent:
         from paicli.agent.team.agent import TeamAgent, TeamEnv
 
-        parts = self.parts
-        prompts = loaded(parts.team_prompts, NO_TEAM_PROMPTS)
-        env = TeamEnv(
-            parts.llm,
-            self._tools(),
-            prompts,
-            parts.ledger,
-            self.member_context,
-            self.budget,
-            self.stats,
-            policy_text,
-        )
+        prompts = loaded(self.parts.team_prompts, NO_TEAM_PROMPTS)
+        (llm, tools), (context, budget, stats) = self._shared(), self._per_member()
+        env = TeamEnv(llm, tools, prompts, self.parts.ledger, context, budget, stats, policy_text)
         return TeamAgent(env, self.on_completed)
 
     # ---- runs ----------------------------------------------------------------------------------------

@@ -25,7 +25,6 @@ class Dispatcher:
         self.last_folded: tuple[str, str] | None = None  # (tool, full output) of the last folded tool output
         self.running = False
         self._stopped = False
-        self._listener: NoticeListener | None = None
 
     @property
     def session(self) -> Session:
@@ -44,14 +43,8 @@ class Dispatcher:
     def table(self) -> CommandTable:
         return self._table
 
-    def replace_session(self, session: Session) -> None:
-        self._session = session
-        if self._listener is not None:
-            session.set_notice_listener(self._listener)
-
     def listen(self, listener: NoticeListener | None) -> None:
-        """Background notices of this session, and of any session that replaces it, wake `listener`."""
-        self._listener = listener
+        """Background notices of the session wake `listener` (None: no more)."""
         self._session.set_notice_listener(listener)
 
     def stop(self) -> None:
