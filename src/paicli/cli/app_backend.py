@@ -36,7 +36,6 @@ from paicli.cli.team_session import TeamSession
 from paicli.cli.turn_runner import TurnRunner
 from paicli.config import knobs
 from paicli.config.settings import Settings
-from paicli.context.memory_view import TurnMemory
 from paicli.tools.disabled import ToolsDisabled
 
 if TYPE_CHECKING:
@@ -103,11 +102,9 @@ class AppBackend:
             memory_tokens=parts.profile.memory_context_tokens,
             budget_factory=budget,
         )
-        memory: MemoryPort = parts.memory
-        if (
-            parts.settings.memory_placement == "turn"
-        ):  # compaction puts the turn's memories back if it drops them
-            memory = parts.compaction.turn_memory = TurnMemory(parts.memory)
+        # memory placement `turn`: the loop asks the wrapper compaction uses to put the turn's memories back
+        turn_memory = parts.compaction.turn_memory
+        memory: MemoryPort = parts.memory if turn_memory is None else turn_memory
         return ReactAgent(
             parts.llm,
             parts.tools if parts.tools_enabled else ToolsDisabled(),

@@ -12,6 +12,7 @@ from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.config.settings import Settings
 from paicli.context.manager import AutoCompactionManager
+from paicli.context.memory_view import TurnMemory
 from paicli.context.offload import ToolResultOffloader
 from paicli.context.profile import ContextProfile
 from paicli.context.tokens import TokenCounter
@@ -122,17 +123,20 @@ def build_components(
     client = llm if llm is not None else build_llm(settings, tool_support)
     profile = ContextProfile.from_window(settings.context_window, settings.cache_mode)
     counter = TokenCounter.from_env(env, settings.model)
-    compaction = AutoCompactionManager(client, counter, profile, env)
     offloader = ToolResultOffloader(
         root,
         env,
         context_trigger_tokens=profile.compression_trigger_tokens,
         redact=Redactor(known_secrets(settings, env)).text,
     )
-    compaction.offloader = offloader  # unseen results too big for the window are offloaded, never cleared
     tracker = ExternalContextTracker(env)
     store = LongTermMemory(memory_dir(env, settings.paicli_home), env)
     memory = MemoryManager(store, root, env, tracker=tracker)
+    # compaction puts the turn's memories back if it drops them (memory placement `turn`)
+    turn_memory = TurnMemory(memory) if settings.memory_placement == "turn" else None
+    compaction = AutoCompactionManager(
+        client, counter, profile, env, offloader=offloader, turn_memory=turn_memory
+    )
     sandbox = SandboxGate(env)
     if sandbox.mode == "off":
         sink.append(SANDBOX_OFF_WARNING)

@@ -45,9 +45,9 @@ class OrchestratedSession(ABC):
         """A manager per member, with the session's offloader, so its last-resort window fit can offload
         results too big to send (as the ReAct agent's does)."""
         parts = self.parts
-        manager = AutoCompactionManager(parts.llm, parts.counter, parts.profile, parts.env)
-        manager.offloader = parts.offloader
-        return manager
+        return AutoCompactionManager(
+            parts.llm, parts.counter, parts.profile, parts.env, offloader=parts.offloader
+        )
 
     def _tools(self) -> ToolSource:
         return self.parts.tools if self.parts.tools_enabled else ToolsDisabled()

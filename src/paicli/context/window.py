@@ -11,23 +11,21 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
 from paicli.cancel import CancelToken
-from paicli.context.backoff import SummaryBackoff
 from paicli.context.clearing import ToolResultClearer
 from paicli.context.fallback import MAX_CARRIED_CHARS, NoteBudget, drop_rounds
+from paicli.context.gauge import Gauge
 from paicli.context.levels import (
     NOTE_REQUESTS_RATIO,
     NOTE_ROOM_TOKENS,
     UNSEEN_SHARE,
-    SessionMemory,
     tail_budget,
 )
 from paicli.context.profile import ContextProfile
 from paicli.context.rounds import choose_cut
 from paicli.context.rounds import rebuild as rounds_rebuild
-from paicli.context.summary import SummaryOutcome
+from paicli.context.summariser import Summariser
 from paicli.context.tokens import MESSAGE_OVERHEAD
 from paicli.context.types import CompactionResult, CompactionStep
 from paicli.context.unseen import Offloader, Size, minimal_tail, offload_unseen
@@ -36,29 +34,18 @@ from paicli.llm.messages import Message
 log = logging.getLogger(__name__)
 
 
-class FitHost(Protocol):
-    """What the fit uses of the manager that owns the history (AutoCompactionManager)."""
+@dataclass(frozen=True)
+class FitParts:
+    """The collaborators the fit uses: the manager's own, handed over (the fit never calls the manager)."""
 
-    @property
-    def profile(self) -> ContextProfile: ...
-    @property
-    def clearer(self) -> ToolResultClearer: ...
-    @property
-    def offloader(self) -> Offloader | None: ...
-    @property
-    def session_memory(self) -> SessionMemory: ...
-    @property
-    def backoff(self) -> SummaryBackoff: ...
+    profile: ContextProfile
+    clearer: ToolResultClearer
+    offloader: Offloader | None
+    summariser: Summariser
+    gauge: Gauge
 
-    def measure(self, history: Sequence[Message]) -> int: ...
-
-    def restore_memory(self, history: list[Message]) -> None: ...
-
-    def summarise(
-        self, history: list[Message], trigger: int, cancel: CancelToken | None
-    ) -> SummaryOutcome: ...
-
-    def clear_rebuilt(self, history: list[Message], trigger: int, steps: list[CompactionStep]) -> int: ...
+    def measure(self, history: Sequence[Message]) -> int:
+        return self.gauge.measure(history)
 
 
 @dataclass(frozen=True)
@@ -81,7 +68,7 @@ class Window:
 
 
 def fit_window(
-    host: FitHost,
+    host: FitParts,
     history: list[Message],
     window: Window,
     result: CompactionResult,
@@ -115,7 +102,7 @@ def fit_window(
     return CompactionResult(compacted, steps[-1].strategy, cleared_total, tuple(steps), error, notice)
 
 
-def _clear_seen(host: FitHost, history: list[Message], steps: list[CompactionStep]) -> None:
+def _clear_seen(host: FitParts, history: list[Message], steps: list[CompactionStep]) -> None:
     if host.clearer.config.enabled:
         cleared = host.clearer.clear_all_seen(history)
         if cleared.cleared:
@@ -123,7 +110,7 @@ def _clear_seen(host: FitHost, history: list[Message], steps: list[CompactionSte
 
 
 def _offload_unseen(
-    host: FitHost, history: list[Message], window: Window, steps: list[CompactionStep]
+    host: FitParts, history: list[Message], window: Window, steps: list[CompactionStep]
 ) -> None:
     """Results the model has not seen cannot be cleared; when they alone crowd the request, offload them."""
     if host.offloader is None:
@@ -141,21 +128,21 @@ def _offload_unseen(
 
 
 def _summarise(
-    host: FitHost, history: list[Message], cancel: CancelToken | None, steps: list[CompactionStep]
+    host: FitParts, history: list[Message], cancel: CancelToken | None, steps: list[CompactionStep]
 ) -> str | None:
     """One summary attempt unless a recent failure says wait; returns why it failed, if it says."""
-    trigger = host.profile.compression_trigger_tokens
-    if not host.backoff.allowed(id(history), host.measure(history), trigger):
+    trigger, summariser = host.profile.compression_trigger_tokens, host.summariser
+    if not summariser.backoff.allowed(host.measure(history), trigger):
         return None
-    outcome = host.summarise(history, trigger, cancel)
+    outcome = summariser.summarise(history, trigger, cancel)
     if outcome.compacted:
         steps.append(outcome.step("full_summary"))
-        host.clear_rebuilt(history, trigger, steps)
+        summariser.clear_rebuilt(history, trigger, steps)
         return None
     return outcome.error or None
 
 
-def _drop_rounds(host: FitHost, history: list[Message], room: int) -> CompactionStep | None:
+def _drop_rounds(host: FitParts, history: list[Message], room: int) -> CompactionStep | None:
     """`room`: tokens the request may take. The note lists the user's requests within a share of the trigger
     (and what the kept tail leaves of the room); an earlier summary's other sections get what is left."""
     trigger = host.profile.compression_trigger_tokens
@@ -168,30 +155,30 @@ def _drop_rounds(host: FitHost, history: list[Message], room: int) -> Compaction
     requests = min(free, int(trigger * NOTE_REQUESTS_RATIO))
     budget = NoteBudget(requests, max(0, min(MAX_CARRIED_CHARS, free - requests)))
     history[:] = drop_rounds(history, cut, budget, _text_size(host))
-    host.restore_memory(history)  # before measuring, so the window check counts the memories too
+    host.summariser.restore_memory(history)  # before measuring, so the window check counts the memories too
     after = host.measure(history)
-    host.backoff.rebased(id(history), after)
-    host.session_memory.clear(history)
+    host.summariser.backoff.rebased(after)
+    host.summariser.session_memory.clear(history)
     return CompactionStep("dropped_rounds", before_messages, len(history), before, after)
 
 
-def _text_size(host: FitHost) -> Callable[[str], int]:
-    return lambda text: host.measure([Message.user(text)]) - MESSAGE_OVERHEAD
+def _text_size(host: FitParts) -> Callable[[str], int]:
+    return lambda text: host.gauge.measure([Message.user(text)]) - MESSAGE_OVERHEAD
 
 
-def _fallback_notice(host: FitHost, history: list[Message], error: str | None) -> str:
-    reason = error or host.backoff.last_reason(id(history)) or "摘要暂不可用"
+def _fallback_notice(host: FitParts, history: list[Message], error: str | None) -> str:
+    reason = error or host.summariser.backoff.last_reason() or "摘要暂不可用"
     return (
         f"⚠️ 自动摘要没有完成（{reason}）。为了不超出上下文窗口，已清理较早的工具结果，"
         "并把最早的几轮对话折叠成一份记录（你说过的话按原文保留）；完整内容仍保存在会话记录里。"
     )
 
 
-def _overflow_cause(host: FitHost, history: Sequence[Message], window: Window) -> str:
+def _overflow_cause(host: FitParts, history: Sequence[Message], window: Window) -> str:
     if minimal_tail(history, _sizer(host)) + window.schema > window.limit:
         return "the latest user message and the unseen tool results alone do not fit"
     return "earlier rounds could neither be summarised nor dropped"
 
 
-def _sizer(host: FitHost) -> Size:
-    return lambda message: host.measure([message])
+def _sizer(host: FitParts) -> Size:
+    return host.gauge.size
