@@ -11,17 +11,24 @@ from typing import Any
 
 from paicli.context.tokens import TokenCounter
 from paicli.llm.messages import Message
+from paicli.llm.protocol import LLMClient
 
 Tools = Sequence[Mapping[str, Any]] | None
 
 
 class Gauge:
-    def __init__(self, counter: TokenCounter, reference_estimator: bool, model: str = "") -> None:
+    def __init__(
+        self, counter: TokenCounter, reference_estimator: bool, llm: LLMClient | None = None
+    ) -> None:
         self.counter = counter
         # the reference's estimator (spec 1.1), uncalibrated; or the session's counter
         self._thresholds = TokenCounter("heuristic") if reference_estimator else counter
-        self.model = model
+        self.llm = llm  # whose model the calibration is for
         self._pending: tuple[list[Message], list[Mapping[str, Any]] | None, int] | None = None
+
+    @property
+    def model(self) -> str:
+        return self.llm.model if self.llm is not None else ""
 
     def measure(self, history: Sequence[Message]) -> int:
         if self._thresholds is not self.counter:

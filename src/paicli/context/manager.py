@@ -64,7 +64,7 @@ class AutoCompactionManager:
         self._llm = llm
         self.policy = policy or compaction_profile.from_env(lookup)
         self.counter = counter or TokenCounter.from_env(lookup)
-        self.gauge = Gauge(self.counter, self.policy.estimator == "reference", self.model)
+        self.gauge = Gauge(self.counter, self.policy.estimator == "reference", llm)
         self.profile = profile or ContextProfile.from_window(None)
         # offloads unseen results that cannot fit the window (never clears them)
         self.offloader = offloader
@@ -113,8 +113,7 @@ class AutoCompactionManager:
         return self.gauge.measure(history)
 
     def set_llm(self, llm: LLMClient | None) -> None:
-        self._llm = llm
-        self.gauge.model = self.model
+        self._llm = self.gauge.llm = llm
         self.full.set_llm(llm)
         self.session_memory.set_llm(llm)
 
