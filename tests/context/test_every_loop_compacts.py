@@ -252,3 +252,6 @@ def test_plan_and_team_sessions_build_real_managers_with_the_offloader(tmp_path:
     made = PlanSession(parts, LoopStats(), AgentBudget, None)._context()
     assert isinstance(made, AutoCompactionManager)
     assert made.offloader is parts.offloader and made.offloader is not None
+    # the ReAct manager too, built with the offloader and (memory placement `turn`) the loop's memory wrapper
+    assert parts.compaction.offloader is parts.offloader
+    assert parts.compaction.turn_memory is not None
