@@ -68,32 +68,32 @@ class Window:
 
 
 def fit_window(
-    host: FitParts,
+    fit: FitParts,
     history: list[Message],
     window: Window,
     result: CompactionResult,
     cancel: CancelToken | None = None,
 ) -> CompactionResult:
     """`result` (what the ladder did) extended by the steps the fit took; `result` itself when none."""
-    if not window.exceeded(host.measure(history)):
+    if not window.exceeded(fit.measure(history)):
         return result
     steps = list(result.steps)
-    _clear_seen(host, history, steps)
-    _offload_unseen(host, history, window, steps)
+    _clear_seen(fit, history, steps)
+    _offload_unseen(fit, history, window, steps)
     error, notice = result.error, None
-    if window.exceeded(host.measure(history)) and error is None:
-        error = _summarise(host, history, cancel, steps)
-    if window.exceeded(host.measure(history)):
-        dropped = _drop_rounds(host, history, window.room)
+    if window.exceeded(fit.measure(history)) and error is None:
+        error = _summarise(fit, history, cancel, steps)
+    if window.exceeded(fit.measure(history)):
+        dropped = _drop_rounds(fit, history, window.room)
         if dropped is not None:
             steps.append(dropped)
-            notice = _fallback_notice(host, history, error)
-    if window.exceeded(host.measure(history)):
+            notice = _fallback_notice(fit, history, error)
+    if window.exceeded(fit.measure(history)):
         log.warning(
             "request may exceed the context window (%d > %d tokens): %s",
-            host.measure(history) + window.schema,
+            fit.measure(history) + window.schema,
             window.limit,
-            _overflow_cause(host, history, window),
+            _overflow_cause(fit, history, window),
         )
     if len(steps) == len(result.steps):
         return result
@@ -102,37 +102,37 @@ def fit_window(
     return CompactionResult(compacted, steps[-1].strategy, cleared_total, tuple(steps), error, notice)
 
 
-def _clear_seen(host: FitParts, history: list[Message], steps: list[CompactionStep]) -> None:
-    if host.clearer.config.enabled:
-        cleared = host.clearer.clear_all_seen(history)
+def _clear_seen(fit: FitParts, history: list[Message], steps: list[CompactionStep]) -> None:
+    if fit.clearer.config.enabled:
+        cleared = fit.clearer.clear_all_seen(history)
         if cleared.cleared:
             steps.append(cleared.step(len(history)))
 
 
 def _offload_unseen(
-    host: FitParts, history: list[Message], window: Window, steps: list[CompactionStep]
+    fit: FitParts, history: list[Message], window: Window, steps: list[CompactionStep]
 ) -> None:
     """Results the model has not seen cannot be cleared; when they alone crowd the request, offload them."""
-    if host.offloader is None:
+    if fit.offloader is None:
         return
-    size = _sizer(host)
+    size = _sizer(fit)
     crowd, share = minimal_tail(history, size) + window.schema, window.limit * UNSEEN_SHARE
     if crowd <= share:
         return
     excess = crowd - int(share)
-    before = host.measure(history)
-    ids = offload_unseen(history, excess, host.offloader, size)
+    before = fit.measure(history)
+    ids = offload_unseen(history, excess, fit.offloader, size)
     if ids:
-        after = host.measure(history)
+        after = fit.measure(history)
         steps.append(CompactionStep("tool_result_offload", len(history), len(history), before, after, 0, ids))
 
 
 def _summarise(
-    host: FitParts, history: list[Message], cancel: CancelToken | None, steps: list[CompactionStep]
+    fit: FitParts, history: list[Message], cancel: CancelToken | None, steps: list[CompactionStep]
 ) -> str | None:
     """One summary attempt unless a recent failure says wait; returns why it failed, if it says."""
-    trigger, summariser = host.profile.compression_trigger_tokens, host.summariser
-    if not summariser.backoff.allowed(host.measure(history), trigger):
+    trigger, summariser = fit.profile.compression_trigger_tokens, fit.summariser
+    if not summariser.backoff.allowed(fit.measure(history), trigger):
         return None
     outcome = summariser.summarise(history, trigger, cancel)
     if outcome.compacted:
@@ -142,43 +142,43 @@ def _summarise(
     return outcome.error or None
 
 
-def _drop_rounds(host: FitParts, history: list[Message], room: int) -> CompactionStep | None:
+def _drop_rounds(fit: FitParts, history: list[Message], room: int) -> CompactionStep | None:
     """`room`: tokens the request may take. The note lists the user's requests within a share of the trigger
     (and what the kept tail leaves of the room); an earlier summary's other sections get what is left."""
-    trigger = host.profile.compression_trigger_tokens
-    cut = choose_cut(history, tail_budget(history, trigger, host.measure), _sizer(host))
+    trigger = fit.profile.compression_trigger_tokens
+    cut = choose_cut(history, tail_budget(history, trigger, fit.measure), _sizer(fit))
     if cut is None:
         return None
-    before_messages, before = len(history), host.measure(history)
-    kept = host.measure(rounds_rebuild(history, cut, []))
+    before_messages, before = len(history), fit.measure(history)
+    kept = fit.measure(rounds_rebuild(history, cut, []))
     free = max(0, room - kept - NOTE_ROOM_TOKENS)
     requests = min(free, int(trigger * NOTE_REQUESTS_RATIO))
     budget = NoteBudget(requests, max(0, min(MAX_CARRIED_CHARS, free - requests)))
-    history[:] = drop_rounds(history, cut, budget, _text_size(host))
-    host.summariser.restore_memory(history)  # before measuring, so the window check counts the memories too
-    after = host.measure(history)
-    host.summariser.backoff.rebased(after)
-    host.summariser.session_memory.clear(history)
+    history[:] = drop_rounds(history, cut, budget, _text_size(fit))
+    fit.summariser.restore_memory(history)  # before measuring, so the window check counts the memories too
+    after = fit.measure(history)
+    fit.summariser.backoff.rebased(after)
+    fit.summariser.session_memory.clear(history)
     return CompactionStep("dropped_rounds", before_messages, len(history), before, after)
 
 
-def _text_size(host: FitParts) -> Callable[[str], int]:
-    return lambda text: host.gauge.measure([Message.user(text)]) - MESSAGE_OVERHEAD
+def _text_size(fit: FitParts) -> Callable[[str], int]:
+    return lambda text: fit.gauge.measure([Message.user(text)]) - MESSAGE_OVERHEAD
 
 
-def _fallback_notice(host: FitParts, history: list[Message], error: str | None) -> str:
-    reason = error or host.summariser.backoff.last_reason() or "摘要暂不可用"
+def _fallback_notice(fit: FitParts, history: list[Message], error: str | None) -> str:
+    reason = error or fit.summariser.backoff.last_reason() or "摘要暂不可用"
     return (
         f"⚠️ 自动摘要没有完成（{reason}）。为了不超出上下文窗口，已清理较早的工具结果，"
         "并把最早的几轮对话折叠成一份记录（你说过的话按原文保留）；完整内容仍保存在会话记录里。"
     )
 
 
-def _overflow_cause(host: FitParts, history: Sequence[Message], window: Window) -> str:
-    if minimal_tail(history, _sizer(host)) + window.schema > window.limit:
+def _overflow_cause(fit: FitParts, history: Sequence[Message], window: Window) -> str:
+    if minimal_tail(history, _sizer(fit)) + window.schema > window.limit:
         return "the latest user message and the unseen tool results alone do not fit"
     return "earlier rounds could neither be summarised nor dropped"
 
 
-def _sizer(host: FitParts) -> Size:
-    return host.gauge.size
+def _sizer(fit: FitParts) -> Size:
+    return fit.gauge.size
