@@ -24,8 +24,12 @@ cleared; facts 12/12 (summariser working), >= 10/12 (failing); the latest reques
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
+import shutil
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -194,6 +198,9 @@ def run_session(window: int, failing: bool, turns: int, root: Path, profile: str
         )
         settings = load_settings(env, cwd=project)
         parts = build_components(settings, env, _approver(), yes=True)
+        # offload notices and placeholders name the offload folder: a fixed name keeps the figures independent
+        # of the clock and of the folder's random suffix (run to run, the token counts are the same)
+        parts.offloader.session_dir_name = "session-20261130-090000-5eed00"  # the real shape
         parts.memory.store.store(
             new_fact(MEMORY_FACT, {"source": "fact", "scope": "global"}, parts.memory.clock)
         )
@@ -431,6 +438,25 @@ def reference_notes(results: list[Figures]) -> list[str]:
     ]
 
 
+BENCH_ROOT = Path(tempfile.gettempdir()) / "paicli-bench-longsession"
+
+
+@contextmanager
+def bench_root() -> Iterator[Path]:
+    """One fixed folder for the sessions: the project's absolute path is in the system prompt (its PAI.md), so a
+    random temporary name would change the token counts from run to run. Runs on one machine take turns."""
+    BENCH_ROOT.mkdir(exist_ok=True)
+    with (BENCH_ROOT / ".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        work = BENCH_ROOT / "run"
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir()
+        try:
+            yield work
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--turns", type=int, default=60)
@@ -442,11 +468,11 @@ def main() -> int:
     args = parser.parse_args()
     modes = {"both": (False, True), "ok": (False,), "failing": (True,)}[args.summariser]
     results: list[Figures] = []
-    with tempfile.TemporaryDirectory() as tmp:
+    with bench_root() as root:
         for window in args.windows:
             for profile in args.profiles:
                 for failing in modes:
-                    results.append(run_session(window, failing, args.turns, Path(tmp), profile))
+                    results.append(run_session(window, failing, args.turns, root, profile))
     for line in table(results):
         print(line)
     checks = verdicts(results)

@@ -231,3 +231,28 @@ def test_the_paicli_profile_clears_to_a_short_placeholder_with_the_exact_marker(
     assert text == f"{CLEARED_PREFIX} .paicli/tool-outputs/session-1/001-read_file.txt"
     assert (history[5].content or "") == CLEARED_PREFIX  # the tool is named by its paired call
     assert COUNTER.count_text(text) < COUNTER.count_text(placeholder("read_file", original)) / 2
+
+
+def test_once_the_view_holds_cleared_results_clearing_fires_again_from_the_rearm_share() -> None:
+    from paicli.context.clearing import REARM_RATIO
+
+    def grown() -> list[Message]:
+        history = history_with_tool_rounds(2)
+        history.append(Message.user("再读一个"))
+        history += tool_round(7)
+        history.append(Message.assistant("读完了"))  # the model has seen round 7
+        return history
+
+    fresh, rearmed = grown(), grown()
+    rearmed[3] = rearmed[3].with_content(CLEARED_PREFIX)  # an earlier clearing took round 1
+    size = measure(rearmed)
+    trigger = int(size / REARM_RATIO) - 50  # over the rearm share of the trigger, under the trigger itself
+    assert size < trigger and measure(fresh) < trigger
+    clearer = ToolResultClearer(ClearingConfig(keep_recent=3, trigger_tokens_override=trigger), measure)
+    snapshot = list(fresh)
+    assert clearer.clear_if_needed(fresh, 1_000_000).cleared_count == 0  # the first clearing waits
+    assert fresh == snapshot
+    result = clearer.clear_if_needed(rearmed, 1_000_000)
+    assert result.cleared and result.call_ids[-1] == "call-7"  # the round just seen goes in the same batch
+    assert result.after_tokens <= clearer.watermark(1_000_000) or result.cleared_count == 2
+    assert_pairs_valid(rearmed)

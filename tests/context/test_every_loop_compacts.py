@@ -249,6 +249,10 @@ def test_plan_and_team_sessions_build_real_managers_with_the_offloader(tmp_path:
         cwd=project,
     )
     parts = build_components(load_settings(lookup, cwd=project), lookup, AutoApprover(), llm=ScriptedLLM())
-    made = AppBackend(parts, auto_extract=False).core.runs.member_context()
+    core = AppBackend(parts, auto_extract=False).core
+    made = core.runs.member_context()
     assert isinstance(made, AutoCompactionManager)
     assert made.offloader is parts.offloader and made.offloader is not None
+    # the ReAct manager too, built with the offloader and (memory placement `turn`) the loop's memory wrapper
+    assert core.compaction.offloader is parts.offloader
+    assert core.compaction.turn_memory is not None

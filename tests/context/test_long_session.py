@@ -30,13 +30,9 @@ class FakeMemory:
         return f"## 相关长期记忆\n- {FACT}"
 
 
-def with_turn_memory(session: Session) -> FakeMemory:
+def with_turn_memory(root: Path, seed: int) -> tuple[Session, FakeMemory]:
     memory = FakeMemory()
-    keeper = TurnMemory(memory)
-    session.manager.turn_memory = keeper
-    session.agent.memory = keeper
-    session.agent.options.memory_placement = "turn"
-    return memory
+    return new_session(root, seed, TurnMemory(memory)), memory
 
 
 def agent_requests(session: Session) -> list[list[Message]]:
@@ -45,8 +41,7 @@ def agent_requests(session: Session) -> list[list[Message]]:
 
 @pytest.mark.parametrize("seed", [0, 2, 5])
 def test_every_request_carries_the_memory_after_summaries(tmp_path: Path, seed: int) -> None:
-    session = new_session(tmp_path, seed)
-    memory = with_turn_memory(session)
+    session, memory = with_turn_memory(tmp_path, seed)
     summaries_removed_it = 0
     for turn in range(1, 30):
         before = len(agent_requests(session))

@@ -231,6 +231,8 @@ def test_calibration_from_usage_moves_the_threshold_figure() -> None:
     request_tokens = mgr.counter.count_request(history[:-1], tools)
     mgr.after_response(history, tools, Usage(prompt_tokens=request_tokens * 2))
     assert mgr.counter.last_provider_prompt_tokens == request_tokens * 2
+    assert mgr.measure(history[:-1]) == local  # measuring has no side effect: nothing folded in yet
+    assert mgr.context_report(history[:-1], tools).compared_tokens == local * 2
     assert mgr.measure(history[:-1]) == local * 2
     mgr.after_response(history, tools, None)  # no usage: nothing changes
     assert mgr.counter.ratio("scripted-model") == 2.0

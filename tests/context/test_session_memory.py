@@ -91,9 +91,8 @@ def test_ready_snapshot_replaces_old_turns_without_waiting() -> None:
 def test_pending_job_falls_back_to_full_summary() -> None:
     deferred = Deferred()
     llm = ScriptedLLM(default_reply=lambda r: STRUCTURED)
-    mgr = AutoCompactionManager(llm, COUNTER, ContextProfile.from_window(128_000))
-    sm = SessionMemoryCompactor(llm, mgr.measure, True, deferred)
-    mgr.session_memory = sm
+    sm = SessionMemoryCompactor(llm, COUNTER.count_messages, True, deferred)
+    mgr = AutoCompactionManager(llm, COUNTER, ContextProfile.from_window(128_000), session_memory=sm)
     history = history_of(20)
     result = mgr.compact_if_needed(history, TRIGGER)
     assert not result.changed and len(deferred.jobs) == 1 and sm.is_pending(history)
@@ -125,7 +124,7 @@ def test_incremental_update_needs_four_thousand_new_tokens() -> None:
     assert snapshot is not None and snapshot.summary == "记忆版本2"
 
 
-def test_state_is_per_history_identity_and_reset_by_clear_and_model_switch() -> None:
+def test_state_belongs_to_one_history_and_is_reset_by_clear_and_model_switch() -> None:
     llm = ScriptedLLM(default_reply="记忆")
     sm = compactor(llm, lambda job: job())
     first, second = history_of(20), history_of(20)

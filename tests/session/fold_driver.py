@@ -19,6 +19,7 @@ from typing import Any
 from paicli.agent.react import ReactAgent
 from paicli.cancel import CancelToken
 from paicli.context.manager import AutoCompactionManager
+from paicli.context.memory_view import TurnMemory
 from paicli.context.offload import ToolResultOffloader
 from paicli.context.profile import ContextProfile
 from paicli.context.tokens import TokenCounter
@@ -80,21 +81,25 @@ class Session:
     root: Path
 
 
-def new_session(root: Path, seed: int) -> Session:
+def new_session(root: Path, seed: int, turn_memory: TurnMemory | None = None) -> Session:
+    """`turn_memory`: memory placement `turn`, the loop and compaction sharing the wrapper."""
     script = Script(random.Random(seed))
     llm = ScriptedLLM(default_reply=script.reply)
     ledger = ConversationLedger.create(root / "home", root, "scripted-model", "test", "0")
-    manager = new_manager(llm, root)
+    manager = new_manager(llm, root, turn_memory)
     agent = new_agent(llm, manager, ledger)
+    if turn_memory is not None:
+        agent.memory = turn_memory
+        agent.options.memory_placement = "turn"
     return Session(agent, ledger, script, llm, manager, root)
 
 
-def new_manager(llm: ScriptedLLM, root: Path) -> AutoCompactionManager:
-    manager = AutoCompactionManager(llm, TokenCounter("heuristic"), ContextProfile.from_window(WINDOW))
-    manager.offloader = ToolResultOffloader(
-        root, context_trigger_tokens=manager.profile.compression_trigger_tokens
+def new_manager(llm: ScriptedLLM, root: Path, turn_memory: TurnMemory | None = None) -> AutoCompactionManager:
+    profile = ContextProfile.from_window(WINDOW)
+    offloader = ToolResultOffloader(root, context_trigger_tokens=profile.compression_trigger_tokens)
+    return AutoCompactionManager(
+        llm, TokenCounter("heuristic"), profile, offloader=offloader, turn_memory=turn_memory
     )
-    return manager
 
 
 def new_agent(llm: ScriptedLLM, manager: AutoCompactionManager, ledger: ConversationLedger) -> ReactAgent:

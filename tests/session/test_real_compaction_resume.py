@@ -12,7 +12,6 @@ from paicli.agent.react import ReactAgent
 from paicli.cancel import CancelToken
 from paicli.context.manager import AutoCompactionManager
 from paicli.context.profile import ContextProfile
-from paicli.context.session_memory import SessionMemoryCompactor
 from paicli.context.tokens import TokenCounter
 from paicli.llm.messages import Message
 from paicli.session.catalog import resume_session
@@ -65,9 +64,14 @@ def build(
     llm = ScriptedLLM(default_reply=responder)
     tools = FakeToolRunner({"read_file": lambda call, cancel: f"{call.arguments} " + "x" * 6_000})
     counter = TokenCounter("heuristic")
-    manager = AutoCompactionManager(llm, counter, ContextProfile.from_window(window))
     # session memory on, with its background job run inline so the test is deterministic
-    manager.session_memory = SessionMemoryCompactor(llm, manager.measure, True, lambda job: job())
+    manager = AutoCompactionManager(
+        llm,
+        counter,
+        ContextProfile.from_window(window),
+        session_memory_enabled=True,
+        submit=lambda job: job(),
+    )
     return ReactAgent(llm, tools, StaticPrompt(prompt), context=manager, ledger=ledger), manager
 
 

@@ -65,11 +65,10 @@ class SessionFactory:
             parts.counter,
             parts.profile,
             parts.env,
+            offloader=parts.offloader,  # unseen results too big for the window are offloaded, not sent
+            turn_memory=turn_memory,  # compaction puts the turn's memories back if it drops them
             summary_model=parts.settings.compaction_model_setting,
         )
-        manager.offloader = parts.offloader  # unseen results too big for the window are offloaded, not sent
-        if turn_memory is not None:  # compaction puts the turn's memories back if it drops them
-            manager.turn_memory = turn_memory
         return manager
 
     def first(self) -> SessionCore:

@@ -1,4 +1,5 @@
-"""When a failed automatic summary may be tried again (per history). Pure state, no clock.
+"""When a failed automatic summary may be tried again (for the one history its manager serves). Pure state,
+no clock.
 
 After a failure the next attempt waits until the history has grown by a step that doubles with every
 consecutive failure (capped), so a dead summary model costs a handful of requests per session, not one per
@@ -22,28 +23,27 @@ class Failure:
 
 class SummaryBackoff:
     def __init__(self) -> None:
-        self._failures: dict[int, Failure] = {}
+        self._failure: Failure | None = None
 
-    def allowed(self, key: int, tokens: int, trigger: int) -> bool:
-        failure = self._failures.get(key)
+    def allowed(self, tokens: int, trigger: int) -> bool:
+        failure = self._failure
         if failure is None:
             return True
         step: int = max(RETRY_MIN_GROWTH_TOKENS, trigger // 20) << min(failure.count - 1, MAX_DOUBLINGS)
         return tokens >= failure.tokens + step
 
-    def failed(self, key: int, tokens: int, reason: str) -> None:
-        previous = self._failures.get(key)
-        self._failures[key] = Failure((previous.count if previous else 0) + 1, tokens, reason)
+    def failed(self, tokens: int, reason: str) -> None:
+        previous = self._failure
+        self._failure = Failure((previous.count if previous else 0) + 1, tokens, reason)
 
-    def succeeded(self, key: int) -> None:
-        self._failures.pop(key, None)
+    def succeeded(self) -> None:
+        self._failure = None
 
-    def last_reason(self, key: int) -> str | None:
-        failure = self._failures.get(key)
-        return failure.reason if failure else None
+    def last_reason(self) -> str | None:
+        return self._failure.reason if self._failure else None
 
-    def rebased(self, key: int, tokens: int) -> None:
+    def rebased(self, tokens: int) -> None:
         """The view shrank without a summary (fallback): measure the next growth from the new size."""
-        failure = self._failures.get(key)
+        failure = self._failure
         if failure is not None:
-            self._failures[key] = Failure(failure.count, min(failure.tokens, tokens), failure.reason)
+            self._failure = Failure(failure.count, min(failure.tokens, tokens), failure.reason)

@@ -8,49 +8,40 @@ would still not fit the window goes through the fit in window.py.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from paicli.cancel import CancelToken
 from paicli.config.env import EnvLookup
-from paicli.context import compaction_profile, prompts
+from paicli.context import compaction_profile
 from paicli.context.backoff import SummaryBackoff
 from paicli.context.clearing import ToolResultClearer
 from paicli.context.compaction_profile import CompactionProfile, clearing_config
-from paicli.context.levels import (
-    MIN_SUMMARY_GAIN_RATIO,
-    FullSummary,
-    SessionMemory,
-    Tools,
-    result_of,
-    tail_budget,
-)
+from paicli.context.gauge import Gauge
+from paicli.context.levels import FullSummary, SessionMemory, Tools, result_of
 from paicli.context.memory_view import TurnMemory
 from paicli.context.profile import ContextProfile
-from paicli.context.rounds import choose_cut, removed, unseen_tool_indices
-from paicli.context.session_memory import SessionMemoryCompactor, daemon_submit, enabled_by_configuration
-from paicli.context.status import ContextFigure, ContextReport, context_figure
-from paicli.context.summary import (
-    ConversationHistoryCompactor,
-    SharedPrefix,
-    SummaryOutcome,
-    input_chars_for_window,
-    system_end,
+from paicli.context.session_memory import (
+    SessionMemoryCompactor,
+    Submit,
+    daemon_submit,
+    enabled_by_configuration,
 )
+from paicli.context.status import ContextFigure, ContextReport, context_figure
+from paicli.context.summariser import Summariser
+from paicli.context.summary import ConversationHistoryCompactor, input_chars_for_window, system_end
 from paicli.context.tokens import CALIBRATION_MAX, TokenCounter
 from paicli.context.types import NO_COMPACTION, CompactionResult, CompactionStep, Strategy, whole_view
 from paicli.context.unseen import Offloader
-from paicli.context.window import Window, fit_window
+from paicli.context.window import FitParts, Window, fit_window
 from paicli.llm.messages import Message, Usage
 from paicli.llm.protocol import LLMClient
 
 log = logging.getLogger(__name__)
 
-INLINE_FOCUS_ROOM_TOKENS = 200  # a /compact focus added to the summary instruction
-
 
 class AutoCompactionManager:
-    """One per history owner (ReAct agent, each Plan task, each Team sub-agent). Satisfies ContextPort."""
+    """One per conversation (the ReAct agent's, each Plan task's, each Team member's), with every collaborator
+    given at construction. Satisfies ContextPort."""
 
     def __init__(
         self,
@@ -59,10 +50,13 @@ class AutoCompactionManager:
         profile: ContextProfile | None = None,
         env: EnvLookup | None = None,
         *,
+        offloader: Offloader | None = None,
+        turn_memory: TurnMemory | None = None,
         clearer: ToolResultClearer | None = None,
         full: FullSummary | None = None,
         session_memory: SessionMemory | None = None,
         session_memory_enabled: bool | None = None,
+        submit: Submit = daemon_submit,
         policy: CompactionProfile | None = None,
         summary_model: str | None = None,  # Settings.compaction_model_setting; None: the session model
     ) -> None:
@@ -70,56 +64,60 @@ class AutoCompactionManager:
         self._llm = llm
         self.policy = policy or compaction_profile.from_env(lookup)
         self.counter = counter or TokenCounter.from_env(lookup)
-        # what thresholds compare: the reference's estimator, uncalibrated, or the session's counter
-        self._thresholds = TokenCounter("heuristic") if self.policy.estimator == "reference" else self.counter
+        self.gauge = Gauge(self.counter, self.policy.estimator == "reference", llm)
         self.profile = profile or ContextProfile.from_window(None)
-        self.clearer = clearer or ToolResultClearer(clearing_config(lookup, self.policy), self.measure)
-        self.full: FullSummary = full or ConversationHistoryCompactor(
-            llm,
-            self.counter,
-            self.policy.retain_rounds,
-            summary_model=summary_model,
-            measure=self.measure,
-        )
+        # offloads unseen results that cannot fit the window (never clears them)
+        self.offloader = offloader
+        measure = self.gauge.measure
+        self.clearer = clearer or ToolResultClearer(clearing_config(lookup, self.policy), measure)
+        if full is None:
+            full = ConversationHistoryCompactor(
+                llm, self.counter, self.policy.retain_rounds, summary_model=summary_model, measure=measure
+            )
+        if isinstance(full, ConversationHistoryCompactor):
+            full.inline_enabled = self.policy.summary_input == "prefix"
         if session_memory is None:
             flag = (
                 enabled_by_configuration(lookup) if session_memory_enabled is None else session_memory_enabled
             )
-            session_memory = SessionMemoryCompactor(llm, self.measure, flag, daemon_submit, summary_model)
-        self.session_memory: SessionMemory = session_memory
-        # Beyond the reference: after a failed automatic summary, wait for the history to grow before the
-        # next attempt instead of paying for a summary (and its repair) before every model call.
-        self.backoff = SummaryBackoff()
-        self._size_summary_input()
-        if isinstance(self.full, ConversationHistoryCompactor):
-            self.full.inline_enabled = self.policy.summary_input == "prefix"
-        # The view and tools of the request about to go out (before this call's compaction): what a summary
-        # request shares its prefix with.
-        self._sent: tuple[tuple[Message, ...], tuple[Mapping[str, Any], ...]] = ((), ())
-        self.offloader: Offloader | None = (
-            None  # set by the composer: offloads unseen results that cannot fit
+            session_memory = SessionMemoryCompactor(llm, measure, flag, submit, summary_model)
+        self.summariser = Summariser(
+            self.policy, self.gauge, self.clearer, full, session_memory, turn_memory, self.profile
         )
-        self.turn_memory: TurnMemory | None = None  # set for memory placement `turn` (see memory_view)
-        self._pending_calibration: tuple[list[Message], Tools, int] | None = None
+        self._size_summary_input()
 
     @property
     def model(self) -> str:
         return self._llm.model if self._llm is not None else ""
 
+    @property
+    def full(self) -> FullSummary:
+        return self.summariser.full
+
+    @property
+    def session_memory(self) -> SessionMemory:
+        return self.summariser.session_memory
+
+    @property
+    def turn_memory(self) -> TurnMemory | None:
+        return self.summariser.turn_memory
+
+    @property
+    def backoff(self) -> SummaryBackoff:
+        return self.summariser.backoff
+
     def measure(self, history: Sequence[Message]) -> int:
-        """The figure thresholds compare: the local message count, calibrated for the session model."""
-        if self._thresholds is not self.counter:
-            return self._thresholds.count_messages(history)
-        self._settle_calibration()
-        return self.counter.calibrated(self.model, self.counter.count_messages(history))
+        """The figure thresholds compare: the local message count, calibrated for the session model. Pure:
+        the provider's last figure is folded in before compaction compares anything (see Gauge)."""
+        return self.gauge.measure(history)
 
     def set_llm(self, llm: LLMClient | None) -> None:
-        self._llm = llm
+        self._llm = self.gauge.llm = llm
         self.full.set_llm(llm)
         self.session_memory.set_llm(llm)
 
     def set_profile(self, profile: ContextProfile) -> None:
-        self.profile = profile
+        self.profile = self.summariser.profile = profile
         self._size_summary_input()
 
     def _size_summary_input(self) -> None:
@@ -133,10 +131,11 @@ class AutoCompactionManager:
     def before_call(
         self, history: list[Message], tools: Tools = None, cancel: CancelToken | None = None
     ) -> CompactionResult:
-        self._sent = (tuple(history), tuple(tools or ()))
+        self.summariser.sent = (tuple(history), tuple(tools or ()))
         try:
             if self._clearly_below_thresholds(history, tools):
                 return NO_COMPACTION
+            self.gauge.settle_for_thresholds()
         except Exception:
             log.exception("context size check failed")
             return NO_COMPACTION
@@ -144,13 +143,16 @@ class AutoCompactionManager:
         try:
             result = self.compact_if_needed(history, self.profile.compression_trigger_tokens, cancel)
             if self.policy.window_fit:
-                result = fit_window(self, history, self._window(tools), result, cancel)
+                result = fit_window(self._fit(), history, self._window(tools), result, cancel)
         except Exception:  # compaction must never cost the user a turn
             log.exception("context compaction failed; continuing with the history as it is")
             result = self._partial_change(before, history)
             if any(not step.in_place for step in result.steps):
-                self.restore_memory(history)
+                self.summariser.restore_memory(history)
         return whole_view(result) if self.policy.full_view_checkpoints else result
+
+    def _fit(self) -> FitParts:
+        return FitParts(self.profile, self.clearer, self.offloader, self.summariser, self.gauge)
 
     def _window(self, tools: Tools) -> Window:
         limit = self.profile.window - self.profile.buffer_reserve
@@ -174,83 +176,6 @@ class AutoCompactionManager:
             not in_place, strategy, cleared, (step,), "压缩过程中出错，已保留到目前为止的结果"
         )
 
-    # -- shared with the window fit (window.FitHost) ------------------------------------------------
-
-    def restore_memory(self, history: list[Message]) -> None:
-        if self.turn_memory is None:
-            return
-        try:
-            self.turn_memory.restore(history)
-        except Exception:  # memories are a help, never a reason to lose the request
-            log.exception("restoring the turn's memories after compaction failed")
-
-    def summarise(self, history: list[Message], trigger: int, cancel: CancelToken | None) -> SummaryOutcome:
-        """One automatic summary attempt (the profile's tail: recent rounds, or chosen by tokens); records
-        success or failure."""
-        tokens = self.measure(history)
-        if self.policy.summary_tail == "rounds":
-            outcome = self.full.compact(history, trigger, False, self.policy.retain_rounds, None, cancel)
-        else:
-            cut = choose_cut(history, tail_budget(history, trigger, self.measure), self._size)
-            if cut is None:
-                return SummaryOutcome(False, len(history), len(history))
-            prefix = self._shared_prefix(cut)
-            outcome = self.full.compact(
-                history, 0, True, self.policy.retain_rounds, None, cancel, cut, prefix
-            )
-        if outcome.compacted:
-            self.backoff.succeeded(id(history))
-            self.session_memory.clear(history)
-            self.restore_memory(history)
-        else:
-            self.backoff.failed(id(history), tokens, outcome.error or "摘要没有让上下文变小")
-        return outcome
-
-    def _shared_prefix(self, cut: int | None = None) -> SharedPrefix | None:
-        """The last request's messages up to `cut` (all of them when None) and its tools, when a summary request
-        made of them and the instruction fits the window."""
-        messages, tools = self._sent
-        if not messages:
-            return None
-        shared = messages if cut is None else messages[:cut]
-        instruction = Message.user(prompts.render("summary-inline.md", focus=""))
-        size = self.measure([*shared, instruction])
-        size += (
-            self.counter.calibrated(self.model, self.counter.count_tools(tools)) + INLINE_FOCUS_ROOM_TOKENS
-        )
-        if size > self.profile.window - self.profile.buffer_reserve:  # the reserve is the summary's own room
-            return None
-        return SharedPrefix(shared, tools)
-
-    def clear_rebuilt(self, history: list[Message], trigger: int, steps: list[CompactionStep]) -> int:
-        """Beyond the reference: right after a summary the prefix cache is broken from the summary on anyway,
-        so the kept tail's seen results are cleared down to clearing's low watermark in the same pass, rather
-        than by a second clearing (a second cache break) one or two requests later."""
-        if not self.clearer.config.enabled or not self.policy.clear_after_summary:
-            return 0
-        cleared = self.clearer.clear_down_to(history, self.clearer.watermark(trigger))
-        if not cleared.cleared:
-            return 0
-        steps.append(cleared.step(len(history)))
-        return cleared.cleared_count
-
-    def _summary_pays(self, history: Sequence[Message], trigger: int) -> bool:
-        """Beyond the reference: a summary waits (the window fit still acts if the request would not fit)
-        when the latest, unseen results are what put the history over the trigger (once seen, clearing
-        removes them at a fraction of a summary's cost), or when it could remove less than
-        MIN_SUMMARY_GAIN_RATIO of the trigger."""
-        unseen = sum(self._size(history[i]) for i in unseen_tool_indices(history))
-        if self.clearer.config.enabled and self.measure(history) - unseen < trigger:
-            return False
-        cut = choose_cut(history, tail_budget(history, trigger, self.measure), self._size)
-        if cut is None:
-            return False
-        removable = sum(self._size(m) for m in removed(history, cut))
-        return removable >= trigger * MIN_SUMMARY_GAIN_RATIO
-
-    def _size(self, message: Message) -> int:
-        return self.measure([message])
-
     def _clearly_below_thresholds(self, history: Sequence[Message], tools: Tools) -> bool:
         """Short histories skip exact counting (and loading the tokenizer): twice the byte bound (the largest
         calibration ratio) is still under every threshold, so no level could act."""
@@ -270,36 +195,29 @@ class AutoCompactionManager:
         sent = list(history)
         if sent and sent[-1].role == "assistant":
             sent = sent[:-1]  # the response itself was already appended: it was not part of the request
-        self._pending_calibration = (sent, list(tools) if tools else None, usage.prompt_tokens)
-        self.counter.last_provider_prompt_tokens = usage.prompt_tokens
-
-    def _settle_calibration(self) -> None:
-        pending, self._pending_calibration = self._pending_calibration, None
-        if pending is not None:
-            sent, tools, provider_tokens = pending
-            schema = self.counter.count_tools(tools)
-            local = self.counter.count_messages(sent) + schema
-            self.counter.observe(self.model, local, provider_tokens, schema)
+        self.gauge.note_usage(sent, tools, usage.prompt_tokens)
 
     def compact_now(
         self, history: list[Message], focus: str | None = None, cancel: CancelToken | None = None
     ) -> CompactionResult:
         self.session_memory.clear(history)
-        self._sent = (tuple(history), self._sent[1])
+        self.gauge.settle_for_thresholds()
+        summariser = self.summariser
+        summariser.sent = (tuple(history), summariser.sent[1])
         try:
-            outcome = self.full.compact(history, 0, True, 1, focus, cancel, None, self._shared_prefix())
+            outcome = self.full.compact(history, 0, True, 1, focus, cancel, None, summariser.shared_prefix())
         except Exception as exc:
             log.exception("manual compaction failed")
             return CompactionResult(False, "none", error=f"压缩失败：{exc}")
         if not outcome.compacted:
             return CompactionResult(False, "none", error=outcome.error)
-        self.backoff.succeeded(id(history))
-        self.restore_memory(history)
+        self.backoff.succeeded()
+        summariser.restore_memory(history)
         return result_of(True, [outcome.step("full_summary")], 0)
 
     def reset(self, history: list[Message]) -> None:
         self.session_memory.clear(history)
-        self.backoff.succeeded(id(history))
+        self.backoff.succeeded()
         if self.turn_memory is not None:
             self.turn_memory.forget()
 
@@ -323,22 +241,22 @@ class AutoCompactionManager:
         tokens = self.measure(history)
         if tokens < trigger:
             return result_of(False, steps, clear.cleared_count)
-        messages_before = len(history)
+        summariser, messages_before = self.summariser, len(history)
         if self.session_memory.compact_if_ready(history, trigger):
-            self.restore_memory(history)
+            summariser.restore_memory(history)
             steps.append(
                 CompactionStep("session_memory", messages_before, len(history), tokens, self.measure(history))
             )
-            cleared = self.clear_rebuilt(history, trigger, steps)
+            cleared = summariser.clear_rebuilt(history, trigger, steps)
             return result_of(True, steps, clear.cleared_count + cleared)
         if self.policy.summary_gates and (
-            not self.backoff.allowed(id(history), tokens, trigger) or not self._summary_pays(history, trigger)
+            not self.backoff.allowed(tokens, trigger) or not summariser.pays(history, trigger)
         ):
             return result_of(False, steps, clear.cleared_count)
-        outcome = self.summarise(history, trigger, cancel)
+        outcome = summariser.summarise(history, trigger, cancel)
         if outcome.compacted:
             steps.append(outcome.step("full_summary"))
-            cleared = self.clear_rebuilt(history, trigger, steps)
+            cleared = summariser.clear_rebuilt(history, trigger, steps)
             return result_of(True, steps, clear.cleared_count + cleared)
         return result_of(False, steps, clear.cleared_count, outcome.error)
 
@@ -355,7 +273,7 @@ class AutoCompactionManager:
 
     def figure(self, history: Sequence[Message], tools: Tools) -> ContextFigure:
         """The context figure the status bar shows; the same as /context's bar and total line."""
-        self._settle_calibration()
+        self.gauge.settle()
         return context_figure(self.counter, self.model, self.profile.window, history, tools)
 
     def context_report(
@@ -366,7 +284,7 @@ class AutoCompactionManager:
         provider: str = "",
         cache_hit_ratio: float | None = None,
     ) -> ContextReport:
-        self._settle_calibration()
+        self.gauge.settle()
         start = system_end(history)
         system_tokens = self.counter.count_messages(history[:start])
         conversation_tokens = self.counter.count_messages(history[start:])

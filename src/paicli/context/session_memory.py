@@ -3,8 +3,8 @@
 From 60% of the trigger a background job summarises the older part of the history; it is refreshed after
 every 4,000 new tokens. When the trigger is reached and a snapshot is ready and still valid, the history is
 rebuilt from it without waiting for a model call; otherwise the full summary runs as usual.
-State is per history list, keyed by the list's identity (lists cannot be weakly referenced, so the state
-holds the list and the number of tracked histories is bounded).
+A compactor serves the one history of its manager: its state belongs to that list, and a different list (or
+a cleared one) starts from nothing.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from __future__ import annotations
 import itertools
 import logging
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -30,7 +29,6 @@ MIN_RETAIN_TOKENS = 10_000
 MIN_TEXT_MESSAGES = 5
 MAX_RETAIN_TOKENS = 40_000
 MIN_INCREMENTAL_UPDATE_TOKENS = 4_000
-MAX_TRACKED_HISTORIES = 64
 SESSION_MEMORY_PREFIX = "[会话记忆摘要]"
 
 Measure = Callable[[Sequence[Message]], int]
@@ -118,41 +116,39 @@ class SessionMemoryCompactor:
         self.enabled = enabled
         self._submit = submit
         self._summary_model = summary_model
-        self._states: OrderedDict[int, _State] = OrderedDict()
+        self._current: _State | None = None
         self._lock = threading.Lock()
 
     def set_llm(self, llm: LLMClient | None) -> None:
         self._llm = llm
         with self._lock:
-            for state in self._states.values():
-                with state.lock:
-                    state.generation += 1
-                    state.snapshot = None
-                    state.pending = False
+            state = self._current
+        if state is not None:
+            with state.lock:
+                state.generation += 1
+                state.snapshot = None
+                state.pending = False
 
     def clear(self, history: list[Message]) -> None:
         with self._lock:
-            state = self._states.pop(id(history), None)
+            state, self._current = self._current, None
         if state is not None:
             with state.lock:
                 state.generation += 1
 
     def snapshot(self, history: list[Message]) -> Snapshot | None:
-        state = self._states.get(id(history))
+        state = self._current
         return None if state is None or state.history is not history else state.snapshot
 
     def is_pending(self, history: list[Message]) -> bool:
-        state = self._states.get(id(history))
+        state = self._current
         return state is not None and state.history is history and state.pending
 
     def _state(self, history: list[Message]) -> _State:
         with self._lock:
-            state = self._states.get(id(history))
+            state = self._current
             if state is None or state.history is not history:
-                state = _State(history)
-                self._states[id(history)] = state
-                if len(self._states) > MAX_TRACKED_HISTORIES:
-                    self._states.popitem(last=False)
+                state = self._current = _State(history)
             return state
 
     def prepare_if_needed(self, history: list[Message], trigger: int) -> bool:

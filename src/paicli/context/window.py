@@ -11,23 +11,21 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
 from paicli.cancel import CancelToken
-from paicli.context.backoff import SummaryBackoff
 from paicli.context.clearing import ToolResultClearer
 from paicli.context.fallback import MAX_CARRIED_CHARS, NoteBudget, drop_rounds
+from paicli.context.gauge import Gauge
 from paicli.context.levels import (
     NOTE_REQUESTS_RATIO,
     NOTE_ROOM_TOKENS,
     UNSEEN_SHARE,
-    SessionMemory,
     tail_budget,
 )
 from paicli.context.profile import ContextProfile
 from paicli.context.rounds import choose_cut
 from paicli.context.rounds import rebuild as rounds_rebuild
-from paicli.context.summary import SummaryOutcome
+from paicli.context.summariser import Summariser
 from paicli.context.tokens import MESSAGE_OVERHEAD
 from paicli.context.types import CompactionResult, CompactionStep
 from paicli.context.unseen import Offloader, Size, minimal_tail, offload_unseen
@@ -36,29 +34,18 @@ from paicli.llm.messages import Message
 log = logging.getLogger(__name__)
 
 
-class FitHost(Protocol):
-    """What the fit uses of the manager that owns the history (AutoCompactionManager)."""
+@dataclass(frozen=True)
+class FitParts:
+    """The collaborators the fit uses: the manager's own, handed over (the fit never calls the manager)."""
 
-    @property
-    def profile(self) -> ContextProfile: ...
-    @property
-    def clearer(self) -> ToolResultClearer: ...
-    @property
-    def offloader(self) -> Offloader | None: ...
-    @property
-    def session_memory(self) -> SessionMemory: ...
-    @property
-    def backoff(self) -> SummaryBackoff: ...
+    profile: ContextProfile
+    clearer: ToolResultClearer
+    offloader: Offloader | None
+    summariser: Summariser
+    gauge: Gauge
 
-    def measure(self, history: Sequence[Message]) -> int: ...
-
-    def restore_memory(self, history: list[Message]) -> None: ...
-
-    def summarise(
-        self, history: list[Message], trigger: int, cancel: CancelToken | None
-    ) -> SummaryOutcome: ...
-
-    def clear_rebuilt(self, history: list[Message], trigger: int, steps: list[CompactionStep]) -> int: ...
+    def measure(self, history: Sequence[Message]) -> int:
+        return self.gauge.measure(history)
 
 
 @dataclass(frozen=True)
@@ -81,32 +68,32 @@ class Window:
 
 
 def fit_window(
-    host: FitHost,
+    fit: FitParts,
     history: list[Message],
     window: Window,
     result: CompactionResult,
     cancel: CancelToken | None = None,
 ) -> CompactionResult:
     """`result` (what the ladder did) extended by the steps the fit took; `result` itself when none."""
-    if not window.exceeded(host.measure(history)):
+    if not window.exceeded(fit.measure(history)):
         return result
     steps = list(result.steps)
-    _clear_seen(host, history, steps)
-    _offload_unseen(host, history, window, steps)
+    _clear_seen(fit, history, steps)
+    _offload_unseen(fit, history, window, steps)
     error, notice = result.error, None
-    if window.exceeded(host.measure(history)) and error is None:
-        error = _summarise(host, history, cancel, steps)
-    if window.exceeded(host.measure(history)):
-        dropped = _drop_rounds(host, history, window.room)
+    if window.exceeded(fit.measure(history)) and error is None:
+        error = _summarise(fit, history, cancel, steps)
+    if window.exceeded(fit.measure(history)):
+        dropped = _drop_rounds(fit, history, window.room)
         if dropped is not None:
             steps.append(dropped)
-            notice = _fallback_notice(host, history, error)
-    if window.exceeded(host.measure(history)):
+            notice = _fallback_notice(fit, history, error)
+    if window.exceeded(fit.measure(history)):
         log.warning(
             "request may exceed the context window (%d > %d tokens): %s",
-            host.measure(history) + window.schema,
+            fit.measure(history) + window.schema,
             window.limit,
-            _overflow_cause(host, history, window),
+            _overflow_cause(fit, history, window),
         )
     if len(steps) == len(result.steps):
         return result
@@ -115,83 +102,83 @@ def fit_window(
     return CompactionResult(compacted, steps[-1].strategy, cleared_total, tuple(steps), error, notice)
 
 
-def _clear_seen(host: FitHost, history: list[Message], steps: list[CompactionStep]) -> None:
-    if host.clearer.config.enabled:
-        cleared = host.clearer.clear_all_seen(history)
+def _clear_seen(fit: FitParts, history: list[Message], steps: list[CompactionStep]) -> None:
+    if fit.clearer.config.enabled:
+        cleared = fit.clearer.clear_all_seen(history)
         if cleared.cleared:
             steps.append(cleared.step(len(history)))
 
 
 def _offload_unseen(
-    host: FitHost, history: list[Message], window: Window, steps: list[CompactionStep]
+    fit: FitParts, history: list[Message], window: Window, steps: list[CompactionStep]
 ) -> None:
     """Results the model has not seen cannot be cleared; when they alone crowd the request, offload them."""
-    if host.offloader is None:
+    if fit.offloader is None:
         return
-    size = _sizer(host)
+    size = _sizer(fit)
     crowd, share = minimal_tail(history, size) + window.schema, window.limit * UNSEEN_SHARE
     if crowd <= share:
         return
     excess = crowd - int(share)
-    before = host.measure(history)
-    ids = offload_unseen(history, excess, host.offloader, size)
+    before = fit.measure(history)
+    ids = offload_unseen(history, excess, fit.offloader, size)
     if ids:
-        after = host.measure(history)
+        after = fit.measure(history)
         steps.append(CompactionStep("tool_result_offload", len(history), len(history), before, after, 0, ids))
 
 
 def _summarise(
-    host: FitHost, history: list[Message], cancel: CancelToken | None, steps: list[CompactionStep]
+    fit: FitParts, history: list[Message], cancel: CancelToken | None, steps: list[CompactionStep]
 ) -> str | None:
     """One summary attempt unless a recent failure says wait; returns why it failed, if it says."""
-    trigger = host.profile.compression_trigger_tokens
-    if not host.backoff.allowed(id(history), host.measure(history), trigger):
+    trigger, summariser = fit.profile.compression_trigger_tokens, fit.summariser
+    if not summariser.backoff.allowed(fit.measure(history), trigger):
         return None
-    outcome = host.summarise(history, trigger, cancel)
+    outcome = summariser.summarise(history, trigger, cancel)
     if outcome.compacted:
         steps.append(outcome.step("full_summary"))
-        host.clear_rebuilt(history, trigger, steps)
+        summariser.clear_rebuilt(history, trigger, steps)
         return None
     return outcome.error or None
 
 
-def _drop_rounds(host: FitHost, history: list[Message], room: int) -> CompactionStep | None:
+def _drop_rounds(fit: FitParts, history: list[Message], room: int) -> CompactionStep | None:
     """`room`: tokens the request may take. The note lists the user's requests within a share of the trigger
     (and what the kept tail leaves of the room); an earlier summary's other sections get what is left."""
-    trigger = host.profile.compression_trigger_tokens
-    cut = choose_cut(history, tail_budget(history, trigger, host.measure), _sizer(host))
+    trigger = fit.profile.compression_trigger_tokens
+    cut = choose_cut(history, tail_budget(history, trigger, fit.measure), _sizer(fit))
     if cut is None:
         return None
-    before_messages, before = len(history), host.measure(history)
-    kept = host.measure(rounds_rebuild(history, cut, []))
+    before_messages, before = len(history), fit.measure(history)
+    kept = fit.measure(rounds_rebuild(history, cut, []))
     free = max(0, room - kept - NOTE_ROOM_TOKENS)
     requests = min(free, int(trigger * NOTE_REQUESTS_RATIO))
     budget = NoteBudget(requests, max(0, min(MAX_CARRIED_CHARS, free - requests)))
-    history[:] = drop_rounds(history, cut, budget, _text_size(host))
-    host.restore_memory(history)  # before measuring, so the window check counts the memories too
-    after = host.measure(history)
-    host.backoff.rebased(id(history), after)
-    host.session_memory.clear(history)
+    history[:] = drop_rounds(history, cut, budget, _text_size(fit))
+    fit.summariser.restore_memory(history)  # before measuring, so the window check counts the memories too
+    after = fit.measure(history)
+    fit.summariser.backoff.rebased(after)
+    fit.summariser.session_memory.clear(history)
     return CompactionStep("dropped_rounds", before_messages, len(history), before, after)
 
 
-def _text_size(host: FitHost) -> Callable[[str], int]:
-    return lambda text: host.measure([Message.user(text)]) - MESSAGE_OVERHEAD
+def _text_size(fit: FitParts) -> Callable[[str], int]:
+    return lambda text: fit.gauge.measure([Message.user(text)]) - MESSAGE_OVERHEAD
 
 
-def _fallback_notice(host: FitHost, history: list[Message], error: str | None) -> str:
-    reason = error or host.backoff.last_reason(id(history)) or "摘要暂不可用"
+def _fallback_notice(fit: FitParts, history: list[Message], error: str | None) -> str:
+    reason = error or fit.summariser.backoff.last_reason() or "摘要暂不可用"
     return (
         f"⚠️ 自动摘要没有完成（{reason}）。为了不超出上下文窗口，已清理较早的工具结果，"
         "并把最早的几轮对话折叠成一份记录（你说过的话按原文保留）；完整内容仍保存在会话记录里。"
     )
 
 
-def _overflow_cause(host: FitHost, history: Sequence[Message], window: Window) -> str:
-    if minimal_tail(history, _sizer(host)) + window.schema > window.limit:
+def _overflow_cause(fit: FitParts, history: Sequence[Message], window: Window) -> str:
+    if minimal_tail(history, _sizer(fit)) + window.schema > window.limit:
         return "the latest user message and the unseen tool results alone do not fit"
     return "earlier rounds could neither be summarised nor dropped"
 
 
-def _sizer(host: FitHost) -> Size:
-    return lambda message: host.measure([message])
+def _sizer(fit: FitParts) -> Size:
+    return fit.gauge.size
