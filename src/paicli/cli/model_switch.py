@@ -11,6 +11,7 @@ from paicli.cli.backend import CommandReply
 from paicli.cli.compose import Components, build_llm
 from paicli.cli.models import ModelChoice
 from paicli.cli.session_background import SessionBackground
+from paicli.cli.session_report import observed_cache
 from paicli.config.env import ConfigError
 from paicli.config.providers import find_provider
 from paicli.config.settings import Settings
@@ -60,9 +61,10 @@ class ModelSwitch:
             head = f"🤖 正在使用的模型: {settings.describe()}\n" if command.action == "show" else ""
             return CommandReply(head + models.list_text(choices))
         if command.action == "info":
+            cache = observed_cache(self.agent, self.background, self.parts.profile.cache_mode)
             return CommandReply(
                 f"🤖 {settings.describe()} · 上下文窗口 {self.parts.profile.window:,} tokens"
-                f" · prompt cache: {self.parts.profile.cache_mode} · {settings.base_url}"
+                f" · prompt cache: {cache.short} · {settings.base_url}"
             )
         if command.action == "unsupported":
             return CommandReply(models.unsupported_text(command.target), ok=False)
