@@ -87,5 +87,7 @@ def test_lines_backwards_crosses_block_boundaries(tmp_path: Path) -> None:
     path.write_bytes(("\n".join(lines) + "\n").encode())
     with open(path, "rb") as handle:
         # small blocks: many lines straddle two of them
-        back = [line.decode() for line in lines_backwards(handle, handle.seek(0, 2), block_size=1000)]
-    assert back == ["", *reversed(lines)]
+        back = [(o, line.decode()) for o, line in lines_backwards(handle, handle.seek(0, 2), block_size=1000)]
+    assert [line for _, line in back] == ["", *reversed(lines)]
+    data = path.read_bytes()
+    assert all(data[o : o + len(line.encode())] == line.encode() for o, line in back)  # offsets are exact

@@ -18,11 +18,9 @@ from paicli.llm.messages import Message
 from paicli.session.resume import HISTORY_CLEAR_EVENT, MESSAGE_EVENTS, LedgerEntry, parse_entries
 from paicli.session.scan import BLOCK
 
-_USER_EVENT = b'"event":"user"'
 _CLEAR_EVENT = f'"event":"{HISTORY_CLEAR_EVENT}"'.encode()
 # user-role entries the loop writes itself (skill bodies, reminders): never the start of a turn
 INTERNAL_SOURCES = frozenset({"runaway_reminder", "skill_injection", "budget_finalization"})
-_INTERNAL_MARKERS = tuple(f'"source":"{source}"'.encode() for source in INTERNAL_SOURCES)
 _HEAD = 400  # event, mode, actor and source come first in every entry (ledger.encode_entry)
 SUBMITTED_INPUT_KEY = "submittedInput"
 
@@ -46,18 +44,33 @@ class Transcript:
         return self.earlier_turns + len(self.turns)
 
 
-def lines_backwards(handle: BinaryIO, end: int, block_size: int = BLOCK) -> Iterator[bytes]:
-    """Every line before `end`, last first, read in fixed-size blocks."""
+def runs_backwards(handle: BinaryIO, end: int, block_size: int = BLOCK) -> Iterator[tuple[int, bytes]]:
+    """(offset, bytes) runs of whole lines before `end` (a line start), last first, read in fixed-size blocks."""
     position, carry = end, b""
     while position > 0:
         start = max(0, position - block_size)
         handle.seek(start)
         block = handle.read(position - start) + carry
-        parts = block.split(b"\n")
-        carry = parts[0]
-        yield from reversed(parts[1:])
         position = start
-    yield carry
+        if start == 0:
+            yield 0, block
+            return
+        cut = block.find(b"\n")
+        if cut < 0:  # a line longer than the block: read on
+            carry = block
+            continue
+        carry = block[:cut]
+        yield start + cut + 1, block[cut + 1 :]
+
+
+def lines_backwards(handle: BinaryIO, end: int, block_size: int = BLOCK) -> Iterator[tuple[int, bytes]]:
+    """(offset, line) for every line before `end`, last first."""
+    for offset, run in runs_backwards(handle, end, block_size):
+        lines = run.split(b"\n")
+        starts = [offset]
+        for line in lines[:-1]:
+            starts.append(starts[-1] + len(line) + 1)
+        yield from zip(reversed(starts), reversed(lines), strict=True)
 
 
 def _identity(mode: str, actor: str) -> bytes:
@@ -68,31 +81,46 @@ def starts_turn(entry: LedgerEntry) -> bool:
     return entry.event == "user" and entry.source not in INTERNAL_SOURCES and entry.message is not None
 
 
-def _head_starts_turn(head: bytes) -> bool:
-    return _USER_EVENT in head and not any(marker in head for marker in _INTERNAL_MARKERS)
-
-
 def read_transcript(path: Path, last_turns: int, mode: str = "react", actor: str = "agent") -> Transcript:
     """The last `last_turns` turns of (mode, actor) and how many came before them."""
     identity = _identity(mode, actor)
     collected: list[LedgerEntry] = []
-    shown = earlier = skipped = 0
+    shown = skipped = 0
     with open(path, "rb") as handle:
-        for line in lines_backwards(handle, handle.seek(0, 2)):
+        rest = 0  # where the lines not read for showing end
+        for offset, line in lines_backwards(handle, handle.seek(0, 2)):
+            if shown >= last_turns:
+                rest = offset + len(line) + 1
+                break
             head = line[:_HEAD]
             if identity not in head:
                 continue
             if _CLEAR_EVENT in head:
                 break
-            if shown >= last_turns:
-                earlier += _head_starts_turn(head)  # counted from the head alone: no JSON parse
-                continue
             entries, notices = parse_entries([line], first_line=None)
             skipped += len(notices)
             if entries and entries[0].event in MESSAGE_EVENTS and entries[0].message is not None:
                 collected.append(entries[0])
                 shown += starts_turn(entries[0])
+        earlier = count_turns_before(handle, rest, identity) if rest else 0
     return Transcript(tuple(_turns(reversed(collected))), earlier, skipped)
+
+
+def count_turns_before(handle: BinaryIO, end: int, identity: bytes) -> int:
+    """Turns of `identity` before `end`, back to a /clear, from the entry heads alone: byte counts over
+    whole blocks, no JSON parse (a head's quotes cannot occur unescaped inside a JSON string)."""
+    user = b'"event":"user",' + identity + b',"source":"'
+    internal = [user + source.encode() + b'"' for source in INTERNAL_SOURCES]
+    clear = f'"event":"{HISTORY_CLEAR_EVENT}",'.encode() + identity
+    count = 0
+    for _, run in runs_backwards(handle, end):
+        cleared = run.rfind(clear)
+        if cleared >= 0:
+            run = run[cleared:]
+        count += run.count(user) - sum(run.count(marker) for marker in internal)
+        if cleared >= 0:
+            break
+    return count
 
 
 def _turns(entries: Iterator[LedgerEntry]) -> list[ShownTurn]:
