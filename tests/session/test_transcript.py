@@ -56,6 +56,8 @@ def test_internal_user_messages_and_other_actors_are_not_turns(tmp_path: Path) -
     assert any("[runaway guard]" in (m.content or "") for m in transcript.turns[0].messages)
     counted = read_transcript(ledger.path, 1)  # counted from the line heads alone: the same answer
     assert [turn.typed for turn in counted.turns] == ["问题 3"] and counted.earlier_turns == 1
+    none_shown = read_transcript(ledger.path, 0)
+    assert none_shown.turns == () and none_shown.earlier_turns == 2
 
 
 def test_a_clear_ends_what_is_shown(tmp_path: Path) -> None:
@@ -67,6 +69,8 @@ def test_a_clear_ends_what_is_shown(tmp_path: Path) -> None:
     assert ledger.path is not None
     transcript = read_transcript(ledger.path, 10)
     assert [turn.typed for turn in transcript.turns] == ["问题 3"] and transcript.earlier_turns == 0
+    write_turn(ledger, 4)
+    assert read_transcript(ledger.path, 1).earlier_turns == 1  # the count stops at the /clear too
 
 
 def test_a_torn_last_line_is_skipped_and_counted(tmp_path: Path) -> None:

@@ -122,7 +122,7 @@ class SessionRestore:
         from paicli.cli.replay import is_compacted, replay_lines, transcript_lines
 
         transcript = self._transcript()
-        if transcript is not None and transcript.turns:
+        if transcript is not None and transcript.total_turns:  # PAICLI_RESUME_REPLAY_TURNS=0: none shown
             size = f"共 {transcript.total_turns} 轮对话"
             replay = transcript_lines(transcript, is_compacted(result.messages))
         else:

@@ -90,7 +90,7 @@ def read_transcript(path: Path, last_turns: int, mode: str = "react", actor: str
         rest = 0  # where the lines not read for showing end
         for offset, line in lines_backwards(handle, handle.seek(0, 2)):
             if shown >= last_turns:
-                rest = offset + len(line) + 1
+                rest = offset + len(line)  # this line and every one before it
                 break
             head = line[:_HEAD]
             if identity not in head:
