@@ -16,6 +16,7 @@ from paicli.context.internal import is_real_user_turn
 from paicli.llm.messages import Message
 from paicli.session.resume import INTERRUPTED_RESULT
 from paicli.session.transcript import ShownTurn, Transcript, typed_text
+from paicli.termsafe import show_controls
 from paicli.tools.approval import HITL_PREFIX
 from paicli.tools.base import CANCELLED_PREFIX
 
@@ -37,8 +38,8 @@ class Turn:
 
 def call_outcome(content: str) -> str | None:
     """The mark for a call that did not simply run (denied, refused, cancelled, interrupted, failed);
-    None for one that ran and succeeded."""
-    body = strip_boundary(content).strip()
+    None for one that ran and succeeded. Control characters in the result are shown, not obeyed."""
+    body = show_controls(strip_boundary(content)).strip()
     first = body.splitlines()[0] if body else ""
     if first.startswith(HITL_PREFIX):
         return "🚫 已拒绝，未执行"
