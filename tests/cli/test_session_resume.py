@@ -112,7 +112,9 @@ def test_resuming_a_compacted_session_replays_its_last_turns_from_the_ledger(tmp
             second.close(5)
     assert compacted.ok, compacted.text
     lines = reply.text.splitlines()
-    assert "（共 3 轮对话）" in lines[0]
+    assert (
+        f"（共 3 轮对话，模型上下文 {len(view) - 1} 条消息）" in lines[0]
+    )  # the view: minus its system prompt
     assert lines[1:] == [
         "── 之前的对话 ──",
         "（更早的 1 轮未显示，共 3 轮）",

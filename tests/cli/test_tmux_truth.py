@@ -109,7 +109,7 @@ def test_a_resumed_compacted_session_shows_its_last_turns_and_the_denied_call(
             requests = [r for r in server.requests if not is_summary_request(r)]
 
     replay = shown[shown.index("✅ 已恢复会话") : shown.index("── 以上是恢复的对话")]
-    assert "（共 4 轮对话）" in replay and "条消息" not in replay
+    assert "（共 4 轮对话，模型上下文 " in replay  # turns the user had, then what the model sees
     assert "（更早的 1 轮未显示，共 4 轮）" in replay
     assert "第一个问题" not in replay and "（更早的对话已压缩成摘要）" not in replay
     order = ["› 第二个问题", "回答二。", "› 发布到 npm", "⏺ execute_command(npm publish)"]

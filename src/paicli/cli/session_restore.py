@@ -123,7 +123,7 @@ class SessionRestore:
 
         transcript = self._transcript()
         if transcript is not None and transcript.total_turns:  # PAICLI_RESUME_REPLAY_TURNS=0: none shown
-            size = f"共 {transcript.total_turns} 轮对话"
+            size = f"共 {transcript.total_turns} 轮对话，模型上下文 {len(result.messages)} 条消息"
             replay = transcript_lines(transcript, is_compacted(result.messages))
         else:
             size = f"{len(result.messages)} 条消息"
