@@ -122,7 +122,7 @@ class SessionRestore:
         from paicli.cli.replay import is_compacted, replay_lines, transcript_lines
 
         transcript = self._transcript()
-        if transcript is not None and transcript.total_turns:  # PAICLI_RESUME_REPLAY_TURNS=0: none shown
+        if transcript is not None and transcript.total_turns:  # none shown when the setting is 0
             size = f"共 {transcript.total_turns} 轮对话，模型上下文 {len(result.messages)} 条消息"
             replay = transcript_lines(transcript, is_compacted(result.messages))
         else:
