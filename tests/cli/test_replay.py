@@ -117,3 +117,5 @@ def test_an_interrupted_call_says_its_result_is_unknown() -> None:
 def test_a_compacted_view_is_recognised() -> None:
     assert is_compacted([Message.user("[已压缩的历史对话摘要]\n## 当前目标"), Message.assistant("好")])
     assert not is_compacted(conversation(2))
+    skill = Message.user("[PAICLI_SKILL_INJECTION] file=a\n## 已加载 Skill：pdf")
+    assert not is_compacted([Message.user("问"), skill])  # a loaded skill is no summary

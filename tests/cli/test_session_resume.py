@@ -10,6 +10,7 @@ import pytest
 from paicli.cancel import CancelToken
 from paicli.cli.app_backend import AppBackend
 from paicli.cli.compose import build_components
+from paicli.cli.replay import COMPACTED_NOTE
 from paicli.cli.session_restore import last_answer
 from paicli.config.env import EnvLookup
 from paicli.config.settings import load_settings
@@ -124,7 +125,7 @@ def test_resuming_a_compacted_session_replays_its_last_turns_from_the_ledger(tmp
         "  没有发布。",
         "› 问题三",
         "  回答三。",
-        "（较早的内容在模型那边已压缩成摘要；上面是原始对话，模型接着看到的是摘要加最近的消息）",
+        COMPACTED_NOTE,
         "── 以上是恢复的对话，可以接着说 ──",
     ]
     assert any("[已压缩的历史对话摘要]" in (m.content or "") for m in view)  # the model's view is unchanged

@@ -113,7 +113,13 @@ def test_a_resumed_compacted_session_shows_its_last_turns_and_the_denied_call(
     assert "（更早的 1 轮未显示，共 4 轮）" in replay
     assert "第一个问题" not in replay and "（更早的对话已压缩成摘要）" not in replay
     order = ["› 第二个问题", "回答二。", "› 发布到 npm", "⏺ execute_command(npm publish)"]
-    order += ["⎿ 🚫 已拒绝，未执行", "好的，没有发布。", "› 第四个问题", "回答四。", "已压缩成摘要"]
+    order += [
+        "⎿ 🚫 已拒绝，未执行",
+        "好的，没有发布。",
+        "› 第四个问题",
+        "回答四。",
+        "在模型的上下文里已经压缩",
+    ]
     positions = [replay.index(text) for text in order]
     assert positions == sorted(positions), replay
     # what the model continues from is still the compacted view

@@ -12,7 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from paicli.cli.summaries import blocked_headline, shorten, strip_boundary, tool_call_line
+from paicli.context.fallback import NOTE_PREFIX
 from paicli.context.internal import is_real_user_turn
+from paicli.context.session_memory import SESSION_MEMORY_PREFIX
+from paicli.context.summary import SUMMARY_PREFIX
 from paicli.llm.messages import Message
 from paicli.session.resume import INTERRUPTED_RESULT
 from paicli.session.transcript import ShownTurn, Transcript, typed_text
@@ -27,7 +30,11 @@ _EXIT_CODE = re.compile(r"^退出码: (-?\d+)")
 _INTERRUPTED_HEAD = INTERRUPTED_RESULT.split("]", 1)[0] + "]"
 HEADER = "── 之前的对话 ──"
 FOOTER = "── 以上是恢复的对话，可以接着说 ──"
-COMPACTED_NOTE = "（较早的内容在模型那边已压缩成摘要；上面是原始对话，模型接着看到的是摘要加最近的消息）"
+COMPACTED_NOTE = (
+    "（较早的对话在模型的上下文里已经压缩；上面是原始对话，模型接着看到的是压缩后的内容加最近的消息）"
+)
+# what a compacted view starts with: a summary, a session-memory summary, or the note of a fallback that dropped turns
+_COMPACTED_PREFIXES = (SUMMARY_PREFIX, SESSION_MEMORY_PREFIX, NOTE_PREFIX)
 
 
 @dataclass
@@ -111,11 +118,8 @@ def _turn_lines(turn: ShownTurn) -> list[str]:
 
 
 def is_compacted(view: Sequence[Message]) -> bool:
-    """The view the model continues from starts with a summary of what came before."""
-    return any(
-        m.role == "user" and any(marker in (m.content or "")[:200] for marker in _SUMMARY_MARKERS)
-        for m in view
-    )
+    """The view the model continues from holds a summary (or a note) in place of what came before."""
+    return any(m.role == "user" and (m.content or "").startswith(_COMPACTED_PREFIXES) for m in view)
 
 
 # ---- a view without a ledger to read ------------------------------------------------------------------
