@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from paicli.cancel import CancelToken
 from paicli.cli.app_backend import AppBackend
+from paicli.cli.compose import build_components
+from paicli.cli.replay import COMPACTED_NOTE
 from paicli.cli.session_restore import last_answer
+from paicli.config.env import EnvLookup
+from paicli.config.settings import load_settings
 from paicli.llm.messages import Message, ToolCall
+from paicli.tools.approval import AutoApprover, DenyingApprover
 from tests.cli.served_session import served_parts
-from tests.fakes.openai_server import FakeOpenAIServer
+from tests.fakes.openai_server import FakeOpenAIServer, Reply, is_summary_request
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -53,3 +59,60 @@ def test_resuming_a_session_recaps_its_last_answer(tmp_path: Path) -> None:
         "  登录页的 bug 在 auth.py 第 42 行，已经修好。",
         "── 以上是恢复的对话，可以接着说 ──",
     ]
+
+
+def test_resuming_a_compacted_session_replays_its_last_turns_from_the_ledger(tmp_path: Path) -> None:
+    """The view the model continues from holds a summary; the user sees the last turns as they happened,
+    the count of the rest, and the refused call marked as not run."""
+    summary = "## 当前目标与成功条件\n答题\n## 用户要求与已确认决定\n无\n## 已完成工作及证据\n无\n## 未解决问题与下一步\n无"
+    project = tmp_path / "project"
+    project.mkdir()
+    with FakeOpenAIServer(responder=lambda body: summary if is_summary_request(body) else None) as server:
+        server.push(
+            "回答一。",
+            Reply.tool_calls(("execute_command", json.dumps({"command": "npm publish"}))),
+            "没有发布。",
+            "回答三。",
+        )
+        env = EnvLookup(
+            environ={
+                "HOME": str(tmp_path),
+                "PAICLI_HOME": str(tmp_path / ".paicli"),
+                "PAICLI_BASE_URL": server.base_url,
+                "PAICLI_MODEL": "fake-model",
+                "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false",
+                "PAICLI_RESUME_REPLAY_TURNS": "2",
+            },
+            cwd=project,
+        )
+        settings = load_settings(env, cwd=project)
+        first = AppBackend(build_components(settings, env, DenyingApprover(), yes=False))
+        for text in ("问题一", "发布到 npm", "问题三"):
+            first.run(text, "react", lambda e: None, CancelToken())
+        compacted = first.compact(None, lambda e: None)
+        first.close(5)
+        second = AppBackend(build_components(settings, env, AutoApprover(), yes=True))
+        try:
+            [earlier] = second.list_sessions()
+            reply = second.resume(earlier.session_id)
+            view = list(second.agent.history)
+        finally:
+            second.close(5)
+    assert compacted.ok, compacted.text
+    lines = reply.text.splitlines()
+    assert (
+        f"（共 3 轮对话，模型上下文 {len(view) - 1} 条消息）" in lines[0]
+    )  # the view: minus its system prompt
+    assert lines[1:] == [
+        "── 之前的对话 ──",
+        "（更早的 1 轮未显示，共 3 轮）",
+        "› 发布到 npm",
+        "  ⏺ execute_command(npm publish)",
+        "    ⎿ 🚫 已拒绝，未执行",
+        "  没有发布。",
+        "› 问题三",
+        "  回答三。",
+        COMPACTED_NOTE,
+        "── 以上是恢复的对话，可以接着说 ──",
+    ]
+    assert any("[已压缩的历史对话摘要]" in (m.content or "") for m in view)  # the model's view is unchanged

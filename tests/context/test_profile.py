@@ -61,6 +61,13 @@ def test_summary_line() -> None:
     )
 
 
+def test_a_session_summary_says_what_it_observed_and_names_mcp_only_where_configured() -> None:
+    profile = ContextProfile.from_window(200_000, "none")
+    assert profile.summary(mcp_configured=False, cache="生效（命中 89.6%）") == (
+        "window: 200000 | 压缩阈值: 83.5% (167000 tokens) | prompt cache: 生效（命中 89.6%）"
+    )
+
+
 def test_configured_window_is_range_checked() -> None:
     assert knobs.CONTEXT_WINDOW.read(EnvLookup(environ={"PAICLI_CONTEXT_WINDOW": "16000"})) == 16_000
     assert ContextProfile.from_window(16_000, "none").compression_trigger_tokens == 10_000

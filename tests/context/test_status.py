@@ -3,7 +3,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 from paicli.context.internal import is_internal, is_real_user_turn, skill_names
-from paicli.context.status import ContextReport, format_tokens, render_context_report, usage_bar
+from paicli.context.status import (
+    ContextReport,
+    format_tokens,
+    observe_cache,
+    render_context_report,
+    usage_bar,
+)
 from paicli.llm.messages import Message
 
 REPORT = ContextReport(
@@ -85,7 +91,33 @@ def test_report_before_any_usage_and_with_clearing_off() -> None:
 
 def test_no_cache_hits_is_not_called_a_cache() -> None:
     text = render_context_report(replace(REPORT, cache_hit_ratio=0.0, cache_mode="none"))
-    assert "  prompt cache: 本会话还没有命中（服务端报告 0 个缓存 token；配置: none）" in text.splitlines()
+    assert "  prompt cache: 本会话还没有命中（服务端报告 0 个缓存 token）" in text.splitlines()
+    offered = render_context_report(replace(REPORT, cache_hit_ratio=0.0, cache_mode="glm-prompt-cache"))
+    assert (
+        "  prompt cache: 本会话还没有命中（服务端报告 0 个缓存 token；这个服务商支持前缀缓存，命中要等请求前缀重复）"
+        in (offered.splitlines())
+    )
+    assert "glm-prompt-cache" not in offered and "none" not in text  # the table's mode is never the figure
+
+
+def test_one_observation_words_every_cache_figure() -> None:
+    seen = observe_cache("none", calls=3, prompt_tokens=10_000, cached_tokens=8_960)
+    assert seen.short == "生效（命中 89.6%）"
+    assert seen.text == "生效，本会话 89.6% 的输入 token 命中缓存（服务端报告）"
+    text = render_context_report(REPORT, cache=seen, mcp_configured=False)
+    assert text.count("89.6%") == 1 and "75.0%" not in text  # the observation wins over the report's ratio
+    assert "MCP" not in text
+    assert observe_cache("none", 0, 0, 0).short == "暂无数据"
+    assert (
+        observe_cache("none", 2, 0, 0).text == "服务端没有报告 token 用量，无法判断"
+    )  # calls made, no usage
+    assert observe_cache("none", 2, 500, 0).short == "未命中"
+
+
+def test_the_mcp_line_only_where_mcp_servers_are_configured() -> None:
+    assert "  MCP 资源索引: 开启" in render_context_report(REPORT, mcp_configured=True).splitlines()
+    small = render_context_report(replace(REPORT, mcp_index_enabled=False), mcp_configured=True)
+    assert "  MCP 资源索引: 关闭（上下文窗口不足 32k）" in small.splitlines()
 
 
 def test_internal_user_messages() -> None:

@@ -57,7 +57,8 @@ def test_reports_conversation_history_as_the_only_short_term_context(tmp_path: P
     lines = manager(tmp_path).status_lines("window: 200000", "Token 统计: 调用 0 次")
     assert len(lines) == 5
     assert lines[0] == "上下文策略: window: 200000" and lines[4] == "Token 统计: 调用 0 次"
-    assert "conversationHistory" in lines[1] and lines[1].startswith("短期上下文")
+    assert lines[1].startswith("短期上下文: 由本会话的对话历史维护")
+    assert not any("conversationHistory" in line for line in lines)  # no internal names on screen
     assert lines[2] == "自动事实提取: 关闭"
     assert lines[3].startswith("长期记忆: 0条")
 

@@ -92,7 +92,9 @@ class AppBackend:
         after_turn = self.background.after_turn if enabled else None
         self.factory = SessionFactory(parts, self.background, self.stats, budget, after_turn, self.state)
         self.core = self.factory.first()
-        self.models = ModelSwitch(lambda: self.core.parts, self._switch_model)
+        self.models = ModelSwitch(
+            lambda: self.core.parts, self._switch_model, lambda: self.core.report.cache().short
+        )
         self._snapshots = _snapshot_commands(parts, self.background.notice, lambda: self.core.parts.ledger)
 
     def _switch_model(self, settings: Settings) -> None:

@@ -27,9 +27,11 @@ class ModelSwitch:
         self,
         parts: Callable[[], Components],
         switch: Callable[[Settings], None],
+        cache: Callable[[], str],
         lister: Lister = lambda url, key: list_models(url, key, timeout=5.0),
     ) -> None:
         self.lister = lister
+        self.cache = cache  # the prompt cache as observed this session (SessionReport.cache)
         self._parts = parts
         self.switch = switch  # rebuilds the session for the chosen settings
 
@@ -62,17 +64,20 @@ class ModelSwitch:
         if command.action == "info":
             return CommandReply(
                 f"🤖 {settings.describe()} · 上下文窗口 {self.parts.profile.window:,} tokens"
-                f" · prompt cache: {self.parts.profile.cache_mode} · {settings.base_url}"
+                f" · prompt cache: {self.cache()} · {settings.base_url}"
             )
         if command.action == "unsupported":
             return CommandReply(models.unsupported_text(command.target), ok=False)
-        if command.action == "invalid" or not models.is_known_target(command.target, choices):
+        if command.action == "invalid":
             return CommandReply(models.rejected_text(command.target, choices), ok=False)
         try:
             chosen = settings.with_model(command.target)
         except ConfigError as exc:
             return CommandReply(f"❌ 无法切换模型: {exc}", ok=False)
         check = self._check(chosen, command.target)
+        if check.verdict != "listed" and not models.is_known_target(command.target, choices):
+            # a name of no known shape is taken only from the provider's own list: else a typo
+            return CommandReply(models.rejected_text(command.target, choices, check.text), ok=False)
         if check.verdict == "unlisted" and not confirmed:
             return CommandReply(check.text, ok=False, confirm=models.confirm_question(chosen.model))
         self.switch(chosen)

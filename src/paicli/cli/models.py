@@ -71,9 +71,12 @@ def list_text(choices: list[ModelChoice], numbered: bool = False) -> str:
     return "\n".join(lines)
 
 
-def rejected_text(target: str, choices: list[ModelChoice]) -> str:
+def rejected_text(target: str, choices: list[ModelChoice], checked: str = "") -> str:
+    """`checked`: what the provider's model list said about the name (a did-you-mean, or why it could not
+    be read)."""
     return (
         f"❌ 不认识的模型: {target}（没有切换）\n"
+        + (f"{checked}\n" if checked else "")
         + list_text(choices).replace("🤖 已配置的模型：", "可用的模型：")
         + "\n   子命令: /model list | info | refresh <provider> | add <provider> <模型 id>"
     )

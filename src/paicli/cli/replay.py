@@ -1,20 +1,40 @@
 """What a resumed conversation looked like, replayed as plain lines (pure): user inputs, answers and one line
-per tool call; a long session shows its last turns and how many earlier ones were left out."""
+per tool call, a call that was denied, refused, cancelled or failed marked as such; a long session shows its
+last turns and how many earlier ones were left out.
+
+The turns come from the ledger (session.transcript) where it can be read: what the user saw, not the
+compacted view the model continues from. `replay_lines` renders a view instead (no ledger to read)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from paicli.cli.summaries import shorten, tool_call_line
+from paicli.cli.summaries import blocked_headline, shorten, strip_boundary, tool_call_line
+from paicli.context.fallback import NOTE_PREFIX
 from paicli.context.internal import is_real_user_turn
+from paicli.context.session_memory import SESSION_MEMORY_PREFIX
+from paicli.context.summary import SUMMARY_PREFIX
 from paicli.llm.messages import Message
+from paicli.session.resume import INTERRUPTED_RESULT
+from paicli.session.transcript import ShownTurn, Transcript, typed_text
+from paicli.termsafe import show_controls
+from paicli.tools.approval import HITL_PREFIX
+from paicli.tools.base import CANCELLED_PREFIX
 
 LAST_TURNS = 6
 ANSWER_LINES = 8
-_MEMORY_HEADER = "## 相关长期记忆"
-_STDIN_MARKER = "\n\n以下是通过标准输入传入的内容："
 _SUMMARY_MARKERS = ("已压缩的历史对话摘要", "[PAICLI_")
+_EXIT_CODE = re.compile(r"^退出码: (-?\d+)")
+_INTERRUPTED_HEAD = INTERRUPTED_RESULT.split("]", 1)[0] + "]"
+HEADER = "── 之前的对话 ──"
+FOOTER = "── 以上是恢复的对话，可以接着说 ──"
+COMPACTED_NOTE = (
+    "（较早的对话在模型的上下文里已经压缩；上面是原始对话，模型接着看到的是压缩后的内容加最近的消息）"
+)
+# what a compacted view starts with: a summary, a session-memory summary, or the note of a fallback that dropped turns
+_COMPACTED_PREFIXES = (SUMMARY_PREFIX, SESSION_MEMORY_PREFIX, NOTE_PREFIX)
 
 
 @dataclass
@@ -23,11 +43,28 @@ class Turn:
     lines: list[str] = field(default_factory=list)
 
 
-def typed_text(content: str) -> str:
-    """The input as typed: without a long-term-memory block before it or piped stdin after it."""
-    if content.startswith(_MEMORY_HEADER) and "\n\n" in content:
-        content = content.rsplit("\n\n", 1)[1]
-    return content.split(_STDIN_MARKER, 1)[0].strip()
+def call_outcome(content: str) -> str | None:
+    """The mark for a call that did not simply run (denied, refused, cancelled, interrupted, failed);
+    None for one that ran and succeeded. Control characters in the result are shown, not obeyed."""
+    body = show_controls(strip_boundary(content)).strip()
+    first = body.splitlines()[0] if body else ""
+    if first.startswith(HITL_PREFIX):
+        return "🚫 已拒绝，未执行"
+    if first.startswith(CANCELLED_PREFIX):
+        return "⏹️ 已取消，未执行"
+    if first.startswith(_INTERRUPTED_HEAD):
+        return "⚠️ 已中断，结果未知"
+    if first.startswith(("🛡️", "[AUTO]")):
+        return blocked_headline(first, 100)
+    if first.startswith("⏱️"):
+        return shorten(first, 100)
+    if first.startswith("❌"):
+        return shorten(first, 100)
+    last = body.splitlines()[-1] if body else ""
+    code = _EXIT_CODE.match(last)
+    if code and int(code.group(1)) != 0:
+        return f"❌ 失败（退出码 {code.group(1)}）"
+    return None
 
 
 def _answer_lines(content: str) -> list[str]:
@@ -38,26 +75,80 @@ def _answer_lines(content: str) -> list[str]:
     return shown
 
 
+def _message_lines(messages: Sequence[Message]) -> list[str]:
+    """Tool lines (each with its outcome when it did not simply run) and final answers, in order."""
+    results = {m.tool_call_id: m.content or "" for m in messages if m.role == "tool"}
+    lines: list[str] = []
+    for message in messages:
+        if message.role != "assistant":
+            continue
+        for call in message.tool_calls:
+            lines.append(f"  {tool_call_line(call.name, call.arguments)}")
+            outcome = call_outcome(results.get(call.id, ""))
+            if outcome:
+                lines.append(f"    ⎿ {outcome}")
+        if (message.content or "").strip() and not message.tool_calls:
+            lines.extend(_answer_lines(message.content or ""))
+    return lines
+
+
+def _input_lines(typed: str) -> list[str]:
+    first, *rest = typed.splitlines() or [""]
+    more = f"（共 {len(rest) + 1} 行）" if rest else ""
+    return [f"› {shorten(first, 160)}{more}"]
+
+
+def transcript_lines(transcript: Transcript, compacted: bool = False) -> list[str]:
+    """The last turns read from the ledger, with the count of the earlier ones."""
+    if not transcript.turns:
+        return []
+    lines = [HEADER]
+    if transcript.earlier_turns:
+        lines.append(f"（更早的 {transcript.earlier_turns} 轮未显示，共 {transcript.total_turns} 轮）")
+    for turn in transcript.turns:
+        lines.extend(_turn_lines(turn))
+    if compacted:
+        lines.append(COMPACTED_NOTE)
+    lines.append(FOOTER)
+    return lines
+
+
+def _turn_lines(turn: ShownTurn) -> list[str]:
+    return _input_lines(turn.typed) + _message_lines(turn.messages)
+
+
+def is_compacted(view: Sequence[Message]) -> bool:
+    """The view the model continues from holds a summary (or a note) in place of what came before."""
+    return any(m.role == "user" and (m.content or "").startswith(_COMPACTED_PREFIXES) for m in view)
+
+
+# ---- a view without a ledger to read ------------------------------------------------------------------
+
+
 def turns_of(messages: Sequence[Message]) -> list[Turn]:
     turns: list[Turn] = []
+    pending: list[Message] = []
+
+    def flush() -> None:
+        if pending:
+            if not turns:
+                turns.append(Turn(""))
+            turns[-1].lines.extend(_message_lines(pending))
+            pending.clear()
+
     for message in messages:
         if message.role == "system":
             continue
         if message.role == "user" and is_real_user_turn(message):
+            flush()
             text = typed_text(message.content or "")
             if any(marker in text[:200] for marker in _SUMMARY_MARKERS):
                 turns.append(Turn("（更早的对话已压缩成摘要）"))
             else:
                 turns.append(Turn(text))
             continue
-        if not turns:
-            turns.append(Turn(""))
-        if message.role == "assistant":
-            turns[-1].lines.extend(
-                f"  {tool_call_line(call.name, call.arguments)}" for call in message.tool_calls
-            )
-            if (message.content or "").strip() and not message.tool_calls:
-                turns[-1].lines.extend(_answer_lines(message.content or ""))
+        pending.append(message)
+    flush()
     return turns
 
 
@@ -65,15 +156,13 @@ def replay_lines(messages: Sequence[Message], last_turns: int = LAST_TURNS) -> l
     turns = turns_of(messages)
     if not turns:
         return []
-    lines = ["── 之前的对话 ──"]
+    lines = [HEADER]
     hidden = max(0, len(turns) - last_turns)
     if hidden:
         lines.append(f"（更早的 {hidden} 轮未显示）")
     for turn in turns[hidden:]:
         if turn.user:
-            first, *rest = turn.user.splitlines() or [""]
-            more = f"（共 {len(rest) + 1} 行）" if rest else ""
-            lines.append(f"› {shorten(first, 160)}{more}")
+            lines.extend(_input_lines(turn.user))
         lines.extend(turn.lines)
-    lines.append("── 以上是恢复的对话，可以接着说 ──")
+    lines.append(FOOTER)
     return lines

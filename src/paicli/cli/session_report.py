@@ -8,9 +8,16 @@ from paicli.cli.backend import CommandReply, StatusSnapshot
 from paicli.cli.compose import Components
 from paicli.cli.session_background import SessionBackground
 from paicli.context.manager import AutoCompactionManager
+from paicli.context.status import CacheObservation, observe_cache
 from paicli.llm.messages import Usage
 
 TOKEN_RESERVES = 500 + 800 + 2000
+
+
+def observed_cache(agent: ReactAgent, background: SessionBackground, mode: str) -> CacheObservation:
+    """The session's calls (the agent's and side calls) and the cache figures their usage reported."""
+    usage = agent.usage_total + background.usage
+    return observe_cache(mode, agent.llm_calls + background.calls, usage.prompt_tokens, usage.cached_tokens)
 
 
 class SessionReport:
@@ -58,18 +65,27 @@ class SessionReport:
             last_provider_prompt_tokens=self.parts.counter.last_provider_prompt_tokens,
         )
 
+    def cache(self) -> CacheObservation:
+        """The prompt cache as observed this session: the one source of every cache figure shown."""
+        return observed_cache(self.agent, self.background, self.parts.profile.cache_mode)
+
+    def profile_summary(self) -> str:
+        return self.parts.profile.summary(mcp_configured=self.parts.mcp is not None, cache=self.cache().short)
+
     def context(self) -> CommandReply:
         from paicli.context.status import render_context_report
 
-        usage = self.usage()
-        hit = usage.cached_tokens / usage.prompt_tokens if usage.prompt_tokens else None
+        cache = self.cache()
         report = self.compaction.context_report(
             self.agent.history,
             self.tool_definitions(),
             provider=self.parts.settings.provider,
-            cache_hit_ratio=hit,
+            cache_hit_ratio=cache.hit_ratio,
         )
-        return CommandReply(render_context_report(report, self.memory_status()))
+        text = render_context_report(
+            report, self.memory_status(), mcp_configured=self.parts.mcp is not None, cache=cache
+        )
+        return CommandReply(text)
 
     def token_usage_line(self) -> str:
         usage = self.usage()
@@ -82,16 +98,15 @@ class SessionReport:
         )
 
     def memory_status(self) -> str:
+        """The memory block under `/context`: without the strategy line (the report above has every figure)."""
         from paicli.memory.commands import status_text
 
-        return status_text(self.parts.memory, self.parts.profile.summary(), self.token_usage_line())
+        return status_text(self.parts.memory, "", self.token_usage_line())
 
     def memory(self, args: str) -> CommandReply:
         """`/memory ...`: its status view carries the token statistics line."""
         from paicli.memory.commands import parse_memory_args, run_memory_command
 
         command = parse_memory_args(args)
-        text = run_memory_command(
-            self.parts.memory, command, self.parts.profile.summary(), self.token_usage_line()
-        )
+        text = run_memory_command(self.parts.memory, command, self.profile_summary(), self.token_usage_line())
         return CommandReply(text, ok=not text.startswith("❌"))

@@ -11,9 +11,11 @@ from paicli import __version__
 from paicli.agent.react import ReactAgent
 from paicli.cli.backend import CommandReply, SessionSummary
 from paicli.cli.compose import Components
+from paicli.config.env import ConfigError
 from paicli.llm.messages import Message
 from paicli.session.ledger import ConversationLedger
 from paicli.session.resume import ResumeResult
+from paicli.session.transcript import Transcript
 
 
 def last_answer(messages: Sequence[Message], limit: int = 100) -> str:
@@ -130,14 +132,34 @@ class SessionRestore:
     def _restored(self, agent: ReactAgent, session_id: str, result: ResumeResult) -> CommandReply:
         self.parts.tools.reset_session()
         agent.restore(result.messages, view_reference(session_id, result))
-        lines = [f"✅ 已恢复会话 {session_id}：{len(result.messages)} 条消息，继续写入同一个会话账本。"]
-        lines.extend(f"   ⚠️ {notice}" for notice in result.notices)
-        from paicli.cli.replay import replay_lines
+        from paicli.cli.replay import is_compacted, replay_lines, transcript_lines
 
-        replay = replay_lines(result.messages)
+        transcript = self._transcript()
+        if transcript is not None and transcript.total_turns:  # none shown when the setting is 0
+            size = f"共 {transcript.total_turns} 轮对话，模型上下文 {len(result.messages)} 条消息"
+            replay = transcript_lines(transcript, is_compacted(result.messages))
+        else:
+            size = f"{len(result.messages)} 条消息"
+            replay = replay_lines(result.messages)
+        lines = [f"✅ 已恢复会话 {session_id}（{size}），继续写入同一个会话账本。"]
+        lines.extend(f"   ⚠️ {notice}" for notice in result.notices)
         recap = last_answer(result.messages)
         if replay:
             lines.extend(replay)
         elif recap:
             lines.append(f"   上次最后的回答: {recap}")
         return CommandReply("\n".join(lines))
+
+    def _transcript(self) -> Transcript | None:
+        """The last turns as the ledger recorded them; None when it cannot be read (the view is shown)."""
+        from paicli.config import knobs
+        from paicli.session.transcript import read_transcript
+
+        path = self.parts.ledger.path
+        if path is None:
+            return None
+        try:
+            return read_transcript(path, knobs.RESUME_REPLAY_TURNS.read(self.parts.env))
+        except (OSError, ConfigError) as exc:
+            self._on_error(f"无法读取会话记录来回放之前的对话: {exc}")
+            return None

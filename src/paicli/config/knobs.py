@@ -128,6 +128,14 @@ LOCAL_PORTS: Knob[tuple[int, ...]] = Knob(
     "ports, or off",
     ports_parser,
 )
+RESUME_REPLAY_TURNS = integer(
+    "PAICLI_RESUME_REPLAY_TURNS",
+    SESSION,
+    10,
+    "turns of the conversation shown again (from the session ledger) when -c / --resume / /resume continues it",
+    0,
+    1000,
+)
 
 TOOL_OFFLOAD_ENABLED = flag(
     "PAICLI_TOOL_OFFLOAD_ENABLED", COMPACTION, True, "level 1: offload oversized tool output"
@@ -312,6 +320,7 @@ ALL_KNOBS: tuple[Knob[object], ...] = (
     PROMPT_RUNTIME_ZONE,
     TOOLS_ENABLED,
     LOCAL_PORTS,
+    RESUME_REPLAY_TURNS,
     TOOL_OFFLOAD_ENABLED,
     TOOL_OFFLOAD_THRESHOLD_CHARS,
     TOOL_RESULT_CLEARING_ENABLED,

@@ -57,10 +57,13 @@ class ContextProfile:
     def prompt_caching_supported(self) -> bool:
         return self.cache_mode != "none"
 
-    def summary(self) -> str:
+    def summary(self, *, mcp_configured: bool = True, cache: str | None = None) -> str:
+        """The reference's one-line summary. A session passes what it knows: whether MCP servers are
+        configured (no MCP part otherwise) and the cache state it observed (instead of the provider's mode)."""
         ratio = f"{self.compression_trigger_ratio * 100:.1f}%"
         mcp = "on" if self.mcp_resource_index_enabled else "off"
-        return (
-            f"window: {self.window} | 压缩阈值: {ratio} ({self.compression_trigger_tokens} tokens)"
-            f" | MCP resource 索引: {mcp} | prompt cache: {self.cache_mode}"
-        )
+        parts = [f"window: {self.window}", f"压缩阈值: {ratio} ({self.compression_trigger_tokens} tokens)"]
+        if mcp_configured:
+            parts.append(f"MCP resource 索引: {mcp}")
+        parts.append(f"prompt cache: {self.cache_mode if cache is None else cache}")
+        return " | ".join(parts)

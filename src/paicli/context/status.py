@@ -119,7 +119,15 @@ def _row(label: str, tokens: int, window: int, extra: str = "") -> str:
     return f"    {label}{padding} {format_tokens(tokens):>8s}  ({_percent(tokens, window):4.1f}%){extra}"
 
 
-def render_context_report(report: ContextReport, memory_status: str = "") -> str:
+def render_context_report(
+    report: ContextReport,
+    memory_status: str = "",
+    *,
+    mcp_configured: bool = False,
+    cache: CacheObservation | None = None,
+) -> str:
+    """`mcp_configured`: the MCP line is shown only where MCP servers are configured; `cache`: what the
+    session observed (default: the report's hit ratio alone)."""
     r = report
     figure = r.figure
     shown = figure.tokens
@@ -139,7 +147,10 @@ def render_context_report(report: ContextReport, memory_status: str = "") -> str
         *_count_lines(r),
         "",
         *_threshold_lines(r),
+        f"  prompt cache: {cache.text}" if cache is not None else cache_line(r.cache_mode, r.cache_hit_ratio),
     ]
+    if mcp_configured:
+        lines.append(mcp_line(r.mcp_index_enabled))
     if memory_status.strip():
         lines += ["", memory_status.rstrip()]
     return "\n".join(lines)
@@ -155,13 +166,51 @@ def _count_lines(r: ContextReport) -> list[str]:
     ]
 
 
+@dataclass(frozen=True)
+class CacheObservation:
+    """What the provider's prompt cache did this session, from the usage it reported: the one source every
+    view (`/context`, `/model info`, `/memory`) words its cache figure from. The provider table's mode is
+    only what the provider is known to offer, never shown as if it were what happened."""
+
+    calls: int
+    hit_ratio: float | None  # cached / prompt tokens over the session; None while no usage was reported
+    declared: bool = False  # the provider table says it caches prefixes
+
+    @property
+    def short(self) -> str:
+        ratio = self.hit_ratio
+        if ratio is not None and ratio > 0:
+            return f"生效（命中 {ratio * 100:.1f}%）"
+        if ratio is not None:
+            return "未命中"
+        return "服务端没有报告用量" if self.calls else "暂无数据"
+
+    @property
+    def text(self) -> str:
+        ratio = self.hit_ratio
+        if ratio is not None and ratio > 0:
+            return f"生效，本会话 {ratio * 100:.1f}% 的输入 token 命中缓存（服务端报告）"
+        if ratio is not None:
+            offered = "；这个服务商支持前缀缓存，命中要等请求前缀重复" if self.declared else ""
+            return f"本会话还没有命中（服务端报告 0 个缓存 token{offered}）"
+        if self.calls:
+            return "服务端没有报告 token 用量，无法判断"
+        return "还没有调用过模型，暂无数据"
+
+
+def observe_cache(mode: str, calls: int, prompt_tokens: int, cached_tokens: int) -> CacheObservation:
+    ratio = cached_tokens / prompt_tokens if prompt_tokens > 0 else None
+    return CacheObservation(calls, ratio, declared=mode not in ("", "none"))
+
+
 def cache_line(mode: str, hit_ratio: float | None) -> str:
-    """What the provider's prompt cache did, from the usage it reported; the configured mode only as a hint."""
-    if hit_ratio is not None and hit_ratio > 0:
-        return f"  prompt cache: 生效，本会话 {hit_ratio * 100:.1f}% 的输入 token 命中缓存（服务端报告）"
-    if hit_ratio is not None:
-        return f"  prompt cache: 本会话还没有命中（服务端报告 0 个缓存 token；配置: {mode}）"
-    return f"  prompt cache: 还没有调用过模型，暂无数据（配置: {mode}）"
+    """The report's cache line, from the hit ratio the provider's usage gave (None: no usage yet)."""
+    observed = CacheObservation(0 if hit_ratio is None else 1, hit_ratio, mode not in ("", "none"))
+    return f"  prompt cache: {observed.text}"
+
+
+def mcp_line(enabled: bool) -> str:
+    return f"  MCP 资源索引: {'开启' if enabled else '关闭（上下文窗口不足 32k）'}"
 
 
 def _threshold_lines(r: ContextReport) -> list[str]:
@@ -185,5 +234,4 @@ def _threshold_lines(r: ContextReport) -> list[str]:
         else "完整摘要（Session Memory 实验开关关闭）"
     )
     lines.append(f"  自动压缩: {strategy}")
-    lines.append(cache_line(r.cache_mode, r.cache_hit_ratio))
     return lines

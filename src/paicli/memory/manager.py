@@ -161,9 +161,10 @@ class MemoryManager:
         return line + ("（/memory conflicts）" if pending else "")
 
     def status_lines(self, profile_summary: str, token_usage_line: str) -> list[str]:
+        strategy = [f"上下文策略: {profile_summary}"] if profile_summary else []  # /context shows its own
         return [
-            f"上下文策略: {profile_summary}",
-            "短期上下文: 由当前 Agent 的 conversationHistory 维护",
+            *strategy,
+            "短期上下文: 由本会话的对话历史维护（会话账本保留全部原始记录）",
             f"自动事实提取: {self.auto_extract_status()}",
             self.store.status_summary(),
             token_usage_line,
