@@ -40,6 +40,14 @@ class ModelCallFinished:
 
 
 @dataclass(frozen=True)
+class CompactionStarted:
+    """Before a model call the loop checks the history's size; past the threshold this summarises it (a model
+    call of its own, seconds long). Display only: front ends show a wait if the check takes a while."""
+
+    actor: str = "agent"
+
+
+@dataclass(frozen=True)
 class Compacted:
     result: CompactionResult
     manual: bool = False
@@ -108,6 +116,7 @@ AgentEvent = (
     | ToolStarted
     | ToolProgress
     | ToolFinished
+    | CompactionStarted
     | Compacted
     | Notice
     | RunFinished

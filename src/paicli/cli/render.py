@@ -14,6 +14,7 @@ from paicli.agent.events import (
     PLAN_EVENTS,
     AgentEvent,
     Compacted,
+    CompactionStarted,
     ModelCallStarted,
     Notice,
     ReasoningDelta,
@@ -48,6 +49,8 @@ if TYPE_CHECKING:
     from paicli.cli.plan_view import PlanLive
 
 
+SPINNER_DELAY_SECONDS = 0.3  # a wait shorter than this shows nothing
+COMPACTING_LABEL = "正在压缩上下文（等待模型写出历史摘要）"
 _NOTICE_STYLES = {"info": "cyan", "warn": "yellow", "error": "bold red"}
 _TONE_STYLES = {"ok": "dim", "error": "red", "blocked": "yellow"}
 
@@ -106,7 +109,11 @@ class EventRenderer:
             self._spinner.relabel(f"思考中（{sum(map(len, self._reasoning))} 字）")
         elif isinstance(event, ModelCallStarted):
             label = "等待模型回复" if event.actor == "agent" else f"{event.actor} 等待模型回复"
-            self._spinner.start(label)
+            self._spinner.restart(label)  # a compaction wait before it had its own clock
+        elif isinstance(event, CompactionStarted):
+            if not self._spinner.active:  # a Plan/Team live line keeps the spinner
+                who = "" if event.actor == "agent" else f"{event.actor} "
+                self._spinner.start(f"{who}{COMPACTING_LABEL}", delay=SPINNER_DELAY_SECONDS)
         elif isinstance(event, ToolStarted):
             self._on_tool_started(event)
         elif isinstance(event, ToolProgress):

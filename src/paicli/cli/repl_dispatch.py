@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from paicli.cli.backend import Backend, CommandReply, RunMode
 from paicli.cli.commands import help_text, is_yes, mask_secrets, parse, split_memory_args, unknown_reply
-from paicli.cli.render import EventRenderer, WaitSpinner, say
+from paicli.cli.render import COMPACTING_LABEL, EventRenderer, WaitSpinner, say
 from paicli.cli.repl_terminal import ReplIO, run_rendered
 
 GOODBYE = "👋 再见，下次见！"
@@ -220,7 +220,7 @@ class Dispatcher:
         renderer = EventRenderer(self.io.console, self.io.progress, markdown=self.io.markdown)
         spinner = WaitSpinner(self.io.progress)
         say(self.io.progress, "⏳ 正在压缩上下文，请稍候…", "dim")
-        spinner.start("压缩中")
+        spinner.start(COMPACTING_LABEL)
         try:
             reply = self.io.run_cancellable(
                 lambda cancel: self.backend.compact(args or None, renderer, cancel), quiet=spinner.stop
