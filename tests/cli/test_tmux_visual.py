@@ -7,6 +7,7 @@ Every wait polls the screen for the text it checks; a slow summary waits on an E
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import shutil
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.cells import cell_len
 
 from tests.cli.paicli_proc import paicli_env
 from tests.cli.test_tmux_e2e import WAIT_SECONDS, Pane
@@ -41,7 +43,9 @@ SUMMARY = (
 def repl_pane(
     tmp_path: Path, project: Path, home: Path, server: FakeOpenAIServer, columns: int, **extra: str
 ) -> Iterator[Pane]:
-    env = paicli_env(home, server.base_url, TERM="xterm-256color", PAICLI_APPROVAL_MODE="auto", **extra)
+    env = paicli_env(
+        home, server.base_url, **{"TERM": "xterm-256color", "PAICLI_APPROVAL_MODE": "auto", **extra}
+    )
     script = tmp_path / "run.sh"
     exports = "\n".join(f"export {key}={shlex.quote(value)}" for key, value in env.items())
     script.write_text(
@@ -146,3 +150,78 @@ def test_a_slow_summary_shows_a_spinner_with_its_elapsed_time(
             pane.wait_for("📦 已压缩历史上下文")
             pane.wait_for(f"第{turn}轮：")
         assert server.violations == []
+
+
+MIXED = "".join(
+    f" {n} 这是第 {n} 行的内容，mixed English words here 和中文混排的句子继续写下去直到很长很长"
+    for n in range(20, 26)
+)
+OPTION_LABELS = ("[y] 允许", "[n] 拒绝", "[t] 拒绝并告诉它怎么做", "[Esc] 拒绝：")
+LOOP = "for i in $(seq 1 12); do echo line-$i; done; sleep 30"
+
+
+def test_sixty_columns_whole_labels_cjk_wrapping_and_a_timed_out_commands_lines(
+    tmp_path: Path, project: Path, isolated_home: Path
+) -> None:
+    with FakeOpenAIServer() as server:
+        server.push(
+            Reply.tool_calls(
+                ("write_file", json.dumps({"path": "docs/notes/meeting_summary.txt", "content": "x"}))
+            ),
+            MIXED,
+            Reply.tool_calls(("execute_command", json.dumps({"command": LOOP}))),
+            "命令超时了。",
+        )
+        with repl_pane(
+            tmp_path,
+            project,
+            isolated_home,
+            server,
+            60,
+            PAICLI_APPROVAL_MODE="ask",
+            PAICLI_COMMAND_TIMEOUT_SECONDS="2",
+        ) as pane:
+            pane.wait_for("fake-model · ctx")
+            pane.keys("写一个文件", "Enter")
+            pane.wait_for("[Esc] 拒绝：")
+            drawn = rows(pane)
+            first = max(i for i, row in enumerate(drawn) if "⚠️ 需要确认" in row)
+            asked = drawn[first : next(i for i in range(first, len(drawn)) if "[Esc] 拒绝：" in drawn[i]) + 1]
+            always = [row for row in asked if "[a] 本会话始终允许" in row]
+            assert always, (
+                asked
+            )  # this write may be allowed for the session: that label is long at 60 columns
+            for whole in (*OPTION_LABELS, "write_file", "edit_file", "docs/notes/meeting_summary.txt"):
+                assert any(whole in row for row in asked), (whole, asked)  # never split between rows
+            pane.keys("y")
+            pane.wait_for("这是第 25 行的内容")
+            pane.wait_prompt("这是第 25 行的内容")
+
+            drawn = rows(pane)
+            start = next(i for i, row in enumerate(drawn) if "20 这是第 20" in row)
+            end = next(i for i in range(start, len(drawn)) if not drawn[i].strip())
+            answer = [row.rstrip() for row in drawn[start:end]]
+            assert_wrapped_by_the_policy(answer)
+
+            pane.keys("跑一个循环", "Enter")
+            pane.wait_for("[Esc] 拒绝：", count=2)
+            drawn = rows(pane)
+            asked = [row for row in drawn[max(i for i, r in enumerate(drawn) if "⚠️ 需要确认" in r) :]]
+            assert any("line-$i;" in row for row in asked), asked  # the command is not cut inside a word
+            pane.keys("y")
+            shown = pane.wait_for("命令超时了。")
+        assert server.violations == []
+    after = shown[shown.index("⏱️ 超时（2 秒上限") :]
+    assert "PAICLI_COMMAND_TIMEOUT_SECONDS" in after.split("\n", 1)[0]
+    kept = [row.strip() for row in after.splitlines()[1:6]]
+    assert kept == [f"line-{n}" for n in range(8, 13)], after
+
+
+def assert_wrapped_by_the_policy(answer: list[str]) -> None:
+    """Every row of the answer full but the last (a row breaks between CJK characters, not at the last space),
+    and no Latin word cut in two."""
+    from tests.cli.test_wrapping import assert_no_word_split
+
+    assert len(answer) >= 4, answer
+    assert all(cell_len(row) >= 50 for row in answer[:-1]), "\n".join(answer)
+    assert_no_word_split(answer, MIXED)

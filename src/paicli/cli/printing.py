@@ -3,13 +3,16 @@ line breaks kept."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
+from typing import Any
 
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
 from rich.text import Text
 
+from paicli.cli import wrapping
 from paicli.termsafe import has_controls, show_controls, strip_terminal
 
 _FENCE = ("```", "~~~")
@@ -24,6 +27,14 @@ class SafeConsole(Console):
     so only the content is touched. A control that got this far is shown escaped, not interpreted.
     """
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        wrapping.install()  # CJK-aware word wrap for everything this console wraps
+        if kwargs.get("force_terminal") and kwargs.get("width") is None and "_environ" not in kwargs:
+            # rich pins its width to an exported COLUMNS (LINES) seen at start-up; a terminal console follows
+            # the terminal itself instead (a resize, or a stale value inherited from a parent such as tmux).
+            kwargs["_environ"] = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+        super().__init__(*args, **kwargs)
+
     def render(self, renderable: RenderableType, options: ConsoleOptions | None = None) -> Iterable[Segment]:
         for segment in super().render(renderable, options):
             if segment.control or not has_controls(segment.text):
@@ -33,9 +44,10 @@ class SafeConsole(Console):
 
 
 def say(console: Console, text: str, style: str | None = None) -> None:
-    """Print literal text: no markup, no emoji codes, no hard wrapping (pipes get the text as is); escape
-    sequences and control characters are removed (callers show a command's with `show_controls` first)."""
-    console.print(Text(strip_terminal(text), style=style or ""), soft_wrap=True)
+    """Print literal text: no markup, no emoji codes; escape sequences and control characters are removed
+    (callers show a command's with `show_controls` first). A terminal gets it wrapped between words or CJK
+    characters (cli/wrapping.py), never inside a word or path; a pipe gets the text as is."""
+    console.print(Text(strip_terminal(text), style=style or ""), soft_wrap=not console.is_terminal)
 
 
 def print_markdown(console: Console, text: str) -> None:
