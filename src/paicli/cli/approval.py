@@ -88,7 +88,8 @@ def ask_on_stdio(request: ApprovalRequest) -> Answer:
     lines = [f"\n⚠️ 需要确认: {request.summary}", f"   原因: {request.reason}"]
     if request.preview and request.preview.strip() != request.summary.split(": ", 1)[-1].strip():
         lines.append(request.preview)
-    lines.append("   " + question_line(request).replace("[t] 拒绝并告诉它怎么做", "或直接写下要它改做什么"))
+    question = question_line(request).replace("[t] 拒绝并告诉它怎么做", "或直接写下要它改做什么")
+    lines.append("   " + question.replace("[n] 拒绝", "[n] 拒绝（直接回车 = 拒绝）"))  # the default is said
     sys.stderr.write("\n".join(lines))
     sys.stderr.flush()
     return decide(sys.stdin.readline(), request)
