@@ -48,6 +48,14 @@ class CompactionStarted:
 
 
 @dataclass(frozen=True)
+class Preparing:
+    """A run does work of its own before its first model call (a long-term memory lookup). Display only, like
+    CompactionStarted; `what` names it for the person waiting."""
+
+    what: str
+
+
+@dataclass(frozen=True)
 class Compacted:
     result: CompactionResult
     manual: bool = False
@@ -117,6 +125,7 @@ AgentEvent = (
     | ToolProgress
     | ToolFinished
     | CompactionStarted
+    | Preparing
     | Compacted
     | Notice
     | RunFinished

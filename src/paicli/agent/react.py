@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from paicli.agent.budget import AgentBudget
 from paicli.agent.conversation import Conversation, Identity
-from paicli.agent.events import EventSink, Notice, RunFinished
+from paicli.agent.events import EventSink, Notice, Preparing, RunFinished
 from paicli.agent.loop import (  # re-exported: callers and tests know them from here
     CANCELLED_ANSWER,
     UNEXECUTED_CALL_NOTICE,
@@ -42,6 +42,7 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+MEMORY_LOOKUP = "检索长期记忆"  # what a turn waits for before its first model call
 
 Placement = Literal["system", "turn"]
 
@@ -121,6 +122,7 @@ class ReactAgent:
         policy_notice = turn.notice()
         if policy_notice:
             emit(Notice(policy_notice))
+        emit(Preparing(MEMORY_LOOKUP))
         self._refresh_system_prompt(user_input)
         user_message = Message.user(self._user_content(user_input))
         self.conversation.append(user_message, "user_input", {"submittedInput": submitted_text})

@@ -19,6 +19,7 @@ from paicli.agent.events import (
     ModelCallFinished,
     ModelCallStarted,
     Notice,
+    Preparing,
     ReasoningDelta,
     RunFinished,
     TextDelta,
@@ -215,7 +216,9 @@ def _emitter(output_format: str, out: TextIO, err: TextIO) -> Callable[[AgentEve
                 if output_format == "text":
                     live.add(event.line)
                 return
-            if isinstance(event, CompactionStarted):  # display only: a terminal's wait, not an outcome
+            if isinstance(
+                event, CompactionStarted | Preparing
+            ):  # display only: a terminal's wait, not an outcome
                 return
             if output_format == "stream-json":
                 if not isinstance(event, RunFinished):

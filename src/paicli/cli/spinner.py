@@ -52,14 +52,14 @@ class WaitSpinner:
     def relabel(self, label: Label) -> None:
         self._label = label
 
-    def restart(self, label: Label) -> None:
+    def restart(self, label: Label, delay: float = 0.0) -> None:
         """A new wait: its own label, and the elapsed time counted from now."""
         if self._live is None:
-            self.start(label)
+            self.start(label, delay)
             return
         self._label = label
         self._started = self._clock()
-        self._delay = 0.0
+        self._delay = delay
 
     def show_tail(self, lines: tuple[str, ...]) -> None:
         """Lines shown under the spinner (a running command's latest output) until the next stop."""
@@ -71,11 +71,21 @@ class WaitSpinner:
             live.stop()
         self._tail = ()
 
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+    def line(self) -> str:
+        """The wait as drawn now ("" when nothing is drawn: stopped, or still within its delay)."""
+        return self._text() if self._live is not None else ""
+
+    def _text(self) -> str:
         elapsed = max(0.0, self._clock() - self._started)
-        if self._spinner is not None and elapsed >= self._delay:
-            label = self._label() if callable(self._label) else self._label
-            self._spinner.update(text=Text(f"{label} · {elapsed:.0f}s · Esc 取消", style="dim"))
+        if elapsed < self._delay:
+            return ""
+        label = self._label() if callable(self._label) else self._label
+        return f"{label} · {elapsed:.0f}s · Esc 取消"
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        line = self._text()
+        if self._spinner is not None and line:
+            self._spinner.update(text=Text(line, style="dim"))
             yield self._spinner
             width = options.max_width - cell_len(PREFIX) - 1
             for line in self._tail:
