@@ -31,14 +31,14 @@ def timed_out(project: Path, cmd: str) -> ToolResult:
 
 def test_a_timed_out_command_names_its_limit_and_keeps_its_last_lines(project: Path) -> None:
     summary = summarize_result(timed_out(project, f"{MANY_LINES}; sleep 30"))
-    assert summary.headline.startswith("⏱️ 超时（1 秒上限，PAICLI_COMMAND_TIMEOUT_SECONDS 可调）")
-    assert "共 12 行输出，最后 5 行" in summary.headline
-    assert summary.preview == tuple(f"line-{n}" for n in range(8, 13)) and summary.tone == "error"
+    assert summary.headline == "⏱️ 超时（1 秒上限）已终止，共 12 行，最后 5 行："
+    assert summary.preview[:-1] == tuple(f"line-{n}" for n in range(8, 13)) and summary.tone == "error"
+    assert summary.preview[-1] == "（时间上限由 PAICLI_COMMAND_TIMEOUT_SECONDS 设置）"
 
 
 def test_a_timed_out_command_without_output_says_so(project: Path) -> None:
     summary = summarize_result(timed_out(project, "sleep 30"))
-    assert summary.headline.endswith("已终止整个进程组，没有输出") and summary.preview == ()
+    assert summary.headline == "⏱️ 超时（1 秒上限）已终止，没有输出"
 
 
 def test_a_cancelled_command_keeps_what_it_printed(project: Path) -> None:
@@ -58,8 +58,8 @@ def test_a_cancelled_command_keeps_what_it_printed(project: Path) -> None:
     cancel.cancel()
     worker.join(timeout=30)
     summary = summarize_result(results[0])
-    assert summary.headline.startswith("⏹️ 已取消，已终止整个进程组；共 12 行输出")
-    assert summary.preview[-1] == "line-12"
+    assert summary.headline.startswith("⏹️ 已取消并终止了命令，共 12 行")
+    assert summary.preview[-1] == "line-12"  # no time limit named: none was hit
 
 
 def test_the_renderer_prints_the_kept_lines_under_the_headline(project: Path) -> None:
@@ -69,4 +69,5 @@ def test_the_renderer_prints_the_kept_lines_under_the_headline(project: Path) ->
     renderer(ToolFinished(timed_out(project, f"{MANY_LINES}; sleep 30")))
     lines = out.getvalue().splitlines()
     assert lines[0].startswith("  ⎿ ⏱️ 超时（1 秒上限")
-    assert [line.strip() for line in lines[1:]] == [f"line-{n}" for n in range(8, 13)]
+    assert [line.strip() for line in lines[1:6]] == [f"line-{n}" for n in range(8, 13)]
+    assert "PAICLI_COMMAND_TIMEOUT_SECONDS" in lines[6]

@@ -212,9 +212,10 @@ def test_sixty_columns_whole_labels_cjk_wrapping_and_a_timed_out_commands_lines(
             shown = pane.wait_for("命令超时了。")
         assert server.violations == []
     after = shown[shown.index("⏱️ 超时（2 秒上限") :]
-    assert "PAICLI_COMMAND_TIMEOUT_SECONDS" in after.split("\n", 1)[0]
-    kept = [row.strip() for row in after.splitlines()[1:6]]
-    assert kept == [f"line-{n}" for n in range(8, 13)], after
+    kept = [row.strip() for row in after.splitlines()[:7]]
+    assert kept[0] == "⏱️ 超时（2 秒上限）已终止，共 12 行，最后 5 行：", after
+    assert kept[1:6] == [f"line-{n}" for n in range(8, 13)], after
+    assert "PAICLI_COMMAND_TIMEOUT_SECONDS" in kept[6]
 
 
 def assert_wrapped_by_the_policy(answer: list[str]) -> None:

@@ -152,20 +152,22 @@ def stopped_command(result: ToolResult, width: int, keep: int = KEPT_OUTPUT_LINE
     lines = [line for line in output.rstrip("\n").splitlines() if line.strip()]
     lines = [] if lines == [NO_OUTPUT] else lines
     limit = result.metadata.get("limit_seconds")
+    timed = isinstance(limit, int | float) and result.timed_out
     if not result.timed_out:
-        headline = "⏹️ 已取消，已终止整个进程组"
-    elif isinstance(limit, int | float):
-        headline = f"⏱️ 超时（{limit:g} 秒上限，{TIMEOUT_SETTING} 可调），已终止整个进程组"
+        headline = "⏹️ 已取消并终止了命令"
     else:
-        headline = "⏱️ 超时，已终止整个进程组"
+        headline = f"⏱️ 超时（{limit:g} 秒上限）已终止" if timed else "⏱️ 超时，已终止"
     kept = lines[-keep:]
     if not kept:
         headline += "，没有输出"
     elif len(lines) > len(kept):
-        headline += f"；共 {len(lines)} 行输出，最后 {len(kept)} 行："
+        headline += f"，共 {len(lines)} 行，最后 {len(kept)} 行："
     else:
-        headline += "；它的输出："
-    return ResultSummary(headline, tuple(shorten(line, width) for line in kept), tone="error")
+        headline += "，它的输出："
+    preview = [shorten(line, width) for line in kept]
+    if result.timed_out:
+        preview.append(f"（时间上限由 {TIMEOUT_SETTING} 设置）")
+    return ResultSummary(headline, tuple(preview), tone="error")
 
 
 _GREP_MATCH = re.compile(r"^.+?:\d+:")
