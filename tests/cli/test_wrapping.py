@@ -113,3 +113,13 @@ def test_a_pipe_gets_say_text_unwrapped() -> None:
     out = io.StringIO()
     say(SafeConsole(file=out, width=40, force_terminal=False), MIXED)
     assert out.getvalue() == MIXED + "\n"
+
+
+def test_a_line_with_a_word_wider_than_the_terminal_is_left_to_the_terminal() -> None:
+    out = io.StringIO()
+    token = "touch ../P7;:#" + "\\x1b[D" * 30 + "ls"
+    say(
+        SafeConsole(file=out, width=60, force_terminal=True, color_system=None),
+        f"⚠️ 需要确认: 执行命令: {token}",
+    )
+    assert token in out.getvalue()  # one piece, for copying: the terminal folds it

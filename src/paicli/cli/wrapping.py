@@ -50,6 +50,12 @@ def units(text: str) -> list[tuple[int, str]]:
     return pieces
 
 
+def breakable(text: str, width: int) -> bool:
+    """Whether every line of `text` can be wrapped to `width` without cutting a piece (a word or path wider
+    than a whole row is better left to the terminal, which keeps it in one piece for copying)."""
+    return all(cell_len(piece.rstrip()) <= width for line in text.split("\n") for _, piece in units(line))
+
+
 def divide_line(text: str, width: int, fold: bool = True) -> list[int]:
     """rich's `divide_line` contract: the offsets at which `text` is cut into lines of at most `width` cells.
     A piece wider than a whole line is folded by cells when `fold`, else left to overflow (rich crops it)."""
