@@ -109,8 +109,6 @@ def test_state_replacing_commands_wait_while_a_task_runs() -> None:
 JUSTIFIED_GETATTR = {
     # interpreter shutdown hooks are private and may be absent on another Python
     "app.py": 1,
-    # any client may be wrapped or scripted; the retry listener moves onto each request (issue 27, config side)
-    "turn_runner.py": 1,
 }
 
 

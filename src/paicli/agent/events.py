@@ -40,6 +40,22 @@ class ModelCallFinished:
 
 
 @dataclass(frozen=True)
+class CompactionStarted:
+    """Before a model call the loop checks the history's size; past the threshold this summarises it (a model
+    call of its own, seconds long). Display only: front ends show a wait if the check takes a while."""
+
+    actor: str = "agent"
+
+
+@dataclass(frozen=True)
+class Preparing:
+    """A run does work of its own before its first model call (a long-term memory lookup). Display only, like
+    CompactionStarted; `what` names it for the person waiting."""
+
+    what: str
+
+
+@dataclass(frozen=True)
 class Compacted:
     result: CompactionResult
     manual: bool = False
@@ -124,6 +140,8 @@ AgentEvent = (
     | ToolStarted
     | ToolProgress
     | ToolFinished
+    | CompactionStarted
+    | Preparing
     | Compacted
     | Notice
     | RunFinished

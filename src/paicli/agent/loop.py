@@ -18,6 +18,7 @@ from paicli.agent.budget import AgentBudget, BudgetStatus
 from paicli.agent.conversation import Conversation
 from paicli.agent.events import (
     Compacted,
+    CompactionStarted,
     EventSink,
     ModelCallFinished,
     ModelCallStarted,
@@ -165,6 +166,7 @@ class ToolLoop:
         return RunFinished("cancelled", CANCELLED_ANSWER)
 
     def _compact(self, definitions: list[dict[str, Any]]) -> None:
+        self.emit(CompactionStarted(self.conversation.actor))
         try:
             result = self.conversation.compact_before_call(definitions or None, self.cancel)
         except Exception:  # compaction is best effort; the request must still go out

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from paicli.agent.budget import AgentBudget
 from paicli.agent.conversation import Conversation, Identity
-from paicli.agent.events import EventSink, Notice, RunFinished, RunTurn
+from paicli.agent.events import EventSink, Notice, Preparing, RunFinished, RunTurn
 from paicli.agent.loop import (  # re-exported: callers and tests know them from here
     CANCELLED_ANSWER,
     UNEXECUTED_CALL_NOTICE,
@@ -44,6 +44,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 RUN_INPUT_SOURCE = "orchestrated_input"  # a Plan or Team run's goal in the main conversation
 RUN_RESULT_SOURCE = "orchestrated_result"  # and its summary (distinct from `user_input`: the run counted it)
+MEMORY_LOOKUP = "检索长期记忆"  # what a turn waits for before its first model call
 
 Placement = Literal["system", "turn"]
 
@@ -124,6 +125,7 @@ class ReactAgent:
         policy_notice = turn.notice()
         if policy_notice:
             emit(Notice(policy_notice))
+        emit(Preparing(MEMORY_LOOKUP))
         self._refresh_system_prompt(user_input)
         user_message = Message.user(self._user_content(user_input))
         self.conversation.append(user_message, "user_input", {"submittedInput": submitted_text})

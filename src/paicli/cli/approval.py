@@ -32,12 +32,15 @@ ANSWERS: dict[str, ApprovalDecision] = {
 ESC_NOTE = "用户在确认时按了 Esc，拒绝了这次操作，没有说明原因。不要换个方式重试，先停下来问用户想怎么做。"
 
 
+def question_options(request: ApprovalRequest) -> list[str]:
+    """The one-key answers, each a label kept whole on screen; "always" says exactly what it would cover, or
+    that it is not offered."""
+    always = f"[a] 本会话始终允许{request.always}" if request.always else "（破坏性或组合命令只能逐次允许）"
+    return ["[y] 允许", always, "[n] 拒绝", "[t] 拒绝并告诉它怎么做", "[Esc] 拒绝："]
+
+
 def question_line(request: ApprovalRequest) -> str:
-    """The one-key question; it says exactly what "always" would cover, or that it is not offered."""
-    always = (
-        f"[a] 本会话始终允许{request.always}  " if request.always else "（破坏性或组合命令只能逐次允许）  "
-    )
-    return f"[y] 允许  {always}[n] 拒绝  [t] 拒绝并告诉它怎么做  [Esc] 拒绝："
+    return "  ".join(question_options(request))
 
 
 def decide(answer: str, request: ApprovalRequest) -> Answer:
@@ -85,7 +88,8 @@ def ask_on_stdio(request: ApprovalRequest) -> Answer:
     lines = [f"\n⚠️ 需要确认: {request.summary}", f"   原因: {request.reason}"]
     if request.preview and request.preview.strip() != request.summary.split(": ", 1)[-1].strip():
         lines.append(request.preview)
-    lines.append("   " + question_line(request).replace("[t] 拒绝并告诉它怎么做", "或直接写下要它改做什么"))
+    question = question_line(request).replace("[t] 拒绝并告诉它怎么做", "或直接写下要它改做什么")
+    lines.append("   " + question.replace("[n] 拒绝", "[n] 拒绝（直接回车 = 拒绝）"))  # the default is said
     sys.stderr.write("\n".join(lines))
     sys.stderr.flush()
     return decide(sys.stdin.readline(), request)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from paicli.cli.backend import CommandReply, RunMode
 from paicli.cli.commands import CommandContext, is_yes, split_memory_args
-from paicli.cli.render import EventRenderer, WaitSpinner, say
+from paicli.cli.render import COMPACTING_LABEL, EventRenderer, WaitSpinner, say
 
 GOODBYE = "👋 再见，下次见！"
 PENDING_TEXT: dict[RunMode, tuple[str, str, str]] = {
@@ -131,7 +131,7 @@ def compact(ctx: CommandContext, args: str) -> None:
     renderer = EventRenderer(io.console, io.progress, markdown=io.markdown)
     spinner = WaitSpinner(io.progress)
     say(io.progress, "⏳ 正在压缩上下文，请稍候…", "dim")
-    spinner.start("压缩中")
+    spinner.start(COMPACTING_LABEL)
     try:
         reply = io.run_cancellable(
             lambda token: ctx.session.compact(args or None, renderer, token), quiet=spinner.stop

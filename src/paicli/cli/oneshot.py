@@ -15,9 +15,11 @@ from paicli.agent.events import (
     PLAN_EVENTS,
     AgentEvent,
     Compacted,
+    CompactionStarted,
     ModelCallFinished,
     ModelCallStarted,
     Notice,
+    Preparing,
     ReasoningDelta,
     RunFinished,
     TextDelta,
@@ -213,6 +215,10 @@ def _emitter(output_format: str, out: TextIO, err: TextIO) -> Callable[[AgentEve
             if isinstance(event, ToolProgress):  # live output: text mode only, on stderr
                 if output_format == "text":
                     live.add(event.line)
+                return
+            if isinstance(
+                event, CompactionStarted | Preparing
+            ):  # display only: a terminal's wait, not an outcome
                 return
             if output_format == "stream-json":
                 if not isinstance(event, RunFinished):

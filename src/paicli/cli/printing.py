@@ -3,13 +3,16 @@ line breaks kept."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
+from typing import Any
 
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
 from rich.text import Text
 
+from paicli.cli import wrapping
 from paicli.termsafe import has_controls, show_controls, strip_terminal
 
 _FENCE = ("```", "~~~")
@@ -24,6 +27,16 @@ class SafeConsole(Console):
     so only the content is touched. A control that got this far is shown escaped, not interpreted.
     """
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        wrapping.install()  # CJK-aware word wrap for everything this console wraps
+        if kwargs.get("force_terminal") and kwargs.get("width") is None and _terminal_has_size():
+            # rich pins its width to an exported COLUMNS (LINES) seen at start-up; a terminal that reports its
+            # size is followed instead (a resize, or a stale value inherited from a parent such as tmux).
+            kwargs.setdefault(
+                "_environ", {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+            )
+        super().__init__(*args, **kwargs)
+
     def render(self, renderable: RenderableType, options: ConsoleOptions | None = None) -> Iterable[Segment]:
         for segment in super().render(renderable, options):
             if segment.control or not has_controls(segment.text):
@@ -32,10 +45,24 @@ class SafeConsole(Console):
                 yield Segment(show_controls(segment.text), segment.style)
 
 
-def say(console: Console, text: str, style: str | None = None) -> None:
-    """Print literal text: no markup, no emoji codes, no hard wrapping (pipes get the text as is); escape
-    sequences and control characters are removed (callers show a command's with `show_controls` first)."""
-    console.print(Text(strip_terminal(text), style=style or ""), soft_wrap=True)
+def _terminal_has_size() -> bool:
+    for fd in (0, 1, 2):
+        try:
+            if os.get_terminal_size(fd).columns > 0:
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def say(console: Console, text: str, style: str | None = None, *, copyable: bool = False) -> None:
+    """Print literal text: no markup, no emoji codes; escape sequences and control characters are removed
+    (callers show a command's with `show_controls` first). A terminal gets it wrapped between words or CJK
+    characters (cli/wrapping.py), never inside a word or path; a pipe, or a line with a word too long for
+    any row (a long command), gets the text as is, and so does a `copyable` line (a command to copy whole)."""
+    text = strip_terminal(text)
+    wrap = not copyable and console.is_terminal and wrapping.breakable(text, console.width)
+    console.print(Text(text, style=style or ""), soft_wrap=not wrap)
 
 
 def print_markdown(console: Console, text: str) -> None:

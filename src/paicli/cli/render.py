@@ -14,8 +14,10 @@ from paicli.agent.events import (
     PLAN_EVENTS,
     AgentEvent,
     Compacted,
+    CompactionStarted,
     ModelCallStarted,
     Notice,
+    Preparing,
     ReasoningDelta,
     RunFinished,
     TaskActivity,
@@ -48,6 +50,8 @@ if TYPE_CHECKING:
     from paicli.cli.plan_view import PlanLive
 
 
+SPINNER_DELAY_SECONDS = 0.3  # a wait shorter than this shows nothing
+COMPACTING_LABEL = "正在压缩上下文（等待模型写出历史摘要）"
 _NOTICE_STYLES = {"info": "cyan", "warn": "yellow", "error": "bold red"}
 _TONE_STYLES = {"ok": "dim", "error": "red", "blocked": "yellow"}
 
@@ -82,6 +86,7 @@ class EventRenderer:
         self._streamed = False
         self._open_calls: dict[str, str] = {}
         self._tail = OutputTail()
+        self._waiting_before_call = False  # the spinner shows a memory lookup or compaction check
         self.finished: RunFinished | None = None
         self._plan: PlanLive | None = None
 
@@ -106,7 +111,12 @@ class EventRenderer:
             self._spinner.relabel(f"思考中（{sum(map(len, self._reasoning))} 字）")
         elif isinstance(event, ModelCallStarted):
             label = "等待模型回复" if event.actor == "agent" else f"{event.actor} 等待模型回复"
-            self._spinner.start(label)
+            self._waiting_before_call = False
+            self._spinner.restart(label)  # a compaction wait before it had its own clock
+        elif isinstance(event, Preparing):
+            self._own_wait(event.what)
+        elif isinstance(event, CompactionStarted):
+            self._own_wait(("" if event.actor == "agent" else f"{event.actor} ") + COMPACTING_LABEL)
         elif isinstance(event, ToolStarted):
             self._on_tool_started(event)
         elif isinstance(event, ToolProgress):
@@ -128,6 +138,14 @@ class EventRenderer:
         elif isinstance(event, Waiting):
             self._spinner.start(f"等待{event.what}加载")
 
+    def _own_wait(self, label: str) -> None:
+        """A wait before the model call, drawn once it lasts 300 ms, timed on its own; a spinner someone else
+        holds (a Plan/Team live line, a running tool) keeps it."""
+        if self._spinner.active and not self._waiting_before_call:
+            return
+        self._waiting_before_call = True
+        self._spinner.restart(label, delay=SPINNER_DELAY_SECONDS)
+
     def _plan_live(self) -> PlanLive:
         from paicli.cli.plan_view import PlanLive
 
@@ -148,6 +166,7 @@ class EventRenderer:
     def _interrupt(self) -> None:
         """Before a progress line: stop the spinner, fold reasoning, put out the text streamed so far."""
         self._spinner.stop()
+        self._waiting_before_call = False
         self._close_reasoning()
         self._take_stream_rest()
         if self._markdown:
@@ -289,6 +308,11 @@ class EventRenderer:
         with self._lock:
             if self._open_calls and not self._spinner.active:
                 self._spinner.start("运行 " + ", ".join(sorted(set(self._open_calls.values()))))
+
+    def waiting(self) -> str:
+        """The wait line the spinner draws now ("" when none)."""
+        with self._lock:
+            return self._spinner.line()
 
     def stop_spinner(self) -> None:
         with self._lock:

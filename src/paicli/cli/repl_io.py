@@ -20,9 +20,10 @@ from rich.console import Console
 from rich.text import Text
 
 from paicli.cancel import CancelToken
-from paicli.cli.approval import ESC_NOTE, Answer, question_line, shown
+from paicli.cli.approval import ESC_NOTE, Answer, question_options, shown
 from paicli.cli.render import diff_text, fold_lines, say
 from paicli.cli.repl_terminal import CANCEL_REQUESTED, run_in_worker
+from paicli.cli.wrapping import pack
 from paicli.tools.base import ApprovalDecision, ApprovalReply, ApprovalRequest
 
 T = TypeVar("T")
@@ -264,7 +265,7 @@ class InteractiveIO:
         if request.preview and not _preview_repeats_summary(request):
             self.console.print(preview_text(request.preview), end="", soft_wrap=True)
         try:
-            key = await self._one_key(question_line(request), "yant" if request.always else "ynt")
+            key = await self._one_key(self._question(request), "yant" if request.always else "ynt")
         except (EOFError, KeyboardInterrupt):
             say(self.console, DECISION_TEXT["deny"], "dim")
             return "deny", True
@@ -283,6 +284,12 @@ class InteractiveIO:
             text += "，已把你的说明交给它"
         say(self.console, text, "dim")
         return answer, False
+
+    def _question(self, request: ApprovalRequest) -> str:
+        """The options in rows of whole labels that fit this terminal (the last column stays free for the
+        cursor), so none is split between two rows."""
+        width = max(20, self._output.get_size().columns - 1)
+        return "\n".join(pack(question_options(request), width))
 
     async def _one_key(self, question: str, keys: str) -> str:
         """One key press answers: no Enter; other keys are ignored; Esc is its own answer."""

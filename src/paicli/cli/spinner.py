@@ -27,18 +27,21 @@ class WaitSpinner:
         self._spinner: RichSpinner | None = None
         self._label: Label = ""
         self._started = 0.0
+        self._delay = 0.0
         self._tail: tuple[str, ...] = ()
 
     @property
     def active(self) -> bool:
         return self._live is not None
 
-    def start(self, label: Label) -> None:
-        """`label` may be a function, asked on every redraw (e.g. per-task elapsed times)."""
+    def start(self, label: Label, delay: float = 0.0) -> None:
+        """`label` may be a function, asked on every redraw (e.g. per-task elapsed times). `delay`: nothing is
+        drawn until the wait has lasted that long (a check that is usually instant does not flash a line)."""
         self._label = label
         if self._live is not None or not self._console.is_terminal:
             return
         self._started = self._clock()
+        self._delay = delay
         self._spinner = RichSpinner("dots", style="cyan")
         self._live = Live(self, console=self._console, refresh_per_second=8, transient=True)
         try:
@@ -48,6 +51,15 @@ class WaitSpinner:
 
     def relabel(self, label: Label) -> None:
         self._label = label
+
+    def restart(self, label: Label, delay: float = 0.0) -> None:
+        """A new wait: its own label, and the elapsed time counted from now."""
+        if self._live is None:
+            self.start(label, delay)
+            return
+        self._label = label
+        self._started = self._clock()
+        self._delay = delay
 
     def show_tail(self, lines: tuple[str, ...]) -> None:
         """Lines shown under the spinner (a running command's latest output) until the next stop."""
@@ -59,11 +71,21 @@ class WaitSpinner:
             live.stop()
         self._tail = ()
 
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+    def line(self) -> str:
+        """The wait as drawn now ("" when nothing is drawn: stopped, or still within its delay)."""
+        return self._text() if self._live is not None else ""
+
+    def _text(self) -> str:
         elapsed = max(0.0, self._clock() - self._started)
-        if self._spinner is not None:
-            label = self._label() if callable(self._label) else self._label
-            self._spinner.update(text=Text(f"{label} · {elapsed:.0f}s · Esc 取消", style="dim"))
+        if elapsed < self._delay:
+            return ""
+        label = self._label() if callable(self._label) else self._label
+        return f"{label} · {elapsed:.0f}s · Esc 取消"
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        line = self._text()
+        if self._spinner is not None and line:
+            self._spinner.update(text=Text(line, style="dim"))
             yield self._spinner
             width = options.max_width - cell_len(PREFIX) - 1
             for line in self._tail:

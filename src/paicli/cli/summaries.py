@@ -102,6 +102,9 @@ def summarize_result(result: ToolResult, preview_lines: int = 3, width: int = 10
     body = displayed_body(result).rstrip("\n")
     lines = body.splitlines() if body else []
     first = shorten(lines[0], width) if lines else ""
+    stopped = stopped_command(result, width)
+    if stopped is not None:
+        return stopped
     if result.blocked:
         return ResultSummary(blocked_headline(lines[0] if lines else "", width), tone="blocked")
     if result.timed_out:
@@ -128,6 +131,43 @@ def summarize_result(result: ToolResult, preview_lines: int = 3, width: int = 10
     return ResultSummary(
         f"{len(lines)} 行", _preview(lines, preview_lines, width), _folded(lines, preview_lines)
     )
+
+
+# A timed-out or cancelled execute_command result (tools/shell.py): a status line, the command, then this
+# header and whatever the command had printed.
+PARTIAL_OUTPUT_HEADER = "\n已有输出:\n"
+NO_OUTPUT = "(无输出)"
+KEPT_OUTPUT_LINES = 5
+TIMEOUT_SETTING = "PAICLI_COMMAND_TIMEOUT_SECONDS"
+
+
+def stopped_command(result: ToolResult, width: int, keep: int = KEPT_OUTPUT_LINES) -> ResultSummary | None:
+    """A command stopped by its time limit or by the user: the limit named and its last output lines, so what
+    it printed before it stopped stays on screen (the model gets all of it)."""
+    if result.name != "execute_command" or not (result.timed_out or result.blocked):
+        return None
+    _, found, output = displayed_body(result).partition(PARTIAL_OUTPUT_HEADER)
+    if not found:
+        return None
+    lines = [line for line in output.rstrip("\n").splitlines() if line.strip()]
+    lines = [] if lines == [NO_OUTPUT] else lines
+    limit = result.metadata.get("limit_seconds")
+    timed = isinstance(limit, int | float) and result.timed_out
+    if not result.timed_out:
+        headline = "⏹️ 已取消并终止了命令"
+    else:
+        headline = f"⏱️ 超时（{limit:g} 秒上限）已终止" if timed else "⏱️ 超时，已终止"
+    kept = lines[-keep:]
+    if not kept:
+        headline += "，没有输出"
+    elif len(lines) > len(kept):
+        headline += f"，共 {len(lines)} 行，最后 {len(kept)} 行："
+    else:
+        headline += "，它的输出："
+    preview = [shorten(line, width) for line in kept]
+    if result.timed_out:
+        preview.append(f"（时间上限由 {TIMEOUT_SETTING} 设置）")
+    return ResultSummary(headline, tuple(preview), tone="error")
 
 
 _GREP_MATCH = re.compile(r"^.+?:\d+:")

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
-from paicli.agent.events import EventSink, Notice, RunFinished
+from paicli.agent.events import EventSink, Notice, Preparing, RunFinished
 from paicli.agent.react import CANCELLED_ANSWER, ReactAgent
 from paicli.cancel import CancelToken
 from paicli.cli.backend import RunMode
@@ -81,6 +81,7 @@ class TurnRunner:
         for level, note in notes:
             emit(Notice(note, "warn" if level == "warn" else "info"))
         if self.parts.mcp is not None:
+            emit(Preparing("读取 MCP 资源"))  # @server:uri mentions are fetched now: a wait worth showing
             expanded = self.parts.mcp.expand(
                 expanded, lambda level, note: emit(Notice(note, "warn" if level == "warn" else "info"))
             )

@@ -327,6 +327,7 @@ def execute_command(args: Args, ctx: ToolContext) -> ToolOutput:
             success=False,
             timed_out=True,
             offloaded=offloaded,
+            metadata={"limit_seconds": ctx.command_timeout_seconds},
         )
     code = run.exit_code if run.exit_code is not None else -1
     if ctx.sandbox is not None and code == SANDBOX_FAILED_EXIT and output.startswith(SANDBOX_FAILED_PREFIX):
