@@ -55,13 +55,13 @@ def _terminal_has_size() -> bool:
     return False
 
 
-def say(console: Console, text: str, style: str | None = None) -> None:
+def say(console: Console, text: str, style: str | None = None, *, whole: bool = False) -> None:
     """Print literal text: no markup, no emoji codes; escape sequences and control characters are removed
     (callers show a command's with `show_controls` first). A terminal gets it wrapped between words or CJK
     characters (cli/wrapping.py), never inside a word or path; a pipe, or a line with a word too long for
-    any row (a long command), gets the text as is."""
+    any row (a long command), gets the text as is; so does `whole` text (a command to copy)."""
     text = strip_terminal(text)
-    wrap = console.is_terminal and wrapping.breakable(text, console.width)
+    wrap = console.is_terminal and not whole and wrapping.breakable(text, console.width)
     console.print(Text(text, style=style or ""), soft_wrap=not wrap)
 
 

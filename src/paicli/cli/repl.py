@@ -95,7 +95,12 @@ def _continue_hint(backend: Backend, progress: Console) -> None:
     except Exception:
         return
     if info.session_id:
-        say(progress, f"会话 {info.session_id} 已保存，继续: paicli --resume {info.session_id}", "dim")
+        say(
+            progress,
+            f"会话 {info.session_id} 已保存，继续: paicli --resume {info.session_id}",
+            "dim",
+            whole=True,
+        )
 
 
 def _late_notices(backend: Backend, progress: Console) -> None:
