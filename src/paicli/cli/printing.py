@@ -13,6 +13,7 @@ from rich.segment import Segment
 from rich.text import Text
 
 from paicli.cli import wrapping
+from paicli.config.env import process_environ
 from paicli.termsafe import has_controls, show_controls, strip_terminal
 
 _FENCE = ("```", "~~~")
@@ -33,7 +34,7 @@ class SafeConsole(Console):
             # rich pins its width to an exported COLUMNS (LINES) seen at start-up; a terminal that reports its
             # size is followed instead (a resize, or a stale value inherited from a parent such as tmux).
             kwargs.setdefault(
-                "_environ", {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+                "_environ", {k: v for k, v in process_environ().items() if k not in ("COLUMNS", "LINES")}
             )
         super().__init__(*args, **kwargs)
 
@@ -55,13 +56,13 @@ def _terminal_has_size() -> bool:
     return False
 
 
-def say(console: Console, text: str, style: str | None = None, *, copyable: bool = False) -> None:
+def say(console: Console, text: str, style: str | None = None, *, whole: bool = False) -> None:
     """Print literal text: no markup, no emoji codes; escape sequences and control characters are removed
     (callers show a command's with `show_controls` first). A terminal gets it wrapped between words or CJK
     characters (cli/wrapping.py), never inside a word or path; a pipe, or a line with a word too long for
-    any row (a long command), gets the text as is, and so does a `copyable` line (a command to copy whole)."""
+    any row (a long command), gets the text as is, and so does `whole` text (a command to copy)."""
     text = strip_terminal(text)
-    wrap = not copyable and console.is_terminal and wrapping.breakable(text, console.width)
+    wrap = not whole and console.is_terminal and wrapping.breakable(text, console.width)
     console.print(Text(text, style=style or ""), soft_wrap=not wrap)
 
 

@@ -97,7 +97,7 @@ def _continue_hint(backend: SessionPort, progress: Console) -> None:
             progress,
             f"会话 {info.session_id} 已保存，继续: paicli --resume {info.session_id}",
             "dim",
-            copyable=True,
+            whole=True,
         )
 
 

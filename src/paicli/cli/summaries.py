@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 
+from paicli.config import knobs
 from paicli.termsafe import show_controls, strip_terminal
 from paicli.tools.base import CANCELLED_PREFIX, ToolResult
 
@@ -138,7 +139,7 @@ def summarize_result(result: ToolResult, preview_lines: int = 3, width: int = 10
 PARTIAL_OUTPUT_HEADER = "\n已有输出:\n"
 NO_OUTPUT = "(无输出)"
 KEPT_OUTPUT_LINES = 5
-TIMEOUT_SETTING = "PAICLI_COMMAND_TIMEOUT_SECONDS"
+TIMEOUT_SETTING = knobs.COMMAND_TIMEOUT_SECONDS.key
 
 
 def stopped_command(result: ToolResult, width: int, keep: int = KEPT_OUTPUT_LINES) -> ResultSummary | None:
