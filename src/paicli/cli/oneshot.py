@@ -173,8 +173,24 @@ def run_oneshot(
             _write_json(out, {"type": "notice", "level": "info", "text": line})
         else:
             err.write(show_controls(line) + "\n")
+    if output_format == "text":
+        if finished.status == "error":
+            err.write(f"❌ {show_controls(finished.error or '')}\n")
+        elif finished.status == "cancelled":
+            err.write(f"{show_controls(finished.answer)}\n")
+        else:
+            out.write(strip_terminal(finished.answer).rstrip("\n") + "\n")
+    else:
+        _write_json(out, _result(backend, finished))
+    out.flush()
+    return exit_code(finished.status)
+
+
+def _result(backend: Backend, finished: RunFinished) -> dict[str, Any]:
+    """The closing JSON record. Built only for the JSON formats: the banner information it reads the session id
+    from probes the command sandbox (a child process), which a text run has no use for."""
     status = backend.status()
-    result = {
+    return {
         "type": "result",
         "is_error": finished.status in ("error", "cancelled"),
         "result": finished.answer if finished.status != "error" else (finished.error or ""),
@@ -186,17 +202,6 @@ def run_oneshot(
             "cached_input_tokens": status.cached_tokens,
         },
     }
-    if output_format == "text":
-        if finished.status == "error":
-            err.write(f"❌ {show_controls(finished.error or '')}\n")
-        elif finished.status == "cancelled":
-            err.write(f"{show_controls(finished.answer)}\n")
-        else:
-            out.write(strip_terminal(finished.answer).rstrip("\n") + "\n")
-    else:
-        _write_json(out, result)
-    out.flush()
-    return exit_code(finished.status)
 
 
 def _write_json(out: TextIO, obj: dict[str, Any]) -> None:
