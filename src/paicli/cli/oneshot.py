@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import signal
@@ -165,6 +166,8 @@ def run_oneshot(
     err = stderr or sys.stderr
     cancel = CancelToken()
     emit = _emitter(output_format, out, err)
+    if mode != "react":
+        _import_plan_view_early()
     with _SigintCanceller(cancel):
         finished = backend.run(task, mode, emit, cancel)
     backend.close(timeout=10.0)
@@ -184,6 +187,17 @@ def run_oneshot(
         _write_json(out, _result(backend, finished))
     out.flush()
     return exit_code(finished.status)
+
+
+def _import_plan_view_early() -> None:
+    """The plan view (rich's tables and trees) is first drawn when the planner answers: imported on a daemon
+    thread while the run writes its first ledger entries and waits for the planner, it is ready by then."""
+
+    def load() -> None:
+        with contextlib.suppress(Exception):  # the run imports it again and reports what went wrong
+            import paicli.cli.plan_view  # noqa: F401
+
+    threading.Thread(target=load, name="paicli-plan-view-import", daemon=True).start()
 
 
 def _result(backend: Backend, finished: RunFinished) -> dict[str, Any]:

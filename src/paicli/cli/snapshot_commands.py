@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from paicli.cli.backend import CommandReply
 from paicli.cli.commands import is_yes
-from paicli.cli.render import say
 from paicli.config import knobs
 from paicli.redact import Redactor
 from paicli.snapshots.git import SnapshotError
@@ -107,11 +106,17 @@ class SnapshotCommands:
         return CommandReply(result_text(result), ok=not result.conflicts)
 
 
+def _say(console: Any, text: str, style: str | None = None) -> None:
+    from paicli.cli.printing import say  # REPL commands only: rich stays off a -p run's start-up
+
+    say(console, text, style)
+
+
 def _commands(dispatcher: Dispatcher) -> SnapshotCommands | None:
     found = getattr(dispatcher.backend, "snapshots", None)
     if isinstance(found, SnapshotCommands):
         return found
-    say(dispatcher.io.console, "📸 这个会话没有工作区快照功能。", "yellow")
+    _say(dispatcher.io.console, "📸 这个会话没有工作区快照功能。", "yellow")
     return None
 
 
@@ -119,11 +124,11 @@ def confirmed(dispatcher: Dispatcher, commands: SnapshotCommands, question: str)
     if commands.yes:
         return True
     if not getattr(dispatcher.io, "interactive", False):
-        say(dispatcher.io.console, NO_HUMAN, "yellow")
+        _say(dispatcher.io.console, NO_HUMAN, "yellow")
         return False
     answer = dispatcher.io.ask(question)
     if answer is None or not is_yes(answer):
-        say(dispatcher.io.console, "已取消，文件保持不变。", "yellow")
+        _say(dispatcher.io.console, "已取消，文件保持不变。", "yellow")
         return False
     return True
 
@@ -146,7 +151,7 @@ def restore_command(dispatcher: Dispatcher, args: str) -> None:
         return
     if not args.strip():
         dispatcher.reply(commands.report("list"))
-        say(dispatcher.io.console, "用法: /restore <编号>，例如 /restore 1（即 /undo）")
+        _say(dispatcher.io.console, "用法: /restore <编号>，例如 /restore 1（即 /undo）")
         return
     plan, reply = commands.plan(int(args))
     dispatcher.reply(reply)

@@ -215,6 +215,8 @@ class MemoryManager:
 
     def context_for_query(self, query: str, max_tokens: int, exclude_text: str = "") -> str:
         """The `## 相关长期记忆` block for a query; "" when retrieval fails (a turn must never fail on it)."""
+        if self._retriever is None and not self.has_memories():
+            return ""  # nothing to rank: the retriever's modules (and numpy) stay unloaded
         retriever = self._default_retriever()
         if retriever is None:
             return ""
