@@ -49,6 +49,17 @@ def test_the_disk_cut_gives_jiebas_own_words(prefix_file: Path) -> None:
     assert (prefix_file.stat().st_mode & 0o777) == 0o600
 
 
+def test_a_partial_file_left_by_an_exit_mid_write_is_dropped_later(tmp_path: Path) -> None:
+    path = tmp_path / prefix_dict.FILE_NAME
+    old = tmp_path / f"{prefix_dict.FILE_NAME}.123.456.tmp"
+    young = tmp_path / f"{prefix_dict.FILE_NAME}.789.1.tmp"
+    old.write_bytes(b"partial")
+    young.write_bytes(b"another process writing now")
+    os.utime(old, (1_000_000, 1_000_000))
+    prefix_dict.write(path, {"项目": 3, "项": 0}, 3, "stamp")
+    assert not old.exists() and young.exists() and path.is_file()
+
+
 def test_a_file_from_another_dictionary_or_no_database_is_not_used(tmp_path: Path) -> None:
     foreign = tmp_path / "foreign.sqlite3"
     prefix_dict.write(foreign, {"项目": 3, "项": 0}, 3, "jieba 0.0 dict 1")
@@ -63,6 +74,7 @@ SEGMENT = """
 import sys, jieba
 from paicli.memory import tokenize
 words = tokenize.segment(sys.argv[1])
+assert tokenize.wait_for_prefix_file(60)
 print(" ".join(words))
 print("dictionary loaded" if jieba.dt.initialized else "dictionary not loaded")
 """

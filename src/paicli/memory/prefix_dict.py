@@ -14,6 +14,7 @@ import contextlib
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -88,6 +89,7 @@ def open_cut(path: Path, jieba: Any) -> Callable[[str], list[str]] | None:
 def write(path: Path, freq: Mapping[str, int], total: int, source: str) -> None:
     """Write the prefix dictionary to `path` (0600), replacing it whole: a reader sees the old file or the new."""
     ensure_private_dir(path.parent)
+    _drop_abandoned(path)
     partial = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     with contextlib.suppress(FileNotFoundError):
         partial.unlink()
@@ -108,3 +110,15 @@ def write(path: Path, freq: Mapping[str, int], total: int, source: str) -> None:
     finally:
         with contextlib.suppress(FileNotFoundError):
             partial.unlink()
+
+
+_ABANDONED_SECONDS = 600.0
+
+
+def _drop_abandoned(path: Path) -> None:
+    """Partial files a process left when it exited mid-write (the writer is a daemon thread)."""
+    now = time.time()
+    for partial in path.parent.glob(f"{path.name}.*.tmp"):
+        with contextlib.suppress(OSError):
+            if now - partial.stat().st_mtime > _ABANDONED_SECONDS:
+                partial.unlink()

@@ -61,7 +61,21 @@ def _load_jieba(cache_dir: Path | None = None) -> Callable[[str], list[str]]:
         return _lcut
 
 
+_prefix_writer: threading.Thread | None = None
+
+
 def _save_prefix(jieba: Any, directory: Path) -> None:
+    """Write the prefix file on a daemon thread (0.4 s of CPU, once per home): the load that needed the whole
+    dictionary goes on at once. A process that exits first leaves no file (the next load writes it)."""
+    global _prefix_writer
+    if _prefix_writer is None:
+        _prefix_writer = threading.Thread(
+            target=_write_prefix, args=(jieba, directory), name="paicli-prefix-dict", daemon=True
+        )
+        _prefix_writer.start()
+
+
+def _write_prefix(jieba: Any, directory: Path) -> None:
     import sqlite3
 
     from paicli.memory import prefix_dict
@@ -72,6 +86,14 @@ def _save_prefix(jieba: Any, directory: Path) -> None:
             prefix_dict.write(path, jieba.dt.FREQ, jieba.dt.total, prefix_dict.stamp(jieba))
     except (OSError, sqlite3.Error):
         log.warning("could not save jieba's prefix dictionary", exc_info=True)
+
+
+def wait_for_prefix_file(timeout: float) -> bool:
+    """Wait for a prefix file being written (tests, benchmarks). True when none is being written any more."""
+    writer = _prefix_writer
+    if writer is not None:
+        writer.join(timeout)
+    return writer is None or not writer.is_alive()
 
 
 # Texts up to this many characters in all segment through the prefix file; past it (bulk indexing) loading the
