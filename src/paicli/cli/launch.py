@@ -143,10 +143,6 @@ def launch(args: argparse.Namespace) -> int:
 
     env = EnvLookup()
     oneshot = args.prompt is not None
-    if oneshot:
-        from paicli.llm.connection import import_sdk_early
-
-        import_sdk_early()
     if oneshot and args.setup:
         return _fail("--setup 不能和 -p 一起使用：先运行 paicli --setup 完成设置，再用 -p 执行任务")
     interactive = not oneshot and _stdin_is_tty() and sys.stdout.isatty()

@@ -5,33 +5,11 @@ The `openai` package is imported on the first call only, so building a client at
 
 from __future__ import annotations
 
-import logging
 import threading
 from dataclasses import dataclass
 from typing import Any
 
-log = logging.getLogger(__name__)
-
 NO_KEY_PLACEHOLDER = "sk-no-key-required"  # the SDK insists on a key; local servers ignore this one
-
-
-def import_sdk_early() -> None:
-    """-p: the SDK import (most of a short run's CPU) starts first thing on a daemon thread instead of after the
-    session is built, so it overlaps the set-up's file I/O; the platform facts the SDK reads before its first
-    request (`uname -p` runs as a child process) are gathered there too, off the request's path."""
-    threading.Thread(target=_import_sdk, name="paicli-sdk-import", daemon=True).start()
-
-
-def _import_sdk() -> None:
-    try:
-        import platform
-
-        import openai  # noqa: F401
-
-        platform.platform()
-        platform.freedesktop_os_release()
-    except Exception:  # an optimisation only: the first request imports and asks for itself
-        log.debug("early SDK import failed", exc_info=True)
 
 
 @dataclass(frozen=True)
