@@ -229,3 +229,12 @@ def test_extraction_is_skipped_when_blocked_and_errors_are_swallowed(tmp_path: P
 
 def test_fallback_tokenizer_splits_words_and_han_bigrams() -> None:
     assert _simple_tokens("偏好设置 java17 x") == {"偏好", "好设", "设置", "java17"}
+
+
+def test_an_empty_store_answers_a_query_without_building_the_retriever(tmp_path: Path) -> None:
+    mgr = manager(tmp_path)
+    assert mgr.context_for_query("项目用哪个 Java 版本", 500) == ""
+    assert mgr._retriever is None  # its modules (and numpy) were not needed
+    assert mgr.store_fact("项目使用 Java 17").status == WriteStatus.STORED
+    assert "Java 17" in mgr.context_for_query("项目用哪个 Java 版本", 500)
+    assert mgr._retriever is not None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import signal
@@ -167,6 +168,8 @@ def run_oneshot(
     err = stderr or sys.stderr
     cancel = CancelToken()
     emit = _emitter(output_format, out, err)
+    if mode != "react":
+        _import_plan_view_early()
     with _SigintCanceller(cancel):
         finished = backend.run(task, mode, emit, cancel)
     backend.close(timeout=10.0)
@@ -175,8 +178,35 @@ def run_oneshot(
             _write_json(out, {"type": "notice", "level": "info", "text": line})
         else:
             err.write(show_controls(line) + "\n")
+    if output_format == "text":
+        if finished.status == "error":
+            err.write(f"❌ {show_controls(finished.error or '')}\n")
+        elif finished.status == "cancelled":
+            err.write(f"{show_controls(finished.answer)}\n")
+        else:
+            out.write(strip_terminal(finished.answer).rstrip("\n") + "\n")
+    else:
+        _write_json(out, _result(backend, finished))
+    out.flush()
+    return exit_code(finished.status)
+
+
+def _import_plan_view_early() -> None:
+    """The plan view (rich's tables and trees) is first drawn when the planner answers: imported on a daemon
+    thread while the run writes its first ledger entries and waits for the planner, it is ready by then."""
+
+    def load() -> None:
+        with contextlib.suppress(Exception):  # the run imports it again and reports what went wrong
+            import paicli.cli.plan_view  # noqa: F401
+
+    threading.Thread(target=load, name="paicli-plan-view-import", daemon=True).start()
+
+
+def _result(backend: SessionPort, finished: RunFinished) -> dict[str, Any]:
+    """The closing JSON record. Built only for the JSON formats: the banner information it reads the session id
+    from probes the command sandbox (a child process), which a text run has no use for."""
     status = backend.status()
-    result = {
+    return {
         "type": "result",
         "is_error": finished.status in ("error", "cancelled"),
         "result": finished.answer if finished.status != "error" else (finished.error or ""),
@@ -188,17 +218,6 @@ def run_oneshot(
             "cached_input_tokens": status.cached_tokens,
         },
     }
-    if output_format == "text":
-        if finished.status == "error":
-            err.write(f"❌ {show_controls(finished.error or '')}\n")
-        elif finished.status == "cancelled":
-            err.write(f"{show_controls(finished.answer)}\n")
-        else:
-            out.write(strip_terminal(finished.answer).rstrip("\n") + "\n")
-    else:
-        _write_json(out, result)
-    out.flush()
-    return exit_code(finished.status)
 
 
 def _write_json(out: TextIO, obj: dict[str, Any]) -> None:

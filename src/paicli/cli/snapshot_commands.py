@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from paicli.cli.backend import CommandReply
 from paicli.cli.commands import is_yes
-from paicli.cli.render import say
 from paicli.config import knobs
 from paicli.redact import Redactor
 from paicli.snapshots.git import SnapshotError
@@ -23,6 +22,8 @@ from paicli.snapshots.report import list_text, plan_text, result_text, status_te
 from paicli.snapshots.tool import RevertTurn
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from paicli.cli.commands import CommandContext
     from paicli.cli.compose import Components
 
@@ -107,11 +108,17 @@ class SnapshotCommands:
         return CommandReply(result_text(result), ok=not result.conflicts)
 
 
+def _say(console: Console, text: str, style: str | None = None) -> None:
+    from paicli.cli.printing import say  # REPL commands only: rich stays off a -p run's start-up
+
+    say(console, text, style)
+
+
 def _commands(ctx: CommandContext) -> SnapshotCommands | None:
     found = ctx.session.snapshots
     if found is not None:
         return found
-    say(ctx.io.console, "📸 这个会话没有工作区快照功能。", "yellow")
+    _say(ctx.io.console, "📸 这个会话没有工作区快照功能。", "yellow")
     return None
 
 
@@ -119,11 +126,11 @@ def confirmed(ctx: CommandContext, commands: SnapshotCommands, question: str) ->
     if commands.yes:
         return True
     if not ctx.io.interactive:
-        say(ctx.io.console, NO_HUMAN, "yellow")
+        _say(ctx.io.console, NO_HUMAN, "yellow")
         return False
     answer = ctx.io.ask(question)
     if answer is None or not is_yes(answer):
-        say(ctx.io.console, "已取消，文件保持不变。", "yellow")
+        _say(ctx.io.console, "已取消，文件保持不变。", "yellow")
         return False
     return True
 
@@ -146,7 +153,7 @@ def restore_command(ctx: CommandContext, args: str) -> None:
         return
     if not args.strip():
         ctx.reply(commands.report("list"))
-        say(ctx.io.console, "用法: /restore <编号>，例如 /restore 1（即 /undo）")
+        _say(ctx.io.console, "用法: /restore <编号>，例如 /restore 1（即 /undo）")
         return
     plan, reply = commands.plan(int(args))
     ctx.reply(reply)

@@ -197,7 +197,13 @@ class MemoryManager:
         self._warm("warm_index", self.project_key)
 
     def flush_index(self, timeout: float = 10.0) -> None:
-        """At shutdown: write a pending index save now, so the next process finds it current."""
+        """At shutdown: write a pending index save now, so the next process finds it current (and let a prefix
+        file being written for jieba land: a run that exits first would leave the next one the whole load)."""
+        import sys
+
+        tokenize = sys.modules.get("paicli.memory.tokenize")
+        if tokenize is not None:
+            tokenize.wait_for_prefix_file(timeout)
         flush = getattr(self._retriever, "flush_index", None)
         if callable(flush):
             try:
@@ -216,6 +222,8 @@ class MemoryManager:
 
     def context_for_query(self, query: str, max_tokens: int, exclude_text: str = "") -> str:
         """The `## 相关长期记忆` block for a query; "" when retrieval fails (a turn must never fail on it)."""
+        if self._retriever is None and not self.has_memories():
+            return ""  # nothing to rank: the retriever's modules (and numpy) stay unloaded
         retriever = self._default_retriever()
         if retriever is None:
             return ""

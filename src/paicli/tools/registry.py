@@ -15,8 +15,8 @@ Handler = Callable[[Args, ToolContext], ToolOutput]
 
 READ_FILE = ToolSpec(
     "read_file",
-    "读项目内文本文件（带行号）。不给 offset/limit 读全文，给任一个则按行分段（默认 200 行，最多 2000）；"
-    "超过 5MB 的文件不要整体读。",
+    "读文本文件（带行号）。不给 offset/limit 读全文，给任一个则按行分段（默认 200 行，最多 2000）；"
+    "超过 5MB 的文件须分段读。",
     (
         Param("path", "string", "相对项目根目录", required=True),
         Param("offset", "integer", "", minimum=1),
@@ -88,7 +88,7 @@ GREP_CODE = ToolSpec(
 )
 EXECUTE_COMMAND = ToolSpec(
     "execute_command",
-    "在项目根目录用 bash -c 执行，返回合并输出和退出码；60 秒超时（终止整个进程组）；勿运行交互式或常驻命令。",
+    "在项目根目录用 bash -c 执行，返回合并输出和退出码；60 秒超时即终止整个进程组；勿运行交互式或常驻命令。",
     (Param("command", "string", "", required=True),),
     command_param="command",
     auto_approve=True,

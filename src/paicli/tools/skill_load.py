@@ -42,8 +42,8 @@ class PromptSource(Protocol):
 
 LOAD_SKILL = ToolSpec(
     "load_skill",
-    "加载“可用 Skills”中某个 Skill 的完整指引（注入在工具结果后），照它继续。长正文分段，按提示用 offset 续读；"
-    "file 可读该 Skill 目录内的其他文件。",
+    "加载某个可用 Skill 的完整指引（注入在工具结果后）。长正文分段，按提示用 offset 续读；"
+    "file 读该 Skill 目录内的其他文件。",
     (
         Param("name", "string", "", required=True),
         Param("file", "string", "默认 SKILL.md"),
