@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from paicli.agent.events import EventSink
@@ -13,18 +14,27 @@ from paicli.cancel import CancelToken
 from paicli.llm.messages import ToolCall
 from paicli.tools.base import ToolResult
 
-WRITING_TOOLS = frozenset({"write_file", "edit_file"})
+
+@functools.cache
+def file_writers() -> Mapping[str, str]:
+    """Each built-in tool whose spec writes its path argument, with that argument's name."""
+    from paicli.tools.registry import builtin_specs
+
+    return {
+        spec.name: spec.path_params[0] for spec in builtin_specs() if spec.writes_files and spec.path_params
+    }
 
 
 def written_path(call: ToolCall, result: ToolResult) -> str | None:
     """The path a call wrote, when it is a file write that ran and succeeded."""
-    if call.name not in WRITING_TOOLS or not result.success or result.blocked:
+    param = file_writers().get(call.name)
+    if param is None or not result.success or result.blocked:
         return None
     try:
         arguments = json.loads(call.arguments)
     except ValueError:
         return None
-    path = arguments.get("path") if isinstance(arguments, dict) else None
+    path = arguments.get(param) if isinstance(arguments, dict) else None
     return path.strip() if isinstance(path, str) and path.strip() else None
 
 
