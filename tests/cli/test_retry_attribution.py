@@ -13,10 +13,7 @@ import pytest
 from paicli.agent.events import AgentEvent, Notice, RunFinished
 from paicli.cancel import CancelToken
 from paicli.cli.app_backend import AppBackend
-from paicli.cli.compose import build_components
-from paicli.config.env import EnvLookup
-from paicli.config.settings import load_settings
-from paicli.tools.approval import AutoApprover
+from tests.cli.served_session import served_parts
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 pytestmark = pytest.mark.timeout(60)
@@ -80,24 +77,17 @@ def _run(backend: AppBackend, text: str) -> tuple[RunFinished, list[AgentEvent]]
 
 
 def test_the_extractors_retry_is_not_shown_as_a_retry_of_the_next_turn(tmp_path: Path) -> None:
-    project = tmp_path / "project"
-    project.mkdir()
     script = Script()
     with FakeOpenAIServer(responder=script) as server:
-        env = EnvLookup(
-            environ={
-                "HOME": str(tmp_path),
-                "PAICLI_HOME": str(tmp_path / ".paicli"),
-                "PAICLI_BASE_URL": server.base_url,
-                "PAICLI_MODEL": "fake-model",
-                "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "true",
-                "PAICLI_LLM_MAX_RETRIES": "3",
-                "PAICLI_LLM_RETRY_BACKOFF": "0",
-                "PAICLI_LOCAL_PORTS": "off",
-            },
-            cwd=project,
+        parts = served_parts(
+            tmp_path,
+            server.base_url,
+            auto_extract=True,
+            PAICLI_LLM_MAX_RETRIES="3",
+            PAICLI_LLM_RETRY_BACKOFF="0",
+            PAICLI_LOCAL_PORTS="off",
         )
-        backend = AppBackend(build_components(load_settings(env, cwd=project), env, AutoApprover(), yes=True))
+        backend = AppBackend(parts)
         saved = threading.Event()
         backend.set_notice_listener(saved.set)
         try:

@@ -12,11 +12,10 @@ from paicli.cli.app_backend import AppBackend
 from paicli.cli.compose import build_components
 from paicli.cli.replay import COMPACTED_NOTE
 from paicli.cli.session_restore import last_answer
-from paicli.config.env import EnvLookup
 from paicli.config.settings import load_settings
 from paicli.llm.messages import Message, ToolCall
 from paicli.tools.approval import AutoApprover, DenyingApprover
-from tests.cli.served_session import served_parts
+from tests.cli.served_session import served_env, served_parts
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, is_summary_request
 
 pytestmark = pytest.mark.timeout(60)
@@ -74,17 +73,7 @@ def test_resuming_a_compacted_session_replays_its_last_turns_from_the_ledger(tmp
             "没有发布。",
             "回答三。",
         )
-        env = EnvLookup(
-            environ={
-                "HOME": str(tmp_path),
-                "PAICLI_HOME": str(tmp_path / ".paicli"),
-                "PAICLI_BASE_URL": server.base_url,
-                "PAICLI_MODEL": "fake-model",
-                "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false",
-                "PAICLI_RESUME_REPLAY_TURNS": "2",
-            },
-            cwd=project,
-        )
+        env = served_env(tmp_path, server.base_url, PAICLI_RESUME_REPLAY_TURNS="2")
         settings = load_settings(env, cwd=project)
         first = AppBackend(build_components(settings, env, DenyingApprover(), yes=False))
         for text in ("问题一", "发布到 npm", "问题三"):

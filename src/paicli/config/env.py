@@ -16,6 +16,15 @@ TRUTHY = frozenset({"1", "true", "yes", "on"})
 FALSY = frozenset({"0", "false", "no", "off"})
 
 
+def parse_bool(key: str, raw: str) -> bool:
+    lowered = raw.lower()
+    if lowered in TRUTHY:
+        return True
+    if lowered in FALSY:
+        return False
+    raise ConfigError(f"{key}={raw!r} 无效：请使用 true/false、1/0、yes/no 或 on/off")
+
+
 class ConfigError(Exception):
     """An invalid setting: the CLI prints the one-line message and exits 2."""
 
@@ -221,12 +230,7 @@ class EnvLookup:
         raw = self.get(key)
         if raw is None:
             return default
-        lowered = raw.lower()
-        if lowered in TRUTHY:
-            return True
-        if lowered in FALSY:
-            return False
-        raise ConfigError(f"{key}={raw!r} 无效：请使用 true/false、1/0、yes/no 或 on/off")
+        return parse_bool(key, raw)
 
     def get_int(self, key: str, default: int, minimum: int | None = None, maximum: int | None = None) -> int:
         raw = self.get(key)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Generic, TypeVar
 
-from paicli.config.env import FALSY, TRUTHY, ConfigError, EnvLookup
+from paicli.config.env import ConfigError, EnvLookup, parse_bool
 
 T = TypeVar("T", covariant=True)
 
@@ -46,13 +46,7 @@ class Knob(Generic[T]):
 # ---------------------------------------------------------------- parsers
 
 
-def bool_parser(key: str, raw: str) -> bool:
-    lowered = raw.lower()
-    if lowered in TRUTHY:
-        return True
-    if lowered in FALSY:
-        return False
-    raise ConfigError(f"{key}={raw!r} 无效：请使用 true/false、1/0、yes/no 或 on/off")
+bool_parser = parse_bool
 
 
 def _range_error(
