@@ -152,14 +152,19 @@ def kill_group(process: Child) -> None:
             time.sleep(0.01)
 
 
-def marked_processes(marker: str) -> list[int]:
-    """Pids (other than ours) whose environment holds `MARKER_ENV=marker` (Linux /proc; [] elsewhere)."""
+_PF_KTHREAD = 0x00200000
+
+
+def marked_processes(marker: str) -> tuple[list[int], bool]:
+    """Pids (other than ours) whose environment holds `MARKER_ENV=marker` (Linux /proc; [] elsewhere), and
+    whether some user process showed no environment at all: one caught inside execve, which may be marked."""
     needle = f"{MARKER_ENV}={marker}".encode()
     found: list[int] = []
+    unsure = False
     try:
         entries = list(_PROC.iterdir())
     except OSError:
-        return found
+        return found, unsure
     for entry in entries:
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
             continue
@@ -169,22 +174,33 @@ def marked_processes(marker: str) -> list[int]:
             continue
         if needle in environ.split(b"\0"):
             found.append(int(entry.name))
-    return found
+        elif not environ and not _kernel_thread(entry):
+            unsure = True
+    return found, unsure
+
+
+def _kernel_thread(entry: Path) -> bool:
+    try:
+        flags = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[6])
+    except (OSError, IndexError, ValueError):
+        return True  # gone, or not a process we could have started
+    return bool(flags & _PF_KTHREAD)
 
 
 def kill_leftovers(process: Child, marker: str) -> None:
-    """After the command: its process group, then anything that escaped it but still carries the marker."""
+    """After the command: its process group, then anything that escaped it but still carries the marker. A
+    process between two execs shows an empty environment for a moment, so an unsure scan is taken again."""
     process.poll()
     if _group_alive(process.pid):
         kill_group(process)
-    for _ in range(3):  # a dying parent may fork once more; a few passes settle it
-        pids = marked_processes(marker)
-        if not pids:
+    for _ in range(6):  # a dying parent may fork once more; a few passes settle it
+        pids, unsure = marked_processes(marker)
+        if not pids and not unsure:
             return
         for pid in pids:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
-        time.sleep(0.05)
+        time.sleep(0.05 if pids else 0.01)
 
 
 def _group_alive(pgid: int) -> bool:
