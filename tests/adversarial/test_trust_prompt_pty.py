@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import re
-import select
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.cli.paicli_proc import paicli_env
+from tests.cli.pty_terminal import PtyTerminal
 from tests.fakes.openai_server import FakeOpenAIServer
 
 pty = pytest.importorskip("pty")
@@ -19,47 +15,14 @@ pytestmark = pytest.mark.timeout(120)
 QUESTION = "是否信任此文件夹并启用这些配置？"
 
 
-class Terminal:
+class Terminal(PtyTerminal):
     def __init__(self, cwd: Path, env: dict[str, str]) -> None:
-        env = dict(env, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color", COLUMNS="120", LINES="40")
-        self.pid, self.fd = pty.fork()
-        if self.pid == 0:  # child
-            os.chdir(cwd)
-            os.execvpe(sys.executable, [sys.executable, "-m", "paicli"], env)
-        self.seen = b""
-
-    def expect(self, pattern: str, timeout: float = 60.0) -> str:
-        deadline = time.monotonic() + timeout
-        while pattern not in self.plain():
-            remaining = deadline - time.monotonic()
-            assert remaining > 0, f"{pattern!r} not seen in:\n{self.plain()[-2000:]}"
-            ready, _, _ = select.select([self.fd], [], [], min(0.2, remaining))
-            if ready:
-                try:
-                    self.seen += os.read(self.fd, 65536)
-                except OSError:
-                    break
-        return self.plain()
-
-    def plain(self) -> str:
-        return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", self.seen.decode("utf-8", "replace"))
-
-    def send(self, text: str) -> None:
-        os.write(self.fd, text.encode())
+        super().__init__(["-m", "paicli"], env, cwd, columns=120, lines=40)
 
     def finish(self) -> str:
         self.send("\x04")  # Ctrl+D at the prompt exits
-        while True:
-            try:
-                ready, _, _ = select.select([self.fd], [], [], 30)
-                chunk = os.read(self.fd, 65536) if ready else b""
-            except OSError:
-                break
-            if not chunk:
-                break
-            self.seen += chunk
-        os.waitpid(self.pid, 0)
-        os.close(self.fd)
+        self.drain()
+        self.close()
         return self.plain()
 
 

@@ -16,6 +16,7 @@ import pytest
 from paicli.cli.busy_session import claim_session
 from paicli.session.flock import in_use
 from tests.cli.paicli_proc import paicli_env, run_paicli, start_paicli
+from tests.cli.pty_terminal import PtyTerminal
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="flock")
@@ -187,51 +188,18 @@ def test_the_interactive_choice(
         assert "只读可见的问题" in capsys.readouterr().out
 
 
-class Terminal:
+class Terminal(PtyTerminal):
     """`paicli` in a pseudo-terminal, so the interactive question is the real thing."""
 
     def __init__(self, args: list[str], env: dict[str, str], cwd: Path) -> None:
-        import pty
+        super().__init__(["-m", "paicli", *args], env, cwd)
 
-        env = dict(env, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color", COLUMNS="100", LINES="30")
-        self.pid, self.fd = pty.fork()
-        if self.pid == 0:  # child
-            os.chdir(cwd)
-            os.execvpe(sys.executable, [sys.executable, "-m", "paicli", *args], env)
-        self.seen = b""
-
-    def expect(self, pattern: str, timeout: float = WAIT) -> None:
-        import select
-        import time
-
-        deadline = time.monotonic() + timeout
-        while pattern not in self.plain():
-            remaining = deadline - time.monotonic()
-            assert remaining > 0, f"{pattern!r} not seen in:\n{self.plain()[-2000:]}"
-            ready, _, _ = select.select([self.fd], [], [], min(0.2, remaining))
-            if ready:
-                try:
-                    self.seen += os.read(self.fd, 65536)
-                except OSError:
-                    break
-
-    def plain(self) -> str:
-        import re
-
-        return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", self.seen.decode("utf-8", "replace"))
-
-    def send(self, text: str) -> None:
-        os.write(self.fd, text.encode())
+    def expect(self, pattern: str, timeout: float = WAIT) -> str:
+        return super().expect(pattern, timeout)
 
     def close(self) -> int:
-        import contextlib
-
-        with contextlib.suppress(OSError):
-            while os.read(self.fd, 65536):
-                pass
-        _, status = os.waitpid(self.pid, 0)
-        os.close(self.fd)
-        return os.waitstatus_to_exitcode(status)
+        self.drain(WAIT)
+        return os.waitstatus_to_exitcode(super().close())
 
 
 @pytest.mark.timeout(300)

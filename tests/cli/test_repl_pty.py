@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import os
-import re
-import select
-import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
+
+from tests.cli.pty_terminal import PtyTerminal
 
 pty = pytest.importorskip("pty")
 pytestmark = pytest.mark.timeout(60)
@@ -36,40 +34,15 @@ CHILD = textwrap.dedent(
 )
 
 
-class Terminal:
+class Terminal(PtyTerminal):
     def __init__(self, tmp_path: Path, child: str = CHILD) -> None:
         root = Path(__file__).resolve().parents[2]
-        env = dict(os.environ, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm-256color", COLUMNS="100", LINES="30")
-        self.pid, self.fd = pty.fork()
-        if self.pid == 0:  # child
-            os.chdir(tmp_path)
-            os.execvpe(sys.executable, [sys.executable, "-c", child, str(root), str(tmp_path / "h")], env)
-        self.seen = b""
+        super().__init__(["-c", child, str(root), str(tmp_path / "h")], os.environ, tmp_path)
 
-    def expect(self, pattern: str, timeout: float = 20.0) -> None:
-        deadline = time.monotonic() + timeout
-        while pattern not in self.plain():
-            remaining = deadline - time.monotonic()
-            assert remaining > 0, f"{pattern!r} not seen in:\n{self.plain()[-2000:]}"
-            ready, _, _ = select.select([self.fd], [], [], min(0.2, remaining))
-            if ready:
-                try:
-                    self.seen += os.read(self.fd, 65536)
-                except OSError:
-                    break
-        assert pattern in self.plain()
-
-    def plain(self) -> str:
-        text = self.seen.decode("utf-8", "replace")  # whole buffer: a read may split a character
-        return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text)
-
-    def send(self, text: str) -> None:
-        os.write(self.fd, text.encode())
-
-    def close(self) -> int:
-        _, status = os.waitpid(self.pid, 0)
-        os.close(self.fd)
-        return status
+    def expect(self, pattern: str, timeout: float = 20.0) -> str:
+        shown = super().expect(pattern, timeout)
+        assert pattern in shown
+        return shown
 
 
 def test_esc_cancels_a_task_in_a_real_terminal(tmp_path: Path) -> None:
