@@ -9,13 +9,12 @@ import statistics
 import threading
 import time
 
-from tests.fakes.openai_server import FakeOpenAIServer, Reply
-
 from paicli.cancel import Cancelled, CancelToken
 from paicli.llm.client import OpenAIChatClient
 from paicli.llm.messages import Message
 from paicli.llm.protocol import StreamDelta
 from paicli.llm.stream import StreamAssembler
+from paicli.testing.openai_server import FakeOpenAIServer, Reply
 
 
 def bench_assembler(chunks: int = 20_000) -> float:

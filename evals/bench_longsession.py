@@ -34,7 +34,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.fakes.openai_server import (
+from paicli.cancel import CancelToken
+from paicli.cli.app_backend import AppBackend
+from paicli.cli.compose import build_components
+from paicli.config.env import EnvLookup
+from paicli.config.settings import load_settings
+from paicli.memory.entry import new_fact
+from paicli.testing.openai_server import (
     CACHE_BLOCK,
     FakeOpenAIServer,
     Reply,
@@ -42,13 +48,6 @@ from tests.fakes.openai_server import (
     is_summary_request,
     prompt_text,
 )
-
-from paicli.cancel import CancelToken
-from paicli.cli.app_backend import AppBackend
-from paicli.cli.compose import build_components
-from paicli.config.env import EnvLookup
-from paicli.config.settings import load_settings
-from paicli.memory.entry import new_fact
 
 # Measured before this work (commit d748768, paicli profile, same 60 turns without the facts): overhead
 # 1.66 points @16K and 1.40 @32K; 20,143 / 31,665 prompt, 3,183 / 4,311 uncached, 2,771 / 3,801 first-sent
@@ -265,7 +264,7 @@ def unseen_cleared(agent: list[dict[str, Any]]) -> int:
 def rounding_tokens(answered: list[dict[str, Any]], usages: list[dict[str, Any]]) -> int:
     """Per request: the longest token prefix shared with an earlier request minus what the cache served (the
     emulation rounds the shared prefix down to CACHE_BLOCK tokens)."""
-    from tests.fakes.openai_server import _common_prefix, _Tokens
+    from paicli.testing.openai_server import _common_prefix, _Tokens
 
     earlier: list[list[int]] = []
     total = 0

@@ -25,14 +25,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.fakes.openai_server import FakeOpenAIServer, Reply
-
 from evals.bench_prefix import MIXED_TURNS, TOPICS, _mixed_responder, drive
 from paicli.cli.app_backend import AppBackend
 from paicli.cli.compose import build_components
 from paicli.config.env import EnvLookup
 from paicli.config.settings import load_settings
 from paicli.memory.entry import new_fact
+from paicli.testing.openai_server import FakeOpenAIServer, Reply
 from paicli.tools.approval import AutoApprover
 
 SERVER = Path(__file__).resolve().parents[1] / "tests" / "fakes" / "mcp_server.py"

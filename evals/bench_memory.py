@@ -143,9 +143,8 @@ def bench_stored_two(runs: int, task: str = "你好") -> str:
     not the whole dictionary); one without (`hello`) needs no jieba at all."""
     import os
 
-    from tests.fakes.openai_server import FakeOpenAIServer
-
     from evals.sidebyside import bytecode_env, compile_sources, pairs
+    from paicli.testing.openai_server import FakeOpenAIServer
 
     compile_sources(str(Path(__file__).resolve().parents[1] / "src"))
     with tempfile.TemporaryDirectory() as tmp, FakeOpenAIServer(default_reply="好的，完成。") as server:

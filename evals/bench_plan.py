@@ -23,8 +23,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.fakes.openai_server import FakeOpenAIServer, Reply
-
 from evals.sidebyside import bytecode_env, compile_sources, pairs
 from paicli.agent.budget import AgentBudget
 from paicli.agent.events import AgentEvent, RunFinished
@@ -41,6 +39,7 @@ from paicli.llm.client import OpenAIChatClient
 from paicli.prompt.assembler import PromptAssembler
 from paicli.prompt.repository import PromptRepository
 from paicli.session.ledger import ConversationLedger
+from paicli.testing.openai_server import FakeOpenAIServer, Reply
 from paicli.tools.runner import ToolRunner
 
 LATENCY = 1.0

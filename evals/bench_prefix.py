@@ -24,8 +24,6 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from tests.fakes.openai_server import FakeOpenAIServer, Reply
-
 from paicli.agent.events import AgentEvent, ModelCallFinished
 from paicli.cancel import CancelToken
 from paicli.cli.app_backend import AppBackend
@@ -33,6 +31,7 @@ from paicli.cli.compose import build_components
 from paicli.config.env import EnvLookup
 from paicli.config.settings import load_settings
 from paicli.memory.entry import new_fact
+from paicli.testing.openai_server import FakeOpenAIServer, Reply
 from paicli.tools.approval import AutoApprover
 
 CACHED_PRICE = 0.1  # cached input is billed at roughly a tenth of fresh input by prefix-caching providers

@@ -23,13 +23,13 @@ from tempfile import TemporaryDirectory
 from typing import Any
 
 from rich.console import Console
-from tests.cli.fake_backend import FakeBackend, events
-from tests.cli.paicli_proc import paicli_env, start_paicli
-from tests.fakes.openai_server import FakeOpenAIServer
 
 from paicli.agent.events import ModelCallStarted, RunFinished, TextDelta, ToolFinished, ToolStarted
 from paicli.cli.render import EventRenderer, MarkdownBlocks
 from paicli.cli.repl import run_repl
+from paicli.testing.fake_backend import FakeBackend, events
+from paicli.testing.openai_server import FakeOpenAIServer
+from paicli.testing.proc import paicli_env, start_paicli
 from paicli.tools.base import ToolResult
 
 

@@ -165,7 +165,7 @@ def _continue_growth(size_mb: int, resumes: int) -> tuple[float, float, int]:
     import subprocess
     import sys
 
-    from tests.fakes.openai_server import FakeOpenAIServer
+    from paicli.testing.openai_server import FakeOpenAIServer
 
     with tempfile.TemporaryDirectory() as tmp, FakeOpenAIServer(default_reply="好的，完成。") as server:
         home, project = Path(tmp) / "home", Path(tmp) / "project"

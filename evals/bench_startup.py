@@ -20,9 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.fakes.openai_server import FakeOpenAIServer, count_tokens, prompt_text
-
 from evals.sidebyside import bytecode_env, compile_sources, pairs
+from paicli.testing.openai_server import FakeOpenAIServer, count_tokens, prompt_text
 
 
 def _time(cmd: list[str], env: dict[str, str], cwd: str) -> float:

@@ -23,15 +23,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.cli.paicli_proc import paicli_env, run_paicli
-from tests.fakes.openai_server import FakeOpenAIServer, Reply
-
 from evals.retrieval import fresh
 from evals.retrieval.__main__ import DATASET, load, memory_entries
 from paicli.config.env import EnvLookup
 from paicli.memory.entry import MemoryEntry, normalize_project_key
 from paicli.memory.retriever import MemoryRetriever
 from paicli.memory.store import FILE_NAME, LongTermMemory
+from paicli.testing.openai_server import FakeOpenAIServer, Reply
+from paicli.testing.proc import paicli_env, run_paicli
 
 HEADER = "## 相关长期记忆"
 POISON = ("sudo", "都用英文")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.isolated_env import ISOLATED_PREFIXES
+from paicli.testing.isolated_env import ISOLATED_PREFIXES
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -16,6 +16,7 @@ LAYERS = (
     ("mcp",),
     ("agent",),
     ("cli",),
+    ("testing",),
 )
 
 

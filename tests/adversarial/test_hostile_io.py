@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from tests.cli.paicli_proc import paicli_env, run_paicli, start_paicli
-from tests.fakes.openai_server import FakeOpenAIServer, Reply
+from paicli.testing.openai_server import FakeOpenAIServer, Reply
+from paicli.testing.proc import paicli_env, run_paicli, start_paicli
 
 LINUX = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
 WAIT = 90.0

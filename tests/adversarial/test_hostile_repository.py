@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from tests.cli.paicli_proc import paicli_env, run_paicli
-from tests.fakes.openai_server import FakeOpenAIServer, Reply
+from paicli.testing.openai_server import FakeOpenAIServer, Reply
+from paicli.testing.proc import paicli_env, run_paicli
 
 SAVED_KEY = "sk-home-saved-key-0123456789abcdef"
 ENVIRON_SECRET = "FAKE_ENVIRON_TOKEN=ghp_environ0123456789abcdefABCDEF012345"

@@ -11,8 +11,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from tests.cli.paicli_proc import paicli_env, run_paicli
-from tests.fakes.openai_server import FakeOpenAIServer, Reply, count_tokens, prompt_text, validate_request
+from paicli.testing.openai_server import FakeOpenAIServer, Reply, count_tokens, prompt_text, validate_request
+from paicli.testing.proc import paicli_env, run_paicli
 
 KEY = "sk-hostile-session-0123456789abcdefXYZ"
 OTHER_SECRETS = ("hunter2hunter2", "wJalrXUtnFEMIK7MDENG", "tok.abc.defghijk", "s3cr3t-db-pass")

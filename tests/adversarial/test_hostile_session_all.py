@@ -17,6 +17,15 @@ from typing import Any
 
 import pytest
 
+from paicli.testing.openai_server import (
+    FakeOpenAIServer,
+    Reply,
+    count_tokens,
+    is_summary_request,
+    prompt_text,
+    validate_request,
+)
+from paicli.testing.proc import paicli_env, run_paicli
 from tests.adversarial.test_hostile_io import FORGED, ODD_MEMORY, processes_with, sleep_token, wait_gone
 from tests.adversarial.test_hostile_session import (
     KEY,
@@ -25,15 +34,6 @@ from tests.adversarial.test_hostile_session import (
     files_under,
     hostile_project,
     hostile_script,
-)
-from tests.cli.paicli_proc import paicli_env, run_paicli
-from tests.fakes.openai_server import (
-    FakeOpenAIServer,
-    Reply,
-    count_tokens,
-    is_summary_request,
-    prompt_text,
-    validate_request,
 )
 
 WINDOW = 8000

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.paicli_proc import paicli_env
+from paicli.testing.openai_server import FakeOpenAIServer
+from paicli.testing.proc import paicli_env
 from tests.cli.pty_terminal import PtyTerminal
-from tests.fakes.openai_server import FakeOpenAIServer
 
 pty = pytest.importorskip("pty")
 pytestmark = pytest.mark.timeout(120)

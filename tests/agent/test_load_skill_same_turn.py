@@ -15,12 +15,12 @@ from paicli.context.types import NO_COMPACTION, CompactionResult, CompactionStep
 from paicli.llm.messages import Message
 from paicli.prompt.assembler import AgentPromptBuilder, PromptAssembler, PromptMode
 from paicli.prompt.repository import PromptRepository
+from paicli.testing.protocol import assert_protocol_valid
+from paicli.testing.scripted_llm import ScriptedLLM, tool_call_reply
 from paicli.tools.skill_load import LoadSkillTool
 from paicli.tools.skills import INDEX_HEADING, SkillCatalog
 from tests.agent.test_react import ListLedger
 from tests.context.helpers import STRUCTURED
-from tests.fakes.protocol import assert_protocol_valid
-from tests.fakes.scripted_llm import ScriptedLLM, tool_call_reply
 from tests.tools.helpers import env, make_runner
 from tests.tools.skill_helpers import catalog, dirs, write_skill
 

@@ -12,8 +12,8 @@ from paicli.agent.events import AgentEvent, Notice
 from paicli.cancel import CancelToken
 from paicli.cli.app_backend import AppBackend
 from paicli.memory.guard import NO_HOST_FACT, YUQUE_FACT, browser_login_fact
+from paicli.testing.openai_server import FakeOpenAIServer, Reply
 from tests.cli.served_session import served_parts
-from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 pytestmark = pytest.mark.timeout(60)
 

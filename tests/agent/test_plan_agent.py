@@ -16,8 +16,8 @@ from paicli.agent.ports import NoMemory, NullContext
 from paicli.cancel import CancelToken
 from paicli.llm.messages import Message
 from paicli.llm.protocol import LLMError
+from paicli.testing.scripted_llm import Request, ScriptedLLM
 from tests.agent.fake_tools import FakeToolRunner
-from tests.fakes.scripted_llm import Request, ScriptedLLM
 
 
 class FakePrompts:
@@ -218,7 +218,7 @@ def test_parallel_task_output_becomes_a_status_not_interleaved_text() -> None:
 
 
 def test_a_blank_final_answer_after_tools_returns_the_tool_results() -> None:
-    from tests.fakes.scripted_llm import tool_call_reply
+    from paicli.testing.scripted_llm import tool_call_reply
 
     def route(request: Request) -> Any:
         if task_name(request) is None:

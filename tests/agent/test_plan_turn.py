@@ -15,9 +15,9 @@ from paicli.cancel import CancelToken
 from paicli.context.estimate import estimate_tokens
 from paicli.llm.messages import ToolCall
 from paicli.session.resume import rebuild_view
+from paicli.testing.scripted_llm import ScriptedLLM
 from paicli.tools.base import ToolResult
 from tests.agent.fake_tools import FakeToolRunner, StaticPrompt
-from tests.fakes.scripted_llm import ScriptedLLM
 from tests.session.helpers import new_ledger, valid_protocol
 
 PLAN = Plan(

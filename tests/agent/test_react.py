@@ -20,9 +20,9 @@ from paicli.cancel import CancelToken
 from paicli.context.types import NO_COMPACTION, CompactionResult, CompactionStep
 from paicli.llm.messages import Message, ToolCall, Usage
 from paicli.llm.protocol import LLMError
+from paicli.testing.protocol import assert_protocol_valid
+from paicli.testing.scripted_llm import ScriptedLLM, tool_call_reply
 from tests.agent.fake_tools import FakeToolRunner, StaticPrompt
-from tests.fakes.protocol import assert_protocol_valid
-from tests.fakes.scripted_llm import ScriptedLLM, tool_call_reply
 
 
 class ListLedger:

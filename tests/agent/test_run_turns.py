@@ -10,11 +10,11 @@ from paicli.agent.events import AgentEvent, RunFinished
 from paicli.agent.plan.agent import PlanDraft
 from paicli.cancel import CancelToken
 from paicli.llm.messages import Message, ToolCall
+from paicli.testing.scripted_llm import Request
 from tests.agent.test_plan_agent import make_agent as make_plan_agent
 from tests.agent.test_plan_agent import task_name
 from tests.agent.test_team_agent import APPROVE, role, steps_reply
 from tests.agent.test_team_agent import make_agent as make_team_agent
-from tests.fakes.scripted_llm import Request
 
 
 def writes(path: str) -> Message:

@@ -17,9 +17,9 @@ from paicli.agent.team.prompts import Role
 from paicli.cancel import CancelToken
 from paicli.llm.messages import Message
 from paicli.llm.protocol import LLMError
+from paicli.testing.protocol import assert_protocol_valid
+from paicli.testing.scripted_llm import Request, ScriptedLLM
 from tests.agent.fake_tools import FakeToolRunner
-from tests.fakes.protocol import assert_protocol_valid
-from tests.fakes.scripted_llm import Request, ScriptedLLM
 
 
 class FakeTeamPrompts:

@@ -13,7 +13,7 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 from rich.console import Console
 
 from paicli.cli.repl import run_repl
-from tests.cli.fake_backend import FakeBackend
+from paicli.testing.fake_backend import FakeBackend
 
 
 def pause(seconds: float) -> None:

@@ -21,7 +21,7 @@ from paicli.cli.command_table import BUILTIN, COMMANDS
 from paicli.cli.commands import CommandContext, CommandSpec, CommandTable, any_args
 from paicli.cli.repl_complete import ReplCompleter
 from paicli.cli.repl_dispatch import Dispatcher
-from tests.cli.fake_backend import FakeBackend
+from paicli.testing.fake_backend import FakeBackend
 
 T = TypeVar("T")
 

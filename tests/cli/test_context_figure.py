@@ -11,8 +11,8 @@ from paicli.cancel import CancelToken
 from paicli.cli.app_backend import AppBackend
 from paicli.cli.statusbar import status_line
 from paicli.context.status import format_tokens
+from paicli.testing.openai_server import FakeOpenAIServer
 from tests.cli.served_session import served_parts
-from tests.fakes.openai_server import FakeOpenAIServer
 
 pytestmark = pytest.mark.timeout(60)
 

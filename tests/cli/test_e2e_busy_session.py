@@ -15,9 +15,9 @@ import pytest
 
 from paicli.cli.busy_session import claim_session
 from paicli.session.flock import in_use
-from tests.cli.paicli_proc import paicli_env, run_paicli, start_paicli
+from paicli.testing.openai_server import FakeOpenAIServer, Reply
+from paicli.testing.proc import paicli_env, run_paicli, start_paicli
 from tests.cli.pty_terminal import PtyTerminal
-from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="flock")
 WAIT = 90.0

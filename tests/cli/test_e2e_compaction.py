@@ -6,8 +6,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.cli.paicli_proc import paicli_env, run_paicli
-from tests.fakes.openai_server import FakeOpenAIServer, Reply, count_tokens, is_summary_request, prompt_text
+from paicli.testing.openai_server import (
+    FakeOpenAIServer,
+    Reply,
+    count_tokens,
+    is_summary_request,
+    prompt_text,
+)
+from paicli.testing.proc import paicli_env, run_paicli
 
 WINDOW = 16_000
 SUMMARY = (

@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from tests.cli.paicli_proc import (
+from paicli.testing.openai_server import FakeOpenAIServer, Reply
+from paicli.testing.proc import (
     ignoring_sigint,
     message_text,
     paicli_command,
@@ -22,7 +23,6 @@ from tests.cli.paicli_proc import (
     run_paicli,
     start_paicli,
 )
-from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 pytestmark = pytest.mark.timeout(240)
 WAIT = 90.0

@@ -9,8 +9,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from tests.cli.paicli_proc import paicli_env, run_paicli
-from tests.fakes.openai_server import FakeOpenAIServer, Reply
+from paicli.testing.openai_server import FakeOpenAIServer, Reply
+from paicli.testing.proc import paicli_env, run_paicli
 
 KEY = "sk-e2e-hardening-0123456789abcdefXYZ"
 

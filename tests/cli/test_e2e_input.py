@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 from paicli.cli.launch import scrub_text
-from tests.cli.paicli_proc import paicli_env, run_paicli
-from tests.fakes.openai_server import FakeOpenAIServer
+from paicli.testing.openai_server import FakeOpenAIServer
+from paicli.testing.proc import paicli_env, run_paicli
 
 
 def run_with_bytes(

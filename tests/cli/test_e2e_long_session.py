@@ -9,8 +9,14 @@ from typing import Any
 
 import pytest
 
-from tests.cli.paicli_proc import paicli_env, run_paicli
-from tests.fakes.openai_server import FakeOpenAIServer, Reply, count_tokens, is_summary_request, prompt_text
+from paicli.testing.openai_server import (
+    FakeOpenAIServer,
+    Reply,
+    count_tokens,
+    is_summary_request,
+    prompt_text,
+)
+from paicli.testing.proc import paicli_env, run_paicli
 
 WINDOW = 16_000
 NOTICE = "自动摘要没有完成"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.paicli_proc import paicli_env, run_paicli
-from tests.fakes.openai_server import FakeOpenAIServer
+from paicli.testing.openai_server import FakeOpenAIServer
+from paicli.testing.proc import paicli_env, run_paicli
 
 pytestmark = pytest.mark.timeout(120)
 

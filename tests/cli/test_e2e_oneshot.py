@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.paicli_proc import paicli_env, run_paicli
-from tests.fakes.openai_server import FakeOpenAIServer, Reply
+from paicli.testing.openai_server import FakeOpenAIServer, Reply
+from paicli.testing.proc import paicli_env, run_paicli
 
 
 def tool_texts(request: dict[str, object]) -> list[str]:

@@ -7,8 +7,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from tests.cli.paicli_proc import killed_at_hang, ledger_entries, message_text, run_served, run_then_stop
-from tests.fakes.openai_server import FakeOpenAIServer, Reply
+from paicli.testing.openai_server import FakeOpenAIServer, Reply
+from paicli.testing.proc import killed_at_hang, ledger_entries, message_text, run_served, run_then_stop
 
 PLANNER_MARK = "Plan Builder"
 

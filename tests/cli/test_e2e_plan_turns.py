@@ -8,10 +8,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.cli.paicli_proc import ledger_entries, message_text, paicli_env, run_paicli, run_served
+from paicli.testing.openai_server import FakeOpenAIServer, Reply
+from paicli.testing.proc import ledger_entries, message_text, paicli_env, run_paicli, run_served
 from tests.cli.test_e2e_plan import is_planner, plan_json, task_of
 from tests.cli.test_e2e_team import APPROVE, role_of, team_plan
-from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 GOAL = "写一份周报"
 FOLLOW_UP = "刚才的计划改了哪些文件？"

@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.cli.paicli_proc import paicli_env, run_paicli
-from tests.fakes.openai_server import FakeOpenAIServer, Reply
+from paicli.testing.openai_server import FakeOpenAIServer, Reply
+from paicli.testing.proc import paicli_env, run_paicli
 
 TURNS = [
     "读一下 README.md，总结一下这个项目",

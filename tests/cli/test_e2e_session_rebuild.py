@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from paicli.context.unseen import OFFLOAD_NOTICE_MARK
-from tests.cli.paicli_proc import paicli_env, run_paicli
+from paicli.testing.openai_server import FakeOpenAIServer, Reply, count_tokens, prompt_text
+from paicli.testing.proc import paicli_env, run_paicli
 from tests.cli.test_e2e_plan import is_planner, plan_json, task_of
 from tests.cli.test_e2e_team import APPROVE, role_of, team_plan
-from tests.fakes.openai_server import FakeOpenAIServer, Reply, count_tokens, prompt_text
 
 MODELS = ("fake-model", "gpt-5-mini")
 

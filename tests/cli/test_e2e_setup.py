@@ -15,8 +15,8 @@ import pytest
 from rich.cells import cell_len
 
 from paicli.config.env import parse_dotenv
-from tests.cli.paicli_proc import paicli_env, run_paicli
-from tests.fakes.openai_server import FakeOpenAIServer
+from paicli.testing.openai_server import FakeOpenAIServer
+from paicli.testing.proc import paicli_env, run_paicli
 
 pty = pytest.importorskip("pty")
 pytestmark = pytest.mark.timeout(120)

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.cli.paicli_proc import paicli_env, run_paicli
-from tests.fakes.openai_server import FakeOpenAIServer, Reply
+from paicli.testing.openai_server import FakeOpenAIServer, Reply
+from paicli.testing.proc import paicli_env, run_paicli
 
 BODY = "# 部署检查\n1. 先运行 make check。\n2. 暗号是 青松-7。"
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.paicli_proc import paicli_env, run_paicli
-from tests.fakes.openai_server import FakeOpenAIServer, Reply
+from paicli.testing.openai_server import FakeOpenAIServer, Reply
+from paicli.testing.proc import paicli_env, run_paicli
 
 ODD = b"caf\xe9 menu.txt"  # not UTF-8
 NEWLINE = b"line\nbreak.txt"

@@ -8,7 +8,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from tests.cli.paicli_proc import (
+from paicli.testing.openai_server import FakeOpenAIServer, Reply, Responder
+from paicli.testing.proc import (
     killed_at_hang,
     ledger_entries,
     message_text,
@@ -18,7 +19,6 @@ from tests.cli.paicli_proc import (
     run_then_stop,
     start_paicli,
 )
-from tests.fakes.openai_server import FakeOpenAIServer, Reply, Responder
 
 APPROVE = '{"approved": true, "summary": "可以", "issues": []}'
 WAIT = 60.0  # generous: the machine is loaded; nothing here depends on speed

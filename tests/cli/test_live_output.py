@@ -16,9 +16,9 @@ from paicli.agent.events import ToolFinished, ToolProgress, ToolStarted
 from paicli.cli.live_output import PREFIX, OutputTail, ThrottledLines, display_line
 from paicli.cli.oneshot import _emitter
 from paicli.cli.render import EventRenderer, WaitSpinner
+from paicli.testing.openai_server import FakeOpenAIServer, Reply
+from paicli.testing.proc import paicli_env
 from paicli.tools.base import ToolResult
-from tests.cli.paicli_proc import paicli_env
-from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 WAIT = 60.0
 

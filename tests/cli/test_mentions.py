@@ -45,7 +45,7 @@ def test_the_session_shows_the_notes_before_the_model_answers(tmp_path: Path) ->
     from paicli.agent.events import AgentEvent, Notice, TextDelta
     from paicli.cancel import CancelToken
     from paicli.cli.app_backend import AppBackend
-    from tests.fakes.openai_server import FakeOpenAIServer
+    from paicli.testing.openai_server import FakeOpenAIServer
 
     project = tmp_path / "project"
     project.mkdir()

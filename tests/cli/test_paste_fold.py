@@ -12,8 +12,8 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from paicli.agent.events import ToolFinished, ToolStarted
 from paicli.cli.paste import PasteStore
 from paicli.cli.summaries import summarize_result
+from paicli.testing.fake_backend import FakeBackend, events
 from paicli.tools.base import ToolResult
-from tests.cli.fake_backend import FakeBackend, events
 from tests.cli.test_repl_interactive import CTRL_D, ENTER, Session, wait_for
 
 pytestmark = pytest.mark.timeout(30)

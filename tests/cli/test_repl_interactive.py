@@ -23,8 +23,8 @@ from paicli.cli.backend import CommandReply, RunMode
 from paicli.cli.command_table import COMMANDS
 from paicli.cli.repl import run_repl
 from paicli.cli.repl_complete import ReplCompleter
+from paicli.testing.fake_backend import FakeBackend, streamed, wait_for_cancel
 from paicli.tools.base import ApprovalRequest
-from tests.cli.fake_backend import FakeBackend, streamed, wait_for_cancel
 from tests.cli.screen import redrawn_after, run_on_screen, shown_after
 
 ESC = "\x1b"

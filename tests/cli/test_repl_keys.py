@@ -18,8 +18,8 @@ from paicli.cancel import CancelToken
 from paicli.cli.approval import ESC_NOTE, TerminalApprover, question_line
 from paicli.cli.backend import CommandReply, RunMode
 from paicli.cli.repl import run_repl
+from paicli.testing.fake_backend import FakeBackend
 from paicli.tools.base import ApprovalReply, ApprovalRequest
-from tests.cli.fake_backend import FakeBackend
 from tests.cli.screen import plain_screen, redrawn_after, run_on_screen, shown_after
 from tests.cli.test_repl_interactive import CTRL_C, CTRL_D, ENTER, ESC, Session, pause, wait_for
 

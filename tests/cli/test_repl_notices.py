@@ -15,10 +15,10 @@ from paicli.agent.events import EventSink, RunFinished, TextDelta
 from paicli.cancel import CancelToken
 from paicli.cli.app_backend import AppBackend
 from paicli.cli.backend import RunMode
-from tests.cli.fake_backend import FakeBackend
+from paicli.testing.fake_backend import FakeBackend
+from paicli.testing.openai_server import FakeOpenAIServer, Reply
 from tests.cli.served_session import served_parts
 from tests.cli.test_repl_interactive import CTRL_D, ENTER, Session, pause
-from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -16,8 +16,8 @@ from rich.console import Console
 from paicli.agent.events import ToolFinished, ToolStarted
 from paicli.cli.backend import SessionSummary
 from paicli.cli.repl import run_repl
+from paicli.testing.fake_backend import FakeBackend, events, streamed, wait_for_cancel
 from paicli.tools.base import ToolResult
-from tests.cli.fake_backend import FakeBackend, events, streamed, wait_for_cancel
 
 
 def drive(backend: FakeBackend, text: str, tmp_path: Path) -> tuple[int, str, str]:
@@ -145,7 +145,7 @@ def test_ctrl_c_cancels_a_piped_run(tmp_path: Path) -> None:
         import io, sys, threading
         from pathlib import Path
         sys.path.insert(0, sys.argv[1])
-        from tests.cli.fake_backend import FakeBackend, wait_for_cancel
+        from paicli.testing.fake_backend import FakeBackend, wait_for_cancel
         from paicli.cli.repl import run_repl
         started = threading.Event()
         backend = FakeBackend(scripts=[wait_for_cancel(started, timeout=20)])

@@ -16,7 +16,7 @@ from paicli.agent.plan.model import Plan, PlanTask, TaskType
 from paicli.cancel import CancelToken
 from paicli.cli.backend import RunMode
 from paicli.cli.repl_plan import supplement_decision
-from tests.cli.fake_backend import FakeBackend
+from paicli.testing.fake_backend import FakeBackend
 from tests.cli.test_repl_interactive import CTRL_D, ENTER, ESC, Session
 from tests.cli.test_repl_piped import drive
 

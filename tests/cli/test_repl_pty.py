@@ -20,7 +20,7 @@ CHILD = textwrap.dedent(
     sys.path.insert(0, sys.argv[1])
     from paicli.agent.events import Notice, RunFinished
     from paicli.cli.repl import run_repl
-    from tests.cli.fake_backend import FakeBackend
+    from paicli.testing.fake_backend import FakeBackend
 
     def run(text, mode, emit, cancel):
         emit(Notice("RUNNING " + text))
@@ -71,7 +71,7 @@ TEAM_CHILD = textwrap.dedent(
     sys.path.insert(0, sys.argv[1])
     from paicli.agent.events import Notice, RunFinished, TaskActivity, TaskStarted
     from paicli.cli.repl import run_repl
-    from tests.cli.fake_backend import FakeBackend
+    from paicli.testing.fake_backend import FakeBackend
 
     def run(text, mode, emit, cancel):
         emit(Notice("MODE " + mode))

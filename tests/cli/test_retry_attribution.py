@@ -13,8 +13,8 @@ import pytest
 from paicli.agent.events import AgentEvent, Notice, RunFinished
 from paicli.cancel import CancelToken
 from paicli.cli.app_backend import AppBackend
+from paicli.testing.openai_server import FakeOpenAIServer, Reply
 from tests.cli.served_session import served_parts
-from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -14,9 +14,9 @@ from paicli.cli.replay import COMPACTED_NOTE
 from paicli.cli.session_restore import last_answer
 from paicli.config.settings import load_settings
 from paicli.llm.messages import Message, ToolCall
+from paicli.testing.openai_server import FakeOpenAIServer, Reply, is_summary_request
 from paicli.tools.approval import AutoApprover, DenyingApprover
 from tests.cli.served_session import served_env, served_parts
-from tests.fakes.openai_server import FakeOpenAIServer, Reply, is_summary_request
 
 pytestmark = pytest.mark.timeout(60)
 

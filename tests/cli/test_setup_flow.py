@@ -17,7 +17,7 @@ from rich.console import Console
 from paicli.cli.first_run import FirstRunResult, PromptSetupIO, discover_for, run_first_setup
 from paicli.config.env import EnvLookup, parse_dotenv
 from paicli.llm.probe import discover_local
-from tests.fakes.openai_server import FakeOpenAIServer
+from paicli.testing.openai_server import FakeOpenAIServer
 
 pytestmark = pytest.mark.timeout(60)
 ENTER = "\r"

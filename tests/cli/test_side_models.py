@@ -15,8 +15,8 @@ from paicli.cli.app_backend import AppBackend
 from paicli.cli.compose import build_components
 from paicli.config.env import EnvLookup
 from paicli.config.settings import load_settings
+from paicli.testing.openai_server import FakeOpenAIServer
 from paicli.tools.approval import AutoApprover
-from tests.fakes.openai_server import FakeOpenAIServer
 
 pytestmark = pytest.mark.timeout(60)
 

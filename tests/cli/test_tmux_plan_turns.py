@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from paicli.testing.openai_server import FakeOpenAIServer
 from tests.cli.test_e2e_plan_turns import (
     FOLLOW_UP,
     GOAL,
@@ -24,7 +25,6 @@ from tests.cli.test_tmux_e2e import (  # noqa: F401 (the terminal fixture and th
     pane,
     pytestmark,
 )
-from tests.fakes.openai_server import FakeOpenAIServer
 
 _CTX = re.compile(r" · ctx ~?([0-9.]+)(k?)/128k")
 

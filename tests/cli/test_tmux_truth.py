@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 
-from tests.cli.paicli_proc import paicli_env
+from paicli.testing.openai_server import FakeOpenAIServer, Reply, is_summary_request
+from paicli.testing.proc import paicli_env
 from tests.cli.test_tmux_e2e import Pane
-from tests.fakes.openai_server import FakeOpenAIServer, Reply, is_summary_request
 
 pytestmark = [
     pytest.mark.timeout(240),

@@ -24,9 +24,9 @@ from typing import Any
 import pytest
 from rich.cells import cell_len
 
-from tests.cli.paicli_proc import paicli_env
+from paicli.testing.openai_server import FakeOpenAIServer, Reply, is_summary_request
+from paicli.testing.proc import paicli_env
 from tests.cli.test_tmux_e2e import WAIT_SECONDS, Pane
-from tests.fakes.openai_server import FakeOpenAIServer, Reply, is_summary_request
 
 pytestmark = [
     pytest.mark.timeout(240),

@@ -14,8 +14,8 @@ from paicli.cli.app_backend import AppBackend
 from paicli.cli.compose import build_components
 from paicli.config.env import EnvLookup
 from paicli.config.settings import load_settings
+from paicli.testing.openai_server import FakeOpenAIServer, Reply
 from paicli.tools.approval import AutoApprover
-from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 pytestmark = pytest.mark.timeout(60)
 CACHED = {"prompt_tokens": 10_000, "completion_tokens": 20, "total_tokens": 10_020}

@@ -12,8 +12,8 @@ from paicli.cancel import CancelToken
 from paicli.cli.app_backend import AppBackend
 from paicli.cli.warmup import MEMORY_DICTIONARY, MEMORY_INDEX, TOKEN_ENCODER, WarmStep, WarmUp, startup_warmup
 from paicli.memory.entry import new_fact
+from paicli.testing.openai_server import FakeOpenAIServer
 from tests.cli.served_session import served_parts
-from tests.fakes.openai_server import FakeOpenAIServer
 
 TIMEOUT = 30
 
@@ -168,7 +168,7 @@ def test_a_cancel_while_waiting_ends_the_run_before_any_request(tmp_path: Path) 
 def test_a_oneshot_run_with_an_empty_store_never_loads_the_dictionary(
     project: Path, isolated_home: Path
 ) -> None:
-    from tests.cli.paicli_proc import paicli_env, run_paicli
+    from paicli.testing.proc import paicli_env, run_paicli
 
     with FakeOpenAIServer(default_reply="好的。") as server:
         proc = run_paicli(["-p", "你好"], paicli_env(isolated_home, server.base_url), project)

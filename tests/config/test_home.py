@@ -13,6 +13,7 @@ from paicli.config.settings import load_settings
 from paicli.memory.locked_file import default_memory_dir
 from paicli.tools.audit import audit_dir
 from paicli.tools.readonly import CommandSite, is_read_only
+from tests.sources import product_sources
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "paicli"
 # The sandbox wrapper is its own small program (stdlib only, for its start-up time): the environment it
@@ -38,7 +39,7 @@ def _reads_of_the_process_environment(path: Path) -> list[int]:
 
 def test_only_config_reads_the_process_environment() -> None:
     found = {}
-    for path in SRC.rglob("*.py"):
+    for path in product_sources(SRC):
         relative = str(path.relative_to(SRC))
         if relative.startswith("config/") or relative in CHILD_PROGRAMS:
             continue
@@ -51,7 +52,7 @@ def test_only_config_reads_the_process_environment() -> None:
 def test_no_module_writes_the_home_into_the_environment() -> None:
     writes = [
         str(path.relative_to(SRC))
-        for path in SRC.rglob("*.py")
+        for path in product_sources(SRC)
         if "environ.setdefault" in path.read_text(encoding="utf-8")
         or "environ[" in path.read_text(encoding="utf-8").replace('os.environ["KEY"]', "")
     ]

@@ -10,6 +10,7 @@ import pytest
 from paicli.config import knobs, knobs_web
 from paicli.config.env import ConfigError, EnvLookup
 from paicli.config.providers import GENERIC, provider
+from tests.sources import product_sources
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src" / "paicli"
@@ -18,7 +19,9 @@ NAME = re.compile(r"\bPAICLI_[A-Z][A-Z0-9_]*\b")
 
 def files_naming(name: str) -> list[str]:
     return sorted(
-        str(path.relative_to(SRC)) for path in SRC.rglob("*.py") if name in path.read_text(encoding="utf-8")
+        str(path.relative_to(SRC))
+        for path in product_sources(SRC)
+        if name in path.read_text(encoding="utf-8")
     )
 
 
@@ -48,7 +51,7 @@ def test_every_paicli_name_in_src_has_one_home() -> None:
         homes[key] = "config/providers.py"
     homes["PAICLI_SKILL_INJECTION"] = "context/internal.py"  # a protocol marker, not a setting
     homes["PAICLI_COMMAND_MARKER"] = "tools/shell.py"  # tags a command's processes, not a setting
-    for path in SRC.rglob("*.py"):
+    for path in product_sources(SRC):
         relative = str(path.relative_to(SRC))
         for name in set(NAME.findall(path.read_text(encoding="utf-8"))):
             assert homes.get(name) == relative, f"{name} in {relative}: declare it in config/knobs.py"

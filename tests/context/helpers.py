@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from paicli.llm.messages import Message, ToolCall
-from tests.fakes.protocol import assert_protocol_valid
+from paicli.testing.protocol import assert_protocol_valid
 
 STRUCTURED = (
     "## 当前目标与成功条件\n完成重构\n"

@@ -8,7 +8,7 @@ import json
 import pytest
 from evals.bench_longsession import Figures, first_sent_tokens, parse_windows, table, verdicts
 
-from tests.fakes.openai_server import count_tokens
+from paicli.testing.openai_server import count_tokens
 
 
 def test_windows_accept_plain_and_k_forms_and_keep_order() -> None:

@@ -19,12 +19,12 @@ from paicli.context.offload import ToolResultOffloader
 from paicli.context.profile import ContextProfile
 from paicli.context.tokens import TokenCounter
 from paicli.llm.client import OpenAIChatClient
+from paicli.testing.openai_server import FakeOpenAIServer, Reply, _Tokens, is_summary_request, prompt_text
 from paicli.tools.approval import AutoApprover
 from paicli.tools.runner import ToolRunner
 from tests.agent.fake_tools import StaticPrompt
 from tests.context.conftest import MakeEnv
 from tests.context.helpers import STRUCTURED
-from tests.fakes.openai_server import FakeOpenAIServer, Reply, _Tokens, is_summary_request, prompt_text
 
 WINDOW = 16_000
 

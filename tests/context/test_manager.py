@@ -12,9 +12,9 @@ from paicli.context.summary import SharedPrefix, SummaryOutcome
 from paicli.context.tokens import TokenCounter
 from paicli.llm.messages import Message, Usage
 from paicli.llm.protocol import LLMClient, LLMError
+from paicli.testing.scripted_llm import ScriptedLLM
 from tests.context.conftest import MakeEnv
 from tests.context.helpers import STRUCTURED, assert_pairs_valid, tool_round
-from tests.fakes.scripted_llm import ScriptedLLM
 
 
 @dataclass

@@ -22,10 +22,10 @@ from paicli.context.profile import ContextProfile
 from paicli.context.tokens import TokenCounter
 from paicli.context.unseen import OFFLOAD_NOTICE_MARK
 from paicli.llm.messages import Message
+from paicli.testing.protocol import assert_protocol_valid
+from paicli.testing.scripted_llm import Request, ScriptedLLM, tool_call_reply
 from tests.agent.test_plan_agent import FakePrompts, Ledger, plan_reply
 from tests.agent.test_team_agent import APPROVE, FakeTeamPrompts, role, steps_reply
-from tests.fakes.protocol import assert_protocol_valid
-from tests.fakes.scripted_llm import Request, ScriptedLLM, tool_call_reply
 from tests.tools.helpers import env, make_runner
 
 WINDOW = 8_000

@@ -13,11 +13,11 @@ from paicli.context.profile import ContextProfile
 from paicli.context.tokens import TokenCounter
 from paicli.llm.messages import Message
 from paicli.llm.protocol import LLMError
+from paicli.testing.scripted_llm import ScriptedLLM
 from tests.context.conftest import MakeEnv
 from tests.context.helpers import STRUCTURED, assert_pairs_valid, tool_round
 from tests.context.test_clearing import history_with_tool_rounds
 from tests.context.test_manager import chat_history, tool_history
-from tests.fakes.scripted_llm import ScriptedLLM
 
 ARTICLE_SUMMARY_PROMPT_HEAD = (
     "请把下面的对话历史整理成可供 Agent 继续工作的简明记录，按以下标题输出：\n"

@@ -7,8 +7,8 @@ from paicli.context.profile import ContextProfile
 from paicli.context.session_memory import SessionMemoryCompactor, preserve_from
 from paicli.context.tokens import TokenCounter
 from paicli.llm.messages import Message
+from paicli.testing.scripted_llm import Request, ScriptedLLM
 from tests.context.helpers import STRUCTURED
-from tests.fakes.scripted_llm import Request, ScriptedLLM
 
 COUNTER = TokenCounter("heuristic")
 TRIGGER = 80_000

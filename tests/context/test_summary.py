@@ -11,8 +11,8 @@ from paicli.context.summary import (
 from paicli.context.tokens import TokenCounter
 from paicli.llm.messages import Message
 from paicli.llm.protocol import LLMError
+from paicli.testing.scripted_llm import Request, ScriptedLLM, tool_call_reply
 from tests.context.helpers import STRUCTURED, assert_pairs_valid, tool_round
-from tests.fakes.scripted_llm import Request, ScriptedLLM, tool_call_reply
 
 COUNTER = TokenCounter("heuristic")
 SUMMARY_HEADING = "[已压缩的历史对话摘要]"

@@ -10,7 +10,7 @@ from paicli.config.env import EnvLookup
 from paicli.memory.background import BackgroundExtraction, manager_job
 from paicli.memory.extractor import AutoFactExtractor, store_extracted
 from paicli.memory.store import LongTermMemory
-from tests.fakes.scripted_llm import Request, ScriptedLLM
+from paicli.testing.scripted_llm import Request, ScriptedLLM
 
 REPLY = json.dumps({"facts": [{"quote": "我偏好简洁的回答"}]}, ensure_ascii=False)
 

@@ -152,7 +152,7 @@ def test_runner_rejects_a_dataset_whose_gold_is_not_verbatim(
 def test_live_mode_runs_through_the_real_client_against_a_loopback_server(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from tests.fakes.openai_server import FakeOpenAIServer
+    from paicli.testing.openai_server import FakeOpenAIServer
 
     cases = load_cases(GOLDEN)
 
@@ -180,7 +180,7 @@ def test_live_mode_runs_through_the_real_client_against_a_loopback_server(
 def test_live_mode_says_when_the_extraction_calls_fail(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from tests.fakes.openai_server import FakeOpenAIServer, Reply
+    from paicli.testing.openai_server import FakeOpenAIServer, Reply
 
     monkeypatch.chdir(tmp_path)
     with FakeOpenAIServer(responder=lambda body: Reply.error(401, "bad key")) as server:

@@ -18,7 +18,7 @@ from paicli.memory.extractor import (
 )
 from paicli.memory.manager import MemoryManager
 from paicli.memory.store import LongTermMemory
-from tests.fakes.scripted_llm import ScriptedLLM
+from paicli.testing.scripted_llm import ScriptedLLM
 
 NOW = datetime(2026, 9, 23, tzinfo=timezone.utc)
 

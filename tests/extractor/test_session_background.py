@@ -10,8 +10,8 @@ from typing import Any
 
 from paicli.cancel import CancelToken
 from paicli.cli.app_backend import AppBackend
+from paicli.testing.openai_server import FakeOpenAIServer, Reply
 from tests.cli.served_session import served_parts
-from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 CONVENTION = "我们团队约定所有提交信息都用中文书写"
 

@@ -12,7 +12,7 @@ from paicli.cancel import Cancelled, CancelToken
 from paicli.llm.client import ClientOptions, OpenAIChatClient
 from paicli.llm.messages import Message, ToolCall, Usage
 from paicli.llm.protocol import LLMError, StreamDelta
-from tests.fakes.openai_server import FakeOpenAIServer, Reply
+from paicli.testing.openai_server import FakeOpenAIServer, Reply
 
 TOOLS = [{"type": "function", "function": {"name": "read_file", "parameters": {"type": "object"}}}]
 

@@ -12,7 +12,7 @@ import pytest
 
 from paicli.llm.client import OpenAIChatClient
 from paicli.llm.messages import Message
-from tests.fakes.openai_server import FakeOpenAIServer, Reply, validate_request
+from paicli.testing.openai_server import FakeOpenAIServer, Reply, validate_request
 
 
 def call(id_: str, name: str = "read_file", args: str = "{}") -> dict[str, Any]:

@@ -14,7 +14,7 @@ from paicli.config.providers import LOCAL_SERVERS
 from paicli.config.settings import local_server_ports
 from paicli.config.validate import validate_knobs
 from paicli.llm.probe import discover_local, list_models, one_token, probe_local
-from tests.fakes.openai_server import FakeOpenAIServer
+from paicli.testing.openai_server import FakeOpenAIServer
 
 pytestmark = pytest.mark.timeout(60)
 

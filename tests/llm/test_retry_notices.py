@@ -9,7 +9,7 @@ from paicli.agent.plan.parallel import run_all
 from paicli.llm.client import OpenAIChatClient
 from paicli.llm.messages import Message
 from paicli.llm.notices import RetryListener, retry_notices
-from tests.fakes.openai_server import FakeOpenAIServer, Reply
+from paicli.testing.openai_server import FakeOpenAIServer, Reply
 
 Heard = list[tuple[int, int, str]]
 

@@ -14,7 +14,7 @@ from paicli.llm.protocol import LLMError
 from paicli.llm.tool_fallback import ToolFallbackClient, ToolSupport, rejects_tools
 from paicli.prompt.assembler import PromptAssembler, PromptMode
 from paicli.prompt.repository import PromptRepository
-from tests.fakes.openai_server import FakeOpenAIServer, Reply
+from paicli.testing.openai_server import FakeOpenAIServer, Reply
 
 pytestmark = pytest.mark.timeout(60)
 TOOLS = [{"type": "function", "function": {"name": "read_file", "parameters": {"type": "object"}}}]

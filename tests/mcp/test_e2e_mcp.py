@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from tests.cli.paicli_proc import message_text, paicli_env, run_paicli
-from tests.fakes.openai_server import FakeOpenAIServer, Reply
+from paicli.testing.openai_server import FakeOpenAIServer, Reply
+from paicli.testing.proc import message_text, paicli_env, run_paicli
 from tests.mcp.conftest import stdio_entry, write_config
 
 

@@ -18,7 +18,7 @@ from paicli.memory.project import (
     survey_project,
     utf16_prefix,
 )
-from tests.fakes.scripted_llm import ScriptedLLM
+from paicli.testing.scripted_llm import ScriptedLLM
 
 
 def _write(path: Path, text: str) -> Path:

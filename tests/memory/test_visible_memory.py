@@ -7,8 +7,8 @@ from pathlib import Path
 from paicli.config.env import EnvLookup
 from paicli.memory.entry import new_fact
 from paicli.memory.store import LongTermMemory
-from tests.cli.paicli_proc import paicli_env, run_paicli
-from tests.fakes.openai_server import FakeOpenAIServer
+from paicli.testing.openai_server import FakeOpenAIServer
+from paicli.testing.proc import paicli_env, run_paicli
 
 
 def test_piped_repl_names_the_injected_memories(tmp_path: Path) -> None:

@@ -12,9 +12,9 @@ import pytest
 from paicli.config.env import EnvLookup
 from paicli.prompt.assembler import PromptAssembler, PromptMode
 from paicli.prompt.repository import PromptRepository
+from paicli.testing.openai_server import count_tokens, prompt_text
 from paicli.tools.registry import builtin_tools
 from paicli.tools.web import WebTools
-from tests.fakes.openai_server import count_tokens, prompt_text
 
 FIXED = {"PAICLI_PROMPT_RUNTIME_DATE": "2026-11-30", "PAICLI_PROMPT_RUNTIME_ZONE": "UTC"}
 BUILTIN = [

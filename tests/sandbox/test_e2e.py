@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.cli.paicli_proc import ledger_entries, paicli_env, run_paicli
-from tests.fakes.openai_server import FakeOpenAIServer, Reply
+from paicli.testing.openai_server import FakeOpenAIServer, Reply
+from paicli.testing.proc import ledger_entries, paicli_env, run_paicli
 
 from .conftest import SSH_KEY, require_landlock
 

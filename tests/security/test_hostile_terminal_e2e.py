@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.paicli_proc import paicli_env
-from tests.fakes.openai_server import FakeOpenAIServer, Reply
+from paicli.testing.openai_server import FakeOpenAIServer, Reply
+from paicli.testing.proc import paicli_env
 
 pty = pytest.importorskip("pty")
 pytestmark = pytest.mark.timeout(240)

@@ -26,9 +26,9 @@ from paicli.context.tokens import TokenCounter
 from paicli.llm.messages import Message, ToolCall
 from paicli.llm.protocol import LLMError
 from paicli.session.ledger import ConversationLedger
+from paicli.testing.scripted_llm import Request, ScriptedLLM
 from tests.agent.fake_tools import FakeToolRunner, StaticPrompt
 from tests.context.helpers import STRUCTURED
-from tests.fakes.scripted_llm import Request, ScriptedLLM
 
 WINDOW = 8_000
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from paicli.llm.messages import Message, ToolCall
 from paicli.session.ledger import ConversationLedger
-from tests.fakes.protocol import protocol_errors
+from paicli.testing.protocol import protocol_errors
 
 
 def counting_clock(start: int = 1_762_400_000_000) -> Callable[[], int]:

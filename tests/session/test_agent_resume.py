@@ -12,9 +12,9 @@ from paicli.context.types import NO_COMPACTION, CompactionResult, CompactionStep
 from paicli.llm.messages import Message, Usage
 from paicli.session.catalog import resume_session
 from paicli.session.resume import load_view
+from paicli.testing.protocol import assert_protocol_valid
+from paicli.testing.scripted_llm import ScriptedLLM, tool_call_reply
 from tests.agent.fake_tools import FakeToolRunner, StaticPrompt
-from tests.fakes.protocol import assert_protocol_valid
-from tests.fakes.scripted_llm import ScriptedLLM, tool_call_reply
 
 from .helpers import new_ledger
 

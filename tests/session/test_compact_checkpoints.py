@@ -17,7 +17,7 @@ from paicli.context.tokens import TokenCounter
 from paicli.context.types import CompactionResult, CompactionStep
 from paicli.llm.messages import Message, ToolCall
 from paicli.session.resume import load_view, rebuild_view
-from tests.fakes.scripted_llm import ScriptedLLM
+from paicli.testing.scripted_llm import ScriptedLLM
 
 from .helpers import new_ledger
 

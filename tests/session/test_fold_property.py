@@ -18,7 +18,7 @@ import pytest
 from paicli.context.clearing import CLEARED_PREFIX
 from paicli.llm.messages import Message
 from paicli.session.resume import load_view
-from tests.fakes.protocol import assert_protocol_valid
+from paicli.testing.protocol import assert_protocol_valid
 
 from .fold_driver import WINDOW, new_session, step
 

@@ -12,7 +12,7 @@ from paicli.agent.events import RunFinished
 from paicli.agent.plan.model import NodeState, Plan, PlanProgress, PlanTask, TaskType
 from paicli.agent.plan.turn import RunStart, run_turn
 from paicli.session.resume import load_view
-from tests.fakes.protocol import assert_protocol_valid
+from paicli.testing.protocol import assert_protocol_valid
 
 from .fold_driver import WINDOW, new_session, step
 

@@ -17,10 +17,10 @@ from paicli.llm.messages import Message
 from paicli.session.catalog import resume_session
 from paicli.session.ledger import ConversationLedger
 from paicli.session.resume import load_view
+from paicli.testing.protocol import assert_protocol_valid
+from paicli.testing.scripted_llm import Request, ScriptedLLM, tool_call_reply
 from tests.agent.fake_tools import FakeToolRunner, StaticPrompt
 from tests.context.helpers import STRUCTURED
-from tests.fakes.protocol import assert_protocol_valid
-from tests.fakes.scripted_llm import Request, ScriptedLLM, tool_call_reply
 
 from .helpers import new_ledger
 

@@ -15,7 +15,7 @@ from paicli.cli.repl_dispatch import Dispatcher
 from paicli.cli.snapshot_commands import SnapshotCommands
 from paicli.snapshots.recorder import WorkspaceSnapshots
 from paicli.snapshots.store import SnapshotStore
-from tests.cli.fake_backend import FakeBackend
+from paicli.testing.fake_backend import FakeBackend
 from tests.snapshots.conftest import needs_git
 
 pytestmark = needs_git

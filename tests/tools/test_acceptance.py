@@ -12,8 +12,8 @@ import pytest
 
 from paicli.agent.events import AgentEvent
 from paicli.cancel import CancelToken
-from tests.fakes.protocol import assert_protocol_valid
-from tests.fakes.scripted_llm import ScriptedLLM, tool_call_reply
+from paicli.testing.protocol import assert_protocol_valid
+from paicli.testing.scripted_llm import ScriptedLLM, tool_call_reply
 
 from .helpers import make_runner, unwrap
 

@@ -19,6 +19,7 @@ from paicli.tools.registry import EXECUTE_COMMAND, SAVE_MEMORY, Tool, builtin_sp
 from paicli.tools.runner import ToolRunner
 from paicli.tools.schema import Args, Param, ToolOutput, ToolSpec
 from paicli.tools.skill_load import LOAD_SKILL
+from tests.sources import product_sources
 
 from .helpers import RecordingApprover, make_runner, run, unwrap
 
@@ -170,7 +171,7 @@ def test_no_policy_keeps_a_list_of_tool_names() -> None:
     names = {spec.name for spec in (*builtin_specs(), REVERT_TURN, LOAD_SKILL)}
     found = {
         str(path.relative_to(SRC)): _tool_name_literals(path, names)
-        for path in sorted(SRC.rglob("*.py"))
+        for path in sorted(product_sources(SRC))
         if str(path.relative_to(SRC)) not in _NAMES_ALLOWED_IN
     }
     assert {module: hits for module, hits in found.items() if hits} == {}

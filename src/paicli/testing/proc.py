@@ -11,8 +11,8 @@ import threading
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from tests.fakes.openai_server import FakeOpenAIServer, Responder
-from tests.isolated_env import ISOLATED_PREFIXES
+from paicli.testing.isolated_env import ISOLATED_PREFIXES
+from paicli.testing.openai_server import FakeOpenAIServer, Responder
 
 
 def paicli_env(home: Path, base_url: str | None, **extra: str) -> dict[str, str]:

@@ -2,7 +2,7 @@
 
 Usage::
 
-    from tests.fakes.openai_server import FakeOpenAIServer, Reply
+    from paicli.testing.openai_server import FakeOpenAIServer, Reply
 
     with FakeOpenAIServer() as server:
         server.push("a plain answer")                                   # text, streamed in several chunks
@@ -733,7 +733,7 @@ class _Handler(BaseHTTPRequestHandler):
         finish = reply.finish_reason or ("tool_calls" if calls else "stop")
         self._send_event(self._chunk(body, {}, finish))
         produced = (reply.content or "") + (reply.reasoning or "") + "".join(c.arguments for _, c in calls)
-        usage_chunk = {
+        usage_chunk: dict[str, Any] = {
             "id": "chatcmpl-fake",
             "object": "chat.completion.chunk",
             "created": int(time.time()),
