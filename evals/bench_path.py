@@ -69,13 +69,12 @@ class _Catch:
 
 
 def measure() -> tuple[list[str], list[str]]:
+    from paicli.cli.app_backend import AppBackend
     from paicli.cli.compose import build_components
     from paicli.cli.repl import run_repl
     from paicli.config.env import EnvLookup
     from paicli.config.settings import load_settings
     from paicli.tools.approval import AutoApprover
-
-    from paicli.cli.app_backend import AppBackend
 
     catch = _Catch(threading.get_ident())
     with TemporaryDirectory() as tmp, FakeOpenAIServer() as server:

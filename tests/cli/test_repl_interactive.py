@@ -19,10 +19,11 @@ from rich.console import Console
 from paicli.agent.events import EventSink, ModelCallStarted, RunFinished, TextDelta
 from paicli.cancel import CancelToken
 from paicli.cli.approval import TerminalApprover
-from paicli.cli.backend import CommandReply, RunMode
+from paicli.cli.backend import CommandReply
 from paicli.cli.command_table import COMMANDS
 from paicli.cli.repl import run_repl
 from paicli.cli.repl_complete import ReplCompleter
+from paicli.config.modes import RunMode
 from paicli.testing.fake_backend import FakeBackend, streamed, wait_for_cancel
 from paicli.tools.base import ApprovalRequest
 from tests.cli.screen import redrawn_after, run_on_screen, shown_after
@@ -438,9 +439,10 @@ def test_shift_tab_cycles_the_session_mode(pipe: PipeInput, tmp_path: Path) -> N
 
     backend = Modes()
     session = Session(backend, pipe, tmp_path / "h")
-    session.run(None, "\x1b[Z", "\x1b[Z", "\x1b[Z", "\x1b[Z", CTRL_D)
-    assert [args for name, args in backend.calls if name == "mode"] == ["plan", "ask", "auto", "plan"]
-    assert "🧭 模式: plan" in session.text and "🧭 模式: ask" in session.text
+    session.run(None, "\x1b[Z", "\x1b[Z", "\x1b[Z", "\x1b[Z", "\x1b[Z", CTRL_D)
+    modes = [args for name, args in backend.calls if name == "mode"]
+    assert modes == ["plan", "team", "ask", "auto", "plan"]  # every mode of the table, team too
+    assert "🧭 模式: team" in session.text and "🧭 模式: ask" in session.text
 
 
 def test_shift_tab_skips_plan_when_the_backend_cannot_plan(pipe: PipeInput, tmp_path: Path) -> None:

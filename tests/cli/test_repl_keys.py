@@ -16,8 +16,9 @@ from rich.console import Console
 from paicli.agent.events import EventSink, RunFinished
 from paicli.cancel import CancelToken
 from paicli.cli.approval import ESC_NOTE, TerminalApprover, question_line
-from paicli.cli.backend import CommandReply, RunMode
+from paicli.cli.backend import CommandReply
 from paicli.cli.repl import run_repl
+from paicli.config.modes import RunMode
 from paicli.testing.fake_backend import FakeBackend
 from paicli.tools.base import ApprovalReply, ApprovalRequest
 from tests.cli.screen import plain_screen, redrawn_after, run_on_screen, shown_after

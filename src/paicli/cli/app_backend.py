@@ -20,7 +20,6 @@ from paicli.cli.backend import (
     BannerInfo,
     CommandReply,
     NoticeListener,
-    RunMode,
     SessionSummary,
     StatusSnapshot,
 )
@@ -32,6 +31,7 @@ from paicli.cli.session_factory import SessionFactory
 from paicli.cli.session_report import SessionReport
 from paicli.cli.turn_runner import RunState, TurnRunner
 from paicli.config import knobs
+from paicli.config.modes import RunMode
 from paicli.config.settings import Settings
 from paicli.session.ledger import ConversationLedger
 

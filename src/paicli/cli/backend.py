@@ -5,17 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from paicli.agent.events import EventSink, RunFinished
 from paicli.cancel import CancelToken
+from paicli.config.modes import RunMode
 
 if TYPE_CHECKING:
     from paicli.agent.plan.agent import PlanDraft
     from paicli.cli.models import ModelChoice
     from paicli.cli.snapshot_commands import SnapshotCommands
 
-RunMode = Literal["react", "plan", "team"]
 NoticeListener = Callable[[], None]
 
 

@@ -3,9 +3,10 @@ how the reply is printed. Each gets the REPL's `CommandContext` (the full sessio
 
 from __future__ import annotations
 
-from paicli.cli.backend import CommandReply, RunMode
+from paicli.cli.backend import CommandReply
 from paicli.cli.commands import CommandContext, is_yes, split_memory_args
 from paicli.cli.render import COMPACTING_LABEL, EventRenderer, WaitSpinner, say
+from paicli.config.modes import RunMode
 
 GOODBYE = "👋 再见，下次见！"
 PENDING_TEXT: dict[RunMode, tuple[str, str, str]] = {

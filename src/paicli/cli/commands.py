@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:
-    from paicli.cli.backend import CommandReply, RunMode, Session
+    from paicli.cli.backend import CommandReply, Session
     from paicli.cli.repl_terminal import ReplIO
+    from paicli.config.modes import RunMode
 
 CommandKind = Literal["none", "command", "unknown"]
 

@@ -19,7 +19,7 @@ from paicli.tools.audit import env_secrets
 
 if TYPE_CHECKING:
     from paicli.cli.app_backend import AppBackend
-    from paicli.cli.backend import RunMode
+    from paicli.config.modes import RunMode
     from paicli.config.settings import Settings
 
 EXIT_USAGE = 2

@@ -3,15 +3,15 @@ outcome printed. Commands reach the full `Session` through their handlers; the t
 
 from __future__ import annotations
 
-from paicli.cli.backend import CommandReply, NoticeListener, RunMode, Session, SessionPort
+from paicli.cli.backend import CommandReply, NoticeListener, Session, SessionPort
 from paicli.cli.command_handlers import PENDING_TEXT
 from paicli.cli.command_table import BUILTIN
 from paicli.cli.commands import CommandTable, mask_secrets
 from paicli.cli.render import EventRenderer, say
 from paicli.cli.repl_terminal import ReplIO, run_rendered
+from paicli.config.modes import RUN_MODES, RunMode, next_mode
 
 BUSY = "⏳ 当前任务还在运行，/{name} 要等它结束后再用。"
-SESSION_MODES = ("auto", "plan", "ask")
 
 
 class Dispatcher:
@@ -91,8 +91,8 @@ class Dispatcher:
             current = self._session.status().mode.split()[0]
         except Exception:
             current = "auto"
-        modes = [m for m in SESSION_MODES if m != "plan" or self._session.supports_mode("plan")]
-        return modes[(modes.index(current) + 1) % len(modes)] if current in modes else "auto"
+        runnable = tuple(mode for mode in RUN_MODES if self._session.supports_mode(mode))
+        return next_mode(current, runnable)
 
     def reply(self, reply: CommandReply, prefix: str = "") -> None:
         text = reply.text

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from paicli.cli.backend import CommandReply
 from paicli.cli.commands import is_yes
 from paicli.config import knobs
+from paicli.config.modes import DEFAULT_MODE, mode_named
 from paicli.redact import Redactor
 from paicli.snapshots.git import SnapshotError
 from paicli.snapshots.model import RestorePlan
@@ -28,7 +29,6 @@ if TYPE_CHECKING:
     from paicli.cli.compose import Components
 
 NO_HUMAN = "⚠️ 当前没有可以确认的用户（非交互运行），文件保持不变；如需允许，请加 --yes 重新运行"
-_LEDGER_MODES = {"plan": "plan", "team": "team"}
 
 
 def attach_snapshots(parts: Components, ledger: Callable[[], EventLedger]) -> WorkspaceSnapshots:
@@ -54,7 +54,7 @@ def attach_snapshots(parts: Components, ledger: Callable[[], EventLedger]) -> Wo
         store,
         unavailable,
         ledger=ledger,  # the running session's (/resume switches it)
-        mode=lambda: _LEDGER_MODES.get(parts.approval.mode, "react"),
+        mode=lambda: (mode_named(parts.approval.mode) or DEFAULT_MODE).runs,
         announce_unavailable=unavailable == NO_GIT,  # $HOME as the project is a choice, not a fault
         redact=Redactor(secrets).text,
     )

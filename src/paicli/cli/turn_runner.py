@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, TypeVar
 from paicli.agent.events import EventSink, Notice, Preparing, RunFinished
 from paicli.agent.react import CANCELLED_ANSWER, ReactAgent
 from paicli.cancel import CancelToken
-from paicli.cli.backend import RunMode
 from paicli.cli.compose import Components
 from paicli.cli.mentions import attach_mentions
 from paicli.cli.warmup import WarmUp, await_warmup
+from paicli.config.modes import DEFAULT_MODE, ORCHESTRATED, RUN_MODES, RunMode, mode_named
 from paicli.llm.notices import retry_notices
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from paicli.cli.orchestrated_session import OrchestratedRuns
 
 log = logging.getLogger(__name__)
-RESUMABLE_MODES = ("plan", "team")  # runs whose interrupted steps /resume and -c offer to continue
+RESUMABLE_MODES = ORCHESTRATED  # runs whose interrupted steps /resume and -c offer to continue
 T = TypeVar("T")
 
 
@@ -44,12 +44,11 @@ class TurnRunner:
         self.state = state
 
     def supports_mode(self, mode: RunMode) -> bool:
-        return mode in ("react", "plan", "team")
+        return mode in RUN_MODES
 
     def default_mode(self) -> RunMode:
         """What a plain input runs as: `/mode plan` (or Shift+Tab) makes every input a plan, `/mode team` a team run."""
-        mode = self.parts.approval.mode
-        return "plan" if mode == "plan" else "team" if mode == "team" else "react"
+        return (mode_named(self.parts.approval.mode) or DEFAULT_MODE).runs
 
     def run(self, text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
         if not self.supports_mode(mode):
@@ -57,7 +56,7 @@ class TurnRunner:
         return self.guarded(emit, lambda: self._run(text, mode, emit, cancel))
 
     def _run(self, text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
-        if mode in ("plan", "team") and self.state.continue_plan_first:
+        if mode in ORCHESTRATED and self.state.continue_plan_first:
             self.state.continue_plan_first = False
             found = self.runs.interrupted((mode,))
             if found is not None:
@@ -70,7 +69,7 @@ class TurnRunner:
             return RunFinished("error", "", refusal)
         if not await_warmup(self.state.warmup, emit, cancel):
             return RunFinished("cancelled", CANCELLED_ANSWER)
-        if mode in ("plan", "team"):
+        if mode in ORCHESTRATED:
             self.parts.tracker.observe_user_input(expanded)
             return self._with_retry_notices(emit, lambda: self.runs.run(mode, expanded, text, emit, cancel))
         self._before_model_call(text, expanded, emit)

@@ -22,6 +22,7 @@ from paicli.config.knob_types import (
     text,
 )
 from paicli.config.knobs_web import WEB_KNOBS
+from paicli.config.modes import MODE_NAMES
 
 # ---------------------------------------------------------------- the declarations
 
@@ -105,7 +106,7 @@ APPROVAL_MODE = protect(
         "PAICLI_APPROVAL_MODE",
         SESSION,
         "auto",
-        ("auto", "ask", "plan", "team"),
+        MODE_NAMES,
         "mode at start-up, as /mode sets it: ask confirms every write and command; plan / team run plain inputs"
         " (and -p without --plan/--team) as Plan-and-Execute / Team",
     )

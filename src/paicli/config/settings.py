@@ -39,9 +39,6 @@ class NoProviderError(ConfigError):
     """No provider can be used because no key (or endpoint) is configured: the case the first-run setup fixes."""
 
 
-APPROVAL_MODES = ("auto", "ask", "plan", "team")
-
-
 # ---------------------------------------------------------------- config.json
 
 

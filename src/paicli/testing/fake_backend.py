@@ -13,11 +13,11 @@ from paicli.cli.backend import (
     BannerInfo,
     CommandReply,
     NoticeListener,
-    RunMode,
     SessionSummary,
     StatusSnapshot,
 )
 from paicli.cli.models import ModelChoice
+from paicli.config.modes import RunMode
 
 if TYPE_CHECKING:
     from paicli.agent.plan.agent import PlanDraft
