@@ -40,11 +40,10 @@ def test_what_a_plain_input_runs_as() -> None:
     assert mode_named(" Team ") is not None and mode_named("react") is None
 
 
-def test_shift_tab_visits_every_mode_the_session_can_run() -> None:
+def test_shift_tab_visits_every_mode() -> None:
     seen, current = [], "auto"
     for _ in MODES:
         current = next_mode(current)
         seen.append(current)
     assert seen == ["plan", "team", "ask", "auto"]
-    assert next_mode("auto", ("react",)) == "ask" and next_mode("ask", ("react",)) == "auto"
-    assert next_mode("team", ("react", "plan")) == "auto"  # a mode the session cannot run restarts the cycle
+    assert next_mode("hitl") == "auto"

@@ -321,7 +321,7 @@ def _pick_session_at_start(backend: AppBackend) -> str:
         return line.strip() if line else None
 
     console = SafeConsole(file=sys.stderr, highlight=False, soft_wrap=True)
-    session_id = choose_session(lambda hidden: backend.list_sessions(include_hidden=hidden), console, ask, "")
+    session_id = choose_session(lambda hidden: backend.core.restore.sessions(hidden), console, ask, "")
     if session_id is None:
         sys.stderr.write("已开始新会话。\n")
         return ""

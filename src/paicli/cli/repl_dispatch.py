@@ -1,15 +1,20 @@
 """One input line -> a task run (ReAct, /plan, /team) or the handler of its row in the command table, and the
-outcome printed. Commands reach the full `Session` through their handlers; the terminal side is `ReplIO`."""
+outcome printed. Commands reach the full `AppBackend` through their handlers; the terminal side is `ReplIO`."""
 
 from __future__ import annotations
 
-from paicli.cli.backend import CommandReply, NoticeListener, Session, SessionPort
+from typing import TYPE_CHECKING
+
+from paicli.cli.backend import CommandReply, NoticeListener, SessionPort
 from paicli.cli.command_handlers import PENDING_TEXT
 from paicli.cli.command_table import BUILTIN
 from paicli.cli.commands import CommandTable, mask_secrets
 from paicli.cli.render import EventRenderer, say
 from paicli.cli.repl_terminal import ReplIO, run_rendered
-from paicli.config.modes import RUN_MODES, RunMode, next_mode
+from paicli.config.modes import RunMode, next_mode
+
+if TYPE_CHECKING:
+    from paicli.cli.app_backend import AppBackend
 
 BUSY = "⏳ 当前任务还在运行，/{name} 要等它结束后再用。"
 
@@ -17,7 +22,7 @@ BUSY = "⏳ 当前任务还在运行，/{name} 要等它结束后再用。"
 class Dispatcher:
     """Turns one input line into a session call and prints the outcome (the `CommandContext` of handlers)."""
 
-    def __init__(self, session: Session, io: ReplIO, table: CommandTable = BUILTIN) -> None:
+    def __init__(self, session: AppBackend, io: ReplIO, table: CommandTable = BUILTIN) -> None:
         self._session = session
         self._io = io
         self._table = table
@@ -27,7 +32,7 @@ class Dispatcher:
         self._stopped = False
 
     @property
-    def session(self) -> Session:
+    def session(self) -> AppBackend:
         return self._session
 
     @property
@@ -91,8 +96,7 @@ class Dispatcher:
             current = self._session.status().mode.split()[0]
         except Exception:
             current = "auto"
-        runnable = tuple(mode for mode in RUN_MODES if self._session.supports_mode(mode))
-        return next_mode(current, runnable)
+        return next_mode(current)
 
     def reply(self, reply: CommandReply, prefix: str = "") -> None:
         text = reply.text

@@ -57,7 +57,7 @@ def mode_named(name: str) -> Mode | None:
     return next((mode for mode in MODES if mode.name == wanted), None)
 
 
-def next_mode(current: str, runnable: tuple[RunMode, ...] = RUN_MODES) -> SessionMode:
-    """Shift+Tab: the mode after `current` in table order, skipping modes whose runs the session cannot do."""
-    cycle = [mode.name for mode in MODES if mode.runs in runnable]
-    return cycle[(cycle.index(current) + 1) % len(cycle)] if current in cycle else DEFAULT_MODE.name
+def next_mode(current: str) -> SessionMode:
+    """Shift+Tab: the mode after `current` in table order (the first one after an unknown label)."""
+    names = list(MODE_NAMES)
+    return names[(names.index(current) + 1) % len(names)] if current in names else DEFAULT_MODE.name
