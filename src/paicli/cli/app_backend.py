@@ -104,6 +104,7 @@ class AppBackend:
         """/model: the same conversation, continued by a session built for `settings`."""
         core = self.core
         self.core = self.factory.build(settings, core.parts.ledger, core.agent.conversation)
+        core.parts.ledger.record_model_change(settings.model, settings.provider)
 
     # the current core's collaborators, for the launcher, the benchmarks and tests
     @property
@@ -171,7 +172,7 @@ class AppBackend:
         if isinstance(reopened, CommandReply):
             return reopened
         self.core.parts.ledger.close()
-        self.core = self.factory.build(self.parts.settings, reopened.ledger)
+        self.core = self.factory.build(reopened.settings, reopened.ledger)
         return self.core.restore.resumed(self.core.agent, reopened)
 
     def restore_opened_session(self) -> CommandReply:

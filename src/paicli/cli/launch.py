@@ -162,6 +162,12 @@ def launch(args: argparse.Namespace) -> int:
     resume = _resume_for(args, settings, interactive, notices, continue_only)
     if isinstance(resume, int):
         return resume
+    model_note = ""
+    if resume is not None and args.model is None:  # an explicit --model wins over the recorded one
+        from paicli.cli.session_restore import resumed_settings
+        from paicli.session.model_record import read_recorded_model
+
+        settings, model_note = resumed_settings(settings, read_recorded_model(resume))
     _warn_untrusted_settings(env, settings)
     from paicli.cli.trust_prompt import project_trusted
 
@@ -174,7 +180,7 @@ def launch(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     intro = ""
     if resume is not None:
-        restored = backend.restore_opened_session().text
+        restored = backend.restore_opened_session().text + (f"\n{model_note}" if model_note else "")
         if oneshot:
             notices.append(restored)
         else:

@@ -34,6 +34,7 @@ from paicli.session.system_refs import (
 SCHEMA_VERSION = 1
 SESSION_START_EVENT = "session_start"
 SESSION_RESUMED_EVENT = "session_resumed"
+MODEL_CHANGE_EVENT = "model_change"  # `/model`: {model, provider}
 _SESSION_ID = re.compile(r"[A-Za-z0-9._-]+")
 _TAIL_LINES = 8
 
@@ -287,6 +288,10 @@ class ConversationLedger:
         self.append_event(
             SESSION_RESUMED_EVENT, mode, "cli", "resume", {"pid": os.getpid(), **(metadata or {})}
         )
+
+    def record_model_change(self, model: str, provider: str, mode: str = "react") -> None:
+        """`/model` switched the session to `model` (a resume continues with the last one recorded)."""
+        self.append_event(MODEL_CHANGE_EVENT, mode, "cli", "slash_model", {"model": model, "provider": provider})
 
     def read_all(self) -> list[LedgerEntry]:
         """Every readable entry, in file order (the reference's `readAll()`; tests and tooling)."""
