@@ -21,6 +21,19 @@ def pytest_configure(config: pytest.Config) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+# The slow tier (`-m e2e`; `-m "not e2e"` leaves it out): whole files by name or folder, the rest by a
+# `pytestmark = pytest.mark.e2e` of their own.
+E2E_FILE_PREFIXES = ("test_e2e", "test_tmux_")
+E2E_FOLDERS = frozenset({"adversarial"})
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        path = item.path
+        if path.name.startswith(E2E_FILE_PREFIXES) or E2E_FOLDERS & set(path.parts):
+            item.add_marker(pytest.mark.e2e)
+
+
 @pytest.fixture(autouse=True)
 def isolated_home(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
