@@ -14,10 +14,12 @@ from pathlib import Path
 import pytest
 
 from paicli.cancel import CancelToken
+from paicli.config.env import home_dir
 from paicli.tools.approval import ApprovalState, DenyingApprover
 from paicli.tools.context import ToolContext
 from paicli.tools.guards import PathGuard
 from paicli.tools.runner import ToolRunner
+from paicli.tools.sandbox.executor import SandboxExecutor
 from paicli.tools.sandbox.status import SandboxGate, SandboxStatus, landlock_abi, probe
 from paicli.tools.schema import ToolOutput
 from paicli.tools.shell import execute_command
@@ -125,8 +127,7 @@ def sandboxed(
         PathGuard(root),
         lookup(dict(os.environ)),
         cancel or CancelToken(),
-        auto_run=True,
-        sandbox=status,
+        executor=SandboxExecutor(status, str(home_dir())),
     )
     return execute_command({"command": command}, ctx)
 

@@ -30,6 +30,7 @@ from paicli.session.ledger import ConversationLedger
 from paicli.tools.approval import ApprovalState, start_mode
 from paicli.tools.base import Approver
 from paicli.tools.runner import ToolRunner
+from paicli.tools.sandbox.executor import session_executors
 from paicli.tools.sandbox.status import SANDBOX_OFF_WARNING, SandboxGate
 from paicli.tools.skill_load import LoadSkillTool, build_skills
 from paicli.tools.skills import SkillCatalog
@@ -134,7 +135,10 @@ def build_components(
     if sandbox.mode == "off":
         sink.append(SANDBOX_OFF_WARNING)
     approval = ApprovalState(start_mode(settings.approval_mode), yes=yes, sandbox=sandbox)
-    tools = ToolRunner(root, approver, offloader, tracker, env, memory.save_memory_tool, approval)
+    executors = session_executors(sandbox, str(settings.paicli_home))  # how commands run, chosen once
+    tools = ToolRunner(
+        root, approver, offloader, tracker, env, memory.save_memory_tool, approval, executors=executors
+    )
     loader = ProjectMemoryLoader(root, settings.paicli_home)
     skills = build_skills(settings.paicli_home, root, repository, sink, project_trusted)
     tools.register(LoadSkillTool.tool(skills, env))

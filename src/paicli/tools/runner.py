@@ -46,6 +46,7 @@ from paicli.tools.base import (
 from paicli.tools.boundary import ToolResultBoundary
 from paicli.tools.checkpoint import TurnCheckpoint, may_change_files
 from paicli.tools.context import Offloader, OutputSink, SaveMemory, ToolContext
+from paicli.tools.executor import CommandExecutors
 from paicli.tools.files import edit_preview
 from paicli.tools.guards import PathDenied, PathGuard, command_denial
 from paicli.tools.policy import HEADLINE_NOTICE, TurnToolPolicy
@@ -76,7 +77,10 @@ class ToolRunner:
         max_parallel: int = MAX_PARALLEL,
         batch_timeout: float = BATCH_TIMEOUT_SECONDS,
         audit: AuditLog | None = None,
+        executors: CommandExecutors | None = None,
     ) -> None:
+        """`executors`: how commands run (default: the approval state's sandbox setting decides, as the
+        composition root's `session_executors` does)."""
         self.project_root = Path(project_root)
         self.env = env if env is not None else EnvLookup()
         self.approver: Approver = approver if approver is not None else DenyingApprover()
@@ -91,6 +95,12 @@ class ToolRunner:
         self.audit = (
             audit if audit is not None else AuditLog(audit_dir(self.env), secrets=env_secrets(self.env))
         )
+        if executors is None:
+            from paicli.config.env import home_dir
+            from paicli.tools.sandbox.executor import session_executors
+
+            executors = session_executors(self.approval.sandbox, str(home_dir(self.env)))
+        self.executors = executors
         self.turn_hooks: list[Callable[[], None]] = []  # run when a top-level turn starts (MCP list updates)
         self.checkpoint: TurnCheckpoint | None = None  # workspace snapshot before a turn's first change
 
@@ -129,9 +139,8 @@ class ToolRunner:
     def context(
         self, cancel: CancelToken, on_output: OutputSink | None = None, *, auto_run: bool = False
     ) -> ToolContext:
-        """`auto_run`: the call runs without a human's yes (commands: sandboxed where the sandbox is active)."""
-        gate = self.approval.sandbox
-        sandbox = gate.status() if auto_run and gate is not None and gate.mode != "off" else None
+        """`auto_run`: the call runs without a human's yes (commands: by the unasked executor, sandboxed where
+        the sandbox is active)."""
         return ToolContext(
             self.project_root,
             self.paths,
@@ -140,9 +149,7 @@ class ToolRunner:
             self.offloader,
             self.command_timeout,
             on_output,
-            auto_run=auto_run,
-            sandbox=sandbox if sandbox is not None and sandbox.active else None,
-            env_allow=gate.env_allow if gate is not None else (),
+            executor=self.executors.for_call(auto_run),
         )
 
 
