@@ -55,3 +55,15 @@ def test_every_package_has_a_layer(graph: grimp.ImportGraph) -> None:
     known = {name for layer in LAYERS for name in layer} | {"__main__"}
     packages = {module.split(".")[1] for module in graph.modules if module.count(".") >= 1}
     assert packages <= known, f"place {sorted(packages - known)} in a layer (here and in pyproject.toml)"
+
+
+def test_no_module_imports_one_that_imports_it_back(graph: grimp.ImportGraph) -> None:
+    """No import circle between modules either (imports inside functions and for type checking count): a
+    module that needs something of one that needs it is cut apart instead (issue 41)."""
+    circles = []
+    for importer in sorted(graph.modules):
+        for imported in sorted(graph.find_modules_directly_imported_by(importer)):
+            back = graph.find_shortest_chain(importer=imported, imported=importer)
+            if back is not None:
+                circles.append((importer, *back))
+    assert circles == []

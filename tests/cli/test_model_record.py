@@ -75,6 +75,7 @@ def test_a_recorded_model_that_cannot_be_used_is_named_and_the_current_one_kept(
     assert second.settings.model == "fake-model"
 
 
+@pytest.mark.e2e
 def test_continue_at_start_up_takes_the_recorded_model_unless_one_is_named(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()

@@ -12,21 +12,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-TRUTHY = frozenset({"1", "true", "yes", "on"})
-FALSY = frozenset({"0", "false", "no", "off"})
-
-
-def parse_bool(key: str, raw: str) -> bool:
-    lowered = raw.lower()
-    if lowered in TRUTHY:
-        return True
-    if lowered in FALSY:
-        return False
-    raise ConfigError(f"{key}={raw!r} 无效：请使用 true/false、1/0、yes/no 或 on/off")
-
-
-class ConfigError(Exception):
-    """An invalid setting: the CLI prints the one-line message and exits 2."""
+from paicli.config.knob_types import FALSY as FALSY
+from paicli.config.knob_types import TRUTHY as TRUTHY
+from paicli.config.knob_types import ConfigError as ConfigError
+from paicli.config.knob_types import parse_bool as parse_bool
 
 
 def home_dir(env: EnvLookup | Mapping[str, str] | None = None) -> Path:

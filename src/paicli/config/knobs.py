@@ -7,9 +7,9 @@ composition root; start-up validation, the README's configuration table and `/co
 
 from __future__ import annotations
 
-from paicli.config.env import EnvLookup
 from paicli.config.knob_types import (
     Knob,
+    Lookup,
     bool_parser,
     choice,
     flag,
@@ -359,7 +359,7 @@ ALL_KNOBS: tuple[Knob[object], ...] = (
 )
 
 
-def validate_all(env: EnvLookup) -> None:
+def validate_all(env: Lookup) -> None:
     """Start-up check: ConfigError naming the first set knob whose value cannot be used."""
     for knob in ALL_KNOBS:
         knob.read(env)

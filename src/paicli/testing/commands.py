@@ -7,14 +7,15 @@ import io
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from rich.console import Console
-
 from paicli.cancel import CancelToken
 from paicli.cli.command_table import BUILTIN
 from paicli.cli.commands import CommandTable
+from paicli.cli.printing import SafeConsole
 from paicli.cli.repl_dispatch import Dispatcher
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from paicli.cli.app_backend import AppBackend
 
 T = TypeVar("T")
@@ -29,8 +30,8 @@ class ScriptedIO:
 
     def __init__(self, answers: Sequence[str] = (), *, interactive: bool = False) -> None:
         self.out = io.StringIO()
-        self.console = Console(file=self.out, width=200)
-        self.progress = Console(file=io.StringIO(), width=200)
+        self.console: Console = SafeConsole(file=self.out, width=200)
+        self.progress: Console = SafeConsole(file=io.StringIO(), width=200)
         self.answers = list(answers)
         self.asked: list[str] = []
         self.interactive = interactive
