@@ -215,35 +215,6 @@ class EnvLookup:
         found = self.lookup(key)
         return default if found is None else found.value
 
-    def get_bool(self, key: str, default: bool) -> bool:
-        raw = self.get(key)
-        if raw is None:
-            return default
-        return parse_bool(key, raw)
-
-    def get_int(self, key: str, default: int, minimum: int | None = None, maximum: int | None = None) -> int:
-        raw = self.get(key)
-        if raw is None:
-            return default
-        try:
-            value = int(raw.replace("_", "").replace(",", ""))
-        except ValueError:
-            raise ConfigError(f"{key}={raw!r} 无效：需要一个整数") from None
-        if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
-            low = "" if minimum is None else f"{minimum}"
-            high = "" if maximum is None else f"{maximum}"
-            raise ConfigError(f"{key}={value} 超出允许范围 [{low}, {high}]")
-        return value
-
-    def get_float(self, key: str, default: float) -> float:
-        raw = self.get(key)
-        if raw is None:
-            return default
-        try:
-            return float(raw)
-        except ValueError:
-            raise ConfigError(f"{key}={raw!r} 无效：需要一个数字") from None
-
 
 def _resolved(path: Path) -> Path | None:
     try:

@@ -151,10 +151,6 @@ class Settings:
         return provider(self.provider)
 
     @property
-    def prompt_caching_supported(self) -> bool:
-        return self.cache_mode != "none"
-
-    @property
     def config_path(self) -> Path:
         return self.paicli_home / "config.json"
 

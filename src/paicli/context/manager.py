@@ -116,10 +116,6 @@ class AutoCompactionManager:
         self.full.set_llm(llm)
         self.session_memory.set_llm(llm)
 
-    def set_profile(self, profile: ContextProfile) -> None:
-        self.profile = self.summariser.profile = profile
-        self._size_summary_input()
-
     def _size_summary_input(self) -> None:
         if isinstance(self.full, ConversationHistoryCompactor) and self.policy.window_fit:
             self.full.max_input_chars = input_chars_for_window(

@@ -22,7 +22,3 @@ def tool_name(server: str, tool: str) -> str:
         return name
     digest = hashlib.sha256(f"{server}\0{tool}".encode()).hexdigest()[:8]
     return f"{name[: MAX_NAME - 9]}_{digest}"
-
-
-def is_mcp_tool(name: str) -> bool:
-    return name.startswith(PREFIX)

@@ -1,17 +1,16 @@
 """Which model a session was last using, as its ledger recorded it: the session_start metadata, each resume's
 marker and every `/model` switch (`model_change`). A resume continues with that model, or says which one it
-continues with instead. `recorded_model` is pure; `read_recorded_model` reads the file from its end."""
+continues with instead. `read_recorded_model` reads the file from its end."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from paicli.session.ledger import MODEL_CHANGE_EVENT, SESSION_RESUMED_EVENT, SESSION_START_EVENT
-from paicli.session.resume import LedgerEntry
 from paicli.session.scan import find_backwards, line_start
 
 _MODEL_EVENTS = (SESSION_START_EVENT, SESSION_RESUMED_EVENT, MODEL_CHANGE_EVENT)
@@ -36,18 +35,9 @@ def _from_metadata(metadata: Mapping[str, Any]) -> RecordedModel | None:
     return RecordedModel(model, provider if isinstance(provider, str) else "")
 
 
-def recorded_model(entries: Sequence[LedgerEntry]) -> RecordedModel | None:
-    """The model of the last entry that names one (start, resume or switch), None when none does."""
-    for entry in reversed(entries):
-        if entry.event in _MODEL_EVENTS:
-            found = _from_metadata(entry.metadata)
-            if found is not None:
-                return found
-    return None
-
-
 def read_recorded_model(path: Path) -> RecordedModel | None:
-    """`recorded_model` of a ledger file, from its last resume or switch line, else from its first line."""
+    """The model of the last entry that names one (start, resume or switch): the last resume or switch line,
+    else the first line; None when none names one."""
     try:
         with open(path, "rb") as handle:
             size = handle.seek(0, 2)

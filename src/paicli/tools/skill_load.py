@@ -28,7 +28,6 @@ from paicli.tools.schema import Args, Param, ToolOutput, ToolSpec
 from paicli.tools.skills import MAX_SKILL_FILE_BYTES, SKILL_FILE, Skill, SkillCatalog, SkillDirs
 
 PIECE_CHARS = 5 * 1024
-DEFAULT_BODY_BUDGET = 16 * 1024
 MIN_USEFUL_PIECE = 256
 PIECE_METADATA = "skill_piece"
 _PIECE_LINE = re.compile(r"(?m)^Skill 文件：(.+?)（第 (\d+)-(\d+) 个字符，共 (\d+) 个字符）$")
