@@ -319,6 +319,7 @@ def execute_command(args: Args, ctx: ToolContext) -> ToolOutput:
             success=False,
             blocked=True,
             offloaded=offloaded,
+            outcome="cancelled",
         )
     if run.timed_out:
         seconds = f"{ctx.command_timeout_seconds:g}"
@@ -332,7 +333,10 @@ def execute_command(args: Args, ctx: ToolContext) -> ToolOutput:
     code = run.exit_code if run.exit_code is not None else -1
     if run.not_started:
         return ToolOutput(
-            f"❌ 命令沙箱没能启动，命令未执行: {command}\n{body.rstrip(chr(10))}", success=False, blocked=True
+            f"❌ 命令沙箱没能启动，命令未执行: {command}\n{body.rstrip(chr(10))}",
+            success=False,
+            blocked=True,
+            outcome="refused",
         )
     status = f"退出码: {code}" if code >= 0 else f"退出码: {code}（被信号 {-code} 终止）"
     return ToolOutput(
