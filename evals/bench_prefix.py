@@ -85,7 +85,7 @@ def run_session(placement: str, turns: int, root: Path) -> list[tuple[int, int]]
                 parts.memory.store.store(
                     new_fact(fact, {"source": "fact", "scope": "global"}, parts.memory.clock)
                 )
-        backend = AppBackend(parts, auto_extract=False)
+        backend = AppBackend(parts)
 
         def sink(event: AgentEvent) -> None:
             if isinstance(event, ModelCallFinished) and event.usage is not None:
@@ -186,7 +186,7 @@ def run_mixed_session(root: Path) -> list[dict[str, Any]]:
                 parts.memory.store.store(
                     new_fact(fact, {"source": "fact", "scope": "global"}, parts.memory.clock)
                 )
-        usages = drive(AppBackend(parts, auto_extract=False), MIXED_TURNS)
+        usages = drive(AppBackend(parts), MIXED_TURNS)
         bodies = list(server.requests)
     rows = []
     for i, (body, (prompt, cached)) in enumerate(zip(bodies, usages, strict=True)):

@@ -245,11 +245,12 @@ def test_plan_and_team_sessions_build_real_managers_with_the_offloader(tmp_path:
             "PAICLI_HOME": str(tmp_path / ".paicli"),
             "PAICLI_BASE_URL": "http://127.0.0.1:9/v1",
             "PAICLI_MODEL": "m",
+            "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false",
         },
         cwd=project,
     )
     parts = build_components(load_settings(lookup, cwd=project), lookup, AutoApprover(), llm=ScriptedLLM())
-    core = AppBackend(parts, auto_extract=False).core
+    core = AppBackend(parts).core
     made = core.runs.member_context()
     assert isinstance(made, AutoCompactionManager)
     assert made.offloader is parts.offloader and made.offloader is not None

@@ -38,14 +38,12 @@ if TYPE_CHECKING:
 
 
 def _snapshot_commands(
-    parts: Components, notice: Callable[[str], None], ledger: Callable[[], ConversationLedger]
+    parts: Components, ledger: Callable[[], ConversationLedger]
 ) -> SnapshotCommands | None:
-    """/snapshot, /restore, /undo (issue 30); snapshot failures are said like other background notices."""
+    """/snapshot, /restore, /undo (issue 30); snapshot failures are posted like other background notices."""
     from paicli.cli.session_snapshots import SnapshotCommands, attach_snapshots
 
-    snapshots = attach_snapshots(parts, ledger)
-    snapshots.notify = notice
-    return SnapshotCommands(snapshots, lambda: parts.approval.yes)
+    return SnapshotCommands(attach_snapshots(parts, ledger), lambda: parts.approval.yes)
 
 
 def sandbox_line(parts: Components) -> str:
@@ -63,25 +61,14 @@ class AppBackend:
         parts: Components,
         *,
         max_turns: int | None = None,
-        auto_extract: bool | None = None,
-        notices: list[str] | None = None,
         count_context: bool = True,
     ) -> None:
         self._count_context = count_context
         env = parts.env
         self.background = SessionBackground(
-            parts.memory,
-            parts.llm,
-            env,
-            notices if notices is not None else [],
-            parts.settings.light_model_setting,
+            parts.memory, parts.llm, env, parts.notices, parts.settings.light_model_setting
         )
-        if parts.tool_support is not None:  # "this model cannot use tools" is said once, like other notices
-            parts.tool_support.notify = self.background.notice
-        if parts.mcp is not None:
-            parts.mcp.notify_target = self.background.notice
-        enabled = knobs.MEMORY_AUTO_EXTRACT_ENABLED.read(env) if auto_extract is None else auto_extract
-        parts.memory.auto_extract_enabled = enabled
+        enabled = parts.memory.auto_extract_enabled  # the setting, given to the memory at construction
 
         def budget() -> AgentBudget:
             return AgentBudget.configured(
@@ -98,7 +85,7 @@ class AppBackend:
         self.models = ModelSwitch(
             lambda: self.core.parts, self.switch_model, lambda: self.core.report.cache().short
         )
-        self.snapshots = _snapshot_commands(parts, self.background.notice, lambda: self.core.parts.ledger)
+        self.snapshots = _snapshot_commands(parts, lambda: self.core.parts.ledger)
 
     def switch_model(self, settings: Settings) -> None:
         """/model: the same conversation, continued by a session built for `settings`."""
@@ -181,13 +168,13 @@ class AppBackend:
     # ---- background work and shutdown --------------------------------------------------------------
 
     def set_notice_listener(self, listener: NoticeListener | None) -> None:
-        self.background.set_listener(listener)
+        self.parts.notices.set_listener(listener)
         if listener is not None and self.parts.mcp is not None:
             # the REPL is up: servers start now, so their start-up never competes with drawing the prompt
             self.parts.mcp.start()
 
     def drain_notices(self) -> list[str]:
-        return self.background.drain()
+        return self.parts.notices.drain()
 
     def pending_background(self) -> int:
         """Fact extractions still queued or running (the REPL says it is finishing them on exit)."""

@@ -4,12 +4,13 @@ time); the model-bound ones (compaction managers, agents) are built by cli/sessi
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from paicli import __version__
 from paicli.agent.plan.prompts import AssembledPlanPrompts, PlanPrompts
 from paicli.agent.team.prompts import AssembledTeamPrompts, TeamPrompts
+from paicli.cli.notices import NoticeBoard
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.config.settings import Settings
@@ -58,6 +59,7 @@ class Components:
         None  # models found at run time to reject `tools` (llm/tool_fallback.py)
     )
     mcp: McpSession | None = None  # None: no MCP server configured
+    notices: NoticeBoard = field(default_factory=NoticeBoard)  # what every collaborator posts to
 
 
 def build_llm(
@@ -87,11 +89,11 @@ def known_secrets(settings: Settings, env: EnvLookup) -> list[str]:
 
 
 def open_ledger(
-    settings: Settings, resume_path: Path | None, notices: list[str], env: EnvLookup | None = None
+    settings: Settings, resume_path: Path | None, notice: Callable[[str], None], env: EnvLookup | None = None
 ) -> ConversationLedger:
     secrets = known_secrets(settings, env or EnvLookup())
     if resume_path is not None:
-        ledger = ConversationLedger.open_existing(resume_path, secrets=secrets, on_error=notices.append)
+        ledger = ConversationLedger.open_existing(resume_path, secrets=secrets, on_error=notice)
     else:
         ledger = ConversationLedger.create(
             settings.paicli_home,
@@ -100,10 +102,10 @@ def open_ledger(
             settings.provider,
             __version__,
             secrets=secrets,
-            on_error=notices.append,
+            on_error=notice,
         )
     if not ledger.claim():  # lost a race with another process after the launch check
-        notices.append(f"⚠️ 会话 {ledger.session_id} 同时被另一个 paicli 进程打开，两边的记录可能交错。")
+        notice(f"⚠️ 会话 {ledger.session_id} 同时被另一个 paicli 进程打开，两边的记录可能交错。")
     return ledger
 
 
@@ -115,40 +117,41 @@ def build_components(
     yes: bool = False,
     llm: LLMClient | None = None,
     resume_path: Path | None = None,
-    notices: list[str] | None = None,
+    notices: NoticeBoard | None = None,
     project_trusted: bool = True,
     prewarm: bool = False,
 ) -> Components:
-    sink = notices if notices is not None else []
+    board = notices if notices is not None else NoticeBoard()  # every collaborator posts to it from the start
     root = settings.project_root
     repository = PromptRepository(root, settings.paicli_home, project_trusted=project_trusted)
     assembler = PromptAssembler(repository, env)
-    tool_support = ToolSupport(assembler.tools_disabled, sink.append)
+    tool_support = ToolSupport(assembler.tools_disabled, board.post)
     client = llm if llm is not None else build_llm(settings, tool_support, prewarm=prewarm)
     profile = ContextProfile.from_window(settings.context_window, settings.cache_mode)
     counter = TokenCounter.from_env(env, settings.model)
     offloader = build_offloader(settings, env, profile)
     tracker = ExternalContextTracker(env)
     store = LongTermMemory(memory_dir(env, settings.paicli_home), env)
-    memory = MemoryManager(store, root, env, tracker=tracker)
+    auto_extract = knobs.MEMORY_AUTO_EXTRACT_ENABLED.read(env)
+    memory = MemoryManager(store, root, env, tracker=tracker, auto_extract=auto_extract)
     sandbox = SandboxGate(env)
     if sandbox.mode == "off":
-        sink.append(SANDBOX_OFF_WARNING)
+        board.post(SANDBOX_OFF_WARNING)
     approval = ApprovalState(start_mode(settings.approval_mode), yes=yes, sandbox=sandbox)
     executors = session_executors(sandbox, str(settings.paicli_home))  # how commands run, chosen once
     tools = ToolRunner(
         root, approver, offloader, tracker, env, memory.save_memory_tool, approval, executors=executors
     )
     loader = ProjectMemoryLoader(root, settings.paicli_home)
-    skills = build_skills(settings.paicli_home, root, repository, sink, project_trusted)
+    skills = build_skills(settings.paicli_home, root, repository, board.post, project_trusted)
     tools.register(LoadSkillTool.tool(skills, env))
     tools_enabled = knobs.TOOLS_ENABLED.read(env)
-    mcp = start_mcp(settings, env, tools, sink, trusted=project_trusted)
+    mcp = start_mcp(settings, env, tools, board, trusted=project_trusted)
     index = mcp.index_text if mcp is not None and profile.mcp_resource_index_enabled else (lambda: "")
     prompt, plan_prompts, team_prompts = _mode_prompts(
         assembler, repository, loader, skills, tools_enabled, index
     )
-    ledger = open_ledger(settings, resume_path, sink, env)
+    ledger = open_ledger(settings, resume_path, board.post, env)
     return Components(
         settings,
         env,
@@ -168,6 +171,7 @@ def build_components(
         team_prompts=team_prompts,
         tool_support=tool_support,
         mcp=mcp,
+        notices=board,
     )
 
 
@@ -204,7 +208,7 @@ def _mode_prompts(
 
 
 def start_mcp(
-    settings: Settings, env: EnvLookup, tools: ToolRunner, notices: list[str], *, trusted: bool
+    settings: Settings, env: EnvLookup, tools: ToolRunner, notices: NoticeBoard, *, trusted: bool
 ) -> McpSession | None:
     """The configured MCP servers, their cached tools registered (None when there are none)."""
     session = McpSession.from_files(
@@ -212,7 +216,7 @@ def start_mcp(
         settings.project_root,
         env.get,
         tools,
-        notices.append,
+        notices.post,
         trusted=trusted,
         timeout=knobs.MCP_TIMEOUT.read(env),
     )

@@ -19,6 +19,7 @@ from paicli.tools.audit import env_secrets
 
 if TYPE_CHECKING:
     from paicli.cli.app_backend import AppBackend
+    from paicli.cli.notices import NoticeBoard
     from paicli.config.modes import RunMode
     from paicli.config.settings import Settings
 
@@ -70,14 +71,14 @@ def _stdin_is_tty() -> bool:
         return False
 
 
-def _resume_path(args: argparse.Namespace, home: Path, root: Path, notices: list[str]) -> Path | str | None:
+def _resume_path(args: argparse.Namespace, home: Path, root: Path, notices: NoticeBoard) -> Path | str | None:
     """The ledger to continue, None for a new session, or an error message (str)."""
     from paicli.session.catalog import find_session, newest_session
 
     if args.continue_session:
         newest = newest_session(home, root)
         if newest is None:
-            notices.append("ℹ️ 本项目还没有可以继续的会话，已开始新会话。")
+            notices.post("ℹ️ 本项目还没有可以继续的会话，已开始新会话。")
             return None
         return Path(newest.path)
     if args.resume:
@@ -158,7 +159,9 @@ def launch(args: argparse.Namespace) -> int:
     if isinstance(task, int):
         return task
     piped, continue_only = task
-    notices: list[str] = []
+    from paicli.cli.notices import NoticeBoard
+
+    notices = NoticeBoard()  # handed to every collaborator of the session at construction
     resume = _resume_for(args, settings, interactive, notices, continue_only)
     if isinstance(resume, int):
         return resume
@@ -182,7 +185,7 @@ def launch(args: argparse.Namespace) -> int:
     if resume is not None:
         restored = backend.restore_opened_session().text + (f"\n{model_note}" if model_note else "")
         if oneshot:
-            notices.append(restored)
+            notices.post(restored)
         else:
             intro = restored  # the REPL shows it below its banner
     if oneshot:
@@ -241,7 +244,7 @@ def _oneshot_task(args: argparse.Namespace) -> tuple[str, bool] | int:
 
 
 def _resume_for(
-    args: argparse.Namespace, settings: Settings, interactive: bool, notices: list[str], continue_only: bool
+    args: argparse.Namespace, settings: Settings, interactive: bool, notices: NoticeBoard, continue_only: bool
 ) -> Path | int | None:
     """The session file -c / --resume continue (claimed, or a fork of a busy one); or the exit code."""
     resume = _resume_path(args, settings.paicli_home, settings.project_root, notices)
@@ -340,7 +343,7 @@ def _build_backend(
     args: argparse.Namespace,
     interactive: bool,
     resume: Path | None,
-    notices: list[str],
+    notices: NoticeBoard,
     project_trusted: bool = True,
 ) -> AppBackend:
     from paicli.cli.app_backend import AppBackend
@@ -370,7 +373,7 @@ def _build_backend(
         prewarm=True,
     )
     oneshot = args.prompt is not None
-    backend = AppBackend(parts, max_turns=args.max_turns, notices=notices, count_context=not oneshot)
+    backend = AppBackend(parts, max_turns=args.max_turns, count_context=not oneshot)
     if parts.mcp is not None and not interactive:  # starts them; a first run may wait for uncached servers
         parts.mcp.wait_cold(knobs.MCP_STARTUP_WAIT.read(env))
     from paicli.cli.warmup import startup_warmup

@@ -48,6 +48,7 @@ def attach_snapshots(parts: Components, ledger: Callable[[], EventLedger]) -> Wo
         mode=lambda: (mode_named(parts.approval.mode) or DEFAULT_MODE).runs,
         announce_unavailable=unavailable == NO_GIT,  # $HOME as the project is a choice, not a fault
         redact=Redactor(secrets).text,
+        notify=parts.notices.post,
     )
     parts.tools.checkpoint = snapshots
     if store is not None:

@@ -11,7 +11,7 @@ the piece itself.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
@@ -110,13 +110,14 @@ def build_skills(
     paicli_home: Path,
     project_root: Path,
     prompts: PromptSource,
-    notices: list[str],
+    notice: Callable[[str], None],
     project_trusted: bool = True,
 ) -> SkillCatalog:
     """The session's catalog, scanned once; each skipped SKILL.md becomes a start-up warning."""
     dirs = SkillDirs.default(paicli_home, project_root, project_trusted)
     catalog = SkillCatalog(dirs, lambda: prompts.load(INDEX_NOTE))
-    notices.extend(problem.warning() for problem in catalog.reload())
+    for problem in catalog.reload():
+        notice(problem.warning())
     return catalog
 
 
