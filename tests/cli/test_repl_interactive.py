@@ -419,7 +419,6 @@ def test_status_bar_shows_the_backend_status_once_per_prompt(pipe: PipeInput, tm
 
 
 def test_status_bar_can_be_turned_off(pipe: PipeInput, tmp_path: Path) -> None:
-    from paicli.config.env import EnvLookup
 
     class NoStatus(FakeBackend):
         def status(self):  # type: ignore[no-untyped-def]
@@ -435,7 +434,7 @@ def test_status_bar_can_be_turned_off(pipe: PipeInput, tmp_path: Path) -> None:
         interactive=True,
         history_file=tmp_path / "h",
         console=Console(file=io.StringIO()),
-        env=EnvLookup(environ={"PAICLI_NO_STATUSBAR": "true"}),
+        status_bar=False,
     )
     assert code == 0 and backend.names() == ["clear"]
 

@@ -70,7 +70,7 @@ class FixedGate(SandboxGate):
     """The real setting object with an already-probed status (the probe itself is tested on its own)."""
 
     def __init__(self, fixed: SandboxStatus, mode: str = "auto", allow: tuple[str, ...] = ()) -> None:
-        super().__init__(lookup({}))
+        super().__init__()
         self.mode = mode
         self.env_allow = allow
         self._fixed = fixed

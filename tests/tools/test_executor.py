@@ -8,13 +8,14 @@ import json
 from pathlib import Path
 
 from paicli.config.env import home_dir
+from paicli.config.values import SandboxValues
 from paicli.tools.approval import ApprovalState
 from paicli.tools.executor import Capture, CommandExecutors, CommandRequest, CommandRun
 from paicli.tools.sandbox.executor import GatedExecutor, session_executors
 from paicli.tools.sandbox.status import SandboxGate
 from paicli.tools.shell import MARKER_ENV, unconfined
 
-from .helpers import RecordingApprover, env, make_runner, run_one
+from .helpers import RecordingApprover, make_runner, run_one
 
 
 class Recording:
@@ -70,7 +71,7 @@ def test_the_unconfined_executors_keep_keys_from_commands(project: Path, monkeyp
 
 
 def test_the_composition_root_chooses_by_the_sandbox_setting() -> None:
-    off = SandboxGate(env({"PAICLI_COMMAND_SANDBOX": "off"}))
+    off = SandboxGate(SandboxValues(mode="off"))
     chosen = session_executors(off, str(home_dir()))
     assert isinstance(chosen.unasked, GatedExecutor)
     assert chosen.unasked.current() is not chosen.approved  # off: unconfined, without secret-looking names

@@ -14,6 +14,7 @@ from paicli.cli.notices import NoticeBoard
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.config.settings import Settings
+from paicli.config.values import SessionValues
 from paicli.context.offload import ToolResultOffloader
 from paicli.context.profile import ContextProfile
 from paicli.context.tokens import TokenCounter
@@ -124,17 +125,18 @@ def build_components(
     board = notices if notices is not None else NoticeBoard()  # every collaborator posts to it from the start
     root = settings.project_root
     repository = PromptRepository(root, settings.paicli_home, project_trusted=project_trusted)
-    assembler = PromptAssembler(repository, env)
+    values = SessionValues.parse(env)  # the settings below, parsed once
+    assembler = PromptAssembler(repository, values.prompt)
     tool_support = ToolSupport(assembler.tools_disabled, board.post)
     client = llm if llm is not None else build_llm(settings, tool_support, prewarm=prewarm)
     profile = ContextProfile.from_window(settings.context_window, settings.cache_mode)
-    counter = TokenCounter.from_env(env, settings.model)
+    counter = TokenCounter.configured(values.exact_tokens, settings.model)
     offloader = build_offloader(settings, env, profile)
-    tracker = ExternalContextTracker(env)
+    tracker = ExternalContextTracker(guard_enabled=values.external_guard)
     store = LongTermMemory(memory_dir(env, settings.paicli_home), env)
     auto_extract = knobs.MEMORY_AUTO_EXTRACT_ENABLED.read(env)
     memory = MemoryManager(store, root, env, tracker=tracker, auto_extract=auto_extract)
-    sandbox = SandboxGate(env)
+    sandbox = SandboxGate(values.sandbox)
     if sandbox.mode == "off":
         board.post(SANDBOX_OFF_WARNING)
     approval = ApprovalState(start_mode(settings.approval_mode), yes=yes, sandbox=sandbox)
@@ -144,7 +146,7 @@ def build_components(
     )
     loader = ProjectMemoryLoader(root, settings.paicli_home)
     skills = build_skills(settings.paicli_home, root, repository, board.post, project_trusted)
-    tools.register(LoadSkillTool.tool(skills, env))
+    tools.register(LoadSkillTool.tool(skills, values.skill_body_budget))
     tools_enabled = knobs.TOOLS_ENABLED.read(env)
     mcp = start_mcp(settings, env, tools, board, trusted=project_trusted)
     index = mcp.index_text if mcp is not None and profile.mcp_resource_index_enabled else (lambda: "")

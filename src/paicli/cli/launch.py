@@ -281,7 +281,7 @@ def _start_repl(
         backend,
         interactive=interactive,
         history_file=settings.paicli_home / "history" / "input.history",
-        env=env,
+        status_bar=not knobs.NO_STATUSBAR.read(env),
         approver=approver if isinstance(approver, TerminalApprover) else None,
         intro=intro,
     )

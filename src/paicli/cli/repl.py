@@ -21,7 +21,6 @@ if TYPE_CHECKING:
 
     from paicli.cli.app_backend import AppBackend
     from paicli.cli.repl_prompt import ApprovalHost
-    from paicli.config.env import EnvLookup
 
 
 def run_repl(
@@ -33,7 +32,7 @@ def run_repl(
     history_file: Path,
     console: Console | None = None,
     progress: Console | None = None,
-    env: EnvLookup | None = None,
+    status_bar: bool = True,
     approver: ApprovalHost | None = None,
     intro: str = "",
     table: CommandTable | None = None,
@@ -68,7 +67,7 @@ def run_repl(
             output=output,
             history_file=history_file,
             console=console,
-            env=env,
+            status_bar=status_bar,
             approver=approver,
             intro=intro,
             table=table or BUILTIN,

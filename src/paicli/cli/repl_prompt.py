@@ -36,8 +36,6 @@ from paicli.cli.repl_io import InteractiveIO
 from paicli.cli.repl_notices import NoticeRelay
 from paicli.cli.repl_plan import offer_continuation
 from paicli.cli.statusbar import format_window, status_line
-from paicli.config import knobs
-from paicli.config.env import EnvLookup
 from paicli.fsperm import create_private_file, make_private
 from paicli.redact import Redactor
 from paicli.tools.base import ApprovalDecision, ApprovalReply, ApprovalRequest
@@ -295,14 +293,14 @@ def run_interactive(
     output: object,
     history_file: Path,
     console: Console | None,
-    env: EnvLookup | None,
+    status_bar: bool = True,
     approver: ApprovalHost | None = None,
     intro: str = "",
     table: CommandTable = BUILTIN,
 ) -> int:
     inp = input if isinstance(input, Input) else create_input()
     out = output if isinstance(output, Output) else create_output()
-    show_toolbar = not knobs.NO_STATUSBAR.read(env or EnvLookup())
+    show_toolbar = status_bar
     repl = InteractiveRepl(
         session, inp, out, console or SafeConsole(force_terminal=True), history_file, show_toolbar, table
     )

@@ -63,7 +63,7 @@ class AutoCompactionManager:
         lookup = env or EnvLookup()
         self._llm = llm
         self.policy = policy or compaction_profile.from_env(lookup)
-        self.counter = counter or TokenCounter.from_env(lookup)
+        self.counter = counter or TokenCounter.configured()
         self.gauge = Gauge(self.counter, self.policy.estimator == "reference", llm)
         self.profile = profile or ContextProfile.from_window(None)
         # offloads unseen results that cannot fit the window (never clears them)

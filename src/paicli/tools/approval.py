@@ -323,13 +323,8 @@ def policy_report(
     offload_enabled: bool = True,
     tools: Sequence[ToolSpec] | None = None,
 ) -> str:
-    """The `/policy` output (spec 10.3). Without `audit_dir`, the default location from the environment is shown;
-    without `tools`, the built-in tools are listed."""
-    if audit_dir is None:
-        from paicli.config.env import EnvLookup
-        from paicli.tools.audit import audit_dir as default_audit_dir
-
-        audit_dir = default_audit_dir(EnvLookup())
+    """The `/policy` output (spec 10.3): `audit_dir` is where the session's audit log is written (None: not
+    shown); without `tools`, the built-in tools are listed."""
     rules = "、".join(rule.name for rule in COMMAND_RULES)
     overflow = "超出部分卸载到会话文件，可用 read_file 读回" if offload_enabled else "截断"
     return "\n".join(
@@ -343,7 +338,7 @@ def policy_report(
             "   单个文件最大写入: 5MB",
             f"   命令执行上限: {command_timeout_seconds:g} 秒，输出 8KB（{overflow}）",
             "   联网: web_fetch 只访问公网 http(s) 地址，且 URL 须来自你的输入或本轮 web_search 结果",
-            f"   审计目录: {audit_dir}",
+            f"   审计目录: {audit_dir if audit_dir is not None else '（未记录）'}",
             state.grants_text(),
         ]
     )

@@ -86,7 +86,7 @@ class ToolRunner:
         self.env = env if env is not None else EnvLookup()
         self.approver: Approver = approver if approver is not None else DenyingApprover()
         self.offloader = offloader
-        self.tracker = tracker if tracker is not None else ExternalContextTracker(self.env)
+        self.tracker = tracker if tracker is not None else ExternalContextTracker()
         self.approval = approval_mode if approval_mode is not None else ApprovalState()
         self.paths = PathGuard(self.project_root)
         self.tools: dict[str, Tool] = builtin_tools(web or WebTools(self.env), save_memory)

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Protocol
 
 from paicli.config import knobs
-from paicli.config.env import EnvLookup
 from paicli.context.internal import SKILL_INJECTION_MARKER, is_skill_injection, skill_names
 from paicli.llm.messages import Message
 from paicli.tools.base import ToolResult
@@ -124,13 +123,13 @@ def build_skills(
 class LoadSkillTool:
     """The `load_skill` handler over the session's catalog."""
 
-    def __init__(self, catalog: SkillCatalog, env: EnvLookup | None = None) -> None:
+    def __init__(self, catalog: SkillCatalog, budget: int = knobs.SKILL_BODY_BUDGET.default) -> None:
         self.catalog = catalog
-        self.budget = knobs.SKILL_BODY_BUDGET.read(env or EnvLookup())
+        self.budget = budget  # chars of a loaded skill kept in the history
 
     @classmethod
-    def tool(cls, catalog: SkillCatalog, env: EnvLookup | None = None) -> Tool:
-        return Tool(LOAD_SKILL, cls(catalog, env))
+    def tool(cls, catalog: SkillCatalog, budget: int = knobs.SKILL_BODY_BUDGET.default) -> Tool:
+        return Tool(LOAD_SKILL, cls(catalog, budget))
 
     def __call__(self, args: Args, ctx: ToolContext) -> ToolOutput:
         name = str(args["name"]).strip()
