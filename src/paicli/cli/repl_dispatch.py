@@ -3,6 +3,8 @@ outcome printed. Commands reach the full `AppBackend` through their handlers; th
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from paicli.cli.backend import CommandReply, NoticeListener, SessionPort
@@ -10,7 +12,7 @@ from paicli.cli.command_handlers import PENDING_TEXT
 from paicli.cli.command_table import BUILTIN
 from paicli.cli.commands import CommandTable, mask_secrets
 from paicli.cli.render import EventRenderer, say
-from paicli.cli.repl_terminal import ReplIO, run_rendered
+from paicli.cli.repl_terminal import ReplIO, run_guarded
 from paicli.config.modes import RunMode, next_mode
 
 if TYPE_CHECKING:
@@ -128,32 +130,37 @@ class Dispatcher:
         say(console, f"── 输出结束{more} ──", "cyan")
 
     def run_task(self, text: str, mode: RunMode) -> None:
+        io = self._io
+        with self._busy():
+            if mode == "plan" and io.interactive:
+                from paicli.cli.repl_plan import PlanFlow
+
+                PlanFlow(self, io.read_key).run(text)
+                return
+            renderer = EventRenderer(
+                io.console,
+                io.progress,
+                markdown=io.markdown,
+                on_fold=self.remember_fold if io.interactive else None,
+            )
+            session = self._session
+            session.on_memories(lambda contents: self._show_memories(renderer, contents))
+            try:
+                renderer.finish(
+                    run_guarded(io, renderer, lambda cancel: session.run(text, mode, renderer, cancel))
+                )
+            finally:
+                session.on_memories(None)
+
+    @contextmanager
+    def _busy(self) -> Iterator[None]:
+        """A task runs (idle-only commands wait); its background notices are shown once it is done."""
         self.running = True
         try:
-            self._run_task(text, mode)
+            yield
         finally:
             self.running = False
         self.notices()
-
-    def _run_task(self, text: str, mode: RunMode) -> None:
-        io = self._io
-        if mode == "plan" and io.interactive:
-            from paicli.cli.repl_plan import PlanFlow
-
-            PlanFlow(self, io.read_key).run(text)
-            return
-        renderer = EventRenderer(
-            io.console,
-            io.progress,
-            markdown=io.markdown,
-            on_fold=self.remember_fold if io.interactive else None,
-        )
-        session = self._session
-        session.on_memories(lambda contents: self._show_memories(renderer, contents))
-        try:
-            run_rendered(io, renderer, lambda cancel: session.run(text, mode, renderer, cancel))
-        finally:
-            session.on_memories(None)
 
     def _show_memories(self, renderer: EventRenderer, contents: list[str]) -> None:
         from paicli.memory.manager import injected_line
