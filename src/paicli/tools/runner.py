@@ -315,8 +315,9 @@ class TurnToolSet:
         if reply.decision in ("approve", "approve_all"):
             self._note_write(spec, relative)
             return None
-        hint = getattr(self.runner.approver, "reason_text", None)
-        text = denial_text(spec, args, hint if isinstance(hint, str) else None, reply.note)
+        approver = self.runner.approver
+        hint = approver.reason_text if isinstance(approver, DenyingApprover) else None
+        text = denial_text(spec, args, hint, reply.note)
         return ToolOutput(text, success=False, blocked=True, outcome="denied")
 
     def _before_change(self, spec: ToolSpec) -> None:
