@@ -10,7 +10,7 @@ import pytest
 from paicli.cancel import CancelToken
 from paicli.cli.app_backend import AppBackend
 from paicli.session.ledger import ConversationLedger
-from paicli.session.model_record import RecordedModel, read_recorded_model
+from paicli.session.model_record import RecordedModel, read_recorded_model, record_model_change
 from paicli.testing.openai_server import FakeOpenAIServer
 from paicli.testing.proc import paicli_env, run_paicli
 from tests.cli.served_session import command, served_parts
@@ -22,7 +22,7 @@ def test_the_model_recorded_last_is_a_switch_or_a_resume_marker(tmp_path: Path) 
     ledger = ConversationLedger.create(tmp_path, tmp_path, "first-model", "paicli", "0")
     assert ledger.path is not None
     assert read_recorded_model(ledger.path) == RecordedModel("first-model", "paicli")
-    ledger.record_model_change("second-model", "glm")
+    record_model_change(ledger, "second-model", "glm")
     ledger.append_event("user", "react", "agent", "user_input", {})
     assert read_recorded_model(ledger.path) == RecordedModel("second-model", "glm")
     ledger.mark_resumed({"model": "third-model", "provider": "deepseek"})
@@ -62,7 +62,7 @@ def test_a_recorded_model_that_cannot_be_used_is_named_and_the_current_one_kept(
         server.push("回答")
         first = _session(tmp_path, server)
         first.run("问题", "react", lambda _event: None, CancelToken())
-        first.parts.ledger.record_model_change("glm-4-plus", "glm")  # a provider without a key here
+        record_model_change(first.parts.ledger, "glm-4-plus", "glm")  # a provider without a key here
         earlier = first.parts.ledger.session_id
         first.close(5)
         second = _session(tmp_path, server)

@@ -32,6 +32,7 @@ from paicli.config import knobs
 from paicli.config.modes import RunMode
 from paicli.config.settings import Settings
 from paicli.session.ledger import ConversationLedger
+from paicli.session.model_record import record_model_change
 
 if TYPE_CHECKING:
     from paicli.cli.session_snapshots import SnapshotCommands
@@ -91,7 +92,7 @@ class AppBackend:
         """/model: the same conversation, continued by a session built for `settings`."""
         core = self.core
         self.core = self.factory.build(settings, core.parts.ledger, core.agent.conversation)
-        core.parts.ledger.record_model_change(settings.model, settings.provider)
+        record_model_change(core.parts.ledger, settings.model, settings.provider)
 
     # the current core's collaborators, for the launcher, the benchmarks and tests
     @property

@@ -289,12 +289,6 @@ class ConversationLedger:
             SESSION_RESUMED_EVENT, mode, "cli", "resume", {"pid": os.getpid(), **(metadata or {})}
         )
 
-    def record_model_change(self, model: str, provider: str, mode: str = "react") -> None:
-        """`/model` switched the session to `model` (a resume continues with the last one recorded)."""
-        self.append_event(
-            MODEL_CHANGE_EVENT, mode, "cli", "slash_model", {"model": model, "provider": provider}
-        )
-
     def read_all(self) -> list[LedgerEntry]:
         """Every readable entry, in file order (the reference's `readAll()`; tests and tooling)."""
         if self._path is None or not self._path.exists():

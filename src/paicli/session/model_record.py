@@ -10,7 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from paicli.session.ledger import MODEL_CHANGE_EVENT, SESSION_RESUMED_EVENT, SESSION_START_EVENT
+from paicli.session.ledger import (
+    MODEL_CHANGE_EVENT,
+    SESSION_RESUMED_EVENT,
+    SESSION_START_EVENT,
+    ConversationLedger,
+)
 from paicli.session.scan import find_backwards, line_start
 
 _MODEL_EVENTS = (SESSION_START_EVENT, SESSION_RESUMED_EVENT, MODEL_CHANGE_EVENT)
@@ -33,6 +38,13 @@ def _from_metadata(metadata: Mapping[str, Any]) -> RecordedModel | None:
     if not isinstance(model, str) or not model:
         return None
     return RecordedModel(model, provider if isinstance(provider, str) else "")
+
+
+def record_model_change(ledger: ConversationLedger, model: str, provider: str) -> None:
+    """`/model` switched the session to `model` (a resume continues with the last one recorded)."""
+    ledger.append_event(
+        MODEL_CHANGE_EVENT, "react", "cli", "slash_model", {"model": model, "provider": provider}
+    )
 
 
 def read_recorded_model(path: Path) -> RecordedModel | None:
