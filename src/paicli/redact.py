@@ -245,6 +245,12 @@ class Redactor:
                 value = pattern.sub(replacement, value)
         return value
 
+    def holds_configured(self, value: str) -> bool:
+        """Whether `value` contains one of the configured secrets (or an encoded form of one)."""
+        return any(secret in value for secret in self._plain) or any(
+            pattern.search(value) for pattern in self._worded
+        )
+
     def arguments(self, raw: str) -> str:
         """Redact a tool call's JSON arguments inside the decoded values; the result is always valid JSON."""
         if not raw.strip():
