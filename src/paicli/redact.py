@@ -68,7 +68,9 @@ _URL_USERINFO = re.compile(r"(://)([^\s/:@]*):([^\s/@]+)@")
 _URL_TOKEN = re.compile(r"(://)[^\s/:@]{20,}@")
 _AUTHORIZATION = re.compile(r"(?i)(authorization\s*[:=]\s*(?:basic|digest|token)?\s*)[A-Za-z0-9+/=._~-]{8,}")
 # A passphrase runs to the end of its line (it may hold blanks): `passphrase: two words`, `GPG_PASSPHRASE=…`.
-_PASSPHRASE = re.compile(r"(?i)(pass[-_ ]?phrase[A-Za-z0-9_.-]*\\?['\"]?[ \t]*[=:][ \t]*)(\\?['\"]?)[^\n'\"\\]{4,}")
+_PASSPHRASE = re.compile(
+    r"(?i)(pass[-_ ]?phrase[A-Za-z0-9_.-]*\\?['\"]?[ \t]*[=:][ \t]*)(\\?['\"]?)[^\n'\"\\]{4,}"
+)
 # Base64 key material under a YAML/JSON name that says so: kubeconfig `client-key-data`, a Secret's `tls.key`.
 _KEY_DATA = re.compile(
     r"(?i)((?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]*(?:key-data|key_data|\.key)['\"]?[ \t]*:[ \t]*['\"]?)"
@@ -96,9 +98,13 @@ def _putty_private(match: re.Match[str]) -> str:
         breaks = list(_LINE_BREAK.finditer(block))
         kept = block[breaks[-1].start() :]
     return f"{match.group(1)} {REDACTED}{kept}"
+
+
 # Docker's `"auth": "<base64 of user:secret>"` (config.json, DOCKER_AUTH_CONFIG): masked when the value decodes
 # to `name:secret`, so an `auth` field holding an ordinary word stays.
-_DOCKER_AUTH = re.compile(r"(?i)((?<![A-Za-z0-9_-])['\"]?auth['\"]?[ \t]*[:=][ \t]*['\"]?)([A-Za-z0-9+/]{8,}={0,2})")
+_DOCKER_AUTH = re.compile(
+    r"(?i)((?<![A-Za-z0-9_-])['\"]?auth['\"]?[ \t]*[:=][ \t]*['\"]?)([A-Za-z0-9+/]{8,}={0,2})"
+)
 
 
 def _docker_auth(match: re.Match[str]) -> str:
@@ -153,9 +159,25 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Replacement, tuple[str, ...]], ...] = (
     (
         _CONNECTION_KEY,
         r"\1" + REDACTED,
-        ("accountkey", "account_key", "storagekey", "accesskey", "access_key", "primarykey", "secondarykey",
-         "masterkey", "master_key", "servicekey", "service_key", "storage_key", "primary_key", "secondary_key",
-         "shared_access", "shared-access", "account-key"),
+        (
+            "accountkey",
+            "account_key",
+            "storagekey",
+            "accesskey",
+            "access_key",
+            "primarykey",
+            "secondarykey",
+            "masterkey",
+            "master_key",
+            "servicekey",
+            "service_key",
+            "storage_key",
+            "primary_key",
+            "secondary_key",
+            "shared_access",
+            "shared-access",
+            "account-key",
+        ),
     ),
     (_SAS_SIGNATURE, r"\1" + REDACTED, ("sig=",)),
     (_DOCKER_AUTH, _docker_auth, ("auth",)),

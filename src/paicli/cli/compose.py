@@ -12,6 +12,7 @@ from paicli.agent.plan.prompts import AssembledPlanPrompts, PlanPrompts
 from paicli.agent.team.prompts import AssembledTeamPrompts, TeamPrompts
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
+from paicli.config.keys import configured_keys
 from paicli.config.settings import Settings
 from paicli.context.offload import ToolResultOffloader
 from paicli.context.profile import ContextProfile
@@ -27,6 +28,7 @@ from paicli.prompt.assembler import AgentPromptBuilder, PromptAssembler, PromptM
 from paicli.prompt.repository import PromptRepository
 from paicli.redact import Redactor
 from paicli.session.ledger import ConversationLedger
+from paicli.session.opener import LedgerOpener
 from paicli.tools.approval import ApprovalState, start_mode
 from paicli.tools.base import Approver
 from paicli.tools.runner import ToolRunner
@@ -77,29 +79,22 @@ def memory_dir(env: EnvLookup, home: Path) -> Path:
 
 
 def known_secrets(settings: Settings, env: EnvLookup) -> list[str]:
-    """Every configured key, so the ledger can redact each exactly, whichever provider /model switches to."""
-    from paicli.config.providers import PROVIDERS
-
-    names = {name for spec in PROVIDERS for name in spec.key_envs}
-    values = {settings.api_key or ""} | {env.get(name) or "" for name in names}
-    return sorted(v for v in values if len(v) >= 8)
+    """Every configured key (all providers', every source), so each file redacts them whichever provider
+    /model or /resume switches to."""
+    return list(configured_keys(env, settings.paicli_home, settings.api_key))
 
 
 def open_ledger(
     settings: Settings, resume_path: Path | None, notices: list[str], env: EnvLookup | None = None
 ) -> ConversationLedger:
-    secrets = known_secrets(settings, env or EnvLookup())
+    opener = LedgerOpener.configured(
+        env or EnvLookup(), settings.paicli_home, settings.api_key, on_error=notices.append
+    )
     if resume_path is not None:
-        ledger = ConversationLedger.open_existing(resume_path, secrets=secrets, on_error=notices.append)
+        ledger = opener.existing(resume_path)
     else:
-        ledger = ConversationLedger.create(
-            settings.paicli_home,
-            settings.project_root,
-            settings.model,
-            settings.provider,
-            __version__,
-            secrets=secrets,
-            on_error=notices.append,
+        ledger = opener.create(
+            settings.paicli_home, settings.project_root, settings.model, settings.provider, __version__
         )
     if not ledger.claim():  # lost a race with another process after the launch check
         notices.append(f"⚠️ 会话 {ledger.session_id} 同时被另一个 paicli 进程打开，两边的记录可能交错。")
