@@ -14,6 +14,7 @@ from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.config.keys import configured_keys
 from paicli.config.settings import Settings
+from paicli.config.trust import ProjectTrust
 from paicli.context.offload import ToolResultOffloader
 from paicli.context.profile import ContextProfile
 from paicli.context.tokens import TokenCounter
@@ -110,12 +111,15 @@ def build_components(
     llm: LLMClient | None = None,
     resume_path: Path | None = None,
     notices: list[str] | None = None,
-    project_trusted: bool = True,
+    project_trusted: bool | ProjectTrust = True,
     prewarm: bool = False,
 ) -> Components:
     sink = notices if notices is not None else []
     root = settings.project_root
-    repository = PromptRepository(root, settings.paicli_home, project_trusted=project_trusted)
+    trust = ProjectTrust.of(project_trusted)
+    if trust.notify is None:  # configuration appearing mid-session is said like other notices
+        trust.notify = sink.append
+    repository = PromptRepository(root, settings.paicli_home, project_trusted=trust)
     assembler = PromptAssembler(repository, env)
     tool_support = ToolSupport(assembler.tools_disabled, sink.append)
     client = llm if llm is not None else build_llm(settings, tool_support, prewarm=prewarm)
@@ -131,10 +135,10 @@ def build_components(
     approval = ApprovalState(start_mode(settings.approval_mode), yes=yes, sandbox=sandbox)
     tools = ToolRunner(root, approver, offloader, tracker, env, memory.save_memory_tool, approval)
     loader = ProjectMemoryLoader(root, settings.paicli_home)
-    skills = build_skills(settings.paicli_home, root, repository, sink, project_trusted)
+    skills = build_skills(settings.paicli_home, root, repository, sink, trust)
     tools.register(LoadSkillTool.tool(skills, env))
     tools_enabled = knobs.TOOLS_ENABLED.read(env)
-    mcp = start_mcp(settings, env, tools, sink, trusted=project_trusted)
+    mcp = start_mcp(settings, env, tools, sink, trusted=trust.trusted)
     index = mcp.index_text if mcp is not None and profile.mcp_resource_index_enabled else (lambda: "")
     prompt, plan_prompts, team_prompts = _mode_prompts(
         assembler, repository, loader, skills, tools_enabled, index
