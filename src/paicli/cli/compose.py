@@ -210,6 +210,7 @@ def start_mcp(
         notices.append,
         trusted=trusted,
         timeout=knobs.MCP_TIMEOUT.read(env),
+        secrets=known_secrets(settings, env),  # masked in the servers' logs
     )
     notices.extend(session.config.notices)  # an untrusted project's mcp.json is named by the trust line
     if not session.configured:
