@@ -128,7 +128,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Replacement, tuple[str, ...]], ...] = (
     (re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}"), "github_pat_" + REDACTED, ("github_pat_",)),
     (re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}"), "glpat-" + REDACTED, ("glpat-",)),
     # Slack: bot/user/refresh tokens and app-level tokens (`xapp-1-…`)
-    (re.compile(r"\b(xox[abposre]-|xapp-)[A-Za-z0-9-]{10,}"), r"\1" + REDACTED, ("xox", "xapp-")),
+    (re.compile(r"\b(xox[abposre]-|xapp-\d+-)[A-Za-z0-9-]{10,}"), r"\1" + REDACTED, ("xox", "xapp-")),
     (re.compile(r"(hooks\.slack\.com/services/)[A-Za-z0-9/_-]{10,}"), r"\1" + REDACTED, ("hooks.slack",)),
     (re.compile(r"\b((?:sk|rk|pk)_(?:live|test)_)[A-Za-z0-9]{10,}"), r"\1" + REDACTED, ("_live_", "_test_")),
     (re.compile(r"\bAIza[0-9A-Za-z_-]{30,}"), "AIza" + REDACTED, ("aiza",)),
