@@ -71,17 +71,25 @@ _AUTHORIZATION = re.compile(r"(?i)(authorization\s*[:=]\s*(?:basic|digest|token)
 _PASSPHRASE = re.compile(
     r"(?i)(pass[-_ ]?phrase[A-Za-z0-9_.-]*\\?['\"]?[ \t]*[=:][ \t]*)(\\?['\"]?)[^\n'\"\\]{4,}"
 )
-# Base64 key material under a YAML/JSON name that says so: kubeconfig `client-key-data`, a Secret's `tls.key`.
-_KEY_DATA = re.compile(
-    r"(?i)((?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]*(?:key-data|key_data|\.key)['\"]?[ \t]*:[ \t]*['\"]?)"
-    r"[A-Za-z0-9+/]{16,}={0,2}"
-)
-# Connection-string fields that carry the credential itself: Azure `AccountKey=…`, `SharedAccessKey=…`,
-# a SAS URL's `sig=…`.
-_CONNECTION_KEY = re.compile(
-    r"(?i)((?<![A-Za-z0-9])(?:account|storage|shared[_-]?access|primary|secondary|master|service)[_-]?key"
-    r"['\"]?[ \t]*[=:][ \t]*['\"]?)[A-Za-z0-9+/_-]{16,}={0,2}"
-)
+# A field named like a key holding base64 key material: kubeconfig `client-key-data`, a Secret's `tls.key`,
+# connection strings' `AccountKey=…` / `SharedAccessKey=…`. Matched from the literal `key` (cheap to find); the
+# name before it is judged by `_key_field`, which keeps the match linear whatever precedes it.
+_KEY_FIELD = re.compile(r"(?i)(key([-_]data)?['\"]?[ \t]*[=:][ \t]*['\"]?)[A-Za-z0-9+/_-]{16,}={0,2}")
+_NAME_TAIL = re.compile(r"[A-Za-z0-9_.-]{0,32}\Z")
+_KEY_OWNERS = ("account", "storage", "sharedaccess", "primary", "secondary", "master", "service")
+
+
+def _key_field(match: re.Match[str]) -> str:
+    start = match.start()
+    tail = _NAME_TAIL.search(match.string, max(0, start - 32), start)
+    name = (tail.group() if tail else "").lower()
+    owner = name.replace("_", "").replace("-", "")
+    if match.group(2) or name.endswith(".") or owner.endswith(_KEY_OWNERS):
+        return match.group(1) + REDACTED
+    return match.group(0)
+
+
+# A SAS URL's signature: `…&sig=…`.
 _SAS_SIGNATURE = re.compile(r"(?i)([?&;]sig=)[A-Za-z0-9%+/_-]{16,}(?:=|%3d){0,2}")
 # A PuTTY key file's private block: the base64 lines after `Private-Lines: N` (real or `\n`-escaped breaks).
 _PUTTY_PRIVATE = re.compile(r"(Private-Lines:[ \t]*\d+)((?:(?:\r?\n|(?:\\r)?\\n)[A-Za-z0-9+/=]+)+)")
@@ -98,6 +106,19 @@ def _putty_private(match: re.Match[str]) -> str:
         breaks = list(_LINE_BREAK.finditer(block))
         kept = block[breaks[-1].start() :]
     return f"{match.group(1)} {REDACTED}{kept}"
+
+
+def _word_start(prefix: str) -> Callable[[re.Match[str]], str]:
+    """A replacement for a pattern that starts with a literal (found fast): masked only when the literal
+    starts a word (a `\\b` in front of the literal would make every position a candidate)."""
+
+    def replace(match: re.Match[str]) -> str:
+        start = match.start()
+        if start and (match.string[start - 1].isalnum() or match.string[start - 1] == "_"):
+            return match.group(0)
+        return prefix + REDACTED
+
+    return replace
 
 
 # Docker's `"auth": "<base64 of user:secret>"` (config.json, DOCKER_AUTH_CONFIG): masked when the value decodes
@@ -149,39 +170,16 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Replacement, tuple[str, ...]], ...] = (
     (re.compile(r"\b(shp(?:at|ss|ca|pa)_)[A-Za-z0-9]{16,}"), r"\1" + REDACTED, ("shp",)),
     (re.compile(r"\b(do[opr]_v1_)[A-Za-z0-9]{20,}"), r"\1" + REDACTED, ("_v1_",)),
     (re.compile(r"(?i)\b(dapi)[a-f0-9]{32}(?:-\d+)?\b"), r"\1" + REDACTED, ("dapi",)),
-    (re.compile(r"\b(key-)[A-Za-z0-9]{32}\b"), r"\1" + REDACTED, ("key-",)),
+    (re.compile(r"key-[A-Za-z0-9]{32}(?![A-Za-z0-9_])"), _word_start("key-"), ("key-",)),
     (re.compile(r"\b(AT(?:ATT|CTT|BB))[A-Za-z0-9_=+/-]{20,}"), r"\1" + REDACTED, ("atatt", "atctt", "atbb")),
-    (re.compile(r"(?i)\b(AGE-SECRET-KEY-1)[0-9A-Z]{20,}"), r"\1" + REDACTED, ("age-secret-key-",)),
+    (re.compile(r"(AGE-SECRET-KEY-1)[0-9A-Z]{20,}"), r"\1" + REDACTED, ("secret",)),
     # A Telegram bot token: the bot's number, `:`, then 35 characters starting with `AA`.
     (re.compile(r"(?<![0-9])(\d{5,12}:AA)[A-Za-z0-9_-]{30,}"), r"\1" + REDACTED, (":aa",)),
     (_PUTTY_PRIVATE, _putty_private, ("private-lines",)),
-    (_KEY_DATA, r"\1" + REDACTED, ("key-data", "key_data", ".key")),
-    (
-        _CONNECTION_KEY,
-        r"\1" + REDACTED,
-        (
-            "accountkey",
-            "account_key",
-            "storagekey",
-            "accesskey",
-            "access_key",
-            "primarykey",
-            "secondarykey",
-            "masterkey",
-            "master_key",
-            "servicekey",
-            "service_key",
-            "storage_key",
-            "primary_key",
-            "secondary_key",
-            "shared_access",
-            "shared-access",
-            "account-key",
-        ),
-    ),
+    (_KEY_FIELD, _key_field, ("key",)),
     (_SAS_SIGNATURE, r"\1" + REDACTED, ("sig=",)),
     (_DOCKER_AUTH, _docker_auth, ("auth",)),
-    (_PASSPHRASE, r"\1\2" + REDACTED, ("passphrase", "pass_phrase", "pass-phrase", "pass phrase")),
+    (_PASSPHRASE, r"\1\2" + REDACTED, ("pass",)),
     (_URL_USERINFO, r"\1\2:" + REDACTED + "@", ("://",)),
     (_URL_TOKEN, r"\1" + REDACTED + "@", ("://",)),
     (_AUTHORIZATION, r"\1" + REDACTED, ("authorization",)),
@@ -197,9 +195,9 @@ _PATTERNS: tuple[tuple[re.Pattern[str], Replacement, tuple[str, ...]], ...] = (
     (
         _ASSIGNMENT,
         r"\1\2\3" + REDACTED,
-        ("key", "secret", "passw", "passwd", "token", "credential", "creds"),
+        ("key", "secret", "passw", "token", "cred"),
     ),
-    (_SHORT_NAME, r"\1\2" + REDACTED, ("pass", "pwd", "pw")),
+    (_SHORT_NAME, r"\1\2" + REDACTED, ("pass", "pw")),
     (_NAMED_IN_PROSE, r"\1" + REDACTED, ("密码", "密钥", "秘钥", "口令", "令牌", "私钥")),
 )
 # A configured key shorter than this is not matched exactly (it would mask unrelated text); one shorter
@@ -262,8 +260,16 @@ class Redactor:
         for pattern in self._worded:
             value = pattern.sub(REDACTED, value)
         lowered = value.lower()
+        seen: dict[str, bool] = {}  # a hint shared by several patterns is looked for once
+
+        def present(hint: str) -> bool:
+            found = seen.get(hint)
+            if found is None:
+                found = seen[hint] = hint in lowered
+            return found
+
         for pattern, replacement, hints in _PATTERNS:
-            if any(hint in lowered for hint in hints):
+            if any(present(hint) for hint in hints):
                 value = pattern.sub(replacement, value)
         return value
 
