@@ -110,7 +110,7 @@ def _putty_private(match: re.Match[str]) -> str:
 
 def _word_start(prefix: str) -> Callable[[re.Match[str]], str]:
     """A replacement for a pattern that starts with a literal (found fast): masked only when the literal
-    starts a word (a `\\b` in front of the literal would make every position a candidate)."""
+    starts a word (a word-boundary test in front of the literal would make every position a candidate)."""
 
     def replace(match: re.Match[str]) -> str:
         start = match.start()
