@@ -86,3 +86,12 @@ def test_ordinary_text_is_left_alone(text: str) -> None:
 def test_a_putty_block_ends_at_the_first_line_that_is_not_base64_to_its_end() -> None:
     text = "Private-Lines: 2\nQUJDREVGR0g=\nSUpLTE1OT1A=\nPrivate-MAC: 9f\n"
     assert Redactor().text(text) == f"Private-Lines: 2 {REDACTED}\nPrivate-MAC: 9f\n"
+
+
+def test_the_input_history_masks_configured_keys(tmp_path: Path) -> None:
+    from paicli.cli.repl_prompt import RedactedFileHistory
+
+    path = tmp_path / "input.history"
+    RedactedFileHistory(str(path), [PLAIN_KEY]).store_string(f"用这个 key 试试 {PLAIN_KEY}")
+    stored = path.read_text(encoding="utf-8")
+    assert "用这个 key 试试" in stored and PLAIN_KEY not in stored
