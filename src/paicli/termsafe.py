@@ -85,3 +85,8 @@ class TerminalStream:
     def flush(self) -> str:
         rest, self._pending = self._pending, ""
         return strip_terminal(rest)
+
+
+def show_one_line(text: str) -> str:
+    """`show_controls`, with newlines and tabs shown too (a tool line, a file name)."""
+    return show_controls(text).replace("\n", "\\n").replace("\t", "\\t")

@@ -21,7 +21,7 @@ from paicli.cli.printing import SafeConsole, say
 from paicli.cli.render import EventRenderer
 from paicli.cli.repl_io import preview_text
 from paicli.cli.session_commands import skill_command
-from paicli.termsafe import TerminalStream, show_controls, strip_terminal
+from paicli.termsafe import TerminalStream, show_controls, show_one_line, strip_terminal
 from paicli.tools.base import ApprovalRequest, ToolFinished, ToolResult, ToolStarted
 from paicli.tools.skills import SkillCatalog, SkillDirs
 
@@ -80,6 +80,7 @@ def test_show_controls_writes_every_control_out() -> None:
     assert clean(shown_text)
     assert shown_text == "touch ../P7;:#" + "\\x1b[D" * 30 + "ls -la\\x1b[K"
     assert show_controls("a\rb\x08c\x9bd") == "a\\rb\\x08c\\x9bd"
+    assert show_one_line("x\ny\tz") == "x\\ny\\tz"
 
 
 def test_plain_text_is_returned_as_is() -> None:

@@ -13,7 +13,9 @@ from paicli.agent.team.prompts import AssembledTeamPrompts, TeamPrompts
 from paicli.cli.notices import NoticeBoard
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
+from paicli.config.keys import configured_keys
 from paicli.config.settings import Settings
+from paicli.config.trust import ProjectTrust
 from paicli.config.values import SessionValues
 from paicli.context.offload import ToolResultOffloader
 from paicli.context.profile import ContextProfile
@@ -29,6 +31,7 @@ from paicli.prompt.assembler import AgentPromptBuilder, PromptAssembler, PromptM
 from paicli.prompt.repository import PromptRepository
 from paicli.redact import Redactor
 from paicli.session.ledger import ConversationLedger
+from paicli.session.opener import LedgerOpener
 from paicli.tools.approval import ApprovalState, start_mode
 from paicli.tools.base import Approver
 from paicli.tools.runner import ToolRunner
@@ -81,29 +84,22 @@ def memory_dir(env: EnvLookup, home: Path) -> Path:
 
 
 def known_secrets(settings: Settings, env: EnvLookup) -> list[str]:
-    """Every configured key, so the ledger can redact each exactly, whichever provider /model switches to."""
-    from paicli.config.providers import PROVIDERS
-
-    names = {name for spec in PROVIDERS for name in spec.key_envs}
-    values = {settings.api_key or ""} | {env.get(name) or "" for name in names}
-    return sorted(v for v in values if len(v) >= 8)
+    """Every configured key (all providers', every source), so each file redacts them whichever provider
+    /model or /resume switches to."""
+    return list(configured_keys(env, settings.paicli_home, settings.api_key))
 
 
 def open_ledger(
     settings: Settings, resume_path: Path | None, notice: Callable[[str], None], env: EnvLookup | None = None
 ) -> ConversationLedger:
-    secrets = known_secrets(settings, env or EnvLookup())
+    opener = LedgerOpener.configured(
+        env or EnvLookup(), settings.paicli_home, settings.api_key, on_error=notice
+    )
     if resume_path is not None:
-        ledger = ConversationLedger.open_existing(resume_path, secrets=secrets, on_error=notice)
+        ledger = opener.existing(resume_path)
     else:
-        ledger = ConversationLedger.create(
-            settings.paicli_home,
-            settings.project_root,
-            settings.model,
-            settings.provider,
-            __version__,
-            secrets=secrets,
-            on_error=notice,
+        ledger = opener.create(
+            settings.paicli_home, settings.project_root, settings.model, settings.provider, __version__
         )
     if not ledger.claim():  # lost a race with another process after the launch check
         notice(f"⚠️ 会话 {ledger.session_id} 同时被另一个 paicli 进程打开，两边的记录可能交错。")
@@ -119,12 +115,15 @@ def build_components(
     llm: LLMClient | None = None,
     resume_path: Path | None = None,
     notices: NoticeBoard | None = None,
-    project_trusted: bool = True,
+    project_trusted: bool | ProjectTrust = True,
     prewarm: bool = False,
 ) -> Components:
     board = notices if notices is not None else NoticeBoard()  # every collaborator posts to it from the start
     root = settings.project_root
-    repository = PromptRepository(root, settings.paicli_home, project_trusted=project_trusted)
+    trust = ProjectTrust.of(project_trusted)
+    if trust.notify is None:  # configuration appearing mid-session is said like other notices
+        trust.notify = board.post
+    repository = PromptRepository(root, settings.paicli_home, project_trusted=trust)
     values = SessionValues.parse(env)  # the settings below, parsed once
     assembler = PromptAssembler(repository, values.prompt)
     tool_support = ToolSupport(assembler.tools_disabled, board.post)
@@ -140,15 +139,17 @@ def build_components(
     if sandbox.mode == "off":
         board.post(SANDBOX_OFF_WARNING)
     approval = ApprovalState(start_mode(settings.approval_mode), yes=yes, sandbox=sandbox)
-    executors = session_executors(sandbox, str(settings.paicli_home))  # how commands run, chosen once
+    executors = session_executors(  # how commands run, chosen once; no configured key reaches a command
+        sandbox, str(settings.paicli_home), lambda: configured_keys(env)
+    )
     tools = ToolRunner(
         root, approver, offloader, tracker, env, memory.save_memory_tool, approval, executors=executors
     )
     loader = ProjectMemoryLoader(root, settings.paicli_home)
-    skills = build_skills(settings.paicli_home, root, repository, board.post, project_trusted)
+    skills = build_skills(settings.paicli_home, root, repository, board.post, trust)
     tools.register(LoadSkillTool.tool(skills, values.skill_body_budget))
     tools_enabled = knobs.TOOLS_ENABLED.read(env)
-    mcp = start_mcp(settings, env, tools, board, trusted=project_trusted)
+    mcp = start_mcp(settings, env, tools, board, trusted=trust.trusted)
     index = mcp.index_text if mcp is not None and profile.mcp_resource_index_enabled else (lambda: "")
     prompt, plan_prompts, team_prompts = _mode_prompts(
         assembler, repository, loader, skills, tools_enabled, index
@@ -221,6 +222,7 @@ def start_mcp(
         notices.post,
         trusted=trusted,
         timeout=knobs.MCP_TIMEOUT.read(env),
+        secrets=known_secrets(settings, env),  # masked in the servers' logs
     )
     notices.extend(session.config.notices)  # an untrusted project's mcp.json is named by the trust line
     if not session.configured:

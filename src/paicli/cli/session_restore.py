@@ -10,12 +10,13 @@ from typing import Any
 from paicli import __version__
 from paicli.agent.react import ReactAgent
 from paicli.cli.backend import CommandReply, SessionSummary
-from paicli.cli.compose import Components, known_secrets
+from paicli.cli.compose import Components
 from paicli.config.env import ConfigError
 from paicli.config.settings import Settings
 from paicli.llm.messages import Message
 from paicli.session.ledger import ConversationLedger
 from paicli.session.model_record import RecordedModel, read_recorded_model
+from paicli.session.opener import LedgerOpener
 from paicli.session.resume import ResumeResult
 from paicli.session.transcript import Transcript
 
@@ -98,7 +99,7 @@ class SessionRestore:
 
     def reopen(self, session_id: str) -> Reopened | CommandReply:
         """The ledger `/resume <id>` continues (a copy when another process has it open), or why not."""
-        from paicli.session.catalog import find_session, resume_session
+        from paicli.session.catalog import find_session
 
         settings = self.parts.settings
         found = find_session(settings.paicli_home, session_id.strip())
@@ -112,13 +113,14 @@ class SessionRestore:
             path = fork_session(found.path)
             forked = f"{busy_text(found.path)}\n{forked_text(found.path, path)}\n"
         settings, note = resumed_settings(settings, read_recorded_model(path))
-        ledger, result = resume_session(
+        opener = LedgerOpener.configured(
+            self.parts.env, settings.paicli_home, settings.api_key, on_error=self._on_error
+        )
+        ledger, result = opener.resume(
             path,
             model=settings.model,
             provider=settings.provider,
             version=__version__,
-            secrets=known_secrets(settings, self.parts.env),  # every configured key, as the first opener
-            on_error=self._on_error,
             checkpoint_repairs=False,
         )
         ledger.claim()

@@ -98,9 +98,13 @@ class ToolRunner:
         )
         if executors is None:
             from paicli.config.env import home_dir
+            from paicli.config.keys import configured_keys
             from paicli.tools.sandbox.executor import session_executors
 
-            executors = session_executors(self.approval.sandbox, str(home_dir(self.env)))
+            lookup = self.env
+            executors = session_executors(
+                self.approval.sandbox, str(home_dir(lookup)), lambda: configured_keys(lookup)
+            )
         self.executors = executors
         self.turn_hooks: list[Callable[[], None]] = []  # run when a top-level turn starts (MCP list updates)
         self.checkpoint: TurnCheckpoint | None = None  # workspace snapshot before a turn's first change

@@ -199,6 +199,13 @@ def new_marker() -> str:
     return uuid.uuid4().hex
 
 
+Keys = Callable[[], tuple[str, ...]]  # every key paicli is configured with (config.keys.configured_keys)
+
+
+def no_keys() -> tuple[str, ...]:
+    return ()
+
+
 class UnconfinedExecutor:
     """`bash -c` in the project root with the environment `scrub` leaves (tools/sandbox/environ.py), in a
     process group of its own."""
@@ -208,27 +215,23 @@ class UnconfinedExecutor:
 
     def run(self, request: CommandRequest) -> CommandRun:
         marker = new_marker()
-        env = self._scrub(base_env(request.command))
+        # scrubbed first, so paicli's own git settings below are never taken for the user's and dropped; a
+        # command that passes as read-only runs git with fsmonitor, hooks, pagers and editors switched off
+        scrubbed = self._scrub(process_environ())
+        env = dict(git_neutral_env(scrubbed)) if syntactically_read_only(request.command) else dict(scrubbed)
         env[MARKER_ENV] = marker
         return supervise(popen(["bash", "-c", request.command], env, request.cwd), marker, request)
 
 
-def unconfined(allow: tuple[str, ...] = ()) -> CommandExecutors:
-    """No sandbox: an approved command loses paicli's keys; an unasked one every secret-looking variable too
+def unconfined(allow: tuple[str, ...] = (), keys: Keys = no_keys) -> CommandExecutors:
+    """No sandbox: an approved command gets no configured key; an unasked one nothing off the allow-list
     (`allow`: variables kept although their names look secret)."""
     from paicli.tools.sandbox.environ import approved_env, sandbox_env
 
     return CommandExecutors(
-        UnconfinedExecutor(lambda env: approved_env(env, allow)),
-        UnconfinedExecutor(lambda env: sandbox_env(env, allow)),
+        UnconfinedExecutor(lambda env: approved_env(env, keys())),
+        UnconfinedExecutor(lambda env: sandbox_env(env, allow, keys())),
     )
-
-
-def base_env(command: str) -> dict[str, str]:
-    """The environment a command starts from: one that passes as read-only runs git with fsmonitor, hooks,
-    pagers and editors switched off."""
-    environ = process_environ()
-    return git_neutral_env(environ) if syntactically_read_only(command) else dict(environ)
 
 
 def popen(argv: list[str], env: Mapping[str, str], cwd: Path, fds: tuple[int, ...] = ()) -> Child:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Protocol
 
 from paicli.config import knobs
+from paicli.config.trust import ProjectTrust
 from paicli.context.internal import SKILL_INJECTION_MARKER, is_skill_injection, skill_names
 from paicli.llm.messages import Message
 from paicli.tools.base import ToolResult
@@ -110,7 +111,7 @@ def build_skills(
     project_root: Path,
     prompts: PromptSource,
     notice: Callable[[str], None],
-    project_trusted: bool = True,
+    project_trusted: bool | ProjectTrust = True,
 ) -> SkillCatalog:
     """The session's catalog, scanned once; each skipped SKILL.md becomes a start-up warning."""
     dirs = SkillDirs.default(paicli_home, project_root, project_trusted)

@@ -11,7 +11,9 @@ from paicli.tools.shell import (
     SANDBOX_FAILED_EXIT,
     SANDBOX_FAILED_PREFIX,
     Child,
+    Keys,
     new_marker,
+    no_keys,
     popen,
     supervise,
     unconfined,
@@ -21,21 +23,29 @@ from paicli.tools.shell import (
 class SandboxExecutor:
     """Commands confined by `status` (an active sandbox); `paicli_home` stays out of their reach."""
 
-    def __init__(self, status: SandboxStatus, paicli_home: str | None, allow: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        status: SandboxStatus,
+        paicli_home: str | None,
+        allow: tuple[str, ...] = (),
+        keys: Keys = no_keys,
+    ) -> None:
         self.status = status
         self._home = paicli_home
         self._allow = allow
+        self._keys = keys
 
     def run(self, request: CommandRequest) -> CommandRun:
         from paicli.config.env import process_environ
         from paicli.tools.gitrepo import git_neutral_env
         from paicli.tools.sandbox import zygote
+        from paicli.tools.sandbox.environ import sandbox_env
         from paicli.tools.sandbox.launch import prepare
 
         marker = new_marker()
-        base = git_neutral_env(process_environ())
+        scrubbed = sandbox_env(process_environ(), self._allow, self._keys())
         launch = prepare(
-            request.command, request.cwd, base, self.status, paicli_home=self._home, allow=self._allow
+            request.command, request.cwd, git_neutral_env(scrubbed), self.status, paicli_home=self._home
         )
         launch.env[MARKER_ENV] = marker
         process: Child | None = zygote.start(launch, request.cwd) if launch.inner else None
@@ -55,23 +65,27 @@ class GatedExecutor:
     """The unasked executor of a session with a sandbox setting: confined while the sandbox is active (the
     gate probes it on the first command), else the unconfined unasked one."""
 
-    def __init__(self, gate: SandboxGate, paicli_home: str | None) -> None:
+    def __init__(self, gate: SandboxGate, paicli_home: str | None, keys: Keys = no_keys) -> None:
         self._gate = gate
         self._home = paicli_home
-        self._fallback = unconfined(gate.env_allow).unasked
+        self._keys = keys
+        self._fallback = unconfined(gate.env_allow, keys).unasked
 
     def current(self) -> CommandExecutor:
         status = self._gate.status() if self._gate.mode != "off" else None
         if status is None or not status.active:
             return self._fallback
-        return SandboxExecutor(status, self._home, self._gate.env_allow)
+        return SandboxExecutor(status, self._home, self._gate.env_allow, self._keys)
 
     def run(self, request: CommandRequest) -> CommandRun:
         return self.current().run(request)
 
 
-def session_executors(gate: SandboxGate | None, paicli_home: str | None) -> CommandExecutors:
-    """What the composition root hands the tool runner: approved commands unconfined, unasked ones gated."""
+def session_executors(
+    gate: SandboxGate | None, paicli_home: str | None, keys: Keys = no_keys
+) -> CommandExecutors:
+    """What the composition root hands the tool runner: approved commands unconfined, unasked ones gated;
+    `keys`: every configured key, kept from every command's environment."""
     if gate is None:
-        return unconfined()
-    return CommandExecutors(unconfined(gate.env_allow).approved, GatedExecutor(gate, paicli_home))
+        return unconfined(keys=keys)
+    return CommandExecutors(unconfined(gate.env_allow, keys).approved, GatedExecutor(gate, paicli_home, keys))
