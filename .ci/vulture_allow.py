@@ -17,6 +17,7 @@ _.whitespace_split  # shlex setting
 _.initialized  # jieba's tokenizer state, set from outside
 _.avgdl  # BM25's figure, read by its scoring
 _.tb  # __exit__ protocol
+_.mtime_ns  # part of an lru_cache key (config/keys.py)
 _.with_command  # extending a command table (skills, users' own tables; tests/cli/test_command_table.py)
 _.waiting  # the renderer's current wait line, read by tests/cli/test_wait_spinner.py
 _.served, _.broken, _.saves  # counters and states the sandbox and vector-file tests observe
