@@ -64,6 +64,11 @@ def show_controls(text: str) -> str:
     return _CONTROL.sub(_visible, text)
 
 
+def show_one_line(text: str) -> str:
+    """`show_controls`, with newlines and tabs shown too (a tool line, a file name)."""
+    return show_controls(text).replace("\n", "\\n").replace("\t", "\\t")
+
+
 class TerminalStream:
     """`strip_terminal` for text arriving in pieces: a sequence split across two deltas is removed whole.
 
@@ -85,8 +90,3 @@ class TerminalStream:
     def flush(self) -> str:
         rest, self._pending = self._pending, ""
         return strip_terminal(rest)
-
-
-def show_one_line(text: str) -> str:
-    """`show_controls`, with newlines and tabs shown too (a tool line, a file name)."""
-    return show_controls(text).replace("\n", "\\n").replace("\t", "\\t")
