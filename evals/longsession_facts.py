@@ -69,13 +69,16 @@ FACT_SETS: dict[str, tuple[Fact, ...]] = {"tuning": TUNING, "held-out": HELD_OUT
 
 # Turns that state a fact (15 of the first 18); the others, and every later turn, are routine requests.
 FACT_TURNS: tuple[int, ...] = (1, 2, 3, 4, 5, 7, 8, 9, 10, 12, 13, 14, 15, 17, 18)
+# Routine requests: long (about 60-80 tokens), each one different (its subject and its ordinal), stating no
+# value (no identifier, number, path or name), so only the facts carry what a summary must keep.
+SUBJECTS = ("订单表", "用户表", "库存服务", "支付回调", "报表任务", "搜索索引", "消息消费者")
 ROUTINE = (
-    "请运行命令看看数据量",
-    "帮我检查一下相关模块有没有问题",
-    "继续刚才的工作",
-    "把目前的结果整理一下",
-    "看看日志里有没有报错",
-    "再确认一下测试能不能通过",
+    "请运行命令看看{subject}第 {turn} 批的数据量，顺便说明一下和上一批相比有什么变化，差别很大的话把可能的原因列出来",
+    "帮我检查一下{subject}相关的模块在第 {turn} 轮改动之后有没有问题，重点看边界情况和错误处理，发现问题先告诉我",
+    "继续刚才{subject}的工作，把第 {turn} 步还没做完的部分做完，做完以后简单总结一下改了什么、为什么这样改",
+    "把{subject}目前的结果整理一下，按模块分组列出来，每组写清楚现状、风险和下一步打算，第 {turn} 轮先做个初稿",
+    "看看{subject}的日志里第 {turn} 段时间有没有报错或者告警，有的话按出现次数排个序，并说明最可能的原因是什么",
+    "再确认一下{subject}的测试能不能全部通过，第 {turn} 次跑的时候如果有失败的用例，把失败原因和涉及的代码位置告诉我",
 )
 # The wording probe: the same statements with a rule-word prefix; what survives must not change.
 REMEMBER_PREFIX = "请记住这些约定："
@@ -105,7 +108,8 @@ def turn_text(turn: int, facts: Sequence[Fact], prefix: str = "") -> str:
     index = fact_index(turn)
     if index is not None and index < len(facts):
         return f"第 {turn} 轮：{prefix}{facts[index].statement}。先看看相关模块再回答。"
-    return f"第 {turn} 轮：{ROUTINE[turn % len(ROUTINE)]}。"
+    routine = ROUTINE[turn % len(ROUTINE)].format(subject=SUBJECTS[turn % len(SUBJECTS)], turn=turn)
+    return f"第 {turn} 轮：{routine}。"
 
 
 def answer_text(turn: int) -> str:

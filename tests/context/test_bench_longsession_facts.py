@@ -10,8 +10,8 @@ from evals.bench_longsession import Spec, facts_specs
 from evals.longsession_facts import (
     FACT_SETS,
     FACT_TURNS,
-    HELD_OUT,
     HEADINGS,
+    HELD_OUT,
     REMEMBER_PREFIX,
     SUMMARISERS,
     TUNING,

@@ -17,7 +17,7 @@ from paicli.context.backoff import SummaryBackoff
 from paicli.context.clearing import ToolResultClearer
 from paicli.context.compaction_profile import CompactionProfile, clearing_config
 from paicli.context.gauge import Gauge
-from paicli.context.levels import FullSummary, SessionMemory, Tools, result_of
+from paicli.context.levels import NOTE_REQUESTS_RATIO, FullSummary, SessionMemory, Tools, result_of
 from paicli.context.memory_view import TurnMemory
 from paicli.context.profile import ContextProfile
 from paicli.context.session_memory import (
@@ -76,6 +76,7 @@ class AutoCompactionManager:
             )
         if isinstance(full, ConversationHistoryCompactor):
             full.inline_enabled = self.policy.summary_input == "prefix"
+            full.words_check = self.policy.check_user_words
         if session_memory is None:
             flag = (
                 enabled_by_configuration(lookup) if session_memory_enabled is None else session_memory_enabled
@@ -121,10 +122,13 @@ class AutoCompactionManager:
         self._size_summary_input()
 
     def _size_summary_input(self) -> None:
-        if isinstance(self.full, ConversationHistoryCompactor) and self.policy.window_fit:
+        if not isinstance(self.full, ConversationHistoryCompactor):
+            return
+        if self.policy.window_fit:
             self.full.max_input_chars = input_chars_for_window(
                 self.profile.window, self.profile.buffer_reserve
             )
+        self.full.words_budget = int(self.profile.compression_trigger_tokens * NOTE_REQUESTS_RATIO)
 
     # -- ContextPort ---------------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from paicli.cancel import CancelToken
 from paicli.context.clearing import ToolResultClearer
-from paicli.context.fallback import MAX_CARRIED_CHARS, NoteBudget, drop_rounds
+from paicli.context.fallback import MAX_CARRIED_CHARS, NoteBudget, fold_rounds
 from paicli.context.gauge import Gauge
 from paicli.context.levels import (
     NOTE_REQUESTS_RATIO,
@@ -25,6 +25,7 @@ from paicli.context.levels import (
 from paicli.context.profile import ContextProfile
 from paicli.context.rounds import choose_cut
 from paicli.context.rounds import rebuild as rounds_rebuild
+from paicli.context.statements import Listing
 from paicli.context.summariser import Summariser
 from paicli.context.tokens import MESSAGE_OVERHEAD
 from paicli.context.types import CompactionResult, CompactionStep
@@ -86,8 +87,8 @@ def fit_window(
     if window.exceeded(fit.measure(history)):
         dropped = _drop_rounds(fit, history, window.room)
         if dropped is not None:
-            steps.append(dropped)
-            notice = _fallback_notice(fit, history, error)
+            steps.append(dropped[0])
+            notice = _fallback_notice(fit, dropped[1], error)
     if window.exceeded(fit.measure(history)):
         log.warning(
             "request may exceed the context window (%d > %d tokens): %s",
@@ -142,7 +143,7 @@ def _summarise(
     return outcome.error or None
 
 
-def _drop_rounds(fit: FitParts, history: list[Message], room: int) -> CompactionStep | None:
+def _drop_rounds(fit: FitParts, history: list[Message], room: int) -> tuple[CompactionStep, Listing] | None:
     """`room`: tokens the request may take. The note lists the user's requests within a share of the trigger
     (and what the kept tail leaves of the room); an earlier summary's other sections get what is left."""
     trigger = fit.profile.compression_trigger_tokens
@@ -154,23 +155,33 @@ def _drop_rounds(fit: FitParts, history: list[Message], room: int) -> Compaction
     free = max(0, room - kept - NOTE_ROOM_TOKENS)
     requests = min(free, int(trigger * NOTE_REQUESTS_RATIO))
     budget = NoteBudget(requests, max(0, min(MAX_CARRIED_CHARS, free - requests)))
-    history[:] = drop_rounds(history, cut, budget, _text_size(fit))
+    history[:], listing = fold_rounds(history, cut, budget, _text_size(fit))
     fit.summariser.restore_memory(history)  # before measuring, so the window check counts the memories too
     after = fit.measure(history)
     fit.summariser.backoff.rebased(after)
     fit.summariser.session_memory.clear(history)
-    return CompactionStep("dropped_rounds", before_messages, len(history), before, after)
+    return CompactionStep("dropped_rounds", before_messages, len(history), before, after), listing
 
 
 def _text_size(fit: FitParts) -> Callable[[str], int]:
     return lambda text: fit.gauge.measure([Message.user(text)]) - MESSAGE_OVERHEAD
 
 
-def _fallback_notice(fit: FitParts, history: list[Message], error: str | None) -> str:
+def _fallback_notice(fit: FitParts, listing: Listing, error: str | None) -> str:
+    """One line; it says the user's words were kept verbatim only when every one of them was."""
     reason = error or fit.summariser.backoff.last_reason() or "摘要暂不可用"
+    if listing.complete:
+        kept = "你说过的话按原文保留"
+    else:
+        parts = [f"{listing.listed - listing.shortened} 条保留原文"]
+        if listing.shortened:
+            parts.append(f"{listing.shortened} 条只保留开头")
+        if listing.left_out:
+            parts.append(f"{listing.left_out} 条因篇幅没有列出")
+        kept = "你说过的话：" + "，".join(parts)
     return (
         f"⚠️ 自动摘要没有完成（{reason}）。为了不超出上下文窗口，已清理较早的工具结果，"
-        "并把最早的几轮对话折叠成一份记录（你说过的话按原文保留）；完整内容仍保存在会话记录里。"
+        f"并把最早的几轮对话折叠成一份记录（{kept}）；完整内容仍保存在会话记录里。"
     )
 
 
