@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from paicli.cancel import CancelToken
+from paicli.config import knobs
 from paicli.context.clearing import ToolResultClearer
 from paicli.context.fallback import MAX_CARRIED_CHARS, NoteBudget, fold_rounds
 from paicli.context.gauge import Gauge
@@ -28,7 +29,7 @@ from paicli.context.rounds import rebuild as rounds_rebuild
 from paicli.context.statements import Listing
 from paicli.context.summariser import Summariser
 from paicli.context.tokens import MESSAGE_OVERHEAD
-from paicli.context.types import CompactionResult, CompactionStep
+from paicli.context.types import NO_COMPACTION, CompactionResult, CompactionStep
 from paicli.context.unseen import Offloader, Size, minimal_tail, offload_unseen
 from paicli.llm.messages import Message
 
@@ -101,6 +102,29 @@ def fit_window(
     cleared_total = sum(s.cleared_tool_results for s in steps)
     compacted = any(s.strategy in ("full_summary", "session_memory") for s in steps)
     return CompactionResult(compacted, steps[-1].strategy, cleared_total, tuple(steps), error, notice)
+
+
+def manual_only(fit: FitParts, history: list[Message], window: Window) -> CompactionResult:
+    """Automatic compaction off (knobs.AUTO_COMPACT): nothing is cleared or summarised automatically. Results the model has not seen
+    are still offloaded when they alone crowd the request (lossless: a preview and the file stay); a request
+    that would still not fit is not sent, and the turn stops with a message that names /compact."""
+    if not window.exceeded(fit.measure(history)):
+        return NO_COMPACTION
+    steps: list[CompactionStep] = []
+    _offload_unseen(fit, history, window, steps)
+    tokens = fit.measure(history)
+    stop = None
+    if window.exceeded(tokens):
+        needed = int(tokens * window.scale) + window.schema
+        stop = (
+            f"⛔ 下一个请求放不进上下文窗口（约 {needed:,} / {window.limit:,} tokens），而自动压缩已关闭"
+            f"（{knobs.AUTO_COMPACT.key}=off），所以这次没有发送。请先用 /compact 压缩较早的对话（或 /clear 清空），再继续。"
+        )
+        log.warning("request not sent: %d > %d tokens with automatic compaction off", needed, window.limit)
+    if not steps and stop is None:
+        return NO_COMPACTION
+    strategy = steps[-1].strategy if steps else "none"
+    return CompactionResult(False, strategy, 0, tuple(steps), stop=stop)
 
 
 def _clear_seen(fit: FitParts, history: list[Message], steps: list[CompactionStep]) -> None:
