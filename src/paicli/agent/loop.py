@@ -173,6 +173,7 @@ class ToolLoop:
 
         def announce(text: str) -> None:
             self.emit(Notice(text))
+            self.emit(CompactionStarted(self.conversation.actor))  # the wait goes on: its spinner again
 
         try:
             result = self.conversation.compact_before_call(definitions or None, self.cancel, announce)
