@@ -59,6 +59,9 @@ __all__ = ["Figures", "first_sent_tokens", "parse_windows", "table", "verdicts"]
 # Measured before this work (commit d748768, paicli profile, same 60 turns without the facts): overhead
 # 1.66 points @16K and 1.40 @32K; 20,143 / 31,665 prompt, 3,183 / 4,311 uncached, 2,771 / 3,801 first-sent
 # tokens per turn; with the summariser failing, 0 of 12 facts survived a fallback note.
+# Facts rows before issue 38's fallback and summary check (the bench of 538e909 over the compaction code of
+# 4ca366e, unchanged since e9e7b5d): 0/15 kept with the summariser failing, returning garbage, hollow or cut at 45% (both fact sets),
+# 15/15 with the summariser working and 15/15 with the failing one when each fact came after 请记住这些约定：.
 MEMORY_FACT = "构建命令统一使用 make build-all，不要直接调用 gradle"
 FACTS = (
     "数据库端口固定为 5433",
