@@ -1,8 +1,9 @@
 """The deterministic fallback when a summary cannot be had: drop the oldest rounds into a note.
 
 No model call, no judgement. What the user said is what matters most, so the note lists every dropped user
-statement (its typed words; attachments named, not copied) within a budget, by position, size and repetition
-only (statements.render: the oldest and the newest stay longest, repeats and long texts are shortened first),
+statement (its typed words; attachments named, not copied) within a budget, by position, size, repetition and
+shape, never by wording (statements.render: repeats and routine requests are shortened first, the oldest and the
+newest stay longest),
 and an earlier summary's list of requirements and decisions; tool calls and answers are only counted. A dropped
 earlier note or summary is folded in: its statements (with the counts of those it had to leave out) join the
 list, never nested, so repeated fallbacks keep the note bounded and the counts right. The ledger keeps every
