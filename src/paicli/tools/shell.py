@@ -1,8 +1,11 @@
 """execute_command: `bash -c` in the project root, its own process group, timeout/cancel kill the whole group.
 
-Nothing a command starts outlives it: when the command ends, whatever is left of its process group
-(`sleep 100 &`, `nohup …`) is killed, and so is every process that still carries the command's marker
-variable in its environment (which also finds `setsid` / double-forked daemons that left the group).
+Nothing a command starts outlives it. On Linux every command runs under paicli's wrapper (sandbox/wrapper.py):
+sandboxed, in a PID namespace or under a subreaper; approved, unconfined under a subreaper. Either way the
+wrapper kills whatever the command left behind (`sleep 100 &`, `nohup …`, `setsid env -i … &`, double forks)
+before it exits, and dies with paicli (PDEATHSIG). Without the wrapper (elsewhere, or when it was killed on a
+timeout) what is left of the process group is killed, and so is every process that still carries the
+command's marker variable in its environment.
 
 Output capture follows spec 2.2: up to 2,000,000 chars when offloading is on (8,000 when off); more than 8,000
 chars go to the offloader with an 8,000-char head, otherwise the text is cut with `...(输出已截断)`.
@@ -19,7 +22,7 @@ import subprocess
 import threading
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Protocol
 
@@ -187,12 +190,15 @@ def _kernel_thread(entry: Path) -> bool:
     return bool(flags & _PF_KTHREAD)
 
 
-def kill_leftovers(process: Child, marker: str) -> None:
+def kill_leftovers(process: Child, marker: str, swept: bool = False) -> None:
     """After the command: its process group, then anything that escaped it but still carries the marker. A
-    process between two execs shows an empty environment for a moment, so an unsure scan is taken again."""
+    process between two execs shows an empty environment for a moment, so an unsure scan is taken again.
+    `swept`: the wrapper ended normally, having killed every descendant itself; no scan is needed."""
     process.poll()
     if _group_alive(process.pid):
         kill_group(process)
+    if swept:
+        return
     for _ in range(6):  # a dying parent may fork once more; a few passes settle it
         pids, unsure = marked_processes(marker)
         if not pids and not unsure:
@@ -218,19 +224,21 @@ class CommandRun:
     timed_out: bool
     cancelled: bool
     pid: int
+    notes: tuple[str, ...] = ()  # what the sandbox refused or removed: shown first in the result
+    sandbox_refused: bool = False
 
 
 def command_launch(command: str, ctx: ToolContext) -> Launch:
     """argv, environment and clean-up of one command: in the sandbox when `ctx.sandbox` says so, and never
     with paicli's own keys (nor, without a human's yes, any secret-looking variable)."""
     from paicli.tools.sandbox.environ import approved_env, sandbox_env
-    from paicli.tools.sandbox.launch import Launch
+    from paicli.tools.sandbox.launch import prepare_approved
 
     # A command that passes as read-only runs git with fsmonitor, hooks, pagers and editors switched off.
     base = git_neutral_env(process_environ()) if syntactically_read_only(command) else dict(process_environ())
     if ctx.sandbox is None:
         scrub = sandbox_env if ctx.auto_run else approved_env
-        return Launch(["bash", "-c", command], scrub(base, ctx.env_allow))
+        return prepare_approved(command, scrub(base, ctx.env_allow))
     from paicli.config.env import home_dir
     from paicli.tools.sandbox.launch import prepare
 
@@ -245,8 +253,26 @@ def command_launch(command: str, ctx: ToolContext) -> Launch:
 
 
 def run_command(command: str, ctx: ToolContext, capture_limit: int) -> CommandRun:
-    marker = uuid.uuid4().hex
     launch = command_launch(command, ctx)
+    run = _start(launch, ctx, capture_limit)
+    if launch.fence is None:
+        if launch.supervised and _wrapper_failed(run):  # the command never ran: run it as before the wrapper
+            from paicli.tools.sandbox.launch import Launch
+
+            return _start(Launch(["bash", "-c", command], launch.env), ctx, capture_limit)
+        return run
+    from paicli.tools.sandbox.fence import after_command
+
+    notes, refused = after_command(launch.fence, run.capture.text, ctx.project_root)
+    return replace(run, notes=tuple(notes), sandbox_refused=refused)
+
+
+def _wrapper_failed(run: CommandRun) -> bool:
+    return run.exit_code == SANDBOX_FAILED_EXIT and run.capture.text.startswith(SANDBOX_FAILED_PREFIX)
+
+
+def _start(launch: Launch, ctx: ToolContext, capture_limit: int) -> CommandRun:
+    marker = uuid.uuid4().hex
     launch.env[MARKER_ENV] = marker
     if launch.inner:
         from paicli.tools.sandbox import zygote
@@ -254,7 +280,7 @@ def run_command(command: str, ctx: ToolContext, capture_limit: int) -> CommandRu
         forked = zygote.start(launch, ctx.project_root)
         if forked is not None:
             launch.cleanup()
-            return _supervise(forked, marker, ctx, capture_limit)
+            return _supervise(forked, marker, ctx, capture_limit, launch.supervised)
     try:
         process: Child = subprocess.Popen(
             launch.argv,
@@ -268,10 +294,12 @@ def run_command(command: str, ctx: ToolContext, capture_limit: int) -> CommandRu
         )
     finally:
         launch.cleanup()  # the child has its copy of the policy fd
-    return _supervise(process, marker, ctx, capture_limit)
+    return _supervise(process, marker, ctx, capture_limit, launch.supervised)
 
 
-def _supervise(process: Child, marker: str, ctx: ToolContext, capture_limit: int) -> CommandRun:
+def _supervise(
+    process: Child, marker: str, ctx: ToolContext, capture_limit: int, supervised: bool = False
+) -> CommandRun:
     capture = Capture(capture_limit)
     assert process.stdout is not None
     reader = threading.Thread(
@@ -297,7 +325,9 @@ def _supervise(process: Child, marker: str, ctx: ToolContext, capture_limit: int
         process.wait()
     finally:
         unregister()
-        kill_leftovers(process, marker)
+        # a wrapper that ended on its own has swept up its descendants; one killed on a timeout may not have
+        swept = supervised and not timed_out and not killed.is_set() and process.returncode != -signal.SIGKILL
+        kill_leftovers(process, marker, swept)
     # Whatever escaped even the marker sweep may keep the pipe open; do not hang on it.
     reader.join(timeout=2.0)
     with contextlib.suppress(Exception):
@@ -329,9 +359,11 @@ def execute_command(args: Args, ctx: ToolContext) -> ToolOutput:
     run = run_command(command, ctx, capture_limit(ctx.offloader))
     output, offloaded = render_output(run.capture, ctx.offloader)
     body = output if output.strip() else "(无输出)"
+    notes = "".join(f"{note}\n" for note in run.notes)  # first: the -p summary line and the REPL show it
+    refused = {"sandbox_refused": True} if run.sandbox_refused else {}
     if run.cancelled:
         return ToolOutput(
-            f"用户取消了命令执行，已终止整个进程组。\n命令: {command}\n已有输出:\n{body}",
+            f"{notes}用户取消了命令执行，已终止整个进程组。\n命令: {command}\n已有输出:\n{body}",
             success=False,
             blocked=True,
             offloaded=offloaded,
@@ -339,11 +371,11 @@ def execute_command(args: Args, ctx: ToolContext) -> ToolOutput:
     if run.timed_out:
         seconds = f"{ctx.command_timeout_seconds:g}"
         return ToolOutput(
-            f"⏱️ 命令执行超时（{seconds} 秒），已终止整个进程组。\n命令: {command}\n已有输出:\n{body}",
+            f"{notes}⏱️ 命令执行超时（{seconds} 秒），已终止整个进程组。\n命令: {command}\n已有输出:\n{body}",
             success=False,
             timed_out=True,
             offloaded=offloaded,
-            metadata={"limit_seconds": ctx.command_timeout_seconds},
+            metadata={"limit_seconds": ctx.command_timeout_seconds, **refused},
         )
     code = run.exit_code if run.exit_code is not None else -1
     if ctx.sandbox is not None and code == SANDBOX_FAILED_EXIT and output.startswith(SANDBOX_FAILED_PREFIX):
@@ -352,8 +384,8 @@ def execute_command(args: Args, ctx: ToolContext) -> ToolOutput:
         )
     status = f"退出码: {code}" if code >= 0 else f"退出码: {code}（被信号 {-code} 终止）"
     return ToolOutput(
-        f"{body.rstrip(chr(10))}\n{status}",
+        f"{notes}{body.rstrip(chr(10))}\n{status}",
         success=code == 0,
         offloaded=offloaded,
-        metadata={"exit_code": code},
+        metadata={"exit_code": code, **refused},
     )

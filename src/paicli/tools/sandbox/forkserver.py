@@ -104,8 +104,9 @@ def _child(zygote: int, data: bytes, stdin: int, stdout: int) -> None:
         for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE):
             signal.signal(sig, signal.SIG_DFL)
         request = wrapper.parse_request(data)
+        request.parent = 0  # ours is the server (checked above), not the paicli a wrapper process has
         os.chdir(request.cwd)
-        wrapper.confine_and_run(request.userns, request.rules, request.argv, request.env)
+        wrapper.confine_and_run(request, request.argv, request.env)
     except (OSError, wrapper.SandboxError) as error:
         os.write(2, f"paicli-sandbox: {error}\n".encode())
     except BaseException:

@@ -1,0 +1,93 @@
+"""In the wrapper's child, with user namespaces: a mount namespace whose root holds only what the plan names.
+
+Standard library only (it runs inside the wrapper, see wrapper.py). The plan (mounts.py) lists `mdir`
+folders, `bind` paths (bound at the same place, recursively), `link`/`to` pairs and where `proc` goes. The new
+root is a tmpfs mounted on a scratch folder (in the private temp folder), entered with pivot_root; the old root
+is detached, so nothing outside the plan can be named, opened or connected to. Landlock (applied afterwards)
+forbids the command every mount, unmount and pivot_root, so it cannot undo this.
+"""
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from paicli.tools.sandbox import wrapper
+else:
+    try:
+        import wrapper  # the wrapper's own copy (the boot line puts this folder on sys.path)
+    except ImportError:
+        from paicli.tools.sandbox import wrapper
+
+_CLONE_NEWNS = 0x00020000
+_MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_BIND, _MS_REC, _MS_PRIVATE = 2, 4, 8, 4096, 16384, 1 << 18
+_MNT_DETACH = 2
+_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "loongarch64": 41, "ppc64le": 203, "s390x": 217}
+
+
+def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+    encoded = [None if text is None else os.fsencode(text) for text in (source, target, fstype, data)]
+    result = wrapper._call("mount", encoded[0], encoded[1], encoded[2], flags, encoded[3])
+    wrapper._check(result, f"mount({target})")
+
+
+def _pivot_root() -> None:
+    try:
+        result = wrapper._call("pivot_root", b".", b".")
+    except AttributeError:  # a libc without the wrapper function
+        number = _PIVOT_ROOT.get(os.uname().machine)
+        if number is None:
+            raise wrapper.SandboxError(f"pivot_root: unknown architecture {os.uname().machine}") from None
+        result = wrapper._call("syscall", number, b".", b".")
+    wrapper._check(result, "pivot_root")
+
+
+def _place(source: str, target: str) -> bool:
+    """A mount point of the source's kind at `target`; False when the source is gone."""
+    try:
+        is_dir = os.path.isdir(source)
+        if not is_dir and not os.path.exists(source):
+            return False
+        if is_dir:
+            os.makedirs(target, exist_ok=True)
+        else:
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600))
+    except OSError:
+        return False
+    return True
+
+
+def _proc(target: str) -> None:
+    os.makedirs(target, exist_ok=True)
+    try:  # this PID namespace's own /proc: no other process is visible in it
+        _mount("proc", target, "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
+    except wrapper.SandboxError:  # a container that masks parts of /proc forbids a new one: the host's
+        _mount("/proc", target, None, _MS_BIND | _MS_REC)
+
+
+def build(plan: list[tuple[str, str]], scratch: str) -> None:
+    """Enter a new mount namespace whose root is built from `plan` on the empty folder `scratch`."""
+    cwd = os.getcwd()
+    wrapper._check(wrapper._call("unshare", _CLONE_NEWNS), "unshare(mount)")
+    _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
+    _mount("tmpfs", scratch, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=0755")
+    place = ""
+    for kind, path in plan:
+        target = scratch + path
+        if kind == "mdir":
+            os.makedirs(target, exist_ok=True)
+        elif kind == "bind" and _place(path, target):
+            _mount(path, target, None, _MS_BIND | _MS_REC)
+        elif kind == "link":
+            place = target
+        elif kind == "to" and place:
+            os.makedirs(os.path.dirname(place), exist_ok=True)
+            if not os.path.lexists(place):
+                os.symlink(path, place)
+        elif kind == "proc":
+            _proc(target)
+    os.chdir(scratch)
+    _pivot_root()
+    wrapper._check(wrapper._call("umount2", b".", _MNT_DETACH), "umount2(old root)")
+    os.chdir("/")
+    os.chdir(cwd)  # the same path, now in the new tree (the project is bound where it was)
