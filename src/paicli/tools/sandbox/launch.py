@@ -84,7 +84,7 @@ def prepare(
     tmp = private_tmp()
     policy = command_policy(project_root, env, str(tmp), paicli_home)
     home = os.path.realpath(env.get("HOME") or os.path.expanduser("~"))
-    plan = tuple(mount_plan(policy.exposed, [home])) if status.userns else None
+    plan = mount_plan(policy.exposed, [home]) if status.userns else None
     extra = [("parent", str(os.getpid())), *(([("scratch", str(tmp)), *plan]) if plan else [])]
     data = encode_policy(policy.rules, status.userns, extra)
     fd = _policy_fd(data)

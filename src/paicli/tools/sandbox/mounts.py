@@ -11,6 +11,7 @@ still resolves. This module only plans (pure but for reading links); `wrapper.py
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable
 
@@ -53,9 +54,15 @@ def _under(path: str, folders: Iterable[str]) -> bool:
     return any(path != folder and path.startswith(folder.rstrip("/") + "/") for folder in folders)
 
 
-def mount_plan(exposed: Iterable[str], folders: Iterable[str] = ()) -> list[MountOp]:
+def mount_plan(exposed: Iterable[str], folders: Iterable[str] = ()) -> tuple[MountOp, ...]:
     """The wrapper's steps: `folders` become empty folders of the new root (HOME, so `cd ~` works), each path
-    of `exposed` is bound (or reached through recreated links), and /proc is mounted afresh."""
+    of `exposed` is bound (or reached through recreated links), and /proc is mounted afresh. The same paths
+    give the same plan for the whole session (a path gone since is skipped by the wrapper)."""
+    return _plan(tuple(exposed), tuple(folders))
+
+
+@functools.lru_cache(maxsize=8)
+def _plan(exposed: tuple[str, ...], folders: tuple[str, ...]) -> tuple[MountOp, ...]:
     binds: set[str] = set()
     links: dict[str, str] = dict(DEV_LINKS)
     for path in exposed:
@@ -71,7 +78,7 @@ def mount_plan(exposed: Iterable[str], folders: Iterable[str] = ()) -> list[Moun
         if not _covered(place, kept):
             plan += [("link", place), ("to", target)]
     plan.append(("proc", "/proc"))
-    return plan
+    return tuple(plan)
 
 
 def _covered(path: str, binds: Iterable[str]) -> bool:
