@@ -35,7 +35,7 @@ NETWORK = re.compile(
     r"Could not resolve host|Temporary failure in name resolution|Name or service not known"
     r"|No address associated with hostname|Network is unreachable|Failed to establish a new connection"
     r"|getaddrinfo|\bEAI_AGAIN\b|\bENOTFOUND\b|\bENETUNREACH\b|Could not resolve proxy|Couldn't connect to server"
-    r"|nodename nor servname|网络不可达|域名解析暂时失败|未知的名称或服务",
+    r"|nodename nor servname|Connection refused|\bECONNREFUSED\b|网络不可达|域名解析暂时失败|未知的名称或服务|拒绝连接",
 )
 _SOCKET_WORDS = re.compile(r"socket|connect|sendto|bind\(|listen|urlopen|http|dns|resolv", re.IGNORECASE)
 _QUOTED = re.compile(r"'([^'\n]+)'|\"([^\"\n]+)\"|‘([^’\n]+)’|“([^”\n]+)”|`([^'`\n]+)'")
@@ -79,8 +79,9 @@ def real_rules(rules: Iterable[Rule]) -> tuple[Rule, ...]:
 def _candidates(line: str) -> list[str]:
     found = [next(group for group in match.groups() if group) for match in _QUOTED.finditer(line)]
     for token in _TOKEN.findall(line):
-        if "/" in token or token.startswith((".", "~")):
-            found.append(token.rstrip("."))
+        token = token.rstrip(".")
+        if "/" in token or (token.startswith((".", "~")) and token.strip(".")):
+            found.append(token)
     for piece in line.split(": ")[1:-1]:  # `cat: notes.txt: Permission denied`
         piece = piece.strip().strip("'\"‘’“”`")
         if piece and " " not in piece:
@@ -113,6 +114,8 @@ def _verdict(path: str, view: FenceView, missing: bool) -> str | None:
         there = os.path.lexists(path) or os.path.isdir(os.path.dirname(path))
         return "hidden" if there else None
     granted = rights(path, view.rules)
+    if "list" in granted and os.path.isdir(path):
+        granted.add("read")
     if "write" in granted:
         return None
     if not os.path.lexists(path) or "read" in granted:
