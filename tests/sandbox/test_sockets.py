@@ -99,7 +99,9 @@ def test_an_abstract_socket_is_unreachable(repo: Path, status: SandboxStatus) ->
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
         server.bind(name)
         server.listen(5)
-        script = f"import socket; s = socket.socket(socket.AF_UNIX); s.connect({name!r}); print('CONN' + 'ECTED')"
+        script = (
+            f"import socket; s = socket.socket(socket.AF_UNIX); s.connect({name!r}); print('CONN' + 'ECTED')"
+        )
         (repo / "work" / "abstract.py").write_text(script)
         out = sandboxed(repo, "python3 work/abstract.py; echo finished", status)
         assert "finished" in out.content and "CONNECTED" not in out.content
