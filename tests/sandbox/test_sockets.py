@@ -150,3 +150,21 @@ def test_local_ipc_inside_the_command_still_works(repo: Path, status: SandboxSta
     (repo / "work" / "pair.py").write_text(script)
     out = sandboxed(repo, "python3 work/pair.py && echo hi | cat && cat <(echo sub)", status)
     assert out.content.startswith("ping\nhi\nsub\n"), out.content
+
+
+def test_the_private_temp_folder_holds_no_copy_of_the_tree(
+    repo: Path, tmp_path: Path, status: SandboxStatus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tools = tmp_path / "tools" / "bin"
+    tools.mkdir(parents=True)
+    (tools / "helper").write_text("#!/bin/sh\necho helper ran\n")
+    (tools / "helper").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tools}:{os.environ['PATH']}")
+    script = (
+        'helper; find "$TMPDIR" -mindepth 1 -maxdepth 4 | sed "s|^$TMPDIR|T|";'
+        f'for d in "$TMPDIR"/.root-*; do echo x > "$d{tools}/planted"; done; echo done'
+    )
+    out = sandboxed(repo, script, status)
+    assert "helper ran" in out.content and "done" in out.content
+    assert "/usr" not in out.content and "/etc" not in out.content, out.content
+    assert not (tools / "planted").exists()

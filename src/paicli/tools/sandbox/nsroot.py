@@ -77,7 +77,10 @@ def build(plan: list[tuple[str, str]], scratch: str) -> None:
         if kind == "mdir":
             os.makedirs(target, exist_ok=True)
         elif kind == "bind" and _place(path, target):
-            _mount(path, target, None, _MS_BIND | _MS_REC)
+            # the folder holding the scratch (the private temp folder) without what is mounted beneath it: a
+            # copy of the tree under construction would be reachable, and writable, through it
+            holds_scratch = scratch.startswith(path.rstrip("/") + "/")
+            _mount(path, target, None, _MS_BIND | (0 if holds_scratch else _MS_REC))
         elif kind == "link":
             place = target
         elif kind == "to" and place:
