@@ -135,6 +135,11 @@ def _network_context(lines: Sequence[str], index: int) -> bool:
     return any(_SOCKET_WORDS.search(line) for line in lines[max(0, index - 4) : index + 1])
 
 
+def may_show_denials(output: str) -> bool:
+    """A cheap first look: only output that reports some refusal is explained (that costs the rules' realpaths)."""
+    return any(pattern.search(output) for pattern in (REFUSED, MISSING, NETWORK))
+
+
 def explain(output: str, view: FenceView) -> list[Denial]:
     """The refusals of the sandbox that `output` shows, first seen first, at most MAX_REPORTED."""
     lines = output.splitlines()[-MAX_LINES:]

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from paicli.tools.sandbox.aftercheck import Removed, new_protected, quarantine
-from paicli.tools.sandbox.denials import FenceView, denial_line, explain, real_rules
+from paicli.tools.sandbox.denials import FenceView, denial_line, explain, may_show_denials, real_rules
 from paicli.tools.sandbox.launch import Fence
 
 
@@ -14,15 +14,19 @@ def after_command(fence: Fence, output: str, cwd: Path) -> tuple[list[str], bool
     """The lines to put first in the command's result, and whether the sandbox refused something."""
     walk = fence.policy.walk
     removed = quarantine(walk.root, new_protected(walk), fence.paicli_home)
-    exposed = None
-    if fence.plan is not None:
-        exposed = tuple(path for kind, path in fence.plan if kind == "bind")
-    view = FenceView(walk.root, os.path.realpath(cwd), fence.home, real_rules(fence.policy.rules), exposed)
-    denials = explain(output, view)
+    denials = explain(output, _view(fence, cwd)) if may_show_denials(output) else []
     notes = [denial_line(denials)] if denials else []
     if removed:
         notes.append(removed_line(removed))
     return notes, bool(denials or removed)
+
+
+def _view(fence: Fence, cwd: Path) -> FenceView:
+    exposed = None
+    if fence.plan is not None:
+        exposed = tuple(path for kind, path in fence.plan if kind == "bind")
+    rules = real_rules(fence.policy.rules)
+    return FenceView(fence.policy.walk.root, os.path.realpath(cwd), fence.home, rules, exposed)
 
 
 def removed_line(removed: list[Removed]) -> str:

@@ -57,6 +57,19 @@ def _place(source: str, target: str) -> bool:
     return True
 
 
+def _bind(path: str, target: str, scratch: str) -> None:
+    """One mount where nothing is mounted beneath `path` (cheaper to make and to tear down); the whole subtree
+    where something is (a container's /etc/hosts: the kernel refuses less). Never recursively for the folder
+    holding the scratch (the private temp folder): a copy of the tree under construction would be reachable,
+    and writable, through it."""
+    try:
+        _mount(path, target, None, _MS_BIND)
+    except wrapper.SandboxError:
+        if scratch.startswith(path.rstrip("/") + "/"):
+            raise
+        _mount(path, target, None, _MS_BIND | _MS_REC)
+
+
 def _proc(target: str) -> None:
     os.makedirs(target, exist_ok=True)
     try:  # this PID namespace's own /proc: no other process is visible in it
@@ -77,10 +90,7 @@ def build(plan: list[tuple[str, str]], scratch: str) -> None:
         if kind == "mdir":
             os.makedirs(target, exist_ok=True)
         elif kind == "bind" and _place(path, target):
-            # the folder holding the scratch (the private temp folder) without what is mounted beneath it: a
-            # copy of the tree under construction would be reachable, and writable, through it
-            holds_scratch = scratch.startswith(path.rstrip("/") + "/")
-            _mount(path, target, None, _MS_BIND | (0 if holds_scratch else _MS_REC))
+            _bind(path, target, scratch)
         elif kind == "link":
             place = target
         elif kind == "to" and place:
