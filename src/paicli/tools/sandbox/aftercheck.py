@@ -6,7 +6,7 @@ read-only (rules.py); new ones are found here, once the command and everything i
 nothing can add more), by comparing the project with the walk taken before it ran. A folder is re-listed only
 when its change time or inode moved, or its last change was too recent for the clock's granularity to tell;
 a folder that did not exist before is walked whole. What is found is moved to
-`$PAICLI_HOME/quarantine/<time>-<id>/<its path in the project>` (deleted if it cannot be moved) before
+`<paicli home>/quarantine/<time>-<id>/<its path in the project>` (deleted if it cannot be moved) before
 anything else runs, and the command's result says so.
 """
 

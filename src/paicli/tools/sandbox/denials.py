@@ -8,7 +8,7 @@ only when the policy denies it what the line says failed and the user could have
 sandbox:
   - write refused: the path lies in a read-only place (outside the project, a protected entry) that the user
     can write;
-  - access refused: the path lies where the policy gives nothing (the rest of $HOME, $PAICLI_HOME, /proc of
+  - access refused: the path lies where the policy gives nothing (the rest of $HOME, the paicli home, /proc of
     other processes) and exists; with namespaces, "No such file" for a path outside the command's file tree
     that the user has (or whose folder the user has);
   - network: a resolver or connection error (no network inside), or a refusal on a socket call.
