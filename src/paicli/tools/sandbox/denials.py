@@ -89,10 +89,14 @@ def _candidates(line: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+_OWN = ("/proc/self", "/proc/thread-self", "/dev/fd", "/dev/std")  # the command's own: not paicli's
+
+
 def _resolve(text: str, view: FenceView) -> str:
     if text == "~" or text.startswith("~/"):
         text = view.home + text[1:]
-    return os.path.realpath(os.path.join(view.cwd, text))
+    joined = os.path.join(view.cwd, text)
+    return os.path.normpath(joined) if joined.startswith(_OWN) else os.path.realpath(joined)
 
 
 def _user_may_write(path: str) -> bool:

@@ -147,6 +147,7 @@ class Request:
         self.rules: list[tuple[str, str]] = []
         self.scratch = ""
         self.mounts: list[tuple[str, str]] = []
+        self.joined = False  # the fork server put us in the session's prepared user and mount namespaces
         self.cwd = ""
         self.argv: list[str] = []
         self.env: dict[str, str] = {}
@@ -189,9 +190,14 @@ def _write(path: str, text: str) -> None:
         os.close(fd)
 
 
-def enter_namespaces() -> None:
+def enter_namespaces(joined: bool = False, others: int = _CLONE_NEWNET | _CLONE_NEWPID) -> None:
+    """New user (unless `joined` one already), network and PID namespaces; in the user namespace we keep our
+    own uid and gid."""
+    if joined:
+        _check(_call("unshare", others), "unshare(net, pid)")
+        return
     uid, gid = os.getuid(), os.getgid()
-    _check(_call("unshare", _CLONE_NEWUSER | _CLONE_NEWNET | _CLONE_NEWPID), "unshare(user, net, pid)")
+    _check(_call("unshare", _CLONE_NEWUSER | others), "unshare(user, net, pid)")
     _write("/proc/self/setgroups", "deny")
     _write("/proc/self/uid_map", f"{uid} {uid} 1")
     _write("/proc/self/gid_map", f"{gid} {gid} 1")
@@ -300,10 +306,10 @@ def confine_and_run(request: Request, argv: list[str], env: dict[str, str]) -> N
     if userns:
         import nsroot  # type: ignore[import-not-found]  # beside us on sys.path, like this module
 
-        if request.scratch and request.mounts:
+        if request.scratch and request.mounts and not request.joined:
             scratch = f"{request.scratch}/.root-{os.getpid()}"
             os.mkdir(scratch, 0o700)
-        enter_namespaces()
+        enter_namespaces(request.joined)
     else:
         _check(_call("prctl", _PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "prctl(CHILD_SUBREAPER)")
         if request.confine:
