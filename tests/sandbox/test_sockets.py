@@ -88,7 +88,9 @@ def test_pathname_sockets_outside_the_project_are_unreachable(
     (repo / "work" / "client.py").write_text(_CLIENT)
     folder = os.environ["XDG_RUNTIME_DIR"]
     through_proc = f"/proc/{os.getpid()}/root{folder}"  # another process's view of the file system
-    script = f"python3 work/client.py {folder}; XDG_RUNTIME_DIR={through_proc} python3 work/client.py; echo done"
+    script = (
+        f"python3 work/client.py {folder}; XDG_RUNTIME_DIR={through_proc} python3 work/client.py; echo done"
+    )
     out = sandboxed(repo, script, status)
     assert "finished" in out.content and "done" in out.content
     assert "CONNECTED" not in out.content and "SENT" not in out.content, out.content
