@@ -106,3 +106,15 @@ def test_the_walk_before_and_after_agree_on_an_untouched_tree(tmp_path: Path) ->
             str(tmp_path / "pkg4" / "new" / "deeper" / ".envrc"),
         ]
     )
+
+
+def test_paicli_s_own_offload_folder_is_spared_but_nothing_else_in_it(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    root.mkdir()
+    walk = walk_project(str(root))
+    outputs = root / ".paicli" / "tool-outputs" / "session"
+    outputs.mkdir(parents=True)
+    (outputs / "001-execute_command.txt").write_text("offloaded\n")
+    assert new_protected(walk) == []  # a task beside the command offloaded a result: paicli's own
+    (root / ".paicli" / "mcp.json").write_text('{"mcpServers": {}}')
+    assert new_protected(walk) == [str(root / ".paicli" / "mcp.json")]

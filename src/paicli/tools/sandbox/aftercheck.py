@@ -25,6 +25,7 @@ from paicli.tools.gitrepo import git_dir_shaped
 from paicli.tools.sandbox.rules import ProjectWalk, protected_name
 
 RECENT_NS = 2_000_000_000  # a folder changed this close before the walk is re-listed whatever its stamp says
+OWN_OUTPUTS = "tool-outputs"  # paicli's own offloaded results in <project>/.paicli/ (context/offload.py)
 _SHAPE = ("HEAD", "objects", "refs", "commondir")
 
 
@@ -52,7 +53,21 @@ def new_protected(walk: ProjectWalk) -> list[str]:
             found += [
                 os.path.join(folder, name) for name in _SHAPE if _is_new(os.path.join(folder, name), walk)
             ]
-    return sorted(set(found))
+    return sorted(set(_spare_own(found, walk.root)))
+
+
+def _spare_own(found: list[str], root: str) -> list[str]:
+    """paicli itself may make `<root>/.paicli/tool-outputs/` while the command runs (a result offloaded by a
+    task beside it): that folder stays (it holds data, never configuration); the rest of a new `.paicli` goes."""
+    own = os.path.join(root, ".paicli")
+    if own not in found:
+        return found
+    try:
+        names = os.listdir(own)
+    except OSError:
+        return found
+    rest = [path for path in found if path != own]
+    return rest + [os.path.join(own, name) for name in names if name != OWN_OUTPUTS]
 
 
 def _unchanged(folder: str, stamp: tuple[int, int], started_ns: int) -> bool:
