@@ -43,7 +43,7 @@ def test_writes_outside_and_into_protected_places_are_the_sandboxes(view: FenceV
         Denial("write", ".git/config")
     ]
     assert _one(f"touch: cannot touch ‘{view.root}/new.txt’: Permission denied", view) == [
-        Denial("write", "new.txt")  # the root holds `.git`: it takes no new entries
+        Denial("create", "new.txt")  # the root holds `.git`: it takes no new entries
     ]
     assert _one("PermissionError: [Errno 13] Permission denied: '../outside/x.json'", view) == [
         Denial("write", f"{outside}/x.json")

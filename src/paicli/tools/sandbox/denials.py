@@ -46,7 +46,7 @@ MAX_REPORTED = 5
 
 @dataclass(frozen=True)
 class Denial:
-    kind: str  # write | access | hidden | network
+    kind: str  # write | create | access | hidden | network
     path: str  # as shown to the user ("" for network)
 
 
@@ -122,7 +122,13 @@ def _verdict(path: str, view: FenceView, missing: bool) -> str | None:
         granted.add("read")
     if "write" in granted:
         return None
-    if not os.path.lexists(path) or "read" in granted:
+    if not os.path.lexists(path):
+        if not _user_may_write(path):
+            return None
+        parent = os.path.dirname(path)
+        split = rights(parent, view.rules) == {"list"}  # a folder holding protected entries: listed only
+        return "create" if split and (parent == view.root or parent.startswith(view.root + "/")) else "write"
+    if "read" in granted:
         return "write" if _user_may_write(path) else None
     return "access"
 
@@ -177,6 +183,7 @@ def _line_denial(lines: Sequence[str], index: int, view: FenceView) -> Denial | 
 
 _WORDS = {
     "write": "写入 {}（只读：项目之外或受保护的位置）",
+    "create": "新建 {}（含受保护条目的文件夹，如项目根目录，不能新建条目）",
     "access": "访问 {}（项目之外，沙箱不给读写）",
     "hidden": "访问 {}（项目之外，沙箱里看不到它）",
     "network": "联网（沙箱里没有网络，也连不到本机的套接字）",
