@@ -58,7 +58,7 @@ def test_nothing_an_approved_command_starts_outlives_it(tmp_path: Path, launch_p
     tag = f"1000.{uuid.uuid4().int % 10**9}"
     out = _approved(tmp_path, _ESCAPES.format(tag=tag))
     assert "started" in out.content, out.content
-    assert _wait_until(lambda: not _running(tag)), _running(tag)
+    assert _wait_until(lambda: not _running(tag)), _described(_running(tag))
 
 
 def test_an_approved_command_keeps_its_exit_code_environment_and_output(
@@ -91,6 +91,19 @@ _PAICLI = textwrap.dedent(
 )
 
 
+def _described(pids: list[int]) -> list[str]:
+    """For a failure message: each process's state, parent and command line."""
+    found = []
+    for pid in pids:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            line = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")[:120]
+        except OSError:
+            continue
+        found.append(f"{pid} state={stat[0]} ppid={stat[1]} {line!r}")
+    return found
+
+
 def test_everything_ends_with_paicli(tmp_path: Path, launch_path: str) -> None:
     tag = f"1000.{uuid.uuid4().int % 10**9}"
     command = _ESCAPES.format(tag=tag) + f"; sleep {tag}"
@@ -103,10 +116,10 @@ def test_everything_ends_with_paicli(tmp_path: Path, launch_path: str) -> None:
     try:
         assert paicli.stdout is not None
         assert paicli.stdout.readline().strip() == "STARTED"
-        assert _wait_until(lambda: len(_running(tag)) >= 5), _running(tag)
+        assert _wait_until(lambda: len(_running(tag)) >= 5), _described(_running(tag))
         paicli.send_signal(signal.SIGKILL)
         paicli.wait()
-        assert _wait_until(lambda: not _running(tag)), _running(tag)
+        assert _wait_until(lambda: not _running(tag)), _described(_running(tag))
     finally:
         paicli.kill()
         paicli.wait()
