@@ -26,9 +26,10 @@ from paicli.config.env import EnvLookup
 from paicli.tools.context import ToolContext
 from paicli.tools.guards import PathGuard
 from paicli.tools.sandbox import zygote
+from paicli.tools.sandbox.executor import SandboxExecutor
 from paicli.tools.sandbox.rules import find_special
 from paicli.tools.sandbox.status import SandboxStatus, probe
-from paicli.tools.shell import execute_command
+from paicli.tools.shell import execute_command, unconfined
 
 RUNS = 50
 TARGET_MS = 15.0
@@ -65,8 +66,10 @@ def _server_cpu() -> float:
 
 def _pairs(root: Path, status: SandboxStatus) -> None:
     lookup = EnvLookup(environ={"PAICLI_HOME": str(root / "home")}, cwd=root)
-    plain = ToolContext(root, PathGuard(root), lookup, CancelToken(), auto_run=True)
-    boxed = ToolContext(root, PathGuard(root), lookup, CancelToken(), auto_run=True, sandbox=status)
+    plain = ToolContext(root, PathGuard(root), lookup, CancelToken(), executor=unconfined().approved)
+    boxed = ToolContext(
+        root, PathGuard(root), lookup, CancelToken(), executor=SandboxExecutor(status, str(lookup.home))
+    )
     if not status.zygote:
         zygote.session_zygote().stop()  # every command, the approved ones too, runs a wrapper process
     _once(plain), _once(boxed)  # warm caches

@@ -9,20 +9,31 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from paicli.cancel import CancelToken
-from paicli.tools.base import ApprovalReply, ApprovalRequest
-from paicli.tools.context import OutputSink
+from paicli.tools.base import ApprovalReply, ApprovalRequest, Approver
+from paicli.tools.context import OutputSink, ToolContext
 from paicli.tools.files import edit_preview
+from paicli.tools.guards import PathGuard
 from paicli.tools.schema import ToolOutput
 
 if TYPE_CHECKING:
     from paicli.tools.registry import Tool
-    from paicli.tools.runner import ToolRunner
 
 RERUN_QUESTION = "要在沙箱外重新运行这条命令吗？（这一次不受沙箱限制）"
 RERUN_NOTE = "（这条命令在沙箱中被拒绝，用户批准后已在沙箱外重新运行，以下是重新运行的结果）"
+
+
+class RerunHost(Protocol):
+    """What the offer needs of the tool runner (tools/runner.py's ToolRunner)."""
+
+    approver: Approver
+    paths: PathGuard
+
+    def context(
+        self, cancel: CancelToken, on_output: OutputSink | None = None, *, auto_run: bool = False
+    ) -> ToolContext: ...
 
 
 @dataclass(frozen=True)
@@ -32,7 +43,7 @@ class RerunContext:
 
 
 def offer_rerun(
-    runner: ToolRunner, tool: Tool, args: dict[str, Any], output: ToolOutput, where: RerunContext
+    runner: RerunHost, tool: Tool, args: dict[str, Any], output: ToolOutput, where: RerunContext
 ) -> ToolOutput:
     spec = tool.spec
     refusal = output.content.split("\n", 1)[0]
@@ -44,5 +55,5 @@ def offer_rerun(
     decision = answer.decision if isinstance(answer, ApprovalReply) else answer
     if decision not in ("approve", "approve_all") or where.cancel.cancelled:
         return output
-    again = tool.handler(args, runner.context(where.cancel, where.on_output))
+    again = tool.handler(args, runner.context(where.cancel, where.on_output))  # by the approved executor
     return dataclasses.replace(again, content=f"{RERUN_NOTE}\n{again.content}")

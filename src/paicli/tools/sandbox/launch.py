@@ -12,11 +12,10 @@ import shutil
 import sys
 import tempfile
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from paicli.tools.sandbox.environ import sandbox_env
 from paicli.tools.sandbox.mounts import MountOp, mount_plan
 from paicli.tools.sandbox.rules import Policy, command_policy, encode_policy
 from paicli.tools.sandbox.status import SandboxStatus, wrapper_argv
@@ -78,9 +77,9 @@ def prepare(
     status: SandboxStatus,
     *,
     paicli_home: str | None,
-    allow: Iterable[str] = (),
 ) -> Launch:
-    """`env` is the environment the command would have had; the result is what it gets."""
+    """`env`: the command's environment, already cut to the allow-list (`environ.sandbox_env`); the result
+    adds the sandbox's own variables."""
     tmp = private_tmp()
     policy = command_policy(project_root, env, str(tmp), paicli_home)
     home = os.path.realpath(env.get("HOME") or os.path.expanduser("~"))
@@ -88,7 +87,7 @@ def prepare(
     extra = [("parent", str(os.getpid())), *(([("scratch", str(tmp)), *plan]) if plan else [])]
     data = encode_policy(policy.rules, status.userns, extra)
     fd = _policy_fd(data)
-    child_env = sandbox_env(env, allow)
+    child_env = dict(env)
     child_env.update(
         {
             "TMPDIR": str(tmp),
