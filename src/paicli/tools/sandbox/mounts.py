@@ -83,8 +83,3 @@ def _plan(exposed: tuple[str, ...], folders: tuple[str, ...]) -> tuple[MountOp, 
 
 def _covered(path: str, binds: Iterable[str]) -> bool:
     return any(path == bound or path.startswith(bound.rstrip("/") + "/") for bound in binds)
-
-
-def exposes(plan: Iterable[MountOp], path: str) -> bool:
-    """Whether `path` (real, absolute) exists in the tree the plan builds (for explaining a denial)."""
-    return any(kind == "bind" and _covered(path, [where]) for kind, where in plan) or path == "/proc"

@@ -226,12 +226,6 @@ def command_policy(
     return Policy(tuple(rules), walk, tuple(secrets), tuple(dict.fromkeys(exposed)))
 
 
-def command_rules(
-    project: Path, env: Mapping[str, str], private_tmp: str, paicli_home: str | None
-) -> list[Rule]:
-    return list(command_policy(project, env, private_tmp, paicli_home).rules)
-
-
 def _covered(path: str, folders: Iterable[str]) -> bool:
     return any(path == folder or path.startswith(folder.rstrip("/") + "/") for folder in folders)
 
