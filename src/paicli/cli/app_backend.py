@@ -77,6 +77,7 @@ class AppBackend:
             parts.tool_support.notify = self.background.notice
         if parts.mcp is not None:
             parts.mcp.notify_target = self.background.notice
+        parts.tools.notify = self.background.notice  # a memory save refused for want of a person (issue 37)
         enabled = knobs.MEMORY_AUTO_EXTRACT_ENABLED.read(env) if auto_extract is None else auto_extract
         parts.memory.auto_extract_enabled = enabled
 

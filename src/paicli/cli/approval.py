@@ -60,6 +60,8 @@ def decide(answer: str, request: ApprovalRequest) -> Answer:
 class TerminalApprover:
     """One question at a time. The REPL installs a `handler` that pauses its own key reader while asking."""
 
+    asks_human = True  # with --yes too: a save after untrusted content still comes here (tools/policy.py)
+
     def __init__(self, handler: Handler | None = None) -> None:
         self.handler = handler
         self._lock = threading.Lock()

@@ -12,6 +12,7 @@ from paicli.memory import evolve
 from paicli.memory.dedup import is_stale
 from paicli.memory.entry import MemoryEntry, Scope, format_instant
 from paicli.memory.manager import EMPTY_FACT_TEXT, MemoryManager
+from paicli.memory.provenance import MODEL_MARK, MODEL_MARK_CONFIRMED, is_model_saved
 from paicli.memory.store import MemoryStoreError
 
 MemoryAction = Literal[
@@ -157,7 +158,9 @@ def format_entry(entry: MemoryEntry, now: datetime, days: int) -> str:
     head += " · 尚未经用户核实" if pending else f" · 最后核实 {format_instant(entry.last_verified_at)}"
     if is_stale(entry, now, days):
         head += " · ⚠️ 可能已过时"
-    if pending:
+    if is_model_saved(entry.metadata):
+        head += f" · {MODEL_MARK if pending else MODEL_MARK_CONFIRMED}"
+    elif pending:
         head += " · 🔎 自动提取，待核实"
     if entry.external_sources:
         head += f" · 🌐 写入时会话含外部内容({entry.external_sources})"

@@ -37,6 +37,8 @@ def start_mode(name: str) -> SessionMode:
 class AutoApprover:
     """`--yes`: approves everything without asking."""
 
+    asks_human = False
+
     def approve(self, request: ApprovalRequest) -> ApprovalDecision:
         return "approve"
 
@@ -49,13 +51,22 @@ class DenyingApprover:
     ) -> None:
         self.reason_text = reason_text
 
+    asks_human = False
+
     def approve(self, request: ApprovalRequest) -> ApprovalDecision:
         return "deny"
+
+
+def reaches_human(approver: object) -> bool:
+    """Whether this approver puts the question to a person (the REPL's terminal approver says so itself);
+    anything that does not say so counts as no person."""
+    return getattr(approver, "asks_human", False) is True
 
 
 @dataclass(frozen=True)
 class ApprovalNeed:
     reason: str
+    human_only: bool = False  # only a person's answer will do: --yes and session grants do not cover it
 
 
 class ApprovalState:

@@ -29,6 +29,7 @@ from paicli.tools.approval import (
     approval_summary,
     denial_text,
     policy_report,
+    reaches_human,
 )
 from paicli.tools.audit import AuditLog, audit_dir, env_secrets
 from paicli.tools.base import (
@@ -48,7 +49,7 @@ from paicli.tools.checkpoint import TurnCheckpoint, may_change_files
 from paicli.tools.context import Offloader, OutputSink, SaveMemory, ToolContext
 from paicli.tools.files import edit_preview
 from paicli.tools.guards import PathDenied, PathGuard, command_denial
-from paicli.tools.policy import HEADLINE_NOTICE, TurnToolPolicy
+from paicli.tools.policy import HEADLINE_NOTICE, MEMORY_NO_HUMAN, TurnToolPolicy
 from paicli.tools.registry import Tool, builtin_tools
 from paicli.tools.schema import ArgumentError, ToolOutput, ToolSpec, argument_error_text, parse_arguments
 from paicli.tools.web import WebTools
@@ -93,6 +94,7 @@ class ToolRunner:
         )
         self.turn_hooks: list[Callable[[], None]] = []  # run when a top-level turn starts (MCP list updates)
         self.checkpoint: TurnCheckpoint | None = None  # workspace snapshot before a turn's first change
+        self.notify: Callable[[str], None] | None = None  # a line for the person (stderr without a REPL)
 
     def register(self, tool: Tool) -> None:
         """Add or replace a tool (skills, MCP) after construction."""
@@ -270,7 +272,8 @@ class TurnToolSet:
         except Exception:
             self.policy.observe(tool.spec, call.arguments)
             raise
-        self.policy.observe(tool.spec, call.arguments, output.metadata.get("discovered_urls", ()))
+        urls = output.metadata.get("discovered_urls", ())
+        self.policy.observe(tool.spec, call.arguments, urls, brought_content=output.outside_content)
         return output
 
     def _refusal(self, tool: Tool, args: dict[str, Any]) -> tuple[ToolOutput | None, bool]:
@@ -290,12 +293,16 @@ class TurnToolSet:
             return ToolOutput(denial, success=False, blocked=True), False
         approval = self.runner.approval
         need = approval.needs_approval(spec, args, relative, self.runner.project_root)
-        memory_reason = None if approval.yes else self.policy.memory_approval_reason(spec, args)
-        if need is None and memory_reason is not None:
-            need = ApprovalNeed(memory_reason)  # memory writes the user did not ask for (issue 26)
+        memory = self.policy.memory_need(spec, args, approval.yes)  # issues 26 and 37
+        if memory is not None and (need is None or memory.human_only):
+            need = memory
         if need is None:
             self._note_write(spec, relative)
             return None, approval.runs_unasked(spec, args)
+        if need.human_only and not reaches_human(self.runner.approver):  # said to the model and the person
+            if self.runner.notify is not None:
+                self.runner.notify(self.policy.no_human_notice(args))
+            return ToolOutput(MEMORY_NO_HUMAN, success=False, blocked=True), False
         return self._ask(spec, args, need, relative), False
 
     def _guarded_path(self, spec: ToolSpec, args: dict[str, Any]) -> str | None:
@@ -308,7 +315,7 @@ class TurnToolSet:
     def _ask(
         self, spec: ToolSpec, args: dict[str, Any], need: ApprovalNeed, relative: str | None
     ) -> ToolOutput | None:
-        scope = self.runner.approval.grant_scope(spec, args)
+        scope = None if need.human_only else self.runner.approval.grant_scope(spec, args)
         request = ApprovalRequest(
             spec.name,
             args,
