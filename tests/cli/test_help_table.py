@@ -72,7 +72,9 @@ def test_the_notation() -> None:
     assert matches(usage, "--global --force 项目 用 Java 21") and matches(usage, "只有事实")
     assert not matches(usage, "") and not matches("history <id>", "history")
     assert matches("list [--all]", "LIST --all") and not matches("list [--all]", "list extra")
-    assert matches("history <id>", "history fact-1") and not matches("history <id>", "history a b")
+    assert matches("history <id>", "history fact-1") and not matches(
+        "replace <id> <新事实>", "replace fact-1"
+    )
     assert matches("replace <id> <新事实>", "replace fact-1 项目 改用 Java 21")
     assert matches("(resources|prompts) [<名称>]", "prompts docs") and not matches("(a|b) <x>", "c x")
     assert first_words("history <id>") == [("history", True)]
