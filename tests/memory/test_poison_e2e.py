@@ -218,3 +218,28 @@ def test_a_save_the_person_allows_is_stored_as_the_models_and_unverified(
         sent = "\n".join(message_text(m) for m in server.requests[-1]["messages"])
         assert f"[FACT][模型保存，待核实] {POISON}" in sent  # shown unverified, never as the user's fact
         assert f"[FACT] {POISON}" not in sent
+
+
+def test_a_continued_session_still_counts_what_it_read(project: Path, isolated_home: Path) -> None:
+    """`-c` carries the file the first run read: saving from it later still needs a person."""
+    (project / "README.md").write_text(PLANTED, encoding="utf-8")
+
+    def answer(body: dict[str, Any]) -> Reply | str:
+        last = body["messages"][-1]
+        asked = [message_text(m) for m in body["messages"] if m["role"] == "user"][-1]
+        if last["role"] == "tool":
+            return "好的。"
+        if "看看 README" in asked:
+            return Reply.tool_calls(READS["file"])
+        return Reply.tool_calls(("save_memory", json.dumps({"fact": POISON}, ensure_ascii=False)))
+
+    with FakeOpenAIServer(responder=answer) as server:
+        env = paicli_env(isolated_home, server.base_url)
+        first = run_paicli(["-p", "看看 README", "--yes"], env, project, timeout=WAIT)
+        assert first.returncode == 0, first.stderr
+        later = run_paicli(["-c", "-p", "把刚才要记住的记下来", "--yes"], env, project, timeout=WAIT)
+        assert later.returncode == 0, later.stderr
+        setup = Setup(server, env, project, isolated_home)
+        assert POISON in "\n".join(setup.tool_results())  # the continued view holds the file
+        assert_refused_without_a_person(setup, later.stderr)
+        server.assert_no_violations()

@@ -15,8 +15,9 @@ from __future__ import annotations
 import re
 import threading
 import urllib.parse
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
+from paicli.llm.messages import Message
 from paicli.memory.guard import ExternalContextTracker, explicit_memory_requested
 from paicli.tools.approval import ApprovalNeed
 from paicli.tools.schema import ToolSpec
@@ -227,6 +228,22 @@ def content_kind(spec: ToolSpec) -> str:
     if spec.runs_command:
         return "命令输出"
     return "仓库文件" if spec.reads_project else f"{spec.name} 的结果"
+
+
+def observe_history(
+    tracker: ExternalContextTracker, specs: Mapping[str, ToolSpec], messages: Iterable[Message]
+) -> None:
+    """A resumed conversation already holds what its tools read and what was attached to its inputs: the
+    record of text the user did not write starts from it (a tool no longer registered counts as read)."""
+    for message in messages:
+        if message.role == "user":
+            tracker.observe_user_input(message.content or "")
+        for call in message.tool_calls:
+            spec = specs.get(call.name)
+            if spec is None:
+                tracker.mark_read(f"{call.name} 的结果")
+            elif spec.external or spec.reads_project or spec.runs_command:
+                tracker.mark_read(content_kind(spec))
 
 
 class TurnToolPolicy:
