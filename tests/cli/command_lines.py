@@ -13,6 +13,7 @@ from pathlib import Path
 
 from paicli.cli.command_forms import Alt, Node, Opt, Seq, Slot, Word, parse_usage
 from paicli.cli.command_table import BUILTIN
+from paicli.cli.commands import CommandSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src" / "paicli"
@@ -55,6 +56,34 @@ def _variants(node: Node, command: str) -> list[list[str]]:
     assert isinstance(node, Seq)
     parts = [_variants(item, command) for item in node.items]
     return [list(itertools.chain.from_iterable(combo)) for combo in itertools.product(*parts)]
+
+
+def literals(usage: str) -> set[str]:
+    """Every literal word of a usage, lower-cased (`--all`, `list`)."""
+    found: set[str] = set()
+    _collect(parse_usage(usage), found)
+    return found
+
+
+def _collect(node: Node, found: set[str]) -> None:
+    if isinstance(node, Word):
+        found.add(node.text.lower())
+    elif isinstance(node, Seq):
+        for item in node.items:
+            _collect(item, found)
+    elif isinstance(node, Alt):
+        for option in node.options:
+            _collect(option, found)
+    elif isinstance(node, Opt):
+        _collect(node.body, found)
+
+
+def literal_words(spec: CommandSpec) -> set[str]:
+    """Every literal sub-command and flag a table row advertises, from its usage and its forms."""
+    found = literals(spec.usage.split(maxsplit=1)[1] if " " in spec.usage.strip() else "")
+    for form in spec.forms:
+        found |= literals(form.args)
+    return found
 
 
 def is_command_line(text: str) -> bool:

@@ -1,22 +1,17 @@
 """Every command line that /help, the README or a paicli message recommends works through the command table
 (issue 37, issue 44 item 8): collected mechanically (tests/cli/command_lines.py), expanded into concrete lines,
-then dispatched in process (the table and the REPL dispatcher over a fake session) and typed into the piped
+then dispatched in process (the table, and the REPL dispatcher over a real session) and typed into the piped
 REPL of the real program against the loopback model server. None may be refused as a usage error."""
 
 from __future__ import annotations
 
-import io
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
 
 import pytest
-from rich.console import Console
 
-from paicli.cancel import CancelToken
+from paicli.cli.app_backend import AppBackend
 from paicli.cli.command_table import BUILTIN
-from paicli.cli.repl_dispatch import Dispatcher
-from paicli.testing.fake_backend import FakeBackend
+from paicli.testing.commands import command
 from paicli.testing.openai_server import FakeOpenAIServer
 from paicli.testing.proc import paicli_env, run_paicli
 from tests.cli.command_lines import (
@@ -27,8 +22,8 @@ from tests.cli.command_lines import (
     readme_spans,
     readme_text,
 )
+from tests.cli.served_session import served_parts
 
-T = TypeVar("T")
 REFUSED = ("不支持这样用", "没有这个命令")
 # commands that may ask a question in the piped REPL (the next input line is the answer)
 ASKING = ("/memory clear", "/restore", "/undo", "/resume")
@@ -68,40 +63,25 @@ def test_every_recommended_line_is_a_command_of_the_table() -> None:
     assert refused == {}
 
 
-class ScriptedIO:
-    markdown = False
-    interactive = False
-    pick_inline = False
-
-    def __init__(self) -> None:
-        self.out = io.StringIO()
-        self.console = Console(file=self.out, width=200)
-        self.progress = Console(file=io.StringIO(), width=200)
-
-    def ask(self, question: str) -> str | None:
-        return "n"
-
-    def read_key(self, prompt: str) -> str:
-        return ""
-
-    def run_cancellable(self, work: Callable[[CancelToken], T], **_: Any) -> T:
-        return work(CancelToken())
-
-    def clear_input_history(self) -> None:
-        return None
-
-
-def test_the_dispatcher_hands_every_line_to_its_handler() -> None:
-    backend = FakeBackend()
-    scripted = ScriptedIO()
-    dispatcher = Dispatcher(backend, scripted)  # type: ignore[arg-type]
-    for line in sorted(set(LINES) - ENDING):
-        dispatcher.handle(line)
-    shown = scripted.out.getvalue()
-    assert not [word for word in (*REFUSED, "命令执行失败") if word in shown], shown[-3000:]
-    memory_calls = [args for name, args in backend.calls if name == "memory"]
-    assert {"list --all", f"history {SAMPLE_ID}", "conflicts"} <= set(memory_calls)
-    assert ("save", "--project 样例") in backend.calls
+@pytest.mark.timeout(600)
+def test_the_dispatcher_runs_every_line_against_a_real_session(tmp_path: Path) -> None:
+    with FakeOpenAIServer(default_reply="好的") as server:
+        backend = AppBackend(served_parts(tmp_path, server.base_url))
+        try:
+            shown = {line: command(backend, line, ["n"]) for line in sorted(set(LINES) - ENDING)}
+        finally:
+            backend.close(5)
+    broken = ("命令执行失败", *REFUSED)
+    assert {line: text for line, text in shown.items() if any(word in text for word in broken)} == {}
+    assert (
+        "长期记忆列表（含被取代的旧版本）" in shown["/memory list --all"]
+        or "没有找到" in shown["/memory list --all"]
+    )
+    assert "长期记忆里没有这个 id" in shown[f"/memory history {SAMPLE_ID}"]
+    assert "没有待确认的记忆冲突" in shown["/memory conflicts"]
+    assert (
+        "已写入长期记忆" in shown["/save --project 样例"] or "已经有这条内容" in shown["/save --project 样例"]
+    )
 
 
 @pytest.mark.timeout(600)

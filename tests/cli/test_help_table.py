@@ -9,11 +9,11 @@ from pathlib import Path
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
-from paicli.cli.command_forms import first_words, literals, matches, parse_usage
+from paicli.cli.command_forms import first_words, matches, parse_usage
 from paicli.cli.command_table import BUILTIN
 from paicli.cli.repl_complete import ReplCompleter
 from paicli.memory.commands import HELP_LINES, MEMORY_FORMS
-from tests.cli.command_lines import readme_spans, slash_section
+from tests.cli.command_lines import literal_words, literals, readme_spans, slash_section
 
 
 def readme_commands() -> dict[str, set[str]]:
@@ -29,7 +29,7 @@ def readme_commands() -> dict[str, set[str]]:
 
 def test_the_readme_lists_the_tables_commands_with_the_same_words() -> None:
     readme = readme_commands()
-    table = {spec.name: spec.literal_words() for spec in BUILTIN.visible()}
+    table = {spec.name: literal_words(spec) for spec in BUILTIN.visible()}
     assert set(readme) == set(table)
     assert {name: words for name, words in readme.items() if words != table[name]} == {}
 
@@ -53,7 +53,7 @@ def test_completion_offers_the_first_word_of_every_form(tmp_path: Path) -> None:
         }
         expected = {word for form in spec.forms for word, _ in first_words(form.args)}
         assert expected <= offered, spec.name
-        assert offered <= spec.literal_words(), spec.name  # nothing offered that help does not show
+        assert offered <= literal_words(spec), spec.name  # nothing offered that help does not show
     subs = [c.text for c in completer.get_completions(Document("/memory h"), CompleteEvent())]
     assert subs == ["history "]  # an argument follows: the space is typed for you
     assert [c.text for c in completer.get_completions(Document("/save --p"), CompleteEvent())] == [

@@ -99,26 +99,6 @@ def _mark_rest(node: Node) -> Node:
     return node
 
 
-def literals(usage: str) -> set[str]:
-    """Every literal word of a usage, lower-cased (`--all`, `list`)."""
-    found: set[str] = set()
-    _collect(parse_usage(usage), found)
-    return found
-
-
-def _collect(node: Node, found: set[str]) -> None:
-    if isinstance(node, Word):
-        found.add(node.text.lower())
-    elif isinstance(node, Seq):
-        for item in node.items:
-            _collect(item, found)
-    elif isinstance(node, Alt):
-        for option in node.options:
-            _collect(option, found)
-    elif isinstance(node, Opt):
-        _collect(node.body, found)
-
-
 def matches(usage: str, args: str) -> bool:
     """Whether the arguments `args` (the text after the command word) fit the usage."""
     words = args.split()

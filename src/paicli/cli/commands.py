@@ -10,11 +10,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from paicli.cli.command_forms import Form, first_words, literals, matches
+from paicli.cli.command_forms import Form, first_words, matches
 
 if TYPE_CHECKING:
-    from paicli.cli.backend import CommandReply, RunMode, Session
+    from paicli.cli.app_backend import AppBackend
+    from paicli.cli.backend import CommandReply
     from paicli.cli.repl_terminal import ReplIO
+    from paicli.config.modes import RunMode
 
 CommandKind = Literal["none", "command", "unknown"]
 
@@ -30,13 +32,14 @@ ArgCheck = Callable[[str], bool]
 
 
 class CommandContext(Protocol):
-    """What a command handler may use of the REPL: the full session, the terminal side, and the dispatcher's
-    few actions (reply, run a task, stop). /model and /resume rebuild the session's core in place (the factory)."""
+    """What a command handler may use of the REPL: the whole session (its parts are called directly), the
+    terminal side, and the dispatcher's few actions (reply, run a task, stop). /model and /resume rebuild the
+    session's core in place (the factory)."""
 
     pending: RunMode | None  # `/plan` without a task: the mode of the next input
 
     @property
-    def session(self) -> Session: ...
+    def session(self) -> AppBackend: ...
 
     @property
     def io(self) -> ReplIO: ...
@@ -140,18 +143,6 @@ class CommandSpec:
     @property
     def words(self) -> tuple[str, ...]:
         return (self.name, *self.aliases)
-
-    @property
-    def usage_args(self) -> str:
-        """The usage after the command word (`[--force]` of `/init [--force]`)."""
-        return self.usage.split(maxsplit=1)[1] if " " in self.usage.strip() else ""
-
-    def literal_words(self) -> set[str]:
-        """Every literal sub-command and flag this command advertises, from its usage and its forms."""
-        found = literals(self.usage_args)
-        for form in self.forms:
-            found |= literals(form.args)
-        return found
 
     def offered(self) -> Completions:
         """What completion offers after the command word: the explicit list, else each form's first word."""
