@@ -6,12 +6,18 @@ deterministic for a seed, in four kinds that all look like the facts they come f
 - `global`: another project's fact saved with `--global`: the same sentence with other values (numbers,
   versions and one name changed), visible in every project;
 - `global-named`: the same, naming the other project in the text;
-- `component`: a fact about another component of this project (`<component>的…`), other values, project scope;
+- `component`: the same fact said of one component of this project (`<component>的…`, other values), project
+  scope: more specific than the fact, so a query that names no component is about the fact itself;
 - `elsewhere`: another project's project-scoped fact (same sentence, other values), never visible here: it
   costs the index, not the ranking.
 
-The facts themselves are meant to be this project's (project scope); the distractors never repeat a fact's
-exact text. Reused by `evals.memory_evolution` (issue 37) to measure recall at 10k and 50k.
+They come in rounds over the facts, eight rounds repeating: one of components, two of other projects' global
+facts, one of named global facts, four of other projects' own facts. A project has a bounded number of
+components (`COMPONENTS`: nine), so each fact gets at most nine component look-alikes, one per component;
+later component rounds become other projects' facts. The volume of a big store comes from other projects.
+At 50k distractors over 208 facts, each fact has about 100 visible look-alikes (60 global, 30 named, 9
+component). No distractor repeats a fact's text or another distractor's text in the same scope.
+Reused by `evals.memory_evolution` (issue 37) to measure recall at 10k and 50k.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from paicli.context.estimate import estimate_tokens
 from paicli.memory.entry import MemoryEntry
 
 KINDS = ("global", "component", "elsewhere", "global-named")
+ROUNDS = ("component", "global", "elsewhere", "global-named", "elsewhere", "global", "elsewhere", "elsewhere")
 OTHER_PROJECTS = (
     "atlas",
     "beacon",
@@ -42,22 +49,7 @@ OTHER_PROJECTS = (
     "青鸟",
     "长河",
 )
-COMPONENTS = (
-    "库存服务",
-    "网关",
-    "报表模块",
-    "搜索服务",
-    "用户中心",
-    "结算模块",
-    "风控服务",
-    "消息中心",
-    "运营后台",
-    "数据平台",
-    "notify-service",
-    "pricing-engine",
-    "catalog-api",
-    "ledger-worker",
-)
+COMPONENTS = ("库存服务", "网关", "报表模块", "用户中心", "结算模块", "风控服务", "消息中心", "运营后台", "数据平台")
 _NUMBER = re.compile(r"\d+")
 _NAME = re.compile(r"(?<![\w.-])[A-Za-z][A-Za-z0-9]{2,}(?![\w])")
 
@@ -93,10 +85,12 @@ def vary(content: str, names: Sequence[str], rng: random.Random) -> str:
     return varied
 
 
-def _generate(kind: str, content: str, names: Sequence[str], rng: random.Random, project: str) -> Distractor:
+def _generate(
+    kind: str, content: str, names: Sequence[str], rng: random.Random, project: str, which: int
+) -> Distractor:
     varied = vary(content, names, rng)
     if kind == "component":
-        return Distractor("", f"{rng.choice(COMPONENTS)}的{varied}", kind, project)
+        return Distractor("", f"{COMPONENTS[which]}的{varied}", kind, project)
     other = rng.choice(OTHER_PROJECTS)
     if kind == "global-named":
         return Distractor("", f"{other} 项目：{varied}", kind, "")
@@ -106,22 +100,29 @@ def _generate(kind: str, content: str, names: Sequence[str], rng: random.Random,
 
 
 def generate(facts: Sequence[tuple[str, str]], size: int, project: str, seed: int = 37) -> list[Distractor]:
-    """`size` distractors, cycling over the facts and the kinds; none repeats a fact's text."""
+    """`size` distractors in rounds over the facts (see the module doc); no text repeats within a scope."""
     if not facts or size <= 0:
         return []
     rng = random.Random(seed)
     names = sorted({name for _, content in facts for name in _NAME.findall(content)})
-    originals = {content for _, content in facts}
+    seen = {(project, content) for _, content in facts}
     result: list[Distractor] = []
     i = 0
     while len(result) < size:
         fact_id, content = facts[i % len(facts)]
-        kind = KINDS[(i // len(facts)) % len(KINDS)]
-        item = _generate(kind, content, names, rng, project)
+        round_no = i // len(facts)
         i += 1
-        if item.content in originals:
+        kind = ROUNDS[round_no % len(ROUNDS)]
+        which = sum(1 for r in range(round_no) if ROUNDS[r % len(ROUNDS)] == "component")
+        if kind == "component" and which >= len(COMPONENTS):
+            kind = "elsewhere"
+        item = _generate(kind, content, names, rng, project, which % len(COMPONENTS))
+        if (item.project, item.content) in seen or (kind != "elsewhere" and ("", item.content) in seen):
             continue
+        seen.add((item.project, item.content))
         result.append(Distractor(f"la-{kind}-{fact_id}-{i}", item.content, kind, item.project))
+        if i > 100 * (size + len(facts)):
+            raise ValueError("the facts give too few distinct look-alikes for this size")
     return result
 
 

@@ -71,8 +71,8 @@ def score(ranker: MemoryRetriever, queries: Sequence[dict[str, Any]]) -> dict[st
         first = next((pos for pos, entry_id in enumerate(ranked, 1) if entry_id in relevant), None)
         ranks.append(1.0 / first if first else 0.0)
     return {
-        "recall_at_5": statistics.fmean(recalls),
-        "mrr": statistics.fmean(ranks),
+        "recall_at_5": statistics.fmean(recalls) if recalls else 0.0,
+        "mrr": statistics.fmean(ranks) if ranks else 0.0,
         "unrelated_injected": statistics.fmean(noise) if noise else 0.0,
         "queries": len(recalls),
     }

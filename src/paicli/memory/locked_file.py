@@ -81,6 +81,11 @@ def render_json(
     return "[ " + ", ".join(blocks) + " ]"
 
 
+def render_entry(entry: MemoryEntry) -> str:
+    """One entry's block in the reference layout (an entry without unknown keys or replaced fields)."""
+    return _render_object(entry.to_json_dict())
+
+
 def _render_object(data: dict[str, Any]) -> str:
     lines = []
     for key, value in data.items():
@@ -307,9 +312,24 @@ class MemoryFile:
             with _suppress_os_error():
                 orphan.unlink()
 
+    def current_signature(self) -> tuple[int, int, int] | None:
+        return _stat_signature(self.path)
+
+    def adopt(self, signature: tuple[int, int, int]) -> None:
+        """The file with this signature was read from its snapshot (which only a file without kept items has)."""
+        self._signature = signature
+        self.kept = Unparsed()
+        self._kept_fingerprint = ""
+
+    def force_reread(self) -> None:
+        self._signature = None
+
     def write(self, entries: Iterable[MemoryEntry]) -> None:
         """Call with the lock held (see with_lock)."""
-        payload = render_json(entries, self._rendered, self.kept).encode("utf-8")
+        self.write_payload(render_json(entries, self._rendered, self.kept).encode("utf-8"))
+
+    def write_payload(self, payload: bytes) -> None:
+        """The whole file, atomically (temp file, fsync, rename). Call with the lock held."""
         directory = self.path.parent
         tmp_name: str | None = None
         try:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.memory.recall_block import MemoryEntryLike, Ranked, aware, render
+from paicli.memory.stopwords import content_terms
 from paicli.memory.tokenize import segment, tokenize
 
 if TYPE_CHECKING:
@@ -153,16 +154,18 @@ class MemoryRetriever:
         """The entries `build_context` would render, best first."""
         if not query or not query.strip():
             return []
-        ranked = self.rank(query, self._store.get_all(project_key), self._clock())
+        ranked = self.rank(query, self._store.get_all(project_key), self._clock(), project_key)
         return _first_not_visible(ranked, exclude_text) if exclude_text else ranked[:MAX_RESULTS]
 
-    def rank(self, query: str, entries: Sequence[MemoryEntryLike], now: datetime) -> list[Ranked]:
+    def rank(
+        self, query: str, entries: Sequence[MemoryEntryLike], now: datetime, project_key: str | None = None
+    ) -> list[Ranked]:
         """Every entry with score > 0, best first (stable); keyword matches always precede vector-only ones."""
         entries = [entry for entry in entries if is_truth(entry)]
         if not entries or not query.strip():
             return []
         query_lower = query.lower()
-        tokens = tokenize(query_lower)
+        tokens = content_terms(tokenize(query_lower))
         with self._lock:
             lowered = self._lowered_texts(entries)
             similarities = self._similarities(query, entries) if self.vector_enabled else None
@@ -181,13 +184,26 @@ class MemoryRetriever:
             if bm25 is not None and best > 0:
                 vector += bm25[slot] / best * decay * BM25_WEIGHT * SCORE_FACTOR
             boost = confirmation_factor(entry)
+            own = 1 if project_key and _own(entry, project_key) else 0
+            if MODE == "boost" and own:
+                boost *= 1.1
             if keyword > 0:
                 score = (keyword + vector) * boost
-                keyed.append((1, score, Ranked(entry, score, keyword)))
+                keyed.append(
+                    (
+                        1,
+                        round(keyword, 9) if MODE == "tier" else 0,
+                        own if MODE == "tier" else 0,
+                        score,
+                        Ranked(entry, score, keyword),
+                    )
+                )
             elif cosine >= VECTOR_FLOOR:
-                keyed.append((0, vector * boost, Ranked(entry, vector * boost, 0.0)))
-        keyed.sort(key=lambda item: (item[0], item[1]), reverse=True)
-        return [item[2] for item in keyed]
+                keyed.append(
+                    (0, 0, own if MODE == "tier" else 0, vector * boost, Ranked(entry, vector * boost, 0.0))
+                )
+        keyed.sort(key=lambda item: item[:4], reverse=True)
+        return [item[4] for item in keyed]
 
     def _lowered_texts(self, entries: Sequence[MemoryEntryLike]) -> list[str]:
         cache = self._lowered
@@ -278,6 +294,16 @@ class MemoryRetriever:
                 return loaded
         self.index_builds += 1
         return VectorIndex()
+
+
+import os
+
+MODE = os.environ.get("SCOPE_MODE", "")
+
+
+def _own(entry: MemoryEntryLike, project_key: str) -> bool:
+    metadata = entry.metadata
+    return str(metadata.get("scope", "")).lower() == "project" and metadata.get("project") == project_key
 
 
 def _candidates(

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from paicli.memory.lexicon import concept_table
+from paicli.memory.stopwords import STOP_WORDS
 from paicli.memory.tokenize import keep_token, segment
 
 if TYPE_CHECKING:
@@ -35,12 +36,7 @@ FEATURES_VERSION = "1"
 _HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _IDENT_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 # Function words carry no topic; they only make unrelated memories look similar.
-_STOP_TEXT = (
-    "什么 怎么 怎样 如何 为什么 哪里 哪个 哪些 多少 是否 可以 需要 应该 我们 你们 他们 这个 那个 这些 那些 "
-    "一下 一个 现在 还是 或者 以及 然后 因为 所以 如果 the and for with what how which where when does "
-    "should can are was were this that these those from into about"
-)
-_STOP_WORDS = frozenset(_STOP_TEXT.split())
+_STOP_WORDS = STOP_WORDS
 
 
 def _stem(word: str) -> str:

@@ -1,0 +1,115 @@
+"""A saved copy of the parsed memory file (`long_term_memory.snapshot.npz`), so a new process need not parse it.
+
+Parsing a 50k-entry `long_term_memory.json` costs seconds of CPU and builds 50k objects; the snapshot holds
+what the store keeps of it instead: every entry's id, text and JSON block (the exact text the file holds for
+it) and the table's columns, in a few flat arrays that load in milliseconds. It is only a cache: it names the
+memory file's signature (inode, modification time, size) and is used only while the file still has it. A
+file with items paicli cannot use (kept by `unparsed.py`) is never snapshotted: it is always parsed.
+Entries stay unparsed (their JSON block) until something asks for one.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+SUFFIX = ".snapshot.npz"
+FORMAT = 1
+Signature = tuple[int, int, int]
+
+
+def snapshot_path_for(memory_file: Path) -> Path:
+    return memory_file.with_name(memory_file.stem + SUFFIX)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    signature: Signature
+    ids: list[str]
+    contents: list[str]
+    blocks: bytes  # every entry's JSON block, UTF-8, back to back
+    offsets: Any  # int64 array: block i is blocks[offsets[i]:offsets[i + 1]]
+    columns: Mapping[str, Any]
+
+
+def _text_array(items: Sequence[str]) -> Any:
+    import numpy as np
+
+    return np.frombuffer(json.dumps(list(items), ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
+
+
+def write(
+    path: Path,
+    signature: Signature,
+    ids: Sequence[str],
+    contents: Sequence[str],
+    blocks: Sequence[bytes],
+    columns: Mapping[str, Any],
+) -> None:
+    import numpy as np
+
+    lengths = np.fromiter((len(block) for block in blocks), np.int64, len(blocks))
+    offsets = np.zeros(len(blocks) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    meta = {"format": FORMAT, "signature": list(signature), "projects": list(columns["projects"])}
+    arrays = {
+        "meta": np.frombuffer(json.dumps(meta, ensure_ascii=False).encode("utf-8"), dtype=np.uint8),
+        "ids": _text_array(ids),
+        "contents": _text_array(contents),
+        "blocks": np.frombuffer(b"".join(blocks), dtype=np.uint8),
+        "offsets": offsets,
+        **{name: np.asarray(columns[name]) for name in ("truth", "confirmed", "stamp", "project", "kind")},
+    }
+    temp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        with open(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as handle:
+            np.savez(handle, **arrays)
+        os.replace(temp, path)
+    finally:
+        temp.unlink(missing_ok=True)
+
+
+def load(path: Path, signature: Signature | None) -> Snapshot | None:
+    """The snapshot when it was made of the file with this signature; None otherwise (or when unusable)."""
+    import numpy as np
+
+    if signature is None:
+        return None
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(data["meta"].tobytes())
+            if meta.get("format") != FORMAT or tuple(meta.get("signature", ())) != signature:
+                return None
+            ids = json.loads(data["ids"].tobytes())
+            contents = json.loads(data["contents"].tobytes())
+            blocks = data["blocks"].tobytes()
+            offsets = data["offsets"].astype(np.int64)
+            columns: dict[str, Any] = {
+                name: data[name] for name in ("truth", "confirmed", "stamp", "project", "kind")
+            }
+    except FileNotFoundError:
+        return None
+    except Exception:  # a damaged or foreign file only costs a parse of the memory file
+        log.warning("memory snapshot %s unusable; parsing the memory file", path, exc_info=True)
+        return None
+    columns["projects"] = [str(name) for name in meta.get("projects", [])]
+    count = len(ids)
+    if not (
+        isinstance(ids, list)
+        and isinstance(contents, list)
+        and len(contents) == count
+        and len(offsets) == count + 1
+        and all(len(column) == count for name, column in columns.items() if name != "projects")
+        and (count == 0 or int(offsets[-1]) == len(blocks))
+        and len(set(ids)) == count
+    ):
+        return None
+    return Snapshot(signature, [str(i) for i in ids], [str(c) for c in contents], blocks, offsets, columns)

@@ -1,0 +1,260 @@
+"""The stored entries as columns: what retrieval and the write path's candidate lookups read, kept current
+entry by entry (issue 49).
+
+A row holds one version of one entry: its id, its text and, in numpy columns, what ranking and filtering need
+(alive, truth, confirmations, write time, scope, project, type). Rows are append-only while the table lives:
+a changed entry gets a new row and its old row dies, so a reader keyed by row never sees a row change under
+it. `revision` counts changes; `changes_since` names the ids changed after a revision, so an index over the
+table follows it without scanning every entry. Substring lookups run over one joined, lower-cased text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    IntArray = npt.NDArray[np.int64]
+
+TYPES = ("CONVERSATION", "FACT", "SUMMARY", "TOOL_RESULT")
+GLOBAL = -1  # the project column of a global entry
+SEPARATOR = "\x00"
+_LOG_LIMIT = 4096  # changes remembered by id; an older revision gets None (rescan)
+
+
+class EntryLike(Protocol):
+    @property
+    def id(self) -> str: ...
+    @property
+    def content(self) -> str: ...
+    @property
+    def type(self) -> object: ...
+    @property
+    def timestamp(self) -> datetime: ...
+    @property
+    def metadata(self) -> Mapping[str, str]: ...
+
+
+def is_truth(metadata: Mapping[str, str]) -> bool:
+    """Superseded facts and unsettled conflicts are history, never served as facts."""
+    if str(metadata.get("supersededBy", "")).strip():
+        return False
+    return str(metadata.get("conflictPending", "")).strip().lower() != "true"
+
+
+def confirmations(metadata: Mapping[str, str]) -> int:
+    raw = str(metadata.get("confirmations", "")).strip()
+    return min(int(raw), 1000) if raw.isdigit() and len(raw) < 6 else 0
+
+
+def _epoch(moment: datetime) -> float:
+    aware = moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
+    return aware.timestamp()
+
+
+class EntryTable:
+    def __init__(self) -> None:
+        import numpy as np
+
+        self.row_of: dict[str, int] = {}
+        self.ids: list[str | None] = []
+        self.contents: list[str] = []
+        self.projects: dict[str, int] = {}
+        self.alive = np.zeros(0, dtype=bool)
+        self.truth = np.zeros(0, dtype=bool)
+        self.confirmed = np.zeros(0, dtype=np.int32)
+        self.stamp = np.zeros(0, dtype=np.float64)
+        self.project = np.zeros(0, dtype=np.int32)
+        self.kind = np.zeros(0, dtype=np.int8)
+        self.revision = 0
+        self._log: list[tuple[int, str]] = []
+        self._blob: tuple[str, IntArray] | None = None
+        self._live = 0
+
+    def __len__(self) -> int:
+        return self._live
+
+    # ---- changes -------------------------------------------------------------------------------
+
+    def _grow(self, extra: int) -> None:
+        import numpy as np
+
+        rows = len(self.ids) + extra
+        if rows <= len(self.alive):
+            return
+        size = max(rows, 2 * len(self.alive), 64)
+        for name in ("alive", "truth", "confirmed", "stamp", "project", "kind"):
+            old = getattr(self, name)
+            new = np.zeros(size, dtype=old.dtype)
+            new[: len(old)] = old
+            setattr(self, name, new)
+
+    def project_code(self, key: str) -> int:
+        return self.projects.setdefault(key, len(self.projects))
+
+    def put(self, entry: EntryLike) -> int:
+        """Add or replace one entry; returns its row."""
+        self._kill(entry.id)
+        self._grow(1)
+        row = len(self.ids)
+        self.ids.append(entry.id)
+        self.contents.append(entry.content)
+        self.row_of[entry.id] = row
+        self._fill(row, entry.metadata, entry.type, _epoch(entry.timestamp))
+        self._changed(entry.id)
+        self._live += 1
+        return row
+
+    def _fill(self, row: int, metadata: Mapping[str, str], kind: object, stamp: float) -> None:
+        scoped = str(metadata.get("scope", "")).lower() == "project"
+        self.alive[row] = True
+        self.truth[row] = is_truth(metadata)
+        self.confirmed[row] = confirmations(metadata)
+        self.stamp[row] = stamp
+        self.project[row] = self.project_code(str(metadata.get("project", ""))) if scoped else GLOBAL
+        self.kind[row] = TYPES.index(str(kind)) if str(kind) in TYPES else 1
+
+    def drop(self, entry_id: str) -> None:
+        if self._kill(entry_id):
+            self._changed(entry_id)
+
+    def _kill(self, entry_id: str) -> bool:
+        row = self.row_of.pop(entry_id, None)
+        if row is None:
+            return False
+        self.alive[row] = False
+        self.ids[row] = None
+        self.contents[row] = ""
+        self._blob = None
+        self._live -= 1
+        return True
+
+    def _changed(self, entry_id: str) -> None:
+        self.revision += 1
+        self._blob = None
+        self._log.append((self.revision, entry_id))
+        if len(self._log) > 2 * _LOG_LIMIT:
+            del self._log[:-_LOG_LIMIT]
+
+    def changes_since(self, revision: int) -> list[str] | None:
+        """Ids changed after `revision`, oldest first; None when that is too long ago to say."""
+        if revision >= self.revision:
+            return []
+        if not self._log or self._log[0][0] > revision + 1:
+            return None
+        return [entry_id for number, entry_id in self._log if number > revision]
+
+    def load_columns(self, ids: list[str], contents: list[str], columns: Mapping[str, object]) -> None:
+        """Fill an empty table from saved columns (the snapshot of a memory file)."""
+        import numpy as np
+
+        self.ids = list(ids)
+        self.contents = list(contents)
+        self.row_of = {entry_id: row for row, entry_id in enumerate(ids)}
+        names = columns["projects"]
+        assert isinstance(names, list)
+        self.projects = {str(name): code for code, name in enumerate(names)}
+        for name in ("truth", "confirmed", "stamp", "project", "kind"):
+            setattr(self, name, np.asarray(columns[name], dtype=getattr(self, name).dtype).copy())
+        self.alive = np.ones(len(ids), dtype=bool)
+        self._live = len(ids)
+        self.revision += 1
+        self._log.clear()  # a new base: followers rescan (or load an index saved for it)
+        self._blob = None
+
+    def columns(self, live: IntArray) -> dict[str, object]:
+        """The columns of these rows, in this order (for the snapshot)."""
+        names = [name for name, _ in sorted(self.projects.items(), key=lambda item: item[1])]
+        return {
+            "truth": self.truth[live],
+            "confirmed": self.confirmed[live],
+            "stamp": self.stamp[live],
+            "project": self.project[live],
+            "kind": self.kind[live],
+            "projects": names,
+        }
+
+    def rebuild(self, entries: Iterable[EntryLike]) -> None:
+        """Replace every row (a memory file read from scratch)."""
+        fresh = EntryTable()
+        for entry in entries:
+            fresh.put(entry)
+        revision = self.revision
+        self.__dict__.update(fresh.__dict__)
+        self.revision = revision + 1
+        self._log = []
+
+    # ---- reads ---------------------------------------------------------------------------------
+
+    def rows(self) -> IntArray:
+        import numpy as np
+
+        return np.flatnonzero(self.alive[: len(self.ids)])
+
+    def visible(self, project_key: str | None, truths_only: bool = True) -> IntArray:
+        """Live rows visible in a project (global ones and the project's own), truths only by default."""
+        import numpy as np
+
+        count = len(self.ids)
+        mask = self.alive[:count].copy()
+        if truths_only:
+            mask &= self.truth[:count]
+        code = self.projects.get(project_key) if project_key else None
+        scope = self.project[:count]
+        mask &= (scope == GLOBAL) | (scope == code) if code is not None else scope == GLOBAL
+        return np.flatnonzero(mask)
+
+    def domain(self, kind: object, project_key: str | None) -> IntArray:
+        """Live rows of one dedup domain: the same type and scope and, for a project entry, the same project
+        (compared without surrounding blanks, as `dedup.same_domain` does; a blank project has no domain)."""
+        import numpy as np
+
+        count = len(self.ids)
+        code = TYPES.index(str(kind)) if str(kind) in TYPES else 1
+        mask = self.alive[:count] & (self.kind[:count] == code)
+        if project_key is None:
+            return np.flatnonzero(mask & (self.project[:count] == GLOBAL))
+        key = project_key.strip()
+        codes = [number for name, number in self.projects.items() if key and name.strip() == key]
+        if not codes:
+            return np.zeros(0, dtype=np.int64)
+        return np.flatnonzero(mask & np.isin(self.project[:count], codes))
+
+    def lowered(self) -> tuple[str, IntArray]:
+        """Every row's lower-cased text joined by NUL, and each row's start in it (dead rows are empty)."""
+        import numpy as np
+
+        if self._blob is None:
+            lowered = [content.lower() for content in self.contents]
+            lengths = np.fromiter((len(text) + 1 for text in lowered), np.int64, len(lowered))
+            starts = np.zeros(len(lowered), dtype=np.int64)
+            if len(lowered) > 1:
+                np.cumsum(lengths[:-1], out=starts[1:])
+            self._blob = (SEPARATOR.join(lowered), starts)
+        return self._blob
+
+    def rows_containing(self, needle: str) -> IntArray:
+        """Rows whose lower-cased text contains `needle` (already lower-cased), dead rows included."""
+        import numpy as np
+
+        if not needle:
+            return np.arange(len(self.ids), dtype=np.int64)
+        if SEPARATOR in needle:
+            return np.fromiter(
+                (row for row, text in enumerate(self.contents) if needle in text.lower()), np.int64
+            )
+        blob, starts = self.lowered()
+        found: list[int] = []
+        find = blob.find
+        at = find(needle)
+        while at >= 0:
+            found.append(at)
+            at = find(needle, at + 1)
+        if not found:
+            return np.zeros(0, dtype=np.int64)
+        rows = np.searchsorted(starts, np.asarray(found, dtype=np.int64), side="right") - 1
+        return np.unique(rows)
