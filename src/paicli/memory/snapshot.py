@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from paicli.fsperm import PRIVATE_FILE
+
 log = logging.getLogger(__name__)
 
 SUFFIX = ".snapshot.npz"
@@ -38,6 +40,7 @@ class Snapshot:
     blocks: bytes  # every entry's JSON block, UTF-8, back to back
     offsets: Any  # int64 array: block i is blocks[offsets[i]:offsets[i + 1]]
     columns: Mapping[str, Any]
+    fingerprint: int
 
 
 def _text_array(items: Sequence[str]) -> Any:
@@ -53,13 +56,19 @@ def write(
     contents: Sequence[str],
     blocks: Sequence[bytes],
     columns: Mapping[str, Any],
+    fingerprint: int,
 ) -> None:
     import numpy as np
 
     lengths = np.fromiter((len(block) for block in blocks), np.int64, len(blocks))
     offsets = np.zeros(len(blocks) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
-    meta = {"format": FORMAT, "signature": list(signature), "projects": list(columns["projects"])}
+    meta = {
+        "format": FORMAT,
+        "signature": list(signature),
+        "projects": list(columns["projects"]),
+        "fingerprint": str(fingerprint),
+    }
     arrays = {
         "meta": np.frombuffer(json.dumps(meta, ensure_ascii=False).encode("utf-8"), dtype=np.uint8),
         "ids": _text_array(ids),
@@ -70,7 +79,7 @@ def write(
     }
     temp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
-        with open(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as handle:
+        with open(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE), "wb") as handle:
             np.savez(handle, **arrays)
         os.replace(temp, path)
     finally:
@@ -101,6 +110,9 @@ def load(path: Path, signature: Signature | None) -> Snapshot | None:
         log.warning("memory snapshot %s unusable; parsing the memory file", path, exc_info=True)
         return None
     columns["projects"] = [str(name) for name in meta.get("projects", [])]
+    fingerprint = meta.get("fingerprint")
+    if not isinstance(fingerprint, str) or not fingerprint.isdigit():
+        return None
     count = len(ids)
     if not (
         isinstance(ids, list)
@@ -112,4 +124,5 @@ def load(path: Path, signature: Signature | None) -> Snapshot | None:
         and len(set(ids)) == count
     ):
         return None
-    return Snapshot(signature, [str(i) for i in ids], [str(c) for c in contents], blocks, offsets, columns)
+    ids, contents = [str(i) for i in ids], [str(c) for c in contents]
+    return Snapshot(signature, ids, contents, blocks, offsets, columns, int(fingerprint))

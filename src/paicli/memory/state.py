@@ -63,7 +63,7 @@ class StoreState(Mapping[str, MemoryEntry]):
         self._entries = {entry_id: index for index, entry_id in enumerate(snap.ids)}
         self._blocks, self._offsets = snap.blocks, snap.offsets
         self._origin = {}
-        self.table.load_columns(snap.ids, snap.contents, snap.columns)
+        self.table.load_columns(snap.ids, snap.contents, snap.columns, snap.fingerprint)
         self.position = Position()
         self._number(snap.ids)
 
@@ -124,7 +124,7 @@ class StoreState(Mapping[str, MemoryEntry]):
         ids = list(self._entries)
         rows = np.fromiter((table.row_of[entry_id] for entry_id in ids), np.int64, len(ids))
         contents = [table.contents[int(row)] for row in rows]
-        return signature, ids, contents, blocks, table.columns(rows)
+        return signature, ids, contents, blocks, table.columns(rows), table.fingerprint
 
     def lazy_blocks(self) -> Iterator[tuple[MemoryEntry | None, bytes | None]]:
         """Per entry in file order: (None, its unchanged JSON block) or (the entry, None) when it must be

@@ -10,6 +10,7 @@ table follows it without scanning every entry. Substring lookups run over one jo
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Protocol
@@ -37,6 +38,21 @@ class EntryLike(Protocol):
     def timestamp(self) -> datetime: ...
     @property
     def metadata(self) -> Mapping[str, str]: ...
+
+
+def digest(content: str) -> str:
+    """A stable fingerprint of a memory's text (persisted, so it must not depend on the process)."""
+    return hashlib.blake2b(content.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+
+
+def doc_hash(entry_id: str, content_digest: str) -> int:
+    """One document's share of a collection's fingerprint (the sum of these, modulo 2**64, over its documents:
+    equal for two collections of the same (id, text) pairs in any order)."""
+    data = f"{entry_id}\x00{content_digest}".encode("utf-8", "surrogatepass")
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
+
+
+MASK = (1 << 64) - 1
 
 
 def is_truth(metadata: Mapping[str, str]) -> bool:
@@ -71,6 +87,7 @@ class EntryTable:
         self.project = np.zeros(0, dtype=np.int32)
         self.kind = np.zeros(0, dtype=np.int8)
         self.revision = 0
+        self.fingerprint = 0  # of the live (id, text) pairs; see doc_hash
         self._log: list[tuple[int, str]] = []
         self._blob: tuple[str, IntArray] | None = None
         self._live = 0
@@ -104,6 +121,7 @@ class EntryTable:
         self.ids.append(entry.id)
         self.contents.append(entry.content)
         self.row_of[entry.id] = row
+        self.fingerprint = (self.fingerprint + doc_hash(entry.id, digest(entry.content))) & MASK
         self._fill(row, entry.metadata, entry.type, _epoch(entry.timestamp))
         self._changed(entry.id)
         self._live += 1
@@ -127,6 +145,7 @@ class EntryTable:
         if row is None:
             return False
         self.alive[row] = False
+        self.fingerprint = (self.fingerprint - doc_hash(entry_id, digest(self.contents[row]))) & MASK
         self.ids[row] = None
         self.contents[row] = ""
         self._blob = None
@@ -148,7 +167,9 @@ class EntryTable:
             return None
         return [entry_id for number, entry_id in self._log if number > revision]
 
-    def load_columns(self, ids: list[str], contents: list[str], columns: Mapping[str, object]) -> None:
+    def load_columns(
+        self, ids: list[str], contents: list[str], columns: Mapping[str, object], fingerprint: int
+    ) -> None:
         """Fill an empty table from saved columns (the snapshot of a memory file)."""
         import numpy as np
 
@@ -162,6 +183,7 @@ class EntryTable:
             setattr(self, name, np.asarray(columns[name], dtype=getattr(self, name).dtype).copy())
         self.alive = np.ones(len(ids), dtype=bool)
         self._live = len(ids)
+        self.fingerprint = fingerprint & MASK
         self.revision += 1
         self._log.clear()  # a new base: followers rescan (or load an index saved for it)
         self._blob = None
