@@ -25,7 +25,7 @@ from paicli.memory.locked_file import (
     lock_timeout_from_env,
 )
 from paicli.memory.results import MemoryWriteResult, WriteStatus
-from paicli.memory.store_io import JournaledStore, Txn
+from paicli.memory.store_io import JOURNAL_MIN_ENTRIES, JournaledStore, Txn
 
 __all__ = ["FILE_NAME", "LongTermMemory", "MemoryLockTimeout", "MemoryStoreError"]
 
@@ -55,11 +55,16 @@ class LongTermMemory(JournaledStore):
         clock: Clock = utc_now,
         lock_timeout: float | None = None,
         detector: ConflictDetector | None = None,
+        *,
+        journal_min: int = JOURNAL_MIN_ENTRIES,
+        fold_delay: float = 1.0,
     ) -> None:
+        """`journal_min`: stores this big take saves in the journal (smaller ones are rewritten at once);
+        `fold_delay`: seconds from a journaled save to the background fold."""
         self.env = env if env is not None else EnvLookup()
         self.clock = clock
         timeout = lock_timeout if lock_timeout is not None else lock_timeout_from_env(self.env)
-        super().__init__(MemoryFile(_resolve_path(path_or_dir, self.env), timeout))
+        super().__init__(MemoryFile(_resolve_path(path_or_dir, self.env), timeout), fold_delay, journal_min)
         self.detector = (
             detector
             if detector is not None

@@ -113,6 +113,7 @@ class JournaledStore:
         self._notices: list[str] = []
         self._render_cache: dict[str, tuple[MemoryEntry, bytes]] = {}
         self._snapshot_due = False
+        self.loaded_from_snapshot = False  # the last base came from the snapshot, not from parsing the file
         self.last_error: str | None = None
         self.folder = FoldWorker(self.fold, fold_delay)
 
@@ -120,9 +121,12 @@ class JournaledStore:
 
     def _reload(self) -> None:
         """Caller holds self._mutex. Raises MemoryStoreError when the file cannot be read or backed up."""
+        fresh = False
         for _ in range(_READ_ATTEMPTS):
-            if self._file.changed_since_last_sync() and not self._load_base():
-                return
+            if self._file.changed_since_last_sync():
+                if not self._load_base():
+                    return
+                fresh = True
             batch, position = journal.read(self._journal, self._state.position)
             if batch.reset and self._state.position.generation is not None:
                 self._file.force_reread()  # the journal we followed was folded: read the file again
@@ -132,7 +136,7 @@ class JournaledStore:
             self._state.position = position
             if not self._file.changed_since_last_sync():
                 break
-        if journal.has_lines(self._journal) and self._state.position.generation is not None:
+        if fresh and position.generation is not None and batch.records:
             self.folder.request()  # lines left by a process that ended before folding them
 
     def _load_base(self) -> bool:
@@ -141,6 +145,7 @@ class JournaledStore:
         if found is not None:
             self._state.load_snapshot(found)
             self._file.adopt(found.signature)
+            self.loaded_from_snapshot = True
             return True
         loaded = self._file.read()
         if loaded is None:
@@ -151,6 +156,7 @@ class JournaledStore:
             )
             return True
         self._state.load_entries(loaded)
+        self.loaded_from_snapshot = False
         if self._file.kept_notice:
             self._notices.append(self._file.kept_notice)
             self._file.kept_notice = None
