@@ -144,7 +144,7 @@ class CandidateIndex:
         """Live rows of the incoming fact's domain that the dedup/evolution rules could pick, in row order;
         `relations=False`: duplicates only (the plain `store`)."""
         project = None if incoming.scope == "global" else incoming.project.strip()
-        if project is not None and not project:
+        if (project is not None and not project) or not len(self.table):
             return []  # a project entry without a project key is never in anyone's domain
         domain = self._domain(incoming.type, project)
         canonical = canonicalize(incoming.content)

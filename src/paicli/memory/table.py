@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     import numpy as np
@@ -72,20 +72,30 @@ def _epoch(moment: datetime) -> float:
     return aware.timestamp()
 
 
-class EntryTable:
-    def __init__(self) -> None:
-        import numpy as np
+_DTYPES = {
+    "alive": "bool",
+    "truth": "bool",
+    "confirmed": "int32",
+    "stamp": "float64",
+    "project": "int32",
+    "kind": "int8",
+}
 
+
+class EntryTable:
+    """The columns are numpy arrays, created with the first row: an empty store never imports numpy."""
+
+    def __init__(self) -> None:
         self.row_of: dict[str, int] = {}
         self.ids: list[str | None] = []
         self.contents: list[str] = []
         self.projects: dict[str, int] = {}
-        self.alive = np.zeros(0, dtype=bool)
-        self.truth = np.zeros(0, dtype=bool)
-        self.confirmed = np.zeros(0, dtype=np.int32)
-        self.stamp = np.zeros(0, dtype=np.float64)
-        self.project = np.zeros(0, dtype=np.int32)
-        self.kind = np.zeros(0, dtype=np.int8)
+        self.alive: Any = None
+        self.truth: Any = None
+        self.confirmed: Any = None
+        self.stamp: Any = None
+        self.project: Any = None
+        self.kind: Any = None
         self.revision = 0
         self.fingerprint = 0  # of the live (id, text) pairs; see doc_hash
         self._log: list[tuple[int, str]] = []
@@ -101,13 +111,14 @@ class EntryTable:
         import numpy as np
 
         rows = len(self.ids) + extra
-        if rows <= len(self.alive):
+        have = len(self.alive) if self.alive is not None else 0
+        if rows <= have:
             return
-        size = max(rows, 2 * len(self.alive), 64)
-        for name in ("alive", "truth", "confirmed", "stamp", "project", "kind"):
-            old = getattr(self, name)
-            new = np.zeros(size, dtype=old.dtype)
-            new[: len(old)] = old
+        size = max(rows, 2 * have, 64)
+        for name, dtype in _DTYPES.items():
+            new = np.zeros(size, dtype=dtype)
+            if have:
+                new[:have] = getattr(self, name)
             setattr(self, name, new)
 
     def project_code(self, key: str) -> int:
@@ -180,7 +191,7 @@ class EntryTable:
         assert isinstance(names, list)
         self.projects = {str(name): code for code, name in enumerate(names)}
         for name in ("truth", "confirmed", "stamp", "project", "kind"):
-            setattr(self, name, np.asarray(columns[name], dtype=getattr(self, name).dtype).copy())
+            setattr(self, name, np.asarray(columns[name], dtype=_DTYPES[name]).copy())
         self.alive = np.ones(len(ids), dtype=bool)
         self._live = len(ids)
         self.fingerprint = fingerprint & MASK
@@ -215,6 +226,8 @@ class EntryTable:
     def rows(self) -> IntArray:
         import numpy as np
 
+        if not self.ids:
+            return np.zeros(0, dtype=np.int64)
         return np.flatnonzero(self.alive[: len(self.ids)])
 
     def visible(self, project_key: str | None, truths_only: bool = True) -> IntArray:
@@ -222,6 +235,8 @@ class EntryTable:
         import numpy as np
 
         count = len(self.ids)
+        if not count:
+            return np.zeros(0, dtype=np.int64)
         mask = self.alive[:count].copy()
         if truths_only:
             mask &= self.truth[:count]
@@ -236,6 +251,8 @@ class EntryTable:
         import numpy as np
 
         count = len(self.ids)
+        if not count:
+            return np.zeros(0, dtype=np.int64)
         code = TYPES.index(str(kind)) if str(kind) in TYPES else 1
         mask = self.alive[:count] & (self.kind[:count] == code)
         if project_key is None:
