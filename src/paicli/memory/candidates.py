@@ -104,7 +104,7 @@ class _Domain:
         if not positions:
             return set()
         slots = np.searchsorted(np.asarray(starts), np.asarray(positions), side="right") - 1
-        return {self.rows[int(slot)] for slot in np.unique(slots)}
+        return {self.rows[slot] for slot in set(slots.tolist())}
 
 
 class CandidateIndex:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 TYPES = ("CONVERSATION", "FACT", "SUMMARY", "TOOL_RESULT")
 GLOBAL = -1  # the project column of a global entry
 SEPARATOR = "\x00"
+_FIND_LIMIT = 512  # occurrences past which a whole-text array compare beats a find loop
 _LOG_LIMIT = 4096  # changes remembered by id; an older revision gets None (rescan)
 
 
@@ -100,6 +101,7 @@ class EntryTable:
         self.fingerprint = 0  # of the live (id, text) pairs; see doc_hash
         self._log: list[tuple[int, str]] = []
         self._blob: tuple[str, IntArray] | None = None
+        self._codes: Any = None  # the joined text as code points (built when a common word is looked up)
         self._live = 0
 
     def __len__(self) -> int:
@@ -132,6 +134,7 @@ class EntryTable:
         self.ids.append(entry.id)
         self.contents.append(entry.content)
         self.row_of[entry.id] = row
+        self._append_text(entry.content.lower())
         self.fingerprint = (self.fingerprint + doc_hash(entry.id, digest(entry.content))) & MASK
         self._fill(row, entry.metadata, entry.type, _epoch(entry.timestamp))
         self._changed(entry.id)
@@ -158,14 +161,12 @@ class EntryTable:
         self.alive[row] = False
         self.fingerprint = (self.fingerprint - doc_hash(entry_id, digest(self.contents[row]))) & MASK
         self.ids[row] = None
-        self.contents[row] = ""
-        self._blob = None
+        self.contents[row] = ""  # its text stays in the joined text: lookups return dead rows, callers filter
         self._live -= 1
         return True
 
     def _changed(self, entry_id: str) -> None:
         self.revision += 1
-        self._blob = None
         self._log.append((self.revision, entry_id))
         if len(self._log) > 2 * _LOG_LIMIT:
             del self._log[:-_LOG_LIMIT]
@@ -197,7 +198,7 @@ class EntryTable:
         self.fingerprint = fingerprint & MASK
         self.revision += 1
         self._log.clear()  # a new base: followers rescan (or load an index saved for it)
-        self._blob = None
+        self._blob = self._codes = None
 
     def columns(self, live: IntArray) -> dict[str, object]:
         """The columns of these rows, in this order (for the snapshot)."""
@@ -263,6 +264,19 @@ class EntryTable:
             return np.zeros(0, dtype=np.int64)
         return np.flatnonzero(mask & np.isin(self.project[:count], codes))
 
+    def _append_text(self, lowered: str) -> None:
+        """Keep the joined text in step with a new row (cheaper than joining every row again)."""
+        import numpy as np
+
+        if self._blob is None:
+            return
+        blob, starts = self._blob
+        start = len(blob) + 1 if starts.size else 0
+        self._blob = (blob + SEPARATOR + lowered if starts.size else lowered, np.append(starts, start))
+        if self._codes is not None:
+            added = (SEPARATOR + lowered if starts.size else lowered).encode("utf-32-le", "surrogatepass")
+            self._codes = np.concatenate([self._codes, np.frombuffer(added, dtype=np.uint32)])
+
     def lowered(self) -> tuple[str, IntArray]:
         """Every row's lower-cased text joined by NUL, and each row's start in it (dead rows are empty)."""
         import numpy as np
@@ -277,7 +291,8 @@ class EntryTable:
         return self._blob
 
     def rows_containing(self, needle: str) -> IntArray:
-        """Rows whose lower-cased text contains `needle` (already lower-cased), dead rows included."""
+        """Rows whose lower-cased text contains `needle` (already lower-cased), dead rows included; a row may
+        appear more than once."""
         import numpy as np
 
         if not needle:
@@ -287,13 +302,32 @@ class EntryTable:
                 (row for row, text in enumerate(self.contents) if needle in text.lower()), np.int64
             )
         blob, starts = self.lowered()
-        found: list[int] = []
-        find = blob.find
-        at = find(needle)
-        while at >= 0:
-            found.append(at)
-            at = find(needle, at + 1)
-        if not found:
+        if blob.count(needle) > _FIND_LIMIT:
+            found = self._positions_of(needle)
+        else:
+            positions: list[int] = []
+            find = blob.find
+            at = find(needle)
+            while at >= 0:
+                positions.append(at)
+                at = find(needle, at + 1)
+            found = np.asarray(positions, dtype=np.int64)
+        if not len(found):
             return np.zeros(0, dtype=np.int64)
-        rows = np.searchsorted(starts, np.asarray(found, dtype=np.int64), side="right") - 1
-        return np.unique(rows)
+        return np.searchsorted(starts, found, side="right") - 1
+
+    def _positions_of(self, needle: str) -> IntArray:
+        """Every start of `needle` in the joined text, found with array compares (a common word occurs
+        thousands of times: a loop over them costs more than comparing the whole text)."""
+        import numpy as np
+
+        if self._codes is None:
+            self._codes = np.frombuffer(
+                self.lowered()[0].encode("utf-32-le", "surrogatepass"), dtype=np.uint32
+            )
+        codes = self._codes
+        width = len(needle)
+        found = np.flatnonzero(codes[: len(codes) - width + 1] == ord(needle[0]))
+        for offset in range(1, width):
+            found = found[codes[found + offset] == ord(needle[offset])]
+        return found
