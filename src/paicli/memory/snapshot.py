@@ -5,7 +5,9 @@ what the store keeps of it instead: every entry's id, text and JSON block (the e
 it) and the table's columns, in a few flat arrays that load in milliseconds. It is only a cache: it names the
 memory file's signature (inode, modification time, size) and is used only while the file still has it. A
 file with items paicli cannot use (kept by `unparsed.py`) is never snapshotted: it is always parsed.
-Entries stay unparsed (their JSON block) until something asks for one.
+Entries stay unparsed (their JSON block) until something asks for one. The blocks live in a file of their own
+(`long_term_memory.snapshot.blocks`, named by a token the snapshot holds), mapped into memory rather than read:
+the pages of entries nobody reads never cost memory.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import json
 import logging
 import os
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,7 +26,9 @@ from paicli.fsperm import PRIVATE_FILE
 log = logging.getLogger(__name__)
 
 SUFFIX = ".snapshot.npz"
-FORMAT = 1
+BLOCKS_SUFFIX = ".snapshot.blocks"
+FORMAT = 2
+_TOKEN_BYTES = 16
 Signature = tuple[int, int, int]
 
 
@@ -37,7 +41,7 @@ class Snapshot:
     signature: Signature
     ids: list[str]
     contents: list[str]
-    blocks: bytes  # every entry's JSON block, UTF-8, back to back
+    blocks: Any  # every entry's JSON block, UTF-8, back to back (bytes-like: a read-only memory map)
     offsets: Any  # int64 array: block i is blocks[offsets[i]:offsets[i + 1]]
     columns: Mapping[str, Any]
     fingerprint: int
@@ -61,9 +65,13 @@ def write(
     import numpy as np
 
     lengths = np.fromiter((len(block) for block in blocks), np.int64, len(blocks))
-    offsets = np.zeros(len(blocks) + 1, dtype=np.int64)
+    offsets = np.full(len(blocks) + 1, _TOKEN_BYTES, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
+    offsets[1:] += _TOKEN_BYTES
+    token = os.urandom(_TOKEN_BYTES)
+    _write_atomically(blocks_path(path), lambda handle: handle.write(token + b"".join(blocks)))
     meta = {
+        "blocks": token.hex(),
         "format": FORMAT,
         "signature": list(signature),
         "projects": list(columns["projects"]),
@@ -73,17 +81,40 @@ def write(
         "meta": np.frombuffer(json.dumps(meta, ensure_ascii=False).encode("utf-8"), dtype=np.uint8),
         "ids": _text_array(ids),
         "contents": _text_array(contents),
-        "blocks": np.frombuffer(b"".join(blocks), dtype=np.uint8),
         "offsets": offsets,
         **{name: np.asarray(columns[name]) for name in ("truth", "confirmed", "stamp", "project", "kind")},
     }
+    _write_atomically(path, lambda handle: np.savez(handle, **arrays))
+
+
+def blocks_path(path: Path) -> Path:
+    return path.with_name(
+        path.name[: -len(SUFFIX)] + BLOCKS_SUFFIX if path.name.endswith(SUFFIX) else path.name + ".blocks"
+    )
+
+
+def _write_atomically(path: Path, fill: Callable[[Any], object]) -> None:
     temp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
         with open(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE), "wb") as handle:
-            np.savez(handle, **arrays)
+            fill(handle)
         os.replace(temp, path)
     finally:
         temp.unlink(missing_ok=True)
+
+
+def _map_blocks(path: Path, token: str, size: int) -> Any:
+    """The blocks file mapped read-only, when it is the one the snapshot names."""
+    import mmap
+
+    with open(blocks_path(path), "rb") as handle:
+        if os.fstat(handle.fileno()).st_size != size or size < _TOKEN_BYTES:
+            return None
+        mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    if mapped[:_TOKEN_BYTES].hex() != token:
+        mapped.close()
+        return None
+    return mapped
 
 
 def load(path: Path, signature: Signature | None) -> Snapshot | None:
@@ -99,7 +130,6 @@ def load(path: Path, signature: Signature | None) -> Snapshot | None:
                 return None
             ids = json.loads(data["ids"].tobytes())
             contents = json.loads(data["contents"].tobytes())
-            blocks = data["blocks"].tobytes()
             offsets = data["offsets"].astype(np.int64)
             columns: dict[str, Any] = {
                 name: data[name] for name in ("truth", "confirmed", "stamp", "project", "kind")
@@ -108,6 +138,12 @@ def load(path: Path, signature: Signature | None) -> Snapshot | None:
         return None
     except Exception:  # a damaged or foreign file only costs a parse of the memory file
         log.warning("memory snapshot %s unusable; parsing the memory file", path, exc_info=True)
+        return None
+    try:
+        blocks = _map_blocks(path, str(meta.get("blocks", "")), int(offsets[-1]) if len(offsets) else 0)
+    except (OSError, ValueError):
+        blocks = None
+    if blocks is None:
         return None
     columns["projects"] = [str(name) for name in meta.get("projects", [])]
     fingerprint = meta.get("fingerprint")
@@ -120,7 +156,6 @@ def load(path: Path, signature: Signature | None) -> Snapshot | None:
         and len(contents) == count
         and len(offsets) == count + 1
         and all(len(column) == count for name, column in columns.items() if name != "projects")
-        and (count == 0 or int(offsets[-1]) == len(blocks))
         and len(set(ids)) == count
     ):
         return None

@@ -34,6 +34,9 @@ if TYPE_CHECKING:
 
     FloatArray = npt.NDArray[np.float64]
     IntArray = npt.NDArray[np.int64]
+    # postings are kept as int32 / float32 (half the memory of a 50k-memory index); scores are float64
+    PostingInts = npt.NDArray[np.int32]
+    PostingFloats = npt.NDArray[np.float32]
 
 # Bump when features() changes: a persisted index built from other features is then discarded.
 FEATURES_VERSION = "2"
@@ -151,9 +154,9 @@ class VectorIndex:
         self.contents: list[str | None] = []  # None: loaded from disk and not yet compared with a text
         self.digests: list[str] = []
         self.positions: dict[str, int] = {}
-        self._doc = np.zeros(0, dtype=np.int64)
-        self._col = np.zeros(0, dtype=np.int64)
-        self._tf = np.zeros(0, dtype=np.float64)
+        self._doc: PostingInts = np.zeros(0, dtype=np.int32)
+        self._col: PostingInts = np.zeros(0, dtype=np.int32)
+        self._tf: PostingFloats = np.zeros(0, dtype=np.float32)
         self._pending: tuple[list[int], list[int], list[float]] = ([], [], [])
         self._dropped: set[int] = set()
         self._stats: tuple[FloatArray, FloatArray, FloatArray] | None = None  # idf, tf-idf, norms
@@ -161,9 +164,9 @@ class VectorIndex:
         self.fingerprint = 0  # see table.doc_hash
         self.words: dict[str, int] = {}  # jieba token -> column of the token postings
         self.lengths: list[int] = []  # tokens per position (BM25 document length)
-        self._tdoc = np.zeros(0, dtype=np.int64)
-        self._tcol = np.zeros(0, dtype=np.int64)
-        self._ttf = np.zeros(0, dtype=np.float64)
+        self._tdoc: PostingInts = np.zeros(0, dtype=np.int32)
+        self._tcol: PostingInts = np.zeros(0, dtype=np.int32)
+        self._ttf: PostingFloats = np.zeros(0, dtype=np.float32)
         self._tpending: tuple[list[int], list[int], list[float]] = ([], [], [])
         self._bm25: tuple[FloatArray, float] | None = None  # idf per word column, average length
 
@@ -243,12 +246,12 @@ class VectorIndex:
 
     # ---- arrays ------------------------------------------------------------------------------------
 
-    def postings(self) -> tuple[IntArray, IntArray, FloatArray]:
+    def postings(self) -> tuple[PostingInts, PostingInts, PostingFloats]:
         """(document position, feature column, term weight) of every live posting."""
         self._fold_pending()
         return self._doc, self._col, self._tf
 
-    def token_postings(self) -> tuple[IntArray, IntArray, FloatArray]:
+    def token_postings(self) -> tuple[PostingInts, PostingInts, PostingFloats]:
         """(document position, word column, count) of every live token posting."""
         self._fold_pending()
         return self._tdoc, self._tcol, self._ttf
@@ -262,32 +265,32 @@ class VectorIndex:
                 setattr(
                     self,
                     f"_{name}doc",
-                    np.concatenate([getattr(self, f"_{name}doc"), np.asarray(docs, np.int64)]),
+                    np.concatenate([getattr(self, f"_{name}doc"), np.asarray(docs, np.int32)]),
                 )
                 setattr(
                     self,
                     f"_{name}col",
-                    np.concatenate([getattr(self, f"_{name}col"), np.asarray(cols, np.int64)]),
+                    np.concatenate([getattr(self, f"_{name}col"), np.asarray(cols, np.int32)]),
                 )
                 setattr(
                     self,
                     f"_{name}tf",
-                    np.concatenate([getattr(self, f"_{name}tf"), np.asarray(tfs, np.float64)]),
+                    np.concatenate([getattr(self, f"_{name}tf"), np.asarray(tfs, np.float32)]),
                 )
         self._pending, self._tpending = ([], [], []), ([], [], [])
         if self._dropped:
-            dropped = np.fromiter(self._dropped, dtype=np.int64)
+            dropped = np.fromiter(self._dropped, dtype=np.int32)
             keep = ~np.isin(self._doc, dropped)
             self._doc, self._col, self._tf = self._doc[keep], self._col[keep], self._tf[keep]
             keep = ~np.isin(self._tdoc, dropped)
             self._tdoc, self._tcol, self._ttf = self._tdoc[keep], self._tcol[keep], self._ttf[keep]
             self._dropped = set()
 
-    def load_postings(self, docs: IntArray, cols: IntArray, tfs: FloatArray) -> None:
+    def load_postings(self, docs: PostingInts, cols: PostingInts, tfs: PostingFloats) -> None:
         self._doc, self._col, self._tf = docs, cols, tfs
         self._stats = None
 
-    def load_token_postings(self, docs: IntArray, cols: IntArray, tfs: FloatArray) -> None:
+    def load_token_postings(self, docs: PostingInts, cols: PostingInts, tfs: PostingFloats) -> None:
         self._tdoc, self._tcol, self._ttf = docs, cols, tfs
         self._bm25 = None
 

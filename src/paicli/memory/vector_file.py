@@ -125,13 +125,13 @@ def load(path: Path) -> VectorIndex | None:
             ids = _read_texts(data["ids"])
             digests = [d.decode("ascii") for d in data["digests"].tolist()]
             vocabulary = _read_texts(data["vocabulary"])
-            docs = data["docs"].astype(np.int64)
-            cols = data["cols"].astype(np.int64)
-            tfs = data["tfs"].astype(np.float64)
+            docs = data["docs"].astype(np.int32, copy=False)
+            cols = data["cols"].astype(np.int32, copy=False)
+            tfs = data["tfs"].astype(np.float32, copy=False)
             words = _read_texts(data["words"])
-            tdocs = data["tdocs"].astype(np.int64)
-            tcols = data["tcols"].astype(np.int64)
-            ttfs = data["ttfs"].astype(np.float64)
+            tdocs = data["tdocs"].astype(np.int32, copy=False)
+            tcols = data["tcols"].astype(np.int32, copy=False)
+            ttfs = data["ttfs"].astype(np.float32, copy=False)
             lengths = [int(n) for n in data["lengths"].tolist()]
     except FileNotFoundError:
         return None
