@@ -40,7 +40,9 @@ def test_a_save_is_one_journal_line_that_every_paicli_reader_sees_at_once(tmp_pa
     assert writer.retrieve("fact-00000001") == first
 
 
-def test_a_fold_writes_every_committed_fact_into_the_json_file_and_removes_the_journal(tmp_path: Path) -> None:
+def test_a_fold_writes_every_committed_fact_into_the_json_file_and_removes_the_journal(
+    tmp_path: Path,
+) -> None:
     store = journaled(tmp_path)
     ids = []
     for i in range(5):
@@ -55,7 +57,9 @@ def test_a_fold_writes_every_committed_fact_into_the_json_file_and_removes_the_j
     assert [e.model_dump() for e in store.get_all()] == before
     assert [e.model_dump() for e in LongTermMemory(tmp_path, env(), clock=CLOCK).get_all()] == before
     written = (tmp_path / FILE_NAME).read_text(encoding="utf-8")
-    assert written == render_json(LongTermMemory(tmp_path, env(), clock=CLOCK).get_all())  # the reference layout
+    assert written == render_json(
+        LongTermMemory(tmp_path, env(), clock=CLOCK).get_all()
+    )  # the reference layout
     assert not store.fold()  # nothing left to fold
 
 
@@ -108,7 +112,9 @@ def test_a_java_write_between_folds_keeps_the_journaled_facts(tmp_path: Path) ->
     store = journaled(tmp_path)
     assert store.write(entry("前端用 pnpm", entry_id="fact-55555555")).written
     # the Java PaiCLI rewrites the file from what it read (the journal is unknown to it)
-    (tmp_path / FILE_NAME).write_text(render_json([entry("Java 写入的事实", entry_id="fact-66666666")]), "utf-8")
+    (tmp_path / FILE_NAME).write_text(
+        render_json([entry("Java 写入的事实", entry_id="fact-66666666")]), "utf-8"
+    )
     reader = journaled(tmp_path)
     assert sorted(e.id for e in reader.get_all()) == ["fact-55555555", "fact-66666666"]
     assert reader.fold() and sorted(on_disk(tmp_path)) == ["fact-55555555", "fact-66666666"]
@@ -116,7 +122,9 @@ def test_a_java_write_between_folds_keeps_the_journaled_facts(tmp_path: Path) ->
 
 def test_a_big_file_is_snapshotted_and_the_snapshot_read_instead_of_the_file(tmp_path: Path) -> None:
     count = SNAPSHOT_MIN_ENTRIES
-    entries = [entry(f"第 {i} 条约定：模块 m{i} 的负责人是 u{i}", entry_id=f"fact-{i:08x}") for i in range(count)]
+    entries = [
+        entry(f"第 {i} 条约定：模块 m{i} 的负责人是 u{i}", entry_id=f"fact-{i:08x}") for i in range(count)
+    ]
     (tmp_path / FILE_NAME).write_text(render_json(entries), encoding="utf-8")
     parsed = LongTermMemory(tmp_path, env(), clock=CLOCK, fold_delay=0)
     assert parsed.folder.flush(60)

@@ -78,7 +78,8 @@ def test_eight_writers_and_a_reader(
     reader = _spawn("read", str(tmp_path / FILE_NAME), str(stop))
     processes.append(reader)
     writers = [
-        _spawn("write", str(tmp_path), str(i), "50", str(tmp_path / f"ack-{i}"), journal_min) for i in range(8)
+        _spawn("write", str(tmp_path), str(i), "50", str(tmp_path / f"ack-{i}"), journal_min)
+        for i in range(8)
     ]
     processes.extend(writers)
     for writer in writers:

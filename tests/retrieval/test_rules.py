@@ -101,3 +101,35 @@ def test_the_store_path_applies_the_same_rules(tmp_path: object) -> None:
     ]
     assert retriever.top("tell me a joke", str(tmp_path)) == []  # `tell` only inside IntelliJ
     assert retriever.top("What is the capital of France", str(tmp_path)) == []
+
+
+def test_look_alikes_move_after_the_distinct_results() -> None:
+    from paicli.memory.lookalikes import look_alike, shape, spread
+
+    texts = [
+        "文件上传大小限制是 62MB",
+        "文件上传大小限制是 20MB",  # the same sentence with another value
+        "库存服务的文件上传大小限制是 44MB",  # the same sentence said of one component
+        "应用日志在 Loki 里保留 14 天",
+        "后端用 Java",  # too short a shape to call anything its look-alike
+        "前端用 Java",
+    ]
+    assert spread(texts, str, lambda _: 0) == [texts[0], texts[3], texts[4], texts[5], texts[1], texts[2]]
+    assert look_alike(shape(texts[0]), shape(texts[2])) and not look_alike(shape(texts[4]), shape(texts[5]))
+    # on an equal match the more general statement keeps the place
+    assert spread([texts[2], texts[1], texts[3]], str, lambda _: 0) == [texts[1], texts[3], texts[2]]
+    assert spread([texts[2], texts[1], texts[3]], str, len) == [texts[2], texts[3], texts[1]]
+
+
+def test_a_distinct_fact_is_not_buried_under_look_alikes() -> None:
+    clones = [
+        _scoped(f"{name}的生产发布窗口是每周二和周四下午", f"c{i}", "/repo")
+        for i, name in enumerate(["网关", "报表模块", "用户中心", "结算模块", "风控服务", "消息中心"])
+    ]
+    entries = [*clones, _scoped("生产发布前要在预发环境验证", "verify", "/repo")]
+    ranked = [r.entry.id for r in _retriever(entries).rank("生产发布", entries, NOW, "/repo")]
+    assert ranked.index("verify") == 1 and set(ranked) == {e.id for e in entries}
+    reference = [
+        r.entry.id for r in _retriever(entries, vector=False).rank("生产发布", entries, NOW, "/repo")
+    ]
+    assert reference[-1] == "verify"  # the reference's order is kept when the local vector is off

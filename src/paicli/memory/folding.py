@@ -1,8 +1,9 @@
 """Folding the journal into `long_term_memory.json`: the background worker that does it after saves, and the
 file text it writes (issue 49).
 
-The worker runs a store's `fold` on a daemon thread `delay` seconds after a save (a burst of saves folds
-once) and once more at interpreter exit, so the Java PaiCLI, which reads only the JSON file, sees every
+The worker runs a store's `fold` on a daemon thread once no save came for `delay` seconds (a burst of saves
+folds once, after it, so no save of the burst waits for a fold's write of the whole file; at most
+`MAX_WAITS` delays after the first save of a long burst) and once more at interpreter exit, so the Java PaiCLI, which reads only the JSON file, sees every
 committed fact at the latest when the paicli process that wrote it ends.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 import atexit
 import logging
 import threading
+import time
 import weakref
 from collections.abc import Callable, Iterable
 
@@ -20,6 +22,7 @@ from paicli.memory.locked_file import render_entry
 log = logging.getLogger(__name__)
 
 EXIT_WAIT_SECONDS = 30.0
+MAX_WAITS = 10
 _workers: weakref.WeakSet[FoldWorker] = weakref.WeakSet()
 
 
@@ -71,12 +74,14 @@ class FoldWorker:
         self._wanted = False
         self._running = False
         self._closed = False
+        self._last = 0.0  # monotonic time of the last request
         self.folds = 0
         _workers.add(self)
 
     def request(self) -> None:
         with self._state:
             closed = self._closed
+            self._last = time.monotonic()
             if not closed:
                 self._wanted = True
                 if self._running:
@@ -94,8 +99,18 @@ class FoldWorker:
         except Exception:  # the journal keeps every fact; the next fold (or process) tries again
             log.warning("could not fold the memory journal into the memory file", exc_info=True)
 
+    def _quiet(self) -> None:
+        """Wait until no request came for `delay` seconds (or a flush hurries, or the burst ran too long)."""
+        deadline = time.monotonic() + MAX_WAITS * self.delay
+        while not self._hurry.is_set():
+            with self._state:
+                rest = self._last + self.delay - time.monotonic()
+            if rest <= 0 or time.monotonic() >= deadline:
+                return
+            self._hurry.wait(min(rest, max(deadline - time.monotonic(), 0.0)))
+
     def _run(self) -> None:
-        self._hurry.wait(self.delay)
+        self._quiet()
         while True:
             with self._state:
                 if not self._wanted:

@@ -11,12 +11,14 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timezone, tzinfo
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.memory import scoring
+from paicli.memory.lookalikes import spread
 from paicli.memory.recall_block import MemoryEntryLike, Ranked, aware, render
 from paicli.memory.scoring import CONFIRMATION_BOOST, MAX_CONFIRMATIONS, VECTOR_FLOOR
 from paicli.memory.table import EntryTable, is_truth
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
     from paicli.memory.vector_file import Persister
 
 MAX_RESULTS = 10
+SPREAD_WINDOW = 3 * MAX_RESULTS  # look-alikes are moved within the best results (lookalikes.py)
 DEFAULT_STALE_DAYS = 30
 
 __all__ = ["CONFIRMATION_BOOST", "MAX_RESULTS", "VECTOR_FLOOR", "MemoryRetriever", "is_truth", "time_decay"]
@@ -194,12 +197,34 @@ class MemoryRetriever:
         index = self._sync(table) if self.vector_enabled else None
         found = scoring.score(table, rows, query, now, project_key, index, self._positions)
         ids = table.ids
-        for row, total, keyword in zip(
-            found.rows.tolist(), found.scores.tolist(), found.keyword.tolist(), strict=True
-        ):
-            entry_id = ids[row]
-            if entry_id is not None:
-                yield Ranked(entries[entry_id], total, keyword)
+        ranked = (
+            Ranked(entries[entry_id], total, keyword)
+            for row, total, keyword in zip(
+                found.rows.tolist(), found.scores.tolist(), found.keyword.tolist(), strict=True
+            )
+            if (entry_id := ids[row]) is not None
+        )
+        if not self.vector_enabled:
+            yield from ranked  # the reference's order
+            return
+        window = list(islice(ranked, SPREAD_WINDOW))
+
+        def tie(item: Ranked) -> tuple[float, bool]:
+            meta = item.entry.metadata
+            own = (
+                bool(project_key)
+                and meta.get("scope", "").lower() == "project"
+                and meta.get("project") == project_key
+            )
+            return round(item.keyword_score, 9), own
+
+        def content(item: Ranked) -> str:
+            return item.entry.content
+
+        # within each class: a match that shares a term stays before every match that shares none
+        yield from spread([item for item in window if item.keyword_score > 0], content, tie)
+        yield from spread([item for item in window if item.keyword_score <= 0], content, tie)
+        yield from ranked
 
     def _sync(self, table: EntryTable) -> VectorIndex:
         """The index over every live row of `table`: changed entries re-indexed one by one, saved after."""
