@@ -17,7 +17,7 @@ import weakref
 from collections.abc import Callable, Iterable
 
 from paicli.memory.entry import MemoryEntry
-from paicli.memory.locked_file import render_entry
+from paicli.memory.jackson import render_entry
 
 log = logging.getLogger(__name__)
 

@@ -144,6 +144,6 @@ def render_value(value: Any, depth: int, scalar: Callable[[Any], str] | None = N
 
 
 def _scalar(value: Any) -> str:
-    from paicli.memory.locked_file import json_scalar
+    from paicli.memory.jackson import json_scalar
 
     return json_scalar(value)
