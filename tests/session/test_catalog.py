@@ -12,9 +12,9 @@ from paicli.session.catalog import (
     list_sessions,
     newest_session,
     read_session_info,
-    resume_session,
 )
 from paicli.session.ledger import ConversationLedger
+from paicli.session.opener import LedgerOpener
 from paicli.session.resume import load_view
 
 from .helpers import ReactRecorder, counting_clock
@@ -77,7 +77,7 @@ def test_resumed_sessions_count_as_recent(tmp_path: Path) -> None:
     old = session(home, root, ["老会话"], 1_000_000_000_000)
     session(home, root, ["新会话"], 2_000_000_000_000)
     assert old.path is not None
-    ledger, _ = resume_session(old.path, clock=counting_clock(3_000_000_000_000))
+    ledger, _ = LedgerOpener((), clock=counting_clock(3_000_000_000_000)).resume(old.path)
     ledger.append_message("react", "agent", "user_input", Message.user("接着聊"))
     os.utime(old.path, ns=(3_000_000_000_000 * 1_000_000,) * 2)
     newest = newest_session(home, root)
@@ -109,7 +109,7 @@ def test_resume_appends_to_the_same_file_and_resuming_again_gets_the_latest_stat
     assert first.path is not None
     before = first.path.read_bytes()
 
-    ledger, result = resume_session(first.path, model="kimi-k2.6", provider="kimi", version="0.1.0")
+    ledger, result = LedgerOpener(()).resume(first.path, model="kimi-k2.6", provider="kimi", version="0.1.0")
     assert result.messages == recorder.view and ledger.session_id == first.session_id
     assert ledger.next_sequence == result.last_sequence + 2  # the session_resumed event took one number
     second = ReactRecorder.__new__(ReactRecorder)
@@ -122,7 +122,7 @@ def test_resume_appends_to_the_same_file_and_resuming_again_gets_the_latest_stat
     assert load_view(first.path).messages == second.view
     info = read_session_info(first.path)
     assert info is not None and info.turns == 2 and info.model == "glm-5.1"
-    _, again = resume_session(first.path)
+    _, again = LedgerOpener(()).resume(first.path)
     assert again.messages == second.view
 
 

@@ -12,7 +12,9 @@ from paicli.agent.plan.prompts import AssembledPlanPrompts, PlanPrompts
 from paicli.agent.team.prompts import AssembledTeamPrompts, TeamPrompts
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
+from paicli.config.keys import configured_keys
 from paicli.config.settings import Settings
+from paicli.config.trust import ProjectTrust
 from paicli.context.offload import ToolResultOffloader
 from paicli.context.profile import ContextProfile
 from paicli.context.tokens import TokenCounter
@@ -27,6 +29,7 @@ from paicli.prompt.assembler import AgentPromptBuilder, PromptAssembler, PromptM
 from paicli.prompt.repository import PromptRepository
 from paicli.redact import Redactor
 from paicli.session.ledger import ConversationLedger
+from paicli.session.opener import LedgerOpener
 from paicli.tools.approval import ApprovalState, start_mode
 from paicli.tools.base import Approver
 from paicli.tools.runner import ToolRunner
@@ -77,29 +80,22 @@ def memory_dir(env: EnvLookup, home: Path) -> Path:
 
 
 def known_secrets(settings: Settings, env: EnvLookup) -> list[str]:
-    """Every configured key, so the ledger can redact each exactly, whichever provider /model switches to."""
-    from paicli.config.providers import PROVIDERS
-
-    names = {name for spec in PROVIDERS for name in spec.key_envs}
-    values = {settings.api_key or ""} | {env.get(name) or "" for name in names}
-    return sorted(v for v in values if len(v) >= 8)
+    """Every configured key (all providers', every source), so each file redacts them whichever provider
+    /model or /resume switches to."""
+    return list(configured_keys(env, settings.paicli_home, settings.api_key))
 
 
 def open_ledger(
     settings: Settings, resume_path: Path | None, notices: list[str], env: EnvLookup | None = None
 ) -> ConversationLedger:
-    secrets = known_secrets(settings, env or EnvLookup())
+    opener = LedgerOpener.configured(
+        env or EnvLookup(), settings.paicli_home, settings.api_key, on_error=notices.append
+    )
     if resume_path is not None:
-        ledger = ConversationLedger.open_existing(resume_path, secrets=secrets, on_error=notices.append)
+        ledger = opener.existing(resume_path)
     else:
-        ledger = ConversationLedger.create(
-            settings.paicli_home,
-            settings.project_root,
-            settings.model,
-            settings.provider,
-            __version__,
-            secrets=secrets,
-            on_error=notices.append,
+        ledger = opener.create(
+            settings.paicli_home, settings.project_root, settings.model, settings.provider, __version__
         )
     if not ledger.claim():  # lost a race with another process after the launch check
         notices.append(f"⚠️ 会话 {ledger.session_id} 同时被另一个 paicli 进程打开，两边的记录可能交错。")
@@ -115,12 +111,15 @@ def build_components(
     llm: LLMClient | None = None,
     resume_path: Path | None = None,
     notices: list[str] | None = None,
-    project_trusted: bool = True,
+    project_trusted: bool | ProjectTrust = True,
     prewarm: bool = False,
 ) -> Components:
     sink = notices if notices is not None else []
     root = settings.project_root
-    repository = PromptRepository(root, settings.paicli_home, project_trusted=project_trusted)
+    trust = ProjectTrust.of(project_trusted)
+    if trust.notify is None:  # configuration appearing mid-session is said like other notices
+        trust.notify = sink.append
+    repository = PromptRepository(root, settings.paicli_home, project_trusted=trust)
     assembler = PromptAssembler(repository, env)
     tool_support = ToolSupport(assembler.tools_disabled, sink.append)
     client = llm if llm is not None else build_llm(settings, tool_support, prewarm=prewarm)
@@ -136,10 +135,10 @@ def build_components(
     approval = ApprovalState(start_mode(settings.approval_mode), yes=yes, sandbox=sandbox)
     tools = ToolRunner(root, approver, offloader, tracker, env, memory.save_memory_tool, approval)
     loader = ProjectMemoryLoader(root, settings.paicli_home)
-    skills = build_skills(settings.paicli_home, root, repository, sink, project_trusted)
+    skills = build_skills(settings.paicli_home, root, repository, sink, trust)
     tools.register(LoadSkillTool.tool(skills, env))
     tools_enabled = knobs.TOOLS_ENABLED.read(env)
-    mcp = start_mcp(settings, env, tools, sink, trusted=project_trusted)
+    mcp = start_mcp(settings, env, tools, sink, trusted=trust.trusted)
     index = mcp.index_text if mcp is not None and profile.mcp_resource_index_enabled else (lambda: "")
     prompt, plan_prompts, team_prompts = _mode_prompts(
         assembler, repository, loader, skills, tools_enabled, index
@@ -211,6 +210,7 @@ def start_mcp(
         notices.append,
         trusted=trusted,
         timeout=knobs.MCP_TIMEOUT.read(env),
+        secrets=known_secrets(settings, env),  # masked in the servers' logs
     )
     notices.extend(session.config.notices)  # an untrusted project's mcp.json is named by the trust line
     if not session.configured:

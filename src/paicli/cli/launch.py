@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from paicli.cli.app_backend import AppBackend
     from paicli.cli.backend import RunMode
     from paicli.config.settings import Settings
+    from paicli.config.trust import ProjectTrust
 
 EXIT_USAGE = 2
 
@@ -163,9 +164,9 @@ def launch(args: argparse.Namespace) -> int:
     if isinstance(resume, int):
         return resume
     _warn_untrusted_settings(env, settings)
-    from paicli.cli.trust_prompt import project_trusted
+    from paicli.cli.trust_prompt import project_trust
 
-    trusted = project_trusted(
+    trusted = project_trust(
         settings.project_root, settings.paicli_home, flag=args.trust_project, interactive=interactive
     )
     try:
@@ -335,7 +336,7 @@ def _build_backend(
     interactive: bool,
     resume: Path | None,
     notices: list[str],
-    project_trusted: bool = True,
+    project_trusted: bool | ProjectTrust = True,
 ) -> AppBackend:
     from paicli.cli.app_backend import AppBackend
     from paicli.cli.compose import build_components

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Protocol
 
@@ -85,9 +85,11 @@ HISTORY_KEEP = 10_000
 
 
 class RedactedFileHistory(FileHistory):
-    """Input history on disk without pasted keys, bearer tokens or `password=…` values."""
+    """Input history on disk without pasted keys (configured ones too), bearer tokens or `password=…` values."""
 
-    _redactor = Redactor()
+    def __init__(self, filename: str, keys: Iterable[str] = ()) -> None:
+        super().__init__(filename)
+        self._redactor = Redactor(keys)
 
     def store_string(self, string: str) -> None:
         super().store_string(self._redactor.text(string))
@@ -143,7 +145,10 @@ class InteractiveRepl:
         try:
             create_private_file(self._history_file)  # prompt history can hold pasted keys
             trim_history(self._history_file, HISTORY_KEEP)
-            return RedactedFileHistory(str(self._history_file))
+            from paicli.config.env import EnvLookup
+            from paicli.config.keys import configured_keys
+
+            return RedactedFileHistory(str(self._history_file), configured_keys(EnvLookup()))
         except OSError:
             return InMemoryHistory()
 

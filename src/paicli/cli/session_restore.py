@@ -14,6 +14,7 @@ from paicli.cli.compose import Components
 from paicli.config.env import ConfigError
 from paicli.llm.messages import Message
 from paicli.session.ledger import ConversationLedger
+from paicli.session.opener import LedgerOpener
 from paicli.session.resume import ResumeResult
 from paicli.session.transcript import Transcript
 
@@ -80,7 +81,7 @@ class SessionRestore:
 
     def reopen(self, session_id: str) -> Reopened | CommandReply:
         """The ledger `/resume <id>` continues (a copy when another process has it open), or why not."""
-        from paicli.session.catalog import find_session, resume_session
+        from paicli.session.catalog import find_session
 
         settings = self.parts.settings
         found = find_session(settings.paicli_home, session_id.strip())
@@ -93,14 +94,14 @@ class SessionRestore:
         if in_use(path):  # open in another process: continue in a copy, never in the same file
             path = fork_session(found.path)
             forked = f"{busy_text(found.path)}\n{forked_text(found.path, path)}\n"
-        secrets = [settings.api_key] if settings.api_key else []
-        ledger, result = resume_session(
+        opener = LedgerOpener.configured(
+            self.parts.env, settings.paicli_home, settings.api_key, on_error=self._on_error
+        )
+        ledger, result = opener.resume(
             path,
             model=settings.model,
             provider=settings.provider,
             version=__version__,
-            secrets=secrets,
-            on_error=self._on_error,
             checkpoint_repairs=False,
         )
         ledger.claim()

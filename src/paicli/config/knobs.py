@@ -257,12 +257,14 @@ MCP_STARTUP_WAIT = number(
     "-p and piped runs: how long to wait for an MCP server whose tools are not cached yet (0: never)",
     0,
 )
-SNAPSHOTS = choice(
-    "PAICLI_SNAPSHOTS",
-    TOOLS,
-    "on",
-    ("on", "off"),
-    "side-git snapshot of the project before each turn's first change (/undo, /restore, revert_turn)",
+SNAPSHOTS = protect(
+    choice(
+        "PAICLI_SNAPSHOTS",
+        TOOLS,
+        "on",
+        ("on", "off"),
+        "side-git snapshot of the project before each turn's first change (/undo, /restore, revert_turn)",
+    )
 )
 SNAPSHOT_KEEP = integer(
     "PAICLI_SNAPSHOT_KEEP",
@@ -281,10 +283,13 @@ COMMAND_SANDBOX = choice(
     "OS sandbox of commands run without a human's yes: auto uses it where the kernel can, required asks for "
     "every command without it, off runs them unconfined",
 )
-COMMAND_ENV_ALLOW = names(
-    "PAICLI_COMMAND_ENV_ALLOW",
-    TOOLS,
-    "variables commands keep although their names look secret (*_KEY, *_TOKEN…)",
+COMMAND_ENV_ALLOW = protect(
+    names(
+        "PAICLI_COMMAND_ENV_ALLOW",
+        TOOLS,
+        "more variables that commands run without a human's yes may get, beyond PATH, HOME, LANG, TERM and "
+        "the like (never paicli's keys, sockets or agents, nor a value that looks like a credential)",
+    )
 )
 COMMAND_SANDBOX_USERNS = flag(
     "PAICLI_COMMAND_SANDBOX_USERNS",

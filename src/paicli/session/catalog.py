@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -16,12 +16,9 @@ from typing import Any
 
 from paicli.session.ledger import (
     SESSION_START_EVENT,
-    ConversationLedger,
-    epoch_millis,
     ledger_dir,
     validate_session_id,
 )
-from paicli.session.resume import ResumeResult, load_view
 
 SCAN_CAP_BYTES = 64 * 1024 * 1024
 _HEAD_BYTES = 64 * 1024
@@ -220,38 +217,3 @@ def describe_session(info: SessionInfo, width: int = 60) -> str:
     if len(first) > width:
         first = first[: width - 1] + "…"
     return f"{started}  {info.model or '未知模型'}  {info.turns} 轮  {first}"
-
-
-def resume_session(
-    path: Path,
-    *,
-    model: str = "",
-    provider: str = "",
-    version: str = "",
-    secrets: Sequence[str] = (),
-    on_error: Callable[[str], None] | None = None,
-    clock: Callable[[], int] = epoch_millis,
-    metadata: Mapping[str, Any] | None = None,
-    checkpoint_repairs: bool = True,
-) -> tuple[ConversationLedger, ResumeResult]:
-    """Open a session to continue it: rebuild the view, then keep appending to the same file.
-
-    Writes a session_resumed event, and (unless `checkpoint_repairs` is off because the caller
-    checkpoints the restored view itself) a view_checkpoint when the view had to be repaired, so the
-    ledger again holds exactly what the model will see. Put a fresh system prompt before
-    `result.messages` to get the history.
-    """
-    result = load_view(path)
-    ledger = ConversationLedger.open_existing(path, clock=clock, secrets=secrets, on_error=on_error)
-    marker = {
-        "model": model,
-        "provider": provider,
-        "paicliVersion": version,
-        "resumedFromSequence": result.last_sequence,
-    }
-    ledger.mark_resumed({**marker, **(metadata or {})})
-    if result.repaired and checkpoint_repairs:
-        ledger.record_view_checkpoint(
-            "session_resume", result.messages, {"repairedToolPairs": result.repaired}
-        )
-    return ledger, result

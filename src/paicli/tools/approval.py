@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -11,7 +10,15 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from paicli.tools.base import ApprovalDecision, ApprovalRequest
 from paicli.tools.grants import Grant, covered, grant_for
-from paicli.tools.guards import COMMAND_RULES, is_read_only_command
+from paicli.tools.guards import COMMAND_RULES, PassedName, is_read_only_command
+from paicli.tools.protected import (
+    aliased_by_protected_link,
+    git_dir_of,
+    in_gitdir_shaped_folder,
+    is_protected_path,
+    protected_link,
+    written_names,
+)
 from paicli.tools.purecmd import pure_command
 from paicli.tools.schema import ToolSpec
 
@@ -178,10 +185,16 @@ class ApprovalState:
             return None
         if self._hitl:
             return ApprovalNeed("HITL 已开启，所有危险操作都需要确认")
+        passed = written_names(spec, args, project_root)
         with self._lock:
             if covered(self._granted, spec, args) and not (
                 spec.writes_files
-                and (is_protected_path(relative_path) or in_gitdir_shaped_folder(project_root, relative_path))
+                and (
+                    is_protected_path(relative_path)
+                    or protected_link(passed)
+                    or aliased_by_protected_link(project_root, relative_path)
+                    or in_gitdir_shaped_folder(project_root, relative_path)
+                )
             ):
                 return None
         if spec.origin == "mcp":
@@ -193,7 +206,7 @@ class ApprovalState:
         if spec.runs_command:
             return self._command_need(spec.command(args), project_root)
         if spec.writes_files:
-            return _file_need(project_root, relative_path)
+            return _file_need(project_root, relative_path, passed)
         return None
 
     def _command_need(self, command: str, project_root: Path | None) -> ApprovalNeed | None:
@@ -230,68 +243,23 @@ def _mcp_reason(spec: ToolSpec) -> str:
     return "MCP 工具由外部服务器执行，调用前需要确认（a 可对这个工具始终允许）"
 
 
-def _file_need(project_root: Path | None, relative_path: str | None) -> ApprovalNeed | None:
+def _file_need(
+    project_root: Path | None, relative_path: str | None, passed: tuple[PassedName, ...] = ()
+) -> ApprovalNeed | None:
     if is_protected_path(relative_path):
         return ApprovalNeed(
             "这个文件配置 paicli、git 或 shell（.env*、.envrc、.git/、.gitmodules、.paicli/）"
             "或是 PAI*.md 项目记忆，auto 模式下写入需要确认"
         )
+    if protected_link(passed) or aliased_by_protected_link(project_root, relative_path):
+        return ApprovalNeed(
+            "这个路径经过一个名为受保护配置（PAI*.md、.env*、.envrc、.git、.paicli 等）的符号链接，"
+            "或写到这类链接指向的位置，实际改的就是那份配置；auto 模式下写入需要确认"
+        )
     if in_gitdir_shaped_folder(project_root, relative_path):
         return ApprovalNeed(
             "这个文件位于形如 git 仓库目录（HEAD、objects/、refs/）的文件夹中，auto 模式下写入需要确认"
         )
-    return None
-
-
-# Writing here changes what later "read-only" commands run (git hooks, core.fsmonitor, core.pager) or what
-# the model is told on every turn (prompt overrides, PAI.md, skills), so auto mode asks first, at any depth
-# (a nested `sub/.git/config` is picked up by `cd sub && git status`).
-PROTECTED_DIRS = frozenset({".git", ".paicli"})
-PROTECTED_FILES = frozenset({"pai.md", "pai.local.md", ".gitmodules", ".envrc"})
-# `.env*` configures paicli itself (a base URL there gets the key on the next run) and many other tools;
-# `PAI*.md` covers project memory files whatever their suffix; `.envrc` runs in the shell (direnv).
-_PROTECTED_NAME = re.compile(r"^(?:\.env.*|pai.*\.md)$")
-
-
-def _parts(relative_path: str) -> list[str]:
-    # lower(): on case-insensitive file systems .GIT/config is .git/config
-    return [part.lower() for part in relative_path.replace("\\", "/").split("/") if part]
-
-
-def is_protected_path(relative_path: str | None) -> bool:
-    if not relative_path:
-        return False
-    parts = _parts(relative_path)
-    if any(part in PROTECTED_DIRS for part in parts):
-        return True
-    return bool(parts) and (parts[-1] in PROTECTED_FILES or bool(_PROTECTED_NAME.match(parts[-1])))
-
-
-def in_gitdir_shaped_folder(project_root: Path | None, relative_path: str | None) -> bool:
-    """The write lands in (or completes) a folder shaped like a git directory — `HEAD`, `objects/` and
-    `refs/` — which `git --git-dir=…` or `GIT_DIR=…` would read as a repository with its own config/hooks."""
-    if project_root is None or not relative_path or relative_path == ".":
-        return False
-    raw = [part for part in relative_path.replace("\\", "/").split("/") if part]
-    for depth in range(len(raw)):
-        folder = Path(project_root).joinpath(*raw[:depth])
-        below = [part.lower() for part in raw[depth:]]
-        head = (folder / "HEAD").is_file() or below == ["head"]
-        objects = (folder / "objects").is_dir() or (len(below) > 1 and below[0] == "objects")
-        refs = (folder / "refs").is_dir() or (len(below) > 1 and below[0] == "refs")
-        if head and objects and refs:
-            return True
-    return False
-
-
-def git_dir_of(relative_path: str | None) -> str | None:
-    """The `…/.git` prefix of a path inside a git directory, or None."""
-    if not relative_path:
-        return None
-    raw = [part for part in relative_path.replace("\\", "/").split("/") if part]
-    for index, part in enumerate(raw):
-        if part.lower() == ".git":
-            return "/".join(raw[: index + 1])
     return None
 
 

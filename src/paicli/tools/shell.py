@@ -222,25 +222,32 @@ class CommandRun:
 
 def command_launch(command: str, ctx: ToolContext) -> Launch:
     """argv, environment and clean-up of one command: in the sandbox when `ctx.sandbox` says so, and never
-    with paicli's own keys (nor, without a human's yes, any secret-looking variable)."""
+    with a key paicli is configured with (nor, without a human's yes, anything off the allow-list)."""
+    from paicli.config.keys import configured_keys
     from paicli.tools.sandbox.environ import approved_env, sandbox_env
     from paicli.tools.sandbox.launch import Launch
 
-    # A command that passes as read-only runs git with fsmonitor, hooks, pagers and editors switched off.
-    base = git_neutral_env(process_environ()) if syntactically_read_only(command) else dict(process_environ())
+    keys = configured_keys(ctx.env)
+    unasked = ctx.auto_run or ctx.sandbox is not None
+    # scrubbed first, so paicli's own git settings below are never taken for the user's and dropped
+    scrubbed = (
+        sandbox_env(process_environ(), ctx.env_allow, keys)
+        if unasked
+        else approved_env(process_environ(), keys)
+    )
     if ctx.sandbox is None:
-        scrub = sandbox_env if ctx.auto_run else approved_env
-        return Launch(["bash", "-c", command], scrub(base, ctx.env_allow))
+        # A command that passes as read-only runs git with fsmonitor, hooks, pagers and editors switched off.
+        base = git_neutral_env(scrubbed) if syntactically_read_only(command) else scrubbed
+        return Launch(["bash", "-c", command], base)
     from paicli.config.env import home_dir
     from paicli.tools.sandbox.launch import prepare
 
     return prepare(
         command,
         ctx.project_root,
-        git_neutral_env(process_environ()),
+        git_neutral_env(scrubbed),
         ctx.sandbox,
         paicli_home=str(home_dir(ctx.env)),
-        allow=ctx.env_allow,
     )
 
 

@@ -18,6 +18,7 @@ from typing import Protocol
 
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
+from paicli.config.trust import ProjectTrust
 from paicli.context.internal import SKILL_INJECTION_MARKER, is_skill_injection, skill_names
 from paicli.llm.messages import Message
 from paicli.tools.base import ToolResult
@@ -112,7 +113,7 @@ def build_skills(
     project_root: Path,
     prompts: PromptSource,
     notices: list[str],
-    project_trusted: bool = True,
+    project_trusted: bool | ProjectTrust = True,
 ) -> SkillCatalog:
     """The session's catalog, scanned once; each skipped SKILL.md becomes a start-up warning."""
     dirs = SkillDirs.default(paicli_home, project_root, project_trusted)
