@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timezone, tzinfo
 from itertools import islice
 from pathlib import Path
@@ -82,6 +83,7 @@ class MemoryRetriever:
         self._index_path = index_path if self.vector_enabled else None
         self._persister: Persister | None = None
         self._synced: tuple[EntryTable, int] | None = None  # the table the index follows, at which revision
+        self._mapped: tuple[EntryTable, int] | None = None  # the table `_positions` maps, at which revision
         self._positions: IntArray | None = None  # table row -> index position (-1: not indexed)
         self._own: tuple[list[MemoryEntryLike], EntryTable] | None = None  # for a plain list source
         self.last_injected: list[str] = []  # contents rendered by the last build_context, in order
@@ -108,10 +110,12 @@ class MemoryRetriever:
         def prepare(table: EntryTable, _: Mapping[str, MemoryEntryLike], __: IntArray) -> None:
             table.lowered()
             if self.vector_enabled:
-                self._sync(table).prepare()
+                self._positions_for(table)
 
         with self._lock:
             self._read(prepare, project_key)
+            if self._vectors is not None:
+                self._vectors.prepare()
 
     def flush_index(self, timeout: float = 10.0) -> bool:
         """Wait for a pending background save of the index (benchmarks, tests, shutdown)."""
@@ -140,7 +144,7 @@ class MemoryRetriever:
             return _first_not_visible(ranked, exclude_text) if exclude_text else _first(ranked, MAX_RESULTS)
 
         with self._lock:
-            found: list[Ranked] = self._read(best, project_key)
+            found: list[Ranked] = self._read(best, project_key, query)
             return found
 
     def rank(
@@ -151,6 +155,8 @@ class MemoryRetriever:
             return []
         with self._lock:
             table = self._table_for(entries)
+            if self.vector_enabled:
+                self._apply(self._plan(table))
             by_id = {entry.id: entry for entry in entries}
             rows = table.visible(project_key) if project_key else _truth_rows(table)
             return list(self._ranked(table, rows, query, now, project_key, by_id))
@@ -161,14 +167,25 @@ class MemoryRetriever:
         self,
         read: Callable[[EntryTable, Mapping[str, MemoryEntryLike], IntArray], Any],
         project_key: str | None,
+        query: str = "",
     ) -> Any:
         """`read(table, entries by id, the rows visible in the project)` over the store's own table, or over a
-        table of `get_all(project_key)` for any other source."""
+        table of `get_all(project_key)` for any other source. The slow steps (re-indexing, loading jieba for
+        the query) come first, outside the store's lock; an empty store never loads jieba."""
         reader = getattr(self._store, "read_table", None)
         if callable(reader):
+            plan = reader(
+                lambda table, _: self._plan(table) if self.vector_enabled and len(table) else len(table)
+            )
+            if isinstance(plan, _Plan):
+                self._apply(plan)
+            if plan and query:
+                segment(query)
             return reader(lambda table, entries: read(table, entries, table.visible(project_key)))
         entries = list(self._store.get_all(project_key))
         table = self._table_for(entries)
+        if self.vector_enabled:
+            self._apply(self._plan(table))
         return read(table, {entry.id: entry for entry in entries}, _truth_rows(table))
 
     def _table_for(self, entries: Sequence[MemoryEntryLike]) -> EntryTable:
@@ -194,8 +211,9 @@ class MemoryRetriever:
         project_key: str | None,
         entries: Mapping[str, MemoryEntryLike],
     ) -> Iterable[Ranked]:
-        index = self._sync(table) if self.vector_enabled else None
-        found = scoring.score(table, rows, query, now, project_key, index, self._positions)
+        index = self._vectors if self.vector_enabled else None
+        positions = self._positions_for(table) if index is not None else None
+        found = scoring.score(table, rows, query, now, project_key, index, positions)
         ids = table.ids
         ranked = (
             Ranked(entries[entry_id], total, keyword)
@@ -226,40 +244,61 @@ class MemoryRetriever:
         yield from spread([item for item in window if item.keyword_score <= 0], content, tie)
         yield from ranked
 
-    def _sync(self, table: EntryTable) -> VectorIndex:
-        """The index over every live row of `table`: changed entries re-indexed one by one, saved after."""
-        import numpy as np
-
+    def _plan(self, table: EntryTable) -> _Plan:
+        """Under the store's lock, quickly: what the index must take to follow the table."""
         index = self._vectors
         if index is None:
             index = self._vectors = self._open_index()
         synced = self._synced
         changes = table.changes_since(synced[1]) if synced is not None and synced[0] is table else None
-        changed = False
-        if changes is None:
-            if index.fingerprint != table.fingerprint or index.size != len(table):
-                documents = ((table.ids[row], table.contents[row]) for row in table.rows().tolist())
-                changed = index.sync((i, c) for i, c in documents if i is not None)
-            positions = index.positions
+        ids, contents, row_of = table.ids, table.contents, table.row_of
+        if changes is not None:
+            puts = [(i, contents[row_of[i]]) for i in dict.fromkeys(changes) if i in row_of]
+            drops = [i for i in dict.fromkeys(changes) if i not in row_of]
+            return _Plan(table, table.revision, puts, drops, full=False)
+        if index.fingerprint == table.fingerprint and index.size == len(table):
+            return _Plan(table, table.revision, [], [], full=False)  # a saved index of exactly these entries
+        everything = [(ids[row], contents[row]) for row in table.rows().tolist()]
+        return _Plan(table, table.revision, [(i, c) for i, c in everything if i is not None], [], full=True)
+
+    def _apply(self, plan: _Plan) -> None:
+        """Outside the store's lock: re-index what changed (the slow part: segmenting texts)."""
+        index = self._vectors
+        assert index is not None
+        changed = index.sync(plan.puts, drop_missing=plan.full)
+        for entry_id in plan.drops:
+            changed = index.remove(entry_id) or changed
+        if self._synced is None or self._synced[0] is not plan.table:
+            self._mapped = None
+        self._synced = (plan.table, plan.revision)
+        if changed and self._index_path is not None:
+            self._request_save()
+
+    def _positions_for(self, table: EntryTable) -> IntArray:
+        """Under the store's lock: table row -> index position (-1: not indexed yet, e.g. saved since the
+        index last followed the table; it gets a cosine of 0 until the next query)."""
+        import numpy as np
+
+        index = self._vectors
+        if index is None:
+            index = self._vectors = self._open_index()
+        positions = index.positions
+        mapped = self._mapped
+        changes = table.changes_since(mapped[1]) if mapped is not None and mapped[0] is table else None
+        if mapped is None or changes is None or self._positions is None:
             self._positions = np.fromiter(
                 (positions.get(i, -1) if i is not None else -1 for i in table.ids), np.int64, len(table.ids)
             )
         else:
             grown = np.full(len(table.ids), -1, dtype=np.int64)
-            known = self._positions if self._positions is not None else grown
-            grown[: len(known)] = known[: len(grown)]
+            grown[: len(self._positions)] = self._positions[: len(grown)]
             for entry_id in changes:
                 row = table.row_of.get(entry_id)
-                if row is None:
-                    changed = index.remove(entry_id) or changed
-                    continue
-                changed = index.sync([(entry_id, table.contents[row])], drop_missing=False) or changed
-                grown[row] = index.positions[entry_id]
+                if row is not None:
+                    grown[row] = positions.get(entry_id, -1)
             self._positions = grown
-        self._synced = (table, table.revision)
-        if changed and self._index_path is not None:
-            self._request_save()
-        return index
+        self._mapped = (table, table.revision)
+        return self._positions
 
     def _request_save(self) -> None:
         if self._persister is None and self._index_path is not None:
@@ -280,6 +319,15 @@ class MemoryRetriever:
                 return loaded
         self.index_builds += 1
         return VectorIndex()
+
+
+@dataclass(frozen=True)
+class _Plan:
+    table: EntryTable
+    revision: int
+    puts: list[tuple[str, str]]  # (id, text) to add or re-index
+    drops: list[str]
+    full: bool  # `puts` is every entry: anything else in the index goes
 
 
 def _truth_rows(table: EntryTable) -> IntArray:

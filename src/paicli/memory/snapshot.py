@@ -119,10 +119,10 @@ def _map_blocks(path: Path, token: str, size: int) -> Any:
 
 def load(path: Path, signature: Signature | None) -> Snapshot | None:
     """The snapshot when it was made of the file with this signature; None otherwise (or when unusable)."""
+    if signature is None or not path.exists():  # the common case of a small store: numpy stays unloaded
+        return None
     import numpy as np
 
-    if signature is None:
-        return None
     try:
         with np.load(path, allow_pickle=False) as data:
             meta = json.loads(data["meta"].tobytes())

@@ -31,6 +31,12 @@ JOURNAL_MIN_ENTRIES = 1000
 _READ_ATTEMPTS = 8
 
 
+def _load_outside_the_lock() -> None:
+    """The modules a write needs, imported before the lock is taken: importing numpy takes a fraction of a second
+    (seconds on a loaded machine), and every other writer would wait for it."""
+    import numpy  # noqa: F401
+
+
 class Txn(MutableMapping[str, MemoryEntry]):
     """The store as one write sees it: reads fall through to the state; changes are collected for the journal."""
 
@@ -184,9 +190,16 @@ class JournaledStore:
 
     def _mutate(self, change: Callable[[Txn], tuple[R, bool]]) -> R:
         """Under both locks: read, apply `change` to a transaction, journal it if it changed anything."""
+        _load_outside_the_lock()
 
         def run() -> R:
             with self._mutex:
+                if (
+                    self._small()
+                    and not self._file.changed_since_last_sync()
+                    and self._file.content_changed()
+                ):
+                    self._file.force_reread()  # changed under an unchanged signature (see content_changed)
                 self._reload()
                 txn = Txn(self._state)
                 result, changed = change(txn)
@@ -196,6 +209,10 @@ class JournaledStore:
                 return result
 
         return self._file.with_lock(run)
+
+    def _small(self) -> bool:
+        """A store rewritten on every save (without a journal, whose generation would show a change)."""
+        return len(self._state) < self.journal_min and self._state.position.generation is None
 
     def _commit(self, txn: Txn) -> None:
         """Caller holds both locks. A small store is rewritten at once; a big one gets a journal line."""
@@ -213,6 +230,7 @@ class JournaledStore:
 
     def _replace_all(self, entries: list[MemoryEntry]) -> None:
         """Under both locks: the file holds exactly `entries` (and no journal)."""
+        _load_outside_the_lock()
 
         def run() -> None:
             with self._mutex:
@@ -228,6 +246,7 @@ class JournaledStore:
     def fold(self) -> bool:
         """Write the JSON file with every journal line applied and remove the journal; then save its snapshot.
         True when the file was written."""
+        _load_outside_the_lock()
         with self._mutex:
             self._reload()
             pending = self._state.to_render()
