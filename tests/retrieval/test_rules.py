@@ -3,6 +3,7 @@ come before global ones on a tie of the reference score, and a match that shares
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta, timezone
 
 import pytest
@@ -103,8 +104,14 @@ def test_the_store_path_applies_the_same_rules(tmp_path: object) -> None:
     assert retriever.top("What is the capital of France", str(tmp_path)) == []
 
 
+def spread(items: list[str], tie: Callable[[str], object]) -> list[str]:
+    from paicli.memory.lookalikes import spread_classes
+
+    return list(spread_classes([items], str, tie, len(items), len(items)))
+
+
 def test_look_alikes_move_after_the_distinct_results() -> None:
-    from paicli.memory.lookalikes import look_alike, shape, spread
+    from paicli.memory.lookalikes import look_alike, shape
 
     texts = [
         "文件上传大小限制是 62MB",
@@ -114,11 +121,11 @@ def test_look_alikes_move_after_the_distinct_results() -> None:
         "后端用 Java",  # too short a shape to call anything its look-alike
         "前端用 Java",
     ]
-    assert spread(texts, str, lambda _: 0) == [texts[0], texts[3], texts[4], texts[5], texts[1], texts[2]]
+    assert spread(texts, lambda _: 0) == [texts[0], texts[3], texts[4], texts[5], texts[1], texts[2]]
     assert look_alike(shape(texts[0]), shape(texts[2])) and not look_alike(shape(texts[4]), shape(texts[5]))
     # on an equal match the more general statement keeps the place
-    assert spread([texts[2], texts[1], texts[3]], str, lambda _: 0) == [texts[1], texts[3], texts[2]]
-    assert spread([texts[2], texts[1], texts[3]], str, len) == [texts[2], texts[3], texts[1]]
+    assert spread([texts[2], texts[1], texts[3]], lambda _: 0) == [texts[1], texts[3], texts[2]]
+    assert spread([texts[2], texts[1], texts[3]], len) == [texts[2], texts[3], texts[1]]
 
 
 def test_a_distinct_fact_is_not_buried_under_look_alikes() -> None:
@@ -133,3 +140,48 @@ def test_a_distinct_fact_is_not_buried_under_look_alikes() -> None:
         r.entry.id for r in _retriever(entries, vector=False).rank("生产发布", entries, NOW, "/repo")
     ]
     assert reference[-1] == "verify"  # the reference's order is kept when the local vector is off
+
+
+COMPONENTS = [
+    "网关",
+    "报表模块",
+    "用户中心",
+    "结算模块",
+    "风控服务",
+    "消息中心",
+    "库存服务",
+    "运营后台",
+    "数据平台",
+]
+
+
+def test_a_match_by_meaning_is_not_buried_under_look_alikes_of_a_term_match() -> None:
+    # every copy shares the term 发版 with the query; the rollback fact shares none and passes by meaning only
+    copies = [
+        _scoped(f"{name}的每次发版都要更新 CHANGELOG.md", f"c{i}", "/repo")
+        for i, name in enumerate(COMPONENTS)
+    ]
+    copies += [_scoped(f"每次发版都要更新 NOTES{i}.md", f"g{i}", None) for i in range(30)]
+    fact = _scoped("每次发版都要更新 CHANGELOG.md", "changelog", "/repo")
+    rollback = _scoped("回滚用 helm rollback，不要手动改 Deployment", "rollback", "/repo")
+    entries = [*copies, fact, rollback]
+    ranked = _retriever(entries).rank("发版以后怎么回退", entries, NOW, "/repo")
+    assert [r.entry.id for r in ranked[:2]] == ["changelog", "rollback"]
+    assert ranked[1].keyword_score == 0.0 and all(r.keyword_score > 0 for r in ranked[2:])
+    # the look-alikes are all still there, after the distinct results
+    assert {r.entry.id for r in ranked} == {e.id for e in entries}
+
+
+def test_distinct_results_fill_the_best_places_and_the_rest_keeps_its_order() -> None:
+    from paicli.memory.lookalikes import spread_classes
+
+    terms = ["文件上传大小限制是 20MB", "文件上传大小限制是 62MB", "应用日志在 Loki 里保留 14 天", "A", "B"]
+    meanings = ["网关的文件上传大小限制是 44MB", "回滚用 helm rollback，不要手动改 Deployment"]
+    got = list(spread_classes([terms, meanings], str, lambda _: 0, 3, 100))
+    # three distinct ones first (the component copy of an earlier class's result is a look-alike too)
+    assert got == [terms[0], terms[2], terms[3], terms[4], terms[1], *meanings]
+    got = list(spread_classes([terms, meanings], str, lambda _: 0, 10, 100))
+    assert got == [terms[0], terms[2], terms[3], terms[4], meanings[1], terms[1], meanings[0]]
+    # only `scan` results of a class are looked at: what is beyond keeps its place in the order
+    got = list(spread_classes([terms, meanings], str, lambda _: 0, 10, 2))
+    assert got == [terms[0], meanings[1], terms[2], terms[3], terms[4], terms[1], meanings[0]]

@@ -8,13 +8,17 @@ before it, or is near-identical to it by the conflict detector's own test (bigra
 every result that is not a look-alike; when both match the query equally (same keyword score, same scope), the
 more general of the two (the shorter shape) keeps the place. Shapes shorter than the dedup rules' shortest
 variant (8 characters) are too generic to call anything a look-alike.
+
+The retriever ranks in two classes (matches that share a term with the query, then matches by meaning only):
+a look-alike of a term match gives its place to a distinct match by meaning too, or a big store's copies of
+one fact (tens of other projects' global versions, every component's) would fill every place before it.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
-from typing import TypeVar
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Generic, TypeVar
 
 from paicli.memory.dedup import DEFAULT_CONFLICT_THRESHOLD, bigram_dice, canonicalize
 
@@ -32,23 +36,70 @@ def look_alike(left: str, right: str) -> bool:
     shorter, longer = (left, right) if len(left) <= len(right) else (right, left)
     if len(shorter.replace("\ue000", "")) < MIN_SHAPE:
         return False
-    return shorter in longer or bigram_dice(left, right) >= DEFAULT_CONFLICT_THRESHOLD
+    if shorter in longer:
+        return True
+    # Dice <= 2 * shorter bigrams / all bigrams: below the threshold, the bigrams need not be counted
+    bound = 2.0 * (len(shorter) - 1) / max(1, len(shorter) + len(longer) - 2)
+    return bound >= DEFAULT_CONFLICT_THRESHOLD and bigram_dice(left, right) >= DEFAULT_CONFLICT_THRESHOLD
 
 
-def spread(items: Sequence[T], text: Callable[[T], str], tie: Callable[[T], object]) -> list[T]:
-    """`items` (best first) with look-alikes of an earlier result moved after the distinct ones."""
-    kept: list[tuple[T, str]] = []
-    later: list[T] = []
-    for item in items:
-        mine = shape(text(item))
-        twin = next((k for k, (_, theirs) in enumerate(kept) if look_alike(mine, theirs)), None)
-        if twin is None:
-            kept.append((item, mine))
+class Spreader(Generic[T]):
+    """Splits ranked classes into distinct results and look-alikes of a result kept before (in any class)."""
+
+    def __init__(self, text: Callable[[T], str], tie: Callable[[T], object]) -> None:
+        self._text = text
+        self._tie = tie
+        self._kept: list[tuple[T, str]] = []
+
+    def split(self, items: Iterable[T], wanted: int, scan: int) -> tuple[list[T], list[T], Iterator[T]]:
+        """Of `items` (best first), at most `scan` are looked at, stopping once `wanted` distinct ones are
+        kept: (distinct ones, look-alikes among those looked at, the items not looked at)."""
+        rest = iter(items)
+        first = len(self._kept)
+        later: list[T] = []
+        for looked, item in enumerate(rest, 1):
+            mine = shape(self._text(item))
+            twin = next((k for k, (_, theirs) in enumerate(self._kept) if look_alike(mine, theirs)), None)
+            if twin is None:
+                self._kept.append((item, mine))
+            elif twin >= first and self._general(item, mine, self._kept[twin]):
+                later.append(
+                    self._kept[twin][0]
+                )  # the more general statement of an equal match keeps the place
+                self._kept[twin] = (item, mine)
+            else:
+                later.append(item)
+            if len(self._kept) - first >= wanted or looked >= scan:
+                break
+        return [item for item, _ in self._kept[first:]], later, rest
+
+    def _general(self, item: T, mine: str, twin: tuple[T, str]) -> bool:
+        return self._tie(item) == self._tie(twin[0]) and len(mine) < len(twin[1])
+
+
+def spread_classes(
+    classes: Sequence[Iterable[T]],
+    text: Callable[[T], str],
+    tie: Callable[[T], object],
+    wanted: int,
+    scan: int,
+) -> Iterator[T]:
+    """Ranked classes (a class's results all before the next's): the first `wanted` places go to distinct
+    results, class by class; then each class's remaining results in order, its look-alikes last. A look-alike
+    of a result of an earlier class counts too, so a big store's copies of one fact (other projects, other
+    components) never keep a distinct result of a later class out of the best places. Only the first `scan`
+    results of a class are looked at (the cost of a query stays bounded in a big store)."""
+    spreader: Spreader[T] = Spreader(text, tie)
+    kept: list[T] = []
+    tails: list[tuple[Iterator[T], list[T]]] = []
+    for items in classes:
+        if len(kept) >= wanted:
+            tails.append((iter(items), []))
             continue
-        other, theirs = kept[twin]
-        if tie(item) == tie(other) and len(mine) < len(theirs):
-            kept[twin] = (item, mine)  # the more general statement of an equal match keeps the place
-            later.append(other)
-        else:
-            later.append(item)
-    return [item for item, _ in kept] + later
+        distinct, later, rest = spreader.split(items, wanted - len(kept), scan)
+        kept.extend(distinct)
+        tails.append((rest, later))
+    yield from kept
+    for rest, later in tails:
+        yield from rest
+        yield from later

@@ -9,17 +9,16 @@ fingerprint equals the table's is used as it is; any other source (a list of ent
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone, tzinfo
-from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.memory import scoring
-from paicli.memory.lookalikes import spread
+from paicli.memory.lookalikes import spread_classes
 from paicli.memory.recall_block import MemoryEntryLike, Ranked, aware, render
 from paicli.memory.scoring import CONFIRMATION_BOOST, VECTOR_FLOOR
 from paicli.memory.table import EntryTable, is_truth
@@ -30,7 +29,7 @@ if TYPE_CHECKING:
     from paicli.memory.vector_file import Persister
 
 MAX_RESULTS = 10
-SPREAD_WINDOW = 3 * MAX_RESULTS  # look-alikes are moved within the best results (lookalikes.py)
+SPREAD_SCAN = 20 * MAX_RESULTS  # results of a class looked at for look-alikes, at most (lookalikes.py)
 
 __all__ = ["CONFIRMATION_BOOST", "MAX_RESULTS", "VECTOR_FLOOR", "MemoryRetriever", "is_truth", "time_decay"]
 
@@ -215,17 +214,20 @@ class MemoryRetriever:
         positions = self._positions_for(table) if index is not None else None
         found = scoring.score(table, rows, query, now, project_key, index, positions)
         ids = table.ids
-        ranked = (
-            Ranked(entries[entry_id], total, keyword)
+
+        def items(start: int, stop: int | None) -> Iterator[Ranked]:
             for row, total, keyword in zip(
-                found.rows.tolist(), found.scores.tolist(), found.keyword.tolist(), strict=True
-            )
-            if (entry_id := ids[row]) is not None
-        )
+                found.rows[start:stop].tolist(),
+                found.scores[start:stop].tolist(),
+                found.keyword[start:stop].tolist(),
+                strict=True,
+            ):
+                if (entry_id := ids[row]) is not None:
+                    yield Ranked(entries[entry_id], total, keyword)
+
         if not self.vector_enabled:
-            yield from ranked  # the reference's order
+            yield from items(0, None)  # the reference's order
             return
-        window = list(islice(ranked, SPREAD_WINDOW))
 
         def tie(item: Ranked) -> tuple[float, bool]:
             meta = item.entry.metadata
@@ -239,10 +241,10 @@ class MemoryRetriever:
         def content(item: Ranked) -> str:
             return item.entry.content
 
-        # within each class: a match that shares a term stays before every match that shares none
-        yield from spread([item for item in window if item.keyword_score > 0], content, tie)
-        yield from spread([item for item in window if item.keyword_score <= 0], content, tie)
-        yield from ranked
+        # the matches that share a term come first (scoring.py); look-alikes move after both classes
+        sharing = int((found.keyword > 0).sum())
+        classes = (items(0, sharing), items(sharing, None))
+        yield from spread_classes(classes, content, tie, MAX_RESULTS, SPREAD_SCAN)
 
     def _plan(self, table: EntryTable) -> _Plan:
         """Under the store's lock, quickly: what the index must take to follow the table."""
