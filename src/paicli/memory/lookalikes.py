@@ -59,14 +59,16 @@ class Spreader(Generic[T]):
         later: list[T] = []
         for looked, item in enumerate(rest, 1):
             mine = shape(self._text(item))
-            twin = next((k for k, (_, theirs) in enumerate(self._kept) if look_alike(mine, theirs)), None)
-            if twin is None:
+            twins = [k for k, (_, theirs) in enumerate(self._kept) if look_alike(mine, theirs)]
+            if not twins:
                 self._kept.append((item, mine))
-            elif twin >= first and self._general(item, mine, self._kept[twin]):
-                later.append(
-                    self._kept[twin][0]
-                )  # the more general statement of an equal match keeps the place
-                self._kept[twin] = (item, mine)
+            elif twins[0] >= first and all(self._general(item, mine, self._kept[k]) for k in twins):
+                # the more general statement of an equal match keeps the place of the first of its look-alikes
+                # and takes the others' (copies of it said of two components are not look-alikes of each other)
+                later.extend(self._kept[k][0] for k in twins)
+                self._kept[twins[0]] = (item, mine)
+                for k in reversed(twins[1:]):
+                    del self._kept[k]
             else:
                 later.append(item)
             if len(self._kept) - first >= wanted or looked >= scan:
