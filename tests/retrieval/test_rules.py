@@ -185,3 +185,15 @@ def test_distinct_results_fill_the_best_places_and_the_rest_keeps_its_order() ->
     # only `scan` results of a class are looked at: what is beyond keeps its place in the order
     got = list(spread_classes([terms, meanings], str, lambda _: 0, 10, 2))
     assert got == [terms[0], meanings[1], terms[2], terms[3], terms[4], terms[1], meanings[0]]
+
+
+def test_the_general_statement_takes_the_places_of_all_its_component_copies() -> None:
+    copies = ["报表模块的日志输出 JSON 格式，必须带 key", "用户中心的日志输出 JSON 格式，必须带 setter"]
+    distinct = "敏感操作要写审计日志到 audit_log 表"
+    general = "日志输出 JSON 格式，必须带 traceId"
+    # the two copies are not look-alikes of each other, only of the general statement
+    got = spread([copies[0], distinct, copies[1], general], lambda _: 0)
+    assert got == [general, distinct, copies[0], copies[1]]
+    # a general statement that matches the query less well does not take a better match's place
+    got = spread([copies[0], distinct, copies[1], general], lambda item: item != general)
+    assert got == [copies[0], distinct, copies[1], general]
