@@ -258,3 +258,18 @@ def test_rebuild_after_a_change_ranks_like_a_fresh_index() -> None:
     for query in [*QUERIES, "部署", "预发验证"]:
         got = [(i.entry.id, round(i.score, 12)) for i in warm.rank(query, store.entries, NOW)]
         assert got == [(i.entry.id, round(i.score, 12)) for i in fresh.rank(query, store.entries, NOW)], query
+
+
+def _cosine_among(fillers: int, fact: str, query: str) -> float:
+    # one memory in ten shares the query's word; every memory holds a value of its own (one-off tokens)
+    texts = [f"回复 zq{i}x" if i % 10 == 0 else f"zq{i}x wq{i}y" for i in range(fillers)]
+    index = build_index([fact, *texts])
+    return float(index.similarities(query)[0])
+
+
+def test_a_facts_cosine_stops_falling_once_one_off_values_are_rare_enough() -> None:
+    fact, query = "回复 emoji", "回复"
+    small, large, huge = (_cosine_among(n, fact, query) for n in (200, 2000, 4000))
+    assert small > large  # the fact's own value gets rarer than the shared word as the store grows ...
+    assert huge == pytest.approx(large, abs=0.005)  # ... until it is rarer than one memory in RARE_SHARE
+    assert huge > 0.3

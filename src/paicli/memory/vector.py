@@ -40,6 +40,11 @@ if TYPE_CHECKING:
 
 # Bump when features() changes: a persisted index built from other features is then discarded.
 FEATURES_VERSION = "2"
+# A feature in fewer than one memory in RARE_SHARE is as rare as any: without this ceiling, idf of a memory's
+# one-off values (numbers, names) grows with the log of the store while common words' stays put, so the cosine
+# of a fact to a query about its words falls as unrelated memories pile up, below VECTOR_FLOOR at 50k (issue 37).
+RARE_SHARE = 1000
+IDF_CEILING = math.log(RARE_SHARE) + 1.0
 BM25_K1, BM25_B, BM25_EPSILON = 1.5, 0.75, 0.25  # rank-bm25's BM25Okapi defaults
 
 _HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
@@ -176,7 +181,7 @@ class VectorIndex:
 
     @property
     def unseen_idf(self) -> float:
-        return math.log(self.size + 1.0) + 1.0
+        return min(math.log(self.size + 1.0) + 1.0, IDF_CEILING)
 
     # ---- changes -----------------------------------------------------------------------------------
 
@@ -292,8 +297,8 @@ class VectorIndex:
         if self._stats is None:
             docs, cols, tfs = self.postings()
             df = np.bincount(cols, minlength=len(self.vocabulary)).astype(np.float64)
-            idf = (
-                np.log((self.size + 1.0) / (df + 1.0)) + 1.0
+            idf = np.minimum(
+                np.log((self.size + 1.0) / (df + 1.0)) + 1.0, IDF_CEILING
             )  # a feature nobody has left gets the unseen idf
             weights = tfs * idf[cols]
             norms = np.sqrt(
