@@ -297,9 +297,8 @@ class VectorIndex:
         if self._stats is None:
             docs, cols, tfs = self.postings()
             df = np.bincount(cols, minlength=len(self.vocabulary)).astype(np.float64)
-            idf = np.minimum(
-                np.log((self.size + 1.0) / (df + 1.0)) + 1.0, IDF_CEILING
-            )  # a feature nobody has left gets the unseen idf
+            # a feature nobody has left gets the unseen idf
+            idf: FloatArray = np.minimum(np.log((self.size + 1.0) / (df + 1.0)) + 1.0, IDF_CEILING)
             weights = tfs * idf[cols]
             norms = np.sqrt(
                 np.bincount(docs, weights=weights * weights, minlength=len(self.ids)).astype(np.float64)
