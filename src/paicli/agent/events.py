@@ -91,6 +91,9 @@ class RunFinished:
     error: str | None = None
     # set by the Plan and Team orchestrators: the turn the run adds to the main conversation
     turn: RunTurn | None = field(default=None, compare=False, repr=False)
+    truncated: bool = False  # the answer was cut by the output limit and stays incomplete
+    overflow: bool = False  # ended because the server refused the request as too long for its context
+    files_changed: tuple[str, ...] = ()  # project files the run changed (set by the session, from snapshots)
 
 
 @dataclass(frozen=True)

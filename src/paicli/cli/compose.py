@@ -121,10 +121,10 @@ def build_components(
         trust.notify = sink.append
     repository = PromptRepository(root, settings.paicli_home, project_trusted=trust)
     assembler = PromptAssembler(repository, env)
-    tool_support = ToolSupport(assembler.tools_disabled, sink.append)
+    counter = TokenCounter.from_env(env, settings.model)
+    tool_support = ToolSupport(assembler.tools_disabled, sink.append, counter)  # counts: dropped tools
     client = llm if llm is not None else build_llm(settings, tool_support, prewarm=prewarm)
     profile = ContextProfile.from_window(settings.context_window, settings.cache_mode)
-    counter = TokenCounter.from_env(env, settings.model)
     offloader = build_offloader(settings, env, profile)
     tracker = ExternalContextTracker(env)
     store = LongTermMemory(memory_dir(env, settings.paicli_home), env)

@@ -8,7 +8,7 @@ would still not fit the window goes through the fit in window.py.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from paicli.cancel import CancelToken
 from paicli.config.env import EnvLookup
@@ -34,7 +34,7 @@ from paicli.context.types import NO_COMPACTION, CompactionResult, CompactionStep
 from paicli.context.unseen import Offloader
 from paicli.context.window import FitParts, Window, fit_window
 from paicli.llm.messages import Message, Usage
-from paicli.llm.protocol import LLMClient
+from paicli.llm.protocol import ContextLimit, LLMClient
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +85,7 @@ class AutoCompactionManager:
             self.policy, self.gauge, self.clearer, full, session_memory, turn_memory, self.profile
         )
         self._size_summary_input()
+        self.on_server_window: Callable[[int], None] | None = None  # a window learned from a refusal
 
     @property
     def model(self) -> str:
@@ -196,6 +197,19 @@ class AutoCompactionManager:
         if sent and sent[-1].role == "assistant":
             sent = sent[:-1]  # the response itself was already appended: it was not part of the request
         self.gauge.note_usage(sent, tools, usage.prompt_tokens)
+
+    def server_limit(self, history: Sequence[Message], tools: Tools, limit: ContextLimit) -> bool:
+        """A refusal as too long for the server: its count of the request calibrates ours, a smaller window
+        than ours becomes the window (and `on_server_window` hears it). True when the view now exceeds what a
+        request may take, so compaction will act on it."""
+        if limit.prompt_tokens:
+            self.gauge.note_usage(list(history), tools, limit.prompt_tokens)
+            self.gauge.settle()
+        if limit.window and limit.window < self.profile.window:
+            self.set_profile(ContextProfile(limit.window, self.profile.cache_mode))
+            if self.on_server_window is not None:
+                self.on_server_window(limit.window)
+        return self._window(tools).exceeded(self.measure(history))
 
     def compact_now(
         self, history: list[Message], focus: str | None = None, cancel: CancelToken | None = None
