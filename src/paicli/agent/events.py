@@ -82,6 +82,7 @@ class RunTurn:
     answer: str
     full: str
     status: RunStatus
+    tasks: int = 0  # how many tasks (steps) the run planned: 0 when it failed at the planner
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,7 @@ from paicli.agent.runaway import RunawayGuard, inner_text
 from paicli.cancel import Cancelled, CancelToken
 from paicli.llm.messages import ChatResponse, Message, Usage
 from paicli.llm.protocol import ContextLimit, LLMClient, LLMError, StreamDelta
+from paicli.prompt.tool_list import with_tool_list
 from paicli.tools.base import CANCELLED_PREFIX, ToolResult
 from paicli.tools.skill_load import settle_skill_loads
 
@@ -56,6 +57,7 @@ UNEXECUTED_CALL_NOTICE = (
     "如果那只是你要求展示的示例，可以不用理会。"
 )
 RUNAWAY_NOTICE = "↻ 模型在重复同样的工具调用，已提醒它换个办法"
+TOOL_LIST_SOURCE = "tool_list_refresh"  # the system prompt's tool list now names the request's tools
 _CALL_MARKUP = re.compile(
     r"<\s*/?\s*(?:tool_?calls?|function_?calls?|invoke)\b|tool▁calls?▁begin", re.IGNORECASE
 )
@@ -149,6 +151,7 @@ class ToolLoop:
                 return self.cancelled()
             definitions = self.turn.definitions()
             self.stats.last_tool_definitions = definitions
+            self._name_tools(definitions)
             self._compact(definitions)
             if self.cancel.cancelled:
                 return self.cancelled()
@@ -182,6 +185,13 @@ class ToolLoop:
     def cancelled(self) -> RunFinished:
         self.conversation.event("run_cancelled", "user_cancel", {})
         return RunFinished("cancelled", CANCELLED_ANSWER)
+
+    def _name_tools(self, definitions: list[dict[str, Any]]) -> None:
+        """The system prompt's `## Tools` list follows the tools the request carries (recorded when it changes)."""
+        names = tool_names(definitions)
+        if names:
+            prompt = self.conversation.system_prompt
+            self.conversation.set_system_prompt(with_tool_list(prompt, names), TOOL_LIST_SOURCE)
 
     def _compact(self, definitions: list[dict[str, Any]]) -> None:
         self.emit(CompactionStarted(self.conversation.actor))

@@ -132,7 +132,9 @@ class ReactAgent:
         user_message = Message.user(self._user_content(user_input))
         self.conversation.append(user_message, "user_input", {"submittedInput": submitted_text})
         options = LoopOptions(
-            self.options.budget_factory, self.options.runaway_factory, continuations=self.options.continuations
+            self.options.budget_factory,
+            self.options.runaway_factory,
+            continuations=self.options.continuations,
         )
         finished = ToolLoop(self.conversation, self.llm, turn, emit, cancel, options, self.stats).run()
         if finished.overflow:  # a turn the server could not take must not stay and make the next one longer

@@ -7,6 +7,7 @@ and background extraction with its notices (session_background)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from paicli import __version__
@@ -165,7 +166,14 @@ class AppBackend:
         return self.turns.default_mode()
 
     def run(self, text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
-        return self.turns.run(text, mode, emit, cancel)
+        watched = (
+            self._snapshots.snapshots if self._snapshots is not None and self.state.report_changes else None
+        )
+        mark = watched.taken if watched is not None else 0
+        finished = self.turns.run(text, mode, emit, cancel)
+        if watched is None:
+            return finished
+        return replace(finished, files_changed=watched.files_changed_since(mark))
 
     def plan_create(self, text: str, emit: EventSink, cancel: CancelToken) -> PlanDraft | RunFinished:
         return self.turns.plan_create(text, emit, cancel)

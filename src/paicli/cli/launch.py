@@ -385,6 +385,7 @@ def _run_oneshot(backend: AppBackend, args: argparse.Namespace, piped: str) -> i
 
     if piped.strip():
         backend.state.stdin_context = piped
+    backend.state.report_changes = args.output_format != "text"  # `files_changed` in the JSON result
     backend.state.continue_plan_first = bool(
         (args.plan or args.team) and (args.continue_session or args.resume)
     )

@@ -24,6 +24,7 @@ def _ask_window(settings: Settings) -> ServerWindow | None:
     native = is_local(settings.base_url)
     return server_window(settings.base_url, settings.api_key, settings.model, native=native, timeout=5.0)
 
+
 Lister = Callable[[str, str | None], CheckResult]
 WindowProbe = Callable[[Settings], ServerWindow | None]
 WINDOW_SOURCES = {

@@ -34,6 +34,7 @@ class RunState:
     stdin_context: str = ""  # `-p` with piped input: appended to the task
     warmup: WarmUp | None = None  # started by the launcher; the first run waits for it
     continue_plan_first: bool = False  # `-p --plan -c`: continue the interrupted plan instead of a new one
+    report_changes: bool = False  # `-p` JSON output: a run's RunFinished lists the files it changed
 
 
 class TurnRunner:

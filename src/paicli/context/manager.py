@@ -122,6 +122,9 @@ class AutoCompactionManager:
         self._size_summary_input()
 
     def _size_summary_input(self) -> None:
+        if isinstance(self.full, ConversationHistoryCompactor):
+            # a summary fits the room the profile keeps for it (an 8K window: 2K), never under 1K or over 8K
+            self.full.max_output_tokens = max(1_024, min(8_192, self.profile.summary_reserve))
         if isinstance(self.full, ConversationHistoryCompactor) and self.policy.window_fit:
             self.full.max_input_chars = input_chars_for_window(
                 self.profile.window, self.profile.buffer_reserve

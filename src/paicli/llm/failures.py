@@ -53,7 +53,9 @@ def final_message(failure: Failure, attempts: int, streamed: bool) -> str:
 
 # How servers say a request is longer than their context: llama.cpp's error type and OpenAI's code, then the
 # wording of OpenAI, vLLM, DeepSeek and other OpenAI-compatible servers, LM Studio, and Anthropic-style gateways.
-_OVERFLOW_KINDS = frozenset({"exceed_context_size_error", "context_length_exceeded", "string_above_max_length"})
+_OVERFLOW_KINDS = frozenset(
+    {"exceed_context_size_error", "context_length_exceeded", "string_above_max_length"}
+)
 _OVERFLOW_WORDS = re.compile(
     r"maximum context length|context (?:size|length|window)|exceeds? the (?:available )?context"
     r"|prompt is too long|too many (?:input )?tokens|input is too long|context the overflows",

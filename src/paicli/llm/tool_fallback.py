@@ -156,7 +156,9 @@ class ToolFallbackClient:
         except LLMError:
             return  # no verdict: the tools stay
         if bare.usage is not None and same_prompt(usage.prompt_tokens, bare.usage.prompt_tokens):
-            notice = DROPPED_TOOLS_NOTICE.format(model="{model}", prompt=usage.prompt_tokens, tools=tool_tokens)
+            notice = DROPPED_TOOLS_NOTICE.format(
+                model="{model}", prompt=usage.prompt_tokens, tools=tool_tokens
+            )
             self._support.mark(model, notice)
 
     def with_model(self, model: str) -> ToolFallbackClient:

@@ -55,6 +55,12 @@ model without tool support (Ollama-style 400 "does not support tools" to any req
 ``models`` (``models_route=False``: 404, like an endpoint that does not list them); every GET path is kept in
 ``.gets``. ``port=N`` binds that loopback port instead of a free one (OSError when it is taken).
 
+Limits of a real local server (``limits=ServerLimits(...)``, paicli.testing.server_limits): a context size
+reported as ``meta.n_ctx`` in ``GET /v1/models`` and enforced with llama.cpp's ``exceed_context_size_error``
+(or OpenAI's wording), a prompt count that leaves out ``tools``, replies cut at the request's ``max_tokens``.
+``.refusals`` counts the requests refused as too long. A slow stream: ``pace=`` seconds before each content
+chunk; ``Reply.hang(text, rest="…")`` streams ``rest`` once released.
+
 Helpers for assertions: ``validate_request(body) -> list[str]`` (the same checks, pure),
 ``prompt_text(body)`` (the serialisation the usage and cache figures are computed on) and
 ``count_tokens(text)``.
@@ -71,6 +77,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from paicli.testing.server_limits import ServerLimits
 
 Responder = Callable[[dict[str, Any]], "Reply | str | None"]
 
@@ -104,6 +112,8 @@ class Reply:
     finish_reason: str | None = None
     cut: bool = False
     empty: bool = False
+    pace: float = 0.0  # seconds before each content chunk (a slowly streaming model)
+    rest: str | None = None  # Reply.hang: content streamed after the release
 
     @staticmethod
     def empty_200() -> Reply:
@@ -283,6 +293,11 @@ class _Tokens:
         text = text.encode("utf-8", "replace").decode("utf-8")
         return list(cls._encoding.encode(text, disallowed_special=()))
 
+    @classmethod
+    def decode(cls, tokens: list[int]) -> str:
+        cls.encode("")  # loads the encoding
+        return str(cls._encoding.decode(tokens))
+
 
 def count_tokens(text: str) -> int:
     """cl100k token count (offline encoding), as the server computes usage."""
@@ -371,6 +386,7 @@ class FakeOpenAIServer:
         api_key: str | None = None,
         cache_emulation: bool = False,
         deepseek_usage: bool = False,
+        limits: ServerLimits | None = None,
         models: tuple[str, ...] = ("fake-model",),
         reject_stream_options: bool = False,
         reject_tools: bool = False,
@@ -384,6 +400,8 @@ class FakeOpenAIServer:
         self.api_key = api_key
         self.cache_emulation = cache_emulation
         self.deepseek_usage = deepseek_usage
+        self.limits = limits or ServerLimits()
+        self.refusals = 0  # requests refused as longer than limits.n_ctx
         self.models = models
         self.reject_stream_options = reject_stream_options
         self.reject_tools = reject_tools
@@ -512,7 +530,7 @@ class FakeOpenAIServer:
     def _usage(self, body: dict[str, Any], reply: Reply, produced: str) -> dict[str, Any]:
         if reply.usage is not None:
             return dict(reply.usage)
-        tokens = _Tokens.encode(prompt_text(body))
+        tokens = _Tokens.encode(prompt_text(self.limits.counted(body)))
         cached = 0
         with self._state.lock:
             if self.cache_emulation:
@@ -604,8 +622,10 @@ class _Handler(BaseHTTPRequestHandler):
         if not self._authorized():
             return
         if self.path.rstrip("/").endswith("/models") and self.server_api.models_route:
+            extra = self.server_api.limits.model_meta()
             data = [
-                {"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in self.server_api.models
+                {"id": m, "object": "model", "created": 0, "owned_by": "fake", **extra}
+                for m in self.server_api.models
             ]
             self._json(200, {"object": "list", "data": data})
         else:
@@ -642,7 +662,10 @@ class _Handler(BaseHTTPRequestHandler):
         if self.server_api.reject_tools and body.get("tools"):
             self._error(400, f"registry.ollama.ai/library/{body.get('model')} does not support tools")
             return
+        if self._refused_as_too_long(body):
+            return
         reply = self.server_api._next_reply(body)
+        reply = self.server_api.limits.capped(reply, body.get("max_tokens"), _Tokens.encode, _Tokens.decode)
         if reply.delay > 0:
             time.sleep(reply.delay)
         if reply.hang_before_headers:
@@ -658,6 +681,18 @@ class _Handler(BaseHTTPRequestHandler):
                 self._complete(body, reply)
         except (BrokenPipeError, ConnectionResetError):
             return  # the client went away (cancel); nothing to clean up
+
+    def _refused_as_too_long(self, body: dict[str, Any]) -> bool:
+        limits = self.server_api.limits
+        if limits.n_ctx is None:
+            return False
+        refusal = limits.refused(len(_Tokens.encode(prompt_text(limits.counted(body)))))
+        if refusal is None:
+            return False
+        with self.server_api._state.lock:
+            self.server_api.refusals += 1
+        self._json(400, refusal)
+        return True
 
     def _resolved_calls(self, reply: Reply) -> list[tuple[str, ScriptedCall]]:
         return [(c.id or self.server_api._next_call_id(), c) for c in reply.calls]
@@ -722,9 +757,13 @@ class _Handler(BaseHTTPRequestHandler):
         for piece in _pieces(reply.reasoning or "", reply.chunks):
             self._send_event(self._chunk(body, {"reasoning_content": piece}))
         for piece in _pieces(reply.content or "", reply.chunks):
+            if reply.pace > 0:
+                time.sleep(reply.pace)
             self._send_event(self._chunk(body, {"content": piece}))
         if reply.hangs:
             self._park()
+        for piece in _pieces(reply.rest or "", reply.chunks):
+            self._send_event(self._chunk(body, {"content": piece}))
         calls = self._resolved_calls(reply)
         for delta in _call_deltas(calls, reply.arg_chunk, reply.interleave):
             self._send_event(self._chunk(body, {"tool_calls": [delta]}))
@@ -732,7 +771,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         finish = reply.finish_reason or ("tool_calls" if calls else "stop")
         self._send_event(self._chunk(body, {}, finish))
-        produced = (reply.content or "") + (reply.reasoning or "") + "".join(c.arguments for _, c in calls)
+        produced = (reply.content or "") + (reply.rest or "") + (reply.reasoning or "")
+        produced += "".join(c.arguments for _, c in calls)
         usage_chunk: dict[str, Any] = {
             "id": "chatcmpl-fake",
             "object": "chat.completion.chunk",

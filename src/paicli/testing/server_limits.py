@@ -1,0 +1,85 @@
+"""Limits of a real local server, for the loopback fake (`FakeOpenAIServer(limits=ServerLimits(...))`).
+
+What llama.cpp's `llama-server` showed with a small model (issue 40): a context size it reports in
+`GET /v1/models` (`meta.n_ctx`) and enforces with a machine-readable 400; a chat template that drops `tools`
+(the prompt count then leaves them out); and replies cut at the request's `max_tokens` with
+`finish_reason: "length"`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from paicli.testing.openai_server import Reply
+
+Count = Callable[[str], list[int]]
+Decode = Callable[[list[int]], str]
+
+
+@dataclass(frozen=True)
+class ServerLimits:
+    n_ctx: int | None = None  # reported as meta.n_ctx in /v1/models; a longer prompt is refused with a 400
+    refusal: Literal["llamacpp", "openai"] = "llamacpp"  # the wording of that 400
+    drop_tools: bool = False  # the prompt count leaves out `tools`, as a template that never renders them
+    honour_max_tokens: bool = False  # a reply longer than the request's max_tokens is cut there ("length")
+
+    def model_meta(self) -> dict[str, Any]:
+        """Extra fields of each /v1/models entry."""
+        return {"meta": {"n_ctx": self.n_ctx, "n_ctx_train": self.n_ctx * 4}} if self.n_ctx else {}
+
+    def counted(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The part of a request the server counts as its prompt."""
+        return {k: v for k, v in body.items() if k != "tools"} if self.drop_tools else body
+
+    def refused(self, prompt_tokens: int) -> dict[str, Any] | None:
+        """The error body for a prompt the context cannot hold (None: it fits)."""
+        if self.n_ctx is None or prompt_tokens <= self.n_ctx:
+            return None
+        if self.refusal == "openai":
+            message = (
+                f"This model's maximum context length is {self.n_ctx} tokens. However, your messages "
+                f"resulted in {prompt_tokens} tokens. Please reduce the length of the messages."
+            )
+            return {
+                "error": {
+                    "message": message,
+                    "type": "invalid_request_error",
+                    "code": "context_length_exceeded",
+                }
+            }
+        message = (
+            f"request ({prompt_tokens} tokens) exceeds the available context size ({self.n_ctx} tokens), "
+            "try increasing it"
+        )
+        return {
+            "error": {
+                "code": 400,
+                "message": message,
+                "type": "exceed_context_size_error",
+                "n_prompt_tokens": prompt_tokens,
+                "n_ctx": self.n_ctx,
+            }
+        }
+
+    def capped(self, reply: Reply, max_tokens: Any, encode: Count, decode: Decode) -> Reply:
+        """`reply` cut at `max_tokens` tokens of content, then of the tool calls' arguments."""
+        if not self.honour_max_tokens or not isinstance(max_tokens, int) or reply.status != 200:
+            return reply
+        room = max_tokens
+        content = reply.content or ""
+        tokens = encode(content)
+        if len(tokens) > room:
+            return replace(reply, content=decode(tokens[:room]), calls=(), finish_reason="length")
+        room -= len(tokens)
+        calls = []
+        for call in reply.calls:
+            args = encode(call.arguments)
+            if len(args) > room:
+                calls.append(replace(call, arguments=decode(args[:room])))
+                return replace(reply, calls=tuple(calls), finish_reason="length")
+            room -= len(args)
+            calls.append(call)
+        return reply
