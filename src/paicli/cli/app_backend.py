@@ -34,6 +34,7 @@ from paicli.cli.session_report import SessionReport
 from paicli.cli.turn_runner import RunState, TurnRunner
 from paicli.config import knobs
 from paicli.config.settings import Settings
+from paicli.memory.pending import PendingExtractions
 from paicli.session.ledger import ConversationLedger
 
 if TYPE_CHECKING:
@@ -50,6 +51,16 @@ def _snapshot_commands(
     snapshots = attach_snapshots(parts, ledger)
     snapshots.notify = notice
     return SnapshotCommands(snapshots, lambda: parts.approval.yes)
+
+
+def _pending_extractions(parts: Components) -> PendingExtractions:
+    from paicli.cli.compose import known_secrets
+    from paicli.redact import Redactor
+
+    def redact(text: str) -> str:  # built only when something is handed over, never at start-up
+        return Redactor(known_secrets(parts.settings, parts.env)).text(text)
+
+    return PendingExtractions(parts.settings.paicli_home, parts.memory.project_key, redact)
 
 
 class AppBackend:
@@ -97,6 +108,11 @@ class AppBackend:
             lambda: self.core.parts, self._switch_model, lambda: self.core.report.cache().short
         )
         self._snapshots = _snapshot_commands(parts, self.background.notice, lambda: self.core.parts.ledger)
+        self._handover: PendingExtractions | None = None
+        if enabled:  # extraction yields to turns; what one session could not finish, the next one does
+            self.state.turn_gate = self.background
+            self._handover = _pending_extractions(parts)
+            self.background.pick_up(self._handover)
 
     def _switch_model(self, settings: Settings) -> None:
         """/model: the same conversation, continued by a session built for `settings`."""
@@ -333,5 +349,7 @@ class AppBackend:
         if self.parts.mcp is not None:
             self.parts.mcp.close()
         self.background.wait(timeout)
+        if self._handover is not None:
+            self.background.hand_over(self._handover)
         self.parts.memory.flush_index(timeout)
         self.parts.ledger.close()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from paicli.agent.events import EventSink, Notice, Preparing, RunFinished
 from paicli.agent.react import CANCELLED_ANSWER, ReactAgent
@@ -26,6 +26,14 @@ RESUMABLE_MODES = ("plan", "team")  # runs whose interrupted steps /resume and -
 T = TypeVar("T")
 
 
+class TurnGate(Protocol):
+    """Background side calls that yield while a turn runs (SessionBackground)."""
+
+    def turn_started(self) -> None: ...
+
+    def turn_ended(self) -> None: ...
+
+
 @dataclass
 class RunState:
     """What outlives a rebuild of the session (/model, /resume): set by the launcher, read by every run."""
@@ -35,6 +43,7 @@ class RunState:
     warmup: WarmUp | None = None  # started by the launcher; the first run waits for it
     continue_plan_first: bool = False  # `-p --plan -c`: continue the interrupted plan instead of a new one
     report_changes: bool = False  # `-p` JSON output: a run's RunFinished lists the files it changed
+    turn_gate: TurnGate | None = None  # told when a run starts and ends (background extraction yields)
 
 
 class TurnRunner:
@@ -92,6 +101,9 @@ class TurnRunner:
 
     def guarded(self, emit: EventSink, work: Callable[[], T]) -> T | RunFinished:
         self.state.phase = "running"
+        gate = self.state.turn_gate
+        if gate is not None:
+            gate.turn_started()
         try:
             result = work()
             if isinstance(result, RunFinished) and result.turn is not None:  # a Plan or Team run ended
@@ -102,6 +114,8 @@ class TurnRunner:
             return RunFinished("error", "", f"任务出错: {exc}")
         finally:
             self.state.phase = "idle"
+            if gate is not None:
+                gate.turn_ended()
 
     def _before_model_call(self, submitted: str, expanded: str, emit: EventSink) -> None:
         """Spec 5.5 / 5.7: an expanded MCP resource marks external content; an explicit request to reuse the

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
-from paicli.cancel import Cancelled, CancelToken
+from paicli.cancel import Cancelled, CancelToken, current_token
 from paicli.llm.attempt import stream_attempt
 from paicli.llm.connection import ClientOptions, Connection
 from paicli.llm.failures import Failure, final_message, rejects_usage_option
@@ -123,6 +123,8 @@ class OpenAIChatClient:
         max_tokens: int | None = None,
     ) -> ChatResponse:
         params = self.request_params(messages, tools, tool_choice)
+        if cancel is None:  # a side call run in a cancel_scope (background extraction yielding to a turn)
+            cancel = current_token()
         caps = [cap for cap in (max_tokens, self._options.max_output_tokens) if cap is not None]
         if caps:  # a side call's own cap, the configured output cap, or the lower of the two
             params["max_tokens"] = min(caps)
