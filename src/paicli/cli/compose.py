@@ -71,7 +71,11 @@ def build_llm(
     client = client_from_settings(settings)
     if prewarm:
         client.prewarm()
-    return client if tool_support is None else ToolFallbackClient(client, tool_support)
+    if tool_support is None:
+        return client
+    from paicli.llm.endpoints import is_local_endpoint
+
+    return ToolFallbackClient(client, tool_support, check_dropped=is_local_endpoint(settings.base_url))
 
 
 def memory_dir(env: EnvLookup, home: Path) -> Path:

@@ -18,10 +18,10 @@ from paicli.llm.window_forms import ServerWindow
 
 
 def _ask_window(settings: Settings) -> ServerWindow | None:
-    from paicli.cli.server_window import is_local
+    from paicli.llm.endpoints import is_local_endpoint
     from paicli.llm.probe import server_window
 
-    native = is_local(settings.base_url)
+    native = is_local_endpoint(settings.base_url)
     return server_window(settings.base_url, settings.api_key, settings.model, native=native, timeout=5.0)
 
 

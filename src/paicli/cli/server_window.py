@@ -9,7 +9,6 @@ start-up does not pay a request each time. A window learned from a refusal at ru
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import logging
 import time
@@ -17,10 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from paicli import fsperm
 from paicli.config.settings import Settings
+from paicli.llm.endpoints import is_local_endpoint as is_local
 from paicli.llm.window_forms import ServerWindow
 
 log = logging.getLogger(__name__)
@@ -37,18 +36,6 @@ class Remembered:
     tokens: int | None  # None: the server was asked and did not say
     source: str
     at: float
-
-
-def is_local(base_url: str) -> bool:
-    """Loopback, a private network address or a `.local` name: a server the user runs, not a cloud API."""
-    host = (urlsplit(base_url).hostname or "").lower()
-    if host == "localhost" or host.endswith((".local", ".localhost")):
-        return True
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return address.is_loopback or address.is_private or address.is_link_local
 
 
 def _key(base_url: str, model: str) -> str:

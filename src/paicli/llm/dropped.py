@@ -8,10 +8,10 @@ from typing import Any, Protocol
 
 from paicli.llm.messages import Message
 
-# A prompt under this share of the local count of messages + tools is suspicious. Tokenizers differ from the
-# local one by well under 2x on the same text, so a server that rendered the tools never counts this little
-# unless the messages dwarf them; the one-token request without tools then decides.
-SUSPICIOUS_SHARE = 0.5
+# A prompt under this share of the local count of messages + tools is suspicious: a server that rendered the
+# tools counts about r·(messages + tools), one that dropped them r·messages, where r (its tokenizer against the
+# local one) lies around 0.6-1.3. Either way the one-token request without tools decides.
+SUSPICIOUS_SHARE = 0.6
 SAME_PROMPT_SLACK = 8  # tokens: two renderings of the same messages may differ by a separator or two
 
 DROPPED_TOOLS_NOTICE = (

@@ -81,9 +81,10 @@ class ToolSupport:
 class ToolFallbackClient:
     """An `LLMClient` that retries a tools-rejecting request once without tools, and from then on sends none."""
 
-    def __init__(self, inner: LLMClient, support: ToolSupport) -> None:
+    def __init__(self, inner: LLMClient, support: ToolSupport, check_dropped: bool = True) -> None:
         self._inner = inner
         self._support = support
+        self._check = check_dropped  # local servers: their chat template may drop tools (cloud APIs do not)
 
     @property
     def model(self) -> str:
@@ -143,7 +144,7 @@ class ToolFallbackClient:
         """The first reply with a prompt count: a count too small for the tools sent is confirmed by the same
         request without tools (one output token); the same count means the server never rendered them."""
         size, usage = self._support.size, response.usage
-        if size is None or usage is None or usage.prompt_tokens <= 0:
+        if not self._check or size is None or usage is None or usage.prompt_tokens <= 0:
             return
         model = self._inner.model
         if not self._support.take_check(model):
@@ -162,7 +163,7 @@ class ToolFallbackClient:
             self._support.mark(model, notice)
 
     def with_model(self, model: str) -> ToolFallbackClient:
-        return ToolFallbackClient(self._inner.with_model(model), self._support)
+        return ToolFallbackClient(self._inner.with_model(model), self._support, self._check)
 
     def __getattr__(self, name: str) -> Any:  # prewarm, options, ... of the wrapped client
         return getattr(self._inner, name)

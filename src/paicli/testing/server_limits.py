@@ -25,10 +25,15 @@ class ServerLimits:
     refusal: Literal["llamacpp", "openai"] = "llamacpp"  # the wording of that 400
     drop_tools: bool = False  # the prompt count leaves out `tools`, as a template that never renders them
     honour_max_tokens: bool = False  # a reply longer than the request's max_tokens is cut there ("length")
+    reported: bool = (
+        True  # False: n_ctx is enforced but not listed (a server that only says it when refusing)
+    )
 
     def model_meta(self) -> dict[str, Any]:
         """Extra fields of each /v1/models entry."""
-        return {"meta": {"n_ctx": self.n_ctx, "n_ctx_train": self.n_ctx * 4}} if self.n_ctx else {}
+        if not self.n_ctx or not self.reported:
+            return {}
+        return {"meta": {"n_ctx": self.n_ctx, "n_ctx_train": self.n_ctx * 4}}
 
     def counted(self, body: dict[str, Any]) -> dict[str, Any]:
         """The part of a request the server counts as its prompt."""
