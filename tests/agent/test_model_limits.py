@@ -60,11 +60,15 @@ def test_continuations_are_bounded_and_the_answer_is_flagged_truncated() -> None
 def test_a_cut_tool_call_is_never_run_and_the_model_is_told() -> None:
     runner = FakeToolRunner({"write_file": lambda call, cancel: "已写入"})
     half = ToolCall("c1", "write_file", '{"path": "a.py", "content": "def f(')
-    llm = ScriptedLLM([cut("", half), tool_call_reply(("write_file", '{"path": "a.py", "content": "x"}')), "好了"])
+    llm = ScriptedLLM(
+        [cut("", half), tool_call_reply(("write_file", '{"path": "a.py", "content": "x"}')), "好了"]
+    )
     agent = ReactAgent(llm, runner, StaticPrompt())
     finished, events = run(agent, "写 a.py")
     assert finished.status == "done" and not finished.truncated
-    assert [call.arguments for call in runner.executed] == ['{"path": "a.py", "content": "x"}']  # only the whole one
+    assert [call.arguments for call in runner.executed] == [
+        '{"path": "a.py", "content": "x"}'
+    ]  # only the whole one
     told = llm.requests[1].messages
     assert told[-1].role == "tool" and told[-1].tool_call_id == "c1" and "未执行" in (told[-1].content or "")
     assert_protocol_valid(told)
@@ -92,7 +96,9 @@ class RefusingContext:
     def after_response(self, history: Sequence[Message], tools: Any, usage: Any) -> None:
         return None
 
-    def compact_now(self, history: list[Message], focus: str | None = None, cancel: Any = None) -> CompactionResult:
+    def compact_now(
+        self, history: list[Message], focus: str | None = None, cancel: Any = None
+    ) -> CompactionResult:
         return NO_COMPACTION
 
     def server_limit(

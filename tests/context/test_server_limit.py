@@ -19,7 +19,10 @@ ENV = EnvLookup(environ={"PAICLI_SESSION_MEMORY_COMPACTION_ENABLED": "false"})
 def conversation(rounds: int) -> list[Message]:
     history = [Message.system("你是 paicli。")]
     for n in range(rounds):
-        history += [Message.user(f"第 {n} 个问题：" + "请解释这段代码的作用。" * 40), Message.assistant("解释如下。" * 60)]
+        history += [
+            Message.user(f"第 {n} 个问题：" + "请解释这段代码的作用。" * 40),
+            Message.assistant("解释如下。" * 60),
+        ]
     return history
 
 

@@ -31,7 +31,9 @@ SYSTEM = "## Tools\n\n`tool_0`\n\n## Tool Policy\n\n- 先读后改"
 
 def session(server: FakeOpenAIServer) -> tuple[ToolFallbackClient, list[str]]:
     said: list[str] = []
-    support = ToolSupport(lambda prompt: "没有工具可用", said.append, TokenCounter.from_env(None, "fake-model"))
+    support = ToolSupport(
+        lambda prompt: "没有工具可用", said.append, TokenCounter.from_env(None, "fake-model")
+    )
     options = ClientOptions(server.base_url, None, backoff_base=0.001)
     return ToolFallbackClient(OpenAIChatClient.from_options(options, "fake-model"), support), said
 
@@ -43,7 +45,11 @@ def test_a_server_that_drops_tools_is_found_once_and_the_session_goes_on_without
         assert llm.chat(messages, TOOLS).message.content == "好的"
         assert len(said) == 1 and "聊天模板" in said[0] and "--jinja" in said[0]
         check = server.requests[1]  # the same request without tools, one output token
-        assert "tools" not in check and check["max_tokens"] == 1 and check["messages"] == server.requests[0]["messages"]
+        assert (
+            "tools" not in check
+            and check["max_tokens"] == 1
+            and check["messages"] == server.requests[0]["messages"]
+        )
         llm.chat([*messages, Message.assistant("好的"), Message.user("再读 b.txt")], TOOLS)
         later = server.requests[2]
         assert "tools" not in later and later["messages"][0]["content"] == "没有工具可用"

@@ -9,7 +9,7 @@ from paicli.llm.client import ClientOptions, OpenAIChatClient
 from paicli.llm.failures import context_limit_of
 from paicli.llm.messages import Message
 from paicli.llm.protocol import ContextLimit, LLMError
-from paicli.testing.openai_server import FakeOpenAIServer, Reply, count_tokens, prompt_text
+from paicli.testing.openai_server import FakeOpenAIServer, count_tokens, prompt_text
 from paicli.testing.server_limits import ServerLimits
 
 
@@ -61,7 +61,10 @@ def test_a_request_within_the_window_is_answered() -> None:
             },
             ContextLimit(8192, 9325),
         ),
-        ({"error": {"message": "prompt is too long: 210000 tokens > 200000 maximum"}}, ContextLimit(200000, 210000)),
+        (
+            {"error": {"message": "prompt is too long: 210000 tokens > 200000 maximum"}},
+            ContextLimit(200000, 210000),
+        ),
         ({"error": {"code": "context_length_exceeded", "message": "too long"}}, ContextLimit(None, None)),
         ({"error": {"message": "tools param requires --jinja flag"}}, None),
         ({"error": {"message": "messages[3] is a tool message for 'x' with no pending tool call"}}, None),

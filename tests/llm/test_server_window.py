@@ -38,9 +38,14 @@ def test_vllm_and_routers_name_it_per_model() -> None:
 def test_ollama_and_lm_studio_forms() -> None:
     running = {"models": [{"name": "qwen2.5:7b", "model": "qwen2.5:7b", "context_length": 16384}]}
     assert window_forms.from_ollama_ps(running, "qwen2.5:7b") == ServerWindow(16384, "Ollama context_length")
-    shown = {"parameters": 'stop "<|im_end|>"\nnum_ctx 32768\n', "model_info": {"qwen2.context_length": 131072}}
+    shown = {
+        "parameters": 'stop "<|im_end|>"\nnum_ctx 32768\n',
+        "model_info": {"qwen2.context_length": 131072},
+    }
     assert window_forms.from_ollama_show(shown) == ServerWindow(32768, "Ollama num_ctx")
-    assert window_forms.from_ollama_show({"model_info": {"qwen2.context_length": 131072}}) is None  # trained only
+    assert (
+        window_forms.from_ollama_show({"model_info": {"qwen2.context_length": 131072}}) is None
+    )  # trained only
     loaded = {"id": "m", "loaded_context_length": 8192, "max_context_length": 131072}
     assert window_forms.from_lmstudio(loaded) == ServerWindow(8192, "LM Studio loaded_context_length")
     assert window_forms.from_lmstudio({"id": "m", "max_context_length": 131072}) == ServerWindow(
@@ -52,7 +57,9 @@ def test_ollama_and_lm_studio_forms() -> None:
 
 def test_the_probe_reads_the_listing_of_a_server_that_reports_n_ctx() -> None:
     with FakeOpenAIServer(limits=ServerLimits(n_ctx=9000)) as server:
-        assert server_window(server.base_url, None, "fake-model") == ServerWindow(9000, "llama.cpp meta.n_ctx")
+        assert server_window(server.base_url, None, "fake-model") == ServerWindow(
+            9000, "llama.cpp meta.n_ctx"
+        )
         assert server.gets == ["/v1/models"]  # found in the listing: nothing else asked
         local = probe_local("llama.cpp", server.port, timeout=30)
         assert local is not None and window_forms.from_listing(local.listing, "fake-model") is not None
