@@ -78,3 +78,15 @@ def test_which_endpoints_are_local() -> None:
     ]
     remote = ["https://api.deepseek.com/v1", "http://8.8.8.8/v1", "https://gateway.example.com"]
     assert all(is_local_endpoint(url) for url in local) and not any(is_local_endpoint(url) for url in remote)
+
+
+def test_a_server_that_is_not_running_is_asked_again_next_time(tmp_path: Path) -> None:
+    asked: list[str] = []
+
+    def down(url: str, key: str | None, model: str) -> ServerWindow | None:
+        asked.append(url)
+        raise ConnectionError("connection refused")
+
+    for _ in range(2):
+        assert with_server_window(settings(tmp_path), down).window_source == "default"
+    assert len(asked) == 2 and recall(tmp_path, "http://127.0.0.1:8080/v1", "gemma-3-270m") is None

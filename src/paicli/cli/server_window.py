@@ -77,9 +77,13 @@ def remember(home: Path, base_url: str, model: str, found: ServerWindow | None) 
 
 
 def _ask(base_url: str, api_key: str | None, model: str) -> ServerWindow | None:
-    from paicli.llm.probe import server_window
+    """What the server says; ConnectionError when it did not answer at all (then nothing is remembered)."""
+    from paicli.llm.probe import list_models, server_window
 
-    return server_window(base_url, api_key, model, timeout=2.0)
+    listed = list_models(base_url, api_key, timeout=2.0)
+    if listed.kind == "unreachable":
+        raise ConnectionError(listed.detail)
+    return server_window(base_url, api_key, model, listing=listed.data if listed.ok else None, timeout=2.0)
 
 
 def with_server_window(settings: Settings, probe: Probe = _ask) -> Settings:
@@ -91,9 +95,9 @@ def with_server_window(settings: Settings, probe: Probe = _ask) -> Settings:
     if known is None and is_local(url):
         try:
             found = probe(url, settings.api_key, model)
-        except Exception:  # a probe is a convenience: start-up goes on with the default
+        except Exception:  # not running yet, say: start-up goes on with the default and asks next time
             log.warning("asking %s for its context window failed", url, exc_info=True)
-            found = None
+            return settings
         remember(home, url, model, found)
         known = Remembered(found.tokens if found else None, found.source if found else "", time.time())
     if known is None or known.tokens is None:
