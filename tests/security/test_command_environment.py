@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import os
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -14,11 +15,13 @@ from paicli.cancel import CancelToken
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.config.keys import configured_keys
+from paicli.config.values import SandboxValues
 from paicli.tools.context import ToolContext
 from paicli.tools.guards import PathGuard
 from paicli.tools.sandbox.environ import approved_env, sandbox_env
+from paicli.tools.sandbox.executor import SandboxExecutor
 from paicli.tools.sandbox.status import SandboxGate, probe
-from paicli.tools.shell import execute_command
+from paicli.tools.shell import execute_command, unconfined
 from tests.tools.helpers import env as lookup
 
 PROVIDER_KEY = "sk-envtest-provider-0123456789abcdef"
@@ -159,15 +162,14 @@ def _printed_environment(project: Path, sandboxed: bool) -> dict[str, str]:
     status = probe("auto", True) if sandboxed else None
     if status is not None and not status.active:
         pytest.skip(f"no sandbox here: {status.reason}")
-    ctx = ToolContext(
-        project,
-        PathGuard(project),
-        found,
-        CancelToken(),
-        auto_run=True,
-        sandbox=status,
-        env_allow=SandboxGate(found).env_allow,
+    allow = SandboxGate(SandboxValues.parse(found)).env_allow
+    keys = partial(configured_keys, found)
+    executor = (
+        SandboxExecutor(status, str(found.home), allow, keys)
+        if status is not None
+        else unconfined(allow, keys).unasked
     )
+    ctx = ToolContext(project, PathGuard(project), found, CancelToken(), executor=executor)
     output = execute_command({"command": "env"}, ctx)
     assert output.success, output.content
     pairs = (line.partition("=") for line in output.content.splitlines())

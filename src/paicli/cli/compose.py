@@ -4,17 +4,19 @@ time); the model-bound ones (compaction managers, agents) are built by cli/sessi
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from paicli import __version__
 from paicli.agent.plan.prompts import AssembledPlanPrompts, PlanPrompts
 from paicli.agent.team.prompts import AssembledTeamPrompts, TeamPrompts
+from paicli.cli.notices import NoticeBoard
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.config.keys import configured_keys
 from paicli.config.settings import Settings
 from paicli.config.trust import ProjectTrust
+from paicli.config.values import SessionValues
 from paicli.context.offload import ToolResultOffloader
 from paicli.context.profile import ContextProfile
 from paicli.context.tokens import TokenCounter
@@ -33,6 +35,7 @@ from paicli.session.opener import LedgerOpener
 from paicli.tools.approval import ApprovalState, start_mode
 from paicli.tools.base import Approver
 from paicli.tools.runner import ToolRunner
+from paicli.tools.sandbox.executor import session_executors
 from paicli.tools.sandbox.status import SANDBOX_OFF_WARNING, SandboxGate
 from paicli.tools.skill_load import LoadSkillTool, build_skills
 from paicli.tools.skills import SkillCatalog
@@ -60,6 +63,7 @@ class Components:
         None  # models found at run time to reject `tools` (llm/tool_fallback.py)
     )
     mcp: McpSession | None = None  # None: no MCP server configured
+    notices: NoticeBoard = field(default_factory=NoticeBoard)  # what every collaborator posts to
 
 
 def build_llm(
@@ -90,10 +94,10 @@ def known_secrets(settings: Settings, env: EnvLookup) -> list[str]:
 
 
 def open_ledger(
-    settings: Settings, resume_path: Path | None, notices: list[str], env: EnvLookup | None = None
+    settings: Settings, resume_path: Path | None, notice: Callable[[str], None], env: EnvLookup | None = None
 ) -> ConversationLedger:
     opener = LedgerOpener.configured(
-        env or EnvLookup(), settings.paicli_home, settings.api_key, on_error=notices.append
+        env or EnvLookup(), settings.paicli_home, settings.api_key, on_error=notice
     )
     if resume_path is not None:
         ledger = opener.existing(resume_path)
@@ -102,7 +106,7 @@ def open_ledger(
             settings.paicli_home, settings.project_root, settings.model, settings.provider, __version__
         )
     if not ledger.claim():  # lost a race with another process after the launch check
-        notices.append(f"⚠️ 会话 {ledger.session_id} 同时被另一个 paicli 进程打开，两边的记录可能交错。")
+        notice(f"⚠️ 会话 {ledger.session_id} 同时被另一个 paicli 进程打开，两边的记录可能交错。")
     return ledger
 
 
@@ -114,40 +118,47 @@ def build_components(
     yes: bool = False,
     llm: LLMClient | None = None,
     resume_path: Path | None = None,
-    notices: list[str] | None = None,
+    notices: NoticeBoard | None = None,
     project_trusted: bool | ProjectTrust = True,
     prewarm: bool = False,
 ) -> Components:
-    sink = notices if notices is not None else []
+    board = notices if notices is not None else NoticeBoard()  # every collaborator posts to it from the start
     root = settings.project_root
     trust = ProjectTrust.of(project_trusted)
     if trust.notify is None:  # configuration appearing mid-session is said like other notices
-        trust.notify = sink.append
+        trust.notify = board.post
     repository = PromptRepository(root, settings.paicli_home, project_trusted=trust)
-    assembler = PromptAssembler(repository, env)
-    counter = TokenCounter.from_env(env, settings.model)
-    tool_support = ToolSupport(assembler.tools_disabled, sink.append, counter)  # counts: dropped tools
+    values = SessionValues.parse(env)  # the settings below, parsed once
+    assembler = PromptAssembler(repository, values.prompt)
+    counter = TokenCounter.configured(values.exact_tokens, settings.model)
+    tool_support = ToolSupport(assembler.tools_disabled, board.post, counter)  # counts: dropped tools
     client = llm if llm is not None else build_llm(settings, tool_support, prewarm=prewarm)
     profile = ContextProfile.from_window(settings.context_window, settings.cache_mode)
     offloader = build_offloader(settings, env, profile)
-    tracker = ExternalContextTracker(env)
+    tracker = ExternalContextTracker(guard_enabled=values.external_guard)
     store = LongTermMemory(memory_dir(env, settings.paicli_home), env)
-    memory = MemoryManager(store, root, env, tracker=tracker)
-    sandbox = SandboxGate(env)
+    auto_extract = knobs.MEMORY_AUTO_EXTRACT_ENABLED.read(env)
+    memory = MemoryManager(store, root, env, tracker=tracker, auto_extract=auto_extract)
+    sandbox = SandboxGate(values.sandbox)
     if sandbox.mode == "off":
-        sink.append(SANDBOX_OFF_WARNING)
+        board.post(SANDBOX_OFF_WARNING)
     approval = ApprovalState(start_mode(settings.approval_mode), yes=yes, sandbox=sandbox)
-    tools = ToolRunner(root, approver, offloader, tracker, env, memory.save_memory_tool, approval)
+    executors = session_executors(  # how commands run, chosen once; no configured key reaches a command
+        sandbox, str(settings.paicli_home), lambda: configured_keys(env)
+    )
+    tools = ToolRunner(
+        root, approver, offloader, tracker, env, memory.save_memory_tool, approval, executors=executors
+    )
     loader = ProjectMemoryLoader(root, settings.paicli_home)
-    skills = build_skills(settings.paicli_home, root, repository, sink, trust)
-    tools.register(LoadSkillTool.tool(skills, env))
+    skills = build_skills(settings.paicli_home, root, repository, board.post, trust)
+    tools.register(LoadSkillTool.tool(skills, values.skill_body_budget))
     tools_enabled = knobs.TOOLS_ENABLED.read(env)
-    mcp = start_mcp(settings, env, tools, sink, trusted=trust.trusted)
+    mcp = start_mcp(settings, env, tools, board, trusted=trust.trusted)
     index = mcp.index_text if mcp is not None and profile.mcp_resource_index_enabled else (lambda: "")
     prompt, plan_prompts, team_prompts = _mode_prompts(
         assembler, repository, loader, skills, tools_enabled, index
     )
-    ledger = open_ledger(settings, resume_path, sink, env)
+    ledger = open_ledger(settings, resume_path, board.post, env)
     return Components(
         settings,
         env,
@@ -167,6 +178,7 @@ def build_components(
         team_prompts=team_prompts,
         tool_support=tool_support,
         mcp=mcp,
+        notices=board,
     )
 
 
@@ -203,7 +215,7 @@ def _mode_prompts(
 
 
 def start_mcp(
-    settings: Settings, env: EnvLookup, tools: ToolRunner, notices: list[str], *, trusted: bool
+    settings: Settings, env: EnvLookup, tools: ToolRunner, notices: NoticeBoard, *, trusted: bool
 ) -> McpSession | None:
     """The configured MCP servers, their cached tools registered (None when there are none)."""
     session = McpSession.from_files(
@@ -211,7 +223,7 @@ def start_mcp(
         settings.project_root,
         env.get,
         tools,
-        notices.append,
+        notices.post,
         trusted=trusted,
         timeout=knobs.MCP_TIMEOUT.read(env),
         secrets=known_secrets(settings, env),  # masked in the servers' logs

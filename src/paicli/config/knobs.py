@@ -7,9 +7,9 @@ composition root; start-up validation, the README's configuration table and `/co
 
 from __future__ import annotations
 
-from paicli.config.env import EnvLookup
 from paicli.config.knob_types import (
     Knob,
+    Lookup,
     bool_parser,
     choice,
     flag,
@@ -22,6 +22,7 @@ from paicli.config.knob_types import (
     text,
 )
 from paicli.config.knobs_web import WEB_KNOBS
+from paicli.config.modes import MODE_NAMES
 
 # ---------------------------------------------------------------- the declarations
 
@@ -120,7 +121,7 @@ APPROVAL_MODE = protect(
         "PAICLI_APPROVAL_MODE",
         SESSION,
         "auto",
-        ("auto", "ask", "plan", "team"),
+        MODE_NAMES,
         "mode at start-up, as /mode sets it: ask confirms every write and command; plan / team run plain inputs"
         " (and -p without --plan/--team) as Plan-and-Execute / Team",
     )
@@ -380,7 +381,7 @@ ALL_KNOBS: tuple[Knob[object], ...] = (
 )
 
 
-def validate_all(env: EnvLookup) -> None:
+def validate_all(env: Lookup) -> None:
     """Start-up check: ConfigError naming the first set knob whose value cannot be used."""
     for knob in ALL_KNOBS:
         knob.read(env)

@@ -63,7 +63,7 @@ class AutoCompactionManager:
         lookup = env or EnvLookup()
         self._llm = llm
         self.policy = policy or compaction_profile.from_env(lookup)
-        self.counter = counter or TokenCounter.from_env(lookup)
+        self.counter = counter or TokenCounter.configured()
         self.gauge = Gauge(self.counter, self.policy.estimator == "reference", llm)
         self.profile = profile or ContextProfile.from_window(None)
         # offloads unseen results that cannot fit the window (never clears them)
@@ -117,7 +117,8 @@ class AutoCompactionManager:
         self.full.set_llm(llm)
         self.session_memory.set_llm(llm)
 
-    def set_profile(self, profile: ContextProfile) -> None:
+    def _narrow(self, profile: ContextProfile) -> None:
+        """The window a server enforces: every threshold of this history follows it from now on."""
         self.profile = self.summariser.profile = profile
         self._size_summary_input()
 
@@ -209,7 +210,7 @@ class AutoCompactionManager:
             self.gauge.note_usage(list(history), tools, limit.prompt_tokens)
             self.gauge.settle()
         if limit.window and limit.window < self.profile.window:
-            self.set_profile(ContextProfile(limit.window, self.profile.cache_mode))
+            self._narrow(ContextProfile(limit.window, self.profile.cache_mode))
             if self.on_server_window is not None:
                 self.on_server_window(limit.window)
         return self._window(tools).exceeded(self.measure(history))

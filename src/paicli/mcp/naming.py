@@ -46,7 +46,3 @@ def tool_name(server: str, tool: str) -> str:
         return name
     digest = hashlib.sha256(f"{server}\0{tool}".encode("utf-8", "surrogatepass")).hexdigest()[:8]
     return f"{name[: MAX_NAME - 9]}_{digest}"
-
-
-def is_mcp_tool(name: str) -> bool:
-    return name.startswith(PREFIX)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -202,18 +201,3 @@ def relative_time(then_ms: int, now_ms: int) -> str:
     if seconds < 30 * 86_400:
         return f"{seconds // 86_400} 天前"
     return datetime.fromtimestamp(then_ms / 1000).strftime("%Y-%m-%d")
-
-
-def search_sessions(sessions: Sequence[SessionInfo], query: str) -> list[SessionInfo]:
-    """Sessions whose first request or id contains every word of `query` (case-insensitive)."""
-    words = query.lower().split()
-    return [s for s in sessions if all(w in f"{s.first_input} {s.session_id}".lower() for w in words)]
-
-
-def describe_session(info: SessionInfo, width: int = 60) -> str:
-    """One picker line: local start time, model, turns, first input (shortened)."""
-    started = datetime.fromtimestamp(info.started_at_ms / 1000).strftime("%Y-%m-%d %H:%M")
-    first = info.first_input or "（没有输入）"
-    if len(first) > width:
-        first = first[: width - 1] + "…"
-    return f"{started}  {info.model or '未知模型'}  {info.turns} 轮  {first}"

@@ -6,8 +6,9 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
+from paicli.config.modes import DEFAULT_MODE, MODE_NAMES, SessionMode, mode_named
 from paicli.tools.base import ApprovalDecision, ApprovalRequest
 from paicli.tools.grants import Grant, covered, grant_for
 from paicli.tools.guards import COMMAND_RULES, PassedName, is_read_only_command
@@ -25,20 +26,18 @@ from paicli.tools.schema import ToolSpec
 if TYPE_CHECKING:
     from paicli.tools.sandbox.status import SandboxGate
 
-SessionMode = Literal["auto", "plan", "team", "ask"]
 HITL_PREFIX = "[HITL]"
-_MODE_TEXT = {
-    "auto": "auto（默认）：项目内的文件编辑直接执行（.env*、.envrc、.gitmodules、PAI*.md 和任意层级的 .git/、.paicli/ 除外）；确认只读的命令直接运行，其余 shell 命令先请你确认",
-    "plan": "plan：普通输入走 Plan-and-Execute；审批规则同 auto",
-    "team": "team：普通输入交给多智能体协作（规划者、两个执行者、审查者）；审批规则同 auto",
-    "ask": "ask：每一次写文件、改文件和执行命令都先请你确认",
-}
+_CHOICES = " | ".join(MODE_NAMES)
+
+
+def _mode_text(name: SessionMode) -> str:
+    found = mode_named(name)
+    return (found or DEFAULT_MODE).text
 
 
 def start_mode(name: str) -> SessionMode:
     """The start-up mode setting (validated at start-up against the same names as /mode)."""
-    modes: tuple[SessionMode, ...] = ("auto", "plan", "team", "ask")
-    return next((mode for mode in modes if mode == name), "auto")
+    return (mode_named(name) or DEFAULT_MODE).name
 
 
 class AutoApprover:
@@ -100,11 +99,12 @@ class ApprovalState:
         """`/mode [auto|plan|team|ask]` → the text shown after `🧭 `."""
         name = arg.strip().lower()
         if not name:
-            return f"当前模式 {_MODE_TEXT[self._mode]}。可选: /mode auto | plan | team | ask"
-        if name not in _MODE_TEXT:
-            return f"未知模式: {arg.strip()}。可选: auto | plan | team | ask"
-        self._mode = name  # type: ignore[assignment]
-        return f"已切换到 {_MODE_TEXT[name]}"
+            return f"当前模式 {_mode_text(self._mode)}。可选: /mode {_CHOICES}"
+        chosen = mode_named(name)
+        if chosen is None:
+            return f"未知模式: {arg.strip()}。可选: {_CHOICES}"
+        self._mode = chosen.name
+        return f"已切换到 {chosen.text}"
 
     def set_hitl(self, arg: str = "") -> str:
         """`/hitl [on|default]` → the text shown after `🔒 `."""
@@ -114,17 +114,17 @@ class ApprovalState:
             return "HITL 已开启：每一次写文件、改文件和执行命令都会先请你确认"
         if value == "default":
             self._hitl = False
-            return f"HITL 已恢复默认，按当前模式审批: {_MODE_TEXT[self._mode]}"
+            return f"HITL 已恢复默认，按当前模式审批: {_mode_text(self._mode)}"
         if value:
             return f"不支持的参数: {arg.strip()}。用法: /hitl on | /hitl default"
-        state = "开启（每次危险操作都确认）" if self._hitl else f"默认（{_MODE_TEXT[self._mode]}）"
+        state = "开启（每次危险操作都确认）" if self._hitl else f"默认（{_mode_text(self._mode)}）"
         return f"HITL 当前: {state}。用法: /hitl on | /hitl default"
 
     def describe(self) -> str:
         extra = "；--yes 已开启，所有操作自动批准" if self.yes else ""
         granted = f"；本会话已始终允许 {len(self._granted)} 项（/policy 查看）" if self._granted else ""
         hitl = "；HITL 开启" if self._hitl else ""
-        return f"模式 {_MODE_TEXT[self._mode]}{hitl}{extra}{granted}"
+        return f"模式 {_mode_text(self._mode)}{hitl}{extra}{granted}"
 
     def grant_scope(self, spec: ToolSpec, args: dict[str, Any]) -> Grant | None:
         """What answering "always" would cover for this call; None when it cannot be granted."""
@@ -199,7 +199,7 @@ class ApprovalState:
                 return None
         if spec.origin == "mcp":
             return ApprovalNeed(_mcp_reason(spec))
-        if self._mode == "ask":
+        if (mode_named(self._mode) or DEFAULT_MODE).asks_every_change:
             return ApprovalNeed("当前为 ask 模式，危险操作需要确认")
         if not spec.auto_approve:
             return ApprovalNeed(spec.ask_reason or "这个工具没有声明为只读，任何模式下调用前都先请你确认")
@@ -291,13 +291,8 @@ def policy_report(
     offload_enabled: bool = True,
     tools: Sequence[ToolSpec] | None = None,
 ) -> str:
-    """The `/policy` output (spec 10.3). Without `audit_dir`, the default location from the environment is shown;
-    without `tools`, the built-in tools are listed."""
-    if audit_dir is None:
-        from paicli.config.env import EnvLookup
-        from paicli.tools.audit import audit_dir as default_audit_dir
-
-        audit_dir = default_audit_dir(EnvLookup())
+    """The `/policy` output (spec 10.3): `audit_dir` is where the session's audit log is written (None: not
+    shown); without `tools`, the built-in tools are listed."""
     rules = "、".join(rule.name for rule in COMMAND_RULES)
     overflow = "超出部分卸载到会话文件，可用 read_file 读回" if offload_enabled else "截断"
     return "\n".join(
@@ -311,7 +306,7 @@ def policy_report(
             "   单个文件最大写入: 5MB",
             f"   命令执行上限: {command_timeout_seconds:g} 秒，输出 8KB（{overflow}）",
             "   联网: web_fetch 只访问公网 http(s) 地址，且 URL 须来自你的输入或本轮 web_search 结果",
-            f"   审计目录: {audit_dir}",
+            f"   审计目录: {audit_dir if audit_dir is not None else '（未记录）'}",
             state.grants_text(),
         ]
     )

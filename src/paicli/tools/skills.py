@@ -59,10 +59,6 @@ class Skill:
     def trusted(self) -> bool:
         return self.source != "project"
 
-    @property
-    def skill_file(self) -> Path:
-        return self.directory / SKILL_FILE
-
 
 @dataclass(frozen=True)
 class SkillProblem:
