@@ -174,27 +174,45 @@ def tool_round(server: Server, proxy: RecordingProxy) -> Outcome:
     outcome.figures["tool_calls_by_the_model"] = calls
     sent = [e for e in result.exchanges if e.chat and isinstance(e.body, dict) and e.body.get("tools")]
     outcome.checks["tools sent"] = bool(sent)
+    checked = [
+        e for e in result.exchanges if e.chat and isinstance(e.body, dict) and e.body.get("max_tokens") == 1
+    ]
+    outcome.figures["dropped_tools_check"] = bool(checked)  # paicli suspected the template dropped the tools
     if not calls:
         outcome.notes.append("the model called no tool (its choice; not judged)")
     return outcome
 
 
 def outgrow(server: Server, proxy: RecordingProxy) -> Outcome:
-    outcome = Outcome("session outgrowing the window (no PAICLI_CONTEXT_WINDOW), then /compact")
-    lines = [f"请阅读 @docs/part{n}.md ，用一句话概括" for n in range(1, 7)] + [
+    outcome = Outcome("a session outgrowing the window (no PAICLI_CONTEXT_WINDOW)")
+    lines = [f"请阅读 @docs/part{n}.md ，用一句话概括" for n in range(1, 7)]
+    result = run(server, proxy, [], stdin="\n".join(lines) + "\n", **QUICK)
+    common_checks(outcome, result, server)
+    compactions = [e for e in _ledger_events(result.home) if e.get("event") == "compaction"]
+    attached = sum(len(_FILES[f"docs/part{n}.md"]) for n in range(1, 7))
+    outcome.figures.update(compaction_events=len(compactions), attached_chars=attached)
+    outcome.checks["compaction kept it within the window"] = bool(compactions)
+    return outcome
+
+
+def compaction(server: Server, proxy: RecordingProxy) -> Outcome:
+    outcome = Outcome("a compaction (/compact between two turns)")
+    lines = [
+        "请阅读 @docs/part1.md ，用一句话概括",
+        "请阅读 @docs/part2.md ，用一句话概括",
         "/compact",
-        "最后一个问题：你好",
+        "你好",
     ]
     result = run(server, proxy, [], stdin="\n".join(lines) + "\n", **QUICK)
     common_checks(outcome, result, server)
-    events = _ledger_events(result.home)
-    compactions = [e for e in events if e.get("event") == "compaction"]
-    summaries = [
-        e for e in result.exchanges if e.chat and isinstance(e.body, dict) and is_summary_request(e.body)
-    ]
-    outcome.figures.update(compaction_events=len(compactions), summary_requests=len(summaries))
-    outcome.checks["compaction happened"] = bool(compactions)
+    chats = [e for e in result.exchanges if e.chat and isinstance(e.body, dict)]
+    summaries = [e for e in chats if is_summary_request(e.body)]
     outcome.checks["/compact asked for a summary"] = bool(summaries)
+    outcome.checks["the turn after it was answered"] = bool(chats) and chats[-1].status == 200
+    done = "📦 上下文已压缩" in result.stdout + result.stderr
+    outcome.figures.update(summary_requests=len(summaries), summary_accepted=done)
+    if not done:
+        outcome.notes.append("the model's summary was not accepted (its answer; not judged)")
     return outcome
 
 
@@ -211,7 +229,13 @@ def cut_reply(server: Server, proxy: RecordingProxy) -> Outcome:
     return outcome
 
 
-SCENARIOS: tuple[Callable[[Server, RecordingProxy], Outcome], ...] = (plain, tool_round, outgrow, cut_reply)
+SCENARIOS: tuple[Callable[[Server, RecordingProxy], Outcome], ...] = (
+    plain,
+    tool_round,
+    outgrow,
+    cut_reply,
+    compaction,
+)
 
 
 def _cached_window(home: Path) -> int | None:

@@ -32,7 +32,7 @@ def classify(exc: BaseException, model: str, base_url: str) -> Failure:
         status = int(exc.status_code)
         detail = _provider_detail(exc)
         retryable = status in RETRYABLE_STATUS or status >= 500
-        limit = context_limit_of(status, getattr(exc, "body", None), detail)
+        limit = context_limit_of(status, exc.body, detail)
         message = _status_message(status, detail, model, base_url)
         return Failure(message, status, retryable and limit is None, _retry_after(exc), limit)
     if isinstance(exc, openai.APITimeoutError):

@@ -74,7 +74,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -584,6 +584,19 @@ def _call_deltas(
                 yield stream.pop(0)
 
 
+def _capped(reply: Reply, limits: ServerLimits, max_tokens: Any) -> Reply:
+    """`reply` cut at the request's max_tokens (content first, then the calls' arguments), ending "length"."""
+    if reply.status != 200:
+        return reply
+    cut = limits.cut(
+        [reply.content or "", *(c.arguments for c in reply.calls)], max_tokens, _Tokens.encode, _Tokens.decode
+    )
+    if cut is None:
+        return reply
+    calls = tuple(replace(call, arguments=args) for call, args in zip(reply.calls, cut[1:], strict=False))
+    return replace(reply, content=cut[0] or None, calls=calls, finish_reason="length")
+
+
 class _Handler(BaseHTTPRequestHandler):
     server_api: FakeOpenAIServer
     protocol_version = "HTTP/1.0"
@@ -665,7 +678,7 @@ class _Handler(BaseHTTPRequestHandler):
         if self._refused_as_too_long(body):
             return
         reply = self.server_api._next_reply(body)
-        reply = self.server_api.limits.capped(reply, body.get("max_tokens"), _Tokens.encode, _Tokens.decode)
+        reply = _capped(reply, self.server_api.limits, body.get("max_tokens"))
         if reply.delay > 0:
             time.sleep(reply.delay)
         if reply.hang_before_headers:

@@ -9,11 +9,8 @@ What llama.cpp's `llama-server` showed with a small model (issue 40): a context 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Literal
-
-if TYPE_CHECKING:
-    from paicli.testing.openai_server import Reply
+from dataclasses import dataclass
+from typing import Any, Literal
 
 Count = Callable[[str], list[int]]
 Decode = Callable[[list[int]], str]
@@ -69,22 +66,17 @@ class ServerLimits:
             }
         }
 
-    def capped(self, reply: Reply, max_tokens: Any, encode: Count, decode: Decode) -> Reply:
-        """`reply` cut at `max_tokens` tokens of content, then of the tool calls' arguments."""
-        if not self.honour_max_tokens or not isinstance(max_tokens, int) or reply.status != 200:
-            return reply
+    def cut(self, texts: list[str], max_tokens: Any, encode: Count, decode: Decode) -> list[str] | None:
+        """`texts` (the content, then each call's arguments) cut where `max_tokens` tokens run out; None when the
+        reply fits (or max_tokens is not honoured). A cut drops what follows the cut text."""
+        if not self.honour_max_tokens or not isinstance(max_tokens, int):
+            return None
         room = max_tokens
-        content = reply.content or ""
-        tokens = encode(content)
-        if len(tokens) > room:
-            return replace(reply, content=decode(tokens[:room]), calls=(), finish_reason="length")
-        room -= len(tokens)
-        calls = []
-        for call in reply.calls:
-            args = encode(call.arguments)
-            if len(args) > room:
-                calls.append(replace(call, arguments=decode(args[:room])))
-                return replace(reply, calls=tuple(calls), finish_reason="length")
-            room -= len(args)
-            calls.append(call)
-        return reply
+        kept: list[str] = []
+        for text in texts:
+            tokens = encode(text)
+            if len(tokens) > room:
+                return [*kept, decode(tokens[:room])]
+            room -= len(tokens)
+            kept.append(text)
+        return None
