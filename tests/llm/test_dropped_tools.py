@@ -31,9 +31,8 @@ SYSTEM = "## Tools\n\n`tool_0`\n\n## Tool Policy\n\n- 先读后改"
 
 def session(server: FakeOpenAIServer) -> tuple[ToolFallbackClient, list[str]]:
     said: list[str] = []
-    support = ToolSupport(
-        lambda prompt: "没有工具可用", said.append, TokenCounter("exact", model="fake-model")
-    )
+    estimate, exact = TokenCounter("heuristic"), TokenCounter("exact", model="fake-model")
+    support = ToolSupport(lambda prompt: "没有工具可用", said.append, estimate, exact)
     options = ClientOptions(server.base_url, None, backoff_base=0.001)
     return ToolFallbackClient(OpenAIChatClient.from_options(options, "fake-model"), support), said
 

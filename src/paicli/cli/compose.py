@@ -131,7 +131,9 @@ def build_components(
     values = SessionValues.parse(env)  # the settings below, parsed once
     assembler = PromptAssembler(repository, values.prompt)
     counter = TokenCounter.configured(values.exact_tokens, settings.model)
-    tool_support = ToolSupport(assembler.tools_disabled, board.post, counter)  # counts: dropped tools
+    # the dropped-tools check: an estimate first (a healthy server never loads the tokenizer for it), exact below
+    estimate = TokenCounter.configured(False, settings.model)
+    tool_support = ToolSupport(assembler.tools_disabled, board.post, estimate, counter)
     client = llm if llm is not None else build_llm(settings, tool_support, prewarm=prewarm)
     profile = ContextProfile.from_window(settings.context_window, settings.cache_mode)
     offloader = build_offloader(settings, env, profile)

@@ -44,10 +44,14 @@ class ToolSupport:
         rewrite_system: Callable[[str], str],
         notify: Callable[[str], None] | None = None,
         size: PromptSize | None = None,
+        exact: PromptSize | None = None,
     ) -> None:
         self._rewrite = rewrite_system
         self.notify = notify
-        self.size = size  # local token counts, to see a server that drops `tools` (None: never checked)
+        # local token counts, to see a server that drops `tools` (None: never checked): a cheap estimate first,
+        # the exact count only when the server's figure falls below it
+        self.size = size
+        self.exact = exact or size
         self._rejected: set[str] = set()
         self._checked: set[str] = set()
         self._lock = threading.Lock()
@@ -149,8 +153,11 @@ class ToolFallbackClient:
         model = self._inner.model
         if not self._support.take_check(model):
             return
-        tool_tokens = size.count_tools(tools)
-        if not suspicious(usage.prompt_tokens, size.count_messages(messages), tool_tokens):
+        if usage.prompt_tokens >= size.count_messages(messages) + size.count_tools(tools):
+            return  # at least the estimate of everything sent: the tools were counted
+        exact = self._support.exact or size
+        tool_tokens = exact.count_tools(tools)
+        if not suspicious(usage.prompt_tokens, exact.count_messages(messages), tool_tokens):
             return
         try:
             bare = self._inner.chat(messages, None, cancel=cancel, max_tokens=1)
