@@ -37,3 +37,15 @@ def test_the_full_results_are_offered_only_for_a_run_that_had_tasks() -> None:
         renderer.finish(RunFinished("error", "", "规划失败", turn=turn(tasks)))
         assert ("每个任务的完整结果：Ctrl+O 展开" in progress.getvalue()) is offered
         assert bool(folded) is offered
+
+
+def test_piped_an_answer_followed_by_a_notice_still_goes_to_stdout() -> None:
+    from paicli.agent.events import Notice, TextDelta
+
+    out, progress = io.StringIO(), io.StringIO()
+    renderer = EventRenderer(Console(file=out), Console(file=progress), markdown=False)
+    renderer(TextDelta("回答的前半"))
+    renderer(Notice("⚠️ 回答因长度上限被截断，内容不完整", "warn"))
+    renderer.finish(RunFinished("done", "回答的前半", truncated=True))
+    assert out.getvalue() == "回答的前半\n"
+    assert progress.getvalue() == "⚠️ 回答因长度上限被截断，内容不完整\n"

@@ -130,7 +130,7 @@ class EventRenderer:
         elif isinstance(event, Compacted):
             self._on_compacted(event)
         elif isinstance(event, Notice):
-            self._interrupt()
+            self._interrupt(keep_answer=True)
             say(self._progress, event.text, _NOTICE_STYLES.get(event.level, "cyan"))
             if self._plan is not None:
                 self._plan.resume()  # tasks still running keep their live line
@@ -167,8 +167,10 @@ class EventRenderer:
             room = max(20, min(80, self._progress.width - cell_len(tail) - 4))
             say(self._progress, f"💭 {shorten(text, room)}{tail}", "dim italic")
 
-    def _interrupt(self) -> None:
-        """Before a progress line: stop the spinner, fold reasoning, put out the text streamed so far."""
+    def _interrupt(self, keep_answer: bool = False) -> None:
+        """Before a progress line: stop the spinner, fold reasoning, put out the text streamed so far. Piped, that
+        text is progress only when a tool call follows; a notice (an answer cut by the output limit, say) leaves
+        it to be the answer on stdout (`keep_answer`)."""
         self._spinner.stop()
         self._waiting_before_call = self._writing = False
         self._close_reasoning()
@@ -177,7 +179,7 @@ class EventRenderer:
             rest = self._blocks.flush()
             if rest:
                 print_markdown(self._out, rest)
-        elif self._plain:
+        elif self._plain and not keep_answer:
             text = "".join(self._plain).strip()
             self._plain.clear()
             if text:
