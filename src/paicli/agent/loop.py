@@ -153,9 +153,11 @@ class ToolLoop:
             definitions = self.turn.definitions()
             self.stats.last_tool_definitions = definitions
             self._name_tools(definitions)
-            self._compact(definitions)
+            stop = self._compact(definitions)
             if self.cancel.cancelled:
                 return self.cancelled()
+            if stop is not None:  # the request would not fit and must not be sent (automatic compaction off)
+                return RunFinished("error", "", stop)
             status = budget.check()
             if status != BudgetStatus.WITHIN_BUDGET:
                 return self._finalize(budget, status)
@@ -194,15 +196,22 @@ class ToolLoop:
             prompt = self.conversation.system_prompt
             self.conversation.set_system_prompt(with_tool_list(prompt, names), TOOL_LIST_SOURCE)
 
-    def _compact(self, definitions: list[dict[str, Any]]) -> None:
+    def _compact(self, definitions: list[dict[str, Any]]) -> str | None:
+        """Compaction before a model call; why the call must not be made, if it must not."""
         self.emit(CompactionStarted(self.conversation.actor))
+
+        def announce(text: str) -> None:
+            self.emit(Notice(text))
+            self.emit(CompactionStarted(self.conversation.actor))  # the wait goes on: its spinner again
+
         try:
-            result = self.conversation.compact_before_call(definitions or None, self.cancel)
+            result = self.conversation.compact_before_call(definitions or None, self.cancel, announce)
         except Exception:  # compaction is best effort; the request must still go out
             log.exception("compaction check failed")
-            return
+            return None
         if result.steps:
             self.emit(Compacted(result))
+        return result.stop
 
     def call_model(
         self, tools: list[dict[str, Any]] | None, iteration: int, messages: Sequence[Message] | None = None

@@ -80,7 +80,7 @@ class SessionFactory:
         learned = self.server_windows.get((parts.settings.base_url, parts.settings.model))
         if learned is None or learned >= parts.profile.window:
             return parts.profile
-        return ContextProfile(learned, parts.profile.cache_mode)
+        return ContextProfile(learned, parts.profile.cache_mode, parts.profile.trigger)
 
     def _learned(self, settings: Settings, tokens: int) -> None:
         self.server_windows[(settings.base_url, settings.model)] = tokens
@@ -106,7 +106,8 @@ class SessionFactory:
         ledger: ConversationLedger,
         conversation: Conversation | None,
     ) -> SessionCore:
-        profile = ContextProfile.from_window(settings.context_window, settings.cache_mode)
+        trigger = self.base.profile.trigger  # knobs.COMPACTION_TRIGGER, read once at start-up
+        profile = ContextProfile.from_window(settings.context_window, settings.cache_mode, trigger)
         parts = replace(self.base, settings=settings, llm=llm, profile=profile, ledger=ledger)
         turn_memory = TurnMemory(parts.memory) if settings.memory_placement == "turn" else None
         compaction = self.compaction(parts, turn_memory)
