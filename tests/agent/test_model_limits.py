@@ -84,7 +84,9 @@ class RefusingContext:
         self.limits: list[ContextLimit] = []
         self.calls = 0
 
-    def before_call(self, history: list[Message], tools: Any, cancel: Any = None) -> CompactionResult:
+    def before_call(
+        self, history: list[Message], tools: Any, cancel: Any = None, announce: Any = None
+    ) -> CompactionResult:
         self.calls += 1
         if not self.limits or len(history) <= 2:
             return NO_COMPACTION
