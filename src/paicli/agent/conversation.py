@@ -15,6 +15,7 @@ from paicli.agent.ports import ContextPort, LedgerPort, NullContext, NullLedger
 from paicli.cancel import CancelToken
 from paicli.context.types import CompactionResult
 from paicli.llm.messages import Message, Usage
+from paicli.llm.protocol import ContextLimit
 from paicli.session.resume import REPLACED_RESULTS_KEY, VIEW_CHECKPOINT_EVENT, VIEW_REFERENCE_EVENT
 
 # "react": one compaction event per step with source `automatic:<strategy>` (spec 3.1, ReAct);
@@ -112,6 +113,21 @@ class Conversation:
 
     def after_response(self, tools: Sequence[Mapping[str, Any]] | None, usage: Usage | None) -> None:
         self.context.after_response(self._history, tools, usage)
+
+    def context_refused(self, limit: ContextLimit, tools: Sequence[Mapping[str, Any]] | None) -> bool:
+        """The server refused the view as too long: its figures go to the compaction manager. True when they
+        changed what compaction aims for, so compacting again can make the request fit."""
+        return self.context.server_limit(self._history, tools, limit)
+
+    def drop_from(self, message: Message, source: str) -> bool:
+        """Remove `message` (this very object) and everything after it from the view, recording the new view;
+        False when it is no longer there (compaction replaced it)."""
+        for index in range(len(self._history) - 1, 0, -1):
+            if self._history[index] is message:
+                del self._history[index:]
+                self.checkpoint(source)
+                return True
+        return False
 
     def clear(
         self, fresh_system_prompt: str, source: str = "slash_clear", reset_source: str = "history_reset"

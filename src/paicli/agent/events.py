@@ -82,6 +82,7 @@ class RunTurn:
     answer: str
     full: str
     status: RunStatus
+    tasks: int = 0  # how many tasks (steps) the run planned: 0 when it failed at the planner
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,9 @@ class RunFinished:
     error: str | None = None
     # set by the Plan and Team orchestrators: the turn the run adds to the main conversation
     turn: RunTurn | None = field(default=None, compare=False, repr=False)
+    truncated: bool = False  # the answer was cut by the output limit and stays incomplete
+    overflow: bool = False  # ended because the server refused the request as too long for its context
+    files_changed: tuple[str, ...] = ()  # project files the run changed (set by the session, from snapshots)
 
 
 @dataclass(frozen=True)

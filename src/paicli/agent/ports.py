@@ -9,6 +9,7 @@ from paicli.agent.events import EventSink
 from paicli.cancel import CancelToken
 from paicli.context.types import NO_COMPACTION, CompactionResult
 from paicli.llm.messages import Message, ToolCall, Usage
+from paicli.llm.protocol import ContextLimit
 from paicli.tools.base import ToolResult
 
 
@@ -63,6 +64,13 @@ class ContextPort(Protocol):
         self, history: list[Message], focus: str | None = None, cancel: CancelToken | None = None
     ) -> CompactionResult: ...
 
+    def server_limit(
+        self, history: Sequence[Message], tools: Sequence[Mapping[str, Any]] | None, limit: ContextLimit
+    ) -> bool:
+        """The server refused `history` (+ `tools`) as longer than its context: take its figures (its window,
+        its count of this request). True when compacting again can now make the request fit."""
+        ...
+
     def reset(self, history: list[Message]) -> None:
         """Forget per-history state (session-memory snapshots) after /clear."""
         ...
@@ -110,6 +118,11 @@ class NullContext:
         self, history: list[Message], focus: str | None = None, cancel: CancelToken | None = None
     ) -> CompactionResult:
         return NO_COMPACTION
+
+    def server_limit(
+        self, history: Sequence[Message], tools: Sequence[Mapping[str, Any]] | None, limit: ContextLimit
+    ) -> bool:
+        return False
 
     def reset(self, history: list[Message]) -> None:
         return None

@@ -75,7 +75,11 @@ def build_llm(
     client = client_from_settings(settings)
     if prewarm:
         client.prewarm()
-    return client if tool_support is None else ToolFallbackClient(client, tool_support)
+    if tool_support is None:
+        return client
+    from paicli.llm.endpoints import is_local_endpoint
+
+    return ToolFallbackClient(client, tool_support, check_dropped=is_local_endpoint(settings.base_url))
 
 
 def memory_dir(env: EnvLookup, home: Path) -> Path:
@@ -126,11 +130,13 @@ def build_components(
     repository = PromptRepository(root, settings.paicli_home, project_trusted=trust)
     values = SessionValues.parse(env)  # the settings below, parsed once
     assembler = PromptAssembler(repository, values.prompt)
-    tool_support = ToolSupport(assembler.tools_disabled, board.post)
+    counter = TokenCounter.configured(values.exact_tokens, settings.model)
+    # the dropped-tools check: an estimate first (a healthy server never loads the tokenizer for it), exact below
+    estimate = TokenCounter.configured(False, settings.model)
+    tool_support = ToolSupport(assembler.tools_disabled, board.post, estimate, counter)
     client = llm if llm is not None else build_llm(settings, tool_support, prewarm=prewarm)
     trigger = knobs.COMPACTION_TRIGGER.read(env)
     profile = ContextProfile.from_window(settings.context_window, settings.cache_mode, trigger)
-    counter = TokenCounter.configured(values.exact_tokens, settings.model)
     offloader = build_offloader(settings, env, profile)
     tracker = ExternalContextTracker(guard_enabled=values.external_guard)
     store = LongTermMemory(memory_dir(env, settings.paicli_home), env)

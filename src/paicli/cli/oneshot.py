@@ -87,7 +87,12 @@ def event_to_json(event: AgentEvent) -> dict[str, Any]:
         if plan is not None:
             return plan
     assert isinstance(event, RunFinished)
-    return {"type": "run_finished", "status": event.status, "error": event.error}
+    return {
+        "type": "run_finished",
+        "status": event.status,
+        "error": event.error,
+        "truncated": event.truncated,
+    }
 
 
 def describe_event(event: AgentEvent) -> str | None:
@@ -218,6 +223,8 @@ def _result(backend: SessionPort, finished: RunFinished) -> dict[str, Any]:
             "output_tokens": status.output_tokens,
             "cached_input_tokens": status.cached_tokens,
         },
+        "truncated": finished.truncated,  # the answer was cut by the output limit and stays incomplete
+        "files_changed": list(finished.files_changed),  # by tools and commands (from the workspace snapshots)
     }
 
 

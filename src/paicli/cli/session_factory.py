@@ -13,12 +13,14 @@ from paicli.agent.conversation import Conversation
 from paicli.agent.loop import LoopStats
 from paicli.agent.ports import MemoryPort
 from paicli.agent.react import AgentOptions, ReactAgent
+from paicli.cli import server_window
 from paicli.cli.compose import Components, build_llm
 from paicli.cli.orchestrated_session import OrchestratedRuns
 from paicli.cli.session_background import SessionBackground
 from paicli.cli.session_report import SessionReport
 from paicli.cli.session_restore import SessionRestore
 from paicli.cli.turn_runner import RunState, TurnRunner
+from paicli.config import knobs
 from paicli.config.settings import Settings
 from paicli.context.manager import AutoCompactionManager
 from paicli.context.memory_view import TurnMemory
@@ -57,19 +59,32 @@ class SessionFactory:
         self.budget = budget
         self.after_turn = after_turn
         self.state = state
+        self.server_windows: dict[tuple[str, str], int] = {}  # (base URL, model) -> a window a refusal named
 
     def compaction(self, parts: Components, turn_memory: TurnMemory | None = None) -> AutoCompactionManager:
         """Every compaction manager of the session, for its model and window, offloader attached."""
         manager = AutoCompactionManager(
             parts.llm,
             parts.counter,
-            parts.profile,
+            self._profile(parts),
             parts.env,
             offloader=parts.offloader,  # unseen results too big for the window are offloaded, not sent
             turn_memory=turn_memory,  # compaction puts the turn's memories back if it drops them
             summary_model=parts.settings.compaction_model_setting,
         )
+        manager.on_server_window = lambda tokens: self._learned(parts.settings, tokens)
         return manager
+
+    def _profile(self, parts: Components) -> ContextProfile:
+        """The session's profile, or a smaller window a refusal of this endpoint and model named meanwhile."""
+        learned = self.server_windows.get((parts.settings.base_url, parts.settings.model))
+        if learned is None or learned >= parts.profile.window:
+            return parts.profile
+        return ContextProfile(learned, parts.profile.cache_mode, parts.profile.trigger)
+
+    def _learned(self, settings: Settings, tokens: int) -> None:
+        self.server_windows[(settings.base_url, settings.model)] = tokens
+        server_window.learned(settings, tokens)
 
     def first(self) -> SessionCore:
         """The session as launched: the components' own client (a test may have injected one)."""
@@ -79,6 +94,7 @@ class SessionFactory:
         self, settings: Settings, ledger: ConversationLedger, conversation: Conversation | None = None
     ) -> SessionCore:
         """A new client for `settings`, over `conversation` (/model) or a new one on `ledger` (/resume)."""
+        settings = server_window.with_server_window(settings)
         llm = build_llm(settings, self.base.tool_support)
         self.background.use_llm(llm, settings.light_model_setting)
         return self._build(settings, llm, ledger, conversation)
@@ -120,6 +136,7 @@ class SessionFactory:
             memory_placement=parts.settings.memory_placement,
             memory_tokens=parts.profile.memory_context_tokens,
             budget_factory=self.budget,
+            continuations=knobs.OUTPUT_CONTINUATIONS.read(parts.env),
         )
         memory: MemoryPort = turn_memory if turn_memory is not None else parts.memory
         return ReactAgent(

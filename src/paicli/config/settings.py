@@ -131,6 +131,10 @@ class Settings:
     max_retries: int = 3
     retry_backoff: float = 0.5
     available_providers: tuple[str, ...] = ()
+    max_output_tokens: int | None = None  # the configured output cap, sent as max_tokens
+    # where context_window came from: "configured" (the window setting, config.json), "model" (the provider
+    # table knows the model), "server" (the endpoint said so), "default" (nothing knew: the 128K guess)
+    window_source: str = "default"
     notices: tuple[str, ...] = ()  # one stderr line each at start-up (a refused project base URL)
     _sources: _Sources | None = field(default=None, repr=False, compare=False)
 
@@ -263,8 +267,9 @@ class _Sources:
                 f"{spec.base_url_envs[0]}={base_url!r} 无效：需要 http:// 或 https:// 开头的地址"
             )
         profile = context_spec(spec, model)  # a known model behind a gateway keeps its own profile
-        window = self.config.window_override(name, model) or profile.window_for(model.rsplit("/", 1)[-1])
-        window = knobs.CONTEXT_WINDOW.read(self.env) or window
+        configured = knobs.CONTEXT_WINDOW.read(self.env) or self.config.window_override(name, model)
+        window = configured or profile.window_for(model.rsplit("/", 1)[-1])
+        known = "configured" if configured else "default" if profile.name == GENERIC else "model"
         return Settings(
             provider=name,
             model=model,
@@ -285,6 +290,8 @@ class _Sources:
             max_retries=knobs.LLM_MAX_RETRIES.read(self.env),
             retry_backoff=knobs.LLM_RETRY_BACKOFF.read(self.env),
             available_providers=self.available(),
+            max_output_tokens=knobs.MAX_OUTPUT_TOKENS.read(self.env),
+            window_source=known,
             notices=endpoint.notices(),
             _sources=self,
         )

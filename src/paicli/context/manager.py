@@ -8,7 +8,7 @@ would still not fit the window goes through the fit in window.py.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from paicli.cancel import CancelToken
@@ -36,7 +36,7 @@ from paicli.context.types import NO_COMPACTION, CompactionResult, CompactionStep
 from paicli.context.unseen import Offloader
 from paicli.context.window import FitParts, Window, fit_window, manual_only
 from paicli.llm.messages import Message, Usage
-from paicli.llm.protocol import LLMClient
+from paicli.llm.protocol import ContextLimit, LLMClient
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +91,7 @@ class AutoCompactionManager:
             self.policy, self.gauge, self.clearer, full, session_memory, turn_memory, self.profile
         )
         self._size_summary_input()
+        self.on_server_window: Callable[[int], None] | None = None  # a window learned from a refusal
 
     @property
     def model(self) -> str:
@@ -122,6 +123,11 @@ class AutoCompactionManager:
         self.full.set_llm(llm)
         self.session_memory.set_llm(llm)
 
+    def _narrow(self, profile: ContextProfile) -> None:
+        """The window a server enforces: every threshold of this history follows it from now on."""
+        self.profile = self.summariser.profile = self._with_trigger(profile)
+        self._size_summary_input()
+
     def _with_trigger(self, profile: ContextProfile) -> ContextProfile:
         """The configured trigger, unless the profile was built with one."""
         if profile.trigger is not None or self._trigger is None:
@@ -131,6 +137,8 @@ class AutoCompactionManager:
     def _size_summary_input(self) -> None:
         if not isinstance(self.full, ConversationHistoryCompactor):
             return
+        # a summary fits the room the profile keeps for it (an 8K window: 2K), never under 1K or over 8K
+        self.full.max_output_tokens = max(1_024, min(8_192, self.profile.summary_reserve))
         if self.policy.window_fit:
             self.full.max_input_chars = input_chars_for_window(
                 self.profile.window, self.profile.buffer_reserve
@@ -218,6 +226,19 @@ class AutoCompactionManager:
         if sent and sent[-1].role == "assistant":
             sent = sent[:-1]  # the response itself was already appended: it was not part of the request
         self.gauge.note_usage(sent, tools, usage.prompt_tokens)
+
+    def server_limit(self, history: Sequence[Message], tools: Tools, limit: ContextLimit) -> bool:
+        """A refusal as too long for the server: its count of the request calibrates ours, a smaller window
+        than ours becomes the window (and `on_server_window` hears it). True when the view now exceeds what a
+        request may take, so compaction will act on it."""
+        if limit.prompt_tokens:
+            self.gauge.note_usage(list(history), tools, limit.prompt_tokens)
+            self.gauge.settle()
+        if limit.window and limit.window < self.profile.window:
+            self._narrow(ContextProfile(limit.window, self.profile.cache_mode, self.profile.trigger))
+            if self.on_server_window is not None:
+                self.on_server_window(limit.window)
+        return self._window(tools).exceeded(self.measure(history))
 
     def compact_now(
         self, history: list[Message], focus: str | None = None, cancel: CancelToken | None = None

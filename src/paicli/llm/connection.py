@@ -25,6 +25,7 @@ class ClientOptions:
     backoff_cap: float = 20.0
     retry_after_cap: float = 30.0
     include_reasoning_in_wire: bool = False
+    max_output_tokens: int | None = None  # sent as max_tokens when a call names no cap of its own
     extra_headers: tuple[tuple[str, str], ...] = ()
 
     def __repr__(self) -> str:

@@ -130,6 +130,7 @@ def _real(path: Path) -> Path:
 
 INIT_SYSTEM = "你是 PaiCLI，正在为一个代码仓库编写 PAI.md 项目记忆文件。只输出 Markdown 正文，不调用工具。"
 INIT_USAGE = "   写法: /init，或 /init --force 覆盖已有的 PAI.md"
+INIT_OUTPUT_CAP = 8_192  # max_tokens of /init: PAI.md is read within a 24,000-character budget anyway
 _BUILD_FILES = (
     "pyproject.toml",
     "setup.py",
@@ -219,7 +220,8 @@ def init_project_memory(
         return False, f"PAI.md 已存在，没有覆盖: {target}（要重新生成请用 /init --force）"
     prompt = load_init_prompt().replace("{{survey}}", survey_project(root))
     try:
-        response = llm.chat([Message.system(INIT_SYSTEM), Message.user(prompt)], None, cancel=cancel)
+        messages = [Message.system(INIT_SYSTEM), Message.user(prompt)]
+        response = llm.chat(messages, None, cancel=cancel, max_tokens=INIT_OUTPUT_CAP)
     except LLMError as exc:
         return False, f"生成 PAI.md 失败，模型调用出错: {exc}"
     except Cancelled:
