@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.text import Text
 
 from paicli.cancel import CancelToken
-from paicli.cli.approval import ESC_NOTE, Answer, question_options, shown
+from paicli.cli.approval import ESC_NOTE, Answer, question_options, shown, spaced
 from paicli.cli.render import diff_text, fold_lines, say
 from paicli.cli.repl_terminal import CANCEL_REQUESTED, run_in_worker
 from paicli.cli.wrapping import pack
@@ -279,7 +279,7 @@ class InteractiveIO:
             answer = {"y": "approve", "a": "approve_all"}.get(key, "deny")  # type: ignore[assignment]
             self._tail = ANSWER_TAILS.get(key)
         decision = answer.decision if isinstance(answer, ApprovalReply) else answer
-        text = DECISION_TEXT[decision].format(always=request.always or "")
+        text = DECISION_TEXT[decision].format(always=spaced(request.always or ""))
         if isinstance(answer, ApprovalReply) and answer.note and key == "t":
             text += "，已把你的说明交给它"
         say(self.console, text, "dim")
