@@ -7,11 +7,14 @@ from dataclasses import dataclass
 
 from paicli.tools import files, search, shell
 from paicli.tools.context import SaveMemory, ToolContext
+from paicli.tools.guards import PathGuard
 from paicli.tools.memory import SaveMemoryTool
 from paicli.tools.schema import Args, Param, ToolOutput, ToolSpec
 from paicli.tools.web import WebTools
 
 Handler = Callable[[Args, ToolContext], ToolOutput]
+# Before a call is put to a human: the error it would end in whatever the answer (None: it may apply).
+Precheck = Callable[[Args, PathGuard], ToolOutput | None]
 
 READ_FILE = ToolSpec(
     "read_file",
@@ -155,13 +158,14 @@ def builtin_specs() -> tuple[ToolSpec, ...]:
 class Tool:
     spec: ToolSpec
     handler: Handler
+    precheck: Precheck | None = None
 
 
 def builtin_tools(web: WebTools, save_memory: SaveMemory | None) -> dict[str, Tool]:
     table = [
         Tool(READ_FILE, files.read_file),
-        Tool(WRITE_FILE, files.write_file),
-        Tool(EDIT_FILE, files.edit_file),
+        Tool(WRITE_FILE, files.write_file, files.write_problem),
+        Tool(EDIT_FILE, files.edit_file, files.edit_problem),
         Tool(LIST_DIR, files.list_dir),
         Tool(GLOB_FILES, files.glob_files),
         Tool(GREP_CODE, search.grep_code),

@@ -299,9 +299,23 @@ class TurnToolSet:
         if isinstance(verdict, Deny):
             return ToolOutput(verdict.reason, success=False, blocked=True, outcome="refused"), False
         if isinstance(verdict, Ask):
+            invalid = self._precheck(tool, args)
+            if invalid is not None:
+                return invalid, False
             return self._ask(tool.spec, args, verdict.reason, verdict.relative_path), False
         self._note_write(tool.spec, verdict.relative_path)
         return None, verdict.unasked
+
+    def _precheck(self, tool: Tool, args: dict[str, Any]) -> ToolOutput | None:
+        """A call that would fail whatever the answer (an edit whose old_text is not in the file) fails at
+        once with the tool's own error: nobody is asked to approve a diff that cannot apply."""
+        paths = self.runner.paths
+        if tool.precheck is None or paths is None:
+            return None
+        try:
+            return tool.precheck(args, paths)
+        except Exception:  # a check that cannot decide leaves it to the question and the call
+            return None
 
     def _ask(
         self, spec: ToolSpec, args: dict[str, Any], reason: str, relative: str | None
