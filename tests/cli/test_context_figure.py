@@ -33,8 +33,8 @@ def session(tmp_path: Path, base_url: str) -> AppBackend:
 
 
 def tools_row(report: str) -> tuple[str, int]:
-    """/context's `Tools schema:` row: (tokens as shown, number of tools)."""
-    row = re.search(r"Tools schema:\s+(\S+).*\[(\d+) 个工具\]", report)
+    """/context's `工具定义:` row: (tokens as shown, number of tools)."""
+    row = re.search(r"工具定义:\s+(\S+).*\[(\d+) 个工具\]", report)
     assert row, report
     return row.group(1), int(row.group(2))
 
@@ -75,3 +75,39 @@ def test_once_the_model_refuses_tools_the_context_figures_count_no_tool_schema(t
     assert after == ("0", 0)
     assert status.context_tokens == messages_only  # the status bar counts no schema either
     assert shown[0] == shown[1] == shown[2], shown
+
+
+def test_team_members_calls_never_calibrate_the_main_conversations_figure(tmp_path: Path) -> None:
+    from paicli.testing.openai_server import Reply
+    from tests.cli.test_e2e_team import APPROVE, role_of, team_plan
+
+    def member(text: str) -> Reply:  # each member's provider figure far above its own size
+        return Reply.text(
+            text, usage={"prompt_tokens": 90_000, "completion_tokens": 5, "total_tokens": 90_005}
+        )
+
+    def respond(body: dict[str, object]) -> Reply | None:
+        role = role_of(body)  # type: ignore[arg-type]
+        if role == "planner":
+            return member(team_plan(("s1", "统计甲模块", [])))
+        if role == "reviewer":
+            return member(APPROVE)
+        return member("s1 的结果") if role == "worker" else None
+
+    with FakeOpenAIServer(responder=respond) as server:
+        server.push(Reply.text("主对话的回答。", usage={"prompt_tokens": 900, "completion_tokens": 5}))
+        backend = session(tmp_path, server.base_url)
+        try:
+            backend.run("统计甲模块", "team", lambda e: None, CancelToken())
+            counter, model = backend.core.compaction.counter, backend.parts.llm.model
+            team_report = backend.report.context().text  # settles what the provider reported
+            after_team = counter.calibration(model)
+            backend.run("总结一下", "react", lambda e: None, CancelToken())
+            report = backend.report.context().text
+            after_turn = counter.calibration(model)
+        finally:
+            backend.close(5)
+    assert after_team is None  # only members called the model: the main figure is still uncalibrated
+    assert "尚未校准" in team_report and "90000" not in team_report
+    assert after_turn is not None and after_turn.observations == 1  # from the main conversation's one call
+    assert "服务端上次报告 prompt_tokens: 900" in report

@@ -58,11 +58,14 @@ class SessionFactory:
         self.after_turn = after_turn
         self.state = state
 
-    def compaction(self, parts: Components, turn_memory: TurnMemory | None = None) -> AutoCompactionManager:
-        """Every compaction manager of the session, for its model and window, offloader attached."""
+    def compaction(
+        self, parts: Components, turn_memory: TurnMemory | None = None, *, member: bool = False
+    ) -> AutoCompactionManager:
+        """Every compaction manager of the session, for its model and window, offloader attached; a Plan or
+        Team `member`'s calibrates a counter of its own (`TokenCounter.sibling`)."""
         manager = AutoCompactionManager(
             parts.llm,
-            parts.counter,
+            parts.counter.sibling() if member else parts.counter,
             parts.profile,
             parts.env,
             offloader=parts.offloader,  # unseen results too big for the window are offloaded, not sent
@@ -97,7 +100,7 @@ class SessionFactory:
         compaction = self.compaction(parts, turn_memory)
         agent = self._react_agent(parts, compaction, turn_memory, conversation)
         runs = OrchestratedRuns(
-            parts, self.stats, self.budget, self.after_turn, lambda: self.compaction(parts)
+            parts, self.stats, self.budget, self.after_turn, lambda: self.compaction(parts, member=True)
         )
         return SessionCore(
             parts,

@@ -87,7 +87,7 @@ class SessionReport:
             cache_hit_ratio=cache.hit_ratio,
         )
         text = render_context_report(
-            report, self.memory_status(), mcp_configured=self.parts.mcp is not None, cache=cache
+            report, self.context_memory_lines(), mcp_configured=self.parts.mcp is not None, cache=cache
         )
         return CommandReply(text)
 
@@ -101,11 +101,19 @@ class SessionReport:
             f"cached: {usage.cached_tokens} | 平均输入: {average:.0f} | 预算: {window} (可用: {window - TOKEN_RESERVES})"
         )
 
-    def memory_status(self) -> str:
-        """The memory block under `/context`: without the strategy line (the report above has every figure)."""
-        from paicli.memory.commands import status_text
-
-        return status_text(self.parts.memory, "", self.token_usage_line())
+    def context_memory_lines(self) -> str:
+        """What `/context` adds under its figures: the long-term memory's size and extraction state, and the
+        session's model calls. No window or budget figure (the bar above is the one), no /memory help."""
+        memory = self.parts.memory
+        usage = self.usage()
+        calls = self.agent.llm_calls + self.background.calls
+        return "\n".join(
+            (
+                f"{memory.store.status_summary()}；自动事实提取: {memory.auto_extract_status()}（/memory 查看和管理）",
+                f"本会话模型调用: {calls} 次，输入 {usage.prompt_tokens} / 输出 {usage.completion_tokens} tokens"
+                f"（缓存命中 {usage.cached_tokens}）",
+            )
+        )
 
     def memory(self, args: str) -> CommandReply:
         """`/memory ...`: its status view carries the token statistics line."""
