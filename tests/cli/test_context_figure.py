@@ -111,3 +111,42 @@ def test_team_members_calls_never_calibrate_the_main_conversations_figure(tmp_pa
     assert "尚未校准" in team_report and "90000" not in team_report
     assert after_turn is not None and after_turn.observations == 1  # from the main conversation's one call
     assert "服务端上次报告 prompt_tokens: 900" in report
+
+
+def test_after_a_long_answer_the_bar_marks_compaction_due_and_summary_calls_count_as_input(
+    tmp_path: Path,
+) -> None:
+    from paicli.cli.statusbar import status_line
+    from paicli.testing.openai_server import Reply, is_summary_request
+
+    summary = (
+        "## 当前目标与成功条件\n回答问题\n## 用户要求与已确认决定\n无\n"
+        "## 已完成工作及证据\n写了长回答\n## 未解决问题与下一步\n继续"
+    )
+    summary_usage = {"prompt_tokens": 7_000, "completion_tokens": 50, "total_tokens": 7_050}
+
+    def respond(body: dict[str, object]) -> Reply | None:
+        return Reply.text(summary, usage=summary_usage) if is_summary_request(body) else None
+
+    long_answer = "这是一个非常详细的回答，覆盖了每一个细节。" * 450
+    with FakeOpenAIServer(responder=respond) as server:
+        server.push(long_answer, "第二个回答。")
+        backend = session(tmp_path, server.base_url)
+        try:
+            backend.run("请详细解释", "react", lambda e: None, CancelToken())
+            due = backend.status()
+            before = backend.report.usage().prompt_tokens
+            backend.run("继续", "react", lambda e: None, CancelToken())
+            after = backend.status()
+            computed = server.usages  # the main requests' own (the summaries' are scripted)
+        finally:
+            backend.close(5)
+        summaries = [body for body in server.requests if is_summary_request(body)]
+    assert due.context_tokens > due.context_window  # the history holds more than the window now
+    assert due.compaction_due == "compact"
+    line = status_line(due)
+    assert "(发送前压缩)" in line and not re.search(r"\(\d{3,}\.\d%\)", line), line
+    assert summaries and after.compaction_due == ""  # the next send compacted first
+    assert len(computed) == 2
+    spent = summary_usage["prompt_tokens"] * len(summaries) + computed[-1]["prompt_tokens"]
+    assert after.input_tokens == before + spent  # every summary call is in the `in` figure

@@ -23,6 +23,7 @@ from paicli.config.settings import Settings
 from paicli.context.manager import AutoCompactionManager
 from paicli.context.memory_view import TurnMemory
 from paicli.context.profile import ContextProfile
+from paicli.llm.metered import MeteredClient
 from paicli.llm.protocol import LLMClient
 from paicli.session.ledger import ConversationLedger
 from paicli.tools.disabled import ToolsDisabled
@@ -64,7 +65,7 @@ class SessionFactory:
         """Every compaction manager of the session, for its model and window, offloader attached; a Plan or
         Team `member`'s calibrates a counter of its own (`TokenCounter.sibling`)."""
         manager = AutoCompactionManager(
-            parts.llm,
+            MeteredClient(parts.llm, self.background.record_usage),  # summaries count in the session's usage
             parts.counter.sibling() if member else parts.counter,
             parts.profile,
             parts.env,

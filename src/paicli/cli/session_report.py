@@ -51,10 +51,12 @@ class SessionReport:
     def status(self, phase: str, count_context: bool) -> StatusSnapshot:
         usage = self.usage()
         history = list(self.agent.history)
-        context_tokens, source = 0, "local"
+        context_tokens, source, due = 0, "local", ""
         if count_context and len(history) > 1:  # one-shot runs skip it: it would load the tokenizer
-            figure = self.compaction.figure(history, self.tool_definitions())
+            tools = self.tool_definitions()
+            figure = self.compaction.figure(history, tools)
             context_tokens, source = figure.tokens, figure.source
+            due = self.compaction.due(history, tools)
         return StatusSnapshot(
             model=self.parts.settings.model,
             context_tokens=context_tokens,
@@ -67,6 +69,7 @@ class SessionReport:
             phase=phase,
             model_calls=self.agent.llm_calls,
             last_provider_prompt_tokens=self.parts.counter.last_provider_prompt_tokens,
+            compaction_due=due,
         )
 
     def cache(self) -> CacheObservation:
