@@ -62,8 +62,8 @@ def test_a_retried_model_call_says_so_with_the_cause(project: Path, isolated_hom
         done = run_paicli(["-p", "你好"], env, project)
         assert done.returncode == 0, done.stderr
         assert "终于好了。" in done.stdout
-        assert "⏳ 重试 1/3，0 s 后…（HTTP 500）" in done.stderr
-        assert "⏳ 重试 2/3，0 s 后…（HTTP 503）" in done.stderr
+        assert "⏳ 立即重试 1/3…（HTTP 500）" in done.stderr
+        assert "⏳ 立即重试 2/3…（HTTP 503）" in done.stderr
 
 
 def test_model_checks_the_provider_list_and_refuses_an_unlisted_name_when_piped(

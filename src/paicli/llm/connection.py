@@ -26,6 +26,7 @@ class ClientOptions:
     retry_after_cap: float = 30.0
     include_reasoning_in_wire: bool = False
     extra_headers: tuple[tuple[str, str], ...] = ()
+    key_origin: str = ""  # where the key was configured, for the message of a refused key (HTTP 401)
 
     def __repr__(self) -> str:
         masked = "None" if not self.api_key else "'***'"
