@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from paicli.tools import files, search, shell
 from paicli.tools.context import SaveMemory, ToolContext
@@ -89,9 +89,11 @@ GREP_CODE = ToolSpec(
     path_params=("path",),
     reads_project=True,
 )
+DEFAULT_COMMAND_TIMEOUT = 60
+_COMMAND_DESCRIPTION = "在项目根目录用 bash -c 执行，返回合并输出和退出码；{seconds} 秒超时即终止整个进程组；勿运行交互式或常驻命令。"
 EXECUTE_COMMAND = ToolSpec(
     "execute_command",
-    "在项目根目录用 bash -c 执行，返回合并输出和退出码；60 秒超时即终止整个进程组；勿运行交互式或常驻命令。",
+    _COMMAND_DESCRIPTION.format(seconds=DEFAULT_COMMAND_TIMEOUT),
     (Param("command", "string", "", required=True),),
     command_param="command",
     auto_approve=True,
@@ -161,7 +163,18 @@ class Tool:
     precheck: Precheck | None = None
 
 
-def builtin_tools(web: WebTools, save_memory: SaveMemory | None) -> dict[str, Tool]:
+def command_spec(timeout_seconds: float) -> ToolSpec:
+    """execute_command as described to the model: its time limit is the one the runner enforces (read once per
+    runner, so the definitions stay byte-stable within a session)."""
+    seconds = int(timeout_seconds) if float(timeout_seconds).is_integer() else timeout_seconds
+    if seconds == DEFAULT_COMMAND_TIMEOUT:
+        return EXECUTE_COMMAND
+    return replace(EXECUTE_COMMAND, description=_COMMAND_DESCRIPTION.format(seconds=seconds))
+
+
+def builtin_tools(
+    web: WebTools, save_memory: SaveMemory | None, command_timeout: float = DEFAULT_COMMAND_TIMEOUT
+) -> dict[str, Tool]:
     table = [
         Tool(READ_FILE, files.read_file),
         Tool(WRITE_FILE, files.write_file, files.write_problem),
@@ -169,7 +182,7 @@ def builtin_tools(web: WebTools, save_memory: SaveMemory | None) -> dict[str, To
         Tool(LIST_DIR, files.list_dir),
         Tool(GLOB_FILES, files.glob_files),
         Tool(GREP_CODE, search.grep_code),
-        Tool(EXECUTE_COMMAND, shell.execute_command),
+        Tool(command_spec(command_timeout), shell.execute_command),
         Tool(WEB_FETCH, web.web_fetch),
         Tool(WEB_SEARCH, web.web_search),
     ]

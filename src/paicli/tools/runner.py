@@ -90,8 +90,10 @@ class ToolRunner:
         self.tracker = tracker if tracker is not None else ExternalContextTracker()
         self.approval = approval_mode if approval_mode is not None else ApprovalState()
         self.paths = PathGuard(self.project_root)
-        self.tools: dict[str, Tool] = builtin_tools(web or WebTools(self.env), save_memory)
         self.command_timeout = float(knobs.COMMAND_TIMEOUT_SECONDS.read(self.env))
+        self.tools: dict[str, Tool] = builtin_tools(
+            web or WebTools(self.env), save_memory, self.command_timeout
+        )
         self.max_parallel = max(1, max_parallel)
         self.batch_timeout = batch_timeout
         self.audit = (
