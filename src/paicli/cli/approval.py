@@ -45,11 +45,10 @@ def spaced(label: str) -> str:
 def question_options(request: ApprovalRequest) -> list[str]:
     """The one-key answers, each a label kept whole on screen; "always" says exactly what it would cover, or
     that it is not offered."""
-    always = (
-        f"[a] 本会话始终允许{spaced(request.always).rstrip()}"
-        if request.always
-        else "（破坏性或组合命令只能逐次允许）"
-    )
+    if request.always:
+        always = f"[a] 本会话始终允许{spaced(request.always).rstrip()}"
+    else:
+        always = "（破坏性或组合命令只能逐次允许）" if request.command else "（这项操作只能逐次允许）"
     return ["[y] 允许", always, "[n] 拒绝", "[t] 拒绝并告诉它怎么做", "[Esc] 拒绝："]
 
 

@@ -15,6 +15,7 @@ from paicli.tools.web import WebTools
 Handler = Callable[[Args, ToolContext], ToolOutput]
 # Before a call is put to a human: the error it would end in whatever the answer (None: it may apply).
 Precheck = Callable[[Args, PathGuard], ToolOutput | None]
+Preview = Callable[[Args], str | None]  # what the approval shows, when neither a command nor a diff says it
 
 READ_FILE = ToolSpec(
     "read_file",
@@ -161,6 +162,7 @@ class Tool:
     spec: ToolSpec
     handler: Handler
     precheck: Precheck | None = None
+    preview: Preview | None = None
 
 
 def command_spec(timeout_seconds: float) -> ToolSpec:

@@ -304,7 +304,7 @@ class TurnToolSet:
             invalid = self._precheck(tool, args)
             if invalid is not None:
                 return invalid, False
-            return self._ask(tool.spec, args, verdict.reason, verdict.relative_path), False
+            return self._ask(tool, args, verdict.reason, verdict.relative_path), False
         self._note_write(tool.spec, verdict.relative_path)
         return None, verdict.unasked
 
@@ -319,18 +319,13 @@ class TurnToolSet:
         except Exception:  # a check that cannot decide leaves it to the question and the call
             return None
 
-    def _ask(
-        self, spec: ToolSpec, args: dict[str, Any], reason: str, relative: str | None
-    ) -> ToolOutput | None:
+    def _ask(self, tool: Tool, args: dict[str, Any], reason: str, relative: str | None) -> ToolOutput | None:
+        spec = tool.spec
         scope = self.runner.approval.grant_scope(spec, args)
-        request = ApprovalRequest(
-            spec.name,
-            args,
-            approval_summary(spec, args),
-            reason,
-            approval_preview(spec, args, self.runner.paths),
-            always=scope.label() if scope is not None else None,
-        )
+        preview = tool.preview(args) if tool.preview else approval_preview(spec, args, self.runner.paths)
+        summary = approval_summary(spec, args)
+        always = scope.label() if scope is not None else None
+        request = ApprovalRequest(spec.name, args, summary, reason, preview, always, spec.runs_command)
         answer = self.runner.approver.approve(request)
         reply = answer if isinstance(answer, ApprovalReply) else ApprovalReply(answer)
         if reply.decision == "approve_all":
