@@ -31,7 +31,7 @@ def test_continue_replays_the_conversation_and_exit_says_how_to_come_back(
         assert first.returncode == 0, first.stderr
         [ledger] = (isolated_home / ".paicli" / "history" / "raw").glob("session-*.jsonl")
         session_id = ledger.name[: -len(".jsonl")]
-        assert f"继续: paicli --resume {session_id}" in first.stderr
+        assert f"会话已保存，下次接着这个会话继续:\n   paicli --resume {session_id}" in first.stderr
         second = run_paicli(["-c"], env, project, stdin="继续\n")
         assert second.returncode == 0, second.stderr
         err = second.stderr

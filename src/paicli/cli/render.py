@@ -338,6 +338,11 @@ class EventRenderer:
     def stop_spinner(self) -> None:
         with self._lock:
             self._spinner.stop()
+            self._spinner.show_typed("")  # the task is over: what was typed is in the prompt now
+
+    def show_typed(self, line: str) -> None:
+        """What the person is typing ahead while the task runs, drawn under the spinner."""
+        self._spinner.show_typed(line)
 
 
 __all__ = [
