@@ -121,7 +121,7 @@ def test_revert_turn_needs_approval_and_records_the_restore(tmp_path: Path) -> N
     [asked] = approver.requests
     assert asked.preview is not None and "#1" in asked.preview and "made.txt" in asked.preview
     assert "第 1 近" in asked.summary and not asked.command
-    assert "（这项操作只能逐次允许）" in question_options(asked)
+    assert "（这一项只能逐次允许）" in question_options(asked)
     assert all("命令" not in option for option in question_options(asked))
     assert [event[0] for event in ledger.events] == [SNAPSHOT_EVENT, SNAPSHOT_EVENT, RESTORE_EVENT]
     restore = ledger.events[-1][3]

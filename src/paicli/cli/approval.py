@@ -48,7 +48,7 @@ def question_options(request: ApprovalRequest) -> list[str]:
     if request.always:
         always = f"[a] 本会话始终允许{spaced(request.always).rstrip()}"
     else:
-        always = "（破坏性或组合命令只能逐次允许）" if request.command else "（这项操作只能逐次允许）"
+        always = "（破坏性或组合命令只能逐次允许）" if request.command else "（这一项只能逐次允许）"
     return ["[y] 允许", always, "[n] 拒绝", "[t] 拒绝并告诉它怎么做", "[Esc] 拒绝："]
 
 
@@ -72,6 +72,8 @@ def decide(answer: str, request: ApprovalRequest) -> Answer:
 
 class TerminalApprover:
     """One question at a time. The REPL installs a `handler` that pauses its own key reader while asking."""
+
+    asks_human = True  # with --yes too: a save after untrusted content still comes here (tools/policy.py)
 
     def __init__(self, handler: Handler | None = None) -> None:
         self.handler = handler

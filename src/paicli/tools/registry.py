@@ -164,6 +164,26 @@ class Tool:
     precheck: Precheck | None = None
     preview: Preview | None = None
 
+    def problem(self, args: Args, paths: PathGuard | None) -> ToolOutput | None:
+        """Why the call would fail whatever the answer (an edit whose old_text is not in the file), as the
+        tool's own error; None when it may run, or when the check cannot decide (the call then finds out)."""
+        if self.precheck is None or paths is None:
+            return None
+        try:
+            return self.precheck(args, paths)
+        except Exception:
+            return None
+
+    def approval_preview(self, args: Args, paths: PathGuard | None = None) -> str | None:
+        """What the human sees before approving: the tool's own preview, the command, or the edit's diff."""
+        if self.preview is not None:
+            return self.preview(args)
+        if self.spec.runs_command:
+            return self.spec.command(args)
+        if self.spec.writes_files:
+            return files.edit_preview(self.spec.name, args, paths)
+        return None
+
 
 def command_spec(timeout_seconds: float) -> ToolSpec:
     """execute_command as described to the model: its time limit is the one the runner enforces (read once per

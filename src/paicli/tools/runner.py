@@ -47,9 +47,8 @@ from paicli.tools.boundary import ToolResultBoundary
 from paicli.tools.checkpoint import TurnCheckpoint, may_change_files
 from paicli.tools.context import Offloader, OutputSink, SaveMemory, ToolContext
 from paicli.tools.executor import CommandExecutors
-from paicli.tools.files import edit_preview
 from paicli.tools.guards import PathDenied, PathGuard
-from paicli.tools.policy import HEADLINE_NOTICE, TurnToolPolicy
+from paicli.tools.policy import HEADLINE_NOTICE, MEMORY_NO_HUMAN, TurnToolPolicy
 from paicli.tools.registry import Tool, builtin_tools
 from paicli.tools.rerun import RerunContext, offer_rerun
 from paicli.tools.schema import ArgumentError, ToolOutput, ToolSpec, argument_error_text, parse_arguments
@@ -80,9 +79,11 @@ class ToolRunner:
         batch_timeout: float = BATCH_TIMEOUT_SECONDS,
         audit: AuditLog | None = None,
         executors: CommandExecutors | None = None,
+        notices: Callable[[str], None] | None = None,
     ) -> None:
         """`executors`: how commands run (default: the approval state's sandbox setting decides, as the
-        composition root's `session_executors` does)."""
+        composition root's `session_executors` does). `notices`: where a line for the person goes (the
+        session's notice board; stderr without a REPL)."""
         self.project_root = Path(project_root)
         self.env = env if env is not None else EnvLookup()
         self.approver: Approver = approver if approver is not None else DenyingApprover()
@@ -109,6 +110,7 @@ class ToolRunner:
                 self.approval.sandbox, str(home_dir(lookup)), lambda: configured_keys(lookup)
             )
         self.executors = executors
+        self.notices = notices
         self.turn_hooks: list[Callable[[], None]] = []  # run when a top-level turn starts (MCP list updates)
         self.checkpoint: TurnCheckpoint | None = None  # workspace snapshot before a turn's first change
 
@@ -290,42 +292,39 @@ class TurnToolSet:
         except Exception:
             self.policy.observe(tool.spec, call.arguments)
             raise
-        self.policy.observe(tool.spec, call.arguments, output.metadata.get("discovered_urls", ()))
+        urls = output.metadata.get("discovered_urls", ())
+        self.policy.observe(tool.spec, call.arguments, urls, brought_content=output.outside_content)
         return output
 
     def _refusal(self, tool: Tool, args: dict[str, Any]) -> tuple[ToolOutput | None, bool]:
         """The call's verdict (tools/verdict.py) acted on: a refusal is never executed; an ask goes to the
-        approver. The flag: the call runs without a human's yes (a command then runs by the unasked executor)."""
+        approver, unless only a person may allow it and the approver is none (issue 37: refused, and said to the
+        model and to the person). The flag: the call runs without a human's yes (by the unasked executor)."""
         runner = self.runner
         verdict = decide(tool.spec, args, self.policy, runner.paths, runner.approval, runner.project_root)
         if isinstance(verdict, Deny):
             return ToolOutput(verdict.reason, success=False, blocked=True, outcome="refused"), False
+        if isinstance(verdict, Ask) and verdict.human_only and not runner.approver.asks_human:
+            if runner.notices is not None:
+                runner.notices(self.policy.no_human_notice(args))
+            return ToolOutput(MEMORY_NO_HUMAN, success=False, blocked=True, outcome="refused"), False
         if isinstance(verdict, Ask):
-            invalid = self._precheck(tool, args)
+            invalid = tool.problem(args, self.runner.paths)  # nobody approves a diff that cannot apply
             if invalid is not None:
                 return invalid, False
-            return self._ask(tool, args, verdict.reason, verdict.relative_path), False
+            return self._ask(tool, args, verdict), False
         self._note_write(tool.spec, verdict.relative_path)
         return None, verdict.unasked
 
-    def _precheck(self, tool: Tool, args: dict[str, Any]) -> ToolOutput | None:
-        """A call that would fail whatever the answer (an edit whose old_text is not in the file) fails at
-        once with the tool's own error: nobody is asked to approve a diff that cannot apply."""
-        paths = self.runner.paths
-        if tool.precheck is None or paths is None:
-            return None
-        try:
-            return tool.precheck(args, paths)
-        except Exception:  # a check that cannot decide leaves it to the question and the call
-            return None
-
-    def _ask(self, tool: Tool, args: dict[str, Any], reason: str, relative: str | None) -> ToolOutput | None:
-        spec = tool.spec
-        scope = self.runner.approval.grant_scope(spec, args)
-        preview = tool.preview(args) if tool.preview else approval_preview(spec, args, self.runner.paths)
+    def _ask(self, tool: Tool, args: dict[str, Any], verdict: Ask) -> ToolOutput | None:
+        spec, relative = tool.spec, verdict.relative_path
+        scope = None if verdict.human_only else self.runner.approval.grant_scope(spec, args)
+        preview = tool.approval_preview(args, self.runner.paths)
         summary = approval_summary(spec, args)
         always = scope.label() if scope is not None else None
-        request = ApprovalRequest(spec.name, args, summary, reason, preview, always, spec.runs_command)
+        request = ApprovalRequest(
+            spec.name, args, summary, verdict.reason, preview, always, spec.runs_command
+        )
         answer = self.runner.approver.approve(request)
         reply = answer if isinstance(answer, ApprovalReply) else ApprovalReply(answer)
         if reply.decision == "approve_all":
@@ -381,15 +380,6 @@ def audit_outcome(outcome: ToolOutcome) -> str:
 def cancelled_output(tool_name: str) -> ToolOutput:
     text = f"{CANCELLED_PREFIX}该工具调用，未执行: {tool_name}"
     return ToolOutput(text, success=False, blocked=True, outcome="cancelled")
-
-
-def approval_preview(spec: ToolSpec, args: dict[str, Any], paths: PathGuard | None = None) -> str | None:
-    """What the human sees before approving: the command, or the diff the edit would make."""
-    if spec.runs_command:
-        return spec.command(args)
-    if spec.writes_files:
-        return edit_preview(spec.name, args, paths)
-    return None
 
 
 def _progress_sink(call: ToolCall, emit: ToolEventSink | None) -> OutputSink | None:
