@@ -15,6 +15,7 @@ import pytest
 from paicli.agent.events import AgentEvent, Notice, RunFinished
 from paicli.cancel import CancelToken
 from paicli.cli.app_backend import AppBackend
+from paicli.cli.turn_runner import retry_line
 from paicli.testing.openai_server import FakeOpenAIServer, Reply
 from tests.cli.served_session import served_parts
 
@@ -100,7 +101,16 @@ def test_the_extractors_retry_is_not_shown_as_a_retry_of_the_next_turn(tmp_path:
             assert script.order == ["turn", "extraction", "extraction", "turn"]
             third, third_events = _run(backend, "第三轮：看看 src")
             assert third.status == "done" and third.answer == "第三轮好了。"
-            assert _retry_notices(third_events) == ["⏳ 重试 1/3，0 s 后…（HTTP 500）"]
+            assert _retry_notices(third_events) == ["⏳ 立即重试 1/3…（HTTP 500）"]
         finally:
             backend.close(10)
         server.assert_no_violations()
+
+
+def test_the_retry_line_never_says_zero_seconds() -> None:
+    """Issue 44 item 9: a wait that rounds to 0 s is `立即重试`; under a second it is said in tenths."""
+    assert retry_line(1, 3, 0.0, "HTTP 500") == "⏳ 立即重试 1/3…（HTTP 500）"
+    assert retry_line(1, 3, 0.01, "HTTP 500") == "⏳ 立即重试 1/3…（HTTP 500）"
+    assert retry_line(2, 3, 0.4, "HTTP 503") == "⏳ 重试 2/3，0.4 s 后…（HTTP 503）"
+    assert retry_line(2, 4, 0.96, "HTTP 429") == "⏳ 重试 2/4，1 s 后…（HTTP 429）"
+    assert retry_line(3, 4, 3.2, "HTTP 500") == "⏳ 重试 3/4，3 s 后…（HTTP 500）"

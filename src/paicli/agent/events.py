@@ -13,6 +13,7 @@ from paicli.llm.messages import Usage
 # the tool runner defines these two; loops re-emit them, front ends import them from here
 from paicli.tools.base import ToolFinished as ToolFinished
 from paicli.tools.base import ToolProgress as ToolProgress
+from paicli.tools.base import ToolResult
 from paicli.tools.base import ToolStarted as ToolStarted
 
 
@@ -123,6 +124,17 @@ class TaskActivity:
 
 
 @dataclass(frozen=True)
+class TaskToolCall:
+    """A finished tool call of a task running in parallel, shown whole (its line, result and diff) at once, so
+    two members' calls never interleave; `who` names the member (Team: the worker)."""
+
+    task_id: str
+    who: str
+    started: ToolStarted
+    result: ToolResult
+
+
+@dataclass(frozen=True)
 class TaskFinished:
     task_id: str
     status: str  # done / failed / skipped
@@ -152,8 +164,9 @@ AgentEvent = (
     | PlanProposed
     | TaskStarted
     | TaskActivity
+    | TaskToolCall
     | TaskFinished
     | Waiting
 )
 EventSink = Callable[[AgentEvent], None]
-PLAN_EVENTS = (PlanProposed, TaskStarted, TaskActivity, TaskFinished)
+PLAN_EVENTS = (PlanProposed, TaskStarted, TaskActivity, TaskToolCall, TaskFinished)

@@ -178,11 +178,12 @@ class AppBackend:
     # ---- earlier sessions ---------------------------------------------------------------------------
 
     def resume(self, session_id: str) -> CommandReply:
-        """/resume: a session rebuilt over the earlier conversation's ledger; this one's ledger is closed."""
+        """/resume: a session rebuilt over the earlier conversation's ledger; this one's ledger is closed
+        (and deleted when it holds nothing but its start)."""
         reopened = self.core.restore.reopen(session_id)
         if isinstance(reopened, CommandReply):
             return reopened
-        self.core.parts.ledger.close()
+        self.core.parts.ledger.discard_if_empty()  # a session left before anything was said leaves no file
         self.core = self.factory.build(reopened.settings, reopened.ledger)
         return self.core.restore.resumed(self.core.agent, reopened)
 

@@ -56,6 +56,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "/clear",
         "清空当前对话历史（长期记忆不受影响）",
         bare_words=("clear",),
+        bare_question="⚠️ 要清空当前对话历史吗？输入 y 清空，直接回车取消：",
         handler=h.clear,
         idle_only=True,
     ),

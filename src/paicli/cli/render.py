@@ -21,6 +21,7 @@ from paicli.agent.events import (
     ReasoningDelta,
     RunFinished,
     TaskActivity,
+    TaskToolCall,
     TextDelta,
     ToolFinished,
     ToolProgress,
@@ -93,6 +94,7 @@ class EventRenderer:
         self._waiting_before_call = False  # the spinner shows a memory lookup or compaction check
         self.finished: RunFinished | None = None
         self._plan: PlanLive | None = None
+        self._group = ""  # the parallel member whose tool calls were printed last (a header names the next)
 
     def __call__(self, event: AgentEvent) -> None:
         with self._lock:
@@ -134,6 +136,8 @@ class EventRenderer:
             say(self._progress, event.text, _NOTICE_STYLES.get(event.level, "cyan"))
             if self._plan is not None:
                 self._plan.resume()  # tasks still running keep their live line
+        elif isinstance(event, TaskToolCall):
+            self._on_task_tool(event)
         elif isinstance(event, PLAN_EVENTS):
             if not isinstance(event, TaskActivity):
                 self._interrupt()
@@ -173,6 +177,7 @@ class EventRenderer:
         it to be the answer on stdout (`keep_answer`)."""
         self._spinner.stop()
         self._waiting_before_call = self._writing = False
+        self._group = ""
         self._close_reasoning()
         self._take_stream_rest()
         if self._markdown:
@@ -236,9 +241,27 @@ class EventRenderer:
         self._spinner.stop()
         self._tail.clear()
         self._open_calls.pop(result.call_id, None)
+        self._print_result(result, f"[{result.name}] " if self._open_calls else "")
+        if self._open_calls:
+            self._spinner.start("运行 " + ", ".join(sorted(set(self._open_calls.values()))))
+
+    def _on_task_tool(self, event: TaskToolCall) -> None:
+        """A parallel member's finished call, whole: its line, result and diff, as a sequential step shows
+        them, under a header naming the member whenever the previous block was someone else's."""
+        group = f"{event.who} [{event.task_id}]" if event.who != event.task_id else f"[{event.task_id}]"
+        last = self._group
+        self._interrupt()
+        if group != last:
+            say(self._progress, f"🛠️ {show_controls(group)}", "bold cyan")
+        say(self._progress, tool_call_line(event.started.name, event.started.arguments), "bold")
+        self._print_result(event.result, "")
+        self._group = group
+        if self._plan is not None:
+            self._plan.resume()
+
+    def _print_result(self, result: ToolResult, tag: str) -> None:
         width = self._progress.width
         summary = summarize_result(result, width=max(40, width - 8))
-        tag = f"[{result.name}] " if self._open_calls else ""
         style = _TONE_STYLES.get(summary.tone, "dim")
         say(self._progress, clip(f"  ⎿ {tag}{summary.headline}", max(40, width - 1)), style)
         for line in summary.preview:
@@ -250,8 +273,6 @@ class EventRenderer:
                 self._on_fold(result.name, strip_boundary(result.content))
         if result.display and result.success:
             self._progress.print(diff_text(result.display), end="", soft_wrap=True)
-        if self._open_calls:
-            self._spinner.start("运行 " + ", ".join(sorted(set(self._open_calls.values()))))
 
     def _on_compacted(self, event: Compacted) -> None:
         result = event.result
@@ -339,6 +360,11 @@ class EventRenderer:
     def stop_spinner(self) -> None:
         with self._lock:
             self._spinner.stop()
+            self._spinner.show_typed("")  # the task is over: what was typed is in the prompt now
+
+    def show_typed(self, line: str) -> None:
+        """What the person is typing ahead while the task runs, drawn under the spinner."""
+        self._spinner.show_typed(line)
 
 
 __all__ = [

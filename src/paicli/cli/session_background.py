@@ -58,7 +58,7 @@ class SessionBackground:
         self._env = env
         self._notices = notices
         self._lock = threading.Lock()
-        self.usage = Usage()  # side calls (fact extraction) on top of the agent's own
+        self.usage = Usage()  # side calls (fact extraction, compaction summaries) on top of the agent's own
         self.calls = 0
         self._extraction = BackgroundExtraction(manager_job(memory))
         self.use_llm(llm, light_model)

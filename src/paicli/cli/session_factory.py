@@ -25,6 +25,7 @@ from paicli.config.settings import Settings
 from paicli.context.manager import AutoCompactionManager
 from paicli.context.memory_view import TurnMemory
 from paicli.context.profile import ContextProfile
+from paicli.llm.metered import MeteredClient
 from paicli.llm.protocol import LLMClient
 from paicli.session.ledger import ConversationLedger
 from paicli.tools.disabled import ToolsDisabled
@@ -61,11 +62,14 @@ class SessionFactory:
         self.state = state
         self.server_windows: dict[tuple[str, str], int] = {}  # (base URL, model) -> a window a refusal named
 
-    def compaction(self, parts: Components, turn_memory: TurnMemory | None = None) -> AutoCompactionManager:
-        """Every compaction manager of the session, for its model and window, offloader attached."""
+    def compaction(
+        self, parts: Components, turn_memory: TurnMemory | None = None, *, member: bool = False
+    ) -> AutoCompactionManager:
+        """Every compaction manager of the session, for its model and window, offloader attached; a Plan or
+        Team `member`'s calibrates a counter of its own (`TokenCounter.sibling`)."""
         manager = AutoCompactionManager(
-            parts.llm,
-            parts.counter,
+            MeteredClient(parts.llm, self.background.record_usage),  # summaries count in the session's usage
+            parts.counter.sibling() if member else parts.counter,
             self._profile(parts),
             parts.env,
             offloader=parts.offloader,  # unseen results too big for the window are offloaded, not sent
@@ -113,7 +117,7 @@ class SessionFactory:
         compaction = self.compaction(parts, turn_memory)
         agent = self._react_agent(parts, compaction, turn_memory, conversation)
         runs = OrchestratedRuns(
-            parts, self.stats, self.budget, self.after_turn, lambda: self.compaction(parts)
+            parts, self.stats, self.budget, self.after_turn, lambda: self.compaction(parts, member=True)
         )
         return SessionCore(
             parts,

@@ -47,11 +47,20 @@ class RunState:
     turn_gate: TurnGate | None = None  # told when a run starts and ends (background extraction yields)
 
 
+def retry_line(number: int, retries: int, delay: float, cause: str) -> str:
+    """`⏳ 重试 2/4，3 s 后…（HTTP 500）`; a wait under a second in tenths, none at all as `立即重试`
+    (never `0 s 后`)."""
+    if delay < 0.05:
+        return f"⏳ 立即重试 {number}/{retries}…（{cause}）"
+    wait = f"{delay:.1f}" if delay < 0.95 else f"{delay:.0f}"
+    return f"⏳ 重试 {number}/{retries}，{wait} s 后…（{cause}）"
+
+
 def _retry_teller(emit: EventSink) -> RetryListener:
-    """Each model-call retry of a run is shown: `⏳ 重试 2/4，3 s 后…（HTTP 500）`."""
+    """Each model-call retry of a run is shown."""
 
     def told(number: int, retries: int, delay: float, cause: str) -> None:
-        emit(Notice(f"⏳ 重试 {number}/{retries}，{delay:.0f} s 后…（{cause}）", "warn"))
+        emit(Notice(retry_line(number, retries, delay, cause), "warn"))
 
     return told
 

@@ -158,6 +158,11 @@ class Settings:
     def config_path(self) -> Path:
         return self.paicli_home / "config.json"
 
+    @property
+    def key_origin(self) -> str:
+        """Where this provider's key was read, e.g. `DEEPSEEK_API_KEY（环境变量）`; "" when unknown or none."""
+        return "" if self._sources is None else self._sources.key_origin(self.provider_spec)
+
     def describe(self) -> str:
         """Banner and `/model` text: `model (provider)`."""
         return f"{self.model} ({self.provider})"
@@ -228,6 +233,15 @@ class _Sources:
                 return found
         saved = self.config.provider_config(spec.name).api_key
         return Found(saved, HOME_DOTENV, str(self.home / "config.json")) if saved else None
+
+    def key_origin(self, spec: ProviderSpec) -> str:
+        for name in spec.key_envs:
+            found = self.env.lookup(name)
+            if found is not None:
+                return f"{name}（{found.source}）"
+        if self.config.provider_config(spec.name).api_key:
+            return f"{self.home / 'config.json'} 的 providers.{spec.name}.apiKey"
+        return ""
 
     def endpoint(self, spec: ProviderSpec) -> Endpoint:
         """The base URL the key may be sent to: a configured one from the key's own source or a more trusted

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import Literal
 
 from paicli.cancel import CancelToken
 from paicli.config import knobs
@@ -39,6 +40,9 @@ from paicli.llm.messages import Message, Usage
 from paicli.llm.protocol import ContextLimit, LLMClient
 
 log = logging.getLogger(__name__)
+
+
+Due = Literal["", "compact", "manual"]
 
 
 class AutoCompactionManager:
@@ -313,6 +317,19 @@ class AutoCompactionManager:
     @property
     def session_memory_enabled(self) -> bool:
         return self.session_memory.enabled
+
+    def due(self, history: Sequence[Message], tools: Tools) -> Due:
+        """What happens to this history before the next request: "compact" (a level acts on it first, so the
+        figure shown now is not what will be sent), "manual" (it would not fit and automatic compaction is
+        off: the next turn stops and names /compact), or "" (it goes as it is)."""
+        if self._clearly_below_thresholds(history, tools):
+            return ""
+        self.gauge.settle_for_thresholds()
+        messages = self.measure(history)
+        over = messages + self.counter.count_tools(tools) > self.profile.window - self.profile.buffer_reserve
+        if not self.automatic:
+            return "manual" if over else ""
+        return "compact" if over or messages >= self.profile.compression_trigger_tokens else ""
 
     def figure(self, history: Sequence[Message], tools: Tools) -> ContextFigure:
         """The context figure the status bar shows; the same as /context's bar and total line."""

@@ -193,6 +193,8 @@ class EndpointSettings(Protocol):
     @property
     def api_key(self) -> str | None: ...
     @property
+    def key_origin(self) -> str: ...
+    @property
     def model(self) -> str: ...
     @property
     def reasoning_in_wire(self) -> bool: ...
@@ -222,5 +224,6 @@ def client_from_settings(settings: EndpointSettings, model: str | None = None) -
         backoff_base=settings.retry_backoff,
         include_reasoning_in_wire=settings.reasoning_in_wire,
         max_output_tokens=settings.max_output_tokens,
+        key_origin=settings.key_origin,
     )
     return OpenAIChatClient.from_options(options, model or settings.model)

@@ -25,7 +25,8 @@ class Failure:
     context_limit: ContextLimit | None = None
 
 
-def classify(exc: BaseException, model: str, base_url: str) -> Failure:
+def classify(exc: BaseException, model: str, base_url: str, key_origin: str = "") -> Failure:
+    """`key_origin`: where the key was read (`DEEPSEEK_API_KEY（环境变量）`), named when the endpoint refuses it."""
     import openai
 
     if isinstance(exc, openai.APIStatusError):
@@ -34,6 +35,8 @@ def classify(exc: BaseException, model: str, base_url: str) -> Failure:
         retryable = status in RETRYABLE_STATUS or status >= 500
         limit = context_limit_of(status, exc.body, detail)
         message = _status_message(status, detail, model, base_url)
+        if status == 401:
+            message += auth_hint(key_origin)
         return Failure(message, status, retryable and limit is None, _retry_after(exc), limit)
     if isinstance(exc, openai.APITimeoutError):
         return Failure(f"等待 {base_url} 响应超时", None, True)
@@ -41,6 +44,12 @@ def classify(exc: BaseException, model: str, base_url: str) -> Failure:
         reason = _one_line(str(exc.__cause__ or exc), 160)
         return Failure(f"无法连接到 {base_url}：{reason}", None, True)
     return Failure(f"模型响应无法处理：{type(exc).__name__}: {_one_line(str(exc), 200)}", None, False)
+
+
+def auth_hint(key_origin: str) -> str:
+    if not key_origin:
+        return "。请运行 paicli --setup 重新设置 API Key"
+    return f"。请检查 {key_origin}，或运行 paicli --setup 重新设置"
 
 
 def final_message(failure: Failure, attempts: int, streamed: bool) -> str:

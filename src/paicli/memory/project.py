@@ -195,10 +195,33 @@ def _strip_fence(text: str) -> str:
     return stripped.strip()
 
 
+def _process_umask() -> int:
+    """Read, not set: `os.umask` can only be read by changing it, which races every thread creating files."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0o022
+
+
+def _shared_mode(path: Path) -> int:
+    """PAI.md is meant to be committed and shared: a new one gets a plain file's mode (0644 under the usual
+    umask), a regenerated one keeps the mode it had (mkstemp alone would leave 0600)."""
+    try:
+        return path.stat().st_mode & 0o777
+    except OSError:
+        return 0o666 & ~_process_umask()
+
+
 def _write_atomically(path: Path, text: str) -> None:
+    mode = _shared_mode(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            os.fchmod(handle.fileno(), mode)
             handle.write(text)
         os.replace(tmp, path)
     except BaseException:

@@ -77,10 +77,11 @@ class FakeBackend:
     default: RunMode = "react"  # what a plain input runs as
     interrupted: str | None = None  # an interrupted plan to offer after /resume
     conversation: bool = False
+    session_id: str = "session-1-abc"
 
     def info(self) -> BannerInfo:
         return BannerInfo(
-            "9.9.9", self.model_name, "fakeprov", 128_000, "session-1-abc", self.project_root, "auto"
+            "9.9.9", self.model_name, "fakeprov", 128_000, self.session_id, self.project_root, "auto"
         )
 
     def status(self) -> StatusSnapshot:
