@@ -234,11 +234,12 @@ class ConversationLedger:
         source: str,
         message: Message,
         metadata: Mapping[str, Any] | None = None,
-    ) -> None:
+    ) -> int | None:
+        """The entry's sequence (None when nothing was written, or for a system prompt)."""
         if message.role == "system" and not metadata:
             self._append_system(mode, actor, source, message)
-            return
-        self._append(event_for(message), mode, actor, source, message.to_json(), metadata or {})
+            return None
+        return self._append(event_for(message), mode, actor, source, message.to_json(), metadata or {})
 
     def _append_system(self, mode: str, actor: str, source: str, message: Message) -> None:
         """A prompt equal to the last one of (mode, actor) is written as a reference (session.system_refs)."""
