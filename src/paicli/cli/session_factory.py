@@ -26,6 +26,19 @@ from paicli.context.profile import ContextProfile
 from paicli.llm.protocol import LLMClient
 from paicli.session.ledger import ConversationLedger
 from paicli.tools.disabled import ToolsDisabled
+from paicli.tools.recall import RecallTool
+from paicli.tools.registry import Tool
+
+
+def recall_tool(parts: Components) -> Tool:
+    """`recall` over this session's ledger (the one /resume switched to, after a /resume)."""
+    ledger = parts.ledger
+    return RecallTool.tool(
+        parts.settings.paicli_home,
+        parts.settings.project_root,
+        lambda: (ledger.path, ledger.session_id),
+        ledger.redactor.text,
+    )
 
 
 @dataclass(frozen=True)
@@ -92,6 +105,7 @@ class SessionFactory:
     ) -> SessionCore:
         profile = ContextProfile.from_window(settings.context_window, settings.cache_mode)
         parts = replace(self.base, settings=settings, llm=llm, profile=profile, ledger=ledger)
+        parts.tools.register(recall_tool(parts))  # same spec each build: the tool list stays byte-stable
         turn_memory = TurnMemory(parts.memory) if settings.memory_placement == "turn" else None
         compaction = self.compaction(parts, turn_memory)
         agent = self._react_agent(parts, compaction, turn_memory, conversation)
