@@ -24,9 +24,11 @@ from paicli.cli.backend import (
     SessionSummary,
     StatusSnapshot,
 )
+from paicli.cli.compaction_commands import CompactionControls
 from paicli.cli.compose import Components
 from paicli.cli.model_switch import ModelSwitch
 from paicli.cli.models import ModelChoice
+from paicli.cli.receipt_view import pins_text
 from paicli.cli.session_background import SessionBackground
 from paicli.cli.session_factory import SessionFactory
 from paicli.cli.session_report import SessionReport
@@ -96,6 +98,7 @@ class AppBackend:
             lambda: self.core.parts, self._switch_model, lambda: self.core.report.cache().short
         )
         self._snapshots = _snapshot_commands(parts, self.background.notice, lambda: self.core.parts.ledger)
+        self._compaction_controls = CompactionControls(lambda: self.core)
 
     def _switch_model(self, settings: Settings) -> None:
         """/model: the same conversation, continued by a session built for `settings`."""
@@ -122,6 +125,10 @@ class AppBackend:
     @property
     def snapshots(self) -> SnapshotCommands | None:
         return self._snapshots
+
+    @property
+    def compaction_controls(self) -> CompactionControls | None:
+        return self._compaction_controls
 
     def on_memories(self, listener: Callable[[list[str]], None] | None) -> None:
         self.parts.memory.on_injected = listener
@@ -212,7 +219,9 @@ class AppBackend:
         return CommandReply(f"📦 上下文已压缩: {before:,} -> {after:,} tokens")
 
     def context_report(self) -> CommandReply:
-        return self.report.context()
+        reply = self.report.context()
+        pins = self.parts.pins.items()
+        return CommandReply(f"{reply.text}\n\n{pins_text(pins)}", reply.ok) if pins else reply
 
     def token_usage_line(self) -> str:
         return self.report.token_usage_line()

@@ -12,6 +12,7 @@ from paicli.cancel import CancelToken
 
 if TYPE_CHECKING:
     from paicli.agent.plan.agent import PlanDraft
+    from paicli.cli.compaction_commands import CompactionControls
     from paicli.cli.models import ModelChoice
     from paicli.cli.snapshot_commands import SnapshotCommands
 
@@ -113,6 +114,11 @@ class Session(SessionPort, Protocol):
     @property
     def snapshots(self) -> SnapshotCommands | None:
         """/snapshot, /restore, /undo; None when the session has no workspace snapshots."""
+        ...
+
+    @property
+    def compaction_controls(self) -> CompactionControls | None:
+        """/pin, /pins, /unpin, /compact show|--preview|undo; None when the session has none."""
         ...
 
     def supports_mode(self, mode: RunMode) -> bool:

@@ -127,6 +127,12 @@ def _switch_model(ctx: CommandContext, args: str) -> None:
 
 
 def compact(ctx: CommandContext, args: str) -> None:
+    from paicli.cli.compaction_commands import compact_extra, compact_subcommand
+
+    what, focus = compact_subcommand(args)
+    if what != "compact":
+        compact_extra(ctx, what, focus)
+        return
     io = ctx.io
     renderer = EventRenderer(io.console, io.progress, markdown=io.markdown)
     spinner = WaitSpinner(io.progress)

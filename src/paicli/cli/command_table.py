@@ -4,6 +4,7 @@ argument check, idle-only flag and completions. A new command is one row here pl
 from __future__ import annotations
 
 from paicli.cli import command_handlers as h
+from paicli.cli import compaction_commands as cc
 from paicli.cli.commands import (
     CommandSpec,
     CommandTable,
@@ -32,6 +33,12 @@ _MODE: Completions = (
 _HITL: Completions = (("on", "每次危险操作都请求确认"), ("default", "恢复默认确认策略"))
 _INIT: Completions = (("--force", "覆盖已有的 PAI.md"),)
 _HISTORY: Completions = (("clear", "清空输入历史"),)
+_COMPACT: Completions = (
+    ("show", "查看上次压缩的摘要与回执"),
+    ("--preview ", "预览摘要，不应用"),
+    ("undo", "撤销上次压缩"),
+)
+_PIN: Completions = (("last", "固定你的上一条消息"),)
 _SAVE: Completions = (
     ("--global", "保存为全局记忆"),
     ("--project", "保存为本项目记忆"),
@@ -58,11 +65,22 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(
         "compact",
-        "/compact [重点]",
-        "立即压缩对话上下文，可附带摘要时要保留的重点",
+        "/compact [重点|show|undo]",
+        "立即压缩上下文（可附带要保留的重点）；show 看上次摘要与回执，--preview [重点] 只预览，undo 撤销上次压缩",
         accepts=any_args,
         handler=h.compact,
+        completions=_COMPACT,
     ),
+    CommandSpec(
+        "pin",
+        "/pin <内容>|last",
+        "固定一段话（last：你的上一条消息），原文保留在上下文里，压缩不会移走",
+        accepts=any_args,
+        handler=cc.pin_command,
+        completions=_PIN,
+    ),
+    CommandSpec("pins", "/pins", "列出固定内容", handler=cc.pins_command),
+    CommandSpec("unpin", "/unpin <编号>", "取消一条固定内容", accepts=count_args, handler=cc.unpin_command),
     CommandSpec(
         "context",
         "/context",

@@ -4,7 +4,7 @@ time); the model-bound ones (compaction managers, agents) are built by cli/sessi
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from paicli import __version__
@@ -14,6 +14,7 @@ from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.config.settings import Settings
 from paicli.context.offload import ToolResultOffloader
+from paicli.context.pins import PinBoard
 from paicli.context.profile import ContextProfile
 from paicli.context.tokens import TokenCounter
 from paicli.llm.protocol import LLMClient
@@ -57,6 +58,7 @@ class Components:
         None  # models found at run time to reject `tools` (llm/tool_fallback.py)
     )
     mcp: McpSession | None = None  # None: no MCP server configured
+    pins: PinBoard = field(default_factory=PinBoard)  # /pin: in the ReAct system prompt, in the ledger
 
 
 def build_llm(
@@ -141,8 +143,9 @@ def build_components(
     tools_enabled = knobs.TOOLS_ENABLED.read(env)
     mcp = start_mcp(settings, env, tools, sink, trusted=project_trusted)
     index = mcp.index_text if mcp is not None and profile.mcp_resource_index_enabled else (lambda: "")
+    pins = PinBoard()
     prompt, plan_prompts, team_prompts = _mode_prompts(
-        assembler, repository, loader, skills, tools_enabled, index
+        assembler, repository, loader, skills, tools_enabled, index, pins
     )
     ledger = open_ledger(settings, resume_path, sink, env)
     return Components(
@@ -164,6 +167,7 @@ def build_components(
         team_prompts=team_prompts,
         tool_support=tool_support,
         mcp=mcp,
+        pins=pins,
     )
 
 
@@ -184,8 +188,10 @@ def _mode_prompts(
     skills: SkillCatalog,
     tools_enabled: bool,
     index: Callable[[], str],
+    pins: PinBoard,
 ) -> tuple[AgentPromptBuilder, PlanPrompts, TeamPrompts]:
-    """The system prompts of ReAct, Plan and Team, over the same prompt files, PAI.md and skill index."""
+    """The system prompts of ReAct, Plan and Team, over the same prompt files, PAI.md and skill index;
+    the user's pins go into the ReAct conversation's (the one that is compacted across turns)."""
     prompt = AgentPromptBuilder(
         assembler,
         PromptMode.AGENT,
@@ -193,6 +199,7 @@ def _mode_prompts(
         skills.index_text,
         tools_enabled,
         external_context_loader=index,
+        pins_loader=pins.block,
     )
     plan = AssembledPlanPrompts(assembler, repository.load, loader.load, skills.index_text, tools_enabled)
     team = AssembledTeamPrompts(assembler, repository.load, loader.load, skills.index_text, tools_enabled)
