@@ -32,6 +32,7 @@ from paicli.session.recall_search import (
     rank,
     read_records,
 )
+from paicli.tools.boundary import unwrap
 from paicli.tools.context import ToolContext
 from paicli.tools.registry import Tool
 from paicli.tools.schema import Args, Param, ToolOutput, ToolSpec
@@ -133,13 +134,17 @@ class RecallTool:
         return "\n".join(parts)
 
     def _original(self, record: Record) -> str:
-        """A tool result that was offloaded when it came in: the file holds its full text."""
-        if record.role == "tool" and record.text.startswith(OFFLOAD_PREFIX):
-            for line in record.text.splitlines():
+        """A message's original text; a tool result without its frame (the whole recall result is framed
+        again), and, when it was offloaded as it came in, the full text from its file."""
+        if record.role != "tool":
+            return record.text
+        inner = unwrap(record.text)
+        if inner.startswith(OFFLOAD_PREFIX):
+            for line in inner.splitlines():
                 if line.startswith(_OFFLOAD_FILE_LINE):
                     text, ok = self._offload_file(line[len(_OFFLOAD_FILE_LINE) :].strip(), "")
-                    return text if ok else record.text
-        return record.text
+                    return text if ok else inner
+        return inner
 
     def _offload_file(self, relative: str, title: str) -> tuple[str, bool]:
         base = (self.project_root / OFFLOAD_DIR).resolve()
@@ -159,7 +164,7 @@ class RecallTool:
 
     def _by_query(self, query: str, top_k: int) -> tuple[str, bool]:
         current, current_id = self.current()
-        records = self._records(current) if current is not None else []
+        records = _before_this_turn(self._records(current)) if current is not None else []
         earlier = list_sessions(self.home, self.project_root, exclude_session_id=current_id)
         for info in earlier[:EARLIER_SESSIONS]:
             records = records + self._records(info.path)
@@ -212,6 +217,15 @@ class RecallTool:
                 del self._cache[old]
             self._cache[key] = records
         return records
+
+
+def _before_this_turn(records: list[Record]) -> list[Record]:
+    """The running turn (its request, its calls) is in the context already: not worth a hit."""
+    for index in range(len(records) - 1, -1, -1):
+        record = records[index]
+        if record.role == "user" and record.mode == "react" and record.actor == "agent":
+            return records[:index]
+    return records
 
 
 def _same_root(a: Path, b: Path) -> bool:
