@@ -216,7 +216,9 @@ class AppBackend:
             self.report.tool_definitions() or None
         )  # as /context counts it
         before, after = result.before_tokens + schema, result.after_tokens + schema
-        return CommandReply(f"📦 上下文已压缩: {before:,} -> {after:,} tokens")
+        return CommandReply(
+            f"📦 上下文已压缩: {before:,} -> {after:,} tokens（/compact show 看摘要与回执，/compact undo 撤销）"
+        )
 
     def context_report(self) -> CommandReply:
         reply = self.report.context()

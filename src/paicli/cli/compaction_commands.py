@@ -173,10 +173,7 @@ def compact_extra(ctx: CommandContext, what: str, focus: str) -> None:
     if controls is None:
         return
     if what == "show":
-        reply = controls.show()
-        if ctx.io.interactive:
-            ctx.remember_fold("上下文压缩", reply.text)
-        ctx.reply(reply)
+        ctx.reply(controls.show())
     elif what == "undo":
         ctx.reply(controls.undo())
     else:

@@ -46,7 +46,7 @@ def cost_line(receipt: Receipt) -> str:
 def receipt_lines(receipt: Receipt, pins: int = 0) -> list[str]:
     how = "手动" if receipt.manual else "自动"
     lines = [
-        f"🧾 压缩回执（{how}，{strategy_label(receipt.strategy)}）："
+        f"🧾 压缩回执（{how}，{strategy_label(receipt.strategy)}）：对话消息 "
         f"{receipt.before_tokens:,} → {receipt.after_tokens:,} tokens，"
         f"{receipt.before_messages} → {receipt.after_messages} 条消息"
     ]

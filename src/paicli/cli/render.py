@@ -249,7 +249,7 @@ class EventRenderer:
         if result.receipt is not None and self._on_fold is not None:
             from paicli.cli.receipt_view import receipt_text
 
-            self._on_fold("上下文压缩", receipt_text(result.receipt))
+            self._on_fold("上下文压缩回执", receipt_text(result.receipt))
             say(self._progress, "    摘要与回执：Ctrl+O 展开，或 /compact show", "dim")
 
     def finish(self, result: RunFinished) -> None:
