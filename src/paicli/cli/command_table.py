@@ -69,6 +69,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "立即压缩上下文（可附带要保留的重点）；show 看上次摘要与回执，--preview [重点] 只预览，undo 撤销上次压缩",
         accepts=any_args,
         handler=h.compact,
+        idle_only=True,  # it replaces the view the running task is using (so does undo)
         completions=_COMPACT,
     ),
     CommandSpec(
