@@ -87,3 +87,18 @@ def test_the_view_without_the_newest_compaction_keeps_what_came_after_it(tmp_pat
     again = last_compaction(read_entries(path))
     assert again is not None and again.undone and again.sequence == logged.sequence
     assert [m.content for m in load_view(path).messages] == before + later  # the undo is what resumes
+
+
+def test_a_compaction_followed_by_a_clear_cannot_be_undone_and_a_summary_is_found_past_a_clearing(
+    tmp_path: Path,
+) -> None:
+    conversation, path = build(tmp_path, ScriptedLLM([STRUCTURED]))
+    talk(conversation, range(1, 4))
+    conversation.compact_now()
+    summary = last_compaction(read_entries(path), with_summary=True)
+    assert summary is not None and summary.receipt.summary and not summary.rebuilt_after
+    conversation.clear("系统提示")
+    logged = last_compaction(read_entries(path))
+    assert logged is not None and logged.rebuilt_after  # /compact undo refuses it
+    assert last_compaction(read_entries(path), with_summary=True) == logged
+    assert last_compaction(read_entries(path), mode="plan") is None

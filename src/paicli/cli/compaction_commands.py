@@ -91,14 +91,20 @@ class CompactionControls:
     # ---- receipts, preview, undo --------------------------------------------------------------------
 
     def show(self) -> CommandReply:
+        """The newest receipt; when that one wrote no summary (a clearing), the newest summary's too."""
         core = self._core()
-        logged = last_compaction(read_entries(core.parts.ledger.path))
+        entries = read_entries(core.parts.ledger.path)
+        logged = last_compaction(entries)
         if logged is None:
             return CommandReply(NO_COMPACTION)
-        text = receipt_text(logged.receipt, len(core.parts.pins))
+        pins = len(core.parts.pins)
+        parts = [receipt_text(logged.receipt, pins)]
         if logged.undone:
-            text += "\n（这次压缩已用 /compact undo 撤销）"
-        return CommandReply(text)
+            parts.append("（这次压缩已用 /compact undo 撤销）")
+        summary = None if logged.receipt.summary else last_compaction(entries, with_summary=True)
+        if summary is not None:
+            parts += ["", "最近一次摘要：", receipt_text(summary.receipt, pins)]
+        return CommandReply("\n".join(parts))
 
     def preview(self, focus: str, cancel: CancelToken | None) -> CommandReply:
         core = self._core()
@@ -118,6 +124,10 @@ class CompactionControls:
             return CommandReply(NO_COMPACTION, ok=False)
         if logged.undone:
             return CommandReply("↩️ 最近一次压缩已经撤销过了（只能撤销最近的一次）。", ok=False)
+        if logged.rebuilt_after:
+            return CommandReply(
+                "↩️ 最近一次压缩之后上下文已经重建过（/clear、恢复会话或撤销），无法再撤销它。", ok=False
+            )
         view = view_without(entries, logged)
         core.agent.restore(view.messages, source="compact_undo")
         core.agent.conversation.event(UNDO_EVENT, "slash_compact_undo", {"receiptSequence": logged.sequence})

@@ -12,7 +12,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from paicli.context.receipts import OBSERVED_EVENT, RECEIPT_EVENT, UNDO_EVENT, Receipt, receipt_from
-from paicli.session.resume import VIEW_CHECKPOINT_EVENT, LedgerEntry, ResumeResult, rebuild_view
+from paicli.session.resume import (
+    HISTORY_CLEAR_EVENT,
+    VIEW_CHECKPOINT_EVENT,
+    LedgerEntry,
+    ResumeResult,
+    is_full_checkpoint,
+    rebuild_view,
+)
 
 _GROUP_EVENTS = frozenset({"compaction", VIEW_CHECKPOINT_EVENT})
 
@@ -23,6 +30,7 @@ class LoggedCompaction:
     sequence: int  # the receipt entry's
     group: frozenset[int]  # its compaction events and checkpoint
     undone: bool
+    rebuilt_after: bool = False  # /clear or a whole new view since: undoing it would not give that view back
 
 
 def _mine(entry: LedgerEntry, mode: str, actor: str) -> bool:
@@ -30,15 +38,20 @@ def _mine(entry: LedgerEntry, mode: str, actor: str) -> bool:
 
 
 def last_compaction(
-    entries: Sequence[LedgerEntry], mode: str = "react", actor: str = "agent"
+    entries: Sequence[LedgerEntry],
+    mode: str = "react",
+    actor: str = "agent",
+    *,
+    with_summary: bool = False,
 ) -> LoggedCompaction | None:
-    """The newest compaction of (mode, actor) with a readable receipt, observed figures folded in."""
+    """The newest compaction of (mode, actor) with a readable receipt (`with_summary`: the newest that wrote a
+    summary or note), observed figures folded in."""
     for index in range(len(entries) - 1, -1, -1):
         entry = entries[index]
         if entry.event != RECEIPT_EVENT or not _mine(entry, mode, actor):
             continue
         receipt = receipt_from(entry.metadata)
-        if receipt is None:
+        if receipt is None or (with_summary and not receipt.summary):
             continue
         return _logged(entries, index, receipt, mode, actor)
     return None
@@ -56,13 +69,14 @@ def _logged(
             break
         group.add(entry.sequence)
     sequence = entries[index].sequence
-    undone = False
-    observed_seen = False
+    undone = rebuilt = observed_seen = False
     for entry in entries[index + 1 :]:
         if not _mine(entry, mode, actor):
             continue
         if entry.event == RECEIPT_EVENT:
             break
+        if entry.event == HISTORY_CLEAR_EVENT or is_full_checkpoint(entry):
+            rebuilt = True
         if entry.event == OBSERVED_EVENT and not observed_seen:
             observed_seen = True
             prompt, cached = entry.metadata.get("promptTokens"), entry.metadata.get("cachedTokens")
@@ -70,7 +84,7 @@ def _logged(
                 receipt = receipt.observed(prompt, cached)
         if entry.event == UNDO_EVENT and entry.metadata.get("receiptSequence") == sequence:
             undone = True
-    return LoggedCompaction(receipt, sequence, frozenset(group), undone)
+    return LoggedCompaction(receipt, sequence, frozenset(group), undone, rebuilt)
 
 
 def view_without(

@@ -21,7 +21,7 @@ from typing import Any
 from paicli.llm.messages import Message
 from paicli.redact import Redactor
 from paicli.session import flock
-from paicli.session.resume import VIEW_CHECKPOINT_EVENT, LedgerEntry, parse_entries
+from paicli.session.resume import REFS_KEY, VIEW_CHECKPOINT_EVENT, LedgerEntry, parse_entries
 from paicli.session.scan import line_sequences_backwards
 from paicli.session.system_refs import (
     SYSTEM_UNCHANGED_EVENT,
@@ -281,6 +281,8 @@ class ConversationLedger:
         messages = history[1:] if history and history[0].role == "system" else history
         metadata = dict(extra or {})
         metadata["messages"] = [m.to_json() for m in messages]
+        if any(m.ref is not None for m in messages):
+            metadata[REFS_KEY] = [list(m.ref) if m.ref is not None else None for m in messages]
         self.append_event(VIEW_CHECKPOINT_EVENT, mode, actor, source, metadata)
 
     def mark_resumed(self, metadata: Mapping[str, Any] | None = None, mode: str = "react") -> None:

@@ -117,6 +117,11 @@ def _checkpoint_messages(entry: LedgerEntry) -> list[Any] | None:
     return raw if entry.event == VIEW_CHECKPOINT_EVENT and isinstance(raw, list) else None
 
 
+def is_full_checkpoint(entry: LedgerEntry) -> bool:
+    """A view checkpoint carrying the whole view (not a compact one of replaced results)."""
+    return _checkpoint_messages(entry) is not None
+
+
 def _last_checkpoint(entries: Sequence[LedgerEntry], mode: str, actor: str) -> int | None:
     for index in range(len(entries) - 1, -1, -1):
         entry = entries[index]

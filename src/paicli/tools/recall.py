@@ -105,6 +105,8 @@ class RecallTool:
         if ref is None:
             return f"❌ 无法识别的 recall id：{wanted}（应形如 r57、r12-340）", False
         path, label = self._session_file(session)
+        if path is None and session is None:
+            return "❌ 本会话没有会话记录可查（会话账本不可用）", False
         if path is None:
             return f"❌ 找不到会话 {session}（只能取回本项目的会话记录）", False
         found = lookup(self._records(path), *ref)
