@@ -164,3 +164,19 @@ def test_search_helpers_stay_within_one_conversation_and_rank_by_bm25() -> None:
     text = "x" * 1000 + "needle" + "y" * 1000
     piece = excerpt(text, ["needle"], 100)
     assert "needle" in piece and piece.startswith("…") and piece.endswith("…")
+
+
+def test_a_large_recall_is_offloaded_by_the_runner_like_any_large_result(tmp_path: Path) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    talk = [(f"第{n}个问题 " + "细节" * 400, f"第{n}个回答") for n in range(1, 6)]
+    ledger = session(home, project, talk)
+    offloader = ToolResultOffloader(project, env({"PAICLI_TOOL_OFFLOAD_THRESHOLD_CHARS": "2000"}))
+    made = make_runner(project, offloader=offloader)
+    tool = RecallTool(home, project, lambda: (ledger.path, ledger.session_id), ledger.redactor.text)
+    made.register(Tool(RECALL, tool))
+    sequences = [e.sequence for e in ledger.read_all() if e.message is not None and e.event != "system"]
+    _, text = run_one(made, "recall", json.dumps({"id": f"r{sequences[0]}-{sequences[-1]}"}))
+    assert text.startswith("[工具输出过大，完整内容已卸载到会话文件] recall:")
+    saved = next((project / ".paicli" / "tool-outputs").glob("*/*-recall.txt")).read_text(encoding="utf-8")
+    assert all(question in saved for question, _ in talk)  # the whole span is in the file
