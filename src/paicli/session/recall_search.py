@@ -18,6 +18,8 @@ from rank_bm25 import BM25Okapi
 from paicli.session.resume import MESSAGE_EVENTS, LedgerEntry, parse_entries
 
 INDEXED_CHARS = 4_000  # of each message, for ranking (a long tool output is found by its start)
+_HEAD_BYTES = 512  # an entry's event name is among its first keys
+_MESSAGE_MARKERS = tuple(b'"event":"' + name.encode() + b'"' for name in sorted(MESSAGE_EVENTS))
 _ROLES = {"user": "用户", "assistant": "助手", "tool": "工具结果"}
 
 
@@ -87,9 +89,15 @@ def read_records(path: Path, session_id: str | None = None) -> list[Record]:
         data = path.read_bytes()
     except OSError:
         return []
-    entries, _ = parse_entries(data.splitlines())
+    lines = [line for line in data.splitlines() if _is_message_line(line)]  # checkpoints are not parsed
+    entries, _ = parse_entries(lines)
     name = session_id or (path.name[: -len(".jsonl")] if path.name.endswith(".jsonl") else path.name)
     return records_of(entries, name)
+
+
+def _is_message_line(line: bytes) -> bool:
+    head = line[:_HEAD_BYTES]
+    return any(marker in head for marker in _MESSAGE_MARKERS)
 
 
 def lookup(records: Sequence[Record], first: int, last: int) -> list[Record]:
