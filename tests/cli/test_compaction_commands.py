@@ -81,3 +81,37 @@ def test_pins_text_lists_numbered_pins() -> None:
     assert "还没有固定内容" in pins_text(())
     text = pins_text(("发版分支叫 release-7", "两行\n内容"))
     assert "固定内容 2 条" in text and "  1. 发版分支叫 release-7" in text and "  2. 两行\n     内容" in text
+
+
+def test_a_compaction_notice_keeps_its_receipt_for_ctrl_o() -> None:
+    import io
+
+    from rich.console import Console
+
+    from paicli.agent.events import Compacted
+    from paicli.cli.render import EventRenderer
+    from paicli.context.types import CompactionResult, CompactionStep
+
+    folds: list[tuple[str, str]] = []
+    progress = io.StringIO()
+    renderer = EventRenderer(
+        Console(file=io.StringIO()),
+        Console(file=progress, width=120),
+        on_fold=lambda t, x: folds.append((t, x)),
+    )
+    receipt = Receipt(
+        strategy="full_summary",
+        summarised_id="r2-9",
+        summarised_messages=8,
+        summary="[已压缩的历史对话摘要] recall:r2-9\n摘要",
+    )
+    step = CompactionStep("full_summary", 12, 4, 9_000, 3_000)
+    renderer(Compacted(CompactionResult(True, "full_summary", 0, (step,), receipt=receipt)))
+    assert folds and folds[-1][0] == "上下文压缩回执" and "recall:r2-9" in folds[-1][1]
+    assert "Ctrl+O 展开" in progress.getvalue()
+    clearing = Receipt(
+        strategy="tool_result_clearing", replaced=(ReplacedItem(id="r5", tool="grep_code", chars=900),)
+    )
+    step = CompactionStep("tool_result_clearing", 12, 12, 9_000, 8_000, 1, ("c1",))
+    renderer(Compacted(CompactionResult(False, "tool_result_clearing", 1, (step,), receipt=clearing)))
+    assert "r5 grep_code" in folds[-1][1] and progress.getvalue().count("Ctrl+O 展开") == 1

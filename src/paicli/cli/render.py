@@ -250,7 +250,8 @@ class EventRenderer:
             from paicli.cli.receipt_view import receipt_text
 
             self._on_fold("上下文压缩回执", receipt_text(result.receipt))
-            say(self._progress, "    摘要与回执：Ctrl+O 展开，或 /compact show", "dim")
+            if result.receipt.summary:  # a clearing's receipt opens too, without a line each time
+                say(self._progress, "    摘要与回执：Ctrl+O 展开，或 /compact show", "dim")
 
     def finish(self, result: RunFinished) -> None:
         """Close the run's output once, with the RunFinished the run returned."""
