@@ -51,6 +51,11 @@ def test_a_cleared_placeholder_names_its_original_and_without_a_ledger_stays_as_
     original = tool_result_text("read_file", "y" * 900)
     assert placeholder("read_file", original, True, (41, 41)) == f"{CLEARED_PREFIX} recall:r41"
     assert placeholder("read_file", original, True) == CLEARED_PREFIX
+    offloaded = "[工具输出过大，完整内容已卸载到会话文件] recall:d/001-grep\n文件: .paicli/tool-outputs/d/001-grep.txt\n"
+    assert placeholder("grep", offloaded, True) == f"{CLEARED_PREFIX} .paicli/tool-outputs/d/001-grep.txt"
+    assert (
+        placeholder("grep", offloaded, True, (7, 7)) == f"{CLEARED_PREFIX} recall:r7"
+    )  # recall names the file
     long = placeholder("read_file", original, False, (41, 41))
     assert long == CLEARED_PREFIX + " recall:r41" + placeholder("read_file", original)[len(CLEARED_PREFIX) :]
 

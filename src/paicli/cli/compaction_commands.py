@@ -131,7 +131,7 @@ class CompactionControls:
         view = view_without(entries, logged)
         core.agent.restore(view.messages, source="compact_undo")
         core.agent.conversation.event(UNDO_EVENT, "slash_compact_undo", {"receiptSequence": logged.sequence})
-        tokens = core.compaction.measure(core.agent.conversation.request_view())
+        tokens = core.compaction.measure(core.agent.history)
         lines = [
             f"↩️ 已撤销最近一次压缩：上下文恢复为 {len(view.messages)} 条消息，约 {tokens:,} tokens"
             "（压缩之后的对话都保留）。"

@@ -87,7 +87,10 @@ class ClearResult:
 def placeholder(tool: str, original: str, short: bool = False, ref: Ref | None = None) -> str:
     """The reference's sentence; or (`short`) the marker alone, which the system prompt's context-management
     section explains (the tool is named by the paired call), plus the file when the full text was offloaded.
-    With the original's ledger reference, its recall id follows the marker."""
+    With the original's ledger reference, its recall id follows the marker; the short form then leaves the
+    file out (`recall` of the id returns the file's text and names the file for reading on)."""
+    if short and ref is not None:
+        return tag(CLEARED_PREFIX, ref)
     return tag(_placeholder_text(tool, original, short), ref)
 
 
