@@ -137,6 +137,7 @@ class Conversation:
         """Drop the view (the ledger keeps everything); returns how many messages were discarded."""
         discarded = len(self._history)
         self.context.reset(self._history)
+        self._observe_next = False  # the next request is not the one the last receipt predicted
         self.event("history_clear", source, {"discardedViewMessages": discarded})
         self._history[:] = [Message.system(fresh_system_prompt)]
         self.record(reset_source, self._history[0])
@@ -153,6 +154,7 @@ class Conversation:
         """A fresh system prompt followed by a view rebuilt from a ledger. `reference`: the view is the fold of
         this same ledger up to there, so a view_reference names it instead of a checkpoint copying it."""
         self.context.reset(self._history)
+        self._observe_next = False
         self._history[:] = [Message.system(system_prompt), *messages]
         self.record("session_attach", self._history[0])
         if reference is not None:
