@@ -203,7 +203,7 @@ def run_session(window: int, failing: bool, turns: int, root: Path, profile: str
         parts.memory.store.store(
             new_fact(MEMORY_FACT, {"source": "fact", "scope": "global"}, parts.memory.clock)
         )
-        backend = AppBackend(parts, auto_extract=False)
+        backend = AppBackend(parts)
         for turn in range(1, turns + 1):
             turn_of[0] = turn
             backend.run(turn_text(turn), "react", _ignore, CancelToken())

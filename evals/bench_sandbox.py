@@ -23,9 +23,10 @@ from paicli.config.env import EnvLookup
 from paicli.tools.context import ToolContext
 from paicli.tools.guards import PathGuard
 from paicli.tools.sandbox import zygote
+from paicli.tools.sandbox.executor import SandboxExecutor
 from paicli.tools.sandbox.rules import find_special
 from paicli.tools.sandbox.status import SandboxStatus, probe
-from paicli.tools.shell import execute_command
+from paicli.tools.shell import execute_command, unconfined
 
 RUNS = 50
 TARGET_MS = 15.0
@@ -58,8 +59,10 @@ def _server_cpu() -> float:
 
 def _pairs(root: Path, status: SandboxStatus) -> None:
     lookup = EnvLookup(environ={"PAICLI_HOME": str(root / "home")}, cwd=root)
-    plain = ToolContext(root, PathGuard(root), lookup, CancelToken(), auto_run=True)
-    boxed = ToolContext(root, PathGuard(root), lookup, CancelToken(), auto_run=True, sandbox=status)
+    plain = ToolContext(root, PathGuard(root), lookup, CancelToken(), executor=unconfined().unasked)
+    boxed = ToolContext(
+        root, PathGuard(root), lookup, CancelToken(), executor=SandboxExecutor(status, str(lookup.home))
+    )
     _once(plain), _once(boxed)  # warm caches
     bare, confined = [], []
     server = _server_cpu()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from paicli.memory.subject import decode, encode, has_correction_cue, relate, subject_of
+from paicli.memory.subject import decode, encode, has_correction_cue, relate_subjects, subject_of
 
 # (stored fact, incoming fact, expected relation)
 TABLE: list[tuple[str, str, str]] = [
@@ -61,7 +61,7 @@ TABLE: list[tuple[str, str, str]] = [
 
 @pytest.mark.parametrize(("stored", "incoming", "expected"), TABLE)
 def test_relation_table(stored: str, incoming: str, expected: str) -> None:
-    assert relate(stored, incoming) == expected
+    assert relate_subjects(subject_of(stored), subject_of(incoming), incoming) == expected
 
 
 def test_table_is_large_enough() -> None:

@@ -16,9 +16,11 @@ from pathlib import Path
 import pytest
 
 from paicli.cancel import CancelToken
+from paicli.config.env import home_dir
 from paicli.tools.context import ToolContext
 from paicli.tools.guards import PathGuard
 from paicli.tools.sandbox import zygote
+from paicli.tools.sandbox.executor import SandboxExecutor
 from paicli.tools.sandbox.status import SandboxStatus
 from paicli.tools.shell import execute_command
 from tests.tools.helpers import env as lookup
@@ -119,8 +121,7 @@ def test_a_timeout_ends_the_command_and_all_it_started(repo: Path, status: Sandb
         PathGuard(repo),
         lookup(dict(os.environ)),
         CancelToken(),
-        auto_run=True,
-        sandbox=status,
+        executor=SandboxExecutor(status, str(home_dir())),
         command_timeout_seconds=1.0,
     )
     out = execute_command({"command": f"(setsid sleep {tag} &); echo begun; sleep {tag}"}, ctx)

@@ -14,8 +14,8 @@ from paicli.context.manager import AutoCompactionManager
 from paicli.context.profile import ContextProfile
 from paicli.context.tokens import TokenCounter
 from paicli.llm.messages import Message
-from paicli.session.catalog import resume_session
 from paicli.session.ledger import ConversationLedger
+from paicli.session.opener import LedgerOpener
 from paicli.session.resume import load_view
 from paicli.testing.protocol import assert_protocol_valid
 from paicli.testing.scripted_llm import Request, ScriptedLLM, tool_call_reply
@@ -103,7 +103,7 @@ def test_ledger_view_equals_every_request_through_all_levels_clear_and_resume(
     run("清空之后的新问题")
     last_view = agent.history[1:]
 
-    resumed_ledger, resumed = resume_session(ledger.path)
+    resumed_ledger, resumed = LedgerOpener(()).resume(ledger.path)
     assert resumed.messages == last_view
     again, _ = build(resumed_ledger, responder, "新的系统提示")
     again.restore(resumed.messages)

@@ -32,7 +32,8 @@ from paicli.agent.runaway import RunawayGuard, inner_text
 from paicli.cancel import Cancelled, CancelToken
 from paicli.llm.messages import ChatResponse, Message, Usage
 from paicli.llm.protocol import LLMClient, LLMError, StreamDelta
-from paicli.tools.base import CANCELLED_PREFIX, ToolResult
+from paicli.session.transcript import OUTCOME_KEY
+from paicli.tools.base import CANCELLED_PREFIX, ToolOutcome, ToolResult
 from paicli.tools.skill_load import settle_skill_loads
 
 log = logging.getLogger(__name__)
@@ -211,7 +212,8 @@ class ToolLoop:
         for call in reply.tool_calls:
             result = by_id.get(call.id)
             content = result.content if result is not None else self._missing_text(missing)
-            self.conversation.append(Message.tool(call.id, content), "tool_execution")
+            outcome = result.outcome if result is not None else self._missing_outcome()
+            self.conversation.append(Message.tool(call.id, content), "tool_execution", {OUTCOME_KEY: outcome})
             if self.options.blank_answer_fallback:
                 self.tool_texts.append(inner_text(content))
         for injection in injections:  # load_skill: the skill text follows the tool results (spec 7.5)
@@ -220,6 +222,9 @@ class ToolLoop:
 
     def _missing_text(self, missing: str) -> str:
         return f"{CANCELLED_PREFIX}该工具调用，未执行。" if self.cancel.cancelled else missing
+
+    def _missing_outcome(self) -> ToolOutcome:
+        return "cancelled" if self.cancel.cancelled else "failed"
 
     def _remind(self, guard: RunawayGuard, results: Sequence[ToolResult], reply: Message) -> None:
         reminder = guard.observe_step(results, reply.tool_calls)

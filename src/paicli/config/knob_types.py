@@ -5,11 +5,30 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Generic, TypeVar
-
-from paicli.config.env import ConfigError, EnvLookup, parse_bool
+from typing import Generic, Protocol, TypeVar
 
 T = TypeVar("T", covariant=True)
+TRUTHY = frozenset({"1", "true", "yes", "on"})
+FALSY = frozenset({"0", "false", "no", "off"})
+
+
+class ConfigError(Exception):
+    """An invalid setting: the CLI prints the one-line message and exits 2."""
+
+
+class Lookup(Protocol):
+    """Where a knob's raw value is read (config.env.EnvLookup)."""
+
+    def get(self, key: str, default: str | None = None) -> str | None: ...
+
+
+def parse_bool(key: str, raw: str) -> bool:
+    lowered = raw.lower()
+    if lowered in TRUTHY:
+        return True
+    if lowered in FALSY:
+        return False
+    raise ConfigError(f"{key}={raw!r} 无效：请使用 true/false、1/0、yes/no 或 on/off")
 
 
 @dataclass(frozen=True)
@@ -25,7 +44,7 @@ class Knob(Generic[T]):
     # with the repository) may not set; see `config.env.is_protected`.
     protected: bool = False
 
-    def read(self, env: EnvLookup) -> T:
+    def read(self, env: Lookup) -> T:
         """The configured value, the default when unset; ConfigError (one line) when unusable."""
         raw = env.get(self.key)
         if raw is None or self.parse is None:

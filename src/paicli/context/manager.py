@@ -65,7 +65,7 @@ class AutoCompactionManager:
         lookup = env or EnvLookup()
         self._llm = llm
         self.policy = policy or compaction_profile.from_env(lookup)
-        self.counter = counter or TokenCounter.from_env(lookup)
+        self.counter = counter or TokenCounter.configured()
         self.gauge = Gauge(self.counter, self.policy.estimator == "reference", llm)
         self.profile = profile or ContextProfile.from_window(None)
         # offloads unseen results that cannot fit the window (never clears them)
@@ -117,10 +117,6 @@ class AutoCompactionManager:
         self._llm = self.gauge.llm = llm
         self.full.set_llm(llm)
         self.session_memory.set_llm(llm)
-
-    def set_profile(self, profile: ContextProfile) -> None:
-        self.profile = self.summariser.profile = profile
-        self._size_summary_input()
 
     def _size_summary_input(self) -> None:
         if isinstance(self.full, ConversationHistoryCompactor) and self.policy.window_fit:

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 
 DEFAULT_WINDOW = 128_000
 MIN_WINDOW = 8_000
-MAX_WINDOW = 10_000_000
 MCP_INDEX_MIN_WINDOW = 32_000
 
 
@@ -24,10 +23,6 @@ class ContextProfile:
         """`window=None` stands for the reference's "no client": the 128K default."""
         base = DEFAULT_WINDOW if window is None else window
         return ContextProfile(max(MIN_WINDOW, base), cache_mode or "none")
-
-    @staticmethod
-    def custom(window: int) -> ContextProfile:
-        return ContextProfile.from_window(window)
 
     @property
     def summary_reserve(self) -> int:
@@ -52,10 +47,6 @@ class ContextProfile:
     @property
     def mcp_resource_index_enabled(self) -> bool:
         return self.window >= MCP_INDEX_MIN_WINDOW
-
-    @property
-    def prompt_caching_supported(self) -> bool:
-        return self.cache_mode != "none"
 
     def summary(self, *, mcp_configured: bool = True, cache: str | None = None) -> str:
         """The reference's one-line summary. A session passes what it knows: whether MCP servers are

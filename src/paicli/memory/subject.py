@@ -304,11 +304,6 @@ def values_in(text: str) -> set[str]:
     return set(_lift_values(_fold(text))[1])
 
 
-def relate(stored: str, incoming: str) -> str:
-    """`same`, `changed`, `corrects` (a correction cue naming the stored value in an old-value clause), `none`."""
-    return relate_subjects(subject_of(stored), subject_of(incoming), incoming)
-
-
 def relate_subjects(old: Subject | None, new: Subject | None, incoming: str) -> str:
     if old is not None and new is not None and old.same_subject(new):
         return "same" if old.value == new.value else "changed"

@@ -1,4 +1,6 @@
-"""execute_command: `bash -c` in the project root, its own process group, timeout/cancel kill the whole group.
+"""execute_command: a command run by the session's executor (tools/executor.py; unconfined `bash -c` here, the
+sandbox's in tools/sandbox/executor.py) in the project root, its own process group; timeout and cancel kill the
+whole group.
 
 Nothing a command starts outlives it: when the command ends, whatever is left of its process group
 (`sleep 100 &`, `nohup …`) is killed, and so is every process that still carries the command's marker
@@ -19,18 +21,16 @@ import subprocess
 import threading
 import time
 import uuid
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Protocol
+from typing import IO, Protocol
 
 from paicli.config.env import process_environ
 from paicli.tools.context import Offloader, OutputSink, ToolContext
+from paicli.tools.executor import Capture, CommandExecutors, CommandRequest, CommandRun
 from paicli.tools.gitrepo import git_neutral_env
 from paicli.tools.readonly import syntactically_read_only
 from paicli.tools.schema import Args, ToolOutput
-
-if TYPE_CHECKING:
-    from paicli.tools.sandbox.launch import Launch
 
 INLINE_CHARS = 8000
 OFFLOAD_CAPTURE_CHARS = 2_000_000
@@ -57,23 +57,6 @@ class Child(Protocol):
     def stdout(self) -> IO[bytes] | None: ...
     def poll(self) -> int | None: ...
     def wait(self, timeout: float | None = None) -> int: ...
-
-
-@dataclass
-class Capture:
-    """Merged stdout+stderr, decoded with replacement characters, capped at `limit` chars."""
-
-    limit: int
-    text: str = ""
-    overflowed: bool = False
-
-    def add(self, chunk: str) -> None:
-        room = self.limit - len(self.text)
-        if len(chunk) > room:
-            self.overflowed = True
-            chunk = chunk[: max(room, 0)]
-        if chunk:
-            self.text += chunk
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
@@ -211,72 +194,76 @@ def _group_alive(pgid: int) -> bool:
     return True
 
 
-@dataclass(frozen=True)
-class CommandRun:
-    capture: Capture
-    exit_code: int | None
-    timed_out: bool
-    cancelled: bool
-    pid: int
+def new_marker() -> str:
+    """The value of MARKER_ENV that finds everything one command started (see `kill_leftovers`)."""
+    return uuid.uuid4().hex
 
 
-def command_launch(command: str, ctx: ToolContext) -> Launch:
-    """argv, environment and clean-up of one command: in the sandbox when `ctx.sandbox` says so, and never
-    with paicli's own keys (nor, without a human's yes, any secret-looking variable)."""
+Keys = Callable[[], tuple[str, ...]]  # every key paicli is configured with (config.keys.configured_keys)
+
+
+def no_keys() -> tuple[str, ...]:
+    return ()
+
+
+class UnconfinedExecutor:
+    """`bash -c` in the project root with the environment `scrub` leaves (tools/sandbox/environ.py), in a
+    process group of its own."""
+
+    def __init__(self, scrub: Callable[[Mapping[str, str]], dict[str, str]]) -> None:
+        self._scrub = scrub
+
+    def run(self, request: CommandRequest) -> CommandRun:
+        marker = new_marker()
+        # scrubbed first, so paicli's own git settings below are never taken for the user's and dropped; a
+        # command that passes as read-only runs git with fsmonitor, hooks, pagers and editors switched off
+        scrubbed = self._scrub(process_environ())
+        env = dict(git_neutral_env(scrubbed)) if syntactically_read_only(request.command) else dict(scrubbed)
+        env[MARKER_ENV] = marker
+        return supervise(popen(["bash", "-c", request.command], env, request.cwd), marker, request)
+
+
+def unconfined(allow: tuple[str, ...] = (), keys: Keys = no_keys) -> CommandExecutors:
+    """No sandbox: an approved command gets no configured key; an unasked one nothing off the allow-list
+    (`allow`: variables kept although their names look secret)."""
     from paicli.tools.sandbox.environ import approved_env, sandbox_env
-    from paicli.tools.sandbox.launch import Launch
 
-    # A command that passes as read-only runs git with fsmonitor, hooks, pagers and editors switched off.
-    base = git_neutral_env(process_environ()) if syntactically_read_only(command) else dict(process_environ())
-    if ctx.sandbox is None:
-        scrub = sandbox_env if ctx.auto_run else approved_env
-        return Launch(["bash", "-c", command], scrub(base, ctx.env_allow))
-    from paicli.config.env import home_dir
-    from paicli.tools.sandbox.launch import prepare
+    return CommandExecutors(
+        UnconfinedExecutor(lambda env: approved_env(env, keys())),
+        UnconfinedExecutor(lambda env: sandbox_env(env, allow, keys())),
+    )
 
-    return prepare(
-        command,
-        ctx.project_root,
-        git_neutral_env(process_environ()),
-        ctx.sandbox,
-        paicli_home=str(home_dir(ctx.env)),
-        allow=ctx.env_allow,
+
+def popen(argv: list[str], env: Mapping[str, str], cwd: Path, fds: tuple[int, ...] = ()) -> Child:
+    """A command in a process group of its own, stdout and stderr merged, no stdin."""
+    return subprocess.Popen(
+        argv,
+        cwd=cwd,
+        env=dict(env),
+        pass_fds=fds,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
     )
 
 
 def run_command(command: str, ctx: ToolContext, capture_limit: int) -> CommandRun:
-    marker = uuid.uuid4().hex
-    launch = command_launch(command, ctx)
-    launch.env[MARKER_ENV] = marker
-    if launch.inner:
-        from paicli.tools.sandbox import zygote
-
-        forked = zygote.start(launch, ctx.project_root)
-        if forked is not None:
-            launch.cleanup()
-            return _supervise(forked, marker, ctx, capture_limit)
-    try:
-        process: Child = subprocess.Popen(
-            launch.argv,
-            cwd=ctx.project_root,
-            env=launch.env,
-            pass_fds=launch.fds,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    finally:
-        launch.cleanup()  # the child has its copy of the policy fd
-    return _supervise(process, marker, ctx, capture_limit)
+    """`command` by the context's executor (a human-approved, unconfined one when it names none)."""
+    request = CommandRequest(
+        command, ctx.project_root, ctx.command_timeout_seconds, ctx.cancel, capture_limit, ctx.on_output
+    )
+    return (ctx.executor or unconfined().approved).run(request)
 
 
-def _supervise(process: Child, marker: str, ctx: ToolContext, capture_limit: int) -> CommandRun:
-    capture = Capture(capture_limit)
+def supervise(process: Child, marker: str, request: CommandRequest) -> CommandRun:
+    """Capture its output until it ends (or the timeout / a cancel kills its group), then kill whatever it
+    left behind (`marker`: its MARKER_ENV value)."""
+    capture = Capture(request.capture_limit)
     assert process.stdout is not None
     reader = threading.Thread(
         target=_pump,
-        args=(process.stdout, capture, LineFeed(ctx.on_output)),
+        args=(process.stdout, capture, LineFeed(request.on_output)),
         daemon=True,
         name="paicli-cmd-output",
     )
@@ -287,10 +274,10 @@ def _supervise(process: Child, marker: str, ctx: ToolContext, capture_limit: int
         killed.set()
         kill_group(process)
 
-    unregister = ctx.cancel.on_cancel(on_cancel)
+    unregister = request.cancel.on_cancel(on_cancel)
     timed_out = False
     try:
-        process.wait(timeout=ctx.command_timeout_seconds)
+        process.wait(timeout=request.timeout_seconds)
     except subprocess.TimeoutExpired:
         timed_out = True
         kill_group(process)
@@ -335,6 +322,7 @@ def execute_command(args: Args, ctx: ToolContext) -> ToolOutput:
             success=False,
             blocked=True,
             offloaded=offloaded,
+            outcome="cancelled",
         )
     if run.timed_out:
         seconds = f"{ctx.command_timeout_seconds:g}"
@@ -346,9 +334,12 @@ def execute_command(args: Args, ctx: ToolContext) -> ToolOutput:
             metadata={"limit_seconds": ctx.command_timeout_seconds},
         )
     code = run.exit_code if run.exit_code is not None else -1
-    if ctx.sandbox is not None and code == SANDBOX_FAILED_EXIT and output.startswith(SANDBOX_FAILED_PREFIX):
+    if run.not_started:
         return ToolOutput(
-            f"❌ 命令沙箱没能启动，命令未执行: {command}\n{body.rstrip(chr(10))}", success=False, blocked=True
+            f"❌ 命令沙箱没能启动，命令未执行: {command}\n{body.rstrip(chr(10))}",
+            success=False,
+            blocked=True,
+            outcome="refused",
         )
     status = f"退出码: {code}" if code >= 0 else f"退出码: {code}（被信号 {-code} 终止）"
     return ToolOutput(

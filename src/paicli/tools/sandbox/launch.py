@@ -9,11 +9,10 @@ import os
 import shutil
 import tempfile
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from paicli.tools.sandbox.environ import sandbox_env
 from paicli.tools.sandbox.rules import command_rules, encode_policy
 from paicli.tools.sandbox.status import SandboxStatus, wrapper_argv
 
@@ -62,14 +61,14 @@ def prepare(
     status: SandboxStatus,
     *,
     paicli_home: str | None,
-    allow: Iterable[str] = (),
 ) -> Launch:
-    """`env` is the environment the command would have had; the result is what it gets."""
+    """`env`: the command's environment, already cut to the allow-list (`environ.sandbox_env`); the result
+    adds the sandbox's own variables."""
     tmp = private_tmp()
     rules = command_rules(project_root, env, str(tmp), paicli_home)
     policy = encode_policy(rules, status.userns)
     fd = _policy_fd(policy)
-    child_env = sandbox_env(env, allow)
+    child_env = dict(env)
     child_env.update(
         {
             "TMPDIR": str(tmp),

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from paicli.config import knobs
-from paicli.config.env import EnvLookup
+from paicli.config.values import SandboxValues
 
 WRAPPER = Path(__file__).with_name("wrapper.py")
 # Imported rather than run as a script: an imported module's bytecode is cached, a script is compiled on
@@ -128,11 +128,11 @@ def probe(mode: str, allow_userns: bool = True) -> SandboxStatus:
 class SandboxGate:
     """The session's sandbox setting; the probe runs on first use (a command, the banner, `/config`)."""
 
-    def __init__(self, env: EnvLookup | None = None) -> None:
-        lookup = env if env is not None else EnvLookup()
-        self.mode = knobs.COMMAND_SANDBOX.read(lookup)
-        self.allow_userns = knobs.COMMAND_SANDBOX_USERNS.read(lookup)
-        self.env_allow = knobs.COMMAND_ENV_ALLOW.read(lookup)
+    def __init__(self, values: SandboxValues | None = None) -> None:
+        values = values or SandboxValues()  # the settings' defaults
+        self.mode = values.mode
+        self.allow_userns = values.allow_userns
+        self.env_allow = values.env_allow
         self._status: SandboxStatus | None = None
         self._lock = threading.Lock()
 
