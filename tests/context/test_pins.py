@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from paicli.config.env import EnvLookup
+from paicli.config.values import PromptValues
 from paicli.context.pins import MAX_PIN_CHARS, MAX_PINS, PinBoard, PinError, pins_from_metadata
 from paicli.prompt.assembler import AgentPromptBuilder, PromptAssembler, PromptMode
 from paicli.prompt.repository import PromptRepository
@@ -38,7 +39,7 @@ def test_the_block_sits_before_the_project_context_and_is_absent_without_pins(tm
     root, home = tmp_path / "proj", tmp_path / "home"
     root.mkdir()
     home.mkdir()
-    assembler = PromptAssembler(PromptRepository(root, home), EnvLookup(environ=FIXED))
+    assembler = PromptAssembler(PromptRepository(root, home), PromptValues.parse(EnvLookup(environ=FIXED)))
     board = PinBoard()
     plain = AgentPromptBuilder(assembler, PromptMode.AGENT, lambda: "PAI 内容").build()
     pinned = AgentPromptBuilder(assembler, PromptMode.AGENT, lambda: "PAI 内容", pins_loader=board.block)
