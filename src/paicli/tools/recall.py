@@ -39,8 +39,7 @@ from paicli.tools.schema import Args, Param, ToolOutput, ToolSpec
 
 RECALL = ToolSpec(
     "recall",
-    "取回上下文压缩移走的原文：id 用占位符、卸载提示或摘要里 recall: 后的编号；"
-    "或用 query 在本会话和本项目以前的会话记录里检索。只读。",
+    "取回压缩移走的原文：id 为标记后 recall: 的编号；或用 query 检索本会话和本项目以前的会话。",
     (
         Param("id", "string", "如 r57、r12-340"),
         Param("query", "string", "检索词"),
