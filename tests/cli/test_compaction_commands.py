@@ -4,7 +4,7 @@ test_e2e_pins_receipts.py."""
 from __future__ import annotations
 
 from paicli.cli.command_table import BUILTIN
-from paicli.cli.compaction_commands import compact_subcommand
+from paicli.cli.compaction_controls import compact_subcommand
 from paicli.cli.receipt_view import pins_text, receipt_text
 from paicli.cli.repl_dispatch import Dispatcher
 from paicli.context.receipts import Receipt, ReplacedItem

@@ -22,7 +22,7 @@ from paicli.cli.backend import (
     NoticeListener,
     StatusSnapshot,
 )
-from paicli.cli.compaction_commands import CompactionControls
+from paicli.cli.compaction_controls import CompactionControls
 from paicli.cli.compose import Components
 from paicli.cli.model_switch import ModelSwitch
 from paicli.cli.session_background import SessionBackground

@@ -171,7 +171,8 @@ def _switch_model(ctx: CommandContext, args: str) -> None:
 
 
 def compact(ctx: CommandContext, args: str) -> None:
-    from paicli.cli.compaction_commands import compact_extra, compact_subcommand
+    from paicli.cli.compaction_commands import compact_extra
+    from paicli.cli.compaction_controls import compact_subcommand
 
     what, focus = compact_subcommand(args)
     if what != "compact":

@@ -23,7 +23,7 @@ from paicli.config.modes import RunMode
 
 if TYPE_CHECKING:
     from paicli.agent.plan.agent import PlanDraft
-    from paicli.cli.compaction_commands import CompactionControls
+    from paicli.cli.compaction_controls import CompactionControls
     from paicli.cli.session_snapshots import SnapshotCommands
 
 Script = Callable[[str, RunMode, EventSink, CancelToken], RunFinished]
