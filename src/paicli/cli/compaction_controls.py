@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING
 from paicli.cancel import CancelToken
 from paicli.cli.backend import CommandReply
 from paicli.cli.receipt_view import pins_text, receipt_text
-from paicli.context.fallback import user_words
 from paicli.context.internal import is_real_user_turn
 from paicli.context.pins import PINS_EVENT, PinError
 from paicli.context.receipts import UNDO_EVENT
+from paicli.context.user_words import without_memory
 from paicli.session.compaction_log import last_compaction, view_without
 from paicli.session.ledger_events import read_entries
 
@@ -144,5 +144,5 @@ class CompactionControls:
 def _last_user_words(core: SessionCore) -> str:
     for message in reversed(core.agent.history):
         if is_real_user_turn(message):
-            return user_words(message.content or "").strip()
+            return without_memory(message.content or "").strip()
     return ""

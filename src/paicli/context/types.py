@@ -42,6 +42,7 @@ class CompactionResult:
     error: str | None = None  # why a requested/attempted summary was abandoned (history untouched)
     notice: str | None = None  # one line for the user when a fallback changed the view (e.g. summary failed)
     receipt: Receipt | None = None  # what was kept, summarised and cleared, and the predicted cost
+    stop: str | None = None  # the request would not fit the window and must not be sent: why (for the user)
 
     @property
     def changed(self) -> bool:

@@ -51,6 +51,7 @@ from paicli.tools.files import edit_preview
 from paicli.tools.guards import PathDenied, PathGuard
 from paicli.tools.policy import HEADLINE_NOTICE, TurnToolPolicy
 from paicli.tools.registry import Tool, builtin_tools
+from paicli.tools.rerun import RerunContext, offer_rerun
 from paicli.tools.schema import ArgumentError, ToolOutput, ToolSpec, argument_error_text, parse_arguments
 from paicli.tools.verdict import Ask, Deny, decide
 from paicli.tools.web import WebTools
@@ -280,6 +281,8 @@ class TurnToolSet:
         try:
             with cancel_scope(cancel):  # deep bounded waits (the memory lock) also stop on this call's cancel
                 output = tool.handler(args, self.runner.context(cancel, on_output, auto_run=auto_run))
+                if auto_run and output.metadata.get("sandbox_refused"):
+                    output = offer_rerun(self.runner, tool, args, output, RerunContext(cancel, on_output))
         except PathDenied as denied:
             return ToolOutput(str(denied), success=False, blocked=True, outcome="refused")
         except Exception:
