@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from paicli.context.user_words import values_of
 from paicli.testing.openai_server import FakeOpenAIServer, Reply, is_summary_request
 from paicli.testing.proc import ledger_entries, paicli_env, run_paicli
 
@@ -76,9 +77,16 @@ def test_pins_stay_verbatim_through_compact_and_come_back_with_continue(
     assert FACT not in last and RULE in last  # /unpin 1 after -c: the rest stays
 
 
+def keeping_summary(body: dict[str, Any]) -> str:
+    """SUMMARY naming every value the user stated (a summary without them is hollow and not used)."""
+    said = [str(m.get("content") or "") for m in body["messages"] if m["role"] == "user"]
+    values = dict.fromkeys(value for text in said for value in values_of(text))
+    return SUMMARY.replace("未记录\n## 已完成", "、".join(values) + "\n## 已完成", 1)
+
+
 def reading(body: dict[str, Any]) -> Reply | str:
     if is_summary_request(body):
-        return SUMMARY
+        return keeping_summary(body)
     turn = last_user(body)
     if "轮：请读取" in turn and body["messages"][-1]["role"] == "user":
         number = turn.split("第", 1)[1].split("轮", 1)[0]

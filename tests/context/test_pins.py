@@ -8,9 +8,15 @@ import pytest
 
 from paicli.config.env import EnvLookup
 from paicli.config.values import PromptValues
+from paicli.context.markers import SUMMARY_WORDS_LINE
 from paicli.context.pins import MAX_PIN_CHARS, MAX_PINS, PinBoard, PinError, pins_from_metadata
+from paicli.context.summary import ConversationHistoryCompactor
+from paicli.context.tokens import TokenCounter
+from paicli.llm.messages import Message
 from paicli.prompt.assembler import AgentPromptBuilder, PromptAssembler, PromptMode
 from paicli.prompt.repository import PromptRepository
+from paicli.testing.scripted_llm import ScriptedLLM
+from tests.context.helpers import STRUCTURED
 
 FIXED = {"PAICLI_PROMPT_RUNTIME_DATE": "2026-09-23", "PAICLI_PROMPT_RUNTIME_ZONE": "Asia/Shanghai"}
 
@@ -51,3 +57,28 @@ def test_the_block_sits_before_the_project_context_and_is_absent_without_pins(tm
     assert pinned.build() == text  # stable until a pin changes
     board.add("第二条")
     assert pinned.build() != text and text.replace("不要改 main", "不要改 main\n2. 第二条") == pinned.build()
+
+
+def test_a_summary_need_not_carry_what_is_pinned() -> None:
+    facts = ["发版分支叫 release/2027-q1", "the payments service listens on port 8443"]
+    history = [Message.system("sys")]
+    for text in facts:
+        history += [Message.user(text), Message.assistant("好的，记下了。" + "细节" * 200)]
+    history += [Message.user("最新的请求")]
+    board = PinBoard()
+    board.add(facts[0])
+
+    def compacted(pinned: bool) -> tuple[str, int]:
+        llm = ScriptedLLM([STRUCTURED, STRUCTURED])  # a summary with neither value, and its repair
+        full = ConversationHistoryCompactor(llm, TokenCounter("heuristic"), 1)
+        full.words_check = True
+        if pinned:
+            full.pinned = board.block
+        view = list(history)
+        assert full.compact(view, 0, True, 1).compacted
+        return view[1].content or "", llm.calls
+
+    unpinned_text, _ = compacted(False)
+    assert f"{SUMMARY_WORDS_LINE}\n- {facts[0]}\n- {facts[1]}" in unpinned_text
+    pinned_text, calls = compacted(True)
+    assert calls == 2 and pinned_text.endswith(f"{SUMMARY_WORDS_LINE}\n- {facts[1]}")  # only the unpinned one

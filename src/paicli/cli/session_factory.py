@@ -82,6 +82,7 @@ class SessionFactory:
             turn_memory=turn_memory,  # compaction puts the turn's memories back if it drops them
             summary_model=parts.settings.compaction_model_setting,
         )
+        manager.keep_pinned(parts.pins.block)
         return manager
 
     def first(self) -> SessionCore:

@@ -8,7 +8,7 @@ would still not fit the window goes through the fit in window.py.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from paicli.cancel import CancelToken
@@ -122,6 +122,11 @@ class AutoCompactionManager:
         self._llm = self.gauge.llm = llm
         self.full.set_llm(llm)
         self.session_memory.set_llm(llm)
+
+    def keep_pinned(self, pinned: Callable[[], str]) -> None:
+        """The pin block (context/pins.py): values it holds verbatim a summary need not carry again."""
+        if isinstance(self.full, ConversationHistoryCompactor):
+            self.full.pinned = pinned
 
     def _with_trigger(self, profile: ContextProfile) -> ContextProfile:
         """The configured trigger, unless the profile was built with one."""
