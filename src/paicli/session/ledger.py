@@ -235,8 +235,7 @@ class ConversationLedger:
         source: str,
         message: Message,
         metadata: Mapping[str, Any] | None = None,
-    ) -> int | None:
-        """The entry's sequence (None when nothing was written, or for a system prompt)."""
+    ) -> int | None:  # the entry's sequence (None: nothing written, or a system prompt)
         if message.role == "system" and not metadata:
             self._append_system(mode, actor, source, message)
             return None
