@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from paicli.agent.conversation import Conversation
 from paicli.context.offload import ToolResultOffloader
 from paicli.llm.messages import Message, ToolCall
-from paicli.memory.bm25 import document_tokens
+from paicli.memory.vector import document_tokens
 from paicli.redact import Redactor
 from paicli.session.ledger import ConversationLedger
-from paicli.session.recall_search import Record, excerpt, lookup, rank
+from paicli.session.recall_search import Record, bm25_scores, excerpt, lookup, rank
 from paicli.tools.recall import RECALL, RecallTool
 from paicli.tools.registry import Tool
 from paicli.tools.runner import ToolRunner
@@ -180,3 +183,17 @@ def test_a_large_recall_is_offloaded_by_the_runner_like_any_large_result(tmp_pat
     assert text.startswith("[工具输出过大，完整内容已卸载到会话文件] recall:")
     saved = next((project / ".paicli" / "tool-outputs").glob("*/*-recall.txt")).read_text(encoding="utf-8")
     assert all(question in saved for question, _ in talk)  # the whole span is in the file
+
+
+def test_bm25_is_okapi_with_a_floored_idf_for_words_in_most_documents() -> None:
+    corpus = [["a", "b"], ["b", "c"], ["b", "d"], ["c", "c", "c", "c"]]
+    rare = math.log(4 - 1 + 0.5) - math.log(1 + 0.5)  # "a": in one document of four
+    scores = bm25_scores(corpus, ["a"])
+    norm = 1.5 * (1 - 0.75 + 0.75 * 2 / 2.5)  # k1 (1 - b + b |d| / avgdl), |d| = 2, avgdl = 10 / 4
+    assert scores[0] == pytest.approx(rare * 2.5 / (1 + norm)) and scores[1:] == [0.0, 0.0, 0.0]
+    common = bm25_scores(corpus, ["b"])  # in three of four: a negative idf, floored to 0.25 x the average
+    idf_b = math.log(4 - 3 + 0.5) - math.log(3 + 0.5)
+    idf_c = math.log(4 - 2 + 0.5) - math.log(2 + 0.5)
+    floor = 0.25 * (idf_b + idf_c + 2 * rare) / 4
+    assert idf_b < 0 and common[0] == pytest.approx(floor * 2.5 / (1 + norm)) and common[3] == 0.0
+    assert bm25_scores(corpus, ["zzz"]) == [0.0] * 4

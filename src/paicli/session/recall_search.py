@@ -1,22 +1,23 @@
 """What `recall` reads: the original messages of a ledger, found by reference or ranked by BM25 for a query.
 
 The ledger keeps every message as it was first recorded (clearing and summaries only write checkpoints), so a
-reference `(first, last)` names the exact original text. Ranking uses BM25 (rank_bm25, as long-term memory
-does) over tokens from a tokenizer the caller passes in (the project's jieba tokenisation lives above this
-layer). File reading is here; everything else is pure.
+reference `(first, last)` names the exact original text. Ranking uses BM25 with the constants and idf floor of
+long-term memory's keyword score (memory/vector.py: rank-bm25's BM25Okapi) over tokens from a tokenizer the
+caller passes in (the project's jieba tokenisation lives above this layer). File reading is here; everything
+else is pure.
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from rank_bm25 import BM25Okapi
-
 from paicli.session.resume import MESSAGE_EVENTS, LedgerEntry, parse_entries
 
+BM25_K1, BM25_B, BM25_EPSILON = 1.5, 0.75, 0.25  # as memory/vector.py (rank-bm25's BM25Okapi defaults)
 INDEXED_CHARS = 4_000  # of each message, for ranking (a long tool output is found by its start)
 _HEAD_BYTES = 512  # an entry's event name is among its first keys
 _MESSAGE_MARKERS = tuple(b'"event":"' + name.encode() + b'"' for name in sorted(MESSAGE_EVENTS))
@@ -119,7 +120,7 @@ def rank(
     if not words or not records:
         return []
     corpus = [tokens(r) or [""] for r in records]
-    scores = BM25Okapi(corpus).get_scores(words)
+    scores = bm25_scores(corpus, words)
     wanted = set(words)
     hits = [
         Hit(float(score), record)
@@ -128,6 +129,25 @@ def rank(
     ]
     hits.sort(key=lambda h: (h.score, h.record.timestamp, h.record.sequence), reverse=True)
     return hits[: max(1, top_k)]
+
+
+def bm25_scores(corpus: Sequence[Sequence[str]], words: Sequence[str]) -> list[float]:
+    """Okapi BM25 of each document for the query `words` (a word not in the corpus scores 0; a negative idf,
+    a word in more than half the documents, is floored to epsilon x the average idf)."""
+    counts = [Counter(doc) for doc in corpus]
+    df: Counter[str] = Counter()
+    for seen in counts:
+        df.update(seen.keys())
+    size = len(corpus)
+    idf = {word: math.log(size - n + 0.5) - math.log(n + 0.5) for word, n in df.items()}
+    floor = BM25_EPSILON * (sum(idf.values()) / len(idf)) if idf else 0.0
+    idf = {word: value if value >= 0 else floor for word, value in idf.items()}
+    average = max(sum(len(d) for d in corpus) / max(size, 1), 1e-9)
+    scores = []
+    for doc, tf in zip(corpus, counts, strict=True):
+        norm = BM25_K1 * (1 - BM25_B + BM25_B * len(doc) / average)
+        scores.append(sum(idf.get(w, 0.0) * tf[w] * (BM25_K1 + 1) / (tf[w] + norm) for w in words))
+    return scores
 
 
 def indexed_text(record: Record) -> str:
