@@ -79,7 +79,9 @@ class ContextPort(Protocol):
 class LedgerPort(Protocol):
     def append_message(
         self, mode: str, actor: str, source: str, message: Message, metadata: Mapping[str, Any] | None = None
-    ) -> None: ...
+    ) -> int | None:
+        """The written entry's sequence, or None (nothing written; a ledger without sequences)."""
+        ...
 
     def append_event(
         self, event: str, mode: str, actor: str, source: str, metadata: Mapping[str, Any]
@@ -131,7 +133,7 @@ class NullContext:
 class NullLedger:
     def append_message(
         self, mode: str, actor: str, source: str, message: Message, metadata: Mapping[str, Any] | None = None
-    ) -> None:
+    ) -> int | None:
         return None
 
     def append_event(

@@ -163,9 +163,15 @@ class ReactAgent:
     def compact_now(self, focus: str | None = None, cancel: CancelToken | None = None) -> CompactionResult:
         return self.conversation.compact_now(focus, cancel)
 
-    def restore(self, messages: Sequence[Message], reference: Mapping[str, Any] | None = None) -> None:
-        """Resume: a fresh system prompt followed by the view rebuilt from a ledger (see Conversation.restore)."""
-        self.conversation.restore(self.prompt.build(""), messages, reference=reference)
+    def restore(
+        self,
+        messages: Sequence[Message],
+        reference: Mapping[str, Any] | None = None,
+        source: str = "session_resumed",
+    ) -> None:
+        """Resume (or `/compact undo`): a fresh system prompt followed by a view rebuilt from a ledger (see
+        Conversation.restore)."""
+        self.conversation.restore(self.prompt.build(""), messages, source, reference)
 
     def invalidate_system_prompt(self) -> None:
         """A stable prompt part changed (`/skill on|off|reload`): rebuild it before the next turn's call."""

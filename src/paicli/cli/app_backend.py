@@ -23,6 +23,7 @@ from paicli.cli.backend import (
     NoticeListener,
     StatusSnapshot,
 )
+from paicli.cli.compaction_controls import CompactionControls
 from paicli.cli.compose import Components
 from paicli.cli.model_switch import ModelSwitch
 from paicli.cli.session_background import SessionBackground
@@ -103,6 +104,8 @@ class AppBackend:
         self._handover = _pending_extractions(parts) if enabled else None
         if self._handover is not None:
             self.background.pick_up(self._handover)
+        # /pin, /pins, /unpin, /compact show|--preview|undo, over whichever core is current
+        self.compaction_controls: CompactionControls | None = CompactionControls(lambda: self.core)
 
     def switch_model(self, settings: Settings) -> None:
         """/model: the same conversation, continued by a session built for `settings`."""

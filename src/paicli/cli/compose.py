@@ -18,6 +18,7 @@ from paicli.config.settings import Settings
 from paicli.config.trust import ProjectTrust
 from paicli.config.values import SessionValues
 from paicli.context.offload import ToolResultOffloader
+from paicli.context.pins import PinBoard
 from paicli.context.profile import ContextProfile
 from paicli.context.tokens import TokenCounter
 from paicli.llm.protocol import LLMClient
@@ -63,6 +64,7 @@ class Components:
         None  # models found at run time to reject `tools` (llm/tool_fallback.py)
     )
     mcp: McpSession | None = None  # None: no MCP server configured
+    pins: PinBoard = field(default_factory=PinBoard)  # /pin: in the ReAct system prompt, in the ledger
     notices: NoticeBoard = field(default_factory=NoticeBoard)  # what every collaborator posts to
 
 
@@ -166,8 +168,9 @@ def build_components(
     tools_enabled = knobs.TOOLS_ENABLED.read(env)
     mcp = start_mcp(settings, env, tools, board, trusted=trust.trusted)
     index = mcp.index_text if mcp is not None and profile.mcp_resource_index_enabled else (lambda: "")
+    pins = PinBoard()
     prompt, plan_prompts, team_prompts = _mode_prompts(
-        assembler, repository, loader, skills, tools_enabled, index
+        assembler, repository, loader, skills, tools_enabled, index, pins
     )
     ledger = open_ledger(settings, resume_path, board.post, env)
     return Components(
@@ -189,6 +192,7 @@ def build_components(
         team_prompts=team_prompts,
         tool_support=tool_support,
         mcp=mcp,
+        pins=pins,
         notices=board,
     )
 
@@ -210,8 +214,10 @@ def _mode_prompts(
     skills: SkillCatalog,
     tools_enabled: bool,
     index: Callable[[], str],
+    pins: PinBoard,
 ) -> tuple[AgentPromptBuilder, PlanPrompts, TeamPrompts]:
-    """The system prompts of ReAct, Plan and Team, over the same prompt files, PAI.md and skill index."""
+    """The system prompts of ReAct, Plan and Team, over the same prompt files, PAI.md and skill index;
+    the user's pins go into the ReAct conversation's (the one that is compacted across turns)."""
     prompt = AgentPromptBuilder(
         assembler,
         PromptMode.AGENT,
@@ -219,6 +225,7 @@ def _mode_prompts(
         skills.index_text,
         tools_enabled,
         external_context_loader=index,
+        pins_loader=pins.block,
     )
     plan = AssembledPlanPrompts(assembler, repository.load, loader.load, skills.index_text, tools_enabled)
     team = AssembledTeamPrompts(assembler, repository.load, loader.load, skills.index_text, tools_enabled)

@@ -68,7 +68,7 @@ def event_to_json(event: AgentEvent) -> dict[str, Any]:
         }
     if isinstance(event, Compacted):
         res = event.result
-        return {
+        line: dict[str, Any] = {
             "type": "compaction",
             "strategy": res.strategy,
             "manual": event.manual,
@@ -76,6 +76,9 @@ def event_to_json(event: AgentEvent) -> dict[str, Any]:
             "before_tokens": res.before_tokens,
             "after_tokens": res.after_tokens,
         }
+        if res.receipt is not None:
+            line["receipt"] = res.receipt.to_metadata()  # what was kept, summarised, cleared; predicted cost
+        return line
     if isinstance(event, Notice):
         return {"type": "notice", "level": event.level, "text": event.text}
     if isinstance(event, Waiting):

@@ -288,6 +288,12 @@ class EventRenderer:
             say(self._progress, line, "cyan")
         if result.notice:
             say(self._progress, result.notice, "yellow")
+        if result.receipt is not None and self._on_fold is not None:
+            from paicli.cli.receipt_view import receipt_text
+
+            self._on_fold("上下文压缩回执", receipt_text(result.receipt))
+            if result.receipt.summary:  # a clearing's receipt opens too, without a line each time
+                say(self._progress, "    摘要与回执：Ctrl+O 展开，或 /compact show", "dim")
 
     def finish(self, result: RunFinished) -> None:
         """Close the run's output once, with the RunFinished the run returned."""

@@ -29,6 +29,19 @@ from paicli.llm.metered import MeteredClient
 from paicli.llm.protocol import LLMClient
 from paicli.session.ledger import ConversationLedger
 from paicli.tools.disabled import ToolsDisabled
+from paicli.tools.recall import RecallTool
+from paicli.tools.registry import Tool
+
+
+def recall_tool(parts: Components) -> Tool:
+    """`recall` over this session's ledger (the one /resume switched to, after a /resume)."""
+    ledger = parts.ledger
+    return RecallTool.tool(
+        parts.settings.paicli_home,
+        parts.settings.project_root,
+        lambda: (ledger.path, ledger.session_id),
+        ledger.redactor.text,
+    )
 
 
 @dataclass(frozen=True)
@@ -77,6 +90,7 @@ class SessionFactory:
             summary_model=parts.settings.compaction_model_setting,
         )
         manager.on_server_window = lambda tokens: self._learned(parts.settings, tokens)
+        manager.keep_pinned(parts.pins.block)
         return manager
 
     def _profile(self, parts: Components) -> ContextProfile:
@@ -113,6 +127,7 @@ class SessionFactory:
         trigger = self.base.profile.trigger  # knobs.COMPACTION_TRIGGER, read once at start-up
         profile = ContextProfile.from_window(settings.context_window, settings.cache_mode, trigger)
         parts = replace(self.base, settings=settings, llm=llm, profile=profile, ledger=ledger)
+        parts.tools.register(recall_tool(parts))  # same spec each build: the tool list stays byte-stable
         turn_memory = TurnMemory(parts.memory) if settings.memory_placement == "turn" else None
         compaction = self.compaction(parts, turn_memory)
         agent = self._react_agent(parts, compaction, turn_memory, conversation)

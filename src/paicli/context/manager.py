@@ -23,6 +23,7 @@ from paicli.context.gauge import Gauge
 from paicli.context.levels import NOTE_REQUESTS_RATIO, FullSummary, SessionMemory, Tools, result_of
 from paicli.context.memory_view import TurnMemory
 from paicli.context.profile import ContextProfile
+from paicli.context.receipts import build_receipt
 from paicli.context.session_memory import (
     SessionMemoryCompactor,
     Submit,
@@ -132,6 +133,11 @@ class AutoCompactionManager:
         self.profile = self.summariser.profile = self._with_trigger(profile)
         self._size_summary_input()
 
+    def keep_pinned(self, pinned: Callable[[], str]) -> None:
+        """The pin block (context/pins.py): values it holds verbatim a summary need not carry again."""
+        if isinstance(self.full, ConversationHistoryCompactor):
+            self.full.pinned = pinned
+
     def _with_trigger(self, profile: ContextProfile) -> ContextProfile:
         """The configured trigger, unless the profile was built with one."""
         if profile.trigger is not None or self._trigger is None:
@@ -166,9 +172,10 @@ class AutoCompactionManager:
         except Exception:
             log.exception("context size check failed")
             return NO_COMPACTION
-        if not self.automatic:
-            return manual_only(self._fit(), history, self._window(tools))
         before = list(history)
+        if not self.automatic:  # lossless offloads only; they get a receipt like any other change
+            result = manual_only(self._fit(), history, self._window(tools))
+            return self._receipted(result, before, history, manual=False)
         self.summariser.announce = announce
         try:
             result = self.compact_if_needed(history, self.profile.compression_trigger_tokens, cancel)
@@ -181,7 +188,29 @@ class AutoCompactionManager:
                 self.summariser.restore_memory(history)
         finally:
             self.summariser.announce = None
+        result = self._receipted(result, before, history, manual=False)
         return whole_view(result) if self.policy.full_view_checkpoints else result
+
+    def _receipted(
+        self, result: CompactionResult, before: list[Message], history: list[Message], *, manual: bool
+    ) -> CompactionResult:
+        """`result` with its receipt (what was kept, summarised and cleared; the predicted uncached tokens)."""
+        if not result.steps:
+            return result
+        try:
+            receipt = build_receipt(
+                before,
+                history,
+                strategy=result.strategy,
+                manual=manual,
+                before_tokens=result.before_tokens,
+                after_tokens=result.after_tokens,
+                measure=self.measure,
+            )
+        except Exception:  # a receipt is a record, never a reason to lose the compaction
+            log.exception("compaction receipt failed")
+            return result
+        return replace(result, receipt=receipt)
 
     def _fit(self) -> FitParts:
         return FitParts(self.profile, self.clearer, self.offloader, self.summariser, self.gauge)
@@ -249,7 +278,7 @@ class AutoCompactionManager:
     ) -> CompactionResult:
         self.session_memory.clear(history)
         self.gauge.settle_for_thresholds()
-        summariser = self.summariser
+        summariser, before = self.summariser, list(history)
         summariser.sent = (tuple(history), summariser.sent[1])
         try:
             outcome = self.full.compact(history, 0, True, 1, focus, cancel, None, summariser.shared_prefix())
@@ -260,7 +289,32 @@ class AutoCompactionManager:
             return CompactionResult(False, "none", error=outcome.error)
         self.backoff.succeeded()
         summariser.restore_memory(history)
-        return result_of(True, [outcome.step("full_summary")], 0)
+        return self._receipted(
+            result_of(True, [outcome.step("full_summary")], 0), before, history, manual=True
+        )
+
+    def preview(
+        self, history: Sequence[Message], focus: str | None = None, cancel: CancelToken | None = None
+    ) -> CompactionResult:
+        """What `compact_now` would make of `history`, on a copy: the history, the memory state and the backoff
+        are left as they are (`/compact --preview`)."""
+        copy, summariser = list(history), self.summariser
+        sent = summariser.sent
+        summariser.sent = (tuple(history), sent[1])
+        try:
+            prefix = summariser.shared_prefix()
+        finally:
+            summariser.sent = sent
+        try:
+            outcome = self.full.compact(copy, 0, True, 1, focus, cancel, None, prefix)
+        except Exception as exc:
+            log.exception("compaction preview failed")
+            return CompactionResult(False, "none", error=f"压缩失败：{exc}")
+        if not outcome.compacted:
+            return CompactionResult(False, "none", error=outcome.error)
+        return self._receipted(
+            result_of(True, [outcome.step("full_summary")], 0), list(history), copy, manual=True
+        )
 
     def reset(self, history: list[Message]) -> None:
         self.session_memory.clear(history)

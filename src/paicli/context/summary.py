@@ -178,6 +178,7 @@ class ConversationHistoryCompactor:
         # user's words it replaces, and carry what it misses beside it within `words_budget` tokens.
         self.words_check = False
         self.words_budget = DEFAULT_WORDS_BUDGET
+        self.pinned: Callable[[], str] = lambda: ""  # the pin block: what it holds a summary need not carry
 
     def set_llm(self, llm: LLMClient | None) -> None:
         self._llm = llm
@@ -270,7 +271,7 @@ class ConversationHistoryCompactor:
             return self._measure([Message.user(text)]) - self._measure([Message.user("")])
 
         kept = summary_words.keep_words(
-            summary.strip(), old, repair, has_required_structure, self.words_budget, size
+            summary.strip(), old, repair, has_required_structure, self.words_budget, size, self.pinned()
         )
         if kept.check.missing:
             log.info(

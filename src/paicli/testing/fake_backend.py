@@ -23,6 +23,7 @@ from paicli.config.modes import RunMode
 
 if TYPE_CHECKING:
     from paicli.agent.plan.agent import PlanDraft
+    from paicli.cli.compaction_controls import CompactionControls
     from paicli.cli.session_snapshots import SnapshotCommands
 
 Script = Callable[[str, RunMode, EventSink, CancelToken], RunFinished]
@@ -73,6 +74,7 @@ class FakeBackend:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     notice_listener: NoticeListener | None = None
     snapshots: SnapshotCommands | None = None
+    compaction_controls: CompactionControls | None = None
     memory_listener: Callable[[list[str]], None] | None = None
     default: RunMode = "react"  # what a plain input runs as
     interrupted: str | None = None  # an interrupted plan to offer after /resume
