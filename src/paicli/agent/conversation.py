@@ -89,9 +89,12 @@ class Conversation:
 
     # ---- changing the view --------------------------------------------------------------------------
 
-    def append(self, message: Message, source: str, metadata: Mapping[str, Any] | None = None) -> None:
+    def append(self, message: Message, source: str, metadata: Mapping[str, Any] | None = None) -> Message:
+        """Record and append `message`; returns the view's copy (it carries its ledger reference)."""
         sequence = self.record(source, message, metadata)
-        self._history.append(_recorded(message, sequence))
+        stored = _recorded(message, sequence)
+        self._history.append(stored)
+        return stored
 
     def append_answer(self, reply: Message, source: str) -> None:
         """The ledger keeps the full reply (reasoning included); the view keeps only its text."""

@@ -129,8 +129,9 @@ class ReactAgent:
             emit(Notice(policy_notice))
         emit(Preparing(MEMORY_LOOKUP))
         self._refresh_system_prompt(user_input)
-        user_message = Message.user(self._user_content(user_input))
-        self.conversation.append(user_message, "user_input", {"submittedInput": submitted_text})
+        user_message = self.conversation.append(
+            Message.user(self._user_content(user_input)), "user_input", {"submittedInput": submitted_text}
+        )
         options = LoopOptions(
             self.options.budget_factory,
             self.options.runaway_factory,
