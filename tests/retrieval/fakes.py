@@ -36,11 +36,3 @@ class ListStore:
     def get_all(self, project_key: str) -> list[FakeEntry]:
         self.asked.append(project_key)
         return list(self.entries)
-
-
-def alike(left: str, right: str) -> bool:
-    """Whether `lookalikes` calls the two texts look-alikes."""
-    from paicli.memory.lookalikes import look_alike, shape_and_values
-
-    (left_shape, left_values), (right_shape, right_values) = shape_and_values(left), shape_and_values(right)
-    return look_alike(left_shape, right_shape, left_values, right_values)

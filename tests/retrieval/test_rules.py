@@ -15,7 +15,7 @@ from paicli.memory.stopwords import STOP_WORDS, content_terms
 from paicli.memory.store import LongTermMemory
 from paicli.memory.tokenize import tokenize
 from tests.memory.helpers import NOW, entry
-from tests.retrieval.fakes import ListStore, alike
+from tests.retrieval.fakes import ListStore
 
 
 def _retriever(entries: list[MemoryEntry], vector: bool = True) -> MemoryRetriever:
@@ -111,6 +111,8 @@ def spread(items: list[str], tie: Callable[[str], object]) -> list[str]:
 
 
 def test_look_alikes_move_after_the_distinct_results() -> None:
+    from paicli.memory.lookalikes import look_alike, shape
+
     texts = [
         "文件上传大小限制是 62MB",
         "文件上传大小限制是 20MB",  # the same sentence with another value
@@ -120,7 +122,7 @@ def test_look_alikes_move_after_the_distinct_results() -> None:
         "前端用 Java",
     ]
     assert spread(texts, lambda _: 0) == [texts[0], texts[3], texts[4], texts[5], texts[1], texts[2]]
-    assert alike(texts[0], texts[2]) and not alike(texts[4], texts[5])
+    assert look_alike(shape(texts[0]), shape(texts[2])) and not look_alike(shape(texts[4]), shape(texts[5]))
     # on an equal match the more general statement keeps the place
     assert spread([texts[2], texts[1], texts[3]], lambda _: 0) == [texts[1], texts[3], texts[2]]
     assert spread([texts[2], texts[1], texts[3]], len) == [texts[2], texts[3], texts[1]]
@@ -195,33 +197,3 @@ def test_the_general_statement_takes_the_places_of_all_its_component_copies() ->
     # a general statement that matches the query less well does not take a better match's place
     got = spread([copies[0], distinct, copies[1], general], lambda item: item != general)
     assert got == [copies[0], distinct, copies[1], general]
-
-
-@pytest.mark.parametrize(
-    ("left", "right", "expected"),
-    [
-        ("PR 合并方式是 squash merge", "PR 合并方式是 rebase merge", True),  # one value changed
-        ("PR 合并方式是 squash merge", "网关的PR 合并方式是 squash zsh", True),  # said of a component
-        ("PR 合并方式是 squash", "cobalt 项目：PR 合并方式是 squash", True),  # another project's, named
-        ("PR 合并方式是 squash merge", "MR 合并方式是 rebase merge", False),  # two values changed
-        ("Python 用 uv", "Java 用 uv", False),  # too few words around the values to call it a template
-        ("后端用 Java", "前端用 Java", False),  # other words
-    ],
-)
-def test_a_short_statement_is_a_look_alike_only_one_value_apart(
-    left: str, right: str, expected: bool
-) -> None:
-    assert alike(left, right) is expected
-    assert alike(right, left) is expected
-
-
-def test_copies_of_a_short_fact_do_not_bury_a_match_by_meaning() -> None:
-    copies = [
-        _scoped(f"{name}的PR 合并方式是 squash merge", f"c{i}", "/repo") for i, name in enumerate(COMPONENTS)
-    ]
-    copies += [_scoped(f"PR 合并方式是 squash v{i}x", f"g{i}", None) for i in range(20)]
-    fact = _scoped("PR 合并方式是 squash merge", "squash", "/repo")
-    review = _scoped("代码评审至少需要两位同事批准才能合并", "review", "/repo")
-    entries = [*copies, fact, review]
-    ranked = [r.entry.id for r in _retriever(entries).rank("PR 需要几个人审核", entries, NOW, "/repo")]
-    assert ranked[:2] == ["squash", "review"] and set(ranked) == {e.id for e in entries}

@@ -13,7 +13,7 @@ from paicli.memory.stopwords import content_terms
 from paicli.memory.tokenize import tokenize
 from paicli.memory.vector import VectorIndex, build_index, document_tokens, features
 from paicli.memory.vector_file import load
-from tests.retrieval.fakes import NOW, FakeEntry, ListStore, alike, entry
+from tests.retrieval.fakes import NOW, FakeEntry, ListStore, entry
 
 MEMORIES = [
     "项目构建使用 Java 17 和 Maven",
@@ -82,17 +82,19 @@ def _check_reference_guarantee(reference: list[Ranked], ranked: list[Ranked], qu
     """Every reference match that shares a term with the query passes with the reference's own score and comes
     before every match that shares none, unless it is a look-alike of a result ranked before it (those move
     after every distinct result); a reference match sharing no term passes only by meaning."""
+    from paicli.memory.lookalikes import look_alike, shape
+
     by_id = {item.entry.id: item for item in ranked}
     sharing = [item for item in reference if _shares_term(query, item.entry.content)]
     assert set(_ids(ranked)) >= set(_ids(sharing)), query
     assert all(by_id[item.entry.id].keyword_score == item.score for item in sharing), query
-    texts = [item.entry.content for item in ranked]
+    shapes = [shape(item.entry.content) for item in ranked]
     first_meaning = next((at for at, item in enumerate(ranked) if item.keyword_score == 0.0), len(ranked))
     for at, item in enumerate(ranked):
         if item.keyword_score == 0.0:
             assert not _shares_term(query, item.entry.content), query
         elif at > first_meaning:
-            assert any(alike(texts[at], earlier) for earlier in texts[:at]), query
+            assert any(look_alike(shapes[at], earlier) for earlier in shapes[:at]), query
 
 
 def test_every_reference_match_still_passes_and_precedes_vector_only_matches() -> None:

@@ -6,10 +6,8 @@ the memory block with one subject. So, over the best results, a result whose sha
 ASCII names masked, punctuation and spaces dropped) contains, or is contained in, the shape of a result kept
 before it, or is near-identical to it by the conflict detector's own test (bigram Dice >= 0.8), moves after
 every result that is not a look-alike; when both match the query equally (same keyword score, same scope), the
-more general of the two (the shorter shape) keeps the place, and takes the places of its other look-alikes.
-A shape with fewer words than the dedup rules' shortest variant (8 characters) is too generic for that test:
-such a short statement is a look-alike only of a text whose shape holds it with the same values at the same
-places but one (`PR 合并方式是 squash merge` / `网关的PR 合并方式是 squash zsh`), not of `前端用 Java`.
+more general of the two (the shorter shape) keeps the place. Shapes shorter than the dedup rules' shortest
+variant (8 characters) are too generic to call anything a look-alike.
 
 The retriever ranks in two classes (matches that share a term with the query, then matches by meaning only):
 a look-alike of a term match gives its place to a distinct match by meaning too, or a big store's copies of
@@ -20,54 +18,29 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from functools import lru_cache
 from typing import Generic, TypeVar
 
 from paicli.memory.dedup import DEFAULT_CONFLICT_THRESHOLD, bigram_dice, canonicalize
 
 T = TypeVar("T")
 MIN_SHAPE = 8  # dedup's shortest grammatical variant: below this, two texts share a shape by chance
-MIN_VALUES = 2  # a short shape is a look-alike only beside a value that stays
-MIN_WORDS = 3  # ... and with a few characters of words around its values
-MASK = "\ue000"
 _VALUE = re.compile(r"[a-z0-9][a-z0-9._+#/:@-]*")
 
 
-@lru_cache(maxsize=1 << 16)  # a big store's best results repeat from query to query
-def shape_and_values(text: str) -> tuple[str, tuple[str, ...]]:
-    """The text without its values (ASCII names, versions and numbers masked, punctuation dropped), and the
-    values, in order."""
-    canonical = canonicalize(text)
-    return _VALUE.sub(MASK, canonical), tuple(_VALUE.findall(canonical))
+def shape(text: str) -> str:
+    """The text without its values: ASCII names, versions and numbers masked, punctuation dropped."""
+    return _VALUE.sub("\ue000", canonicalize(text))
 
 
-def look_alike(
-    left: str, right: str, left_values: Sequence[str] = (), right_values: Sequence[str] = ()
-) -> bool:
-    """Long shapes: one holds the other, or they are near-identical. A short shape (a few words around its
-    values) only with its values: it holds, or is held in, the other's shape, and the values it holds are
-    the other's values at the same places but one (the same statement with one value changed)."""
-    (shorter, few), (longer, many) = sorted(
-        ((left, left_values), (right, right_values)), key=lambda s: len(s[0])
-    )
-    if len(shorter.replace(MASK, "")) < MIN_SHAPE:
-        return _one_value_apart(shorter, few, longer, many)
+def look_alike(left: str, right: str) -> bool:
+    shorter, longer = (left, right) if len(left) <= len(right) else (right, left)
+    if len(shorter.replace("\ue000", "")) < MIN_SHAPE:
+        return False
     if shorter in longer:
         return True
     # Dice <= 2 * shorter bigrams / all bigrams: below the threshold, the bigrams need not be counted
     bound = 2.0 * (len(shorter) - 1) / max(1, len(shorter) + len(longer) - 2)
     return bound >= DEFAULT_CONFLICT_THRESHOLD and bigram_dice(left, right) >= DEFAULT_CONFLICT_THRESHOLD
-
-
-def _one_value_apart(shorter: str, few: Sequence[str], longer: str, many: Sequence[str]) -> bool:
-    at = longer.find(shorter)
-    if at < 0 or len(few) < MIN_VALUES or len(shorter) - len(few) < MIN_WORDS:
-        return False
-    start = longer.count(MASK, 0, at)
-    theirs = many[start : start + len(few)]
-    if len(theirs) != len(few):
-        return False
-    return sum(1 for mine, other in zip(few, theirs, strict=True) if mine != other) <= 1
 
 
 class Spreader(Generic[T]):
@@ -76,7 +49,7 @@ class Spreader(Generic[T]):
     def __init__(self, text: Callable[[T], str], tie: Callable[[T], object]) -> None:
         self._text = text
         self._tie = tie
-        self._kept: list[tuple[T, str, tuple[str, ...]]] = []
+        self._kept: list[tuple[T, str]] = []
 
     def split(self, items: Iterable[T], wanted: int, scan: int) -> tuple[list[T], list[T], Iterator[T]]:
         """Of `items` (best first), at most `scan` are looked at, stopping once `wanted` distinct ones are
@@ -85,26 +58,24 @@ class Spreader(Generic[T]):
         first = len(self._kept)
         later: list[T] = []
         for looked, item in enumerate(rest, 1):
-            mine, held = shape_and_values(self._text(item))
-            twins = [
-                k for k, (_, theirs, got) in enumerate(self._kept) if look_alike(mine, theirs, held, got)
-            ]
+            mine = shape(self._text(item))
+            twins = [k for k, (_, theirs) in enumerate(self._kept) if look_alike(mine, theirs)]
             if not twins:
-                self._kept.append((item, mine, held))
+                self._kept.append((item, mine))
             elif twins[0] >= first and all(self._general(item, mine, self._kept[k]) for k in twins):
                 # the more general statement of an equal match keeps the place of the first of its look-alikes
                 # and takes the others' (copies of it said of two components are not look-alikes of each other)
                 later.extend(self._kept[k][0] for k in twins)
-                self._kept[twins[0]] = (item, mine, held)
+                self._kept[twins[0]] = (item, mine)
                 for k in reversed(twins[1:]):
                     del self._kept[k]
             else:
                 later.append(item)
             if len(self._kept) - first >= wanted or looked >= scan:
                 break
-        return [kept[0] for kept in self._kept[first:]], later, rest
+        return [item for item, _ in self._kept[first:]], later, rest
 
-    def _general(self, item: T, mine: str, twin: tuple[T, str, tuple[str, ...]]) -> bool:
+    def _general(self, item: T, mine: str, twin: tuple[T, str]) -> bool:
         return self._tie(item) == self._tie(twin[0]) and len(mine) < len(twin[1])
 
 
