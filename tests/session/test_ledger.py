@@ -14,6 +14,7 @@ import pytest
 from paicli.agent.ports import LedgerPort
 from paicli.llm.messages import Message, ToolCall
 from paicli.session.ledger import ConversationLedger, event_for
+from paicli.session.ownership import discard_if_empty
 from paicli.session.resume import parse_entries
 
 from .helpers import ReactRecorder, counting_clock, new_ledger
@@ -316,11 +317,11 @@ def test_a_ledger_left_before_anything_was_said_is_deleted(tmp_path: Path, proje
     unused = new_ledger(home, project)
     unused.append_message("react", "system", "prompt", Message.system("你是 paicli。"))
     assert unused.path is not None and unused.path.exists()
-    assert unused.discard_if_empty() and not unused.path.exists()
+    assert discard_if_empty(unused) and not unused.path.exists()
     used = new_ledger(home, project)
     used.append_message("react", "user", "input", Message.user("你好"))
-    assert not used.discard_if_empty() and used.path is not None and used.path.exists()
+    assert not discard_if_empty(used) and used.path is not None and used.path.exists()
     evented = new_ledger(home, project)
     evented.append_event("workspace_snapshot", "react", "cli", "turn", {})
-    assert not evented.discard_if_empty() and evented.path is not None and evented.path.exists()
-    assert not ConversationLedger.disabled().discard_if_empty()
+    assert not discard_if_empty(evented) and evented.path is not None and evented.path.exists()
+    assert not discard_if_empty(ConversationLedger.disabled())

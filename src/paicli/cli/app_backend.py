@@ -186,7 +186,9 @@ class AppBackend:
         reopened = self.core.restore.reopen(session_id)
         if isinstance(reopened, CommandReply):
             return reopened
-        self.core.parts.ledger.discard_if_empty()  # a session left before anything was said leaves no file
+        from paicli.session.ownership import discard_if_empty
+
+        discard_if_empty(self.core.parts.ledger)  # a session left before anything was said leaves no file
         self.core = self.factory.build(reopened.settings, reopened.ledger)
         return self.core.restore.resumed(self.core.agent, reopened)
 

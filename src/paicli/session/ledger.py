@@ -34,7 +34,6 @@ from paicli.session.system_refs import (
 SCHEMA_VERSION = 1
 SESSION_START_EVENT = "session_start"
 SESSION_RESUMED_EVENT = "session_resumed"
-_START_EVENTS = frozenset({SESSION_START_EVENT, "system"})  # what a session writes before anyone types
 MODEL_CHANGE_EVENT = "model_change"  # `/model`: {model, provider}
 _SESSION_ID = re.compile(r"[A-Za-z0-9._-]+")
 _TAIL_LINES = 8
@@ -316,24 +315,6 @@ class ConversationLedger:
                 self._fd = None
             flock.release(self._lock_fd)
             self._lock_fd = None
-
-    def discard_if_empty(self) -> bool:
-        """Close, and delete the file when it records nothing but its own start (no input, no answer, no
-        event): a session left at once for another (`--resume`'s picker, `/resume`) leaves no empty ledger."""
-        self.close()
-        path = self._path
-        if path is None:
-            return False
-        try:
-            entries = parse_entries(path.read_bytes().splitlines())[0]
-        except OSError:
-            return False
-        if any(entry.event not in _START_EVENTS for entry in entries):
-            return False
-        with contextlib.suppress(OSError):
-            path.unlink()
-            return True
-        return False
 
     def _append(
         self,

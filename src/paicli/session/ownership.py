@@ -14,14 +14,24 @@ from paicli.llm.messages import Message
 from paicli.session.flock import SessionInUse, in_use, release, try_lock
 from paicli.session.ledger import (
     SCHEMA_VERSION,
+    SESSION_START_EVENT,
+    ConversationLedger,
     encode_entry,
     epoch_millis,
     new_session_id,
     read_last_sequence,
 )
-from paicli.session.resume import load_view
+from paicli.session.resume import load_view, parse_entries
 
-__all__ = ["SessionInUse", "fork_session", "in_use", "read_only_view", "release", "try_lock"]
+__all__ = [
+    "SessionInUse",
+    "discard_if_empty",
+    "fork_session",
+    "in_use",
+    "read_only_view",
+    "release",
+    "try_lock",
+]
 
 SESSION_FORKED_EVENT = "session_forked"
 _VIEW_CHARS = 600
@@ -105,3 +115,25 @@ def _message_line(message: Message) -> str | None:
         calls = [f"⏺ {call.name} {call.arguments[:120]}" for call in message.tool_calls]
         return "\n".join([text, *calls]).strip() or None
     return None
+
+
+_START_EVENTS = frozenset({SESSION_START_EVENT, "system"})  # what a session writes before anyone types
+
+
+def discard_if_empty(ledger: ConversationLedger) -> bool:
+    """Close `ledger`, and delete its file when it records nothing but its own start (no input, no answer, no
+    event): a session left at once for another (`--resume`'s picker, `/resume`) leaves no empty ledger."""
+    ledger.close()
+    path = ledger.path
+    if path is None:
+        return False
+    try:
+        entries = parse_entries(path.read_bytes().splitlines())[0]
+    except OSError:
+        return False
+    if any(entry.event not in _START_EVENTS for entry in entries):
+        return False
+    with contextlib.suppress(OSError):
+        path.unlink()
+        return True
+    return False
