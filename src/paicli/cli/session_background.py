@@ -33,12 +33,12 @@ class UsageRecordingExtractor:
         self._record = record
         self._extractor: AutoFactExtractor | None = None
 
-    def extract(self, text: str) -> list[str]:
+    def extract(self, text: str, corrects: Callable[[str], bool] | None = None) -> list[str]:
         if self._extractor is None:  # built with the first extraction, off the start-up path
             from paicli.memory.extractor import AutoFactExtractor
 
             self._extractor = AutoFactExtractor(self._llm, self._env, model=self._model)
-        outcome = self._extractor.extract(text)
+        outcome = self._extractor.extract(text, corrects)
         if outcome.model_called:
             self._record(outcome.usage)
         return list(outcome)
@@ -61,11 +61,13 @@ class SessionBackground:
         self.usage = Usage()  # side calls (fact extraction) on top of the agent's own
         self.calls = 0
         self._extraction = BackgroundExtraction(manager_job(memory))
+        memory.on_notice = self.notice  # the relation judge's second look at a save
         self.use_llm(llm, light_model)
 
     def use_llm(self, llm: LLMClient, light_model: str | None = None) -> None:
         """Extraction asks the configured light model, else the session's current one (again after /model)."""
         self._memory.extractor = UsageRecordingExtractor(llm, self._env, self.record_usage, light_model)
+        self._memory.use_judge(llm, light_model, self.record_usage)
 
     def after_turn(self, submitted: str) -> None:
         self._extraction.submit(submitted, self._extraction_done)
@@ -103,8 +105,9 @@ class SessionBackground:
 
     @property
     def pending(self) -> int:
-        """Fact extractions still queued or running."""
-        return self._extraction.pending
+        """Fact extractions and refinements of saves still queued or running."""
+        return self._extraction.pending + self._memory.background_pending
 
     def wait(self, timeout: float) -> None:
         self._extraction.wait(timeout)
+        self._memory.wait_background(timeout)

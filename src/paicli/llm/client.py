@@ -120,8 +120,11 @@ class OpenAIChatClient:
         on_delta: DeltaCallback | None = None,
         cancel: CancelToken | None = None,
         tool_choice: str | None = None,
+        max_tokens: int | None = None,
     ) -> ChatResponse:
         params = self.request_params(messages, tools, tool_choice)
+        if max_tokens is not None:
+            params["max_tokens"] = max_tokens
         listener = current_retry_listener()  # the calling request's, never another thread's
         if self._connection.usage_option_rejected:
             params.pop("stream_options", None)

@@ -40,10 +40,12 @@ class LLMClient(Protocol):
         on_delta: DeltaCallback | None = None,
         cancel: CancelToken | None = None,
         tool_choice: str | None = None,
+        max_tokens: int | None = None,
     ) -> ChatResponse:
         """One streamed completion. Raises LLMError on failure and paicli.cancel.Cancelled on cancel.
 
-        `tool_choice="none"` sends the tools (so the prompt matches a cached prefix) but forbids calling them."""
+        `tool_choice="none"` sends the tools (so the prompt matches a cached prefix) but forbids calling them.
+        `max_tokens` caps the answer (side calls whose answer has a known size: the extractor, the judge)."""
         ...
 
     def with_model(self, model: str) -> LLMClient:

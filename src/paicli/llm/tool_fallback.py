@@ -83,12 +83,18 @@ class ToolFallbackClient:
         on_delta: DeltaCallback | None = None,
         cancel: CancelToken | None = None,
         tool_choice: str | None = None,
+        max_tokens: int | None = None,
     ) -> ChatResponse:
         model = self._inner.model
         if tools and not self._support.rejected(model):
             try:
                 return self._inner.chat(
-                    messages, tools, on_delta=on_delta, cancel=cancel, tool_choice=tool_choice
+                    messages,
+                    tools,
+                    on_delta=on_delta,
+                    cancel=cancel,
+                    tool_choice=tool_choice,
+                    max_tokens=max_tokens,
                 )
             except LLMError as error:
                 if not rejects_tools(error):
@@ -96,9 +102,15 @@ class ToolFallbackClient:
                 self._support.mark(model)
         if self._support.rejected(model):
             return self._inner.chat(
-                self._support.without_tools(messages), None, on_delta=on_delta, cancel=cancel
+                self._support.without_tools(messages),
+                None,
+                on_delta=on_delta,
+                cancel=cancel,
+                max_tokens=max_tokens,
             )
-        return self._inner.chat(messages, tools, on_delta=on_delta, cancel=cancel, tool_choice=tool_choice)
+        return self._inner.chat(
+            messages, tools, on_delta=on_delta, cancel=cancel, tool_choice=tool_choice, max_tokens=max_tokens
+        )
 
     def with_model(self, model: str) -> ToolFallbackClient:
         return ToolFallbackClient(self._inner.with_model(model), self._support)

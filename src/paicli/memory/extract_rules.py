@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from paicli.context.estimate import utf16_len
 from paicli.memory.extract_words import (
     AUXILIARY_START,
+    BOUNDED_TIME,
     CONDITIONAL,
     DURABLE,
     FACT_WORDS,
@@ -28,6 +29,7 @@ from paicli.memory.extract_words import (
     LIST_MARKER,
     MATERIAL,
     MEMORY_DIRECTIVE,
+    OLD_VALUE_CLAUSE,
     POSSIBLE_FACT,
     PREFERENCE,
     REFERENCE_SPLIT,
@@ -45,13 +47,16 @@ from paicli.memory.extract_words import (
     WH_WORDS,
 )
 from paicli.memory.quote_context import INTRODUCER, InputAnalysis, is_term, overlapping
-from paicli.memory.subject import OLD_VALUE_CLAUSE, subject_of
+from paicli.memory.subject import claim_of, subject_of
 
 MIN_INPUT = 5
 MAX_INPUT = 4000
 MIN_QUOTE = 5
 MAX_QUOTE = 180
 MAX_FACTS = 3
+
+# Whether a quote gives a stored subject a new value (the memory store answers; None: no store to ask).
+Corrects = Callable[[str], bool]
 
 
 def java_trim(text: str) -> str:
@@ -77,7 +82,16 @@ def safe_input(text: str, hardened: bool = True) -> str:
 def worth_asking(safe: str, hardened: bool = True) -> bool:
     """Spec 5.2 step 3: long enough and mentions something a fact could be about."""
     trigger = FACT_WORDS if hardened else POSSIBLE_FACT
-    return utf16_len(safe) >= MIN_INPUT and trigger.search(safe) is not None
+    if utf16_len(safe) < MIN_INPUT:
+        return False
+    return trigger.search(safe) is not None or (hardened and declares(safe))
+
+
+def declares(text: str) -> bool:
+    """A statement that gives something a value (`发布审批人是周敏`), whoever it names: durable facts need no
+    we/our/project in them."""
+    claim = claim_of(text)
+    return claim.stated and any(reading.subject is not None for reading in claim.readings)
 
 
 def input_in_range(text: str | None) -> bool:
@@ -113,15 +127,19 @@ class Verdict:
         return self.reason is None
 
 
-def reference_reason(quote: str, safe: str) -> str | None:
-    """The reference's per-quote checks (spec 5.4), in its order."""
+def reference_reason(quote: str, safe: str, corrects: Corrects | None = None) -> str | None:
+    """The reference's per-quote checks (spec 5.4), in its order. A new value for a stored subject is checked
+    for bounded time only: `连接池现在是 32` corrects the stored size, it is no temporary remark."""
     if not MIN_QUOTE <= utf16_len(quote) <= MAX_QUOTE or "\n" in quote:
         return "length"
     if quote not in safe:
         return "not_verbatim"
     if SENSITIVE.search(quote):
         return "sensitive"
-    if TEMPORARY.search(_correction_frame(quote, quote)):
+    if corrects is not None and corrects(quote):
+        if BOUNDED_TIME.search(_correction_frame(quote, quote)):
+            return "temporary"
+    elif TEMPORARY.search(_correction_frame(quote, quote)):
         return "temporary"
     if _reference_quoted_or_question(safe, quote):
         return "quoted_or_question"
@@ -233,7 +251,7 @@ def _after_request(a: InputAnalysis, quote: str, p: int) -> bool:
         return False
     before = a.text_before_in_sentence(p)
     return REQUEST.search(before) is not None or any(
-        IMPERATIVE.search(java_trim(part)) for part in re.split(r"[，,：:]", before)
+        _imperative(java_trim(part)) for part in re.split(r"[，,：:]", before)
     )
 
 
@@ -264,6 +282,12 @@ def _temporary(a: InputAnalysis, quote: str, p: int) -> bool:
     return TEMPORARY_WIDE.search(_correction_frame(quote, framed)) is not None
 
 
+def _bounded(a: InputAnalysis, quote: str, p: int) -> bool:
+    """The temporary rule for a correction: only a bounded time or a broken state around it counts."""
+    framed = a.text_before_in_sentence(p) + a.clauses_around(p, p + len(quote))
+    return BOUNDED_TIME.search(_correction_frame(quote, framed)) is not None
+
+
 def _speculative(a: InputAnalysis, quote: str, p: int) -> bool:
     clauses = a.text_before_in_sentence(p) + a.clauses_around(p, p + len(quote))
     if SPECULATION.search(clauses):
@@ -280,7 +304,21 @@ def _task_request(a: InputAnalysis, quote: str, p: int) -> bool:
     if PREFERENCE.search(quote):
         return False
     parts = re.split(r"[，,：:]", clauses)
-    return any(IMPERATIVE.search(java_trim(part)) for part in parts)
+    return any(_imperative(java_trim(part)) for part in parts)
+
+
+def _imperative(part: str) -> bool:
+    """A clause opened by a task verb, unless that verb is the start of the subject it states a value for
+    (`部署环境不用 A 了`: the subject is 部署环境, nobody is told to deploy)."""
+    found = IMPERATIVE.search(part)
+    if found is None:
+        return False
+    readings = claim_of(part).readings
+    verb = found.group().strip().lower()
+    return not any(
+        r.subject is not None and len(r.subject.render()) > len(verb) and r.subject.render().startswith(verb)
+        for r in readings
+    )
 
 
 def _memory_directive(a: InputAnalysis, quote: str, p: int) -> bool:
@@ -321,7 +359,7 @@ OCCURRENCE_RULES: tuple[tuple[str, OccurrenceRule], ...] = (
 )
 
 
-def hardened_reason(quote: str, analysis: InputAnalysis) -> str | None:
+def hardened_reason(quote: str, analysis: InputAnalysis, corrects: Corrects | None = None) -> str | None:
     """paicli's checks on top of the reference's; the first failing rule names the reason."""
     if INJECTION.search(analysis.text):
         return "injection"
@@ -332,27 +370,38 @@ def hardened_reason(quote: str, analysis: InputAnalysis) -> str | None:
     if SECRET_SHAPES.search(quote):
         return "secret_shape"
     occurrences = analysis.occurrences(quote)
-    if not FACT_WORDS.search(quote) and not all(
-        _under_own_label(analysis, quote, p) or _labelled_by_owner(analysis, quote, p) for p in occurrences
+    if (
+        not FACT_WORDS.search(quote)
+        and not declares(quote)
+        and not all(
+            _under_own_label(analysis, quote, p) or _labelled_by_owner(analysis, quote, p)
+            for p in occurrences
+        )
     ):
         return "no_subject"
+    correction = corrects is not None and corrects(quote)
     for p in occurrences:
         for name, rule in OCCURRENCE_RULES:
-            if rule(analysis, quote, p):
+            if name == "temporary_context" and correction:
+                if _bounded(analysis, quote, p):
+                    return name
+            elif rule(analysis, quote, p):
                 return name
     return None
 
 
-def judge_quotes(candidates: list[str], safe: str, hardened: bool = True) -> list[Verdict]:
+def judge_quotes(
+    candidates: list[str], safe: str, hardened: bool = True, corrects: Corrects | None = None
+) -> list[Verdict]:
     """Trim, check and de-duplicate each candidate quote (order kept)."""
     analysis = analyze(safe) if hardened else None
     verdicts: list[Verdict] = []
     seen: set[str] = set()
     for raw in candidates:
         quote = java_trim(raw)
-        reason = reference_reason(quote, safe)
+        reason = reference_reason(quote, safe, corrects)
         if reason is None and analysis is not None:
-            reason = hardened_reason(quote, analysis)
+            reason = hardened_reason(quote, analysis, corrects)
         if reason is None and quote in seen:
             reason = "repeated"
         if reason is None:
@@ -361,9 +410,11 @@ def judge_quotes(candidates: list[str], safe: str, hardened: bool = True) -> lis
     return verdicts
 
 
-def validate_quotes(raw_content: str | None, safe: str, hardened: bool = True) -> list[str]:
+def validate_quotes(
+    raw_content: str | None, safe: str, hardened: bool = True, corrects: Corrects | None = None
+) -> list[str]:
     """Spec 5.4 `validateQuotes` (+ hardening): the quotes that may be saved, in order."""
     candidates = parse_quotes(raw_content)
     if candidates is None:
         return []
-    return [v.quote for v in judge_quotes(candidates, safe, hardened) if v.accepted]
+    return [v.quote for v in judge_quotes(candidates, safe, hardened, corrects) if v.accepted]

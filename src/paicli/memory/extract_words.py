@@ -122,4 +122,18 @@ FOREIGN_LABEL = re.compile(
     r"(?i)下面|以下|如下|上面|这里|这段|这句|这些|这个|那段|note|below|following|above"
 )
 TRAILING_END = re.compile(r"[。；;！!.…]+$")
-INNER_END = re.compile(r"[。；;！!？?\n]|\.(?=\s)")
+# A clause that looks back at a value no longer true (`之前说的 8080 是旧环境的`): a correction's frame.
+OLD_VALUE_CLAUSE = re.compile(
+    r"之前|以前|原来|原先|旧的|旧环境|旧版|老的|已经不用|不用了|不再|废弃|弃用|停用"
+    r"|\bno longer\b|\bpreviously\b|\bused to\b|\bdeprecated\b|\bold\b|\bformerly\b"
+)
+# What still makes a new value for a stored subject temporary: a bounded time (today, for now, this time) or a
+# broken state. Time words that anchor a change (现在, 从这周开始, last sprint) do not: the new value holds on.
+BOUNDED_TIME = re.compile(
+    r"(?i)临时|暂时|这次|这一次|这回|今天|今晚|今早|明天|马上|立刻|刚才|刚刚|此刻|这会儿|眼下|本轮|"
+    r"报错|挂了|失败了|出错|崩了|崩溃|坏了|卡住|迁移中|进行中|"
+    r"\b(?:for now|this time|today|tonight|tomorrow|temporar(?:y|ily)|right now|for the moment|"
+    r"failing|failed|broken|crashed|in progress|migrating)\b"
+)
+# `；` joins two clauses of one statement (`Gradle was retired; the build tool is Bazel`), so a quote may hold it
+INNER_END = re.compile(r"[。！!？?\n]|\.(?=\s)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from paicli.config.env import EnvLookup
 from paicli.context.estimate import utf16_len
@@ -13,6 +13,12 @@ from paicli.memory.clock import Clock, utc_now
 from paicli.memory.entry import MemoryEntry, new_fact, normalize_project_key, normalize_scope
 from paicli.memory.results import MemoryWriteResult, WriteStatus, failed, invalid
 from paicli.memory.store import LongTermMemory, MemoryStoreError
+
+if TYPE_CHECKING:
+    from paicli.llm.messages import Usage
+    from paicli.llm.protocol import LLMClient
+    from paicli.memory.background import BackgroundWork
+    from paicli.memory.judge import RelationJudge
 
 __all__ = ["MAX_FACT_CHARS", "MemoryManager", "normalize_project_key"]
 
@@ -37,8 +43,9 @@ class Retriever(Protocol):
 
 
 class Extractor(Protocol):
-    def extract(self, text: str) -> list[str]:
-        """Verbatim quotes of durable facts the user stated in `text` (may call a model)."""
+    def extract(self, text: str, corrects: Callable[[str], bool] | None = None) -> list[str]:
+        """Verbatim quotes of durable facts the user stated in `text` (may call a model); `corrects(quote)`:
+        whether the quote gives a stored subject a new value."""
         ...
 
 
@@ -78,6 +85,69 @@ class MemoryManager:
         self._last_auto: list[MemoryWriteResult] = []
         # the REPL's hook: the contents of the memories injected into a turn, as they are injected
         self.on_injected: Callable[[list[str]], None] | None = None
+        # where the relation judge's second look reports a changed outcome (the session's notices)
+        self.on_notice: Callable[[str], None] | None = None
+        self._judge_source: tuple[LLMClient, str | None, Callable[[Usage], None] | None] | None = None
+        self._judge: RelationJudge | None = None
+        self._work: BackgroundWork | None = None
+
+    # ---- the relation judge ----------------------------------------------------------------------
+
+    def use_judge(
+        self, llm: LLMClient, model: str | None = None, on_usage: Callable[[Usage], None] | None = None
+    ) -> None:
+        """Let the light model take a second look at writes the local rules were unsure of (built on first use)."""
+        self._judge_source = (llm, model, on_usage)
+        self._judge = None
+
+    def _judge_for_writes(self) -> RelationJudge | None:
+        if self._judge is None and self._judge_source is not None:
+            from paicli.memory.judge import RelationJudge
+
+            llm, model, on_usage = self._judge_source
+            self._judge = RelationJudge(llm, model=model, on_usage=on_usage)
+        return self._judge
+
+    def _after_write(self, result: MemoryWriteResult, background: bool) -> None:
+        """Explicit saves return at once and are refined on the memory worker; extraction (already off the turn's
+        path) is refined in line."""
+        entry = result.entry
+        if self._judge_source is None or not result.written or entry is None:
+            return
+        if not background:
+            self._refine(entry)
+            return
+        if self._work is None:
+            from paicli.memory.background import BackgroundWork
+
+            self._work = BackgroundWork()
+        self._work.submit(lambda: self._refine(entry))
+
+    def _refine(self, entry: MemoryEntry) -> None:
+        judge = self._judge_for_writes()
+        if judge is None:
+            return
+        from paicli.memory import refine
+
+        try:
+            refinement = refine.refine(self.store, judge, entry, self.clock)
+        except Exception:  # the local verdict stands
+            log.warning("memory refinement failed", exc_info=True)
+            return
+        listener = self.on_notice
+        if refinement.changed and listener is not None:
+            try:
+                listener(refine.notice(entry, refinement))
+            except Exception:
+                log.warning("memory notice listener failed", exc_info=True)
+
+    @property
+    def background_pending(self) -> int:
+        return self._work.pending if self._work is not None else 0
+
+    def wait_background(self, timeout: float | None = None) -> bool:
+        """Wait for the judge's refinements of earlier saves (True when none is left)."""
+        return self._work.wait(timeout) if self._work is not None else True
 
     # ---- explicit writes -------------------------------------------------------------------------
 
@@ -94,9 +164,11 @@ class MemoryManager:
         metadata.update(self._external_metadata())
         entry = new_fact(fact.strip(), metadata, self.clock)
         try:
-            return self.store.write(entry, replace_id, keep_both, self.project_key)
+            result = self.store.write(entry, replace_id, keep_both, self.project_key)
         except MemoryStoreError as exc:
             return failed(str(exc))
+        self._after_write(result, background=True)
+        return result
 
     def _external_metadata(self) -> dict[str, str]:
         if self.tracker is None:
@@ -255,7 +327,7 @@ class MemoryManager:
         if not self.auto_extract_enabled or self.extractor is None or self._blocked():
             return []
         try:
-            quotes = self.extractor.extract(text)
+            quotes = self.extractor.extract(text, self._corrects)
         except Exception:
             log.exception("automatic fact extraction failed")
             return []
@@ -275,20 +347,36 @@ class MemoryManager:
         self._last_auto = results
         return saved
 
+    def _corrects(self, quote: str) -> bool:
+        """A quote that would supersede a stored fact of this project is a correction, not a temporary remark."""
+        from paicli.memory import evolve
+
+        incoming = new_fact(quote.strip(), self._auto_metadata(), self.clock)
+        try:
+            entries = self.store.get_all(self.project_key)
+            return evolve.decide(entries, incoming, self.store.detector, False).kind == "supersede"
+        except Exception:
+            log.warning("could not compare an extracted quote with the stored facts", exc_info=True)
+            return False
+
     def extraction_notice(self) -> str:
         """What the last automatic extraction wrote, naming each fact (the REPL shows it once)."""
         return auto_notice(self._last_auto)
 
-    def _auto_fact(self, quote: str) -> MemoryWriteResult | None:
-        if fact_problem(quote) is not None:
-            return None
-        metadata = {
+    def _auto_metadata(self) -> dict[str, str]:
+        return {
             "source": "auto_user_fact",
             "scope": "project",
             "project": self.project_key,
             "verification_pending": "true",
         }
-        return self.store.write_automatic(new_fact(quote.strip(), metadata, self.clock))
+
+    def _auto_fact(self, quote: str) -> MemoryWriteResult | None:
+        if fact_problem(quote) is not None:
+            return None
+        result = self.store.write_automatic(new_fact(quote.strip(), self._auto_metadata(), self.clock))
+        self._after_write(result, background=False)
+        return result
 
 
 def _brief(text: str, limit: int = 40) -> str:

@@ -178,6 +178,11 @@ class LongTermMemory:
 
         return self._file.with_lock(run)
 
+    def transact(self, change: Callable[[Entries], tuple[R, bool]]) -> R:
+        """A pure change over the entries under both locks (reload, change a copy, write it if changed): the
+        relation judge's refinement of a write (memory/refine.py)."""
+        return self._mutate(change)
+
     def store(self, entry: MemoryEntry) -> bool:
         """Plain store: skipped when another entry is a duplicate; the same id replaces. No conflict check."""
 
