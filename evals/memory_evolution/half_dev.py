@@ -315,6 +315,20 @@ FAMILIES = (
     Family("d2-mix-r1", "return", "mix", "{S} 又切回 {V}"),
     Family("d2-mix-n1", "negate", "mix", "{S} 并{NOT} {O}"),
     Family("d2-mix-x1", "negate_replace", "mix", "{S} not {O}，而是 {V}"),
+    # round 3 (English, after the second test-half aggregate: English auto-extraction lagged; no test case seen)
+    Family("d3-en-s1", "state", "en", "Just to note, our {S} {EBE} {V}."),
+    Family("d3-en-s2", "state", "en", "The {S} we use {EBE} {V}."),
+    Family("d3-en-s3", "state", "en", "We have {V} as the {S}."),
+    Family("d3-en-u1", "update", "en", "The {S} was changed to {V}."),
+    Family("d3-en-u2", "update", "en", "The new {S} {EBE} {V}."),
+    Family("d3-en-u3", "update", "en", "We now use {V} for the {S}."),
+    Family("d3-en-u4", "update", "en", "The {S} {EBE} {V} from now on."),
+    Family("d3-en-o1", "update_old", "en", "We replaced the old {S} {O} with {V}."),
+    Family("d3-en-o2", "update_old", "en", "The {S} is no longer {O} but {V}."),
+    Family("d3-en-r1", "return", "en", "The {S} returned to {V}."),
+    Family("d3-en-r2", "return", "en", "We went back to {V} for the {S}."),
+    Family("d3-en-n1", "negate", "en", "The {S} definitely {ENOT} {O}."),
+    Family("d3-en-x1", "negate_replace", "en", "The {S} should not be {O}; it should be {V}."),
 )
 
 HALF = Half(
@@ -337,6 +351,9 @@ HALF = Half(
             "Just so you know, {X}",
             "Heads-up: {X}",
             "{X} Thanks!",
+            "Note that {X}",
+            "{X} Just FYI.",
+            "{X} Let me know if anything breaks.",
         ),
         "mix": (
             "{X}。",
