@@ -15,10 +15,12 @@ from dataclasses import dataclass
 from paicli.memory import subject_words as w
 from paicli.memory.tokenize import segment
 
+# ASCII classes only: `\w` would take the Han text around a value into it (`地址是ghcr.io/acme`)
 _PATH = re.compile(
-    r"(?:[a-z]+://\S+)"
-    r"|(?:[a-z]:)?[~.]?[/\\]?[\w.@+-]+(?:[/\\][\w.@+-]+)+[/\\]?"
-    r"|[\w.-]+\.(?:ya?ml|json|toml|xml|gradle|kts|properties|ini|conf|cfg|env|py|js|ts|java|lock|txt|md|sh)\b"
+    r"(?:[a-z]+://[!-~]+)"
+    r"|(?:[a-z]:)?[~.]?[/\\]?[a-z0-9_.@+-]+(?:[/\\][a-z0-9_.@+-]+)+[/\\]?"
+    r"|[a-z0-9_.-]+\.(?:ya?ml|json|toml|xml|gradle|kts|properties|ini|conf|cfg|env|py|js|ts|java|lock|txt|md|sh)"
+    r"(?![a-z0-9_])"
 )
 _UNITS = (
     r"个空格|个字符|个线程|个连接|个实例|个副本|个|天|小时|分钟|秒钟|秒|毫秒|周|个月|月|年|次|遍|核|台|行|位|倍|万|千"
@@ -26,9 +28,9 @@ _UNITS = (
     r"|lines?|cores?|threads?|connections?|replicas?|instances?|times?|gb|mb|kb|tb|%"
 )
 _NUMBER = re.compile(
-    rf"(?<![\w.])v?\d+(?:\.\d+)*(?:[a-z]{{1,3}}\d*)?(?:\s*(?:{_UNITS})(?![a-z]))?(?!\w|\.\w)"
+    rf"(?<![a-z0-9_.-])v?\d+(?:\.\d+)*(?:[a-z]{{1,3}}\d*)?(?:\s*(?:{_UNITS})(?![a-z]))?(?![a-z0-9_]|\.[a-z0-9])"
 )
-_IDENTIFIER = re.compile(r"(?<![\w.-])[a-z0-9]+(?:[._-][a-z0-9]+)+(?![\w-]|\.\w)")
+_IDENTIFIER = re.compile(r"(?<![a-z0-9_.-])[a-z0-9]+(?:[._-][a-z0-9]+)+(?![a-z0-9_-]|\.[a-z0-9])")
 _PLACEHOLDER = re.compile(r"^qq([a-z]+)qq$")
 _CLAUSE = re.compile(r"[，,；;。！!？?\n]+|\s[—–-]{1,2}\s|—+|(?<=[a-z0-9)])\.(?=\s|$)")
 _SPLIT_ADVERB_IS = "还就也都才正即总仍便却只又倒而"
@@ -116,7 +118,7 @@ def _words(clause: str) -> list[str]:
     words: list[str] = []
     for token in merged:
         words.extend(_split(token))
-    return [word for word in words if any(ch.isalnum() for ch in word) or word in (":", "=")]
+    return [word for word in words if any(ch.isalnum() for ch in word) or word in (":", "=", *w.ARROWS)]
 
 
 def _split(token: str) -> list[str]:

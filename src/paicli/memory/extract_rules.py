@@ -30,6 +30,7 @@ from paicli.memory.extract_words import (
     MATERIAL,
     MEMORY_DIRECTIVE,
     OLD_VALUE_CLAUSE,
+    OWN_VOICE_LABEL,
     POSSIBLE_FACT,
     PREFERENCE,
     REFERENCE_SPLIT,
@@ -39,6 +40,7 @@ from paicli.memory.extract_words import (
     SECRET_SHAPES,
     SENSITIVE,
     SPECULATION,
+    STARTING_POINT,
     TEMPORARY,
     TEMPORARY_WIDE,
     TERMINATED,
@@ -137,7 +139,7 @@ def reference_reason(quote: str, safe: str, corrects: Corrects | None = None) ->
     if SENSITIVE.search(quote):
         return "sensitive"
     if corrects is not None and corrects(quote):
-        if BOUNDED_TIME.search(_correction_frame(quote, quote)):
+        if BOUNDED_TIME.search(STARTING_POINT.sub(" ", _correction_frame(quote, quote))):
             return "temporary"
     elif TEMPORARY.search(_correction_frame(quote, quote)):
         return "temporary"
@@ -218,7 +220,7 @@ def acceptable_label(label: str) -> bool:
     if not text:
         return True
     return (
-        FACT_WORDS.search(text) is not None
+        (FACT_WORDS.search(text) is not None or OWN_VOICE_LABEL.match(text) is not None)
         and not INTRODUCER.search(text + "：")
         and not FOREIGN_LABEL.search(text)
         and not REQUEST.search(text)
@@ -241,8 +243,36 @@ def _pasted_or_reported(a: InputAnalysis, quote: str, p: int) -> bool:
     if REPORTED.search(sentence) or MATERIAL.search(sentence):
         return True
     start = p - len(a.text_before_in_sentence(p))
-    labels = re.split(r"[：:]", a.text[start:end])[:-1]
-    return not all(acceptable_label(label) for label in labels)
+    labels = re.split(r"[：:]", a.text[start:p])[:-1]
+    inner = re.split(r"[：:]", a.text[p:end])[:-1]
+    if inner and _colon_statement(a.sentence_around(p, end)):
+        return not all(acceptable_label(label) for label in labels) or not all(map(_subject_label, inner))
+    return not all(acceptable_label(label) for label in [*labels, *inner])
+
+
+def _colon_statement(sentence: str) -> bool:
+    """`代码审查人：陈静。`: a colon between a subject and a short value, not a label before a statement."""
+    rest = TRAILING_END.sub("", java_trim(re.split(r"[：:]", sentence, maxsplit=1)[-1]))
+    return (
+        bool(rest)
+        and len(rest.split()) <= 3
+        and utf16_len(rest) <= 24
+        and not re.search(r"[，,；;：:]", rest)
+        and not FACT_WORDS.search(rest)
+        and not declares(rest)
+    )
+
+
+def _subject_label(label: str) -> bool:
+    text = java_trim(label)
+    return bool(text) and not (
+        INTRODUCER.search(text + "：")
+        or FOREIGN_LABEL.search(text)
+        or REQUEST.search(text)
+        or IMPERATIVE.search(text)
+        or INJECTION.search(text + "：")
+        or THIRD_PARTY.search(text)
+    )
 
 
 def _after_request(a: InputAnalysis, quote: str, p: int) -> bool:
@@ -263,7 +293,9 @@ def _question(a: InputAnalysis, quote: str, p: int) -> bool:
     sentence = java_trim(a.sentence_around(p, p + len(quote)))
     if INTERROGATIVE.search(sentence):
         return True
-    if any(AUXILIARY_START.match(java_trim(part)) for part in re.split(r"[，,]", sentence)):
+    # an English question opens with its auxiliary; a later clause that starts with one continues a statement
+    # (`The default branch, for the record, is develop.`)
+    if AUXILIARY_START.match(java_trim(re.split(r"[，,]", sentence)[0])):
         return True
     return WH_WORDS.search(sentence) is not None and not TERMINATED.search(sentence)
 
@@ -273,6 +305,8 @@ def _mid_clause(a: InputAnalysis, quote: str, p: int) -> bool:
     before = java_trim(a.text_before_in_sentence(p))
     if not before or LIST_MARKER.fullmatch(before):
         return False
+    if OWN_VOICE_LABEL.match(re.sub(r"(?i)\s+that$", "", before)):
+        return False  # `Note that the port is 9090`: the user's own aside, then the statement
     return not before.endswith(("，", ",", "：", ":", "、", "；", ";"))
 
 
@@ -285,7 +319,7 @@ def _temporary(a: InputAnalysis, quote: str, p: int) -> bool:
 def _bounded(a: InputAnalysis, quote: str, p: int) -> bool:
     """The temporary rule for a correction: only a bounded time or a broken state around it counts."""
     framed = a.text_before_in_sentence(p) + a.clauses_around(p, p + len(quote))
-    return BOUNDED_TIME.search(_correction_frame(quote, framed)) is not None
+    return BOUNDED_TIME.search(STARTING_POINT.sub(" ", _correction_frame(quote, framed))) is not None
 
 
 def _speculative(a: InputAnalysis, quote: str, p: int) -> bool:

@@ -16,6 +16,7 @@ to the relation judge: such relations come back as not certain.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
@@ -27,6 +28,7 @@ VERSION = "2"
 Match = Literal["exact", "contains"]
 Kind = Literal["same", "changed", "corrects", "none"]
 _TRAILING = w.GENERIC | w.ZH_ASPECT
+_TIME_ANCHOR = re.compile(r"^(?:从.{1,6}(?:起|开始)|.{1,4}起)$")  # jieba keeps `从今天起` whole
 _LEADING = w.GENERIC | w.ZH_ASPECT | w.ZH_COPULAS | w.EN_BE | w.ZH_COMPLEMENTS | w.EN_TARGET | {":"}
 
 
@@ -59,6 +61,7 @@ class Reading:
     value: str  # folded, spaces removed ("" when the reading states none)
     negated: bool = False  # the reading says the subject is NOT `value`
     reverse: bool = False  # the other way round of a copular sentence (`V is our S`)
+    own: bool = True  # the subject stands in the reading's own clause (not carried over or guessed)
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,7 @@ class Claim:
     mentioned: frozenset[str] = frozenset()
     parsed: bool = False  # a predicate was found (else the readings are empty)
     stated: bool = False  # a verb or copula links a subject to a value (not only a `key: value` colon)
+    colon_subject: bool = False  # the first statement is `subject: value`
 
 
 @dataclass(frozen=True)
@@ -106,6 +110,44 @@ def _verb(token: Token) -> bool:
     return token.latin and ((len(text) >= 4 and text.endswith("ed")) or text in w.EN_IRREGULAR_VERBS)
 
 
+def _target(tokens: list[Token], verb: int) -> int | None:
+    """The preposition after a verb that introduces the new value: to/with/into first, then for, then as
+    (`swapped A out for B as the S`)."""
+    for targets in (w.EN_TARGET - {"as"}, frozenset(["for"]), frozenset(["as"])):
+        found = next((j for j in range(verb + 1, len(tokens)) if tokens[j].text in targets), None)
+        if found is not None:
+            return found
+    return None
+
+
+def _plain_value(token: Token) -> bool:
+    """A number, version or path: never a subject (a hyphenated name such as `on-call` may be one)."""
+    return token.value and any(ch.isdigit() or ch in "/\\" for ch in token.text)
+
+
+def _verb_with_aspect(token: Token) -> bool:
+    return token.han and len(token.text) >= 2 and token.text[-1] in "了过"
+
+
+def _verb_slot(token: Token) -> bool:
+    return (token.han or token.latin) and token.text not in _TRAILING
+
+
+def _verb_before_target(tokens: list[Token], i: int) -> bool:
+    """`now points to B`, `maps to B`: an English word in -s right before a target preposition is a verb."""
+    token = tokens[i]
+    return (
+        i > 0
+        and i + 1 < len(tokens)
+        and token.latin
+        and len(token.text) > 3
+        and token.text.endswith("s")
+        and not token.text.endswith("ss")
+        and tokens[i - 1].text not in w.EN_DETERMINERS
+        and tokens[i + 1].text in w.EN_TARGET
+    )
+
+
 def _negator(token: Token) -> bool:
     return not token.value and (token.text in w.ZH_NEGATORS or token.text in w.EN_NEGATORS)
 
@@ -116,9 +158,9 @@ def _predicate(tokens: list[Token]) -> tuple[int, int] | None:
         text = token.text
         if token.value:
             continue
-        if text in w.ZH_COMPLEMENTS and i > 0 and tokens[i - 1].han and tokens[i - 1].text not in _TRAILING:
-            return i - 1, i + 1  # `调整 为`, `恢复 成`: a complement jieba left apart
-        if text in ("在", "于") and i > 1 and len(tokens[i - 1].text) == 1 and tokens[i - 1].han:
+        if text in w.ZH_COMPLEMENTS and i > 0 and _verb_slot(tokens[i - 1]):
+            return i - 1, i + 1  # `调整 为`, `恢复 成`, code-switched `switch 到`
+        if text in ("在", "于") and i > 0 and len(tokens[i - 1].text) == 1 and tokens[i - 1].han:
             return i - 1, i + 1  # `跑在`, `放在`
         if text in w.ZH_COPULAS or text in w.EN_BE or text in w.EN_LINKING:
             return i, i + 1
@@ -129,8 +171,10 @@ def _predicate(tokens: list[Token]) -> tuple[int, int] | None:
             and text not in w.ZH_NOT_RESULTATIVE
         ):
             return i, i + 1
-        if _verb(token) and i > 0:
-            target = next((j for j in range(i + 1, len(tokens)) if tokens[j].text in w.EN_TARGET), None)
+        if text in w.ARROWS:
+            return i, i + 1  # `A → B for the S`
+        if (_verb(token) and i > 0) or _verb_before_target(tokens, i):
+            target = _target(tokens, i)
             return (i, target + 1) if target is not None else (i, len(tokens))
     fused = next((i for i, t in enumerate(tokens) if i > 0 and _fused_complement(tokens[i - 1], t)), None)
     if fused is not None:  # jieba reads `更新成王强` as 更新 / 成王强
@@ -167,8 +211,11 @@ def _parse_clause(tokens: list[Token]) -> _Clause:
     colon = next((i for i, t in enumerate(tokens) if t.text == ":"), None)
     if colon is not None and 0 < colon < len(tokens) - 1:
         rest = tokens[colon + 1 :]
-        if _predicate(rest) is not None:
-            return _parse_clause(rest)  # `团队约定：分支名用小写`: the label frames a statement
+        if _predicate(list(rest)) is not None:
+            inner = _parse_clause(rest)  # `团队约定：分支名用小写`: the label frames a statement
+            if not _content(inner.subject) and not inner.owner:
+                inner.subject = tokens[:colon]  # `代码审查人：A → B`: the label is the subject
+            return inner
         clause = _split(tokens[:colon], tokens[colon : colon + 1], tokens[colon + 1 :])
         clause.colon = True
         return clause
@@ -181,6 +228,12 @@ def _parse_clause(tokens: list[Token]) -> _Clause:
 
 def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> _Clause:
     clause = _Clause(predicate=True)
+    if predicate[0].text in w.ARROWS:
+        clause.denied.append(_key(before))
+        after, tail = _owner_tail(_strip(after, _LEADING))
+        clause.subject, clause.owner = _owner(tail)
+        clause.value = after
+        return clause
     clause.negated = any(_negator(t) for t in [*before[-3:], *predicate, *after[:2]])
     before = [t for t in before if not _negator(t)]
     after = [t for t in after if not _negator(t)]
@@ -191,7 +244,7 @@ def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> _
     if source is not None:  # `X 由 A 改成 B`
         clause.denied.append(_key(before[source + 1 :]))
         before = before[:source]
-    middle = [t for t in predicate[1:] if t.text not in w.EN_TARGET and not t.han]
+    middle = [t for t in predicate[1:] if t.text not in w.EN_TARGET and t.text != "for" and not t.han]
     while middle and (_verb(middle[0]) or middle[0].text in _TRAILING):
         middle = middle[1:]  # `we've moved the S to B`: auxiliaries and the verb itself
     from_at = next((i for i, t in enumerate(middle) if t.text in w.EN_SOURCE), None)
@@ -200,12 +253,20 @@ def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> _
         middle = middle[:from_at]
     clause.reversible = bool(after) and after[0].text in w.EN_DETERMINERS
     after, tail = _owner_tail(_strip(after, _LEADING))
+    role_target = predicate[-1].text in ("as", "for") and not tail
     if not _content(before) and (tail or predicate[0].text in ("replaced", "swapped")):
         clause.denied.append(_key(middle))  # `we replaced A with B as the S`
+    elif not _content(before) and middle and role_target:
+        before, after = after, middle  # `we settled on B as the S`
     elif not _content(before) and middle and after:
         before = middle  # `we switched the S to B`
     clause.subject, clause.owner = _owner(tail or before)
     clause.value = _without_leading_verb(_strip(after, _LEADING))
+    contrast = next((i for i, t in enumerate(clause.value) if t.text in w.CONTRAST), None)
+    if clause.negated and contrast is not None:  # `is no longer A but B`, `不是 A 而是 B`
+        clause.denied.append(_key(clause.value[:contrast]))
+        clause.value = _strip(clause.value[contrast + 1 :], _LEADING)
+        clause.negated = False
     if (
         predicate[0].text in w.EN_BE | w.ZH_COPULAS
         and _strip(after, _LEADING)[:1]
@@ -219,6 +280,11 @@ def _without_leading_verb(tokens: list[Token]) -> list[Token]:
     """`还是定了 B`: a verb with its aspect particle before the value is part of the predicate."""
     if len(tokens) > 2 and tokens[1].text == "了" and tokens[0].han and not tokens[0].value:
         return tokens[2:]
+    if tokens and _verb(
+        tokens[0]
+    ):  # `was changed to B`: the participle and its preposition lead to the value
+        target = _target(tokens, 0)
+        return _strip(tokens[target + 1 :], _LEADING) if target is not None else []
     return tokens
 
 
@@ -256,10 +322,21 @@ def _owner(tokens: list[Token]) -> tuple[list[Token], list[Token]]:
 def _subject(tokens: list[Token], owner: list[Token]) -> Subject | None:
     han: list[str] = []
     latin: list[str] = []
+    while tokens and (
+        tokens[-1].text in w.ZH_TRAILING_ADVERBS
+        or tokens[-1].text in w.ZH_LOCATIVE
+        or _verb_with_aspect(tokens[-1])
+    ):
+        tokens = tokens[:-1]  # `default branch 默认是 main`, `连接池大小改了，现在是 32`
     for token in tokens:
         text = w.SYNONYMS.get(token.text, token.text)
-        if text in _TRAILING or text in w.EN_DETERMINERS or text in (":", "="):
+        if text in w.ZH_LOCATIVE:
+            han.append(text)  # `线上` may come as 线 / 上: a locative inside a name is part of it
             continue
+        if text in _TRAILING or text in w.EN_DETERMINERS or text in (":", "=") or _TIME_ANCHOR.match(text):
+            continue
+        if token.latin and len(text) > 4 and text.endswith("ly"):
+            continue  # an English adverb (`definitely`, `currently`) says nothing about which thing it is
         if token.han:
             han.append(text)
         else:
@@ -291,7 +368,7 @@ def claim_of(text: str) -> Claim:
     mentioned: set[str] = set()
     context: Subject | None = None
     context_owner: list[Token] = []
-    parsed = stated = False
+    parsed = stated = colon_subject = False
     for tokens in clauses(text):
         mentioned.update(t.text.replace(" ", "") for t in tokens if t.value)
         clause = _parse_clause(tokens)
@@ -301,14 +378,20 @@ def claim_of(text: str) -> Claim:
         parsed = True
         owner = clause.owner or context_owner
         denied.update(d for d in clause.denied if d)
-        if any(t.value for t in clause.subject) and all(
+        if any(_plain_value(t) for t in clause.subject) and all(
             t.value or t.text in _TRAILING for t in clause.subject
         ):
-            if clause.negated:  # a clause about a value, not a subject: `17 已经不用了`, `8080 是旧环境的`
-                denied.add(_value([t for t in clause.subject if t.value]))
+            gone = _value([t for t in clause.subject if t.value])  # a clause about a value, not a subject
+            named = _subject(clause.value, owner)
+            if clause.negated:  # `17 已经不用了`, `21 已经不是后端 JDK 版本了`
+                denied.add(gone)
+            if named is not None:  # `21 is the JDK version`, `17 已经不是 JDK 版本了`
+                readings.append(Reading(named, gone, clause.negated, reverse=True, own=False))
+                ranks.append((clause.negated, True, -len(ranks)))
             continue
         subject = _subject(clause.subject, owner)
         value = clause.value
+        own = subject is not None
         if subject is None and context is not None:
             subject = context  # `…，是 B`, `it's B`
         elif subject is None:
@@ -320,14 +403,22 @@ def claim_of(text: str) -> Claim:
         if clause.negated:
             denied.add(found)
         stated = stated or not clause.colon
-        readings.append(Reading(subject, found, clause.negated))
+        colon_subject = colon_subject or (clause.colon and not readings)
+        readings.append(Reading(subject, found, clause.negated, own=own))
         ranks.append((clause.negated, False, -len(ranks)))
         reverse = _subject(clause.value, owner) if clause.reversible or clause.negated else None
         if reverse is not None and _key(clause.subject):
-            readings.append(Reading(reverse, _key(clause.subject), clause.negated, reverse=True))
+            readings.append(Reading(reverse, _key(clause.subject), clause.negated, reverse=True, own=False))
             ranks.append((clause.negated, True, -len(ranks)))
     order = sorted(range(len(readings)), key=lambda i: ranks[i])
-    return Claim(tuple(readings[i] for i in order), frozenset(denied), frozenset(mentioned), parsed, stated)
+    return Claim(
+        tuple(readings[i] for i in order),
+        frozenset(denied),
+        frozenset(mentioned),
+        parsed,
+        stated,
+        colon_subject,
+    )
 
 
 def _frame(
@@ -340,8 +431,13 @@ def _frame(
     if _negator(tokens[0]):
         denied.add(_value([t for t in tokens[1:] if t.text not in _TRAILING]))
         return context, owner
-    first_value = next((i for i, t in enumerate(tokens) if t.value), len(tokens))
-    return _subject(tokens[:first_value], owner) or context, owner
+    end, named = len(tokens), False
+    for i, token in enumerate(tokens):  # the subject runs to the first value after a word of its own
+        if token.value and named:
+            end = i
+            break
+        named = named or (not token.value and token.text not in _TRAILING)
+    return _subject(tokens[:end], owner) or context, owner
 
 
 def _compare(old: Reading, new: Reading, new_claim: Claim) -> Kind:
@@ -363,6 +459,7 @@ def relation(stored: str, incoming: str) -> Relation:
     old, new = claim_of(stored), claim_of(incoming)
     same_old: set[int] = set()
     same_new: set[int] = set()
+    changed: list[bool] = []  # one certainty per pair that says changed
     for i, ro in enumerate(old.readings):
         for j, rn in enumerate(new.readings):
             match = rn.subject.match(ro.subject) if rn.subject and ro.subject else None
@@ -370,10 +467,12 @@ def relation(stored: str, incoming: str) -> Relation:
                 continue
             kind = _compare(ro, rn, new)
             if kind == "changed":
-                return Relation("changed", match == "exact" and i == 0 and j == 0)
-            if kind == "same":
+                changed.append(match == "exact" and _sure(ro) and _sure(rn))
+            elif kind == "same":
                 same_old.add(i)
                 same_new.add(j)
+    if changed:
+        return Relation("changed", any(changed))
     if same_new:
         whole = all(i in same_old for i, r in enumerate(old.readings) if not r.reverse) and all(
             j in same_new for j, r in enumerate(new.readings) if not r.reverse
@@ -381,8 +480,14 @@ def relation(stored: str, incoming: str) -> Relation:
         return Relation("same" if whole else "none", whole)
     if old.readings and old.readings[0].value in new.denied and not any(r.subject for r in new.readings):
         return Relation("corrects")  # `我们不再用 Jenkins 了`
-    certain = bool(old.readings and new.readings) and all(r.subject for r in (*old.readings, *new.readings))
-    return Relation("none", certain)
+    sure = [r for r in (*old.readings, *new.readings) if not r.reverse]
+    owners = {r.subject.owner for r in sure if r.subject is not None}
+    certain = bool(old.readings and new.readings) and all(r.subject for r in sure)
+    return Relation("none", certain and (len(owners) > 1 or all(r.own for r in sure)))
+
+
+def _sure(reading: Reading) -> bool:
+    return reading.own and not reading.reverse
 
 
 def relate(stored: str, incoming: str) -> Kind:

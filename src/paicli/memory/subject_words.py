@@ -29,13 +29,18 @@ ZH_SOURCE = frozenset(["由", "从", "自"])  # `由 A 改成 B`, `从 A 换到 
 ZH_DISPOSAL = frozenset(["把", "将"])  # `把 X 换成 Y`: X is the subject
 ZH_ATTRIBUTIVE = ("那边的", "这边的", "那边", "这边", "的", "之")  # `移动端的代码审查人`: an owner qualifier
 ZH_ASPECT = frozenset(["了", "过", "着", "啦", "吧", "呢", "哦", "呀", "嘛", "哈", "的", "上", "里", "中"])
+ZH_LOCATIVE = frozenset(
+    ["上", "里", "中"]
+)  # dropped at a subject's end (`跑在 X 上`), kept inside (`线上日志`)
 
 EN_BE = frozenset(["is", "are", "was", "were", "be", "been", "being", "am", "="])
 # Verbs that link like a copula (`uses tabs`, `runs on Jenkins`); any other verb links only through a preposition.
 EN_LINKING = frozenset(
     ["use", "uses", "using", "run", "runs", "live", "lives", "sit", "sits", "stay", "stays"]
 )
-EN_TARGET = frozenset(["to", "with", "into", "as"])  # `changed to B`, `replaced A with B`
+EN_TARGET = frozenset(["to", "with", "into", "as"])
+CONTRAST = frozenset(["but", "rather", "而是", "而"])  # `not A but B`: B is what holds
+ARROWS = frozenset(["→", "->", "=>", "⇒", "➜"])  # `A → B`: A becomes B  # `changed to B`, `replaced A with B`
 EN_SOURCE = frozenset(["from", "off", "of"])  # `changed from A`, `moved off A`
 EN_NEGATORS = frozenset(["not", "no", "never", "n't", "isn't", "aren't", "wasn't", "don't", "doesn't", "nor"])
 EN_PRONOUNS = frozenset(["we", "i", "you", "they", "it", "he", "she", "this", "that", "there", "everyone"])
@@ -56,7 +61,8 @@ GENERIC = frozenset(
         "还", "还是", "又", "再", "重新", "统一", "其实", "总是", "通常", "一般", "平时", "最后", "最终",
         "以后", "今后", "从此", "开始", "起", "这周", "本周", "上周", "下周", "这个月", "上个月", "本月", "今天",
         "最新", "新", "旧", "新的", "旧的", "之前", "以前", "原来", "原先", "就", "说", "只", "仍", "仍然", "依然",
-        "一律", "全部", "所有", "正式", "已", "先", "暂时", "同步", "一下", "约定", "仓库", "代码库",
+        "一律", "全部", "所有", "正式", "已", "先", "暂时", "同步", "一下", "约定", "仓库", "代码库", "并", "早就",
+        "早已", "早", "的话", "来说", "方面", "这块", "确实", "的确", "肯定", "绝对", "根本", "完全", "从来", "一定", "真的", "其实是", "而",
         # English
         "we", "our", "us", "i", "my", "me", "the", "a", "an", "this", "that", "these", "those", "it", "its",
         "project", "repo", "repository", "team", "currently", "now", "always", "usually", "do", "does", "did",
@@ -64,7 +70,10 @@ GENERIC = frozenset(
         "actually", "again", "still", "once", "more", "anymore", "any", "longer", "back", "just", "also", "today",
         "starting", "week", "month", "sprint", "year", "last", "next", "from", "on", "in", "at", "update",
         "updated", "note", "fyi", "heads", "up", "new", "old", "current", "these", "instead", "officially",
-        "finally", "all", "here", "there", "then", "so", "please", "remember",
+        "finally", "all", "here", "there", "then", "so", "please", "remember", "out", "over", "record", "clear",
     ]
 )  # fmt: skip
+ZH_TRAILING_ADVERBS = frozenset(
+    ["默认", "一般", "通常", "基本", "主要", "统一"]
+)  # only right before the predicate
 SYNONYMS = {"端口号": "端口", "版本号": "版本", "号码": "号"}
