@@ -14,6 +14,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from paicli.context.estimate import utf16_len
+from paicli.memory.extract_voice import (
+    acceptable_label,
+    colon_statement,
+    declares,
+    imperative,
+    java_trim,
+    subject_label,
+)
 from paicli.memory.extract_words import (
     AUXILIARY_START,
     BOUNDED_TIME,
@@ -21,8 +29,6 @@ from paicli.memory.extract_words import (
     DURABLE,
     FACT_WORDS,
     FICTION,
-    FOREIGN_LABEL,
-    IMPERATIVE,
     INJECTION,
     INNER_END,
     INTERROGATIVE,
@@ -48,8 +54,8 @@ from paicli.memory.extract_words import (
     TRAILING_END,
     WH_WORDS,
 )
-from paicli.memory.quote_context import INTRODUCER, InputAnalysis, is_term, overlapping
-from paicli.memory.subject import claim_of, subject_of
+from paicli.memory.quote_context import InputAnalysis, is_term, overlapping
+from paicli.memory.subject import subject_of
 
 MIN_INPUT = 5
 MAX_INPUT = 4000
@@ -59,16 +65,6 @@ MAX_FACTS = 3
 
 # Whether a quote gives a stored subject a new value (the memory store answers; None: no store to ask).
 Corrects = Callable[[str], bool]
-
-
-def java_trim(text: str) -> str:
-    """Java's String.trim(): strips code points <= U+0020 only."""
-    start, end = 0, len(text)
-    while start < end and text[start] <= " ":
-        start += 1
-    while end > start and text[end - 1] <= " ":
-        end -= 1
-    return text[start:end]
 
 
 def safe_input(text: str, hardened: bool = True) -> str:
@@ -87,13 +83,6 @@ def worth_asking(safe: str, hardened: bool = True) -> bool:
     if utf16_len(safe) < MIN_INPUT:
         return False
     return trigger.search(safe) is not None or (hardened and declares(safe))
-
-
-def declares(text: str) -> bool:
-    """A statement that gives something a value (`发布审批人是周敏`), whoever it names: durable facts need no
-    we/our/project in them."""
-    claim = claim_of(text)
-    return claim.stated and any(reading.subject is not None for reading in claim.readings)
 
 
 def input_in_range(text: str | None) -> bool:
@@ -214,21 +203,6 @@ def _in_quotation(a: InputAnalysis, quote: str, p: int) -> bool:
     return any(not is_term(region, FACT_WORDS) for region in hits)
 
 
-def acceptable_label(label: str) -> bool:
-    """Whether `label：` introduces the user's own statement (`团队约定：`) rather than foreign material."""
-    text = java_trim(label)
-    if not text:
-        return True
-    return (
-        (FACT_WORDS.search(text) is not None or OWN_VOICE_LABEL.match(text) is not None)
-        and not INTRODUCER.search(text + "：")
-        and not FOREIGN_LABEL.search(text)
-        and not REQUEST.search(text)
-        and not IMPERATIVE.search(text)
-        and not INJECTION.search(text + "：")
-    )
-
-
 def analyze(safe: str) -> InputAnalysis:
     return InputAnalysis(safe, acceptable_label)
 
@@ -245,34 +219,9 @@ def _pasted_or_reported(a: InputAnalysis, quote: str, p: int) -> bool:
     start = p - len(a.text_before_in_sentence(p))
     labels = re.split(r"[：:]", a.text[start:p])[:-1]
     inner = re.split(r"[：:]", a.text[p:end])[:-1]
-    if inner and _colon_statement(a.sentence_around(p, end)):
-        return not all(acceptable_label(label) for label in labels) or not all(map(_subject_label, inner))
+    if inner and colon_statement(a.sentence_around(p, end)):
+        return not all(acceptable_label(label) for label in labels) or not all(map(subject_label, inner))
     return not all(acceptable_label(label) for label in [*labels, *inner])
-
-
-def _colon_statement(sentence: str) -> bool:
-    """`代码审查人：陈静。`: a colon between a subject and a short value, not a label before a statement."""
-    rest = TRAILING_END.sub("", java_trim(re.split(r"[：:]", sentence, maxsplit=1)[-1]))
-    return (
-        bool(rest)
-        and len(rest.split()) <= 3
-        and utf16_len(rest) <= 24
-        and not re.search(r"[，,；;：:]", rest)
-        and not FACT_WORDS.search(rest)
-        and not declares(rest)
-    )
-
-
-def _subject_label(label: str) -> bool:
-    text = java_trim(label)
-    return bool(text) and not (
-        INTRODUCER.search(text + "：")
-        or FOREIGN_LABEL.search(text)
-        or REQUEST.search(text)
-        or IMPERATIVE.search(text)
-        or INJECTION.search(text + "：")
-        or THIRD_PARTY.search(text)
-    )
 
 
 def _after_request(a: InputAnalysis, quote: str, p: int) -> bool:
@@ -281,7 +230,7 @@ def _after_request(a: InputAnalysis, quote: str, p: int) -> bool:
         return False
     before = a.text_before_in_sentence(p)
     return REQUEST.search(before) is not None or any(
-        _imperative(java_trim(part)) for part in re.split(r"[，,：:]", before)
+        imperative(java_trim(part)) for part in re.split(r"[，,：:]", before)
     )
 
 
@@ -338,21 +287,7 @@ def _task_request(a: InputAnalysis, quote: str, p: int) -> bool:
     if PREFERENCE.search(quote):
         return False
     parts = re.split(r"[，,：:]", clauses)
-    return any(_imperative(java_trim(part)) for part in parts)
-
-
-def _imperative(part: str) -> bool:
-    """A clause opened by a task verb, unless that verb is the start of the subject it states a value for
-    (`部署环境不用 A 了`: the subject is 部署环境, nobody is told to deploy)."""
-    found = IMPERATIVE.search(part)
-    if found is None:
-        return False
-    readings = claim_of(part).readings
-    verb = found.group().strip().lower()
-    return not any(
-        r.subject is not None and len(r.subject.render()) > len(verb) and r.subject.render().startswith(verb)
-        for r in readings
-    )
+    return any(imperative(java_trim(part)) for part in parts)
 
 
 def _memory_directive(a: InputAnalysis, quote: str, p: int) -> bool:

@@ -12,13 +12,12 @@ from paicli.context.estimate import utf16_len
 from paicli.memory.clock import Clock, utc_now
 from paicli.memory.entry import MemoryEntry, new_fact, normalize_project_key, normalize_scope
 from paicli.memory.results import MemoryWriteResult, WriteStatus, failed, invalid
+from paicli.memory.review import WriteReview
 from paicli.memory.store import LongTermMemory, MemoryStoreError
 
 if TYPE_CHECKING:
     from paicli.llm.messages import Usage
     from paicli.llm.protocol import LLMClient
-    from paicli.memory.background import BackgroundWork
-    from paicli.memory.judge import RelationJudge
 
 __all__ = ["MAX_FACT_CHARS", "MemoryManager", "normalize_project_key"]
 
@@ -85,69 +84,31 @@ class MemoryManager:
         self._last_auto: list[MemoryWriteResult] = []
         # the REPL's hook: the contents of the memories injected into a turn, as they are injected
         self.on_injected: Callable[[list[str]], None] | None = None
-        # where the relation judge's second look reports a changed outcome (the session's notices)
-        self.on_notice: Callable[[str], None] | None = None
-        self._judge_source: tuple[LLMClient, str | None, Callable[[Usage], None] | None] | None = None
-        self._judge: RelationJudge | None = None
-        self._work: BackgroundWork | None = None
+        self.review = WriteReview(store, clock)  # the relation judge's second look at writes
 
     # ---- the relation judge ----------------------------------------------------------------------
 
     def use_judge(
         self, llm: LLMClient, model: str | None = None, on_usage: Callable[[Usage], None] | None = None
     ) -> None:
-        """Let the light model take a second look at writes the local rules were unsure of (built on first use)."""
-        self._judge_source = (llm, model, on_usage)
-        self._judge = None
+        """Let the light model take a second look at writes the local rules were unsure of."""
+        self.review.use_judge(llm, model, on_usage)
 
-    def _judge_for_writes(self) -> RelationJudge | None:
-        if self._judge is None and self._judge_source is not None:
-            from paicli.memory.judge import RelationJudge
+    @property
+    def on_notice(self) -> Callable[[str], None] | None:
+        return self.review.on_notice
 
-            llm, model, on_usage = self._judge_source
-            self._judge = RelationJudge(llm, model=model, on_usage=on_usage)
-        return self._judge
-
-    def _after_write(self, result: MemoryWriteResult, background: bool) -> None:
-        """Explicit saves return at once and are refined on the memory worker; extraction (already off the turn's
-        path) is refined in line."""
-        entry = result.entry
-        if self._judge_source is None or not result.written or entry is None:
-            return
-        if not background:
-            self._refine(entry)
-            return
-        if self._work is None:
-            from paicli.memory.background import BackgroundWork
-
-            self._work = BackgroundWork()
-        self._work.submit(lambda: self._refine(entry))
-
-    def _refine(self, entry: MemoryEntry) -> None:
-        judge = self._judge_for_writes()
-        if judge is None:
-            return
-        from paicli.memory import refine
-
-        try:
-            refinement = refine.refine(self.store, judge, entry, self.clock)
-        except Exception:  # the local verdict stands
-            log.warning("memory refinement failed", exc_info=True)
-            return
-        listener = self.on_notice
-        if refinement.changed and listener is not None:
-            try:
-                listener(refine.notice(entry, refinement))
-            except Exception:
-                log.warning("memory notice listener failed", exc_info=True)
+    @on_notice.setter
+    def on_notice(self, listener: Callable[[str], None] | None) -> None:
+        self.review.on_notice = listener
 
     @property
     def background_pending(self) -> int:
-        return self._work.pending if self._work is not None else 0
+        return self.review.pending
 
     def wait_background(self, timeout: float | None = None) -> bool:
         """Wait for the judge's refinements of earlier saves (True when none is left)."""
-        return self._work.wait(timeout) if self._work is not None else True
+        return self.review.wait(timeout)
 
     # ---- explicit writes -------------------------------------------------------------------------
 
@@ -167,7 +128,7 @@ class MemoryManager:
             result = self.store.write(entry, replace_id, keep_both, self.project_key)
         except MemoryStoreError as exc:
             return failed(str(exc))
-        self._after_write(result, background=True)
+        self.review.after_write(result, background=True)
         return result
 
     def _external_metadata(self) -> dict[str, str]:
@@ -375,7 +336,7 @@ class MemoryManager:
         if fact_problem(quote) is not None:
             return None
         result = self.store.write_automatic(new_fact(quote.strip(), self._auto_metadata(), self.clock))
-        self._after_write(result, background=False)
+        self.review.after_write(result, background=False)
         return result
 
 

@@ -16,20 +16,31 @@ to the relation judge: such relations come back as not certain.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
 
 from paicli.memory import subject_words as w
+from paicli.memory.claim_grammar import (
+    LEADING,
+    TIME_ANCHOR,
+    TRAILING,
+    content,
+    find_predicate,
+    key,
+    negator,
+    plain_value,
+    starts_with_verb,
+    strip,
+    verb,
+    verb_with_aspect,
+    without_leading_verb,
+)
 from paicli.memory.claim_tokens import Token, clauses, fold
 
 VERSION = "2"
 Match = Literal["exact", "contains"]
 Kind = Literal["same", "changed", "corrects", "none"]
-_TRAILING = w.GENERIC | w.ZH_ASPECT
-_TIME_ANCHOR = re.compile(r"^(?:从.{1,6}(?:起|开始)|.{1,4}起)$")  # jieba keeps `从今天起` whole
-_LEADING = w.GENERIC | w.ZH_ASPECT | w.ZH_COPULAS | w.EN_BE | w.ZH_COMPLEMENTS | w.EN_TARGET | {":"}
 
 
 @dataclass(frozen=True)
@@ -92,134 +103,19 @@ class _Clause:
     reversible: bool = False  # a copula with a determiner after it: `V is our S`
 
 
-def _key(tokens: list[Token]) -> str:
-    return "".join(t.text for t in tokens if t.text not in _TRAILING).replace(" ", "")
-
-
-def _strip(tokens: list[Token], leading: frozenset[str] | set[str]) -> list[Token]:
-    start, end = 0, len(tokens)
-    while start < end and not tokens[start].value and tokens[start].text in leading:
-        start += 1
-    while end > start and not tokens[end - 1].value and tokens[end - 1].text in _TRAILING:
-        end -= 1
-    return tokens[start:end]
-
-
-def _verb(token: Token) -> bool:
-    text = token.text
-    return token.latin and ((len(text) >= 4 and text.endswith("ed")) or text in w.EN_IRREGULAR_VERBS)
-
-
-def _target(tokens: list[Token], verb: int) -> int | None:
-    """The preposition after a verb that introduces the new value: to/with/into first, then for, then as
-    (`swapped A out for B as the S`)."""
-    for targets in (w.EN_TARGET - {"as"}, frozenset(["for"]), frozenset(["as"])):
-        found = next((j for j in range(verb + 1, len(tokens)) if tokens[j].text in targets), None)
-        if found is not None:
-            return found
-    return None
-
-
-def _plain_value(token: Token) -> bool:
-    """A number, version or path: never a subject (a hyphenated name such as `on-call` may be one)."""
-    return token.value and any(ch.isdigit() or ch in "/\\" for ch in token.text)
-
-
-def _verb_with_aspect(token: Token) -> bool:
-    return token.han and len(token.text) >= 2 and token.text[-1] in "了过"
-
-
-def _verb_slot(token: Token) -> bool:
-    return (token.han or token.latin) and token.text not in _TRAILING
-
-
-def _verb_before_target(tokens: list[Token], i: int) -> bool:
-    """`now points to B`, `maps to B`: an English word in -s right before a target preposition is a verb."""
-    token = tokens[i]
-    return (
-        i > 0
-        and i + 1 < len(tokens)
-        and token.latin
-        and len(token.text) > 3
-        and token.text.endswith("s")
-        and not token.text.endswith("ss")
-        and tokens[i - 1].text not in w.EN_DETERMINERS
-        and tokens[i + 1].text in w.EN_TARGET
-    )
-
-
-def _negator(token: Token) -> bool:
-    return not token.value and (token.text in w.ZH_NEGATORS or token.text in w.EN_NEGATORS)
-
-
-def _predicate(tokens: list[Token]) -> tuple[int, int] | None:
-    """(first token of the predicate, first token of the value) of the clause's first predicate."""
-    for i, token in enumerate(tokens):
-        text = token.text
-        if token.value:
-            continue
-        if text in w.ZH_COMPLEMENTS and i > 0 and _verb_slot(tokens[i - 1]):
-            return i - 1, i + 1  # `调整 为`, `恢复 成`, code-switched `switch 到`
-        if text in ("在", "于") and i > 0 and len(tokens[i - 1].text) == 1 and tokens[i - 1].han:
-            return i - 1, i + 1  # `跑在`, `放在`
-        if text in w.ZH_COPULAS or text in w.EN_BE or text in w.EN_LINKING:
-            return i, i + 1
-        if (
-            token.han
-            and len(text) >= 2
-            and text.endswith(w.ZH_RESULTATIVE)
-            and text not in w.ZH_NOT_RESULTATIVE
-        ):
-            return i, i + 1
-        if text in w.ARROWS:
-            return i, i + 1  # `A → B for the S`
-        if (_verb(token) and i > 0) or _verb_before_target(tokens, i):
-            target = _target(tokens, i)
-            return (i, target + 1) if target is not None else (i, len(tokens))
-    fused = next((i for i, t in enumerate(tokens) if i > 0 and _fused_complement(tokens[i - 1], t)), None)
-    if fused is not None:  # jieba reads `更新成王强` as 更新 / 成王强
-        tokens[fused : fused + 1] = [Token(tokens[fused].text[0]), Token(tokens[fused].text[1:])]
-        return fused - 1, fused + 1
-    inner = next((i for i, t in enumerate(tokens[:-1]) if i > 0 and _ends_in_copula(t)), None)
-    if inner is not None:  # jieba reads `分支名用小写` as 分支 / 名用 / 小写
-        tokens[inner : inner + 1] = [Token(tokens[inner].text[:-1]), Token(tokens[inner].text[-1])]
-        return inner + 1, inner + 2
-    perfective = next((i for i, t in enumerate(tokens[1:-1], 1) if t.text == "了"), None)
-    return (perfective - 1, perfective + 1) if perfective is not None else None
-
-
-def _ends_in_copula(token: Token) -> bool:
-    return (
-        token.han and len(token.text) == 2 and token.text[-1] in "是用在为叫" and token.text not in _TRAILING
-    )
-
-
-def _fused_complement(verb: Token, token: Token) -> bool:
-    text = token.text
-    return (
-        verb.han
-        and len(verb.text) >= 2
-        and verb.text not in _TRAILING
-        and token.han
-        and len(text) >= 2
-        and text[0] in w.ZH_COMPLEMENTS
-        and text not in w.ZH_COMPLEMENT_WORDS
-    )
-
-
 def _parse_clause(tokens: list[Token]) -> _Clause:
     colon = next((i for i, t in enumerate(tokens) if t.text == ":"), None)
     if colon is not None and 0 < colon < len(tokens) - 1:
         rest = tokens[colon + 1 :]
-        if _predicate(list(rest)) is not None:
+        if find_predicate(list(rest)) is not None:
             inner = _parse_clause(rest)  # `团队约定：分支名用小写`: the label frames a statement
-            if not _content(inner.subject) and not inner.owner:
+            if not content(inner.subject) and not inner.owner:
                 inner.subject = tokens[:colon]  # `代码审查人：A → B`: the label is the subject
             return inner
         clause = _split(tokens[:colon], tokens[colon : colon + 1], tokens[colon + 1 :])
         clause.colon = True
         return clause
-    found = _predicate(tokens)
+    found = find_predicate(tokens)
     if found is None:
         return _Clause(subject=tokens)
     start, value_at = found
@@ -229,78 +125,53 @@ def _parse_clause(tokens: list[Token]) -> _Clause:
 def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> _Clause:
     clause = _Clause(predicate=True)
     if predicate[0].text in w.ARROWS:
-        clause.denied.append(_key(before))
-        after, tail = _owner_tail(_strip(after, _LEADING))
+        clause.denied.append(key(before))
+        after, tail = _owner_tail(strip(after, LEADING))
         clause.subject, clause.owner = _owner(tail)
         clause.value = after
         return clause
-    clause.negated = any(_negator(t) for t in [*before[-3:], *predicate, *after[:2]])
-    before = [t for t in before if not _negator(t)]
-    after = [t for t in after if not _negator(t)]
+    clause.negated = any(negator(t) for t in [*before[-3:], *predicate, *after[:2]])
+    before = [t for t in before if not negator(t)]
+    after = [t for t in after if not negator(t)]
     disposal = next((i for i, t in enumerate(before) if t.text in w.ZH_DISPOSAL), None)
     if disposal is not None:  # `我们把 X 换成 Y`
         before = before[disposal + 1 :]
     source = next((i for i, t in enumerate(before) if t.text in w.ZH_SOURCE), None)
     if source is not None:  # `X 由 A 改成 B`
-        clause.denied.append(_key(before[source + 1 :]))
+        clause.denied.append(key(before[source + 1 :]))
         before = before[:source]
     middle = [t for t in predicate[1:] if t.text not in w.EN_TARGET and t.text != "for" and not t.han]
-    while middle and (_verb(middle[0]) or middle[0].text in _TRAILING):
+    while middle and (verb(middle[0]) or middle[0].text in TRAILING):
         middle = middle[1:]  # `we've moved the S to B`: auxiliaries and the verb itself
     from_at = next((i for i, t in enumerate(middle) if t.text in w.EN_SOURCE), None)
     if from_at is not None:  # `changed from A to B`, `moved off A`
-        clause.denied.append(_key(middle[from_at + 1 :]))
+        clause.denied.append(key(middle[from_at + 1 :]))
         middle = middle[:from_at]
     clause.reversible = bool(after) and after[0].text in w.EN_DETERMINERS
-    after, tail = _owner_tail(_strip(after, _LEADING))
+    after, tail = _owner_tail(strip(after, LEADING))
     role_target = predicate[-1].text in ("as", "for") and not tail
-    if not _content(before) and (tail or predicate[0].text in ("replaced", "swapped")):
-        clause.denied.append(_key(middle))  # `we replaced A with B as the S`
-    elif not _content(before) and middle and role_target:
+    if not content(before) and (tail or predicate[0].text in ("replaced", "swapped")):
+        clause.denied.append(key(middle))  # `we replaced A with B as the S`
+    elif not content(before) and middle and role_target:
         before, after = after, middle  # `we settled on B as the S`
-    elif not _content(before) and middle and after:
+    elif not content(before) and middle and after:
         before = middle  # `we switched the S to B`
     clause.subject, clause.owner = _owner(tail or before)
-    clause.value = _without_leading_verb(_strip(after, _LEADING))
+    clause.value = without_leading_verb(strip(after, LEADING))
     contrast = next((i for i, t in enumerate(clause.value) if t.text in w.CONTRAST), None)
     if clause.negated and contrast is not None:  # `is no longer A but B`, `不是 A 而是 B`
-        clause.denied.append(_key(clause.value[:contrast]))
-        clause.value = _strip(clause.value[contrast + 1 :], _LEADING)
+        clause.denied.append(key(clause.value[:contrast]))
+        clause.value = strip(clause.value[contrast + 1 :], LEADING)
         clause.negated = False
-    if (
-        predicate[0].text in w.EN_BE | w.ZH_COPULAS
-        and _strip(after, _LEADING)[:1]
-        and _starts_with_verb(after)
-    ):
+    if predicate[0].text in w.EN_BE | w.ZH_COPULAS and strip(after, LEADING)[:1] and starts_with_verb(after):
         clause.value = []  # `A was retired`: an event, no value
     return clause
-
-
-def _without_leading_verb(tokens: list[Token]) -> list[Token]:
-    """`还是定了 B`: a verb with its aspect particle before the value is part of the predicate."""
-    if len(tokens) > 2 and tokens[1].text == "了" and tokens[0].han and not tokens[0].value:
-        return tokens[2:]
-    if tokens and _verb(
-        tokens[0]
-    ):  # `was changed to B`: the participle and its preposition lead to the value
-        target = _target(tokens, 0)
-        return _strip(tokens[target + 1 :], _LEADING) if target is not None else []
-    return tokens
-
-
-def _starts_with_verb(tokens: list[Token]) -> bool:
-    stripped = _strip(tokens, _LEADING)
-    return bool(stripped) and _verb(stripped[0]) and not any(t.text in w.EN_TARGET for t in stripped)
-
-
-def _content(tokens: list[Token]) -> bool:
-    return any(t.value or (t.text not in _TRAILING and t.text not in w.EN_PRONOUNS) for t in tokens)
 
 
 def _owner_tail(after: list[Token]) -> tuple[list[Token], list[Token]]:
     """`B for the S` / `B as the S`: the words after `for`/`as` name the subject."""
     for i, token in enumerate(after):
-        if i > 0 and token.text in ("for", "as") and _content(after[i + 1 :]):
+        if i > 0 and token.text in ("for", "as") and content(after[i + 1 :]):
             return after[:i], after[i + 1 :]
     return after, []
 
@@ -325,7 +196,7 @@ def _subject(tokens: list[Token], owner: list[Token]) -> Subject | None:
     while tokens and (
         tokens[-1].text in w.ZH_TRAILING_ADVERBS
         or tokens[-1].text in w.ZH_LOCATIVE
-        or _verb_with_aspect(tokens[-1])
+        or verb_with_aspect(tokens[-1])
     ):
         tokens = tokens[:-1]  # `default branch 默认是 main`, `连接池大小改了，现在是 32`
     for token in tokens:
@@ -333,7 +204,7 @@ def _subject(tokens: list[Token], owner: list[Token]) -> Subject | None:
         if text in w.ZH_LOCATIVE:
             han.append(text)  # `线上` may come as 线 / 上: a locative inside a name is part of it
             continue
-        if text in _TRAILING or text in w.EN_DETERMINERS or text in (":", "=") or _TIME_ANCHOR.match(text):
+        if text in TRAILING or text in w.EN_DETERMINERS or text in (":", "=") or TIME_ANCHOR.match(text):
             continue
         if token.latin and len(text) > 4 and text.endswith("ly"):
             continue  # an English adverb (`definitely`, `currently`) says nothing about which thing it is
@@ -343,7 +214,7 @@ def _subject(tokens: list[Token], owner: list[Token]) -> Subject | None:
             latin.extend(part for part in text.replace("/", ".").replace("-", ".").split(".") if part)
     if not han and not latin:
         return None
-    owner_key = _key([t for t in owner if t.text not in w.EN_DETERMINERS])
+    owner_key = key([t for t in owner if t.text not in w.EN_DETERMINERS])
     whole = owner_key + "".join(han) + "".join(latin)
     return Subject("".join(han), tuple(latin), owner_key, whole)
 
@@ -378,8 +249,8 @@ def claim_of(text: str) -> Claim:
         parsed = True
         owner = clause.owner or context_owner
         denied.update(d for d in clause.denied if d)
-        if any(_plain_value(t) for t in clause.subject) and all(
-            t.value or t.text in _TRAILING for t in clause.subject
+        if any(plain_value(t) for t in clause.subject) and all(
+            t.value or t.text in TRAILING for t in clause.subject
         ):
             gone = _value([t for t in clause.subject if t.value])  # a clause about a value, not a subject
             named = _subject(clause.value, owner)
@@ -407,8 +278,8 @@ def claim_of(text: str) -> Claim:
         readings.append(Reading(subject, found, clause.negated, own=own))
         ranks.append((clause.negated, False, -len(ranks)))
         reverse = _subject(clause.value, owner) if clause.reversible or clause.negated else None
-        if reverse is not None and _key(clause.subject):
-            readings.append(Reading(reverse, _key(clause.subject), clause.negated, reverse=True, own=False))
+        if reverse is not None and key(clause.subject):
+            readings.append(Reading(reverse, key(clause.subject), clause.negated, reverse=True, own=False))
             ranks.append((clause.negated, True, -len(ranks)))
     order = sorted(range(len(readings)), key=lambda i: ranks[i])
     return Claim(
@@ -428,15 +299,15 @@ def _frame(
     next clause continues (`S 那条 A 过时了，新的是 B`)."""
     if tokens[0].text in w.EN_OWNER_PREPOSITIONS:
         return context, tokens[1:]
-    if _negator(tokens[0]):
-        denied.add(_value([t for t in tokens[1:] if t.text not in _TRAILING]))
+    if negator(tokens[0]):
+        denied.add(_value([t for t in tokens[1:] if t.text not in TRAILING]))
         return context, owner
     end, named = len(tokens), False
     for i, token in enumerate(tokens):  # the subject runs to the first value after a word of its own
         if token.value and named:
             end = i
             break
-        named = named or (not token.value and token.text not in _TRAILING)
+        named = named or (not token.value and token.text not in TRAILING)
     return _subject(tokens[:end], owner) or context, owner
 
 
