@@ -63,14 +63,27 @@ def _live_again(entry: MemoryEntry) -> MemoryEntry:
     return entry.model_copy(update={"metadata": metadata})
 
 
-def unsure_neighbours(entries: Mapping[str, MemoryEntry], entry_id: str) -> list[MemoryEntry]:
+def _pool(
+    entries: Mapping[str, MemoryEntry], new: MemoryEntry, known: frozenset[str] | None
+) -> list[MemoryEntry]:
+    """What the entry is compared with again: the live entries that existed when it was written (`known`; a later
+    write must never be superseded by an earlier one), with the ones it superseded made live again."""
+    olds = {e.id: _live_again(e) for e in _superseded_by(entries, new)}
+    return [
+        olds.get(e.id, e)
+        for e in entries.values()
+        if e.id in olds or (not evolve.is_superseded(e) and (known is None or e.id in known))
+    ]
+
+
+def unsure_neighbours(
+    entries: Mapping[str, MemoryEntry], entry_id: str, known: frozenset[str] | None = None
+) -> list[MemoryEntry]:
     """The neighbours of a written entry whose relation the parser is not certain of (what the judge sees)."""
     new = entries.get(entry_id)
     if new is None or evolve.is_superseded(new):
         return []
-    olds = {e.id: _live_again(e) for e in _superseded_by(entries, new)}
-    pool = [olds.get(e.id, e) for e in entries.values() if e.id in olds or not evolve.is_superseded(e)]
-    candidates = evolve.live_neighbours(pool, new)
+    candidates = evolve.live_neighbours(_pool(entries, new, known), new)
     return [e for e, _, certain in evolve.relate_all(candidates, new, {}) if not certain]
 
 
@@ -79,12 +92,13 @@ def plan(
     entry_id: str,
     verdicts: Mapping[str, Verdict],
     detector: ConflictDetector,
+    known: frozenset[str] | None = None,
 ) -> Refinement:
     new = entries.get(entry_id)
     if new is None or evolve.is_superseded(new) or not verdicts:
         return Refinement()
     olds = {e.id: _live_again(e) for e in _superseded_by(entries, new)}
-    pool = [olds.get(e.id, e) for e in entries.values() if e.id in olds or not evolve.is_superseded(e)]
+    pool = _pool(entries, new, known)
     decision = evolve.decide(pool, new, detector, False, verdicts)
     targets = {e.id for e in decision.targets} if decision.kind in ("supersede", "duplicate") else set()
     added = tuple(e for e in decision.targets if e.id in targets and e.id not in olds)
@@ -118,11 +132,16 @@ def apply(entries: Entries, entry_id: str, refinement: Refinement, now: datetime
 
 
 def refine(
-    store: TransactingStore, judge: JudgeLike, entry: MemoryEntry, now: Callable[[], datetime]
+    store: TransactingStore,
+    judge: JudgeLike,
+    entry: MemoryEntry,
+    now: Callable[[], datetime],
+    known: frozenset[str] | None = None,
 ) -> Refinement:
-    """Ask the judge about the entry's unsure neighbours and apply what its verified verdicts change."""
+    """Ask the judge about the entry's unsure neighbours and apply what its verified verdicts change. `known`:
+    the ids stored when the entry was written (None: compare with everything stored now)."""
     snapshot = {e.id: e for e in store.get_all()}
-    unsure = unsure_neighbours(snapshot, entry.id)
+    unsure = unsure_neighbours(snapshot, entry.id, known)
     if not unsure:
         return Refinement()
     verdicts = judge.judge(entry.content, unsure)
@@ -130,7 +149,7 @@ def refine(
         return Refinement()
 
     def change(entries: Entries) -> tuple[Refinement, bool]:
-        refinement = plan(entries, entry.id, verdicts, store.detector)
+        refinement = plan(entries, entry.id, verdicts, store.detector, known)
         return refinement, apply(entries, entry.id, refinement, now())
 
     return store.transact(change)

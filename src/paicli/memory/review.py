@@ -44,14 +44,16 @@ class WriteReview:
         entry = result.entry
         if self._source is None or not result.written or entry is None:
             return
+        # what was stored when this entry was: a refinement never lets it supersede a later write
+        known = frozenset(e.id for e in self._store.get_all() if e.id != entry.id)
         if not background:
-            self._refine(entry)
+            self._refine(entry, known)
             return
         if self._work is None:
             from paicli.memory.background import BackgroundWork
 
             self._work = BackgroundWork()
-        self._work.submit(lambda: self._refine(entry))
+        self._work.submit(lambda: self._refine(entry, known))
 
     def _judge_for_writes(self) -> RelationJudge | None:
         if self._judge is None and self._source is not None:
@@ -61,14 +63,14 @@ class WriteReview:
             self._judge = RelationJudge(llm, model=model, on_usage=on_usage)
         return self._judge
 
-    def _refine(self, entry: MemoryEntry) -> None:
+    def _refine(self, entry: MemoryEntry, known: frozenset[str] | None) -> None:
         judge = self._judge_for_writes()
         if judge is None:
             return
         from paicli.memory import refine
 
         try:
-            refinement = refine.refine(self._store, judge, entry, self._clock)
+            refinement = refine.refine(self._store, judge, entry, self._clock, known)
         except Exception:  # the local verdict stands
             log.warning("memory refinement failed", exc_info=True)
             return
