@@ -33,7 +33,10 @@ def test_verified_spans_become_verdicts() -> None:
         {"id": "m1", "relation": "updates", "old": "李娜", "new": "周敏"},
         {"id": "m2", "relation": "unrelated"},
     )
-    assert verify(raw, NEW, CANDIDATES) == {"m1": Verdict("updates", "李娜", "周敏"), "m2": Verdict("unrelated")}
+    assert verify(raw, NEW, CANDIDATES) == {
+        "m1": Verdict("updates", "李娜", "周敏"),
+        "m2": Verdict("unrelated"),
+    }
 
 
 @pytest.mark.parametrize(
@@ -51,7 +54,9 @@ def test_verified_spans_become_verdicts() -> None:
     ],
 )
 def test_a_lying_or_malformed_item_yields_no_verdict(item: dict[str, object], why: str) -> None:
-    assert verify(json.dumps({"relations": [{"id": "m1", **item}]}, ensure_ascii=False), NEW, CANDIDATES) == {}, why
+    assert (
+        verify(json.dumps({"relations": [{"id": "m1", **item}]}, ensure_ascii=False), NEW, CANDIDATES) == {}
+    ), why
 
 
 def test_spans_must_leave_a_shared_subject() -> None:

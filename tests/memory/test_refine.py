@@ -109,7 +109,10 @@ def test_a_judge_that_calls_an_unsure_supersession_unrelated_undoes_it(tmp_path:
 
 def test_a_contradiction_nothing_settled_becomes_pending(tmp_path: Path) -> None:
     def contradicts(new: str, candidates: list[tuple[str, str]]) -> list[dict[str, str]]:
-        return [{"id": label, "relation": "contradicts", "old": "30 天", "new": "90 天"} for label, _ in candidates]
+        return [
+            {"id": label, "relation": "contradicts", "old": "30 天", "new": "90 天"}
+            for label, _ in candidates
+        ]
 
     mgr = manager(tmp_path, judge_llm(contradicts))
     mgr.store_fact("日志保留 30 天")
