@@ -38,9 +38,6 @@ _JUDGED = {"duplicate": "same", "updates": "changed", "contradicts": "conflict",
 class Decision:
     kind: Kind
     targets: tuple[MemoryEntry, ...] = field(default=())
-    unsure: tuple[MemoryEntry, ...] = field(
-        default=()
-    )  # neighbours whose relation the parser was not sure of
 
 
 def is_superseded(entry: MemoryEntry) -> bool:
@@ -85,21 +82,20 @@ def decide(
     if allow_conflict:
         return Decision("store")
     related = relate_all(neighbours(live, incoming), incoming, verdicts or {})
-    unsure = tuple(e for e, _, certain in related if not certain)
     changed = _unambiguous([(e, certain) for e, kind, certain in related if kind in ("changed", "corrects")])
     same = [e for e, kind, _ in related if kind == "same"]
     if changed:
-        return Decision("supersede", _oldest_first([*changed, *same]), unsure)
+        return Decision("supersede", _oldest_first([*changed, *same]))
     if same:
-        return Decision("duplicate", (same[0],), unsure)
+        return Decision("duplicate", (same[0],))
     conflicts = [
         e
         for e, kind, certain in related
         if kind == "conflict" or (not certain and kind == "none" and detector.is_conflict(e, incoming))
     ]
     if conflicts:
-        return Decision("pending", _oldest_first(conflicts), unsure)
-    return Decision("store", (), unsure)
+        return Decision("pending", _oldest_first(conflicts))
+    return Decision("store")
 
 
 def relate_all(

@@ -38,7 +38,6 @@ from paicli.memory.claim_grammar import (
 )
 from paicli.memory.claim_tokens import Token, clauses, fold
 
-VERSION = "2"
 Match = Literal["exact", "contains"]
 Kind = Literal["same", "changed", "corrects", "none"]
 
@@ -370,6 +369,3 @@ def subject_of(text: str) -> Subject | None:
     readings = claim_of(text).readings
     return readings[0].subject if readings else None
 
-
-def values_in(text: str) -> set[str]:
-    return set(claim_of(text).mentioned)
