@@ -3,7 +3,7 @@
 Run from the repository root:
 
     python -m evals.memory_evolution [--halves dev,test] [--judge silent,oracle] [--sizes 0,1000,10000,50000]
-                                     [--cli 1] [--no-poison] [--failures] [--json] [--jobs 2]
+                                     [--recall-halves test] [--cli 1] [--no-poison] [--failures] [--json] [--jobs 2]
 
 Cases are generated (`cases.py`) from subjects x values x phrasing families x languages (zh, en, code-switched)
 x chain shapes (3-4 statements: returns to an earlier value, corrections that name only the new value, old-value
@@ -89,6 +89,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--sizes", default="0,1000,10000,50000", help="look-alike counts for recall@5 ('' = skip)"
     )
+    parser.add_argument("--recall-halves", default="test", help="halves whose recall@5 is measured")
     parser.add_argument("--cli", type=int, default=1, help="cases per path through the real CLI (0 = skip)")
     parser.add_argument("--no-poison", action="store_true")
     parser.add_argument("--failures", action="store_true", help="per-case traces (dev half only)")
@@ -124,7 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 futures[("inprocess", mode, half)] = pool.submit(run_inprocess, half, mode, args.failures)
             if args.cli:
                 futures[("cli", modes[0], half)] = pool.submit(run_cli, half, modes[0], args.cli)
-            if sizes:
+            if sizes and half in args.recall_halves.split(","):
                 futures[("recall", half)] = pool.submit(run_recall, half, sizes)
         results = {key: future.result() for key, future in futures.items()}
     figures: dict[str, Any] = {"inprocess": {}, "cli": {}, "recall": {}}

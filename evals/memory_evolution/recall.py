@@ -89,7 +89,7 @@ def lookalikes(half: Half, cases: Sequence[Case], count: int, rng: random.Random
 
 
 def recall_at(
-    half: Half, cases: Sequence[Case], sizes: Sequence[int], sample: int = 3
+    half: Half, cases: Sequence[Case], sizes: Sequence[int], sample: int = 4
 ) -> list[dict[str, float]]:
     """recall@5 for every `sample`-th case's question, at each distractor count."""
     rng = random.Random(SEED)
