@@ -97,7 +97,9 @@ def run_sample(cases: Sequence[Case], mode: JudgeMode) -> list[CliOutcome]:
 def _run_case(case: Case, oracle: Oracle, server: FakeOpenAIServer, root: Path) -> CliOutcome:
     home, project = root / "home", root / "project"
     project.mkdir(parents=True)
-    env = paicli_env(home, server.base_url, PAICLI_MEMORY_AUTO_EXTRACT_ENABLED="true")
+    env = paicli_env(
+        home, server.base_url, PAICLI_MEMORY_AUTO_EXTRACT_ENABLED="true", PAICLI_MEMORY_JUDGE="true"
+    )
     failures = 0
     for statement in (*case.setup, *case.chain):
         failures += _step(statement, env, project) != 0

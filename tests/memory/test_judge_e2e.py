@@ -30,11 +30,13 @@ def _memories(home: Path) -> list[dict[str, Any]]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def _run(tmp_path: Path, responder: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str]:
+def _run(
+    tmp_path: Path, responder: Any, judge: str = "true"
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str]:
     project = tmp_path / "project"
     project.mkdir()
     with FakeOpenAIServer(responder=responder) as server:
-        env = paicli_env(tmp_path, server.base_url)
+        env = paicli_env(tmp_path, server.base_url, PAICLI_MEMORY_JUDGE=judge)
         script = "/save 发布审批人是李娜\n/save 李娜不管发布审批了，交给周敏\n"
         done = run_paicli([], env, project, stdin=script, timeout=180)
         assert done.returncode == 0, done.stderr
@@ -55,3 +57,8 @@ def test_a_model_that_does_not_know_the_protocol_leaves_the_local_verdict(tmp_pa
     entries, requests, _ = _run(tmp_path, lambda body: "好的。")
     assert all("supersededBy" not in e["metadata"] for e in entries) and len(entries) == 2
     assert len(requests) == 1  # one small request for the one write that had an unsure neighbour
+
+
+def test_the_judge_can_be_turned_off(tmp_path: Path) -> None:
+    entries, requests, _ = _run(tmp_path, _oracle, judge="false")
+    assert requests == [] and all("supersededBy" not in e["metadata"] for e in entries)

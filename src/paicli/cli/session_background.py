@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from paicli.cli.backend import NoticeListener
+from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.llm.messages import Usage
 from paicli.llm.protocol import LLMClient
@@ -67,7 +68,8 @@ class SessionBackground:
     def use_llm(self, llm: LLMClient, light_model: str | None = None) -> None:
         """Extraction asks the configured light model, else the session's current one (again after /model)."""
         self._memory.extractor = UsageRecordingExtractor(llm, self._env, self.record_usage, light_model)
-        self._memory.use_judge(llm, light_model, self.record_usage)
+        if knobs.MEMORY_JUDGE.read(self._env):
+            self._memory.use_judge(llm, light_model, self.record_usage)
 
     def after_turn(self, submitted: str) -> None:
         self._extraction.submit(submitted, self._extraction_done)

@@ -266,6 +266,7 @@ def claim_of(text: str) -> Claim:
             subject = context  # `…，是 B`, `it's B`
         elif subject is None:
             subject, value = _named_value(subject, value)
+            own = subject is not None  # `项目用 Java 17`: the name stands in the clause itself
         context = subject
         found = _value(value)
         if not found:
@@ -368,4 +369,3 @@ def subject_of(text: str) -> Subject | None:
     """The subject of the fact's main statement, if the parser found one."""
     readings = claim_of(text).readings
     return readings[0].subject if readings else None
-
