@@ -53,7 +53,7 @@ def make_runner(root: Path, values: dict[str, str], memory: MemoryManager | None
     return ToolRunner(
         root,
         approver=AutoApprover(),
-        tracker=ExternalContextTracker(env),
+        tracker=ExternalContextTracker(),
         env=env,
         save_memory=memory.save_memory_tool if memory is not None else None,
         web=web,

@@ -75,7 +75,7 @@ def _session(home: Path, project: Path, base_url: str, turns: list[str]) -> None
             )
     if parts.mcp is not None:
         parts.mcp.wait_cold(60)
-    drive(AppBackend(parts, auto_extract=False), turns)
+    drive(AppBackend(parts), turns)
 
 
 def prefix_reuse(root: Path) -> tuple[float, int, int]:

@@ -33,6 +33,7 @@ from paicli.agent.plan.task import TaskEnv
 from paicli.agent.ports import NoMemory
 from paicli.cancel import CancelToken
 from paicli.config.env import EnvLookup
+from paicli.config.values import PromptValues, SessionValues
 from paicli.context.manager import AutoCompactionManager
 from paicli.context.tokens import TokenCounter
 from paicli.llm.client import OpenAIChatClient
@@ -61,11 +62,13 @@ def run_once(n: int, root: Path) -> float:
         return Reply.text(text, delay=LATENCY)
 
     env = EnvLookup(environ={"PAICLI_HOME": str(root / "home")}, cwd=root)
-    counter = TokenCounter.from_env(env, "fake-model")
+    counter = TokenCounter.configured(SessionValues.parse(env).exact_tokens, "fake-model")
     with FakeOpenAIServer(responder=respond) as server:
         llm = OpenAIChatClient(server.base_url, None, "fake-model")
         repository = PromptRepository(root, root / "home")
-        prompts = AssembledPlanPrompts(PromptAssembler(repository, env), repository.load, lambda: "")
+        prompts = AssembledPlanPrompts(
+            PromptAssembler(repository, PromptValues.parse(env)), repository.load, lambda: ""
+        )
         ledger = ConversationLedger.open_in(root / "ledger", f"bench-{n}")
         task_env = TaskEnv(
             llm,

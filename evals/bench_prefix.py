@@ -31,6 +31,7 @@ from paicli.cli.compose import build_components
 from paicli.config.env import EnvLookup
 from paicli.config.settings import load_settings
 from paicli.memory.entry import new_fact
+from paicli.testing.commands import command
 from paicli.testing.openai_server import FakeOpenAIServer, Reply
 from paicli.tools.approval import AutoApprover
 
@@ -84,7 +85,7 @@ def run_session(placement: str, turns: int, root: Path) -> list[tuple[int, int]]
                 parts.memory.store.store(
                     new_fact(fact, {"source": "fact", "scope": "global"}, parts.memory.clock)
                 )
-        backend = AppBackend(parts, auto_extract=False)
+        backend = AppBackend(parts)
 
         def sink(event: AgentEvent) -> None:
             if isinstance(event, ModelCallFinished) and event.usage is not None:
@@ -153,10 +154,8 @@ def drive(backend: AppBackend, turns: list[str]) -> list[tuple[int, int]]:
             usages.append((event.usage.prompt_tokens, event.usage.cached_tokens))
 
     for turn in turns:
-        if turn.startswith("/mode "):
-            backend.set_mode(turn.split(" ", 1)[1])
-        elif turn.startswith("/save "):
-            backend.save(turn.split(" ", 1)[1])
+        if turn.startswith("/"):
+            command(backend, turn)  # through the command table, as typed at the REPL
         else:
             backend.run(turn, "react", sink, CancelToken())
     backend.close()
@@ -187,7 +186,7 @@ def run_mixed_session(root: Path) -> list[dict[str, Any]]:
                 parts.memory.store.store(
                     new_fact(fact, {"source": "fact", "scope": "global"}, parts.memory.clock)
                 )
-        usages = drive(AppBackend(parts, auto_extract=False), MIXED_TURNS)
+        usages = drive(AppBackend(parts), MIXED_TURNS)
         bodies = list(server.requests)
     rows = []
     for i, (body, (prompt, cached)) in enumerate(zip(bodies, usages, strict=True)):

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 from evals.sidebyside import bytecode_env, compile_sources, pairs
+from paicli.config.values import PromptValues
 from paicli.testing.openai_server import FakeOpenAIServer, count_tokens, prompt_text
 
 
@@ -44,7 +45,9 @@ def _ten_tool_request_tokens(tmp: Path) -> int:
     (tmp / "project").mkdir(parents=True, exist_ok=True)
     (tmp / "home").mkdir(parents=True, exist_ok=True)
     env = EnvLookup(environ={"PAICLI_PROMPT_RUNTIME_ZONE": "UTC"})
-    system = PromptAssembler(PromptRepository(tmp / "project", tmp / "home"), env).assemble(PromptMode.AGENT)
+    system = PromptAssembler(
+        PromptRepository(tmp / "project", tmp / "home"), PromptValues.parse(env)
+    ).assemble(PromptMode.AGENT)
     tools = [tool.spec.definition() for tool in builtin_tools(WebTools(env), lambda *args: "").values()]
     body = {
         "tools": tools,

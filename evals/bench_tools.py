@@ -38,7 +38,7 @@ def make_runner(
         root,
         approver=AutoApprover(),
         offloader=offloader,  # type: ignore[arg-type]
-        tracker=ExternalContextTracker(env),
+        tracker=ExternalContextTracker(),
         env=env,
         max_parallel=max_parallel,
         audit=AuditLog(root / ".audit"),

@@ -21,6 +21,45 @@ def pytest_configure(config: pytest.Config) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+# The slow tier (`-m e2e`; `-m "not e2e"` is the quick one): tests that start paicli or other processes,
+# drive a terminal or a sandbox, run MCP servers or whole long sessions. Whole files by name, folder or path
+# (relative to tests/); a single test elsewhere by its own `@pytest.mark.e2e`.
+E2E_FILE_PREFIXES = ("test_e2e", "test_tmux_")
+E2E_FOLDERS = frozenset({"adversarial", "sandbox"})
+E2E_FILES = frozenset(
+    {
+        "cli/test_live_output.py",
+        "cli/test_repl_pty.py",
+        "cli/test_warmup.py",
+        "context/test_end_to_end.py",
+        "context/test_long_session.py",
+        "extractor/test_evaluation.py",
+        "mcp/test_hub.py",
+        "memory/test_evolution.py",
+        "memory/test_prefix_dict.py",
+        "memory/test_processes.py",
+        "memory/test_visible_memory.py",
+        "retrieval/test_exit_saves.py",
+        "retrieval/test_tokenize.py",
+        "security/test_hostile_terminal_e2e.py",
+        "session/test_fold_property.py",
+        "session/test_orchestrated_fold.py",
+        "session/test_real_compaction_resume.py",
+        "session/test_resume_reference.py",
+        "test_packaging.py",
+    }
+)
+_TESTS = Path(__file__).parent
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        path = item.path
+        relative = path.relative_to(_TESTS).as_posix() if path.is_relative_to(_TESTS) else ""
+        if path.name.startswith(E2E_FILE_PREFIXES) or E2E_FOLDERS & set(path.parts) or relative in E2E_FILES:
+            item.add_marker(pytest.mark.e2e)
+
+
 @pytest.fixture(autouse=True)
 def isolated_home(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch

@@ -9,6 +9,7 @@ from pathlib import Path
 from paicli.agent.ports import NullContext
 from paicli.agent.react import ReactAgent
 from paicli.cancel import CancelToken
+from paicli.config.values import PromptValues
 from paicli.context.summary import ConversationHistoryCompactor
 from paicli.context.tokens import TokenCounter
 from paicli.context.types import NO_COMPACTION, CompactionResult, CompactionStep
@@ -53,9 +54,9 @@ def session(
     root = tmp_path / "project"
     root.mkdir(exist_ok=True)
     runner = make_runner(root)
-    runner.register(LoadSkillTool.tool(made, env()))
+    runner.register(LoadSkillTool.tool(made))
     lookup = env({"PAICLI_PROMPT_RUNTIME_DATE": "2026-09-23", "PAICLI_PROMPT_RUNTIME_ZONE": "UTC"})
-    assembler = PromptAssembler(PromptRepository(root, tmp_path / "home"), lookup)
+    assembler = PromptAssembler(PromptRepository(root, tmp_path / "home"), PromptValues.parse(lookup))
     prompt = AgentPromptBuilder(assembler, PromptMode.AGENT, skill_index_loader=made.index_text)
     return ReactAgent(llm, runner, prompt, ledger=ledger, context=context)
 

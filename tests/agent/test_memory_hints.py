@@ -13,7 +13,7 @@ from paicli.cancel import CancelToken
 from paicli.cli.app_backend import AppBackend
 from paicli.memory.guard import NO_HOST_FACT, YUQUE_FACT, browser_login_fact
 from paicli.testing.openai_server import FakeOpenAIServer, Reply
-from tests.cli.served_session import served_parts
+from tests.cli.served_session import command, served_parts
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -88,7 +88,7 @@ def test_hint_is_not_saved_after_external_content_and_clear_resets_the_tracker(
     assert backend.parts.tracker.blocks_automatic_memory()
     backend.run("记住：访问语雀直接复用已登录的 Chrome", "react", lambda _e: None, CancelToken())
     assert stored(backend) == []
-    backend.clear()
+    assert "已清空当前对话历史" in command(backend, "/clear")
     backend.run("记住：访问语雀直接复用已登录的 Chrome", "react", lambda _e: None, CancelToken())
     assert stored(backend) == [(YUQUE_FACT, "global")]
     assert server.violations == []

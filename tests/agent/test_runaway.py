@@ -6,7 +6,7 @@ import pytest
 
 from paicli.agent.runaway import MARKER, RunawayGuard, action_key, error_family
 from paicli.llm.messages import ToolCall
-from paicli.tools.base import ToolResult
+from paicli.tools.base import ToolOutcome, ToolResult
 
 TEMPORARY = "不要保存它"
 
@@ -16,12 +16,19 @@ def wrap(name: str, text: str) -> str:
 
 
 def step(
-    *items: tuple[str, str, str, bool], blocked: tuple[int, ...] = ()
+    *items: tuple[str, str, str, bool], blocked: tuple[int, ...] = (), not_run: ToolOutcome = "refused"
 ) -> tuple[list[ToolResult], list[ToolCall]]:
-    """items: (name, arguments, output text, success)."""
+    """items: (name, arguments, output text, success); the calls at `blocked` never ran (`not_run`)."""
     calls = [ToolCall(f"call-{i}", name, args) for i, (name, args, _, _) in enumerate(items)]
     results = [
-        ToolResult(f"call-{i}", name, wrap(name, text), success=ok, blocked=i in blocked)
+        ToolResult(
+            f"call-{i}",
+            name,
+            wrap(name, text),
+            success=ok,
+            blocked=i in blocked,
+            outcome=not_run if i in blocked else ("ok" if ok else "failed"),
+        )
         for i, (name, _, text, ok) in enumerate(items)
     ]
     return results, calls
@@ -100,8 +107,14 @@ def test_blocked_calls_are_not_counted_and_break_the_streak() -> None:
     assert guard.observe_step(*step(LIST, blocked=(0,))) is None
     assert guard.observe_step(*step(LIST)) is None
     assert guard.observe_step(*step(LIST)) is None
-    for text in ("🛡️ 路径越界", "[HITL] 用户拒绝", "[AUTO] 已拒绝", "  用户取消了这次调用"):
-        assert guard.observe_step(*step(("list_dir", '{"path":"."}', text, False))) is None
+    outcomes: tuple[ToolOutcome, ...] = ("refused", "denied", "cancelled")
+    for outcome in outcomes:  # the outcome says it never ran, whatever its text
+        assert (
+            guard.observe_step(
+                *step(("list_dir", '{"path":"."}', "不论什么文字", False), blocked=(0,), not_run=outcome)
+            )
+            is None
+        )
         assert guard.observe_step(*step(LIST)) is None
         assert guard.observe_step(*step(LIST)) is None
     assert guard.observe_step(*step(LIST)) is not None

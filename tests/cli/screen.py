@@ -12,8 +12,9 @@ from prompt_toolkit.input import PipeInput
 from prompt_toolkit.output.vt100 import Vt100_Output
 from rich.console import Console
 
+from paicli.cli.app_backend import AppBackend
 from paicli.cli.repl import run_repl
-from paicli.testing.fake_backend import FakeBackend
+from paicli.testing.fake_backend import FakeBackend, recording_table
 
 
 def pause(seconds: float) -> None:
@@ -32,7 +33,11 @@ def redrawn_after(screen: io.StringIO, inp: PipeInput, keys: str) -> None:
 
 
 def run_on_screen(
-    backend: FakeBackend, pipe: PipeInput, tmp_path: Path, feeder: object, console: Console | None = None
+    backend: FakeBackend | AppBackend,
+    pipe: PipeInput,
+    tmp_path: Path,
+    feeder: object,
+    console: Console | None = None,
 ) -> io.StringIO:
     """Run the REPL drawing on a recorded 20x80 terminal while `feeder(inp, screen)` types on another thread;
     what the REPL prints goes to `console` (default: a private buffer)."""
@@ -40,7 +45,8 @@ def run_on_screen(
     thread = threading.Thread(target=feeder, args=(pipe, screen), daemon=True)
     thread.start()
     run_repl(
-        backend,
+        backend,  # type: ignore[arg-type]
+        table=recording_table() if isinstance(backend, FakeBackend) else None,
         input=pipe,
         output=Vt100_Output(screen, lambda: Size(rows=20, columns=80), term="xterm"),
         interactive=True,

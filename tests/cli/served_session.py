@@ -1,5 +1,5 @@
 """The real session (`AppBackend` over `build_components`) against a loopback fake server, in-process: the one
-setup the tests of background extraction, warm-up, mentions, resume and notices share."""
+setup the tests of background extraction, warm-up, mentions, resume, notices and commands share (`command`, from paicli.testing, types one line at a REPL over it)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,10 @@ from pathlib import Path
 from paicli.cli.compose import Components, build_components
 from paicli.config.env import EnvLookup
 from paicli.config.settings import load_settings
+from paicli.testing.commands import ScriptedIO, command
 from paicli.tools.approval import AutoApprover
+
+__all__ = ["ScriptedIO", "command", "served_env", "served_parts"]
 
 
 def served_env(tmp_path: Path, base_url: str, *, auto_extract: bool = False, **extra: str) -> EnvLookup:

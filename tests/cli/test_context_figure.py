@@ -21,7 +21,7 @@ def figures(backend: AppBackend) -> tuple[str, str, str, str]:
     """(status bar ctx, /context bar figure, /context total figure, the total's source note)."""
     bar = status_line(backend.status())
     ctx = re.search(r"ctx ~?([\d.]+k?)/", bar)
-    report = backend.context_report().text
+    report = backend.report.context().text
     top = re.search(r"\]\s+[\d.]+%\s+\(([\d.]+k?) / ", report)
     total = re.search(r"合计:\s+([\d.]+k?)\s+\([\d. ]+%\)\s+（(.+)）", report)
     assert ctx and top and total, (bar, report)
@@ -62,9 +62,9 @@ def test_once_the_model_refuses_tools_the_context_figures_count_no_tool_schema(t
     with FakeOpenAIServer(["好的"], reject_tools=True) as server:
         backend = session(tmp_path, server.base_url)
         try:
-            offered = tools_row(backend.context_report().text)
+            offered = tools_row(backend.report.context().text)
             backend.run("你好", "react", lambda e: None, CancelToken())
-            after = tools_row(backend.context_report().text)
+            after = tools_row(backend.report.context().text)
             status = backend.status()
             messages_only = backend.core.compaction.figure(list(backend.agent.history), None).tokens
             shown = figures(backend)

@@ -38,3 +38,18 @@ def test_exit_waits_for_threads_runs_hooks_and_flushes(tmp_path: Path) -> None:
     assert done.stdout == "buffered answer"
     assert "hook ran" in done.stderr
     assert marker.read_text() == "saved"
+
+
+def test_the_private_teardown_steps_are_only_taken_on_checked_interpreters() -> None:
+    """`_exit_now` calls `threading._shutdown` and `atexit._run_exitfuncs` (Python has no public call for
+    either) only on the CPython versions they were checked on: 3.10, 3.11, 3.12 and 3.13. A new interpreter
+    fails here until someone checks both steps still mean what `_exit_now` relies on, then adds it."""
+    import atexit
+    import threading
+
+    from paicli.cli.app import CHECKED_EXIT_STEPS
+
+    assert CHECKED_EXIT_STEPS == ((3, 10), (3, 11), (3, 12), (3, 13))
+    running = sys.version_info[:2]
+    assert running in CHECKED_EXIT_STEPS, f"check _exit_now's teardown steps on Python {running}, then add it"
+    assert callable(threading._shutdown) and callable(atexit._run_exitfuncs)  # type: ignore[attr-defined]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from paicli.cli.mentions import MAX_FILE_CHARS, attach_mentions, expand_mentions
+from paicli.cli.mentions import MAX_FILE_CHARS, attach_mentions
 from tests.cli.served_session import served_parts
 
 
@@ -25,7 +25,6 @@ def test_attached_files_and_skipped_mentions_are_reported(tmp_path: Path) -> Non
         ("warn", "⚠️ @blob.bin 不是可读的 UTF-8 文本，没有附上"),
         ("warn", "⚠️ @../secret.txt 在项目目录之外，没有附上"),
     ]  # "@张三" addresses a person: no note
-    assert expand_mentions(text, root) == expanded
 
 
 def test_a_long_file_is_cut_and_the_note_says_so(tmp_path: Path) -> None:

@@ -18,14 +18,18 @@ from rich.console import Console
 
 from paicli.agent.events import EventSink, ModelCallStarted, RunFinished, TextDelta
 from paicli.cancel import CancelToken
+from paicli.cli.app_backend import AppBackend
 from paicli.cli.approval import TerminalApprover
-from paicli.cli.backend import CommandReply, RunMode
-from paicli.cli.command_table import COMMANDS
+from paicli.cli.command_table import BUILTIN, COMMANDS
+from paicli.cli.commands import CommandContext, CommandSpec, CommandTable
 from paicli.cli.repl import run_repl
 from paicli.cli.repl_complete import ReplCompleter
-from paicli.testing.fake_backend import FakeBackend, streamed, wait_for_cancel
+from paicli.config.modes import RunMode
+from paicli.testing.fake_backend import FakeBackend, recording_table, streamed, wait_for_cancel
+from paicli.testing.openai_server import FakeOpenAIServer
 from paicli.tools.base import ApprovalRequest
 from tests.cli.screen import redrawn_after, run_on_screen, shown_after
+from tests.cli.served_session import served_parts
 
 ESC = "\x1b"
 ENTER = "\r"
@@ -35,6 +39,9 @@ UP = "\x1b[A"
 
 
 pytestmark = pytest.mark.timeout(30)
+
+
+SECOND = ApprovalRequest("write_file", {"path": "b.py"}, "写入文件: b.py", "需要确认", always="文件编辑")
 
 
 def pause(seconds: float) -> None:
@@ -55,6 +62,7 @@ class Session:
         self.history = history
         self.buffer = io.StringIO()
         self.console = Console(file=self.buffer, force_terminal=False, width=120)
+        self.table: CommandTable | None = None  # default: the built-in one (session commands recorded)
 
     def run(
         self,
@@ -71,6 +79,7 @@ class Session:
             thread.start()
         code = run_repl(
             self.backend,
+            table=self.table or (recording_table() if isinstance(self.backend, FakeBackend) else None),
             input=self.pipe,
             output=DummyOutput(),
             interactive=True,
@@ -144,7 +153,7 @@ def test_help_clear_and_a_task_then_ctrl_d(pipe: PipeInput, tmp_path: Path) -> N
     assert backend.calls == [("clear", None), ("run", ("检查一下项目", "react"))]
     text = session.text
     assert "paicli v9.9.9" in text and "fake-model (fakeprov)" in text and "128k" in text
-    assert "可用命令：" in text and "🗑️ 对话历史已清空" in text
+    assert "可用命令：" in text and "已记录 /clear" in text
     assert "结果" in text and "一切正常" in text and "**" not in text
     assert "👋" in text and backend.closed
     assert "检查一下项目" in (tmp_path / "history" / "input.history").read_text(encoding="utf-8")
@@ -253,11 +262,14 @@ def test_history_persists_across_sessions_and_can_be_cleared(tmp_path: Path) -> 
 
 
 def test_memory_clear_is_confirmed_at_a_prompt(pipe: PipeInput, tmp_path: Path) -> None:
-    backend = FakeBackend()
-    session = Session(backend, pipe, tmp_path / "h")
-    session.run(None, "/memory clear" + ENTER, "n" + ENTER, "/memory clear" + ENTER, "y" + ENTER, CTRL_D)
-    assert backend.calls == [("memory", "clear")]
-    assert "已取消" in session.text
+    with FakeOpenAIServer() as server:
+        backend = AppBackend(served_parts(tmp_path, server.base_url))
+        backend.parts.memory.save_memory_tool("项目用 Java 17")
+        session = Session(backend, pipe, tmp_path / "h")  # type: ignore[arg-type]
+        session.run(None, "/memory clear" + ENTER, "n" + ENTER, "/memory clear" + ENTER, "y" + ENTER, CTRL_D)
+        assert server.requests == []  # the answers were taken by the question, not run as tasks
+    _, cleared = session.text.split("已取消")
+    assert "全部长期记忆已删除" in cleared and backend.parts.memory.list_all() == []
 
 
 def test_notices_are_printed_after_a_task(pipe: PipeInput, tmp_path: Path) -> None:
@@ -347,12 +359,13 @@ def test_an_approval_outside_a_run_is_refused_not_hung(pipe: PipeInput, tmp_path
     approver = TerminalApprover()
     answers: list[str] = []
 
-    class AsksInPolicy(FakeBackend):
-        def policy(self, args: str = "") -> CommandReply:
-            answers.append(approver.approve(REQUEST))
-            return CommandReply("ok")
+    def asks(ctx: CommandContext, args: str) -> None:
+        answers.append(approver.approve(REQUEST))
 
-    Session(AsksInPolicy(), pipe, tmp_path / "h").run(None, "/policy" + ENTER, CTRL_D, approver=approver)
+    table = BUILTIN.with_command(CommandSpec("asks", "/asks", "审批一次", handler=asks))
+    session = Session(FakeBackend(), pipe, tmp_path / "h")
+    session.table = table
+    session.run(None, "/asks" + ENTER, CTRL_D, approver=approver)
     assert answers == ["deny"]
 
 
@@ -393,6 +406,7 @@ def test_status_bar_shows_the_backend_status_once_per_prompt(pipe: PipeInput, tm
     pipe.send_text("abcdefgh" + CTRL_C + CTRL_D)
     run_repl(
         backend,
+        table=recording_table(),
         input=pipe,
         output=output,
         interactive=True,
@@ -405,7 +419,6 @@ def test_status_bar_shows_the_backend_status_once_per_prompt(pipe: PipeInput, tm
 
 
 def test_status_bar_can_be_turned_off(pipe: PipeInput, tmp_path: Path) -> None:
-    from paicli.config.env import EnvLookup
 
     class NoStatus(FakeBackend):
         def status(self):  # type: ignore[no-untyped-def]
@@ -415,51 +428,29 @@ def test_status_bar_can_be_turned_off(pipe: PipeInput, tmp_path: Path) -> None:
     backend = NoStatus()
     code = run_repl(
         backend,
+        table=recording_table(),
         input=pipe,
         output=DummyOutput(),
         interactive=True,
         history_file=tmp_path / "h",
         console=Console(file=io.StringIO()),
-        env=EnvLookup(environ={"PAICLI_NO_STATUSBAR": "true"}),
+        status_bar=False,
     )
     assert code == 0 and backend.names() == ["clear"]
 
 
 def test_shift_tab_cycles_the_session_mode(pipe: PipeInput, tmp_path: Path) -> None:
     class Modes(FakeBackend):
-        current = "auto"
-
         def status(self):  # type: ignore[no-untyped-def]
-            return dataclasses.replace(super().status(), mode=f"{self.current} · hitl")
-
-        def set_mode(self, args: str) -> CommandReply:
-            self.current = args
-            return super().set_mode(args)
+            current = next((args for name, args in reversed(self.calls) if name == "mode"), "auto")
+            return dataclasses.replace(super().status(), mode=f"{current} · hitl")
 
     backend = Modes()
     session = Session(backend, pipe, tmp_path / "h")
-    session.run(None, "\x1b[Z", "\x1b[Z", "\x1b[Z", "\x1b[Z", CTRL_D)
-    assert [args for name, args in backend.calls if name == "mode"] == ["plan", "ask", "auto", "plan"]
-    assert "🧭 模式: plan" in session.text and "🧭 模式: ask" in session.text
-
-
-def test_shift_tab_skips_plan_when_the_backend_cannot_plan(pipe: PipeInput, tmp_path: Path) -> None:
-    class Modes(FakeBackend):
-        current = "auto"
-
-        def status(self):  # type: ignore[no-untyped-def]
-            return dataclasses.replace(super().status(), mode=self.current)
-
-        def set_mode(self, args: str) -> CommandReply:
-            self.current = args
-            return super().set_mode(args)
-
-    backend = Modes(modes=("react",))
-    Session(backend, pipe, tmp_path / "h").run(None, "\x1b[Z", "\x1b[Z", CTRL_D)
-    assert [args for name, args in backend.calls if name == "mode"] == ["ask", "auto"]
-
-
-SECOND = ApprovalRequest("write_file", {"path": "b.py"}, "写入文件: b.py", "需要确认", always="文件编辑")
+    session.run(None, "\x1b[Z", "\x1b[Z", "\x1b[Z", "\x1b[Z", "\x1b[Z", CTRL_D)
+    modes = [args for name, args in backend.calls if name == "mode"]
+    assert modes == ["plan", "team", "ask", "auto", "plan"]  # every mode of the table, team too
+    assert "已记录 /mode team" in session.text and "已记录 /mode ask" in session.text
 
 
 def two_approvals(pipe: PipeInput, tmp_path: Path, first: str, second: str) -> tuple[Session, list[object]]:

@@ -6,6 +6,7 @@ import io
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from prompt_toolkit.data_structures import Size
@@ -15,12 +16,15 @@ from rich.console import Console
 
 from paicli.agent.events import EventSink, RunFinished
 from paicli.cancel import CancelToken
+from paicli.cli.app_backend import AppBackend
 from paicli.cli.approval import ESC_NOTE, TerminalApprover, question_line
-from paicli.cli.backend import CommandReply, RunMode
 from paicli.cli.repl import run_repl
-from paicli.testing.fake_backend import FakeBackend
+from paicli.config.modes import RunMode
+from paicli.testing.fake_backend import FakeBackend, recording_table
+from paicli.testing.openai_server import FakeOpenAIServer, Reply, is_summary_request
 from paicli.tools.base import ApprovalReply, ApprovalRequest
 from tests.cli.screen import plain_screen, redrawn_after, run_on_screen, shown_after
+from tests.cli.served_session import served_parts
 from tests.cli.test_repl_interactive import CTRL_C, CTRL_D, ENTER, ESC, Session, pause, wait_for
 
 pytestmark = pytest.mark.timeout(30)
@@ -117,6 +121,7 @@ def test_continuation_lines_are_indented_under_the_first(pipe: PipeInput, tmp_pa
     thread.start()
     run_repl(
         backend,
+        table=recording_table(),
         input=pipe,
         output=output,
         interactive=True,
@@ -203,29 +208,25 @@ def test_t_refuses_and_sends_what_to_do_instead(pipe: PipeInput, tmp_path: Path)
 
 
 def test_esc_cancels_a_running_compact(pipe: PipeInput, tmp_path: Path) -> None:
-    started = threading.Event()
+    def hang_summaries(body: dict[str, Any]) -> Reply | None:
+        return Reply.hang() if is_summary_request(body) else None
 
-    class SlowCompact(FakeBackend):
-        def compact(
-            self, focus: str | None, emit: EventSink, cancel: CancelToken | None = None
-        ) -> CommandReply:
-            started.set()
-            assert cancel is not None
-            if cancel.wait(10):
-                return CommandReply("❌ 压缩没有完成: 已取消", ok=False)
-            return CommandReply("never cancelled")
+    with FakeOpenAIServer(responder=hang_summaries) as server:
+        server.push("回答一。", "回答二。", "回答三。")
+        backend = AppBackend(served_parts(tmp_path, server.base_url))
+        for text in ("问题一", "问题二", "问题三"):
+            backend.run(text, "react", lambda _event: None, CancelToken())
+        session = Session(backend, pipe, tmp_path / "h")  # type: ignore[arg-type]
 
-    backend = SlowCompact()
-    session = Session(backend, pipe, tmp_path / "h")
+        def feeder(inp: PipeInput) -> None:
+            assert server.wait_for_hang(30)  # the summary request is on its way
+            inp.send_text(ESC)
+            wait_for(session, "压缩没有完成")
+            inp.send_text(CTRL_D)
 
-    def feeder(inp: PipeInput) -> None:
-        assert started.wait(10)
-        inp.send_text(ESC)
-        wait_for(session, "压缩没有完成")
-        inp.send_text(CTRL_D)
-
-    session.run(feeder, "/compact" + ENTER)
-    assert "正在停止当前任务" in session.text and "never cancelled" not in session.text
+        session.run(feeder, "/compact" + ENTER)
+    assert "正在停止当前任务" in session.text and "上下文已压缩" not in session.text
+    assert backend.state.phase == "idle"
 
 
 def test_a_command_with_a_wrong_argument_shows_its_usage_only(pipe: PipeInput, tmp_path: Path) -> None:
@@ -294,6 +295,7 @@ def test_the_status_bar_keeps_the_mode_in_a_narrow_terminal(pipe: PipeInput, tmp
     pipe.send_text(CTRL_D)
     run_repl(
         backend,
+        table=recording_table(),
         input=pipe,
         output=Screen(screen, lambda: Size(rows=30, columns=70)),
         interactive=True,
@@ -305,27 +307,28 @@ def test_the_status_bar_keeps_the_mode_in_a_narrow_terminal(pipe: PipeInput, tmp
     assert "cached" not in shown
 
 
-@pytest.mark.parametrize("command", ["/plan", "/team 重构登录模块"])
-def test_a_mode_the_backend_lacks_is_refused_up_front(pipe: PipeInput, tmp_path: Path, command: str) -> None:
-    backend = FakeBackend(modes=("react",))
-    session = Session(backend, pipe, tmp_path / "h")
-    session.run(None, command + ENTER, "看看项目" + ENTER, CTRL_D)
-    assert backend.calls == [
-        ("run", ("看看项目", "react"))
-    ]  # the next input is not held for the missing mode
-    assert "还不能用" in session.text and "下一条输入将" not in session.text
-    assert ("这条任务没有执行" in session.text) == (" " in command)
-
-
 @pytest.mark.parametrize(
     ("command", "answer"), [("/memory clear", "已取消，长期记忆保持不变"), ("/resume", "已取消恢复")]
 )
 def test_esc_backs_out_of_a_follow_up_question(
     pipe: PipeInput, tmp_path: Path, command: str, answer: str
 ) -> None:
-    from paicli.cli.backend import SessionSummary
+    with FakeOpenAIServer() as server:
+        server.push("旧的回答")
+        earlier = AppBackend(served_parts(tmp_path, server.base_url))
+        earlier.run("旧任务", "react", lambda _event: None, CancelToken())
+        earlier.close(5)
+        backend = AppBackend(served_parts(tmp_path, server.base_url))
+        backend.parts.memory.save_memory_tool("项目用 Java 17")
+        printed = run_question(backend, pipe, tmp_path, command, answer)
+    assert answer in printed
+    assert (
+        backend.parts.memory.list_all() != []
+        and backend.parts.ledger.session_id != earlier.parts.ledger.session_id
+    )
 
-    backend = FakeBackend(sessions=[SessionSummary("session-1-old", 0, "旧任务", 2, "m")])
+
+def run_question(backend: AppBackend, pipe: PipeInput, tmp_path: Path, command: str, answer: str) -> str:
     printed = io.StringIO()
     question = "确认清空全部长期记忆" if command == "/memory clear" else "输入编号、会话 id 或搜索词恢复"
 
@@ -340,5 +343,4 @@ def test_esc_backs_out_of_a_follow_up_question(
 
     console = Console(file=printed, force_terminal=False, width=120)
     run_on_screen(backend, pipe, tmp_path, feeder, console=console)
-    assert answer in printed.getvalue()
-    assert [name for name in backend.names() if name in ("memory", "resume")] == []
+    return printed.getvalue()

@@ -14,7 +14,7 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from paicli.agent.events import EventSink, RunFinished, TextDelta
 from paicli.cancel import CancelToken
 from paicli.cli.app_backend import AppBackend
-from paicli.cli.backend import RunMode
+from paicli.config.modes import RunMode
 from paicli.testing.fake_backend import FakeBackend
 from paicli.testing.openai_server import FakeOpenAIServer, Reply
 from tests.cli.served_session import served_parts

@@ -9,26 +9,35 @@ import subprocess
 import sys
 import textwrap
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console
 
 from paicli.agent.events import ToolFinished, ToolStarted
-from paicli.cli.backend import SessionSummary
+from paicli.cancel import CancelToken
+from paicli.cli.app_backend import AppBackend
+from paicli.cli.commands import CommandContext, CommandTable
 from paicli.cli.repl import run_repl
-from paicli.testing.fake_backend import FakeBackend, events, streamed, wait_for_cancel
+from paicli.testing.fake_backend import FakeBackend, events, recording_table, streamed, wait_for_cancel
+from paicli.testing.openai_server import FakeOpenAIServer
 from paicli.tools.base import ToolResult
+from tests.cli.served_session import served_parts
 
 
-def drive(backend: FakeBackend, text: str, tmp_path: Path) -> tuple[int, str, str]:
+def drive(
+    backend: FakeBackend | AppBackend, text: str, tmp_path: Path, table: CommandTable | None = None
+) -> tuple[int, str, str]:
+    """A piped REPL over `backend`; a FakeBackend's session commands are recorded (`recording_table`)."""
     out, err = io.StringIO(), io.StringIO()
     code = run_repl(
-        backend,
+        backend,  # type: ignore[arg-type]
         input=io.StringIO(text),
         output=out,
         interactive=False,
         history_file=tmp_path / "input.history",
         progress=Console(file=err, width=100),
+        table=table or (recording_table() if isinstance(backend, FakeBackend) else None),
     )
     return code, out.getvalue(), err.getvalue()
 
@@ -40,7 +49,7 @@ def test_each_line_is_one_input_until_eof(tmp_path: Path) -> None:
     code, out, err = drive(backend, "任务一\n\n/clear\n任务二\n", tmp_path)
     assert code == 0
     assert backend.calls == [("run", ("任务一", "react")), ("clear", None), ("run", ("任务二", "react"))]
-    assert out.splitlines() == ["第一个答案", "🗑️ 对话历史已清空", "second"]
+    assert out.splitlines() == ["第一个答案", "已记录 /clear", "second"]
     assert "🧠 记住了 1 条事实" in err
     assert backend.closed
     assert not (tmp_path / "input.history").exists()
@@ -77,29 +86,31 @@ def test_plan_without_payload_applies_to_the_next_input_only(tmp_path: Path) -> 
 
 
 def test_memory_clear_takes_the_next_line_as_confirmation(tmp_path: Path) -> None:
-    backend = FakeBackend()
-    _, out, _ = drive(backend, "/memory clear\nno\n/memory clear\ny\n/mem list\n", tmp_path)
-    assert backend.calls == [("memory", "clear"), ("memory", "list")]
-    assert "已取消" in out
+    with FakeOpenAIServer() as server:
+        backend = AppBackend(served_parts(tmp_path, server.base_url))
+        lines = "/save 项目用 Java 17\n/memory clear\nno\n/mem list\n/memory clear\ny\n/mem list\n"
+        code, out, _ = drive(backend, lines, tmp_path)
+    assert code == 0 and server.requests == []  # "no" and "y" answered the question: no model call
+    declined, cleared = out.split("已取消")[1].split("全部长期记忆已删除")
+    assert "项目用 Java 17" in declined and "项目用 Java 17" not in cleared and "没有找到" in cleared
 
 
 def test_resume_lists_sessions_and_never_takes_the_next_line_as_the_choice(tmp_path: Path) -> None:
-    sessions = [
-        SessionSummary("session-2-b", 1_790_000_000_000, "最新的问题", 3, "m1"),
-        SessionSummary("session-1-a", 1_780_000_000_000, "更早的问题", 9, "m2"),
-    ]
-    backend = FakeBackend(sessions=sessions, scripts=[streamed("好")])
-    _, out, _ = drive(
-        backend, "/resume\n2\n/resume 2\n/resume session-2\n/resume nope\n/resume 问题\n", tmp_path
-    )
-    assert [call for call in backend.calls if call[0] == "resume"] == [
-        ("resume", "session-1-a"),
-        ("resume", "session-2-b"),
-    ]
-    assert ("run", ("2", "react")) in backend.calls  # the line after /resume is the next input
-    assert out.index("最新的问题") < out.index("更早的问题")
-    assert "3 轮" in out and "m2" in out and "没有找到会话: nope" in out
+    with FakeOpenAIServer() as server:
+        server.push("早的回答", "新的回答", "好")
+        earlier = []
+        for question in ("更早的问题", "最新的问题"):
+            session = AppBackend(served_parts(tmp_path, server.base_url))
+            session.run(question, "react", lambda _event: None, CancelToken())
+            earlier.append(session.parts.ledger.session_id)
+            session.close(5)
+        backend = AppBackend(served_parts(tmp_path, server.base_url))
+        _, out, _ = drive(backend, "/resume\n2\n/resume nope\n/resume 问题\n/resume 2\n", tmp_path)
+        assert [message["content"] for message in server.requests[-1]["messages"][1:]] == ["2"]
+    assert out.index("最新的问题") < out.index("更早的问题")  # newest first
+    assert "1 轮" in out and "fake-model" in out and "没有找到会话: nope" in out
     assert out.count("用 /resume <编号|会话 id|搜索词> 恢复其中一个") == 2  # the bare list and the 2 matches
+    assert f"已恢复会话 {earlier[0]}" in out and "早的回答" in out.split("已恢复会话")[1]
 
 
 def test_other_commands_reach_the_backend(tmp_path: Path) -> None:
@@ -117,24 +128,27 @@ def test_other_commands_reach_the_backend(tmp_path: Path) -> None:
         ("policy", None),
         ("context", None),
         ("compact", "接口"),
-        ("init", True),
+        ("init", "--force"),
         ("save", "--global 用中文"),
     ]
     assert (
-        "🧭 模式: plan" in out
-        and "🔒 HITL: on" in out
+        "已记录 /mode plan" in out
+        and "已记录 /hitl on" in out
         and "没有正在运行的任务" in out
         and "输入历史记录已删除" in out
     )
 
 
 def test_a_failing_backend_command_does_not_end_the_session(tmp_path: Path) -> None:
-    class Broken(FakeBackend):
-        def policy(self):  # type: ignore[no-untyped-def]
-            raise RuntimeError("坏了")
+    def broken(ctx: CommandContext, args: str) -> None:
+        raise RuntimeError("坏了")
 
-    backend = Broken()
-    code, out, _ = drive(backend, "/policy\n继续\n", tmp_path)
+    table = recording_table()
+    policy = table.find("policy")
+    assert policy is not None
+    table = CommandTable(replace(spec, handler=broken) if spec is policy else spec for spec in table.specs)
+    backend = FakeBackend()
+    code, out, _ = drive(backend, "/policy\n继续\n", tmp_path, table)
     assert code == 0 and "❌ 命令执行失败: 坏了" in out and backend.calls[-1] == ("run", ("继续", "react"))
 
 
@@ -188,7 +202,6 @@ def test_a_run_error_is_reported_and_the_repl_goes_on(tmp_path: Path) -> None:
 
 
 def test_ctrl_c_before_the_watcher_listens_is_still_only_a_cancel() -> None:
-    from paicli.cancel import CancelToken
     from paicli.cli.repl_terminal import run_in_worker
 
     calls: list[str] = []

@@ -14,8 +14,8 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from paicli.agent.events import EventSink, PlanProposed, RunFinished, TaskFinished, TaskStarted
 from paicli.agent.plan.model import Plan, PlanTask, TaskType
 from paicli.cancel import CancelToken
-from paicli.cli.backend import RunMode
 from paicli.cli.repl_plan import supplement_decision
+from paicli.config.modes import RunMode
 from paicli.testing.fake_backend import FakeBackend
 from tests.cli.test_repl_interactive import CTRL_D, ENTER, ESC, Session
 from tests.cli.test_repl_piped import drive

@@ -20,7 +20,7 @@ CHILD = textwrap.dedent(
     sys.path.insert(0, sys.argv[1])
     from paicli.agent.events import Notice, RunFinished
     from paicli.cli.repl import run_repl
-    from paicli.testing.fake_backend import FakeBackend
+    from paicli.testing.fake_backend import FakeBackend, recording_table
 
     def run(text, mode, emit, cancel):
         emit(Notice("RUNNING " + text))
@@ -28,7 +28,7 @@ CHILD = textwrap.dedent(
         return RunFinished("cancelled" if cancelled else "error", "", None if cancelled else "not cancelled")
 
     backend = FakeBackend(scripts=[run])
-    code = run_repl(backend, interactive=True, history_file=Path(sys.argv[2]))
+    code = run_repl(backend, interactive=True, history_file=Path(sys.argv[2]), table=recording_table())
     print("RC", code, backend.names(), flush=True)
     """
 )
@@ -56,7 +56,7 @@ def test_esc_cancels_a_task_in_a_real_terminal(tmp_path: Path) -> None:
         term.expect("正在停止当前任务")
         term.expect("任务已取消")
         term.send("/clear\r")  # typed right away: the run's key watcher keeps Enter intact
-        term.expect("对话历史已清空")
+        term.expect("已记录 /clear")
         term.send("\x04")
         term.expect("RC 0 ['run', 'clear']")
     finally:
@@ -71,7 +71,7 @@ TEAM_CHILD = textwrap.dedent(
     sys.path.insert(0, sys.argv[1])
     from paicli.agent.events import Notice, RunFinished, TaskActivity, TaskStarted
     from paicli.cli.repl import run_repl
-    from paicli.testing.fake_backend import FakeBackend
+    from paicli.testing.fake_backend import FakeBackend, recording_table
 
     def run(text, mode, emit, cancel):
         emit(Notice("MODE " + mode))
@@ -82,7 +82,7 @@ TEAM_CHILD = textwrap.dedent(
         return RunFinished("cancelled" if cancelled else "error", "", None if cancelled else "not cancelled")
 
     backend = FakeBackend(scripts=[run])
-    code = run_repl(backend, interactive=True, history_file=Path(sys.argv[2]))
+    code = run_repl(backend, interactive=True, history_file=Path(sys.argv[2]), table=recording_table())
     print("RC", code, backend.names(), flush=True)
     """
 )

@@ -16,7 +16,7 @@ from paicli.config.settings import load_settings
 from paicli.llm.messages import Message, ToolCall
 from paicli.testing.openai_server import FakeOpenAIServer, Reply, is_summary_request
 from paicli.tools.approval import AutoApprover, DenyingApprover
-from tests.cli.served_session import served_env, served_parts
+from tests.cli.served_session import command, served_env, served_parts
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -46,7 +46,7 @@ def test_resuming_a_session_recaps_its_last_answer(tmp_path: Path) -> None:
         first.close(5)
         second = backend()
         try:
-            [earlier] = second.list_sessions()
+            [earlier] = second.core.restore.sessions()
             reply = second.resume(earlier.session_id)
         finally:
             second.close(5)
@@ -78,16 +78,16 @@ def test_resuming_a_compacted_session_replays_its_last_turns_from_the_ledger(tmp
         first = AppBackend(build_components(settings, env, DenyingApprover(), yes=False))
         for text in ("问题一", "发布到 npm", "问题三"):
             first.run(text, "react", lambda e: None, CancelToken())
-        compacted = first.compact(None, lambda e: None)
+        compacted = command(first, "/compact")
         first.close(5)
         second = AppBackend(build_components(settings, env, AutoApprover(), yes=True))
         try:
-            [earlier] = second.list_sessions()
+            [earlier] = second.core.restore.sessions()
             reply = second.resume(earlier.session_id)
             view = list(second.agent.history)
         finally:
             second.close(5)
-    assert compacted.ok, compacted.text
+    assert "📦 上下文已压缩" in compacted, compacted
     lines = reply.text.splitlines()
     assert (
         f"（共 3 轮对话，模型上下文 {len(view) - 1} 条消息）" in lines[0]

@@ -74,10 +74,10 @@ def test_configured_side_models_are_asked_before_and_after_model_switches(tmp_pa
             for turn in range(4):
                 backend.run(f"第 {turn} 轮：看看 src", "react", lambda e: None, CancelToken())
             before = len(server.requests)
-            backend.compact(None, lambda e: None)  # the scripted reply is no valid summary: only who is asked
+            backend.agent.compact_now(None)  # the scripted reply is no valid summary: only who is asked
             asked = {body["model"] for body in server.requests[before:]}
             assert asked == {"summary-model"}
-            assert backend.model("paicli/other-model", confirmed=True).ok
+            assert backend.models.command("paicli/other-model", confirmed=True).ok
             _extract_once(backend, recorder)
         finally:
             backend.close(10)
@@ -92,7 +92,7 @@ def test_without_a_light_model_extraction_follows_the_session_model(tmp_path: Pa
         try:
             assert backend.settings.light_model == "fake-model"
             _extract_once(backend, recorder)
-            assert backend.model("paicli/other-model", confirmed=True).ok
+            assert backend.models.command("paicli/other-model", confirmed=True).ok
             _extract_once(backend, recorder)
         finally:
             backend.close(10)

@@ -43,11 +43,11 @@ def test_every_view_words_the_cache_from_the_usage_observed(tmp_path: Path) -> N
         server.push(Reply.text("好的。", usage=usage))
         backend = session(tmp_path, server.base_url)
         try:
-            before = backend.model("info").text
+            before = backend.models.command("info").text
             backend.run("看一下项目", "react", lambda e: None, CancelToken())
-            context = backend.context_report().text
-            info = backend.model("info").text
-            memory = backend.memory("").text
+            context = backend.report.context().text
+            info = backend.models.command("info").text
+            memory = backend.report.memory("").text
         finally:
             backend.close(5)
     assert "prompt cache: 暂无数据" in before
@@ -67,8 +67,8 @@ def test_no_cached_tokens_reported_is_a_miss_not_a_mode(tmp_path: Path) -> None:
         backend = session(tmp_path, server.base_url)
         try:
             backend.run("看一下项目", "react", lambda e: None, CancelToken())
-            context = backend.context_report().text
-            info = backend.model("info").text
+            context = backend.report.context().text
+            info = backend.models.command("info").text
         finally:
             backend.close(5)
     assert "  prompt cache: 本会话还没有命中（服务端报告 0 个缓存 token）" in context.splitlines()
@@ -79,8 +79,8 @@ def test_a_name_the_provider_lists_is_taken_and_a_typo_of_it_gets_did_you_mean(t
     with FakeOpenAIServer(models=("fake-model", "local-coder-7b")) as server:
         backend = session(tmp_path, server.base_url)
         try:
-            typo = backend.model("local-codr-7b")
-            taken = backend.model("local-coder-7b")
+            typo = backend.models.command("local-codr-7b")
+            taken = backend.models.command("local-coder-7b")
             current = backend.settings.model
         finally:
             backend.close(5)
@@ -94,8 +94,8 @@ def test_a_provider_without_a_model_list_says_it_could_not_check(tmp_path: Path)
     with FakeOpenAIServer(models_route=False) as server:
         backend = session(tmp_path, server.base_url)
         try:
-            known_shape = backend.model("gpt-5")
-            unknown_shape = backend.model("local-coder-7b")
+            known_shape = backend.models.command("gpt-5")
+            unknown_shape = backend.models.command("local-coder-7b")
             current = backend.settings.model
         finally:
             backend.close(5)

@@ -108,7 +108,7 @@ def test_the_first_run_waits_for_the_warmup_and_says_so(tmp_path: Path) -> None:
     with FakeOpenAIServer(default_reply="好的。") as server:
         parts = served_parts(tmp_path, server.base_url)
         parts.memory.store.store(new_fact("发布窗口是每周四晚上", {"scope": "global"}, parts.memory.clock))
-        backend = AppBackend(parts, auto_extract=False)
+        backend = AppBackend(parts)
         gate = threading.Event()
         requests_when_told: list[int] = []
 
@@ -147,7 +147,7 @@ def test_the_first_run_waits_for_the_warmup_and_says_so(tmp_path: Path) -> None:
 def test_a_cancel_while_waiting_ends_the_run_before_any_request(tmp_path: Path) -> None:
     with FakeOpenAIServer(default_reply="好的。") as server:
         parts = served_parts(tmp_path, server.base_url)
-        backend = AppBackend(parts, auto_extract=False)
+        backend = AppBackend(parts)
         gate = threading.Event()
         backend.state.warmup = WarmUp([WarmStep(MEMORY_DICTIONARY, lambda: _block(gate))]).start()
         cancel = CancelToken()

@@ -123,3 +123,24 @@ def test_a_line_with_a_word_wider_than_the_terminal_is_left_to_the_terminal() ->
         f"⚠️ 需要确认: 执行命令: {token}",
     )
     assert token in out.getvalue()  # one piece, for copying: the terminal folds it
+
+
+def test_the_wrap_hook_is_only_relied_on_for_checked_rich_versions() -> None:
+    """rich has no public setting for its word wrap: `wrapping.install` rebinds the `divide_line(text, width,
+    fold)` that `rich.text` imports from `rich._wrap` and looks up on every wrap. Checked against rich 13.7,
+    14.x and 15.0; a new major fails here until someone checks the hook (the test above renders through it)."""
+    import importlib.metadata
+    import inspect
+
+    import rich._wrap
+    import rich.text
+
+    version = importlib.metadata.version("rich")
+    assert version.split(".")[0] in CHECKED_RICH_MAJORS, f"check wrapping.install against rich {version}"
+    assert list(inspect.signature(rich._wrap.divide_line).parameters) == ["text", "width", "fold"]
+    assert "divide_line(" in inspect.getsource(rich.text.Text.wrap)  # still looked up as a module global
+    SafeConsole(file=io.StringIO())  # installs it
+    assert rich.text.divide_line is divide_line  # type: ignore[attr-defined]
+
+
+CHECKED_RICH_MAJORS = ("13", "14", "15")

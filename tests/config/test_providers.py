@@ -90,7 +90,7 @@ def test_context_windows_and_cache_modes_follow_the_reference() -> None:
     assert provider("glm").window_for("glm-5.3-air") == 1_000_000
     assert provider("glm").window_for("GLM-5.3") == 1_000_000
     assert provider("glm").window_for("glm-5.1") == 200_000
-    assert not provider("agnes").prompt_caching_supported and provider("glm").prompt_caching_supported
+    assert provider("agnes").cache_mode == "none" and provider("glm").cache_mode != "none"
 
 
 def test_key_aliases_and_auto_order() -> None:

@@ -22,6 +22,7 @@ from paicli.agent.ports import ContextPort, NoMemory, NullContext
 from paicli.agent.react import ReactAgent
 from paicli.agent.team.agent import TeamAgent, TeamEnv
 from paicli.cancel import CancelToken
+from paicli.config.values import PromptValues
 from paicli.context.manager import AutoCompactionManager
 from paicli.context.profile import ContextProfile
 from paicli.context.tokens import TokenCounter
@@ -90,7 +91,7 @@ def skill_runner(tmp_path: Path) -> Any:
     root = tmp_path / "project"
     root.mkdir(exist_ok=True)
     runner = make_runner(root)
-    runner.register(LoadSkillTool.tool(catalog(tmp_path), env()))
+    runner.register(LoadSkillTool.tool(catalog(tmp_path)))
     return runner
 
 
@@ -128,7 +129,7 @@ def session_prompt(tmp_path: Path) -> Any:
     from paicli.prompt.repository import PromptRepository
 
     lookup = env({"PAICLI_PROMPT_RUNTIME_DATE": "2026-09-23", "PAICLI_PROMPT_RUNTIME_ZONE": "UTC"})
-    assembler = PromptAssembler(PromptRepository(tmp_path, tmp_path / "home"), lookup)
+    assembler = PromptAssembler(PromptRepository(tmp_path, tmp_path / "home"), PromptValues.parse(lookup))
     return AgentPromptBuilder(assembler, PromptMode.AGENT)
 
 
@@ -245,11 +246,12 @@ def test_plan_and_team_sessions_build_real_managers_with_the_offloader(tmp_path:
             "PAICLI_HOME": str(tmp_path / ".paicli"),
             "PAICLI_BASE_URL": "http://127.0.0.1:9/v1",
             "PAICLI_MODEL": "m",
+            "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false",
         },
         cwd=project,
     )
     parts = build_components(load_settings(lookup, cwd=project), lookup, AutoApprover(), llm=ScriptedLLM())
-    core = AppBackend(parts, auto_extract=False).core
+    core = AppBackend(parts).core
     made = core.runs.member_context()
     assert isinstance(made, AutoCompactionManager)
     assert made.offloader is parts.offloader and made.offloader is not None

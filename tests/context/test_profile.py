@@ -15,7 +15,7 @@ def test_glm_derives_params_from_200k_window() -> None:
     assert profile.compression_trigger_tokens == 167_000
     assert profile.compression_trigger_ratio == pytest.approx(0.835)
     assert profile.mcp_resource_index_enabled
-    assert profile.prompt_caching_supported
+    assert profile.cache_mode == "glm-prompt-cache"
     assert profile.memory_context_tokens == 1000
 
 
@@ -39,11 +39,10 @@ def test_compression_trigger_is_always_on_regardless_of_window_size(window: int,
 def test_small_window_disables_mcp_resource_index_injection() -> None:
     profile = ContextProfile.from_window(16_000)
     assert not profile.mcp_resource_index_enabled
-    assert not profile.prompt_caching_supported
 
 
 def test_custom_profile_uses_requested_window() -> None:
-    profile = ContextProfile.custom(128_000)
+    profile = ContextProfile.from_window(128_000)
     assert profile.window == 128_000
     assert profile.compression_trigger_tokens == 95_000
     assert profile.memory_context_tokens == 640

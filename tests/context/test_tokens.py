@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from paicli.config.values import SessionValues
 from paicli.context.estimate import estimate_tokens
 from paicli.context.tokens import TokenCounter, encoding_name_for, o200k_cached
 from paicli.llm.messages import Message, ToolCall
@@ -51,8 +52,11 @@ def test_exact_mode_falls_back_to_heuristic_when_tiktoken_fails() -> None:
 
 
 def test_tokenizer_env_selects_mode(make_env: MakeEnv) -> None:
-    assert TokenCounter.from_env(make_env(PAICLI_TOKENIZER="heuristic")).mode == "heuristic"
-    assert TokenCounter.from_env(make_env())._requested_mode == "exact"
+    assert (
+        TokenCounter.configured(SessionValues.parse(make_env(PAICLI_TOKENIZER="heuristic")).exact_tokens).mode
+        == "heuristic"
+    )
+    assert TokenCounter.configured(SessionValues.parse(make_env()).exact_tokens)._requested_mode == "exact"
 
 
 def test_message_counts_are_cached_per_message() -> None:

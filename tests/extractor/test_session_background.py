@@ -11,7 +11,7 @@ from typing import Any
 from paicli.cancel import CancelToken
 from paicli.cli.app_backend import AppBackend
 from paicli.testing.openai_server import FakeOpenAIServer, Reply
-from tests.cli.served_session import served_parts
+from tests.cli.served_session import command, served_parts
 
 CONVENTION = "我们团队约定所有提交信息都用中文书写"
 
@@ -56,7 +56,7 @@ def test_a_slow_extraction_does_not_delay_the_next_turn(tmp_path: Path) -> None:
             backend.run("提交信息用什么语言写？", "react", lambda e: None, CancelToken())
             # the user's own statement is still in the visible history, so the memory is not repeated
             assert "## 相关长期记忆" not in last_user_text(server)
-            backend.clear()
+            assert "已清空当前对话历史" in command(backend, "/clear")
             backend.run("提交信息用什么语言写？", "react", lambda e: None, CancelToken())
             last = last_user_text(server)  # memory placement `turn`: the block heads the user message
             assert last.startswith("## 相关长期记忆") and f"[自动提取，待核实] {CONVENTION}" in last

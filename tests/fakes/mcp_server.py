@@ -1,10 +1,12 @@
 """A small MCP server written with the official SDK, for tests: stdio by default, `--http PORT` for streamable
-HTTP. `--marker FILE` writes FILE when the server starts (tests prove a server was, or was not, started)."""
+HTTP. `--marker FILE` writes FILE when the server starts (tests prove a server was, or was not, started);
+`--stderr-line TEXT` and `--stderr-env NAME` print to stderr at start (what a chatty server logs)."""
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -56,7 +58,13 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--http", type=int)
     parser.add_argument("--marker")
+    parser.add_argument("--stderr-line", action="append", default=[])  # printed to stderr at start
+    parser.add_argument("--stderr-env", action="append", default=[])  # NAME=value of these, to stderr
     args = parser.parse_args()
+    for line in args.stderr_line:
+        print(line, file=sys.stderr, flush=True)
+    for name in args.stderr_env:
+        print(f"{name}={os.environ.get(name, '')}", file=sys.stderr, flush=True)
     if args.marker:
         Path(args.marker).write_text(str(os.getpid()), encoding="utf-8")
     if args.http:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from paicli.config.env import EnvLookup
+from paicli.config.values import PromptValues
 from paicli.llm.client import OpenAIChatClient
 from paicli.llm.messages import Message
 from paicli.llm.protocol import LLMError
@@ -44,7 +45,7 @@ def test_which_errors_mean_no_tool_support(status: int | None, message: str, exp
 
 def _assembler(tmp_path: Path) -> PromptAssembler:
     env = EnvLookup(environ={"PAICLI_PROMPT_RUNTIME_DATE": "2026-01-02", "PAICLI_PROMPT_RUNTIME_ZONE": "UTC"})
-    return PromptAssembler(PromptRepository(tmp_path, tmp_path / "home"), env)
+    return PromptAssembler(PromptRepository(tmp_path, tmp_path / "home"), PromptValues.parse(env))
 
 
 def test_first_rejection_retries_without_tools_and_later_calls_send_none(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,9 @@ from paicli.tools.schema import ArgumentError, parse_arguments
 
 def test_tool_names_are_sanitised_bounded_and_distinct() -> None:
     assert tool_name("docs", "search") == "mcp__docs__search"
-    assert tool_name("my server", "a.b/c") == "mcp__my_server__a_b_c"
+    sanitised = tool_name("my server", "a.b/c")  # changed parts carry a digest of what they were (issue 39)
+    assert re.fullmatch(r"mcp__my_server_[0-9a-f]{6}__a_b_c_[0-9a-f]{6}", sanitised)
+    assert sanitised != tool_name("my_server", "a_b_c") == "mcp__my_server__a_b_c"
     long_a, long_b = tool_name("s" * 40, "t" * 40 + "a"), tool_name("s" * 40, "t" * 40 + "b")
     assert len(long_a) == MAX_NAME and len(long_b) == MAX_NAME
     assert long_a != long_b

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from paicli.memory.subject import Relation, claim_of, relate, relation, subject_of
+from paicli.memory.subject import Kind, Relation, claim_of, relation, subject_of
+
+
+def relate(stored: str, incoming: str) -> Kind:
+    return relation(stored, incoming).kind
+
 
 # (stored fact, incoming fact, expected relation)
 TABLE: list[tuple[str, str, str]] = [

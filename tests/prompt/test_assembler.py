@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from paicli.config.env import ConfigError, EnvLookup
+from paicli.config.values import PromptValues
 from paicli.prompt.assembler import AgentPromptBuilder, PromptAssembler, PromptContext, PromptMode
 from paicli.prompt.repository import PromptRepository
 
@@ -30,7 +31,8 @@ MODE_HEADINGS = {
 
 def assembler(root: Path, home: Path, environ: dict[str, str] | None = None) -> PromptAssembler:
     return PromptAssembler(
-        PromptRepository(root, home), EnvLookup(environ=FIXED if environ is None else environ)
+        PromptRepository(root, home),
+        PromptValues.parse(EnvLookup(environ=FIXED if environ is None else environ)),
     )
 
 
@@ -143,12 +145,12 @@ def test_explicit_runtime_date_and_zone_make_the_prompt_deterministic(dirs: tupl
     root, home = dirs
     first = PromptAssembler(
         PromptRepository(root, home),
-        EnvLookup(environ=FIXED),
+        PromptValues.parse(EnvLookup(environ=FIXED)),
         clock=lambda: datetime(2020, 1, 1, tzinfo=timezone.utc),
     )
     second = PromptAssembler(
         PromptRepository(root, home),
-        EnvLookup(environ=FIXED),
+        PromptValues.parse(EnvLookup(environ=FIXED)),
         clock=lambda: datetime(2031, 5, 5, tzinfo=timezone.utc),
     )
     assert first.assemble(PromptMode.AGENT) == second.assemble(PromptMode.AGENT)
@@ -162,12 +164,12 @@ def test_runtime_date_follows_the_clock_in_the_zone(dirs: tuple[Path, Path]) -> 
     evening_utc = datetime(2026, 9, 22, 20, 0, tzinfo=timezone.utc)
     shanghai = PromptAssembler(
         PromptRepository(root, home),
-        EnvLookup(environ={"PAICLI_PROMPT_RUNTIME_ZONE": "Asia/Shanghai"}),
+        PromptValues.parse(EnvLookup(environ={"PAICLI_PROMPT_RUNTIME_ZONE": "Asia/Shanghai"})),
         clock=lambda: evening_utc,
     )
     utc = PromptAssembler(
         PromptRepository(root, home),
-        EnvLookup(environ={"PAICLI_PROMPT_RUNTIME_ZONE": "UTC"}),
+        PromptValues.parse(EnvLookup(environ={"PAICLI_PROMPT_RUNTIME_ZONE": "UTC"})),
         clock=lambda: evening_utc,
     )
     assert "- 当前日期: 2026-09-23\n- 当前时区: Asia/Shanghai" in shanghai.runtime_context()

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from paicli.config.env import EnvLookup
+from paicli.config.values import PromptValues
 from paicli.prompt.assembler import PromptAssembler, PromptMode
 from paicli.prompt.repository import PromptRepository
 from paicli.testing.openai_server import count_tokens, prompt_text
@@ -36,7 +37,9 @@ def _system_prompt(tmp_path: Path) -> str:
     (tmp_path / "proj").mkdir()
     (tmp_path / "home").mkdir()
     repository = PromptRepository(tmp_path / "proj", tmp_path / "home")
-    return PromptAssembler(repository, EnvLookup(environ=FIXED)).assemble(PromptMode.AGENT)
+    return PromptAssembler(repository, PromptValues.parse(EnvLookup(environ=FIXED))).assemble(
+        PromptMode.AGENT
+    )
 
 
 def _definitions() -> list[dict[str, object]]:

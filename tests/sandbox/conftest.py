@@ -14,10 +14,12 @@ from pathlib import Path
 import pytest
 
 from paicli.cancel import CancelToken
+from paicli.config.env import home_dir
 from paicli.tools.approval import ApprovalState, DenyingApprover
 from paicli.tools.context import ToolContext
 from paicli.tools.guards import PathGuard
 from paicli.tools.runner import ToolRunner
+from paicli.tools.sandbox.executor import SandboxExecutor
 from paicli.tools.sandbox.status import SandboxGate, SandboxStatus, landlock_abi, probe
 from paicli.tools.schema import ToolOutput
 from paicli.tools.shell import execute_command
@@ -68,7 +70,7 @@ class FixedGate(SandboxGate):
     """The real setting object with an already-probed status (the probe itself is tested on its own)."""
 
     def __init__(self, fixed: SandboxStatus, mode: str = "auto", allow: tuple[str, ...] = ()) -> None:
-        super().__init__(lookup({}))
+        super().__init__()
         self.mode = mode
         self.env_allow = allow
         self._fixed = fixed
@@ -125,8 +127,7 @@ def sandboxed(
         PathGuard(root),
         lookup(dict(os.environ)),
         cancel or CancelToken(),
-        auto_run=True,
-        sandbox=status,
+        executor=SandboxExecutor(status, str(home_dir())),
     )
     return execute_command({"command": command}, ctx)
 

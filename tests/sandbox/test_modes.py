@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from paicli.config.values import SandboxValues
 from paicli.tools.approval import ApprovalState, AutoApprover, DenyingApprover
 from paicli.tools.purecmd import pure_command
 from paicli.tools.registry import EXECUTE_COMMAND
@@ -111,17 +112,19 @@ def test_without_a_human_a_denied_command_never_runs(project: Path) -> None:
 
 def test_the_probe_finds_both_kinds_here() -> None:
     require("namespaces")
-    gate = SandboxGate(lookup({"PAICLI_COMMAND_SANDBOX_USERNS": "false"}))
+    gate = SandboxGate(SandboxValues.parse(lookup({"PAICLI_COMMAND_SANDBOX_USERNS": "false"})))
     assert gate.status().kind == "landlock"
     assert "Landlock" in gate.status().describe()
-    assert SandboxGate(lookup({})).status().kind == "namespaces"
+    assert SandboxGate(SandboxValues.parse(lookup({}))).status().kind == "namespaces"
 
 
 def test_status_lines_say_what_to_do() -> None:
     assert "PAICLI_COMMAND_SANDBOX=off" in SandboxStatus("off", "").describe()
     line = SandboxStatus("required", "", "内核没有启用 Landlock：需要 Linux 5.13 以上").describe()
     assert "不可用" in line and "Linux 5.13" in line and "确认" in line
-    assert SandboxGate(lookup({"PAICLI_COMMAND_SANDBOX": "off"})).status().active is False
+    assert (
+        SandboxGate(SandboxValues.parse(lookup({"PAICLI_COMMAND_SANDBOX": "off"}))).status().active is False
+    )
 
 
 def test_a_wrapper_that_cannot_start_says_so() -> None:

@@ -16,9 +16,11 @@ from pathlib import Path
 import pytest
 
 from paicli.cancel import CancelToken
+from paicli.config.env import home_dir
 from paicli.tools.context import ToolContext
 from paicli.tools.guards import PathGuard
 from paicli.tools.sandbox import zygote
+from paicli.tools.sandbox.executor import SandboxExecutor
 from paicli.tools.sandbox.status import SandboxStatus
 from paicli.tools.shell import execute_command
 from tests.tools.helpers import env as lookup
@@ -89,7 +91,8 @@ def test_a_dead_server_sends_commands_back_to_a_wrapper(
     os.kill(server.pid, signal.SIGKILL)
     assert _wait_until(lambda: server.broken)
     out = sandboxed(repo, "echo still confined; echo x > $HOME/planted-after-death", forked)
-    assert out.content.startswith("still confined\n") and "Permission denied" in out.content
+    assert "\nstill confined\n" in out.content and "Permission denied" in out.content
+    assert out.content.startswith("🛡️ 命令沙箱拒绝了：写入 ~/planted-after-death")
     assert not (Path(os.environ["HOME"]) / "planted-after-death").exists()
     assert server.served == 1
 
@@ -119,8 +122,7 @@ def test_a_timeout_ends_the_command_and_all_it_started(repo: Path, status: Sandb
         PathGuard(repo),
         lookup(dict(os.environ)),
         CancelToken(),
-        auto_run=True,
-        sandbox=status,
+        executor=SandboxExecutor(status, str(home_dir())),
         command_timeout_seconds=1.0,
     )
     out = execute_command({"command": f"(setsid sleep {tag} &); echo begun; sleep {tag}"}, ctx)

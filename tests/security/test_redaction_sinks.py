@@ -81,6 +81,53 @@ SHAPES: list[tuple[str, str, str]] = [
         "NpmSecretValue",
     ),
     ("chinese prose", "数据库密码是 ProsePw44", "ProsePw44"),
+    # issue 39: fourteen more shapes (own variants), each a general form rather than one string
+    (
+        "kubeconfig key data",
+        "users:\n- user:\n    client-key-data: S3ViZUNsaWVudEtleUJvZHlTZWNyZXQ9PQ==\n",
+        "S3ViZUNsaWVudEtleUJvZHlTZWNyZXQ",
+    ),
+    (
+        "docker auth",
+        '{"auths": {"ghcr.io": {"auth": "Ym90OkRvY2tlckF1dGhTZWNyZXQ3Nw=="}}}',
+        "Ym90OkRvY2tlckF1dGhTZWNyZXQ3Nw",
+    ),
+    (
+        "azure account key",
+        "DefaultEndpointsProtocol=https;AccountName=st;AccountKey=QXp1cmVTdG9yYWdlS2V5U2VjcmV0MDE=;",
+        "QXp1cmVTdG9yYWdlS2V5U2VjcmV0MDE",
+    ),
+    ("yaml passphrase", "signing:\n  passphrase: correct horse battery\n", "correct horse battery"),
+    (
+        "age secret key",
+        "AGE-SECRET-KEY-1AGESECRETKEYBODYQPZRY9X8GF2TVDW0S3JN54KHCE6MUA7LQPZRY9X8",
+        "AGESECRETKEYBODY",
+    ),
+    ("telegram bot token", "bot 7012345678:AAFTelegramBotSecret_0123456789abcdef", "FTelegramBotSecret"),
+    ("docker hub pat", "docker login -u me -p dckr_pat_DockerHubPatSecret0123", "DockerHubPatSecret"),
+    ("shopify token", "X-Shopify-Access-Token: shpat_ShopifySecret0123456789abcdef", "ShopifySecret"),
+    ("slack app token", "SLACK_APP=xapp-1-A01234567-SlackAppSecret-0123456789", "SlackAppSecret"),
+    (
+        "digitalocean token",
+        "doctl auth init -t dop_v1_DigitalOceanSecret0123456789abcdef0123456789",
+        "DigitalOceanSecret",
+    ),
+    (
+        "databricks token",
+        "host=https://x.cloud.databricks.com dapi0123456789abcdef0123456789abcdef",
+        "0123456789abcdef0123456789abcdef",
+    ),
+    ("mailgun key", "MG=key-MailgunSecretValue0123456789abcd", "MailgunSecretValue"),
+    (
+        "atlassian token",
+        "jira login --token ATATT3xAtlassianApiTokenSecret0123456789",
+        "AtlassianApiTokenSecret",
+    ),
+    (
+        "putty private lines",
+        "PuTTY-User-Key-File-3: ssh-ed25519\nPublic-Lines: 1\nAAAAC3Nz\nPrivate-Lines: 1\nAAAAIPuttyPrivateBody\nPrivate-MAC: 00ff\n",
+        "PuttyPrivateBody",
+    ),
 ]
 CONFIGURED_KEY = "configured-provider-key-0123456789"
 IDS = [name for name, _, _ in SHAPES]

@@ -10,7 +10,7 @@ from paicli.agent.react import ReactAgent
 from paicli.cancel import CancelToken
 from paicli.context.types import NO_COMPACTION, CompactionResult, CompactionStep, Strategy
 from paicli.llm.messages import Message, Usage
-from paicli.session.catalog import resume_session
+from paicli.session.opener import LedgerOpener
 from paicli.session.resume import load_view
 from paicli.testing.protocol import assert_protocol_valid
 from paicli.testing.scripted_llm import ScriptedLLM, tool_call_reply
@@ -28,7 +28,11 @@ class PlannedContext:
         self.plan: list[Strategy | None] = []
 
     def before_call(
-        self, history: list[Message], tools: Sequence[Mapping[str, Any]] | None, cancel: object = None
+        self,
+        history: list[Message],
+        tools: Sequence[Mapping[str, Any]] | None,
+        cancel: object = None,
+        announce: object = None,
     ) -> CompactionResult:
         action = self.plan.pop(0) if self.plan else None
         before = len(history)
@@ -101,7 +105,7 @@ def test_rebuilt_view_matches_the_agent_history_through_every_compaction_level(
     assert load_view(path).messages == [] == agent.history[1:]
     turn("清空之后", [None, None])
 
-    resumed_ledger, resumed = resume_session(path)
+    resumed_ledger, resumed = LedgerOpener(()).resume(path)
     fresh = ScriptedLLM(["接着上次继续"])
     again = ReactAgent(
         fresh, tools, StaticPrompt("新的系统提示"), context=PlannedContext(), ledger=resumed_ledger

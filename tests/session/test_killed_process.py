@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from paicli.llm.messages import Message
-from paicli.session.catalog import resume_session
+from paicli.session.opener import LedgerOpener
 from paicli.session.resume import INTERRUPTED_RESULT, load_view
 
 from .helpers import valid_protocol
@@ -58,7 +58,7 @@ def test_sigkill_mid_tool_resumes_into_a_valid_request(tmp_path: Path, project: 
     request = [Message.system("新的系统提示"), *result.messages, Message.user("继续")]
     assert valid_protocol(request)
 
-    ledger, resumed = resume_session(path, model="glm-5.1", provider="glm", version="0.1.0")
+    ledger, resumed = LedgerOpener(()).resume(path, model="glm-5.1", provider="glm", version="0.1.0")
     assert resumed.messages == result.messages
     ledger.append_message("react", "agent", "user_input", Message.user("继续"))
     again = load_view(path)

@@ -14,13 +14,13 @@ from paicli.context.manager import AutoCompactionManager
 from paicli.context.profile import ContextProfile
 from paicli.context.tokens import TokenCounter
 from paicli.llm.messages import Message
-from paicli.session.catalog import resume_session
 from paicli.session.ledger import ConversationLedger
+from paicli.session.opener import LedgerOpener
 from paicli.session.resume import load_view
 from paicli.testing.protocol import assert_protocol_valid
 from paicli.testing.scripted_llm import Request, ScriptedLLM, tool_call_reply
 from tests.agent.fake_tools import FakeToolRunner, StaticPrompt
-from tests.context.helpers import STRUCTURED
+from tests.context.helpers import keeping_summary
 
 from .helpers import new_ledger
 
@@ -46,7 +46,7 @@ class Responder:
 
     def __call__(self, request: Request) -> Message | str:
         if is_side_call(request):
-            return STRUCTURED
+            return keeping_summary(request)
         self.main_requests += 1
         assert load_view(self.path).messages == request.messages[1:]
         assert_protocol_valid(request.messages)
@@ -103,7 +103,7 @@ def test_ledger_view_equals_every_request_through_all_levels_clear_and_resume(
     run("清空之后的新问题")
     last_view = agent.history[1:]
 
-    resumed_ledger, resumed = resume_session(ledger.path)
+    resumed_ledger, resumed = LedgerOpener(()).resume(ledger.path)
     assert resumed.messages == last_view
     again, _ = build(resumed_ledger, responder, "新的系统提示")
     again.restore(resumed.messages)

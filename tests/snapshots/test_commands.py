@@ -12,7 +12,7 @@ from rich.console import Console
 
 from paicli.cancel import CancelToken
 from paicli.cli.repl_dispatch import Dispatcher
-from paicli.cli.snapshot_commands import SnapshotCommands
+from paicli.cli.session_snapshots import SnapshotCommands
 from paicli.snapshots.recorder import WorkspaceSnapshots
 from paicli.snapshots.store import SnapshotStore
 from paicli.testing.fake_backend import FakeBackend

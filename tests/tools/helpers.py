@@ -10,6 +10,7 @@ from typing import Any
 from paicli.agent.events import AgentEvent
 from paicli.cancel import CancelToken
 from paicli.config.env import EnvLookup
+from paicli.config.values import SessionValues
 from paicli.llm.messages import ToolCall
 from paicli.memory.guard import ExternalContextTracker
 from paicli.tools.approval import ApprovalState, AutoApprover
@@ -83,7 +84,9 @@ def make_runner(
     return ToolRunner(
         root,
         approver=approver if approver is not None else AutoApprover(),
-        tracker=tracker if tracker is not None else ExternalContextTracker(lookup),
+        tracker=tracker
+        if tracker is not None
+        else ExternalContextTracker(guard_enabled=SessionValues.parse(lookup).external_guard),
         env=lookup,
         save_memory=save,
         approval_mode=approval,

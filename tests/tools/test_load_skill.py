@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from paicli.config.values import SessionValues
 from paicli.context.internal import is_internal, skill_names
 from paicli.llm.messages import Message
 from paicli.tools.base import ToolResult
@@ -20,7 +21,7 @@ def runner_with(tmp_path: Path, made: SkillCatalog, budget: int | None = None) -
     root.mkdir(exist_ok=True)
     runner = make_runner(root)
     values = {"PAICLI_SKILL_BODY_BUDGET": str(budget)} if budget else {}
-    runner.register(LoadSkillTool.tool(made, env(values)))
+    runner.register(LoadSkillTool.tool(made, SessionValues.parse(env(values)).skill_body_budget))
     return runner
 
 

@@ -58,7 +58,7 @@ def test_session_level_external_context_carries_into_later_turns(project: Path) 
 
 
 def test_mcp_tool_results_and_curl_commands_mark_external_content(project: Path) -> None:
-    tracker = ExternalContextTracker(env())
+    tracker = ExternalContextTracker()
     runner = make_runner(project, tracker=tracker)
     [result] = run(
         runner, ("execute_command", '{"command":"curl --version >/dev/null 2>&1; exit 7"}'), text="运行命令"

@@ -32,7 +32,8 @@ from paicli.agent.runaway import RunawayGuard, inner_text
 from paicli.cancel import Cancelled, CancelToken
 from paicli.llm.messages import ChatResponse, Message, Usage
 from paicli.llm.protocol import LLMClient, LLMError, StreamDelta
-from paicli.tools.base import CANCELLED_PREFIX, ToolResult
+from paicli.session.transcript import OUTCOME_KEY
+from paicli.tools.base import CANCELLED_PREFIX, ToolOutcome, ToolResult
 from paicli.tools.skill_load import settle_skill_loads
 
 log = logging.getLogger(__name__)
@@ -135,9 +136,11 @@ class ToolLoop:
                 return self.cancelled()
             definitions = self.turn.definitions()
             self.stats.last_tool_definitions = definitions
-            self._compact(definitions)
+            stop = self._compact(definitions)
             if self.cancel.cancelled:
                 return self.cancelled()
+            if stop is not None:  # the request would not fit and must not be sent (automatic compaction off)
+                return RunFinished("error", "", stop)
             status = budget.check()
             if status != BudgetStatus.WITHIN_BUDGET:
                 return self._finalize(budget, status)
@@ -165,15 +168,22 @@ class ToolLoop:
         self.conversation.event("run_cancelled", "user_cancel", {})
         return RunFinished("cancelled", CANCELLED_ANSWER)
 
-    def _compact(self, definitions: list[dict[str, Any]]) -> None:
+    def _compact(self, definitions: list[dict[str, Any]]) -> str | None:
+        """Compaction before a model call; why the call must not be made, if it must not."""
         self.emit(CompactionStarted(self.conversation.actor))
+
+        def announce(text: str) -> None:
+            self.emit(Notice(text))
+            self.emit(CompactionStarted(self.conversation.actor))  # the wait goes on: its spinner again
+
         try:
-            result = self.conversation.compact_before_call(definitions or None, self.cancel)
+            result = self.conversation.compact_before_call(definitions or None, self.cancel, announce)
         except Exception:  # compaction is best effort; the request must still go out
             log.exception("compaction check failed")
-            return
+            return None
         if result.steps:
             self.emit(Compacted(result))
+        return result.stop
 
     def call_model(self, tools: list[dict[str, Any]] | None, iteration: int) -> ChatResponse:
         actor = self.conversation.actor
@@ -211,7 +221,8 @@ class ToolLoop:
         for call in reply.tool_calls:
             result = by_id.get(call.id)
             content = result.content if result is not None else self._missing_text(missing)
-            self.conversation.append(Message.tool(call.id, content), "tool_execution")
+            outcome = result.outcome if result is not None else self._missing_outcome()
+            self.conversation.append(Message.tool(call.id, content), "tool_execution", {OUTCOME_KEY: outcome})
             if self.options.blank_answer_fallback:
                 self.tool_texts.append(inner_text(content))
         for injection in injections:  # load_skill: the skill text follows the tool results (spec 7.5)
@@ -220,6 +231,9 @@ class ToolLoop:
 
     def _missing_text(self, missing: str) -> str:
         return f"{CANCELLED_PREFIX}该工具调用，未执行。" if self.cancel.cancelled else missing
+
+    def _missing_outcome(self) -> ToolOutcome:
+        return "cancelled" if self.cancel.cancelled else "failed"
 
     def _remind(self, guard: RunawayGuard, results: Sequence[ToolResult], reply: Message) -> None:
         reminder = guard.observe_step(results, reply.tool_calls)

@@ -15,12 +15,10 @@ from typing import Any
 
 from paicli.context.internal import RUNAWAY_GUARD_PREFIX
 from paicli.llm.messages import ToolCall
-from paicli.tools.approval import HITL_PREFIX
-from paicli.tools.base import CANCELLED_PREFIX, ToolResult
+from paicli.tools.base import NOT_RUN, ToolResult
 
 MARKER = RUNAWAY_GUARD_PREFIX
 DEFAULT_THRESHOLD = 3
-_BLOCKED_PREFIXES = ("🛡️", HITL_PREFIX, "[AUTO]", CANCELLED_PREFIX)
 _WRAPPED = re.compile(r"\A\s*<tool_result\b[^>]*>\n?(.*?)\n?</tool_result>\s*\Z", re.DOTALL)
 _ERROR_FAMILIES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(pattern, re.ASCII))
@@ -44,7 +42,8 @@ def inner_text(content: str) -> str:
 
 
 def is_blocked(result: ToolResult) -> bool:
-    return result.blocked or inner_text(result.content).lstrip().startswith(_BLOCKED_PREFIXES)
+    """Refused, denied or cancelled: it never ran (its outcome, set where that was decided)."""
+    return result.outcome in NOT_RUN
 
 
 def _canonical(value: Any) -> Any:

@@ -113,20 +113,26 @@ def run() -> None:
     _exit_now(code)
 
 
+# The interpreters whose private teardown steps `_exit_now` calls were checked to have them, with the meaning
+# it relies on (tests/cli/test_exit_now.py names the same list); any other one gets its own full teardown.
+CHECKED_EXIT_STEPS = ((3, 10), (3, 11), (3, 12), (3, 13))
+
+
 def _exit_now(code: int) -> NoReturn:
     """Leave without the interpreter's teardown of every module (openai's and pydantic's many objects): a
     quarter of a short run's CPU that nobody waits for. What teardown must do is done first: the threading
     hooks and a join of every non-daemon thread (background memory extraction), the atexit hooks (log
-    handlers, file permissions, executors), then the standard streams are flushed."""
+    handlers, file permissions, executors), then the standard streams are flushed. Python has no public
+    call for either step, so an interpreter not in CHECKED_EXIT_STEPS exits the ordinary way."""
     import atexit
     import contextlib
     import os
     import threading
 
-    for step in (getattr(threading, "_shutdown", None), getattr(atexit, "_run_exitfuncs", None)):
-        if step is None:  # another interpreter: its own teardown does it all
-            raise SystemExit(code)
-        step()
+    if sys.implementation.name != "cpython" or sys.version_info[:2] not in CHECKED_EXIT_STEPS:
+        raise SystemExit(code)
+    threading._shutdown()  # type: ignore[attr-defined]
+    atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):  # stdout's reader went away: nothing left to tell it
             stream.flush()

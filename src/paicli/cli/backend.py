@@ -1,21 +1,16 @@
-"""What the REPL and the one-shot runner need from a session (the values it answers with, the small
-`SessionPort` the loop uses, the full `Session` command handlers use); cli/session_factory.py builds the real one."""
+"""What the REPL loop and the one-shot runner need from a session: the values it answers with and the small
+`SessionPort`. Command handlers get the whole session (cli/app_backend.py) and call its parts directly."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import Protocol
 
 from paicli.agent.events import EventSink, RunFinished
 from paicli.cancel import CancelToken
+from paicli.config.modes import RunMode
 
-if TYPE_CHECKING:
-    from paicli.agent.plan.agent import PlanDraft
-    from paicli.cli.models import ModelChoice
-    from paicli.cli.snapshot_commands import SnapshotCommands
-
-RunMode = Literal["react", "plan", "team"]
 NoticeListener = Callable[[], None]
 
 
@@ -74,8 +69,8 @@ class CommandReply:
 
 
 class SessionPort(Protocol):
-    """All the REPL loop and `-p` use of a session (eight methods). Every slash command reaches the wider
-    `Session` through its handler in the command table (cli/command_table.py)."""
+    """All the REPL loop and `-p` use of a session. Every slash command reaches the rest of the session
+    through its handler in the command table (cli/command_table.py)."""
 
     def info(self) -> BannerInfo: ...
 
@@ -83,6 +78,10 @@ class SessionPort(Protocol):
 
     def run(self, text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
         """Run one top-level task. Never raises for model/tool errors (they end in RunFinished)."""
+        ...
+
+    def default_mode(self) -> RunMode:
+        """What a plain input runs as (`/mode plan` makes it a plan)."""
         ...
 
     def drain_notices(self) -> list[str]:
@@ -105,104 +104,3 @@ class SessionPort(Protocol):
     def close(self, timeout: float = 10.0) -> None:
         """Wait (bounded) for background work such as fact extraction, then release resources."""
         ...
-
-
-class Session(SessionPort, Protocol):
-    """The whole session as command handlers see it (cli/command_handlers.py); the REPL loop never calls these."""
-
-    @property
-    def snapshots(self) -> SnapshotCommands | None:
-        """/snapshot, /restore, /undo; None when the session has no workspace snapshots."""
-        ...
-
-    def supports_mode(self, mode: RunMode) -> bool:
-        """Whether `run` can take `mode` (the REPL then refuses /plan or /team up front instead of announcing a
-        mode that fails after the user typed the task)."""
-        ...
-
-    def default_mode(self) -> RunMode:
-        """What a plain input runs as (`/mode plan` makes it a plan)."""
-        ...
-
-    def on_memories(self, listener: Callable[[list[str]], None] | None) -> None:
-        """`listener(contents)` when long-term memories are injected into the running turn."""
-        ...
-
-    def plan_create(self, text: str, emit: EventSink, cancel: CancelToken) -> PlanDraft | RunFinished: ...
-
-    def plan_revise(
-        self, draft: PlanDraft, supplement: str, emit: EventSink, cancel: CancelToken
-    ) -> PlanDraft | RunFinished: ...
-
-    def plan_execute(self, draft: PlanDraft, emit: EventSink, cancel: CancelToken) -> RunFinished: ...
-
-    def plan_cancel(self, draft: PlanDraft) -> RunFinished: ...
-
-    def interrupted_plan(self) -> str | None:
-        """The newest interrupted Plan or Team run, described for the continuation question."""
-        ...
-
-    def continue_plan(self, emit: EventSink, cancel: CancelToken) -> RunFinished: ...
-
-    def clear(self) -> CommandReply: ...
-
-    def compact(
-        self, focus: str | None, emit: EventSink, cancel: CancelToken | None = None
-    ) -> CommandReply: ...
-
-    def context_report(self) -> CommandReply: ...
-
-    def memory(self, args: str) -> CommandReply:
-        """`/memory [list|search q|delete id|verify id|replace id fact|clear]` (clear already confirmed)."""
-        ...
-
-    def save(self, args: str) -> CommandReply:
-        """`/save [--global] [--project] [--force] <fact>`."""
-        ...
-
-    def model_choices(self) -> list[ModelChoice]: ...
-
-    def model(self, args: str, confirmed: bool = False) -> CommandReply:
-        """`/model` shows, `/model <provider|model|provider/model>` switches; `confirmed`: also to a model the
-        provider does not list."""
-        ...
-
-    def set_mode(self, args: str) -> CommandReply: ...
-
-    def hitl(self, args: str) -> CommandReply: ...
-
-    def policy(self, args: str = "") -> CommandReply:
-        """`/policy` reports the rules and this session's grants; `/policy reset` forgets the grants."""
-        ...
-
-    def init_project(self, force: bool, emit: EventSink, cancel: CancelToken) -> CommandReply: ...
-
-    def skill(self, args: str) -> CommandReply:
-        """`/skill [list] | show|on|off <name> | reload`."""
-        ...
-
-    def mcp(self, args: str) -> CommandReply:
-        """`/mcp [restart|logs|disable|enable|resources|prompts <name>]`."""
-        ...
-
-    def mcp_mentions(self) -> list[str]:
-        """`@server:uri` of every MCP resource, for completion at the prompt."""
-        ...
-
-    def config_report(self) -> CommandReply:
-        """`/config`: the effective settings and where each came from, secrets masked."""
-        ...
-
-    def audit(self, args: str) -> CommandReply:
-        """`/audit [N]`: today's last N audit records."""
-        ...
-
-    def export(self, args: str) -> CommandReply:
-        """`/export [file]`: the current conversation as Markdown."""
-        ...
-
-    def list_sessions(self, include_hidden: bool = False) -> list[SessionSummary]:
-        """This project's earlier sessions, newest first; throwaway ones only with `include_hidden`."""
-        ...
-
-    def resume(self, session_id: str) -> CommandReply: ...

@@ -1,11 +1,16 @@
-"""The handler of each built-in slash command: what it asks at the terminal, which session call it makes, and
-how the reply is printed. Each gets the REPL's `CommandContext` (the full session among it) and its arguments."""
+"""The handler of each built-in slash command: what it asks at the terminal, which part of the session it uses,
+and how the reply is printed. Each gets the REPL's `CommandContext` (the whole session among it) and its
+arguments; a handler calls the session's parts directly (cli/app_backend.py)."""
 
 from __future__ import annotations
 
-from paicli.cli.backend import CommandReply, RunMode
+from paicli.agent.events import Compacted
+from paicli.cli import session_commands
+from paicli.cli.app_backend import sandbox_line
+from paicli.cli.backend import CommandReply
 from paicli.cli.commands import CommandContext, is_yes, split_memory_args
 from paicli.cli.render import COMPACTING_LABEL, EventRenderer, WaitSpinner, say
+from paicli.config.modes import RunMode
 
 GOODBYE = "👋 再见，下次见！"
 PENDING_TEXT: dict[RunMode, tuple[str, str, str]] = {
@@ -20,10 +25,12 @@ PENDING_TEXT: dict[RunMode, tuple[str, str, str]] = {
         "↩️ 不再等待多智能体协作，下一条输入仍按默认的 ReAct 执行。",
     ),
 }
-_UNSUPPORTED_TEXT: dict[RunMode, str] = {
-    "plan": "📋 Plan-and-Execute 模式在这个版本里还不能用，请直接输入任务，按默认的 ReAct 模式执行。",
-    "team": "👥 多智能体协作模式在这个版本里还不能用，请直接输入任务，按默认的 ReAct 模式执行。",
-}
+CLEARED = "🗑️ 已清空当前对话历史；长期记忆不受影响。"
+GRANTS_RESET = "🛡️ 已撤销本会话的全部“始终允许”，之后需要确认的操作会照常询问。"
+NO_MCP = (
+    "MCP: 未配置服务器。在 ~/.paicli/mcp.json 或项目的 .paicli/mcp.json 里写 "
+    '{"mcpServers": {"名字": {"command": "…", "args": []}}}'
+)
 
 
 def help_command(ctx: CommandContext, _: str) -> None:
@@ -36,10 +43,11 @@ def exit_repl(ctx: CommandContext, _: str) -> None:
 
 
 def clear(ctx: CommandContext, _: str) -> None:
-    reply = ctx.session.clear()
+    ctx.session.agent.clear()
+    ctx.session.parts.tools.reset_session()
     if ctx.io.interactive:
         ctx.io.console.clear()  # a fresh screen for a fresh conversation
-    ctx.reply(reply)
+    ctx.reply(CommandReply(CLEARED))
 
 
 def cancel(ctx: CommandContext, _: str) -> None:
@@ -47,43 +55,74 @@ def cancel(ctx: CommandContext, _: str) -> None:
 
 
 def context(ctx: CommandContext, _: str) -> None:
-    ctx.reply(ctx.session.context_report())
+    ctx.reply(ctx.session.report.context())
 
 
 def policy(ctx: CommandContext, args: str) -> None:
-    ctx.reply(ctx.session.policy(args.lower()) if args else ctx.session.policy())
+    parts = ctx.session.parts
+    if args.lower() == "reset":
+        parts.approval.clear_grants()
+        ctx.reply(CommandReply(GRANTS_RESET))
+        return
+    ctx.reply(CommandReply(parts.tools.policy_report()))
 
 
 def skill(ctx: CommandContext, args: str) -> None:
-    ctx.reply(ctx.session.skill(args))
+    skills = ctx.session.parts.skills
+    before = skills.index_text()
+    reply = session_commands.skill_command(skills, args)
+    if skills.index_text() != before:
+        ctx.session.agent.invalidate_system_prompt()
+    ctx.reply(reply)
 
 
 def mcp(ctx: CommandContext, args: str) -> None:
-    ctx.reply(ctx.session.mcp(args))
+    servers = ctx.session.parts.mcp
+    if servers is None:
+        ctx.reply(CommandReply(NO_MCP))
+        return
+    text = servers.command(args)
+    ctx.reply(CommandReply(text, ok=not text.startswith(("用法", "没有名为"))))
 
 
 def config(ctx: CommandContext, _: str) -> None:
-    ctx.reply(ctx.session.config_report())
+    session = ctx.session
+    report = session_commands.config_report(session.settings, session.parts.env)
+    line = sandbox_line(session.parts)
+    ctx.reply(CommandReply(f"{report}\n{line}" if line else report))
 
 
 def audit(ctx: CommandContext, args: str) -> None:
-    ctx.reply(ctx.session.audit(args))
+    ctx.reply(session_commands.audit_command(ctx.session.parts.tools.audit, args))
 
 
 def export(ctx: CommandContext, args: str) -> None:
-    ctx.reply(ctx.session.export(args))
+    session = ctx.session
+    reply = session_commands.export_command(
+        list(session.agent.history),
+        args,
+        home=session.settings.paicli_home,
+        project_root=session.settings.project_root,
+        session_id=session.parts.ledger.session_id,
+        model=session.settings.model,
+        redactor=session.parts.ledger.redactor,
+    )
+    ctx.reply(reply)
 
 
 def save(ctx: CommandContext, args: str) -> None:
-    ctx.reply(ctx.session.save(args))
+    from paicli.memory.commands import parse_save_args, run_save
+
+    text = run_save(ctx.session.parts.memory, parse_save_args(args))
+    ctx.reply(CommandReply(text, ok=not text.startswith("❌")))
 
 
 def mode(ctx: CommandContext, args: str) -> None:
-    ctx.reply(ctx.session.set_mode(args), "🧭 ")
+    ctx.reply(CommandReply(f"🧭 {ctx.session.parts.approval.set_mode(args.strip())}"))
 
 
 def hitl(ctx: CommandContext, args: str) -> None:
-    ctx.reply(ctx.session.hitl(args), "🔒 ")
+    ctx.reply(CommandReply(f"🔒 {ctx.session.parts.approval.set_hitl(args.strip())}"))
 
 
 def history(ctx: CommandContext, _: str) -> None:
@@ -97,7 +136,7 @@ def model(ctx: CommandContext, args: str) -> None:
         return
     from paicli.cli.models import list_text
 
-    found = ctx.session.model_choices()
+    found = ctx.session.models.choices()
     say(ctx.io.console, list_text(found, numbered=True))
     answer = (ctx.io.ask("输入编号切换模型（回车保持当前）：") or "").strip()
     if not answer:
@@ -111,7 +150,8 @@ def _switch_model(ctx: CommandContext, args: str) -> None:
     """A model its provider does not list is switched to only when the person at the terminal says so."""
     from paicli.cli.models import refused_unlisted
 
-    reply = ctx.session.model(args)
+    models = ctx.session.models
+    reply = models.command(args)
     if not reply.confirm:
         ctx.reply(reply)
         return
@@ -121,7 +161,7 @@ def _switch_model(ctx: CommandContext, args: str) -> None:
         return
     answer = (ctx.io.ask(reply.confirm) or "").strip().lower()
     if answer in ("y", "yes", "是"):
-        ctx.reply(ctx.session.model(args, confirmed=True))
+        ctx.reply(models.command(args, confirmed=True))
     else:
         say(ctx.io.console, "↩️ 没有切换模型", "dim")
 
@@ -132,13 +172,24 @@ def compact(ctx: CommandContext, args: str) -> None:
     spinner = WaitSpinner(io.progress)
     say(io.progress, "⏳ 正在压缩上下文，请稍候…", "dim")
     spinner.start(COMPACTING_LABEL)
+    state = ctx.session.state
+    state.phase = "compacting"
     try:
-        reply = io.run_cancellable(
-            lambda token: ctx.session.compact(args or None, renderer, token), quiet=spinner.stop
+        result = io.run_cancellable(
+            lambda token: ctx.session.agent.compact_now(args or None, token), quiet=spinner.stop
         )
     finally:
+        state.phase = "idle"
         spinner.stop()
-    ctx.reply(reply)
+    if result.error:
+        ctx.reply(CommandReply(f"❌ 压缩没有完成: {result.error}", ok=False))
+    elif not result.steps:
+        ctx.reply(CommandReply("📭 对话还很短，暂时没有可以压缩的内容"))
+    else:
+        renderer(Compacted(result, manual=True))
+        schema = ctx.session.report.schema_tokens()  # as /context counts it
+        before, after = result.before_tokens + schema, result.after_tokens + schema
+        ctx.reply(CommandReply(f"📦 上下文已压缩: {before:,} -> {after:,} tokens"))
 
 
 def memory(ctx: CommandContext, args: str) -> None:
@@ -148,13 +199,14 @@ def memory(ctx: CommandContext, args: str) -> None:
         if answer is None or not is_yes(answer):
             say(ctx.io.console, "已取消，长期记忆保持不变。", "yellow")
             return
+    report = ctx.session.report
     if sub != "search":
-        ctx.reply(ctx.session.memory(args))
+        ctx.reply(report.memory(args))
         return
     spinner = WaitSpinner(ctx.io.progress)
     spinner.start("搜索长期记忆")  # the first search loads the segmenter: seconds on a cold start
     try:
-        reply = ctx.session.memory(args)
+        reply = report.memory(args)
     finally:
         spinner.stop()
     ctx.reply(reply)
@@ -170,11 +222,6 @@ def team(ctx: CommandContext, args: str) -> None:
 
 def _mode_command(ctx: CommandContext, mode: RunMode, args: str) -> None:
     announce_next, announce_now, _ = PENDING_TEXT[mode]
-    if not ctx.session.supports_mode(mode):
-        ctx.pending = None
-        kept = "（这条任务没有执行）" if args else ""
-        say(ctx.io.console, _UNSUPPORTED_TEXT[mode] + kept, "yellow")
-        return
     if not args:
         ctx.pending = mode
         say(ctx.io.console, announce_next, "cyan")
@@ -195,14 +242,18 @@ def init(ctx: CommandContext, args: str) -> None:
         spinner.stop()
         renderer.pause()
 
+    from paicli.memory.project import run_init
+
+    session = ctx.session
+    root, llm = session.settings.project_root, session.parts.llm
     try:
-        reply = io.run_cancellable(
-            lambda token: ctx.session.init_project(force, renderer, token), quiet=quiet
+        text = io.run_cancellable(
+            lambda token: run_init(root, llm, "--force" if force else "", token), quiet=quiet
         )
     finally:
         spinner.stop()
         renderer.stop_spinner()
-    ctx.reply(reply)
+    ctx.reply(CommandReply(text, ok=not text.startswith("❌")))
 
 
 def snapshot(ctx: CommandContext, args: str) -> None:
@@ -227,7 +278,7 @@ def resume(ctx: CommandContext, args: str) -> None:
     from paicli.cli.session_picker import choose_session
 
     session_id = choose_session(
-        lambda hidden: ctx.session.list_sessions(include_hidden=hidden),
+        lambda hidden: ctx.session.core.restore.sessions(hidden),
         ctx.io.console,
         ctx.io.ask if ctx.io.pick_inline else None,
         args,

@@ -15,6 +15,7 @@ from paicli.cli.commands import (
     one_of,
     skill_args,
 )
+from paicli.config.modes import MODE_NAMES, MODES
 
 _MEMORY: Completions = (
     ("list", "列出全部长期记忆"),
@@ -24,11 +25,7 @@ _MEMORY: Completions = (
     ("replace ", "用新事实替换一条记忆"),
     ("clear", "清空全部长期记忆"),
 )
-_MODE: Completions = (
-    ("auto", "项目内改文件直接执行，其余命令先确认"),
-    ("plan", "先规划再执行"),
-    ("ask", "写文件、改文件、执行命令都先确认"),
-)
+_MODE: Completions = tuple((mode.name, mode.hint) for mode in MODES)
 _HITL: Completions = (("on", "每次危险操作都请求确认"), ("default", "恢复默认确认策略"))
 _INIT: Completions = (("--force", "覆盖已有的 PAI.md"),)
 _HISTORY: Completions = (("clear", "清空输入历史"),)
@@ -97,7 +94,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(
         "mode",
-        "/mode [auto|plan|team|ask]",
+        f"/mode [{'|'.join(MODE_NAMES)}]",
         "查看或切换会话模式",
         accepts=any_args,
         handler=h.mode,

@@ -11,8 +11,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:
-    from paicli.cli.backend import CommandReply, RunMode, Session
+    from paicli.cli.app_backend import AppBackend
+    from paicli.cli.backend import CommandReply
     from paicli.cli.repl_terminal import ReplIO
+    from paicli.config.modes import RunMode
 
 CommandKind = Literal["none", "command", "unknown"]
 
@@ -28,13 +30,14 @@ ArgCheck = Callable[[str], bool]
 
 
 class CommandContext(Protocol):
-    """What a command handler may use of the REPL: the full session, the terminal side, and the dispatcher's
-    few actions (reply, run a task, stop). /model and /resume rebuild the session's core in place (the factory)."""
+    """What a command handler may use of the REPL: the whole session (its parts are called directly), the
+    terminal side, and the dispatcher's few actions (reply, run a task, stop). /model and /resume rebuild the
+    session's core in place (the factory)."""
 
     pending: RunMode | None  # `/plan` without a task: the mode of the next input
 
     @property
-    def session(self) -> Session: ...
+    def session(self) -> AppBackend: ...
 
     @property
     def io(self) -> ReplIO: ...

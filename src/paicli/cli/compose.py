@@ -4,15 +4,19 @@ time); the model-bound ones (compaction managers, agents) are built by cli/sessi
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from paicli import __version__
 from paicli.agent.plan.prompts import AssembledPlanPrompts, PlanPrompts
 from paicli.agent.team.prompts import AssembledTeamPrompts, TeamPrompts
+from paicli.cli.notices import NoticeBoard
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
+from paicli.config.keys import configured_keys
 from paicli.config.settings import Settings
+from paicli.config.trust import ProjectTrust
+from paicli.config.values import SessionValues
 from paicli.context.offload import ToolResultOffloader
 from paicli.context.profile import ContextProfile
 from paicli.context.tokens import TokenCounter
@@ -27,9 +31,11 @@ from paicli.prompt.assembler import AgentPromptBuilder, PromptAssembler, PromptM
 from paicli.prompt.repository import PromptRepository
 from paicli.redact import Redactor
 from paicli.session.ledger import ConversationLedger
+from paicli.session.opener import LedgerOpener
 from paicli.tools.approval import ApprovalState, start_mode
 from paicli.tools.base import Approver
 from paicli.tools.runner import ToolRunner
+from paicli.tools.sandbox.executor import session_executors
 from paicli.tools.sandbox.status import SANDBOX_OFF_WARNING, SandboxGate
 from paicli.tools.skill_load import LoadSkillTool, build_skills
 from paicli.tools.skills import SkillCatalog
@@ -57,6 +63,7 @@ class Components:
         None  # models found at run time to reject `tools` (llm/tool_fallback.py)
     )
     mcp: McpSession | None = None  # None: no MCP server configured
+    notices: NoticeBoard = field(default_factory=NoticeBoard)  # what every collaborator posts to
 
 
 def build_llm(
@@ -77,32 +84,25 @@ def memory_dir(env: EnvLookup, home: Path) -> Path:
 
 
 def known_secrets(settings: Settings, env: EnvLookup) -> list[str]:
-    """Every configured key, so the ledger can redact each exactly, whichever provider /model switches to."""
-    from paicli.config.providers import PROVIDERS
-
-    names = {name for spec in PROVIDERS for name in spec.key_envs}
-    values = {settings.api_key or ""} | {env.get(name) or "" for name in names}
-    return sorted(v for v in values if len(v) >= 8)
+    """Every configured key (all providers', every source), so each file redacts them whichever provider
+    /model or /resume switches to."""
+    return list(configured_keys(env, settings.paicli_home, settings.api_key))
 
 
 def open_ledger(
-    settings: Settings, resume_path: Path | None, notices: list[str], env: EnvLookup | None = None
+    settings: Settings, resume_path: Path | None, notice: Callable[[str], None], env: EnvLookup | None = None
 ) -> ConversationLedger:
-    secrets = known_secrets(settings, env or EnvLookup())
+    opener = LedgerOpener.configured(
+        env or EnvLookup(), settings.paicli_home, settings.api_key, on_error=notice
+    )
     if resume_path is not None:
-        ledger = ConversationLedger.open_existing(resume_path, secrets=secrets, on_error=notices.append)
+        ledger = opener.existing(resume_path)
     else:
-        ledger = ConversationLedger.create(
-            settings.paicli_home,
-            settings.project_root,
-            settings.model,
-            settings.provider,
-            __version__,
-            secrets=secrets,
-            on_error=notices.append,
+        ledger = opener.create(
+            settings.paicli_home, settings.project_root, settings.model, settings.provider, __version__
         )
     if not ledger.claim():  # lost a race with another process after the launch check
-        notices.append(f"⚠️ 会话 {ledger.session_id} 同时被另一个 paicli 进程打开，两边的记录可能交错。")
+        notice(f"⚠️ 会话 {ledger.session_id} 同时被另一个 paicli 进程打开，两边的记录可能交错。")
     return ledger
 
 
@@ -114,37 +114,48 @@ def build_components(
     yes: bool = False,
     llm: LLMClient | None = None,
     resume_path: Path | None = None,
-    notices: list[str] | None = None,
-    project_trusted: bool = True,
+    notices: NoticeBoard | None = None,
+    project_trusted: bool | ProjectTrust = True,
     prewarm: bool = False,
 ) -> Components:
-    sink = notices if notices is not None else []
+    board = notices if notices is not None else NoticeBoard()  # every collaborator posts to it from the start
     root = settings.project_root
-    repository = PromptRepository(root, settings.paicli_home, project_trusted=project_trusted)
-    assembler = PromptAssembler(repository, env)
-    tool_support = ToolSupport(assembler.tools_disabled, sink.append)
+    trust = ProjectTrust.of(project_trusted)
+    if trust.notify is None:  # configuration appearing mid-session is said like other notices
+        trust.notify = board.post
+    repository = PromptRepository(root, settings.paicli_home, project_trusted=trust)
+    values = SessionValues.parse(env)  # the settings below, parsed once
+    assembler = PromptAssembler(repository, values.prompt)
+    tool_support = ToolSupport(assembler.tools_disabled, board.post)
     client = llm if llm is not None else build_llm(settings, tool_support, prewarm=prewarm)
-    profile = ContextProfile.from_window(settings.context_window, settings.cache_mode)
-    counter = TokenCounter.from_env(env, settings.model)
+    trigger = knobs.COMPACTION_TRIGGER.read(env)
+    profile = ContextProfile.from_window(settings.context_window, settings.cache_mode, trigger)
+    counter = TokenCounter.configured(values.exact_tokens, settings.model)
     offloader = build_offloader(settings, env, profile)
-    tracker = ExternalContextTracker(env)
+    tracker = ExternalContextTracker(guard_enabled=values.external_guard)
     store = LongTermMemory(memory_dir(env, settings.paicli_home), env)
-    memory = MemoryManager(store, root, env, tracker=tracker)
-    sandbox = SandboxGate(env)
+    auto_extract = knobs.MEMORY_AUTO_EXTRACT_ENABLED.read(env)
+    memory = MemoryManager(store, root, env, tracker=tracker, auto_extract=auto_extract)
+    sandbox = SandboxGate(values.sandbox)
     if sandbox.mode == "off":
-        sink.append(SANDBOX_OFF_WARNING)
+        board.post(SANDBOX_OFF_WARNING)
     approval = ApprovalState(start_mode(settings.approval_mode), yes=yes, sandbox=sandbox)
-    tools = ToolRunner(root, approver, offloader, tracker, env, memory.save_memory_tool, approval)
+    executors = session_executors(  # how commands run, chosen once; no configured key reaches a command
+        sandbox, str(settings.paicli_home), lambda: configured_keys(env)
+    )
+    tools = ToolRunner(
+        root, approver, offloader, tracker, env, memory.save_memory_tool, approval, executors=executors
+    )
     loader = ProjectMemoryLoader(root, settings.paicli_home)
-    skills = build_skills(settings.paicli_home, root, repository, sink, project_trusted)
-    tools.register(LoadSkillTool.tool(skills, env))
+    skills = build_skills(settings.paicli_home, root, repository, board.post, trust)
+    tools.register(LoadSkillTool.tool(skills, values.skill_body_budget))
     tools_enabled = knobs.TOOLS_ENABLED.read(env)
-    mcp = start_mcp(settings, env, tools, sink, trusted=project_trusted)
+    mcp = start_mcp(settings, env, tools, board, trusted=trust.trusted)
     index = mcp.index_text if mcp is not None and profile.mcp_resource_index_enabled else (lambda: "")
     prompt, plan_prompts, team_prompts = _mode_prompts(
         assembler, repository, loader, skills, tools_enabled, index
     )
-    ledger = open_ledger(settings, resume_path, sink, env)
+    ledger = open_ledger(settings, resume_path, board.post, env)
     return Components(
         settings,
         env,
@@ -164,6 +175,7 @@ def build_components(
         team_prompts=team_prompts,
         tool_support=tool_support,
         mcp=mcp,
+        notices=board,
     )
 
 
@@ -200,7 +212,7 @@ def _mode_prompts(
 
 
 def start_mcp(
-    settings: Settings, env: EnvLookup, tools: ToolRunner, notices: list[str], *, trusted: bool
+    settings: Settings, env: EnvLookup, tools: ToolRunner, notices: NoticeBoard, *, trusted: bool
 ) -> McpSession | None:
     """The configured MCP servers, their cached tools registered (None when there are none)."""
     session = McpSession.from_files(
@@ -208,9 +220,10 @@ def start_mcp(
         settings.project_root,
         env.get,
         tools,
-        notices.append,
+        notices.post,
         trusted=trusted,
         timeout=knobs.MCP_TIMEOUT.read(env),
+        secrets=known_secrets(settings, env),  # masked in the servers' logs
     )
     notices.extend(session.config.notices)  # an untrusted project's mcp.json is named by the trust line
     if not session.configured:

@@ -19,8 +19,10 @@ from paicli.tools.audit import env_secrets
 
 if TYPE_CHECKING:
     from paicli.cli.app_backend import AppBackend
-    from paicli.cli.backend import RunMode
+    from paicli.cli.notices import NoticeBoard
+    from paicli.config.modes import RunMode
     from paicli.config.settings import Settings
+    from paicli.config.trust import ProjectTrust
 
 EXIT_USAGE = 2
 
@@ -70,14 +72,14 @@ def _stdin_is_tty() -> bool:
         return False
 
 
-def _resume_path(args: argparse.Namespace, home: Path, root: Path, notices: list[str]) -> Path | str | None:
+def _resume_path(args: argparse.Namespace, home: Path, root: Path, notices: NoticeBoard) -> Path | str | None:
     """The ledger to continue, None for a new session, or an error message (str)."""
     from paicli.session.catalog import find_session, newest_session
 
     if args.continue_session:
         newest = newest_session(home, root)
         if newest is None:
-            notices.append("ℹ️ 本项目还没有可以继续的会话，已开始新会话。")
+            notices.post("ℹ️ 本项目还没有可以继续的会话，已开始新会话。")
             return None
         return Path(newest.path)
     if args.resume:
@@ -158,14 +160,22 @@ def launch(args: argparse.Namespace) -> int:
     if isinstance(task, int):
         return task
     piped, continue_only = task
-    notices: list[str] = []
+    from paicli.cli.notices import NoticeBoard
+
+    notices = NoticeBoard()  # handed to every collaborator of the session at construction
     resume = _resume_for(args, settings, interactive, notices, continue_only)
     if isinstance(resume, int):
         return resume
-    _warn_untrusted_settings(env, settings)
-    from paicli.cli.trust_prompt import project_trusted
+    model_note = ""
+    if resume is not None and args.model is None:  # an explicit --model wins over the recorded one
+        from paicli.cli.session_restore import resumed_settings
+        from paicli.session.model_record import read_recorded_model
 
-    trusted = project_trusted(
+        settings, model_note = resumed_settings(settings, read_recorded_model(resume))
+    _warn_untrusted_settings(env, settings)
+    from paicli.cli.trust_prompt import project_trust
+
+    trusted = project_trust(
         settings.project_root, settings.paicli_home, flag=args.trust_project, interactive=interactive
     )
     try:
@@ -174,9 +184,9 @@ def launch(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     intro = ""
     if resume is not None:
-        restored = backend.restore_opened_session().text
+        restored = backend.restore_opened_session().text + (f"\n{model_note}" if model_note else "")
         if oneshot:
-            notices.append(restored)
+            notices.post(restored)
         else:
             intro = restored  # the REPL shows it below its banner
     if oneshot:
@@ -235,7 +245,7 @@ def _oneshot_task(args: argparse.Namespace) -> tuple[str, bool] | int:
 
 
 def _resume_for(
-    args: argparse.Namespace, settings: Settings, interactive: bool, notices: list[str], continue_only: bool
+    args: argparse.Namespace, settings: Settings, interactive: bool, notices: NoticeBoard, continue_only: bool
 ) -> Path | int | None:
     """The session file -c / --resume continue (claimed, or a fork of a busy one); or the exit code."""
     resume = _resume_path(args, settings.paicli_home, settings.project_root, notices)
@@ -272,7 +282,7 @@ def _start_repl(
         backend,
         interactive=interactive,
         history_file=settings.paicli_home / "history" / "input.history",
-        env=env,
+        status_bar=not knobs.NO_STATUSBAR.read(env),
         approver=approver if isinstance(approver, TerminalApprover) else None,
         intro=intro,
     )
@@ -321,7 +331,7 @@ def _pick_session_at_start(backend: AppBackend) -> str:
         return line.strip() if line else None
 
     console = SafeConsole(file=sys.stderr, highlight=False, soft_wrap=True)
-    session_id = choose_session(lambda hidden: backend.list_sessions(include_hidden=hidden), console, ask, "")
+    session_id = choose_session(lambda hidden: backend.core.restore.sessions(hidden), console, ask, "")
     if session_id is None:
         sys.stderr.write("已开始新会话。\n")
         return ""
@@ -334,8 +344,8 @@ def _build_backend(
     args: argparse.Namespace,
     interactive: bool,
     resume: Path | None,
-    notices: list[str],
-    project_trusted: bool = True,
+    notices: NoticeBoard,
+    project_trusted: bool | ProjectTrust = True,
 ) -> AppBackend:
     from paicli.cli.app_backend import AppBackend
     from paicli.cli.compose import build_components
@@ -364,7 +374,7 @@ def _build_backend(
         prewarm=True,
     )
     oneshot = args.prompt is not None
-    backend = AppBackend(parts, max_turns=args.max_turns, notices=notices, count_context=not oneshot)
+    backend = AppBackend(parts, max_turns=args.max_turns, count_context=not oneshot)
     if parts.mcp is not None and not interactive:  # starts them; a first run may wait for uncached servers
         parts.mcp.wait_cold(knobs.MCP_STARTUP_WAIT.read(env))
     from paicli.cli.warmup import startup_warmup

@@ -9,10 +9,6 @@ MENTION = re.compile(r"(?<![\w@])@((?:\.{0,2}/)?[\w.\-/]+[\w])")
 MAX_FILE_CHARS = 50_000
 
 
-def expand_mentions(text: str, project_root: Path) -> str:
-    return attach_mentions(text, project_root)[0]
-
-
 def attach_mentions(text: str, project_root: Path) -> tuple[str, list[tuple[str, str]]]:
     """The text the model gets, plus (level, line) notes telling the user what was attached or why not."""
     root = project_root.resolve()

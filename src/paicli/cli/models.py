@@ -9,7 +9,6 @@ from typing import Literal
 from paicli.config.providers import find_provider, provider_for_model
 
 ModelAction = Literal["show", "list", "info", "switch", "unsupported", "invalid"]
-SUBCOMMANDS = ("list", "info", "refresh", "add")
 
 
 @dataclass(frozen=True)

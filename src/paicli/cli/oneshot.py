@@ -30,8 +30,9 @@ from paicli.agent.events import (
     Waiting,
 )
 from paicli.cancel import CancelToken
-from paicli.cli.backend import RunMode, SessionPort
+from paicli.cli.backend import SessionPort
 from paicli.cli.live_output import ThrottledLines
+from paicli.config.modes import RunMode
 from paicli.termsafe import show_controls, strip_terminal
 
 PREVIEW_CHARS = 2000

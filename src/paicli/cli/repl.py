@@ -9,7 +9,9 @@ from typing import IO, TYPE_CHECKING
 
 from rich.console import Console
 
-from paicli.cli.backend import Session, SessionPort
+from paicli.cli.backend import SessionPort
+from paicli.cli.command_table import BUILTIN
+from paicli.cli.commands import CommandTable
 from paicli.cli.printing import SafeConsole
 from paicli.cli.render import say
 
@@ -17,12 +19,12 @@ if TYPE_CHECKING:
     from prompt_toolkit.input import Input
     from prompt_toolkit.output import Output
 
+    from paicli.cli.app_backend import AppBackend
     from paicli.cli.repl_prompt import ApprovalHost
-    from paicli.config.env import EnvLookup
 
 
 def run_repl(
-    backend: Session,
+    backend: AppBackend,
     *,
     input: Input | IO[str] | None = None,
     output: Output | IO[str] | None = None,
@@ -30,9 +32,10 @@ def run_repl(
     history_file: Path,
     console: Console | None = None,
     progress: Console | None = None,
-    env: EnvLookup | None = None,
+    status_bar: bool = True,
     approver: ApprovalHost | None = None,
     intro: str = "",
+    table: CommandTable | None = None,
 ) -> int:
     """Run the REPL until /exit, Ctrl+D or end of input; returns the exit code (0).
 
@@ -41,7 +44,7 @@ def run_repl(
     (default stdin), answers go to `output` (default stdout) and progress to `progress` (default stderr).
     `approver`: in interactive mode its `handler` is set to ask at this REPL's prompt while a task runs
     (and reset on exit); piped sessions leave it alone. `intro` (a resumed conversation) is shown below the
-    banner. On the way out it says when a memory save is still finishing and how to continue this session.
+    banner. `table`: the slash commands (default: the built-in ones). On the way out it says when a memory save is still finishing and how to continue this session.
     """
     if interactive:
         console = console or SafeConsole(force_terminal=True)
@@ -55,7 +58,7 @@ def run_repl(
 
             if intro:
                 say(progress, intro)
-            return run_piped(backend, _text_stream(input, sys.stdin), console, progress)
+            return run_piped(backend, _text_stream(input, sys.stdin), console, progress, table or BUILTIN)
         from paicli.cli.repl_prompt import run_interactive
 
         return run_interactive(
@@ -64,9 +67,10 @@ def run_repl(
             output=output,
             history_file=history_file,
             console=console,
-            env=env,
+            status_bar=status_bar,
             approver=approver,
             intro=intro,
+            table=table or BUILTIN,
         )
     finally:
         _finishing_note(backend, progress)

@@ -1,23 +1,30 @@
 """One input line -> a task run (ReAct, /plan, /team) or the handler of its row in the command table, and the
-outcome printed. Commands reach the full `Session` through their handlers; the terminal side is `ReplIO`."""
+outcome printed. Commands reach the full `AppBackend` through their handlers; the terminal side is `ReplIO`."""
 
 from __future__ import annotations
 
-from paicli.cli.backend import CommandReply, NoticeListener, RunMode, Session, SessionPort
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from paicli.cli.backend import CommandReply, NoticeListener, SessionPort
 from paicli.cli.command_handlers import PENDING_TEXT
 from paicli.cli.command_table import BUILTIN
 from paicli.cli.commands import CommandTable, mask_secrets
 from paicli.cli.render import EventRenderer, say
-from paicli.cli.repl_terminal import ReplIO, run_rendered
+from paicli.cli.repl_terminal import ReplIO, run_guarded
+from paicli.config.modes import RunMode, next_mode
+
+if TYPE_CHECKING:
+    from paicli.cli.app_backend import AppBackend
 
 BUSY = "⏳ 当前任务还在运行，/{name} 要等它结束后再用。"
-SESSION_MODES = ("auto", "plan", "ask")
 
 
 class Dispatcher:
     """Turns one input line into a session call and prints the outcome (the `CommandContext` of handlers)."""
 
-    def __init__(self, session: Session, io: ReplIO, table: CommandTable = BUILTIN) -> None:
+    def __init__(self, session: AppBackend, io: ReplIO, table: CommandTable = BUILTIN) -> None:
         self._session = session
         self._io = io
         self._table = table
@@ -27,7 +34,7 @@ class Dispatcher:
         self._stopped = False
 
     @property
-    def session(self) -> Session:
+    def session(self) -> AppBackend:
         return self._session
 
     @property
@@ -91,8 +98,7 @@ class Dispatcher:
             current = self._session.status().mode.split()[0]
         except Exception:
             current = "auto"
-        modes = [m for m in SESSION_MODES if m != "plan" or self._session.supports_mode("plan")]
-        return modes[(modes.index(current) + 1) % len(modes)] if current in modes else "auto"
+        return next_mode(current)
 
     def reply(self, reply: CommandReply, prefix: str = "") -> None:
         text = reply.text
@@ -124,32 +130,37 @@ class Dispatcher:
         say(console, f"── 输出结束{more} ──", "cyan")
 
     def run_task(self, text: str, mode: RunMode) -> None:
+        io = self._io
+        with self._busy():
+            if mode == "plan" and io.interactive:
+                from paicli.cli.repl_plan import PlanFlow
+
+                PlanFlow(self, io.read_key).run(text)
+                return
+            renderer = EventRenderer(
+                io.console,
+                io.progress,
+                markdown=io.markdown,
+                on_fold=self.remember_fold if io.interactive else None,
+            )
+            session = self._session
+            session.on_memories(lambda contents: self._show_memories(renderer, contents))
+            try:
+                renderer.finish(
+                    run_guarded(io, renderer, lambda cancel: session.run(text, mode, renderer, cancel))
+                )
+            finally:
+                session.on_memories(None)
+
+    @contextmanager
+    def _busy(self) -> Iterator[None]:
+        """A task runs (idle-only commands wait); its background notices are shown once it is done."""
         self.running = True
         try:
-            self._run_task(text, mode)
+            yield
         finally:
             self.running = False
         self.notices()
-
-    def _run_task(self, text: str, mode: RunMode) -> None:
-        io = self._io
-        if mode == "plan" and io.interactive:
-            from paicli.cli.repl_plan import PlanFlow
-
-            PlanFlow(self, io.read_key).run(text)
-            return
-        renderer = EventRenderer(
-            io.console,
-            io.progress,
-            markdown=io.markdown,
-            on_fold=self.remember_fold if io.interactive else None,
-        )
-        session = self._session
-        session.on_memories(lambda contents: self._show_memories(renderer, contents))
-        try:
-            run_rendered(io, renderer, lambda cancel: session.run(text, mode, renderer, cancel))
-        finally:
-            session.on_memories(None)
 
     def _show_memories(self, renderer: EventRenderer, contents: list[str]) -> None:
         from paicli.memory.manager import injected_line

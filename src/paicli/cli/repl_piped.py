@@ -4,19 +4,22 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import IO, TypeVar
+from typing import IO, TYPE_CHECKING, TypeVar
 
 from rich.console import Console
 
 from paicli.agent.events import RunFinished
 from paicli.cancel import CancelToken
 from paicli.cli import stop_signals
-from paicli.cli.backend import Session
-from paicli.cli.commands import mask_secrets
+from paicli.cli.command_table import BUILTIN
+from paicli.cli.commands import CommandTable, mask_secrets
 from paicli.cli.render import say
 from paicli.cli.repl_dispatch import Dispatcher
 from paicli.cli.repl_plan import offer_continuation
 from paicli.cli.repl_terminal import CANCEL_REQUESTED, run_in_worker
+
+if TYPE_CHECKING:
+    from paicli.cli.app_backend import AppBackend
 
 T = TypeVar("T")
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
@@ -97,11 +100,13 @@ class PipedIO:
         return None
 
 
-def run_piped(session: Session, lines: IO[str], console: Console, progress: Console) -> int:
+def run_piped(
+    session: AppBackend, lines: IO[str], console: Console, progress: Console, table: CommandTable = BUILTIN
+) -> int:
     """Every input line in turn; the exit code (design/contract.md): 2 when an input was not a valid command,
     else 1 when a task failed, else 0; 130 after a SIGTERM (the task it cancelled is the last one)."""
     io = PipedIO(lines, console, progress)
-    dispatcher = Dispatcher(session, io)
+    dispatcher = Dispatcher(session, io, table)
     offer_continuation(dispatcher)
     usage_errors = 0
     while not stop_signals.terminated() and (line := io.next_line()) is not None:

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from rich.console import Console
 
 from paicli.agent.events import AgentEvent, PlanProposed, RunFinished
-from paicli.cli.backend import Session
 from paicli.cli.commands import is_yes
 from paicli.cli.plan_view import (
     COLLAPSED_HINT,
@@ -25,6 +24,7 @@ from paicli.cli.repl_terminal import ReplIO, run_guarded, run_rendered
 if TYPE_CHECKING:
     from paicli.agent.plan.agent import PlanDraft
     from paicli.cancel import CancelToken
+    from paicli.cli.app_backend import AppBackend
 
 Decision = Literal["execute", "cancel", "supplement"]
 CANCEL_WORDS = frozenset({"取消", "cancel", "q", "quit", "esc", "n", "no"})
@@ -36,7 +36,7 @@ class Dispatcher(Protocol):
     """What plan mode uses of the REPL's dispatcher (cli/repl_dispatch.py)."""
 
     @property
-    def session(self) -> Session: ...
+    def session(self) -> AppBackend: ...
 
     @property
     def io(self) -> ReplIO: ...
@@ -63,7 +63,7 @@ class PlanFlow:
 
     def __init__(self, dispatcher: Dispatcher, read_key: Callable[[str], str]) -> None:
         self.d = dispatcher
-        self.session: Session = dispatcher.session
+        self.session: AppBackend = dispatcher.session
         self.read_key = read_key
         self.plan: PlanProposed | None = None
 
@@ -75,12 +75,12 @@ class PlanFlow:
     def run(self, text: str) -> None:
         renderer = self._renderer()
         draft: PlanDraft | RunFinished = run_guarded(
-            self.d.io, renderer, lambda cancel: self.session.plan_create(text, renderer, cancel)
+            self.d.io, renderer, lambda cancel: self.session.turns.plan_create(text, renderer, cancel)
         )
         while not isinstance(draft, RunFinished):
             decision, extra = self._review()
             if decision == "cancel":
-                say(self.d.io.console, self.session.plan_cancel(draft).answer, "yellow")
+                say(self.d.io.console, self.session.turns.plan_cancel(draft).answer, "yellow")
                 return
             if decision == "execute":
                 renderer = self._renderer()
@@ -92,8 +92,8 @@ class PlanFlow:
     ) -> PlanDraft | RunFinished:
         def work(cancel: CancelToken) -> PlanDraft | RunFinished:
             if decision == "execute":
-                return self.session.plan_execute(draft, renderer, cancel)
-            return self.session.plan_revise(draft, extra, renderer, cancel)
+                return self.session.turns.plan_execute(draft, renderer, cancel)
+            return self.session.turns.plan_revise(draft, extra, renderer, cancel)
 
         return run_guarded(self.d.io, renderer, work)
 
@@ -147,7 +147,7 @@ class _PlanRenderer(EventRenderer):
 
 def offer_continuation(dispatcher: Dispatcher) -> None:
     """After /resume or a start with -c / --resume: offer to finish a plan that was interrupted."""
-    text = dispatcher.session.interrupted_plan()
+    text = dispatcher.session.turns.interrupted_plan()
     if not text:
         return
     io = dispatcher.io
@@ -158,5 +158,5 @@ def offer_continuation(dispatcher: Dispatcher) -> None:
     fold = dispatcher.remember_fold if io.interactive else None
     renderer = EventRenderer(io.console, io.progress, markdown=io.markdown, on_fold=fold)
     session = dispatcher.session
-    run_rendered(io, renderer, lambda cancel: session.continue_plan(renderer, cancel))
+    run_rendered(io, renderer, lambda cancel: session.turns.continue_plan(renderer, cancel))
     dispatcher.notices()

@@ -5,9 +5,9 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import run_in_terminal
@@ -23,8 +23,10 @@ from prompt_toolkit.output import Output, create_output
 from rich.cells import cell_len
 from rich.console import Console
 
-from paicli.cli.backend import BannerInfo, Session, StatusSnapshot
+from paicli.cli.backend import BannerInfo, StatusSnapshot
 from paicli.cli.command_handlers import GOODBYE
+from paicli.cli.command_table import BUILTIN
+from paicli.cli.commands import CommandTable
 from paicli.cli.paste import PasteStore
 from paicli.cli.printing import SafeConsole
 from paicli.cli.render import say
@@ -34,11 +36,12 @@ from paicli.cli.repl_io import InteractiveIO
 from paicli.cli.repl_notices import NoticeRelay
 from paicli.cli.repl_plan import offer_continuation
 from paicli.cli.statusbar import format_window, status_line
-from paicli.config import knobs
-from paicli.config.env import EnvLookup
 from paicli.fsperm import create_private_file, make_private
 from paicli.redact import Redactor
 from paicli.tools.base import ApprovalDecision, ApprovalReply, ApprovalRequest
+
+if TYPE_CHECKING:
+    from paicli.cli.app_backend import AppBackend
 
 
 def banner_lines(info: BannerInfo) -> list[tuple[str, str]]:
@@ -85,9 +88,11 @@ HISTORY_KEEP = 10_000
 
 
 class RedactedFileHistory(FileHistory):
-    """Input history on disk without pasted keys, bearer tokens or `password=…` values."""
+    """Input history on disk without pasted keys (configured ones too), bearer tokens or `password=…` values."""
 
-    _redactor = Redactor()
+    def __init__(self, filename: str, keys: Iterable[str] = ()) -> None:
+        super().__init__(filename)
+        self._redactor = Redactor(keys)
 
     def store_string(self, string: str) -> None:
         super().store_string(self._redactor.text(string))
@@ -113,12 +118,13 @@ def trim_history(path: Path, keep: int) -> int:
 class InteractiveRepl:
     def __init__(
         self,
-        session: Session,
+        session: AppBackend,
         inp: Input,
         out: Output,
         console: Console,
         history_file: Path,
         show_toolbar: bool = True,
+        table: CommandTable = BUILTIN,
     ) -> None:
         self._input = inp
         self._output = out
@@ -130,7 +136,8 @@ class InteractiveRepl:
         self._pastes = PasteStore()
         self._root = Path(session.info().project_root or ".")
         self.io = InteractiveIO(inp, out, console, self._clear_history)
-        self._dispatcher = Dispatcher(session, self.io)
+        self._table = table
+        self._dispatcher = Dispatcher(session, self.io, table)
         self._session = self._make_session()
         self._relay = NoticeRelay(
             lambda: self._session.app,
@@ -143,14 +150,19 @@ class InteractiveRepl:
         try:
             create_private_file(self._history_file)  # prompt history can hold pasted keys
             trim_history(self._history_file, HISTORY_KEEP)
-            return RedactedFileHistory(str(self._history_file))
+            from paicli.config.env import EnvLookup
+            from paicli.config.keys import configured_keys
+
+            return RedactedFileHistory(str(self._history_file), configured_keys(EnvLookup()))
         except OSError:
             return InMemoryHistory()
 
     def _make_session(self) -> PromptSession[str]:
         session: PromptSession[str] = PromptSession(
             history=self._history(),
-            completer=ReplCompleter(self._root, mentions=lambda: self._dispatcher.session.mcp_mentions()),
+            completer=ReplCompleter(
+                self._root, mentions=lambda: self._dispatcher.session.mcp_mentions(), table=self._table
+            ),
             complete_while_typing=True,
             auto_suggest=AutoSuggestFromHistory(),
             key_bindings=self._key_bindings(),
@@ -280,21 +292,22 @@ class ApprovalHost(Protocol):
 
 
 def run_interactive(
-    session: Session,
+    session: AppBackend,
     *,
     input: object,
     output: object,
     history_file: Path,
     console: Console | None,
-    env: EnvLookup | None,
+    status_bar: bool = True,
     approver: ApprovalHost | None = None,
     intro: str = "",
+    table: CommandTable = BUILTIN,
 ) -> int:
     inp = input if isinstance(input, Input) else create_input()
     out = output if isinstance(output, Output) else create_output()
-    show_toolbar = not knobs.NO_STATUSBAR.read(env or EnvLookup())
+    show_toolbar = status_bar
     repl = InteractiveRepl(
-        session, inp, out, console or SafeConsole(force_terminal=True), history_file, show_toolbar
+        session, inp, out, console or SafeConsole(force_terminal=True), history_file, show_toolbar, table
     )
     repl.intro = intro
     if approver is None:

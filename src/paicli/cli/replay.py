@@ -8,7 +8,7 @@ compacted view the model continues from. `replay_lines` renders a view instead (
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from paicli.cli.summaries import blocked_headline, shorten, strip_boundary, tool_call_line
@@ -43,11 +43,15 @@ class Turn:
     lines: list[str] = field(default_factory=list)
 
 
-def call_outcome(content: str) -> str | None:
+def call_outcome(content: str, recorded: str | None = None) -> str | None:
     """The mark for a call that did not simply run (denied, refused, cancelled, interrupted, failed);
-    None for one that ran and succeeded. Control characters in the result are shown, not obeyed."""
+    None for one that ran and succeeded. `recorded`: the outcome the ledger kept with the result, which
+    decides; a ledger written before outcomes were recorded is read by the result's first words. Control
+    characters in the result are shown, not obeyed."""
     body = show_controls(strip_boundary(content)).strip()
     first = body.splitlines()[0] if body else ""
+    if recorded is not None:
+        return _recorded_mark(recorded, first, body)
     if first.startswith(HITL_PREFIX):
         return "🚫 已拒绝，未执行"
     if first.startswith(CANCELLED_PREFIX):
@@ -67,6 +71,22 @@ def call_outcome(content: str) -> str | None:
     return None
 
 
+def _recorded_mark(outcome: str, first: str, body: str) -> str | None:
+    if outcome == "denied":
+        return "🚫 已拒绝，未执行"
+    if outcome == "cancelled":
+        return "⏹️ 已取消，未执行"
+    if outcome == "refused":
+        return blocked_headline(first, 100)
+    if outcome == "timed_out":
+        return shorten(first, 100)
+    if outcome == "failed":
+        last = body.splitlines()[-1] if body else ""
+        code = _EXIT_CODE.match(last)
+        return f"❌ 失败（退出码 {code.group(1)}）" if code else shorten(first, 100)
+    return None
+
+
 def _answer_lines(content: str) -> list[str]:
     lines = [line.rstrip() for line in content.strip().splitlines() if line.strip()]
     shown = [f"  {shorten(line, 160)}" for line in lines[:ANSWER_LINES]]
@@ -75,7 +95,7 @@ def _answer_lines(content: str) -> list[str]:
     return shown
 
 
-def _message_lines(messages: Sequence[Message]) -> list[str]:
+def _message_lines(messages: Sequence[Message], outcomes: Mapping[str, str] | None = None) -> list[str]:
     """Tool lines (each with its outcome when it did not simply run) and final answers, in order."""
     results = {m.tool_call_id: m.content or "" for m in messages if m.role == "tool"}
     lines: list[str] = []
@@ -84,7 +104,7 @@ def _message_lines(messages: Sequence[Message]) -> list[str]:
             continue
         for call in message.tool_calls:
             lines.append(f"  {tool_call_line(call.name, call.arguments)}")
-            outcome = call_outcome(results.get(call.id, ""))
+            outcome = call_outcome(results.get(call.id, ""), (outcomes or {}).get(call.id))
             if outcome:
                 lines.append(f"    ⎿ {outcome}")
         if (message.content or "").strip() and not message.tool_calls:
@@ -114,7 +134,7 @@ def transcript_lines(transcript: Transcript, compacted: bool = False) -> list[st
 
 
 def _turn_lines(turn: ShownTurn) -> list[str]:
-    return _input_lines(turn.typed) + _message_lines(turn.messages)
+    return _input_lines(turn.typed) + _message_lines(turn.messages, turn.outcomes)
 
 
 def is_compacted(view: Sequence[Message]) -> bool:

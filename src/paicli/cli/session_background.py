@@ -8,7 +8,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from paicli.cli.backend import NoticeListener
+from paicli.cli.notices import NoticeBoard
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.llm.messages import Usage
@@ -51,14 +51,13 @@ class SessionBackground:
         memory: MemoryManager,
         llm: LLMClient,
         env: EnvLookup,
-        notices: list[str],
+        notices: NoticeBoard,
         light_model: str | None = None,
     ) -> None:
         self._memory = memory
         self._env = env
         self._notices = notices
         self._lock = threading.Lock()
-        self._listener: NoticeListener | None = None
         self.usage = Usage()  # side calls (fact extraction) on top of the agent's own
         self.calls = 0
         self._extraction = BackgroundExtraction(manager_job(memory))
@@ -87,23 +86,7 @@ class SessionBackground:
             self.notice(self._memory.extraction_notice() or saved_message(count))
 
     def notice(self, text: str) -> None:
-        with self._lock:
-            self._notices.append(text)
-            listener = self._listener
-        if listener is not None:
-            try:
-                listener()
-            except Exception:  # a front-end hook must never break background work
-                log.warning("notice listener failed", exc_info=True)
-
-    def set_listener(self, listener: NoticeListener | None) -> None:
-        with self._lock:
-            self._listener = listener
-
-    def drain(self) -> list[str]:
-        with self._lock:
-            lines, self._notices[:] = list(self._notices), []
-        return lines
+        self._notices.post(text)
 
     @property
     def pending(self) -> int:

@@ -44,6 +44,10 @@ class SessionReport:
             return []
         return self.agent.last_tool_definitions or self.parts.tools.definitions()
 
+    def schema_tokens(self) -> int:
+        """What the tool definitions of the next request cost, as /context counts them."""
+        return self.parts.counter.count_tools(self.tool_definitions() or None)
+
     def status(self, phase: str, count_context: bool) -> StatusSnapshot:
         usage = self.usage()
         history = list(self.agent.history)

@@ -12,8 +12,11 @@ from paicli.agent.react import ReactAgent
 from paicli.cli.backend import CommandReply, SessionSummary
 from paicli.cli.compose import Components
 from paicli.config.env import ConfigError
+from paicli.config.settings import Settings
 from paicli.llm.messages import Message
 from paicli.session.ledger import ConversationLedger
+from paicli.session.model_record import RecordedModel, read_recorded_model
+from paicli.session.opener import LedgerOpener
 from paicli.session.resume import ResumeResult
 from paicli.session.transcript import Transcript
 
@@ -40,14 +43,30 @@ def view_reference(session_id: str, result: ResumeResult) -> dict[str, Any] | No
     }
 
 
+def resumed_settings(settings: Settings, recorded: RecordedModel | None) -> tuple[Settings, str]:
+    """The settings a resumed session continues with: the model its ledger recorded last when that differs
+    from `settings` and can be used, else `settings`; with the line that says so ("" when nothing changed)."""
+    if recorded is None or (recorded.model, recorded.provider) == (settings.model, settings.provider):
+        return settings, ""
+    shown = f"{recorded.model} ({recorded.provider})" if recorded.provider else recorded.model
+    try:
+        chosen = settings.with_model(recorded.spec)
+    except ConfigError as exc:
+        return settings, f"🤖 会话记录的模型 {shown} 现在用不了（{exc}），继续使用 {settings.describe()}"
+    return chosen, f"🤖 继续使用会话记录的模型 {chosen.describe()}"
+
+
 @dataclass(frozen=True)
 class Reopened:
-    """An earlier session's ledger, claimed, with its folded view; the session is rebuilt over it."""
+    """An earlier session's ledger, claimed, with its folded view; the session is rebuilt over it with
+    `settings` (the model the ledger recorded last, when it can be used)."""
 
     ledger: ConversationLedger
     result: ResumeResult
     session_id: str
     forked: str  # the lines saying it was open elsewhere and continues in a copy ("" when not)
+    settings: Settings
+    model_note: str = ""  # which model it continues with, when not the one running before the resume
 
 
 class SessionRestore:
@@ -80,7 +99,7 @@ class SessionRestore:
 
     def reopen(self, session_id: str) -> Reopened | CommandReply:
         """The ledger `/resume <id>` continues (a copy when another process has it open), or why not."""
-        from paicli.session.catalog import find_session, resume_session
+        from paicli.session.catalog import find_session
 
         settings = self.parts.settings
         found = find_session(settings.paicli_home, session_id.strip())
@@ -93,23 +112,25 @@ class SessionRestore:
         if in_use(path):  # open in another process: continue in a copy, never in the same file
             path = fork_session(found.path)
             forked = f"{busy_text(found.path)}\n{forked_text(found.path, path)}\n"
-        secrets = [settings.api_key] if settings.api_key else []
-        ledger, result = resume_session(
+        settings, note = resumed_settings(settings, read_recorded_model(path))
+        opener = LedgerOpener.configured(
+            self.parts.env, settings.paicli_home, settings.api_key, on_error=self._on_error
+        )
+        ledger, result = opener.resume(
             path,
             model=settings.model,
             provider=settings.provider,
             version=__version__,
-            secrets=secrets,
-            on_error=self._on_error,
             checkpoint_repairs=False,
         )
         ledger.claim()
-        return Reopened(ledger, result, path.name[: -len(".jsonl")], forked)
+        return Reopened(ledger, result, path.name[: -len(".jsonl")], forked, settings, note)
 
     def resumed(self, agent: ReactAgent, reopened: Reopened) -> CommandReply:
         """The rebuilt session shows the earlier conversation and carries on in it."""
         reply = self._restored(agent, reopened.session_id, reopened.result)
-        return CommandReply(reopened.forked + reply.text, reply.ok) if reopened.forked else reply
+        text = reopened.forked + reply.text + (f"\n{reopened.model_note}" if reopened.model_note else "")
+        return CommandReply(text, reply.ok)
 
     def restore_opened(self, agent: ReactAgent) -> CommandReply:
         """Start-up with -c / --resume: the ledger was opened on an existing file; rebuild its view."""

@@ -7,7 +7,16 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from paicli.config.trust import TrustStore, decide, describe_brought, project_brings, untrusted_line
+from paicli.config.trust import (
+    Brought,
+    ProjectTrust,
+    TrustStore,
+    decide,
+    describe_brought,
+    project_brings,
+    untrusted_line,
+)
+from paicli.termsafe import show_one_line
 
 QUESTION = "是否信任此文件夹并启用这些配置？[y/N] "
 
@@ -39,30 +48,57 @@ def project_trusted(
     ask: Callable[[str], str | None] = _ask_stdin,
     warn: Callable[[str], None] | None = None,
 ) -> bool:
-    """Whether the folder's skills, prompt overrides and MCP servers apply to this run."""
+    """Whether the folder's skills, prompt overrides and MCP servers apply at start (see `project_trust`)."""
+    return project_trust(root, paicli_home, flag=flag, interactive=interactive, ask=ask, warn=warn).trusted
+
+
+def project_trust(
+    root: Path,
+    paicli_home: Path,
+    *,
+    flag: bool,
+    interactive: bool,
+    ask: Callable[[str], str | None] = _ask_stdin,
+    warn: Callable[[str], None] | None = None,
+) -> ProjectTrust:
+    """The session's trust in the folder: asked or recorded now; a folder that brings nothing yet is looked
+    at again when configuration appears in it (`ProjectTrust`)."""
     warn = warn or _warn_stderr
     if _is_home(root / ".paicli", paicli_home):
-        return True  # paicli started in the home folder: that .paicli is the user's own configuration
+        return ProjectTrust(root, True)  # started in the home folder: that .paicli is the user's own
     brought = project_brings(root)
     store = TrustStore(paicli_home)
     recorded = store.recorded(root) if brought else None
     decision = decide(bool(brought), recorded, flag, interactive)
     if decision == "ask":
-        intro = [f"📁 文件夹 {root} 带有会改变提示词或运行代码的项目配置：", *describe_brought(brought)]
-        warn("\n".join(intro))
-        answer = ask(QUESTION)
-        trusted = answer is not None and answer.strip().lower() in ("y", "yes", "是")
-        try:
-            store.record(root, trusted)
-        except OSError as exc:
-            warn(f"paicli: 无法记录信任选择（{exc.strerror or exc}），下次启动会再问")
-        if not trusted:
-            warn("已忽略这些项目配置；以后要启用，请用 paicli --trust-project 启动")
-        return trusted
+        return ProjectTrust(root, _asked(root, brought, store, ask, warn))
     if decision == "untrusted":
         warn(untrusted_line(brought, refused=recorded is False))
-        return False
+        return ProjectTrust(root, False)
     if flag and interactive and brought and recorded is not True:
         with contextlib.suppress(OSError):
             store.record(root, True)
-    return True
+    return ProjectTrust(root, True, watch=not brought and not flag, store=store)
+
+
+def _asked(
+    root: Path,
+    brought: list[Brought],
+    store: TrustStore,
+    ask: Callable[[str], str | None],
+    warn: Callable[[str], None],
+) -> bool:
+    intro = [
+        f"📁 文件夹 {show_one_line(str(root))} 带有会改变提示词或运行代码的项目配置：",
+        *describe_brought(brought),
+    ]
+    warn("\n".join(intro))
+    answer = ask(QUESTION)
+    trusted = answer is not None and answer.strip().lower() in ("y", "yes", "是")
+    try:
+        store.record(root, trusted)
+    except OSError as exc:
+        warn(f"paicli: 无法记录信任选择（{exc.strerror or exc}），下次启动会再问")
+    if not trusted:
+        warn("已忽略这些项目配置；以后要启用，请用 paicli --trust-project 启动")
+    return trusted

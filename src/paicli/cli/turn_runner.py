@@ -4,25 +4,26 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 from paicli.agent.events import EventSink, Notice, Preparing, RunFinished
 from paicli.agent.react import CANCELLED_ANSWER, ReactAgent
 from paicli.cancel import CancelToken
-from paicli.cli.backend import RunMode
 from paicli.cli.compose import Components
 from paicli.cli.mentions import attach_mentions
 from paicli.cli.warmup import WarmUp, await_warmup
-from paicli.llm.notices import retry_notices
+from paicli.config.modes import DEFAULT_MODE, ORCHESTRATED, RUN_MODES, RunMode, mode_named
+from paicli.llm.notices import RetryListener, retry_notices
 
 if TYPE_CHECKING:
     from paicli.agent.plan.agent import PlanDraft
     from paicli.cli.orchestrated_session import OrchestratedRuns
 
 log = logging.getLogger(__name__)
-RESUMABLE_MODES = ("plan", "team")  # runs whose interrupted steps /resume and -c offer to continue
+RESUMABLE_MODES = ORCHESTRATED  # runs whose interrupted steps /resume and -c offer to continue
 T = TypeVar("T")
 
 
@@ -36,6 +37,15 @@ class RunState:
     continue_plan_first: bool = False  # `-p --plan -c`: continue the interrupted plan instead of a new one
 
 
+def _retry_teller(emit: EventSink) -> RetryListener:
+    """Each model-call retry of a run is shown: `⏳ 重试 2/4，3 s 后…（HTTP 500）`."""
+
+    def told(number: int, retries: int, delay: float, cause: str) -> None:
+        emit(Notice(f"⏳ 重试 {number}/{retries}，{delay:.0f} s 后…（{cause}）", "warn"))
+
+    return told
+
+
 class TurnRunner:
     def __init__(self, parts: Components, agent: ReactAgent, runs: OrchestratedRuns, state: RunState) -> None:
         self.parts = parts
@@ -44,20 +54,35 @@ class TurnRunner:
         self.state = state
 
     def supports_mode(self, mode: RunMode) -> bool:
-        return mode in ("react", "plan", "team")
+        return mode in RUN_MODES
 
     def default_mode(self) -> RunMode:
         """What a plain input runs as: `/mode plan` (or Shift+Tab) makes every input a plan, `/mode team` a team run."""
-        mode = self.parts.approval.mode
-        return "plan" if mode == "plan" else "team" if mode == "team" else "react"
+        return (mode_named(self.parts.approval.mode) or DEFAULT_MODE).runs
 
     def run(self, text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
         if not self.supports_mode(mode):
             return RunFinished("error", "", f"不支持的运行模式：{mode}")
-        return self.guarded(emit, lambda: self._run(text, mode, emit, cancel))
+        with self._phase(), retry_notices(_retry_teller(emit)):  # this run's requests only
+            try:
+                result = self._run(text, mode, emit, cancel)
+            except Exception as exc:  # the front end must always get a RunFinished
+                log.exception("run failed")
+                return RunFinished("error", "", f"任务出错: {exc}")
+        if result.turn is not None:  # a Plan or Team run ended
+            self.agent.record_run(result.turn)
+        return result
+
+    @contextmanager
+    def _phase(self) -> Iterator[None]:
+        self.state.phase = "running"
+        try:
+            yield
+        finally:
+            self.state.phase = "idle"
 
     def _run(self, text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
-        if mode in ("plan", "team") and self.state.continue_plan_first:
+        if mode in ORCHESTRATED and self.state.continue_plan_first:
             self.state.continue_plan_first = False
             found = self.runs.interrupted((mode,))
             if found is not None:
@@ -70,11 +95,11 @@ class TurnRunner:
             return RunFinished("error", "", refusal)
         if not await_warmup(self.state.warmup, emit, cancel):
             return RunFinished("cancelled", CANCELLED_ANSWER)
-        if mode in ("plan", "team"):
+        if mode in ORCHESTRATED:
             self.parts.tracker.observe_user_input(expanded)
-            return self._with_retry_notices(emit, lambda: self.runs.run(mode, expanded, text, emit, cancel))
+            return self.runs.run(mode, expanded, text, emit, cancel)
         self._before_model_call(text, expanded, emit)
-        return self._with_retry_notices(emit, lambda: self.agent.run(expanded, emit, cancel, submitted=text))
+        return self.agent.run(expanded, emit, cancel, submitted=text)
 
     def _expand(self, text: str, emit: EventSink) -> str:
         expanded, notes = attach_mentions(text, self.parts.settings.project_root)
@@ -90,17 +115,16 @@ class TurnRunner:
         return expanded
 
     def guarded(self, emit: EventSink, work: Callable[[], T]) -> T | RunFinished:
-        self.state.phase = "running"
-        try:
-            result = work()
-            if isinstance(result, RunFinished) and result.turn is not None:  # a Plan or Team run ended
-                self.agent.record_run(result.turn)
-            return result
-        except Exception as exc:  # the front end must always get a RunFinished
-            log.exception("run failed")
-            return RunFinished("error", "", f"任务出错: {exc}")
-        finally:
-            self.state.phase = "idle"
+        """`work` (a plan's review steps) as a run: a failure ends in a RunFinished."""
+        with self._phase():
+            try:
+                result = work()
+            except Exception as exc:  # the front end must always get a RunFinished
+                log.exception("run failed")
+                return RunFinished("error", "", f"任务出错: {exc}")
+        if isinstance(result, RunFinished) and result.turn is not None:  # a Plan or Team run ended
+            self.agent.record_run(result.turn)
+        return result
 
     def _before_model_call(self, submitted: str, expanded: str, emit: EventSink) -> None:
         """Spec 5.5 / 5.7: an expanded MCP resource marks external content; an explicit request to reuse the
@@ -112,15 +136,6 @@ class TurnRunner:
         saved = apply_explicit_memory_hints(self.parts.memory, self.parts.tracker, submitted, recent)
         if saved:
             emit(Notice(f"🧠 已记入长期记忆（全局）：{saved}"))
-
-    def _with_retry_notices(self, emit: EventSink, work: Callable[[], RunFinished]) -> RunFinished:
-        """While `work` runs, each model-call retry is shown: `⏳ 重试 2/4，3 s 后…（HTTP 500）`."""
-
-        def told(number: int, retries: int, delay: float, cause: str) -> None:
-            emit(Notice(f"⏳ 重试 {number}/{retries}，{delay:.0f} s 后…（{cause}）", "warn"))
-
-        with retry_notices(told):  # this run's requests only; a background call keeps its own context
-            return work()
 
     # ---- plan review and continuation ----------------------------------------------------------------
 

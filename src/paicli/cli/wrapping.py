@@ -114,7 +114,8 @@ def install() -> None:
     """Make rich's word wrap (every Text, Markdown paragraph, table cell) use `divide_line`.
 
     rich looks the function up as a global of rich.text on every wrap, and offers no setting for it; this is
-    the one place it is swapped. tests/cli/test_wrapping.py renders through rich to prove it took effect."""
+    the one place it is swapped. tests/cli/test_wrapping.py renders through rich to prove it took effect and
+    names the rich versions the hook was checked against (a new major fails there until it is checked)."""
     import rich.text
 
     rich.text.divide_line = divide_line  # type: ignore[attr-defined]

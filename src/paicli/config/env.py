@@ -12,21 +12,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-TRUTHY = frozenset({"1", "true", "yes", "on"})
-FALSY = frozenset({"0", "false", "no", "off"})
-
-
-def parse_bool(key: str, raw: str) -> bool:
-    lowered = raw.lower()
-    if lowered in TRUTHY:
-        return True
-    if lowered in FALSY:
-        return False
-    raise ConfigError(f"{key}={raw!r} 无效：请使用 true/false、1/0、yes/no 或 on/off")
-
-
-class ConfigError(Exception):
-    """An invalid setting: the CLI prints the one-line message and exits 2."""
+from paicli.config.knob_types import FALSY as FALSY
+from paicli.config.knob_types import TRUTHY as TRUTHY
+from paicli.config.knob_types import ConfigError as ConfigError
+from paicli.config.knob_types import parse_bool as parse_bool
 
 
 def home_dir(env: EnvLookup | Mapping[str, str] | None = None) -> Path:
@@ -225,35 +214,6 @@ class EnvLookup:
     def get(self, key: str, default: str | None = None) -> str | None:
         found = self.lookup(key)
         return default if found is None else found.value
-
-    def get_bool(self, key: str, default: bool) -> bool:
-        raw = self.get(key)
-        if raw is None:
-            return default
-        return parse_bool(key, raw)
-
-    def get_int(self, key: str, default: int, minimum: int | None = None, maximum: int | None = None) -> int:
-        raw = self.get(key)
-        if raw is None:
-            return default
-        try:
-            value = int(raw.replace("_", "").replace(",", ""))
-        except ValueError:
-            raise ConfigError(f"{key}={raw!r} 无效：需要一个整数") from None
-        if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
-            low = "" if minimum is None else f"{minimum}"
-            high = "" if maximum is None else f"{maximum}"
-            raise ConfigError(f"{key}={value} 超出允许范围 [{low}, {high}]")
-        return value
-
-    def get_float(self, key: str, default: float) -> float:
-        raw = self.get(key)
-        if raw is None:
-            return default
-        try:
-            return float(raw)
-        except ValueError:
-            raise ConfigError(f"{key}={raw!r} 无效：需要一个数字") from None
 
 
 def _resolved(path: Path) -> Path | None:

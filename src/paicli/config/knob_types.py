@@ -5,11 +5,30 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Generic, TypeVar
-
-from paicli.config.env import ConfigError, EnvLookup, parse_bool
+from typing import Generic, Protocol, TypeVar
 
 T = TypeVar("T", covariant=True)
+TRUTHY = frozenset({"1", "true", "yes", "on"})
+FALSY = frozenset({"0", "false", "no", "off"})
+
+
+class ConfigError(Exception):
+    """An invalid setting: the CLI prints the one-line message and exits 2."""
+
+
+class Lookup(Protocol):
+    """Where a knob's raw value is read (config.env.EnvLookup)."""
+
+    def get(self, key: str, default: str | None = None) -> str | None: ...
+
+
+def parse_bool(key: str, raw: str) -> bool:
+    lowered = raw.lower()
+    if lowered in TRUTHY:
+        return True
+    if lowered in FALSY:
+        return False
+    raise ConfigError(f"{key}={raw!r} 无效：请使用 true/false、1/0、yes/no 或 on/off")
 
 
 @dataclass(frozen=True)
@@ -25,7 +44,7 @@ class Knob(Generic[T]):
     # with the repository) may not set; see `config.env.is_protected`.
     protected: bool = False
 
-    def read(self, env: EnvLookup) -> T:
+    def read(self, env: Lookup) -> T:
         """The configured value, the default when unset; ConfigError (one line) when unusable."""
         raw = env.get(self.key)
         if raw is None or self.parse is None:
@@ -110,6 +129,21 @@ def ports_parser(key: str, raw: str) -> tuple[int, ...]:
             raise ConfigError(f"{key}={raw!r} 无效：需要逗号分隔的端口号（1-65535），或 off 关闭本机探测")
         ports.append(int(text))
     return tuple(ports)
+
+
+def trigger_parser(key: str, raw: str) -> float:
+    """A share of the window (0.6, 60%) or a token count (>= 1,000)."""
+    text = raw.strip().replace("_", "").replace(",", "")
+    share = text.endswith("%")
+    try:
+        value = float(text[:-1]) / 100 if share else float(text)
+    except ValueError:
+        value = -1.0
+    if 0 < value < 1 or (not share and value >= 1_000 and value.is_integer()):
+        return value
+    raise ConfigError(
+        f"{key}={raw!r} 无效：需要窗口的比例（0 到 1 之间，如 0.6 或 60%），或 token 数（不少于 1000 的整数）"
+    )
 
 
 def _names(key: str, raw: str) -> tuple[str, ...]:

@@ -7,9 +7,9 @@ composition root; start-up validation, the README's configuration table and `/co
 
 from __future__ import annotations
 
-from paicli.config.env import EnvLookup
 from paicli.config.knob_types import (
     Knob,
+    Lookup,
     bool_parser,
     choice,
     flag,
@@ -20,8 +20,10 @@ from paicli.config.knob_types import (
     ports_parser,
     protect,
     text,
+    trigger_parser,
 )
 from paicli.config.knobs_web import WEB_KNOBS
+from paicli.config.modes import MODE_NAMES
 
 # ---------------------------------------------------------------- the declarations
 
@@ -105,7 +107,7 @@ APPROVAL_MODE = protect(
         "PAICLI_APPROVAL_MODE",
         SESSION,
         "auto",
-        ("auto", "ask", "plan", "team"),
+        MODE_NAMES,
         "mode at start-up, as /mode sets it: ask confirms every write and command; plan / team run plain inputs"
         " (and -p without --plan/--team) as Plan-and-Execute / Team",
     )
@@ -158,6 +160,24 @@ TOOL_RESULT_CLEARING_KEEP = integer(
 )
 TOOL_RESULT_CLEARING_EXCLUDE_TOOLS = names(
     "PAICLI_TOOL_RESULT_CLEARING_EXCLUDE_TOOLS", COMPACTION, "tools whose results level 2 never clears"
+)
+COMPACTION_TRIGGER: Knob[float | None] = Knob(
+    "PAICLI_COMPACTION_TRIGGER",
+    COMPACTION,
+    None,
+    "when automatic summaries start: a share of the window (0.6, 60%) or a token count (default: derived from "
+    "the window)",
+    "trigger",
+    "(0, 1) or tokens ≥ 1,000",
+    trigger_parser,
+)
+AUTO_COMPACT = choice(
+    "PAICLI_AUTO_COMPACT",
+    COMPACTION,
+    "on",
+    ("on", "off"),
+    "off: no automatic clearing or summary (oversized results are still offloaded); a turn whose next request "
+    "would not fit the window stops and names /compact",
 )
 SESSION_MEMORY_COMPACTION_ENABLED = flag(
     "PAICLI_SESSION_MEMORY_COMPACTION_ENABLED", COMPACTION, False, "experimental session-memory compaction"
@@ -263,12 +283,14 @@ MCP_STARTUP_WAIT = number(
     "-p and piped runs: how long to wait for an MCP server whose tools are not cached yet (0: never)",
     0,
 )
-SNAPSHOTS = choice(
-    "PAICLI_SNAPSHOTS",
-    TOOLS,
-    "on",
-    ("on", "off"),
-    "side-git snapshot of the project before each turn's first change (/undo, /restore, revert_turn)",
+SNAPSHOTS = protect(
+    choice(
+        "PAICLI_SNAPSHOTS",
+        TOOLS,
+        "on",
+        ("on", "off"),
+        "side-git snapshot of the project before each turn's first change (/undo, /restore, revert_turn)",
+    )
 )
 SNAPSHOT_KEEP = integer(
     "PAICLI_SNAPSHOT_KEEP",
@@ -287,10 +309,13 @@ COMMAND_SANDBOX = choice(
     "OS sandbox of commands run without a human's yes: auto uses it where the kernel can, required asks for "
     "every command without it, off runs them unconfined",
 )
-COMMAND_ENV_ALLOW = names(
-    "PAICLI_COMMAND_ENV_ALLOW",
-    TOOLS,
-    "variables commands keep although their names look secret (*_KEY, *_TOKEN…)",
+COMMAND_ENV_ALLOW = protect(
+    names(
+        "PAICLI_COMMAND_ENV_ALLOW",
+        TOOLS,
+        "more variables that commands run without a human's yes may get, beyond PATH, HOME, LANG, TERM and "
+        "the like (never paicli's keys, sockets or agents, nor a value that looks like a credential)",
+    )
 )
 COMMAND_SANDBOX_USERNS = flag(
     "PAICLI_COMMAND_SANDBOX_USERNS",
@@ -333,6 +358,8 @@ ALL_KNOBS: tuple[Knob[object], ...] = (
     TOOL_RESULT_CLEARING_TRIGGER_TOKENS,
     TOOL_RESULT_CLEARING_KEEP,
     TOOL_RESULT_CLEARING_EXCLUDE_TOOLS,
+    COMPACTION_TRIGGER,
+    AUTO_COMPACT,
     SESSION_MEMORY_COMPACTION_ENABLED,
     TOKENIZER,
     MEMORY_DIR,
@@ -365,7 +392,7 @@ ALL_KNOBS: tuple[Knob[object], ...] = (
 )
 
 
-def validate_all(env: EnvLookup) -> None:
+def validate_all(env: Lookup) -> None:
     """Start-up check: ConfigError naming the first set knob whose value cannot be used."""
     for knob in ALL_KNOBS:
         knob.read(env)

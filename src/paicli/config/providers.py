@@ -37,10 +37,6 @@ class ProviderSpec:
     def key_env(self) -> str:
         return self.key_envs[0]
 
-    @property
-    def prompt_caching_supported(self) -> bool:
-        return self.cache_mode != "none"
-
     def window_for(self, model: str) -> int:
         lowered = model.lower()
         for pattern, window in self.window_overrides:

@@ -39,9 +39,6 @@ class NoProviderError(ConfigError):
     """No provider can be used because no key (or endpoint) is configured: the case the first-run setup fixes."""
 
 
-APPROVAL_MODES = ("auto", "ask", "plan", "team")
-
-
 # ---------------------------------------------------------------- config.json
 
 
@@ -152,10 +149,6 @@ class Settings:
     @property
     def provider_spec(self) -> ProviderSpec:
         return provider(self.provider)
-
-    @property
-    def prompt_caching_supported(self) -> bool:
-        return self.cache_mode != "none"
 
     @property
     def config_path(self) -> Path:

@@ -5,13 +5,19 @@ what runs on the user's machine, so they apply only in a folder the user trusted
 folder and records the answer here, keyed by the folder's real path; `-p` and piped runs never ask (they
 ignore the folder's configuration unless `--trust-project` is given). `PAI.md` is not on the list: it is the
 project memory and always loaded, as untrusted content.
+
+A folder that brought nothing at start needs no answer, but that is no answer for what appears later (a
+checkout, a command, a write): `ProjectTrust` looks again whenever the answer is used, and configuration that
+appeared since start applies only if the user trusted the folder before (the next start asks).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import threading
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -134,3 +140,58 @@ def untrusted_line(items: list[Brought], refused: bool = False) -> str:
 def _top(path: str) -> str:
     parts = path.split("/")
     return "/".join(parts[:2]) + ("/" if len(parts) > 2 else "")
+
+
+class ProjectTrust:
+    """The session's answer to "does this folder's configuration apply", read each time it is used.
+
+    `watch`: the folder was trusted only because it brought no configuration at start. Once configuration
+    appears, the answer becomes what the user recorded for the folder (none recorded: not trusted for the
+    rest of the session), and `notify` gets one line saying so.
+    """
+
+    def __init__(
+        self,
+        root: Path,
+        trusted: bool,
+        *,
+        watch: bool = False,
+        store: TrustStore | None = None,
+        notify: Callable[[str], None] | None = None,
+    ) -> None:
+        self.root = root
+        self._trusted = trusted
+        self._watch = watch and trusted
+        self._store = store
+        self.notify = notify
+        self._lock = threading.Lock()
+
+    @classmethod
+    def of(cls, value: bool | ProjectTrust) -> ProjectTrust:
+        """A fixed answer for a plain bool (tests, callers that decided once)."""
+        return value if isinstance(value, ProjectTrust) else cls(Path("."), bool(value))
+
+    @property
+    def trusted(self) -> bool:
+        with self._lock:
+            if not self._watch:
+                return self._trusted
+        brought = project_brings(self.root)
+        if not brought:
+            return True
+        recorded = self._store.recorded(self.root) if self._store is not None else None
+        with self._lock:
+            if not self._watch:  # another thread got here first
+                return self._trusted
+            self._watch, self._trusted = False, recorded is True
+        if not self._trusted and self.notify is not None:
+            self.notify(appeared_line(brought))
+        return self._trusted
+
+
+def appeared_line(items: list[Brought]) -> str:
+    kinds = "、".join(dict.fromkeys(_top(item.path) for item in items))
+    return (
+        f"⚠️ 会话开始后此文件夹里出现了项目配置（{kinds}），它在本次会话中不会生效；"
+        "下次启动时会询问是否信任此文件夹（或用 paicli --trust-project 启动）"
+    )

@@ -43,12 +43,6 @@ _OFFLOAD_FILE = re.compile(r"(?m)^文件: (\.paicli/tool-outputs/\S+)$")
 Measure = Callable[[Sequence[Message]], int]
 
 
-def parse_tool_list(raw: str | None) -> frozenset[str]:
-    if not raw:
-        return frozenset()
-    return frozenset(part.strip().lower() for part in raw.split(",") if part.strip())
-
-
 @dataclass(frozen=True)
 class ClearingConfig:
     enabled: bool = True

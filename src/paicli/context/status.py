@@ -22,10 +22,6 @@ class ContextFigure:
     source: FigureSource
 
     @property
-    def percent(self) -> float:
-        return 100.0 * self.tokens / self.window if self.window > 0 else 0.0
-
-    @property
     def note(self) -> str:
         if self.source == "calibrated":
             return "本地计数，已按服务端报告的 prompt_tokens 校准"

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from paicli.config.env import EnvLookup, process_environ
+from paicli.config.env import process_environ
 from paicli.context.estimate import estimate_tokens
 from paicli.llm.messages import Message
 
@@ -121,13 +121,9 @@ class TokenCounter:
         self.last_provider_prompt_tokens: int | None = None
 
     @staticmethod
-    def from_env(env: EnvLookup | None = None, model: str | None = None) -> TokenCounter:
-        from paicli.config.knobs import TOKENIZER
-
-        raw = TOKENIZER.read(env or EnvLookup())
-        return TokenCounter(
-            "heuristic" if raw in ("heuristic", "estimate", "reference") else "exact", model=model
-        )
+    def configured(exact: bool = True, model: str | None = None) -> TokenCounter:
+        """The session's counter: the model's tokenizer, or (`exact` off by the setting) the estimate."""
+        return TokenCounter("exact" if exact else "heuristic", model=model)
 
     # -- modes ---------------------------------------------------------------------------------------
 

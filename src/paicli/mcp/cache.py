@@ -10,7 +10,7 @@ from typing import Any
 
 from paicli import fsperm
 from paicli.mcp.config import ServerConfig
-from paicli.mcp.naming import safe_part
+from paicli.mcp.naming import server_file_name
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class ListingCache:
         self.folder = home / "mcp" / "cache"
 
     def path(self, server: str) -> Path:
-        return self.folder / f"{safe_part(server)}.json"
+        return self.folder / f"{server_file_name(server)}.json"
 
     def load(self, server: ServerConfig) -> Listing | None:
         """The cached listing, or None when missing, unreadable or written for another command/url."""

@@ -47,10 +47,6 @@ class ServerConfig:
     url: str | None = None
     headers: tuple[tuple[str, str], ...] = ()
 
-    @property
-    def transport(self) -> str:
-        return "http" if self.url else "stdio"
-
     def fingerprint(self) -> str:
         """What identifies the server for the tool-list cache (never the expanded secrets)."""
         return json.dumps([self.command, list(self.args), self.cwd, self.url], ensure_ascii=False)

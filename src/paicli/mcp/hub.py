@@ -12,18 +12,19 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
 
-from paicli import fsperm
 from paicli.cancel import CancelToken
 from paicli.mcp.cache import Listing, ListingCache
 from paicli.mcp.config import ServerConfig
-from paicli.mcp.naming import safe_part
+from paicli.mcp.errlog import RedactedLog
+from paicli.mcp.naming import server_file_name
+from paicli.redact import Redactor
 
 log = logging.getLogger(__name__)
 Status = Literal["starting", "connected", "failed", "disabled"]
@@ -61,8 +62,12 @@ class McpHub:
         notify: Notify | None = None,
         on_listing: Callable[[str], None] | None = None,
         connect_timeout: float = CONNECT_TIMEOUT,
+        secrets: Iterable[str] = (),
     ) -> None:
+        """`secrets`: the configured keys, masked in the servers' logs (with each server's own env and
+        header values)."""
         self.home = home
+        self.secrets = tuple(secrets)
         self.timeout = timeout
         self.connect_timeout = connect_timeout
         self.cache = ListingCache(home)
@@ -145,20 +150,23 @@ class McpHub:
 
     # ---- one server ---------------------------------------------------------------------------------------
 
-    def _errlog(self, name: str) -> IO[str]:
-        fsperm.ensure_private_dir(self.log_dir)
-        return fsperm.open_private_append(self.log_dir / f"{safe_part(name)}.log")
+    def _errlog(self, config: ServerConfig) -> RedactedLog:
+        own = [value for _, value in (*config.env, *config.headers)]
+        path = self.log_dir / f"{server_file_name(config.name)}.log"
+        return RedactedLog(path, Redactor([*self.secrets, *own]))
 
     def log_tail(self, name: str) -> str:
         try:
-            text = (self.log_dir / f"{safe_part(name)}.log").read_text(encoding="utf-8", errors="replace")
+            text = (self.log_dir / f"{server_file_name(name)}.log").read_text(
+                encoding="utf-8", errors="replace"
+            )
         except OSError:
             return ""
         return text[-LOG_TAIL_CHARS:]
 
     async def _serve(self, state: ServerState, generation: int) -> None:
         state.stop = asyncio.Event()
-        errlog = self._errlog(state.config.name)
+        errlog = self._errlog(state.config)
         # The connect deadline cancels this task from outside: a timeout scope around entering the transport
         # (asyncio.wait_for runs it in another task, anyio.fail_after would be left before the transport's own
         # scopes) breaks anyio's rule that scopes are left in the task and order they were entered.
@@ -174,7 +182,7 @@ class McpHub:
         watchdog = asyncio.get_running_loop().call_later(self.connect_timeout, deadline)
         try:
             async with contextlib.AsyncExitStack() as stack:
-                client = await self._connect(state.config, errlog, stack)
+                client = await self._connect(state.config, errlog.writer, stack)
                 listing = await _list_everything(client)
                 watchdog.cancel()
                 if generation != state.generation:

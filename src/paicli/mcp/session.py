@@ -3,7 +3,7 @@ the `/mcp` command's answers."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from paicli.mcp.config import McpConfig, disabled_servers, load_config, set_disabled
@@ -24,13 +24,19 @@ class McpSession:
         notify: Callable[[str], None],
         *,
         timeout: float = 60.0,
+        secrets: Iterable[str] = (),
     ) -> None:
         self.config = config
         self.home = home
         self.registry = registry
         self.notify_target = notify  # the front end rebinds it once its notice channel exists
         self.hub = McpHub(
-            config.servers, home, timeout=timeout, disabled=disabled_servers(home), notify=self.notify
+            config.servers,
+            home,
+            timeout=timeout,
+            disabled=disabled_servers(home),
+            notify=self.notify,
+            secrets=secrets,
         )
         self.tools = McpTools(self.hub, self.notify)
         self.tools.install(registry)
@@ -50,10 +56,10 @@ class McpSession:
         *,
         trusted: bool,
         timeout: float = 60.0,
+        secrets: Iterable[str] = (),
     ) -> McpSession:
-        return cls(
-            load_config(home, project_root, env, trusted=trusted), home, registry, notify, timeout=timeout
-        )
+        config = load_config(home, project_root, env, trusted=trusted)
+        return cls(config, home, registry, notify, timeout=timeout, secrets=secrets)
 
     @property
     def configured(self) -> bool:

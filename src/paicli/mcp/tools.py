@@ -52,7 +52,8 @@ class McpTools:
         self.hub = hub
         self._notify = notify
         self._lock = threading.Lock()
-        self.active: dict[str, list[RemoteTool]] = {}
+        self.active: dict[str, list[RemoteTool]] = {}  # registered
+        self.listed: dict[str, list[RemoteTool]] = {}  # as the server listed them (some may be refused)
         self.problems: dict[str, list[str]] = {}
 
     def _current(self, server: str) -> list[RemoteTool]:
@@ -78,8 +79,7 @@ class McpTools:
         with self._lock:
             for server in self.hub.states:
                 tools = self._current(server)
-                before = self.active.get(server, [])
-                if tools == before:
+                if tools == self.listed.get(server, []):
                     continue
                 self._put(registry, server, tools)
                 if announce:
@@ -88,13 +88,31 @@ class McpTools:
                     )
 
     def _put(self, registry: Registry, server: str, tools: list[RemoteTool]) -> None:
+        """Replace `server`'s tools. A name another server's tool already holds (a deliberate look-alike, or
+        a digest clash) is refused with a notice: one server never silently replaces another's tool."""
         from paicli.tools.registry import Tool
 
         for old in self.active.get(server, []):
             registry.tools.pop(old.model_name, None)
+        taken = {
+            remote.model_name: name
+            for name, listed in self.active.items()
+            if name != server
+            for remote in listed
+        }
+        kept: list[RemoteTool] = []
         for remote in tools:
+            owner = taken.get(remote.model_name)
+            if owner is not None or remote.model_name in registry.tools:
+                self._notify(
+                    f"⚠️ MCP 服务器 {server} 的工具 {remote.name} 与{f' MCP 服务器 {owner} 的' if owner else '已有'}"
+                    f"工具同名（{remote.model_name}），已忽略，没有替换原来的工具"
+                )
+                continue
             registry.register(Tool(remote.spec(), McpToolHandler(self.hub, remote)))
-        self.active[server] = tools
+            kept.append(remote)
+        self.active[server] = kept
+        self.listed[server] = tools
 
     def count(self, server: str) -> int:
         return len(self.active.get(server, []))

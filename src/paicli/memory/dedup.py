@@ -12,7 +12,6 @@ from paicli.memory.clock import as_utc
 from paicli.memory.entry import MemoryEntry
 
 DEFAULT_CONFLICT_THRESHOLD = 0.8
-DEFAULT_STALE_DAYS = 30
 MAX_STALE_DAYS = 999_999_999  # timedelta's limit
 
 _LETTER_OR_DIGIT = frozenset({"Lu", "Ll", "Lt", "Lm", "Lo", "Nd"})

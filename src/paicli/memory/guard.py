@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from paicli.config import knobs
-from paicli.config.env import EnvLookup
 
 MAX_SOURCES = 8
 CURL_SOURCE = "execute_command(curl/wget)"
@@ -62,11 +61,8 @@ def is_network_command(command: str) -> bool:
 class ExternalContextTracker:
     """Session-wide record of where external content came from (at most 8 distinct sources, in order)."""
 
-    def __init__(self, env: EnvLookup | None = None, *, guard_enabled: bool | None = None) -> None:
-        lookup = env if env is not None else EnvLookup()
-        self._guard_enabled = (
-            knobs.MEMORY_DISABLE_ON_EXTERNAL_CONTEXT.read(lookup) if guard_enabled is None else guard_enabled
-        )
+    def __init__(self, *, guard_enabled: bool = knobs.MEMORY_DISABLE_ON_EXTERNAL_CONTEXT.default) -> None:
+        self._guard_enabled = guard_enabled
         self._sources: list[str] = []
         self._lock = threading.Lock()
 

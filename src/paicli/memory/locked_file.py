@@ -6,13 +6,11 @@ import errno
 import json
 import logging
 import os
-import re
 import shutil
 import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable
-from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -21,12 +19,12 @@ from paicli.config import knobs
 from paicli.config.env import EnvLookup, home_dir
 from paicli.fsperm import PRIVATE_FILE, ensure_private_dir
 from paicli.memory.entry import MemoryEntry
+from paicli.memory.jackson import render_object
 from paicli.memory.unparsed import Unparsed, interleave, split_items
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-_encode_string: Callable[[str], str] = encode_basestring  # the C encoder, non-ASCII kept as is
 FILE_NAME = "long_term_memory.json"
 DEFAULT_LOCK_TIMEOUT = 10.0
 
@@ -68,7 +66,7 @@ def render_json(
 
     def render_entry(entry: MemoryEntry) -> str:
         hit = cache.get(entry.id) if cache is not None else None
-        block = hit[1] if hit is not None and hit[0] is entry else _render_object(entry.to_json_dict())
+        block = hit[1] if hit is not None and hit[0] is entry else render_object(entry.to_json_dict())
         fresh[entry.id] = (entry, block)
         return block
 
@@ -79,54 +77,6 @@ def render_json(
     if not blocks:
         return "[ ]"
     return "[ " + ", ".join(blocks) + " ]"
-
-
-def _render_object(data: dict[str, Any]) -> str:
-    lines = []
-    for key, value in data.items():
-        if isinstance(value, dict):
-            if value:
-                inner = ",\n".join(f"    {_s(k)} : {_s(v)}" for k, v in value.items())
-                rendered = "{\n" + inner + "\n  }"
-            else:
-                rendered = "{ }"
-        else:
-            rendered = _s(value)
-        lines.append(f"  {_s(key)} : {rendered}")
-    return "{\n" + ",\n".join(lines) + "\n}"
-
-
-# Jackson's short escapes; every other control character and any lone surrogate becomes \uXXXX (upper-case
-# hex, as Jackson writes it). A lone surrogate (a JSON "\ud83d" escape, an undecodable path name) written raw
-# would make the UTF-8 encoding of the whole file fail, so no later write could ever succeed.
-_SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
-_NEEDS_HEX = re.compile("[\x00-\x07\x0b\x0e-\x1f\ud800-\udfff]")
-
-
-def _java_string(value: str) -> str:
-    out = []
-    for ch in value:
-        short = _SHORT_ESCAPES.get(ch)
-        if short is not None:
-            out.append(short)
-        elif ord(ch) < 0x20 or 0xD800 <= ord(ch) <= 0xDFFF:
-            out.append(f"\\u{ord(ch):04X}")
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
-
-
-def json_scalar(value: Any) -> str:
-    """A JSON scalar the way the reference writes it (strings escaped like Jackson)."""
-    return _s(value)
-
-
-def _s(value: Any) -> str:
-    if isinstance(value, str):
-        return _java_string(value) if _NEEDS_HEX.search(value) else _encode_string(value)
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
-    return json.dumps(value, ensure_ascii=False)
 
 
 class MemoryFile:

@@ -71,13 +71,15 @@ class MemoryManager:
         tracker: ContextTracker | None = None,
         retriever: Retriever | None = None,
         extractor: Extractor | None = None,
+        auto_extract: bool = False,
     ) -> None:
+        """`auto_extract`: facts are extracted from each turn in the background (the session's setting)."""
         self.store = store
         self.env = env if env is not None else store.env
         self.clock = clock
         self.tracker = tracker
         self.extractor = extractor
-        self.auto_extract_enabled = False
+        self.auto_extract_enabled = auto_extract
         self._retriever = retriever
         self._retriever_failed = False
         self.project_key = normalize_project_key(project_key)

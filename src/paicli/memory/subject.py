@@ -361,10 +361,6 @@ def _sure(reading: Reading) -> bool:
     return reading.own and not reading.reverse
 
 
-def relate(stored: str, incoming: str) -> Kind:
-    return relation(stored, incoming).kind
-
-
 def subject_of(text: str) -> Subject | None:
     """The subject of the fact's main statement, if the parser found one."""
     readings = claim_of(text).readings

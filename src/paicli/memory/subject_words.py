@@ -44,7 +44,6 @@ ARROWS = frozenset(["→", "->", "=>", "⇒", "➜"])  # `A → B`: A becomes B 
 EN_SOURCE = frozenset(["from", "off", "of"])  # `changed from A`, `moved off A`
 EN_NEGATORS = frozenset(["not", "no", "never", "n't", "isn't", "aren't", "wasn't", "don't", "doesn't", "nor"])
 EN_PRONOUNS = frozenset(["we", "i", "you", "they", "it", "he", "she", "this", "that", "there", "everyone"])
-EN_POSSESSIVE_PRONOUNS = frozenset(["it", "that", "what", "there", "here", "he", "she", "who", "this"])
 EN_DETERMINERS = frozenset(["the", "a", "an", "our", "my", "your", "their", "its", "this", "that", "these"])
 EN_OWNER_PREPOSITIONS = frozenset(["of", "for"])  # `the reviewer of the mobile app`, `for the data team,`
 EN_IRREGULAR_VERBS = frozenset(

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from paicli.memory.entry import MemoryEntry
+from paicli.memory.jackson import json_scalar
 
 log = logging.getLogger(__name__)
 
@@ -144,6 +145,4 @@ def render_value(value: Any, depth: int, scalar: Callable[[Any], str] | None = N
 
 
 def _scalar(value: Any) -> str:
-    from paicli.memory.locked_file import json_scalar
-
     return json_scalar(value)

@@ -138,7 +138,7 @@ class VectorIndex:
     """Inverted TF-IDF index over memories keyed by id; `sync` adds, replaces and drops documents one by one.
 
     Positions are never reused while the index lives (a dropped document just loses its postings), so
-    callers can keep `position_of` answers until the next `sync`. Not thread-safe: the retriever locks.
+    callers can keep positions until the next `sync`. Not thread-safe: the retriever locks.
     """
 
     def __init__(self) -> None:
@@ -258,9 +258,6 @@ class VectorIndex:
         self._statistics()
 
     # ---- queries -----------------------------------------------------------------------------------
-
-    def position_of(self, doc_id: str) -> int | None:
-        return self.positions.get(doc_id)
 
     def similarities(self, query: str) -> FloatArray:
         """Cosine similarity of the query to every position (0 for dropped ones)."""

@@ -14,11 +14,11 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import datetime, timezone
 from enum import Enum
 
-from paicli.config import knobs
-from paicli.config.env import ConfigError, EnvLookup, process_environ
+from paicli.config.env import ConfigError, process_environ
+from paicli.config.values import PromptValues, valid_zone
 from paicli.prompt.repository import PromptRepository
 
 LANGUAGE_HEADING = "## Language"
@@ -100,27 +100,17 @@ def without_skills(prompt: str) -> str:
 
 def _system_zone_name() -> str:
     configured = process_environ().get("TZ", "").lstrip(":")
-    if configured and _valid_zone(configured):
+    if configured and valid_zone(configured):
         return configured
     try:
         target = os.path.realpath("/etc/localtime")
         if "zoneinfo/" in target:
             name = target.split("zoneinfo/", 1)[1]
-            if _valid_zone(name):
+            if valid_zone(name):
                 return name
     except OSError:
         pass
     return "UTC"
-
-
-def _valid_zone(name: str) -> bool:
-    from zoneinfo import ZoneInfo
-
-    try:
-        ZoneInfo(name)
-    except (ValueError, KeyError, OSError):
-        return False
-    return True
 
 
 def _utc_now() -> datetime:
@@ -133,19 +123,14 @@ class PromptAssembler:
     def __init__(
         self,
         repository: PromptRepository,
-        env: EnvLookup | None = None,
+        values: PromptValues | None = None,
         clock: Callable[[], datetime] = _utc_now,
     ) -> None:
         self._repository = repository
         self._clock = clock
-        env = env or EnvLookup()
-        self._fixed_date = _parse_date(knobs.PROMPT_RUNTIME_DATE.read(env))
-        zone = knobs.PROMPT_RUNTIME_ZONE.read(env)
-        if zone is not None and not _valid_zone(zone):
-            raise ConfigError(
-                f"{knobs.PROMPT_RUNTIME_ZONE.key}={zone!r} 无效：需要 IANA 时区名，例如 Asia/Shanghai"
-            )
-        self._zone = zone or _system_zone_name()
+        values = values or PromptValues()  # the settings' defaults
+        self._fixed_date = values.runtime_date
+        self._zone = values.runtime_zone or _system_zone_name()
 
     def runtime_context(self) -> str:
         from zoneinfo import ZoneInfo
@@ -181,17 +166,6 @@ class PromptAssembler:
         if not any(re.search(rf"^{heading}\s*$", prompt, re.MULTILINE) for heading in TOOL_SECTIONS):
             return prompt
         return without_tools(without_skills(prompt), self._repository.load("tool-availability.md"))
-
-
-def _parse_date(raw: str | None) -> date | None:
-    if raw is None:
-        return None
-    try:
-        return date.fromisoformat(raw)
-    except ValueError:
-        raise ConfigError(
-            f"{knobs.PROMPT_RUNTIME_DATE.key}={raw!r} 无效：需要 ISO 日期，例如 2026-09-23"
-        ) from None
 
 
 def _require_language(text: str, where: str) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from paicli.config.env import ConfigError, home_dir
 from paicli.config.projectfile import contained_file, read_project_bytes
+from paicli.config.trust import ProjectTrust
 
 _bundled_cache: dict[str, str] = {}
 _bundled_lock = threading.Lock()
@@ -56,12 +57,18 @@ class PromptRepository:
         project_root: Path | str | None = None,
         paicli_home: Path | str | None = None,
         *,
-        project_trusted: bool = True,
+        project_trusted: bool | ProjectTrust = True,
     ) -> None:
         self._project_root = Path(project_root or Path.cwd())
         self._project_dir = self._project_root / ".paicli" / "prompts"
         self._user_dir = Path(paicli_home or home_dir()) / "prompts"
-        self.project_trusted = project_trusted
+        self._trust = ProjectTrust.of(project_trusted)
+
+    @property
+    def project_trusted(self) -> bool:
+        """Asked again on every load: overrides that appear mid-session in a folder trusted only for
+        bringing nothing do not apply (config.trust.ProjectTrust)."""
+        return self._trust.trusted
 
     def override_path(self, rel: str) -> Path | None:
         rel = check_relative(rel)

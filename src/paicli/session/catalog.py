@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -16,12 +15,9 @@ from typing import Any
 
 from paicli.session.ledger import (
     SESSION_START_EVENT,
-    ConversationLedger,
-    epoch_millis,
     ledger_dir,
     validate_session_id,
 )
-from paicli.session.resume import ResumeResult, load_view
 
 SCAN_CAP_BYTES = 64 * 1024 * 1024
 _HEAD_BYTES = 64 * 1024
@@ -205,53 +201,3 @@ def relative_time(then_ms: int, now_ms: int) -> str:
     if seconds < 30 * 86_400:
         return f"{seconds // 86_400} 天前"
     return datetime.fromtimestamp(then_ms / 1000).strftime("%Y-%m-%d")
-
-
-def search_sessions(sessions: Sequence[SessionInfo], query: str) -> list[SessionInfo]:
-    """Sessions whose first request or id contains every word of `query` (case-insensitive)."""
-    words = query.lower().split()
-    return [s for s in sessions if all(w in f"{s.first_input} {s.session_id}".lower() for w in words)]
-
-
-def describe_session(info: SessionInfo, width: int = 60) -> str:
-    """One picker line: local start time, model, turns, first input (shortened)."""
-    started = datetime.fromtimestamp(info.started_at_ms / 1000).strftime("%Y-%m-%d %H:%M")
-    first = info.first_input or "（没有输入）"
-    if len(first) > width:
-        first = first[: width - 1] + "…"
-    return f"{started}  {info.model or '未知模型'}  {info.turns} 轮  {first}"
-
-
-def resume_session(
-    path: Path,
-    *,
-    model: str = "",
-    provider: str = "",
-    version: str = "",
-    secrets: Sequence[str] = (),
-    on_error: Callable[[str], None] | None = None,
-    clock: Callable[[], int] = epoch_millis,
-    metadata: Mapping[str, Any] | None = None,
-    checkpoint_repairs: bool = True,
-) -> tuple[ConversationLedger, ResumeResult]:
-    """Open a session to continue it: rebuild the view, then keep appending to the same file.
-
-    Writes a session_resumed event, and (unless `checkpoint_repairs` is off because the caller
-    checkpoints the restored view itself) a view_checkpoint when the view had to be repaired, so the
-    ledger again holds exactly what the model will see. Put a fresh system prompt before
-    `result.messages` to get the history.
-    """
-    result = load_view(path)
-    ledger = ConversationLedger.open_existing(path, clock=clock, secrets=secrets, on_error=on_error)
-    marker = {
-        "model": model,
-        "provider": provider,
-        "paicliVersion": version,
-        "resumedFromSequence": result.last_sequence,
-    }
-    ledger.mark_resumed({**marker, **(metadata or {})})
-    if result.repaired and checkpoint_repairs:
-        ledger.record_view_checkpoint(
-            "session_resume", result.messages, {"repairedToolPairs": result.repaired}
-        )
-    return ledger, result

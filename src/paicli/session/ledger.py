@@ -34,6 +34,7 @@ from paicli.session.system_refs import (
 SCHEMA_VERSION = 1
 SESSION_START_EVENT = "session_start"
 SESSION_RESUMED_EVENT = "session_resumed"
+MODEL_CHANGE_EVENT = "model_change"  # `/model`: {model, provider}
 _SESSION_ID = re.compile(r"[A-Za-z0-9._-]+")
 _TAIL_LINES = 8
 

@@ -9,8 +9,8 @@ pass over the earlier lines to count their inputs. A `/clear` ends what is shown
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
@@ -23,6 +23,7 @@ _CLEAR_EVENT = f'"event":"{HISTORY_CLEAR_EVENT}"'.encode()
 INTERNAL_SOURCES = frozenset({"runaway_reminder", "skill_injection", "budget_finalization"})
 _HEAD = 400  # event, mode, actor and source come first in every entry (ledger.encode_entry)
 SUBMITTED_INPUT_KEY = "submittedInput"
+OUTCOME_KEY = "outcome"  # a tool_result entry's: how the call ended (tools.base.ToolOutcome)
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,7 @@ class ShownTurn:
 
     typed: str
     messages: tuple[Message, ...]
+    outcomes: Mapping[str, str] = field(default_factory=dict)  # tool call id -> outcome, where recorded
 
 
 @dataclass(frozen=True)
@@ -124,15 +126,18 @@ def count_turns_before(handle: BinaryIO, end: int, identity: bytes) -> int:
 
 
 def _turns(entries: Iterator[LedgerEntry]) -> list[ShownTurn]:
-    turns: list[tuple[str, list[Message]]] = []
+    turns: list[tuple[str, list[Message], dict[str, str]]] = []
     for entry in entries:
         message = entry.message
         assert message is not None
         if starts_turn(entry):
-            turns.append((typed_input(entry), []))
+            turns.append((typed_input(entry), [], {}))
         elif turns and message.role != "system":
             turns[-1][1].append(message)
-    return [ShownTurn(typed, tuple(messages)) for typed, messages in turns]
+            outcome = entry.metadata.get(OUTCOME_KEY)
+            if message.tool_call_id and isinstance(outcome, str):
+                turns[-1][2][message.tool_call_id] = outcome
+    return [ShownTurn(typed, tuple(messages), outcomes) for typed, messages, outcomes in turns]
 
 
 _MEMORY_HEADER = "## 相关长期记忆"

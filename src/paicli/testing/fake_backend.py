@@ -1,10 +1,12 @@
-"""A `Session` that records calls and replays scripted events (tests of the REPL front end)."""
+"""A session that records calls and replays scripted events (tests of the REPL front end): the `SessionPort`,
+plan review and continuation, and `recording_table`, the built-in command table whose handlers that use the
+session's parts record the call instead (the real handlers are tested against a real session)."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from paicli.agent.events import AgentEvent, EventSink, RunFinished, TextDelta
@@ -13,15 +15,15 @@ from paicli.cli.backend import (
     BannerInfo,
     CommandReply,
     NoticeListener,
-    RunMode,
     SessionSummary,
     StatusSnapshot,
 )
-from paicli.cli.models import ModelChoice
+from paicli.cli.commands import CommandContext, CommandTable, Handler
+from paicli.config.modes import RunMode
 
 if TYPE_CHECKING:
     from paicli.agent.plan.agent import PlanDraft
-    from paicli.cli.snapshot_commands import SnapshotCommands
+    from paicli.cli.session_snapshots import SnapshotCommands
 
 Script = Callable[[str, RunMode, EventSink, CancelToken], RunFinished]
 
@@ -68,7 +70,6 @@ class FakeBackend:
     closed: bool = False
     model_name: str = "fake-model"
     project_root: str = "/tmp/proj"
-    modes: tuple[RunMode, ...] = ("react", "plan", "team")
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     notice_listener: NoticeListener | None = None
     snapshots: SnapshotCommands | None = None
@@ -90,77 +91,18 @@ class FakeBackend:
         script = self.scripts.pop(0) if self.scripts else streamed(f"echo: {text}")
         return script(text, mode, emit, cancel)
 
-    def _reply(self, name: str, args: Any, text: str) -> CommandReply:
-        self.calls.append((name, args))
-        return CommandReply(text)
-
-    def clear(self) -> CommandReply:
-        return self._reply("clear", None, "🗑️ 对话历史已清空")
-
-    def compact(self, focus: str | None, emit: EventSink, cancel: CancelToken | None = None) -> CommandReply:
-        return self._reply("compact", focus, "📦 上下文已压缩: 1,000 -> 200 tokens")
-
-    def context_report(self) -> CommandReply:
-        return self._reply("context", None, "📊 Context Usage")
-
-    def memory(self, args: str) -> CommandReply:
-        return self._reply("memory", args, f"memory:{args}")
-
-    def save(self, args: str) -> CommandReply:
-        return self._reply("save", args, f"saved:{args}")
-
-    def model_choices(self) -> list[ModelChoice]:
-        return [ModelChoice("fakeprov", self.model_name, 128_000, current=True)]
-
-    def model(self, args: str, confirmed: bool = False) -> CommandReply:
-        if args:
-            self.model_name = args
-        return self._reply("model", args, f"🤖 正在使用的模型: {self.model_name}")
-
-    def set_mode(self, args: str) -> CommandReply:
-        return self._reply("mode", args, f"模式: {args or 'auto'}")
-
-    def hitl(self, args: str) -> CommandReply:
-        return self._reply("hitl", args, f"HITL: {args or 'default'}")
-
-    def policy(self, args: str = "") -> CommandReply:
-        return self._reply("policy", args or None, "🛡️ 当前的安全策略：")
-
-    def init_project(self, force: bool, emit: EventSink, cancel: CancelToken) -> CommandReply:
-        return self._reply("init", force, "✅ PAI.md 已生成")
-
-    def skill(self, args: str) -> CommandReply:
-        return self._reply("skill", args, f"skill:{args}")
-
-    def mcp(self, args: str) -> CommandReply:
-        return self._reply("mcp", args, f"mcp:{args}")
-
     def mcp_mentions(self) -> list[str]:
         return list(self.mentions)
 
-    def config_report(self) -> CommandReply:
-        return self._reply("config", None, "⚙️ 当前生效的配置")
-
-    def audit(self, args: str) -> CommandReply:
-        return self._reply("audit", args, f"audit:{args}")
-
-    def export(self, args: str) -> CommandReply:
-        return self._reply("export", args, f"export:{args}")
-
-    def list_sessions(self, include_hidden: bool = False) -> list[SessionSummary]:
-        self.calls.append(("list_sessions", None))
-        return [s for s in self.sessions if include_hidden or not s.hidden]
-
-    def resume(self, session_id: str) -> CommandReply:
-        return self._reply("resume", session_id, f"✅ 已恢复会话 {session_id}")
+    @property
+    def turns(self) -> FakeBackend:
+        """Plan review and continuation, as the real session's turn runner offers them."""
+        return self
 
     def drain_notices(self) -> list[str]:
         with self._lock:
             drained, self.notices = self.notices, []
         return drained
-
-    def supports_mode(self, mode: RunMode) -> bool:
-        return mode in self.modes
 
     def default_mode(self) -> RunMode:
         return self.default
@@ -211,3 +153,31 @@ class FakeBackend:
 
     def names(self) -> list[str]:
         return [name for name, _ in self.calls]
+
+
+# the built-in commands whose handlers use the session's parts (the others use only the REPL)
+SESSION_COMMANDS = frozenset(
+    {"clear", "compact", "context", "memory", "save", "model", "mode", "hitl", "policy", "skill", "mcp"}
+    | {"config", "audit", "export", "resume", "init"}
+)
+
+
+def _recorder(name: str) -> Handler:
+    def record(ctx: CommandContext, args: str) -> None:
+        session: Any = ctx.session
+        session.calls.append((name, args or None))
+        ctx.reply(CommandReply(f"已记录 /{name} {args}".rstrip()))
+
+    return record
+
+
+def recording_table(table: CommandTable | None = None) -> CommandTable:
+    """`table` (default: the built-in one) with each session command's handler recording `(name, args or
+    None)` on the `FakeBackend` and replying `已记录 /name args`; words, checks and idle-only stay."""
+    from paicli.cli.command_table import BUILTIN
+
+    base = table or BUILTIN
+    return CommandTable(
+        replace(spec, handler=_recorder(spec.name)) if spec.name in SESSION_COMMANDS else spec
+        for spec in base.specs
+    )

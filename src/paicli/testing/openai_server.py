@@ -302,6 +302,8 @@ SUMMARY_MARKERS = (
     "=== 对话片段 ===",
     "=== 本部分对话 ===",
     "【上下文整理请求",
+    "=== 需要调整的摘要 ===",  # the structure repair of a summary
+    "=== 需要补全的摘要 ===",  # the repair of a summary that left out the user's words
 )
 
 

@@ -2,36 +2,42 @@
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
+from paicli.config.modes import DEFAULT_MODE, MODE_NAMES, SessionMode, mode_named
 from paicli.tools.base import ApprovalDecision, ApprovalRequest
 from paicli.tools.grants import Grant, covered, grant_for
-from paicli.tools.guards import COMMAND_RULES, is_read_only_command
+from paicli.tools.guards import COMMAND_RULES, PassedName, is_read_only_command
+from paicli.tools.protected import (
+    aliased_by_protected_link,
+    git_dir_of,
+    in_gitdir_shaped_folder,
+    is_protected_path,
+    protected_link,
+    written_names,
+)
 from paicli.tools.purecmd import pure_command
 from paicli.tools.schema import ToolSpec
 
 if TYPE_CHECKING:
     from paicli.tools.sandbox.status import SandboxGate
 
-SessionMode = Literal["auto", "plan", "team", "ask"]
 HITL_PREFIX = "[HITL]"
-_MODE_TEXT = {
-    "auto": "auto（默认）：项目内的文件编辑直接执行（.env*、.envrc、.gitmodules、PAI*.md 和任意层级的 .git/、.paicli/ 除外）；确认只读的命令直接运行，其余 shell 命令先请你确认",
-    "plan": "plan：普通输入走 Plan-and-Execute；审批规则同 auto",
-    "team": "team：普通输入交给多智能体协作（规划者、两个执行者、审查者）；审批规则同 auto",
-    "ask": "ask：每一次写文件、改文件和执行命令都先请你确认",
-}
+_CHOICES = " | ".join(MODE_NAMES)
+
+
+def _mode_text(name: SessionMode) -> str:
+    found = mode_named(name)
+    return (found or DEFAULT_MODE).text
 
 
 def start_mode(name: str) -> SessionMode:
     """The start-up mode setting (validated at start-up against the same names as /mode)."""
-    modes: tuple[SessionMode, ...] = ("auto", "plan", "team", "ask")
-    return next((mode for mode in modes if mode == name), "auto")
+    return (mode_named(name) or DEFAULT_MODE).name
 
 
 class AutoApprover:
@@ -93,11 +99,12 @@ class ApprovalState:
         """`/mode [auto|plan|team|ask]` → the text shown after `🧭 `."""
         name = arg.strip().lower()
         if not name:
-            return f"当前模式 {_MODE_TEXT[self._mode]}。可选: /mode auto | plan | team | ask"
-        if name not in _MODE_TEXT:
-            return f"未知模式: {arg.strip()}。可选: auto | plan | team | ask"
-        self._mode = name  # type: ignore[assignment]
-        return f"已切换到 {_MODE_TEXT[name]}"
+            return f"当前模式 {_mode_text(self._mode)}。可选: /mode {_CHOICES}"
+        chosen = mode_named(name)
+        if chosen is None:
+            return f"未知模式: {arg.strip()}。可选: {_CHOICES}"
+        self._mode = chosen.name
+        return f"已切换到 {chosen.text}"
 
     def set_hitl(self, arg: str = "") -> str:
         """`/hitl [on|default]` → the text shown after `🔒 `."""
@@ -107,17 +114,17 @@ class ApprovalState:
             return "HITL 已开启：每一次写文件、改文件和执行命令都会先请你确认"
         if value == "default":
             self._hitl = False
-            return f"HITL 已恢复默认，按当前模式审批: {_MODE_TEXT[self._mode]}"
+            return f"HITL 已恢复默认，按当前模式审批: {_mode_text(self._mode)}"
         if value:
             return f"不支持的参数: {arg.strip()}。用法: /hitl on | /hitl default"
-        state = "开启（每次危险操作都确认）" if self._hitl else f"默认（{_MODE_TEXT[self._mode]}）"
+        state = "开启（每次危险操作都确认）" if self._hitl else f"默认（{_mode_text(self._mode)}）"
         return f"HITL 当前: {state}。用法: /hitl on | /hitl default"
 
     def describe(self) -> str:
         extra = "；--yes 已开启，所有操作自动批准" if self.yes else ""
         granted = f"；本会话已始终允许 {len(self._granted)} 项（/policy 查看）" if self._granted else ""
         hitl = "；HITL 开启" if self._hitl else ""
-        return f"模式 {_MODE_TEXT[self._mode]}{hitl}{extra}{granted}"
+        return f"模式 {_mode_text(self._mode)}{hitl}{extra}{granted}"
 
     def grant_scope(self, spec: ToolSpec, args: dict[str, Any]) -> Grant | None:
         """What answering "always" would cover for this call; None when it cannot be granted."""
@@ -178,22 +185,28 @@ class ApprovalState:
             return None
         if self._hitl:
             return ApprovalNeed("HITL 已开启，所有危险操作都需要确认")
+        passed = written_names(spec, args, project_root)
         with self._lock:
             if covered(self._granted, spec, args) and not (
                 spec.writes_files
-                and (is_protected_path(relative_path) or in_gitdir_shaped_folder(project_root, relative_path))
+                and (
+                    is_protected_path(relative_path)
+                    or protected_link(passed)
+                    or aliased_by_protected_link(project_root, relative_path)
+                    or in_gitdir_shaped_folder(project_root, relative_path)
+                )
             ):
                 return None
         if spec.origin == "mcp":
             return ApprovalNeed(_mcp_reason(spec))
-        if self._mode == "ask":
+        if (mode_named(self._mode) or DEFAULT_MODE).asks_every_change:
             return ApprovalNeed("当前为 ask 模式，危险操作需要确认")
         if not spec.auto_approve:
             return ApprovalNeed(spec.ask_reason or "这个工具没有声明为只读，任何模式下调用前都先请你确认")
         if spec.runs_command:
             return self._command_need(spec.command(args), project_root)
         if spec.writes_files:
-            return _file_need(project_root, relative_path)
+            return _file_need(project_root, relative_path, passed)
         return None
 
     def _command_need(self, command: str, project_root: Path | None) -> ApprovalNeed | None:
@@ -230,68 +243,23 @@ def _mcp_reason(spec: ToolSpec) -> str:
     return "MCP 工具由外部服务器执行，调用前需要确认（a 可对这个工具始终允许）"
 
 
-def _file_need(project_root: Path | None, relative_path: str | None) -> ApprovalNeed | None:
+def _file_need(
+    project_root: Path | None, relative_path: str | None, passed: tuple[PassedName, ...] = ()
+) -> ApprovalNeed | None:
     if is_protected_path(relative_path):
         return ApprovalNeed(
             "这个文件配置 paicli、git 或 shell（.env*、.envrc、.git/、.gitmodules、.paicli/）"
             "或是 PAI*.md 项目记忆，auto 模式下写入需要确认"
         )
+    if protected_link(passed) or aliased_by_protected_link(project_root, relative_path):
+        return ApprovalNeed(
+            "这个路径经过一个名为受保护配置（PAI*.md、.env*、.envrc、.git、.paicli 等）的符号链接，"
+            "或写到这类链接指向的位置，实际改的就是那份配置；auto 模式下写入需要确认"
+        )
     if in_gitdir_shaped_folder(project_root, relative_path):
         return ApprovalNeed(
             "这个文件位于形如 git 仓库目录（HEAD、objects/、refs/）的文件夹中，auto 模式下写入需要确认"
         )
-    return None
-
-
-# Writing here changes what later "read-only" commands run (git hooks, core.fsmonitor, core.pager) or what
-# the model is told on every turn (prompt overrides, PAI.md, skills), so auto mode asks first, at any depth
-# (a nested `sub/.git/config` is picked up by `cd sub && git status`).
-PROTECTED_DIRS = frozenset({".git", ".paicli"})
-PROTECTED_FILES = frozenset({"pai.md", "pai.local.md", ".gitmodules", ".envrc"})
-# `.env*` configures paicli itself (a base URL there gets the key on the next run) and many other tools;
-# `PAI*.md` covers project memory files whatever their suffix; `.envrc` runs in the shell (direnv).
-_PROTECTED_NAME = re.compile(r"^(?:\.env.*|pai.*\.md)$")
-
-
-def _parts(relative_path: str) -> list[str]:
-    # lower(): on case-insensitive file systems .GIT/config is .git/config
-    return [part.lower() for part in relative_path.replace("\\", "/").split("/") if part]
-
-
-def is_protected_path(relative_path: str | None) -> bool:
-    if not relative_path:
-        return False
-    parts = _parts(relative_path)
-    if any(part in PROTECTED_DIRS for part in parts):
-        return True
-    return bool(parts) and (parts[-1] in PROTECTED_FILES or bool(_PROTECTED_NAME.match(parts[-1])))
-
-
-def in_gitdir_shaped_folder(project_root: Path | None, relative_path: str | None) -> bool:
-    """The write lands in (or completes) a folder shaped like a git directory — `HEAD`, `objects/` and
-    `refs/` — which `git --git-dir=…` or `GIT_DIR=…` would read as a repository with its own config/hooks."""
-    if project_root is None or not relative_path or relative_path == ".":
-        return False
-    raw = [part for part in relative_path.replace("\\", "/").split("/") if part]
-    for depth in range(len(raw)):
-        folder = Path(project_root).joinpath(*raw[:depth])
-        below = [part.lower() for part in raw[depth:]]
-        head = (folder / "HEAD").is_file() or below == ["head"]
-        objects = (folder / "objects").is_dir() or (len(below) > 1 and below[0] == "objects")
-        refs = (folder / "refs").is_dir() or (len(below) > 1 and below[0] == "refs")
-        if head and objects and refs:
-            return True
-    return False
-
-
-def git_dir_of(relative_path: str | None) -> str | None:
-    """The `…/.git` prefix of a path inside a git directory, or None."""
-    if not relative_path:
-        return None
-    raw = [part for part in relative_path.replace("\\", "/").split("/") if part]
-    for index, part in enumerate(raw):
-        if part.lower() == ".git":
-            return "/".join(raw[: index + 1])
     return None
 
 
@@ -323,13 +291,8 @@ def policy_report(
     offload_enabled: bool = True,
     tools: Sequence[ToolSpec] | None = None,
 ) -> str:
-    """The `/policy` output (spec 10.3). Without `audit_dir`, the default location from the environment is shown;
-    without `tools`, the built-in tools are listed."""
-    if audit_dir is None:
-        from paicli.config.env import EnvLookup
-        from paicli.tools.audit import audit_dir as default_audit_dir
-
-        audit_dir = default_audit_dir(EnvLookup())
+    """The `/policy` output (spec 10.3): `audit_dir` is where the session's audit log is written (None: not
+    shown); without `tools`, the built-in tools are listed."""
     rules = "、".join(rule.name for rule in COMMAND_RULES)
     overflow = "超出部分卸载到会话文件，可用 read_file 读回" if offload_enabled else "截断"
     return "\n".join(
@@ -343,7 +306,7 @@ def policy_report(
             "   单个文件最大写入: 5MB",
             f"   命令执行上限: {command_timeout_seconds:g} 秒，输出 8KB（{overflow}）",
             "   联网: web_fetch 只访问公网 http(s) 地址，且 URL 须来自你的输入或本轮 web_search 结果",
-            f"   审计目录: {audit_dir}",
+            f"   审计目录: {audit_dir if audit_dir is not None else '（未记录）'}",
             state.grants_text(),
         ]
     )

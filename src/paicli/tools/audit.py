@@ -37,11 +37,10 @@ def audit_dir(env: EnvLookup) -> Path:
 
 
 def env_secrets(env: EnvLookup) -> list[str]:
-    """The configured API keys, so the audit log can redact each exactly."""
-    from paicli.config.providers import PROVIDERS
+    """Every configured key (all providers', every source), so the audit log can redact each exactly."""
+    from paicli.config.keys import configured_keys
 
-    names = {name for spec in PROVIDERS for name in spec.key_envs}  # the generic endpoint's key included
-    return sorted({value for name in names if (value := env.get(name) or "")})
+    return list(configured_keys(env))
 
 
 class AuditRecord(TypedDict, total=False):

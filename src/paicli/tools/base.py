@@ -6,7 +6,22 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-CANCELLED_PREFIX = "用户取消了"  # a cancelled call's result starts with it; RunawayGuard treats it as blocked
+CANCELLED_PREFIX = "用户取消了"  # a cancelled call's result text starts with it (the model reads it)
+
+# How a call ended, set where that was decided (the runner's verdict, the tool itself): ran and succeeded or
+# failed, timed out, or never ran because the policy or a guard refused it, the user denied it, or it was
+# cancelled. Text for people and the model is rendered from it at the edges, never read back from text.
+ToolOutcome = Literal["ok", "failed", "timed_out", "refused", "denied", "cancelled"]
+NOT_RUN: frozenset[ToolOutcome] = frozenset({"refused", "denied", "cancelled"})
+
+
+def outcome_of(success: bool, timed_out: bool = False, not_run: bool = False) -> ToolOutcome:
+    """The outcome a tool's own flags state (a refusal it made itself: `not_run`)."""
+    if timed_out:
+        return "timed_out"
+    if not_run:
+        return "refused"
+    return "ok" if success else "failed"
 
 
 @dataclass(frozen=True)
@@ -19,6 +34,7 @@ class ToolResult:
     blocked: bool = False  # refused by a guard, the policy, an approval or a cancel: never executed
     display: str | None = None  # UI-only extra (a unified diff, a folded preview); never sent to the model
     metadata: dict[str, Any] = field(default_factory=dict)
+    outcome: ToolOutcome = "ok"  # the runner sets it for every result it makes
 
 
 @dataclass(frozen=True)

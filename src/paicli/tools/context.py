@@ -12,7 +12,7 @@ from paicli.config.env import EnvLookup
 from paicli.tools.guards import PathGuard
 
 if TYPE_CHECKING:
-    from paicli.tools.sandbox.status import SandboxStatus
+    from paicli.tools.executor import CommandExecutor
 
 
 class Offloader(Protocol):
@@ -39,6 +39,6 @@ class ToolContext:
     offloader: Offloader | None = None
     command_timeout_seconds: float = 60.0
     on_output: OutputSink | None = None  # gets each line a running command prints, in order (display only)
-    auto_run: bool = False  # a command runs without a human's yes: no secret-looking variable reaches it
-    sandbox: SandboxStatus | None = None  # and runs confined by this sandbox
-    env_allow: tuple[str, ...] = ()  # variables kept although their names look secret
+    # runs execute_command's command; the runner picks the session's approved or unasked one (None: an
+    # approved, unconfined one)
+    executor: CommandExecutor | None = None

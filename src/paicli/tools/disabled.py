@@ -31,7 +31,9 @@ class _NoToolTurn:
     ) -> list[ToolResult]:
         text = ToolResultBoundary.wrap
         return [
-            ToolResult(c.id, c.name, text(c.name, NO_TOOLS_RESULT), success=False, blocked=True)
+            ToolResult(
+                c.id, c.name, text(c.name, NO_TOOLS_RESULT), success=False, blocked=True, outcome="refused"
+            )
             for c in calls
         ]
 

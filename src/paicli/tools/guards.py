@@ -55,6 +55,58 @@ class PathGuard:
         return text == root or text.startswith(root.rstrip(os.sep) + os.sep)
 
 
+_MAX_LINKS = 40  # as the kernel's own limit: a loop of links ends here
+
+
+@dataclass(frozen=True)
+class PassedName:
+    name: str
+    link: bool  # the entry is a symbolic link (its target's components follow it)
+
+
+def traversed_names(project_root: Path, raw: str | None) -> tuple[PassedName, ...]:
+    """Every name a path passes through on its way to the real file, inside the project: its own components
+    and those of every link it follows (`PAI.md -> docs/notes.md` gives `PAI.md`, `docs`, `notes.md`).
+    Write approval judges the links' names too: a link's name is what tools and people read the file as."""
+    text = (raw or "").strip() or "."
+    root = os.path.realpath(project_root)
+    pending = _components(text)
+    current = os.sep if os.path.isabs(text) else root
+    passed: list[PassedName] = []
+    links = 0
+    while pending:
+        name = pending.pop(0)
+        if name == "..":
+            current = os.path.dirname(current)
+            continue
+        candidate = os.path.join(current, name)
+        target = _link_target(candidate) if links < _MAX_LINKS else None
+        if _inside(current, root):
+            passed.append(PassedName(name, target is not None))
+        if target is None:
+            current = candidate
+            continue
+        links += 1
+        pending[:0] = _components(target)
+        current = os.sep if os.path.isabs(target) else current
+    return tuple(passed)
+
+
+def _link_target(path: str) -> str | None:
+    try:
+        return os.readlink(path)
+    except OSError:  # not a link (or gone)
+        return None
+
+
+def _components(text: str) -> list[str]:
+    return [part for part in text.split("/") if part not in ("", ".")]
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
 def _real_path_via_existing_ancestor(normalized: str) -> str:
     """realpath of the nearest existing ancestor, with the not-yet-existing tail appended."""
     current = normalized

@@ -22,8 +22,6 @@ from paicli.llm.messages import ToolCall
 from paicli.memory.guard import ExternalContextTracker
 from paicli.textsafe import encodable, encodable_or_none
 from paicli.tools.approval import (
-    HITL_PREFIX,
-    ApprovalNeed,
     ApprovalState,
     DenyingApprover,
     approval_summary,
@@ -39,18 +37,23 @@ from paicli.tools.base import (
     ToolEvent,
     ToolEventSink,
     ToolFinished,
+    ToolOutcome,
     ToolProgress,
     ToolResult,
     ToolStarted,
+    outcome_of,
 )
 from paicli.tools.boundary import ToolResultBoundary
 from paicli.tools.checkpoint import TurnCheckpoint, may_change_files
 from paicli.tools.context import Offloader, OutputSink, SaveMemory, ToolContext
+from paicli.tools.executor import CommandExecutors
 from paicli.tools.files import edit_preview
-from paicli.tools.guards import PathDenied, PathGuard, command_denial
+from paicli.tools.guards import PathDenied, PathGuard
 from paicli.tools.policy import HEADLINE_NOTICE, TurnToolPolicy
 from paicli.tools.registry import Tool, builtin_tools
+from paicli.tools.rerun import RerunContext, offer_rerun
 from paicli.tools.schema import ArgumentError, ToolOutput, ToolSpec, argument_error_text, parse_arguments
+from paicli.tools.verdict import Ask, Deny, decide
 from paicli.tools.web import WebTools
 
 __all__ = ["Offloader", "ToolRunner", "TurnToolSet"]
@@ -76,12 +79,15 @@ class ToolRunner:
         max_parallel: int = MAX_PARALLEL,
         batch_timeout: float = BATCH_TIMEOUT_SECONDS,
         audit: AuditLog | None = None,
+        executors: CommandExecutors | None = None,
     ) -> None:
+        """`executors`: how commands run (default: the approval state's sandbox setting decides, as the
+        composition root's `session_executors` does)."""
         self.project_root = Path(project_root)
         self.env = env if env is not None else EnvLookup()
         self.approver: Approver = approver if approver is not None else DenyingApprover()
         self.offloader = offloader
-        self.tracker = tracker if tracker is not None else ExternalContextTracker(self.env)
+        self.tracker = tracker if tracker is not None else ExternalContextTracker()
         self.approval = approval_mode if approval_mode is not None else ApprovalState()
         self.paths = PathGuard(self.project_root)
         self.tools: dict[str, Tool] = builtin_tools(web or WebTools(self.env), save_memory)
@@ -91,6 +97,16 @@ class ToolRunner:
         self.audit = (
             audit if audit is not None else AuditLog(audit_dir(self.env), secrets=env_secrets(self.env))
         )
+        if executors is None:
+            from paicli.config.env import home_dir
+            from paicli.config.keys import configured_keys
+            from paicli.tools.sandbox.executor import session_executors
+
+            lookup = self.env
+            executors = session_executors(
+                self.approval.sandbox, str(home_dir(lookup)), lambda: configured_keys(lookup)
+            )
+        self.executors = executors
         self.turn_hooks: list[Callable[[], None]] = []  # run when a top-level turn starts (MCP list updates)
         self.checkpoint: TurnCheckpoint | None = None  # workspace snapshot before a turn's first change
 
@@ -129,9 +145,8 @@ class ToolRunner:
     def context(
         self, cancel: CancelToken, on_output: OutputSink | None = None, *, auto_run: bool = False
     ) -> ToolContext:
-        """`auto_run`: the call runs without a human's yes (commands: sandboxed where the sandbox is active)."""
-        gate = self.approval.sandbox
-        sandbox = gate.status() if auto_run and gate is not None and gate.mode != "off" else None
+        """`auto_run`: the call runs without a human's yes (commands: by the unasked executor, sandboxed where
+        the sandbox is active)."""
         return ToolContext(
             self.project_root,
             self.paths,
@@ -140,9 +155,7 @@ class ToolRunner:
             self.offloader,
             self.command_timeout,
             on_output,
-            auto_run=auto_run,
-            sandbox=sandbox if sandbox is not None and sandbox.active else None,
-            env_allow=gate.env_allow if gate is not None else (),
+            executor=self.executors.for_call(auto_run),
         )
 
 
@@ -223,7 +236,9 @@ class TurnToolSet:
                 result = self._final(call, cancelled_output(call.name))
             else:
                 timeout = f"❌ 工具执行超时: {call.name} 未在 {self.runner.batch_timeout:g} 秒内完成"
-                result = self._final(call, ToolOutput(timeout, success=False, timed_out=True))
+                result = self._final(
+                    call, ToolOutput(timeout, success=False, timed_out=True, outcome="timed_out")
+                )
             _emit(emit, ToolFinished(result))
             results.append(result)
         return results
@@ -237,11 +252,12 @@ class TurnToolSet:
             output = cancelled_output(call.name)
         except Exception as error:  # the loop must never see a tool exception
             output = ToolOutput(f"❌ 工具执行失败: {type(error).__name__}: {error}", success=False)
-        outcome = audit_outcome(output)
+        result = self._final(call, output)
+        recorded = audit_outcome(result.outcome)
         tool = self.runner.tools.get(call.name)
-        if (tool is not None and not tool.spec.read_only) or outcome == "blocked":  # and any tool's refusals
-            self.runner.audit.record(call.name, call.arguments, outcome, output.success)
-        return self._final(call, output)
+        if (tool is not None and not tool.spec.read_only) or recorded == "blocked":  # and any tool's refusals
+            self.runner.audit.record(call.name, call.arguments, recorded, output.success)
+        return result
 
     def _outcome(
         self, call: ToolCall, cancel: CancelToken, on_output: OutputSink | None = None
@@ -265,8 +281,10 @@ class TurnToolSet:
         try:
             with cancel_scope(cancel):  # deep bounded waits (the memory lock) also stop on this call's cancel
                 output = tool.handler(args, self.runner.context(cancel, on_output, auto_run=auto_run))
+                if auto_run and output.metadata.get("sandbox_refused"):
+                    output = offer_rerun(self.runner, tool, args, output, RerunContext(cancel, on_output))
         except PathDenied as denied:
-            return ToolOutput(str(denied), success=False, blocked=True)
+            return ToolOutput(str(denied), success=False, blocked=True, outcome="refused")
         except Exception:
             self.policy.observe(tool.spec, call.arguments)
             raise
@@ -274,46 +292,26 @@ class TurnToolSet:
         return output
 
     def _refusal(self, tool: Tool, args: dict[str, Any]) -> tuple[ToolOutput | None, bool]:
-        """Policy, guards and approval, in that order; a refusal is never executed. The flag: the call runs
-        without a human's yes (a command then goes into the sandbox)."""
-        spec = tool.spec
-        relative: str | None = None
-        denial = self.policy.denial(spec, args)
-        if denial is None:
-            try:
-                relative = self._guarded_path(spec, args)
-            except PathDenied as denied:
-                denial = str(denied)
-        if denial is None and spec.runs_command:
-            denial = command_denial(spec.command(args))
-        if denial is not None:
-            return ToolOutput(denial, success=False, blocked=True), False
-        approval = self.runner.approval
-        need = approval.needs_approval(spec, args, relative, self.runner.project_root)
-        memory_reason = None if approval.yes else self.policy.memory_approval_reason(spec, args)
-        if need is None and memory_reason is not None:
-            need = ApprovalNeed(memory_reason)  # memory writes the user did not ask for (issue 26)
-        if need is None:
-            self._note_write(spec, relative)
-            return None, approval.runs_unasked(spec, args)
-        return self._ask(spec, args, need, relative), False
-
-    def _guarded_path(self, spec: ToolSpec, args: dict[str, Any]) -> str | None:
-        """Every path argument must resolve inside the project; the first one's real relative path."""
-        relatives = [
-            self.runner.paths.resolve(str(args.get(name, "."))).relative for name in spec.path_params
-        ]
-        return relatives[0] if relatives else None
+        """The call's verdict (tools/verdict.py) acted on: a refusal is never executed; an ask goes to the
+        approver. The flag: the call runs without a human's yes (a command then runs by the unasked executor)."""
+        runner = self.runner
+        verdict = decide(tool.spec, args, self.policy, runner.paths, runner.approval, runner.project_root)
+        if isinstance(verdict, Deny):
+            return ToolOutput(verdict.reason, success=False, blocked=True, outcome="refused"), False
+        if isinstance(verdict, Ask):
+            return self._ask(tool.spec, args, verdict.reason, verdict.relative_path), False
+        self._note_write(tool.spec, verdict.relative_path)
+        return None, verdict.unasked
 
     def _ask(
-        self, spec: ToolSpec, args: dict[str, Any], need: ApprovalNeed, relative: str | None
+        self, spec: ToolSpec, args: dict[str, Any], reason: str, relative: str | None
     ) -> ToolOutput | None:
         scope = self.runner.approval.grant_scope(spec, args)
         request = ApprovalRequest(
             spec.name,
             args,
             approval_summary(spec, args),
-            need.reason,
+            reason,
             approval_preview(spec, args, self.runner.paths),
             always=scope.label() if scope is not None else None,
         )
@@ -324,9 +322,10 @@ class TurnToolSet:
         if reply.decision in ("approve", "approve_all"):
             self._note_write(spec, relative)
             return None
-        hint = getattr(self.runner.approver, "reason_text", None)
-        text = denial_text(spec, args, hint if isinstance(hint, str) else None, reply.note)
-        return ToolOutput(text, success=False, blocked=True)
+        approver = self.runner.approver
+        hint = approver.reason_text if isinstance(approver, DenyingApprover) else None
+        text = denial_text(spec, args, hint, reply.note)
+        return ToolOutput(text, success=False, blocked=True, outcome="denied")
 
     def _before_change(self, spec: ToolSpec) -> None:
         checkpoint = self.runner.checkpoint
@@ -356,19 +355,21 @@ class TurnToolSet:
             blocked=output.blocked,
             display=encodable_or_none(output.display),
             metadata=dict(output.metadata),
+            outcome=output.outcome or outcome_of(output.success, output.timed_out, output.blocked),
         )
 
 
-def audit_outcome(output: ToolOutput) -> str:
-    if output.content.startswith(CANCELLED_PREFIX):
-        return "cancelled"
-    if output.content.startswith(HITL_PREFIX):
-        return "denied"
-    return "blocked" if output.blocked else "executed"
+_AUDITED = {"cancelled": "cancelled", "denied": "denied", "refused": "blocked"}
+
+
+def audit_outcome(outcome: ToolOutcome) -> str:
+    """The audit log's word for an outcome (its file format keeps them)."""
+    return _AUDITED.get(outcome, "executed")
 
 
 def cancelled_output(tool_name: str) -> ToolOutput:
-    return ToolOutput(f"{CANCELLED_PREFIX}该工具调用，未执行: {tool_name}", success=False, blocked=True)
+    text = f"{CANCELLED_PREFIX}该工具调用，未执行: {tool_name}"
+    return ToolOutput(text, success=False, blocked=True, outcome="cancelled")
 
 
 def approval_preview(spec: ToolSpec, args: dict[str, Any], paths: PathGuard | None = None) -> str | None:

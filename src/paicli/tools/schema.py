@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
+
+if TYPE_CHECKING:
+    from paicli.tools.base import ToolOutcome
 
 ParamType = str  # "string" | "integer" | "boolean"
 Args = dict[str, Any]
@@ -264,3 +267,4 @@ class ToolOutput:
     display: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     offloaded: bool = False  # the handler already applied L1 offload (execute_command)
+    outcome: ToolOutcome | None = None  # when the flags do not say it all (cancelled, denied): see tools.base

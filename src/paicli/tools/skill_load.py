@@ -11,13 +11,13 @@ the piece itself.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
 from paicli.config import knobs
-from paicli.config.env import EnvLookup
+from paicli.config.trust import ProjectTrust
 from paicli.context.internal import SKILL_INJECTION_MARKER, is_skill_injection, skill_names
 from paicli.llm.messages import Message
 from paicli.tools.base import ToolResult
@@ -28,7 +28,6 @@ from paicli.tools.schema import Args, Param, ToolOutput, ToolSpec
 from paicli.tools.skills import MAX_SKILL_FILE_BYTES, SKILL_FILE, Skill, SkillCatalog, SkillDirs
 
 PIECE_CHARS = 5 * 1024
-DEFAULT_BODY_BUDGET = 16 * 1024
 MIN_USEFUL_PIECE = 256
 PIECE_METADATA = "skill_piece"
 _PIECE_LINE = re.compile(r"(?m)^Skill 文件：(.+?)（第 (\d+)-(\d+) 个字符，共 (\d+) 个字符）$")
@@ -111,26 +110,27 @@ def build_skills(
     paicli_home: Path,
     project_root: Path,
     prompts: PromptSource,
-    notices: list[str],
-    project_trusted: bool = True,
+    notice: Callable[[str], None],
+    project_trusted: bool | ProjectTrust = True,
 ) -> SkillCatalog:
     """The session's catalog, scanned once; each skipped SKILL.md becomes a start-up warning."""
     dirs = SkillDirs.default(paicli_home, project_root, project_trusted)
     catalog = SkillCatalog(dirs, lambda: prompts.load(INDEX_NOTE))
-    notices.extend(problem.warning() for problem in catalog.reload())
+    for problem in catalog.reload():
+        notice(problem.warning())
     return catalog
 
 
 class LoadSkillTool:
     """The `load_skill` handler over the session's catalog."""
 
-    def __init__(self, catalog: SkillCatalog, env: EnvLookup | None = None) -> None:
+    def __init__(self, catalog: SkillCatalog, budget: int = knobs.SKILL_BODY_BUDGET.default) -> None:
         self.catalog = catalog
-        self.budget = knobs.SKILL_BODY_BUDGET.read(env or EnvLookup())
+        self.budget = budget  # chars of a loaded skill kept in the history
 
     @classmethod
-    def tool(cls, catalog: SkillCatalog, env: EnvLookup | None = None) -> Tool:
-        return Tool(LOAD_SKILL, cls(catalog, env))
+    def tool(cls, catalog: SkillCatalog, budget: int = knobs.SKILL_BODY_BUDGET.default) -> Tool:
+        return Tool(LOAD_SKILL, cls(catalog, budget))
 
     def __call__(self, args: Args, ctx: ToolContext) -> ToolOutput:
         name = str(args["name"]).strip()

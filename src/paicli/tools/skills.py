@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Literal
 
 from paicli.config.projectfile import contained_dir, read_project_bytes
+from paicli.config.trust import ProjectTrust
 
 log = logging.getLogger(__name__)
 
@@ -57,10 +58,6 @@ class Skill:
     @property
     def trusted(self) -> bool:
         return self.source != "project"
-
-    @property
-    def skill_file(self) -> Path:
-        return self.directory / SKILL_FILE
 
 
 @dataclass(frozen=True)
@@ -199,19 +196,28 @@ class SkillDirs:
     project: Path
     state_file: Path
     project_enabled: bool = True  # False: the folder is not trusted, its skills are not loaded
+    trust: ProjectTrust | None = None  # when given, asked on every scan instead of `project_enabled`
 
     @property
     def project_root(self) -> Path:
         return self.project.parent.parent  # <root>/.paicli/skills
 
+    @property
+    def project_allowed(self) -> bool:
+        return self.trust.trusted if self.trust is not None else self.project_enabled
+
     @classmethod
-    def default(cls, paicli_home: Path, project_root: Path, project_trusted: bool = True) -> SkillDirs:
+    def default(
+        cls, paicli_home: Path, project_root: Path, project_trusted: bool | ProjectTrust = True
+    ) -> SkillDirs:
+        trust = ProjectTrust.of(project_trusted)
         return cls(
             builtin_skills_dir(),
             paicli_home / "skills",
             project_root / ".paicli" / "skills",
             paicli_home / STATE_FILE,
-            project_trusted,
+            trust.trusted,
+            trust,
         )
 
 
@@ -231,7 +237,7 @@ class SkillCatalog:
         found: dict[str, Skill] = {}
         problems: list[SkillProblem] = []
         sources: list[tuple[Path, SkillSource]] = [(self.dirs.builtin, "builtin"), (self.dirs.user, "user")]
-        if self.dirs.project_enabled:
+        if self.dirs.project_allowed:
             sources.append((self.dirs.project, "project"))
         for root, source in sources:
             inside = self.dirs.project_root if source == "project" else None

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from paicli.config import knobs
-from paicli.config.env import EnvLookup
+from paicli.config.env import process_environ
+from paicli.config.values import SandboxValues
 
 WRAPPER = Path(__file__).with_name("wrapper.py")
 # Imported rather than run as a script: an imported module's bytecode is cached, a script is compiled on
@@ -80,11 +81,16 @@ def _wrapper_runs(userns: bool) -> tuple[bool, str]:
     import subprocess
     import tempfile
 
+    from paicli.tools.sandbox.mounts import mount_plan
     from paicli.tools.sandbox.rules import encode_policy
 
     with tempfile.TemporaryDirectory(prefix="paicli-sbx-probe-") as folder:
         policy = Path(folder) / "policy"
-        policy.write_bytes(encode_policy([("ro", path) for path in _PROBE_READ], userns))
+        # with namespaces the file tree is built too: a kernel (or an LSM) may allow the namespaces, not mounts
+        tree = [("scratch", folder), *mount_plan([*_PROBE_READ, folder])] if userns else []
+        policy.write_bytes(encode_policy([("ro", path) for path in _PROBE_READ], userns, tree))
+        environ = dict(process_environ())
+        path = ":".join(filter(None, (environ.get("PATH"), "/usr/bin:/bin")))
         try:
             done = subprocess.run(
                 wrapper_argv(str(policy), ["true"]),
@@ -92,6 +98,8 @@ def _wrapper_runs(userns: bool) -> tuple[bool, str]:
                 capture_output=True,
                 timeout=PROBE_TIMEOUT_SECONDS,
                 check=False,
+                cwd=folder,
+                env={**environ, "PATH": path},
             )
         except (OSError, subprocess.SubprocessError) as error:
             return False, str(error)
@@ -128,11 +136,11 @@ def probe(mode: str, allow_userns: bool = True) -> SandboxStatus:
 class SandboxGate:
     """The session's sandbox setting; the probe runs on first use (a command, the banner, `/config`)."""
 
-    def __init__(self, env: EnvLookup | None = None) -> None:
-        lookup = env if env is not None else EnvLookup()
-        self.mode = knobs.COMMAND_SANDBOX.read(lookup)
-        self.allow_userns = knobs.COMMAND_SANDBOX_USERNS.read(lookup)
-        self.env_allow = knobs.COMMAND_ENV_ALLOW.read(lookup)
+    def __init__(self, values: SandboxValues | None = None) -> None:
+        values = values or SandboxValues()  # the settings' defaults
+        self.mode = values.mode
+        self.allow_userns = values.allow_userns
+        self.env_allow = values.env_allow
         self._status: SandboxStatus | None = None
         self._lock = threading.Lock()
 

@@ -1,0 +1,79 @@
+"""Whether one tool call may run: one decision over the call's `ToolSpec` and arguments, the turn's policy, the
+path guard, the command rules and the session's approval state (mode, HITL, --yes, grants, the sandbox),
+returned as a typed verdict with its reason. The runner acts on it (runs, asks the approver, or refuses) and
+renders what the model and the user read from it; nothing downstream recognises a refusal by its text.
+
+The order is the contract: the turn policy, then the path guard, then the command rules refuse; only a call
+none of them refused can need a human (approval rules, then a memory write the user did not ask for)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from paicli.tools.approval import ApprovalState
+from paicli.tools.guards import PathDenied, PathGuard, command_denial
+from paicli.tools.schema import ToolSpec
+
+
+@dataclass(frozen=True)
+class Allow:
+    relative_path: str | None  # the guarded, real path of the call's first path argument
+    unasked: bool  # paicli's own judgement let it through (no human's yes): it runs by the unasked executor
+
+
+@dataclass(frozen=True)
+class Ask:
+    reason: str
+    relative_path: str | None
+
+
+@dataclass(frozen=True)
+class Deny:
+    reason: str  # the text the model reads (the policy's or a guard's own words)
+
+
+Verdict = Allow | Ask | Deny
+
+
+class TurnPolicy(Protocol):
+    """What the decision reads of the turn (tools/policy.py's TurnToolPolicy)."""
+
+    def denial(self, spec: ToolSpec, args: dict[str, object]) -> str | None: ...
+
+    def memory_approval_reason(self, spec: ToolSpec, args: dict[str, object]) -> str | None: ...
+
+
+def decide(
+    spec: ToolSpec,
+    args: dict[str, Any],
+    policy: TurnPolicy,
+    paths: PathGuard,
+    approval: ApprovalState,
+    project_root: Path,
+) -> Verdict:
+    denial = policy.denial(spec, args)
+    relative: str | None = None
+    if denial is None:
+        try:
+            relative = _guarded_path(spec, args, paths)
+        except PathDenied as denied:
+            denial = str(denied)
+    if denial is None and spec.runs_command:
+        denial = command_denial(spec.command(args))
+    if denial is not None:
+        return Deny(denial)
+    need = approval.needs_approval(spec, args, relative, project_root)
+    if need is not None:
+        return Ask(need.reason, relative)
+    memory_reason = None if approval.yes else policy.memory_approval_reason(spec, args)
+    if memory_reason is not None:  # memory writes the user did not ask for (issue 26)
+        return Ask(memory_reason, relative)
+    return Allow(relative, approval.runs_unasked(spec, args))
+
+
+def _guarded_path(spec: ToolSpec, args: dict[str, Any], paths: PathGuard) -> str | None:
+    """Every path argument must resolve inside the project; the first one's real relative path."""
+    relatives = [paths.resolve(str(args.get(name, "."))).relative for name in spec.path_params]
+    return relatives[0] if relatives else None
