@@ -10,7 +10,7 @@ store runs `apply` under its lock, so a concurrent write in between is seen.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol, TypeVar
@@ -21,7 +21,7 @@ from paicli.memory.entry import MemoryEntry
 from paicli.memory.judge import Verdict
 
 R = TypeVar("R")
-Entries = dict[str, MemoryEntry]
+Entries = MutableMapping[str, MemoryEntry]
 
 
 class JudgeLike(Protocol):
