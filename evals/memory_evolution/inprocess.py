@@ -21,6 +21,7 @@ from evals.memory_evolution import wiring
 from evals.memory_evolution.cases import Case, Meaning, Statement
 from evals.memory_evolution.oracle import JudgeMode, Oracle, responder
 from paicli.cancel import CancelToken
+from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.llm.client import OpenAIChatClient
 from paicli.llm.messages import ToolCall
@@ -90,12 +91,20 @@ class World:
         self.server.stop()
 
     def manager(self, case: Case) -> MemoryManager:
-        tracker = ExternalContextTracker(self.env)
+        tracker = ExternalContextTracker(
+            guard_enabled=knobs.MEMORY_DISABLE_ON_EXTERNAL_CONTEXT.read(self.env)
+        )
         extractor = AutoFactExtractor(self.llm, self.env)
         manager = MemoryManager(
-            self.store, case.project, self.env, self.clock, tracker, self.retriever, extractor
+            self.store,
+            case.project,
+            self.env,
+            self.clock,
+            tracker,
+            self.retriever,
+            extractor,
+            auto_extract=True,
         )
-        manager.auto_extract_enabled = True
         wiring.attach_judge(manager, self.llm)
         return manager
 
