@@ -181,3 +181,15 @@ def test_a_part_of_a_stored_fact_is_no_duplicate_of_it() -> None:
 def test_a_statement_without_a_predicate_has_no_claim() -> None:
     assert claim_of("每次发布前跑三遍测试").readings == ()
     assert relation("每次发布前跑三遍测试", "每次发布前跑五遍测试") == Relation("none", False)
+
+
+def test_a_clock_time_is_one_value_not_a_key_and_a_value() -> None:
+    assert relate("每周例会在 9:30", "每周例会改到 10:00 了") == "changed"
+    assert relate("Standup is at 9:30", "Standup is at 9:30.") == "same"
+    assert [r.value for r in claim_of("会议时间是 9:30").readings] == ["9:30"]
+    assert [r.value for r in claim_of("端口:8080").readings] == ["8080"]  # a key and a value still
+
+
+def test_the_copular_verbs_of_english_link_a_subject_to_its_value() -> None:
+    assert relate("The deploy target is eu-west-1", "The deploy target remains eu-west-1") == "same"
+    assert relate("The deploy target is eu-west-1", "The deploy target became us-east-2") == "changed"

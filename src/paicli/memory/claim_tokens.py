@@ -28,7 +28,7 @@ _UNITS = (
     r"|lines?|cores?|threads?|connections?|replicas?|instances?|times?|gb|mb|kb|tb|%"
 )
 _NUMBER = re.compile(
-    rf"(?<![a-z0-9_.-])v?\d+(?:\.\d+)*(?:[a-z]{{1,3}}\d*)?(?:\s*(?:{_UNITS})(?![a-z]))?(?![a-z0-9_]|\.[a-z0-9])"
+    rf"(?<![a-z0-9_.-])v?\d+(?::\d\d(?!\d))?(?:\.\d+)*(?:[a-z]{{1,3}}\d*)?(?:\s*(?:{_UNITS})(?![a-z]))?(?![a-z0-9_]|\.[a-z0-9])"
 )
 _IDENTIFIER = re.compile(r"(?<![a-z0-9_.-])[a-z0-9]+(?:[._-][a-z0-9]+)+(?![a-z0-9_-]|\.[a-z0-9])")
 _PLACEHOLDER = re.compile(r"^qq([a-z]+)qq$")

@@ -36,7 +36,10 @@ ZH_LOCATIVE = frozenset(
 EN_BE = frozenset(["is", "are", "was", "were", "be", "been", "being", "am", "="])
 # Verbs that link like a copula (`uses tabs`, `runs on Jenkins`); any other verb links only through a preposition.
 EN_LINKING = frozenset(
-    ["use", "uses", "using", "run", "runs", "live", "lives", "sit", "sits", "stay", "stays"]
+    [
+        *("use", "uses", "using", "run", "runs", "live", "lives", "sit", "sits", "stay", "stays"),
+        *("remain", "remains", "remained", "become", "becomes", "became"),  # English grammar's copular verbs
+    ]
 )
 EN_TARGET = frozenset(["to", "with", "into", "as"])
 CONTRAST = frozenset(["but", "rather", "而是", "而"])  # `not A but B`: B is what holds
