@@ -59,7 +59,9 @@ def test_reference_checks(text: str, quote: str, expected: str | None) -> None:
         ("我偏好简洁回答。本项目使用 Go。", "我偏好简洁回答。本项目使用 Go", "spans_sentences"),
         ("我偏好简洁回答。本项目使用 Go。", "我偏好简洁回答。", None),
         # a fact names who or what it is about
-        ("构建工具是 Gradle，代码在 src 下面。", "代码在 src 下面", "no_subject"),
+        # a declarative statement needs no we/our/project to be a fact (issue 37)
+        ("构建工具是 Gradle，代码在 src 下面。", "代码在 src 下面", None),
+        ("发布审批人是周敏。", "发布审批人是周敏", None),
         ("构建工具是 Gradle，代码在 src 下面。", "构建工具是 Gradle", None),
         # a quote starts its sentence or a clause (list markers allowed)
         ("她在群里发了一句『本项目采用 Go』", "本项目采用 Go", "mid_clause"),

@@ -167,3 +167,81 @@ def test_jieba_stays_unloaded_for_an_empty_store_and_for_queries_without_han(tmp
     assert _loads_jieba(folder, project, "java version")  # first process: indexes built, then saved
     assert not _loads_jieba(folder, project, "hello")  # tokens and vectors come from disk
     assert _loads_jieba(folder, project, "项目用哪个版本")  # a Chinese query is segmented by jieba
+
+
+# ---- issue 37: the local rules through the store, as /save applies them --------------------------------------
+
+
+def _truths(mgr: MemoryManager) -> list[str]:
+    from paicli.memory import evolve
+
+    return sorted(e.content for e in mgr.list_all() if evolve.is_truth(e))
+
+
+def test_a_negation_supersedes_and_never_confirms_the_opposite(tmp_path: Path) -> None:
+    mgr = _manager(tmp_path)
+    mgr.store_fact("部署环境在 AWS 东京区")
+    result = mgr.store_fact("部署环境不在 AWS 东京区")
+    assert result.status is WriteStatus.SUPERSEDED
+    old = result.superseded[0]
+    assert old.content == "部署环境在 AWS 东京区" and "confirmations" not in old.metadata
+    assert _truths(mgr) == ["部署环境不在 AWS 东京区"]
+    assert "东京区" not in " ".join(e for e in _truths(mgr) if "不在" not in e)
+
+
+def test_a_negation_with_its_replacement_stores_one_truth(tmp_path: Path) -> None:
+    mgr = _manager(tmp_path)
+    mgr.store_fact("缩进用 4 个空格")
+    assert mgr.store_fact("缩进不用 4 个空格，用 tab").status is WriteStatus.SUPERSEDED
+    assert _truths(mgr) == ["缩进不用 4 个空格，用 tab"]
+
+
+def test_a_return_to_an_earlier_value_supersedes_the_current_one(tmp_path: Path) -> None:
+    mgr = _manager(tmp_path)
+    mgr.store_fact("The default branch is main")
+    trunk = mgr.store_fact("The default branch is trunk now.").entry
+    back = mgr.store_fact("The default branch is main again.")
+    assert trunk is not None and back.status is WriteStatus.SUPERSEDED
+    assert [old.id for old in back.superseded] == [trunk.id]  # the current truth, not the first statement
+    assert _truths(mgr) == ["The default branch is main again."]
+
+
+def test_a_correction_naming_only_the_new_value_supersedes(tmp_path: Path) -> None:
+    mgr = _manager(tmp_path)
+    mgr.store_fact("数据库连接池大小是 20")
+    mgr.store_fact("连接池调到 40 了")
+    mgr.store_fact("连接池现在是 32")
+    assert _truths(mgr) == ["连接池现在是 32"]
+
+
+def test_old_value_wording_supersedes(tmp_path: Path) -> None:
+    mgr = _manager(tmp_path)
+    mgr.store_fact("The backend is on JDK 17")
+    mgr.store_fact("The backend is on JDK 21 now, we dropped 17.")
+    mgr.store_fact("发布审批人是周敏")
+    mgr.store_fact("发布审批人换成李娜了")
+    mgr.store_fact("发布审批人还是周敏，李娜那条作废")
+    assert _truths(mgr) == [
+        "The backend is on JDK 21 now, we dropped 17.",
+        "发布审批人还是周敏，李娜那条作废",
+    ]
+
+
+def test_near_duplicate_subjects_of_others_are_never_superseded(tmp_path: Path) -> None:
+    mgr = _manager(tmp_path)
+    mgr.store_fact("移动端的发布审批人是王强")
+    mgr.store_fact("For the Apollo project, the release approver is Li Na.")
+    mgr.store_fact("发布审批人是周敏")
+    mgr.store_fact("The release approver is Zhou Min.")
+    assert mgr.store_fact("发布审批人换成李娜了").superseded[0].content == "发布审批人是周敏"
+    assert "移动端的发布审批人是王强" in _truths(mgr)
+    assert "For the Apollo project, the release approver is Li Na." in _truths(mgr)
+
+
+def test_a_shorter_subject_held_by_two_different_ones_supersedes_neither(tmp_path: Path) -> None:
+    mgr = _manager(tmp_path)
+    mgr.store_fact("JDK 版本是 17")
+    mgr.store_fact("Node 版本是 18")
+    result = mgr.store_fact("版本是 21")
+    assert result.status is WriteStatus.STORED
+    assert _truths(mgr) == ["JDK 版本是 17", "Node 版本是 18", "版本是 21"]

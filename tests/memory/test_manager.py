@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,7 +32,7 @@ class FakeExtractor:
     calls: list[str] = field(default_factory=list)
     error: Exception | None = None
 
-    def extract(self, text: str) -> list[str]:
+    def extract(self, text: str, corrects: Callable[[str], bool] | None = None) -> list[str]:
         self.calls.append(text)
         if self.error is not None:
             raise self.error

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from paicli.cli.notices import NoticeBoard
+from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.llm.messages import Usage
 from paicli.llm.protocol import LLMClient
@@ -34,12 +35,12 @@ class UsageRecordingExtractor:
         self._record = record
         self._extractor: AutoFactExtractor | None = None
 
-    def extract(self, text: str) -> list[str]:
+    def extract(self, text: str, corrects: Callable[[str], bool] | None = None) -> list[str]:
         if self._extractor is None:  # built with the first extraction, off the start-up path
             from paicli.memory.extractor import AutoFactExtractor
 
             self._extractor = AutoFactExtractor(self._llm, self._env, model=self._model)
-        outcome = self._extractor.extract(text)
+        outcome = self._extractor.extract(text, corrects)
         if outcome.model_called:
             self._record(outcome.usage)
         return list(outcome)
@@ -61,11 +62,14 @@ class SessionBackground:
         self.usage = Usage()  # side calls (fact extraction, compaction summaries) on top of the agent's own
         self.calls = 0
         self._extraction = BackgroundExtraction(manager_job(memory))
+        memory.on_notice = self.notice  # the relation judge's second look at a save
         self.use_llm(llm, light_model)
 
     def use_llm(self, llm: LLMClient, light_model: str | None = None) -> None:
         """Extraction asks the configured light model, else the session's current one (again after /model)."""
         self._memory.extractor = UsageRecordingExtractor(llm, self._env, self.record_usage, light_model)
+        if knobs.MEMORY_JUDGE.read(self._env):
+            self._memory.use_judge(llm, light_model, self.record_usage)
 
     def after_turn(self, submitted: str) -> None:
         self._extraction.submit(submitted, self._extraction_done)
@@ -87,11 +91,12 @@ class SessionBackground:
 
     @property
     def pending(self) -> int:
-        """Fact extractions still queued or running."""
-        return self._extraction.pending
+        """Fact extractions and refinements of saves still queued or running."""
+        return self._extraction.pending + self._memory.background_pending
 
     def wait(self, timeout: float) -> None:
         self._extraction.wait(timeout)
+        self._memory.wait_background(timeout)
 
     # ---- side calls never block a turn (issue 40) ----------------------------------------------------
 

@@ -243,6 +243,12 @@ MEMORY_LOCK_TIMEOUT_SECONDS = number(
     open_low=True,
 )
 MEMORY_VECTOR = flag("PAICLI_MEMORY_VECTOR", MEMORY, True, "local vector similarity in retrieval")
+MEMORY_JUDGE = flag(
+    "PAICLI_MEMORY_JUDGE",
+    MEMORY,
+    True,
+    "let the light model check how a new memory relates to stored ones the local rules are unsure of",
+)
 
 REACT_TOKEN_BUDGET = optional_integer(
     "PAICLI_REACT_TOKEN_BUDGET", AGENT, "token budget of one task (default: derived)", 1
@@ -378,6 +384,7 @@ ALL_KNOBS: tuple[Knob[object], ...] = (
     MEMORY_DISABLE_ON_EXTERNAL_CONTEXT,
     MEMORY_LOCK_TIMEOUT_SECONDS,
     MEMORY_VECTOR,
+    MEMORY_JUDGE,
     REACT_TOKEN_BUDGET,
     REACT_STAGNATION_WINDOW,
     REACT_HARD_MAX_ITERATIONS,

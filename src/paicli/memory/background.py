@@ -12,6 +12,7 @@ the session ends can be handed over (`pending_texts`) for the next session inste
 from __future__ import annotations
 
 import logging
+import queue
 import threading
 from collections import deque
 from collections.abc import Callable, Sized
@@ -160,3 +161,29 @@ class BackgroundExtraction:
         except Exception:
             log.warning("automatic fact extraction failed", exc_info=True)
             return 0
+
+
+class BackgroundWork:
+    """One daemon worker running callables in order (the relation judge's refinements of explicit saves).
+
+    Nothing a task raises reaches the caller; `wait` lets `-p` and the REPL's exit give the queue a grace period.
+    """
+
+    def __init__(self, name: str = "paicli-memory-work") -> None:
+        self._runner = BackgroundExtraction(self._call, name=name)
+        self._tasks: queue.Queue[Callable[[], None]] = queue.Queue()
+
+    @property
+    def pending(self) -> int:
+        return self._runner.pending
+
+    def submit(self, task: Callable[[], None]) -> None:
+        self._tasks.put(task)
+        self._runner.submit("")
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return self._runner.wait(timeout)
+
+    def _call(self, _: str) -> int:
+        self._tasks.get()()
+        return 0

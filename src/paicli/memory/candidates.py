@@ -12,8 +12,9 @@ finds it:
 - near-identical text (bigram Dice >= the conflict threshold): such an entry shares at least
   m = ceil(t * a / (2 - t)) of the new text's a bigrams, so it contains one of any set of bigrams that covers
   a - m + 1 of them; the rarest such set is searched in the domain's joined canonical text;
-- a subject relation (`evolve._related`): the entries whose lower-cased text contains one of the new fact's
-  subject words or old-value words, searched in the table's joined lower-cased text.
+- a subject relation (`evolve.decide` relates the neighbours that `neighbours.py` finds): the entries whose
+  lower-cased text contains one of the new fact's needles (values, content words, Han bigrams), searched in the
+  table's joined lower-cased text.
 
 Candidates come back in store order, which the rules depend on (the first duplicate wins).
 """
@@ -25,8 +26,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from paicli.memory import subject as subjects
 from paicli.memory.dedup import canonicalize
+from paicli.memory.neighbours import needles
 from paicli.memory.table import GLOBAL, SEPARATOR, TYPES, EntryTable
 
 if TYPE_CHECKING:
@@ -47,14 +48,9 @@ def numeric_key(canonical: str) -> str | None:
 
 
 def related_needles(incoming: MemoryEntry) -> set[str]:
-    """The words `evolve._related` looks for in stored texts (kept in step with it; the property test
-    compares the two)."""
-    new = subjects.subject_of(incoming.content)
-    needles = set(new.words) if new is not None else set()
-    for clause in subjects.old_value_clauses(incoming.content):
-        needles.update(subjects.values_in(clause))
-        needles.update(word for word in clause.split() if len(word) >= 2)
-    return needles
+    """The terms `evolve.decide` scores neighbours by (`neighbours.needles`): every stored entry that holds one
+    of them, and only such an entry, can be a neighbour of `incoming`."""
+    return set(needles(incoming.content))
 
 
 def required_overlap(bigrams: int, threshold: float) -> int:

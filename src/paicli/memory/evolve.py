@@ -1,10 +1,13 @@
-"""How a new fact meets the stored ones (issue 28): duplicate, supersession, pending conflict or plain store.
+"""How a new fact meets the stored ones (issues 28, 37): duplicate, supersession, pending conflict or plain store.
 
-Pure policy over entries. A fact on the same subject with another value (or one whose correction cue names a
-stored value as old) supersedes the stored fact; the old entry stays in the file with `supersededBy` and
-`supersededAt` and is never served as a truth again. A near-identical fact that the subject key cannot place
-is a conflict: without a correction cue it is stored as pending (`conflictPending`), excluded from retrieval
-until the user settles it, so two contradicting facts are never both injected.
+Pure policy over entries. The new fact is related to its neighbours (`neighbours.py`) by the claim parser
+(`subject.py`): the same subject with another value, a negation of the stored value, or a statement that denies
+it supersedes the stored fact; the old entry stays in the file with `supersededBy` and `supersededAt` and is never
+served as a truth again. A relation the parser is not certain of may be decided by the relation judge's verified
+verdict (`judge.py`); a certain one never is. A near-identical fact the parser cannot place is a conflict: it is
+stored as pending (`conflictPending`), excluded from retrieval until the user settles it, so two contradicting
+facts are never both injected. When the new fact's subject is held by several stored subjects that differ from
+each other (`版本` in `JDK 版本` and `Node 版本`), nothing is superseded on that ground alone.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from typing import Literal
 from paicli.memory import subject as subjects
 from paicli.memory.dedup import ConflictDetector, is_duplicate, same_domain
 from paicli.memory.entry import MemoryEntry, format_instant
+from paicli.memory.judge import Verdict
+from paicli.memory.neighbours import neighbours
 
 SUPERSEDED_BY = "supersededBy"
 SUPERSEDED_AT = "supersededAt"
@@ -24,9 +29,9 @@ SUPERSEDES = "supersedes"
 CONFLICT_PENDING = "conflictPending"
 CONFLICT_WITH = "conflictWith"
 CONFIRMATIONS = "confirmations"
-SUBJECT_KEY = "subjectKey"
 
 Kind = Literal["duplicate", "supersede", "pending", "store"]
+_JUDGED = {"duplicate": "same", "updates": "changed", "contradicts": "conflict", "unrelated": "none"}
 
 
 @dataclass(frozen=True)
@@ -53,22 +58,22 @@ def confirmations(metadata: Mapping[str, str]) -> int:
     return int(raw) if raw.isdigit() else 0
 
 
-def subject_for(entry: MemoryEntry) -> subjects.Subject | None:
-    raw = entry.metadata.get(SUBJECT_KEY)
-    if raw is not None:
-        usable, found = subjects.decode(raw)
-        if usable:
-            return found
-    return subjects.subject_of(entry.content)
-
-
 def prepare(incoming: MemoryEntry) -> None:
-    """Compute (and cache) the incoming fact's subject: the tokenizer loads here, outside the store's lock."""
-    subjects.subject_of(incoming.content)
+    """Parse the incoming fact (and cache its claim): the tokenizer loads here, outside the store's lock."""
+    subjects.claim_of(incoming.content)
+
+
+def live_neighbours(entries: Iterable[MemoryEntry], incoming: MemoryEntry) -> list[MemoryEntry]:
+    live = [e for e in entries if e.id != incoming.id and not is_superseded(e) and same_domain(e, incoming)]
+    return neighbours(live, incoming)
 
 
 def decide(
-    entries: Iterable[MemoryEntry], incoming: MemoryEntry, detector: ConflictDetector, allow_conflict: bool
+    entries: Iterable[MemoryEntry],
+    incoming: MemoryEntry,
+    detector: ConflictDetector,
+    allow_conflict: bool,
+    verdicts: Mapping[str, Verdict] | None = None,
 ) -> Decision:
     live = [e for e in entries if e.id != incoming.id and not is_superseded(e) and same_domain(e, incoming)]
     duplicate = next((e for e in live if is_duplicate(e, incoming)), None)
@@ -76,41 +81,57 @@ def decide(
         return Decision("duplicate", (duplicate,))
     if allow_conflict:
         return Decision("store")
-    related = _related(live, incoming)
-    same = [e for e, kind in related if kind == "same"]
+    related = relate_all(neighbours(live, incoming), incoming, verdicts or {})
+    changed = _unambiguous([(e, certain) for e, kind, certain in related if kind in ("changed", "corrects")])
+    same = [e for e, kind, _ in related if kind == "same"]
+    if changed:
+        return Decision("supersede", _oldest_first([*changed, *same]))
     if same:
         return Decision("duplicate", (same[0],))
-    corrected = [e for e, kind in related if kind in ("changed", "corrects")]
-    if corrected:
-        return Decision("supersede", tuple(sorted(corrected, key=lambda e: e.timestamp)))
-    conflicts = tuple(
-        sorted((e for e in live if detector.is_conflict(e, incoming)), key=lambda e: e.timestamp)
-    )
-    if not conflicts:
-        return Decision("store")
-    if subjects.has_correction_cue(incoming.content):
-        return Decision("supersede", conflicts)
-    return Decision("pending", conflicts)
+    conflicts = [
+        e
+        for e, kind, certain in related
+        if kind == "conflict" or (not certain and kind == "none" and detector.is_conflict(e, incoming))
+    ]
+    if conflicts:
+        return Decision("pending", _oldest_first(conflicts))
+    return Decision("store")
 
 
-def _related(live: list[MemoryEntry], incoming: MemoryEntry) -> list[tuple[MemoryEntry, str]]:
-    """The subject relation to every plausible stored fact; a cheap substring scan picks the candidates."""
-    new = subjects.subject_of(incoming.content)
-    needles = set(new.words) if new is not None else set()
-    for clause in subjects.old_value_clauses(incoming.content):
-        needles.update(subjects.values_in(clause))
-        needles.update(word for word in clause.split() if len(word) >= 2)
-    if not needles:
-        return []
-    found: list[tuple[MemoryEntry, str]] = []
-    for entry in live:
-        lowered = entry.content.lower()
-        if not any(needle in lowered for needle in needles):
-            continue
-        kind = subjects.relate_subjects(subject_for(entry), new, incoming.content)
-        if kind != "none":
-            found.append((entry, kind))
+def relate_all(
+    candidates: Iterable[MemoryEntry], incoming: MemoryEntry, verdicts: Mapping[str, Verdict]
+) -> list[tuple[MemoryEntry, str, bool]]:
+    """(candidate, relation, certain): the parser's relation, or the judge's verdict where the parser is unsure."""
+    found: list[tuple[MemoryEntry, str, bool]] = []
+    for entry in candidates:
+        local = subjects.relation(entry.content, incoming.content)
+        verdict = verdicts.get(entry.id)
+        if verdict is not None and not local.certain:
+            found.append((entry, _JUDGED[verdict.kind], True))
+        else:
+            found.append((entry, local.kind, local.certain))
     return found
+
+
+def _unambiguous(changed: list[tuple[MemoryEntry, bool]]) -> list[MemoryEntry]:
+    """Certain matches win; unsure ones only while they all name one subject."""
+    certain = [e for e, sure in changed if sure]
+    if certain:
+        keys = {_subject_key(e) for e in certain}
+        return [e for e, sure in changed if sure or _subject_key(e) in keys]
+    if len({_subject_key(e) for e, _ in changed}) > 1:
+        return []
+    return [e for e, _ in changed]
+
+
+def _subject_key(entry: MemoryEntry) -> str:
+    found = subjects.subject_of(entry.content)
+    return f"{found.owner}|{found.render()}" if found is not None else f"?{entry.id}"
+
+
+def _oldest_first(entries: Iterable[MemoryEntry]) -> tuple[MemoryEntry, ...]:
+    unique = {e.id: e for e in entries}
+    return tuple(sorted(unique.values(), key=lambda e: e.timestamp))
 
 
 def superseded(old: MemoryEntry, by: str, when: datetime) -> MemoryEntry:

@@ -14,20 +14,29 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from paicli.context.estimate import utf16_len
+from paicli.memory.extract_voice import (
+    acceptable_label,
+    colon_statement,
+    declares,
+    imperative,
+    java_trim,
+    subject_label,
+)
 from paicli.memory.extract_words import (
     AUXILIARY_START,
+    BOUNDED_TIME,
     CONDITIONAL,
     DURABLE,
     FACT_WORDS,
     FICTION,
-    FOREIGN_LABEL,
-    IMPERATIVE,
     INJECTION,
     INNER_END,
     INTERROGATIVE,
     LIST_MARKER,
     MATERIAL,
     MEMORY_DIRECTIVE,
+    OLD_VALUE_CLAUSE,
+    OWN_VOICE_LABEL,
     POSSIBLE_FACT,
     PREFERENCE,
     REFERENCE_SPLIT,
@@ -37,6 +46,7 @@ from paicli.memory.extract_words import (
     SECRET_SHAPES,
     SENSITIVE,
     SPECULATION,
+    STARTING_POINT,
     TEMPORARY,
     TEMPORARY_WIDE,
     TERMINATED,
@@ -44,8 +54,8 @@ from paicli.memory.extract_words import (
     TRAILING_END,
     WH_WORDS,
 )
-from paicli.memory.quote_context import INTRODUCER, InputAnalysis, is_term, overlapping
-from paicli.memory.subject import OLD_VALUE_CLAUSE, subject_of
+from paicli.memory.quote_context import InputAnalysis, is_term, overlapping
+from paicli.memory.subject import subject_of
 
 MIN_INPUT = 5
 MAX_INPUT = 4000
@@ -53,15 +63,8 @@ MIN_QUOTE = 5
 MAX_QUOTE = 180
 MAX_FACTS = 3
 
-
-def java_trim(text: str) -> str:
-    """Java's String.trim(): strips code points <= U+0020 only."""
-    start, end = 0, len(text)
-    while start < end and text[start] <= " ":
-        start += 1
-    while end > start and text[end - 1] <= " ":
-        end -= 1
-    return text[start:end]
+# Whether a quote gives a stored subject a new value (the memory store answers; None: no store to ask).
+Corrects = Callable[[str], bool]
 
 
 def safe_input(text: str, hardened: bool = True) -> str:
@@ -77,7 +80,9 @@ def safe_input(text: str, hardened: bool = True) -> str:
 def worth_asking(safe: str, hardened: bool = True) -> bool:
     """Spec 5.2 step 3: long enough and mentions something a fact could be about."""
     trigger = FACT_WORDS if hardened else POSSIBLE_FACT
-    return utf16_len(safe) >= MIN_INPUT and trigger.search(safe) is not None
+    if utf16_len(safe) < MIN_INPUT:
+        return False
+    return trigger.search(safe) is not None or (hardened and declares(safe))
 
 
 def input_in_range(text: str | None) -> bool:
@@ -113,15 +118,19 @@ class Verdict:
         return self.reason is None
 
 
-def reference_reason(quote: str, safe: str) -> str | None:
-    """The reference's per-quote checks (spec 5.4), in its order."""
+def reference_reason(quote: str, safe: str, corrects: Corrects | None = None) -> str | None:
+    """The reference's per-quote checks (spec 5.4), in its order. A new value for a stored subject is checked
+    for bounded time only: `连接池现在是 32` corrects the stored size, it is no temporary remark."""
     if not MIN_QUOTE <= utf16_len(quote) <= MAX_QUOTE or "\n" in quote:
         return "length"
     if quote not in safe:
         return "not_verbatim"
     if SENSITIVE.search(quote):
         return "sensitive"
-    if TEMPORARY.search(_correction_frame(quote, quote)):
+    if corrects is not None and corrects(quote):
+        if BOUNDED_TIME.search(STARTING_POINT.sub(" ", _correction_frame(quote, quote))):
+            return "temporary"
+    elif TEMPORARY.search(_correction_frame(quote, quote)):
         return "temporary"
     if _reference_quoted_or_question(safe, quote):
         return "quoted_or_question"
@@ -194,21 +203,6 @@ def _in_quotation(a: InputAnalysis, quote: str, p: int) -> bool:
     return any(not is_term(region, FACT_WORDS) for region in hits)
 
 
-def acceptable_label(label: str) -> bool:
-    """Whether `label：` introduces the user's own statement (`团队约定：`) rather than foreign material."""
-    text = java_trim(label)
-    if not text:
-        return True
-    return (
-        FACT_WORDS.search(text) is not None
-        and not INTRODUCER.search(text + "：")
-        and not FOREIGN_LABEL.search(text)
-        and not REQUEST.search(text)
-        and not IMPERATIVE.search(text)
-        and not INJECTION.search(text + "：")
-    )
-
-
 def analyze(safe: str) -> InputAnalysis:
     return InputAnalysis(safe, acceptable_label)
 
@@ -223,8 +217,11 @@ def _pasted_or_reported(a: InputAnalysis, quote: str, p: int) -> bool:
     if REPORTED.search(sentence) or MATERIAL.search(sentence):
         return True
     start = p - len(a.text_before_in_sentence(p))
-    labels = re.split(r"[：:]", a.text[start:end])[:-1]
-    return not all(acceptable_label(label) for label in labels)
+    labels = re.split(r"[：:]", a.text[start:p])[:-1]
+    inner = re.split(r"[：:]", a.text[p:end])[:-1]
+    if inner and colon_statement(a.sentence_around(p, end)):
+        return not all(acceptable_label(label) for label in labels) or not all(map(subject_label, inner))
+    return not all(acceptable_label(label) for label in [*labels, *inner])
 
 
 def _after_request(a: InputAnalysis, quote: str, p: int) -> bool:
@@ -233,7 +230,7 @@ def _after_request(a: InputAnalysis, quote: str, p: int) -> bool:
         return False
     before = a.text_before_in_sentence(p)
     return REQUEST.search(before) is not None or any(
-        IMPERATIVE.search(java_trim(part)) for part in re.split(r"[，,：:]", before)
+        imperative(java_trim(part)) for part in re.split(r"[，,：:]", before)
     )
 
 
@@ -245,7 +242,9 @@ def _question(a: InputAnalysis, quote: str, p: int) -> bool:
     sentence = java_trim(a.sentence_around(p, p + len(quote)))
     if INTERROGATIVE.search(sentence):
         return True
-    if any(AUXILIARY_START.match(java_trim(part)) for part in re.split(r"[，,]", sentence)):
+    # an English question opens with its auxiliary; a later clause that starts with one continues a statement
+    # (`The default branch, for the record, is develop.`)
+    if AUXILIARY_START.match(java_trim(re.split(r"[，,]", sentence)[0])):
         return True
     return WH_WORDS.search(sentence) is not None and not TERMINATED.search(sentence)
 
@@ -255,6 +254,8 @@ def _mid_clause(a: InputAnalysis, quote: str, p: int) -> bool:
     before = java_trim(a.text_before_in_sentence(p))
     if not before or LIST_MARKER.fullmatch(before):
         return False
+    if OWN_VOICE_LABEL.match(re.sub(r"(?i)\s+that$", "", before)):
+        return False  # `Note that the port is 9090`: the user's own aside, then the statement
     return not before.endswith(("，", ",", "：", ":", "、", "；", ";"))
 
 
@@ -262,6 +263,12 @@ def _temporary(a: InputAnalysis, quote: str, p: int) -> bool:
     """Temporary words in the quote's clauses or anywhere before it in its sentence (`今天，我们切换到…`)."""
     framed = a.text_before_in_sentence(p) + a.clauses_around(p, p + len(quote))
     return TEMPORARY_WIDE.search(_correction_frame(quote, framed)) is not None
+
+
+def _bounded(a: InputAnalysis, quote: str, p: int) -> bool:
+    """The temporary rule for a correction: only a bounded time or a broken state around it counts."""
+    framed = a.text_before_in_sentence(p) + a.clauses_around(p, p + len(quote))
+    return BOUNDED_TIME.search(STARTING_POINT.sub(" ", _correction_frame(quote, framed))) is not None
 
 
 def _speculative(a: InputAnalysis, quote: str, p: int) -> bool:
@@ -280,7 +287,7 @@ def _task_request(a: InputAnalysis, quote: str, p: int) -> bool:
     if PREFERENCE.search(quote):
         return False
     parts = re.split(r"[，,：:]", clauses)
-    return any(IMPERATIVE.search(java_trim(part)) for part in parts)
+    return any(imperative(java_trim(part)) for part in parts)
 
 
 def _memory_directive(a: InputAnalysis, quote: str, p: int) -> bool:
@@ -321,7 +328,7 @@ OCCURRENCE_RULES: tuple[tuple[str, OccurrenceRule], ...] = (
 )
 
 
-def hardened_reason(quote: str, analysis: InputAnalysis) -> str | None:
+def hardened_reason(quote: str, analysis: InputAnalysis, corrects: Corrects | None = None) -> str | None:
     """paicli's checks on top of the reference's; the first failing rule names the reason."""
     if INJECTION.search(analysis.text):
         return "injection"
@@ -332,27 +339,38 @@ def hardened_reason(quote: str, analysis: InputAnalysis) -> str | None:
     if SECRET_SHAPES.search(quote):
         return "secret_shape"
     occurrences = analysis.occurrences(quote)
-    if not FACT_WORDS.search(quote) and not all(
-        _under_own_label(analysis, quote, p) or _labelled_by_owner(analysis, quote, p) for p in occurrences
+    if (
+        not FACT_WORDS.search(quote)
+        and not declares(quote)
+        and not all(
+            _under_own_label(analysis, quote, p) or _labelled_by_owner(analysis, quote, p)
+            for p in occurrences
+        )
     ):
         return "no_subject"
+    correction = corrects is not None and corrects(quote)
     for p in occurrences:
         for name, rule in OCCURRENCE_RULES:
-            if rule(analysis, quote, p):
+            if name == "temporary_context" and correction:
+                if _bounded(analysis, quote, p):
+                    return name
+            elif rule(analysis, quote, p):
                 return name
     return None
 
 
-def judge_quotes(candidates: list[str], safe: str, hardened: bool = True) -> list[Verdict]:
+def judge_quotes(
+    candidates: list[str], safe: str, hardened: bool = True, corrects: Corrects | None = None
+) -> list[Verdict]:
     """Trim, check and de-duplicate each candidate quote (order kept)."""
     analysis = analyze(safe) if hardened else None
     verdicts: list[Verdict] = []
     seen: set[str] = set()
     for raw in candidates:
         quote = java_trim(raw)
-        reason = reference_reason(quote, safe)
+        reason = reference_reason(quote, safe, corrects)
         if reason is None and analysis is not None:
-            reason = hardened_reason(quote, analysis)
+            reason = hardened_reason(quote, analysis, corrects)
         if reason is None and quote in seen:
             reason = "repeated"
         if reason is None:
@@ -361,9 +379,11 @@ def judge_quotes(candidates: list[str], safe: str, hardened: bool = True) -> lis
     return verdicts
 
 
-def validate_quotes(raw_content: str | None, safe: str, hardened: bool = True) -> list[str]:
+def validate_quotes(
+    raw_content: str | None, safe: str, hardened: bool = True, corrects: Corrects | None = None
+) -> list[str]:
     """Spec 5.4 `validateQuotes` (+ hardening): the quotes that may be saved, in order."""
     candidates = parse_quotes(raw_content)
     if candidates is None:
         return []
-    return [v.quote for v in judge_quotes(candidates, safe, hardened) if v.accepted]
+    return [v.quote for v in judge_quotes(candidates, safe, hardened, corrects) if v.accepted]

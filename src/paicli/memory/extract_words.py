@@ -65,7 +65,7 @@ DURABLE = re.compile(
 )
 SPECULATION = re.compile(
     r"(?i)可能|也许|大概|好像|似乎|估计|或许|不确定|猜|假如|假设|假定|万一|打算|准备|考虑(?!到)|将要|即将|就好了|但愿|"
-    r"\b[A-D]\s*方案|方案\s*[A-D一二三]\b|选项|\boption [A-D1-9]\b|觉得|认为|(?<!部署)(?<!发布)(?<!构建)(?<!编译)目标是|计划|旨在|希望能|争取|怀疑|猜测|疑似|要不是|早就|本该|本来应该|"
+    r"\b[A-D]\s*方案|方案\s*[A-D一二三]\b|选项|\boption [A-D1-9]\b|觉得|认为|(?<!部署)(?<!发布)(?<!构建)(?<!编译)目标是|计划|旨在|希望能|争取|怀疑|猜测|疑似|要不是|早就(?:该|应该|可以|想)|本该|本来应该|"
     r"\b(?:not sure|whether|wonder|suspect|doubt)\b|"
     r"\b(?:maybe|probably|perhaps|i think|i guess|might|suppose|imagine|hypothetically)\b"
 )
@@ -105,7 +105,8 @@ MATERIAL = re.compile(
     r"\b(?:act as|pretend|role-?play|fwd|forwarded|template|draft)\b"
 )
 LIST_MARKER = re.compile(r"(?:[-•]|\*(?!\*)|\d{1,2}[.)、]|[（(]\d{1,2}[)）])")
-CONDITIONAL = re.compile(r"(?i)如果|要是|倘若|若是|的话|\bif\b|\bwish\b")
+# `的话` is conditional when a consequence follows (`被占用的话，就换 8081`); `连接池大小的话，是 40` is a topic
+CONDITIONAL = re.compile(r"(?i)如果|要是|倘若|若是|的话[^。！？!?]*?(?:就|则|那么|那就|便)|\bif\b|\bwish\b")
 THIRD_PARTY = re.compile(
     r"(?:朋友|同事|同学|客户|别人|别家|其他人|他|她|他们|她们|对方|老板|领导|竞品|隔壁|上家|前东家|别的|其他)"
     r"[^，,。；;\n]{0,4}?(?:的|家|那边)?(?:项目|仓库|团队|公司|代码|组)|"
@@ -122,4 +123,30 @@ FOREIGN_LABEL = re.compile(
     r"(?i)下面|以下|如下|上面|这里|这段|这句|这些|这个|那段|note|below|following|above"
 )
 TRAILING_END = re.compile(r"[。；;！!.…]+$")
-INNER_END = re.compile(r"[。；;！!？?\n]|\.(?=\s)")
+# A clause that looks back at a value no longer true (`之前说的 8080 是旧环境的`): a correction's frame.
+OLD_VALUE_CLAUSE = re.compile(
+    r"之前|以前|原来|原先|旧的|旧环境|旧版|老的|已经不用|不用了|不再|废弃|弃用|停用"
+    r"|\bno longer\b|\bpreviously\b|\bused to\b|\bdeprecated\b|\bold\b|\bformerly\b"
+)
+# A starting point anchors a change (`从今天起`, `as of today`, `starting next week`): the new value holds on.
+STARTING_POINT = re.compile(
+    r"(?i)从[^，,。；;]{0,8}?(?:开始|起)|[\u4e00-\u9fff]{1,4}起(?=[，,\s]|$)|"
+    r"\bas of [^,.;，。；]{1,24}|\bstarting (?:from )?[^,.;，。；]{1,24}|\bfrom [^,.;，。；]{1,24}? on\b|"
+    r"\bgoing forward\b|\bfrom now on\b"
+)
+# Labels in the user's own voice before a statement (`提醒一下：`, `Heads-up:`): metatext markers of informing,
+# or one English gerund narrating what the user did (`Reverting:`).
+OWN_VOICE_LABEL = re.compile(
+    r"(?i)^\s*(?:提醒|补充|更新|注意|备注|同步|通知|顺便|另外|附注|划重点|友情提示|重要|ps|p\.s\.|nb|fyi|btw|"
+    r"(?:quick |side )?notes?|updates?|reminders?|heads[- ]?up|important|correction|edit|[a-z]+ing)(?:一下|下|说明)?\s*$"
+)
+# What still makes a new value for a stored subject temporary: a bounded time (today, for now, this time) or a
+# broken state. Time words that anchor a change (现在, 从这周开始, last sprint) do not: the new value holds on.
+BOUNDED_TIME = re.compile(
+    r"(?i)临时|暂时|这次|这一次|这回|今天|今晚|今早|明天|马上|立刻|刚才|刚刚|此刻|这会儿|眼下|本轮|"
+    r"报错|挂了|失败了|出错|崩了|崩溃|坏了|卡住|迁移中|进行中|"
+    r"\b(?:for now|this time|today|tonight|tomorrow|temporar(?:y|ily)|right now|for the moment|"
+    r"failing|failed|broken|crashed|in progress|migrating)\b"
+)
+# `；` joins two clauses of one statement (`Gradle was retired; the build tool is Bazel`), so a quote may hold it
+INNER_END = re.compile(r"[。！!？?\n]|\.(?=\s)")

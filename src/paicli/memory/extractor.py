@@ -16,7 +16,7 @@ from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.llm.messages import Message, Usage
 from paicli.llm.protocol import LLMClient
-from paicli.memory.extract_rules import input_in_range, safe_input, validate_quotes, worth_asking
+from paicli.memory.extract_rules import Corrects, input_in_range, safe_input, validate_quotes, worth_asking
 
 if TYPE_CHECKING:
     from paicli.memory.clock import Clock
@@ -92,8 +92,9 @@ class AutoFactExtractor:
     def prompt_for(self, safe: str) -> list[Message]:
         return [Message.system(self._system), Message.user(self._template.replace("%s", safe, 1))]
 
-    def extract(self, submitted_text: str | None) -> ExtractionOutcome:
-        """Quotes worth saving from one submitted user turn. Model errors propagate; callers log and drop them."""
+    def extract(self, submitted_text: str | None, corrects: Corrects | None = None) -> ExtractionOutcome:
+        """Quotes worth saving from one submitted user turn. Model errors propagate; callers log and drop them.
+        `corrects` says whether a quote gives a stored subject a new value (then it is no temporary remark)."""
         if self._llm is None or submitted_text is None or not input_in_range(submitted_text):
             return ExtractionOutcome()
         safe = safe_input(submitted_text, self.hardened)
@@ -105,7 +106,7 @@ class AutoFactExtractor:
                 self._on_usage(response.usage)  # the call counts in the session's token budget (spec 5.1)
             except Exception:
                 log.warning("usage callback failed", exc_info=True)
-        quotes = validate_quotes(response.message.content, safe, self.hardened)
+        quotes = validate_quotes(response.message.content, safe, self.hardened, corrects)
         return ExtractionOutcome(quotes, True, response.usage)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from paicli.config.env import EnvLookup
 from paicli.context.estimate import utf16_len
@@ -13,7 +13,12 @@ from paicli.memory.clock import Clock, utc_now
 from paicli.memory.entry import MemoryEntry, new_fact, normalize_project_key, normalize_scope
 from paicli.memory.provenance import AUTO_SOURCE, MODEL_SOURCE, USER_SOURCE
 from paicli.memory.results import MemoryWriteResult, WriteStatus, failed, invalid
+from paicli.memory.review import WriteReview
 from paicli.memory.store import LongTermMemory, MemoryStoreError
+
+if TYPE_CHECKING:
+    from paicli.llm.messages import Usage
+    from paicli.llm.protocol import LLMClient
 
 __all__ = ["MAX_FACT_CHARS", "MemoryManager", "normalize_project_key"]
 
@@ -38,8 +43,9 @@ class Retriever(Protocol):
 
 
 class Extractor(Protocol):
-    def extract(self, text: str) -> list[str]:
-        """Verbatim quotes of durable facts the user stated in `text` (may call a model)."""
+    def extract(self, text: str, corrects: Callable[[str], bool] | None = None) -> list[str]:
+        """Verbatim quotes of durable facts the user stated in `text` (may call a model); `corrects(quote)`:
+        whether the quote gives a stored subject a new value."""
         ...
 
 
@@ -81,6 +87,31 @@ class MemoryManager:
         self._last_auto: list[MemoryWriteResult] = []
         # the REPL's hook: the contents of the memories injected into a turn, as they are injected
         self.on_injected: Callable[[list[str]], None] | None = None
+        self.review = WriteReview(store, clock)  # the relation judge's second look at writes
+
+    # ---- the relation judge ----------------------------------------------------------------------
+
+    def use_judge(
+        self, llm: LLMClient, model: str | None = None, on_usage: Callable[[Usage], None] | None = None
+    ) -> None:
+        """Let the light model take a second look at writes the local rules were unsure of."""
+        self.review.use_judge(llm, model, on_usage)
+
+    @property
+    def on_notice(self) -> Callable[[str], None] | None:
+        return self.review.on_notice
+
+    @on_notice.setter
+    def on_notice(self, listener: Callable[[str], None] | None) -> None:
+        self.review.on_notice = listener
+
+    @property
+    def background_pending(self) -> int:
+        return self.review.pending
+
+    def wait_background(self, timeout: float | None = None) -> bool:
+        """Wait for the judge's refinements of earlier saves (True when none is left)."""
+        return self.review.wait(timeout)
 
     # ---- explicit writes -------------------------------------------------------------------------
 
@@ -97,9 +128,11 @@ class MemoryManager:
         metadata.update(self._external_metadata())
         entry = new_fact(fact.strip(), metadata, self.clock)
         try:
-            return self.store.write(entry, replace_id, keep_both, self.project_key)
+            result = self.store.write(entry, replace_id, keep_both, self.project_key)
         except MemoryStoreError as exc:
             return failed(str(exc))
+        self.review.after_write(result, background=True)
+        return result
 
     def _external_metadata(self) -> dict[str, str]:
         if self.tracker is None:
@@ -280,7 +313,7 @@ class MemoryManager:
         if not self.auto_extract_enabled or self.extractor is None or self._blocked():
             return []
         try:
-            quotes = self.extractor.extract(text)
+            quotes = self.extractor.extract(text, self._corrects)
         except Exception:
             log.exception("automatic fact extraction failed")
             return []
@@ -300,20 +333,36 @@ class MemoryManager:
         self._last_auto = results
         return saved
 
+    def _corrects(self, quote: str) -> bool:
+        """A quote that would supersede a stored fact of this project is a correction, not a temporary remark."""
+        from paicli.memory import evolve
+
+        incoming = new_fact(quote.strip(), self._auto_metadata(), self.clock)
+        try:
+            entries = self.store.get_all(self.project_key)
+            return evolve.decide(entries, incoming, self.store.detector, False).kind == "supersede"
+        except Exception:
+            log.warning("could not compare an extracted quote with the stored facts", exc_info=True)
+            return False
+
     def extraction_notice(self) -> str:
         """What the last automatic extraction wrote, naming each fact (the REPL shows it once)."""
         return auto_notice(self._last_auto)
 
-    def _auto_fact(self, quote: str) -> MemoryWriteResult | None:
-        if fact_problem(quote) is not None:
-            return None
-        metadata = {
+    def _auto_metadata(self) -> dict[str, str]:
+        return {
             "source": AUTO_SOURCE,
             "scope": "project",
             "project": self.project_key,
             "verification_pending": "true",
         }
-        return self.store.write_automatic(new_fact(quote.strip(), metadata, self.clock))
+
+    def _auto_fact(self, quote: str) -> MemoryWriteResult | None:
+        if fact_problem(quote) is not None:
+            return None
+        result = self.store.write_automatic(new_fact(quote.strip(), self._auto_metadata(), self.clock))
+        self.review.after_write(result, background=False)
+        return result
 
 
 def model_save_text(result: MemoryWriteResult) -> str:

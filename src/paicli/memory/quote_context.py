@@ -33,8 +33,20 @@ _FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
 _TAG_OPEN = re.compile(r"<([A-Za-z_][\w:-]*)\b[^<>]*>")
 _QUOTE_LINE = re.compile(r"^\s*[>＞]")
 _TABLE_OR_CONFIG_LINE = re.compile(
-    r"^\s*(?:\|.*\|\s*$|[A-Za-z_][\w.-]*\s*[:=]\s|#|//|/\*|\*/|\*\s*@|--\s|;|\"{3}|'{3})|.*\s\|\s"
+    r"^\s*(?:\|.*\|\s*$|[A-Za-z_][\w.-]*\s*=\s|#|//|/\*|\*/|\*\s*@|--\s|;|\"{3}|'{3})|.*\s\|\s"
 )
+# `key: value` is a config line; `Label: a whole sentence` is prose after a label (`Heads-up: the port is 9090.`)
+_KEY_VALUE_LINE = re.compile(r"^\s*[A-Za-z_][\w.-]*\s*:\s(?P<value>.*)$")
+_PROSE_WORDS = 4
+
+
+def _config_line(line: str) -> bool:
+    if _TABLE_OR_CONFIG_LINE.match(line):
+        return True
+    found = _KEY_VALUE_LINE.match(line)
+    return found is not None and len(found.group("value").split()) < _PROSE_WORDS
+
+
 _CSV_HEADER = re.compile(r"^\s*[A-Za-z_][\w ]*(?:,[A-Za-z_][\w ]*)+\s*$")
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
 _TRAILING_INTRODUCER = re.compile(r"(?i)(?:如下|以下|下面|below|as follows)\s*$")
@@ -108,9 +120,7 @@ class InputAnalysis:
         regions = (
             self._fenced() + self._indented() + self._log_lines() + self._diff_lines() + self._csv_blocks()
         )
-        regions += [
-            Region(s, e, self.text[s:e]) for s, e in self.lines if _TABLE_OR_CONFIG_LINE.match(self.text[s:e])
-        ]
+        regions += [Region(s, e, self.text[s:e]) for s, e in self.lines if _config_line(self.text[s:e])]
         return regions + [Region(m.start(), m.end(), m.group()) for m in _HTML_COMMENT.finditer(self.text)]
 
     @cached_property

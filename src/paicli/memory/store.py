@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
@@ -132,6 +133,11 @@ class LongTermMemory(JournaledStore):
         return found
 
     # ---- mutations -------------------------------------------------------------------------------
+
+    def transact(self, change: Callable[[Entries], tuple[R, bool]]) -> R:
+        """A pure change over the entries under both locks (reload, change a copy, write it if changed): the
+        relation judge's refinement of a write (memory/refine.py)."""
+        return self._mutate(change)
 
     def store(self, entry: MemoryEntry) -> bool:
         """Plain store: skipped when another entry is a duplicate; the same id replaces. No conflict check."""

@@ -1,318 +1,367 @@
-"""Subject keys: which thing a fact is about and which value it gives it (issue 28).
+"""Claims: which thing a fact is about, which value it gives it, and which values it says are no longer true.
 
-A deterministic normaliser over one fact: versions, numbers and paths are lifted out as values first, the
-main clause is segmented by jieba and split at its copula (是, 用, 改成, 升级到, is, uses …); the words before
-the copula are the subject, what follows is the value. When nothing but generic words (我们, 项目, our
-project) stands before the copula, the names after it join the subject and only the lifted values remain the
-value, so `项目用 Java 17` and `项目用 Python 3.11` are two subjects while `数据库用 PostgreSQL 15` and
-`数据库换成 MySQL 8` are one subject with two values. Clauses that talk about the old value (`17 已经不用了`,
-`之前说的 8080 是旧环境的`) never define the key; they are what a correction cue points at.
+A deterministic parser over grammar, not phrases. Each clause is split at its predicate: a copula or linking verb
+(是, 在, 用, is, uses, runs on), a verb with a resultative complement (换成, 调整为, 切到, 改回), an English verb
+with a target preposition (changed to, replaced … with, went back to), a colon between a label and a value, or
+the perfective 了 (定了 X). What precedes the predicate is the subject (owner qualifiers such as `移动端的` or `of
+the mobile app` kept apart); what follows is the value. Source prepositions (由 A, 从 A, from A, off A) and negated
+clauses (不是 A, not A, no longer A) give values the fact denies. A clause without a subject of its own (`是 B`,
+`it's B`, `换成 B`) continues the subject before it. A copular sentence whose value comes first (`Hangzhou is our
+data center`, `李娜已经不是审批人了`) also gets the reversed reading; comparisons pick the reading that fits.
+
+Two claims are about the same subject when their subjects are equal, or when one holds the other (`审查人` in
+`代码审查人`, `pool size` in `connection pool size`) and their owners agree. What the parser cannot place is left
+to the relation judge: such relations come back as not certain.
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Literal
 
-from paicli.memory.tokenize import segment
+from paicli.memory import subject_words as w
+from paicli.memory.claim_grammar import (
+    LEADING,
+    TIME_ANCHOR,
+    TRAILING,
+    content,
+    find_predicate,
+    key,
+    negator,
+    plain_value,
+    starts_with_verb,
+    strip,
+    verb,
+    verb_with_aspect,
+    without_leading_verb,
+)
+from paicli.memory.claim_tokens import Token, clauses, fold
 
-VERSION = "1"
-
-_CLAUSE_SPLIT = re.compile(r"[，,；;。！!？?\n]+|(?<=\S)\s+(?:but|and then)\s+")
-OLD_VALUE_CLAUSE = re.compile(
-    r"之前|以前|原来|原先|旧的|旧环境|旧版|老的|已经不用|不用了|不再|废弃|弃用|停用"
-    r"|\bno longer\b|\bpreviously\b|\bused to\b|\bdeprecated\b|\bold\b|\bformerly\b"
-)
-CORRECTION_CUE = re.compile(
-    r"改成|改为|改用|换成|换为|换到|升级到|升级为|升到|迁移到|迁到|切换到|切到|现在是|现在用|现在改|不再"
-    r"|之前[^，,。；;]*是旧的|以前[^，,。；;]*是旧的|已经不用|不用了|更正|纠正|其实是"
-    r"|\bno longer\b|\bnow\b|\bswitched to\b|\bchanged to\b|\bupgraded to\b|\bmoved to\b|\binstead\b"
-    r"|\bcorrection\b|\bactually\b"
-)
-_PATH = re.compile(
-    r"(?:[a-z]:)?[~.]?[/\\]?[\w.@+-]+(?:[/\\][\w.@+-]+)+[/\\]?"
-    r"|[\w.-]+\.(?:ya?ml|json|toml|xml|gradle|kts|properties|ini|conf|cfg|env|py|js|ts|java|lock|txt|md|sh)\b"
-)
-_NUMBER = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)*(?:[a-z]{1,3}\d*)?(?![\w.])")
-_PLACEHOLDER = re.compile(r"^qq[a-z]+qq$")
-# Copulas, longest first: tokens that end the subject and start the value.
-_COPULAS = frozenset(
-    [
-        "是",
-        "为",
-        "用",
-        "在",
-        "叫",
-        "即",
-        "使用",
-        "采用",
-        "用的是",
-        "改成",
-        "改为",
-        "改用",
-        "换成",
-        "换为",
-        "换",
-        "升级",
-        "升级成",
-        "迁移",
-        "迁到",
-        "切换",
-        "切到",
-        "更新",
-        "统一",
-        "设为",
-        "设置",
-        "定为",
-        "放在",
-        "位于",
-        "=",
-        "is",
-        "are",
-        "use",
-        "uses",
-        "using",
-        "used",
-        "was",
-        "were",
-        "now",
-        "switched",
-        "changed",
-        "upgraded",
-        "moved",
-        "set",
-        "runs",
-        "lives",
-    ]
-)
-_COPULA_FOLLOWERS = frozenset(["到", "为", "成", "至", "是", "用", "了", "to"])
-_GENERIC = frozenset(
-    [
-        "我们",
-        "我",
-        "咱们",
-        "你们",
-        "本",
-        "该",
-        "这个",
-        "那个",
-        "项目",
-        "本项目",
-        "整个",
-        "团队",
-        "目前",
-        "现在",
-        "已经",
-        "当前",
-        "一直",
-        "都",
-        "也",
-        "还",
-        "默认",
-        "统一",
-        "其实",
-        "总是",
-        "通常",
-        "一般",
-        "平时",
-        "的",
-        "了",
-        "呢",
-        "啦",
-        "吧",
-        "着",
-        "过",
-        "就",
-        "说",
-        "we",
-        "our",
-        "us",
-        "i",
-        "my",
-        "the",
-        "a",
-        "an",
-        "this",
-        "that",
-        "project",
-        "repo",
-        "repository",
-        "currently",
-        "now",
-        "always",
-        "usually",
-        "default",
-        "team",
-        "actually",
-    ]
-)
-_SYNONYMS = {"端口号": "端口", "port": "端口", "版本号": "版本", "version": "版本", "地址": "地址"}
-_FILLER = frozenset(["的", "了", "呢", "啦", "吧", "着", "过", "哦", "喔", "the", "a", "an"])
+Match = Literal["exact", "contains"]
+Kind = Literal["same", "changed", "corrects", "none"]
 
 
 @dataclass(frozen=True)
 class Subject:
-    """`words`: the normalised subject; `value`: what the fact says it is (lifted values kept verbatim)."""
+    han: str  # the subject's Han characters (attributive 的 dropped), in order
+    latin: tuple[str, ...]  # its Latin words, identifiers split into their parts
+    owner: str = ""  # whose subject it is when the fact names another component or project
+    whole: str = ""  # owner and subject run together: `测试环境的端口` and `测试环境端口` are one subject
 
-    words: frozenset[str]
-    value: str
-
-    def same_subject(self, other: Subject) -> bool:
-        if not self.words or not other.words:
-            return False
-        if self.words == other.words:
-            return True
-        small, large = sorted((self.words, other.words), key=len)
-        return len(small) >= 2 and small <= large
-
-
-def _fold(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).lower().strip()
-
-
-def has_correction_cue(text: str) -> bool:
-    return CORRECTION_CUE.search(_fold(text)) is not None
-
-
-def _main_and_old(text: str) -> tuple[str | None, list[str]]:
-    clauses = [c.strip() for c in _CLAUSE_SPLIT.split(_fold(text)) if c and c.strip()]
-    main = next((c for c in clauses if not OLD_VALUE_CLAUSE.search(c)), None)
-    old = [c for c in clauses if OLD_VALUE_CLAUSE.search(c)]
-    return main, old
-
-
-def old_value_clauses(text: str) -> list[str]:
-    """The clauses that speak about a value no longer true (`17 已经不用了`)."""
-    return _main_and_old(text)[1]
-
-
-def _lift_values(clause: str) -> tuple[str, list[str]]:
-    values: list[str] = []
-
-    def keep(match: re.Match[str]) -> str:
-        values.append(match.group())
-        return f" qq{_letters(len(values) - 1)}qq "
-
-    lifted = _PATH.sub(keep, clause)
-    lifted = _NUMBER.sub(keep, lifted)
-    return lifted, values
-
-
-def _letters(n: int) -> str:
-    return "abcdefghijklmnopqrstuvwxyz"[n % 26] * (1 + n // 26)
-
-
-def _restore(token: str, values: list[str]) -> str:
-    if not _PLACEHOLDER.match(token):
-        return token
-    letters = token[2:-2]
-    return values[(ord(letters[0]) - ord("a")) + 26 * (len(letters) - 1)]
-
-
-_FUSED = ("升级", "切换", "迁移", "改成", "换成", "改为", "改用", "更新")
-
-
-def _split_copulas(tokens: list[str]) -> list[str]:
-    """jieba fuses some copulas into the noun before them (`版本升级`): split them off again."""
-    result: list[str] = []
-    for token in tokens:
-        fused = next((c for c in _FUSED if len(token) > len(c) and token.endswith(c)), None)
-        result.extend((token[: -len(fused)], fused) if fused else (token,))
-    return result
-
-
-def _word(token: str) -> str | None:
-    token = token.strip()
-    if not token or not any(ch.isalnum() for ch in token):
+    def match(self, other: Subject) -> Match | None:
+        if self.whole and self.whole == other.whole:
+            return "exact"
+        if self.owner != other.owner:
+            return None
+        if (self.han, self.latin) == (other.han, other.latin):
+            return "exact"
+        small, large = sorted((self, other), key=lambda s: (len(s.han) + len(s.latin), s.han, s.latin))
+        if small.han in large.han and set(small.latin) <= set(large.latin):
+            return "contains"
         return None
-    return _SYNONYMS.get(token, token)
+
+    def render(self) -> str:
+        return " ".join(part for part in (self.han, *self.latin) if part)
+
+
+@dataclass(frozen=True)
+class Reading:
+    subject: Subject | None
+    value: str  # folded, spaces removed ("" when the reading states none)
+    negated: bool = False  # the reading says the subject is NOT `value`
+    reverse: bool = False  # the other way round of a copular sentence (`V is our S`)
+    own: bool = True  # the subject stands in the reading's own clause (not carried over or guessed)
+
+
+@dataclass(frozen=True)
+class Claim:
+    readings: tuple[Reading, ...]
+    denied: frozenset[str] = frozenset()  # values the fact says are not, or no longer, true
+    mentioned: frozenset[str] = frozenset()
+    parsed: bool = False  # a predicate was found (else the readings are empty)
+    stated: bool = False  # a verb or copula links a subject to a value (not only a `key: value` colon)
+    colon_subject: bool = False  # the first statement is `subject: value`
+
+
+@dataclass(frozen=True)
+class Relation:
+    kind: Kind
+    certain: bool = False
+
+
+@dataclass
+class _Clause:
+    subject: list[Token] = field(default_factory=list)
+    owner: list[Token] = field(default_factory=list)
+    value: list[Token] = field(default_factory=list)
+    negated: bool = False
+    denied: list[str] = field(default_factory=list)
+    predicate: bool = False
+    colon: bool = False  # the predicate is a colon (`key: value`)
+    reversible: bool = False  # a copula with a determiner after it: `V is our S`
+
+
+def _parse_clause(tokens: list[Token]) -> _Clause:
+    colon = next((i for i, t in enumerate(tokens) if t.text == ":"), None)
+    if colon is not None and 0 < colon < len(tokens) - 1:
+        rest = tokens[colon + 1 :]
+        if find_predicate(list(rest)) is not None:
+            inner = _parse_clause(rest)  # `团队约定：分支名用小写`: the label frames a statement
+            if not content(inner.subject) and not inner.owner:
+                inner.subject = tokens[:colon]  # `代码审查人：A → B`: the label is the subject
+            return inner
+        clause = _split(tokens[:colon], tokens[colon : colon + 1], tokens[colon + 1 :])
+        clause.colon = True
+        return clause
+    found = find_predicate(tokens)
+    if found is None:
+        return _Clause(subject=tokens)
+    start, value_at = found
+    return _split(tokens[:start], tokens[start:value_at], tokens[value_at:])
+
+
+def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> _Clause:
+    clause = _Clause(predicate=True)
+    if predicate[0].text in w.ARROWS:
+        clause.denied.append(key(before))
+        after, tail = _owner_tail(strip(after, LEADING))
+        clause.subject, clause.owner = _owner(tail)
+        clause.value = after
+        return clause
+    clause.negated = any(negator(t) for t in [*before[-3:], *predicate, *after[:2]])
+    before = [t for t in before if not negator(t)]
+    after = [t for t in after if not negator(t)]
+    disposal = next((i for i, t in enumerate(before) if t.text in w.ZH_DISPOSAL), None)
+    if disposal is not None:  # `我们把 X 换成 Y`
+        before = before[disposal + 1 :]
+    source = next((i for i, t in enumerate(before) if t.text in w.ZH_SOURCE), None)
+    if source is not None:  # `X 由 A 改成 B`
+        clause.denied.append(key(before[source + 1 :]))
+        before = before[:source]
+    middle = [t for t in predicate[1:] if t.text not in w.EN_TARGET and t.text != "for" and not t.han]
+    while middle and (verb(middle[0]) or middle[0].text in TRAILING):
+        middle = middle[1:]  # `we've moved the S to B`: auxiliaries and the verb itself
+    from_at = next((i for i, t in enumerate(middle) if t.text in w.EN_SOURCE), None)
+    if from_at is not None:  # `changed from A to B`, `moved off A`
+        clause.denied.append(key(middle[from_at + 1 :]))
+        middle = middle[:from_at]
+    clause.reversible = bool(after) and after[0].text in w.EN_DETERMINERS
+    after, tail = _owner_tail(strip(after, LEADING))
+    role_target = predicate[-1].text in ("as", "for") and not tail
+    if not content(before) and (tail or predicate[0].text in ("replaced", "swapped")):
+        clause.denied.append(key(middle))  # `we replaced A with B as the S`
+    elif not content(before) and middle and role_target:
+        before, after = after, middle  # `we settled on B as the S`
+    elif not content(before) and middle and after:
+        before = middle  # `we switched the S to B`
+    clause.subject, clause.owner = _owner(tail or before)
+    clause.value = without_leading_verb(strip(after, LEADING))
+    contrast = next((i for i, t in enumerate(clause.value) if t.text in w.CONTRAST), None)
+    if clause.negated and contrast is not None:  # `is no longer A but B`, `不是 A 而是 B`
+        clause.denied.append(key(clause.value[:contrast]))
+        clause.value = strip(clause.value[contrast + 1 :], LEADING)
+        clause.negated = False
+    if predicate[0].text in w.EN_BE | w.ZH_COPULAS and strip(after, LEADING)[:1] and starts_with_verb(after):
+        clause.value = []  # `A was retired`: an event, no value
+    return clause
+
+
+def _owner_tail(after: list[Token]) -> tuple[list[Token], list[Token]]:
+    """`B for the S` / `B as the S`: the words after `for`/`as` name the subject."""
+    for i, token in enumerate(after):
+        if i > 0 and token.text in ("for", "as") and content(after[i + 1 :]):
+            return after[:i], after[i + 1 :]
+    return after, []
+
+
+def _owner(tokens: list[Token]) -> tuple[list[Token], list[Token]]:
+    """(subject, owner): `移动端的代码审查人` -> (代码审查人, 移动端); `the reviewer of the mobile app` likewise."""
+    tokens = [t for t in tokens if t.text not in w.EN_PRONOUNS or t.value]
+    while tokens and tokens[-1].text in ("的", "之") and len(tokens) > 1:
+        tokens = tokens[:-2]  # `定的是`: 的 right before the copula nominalises; no owner
+    for i in range(len(tokens) - 2, -1, -1):
+        if tokens[i].text in w.ZH_ATTRIBUTIVE or tokens[i].text == "'s":
+            return tokens[i + 1 :], tokens[:i]
+    for i, token in enumerate(tokens):
+        if i > 0 and token.text in w.EN_OWNER_PREPOSITIONS:
+            return tokens[:i], tokens[i + 1 :]
+    return tokens, []
+
+
+def _subject(tokens: list[Token], owner: list[Token]) -> Subject | None:
+    han: list[str] = []
+    latin: list[str] = []
+    while tokens and (
+        tokens[-1].text in w.ZH_TRAILING_ADVERBS
+        or tokens[-1].text in w.ZH_LOCATIVE
+        or verb_with_aspect(tokens[-1])
+    ):
+        tokens = tokens[:-1]  # `default branch 默认是 main`, `连接池大小改了，现在是 32`
+    for token in tokens:
+        text = w.SYNONYMS.get(token.text, token.text)
+        if text in w.ZH_LOCATIVE:
+            han.append(text)  # `线上` may come as 线 / 上: a locative inside a name is part of it
+            continue
+        if text in TRAILING or text in w.EN_DETERMINERS or text in (":", "=") or TIME_ANCHOR.match(text):
+            continue
+        if token.latin and len(text) > 4 and text.endswith("ly"):
+            continue  # an English adverb (`definitely`, `currently`) says nothing about which thing it is
+        if token.han:
+            han.append(text)
+        else:
+            latin.extend(part for part in text.replace("/", ".").replace("-", ".").split(".") if part)
+    if not han and not latin:
+        return None
+    owner_key = key([t for t in owner if t.text not in w.EN_DETERMINERS])
+    whole = owner_key + "".join(han) + "".join(latin)
+    return Subject("".join(han), tuple(latin), owner_key, whole)
+
+
+def _value(tokens: list[Token]) -> str:
+    return fold(" ".join(t.text for t in tokens)).replace(" ", "")
+
+
+def _named_value(subject: Subject | None, value: list[Token]) -> tuple[Subject | None, list[Token]]:
+    """`项目用 Java 17`: with no subject of its own, the names before the last value join the subject."""
+    if subject is not None or len(value) < 2 or not value[-1].value:
+        return subject, value
+    names = [t for t in value[:-1] if not t.value]
+    return (_subject(names, []) if names else None), value[-1:]
 
 
 @lru_cache(maxsize=65536)
+def claim_of(text: str) -> Claim:
+    readings: list[Reading] = []
+    ranks: list[tuple[bool, bool, int]] = []  # (negated, reversed, later clauses first)
+    denied: set[str] = set()
+    mentioned: set[str] = set()
+    context: Subject | None = None
+    context_owner: list[Token] = []
+    parsed = stated = colon_subject = False
+    for tokens in clauses(text):
+        mentioned.update(t.text.replace(" ", "") for t in tokens if t.value)
+        clause = _parse_clause(tokens)
+        if not clause.predicate:
+            context, context_owner = _frame(tokens, context, context_owner, denied)
+            continue
+        parsed = True
+        owner = clause.owner or context_owner
+        denied.update(d for d in clause.denied if d)
+        if any(plain_value(t) for t in clause.subject) and all(
+            t.value or t.text in TRAILING for t in clause.subject
+        ):
+            gone = _value([t for t in clause.subject if t.value])  # a clause about a value, not a subject
+            named = _subject(clause.value, owner)
+            if clause.negated:  # `17 已经不用了`, `21 已经不是后端 JDK 版本了`
+                denied.add(gone)
+            if named is not None:  # `21 is the JDK version`, `17 已经不是 JDK 版本了`
+                readings.append(Reading(named, gone, clause.negated, reverse=True, own=False))
+                ranks.append((clause.negated, True, -len(ranks)))
+            continue
+        subject = _subject(clause.subject, owner)
+        value = clause.value
+        own = subject is not None
+        if subject is None and context is not None:
+            subject = context  # `…，是 B`, `it's B`
+        elif subject is None:
+            subject, value = _named_value(subject, value)
+            own = subject is not None  # `项目用 Java 17`: the name stands in the clause itself
+        context = subject
+        found = _value(value)
+        if not found:
+            continue
+        if clause.negated:
+            denied.add(found)
+        stated = stated or not clause.colon
+        colon_subject = colon_subject or (clause.colon and not readings)
+        readings.append(Reading(subject, found, clause.negated, own=own))
+        ranks.append((clause.negated, False, -len(ranks)))
+        reverse = _subject(clause.value, owner) if clause.reversible or clause.negated else None
+        if reverse is not None and key(clause.subject):
+            readings.append(Reading(reverse, key(clause.subject), clause.negated, reverse=True, own=False))
+            ranks.append((clause.negated, True, -len(ranks)))
+    order = sorted(range(len(readings)), key=lambda i: ranks[i])
+    return Claim(
+        tuple(readings[i] for i in order),
+        frozenset(denied),
+        frozenset(mentioned),
+        parsed,
+        stated,
+        colon_subject,
+    )
+
+
+def _frame(
+    tokens: list[Token], context: Subject | None, owner: list[Token], denied: set[str]
+) -> tuple[Subject | None, list[Token]]:
+    """A clause without a predicate: an owner (`For the data team,`), a denial (`not A`), or a subject that the
+    next clause continues (`S 那条 A 过时了，新的是 B`)."""
+    if tokens[0].text in w.EN_OWNER_PREPOSITIONS:
+        return context, tokens[1:]
+    if negator(tokens[0]):
+        denied.add(_value([t for t in tokens[1:] if t.text not in TRAILING]))
+        return context, owner
+    end, named = len(tokens), False
+    for i, token in enumerate(tokens):  # the subject runs to the first value after a word of its own
+        if token.value and named:
+            end = i
+            break
+        named = named or (not token.value and token.text not in TRAILING)
+    return _subject(tokens[:end], owner) or context, owner
+
+
+def _compare(old: Reading, new: Reading, new_claim: Claim) -> Kind:
+    if new.negated:
+        if old.negated:
+            return "same" if new.value == old.value else "none"
+        return "changed" if new.value == old.value else "none"
+    if old.negated:
+        return "changed"
+    if new.value == old.value and old.value not in new_claim.denied:
+        return "same"
+    return "changed"
+
+
+def relation(stored: str, incoming: str) -> Relation:
+    """How `incoming` relates to the stored fact `stored` (see the module docstring). A duplicate must say no
+    more and no less than the stored fact: `构建工具是 Gradle` is not a duplicate of `主语言是 Kotlin，构建工具是
+    Gradle` (nor the other way round), so neither write loses a fact."""
+    old, new = claim_of(stored), claim_of(incoming)
+    same_old: set[int] = set()
+    same_new: set[int] = set()
+    changed: list[bool] = []  # one certainty per pair that says changed
+    for i, ro in enumerate(old.readings):
+        for j, rn in enumerate(new.readings):
+            match = rn.subject.match(ro.subject) if rn.subject and ro.subject else None
+            if match is None:
+                continue
+            kind = _compare(ro, rn, new)
+            if kind == "changed":
+                changed.append(match == "exact" and _sure(ro) and _sure(rn))
+            elif kind == "same":
+                same_old.add(i)
+                same_new.add(j)
+    if changed:
+        return Relation("changed", any(changed))
+    if same_new:
+        whole = all(i in same_old for i, r in enumerate(old.readings) if not r.reverse) and all(
+            j in same_new for j, r in enumerate(new.readings) if not r.reverse
+        )
+        return Relation("same" if whole else "none", whole)
+    if old.readings and old.readings[0].value in new.denied and not any(r.subject for r in new.readings):
+        return Relation("corrects")  # `我们不再用 Jenkins 了`
+    sure = [r for r in (*old.readings, *new.readings) if not r.reverse]
+    owners = {r.subject.owner for r in sure if r.subject is not None}
+    certain = bool(old.readings and new.readings) and all(r.subject for r in sure)
+    return Relation("none", certain and (len(owners) > 1 or all(r.own for r in sure)))
+
+
+def _sure(reading: Reading) -> bool:
+    return reading.own and not reading.reverse
+
+
 def subject_of(text: str) -> Subject | None:
-    """The fact's subject and value, or None when no copula splits its main clause."""
-    clauses = [c.strip() for c in _CLAUSE_SPLIT.split(_fold(text)) if c and c.strip()]
-    for main in (
-        c for c in clauses if not OLD_VALUE_CLAUSE.search(c)
-    ):  # `对了，项目升级到 …`: the first that says
-        found = _main_subject(main)
-        if found is not None:
-            return found
-    return None
-
-
-def _main_subject(main: str) -> Subject | None:
-    label, colon, rest = main.partition(":")
-    if colon and rest.strip():
-        # `团队约定：分支名用小写`: the label frames the statement; the statement after it has the subject
-        inner = _clause_subject(rest)
-        if inner is not None:
-            return inner
-        main = f"{label} 是 {rest}"
-    return _clause_subject(main)
-
-
-def _clause_subject(main: str) -> Subject | None:
-    lifted, values = _lift_values(main)
-    tokens = [t for t in (_word(t) for t in _split_copulas(segment(lifted))) if t is not None]
-    split = next((i for i, t in enumerate(tokens) if t in _COPULAS), None)
-    if split is None:
-        return None
-    before = [t for t in tokens[:split] if (t not in _GENERIC and len(t) >= 2) or _PLACEHOLDER.match(t)]
-    after = tokens[split + 1 :]
-    while after and (after[0] in _COPULAS or after[0] in _COPULA_FOLLOWERS):
-        after = after[1:]
-    after = [t for t in after if t not in _FILLER and t not in _GENERIC]
-    if not after:
-        return None
-    words = {_restore(t, values) for t in before}
-    if words:
-        value = " ".join(_restore(t, values) for t in after)
-    else:
-        lifted_after = [t for t in after if _PLACEHOLDER.match(t)]
-        if not lifted_after:
-            return None
-        words = {t for t in after if not _PLACEHOLDER.match(t) and len(t) >= 2}
-        value = " ".join(_restore(t, values) for t in lifted_after)
-    if not words:
-        return None
-    return Subject(frozenset(words), value)
-
-
-def encode(subject: Subject | None) -> str:
-    """The metadata form (`subjectKey`), versioned so a changed normaliser recomputes it."""
-    if subject is None:
-        return f"{VERSION}|"
-    return f"{VERSION}|{' '.join(sorted(subject.words))}|{subject.value}"
-
-
-def decode(raw: str) -> tuple[bool, Subject | None]:
-    """(usable, subject): unusable when written by another normaliser version."""
-    version, _, rest = raw.partition("|")
-    if version != VERSION:
-        return False, None
-    if not rest:
-        return True, None
-    words, _, value = rest.partition("|")
-    return True, Subject(frozenset(words.split()), value)
-
-
-def values_in(text: str) -> set[str]:
-    """The lifted values (numbers, versions, paths) of a text, folded."""
-    return set(_lift_values(_fold(text))[1])
-
-
-def relate_subjects(old: Subject | None, new: Subject | None, incoming: str) -> str:
-    if old is not None and new is not None and old.same_subject(new):
-        return "same" if old.value == new.value else "changed"
-    if old is None or not has_correction_cue(incoming):
-        return "none"
-    clauses = old_value_clauses(incoming)
-    if not clauses or len(old.value) < 2 or not any(old.value in clause for clause in clauses):
-        return "none"
-    folded = _fold(incoming)
-    if new is None or old.words & new.words or all(word in folded for word in old.words):
-        return "corrects"
-    return "none"
+    """The subject of the fact's main statement, if the parser found one."""
+    readings = claim_of(text).readings
+    return readings[0].subject if readings else None

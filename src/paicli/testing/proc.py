@@ -23,6 +23,7 @@ def paicli_env(home: Path, base_url: str | None, **extra: str) -> dict[str, str]
             "PAICLI_HOME": str(home / ".paicli"),
             "PAICLI_LLM_RETRY_BACKOFF": "0.01",
             "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false",
+            "PAICLI_MEMORY_JUDGE": "false",  # side requests only where a test asks for them
             "PYTHONUNBUFFERED": "1",
             "PAICLI_LOCAL_PORTS": "off",
         }

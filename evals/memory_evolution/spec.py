@@ -1,0 +1,63 @@
+"""The vocabulary of the generated cases: subjects, phrasing families and the parts of a half.
+
+A half is subjects x phrasing families x turn wrappers x questions; the dev half and the test half share none
+of them. Templates use these placeholders:
+
+- `{S}` the subject term (the language's full or short form), `{Scap}` the same with a capital first letter;
+- `{V}` the value the statement gives, `{O}` the value it says is no longer true (the current truth's);
+- `{BE}` / `{NOT}` the subject's Chinese verb and its negation (是 / 不是, 在 / 不在, 用 / 不用);
+- `{EBE}` / `{ENOT}` / `{EIT}` the English ones (is / is not / it's; is in / is not in / it's in);
+- `{Q}` (neighbour templates only) the other component or other project the neighbour fact is about.
+
+Languages: `zh` (Chinese frame and terms), `en` (English), `mix` (code-switched: the English subject term with
+Chinese values, in a Chinese or an English frame).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Lang = Literal["zh", "en", "mix"]
+Kind = Literal["state", "update", "update_old", "return", "negate", "negate_replace"]
+LANGS: tuple[Lang, ...] = ("zh", "en", "mix")
+
+
+@dataclass(frozen=True)
+class Subject:
+    key: str
+    zh: str
+    zh_alt: str  # a shorter or otherwise different way to name it (the head, a common abbreviation)
+    en: str
+    en_alt: str
+    zh_be: str
+    zh_not: str
+    en_be: str
+    en_not: str
+    en_it: str
+    values: tuple[tuple[str, str], ...]  # (Chinese form, English form); at least three
+    others: tuple[tuple[str, str], ...]  # near-duplicate owners: another component, another project
+    q_zh: str
+    q_en: str
+    q_mix: str
+
+
+@dataclass(frozen=True)
+class Family:
+    id: str
+    kind: Kind
+    lang: Lang
+    text: str
+
+
+@dataclass(frozen=True)
+class Half:
+    name: str
+    subjects: tuple[Subject, ...]
+    families: tuple[Family, ...]
+    wrappers: dict[Lang, tuple[str, ...]]  # how a statement sits in a user's turn (`{X}` is the statement)
+    remember: dict[Lang, str]  # the turn that asks the model to save it (the save_memory path)
+    neighbour: dict[Lang, str]  # a near-duplicate fact about another component or project
+
+    def families_of(self, lang: Lang, kind: Kind) -> tuple[Family, ...]:
+        return tuple(f for f in self.families if f.lang == lang and f.kind == kind)

@@ -1,0 +1,147 @@
+"""Token-level grammar of the claim parser (`subject.py`): where a clause's predicate is, which words are verbs,
+negators or values. Pure functions over the tokens of `claim_tokens`; the word classes are in `subject_words`."""
+
+from __future__ import annotations
+
+import re
+
+from paicli.memory import subject_words as w
+from paicli.memory.claim_tokens import Token
+
+TRAILING = w.GENERIC | w.ZH_ASPECT
+TIME_ANCHOR = re.compile(r"^(?:从.{1,6}(?:起|开始)|.{1,4}起)$")  # jieba keeps `从今天起` whole
+LEADING = w.GENERIC | w.ZH_ASPECT | w.ZH_COPULAS | w.EN_BE | w.ZH_COMPLEMENTS | w.EN_TARGET | {":"}
+
+
+def strip(tokens: list[Token], leading: frozenset[str] | set[str]) -> list[Token]:
+    start, end = 0, len(tokens)
+    while start < end and not tokens[start].value and tokens[start].text in leading:
+        start += 1
+    while end > start and not tokens[end - 1].value and tokens[end - 1].text in TRAILING:
+        end -= 1
+    return tokens[start:end]
+
+
+def verb(token: Token) -> bool:
+    text = token.text
+    return token.latin and ((len(text) >= 4 and text.endswith("ed")) or text in w.EN_IRREGULAR_VERBS)
+
+
+def target(tokens: list[Token], verb: int) -> int | None:
+    """The preposition after a verb that introduces the new value: to/with/into first, then for, then as
+    (`swapped A out for B as the S`)."""
+    for targets in (w.EN_TARGET - {"as"}, frozenset(["for"]), frozenset(["as"])):
+        found = next((j for j in range(verb + 1, len(tokens)) if tokens[j].text in targets), None)
+        if found is not None:
+            return found
+    return None
+
+
+def plain_value(token: Token) -> bool:
+    """A number, version or path: never a subject (a hyphenated name such as `on-call` may be one)."""
+    return token.value and any(ch.isdigit() or ch in "/\\" for ch in token.text)
+
+
+def verb_with_aspect(token: Token) -> bool:
+    return token.han and len(token.text) >= 2 and token.text[-1] in "了过"
+
+
+def verb_slot(token: Token) -> bool:
+    return (token.han or token.latin) and token.text not in TRAILING
+
+
+def verb_before_target(tokens: list[Token], i: int) -> bool:
+    """`now points to B`, `maps to B`: an English word in -s right before a target preposition is a verb."""
+    token = tokens[i]
+    return (
+        i > 0
+        and i + 1 < len(tokens)
+        and token.latin
+        and len(token.text) > 3
+        and token.text.endswith("s")
+        and not token.text.endswith("ss")
+        and tokens[i - 1].text not in w.EN_DETERMINERS
+        and tokens[i + 1].text in w.EN_TARGET
+    )
+
+
+def negator(token: Token) -> bool:
+    return not token.value and (token.text in w.ZH_NEGATORS or token.text in w.EN_NEGATORS)
+
+
+def find_predicate(tokens: list[Token]) -> tuple[int, int] | None:
+    """(first token of the predicate, first token of the value) of the clause's first predicate."""
+    for i, token in enumerate(tokens):
+        text = token.text
+        if token.value:
+            continue
+        if text in w.ZH_COMPLEMENTS and i > 0 and verb_slot(tokens[i - 1]):
+            return i - 1, i + 1  # `调整 为`, `恢复 成`, code-switched `switch 到`
+        if text in ("在", "于") and i > 0 and len(tokens[i - 1].text) == 1 and tokens[i - 1].han:
+            return i - 1, i + 1  # `跑在`, `放在`
+        if text in w.ZH_COPULAS or text in w.EN_BE or text in w.EN_LINKING:
+            return i, i + 1
+        if (
+            token.han
+            and len(text) >= 2
+            and text.endswith(w.ZH_RESULTATIVE)
+            and text not in w.ZH_NOT_RESULTATIVE
+        ):
+            return i, i + 1
+        if text in w.ARROWS:
+            return i, i + 1  # `A → B for the S`
+        if (verb(token) and i > 0) or verb_before_target(tokens, i):
+            found = target(tokens, i)
+            return (i, found + 1) if found is not None else (i, len(tokens))
+    fused = next((i for i, t in enumerate(tokens) if i > 0 and fused_complement(tokens[i - 1], t)), None)
+    if fused is not None:  # jieba reads `更新成王强` as 更新 / 成王强
+        tokens[fused : fused + 1] = [Token(tokens[fused].text[0]), Token(tokens[fused].text[1:])]
+        return fused - 1, fused + 1
+    inner = next((i for i, t in enumerate(tokens[:-1]) if i > 0 and ends_in_copula(t)), None)
+    if inner is not None:  # jieba reads `分支名用小写` as 分支 / 名用 / 小写
+        tokens[inner : inner + 1] = [Token(tokens[inner].text[:-1]), Token(tokens[inner].text[-1])]
+        return inner + 1, inner + 2
+    perfective = next((i for i, t in enumerate(tokens[1:-1], 1) if t.text == "了"), None)
+    return (perfective - 1, perfective + 1) if perfective is not None else None
+
+
+def ends_in_copula(token: Token) -> bool:
+    return (
+        token.han and len(token.text) == 2 and token.text[-1] in "是用在为叫" and token.text not in TRAILING
+    )
+
+
+def fused_complement(verb: Token, token: Token) -> bool:
+    text = token.text
+    return (
+        verb.han
+        and len(verb.text) >= 2
+        and verb.text not in TRAILING
+        and token.han
+        and len(text) >= 2
+        and text[0] in w.ZH_COMPLEMENTS
+        and text not in w.ZH_COMPLEMENT_WORDS
+    )
+
+
+def without_leading_verb(tokens: list[Token]) -> list[Token]:
+    """`还是定了 B`: a verb with its aspect particle before the value is part of the predicate."""
+    if len(tokens) > 2 and tokens[1].text == "了" and tokens[0].han and not tokens[0].value:
+        return tokens[2:]
+    if tokens and verb(tokens[0]):  # `was changed to B`: the participle and its preposition lead to the value
+        found = target(tokens, 0)
+        return strip(tokens[found + 1 :], LEADING) if found is not None else []
+    return tokens
+
+
+def starts_with_verb(tokens: list[Token]) -> bool:
+    stripped = strip(tokens, LEADING)
+    return bool(stripped) and verb(stripped[0]) and not any(t.text in w.EN_TARGET for t in stripped)
+
+
+def content(tokens: list[Token]) -> bool:
+    return any(t.value or (t.text not in TRAILING and t.text not in w.EN_PRONOUNS) for t in tokens)
+
+
+def key(tokens: list[Token]) -> str:
+    return "".join(t.text for t in tokens if t.text not in TRAILING).replace(" ", "")

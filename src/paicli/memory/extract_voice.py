@@ -1,0 +1,91 @@
+"""Whose voice a quote is in and what kind of sentence it is: the label and statement checks of the hardened
+extraction rules (`extract_rules`). Pure functions of the text."""
+
+from __future__ import annotations
+
+import re
+
+from paicli.context.estimate import utf16_len
+from paicli.memory.extract_words import (
+    FACT_WORDS,
+    FOREIGN_LABEL,
+    IMPERATIVE,
+    INJECTION,
+    OWN_VOICE_LABEL,
+    REQUEST,
+    THIRD_PARTY,
+    TRAILING_END,
+)
+from paicli.memory.quote_context import INTRODUCER
+from paicli.memory.subject import claim_of
+
+
+def java_trim(text: str) -> str:
+    """Java's String.trim(): strips code points <= U+0020 only."""
+    start, end = 0, len(text)
+    while start < end and text[start] <= " ":
+        start += 1
+    while end > start and text[end - 1] <= " ":
+        end -= 1
+    return text[start:end]
+
+
+def declares(text: str) -> bool:
+    """A statement that gives something a value (`发布审批人是周敏`), whoever it names: durable facts need no
+    we/our/project in them."""
+    claim = claim_of(text)
+    return claim.stated and any(reading.subject is not None for reading in claim.readings)
+
+
+def acceptable_label(label: str) -> bool:
+    """Whether `label：` introduces the user's own statement (`团队约定：`) rather than foreign material."""
+    text = java_trim(label)
+    if not text:
+        return True
+    return (
+        (FACT_WORDS.search(text) is not None or OWN_VOICE_LABEL.match(text) is not None)
+        and not INTRODUCER.search(text + "：")
+        and not FOREIGN_LABEL.search(text)
+        and not REQUEST.search(text)
+        and not IMPERATIVE.search(text)
+        and not INJECTION.search(text + "：")
+    )
+
+
+def colon_statement(sentence: str) -> bool:
+    """`代码审查人：陈静。`: a colon between a subject and a short value, not a label before a statement."""
+    rest = TRAILING_END.sub("", java_trim(re.split(r"[：:]", sentence, maxsplit=1)[-1]))
+    return (
+        bool(rest)
+        and len(rest.split()) <= 3
+        and utf16_len(rest) <= 24
+        and not re.search(r"[，,；;：:]", rest)
+        and not FACT_WORDS.search(rest)
+        and not declares(rest)
+    )
+
+
+def subject_label(label: str) -> bool:
+    text = java_trim(label)
+    return bool(text) and not (
+        INTRODUCER.search(text + "：")
+        or FOREIGN_LABEL.search(text)
+        or REQUEST.search(text)
+        or IMPERATIVE.search(text)
+        or INJECTION.search(text + "：")
+        or THIRD_PARTY.search(text)
+    )
+
+
+def imperative(part: str) -> bool:
+    """A clause opened by a task verb, unless that verb is the start of the subject it states a value for
+    (`部署环境不用 A 了`: the subject is 部署环境, nobody is told to deploy)."""
+    found = IMPERATIVE.search(part)
+    if found is None:
+        return False
+    readings = claim_of(part).readings
+    verb = found.group().strip().lower()
+    return not any(
+        r.subject is not None and len(r.subject.render()) > len(verb) and r.subject.render().startswith(verb)
+        for r in readings
+    )

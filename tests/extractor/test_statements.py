@@ -1,0 +1,127 @@
+"""Issue 37: a durable statement reaches the model and is kept whoever it names; a new value for a stored subject
+is a correction, not a temporary remark; labels in the user's own voice are not someone else's material."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from paicli.config.env import EnvLookup
+from paicli.memory.extract_rules import judge_quotes, safe_input, worth_asking
+from paicli.memory.extractor import OUTPUT_CAP, AutoFactExtractor
+from paicli.memory.manager import MemoryManager
+from paicli.memory.store import LongTermMemory
+from paicli.testing.scripted_llm import Request, ScriptedLLM
+
+
+def reason(text: str, quote: str, corrects: bool | None = None) -> str | None:
+    check = None if corrects is None else (lambda _: corrects)
+    return judge_quotes([quote], safe_input(text), True, check)[0].reason
+
+
+@pytest.mark.parametrize(
+    "text", ["发布审批人是周敏。", "The release approver is Zhou Min.", "代码托管在 GitHub。", "缩进用 tab。"]
+)
+def test_a_declarative_statement_needs_no_we_or_project(text: str) -> None:
+    assert worth_asking(safe_input(text))
+    assert reason(text, text.rstrip("。.")) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "quote"),
+    [
+        ("连接池现在是 32。", "连接池现在是 32"),
+        ("上周起网关超时时间改为 45 秒。", "上周起网关超时时间改为 45 秒"),
+        ("As of today, the default branch is trunk.", "As of today, the default branch is trunk"),
+        ("从今天起 CI 跑在 GitLab CI 上。", "从今天起 CI 跑在 GitLab CI 上"),
+    ],
+)
+def test_a_new_value_for_a_stored_subject_is_a_correction(text: str, quote: str) -> None:
+    assert reason(text, quote, corrects=False) in ("temporary", "temporary_context")
+    assert reason(text, quote, corrects=True) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "quote"),
+    [
+        ("端口今天临时改成 8081。", "端口今天临时改成 8081"),
+        ("For now, the default branch is trunk.", "For now, the default branch is trunk"),
+        ("CI 挂了，现在跑在 Jenkins 上。", "CI 挂了，现在跑在 Jenkins 上"),
+    ],
+)
+def test_a_bounded_time_keeps_even_a_correction_temporary(text: str, quote: str) -> None:
+    assert reason(text, quote, corrects=True) in ("temporary", "temporary_context")
+
+
+@pytest.mark.parametrize(
+    ("text", "quote", "expected"),
+    [
+        ("提醒一下：发布审批人是周敏。", "发布审批人是周敏", None),
+        ("Heads-up: the default branch is trunk.", "the default branch is trunk", None),
+        ("Note that the default branch is trunk.", "the default branch is trunk", None),
+        ("Reverting: the default branch is main again.", "the default branch is main again", None),
+        ("张三：发布审批人是周敏。", "发布审批人是周敏", "reported"),
+        ("Bob: the default branch is trunk.", "the default branch is trunk", "reported"),
+        ("期望输出：发布审批人是周敏。", "发布审批人是周敏", "reported"),
+    ],
+)
+def test_a_label_in_the_users_own_voice_is_no_foreign_material(
+    text: str, quote: str, expected: str | None
+) -> None:
+    assert reason(text, quote) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "quote", "expected"),
+    [
+        ("我们项目的发布审批人：周敏。", "我们项目的发布审批人：周敏", None),
+        ("Our release approver: Zhou Min", "Our release approver: Zhou Min", None),
+        ("TODO：我们项目要统一使用 ESLint 9。", "TODO：我们项目要统一使用 ESLint 9", "reported"),
+        ("张三：我们项目用 tab。", "张三：我们项目用 tab", "reported"),
+    ],
+)
+def test_a_colon_between_a_subject_and_a_short_value_is_a_statement(
+    text: str, quote: str, expected: str | None
+) -> None:
+    assert reason(text, quote) == expected
+
+
+@pytest.mark.parametrize("text", ["发布审批人：周敏", 'language: "Rust"', "image: harbor.example.cn/app"])
+def test_a_bare_key_value_pair_is_not_enough_for_the_automatic_path(text: str) -> None:
+    """A `key: value` line may be pasted configuration; with no word of the user's own it is never extracted
+    (/save and save_memory store it as the user asks)."""
+    assert reason(text, text) is not None
+
+
+def test_a_topic_marker_is_no_condition_but_a_consequence_is() -> None:
+    assert reason("连接池大小的话，是 40。", "连接池大小的话，是 40") is None
+    assert reason("端口被占用的话，就换 8081。", "就换 8081") is not None
+
+
+def test_a_later_clause_opening_with_is_continues_a_statement() -> None:
+    text = "The default branch, for the record, is trunk."
+    assert reason(text, text.rstrip(".")) is None
+    assert reason("Is the default branch trunk, or main?", "the default branch trunk") is not None
+
+
+def test_the_manager_tells_the_rules_which_quotes_correct_a_stored_subject(tmp_path: Path) -> None:
+    def quote_back(request: Request) -> str:
+        original = (
+            request.messages[-1].text.split("=== 用户原文 ===", 1)[1].split("=== 结束 ===", 1)[0].strip()
+        )
+        return json.dumps({"facts": [{"quote": original.rstrip("。")}]}, ensure_ascii=False)
+
+    env = EnvLookup(environ={})
+    llm = ScriptedLLM()
+    llm.default_reply = quote_back
+    mgr = MemoryManager(LongTermMemory(tmp_path / "mem", env), tmp_path, env)
+    mgr.extractor = AutoFactExtractor(llm, env)
+    mgr.auto_extract_enabled = True
+    assert mgr.extract_facts_from_user_turn("连接池现在是 32。") == []  # nothing stored: a passing remark
+    mgr.store_fact("数据库连接池大小是 20")
+    saved = mgr.extract_facts_from_user_turn("连接池现在是 32。")
+    assert [e.content for e in saved] == ["连接池现在是 32"]
+    assert [e.content for e in mgr.list_all() if "supersededBy" not in e.metadata] == ["连接池现在是 32"]
+    assert all(r.max_tokens == OUTPUT_CAP for r in llm.requests)
