@@ -14,6 +14,7 @@ from paicli.llm.messages import Usage
 from paicli.tools.base import ToolFinished as ToolFinished
 from paicli.tools.base import ToolProgress as ToolProgress
 from paicli.tools.base import ToolStarted as ToolStarted
+from paicli.tools.base import ToolWaiting as ToolWaiting
 
 
 @dataclass(frozen=True)
@@ -140,6 +141,7 @@ AgentEvent = (
     | ToolStarted
     | ToolProgress
     | ToolFinished
+    | ToolWaiting
     | CompactionStarted
     | Preparing
     | Compacted

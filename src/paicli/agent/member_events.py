@@ -13,6 +13,7 @@ from paicli.agent.events import (
     ToolFinished,
     ToolProgress,
     ToolStarted,
+    ToolWaiting,
 )
 
 
@@ -28,6 +29,8 @@ def member_events(member_id: str, emit: EventSink, parallel: bool, *, name_actor
             return
         if isinstance(event, ModelCallStarted) and (parallel or name_actor):
             emit(TaskActivity(member_id, f"{event.actor} 等待模型回复" if name_actor else "等待模型回复"))
+        elif parallel and isinstance(event, ToolWaiting):
+            emit(TaskActivity(member_id, event.what or f"⏺ {event.name}"))
         elif parallel and isinstance(event, ToolStarted):
             emit(TaskActivity(member_id, f"⏺ {event.name}"))
         elif parallel and isinstance(event, ToolFinished):

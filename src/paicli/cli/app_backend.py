@@ -87,6 +87,11 @@ class AppBackend:
             lambda: self.core.parts, self.switch_model, lambda: self.core.report.cache().short
         )
         self.snapshots = _snapshot_commands(parts, lambda: self.core.parts.ledger)
+        if self.snapshots is not None:
+            self.snapshots.snapshots.start_priming()  # the first snapshot, prepared while the user types
+        from paicli.cli.session_admin import startup_retention
+
+        startup_retention(parts)
 
     def switch_model(self, settings: Settings) -> None:
         """/model: the same conversation, continued by a session built for `settings`."""
@@ -163,6 +168,14 @@ class AppBackend:
         self.core = self.factory.build(reopened.settings, reopened.ledger)
         return self.core.restore.resumed(self.core.agent, reopened)
 
+    def continue_in(self, ledger: ConversationLedger) -> None:
+        """/fork: the same conversation and model, written from now on to `ledger` (a copy of this one's)."""
+        core = self.core
+        conversation = core.agent.conversation
+        conversation.move_to(ledger)
+        core.parts.ledger.close()
+        self.core = self.factory.rebuild(core, ledger, conversation)
+
     def restore_opened_session(self) -> CommandReply:
         return self.core.restore.restore_opened(self.core.agent)
 
@@ -184,6 +197,11 @@ class AppBackend:
     def close(self, timeout: float = 10.0) -> None:
         if self.parts.mcp is not None:
             self.parts.mcp.close()
+        if self.snapshots is not None:
+            self.snapshots.snapshots.close()
+            note = self.snapshots.snapshots.take_note()
+            if note:  # files restored after the last turn: the ledger keeps the note for a resume
+                self.agent.note_workspace(note)
         self.background.wait(timeout)
         self.parts.memory.flush_index(timeout)
         self.parts.ledger.close()
