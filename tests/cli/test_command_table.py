@@ -123,7 +123,14 @@ def test_the_repl_loop_sees_at_most_nine_session_methods_and_handlers_no_forward
     assert {"run", "status", "info", "drain_notices", "close"} <= methods(SessionPort)
     beyond = methods(AppBackend) - methods(SessionPort)
     # continue_in: /fork carries the conversation into a copied ledger, a rebuild like resume's
-    allowed = {"switch_model", "resume", "restore_opened_session", "on_memories", "mcp_mentions", "continue_in"}
+    allowed = {
+        "switch_model",
+        "resume",
+        "restore_opened_session",
+        "on_memories",
+        "mcp_mentions",
+        "continue_in",
+    }
     assert beyond <= allowed, beyond
     # /resume's handler picks the session; rebuilding over it is the session's own step (launch uses it too)
     assert {spec.name for spec in COMMANDS} & methods(AppBackend) == {"resume"}
