@@ -79,8 +79,8 @@ def _scope(
             return None
         return scope
     if flag is None:
-        answer = (ctx.io.ask(SCOPE_QUESTION) or "n").strip().lower()
-        chosen = _ANSWERS.get(answer)
+        asked = ctx.io.ask(SCOPE_QUESTION)  # None: the question was dismissed (Ctrl+C / Ctrl+D)
+        chosen = _ANSWERS.get(asked.strip().lower()) if asked is not None else None
     else:
         answer = (ctx.io.ask(CONFIRM_QUESTION) or "n").strip().lower()
         chosen = scope if answer in ("y", "yes", "是") else None
