@@ -193,6 +193,10 @@ def test_undo_takes_a_whole_team_run_back(project: Path, isolated_home: Path) ->
         assert "团队任务完成" in done.stdout, done.stdout + done.stderr
         assert "Team 第 1 步" in done.stdout and "Team 第 2 步" in done.stdout
         assert not (project / "甲.txt").exists() and not (project / "乙.txt").exists()
+        again = piped(env, project, "/team 写两个文件\n/rewind 1\n/snapshot clean --all\n/snapshot status\n")
+        assert "（Team 运行）" in again.stdout and "对话已回到第 1 轮之前" in again.stdout
+        assert not (project / "甲.txt").exists() and not (project / "乙.txt").exists()
+        assert "已删除本项目的整个快照库" in again.stdout and "快照数: 0" in again.stdout
         server.assert_no_violations()
 
 
@@ -241,9 +245,8 @@ def test_export_after_compaction_holds_every_turn_and_the_view_holds_the_summary
             return Reply.tool_calls(("read_file", json.dumps({"path": f"f{turn[-1]}.txt"})))
         return f"第 {turn[-1]} 个读完了"
 
-    script = (
-        "".join(f"读 f{index}\n" for index in range(1, 5)) + "/compact\n/export all.md\n/export --view v.md\n"
-    )
+    reads = "".join(f"读 f{index}\n" for index in range(1, 5))
+    script = f"记住 password=hunter2secret\n{reads}/compact\n/export all.md\n/export --view v.md\n"
     with FakeOpenAIServer(responder=respond) as server:
         env = paicli_env(isolated_home, server.base_url)
         done = piped(env, project, script)
@@ -257,6 +260,7 @@ def test_export_after_compaction_holds_every_turn_and_the_view_holds_the_summary
     assert wrapped and "untrusted-data" not in whole and "<tool_result" not in whole
     view = (project / "v.md").read_text(encoding="utf-8")
     assert "系统提示" in view and "读过 f1 到 f4" in view
+    assert "记住 password=" in whole and "hunter2secret" not in whole + view  # redacted
 
 
 def test_retention_deletes_old_sessions_at_start_and_on_clean(project: Path, isolated_home: Path) -> None:
