@@ -282,3 +282,15 @@ def test_retention_deletes_old_sessions_at_start_and_on_clean(project: Path, iso
         cleaned = piped(env, project, "/sessions clean 2\n")
         assert "已删除 1 个超过 2 天没有活动的会话" in cleaned.stdout and not second.exists()
         server.assert_no_violations()
+
+
+def test_a_restore_just_before_exit_is_told_after_the_resume(project: Path, isolated_home: Path) -> None:
+    with FakeOpenAIServer() as server:
+        server.push(write("made.txt", "x\n"), "写好了", "知道了")
+        env = paicli_env(isolated_home, server.base_url)
+        piped(env, project, "写个文件\n/restore 1\n")
+        piped(env, project, "现在呢\n", "-c")
+        last = users(server.requests[-1])
+        assert last[0] == "写个文件" and last[-1] == "现在呢"
+        assert [text for text in last if text.startswith(NOTE) and "made.txt（已删除）" in text]
+        server.assert_no_violations()
