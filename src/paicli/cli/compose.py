@@ -144,7 +144,15 @@ def build_components(
         sandbox, str(settings.paicli_home), lambda: configured_keys(env)
     )
     tools = ToolRunner(
-        root, approver, offloader, tracker, env, memory.save_memory_tool, approval, executors=executors
+        root,
+        approver,
+        offloader,
+        tracker,
+        env,
+        memory.save_memory_tool,
+        approval,
+        executors=executors,
+        notices=board.post,  # a memory save refused for want of a person is said (issue 37)
     )
     loader = ProjectMemoryLoader(root, settings.paicli_home)
     skills = build_skills(settings.paicli_home, root, repository, board.post, trust)
