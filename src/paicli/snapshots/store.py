@@ -97,6 +97,9 @@ class SnapshotStore:
                 self._update_index(chunk.add, chunk.remove)
                 if progress is not None:
                     progress(min(len(paths), start + PRIME_CHUNK), len(paths))
+            self.repo.run(
+                ["write-tree"]
+            )  # the trees and the index's cache of them: the first snapshot reuses both
 
     def snapshots(self) -> list[Snapshot]:
         """Newest first."""
