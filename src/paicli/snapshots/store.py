@@ -184,7 +184,12 @@ class SnapshotStore:
             self._delete_refs(refs)
             with contextlib.suppress(FileNotFoundError):
                 self.repo.index.unlink()
-            self._drop_unreachable()
+            # with no ref and no index left every object is unreachable: removing the folder is what a prune
+            # would do, without walking a hundred thousand loose objects first
+            objects = self.git_dir / "objects"
+            shutil.rmtree(objects, ignore_errors=True)
+            ensure_private_dir(objects)
+            self._pruned = 0
             return max(0, before - self.disk_bytes())
 
     def remove(self) -> int:
