@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from paicli.snapshots.git import find_git
+from paicli.snapshots.git import SnapshotError, find_git
 from paicli.snapshots.model import Tag
 from paicli.snapshots.store import SnapshotStore
 
@@ -157,8 +157,11 @@ def bench_one(tmp: Path, git: str, files: int, megabytes: int, rounds: int) -> N
         f"/snapshot clean:           {clean_ms:8.0f} ms; store {size / 1e6:.1f} MB -> "
         f"{store.disk_bytes() / 1e6:.1f} MB (freed {freed / 1e6:.1f} MB)"
     )
-    after_ms, _ = timed(lambda: store.take("turn", Tag("after clean")))
-    print(f"snapshot after clean:      {after_ms:8.0f} ms wall (the tree is hashed again)")
+    try:
+        after_ms, _ = timed(lambda: store.take("turn", Tag("after clean")))
+        print(f"snapshot after clean:      {after_ms:8.0f} ms wall (the tree is hashed again)")
+    except SnapshotError as error:  # on a starved machine git's own timeout can hit a whole-tree hash
+        print(f"snapshot after clean:      failed: {error}")
     size = store.disk_bytes()
     remove_ms, freed = timed(store.remove)
     print(

@@ -259,8 +259,11 @@ class SnapshotStore:
     def _update_index(self, add: Sequence[bytes], remove: Sequence[bytes]) -> None:
         if remove:
             self.repo.run(["update-index", "-z", "--force-remove", "--stdin"], nul_list(remove))
-        if add:
-            self.repo.run(["update-index", "-z", "--add", "--remove", "--stdin"], nul_list(add))
+        # a whole tree (a snapshot after /snapshot clean, a store with no preparation) goes in chunks, so no
+        # single git process runs into the timeout on a large project
+        for start in range(0, len(add), PRIME_CHUNK * 5):
+            chunk = add[start : start + PRIME_CHUNK * 5]
+            self.repo.run(["update-index", "-z", "--add", "--remove", "--stdin"], nul_list(chunk))
 
     def _diff(self, old: str, new: str) -> tuple[Change, ...]:
         out = self.repo.run(["diff-tree", "-r", "-z", "--no-renames", "--raw", old, new])
