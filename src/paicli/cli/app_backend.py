@@ -89,7 +89,7 @@ class AppBackend:
         self.snapshots = _snapshot_commands(parts, lambda: self.core.parts.ledger)
         if self.snapshots is not None:
             self.snapshots.snapshots.start_priming()  # the first snapshot, prepared while the user types
-        from paicli.cli.session_admin import startup_retention
+        from paicli.cli.session_retention import startup_retention
 
         startup_retention(parts)
 

@@ -12,14 +12,13 @@ import time
 from typing import TYPE_CHECKING
 
 from paicli.cli.backend import CommandReply
+from paicli.cli.session_retention import retention_days
 from paicli.config import knobs
-from paicli.config.env import ConfigError
 from paicli.context.offload import OFFLOAD_DIR
 from paicli.session.retention import RENAME_EVENT, Expired, clean_title, delete, expired
 
 if TYPE_CHECKING:
     from paicli.cli.app_backend import AppBackend
-    from paicli.cli.compose import Components
 
 RENAME_USAGE = "用法: /rename <名称>，例如 /rename 重构登录模块（/resume 列表里显示，也能按名称搜索）"
 CLEAN_USAGE = (
@@ -78,7 +77,7 @@ def sessions_list(session: AppBackend) -> CommandReply:
     from paicli.cli.session_picker import format_sessions
 
     found = session.core.restore.sessions(True)
-    days = _days(session.parts)
+    days = retention_days(session.parts)
     keep = f"保留 {days} 天（{knobs.SESSION_RETENTION_DAYS.key}）" if days else "一直保留（未设置保留天数）"
     current = f"当前会话: {session.parts.ledger.session_id}"
     if not found:
@@ -93,7 +92,7 @@ def expired_sessions(session: AppBackend, args: str) -> tuple[list[Expired], int
     raw = args.strip()
     if raw and not raw.isdigit():
         return CommandReply(f"❌ 天数应是正整数，收到: {raw}\n{CLEAN_USAGE}", ok=False)
-    days = int(raw) if raw else _days(session.parts)
+    days = int(raw) if raw else retention_days(session.parts)
     if not days:
         return CommandReply(f"ℹ️ 没有设置保留天数，没有删除任何会话。\n{CLEAN_USAGE}")
     now = int(time.time() * 1000)
@@ -108,23 +107,3 @@ def clean(session: AppBackend, found: list[Expired], days: int) -> CommandReply:
     return CommandReply(
         f"🧹 已删除 {count} 个超过 {days} 天没有活动的会话，释放 {freed / 1024 / 1024:.1f} MB"
     )
-
-
-def startup_retention(parts: Components) -> None:
-    """With a retention setting, sessions past it go when a session starts (one notice says how many)."""
-    days = _days(parts)
-    if not days:
-        return
-    now = int(time.time() * 1000)
-    found = expired(parts.settings.paicli_home, days, now, keep=[parts.ledger.session_id])
-    count, _ = delete(found, parts.settings.project_root / OFFLOAD_DIR)
-    if count:
-        key = knobs.SESSION_RETENTION_DAYS.key
-        parts.notices.post(f"🧹 已删除 {count} 个超过 {days} 天没有活动的会话（{key}={days}）")
-
-
-def _days(parts: Components) -> int | None:
-    try:
-        return knobs.SESSION_RETENTION_DAYS.read(parts.env)
-    except ConfigError:
-        return None
