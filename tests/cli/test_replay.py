@@ -133,3 +133,19 @@ def test_a_recorded_cancel_tells_a_command_that_ran_from_one_that_never_started(
     )
     assert call_outcome(ran, "cancelled") == "⏹️ 已取消（运行 12.3 秒后被终止，可能已经改动了文件）"
     assert call_outcome("用户取消了该工具调用，未执行: write_file", "cancelled") == "⏹️ 已取消，未执行"
+
+
+def test_replayed_answer_lines_keep_their_own_indent() -> None:
+    """Issue 44 item 9: a nested list or a code block in an answer is replayed with its indentation."""
+    answer = "步骤：\n- 第一项\n    - 子项\n```\ndef f():\n    return  1\n```"
+    lines = replay_lines([Message.user("怎么做"), Message("assistant", answer)])
+    assert lines[1:-1] == [
+        "› 怎么做",
+        "  步骤：",
+        "  - 第一项",
+        "      - 子项",
+        "  ```",
+        "  def f():",
+        "      return  1",
+        "  ```",
+    ]

@@ -1,4 +1,4 @@
-"""The session retention setting at start-up (issue 43): with `PAICLI_SESSION_RETENTION_DAYS`, ledgers whose last
+"""The session retention setting at start-up (issue 43): with the session retention setting, ledgers whose last
 activity is older go when a session starts (one notice says how many). Kept out of cli/session_admin.py, which
 imports AppBackend for its commands, so that the backend calls it without an import circle."""
 

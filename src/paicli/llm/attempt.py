@@ -67,7 +67,9 @@ def stream_attempt(
                     return _unfinished(assembler.has_output), assembler.has_output
                 return assembler.result()
             elif kind == "error":
-                return classify(payload, model, connection.options.base_url), assembler.has_output
+                return classify(
+                    payload, model, connection.options.base_url, connection.options.key_origin
+                ), assembler.has_output
             else:
                 raise Cancelled()
     finally:

@@ -42,10 +42,13 @@ def describe(snapshot: Snapshot) -> str:
     return f"{turn}{words}{step} 之前"
 
 
-def snapshot_line(snapshot: Snapshot, session: str = "", changed: int | None = None) -> str:
+def snapshot_line(
+    snapshot: Snapshot, session: str = "", changed: int | None = None, number_width: int = 0
+) -> str:
+    """`number_width`: the widest `#N` of the listing, so the columns after it stay in line past #9."""
     mine = " · 本会话" if session and snapshot.session == session else ""
     after = f" · 此后改动 {changed} 个文件" if changed is not None else ""
-    return f"   #{snapshot.number}  {when(snapshot)}  {describe(snapshot)}{after}{mine}"
+    return f"   {f'#{snapshot.number}':<{number_width}}  {when(snapshot)}  {describe(snapshot)}{after}{mine}"
 
 
 def list_text(
@@ -62,7 +65,9 @@ def list_text(
         "/undo 撤回最近一轮或一次 Plan/Team 运行）："
     ]
     counts = changed or {}
-    lines += [snapshot_line(snap, session, counts.get(snap.ref)) for snap in snapshots[:limit]]
+    shown = snapshots[:limit]
+    width = max(len(f"#{snap.number}") for snap in shown)
+    lines += [snapshot_line(snap, session, counts.get(snap.ref), width) for snap in shown]
     if len(snapshots) > limit:
         lines.append(f"   …另有 {len(snapshots) - limit} 个更早的快照")
     return "\n".join(lines)
