@@ -122,8 +122,15 @@ def test_the_repl_loop_sees_at_most_nine_session_methods_and_handlers_no_forward
     assert len(methods(SessionPort)) <= 9, methods(SessionPort)
     assert {"run", "status", "info", "drain_notices", "close"} <= methods(SessionPort)
     beyond = methods(AppBackend) - methods(SessionPort)
-    assert beyond <= {"switch_model", "resume", "restore_opened_session", "on_memories", "mcp_mentions"}, (
-        beyond
-    )
+    # continue_in: /fork carries the conversation into a copied ledger, a rebuild like resume's
+    allowed = {
+        "switch_model",
+        "resume",
+        "restore_opened_session",
+        "on_memories",
+        "mcp_mentions",
+        "continue_in",
+    }
+    assert beyond <= allowed, beyond
     # /resume's handler picks the session; rebuilding over it is the session's own step (launch uses it too)
     assert {spec.name for spec in COMMANDS} & methods(AppBackend) == {"resume"}

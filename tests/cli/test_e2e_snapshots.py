@@ -148,7 +148,7 @@ def test_piped_restore_without_yes_changes_nothing(project: Path, isolated_home:
         after_turn = tree_state(project)
         done = run_paicli([], env, project, stdin="/snapshot list\n/restore 1\n", timeout=120)
         assert done.returncode == 0, done.stderr
-        assert "#1" in done.stdout and "轮次开始前" in done.stdout
+        assert "#1" in done.stdout and "第 1 轮「改一下这些文件」" in done.stdout
         assert "--yes" in done.stdout and "已恢复" not in done.stdout
         assert tree_state(project) == after_turn
 
@@ -213,9 +213,9 @@ def test_each_plan_task_gets_its_own_snapshot(project: Path, isolated_home: Path
         snapshots = session_events(isolated_home, "workspace_snapshot")
         ids = {entry["metadata"]["snapshot"] for entry in snapshots}  # type: ignore[index]
         assert len(snapshots) == 2 and len(ids) == 2  # one per task
-        piped(env, project, "/restore 1\n")  # back to before task 2: task 1's file stays
+        piped(env, project, "/restore 2\n")  # back to before task 2: task 1's file stays
         assert (project / "甲.txt").exists() and not (project / "乙.txt").exists()
-        piped(env, project, "/restore 3\n")  # #1 is now the restore's own snapshot; #3 is before task 1
+        piped(env, project, "/restore 1\n")  # ids stay: #1 is still the one before task 1
         assert tree_state(project) == before
         server.assert_no_violations()
 

@@ -79,6 +79,8 @@ def test_a_denied_or_failed_call_is_replayed_as_such_not_as_a_command_that_ran()
             ("rm -rf /", "🛡️ 策略拒绝: 命令命中安全黑名单（rm-root），已阻止执行: rm -rf /"),
             ("sleep 99", "⏱️ 命令执行超时（60 秒），已终止整个进程组。\n命令: sleep 99"),
             ("make", "用户取消了命令执行，已终止整个进程组。\n命令: make"),
+            ("make all", "用户取消了命令执行（已运行 7.04 秒），已终止整个进程组；命令可能已经改动了文件。"),
+            ("make install", "用户取消了该工具调用，未执行: execute_command"),
         ],
         "没有发布。",
     )
@@ -94,7 +96,11 @@ def test_a_denied_or_failed_call_is_replayed_as_such_not_as_a_command_that_ran()
         "    ⎿ ⛔ 🛡️ 策略拒绝: 命令命中安全黑名单（rm-root），已阻止执行: rm -rf /",
         "  ⏺ execute_command(sleep 99)",
         "    ⎿ ⏱️ 命令执行超时（60 秒），已终止整个进程组。",
-        "  ⏺ execute_command(make)",
+        "  ⏺ execute_command(make)",  # cancelled while it ran, recorded before run times were
+        "    ⎿ ⏹️ 已取消（命令已开始运行，被终止，可能已经改动了文件）",
+        "  ⏺ execute_command(make all)",
+        "    ⎿ ⏹️ 已取消（运行 7.0 秒后被终止，可能已经改动了文件）",
+        "  ⏺ execute_command(make install)",  # cancelled before it started
         "    ⎿ ⏹️ 已取消，未执行",
         "  没有发布。",
     ]
@@ -119,6 +125,14 @@ def test_a_compacted_view_is_recognised() -> None:
     assert not is_compacted(conversation(2))
     skill = Message.user("[PAICLI_SKILL_INJECTION] file=a\n## 已加载 Skill：pdf")
     assert not is_compacted([Message.user("问"), skill])  # a loaded skill is no summary
+
+
+def test_a_recorded_cancel_tells_a_command_that_ran_from_one_that_never_started() -> None:
+    ran = (
+        "说明行\n用户取消了命令执行（已运行 12.3 秒），已终止整个进程组；命令可能已经改动了文件。\n命令: make"
+    )
+    assert call_outcome(ran, "cancelled") == "⏹️ 已取消（运行 12.3 秒后被终止，可能已经改动了文件）"
+    assert call_outcome("用户取消了该工具调用，未执行: write_file", "cancelled") == "⏹️ 已取消，未执行"
 
 
 def test_replayed_answer_lines_keep_their_own_indent() -> None:

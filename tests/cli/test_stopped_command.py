@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import threading
 from pathlib import Path
 
@@ -59,6 +60,8 @@ def test_a_cancelled_command_keeps_what_it_printed(project: Path) -> None:
     worker.join(timeout=30)
     summary = summarize_result(results[0])
     assert summary.headline.startswith("⏹️ 已取消并终止了命令，共 12 行")
+    ran = re.search(r"已运行 (\d+\.\d) 秒", results[0].content)  # how long it ran: it may have changed things
+    assert ran is not None and float(ran.group(1)) > 0 and "可能已经改动了文件" in results[0].content
     assert summary.preview[-1] == "line-12"  # no time limit named: none was hit
 
 

@@ -63,3 +63,20 @@ def test_a_sub_agents_compaction_is_named_and_a_plan_live_line_keeps_the_spinner
         assert before.startswith("t1: 启动中") and shown.waiting().startswith("t1: 启动中")
     finally:
         shown.stop_spinner()
+
+
+def test_a_call_waiting_for_the_workspace_snapshot_says_so_then_goes_back_to_its_own_label() -> None:
+    from paicli.agent.events import ToolStarted, ToolWaiting
+
+    clock = Clock()
+    shown = renderer(clock)
+    try:
+        shown(ToolStarted("c1", "write_file", '{"path": "a.txt"}'))
+        shown(ToolWaiting("c1", "write_file", "等待工作区快照准备完成（已记录 2,000/10,000 个文件）"))
+        clock.now += 1.0
+        assert shown.waiting().startswith("等待工作区快照准备完成（已记录 2,000/10,000 个文件） · 1s")
+        shown(ToolWaiting("c1", "write_file", ""))  # the snapshot is ready: the call's own label again
+        clock.now += 1.0
+        assert shown.waiting().startswith("运行 write_file · ")
+    finally:
+        shown.stop_spinner()

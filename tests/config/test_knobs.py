@@ -50,6 +50,9 @@ def test_every_paicli_name_in_src_has_one_home() -> None:
     for key in (*generic.key_envs, *generic.model_envs, *generic.base_url_envs):
         homes[key] = "config/providers.py"
     homes["PAICLI_SKILL_INJECTION"] = "context/internal.py"  # a protocol marker, not a setting
+    homes["PAICLI_WORKSPACE_NOTE"] = (
+        "context/internal.py"  # likewise (files restored outside the conversation)
+    )
     homes["PAICLI_COMMAND_MARKER"] = "tools/shell.py"  # tags a command's processes, not a setting
     for path in product_sources(SRC):
         relative = str(path.relative_to(SRC))

@@ -78,7 +78,7 @@ def test_the_interactive_repl_lists_the_changes_and_asks(tmp_path: Path) -> None
     assert (work / "f.txt").read_bytes() == b"before" and not (work / "new.txt").exists()
     dispatcher.handle("/snapshot list")
     listing = scripted.out.getvalue().split("本项目的快照")[-1]
-    assert "#1" in listing and "恢复之前" in listing and "#2" in listing and "改文件" in listing
+    assert "#2" in listing and "恢复到 #1 之前" in listing and "#1" in listing and "改文件" in listing
 
 
 def test_piped_input_without_yes_restores_nothing_and_with_yes_asks_nobody(tmp_path: Path) -> None:
@@ -99,7 +99,7 @@ def test_status_clean_and_bad_numbers(tmp_path: Path) -> None:
     dispatcher.handle("/snapshot status")
     assert "快照数: 1" in scripted.out.getvalue() and "此后改动的文件: 2 个" in scripted.out.getvalue()
     dispatcher.handle("/restore 7")
-    assert "没有第 7 个快照" in scripted.out.getvalue()
+    assert "没有编号为 #7 的快照" in scripted.out.getvalue()
     dispatcher.handle("/snapshot clean")
     assert "已删除本项目的 1 个快照" in scripted.out.getvalue()
     dispatcher.handle("/snapshot")

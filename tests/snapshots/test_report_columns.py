@@ -7,10 +7,13 @@ from paicli.snapshots.report import list_text
 
 
 def test_columns_stay_in_line_past_number_nine() -> None:
-    snapshots = [Snapshot(f"r{i}", f"c{i}", 1_700_000_000_000 + i * 1000, "turn") for i in range(12)]
+    # newest first, each with its stable id (issue 43): #12 down to #1
+    snapshots = [
+        Snapshot(f"r{i}", f"c{i}", 1_700_000_000_000 - i * 1000, "turn", number=12 - i) for i in range(12)
+    ]
     lines = list_text(snapshots).splitlines()[1:]
     assert len(lines) == 12
-    assert lines[0].startswith("   #1   ") and lines[9].startswith("   #10  ")
+    assert lines[0].startswith("   #12  ") and lines[3].startswith("   #9   ")
     assert len({line.index("轮次开始前") for line in lines}) == 1
-    few = list_text(snapshots[:3]).splitlines()[1:]
-    assert few[0].startswith("   #1  2")  # a short listing is not padded for numbers it does not show
+    few = list_text(snapshots[9:]).splitlines()[1:]
+    assert few[0].startswith("   #3  2")  # a short listing is not padded for numbers it does not show

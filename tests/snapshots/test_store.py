@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from paicli.snapshots.git import SnapshotError
+from paicli.snapshots.model import Tag
 from paicli.snapshots.store import SnapshotStore
 from tests.snapshots.conftest import GIT, git_init, needs_git, tree_state, write
 
@@ -15,7 +16,7 @@ pytestmark = needs_git
 
 
 def restore_latest(store: SnapshotStore, position: int = 1) -> tuple[str, ...]:
-    plan = store.plan(position)
+    plan = store.plan(store.nth(position))
     return store.restore(plan.target).conflicts
 
 
@@ -28,7 +29,7 @@ def test_a_restore_brings_back_bytes_modes_links_and_odd_names(work: Path, store
     write(work, b"was-file", b"file")
     os.symlink("edit.txt", work / "link")
     before = tree_state(work)
-    store.take("turn", "before the turn")
+    store.take("turn", Tag("before the turn"))
 
     write(work, b"edit.txt", b"changed")
     os.chmod(work / "run.sh", 0o644)
@@ -104,7 +105,7 @@ def test_large_files_are_left_out_and_named(work: Path, tmp_path: Path) -> None:
     assert store.snapshots()[0].skipped == snapshot.skipped
     write(work, b"big.bin", b"c" * 4096)
     write(work, b"small.txt", b"t")
-    plan = store.plan(1)
+    plan = store.plan(store.nth(1))
     assert [change.path for change in plan.changes] == [b"small.txt"]
     store.restore(plan.target)
     assert (work / "big.bin").read_bytes() == b"c" * 4096  # never in the snapshot: never touched
@@ -125,9 +126,9 @@ def test_a_folder_of_unknown_files_where_a_file_belongs_is_a_conflict(
 
 def test_restore_is_undoable_and_numbering_counts_from_the_newest(work: Path, store: SnapshotStore) -> None:
     write(work, b"f.txt", b"v1")
-    store.take("turn", "first")
+    store.take("turn", Tag("first"))
     write(work, b"f.txt", b"v2")
-    store.take("turn", "second")
+    store.take("turn", Tag("second"))
     write(work, b"f.txt", b"v3")
     assert [s.label for s in store.snapshots()] == ["second", "first"]
     restore_latest(store, 2)
@@ -139,12 +140,12 @@ def test_restore_is_undoable_and_numbering_counts_from_the_newest(work: Path, st
 
 def test_nothing_to_restore_and_bad_positions(work: Path, store: SnapshotStore) -> None:
     with pytest.raises(SnapshotError, match="还没有快照"):
-        store.plan(1)
+        store.plan(store.nth(1))
     write(work, b"f.txt", b"same")
     store.take("turn")
-    assert store.plan(1).changes == ()
+    assert store.plan(store.nth(1)).changes == ()
     with pytest.raises(SnapshotError, match="共有 1 个"):
-        store.plan(2)
+        store.plan(store.nth(2))
 
 
 def test_keep_prunes_the_oldest_and_clean_removes_all(work: Path, tmp_path: Path) -> None:
@@ -152,12 +153,12 @@ def test_keep_prunes_the_oldest_and_clean_removes_all(work: Path, tmp_path: Path
     store = SnapshotStore(work, tmp_path / "side", GIT, keep=3)
     for index in range(5):
         write(work, b"f.txt", str(index).encode())
-        store.take("turn", f"t{index}")
+        store.take("turn", Tag(f"t{index}"))
     assert [s.label for s in store.snapshots()] == ["t4", "t3", "t2"]
     write(work, b"big.bin", os.urandom(256 * 1024))
-    store.take("turn", "big")
+    store.take("turn", Tag("big"))
     os.remove(work / "big.bin")
-    store.take("turn", "after")
+    store.take("turn", Tag("after"))
     assert store.clean() > 200 * 1024  # the big file's blob only lived in snapshots
     assert store.snapshots() == []
     write(work, b"f.txt", b"again")
@@ -222,6 +223,6 @@ def test_files_holding_secrets_stay_out_of_the_store(work: Path, tmp_path: Path)
             assert b"tok.abc" not in data and b"s3cr3t" not in data and configured.encode() not in data
     os.remove(work / "creds.txt")
     write(work, b"settings.py", b"changed")
-    store.restore(store.plan(1).target)
+    store.restore(store.plan(store.nth(1)).target)
     assert not (work / "creds.txt").exists()  # never stored, so never brought back
     assert (work / "settings.py").read_bytes().startswith(b"api_key")

@@ -21,7 +21,7 @@ class CountingCheckpoint:
         self.labels: list[str] = []
         self.fail = fail
 
-    def before_first_change(self, label: str) -> None:
+    def before_first_change(self, label: str, wait: object = None) -> None:
         self.labels.append(label)
         if self.fail:
             raise RuntimeError("broken checkpoint")
@@ -29,6 +29,7 @@ class CountingCheckpoint:
 
 class FakeLedger:
     session_id = "session-1-test"
+    next_sequence = 1
 
     def __init__(self) -> None:
         self.events: list[tuple[str, str, str, dict[str, Any]]] = []

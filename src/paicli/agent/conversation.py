@@ -184,6 +184,10 @@ class Conversation:
         else:
             self.checkpoint(source)
 
+    def move_to(self, ledger: LedgerPort) -> None:
+        """Go on writing to `ledger`, a copy of this one's entries (/fork): its fold is this view already."""
+        self.ledger = ledger
+
     # ---- recording ----------------------------------------------------------------------------------
 
     def record(self, source: str, message: Message, metadata: Mapping[str, Any] | None = None) -> int | None:

@@ -15,6 +15,7 @@ from paicli.tools.base import ToolFinished as ToolFinished
 from paicli.tools.base import ToolProgress as ToolProgress
 from paicli.tools.base import ToolResult
 from paicli.tools.base import ToolStarted as ToolStarted
+from paicli.tools.base import ToolWaiting as ToolWaiting
 
 
 @dataclass(frozen=True)
@@ -156,6 +157,7 @@ AgentEvent = (
     | ToolStarted
     | ToolProgress
     | ToolFinished
+    | ToolWaiting
     | CompactionStarted
     | Preparing
     | Compacted

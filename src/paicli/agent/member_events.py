@@ -14,6 +14,7 @@ from paicli.agent.events import (
     ToolFinished,
     ToolProgress,
     ToolStarted,
+    ToolWaiting,
 )
 
 
@@ -34,6 +35,8 @@ def member_events(member_id: str, emit: EventSink, parallel: bool, *, who: str =
             return
         if isinstance(event, ModelCallStarted) and (parallel or who):
             emit(TaskActivity(member_id, waiting(event.actor)))
+        elif parallel and isinstance(event, ToolWaiting):
+            emit(TaskActivity(member_id, event.what or f"⏺ {event.name}"))
         elif parallel and isinstance(event, ToolStarted):
             started[event.call_id] = event
             emit(TaskActivity(member_id, f"⏺ {event.name}"))

@@ -32,6 +32,7 @@ from paicli.cancel import CancelToken
 from paicli.context.types import CompactionResult
 from paicli.llm.messages import Message, Usage
 from paicli.llm.protocol import LLMClient
+from paicli.session.resume import REWIND_EVENT
 
 __all__ = [
     "CANCELLED_ANSWER",
@@ -44,6 +45,8 @@ __all__ = [
 log = logging.getLogger(__name__)
 RUN_INPUT_SOURCE = "orchestrated_input"  # a Plan or Team run's goal in the main conversation
 RUN_RESULT_SOURCE = "orchestrated_result"  # and its summary (distinct from `user_input`: the run counted it)
+WORKSPACE_NOTE_SOURCE = "workspace_note"  # files restored behind the model's back (an internal user message)
+REWIND_SOURCE = "slash_rewind"
 MEMORY_LOOKUP = "检索长期记忆"  # what a turn waits for before its first model call
 OVERFLOW_SOURCE = "context_overflow"  # the view without a turn the server refused as too long
 
@@ -156,6 +159,11 @@ class ReactAgent:
         answer = Message.assistant(turn.answer)
         self.conversation.append(answer, RUN_RESULT_SOURCE, {**linked, "status": turn.status})
 
+    def note_workspace(self, note: str) -> None:
+        """An internal user message before the next turn: files changed outside the conversation (/restore,
+        /undo, /rewind). The history ends with an answer or complete tool results here, so pairing holds."""
+        self.conversation.append(Message.user(note), WORKSPACE_NOTE_SOURCE)
+
     def clear(self) -> int:
         """/clear: drop the view, keep long-term memory; the ledger keeps everything."""
         self._prompt_day = self.options.today()
@@ -173,6 +181,13 @@ class ReactAgent:
         """Resume (or `/compact undo`): a fresh system prompt followed by a view rebuilt from a ledger (see
         Conversation.restore)."""
         self.conversation.restore(self.prompt.build(""), messages, source, reference)
+
+    def rewind(self, messages: Sequence[Message], metadata: Mapping[str, Any]) -> None:
+        """/rewind: the view goes back to `messages` (folded from the ledger, as the model saw it before the
+        chosen turn). The ledger keeps everything: a rewind event names what was taken back, then a checkpoint
+        holds the view, so a resume continues from it."""
+        self.conversation.event(REWIND_EVENT, REWIND_SOURCE, metadata)
+        self.conversation.restore(self.prompt.build(""), messages, source=REWIND_SOURCE)
 
     def invalidate_system_prompt(self) -> None:
         """A stable prompt part changed (`/skill on|off|reload`): rebuild it before the next turn's call."""

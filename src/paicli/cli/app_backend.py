@@ -100,6 +100,11 @@ class AppBackend:
             lambda: self.core.parts, self.switch_model, lambda: self.core.report.cache().short
         )
         self.snapshots = _snapshot_commands(parts, lambda: self.core.parts.ledger)
+        if self.snapshots is not None:
+            self.snapshots.snapshots.start_priming()  # the first snapshot, prepared while the user types
+        from paicli.cli.session_retention import startup_retention
+
+        startup_retention(parts)
         # what one session could not extract, the next one of this project does
         self._handover = _pending_extractions(parts) if enabled else None
         if self._handover is not None:
@@ -192,6 +197,14 @@ class AppBackend:
         self.core = self.factory.build(reopened.settings, reopened.ledger)
         return self.core.restore.resumed(self.core.agent, reopened)
 
+    def continue_in(self, ledger: ConversationLedger) -> None:
+        """/fork: the same conversation and model, written from now on to `ledger` (a copy of this one's)."""
+        core = self.core
+        conversation = core.agent.conversation
+        conversation.move_to(ledger)
+        core.parts.ledger.close()
+        self.core = self.factory.rebuild(core, ledger, conversation)
+
     def restore_opened_session(self) -> CommandReply:
         return self.core.restore.restore_opened(self.core.agent)
 
@@ -213,6 +226,11 @@ class AppBackend:
     def close(self, timeout: float = 10.0) -> None:
         if self.parts.mcp is not None:
             self.parts.mcp.close()
+        if self.snapshots is not None:
+            self.snapshots.snapshots.close()
+            note = self.snapshots.snapshots.take_note()
+            if note:  # files restored after the last turn: the ledger keeps the note for a resume
+                self.agent.note_workspace(note)
         self.background.wait(timeout)
         if self._handover is not None:
             self.background.hand_over(self._handover)

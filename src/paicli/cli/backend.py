@@ -62,6 +62,7 @@ class SessionSummary:
     model: str
     updated_at_ms: int = 0  # last activity; the picker shows it as a relative time
     hidden: bool = False  # a throwaway session (empty, or one turn that failed): listed only when asked
+    title: str = ""  # the name /rename gave it
 
 
 @dataclass(frozen=True)

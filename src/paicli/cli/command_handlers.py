@@ -101,16 +101,34 @@ def audit(ctx: CommandContext, args: str) -> None:
 
 
 def export(ctx: CommandContext, args: str) -> None:
+    """The whole conversation from the ledger; `--view`: what the model sees now (its system prompt too)."""
     session = ctx.session
-    reply = session_commands.export_command(
-        list(session.agent.history),
-        args,
-        home=session.settings.paicli_home,
-        project_root=session.settings.project_root,
-        session_id=session.parts.ledger.session_id,
-        model=session.settings.model,
-        redactor=session.parts.ledger.redactor,
-    )
+    view = args.split(maxsplit=1)[:1] == ["--view"]
+    target = args.split(maxsplit=1)[1] if view and len(args.split(maxsplit=1)) > 1 else ("" if view else args)
+    ledger = session.parts.ledger
+    if view or ledger.path is None:
+        reply = session_commands.export_command(
+            list(session.agent.history),
+            target,
+            home=session.settings.paicli_home,
+            project_root=session.settings.project_root,
+            session_id=ledger.session_id,
+            model=session.settings.model,
+            redactor=ledger.redactor,
+            system=view,
+        )
+    else:
+        from paicli.cli.export_ledger import export_ledger
+
+        reply = export_ledger(
+            ledger.path,
+            target,
+            home=session.settings.paicli_home,
+            project_root=session.settings.project_root,
+            session_id=ledger.session_id,
+            model=session.settings.model,
+            redact=ledger.redactor.text,
+        )
     ctx.reply(reply)
 
 
@@ -281,9 +299,45 @@ def restore(ctx: CommandContext, args: str) -> None:
 
 
 def undo(ctx: CommandContext, _: str) -> None:
-    from paicli.cli.snapshot_commands import restore_command
+    from paicli.cli.snapshot_commands import undo_command
 
-    restore_command(ctx, "1")
+    undo_command(ctx)
+
+
+def rewind(ctx: CommandContext, args: str) -> None:
+    from paicli.cli.rewind_command import rewind_command
+
+    rewind_command(ctx, args)
+
+
+def fork(ctx: CommandContext, _: str) -> None:
+    from paicli.cli.session_admin import fork as fork_session
+
+    ctx.reply(fork_session(ctx.session))
+
+
+def rename(ctx: CommandContext, args: str) -> None:
+    from paicli.cli.session_admin import rename as rename_session
+
+    ctx.reply(rename_session(ctx.session, args))
+
+
+def sessions(ctx: CommandContext, args: str) -> None:
+    from paicli.cli.session_admin import clean, expired_sessions, sessions_list
+    from paicli.cli.snapshot_commands import confirmed_by
+
+    words = args.split()
+    if not words:
+        ctx.reply(sessions_list(ctx.session))
+        return
+    found = expired_sessions(ctx.session, " ".join(words[1:]))
+    if isinstance(found, CommandReply):
+        ctx.reply(found)
+        return
+    stale, days = found
+    question = f"⚠️ 删除 {len(stale)} 个超过 {days} 天没有活动的会话（无法恢复），输入 y 确认："
+    if confirmed_by(ctx, ctx.session.parts.approval.yes, question, "已取消，会话保持不变。"):
+        ctx.reply(clean(ctx.session, stale, days))
 
 
 def resume(ctx: CommandContext, args: str) -> None:

@@ -55,6 +55,25 @@ _COMPACT_FORMS = (
     Form("undo", "撤销上次压缩（恢复压缩前的上下文，之后的对话保留）"),
 )
 _PIN_FORMS = (Form("last", "固定你的上一条消息"),)
+_EXPORT: Completions = (("--view", "导出模型此刻看到的上下文"),)
+_SNAPSHOT: Completions = (
+    ("list", "列出快照"),
+    ("status", "查看快照状态"),
+    ("clean", "删除全部快照（clean --all：整个快照库）"),
+)
+_REWIND: Completions = (("--conversation", "只回退对话"), ("--files", "只恢复文件"))
+_SCOPE_FLAGS = ("--conversation", "--chat", "--files")
+
+
+def _rewind_args(args: str) -> bool:
+    """A number or search words, with at most one of the scope flags."""
+    return sum(word.lower() in _SCOPE_FLAGS for word in args.split()) <= 1
+
+
+def _sessions_args(args: str) -> bool:
+    words = args.split()
+    return not words or (words[0].lower() == "clean" and len(words) <= 2)
+
 
 COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("help", "/help", "显示可用命令及用法", handler=h.help_command),
@@ -182,7 +201,12 @@ COMMANDS: tuple[CommandSpec, ...] = (
         handler=h.audit,
     ),
     CommandSpec(
-        "export", "/export [<文件>]", "把当前对话导出为 Markdown 文件", accepts=any_args, handler=h.export
+        "export",
+        "/export [--view] [<文件>]",
+        "把整个对话（含已压缩的部分）导出为 Markdown；--view 导出模型此刻看到的上下文",
+        accepts=any_args,
+        handler=h.export,
+        completions=_EXPORT,
     ),
     CommandSpec(
         "resume",
@@ -194,15 +218,16 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(
         "snapshot",
-        "/snapshot [list|status|clean]",
-        "工作区快照：列出（默认）、查看状态、全部删除",
-        accepts=one_of("", "list", "status", "clean"),
+        "/snapshot [list|status|clean|clean --all]",
+        "工作区快照：列出（默认）、查看状态、全部删除（clean --all 删除整个快照库）",
+        accepts=one_of("", "list", "status", "clean", "clean --all"),
         handler=h.snapshot,
+        completions=_SNAPSHOT,
     ),
     CommandSpec(
         "restore",
         "/restore <编号>",
-        "把项目文件恢复到第 N 近的快照（先列出改动，确认后恢复）",
+        "把项目文件恢复到编号为 N 的快照（/snapshot 查看编号；先列出改动，确认后恢复）",
         accepts=count_args,
         handler=h.restore,
         idle_only=True,
@@ -210,9 +235,35 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
         "undo",
         "/undo",
-        "撤回最近一次快照之后对文件的改动（即 /restore 1），再用一次就撤销这次撤回",
+        "撤回最近一轮（或一次 Plan/Team 运行）对文件的改动，再用一次就撤销这次撤回",
         handler=h.undo,
         idle_only=True,
+    ),
+    CommandSpec(
+        "rewind",
+        "/rewind [<N>|<搜索词>] [--conversation|--files]",
+        "回到之前某条消息之前：对话和文件一起回退（--conversation 只回退对话，--files 只恢复文件）",
+        accepts=_rewind_args,
+        handler=h.rewind,
+        idle_only=True,
+        completions=_REWIND,
+    ),
+    CommandSpec("fork", "/fork", "从这里分出一个新会话继续，原会话保持不变", handler=h.fork, idle_only=True),
+    CommandSpec(
+        "rename",
+        "/rename <名称>",
+        "给当前会话起个名字（/resume 列表里显示，也能按名称搜索）",
+        accepts=any_args,
+        handler=h.rename,
+    ),
+    CommandSpec(
+        "sessions",
+        "/sessions [clean|clean <天数>]",
+        "列出本项目的会话；clean 删除超过保留天数没有活动的会话",
+        accepts=_sessions_args,
+        handler=h.sessions,
+        idle_only=True,
+        completions=(("clean", "删除过期的会话"),),
     ),
     CommandSpec(
         "init",

@@ -64,6 +64,10 @@ class CommandContext(Protocol):
         """End the REPL after this command."""
         ...
 
+    def prefill(self, text: str) -> None:
+        """Put `text` on the input line of the next prompt, to edit and send (/rewind)."""
+        ...
+
 
 Handler = Callable[[CommandContext, str], None]
 

@@ -27,6 +27,7 @@ from paicli.agent.events import (
     ToolFinished,
     ToolProgress,
     ToolStarted,
+    ToolWaiting,
     Waiting,
 )
 from paicli.cancel import CancelToken
@@ -247,7 +248,7 @@ def _emitter(output_format: str, out: TextIO, err: TextIO) -> Callable[[AgentEve
                     live.add(event.line)
                 return
             if isinstance(
-                event, CompactionStarted | Preparing
+                event, CompactionStarted | Preparing | ToolWaiting
             ):  # display only: a terminal's wait, not an outcome
                 return
             if output_format == "stream-json":

@@ -26,6 +26,7 @@ from paicli.agent.events import (
     ToolFinished,
     ToolProgress,
     ToolStarted,
+    ToolWaiting,
     Waiting,
 )
 from paicli.cli.live_output import PREFIX as LIVE_PREFIX
@@ -127,6 +128,8 @@ class EventRenderer:
             self._on_tool_started(event)
         elif isinstance(event, ToolProgress):
             self._on_tool_progress(event)
+        elif isinstance(event, ToolWaiting):
+            self._on_tool_waiting(event)
         elif isinstance(event, ToolFinished):
             self._on_tool_finished(event.result)
         elif isinstance(event, Compacted):
@@ -228,6 +231,16 @@ class EventRenderer:
         self._open_calls[event.call_id] = show_controls(event.name)
         say(self._progress, tool_call_line(event.name, event.arguments), "bold")
         self._spinner.start(f"运行 {self._open_calls[event.call_id]}")
+
+    def _on_tool_waiting(self, event: ToolWaiting) -> None:
+        """The call waits for something else first (the workspace snapshot): the spinner names that wait."""
+        if event.call_id not in self._open_calls:
+            return
+        label = event.what or "运行 " + ", ".join(sorted(set(self._open_calls.values())))
+        if self._spinner.active:
+            self._spinner.relabel(label)
+        else:
+            self._spinner.start(label)
 
     def _on_tool_progress(self, event: ToolProgress) -> None:
         if event.call_id not in self._open_calls:

@@ -33,6 +33,7 @@ class Dispatcher:
         self.last_folded: tuple[str, str] | None = None  # (tool, full output) of the last folded tool output
         self.running = False
         self._stopped = False
+        self.next_input = ""  # what the next prompt starts with (/rewind puts the message back)
 
     @property
     def session(self) -> AppBackend:
@@ -57,6 +58,13 @@ class Dispatcher:
 
     def stop(self) -> None:
         self._stopped = True
+
+    def prefill(self, text: str) -> None:
+        self.next_input = text
+
+    def take_prefill(self) -> str:
+        text, self.next_input = self.next_input, ""
+        return text
 
     def handle(self, line: str) -> bool:
         """Returns False when the REPL should stop."""

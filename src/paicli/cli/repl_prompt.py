@@ -267,7 +267,9 @@ class InteractiveRepl:
             self._dispatcher.notices()
             self._refresh_status()
             try:
-                line = self._session.prompt(self._message, pre_run=self._relay.attach)
+                line = self._session.prompt(
+                    self._message, pre_run=self._relay.attach, default=self._dispatcher.take_prefill()
+                )
             except KeyboardInterrupt:
                 self._pastes.forget()
                 if not self._session.default_buffer.text.strip():

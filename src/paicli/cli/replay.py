@@ -22,11 +22,14 @@ from paicli.session.transcript import ShownTurn, Transcript, typed_text
 from paicli.termsafe import show_controls
 from paicli.tools.approval import HITL_PREFIX
 from paicli.tools.base import CANCELLED_PREFIX
+from paicli.tools.shell import CANCELLED_COMMAND
 
 LAST_TURNS = 6
 ANSWER_LINES = 8
 _SUMMARY_MARKERS = ("已压缩的历史对话摘要", "[PAICLI_")
 _EXIT_CODE = re.compile(r"^退出码: (-?\d+)")
+_RAN_FOR = re.compile(r"已运行 (\d+(?:\.\d+)?) 秒")
+NOT_RUN = "⏹️ 已取消，未执行"
 _INTERRUPTED_HEAD = INTERRUPTED_RESULT.split("]", 1)[0] + "]"
 HEADER = "── 之前的对话 ──"
 FOOTER = "── 以上是恢复的对话，可以接着说 ──"
@@ -55,7 +58,7 @@ def call_outcome(content: str, recorded: str | None = None) -> str | None:
     if first.startswith(HITL_PREFIX):
         return "🚫 已拒绝，未执行"
     if first.startswith(CANCELLED_PREFIX):
-        return "⏹️ 已取消，未执行"
+        return _cancelled_mark(body)
     if first.startswith(_INTERRUPTED_HEAD):
         return "⚠️ 已中断，结果未知"
     if first.startswith(("🛡️", "[AUTO]")):
@@ -75,7 +78,7 @@ def _recorded_mark(outcome: str, first: str, body: str) -> str | None:
     if outcome == "denied":
         return "🚫 已拒绝，未执行"
     if outcome == "cancelled":
-        return "⏹️ 已取消，未执行"
+        return _cancelled_mark(body)
     if outcome == "refused":
         return blocked_headline(first, 100)
     if outcome == "timed_out":
@@ -85,6 +88,17 @@ def _recorded_mark(outcome: str, first: str, body: str) -> str | None:
         code = _EXIT_CODE.match(last)
         return f"❌ 失败（退出码 {code.group(1)}）" if code else shorten(first, 100)
     return None
+
+
+def _cancelled_mark(body: str) -> str:
+    """A command cancelled while it ran is not one that never ran: how long it ran, and that it may have
+    changed things (a result from before the run time was recorded says only the second)."""
+    ran = next((line for line in body.splitlines() if line.startswith(CANCELLED_COMMAND)), None)
+    if ran is None:
+        return NOT_RUN
+    seconds = _RAN_FOR.search(ran)
+    how_long = f"运行 {float(seconds.group(1)):.1f} 秒后" if seconds else "命令已开始运行，"
+    return f"⏹️ 已取消（{how_long}被终止，可能已经改动了文件）"
 
 
 def _answer_lines(content: str) -> list[str]:

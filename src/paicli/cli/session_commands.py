@@ -1,4 +1,4 @@
-"""Handlers of `/skill`, `/config`, `/audit` and `/export` (spec 10.3): plain functions over the session's
+"""Handlers of `/skill`, `/config`, `/audit` and `/export --view` (spec 10.3): plain functions over the session's
 parts, returning the reply text, so the backend stays a thin dispatcher and the handlers test without a REPL."""
 
 from __future__ import annotations
@@ -225,19 +225,34 @@ def export_command(
     model: str,
     now: Callable[[], datetime] = datetime.now,
     redactor: Redactor | None = None,
+    system: bool = False,
 ) -> CommandReply:
+    """`/export --view`: the view the model continues from (`system`: its system prompt first)."""
     messages = [m for m in history if m.role != "system"]
     if not messages:
         return CommandReply("📭 当前对话还没有任何消息，没有可导出的内容（没有写入文件）。")
     when = now()
+    prompt = next((m.text for m in history if m.role == "system"), "") if system else ""
+    text = conversation_markdown(messages, session_id, model, when, redactor or Redactor(), prompt)
+    target = export_target(args, home, project_root, when)
+    failed = write_export(target, text, home)
+    if failed is not None:
+        return failed
+    return CommandReply(f"✅ 对话记录已导出: {target}\n   共 {len(messages)} 条消息")
+
+
+def export_target(args: str, home: Path, project_root: Path, when: datetime) -> Path:
+    """FILE as given (relative to the project), else `<home>/exports/session-<time>.md`."""
     target = (
         Path(args.strip()).expanduser()
         if args.strip()
         else (home / "exports" / f"session-{when.strftime('%Y-%m-%d_%H-%M-%S')}.md")
     )
-    if not target.is_absolute():
-        target = project_root / target
-    text = conversation_markdown(messages, session_id, model, when, redactor or Redactor())
+    return target if target.is_absolute() else project_root / target
+
+
+def write_export(target: Path, text: str, home: Path) -> CommandReply | None:
+    """Write an export (private under the paicli home); a failure is a clear reply, else None."""
     try:
         if target.resolve().is_relative_to(home.resolve()):
             write_private_text(target, text)  # everything under the paicli home stays private
@@ -246,17 +261,25 @@ def export_command(
             target.write_text(text, encoding="utf-8")
     except OSError as error:
         return CommandReply(f"❌ 导出失败: {target}: {error.strerror or error}", ok=False)
-    return CommandReply(f"✅ 对话记录已导出: {target}\n   共 {len(messages)} 条消息")
+    return None
 
 
 def conversation_markdown(
-    messages: Sequence[Message], session_id: str, model: str, when: datetime, redactor: Redactor | None = None
+    messages: Sequence[Message],
+    session_id: str,
+    model: str,
+    when: datetime,
+    redactor: Redactor | None = None,
+    system_prompt: str = "",
 ) -> str:
     """The transcript as Markdown, redacted like the ledger (an export is a file on disk too)."""
     scrub = redactor or Redactor()
     parts = [
         f"# paicli 对话记录\n\n- 会话: {session_id}\n- 模型: {model}\n- 导出时间: {when.strftime('%Y-%m-%d %H:%M:%S')}\n"
     ]
+    if system_prompt:
+        parts.append("- 内容: 模型此刻看到的上下文（压缩后的视图，含程序注入的内容）\n")
+        parts.append(f"## ⚙️ 系统提示\n\n{_fenced(system_prompt)}\n")
     for message in messages:
         parts.append(_message_markdown(message, scrub))
     return scrub.text("\n".join(parts).rstrip() + "\n")

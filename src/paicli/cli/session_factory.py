@@ -117,6 +117,12 @@ class SessionFactory:
         self.background.use_llm(llm, settings.light_model_setting)
         return self._build(settings, llm, ledger, conversation)
 
+    def rebuild(
+        self, core: SessionCore, ledger: ConversationLedger, conversation: Conversation
+    ) -> SessionCore:
+        """The same model and client over `conversation`, now written to `ledger` (/fork)."""
+        return self._build(core.parts.settings, core.parts.llm, ledger, conversation)
+
     def _build(
         self,
         settings: Settings,

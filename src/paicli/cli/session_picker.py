@@ -16,7 +16,9 @@ PICK_HINT = "用 /resume <编号|会话 id|搜索词> 恢复其中一个（/resu
 
 def search(sessions: list[SessionSummary], query: str) -> list[SessionSummary]:
     words = query.lower().split()
-    return [s for s in sessions if all(w in f"{s.first_input} {s.session_id}".lower() for w in words)]
+    return [
+        s for s in sessions if all(w in f"{s.title} {s.first_input} {s.session_id}".lower() for w in words)
+    ]
 
 
 def format_sessions(sessions: list[SessionSummary], now_ms: int | None = None) -> str:
@@ -27,7 +29,10 @@ def format_sessions(sessions: list[SessionSummary], now_ms: int | None = None) -
     lines = ["🗂️ 本项目的历史会话（最近活动在前）："]
     for number, item in enumerate(sessions, start=1):
         when = relative_time(item.updated_at_ms or item.started_at_ms, now)
-        first = shorten(item.first_input, 48) or "（无输入）"
+        first = f"【{shorten(item.title, 30)}】" if item.title else ""
+        first += shorten(item.first_input, 48 - (len(first) if first else 0)) or (
+            "" if first else "（无输入）"
+        )
         lines.append(f"  {number:>2}. {when:<8} {first}  · {item.turns} 轮 · {item.model}")
         lines.append(f"      {item.session_id}")
     if hidden:

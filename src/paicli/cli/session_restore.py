@@ -93,6 +93,7 @@ class SessionRestore:
                 s.model,
                 s.updated_at_ms or s.started_at_ms,
                 s.throwaway,
+                s.title,
             )
             for s in found
         ]

@@ -82,6 +82,7 @@ class TurnRunner:
     def run(self, text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
         if not self.supports_mode(mode):
             return RunFinished("error", "", f"不支持的运行模式：{mode}")
+        self._begin_unit(text, mode)
         with self._phase(), retry_notices(_retry_teller(emit)):  # this run's requests only
             try:
                 result = self._run(text, mode, emit, cancel)
@@ -91,6 +92,16 @@ class TurnRunner:
         if result.turn is not None:  # a Plan or Team run ended
             self.agent.record_run(result.turn)
         return result
+
+    def _begin_unit(self, text: str, mode: RunMode) -> None:
+        """Snapshots taken from here on belong to this turn or run (/undo takes a whole run back)."""
+        checkpoint = self.parts.tools.checkpoint
+        if checkpoint is None:
+            return
+        note = checkpoint.take_note()  # files restored behind the model's back: told before it goes on
+        if note:
+            self.agent.note_workspace(note)
+        checkpoint.begin_unit(text, mode)
 
     @contextmanager
     def _phase(self) -> Iterator[None]:
@@ -164,6 +175,8 @@ class TurnRunner:
     # ---- plan review and continuation ----------------------------------------------------------------
 
     def plan_create(self, text: str, emit: EventSink, cancel: CancelToken) -> PlanDraft | RunFinished:
+        self._begin_unit(text, "plan")
+
         def create() -> PlanDraft | RunFinished:
             expanded = self._expand(text, emit)
             if not await_warmup(self.state.warmup, emit, cancel):
@@ -194,6 +207,7 @@ class TurnRunner:
 
     def continue_plan(self, emit: EventSink, cancel: CancelToken) -> RunFinished:
         found = self.runs.interrupted(RESUMABLE_MODES)
+        self._begin_unit("继续中断的运行", "plan")
         result = self.guarded(emit, lambda: self.runs.continue_interrupted(found, emit, cancel))
         assert isinstance(result, RunFinished)
         return result

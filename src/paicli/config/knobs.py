@@ -153,6 +153,14 @@ RESUME_REPLAY_TURNS = integer(
     0,
     1000,
 )
+SESSION_RETENTION_DAYS = optional_integer(
+    "PAICLI_SESSION_RETENTION_DAYS",
+    SESSION,
+    "days a session ledger is kept after its last activity; older ones are deleted at start-up and by "
+    "/sessions clean (default: every session is kept)",
+    1,
+    36_500,
+)
 
 TOOL_OFFLOAD_ENABLED = flag(
     "PAICLI_TOOL_OFFLOAD_ENABLED", COMPACTION, True, "level 1: offload oversized tool output"
@@ -367,6 +375,7 @@ ALL_KNOBS: tuple[Knob[object], ...] = (
     TOOLS_ENABLED,
     LOCAL_PORTS,
     RESUME_REPLAY_TURNS,
+    SESSION_RETENTION_DAYS,
     TOOL_OFFLOAD_ENABLED,
     TOOL_OFFLOAD_THRESHOLD_CHARS,
     TOOL_RESULT_CLEARING_ENABLED,

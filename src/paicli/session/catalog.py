@@ -24,7 +24,9 @@ _HEAD_BYTES = 64 * 1024
 _USER_EVENT = b'"event":"user"'
 _USER_INPUT = b'"source":"user_input"'
 _ANSWER_EVENT = b'"event":"assistant"'
+_RENAME_EVENT = b'"event":"session_renamed"'  # session.retention.RENAME_EVENT
 _FIRST_INPUT_CHARS = 200
+_NAME_HEAD = 400
 _MEMORY_HEADER = "## 相关长期记忆"
 SUBMITTED_INPUT_KEY = "submittedInput"  # optional user_input metadata: the text as typed
 
@@ -43,6 +45,7 @@ class SessionInfo:
     answered: bool = (
         True  # the model gave at least one final answer (False: every turn failed or was cut off)
     )
+    title: str = ""  # the name /rename gave it ('' when none)
 
     @property
     def throwaway(self) -> bool:
@@ -64,11 +67,12 @@ def _first_entry(path: Path) -> dict[str, Any] | None:
     return entry if isinstance(entry, dict) and entry.get("event") == SESSION_START_EVENT else None
 
 
-def _count_inputs(path: Path, cap: int) -> tuple[str, int, bool]:
+def _count_inputs(path: Path, cap: int) -> tuple[str, int, bool, str]:
     first = ""
     turns = 0
     scanned = 0
     answered = False
+    title = ""
     with open(path, "rb") as handle:
         for line in handle:
             scanned += len(line)
@@ -76,10 +80,20 @@ def _count_inputs(path: Path, cap: int) -> tuple[str, int, bool]:
                 if turns == 0:
                     first = _input_text(line)
                 turns += 1
+            elif _RENAME_EVENT in line[:_NAME_HEAD]:
+                title = _title(line) or title
             answered = answered or _ANSWER_EVENT in line
             if scanned >= cap:
                 break
-    return first, turns, answered
+    return first, turns, answered, title
+
+
+def _title(line: bytes) -> str:
+    try:
+        value = (json.loads(line).get("metadata") or {}).get("title")
+    except (ValueError, AttributeError):
+        return ""
+    return value if isinstance(value, str) else ""
 
 
 def _input_text(line: bytes) -> str:
@@ -106,7 +120,7 @@ def read_session_info(path: Path, cap: int = SCAN_CAP_BYTES) -> SessionInfo | No
             return None
         raw_metadata = start.get("metadata")
         metadata: dict[str, Any] = raw_metadata if isinstance(raw_metadata, dict) else {}
-        first, turns, answered = _count_inputs(path, cap)
+        first, turns, answered, title = _count_inputs(path, cap)
         updated = path.stat().st_mtime_ns // 1_000_000
     except OSError:
         return None
@@ -122,6 +136,7 @@ def read_session_info(path: Path, cap: int = SCAN_CAP_BYTES) -> SessionInfo | No
         updated_at_ms=updated,
         project_root=str(metadata.get("projectRoot") or ""),
         answered=answered,
+        title=title,
     )
 
 

@@ -37,9 +37,10 @@ SESSION_FORKED_EVENT = "session_forked"
 _VIEW_CHARS = 600
 
 
-def fork_session(source: Path, clock: Callable[[], int] = epoch_millis) -> Path:
+def fork_session(source: Path, clock: Callable[[], int] = epoch_millis, *, reason: str = "resume") -> Path:
     """A new ledger beside `source` holding a copy of its entries under a new session id, plus a
-    `session_forked` event naming the source. Lines that do not parse are copied as they are."""
+    `session_forked` event naming the source (`reason`: its source, `resume` for a session held elsewhere,
+    `slash_fork` for /fork). Lines that do not parse are copied as they are."""
     tick = clock
     session_id = new_session_id(tick)
     target = source.parent / f"{session_id}.jsonl"
@@ -62,7 +63,7 @@ def fork_session(source: Path, clock: Callable[[], int] = epoch_millis) -> Path:
         "event": SESSION_FORKED_EVENT,
         "mode": "react",
         "actor": "cli",
-        "source": "resume",
+        "source": reason,
         "message": None,
         "metadata": {"forkedFrom": source_id, "pid": os.getpid()},
     }

@@ -23,6 +23,9 @@ VIEW_CHECKPOINT_EVENT = "view_checkpoint"
 REPLACED_RESULTS_KEY = "replacedResults"  # compact checkpoint: tool results replaced in place (no `messages`)
 REFS_KEY = "refs"  # beside `messages`: the ledger span each message stands for ([first, last] or null)
 HISTORY_CLEAR_EVENT = "history_clear"
+# `/rewind`: {toSequence, turn, scope}; every turn from toSequence on is taken back. The fold needs nothing of it
+# (a full checkpoint of the rewound view follows); the transcript and the timeline leave those turns out.
+REWIND_EVENT = "conversation_rewind"
 # A resume that continues the view folded so far names it ({sessionId, sequence, checkpointSequence}) instead
 # of copying it into a new checkpoint: folding the same file again gives the same view, so it is a no-op here.
 VIEW_REFERENCE_EVENT = "view_reference"

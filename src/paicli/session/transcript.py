@@ -15,12 +15,19 @@ from pathlib import Path
 from typing import BinaryIO
 
 from paicli.llm.messages import Message
-from paicli.session.resume import HISTORY_CLEAR_EVENT, MESSAGE_EVENTS, LedgerEntry, parse_entries
+from paicli.session.resume import (
+    HISTORY_CLEAR_EVENT,
+    MESSAGE_EVENTS,
+    REWIND_EVENT,
+    LedgerEntry,
+    parse_entries,
+)
 from paicli.session.scan import BLOCK
 
 _CLEAR_EVENT = f'"event":"{HISTORY_CLEAR_EVENT}"'.encode()
+_REWIND_EVENT = f'"event":"{REWIND_EVENT}"'.encode()
 # user-role entries the loop writes itself (skill bodies, reminders): never the start of a turn
-INTERNAL_SOURCES = frozenset({"runaway_reminder", "skill_injection", "budget_finalization"})
+INTERNAL_SOURCES = frozenset({"runaway_reminder", "skill_injection", "budget_finalization", "workspace_note"})
 _HEAD = 400  # event, mode, actor and source come first in every entry (ledger.encode_entry)
 SUBMITTED_INPUT_KEY = "submittedInput"
 OUTCOME_KEY = "outcome"  # a tool_result entry's: how the call ended (tools.base.ToolOutcome)
@@ -88,6 +95,7 @@ def read_transcript(path: Path, last_turns: int, mode: str = "react", actor: str
     identity = _identity(mode, actor)
     collected: list[LedgerEntry] = []
     shown = skipped = 0
+    cut: int | None = None  # entries from this sequence on were taken back by a /rewind read so far
     with open(path, "rb") as handle:
         rest = 0  # where the lines not read for showing end
         for offset, line in lines_backwards(handle, handle.seek(0, 2)):
@@ -101,9 +109,18 @@ def read_transcript(path: Path, last_turns: int, mode: str = "react", actor: str
                 break
             entries, notices = parse_entries([line], first_line=None)
             skipped += len(notices)
-            if entries and entries[0].event in MESSAGE_EVENTS and entries[0].message is not None:
-                collected.append(entries[0])
-                shown += starts_turn(entries[0])
+            if not entries:
+                continue
+            entry = entries[0]
+            if _REWIND_EVENT in head:
+                target = entry.metadata.get("toSequence")
+                if isinstance(target, int):
+                    cut = target if cut is None else min(cut, target)
+            elif cut is not None and entry.sequence >= cut:
+                continue
+            elif entry.event in MESSAGE_EVENTS and entry.message is not None:
+                collected.append(entry)
+                shown += starts_turn(entry)
         earlier = count_turns_before(handle, rest, identity) if rest else 0
     return Transcript(tuple(_turns(reversed(collected))), earlier, skipped)
 

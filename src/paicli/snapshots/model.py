@@ -41,6 +41,19 @@ def shown_path(path: bytes) -> str:
 
 
 @dataclass(frozen=True)
+class Tag:
+    """What a snapshot was taken for, kept in its commit subject: the turn (or Plan/Team run) it came before,
+    so a listing can tell a run's steps apart and `/undo` can take a whole run back."""
+
+    label: str = ""  # the first words of the turn's input (a restore: what it restored)
+    session: str = ""
+    unit: str = ""  # one turn or one Plan/Team run; its first snapshot is the state before it
+    turn: int = 0  # the turn's number in its session (0: not known)
+    step: int = 0  # the n-th snapshot of its unit (a run's tasks and steps take one each)
+    mode: str = ""  # react, plan or team
+
+
+@dataclass(frozen=True)
 class Snapshot:
     ref: str
     commit: str
@@ -49,12 +62,46 @@ class Snapshot:
     label: str = ""
     session: str = ""
     skipped: tuple[str, ...] = ()
+    number: int = 0  # the stable id shown as #N (0: taken before ids existed)
+    unit: str = ""
+    turn: int = 0
+    step: int = 0
+    mode: str = ""
+
+    @staticmethod
+    def tagged(kind: str, created_ms: int, tag: Tag, skipped: tuple[str, ...], number: int) -> Snapshot:
+        return Snapshot(
+            "",
+            "",
+            created_ms,
+            kind,
+            one_line(tag.label),
+            tag.session,
+            skipped,
+            number,
+            tag.unit,
+            tag.turn,
+            tag.step,
+            tag.mode,
+        )
+
+    @property
+    def unit_key(self) -> str:
+        """Snapshots of one turn or run share it; a snapshot without a unit is a unit of its own."""
+        return self.unit or self.ref
 
     def message(self) -> str:
         """The commit subject: one JSON line (ASCII), read back by `from_subject`."""
         data: dict[str, Any] = {"kind": self.kind, "created": self.created_ms, "label": self.label}
-        if self.session:
-            data["session"] = self.session
+        optional = {
+            "id": self.number,
+            "session": self.session,
+            "unit": self.unit,
+            "turn": self.turn,
+            "step": self.step,
+            "mode": self.mode,
+        }
+        data.update({key: value for key, value in optional.items() if value})
         if self.skipped:
             data["skipped"] = list(self.skipped[:MAX_LISTED_SKIPS])
         return json.dumps(data, ensure_ascii=True, separators=(",", ":"))
@@ -76,7 +123,16 @@ class Snapshot:
             str(data.get("label", "")),
             str(data.get("session", "")),
             tuple(str(item) for item in skipped) if isinstance(skipped, list) else (),
+            _number(data.get("id")),
+            str(data.get("unit", "")),
+            _number(data.get("turn")),
+            _number(data.get("step")),
+            str(data.get("mode", "")),
         )
+
+
+def _number(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 @dataclass(frozen=True)
@@ -109,7 +165,6 @@ class Staged:
 @dataclass(frozen=True)
 class RestorePlan:
     target: Snapshot
-    position: int
     changes: tuple[Change, ...]
     skipped: tuple[str, ...] = ()
 

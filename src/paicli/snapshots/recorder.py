@@ -1,7 +1,11 @@
 """WorkspaceSnapshots: the session's face of the store. The tool runner calls `before_first_change` before the
-first file-changing call of each turn (each Plan task, each Team step); `/restore`, `/undo` and `revert_turn`
-restore through it. Each snapshot and restore is recorded in the session ledger, so a resumed session knows
-which snapshot belongs to which turn.
+first file-changing call of each turn (each Plan task, each Team step); `/restore`, `/undo`, `/rewind` and
+`revert_turn` restore through it. Each snapshot and restore is recorded in the session ledger, so a resumed
+session knows which snapshot belongs to which turn.
+
+A turn or a whole Plan/Team run is one unit (`begin_unit`): its snapshots share the unit's key, so `/undo` takes
+the whole run back and a listing tells its steps apart. The first snapshot of a session is prepared in the
+background when the session starts (`start_priming`); a change that comes before it is done waits, saying so.
 
 A snapshot failure never stops a turn: it is reported once (until a snapshot works again) and the call runs.
 """
@@ -11,14 +15,18 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import uuid
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from paicli.config import knobs
 from paicli.redact import Redactor
 from paicli.snapshots.git import SnapshotError, find_git
-from paicli.snapshots.model import RestorePlan, RestoreResult, Snapshot, project_key, shown_path
+from paicli.snapshots.model import RestorePlan, RestoreResult, Snapshot, Tag, project_key, shown_path
+from paicli.snapshots.note import workspace_note
+from paicli.snapshots.priming import Priming
 from paicli.snapshots.secrets import SecretScan
 from paicli.snapshots.store import SnapshotStore
 
@@ -36,9 +44,23 @@ class EventLedger(Protocol):
     @property
     def session_id(self) -> str: ...
 
+    @property
+    def next_sequence(self) -> int: ...
+
     def append_event(
         self, event: str, mode: str, actor: str, source: str, metadata: Mapping[str, Any]
     ) -> None: ...
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One turn or one Plan/Team run: what its snapshots are tagged with."""
+
+    key: str
+    turn: int
+    words: str
+    mode: str
+    start_sequence: int  # the ledger's next sequence when it began: every entry of the unit comes after
 
 
 def snapshot_dir(home: Path, project_root: Path) -> Path:
@@ -75,6 +97,7 @@ class WorkspaceSnapshots:
         notify: Callable[[str], None] | None = None,
         announce_unavailable: bool = False,
         redact: Callable[[str], str] | None = None,
+        turns: Callable[[], int] | None = None,
     ) -> None:
         self.store = store
         self.unavailable = unavailable
@@ -83,23 +106,69 @@ class WorkspaceSnapshots:
         self.notify: Callable[[str], None] = notify or (lambda text: log.warning("%s", text))
         self._announce = announce_unavailable
         self._redact = redact or Redactor().text  # the label is the user's input: it is stored on disk
+        self._count_turns = turns or (lambda: 0)
         self._failing = False
         self._lock = threading.Lock()
+        self._unit: Unit | None = None
+        self._steps = 0
+        self._turns: int | None = None  # turns so far in this session (read from the ledger once)
+        self._notes: list[tuple[str, list[str]]] = []  # files changed behind the model's back, not yet told
+        self.priming = Priming(store)
         self._taken: list[Snapshot] = []  # this session's turn snapshots, oldest first
 
     @property
     def enabled(self) -> bool:
         return self.store is not None
 
-    def before_first_change(self, label: str) -> None:
-        """The tool runner's hook (paicli.tools.checkpoint.TurnCheckpoint). Never raises."""
+    # ---- units -----------------------------------------------------------------------------------
+
+    def begin_unit(self, text: str, mode: str) -> None:
+        """A turn or a Plan/Team run starts: its snapshots are tagged as one unit."""
+        with self._lock:
+            if self._turns is None:
+                self._turns = self._safe_count()
+            self._turns += 1
+            self._unit = Unit(uuid.uuid4().hex[:12], self._turns, text, mode, self._next_sequence())
+            self._steps = 0
+
+    def rewound(self, turns: int) -> None:
+        """The conversation went back: the next turn is number `turns + 1`."""
+        with self._lock:
+            self._turns = max(0, turns)
+            self._unit = None
+
+    # ---- what the model is told -------------------------------------------------------------------
+
+    def tell_model(self, what: str, lines: Sequence[str]) -> None:
+        """Files changed outside the model's view (`what` happened): said in its next request."""
+        if lines:
+            with self._lock:
+                self._notes.append((what, list(lines)))
+
+    def take_note(self) -> str:
+        """The one internal message for the next request ("" when nothing changed); said once."""
+        with self._lock:
+            happened, self._notes = self._notes, []
+        return workspace_note(happened)
+
+    # ---- taking snapshots --------------------------------------------------------------------------
+
+    def start_priming(self) -> None:
+        """Prepare the first snapshot in the background (the whole tree hashed into the store)."""
+        self.priming.start()
+
+    def before_first_change(self, label: str, wait: Callable[[str], None] | None = None) -> None:
+        """The tool runner's hook (paicli.tools.checkpoint.TurnCheckpoint). Never raises. `wait` is told what
+        the call waits for while the background preparation is still running."""
         if self.store is None:
             if self._announce:
                 self._announce = False
                 self.notify(f"⚠️ {self.unavailable}")
             return
+        self.priming.wait(wait)
+        tag, unit = self._tag(label)
         try:
-            snapshot = self.store.take("turn", self._redact(label), self._session())
+            snapshot = self.store.take("turn", tag)
         except (SnapshotError, OSError) as error:
             self._failed(error)
             return
@@ -110,7 +179,7 @@ class WorkspaceSnapshots:
         with self._lock:
             self._failing = False
             self._taken.append(snapshot)
-        self._record(SNAPSHOT_EVENT, _snapshot_metadata(snapshot))
+        self._record(SNAPSHOT_EVENT, _snapshot_metadata(snapshot, unit))
 
     @property
     def taken(self) -> int:
@@ -132,16 +201,44 @@ class WorkspaceSnapshots:
             return ()
         return tuple(sorted(os.fsdecode(change.path) for change in changes))
 
-    def plan(self, position: int) -> RestorePlan:
-        return self._require().plan(position)
+    def _tag(self, label: str) -> tuple[Tag, Unit | None]:
+        with self._lock:
+            unit = self._unit
+            self._steps += 1
+            step = self._steps
+        if unit is None:  # a call outside any turn the session began (tests, tools run directly)
+            return Tag(self._redact(label), self._session(), step=0), None
+        words = self._redact(unit.words or label)
+        return Tag(words, self._session(), unit.key, unit.turn, step, unit.mode), unit
+
+    # ---- restoring ---------------------------------------------------------------------------------
+
+    def plan(self, number: int) -> RestorePlan:
+        """Restoring snapshot #`number`."""
+        store = self._require()
+        return store.plan(store.find(number))
+
+    def plan_nth(self, position: int) -> RestorePlan:
+        """Restoring the `position`-th most recent snapshot (revert_turn)."""
+        store = self._require()
+        return store.plan(store.nth(position))
+
+    def plan_undo(self) -> RestorePlan:
+        """Taking the newest turn or Plan/Team run back: its first snapshot."""
+        store = self._require()
+        return store.plan(store.unit_start())
+
+    def plan_snapshot(self, snapshot: Snapshot) -> RestorePlan:
+        return self._require().plan(snapshot)
 
     def restore(self, plan: RestorePlan, actor: str) -> RestoreResult:
-        result = self._require().restore(plan.target, self._session())
-        self._record(SNAPSHOT_EVENT, _snapshot_metadata(result.before), actor)
+        tag = Tag(session=self._session(), unit=f"restore-{uuid.uuid4().hex[:12]}")
+        result = self._require().restore(plan.target, tag)
+        self._record(SNAPSHOT_EVENT, _snapshot_metadata(result.before, None), actor)
         metadata = {
             "snapshot": result.target.commit,
             "ref": result.target.ref,
-            "position": plan.position,
+            "id": result.target.number,
             "before": result.before.commit,
             "files": len(result.changes),
             "conflicts": [*result.conflicts],
@@ -155,6 +252,9 @@ class WorkspaceSnapshots:
     def session_id(self) -> str:
         return self._session()
 
+    def close(self, timeout: float = 5.0) -> None:
+        self.priming.stop(timeout)
+
     def _require(self) -> SnapshotStore:
         if self.store is None:
             raise SnapshotError(self.unavailable or TURNED_OFF)
@@ -166,6 +266,20 @@ class WorkspaceSnapshots:
             return ledger.session_id if ledger is not None else ""
         except Exception:
             return ""
+
+    def _next_sequence(self) -> int:
+        ledger = self._ledger()
+        try:
+            return ledger.next_sequence if ledger is not None else 0
+        except Exception:
+            return 0
+
+    def _safe_count(self) -> int:
+        try:
+            return self._count_turns()
+        except Exception:  # a label without a turn number is still a label
+            log.warning("counting the session's turns failed", exc_info=True)
+            return 0
 
     def _failed(self, error: Exception) -> None:
         with self._lock:
@@ -184,8 +298,15 @@ class WorkspaceSnapshots:
             log.warning("recording a snapshot in the ledger failed", exc_info=True)
 
 
-def _snapshot_metadata(snapshot: Snapshot) -> dict[str, Any]:
-    data: dict[str, Any] = {"snapshot": snapshot.commit, "ref": snapshot.ref, "kind": snapshot.kind}
+def _snapshot_metadata(snapshot: Snapshot, unit: Unit | None) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "snapshot": snapshot.commit,
+        "ref": snapshot.ref,
+        "kind": snapshot.kind,
+        "id": snapshot.number,
+    }
+    if unit is not None:
+        data |= {"unit": unit.key, "unitStart": unit.start_sequence, "turn": unit.turn}
     if snapshot.skipped:
         data["skipped"] = list(snapshot.skipped)
     return data

@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from paicli.config import knobs
-from paicli.snapshots.model import KIND_TEXT, Change, RestorePlan, RestoreResult, Snapshot, shown_path
+from paicli.snapshots.model import (
+    KIND_TEXT,
+    Change,
+    RestorePlan,
+    RestoreResult,
+    Snapshot,
+    one_line,
+    shown_path,
+)
 
 MAX_LISTED_FILES = 30
 _VERBS = {"A": "恢复", "D": "删除", "M": "还原", "T": "还原"}
@@ -17,40 +25,72 @@ def when(snapshot: Snapshot) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(snapshot.created_ms / 1000))
 
 
-def snapshot_line(position: int, snapshot: Snapshot, session: str = "", number_width: int = 0) -> str:
+MODE_TEXT = {"plan": "Plan", "team": "Team"}
+
+
+def describe(snapshot: Snapshot) -> str:
+    """What a snapshot was taken before: the turn, its first words and the step of a run (distinct labels)."""
+    if snapshot.kind == "restore":
+        return snapshot.label or KIND_TEXT["restore"]
+    if not snapshot.turn and not snapshot.unit:  # taken before turns were recorded
+        label = f" · {snapshot.label}" if snapshot.label else ""
+        return f"{KIND_TEXT.get(snapshot.kind, snapshot.kind)}{label}"
+    turn = f"第 {snapshot.turn} 轮" if snapshot.turn else "这一轮"
+    words = f"「{one_line(snapshot.label, 24)}」" if snapshot.label else ""
+    run = MODE_TEXT.get(snapshot.mode, "")
+    step = f" {run} 第 {snapshot.step} 步" if run and snapshot.step else (f" {run}" if run else "")
+    return f"{turn}{words}{step} 之前"
+
+
+def snapshot_line(
+    snapshot: Snapshot, session: str = "", changed: int | None = None, number_width: int = 0
+) -> str:
     """`number_width`: the widest `#N` of the listing, so the columns after it stay in line past #9."""
-    kind = KIND_TEXT.get(snapshot.kind, snapshot.kind)
     mine = " · 本会话" if session and snapshot.session == session else ""
-    label = f" · {snapshot.label}" if snapshot.label else ""
-    return f"   {f'#{position}':<{number_width}}  {when(snapshot)}  {kind}{mine}{label}"
+    after = f" · 此后改动 {changed} 个文件" if changed is not None else ""
+    return f"   {f'#{snapshot.number}':<{number_width}}  {when(snapshot)}  {describe(snapshot)}{after}{mine}"
 
 
-def list_text(snapshots: Sequence[Snapshot], session: str = "", limit: int = 20) -> str:
+def list_text(
+    snapshots: Sequence[Snapshot],
+    session: str = "",
+    limit: int = 20,
+    changed: Mapping[str, int] | None = None,
+) -> str:
+    """`changed`: files changed after each snapshot (by ref), where it was counted."""
     if not snapshots:
         return "📸 本项目还没有快照（每轮第一次改动文件之前会自动拍一个）"
     lines = [
-        f"📸 本项目的快照（共 {len(snapshots)} 个，最新在前；/restore <编号> 恢复，/undo 即 /restore 1）："
+        f"📸 本项目的快照（共 {len(snapshots)} 个，最新在前；/restore <编号> 恢复到某个快照，"
+        "/undo 撤回最近一轮或一次 Plan/Team 运行）："
     ]
+    counts = changed or {}
     shown = snapshots[:limit]
-    width = len(f"#{len(shown)}")
-    lines += [snapshot_line(index, snap, session, width) for index, snap in enumerate(shown, 1)]
+    width = max(len(f"#{snap.number}") for snap in shown)
+    lines += [snapshot_line(snap, session, counts.get(snap.ref), width) for snap in shown]
     if len(snapshots) > limit:
         lines.append(f"   …另有 {len(snapshots) - limit} 个更早的快照")
     return "\n".join(lines)
 
 
 def status_text(
-    git_dir: Path, snapshots: Sequence[Snapshot], disk_bytes: int, keep: int, since: Sequence[Change] | None
+    git_dir: Path,
+    snapshots: Sequence[Snapshot],
+    disk_bytes: int,
+    keep: int,
+    since: Sequence[Change] | None,
+    preparing: str = "",
 ) -> str:
     lines = [
         "📸 工作区快照：已开启（每轮第一次改动文件之前自动拍摄）",
+        *([f"   后台准备: {preparing}"] if preparing else []),
         f"   快照库: {git_dir}",
         f"   快照数: {len(snapshots)}（最多保留 {keep} 个，{knobs.SNAPSHOT_KEEP.key}）",
         f"   占用空间: {disk_bytes / 1024 / 1024:.1f} MB",
     ]
     if snapshots:
         latest = snapshots[0]
-        lines.append(f"   最近一次: {when(latest)}（{KIND_TEXT.get(latest.kind, latest.kind)}）")
+        lines.append(f"   最近一次: #{latest.number} {when(latest)}（{describe(latest)}）")
         if latest.skipped:
             lines.append(f"   未纳入快照: {'、'.join(latest.skipped[:10])}")
     if since is not None:
@@ -66,7 +106,7 @@ def change_lines(changes: Sequence[Change], limit: int = MAX_LISTED_FILES) -> li
 
 
 def plan_text(plan: RestorePlan) -> str:
-    head = f"↩️ 恢复到快照 #{plan.position}（{when(plan.target)}，{KIND_TEXT.get(plan.target.kind, '')}）"
+    head = f"↩️ 恢复到快照 #{plan.target.number}（{when(plan.target)}，{describe(plan.target)}）"
     if not plan.changes:
         return f"{head}：工作区和这个快照完全一致，没有需要改动的文件。"
     counts = _counts(plan.changes)
@@ -78,7 +118,10 @@ def plan_text(plan: RestorePlan) -> str:
 
 def result_text(result: RestoreResult) -> str:
     done = len(result.changes) - len(result.conflicts)
-    lines = [f"✅ 已恢复到 {when(result.target)} 的快照，改动了 {done} 个文件；/undo 可撤销这次恢复。"]
+    lines = [
+        f"✅ 已恢复到快照 #{result.target.number}（{when(result.target)}），改动了 {done} 个文件；"
+        "/undo 可撤销这次恢复。"
+    ]
     if result.conflicts:
         lines.append(f"⚠️ 有 {len(result.conflicts)} 个路径没有恢复（那里现在是快照之外的文件或文件夹）：")
         lines += [f"   {path}" for path in result.conflicts[:MAX_LISTED_FILES]]

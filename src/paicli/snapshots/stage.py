@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +17,7 @@ from paicli.snapshots.model import shown_path
 from paicli.snapshots.secrets import SecretScan
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
+Progress = Callable[[int, int], None]  # (paths recorded so far, paths in all)
 _GLOB_SPECIAL = "\\*?[!#"
 
 

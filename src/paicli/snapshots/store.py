@@ -2,14 +2,16 @@
 
 A snapshot is `git update-index` of the paths that changed since the last one (the side index's stat cache
 makes a small change cheap), `write-tree`, `commit-tree` (no parent: an old snapshot can be pruned on its own)
-and one ref `refs/paicli/snapshots/<nanoseconds>`. Every operation holds a thread lock and an flock on the
-side repository, so parallel Plan tasks and a second paicli process on the same folder queue up.
+and one ref `refs/paicli/snapshots/<nanoseconds>`. Each snapshot gets a stable id (#N, from a counter kept in
+the side repository), so a listing's numbers never shift. Every operation holds a thread lock and an flock on
+the side repository, so parallel Plan tasks and a second paicli process on the same folder queue up.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -34,15 +36,18 @@ from paicli.snapshots.model import (
     Snapshot,
     SnapshotKind,
     Staged,
-    one_line,
+    Tag,
 )
 from paicli.snapshots.secrets import SecretScan
-from paicli.snapshots.stage import MAX_FILE_BYTES, exclude_text, sort_paths
+from paicli.snapshots.stage import MAX_FILE_BYTES, Progress, exclude_text, sort_paths
 
 REF_NAMESPACE = "refs/paicli/snapshots/"
 DEFAULT_KEEP = 50
 LOCK_WAIT_SECONDS = 30.0
 OBJECT_PRUNE_EVERY = 10
+COUNTER_FILE = "next-id"
+PRIME_CHUNK = 2000  # paths sorted and handed to git between two progress reports
+NO_SNAPSHOTS = "本项目还没有快照（每轮第一次改动文件之前会自动拍一个）"
 _ZERO = "0" * 40
 _STATUSES = frozenset("ADMT")
 
@@ -73,9 +78,28 @@ class SnapshotStore:
 
     # ---- public operations -------------------------------------------------------------------------
 
-    def take(self, kind: SnapshotKind, label: str = "", session: str = "") -> Snapshot:
+    def take(self, kind: SnapshotKind, tag: Tag | None = None) -> Snapshot:
         with self._locked():
-            return self._take(kind, label, session)
+            return self._take(kind, tag or Tag())
+
+    def prime(self, progress: Progress | None = None) -> None:
+        """Record the whole working tree in the side index (every file hashed into the store) without taking
+        a snapshot: the first snapshot of a session then only looks at what changed since."""
+        with self._locked():
+            self._ensure_repo()
+            listed = self.repo.run(["ls-files", "-z", "--others", "--modified", "--exclude-standard"])
+            paths = sorted(set(split_nul(listed)))
+            root = os.fsencode(self.repo.work_tree)
+            for start in range(0, len(paths), PRIME_CHUNK):
+                chunk = sort_paths(
+                    root, paths[start : start + PRIME_CHUNK], self.max_file_bytes, self.secrets
+                )
+                self._update_index(chunk.add, chunk.remove)
+                if progress is not None:
+                    progress(min(len(paths), start + PRIME_CHUNK), len(paths))
+            self.repo.run(
+                ["write-tree"]
+            )  # the trees and the index's cache of them: the first snapshot reuses both
 
     def snapshots(self) -> list[Snapshot]:
         """Newest first."""
@@ -96,30 +120,49 @@ class SnapshotStore:
             snapshot = Snapshot.from_subject(ref, commit, subject)
             if snapshot is not None:
                 found.append(snapshot)
-        return found
+        return _numbered(found)
 
     def nth(self, position: int) -> Snapshot:
+        """The `position`-th most recent snapshot (revert_turn counts back from the newest)."""
         found = self.snapshots()
         if not found:
-            raise SnapshotError("本项目还没有快照（每轮第一次改动文件之前会自动拍一个）")
+            raise SnapshotError(NO_SNAPSHOTS)
         if not 1 <= position <= len(found):
             raise SnapshotError(
-                f"没有第 {position} 个快照：本项目共有 {len(found)} 个（/snapshot list 查看）"
+                f"没有第 {position} 近的快照：本项目共有 {len(found)} 个（/snapshot list 查看）"
             )
         return found[position - 1]
 
-    def plan(self, position: int) -> RestorePlan:
-        """What restoring the `position`-th most recent snapshot would change (nothing is written)."""
-        with self._locked():
-            target = self.nth(position)
-            staged = self._stage()
-            return RestorePlan(target, position, self._diff(staged.tree, target.commit), staged.skipped)
+    def find(self, number: int) -> Snapshot:
+        """The snapshot with id #`number`."""
+        found = self.snapshots()
+        if not found:
+            raise SnapshotError(NO_SNAPSHOTS)
+        for snapshot in found:
+            if snapshot.number == number:
+                return snapshot
+        ids = f"#{found[-1].number} 到 #{found[0].number}"
+        raise SnapshotError(f"没有编号为 #{number} 的快照：现有的编号是 {ids}（/snapshot list 查看）")
 
-    def restore(self, target: Snapshot, session: str = "") -> RestoreResult:
+    def unit_start(self) -> Snapshot:
+        """The first snapshot of the newest turn or run: restoring it takes the whole turn or run back."""
+        found = self.snapshots()
+        if not found:
+            raise SnapshotError(NO_SNAPSHOTS)
+        unit = found[0].unit_key
+        return [snapshot for snapshot in found if snapshot.unit_key == unit][-1]
+
+    def plan(self, target: Snapshot) -> RestorePlan:
+        """What restoring `target` would change (nothing is written)."""
+        with self._locked():
+            staged = self._stage()
+            return RestorePlan(target, self._diff(staged.tree, target.commit), staged.skipped)
+
+    def restore(self, target: Snapshot, tag: Tag | None = None) -> RestoreResult:
         """Snapshot the current state (kind `restore`, so the restore can be undone), then put `target` back."""
         with self._locked():
-            label = f"恢复到 {time.strftime('%H:%M:%S', time.localtime(target.created_ms / 1000))} 的快照"
-            before = self._take("restore", label, session)
+            label = f"恢复到 #{target.number} 之前" if target.number else "恢复之前"
+            before = self._take("restore", replace(tag or Tag(), label=label, step=0))
             changes = self._diff(before.commit, target.commit)
             conflicts = apply_changes(self.repo, target.commit, changes)
             return RestoreResult(target, before, changes, conflicts)
@@ -128,13 +171,32 @@ class SnapshotStore:
         with self._locked():
             return self._diff(snapshot.commit, self._stage().tree)
 
+    def changes_between(self, older: Snapshot, newer: Snapshot) -> tuple[Change, ...]:
+        with self._locked():
+            return self._diff(older.commit, newer.commit)
+
     def clean(self) -> int:
-        """Delete every snapshot of this project and the objects only they held; returns the bytes freed."""
+        """Delete every snapshot of this project and every object they held (the side index too, which
+        references the whole tree); returns the bytes freed. The next snapshot hashes the tree again."""
         with self._locked():
             before = self.disk_bytes()
             refs = [snapshot.ref for snapshot in self.snapshots()]
             self._delete_refs(refs)
-            self._drop_unreachable()
+            with contextlib.suppress(FileNotFoundError):
+                self.repo.index.unlink()
+            # with no ref and no index left every object is unreachable: removing the folder is what a prune
+            # would do, without walking a hundred thousand loose objects first
+            objects = self.git_dir / "objects"
+            shutil.rmtree(objects, ignore_errors=True)
+            ensure_private_dir(objects)
+            self._pruned = 0
+            return max(0, before - self.disk_bytes())
+
+    def remove(self) -> int:
+        """Delete this project's whole store (`/snapshot clean --all`); returns the bytes freed."""
+        with self._lock:
+            before = self.disk_bytes()
+            shutil.rmtree(self.git_dir, ignore_errors=True)
             return max(0, before - self.disk_bytes())
 
     def disk_bytes(self) -> int:
@@ -147,11 +209,10 @@ class SnapshotStore:
 
     # ---- inside the lock ---------------------------------------------------------------------------
 
-    def _take(self, kind: SnapshotKind, label: str, session: str) -> Snapshot:
+    def _take(self, kind: SnapshotKind, tag: Tag) -> Snapshot:
         staged = self._stage()
-        snapshot = Snapshot(
-            "", "", time.time_ns() // 1_000_000, kind, one_line(label), session, staged.skipped
-        )
+        number = self._next_number()
+        snapshot = Snapshot.tagged(kind, time.time_ns() // 1_000_000, tag, staged.skipped, number)
         commit = self.repo.run(["commit-tree", "--no-gpg-sign", staged.tree, "-m", snapshot.message()])
         commit_id = commit.decode("ascii").strip()
         for _ in range(5):  # two processes in the same nanosecond: the second picks the next name
@@ -165,6 +226,16 @@ class SnapshotStore:
             raise SnapshotError("无法记录快照的引用")
         self._prune()
         return replace(snapshot, ref=ref, commit=commit_id)
+
+    def _next_number(self) -> int:
+        """The next stable id; a store from before ids existed starts above its snapshots' positions."""
+        counter = self.git_dir / COUNTER_FILE
+        try:
+            number = int(counter.read_text(encoding="ascii").strip())
+        except (OSError, ValueError):
+            number = max((snapshot.number for snapshot in self.snapshots()), default=0) + 1
+        _write_if_changed(counter, f"{number + 1}\n".encode("ascii"))
+        return number
 
     def _stage(self) -> Staged:
         self._ensure_repo()
@@ -181,12 +252,18 @@ class SnapshotStore:
         listed = self.repo.run(["ls-files", "-z", "--others", "--modified", "--exclude-standard"])
         paths = sorted(set(split_nul(listed)))
         sorted_paths = sort_paths(os.fsencode(self.repo.work_tree), paths, self.max_file_bytes, self.secrets)
-        if sorted_paths.remove:
-            self.repo.run(["update-index", "-z", "--force-remove", "--stdin"], nul_list(sorted_paths.remove))
-        if sorted_paths.add:
-            self.repo.run(["update-index", "-z", "--add", "--remove", "--stdin"], nul_list(sorted_paths.add))
+        self._update_index(sorted_paths.add, sorted_paths.remove)
         tree = self.repo.run(["write-tree"]).decode("ascii").strip()
         return Staged(tree, sorted_paths.skipped)
+
+    def _update_index(self, add: Sequence[bytes], remove: Sequence[bytes]) -> None:
+        if remove:
+            self.repo.run(["update-index", "-z", "--force-remove", "--stdin"], nul_list(remove))
+        # a whole tree (a snapshot after /snapshot clean, a store with no preparation) goes in chunks, so no
+        # single git process runs into the timeout on a large project
+        for start in range(0, len(add), PRIME_CHUNK * 5):
+            chunk = add[start : start + PRIME_CHUNK * 5]
+            self.repo.run(["update-index", "-z", "--add", "--remove", "--stdin"], nul_list(chunk))
 
     def _diff(self, old: str, new: str) -> tuple[Change, ...]:
         out = self.repo.run(["diff-tree", "-r", "-z", "--no-renames", "--raw", old, new])
@@ -241,6 +318,14 @@ class SnapshotStore:
                 yield
             finally:
                 os.close(fd)
+
+
+def _numbered(found: list[Snapshot]) -> list[Snapshot]:
+    """Snapshots taken before ids existed are numbered by age, below every id given since."""
+    legacy = [index for index, snapshot in enumerate(found) if not snapshot.number]
+    for age, index in enumerate(reversed(legacy), 1):
+        found[index] = replace(found[index], number=age)
+    return found
 
 
 def _flock(path: Path) -> int:

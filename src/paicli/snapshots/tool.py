@@ -28,7 +28,7 @@ class RevertTurn:
     def __call__(self, args: Args, context: ToolContext) -> ToolOutput:
         position = int(args.get("n") or 1)
         try:
-            plan = self.snapshots.plan(position)
+            plan = self.snapshots.plan_nth(position)
             if not plan.changes:
                 return ToolOutput(f"工作区已经和第 {position} 近的快照一致，没有改动任何文件。")
             result = self.snapshots.restore(plan, "agent")

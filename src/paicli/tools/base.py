@@ -59,7 +59,17 @@ class ToolProgress:
     line: str
 
 
-ToolEvent = ToolStarted | ToolProgress | ToolFinished
+@dataclass(frozen=True)
+class ToolWaiting:
+    """A call waits before it runs for something that is not the call (the workspace snapshot): display only,
+    `what` names it ("" once the call goes on)."""
+
+    call_id: str
+    name: str
+    what: str
+
+
+ToolEvent = ToolStarted | ToolProgress | ToolFinished | ToolWaiting
 ToolEventSink = Callable[[ToolEvent], None]
 
 

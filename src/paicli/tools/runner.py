@@ -41,6 +41,7 @@ from paicli.tools.base import (
     ToolProgress,
     ToolResult,
     ToolStarted,
+    ToolWaiting,
     outcome_of,
 )
 from paicli.tools.boundary import ToolResultBoundary
@@ -251,7 +252,7 @@ class TurnToolSet:
         """One call from raw arguments to its history-ready result. Never raises. `emit` gets the call's live
         output lines as ToolProgress events."""
         try:
-            output = self._outcome(call, cancel, _progress_sink(call, emit))
+            output = self._outcome(call, cancel, _progress_sink(call, emit), _waiting_sink(call, emit))
         except Cancelled:
             output = cancelled_output(call.name)
         except Exception as error:  # the loop must never see a tool exception
@@ -264,7 +265,11 @@ class TurnToolSet:
         return result
 
     def _outcome(
-        self, call: ToolCall, cancel: CancelToken, on_output: OutputSink | None = None
+        self,
+        call: ToolCall,
+        cancel: CancelToken,
+        on_output: OutputSink | None = None,
+        on_wait: OutputSink | None = None,
     ) -> ToolOutput:
         if cancel.cancelled:
             return cancelled_output(call.name)
@@ -281,7 +286,7 @@ class TurnToolSet:
             return refusal
         if cancel.cancelled:
             return cancelled_output(call.name)
-        self._before_change(tool.spec)
+        self._before_change(tool.spec, on_wait)
         try:
             with cancel_scope(cancel):  # deep bounded waits (the memory lock) also stop on this call's cancel
                 output = tool.handler(args, self.runner.context(cancel, on_output, auto_run=auto_run))
@@ -337,13 +342,13 @@ class TurnToolSet:
         text = denial_text(spec, args, hint, reply.note)
         return ToolOutput(text, success=False, blocked=True, outcome="denied")
 
-    def _before_change(self, spec: ToolSpec) -> None:
+    def _before_change(self, spec: ToolSpec, on_wait: OutputSink | None = None) -> None:
         checkpoint = self.runner.checkpoint
         if checkpoint is None or self._checkpointed or not may_change_files(spec):
             return
         self._checkpointed = True
         with contextlib.suppress(Exception):  # a failed snapshot never stops the call (it says so itself)
-            checkpoint.before_first_change(self.label)
+            checkpoint.before_first_change(self.label, on_wait)
 
     def _note_write(self, spec: ToolSpec, relative: str | None) -> None:
         if spec.writes_files:
@@ -387,6 +392,15 @@ def _progress_sink(call: ToolCall, emit: ToolEventSink | None) -> OutputSink | N
         return None
     sink = emit
     return lambda line: _emit(sink, ToolProgress(call.id, call.name, line))
+
+
+def _waiting_sink(call: ToolCall, emit: ToolEventSink | None) -> OutputSink | None:
+    """What the call waits for before it runs (the workspace snapshot): the front end shows it in place of
+    the call's own spinner ("" when the call goes on)."""
+    if emit is None:
+        return None
+    sink = emit
+    return lambda what: _emit(sink, ToolWaiting(call.id, call.name, what))
 
 
 def _emit(emit: ToolEventSink, event: ToolEvent) -> None:

@@ -348,18 +348,25 @@ def render_output(capture: Capture, offloader: Offloader | None) -> tuple[str, b
     return text[:INLINE_CHARS] + TRUNCATED_NOTE, False
 
 
+# a cancelled command that had started (cli/replay.py tells it from a call cancelled before it ran)
+CANCELLED_COMMAND = "用户取消了命令执行"
+
+
 def execute_command(args: Args, ctx: ToolContext) -> ToolOutput:
     command: str = args["command"]
     if not command.strip():
         return ToolOutput("❌ command 不能为空", success=False)
+    started = time.monotonic()
     run = run_command(command, ctx, capture_limit(ctx.offloader))
+    ran = time.monotonic() - started
     output, offloaded = render_output(run.capture, ctx.offloader)
     body = output if output.strip() else "(无输出)"
     notes = "".join(f"{note}\n" for note in run.notes)  # first: the -p summary line and the REPL show it
     refused = {"sandbox_refused": True} if run.sandbox_refused else {}
     if run.cancelled:
         return ToolOutput(
-            f"{notes}用户取消了命令执行，已终止整个进程组。\n命令: {command}\n已有输出:\n{body}",
+            f"{notes}{CANCELLED_COMMAND}（已运行 {ran:.1f} 秒），已终止整个进程组；命令可能已经改动了文件。"
+            f"\n命令: {command}\n已有输出:\n{body}",
             success=False,
             blocked=True,
             offloaded=offloaded,
