@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any, Literal
 
 from paicli.agent.ports import ContextPort, LedgerPort, NullContext, NullLedger
 from paicli.cancel import CancelToken
 from paicli.context.types import CompactionResult
 from paicli.llm.messages import Message, Usage
+from paicli.llm.prefix_cache import PrefixValues
 from paicli.session.resume import REPLACED_RESULTS_KEY, VIEW_CHECKPOINT_EVENT, VIEW_REFERENCE_EVENT
 
 # "react": one compaction event per step with source `automatic:<strategy>` (spec 3.1, ReAct);
@@ -29,6 +31,13 @@ class Identity:
     mode: str = "react"
     actor: str = "agent"
     compaction_style: CompactionStyle = "react"
+
+
+def _call_ids(message: Message) -> tuple[str, ...]:
+    return tuple(call.id for call in message.tool_calls)
+
+
+_CALL_IDS = PrefixValues(_call_ids)  # the loop asks after every tool-call response; only new messages cost
 
 
 class Conversation:
@@ -74,7 +83,7 @@ class Conversation:
         return "\n".join(m.text for m in self._history[1:])
 
     def used_call_ids(self) -> set[str]:
-        return {call.id for message in self._history for call in message.tool_calls}
+        return set(chain.from_iterable(_CALL_IDS.values(self._history)))
 
     # ---- changing the view --------------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from paicli.llm.failures import Failure, final_message, rejects_usage_option
 from paicli.llm.messages import ChatResponse, Message
 from paicli.llm.notices import RetryListener, current_retry_listener
 from paicli.llm.protocol import DeltaCallback, LLMError
+from paicli.llm.wire import ChatRequest
 from paicli.redact import mask_secret
 
 __all__ = ["ClientOptions", "EndpointSettings", "OpenAIChatClient", "client_from_settings"]
@@ -91,26 +92,22 @@ class OpenAIChatClient:
 
     # ------------------------------------------------------------------ request
 
-    def request_params(
+    def request(
         self,
         messages: Sequence[Message],
         tools: Sequence[Mapping[str, Any]] | None = None,
         tool_choice: str | None = None,
-    ) -> dict[str, Any]:
-        with_reasoning = self._options.include_reasoning_in_wire
-        params: dict[str, Any] = {
+    ) -> ChatRequest:
+        head: dict[str, Any] = {
             "model": self._model,
-            "messages": [
-                m.to_wire(include_reasoning=with_reasoning and bool(m.tool_calls)) for m in messages
-            ],
             "stream": True,
             "stream_options": {"include_usage": True},
         }
         if tools:
-            params["tools"] = [dict(tool) for tool in tools]
+            head["tools"] = [dict(tool) for tool in tools]
             if tool_choice:
-                params["tool_choice"] = tool_choice
-        return params
+                head["tool_choice"] = tool_choice
+        return ChatRequest.build(head, messages, self._options.include_reasoning_in_wire)
 
     def chat(
         self,
@@ -121,7 +118,8 @@ class OpenAIChatClient:
         cancel: CancelToken | None = None,
         tool_choice: str | None = None,
     ) -> ChatResponse:
-        params = self.request_params(messages, tools, tool_choice)
+        request = self.request(messages, tools, tool_choice)
+        params = request.head
         listener = current_retry_listener()  # the calling request's, never another thread's
         if self._connection.usage_option_rejected:
             params.pop("stream_options", None)
@@ -130,7 +128,7 @@ class OpenAIChatClient:
         while True:
             if cancel is not None:
                 cancel.raise_if_cancelled()
-            outcome = stream_attempt(self._connection, params, self._model, on_delta, cancel)
+            outcome = stream_attempt(self._connection, request, self._model, on_delta, cancel)
             if isinstance(outcome, ChatResponse):
                 return outcome
             failure, streamed = outcome
