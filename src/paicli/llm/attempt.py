@@ -21,7 +21,7 @@ from paicli.llm.failures import Failure, classify
 from paicli.llm.messages import ChatResponse
 from paicli.llm.protocol import DeltaCallback
 from paicli.llm.stream import StreamAssembler
-from paicli.llm.wire import ChatRequest, open_stream
+from paicli.llm.wire import ChatRequest, ResponseTooLarge, open_stream
 
 _CANCEL = ("cancel", None)
 _Event = tuple[str, Any]
@@ -68,6 +68,8 @@ def stream_attempt(
                     return _unfinished(assembler.has_output), assembler.has_output
                 return assembler.result()
             elif kind == "error":
+                if isinstance(payload, ResponseTooLarge):  # retrying would stream it all again
+                    return Failure(str(payload), None, False), assembler.has_output
                 return classify(payload, model, connection.options.base_url), assembler.has_output
             else:
                 raise Cancelled()
@@ -80,7 +82,7 @@ def _pump(
     connection: Connection, request: ChatRequest, events: queue.SimpleQueue[_Event], handle: _StreamHandle
 ) -> None:
     try:
-        stream = open_stream(connection.sdk(), request)
+        stream = open_stream(connection.sdk(), request, connection.options.max_response_bytes)
         if not handle.attach(stream):
             return
         whole = _whole_json_reply(stream)

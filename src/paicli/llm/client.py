@@ -198,6 +198,8 @@ class EndpointSettings(Protocol):
     def max_retries(self) -> int: ...
     @property
     def retry_backoff(self) -> float: ...
+    @property
+    def max_response_bytes(self) -> int: ...
 
 
 def client_from_settings(settings: EndpointSettings, model: str | None = None) -> OpenAIChatClient:
@@ -210,6 +212,7 @@ def client_from_settings(settings: EndpointSettings, model: str | None = None) -
         call_timeout=settings.call_timeout,
         max_retries=settings.max_retries,
         backoff_base=settings.retry_backoff,
+        max_response_bytes=settings.max_response_bytes,
         include_reasoning_in_wire=settings.reasoning_in_wire,
     )
     return OpenAIChatClient.from_options(options, model or settings.model)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,21 +56,53 @@ class ChatRequest:
         return parsed
 
 
-def open_stream(sdk: Any, request: ChatRequest) -> Any:
-    """The SDK's stream over a posted body; chunks arrive as plain dicts when the SDK takes a raw body."""
-    if not _takes_raw_content(type(sdk).post):
-        return sdk.chat.completions.create(**request.params())  # an SDK without the raw-body path
-    from openai import Stream
-    from openai.types.chat import ChatCompletion
+class ResponseTooLarge(Exception):
+    """The reply streamed past the configured byte limit."""
 
-    return sdk.post(
-        CHAT_PATH,
-        cast_to=ChatCompletion,
-        content=request.body(),
-        options={"security": {"bearer_auth": True}},
-        stream=True,
-        stream_cls=Stream[object],
-    )
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"模型的回答超过了 {limit:,} 字节的回答长度上限，已停止接收")
+
+
+def open_stream(sdk: Any, request: ChatRequest, max_bytes: int | None = None) -> Any:
+    """The SDK's stream over a posted body; chunks arrive as plain dicts when the SDK takes a raw body. With
+    `max_bytes`, reading past that many bytes of the reply raises `ResponseTooLarge`."""
+    if not _takes_raw_content(type(sdk).post):
+        stream = sdk.chat.completions.create(**request.params())  # an SDK without the raw-body path
+    else:
+        from openai import Stream
+        from openai.types.chat import ChatCompletion
+
+        stream = sdk.post(
+            CHAT_PATH,
+            cast_to=ChatCompletion,
+            content=request.body(),
+            options={"security": {"bearer_auth": True}},
+            stream=True,
+            stream_cls=Stream[object],
+        )
+    if max_bytes is not None:
+        _bound(stream, max_bytes)
+    return stream
+
+
+def _bound(stream: Any, limit: int) -> None:
+    """Every byte of the reply counts, whatever its framing (an event that never ends counts too): the stream's
+    reader, and `read()` for a plain JSON reply, pull the response's bytes through `iter_bytes`, which has not
+    been called yet when the stream is handed back."""
+    response: Any = getattr(stream, "response", None)
+    read = getattr(response, "iter_bytes", None)
+    if response is None or read is None:
+        return
+
+    def limited(*args: Any, **kwargs: Any) -> Iterator[bytes]:
+        total = 0
+        for piece in read(*args, **kwargs):
+            total += len(piece)
+            if total > limit:
+                raise ResponseTooLarge(limit)
+            yield piece
+
+    response.iter_bytes = limited
 
 
 _RAW_CONTENT: dict[Any, bool] = {}
