@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from paicli.cli.busy_session import claim_session
-from paicli.session.ledger_index import INDEX_SUFFIX
 from paicli.session.flock import in_use
+from paicli.session.ledger_index import INDEX_SUFFIX
 from paicli.testing.openai_server import FakeOpenAIServer, Reply
 from paicli.testing.proc import paicli_env, run_paicli, start_paicli
 from tests.cli.pty_terminal import PtyTerminal
