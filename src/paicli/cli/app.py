@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
-from collections.abc import Sequence
-from typing import NoReturn
 
 from paicli import __version__
+
+# typing itself costs more than printing the version: `--version`'s path imports nothing (mypy reads the name)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+    from typing import NoReturn
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -15,14 +19,15 @@ EXIT_USAGE = 2
 EXIT_CANCELLED = 130
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        sys.stderr.write(f"paicli: {message}（用 paicli --help 查看用法）\n")
-        raise SystemExit(EXIT_USAGE)
-
-
 def build_parser() -> argparse.ArgumentParser:
+    import argparse
+
     from paicli.config.providers import variables_help
+
+    class _Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:
+            sys.stderr.write(f"paicli: {message}（用 paicli --help 查看用法）\n")
+            raise SystemExit(EXIT_USAGE)
 
     parser = _Parser(
         prog="paicli",
@@ -100,6 +105,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run() -> None:
     """Process entry point (console script and `python -m paicli`)."""
+    if sys.argv[1:] == ["--version"]:  # what main() would print, before anything else is imported
+        sys.stdout.write(f"paicli {__version__}\n")
+        return
     from paicli.cli import stop_signals
 
     stop_signals.install()
