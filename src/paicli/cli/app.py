@@ -17,6 +17,7 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_CANCELLED = 130
+HELP_WIDTH = 78  # what argparse used when stdout is not a terminal
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,7 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="paicli",
         description="paicli: 终端编程 Agent（短期记忆、长期记忆与上下文压缩）。不带参数启动交互式 REPL。",
         epilog=variables_help(),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        # one width whatever the terminal: the text is then a function of the code alone (cli.help_text)
+        formatter_class=lambda prog: argparse.RawDescriptionHelpFormatter(prog, width=HELP_WIDTH),
     )
     parser.add_argument("--version", action="store_true", help="打印版本号后退出")
     parser.add_argument(
@@ -108,6 +110,12 @@ def run() -> None:
     if sys.argv[1:] == ["--version"]:  # what main() would print, before anything else is imported
         sys.stdout.write(f"paicli {__version__}\n")
         return
+    if sys.argv[1:] in (["--help"], ["-h"]):
+        from paicli.cli import help_text
+
+        if sys.version_info[:2] == help_text.RENDERED_BY:  # argparse's wording differs between versions
+            sys.stdout.write(help_text.HELP)
+            return
     from paicli.cli import stop_signals
 
     stop_signals.install()
