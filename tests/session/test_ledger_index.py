@@ -12,7 +12,7 @@ import pytest
 
 from paicli.llm.messages import Message
 from paicli.session.ledger import ConversationLedger
-from paicli.session.ledger_index import index_path, read_index
+from paicli.session.ledger_index import Marks, decode_side, encode_side, index_path, offsets, read_index
 from paicli.session.resume import load_view, parse_entries
 from paicli.session.transcript import read_transcript, starts_turn
 from tests.session.test_transcript import ledger_in, write_turn
@@ -103,7 +103,15 @@ def test_the_side_file_follows_appends_and_matches_a_fresh_build(tmp_path: Path)
 
 @pytest.mark.parametrize(
     "damage",
-    ["torn", "garbage", "other ledger", "truncated ledger", "offsets moved", "wrong format"],
+    [
+        "torn",
+        "garbage",
+        "a flipped byte",
+        "other ledger",
+        "truncated ledger",
+        "offsets moved",
+        "wrong format",
+    ],
 )
 def test_a_damaged_or_foreign_side_file_is_rebuilt(tmp_path: Path, damage: str) -> None:
     path = _ledger(tmp_path / "a", 11, 80)
@@ -113,6 +121,10 @@ def test_a_damaged_or_foreign_side_file_is_rebuilt(tmp_path: Path, damage: str) 
         side.write_bytes(side.read_bytes()[: side.stat().st_size // 2])
     elif damage == "garbage":
         side.write_bytes(b"\x00not json")
+    elif damage == "a flipped byte":  # in the offsets: the header's CRC no longer matches
+        data = bytearray(side.read_bytes())
+        data[-3] ^= 0x40
+        side.write_bytes(bytes(data))
     elif damage == "other ledger":
         other = _ledger(tmp_path / "b", 12, 80)
         read_index(other)
@@ -121,15 +133,17 @@ def test_a_damaged_or_foreign_side_file_is_rebuilt(tmp_path: Path, damage: str) 
         data = path.read_bytes()
         path.write_bytes(data[: data.rfind(b"\n", 0, len(data) // 2) + 1])
         expected = None
-    elif damage == "offsets moved":
-        stored = json.loads(side.read_bytes())
-        for item in stored["marks"]:
-            item["turns"] = [offset + 1 for offset in item["turns"]]
-        side.write_text(json.dumps(stored))
+    elif damage == "offsets moved":  # a whole, well-formed side file whose offsets are not line starts
+        covered, digest, marks = decode_side(side.read_bytes())
+        moved = {
+            key: Marks(offsets(x + 1 for x in m.turns), m.clears, m.checkpoints) for key, m in marks.items()
+        }
+        side.write_bytes(encode_side(covered, digest, moved))
     else:
-        stored = json.loads(side.read_bytes())
-        stored["format"] = 99
-        side.write_text(json.dumps(stored))
+        head, _, body = side.read_bytes().partition(b"\n")
+        header = json.loads(head)
+        header["format"] = 99
+        side.write_bytes(json.dumps(header).encode() + b"\n" + body)
     index = read_index(path)
     for mode, actor in IDENTITIES:
         assert index.turns_before(index.size, mode, actor) == _turns_by_parsing(path, index.size, mode, actor)
@@ -164,10 +178,10 @@ def test_a_resume_restores_the_same_view_with_any_side_file(tmp_path: Path, seed
         with_index = load_view(path, mode, actor)
         assert side.exists()
         again = load_view(path, mode, actor)  # now from the side file
-        stored = json.loads(side.read_bytes())
-        for item in stored["marks"]:
-            item["checkpoints"] = item["checkpoints"][:1]  # an index that misses the later checkpoints
-        side.write_text(json.dumps(stored))
+        covered, digest, marks = decode_side(side.read_bytes())
+        for marks_of in marks.values():
+            marks_of.checkpoints = marks_of.checkpoints[:1]  # an index that misses the later checkpoints
+        side.write_bytes(encode_side(covered, digest, marks))
         missing = load_view(path, mode, actor)
         for result in (with_index, again, missing):
             assert result.messages == reference.messages

@@ -283,10 +283,11 @@ def load_view(path: Path, mode: str = "react", actor: str = "agent") -> ResumeRe
 def _checkpoint_starts(path: Path, handle: BinaryIO, size: int, mode: str, actor: str) -> Iterator[int]:
     """Line starts of view checkpoints, last first: the side index's (each line is still parsed and checked
     before it is used), then a backward scan of the file, which only a ledger without a usable one reaches."""
+    indexed: Sequence[int]
     try:
         indexed = read_index(path).checkpoints(mode, actor)
     except OSError:
-        indexed = []
+        indexed = ()
     yield from reversed(indexed)
     for hit in find_backwards(handle, _CHECKPOINT_MARKER, size):
         yield line_start(handle, hit)
