@@ -187,3 +187,10 @@ def test_a_resume_restores_the_same_view_with_any_side_file(tmp_path: Path, seed
             assert result.messages == reference.messages
             assert result.checkpoint_sequence == reference.checkpoint_sequence
             assert result.notices == reference.notices and result.last_sequence == reference.last_sequence
+
+
+def test_closing_the_ledger_brings_its_side_file_up_to_date(tmp_path: Path) -> None:
+    path = _ledger(tmp_path, 8, 60)  # written and closed, never resumed
+    covered, _, marks = decode_side(index_path(path).read_bytes())
+    assert covered == path.stat().st_size
+    assert marks == read_index(path).marks
