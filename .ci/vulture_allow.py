@@ -8,6 +8,7 @@ _._window_in_range, _._defaults, _._utc  # pydantic validators
 _.lora_id, _.finish_reason, _.skipped_lines, _.keyword_score, _.old_mode, _.new_mode  # parsed/recorded fields
 _.idempotent, _.open_world  # MCP tool hints kept on the spec as read (tools/schema.py)
 _.peak_mib  # a benchmark's recorded figure
+_.facts_kept  # the long-session bench's fact check, which its test runs against the bench's fake summarisers
 _.FILE_WRITE, _.COMMAND, _.PLAN, _.TEAM_PLANNER, _.TEAM_WORKER, _.TEAM_REVIEWER  # enum members, chosen by value
 _.get_completions, _.complete_event, _.is_soft_wrap, _.ttimeoutlen, _.timeoutlen  # prompt_toolkit
 _._give_up, _._other, _._newline, _._paste, _._expand_folded, _._tab, _._next_mode  # key bindings

@@ -1,8 +1,10 @@
-"""Long-term memory benchmark: write throughput (1 and 8 processes), load and search time at 1k/10k entries,
-and retrieval (`build_context`) in a fresh process at 10k entries: the first query and the query right after a
-save, against the p50 (see evals/retrieval/fresh.py).
+"""Long-term memory benchmark: the store as it grows (100/1k/10k/50k memories: query p50, `/save`, `-p` CPU and
+peak RSS against 100 memories; see evals/memory_scale.py), write throughput (1 and 8 processes), load and
+search time at 1k/10k entries, and retrieval (`build_context`) in a fresh process at 10k entries: the first
+query and the query right after a save, against the p50 (see evals/retrieval/fresh.py).
 
-Run from the repository root: `python -m evals.bench_memory [--writes N]`. Everything happens in a temp dir.
+Run from the repository root: `python -m evals.bench_memory [--writes N] [--sizes 100,1000,10000,50000]
+[--scale-only]`. Everything happens in a temp dir.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from evals import memory_scale
 from evals.retrieval import fresh
 from paicli.config.env import EnvLookup
 from paicli.context.estimate import estimate_tokens
@@ -182,9 +185,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--writes", type=int, default=200, help="writes for the single-process run")
     parser.add_argument("--runs", type=int, default=6, help="interleaved pairs for the 2-memories row")
     parser.add_argument("--writer", nargs=3, metavar=("DIR", "TAG", "COUNT"), help=argparse.SUPPRESS)
+    parser.add_argument("--prime", nargs=2, metavar=("DIR", "PROJECT"), help=argparse.SUPPRESS)
+    parser.add_argument("--measure", nargs=2, metavar=("DIR", "PROJECT"), help=argparse.SUPPRESS)
+    parser.add_argument("--sizes", default="100,1000,10000,50000", help="store sizes for the growth figures")
+    parser.add_argument("--scale-only", action="store_true", help="only the growth figures")
     args = parser.parse_args(argv)
     if args.writer:
         writer_main(args.writer[0], args.writer[1], int(args.writer[2]))
+        return 0
+    if args.prime:
+        memory_scale.prime(*args.prime)
+        return 0
+    if args.measure:
+        print(json.dumps(memory_scale.measure(*args.measure)))
+        return 0
+    print(
+        "the store as it grows (targets at 50k: query p50 <= 30 ms, /save <= 50 ms, -p CPU <= 1.3x and peak"
+    )
+    print("RSS growth <= 100 MiB against 100 memories)")
+    memory_scale.bench([int(s) for s in args.sizes.split(",") if s.strip()], args.runs)
+    if args.scale_only:
         return 0
     for task in ("你好", "hello"):
         print(bench_stored_two(args.runs, task))

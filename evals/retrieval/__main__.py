@@ -19,13 +19,14 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from evals.retrieval import fresh
+from evals.retrieval import fresh, scale
 from paicli.config.env import EnvLookup
 from paicli.context.estimate import estimate_tokens
 from paicli.memory.entry import MemoryEntry
 from paicli.memory.retriever import MemoryRetriever
 
 DATASET = Path(__file__).with_name("dataset.json")
+HELDOUT = Path(__file__).with_name("heldout.json")
 K = 5
 SEED = 20260923
 MODULES = [
@@ -107,13 +108,15 @@ def retriever(entries: Sequence[Entry] | ListStore, vector: bool, now: datetime)
     return MemoryRetriever(store, EnvLookup(environ=environ), clock=lambda: now, zone=timezone.utc)
 
 
-def quality(data: dict[str, Any], vector: bool) -> dict[str, Any]:
+def quality(
+    data: dict[str, Any], vector: bool, queries: Sequence[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     now = datetime.fromisoformat(data["now"].replace("Z", "+00:00"))
     entries = make_entries(data["memories"], now)
     ranker = retriever(entries, vector, now)
     per_kind: dict[str, list[tuple[float, float]]] = {}
     noise: list[int] = []
-    for query in data["queries"]:
+    for query in data["queries"] if queries is None else queries:
         ranked = [item.entry.id for item in ranker.rank(query["query"], entries, now)][:10]
         relevant = set(query["relevant"])
         if not relevant:
@@ -190,14 +193,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--dataset", type=Path, default=DATASET)
     parser.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     parser.add_argument("--sizes", default="1000,10000", help="comma-separated memory counts for latency")
+    parser.add_argument(
+        "--scale",
+        default="0,1000,10000,50000",
+        help="comma-separated look-alike distractor counts for recall at scale ('' to skip)",
+    )
+    parser.add_argument("--quality-only", action="store_true", help="skip the latency measurements")
     args = parser.parse_args(argv)
     data = load(args.dataset)
-    print(f"dataset: {len(data['memories'])} memories, {len(data['queries'])} queries")
-    results: dict[str, Any] = {"keyword": quality(data, False), "keyword_vector": quality(data, True)}
-    print(f"{'scorer':<18}{'recall@5':>10}{'MRR':>8}{'unrelated: entries injected':>30}")
-    for name, label in (("keyword", "keyword-only"), ("keyword_vector", "keyword+vector")):
+    heldout = load(HELDOUT)
+    print(
+        f"dataset: {len(data['memories'])} memories, {len(data['queries'])} dev queries,"
+        f" {len(heldout['queries'])} held-out queries"
+    )
+    results: dict[str, Any] = {
+        "keyword": quality(data, False),
+        "keyword_vector": quality(data, True),
+        "heldout_keyword": quality(data, False, heldout["queries"]),
+        "heldout_keyword_vector": quality(data, True, heldout["queries"]),
+    }
+    print(f"{'scorer':<27}{'recall@5':>10}{'MRR':>8}{'unrelated: entries injected':>30}")
+    for name, label in (
+        ("keyword", "dev keyword-only"),
+        ("keyword_vector", "dev keyword+vector"),
+        ("heldout_keyword", "held-out keyword-only"),
+        ("heldout_keyword_vector", "held-out keyword+vector"),
+    ):
         row = results[name]
-        print(f"{label:<18}{row['recall_at_5']:>10.3f}{row['mrr']:>8.3f}{row['unrelated_injected']:>30.2f}")
+        print(f"{label:<27}{row['recall_at_5']:>10.3f}{row['mrr']:>8.3f}{row['unrelated_injected']:>30.2f}")
     print("by query kind (keyword-only -> keyword+vector):")
     for kind, base in results["keyword"]["by_kind"].items():
         new = results["keyword_vector"]["by_kind"][kind]
@@ -205,6 +228,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"  {kind:<16} n={base['n']:<3} recall@5 {base['recall_at_5']:.3f} -> {new['recall_at_5']:.3f}"
             f"   MRR {base['mrr']:.3f} -> {new['mrr']:.3f}"
         )
+    sizes = [int(s) for s in args.scale.split(",") if s.strip()]
+    if sizes:
+        results["scale"] = scale.measure(data, heldout, sizes)
+        print(scale.describe(results["scale"]))
+    if args.quality_only:
+        if args.json:
+            print(json.dumps(results, ensure_ascii=False))
+        return 0
     results["latency"] = []
     for size in (int(s) for s in args.sizes.split(",") if s.strip()):
         for vector in (False, True):

@@ -69,3 +69,21 @@ def test_completing_the_shape_of_a_git_dir_needs_approval(tmp_path: Path) -> Non
     (tmp_path / "half" / "objects").mkdir(parents=True)
     (tmp_path / "half" / "refs").mkdir()
     assert in_gitdir_shaped_folder(tmp_path, "half/HEAD")
+
+
+def test_the_approval_and_the_sandbox_share_one_git_dir_test(tmp_path: Path) -> None:
+    dangling = tmp_path / "dangling"
+    (dangling / "objects").mkdir(parents=True)
+    (dangling / "refs").mkdir()
+    (dangling / "HEAD").symlink_to(tmp_path / "nowhere")
+    assert in_gitdir_shaped_folder(tmp_path, "dangling/config")
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / "HEAD").write_text("ref: refs/heads/main\n")
+    (linked / "commondir").write_text("../elsewhere\n")
+    assert in_gitdir_shaped_folder(tmp_path, "linked/hooks/pre-commit")
+    half = tmp_path / "half"
+    half.mkdir()
+    (half / "HEAD").write_text("ref: refs/heads/main\n")
+    assert in_gitdir_shaped_folder(tmp_path, "half/commondir")
+    assert not in_gitdir_shaped_folder(tmp_path, "half/notes.txt")

@@ -23,7 +23,11 @@ class HalvingContext:
         self.resets = 0
 
     def before_call(
-        self, history: list[Message], tools: object, cancel: CancelToken | None = None
+        self,
+        history: list[Message],
+        tools: object,
+        cancel: CancelToken | None = None,
+        announce: object = None,
     ) -> CompactionResult:
         before = len(history)
         keep = history[1 + (before - 1) // 2 :]

@@ -79,19 +79,35 @@ def test_explicit_chrome_remember_request_stores_site_preference_globally(
     assert len(server.requests) == 1  # no extra model call for the hint
 
 
-def test_hint_is_not_saved_after_external_content_and_clear_resets_the_tracker(
+def test_hint_is_not_saved_after_external_content_and_clear_resets_the_tracker(tmp_path: Path) -> None:
+    results = [{"title": "语雀", "url": "https://www.yuque.com", "content": "语雀是文档平台"}]
+    with FakeOpenAIServer(search_results=results) as server:
+        searx = f"http://127.0.0.1:{server.port}"
+        backend = AppBackend(served_parts(tmp_path, server.base_url, SEARXNG_URL=searx))
+        try:
+            server.push(Reply.tool_calls(("web_search", '{"query": "语雀"}')), "查过了", "好的", "好的")
+            backend.run("搜一下语雀是什么", "react", lambda _e: None, CancelToken())
+            assert backend.parts.tracker.blocks_automatic_memory()
+            backend.run("记住：访问语雀直接复用已登录的 Chrome", "react", lambda _e: None, CancelToken())
+            assert stored(backend) == []
+            assert "已清空当前对话历史" in command(backend, "/clear")
+            backend.run("记住：访问语雀直接复用已登录的 Chrome", "react", lambda _e: None, CancelToken())
+            assert stored(backend) == [(YUQUE_FACT, "global")]
+            assert server.violations == []
+        finally:
+            backend.close(5)
+
+
+def test_a_search_that_could_not_run_marks_nothing(
     backend_factory: tuple[FakeOpenAIServer, AppBackend],
 ) -> None:
+    """Issue 40 item 6: no search service, so nothing came back and the hint is still saved."""
     server, backend = backend_factory
-    server.push(Reply.tool_calls(("web_search", '{"query": "语雀"}')), "查过了", "好的", "好的")
+    server.push(Reply.tool_calls(("web_search", '{"query": "语雀"}')), "没搜到", "好的")
     backend.run("搜一下语雀是什么", "react", lambda _e: None, CancelToken())
-    assert backend.parts.tracker.blocks_automatic_memory()
-    backend.run("记住：访问语雀直接复用已登录的 Chrome", "react", lambda _e: None, CancelToken())
-    assert stored(backend) == []
-    assert "已清空当前对话历史" in command(backend, "/clear")
+    assert not backend.parts.tracker.blocks_automatic_memory()
     backend.run("记住：访问语雀直接复用已登录的 Chrome", "react", lambda _e: None, CancelToken())
     assert stored(backend) == [(YUQUE_FACT, "global")]
-    assert server.violations == []
 
 
 def test_mcp_resource_in_expanded_input_marks_external_content(

@@ -205,7 +205,11 @@ class StepContext:
         self.calls = 0
 
     def before_call(
-        self, history: list[Message], tools: Sequence[Mapping[str, Any]] | None, cancel: object = None
+        self,
+        history: list[Message],
+        tools: Sequence[Mapping[str, Any]] | None,
+        cancel: object = None,
+        announce: object = None,
     ) -> CompactionResult:
         self.calls += 1
         if self.calls != 2:
@@ -333,7 +337,11 @@ class CancelRecordingContext(StepContext):
         self.tools_seen: list[object] = []
 
     def before_call(
-        self, history: list[Message], tools: Sequence[Mapping[str, Any]] | None, cancel: object = None
+        self,
+        history: list[Message],
+        tools: Sequence[Mapping[str, Any]] | None,
+        cancel: object = None,
+        announce: object = None,
     ) -> CompactionResult:
         self.tokens.append(cancel)
         self.tools_seen.append(tools)

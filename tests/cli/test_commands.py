@@ -165,13 +165,20 @@ def test_a_known_command_with_wrong_arguments_gets_its_own_usage() -> None:
     for line, usage in (
         ("/hitl off", "/hitl [on|default]"),
         ("/HISTORY", "/history clear"),
-        ("/memory verifyall", "/memory [子命令]"),
+        ("/memory verifyall", "/memory [<子命令>]"),
         ("/ctx 1", "/context"),
     ):
         assert parse(line).kind == "unknown"  # the parser contract stays: these are unknown inputs
         reply = unknown_reply(line)
         lines = reply.splitlines()
-        assert len(lines) == 2 and line in lines[0] and lines[1].startswith(f"用法: {usage} - ")
+        spec = find(line.split()[0][1:])
+        assert spec is not None
+        assert (
+            len(lines) == 2 + len(spec.forms)
+            and line in lines[0]
+            and lines[1].startswith(f"用法: {usage} - ")
+        )
+        assert lines[2:] == [f"   /{spec.name} {form.args} - {form.description}" for form in spec.forms]
         assert "可用命令：" not in reply
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +27,9 @@ HEADINGS = [line for line in SUMMARY.splitlines() if line.startswith("## ")]
 
 
 def responder(body: dict[str, Any]) -> Reply | str:
-    if is_summary_request(body):
-        return SUMMARY
+    if is_summary_request(body):  # a summariser that names the files the user asked about
+        files = sorted(set(re.findall(r"notes/f\d+\.txt", prompt_text(body))))
+        return SUMMARY.replace("每轮读一个文件", "每轮读一个文件：" + "、".join(files))
     messages = body["messages"]
     turn = next(str(m["content"]) for m in reversed(messages) if m["role"] == "user")
     number = turn.split("第", 1)[1].split("轮", 1)[0] if "第" in turn else "0"

@@ -16,9 +16,10 @@ from paicli.testing.openai_server import FakeOpenAIServer, Reply
 from paicli.testing.proc import paicli_env, run_paicli
 
 TURNS = [
+    # before any file is read: after one, a memory the model saves needs a person (issue 37), and there is none here
+    "记住：这个项目的构建用 Java 17 和 Gradle",
     "读一下 README.md，总结一下这个项目",
     "谢谢，今天先到这里",
-    "记住：这个项目的构建用 Java 17 和 Gradle",
     "OpenAI 发布新一代推理模型 全面开放",
     "不要联网，直接解释一下 asyncio 的事件循环",
     "/mode ask",  # (/mode plan would plan the next inputs: a different loop)

@@ -267,7 +267,7 @@ def test_the_repl_runs_slash_team_and_mode_team_inputs_as_team_runs(tmp_path: Pa
     assert [role_of(body) for body in requests] == ["planner", "worker", "reviewer"] * 2 + ["other"]
     assert done.stdout.count("✅ 团队任务完成（1/1 个步骤完成）") == 2
     assert "已切换到 team" in done.stdout and "普通回答" in done.stdout
-    assert "/team [任务]" in done.stdout and "还不能用" not in done.stdout + done.stderr
+    assert "/team [<任务>]" in done.stdout and "还不能用" not in done.stdout + done.stderr
 
 
 def test_ctrl_c_cancels_both_running_workers_and_the_run_can_be_continued(tmp_path: Path) -> None:

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
+from paicli.context.user_words import values_of
 from paicli.llm.messages import Message, ToolCall
 from paicli.testing.protocol import assert_protocol_valid
+from paicli.testing.scripted_llm import Request
 
 STRUCTURED = (
     "## 当前目标与成功条件\n完成重构\n"
@@ -37,3 +42,27 @@ def qa_rounds(count: int, prefix: str = "Q", answer_prefix: str = "A", size: int
 def assert_pairs_valid(history: list[Message]) -> None:
     """Every assistant tool call is answered by exactly one tool message before the next non-tool message."""
     assert_protocol_valid(history)
+
+
+def keeping_text(texts: Sequence[str]) -> str:
+    """A summary that keeps what the user said: STRUCTURED with every value stated in `texts` (a summariser
+    that drops them is what the words check rejects; tests of other behaviour use this one). Of a rendered
+    transcript, only the USER lines count."""
+    said = [_user_lines(text) for text in texts]
+    values = dict.fromkeys(value for text in said for value in values_of(text))
+    return STRUCTURED.replace("使用 Python", "使用 Python\n" + "、".join(values))
+
+
+def keeping_summary(request: Request) -> str:
+    return keeping_text([m.content or "" for m in request.messages if m.role == "user"])
+
+
+def keeping_reply(body: dict[str, Any]) -> str:
+    """keeping_summary for a request body the fake server received."""
+    return keeping_text([str(m.get("content") or "") for m in body["messages"] if m.get("role") == "user"])
+
+
+def _user_lines(text: str) -> str:
+    if not any(marker in text for marker in ("=== 本部分对话 ===", "=== 待压缩的对话 ===")):
+        return text
+    return "\n".join(line for line in text.splitlines() if line.startswith("USER: "))

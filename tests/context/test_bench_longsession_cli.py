@@ -35,7 +35,7 @@ def figures(
 ) -> Figures:
     return Figures(
         window,
-        failing,
+        "failing" if failing else "ok",
         profile,
         prompt=10_000,
         cached=10_000 - uncached,
@@ -43,6 +43,7 @@ def figures(
         rounding=10,
         over_window=over,
         facts_retained=facts,
+        facts_total=12,
         turns=1,
     )
 

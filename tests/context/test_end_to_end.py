@@ -24,7 +24,7 @@ from paicli.tools.approval import AutoApprover
 from paicli.tools.runner import ToolRunner
 from tests.agent.fake_tools import StaticPrompt
 from tests.context.conftest import MakeEnv
-from tests.context.helpers import STRUCTURED
+from tests.context.helpers import STRUCTURED, keeping_reply
 
 WINDOW = 16_000
 
@@ -34,7 +34,7 @@ TURNS = 16  # enough turns that clearing alone stops being enough and a summary 
 
 def responder(body: dict[str, Any]) -> Reply | str:
     if is_summary_request(body):
-        return STRUCTURED
+        return keeping_reply(body)
     messages = body["messages"]
     last = messages[-1]
     turn = next(m["content"] for m in reversed(messages) if m["role"] == "user")

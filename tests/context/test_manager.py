@@ -14,7 +14,7 @@ from paicli.llm.messages import Message, Usage
 from paicli.llm.protocol import LLMClient, LLMError
 from paicli.testing.scripted_llm import ScriptedLLM
 from tests.context.conftest import MakeEnv
-from tests.context.helpers import STRUCTURED, assert_pairs_valid, tool_round
+from tests.context.helpers import assert_pairs_valid, keeping_summary, tool_round
 
 
 @dataclass
@@ -127,7 +127,7 @@ def test_manual_compact_always_uses_full_summary() -> None:
 
 
 def test_clears_old_tool_results_before_summarizing_and_skips_summary_when_enough() -> None:
-    llm = ScriptedLLM([STRUCTURED])
+    llm = ScriptedLLM([keeping_summary])
     history = tool_history(10)
     mgr = manager(llm)
     trigger = mgr.measure(history) - 10
@@ -146,7 +146,7 @@ def test_clears_old_tool_results_before_summarizing_and_skips_summary_when_enoug
 
 
 def test_still_summarizes_when_clearing_is_not_enough() -> None:
-    llm = ScriptedLLM([STRUCTURED])
+    llm = ScriptedLLM([keeping_summary])
     history = tool_history(10)
     history[3:3] = chat_history(3)[1:]  # conversation that clearing cannot shrink
     result = manager(llm).compact_if_needed(history, 1000)
@@ -205,14 +205,14 @@ def test_failed_summary_reports_error_and_leaves_history_usable() -> None:
 
 
 def test_compact_now_with_nothing_to_compact_has_no_error() -> None:
-    llm = ScriptedLLM([STRUCTURED])
+    llm = ScriptedLLM([keeping_summary])
     history = [Message.system("sys"), Message.user("只有一个问题"), Message.assistant("回答")]
     result = manager(llm).compact_now(history)
     assert not result.changed and result.error is None and llm.calls == 0
 
 
 def test_manual_compact_retains_one_turn_without_clearing() -> None:
-    llm = ScriptedLLM([STRUCTURED])
+    llm = ScriptedLLM([keeping_summary])
     history = tool_history(4)
     result = manager(llm).compact_now(history)
     assert result.compacted and result.cleared_tool_results == 0
@@ -265,7 +265,7 @@ def test_one_long_turn_is_summarised_inside_the_turn_and_fits_the_window() -> No
     history = [Message.system("sys"), Message.user("一个很长的任务")]
     for i in range(1, 500):  # even cleared, the placeholders of this many rounds outgrow the window
         history += tool_round(i, body="x" * 1_500)
-    llm = ScriptedLLM(default_reply=STRUCTURED)  # small window: the input comes in chunks
+    llm = ScriptedLLM(default_reply=keeping_summary)  # small window: the input comes in chunks
     mgr = AutoCompactionManager(llm, counter(), ContextProfile.from_window(8_000))
     latest = history[-1]
     result = mgr.before_call(history, None)
@@ -278,7 +278,7 @@ def test_one_long_turn_is_summarised_inside_the_turn_and_fits_the_window() -> No
 
 
 def test_failed_automatic_summary_waits_for_growth_before_retrying() -> None:
-    llm = ScriptedLLM(["无结构", "仍无结构", STRUCTURED])
+    llm = ScriptedLLM(["无结构", "仍无结构", keeping_summary])
     history = chat_history()
     mgr = manager(llm)
     assert mgr.compact_if_needed(history, 10).error
@@ -293,13 +293,13 @@ def test_failed_automatic_summary_waits_for_growth_before_retrying() -> None:
 def test_cancelled_summary_leaves_history_untouched() -> None:
     token = CancelToken()
     token.cancel()
-    llm = ScriptedLLM([STRUCTURED])
+    llm = ScriptedLLM([keeping_summary])
     history = chat_history()
     snapshot = list(history)
     result = manager(llm).compact_now(history, cancel=token)
     assert not result.compacted and result.error and "取消" in result.error
     assert history == snapshot
-    assert manager(ScriptedLLM([STRUCTURED])).compact_if_needed(history, 10, token).error
+    assert manager(ScriptedLLM([keeping_summary])).compact_if_needed(history, 10, token).error
     assert history == snapshot
 
 
@@ -339,7 +339,7 @@ def busy_turns(turns: int, rounds: int) -> list[Message]:
 
 
 def test_retained_turns_that_do_not_fit_even_cleared_are_summarised_down_to_the_latest_turn() -> None:
-    llm = ScriptedLLM(default_reply=STRUCTURED)  # small window: the input comes in chunks
+    llm = ScriptedLLM(default_reply=keeping_summary)  # small window: the input comes in chunks
     history = busy_turns(2, 240)
     mgr = AutoCompactionManager(llm, counter(), ContextProfile.from_window(8_000))
     limit = 8_000 - mgr.profile.buffer_reserve
@@ -369,7 +369,7 @@ def test_window_fallback_summary_that_fails_is_not_retried_on_every_call() -> No
 
 
 def test_a_summary_that_failed_in_this_call_is_not_paid_for_twice_the_fallback_fits_the_window() -> None:
-    llm = ScriptedLLM([LLMError("summary model down", 500, True), STRUCTURED])
+    llm = ScriptedLLM([LLMError("summary model down", 500, True), keeping_summary])
     history = busy_turns(3, 240)
     mgr = AutoCompactionManager(llm, counter(), ContextProfile.from_window(8_000))
     result = mgr.before_call(history, None)
@@ -392,7 +392,7 @@ def small_window_manager(llm: ScriptedLLM, env: EnvLookup | None = None) -> Auto
 
 
 def test_summary_request_starts_with_what_was_sent_even_after_clearing_in_the_same_pass() -> None:
-    llm = ScriptedLLM([STRUCTURED])
+    llm = ScriptedLLM([keeping_summary])
     history = [Message.system("sys")]
     for i in range(1, 11):
         history.append(Message.user(f"Q{i} " + "内容" * 760))
@@ -410,7 +410,7 @@ def test_summary_request_starts_with_what_was_sent_even_after_clearing_in_the_sa
 
 
 def test_the_kept_tail_is_cleared_in_the_same_pass_as_the_summary() -> None:
-    llm = ScriptedLLM([STRUCTURED])
+    llm = ScriptedLLM([keeping_summary])
     history = [Message.system("sys")]
     for i in range(1, 10):
         history += [Message.user(f"Q{i} " + "内容" * 400), Message.assistant(f"A{i} " + "回答" * 400)]
@@ -433,7 +433,7 @@ def test_the_kept_tail_is_cleared_in_the_same_pass_as_the_summary() -> None:
 
 
 def test_transcript_setting_restores_the_reference_summary_request(make_env: MakeEnv) -> None:
-    llm = ScriptedLLM([STRUCTURED])
+    llm = ScriptedLLM([keeping_summary])
     history = chat_history(8)
     m = small_window_manager(llm, make_env(PAICLI_COMPACTION_SUMMARY_INPUT="transcript"))
     assert m.compact_now(history).compacted
@@ -448,7 +448,7 @@ def test_a_shared_prefix_that_would_not_leave_room_for_the_summary_uses_the_tran
         for i in range(12)
     ]
     for tools, form in ((TOOL_DEFS, "none"), (big_tools, None)):
-        llm = ScriptedLLM([STRUCTURED])
+        llm = ScriptedLLM([keeping_summary])
         m = small_window_manager(llm)
         m.before_call([Message.system("sys"), Message.user("你好")], tools)  # the tools the session sends
         history = chat_history(5)

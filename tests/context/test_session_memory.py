@@ -8,7 +8,7 @@ from paicli.context.session_memory import SessionMemoryCompactor, preserve_from
 from paicli.context.tokens import TokenCounter
 from paicli.llm.messages import Message
 from paicli.testing.scripted_llm import Request, ScriptedLLM
-from tests.context.helpers import STRUCTURED
+from tests.context.helpers import keeping_summary
 
 COUNTER = TokenCounter("heuristic")
 TRIGGER = 80_000
@@ -90,7 +90,7 @@ def test_ready_snapshot_replaces_old_turns_without_waiting() -> None:
 
 def test_pending_job_falls_back_to_full_summary() -> None:
     deferred = Deferred()
-    llm = ScriptedLLM(default_reply=lambda r: STRUCTURED)
+    llm = ScriptedLLM(default_reply=keeping_summary)
     sm = SessionMemoryCompactor(llm, COUNTER.count_messages, True, deferred)
     mgr = AutoCompactionManager(llm, COUNTER, ContextProfile.from_window(128_000), session_memory=sm)
     history = history_of(20)

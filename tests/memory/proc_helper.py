@@ -9,12 +9,12 @@ import uuid
 from pathlib import Path
 
 
-def write(directory: str, tag: str, count: str, ack_file: str) -> None:
+def write(directory: str, tag: str, count: str, ack_file: str, journal_min: str = "1000") -> None:
     from paicli.config.env import EnvLookup
     from paicli.memory.entry import new_fact
     from paicli.memory.store import LongTermMemory
 
-    store = LongTermMemory(directory, EnvLookup(environ={}), lock_timeout=60)
+    store = LongTermMemory(directory, EnvLookup(environ={}), lock_timeout=60, journal_min=int(journal_min))
     limit = int(count)
     with open(ack_file, "a", encoding="utf-8") as acks:
         i = 0

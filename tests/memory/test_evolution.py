@@ -114,11 +114,10 @@ def test_the_token_index_is_persisted_and_reused_without_retokenising(tmp_path: 
     first.save_delay = 0.0
     assert first.top("构建命令", "")
     assert first.flush_index(60)
-    tokens_file = store.path.with_name("long_term_memory.tokens.json")
-    assert tokens_file.exists() and (tokens_file.stat().st_mode & 0o777) == 0o600
+    assert index.exists() and (index.stat().st_mode & 0o777) == 0o600  # the tokens ride in the vector index
     second = MemoryRetriever(memory(tmp_path), env(), CLOCK, index_path=index)
     assert second.top("构建命令", "")
-    assert second._tokens is not None and second._tokens.updates == 0  # loaded, nothing segmented again
+    assert second.index_updates == 0 and second.index_builds == 0  # loaded, nothing segmented again
 
 
 def test_the_repl_hook_sees_every_injected_memory(tmp_path: Path) -> None:

@@ -19,6 +19,8 @@ def save(fact: str, **extra: object) -> tuple[str, str]:
 
 
 class Recorder:
+    asks_human = True  # a person at the terminal
+
     def __init__(self, decision: ApprovalDecision) -> None:
         self.decision = decision
         self.requests: list[ApprovalRequest] = []

@@ -60,11 +60,27 @@ def processes() -> Iterator[list[subprocess.Popen[str]]]:
         proc.communicate()
 
 
-def test_eight_writers_and_a_reader(tmp_path: Path, processes: list[subprocess.Popen[str]]) -> None:
+def _committed(directory: Path) -> set[str]:
+    """What a paicli reader sees: the file of record plus the journal's committed lines."""
+    return {e.id for e in LongTermMemory(directory, env()).get_all()}
+
+
+# "1000": a small store, rewritten on every save; "0": every save is a journal line, folded in the background
+# and at each writer's exit
+JOURNAL_MODES = pytest.mark.parametrize("journal_min", ["1000", "0"], ids=["rewrite", "journal"])
+
+
+@JOURNAL_MODES
+def test_eight_writers_and_a_reader(
+    tmp_path: Path, processes: list[subprocess.Popen[str]], journal_min: str
+) -> None:
     stop = tmp_path / "stop"
     reader = _spawn("read", str(tmp_path / FILE_NAME), str(stop))
     processes.append(reader)
-    writers = [_spawn("write", str(tmp_path), str(i), "50", str(tmp_path / f"ack-{i}")) for i in range(8)]
+    writers = [
+        _spawn("write", str(tmp_path), str(i), "50", str(tmp_path / f"ack-{i}"), journal_min)
+        for i in range(8)
+    ]
     processes.extend(writers)
     for writer in writers:
         _, err = writer.communicate(timeout=180)
@@ -76,29 +92,32 @@ def test_eight_writers_and_a_reader(tmp_path: Path, processes: list[subprocess.P
     assert counts["bad"] == 0 and counts["reads"] > 0
     acked = {i for n in range(8) for i in _acked(tmp_path / f"ack-{n}")}
     assert len(acked) == 400
-    assert _ids_on_disk(tmp_path) == acked
+    assert _ids_on_disk(tmp_path) == acked  # every writer folded its journal lines before it ended
+    assert _committed(tmp_path) == acked
     assert not list(tmp_path.glob("*.corrupt-*")) and not list(tmp_path.glob("*.tmp"))
 
 
+@JOURNAL_MODES
 def test_sigkill_mid_write_never_loses_an_acknowledged_fact(
-    tmp_path: Path, processes: list[subprocess.Popen[str]]
+    tmp_path: Path, processes: list[subprocess.Popen[str]], journal_min: str
 ) -> None:
     ack = tmp_path / "acks"
     rng = random.Random(7)
     for round_no in range(20):
         before = len(_acked(ack))
-        writer = _spawn("write", str(tmp_path), f"k{round_no}", "0", str(ack))
+        writer = _spawn("write", str(tmp_path), f"k{round_no}", "0", str(ack), journal_min)
         processes.append(writer)
         _wait_for(lambda: len(_acked(ack)) > before or writer.poll() is not None)  # noqa: B023
         time.sleep(rng.uniform(0, 0.03))
         writer.send_signal(signal.SIGKILL)
         writer.communicate(timeout=30)
         assert writer.returncode == -signal.SIGKILL
-        assert set(_acked(ack)) <= _ids_on_disk(tmp_path)
-    store = LongTermMemory(tmp_path, env())
+        assert set(_acked(ack)) <= _committed(tmp_path)
+    store = LongTermMemory(tmp_path, env(), journal_min=int(journal_min))
     assert store.last_error is None and store.size() >= 20
     assert not list(tmp_path.glob("*.corrupt-*"))
     store.store(entry("杀掉写入进程之后的一次正常写入"))
+    store.fold()
     assert not list(tmp_path.glob("*.tmp"))  # temp files of killed writers are cleaned up under the lock
     assert set(_acked(ack)) <= _ids_on_disk(tmp_path)
 

@@ -91,7 +91,8 @@ def test_a_dead_server_sends_commands_back_to_a_wrapper(
     os.kill(server.pid, signal.SIGKILL)
     assert _wait_until(lambda: server.broken)
     out = sandboxed(repo, "echo still confined; echo x > $HOME/planted-after-death", forked)
-    assert out.content.startswith("still confined\n") and "Permission denied" in out.content
+    assert "\nstill confined\n" in out.content and "Permission denied" in out.content
+    assert out.content.startswith("🛡️ 命令沙箱拒绝了：写入 ~/planted-after-death")
     assert not (Path(os.environ["HOME"]) / "planted-after-death").exists()
     assert server.served == 1
 

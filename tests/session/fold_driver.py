@@ -28,7 +28,7 @@ from paicli.llm.protocol import LLMError
 from paicli.session.ledger import ConversationLedger
 from paicli.testing.scripted_llm import Request, ScriptedLLM
 from tests.agent.fake_tools import FakeToolRunner, StaticPrompt
-from tests.context.helpers import STRUCTURED
+from tests.context.helpers import keeping_summary
 
 WINDOW = 8_000
 
@@ -48,7 +48,7 @@ class Script:
         if request.without_callable_tools:  # a summary request
             if self.summaries_fail:
                 return LLMError("summary model down", 500, True)
-            return STRUCTURED
+            return keeping_summary(request)
         self.requests.append(request.messages)
         if self.on_request is not None:
             self.on_request(request.messages)

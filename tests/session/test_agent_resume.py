@@ -28,7 +28,11 @@ class PlannedContext:
         self.plan: list[Strategy | None] = []
 
     def before_call(
-        self, history: list[Message], tools: Sequence[Mapping[str, Any]] | None, cancel: object = None
+        self,
+        history: list[Message],
+        tools: Sequence[Mapping[str, Any]] | None,
+        cancel: object = None,
+        announce: object = None,
     ) -> CompactionResult:
         action = self.plan.pop(0) if self.plan else None
         before = len(history)

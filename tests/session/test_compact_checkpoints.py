@@ -30,7 +30,9 @@ class OneCompaction(NullContext):
     def __init__(self, work: Compaction) -> None:
         self.work = work
 
-    def before_call(self, history: list[Message], tools: object, cancel: object = None) -> CompactionResult:
+    def before_call(
+        self, history: list[Message], tools: object, cancel: object = None, announce: object = None
+    ) -> CompactionResult:
         return self.work(history)
 
 

@@ -20,7 +20,7 @@ from paicli.session.resume import load_view
 from paicli.testing.protocol import assert_protocol_valid
 from paicli.testing.scripted_llm import Request, ScriptedLLM, tool_call_reply
 from tests.agent.fake_tools import FakeToolRunner, StaticPrompt
-from tests.context.helpers import STRUCTURED
+from tests.context.helpers import keeping_summary
 
 from .helpers import new_ledger
 
@@ -46,7 +46,7 @@ class Responder:
 
     def __call__(self, request: Request) -> Message | str:
         if is_side_call(request):
-            return STRUCTURED
+            return keeping_summary(request)
         self.main_requests += 1
         assert load_view(self.path).messages == request.messages[1:]
         assert_protocol_valid(request.messages)

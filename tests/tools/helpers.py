@@ -31,6 +31,10 @@ def env(values: Mapping[str, str] | None = None) -> EnvLookup:
 
 
 class RecordingApprover:
+    """A person at the terminal who answers every question with `decision`."""
+
+    asks_human = True
+
     def __init__(self, decision: ApprovalDecision = "approve") -> None:
         self.decision: ApprovalDecision = decision
         self.requests: list[ApprovalRequest] = []

@@ -7,7 +7,7 @@ drift: plain appends become message entries; anything else (compaction, /clear, 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any, Literal
@@ -105,9 +105,12 @@ class Conversation:
         return True
 
     def compact_before_call(
-        self, tools: Sequence[Mapping[str, Any]] | None, cancel: CancelToken | None
+        self,
+        tools: Sequence[Mapping[str, Any]] | None,
+        cancel: CancelToken | None,
+        announce: Callable[[str], None] | None = None,
     ) -> CompactionResult:
-        result = self.context.before_call(self._history, tools, cancel)
+        result = self.context.before_call(self._history, tools, cancel, announce)
         self._record_compaction(result, manual=False)
         return result
 

@@ -136,9 +136,11 @@ class ToolLoop:
                 return self.cancelled()
             definitions = self.turn.definitions()
             self.stats.last_tool_definitions = definitions
-            self._compact(definitions)
+            stop = self._compact(definitions)
             if self.cancel.cancelled:
                 return self.cancelled()
+            if stop is not None:  # the request would not fit and must not be sent (automatic compaction off)
+                return RunFinished("error", "", stop)
             status = budget.check()
             if status != BudgetStatus.WITHIN_BUDGET:
                 return self._finalize(budget, status)
@@ -166,15 +168,22 @@ class ToolLoop:
         self.conversation.event("run_cancelled", "user_cancel", {})
         return RunFinished("cancelled", CANCELLED_ANSWER)
 
-    def _compact(self, definitions: list[dict[str, Any]]) -> None:
+    def _compact(self, definitions: list[dict[str, Any]]) -> str | None:
+        """Compaction before a model call; why the call must not be made, if it must not."""
         self.emit(CompactionStarted(self.conversation.actor))
+
+        def announce(text: str) -> None:
+            self.emit(Notice(text))
+            self.emit(CompactionStarted(self.conversation.actor))  # the wait goes on: its spinner again
+
         try:
-            result = self.conversation.compact_before_call(definitions or None, self.cancel)
+            result = self.conversation.compact_before_call(definitions or None, self.cancel, announce)
         except Exception:  # compaction is best effort; the request must still go out
             log.exception("compaction check failed")
-            return
+            return None
         if result.steps:
             self.emit(Compacted(result))
+        return result.stop
 
     def call_model(self, tools: list[dict[str, Any]] | None, iteration: int) -> ChatResponse:
         actor = self.conversation.actor

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from paicli.agent.events import EventSink
@@ -47,8 +47,10 @@ class ContextPort(Protocol):
         history: list[Message],
         tools: Sequence[Mapping[str, Any]] | None,
         cancel: CancelToken | None = None,
+        announce: Callable[[str], None] | None = None,
     ) -> CompactionResult:
-        """Offload/clear/summarize as needed before a model call. Mutates `history` in place."""
+        """Offload/clear/summarize as needed before a model call. Mutates `history` in place. `announce` gets
+        one line for the user before an automatic summary starts (it takes a model call of its own)."""
         ...
 
     def after_response(
@@ -95,6 +97,7 @@ class NullContext:
         history: list[Message],
         tools: Sequence[Mapping[str, Any]] | None,
         cancel: CancelToken | None = None,
+        announce: Callable[[str], None] | None = None,
     ) -> CompactionResult:
         return NO_COMPACTION
 

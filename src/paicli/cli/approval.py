@@ -35,7 +35,7 @@ ESC_NOTE = "用户在确认时按了 Esc，拒绝了这次操作，没有说明�
 def question_options(request: ApprovalRequest) -> list[str]:
     """The one-key answers, each a label kept whole on screen; "always" says exactly what it would cover, or
     that it is not offered."""
-    always = f"[a] 本会话始终允许{request.always}" if request.always else "（破坏性或组合命令只能逐次允许）"
+    always = f"[a] 本会话始终允许{request.always}" if request.always else "（这一项只能逐次允许）"
     return ["[y] 允许", always, "[n] 拒绝", "[t] 拒绝并告诉它怎么做", "[Esc] 拒绝："]
 
 
@@ -59,6 +59,8 @@ def decide(answer: str, request: ApprovalRequest) -> Answer:
 
 class TerminalApprover:
     """One question at a time. The REPL installs a `handler` that pauses its own key reader while asking."""
+
+    asks_human = True  # with --yes too: a save after untrusted content still comes here (tools/policy.py)
 
     def __init__(self, handler: Handler | None = None) -> None:
         self.handler = handler

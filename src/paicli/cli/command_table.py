@@ -8,40 +8,46 @@ from paicli.cli.commands import (
     CommandSpec,
     CommandTable,
     Completions,
+    Form,
     any_args,
     count_args,
+    forms_args,
     mcp_args,
-    memory_args,
     one_of,
     skill_args,
 )
 from paicli.config.modes import MODE_NAMES, MODES
+from paicli.memory.commands import MEMORY_FORMS
 
-_MEMORY: Completions = (
-    ("list", "列出全部长期记忆"),
-    ("search ", "按关键词搜索"),
-    ("delete ", "删除一条记忆"),
-    ("verify ", "刷新一条记忆的核实时间"),
-    ("replace ", "用新事实替换一条记忆"),
-    ("clear", "清空全部长期记忆"),
+_MEMORY_FORMS = tuple(Form(args, text) for args, text in MEMORY_FORMS)
+_SAVE: Completions = (
+    ("--global", "保存为对所有项目生效的全局记忆"),
+    ("--project", "明确保存为本项目的记忆（默认）"),
+    ("--force", "与已有记忆冲突时仍然两条都保留"),
+)
+_MODEL_FORMS = (
+    Form("list", "列出已配置的模型"),
+    Form("info [<模型>]", "查看当前（或指定）模型的信息"),
+)
+_SKILL_FORMS = (
+    Form("list", "列出全部 Skill 及来源、是否启用"),
+    Form("show <名称>", "显示一个 Skill 的说明"),
+    Form("on <名称>", "启用一个 Skill"),
+    Form("off <名称>", "停用一个 Skill"),
+    Form("reload", "重新扫描 Skill 目录"),
+)
+_MCP_FORMS = (
+    Form("restart <名称>", "重启一个服务器"),
+    Form("logs <名称>", "查看服务器的输出"),
+    Form("disable <名称>", "停用一个服务器"),
+    Form("enable <名称>", "启用一个服务器"),
+    Form("resources [<名称>]", "列出资源"),
+    Form("prompts [<名称>]", "列出提示词"),
 )
 _MODE: Completions = tuple((mode.name, mode.hint) for mode in MODES)
 _HITL: Completions = (("on", "每次危险操作都请求确认"), ("default", "恢复默认确认策略"))
 _INIT: Completions = (("--force", "覆盖已有的 PAI.md"),)
 _HISTORY: Completions = (("clear", "清空输入历史"),)
-_SAVE: Completions = (
-    ("--global", "保存为全局记忆"),
-    ("--project", "保存为本项目记忆"),
-    ("--force", "跳过重复检查"),
-)
-_MCP: Completions = (
-    ("restart ", "重启一个服务器"),
-    ("logs ", "查看服务器的输出"),
-    ("disable ", "停用一个服务器"),
-    ("enable ", "启用一个服务器"),
-    ("resources", "列出资源"),
-    ("prompts", "列出提示词"),
-)
 
 COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("help", "/help", "显示可用命令及用法", handler=h.help_command),
@@ -55,7 +61,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(
         "compact",
-        "/compact [重点]",
+        "/compact [<重点>]",
         "立即压缩对话上下文，可附带摘要时要保留的重点",
         accepts=any_args,
         handler=h.compact,
@@ -69,28 +75,29 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(
         "memory",
-        "/memory [子命令]",
-        "查看与管理长期记忆：list、search <词>、delete <id>、verify <id>、replace <id> <事实>、clear",
+        "/memory [<子命令>]",
+        "查看长期记忆的状态和用法",
         aliases=("mem",),
-        accepts=memory_args,
+        accepts=forms_args(*_MEMORY_FORMS),
         handler=h.memory,
-        completions=_MEMORY,
+        forms=_MEMORY_FORMS,
     ),
     CommandSpec(
         "save",
-        "/save [--global|--force] <事实>",
-        "把一条事实写入长期记忆（默认本项目，--global 全局）",
+        "/save [--global|--project] [--force] <事实>",
+        "把一条事实写入长期记忆（默认本项目）",
         accepts=any_args,
         handler=h.save,
         completions=_SAVE,
     ),
     CommandSpec(
         "model",
-        "/model [provider|model]",
+        "/model [<模型>]",
         "查看当前模型，或切换到其他模型",
         accepts=any_args,
         handler=h.model,
         idle_only=True,
+        forms=_MODEL_FORMS,
     ),
     CommandSpec(
         "mode",
@@ -118,47 +125,48 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(
         "plan",
-        "/plan [任务]",
+        "/plan [<任务>]",
         "用 Plan-and-Execute 模式执行（不带任务则作用于下一条输入）",
         accepts=any_args,
         handler=h.plan,
     ),
     CommandSpec(
         "team",
-        "/team [任务]",
+        "/team [<任务>]",
         "用多智能体协作模式执行（不带任务则作用于下一条输入）",
         accepts=any_args,
         handler=h.team,
     ),
     CommandSpec(
         "skill",
-        "/skill [list|show|on|off|reload]",
-        "查看与管理 Skill：list、show <名称>、on <名称>、off <名称>、reload",
+        "/skill [<子命令>]",
+        "查看与管理 Skill",
         accepts=skill_args,
         handler=h.skill,
+        forms=_SKILL_FORMS,
     ),
     CommandSpec(
         "mcp",
-        "/mcp [子命令 名称]",
-        "MCP 服务器: 状态；restart、logs、disable、enable、resources、prompts <名称>",
+        "/mcp [<子命令>]",
+        "MCP 服务器的状态",
         accepts=mcp_args,
         handler=h.mcp,
-        completions=_MCP,
+        forms=_MCP_FORMS,
     ),
     CommandSpec("config", "/config", "查看当前生效的配置及每一项的来源（密钥已遮盖）", handler=h.config),
     CommandSpec(
         "audit",
-        "/audit [条数]",
+        "/audit [<条数>]",
         "查看今天最近的工具审计记录（默认 10 条）",
         accepts=count_args,
         handler=h.audit,
     ),
     CommandSpec(
-        "export", "/export [文件]", "把当前对话导出为 Markdown 文件", accepts=any_args, handler=h.export
+        "export", "/export [<文件>]", "把当前对话导出为 Markdown 文件", accepts=any_args, handler=h.export
     ),
     CommandSpec(
         "resume",
-        "/resume [编号|会话 id]",
+        "/resume [<编号>|<会话 id>|<关键词>|all]",
         "列出本项目的历史会话并恢复其中一个",
         accepts=any_args,
         handler=h.resume,

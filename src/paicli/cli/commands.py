@@ -10,6 +10,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from paicli.cli.command_forms import Form, first_words, matches
+
 if TYPE_CHECKING:
     from paicli.cli.app_backend import AppBackend
     from paicli.cli.backend import CommandReply
@@ -82,17 +84,19 @@ def one_of(*choices: str) -> ArgCheck:
     return check
 
 
-_MEMORY_BARE_SUBS = {"list", "clear"}
-_MEMORY_ARG_SUBS = {"search", "delete", "verify", "replace"}
+def forms_args(*forms: Form, lenient: bool = True) -> ArgCheck:
+    """Accepts what fits one of the forms (or nothing). `lenient`: a sub-command word whose forms all need
+    more is accepted without it, so its handler can say what is missing (`/memory search` -> 写上关键词)."""
+    needs_more = {word.lower() for form in forms for word, more in first_words(form.args) if more}
+    complete = {word.lower() for form in forms for word, more in first_words(form.args) if not more}
 
+    def check(args: str) -> bool:
+        if not args or any(matches(form.args, args) for form in forms):
+            return True
+        sub = args.split(maxsplit=1)[0].lower()
+        return lenient and sub in needs_more and sub not in complete
 
-def memory_args(args: str) -> bool:
-    if not args:
-        return True
-    sub = args.split(maxsplit=1)[0].lower()
-    if sub in _MEMORY_BARE_SUBS:
-        return args.lower() == sub
-    return sub in _MEMORY_ARG_SUBS
+    return check
 
 
 def skill_args(args: str) -> bool:
@@ -133,11 +137,22 @@ class CommandSpec:
     bare_words: tuple[str, ...] = ()  # spellings recognised without the slash
     idle_only: bool = False  # replaces or rebuilds the session: refused while a task runs
     hidden: bool = False  # works, but /help and completion do not offer it
-    completions: Completions = ()
+    completions: Completions = ()  # default: the first words of `forms`
+    forms: tuple[Form, ...] = ()  # the sub-commands, each its own /help line (command_forms.py notation)
 
     @property
     def words(self) -> tuple[str, ...]:
         return (self.name, *self.aliases)
+
+    def offered(self) -> Completions:
+        """What completion offers after the command word: the explicit list, else each form's first word."""
+        if self.completions:
+            return self.completions
+        items: dict[str, str] = {}
+        for form in self.forms:
+            for word, more in first_words(form.args):
+                items.setdefault(word + (" " if more else ""), form.description)
+        return tuple(items.items())
 
 
 _COMMAND_LINE = re.compile(r"/(\S+)(?:\s+(.*))?", re.DOTALL)
@@ -189,12 +204,18 @@ class CommandTable:
             return ParsedCommand("unknown", "", text)
         return ParsedCommand("command", spec.name, args)
 
-    def command_list(self, column: int = 34) -> str:
-        lines = []
+    def help_rows(self) -> list[tuple[str, str]]:
+        """(usage shown, description) for /help: each command's line, then one line per form of it."""
+        rows: list[tuple[str, str]] = []
         for spec in self.visible():
-            pad = max(1, column - cell_width(spec.usage))
-            lines.append(f"   {spec.usage}{' ' * pad}- {spec.description}")
-        return "\n".join(lines)
+            rows.append((f"   {spec.usage}", spec.description))
+            rows += [(f"     /{spec.name} {form.args}".rstrip(), form.description) for form in spec.forms]
+        return rows
+
+    def command_list(self, column: int = 37) -> str:
+        rows = self.help_rows()
+        column = max(column, *(cell_width(usage) + 2 for usage, _ in rows))
+        return "\n".join(f"{usage}{' ' * (column - cell_width(usage))}- {text}" for usage, text in rows)
 
     def help_text(self) -> str:
         return (
@@ -210,9 +231,10 @@ class CommandTable:
         match = _COMMAND_LINE.match(text)
         spec = self._by_word.get(match.group(1).lower()) if match else None
         if spec is not None:
+            forms = "".join(f"\n   /{spec.name} {form.args} - {form.description}" for form in spec.forms)
             return (
                 f"❌ /{spec.name} 不支持这样用: {text}\n"
-                f"用法: {spec.usage} - {spec.description}（/help 查看全部命令）"
+                f"用法: {spec.usage} - {spec.description}（/help 查看全部命令）{forms}"
             )
         guess = self.suggest(match.group(1)) if match else None
         if guess is not None:
@@ -263,6 +285,7 @@ __all__ = [
     "CommandKind",
     "CommandSpec",
     "CommandTable",
+    "Form",
     "Handler",
     "ParsedCommand",
     "is_yes",

@@ -128,7 +128,8 @@ def build_components(
     assembler = PromptAssembler(repository, values.prompt)
     tool_support = ToolSupport(assembler.tools_disabled, board.post)
     client = llm if llm is not None else build_llm(settings, tool_support, prewarm=prewarm)
-    profile = ContextProfile.from_window(settings.context_window, settings.cache_mode)
+    trigger = knobs.COMPACTION_TRIGGER.read(env)
+    profile = ContextProfile.from_window(settings.context_window, settings.cache_mode, trigger)
     counter = TokenCounter.configured(values.exact_tokens, settings.model)
     offloader = build_offloader(settings, env, profile)
     tracker = ExternalContextTracker(guard_enabled=values.external_guard)
@@ -143,7 +144,15 @@ def build_components(
         sandbox, str(settings.paicli_home), lambda: configured_keys(env)
     )
     tools = ToolRunner(
-        root, approver, offloader, tracker, env, memory.save_memory_tool, approval, executors=executors
+        root,
+        approver,
+        offloader,
+        tracker,
+        env,
+        memory.save_memory_tool,
+        approval,
+        executors=executors,
+        notices=board.post,  # a memory save refused for want of a person is said (issue 37)
     )
     loader = ProjectMemoryLoader(root, settings.paicli_home)
     skills = build_skills(settings.paicli_home, root, repository, board.post, trust)

@@ -355,12 +355,12 @@ def _build_backend(
 
     assert isinstance(settings, Settings)
     approver: Approver
-    if args.yes:
-        approver = AutoApprover()
-    elif interactive:
+    if interactive:  # with --yes too: the approval state approves everything a person need not see
         from paicli.cli.approval import TerminalApprover
 
         approver = TerminalApprover()
+    elif args.yes:
+        approver = AutoApprover()
     else:
         approver = DenyingApprover()
     parts = build_components(

@@ -59,7 +59,7 @@ class ReplCompleter(Completer):
         if " " in rest:
             return
         spec = self._table.find(head)
-        for word, meta in spec.completions if spec is not None else ():
+        for word, meta in spec.offered() if spec is not None else ():
             if word.startswith(rest.lower()):
                 yield Completion(word, start_position=-len(rest), display_meta=meta)
 

@@ -90,7 +90,8 @@ class SessionFactory:
         ledger: ConversationLedger,
         conversation: Conversation | None,
     ) -> SessionCore:
-        profile = ContextProfile.from_window(settings.context_window, settings.cache_mode)
+        trigger = self.base.profile.trigger  # knobs.COMPACTION_TRIGGER, read once at start-up
+        profile = ContextProfile.from_window(settings.context_window, settings.cache_mode, trigger)
         parts = replace(self.base, settings=settings, llm=llm, profile=profile, ledger=ledger)
         turn_memory = TurnMemory(parts.memory) if settings.memory_placement == "turn" else None
         compaction = self.compaction(parts, turn_memory)

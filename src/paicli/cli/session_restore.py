@@ -151,7 +151,12 @@ class SessionRestore:
         return self._restored(agent, ledger.session_id, result)
 
     def _restored(self, agent: ReactAgent, session_id: str, result: ResumeResult) -> CommandReply:
-        self.parts.tools.reset_session()
+        tools = self.parts.tools
+        tools.reset_session()
+        from paicli.tools.policy import observe_history
+
+        specs = {name: tool.spec for name, tool in tools.tools.items()}
+        observe_history(tools.tracker, specs, result.messages)  # what it read still counts (issue 37)
         agent.restore(result.messages, view_reference(session_id, result))
         from paicli.cli.replay import is_compacted, replay_lines, transcript_lines
 

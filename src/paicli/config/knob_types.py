@@ -131,6 +131,21 @@ def ports_parser(key: str, raw: str) -> tuple[int, ...]:
     return tuple(ports)
 
 
+def trigger_parser(key: str, raw: str) -> float:
+    """A share of the window (0.6, 60%) or a token count (>= 1,000)."""
+    text = raw.strip().replace("_", "").replace(",", "")
+    share = text.endswith("%")
+    try:
+        value = float(text[:-1]) / 100 if share else float(text)
+    except ValueError:
+        value = -1.0
+    if 0 < value < 1 or (not share and value >= 1_000 and value.is_integer()):
+        return value
+    raise ConfigError(
+        f"{key}={raw!r} 无效：需要窗口的比例（0 到 1 之间，如 0.6 或 60%），或 token 数（不少于 1000 的整数）"
+    )
+
+
 def _names(key: str, raw: str) -> tuple[str, ...]:
     return tuple(part.strip().lower() for part in raw.split(",") if part.strip())
 

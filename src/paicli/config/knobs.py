@@ -20,6 +20,7 @@ from paicli.config.knob_types import (
     ports_parser,
     protect,
     text,
+    trigger_parser,
 )
 from paicli.config.knobs_web import WEB_KNOBS
 from paicli.config.modes import MODE_NAMES
@@ -166,6 +167,24 @@ TOOL_RESULT_CLEARING_KEEP = integer(
 )
 TOOL_RESULT_CLEARING_EXCLUDE_TOOLS = names(
     "PAICLI_TOOL_RESULT_CLEARING_EXCLUDE_TOOLS", COMPACTION, "tools whose results level 2 never clears"
+)
+COMPACTION_TRIGGER: Knob[float | None] = Knob(
+    "PAICLI_COMPACTION_TRIGGER",
+    COMPACTION,
+    None,
+    "when automatic summaries start: a share of the window (0.6, 60%) or a token count (default: derived from "
+    "the window)",
+    "trigger",
+    "(0, 1) or tokens ≥ 1,000",
+    trigger_parser,
+)
+AUTO_COMPACT = choice(
+    "PAICLI_AUTO_COMPACT",
+    COMPACTION,
+    "on",
+    ("on", "off"),
+    "off: no automatic clearing or summary (oversized results are still offloaded); a turn whose next request "
+    "would not fit the window stops and names /compact",
 )
 SESSION_MEMORY_COMPACTION_ENABLED = flag(
     "PAICLI_SESSION_MEMORY_COMPACTION_ENABLED", COMPACTION, False, "experimental session-memory compaction"
@@ -341,6 +360,8 @@ ALL_KNOBS: tuple[Knob[object], ...] = (
     TOOL_RESULT_CLEARING_TRIGGER_TOKENS,
     TOOL_RESULT_CLEARING_KEEP,
     TOOL_RESULT_CLEARING_EXCLUDE_TOOLS,
+    COMPACTION_TRIGGER,
+    AUTO_COMPACT,
     SESSION_MEMORY_COMPACTION_ENABLED,
     TOKENIZER,
     MEMORY_DIR,

@@ -47,6 +47,9 @@ class CompactionProfile:
     clear_after_summary: bool
     # in-place changes write the whole view as a checkpoint, not only the replaced results
     full_view_checkpoints: bool
+    # a summary is checked against the values the user stated in what it replaces (repaired once, what it
+    # still misses carried verbatim beside it, a hollow one not used); the reference checks the headings only
+    check_user_words: bool = False
     retain_rounds: int = 3
 
 
@@ -78,6 +81,7 @@ PAICLI = CompactionProfile(
     window_fit=True,
     clear_after_summary=True,
     full_view_checkpoints=False,
+    check_user_words=True,
 )
 
 PROFILES: dict[str, CompactionProfile] = {p.name: p for p in (REFERENCE, PAICLI)}

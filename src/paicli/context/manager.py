@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import replace
 
 from paicli.cancel import CancelToken
+from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.context import compaction_profile
 from paicli.context.backoff import SummaryBackoff
 from paicli.context.clearing import ToolResultClearer
 from paicli.context.compaction_profile import CompactionProfile, clearing_config
 from paicli.context.gauge import Gauge
-from paicli.context.levels import FullSummary, SessionMemory, Tools, result_of
+from paicli.context.levels import NOTE_REQUESTS_RATIO, FullSummary, SessionMemory, Tools, result_of
 from paicli.context.memory_view import TurnMemory
 from paicli.context.profile import ContextProfile
 from paicli.context.session_memory import (
@@ -27,12 +29,12 @@ from paicli.context.session_memory import (
     enabled_by_configuration,
 )
 from paicli.context.status import ContextFigure, ContextReport, context_figure
-from paicli.context.summariser import Summariser
+from paicli.context.summariser import Announce, Summariser
 from paicli.context.summary import ConversationHistoryCompactor, input_chars_for_window, system_end
 from paicli.context.tokens import CALIBRATION_MAX, TokenCounter
 from paicli.context.types import NO_COMPACTION, CompactionResult, CompactionStep, Strategy, whole_view
 from paicli.context.unseen import Offloader
-from paicli.context.window import FitParts, Window, fit_window
+from paicli.context.window import FitParts, Window, fit_window, manual_only
 from paicli.llm.messages import Message, Usage
 from paicli.llm.protocol import LLMClient
 
@@ -65,7 +67,10 @@ class AutoCompactionManager:
         self.policy = policy or compaction_profile.from_env(lookup)
         self.counter = counter or TokenCounter.configured()
         self.gauge = Gauge(self.counter, self.policy.estimator == "reference", llm)
-        self.profile = profile or ContextProfile.from_window(None)
+        # knobs.AUTO_COMPACT off: no automatic clearing or summary; a request that would not fit is not sent
+        self.automatic = knobs.AUTO_COMPACT.read(lookup) == "on"
+        self._trigger = knobs.COMPACTION_TRIGGER.read(lookup)
+        self.profile = self._with_trigger(profile or ContextProfile.from_window(None))
         # offloads unseen results that cannot fit the window (never clears them)
         self.offloader = offloader
         measure = self.gauge.measure
@@ -76,6 +81,7 @@ class AutoCompactionManager:
             )
         if isinstance(full, ConversationHistoryCompactor):
             full.inline_enabled = self.policy.summary_input == "prefix"
+            full.words_check = self.policy.check_user_words
         if session_memory is None:
             flag = (
                 enabled_by_configuration(lookup) if session_memory_enabled is None else session_memory_enabled
@@ -116,16 +122,29 @@ class AutoCompactionManager:
         self.full.set_llm(llm)
         self.session_memory.set_llm(llm)
 
+    def _with_trigger(self, profile: ContextProfile) -> ContextProfile:
+        """The configured trigger, unless the profile was built with one."""
+        if profile.trigger is not None or self._trigger is None:
+            return profile
+        return replace(profile, trigger=self._trigger)
+
     def _size_summary_input(self) -> None:
-        if isinstance(self.full, ConversationHistoryCompactor) and self.policy.window_fit:
+        if not isinstance(self.full, ConversationHistoryCompactor):
+            return
+        if self.policy.window_fit:
             self.full.max_input_chars = input_chars_for_window(
                 self.profile.window, self.profile.buffer_reserve
             )
+        self.full.words_budget = int(self.profile.compression_trigger_tokens * NOTE_REQUESTS_RATIO)
 
     # -- ContextPort ---------------------------------------------------------------------------------
 
     def before_call(
-        self, history: list[Message], tools: Tools = None, cancel: CancelToken | None = None
+        self,
+        history: list[Message],
+        tools: Tools = None,
+        cancel: CancelToken | None = None,
+        announce: Announce | None = None,
     ) -> CompactionResult:
         self.summariser.sent = (tuple(history), tuple(tools or ()))
         try:
@@ -135,7 +154,10 @@ class AutoCompactionManager:
         except Exception:
             log.exception("context size check failed")
             return NO_COMPACTION
+        if not self.automatic:
+            return manual_only(self._fit(), history, self._window(tools))
         before = list(history)
+        self.summariser.announce = announce
         try:
             result = self.compact_if_needed(history, self.profile.compression_trigger_tokens, cancel)
             if self.policy.window_fit:
@@ -145,6 +167,8 @@ class AutoCompactionManager:
             result = self._partial_change(before, history)
             if any(not step.in_place for step in result.steps):
                 self.summariser.restore_memory(history)
+        finally:
+            self.summariser.announce = None
         return whole_view(result) if self.policy.full_view_checkpoints else result
 
     def _fit(self) -> FitParts:
@@ -178,6 +202,8 @@ class AutoCompactionManager:
         bound = CALIBRATION_MAX * TokenCounter.upper_bound(history, tools)
         trigger = self.profile.compression_trigger_tokens
         limits = [trigger, self.profile.window - self.profile.buffer_reserve]
+        if not self.automatic:  # only the window itself matters
+            return bound < limits[1]
         if self.clearer.config.enabled:
             limits.append(self.clearer.trigger_tokens(trigger))
         if self.session_memory.enabled:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 DEFAULT_WINDOW = 128_000
 MIN_WINDOW = 8_000
 MCP_INDEX_MIN_WINDOW = 32_000
+MIN_TRIGGER_TOKENS = 1_000
 
 
 def _clamp(value: int, low: int, high: int) -> int:
@@ -17,12 +18,16 @@ def _clamp(value: int, low: int, high: int) -> int:
 class ContextProfile:
     window: int
     cache_mode: str = "none"
+    # knobs.COMPACTION_TRIGGER: a share of the window (< 1) or a token count; None: the reference's derivation
+    trigger: float | None = None
 
     @staticmethod
-    def from_window(window: int | None, cache_mode: str = "none") -> ContextProfile:
+    def from_window(
+        window: int | None, cache_mode: str = "none", trigger: float | None = None
+    ) -> ContextProfile:
         """`window=None` stands for the reference's "no client": the 128K default."""
         base = DEFAULT_WINDOW if window is None else window
-        return ContextProfile(max(MIN_WINDOW, base), cache_mode or "none")
+        return ContextProfile(max(MIN_WINDOW, base), cache_mode or "none", trigger)
 
     @property
     def summary_reserve(self) -> int:
@@ -34,10 +39,15 @@ class ContextProfile:
 
     @property
     def compression_trigger_tokens(self) -> int:
+        if self.trigger is not None:  # the user's choice, kept inside what a request may take
+            wanted = int(self.window * self.trigger) if self.trigger < 1 else int(self.trigger)
+            return _clamp(wanted, MIN_TRIGGER_TOKENS, self.window - self.buffer_reserve)
         return _clamp(self.window - self.summary_reserve - self.buffer_reserve, 1_000, self.window - 1)
 
     @property
     def compression_trigger_ratio(self) -> float:
+        if self.trigger is not None:
+            return self.compression_trigger_tokens / self.window
         return max(0.5, min(0.99, self.compression_trigger_tokens / self.window))
 
     @property

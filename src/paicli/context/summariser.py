@@ -7,7 +7,7 @@ Built by the manager from its collaborators; serves the manager's one history.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from paicli.cancel import CancelToken
@@ -20,13 +20,18 @@ from paicli.context.levels import MIN_SUMMARY_GAIN_RATIO, FullSummary, SessionMe
 from paicli.context.memory_view import TurnMemory
 from paicli.context.profile import ContextProfile
 from paicli.context.rounds import choose_cut, removed, unseen_tool_indices
-from paicli.context.summary import SharedPrefix, SummaryOutcome
+from paicli.context.summary import SharedPrefix, SummaryOutcome, real_user_indices, system_end
 from paicli.context.types import CompactionStep
 from paicli.llm.messages import Message
 
 log = logging.getLogger(__name__)
 
 INLINE_FOCUS_ROOM_TOKENS = 200  # a /compact focus added to the summary instruction
+SUMMARY_ANNOUNCEMENT = (
+    "🗜️ 上下文快满了，正在自动摘要较早的对话；完成后可用 /compact show 查看摘要和保留了哪些内容。"
+)
+
+Announce = Callable[[str], None]
 
 
 class Summariser:
@@ -53,6 +58,8 @@ class Summariser:
         # The view and tools of the request about to go out (before this call's compaction): what a summary
         # request shares its prefix with.
         self.sent: tuple[tuple[Message, ...], tuple[Mapping[str, Any], ...]] = ((), ())
+        # Where the line before an automatic summary goes (set by the manager for one before_call).
+        self.announce: Announce | None = None
 
     def restore_memory(self, history: list[Message]) -> None:
         if self.turn_memory is None:
@@ -67,12 +74,15 @@ class Summariser:
         success or failure."""
         tokens = self.gauge.measure(history)
         if self.policy.summary_tail == "rounds":
+            if len(real_user_indices(history, system_end(history))) > self.policy.retain_rounds:
+                self._announce()
             outcome = self.full.compact(history, trigger, False, self.policy.retain_rounds, None, cancel)
         else:
             cut = choose_cut(history, tail_budget(history, trigger, self.gauge.measure), self.gauge.size)
             if cut is None:
                 return SummaryOutcome(False, len(history), len(history))
             prefix = self.shared_prefix(cut)
+            self._announce()
             outcome = self.full.compact(
                 history, 0, True, self.policy.retain_rounds, None, cancel, cut, prefix
             )
@@ -83,6 +93,14 @@ class Summariser:
         else:
             self.backoff.failed(tokens, outcome.error or "摘要没有让上下文变小")
         return outcome
+
+    def _announce(self) -> None:
+        if self.announce is None:
+            return
+        try:
+            self.announce(SUMMARY_ANNOUNCEMENT)
+        except Exception:  # a line on screen is never a reason to lose the summary
+            log.exception("announcing the summary failed")
 
     def shared_prefix(self, cut: int | None = None) -> SharedPrefix | None:
         """The last request's messages up to `cut` (all of them when None) and its tools, when a summary request

@@ -12,9 +12,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from paicli.cancel import Cancelled, CancelToken
-from paicli.context import prompts, rounds
+from paicli.context import prompts, rounds, summary_words
 from paicli.context.estimate import utf16_len
 from paicli.context.internal import is_internal, is_real_user_turn, skill_names
+from paicli.context.markers import ACKNOWLEDGEMENT as ACKNOWLEDGEMENT
+from paicli.context.markers import SUMMARY_PREFIX as SUMMARY_PREFIX
 from paicli.context.tokens import TokenCounter
 from paicli.context.types import CompactionStep, Strategy
 from paicli.llm.messages import Message
@@ -26,8 +28,8 @@ DEFAULT_RETAIN_RECENT_ROUNDS = 3
 MAX_SUMMARY_INPUT_CHARS = 60_000
 SUMMARY_PROMPT_ROOM_TOKENS = 2_000  # the summary prompt's own text and the reply's headroom
 MAX_PARTIAL_SUMMARY_CHARS = 8_000
-SUMMARY_PREFIX = "[已压缩的历史对话摘要]"
-ACKNOWLEDGEMENT = "好的，我已了解之前的上下文，请继续。"
+DEFAULT_WORDS_BUDGET = 2_000
+HOLLOW_REASON = "摘要没有写进你说过的任何具体信息（名称、路径、地址、数字等），修复一次后仍然如此"
 REQUIRED_HEADINGS = (
     "## 当前目标与成功条件",
     "## 用户要求与已确认决定",
@@ -167,6 +169,10 @@ class ConversationHistoryCompactor:
         self.inline_enabled = True  # the manager turns it off when the setting asks for the transcript
         self._cancel: CancelToken | None = None
         self._prefix: SharedPrefix | None = None
+        # Beyond the reference (the manager turns it on for the paicli profile): check a summary against the
+        # user's words it replaces, and carry what it misses beside it within `words_budget` tokens.
+        self.words_check = False
+        self.words_budget = DEFAULT_WORDS_BUDGET
 
     def set_llm(self, llm: LLMClient | None) -> None:
         self._llm = llm
@@ -232,6 +238,11 @@ class ConversationHistoryCompactor:
             return self._abandon(history, before, str(exc))
         if not summary or not summary.strip():
             return self._abandon(history, before, "摘要模型返回了空内容")
+        if self.words_check:
+            kept = self._keep_words(summary, old)
+            if kept.text is None:
+                return self._abandon(history, before, HOLLOW_REASON)
+            summary = kept.text
         rebuilt = rebuild_with_summary(history, split_idx, f"{SUMMARY_PREFIX}\n{summary.strip()}")
         after = self._measure(rebuilt)
         if after >= before:
@@ -239,6 +250,28 @@ class ConversationHistoryCompactor:
         before_messages = len(history)
         history[:] = rebuilt
         return SummaryOutcome(True, before_messages, len(history), before, after)
+
+    def _keep_words(self, summary: str, old: Sequence[Message]) -> summary_words.Kept:
+        """Beyond the reference: the summary checked against the user's words it replaces (summary_words)."""
+
+        def repair(prompt: str) -> str:
+            try:
+                return self._request(prompt)
+            except SummaryError as exc:  # no repair: what is missing is carried beside the summary
+                log.warning("summary repair for the user's words failed: %s", exc)
+                return ""
+
+        def size(text: str) -> int:
+            return self._measure([Message.user(text)]) - self._measure([Message.user("")])
+
+        kept = summary_words.keep_words(
+            summary.strip(), old, repair, has_required_structure, self.words_budget, size
+        )
+        if kept.check.missing:
+            log.info(
+                "summary misses %d of the user's %d values", len(kept.check.missing), len(kept.check.values)
+            )
+        return kept
 
     @staticmethod
     def _abandon(history: Sequence[Message], before: int, reason: str) -> SummaryOutcome:
@@ -331,6 +364,8 @@ class ConversationHistoryCompactor:
                 merged.append(self._merge(group, focus_text))
             if len(merged) == 1:
                 return merged[0]
+            if len(merged) >= len(partials):  # no group held two: merging again would never end
+                raise SummaryError("分段摘要太长，无法继续合并")
             partials = merged
 
     def _merge(self, group: str, focus_text: str) -> str:

@@ -38,6 +38,7 @@ class CompactionResult:
     steps: tuple[CompactionStep, ...] = ()
     error: str | None = None  # why a requested/attempted summary was abandoned (history untouched)
     notice: str | None = None  # one line for the user when a fallback changed the view (e.g. summary failed)
+    stop: str | None = None  # the request would not fit the window and must not be sent: why (for the user)
 
     @property
     def changed(self) -> bool:

@@ -13,8 +13,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from paicli.cancel import CancelToken
+from paicli.config import knobs
 from paicli.context.clearing import ToolResultClearer
-from paicli.context.fallback import MAX_CARRIED_CHARS, NoteBudget, drop_rounds
+from paicli.context.fallback import MAX_CARRIED_CHARS, NoteBudget, fold_rounds
 from paicli.context.gauge import Gauge
 from paicli.context.levels import (
     NOTE_REQUESTS_RATIO,
@@ -25,9 +26,10 @@ from paicli.context.levels import (
 from paicli.context.profile import ContextProfile
 from paicli.context.rounds import choose_cut
 from paicli.context.rounds import rebuild as rounds_rebuild
+from paicli.context.statements import Listing
 from paicli.context.summariser import Summariser
 from paicli.context.tokens import MESSAGE_OVERHEAD
-from paicli.context.types import CompactionResult, CompactionStep
+from paicli.context.types import NO_COMPACTION, CompactionResult, CompactionStep
 from paicli.context.unseen import Offloader, Size, minimal_tail, offload_unseen
 from paicli.llm.messages import Message
 
@@ -86,8 +88,8 @@ def fit_window(
     if window.exceeded(fit.measure(history)):
         dropped = _drop_rounds(fit, history, window.room)
         if dropped is not None:
-            steps.append(dropped)
-            notice = _fallback_notice(fit, history, error)
+            steps.append(dropped[0])
+            notice = _fallback_notice(fit, dropped[1], error)
     if window.exceeded(fit.measure(history)):
         log.warning(
             "request may exceed the context window (%d > %d tokens): %s",
@@ -100,6 +102,29 @@ def fit_window(
     cleared_total = sum(s.cleared_tool_results for s in steps)
     compacted = any(s.strategy in ("full_summary", "session_memory") for s in steps)
     return CompactionResult(compacted, steps[-1].strategy, cleared_total, tuple(steps), error, notice)
+
+
+def manual_only(fit: FitParts, history: list[Message], window: Window) -> CompactionResult:
+    """Automatic compaction off (knobs.AUTO_COMPACT): nothing is cleared or summarised automatically. Results the model has not seen
+    are still offloaded when they alone crowd the request (lossless: a preview and the file stay); a request
+    that would still not fit is not sent, and the turn stops with a message that names /compact."""
+    if not window.exceeded(fit.measure(history)):
+        return NO_COMPACTION
+    steps: list[CompactionStep] = []
+    _offload_unseen(fit, history, window, steps)
+    tokens = fit.measure(history)
+    stop = None
+    if window.exceeded(tokens):
+        needed = int(tokens * window.scale) + window.schema
+        stop = (
+            f"⛔ 下一个请求放不进上下文窗口（约 {needed:,} / {window.limit:,} tokens），而自动压缩已关闭"
+            f"（{knobs.AUTO_COMPACT.key}=off），所以这次没有发送。请先用 /compact 压缩较早的对话（或 /clear 清空），再继续。"
+        )
+        log.warning("request not sent: %d > %d tokens with automatic compaction off", needed, window.limit)
+    if not steps and stop is None:
+        return NO_COMPACTION
+    strategy = steps[-1].strategy if steps else "none"
+    return CompactionResult(False, strategy, 0, tuple(steps), stop=stop)
 
 
 def _clear_seen(fit: FitParts, history: list[Message], steps: list[CompactionStep]) -> None:
@@ -142,7 +167,7 @@ def _summarise(
     return outcome.error or None
 
 
-def _drop_rounds(fit: FitParts, history: list[Message], room: int) -> CompactionStep | None:
+def _drop_rounds(fit: FitParts, history: list[Message], room: int) -> tuple[CompactionStep, Listing] | None:
     """`room`: tokens the request may take. The note lists the user's requests within a share of the trigger
     (and what the kept tail leaves of the room); an earlier summary's other sections get what is left."""
     trigger = fit.profile.compression_trigger_tokens
@@ -154,23 +179,33 @@ def _drop_rounds(fit: FitParts, history: list[Message], room: int) -> Compaction
     free = max(0, room - kept - NOTE_ROOM_TOKENS)
     requests = min(free, int(trigger * NOTE_REQUESTS_RATIO))
     budget = NoteBudget(requests, max(0, min(MAX_CARRIED_CHARS, free - requests)))
-    history[:] = drop_rounds(history, cut, budget, _text_size(fit))
+    history[:], listing = fold_rounds(history, cut, budget, _text_size(fit))
     fit.summariser.restore_memory(history)  # before measuring, so the window check counts the memories too
     after = fit.measure(history)
     fit.summariser.backoff.rebased(after)
     fit.summariser.session_memory.clear(history)
-    return CompactionStep("dropped_rounds", before_messages, len(history), before, after)
+    return CompactionStep("dropped_rounds", before_messages, len(history), before, after), listing
 
 
 def _text_size(fit: FitParts) -> Callable[[str], int]:
     return lambda text: fit.gauge.measure([Message.user(text)]) - MESSAGE_OVERHEAD
 
 
-def _fallback_notice(fit: FitParts, history: list[Message], error: str | None) -> str:
+def _fallback_notice(fit: FitParts, listing: Listing, error: str | None) -> str:
+    """One line; it says the user's words were kept verbatim only when every one of them was."""
     reason = error or fit.summariser.backoff.last_reason() or "摘要暂不可用"
+    if listing.complete:
+        kept = "你说过的话按原文保留"
+    else:
+        parts = [f"{listing.listed - listing.shortened} 条保留原文"]
+        if listing.shortened:
+            parts.append(f"{listing.shortened} 条只保留开头")
+        if listing.left_out:
+            parts.append(f"{listing.left_out} 条因篇幅没有列出")
+        kept = "你说过的话：" + "，".join(parts)
     return (
         f"⚠️ 自动摘要没有完成（{reason}）。为了不超出上下文窗口，已清理较早的工具结果，"
-        "并把最早的几轮对话折叠成一份记录（你说过的话按原文保留）；完整内容仍保存在会话记录里。"
+        f"并把最早的几轮对话折叠成一份记录（{kept}）；完整内容仍保存在会话记录里。"
     )
 
 

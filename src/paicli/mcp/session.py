@@ -11,7 +11,7 @@ from paicli.mcp.hub import McpHub
 from paicli.mcp.resources import expand_resource_mentions, resource_index
 from paicli.mcp.tools import McpTools, Registry
 
-USAGE = "用法: /mcp | /mcp restart|logs|disable|enable|resources|prompts <name>"
+USAGE = "用法: /mcp | /mcp (restart|logs|disable|enable) <名称> | /mcp (resources|prompts) [<名称>]"
 _STATUS = {"starting": "⏳ 连接中", "connected": "✅ 已连接", "failed": "❌ 失败", "disabled": "⏸️ 已停用"}
 
 

@@ -12,6 +12,7 @@ from paicli.memory import evolve
 from paicli.memory.dedup import is_stale
 from paicli.memory.entry import MemoryEntry, Scope, format_instant
 from paicli.memory.manager import EMPTY_FACT_TEXT, MemoryManager
+from paicli.memory.provenance import MODEL_MARK, MODEL_MARK_CONFIRMED, is_model_saved
 from paicli.memory.store import MemoryStoreError
 
 MemoryAction = Literal[
@@ -46,19 +47,36 @@ NO_MATCH = "📭 没有找到符合条件的长期记忆。"
 CLEARED = "🧹 全部长期记忆已删除"
 _FLAGS = {"--global": "global", "--project": "project", "--force": "force"}
 _SUBCOMMANDS = ("list", "history", "conflicts", "search", "delete", "verify", "replace", "clear")
-HELP_LINES = (
-    "   /memory list                     列出当前有效的长期记忆（含 id、作用域和核实状态）",
-    "   /memory list --all               连同被取代的旧版本一起列出",
-    "   /memory history <id>             查看一条记忆的前后版本",
-    "   /memory conflicts                查看待确认的记忆冲突",
-    "   /memory search <关键词>          搜索当前项目和全局的记忆",
-    "   /memory delete <id>              删除一条记忆",
-    "   /memory verify <id>              确认记忆仍然准确（待确认的冲突以它为准）",
-    "   /memory replace <id> <新事实>    用新事实替换一条旧记忆",
-    "   /memory clear                    清空全部长期记忆（会先确认）",
-    "   /save [--global] <事实>          保存一条事实（默认只对当前项目生效）",
-    "   /save --force <事实>             与已有记忆冲突时仍然两条都保留",
+# The advertised forms of /memory and /save (after the command word; cli/command_forms.py notation): the one
+# source of /help, completion, the argument check of the command table and the help in /memory's status.
+MEMORY_FORMS: tuple[tuple[str, str], ...] = (
+    ("list [--all]", "列出当前有效的长期记忆（含 id、作用域和核实状态）；--all 连同被取代的旧版本"),
+    ("history <id>", "查看一条记忆的前后版本"),
+    ("conflicts", "查看待确认的记忆冲突"),
+    ("search <关键词>", "搜索当前项目和全局的记忆"),
+    ("delete <id>", "删除一条记忆"),
+    ("verify <id>", "确认记忆仍然准确（待确认的冲突以它为准）"),
+    ("replace <id> <新事实>", "用新事实替换一条旧记忆"),
+    ("clear", "清空全部长期记忆（会先确认）"),
 )
+SAVE_FORMS: tuple[tuple[str, str], ...] = (
+    ("<事实>", "保存一条事实（默认只对当前项目生效）"),
+    ("--global <事实>", "保存为对所有项目生效的全局记忆"),
+    ("--project <事实>", "明确保存为本项目的记忆"),
+    ("--force <事实>", "与已有记忆冲突时仍然两条都保留"),
+)
+
+
+def _help_lines() -> tuple[str, ...]:
+    from unicodedata import east_asian_width
+
+    rows = [(f"/memory {a}", d) for a, d in MEMORY_FORMS] + [(f"/save {a}", d) for a, d in SAVE_FORMS]
+    cells = [sum(2 if east_asian_width(c) in "WF" else 1 for c in usage) for usage, _ in rows]
+    column = max(cells) + 2
+    return tuple(f"   {u}{' ' * (column - w)}{d}" for (u, d), w in zip(rows, cells, strict=True))
+
+
+HELP_LINES = _help_lines()
 
 
 @dataclass(frozen=True)
@@ -157,7 +175,9 @@ def format_entry(entry: MemoryEntry, now: datetime, days: int) -> str:
     head += " · 尚未经用户核实" if pending else f" · 最后核实 {format_instant(entry.last_verified_at)}"
     if is_stale(entry, now, days):
         head += " · ⚠️ 可能已过时"
-    if pending:
+    if is_model_saved(entry.metadata):
+        head += f" · {MODEL_MARK if pending else MODEL_MARK_CONFIRMED}"
+    elif pending:
         head += " · 🔎 自动提取，待核实"
     if entry.external_sources:
         head += f" · 🌐 写入时会话含外部内容({entry.external_sources})"

@@ -1,7 +1,9 @@
 """The external-content guard for long-term memory (spec 5.5-5.6).
 
 Once a session has read web pages, MCP results or fetched URLs with curl, nothing may be written to long-term
-memory automatically: a page could carry instructions dressed up as user preferences.
+memory automatically: a page could carry instructions dressed up as user preferences. Wider than that, every
+kind of text the model read that the user did not write (repository files, command output, `@file` and stdin
+attachments, and the external sources) is recorded too: after it, a memory the model saves needs a person.
 """
 
 from __future__ import annotations
@@ -18,6 +20,12 @@ from paicli.config import knobs
 MAX_SOURCES = 8
 CURL_SOURCE = "execute_command(curl/wget)"
 MCP_RESOURCE_SOURCE = "mcp_resource_mention"
+FILE_MENTION_KIND = "@ 引用的文件"
+STDIN_KIND = "标准输入"
+MCP_RESOURCE_KIND = "MCP 资源"
+# the markers cli/mentions.py and the turn runner put before attached file and stdin text
+_FILE_MENTION_MARK = '用户通过 @ 引用的文件内容：\n<file path="'
+_STDIN_MARK = "以下是通过标准输入传入的内容："
 
 _NETWORK_COMMAND = re.compile(r"(?i)(?:^|[;&|\s])(?:curl|wget|httpie|lynx)(?:$|\s)")
 
@@ -64,6 +72,8 @@ class ExternalContextTracker:
     def __init__(self, *, guard_enabled: bool = knobs.MEMORY_DISABLE_ON_EXTERNAL_CONTEXT.default) -> None:
         self._guard_enabled = guard_enabled
         self._sources: list[str] = []
+        # every kind of text read that the user did not write (external, repository, attachments)
+        self._read: list[str] = []
         self._lock = threading.Lock()
 
     @property
@@ -71,33 +81,63 @@ class ExternalContextTracker:
         return self._guard_enabled
 
     def observe(
-        self, tool_name: str, args_json: str | None = None, *, external: bool, runs_command: bool = False
+        self,
+        tool_name: str,
+        args_json: str | None = None,
+        *,
+        external: bool,
+        runs_command: bool = False,
+        reads_project: bool = False,
+        brought_content: bool = True,
+        kind: str = "",
     ) -> bool:
         """Record a tool call that brings outside content in. Returns True when the call counted as external.
-        What a tool is comes from its spec: `external` (web, MCP), `runs_command` (a curl in a command)."""
+        What a tool is comes from its spec: `external` (web, MCP), `runs_command` (a curl in a command),
+        `reads_project` (repository text: untrusted, not external); `kind` says in words what was read.
+        `brought_content` False: the result is paicli's own words only (a search that failed): nothing read."""
+        if not brought_content:
+            return False
         name = (tool_name or "").strip()
-        if external:
-            self.mark(name.lower())
-            return True
-        if runs_command and is_network_command(command_of(args_json)):
-            self.mark(CURL_SOURCE)
-            return True
-        return False
+        counted = external or (runs_command and is_network_command(command_of(args_json)))
+        if counted:
+            self.mark(name.lower() if external else CURL_SOURCE, kind)
+        elif reads_project:
+            self.mark_read(kind or name.lower())
+        return counted
 
     def observe_user_input(self, expanded_text: str) -> bool:
-        """An `@server:` MCP resource expanded into the user's input is external content too."""
-        if '<resource server="' in (expanded_text or ""):
-            self.mark(MCP_RESOURCE_SOURCE)
+        """An `@server:` MCP resource expanded into the user's input is external content too; an attached
+        `@file` or piped stdin is untrusted text."""
+        text = expanded_text or ""
+        if _FILE_MENTION_MARK in text:
+            self.mark_read(FILE_MENTION_KIND)
+        if _STDIN_MARK in text:
+            self.mark_read(STDIN_KIND)
+        if '<resource server="' in text:
+            self.mark(MCP_RESOURCE_SOURCE, MCP_RESOURCE_KIND)
             return True
         return False
 
-    def mark(self, source: str) -> None:
+    def mark(self, source: str, kind: str = "") -> None:
+        """An external source (the memory metadata's tool names); also read content of `kind` (default: its name)."""
         source = (source or "").strip()
         if not source:
             return
         with self._lock:
             if source not in self._sources and len(self._sources) < MAX_SOURCES:
                 self._sources.append(source)
+        self.mark_read(kind or source)
+
+    def mark_read(self, kind: str) -> None:
+        kind = (kind or "").strip()
+        with self._lock:
+            if kind and kind not in self._read and len(self._read) < MAX_SOURCES:
+                self._read.append(kind)
+
+    def read_kinds(self) -> list[str]:
+        """What the model read this session that the user did not write, in words (`仓库文件`, `网页`)."""
+        with self._lock:
+            return list(self._read)
 
     def sources(self) -> list[str]:
         with self._lock:
@@ -113,6 +153,7 @@ class ExternalContextTracker:
     def reset(self) -> None:
         with self._lock:
             self._sources.clear()
+            self._read.clear()
 
 
 # ---- ExplicitMemoryHints (spec 5.7) ------------------------------------------------------------------

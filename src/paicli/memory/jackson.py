@@ -10,6 +10,8 @@ from collections.abc import Callable
 from json.encoder import encode_basestring
 from typing import Any
 
+from paicli.memory.entry import MemoryEntry
+
 _encode_string: Callable[[str], str] = encode_basestring  # the C encoder, non-ASCII kept as is
 
 
@@ -33,6 +35,11 @@ def render_object(data: dict[str, Any]) -> str:
 # would make the UTF-8 encoding of the whole file fail, so no later write could ever succeed.
 _SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
 _NEEDS_HEX = re.compile("[\x00-\x07\x0b\x0e-\x1f\ud800-\udfff]")
+
+
+def render_entry(entry: MemoryEntry) -> str:
+    """One entry's block in the reference layout (an entry without unknown keys or replaced fields)."""
+    return render_object(entry.to_json_dict())
 
 
 def _java_string(value: str) -> str:

@@ -87,6 +87,7 @@ class MemoryFile:
         self.lock_path = self.path.with_name(self.path.name + ".lock")
         self.lock_timeout = lock_timeout
         self._signature: tuple[int, int, int] | None = None
+        self._digest: bytes | None = None  # of the bytes last read or written
         self._rendered: dict[str, tuple[MemoryEntry, str]] = {}
         self.last_backup: Path | None = None  # where the last unparsable file was copied to
         self.kept = Unparsed()  # items of the file that are not usable entries; every write keeps them
@@ -188,6 +189,7 @@ class MemoryFile:
         except OSError as exc:
             raise MemoryStoreError(f"无法读取长期记忆文件 {self.path}: {exc}") from exc
         try:
+            self._digest = _digest(raw)
             data = json.loads(raw.decode("utf-8-sig"))
             if not isinstance(data, list):
                 raise ValueError("top level is not a JSON array")
@@ -257,9 +259,33 @@ class MemoryFile:
             with _suppress_os_error():
                 orphan.unlink()
 
+    def current_signature(self) -> tuple[int, int, int] | None:
+        return _stat_signature(self.path)
+
+    def adopt(self, signature: tuple[int, int, int]) -> None:
+        """The file with this signature was read from its snapshot (which only a file without kept items has)."""
+        self._signature = signature
+        self.kept = Unparsed()
+        self._kept_fingerprint = ""
+
+    def force_reread(self) -> None:
+        self._signature = None
+
+    def content_changed(self) -> bool:
+        """Whether the bytes differ from those last read or written. The signature (inode, modification time,
+        size) can stay the same across a change: a freed inode is reused and timestamps are coarse, so several
+        writers within one clock tick can leave equal signatures. Call with the lock held, for a small file."""
+        try:
+            return _digest(self.path.read_bytes()) != self._digest
+        except OSError:
+            return True
+
     def write(self, entries: Iterable[MemoryEntry]) -> None:
         """Call with the lock held (see with_lock)."""
-        payload = render_json(entries, self._rendered, self.kept).encode("utf-8")
+        self.write_payload(render_json(entries, self._rendered, self.kept).encode("utf-8"))
+
+    def write_payload(self, payload: bytes) -> None:
+        """The whole file, atomically (temp file, fsync, rename). Call with the lock held."""
         directory = self.path.parent
         tmp_name: str | None = None
         try:
@@ -274,6 +300,7 @@ class MemoryFile:
             tmp_name = None
             _fsync_dir(directory)
             self._signature = _stat_signature(self.path)
+            self._digest = _digest(payload)
         except OSError as exc:
             raise MemoryStoreError(f"无法写入长期记忆文件 {self.path}: {exc}") from exc
         finally:
@@ -334,6 +361,12 @@ def _fsync_dir(directory: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def _digest(data: bytes) -> bytes:
+    import hashlib
+
+    return hashlib.blake2b(data, digest_size=16).digest()
 
 
 def _signature_of(stat: os.stat_result) -> tuple[int, int, int]:

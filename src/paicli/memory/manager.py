@@ -11,6 +11,7 @@ from paicli.config.env import EnvLookup
 from paicli.context.estimate import utf16_len
 from paicli.memory.clock import Clock, utc_now
 from paicli.memory.entry import MemoryEntry, new_fact, normalize_project_key, normalize_scope
+from paicli.memory.provenance import AUTO_SOURCE, MODEL_SOURCE, USER_SOURCE
 from paicli.memory.results import MemoryWriteResult, WriteStatus, failed, invalid
 from paicli.memory.store import LongTermMemory, MemoryStoreError
 
@@ -90,7 +91,7 @@ class MemoryManager:
         if problem is not None:
             return invalid(problem)
         chosen = normalize_scope(scope)
-        metadata = {"source": "fact", "scope": chosen}
+        metadata = {"source": USER_SOURCE, "scope": chosen}
         if chosen == "project":
             metadata["project"] = self.project_key
         metadata.update(self._external_metadata())
@@ -122,7 +123,29 @@ class MemoryManager:
         self, fact: str, scope: str | None = "project", replace_id: str | None = None, keep_both: bool = False
     ) -> str:
         """The save_memory tool's callable: the write result text, so the model can ask on a conflict."""
-        return self.store_fact(fact, scope, replace_id, keep_both).describe()
+        return model_save_text(self.save_model_fact(fact, scope, replace_id, keep_both))
+
+    def save_model_fact(
+        self, fact: str, scope: str | None = "project", replace_id: str | None = None, keep_both: bool = False
+    ) -> MemoryWriteResult:
+        """A fact the model chose to save: its own source, pending until the user confirms it. A re-statement
+        never confirms a stored fact (that is the user's word to give); only a replacement the model names, or
+        keeping both sides of a conflict, goes through the explicit write path."""
+        problem = fact_problem(fact)
+        if problem is not None:
+            return invalid(problem)
+        chosen = normalize_scope(scope)
+        metadata = {"source": MODEL_SOURCE, "scope": chosen, "verification_pending": "true"}
+        if chosen == "project":
+            metadata["project"] = self.project_key
+        metadata.update(self._external_metadata())
+        entry = new_fact(fact.strip(), metadata, self.clock)
+        try:
+            if (replace_id or "").strip() or keep_both:
+                return self.store.write(entry, replace_id, keep_both, self.project_key)
+            return self.store.write_automatic(entry)
+        except MemoryStoreError as exc:
+            return failed(str(exc))
 
     # ---- reads and maintenance -------------------------------------------------------------------
 
@@ -285,12 +308,24 @@ class MemoryManager:
         if fact_problem(quote) is not None:
             return None
         metadata = {
-            "source": "auto_user_fact",
+            "source": AUTO_SOURCE,
             "scope": "project",
             "project": self.project_key,
             "verification_pending": "true",
         }
         return self.store.write_automatic(new_fact(quote.strip(), metadata, self.clock))
+
+
+def model_save_text(result: MemoryWriteResult) -> str:
+    """What save_memory tells the model: the write result, where a re-statement says it confirmed nothing."""
+    entry = result.entry
+    if result.status is not WriteStatus.DUPLICATE or entry is None or result.replaced is not None:
+        text = result.describe()
+    else:
+        text = f"ℹ️ 长期记忆里已经有这条内容（{entry.id}）: {entry.content}\n   没有重复保存，也没有改变它的核实状态。"
+    if result.written:
+        text += "\n   这条记忆标为“模型保存，待核实”，用户用 /memory verify 确认之前不会当作已核实的事实。"
+    return text
 
 
 def _brief(text: str, limit: int = 40) -> str:

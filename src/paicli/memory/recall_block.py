@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import NamedTuple, Protocol
 
 from paicli.memory.freshness import changed_linked_file
+from paicli.memory.provenance import MODEL_TAG, is_model_saved
 
 HEADER = "## 相关长期记忆"
 LEAD = "下面这些记忆只是线索而不是事实：版本号、配置、路径这类会变的信息，动手之前请先对照当前文件确认。"
@@ -76,7 +77,9 @@ def render_line(
     pending = is_pending(entry)
     stale = is_stale(entry, now, stale_days)
     changed = changed_linked_file(entry.content, entry.last_verified_at, project_root)
-    tags = f"[{_type_label(entry)}]" + (PENDING_TAG if pending else "")
+    # a model's save is never passed off as an extracted quote of the user's words
+    pending_tag = MODEL_TAG if is_model_saved(entry.metadata) else PENDING_TAG
+    tags = f"[{_type_label(entry)}]" + (pending_tag if pending else "")
     tags += STALE_TAG if stale or changed else ""
     detail = f"（写入 {_local_date(entry.timestamp, zone)}"
     detail += "，尚未经用户核实" if pending else f"，最后核实 {_local_date(entry.last_verified_at, zone)}"

@@ -1,77 +1,60 @@
 """Long-term memory retrieval (spec 6.1 + the article's local vector score) and its budgeted rendering.
 
-Scoring keeps the reference's keyword score exactly. The vector cosine is additive: among entries with
-a keyword match it breaks ties and reorders by meaning, and entries without any keyword match may follow
-them only when their cosine clears a floor, so every entry the reference ranks still passes and stays
-above every entry the reference drops.
+Ranking lives in `scoring.py` (the reference's keyword score, the local vector, issue 37's rules). This module
+keeps the vector index in step with the entries: with a store that offers its column table (`read_table`),
+only the entries changed since the last query are re-indexed (the table's change log), and a saved index whose
+fingerprint equals the table's is used as it is; any other source (a list of entries) gets a table of its own.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timezone, tzinfo
+from itertools import islice
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
+from paicli.memory import scoring
+from paicli.memory.lookalikes import spread
 from paicli.memory.recall_block import MemoryEntryLike, Ranked, aware, render
-from paicli.memory.tokenize import segment, tokenize
+from paicli.memory.scoring import CONFIRMATION_BOOST, VECTOR_FLOOR
+from paicli.memory.table import EntryTable, is_truth
+from paicli.memory.tokenize import segment
 
 if TYPE_CHECKING:
-    from paicli.memory.bm25 import TokenIndex
-    from paicli.memory.vector import FloatArray, VectorIndex
+    from paicli.memory.vector import IntArray, VectorIndex
     from paicli.memory.vector_file import Persister
 
 MAX_RESULTS = 10
-SCORE_FACTOR = 1.2
-VECTOR_WEIGHT = 0.5
-VECTOR_FLOOR = 0.15
-BM25_WEIGHT = (
-    0.02  # of the best BM25 score among the candidates: a tie-breaker (evals/retrieval: more costs MRR)
-)
-CONFIRMATION_BOOST = 0.1  # per confirmation the user gave (duplicate save, /memory verify, re-statement)
-MAX_CONFIRMATIONS = 5
+SPREAD_WINDOW = 3 * MAX_RESULTS  # look-alikes are moved within the best results (lookalikes.py)
+
+__all__ = ["CONFIRMATION_BOOST", "MAX_RESULTS", "VECTOR_FLOOR", "MemoryRetriever", "is_truth", "time_decay"]
 
 
 class MemorySource(Protocol):
     def get_all(self, project_key: str | None) -> Sequence[MemoryEntryLike]:
-        """The entries visible in a project; None: every entry (the vector index covers them all)."""
+        """The entries visible in a project; None: every entry."""
         ...
+
+
+@runtime_checkable
+class TableSource(Protocol):
+    """A store that keeps its own column table (the long-term memory store): queries read it in place."""
+
+    def read_table(self, read: Callable[[EntryTable, Any], Any]) -> Any: ...
 
 
 def _utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def is_truth(entry: MemoryEntryLike) -> bool:
-    """Superseded facts and unsettled conflicts are history, never served as facts."""
-    metadata = entry.metadata
-    if "supersededBy" in metadata and str(metadata["supersededBy"]).strip():
-        return False
-    return "conflictPending" not in metadata or str(metadata["conflictPending"]).strip().lower() != "true"
-
-
-def confirmation_factor(entry: MemoryEntryLike) -> float:
-    raw = str(entry.metadata.get("confirmations", "")).strip()
-    count = min(int(raw), MAX_CONFIRMATIONS) if raw.isdigit() else 0
-    return 1.0 + CONFIRMATION_BOOST * count
-
-
 def time_decay(entry: MemoryEntryLike, now: datetime) -> float:
     age_hours = max(0.0, (aware(now) - aware(entry.timestamp)).total_seconds() / 3600.0)
     return max(0.5, 1.0 - age_hours / 24.0)
-
-
-def keyword_relevance(query_lower: str, tokens: set[str], content_lower: str, decay: float) -> float:
-    """The reference's relevance before the 1.2 factor."""
-    if query_lower in content_lower:
-        return 1.0
-    if not tokens:
-        return 0.0
-    matched = sum(1 for token in tokens if token in content_lower)
-    return matched / len(tokens) * decay if matched else 0.0
 
 
 class MemoryRetriever:
@@ -99,12 +82,11 @@ class MemoryRetriever:
         self._vectors: VectorIndex | None = None
         self._index_path = index_path if self.vector_enabled else None
         self._persister: Persister | None = None
-        self._lowered: dict[str, tuple[str, str]] = {}
-        self._tokens: TokenIndex | None = None
-        self._tokens_path = _tokens_path(self._index_path)
-        self._token_persister: Persister | None = None
+        self._synced: tuple[EntryTable, int] | None = None  # the table the index follows, at which revision
+        self._mapped: tuple[EntryTable, int] | None = None  # the table `_positions` maps, at which revision
+        self._positions: IntArray | None = None  # table row -> index position (-1: not indexed)
+        self._own: tuple[list[MemoryEntryLike], EntryTable] | None = None  # for a plain list source
         self.last_injected: list[str] = []  # contents rendered by the last build_context, in order
-        self._vectors_changed = False  # the vector index took a change the token index has not seen yet
         self.index_builds = 0  # indexes built from nothing (no usable saved one)
         self.save_delay = 1.0  # seconds between a change and saving the index (coalesces bursts of saves)
 
@@ -122,19 +104,22 @@ class MemoryRetriever:
         segment("预热")
 
     def warm_index(self, project_key: str | None = None) -> None:
-        """Everything a first query in `project_key` would otherwise prepare: the index (loaded or built, synced
-        with the store, idf and norms derived) and the lower-cased texts the keyword score scans."""
-        entries = self._store.get_all(project_key) if project_key is not None else ()
-        with self._lock:
-            self._lowered_texts(entries)
+        """Everything a first query would otherwise prepare: the index (loaded or built, synced with the
+        store, idf and norms derived) and the joined lower-cased texts the keyword score scans."""
+
+        def prepare(table: EntryTable, _: Mapping[str, MemoryEntryLike], __: IntArray) -> None:
+            table.lowered()
             if self.vector_enabled:
-                self._synced_index(entries).prepare()
-                self._synced_tokens(entries).prepare()
+                self._positions_for(table)
+
+        with self._lock:
+            self._read(prepare, project_key)
+            if self._vectors is not None:
+                self._vectors.prepare()
 
     def flush_index(self, timeout: float = 10.0) -> bool:
-        """Wait for a pending background save of the indexes (benchmarks, tests, shutdown)."""
-        tokens = self._token_persister.flush(timeout) if self._token_persister is not None else True
-        return (self._persister.flush(timeout) if self._persister is not None else True) and tokens
+        """Wait for a pending background save of the index (benchmarks, tests, shutdown)."""
+        return self._persister.flush(timeout) if self._persister is not None else True
 
     def build_context(self, query: str, max_tokens: int, project_key: str, exclude_text: str = "") -> str:
         if not query or not query.strip():
@@ -152,119 +137,176 @@ class MemoryRetriever:
         """The entries `build_context` would render, best first."""
         if not query or not query.strip():
             return []
-        ranked = self.rank(query, self._store.get_all(project_key), self._clock())
-        return _first_not_visible(ranked, exclude_text) if exclude_text else ranked[:MAX_RESULTS]
+        now = self._clock()
 
-    def rank(self, query: str, entries: Sequence[MemoryEntryLike], now: datetime) -> list[Ranked]:
-        """Every entry with score > 0, best first (stable); keyword matches always precede vector-only ones."""
-        entries = [entry for entry in entries if is_truth(entry)]
+        def best(table: EntryTable, entries: Mapping[str, MemoryEntryLike], rows: IntArray) -> list[Ranked]:
+            ranked = self._ranked(table, rows, query, now, project_key, entries)
+            return _first_not_visible(ranked, exclude_text) if exclude_text else _first(ranked, MAX_RESULTS)
+
+        with self._lock:
+            found: list[Ranked] = self._read(best, project_key, query)
+            return found
+
+    def rank(
+        self, query: str, entries: Sequence[MemoryEntryLike], now: datetime, project_key: str | None = None
+    ) -> list[Ranked]:
+        """Every truth among `entries` with score > 0, best first (stable)."""
         if not entries or not query.strip():
             return []
-        query_lower = query.lower()
-        tokens = tokenize(query_lower)
         with self._lock:
-            lowered = self._lowered_texts(entries)
-            similarities = self._similarities(query, entries) if self.vector_enabled else None
-            positions = _candidates(lowered, query_lower, tokens, similarities)
-            bm25 = (
-                self._bm25(tokens, [entries[p] for p in positions], entries) if self.vector_enabled else None
+            table = self._table_for(entries)
+            if self.vector_enabled:
+                self._apply(self._plan(table))
+            by_id = {entry.id: entry for entry in entries}
+            rows = table.visible(project_key) if project_key else _truth_rows(table)
+            return list(self._ranked(table, rows, query, now, project_key, by_id))
+
+    # ---- internals (caller holds self._lock) ----------------------------------------------------
+
+    def _read(
+        self,
+        read: Callable[[EntryTable, Mapping[str, MemoryEntryLike], IntArray], Any],
+        project_key: str | None,
+        query: str = "",
+    ) -> Any:
+        """`read(table, entries by id, the rows visible in the project)` over the store's own table, or over a
+        table of `get_all(project_key)` for any other source. The slow steps (re-indexing, loading jieba for
+        the query) come first, outside the store's lock; an empty store never loads jieba."""
+        if isinstance(self._store, TableSource):
+            reader = self._store.read_table
+            plan = reader(
+                lambda table, _: self._plan(table) if self.vector_enabled and len(table) else len(table)
             )
-        best = max(bm25, default=0.0) if bm25 else 0.0
-        keyed: list[tuple[int, float, Ranked]] = []
-        for slot, position in enumerate(positions):
-            entry = entries[position]
-            cosine = float(similarities[position]) if similarities is not None else 0.0
-            decay = time_decay(entry, now)
-            keyword = keyword_relevance(query_lower, tokens, lowered[position], decay) * SCORE_FACTOR
-            vector = cosine * decay * VECTOR_WEIGHT * SCORE_FACTOR
-            if bm25 is not None and best > 0:
-                vector += bm25[slot] / best * decay * BM25_WEIGHT * SCORE_FACTOR
-            boost = confirmation_factor(entry)
-            if keyword > 0:
-                score = (keyword + vector) * boost
-                keyed.append((1, score, Ranked(entry, score, keyword)))
-            elif cosine >= VECTOR_FLOOR:
-                keyed.append((0, vector * boost, Ranked(entry, vector * boost, 0.0)))
-        keyed.sort(key=lambda item: (item[0], item[1]), reverse=True)
-        return [item[2] for item in keyed]
+            if isinstance(plan, _Plan):
+                self._apply(plan)
+            if plan and query:
+                segment(query)
+            return reader(lambda table, entries: read(table, entries, table.visible(project_key)))
+        entries = list(self._store.get_all(project_key))
+        table = self._table_for(entries)
+        if self.vector_enabled:
+            self._apply(self._plan(table))
+        return read(table, {entry.id: entry for entry in entries}, _truth_rows(table))
 
-    def _lowered_texts(self, entries: Sequence[MemoryEntryLike]) -> list[str]:
-        cache = self._lowered
-        lowered: list[str] = []
-        for entry in entries:
-            known = cache.get(entry.id)
-            if known is None or (known[0] is not entry.content and known[0] != entry.content):
-                known = cache[entry.id] = (entry.content, entry.content.lower())
-            lowered.append(known[1])
-        if len(cache) > 2 * len(entries) + 64:
-            live = {entry.id for entry in entries}
-            self._lowered = {key: value for key, value in cache.items() if key in live}
-        return lowered
+    def _table_for(self, entries: Sequence[MemoryEntryLike]) -> EntryTable:
+        """A table of these entries, kept while they are the same objects."""
+        own = self._own
+        if (
+            own is not None
+            and len(own[0]) == len(entries)
+            and all(a is b for a, b in zip(own[0], entries, strict=True))
+        ):
+            return own[1]
+        table = EntryTable()
+        table.rebuild(entries)
+        self._own = (list(entries), table)
+        return table
 
-    def _similarities(self, query: str, entries: Sequence[MemoryEntryLike]) -> FloatArray:
-        """Caller holds the lock. Cosines in `entries` order."""
-        import numpy as np
+    def _ranked(
+        self,
+        table: EntryTable,
+        rows: IntArray,
+        query: str,
+        now: datetime,
+        project_key: str | None,
+        entries: Mapping[str, MemoryEntryLike],
+    ) -> Iterable[Ranked]:
+        index = self._vectors if self.vector_enabled else None
+        positions = self._positions_for(table) if index is not None else None
+        found = scoring.score(table, rows, query, now, project_key, index, positions)
+        ids = table.ids
+        ranked = (
+            Ranked(entries[entry_id], total, keyword)
+            for row, total, keyword in zip(
+                found.rows.tolist(), found.scores.tolist(), found.keyword.tolist(), strict=True
+            )
+            if (entry_id := ids[row]) is not None
+        )
+        if not self.vector_enabled:
+            yield from ranked  # the reference's order
+            return
+        window = list(islice(ranked, SPREAD_WINDOW))
 
-        index = self._synced_index(entries)
-        scores = index.similarities(query)
-        positions = np.fromiter((index.positions[entry.id] for entry in entries), np.int64, len(entries))
-        return scores[positions]
+        def tie(item: Ranked) -> tuple[float, bool]:
+            meta = item.entry.metadata
+            own = (
+                bool(project_key)
+                and meta.get("scope", "").lower() == "project"
+                and meta.get("project") == project_key
+            )
+            return round(item.keyword_score, 9), own
 
-    def _synced_index(self, entries: Sequence[MemoryEntryLike]) -> VectorIndex:
-        """Caller holds the lock. The index over every stored entry plus `entries`, saved after a change."""
+        def content(item: Ranked) -> str:
+            return item.entry.content
+
+        # within each class: a match that shares a term stays before every match that shares none
+        yield from spread([item for item in window if item.keyword_score > 0], content, tie)
+        yield from spread([item for item in window if item.keyword_score <= 0], content, tie)
+        yield from ranked
+
+    def _plan(self, table: EntryTable) -> _Plan:
+        """Under the store's lock, quickly: what the index must take to follow the table."""
         index = self._vectors
         if index is None:
             index = self._vectors = self._open_index()
-        changed = index.sync((entry.id, entry.content) for entry in self._store.get_all(None))
-        changed = index.sync(((entry.id, entry.content) for entry in entries), drop_missing=False) or changed
-        self._vectors_changed = self._vectors_changed or changed
+        synced = self._synced
+        changes = table.changes_since(synced[1]) if synced is not None and synced[0] is table else None
+        ids, contents, row_of = table.ids, table.contents, table.row_of
+        if changes is not None:
+            puts = [(i, contents[row_of[i]]) for i in dict.fromkeys(changes) if i in row_of]
+            drops = [i for i in dict.fromkeys(changes) if i not in row_of]
+            return _Plan(table, table.revision, puts, drops, full=False)
+        if index.fingerprint == table.fingerprint and index.size == len(table):
+            return _Plan(table, table.revision, [], [], full=False)  # a saved index of exactly these entries
+        everything = [(ids[row], contents[row]) for row in table.rows().tolist()]
+        return _Plan(table, table.revision, [(i, c) for i, c in everything if i is not None], [], full=True)
+
+    def _apply(self, plan: _Plan) -> None:
+        """Outside the store's lock: re-index what changed (the slow part: segmenting texts)."""
+        index = self._vectors
+        assert index is not None
+        changed = index.sync(plan.puts, drop_missing=plan.full)
+        for entry_id in plan.drops:
+            changed = index.remove(entry_id) or changed
+        if self._synced is None or self._synced[0] is not plan.table:
+            self._mapped = None
+        self._synced = (plan.table, plan.revision)
         if changed and self._index_path is not None:
-            if self._persister is None:
-                from paicli.memory.vector_file import Persister
+            self._request_save()
 
-                self._persister = Persister(
-                    self._index_path, self._lock, lambda: self._vectors, self.save_delay
-                )
-            self._persister.request()
-        return index
+    def _positions_for(self, table: EntryTable) -> IntArray:
+        """Under the store's lock: table row -> index position (-1: not indexed yet, e.g. saved since the
+        index last followed the table; it gets a cosine of 0 until the next query)."""
+        import numpy as np
 
-    def _bm25(
-        self, tokens: set[str], candidates: Sequence[MemoryEntryLike], entries: Sequence[MemoryEntryLike]
-    ) -> list[float]:
-        """Caller holds the lock. BM25 of each candidate over the query's jieba tokens."""
-        if not candidates or not tokens:
-            return [0.0] * len(candidates)
-        index = self._synced_tokens(entries)
-        return index.scores(tokens, [entry.id for entry in candidates])
-
-    def _synced_tokens(self, entries: Sequence[MemoryEntryLike]) -> TokenIndex:
-        """Caller holds the lock. The token index over every stored entry, loaded from disk when saved."""
-        from paicli.memory import bm25
-
-        index = self._tokens
-        if index is not None and not self._vectors_changed:
-            return index  # synced with the same store as the vector index, which found nothing new
-        self._vectors_changed = False
+        index = self._vectors
         if index is None:
-            loaded = bm25.load(self._tokens_path) if self._tokens_path is not None else None
-            index = self._tokens = loaded if loaded is not None else bm25.TokenIndex()
-        changed = index.sync((entry.id, entry.content) for entry in self._store.get_all(None))
-        extra = [(entry.id, entry.content) for entry in entries if entry.id not in index.positions]
-        changed = index.sync(extra, drop_missing=False) or changed
-        if changed and self._tokens_path is not None:
-            if self._token_persister is None:
-                from paicli.memory.vector_file import Persister
+            index = self._vectors = self._open_index()
+        positions = index.positions
+        mapped = self._mapped
+        changes = table.changes_since(mapped[1]) if mapped is not None and mapped[0] is table else None
+        if mapped is None or changes is None or self._positions is None:
+            self._positions = np.fromiter(
+                (positions.get(i, -1) if i is not None else -1 for i in table.ids), np.int64, len(table.ids)
+            )
+        else:
+            grown = np.full(len(table.ids), -1, dtype=np.int64)
+            grown[: len(self._positions)] = self._positions[: len(grown)]
+            for entry_id in changes:
+                row = table.row_of.get(entry_id)
+                if row is not None:
+                    grown[row] = positions.get(entry_id, -1)
+            self._positions = grown
+        self._mapped = (table, table.revision)
+        return self._positions
 
-                self._token_persister = Persister(
-                    self._tokens_path,
-                    self._lock,
-                    lambda: self._tokens,
-                    self.save_delay,
-                    take=lambda found: found.snapshot(),
-                    put=bm25.write,
-                )
-            self._token_persister.request()
-        return index
+    def _request_save(self) -> None:
+        if self._persister is None and self._index_path is not None:
+            from paicli.memory.vector_file import Persister
+
+            self._persister = Persister(self._index_path, self._lock, lambda: self._vectors, self.save_delay)
+        if self._persister is not None:
+            self._persister.request()
 
     def _open_index(self) -> VectorIndex:
         from paicli.memory.vector import VectorIndex
@@ -279,31 +321,32 @@ class MemoryRetriever:
         return VectorIndex()
 
 
-def _candidates(
-    lowered: Sequence[str], query_lower: str, tokens: set[str], similarities: FloatArray | None
-) -> list[int]:
-    """Positions that can score > 0, in store order; whole-list scans stay in C for large stores."""
-    hits = {i for i, content in enumerate(lowered) if query_lower in content}
-    for token in tokens:
-        hits.update(i for i, found in enumerate([token in content for content in lowered]) if found)
-    if similarities is not None:
-        import numpy as np
-
-        hits.update(int(i) for i in np.flatnonzero(similarities >= VECTOR_FLOOR))
-    return sorted(hits)
+@dataclass(frozen=True)
+class _Plan:
+    table: EntryTable
+    revision: int
+    puts: list[tuple[str, str]]  # (id, text) to add or re-index
+    drops: list[str]
+    full: bool  # `puts` is every entry: anything else in the index goes
 
 
-def _tokens_path(index_path: Path | None) -> Path | None:
-    if index_path is None:
-        return None
-    from paicli.memory.vector_file import SUFFIX
+def _truth_rows(table: EntryTable) -> IntArray:
+    import numpy as np
 
-    name = index_path.name
-    stem = name[: -len(SUFFIX)] if name.endswith(SUFFIX) else index_path.stem
-    return index_path.with_name(stem + ".tokens.json")
+    rows = table.rows()
+    return rows[table.truth[rows]] if len(rows) else np.zeros(0, dtype=np.int64)
 
 
-def _first_not_visible(ranked: Sequence[Ranked], visible: str) -> list[Ranked]:
+def _first(ranked: Iterable[Ranked], limit: int) -> list[Ranked]:
+    kept: list[Ranked] = []
+    for item in ranked:
+        kept.append(item)
+        if len(kept) == limit:
+            break
+    return kept
+
+
+def _first_not_visible(ranked: Iterable[Ranked], visible: str) -> list[Ranked]:
     """The best MAX_RESULTS entries not already in the history; stops early (the history can be long)."""
     kept: list[Ranked] = []
     for item in ranked:

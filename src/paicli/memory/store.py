@@ -1,12 +1,11 @@
-"""LongTermMemory: every mutation = lock, reload from disk, mutate, write, unlock (spec 4.4-4.5)."""
+"""LongTermMemory: every mutation = lock, reload from disk, mutate, journal, unlock (spec 4.4-4.5; the journal
+beside the file of record is issue 49's, see store_io.py)."""
 
 from __future__ import annotations
 
 import logging
 import os
 import re
-import threading
-from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
@@ -26,12 +25,13 @@ from paicli.memory.locked_file import (
     lock_timeout_from_env,
 )
 from paicli.memory.results import MemoryWriteResult, WriteStatus
+from paicli.memory.store_io import JOURNAL_MIN_ENTRIES, JournaledStore, Txn
 
 __all__ = ["FILE_NAME", "LongTermMemory", "MemoryLockTimeout", "MemoryStoreError"]
 
 log = logging.getLogger(__name__)
 R = TypeVar("R")
-Entries = dict[str, MemoryEntry]
+Entries = Txn
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.+#-]*")
 _HAN_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 
@@ -45,7 +45,7 @@ def _resolve_path(path_or_dir: str | os.PathLike[str] | None, env: EnvLookup) ->
     return path / FILE_NAME
 
 
-class LongTermMemory:
+class LongTermMemory(JournaledStore):
     """The shared fact store. Safe across threads, instances and processes that point at one file."""
 
     def __init__(
@@ -55,20 +55,21 @@ class LongTermMemory:
         clock: Clock = utc_now,
         lock_timeout: float | None = None,
         detector: ConflictDetector | None = None,
+        *,
+        journal_min: int = JOURNAL_MIN_ENTRIES,
+        fold_delay: float = 1.0,
     ) -> None:
+        """`journal_min`: stores this big take saves in the journal (smaller ones are rewritten at once);
+        `fold_delay`: seconds from a journaled save to the background fold."""
         self.env = env if env is not None else EnvLookup()
         self.clock = clock
         timeout = lock_timeout if lock_timeout is not None else lock_timeout_from_env(self.env)
-        self._file = MemoryFile(_resolve_path(path_or_dir, self.env), timeout)
+        super().__init__(MemoryFile(_resolve_path(path_or_dir, self.env), timeout), fold_delay, journal_min)
         self.detector = (
             detector
             if detector is not None
             else ConflictDetector(knobs.MEMORY_CONFLICT_THRESHOLD.read(self.env))
         )
-        self._entries: Entries = {}
-        self._mutex = threading.RLock()
-        self.last_error: str | None = None
-        self._notices: list[str] = []
         self._refresh()
 
     @property
@@ -77,47 +78,15 @@ class LongTermMemory:
 
     # ---- reading -------------------------------------------------------------------------------
 
-    def _reload(self) -> None:
-        """Caller holds self._mutex. Raises MemoryStoreError when the file cannot be read or backed up."""
-        if not self._file.changed_since_last_sync():
-            return
-        loaded = self._file.read()
-        if loaded is None:
-            # corrupt file was backed up: keep what we have, the next write regenerates it
-            self._notices.append(
-                f"长期记忆文件 {self.path} 不是合法的 JSON，原文件已备份到 {self._file.last_backup}；"
-                f"现在沿用内存里的 {len(self._entries)} 条记忆，下次写入时会据此重新生成该文件"
-            )
-            return
-        self._entries = {entry.id: entry for entry in loaded}
-        if self._file.kept_notice:
-            self._notices.append(self._file.kept_notice)
-            self._file.kept_notice = None
-
-    def _refresh(self) -> None:
-        with self._mutex:
-            try:
-                self._reload()
-                self.last_error = None
-            except MemoryStoreError as exc:
-                self.last_error = str(exc)
-                log.warning("%s", exc)
-
     def _snapshot(self) -> list[MemoryEntry]:
         self._refresh()
         with self._mutex:
-            return list(self._entries.values())
-
-    def take_notices(self) -> list[str]:
-        """Problems met while reading (a corrupt file that was backed up) not yet shown to the user."""
-        with self._mutex:
-            notices, self._notices = self._notices, []
-            return notices
+            return list(self._state.values())
 
     def retrieve(self, entry_id: str) -> MemoryEntry | None:
         self._refresh()
         with self._mutex:
-            return self._entries.get(entry_id.strip())
+            return self._state.get(entry_id.strip())
 
     def get_all(self, project_key: str | None = None) -> list[MemoryEntry]:
         entries = self._snapshot()
@@ -129,7 +98,9 @@ class LongTermMemory:
         return [entry for entry in self._snapshot() if entry.type == kind]
 
     def size(self) -> int:
-        return len(self._snapshot())
+        self._refresh()
+        with self._mutex:
+            return len(self._state)
 
     def token_count(self) -> int:
         return sum(entry.token_count for entry in self._snapshot())
@@ -162,27 +133,12 @@ class LongTermMemory:
 
     # ---- mutations -------------------------------------------------------------------------------
 
-    def _mutate(self, change: Callable[[Entries], tuple[R, bool]]) -> R:
-        """Under both locks: reload, apply `change` to a copy, write it if changed, then adopt it."""
-
-        def run() -> R:
-            with self._mutex:
-                self._reload()
-                working = dict(self._entries)
-                result, changed = change(working)
-                if changed:
-                    self._file.write(working.values())
-                    self._entries = working
-                self.last_error = None
-                return result
-
-        return self._file.with_lock(run)
-
     def store(self, entry: MemoryEntry) -> bool:
         """Plain store: skipped when another entry is a duplicate; the same id replaces. No conflict check."""
 
         def change(entries: Entries) -> tuple[bool, bool]:
-            if any(other.id != entry.id and is_duplicate(other, entry) for other in entries.values()):
+            others = entries.candidates(entry, self.detector.threshold, relations=False)
+            if any(other.id != entry.id and is_duplicate(other, entry) for other in others):
                 return False, False
             entries[entry.id] = entry
             return True, True
@@ -208,7 +164,8 @@ class LongTermMemory:
                 target is None or not target.is_visible_in(project_key) or evolve.is_superseded(target)
             ):
                 return MemoryWriteResult(WriteStatus.REPLACE_TARGET_NOT_FOUND, target_id=target_id), False
-            others = [e for e in entries.values() if e.id != target_id]
+            found = entries.candidates(incoming, self.detector.threshold, relations=not allow_conflict)
+            others = [e for e in found if e.id != target_id]
             decision = evolve.decide(others, incoming, self.detector, allow_conflict)
             if decision.kind == "duplicate":
                 # saying a pending fact again settles its conflict in its favour, as /memory verify does
@@ -254,7 +211,8 @@ class LongTermMemory:
         def change(entries: Entries) -> tuple[MemoryWriteResult, bool]:
             if incoming.id in entries:
                 return MemoryWriteResult(WriteStatus.DUPLICATE, entries[incoming.id]), False
-            decision = evolve.decide(entries.values(), incoming, self.detector, False)
+            found = entries.candidates(incoming, self.detector.threshold)
+            decision = evolve.decide(found, incoming, self.detector, False)
             if decision.kind == "duplicate":
                 old = decision.targets[0]
                 metadata = dict(old.metadata)
@@ -308,7 +266,7 @@ class LongTermMemory:
     def history(self, entry_id: str) -> list[MemoryEntry]:
         self._refresh()
         with self._mutex:
-            return evolve.history(self._entries, entry_id.strip())
+            return evolve.history(self._state, entry_id.strip())
 
     def delete(self, entry_id: str) -> bool:
         key = entry_id.strip()
@@ -322,12 +280,9 @@ class LongTermMemory:
         return self._mutate(change)
 
     def clear(self) -> None:
-        def change(entries: Entries) -> tuple[None, bool]:
-            entries.clear()
-            self._file.forget_kept_items()
-            return None, True
-
-        self._mutate(change)
+        """`/memory clear`: an empty file, written at once (unusable items go too; the backup keeps them)."""
+        self._file.forget_kept_items()
+        self._replace_all([])
 
 
 def _unique_id(entry: MemoryEntry, entries: Entries) -> MemoryEntry:

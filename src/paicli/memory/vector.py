@@ -8,6 +8,10 @@ The index is keyed by memory id and updated incrementally: a saved or deleted me
 text only. Postings are flat arrays (document, feature, term weight); idf and document norms are derived
 from them with a few vectorised passes whenever the set changed, so the scores always equal those of an
 index built from scratch over the same memories. `paicli.memory.vector_file` persists it next to the memory file.
+
+Beside the features it keeps each document's jieba tokens (lower-cased, as the keyword score sees words) as
+a second set of postings, for BM25 (rank-bm25's BM25Okapi, computed over these arrays) and for telling a
+query term that is a whole word of a memory from one that only occurs inside a longer word.
 """
 
 from __future__ import annotations
@@ -16,10 +20,12 @@ import hashlib
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING
 
 from paicli.memory.lexicon import concept_table
+from paicli.memory.stopwords import STOP_WORDS
+from paicli.memory.table import MASK, digest, doc_hash
 from paicli.memory.tokenize import keep_token, segment
 
 if TYPE_CHECKING:
@@ -28,19 +34,18 @@ if TYPE_CHECKING:
 
     FloatArray = npt.NDArray[np.float64]
     IntArray = npt.NDArray[np.int64]
+    # postings are kept as int32 / float32 (half the memory of a 50k-memory index); scores are float64
+    PostingInts = npt.NDArray[np.int32]
+    PostingFloats = npt.NDArray[np.float32]
 
 # Bump when features() changes: a persisted index built from other features is then discarded.
-FEATURES_VERSION = "1"
+FEATURES_VERSION = "2"
+BM25_K1, BM25_B, BM25_EPSILON = 1.5, 0.75, 0.25  # rank-bm25's BM25Okapi defaults
 
 _HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _IDENT_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 # Function words carry no topic; they only make unrelated memories look similar.
-_STOP_TEXT = (
-    "什么 怎么 怎样 如何 为什么 哪里 哪个 哪些 多少 是否 可以 需要 应该 我们 你们 他们 这个 那个 这些 那些 "
-    "一下 一个 现在 还是 或者 以及 然后 因为 所以 如果 the and for with what how which where when does "
-    "should can are was were this that these those from into about"
-)
-_STOP_WORDS = frozenset(_STOP_TEXT.split())
+_STOP_WORDS = STOP_WORDS
 
 
 def _stem(word: str) -> str:
@@ -106,13 +111,13 @@ def features(text: str) -> Counter[str]:
     return counts
 
 
+def document_tokens(content: str) -> list[str]:
+    """A memory's words as the keyword score sees them: jieba tokens of the lower-cased text."""
+    return [token for token in segment(content.lower()) if keep_token(token)]
+
+
 def _weight(count: int) -> float:
     return 1.0 + math.log(count)
-
-
-def digest(content: str) -> str:
-    """A stable fingerprint of a memory's text (persisted, so it must not depend on the process)."""
-    return hashlib.blake2b(content.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
 def same_content(contents: list[str | None], digests: list[str], position: int, content: str) -> bool:
@@ -149,13 +154,21 @@ class VectorIndex:
         self.contents: list[str | None] = []  # None: loaded from disk and not yet compared with a text
         self.digests: list[str] = []
         self.positions: dict[str, int] = {}
-        self._doc = np.zeros(0, dtype=np.int64)
-        self._col = np.zeros(0, dtype=np.int64)
-        self._tf = np.zeros(0, dtype=np.float64)
+        self._doc: PostingInts = np.zeros(0, dtype=np.int32)
+        self._col: PostingInts = np.zeros(0, dtype=np.int32)
+        self._tf: PostingFloats = np.zeros(0, dtype=np.float32)
         self._pending: tuple[list[int], list[int], list[float]] = ([], [], [])
         self._dropped: set[int] = set()
         self._stats: tuple[FloatArray, FloatArray, FloatArray] | None = None  # idf, tf-idf, norms
         self.updates = 0  # documents added, replaced or dropped since construction
+        self.fingerprint = 0  # see table.doc_hash
+        self.words: dict[str, int] = {}  # jieba token -> column of the token postings
+        self.lengths: list[int] = []  # tokens per position (BM25 document length)
+        self._tdoc: PostingInts = np.zeros(0, dtype=np.int32)
+        self._tcol: PostingInts = np.zeros(0, dtype=np.int32)
+        self._ttf: PostingFloats = np.zeros(0, dtype=np.float32)
+        self._tpending: tuple[list[int], list[int], list[float]] = ([], [], [])
+        self._bm25: tuple[FloatArray, float] | None = None  # idf per word column, average length
 
     @property
     def size(self) -> int:
@@ -191,51 +204,87 @@ class VectorIndex:
     def _same(self, position: int, content: str) -> bool:
         return same_content(self.contents, self.digests, position, content)
 
+    def remove(self, doc_id: str) -> bool:
+        position = self.positions.get(doc_id)
+        if position is not None:
+            self._drop(position)
+        return position is not None
+
     def _add(self, doc_id: str, content: str) -> None:
         position = len(self.ids)
         self.ids.append(doc_id)
         self.contents.append(content)
         self.digests.append(digest(content))
+        self.fingerprint = (self.fingerprint + doc_hash(doc_id, self.digests[-1])) & MASK
         self.positions[doc_id] = position
         docs, cols, tfs = self._pending
         for feature, count in features(content).items():
             docs.append(position)
             cols.append(self.vocabulary.setdefault(feature, len(self.vocabulary)))
             tfs.append(_weight(count))
-        self._stats = None
+        tokens = document_tokens(content)
+        self.lengths.append(len(tokens))
+        tdocs, tcols, ttfs = self._tpending
+        for word, count in Counter(tokens).items():
+            tdocs.append(position)
+            tcols.append(self.words.setdefault(word, len(self.words)))
+            ttfs.append(float(count))
+        self._stats = self._bm25 = None
         self.updates += 1
 
     def _drop(self, position: int) -> None:
         doc_id = self.ids[position]
         if doc_id is not None:
             del self.positions[doc_id]
+            self.fingerprint = (self.fingerprint - doc_hash(doc_id, self.digests[position])) & MASK
         self.ids[position] = None
         self.contents[position] = None
+        self.lengths[position] = 0
         self._dropped.add(position)
-        self._stats = None
+        self._stats = self._bm25 = None
         self.updates += 1
 
     # ---- arrays ------------------------------------------------------------------------------------
 
-    def postings(self) -> tuple[IntArray, IntArray, FloatArray]:
+    def postings(self) -> tuple[PostingInts, PostingInts, PostingFloats]:
         """(document position, feature column, term weight) of every live posting."""
+        self._fold_pending()
+        return self._doc, self._col, self._tf
+
+    def token_postings(self) -> tuple[PostingInts, PostingInts, PostingFloats]:
+        """(document position, word column, count) of every live token posting."""
+        self._fold_pending()
+        return self._tdoc, self._tcol, self._ttf
+
+    def _fold_pending(self) -> None:
         import numpy as np
 
         docs, cols, tfs = self._pending
         if docs:
-            self._doc = np.concatenate([self._doc, np.asarray(docs, dtype=np.int64)])
-            self._col = np.concatenate([self._col, np.asarray(cols, dtype=np.int64)])
-            self._tf = np.concatenate([self._tf, np.asarray(tfs, dtype=np.float64)])
-            self._pending = ([], [], [])
+            self._doc = np.concatenate([self._doc, np.asarray(docs, np.int32)])
+            self._col = np.concatenate([self._col, np.asarray(cols, np.int32)])
+            self._tf = np.concatenate([self._tf, np.asarray(tfs, np.float32)])
+        docs, cols, tfs = self._tpending
+        if docs:
+            self._tdoc = np.concatenate([self._tdoc, np.asarray(docs, np.int32)])
+            self._tcol = np.concatenate([self._tcol, np.asarray(cols, np.int32)])
+            self._ttf = np.concatenate([self._ttf, np.asarray(tfs, np.float32)])
+        self._pending, self._tpending = ([], [], []), ([], [], [])
         if self._dropped:
-            keep = ~np.isin(self._doc, np.fromiter(self._dropped, dtype=np.int64))
+            dropped = np.fromiter(self._dropped, dtype=np.int32)
+            keep = ~np.isin(self._doc, dropped)
             self._doc, self._col, self._tf = self._doc[keep], self._col[keep], self._tf[keep]
+            keep = ~np.isin(self._tdoc, dropped)
+            self._tdoc, self._tcol, self._ttf = self._tdoc[keep], self._tcol[keep], self._ttf[keep]
             self._dropped = set()
-        return self._doc, self._col, self._tf
 
-    def load_postings(self, docs: IntArray, cols: IntArray, tfs: FloatArray) -> None:
+    def load_postings(self, docs: PostingInts, cols: PostingInts, tfs: PostingFloats) -> None:
         self._doc, self._col, self._tf = docs, cols, tfs
         self._stats = None
+
+    def load_token_postings(self, docs: PostingInts, cols: PostingInts, tfs: PostingFloats) -> None:
+        self._tdoc, self._tcol, self._ttf = docs, cols, tfs
+        self._bm25 = None
 
     def _statistics(self) -> tuple[FloatArray, FloatArray, FloatArray]:
         import numpy as np
@@ -253,9 +302,46 @@ class VectorIndex:
             self._stats = (idf, weights, norms)
         return self._stats
 
+    def _bm25_statistics(self) -> tuple[FloatArray, float]:
+        """BM25Okapi's idf per word (negative ones floored to epsilon x the average) and average length."""
+        import numpy as np
+
+        if self._bm25 is None:
+            _, cols, _ = self.token_postings()
+            corpus = max(self.size, 1)
+            df = np.bincount(cols, minlength=len(self.words)).astype(np.float64)
+            idf = np.log(corpus - df + 0.5) - np.log(df + 0.5)
+            present = df > 0
+            average = float(idf[present].mean()) if present.any() else 0.0
+            idf = np.where(idf < 0, BM25_EPSILON * average, idf)
+            idf[~present] = 0.0
+            self._bm25 = (idf, max(sum(self.lengths) / corpus, 1e-9))
+        return self._bm25
+
+    def bm25(self, words: Collection[str]) -> tuple[FloatArray, npt.NDArray[np.bool_]]:
+        """BM25 of every position for these words, and whether each position holds one of them as a word."""
+        import numpy as np
+
+        scores = np.zeros(len(self.ids), dtype=np.float64)
+        holds = np.zeros(len(self.ids), dtype=bool)
+        columns = [self.words[w] for w in words if w in self.words]
+        if not columns or self.size == 0:
+            return scores, holds
+        idf, average = self._bm25_statistics()
+        docs, cols, tfs = self.token_postings()
+        lengths = np.asarray(self.lengths, dtype=np.float64)
+        for column in columns:
+            hit = np.flatnonzero(cols == column)
+            doc, tf = docs[hit], tfs[hit]
+            norm = BM25_K1 * (1 - BM25_B + BM25_B * lengths[doc] / average)
+            scores[doc] += idf[column] * tf * (BM25_K1 + 1) / (tf + norm)
+            holds[doc] = True
+        return scores, holds
+
     def prepare(self) -> None:
         """Fold pending changes into the arrays and derive idf and norms now rather than in the next query."""
         self._statistics()
+        self._bm25_statistics()
 
     # ---- queries -----------------------------------------------------------------------------------
 

@@ -19,12 +19,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from paicli.fsperm import PRIVATE_FILE
 from paicli.memory.vector import VectorIndex, features_key
 
 log = logging.getLogger(__name__)
 
 SUFFIX = ".vectors.npz"
-FORMAT = 1
+FORMAT = 2
 EXIT_WAIT_SECONDS = 30.0
 _persisters: weakref.WeakSet[Persister] = weakref.WeakSet()
 
@@ -50,23 +51,52 @@ def snapshot(index: VectorIndex) -> dict[str, Any]:
     import numpy as np
 
     docs, cols, tfs = index.postings()
+    tdocs, tcols, ttfs = index.token_postings()
     live = [p for p, doc_id in enumerate(index.ids) if doc_id is not None]
     remap = np.full(len(index.ids), -1, dtype=np.int64)
     remap[live] = np.arange(len(live), dtype=np.int64)
-    used = np.unique(cols)
-    col_map = np.full(max(len(index.vocabulary), 1), -1, dtype=np.int64)
-    col_map[used] = np.arange(len(used), dtype=np.int64)
-    by_column = {column: feature for feature, column in index.vocabulary.items()}
+    vocabulary, col_map = _compact(cols, index.vocabulary)
+    words, word_map = _compact(tcols, index.words)
+    meta = {"format": FORMAT, "features": features_key(), "fingerprint": str(index.fingerprint)}
     arrays: dict[str, Any] = {
-        "meta": np.array(json.dumps({"format": FORMAT, "features": features_key()})),
-        "ids": np.array([index.ids[p] for p in live], dtype=str),
-        "digests": np.array([index.digests[p] for p in live], dtype=str),
-        "vocabulary": np.array([by_column[int(c)] for c in used], dtype=str),
+        "meta": np.array(json.dumps(meta)),
+        "ids": _texts([index.ids[p] or "" for p in live]),
+        "digests": np.array([index.digests[p] for p in live], dtype="S16"),
+        "vocabulary": _texts(vocabulary),
         "docs": remap[docs].astype(np.int32),
         "cols": col_map[cols].astype(np.int32),
         "tfs": tfs.astype(np.float32),
+        "words": _texts(words),
+        "tdocs": remap[tdocs].astype(np.int32),
+        "tcols": word_map[tcols].astype(np.int32),
+        "ttfs": ttfs.astype(np.float32),
+        "lengths": np.asarray([index.lengths[p] for p in live], dtype=np.int32),
     }
     return arrays
+
+
+def _compact(cols: Any, table: dict[str, int]) -> tuple[list[str], Any]:
+    """The names of the columns in use, and the map from old column to new."""
+    import numpy as np
+
+    used = np.unique(cols)
+    col_map = np.full(max(len(table), 1), -1, dtype=np.int64)
+    col_map[used] = np.arange(len(used), dtype=np.int64)
+    by_column = {column: name for name, column in table.items()}
+    return [by_column[int(c)] for c in used], col_map
+
+
+def _texts(items: list[str]) -> Any:
+    import numpy as np
+
+    return np.frombuffer(json.dumps(items, ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
+
+
+def _read_texts(array: Any) -> list[str]:
+    items = json.loads(array.tobytes())
+    if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+        raise ValueError("not a list of texts")
+    return items
 
 
 def write(arrays: dict[str, Any], path: Path) -> None:
@@ -75,7 +105,7 @@ def write(arrays: dict[str, Any], path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
-        with temp.open("wb") as handle:
+        with open(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE), "wb") as handle:
             np.savez(handle, **arrays)
         os.replace(temp, path)
     finally:
@@ -91,22 +121,28 @@ def load(path: Path) -> VectorIndex | None:
             meta = json.loads(str(data["meta"]))
             if meta.get("format") != FORMAT or meta.get("features") != features_key():
                 return None
-            ids = [str(i) for i in data["ids"]]
-            digests = [str(d) for d in data["digests"]]
-            vocabulary = [str(v) for v in data["vocabulary"]]
-            docs = data["docs"].astype(np.int64)
-            cols = data["cols"].astype(np.int64)
-            tfs = data["tfs"].astype(np.float64)
+            fingerprint = int(str(meta["fingerprint"]))
+            ids = _read_texts(data["ids"])
+            digests = [d.decode("ascii") for d in data["digests"].tolist()]
+            vocabulary = _read_texts(data["vocabulary"])
+            docs = data["docs"].astype(np.int32, copy=False)
+            cols = data["cols"].astype(np.int32, copy=False)
+            tfs = data["tfs"].astype(np.float32, copy=False)
+            words = _read_texts(data["words"])
+            tdocs = data["tdocs"].astype(np.int32, copy=False)
+            tcols = data["tcols"].astype(np.int32, copy=False)
+            ttfs = data["ttfs"].astype(np.float32, copy=False)
+            lengths = [int(n) for n in data["lengths"].tolist()]
     except FileNotFoundError:
         return None
     except Exception:  # a damaged or foreign file only costs a rebuild
         log.warning("vector index %s unusable; rebuilding it", path, exc_info=True)
         return None
-    if len(digests) != len(ids) or not len(docs) == len(cols) == len(tfs):
+    if len(digests) != len(ids) or len(lengths) != len(ids) or not len(docs) == len(cols) == len(tfs):
         return None
-    if len(docs) and (
-        docs.max() >= len(ids) or cols.max() >= len(vocabulary) or min(docs.min(), cols.min()) < 0
-    ):
+    if not len(tdocs) == len(tcols) == len(ttfs) or not _within(docs, cols, len(ids), len(vocabulary)):
+        return None
+    if not _within(tdocs, tcols, len(ids), len(words)):
         return None
     index = VectorIndex()
     index.ids = list(ids)
@@ -114,10 +150,22 @@ def load(path: Path) -> VectorIndex | None:
     index.digests = digests
     index.positions = {doc_id: position for position, doc_id in enumerate(ids)}
     index.vocabulary = {feature: column for column, feature in enumerate(vocabulary)}
+    index.words = {word: column for column, word in enumerate(words)}
+    index.lengths = lengths
+    index.fingerprint = fingerprint
     if len(index.positions) != len(ids) or len(index.vocabulary) != len(vocabulary):
         return None
+    if len(index.words) != len(words):
+        return None
     index.load_postings(docs, cols, tfs)
+    index.load_token_postings(tdocs, tcols, ttfs)
     return index
+
+
+def _within(docs: Any, cols: Any, documents: int, columns: int) -> bool:
+    if not len(docs):
+        return True
+    return bool(docs.max() < documents and cols.max() < columns and min(docs.min(), cols.min()) >= 0)
 
 
 class Persister:

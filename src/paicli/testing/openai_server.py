@@ -55,7 +55,8 @@ server that answers 400 to any ``stream_options`` (not counted as a violation). 
 model without tool support (Ollama-style 400 "does not support tools" to any request with ``tools``).
 ``api_key="k"`` makes the server demand ``Authorization: Bearer k`` (401 otherwise). ``GET /v1/models`` lists
 ``models`` (``models_route=False``: 404, like an endpoint that does not list them); every GET path is kept in
-``.gets``. ``port=N`` binds that loopback port instead of a free one (OSError when it is taken).
+``.gets``. ``search_results=[{"title", "url", "content"}, …]`` also makes it a SearXNG instance: ``GET
+/search?…`` answers ``{"results": …}`` (point ``SEARXNG_URL`` at ``http://127.0.0.1:<port>``). ``port=N`` binds that loopback port instead of a free one (OSError when it is taken).
 
 Helpers for assertions: ``validate_request(body) -> list[str]`` (the same checks, pure),
 ``prompt_text(body)`` (the serialisation the usage and cache figures are computed on) and
@@ -310,6 +311,8 @@ SUMMARY_MARKERS = (
     "=== 对话片段 ===",
     "=== 本部分对话 ===",
     "【上下文整理请求",
+    "=== 需要调整的摘要 ===",  # the structure repair of a summary
+    "=== 需要补全的摘要 ===",  # the repair of a summary that left out the user's words
 )
 
 
@@ -384,6 +387,7 @@ class FakeOpenAIServer:
         reject_tools: bool = False,
         models_route: bool = True,
         port: int = 0,
+        search_results: list[dict[str, str]] | None = None,
     ) -> None:
         self._state = _State()
         self._state.queue.extend(replies or [])
@@ -396,6 +400,7 @@ class FakeOpenAIServer:
         self.reject_stream_options = reject_stream_options
         self.reject_tools = reject_tools
         self.models_route = models_route
+        self.search_results = search_results
         self._port = port
         self.gets: list[str] = []
         self._httpd: ThreadingHTTPServer | None = None
@@ -616,6 +621,8 @@ class _Handler(BaseHTTPRequestHandler):
                 {"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in self.server_api.models
             ]
             self._json(200, {"object": "list", "data": data})
+        elif self.path.startswith("/search?") and self.server_api.search_results is not None:
+            self._json(200, {"results": self.server_api.search_results})  # a SearXNG instance's JSON answer
         else:
             self._error(404, f"no route {self.path}")
 

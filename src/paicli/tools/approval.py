@@ -43,6 +43,8 @@ def start_mode(name: str) -> SessionMode:
 class AutoApprover:
     """`--yes`: approves everything without asking."""
 
+    asks_human = False
+
     def approve(self, request: ApprovalRequest) -> ApprovalDecision:
         return "approve"
 
@@ -55,6 +57,8 @@ class DenyingApprover:
     ) -> None:
         self.reason_text = reason_text
 
+    asks_human = False
+
     def approve(self, request: ApprovalRequest) -> ApprovalDecision:
         return "deny"
 
@@ -62,6 +66,7 @@ class DenyingApprover:
 @dataclass(frozen=True)
 class ApprovalNeed:
     reason: str
+    human_only: bool = False  # only a person's answer will do: --yes and session grants do not cover it
 
 
 class ApprovalState:

@@ -85,6 +85,10 @@ class ApprovalReply:
 
 
 class Approver(Protocol):
-    """Asks a human. `None` human (one-shot without --yes, piped stdin) is modelled by an approver that denies."""
+    """Asks a human. `None` human (one-shot without --yes, piped stdin) is modelled by an approver that denies.
+    `asks_human`: the question reaches a person (the terminal approver); a call only a person may allow (a
+    memory save after untrusted text) is refused by any other, --yes's included."""
+
+    asks_human: bool
 
     def approve(self, request: ApprovalRequest) -> ApprovalDecision | ApprovalReply: ...

@@ -49,6 +49,8 @@ class CommandRun:
     cancelled: bool
     pid: int
     not_started: bool = False  # the sandbox could not confine the command: it did not run (output says why)
+    notes: tuple[str, ...] = ()  # what the sandbox refused or removed: shown first in the result
+    sandbox_refused: bool = False  # the sandbox refused part of it (a human may have it rerun outside)
 
 
 class CommandExecutor(Protocol):

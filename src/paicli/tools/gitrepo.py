@@ -1,10 +1,11 @@
 """Is it safe to run a read-only `git` command in a directory without asking?
 
 `git status` in a repository whose config sets `core.fsmonitor`, a diff/filter driver command, a pager,
-an editor or hooks runs that command. A model can write such a config (a nested `sub/.git/config`, a bare
-repository's `config`, a `.git` file pointing elsewhere), so a read-only git command only runs unasked
-when every repository git could pick up there has a config free of those keys and no git directory
-written during this session. Execution is also neutralised (`git_neutral_env`), as defence in depth.
+an editor, hooks or a promisor remote's upload-pack runs that program. A repository can ship such a config
+(a nested `sub/.git/config`, a bare repository's `config`, a `.git` file pointing elsewhere), so a read-only
+git command only runs unasked when every repository git could pick up there has a config made only of
+allow-listed keys and no git directory written during this session. Execution is also neutralised
+(`git_neutral_env`), as defence in depth.
 """
 
 from __future__ import annotations
@@ -15,25 +16,132 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 _MODULE_CONFIG_LIMIT = 200
-# Keys that make a read-only git command run a program or write a file (lower-case section, key).
-_UNSAFE_KEYS = frozenset(
-    {
-        ("core", "fsmonitor"),
-        ("core", "hookspath"),
-        ("core", "pager"),
-        ("core", "editor"),
-        ("core", "sshcommand"),
-        ("core", "askpass"),
-        ("core", "gitproxy"),
-        ("diff", "external"),
-        ("gpg", "program"),
-        ("log", "showsignature"),
-        ("sequence", "editor"),
-        ("interactive", "difffilter"),
-    }
-)
-_UNSAFE_SECTIONS = frozenset({"include", "includeif", "pager", "filter", "trace2"})
-_UNSAFE_SUBSECTION_KEYS = {"diff": {"command", "textconv"}, "gpg": {"program"}}
+# The repository config keys a read-only git command may meet without asking (lower-case section -> keys;
+# "*": any key). Everything else -- whatever names a program (fsmonitor, hooksPath, pager, editor, textconv,
+# uploadpack, credential helpers, filters, sshCommand, ...), turns on an extension (`extensions.*`), includes
+# another file or moves the work tree -- makes the command ask. An allow-list: a key git adds tomorrow asks too.
+_ALLOWED_KEYS: dict[str, frozenset[str]] = {
+    "core": frozenset(
+        {
+            "repositoryformatversion",
+            "filemode",
+            "bare",
+            "logallrefupdates",
+            "ignorecase",
+            "precomposeunicode",
+            "symlinks",
+            "autocrlf",
+            "eol",
+            "safecrlf",
+            "quotepath",
+            "abbrev",
+            "compression",
+            "loosecompression",
+            "checkstat",
+            "trustctime",
+            "untrackedcache",
+            "splitindex",
+            "commitgraph",
+            "multipackindex",
+            "sparsecheckout",
+            "sparsecheckoutcone",
+            "longpaths",
+            "whitespace",
+            "preloadindex",
+            "sharedrepository",
+            "warnambiguousrefs",
+            "commentchar",
+            "excludesfile",
+            "attributesfile",
+            "deltabasecachelimit",
+            "bigfilethreshold",
+            "protecthfs",
+            "protectntfs",
+            "checkroundtripencoding",
+            "filesreflocktimeout",
+            "packedrefstimeout",
+        }
+    ),
+    "user": frozenset({"name", "email"}),
+    "init": frozenset({"defaultbranch"}),
+    "i18n": frozenset({"commitencoding", "logoutputencoding"}),
+    "pull": frozenset({"rebase", "ff"}),
+    "push": frozenset({"default", "autosetupremote", "followtags"}),
+    "fetch": frozenset({"prune", "prunetags", "recursesubmodules", "writecommitgraph", "fsckobjects"}),
+    "transfer": frozenset({"fsckobjects"}),
+    "merge": frozenset({"ff", "conflictstyle", "log", "renames", "renamelimit", "stat"}),
+    "diff": frozenset(
+        {
+            "renames",
+            "algorithm",
+            "noprefix",
+            "mnemonicprefix",
+            "colormoved",
+            "colormovedws",
+            "indentheuristic",
+            "context",
+            "interhunkcontext",
+            "relative",
+            "statgraphwidth",
+            "submodule",
+            "wordregex",
+            "ignoresubmodules",
+            "suppressblankempty",
+            "dirstat",
+            "renamelimit",
+        }
+    ),
+    "status": frozenset(
+        {
+            "showuntrackedfiles",
+            "submodulesummary",
+            "relativepaths",
+            "short",
+            "branch",
+            "aheadbehind",
+            "renames",
+            "renamelimit",
+            "showstash",
+        }
+    ),
+    "log": frozenset({"date", "decorate", "follow", "abbrevcommit", "mailmap", "showroot"}),
+    "gc": frozenset(
+        {"auto", "autopacklimit", "autodetach", "pruneexpire", "reflogexpire", "writecommitgraph"}
+    ),
+    "index": frozenset({"version"}),
+    "feature": frozenset({"manyfiles", "experimental"}),
+    "rerere": frozenset({"enabled", "autoupdate"}),
+    "commit": frozenset({"gpgsign", "verbose", "cleanup"}),
+    "tag": frozenset({"sort", "gpgsign"}),
+    "lfs": frozenset({"repositoryformatversion", "url", "locksverify"}),
+    "color": frozenset({"*"}),
+    "advice": frozenset({"*"}),
+}
+# Keys of sections that carry a name (`[remote "origin"]`); a driver's diff section runs nothing unless it
+# has a `textconv`/`command`, which are not here.
+_ALLOWED_NAMED_KEYS: dict[str, frozenset[str]] = {
+    "remote": frozenset(
+        {
+            "url",
+            "pushurl",
+            "fetch",
+            "push",
+            "mirror",
+            "tagopt",
+            "prune",
+            "prunetags",
+            "skipdefaultupdate",
+            "skipfetchall",
+        }
+    ),
+    "branch": frozenset({"remote", "merge", "rebase", "pushremote", "description"}),
+    "submodule": frozenset(
+        {"url", "path", "active", "branch", "ignore", "shallow", "fetchrecursesubmodules"}
+    ),
+    "diff": frozenset({"xfuncname", "funcname", "wordregex", "binary"}),
+    "lfs": frozenset({"locksverify", "access"}),
+    "color": frozenset({"*"}),
+}
 _SECTION = re.compile(r'^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\\n]|\\.)*)")?\s*\](.*)$')
 _KEY = re.compile(r"^([A-Za-z][A-Za-z0-9-]*)\s*(?:=.*)?$")
 
@@ -49,32 +157,42 @@ NEUTRAL_CONFIG: tuple[tuple[str, str], ...] = (
 
 
 def config_is_unsafe(text: str) -> bool:
-    """True when the config text sets a key that runs something, or cannot be read with certainty."""
+    """True unless every key the config text sets is on the allow-list and the text reads with certainty."""
     section = ""
-    subsection: str | None = None
+    named = False
     for raw in text.splitlines():
         line = raw.strip()
         if not line or line[0] in "#;":
             continue
+        if line.endswith("\\"):
+            return True  # a value continued on the next line: do not guess where keys start again
         header = _SECTION.match(line)
         if header:
-            name = header.group(1).lower()
-            section, _, dotted = name.partition(".")
-            subsection = header.group(2) if header.group(2) is not None else (dotted or None)
+            section, dot, rest = header.group(1).lower().partition(".")
+            named = header.group(2) is not None or bool(dot and rest)
             line = header.group(3).strip()
-            if section in _UNSAFE_SECTIONS:
-                return True
             if not line or line[0] in "#;":
                 continue
         key = _KEY.match(line)
-        if key is None:
-            return True  # continuation lines and anything unusual: do not guess
-        name = key.group(1).lower()
-        if (section, name) in _UNSAFE_KEYS:
-            return True
-        if subsection is not None and name in _UNSAFE_SUBSECTION_KEYS.get(section, ()):
+        if key is None or not _allowed(section, named, key.group(1).lower()):
             return True
     return False
+
+
+def _allowed(section: str, named: bool, key: str) -> bool:
+    allowed = (_ALLOWED_NAMED_KEYS if named else _ALLOWED_KEYS).get(section, frozenset())
+    return key in allowed or "*" in allowed
+
+
+def git_dir_shaped(path: str | os.PathLike[str]) -> bool:
+    """What git could take for a repository: a HEAD of any kind (a dangling link too) beside `objects` and
+    `refs`, or beside a `commondir` file naming them elsewhere. Shared by the read-only rule and the sandbox."""
+    folder = os.fspath(path)
+    if not os.path.lexists(os.path.join(folder, "HEAD")):
+        return False
+    if os.path.lexists(os.path.join(folder, "commondir")):
+        return True
+    return all(os.path.lexists(os.path.join(folder, name)) for name in ("objects", "refs"))
 
 
 def _gitdir_from_file(dotgit: Path) -> Path | None:
@@ -86,12 +204,6 @@ def _gitdir_from_file(dotgit: Path) -> Path | None:
         return None
     target = Path(text[len("gitdir:") :].strip())
     return Path(os.path.realpath(target if target.is_absolute() else dotgit.parent / target))
-
-
-def _looks_like_gitdir(directory: Path) -> bool:
-    return (directory / "HEAD").is_file() and (
-        (directory / "objects").is_dir() or (directory / "refs").is_dir()
-    )
 
 
 def repositories(cwd: Path, env: Mapping[str, str]) -> list[tuple[Path, Path]] | None:
@@ -108,7 +220,7 @@ def repositories(cwd: Path, env: Mapping[str, str]) -> list[tuple[Path, Path]] |
             if target is None:
                 return None
             found.append((target, level))
-        if _looks_like_gitdir(level):
+        if git_dir_shaped(level):
             found.append((Path(os.path.realpath(level)), level))
         if found:
             return found

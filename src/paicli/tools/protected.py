@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from paicli.tools.gitrepo import git_dir_shaped
 from paicli.tools.guards import PassedName, traversed_names
 from paicli.tools.schema import ToolSpec
 
@@ -68,10 +69,14 @@ def in_gitdir_shaped_folder(project_root: Path | None, relative_path: str | None
     for depth in range(len(raw)):
         folder = Path(project_root).joinpath(*raw[:depth])
         below = [part.lower() for part in raw[depth:]]
-        head = (folder / "HEAD").is_file() or below == ["head"]
-        objects = (folder / "objects").is_dir() or (len(below) > 1 and below[0] == "objects")
-        refs = (folder / "refs").is_dir() or (len(below) > 1 and below[0] == "refs")
-        if head and objects and refs:
+        if git_dir_shaped(folder):
+            return True
+        # A write may also complete the shape; a link or a dangling HEAD counts as git counts it.
+        head = os.path.lexists(folder / "HEAD") or below == ["head"]
+        common = os.path.lexists(folder / "commondir") or below == ["commondir"]
+        objects = os.path.lexists(folder / "objects") or (len(below) > 1 and below[0] == "objects")
+        refs = os.path.lexists(folder / "refs") or (len(below) > 1 and below[0] == "refs")
+        if head and (common or (objects and refs)):
             return True
     return False
 

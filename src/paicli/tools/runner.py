@@ -49,8 +49,9 @@ from paicli.tools.context import Offloader, OutputSink, SaveMemory, ToolContext
 from paicli.tools.executor import CommandExecutors
 from paicli.tools.files import edit_preview
 from paicli.tools.guards import PathDenied, PathGuard
-from paicli.tools.policy import HEADLINE_NOTICE, TurnToolPolicy
+from paicli.tools.policy import HEADLINE_NOTICE, MEMORY_NO_HUMAN, TurnToolPolicy
 from paicli.tools.registry import Tool, builtin_tools
+from paicli.tools.rerun import RerunContext, offer_rerun
 from paicli.tools.schema import ArgumentError, ToolOutput, ToolSpec, argument_error_text, parse_arguments
 from paicli.tools.verdict import Ask, Deny, decide
 from paicli.tools.web import WebTools
@@ -79,9 +80,11 @@ class ToolRunner:
         batch_timeout: float = BATCH_TIMEOUT_SECONDS,
         audit: AuditLog | None = None,
         executors: CommandExecutors | None = None,
+        notices: Callable[[str], None] | None = None,
     ) -> None:
         """`executors`: how commands run (default: the approval state's sandbox setting decides, as the
-        composition root's `session_executors` does)."""
+        composition root's `session_executors` does). `notices`: where a line for the person goes (the
+        session's notice board; stderr without a REPL)."""
         self.project_root = Path(project_root)
         self.env = env if env is not None else EnvLookup()
         self.approver: Approver = approver if approver is not None else DenyingApprover()
@@ -106,6 +109,7 @@ class ToolRunner:
                 self.approval.sandbox, str(home_dir(lookup)), lambda: configured_keys(lookup)
             )
         self.executors = executors
+        self.notices = notices
         self.turn_hooks: list[Callable[[], None]] = []  # run when a top-level turn starts (MCP list updates)
         self.checkpoint: TurnCheckpoint | None = None  # workspace snapshot before a turn's first change
 
@@ -280,35 +284,42 @@ class TurnToolSet:
         try:
             with cancel_scope(cancel):  # deep bounded waits (the memory lock) also stop on this call's cancel
                 output = tool.handler(args, self.runner.context(cancel, on_output, auto_run=auto_run))
+                if auto_run and output.metadata.get("sandbox_refused"):
+                    output = offer_rerun(self.runner, tool, args, output, RerunContext(cancel, on_output))
         except PathDenied as denied:
             return ToolOutput(str(denied), success=False, blocked=True, outcome="refused")
         except Exception:
             self.policy.observe(tool.spec, call.arguments)
             raise
-        self.policy.observe(tool.spec, call.arguments, output.metadata.get("discovered_urls", ()))
+        urls = output.metadata.get("discovered_urls", ())
+        self.policy.observe(tool.spec, call.arguments, urls, brought_content=output.outside_content)
         return output
 
     def _refusal(self, tool: Tool, args: dict[str, Any]) -> tuple[ToolOutput | None, bool]:
         """The call's verdict (tools/verdict.py) acted on: a refusal is never executed; an ask goes to the
-        approver. The flag: the call runs without a human's yes (a command then runs by the unasked executor)."""
+        approver, unless only a person may allow it and the approver is none (issue 37: refused, and said to the
+        model and to the person). The flag: the call runs without a human's yes (by the unasked executor)."""
         runner = self.runner
         verdict = decide(tool.spec, args, self.policy, runner.paths, runner.approval, runner.project_root)
         if isinstance(verdict, Deny):
             return ToolOutput(verdict.reason, success=False, blocked=True, outcome="refused"), False
+        if isinstance(verdict, Ask) and verdict.human_only and not runner.approver.asks_human:
+            if runner.notices is not None:
+                runner.notices(self.policy.no_human_notice(args))
+            return ToolOutput(MEMORY_NO_HUMAN, success=False, blocked=True, outcome="refused"), False
         if isinstance(verdict, Ask):
-            return self._ask(tool.spec, args, verdict.reason, verdict.relative_path), False
+            return self._ask(tool.spec, args, verdict), False
         self._note_write(tool.spec, verdict.relative_path)
         return None, verdict.unasked
 
-    def _ask(
-        self, spec: ToolSpec, args: dict[str, Any], reason: str, relative: str | None
-    ) -> ToolOutput | None:
-        scope = self.runner.approval.grant_scope(spec, args)
+    def _ask(self, spec: ToolSpec, args: dict[str, Any], verdict: Ask) -> ToolOutput | None:
+        relative = verdict.relative_path
+        scope = None if verdict.human_only else self.runner.approval.grant_scope(spec, args)
         request = ApprovalRequest(
             spec.name,
             args,
             approval_summary(spec, args),
-            reason,
+            verdict.reason,
             approval_preview(spec, args, self.runner.paths),
             always=scope.label() if scope is not None else None,
         )

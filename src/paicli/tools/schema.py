@@ -86,7 +86,7 @@ class ToolSpec:
     snapshot_first: bool = True  # a changing call is preceded by the turn's workspace snapshot
     # Content and network.
     external: bool = False  # brings outside content into the session (memory guard)
-    reads_project: bool = False  # its output carries repository text (a memory write after it asks)
+    reads_project: bool = False  # its output carries repository text (a memory write after it needs a person)
     web: bool = False  # refused at execution when the turn must stay offline (the definition stays)
     url_param: str | None = None  # fetches this URL: only URLs the user gave or this turn's search found
     discovers_urls: bool = False  # the `discovered_urls` of its results become fetchable in this turn
@@ -268,3 +268,6 @@ class ToolOutput:
     metadata: dict[str, Any] = field(default_factory=dict)
     offloaded: bool = False  # the handler already applied L1 offload (execute_command)
     outcome: ToolOutcome | None = None  # when the flags do not say it all (cancelled, denied): see tools.base
+    # False: the text is paicli's own (a search that could not run, a refused address), so nothing from outside
+    # reached the model and the memory guard has nothing to record
+    outside_content: bool = True

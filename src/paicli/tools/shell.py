@@ -2,9 +2,12 @@
 sandbox's in tools/sandbox/executor.py) in the project root, its own process group; timeout and cancel kill the
 whole group.
 
-Nothing a command starts outlives it: when the command ends, whatever is left of its process group
-(`sleep 100 &`, `nohup …`) is killed, and so is every process that still carries the command's marker
-variable in its environment (which also finds `setsid` / double-forked daemons that left the group).
+Nothing a command starts outlives it. On Linux every command runs under paicli's wrapper (sandbox/wrapper.py):
+sandboxed, in a PID namespace or under a subreaper; approved, unconfined under a subreaper. Either way the
+wrapper kills whatever the command left behind (`sleep 100 &`, `nohup …`, `setsid env -i … &`, double forks)
+before it exits, and dies with paicli (PDEATHSIG). Without the wrapper (elsewhere, or when it was killed on a
+timeout) what is left of the process group is killed, and so is every process that still carries the
+command's marker variable in its environment.
 
 Output capture follows spec 2.2: up to 2,000,000 chars when offloading is on (8,000 when off); more than 8,000
 chars go to the offloader with an 8,000-char head, otherwise the text is cut with `...(输出已截断)`.
@@ -23,7 +26,7 @@ import time
 import uuid
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import IO, Protocol
+from typing import IO, TYPE_CHECKING, Protocol
 
 from paicli.config.env import process_environ
 from paicli.tools.context import Offloader, OutputSink, ToolContext
@@ -31,6 +34,9 @@ from paicli.tools.executor import Capture, CommandExecutors, CommandRequest, Com
 from paicli.tools.gitrepo import git_neutral_env
 from paicli.tools.readonly import syntactically_read_only
 from paicli.tools.schema import Args, ToolOutput
+
+if TYPE_CHECKING:
+    from paicli.tools.sandbox.launch import Launch
 
 INLINE_CHARS = 8000
 OFFLOAD_CAPTURE_CHARS = 2_000_000
@@ -170,12 +176,15 @@ def _kernel_thread(entry: Path) -> bool:
     return bool(flags & _PF_KTHREAD)
 
 
-def kill_leftovers(process: Child, marker: str) -> None:
+def kill_leftovers(process: Child, marker: str, swept: bool = False) -> None:
     """After the command: its process group, then anything that escaped it but still carries the marker. A
-    process between two execs shows an empty environment for a moment, so an unsure scan is taken again."""
+    process between two execs shows an empty environment for a moment, so an unsure scan is taken again.
+    `swept`: the wrapper ended normally, having killed every descendant itself; no scan is needed."""
     process.poll()
     if _group_alive(process.pid):
         kill_group(process)
+    if swept:
+        return
     for _ in range(6):  # a dying parent may fork once more; a few passes settle it
         pids, unsure = marked_processes(marker)
         if not pids and not unsure:
@@ -208,19 +217,24 @@ def no_keys() -> tuple[str, ...]:
 
 class UnconfinedExecutor:
     """`bash -c` in the project root with the environment `scrub` leaves (tools/sandbox/environ.py), in a
-    process group of its own."""
+    process group of its own; on Linux under paicli's wrapper, unconfined: a subreaper that ends whatever the
+    command leaves behind and dies with paicli (sandbox/launch.py `prepare_approved`)."""
 
     def __init__(self, scrub: Callable[[Mapping[str, str]], dict[str, str]]) -> None:
         self._scrub = scrub
 
     def run(self, request: CommandRequest) -> CommandRun:
-        marker = new_marker()
+        from paicli.tools.sandbox.launch import Launch, prepare_approved
+
         # scrubbed first, so paicli's own git settings below are never taken for the user's and dropped; a
         # command that passes as read-only runs git with fsmonitor, hooks, pagers and editors switched off
         scrubbed = self._scrub(process_environ())
         env = dict(git_neutral_env(scrubbed)) if syntactically_read_only(request.command) else dict(scrubbed)
-        env[MARKER_ENV] = marker
-        return supervise(popen(["bash", "-c", request.command], env, request.cwd), marker, request)
+        launch = prepare_approved(request.command, env)
+        run = run_launch(launch, request)
+        if launch.supervised and wrapper_failed(run):  # the command never ran: run it as before the wrapper
+            return run_launch(Launch(["bash", "-c", request.command], env), request)
+        return run
 
 
 def unconfined(allow: tuple[str, ...] = (), keys: Keys = no_keys) -> CommandExecutors:
@@ -248,6 +262,29 @@ def popen(argv: list[str], env: Mapping[str, str], cwd: Path, fds: tuple[int, ..
     )
 
 
+def run_launch(launch: Launch, request: CommandRequest) -> CommandRun:
+    """One prepared launch, forked by the session's fork server when it can be, else a process of its own;
+    supervised until it ends."""
+    marker = new_marker()
+    launch.env[MARKER_ENV] = marker
+    process: Child | None = None
+    try:
+        if launch.inner:
+            from paicli.tools.sandbox import zygote
+
+            process = zygote.start(launch, request.cwd)
+        if process is None:
+            process = popen(launch.argv, launch.env, request.cwd, launch.fds)
+    finally:
+        launch.cleanup()  # the child has its copy of the policy fd
+    return supervise(process, marker, request, launch.supervised)
+
+
+def wrapper_failed(run: CommandRun) -> bool:
+    """The wrapper could not set itself up: the command did not run (its output says why)."""
+    return run.exit_code == SANDBOX_FAILED_EXIT and run.capture.text.startswith(SANDBOX_FAILED_PREFIX)
+
+
 def run_command(command: str, ctx: ToolContext, capture_limit: int) -> CommandRun:
     """`command` by the context's executor (a human-approved, unconfined one when it names none)."""
     request = CommandRequest(
@@ -256,9 +293,9 @@ def run_command(command: str, ctx: ToolContext, capture_limit: int) -> CommandRu
     return (ctx.executor or unconfined().approved).run(request)
 
 
-def supervise(process: Child, marker: str, request: CommandRequest) -> CommandRun:
+def supervise(process: Child, marker: str, request: CommandRequest, supervised: bool = False) -> CommandRun:
     """Capture its output until it ends (or the timeout / a cancel kills its group), then kill whatever it
-    left behind (`marker`: its MARKER_ENV value)."""
+    left behind (`marker`: its MARKER_ENV value; `supervised`: a wrapper's subreaper sweeps up after it)."""
     capture = Capture(request.capture_limit)
     assert process.stdout is not None
     reader = threading.Thread(
@@ -284,7 +321,9 @@ def supervise(process: Child, marker: str, request: CommandRequest) -> CommandRu
         process.wait()
     finally:
         unregister()
-        kill_leftovers(process, marker)
+        # a wrapper that ended on its own has swept up its descendants; one killed on a timeout may not have
+        swept = supervised and not timed_out and not killed.is_set() and process.returncode != -signal.SIGKILL
+        kill_leftovers(process, marker, swept)
     # Whatever escaped even the marker sweep may keep the pipe open; do not hang on it.
     reader.join(timeout=2.0)
     with contextlib.suppress(Exception):
@@ -316,9 +355,11 @@ def execute_command(args: Args, ctx: ToolContext) -> ToolOutput:
     run = run_command(command, ctx, capture_limit(ctx.offloader))
     output, offloaded = render_output(run.capture, ctx.offloader)
     body = output if output.strip() else "(无输出)"
+    notes = "".join(f"{note}\n" for note in run.notes)  # first: the -p summary line and the REPL show it
+    refused = {"sandbox_refused": True} if run.sandbox_refused else {}
     if run.cancelled:
         return ToolOutput(
-            f"用户取消了命令执行，已终止整个进程组。\n命令: {command}\n已有输出:\n{body}",
+            f"{notes}用户取消了命令执行，已终止整个进程组。\n命令: {command}\n已有输出:\n{body}",
             success=False,
             blocked=True,
             offloaded=offloaded,
@@ -327,24 +368,24 @@ def execute_command(args: Args, ctx: ToolContext) -> ToolOutput:
     if run.timed_out:
         seconds = f"{ctx.command_timeout_seconds:g}"
         return ToolOutput(
-            f"⏱️ 命令执行超时（{seconds} 秒），已终止整个进程组。\n命令: {command}\n已有输出:\n{body}",
+            f"{notes}⏱️ 命令执行超时（{seconds} 秒），已终止整个进程组。\n命令: {command}\n已有输出:\n{body}",
             success=False,
             timed_out=True,
             offloaded=offloaded,
-            metadata={"limit_seconds": ctx.command_timeout_seconds},
+            metadata={"limit_seconds": ctx.command_timeout_seconds, **refused},
         )
     code = run.exit_code if run.exit_code is not None else -1
     if run.not_started:
         return ToolOutput(
-            f"❌ 命令沙箱没能启动，命令未执行: {command}\n{body.rstrip(chr(10))}",
+            f"{notes}❌ 命令沙箱没能启动，命令未执行: {command}\n{body.rstrip(chr(10))}",
             success=False,
             blocked=True,
             outcome="refused",
         )
     status = f"退出码: {code}" if code >= 0 else f"退出码: {code}（被信号 {-code} 终止）"
     return ToolOutput(
-        f"{body.rstrip(chr(10))}\n{status}",
+        f"{notes}{body.rstrip(chr(10))}\n{status}",
         success=code == 0,
         offloaded=offloaded,
-        metadata={"exit_code": code},
+        metadata={"exit_code": code, **refused},
     )

@@ -4,7 +4,8 @@ returned as a typed verdict with its reason. The runner acts on it (runs, asks t
 renders what the model and the user read from it; nothing downstream recognises a refusal by its text.
 
 The order is the contract: the turn policy, then the path guard, then the command rules refuse; only a call
-none of them refused can need a human (approval rules, then a memory write the user did not ask for)."""
+none of them refused can need a human (approval rules, then a memory write the user did not ask for); a memory
+write after text the user did not write needs a person whatever the approval rules say (`human_only`)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from paicli.tools.approval import ApprovalState
+from paicli.tools.approval import ApprovalNeed, ApprovalState
 from paicli.tools.guards import PathDenied, PathGuard, command_denial
 from paicli.tools.schema import ToolSpec
 
@@ -27,6 +28,7 @@ class Allow:
 class Ask:
     reason: str
     relative_path: str | None
+    human_only: bool = False  # only a person's answer will do (issue 37): never --yes, a grant or no one
 
 
 @dataclass(frozen=True)
@@ -42,7 +44,7 @@ class TurnPolicy(Protocol):
 
     def denial(self, spec: ToolSpec, args: dict[str, object]) -> str | None: ...
 
-    def memory_approval_reason(self, spec: ToolSpec, args: dict[str, object]) -> str | None: ...
+    def memory_need(self, spec: ToolSpec, args: dict[str, object], yes: bool) -> ApprovalNeed | None: ...
 
 
 def decide(
@@ -65,11 +67,11 @@ def decide(
     if denial is not None:
         return Deny(denial)
     need = approval.needs_approval(spec, args, relative, project_root)
+    memory = policy.memory_need(spec, args, approval.yes)  # issues 26 and 37
+    if memory is not None and (need is None or memory.human_only):
+        need = memory
     if need is not None:
-        return Ask(need.reason, relative)
-    memory_reason = None if approval.yes else policy.memory_approval_reason(spec, args)
-    if memory_reason is not None:  # memory writes the user did not ask for (issue 26)
-        return Ask(memory_reason, relative)
+        return Ask(need.reason, relative, need.human_only)
     return Allow(relative, approval.runs_unasked(spec, args))
 
 

@@ -293,17 +293,20 @@ class WebTools:
         max_chars = max(int(args.get("max_chars", 8000)), 200)
         if not self._take_slot():
             return ToolOutput(
-                f"❌ web_fetch 调用过于频繁（每分钟最多 {FETCHES_PER_MINUTE} 次），请稍后再试", success=False
+                f"❌ web_fetch 调用过于频繁（每分钟最多 {FETCHES_PER_MINUTE} 次），请稍后再试",
+                success=False,
+                outside_content=False,
             )
         try:
             page = self.get(url, ctx.cancel)
         except WebDenied as denied:
             text = str(denied)
-            return ToolOutput(text, success=False, blocked=text.startswith(WEB_DENIED))
+            return ToolOutput(text, success=False, blocked=text.startswith(WEB_DENIED), outside_content=False)
         except urllib.error.HTTPError as error:
             return ToolOutput(f"❌ 抓取失败: HTTP {error.code} {error.reason}（{url}）", success=False)
         except (urllib.error.URLError, OSError, ValueError) as error:
-            return ToolOutput(f"❌ 抓取失败: {getattr(error, 'reason', error)}（{url}）", success=False)
+            reason = getattr(error, "reason", error)
+            return ToolOutput(f"❌ 抓取失败: {reason}（{url}）", success=False, outside_content=False)
         return ToolOutput(render_page(page, max_chars), metadata={"url": page.url})
 
     def web_search(self, args: Args, ctx: ToolContext) -> ToolOutput:
@@ -312,13 +315,15 @@ class WebTools:
         try:
             provider = choose_provider(self._env)
         except SearchConfigError as error:
-            return ToolOutput(f"❌ 未配置搜索服务: {error}", success=False)
+            return ToolOutput(f"❌ 未配置搜索服务: {error}", success=False, outside_content=False)
         try:
             hits = provider_search(self._env, provider)(self, query, top_k, ctx.cancel)
         except urllib.error.HTTPError as error:
-            return ToolOutput(f"❌ 搜索失败: {provider} 返回 HTTP {error.code} {error.reason}", success=False)
+            failure = f"❌ 搜索失败: {provider} 返回 HTTP {error.code} {error.reason}"
+            return ToolOutput(failure, success=False, outside_content=False)  # the configured API's status
         except (urllib.error.URLError, OSError, ValueError) as error:
-            return ToolOutput(f"❌ 搜索失败（{provider}）: {getattr(error, 'reason', error)}", success=False)
+            failure = f"❌ 搜索失败（{provider}）: {getattr(error, 'reason', error)}"
+            return ToolOutput(failure, success=False, outside_content=False)
         return render_results(query, [(h.title, h.url, h.snippet) for h in hits])
 
     # Search APIs are configured endpoints, not model-chosen URLs: they skip the public-address gate.

@@ -1,23 +1,15 @@
 """The sandbox as a command executor (tools/executor.py): a command nobody approved runs confined, forked by
-the session's fork server when it can be, else in a wrapper process of its own; while the sandbox is off or
+the session's fork server when it can be, else in a wrapper process of its own, and is checked afterwards
+(protected entries it created quarantined, what the sandbox refused explained); while the sandbox is off or
 unavailable it runs unconfined without any secret-looking variable, as paicli ran it before the sandbox."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from paicli.tools.executor import CommandExecutor, CommandExecutors, CommandRequest, CommandRun
 from paicli.tools.sandbox.status import SandboxGate, SandboxStatus
-from paicli.tools.shell import (
-    MARKER_ENV,
-    SANDBOX_FAILED_EXIT,
-    SANDBOX_FAILED_PREFIX,
-    Child,
-    Keys,
-    new_marker,
-    no_keys,
-    popen,
-    supervise,
-    unconfined,
-)
+from paicli.tools.shell import Keys, no_keys, run_launch, unconfined, wrapper_failed
 
 
 class SandboxExecutor:
@@ -36,29 +28,25 @@ class SandboxExecutor:
         self._keys = keys
 
     def run(self, request: CommandRequest) -> CommandRun:
+        """Run confined; afterwards the protected entries it created are quarantined and what the sandbox
+        refused is explained (sandbox/fence.py), whatever the command printed or however it ended."""
         from paicli.config.env import process_environ
         from paicli.tools.gitrepo import git_neutral_env
-        from paicli.tools.sandbox import zygote
         from paicli.tools.sandbox.environ import sandbox_env
+        from paicli.tools.sandbox.fence import after_command
         from paicli.tools.sandbox.launch import prepare
 
-        marker = new_marker()
+        # scrubbed first, then paicli's own git settings (never taken for the user's and dropped)
         scrubbed = sandbox_env(process_environ(), self._allow, self._keys())
         launch = prepare(
             request.command, request.cwd, git_neutral_env(scrubbed), self.status, paicli_home=self._home
         )
-        launch.env[MARKER_ENV] = marker
-        process: Child | None = zygote.start(launch, request.cwd) if launch.inner else None
-        try:
-            if process is None:
-                process = popen(launch.argv, launch.env, request.cwd, launch.fds)
-        finally:
-            launch.cleanup()  # the child has its copy of the policy fd
-        run = supervise(process, marker, request)
-        failed = run.exit_code == SANDBOX_FAILED_EXIT and run.capture.text.startswith(SANDBOX_FAILED_PREFIX)
-        return CommandRun(
-            run.capture, run.exit_code, run.timed_out, run.cancelled, run.pid, not_started=failed
-        )
+        run = run_launch(launch, request)
+        notes: list[str] = []
+        refused = False
+        if launch.fence is not None:
+            notes, refused = after_command(launch.fence, run.capture.text, request.cwd)
+        return replace(run, not_started=wrapper_failed(run), notes=tuple(notes), sandbox_refused=refused)
 
 
 class GatedExecutor:

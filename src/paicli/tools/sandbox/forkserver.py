@@ -15,9 +15,12 @@ import sys
 
 TYPE_CHECKING = False  # mypy's name for "only while type-checking"
 if TYPE_CHECKING:
-    from paicli.tools.sandbox import wrapper
+    from paicli.tools.sandbox import nsroot, wrapper
 else:
-    import wrapper  # beside us on sys.path (the boot line puts it there): no package to import
+    import nsroot  # beside us on sys.path (the boot line puts it there): no package to import
+    import wrapper
+
+_trees: dict[tuple[tuple[str, str], ...], tuple[int, int] | None] = {}  # plan -> prepared namespaces
 
 
 def serve(control_fd: int, parent: int) -> None:
@@ -71,12 +74,13 @@ def _accept(
     reply = socket.socket(fileno=reply_fd)
     try:
         data = wrapper._read_fd(memfd)  # paicli left the offset at 0
+        tree = _tree(wrapper.parse_request(data))
         pid = os.fork()
     except OSError as error:
         _reply(reply, f"error {error}".encode())
         pid = -1
     if pid == 0:
-        _child(os.getppid(), data, stdin, stdout)
+        _child(os.getppid(), data, stdin, stdout, tree)
     os.close(stdin)
     os.close(stdout)
     if pid < 0:
@@ -91,12 +95,31 @@ def _accept(
     return True
 
 
-def _child(zygote: int, data: bytes, stdin: int, stdout: int) -> None:
+def _tree(request: wrapper.Request) -> tuple[int, int] | None:
+    """The prepared namespaces for this request's file tree, made on first use (None: build per command)."""
+    if not (request.confine and request.userns and request.scratch and request.mounts):
+        return None
+    key = tuple(request.mounts)
+    if key not in _trees:
+        for stale in _trees.values():  # one tree at a time: another plan means the session's paths moved
+            for fd in stale or ():
+                os.close(fd)
+        _trees.clear()
+        try:
+            _trees[key] = nsroot.prepare(request.mounts, request.scratch)
+        except (OSError, wrapper.SandboxError):
+            _trees[key] = None
+    return _trees[key]
+
+
+def _child(zygote: int, data: bytes, stdin: int, stdout: int, tree: tuple[int, int] | None = None) -> None:
     """In the forked child: never returns to the zygote's loop, whatever happens."""
     try:
         _die_with(zygote)
         if os.getppid() != zygote:
             os._exit(wrapper.SANDBOX_FAILED)
+        if tree is not None:
+            nsroot.join(tree)  # before anything else is closed: the descriptors are the zygote's
         os.setpgid(0, 0)  # its own group for paicli's killpg, as start_new_session gives a wrapper
         for fd, target in ((stdin, 0), (stdout, 1), (stdout, 2)):
             os.dup2(fd, target)
@@ -104,8 +127,10 @@ def _child(zygote: int, data: bytes, stdin: int, stdout: int) -> None:
         for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE):
             signal.signal(sig, signal.SIG_DFL)
         request = wrapper.parse_request(data)
+        request.parent = 0  # ours is the server (checked above), not the paicli a wrapper process has
+        request.joined = tree is not None
         os.chdir(request.cwd)
-        wrapper.confine_and_run(request.userns, request.rules, request.argv, request.env)
+        wrapper.confine_and_run(request, request.argv, request.env)
     except (OSError, wrapper.SandboxError) as error:
         os.write(2, f"paicli-sandbox: {error}\n".encode())
     except BaseException:

@@ -1,5 +1,7 @@
-"""One sandboxed command: wrapper argv, the policy in a memfd (no file to write and delete per command),
-the scrubbed environment; and the session's private temp folder, made on first use, removed at exit."""
+"""One command's launch: wrapper argv, the policy in a memfd (no file to write and delete per command), the
+environment; and the session's private temp folder, made on first use, removed at exit. A sandboxed command
+also carries its Fence (what the check afterwards needs); a command a human approved runs under the same
+wrapper unconfined, which only keeps its descendants from outliving it (a subreaper)."""
 
 from __future__ import annotations
 
@@ -7,17 +9,29 @@ import atexit
 import contextlib
 import os
 import shutil
+import sys
 import tempfile
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from paicli.tools.sandbox.rules import command_rules, encode_policy
+from paicli.tools.sandbox.mounts import MountOp, mount_plan
+from paicli.tools.sandbox.rules import Policy, command_policy, encode_policy
 from paicli.tools.sandbox.status import SandboxStatus, wrapper_argv
 
 _tmp_lock = threading.Lock()
 _tmp: list[Path] = []
+
+
+@dataclass(frozen=True)
+class Fence:
+    """One sandboxed command's policy as the check after it needs it (aftercheck.py, denials.py)."""
+
+    policy: Policy
+    plan: tuple[MountOp, ...] | None  # the namespace's file tree; None without user namespaces
+    paicli_home: str | None
+    home: str
 
 
 @dataclass(frozen=True)
@@ -27,6 +41,8 @@ class Launch:
     fds: tuple[int, ...] = ()  # to pass to the child; closed by cleanup()
     policy: bytes = b""  # for the fork server: the policy and the command inside the wrapper
     inner: tuple[str, ...] = ()
+    fence: Fence | None = None
+    supervised: bool = False  # a wrapper (a subreaper) takes every descendant down with the command
 
     def cleanup(self) -> None:
         for fd in self.fds:
@@ -65,9 +81,12 @@ def prepare(
     """`env`: the command's environment, already cut to the allow-list (`environ.sandbox_env`); the result
     adds the sandbox's own variables."""
     tmp = private_tmp()
-    rules = command_rules(project_root, env, str(tmp), paicli_home)
-    policy = encode_policy(rules, status.userns)
-    fd = _policy_fd(policy)
+    policy = command_policy(project_root, env, str(tmp), paicli_home)
+    home = os.path.realpath(env.get("HOME") or os.path.expanduser("~"))
+    plan = mount_plan(policy.exposed, [home]) if status.userns else None
+    extra = [("parent", str(os.getpid())), *(([("scratch", str(tmp)), *plan]) if plan else [])]
+    data = encode_policy(policy.rules, status.userns, extra)
+    fd = _policy_fd(data)
     child_env = dict(env)
     child_env.update(
         {
@@ -78,4 +97,18 @@ def prepare(
     )
     inner = ("bash", "-c", command)
     forked = status.zygote and "\0" not in command  # a NUL fails in the wrapper path with Popen's own error
-    return Launch(wrapper_argv(f"fd:{fd}", list(inner)), child_env, (fd,), policy, inner if forked else ())
+    fence = Fence(policy, plan, paicli_home, home)
+    argv = wrapper_argv(f"fd:{fd}", list(inner))
+    return Launch(argv, child_env, (fd,), data, inner if forked else (), fence, supervised=True)
+
+
+def prepare_approved(command: str, env: dict[str, str]) -> Launch:
+    """A command a human approved (or that needs no sandbox): unconfined, but under the wrapper's subreaper so
+    that nothing it starts (`setsid … &`, `nohup`, a double fork, `env -i`) outlives it. Linux only: elsewhere
+    the plain shell, and the caller's process-group and marker sweep."""
+    inner = ("bash", "-c", command)
+    if not sys.platform.startswith("linux") or "\0" in command:
+        return Launch(list(inner), env)
+    data = encode_policy([], False, [("confine", "0"), ("parent", str(os.getpid()))])
+    fd = _policy_fd(data)
+    return Launch(wrapper_argv(f"fd:{fd}", list(inner)), env, (fd,), data, inner, supervised=True)

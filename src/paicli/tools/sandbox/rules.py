@@ -2,21 +2,25 @@
 
 Landlock only ever adds rights and a rule on a folder covers everything beneath it, so "write the project but
 not its `.git/`" is expressed by splitting: a folder holding a protected entry gets no rule of its own beyond
-listing, and each of its other entries gets the full right. Limits that follow: a
-split folder (the project root, any folder holding `.git`, `.env`, `PAI.md`, …) accepts no new entries, and
-dependency/cache folders (node_modules, .venv, …) are read-only as a whole without being walked (README,
-"Command sandbox").
+listing, and each of its other entries gets the full right. Rules are placed on real places only: a symlink in
+the project gets no rule (Landlock would put it on the link's target, wherever that is), so a link can neither
+move the fence nor lend its name to a target. Limits that follow: a split folder (the project root, any folder
+holding `.git`, `.env`, `PAI.md`, …) accepts no new entries, and dependency/cache folders (node_modules, .venv,
+…) are read-only as a whole without being walked (README, "Command sandbox"). Protected entries a command
+creates in writable folders are found afterwards from the walk kept here (`aftercheck.py`).
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from paicli.skipdirs import SKIPPED_DIRS
+from paicli.tools.gitrepo import git_dir_shaped
 
 Rule = tuple[str, str]  # (ro | rw | dir, absolute path; rof | rwf: the path is a file)
 WALK_BUDGET = 5_000  # folders visited per command; past it the rest of the project is read-only
@@ -59,48 +63,64 @@ HOME_SECRETS = (
 # Tool installs whose launchers on PATH need their whole folder (pyenv shims, rustup proxies).
 TOOL_ROOTS = frozenset({".pyenv", ".rustup", ".nvm", ".rbenv", ".volta", ".deno", ".bun", ".sdkman"})
 PROTECTED_DIR_NAMES = frozenset({".git", ".paicli"})
+PROTECTED_FILE_NAMES = frozenset({".envrc", ".gitmodules"})
 
 
 def protected_name(name: str) -> bool:
     """What configures paicli, git or the shell: never written by a sandboxed command."""
     lowered = name.lower()
-    if lowered in PROTECTED_DIR_NAMES or lowered == ".envrc" or lowered.startswith(".env"):
+    if lowered in PROTECTED_DIR_NAMES or lowered in PROTECTED_FILE_NAMES or lowered.startswith(".env"):
         return True
     return lowered.startswith("pai") and lowered.endswith(".md")
 
 
-def git_dir_shaped(path: str) -> bool:
-    """HEAD (even a dangling symlink) beside objects/ and refs/: git would take the folder for a repository."""
-    return os.path.lexists(os.path.join(path, "HEAD")) and all(
-        os.path.isdir(os.path.join(path, name)) for name in ("objects", "refs")
-    )
-
-
 @dataclass
-class _Walk:
-    special: dict[str, str]
-    budget: int
+class ProjectWalk:
+    """The project as the walk before a command saw it: `special` maps protected entries and folders that are
+    read-only as a whole to "ro" (or "none"); `folders` maps every other folder walked (the writable ones) to
+    its (inode, change time), so the check after the command re-lists only folders that changed."""
+
+    root: str
+    special: dict[str, str] = field(default_factory=dict)
+    folders: dict[str, tuple[int, int]] = field(default_factory=dict)
+    started_ns: int = 0
+    budget: int = 0
+
+
+def walk_project(root: str, budget: int = WALK_BUDGET) -> ProjectWalk:
+    walk = ProjectWalk(root, budget=budget, started_ns=time.time_ns())
+    _visit(root, walk)
+    return walk
 
 
 def find_special(root: str, budget: int = WALK_BUDGET) -> dict[str, str]:
     """Every protected entry under `root` (→ "ro"); once the budget is spent, unvisited folders (→ "ro")."""
-    walk = _Walk({}, budget)
-    _visit(root, walk)
-    return walk.special
+    return walk_project(root, budget).special
 
 
-def _visit(folder: str, walk: _Walk) -> None:
+def _stamp(path: str) -> tuple[int, int] | None:
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    return info.st_ino, info.st_ctime_ns
+
+
+def _visit(folder: str, walk: ProjectWalk) -> None:
     if walk.budget <= 0:
         walk.special[folder] = "ro"
         return
     walk.budget -= 1
+    stamp = _stamp(folder)
     try:
         entries = list(os.scandir(folder))
     except OSError:
         return
+    if stamp is not None:
+        walk.folders[folder] = stamp
     for entry in entries:
         if protected_name(entry.name):
-            walk.special[entry.path] = "ro"
+            walk.special[entry.path] = "ro"  # a link too: its folder is split, so it cannot be replaced
             continue
         try:
             is_dir = entry.is_dir(follow_symlinks=False)
@@ -114,9 +134,12 @@ def _visit(folder: str, walk: _Walk) -> None:
             _visit(entry.path, walk)
 
 
-def split_rules(top: str, special: Mapping[str, str], kind: str, is_dir: bool = True) -> list[Rule]:
+def split_rules(
+    top: str, special: Mapping[str, str], kind: str, is_dir: bool = True, *, links: bool = False
+) -> list[Rule]:
     """Rules giving `kind` beneath `top` except at `special` paths, which get their own kind ("none": nothing).
-    A file's rule says so (`rof`, `rwf`): the wrapper then need not look."""
+    A file's rule says so (`rof`, `rwf`): the wrapper then need not look. A symlink beneath `top` gets no rule
+    unless `links` (a trusted tree such as /etc): Landlock would grant its target, wherever that lies."""
     suffix = "" if is_dir else "f"
     if top in special:
         return [] if special[top] == "none" else [(special[top] + suffix, top)]
@@ -130,10 +153,12 @@ def split_rules(top: str, special: Mapping[str, str], kind: str, is_dir: bool = 
         return rules
     for entry in entries:
         try:
-            child_is_dir = entry.is_dir()  # a symlink's rule lands on its target, as Landlock resolves it
+            if entry.is_symlink() and not links:
+                continue  # reached at its real place, if that is inside the project; never through here
+            child_is_dir = entry.is_dir()  # in a trusted tree a link's rule lands on its target
         except OSError:
             continue
-        rules += split_rules(entry.path, special, kind, child_is_dir)
+        rules += split_rules(entry.path, special, kind, child_is_dir, links=links)
     return rules
 
 
@@ -161,24 +186,48 @@ def program_dirs(path_var: str, home: str | None) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def command_rules(
+@dataclass(frozen=True)
+class Policy:
+    """One command's file policy: the Landlock rules, the walk they came from (for the check afterwards), the
+    secrets they leave out, and the paths its own file tree shows where user namespaces allow one."""
+
+    rules: tuple[Rule, ...]
+    walk: ProjectWalk
+    secrets: tuple[str, ...]
+    exposed: tuple[str, ...]
+
+
+def command_policy(
     project: Path, env: Mapping[str, str], private_tmp: str, paicli_home: str | None
-) -> list[Rule]:
+) -> Policy:
     """The whole file policy of one sandboxed command."""
     root = os.path.realpath(project)
     home = env.get("HOME")
     secrets = home_secrets(home, paicli_home)
-    special = find_special(root)
-    special.update({path: "none" for path in secrets if path == root or path.startswith(root + "/")})
-    rules = split_rules(root, special, "rw")
+    walk = walk_project(root)
+    walk.special.update({path: "none" for path in secrets if path == root or path.startswith(root + "/")})
+    rules = split_rules(root, walk.special, "rw")
     rules += [("ro", path) for path in SYSTEM_READ]
-    rules += _readable_outside(program_dirs(env.get("PATH", ""), home), root, secrets)
+    outside = _readable_outside(program_dirs(env.get("PATH", ""), home), root, secrets)
+    rules += outside
     # only root can read shadow, sudoers and host keys anyway: split /etc (one rule per entry) just for root
     hidden_etc = {f"/etc/{name}": "none" for name in ETC_SECRETS} if os.geteuid() == 0 else {}
-    rules += split_rules("/etc", hidden_etc, "ro")
+    rules += split_rules("/etc", hidden_etc, "ro", links=True)
     rules += [("dir", "/dev")] + [("rwf", path) for path in DEVICES_RW] + [("rof", p) for p in DEVICES_RO]
     rules.append(("rw", private_tmp))
-    return rules
+    readable = [root, private_tmp, "/etc", *SYSTEM_READ, *(path for _, path in outside)]
+    # the PATH entries as written (a link to a readable folder), so a program is found under the name given
+    named = [
+        entry
+        for entry in env.get("PATH", "").split(":")
+        if entry.startswith("/") and _covered(os.path.realpath(entry), readable)
+    ]
+    exposed = (*readable, *DEVICES_RW, *DEVICES_RO, *named)
+    return Policy(tuple(rules), walk, tuple(secrets), tuple(dict.fromkeys(exposed)))
+
+
+def _covered(path: str, folders: Iterable[str]) -> bool:
+    return any(path == folder or path.startswith(folder.rstrip("/") + "/") for folder in folders)
 
 
 def _readable_outside(paths: Iterable[str], root: str, secrets: list[str]) -> list[Rule]:
@@ -191,9 +240,9 @@ def _readable_outside(paths: Iterable[str], root: str, secrets: list[str]) -> li
     return rules
 
 
-def encode_policy(rules: Iterable[Rule], userns: bool) -> bytes:
-    """The wrapper's NUL-separated policy file."""
+def encode_policy(rules: Iterable[Rule], userns: bool, extra: Iterable[tuple[str, str]] = ()) -> bytes:
+    """The wrapper's NUL-separated policy file; `extra`: its other fields (parent, scratch, the mount plan)."""
     fields = [b"userns", b"1" if userns else b"0"]
-    for kind, path in rules:
+    for kind, path in (*rules, *extra):
         fields += [kind.encode(), os.fsencode(path)]
     return b"\0".join(fields) + b"\0"

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from paicli.config import knobs
+from paicli.config.env import process_environ
 from paicli.config.values import SandboxValues
 
 WRAPPER = Path(__file__).with_name("wrapper.py")
@@ -80,11 +81,16 @@ def _wrapper_runs(userns: bool) -> tuple[bool, str]:
     import subprocess
     import tempfile
 
+    from paicli.tools.sandbox.mounts import mount_plan
     from paicli.tools.sandbox.rules import encode_policy
 
     with tempfile.TemporaryDirectory(prefix="paicli-sbx-probe-") as folder:
         policy = Path(folder) / "policy"
-        policy.write_bytes(encode_policy([("ro", path) for path in _PROBE_READ], userns))
+        # with namespaces the file tree is built too: a kernel (or an LSM) may allow the namespaces, not mounts
+        tree = [("scratch", folder), *mount_plan([*_PROBE_READ, folder])] if userns else []
+        policy.write_bytes(encode_policy([("ro", path) for path in _PROBE_READ], userns, tree))
+        environ = dict(process_environ())
+        path = ":".join(filter(None, (environ.get("PATH"), "/usr/bin:/bin")))
         try:
             done = subprocess.run(
                 wrapper_argv(str(policy), ["true"]),
@@ -92,6 +98,8 @@ def _wrapper_runs(userns: bool) -> tuple[bool, str]:
                 capture_output=True,
                 timeout=PROBE_TIMEOUT_SECONDS,
                 check=False,
+                cwd=folder,
+                env={**environ, "PATH": path},
             )
         except (OSError, subprocess.SubprocessError) as error:
             return False, str(error)

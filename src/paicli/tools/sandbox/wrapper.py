@@ -5,12 +5,17 @@ Run as its own program (never imported by paicli): paicli has threads, so the ru
 sandbox's per-command overhead.
 
 POLICY is a file of NUL-separated key/value pairs:
-  userns 1|0    1: new user + network + PID namespaces (the command is PID 1, the namespace dies with it);
-                0: Landlock TCP rules deny bind/connect and a child subreaper kills every leftover descendant
+  userns 1|0    1: new user + network + PID namespaces (the command is PID 1, the namespace dies with it) and
+                a mount namespace whose root holds only the `bind` paths (nsroot.py);
+                0: Landlock TCP rules deny bind/connect, a seccomp filter denies the other sockets
+                (seccomp.py) and a child subreaper kills every leftover descendant
+  confine 0     no Landlock, no namespaces: only the subreaper (a command a human approved)
+  parent PID    the process that started us: its end ends us (SIGTERM: the command's tree goes with us)
   ro PATH       read (and execute) beneath the folder PATH
   rw PATH       read and write beneath the folder PATH
   dir PATH      list the folder PATH (and its subfolders) only
   rof/rwf PATH  the same for a file
+  scratch PATH  an empty folder to build the new root on; mdir/bind/link/to/proc PATH: its plan (mounts.py)
 Missing paths are skipped. Any failure before exec prints `paicli-sandbox: …` and exits 125.
 forkserver.py, the session's fork server, forks processes that do the same (`confine_and_run`).
 """
@@ -122,14 +127,14 @@ def _read_fd(fd: int) -> bytes:
     return b"".join(chunks)
 
 
-def read_policy(source: str) -> tuple[bool, list[tuple[str, str]]]:
+def read_policy(source: str) -> "Request":
     """`source`: a file, or `fd:N` (an inherited memfd, closed here so the command never sees it)."""
     if source.startswith("fd:"):
         data = _read_fd(int(source[3:]))
     else:
         with open(source, "rb") as handle:
             data = handle.read()
-    return (request := parse_request(data)).userns, request.rules
+    return parse_request(data)
 
 
 class Request:
@@ -137,10 +142,18 @@ class Request:
 
     def __init__(self) -> None:
         self.userns = False
+        self.confine = True
+        self.parent = 0
         self.rules: list[tuple[str, str]] = []
+        self.scratch = ""
+        self.mounts: list[tuple[str, str]] = []
+        self.joined = False  # the fork server put us in the session's prepared user and mount namespaces
         self.cwd = ""
         self.argv: list[str] = []
         self.env: dict[str, str] = {}
+
+
+_MOUNT_KEYS = (b"mdir", b"bind", b"link", b"to", b"proc")
 
 
 def parse_request(data: bytes) -> Request:
@@ -149,8 +162,16 @@ def parse_request(data: bytes) -> Request:
     for key, value in zip(fields[0::2], fields[1::2], strict=False):
         if key == b"userns":
             request.userns = value == b"1"
+        elif key == b"confine":
+            request.confine = value != b"0"
+        elif key == b"parent":
+            request.parent = int(value or b"0")
         elif key in (b"ro", b"rw", b"dir", b"rof", b"rwf"):
             request.rules.append((key.decode(), os.fsdecode(value)))
+        elif key in _MOUNT_KEYS:
+            request.mounts.append((key.decode(), os.fsdecode(value)))
+        elif key == b"scratch":
+            request.scratch = os.fsdecode(value)
         elif key == b"cwd":
             request.cwd = os.fsdecode(value)
         elif key == b"arg":
@@ -169,9 +190,14 @@ def _write(path: str, text: str) -> None:
         os.close(fd)
 
 
-def enter_namespaces() -> None:
+def enter_namespaces(joined: bool = False, others: int = _CLONE_NEWNET | _CLONE_NEWPID) -> None:
+    """New user (unless `joined` one already), network and PID namespaces; in the user namespace we keep our
+    own uid and gid."""
+    if joined:
+        _check(_call("unshare", others), "unshare(net, pid)")
+        return
     uid, gid = os.getuid(), os.getgid()
-    _check(_call("unshare", _CLONE_NEWUSER | _CLONE_NEWNET | _CLONE_NEWPID), "unshare(user, net, pid)")
+    _check(_call("unshare", _CLONE_NEWUSER | others), "unshare(user, net, pid)")
     _write("/proc/self/setgroups", "deny")
     _write("/proc/self/uid_map", f"{uid} {uid} 1")
     _write("/proc/self/gid_map", f"{gid} {gid} 1")
@@ -221,10 +247,15 @@ def _stop(signum: int, frame: object) -> None:
     raise _Stop(signum)
 
 
-def supervise(child: int, userns: bool) -> None:
+def supervise(child: int, userns: bool, scratch: str = "") -> None:
     """Wait for the command; outside namespaces also sweep up whatever it left behind (and on SIGTERM)."""
     if userns:  # our death SIGKILLs PID 1 (PDEATHSIG), which takes the whole namespace with it
         _, ended = os.waitpid(child, 0)
+        if scratch:
+            try:  # noqa: SIM105 -- contextlib costs start-up time here
+                os.rmdir(scratch)  # the new root's mount point; its tmpfs went with the namespace
+            except OSError:
+                pass
         _exit_like(ended)
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, _stop)
@@ -256,25 +287,47 @@ def _which(name: str, path: str) -> str:
     raise SandboxError(f"{name}: command not found")
 
 
-def confine_and_run(userns: bool, rules: list[tuple[str, str]], argv: list[str], env: dict[str, str]) -> None:
+def _tie_to(parent: int) -> None:
+    """SIGTERM (we then take the command's tree down) when `parent` ends; gone already: exit now."""
+    _check(_call("prctl", _PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0), "prctl(PDEATHSIG)")
+    if parent and os.getppid() != parent:
+        os._exit(SANDBOX_FAILED)
+
+
+def confine_and_run(request: Request, argv: list[str], env: dict[str, str]) -> None:
     """Namespaces (or the subreaper), then fork: the child confines itself and execs argv, we supervise it."""
-    abi = abi_version()
-    if abi < 1:
+    abi = abi_version() if request.confine else 0
+    if request.confine and abi < 1:
         raise SandboxError("Landlock is not available in this kernel")
+    userns = request.confine and request.userns
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    _tie_to(request.parent)
+    scratch = ""
     if userns:
-        enter_namespaces()
+        import nsroot  # type: ignore[import-not-found]  # beside us on sys.path, like this module
+
+        if request.scratch and request.mounts and not request.joined:
+            scratch = f"{request.scratch}/.root-{os.getpid()}"
+            os.mkdir(scratch, 0o700)
+        enter_namespaces(request.joined)
     else:
         _check(_call("prctl", _PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "prctl(CHILD_SUBREAPER)")
+        if request.confine:
+            import seccomp  # type: ignore[import-not-found]
     child = os.fork()
     if child:
-        supervise(child, userns)
+        supervise(child, userns, scratch)
         return
     try:
         _check(_call("prctl", _PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0), "prctl(PDEATHSIG)")
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # Python ignores it; `yes | head` needs it back
+        if scratch:
+            nsroot.build(request.mounts, scratch)
         program = _which(argv[0], env.get("PATH", "/usr/bin:/bin"))  # before the rules: it may import modules
-        landlock(rules, abi, deny_tcp=not userns)
+        if request.confine:
+            landlock(request.rules, abi, deny_tcp=not userns)
+        if request.confine and not userns:
+            seccomp.install()
         os.execve(program, argv, env)
     except (OSError, SandboxError) as error:
         os.write(2, f"paicli-sandbox: {error}\n".encode())
@@ -287,7 +340,7 @@ def main() -> None:
         os.write(2, b"paicli-sandbox: usage: wrapper.py POLICY -- ARGV...\n")
         os._exit(2)
     try:
-        confine_and_run(*read_policy(args[0]), args[2:], dict(os.environ))
+        confine_and_run(read_policy(args[0]), args[2:], dict(os.environ))
     except (OSError, SandboxError) as error:
         os.write(2, f"paicli-sandbox: {error}\n".encode())
         os._exit(SANDBOX_FAILED)

@@ -1,0 +1,191 @@
+"""The few stored entries a new fact can be a duplicate of, conflict with or correct (issue 49).
+
+`evolve.decide` and `store` look at every entry of the new fact's domain (same type, scope and project); this
+module finds, through indexes kept per domain, a set of candidates that contains every entry those rules can
+pick, so running them over the candidates decides exactly what running them over the whole store decides
+(tests/memory/test_candidates.py checks that on generated stores). What the rules read, and the index that
+finds it:
+
+- a duplicate (equal canonical text, or the same text with 的/地/得/是 inserted): the canonical text without
+  those particles, looked up in a dict;
+- a numeric variant (only numbers differ): the canonical text with every number masked, in a dict;
+- near-identical text (bigram Dice >= the conflict threshold): such an entry shares at least
+  m = ceil(t * a / (2 - t)) of the new text's a bigrams, so it contains one of any set of bigrams that covers
+  a - m + 1 of them; the rarest such set is searched in the domain's joined canonical text;
+- a subject relation (`evolve._related`): the entries whose lower-cased text contains one of the new fact's
+  subject words or old-value words, searched in the table's joined lower-cased text.
+
+Candidates come back in store order, which the rules depend on (the first duplicate wins).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from paicli.memory import subject as subjects
+from paicli.memory.dedup import canonicalize
+from paicli.memory.table import GLOBAL, SEPARATOR, TYPES, EntryTable
+
+if TYPE_CHECKING:
+    from paicli.memory.entry import MemoryEntry
+
+_PARTICLES = str.maketrans("", "", "的地得是")
+
+
+def duplicate_key(canonical: str) -> str:
+    return canonical.translate(_PARTICLES)
+
+
+def numeric_key(canonical: str) -> str | None:
+    from paicli.memory.dedup import _NUMBER, _NUMBER_MASK
+
+    masked = _NUMBER.sub(_NUMBER_MASK, canonical)
+    return masked if _NUMBER_MASK in masked else None
+
+
+def related_needles(incoming: MemoryEntry) -> set[str]:
+    """The words `evolve._related` looks for in stored texts (kept in step with it; the property test
+    compares the two)."""
+    new = subjects.subject_of(incoming.content)
+    needles = set(new.words) if new is not None else set()
+    for clause in subjects.old_value_clauses(incoming.content):
+        needles.update(subjects.values_in(clause))
+        needles.update(word for word in clause.split() if len(word) >= 2)
+    return needles
+
+
+def required_overlap(bigrams: int, threshold: float) -> int:
+    """The fewest bigrams a text must share with one of `bigrams` bigrams to reach Dice >= threshold."""
+    return max(1, math.ceil(threshold * bigrams / (2.0 - threshold) - 1e-9))
+
+
+@dataclass
+class _Domain:
+    """Canonical texts of one domain's rows: two dicts and a joined text (rows only added; dead ones stay)."""
+
+    revision: int = -1
+    rows: list[int] = field(default_factory=list)
+    parts: list[str] = field(default_factory=list)
+    by_duplicate: dict[str, list[int]] = field(default_factory=dict)
+    by_numbers: dict[str, list[int]] = field(default_factory=dict)
+    _joined: tuple[str, list[int]] | None = None
+
+    def add(self, row: int, canonical: str) -> None:
+        self.rows.append(row)
+        self.parts.append(canonical)
+        self.by_duplicate.setdefault(duplicate_key(canonical), []).append(row)
+        masked = numeric_key(canonical)
+        if masked is not None:
+            self.by_numbers.setdefault(masked, []).append(row)
+        self._joined = None
+
+    def joined(self) -> tuple[str, list[int]]:
+        if self._joined is None:
+            starts, at = [], 0
+            for part in self.parts:
+                starts.append(at)
+                at += len(part) + 1
+            self._joined = (SEPARATOR.join(self.parts), starts)
+        return self._joined
+
+    def rows_with(self, needles: Iterable[str]) -> set[int]:
+        import numpy as np
+
+        text, starts = self.joined()
+        positions: list[int] = []
+        for needle in needles:
+            at = text.find(needle)
+            while at >= 0:
+                positions.append(at)
+                at = text.find(needle, at + 1)
+        if not positions:
+            return set()
+        slots = np.searchsorted(np.asarray(starts), np.asarray(positions), side="right") - 1
+        return {self.rows[slot] for slot in set(slots.tolist())}
+
+
+class CandidateIndex:
+    """Per-domain indexes over an `EntryTable`, brought up to date from its change log before each lookup."""
+
+    def __init__(self, table: EntryTable) -> None:
+        self.table = table
+        self._domains: dict[tuple[int, str | None], _Domain] = {}
+        self._canonical: dict[int, str] = {}
+
+    def _key(self, kind: object, project: str | None) -> tuple[int, str | None]:
+        return (TYPES.index(str(kind)) if str(kind) in TYPES else 1, project)
+
+    def _domain(self, kind: object, project: str | None) -> _Domain:
+        key = self._key(kind, project)
+        domain = self._domains.get(key)
+        table = self.table
+        changed = table.changes_since(domain.revision) if domain is not None else None
+        if domain is None or changed is None:
+            domain = self._domains[key] = _Domain(revision=table.revision)
+            rows: Iterable[int] = (int(row) for row in table.domain(kind, project))
+        else:
+            domain.revision = table.revision
+            wanted = {int(row) for row in table.domain(kind, project)} if changed else set()
+            rows = sorted({table.row_of[i] for i in changed if i in table.row_of} & wanted)
+        for row in rows:
+            domain.add(row, self._canonical_of(row))
+        return domain
+
+    def _canonical_of(self, row: int) -> str:
+        known = self._canonical.get(row)
+        if known is None:
+            known = self._canonical[row] = canonicalize(self.table.contents[row])
+        return known
+
+    def lookup(self, incoming: MemoryEntry, threshold: float, relations: bool = True) -> list[int]:
+        """Live rows of the incoming fact's domain that the dedup/evolution rules could pick, in row order;
+        `relations=False`: duplicates only (the plain `store`)."""
+        project = None if incoming.scope == "global" else incoming.project.strip()
+        if (project is not None and not project) or not len(self.table):
+            return []  # a project entry without a project key is never in anyone's domain
+        domain = self._domain(incoming.type, project)
+        canonical = canonicalize(incoming.content)
+        found = set(domain.by_duplicate.get(duplicate_key(canonical), ()))
+        if relations:
+            masked = numeric_key(canonical)
+            if masked is not None:
+                found.update(domain.by_numbers.get(masked, ()))
+            if canonical:
+                found |= domain.rows_with(_rare_bigrams(canonical, threshold, domain.joined()[0].count))
+            needles = related_needles(incoming)
+            if needles:
+                found |= self._rows_containing(needles, domain)
+        alive = self.table.alive
+        return sorted(row for row in found if alive[row])
+
+    def _rows_containing(self, needles: set[str], domain: _Domain) -> set[int]:
+        members = set(domain.rows)
+        rows: set[int] = set()
+        for needle in needles:
+            rows.update(int(row) for row in self.table.rows_containing(needle))
+        return rows & members
+
+
+def _rare_bigrams(canonical: str, threshold: float, count: Callable[[str], int]) -> list[str]:
+    """Bigram types of `canonical` that every text with Dice >= threshold against it contains one of."""
+    occurrences: dict[str, int] = {}
+    for i in range(len(canonical) - 1):
+        pair = canonical[i : i + 2]
+        occurrences[pair] = occurrences.get(pair, 0) + 1
+    total = len(canonical) - 1
+    if total <= 0:
+        return []
+    cover = total - required_overlap(total, threshold) + 1
+    chosen: list[str] = []
+    for pair in sorted(occurrences, key=lambda pair: (count(pair), pair)):
+        if cover <= 0:
+            break
+        chosen.append(pair)
+        cover -= occurrences[pair]
+    return chosen
+
+
+__all__ = ["GLOBAL", "CandidateIndex", "duplicate_key", "numeric_key", "related_needles"]

@@ -1,0 +1,119 @@
+"""How retrieval ranks the rows of an `EntryTable` for a query (pure: arrays in, an order out).
+
+Per row: the reference's keyword score (spec 6.1: the whole query inside the text -> 1.0, else the share of
+query terms found in it, times the time decay; x 1.2), plus, with the local vector on, the cosine and a BM25
+tie-breaker, times a boost per confirmation. Issue 37's three rules:
+
+- function words are not query terms (`stopwords.py`), so `what is the` or `是什么` match nothing;
+- a match that shares no term with the query (the whole query is not in it and no query term is one of its
+  words: `tell` inside `IntelliJ`, `123` inside `1234`) counts only by meaning: it needs the cosine floor that
+  matches without any keyword hit need, and follows every match that shares a term;
+- on a tie of the reference's own score, this project's entries come before global ones (facts another
+  project saved with `--global`); the local scores order what is still tied.
+
+Order: matches that share a term (by keyword score, then scope, then total score), then the rest (by scope,
+then score); equal keys keep row order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING
+
+from paicli.memory.stopwords import content_terms
+from paicli.memory.table import EntryTable
+from paicli.memory.tokenize import tokenize
+
+if TYPE_CHECKING:
+    from paicli.memory.vector import FloatArray, IntArray, VectorIndex
+
+SCORE_FACTOR = 1.2
+VECTOR_WEIGHT = 0.5
+VECTOR_FLOOR = 0.15
+BM25_WEIGHT = (
+    0.02  # of the best BM25 score among the candidates: a tie-breaker (evals/retrieval: more costs MRR)
+)
+CONFIRMATION_BOOST = 0.1  # per confirmation the user gave (duplicate save, /memory verify, re-statement)
+MAX_CONFIRMATIONS = 5
+
+
+@dataclass(frozen=True)
+class Scored:
+    rows: IntArray  # best first
+    scores: FloatArray
+    keyword: FloatArray  # the reference's score part (0 for a match that shares no term)
+
+
+def _epoch(moment: datetime) -> float:
+    aware = moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
+    return aware.timestamp()
+
+
+def _keyword_hits(table: EntryTable, query_lower: str, terms: set[str]) -> tuple[IntArray, IntArray]:
+    """Per row: whether the whole query is in it, and how many query terms are."""
+    import numpy as np
+
+    count = len(table.ids)
+    full = np.zeros(count, dtype=np.int64)
+    if query_lower.strip():
+        full[table.rows_containing(query_lower)] = 1
+    matched = np.zeros(count, dtype=np.int64)
+    for term in terms:
+        matched[table.rows_containing(term)] += 1
+    return full, matched
+
+
+def score(
+    table: EntryTable,
+    rows: IntArray,
+    query: str,
+    now: datetime,
+    project_key: str | None,
+    index: VectorIndex | None = None,
+    positions: IntArray | None = None,
+) -> Scored:
+    """Every row of `rows` with a score > 0, best first. `index` and `positions` (row -> index position,
+    -1 when absent) switch on the local vector; without them the order is the reference's."""
+    import numpy as np
+
+    if not len(rows):  # nothing to rank: the query is not even segmented (jieba stays unloaded)
+        return Scored(rows, np.zeros(0), np.zeros(0))
+    query_lower = query.lower()
+    terms = content_terms(tokenize(query_lower))
+    full_all, matched_all = _keyword_hits(table, query_lower, terms)
+    full, matched = full_all[rows] > 0, matched_all[rows]
+    cosine = np.zeros(len(rows), dtype=np.float64)
+    holds = np.zeros(len(rows), dtype=bool)
+    bm25 = np.zeros(len(rows), dtype=np.float64)
+    if index is not None and positions is not None and len(rows):
+        place = positions[rows]
+        known = place >= 0
+        similarities = index.similarities(query)
+        bm25_all, holds_all = index.bm25(terms)
+        cosine[known] = similarities[place[known]]
+        holds[known] = holds_all[place[known]]
+        bm25[known] = bm25_all[place[known]]
+    ages = np.maximum(0.0, (_epoch(now) - table.stamp[rows]) / 3600.0)
+    decay = np.maximum(0.5, 1.0 - ages / 24.0)
+    share = matched / len(terms) * decay if terms else np.zeros(len(rows))
+    keyword = np.where(full, 1.0, share) * SCORE_FACTOR
+    shares_term = full | holds if index is not None else keyword > 0
+    term_match = (keyword > 0) & shares_term
+    meaning = ~term_match & (cosine >= VECTOR_FLOOR)
+    keep = np.flatnonzero(term_match | meaning)
+    if not len(keep):
+        return Scored(rows[:0], cosine[:0], cosine[:0])
+    vector = cosine[keep] * decay[keep] * VECTOR_WEIGHT * SCORE_FACTOR
+    best = float(bm25[keep].max())
+    if best > 0:
+        vector += bm25[keep] / best * decay[keep] * BM25_WEIGHT * SCORE_FACTOR
+    boost = 1.0 + CONFIRMATION_BOOST * np.minimum(table.confirmed[rows[keep]], MAX_CONFIRMATIONS)
+    totals = (np.where(term_match[keep], keyword[keep], 0.0) + vector) * boost
+    code = table.projects.get(project_key) if project_key else None
+    own = (table.project[rows[keep]] == code) if code is not None else np.zeros(len(keep), dtype=bool)
+    group = term_match[keep].astype(np.int64)
+    tier = np.where(term_match[keep], np.round(keyword[keep], 9), 0.0)
+    order = np.lexsort((-totals, -own.astype(np.int64), -tier, -group))
+    reported = np.where(term_match[keep], keyword[keep], 0.0)
+    return Scored(rows[keep][order], totals[order], reported[order])
