@@ -104,7 +104,9 @@ def test_links_and_skipped_directories_in_the_listing(tree: Path) -> None:
     guard = PathGuard(tree)
     listed = matching_files(Path(os.path.realpath(tree)), "**/*.py", guard.contains, CancelToken(), 200_000)
     assert "src/link_in.py" in listed  # a link to a file inside the project
-    assert "src/link_out.py" not in listed and "src/broken.py" not in listed and "src/dir_link.py" not in listed
+    assert (
+        "src/link_out.py" not in listed and "src/broken.py" not in listed and "src/dir_link.py" not in listed
+    )
     assert not any(path.startswith(("node_modules/", "src/__pycache__/", "src/.git/")) for path in listed)
     assert "src/.hidden.py" in listed and ".hidden_dir/f.py" in listed
     assert not any(path.startswith(("linked_in/", "linked_out/")) for path in listed)  # `**` skips links
