@@ -37,7 +37,12 @@ def _call_ids(message: Message) -> tuple[str, ...]:
     return tuple(call.id for call in message.tool_calls)
 
 
+def _text(message: Message) -> str:
+    return message.text
+
+
 _CALL_IDS = PrefixValues(_call_ids)  # the loop asks after every tool-call response; only new messages cost
+_TEXTS = PrefixValues(_text)  # asked before every turn (what memory need not repeat): the join runs in C
 
 
 class Conversation:
@@ -80,7 +85,7 @@ class Conversation:
         return len(self._history)
 
     def visible_text(self) -> str:
-        return "\n".join(m.text for m in self._history[1:])
+        return "\n".join(_TEXTS.values(self._history)[1:])
 
     def used_call_ids(self) -> set[str]:
         return set(chain.from_iterable(_CALL_IDS.values(self._history)))
