@@ -105,16 +105,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_FAILED
 
 
+def kept_help_name() -> str:
+    return "help-{}.{}.txt".format(*sys.version_info[:2])  # argparse's wording differs between versions
+
+
+def kept_help() -> str | None:
+    """`--help` as build_parser() rendered it under this Python, kept beside this module so that printing it
+    imports nothing (written by `python -m paicli.cli.help_text`; tests/cli/test_help_text.py checks it)."""
+    import os  # loaded by the interpreter's start-up already
+
+    try:
+        with open(os.path.join(os.path.dirname(__file__), kept_help_name()), encoding="utf-8") as kept:
+            return kept.read()
+    except OSError:
+        return None
+
+
 def run() -> None:
     """Process entry point (console script and `python -m paicli`)."""
     if sys.argv[1:] == ["--version"]:  # what main() would print, before anything else is imported
         sys.stdout.write(f"paicli {__version__}\n")
         return
     if sys.argv[1:] in (["--help"], ["-h"]):
-        from paicli.cli import help_text
-
-        if sys.version_info[:2] == help_text.RENDERED_BY:  # argparse's wording differs between versions
-            sys.stdout.write(help_text.HELP)
+        kept = kept_help()
+        if kept is not None:
+            sys.stdout.write(kept)
             return
     from paicli.cli import stop_signals
 

@@ -210,8 +210,8 @@ def encode_side(covered: int, digest: str, marks: dict[tuple[str, str], Marks]) 
     body, items = offsets(), []
     for (mode, actor), marks_of in marks.items():
         item: dict[str, Any] = {"mode": mode, "actor": actor}
-        for kind in KINDS:
-            kept = getattr(marks_of, kind)[: bisect.bisect_left(getattr(marks_of, kind), covered)]
+        for kind, values in zip(KINDS, (marks_of.turns, marks_of.clears, marks_of.checkpoints), strict=True):
+            kept = values[: bisect.bisect_left(values, covered)]
             item[kind] = len(kept)
             body.extend(kept)
         items.append(item)
