@@ -14,6 +14,7 @@ _.get_completions, _.complete_event, _.is_soft_wrap, _.ttimeoutlen, _.timeoutlen
 _._give_up, _._other, _._newline, _._paste, _._expand_folded, _._tab, _._next_mode  # key bindings
 _.handle_starttag, _.handle_startendtag, _.handle_endtag, _.handle_data, _.attrs  # html.parser
 _.http_open, _.https_open, _._create_connection  # urllib handler protocol
+_.do_GET, _.do_POST, _.log_message, _.protocol_version, _.daemon_threads  # http.server (evals/realmodel_proxy.py)
 _.whitespace_split  # shlex setting
 _.initialized  # jieba's tokenizer state, set from outside
 _.avgdl  # BM25's figure, read by its scoring

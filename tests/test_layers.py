@@ -13,7 +13,7 @@ import pytest
 import paicli
 
 LAYERS = (
-    ("config", "cancel", "redact", "textsafe", "termsafe", "fsperm", "skipdirs"),
+    ("config", "cancel", "redact", "textsafe", "termsafe", "fsperm", "skipdirs", "timefmt"),
     ("llm",),
     ("context", "prompt", "session"),
     ("memory", "tools", "snapshots"),
@@ -86,6 +86,7 @@ JUSTIFIED_REFLECTION = {
     "llm/wire.py": 2,  # the SDK's stream: its httpx response and iter_bytes, across SDK versions
     "llm/probe.py": 1,  # urllib's URLError.reason
     "llm/tool_fallback.py": 2,  # the wrapped client's other members
+    "llm/metered.py": 2,  # the same (a wrapper just like it)
     "mcp/hub.py": 4,  # the MCP SDK's annotations, capabilities and exception groups
     "memory/guard.py": 1,  # a save result's written flag
     "memory/manager.py": 3,  # the retriever's optional warm-up and index-flush steps

@@ -108,11 +108,17 @@ class _CountingLive:
         on_delta: DeltaCallback | None = None,
         cancel: CancelToken | None = None,
         tool_choice: str | None = None,
+        max_tokens: int | None = None,
     ) -> ChatResponse:
         self.calls += 1
         try:
             response = self.inner.chat(
-                messages, tools, on_delta=on_delta, cancel=cancel, tool_choice=tool_choice
+                messages,
+                tools,
+                on_delta=on_delta,
+                cancel=cancel,
+                tool_choice=tool_choice,
+                max_tokens=max_tokens,
             )
         except Exception as error:  # the memory path swallows it; remember it so the run can say so
             self.failures += 1

@@ -56,6 +56,7 @@ class _CountingClient:
         on_delta: DeltaCallback | None = None,
         cancel: CancelToken | None = None,
         tool_choice: str | None = None,
+        max_tokens: int | None = None,
     ) -> ChatResponse:
         self.calls += 1
         content = self.answer(messages)

@@ -72,6 +72,11 @@ def cancel_scope(token: CancelToken) -> Iterator[None]:
         _CURRENT.reset(reset)
 
 
+def current_token() -> CancelToken | None:
+    """The token of the innermost `cancel_scope` (None outside any)."""
+    return _CURRENT.get()
+
+
 def pause_or_cancel(seconds: float) -> None:
     """Sleep in a bounded wait loop; raises Cancelled at once when the scope's token is (or gets) cancelled."""
     token = _CURRENT.get()

@@ -183,11 +183,12 @@ def test_urls_found_by_a_task_are_passed_to_its_dependents_and_checkpointed() ->
     assert states[0]["urls"] == ["https://example.com/doc"]
 
 
-def test_parallel_task_output_becomes_a_status_not_interleaved_text() -> None:
+def test_parallel_task_output_becomes_a_status_and_whole_tool_calls_not_interleaved_text() -> None:
     from paicli.agent.events import (
         ModelCallStarted,
         Notice,
         TaskActivity,
+        TaskToolCall,
         TextDelta,
         ToolFinished,
         ToolStarted,
@@ -200,7 +201,7 @@ def test_parallel_task_output_becomes_a_status_not_interleaved_text() -> None:
     for event in (
         TextDelta("半句话"),
         ModelCallStarted(1, "task:t2"),
-        ToolStarted("c1", "read_file", "{}"),
+        ToolStarted("c1", "read_file", '{"path": "a.txt"}'),
         ToolFinished(ToolResult("c1", "read_file", "x")),
         Notice("注意"),
     ):
@@ -208,6 +209,12 @@ def test_parallel_task_output_becomes_a_status_not_interleaved_text() -> None:
     assert seen == [
         TaskActivity("t2", "等待模型回复"),
         TaskActivity("t2", "⏺ read_file"),
+        TaskToolCall(
+            "t2",
+            "t2",
+            ToolStarted("c1", "read_file", '{"path": "a.txt"}'),
+            ToolResult("c1", "read_file", "x"),
+        ),
         TaskActivity("t2", "✓ read_file"),
         Notice("[t2] 注意"),
     ]
@@ -215,6 +222,18 @@ def test_parallel_task_output_becomes_a_status_not_interleaved_text() -> None:
     member_events("t1", inline.append, parallel=False)(ToolStarted("c2", "list_dir", "{}"))
     member_events("t1", inline.append, parallel=False)(TextDelta("不显示"))
     assert inline == [ToolStarted("c2", "list_dir", "{}")]
+
+
+def test_a_team_step_status_names_only_a_caller_other_than_its_worker() -> None:
+    from paicli.agent.events import ModelCallStarted, TaskActivity
+    from paicli.agent.member_events import member_events
+
+    for parallel in (False, True):
+        seen: list[AgentEvent] = []
+        step = member_events("s1", seen.append, parallel, who="worker-1")
+        step(ModelCallStarted(1, "worker-1"))
+        step(ModelCallStarted(1, "reviewer-s1"))
+        assert seen == [TaskActivity("s1", "等待模型回复"), TaskActivity("s1", "reviewer-s1 等待模型回复")]
 
 
 def test_a_blank_final_answer_after_tools_returns_the_tool_results() -> None:

@@ -8,7 +8,7 @@ import sys
 import pytest
 from rich.cells import cell_len
 
-from paicli.cli.approval import ask_on_stdio, question_line, question_options
+from paicli.cli.approval import ask_on_stdio, question_line, question_options, spaced
 from paicli.cli.wrapping import pack
 from paicli.tools.base import ApprovalRequest
 
@@ -47,3 +47,11 @@ def test_stdio_says_what_enter_does_and_enter_denies(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(sys, "stderr", shown)
     assert ask_on_stdio(REQUEST) == "deny"
     assert "[n] 拒绝（直接回车 = 拒绝）" in shown.getvalue()
+
+
+def test_a_latin_label_is_set_apart_from_the_chinese_around_it() -> None:
+    mcp = ApprovalRequest("mcp__fs__read", {}, "MCP 工具: read", "需要确认", always="MCP 工具 fs/read")
+    assert question_options(mcp)[1] == "[a] 本会话始终允许 MCP 工具 fs/read"
+    assert spaced("MCP 工具 fs/read") == " MCP 工具 fs/read "
+    assert spaced("以 `npm test` 开头的命令") == "以 `npm test` 开头的命令"
+    assert question_options(REQUEST)[1] == f"[a] 本会话始终允许{REQUEST.always}"

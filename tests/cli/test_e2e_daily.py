@@ -31,7 +31,7 @@ def test_continue_replays_the_conversation_and_exit_says_how_to_come_back(
         assert first.returncode == 0, first.stderr
         [ledger] = (isolated_home / ".paicli" / "history" / "raw").glob("session-*.jsonl")
         session_id = ledger.name[: -len(".jsonl")]
-        assert f"继续: paicli --resume {session_id}" in first.stderr
+        assert f"会话已保存，下次接着这个会话继续:\n   paicli --resume {session_id}" in first.stderr
         second = run_paicli(["-c"], env, project, stdin="继续\n")
         assert second.returncode == 0, second.stderr
         err = second.stderr
@@ -62,8 +62,8 @@ def test_a_retried_model_call_says_so_with_the_cause(project: Path, isolated_hom
         done = run_paicli(["-p", "你好"], env, project)
         assert done.returncode == 0, done.stderr
         assert "终于好了。" in done.stdout
-        assert "⏳ 重试 1/3，0 s 后…（HTTP 500）" in done.stderr
-        assert "⏳ 重试 2/3，0 s 后…（HTTP 503）" in done.stderr
+        assert "⏳ 立即重试 1/3…（HTTP 500）" in done.stderr
+        assert "⏳ 立即重试 2/3…（HTTP 503）" in done.stderr
 
 
 def test_model_checks_the_provider_list_and_refuses_an_unlisted_name_when_piped(

@@ -84,8 +84,9 @@ def test_failing_summariser_never_lets_a_request_overflow_and_says_so(
 def test_one_task_of_many_tool_rounds_stays_inside_a_small_window(
     project: Path, isolated_home: Path, summariser_works: bool
 ) -> None:
-    """Issue 17.6: PAICLI_CONTEXT_WINDOW=8000 and one task of 24 tool rounds: every request fits."""
-    for i in range(24):
+    """Issue 17.6: PAICLI_CONTEXT_WINDOW=8000 and one task of 28 tool rounds: every request fits."""
+    count = 28  # enough that clearing alone (short placeholders with recall ids) cannot keep it in the window
+    for i in range(count):
         (project / f"m{i}.py").write_text(
             "".join(f"def step_{i}_{n}(x):\n    return x + {n}  # round {i}\n" for n in range(110)),
             encoding="utf-8",
@@ -96,7 +97,7 @@ def test_one_task_of_many_tool_rounds_stays_inside_a_small_window(
     def answer(body: dict[str, Any]) -> Reply | str:
         if is_summary_request(body):
             return SUMMARY if summariser_works else Reply.error(500, "summary model down")
-        if rounds[0] < 24:
+        if rounds[0] < count:
             rounds[0] += 1
             return Reply.tool_calls(("read_file", json.dumps({"path": f"m{rounds[0] - 1}.py"})))
         return "全部读完了。"
@@ -106,13 +107,13 @@ def test_one_task_of_many_tool_rounds_stays_inside_a_small_window(
             isolated_home, server.base_url, PAICLI_CONTEXT_WINDOW="8000", PAICLI_LLM_MAX_RETRIES="0"
         )
         proc = run_paicli(
-            [], env, project, stdin="请逐个读取 m0.py 到 m23.py，然后总结\n/exit\n", timeout=300
+            [], env, project, stdin=f"请逐个读取 m0.py 到 m{count - 1}.py，然后总结\n/exit\n", timeout=300
         )
         assert proc.returncode == 0, proc.stderr[-3000:]
         requests = server.requests
         assert server.violations == []
     main = [r for r in requests if not is_summary_request(r)]
-    assert len(main) == 25 and rounds[0] == 24
+    assert len(main) == count + 1 and rounds[0] == count
     sizes = [(count_tokens(prompt_text(r)), not is_summary_request(r), len(r["messages"])) for r in requests]
     assert max(sizes)[0] <= 8_000, sizes
     folded = "[已压缩的历史对话摘要]" if summariser_works else "[已省略的早期对话]"

@@ -49,7 +49,7 @@ def test_after_the_fallback_context_counts_no_tools_and_the_prompt_offers_no_ski
         requests = server.requests
         server.assert_no_violations()
     assert proc.returncode == 0, proc.stderr
-    before, after = re.findall(r"Tools schema:\s+(\S+).*\[(\d+) 个工具\]", proc.stdout)
+    before, after = re.findall(r"工具定义:\s+(\S+).*\[(\d+) 个工具\]", proc.stdout)
     assert int(before[1]) > 0 and before[0] != "0"  # tools are still offered before the first request
     assert after == ("0", "0")  # the fallback sends none, so /context counts none
     offered, sent = (request["messages"][0]["content"] for request in requests)

@@ -62,6 +62,7 @@ def test_unauthorised_key_exits_1_with_a_clear_message(project: Path, isolated_h
         assert proc.returncode == 1
         assert "401" in proc.stderr and "Traceback" not in proc.stderr
         assert "wrong-key" not in proc.stderr
+        assert "PAICLI_API_KEY（环境变量）" in proc.stderr and "paicli --setup" in proc.stderr
         assert len(server.requests) == 1  # never retried
 
 

@@ -82,7 +82,7 @@ def test_continue_after_a_plan_run_replays_exports_and_sends_it(tmp_path: Path) 
     replay = shown[shown.index("── 之前的对话 ──") : shown.index("── 以上是恢复的对话")]
     assert f"› {GOAL}" in replay and "[计划执行记录] 结果：已完成（2/2 个任务完成）" in replay
     assert "2 条消息" in shown
-    context_line = next(line for line in again.stdout.splitlines() if "Conversation:" in line)
+    context_line = next(line for line in again.stdout.splitlines() if line.lstrip().startswith("对话:"))
     assert context_line.rstrip().endswith("[2 条]")  # /context counts the plan's turn
     exported = export.read_text(encoding="utf-8")
     assert f"## 👤 用户\n\n{GOAL}" in exported and "写入的文件：weekly.md" in exported

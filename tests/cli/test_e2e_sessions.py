@@ -245,9 +245,12 @@ def test_resume_flag_without_id_offers_a_picker(project: Path, isolated_home: Pa
         server.push("记住了：青松。", "暗号是青松。")
         env = paicli_env(isolated_home, server.base_url)
         assert run_paicli(["-p", "暗号叫青松"], env, project).returncode == 0
+        raw = isolated_home / ".paicli" / "history" / "raw"
+        before = sorted(raw.glob("session-*.jsonl"))
         repl = run_paicli(["--resume"], env, project, stdin="1\n暗号是什么？\n/exit\n")
         assert repl.returncode == 0, repl.stderr
         assert "暗号叫青松" in repl.stderr  # the listing shows the first input
+        assert sorted(raw.glob("session-*.jsonl")) == before  # no empty ledger of the session left at once
         assert "暗号叫青松" in all_text(server.requests[1])
         assert server.violations == []
 

@@ -1,4 +1,4 @@
-"""First run without a key, end to end: `paicli` in a pseudo-terminal (the real prompt, hidden key input),
+"""First run without a key, end to end: `paicli` in a pseudo-terminal (the real prompt, masked key input),
 `--setup`, loopback discovery only when nothing is configured, and the short exit-2 message without a terminal."""
 
 from __future__ import annotations
@@ -145,6 +145,9 @@ def test_setup_reruns_with_a_masked_key_and_probes_nothing_when_configured(
     shown = term.plain()
     assert "sk-typed-secret-42" not in shown and "sk-typed-wrong-1" not in shown  # typed, never echoed
     assert "*" * len("sk-typed-secret-42") in shown  # masked, as the prompt says
+    readme = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8").split())
+    assert "masked as you type: one `*` per character" in readme  # and as the README says (issue 44 item 9)
+    assert "not shown while you type" not in readme
     saved = parse_dotenv((home / ".env").read_text(encoding="utf-8"))
     assert saved == {"DEEPSEEK_API_KEY": "sk-typed-secret-42"}  # the earlier endpoint no longer wins
 

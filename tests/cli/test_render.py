@@ -28,6 +28,7 @@ from paicli.cli.render import (
     tool_call_line,
 )
 from paicli.context.types import CompactionResult, CompactionStep
+from paicli.termsafe import strip_terminal
 from paicli.tools.base import ToolResult
 
 
@@ -247,3 +248,20 @@ def test_a_run_waiting_for_the_warmup_shows_what_it_waits_for_in_the_spinner() -
     renderer.stop_spinner()  # the spinner's final frame stays in the captured stream
     assert "等待分词词典加载" in err_text.getvalue()
     assert out_text.getvalue() == ""
+
+
+def test_the_folded_output_preview_keeps_the_spacing_it_was_printed_with() -> None:
+    """Issue 44 item 9: columns and indentation of a command's output survive in the preview lines."""
+    table = "NAME      SIZE\nmain.py    120\n    nested  4\n\tx\ttab\nmore\nrest"
+    summary = summarize_result(ToolResult("1", "execute_command", table))
+    assert summary.preview == ("NAME      SIZE", "main.py    120", "    nested  4")
+    assert summary.folded_lines == 3
+    out_console, _, err_console, err = consoles(terminal=True)
+    renderer = EventRenderer(out_console, err_console, markdown=False)
+    renderer(ToolStarted("c1", "execute_command", '{"command": "ls -l"}'))
+    renderer(ToolFinished(ToolResult("c1", "execute_command", table)))
+    renderer.stop_spinner()
+    shown = [line.rstrip() for line in strip_terminal(err.getvalue()).splitlines()]
+    assert "    NAME      SIZE" in shown and "        nested  4" in shown
+    tabbed = summarize_result(ToolResult("2", "execute_command", "\tx\ttab\nb"))
+    assert tabbed.preview[0] == "    x   tab"

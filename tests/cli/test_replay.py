@@ -119,3 +119,19 @@ def test_a_compacted_view_is_recognised() -> None:
     assert not is_compacted(conversation(2))
     skill = Message.user("[PAICLI_SKILL_INJECTION] file=a\n## 已加载 Skill：pdf")
     assert not is_compacted([Message.user("问"), skill])  # a loaded skill is no summary
+
+
+def test_replayed_answer_lines_keep_their_own_indent() -> None:
+    """Issue 44 item 9: a nested list or a code block in an answer is replayed with its indentation."""
+    answer = "步骤：\n- 第一项\n    - 子项\n```\ndef f():\n    return  1\n```"
+    lines = replay_lines([Message.user("怎么做"), Message("assistant", answer)])
+    assert lines[1:-1] == [
+        "› 怎么做",
+        "  步骤：",
+        "  - 第一项",
+        "      - 子项",
+        "  ```",
+        "  def f():",
+        "      return  1",
+        "  ```",
+    ]

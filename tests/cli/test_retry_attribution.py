@@ -1,5 +1,7 @@
 """A retry notice belongs to the request that was retried: the background fact extractor shares the session's
-client, and its HTTP 500 retry must not show up as a retry of the turn that happens to be running meanwhile."""
+client, and its HTTP 500 retry must not show up as a retry of a turn. Since issue 40 the extractor never runs
+while a turn does (a one-slot server would queue the turn behind it): it retries between the turns, and neither
+turn reports that retry."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import pytest
 from paicli.agent.events import AgentEvent, Notice, RunFinished
 from paicli.cancel import CancelToken
 from paicli.cli.app_backend import AppBackend
+from paicli.cli.turn_runner import retry_line
 from paicli.testing.openai_server import FakeOpenAIServer, Reply
 from tests.cli.served_session import served_parts
 
@@ -27,24 +30,22 @@ def _last_user_text(body: dict[str, Any]) -> str:
 
 
 class Script:
-    """Turn 1 is answered; its extraction request is held until turn 2's request has arrived, then fails with
-    HTTP 500 once; turn 2 is answered only after the extractor's retry came in (so the retry happens while
-    turn 2 runs); turn 3 itself fails once, to show that a turn's own retry is still reported."""
+    """Turn 1 is answered; its extraction fails with HTTP 500 once, then succeeds; turn 2 is answered; turn 3
+    itself fails once, to show that a turn's own retry is still reported."""
 
     def __init__(self) -> None:
-        self.turn2_arrived = threading.Event()
-        self.extraction_retried = threading.Event()
         self.extractions = 0
         self.turn3_calls = 0
+        self.order: list[str] = []
         self._lock = threading.Lock()
 
     def __call__(self, body: dict[str, Any]) -> Reply | str:
         text = _last_user_text(body)
         if "=== 用户原文 ===" in text:
             return self._extraction(text)
+        with self._lock:
+            self.order.append("turn")
         if "第二轮" in text:
-            self.turn2_arrived.set()
-            assert self.extraction_retried.wait(WAIT), "the extractor never retried"
             return "第二轮好了。"
         if "第三轮" in text:
             with self._lock:
@@ -59,10 +60,9 @@ class Script:
         with self._lock:
             self.extractions += 1
             number = self.extractions
+            self.order.append("extraction")
         if number == 1:
-            assert self.turn2_arrived.wait(WAIT), "turn 2 never sent its request"
             return Reply.error(500, "extractor exploded")
-        self.extraction_retried.set()
         return json.dumps({"facts": [{"quote": STATEMENT}]}, ensure_ascii=False)
 
 
@@ -91,16 +91,26 @@ def test_the_extractors_retry_is_not_shown_as_a_retry_of_the_next_turn(tmp_path:
         saved = threading.Event()
         backend.set_notice_listener(saved.set)
         try:
-            first, _ = _run(backend, f"{STATEMENT}。帮我看看 README")
+            first, first_events = _run(backend, f"{STATEMENT}。帮我看看 README")
             assert first.status == "done" and first.answer == "好的。"
+            assert saved.wait(WAIT)  # the retried extraction still saved its fact
+            assert script.extractions == 2  # the extractor did retry, after turn 1
             second, second_events = _run(backend, "第二轮：再看看 tests 目录")
             assert second.status == "done" and second.answer == "第二轮好了。"
-            assert script.extractions == 2  # the extractor did retry, while turn 2 was running
-            assert _retry_notices(second_events) == []
-            assert saved.wait(WAIT)  # the retried extraction still saved its fact
+            assert _retry_notices(first_events) == [] and _retry_notices(second_events) == []
+            assert script.order == ["turn", "extraction", "extraction", "turn"]
             third, third_events = _run(backend, "第三轮：看看 src")
             assert third.status == "done" and third.answer == "第三轮好了。"
-            assert _retry_notices(third_events) == ["⏳ 重试 1/3，0 s 后…（HTTP 500）"]
+            assert _retry_notices(third_events) == ["⏳ 立即重试 1/3…（HTTP 500）"]
         finally:
             backend.close(10)
         server.assert_no_violations()
+
+
+def test_the_retry_line_never_says_zero_seconds() -> None:
+    """Issue 44 item 9: a wait that rounds to 0 s is `立即重试`; under a second it is said in tenths."""
+    assert retry_line(1, 3, 0.0, "HTTP 500") == "⏳ 立即重试 1/3…（HTTP 500）"
+    assert retry_line(1, 3, 0.01, "HTTP 500") == "⏳ 立即重试 1/3…（HTTP 500）"
+    assert retry_line(2, 3, 0.4, "HTTP 503") == "⏳ 重试 2/3，0.4 s 后…（HTTP 503）"
+    assert retry_line(2, 4, 0.96, "HTTP 429") == "⏳ 重试 2/4，1 s 后…（HTTP 429）"
+    assert retry_line(3, 4, 3.2, "HTTP 500") == "⏳ 重试 3/4，3 s 后…（HTTP 500）"

@@ -4,6 +4,7 @@ the loopback fake server: choices, hidden key, model, the check, and the saved f
 from __future__ import annotations
 
 import io
+import json
 import stat
 import threading
 from collections.abc import Iterator
@@ -227,3 +228,35 @@ def test_a_remote_address_without_a_scheme_is_completed_with_https() -> None:
     assert normalized_base_url("localhost:8000") == "http://localhost:8000/v1"
     assert normalized_base_url("https://gw.example.com/openai/") == "https://gw.example.com/openai"
     assert normalized_base_url("localhost:port") is None and normalized_base_url("ftp://x") is None
+
+
+def test_a_local_endpoint_that_reports_its_context_has_it_saved_for_that_model(
+    pipe: PipeInput, tmp_path: Path
+) -> None:
+    from paicli.testing.server_limits import ServerLimits
+
+    with FakeOpenAIServer(models=("local-model",), limits=ServerLimits(n_ctx=16_384)) as server:
+        url = server.base_url
+        dialogue = Dialogue(pipe, tmp_path)
+        result = dialogue.run("10", url, "", "")  # any endpoint, no key, the listed model
+        assert result is not None
+        assert server.gets == ["/v1/models"]  # the window came with the listing: no second request
+    assert "服务端报告的上下文窗口：16,384 tokens（llama.cpp meta.n_ctx）" in dialogue.text
+    assert "本机模型的上下文窗口往往比云端小" not in dialogue.text
+    saved = json.loads((dialogue.home / "config.json").read_text(encoding="utf-8"))
+    assert saved["models"] == {"paicli/local-model": {"contextWindow": 16384}}
+    assert result.settings.context_window == 16_384 and result.settings.window_source == "configured"
+    assert dialogue.saved == {"PAICLI_BASE_URL": url, "PAICLI_MODEL": "local-model"}
+
+
+def test_a_discovered_server_too_small_for_paicli_is_named_and_nothing_is_saved(
+    pipe: PipeInput, tmp_path: Path
+) -> None:
+    from paicli.testing.server_limits import ServerLimits
+
+    with FakeOpenAIServer(models=("tiny",), limits=ServerLimits(n_ctx=4096)) as server:
+        found = discover_local([("llama.cpp", server.port)], timeout=30)
+        dialogue = Dialogue(pipe, tmp_path)
+        assert dialogue.run("", "", servers=list(found)) is not None
+    assert "服务端报告的上下文窗口只有 4,096 tokens" in dialogue.text and "-c" in dialogue.text
+    assert not (dialogue.home / "config.json").exists()

@@ -61,3 +61,15 @@ def test_a_narrow_terminal_drops_token_figures_before_the_mode() -> None:
 def test_a_calibrated_figure_has_no_estimate_mark() -> None:
     snapshot = StatusSnapshot("m", 12_300, 128_000, 0, 0, 0, "auto", context_source="calibrated")
     assert status_line(snapshot).startswith("m · ctx 12.3k/128k (9.6%)")
+
+
+def test_a_figure_compaction_acts_on_before_the_next_send_reads_no_share_over_the_window() -> None:
+    over = StatusSnapshot("m", 17_100, 16_000, 0, 0, 0, "auto", context_source="calibrated")
+    due = StatusSnapshot(
+        "m", 17_100, 16_000, 0, 0, 0, "auto", context_source="calibrated", compaction_due="compact"
+    )
+    manual = StatusSnapshot("m", 17_100, 16_000, 0, 0, 0, "auto", compaction_due="manual")
+    assert status_line(over).startswith("m · ctx 17.1k/16k (100.0%)")  # never more than the window
+    assert status_line(due).startswith("m · ctx 17.1k/16k (发送前压缩) · ")
+    assert status_line(manual).startswith("m · ctx ~17.1k/16k (超出窗口，需 /compact) · ")
+    assert status_line(due, 30) == "ctx 17.1k/16k (发送前压缩) · auto"  # kept on a narrow terminal

@@ -174,12 +174,12 @@ def test_context_after_a_cached_turn_reports_one_cache_figure_and_no_internal_na
             pane.wait_for("fake-model · ctx")
             turn(pane, "看一下项目", "看过了。")
             pane.keys("/context", "Enter")
-            shown = pane.wait_for("Token 统计:")
-            pane.wait_prompt("Token 统计:")
+            shown = pane.wait_for("本会话模型调用:")
+            pane.wait_prompt("本会话模型调用:")
             pane.keys("/model info", "Enter")
             info = pane.wait_for("prompt cache: 生效（命中 89.6%）")
-    report = shown[shown.index("📊 Context Usage") :]
-    report = report[: report.index("Token 统计:")]
+    report = shown[shown.index("📊 上下文占用") :]
+    report = report[: report.index("本会话模型调用:")]
     cache_lines = [line for line in report.splitlines() if "cache" in line.lower()]
     assert cache_lines == ["  prompt cache: 生效，本会话 89.6% 的输入 token 命中缓存（服务端报告）"]
     assert "conversationHistory" not in report and "MCP" not in report and "none" not in report

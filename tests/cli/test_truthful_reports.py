@@ -58,7 +58,8 @@ def test_every_view_words_the_cache_from_the_usage_observed(tmp_path: Path) -> N
     for shown in (context, info, memory):
         assert "conversationHistory" not in shown and "prompt cache: none" not in shown
         assert "MCP" not in shown  # no MCP server configured: no MCP line
-    assert "cached: 8960" in context  # the token statistics agree with the ratio
+    assert "输入 10000 / 输出 20 tokens（缓存命中 8960）" in context  # the statistics agree with the ratio
+    assert "预算" not in context and "/memory clear" not in context  # one window figure; no /memory help
 
 
 def test_no_cached_tokens_reported_is_a_miss_not_a_mode(tmp_path: Path) -> None:

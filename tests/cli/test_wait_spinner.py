@@ -41,8 +41,9 @@ def test_a_wait_before_the_model_call_is_drawn_after_300_ms_with_its_own_time() 
         shown(ModelCallStarted(1))
         clock.now += 2.0
         assert shown.waiting() == "等待模型回复 · 2s · Esc 取消"  # not 6 s: its own clock
-        shown(TextDelta("好的\n\n"))
-        assert shown.waiting() == ""
+        shown(TextDelta("好的\n\n"))  # the answer being written has a clock of its own too (issue 40)
+        clock.now += 3.0
+        assert shown.waiting() == "正在输出回答（已收到 4 字） · 3s · Esc 取消"
     finally:
         shown.stop_spinner()
 

@@ -142,6 +142,16 @@ def test_config_json_default_provider_keys_and_window_overrides(dirs: dict[str, 
     assert (settings.base_url, settings.context_window) == ("https://kimi.example/v1", 64_000)
     assert "freellmapi" in settings.available_providers
     assert load(dirs, {"KIMI_MODEL": "kimi-env"}).model == "kimi-env"  # env beats the saved choice
+    assert settings.key_origin == f"{dirs['paicli_home'] / 'config.json'} 的 providers.kimi.apiKey"
+
+
+def test_key_origin_names_the_variable_and_where_it_is_set(dirs: dict[str, Path]) -> None:
+    """What a refused key's message points at (issue 44 item 9)."""
+    assert load(dirs, {"DEEPSEEK_API_KEY": "sk-env-key"}).key_origin == "DEEPSEEK_API_KEY（环境变量）"
+    (dirs["paicli_home"] / ".env").write_text("DEEPSEEK_API_KEY=sk-file-key\n", encoding="utf-8")
+    origin = load(dirs).key_origin
+    assert origin == f"DEEPSEEK_API_KEY（{dirs['paicli_home'] / '.env'}）"
+    assert client_from_settings(load(dirs)).options.key_origin == origin
 
 
 def test_corrupt_or_invalid_config_json_names_the_file(dirs: dict[str, Path]) -> None:

@@ -32,8 +32,8 @@ def test_oversized_result_is_written_to_session_file_and_summarized(project: Pat
     content = big_lines(2000)
     offloader = ToolResultOffloader(project, make_env(), clock=lambda: datetime(2026, 11, 6, 10, 15, 0))
     notice = offloader.offload_if_oversized("grep_code", '{"q":"x"}', content)
-    assert notice.startswith(NOTICE + "\n")
-    assert len(notice) < len(content) / 3
+    first_line = notice.split("\n", 1)[0]
+    assert first_line.startswith(NOTICE + " recall:")  # the marker byte for byte, then the file's recall id
     assert "tool: grep_code\n" in notice
     assert f"原始大小: {len(content)} 字符 / 2000 行\n" in notice
     assert "line-1 " in notice and "line-2000 " in notice
@@ -42,6 +42,8 @@ def test_oversized_result_is_written_to_session_file_and_summarized(project: Pat
     assert re.fullmatch(
         r"\.paicli/tool-outputs/session-20261106-101500-[0-9a-f]{6}/001-grep_code\.txt", relative
     )
+    assert first_line == f"{NOTICE} recall:{relative[len('.paicli/tool-outputs/') : -len('.txt')]}"
+    assert len(notice) < len(content) / 3
     assert (project / relative).read_text(encoding="utf-8") == content
     assert (project / ".paicli/tool-outputs/.gitignore").read_text(encoding="utf-8") == "*\n"
     assert (

@@ -51,12 +51,13 @@ def test_format_tokens_matches_reference() -> None:
 def test_report_layout() -> None:
     text = render_context_report(REPORT, "长期记忆: 3 条")
     lines = text.splitlines()
-    assert lines[0] == "📊 Context Usage   glm-5.1 (glm)   window: 200.0k"
+    assert lines[0] == "📊 上下文占用   glm-5.1 (glm)   窗口: 200.0k"
     bar = usage_bar(55_000, 200_000)
     assert len(bar) == 30 and bar.count("█") == 8
     assert f"  [{bar}]  27.5%  (55.0k / 200.0k)" in lines
-    assert "    System prompt:         3.0k  ( 1.5%)  [1 条]" in lines
-    assert "    Conversation:         45.0k  (22.5%)  [40 条]" in lines
+    assert "    系统提示:              3.0k  ( 1.5%)  [1 条]" in lines
+    assert "    工具定义:              2.0k  ( 1.0%)  [12 个工具]" in lines
+    assert "    对话:                 45.0k  (22.5%)  [40 条]" in lines
     # the total line shows the bar's figure and says where it comes from; aligned by display width
     assert (
         "    合计:" + " " * 17 + "55.0k  (27.5%)  （本地计数，已按服务端报告的 prompt_tokens 校准）" in lines
@@ -67,7 +68,10 @@ def test_report_layout() -> None:
     assert not any("MCP" in line for line in lines)  # no line for a feature paicli does not have
     assert "  prompt cache: 生效，本会话 75.0% 的输入 token 命中缓存（服务端报告）" in lines
     assert "50000" in text and "55000" in text and "54321" in text
-    assert lines[-1] == "长期记忆: 3 条"
+    assert lines[-1] == "  长期记忆: 3 条"
+    assert not any(
+        english in text for english in ("Context Usage", "System prompt", "Tools schema", "Conversation")
+    )
 
 
 def test_report_before_any_usage_and_with_clearing_off() -> None:

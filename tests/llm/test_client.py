@@ -147,6 +147,16 @@ def test_unauthorised_is_not_retried_and_says_so() -> None:
     assert info.value.status == 401 and not info.value.retryable
     assert "401" in str(info.value) and "API Key" in str(info.value)
     assert "sk-wrong" not in str(info.value)
+    assert str(info.value).endswith("。请运行 paicli --setup 重新设置 API Key")  # no origin known
+
+
+def test_a_refused_key_names_where_it_was_read() -> None:
+    """Issue 44 item 9: the 401 names the variable and its file and suggests `paicli --setup`."""
+    with FakeOpenAIServer(api_key="sk-right") as srv:
+        options = ClientOptions(srv.base_url, "sk-wrong", key_origin="DEEPSEEK_API_KEY（/p/.env）")
+        with pytest.raises(LLMError) as info:
+            OpenAIChatClient.from_options(options, "fake-model").chat([Message.user("x")])
+    assert str(info.value).endswith("。请检查 DEEPSEEK_API_KEY（/p/.env），或运行 paicli --setup 重新设置")
 
 
 def test_protocol_invalid_request_gets_400_and_is_recorded(server: FakeOpenAIServer) -> None:

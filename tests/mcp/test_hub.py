@@ -196,3 +196,22 @@ def test_a_server_that_never_answers_fails_at_the_connect_deadline(tmp_path: Pat
         assert len(notes) == 1
     finally:
         hub.close()
+
+
+def test_mcp_counts_a_first_connects_tools_and_says_from_when_the_model_has_them(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    write_config(home, {"demo": stdio_entry()})
+    registry, notes = Registry(), []
+    session = McpSession.from_files(home, home, {}, registry, notes.append, trusted=False)
+    try:
+        session.start()
+        session.hub.wait_settled(["demo"], 60)  # connected, no cache: nothing registered yet
+        assert not registry.tools
+        assert "demo [user] ✅ 已连接 · 4 个工具（下一轮起可用）" in session.report()
+        assert session.summary() == "MCP 1/1 已连接 · 4 个工具（下一轮起可用）"
+        session.turn_boundary()  # the next turn starts: the model has them now
+        assert len(registry.tools) == 4
+        assert "demo [user] ✅ 已连接 · 4 个工具 · " in session.report()
+        assert session.summary() == "MCP 1/1 已连接 · 4 个工具"
+    finally:
+        session.close()

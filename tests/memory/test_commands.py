@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -130,6 +130,29 @@ def test_memory_command_replies(tmp_path: Path) -> None:
     assert run("clear") == CLEARED and mgr.list_all() == []
 
 
+UTC_PLUS_8 = timezone(timedelta(hours=8))
+
+
+def test_listing_shows_local_time_to_the_second() -> None:
+    """Issue 44 item 7: no ISO `T…Z` and no microseconds in /memory list and /memory search."""
+    precise = entry(
+        "精确到微秒的事实", "global", entry_id="fact-0000000a", when=NOW + timedelta(microseconds=656277)
+    )
+    text = format_memory_entries("📋 长期记忆列表", [precise], NOW, 30, UTC_PLUS_8)
+    head = text.splitlines()[1]
+    assert head == "- fact-0000000a [global] · 写入 2026-09-23 08:00:00 · 最后核实 2026-09-23 08:00:00"
+    assert "656" not in text and "T00:00" not in text
+    old = entry(
+        "旧事实",
+        "global",
+        entry_id="fact-0000000b",
+        supersededBy="fact-0000000a",
+        supersededAt="2026-09-23T01:02:03.656277Z",
+    )
+    listed = format_memory_entries("t", [old], NOW, 30, UTC_PLUS_8)
+    assert "已被 fact-0000000a 取代（2026-09-23 09:02:03）" in listed
+
+
 def test_format_memory_entries_layout() -> None:
     plain = entry("项目使用 Java 17", "project", "/home/u/work/team/repo", entry_id="fact-00000001", when=NOW)
     stale = entry(
@@ -148,14 +171,14 @@ def test_format_memory_entries_layout() -> None:
         external_context="true",
         external_context_sources="web_fetch,mcp__docs__search",
     )
-    text = format_memory_entries("📋 长期记忆列表", [plain, stale, external], NOW, 30)
+    text = format_memory_entries("📋 长期记忆列表", [plain, stale, external], NOW, 30, UTC_PLUS_8)
     assert text.splitlines() == [
         "📋 长期记忆列表：",
-        "- fact-00000001 [project] …/work/team/repo · 写入 2026-09-23T00:00:00Z · 最后核实 2026-09-23T00:00:00Z",
+        "- fact-00000001 [project] …/work/team/repo · 写入 2026-09-23 08:00:00 · 最后核实 2026-09-23 08:00:00",
         "  项目使用 Java 17",
-        "- fact-00000002 [project] /r · 写入 2026-06-25T00:00:00Z · 尚未经用户核实 · ⚠️ 可能已过时 · 🔎 自动提取，待核实",
+        "- fact-00000002 [project] /r · 写入 2026-06-25 08:00:00 · 尚未经用户核实 · ⚠️ 可能已过时 · 🔎 自动提取，待核实",
         "  自动提取的事实",
-        "- fact-00000003 [global] · 写入 2026-09-23T00:00:00Z · 最后核实 2026-09-23T00:00:00Z"
+        "- fact-00000003 [global] · 写入 2026-09-23 08:00:00 · 最后核实 2026-09-23 08:00:00"
         " · 🌐 写入时会话含外部内容(web_fetch,mcp__docs__search)",
         "  外部事实",
     ]

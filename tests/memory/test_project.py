@@ -150,6 +150,21 @@ def test_init_writes_pai_md_from_one_model_call(tmp_path: Path) -> None:
     assert "# Demo" in (llm.requests[0].messages[-1].content or "")
 
 
+def test_init_writes_pai_md_with_a_shared_files_mode(tmp_path: Path) -> None:
+    """Issue 44 item 9: PAI.md is meant to be committed, so it gets the mode any new file gets here (0644 under
+    the usual umask 022), not the 0600 of a temporary file; a regenerated one keeps the mode it had."""
+    root, _ = _setup(tmp_path)
+    probe = root / "probe.txt"
+    probe.write_text("x", encoding="utf-8")
+    assert init_project_memory(root, ScriptedLLM(["# 项目概述"]))[0]
+    mode = (root / "PAI.md").stat().st_mode & 0o777
+    assert mode == probe.stat().st_mode & 0o777
+    (root / "PAI.md").chmod(0o640)
+    assert init_project_memory(root, ScriptedLLM(["# 新的概述"]), force=True)[0]
+    assert (root / "PAI.md").stat().st_mode & 0o777 == 0o640
+    assert [p.name for p in root.iterdir() if p.name.endswith(".tmp")] == []
+
+
 def test_init_refuses_to_overwrite_without_force(tmp_path: Path) -> None:
     root, _ = _setup(tmp_path)
     _write(root / "PAI.md", "手写的内容")

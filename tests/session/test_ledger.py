@@ -307,3 +307,20 @@ def test_lone_surrogates_are_kept_instead_of_dropping_the_entry(tmp_path: Path, 
     assert ledger.path is not None and errors == []
     assert [e.message for e in ledger.read_all()[-2:]] == [broken, Message.user("下一条照常写入")]
     assert "下一条照常写入" in ledger.path.read_text(encoding="utf-8")  # other lines stay readable UTF-8
+
+
+def test_a_ledger_left_before_anything_was_said_is_deleted(tmp_path: Path, project: Path) -> None:
+    """Issue 44 item 9: `paicli --resume` (or /resume at once) leaves no empty ledger behind; one that holds
+    an input, or any event besides its start, is kept."""
+    home = tmp_path / "home"
+    unused = new_ledger(home, project)
+    unused.append_message("react", "system", "prompt", Message.system("你是 paicli。"))
+    assert unused.path is not None and unused.path.exists()
+    assert unused.discard_if_empty() and not unused.path.exists()
+    used = new_ledger(home, project)
+    used.append_message("react", "user", "input", Message.user("你好"))
+    assert not used.discard_if_empty() and used.path is not None and used.path.exists()
+    evented = new_ledger(home, project)
+    evented.append_event("workspace_snapshot", "react", "cli", "turn", {})
+    assert not evented.discard_if_empty() and evented.path is not None and evented.path.exists()
+    assert not ConversationLedger.disabled().discard_if_empty()

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from paicli.cli.approval import question_options
 from paicli.snapshots.recorder import RESTORE_EVENT, SNAPSHOT_EVENT, WorkspaceSnapshots
 from paicli.snapshots.store import SnapshotStore
 from paicli.snapshots.tool import REVERT_TURN, RevertTurn
@@ -117,10 +118,32 @@ def test_revert_turn_needs_approval_and_records_the_restore(tmp_path: Path) -> N
     [done] = run(allowed, ("revert_turn", '{"n": 1}'), text="撤回")
     assert done.success and "已恢复" in unwrap(done) and not (work / "made.txt").exists()
     assert [request.tool for request in approver.requests] == ["revert_turn"]  # asked even in auto mode
+    [asked] = approver.requests
+    assert asked.preview is not None and "#1" in asked.preview and "made.txt" in asked.preview
+    assert "第 1 近" in asked.summary and not asked.command
+    assert "（这一项只能逐次允许）" in question_options(asked)
+    assert all("命令" not in option for option in question_options(asked))
     assert [event[0] for event in ledger.events] == [SNAPSHOT_EVENT, SNAPSHOT_EVENT, RESTORE_EVENT]
     restore = ledger.events[-1][3]
     assert restore["snapshot"] == ledger.events[0][3]["snapshot"] and restore["files"] == 1
     assert ledger.events[1][3]["kind"] == "restore"
+
+
+@needs_git
+def test_revert_turn_to_a_snapshot_that_is_not_there_fails_without_asking(tmp_path: Path) -> None:
+    import shutil
+
+    git = shutil.which("git")
+    assert git is not None
+    work = tmp_path / "work"
+    work.mkdir()
+    snapshots = WorkspaceSnapshots(SnapshotStore(work, tmp_path / "side", git), ledger=FakeLedger)
+    approver = RecordingApprover("approve")
+    runner = make_runner(work, approver)
+    runner.register(RevertTurn.tool(snapshots))
+    [failed] = run(runner, ("revert_turn", '{"n": 7}'), text="撤回")
+    assert not failed.success and unwrap(failed).startswith("❌ 无法恢复快照")
+    assert approver.requests == []
 
 
 def test_revert_turn_is_dangerous_in_every_mode_but_yes() -> None:

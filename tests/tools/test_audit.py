@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from paicli.tools.audit import AuditLog, audit_dir, format_audit
@@ -34,6 +34,18 @@ def test_dangerous_calls_are_audited_with_their_outcome(project: Path, tmp_path:
     assert records[0]["timestamp"] == "2026-11-06T10:15:00Z"
     assert log.recent(2) == records[1:]
     assert "execute_command [denied]" in format_audit(log.recent())
+
+
+def test_audit_listing_shows_local_time_to_the_second(tmp_path: Path) -> None:
+    """Issue 44 item 7: the file keeps ISO-8601 UTC; /audit shows local time without microseconds."""
+    precise = FIXED.replace(microsecond=656277)
+    log = AuditLog(tmp_path / "audit", clock=lambda: precise)
+    log.record("write_file", '{"path":"a.txt"}', "executed", True)
+    [record] = log.recent()
+    assert record["timestamp"] == "2026-11-06T10:15:00.656277Z"
+    text = format_audit(log.recent(), timezone(timedelta(hours=8)))
+    assert text.splitlines()[1] == '  ✅ 2026-11-06 18:15:00 write_file [executed] {"path":"a.txt"}'
+    assert format_audit([{"timestamp": "手改的", "tool": "x"}]).splitlines()[1].startswith("  ❌ 手改的 x")
 
 
 def test_audit_dir_defaults_under_paicli_home_and_can_be_moved(tmp_path: Path) -> None:

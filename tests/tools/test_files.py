@@ -79,9 +79,19 @@ def test_write_file_creates_directories_and_reports_a_diff(project: Path) -> Non
     assert result.success and "已创建" in text
     assert (project / "src/pkg/mod.py").read_text(encoding="utf-8") == "a = 1\n"
     assert result.display is not None and "+a = 1" in result.display
+    assert result.display.splitlines()[:2] == ["--- /dev/null", "+++ b/src/pkg/mod.py"]  # a new file
     result, text = run_one(runner, "write_file", json.dumps({"path": "src/pkg/mod.py", "content": "a = 2\n"}))
     assert "已覆盖" in text
     assert result.display is not None and "-a = 1" in result.display and "+a = 2" in result.display
+    assert result.display.splitlines()[:2] == ["--- a/src/pkg/mod.py", "+++ b/src/pkg/mod.py"]
+
+
+def test_a_new_files_planned_diff_starts_from_dev_null(project: Path) -> None:
+    from paicli.tools.files import planned_diff
+    from paicli.tools.guards import PathGuard
+
+    planned = planned_diff("write_file", {"path": "hello.py", "content": "print(1)\n"}, PathGuard(project))
+    assert planned is not None and planned.splitlines()[:2] == ["--- /dev/null", "+++ b/hello.py"]
 
 
 def test_write_file_refuses_content_over_5mb(project: Path) -> None:

@@ -73,8 +73,8 @@ def test_approve_all_in_the_runner_grants_the_prefix_only(tmp_path: Path) -> Non
     state = ApprovalState(mode="ask")
     runner = make_runner(tmp_path, approver, approval=state)
     run(runner, ("execute_command", '{"command":"touch a.txt"}'))
-    run(runner, ("execute_command", '{"command":"touch a.txt b.txt"}'))
-    assert len(approver.requests) == 1 and approver.requests[0].always == "以 `touch a.txt` 开头的命令"
+    run(runner, ("execute_command", '{"command":"touch b.txt c.txt"}'))
+    assert len(approver.requests) == 1 and approver.requests[0].always == "以 `touch` 开头的命令"
     run(runner, ("execute_command", '{"command":"mkdir d"}'))
     run(runner, ("execute_command", json.dumps({"command": "rm -r d"})))
     assert [r.arguments["command"] for r in approver.requests[1:]] == ["mkdir d", "rm -r d"]
@@ -103,3 +103,22 @@ def test_a_refusal_with_words_goes_back_to_the_model(tmp_path: Path) -> None:
     text = unwrap(result)
     assert result.blocked and text.startswith("[HITL]") and "别建文件，先跑测试" in text
     assert not (tmp_path / "a.txt").exists()
+
+
+def test_a_grant_label_keeps_the_quotes_the_command_was_written_with() -> None:
+    grant = command_grant("""python3 -c "print('tests ok')\"""")
+    assert grant is not None and grant.label() == """命令 `python3 -c "print('tests ok')"`"""
+    spaced = command_grant("python -c 'print(1 + 1)'")
+    assert spaced is not None and spaced.label() == "命令 `python -c 'print(1 + 1)'`"
+    prefix = command_grant("npm test")
+    assert prefix is not None and prefix.label() == "以 `npm test` 开头的命令"
+
+
+def test_a_touch_grant_covers_touch_not_the_one_file() -> None:
+    grant = command_grant("touch a.txt")
+    assert grant == Grant("command", ("touch",))
+    assert grant.label() == "以 `touch` 开头的命令"
+    assert covered([grant], EXECUTE_COMMAND, cmd("touch b.txt"))
+    assert covered([grant], EXECUTE_COMMAND, cmd("touch -c docs/c.md"))
+    assert not covered([grant], EXECUTE_COMMAND, cmd("tee b.txt"))
+    assert not covered([grant], EXECUTE_COMMAND, cmd("touch b.txt && rm -rf docs"))

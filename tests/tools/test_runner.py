@@ -217,6 +217,29 @@ def test_edit_approval_shows_the_planned_diff_without_writing(project: Path) -> 
     assert (project / "c.py").read_text(encoding="utf-8") == "a = 1\nb = 2\n"
 
 
+def test_an_edit_that_cannot_apply_fails_at_once_without_asking(project: Path) -> None:
+    (project / "c.py").write_text("a = 1\nb = 2\nb = 2\n", encoding="utf-8")
+    approver = RecordingApprover("approve")
+    runner = make_runner(project, approver, approval=ApprovalState(mode="ask"))
+    absent = json.dumps({"path": "c.py", "old_text": "c = 9", "new_text": "c = 3"})
+    twice = json.dumps({"path": "c.py", "old_text": "b = 2", "new_text": "b = 3"})
+    missing = json.dumps({"path": "nope.py", "old_text": "x", "new_text": "y"})
+    into_dir = json.dumps({"path": ".", "content": "x"})
+    results = run(runner, ("edit_file", absent), ("edit_file", twice), ("edit_file", missing))
+    [directory] = run(runner, ("write_file", into_dir))
+    assert approver.requests == []  # nobody was asked to approve what could not apply
+    assert [r.outcome for r in [*results, directory]] == ["failed"] * 4
+    assert "在 c.py 中找不到 old_text" in unwrap(results[0])
+    assert "old_text 在文件中出现了 2 次" in unwrap(results[1])
+    assert "文件不存在: nope.py" in unwrap(results[2])
+    assert "是目录，不能写入" in unwrap(directory)
+    assert (project / "c.py").read_text(encoding="utf-8") == "a = 1\nb = 2\nb = 2\n"
+    fine = json.dumps({"path": "c.py", "old_text": "a = 1", "new_text": "a = 5"})
+    [applied] = run(runner, ("edit_file", fine))
+    assert len(approver.requests) == 1 and "+a = 5" in (approver.requests[0].preview or "")
+    assert applied.success and (project / "c.py").read_text(encoding="utf-8").startswith("a = 5\n")
+
+
 def test_approve_all_covers_the_rest_of_the_session_until_clear(project: Path) -> None:
     approver = RecordingApprover("approve_all")
     state = ApprovalState(mode="ask")

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from paicli.tools.registry import EDIT_FILE, GREP_CODE, READ_FILE, SAVE_MEMORY
+from paicli.config import knobs
+from paicli.tools.registry import (
+    DEFAULT_COMMAND_TIMEOUT,
+    EDIT_FILE,
+    EXECUTE_COMMAND,
+    GREP_CODE,
+    READ_FILE,
+    SAVE_MEMORY,
+)
+from paicli.tools.runner import ToolRunner
 from paicli.tools.schema import ArgumentError, parse_arguments
 
 from .helpers import make_runner, run, unwrap
@@ -121,3 +131,26 @@ def test_definitions_match_the_spec_names_and_parameters(project: Path) -> None:
     for definition in runner.definitions():
         assert definition["type"] == "function"
         assert definition["function"]["parameters"]["type"] == "object"
+
+
+def _command_description(runner: ToolRunner) -> str:
+    [description] = [
+        d["function"]["description"]
+        for d in runner.definitions()
+        if d["function"]["name"] == "execute_command"
+    ]
+    return str(description)
+
+
+def test_the_command_tool_states_the_time_limit_it_runs_under(project: Path) -> None:
+    """Issue 44 item 9: PAICLI_COMMAND_TIMEOUT_SECONDS=300 is what the model reads; the default's text (and so
+    the default session's definitions, byte for byte) is unchanged, and a runner's text stays put."""
+    default = make_runner(project)
+    assert knobs.COMMAND_TIMEOUT_SECONDS.default == DEFAULT_COMMAND_TIMEOUT
+    assert _command_description(default) == EXECUTE_COMMAND.description
+    assert "；60 秒超时即终止整个进程组；" in EXECUTE_COMMAND.description
+    longer = make_runner(project, values={"PAICLI_COMMAND_TIMEOUT_SECONDS": "300"})
+    text = _command_description(longer)
+    assert text == EXECUTE_COMMAND.description.replace("60 秒超时", "300 秒超时")
+    assert longer.command_timeout == 300
+    assert json.dumps(longer.definitions()) == json.dumps(longer.for_turn("再跑一次").definitions())

@@ -14,10 +14,17 @@ from typing import Any, Literal
 
 from paicli.agent.ports import ContextPort, LedgerPort, NullContext, NullLedger
 from paicli.cancel import CancelToken
+from paicli.context.receipts import OBSERVED_EVENT, RECEIPT_EVENT, Receipt
 from paicli.context.types import CompactionResult
 from paicli.llm.messages import Message, Usage
 from paicli.llm.prefix_cache import PrefixValues
-from paicli.session.resume import REPLACED_RESULTS_KEY, VIEW_CHECKPOINT_EVENT, VIEW_REFERENCE_EVENT
+from paicli.llm.protocol import ContextLimit
+from paicli.session.resume import (
+    REFS_KEY,
+    REPLACED_RESULTS_KEY,
+    VIEW_CHECKPOINT_EVENT,
+    VIEW_REFERENCE_EVENT,
+)
 
 # "react": one compaction event per step with source `automatic:<strategy>` (spec 3.1, ReAct);
 # "subagent": source `automatic` and the strategy in the metadata (Plan tasks, Team sub-agents).
@@ -62,6 +69,10 @@ class Conversation:
         self.context: ContextPort = context or NullContext()
         self._history: list[Message] = [Message.system(system_prompt)]
         self.record(attach_source, self._history[0])
+        self.last_receipt: Receipt | None = (
+            None  # the newest compaction's receipt (observed after its request)
+        )
+        self._observe_next = False
 
     # ---- reading ------------------------------------------------------------------------------------
 
@@ -92,14 +103,17 @@ class Conversation:
 
     # ---- changing the view --------------------------------------------------------------------------
 
-    def append(self, message: Message, source: str, metadata: Mapping[str, Any] | None = None) -> None:
-        self._history.append(message)
-        self.record(source, message, metadata)
+    def append(self, message: Message, source: str, metadata: Mapping[str, Any] | None = None) -> Message:
+        """Record and append `message`; returns the view's copy (it carries its ledger reference)."""
+        sequence = self.record(source, message, metadata)
+        stored = _recorded(message, sequence)
+        self._history.append(stored)
+        return stored
 
     def append_answer(self, reply: Message, source: str) -> None:
         """The ledger keeps the full reply (reasoning included); the view keeps only its text."""
-        self.record(source, reply)
-        self._history.append(Message.assistant(reply.content or ""))
+        sequence = self.record(source, reply)
+        self._history.append(_recorded(Message.assistant(reply.content or ""), sequence))
 
     def set_system_prompt(self, prompt: str, source: str) -> bool:
         """Replace element 0; False (and nothing recorded) when the text is unchanged."""
@@ -126,6 +140,32 @@ class Conversation:
 
     def after_response(self, tools: Sequence[Mapping[str, Any]] | None, usage: Usage | None) -> None:
         self.context.after_response(self._history, tools, usage)
+        receipt = self.last_receipt
+        if self._observe_next and receipt is not None and usage is not None and usage.prompt_tokens > 0:
+            self._observe_next = False
+            self.last_receipt = receipt.observed(usage.prompt_tokens, usage.cached_tokens)
+            observed = {
+                "promptTokens": usage.prompt_tokens,
+                "cachedTokens": usage.cached_tokens,
+                "uncachedTokens": max(0, usage.prompt_tokens - usage.cached_tokens),
+                "predictedUncached": receipt.predicted_uncached,
+            }
+            self.event(OBSERVED_EVENT, "next_response", observed)
+
+    def context_refused(self, limit: ContextLimit, tools: Sequence[Mapping[str, Any]] | None) -> bool:
+        """The server refused the view as too long: its figures go to the compaction manager. True when they
+        changed what compaction aims for, so compacting again can make the request fit."""
+        return self.context.server_limit(self._history, tools, limit)
+
+    def drop_from(self, message: Message, source: str) -> bool:
+        """Remove `message` (this very object) and everything after it from the view, recording the new view;
+        False when it is no longer there (compaction replaced it)."""
+        for index in range(len(self._history) - 1, 0, -1):
+            if self._history[index] is message:
+                del self._history[index:]
+                self.checkpoint(source)
+                return True
+        return False
 
     def clear(
         self, fresh_system_prompt: str, source: str = "slash_clear", reset_source: str = "history_reset"
@@ -133,6 +173,7 @@ class Conversation:
         """Drop the view (the ledger keeps everything); returns how many messages were discarded."""
         discarded = len(self._history)
         self.context.reset(self._history)
+        self._observe_next = False  # the next request is not the one the last receipt predicted
         self.event("history_clear", source, {"discardedViewMessages": discarded})
         self._history[:] = [Message.system(fresh_system_prompt)]
         self.record(reset_source, self._history[0])
@@ -149,6 +190,7 @@ class Conversation:
         """A fresh system prompt followed by a view rebuilt from a ledger. `reference`: the view is the fold of
         this same ledger up to there, so a view_reference names it instead of a checkpoint copying it."""
         self.context.reset(self._history)
+        self._observe_next = False
         self._history[:] = [Message.system(system_prompt), *messages]
         self.record("session_attach", self._history[0])
         if reference is not None:
@@ -158,9 +200,9 @@ class Conversation:
 
     # ---- recording ----------------------------------------------------------------------------------
 
-    def record(self, source: str, message: Message, metadata: Mapping[str, Any] | None = None) -> None:
-        """A ledger message entry under this conversation's identity (the view is not touched)."""
-        self.ledger.append_message(self.identity.mode, self.identity.actor, source, message, metadata)
+    def record(self, source: str, message: Message, metadata: Mapping[str, Any] | None = None) -> int | None:
+        """A ledger message entry under this conversation's identity (the view is not touched); its sequence."""
+        return self.ledger.append_message(self.identity.mode, self.identity.actor, source, message, metadata)
 
     def event(self, event: str, source: str, metadata: Mapping[str, Any]) -> None:
         self.ledger.append_event(event, self.identity.mode, self.identity.actor, source, metadata)
@@ -169,6 +211,9 @@ class Conversation:
         """The whole view minus the system prompt, so a resume can rebuild it exactly."""
         metadata: dict[str, Any] = dict(extra or {})
         metadata["messages"] = [m.to_json() for m in self._history[1:]]
+        refs = [list(m.ref) if m.ref is not None else None for m in self._history[1:]]
+        if any(ref is not None for ref in refs):
+            metadata[REFS_KEY] = refs  # what each message stands for in the ledger (recall ids)
         self.event(VIEW_CHECKPOINT_EVENT, source, metadata)
 
     def _record_compaction(self, result: CompactionResult, manual: bool) -> None:
@@ -194,6 +239,10 @@ class Conversation:
             self._replaced_results(source, result, {"strategy": strategy})
         else:
             self.checkpoint(source, {"strategy": strategy})
+        if result.receipt is not None:
+            self.last_receipt = result.receipt
+            self._observe_next = True
+            self.event(RECEIPT_EVENT, source, result.receipt.to_metadata())
 
     def _replaced_results(self, source: str, result: CompactionResult, extra: Mapping[str, Any]) -> None:
         """A compact checkpoint for in-place changes: only the new content of each replaced tool result.
@@ -207,3 +256,8 @@ class Conversation:
             if m.role == "tool" and m.tool_call_id in ids
         }
         self.event(VIEW_CHECKPOINT_EVENT, source, {**extra, REPLACED_RESULTS_KEY: replaced})
+
+
+def _recorded(message: Message, sequence: int | None) -> Message:
+    """The view's copy of a message just written to the ledger: it knows its entry (recall ids)."""
+    return message if sequence is None else message.with_ref((sequence, sequence))

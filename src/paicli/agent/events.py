@@ -13,6 +13,7 @@ from paicli.llm.messages import Usage
 # the tool runner defines these two; loops re-emit them, front ends import them from here
 from paicli.tools.base import ToolFinished as ToolFinished
 from paicli.tools.base import ToolProgress as ToolProgress
+from paicli.tools.base import ToolResult
 from paicli.tools.base import ToolStarted as ToolStarted
 
 
@@ -82,6 +83,7 @@ class RunTurn:
     answer: str
     full: str
     status: RunStatus
+    tasks: int = 0  # how many tasks (steps) the run planned: 0 when it failed at the planner
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,9 @@ class RunFinished:
     error: str | None = None
     # set by the Plan and Team orchestrators: the turn the run adds to the main conversation
     turn: RunTurn | None = field(default=None, compare=False, repr=False)
+    truncated: bool = False  # the answer was cut by the output limit and stays incomplete
+    overflow: bool = False  # ended because the server refused the request as too long for its context
+    files_changed: tuple[str, ...] = ()  # project files the run changed (set by the session, from snapshots)
 
 
 @dataclass(frozen=True)
@@ -116,6 +121,17 @@ class TaskActivity:
 
     task_id: str
     text: str
+
+
+@dataclass(frozen=True)
+class TaskToolCall:
+    """A finished tool call of a task running in parallel, shown whole (its line, result and diff) at once, so
+    two members' calls never interleave; `who` names the member (Team: the worker)."""
+
+    task_id: str
+    who: str
+    started: ToolStarted
+    result: ToolResult
 
 
 @dataclass(frozen=True)
@@ -148,8 +164,9 @@ AgentEvent = (
     | PlanProposed
     | TaskStarted
     | TaskActivity
+    | TaskToolCall
     | TaskFinished
     | Waiting
 )
 EventSink = Callable[[AgentEvent], None]
-PLAN_EVENTS = (PlanProposed, TaskStarted, TaskActivity, TaskFinished)
+PLAN_EVENTS = (PlanProposed, TaskStarted, TaskActivity, TaskToolCall, TaskFinished)

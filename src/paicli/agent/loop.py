@@ -27,11 +27,24 @@ from paicli.agent.events import (
     RunFinished,
     TextDelta,
 )
+from paicli.agent.output_limits import (
+    CONTINUING_NOTICE,
+    CUT_CALLS_NOTICE,
+    OVERFLOW_RETRY_NOTICE,
+    continuation_request,
+    cut_call_results,
+    joined,
+    limit_figures,
+    overflow_error,
+    truncated_notice,
+    was_cut,
+)
 from paicli.agent.ports import TurnTools
 from paicli.agent.runaway import RunawayGuard, inner_text
 from paicli.cancel import Cancelled, CancelToken
 from paicli.llm.messages import ChatResponse, Message, Usage
-from paicli.llm.protocol import LLMClient, LLMError, StreamDelta
+from paicli.llm.protocol import ContextLimit, LLMClient, LLMError, StreamDelta
+from paicli.prompt.tool_list import with_tool_list
 from paicli.session.transcript import OUTCOME_KEY
 from paicli.tools.base import CANCELLED_PREFIX, ToolOutcome, ToolResult
 from paicli.tools.skill_load import settle_skill_loads
@@ -45,6 +58,7 @@ UNEXECUTED_CALL_NOTICE = (
     "如果那只是你要求展示的示例，可以不用理会。"
 )
 RUNAWAY_NOTICE = "↻ 模型在重复同样的工具调用，已提醒它换个办法"
+TOOL_LIST_SOURCE = "tool_list_refresh"  # the system prompt's tool list now names the request's tools
 _CALL_MARKUP = re.compile(
     r"<\s*/?\s*(?:tool_?calls?|function_?calls?|invoke)\b|tool▁calls?▁begin", re.IGNORECASE
 )
@@ -87,6 +101,7 @@ class LoopOptions:
     runaway_factory: Callable[[], RunawayGuard] = RunawayGuard
     blank_answer_fallback: bool = False  # Plan tasks: a blank final answer after tools returns their results
     budget_notice: str = BUDGET_NOTICE
+    continuations: int = 2  # a text answer cut by the output limit is continued at most this often
 
 
 @dataclass
@@ -126,6 +141,7 @@ class ToolLoop:
         self.options = options or LoopOptions()
         self.stats = stats or LoopStats()
         self.tool_texts: list[str] = []
+        self._overflow_retried = False
 
     def run(self) -> RunFinished:
         budget = self.options.budget_factory()
@@ -136,6 +152,7 @@ class ToolLoop:
                 return self.cancelled()
             definitions = self.turn.definitions()
             self.stats.last_tool_definitions = definitions
+            self._name_tools(definitions)
             stop = self._compact(definitions)
             if self.cancel.cancelled:
                 return self.cancelled()
@@ -148,18 +165,22 @@ class ToolLoop:
             iteration += 1
             try:
                 response = self.call_model(definitions or None, iteration)
+                response = self._continue_cut_answer(response, definitions or None, iteration)
             except Cancelled:
                 return self.cancelled()
             except LLMError as error:
-                return RunFinished("error", "", f"调用模型失败: {error}")
+                return self._model_failed(error)
             if response.usage is not None:
                 budget.record_usage(response.usage.prompt_tokens, response.usage.completion_tokens)
             reply = response.message
             if not reply.tool_calls:
                 if looks_like_unexecuted_tool_call(reply.content or "", tool_names(definitions)):
                     self.emit(Notice(UNEXECUTED_CALL_NOTICE, "warn"))
-                return self._final_answer(reply)
+                return self._final_answer(reply, was_cut(response))
             budget.record_tool_calls(reply.tool_calls)
+            if was_cut(response):
+                self._refuse_cut_calls(reply)
+                continue
             self._run_tools(reply, guard)
             if self.cancel.cancelled:
                 return self.cancelled()
@@ -167,6 +188,13 @@ class ToolLoop:
     def cancelled(self) -> RunFinished:
         self.conversation.event("run_cancelled", "user_cancel", {})
         return RunFinished("cancelled", CANCELLED_ANSWER)
+
+    def _name_tools(self, definitions: list[dict[str, Any]]) -> None:
+        """The system prompt's `## Tools` list follows the tools the request carries (recorded when it changes)."""
+        names = tool_names(definitions)
+        if names:
+            prompt = self.conversation.system_prompt
+            self.conversation.set_system_prompt(with_tool_list(prompt, names), TOOL_LIST_SOURCE)
 
     def _compact(self, definitions: list[dict[str, Any]]) -> str | None:
         """Compaction before a model call; why the call must not be made, if it must not."""
@@ -185,7 +213,23 @@ class ToolLoop:
             self.emit(Compacted(result))
         return result.stop
 
-    def call_model(self, tools: list[dict[str, Any]] | None, iteration: int) -> ChatResponse:
+    def call_model(
+        self, tools: list[dict[str, Any]] | None, iteration: int, messages: Sequence[Message] | None = None
+    ) -> ChatResponse:
+        """One model call over the view (or over `messages`, a continuation). A refusal as too long for the
+        server's context is answered once: the server's figures are taken, the view compacted, the call made
+        again; a second refusal ends the run."""
+        try:
+            return self._request(tools, iteration, messages)
+        except LLMError as error:
+            limit = error.context_limit
+            if limit is None or messages is not None or not self._recover(limit, tools):
+                raise
+            return self._request(tools, iteration, None)
+
+    def _request(
+        self, tools: list[dict[str, Any]] | None, iteration: int, messages: Sequence[Message] | None
+    ) -> ChatResponse:
         actor = self.conversation.actor
         self.emit(ModelCallStarted(iteration, actor))
 
@@ -195,16 +239,58 @@ class ToolLoop:
             elif delta.kind == "reasoning":
                 self.emit(ReasoningDelta(delta.text))
 
-        response = self.llm.chat(
-            self.conversation.request_view(), tools, on_delta=on_delta, cancel=self.cancel
-        )
+        view = self.conversation.request_view() if messages is None else messages
+        response = self.llm.chat(view, tools, on_delta=on_delta, cancel=self.cancel)
         self.stats.add(response.usage)
         try:
-            self.conversation.after_response(tools, response.usage)
+            if messages is None:  # a continuation's count is not the view's
+                self.conversation.after_response(tools, response.usage)
         except Exception:
             log.exception("token calibration failed")
         self.emit(ModelCallFinished(response.usage, response.model or self.llm.model, actor))
         return response
+
+    def _recover(self, limit: ContextLimit, tools: list[dict[str, Any]] | None) -> bool:
+        """Whether the server's figures let the view be made to fit (then it is compacted for the retry)."""
+        if self._overflow_retried or not self.conversation.context_refused(limit, tools):
+            return False
+        self._overflow_retried = True
+        self.emit(Notice(OVERFLOW_RETRY_NOTICE.format(figures=limit_figures(limit)), "warn"))
+        self._compact(tools or [])
+        return True
+
+    def _model_failed(self, error: LLMError) -> RunFinished:
+        if error.context_limit is not None:
+            text = overflow_error(error.context_limit, self._overflow_retried)
+            return RunFinished("error", "", text, overflow=True)
+        return RunFinished("error", "", f"调用模型失败: {error}")
+
+    def _continue_cut_answer(
+        self, response: ChatResponse, tools: list[dict[str, Any]] | None, iteration: int
+    ) -> ChatResponse:
+        """A text answer cut by the output limit is continued up to `continuations` times; the parts join."""
+        limit, done = self.options.continuations, 0
+        while was_cut(response) and not response.message.tool_calls and done < limit:
+            done += 1
+            self.emit(Notice(CONTINUING_NOTICE.format(n=done, limit=limit), "warn"))
+            request = continuation_request(self.conversation.request_view(), response.message)
+            try:
+                more = self.call_model(tools, iteration, request)
+            except LLMError:
+                log.warning("continuing a cut answer failed", exc_info=True)
+                break  # the part already written stands, marked as cut
+            response = joined(response, more)
+        if was_cut(response) and not response.message.tool_calls:
+            self.emit(Notice(truncated_notice(done), "warn"))
+        return response
+
+    def _refuse_cut_calls(self, reply: Message) -> None:
+        """A reply cut mid-way may carry a call with half its arguments: none of its calls runs."""
+        reply = self._with_unique_call_ids(reply)
+        self.conversation.append(with_valid_json_arguments(reply), "llm_response")
+        for message in cut_call_results(reply):
+            self.conversation.append(message, "tool_execution")
+        self.emit(Notice(CUT_CALLS_NOTICE.format(count=len(reply.tool_calls)), "warn"))
 
     def _run_tools(self, reply: Message, guard: RunawayGuard) -> None:
         reply = self._with_unique_call_ids(reply)
@@ -253,12 +339,12 @@ class ToolLoop:
         )
         return replace(reply, tool_calls=calls)
 
-    def _final_answer(self, reply: Message) -> RunFinished:
+    def _final_answer(self, reply: Message, truncated: bool = False) -> RunFinished:
         self.conversation.append_answer(reply, "llm_response")
         answer = reply.content or ""
         if not answer.strip() and self.options.blank_answer_fallback and self.tool_texts:
             answer = "\n\n".join(self.tool_texts)
-        return RunFinished("done", answer)
+        return RunFinished("done", answer, truncated=truncated)
 
     def _finalize(self, budget: AgentBudget, status: BudgetStatus) -> RunFinished:
         reason = budget.describe_exit(status)
@@ -276,4 +362,4 @@ class ToolLoop:
         content = response.message.content or ""
         reply = response.message if content else Message.assistant(header)
         self.conversation.append_answer(reply, "budget_finalization_response")
-        return RunFinished("partial", f"{header}\n\n{content}".rstrip())
+        return RunFinished("partial", f"{header}\n\n{content}".rstrip(), truncated=was_cut(response))

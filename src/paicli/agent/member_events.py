@@ -9,6 +9,7 @@ from paicli.agent.events import (
     Notice,
     ReasoningDelta,
     TaskActivity,
+    TaskToolCall,
     TextDelta,
     ToolFinished,
     ToolProgress,
@@ -16,22 +17,31 @@ from paicli.agent.events import (
 )
 
 
-def member_events(member_id: str, emit: EventSink, parallel: bool, *, name_actor: bool = False) -> EventSink:
-    """A member's own text is not streamed (its result is shown when it ends); in parallel, tool lines and model
-    calls become the member's live status, so nothing interleaves. `name_actor` (Team): every model call is the
-    step's status, naming who calls (worker or reviewer)."""
+def member_events(member_id: str, emit: EventSink, parallel: bool, *, who: str = "") -> EventSink:
+    """A member's own text is not streamed (its result is shown when it ends); in parallel, model calls become
+    the member's live status and each tool call is shown whole once it has finished (`TaskToolCall`), so
+    nothing interleaves. `who` (Team: the step's worker): every model call is the step's status, naming the
+    caller only when it is someone else (the reviewer), since the status line already names the worker."""
+    started: dict[str, ToolStarted] = {}  # one member runs one call at a time; its sink is its own
+
+    def waiting(actor: str) -> str:
+        return "等待模型回复" if not who or actor == who else f"{actor} 等待模型回复"
 
     def forward(event: AgentEvent) -> None:
         if isinstance(event, (TextDelta, ReasoningDelta)):
             return
         if parallel and isinstance(event, ToolProgress):  # live command output would interleave
             return
-        if isinstance(event, ModelCallStarted) and (parallel or name_actor):
-            emit(TaskActivity(member_id, f"{event.actor} 等待模型回复" if name_actor else "等待模型回复"))
+        if isinstance(event, ModelCallStarted) and (parallel or who):
+            emit(TaskActivity(member_id, waiting(event.actor)))
         elif parallel and isinstance(event, ToolStarted):
+            started[event.call_id] = event
             emit(TaskActivity(member_id, f"⏺ {event.name}"))
         elif parallel and isinstance(event, ToolFinished):
-            emit(TaskActivity(member_id, f"{'✓' if event.result.success else '✗'} {event.result.name}"))
+            result = event.result
+            call = started.pop(result.call_id, None) or ToolStarted(result.call_id, result.name, "{}")
+            emit(TaskToolCall(member_id, who or member_id, call, result))
+            emit(TaskActivity(member_id, f"{'✓' if result.success else '✗'} {result.name}"))
         elif parallel and isinstance(event, Notice) and f"[{member_id}]" not in event.text:
             emit(Notice(f"[{member_id}] {event.text}", event.level))
         else:

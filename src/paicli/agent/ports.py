@@ -9,6 +9,7 @@ from paicli.agent.events import EventSink
 from paicli.cancel import CancelToken
 from paicli.context.types import NO_COMPACTION, CompactionResult
 from paicli.llm.messages import Message, ToolCall, Usage
+from paicli.llm.protocol import ContextLimit
 from paicli.tools.base import ToolResult
 
 
@@ -63,6 +64,13 @@ class ContextPort(Protocol):
         self, history: list[Message], focus: str | None = None, cancel: CancelToken | None = None
     ) -> CompactionResult: ...
 
+    def server_limit(
+        self, history: Sequence[Message], tools: Sequence[Mapping[str, Any]] | None, limit: ContextLimit
+    ) -> bool:
+        """The server refused `history` (+ `tools`) as longer than its context: take its figures (its window,
+        its count of this request). True when compacting again can now make the request fit."""
+        ...
+
     def reset(self, history: list[Message]) -> None:
         """Forget per-history state (session-memory snapshots) after /clear."""
         ...
@@ -71,7 +79,9 @@ class ContextPort(Protocol):
 class LedgerPort(Protocol):
     def append_message(
         self, mode: str, actor: str, source: str, message: Message, metadata: Mapping[str, Any] | None = None
-    ) -> None: ...
+    ) -> int | None:
+        """The written entry's sequence, or None (nothing written; a ledger without sequences)."""
+        ...
 
     def append_event(
         self, event: str, mode: str, actor: str, source: str, metadata: Mapping[str, Any]
@@ -111,6 +121,11 @@ class NullContext:
     ) -> CompactionResult:
         return NO_COMPACTION
 
+    def server_limit(
+        self, history: Sequence[Message], tools: Sequence[Mapping[str, Any]] | None, limit: ContextLimit
+    ) -> bool:
+        return False
+
     def reset(self, history: list[Message]) -> None:
         return None
 
@@ -118,7 +133,7 @@ class NullContext:
 class NullLedger:
     def append_message(
         self, mode: str, actor: str, source: str, message: Message, metadata: Mapping[str, Any] | None = None
-    ) -> None:
+    ) -> int | None:
         return None
 
     def append_event(

@@ -45,6 +45,7 @@ log = logging.getLogger(__name__)
 RUN_INPUT_SOURCE = "orchestrated_input"  # a Plan or Team run's goal in the main conversation
 RUN_RESULT_SOURCE = "orchestrated_result"  # and its summary (distinct from `user_input`: the run counted it)
 MEMORY_LOOKUP = "检索长期记忆"  # what a turn waits for before its first model call
+OVERFLOW_SOURCE = "context_overflow"  # the view without a turn the server refused as too long
 
 Placement = Literal["system", "turn"]
 
@@ -58,6 +59,7 @@ class AgentOptions:
     budget_factory: Callable[[], AgentBudget] = AgentBudget
     runaway_factory: Callable[[], RunawayGuard] = RunawayGuard
     today: Callable[[], dt.date] = dt.date.today
+    continuations: int = 2  # knobs.OUTPUT_CONTINUATIONS
 
 
 class ReactAgent:
@@ -127,10 +129,17 @@ class ReactAgent:
             emit(Notice(policy_notice))
         emit(Preparing(MEMORY_LOOKUP))
         self._refresh_system_prompt(user_input)
-        user_message = Message.user(self._user_content(user_input))
-        self.conversation.append(user_message, "user_input", {"submittedInput": submitted_text})
-        options = LoopOptions(self.options.budget_factory, self.options.runaway_factory)
+        user_message = self.conversation.append(
+            Message.user(self._user_content(user_input)), "user_input", {"submittedInput": submitted_text}
+        )
+        options = LoopOptions(
+            self.options.budget_factory,
+            self.options.runaway_factory,
+            continuations=self.options.continuations,
+        )
         finished = ToolLoop(self.conversation, self.llm, turn, emit, cancel, options, self.stats).run()
+        if finished.overflow:  # a turn the server could not take must not stay and make the next one longer
+            self.conversation.drop_from(user_message, OVERFLOW_SOURCE)
         if finished.status == "done" and self.on_completed is not None:
             try:
                 self.on_completed(submitted_text)
@@ -155,9 +164,15 @@ class ReactAgent:
     def compact_now(self, focus: str | None = None, cancel: CancelToken | None = None) -> CompactionResult:
         return self.conversation.compact_now(focus, cancel)
 
-    def restore(self, messages: Sequence[Message], reference: Mapping[str, Any] | None = None) -> None:
-        """Resume: a fresh system prompt followed by the view rebuilt from a ledger (see Conversation.restore)."""
-        self.conversation.restore(self.prompt.build(""), messages, reference=reference)
+    def restore(
+        self,
+        messages: Sequence[Message],
+        reference: Mapping[str, Any] | None = None,
+        source: str = "session_resumed",
+    ) -> None:
+        """Resume (or `/compact undo`): a fresh system prompt followed by a view rebuilt from a ledger (see
+        Conversation.restore)."""
+        self.conversation.restore(self.prompt.build(""), messages, source, reference)
 
     def invalidate_system_prompt(self) -> None:
         """A stable prompt part changed (`/skill on|off|reload`): rebuild it before the next turn's call."""

@@ -8,6 +8,7 @@ session_restore), /model (model_switch), snapshots and background extraction wit
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from paicli import __version__
@@ -22,6 +23,7 @@ from paicli.cli.backend import (
     NoticeListener,
     StatusSnapshot,
 )
+from paicli.cli.compaction_controls import CompactionControls
 from paicli.cli.compose import Components
 from paicli.cli.model_switch import ModelSwitch
 from paicli.cli.session_background import SessionBackground
@@ -31,6 +33,7 @@ from paicli.cli.turn_runner import RunState, TurnRunner
 from paicli.config import knobs
 from paicli.config.modes import RunMode
 from paicli.config.settings import Settings
+from paicli.memory.pending import PendingExtractions
 from paicli.session.ledger import ConversationLedger
 from paicli.session.model_record import record_model_change
 
@@ -51,6 +54,16 @@ def sandbox_line(parts: Components) -> str:
     """The command sandbox line of the banner and /config ("" when the session has no sandbox setting)."""
     gate = parts.approval.sandbox
     return gate.status().describe() if gate is not None else ""
+
+
+def _pending_extractions(parts: Components) -> PendingExtractions:
+    from paicli.cli.compose import known_secrets
+    from paicli.redact import Redactor
+
+    def redact(text: str) -> str:  # built only when something is handed over, never at start-up
+        return Redactor(known_secrets(parts.settings, parts.env)).text(text)
+
+    return PendingExtractions(parts.settings.paicli_home, parts.memory.project_key, redact)
 
 
 class AppBackend:
@@ -79,7 +92,7 @@ class AppBackend:
             )
 
         self.stats = LoopStats()
-        self.state = RunState()
+        self.state = RunState(turn_gate=self.background if enabled else None)  # extraction yields to turns
         after_turn = self.background.after_turn if enabled else None
         self.factory = SessionFactory(parts, self.background, self.stats, budget, after_turn, self.state)
         self.core = self.factory.first()
@@ -87,6 +100,12 @@ class AppBackend:
             lambda: self.core.parts, self.switch_model, lambda: self.core.report.cache().short
         )
         self.snapshots = _snapshot_commands(parts, lambda: self.core.parts.ledger)
+        # what one session could not extract, the next one of this project does
+        self._handover = _pending_extractions(parts) if enabled else None
+        if self._handover is not None:
+            self.background.pick_up(self._handover)
+        # /pin, /pins, /unpin, /compact show|--preview|undo, over whichever core is current
+        self.compaction_controls: CompactionControls | None = CompactionControls(lambda: self.core)
 
     def switch_model(self, settings: Settings) -> None:
         """/model: the same conversation, continued by a session built for `settings`."""
@@ -146,7 +165,14 @@ class AppBackend:
         return self.turns.default_mode()
 
     def run(self, text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
-        return self.turns.run(text, mode, emit, cancel)
+        watched = (
+            self.snapshots.snapshots if self.snapshots is not None and self.state.report_changes else None
+        )
+        mark = watched.taken if watched is not None else 0
+        finished = self.turns.run(text, mode, emit, cancel)
+        if watched is None:
+            return finished
+        return replace(finished, files_changed=watched.files_changed_since(mark))
 
     def mcp_mentions(self) -> list[str]:
         """`@server:uri` of every MCP resource, for completion at the prompt."""
@@ -155,11 +181,12 @@ class AppBackend:
     # ---- earlier sessions ---------------------------------------------------------------------------
 
     def resume(self, session_id: str) -> CommandReply:
-        """/resume: a session rebuilt over the earlier conversation's ledger; this one's ledger is closed."""
+        """/resume: a session rebuilt over the earlier conversation's ledger; this one's ledger is closed
+        (and deleted when it holds nothing but its start)."""
         reopened = self.core.restore.reopen(session_id)
         if isinstance(reopened, CommandReply):
             return reopened
-        self.core.parts.ledger.close()
+        self.core.parts.ledger.discard_if_empty()  # a session left before anything was said leaves no file
         self.core = self.factory.build(reopened.settings, reopened.ledger)
         return self.core.restore.resumed(self.core.agent, reopened)
 
@@ -185,5 +212,7 @@ class AppBackend:
         if self.parts.mcp is not None:
             self.parts.mcp.close()
         self.background.wait(timeout)
+        if self._handover is not None:
+            self.background.hand_over(self._handover)
         self.parts.memory.flush_index(timeout)
         self.parts.ledger.close()

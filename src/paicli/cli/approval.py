@@ -32,10 +32,23 @@ ANSWERS: dict[str, ApprovalDecision] = {
 ESC_NOTE = "用户在确认时按了 Esc，拒绝了这次操作，没有说明原因。不要换个方式重试，先停下来问用户想怎么做。"
 
 
+def spaced(label: str) -> str:
+    """A label set into Chinese text: a space on each side that meets a Latin letter or digit, as typeset
+    Chinese separates the two scripts (`允许 MCP 工具 x 不再`)."""
+    if label[:1].isascii() and label[:1].isalnum():
+        label = " " + label
+    if label[-1:].isascii() and label[-1:].isalnum():
+        label += " "
+    return label
+
+
 def question_options(request: ApprovalRequest) -> list[str]:
     """The one-key answers, each a label kept whole on screen; "always" says exactly what it would cover, or
     that it is not offered."""
-    always = f"[a] 本会话始终允许{request.always}" if request.always else "（这一项只能逐次允许）"
+    if request.always:
+        always = f"[a] 本会话始终允许{spaced(request.always).rstrip()}"
+    else:
+        always = "（破坏性或组合命令只能逐次允许）" if request.command else "（这一项只能逐次允许）"
     return ["[y] 允许", always, "[n] 拒绝", "[t] 拒绝并告诉它怎么做", "[Esc] 拒绝："]
 
 

@@ -40,6 +40,9 @@ class StatusSnapshot:
     model_calls: int = 0
     last_provider_prompt_tokens: int | None = None
     context_source: str = "local"  # "local" estimate or "calibrated" against provider-reported usage
+    # "compact": compaction acts before the next request (the figure is not what will be sent); "manual": it
+    # would not fit and automatic compaction is off; "": the history goes as it is
+    compaction_due: str = ""
 
     @property
     def context_percent(self) -> float:

@@ -55,7 +55,11 @@ def cancel(ctx: CommandContext, _: str) -> None:
 
 
 def context(ctx: CommandContext, _: str) -> None:
-    ctx.reply(ctx.session.report.context())
+    from paicli.cli.receipt_view import pins_text
+
+    reply = ctx.session.report.context()
+    pins = ctx.session.parts.pins.items()
+    ctx.reply(CommandReply(f"{reply.text}\n\n{pins_text(pins)}", reply.ok) if pins else reply)
 
 
 def policy(ctx: CommandContext, args: str) -> None:
@@ -167,6 +171,13 @@ def _switch_model(ctx: CommandContext, args: str) -> None:
 
 
 def compact(ctx: CommandContext, args: str) -> None:
+    from paicli.cli.compaction_commands import compact_extra
+    from paicli.cli.compaction_controls import compact_subcommand
+
+    what, focus = compact_subcommand(args)
+    if what != "compact":
+        compact_extra(ctx, what, focus)
+        return
     io = ctx.io
     renderer = EventRenderer(io.console, io.progress, markdown=io.markdown)
     spinner = WaitSpinner(io.progress)
@@ -189,7 +200,8 @@ def compact(ctx: CommandContext, args: str) -> None:
         renderer(Compacted(result, manual=True))
         schema = ctx.session.report.schema_tokens()  # as /context counts it
         before, after = result.before_tokens + schema, result.after_tokens + schema
-        ctx.reply(CommandReply(f"📦 上下文已压缩: {before:,} -> {after:,} tokens"))
+        hint = "（/compact show 看摘要与回执，/compact undo 撤销）"
+        ctx.reply(CommandReply(f"📦 上下文已压缩: {before:,} -> {after:,} tokens{hint}"))
 
 
 def memory(ctx: CommandContext, args: str) -> None:

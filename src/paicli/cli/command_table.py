@@ -4,6 +4,7 @@ argument check, idle-only flag and completions. A new command is one row here pl
 from __future__ import annotations
 
 from paicli.cli import command_handlers as h
+from paicli.cli import compaction_commands as cc
 from paicli.cli.commands import (
     CommandSpec,
     CommandTable,
@@ -48,6 +49,12 @@ _MODE: Completions = tuple((mode.name, mode.hint) for mode in MODES)
 _HITL: Completions = (("on", "每次危险操作都请求确认"), ("default", "恢复默认确认策略"))
 _INIT: Completions = (("--force", "覆盖已有的 PAI.md"),)
 _HISTORY: Completions = (("clear", "清空输入历史"),)
+_COMPACT_FORMS = (
+    Form("show", "查看上次压缩的摘要与回执（保留了什么、摘要了什么、清理了什么，以及代价）"),
+    Form("--preview [<重点>]", "只预览摘要，不应用"),
+    Form("undo", "撤销上次压缩（恢复压缩前的上下文，之后的对话保留）"),
+)
+_PIN_FORMS = (Form("last", "固定你的上一条消息"),)
 
 COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("help", "/help", "显示可用命令及用法", handler=h.help_command),
@@ -56,6 +63,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "/clear",
         "清空当前对话历史（长期记忆不受影响）",
         bare_words=("clear",),
+        bare_question="⚠️ 要清空当前对话历史吗？输入 y 清空，直接回车取消：",
         handler=h.clear,
         idle_only=True,
     ),
@@ -65,7 +73,19 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "立即压缩对话上下文，可附带摘要时要保留的重点",
         accepts=any_args,
         handler=h.compact,
+        idle_only=True,  # it replaces the view the running task is using (so does undo)
+        forms=_COMPACT_FORMS,
     ),
+    CommandSpec(
+        "pin",
+        "/pin <内容>",
+        "固定一段话：原文一直留在上下文里，压缩不会移走",
+        accepts=any_args,
+        handler=cc.pin_command,
+        forms=_PIN_FORMS,
+    ),
+    CommandSpec("pins", "/pins", "列出固定内容", handler=cc.pins_command),
+    CommandSpec("unpin", "/unpin <编号>", "取消一条固定内容", accepts=count_args, handler=cc.unpin_command),
     CommandSpec(
         "context",
         "/context",

@@ -26,6 +26,7 @@ class ParsedCommand:
     kind: CommandKind
     name: str = ""  # canonical command name for kind == "command"
     args: str = ""  # trimmed text after the command word (the whole input for kind == "none")
+    bare: bool = False  # typed without the slash (`clear`, `exit`)
 
 
 ArgCheck = Callable[[str], bool]
@@ -135,6 +136,9 @@ class CommandSpec:
     aliases: tuple[str, ...] = ()
     accepts: ArgCheck = no_args
     bare_words: tuple[str, ...] = ()  # spellings recognised without the slash
+    # A yes/no question a person at the terminal answers before a bare spelling runs: a shell habit (`clear`)
+    # must not throw away what the slash form would. Empty: the bare word runs as the command does.
+    bare_question: str = ""
     idle_only: bool = False  # replaces or rebuilds the session: refused while a task runs
     hidden: bool = False  # works, but /help and completion do not offer it
     completions: Completions = ()  # default: the first words of `forms`
@@ -194,7 +198,7 @@ class CommandTable:
             return ParsedCommand("none", "", "")
         bare = self._by_bare.get(text.lower())
         if bare is not None:
-            return ParsedCommand("command", bare.name, "")
+            return ParsedCommand("command", bare.name, "", bare=True)
         if not text.startswith("/") or _looks_like_path(text):
             return ParsedCommand("none", "", text)
         match = _COMMAND_LINE.match(text)

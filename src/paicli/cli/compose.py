@@ -18,6 +18,7 @@ from paicli.config.settings import Settings
 from paicli.config.trust import ProjectTrust
 from paicli.config.values import SessionValues
 from paicli.context.offload import ToolResultOffloader
+from paicli.context.pins import PinBoard
 from paicli.context.profile import ContextProfile
 from paicli.context.tokens import TokenCounter
 from paicli.llm.protocol import LLMClient
@@ -63,6 +64,7 @@ class Components:
         None  # models found at run time to reject `tools` (llm/tool_fallback.py)
     )
     mcp: McpSession | None = None  # None: no MCP server configured
+    pins: PinBoard = field(default_factory=PinBoard)  # /pin: in the ReAct system prompt, in the ledger
     notices: NoticeBoard = field(default_factory=NoticeBoard)  # what every collaborator posts to
 
 
@@ -75,7 +77,11 @@ def build_llm(
     client = client_from_settings(settings)
     if prewarm:
         client.prewarm()
-    return client if tool_support is None else ToolFallbackClient(client, tool_support)
+    if tool_support is None:
+        return client
+    from paicli.llm.endpoints import is_local_endpoint
+
+    return ToolFallbackClient(client, tool_support, check_dropped=is_local_endpoint(settings.base_url))
 
 
 def memory_dir(env: EnvLookup, home: Path) -> Path:
@@ -126,11 +132,13 @@ def build_components(
     repository = PromptRepository(root, settings.paicli_home, project_trusted=trust)
     values = SessionValues.parse(env)  # the settings below, parsed once
     assembler = PromptAssembler(repository, values.prompt)
-    tool_support = ToolSupport(assembler.tools_disabled, board.post)
+    counter = TokenCounter.configured(values.exact_tokens, settings.model)
+    # the dropped-tools check: an estimate first (a healthy server never loads the tokenizer for it), exact below
+    estimate = TokenCounter.configured(False, settings.model)
+    tool_support = ToolSupport(assembler.tools_disabled, board.post, estimate, counter)
     client = llm if llm is not None else build_llm(settings, tool_support, prewarm=prewarm)
     trigger = knobs.COMPACTION_TRIGGER.read(env)
     profile = ContextProfile.from_window(settings.context_window, settings.cache_mode, trigger)
-    counter = TokenCounter.configured(values.exact_tokens, settings.model)
     offloader = build_offloader(settings, env, profile)
     tracker = ExternalContextTracker(guard_enabled=values.external_guard)
     store = LongTermMemory(memory_dir(env, settings.paicli_home), env)
@@ -160,8 +168,9 @@ def build_components(
     tools_enabled = knobs.TOOLS_ENABLED.read(env)
     mcp = start_mcp(settings, env, tools, board, trusted=trust.trusted)
     index = mcp.index_text if mcp is not None and profile.mcp_resource_index_enabled else (lambda: "")
+    pins = PinBoard()
     prompt, plan_prompts, team_prompts = _mode_prompts(
-        assembler, repository, loader, skills, tools_enabled, index
+        assembler, repository, loader, skills, tools_enabled, index, pins
     )
     ledger = open_ledger(settings, resume_path, board.post, env)
     return Components(
@@ -183,6 +192,7 @@ def build_components(
         team_prompts=team_prompts,
         tool_support=tool_support,
         mcp=mcp,
+        pins=pins,
         notices=board,
     )
 
@@ -204,8 +214,10 @@ def _mode_prompts(
     skills: SkillCatalog,
     tools_enabled: bool,
     index: Callable[[], str],
+    pins: PinBoard,
 ) -> tuple[AgentPromptBuilder, PlanPrompts, TeamPrompts]:
-    """The system prompts of ReAct, Plan and Team, over the same prompt files, PAI.md and skill index."""
+    """The system prompts of ReAct, Plan and Team, over the same prompt files, PAI.md and skill index;
+    the user's pins go into the ReAct conversation's (the one that is compacted across turns)."""
     prompt = AgentPromptBuilder(
         assembler,
         PromptMode.AGENT,
@@ -213,6 +225,7 @@ def _mode_prompts(
         skills.index_text,
         tools_enabled,
         external_context_loader=index,
+        pins_loader=pins.block,
     )
     plan = AssembledPlanPrompts(assembler, repository.load, loader.load, skills.index_text, tools_enabled)
     team = AssembledTeamPrompts(assembler, repository.load, loader.load, skills.index_text, tools_enabled)

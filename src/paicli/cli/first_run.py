@@ -17,7 +17,7 @@ from paicli.cli.setup import Checker, SetupIO, SetupOutcome, run_setup
 from paicli.config import knobs
 from paicli.config.env import HOME_DOTENV, ConfigError, EnvLookup, home_dir
 from paicli.config.providers import GENERIC, ProviderSpec, provider
-from paicli.config.saved import save_default_provider, save_env_values
+from paicli.config.saved import save_default_provider, save_env_values, save_model_window
 from paicli.config.settings import Settings, load_settings, local_server_ports
 from paicli.llm.probe import LocalServer
 
@@ -111,6 +111,8 @@ def run_first_setup(
     path = home / ".env"
     try:
         save_env_values(path, outcome.values, outcome.remove)
+        if outcome.window is not None:  # per model in config.json: another model keeps its own window
+            save_model_window(home / "config.json", outcome.provider, outcome.model, outcome.window)
         fresh = env_factory()
         settings = load_settings(fresh)
         if outcome.provider not in (GENERIC, settings.provider) and settings.provider != GENERIC:

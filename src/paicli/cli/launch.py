@@ -211,6 +211,9 @@ def _prepare(args: argparse.Namespace, interactive: bool) -> tuple[EnvLookup, Se
     if isinstance(resolved, str):
         return _fail(resolved)
     env, settings = resolved
+    from paicli.cli.server_window import with_server_window  # a local server's own window, asked once a day
+
+    settings = with_server_window(settings)
     secure_tree(settings.paicli_home)  # files an older version or another writer left readable
     atexit.register(secure_tree, settings.paicli_home)
     _configure_logging(settings.paicli_home, env)
@@ -391,6 +394,7 @@ def _run_oneshot(backend: AppBackend, args: argparse.Namespace, piped: str) -> i
 
     if piped.strip():
         backend.state.stdin_context = piped
+    backend.state.report_changes = args.output_format != "text"  # `files_changed` in the JSON result
     backend.state.continue_plan_first = bool(
         (args.plan or args.team) and (args.continue_session or args.resume)
     )

@@ -9,12 +9,30 @@ from paicli.cli import models
 from paicli.cli.backend import CommandReply
 from paicli.cli.compose import Components
 from paicli.cli.models import ModelChoice
+from paicli.config import knobs
 from paicli.config.env import ConfigError
 from paicli.config.providers import find_provider
 from paicli.config.settings import Settings
 from paicli.llm.probe import CheckResult, list_models
+from paicli.llm.window_forms import ServerWindow
+
+
+def _ask_window(settings: Settings) -> ServerWindow | None:
+    from paicli.llm.endpoints import is_local_endpoint
+    from paicli.llm.probe import server_window
+
+    native = is_local_endpoint(settings.base_url)
+    return server_window(settings.base_url, settings.api_key, settings.model, native=native, timeout=5.0)
+
 
 Lister = Callable[[str, str | None], CheckResult]
+WindowProbe = Callable[[Settings], ServerWindow | None]
+WINDOW_SOURCES = {
+    "configured": "已配置",
+    "model": "按模型推导",
+    "server": "服务端报告",
+    "default": "默认值，服务端没有报告",
+}
 WHY_UNCHECKED = {
     "auth": "API Key 无权读取模型列表",
     "not_found": "服务不提供模型列表",
@@ -29,8 +47,10 @@ class ModelSwitch:
         switch: Callable[[Settings], None],
         cache: Callable[[], str],
         lister: Lister = lambda url, key: list_models(url, key, timeout=5.0),
+        window_probe: WindowProbe = _ask_window,
     ) -> None:
         self.lister = lister
+        self.window_probe = window_probe
         self.cache = cache  # the prompt cache as observed this session (SessionReport.cache)
         self._parts = parts
         self.switch = switch  # rebuilds the session for the chosen settings
@@ -62,10 +82,7 @@ class ModelSwitch:
             head = f"🤖 正在使用的模型: {settings.describe()}\n" if command.action == "show" else ""
             return CommandReply(head + models.list_text(choices))
         if command.action == "info":
-            return CommandReply(
-                f"🤖 {settings.describe()} · 上下文窗口 {self.parts.profile.window:,} tokens"
-                f" · prompt cache: {self.cache()} · {settings.base_url}"
-            )
+            return CommandReply(self._info(settings))
         if command.action == "unsupported":
             return CommandReply(models.unsupported_text(command.target), ok=False)
         if command.action == "invalid":
@@ -83,6 +100,24 @@ class ModelSwitch:
         self.switch(chosen)
         done = f"✅ 已切换到 {chosen.describe()}，上下文窗口 {self.parts.profile.window:,} tokens"
         return CommandReply(done + (f"\n{check.text}" if check.verdict == "unchecked" else ""))
+
+    def _info(self, settings: Settings) -> str:
+        """The model, its window and where that came from, and what the server itself says now."""
+        source = WINDOW_SOURCES.get(settings.window_source, settings.window_source)
+        line = (
+            f"🤖 {settings.describe()} · 上下文窗口 {self.parts.profile.window:,} tokens（{source}）"
+            f" · prompt cache: {self.cache()} · {settings.base_url}"
+        )
+        try:
+            found = self.window_probe(settings)
+        except Exception:  # an answer about the server must never fail the command
+            found = None
+        if found is None:
+            return f"{line}\n   服务端没有报告上下文窗口"
+        said = f"   服务端报告的上下文窗口：{found.tokens:,} tokens（{found.source}）"
+        if found.tokens < self.parts.profile.window:
+            said += f"；比当前设置小，请把 {knobs.CONTEXT_WINDOW.key} 设为 {found.tokens}"
+        return f"{line}\n{said}"
 
     def _check(self, chosen: Settings, target: str) -> models.ListCheck:
         """A named model is looked up in its provider's list; a bare provider name keeps its configured one."""

@@ -68,7 +68,7 @@ def event_to_json(event: AgentEvent) -> dict[str, Any]:
         }
     if isinstance(event, Compacted):
         res = event.result
-        return {
+        line: dict[str, Any] = {
             "type": "compaction",
             "strategy": res.strategy,
             "manual": event.manual,
@@ -76,6 +76,9 @@ def event_to_json(event: AgentEvent) -> dict[str, Any]:
             "before_tokens": res.before_tokens,
             "after_tokens": res.after_tokens,
         }
+        if res.receipt is not None:
+            line["receipt"] = res.receipt.to_metadata()  # what was kept, summarised, cleared; predicted cost
+        return line
     if isinstance(event, Notice):
         return {"type": "notice", "level": event.level, "text": event.text}
     if isinstance(event, Waiting):
@@ -87,7 +90,12 @@ def event_to_json(event: AgentEvent) -> dict[str, Any]:
         if plan is not None:
             return plan
     assert isinstance(event, RunFinished)
-    return {"type": "run_finished", "status": event.status, "error": event.error}
+    return {
+        "type": "run_finished",
+        "status": event.status,
+        "error": event.error,
+        "truncated": event.truncated,
+    }
 
 
 def describe_event(event: AgentEvent) -> str | None:
@@ -218,6 +226,8 @@ def _result(backend: SessionPort, finished: RunFinished) -> dict[str, Any]:
             "output_tokens": status.output_tokens,
             "cached_input_tokens": status.cached_tokens,
         },
+        "truncated": finished.truncated,  # the answer was cut by the output limit and stays incomplete
+        "files_changed": list(finished.files_changed),  # by tools and commands (from the workspace snapshots)
     }
 
 

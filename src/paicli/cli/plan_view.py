@@ -12,7 +12,15 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
-from paicli.agent.events import PLAN_EVENTS, AgentEvent, PlanProposed, TaskActivity, TaskFinished, TaskStarted
+from paicli.agent.events import (
+    PLAN_EVENTS,
+    AgentEvent,
+    PlanProposed,
+    TaskActivity,
+    TaskFinished,
+    TaskStarted,
+    TaskToolCall,
+)
 from paicli.agent.plan.model import Plan
 from paicli.cli.printing import say
 from paicli.cli.spinner import WaitSpinner
@@ -55,6 +63,16 @@ def plan_event_json(event: AgentEvent) -> dict[str, Any] | None:
         return started
     if isinstance(event, TaskActivity):
         return {"type": "task_activity", "task_id": event.task_id, "text": event.text}
+    if isinstance(event, TaskToolCall):
+        return {
+            "type": "task_tool",
+            "task_id": event.task_id,
+            "who": event.who,
+            "name": event.result.name,
+            "arguments": event.started.arguments,
+            "success": event.result.success,
+            "blocked": event.result.blocked,
+        }
     if isinstance(event, TaskFinished):
         return {"type": "task_end", "task_id": event.task_id, "status": event.status, "result": event.result}
     return None
@@ -87,6 +105,9 @@ def plan_event_line(event: AgentEvent) -> str | None:
         return None if event.parallel else started_line(event)
     if isinstance(event, TaskFinished):
         return finished_line(event)
+    if isinstance(event, TaskToolCall):
+        mark = "✓" if event.result.success and not event.result.blocked else "✗"
+        return f"  [{event.task_id}] ⏺ {_one_line(event.started.name)} {_one_line(event.started.arguments)} {mark}"
     return None
 
 

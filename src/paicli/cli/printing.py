@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
 from rich.text import Text
@@ -72,6 +73,24 @@ def print_markdown(console: Console, text: str) -> None:
     console.print(Markdown(keep_line_breaks(strip_terminal(text))))
 
 
+def tail_lines(text: str, width: int, count: int) -> tuple[str, ...]:
+    """The last `count` lines of `text`, each cut to its last `width` cells (a line still being written is
+    shown by its newest end, after a `…`)."""
+    width = max(8, width)
+    shown: list[str] = []
+    for line in strip_terminal(text).split("\n")[-count:]:
+        line = line.expandtabs(4)
+        if cell_len(line) > width:
+            kept = ""
+            for char in reversed(line):
+                if cell_len(kept) + cell_len(char) > width - 1:
+                    break
+                kept = char + kept
+            line = "…" + kept
+        shown.append(line)
+    return tuple(shown)
+
+
 def keep_line_breaks(text: str) -> str:
     """A single newline the model wrote stays a line break (Markdown would join the lines into one paragraph):
     outside code fences, a line followed by another non-blank line ends with a hard break."""
@@ -132,6 +151,10 @@ class MarkdownBlocks:
         self._lines.append(line)
         self._has_content = self._has_content or bool(stripped)
         return None
+
+    def pending(self) -> str:
+        """The block still being streamed (finished lines and the partial one), as it stands."""
+        return "\n".join([*self._lines, self._partial]).strip("\n")
 
     def flush(self) -> str:
         rest = "\n".join([*self._lines, self._partial]).strip("\n")

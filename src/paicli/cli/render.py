@@ -21,14 +21,16 @@ from paicli.agent.events import (
     ReasoningDelta,
     RunFinished,
     TaskActivity,
+    TaskToolCall,
     TextDelta,
     ToolFinished,
     ToolProgress,
     ToolStarted,
     Waiting,
 )
+from paicli.cli.live_output import PREFIX as LIVE_PREFIX
 from paicli.cli.live_output import OutputTail
-from paicli.cli.printing import MarkdownBlocks, keep_line_breaks, print_markdown, say
+from paicli.cli.printing import MarkdownBlocks, keep_line_breaks, print_markdown, say, tail_lines
 from paicli.cli.spinner import Clock, WaitSpinner
 from paicli.cli.summaries import (
     ResultSummary,
@@ -51,6 +53,7 @@ if TYPE_CHECKING:
 
 
 SPINNER_DELAY_SECONDS = 0.3  # a wait shorter than this shows nothing
+STREAM_TAIL_LINES = 3  # lines of a block still being written, shown live under the spinner
 COMPACTING_LABEL = "正在压缩上下文（等待模型写出历史摘要）"
 _NOTICE_STYLES = {"info": "cyan", "warn": "yellow", "error": "bold red"}
 _TONE_STYLES = {"ok": "dim", "error": "red", "blocked": "yellow"}
@@ -84,11 +87,14 @@ class EventRenderer:
         self._reasoning: list[str] = []
         self._plain: list[str] = []
         self._streamed = False
+        self._received = 0  # characters of answer text this run, for the live label
+        self._writing = False  # the spinner shows the answer being written (not a wait for the model)
         self._open_calls: dict[str, str] = {}
         self._tail = OutputTail()
         self._waiting_before_call = False  # the spinner shows a memory lookup or compaction check
         self.finished: RunFinished | None = None
         self._plan: PlanLive | None = None
+        self._group = ""  # the parallel member whose tool calls were printed last (a header names the next)
 
     def __call__(self, event: AgentEvent) -> None:
         with self._lock:
@@ -111,7 +117,7 @@ class EventRenderer:
             self._spinner.relabel(f"思考中（{sum(map(len, self._reasoning))} 字）")
         elif isinstance(event, ModelCallStarted):
             label = "等待模型回复" if event.actor == "agent" else f"{event.actor} 等待模型回复"
-            self._waiting_before_call = False
+            self._waiting_before_call = self._writing = False
             self._spinner.restart(label)  # a compaction wait before it had its own clock
         elif isinstance(event, Preparing):
             self._own_wait(event.what)
@@ -126,10 +132,12 @@ class EventRenderer:
         elif isinstance(event, Compacted):
             self._on_compacted(event)
         elif isinstance(event, Notice):
-            self._interrupt()
+            self._interrupt(keep_answer=True)
             say(self._progress, event.text, _NOTICE_STYLES.get(event.level, "cyan"))
             if self._plan is not None:
                 self._plan.resume()  # tasks still running keep their live line
+        elif isinstance(event, TaskToolCall):
+            self._on_task_tool(event)
         elif isinstance(event, PLAN_EVENTS):
             if not isinstance(event, TaskActivity):
                 self._interrupt()
@@ -163,32 +171,50 @@ class EventRenderer:
             room = max(20, min(80, self._progress.width - cell_len(tail) - 4))
             say(self._progress, f"💭 {shorten(text, room)}{tail}", "dim italic")
 
-    def _interrupt(self) -> None:
-        """Before a progress line: stop the spinner, fold reasoning, put out the text streamed so far."""
+    def _interrupt(self, keep_answer: bool = False) -> None:
+        """Before a progress line: stop the spinner, fold reasoning, put out the text streamed so far. Piped, that
+        text is progress only when a tool call follows; a notice (an answer cut by the output limit, say) leaves
+        it to be the answer on stdout (`keep_answer`)."""
         self._spinner.stop()
-        self._waiting_before_call = False
+        self._waiting_before_call = self._writing = False
+        self._group = ""
         self._close_reasoning()
         self._take_stream_rest()
         if self._markdown:
             rest = self._blocks.flush()
             if rest:
                 print_markdown(self._out, rest)
-        elif self._plain:
+        elif self._plain and not keep_answer:
             text = "".join(self._plain).strip()
             self._plain.clear()
             if text:
                 say(self._progress, text, "dim")
 
     def _on_text(self, text: str) -> None:
-        self._spinner.stop()
-        self._close_reasoning()
         self._streamed = True
         text = self._stream.feed(text)
         if not self._markdown:
+            self._spinner.stop()
+            self._close_reasoning()
             self._plain.append(text)
             return
-        for block in self._blocks.feed(text):
-            print_markdown(self._out, block)
+        self._received += len(text)
+        blocks = self._blocks.feed(text)
+        if blocks or self._reasoning:
+            self._spinner.stop()  # finished blocks are printed above, with no live line in between
+            self._close_reasoning()
+            for block in blocks:
+                print_markdown(self._out, block)
+        self._show_writing()
+
+    def _show_writing(self) -> None:
+        """While a block is being written: the spinner counts the seconds and the characters, and under it
+        the newest lines of the block as plain text, until the whole block is drawn as Markdown."""
+        if not self._writing or not self._spinner.active:
+            self._writing, self._waiting_before_call = True, False
+            self._spinner.restart(lambda: f"正在输出回答（已收到 {self._received:,} 字）")
+        width = self._progress.width - cell_len(LIVE_PREFIX) - 2
+        self._spinner.show_tail(tail_lines(self._blocks.pending(), width, STREAM_TAIL_LINES))
 
     def _take_stream_rest(self) -> None:
         rest = self._stream.flush()
@@ -215,9 +241,27 @@ class EventRenderer:
         self._spinner.stop()
         self._tail.clear()
         self._open_calls.pop(result.call_id, None)
+        self._print_result(result, f"[{result.name}] " if self._open_calls else "")
+        if self._open_calls:
+            self._spinner.start("运行 " + ", ".join(sorted(set(self._open_calls.values()))))
+
+    def _on_task_tool(self, event: TaskToolCall) -> None:
+        """A parallel member's finished call, whole: its line, result and diff, as a sequential step shows
+        them, under a header naming the member whenever the previous block was someone else's."""
+        group = f"{event.who} [{event.task_id}]" if event.who != event.task_id else f"[{event.task_id}]"
+        last = self._group
+        self._interrupt()
+        if group != last:
+            say(self._progress, f"🛠️ {show_controls(group)}", "bold cyan")
+        say(self._progress, tool_call_line(event.started.name, event.started.arguments), "bold")
+        self._print_result(event.result, "")
+        self._group = group
+        if self._plan is not None:
+            self._plan.resume()
+
+    def _print_result(self, result: ToolResult, tag: str) -> None:
         width = self._progress.width
         summary = summarize_result(result, width=max(40, width - 8))
-        tag = f"[{result.name}] " if self._open_calls else ""
         style = _TONE_STYLES.get(summary.tone, "dim")
         say(self._progress, clip(f"  ⎿ {tag}{summary.headline}", max(40, width - 1)), style)
         for line in summary.preview:
@@ -229,8 +273,6 @@ class EventRenderer:
                 self._on_fold(result.name, strip_boundary(result.content))
         if result.display and result.success:
             self._progress.print(diff_text(result.display), end="", soft_wrap=True)
-        if self._open_calls:
-            self._spinner.start("运行 " + ", ".join(sorted(set(self._open_calls.values()))))
 
     def _on_compacted(self, event: Compacted) -> None:
         result = event.result
@@ -246,6 +288,12 @@ class EventRenderer:
             say(self._progress, line, "cyan")
         if result.notice:
             say(self._progress, result.notice, "yellow")
+        if result.receipt is not None and self._on_fold is not None:
+            from paicli.cli.receipt_view import receipt_text
+
+            self._on_fold("上下文压缩回执", receipt_text(result.receipt))
+            if result.receipt.summary:  # a clearing's receipt opens too, without a line each time
+                say(self._progress, "    摘要与回执：Ctrl+O 展开，或 /compact show", "dim")
 
     def finish(self, result: RunFinished) -> None:
         """Close the run's output once, with the RunFinished the run returned."""
@@ -260,8 +308,9 @@ class EventRenderer:
             self._fold_run(result)
 
     def _fold_run(self, result: RunFinished) -> None:
-        """A Plan or Team run: every task's whole result stays one Ctrl+O away, like a folded tool output."""
-        if result.turn is None or self._on_fold is None:
+        """A Plan or Team run: every task's whole result stays one Ctrl+O away, like a folded tool output (a
+        run that failed at the planner has no task results to open)."""
+        if result.turn is None or self._on_fold is None or not result.turn.tasks:
             return
         self._on_fold("团队任务" if result.turn.mode == "team" else "计划", result.turn.full)
         say(self._progress, "    每个任务的完整结果：Ctrl+O 展开", "dim")
@@ -317,6 +366,11 @@ class EventRenderer:
     def stop_spinner(self) -> None:
         with self._lock:
             self._spinner.stop()
+            self._spinner.show_typed("")  # the task is over: what was typed is in the prompt now
+
+    def show_typed(self, line: str) -> None:
+        """What the person is typing ahead while the task runs, drawn under the spinner."""
+        self._spinner.show_typed(line)
 
 
 __all__ = [

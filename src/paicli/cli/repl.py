@@ -96,13 +96,9 @@ def _continue_hint(backend: SessionPort, progress: Console) -> None:
         info = backend.info()
     except Exception:
         return
-    if info.session_id:
-        say(
-            progress,
-            f"会话 {info.session_id} 已保存，继续: paicli --resume {info.session_id}",
-            "dim",
-            whole=True,
-        )
+    if info.session_id:  # the command on a row of its own: a long id never wraps it at 120 columns
+        say(progress, "会话已保存，下次接着这个会话继续:", "dim")
+        say(progress, f"   paicli --resume {info.session_id}", "dim", whole=True)
 
 
 def _late_notices(backend: SessionPort, progress: Console) -> None:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from paicli.cli.backend import CommandReply, NoticeListener, SessionPort
 from paicli.cli.command_handlers import PENDING_TEXT
 from paicli.cli.command_table import BUILTIN
-from paicli.cli.commands import CommandTable, mask_secrets
+from paicli.cli.commands import CommandTable, is_yes, mask_secrets
 from paicli.cli.render import EventRenderer, say
 from paicli.cli.repl_terminal import ReplIO, run_guarded
 from paicli.config.modes import RunMode, next_mode
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from paicli.cli.app_backend import AppBackend
 
 BUSY = "⏳ 当前任务还在运行，/{name} 要等它结束后再用。"
+BARE_KEPT = "已取消，什么都没有改变（/{name} 直接执行，不再询问）。"
 
 
 class Dispatcher:
@@ -70,19 +71,24 @@ class Dispatcher:
             if parsed.kind == "unknown":
                 say(self._io.console, self._table.unknown_reply(mask_secrets(parsed.args)), "yellow")
                 return True
-            self._command(parsed.name, parsed.args)
+            self._command(parsed.name, parsed.args, parsed.bare)
         except KeyboardInterrupt:
             say(self._io.progress, "已中断。", "yellow")
         except Exception as exc:  # the CLI edge: one failing command must not end the session
             say(self._io.console, f"❌ 命令执行失败: {exc}", "red")
         return not self._stopped
 
-    def _command(self, name: str, args: str) -> None:
+    def _command(self, name: str, args: str, bare: bool = False) -> None:
         spec = self._table.find(name)
         assert spec is not None  # parse only names commands of this table
         if spec.idle_only and self.running:
             say(self._io.console, BUSY.format(name=spec.name), "yellow")
             return
+        if bare and spec.bare_question and self._io.interactive:
+            answer = self._io.ask(spec.bare_question)
+            if answer is None or not is_yes(answer):
+                say(self._io.console, BARE_KEPT.format(name=spec.name), "yellow")
+                return
         spec.handler(self, args)
 
     def cancel_pending(self) -> bool:

@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.text import Text
 
 from paicli.cancel import CancelToken
-from paicli.cli.approval import ESC_NOTE, Answer, question_options, shown
+from paicli.cli.approval import ESC_NOTE, Answer, question_options, shown, spaced
 from paicli.cli.render import diff_text, fold_lines, say
 from paicli.cli.repl_terminal import CANCEL_REQUESTED, run_in_worker
 from paicli.cli.wrapping import pack
@@ -34,6 +34,23 @@ DROPPED_BEFORE_QUESTION = "（问题出现前按下的键已丢弃，不会当�
 # swallowed instead of answering the next question or reaching the model as a new turn.
 ANSWER_TAILS = {"y": "es", "n": "o", "a": "ll"}
 ENTER_KEYS = (Keys.ControlM, Keys.ControlJ)
+QUEUED_LINE = "⌨️ 已记下，任务结束后发送: {line}"
+_ERASE_KEYS = (Keys.ControlH, Keys.Backspace)
+
+
+def typed_lines(keys: list[KeyPress]) -> list[str]:
+    """The text typed ahead, line by line as Enter splits it (the last one still being typed)."""
+    lines = [""]
+    for key_press in keys:
+        if key_press.key in ENTER_KEYS:
+            lines.append("")
+        elif key_press.key in _ERASE_KEYS:
+            lines[-1] = lines[-1][:-1]
+        elif key_press.key == Keys.ControlU:
+            lines[-1] = ""
+        elif len(key_press.data) == 1 and key_press.data.isprintable():
+            lines[-1] += key_press.data
+    return lines
 
 
 class _PendingApproval:
@@ -63,6 +80,7 @@ class InteractiveIO:
         self._cancellable = True
         self._quiet: Callable[[], None] | None = None
         self._resume: Callable[[], None] | None = None
+        self._typed: Callable[[str], None] | None = None
         self._eof_hinted = False
         self._watching = threading.Event()
         self._approvals: queue.Queue[_PendingApproval] = queue.Queue()
@@ -126,11 +144,13 @@ class InteractiveIO:
         cancellable: bool = True,
         quiet: Callable[[], None] | None = None,
         resume: Callable[[], None] | None = None,
+        typed: Callable[[str], None] | None = None,
     ) -> T:
         """The watcher also keeps the terminal in raw mode, so keys typed meanwhile arrive intact."""
         self._cancellable = cancellable
         self._quiet = quiet
         self._resume = resume
+        self._typed = typed
         self._eof_hinted = False
         self._tail = None  # an answer's tail belongs to its own task, never to the next one
         self._watching.set()  # before the worker starts: it may ask at once
@@ -192,6 +212,17 @@ class InteractiveIO:
                     self._eof_hinted = True
                     say(self.progress, EOF_WHILE_RUNNING, "dim")
                 kept.append(key_press)
+                if live:
+                    self._echo_typed(kept, key_press)
+
+    def _echo_typed(self, kept: list[KeyPress], key_press: KeyPress) -> None:
+        """Type-ahead is visible while the task runs: the line being typed under the spinner, and each line
+        finished with Enter once, as it will be sent when the task is over."""
+        lines = typed_lines(kept)
+        if key_press.key in ENTER_KEYS and len(lines) > 1 and lines[-2].strip():
+            say(self.progress, QUEUED_LINE.format(line=lines[-2]), "dim")
+        if self._typed is not None:
+            self._typed(lines[-1])
 
     def _swallowed(self, key_press: KeyPress) -> bool:
         tail = self._tail
@@ -279,7 +310,7 @@ class InteractiveIO:
             answer = {"y": "approve", "a": "approve_all"}.get(key, "deny")  # type: ignore[assignment]
             self._tail = ANSWER_TAILS.get(key)
         decision = answer.decision if isinstance(answer, ApprovalReply) else answer
-        text = DECISION_TEXT[decision].format(always=request.always or "")
+        text = DECISION_TEXT[decision].format(always=spaced(request.always or ""))
         if isinstance(answer, ApprovalReply) and answer.note and key == "t":
             text += "，已把你的说明交给它"
         say(self.console, text, "dim")

@@ -74,6 +74,7 @@ class PipedIO:
         cancellable: bool = True,
         quiet: Callable[[], None] | None = None,
         resume: Callable[[], None] | None = None,
+        typed: Callable[[str], None] | None = None,
     ) -> T:
         try:
             result = run_in_worker(work, self._wait, self._interrupted)

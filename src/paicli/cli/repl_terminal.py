@@ -39,11 +39,12 @@ class ReplIO(Protocol):
         cancellable: bool = True,
         quiet: Callable[[], None] | None = None,
         resume: Callable[[], None] | None = None,
+        typed: Callable[[str], None] | None = None,
     ) -> T:
         """Run `work` on a worker thread; Esc / Ctrl+C on the main thread cancel its token.
 
         `quiet` is called before the IO writes something of its own (an approval question), `resume` after
-        it (the approved command runs: its spinner comes back).
+        it (the approved command runs: its spinner comes back); `typed` gets the line being typed meanwhile.
         """
         ...
 
@@ -99,7 +100,9 @@ def run_in_worker(
 def run_guarded(io: ReplIO, renderer: EventRenderer, work: Callable[[CancelToken], T]) -> T | RunFinished:
     """`work` on the worker thread while `renderer` draws its events; a crash comes back as an error outcome."""
     try:
-        return io.run_cancellable(work, quiet=renderer.pause, resume=renderer.resume)
+        return io.run_cancellable(
+            work, quiet=renderer.pause, resume=renderer.resume, typed=renderer.show_typed
+        )
     except Exception as exc:
         return RunFinished("error", "", str(exc) or type(exc).__name__)
     finally:

@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from paicli.cli.summaries import blocked_headline, shorten, strip_boundary, tool_call_line
+from paicli.cli.summaries import blocked_headline, preview_line, shorten, strip_boundary, tool_call_line
 from paicli.context.fallback import NOTE_PREFIX
 from paicli.context.internal import is_real_user_turn
 from paicli.context.session_memory import SESSION_MEMORY_PREFIX
@@ -89,7 +89,9 @@ def _recorded_mark(outcome: str, first: str, body: str) -> str | None:
 
 def _answer_lines(content: str) -> list[str]:
     lines = [line.rstrip() for line in content.strip().splitlines() if line.strip()]
-    shown = [f"  {shorten(line, 160)}" for line in lines[:ANSWER_LINES]]
+    shown = [
+        f"  {preview_line(line, 160)}" for line in lines[:ANSWER_LINES]
+    ]  # nested lists, code keep indent
     if len(lines) > ANSWER_LINES:
         shown.append(f"  …（还有 {len(lines) - ANSWER_LINES} 行）")
     return shown

@@ -14,6 +14,7 @@ from paicli.llm.messages import Usage
 from paicli.llm.protocol import LLMClient
 from paicli.memory.background import BackgroundExtraction, manager_job
 from paicli.memory.manager import MemoryManager
+from paicli.memory.pending import PendingExtractions
 
 if TYPE_CHECKING:
     from paicli.memory.extractor import AutoFactExtractor
@@ -57,7 +58,7 @@ class SessionBackground:
         self._env = env
         self._notices = notices
         self._lock = threading.Lock()
-        self.usage = Usage()  # side calls (fact extraction) on top of the agent's own
+        self.usage = Usage()  # side calls (fact extraction, compaction summaries) on top of the agent's own
         self.calls = 0
         self._extraction = BackgroundExtraction(manager_job(memory))
         self.use_llm(llm, light_model)
@@ -91,3 +92,26 @@ class SessionBackground:
 
     def wait(self, timeout: float) -> None:
         self._extraction.wait(timeout)
+
+    # ---- side calls never block a turn (issue 40) ----------------------------------------------------
+
+    def turn_started(self) -> None:
+        """A turn needs the model: extraction waits (one under way is cut short and runs again after it)."""
+        self._extraction.turn_started()
+
+    def turn_ended(self) -> None:
+        self._extraction.turn_ended()
+
+    def hand_over(self, pending: PendingExtractions) -> int:
+        """At the end of the session: what is still queued or running goes to the next session instead."""
+        kept = pending.record(self._extraction.pending_texts())
+        if kept:
+            log.info("%d fact extraction(s) left for the next session", kept)
+        return kept
+
+    def pick_up(self, pending: PendingExtractions) -> int:
+        """At the start: the extractions an earlier session of this project could not finish are queued."""
+        texts = pending.take()
+        for text in texts:
+            self.after_turn(text)
+        return len(texts)

@@ -13,19 +13,35 @@ from paicli.agent.conversation import Conversation
 from paicli.agent.loop import LoopStats
 from paicli.agent.ports import MemoryPort
 from paicli.agent.react import AgentOptions, ReactAgent
+from paicli.cli import server_window
 from paicli.cli.compose import Components, build_llm
 from paicli.cli.orchestrated_session import OrchestratedRuns
 from paicli.cli.session_background import SessionBackground
 from paicli.cli.session_report import SessionReport
 from paicli.cli.session_restore import SessionRestore
 from paicli.cli.turn_runner import RunState, TurnRunner
+from paicli.config import knobs
 from paicli.config.settings import Settings
 from paicli.context.manager import AutoCompactionManager
 from paicli.context.memory_view import TurnMemory
 from paicli.context.profile import ContextProfile
+from paicli.llm.metered import MeteredClient
 from paicli.llm.protocol import LLMClient
 from paicli.session.ledger import ConversationLedger
 from paicli.tools.disabled import ToolsDisabled
+from paicli.tools.recall import RecallTool
+from paicli.tools.registry import Tool
+
+
+def recall_tool(parts: Components) -> Tool:
+    """`recall` over this session's ledger (the one /resume switched to, after a /resume)."""
+    ledger = parts.ledger
+    return RecallTool.tool(
+        parts.settings.paicli_home,
+        parts.settings.project_root,
+        lambda: (ledger.path, ledger.session_id),
+        ledger.redactor.text,
+    )
 
 
 @dataclass(frozen=True)
@@ -57,19 +73,36 @@ class SessionFactory:
         self.budget = budget
         self.after_turn = after_turn
         self.state = state
+        self.server_windows: dict[tuple[str, str], int] = {}  # (base URL, model) -> a window a refusal named
 
-    def compaction(self, parts: Components, turn_memory: TurnMemory | None = None) -> AutoCompactionManager:
-        """Every compaction manager of the session, for its model and window, offloader attached."""
+    def compaction(
+        self, parts: Components, turn_memory: TurnMemory | None = None, *, member: bool = False
+    ) -> AutoCompactionManager:
+        """Every compaction manager of the session, for its model and window, offloader attached; a Plan or
+        Team `member`'s calibrates a counter of its own (`TokenCounter.sibling`)."""
         manager = AutoCompactionManager(
-            parts.llm,
-            parts.counter,
-            parts.profile,
+            MeteredClient(parts.llm, self.background.record_usage),  # summaries count in the session's usage
+            parts.counter.sibling() if member else parts.counter,
+            self._profile(parts),
             parts.env,
             offloader=parts.offloader,  # unseen results too big for the window are offloaded, not sent
             turn_memory=turn_memory,  # compaction puts the turn's memories back if it drops them
             summary_model=parts.settings.compaction_model_setting,
         )
+        manager.on_server_window = lambda tokens: self._learned(parts.settings, tokens)
+        manager.keep_pinned(parts.pins.block)
         return manager
+
+    def _profile(self, parts: Components) -> ContextProfile:
+        """The session's profile, or a smaller window a refusal of this endpoint and model named meanwhile."""
+        learned = self.server_windows.get((parts.settings.base_url, parts.settings.model))
+        if learned is None or learned >= parts.profile.window:
+            return parts.profile
+        return ContextProfile(learned, parts.profile.cache_mode, parts.profile.trigger)
+
+    def _learned(self, settings: Settings, tokens: int) -> None:
+        self.server_windows[(settings.base_url, settings.model)] = tokens
+        server_window.learned(settings, tokens)
 
     def first(self) -> SessionCore:
         """The session as launched: the components' own client (a test may have injected one)."""
@@ -79,6 +112,7 @@ class SessionFactory:
         self, settings: Settings, ledger: ConversationLedger, conversation: Conversation | None = None
     ) -> SessionCore:
         """A new client for `settings`, over `conversation` (/model) or a new one on `ledger` (/resume)."""
+        settings = server_window.with_server_window(settings)
         llm = build_llm(settings, self.base.tool_support)
         self.background.use_llm(llm, settings.light_model_setting)
         return self._build(settings, llm, ledger, conversation)
@@ -93,11 +127,12 @@ class SessionFactory:
         trigger = self.base.profile.trigger  # knobs.COMPACTION_TRIGGER, read once at start-up
         profile = ContextProfile.from_window(settings.context_window, settings.cache_mode, trigger)
         parts = replace(self.base, settings=settings, llm=llm, profile=profile, ledger=ledger)
+        parts.tools.register(recall_tool(parts))  # same spec each build: the tool list stays byte-stable
         turn_memory = TurnMemory(parts.memory) if settings.memory_placement == "turn" else None
         compaction = self.compaction(parts, turn_memory)
         agent = self._react_agent(parts, compaction, turn_memory, conversation)
         runs = OrchestratedRuns(
-            parts, self.stats, self.budget, self.after_turn, lambda: self.compaction(parts)
+            parts, self.stats, self.budget, self.after_turn, lambda: self.compaction(parts, member=True)
         )
         return SessionCore(
             parts,
@@ -120,6 +155,7 @@ class SessionFactory:
             memory_placement=parts.settings.memory_placement,
             memory_tokens=parts.profile.memory_context_tokens,
             budget_factory=self.budget,
+            continuations=knobs.OUTPUT_CONTINUATIONS.read(parts.env),
         )
         memory: MemoryPort = turn_memory if turn_memory is not None else parts.memory
         return ReactAgent(

@@ -51,10 +51,12 @@ class SessionReport:
     def status(self, phase: str, count_context: bool) -> StatusSnapshot:
         usage = self.usage()
         history = list(self.agent.history)
-        context_tokens, source = 0, "local"
+        context_tokens, source, due = 0, "local", ""
         if count_context and len(history) > 1:  # one-shot runs skip it: it would load the tokenizer
-            figure = self.compaction.figure(history, self.tool_definitions())
+            tools = self.tool_definitions()
+            figure = self.compaction.figure(history, tools)
             context_tokens, source = figure.tokens, figure.source
+            due = self.compaction.due(history, tools)
         return StatusSnapshot(
             model=self.parts.settings.model,
             context_tokens=context_tokens,
@@ -67,6 +69,7 @@ class SessionReport:
             phase=phase,
             model_calls=self.agent.llm_calls,
             last_provider_prompt_tokens=self.parts.counter.last_provider_prompt_tokens,
+            compaction_due=due,
         )
 
     def cache(self) -> CacheObservation:
@@ -87,7 +90,7 @@ class SessionReport:
             cache_hit_ratio=cache.hit_ratio,
         )
         text = render_context_report(
-            report, self.memory_status(), mcp_configured=self.parts.mcp is not None, cache=cache
+            report, self.context_memory_lines(), mcp_configured=self.parts.mcp is not None, cache=cache
         )
         return CommandReply(text)
 
@@ -101,11 +104,19 @@ class SessionReport:
             f"cached: {usage.cached_tokens} | 平均输入: {average:.0f} | 预算: {window} (可用: {window - TOKEN_RESERVES})"
         )
 
-    def memory_status(self) -> str:
-        """The memory block under `/context`: without the strategy line (the report above has every figure)."""
-        from paicli.memory.commands import status_text
-
-        return status_text(self.parts.memory, "", self.token_usage_line())
+    def context_memory_lines(self) -> str:
+        """What `/context` adds under its figures: the long-term memory's size and extraction state, and the
+        session's model calls. No window or budget figure (the bar above is the one), no /memory help."""
+        memory = self.parts.memory
+        usage = self.usage()
+        calls = self.agent.llm_calls + self.background.calls
+        return "\n".join(
+            (
+                f"{memory.store.status_summary()}；自动事实提取: {memory.auto_extract_status()}（/memory 查看和管理）",
+                f"本会话模型调用: {calls} 次，输入 {usage.prompt_tokens} / 输出 {usage.completion_tokens} tokens"
+                f"（缓存命中 {usage.cached_tokens}）",
+            )
+        )
 
     def memory(self, args: str) -> CommandReply:
         """`/memory ...`: its status view carries the token statistics line."""

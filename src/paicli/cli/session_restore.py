@@ -153,6 +153,7 @@ class SessionRestore:
     def _restored(self, agent: ReactAgent, session_id: str, result: ResumeResult) -> CommandReply:
         tools = self.parts.tools
         tools.reset_session()
+        pins = self._pins()  # before the system prompt is rebuilt: the pin block is part of it
         from paicli.tools.policy import observe_history
 
         specs = {name: tool.spec for name, tool in tools.tools.items()}
@@ -169,12 +170,24 @@ class SessionRestore:
             replay = replay_lines(result.messages)
         lines = [f"✅ 已恢复会话 {session_id}（{size}），继续写入同一个会话账本。"]
         lines.extend(f"   ⚠️ {notice}" for notice in result.notices)
+        if pins:
+            lines.append(f"   📌 固定内容 {pins} 条已恢复（/pins 查看）")
         recap = last_answer(result.messages)
         if replay:
             lines.extend(replay)
         elif recap:
             lines.append(f"   上次最后的回答: {recap}")
         return CommandReply("\n".join(lines))
+
+    def _pins(self) -> int:
+        """The resumed session's newest pin list (none when it never pinned anything)."""
+        from paicli.context.pins import PINS_EVENT, pins_from_metadata
+        from paicli.session.ledger_events import last_event
+
+        entry = last_event(self.parts.ledger.path, PINS_EVENT, actor="cli")
+        pins = pins_from_metadata(entry.metadata) if entry is not None else None
+        self.parts.pins.replace_all(pins or [])
+        return len(self.parts.pins)
 
     def _transcript(self) -> Transcript | None:
         """The last turns as the ledger recorded them; None when it cannot be read (the view is shown)."""

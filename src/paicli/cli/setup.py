@@ -8,14 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from rich.cells import cell_len
 
 from paicli.config import knobs
-from paicli.config.providers import AUTO_ORDER, GENERIC, ProviderSpec, provider
+from paicli.config.providers import AUTO_ORDER, GENERIC, MIN_CONTEXT_WINDOW, ProviderSpec, provider
 from paicli.llm.probe import CheckResult, LocalServer
+from paicli.llm.window_forms import ServerWindow
 
 _ENDPOINT = provider(GENERIC)
 BASE_URL_ENV, KEY_ENV, MODEL_ENV = _ENDPOINT.base_url_envs[0], _ENDPOINT.key_env, _ENDPOINT.model_envs[0]
@@ -38,6 +39,12 @@ class Checker(Protocol):
 
     def one_token(self, base_url: str, api_key: str | None, model: str) -> CheckResult: ...
 
+    def context_window(
+        self, base_url: str, api_key: str | None, model: str, listing: Any
+    ) -> ServerWindow | None:
+        """The context size the server gives `model` (`listing`: its /models answer, when there is one)."""
+        ...
+
 
 class HttpChecker:
     """The real checks (llm.probe): GET /models, or a one-token completion when the endpoint lists none."""
@@ -52,6 +59,16 @@ class HttpChecker:
 
         return one_token(base_url, api_key, model)
 
+    def context_window(
+        self, base_url: str, api_key: str | None, model: str, listing: Any
+    ) -> ServerWindow | None:
+        from paicli.llm.probe import server_window
+
+        local = (
+            urlsplit(base_url).hostname in _LOOPBACK_HOSTS
+        )  # native routes are asked of local servers only
+        return server_window(base_url, api_key, model, listing=listing, native=local)
+
 
 @dataclass(frozen=True)
 class SetupOutcome:
@@ -59,6 +76,7 @@ class SetupOutcome:
     model: str
     values: dict[str, str] = field(default_factory=dict)  # KEY=value lines to save
     remove: tuple[str, ...] = ()  # lines to drop from the saved file (a previous choice)
+    window: int | None = None  # the context size the server reported for the model (saved to config.json)
 
     def describe(self) -> str:
         return f"{self.model} ({self.provider})"
@@ -111,7 +129,7 @@ def run_setup(
             choice = _pick_service(io, choices)
             try:
                 if choice.local is not None:
-                    return _local_flow(io, choice.local, window_set)
+                    return _local_flow(io, choice.local, checker, window_set)
                 if choice.spec is not None:
                     return _provider_flow(io, choice.spec, endpoint(choice.spec), checker)
                 return _endpoint_flow(io, checker, window_set)
@@ -154,12 +172,35 @@ LOCAL_WINDOW_HINT = (
 )
 
 
-def _local_flow(io: SetupIO, server: LocalServer, window_set: bool) -> SetupOutcome:
+def _local_flow(io: SetupIO, server: LocalServer, checker: Checker, window_set: bool) -> SetupOutcome:
     model = _ask_model(io, None, server.models)
-    if not window_set:
-        io.say(LOCAL_WINDOW_HINT, "dim")
+    window = None if window_set else _server_window(io, checker, server.base_url, None, model, server.listing)
     values = {BASE_URL_ENV: server.base_url, MODEL_ENV: model}
-    return SetupOutcome(GENERIC, model, values, remove=(KEY_ENV,))
+    return SetupOutcome(GENERIC, model, values, remove=(KEY_ENV,), window=window)
+
+
+def _server_window(
+    io: SetupIO, checker: Checker, base_url: str, key: str | None, model: str, listing: Any
+) -> int | None:
+    """What the server says its context is, told to the user; a size paicli can work with is saved."""
+    try:
+        found = checker.context_window(base_url, key, model, listing)
+    except Exception:  # the setup goes on without it, as with a server that does not say
+        found = None
+    if found is None:
+        io.say(LOCAL_WINDOW_HINT, "dim")
+        return None
+    if found.tokens < MIN_CONTEXT_WINDOW:
+        io.say(
+            f"⚠️ 服务端报告的上下文窗口只有 {found.tokens:,} tokens（{found.source}），低于 paicli 需要的 "
+            f"{MIN_CONTEXT_WINDOW:,}：请在服务端调大上下文（例如 llama.cpp 的 -c、Ollama 的 num_ctx）。",
+            "yellow",
+        )
+        return None
+    io.say(
+        f"📏 服务端报告的上下文窗口：{found.tokens:,} tokens（{found.source}），已记下，压缩阈值按它计算。"
+    )
+    return found.tokens
 
 
 def _provider_flow(io: SetupIO, spec: ProviderSpec, base_url: str, checker: Checker) -> SetupOutcome:
@@ -169,7 +210,7 @@ def _provider_flow(io: SetupIO, spec: ProviderSpec, base_url: str, checker: Chec
             raise _Back
         return key
 
-    key, model = _connect(io, checker, base_url, ask_key, spec.default_model)
+    key, model, _ = _connect(io, checker, base_url, ask_key, spec.default_model)
     model_env = spec.model_envs[0]
     values = {spec.key_env: key or ""}
     if model != spec.default_model:
@@ -184,13 +225,27 @@ def _endpoint_flow(io: SetupIO, checker: Checker, window_set: bool) -> SetupOutc
     def ask_key() -> str:
         return _ask(io, "API Key（没有就直接回车；输入显示为 *）：", secret=True)
 
-    key, model = _connect(io, checker, base_url, ask_key, None)
-    if urlsplit(base_url).hostname in _LOOPBACK_HOSTS and not window_set:
-        io.say(LOCAL_WINDOW_HINT, "dim")
+    key, model, listing = _connect(io, checker, base_url, ask_key, None)
+    window = None
+    if not window_set:
+        if urlsplit(base_url).hostname in _LOOPBACK_HOSTS:
+            window = _server_window(io, checker, base_url, key or None, model, listing)
+        elif listing is not None:  # a remote endpoint is only read from the listing it already answered
+            window = _listed_window(io, model, listing)
     values = {BASE_URL_ENV: base_url, MODEL_ENV: model}
     if key:
         values[KEY_ENV] = key
-    return SetupOutcome(GENERIC, model, values, remove=() if key else (KEY_ENV,))
+    return SetupOutcome(GENERIC, model, values, remove=() if key else (KEY_ENV,), window=window)
+
+
+def _listed_window(io: SetupIO, model: str, listing: Any) -> int | None:
+    from paicli.llm.window_forms import from_listing
+
+    found = from_listing(listing, model)
+    if found is None or found.tokens < MIN_CONTEXT_WINDOW:
+        return None
+    io.say(f"📏 服务端报告的上下文窗口：{found.tokens:,} tokens（{found.source}），已记下。")
+    return found.tokens
 
 
 _LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -239,8 +294,8 @@ def _ask_base_url(io: SetupIO) -> str:
 
 def _connect(
     io: SetupIO, checker: Checker, base_url: str, ask_key: Callable[[], str], default_model: str | None
-) -> tuple[str, str]:
-    """Ask for the key until the endpoint accepts it, then the model; (key, model)."""
+) -> tuple[str, str, Any]:
+    """Ask for the key until the endpoint accepts it, then the model; (key, model, the model listing)."""
     key: str | None = None
     while True:
         if key is None:
@@ -255,7 +310,7 @@ def _connect(
             io.say(_failure_message(base_url, listed), "red")
             if _retry_or_skip(io):
                 continue
-            return key, _ask_model(io, default_model, ())
+            return key, _ask_model(io, default_model, ()), None
         if listed.ok:
             io.say(
                 f"✅ 连接成功（服务提供 {len(listed.models)} 个模型）" if listed.models else "✅ 连接成功",
@@ -263,10 +318,10 @@ def _connect(
             )
         model = _ask_model(io, default_model, listed.models)
         if listed.ok:
-            return key, model
+            return key, model, listed.data
         verdict = _one_token(io, checker, base_url, key, model)  # the endpoint does not list its models
         if verdict is None:
-            return key, model
+            return key, model, None
         if verdict == "auth":
             key = None
 

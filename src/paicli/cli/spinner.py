@@ -12,9 +12,23 @@ from rich.spinner import Spinner as RichSpinner
 from rich.text import Text
 
 from paicli.cli.live_output import PREFIX, display_line
+from paicli.termsafe import strip_terminal
 
 Clock = Callable[[], float]
 Label = str | Callable[[], str]
+
+
+TYPED_LABEL = "⌨️ 已输入: "
+
+
+def typed_tail(text: str, width: int) -> str:
+    """The end of a line being typed (where the cursor is), cut from the left to `width` cells."""
+    shown = strip_terminal(text)
+    if cell_len(shown) <= width:
+        return shown
+    while shown and cell_len(shown) > max(1, width - 1):
+        shown = shown[1:]
+    return "…" + shown
 
 
 class WaitSpinner:
@@ -29,6 +43,7 @@ class WaitSpinner:
         self._started = 0.0
         self._delay = 0.0
         self._tail: tuple[str, ...] = ()
+        self._typed = ""  # type-ahead: kept across stops, as the keys are (the task's end clears it)
 
     @property
     def active(self) -> bool:
@@ -65,6 +80,9 @@ class WaitSpinner:
         """Lines shown under the spinner (a running command's latest output) until the next stop."""
         self._tail = lines
 
+    def show_typed(self, line: str) -> None:
+        self._typed = line
+
     def stop(self) -> None:
         live, self._live = self._live, None
         if live is not None:
@@ -90,3 +108,6 @@ class WaitSpinner:
             width = options.max_width - cell_len(PREFIX) - 1
             for line in self._tail:
                 yield Text(PREFIX + display_line(line, width), style="dim", no_wrap=True, overflow="crop")
+            if self._typed:
+                shown = typed_tail(self._typed, options.max_width - 14)
+                yield Text(f"{TYPED_LABEL}{shown}", style="dim", no_wrap=True, overflow="crop")

@@ -25,6 +25,18 @@ def format_window(count: int) -> str:
     return format_tokens(count)
 
 
+# The figure is what the history holds now; when compaction acts before the next request, it is not what will
+# be sent, so no share over the window is read out (a long answer can take it past 100% until then).
+_DUE = {"compact": "发送前压缩", "manual": "超出窗口，需 /compact"}
+
+
+def _share(snapshot: StatusSnapshot) -> str:
+    due = _DUE.get(snapshot.compaction_due)
+    if due is not None:
+        return due
+    return f"{min(snapshot.context_percent, 100.0):.1f}%"
+
+
 def status_line(snapshot: StatusSnapshot, columns: int | None = None) -> str:
     """The full line, or for a narrow terminal (`columns` cells) the longest variant that fits: the token
     figures go first, then the model name, so the context use and the mode stay visible."""
@@ -32,7 +44,7 @@ def status_line(snapshot: StatusSnapshot, columns: int | None = None) -> str:
     approx = "~" if snapshot.context_source == "local" else ""  # "~": a local estimate, not yet calibrated
     ctx = (
         f"ctx {approx}{format_tokens(snapshot.context_tokens)}/{format_window(snapshot.context_window)}"
-        f" ({snapshot.context_percent:.1f}%)"
+        f" ({_share(snapshot)})"
     )
     tokens = f"in {format_tokens(snapshot.input_tokens)} out {format_tokens(snapshot.output_tokens)}"
     cached = f" cached {format_tokens(snapshot.cached_tokens)} ({snapshot.cache_hit_percent:.0f}% hit)"

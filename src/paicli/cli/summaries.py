@@ -44,6 +44,12 @@ def shorten(text: str, limit: int) -> str:
     return clip(" ".join(text.split()), limit)
 
 
+def preview_line(text: str, limit: int) -> str:
+    """One line of a tool's output as it was printed (indentation and column spacing kept), clipped to `limit`
+    terminal cells."""
+    return clip(text.expandtabs(4).rstrip(), limit)
+
+
 def key_argument(arguments: str, limit: int = 60) -> str:
     """The argument that says what a call is about (path, command, query…), on one short line."""
     try:
@@ -165,7 +171,7 @@ def stopped_command(result: ToolResult, width: int, keep: int = KEPT_OUTPUT_LINE
         headline += f"，共 {len(lines)} 行，最后 {len(kept)} 行："
     else:
         headline += "，它的输出："
-    preview = [shorten(line, width) for line in kept]
+    preview = [preview_line(line, width) for line in kept]
     if result.timed_out:
         preview.append(f"（时间上限由 {TIMEOUT_SETTING} 设置）")
     return ResultSummary(headline, tuple(preview), tone="error")
@@ -200,7 +206,7 @@ def blocked_headline(first_line: str, width: int) -> str:
 
 
 def _preview(lines: list[str], count: int, width: int) -> tuple[str, ...]:
-    return tuple(shorten(line, width) for line in lines[: max(0, count)])
+    return tuple(preview_line(line, width) for line in lines[: max(0, count)])
 
 
 def _folded(lines: list[str], shown: int) -> int:

@@ -16,9 +16,11 @@ from paicli.config.trust import (
     project_brings,
     untrusted_line,
 )
+from paicli.mcp.config import project_launches
 from paicli.termsafe import show_one_line
 
 QUESTION = "是否信任此文件夹并启用这些配置？[y/N] "
+LAUNCH_CHARS = 200  # a longer command line is clipped on screen (the file itself says the rest)
 
 
 def _ask_stdin(question: str) -> str | None:
@@ -91,6 +93,7 @@ def _asked(
     intro = [
         f"📁 文件夹 {show_one_line(str(root))} 带有会改变提示词或运行代码的项目配置：",
         *describe_brought(brought),
+        *_launch_lines(root),
     ]
     warn("\n".join(intro))
     answer = ask(QUESTION)
@@ -102,3 +105,16 @@ def _asked(
     if not trusted:
         warn("已忽略这些项目配置；以后要启用，请用 paicli --trust-project 启动")
     return trusted
+
+
+def _launch_lines(root: Path) -> list[str]:
+    """The command each of the project's MCP servers would run once trusted, written out (control
+    characters visible, one line each, clipped), so `y` is answered knowing what starts."""
+    launches = project_launches(root)
+    if not launches:
+        return []
+    lines = ["  信任后会启动的 MCP 服务器："]
+    for name, what in launches:
+        shown = show_one_line(f"{name}: {what}")
+        lines.append("    " + (shown if len(shown) <= LAUNCH_CHARS else shown[: LAUNCH_CHARS - 1] + "…"))
+    return lines

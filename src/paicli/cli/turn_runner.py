@@ -7,7 +7,7 @@ import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from paicli.agent.events import EventSink, Notice, Preparing, RunFinished
 from paicli.agent.react import CANCELLED_ANSWER, ReactAgent
@@ -27,6 +27,14 @@ RESUMABLE_MODES = ORCHESTRATED  # runs whose interrupted steps /resume and -c of
 T = TypeVar("T")
 
 
+class TurnGate(Protocol):
+    """Background side calls that yield while a turn runs (SessionBackground)."""
+
+    def turn_started(self) -> None: ...
+
+    def turn_ended(self) -> None: ...
+
+
 @dataclass
 class RunState:
     """What outlives a rebuild of the session (/model, /resume): set by the launcher, read by every run."""
@@ -35,13 +43,24 @@ class RunState:
     stdin_context: str = ""  # `-p` with piped input: appended to the task
     warmup: WarmUp | None = None  # started by the launcher; the first run waits for it
     continue_plan_first: bool = False  # `-p --plan -c`: continue the interrupted plan instead of a new one
+    report_changes: bool = False  # `-p` JSON output: a run's RunFinished lists the files it changed
+    turn_gate: TurnGate | None = None  # told when a run starts and ends (background extraction yields)
+
+
+def retry_line(number: int, retries: int, delay: float, cause: str) -> str:
+    """`⏳ 重试 2/4，3 s 后…（HTTP 500）`; a wait under a second in tenths, none at all as `立即重试`
+    (never `0 s 后`)."""
+    if delay < 0.05:
+        return f"⏳ 立即重试 {number}/{retries}…（{cause}）"
+    wait = f"{delay:.1f}" if delay < 0.95 else f"{delay:.0f}"
+    return f"⏳ 重试 {number}/{retries}，{wait} s 后…（{cause}）"
 
 
 def _retry_teller(emit: EventSink) -> RetryListener:
-    """Each model-call retry of a run is shown: `⏳ 重试 2/4，3 s 后…（HTTP 500）`."""
+    """Each model-call retry of a run is shown."""
 
     def told(number: int, retries: int, delay: float, cause: str) -> None:
-        emit(Notice(f"⏳ 重试 {number}/{retries}，{delay:.0f} s 后…（{cause}）", "warn"))
+        emit(Notice(retry_line(number, retries, delay, cause), "warn"))
 
     return told
 
@@ -76,10 +95,15 @@ class TurnRunner:
     @contextmanager
     def _phase(self) -> Iterator[None]:
         self.state.phase = "running"
+        gate = self.state.turn_gate  # background side calls wait while a run needs the model
+        if gate is not None:
+            gate.turn_started()
         try:
             yield
         finally:
             self.state.phase = "idle"
+            if gate is not None:
+                gate.turn_ended()
 
     def _run(self, text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
         if mode in ORCHESTRATED and self.state.continue_plan_first:

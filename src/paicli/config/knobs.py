@@ -51,6 +51,21 @@ CONTEXT_WINDOW = optional_integer(
     8_000,
     10_000_000,
 )
+MAX_OUTPUT_TOKENS = optional_integer(
+    "PAICLI_MAX_OUTPUT_TOKENS",
+    LLM,
+    "output cap sent as max_tokens with every model request (default: none sent); side calls keep smaller caps",
+    1,
+    1_000_000,
+)
+OUTPUT_CONTINUATIONS = integer(
+    "PAICLI_OUTPUT_CONTINUATIONS",
+    LLM,
+    2,
+    "how often a text answer cut by the output limit is continued automatically (0: never)",
+    0,
+    10,
+)
 LIGHT_MODEL = text(
     "PAICLI_LIGHT_MODEL", LLM, "model for background side calls (fact extraction); default: the session model"
 )
@@ -390,6 +405,8 @@ ALL_KNOBS: tuple[Knob[object], ...] = (
     NO_STATUSBAR,
     LOG_LEVEL,
     *WEB_KNOBS,
+    MAX_OUTPUT_TOKENS,
+    OUTPUT_CONTINUATIONS,
 )
 
 

@@ -74,16 +74,34 @@ def save_env_values(path: Path, values: Mapping[str, str], remove: Iterable[str]
     write_private(path, merged_dotenv(existing, values, remove))
 
 
+def _config_data(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        loaded = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ConfigError(f"无法读取配置文件 {path}：{exc}") from None
+    if not isinstance(loaded, dict):
+        raise ConfigError(f"配置文件 {path} 不是 JSON 对象，没有改动它")
+    return loaded
+
+
 def save_default_provider(path: Path, name: str) -> None:
     """Set `defaultProvider` in config.json, keeping everything else the file holds."""
-    data: dict[str, Any] = {}
-    if path.is_file():
-        try:
-            loaded = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ConfigError(f"无法读取配置文件 {path}：{exc}") from None
-        if not isinstance(loaded, dict):
-            raise ConfigError(f"配置文件 {path} 不是 JSON 对象，没有改动它")
-        data = loaded
+    data = _config_data(path)
     data["defaultProvider"] = name
+    write_private(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def save_model_window(path: Path, provider: str, model: str, tokens: int) -> None:
+    """Set `models["<provider>/<model>"].contextWindow` in config.json (what the server reported), keeping the
+    rest of the file and of that model's entry."""
+    data = _config_data(path)
+    models = data.get("models")
+    if not isinstance(models, dict):
+        models = data["models"] = {}
+    entry = models.get(f"{provider}/{model}")
+    if not isinstance(entry, dict):
+        entry = models[f"{provider}/{model}"] = {}
+    entry["contextWindow"] = tokens
     write_private(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")

@@ -132,6 +132,10 @@ class Settings:
     retry_backoff: float = 0.5
     max_response_bytes: int = 64 * 1024 * 1024
     available_providers: tuple[str, ...] = ()
+    max_output_tokens: int | None = None  # the configured output cap, sent as max_tokens
+    # where context_window came from: "configured" (the window setting, config.json), "model" (the provider
+    # table knows the model), "server" (the endpoint said so), "default" (nothing knew: the 128K guess)
+    window_source: str = "default"
     notices: tuple[str, ...] = ()  # one stderr line each at start-up (a refused project base URL)
     _sources: _Sources | None = field(default=None, repr=False, compare=False)
 
@@ -154,6 +158,11 @@ class Settings:
     @property
     def config_path(self) -> Path:
         return self.paicli_home / "config.json"
+
+    @property
+    def key_origin(self) -> str:
+        """Where this provider's key was read, e.g. `DEEPSEEK_API_KEY（环境变量）`; "" when unknown or none."""
+        return "" if self._sources is None else self._sources.key_origin(self.provider_spec)
 
     def describe(self) -> str:
         """Banner and `/model` text: `model (provider)`."""
@@ -226,6 +235,15 @@ class _Sources:
         saved = self.config.provider_config(spec.name).api_key
         return Found(saved, HOME_DOTENV, str(self.home / "config.json")) if saved else None
 
+    def key_origin(self, spec: ProviderSpec) -> str:
+        for name in spec.key_envs:
+            found = self.env.lookup(name)
+            if found is not None:
+                return f"{name}（{found.source}）"
+        if self.config.provider_config(spec.name).api_key:
+            return f"{self.home / 'config.json'} 的 providers.{spec.name}.apiKey"
+        return ""
+
     def endpoint(self, spec: ProviderSpec) -> Endpoint:
         """The base URL the key may be sent to: a configured one from the key's own source or a more trusted
         one (a project ./.env never redirects a key saved elsewhere), else the provider's default."""
@@ -264,8 +282,9 @@ class _Sources:
                 f"{spec.base_url_envs[0]}={base_url!r} 无效：需要 http:// 或 https:// 开头的地址"
             )
         profile = context_spec(spec, model)  # a known model behind a gateway keeps its own profile
-        window = self.config.window_override(name, model) or profile.window_for(model.rsplit("/", 1)[-1])
-        window = knobs.CONTEXT_WINDOW.read(self.env) or window
+        configured = knobs.CONTEXT_WINDOW.read(self.env) or self.config.window_override(name, model)
+        window = configured or profile.window_for(model.rsplit("/", 1)[-1])
+        known = "configured" if configured else "default" if profile.name == GENERIC else "model"
         return Settings(
             provider=name,
             model=model,
@@ -287,6 +306,8 @@ class _Sources:
             retry_backoff=knobs.LLM_RETRY_BACKOFF.read(self.env),
             max_response_bytes=knobs.LLM_MAX_RESPONSE_BYTES.read(self.env),
             available_providers=self.available(),
+            max_output_tokens=knobs.MAX_OUTPUT_TOKENS.read(self.env),
+            window_source=known,
             notices=endpoint.notices(),
             _sources=self,
         )

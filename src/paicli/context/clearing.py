@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from paicli.context.estimate import utf16_len
+from paicli.context.recall_ids import Ref, tag
 from paicli.context.rounds import unseen_tool_indices
 from paicli.context.tokens import TokenCounter
 from paicli.context.types import CompactionStep
@@ -78,9 +79,17 @@ class ClearResult:
         )
 
 
-def placeholder(tool: str, original: str, short: bool = False) -> str:
+def placeholder(tool: str, original: str, short: bool = False, ref: Ref | None = None) -> str:
     """The reference's sentence; or (`short`) the marker alone, which the system prompt's context-management
-    section explains (the tool is named by the paired call), plus the file when the full text was offloaded."""
+    section explains (the tool is named by the paired call), plus the file when the full text was offloaded.
+    With the original's ledger reference, its recall id follows the marker; the short form then leaves the
+    file out (`recall` of the id returns the file's text and names the file for reading on)."""
+    if short and ref is not None:
+        return tag(CLEARED_PREFIX, ref)
+    return tag(_placeholder_text(tool, original, short), ref)
+
+
+def _placeholder_text(tool: str, original: str, short: bool) -> str:
     if short:
         found = _OFFLOAD_FILE.search(original)
         return f"{CLEARED_PREFIX} {found.group(1)}" if found else CLEARED_PREFIX
@@ -213,20 +222,21 @@ class ToolResultClearer:
         return self._replace(history, sorted(chosen), before)
 
     def _saving(self, message: Message, names: dict[str, str]) -> int:
-        cleared = message.with_content(self._placeholder(tool_name_of(message, names), message.content or ""))
-        return self._measure([message]) - self._measure([cleared])
+        return self._measure([message]) - self._measure([self._cleared(message, names)])
 
-    def _placeholder(self, tool: str, original: str) -> str:
-        return placeholder(tool, original, self.config.short_placeholder)
+    def _cleared(self, message: Message, names: dict[str, str]) -> Message:
+        """The placeholder that replaces `message` (same id and reference, so recall finds the original)."""
+        text = placeholder(
+            tool_name_of(message, names), message.content or "", self.config.short_placeholder, message.ref
+        )
+        return message.with_content(text)
 
     def _replace(self, history: list[Message], indices: list[int], before: int) -> ClearResult:
         if not indices:
             return ClearResult(0, before, before)
         names = tool_names_by_call_id(history)
         for index in indices:
-            original = history[index]
-            text = self._placeholder(tool_name_of(original, names), original.content or "")
-            history[index] = original.with_content(text)
+            history[index] = self._cleared(history[index], names)
         ids = tuple(history[i].tool_call_id or "" for i in indices)
         return ClearResult(len(indices), before, self._measure(history), ids)
 

@@ -8,8 +8,9 @@ would still not fit the window goes through the fit in window.py.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import Literal
 
 from paicli.cancel import CancelToken
 from paicli.config import knobs
@@ -22,6 +23,7 @@ from paicli.context.gauge import Gauge
 from paicli.context.levels import NOTE_REQUESTS_RATIO, FullSummary, SessionMemory, Tools, result_of
 from paicli.context.memory_view import TurnMemory
 from paicli.context.profile import ContextProfile
+from paicli.context.receipts import build_receipt
 from paicli.context.session_memory import (
     SessionMemoryCompactor,
     Submit,
@@ -36,9 +38,12 @@ from paicli.context.types import NO_COMPACTION, CompactionResult, CompactionStep
 from paicli.context.unseen import Offloader
 from paicli.context.window import FitParts, Window, fit_window, manual_only
 from paicli.llm.messages import Message, Usage
-from paicli.llm.protocol import LLMClient
+from paicli.llm.protocol import ContextLimit, LLMClient
 
 log = logging.getLogger(__name__)
+
+
+Due = Literal["", "compact", "manual"]
 
 
 class AutoCompactionManager:
@@ -91,6 +96,7 @@ class AutoCompactionManager:
             self.policy, self.gauge, self.clearer, full, session_memory, turn_memory, self.profile
         )
         self._size_summary_input()
+        self.on_server_window: Callable[[int], None] | None = None  # a window learned from a refusal
 
     @property
     def model(self) -> str:
@@ -122,6 +128,16 @@ class AutoCompactionManager:
         self.full.set_llm(llm)
         self.session_memory.set_llm(llm)
 
+    def _narrow(self, profile: ContextProfile) -> None:
+        """The window a server enforces: every threshold of this history follows it from now on."""
+        self.profile = self.summariser.profile = self._with_trigger(profile)
+        self._size_summary_input()
+
+    def keep_pinned(self, pinned: Callable[[], str]) -> None:
+        """The pin block (context/pins.py): values it holds verbatim a summary need not carry again."""
+        if isinstance(self.full, ConversationHistoryCompactor):
+            self.full.pinned = pinned
+
     def _with_trigger(self, profile: ContextProfile) -> ContextProfile:
         """The configured trigger, unless the profile was built with one."""
         if profile.trigger is not None or self._trigger is None:
@@ -131,6 +147,8 @@ class AutoCompactionManager:
     def _size_summary_input(self) -> None:
         if not isinstance(self.full, ConversationHistoryCompactor):
             return
+        # a summary fits the room the profile keeps for it (an 8K window: 2K), never under 1K or over 8K
+        self.full.max_output_tokens = max(1_024, min(8_192, self.profile.summary_reserve))
         if self.policy.window_fit:
             self.full.max_input_chars = input_chars_for_window(
                 self.profile.window, self.profile.buffer_reserve
@@ -154,9 +172,10 @@ class AutoCompactionManager:
         except Exception:
             log.exception("context size check failed")
             return NO_COMPACTION
-        if not self.automatic:
-            return manual_only(self._fit(), history, self._window(tools))
         before = list(history)
+        if not self.automatic:  # lossless offloads only; they get a receipt like any other change
+            result = manual_only(self._fit(), history, self._window(tools))
+            return self._receipted(result, before, history, manual=False)
         self.summariser.announce = announce
         try:
             result = self.compact_if_needed(history, self.profile.compression_trigger_tokens, cancel)
@@ -169,7 +188,29 @@ class AutoCompactionManager:
                 self.summariser.restore_memory(history)
         finally:
             self.summariser.announce = None
+        result = self._receipted(result, before, history, manual=False)
         return whole_view(result) if self.policy.full_view_checkpoints else result
+
+    def _receipted(
+        self, result: CompactionResult, before: list[Message], history: list[Message], *, manual: bool
+    ) -> CompactionResult:
+        """`result` with its receipt (what was kept, summarised and cleared; the predicted uncached tokens)."""
+        if not result.steps:
+            return result
+        try:
+            receipt = build_receipt(
+                before,
+                history,
+                strategy=result.strategy,
+                manual=manual,
+                before_tokens=result.before_tokens,
+                after_tokens=result.after_tokens,
+                measure=self.measure,
+            )
+        except Exception:  # a receipt is a record, never a reason to lose the compaction
+            log.exception("compaction receipt failed")
+            return result
+        return replace(result, receipt=receipt)
 
     def _fit(self) -> FitParts:
         return FitParts(self.profile, self.clearer, self.offloader, self.summariser, self.gauge)
@@ -219,12 +260,25 @@ class AutoCompactionManager:
             sent = sent[:-1]  # the response itself was already appended: it was not part of the request
         self.gauge.note_usage(sent, tools, usage.prompt_tokens)
 
+    def server_limit(self, history: Sequence[Message], tools: Tools, limit: ContextLimit) -> bool:
+        """A refusal as too long for the server: its count of the request calibrates ours, a smaller window
+        than ours becomes the window (and `on_server_window` hears it). True when the view now exceeds what a
+        request may take, so compaction will act on it."""
+        if limit.prompt_tokens:
+            self.gauge.note_usage(list(history), tools, limit.prompt_tokens)
+            self.gauge.settle()
+        if limit.window and limit.window < self.profile.window:
+            self._narrow(ContextProfile(limit.window, self.profile.cache_mode, self.profile.trigger))
+            if self.on_server_window is not None:
+                self.on_server_window(limit.window)
+        return self._window(tools).exceeded(self.measure(history))
+
     def compact_now(
         self, history: list[Message], focus: str | None = None, cancel: CancelToken | None = None
     ) -> CompactionResult:
         self.session_memory.clear(history)
         self.gauge.settle_for_thresholds()
-        summariser = self.summariser
+        summariser, before = self.summariser, list(history)
         summariser.sent = (tuple(history), summariser.sent[1])
         try:
             outcome = self.full.compact(history, 0, True, 1, focus, cancel, None, summariser.shared_prefix())
@@ -235,7 +289,32 @@ class AutoCompactionManager:
             return CompactionResult(False, "none", error=outcome.error)
         self.backoff.succeeded()
         summariser.restore_memory(history)
-        return result_of(True, [outcome.step("full_summary")], 0)
+        return self._receipted(
+            result_of(True, [outcome.step("full_summary")], 0), before, history, manual=True
+        )
+
+    def preview(
+        self, history: Sequence[Message], focus: str | None = None, cancel: CancelToken | None = None
+    ) -> CompactionResult:
+        """What `compact_now` would make of `history`, on a copy: the history, the memory state and the backoff
+        are left as they are (`/compact --preview`)."""
+        copy, summariser = list(history), self.summariser
+        sent = summariser.sent
+        summariser.sent = (tuple(history), sent[1])
+        try:
+            prefix = summariser.shared_prefix()
+        finally:
+            summariser.sent = sent
+        try:
+            outcome = self.full.compact(copy, 0, True, 1, focus, cancel, None, prefix)
+        except Exception as exc:
+            log.exception("compaction preview failed")
+            return CompactionResult(False, "none", error=f"压缩失败：{exc}")
+        if not outcome.compacted:
+            return CompactionResult(False, "none", error=outcome.error)
+        return self._receipted(
+            result_of(True, [outcome.step("full_summary")], 0), list(history), copy, manual=True
+        )
 
     def reset(self, history: list[Message]) -> None:
         self.session_memory.clear(history)
@@ -292,6 +371,19 @@ class AutoCompactionManager:
     @property
     def session_memory_enabled(self) -> bool:
         return self.session_memory.enabled
+
+    def due(self, history: Sequence[Message], tools: Tools) -> Due:
+        """What happens to this history before the next request: "compact" (a level acts on it first, so the
+        figure shown now is not what will be sent), "manual" (it would not fit and automatic compaction is
+        off: the next turn stops and names /compact), or "" (it goes as it is)."""
+        if self._clearly_below_thresholds(history, tools):
+            return ""
+        self.gauge.settle_for_thresholds()
+        messages = self.measure(history)
+        over = messages + self.counter.count_tools(tools) > self.profile.window - self.profile.buffer_reserve
+        if not self.automatic:
+            return "manual" if over else ""
+        return "compact" if over or messages >= self.profile.compression_trigger_tokens else ""
 
     def figure(self, history: Sequence[Message], tools: Tools) -> ContextFigure:
         """The context figure the status bar shows; the same as /context's bar and total line."""

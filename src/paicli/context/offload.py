@@ -14,6 +14,7 @@ from pathlib import Path
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.context.estimate import utf16_len
+from paicli.context.recall_ids import TAG, offload_id
 from paicli.fsperm import ensure_private_dir, write_private_text
 from paicli.redact import Redactor
 
@@ -28,6 +29,7 @@ SUGGESTED_READ_LINES = 200
 COMMAND_CAPTURE_CHARS = 2_000_000
 COMMAND_INLINE_CHARS = 8_000
 OFFLOAD_DIR = Path(".paicli") / "tool-outputs"
+OFFLOAD_PREFIX = "[工具输出过大，完整内容已卸载到会话文件]"
 _BYPASS_PREFIXES = (".paicli/tool-outputs", "./.paicli/tool-outputs")
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -192,7 +194,7 @@ class ToolResultOffloader:
             separators=(",", ":"),
         )
         parts = [
-            "[工具输出过大，完整内容已卸载到会话文件]\n",
+            f"{OFFLOAD_PREFIX} {TAG}{offload_id(relative)}\n",
             f"tool: {tool}\n",
             f"原始大小: {utf16_len(content)} 字符 / {count_lines(content)} 行\n",
             f"文件: {relative}\n",

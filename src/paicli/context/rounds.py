@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from paicli.context.internal import is_real_user_turn
+from paicli.context.recall_ids import span, tagged
 from paicli.llm.messages import Message
 
 Size = Callable[[Message], int]
@@ -83,10 +84,16 @@ def choose_cut(history: Sequence[Message], budget: int, size: Size) -> int | Non
 
 
 def rebuild(history: Sequence[Message], cut: int, head: Sequence[Message]) -> list[Message]:
-    """[system, *head, latest user (when before the cut), *tail]: `head` replaces everything else before the cut."""
+    """[system, *head, latest user (when before the cut), *tail]: `head` replaces everything else before the cut.
+
+    The head stands for what it replaced: it carries the span of their ledger references, and its first
+    message names it as a recall id after its marker (a summary, a fallback note)."""
     start = system_end(history)
     latest = latest_user_index(history)
     kept_user = [history[latest]] if latest is not None and start <= latest < cut else []
+    replaced = span(removed(history, cut)) if head else None
+    if replaced is not None:
+        head = [tagged(head[0], replaced), *(m.with_ref(replaced) for m in head[1:])]
     return [*history[:start], *head, *kept_user, *history[cut:]]
 
 

@@ -30,6 +30,7 @@ MIN_TEXT_MESSAGES = 5
 MAX_RETAIN_TOKENS = 40_000
 MIN_INCREMENTAL_UPDATE_TOKENS = 4_000
 SESSION_MEMORY_PREFIX = "[会话记忆摘要]"
+SESSION_MEMORY_OUTPUT_CAP = 4_096  # max_tokens of a session-memory summary (a bounded note, like level 3)
 
 Measure = Callable[[Sequence[Message]], int]
 Submit = Callable[[Callable[[], None]], None]
@@ -212,7 +213,8 @@ class SessionMemoryCompactor:
                 "session-update.md", memory=previous.summary, conversation=serialize(delta)
             )
         system = Message.system(prompts.system_text("session-system.md"))
-        return llm.chat([system, Message.user(prompt)], None).message.content or ""
+        messages = [system, Message.user(prompt)]
+        return llm.chat(messages, None, max_tokens=SESSION_MEMORY_OUTPUT_CAP).message.content or ""
 
     def compact_if_ready(self, history: list[Message], trigger: int) -> bool:
         if not self.enabled:

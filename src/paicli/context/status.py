@@ -127,16 +127,16 @@ def render_context_report(
     r = report
     figure = r.figure
     shown = figure.tokens
-    heading = f"📊 Context Usage   {r.model}" + (f" ({r.provider})" if r.provider else "")
+    heading = f"📊 上下文占用   {r.model}" + (f" ({r.provider})" if r.provider else "")
     lines = [
-        f"{heading}   window: {format_tokens(r.window)}",
+        f"{heading}   窗口: {format_tokens(r.window)}",
         "",
         f"  [{usage_bar(shown, r.window)}]  {_percent(shown, r.window):.1f}%  ({format_tokens(shown)} / {format_tokens(r.window)})",
         "",
         "  当前占用细分:",
-        _row("System prompt:", r.system_tokens, r.window, f"  [{r.system_messages} 条]"),
-        _row("Tools schema:", r.tools_tokens, r.window, f"  [{r.tools_count} 个工具]"),
-        _row("Conversation:", r.conversation_tokens, r.window, f"  [{r.conversation_messages} 条]"),
+        _row("系统提示:", r.system_tokens, r.window, f"  [{r.system_messages} 条]"),
+        _row("工具定义:", r.tools_tokens, r.window, f"  [{r.tools_count} 个工具]"),
+        _row("对话:", r.conversation_tokens, r.window, f"  [{r.conversation_messages} 条]"),
         "    " + "─" * 33,
         _row("合计:", shown, r.window, f"  （{figure.note}）"),
         "",
@@ -148,7 +148,7 @@ def render_context_report(
     if mcp_configured:
         lines.append(mcp_line(r.mcp_index_enabled))
     if memory_status.strip():
-        lines += ["", memory_status.rstrip()]
+        lines += ["", *(f"  {line}" for line in memory_status.strip().splitlines())]
     return "\n".join(lines)
 
 

@@ -28,6 +28,7 @@ DEFAULT_RETAIN_RECENT_ROUNDS = 3
 MAX_SUMMARY_INPUT_CHARS = 60_000
 SUMMARY_PROMPT_ROOM_TOKENS = 2_000  # the summary prompt's own text and the reply's headroom
 MAX_PARTIAL_SUMMARY_CHARS = 8_000
+SUMMARY_OUTPUT_CAP = 4_096
 DEFAULT_WORDS_BUDGET = 2_000
 HOLLOW_REASON = "摘要没有写进你说过的任何具体信息（名称、路径、地址、数字等），修复一次后仍然如此"
 REQUIRED_HEADINGS = (
@@ -150,6 +151,10 @@ def real_user_indices(history: Sequence[Message], start: int) -> list[int]:
 
 
 class ConversationHistoryCompactor:
+    # max_tokens of every summary request: a summary has to fit the room kept for it (the manager sizes it
+    # from the window), and a model that never stops must not run until the server's context is full
+    max_output_tokens = SUMMARY_OUTPUT_CAP
+
     def __init__(
         self,
         llm: LLMClient | None,
@@ -173,6 +178,7 @@ class ConversationHistoryCompactor:
         # user's words it replaces, and carry what it misses beside it within `words_budget` tokens.
         self.words_check = False
         self.words_budget = DEFAULT_WORDS_BUDGET
+        self.pinned: Callable[[], str] = lambda: ""  # the pin block: what it holds a summary need not carry
 
     def set_llm(self, llm: LLMClient | None) -> None:
         self._llm = llm
@@ -265,7 +271,7 @@ class ConversationHistoryCompactor:
             return self._measure([Message.user(text)]) - self._measure([Message.user("")])
 
         kept = summary_words.keep_words(
-            summary.strip(), old, repair, has_required_structure, self.words_budget, size
+            summary.strip(), old, repair, has_required_structure, self.words_budget, size, self.pinned()
         )
         if kept.check.missing:
             log.info(
@@ -309,7 +315,11 @@ class ConversationHistoryCompactor:
         self.calls += 1
         try:
             response = self._llm.chat(
-                conversation, list(prefix.tools) or None, cancel=self._cancel, tool_choice="none"
+                conversation,
+                list(prefix.tools) or None,
+                cancel=self._cancel,
+                tool_choice="none",
+                max_tokens=self.max_output_tokens,
             )
         except Cancelled as exc:
             raise SummaryError("摘要已取消") from exc
@@ -391,7 +401,7 @@ class ConversationHistoryCompactor:
         conversation = [Message.system(prompts.system_text("system.md")), Message.user(prompt)]
         self.calls += 1
         try:
-            response = llm.chat(conversation, None, cancel=self._cancel)
+            response = llm.chat(conversation, None, cancel=self._cancel, max_tokens=self.max_output_tokens)
         except Cancelled as exc:
             raise SummaryError("摘要已取消") from exc
         except Exception as exc:  # provider errors of any kind abort the summary, never the turn

@@ -89,16 +89,18 @@ def keep_words(
     structured: Callable[[str], bool],
     budget: int,
     size: TextSize,
+    kept_elsewhere: str = "",
 ) -> Kept:
     """`draft` checked against the user's words in `old`; `repair(prompt)` asks the summariser once ('' when
-    that fails), and its answer is used when it is `structured` and misses fewer values."""
+    that fails), and its answer is used when it is `structured` and misses fewer values. A value in
+    `kept_elsewhere` (the pins, verbatim in the system prompt) is not missing from any summary."""
     entries = replaced_statements(old)
-    result = check(entries, draft)
+    result = check(entries, f"{draft}\n{kept_elsewhere}")
     if not result.missing:
         return Kept(draft, result)
     repaired = repair(repair_prompt(draft, entries, result.missing))
     if repaired.strip() and structured(repaired):
-        again = check(entries, repaired)
+        again = check(entries, f"{repaired}\n{kept_elsewhere}")
         if len(again.missing) < len(result.missing):
             draft, result = repaired.strip(), again
     if not result.missing:

@@ -8,6 +8,7 @@ local figure is calibrated against the provider's reported prompt_tokens per mod
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import logging
@@ -141,6 +142,15 @@ class TokenCounter:
     def configured(exact: bool = True, model: str | None = None) -> TokenCounter:
         """The session's counter: the model's tokenizer, or (`exact` off by the setting) the estimate."""
         return TokenCounter("exact" if exact else "heuristic", model=model)
+
+    def sibling(self) -> TokenCounter:
+        """The same tokenizer and count caches, with a calibration of its own: a Plan task's or Team member's
+        requests (no tools for a reviewer, other prompts) are shaped unlike the main conversation's and must
+        never calibrate the figure the main conversation shows."""
+        twin = copy.copy(self)
+        twin._calibration = {}
+        twin.last_provider_prompt_tokens = None
+        return twin
 
     # -- modes ---------------------------------------------------------------------------------------
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from paicli.context.receipts import Receipt
 
 Strategy = Literal[
     "none", "tool_result_clearing", "tool_result_offload", "session_memory", "full_summary", "dropped_rounds"
@@ -38,6 +41,7 @@ class CompactionResult:
     steps: tuple[CompactionStep, ...] = ()
     error: str | None = None  # why a requested/attempted summary was abandoned (history untouched)
     notice: str | None = None  # one line for the user when a fallback changed the view (e.g. summary failed)
+    receipt: Receipt | None = None  # what was kept, summarised and cleared, and the predicted cost
     stop: str | None = None  # the request would not fit the window and must not be sent: why (for the user)
 
     @property

@@ -70,7 +70,9 @@ def stream_attempt(
             elif kind == "error":
                 if isinstance(payload, ResponseTooLarge):  # retrying would stream it all again
                     return Failure(str(payload), None, False), assembler.has_output
-                return classify(payload, model, connection.options.base_url), assembler.has_output
+                return classify(
+                    payload, model, connection.options.base_url, connection.options.key_origin
+                ), assembler.has_output
             else:
                 raise Cancelled()
     finally:

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
-from paicli.cancel import Cancelled, CancelToken
+from paicli.cancel import Cancelled, CancelToken, current_token
 from paicli.llm.attempt import stream_attempt
 from paicli.llm.connection import ClientOptions, Connection
 from paicli.llm.failures import Failure, final_message, rejects_usage_option
@@ -117,9 +117,15 @@ class OpenAIChatClient:
         on_delta: DeltaCallback | None = None,
         cancel: CancelToken | None = None,
         tool_choice: str | None = None,
+        max_tokens: int | None = None,
     ) -> ChatResponse:
         request = self.request(messages, tools, tool_choice)
         params = request.head
+        if cancel is None:  # a side call run in a cancel_scope (background extraction yielding to a turn)
+            cancel = current_token()
+        caps = [cap for cap in (max_tokens, self._options.max_output_tokens) if cap is not None]
+        if caps:  # a side call's own cap, the configured output cap, or the lower of the two
+            params["max_tokens"] = min(caps)
         listener = current_retry_listener()  # the calling request's, never another thread's
         if self._connection.usage_option_rejected:
             params.pop("stream_options", None)
@@ -141,7 +147,7 @@ class OpenAIChatClient:
                 message = final_message(failure, attempt, streamed)
                 if self._options.api_key:
                     message = mask_secret(message, self._options.api_key, "***")
-                raise LLMError(message, failure.status, failure.retryable)
+                raise LLMError(message, failure.status, failure.retryable, failure.context_limit)
             delay = self._backoff(attempt, failure.retry_after)
             _tell_retry(listener, attempt, attempts - 1, delay, failure)
             self._pause(delay, cancel)
@@ -185,6 +191,8 @@ class EndpointSettings(Protocol):
     @property
     def api_key(self) -> str | None: ...
     @property
+    def key_origin(self) -> str: ...
+    @property
     def model(self) -> str: ...
     @property
     def reasoning_in_wire(self) -> bool: ...
@@ -200,6 +208,8 @@ class EndpointSettings(Protocol):
     def retry_backoff(self) -> float: ...
     @property
     def max_response_bytes(self) -> int: ...
+    @property
+    def max_output_tokens(self) -> int | None: ...
 
 
 def client_from_settings(settings: EndpointSettings, model: str | None = None) -> OpenAIChatClient:
@@ -214,5 +224,7 @@ def client_from_settings(settings: EndpointSettings, model: str | None = None) -
         backoff_base=settings.retry_backoff,
         max_response_bytes=settings.max_response_bytes,
         include_reasoning_in_wire=settings.reasoning_in_wire,
+        max_output_tokens=settings.max_output_tokens,
+        key_origin=settings.key_origin,
     )
     return OpenAIChatClient.from_options(options, model or settings.model)

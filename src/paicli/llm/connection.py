@@ -26,7 +26,9 @@ class ClientOptions:
     backoff_cap: float = 20.0
     retry_after_cap: float = 30.0
     include_reasoning_in_wire: bool = False
+    max_output_tokens: int | None = None  # sent as max_tokens when a call names no cap of its own
     extra_headers: tuple[tuple[str, str], ...] = ()
+    key_origin: str = ""  # where the key was configured, for the message of a refused key (HTTP 401)
 
     def __repr__(self) -> str:
         masked = "None" if not self.api_key else "'***'"

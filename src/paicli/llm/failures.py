@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any
+
+from paicli.llm.protocol import ContextLimit
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 
@@ -19,16 +22,22 @@ class Failure:
     status: int | None
     retryable: bool
     retry_after: float | None = None
+    context_limit: ContextLimit | None = None
 
 
-def classify(exc: BaseException, model: str, base_url: str) -> Failure:
+def classify(exc: BaseException, model: str, base_url: str, key_origin: str = "") -> Failure:
+    """`key_origin`: where the key was read (`DEEPSEEK_API_KEY（环境变量）`), named when the endpoint refuses it."""
     import openai
 
     if isinstance(exc, openai.APIStatusError):
         status = int(exc.status_code)
         detail = _provider_detail(exc)
         retryable = status in RETRYABLE_STATUS or status >= 500
-        return Failure(_status_message(status, detail, model, base_url), status, retryable, _retry_after(exc))
+        limit = context_limit_of(status, exc.body, detail)
+        message = _status_message(status, detail, model, base_url)
+        if status == 401:
+            message += auth_hint(key_origin)
+        return Failure(message, status, retryable and limit is None, _retry_after(exc), limit)
     if isinstance(exc, openai.APITimeoutError):
         return Failure(f"等待 {base_url} 响应超时", None, True)
     if isinstance(exc, openai.APIConnectionError):
@@ -37,12 +46,70 @@ def classify(exc: BaseException, model: str, base_url: str) -> Failure:
     return Failure(f"模型响应无法处理：{type(exc).__name__}: {_one_line(str(exc), 200)}", None, False)
 
 
+def auth_hint(key_origin: str) -> str:
+    if not key_origin:
+        return "。请运行 paicli --setup 重新设置 API Key"
+    return f"。请检查 {key_origin}，或运行 paicli --setup 重新设置"
+
+
 def final_message(failure: Failure, attempts: int, streamed: bool) -> str:
     if streamed:
         return f"响应流中途中断：{failure.message}"
     if failure.retryable and attempts > 1:
         return f"{failure.message}（已尝试 {attempts} 次）"
     return failure.message
+
+
+# How servers say a request is longer than their context: llama.cpp's error type and OpenAI's code, then the
+# wording of OpenAI, vLLM, DeepSeek and other OpenAI-compatible servers, LM Studio, and Anthropic-style gateways.
+_OVERFLOW_KINDS = frozenset(
+    {"exceed_context_size_error", "context_length_exceeded", "string_above_max_length"}
+)
+_OVERFLOW_WORDS = re.compile(
+    r"maximum context length|context (?:size|length|window)|exceeds? the (?:available )?context"
+    r"|prompt is too long|too many (?:input )?tokens|input is too long|context the overflows",
+    re.IGNORECASE,
+)
+_WINDOW_FIGURES = (
+    re.compile(r"maximum context length is (\d+)", re.IGNORECASE),
+    re.compile(r"context (?:size|length|window) \((\d+) tokens?\)", re.IGNORECASE),
+    re.compile(r"context length of only (\d+)", re.IGNORECASE),
+    re.compile(r"tokens? > (\d+) maximum", re.IGNORECASE),
+)
+_PROMPT_FIGURES = (
+    re.compile(r"\((\d+) in the messages", re.IGNORECASE),
+    re.compile(r"request \((\d+) tokens?\)", re.IGNORECASE),
+    re.compile(r"(?:resulted in|you requested|your request has|prompt is too long:) (\d+)", re.IGNORECASE),
+    re.compile(r"keep the first (\d+) tokens", re.IGNORECASE),
+)
+
+
+def context_limit_of(status: int | None, body: Any, detail: str = "") -> ContextLimit | None:
+    """A refusal because the request does not fit the server's context, with the figures it names."""
+    if status not in (400, 413, 422, 500):
+        return None
+    error = body.get("error", body) if isinstance(body, Mapping) else None
+    kinds = {str(error.get(key)) for key in ("type", "code")} if isinstance(error, Mapping) else set()
+    raw = error.get("message") if isinstance(error, Mapping) else error if error is not None else body
+    text = f"{raw if isinstance(raw, str) else ''} {detail}"
+    if not kinds & _OVERFLOW_KINDS and not _OVERFLOW_WORDS.search(text):
+        return None
+    window = _int_field(error, "n_ctx") or _first_figure(_WINDOW_FIGURES, text)
+    prompt = _int_field(error, "n_prompt_tokens") or _first_figure(_PROMPT_FIGURES, text)
+    return ContextLimit(window, prompt)
+
+
+def _int_field(error: Any, key: str) -> int | None:
+    value = error.get(key) if isinstance(error, Mapping) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def _first_figure(patterns: tuple[re.Pattern[str], ...], text: str) -> int | None:
+    for pattern in patterns:
+        found = pattern.search(text)
+        if found:
+            return int(found.group(1))
+    return None
 
 
 def rejects_usage_option(failure: Failure, params: Mapping[str, Any]) -> bool:

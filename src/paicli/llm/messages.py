@@ -42,6 +42,10 @@ class Message:
     tool_calls: tuple[ToolCall, ...] = ()
     tool_call_id: str | None = None
     reasoning_content: str | None = None
+    # Not part of the message: the ledger sequences (first, last) of the original text this message stands
+    # for (itself once recorded; a cleared result its original; a summary the span it replaced). Compaction
+    # carries it along so placeholders and summaries can name what `recall` gives back.
+    ref: tuple[int, int] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "content", encodable_or_none(self.content))
@@ -69,6 +73,9 @@ class Message:
 
     def with_content(self, content: str | None) -> Message:
         return replace(self, content=content)
+
+    def with_ref(self, ref: tuple[int, int] | None) -> Message:
+        return self if ref == self.ref else replace(self, ref=ref)
 
     def without_reasoning(self) -> Message:
         return self if self.reasoning_content is None else replace(self, reasoning_content=None)

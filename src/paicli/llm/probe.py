@@ -10,11 +10,15 @@ from __future__ import annotations
 import ipaddress
 import json
 import urllib.error
+import urllib.parse
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from paicli.llm import window_forms
+from paicli.llm.window_forms import ServerWindow
 
 LOOPBACK = "127.0.0.1"
 CheckKind = Literal["ok", "auth", "not_found", "unreachable", "error"]
@@ -26,6 +30,7 @@ class CheckResult:
     detail: str = ""
     status: int | None = None
     models: tuple[str, ...] = ()
+    data: Any = field(default=None, compare=False, repr=False)  # the JSON answer (a model listing's metadata)
 
     @property
     def ok(self) -> bool:
@@ -38,6 +43,7 @@ class LocalServer:
     port: int
     base_url: str
     models: tuple[str, ...]
+    listing: Any = field(default=None, compare=False, repr=False)  # its /models answer (context sizes)
 
 
 def _headers(api_key: str | None) -> dict[str, str]:
@@ -65,7 +71,7 @@ def _request(request: urllib.request.Request, timeout: float, direct: bool) -> C
         data: Any = json.loads(body.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):
         return CheckResult("error", "服务返回的不是 JSON，可能不是 OpenAI 兼容接口")
-    return CheckResult("ok", models=_model_ids(data))
+    return CheckResult("ok", models=_model_ids(data), data=data)
 
 
 def _http_failure(exc: urllib.error.HTTPError) -> CheckResult:
@@ -146,7 +152,7 @@ def probe_local(
     result = _request(request, timeout, direct=True)
     if not result.ok or not result.models:
         return None
-    return LocalServer(name, port, base_url, result.models)
+    return LocalServer(name, port, base_url, result.models, result.data)
 
 
 def discover_local(
@@ -161,3 +167,53 @@ def discover_local(
     with ThreadPoolExecutor(max_workers=min(8, len(targets)), thread_name_prefix="paicli-probe") as pool:
         found = list(pool.map(lambda t: probe_local(t[0], t[1], t[2], timeout), targets))
     return [server for server in found if server is not None]
+
+
+def _root(base_url: str) -> str:
+    """The server's root: native routes (llama.cpp /props, Ollama /api, LM Studio /api/v0) live beside /v1."""
+    url = base_url.rstrip("/")
+    return url[: -len("/v1")] if url.endswith("/v1") else url
+
+
+def _get_json(url: str, api_key: str | None, timeout: float, body: Any = None) -> Any:
+    headers = _headers(api_key)
+    data = None
+    if body is not None:
+        headers["Content-Type"] = "application/json"
+        data = json.dumps(body).encode("utf-8")
+    request = urllib.request.Request(url, data=data, headers=headers, method="POST" if data else "GET")
+    result = _request(request, timeout, direct=False)
+    return result.data if result.ok else None
+
+
+def server_window(
+    base_url: str,
+    api_key: str | None,
+    model: str,
+    *,
+    listing: Any = None,
+    native: bool = True,
+    timeout: float = 3.0,
+) -> ServerWindow | None:
+    """The context size the server at `base_url` gives `model`, where it says it (llm/window_forms.py).
+
+    `listing`: a `GET /models` answer already in hand. `native`: also ask the servers' own routes beside /v1
+    (llama.cpp, Ollama, LM Studio), one request each until one answers; meant for local servers."""
+    if listing is None:
+        listing = _get_json(f"{base_url.rstrip('/')}/models", api_key, timeout)
+    found = window_forms.from_listing(listing, model)
+    if found is not None or not native:
+        return found
+    root = _root(base_url)
+    quoted = urllib.parse.quote(model, safe="")
+    attempts: tuple[tuple[Callable[[Any], ServerWindow | None], str, Any], ...] = (
+        (window_forms.from_llamacpp_props, f"{root}/props", None),
+        (lambda data: window_forms.from_ollama_ps(data, model), f"{root}/api/ps", None),
+        (window_forms.from_ollama_show, f"{root}/api/show", {"model": model}),
+        (window_forms.from_lmstudio, f"{root}/api/v0/models/{quoted}", None),
+    )
+    for parse, url, body in attempts:
+        found = parse(_get_json(url, api_key, timeout, body))
+        if found is not None:
+            return found
+    return None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -124,6 +125,29 @@ def _read_json(path: Path, notices: list[str], root: Path | None = None) -> dict
 def project_file(project_root: Path) -> Path | None:
     """`.paicli/mcp.json` when its real path is a regular file inside the project (never through a symlink out)."""
     return contained_file(project_root / ".paicli" / "mcp.json", project_root)
+
+
+def project_launches(project_root: Path) -> list[tuple[str, str]]:
+    """What trusting the folder would start, per server of the project's mcp.json: (name, the command line
+    with its arguments, or the URL), as written in the file (`${VAR}` not expanded: no value of the user's
+    environment is shown); an entry that would not start says so."""
+    path = project_file(project_root)
+    servers = _read_json(path, [], project_root) if path is not None else {}
+    launches: list[tuple[str, str]] = []
+    for name, raw in servers.items():
+        try:
+            entry = _Entry.model_validate(raw)
+        except ValidationError:
+            entry = None
+        if entry is None or not _NAME.match(str(name)) or bool(entry.command) == bool(entry.url):
+            launches.append((str(name), "（配置无效，不会启动）"))
+            continue
+        if entry.url:
+            launches.append((str(name), f"连接 {entry.url}"))
+            continue
+        line = shlex.join([entry.command or "", *entry.args])
+        launches.append((str(name), line + (f"（工作目录 {entry.cwd}）" if entry.cwd else "")))
+    return launches
 
 
 def load_config(

@@ -113,8 +113,9 @@ class McpSession:
         """One line for the banner and /context."""
         states = self.hub.states.values()
         ready = sum(1 for state in states if state.status == "connected")
-        tools = sum(self.tools.count(name) for name in self.hub.states)
-        return f"MCP {ready}/{len(self.hub.states)} 已连接 · {tools} 个工具"
+        counts = [self.tools.shown_count(name) for name in self.hub.states]
+        pending = "（下一轮起可用）" if any(later for _, later in counts) else ""
+        return f"MCP {ready}/{len(self.hub.states)} 已连接 · {sum(n for n, _ in counts)} 个工具{pending}"
 
     def command(self, args: str) -> str:
         words = args.split()
@@ -152,9 +153,9 @@ class McpSession:
             for name, state in self.hub.states.items():
                 where = state.config.url or " ".join([state.config.command or "", *state.config.args])
                 status = _STATUS[state.status] + (f": {state.error}" if state.error else "")
-                lines.append(
-                    f"   {name} [{state.config.source}] {status} · {self.tools.count(name)} 个工具 · {where}"
-                )
+                count, later = self.tools.shown_count(name)
+                tools = f"{count} 个工具" + ("（下一轮起可用）" if later else "")
+                lines.append(f"   {name} [{state.config.source}] {status} · {tools} · {where}")
         if self.config.ignored_project:
             lines.append(
                 "   项目 .paicli/mcp.json 里的服务器未启动（此文件夹未被信任）: "

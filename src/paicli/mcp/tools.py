@@ -116,3 +116,15 @@ class McpTools:
 
     def count(self, server: str) -> int:
         return len(self.active.get(server, []))
+
+    def shown_count(self, server: str) -> tuple[int, bool]:
+        """What `/mcp` says: the tools the model has, or, when the server's live listing has changed since
+        they were registered (a first connect), the tools it gets from the next turn on, marked pending."""
+        state = self.hub.states.get(server)
+        if state is None or state.live is None or state.status != "connected":
+            return self.count(server), False
+        tools, _ = remote_tools(server, state.live.tools)
+        with self._lock:
+            if tools == self.listed.get(server, []):
+                return self.count(server), False
+        return len(tools), True

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, tzinfo
 from typing import Literal
 
 from paicli.config import knobs
 from paicli.memory import evolve
 from paicli.memory.dedup import is_stale
-from paicli.memory.entry import MemoryEntry, Scope, format_instant
+from paicli.memory.entry import MemoryEntry, Scope
 from paicli.memory.manager import EMPTY_FACT_TEXT, MemoryManager
 from paicli.memory.provenance import MODEL_MARK, MODEL_MARK_CONFIRMED, is_model_saved
 from paicli.memory.store import MemoryStoreError
+from paicli.timefmt import local_time, local_time_text
 
 MemoryAction = Literal[
     "status",
@@ -166,13 +167,14 @@ def short_project(path: str) -> str:
     return path if len(parts) <= 3 else "…/" + "/".join(parts[-3:])
 
 
-def format_entry(entry: MemoryEntry, now: datetime, days: int) -> str:
+def format_entry(entry: MemoryEntry, now: datetime, days: int, zone: tzinfo | None = None) -> str:
+    """`zone`: the zone times are shown in (None: this machine's local time)."""
     head = f"- {entry.id} [{entry.scope}]"
     if entry.scope == "project" and entry.project:
         head += f" {short_project(entry.project)}"
-    head += f" · 写入 {format_instant(entry.timestamp)}"
+    head += f" · 写入 {local_time(entry.timestamp, zone)}"
     pending = entry.verification_pending
-    head += " · 尚未经用户核实" if pending else f" · 最后核实 {format_instant(entry.last_verified_at)}"
+    head += " · 尚未经用户核实" if pending else f" · 最后核实 {local_time(entry.last_verified_at, zone)}"
     if is_stale(entry, now, days):
         head += " · ⚠️ 可能已过时"
     if is_model_saved(entry.metadata):
@@ -181,13 +183,14 @@ def format_entry(entry: MemoryEntry, now: datetime, days: int) -> str:
         head += " · 🔎 自动提取，待核实"
     if entry.external_sources:
         head += f" · 🌐 写入时会话含外部内容({entry.external_sources})"
-    return f"{head}{_evolution_marks(entry)}\n  {entry.content}"
+    return f"{head}{_evolution_marks(entry, zone)}\n  {entry.content}"
 
 
-def _evolution_marks(entry: MemoryEntry) -> str:
+def _evolution_marks(entry: MemoryEntry, zone: tzinfo | None) -> str:
     marks = ""
     if evolve.is_superseded(entry):
-        marks += f" · ⛔ 已被 {entry.metadata[evolve.SUPERSEDED_BY]} 取代（{entry.metadata.get(evolve.SUPERSEDED_AT, '')}）"
+        when = local_time_text(entry.metadata.get(evolve.SUPERSEDED_AT, ""), zone)
+        marks += f" · ⛔ 已被 {entry.metadata[evolve.SUPERSEDED_BY]} 取代（{when}）"
     if evolve.is_conflict_pending(entry):
         marks += f" · ⚠️ 与 {entry.metadata.get(evolve.CONFLICT_WITH, '')} 冲突，待确认"
     count = evolve.confirmations(entry.metadata)
@@ -196,10 +199,12 @@ def _evolution_marks(entry: MemoryEntry) -> str:
     return marks
 
 
-def format_memory_entries(title: str, entries: Sequence[MemoryEntry], now: datetime, days: int) -> str:
+def format_memory_entries(
+    title: str, entries: Sequence[MemoryEntry], now: datetime, days: int, zone: tzinfo | None = None
+) -> str:
     if not entries:
         return NO_MATCH
-    return f"{title}：\n" + "\n".join(format_entry(entry, now, days) for entry in entries)
+    return f"{title}：\n" + "\n".join(format_entry(entry, now, days, zone) for entry in entries)
 
 
 def status_text(manager: MemoryManager, profile_summary: str = "", token_usage_line: str = "") -> str:

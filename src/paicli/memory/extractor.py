@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 AUTO_SOURCE = "auto_user_fact"
+OUTPUT_CAP = 1024  # max_tokens: three quotes of at most 180 characters, in JSON
 
 
 def load_prompt(name: str) -> str:
@@ -98,7 +99,7 @@ class AutoFactExtractor:
         safe = safe_input(submitted_text, self.hardened)
         if not worth_asking(safe, self.hardened):
             return ExtractionOutcome()
-        response = self._llm.chat(self.prompt_for(safe), None)
+        response = self._llm.chat(self.prompt_for(safe), None, max_tokens=OUTPUT_CAP)
         if response.usage is not None and self._on_usage is not None:
             try:
                 self._on_usage(response.usage)  # the call counts in the session's token budget (spec 5.1)

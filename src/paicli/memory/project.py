@@ -130,6 +130,7 @@ def _real(path: Path) -> Path:
 
 INIT_SYSTEM = "你是 PaiCLI，正在为一个代码仓库编写 PAI.md 项目记忆文件。只输出 Markdown 正文，不调用工具。"
 INIT_USAGE = "   写法: /init，或 /init --force 覆盖已有的 PAI.md"
+INIT_OUTPUT_CAP = 8_192  # max_tokens of /init: PAI.md is read within a 24,000-character budget anyway
 _BUILD_FILES = (
     "pyproject.toml",
     "setup.py",
@@ -194,10 +195,33 @@ def _strip_fence(text: str) -> str:
     return stripped.strip()
 
 
+def _process_umask() -> int:
+    """Read, not set: `os.umask` can only be read by changing it, which races every thread creating files."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0o022
+
+
+def _shared_mode(path: Path) -> int:
+    """PAI.md is meant to be committed and shared: a new one gets a plain file's mode (0644 under the usual
+    umask), a regenerated one keeps the mode it had (mkstemp alone would leave 0600)."""
+    try:
+        return path.stat().st_mode & 0o777
+    except OSError:
+        return 0o666 & ~_process_umask()
+
+
 def _write_atomically(path: Path, text: str) -> None:
+    mode = _shared_mode(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            os.fchmod(handle.fileno(), mode)
             handle.write(text)
         os.replace(tmp, path)
     except BaseException:
@@ -219,7 +243,8 @@ def init_project_memory(
         return False, f"PAI.md 已存在，没有覆盖: {target}（要重新生成请用 /init --force）"
     prompt = load_init_prompt().replace("{{survey}}", survey_project(root))
     try:
-        response = llm.chat([Message.system(INIT_SYSTEM), Message.user(prompt)], None, cancel=cancel)
+        messages = [Message.system(INIT_SYSTEM), Message.user(prompt)]
+        response = llm.chat(messages, None, cancel=cancel, max_tokens=INIT_OUTPUT_CAP)
     except LLMError as exc:
         return False, f"生成 PAI.md 失败，模型调用出错: {exc}"
     except Cancelled:

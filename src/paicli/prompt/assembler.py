@@ -1,7 +1,7 @@
 """System prompt assembly (spec 7.1), ordered from most to least stable so provider prefix caches hit.
 
 Order: base, personality, mode, approvals, context management, handoff, ## Skills, ## Runtime Context,
-## Project Context (PAI.md, then long-term memories, then external context). Everything before the
+## Pinned (the user's pins, only when there are any), ## Project Context (PAI.md, then long-term memories, then external context). Everything before the
 memories is identical from turn to turn within a day, so only the tail changes when memories do.
 Without tools the tool sections give way to ## Tool Availability and ## Skills is left out (skills load
 through a tool).
@@ -47,6 +47,7 @@ class PromptContext:
     external_context: str = ""
     variables: Mapping[str, str] = field(default_factory=dict)
     approval_mode: str = "suggest"
+    pinned: str = ""  # the user's pins, a whole `## Pinned` block ('' without pins)
 
 
 def dynamic_section(title: str, *parts: str) -> str:
@@ -154,6 +155,7 @@ class PromptAssembler:
             load("handoff.md"),
             dynamic_section(SKILLS_TITLE, ctx.skill_index) if ctx.tools_enabled else "",
             self.runtime_context(),
+            ctx.pinned,
             dynamic_section("Project Context", ctx.project_memory, ctx.memory_context, ctx.external_context),
         ]
         prompt = "\n\n".join(section.strip() for section in sections if section and section.strip())
@@ -185,8 +187,10 @@ class AgentPromptBuilder:
         tools_enabled: bool = True,
         variables: Mapping[str, str] | None = None,
         external_context_loader: Callable[[], str] = lambda: "",
+        pins_loader: Callable[[], str] = lambda: "",
     ) -> None:
         self._assembler = assembler
+        self._pins = pins_loader
         self._mode = mode
         self._project_memory = project_memory_loader
         self._skill_index = skill_index_loader
@@ -202,5 +206,6 @@ class AgentPromptBuilder:
             memory_context=memory_context,
             external_context=self._external(),
             variables=self._variables,
+            pinned=self._pins(),
         )
         return self._assembler.assemble(self._mode, ctx)

@@ -22,7 +22,7 @@ from paicli.llm.messages import Message
 from paicli.redact import Redactor
 from paicli.session import flock
 from paicli.session.ledger_index import read_index
-from paicli.session.resume import VIEW_CHECKPOINT_EVENT, LedgerEntry, parse_entries
+from paicli.session.resume import REFS_KEY, VIEW_CHECKPOINT_EVENT, LedgerEntry, parse_entries
 from paicli.session.scan import line_sequences_backwards
 from paicli.session.system_refs import (
     SYSTEM_UNCHANGED_EVENT,
@@ -35,6 +35,7 @@ from paicli.session.system_refs import (
 SCHEMA_VERSION = 1
 SESSION_START_EVENT = "session_start"
 SESSION_RESUMED_EVENT = "session_resumed"
+_START_EVENTS = frozenset({SESSION_START_EVENT, "system"})  # what a session writes before anyone types
 MODEL_CHANGE_EVENT = "model_change"  # `/model`: {model, provider}
 _SESSION_ID = re.compile(r"[A-Za-z0-9._-]+")
 _TAIL_LINES = 8
@@ -236,11 +237,11 @@ class ConversationLedger:
         source: str,
         message: Message,
         metadata: Mapping[str, Any] | None = None,
-    ) -> None:
+    ) -> int | None:  # the entry's sequence (None: nothing written, or a system prompt)
         if message.role == "system" and not metadata:
             self._append_system(mode, actor, source, message)
-            return
-        self._append(event_for(message), mode, actor, source, message.to_json(), metadata or {})
+            return None
+        return self._append(event_for(message), mode, actor, source, message.to_json(), metadata or {})
 
     def _append_system(self, mode: str, actor: str, source: str, message: Message) -> None:
         """A prompt equal to the last one of (mode, actor) is written as a reference (session.system_refs)."""
@@ -282,6 +283,8 @@ class ConversationLedger:
         messages = history[1:] if history and history[0].role == "system" else history
         metadata = dict(extra or {})
         metadata["messages"] = [m.to_json() for m in messages]
+        if any(m.ref is not None for m in messages):
+            metadata[REFS_KEY] = [list(m.ref) if m.ref is not None else None for m in messages]
         self.append_event(VIEW_CHECKPOINT_EVENT, mode, actor, source, metadata)
 
     def mark_resumed(self, metadata: Mapping[str, Any] | None = None, mode: str = "react") -> None:
@@ -317,6 +320,24 @@ class ConversationLedger:
                         read_index(self._path)
             flock.release(self._lock_fd)
             self._lock_fd = None
+
+    def discard_if_empty(self) -> bool:
+        """Close, and delete the file when it records nothing but its own start (no input, no answer, no
+        event): a session left at once for another (`--resume`'s picker, `/resume`) leaves no empty ledger."""
+        self.close()
+        path = self._path
+        if path is None:
+            return False
+        try:
+            entries = parse_entries(path.read_bytes().splitlines())[0]
+        except OSError:
+            return False
+        if any(entry.event not in _START_EVENTS for entry in entries):
+            return False
+        with contextlib.suppress(OSError):
+            path.unlink()
+            return True
+        return False
 
     def _append(
         self,

@@ -22,6 +22,7 @@ from paicli.session.scan import find_backwards, line_start
 
 VIEW_CHECKPOINT_EVENT = "view_checkpoint"
 REPLACED_RESULTS_KEY = "replacedResults"  # compact checkpoint: tool results replaced in place (no `messages`)
+REFS_KEY = "refs"  # beside `messages`: the ledger span each message stands for ([first, last] or null)
 HISTORY_CLEAR_EVENT = "history_clear"
 # A resume that continues the view folded so far names it ({sessionId, sequence, checkpointSequence}) instead
 # of copying it into a new checkpoint: folding the same file again gives the same view, so it is a no-op here.
@@ -117,6 +118,11 @@ def _checkpoint_messages(entry: LedgerEntry) -> list[Any] | None:
     return raw if entry.event == VIEW_CHECKPOINT_EVENT and isinstance(raw, list) else None
 
 
+def is_full_checkpoint(entry: LedgerEntry) -> bool:
+    """A view checkpoint carrying the whole view (not a compact one of replaced results)."""
+    return _checkpoint_messages(entry) is not None
+
+
 def _last_checkpoint(entries: Sequence[LedgerEntry], mode: str, actor: str) -> int | None:
     for index in range(len(entries) - 1, -1, -1):
         entry = entries[index]
@@ -157,8 +163,29 @@ def _for_view(message: Message) -> Message | None:
     message = _parsable_arguments(message)
     if message.role == "assistant" and not message.tool_calls:
         # the ledger keeps the final answer's reasoning; the view holds only its text
-        return Message.assistant(message.content or "")
+        return Message.assistant(message.content or "").with_ref(message.ref)
     return message
+
+
+def _ref(raw: Any) -> tuple[int, int] | None:
+    if isinstance(raw, list) and len(raw) == 2 and all(type(v) is int for v in raw):
+        return raw[0], raw[1]
+    return None
+
+
+def _checkpoint_view(checkpoint: LedgerEntry) -> list[Message]:
+    raws = _checkpoint_messages(checkpoint) or []
+    refs = checkpoint.metadata.get(REFS_KEY)
+    refs = refs if isinstance(refs, list) and len(refs) == len(raws) else [None] * len(raws)
+    view: list[Message] = []
+    for raw, ref in zip(raws, refs, strict=True):
+        try:
+            message = _for_view(Message.from_json(raw)) if isinstance(raw, dict) else None
+        except ValueError:
+            message = None
+        if message is not None:
+            view.append(message.with_ref(_ref(ref)))
+    return view
 
 
 def repair_tool_pairs(messages: Sequence[Message]) -> tuple[list[Message], int]:
@@ -214,15 +241,9 @@ def rebuild_view(entries: Sequence[LedgerEntry], mode: str = "react", actor: str
     extra: dict[str, Any] = {}
     if start is not None:
         checkpoint = entries[start]
-        for raw in _checkpoint_messages(checkpoint) or []:
-            try:
-                message = _for_view(Message.from_json(raw)) if isinstance(raw, dict) else None
-            except ValueError:
-                message = None
-            if message is not None:
-                view.append(message)
+        view = _checkpoint_view(checkpoint)
         plan_state = checkpoint.metadata.get("planState")
-        extra = {k: v for k, v in checkpoint.metadata.items() if k not in ("messages", "planState")}
+        extra = {k: v for k, v in checkpoint.metadata.items() if k not in ("messages", "planState", REFS_KEY)}
     compacted_without_checkpoint = False
     for entry in entries[(start + 1) if start is not None else 0 :]:
         if entry.mode != mode or entry.actor != actor:
@@ -236,7 +257,7 @@ def rebuild_view(entries: Sequence[LedgerEntry], mode: str = "react", actor: str
         elif entry.message is not None and entry.event in MESSAGE_EVENTS:
             message = _for_view(entry.message)
             if message is not None:
-                view.append(message)
+                view.append(message.with_ref((entry.sequence, entry.sequence)))
     if compacted_without_checkpoint:
         notices.append(
             "这份会话记录没有视图检查点，已按原始消息重建上下文（之前的压缩结果不会保留，需要时会重新压缩）。"

@@ -85,6 +85,7 @@ class WorkspaceSnapshots:
         self._redact = redact or Redactor().text  # the label is the user's input: it is stored on disk
         self._failing = False
         self._lock = threading.Lock()
+        self._taken: list[Snapshot] = []  # this session's turn snapshots, oldest first
 
     @property
     def enabled(self) -> bool:
@@ -108,7 +109,28 @@ class WorkspaceSnapshots:
             return
         with self._lock:
             self._failing = False
+            self._taken.append(snapshot)
         self._record(SNAPSHOT_EVENT, _snapshot_metadata(snapshot))
+
+    @property
+    def taken(self) -> int:
+        """How many turn snapshots this session took (a mark for `files_changed_since`)."""
+        with self._lock:
+            return len(self._taken)
+
+    def files_changed_since(self, mark: int) -> tuple[str, ...]:
+        """Project files that differ now from the first snapshot taken after `mark` (files written by tools
+        and by commands alike); () when none was taken or the store cannot tell."""
+        with self._lock:
+            later = self._taken[mark:]
+        if not later or self.store is None:
+            return ()
+        try:
+            changes = self.store.changes_since(later[0])
+        except (SnapshotError, OSError):
+            log.warning("listing the files a run changed failed", exc_info=True)
+            return ()
+        return tuple(sorted(os.fsdecode(change.path) for change in changes))
 
     def plan(self, position: int) -> RestorePlan:
         return self._require().plan(position)

@@ -17,11 +17,12 @@ def when(snapshot: Snapshot) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(snapshot.created_ms / 1000))
 
 
-def snapshot_line(position: int, snapshot: Snapshot, session: str = "") -> str:
+def snapshot_line(position: int, snapshot: Snapshot, session: str = "", number_width: int = 0) -> str:
+    """`number_width`: the widest `#N` of the listing, so the columns after it stay in line past #9."""
     kind = KIND_TEXT.get(snapshot.kind, snapshot.kind)
     mine = " · 本会话" if session and snapshot.session == session else ""
     label = f" · {snapshot.label}" if snapshot.label else ""
-    return f"   #{position}  {when(snapshot)}  {kind}{mine}{label}"
+    return f"   {f'#{position}':<{number_width}}  {when(snapshot)}  {kind}{mine}{label}"
 
 
 def list_text(snapshots: Sequence[Snapshot], session: str = "", limit: int = 20) -> str:
@@ -30,7 +31,9 @@ def list_text(snapshots: Sequence[Snapshot], session: str = "", limit: int = 20)
     lines = [
         f"📸 本项目的快照（共 {len(snapshots)} 个，最新在前；/restore <编号> 恢复，/undo 即 /restore 1）："
     ]
-    lines += [snapshot_line(index, snap, session) for index, snap in enumerate(snapshots[:limit], 1)]
+    shown = snapshots[:limit]
+    width = len(f"#{len(shown)}")
+    lines += [snapshot_line(index, snap, session, width) for index, snap in enumerate(shown, 1)]
     if len(snapshots) > limit:
         lines.append(f"   …另有 {len(snapshots) - limit} 个更早的快照")
     return "\n".join(lines)

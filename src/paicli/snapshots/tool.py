@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from paicli.snapshots.git import SnapshotError
 from paicli.snapshots.recorder import WorkspaceSnapshots
-from paicli.snapshots.report import change_lines, result_text
+from paicli.snapshots.report import change_lines, plan_text, result_text
 from paicli.tools.context import ToolContext
+from paicli.tools.guards import PathGuard
 from paicli.tools.registry import Tool
 from paicli.tools.schema import Args, Param, ToolOutput, ToolSpec
 
@@ -36,6 +37,22 @@ class RevertTurn:
         lines = [result_text(result), *change_lines(result.changes)]
         return ToolOutput("\n".join(lines), success=not result.conflicts)
 
+    def precheck(self, args: Args, _paths: PathGuard) -> ToolOutput | None:
+        """No such snapshot (or no store): the call fails at once instead of asking about nothing."""
+        try:
+            self.snapshots.plan(int(args.get("n") or 1))
+        except SnapshotError as error:
+            return ToolOutput(f"❌ 无法恢复快照: {error}", success=False)
+        return None
+
+    def preview(self, args: Args) -> str:
+        """What the approval shows: the snapshot and every file the restore would change (as /restore does)."""
+        try:
+            return plan_text(self.snapshots.plan(int(args.get("n") or 1)))
+        except SnapshotError as error:
+            return f"❌ 无法恢复快照: {error}"
+
     @staticmethod
     def tool(snapshots: WorkspaceSnapshots) -> Tool:
-        return Tool(REVERT_TURN, RevertTurn(snapshots))
+        revert = RevertTurn(snapshots)
+        return Tool(REVERT_TURN, revert, revert.precheck, revert.preview)

@@ -23,6 +23,7 @@ from paicli.config.modes import RunMode
 
 if TYPE_CHECKING:
     from paicli.agent.plan.agent import PlanDraft
+    from paicli.cli.compaction_controls import CompactionControls
     from paicli.cli.session_snapshots import SnapshotCommands
 
 Script = Callable[[str, RunMode, EventSink, CancelToken], RunFinished]
@@ -73,14 +74,16 @@ class FakeBackend:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     notice_listener: NoticeListener | None = None
     snapshots: SnapshotCommands | None = None
+    compaction_controls: CompactionControls | None = None
     memory_listener: Callable[[list[str]], None] | None = None
     default: RunMode = "react"  # what a plain input runs as
     interrupted: str | None = None  # an interrupted plan to offer after /resume
     conversation: bool = False
+    session_id: str = "session-1-abc"
 
     def info(self) -> BannerInfo:
         return BannerInfo(
-            "9.9.9", self.model_name, "fakeprov", 128_000, "session-1-abc", self.project_root, "auto"
+            "9.9.9", self.model_name, "fakeprov", 128_000, self.session_id, self.project_root, "auto"
         )
 
     def status(self) -> StatusSnapshot:

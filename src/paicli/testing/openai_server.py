@@ -58,6 +58,12 @@ model without tool support (Ollama-style 400 "does not support tools" to any req
 ``.gets``. ``search_results=[{"title", "url", "content"}, …]`` also makes it a SearXNG instance: ``GET
 /search?…`` answers ``{"results": …}`` (point ``SEARXNG_URL`` at ``http://127.0.0.1:<port>``). ``port=N`` binds that loopback port instead of a free one (OSError when it is taken).
 
+Limits of a real local server (``limits=ServerLimits(...)``, paicli.testing.server_limits): a context size
+reported as ``meta.n_ctx`` in ``GET /v1/models`` and enforced with llama.cpp's ``exceed_context_size_error``
+(or OpenAI's wording), a prompt count that leaves out ``tools``, replies cut at the request's ``max_tokens``.
+``.refusals`` counts the requests refused as too long. A slow stream: ``pace=`` seconds before each content
+chunk; ``Reply.hang(text, rest="…")`` streams ``rest`` once released.
+
 Helpers for assertions: ``validate_request(body) -> list[str]`` (the same checks, pure),
 ``prompt_text(body)`` (the serialisation the usage and cache figures are computed on) and
 ``count_tokens(text)``.
@@ -71,9 +77,11 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from paicli.testing.server_limits import ServerLimits
 
 Responder = Callable[[dict[str, Any]], "Reply | str | None"]
 
@@ -109,6 +117,8 @@ class Reply:
     empty: bool = False
     forever: bool = False
     framed: bool = True
+    pace: float = 0.0  # seconds before each content chunk (a slowly streaming model)
+    rest: str | None = None  # Reply.hang: content streamed after the release
 
     @staticmethod
     def empty_200() -> Reply:
@@ -292,6 +302,11 @@ class _Tokens:
         text = text.encode("utf-8", "replace").decode("utf-8")
         return list(cls._encoding.encode(text, disallowed_special=()))
 
+    @classmethod
+    def decode(cls, tokens: list[int]) -> str:
+        cls.encode("")  # loads the encoding
+        return str(cls._encoding.decode(tokens))
+
 
 def count_tokens(text: str) -> int:
     """cl100k token count (offline encoding), as the server computes usage."""
@@ -382,6 +397,7 @@ class FakeOpenAIServer:
         api_key: str | None = None,
         cache_emulation: bool = False,
         deepseek_usage: bool = False,
+        limits: ServerLimits | None = None,
         models: tuple[str, ...] = ("fake-model",),
         reject_stream_options: bool = False,
         reject_tools: bool = False,
@@ -396,6 +412,8 @@ class FakeOpenAIServer:
         self.api_key = api_key
         self.cache_emulation = cache_emulation
         self.deepseek_usage = deepseek_usage
+        self.limits = limits or ServerLimits()
+        self.refusals = 0  # requests refused as longer than limits.n_ctx
         self.models = models
         self.reject_stream_options = reject_stream_options
         self.reject_tools = reject_tools
@@ -525,7 +543,7 @@ class FakeOpenAIServer:
     def _usage(self, body: dict[str, Any], reply: Reply, produced: str) -> dict[str, Any]:
         if reply.usage is not None:
             return dict(reply.usage)
-        tokens = _Tokens.encode(prompt_text(body))
+        tokens = _Tokens.encode(prompt_text(self.limits.counted(body)))
         cached = 0
         with self._state.lock:
             if self.cache_emulation:
@@ -579,6 +597,19 @@ def _call_deltas(
                 yield stream.pop(0)
 
 
+def _capped(reply: Reply, limits: ServerLimits, max_tokens: Any) -> Reply:
+    """`reply` cut at the request's max_tokens (content first, then the calls' arguments), ending "length"."""
+    if reply.status != 200:
+        return reply
+    cut = limits.cut(
+        [reply.content or "", *(c.arguments for c in reply.calls)], max_tokens, _Tokens.encode, _Tokens.decode
+    )
+    if cut is None:
+        return reply
+    calls = tuple(replace(call, arguments=args) for call, args in zip(reply.calls, cut[1:], strict=False))
+    return replace(reply, content=cut[0] or None, calls=calls, finish_reason="length")
+
+
 class _Handler(BaseHTTPRequestHandler):
     server_api: FakeOpenAIServer
     protocol_version = "HTTP/1.0"
@@ -617,8 +648,10 @@ class _Handler(BaseHTTPRequestHandler):
         if not self._authorized():
             return
         if self.path.rstrip("/").endswith("/models") and self.server_api.models_route:
+            extra = self.server_api.limits.model_meta()
             data = [
-                {"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in self.server_api.models
+                {"id": m, "object": "model", "created": 0, "owned_by": "fake", **extra}
+                for m in self.server_api.models
             ]
             self._json(200, {"object": "list", "data": data})
         elif self.path.startswith("/search?") and self.server_api.search_results is not None:
@@ -657,7 +690,10 @@ class _Handler(BaseHTTPRequestHandler):
         if self.server_api.reject_tools and body.get("tools"):
             self._error(400, f"registry.ollama.ai/library/{body.get('model')} does not support tools")
             return
+        if self._refused_as_too_long(body):
+            return
         reply = self.server_api._next_reply(body)
+        reply = _capped(reply, self.server_api.limits, body.get("max_tokens"))
         if reply.delay > 0:
             time.sleep(reply.delay)
         if reply.hang_before_headers:
@@ -673,6 +709,18 @@ class _Handler(BaseHTTPRequestHandler):
                 self._complete(body, reply)
         except (BrokenPipeError, ConnectionResetError):
             return  # the client went away (cancel); nothing to clean up
+
+    def _refused_as_too_long(self, body: dict[str, Any]) -> bool:
+        limits = self.server_api.limits
+        if limits.n_ctx is None:
+            return False
+        refusal = limits.refused(len(_Tokens.encode(prompt_text(limits.counted(body)))))
+        if refusal is None:
+            return False
+        with self.server_api._state.lock:
+            self.server_api.refusals += 1
+        self._json(400, refusal)
+        return True
 
     def _resolved_calls(self, reply: Reply) -> list[tuple[str, ScriptedCall]]:
         return [(c.id or self.server_api._next_call_id(), c) for c in reply.calls]
@@ -750,9 +798,13 @@ class _Handler(BaseHTTPRequestHandler):
         for piece in _pieces(reply.reasoning or "", reply.chunks):
             self._send_event(self._chunk(body, {"reasoning_content": piece}))
         for piece in _pieces(reply.content or "", reply.chunks):
+            if reply.pace > 0:
+                time.sleep(reply.pace)
             self._send_event(self._chunk(body, {"content": piece}))
         if reply.hangs:
             self._park()
+        for piece in _pieces(reply.rest or "", reply.chunks):
+            self._send_event(self._chunk(body, {"content": piece}))
         calls = self._resolved_calls(reply)
         for delta in _call_deltas(calls, reply.arg_chunk, reply.interleave):
             self._send_event(self._chunk(body, {"tool_calls": [delta]}))
@@ -760,7 +812,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         finish = reply.finish_reason or ("tool_calls" if calls else "stop")
         self._send_event(self._chunk(body, {}, finish))
-        produced = (reply.content or "") + (reply.reasoning or "") + "".join(c.arguments for _, c in calls)
+        produced = (reply.content or "") + (reply.rest or "") + (reply.reasoning or "")
+        produced += "".join(c.arguments for _, c in calls)
         usage_chunk: dict[str, Any] = {
             "id": "chatcmpl-fake",
             "object": "chat.completion.chunk",

@@ -17,6 +17,7 @@ class Request:
     tools: list[dict[str, Any]] | None
     model: str
     tool_choice: str | None = None
+    max_tokens: int | None = None
 
     @property
     def without_callable_tools(self) -> bool:
@@ -63,6 +64,7 @@ class ScriptedLLM:
         on_delta: DeltaCallback | None = None,
         cancel: CancelToken | None = None,
         tool_choice: str | None = None,
+        max_tokens: int | None = None,
     ) -> ChatResponse:
         if cancel is not None and cancel.cancelled:
             raise Cancelled()
@@ -71,6 +73,7 @@ class ScriptedLLM:
             [dict(t) for t in tools] if tools is not None else None,
             self.model_name,
             tool_choice,
+            max_tokens,
         )
         self.requests.append(request)
         if self.replies:

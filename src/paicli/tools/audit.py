@@ -11,7 +11,7 @@ import contextlib
 import json
 import threading
 from collections.abc import Callable, Iterable
-from datetime import datetime, timezone
+from datetime import datetime, timezone, tzinfo
 from pathlib import Path
 from typing import TypedDict, cast
 
@@ -19,6 +19,7 @@ from paicli.config import knobs
 from paicli.config.env import EnvLookup, home_dir
 from paicli.fsperm import open_private_append
 from paicli.redact import Redactor
+from paicli.timefmt import local_time_text
 
 MAX_ARGUMENT_CHARS = 500
 Clock = Callable[[], datetime]
@@ -98,14 +99,15 @@ class AuditLog:
         return records
 
 
-def format_audit(records: list[AuditRecord]) -> str:
+def format_audit(records: list[AuditRecord], zone: tzinfo | None = None) -> str:
+    """`zone`: the zone times are shown in (None: this machine's local time); the file keeps UTC."""
     if not records:
         return "📭 今天还没有审计记录。"
     lines = [f"🧾 今天最近 {len(records)} 条审计记录："]
     for record in records:
         mark = "✅" if record.get("success") else "❌"
         lines.append(
-            f"  {mark} {record.get('timestamp', '')} {record.get('tool', '')} [{record.get('outcome', '')}] "
+            f"  {mark} {local_time_text(str(record.get('timestamp', '')), zone)} {record.get('tool', '')} [{record.get('outcome', '')}] "
             f"{record.get('arguments', '')}"
         )
     return "\n".join(lines)

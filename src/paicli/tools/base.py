@@ -71,6 +71,7 @@ class ApprovalRequest:
     reason: str  # why a human is asked
     preview: str | None = None  # diff or command text to show
     always: str | None = None  # what answering "always" would cover; None = not offered (destructive command)
+    command: bool = False  # a shell command (not an edit or a tool's own action): how "only once" is worded
 
 
 ApprovalDecision = Literal["approve", "approve_all", "deny"]

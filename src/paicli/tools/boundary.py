@@ -31,3 +31,14 @@ class ToolResultBoundary:
 
 def wrap(tool_name: str | None, content: str | None) -> str:
     return ToolResultBoundary.wrap(tool_name, content)
+
+
+_FRAME = re.compile(
+    r'\A<tool_result tool="[A-Za-z0-9_.:-]*" trust="untrusted-data">\n(.*)\n</tool_result>\Z', re.S
+)
+
+
+def unwrap(text: str) -> str:
+    """The content inside one `wrap` frame (still escaped); text that is not exactly one frame is returned as is."""
+    found = _FRAME.match(text)
+    return found.group(1) if found else text

@@ -106,12 +106,13 @@ def read_file(args: Args, ctx: ToolContext) -> ToolOutput:
     return ToolOutput("\n".join(parts))
 
 
-def unified_diff(old: str, new: str, relative: str) -> str | None:
+def unified_diff(old: str, new: str, relative: str, *, created: bool = False) -> str | None:
+    """`created`: the file did not exist before, so the old side is `/dev/null` as git shows it."""
     diff = list(
         difflib.unified_diff(
             old.splitlines(keepends=False),
             new.splitlines(keepends=False),
-            f"a/{relative}",
+            "/dev/null" if created else f"a/{relative}",
             f"b/{relative}",
             lineterm="",
         )
@@ -137,7 +138,8 @@ def _shown(text: str) -> str:
 def planned_diff(tool: str, args: Args, paths: PathGuard) -> str | None:
     """The diff write_file / edit_file would produce, without touching the disk (for approval prompts)."""
     target = paths.resolve(str(args.get("path", "")))
-    old = read_text(target.real) if target.real.is_file() else ""
+    exists = target.real.is_file()
+    old = read_text(target.real) if exists else ""
     if tool == "write_file":
         new = str(args.get("content", ""))
     else:
@@ -147,7 +149,7 @@ def planned_diff(tool: str, args: Args, paths: PathGuard) -> str | None:
         if not old_text or old_text not in old:
             return None
         new = old.replace(old_text, new_text, -1 if args.get("replace_all") else 1)
-    return unified_diff(old, new, target.relative)
+    return unified_diff(old, new, target.relative, created=not exists)
 
 
 def edit_preview(tool: str, args: Args, paths: PathGuard | None) -> str | None:
@@ -186,7 +188,7 @@ def write_file(args: Args, ctx: ToolContext) -> ToolOutput:
     lines = len(split_lines(content))
     return ToolOutput(
         f"✅ {verb}文件: {target.relative}（{lines} 行，{len(data)} 字节）",
-        display=unified_diff(old, content, target.relative),
+        display=unified_diff(old, content, target.relative, created=not existed),
         metadata={"path": target.relative},
     )
 
@@ -231,21 +233,59 @@ def _apply_edit(fd: int, args: Args, old_text: str, new_text: str) -> ToolOutput
     # the rest of a GBK / Latin-1 file (errors="replace" would turn them all into U+FFFD).
     original = os.pread(fd, MAX_FILE_BYTES + 1, 0).decode("utf-8", errors="surrogateescape")
     old_text, new_text = match_line_endings(original, old_text, new_text)
+    problem = _match_problem(original, args, old_text)
+    if problem is not None:
+        return problem
+    count = original.count(old_text)
+    replace_all = bool(args.get("replace_all", False))
+    updated = original.replace(old_text, new_text) if replace_all else original.replace(old_text, new_text, 1)
+    if len(updated.encode("utf-8", errors="surrogateescape")) > MAX_FILE_BYTES:
+        return fail("编辑后的文件超过 5MB，已放弃写入")
+    return original, updated, count
+
+
+def _match_problem(original: str, args: Args, old_text: str) -> ToolOutput | None:
+    """Why old_text cannot be replaced in this text (absent, or not unique without replace_all), or None."""
     count = original.count(old_text)
     if count == 0:
         return ToolOutput(
             f"❌ 在 {args['path']} 中找不到 old_text（需要与文件内容逐字一致，包括缩进和换行）", success=False
         )
-    replace_all = bool(args.get("replace_all", False))
-    if count > 1 and not replace_all:
+    if count > 1 and not args.get("replace_all", False):
         return fail(
             f"old_text 在文件中出现了 {count} 次: {args['path']}。请在 old_text 中加入更多上下文使其唯一，"
             "或设置 replace_all=true 替换全部"
         )
-    updated = original.replace(old_text, new_text) if replace_all else original.replace(old_text, new_text, 1)
-    if len(updated.encode("utf-8", errors="surrogateescape")) > MAX_FILE_BYTES:
-        return fail("编辑后的文件超过 5MB，已放弃写入")
-    return original, updated, count
+    return None
+
+
+def edit_problem(args: Args, paths: PathGuard) -> ToolOutput | None:
+    """Before an approval is asked: the error edit_file would give for this call (no file, empty or absent
+    or ambiguous old_text), so nobody approves a diff that cannot apply; None when it would apply (the call
+    itself checks again when it runs)."""
+    target = paths.resolve(str(args.get("path", "")))
+    if not target.real.exists() or target.real.is_dir():
+        return fail(f"文件不存在: {args['path']}")
+    old_text = str(args.get("old_text", ""))
+    if old_text == "":
+        return fail("old_text 不能为空；要新建或整体重写文件请用 write_file")
+    try:
+        data = read_regular_bytes(target.real, MAX_FILE_BYTES + 1)
+    except (NotRegularFile, OSError):
+        return None  # the call says what is wrong with it itself
+    if data is None or len(data) > MAX_FILE_BYTES:
+        return None
+    original = data.decode("utf-8", errors="surrogateescape")
+    old_text, _ = match_line_endings(original, old_text, str(args.get("new_text", "")))
+    return _match_problem(original, args, old_text)
+
+
+def write_problem(args: Args, paths: PathGuard) -> ToolOutput | None:
+    """Before an approval is asked: the error write_file would give whatever the answer (a directory)."""
+    target = paths.resolve(str(args.get("path", "")))
+    if target.real.is_dir():
+        return fail(f"{args['path']} 是目录，不能写入")
+    return None
 
 
 def list_dir(args: Args, ctx: ToolContext) -> ToolOutput:

@@ -59,6 +59,9 @@ _DESTRUCTIVE_GIT = {
     "gc": ("--prune",),
 }
 _DESTRUCTIVE_ARGS = ("-delete", "--delete", "-exec", "-execdir")
+# Programs that only create what is named: a grant covers the program, never one file (`touch a.txt`).
+_WHOLE_PROGRAMS = frozenset({"touch", "mkdir"})
+_PLAIN_WORD = re.compile(r"^[\w@%+=:,./-]+$")
 
 
 @dataclass(frozen=True)
@@ -72,8 +75,20 @@ class Grant:
             return "项目内的文件写入和编辑（write_file / edit_file；不含 shell 命令）"
         if self.kind == "tool":
             return f"MCP 工具 {self.words[0]}"
-        shown = " ".join(self.words)
+        shown = " ".join(_quoted(word) for word in self.words)
         return f"命令 `{shown}`" if self.exact else f"以 `{shown}` 开头的命令"
+
+
+def _quoted(word: str) -> str:
+    """A word as a person would type it back: quoted when it needs to be, double quotes around a word that
+    holds single ones (`print('ok')`), so the label reads like the command that was asked about."""
+    if _PLAIN_WORD.match(word):
+        return word
+    if "'" not in word:
+        return f"'{word}'"
+    if not any(ch in word for ch in '"$`\\!'):
+        return f'"{word}"'
+    return shlex.quote(word)
 
 
 def _tokens(command: str) -> list[str] | None:
@@ -134,6 +149,8 @@ def _prefix_of(words: list[str]) -> Grant | None:
     program = words[0]
     if "=" in program:
         return None  # `FOO=1 cmd`: the environment is part of what was approved
+    if program in _WHOLE_PROGRAMS:
+        return Grant("command", (program,))
     if len(words) >= 2 and _SUBCOMMAND.match(words[1]):
         return Grant("command", (program, words[1]))
     return Grant("command", tuple(words), exact=True)

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from paicli.tools import files, search, shell
 from paicli.tools.context import SaveMemory, ToolContext
+from paicli.tools.guards import PathGuard
 from paicli.tools.memory import SaveMemoryTool
 from paicli.tools.schema import Args, Param, ToolOutput, ToolSpec
 from paicli.tools.web import WebTools
 
 Handler = Callable[[Args, ToolContext], ToolOutput]
+# Before a call is put to a human: the error it would end in whatever the answer (None: it may apply).
+Precheck = Callable[[Args, PathGuard], ToolOutput | None]
+Preview = Callable[[Args], str | None]  # what the approval shows, when neither a command nor a diff says it
 
 READ_FILE = ToolSpec(
     "read_file",
@@ -86,9 +90,11 @@ GREP_CODE = ToolSpec(
     path_params=("path",),
     reads_project=True,
 )
+DEFAULT_COMMAND_TIMEOUT = 60
+_COMMAND_DESCRIPTION = "在项目根目录用 bash -c 执行，返回合并输出和退出码；{seconds} 秒超时即终止整个进程组；勿运行交互式或常驻命令。"
 EXECUTE_COMMAND = ToolSpec(
     "execute_command",
-    "在项目根目录用 bash -c 执行，返回合并输出和退出码；60 秒超时即终止整个进程组；勿运行交互式或常驻命令。",
+    _COMMAND_DESCRIPTION.format(seconds=DEFAULT_COMMAND_TIMEOUT),
     (Param("command", "string", "", required=True),),
     command_param="command",
     auto_approve=True,
@@ -155,17 +161,50 @@ def builtin_specs() -> tuple[ToolSpec, ...]:
 class Tool:
     spec: ToolSpec
     handler: Handler
+    precheck: Precheck | None = None
+    preview: Preview | None = None
+
+    def problem(self, args: Args, paths: PathGuard | None) -> ToolOutput | None:
+        """Why the call would fail whatever the answer (an edit whose old_text is not in the file), as the
+        tool's own error; None when it may run, or when the check cannot decide (the call then finds out)."""
+        if self.precheck is None or paths is None:
+            return None
+        try:
+            return self.precheck(args, paths)
+        except Exception:
+            return None
+
+    def approval_preview(self, args: Args, paths: PathGuard | None = None) -> str | None:
+        """What the human sees before approving: the tool's own preview, the command, or the edit's diff."""
+        if self.preview is not None:
+            return self.preview(args)
+        if self.spec.runs_command:
+            return self.spec.command(args)
+        if self.spec.writes_files:
+            return files.edit_preview(self.spec.name, args, paths)
+        return None
 
 
-def builtin_tools(web: WebTools, save_memory: SaveMemory | None) -> dict[str, Tool]:
+def command_spec(timeout_seconds: float) -> ToolSpec:
+    """execute_command as described to the model: its time limit is the one the runner enforces (read once per
+    runner, so the definitions stay byte-stable within a session)."""
+    seconds = int(timeout_seconds) if float(timeout_seconds).is_integer() else timeout_seconds
+    if seconds == DEFAULT_COMMAND_TIMEOUT:
+        return EXECUTE_COMMAND
+    return replace(EXECUTE_COMMAND, description=_COMMAND_DESCRIPTION.format(seconds=seconds))
+
+
+def builtin_tools(
+    web: WebTools, save_memory: SaveMemory | None, command_timeout: float = DEFAULT_COMMAND_TIMEOUT
+) -> dict[str, Tool]:
     table = [
         Tool(READ_FILE, files.read_file),
-        Tool(WRITE_FILE, files.write_file),
-        Tool(EDIT_FILE, files.edit_file),
+        Tool(WRITE_FILE, files.write_file, files.write_problem),
+        Tool(EDIT_FILE, files.edit_file, files.edit_problem),
         Tool(LIST_DIR, files.list_dir),
         Tool(GLOB_FILES, files.glob_files),
         Tool(GREP_CODE, search.grep_code),
-        Tool(EXECUTE_COMMAND, shell.execute_command),
+        Tool(command_spec(command_timeout), shell.execute_command),
         Tool(WEB_FETCH, web.web_fetch),
         Tool(WEB_SEARCH, web.web_search),
     ]

@@ -49,7 +49,12 @@ def offer_rerun(
     refusal = output.content.split("\n", 1)[0]
     preview = spec.command(args) if spec.runs_command else edit_preview(spec.name, args, runner.paths)
     request = ApprovalRequest(
-        spec.name, args, spec.summary_text(args), f"{refusal}\n{RERUN_QUESTION}", preview
+        spec.name,
+        args,
+        spec.summary_text(args),
+        f"{refusal}\n{RERUN_QUESTION}",
+        preview,
+        command=spec.runs_command,
     )
     answer = runner.approver.approve(request)
     decision = answer.decision if isinstance(answer, ApprovalReply) else answer

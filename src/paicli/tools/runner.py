@@ -47,7 +47,6 @@ from paicli.tools.boundary import ToolResultBoundary
 from paicli.tools.checkpoint import TurnCheckpoint, may_change_files
 from paicli.tools.context import Offloader, OutputSink, SaveMemory, ToolContext
 from paicli.tools.executor import CommandExecutors
-from paicli.tools.files import edit_preview
 from paicli.tools.guards import PathDenied, PathGuard
 from paicli.tools.policy import HEADLINE_NOTICE, MEMORY_NO_HUMAN, TurnToolPolicy
 from paicli.tools.registry import Tool, builtin_tools
@@ -92,8 +91,10 @@ class ToolRunner:
         self.tracker = tracker if tracker is not None else ExternalContextTracker()
         self.approval = approval_mode if approval_mode is not None else ApprovalState()
         self.paths = PathGuard(self.project_root)
-        self.tools: dict[str, Tool] = builtin_tools(web or WebTools(self.env), save_memory)
         self.command_timeout = float(knobs.COMMAND_TIMEOUT_SECONDS.read(self.env))
+        self.tools: dict[str, Tool] = builtin_tools(
+            web or WebTools(self.env), save_memory, self.command_timeout
+        )
         self.max_parallel = max(1, max_parallel)
         self.batch_timeout = batch_timeout
         self.audit = (
@@ -308,20 +309,21 @@ class TurnToolSet:
                 runner.notices(self.policy.no_human_notice(args))
             return ToolOutput(MEMORY_NO_HUMAN, success=False, blocked=True, outcome="refused"), False
         if isinstance(verdict, Ask):
-            return self._ask(tool.spec, args, verdict), False
+            invalid = tool.problem(args, self.runner.paths)  # nobody approves a diff that cannot apply
+            if invalid is not None:
+                return invalid, False
+            return self._ask(tool, args, verdict), False
         self._note_write(tool.spec, verdict.relative_path)
         return None, verdict.unasked
 
-    def _ask(self, spec: ToolSpec, args: dict[str, Any], verdict: Ask) -> ToolOutput | None:
-        relative = verdict.relative_path
+    def _ask(self, tool: Tool, args: dict[str, Any], verdict: Ask) -> ToolOutput | None:
+        spec, relative = tool.spec, verdict.relative_path
         scope = None if verdict.human_only else self.runner.approval.grant_scope(spec, args)
+        preview = tool.approval_preview(args, self.runner.paths)
+        summary = approval_summary(spec, args)
+        always = scope.label() if scope is not None else None
         request = ApprovalRequest(
-            spec.name,
-            args,
-            approval_summary(spec, args),
-            verdict.reason,
-            approval_preview(spec, args, self.runner.paths),
-            always=scope.label() if scope is not None else None,
+            spec.name, args, summary, verdict.reason, preview, always, spec.runs_command
         )
         answer = self.runner.approver.approve(request)
         reply = answer if isinstance(answer, ApprovalReply) else ApprovalReply(answer)
@@ -378,15 +380,6 @@ def audit_outcome(outcome: ToolOutcome) -> str:
 def cancelled_output(tool_name: str) -> ToolOutput:
     text = f"{CANCELLED_PREFIX}该工具调用，未执行: {tool_name}"
     return ToolOutput(text, success=False, blocked=True, outcome="cancelled")
-
-
-def approval_preview(spec: ToolSpec, args: dict[str, Any], paths: PathGuard | None = None) -> str | None:
-    """What the human sees before approving: the command, or the diff the edit would make."""
-    if spec.runs_command:
-        return spec.command(args)
-    if spec.writes_files:
-        return edit_preview(spec.name, args, paths)
-    return None
 
 
 def _progress_sink(call: ToolCall, emit: ToolEventSink | None) -> OutputSink | None:

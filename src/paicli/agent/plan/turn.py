@@ -167,4 +167,5 @@ def run_turn(
         compact_answer(mode, progress, finished, budget),
         full_result(mode, progress, finished),
         finished.status,
+        len(progress.plan.tasks) if progress is not None else 0,
     )

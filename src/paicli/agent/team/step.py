@@ -64,7 +64,7 @@ class StepRunner:
         self, job: StepJob, worker: SubAgent, reviewer: SubAgent, emit: EventSink, cancel: CancelToken
     ) -> StepOutcome:
         step = job.step
-        sink = member_events(step.id, emit, job.parallel, name_actor=True)
+        sink = member_events(step.id, emit, job.parallel, who=worker.name)
         urls = inherited_urls(step, job.states)
         turn = WriteLog(self.tools.for_turn(self.policy_text, urls))
         context = step_input(self.prompts, job.plan, step, job.states, urls)
