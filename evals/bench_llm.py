@@ -1,11 +1,16 @@
-"""LLM client benchmark: assembler cost per chunk, loopback round trip, first-delta latency, cancel latency.
+"""LLM client benchmark: assembler cost per chunk, loopback round trip, first-delta latency, cancel latency, and a
+reply that never ends (issue 49: stopped at PAICLI_LLM_MAX_RESPONSE_BYTES, memory bounded).
 
-Run from the repository root: `python -m evals.bench_llm`. Uses the in-process fake server only (no network).
+Run from the repository root: `python -m evals.bench_llm`. Uses the fake server only (no network); for the endless
+reply it runs in a child process, so that this process's peak memory is the client's own.
 """
 
 from __future__ import annotations
 
+import resource
 import statistics
+import subprocess
+import sys
 import threading
 import time
 
@@ -92,6 +97,53 @@ def bench_cancel(client: OpenAIChatClient, server: FakeOpenAIServer, rounds: int
     return statistics.median(latencies) * 1000
 
 
+ENDLESS_SERVER = """
+import sys
+from paicli.testing.openai_server import FakeOpenAIServer, Reply
+with FakeOpenAIServer(default_reply=Reply.endless("一个永远不会结束的回答，")) as server:
+    print(server.base_url, flush=True)
+    sys.stdin.read()
+"""
+
+
+def bench_endless() -> str:
+    """A fast local server that streams without end, against the default limit: how long until the error, and
+    how much this process's peak memory grew meanwhile."""
+    from paicli.llm.connection import ClientOptions
+    from paicli.llm.protocol import LLMError
+
+    child = subprocess.Popen(
+        [sys.executable, "-c", ENDLESS_SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert child.stdout is not None
+        options = ClientOptions(child.stdout.readline().strip(), None, max_retries=0)
+        client = OpenAIChatClient.from_options(options, "fake-model")
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        shown = [0]
+
+        def on_delta(delta: StreamDelta) -> None:
+            shown[0] += len(delta.text)
+
+        start = time.perf_counter()
+        try:
+            client.chat([Message.user("讲一个没有结尾的故事")], on_delta=on_delta)
+            outcome = "ended without an error (NOT bounded)"
+        except LLMError as error:
+            outcome = str(error)
+        wall = time.perf_counter() - start
+        growth = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - before
+    finally:
+        if child.stdin is not None:
+            child.stdin.close()
+        child.wait(30)
+    limit = options.max_response_bytes / 2**20
+    return (
+        f"endless reply (limit {limit:.0f} MiB): stopped after {wall:.1f} s, {shown[0]:,} characters shown, "
+        f"peak memory growth {growth:.0f} MiB (target: bounded, <= 2x the limit): {outcome}"
+    )
+
+
 def main() -> None:
     print(f"assembler: {bench_assembler():.2f} µs per chunk (20k chunks, text + 4 interleaved tool calls)")
     with FakeOpenAIServer() as server:
@@ -107,6 +159,7 @@ def main() -> None:
         print(
             f"cancel of a hanging stream: median {bench_cancel(client, server):.2f} ms until Cancelled is raised"
         )
+    print(bench_endless())
 
 
 if __name__ == "__main__":

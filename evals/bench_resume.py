@@ -154,6 +154,39 @@ def bench_replay(path: Path, repeats: int) -> tuple[float, str]:
 
 
 GROWTH_TARGET = 6 * 1024
+FLAT_TARGET = 1.5  # resume + replay at the largest ledger against the smallest, side index in place
+
+
+def bench_indexed(root: Path, sizes_mb: list[int], checkpoint_every: int, repeats: int) -> None:
+    """Resume (fold) + replay (last turns, earlier ones counted) per ledger size, once the side index exists;
+    the first run, which builds the index by one pass over the ledger, is printed apart."""
+    from paicli.session.ledger_index import index_path
+
+    costs = []
+    for size_mb in sizes_mb:
+        path = root / f"session-{size_mb}-indexed.jsonl"
+        synthesise(path, size_mb * MB, checkpoint_every)
+        start = time.perf_counter()
+        load_view(path)
+        read_transcript(path, REPLAY_TURNS)
+        first = time.perf_counter() - start
+        fold, _ = bench_resume(path, repeats)
+        replay, shown = bench_replay(path, repeats)
+        costs.append(fold + replay)
+        print(
+            f"indexed {os.path.getsize(path) / MB:7.1f} MB: resume {fold * 1000:.1f} ms + replay {replay * 1000:.1f} ms"
+            f" ({shown}); first run, building the index ({os.path.getsize(index_path(path)) / 1024:.0f} KB): "
+            f"{first * 1000:.0f} ms"
+        )
+        path.unlink()
+        index_path(path).unlink()
+    if len(costs) > 1:
+        ratio = costs[-1] / costs[0]
+        verdict = "met" if ratio <= FLAT_TARGET else "NOT met"
+        print(
+            f"ledger cost {sizes_mb[-1]} MB / {sizes_mb[0]} MB (resume + replay, index in place): {ratio:.2f}x  "
+            f"target <= {FLAT_TARGET}x -> {verdict}"
+        )
 
 
 def _continue_growth(size_mb: int, resumes: int) -> tuple[float, float, int]:
@@ -220,6 +253,11 @@ def main() -> None:
     parser.add_argument(
         "--continue-sizes", default="0,20", help="history before the -c runs, MB (0: one turn)"
     )
+    parser.add_argument(
+        "--index-sizes",
+        default="100,1000",
+        help="ledger sizes in MB for the side-index flatness row; empty skips it",
+    )
     parser.add_argument("--resumes", type=int, default=3, help="-c runs per size (median reported)")
     args = parser.parse_args()
     for size_mb in (int(s) for s in args.continue_sizes.split(",") if s.strip()):
@@ -262,6 +300,9 @@ def main() -> None:
                 f"{seconds * 1000:.1f} ms -> {messages} messages (worst case, not part of the target)"
             )
             path.unlink()
+        index_sizes = [int(s) for s in args.index_sizes.split(",") if s.strip()]
+        if index_sizes:
+            bench_indexed(root, index_sizes, args.checkpoint_every, args.repeats)
         verdict = "OK" if worst < TARGET_SECONDS else "SLOW"
         print(
             f"target: resume + replay < {TARGET_SECONDS:.0f} s at every size -> {verdict} (worst {worst * 1000:.1f} ms)"

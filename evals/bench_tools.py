@@ -6,6 +6,7 @@
 (d) execute_command: round trip of `true`, and `seq 1 200000` captured and offloaded
 (e) cancel latency: cancel a running `sleep 30` until its process group is gone
 (f) ranged read_file of a 512 MB sparse file: time and peak Python allocation (the file is streamed)
+(g) glob_files `**/*.py` over 1k, 10k and 100k files: CPU per file listed (issue 49: <= 10 µs)
 Everything runs in a temp project; no network, no real home.
 """
 
@@ -177,6 +178,36 @@ def bench_cancel(root: Path) -> None:
     )
 
 
+GLOB_TARGET_US = 10.0
+
+
+def bench_glob(root: Path, sizes: tuple[int, ...] = (1_000, 10_000, 100_000)) -> None:
+    runner = make_runner(root)
+    for size in sizes:
+        tree = root / f"glob-{size}"
+        for i in range(size):  # 20 packages of 10 folders each: a repository's breadth and depth
+            folder = tree / f"pkg{i % 20}" / f"mod{i % 10}" / ("tests" if i % 3 == 0 else "src")
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / f"file_{i}.py").write_bytes(b"")
+        samples = []
+        for attempt in range(3):
+            call = ToolCall(
+                f"g{size}-{attempt}", "glob_files", f'{{"pattern":"**/*.py","path":"glob-{size}"}}'
+            )
+            turn = runner.for_turn(f"glob-{size}-{attempt}")
+            start = time.process_time()
+            (result,) = turn.execute([call], CancelToken(), lambda _e: None)
+            samples.append(time.process_time() - start)
+            if f"共 {size} 个" not in result.content:
+                raise SystemExit(f"glob_files listed the wrong count: {result.content[:200]}")
+        per_file = statistics.median(samples) / size * 1e6
+        verdict = "met" if per_file <= GLOB_TARGET_US else "NOT met"
+        print(
+            f"(g) glob_files **/*.py over {size:,d} files: {ms(statistics.median(samples))} CPU, "
+            f"{per_file:.2f} µs per file  target <= {GLOB_TARGET_US:.0f} µs -> {verdict}"
+        )
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="paicli-bench-tools-") as tmp:
         root = Path(tmp)
@@ -186,6 +217,7 @@ def main() -> None:
         bench_shell(root)
         bench_cancel(root)
         bench_ranged_read(root)
+        bench_glob(root)
 
 
 if __name__ == "__main__":

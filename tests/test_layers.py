@@ -83,6 +83,7 @@ JUSTIFIED_REFLECTION = {
     "config/projectfile.py": 1,  # O_NOFOLLOW / O_NONBLOCK where the platform has them
     "llm/attempt.py": 3,  # the SDK's stream: raw response headers, chunk.to_dict across SDK versions
     "llm/failures.py": 4,  # the SDK's and httpx's exceptions: body, message, response headers
+    "llm/wire.py": 2,  # the SDK's stream: its httpx response and iter_bytes, across SDK versions
     "llm/probe.py": 1,  # urllib's URLError.reason
     "llm/tool_fallback.py": 2,  # the wrapped client's other members
     "llm/metered.py": 2,  # the same (a wrapper just like it)

@@ -134,3 +134,50 @@ def test_the_window_check_never_under_counts_by_more_than_a_few_percent() -> Non
         assert window_count >= 9_700
         scaled = counter.calibrated(f"m{provider}", 10_000) * counter.window_scale(f"m{provider}")
         assert scaled >= 9_700 - 1
+
+
+def _java_length(text: str) -> int:  # the definition, one character at a time
+    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+
+
+def _reference_estimate(text: str) -> int:
+    chinese = sum(1 for ch in text if 0x4E00 < ord(ch) < 0x9FFF)
+    return math.ceil(chinese / 1.5 + (_java_length(text) - chinese) / 4.0) if text else 0
+
+
+def test_the_estimator_counts_as_the_per_character_definition() -> None:
+    import random
+
+    from paicli.context.estimate import utf16_len
+
+    rng = random.Random(49)
+    alphabet = [
+        "a",
+        " ",
+        "\n",
+        "中",
+        "\u4e00",
+        "\u4e01",
+        "\u9ffe",
+        "\u9fff",
+        "é",
+        "😀",
+        "\U0010ffff",
+        "\ud800",
+    ]
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+        assert utf16_len(text) == _java_length(text), repr(text)
+        assert estimate_tokens(text) == _reference_estimate(text), repr(text)
+
+
+def test_a_history_count_follows_every_kind_of_change() -> None:
+    counter = TokenCounter("heuristic")
+    history = [Message.system("系统提示")] + [Message.user(f"第 {i} 个问题") for i in range(60)]
+    assert counter.count_messages(history) == sum(counter.count_message(m) for m in history)
+    history.append(Message.assistant("回答", (ToolCall("c", "read_file", '{"path": "很长的路径"}'),)))
+    history[10] = history[10].with_content("换成了一段更长的内容，字数不一样")
+    assert counter.count_messages(history) == sum(counter.count_message(m) for m in history)
+    del history[30:]
+    assert counter.count_messages(history) == sum(counter.count_message(m) for m in history)
+    assert TokenCounter.upper_bound(history) == sum(TokenCounter.upper_bound([m]) for m in history)

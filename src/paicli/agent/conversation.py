@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any, Literal
 
 from paicli.agent.ports import ContextPort, LedgerPort, NullContext, NullLedger
@@ -16,6 +17,7 @@ from paicli.cancel import CancelToken
 from paicli.context.receipts import OBSERVED_EVENT, RECEIPT_EVENT, Receipt
 from paicli.context.types import CompactionResult
 from paicli.llm.messages import Message, Usage
+from paicli.llm.prefix_cache import PrefixValues
 from paicli.llm.protocol import ContextLimit
 from paicli.session.resume import (
     REFS_KEY,
@@ -36,6 +38,18 @@ class Identity:
     mode: str = "react"
     actor: str = "agent"
     compaction_style: CompactionStyle = "react"
+
+
+def _call_ids(message: Message) -> tuple[str, ...]:
+    return tuple(call.id for call in message.tool_calls)
+
+
+def _text(message: Message) -> str:
+    return message.text
+
+
+_CALL_IDS = PrefixValues(_call_ids)  # the loop asks after every tool-call response; only new messages cost
+_TEXTS = PrefixValues(_text)  # asked before every turn (what memory need not repeat): the join runs in C
 
 
 class Conversation:
@@ -82,10 +96,10 @@ class Conversation:
         return len(self._history)
 
     def visible_text(self) -> str:
-        return "\n".join(m.text for m in self._history[1:])
+        return "\n".join(_TEXTS.values(self._history)[1:])
 
     def used_call_ids(self) -> set[str]:
-        return {call.id for message in self._history for call in message.tool_calls}
+        return set(chain.from_iterable(_CALL_IDS.values(self._history)))
 
     # ---- changing the view --------------------------------------------------------------------------
 

@@ -2,33 +2,40 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
-from collections.abc import Sequence
-from typing import NoReturn
 
 from paicli import __version__
+
+# typing itself costs more than printing the version: `--version`'s path imports nothing (mypy reads the name)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+    from typing import NoReturn
 
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_CANCELLED = 130
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        sys.stderr.write(f"paicli: {message}（用 paicli --help 查看用法）\n")
-        raise SystemExit(EXIT_USAGE)
+HELP_WIDTH = 78  # what argparse used when stdout is not a terminal
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse
+
     from paicli.config.providers import variables_help
+
+    class _Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:
+            sys.stderr.write(f"paicli: {message}（用 paicli --help 查看用法）\n")
+            raise SystemExit(EXIT_USAGE)
 
     parser = _Parser(
         prog="paicli",
         description="paicli: 终端编程 Agent（短期记忆、长期记忆与上下文压缩）。不带参数启动交互式 REPL。",
         epilog=variables_help(),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        # one width whatever the terminal: the text is then a function of the code alone (cli.help_text)
+        formatter_class=lambda prog: argparse.RawDescriptionHelpFormatter(prog, width=HELP_WIDTH),
     )
     parser.add_argument("--version", action="store_true", help="打印版本号后退出")
     parser.add_argument(
@@ -98,8 +105,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_FAILED
 
 
+def kept_help_name() -> str:
+    return "help-{}.{}.txt".format(*sys.version_info[:2])  # argparse's wording differs between versions
+
+
+def kept_help() -> str | None:
+    """`--help` as build_parser() rendered it under this Python, kept beside this module so that printing it
+    imports nothing (written by `python -m paicli.cli.help_text`; tests/cli/test_help_text.py checks it)."""
+    import os  # loaded by the interpreter's start-up already
+
+    try:
+        with open(os.path.join(os.path.dirname(__file__), kept_help_name()), encoding="utf-8") as kept:
+            return kept.read()
+    except OSError:
+        return None
+
+
 def run() -> None:
     """Process entry point (console script and `python -m paicli`)."""
+    if sys.argv[1:] == ["--version"]:  # what main() would print, before anything else is imported
+        sys.stdout.write(f"paicli {__version__}\n")
+        return
+    if sys.argv[1:] in (["--help"], ["-h"]):
+        kept = kept_help()
+        if kept is not None:
+            sys.stdout.write(kept)
+            return
     from paicli.cli import stop_signals
 
     stop_signals.install()

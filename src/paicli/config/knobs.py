@@ -109,6 +109,13 @@ LLM_MAX_RETRIES = integer(
 LLM_RETRY_BACKOFF = number(
     "PAICLI_LLM_RETRY_BACKOFF", LLM, 0.5, "base of the exponential retry backoff, seconds", 0.0
 )
+LLM_MAX_RESPONSE_BYTES = integer(
+    "PAICLI_LLM_MAX_RESPONSE_BYTES",
+    LLM,
+    64 * 1024 * 1024,
+    "bytes one reply may stream before it is stopped with an error (a model that never ends)",
+    4096,
+)
 
 MEMORY_PLACEMENT = choice(
     "PAICLI_MEMORY_PLACEMENT",
@@ -368,6 +375,7 @@ ALL_KNOBS: tuple[Knob[object], ...] = (
     LLM_CALL_TIMEOUT,
     LLM_MAX_RETRIES,
     LLM_RETRY_BACKOFF,
+    LLM_MAX_RESPONSE_BYTES,
     MEMORY_PLACEMENT,
     APPROVAL_MODE,
     PROMPT_RUNTIME_DATE,

@@ -130,6 +130,7 @@ class Settings:
     call_timeout: float = 600.0
     max_retries: int = 3
     retry_backoff: float = 0.5
+    max_response_bytes: int = 64 * 1024 * 1024
     available_providers: tuple[str, ...] = ()
     max_output_tokens: int | None = None  # the configured output cap, sent as max_tokens
     # where context_window came from: "configured" (the window setting, config.json), "model" (the provider
@@ -303,6 +304,7 @@ class _Sources:
             call_timeout=knobs.LLM_CALL_TIMEOUT.read(self.env),
             max_retries=knobs.LLM_MAX_RETRIES.read(self.env),
             retry_backoff=knobs.LLM_RETRY_BACKOFF.read(self.env),
+            max_response_bytes=knobs.LLM_MAX_RESPONSE_BYTES.read(self.env),
             available_providers=self.available(),
             max_output_tokens=knobs.MAX_OUTPUT_TOKENS.read(self.env),
             window_source=known,

@@ -16,6 +16,7 @@ from paicli.context.rounds import unseen_tool_indices
 from paicli.context.tokens import TokenCounter
 from paicli.context.types import CompactionStep
 from paicli.llm.messages import Message
+from paicli.llm.prefix_cache import prefix_sum
 
 CLEARED_PREFIX = "[已清理的旧工具结果]"
 DEFAULT_KEEP = 3
@@ -103,6 +104,13 @@ def is_cleared(message: Message) -> bool:
     return message.role == "tool" and (message.content or "").startswith(CLEARED_PREFIX)
 
 
+def _cleared_flag(message: Message) -> int:
+    return int(is_cleared(message))
+
+
+_cleared_count = prefix_sum(_cleared_flag)  # checked before every call: only new messages are looked at
+
+
 def tool_names_by_call_id(history: Sequence[Message]) -> dict[str, str]:
     return {call.id: call.name for m in history if m.role == "assistant" for call in m.tool_calls}
 
@@ -159,7 +167,7 @@ class ToolResultClearer:
             return ClearResult(0, 0, 0)
         before = self._measure(history)
         trigger = self.trigger_tokens(compaction_trigger)
-        if any(is_cleared(m) for m in history):
+        if _cleared_count(history):
             trigger = max(1, int(trigger * REARM_RATIO))
         if before < trigger:
             return ClearResult(0, before, before)

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import math
+import re
+
+# strictly between U+4E00 and U+9FFF, as the reference compares
+_CHINESE_RUN = re.compile("[\u4e01-\u9ffe]+")
 
 
 def utf16_len(text: str) -> int:
-    """Length in UTF-16 code units, as Java's String.length()."""
-    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+    """Length in UTF-16 code units, as Java's String.length() (a lone surrogate is one unit, as in Java)."""
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def estimate_tokens(text: str | None) -> int:
     """ceil(chinese / 1.5 + other / 4) where chinese counts code units strictly between U+4E00 and U+9FFF."""
     if not text:
         return 0
-    chinese = sum(1 for ch in text if 0x4E00 < ord(ch) < 0x9FFF)
+    chinese = sum(map(len, _CHINESE_RUN.findall(text)))
     other = utf16_len(text) - chinese
     return math.ceil(chinese / 1.5 + other / 4.0)

@@ -15,7 +15,6 @@ import logging
 import os
 import tempfile
 import threading
-import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from typing import Any, Literal
 from paicli.config.env import process_environ
 from paicli.context.estimate import estimate_tokens
 from paicli.llm.messages import Message
+from paicli.llm.prefix_cache import prefix_sum
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +83,21 @@ def load_encoder(encoding_name: str) -> Encoder:
     return count
 
 
+_UTF8_SIZE = "utf8_size"
+
+
+def _utf8_size(message: Message) -> int:
+    total = MESSAGE_OVERHEAD + len((message.content or "").encode("utf-8", "surrogatepass"))
+    return total + sum(len(call.arguments.encode("utf-8", "surrogatepass")) for call in message.tool_calls)
+
+
+def _utf8_size_memo(message: Message) -> int:
+    return message.memo(_UTF8_SIZE, _utf8_size)
+
+
+_utf8_total = prefix_sum(_utf8_size_memo)
+
+
 @dataclass(frozen=True)
 class Calibration:
     ratio: float
@@ -115,8 +130,10 @@ class TokenCounter:
         self._encoder: Encoder | None = None
         self._encoding_name = ""
         self._lock = threading.Lock()
-        # weak keys: the cache never keeps a cleared or summarised-away message alive
-        self._messages: weakref.WeakKeyDictionary[Message, int] = weakref.WeakKeyDictionary()
+        # each message keeps its own count (`Message.memo`): found without hashing or comparing the message,
+        # and gone with it when it is cleared or summarised away
+        self._memo_key = object()
+        self._history_total = prefix_sum(self.count_message)
         self._schemas: OrderedDict[str, int] = OrderedDict()
         self._calibration: dict[str, Calibration] = {}
         self.last_provider_prompt_tokens: int | None = None
@@ -179,16 +196,10 @@ class TokenCounter:
 
     def count_message(self, message: Message) -> int:
         """spec 1.2 per message: content + each tool call's arguments + 4 (reasoning is not sent back)."""
-        cached = self._messages.get(message)
-        if cached is not None:
-            return cached
-        count = self._count_message_uncached(message)
-        with self._lock:
-            self._messages[message] = count
-        return count
+        return message.memo(self._memo_key, self._count_message_uncached)
 
     def count_messages(self, history: Sequence[Message]) -> int:
-        return sum(self.count_message(m) for m in history)
+        return self._history_total(history)
 
     def count_tools(self, tools: Sequence[Mapping[str, Any]] | None) -> int:
         if not tools:
@@ -206,10 +217,7 @@ class TokenCounter:
     @staticmethod
     def upper_bound(history: Sequence[Message], tools: Sequence[Mapping[str, Any]] | None = None) -> int:
         """A count no tokenizer can exceed (a BPE token is at least one UTF-8 byte), without loading one."""
-        total = 0
-        for message in history:
-            total += MESSAGE_OVERHEAD + len((message.content or "").encode("utf-8", "surrogatepass"))
-            total += sum(len(call.arguments.encode("utf-8", "surrogatepass")) for call in message.tool_calls)
+        total = _utf8_total(history)
         if tools:
             total += len(json.dumps(list(tools), ensure_ascii=False, default=str).encode("utf-8"))
         return total

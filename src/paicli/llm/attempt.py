@@ -21,6 +21,7 @@ from paicli.llm.failures import Failure, classify
 from paicli.llm.messages import ChatResponse
 from paicli.llm.protocol import DeltaCallback
 from paicli.llm.stream import StreamAssembler
+from paicli.llm.wire import ChatRequest, ResponseTooLarge, open_stream
 
 _CANCEL = ("cancel", None)
 _Event = tuple[str, Any]
@@ -28,7 +29,7 @@ _Event = tuple[str, Any]
 
 def stream_attempt(
     connection: Connection,
-    params: dict[str, Any],
+    request: ChatRequest,
     model: str,
     on_delta: DeltaCallback | None,
     cancel: CancelToken | None,
@@ -45,7 +46,7 @@ def stream_attempt(
 
         unregister = cancel.on_cancel(on_cancel)
     worker = threading.Thread(
-        target=_pump, args=(connection, params, events, handle), name="paicli-llm-stream", daemon=True
+        target=_pump, args=(connection, request, events, handle), name="paicli-llm-stream", daemon=True
     )
     worker.start()
     assembler = StreamAssembler()
@@ -67,6 +68,8 @@ def stream_attempt(
                     return _unfinished(assembler.has_output), assembler.has_output
                 return assembler.result()
             elif kind == "error":
+                if isinstance(payload, ResponseTooLarge):  # retrying would stream it all again
+                    return Failure(str(payload), None, False), assembler.has_output
                 return classify(
                     payload, model, connection.options.base_url, connection.options.key_origin
                 ), assembler.has_output
@@ -78,10 +81,10 @@ def stream_attempt(
 
 
 def _pump(
-    connection: Connection, params: dict[str, Any], events: queue.SimpleQueue[_Event], handle: _StreamHandle
+    connection: Connection, request: ChatRequest, events: queue.SimpleQueue[_Event], handle: _StreamHandle
 ) -> None:
     try:
-        stream = connection.sdk().chat.completions.create(**params)
+        stream = open_stream(connection.sdk(), request, connection.options.max_response_bytes)
         if not handle.attach(stream):
             return
         whole = _whole_json_reply(stream)

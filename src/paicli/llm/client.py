@@ -20,6 +20,7 @@ from paicli.llm.failures import Failure, final_message, rejects_usage_option
 from paicli.llm.messages import ChatResponse, Message
 from paicli.llm.notices import RetryListener, current_retry_listener
 from paicli.llm.protocol import DeltaCallback, LLMError
+from paicli.llm.wire import ChatRequest
 from paicli.redact import mask_secret
 
 __all__ = ["ClientOptions", "EndpointSettings", "OpenAIChatClient", "client_from_settings"]
@@ -91,26 +92,22 @@ class OpenAIChatClient:
 
     # ------------------------------------------------------------------ request
 
-    def request_params(
+    def request(
         self,
         messages: Sequence[Message],
         tools: Sequence[Mapping[str, Any]] | None = None,
         tool_choice: str | None = None,
-    ) -> dict[str, Any]:
-        with_reasoning = self._options.include_reasoning_in_wire
-        params: dict[str, Any] = {
+    ) -> ChatRequest:
+        head: dict[str, Any] = {
             "model": self._model,
-            "messages": [
-                m.to_wire(include_reasoning=with_reasoning and bool(m.tool_calls)) for m in messages
-            ],
             "stream": True,
             "stream_options": {"include_usage": True},
         }
         if tools:
-            params["tools"] = [dict(tool) for tool in tools]
+            head["tools"] = [dict(tool) for tool in tools]
             if tool_choice:
-                params["tool_choice"] = tool_choice
-        return params
+                head["tool_choice"] = tool_choice
+        return ChatRequest.build(head, messages, self._options.include_reasoning_in_wire)
 
     def chat(
         self,
@@ -122,7 +119,8 @@ class OpenAIChatClient:
         tool_choice: str | None = None,
         max_tokens: int | None = None,
     ) -> ChatResponse:
-        params = self.request_params(messages, tools, tool_choice)
+        request = self.request(messages, tools, tool_choice)
+        params = request.head
         if cancel is None:  # a side call run in a cancel_scope (background extraction yielding to a turn)
             cancel = current_token()
         caps = [cap for cap in (max_tokens, self._options.max_output_tokens) if cap is not None]
@@ -136,7 +134,7 @@ class OpenAIChatClient:
         while True:
             if cancel is not None:
                 cancel.raise_if_cancelled()
-            outcome = stream_attempt(self._connection, params, self._model, on_delta, cancel)
+            outcome = stream_attempt(self._connection, request, self._model, on_delta, cancel)
             if isinstance(outcome, ChatResponse):
                 return outcome
             failure, streamed = outcome
@@ -209,6 +207,8 @@ class EndpointSettings(Protocol):
     @property
     def retry_backoff(self) -> float: ...
     @property
+    def max_response_bytes(self) -> int: ...
+    @property
     def max_output_tokens(self) -> int | None: ...
 
 
@@ -222,6 +222,7 @@ def client_from_settings(settings: EndpointSettings, model: str | None = None) -
         call_timeout=settings.call_timeout,
         max_retries=settings.max_retries,
         backoff_base=settings.retry_backoff,
+        max_response_bytes=settings.max_response_bytes,
         include_reasoning_in_wire=settings.reasoning_in_wire,
         max_output_tokens=settings.max_output_tokens,
         key_origin=settings.key_origin,

@@ -20,6 +20,7 @@ class ClientOptions:
     read_timeout: float = 300.0
     write_timeout: float = 60.0
     call_timeout: float = 600.0  # a whole attempt, however slowly it trickles
+    max_response_bytes: int = 64 * 1024 * 1024  # a whole reply, however fast it streams
     max_retries: int = 3
     backoff_base: float = 0.5
     backoff_cap: float = 20.0

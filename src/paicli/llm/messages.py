@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from paicli.textsafe import encodable, encodable_json, encodable_or_none
 
 Role = Literal["system", "user", "assistant", "tool"]
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,25 @@ class Message:
             wire["reasoning_content"] = self.reasoning_content
         return wire
 
+    def wire_json(self, include_reasoning: bool = False) -> bytes:
+        """`to_wire` as compact UTF-8 JSON, computed once per message and flag: a long history is sent again on
+        every call, and only its new messages should cost anything (issue 49)."""
+        return self.memo(_WIRE_KEYS[include_reasoning], _WIRE_JSON[include_reasoning])
+
+    def memo(self, key: object, compute: Callable[[Message], _T]) -> _T:
+        """A value derived from this message, computed once per `key` and kept with it (serialisations, token
+        counts): a value object never changes, so what is derived from it never goes stale. Cheap when found,
+        since a long history asks for every message's values on every call."""
+        try:
+            value: _T = self.__dict__["_memos"][key]
+            return value
+        except KeyError:
+            pass
+        value = compute(self)
+        # beside the fields, so eq, hash, repr and replace ignore it
+        self.__dict__.setdefault("_memos", {})[key] = value
+        return value
+
     def to_json(self) -> dict[str, Any]:
         """The ledger's message layout (spec 3.1): camelCase keys in the reference's order."""
         return {
@@ -131,6 +153,25 @@ class Message:
             call_id if isinstance(call_id, str) else None,
             reasoning if isinstance(reasoning, str) else None,
         )
+
+
+_WIRE_KEYS = (("wire_json", False), ("wire_json", True))
+
+
+def _wire_json(message: Message) -> bytes:
+    return dump_json(message.to_wire())
+
+
+def _wire_json_reasoning(message: Message) -> bytes:
+    return dump_json(message.to_wire(include_reasoning=True))
+
+
+_WIRE_JSON = (_wire_json, _wire_json_reasoning)
+
+
+def dump_json(value: Any) -> bytes:
+    """JSON as the openai SDK sends a request body: UTF-8, no spaces, no NaN."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from typing import Any
 from paicli.llm.messages import Message
 from paicli.redact import Redactor
 from paicli.session import flock
+from paicli.session.ledger_index import read_index
 from paicli.session.resume import REFS_KEY, VIEW_CHECKPOINT_EVENT, LedgerEntry, parse_entries
 from paicli.session.scan import line_sequences_backwards
 from paicli.session.system_refs import (
@@ -313,6 +314,9 @@ class ConversationLedger:
                 with contextlib.suppress(OSError):
                     os.close(self._fd)
                 self._fd = None
+                if self._path is not None:  # still ours alone: the side index takes in this run's lines now,
+                    with contextlib.suppress(OSError):  # so the next resume reads none of them again
+                        read_index(self._path)
             flock.release(self._lock_fd)
             self._lock_fd = None
 

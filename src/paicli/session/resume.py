@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from paicli.llm.messages import Message
+from paicli.session.ledger_index import read_index
 from paicli.session.scan import find_backwards, line_start
 
 VIEW_CHECKPOINT_EVENT = "view_checkpoint"
@@ -292,8 +293,7 @@ def load_view(path: Path, mode: str = "react", actor: str = "agent") -> ResumeRe
     """
     with open(path, "rb") as handle:
         size = handle.seek(0, os.SEEK_END)
-        for hit in find_backwards(handle, _CHECKPOINT_MARKER, size):
-            start = line_start(handle, hit)
+        for start in _checkpoint_starts(path, handle, size, mode, actor):
             handle.seek(start)
             checkpoint = _matching_checkpoint(handle.readline(), mode, actor)
             if checkpoint is not None:
@@ -302,6 +302,19 @@ def load_view(path: Path, mode: str = "react", actor: str = "agent") -> ResumeRe
         handle.seek(0)
         entries, notices = parse_entries(handle)
     return _with_notices(rebuild_view(entries, mode, actor), notices)
+
+
+def _checkpoint_starts(path: Path, handle: BinaryIO, size: int, mode: str, actor: str) -> Iterator[int]:
+    """Line starts of view checkpoints, last first: the side index's (each line is still parsed and checked
+    before it is used), then a backward scan of the file, which only a ledger without a usable one reaches."""
+    indexed: Sequence[int]
+    try:
+        indexed = read_index(path).checkpoints(mode, actor)
+    except OSError:
+        indexed = ()
+    yield from reversed(indexed)
+    for hit in find_backwards(handle, _CHECKPOINT_MARKER, size):
+        yield line_start(handle, hit)
 
 
 def _with_notices(result: ResumeResult, notices: list[str]) -> ResumeResult:

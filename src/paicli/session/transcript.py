@@ -2,8 +2,8 @@
 
 Unlike the fold (session.resume), which rebuilds the compacted view the model continues from, this reads the
 raw message entries of the last turns (a summary replaced them in the view, never in the ledger) and counts
-the turns before them. It reads from the end of the file: the cost follows the turns shown, plus one cheap
-pass over the earlier lines to count their inputs. A `/clear` ends what is shown, as it ended the view.
+the turns before them. It reads from the end of the file: the cost follows the turns shown; the turns before them are
+counted from the ledger's side index. A `/clear` ends what is shown, as it ended the view.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from paicli.llm.messages import Message
+from paicli.session.ledger_index import INTERNAL_SOURCES, read_index
 from paicli.session.resume import (
     HISTORY_CLEAR_EVENT,
     MESSAGE_EVENTS,
@@ -26,8 +27,6 @@ from paicli.session.scan import BLOCK
 
 _CLEAR_EVENT = f'"event":"{HISTORY_CLEAR_EVENT}"'.encode()
 _REWIND_EVENT = f'"event":"{REWIND_EVENT}"'.encode()
-# user-role entries the loop writes itself (skill bodies, reminders): never the start of a turn
-INTERNAL_SOURCES = frozenset({"runaway_reminder", "skill_injection", "budget_finalization", "workspace_note"})
 _HEAD = 400  # event, mode, actor and source come first in every entry (ledger.encode_entry)
 SUBMITTED_INPUT_KEY = "submittedInput"
 OUTCOME_KEY = "outcome"  # a tool_result entry's: how the call ended (tools.base.ToolOutcome)
@@ -121,8 +120,17 @@ def read_transcript(path: Path, last_turns: int, mode: str = "react", actor: str
             elif entry.event in MESSAGE_EVENTS and entry.message is not None:
                 collected.append(entry)
                 shown += starts_turn(entry)
-        earlier = count_turns_before(handle, rest, identity) if rest else 0
+        earlier = _earlier_turns(path, handle, rest, mode, actor) if rest else 0
     return Transcript(tuple(_turns(reversed(collected))), earlier, skipped)
+
+
+def _earlier_turns(path: Path, handle: BinaryIO, end: int, mode: str, actor: str) -> int:
+    """From the ledger's side index (session.ledger_index): the cost follows what was appended since it was
+    last brought up to date, not the file; a byte scan back to the start when the index cannot be read."""
+    try:
+        return read_index(path).turns_before(end, mode, actor)
+    except OSError:
+        return count_turns_before(handle, end, _identity(mode, actor))
 
 
 def count_turns_before(handle: BinaryIO, end: int, identity: bytes) -> int:

@@ -31,6 +31,8 @@ Reply kinds (``Reply`` is a frozen dataclass; build it with the class methods):
 - ``Reply.hang(text="", before_headers=False)`` — streams ``text`` (if any), then blocks until
   ``server.release()`` or the server closes (for cancel tests); ``before_headers=True`` blocks before
   sending anything. ``server.wait_for_hang()`` returns once a request is parked there.
+- ``Reply.endless(text="字", framed=True)`` — streams ``text`` chunks without end (``framed=False``: one SSE
+  line that never ends) until the client goes away or the server stops (for response size limits).
 - ``request_times``: (arrived, answered) monotonic stamps per request, to prove two requests overlapped.
 - Any reply takes ``delay=`` seconds before the response starts and ``usage=`` (a dict that replaces the
   computed usage). ``finish_reason=`` overrides the natural one.
@@ -113,6 +115,8 @@ class Reply:
     finish_reason: str | None = None
     cut: bool = False
     empty: bool = False
+    forever: bool = False
+    framed: bool = True
     pace: float = 0.0  # seconds before each content chunk (a slowly streaming model)
     rest: str | None = None  # Reply.hang: content streamed after the release
 
@@ -146,6 +150,10 @@ class Reply:
     @staticmethod
     def error(status: int, message: str = "scripted error", *, retry_after: float | None = None) -> Reply:
         return Reply(status=status, error_message=message, retry_after=retry_after)
+
+    @staticmethod
+    def endless(text: str = "字", *, framed: bool = True, **extra: Any) -> Reply:
+        return Reply(content=text, forever=True, framed=framed, **extra)
 
     @staticmethod
     def hang(text: str = "", *, before_headers: bool = False, **extra: Any) -> Reply:
@@ -765,6 +773,16 @@ class _Handler(BaseHTTPRequestHandler):
     def _park(self) -> None:
         self.server_api._state.park()
 
+    def _endless(self, body: dict[str, Any], reply: Reply) -> None:
+        if reply.framed:
+            event = json.dumps(self._chunk(body, {"content": reply.content}), ensure_ascii=False)
+            data = f"data: {event}\n\n".encode()
+        else:
+            self.wfile.write(b"data: ")
+            data = (reply.content or "x").encode() * 1024
+        while not self.server_api._state.closed:  # until the client goes away (BrokenPipe ends the reply)
+            self.wfile.write(data)
+
     def _stream(self, body: dict[str, Any], reply: Reply) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
@@ -774,6 +792,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
             return
         self._send_event(self._chunk(body, {"role": "assistant", "content": ""}))
+        if reply.forever:
+            self._endless(body, reply)
+            return
         for piece in _pieces(reply.reasoning or "", reply.chunks):
             self._send_event(self._chunk(body, {"reasoning_content": piece}))
         for piece in _pieces(reply.content or "", reply.chunks):

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 from paicli.tools.context import ToolContext
+from paicli.tools.file_glob import matching_files
 from paicli.tools.fsio import (
     NotRegularFile,
     SymlinkSwapped,
@@ -29,21 +30,6 @@ MAX_DIFF_LINES = 400
 MAX_LIST_ENTRIES = 500
 MAX_GLOB_EXAMINED = 200_000
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
-_SKIPPED_DIRS = frozenset(
-    {
-        ".git",
-        ".hg",
-        ".svn",
-        "node_modules",
-        "__pycache__",
-        ".venv",
-        "venv",
-        ".mypy_cache",
-        ".pytest_cache",
-        ".ruff_cache",
-        ".tox",
-    }
-)
 
 
 def fail(text: str) -> ToolOutput:
@@ -343,20 +329,11 @@ def glob_files(args: Args, ctx: ToolContext) -> ToolOutput:
         return fail("pattern 必须是相对于 path 的模式，不能以 / 开头或包含 ..")
     if not base.real.is_dir():
         return fail(f"目录不存在: {args.get('path', '.')}")
-    found: list[str] = []
-    # `**/**/…` walks the tree once per `**` (and yields duplicates): one is the same set of matches
-    walk = re.sub(r"(?:\*\*/)+", "**/", pattern)
-    for examined, match in enumerate(base.real.glob(walk)):  # lazily: a cancel is seen between matches
-        ctx.cancel.raise_if_cancelled()
-        if examined >= MAX_GLOB_EXAMINED:
-            break
-        rel_parts = match.relative_to(base.real).parts
-        if any(part in _SKIPPED_DIRS for part in rel_parts[:-1]) or not match.is_file():
-            continue
-        if not ctx.paths.contains(os.path.realpath(match)):
-            continue
-        found.append(Path(os.path.relpath(match, ctx.paths.root)).as_posix())
-    found = sorted(set(found))
+    within = "" if base.relative == "." else base.relative + "/"
+    found = [
+        within + rel
+        for rel in matching_files(base.real, pattern, ctx.paths.contains, ctx.cancel, MAX_GLOB_EXAMINED)
+    ]
     if not found:
         return ToolOutput(f"没有匹配 {pattern} 的文件（目录: {base.relative}）")
     shown = found[:max_results]

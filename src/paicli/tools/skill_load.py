@@ -20,6 +20,7 @@ from paicli.config import knobs
 from paicli.config.trust import ProjectTrust
 from paicli.context.internal import SKILL_INJECTION_MARKER, is_skill_injection, skill_names
 from paicli.llm.messages import Message
+from paicli.llm.prefix_cache import PrefixValues
 from paicli.tools.base import ToolResult
 from paicli.tools.boundary import ToolResultBoundary
 from paicli.tools.context import ToolContext
@@ -208,16 +209,24 @@ def pieces_in(history: Sequence[Message]) -> tuple[set[tuple[str, str, int]], in
     """Skill pieces already injected (name, file, start) and the characters they take."""
     present: set[tuple[str, str, int]] = set()
     used = 0
-    for message in history:
-        if not is_skill_injection(message):
-            continue
-        content = message.content or ""
-        used += len(content)
-        names = skill_names(message)
-        for match in _PIECE_LINE.finditer(content):
-            if names:
-                present.add((names[0], match.group(1), int(match.group(2))))
+    for pieces, size in filter(None, _INJECTED.values(history)):
+        present.update(pieces)
+        used += size
     return present, used
+
+
+def _injected(message: Message) -> tuple[tuple[tuple[str, str, int], ...], int] | None:
+    if not is_skill_injection(message):
+        return None
+    content = message.content or ""
+    names = skill_names(message)
+    if not names:
+        return (), len(content)
+    pieces = tuple((names[0], m.group(1), int(m.group(2))) for m in _PIECE_LINE.finditer(content))
+    return pieces, len(content)
+
+
+_INJECTED = PrefixValues(_injected)  # asked after every tool round: only new messages are looked at
 
 
 def settle_skill_loads(
