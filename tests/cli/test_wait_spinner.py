@@ -10,6 +10,7 @@ from rich.console import Console
 from paicli.agent.events import CompactionStarted, ModelCallStarted, Preparing, TaskStarted, TextDelta
 from paicli.agent.react import MEMORY_LOOKUP
 from paicli.cli.render import COMPACTING_LABEL, EventRenderer
+from paicli.cli.spinner import WaitSpinner
 
 
 class Clock:
@@ -80,3 +81,22 @@ def test_a_call_waiting_for_the_workspace_snapshot_says_so_then_goes_back_to_its
         assert shown.waiting().startswith("运行 write_file · ")
     finally:
         shown.stop_spinner()
+
+
+def test_text_typed_ahead_is_drawn_while_a_wait_is_still_too_short_to_show() -> None:
+    clock = Clock()
+    spinner = WaitSpinner(Console(file=io.StringIO(), force_terminal=True, width=60), clock)
+    plain = Console(file=io.StringIO(), width=60, color_system=None)
+    try:
+        spinner.start(MEMORY_LOOKUP, delay=0.3)
+        spinner.show_typed("下一个问题")
+        with plain.capture() as drawn:
+            plain.print(spinner)
+        assert drawn.get().splitlines() == ["⌨️ 已输入: 下一个问题"]  # the lookup itself is not drawn yet
+        clock.now += 0.5
+        with plain.capture() as drawn:
+            plain.print(spinner)
+        assert drawn.get().splitlines()[1:] == ["⌨️ 已输入: 下一个问题"]
+        assert MEMORY_LOOKUP in drawn.get().splitlines()[0]
+    finally:
+        spinner.stop()

@@ -108,6 +108,6 @@ class WaitSpinner:
             width = options.max_width - cell_len(PREFIX) - 1
             for line in self._tail:
                 yield Text(PREFIX + display_line(line, width), style="dim", no_wrap=True, overflow="crop")
-            if self._typed:
-                shown = typed_tail(self._typed, options.max_width - 14)
-                yield Text(f"{TYPED_LABEL}{shown}", style="dim", no_wrap=True, overflow="crop")
+        if self._typed:  # drawn even while a short wait is still hidden: typed keys echo at once
+            shown = typed_tail(self._typed, options.max_width - 14)
+            yield Text(f"{TYPED_LABEL}{shown}", style="dim", no_wrap=True, overflow="crop")
