@@ -9,7 +9,7 @@ from rich.markdown import Markdown
 from rich.text import Text
 
 from paicli.cli.printing import SafeConsole, say
-from paicli.cli.wrapping import can_break_before, divide_line, pack, wrap
+from paicli.cli.wrapping import can_break_before, divide_line, hang, hanging_indent, pack, wrap
 
 MIXED = "".join(
     f" {n} 这是第 {n} 行的内容，mixed English words here 和中文混排的句子继续写下去直到很长很长"
@@ -104,8 +104,9 @@ def test_rich_text_and_markdown_on_a_paicli_console_wrap_by_the_policy() -> None
     rows = [row.strip() for row in out.getvalue().splitlines() if row.strip()]
     plain = [row.strip() for row in wrap(MIXED, 60)]
     paragraph = wrap(MIXED.strip(), 60)  # Markdown drops the leading space
+    hung = [row.strip() for row in hang(MIXED, 60)]  # `say` keeps the line's one-space indent
     assert (
-        rows == plain + paragraph + plain
+        rows == plain + paragraph + hung
     )  # Text, a Markdown paragraph and `say` break where the policy does
 
 
@@ -144,3 +145,24 @@ def test_the_wrap_hook_is_only_relied_on_for_checked_rich_versions() -> None:
 
 
 CHECKED_RICH_MAJORS = ("13", "14", "15")
+
+
+def test_a_wrapped_line_continues_under_its_own_text() -> None:
+    """Issue 44 item 9: continuation rows keep the indent and marker column of their line."""
+    assert [
+        hanging_indent(line) for line in ("› 问题", "    ⎿ 结果", "  - 子项", "  12. 项", "  正文", "正文")
+    ] == [
+        2,
+        6,
+        4,
+        6,
+        2,
+        0,
+    ]
+    assert hanging_indent("  ab 正文") == 2  # a word is not a marker
+    line = "    ⎿ " + "这是一个很长的结果说明，" * 8
+    rows = hang(line, 40)
+    assert len(rows) > 2 and rows[0].startswith("    ⎿ 这是")
+    assert all(row.startswith(" " * 6) and row[6] != " " and cell_len(row) <= 40 for row in rows[1:])
+    assert "".join(row.strip() for row in rows) == line.strip()  # nothing lost, nothing added
+    assert hang("    ⎿ " + "path/" * 12, 40) == wrap("    ⎿ " + "path/" * 12, 40)  # no room: as wrap cuts it

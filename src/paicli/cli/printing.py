@@ -60,11 +60,16 @@ def _terminal_has_size() -> bool:
 def say(console: Console, text: str, style: str | None = None, *, whole: bool = False) -> None:
     """Print literal text: no markup, no emoji codes; escape sequences and control characters are removed
     (callers show a command's with `show_controls` first). A terminal gets it wrapped between words or CJK
-    characters (cli/wrapping.py), never inside a word or path; a pipe, or a line with a word too long for
-    any row (a long command), gets the text as is, and so does `whole` text (a command to copy)."""
+    characters (cli/wrapping.py), never inside a word or path, each continuation row under its line's text
+    (`wrapping.hang`); a pipe, or a line with a word too long for any row (a long command), gets the text as
+    is, and so does `whole` text (a command to copy)."""
     text = strip_terminal(text)
-    wrap = not whole and console.is_terminal and wrapping.breakable(text, console.width)
-    console.print(Text(text, style=style or ""), soft_wrap=not wrap)
+    if whole or not console.is_terminal or not wrapping.breakable(text, console.width):
+        console.print(Text(text, style=style or ""), soft_wrap=True)
+        return
+    # Wrapped here, not by rich: a continuation row keeps the column of its line's text (a hanging indent).
+    rows = [row for line in text.split("\n") for row in wrapping.hang(line, console.width)]
+    console.print(Text("\n".join(rows), style=style or ""), soft_wrap=True)
 
 
 def print_markdown(console: Console, text: str) -> None:

@@ -87,6 +87,42 @@ def wrap(text: str, width: int) -> list[str]:
     return [text[a:b].rstrip() for a, b in itertools.pairwise(cuts) if a < b] or [""]
 
 
+def hanging_indent(line: str) -> int:
+    """The cells a wrapped line's continuation rows are indented by: the line's own indent, and after it a
+    short marker that is not a word (`›`, `⎿`, `⏺`, `-`, `1.`, an emoji) with its space, so the text of a
+    replayed turn, a tool line or a nested list item stays in its column."""
+    body = line.lstrip(" ")
+    indent = len(line) - len(body)
+    marker, space, _ = body.partition(" ")
+    if space and marker and (_is_symbol(marker) or _is_number(marker)):
+        return indent + cell_len(marker) + 1
+    return indent
+
+
+def _is_symbol(token: str) -> bool:
+    return cell_len(token) <= 2 and not any(char.isalnum() for char in token)
+
+
+def _is_number(token: str) -> bool:
+    return len(token) <= 4 and token[:-1].isdigit() and token[-1] in ".)"
+
+
+def hang(line: str, width: int) -> list[str]:
+    """`line` (one line) as rows of at most `width` cells whose continuation rows start under its text
+    (`hanging_indent`); without room for that (an indent over half the row, or a piece wider than what is
+    left) the rows start at column 0 as `wrap` cuts them."""
+    indent = hanging_indent(line)
+    rows = wrap(line, width)
+    if len(rows) == 1 or not 0 < indent <= width // 2:
+        return rows
+    room = width - indent
+    cut = divide_line(line, width)[0]
+    rest = line[cut:].lstrip(" ")
+    if any(cell_len(piece.rstrip()) > room for _, piece in units(rest)):
+        return rows
+    return [line[:cut].rstrip(), *(" " * indent + row for row in wrap(rest, room))]
+
+
 def pack(labels: Sequence[str], width: int, gap: str = "  ") -> list[str]:
     """Whole labels (approval options) packed into rows of at most `width` cells; a label is only ever cut
     (by `wrap`) when it is wider than a row on its own."""
