@@ -4,8 +4,8 @@ and the size of the first request (prompt tokens as the loopback server counts t
 Run from the repository root: python -m evals.bench_startup [--runs N]
 Targets on a 2-core machine: --version < 0.3 s; the -p run's CPU (user + sys) <= 1.15x that of
 `python -c "import openai"`, measured side by side in interleaved pairs (issue 33; the SDK's own streamed request
-is printed against the same yardstick); the first request as shipped (11 tools with `load_skill`, the system
-prompt with the built-in skills index) <= 3,300 prompt tokens.
+is printed against the same yardstick); the first request as shipped (13 tools: the 10 built-ins, `load_skill`,
+`recall` and `revert_turn`; the system prompt with the built-in skills index) <= 3,300 prompt tokens.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ def with_tool_list(prompt: str, names: Sequence[str]) -> str:
     found = _SECTION.search(prompt)
     if found is None or not names:
         return prompt
-    listed = " ".join(f"`{name}`" for name in names)
+    listed = " ".join(names)  # plain names: the schemas carry the rest, backticks cost tokens
     start, end = found.span("names")
     tail = "\n" if prompt[start:end].endswith("\n") else ""
     return prompt[:start] + listed + tail + prompt[end:]

@@ -42,7 +42,7 @@ RECALL = ToolSpec(
     "取回压缩移走的原文：id 为标记后 recall: 的编号；或用 query 检索本会话和本项目以前的会话。",
     (
         Param("id", "string", "如 r57、r12-340"),
-        Param("query", "string", "检索词"),
+        Param("query", "string", ""),
         Param("top_k", "integer", "", default=5, minimum=1),
     ),
     read_only=True,

@@ -19,8 +19,7 @@ Preview = Callable[[Args], str | None]  # what the approval shows, when neither 
 
 READ_FILE = ToolSpec(
     "read_file",
-    "读文本文件（带行号）。不给 offset/limit 读全文，给任一个则按行分段（默认 200 行，最多 2000）；"
-    "超过 5MB 的文件须分段读。",
+    "读文本文件（带行号）。给 offset 或 limit 时按行分段（默认 200 行，最多 2000），否则读全文；超过 5MB 须分段。",
     (
         Param("path", "string", "相对项目根目录", required=True),
         Param("offset", "integer", "", minimum=1),
@@ -44,8 +43,7 @@ WRITE_FILE = ToolSpec(
 )
 EDIT_FILE = ToolSpec(
     "edit_file",
-    "把 old_text 替换为 new_text。old_text 须与原文逐字一致（含缩进）且唯一，不唯一就多带上下文；"
-    "replace_all=true 替换全部。",
+    "把 old_text 换成 new_text：old_text 须与原文逐字一致（含缩进）且唯一，否则多带上下文；replace_all=true 换全部。",
     (
         Param("path", "string", "相对项目根目录", required=True),
         Param("old_text", "string", "", required=True),
@@ -79,8 +77,8 @@ GREP_CODE = ToolSpec(
     "grep_code",
     "按正则搜索代码，返回 文件:行号:内容 及上下文；结果过多时标 partial: true 并建议读取范围。",
     (
-        Param("pattern", "string", "正则", required=True),
-        Param("glob", "string", "文件过滤，如 *.{ts,tsx}"),
+        Param("pattern", "string", "", required=True),
+        Param("glob", "string", "如 *.{ts,tsx}"),
         Param("path", "string", "起点目录或文件", default="."),
         Param("context_lines", "integer", "", default=2, minimum=0),
         Param("head_limit", "integer", "最多几处匹配", default=20, minimum=1),
@@ -103,7 +101,7 @@ EXECUTE_COMMAND = ToolSpec(
 )
 WEB_FETCH = ToolSpec(
     "web_fetch",
-    "抓取 http/https 网页转成文本（30 秒超时，最大 5MB）。只能抓用户本轮给出或本轮 web_search 返回的 URL。",
+    "抓取 http/https 网页为文本（30 秒超时，最大 5MB）；只能抓用户本轮给出或本轮 web_search 返回的 URL。",
     (
         Param("url", "string", "", required=True),
         Param("max_chars", "integer", "", default=8000, minimum=1),

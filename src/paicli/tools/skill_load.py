@@ -42,8 +42,7 @@ class PromptSource(Protocol):
 
 LOAD_SKILL = ToolSpec(
     "load_skill",
-    "加载某个可用 Skill 的完整指引（注入在工具结果后）。长正文分段，按提示用 offset 续读；"
-    "file 读该 Skill 目录内的其他文件。",
+    "加载 Skill 的完整指引（跟在工具结果后）。正文长时按提示用 offset 续读；file 读该 Skill 目录里的其他文件。",
     (
         Param("name", "string", "", required=True),
         Param("file", "string", "默认 SKILL.md"),
