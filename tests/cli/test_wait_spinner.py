@@ -7,9 +7,17 @@ import io
 
 from rich.console import Console
 
-from paicli.agent.events import CompactionStarted, ModelCallStarted, Preparing, TaskStarted, TextDelta
+from paicli.agent.events import (
+    CompactionStarted,
+    ModelCallStarted,
+    Notice,
+    Preparing,
+    RunFinished,
+    TaskStarted,
+    TextDelta,
+)
 from paicli.agent.react import MEMORY_LOOKUP
-from paicli.cli.render import COMPACTING_LABEL, EventRenderer
+from paicli.cli.render import COMPACTING_LABEL, TYPING_LABEL, EventRenderer
 from paicli.cli.spinner import WaitSpinner
 
 
@@ -100,3 +108,24 @@ def test_text_typed_ahead_is_drawn_while_a_wait_is_still_too_short_to_show() -> 
         assert MEMORY_LOOKUP in drawn.get().splitlines()[0]
     finally:
         spinner.stop()
+
+
+def test_typing_between_two_waits_brings_the_spinner_back_for_the_typed_line() -> None:
+    clock = Clock()
+    shown = EventRenderer(Console(file=io.StringIO(), force_terminal=True, width=60), clock=clock)
+    try:
+        shown(ModelCallStarted(1))
+        shown(Notice("模型请求失败，正在重试"))  # the notice stops the spinner: nothing is drawn now
+        assert shown.waiting() == ""
+        shown.show_typed("下一个")
+        assert shown.waiting() == f"{TYPING_LABEL} · 0s · Esc 取消"
+        shown.pause()  # a question is up: typing does not draw over it
+        shown.show_typed("")
+        shown.show_typed("下一个问")
+        assert shown.waiting() == ""
+        shown.resume()
+        shown.finish(RunFinished("done", "好的"))
+        shown.show_typed("再")  # the run is over: the prompt shows it, no spinner
+        assert shown.waiting() == ""
+    finally:
+        shown.stop_spinner()

@@ -56,6 +56,7 @@ if TYPE_CHECKING:
 SPINNER_DELAY_SECONDS = 0.3  # a wait shorter than this shows nothing
 STREAM_TAIL_LINES = 3  # lines of a block still being written, shown live under the spinner
 COMPACTING_LABEL = "正在压缩上下文（等待模型写出历史摘要）"
+TYPING_LABEL = "任务进行中"  # the spinner brought back only to show type-ahead between two waits
 _NOTICE_STYLES = {"info": "cyan", "warn": "yellow", "error": "bold red"}
 _TONE_STYLES = {"ok": "dim", "error": "red", "blocked": "yellow"}
 
@@ -96,6 +97,7 @@ class EventRenderer:
         self.finished: RunFinished | None = None
         self._plan: PlanLive | None = None
         self._group = ""  # the parallel member whose tool calls were printed last (a header names the next)
+        self._paused = False  # a question is on screen (pause() until resume())
 
     def __call__(self, event: AgentEvent) -> None:
         with self._lock:
@@ -363,11 +365,13 @@ class EventRenderer:
     def pause(self) -> None:
         """Make room for a question: stop the spinner and put out what streamed so far."""
         with self._lock:
+            self._paused = True
             self._interrupt()
 
     def resume(self) -> None:
         """After a question: the calls still open (an approved command now running) get their spinner back."""
         with self._lock:
+            self._paused = False
             if self._open_calls and not self._spinner.active:
                 self._spinner.start("运行 " + ", ".join(sorted(set(self._open_calls.values()))))
 
@@ -382,8 +386,12 @@ class EventRenderer:
             self._spinner.show_typed("")  # the task is over: what was typed is in the prompt now
 
     def show_typed(self, line: str) -> None:
-        """What the person is typing ahead while the task runs, drawn under the spinner."""
-        self._spinner.show_typed(line)
+        """Type-ahead, under the spinner; between two waits the spinner comes back for it (not while a question
+        is up, nor once the run is over)."""
+        with self._lock:
+            self._spinner.show_typed(line)
+            if line and not self._paused and self.finished is None and not self._spinner.active:
+                self._spinner.start(TYPING_LABEL)
 
 
 __all__ = [
