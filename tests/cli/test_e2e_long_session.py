@@ -85,7 +85,7 @@ def test_one_task_of_many_tool_rounds_stays_inside_a_small_window(
     project: Path, isolated_home: Path, summariser_works: bool
 ) -> None:
     """Issue 17.6: PAICLI_CONTEXT_WINDOW=8000 and one task of 28 tool rounds: every request fits."""
-    count = 28  # enough that clearing alone (short placeholders with recall ids) cannot keep it in the window
+    count = 34  # enough that clearing alone (short placeholders with recall ids) cannot keep it in the window
     for i in range(count):
         (project / f"m{i}.py").write_text(
             "".join(f"def step_{i}_{n}(x):\n    return x + {n}  # round {i}\n" for n in range(110)),
