@@ -90,8 +90,8 @@ def find_predicate(tokens: list[Token]) -> tuple[int, int] | None:
             return i, i + 1
         if text in w.ARROWS:
             return i, i + 1  # `A → B for the S`
-        if (verb(token) and i > 0) or verb_before_target(tokens, i):
-            found = target(tokens, i)
+        if (verb(token) and (i > 0 or target(tokens, i) is not None)) or verb_before_target(tokens, i):
+            found = target(tokens, i)  # at the start only with a target: `Switched the S to B` (no subject)
             return (i, found + 1) if found is not None else (i, len(tokens))
     fused = next((i for i, t in enumerate(tokens) if i > 0 and fused_complement(tokens[i - 1], t)), None)
     if fused is not None:  # jieba reads `更新成王强` as 更新 / 成王强

@@ -26,12 +26,14 @@ from paicli.memory.extract_words import (
     AUXILIARY_START,
     BOUNDED_TIME,
     CONDITIONAL,
+    DISCOURSE_MARKERS,
     DURABLE,
     FACT_WORDS,
     FICTION,
     INJECTION,
     INNER_END,
     INTERROGATIVE,
+    LABELLED_LINE,
     LIST_MARKER,
     MATERIAL,
     MEMORY_DIRECTIVE,
@@ -219,9 +221,17 @@ def _pasted_or_reported(a: InputAnalysis, quote: str, p: int) -> bool:
     start = p - len(a.text_before_in_sentence(p))
     labels = re.split(r"[：:]", a.text[start:p])[:-1]
     inner = re.split(r"[：:]", a.text[p:end])[:-1]
-    if inner and colon_statement(a.sentence_around(p, end)):
+    # a whole `subject: value` note (not `写：本项` cut from `本项目…`), not a line of a transcript or a table
+    whole_note = (
+        colon_statement(quote) and _value_ends(a.text, end) and len(LABELLED_LINE.findall(a.text)) < 2
+    )
+    if inner and (colon_statement(a.sentence_around(p, end)) or whole_note):
         return not all(acceptable_label(label) for label in labels) or not all(map(subject_label, inner))
     return not all(acceptable_label(label) for label in [*labels, *inner])
+
+
+def _value_ends(text: str, end: int) -> bool:
+    return end >= len(text) or text[end].isspace() or text[end] in "。；;！!？?，,.…"
 
 
 def _after_request(a: InputAnalysis, quote: str, p: int) -> bool:
@@ -256,6 +266,8 @@ def _mid_clause(a: InputAnalysis, quote: str, p: int) -> bool:
         return False
     if OWN_VOICE_LABEL.match(re.sub(r"(?i)\s+that$", "", before)):
         return False  # `Note that the port is 9090`: the user's own aside, then the statement
+    if DISCOURSE_MARKERS.fullmatch(before):
+        return False  # `ok so the CI runs on Jenkins now`: fillers open the user's own sentence
     return not before.endswith(("，", ",", "：", ":", "、", "；", ";"))
 
 

@@ -150,3 +150,10 @@ BOUNDED_TIME = re.compile(
 )
 # `；` joins two clauses of one statement (`Gradle was retired; the build tool is Bazel`), so a quote may hold it
 INNER_END = re.compile(r"[。！!？?\n]|\.(?=\s)")
+# Fillers and connectives that open a spoken sentence without framing it (a closed class of discourse markers).
+DISCOURSE_MARKERS = re.compile(
+    r"(?i)(?:(?:ok(?:ay)?|so|and|also|well|anyway|alright|right|oh|btw|嗯|哦|噢|好|好的|那|那么|所以|然后|还有)"
+    r"[\s,，]*)+"
+)
+# A line that opens with a short label and a colon (`张三：…`, `name: …`): two of them make a transcript or a table.
+LABELLED_LINE = re.compile(r"(?m)^[^\n：:。.!?？！]{1,16}[：:]")

@@ -148,6 +148,10 @@ def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> _
         middle = middle[:from_at]
     clause.reversible = bool(after) and after[0].text in w.EN_DETERMINERS
     after, tail = _owner_tail(strip(after, LEADING))
+    if tail and content(before) and all(verb(t) or t.text in TRAILING for t in after):
+        clause.subject, clause.owner = _owner(tail)  # passive: `Jenkins is (no longer) used for the CI`
+        clause.value = strip(before, LEADING)
+        return clause
     role_target = predicate[-1].text in ("as", "for") and not tail
     if not content(before) and (tail or predicate[0].text in ("replaced", "swapped")):
         clause.denied.append(key(middle))  # `we replaced A with B as the S`
