@@ -167,3 +167,29 @@ def test_new_wordings_of_a_durable_statement_are_extracted(text: str, quote: str
 
 def test_a_filler_does_not_open_a_fragment_cut_from_a_clause() -> None:
     assert reason("我觉得 so the CI runs on Jenkins now.", "the CI runs on Jenkins now") == "mid_clause"
+
+
+@pytest.mark.parametrize(
+    ("text", "quote"),
+    [
+        ("Quick update: The staging database is Postgres.", "The staging database is Postgres"),
+        ("Small change — the staging database is Postgres.", "the staging database is Postgres"),
+        ("Team decision: the staging database is Postgres.", "the staging database is Postgres"),
+    ],
+)
+def test_a_metatext_label_with_modifiers_is_the_users_own(text: str, quote: str) -> None:
+    """A label whose head is a metatext noun (update, change, decision), with up to two modifiers, and a dash
+    after a label like a colon."""
+    assert reason(text, quote) is None
+
+
+def test_a_dash_after_someone_elses_label_is_still_reported() -> None:
+    assert reason("Bob — the staging database is Postgres.", "the staging database is Postgres") is not None
+
+
+def test_an_english_full_stop_ends_the_sentence_before_a_question() -> None:
+    text = "The staging database is Postgres. Can you check the config?"
+    assert reason(text, "The staging database is Postgres") is None
+    assert reason("The staging database is Postgres, can you check?", "The staging database is Postgres") == (
+        "quoted_or_question"
+    )

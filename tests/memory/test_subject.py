@@ -235,3 +235,13 @@ def test_a_passive_sentence_gives_its_grammatical_subject_as_the_value(text: str
     assert reading.subject is not None and reading.subject.render() == "ci"
     assert (reading.value, reading.negated) == ("jenkins", negated)
     assert relation("The CI runs on Jenkins.", text).kind == ("changed" if negated else "same")
+
+
+@pytest.mark.parametrize(
+    "text", ["The staging database stopped using MySQL.", "We stopped using MySQL for the staging database."]
+)
+def test_a_verb_of_ceasing_denies_the_value_after_it(text: str) -> None:
+    reading = claim_of(text).readings[0]
+    assert reading.subject is not None and reading.subject.render() == "staging database"
+    assert (reading.value, reading.negated) == ("mysql", True)
+    assert relation("The staging database is MySQL.", text).kind == "changed"

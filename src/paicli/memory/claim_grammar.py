@@ -69,6 +69,16 @@ def negator(token: Token) -> bool:
     return not token.value and (token.text in w.ZH_NEGATORS or token.text in w.EN_NEGATORS)
 
 
+def ceasing(predicate: list[Token], after: list[Token]) -> tuple[bool, list[Token]]:
+    """`stopped using A`, `moved away from A`: the clause denies A (the verb's particles are no value)."""
+    if predicate[0].text not in w.EN_CESSATION:
+        return False, after
+    start = 0
+    while start < len(after) and after[start].text in w.EN_CESSATION_PARTICLES:
+        start += 1
+    return True, after[start:]
+
+
 def find_predicate(tokens: list[Token]) -> tuple[int, int] | None:
     """(first token of the predicate, first token of the value) of the clause's first predicate."""
     for i, token in enumerate(tokens):
@@ -80,6 +90,8 @@ def find_predicate(tokens: list[Token]) -> tuple[int, int] | None:
         if text in ("在", "于") and i > 0 and len(tokens[i - 1].text) == 1 and tokens[i - 1].han:
             return i - 1, i + 1  # `跑在`, `放在`
         if text in w.ZH_COPULAS or text in w.EN_BE or text in w.EN_LINKING:
+            return i, i + 1
+        if text in w.EN_CESSATION and i > 0 and i + 1 < len(tokens):
             return i, i + 1
         if (
             token.han

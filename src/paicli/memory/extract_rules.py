@@ -120,7 +120,9 @@ class Verdict:
         return self.reason is None
 
 
-def reference_reason(quote: str, safe: str, corrects: Corrects | None = None) -> str | None:
+def reference_reason(
+    quote: str, safe: str, corrects: Corrects | None = None, hardened: bool = False
+) -> str | None:
     """The reference's per-quote checks (spec 5.4), in its order. A new value for a stored subject is checked
     for bounded time only: `连接池现在是 32` corrects the stored size, it is no temporary remark."""
     if not MIN_QUOTE <= utf16_len(quote) <= MAX_QUOTE or "\n" in quote:
@@ -134,12 +136,14 @@ def reference_reason(quote: str, safe: str, corrects: Corrects | None = None) ->
             return "temporary"
     elif TEMPORARY.search(_correction_frame(quote, quote)):
         return "temporary"
-    if _reference_quoted_or_question(safe, quote):
+    if _reference_quoted_or_question(safe, quote, hardened):
         return "quoted_or_question"
     return None
 
 
-def _reference_quoted_or_question(safe: str, quote: str) -> bool:
+def _reference_quoted_or_question(safe: str, quote: str, hardened: bool = False) -> bool:
+    """The reference ends a sentence at 。；; and a line break only; hardened, an English full stop ends one too
+    (`The port is 9090. Can you check the config?`: the question is the next sentence)."""
     p = safe.find(quote)
     before = safe[:p]
     if before.count("```") % 2 == 1:
@@ -151,10 +155,14 @@ def _reference_quoted_or_question(safe: str, quote: str) -> bool:
         if before.rfind(opener) > before.rfind(closer) and safe.find(closer, p) >= 0:
             return True
     ends = [i for i in (safe.find(d, p + len(quote)) for d in "。；;\n") if i >= 0]
+    stop = _FULL_STOP.search(safe, max(p, p + len(quote) - 1)) if hardened else None
+    if stop is not None:
+        ends.append(stop.start())
     sentence = safe[line_start : min(ends) if ends else len(safe)]
     return "？" in sentence or "?" in sentence
 
 
+_FULL_STOP = re.compile(r"[.!](?=\s)")
 _CORRECTED_NOW = re.compile(r"现在(?:是|用|改用|换成|改成|改为)")
 
 
@@ -268,6 +276,8 @@ def _mid_clause(a: InputAnalysis, quote: str, p: int) -> bool:
         return False  # `Note that the port is 9090`: the user's own aside, then the statement
     if DISCOURSE_MARKERS.fullmatch(before):
         return False  # `ok so the CI runs on Jenkins now`: fillers open the user's own sentence
+    if before.endswith(("—", "–", " -")):  # `Reminder — the port is 9090`: a dash ends the user's own label
+        return not acceptable_label(before.rstrip("—–- "))
     return not before.endswith(("，", ",", "：", ":", "、", "；", ";"))
 
 
@@ -380,7 +390,7 @@ def judge_quotes(
     seen: set[str] = set()
     for raw in candidates:
         quote = java_trim(raw)
-        reason = reference_reason(quote, safe, corrects)
+        reason = reference_reason(quote, safe, corrects, hardened)
         if reason is None and analysis is not None:
             reason = hardened_reason(quote, analysis, corrects)
         if reason is None and quote in seen:

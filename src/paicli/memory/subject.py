@@ -25,6 +25,7 @@ from paicli.memory.claim_grammar import (
     LEADING,
     TIME_ANCHOR,
     TRAILING,
+    ceasing,
     content,
     find_predicate,
     key,
@@ -129,7 +130,8 @@ def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> _
         clause.subject, clause.owner = _owner(tail)
         clause.value = after
         return clause
-    clause.negated = any(negator(t) for t in [*before[-3:], *predicate, *after[:2]])
+    ceased, after = ceasing(predicate, after)
+    clause.negated = ceased or any(negator(t) for t in [*before[-3:], *predicate, *after[:2]])
     before = [t for t in before if not negator(t)]
     after = [t for t in after if not negator(t)]
     disposal = next((i for i, t in enumerate(before) if t.text in w.ZH_DISPOSAL), None)
