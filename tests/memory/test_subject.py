@@ -245,3 +245,20 @@ def test_a_verb_of_ceasing_denies_the_value_after_it(text: str) -> None:
     assert reading.subject is not None and reading.subject.render() == "staging database"
     assert (reading.value, reading.negated) == ("mysql", True)
     assert relation("The staging database is MySQL.", text).kind == "changed"
+
+
+def test_the_agent_of_a_replacement_is_the_new_value() -> None:
+    text = "Gradle has been replaced by Bazel as the backend build tool."
+    claim = claim_of(text)
+    assert (
+        claim.readings[0].subject is not None and claim.readings[0].subject.render() == "backend build tool"
+    )
+    assert claim.readings[0].value == "bazel" and "gradle" in claim.denied
+    assert relation("The backend build tool is Gradle.", text) == Relation("changed", True)
+
+
+def test_a_denial_without_a_verb_names_its_subject_after_for() -> None:
+    reading = claim_of("No longer Jenkins for the CI.").readings[0]
+    assert reading.subject is not None and reading.subject.render() == "ci"
+    assert (reading.value, reading.negated) == ("jenkins", True)
+    assert relation("The CI is Jenkins.", "No longer Jenkins for the CI.").kind == "changed"

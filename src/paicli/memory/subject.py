@@ -116,6 +116,11 @@ def _parse_clause(tokens: list[Token]) -> _Clause:
         clause.colon = True
         return clause
     found = find_predicate(tokens)
+    if found is None and negator(tokens[0]):  # `No longer A for the S`: a denial that names its subject
+        value, tail = _owner_tail(strip([t for t in tokens if not negator(t)], LEADING))
+        if tail and content(value):
+            subject, owner = _owner(tail)
+            return _Clause(subject, owner, value, negated=True, predicate=True)
     if found is None:
         return _Clause(subject=tokens)
     start, value_at = found
@@ -124,6 +129,16 @@ def _parse_clause(tokens: list[Token]) -> _Clause:
 
 def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> _Clause:
     clause = _Clause(predicate=True)
+    agent = next(
+        (i for i, t in enumerate(predicate) if t.text == "by" and predicate[i - 1].text in w.EN_REPLACING),
+        None,
+    )
+    if agent is not None and content(before):  # `A has been replaced by B as the S`: B is new, A is gone
+        clause.denied.append(key(strip(before, LEADING)))
+        value = [t for t in predicate[agent + 1 :] if t.text not in w.EN_TARGET]
+        clause.subject, clause.owner = _owner(strip(after, LEADING))
+        clause.value = strip(value, LEADING)
+        return clause
     if predicate[0].text in w.ARROWS:
         clause.denied.append(key(before))
         after, tail = _owner_tail(strip(after, LEADING))

@@ -44,6 +44,7 @@ EN_LINKING = frozenset(
 EN_TARGET = frozenset(["to", "with", "into", "as"])
 # Verbs of ceasing: what follows them is a value no longer true (`stopped using A`, `moved away from A`).
 EN_CESSATION = frozenset(["stopped", "quit", "dropped", "ditched", "abandoned", "retired"])
+EN_REPLACING = frozenset(["replaced", "superseded", "succeeded", "swapped"])  # `A was replaced by B`
 EN_CESSATION_PARTICLES = frozenset(["using", "use", "away", "from", "off", "with", "running", "on"])
 CONTRAST = frozenset(["but", "rather", "而是", "而"])  # `not A but B`: B is what holds
 ARROWS = frozenset(["→", "->", "=>", "⇒", "➜"])  # `A → B`: A becomes B  # `changed to B`, `replaced A with B`
