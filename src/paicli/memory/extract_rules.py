@@ -398,7 +398,19 @@ def judge_quotes(
         if reason is None:
             seen.add(quote)
         verdicts.append(Verdict(quote, reason))
-    return verdicts
+    return _without_parts(verdicts)
+
+
+def _without_parts(verdicts: list[Verdict]) -> list[Verdict]:
+    """A kept quote that lies inside another kept quote of the same batch says nothing the longer one does not
+    (`我是后端工程师` in `我是后端工程师，主要写 Go`): only the longer one is saved."""
+    kept = [v.quote for v in verdicts if v.accepted]
+    return [
+        Verdict(v.quote, "part_of_another")
+        if v.accepted and any(v.quote != other and v.quote in other for other in kept)
+        else v
+        for v in verdicts
+    ]
 
 
 def validate_quotes(
