@@ -8,12 +8,11 @@ function of the quote and the safe input, so the same checks run in the product,
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from paicli.context.estimate import utf16_len
+from paicli.memory.extract_batch import Verdict, parse_quotes, without_parts
 from paicli.memory.extract_voice import (
     acceptable_label,
     colon_statement,
@@ -63,7 +62,6 @@ MIN_INPUT = 5
 MAX_INPUT = 4000
 MIN_QUOTE = 5
 MAX_QUOTE = 180
-MAX_FACTS = 3
 
 # Whether a quote gives a stored subject a new value (the memory store answers; None: no store to ask).
 Corrects = Callable[[str], bool]
@@ -89,35 +87,6 @@ def worth_asking(safe: str, hardened: bool = True) -> bool:
 
 def input_in_range(text: str | None) -> bool:
     return text is not None and MIN_INPUT <= utf16_len(text) <= MAX_INPUT
-
-
-def parse_quotes(raw: str | None) -> list[str] | None:
-    """The strict batch shape `{"facts":[{"quote":"…"}]}` (≤ 3 items, no extra keys); None = whole batch rejected."""
-    try:
-        root = json.loads(raw or "")
-    except ValueError:
-        return None
-    if not isinstance(root, dict) or list(root) != ["facts"] or not isinstance(root["facts"], list):
-        return None
-    items = root["facts"]
-    if len(items) > MAX_FACTS:
-        return None
-    quotes: list[str] = []
-    for item in items:
-        if not isinstance(item, dict) or list(item) != ["quote"] or not isinstance(item["quote"], str):
-            return None
-        quotes.append(item["quote"])
-    return quotes
-
-
-@dataclass(frozen=True)
-class Verdict:
-    quote: str
-    reason: str | None  # None = accepted
-
-    @property
-    def accepted(self) -> bool:
-        return self.reason is None
 
 
 def reference_reason(
@@ -398,19 +367,7 @@ def judge_quotes(
         if reason is None:
             seen.add(quote)
         verdicts.append(Verdict(quote, reason))
-    return _without_parts(verdicts)
-
-
-def _without_parts(verdicts: list[Verdict]) -> list[Verdict]:
-    """A kept quote that lies inside another kept quote of the same batch says nothing the longer one does not
-    (`我是后端工程师` in `我是后端工程师，主要写 Go`): only the longer one is saved."""
-    kept = [v.quote for v in verdicts if v.accepted]
-    return [
-        Verdict(v.quote, "part_of_another")
-        if v.accepted and any(v.quote != other and v.quote in other for other in kept)
-        else v
-        for v in verdicts
-    ]
+    return without_parts(verdicts)
 
 
 def validate_quotes(
