@@ -262,3 +262,14 @@ def test_a_denial_without_a_verb_names_its_subject_after_for() -> None:
     assert reading.subject is not None and reading.subject.render() == "ci"
     assert (reading.value, reading.negated) == ("jenkins", True)
     assert relation("The CI is Jenkins.", "No longer Jenkins for the CI.").kind == "changed"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["We're not using MySQL for the staging database.", "The staging database has stopped being MySQL."],
+)
+def test_a_progressive_or_perfect_verb_is_no_part_of_the_denied_value(text: str) -> None:
+    reading = claim_of(text).readings[0]
+    assert reading.subject is not None and reading.subject.render() == "staging database"
+    assert (reading.value, reading.negated) == ("mysql", True)
+    assert relation("The staging database is MySQL.", text) == Relation("changed", True)

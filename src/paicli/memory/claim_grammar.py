@@ -71,7 +71,7 @@ def negator(token: Token) -> bool:
 
 def ceasing(predicate: list[Token], after: list[Token]) -> tuple[bool, list[Token]]:
     """`stopped using A`, `moved away from A`: the clause denies A (the verb's particles are no value)."""
-    if predicate[0].text not in w.EN_CESSATION:
+    if not any(t.text in w.EN_CESSATION for t in predicate[:2]):
         return False, after
     start = 0
     while start < len(after) and after[start].text in w.EN_CESSATION_PARTICLES:
@@ -93,6 +93,8 @@ def find_predicate(tokens: list[Token]) -> tuple[int, int] | None:
             return i, i + 1
         if text in w.EN_CESSATION and i > 0 and i + 1 < len(tokens):
             return i, i + 1
+        if text in w.EN_PERFECT and i + 2 < len(tokens) and tokens[i + 1].text in w.EN_CESSATION:
+            return i, i + 2  # `has stopped being A`
         if (
             token.han
             and len(text) >= 2
@@ -140,6 +142,8 @@ def without_leading_verb(tokens: list[Token]) -> list[Token]:
     """`还是定了 B`: a verb with its aspect particle before the value is part of the predicate."""
     if len(tokens) > 2 and tokens[1].text == "了" and tokens[0].han and not tokens[0].value:
         return tokens[2:]
+    if len(tokens) > 1 and tokens[0].text in w.EN_LINKING:  # `is not using A`, `is running on A`
+        return strip(tokens[1:], LEADING)
     if tokens and verb(tokens[0]):  # `was changed to B`: the participle and its preposition lead to the value
         found = target(tokens, 0)
         return strip(tokens[found + 1 :], LEADING) if found is not None else []
