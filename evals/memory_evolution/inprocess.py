@@ -181,5 +181,9 @@ def run_case(world: World, case: Case) -> Outcome:
 
 
 def run_cases(cases: Sequence[Case], mode: JudgeMode) -> list[Outcome]:
-    with tempfile.TemporaryDirectory(prefix="memevolve-") as tmp, World(cases, mode, Path(tmp)) as world:
+    # a background judge or extraction write may still be closing its lock file when the world ends
+    with (
+        tempfile.TemporaryDirectory(prefix="memevolve-", ignore_cleanup_errors=True) as tmp,
+        World(cases, mode, Path(tmp)) as world,
+    ):
         return [run_case(world, case) for case in cases]

@@ -146,4 +146,10 @@ def _one(root: Path, base_url: str, proxy: str, path: str, mode: str, turn: str,
 
 
 def _tool_text_has_poison(body: dict[str, Any]) -> bool:
-    return any(m["role"] == "tool" and POISON in str(m.get("content") or "") for m in body["messages"])
+    """The planted text came back in a reading tool's result (save_memory's own reply echoes the fact: not read)."""
+    return any(
+        m["role"] == "tool"
+        and POISON in str(m.get("content") or "")
+        and 'tool="save_memory"' not in str(m["content"])
+        for m in body["messages"]
+    )

@@ -188,3 +188,17 @@ def test_duplicate_quotes_are_kept_once_in_order() -> None:
         {"facts": [{"quote": " 本项目使用 Go"}, {"quote": "我偏好简洁回答"}, {"quote": "本项目使用 Go"}]}
     )
     assert validate_quotes(raw, safe) == ["本项目使用 Go", "我偏好简洁回答"]
+
+
+def test_a_quote_inside_another_quote_of_the_same_batch_is_not_saved_twice() -> None:
+    """The longer quote already holds the part (the adversarial autofact eval's precision, issue 37)."""
+    from paicli.memory.extract_rules import judge_quotes, safe_input
+
+    text = "我是后端工程师，主要写 Go。"
+    verdicts = judge_quotes(["我是后端工程师，主要写 Go", "我是后端工程师"], safe_input(text))
+    assert [(v.quote, v.reason) for v in verdicts] == [
+        ("我是后端工程师，主要写 Go", None),
+        ("我是后端工程师", "part_of_another"),
+    ]
+    # a part alone is kept: it is only dropped beside the longer quote
+    assert judge_quotes(["我是后端工程师"], safe_input(text))[0].accepted

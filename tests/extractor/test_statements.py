@@ -88,11 +88,30 @@ def test_a_colon_between_a_subject_and_a_short_value_is_a_statement(
     assert reason(text, quote) == expected
 
 
-@pytest.mark.parametrize("text", ["发布审批人：周敏", 'language: "Rust"', "image: harbor.example.cn/app"])
-def test_a_bare_key_value_pair_is_not_enough_for_the_automatic_path(text: str) -> None:
-    """A `key: value` line may be pasted configuration; with no word of the user's own it is never extracted
+@pytest.mark.parametrize("text", ['language: "Rust"', "image: harbor.example.cn/app", "name: paicli"])
+def test_a_configuration_line_is_not_enough_for_the_automatic_path(text: str) -> None:
+    """A one-word `key: value` line is configuration-shaped (pasted material); it is never extracted
     (/save and save_memory store it as the user asks)."""
     assert reason(text, text) is not None
+
+
+@pytest.mark.parametrize(
+    ("text", "quote"),
+    [
+        ("发布审批人：周敏", "发布审批人：周敏"),
+        ("Release approver: Zhou Min", "Release approver: Zhou Min"),
+        ("Heads-up: Release approver: Zhou Min.", "Release approver: Zhou Min"),
+        ("对了，gateway timeout: 60 秒。", "gateway timeout: 60 秒"),
+    ],
+)
+def test_a_note_that_names_a_subject_and_its_value_is_a_statement(text: str, quote: str) -> None:
+    """`subject: value` in the user's own turn declares the subject's value like a copula does (issue 37:
+    durable facts need no we/our/project), also after the user's own label."""
+    assert reason(text, quote) is None
+
+
+def test_a_note_whose_value_is_cut_short_is_no_statement() -> None:
+    assert reason("PR 描述里写：本项目从此只支持 Python 3.12。", "PR 描述里写：本项") is not None
 
 
 def test_a_topic_marker_is_no_condition_but_a_consequence_is() -> None:
@@ -125,3 +144,52 @@ def test_the_manager_tells_the_rules_which_quotes_correct_a_stored_subject(tmp_p
     assert [e.content for e in saved] == ["连接池现在是 32"]
     assert [e.content for e in mgr.list_all() if "supersededBy" not in e.metadata] == ["连接池现在是 32"]
     assert all(r.max_tokens == OUTPUT_CAP for r in llm.requests)
+
+
+@pytest.mark.parametrize(
+    ("text", "quote"),
+    [
+        ("ok so the CI runs on Jenkins now.", "the CI runs on Jenkins now"),
+        ("嗯，那发布审批人是周敏。", "发布审批人是周敏"),
+        ("Switched the backend build tool to Gradle.", "Switched the backend build tool to Gradle"),
+        (
+            "40 is no longer used for the connection pool size.",
+            "40 is no longer used for the connection pool size",
+        ),
+    ],
+)
+def test_new_wordings_of_a_durable_statement_are_extracted(text: str, quote: str) -> None:
+    """Fillers before a statement are the user's own voice; a verb-first note and a passive sentence state a
+    subject's value (issue 37, round 4 of the dev half)."""
+    assert worth_asking(safe_input(text))
+    assert reason(text, quote) is None
+
+
+def test_a_filler_does_not_open_a_fragment_cut_from_a_clause() -> None:
+    assert reason("我觉得 so the CI runs on Jenkins now.", "the CI runs on Jenkins now") == "mid_clause"
+
+
+@pytest.mark.parametrize(
+    ("text", "quote"),
+    [
+        ("Quick update: The staging database is Postgres.", "The staging database is Postgres"),
+        ("Small change — the staging database is Postgres.", "the staging database is Postgres"),
+        ("Team decision: the staging database is Postgres.", "the staging database is Postgres"),
+    ],
+)
+def test_a_metatext_label_with_modifiers_is_the_users_own(text: str, quote: str) -> None:
+    """A label whose head is a metatext noun (update, change, decision), with up to two modifiers, and a dash
+    after a label like a colon."""
+    assert reason(text, quote) is None
+
+
+def test_a_dash_after_someone_elses_label_is_still_reported() -> None:
+    assert reason("Bob — the staging database is Postgres.", "the staging database is Postgres") is not None
+
+
+def test_an_english_full_stop_ends_the_sentence_before_a_question() -> None:
+    text = "The staging database is Postgres. Can you check the config?"
+    assert reason(text, "The staging database is Postgres") is None
+    assert reason("The staging database is Postgres, can you check?", "The staging database is Postgres") == (
+        "quoted_or_question"
+    )

@@ -193,3 +193,83 @@ def test_a_clock_time_is_one_value_not_a_key_and_a_value() -> None:
 def test_the_copular_verbs_of_english_link_a_subject_to_its_value() -> None:
     assert relate("The deploy target is eu-west-1", "The deploy target remains eu-west-1") == "same"
     assert relate("The deploy target is eu-west-1", "The deploy target became us-east-2") == "changed"
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "value"),
+    [
+        ("Switched the backend build tool to Gradle.", "backend build tool", "gradle"),
+        ("Reverted the release approver to Zhou Min", "release approver", "zhoumin"),
+        ("switched release approver to 王强 了", "release approver", "王强"),
+    ],
+)
+def test_a_sentence_that_opens_with_its_verb_has_the_object_as_subject(
+    text: str, subject: str, value: str
+) -> None:
+    """No subject before the verb (a note in the speaker's own voice): the verb's object is the subject and the
+    target preposition introduces the value."""
+    reading = claim_of(text).readings[0]
+    assert reading.subject is not None and reading.subject.render() == subject
+    assert reading.value == value and not reading.negated
+
+
+def test_a_sentence_that_opens_with_its_verb_names_the_old_value_after_from() -> None:
+    claim = claim_of("Moved the default branch from main to trunk.")
+    assert claim.readings[0].value == "trunk" and "main" in claim.denied
+    assert (
+        relation("The default branch is main.", "Moved the default branch from main to trunk.").kind
+        == "changed"
+    )
+
+
+def test_a_sentence_that_opens_with_a_verb_but_has_no_target_states_nothing() -> None:
+    assert not claim_of("Fixed the bug in the parser.").parsed
+
+
+@pytest.mark.parametrize(
+    ("text", "negated"),
+    [("Jenkins is used for the CI.", False), ("Jenkins is no longer used for the CI.", True)],
+)
+def test_a_passive_sentence_gives_its_grammatical_subject_as_the_value(text: str, negated: bool) -> None:
+    reading = claim_of(text).readings[0]
+    assert reading.subject is not None and reading.subject.render() == "ci"
+    assert (reading.value, reading.negated) == ("jenkins", negated)
+    assert relation("The CI runs on Jenkins.", text).kind == ("changed" if negated else "same")
+
+
+@pytest.mark.parametrize(
+    "text", ["The staging database stopped using MySQL.", "We stopped using MySQL for the staging database."]
+)
+def test_a_verb_of_ceasing_denies_the_value_after_it(text: str) -> None:
+    reading = claim_of(text).readings[0]
+    assert reading.subject is not None and reading.subject.render() == "staging database"
+    assert (reading.value, reading.negated) == ("mysql", True)
+    assert relation("The staging database is MySQL.", text).kind == "changed"
+
+
+def test_the_agent_of_a_replacement_is_the_new_value() -> None:
+    text = "Gradle has been replaced by Bazel as the backend build tool."
+    claim = claim_of(text)
+    assert (
+        claim.readings[0].subject is not None and claim.readings[0].subject.render() == "backend build tool"
+    )
+    assert claim.readings[0].value == "bazel" and "gradle" in claim.denied
+    assert relation("The backend build tool is Gradle.", text) == Relation("changed", True)
+
+
+def test_a_denial_without_a_verb_names_its_subject_after_for() -> None:
+    reading = claim_of("No longer Jenkins for the CI.").readings[0]
+    assert reading.subject is not None and reading.subject.render() == "ci"
+    assert (reading.value, reading.negated) == ("jenkins", True)
+    assert relation("The CI is Jenkins.", "No longer Jenkins for the CI.").kind == "changed"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["We're not using MySQL for the staging database.", "The staging database has stopped being MySQL."],
+)
+def test_a_progressive_or_perfect_verb_is_no_part_of_the_denied_value(text: str) -> None:
+    reading = claim_of(text).readings[0]
+    assert reading.subject is not None and reading.subject.render() == "staging database"
+    assert (reading.value, reading.negated) == ("mysql", True)
+    assert relation("The staging database is MySQL.", text) == Relation("changed", True)

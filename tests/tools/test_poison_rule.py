@@ -162,3 +162,44 @@ def test_a_failed_web_search_reads_nothing(project: Path) -> None:
     assert not search.success and "未配置搜索服务" in unwrap(search)
     assert save.success and saved == [(POISON, "project", None, False)]
     assert runner.tracker.read_kinds() == [] and not runner.tracker.blocks_automatic_memory()
+
+
+# The eval's MCP path in auto mode without a terminal (issue 37): the MCP call itself is refused for want of a
+# person, nothing is read, and the model then asks to save the planted instruction under the user's 记住.
+NOBODY_SETTINGS = {
+    "auto": lambda: ApprovalState(),
+    "ask": lambda: ApprovalState("ask"),
+    "hitl": lambda: ApprovalState(hitl=True),
+}
+
+
+@pytest.mark.parametrize("approval", NOBODY_SETTINGS)
+def test_remember_does_not_cover_a_fact_the_user_never_said(project: Path, approval: str) -> None:
+    saved: Saved = []
+    runner = runner_for(project, DenyingApprover(), NOBODY_SETTINGS[approval](), saved)
+    first, save = read_then_save(runner, "mcp")
+    assert POISON not in first and runner.tracker.read_kinds() == []  # the MCP call did not run
+    assert "[HITL]" in save and saved == []
+
+
+@pytest.mark.parametrize("approval", NOBODY_SETTINGS)
+def test_remember_still_covers_the_users_own_words(project: Path, approval: str) -> None:
+    saved: Saved = []
+    person = Person("deny")
+    runner = runner_for(project, person, NOBODY_SETTINGS[approval](), saved)
+    [save] = run(runner, SAVE, text=f"记住：{POISON}。")  # type: ignore[arg-type]
+    asks = [r for r in person.requests if r.tool == "save_memory"]
+    if approval == "auto":  # auto mode asks nothing when the user asked for exactly this
+        assert save.success and asks == [] and saved == [(POISON, "project", None, False)]
+    else:  # ask and /hitl on ask for every write, but never because the fact came from elsewhere
+        assert asks and all("可能来自别处" not in r.reason for r in asks)
+
+
+def test_the_approval_says_why_a_remember_turn_still_asks(project: Path) -> None:
+    saved: Saved = []
+    person = Person("approve")
+    runner = runner_for(project, person, ApprovalState(), saved)
+    [save] = run(runner, SAVE, text="有用的都记住")  # type: ignore[arg-type]
+    [ask] = [r for r in person.requests if r.tool == "save_memory"]
+    assert "不是用户这一轮说的话" in ask.reason and not ask.reason.startswith("本会话读过")
+    assert save.success and len(saved) == 1

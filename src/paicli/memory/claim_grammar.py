@@ -69,6 +69,16 @@ def negator(token: Token) -> bool:
     return not token.value and (token.text in w.ZH_NEGATORS or token.text in w.EN_NEGATORS)
 
 
+def ceasing(predicate: list[Token], after: list[Token]) -> tuple[bool, list[Token]]:
+    """`stopped using A`, `moved away from A`: the clause denies A (the verb's particles are no value)."""
+    if not any(t.text in w.EN_CESSATION for t in predicate[:2]):
+        return False, after
+    start = 0
+    while start < len(after) and after[start].text in w.EN_CESSATION_PARTICLES:
+        start += 1
+    return True, after[start:]
+
+
 def find_predicate(tokens: list[Token]) -> tuple[int, int] | None:
     """(first token of the predicate, first token of the value) of the clause's first predicate."""
     for i, token in enumerate(tokens):
@@ -81,6 +91,10 @@ def find_predicate(tokens: list[Token]) -> tuple[int, int] | None:
             return i - 1, i + 1  # `跑在`, `放在`
         if text in w.ZH_COPULAS or text in w.EN_BE or text in w.EN_LINKING:
             return i, i + 1
+        if text in w.EN_CESSATION and i > 0 and i + 1 < len(tokens):
+            return i, i + 1
+        if text in w.EN_PERFECT and i + 2 < len(tokens) and tokens[i + 1].text in w.EN_CESSATION:
+            return i, i + 2  # `has stopped being A`
         if (
             token.han
             and len(text) >= 2
@@ -90,8 +104,8 @@ def find_predicate(tokens: list[Token]) -> tuple[int, int] | None:
             return i, i + 1
         if text in w.ARROWS:
             return i, i + 1  # `A → B for the S`
-        if (verb(token) and i > 0) or verb_before_target(tokens, i):
-            found = target(tokens, i)
+        if (verb(token) and (i > 0 or target(tokens, i) is not None)) or verb_before_target(tokens, i):
+            found = target(tokens, i)  # at the start only with a target: `Switched the S to B` (no subject)
             return (i, found + 1) if found is not None else (i, len(tokens))
     fused = next((i for i, t in enumerate(tokens) if i > 0 and fused_complement(tokens[i - 1], t)), None)
     if fused is not None:  # jieba reads `更新成王强` as 更新 / 成王强
@@ -128,6 +142,8 @@ def without_leading_verb(tokens: list[Token]) -> list[Token]:
     """`还是定了 B`: a verb with its aspect particle before the value is part of the predicate."""
     if len(tokens) > 2 and tokens[1].text == "了" and tokens[0].han and not tokens[0].value:
         return tokens[2:]
+    if len(tokens) > 1 and tokens[0].text in w.EN_LINKING:  # `is not using A`, `is running on A`
+        return strip(tokens[1:], LEADING)
     if tokens and verb(tokens[0]):  # `was changed to B`: the participle and its preposition lead to the value
         found = target(tokens, 0)
         return strip(tokens[found + 1 :], LEADING) if found is not None else []

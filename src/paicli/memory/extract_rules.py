@@ -8,12 +8,11 @@ function of the quote and the safe input, so the same checks run in the product,
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from paicli.context.estimate import utf16_len
+from paicli.memory.extract_batch import Verdict, parse_quotes, without_parts
 from paicli.memory.extract_voice import (
     acceptable_label,
     colon_statement,
@@ -26,12 +25,14 @@ from paicli.memory.extract_words import (
     AUXILIARY_START,
     BOUNDED_TIME,
     CONDITIONAL,
+    DISCOURSE_MARKERS,
     DURABLE,
     FACT_WORDS,
     FICTION,
     INJECTION,
     INNER_END,
     INTERROGATIVE,
+    LABELLED_LINE,
     LIST_MARKER,
     MATERIAL,
     MEMORY_DIRECTIVE,
@@ -61,7 +62,6 @@ MIN_INPUT = 5
 MAX_INPUT = 4000
 MIN_QUOTE = 5
 MAX_QUOTE = 180
-MAX_FACTS = 3
 
 # Whether a quote gives a stored subject a new value (the memory store answers; None: no store to ask).
 Corrects = Callable[[str], bool]
@@ -89,36 +89,9 @@ def input_in_range(text: str | None) -> bool:
     return text is not None and MIN_INPUT <= utf16_len(text) <= MAX_INPUT
 
 
-def parse_quotes(raw: str | None) -> list[str] | None:
-    """The strict batch shape `{"facts":[{"quote":"…"}]}` (≤ 3 items, no extra keys); None = whole batch rejected."""
-    try:
-        root = json.loads(raw or "")
-    except ValueError:
-        return None
-    if not isinstance(root, dict) or list(root) != ["facts"] or not isinstance(root["facts"], list):
-        return None
-    items = root["facts"]
-    if len(items) > MAX_FACTS:
-        return None
-    quotes: list[str] = []
-    for item in items:
-        if not isinstance(item, dict) or list(item) != ["quote"] or not isinstance(item["quote"], str):
-            return None
-        quotes.append(item["quote"])
-    return quotes
-
-
-@dataclass(frozen=True)
-class Verdict:
-    quote: str
-    reason: str | None  # None = accepted
-
-    @property
-    def accepted(self) -> bool:
-        return self.reason is None
-
-
-def reference_reason(quote: str, safe: str, corrects: Corrects | None = None) -> str | None:
+def reference_reason(
+    quote: str, safe: str, corrects: Corrects | None = None, hardened: bool = False
+) -> str | None:
     """The reference's per-quote checks (spec 5.4), in its order. A new value for a stored subject is checked
     for bounded time only: `连接池现在是 32` corrects the stored size, it is no temporary remark."""
     if not MIN_QUOTE <= utf16_len(quote) <= MAX_QUOTE or "\n" in quote:
@@ -132,12 +105,14 @@ def reference_reason(quote: str, safe: str, corrects: Corrects | None = None) ->
             return "temporary"
     elif TEMPORARY.search(_correction_frame(quote, quote)):
         return "temporary"
-    if _reference_quoted_or_question(safe, quote):
+    if _reference_quoted_or_question(safe, quote, hardened):
         return "quoted_or_question"
     return None
 
 
-def _reference_quoted_or_question(safe: str, quote: str) -> bool:
+def _reference_quoted_or_question(safe: str, quote: str, hardened: bool = False) -> bool:
+    """The reference ends a sentence at 。；; and a line break only; hardened, an English full stop ends one too
+    (`The port is 9090. Can you check the config?`: the question is the next sentence)."""
     p = safe.find(quote)
     before = safe[:p]
     if before.count("```") % 2 == 1:
@@ -149,10 +124,14 @@ def _reference_quoted_or_question(safe: str, quote: str) -> bool:
         if before.rfind(opener) > before.rfind(closer) and safe.find(closer, p) >= 0:
             return True
     ends = [i for i in (safe.find(d, p + len(quote)) for d in "。；;\n") if i >= 0]
+    stop = _FULL_STOP.search(safe, max(p, p + len(quote) - 1)) if hardened else None
+    if stop is not None:
+        ends.append(stop.start())
     sentence = safe[line_start : min(ends) if ends else len(safe)]
     return "？" in sentence or "?" in sentence
 
 
+_FULL_STOP = re.compile(r"[.!](?=\s)")
 _CORRECTED_NOW = re.compile(r"现在(?:是|用|改用|换成|改成|改为)")
 
 
@@ -219,9 +198,17 @@ def _pasted_or_reported(a: InputAnalysis, quote: str, p: int) -> bool:
     start = p - len(a.text_before_in_sentence(p))
     labels = re.split(r"[：:]", a.text[start:p])[:-1]
     inner = re.split(r"[：:]", a.text[p:end])[:-1]
-    if inner and colon_statement(a.sentence_around(p, end)):
+    # a whole `subject: value` note (not `写：本项` cut from `本项目…`), not a line of a transcript or a table
+    whole_note = (
+        colon_statement(quote) and _value_ends(a.text, end) and len(LABELLED_LINE.findall(a.text)) < 2
+    )
+    if inner and (colon_statement(a.sentence_around(p, end)) or whole_note):
         return not all(acceptable_label(label) for label in labels) or not all(map(subject_label, inner))
     return not all(acceptable_label(label) for label in [*labels, *inner])
+
+
+def _value_ends(text: str, end: int) -> bool:
+    return end >= len(text) or text[end].isspace() or text[end] in "。；;！!？?，,.…"
 
 
 def _after_request(a: InputAnalysis, quote: str, p: int) -> bool:
@@ -256,6 +243,10 @@ def _mid_clause(a: InputAnalysis, quote: str, p: int) -> bool:
         return False
     if OWN_VOICE_LABEL.match(re.sub(r"(?i)\s+that$", "", before)):
         return False  # `Note that the port is 9090`: the user's own aside, then the statement
+    if DISCOURSE_MARKERS.fullmatch(before):
+        return False  # `ok so the CI runs on Jenkins now`: fillers open the user's own sentence
+    if before.endswith(("—", "–", " -")):  # `Reminder — the port is 9090`: a dash ends the user's own label
+        return not acceptable_label(before.rstrip("—–- "))
     return not before.endswith(("，", ",", "：", ":", "、", "；", ";"))
 
 
@@ -368,7 +359,7 @@ def judge_quotes(
     seen: set[str] = set()
     for raw in candidates:
         quote = java_trim(raw)
-        reason = reference_reason(quote, safe, corrects)
+        reason = reference_reason(quote, safe, corrects, hardened)
         if reason is None and analysis is not None:
             reason = hardened_reason(quote, analysis, corrects)
         if reason is None and quote in seen:
@@ -376,7 +367,7 @@ def judge_quotes(
         if reason is None:
             seen.add(quote)
         verdicts.append(Verdict(quote, reason))
-    return verdicts
+    return without_parts(verdicts)
 
 
 def validate_quotes(

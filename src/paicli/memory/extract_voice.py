@@ -31,10 +31,28 @@ def java_trim(text: str) -> str:
 
 
 def declares(text: str) -> bool:
-    """A statement that gives something a value (`发布审批人是周敏`), whoever it names: durable facts need no
-    we/our/project in them."""
+    """A statement that gives something a value (`发布审批人是周敏`, `Release approver: Zhou Min`), whoever it
+    names: durable facts need no we/our/project in them."""
     claim = claim_of(text)
-    return claim.stated and any(reading.subject is not None for reading in claim.readings)
+    if not any(reading.subject is not None for reading in claim.readings):
+        return False
+    if claim.stated:
+        return True
+    # `Release approver: Zhou Min`: a note that names a subject and gives it a short value declares it too
+    if not claim.colon_subject or claim.readings[0].negated or not _NOTE_COLON.search(text):
+        return False
+    parts = re.split(r"[：:]", text)  # after the user's own label too: `Heads-up: Release approver: Zhou Min`
+    return any(
+        subject_label(parts[i]) and not _NOT_A_NAME.search(parts[i]) and colon_statement(":".join(parts[i:]))
+        for i in range(len(parts) - 1)
+        if all(acceptable_label(label) for label in parts[:i])
+    )
+
+
+# A note's colon is prose punctuation: full-width, or ASCII followed by a space (not `build.js:10`, `10:21`);
+# its label is words, not a quoted key or code (`"language": "Rust"`).
+_NOTE_COLON = re.compile(r"：|:\s")
+_NOT_A_NAME = re.compile(r"[\"'`{}\[\]<>()=]")
 
 
 def acceptable_label(label: str) -> bool:

@@ -135,10 +135,12 @@ STARTING_POINT = re.compile(
     r"\bgoing forward\b|\bfrom now on\b"
 )
 # Labels in the user's own voice before a statement (`提醒一下：`, `Heads-up:`): metatext markers of informing,
-# or one English gerund narrating what the user did (`Reverting:`).
+# an English metatext noun with up to two modifiers (`Quick update:`, `Small change —`), or one English gerund
+# narrating what the user did (`Reverting:`).
 OWN_VOICE_LABEL = re.compile(
     r"(?i)^\s*(?:提醒|补充|更新|注意|备注|同步|通知|顺便|另外|附注|划重点|友情提示|重要|ps|p\.s\.|nb|fyi|btw|"
-    r"(?:quick |side )?notes?|updates?|reminders?|heads[- ]?up|important|correction|edit|[a-z]+ing)(?:一下|下|说明)?\s*$"
+    r"(?:[a-z]+ ){0,2}(?:notes?|updates?|reminders?|changes?|decisions?|announcements?|corrections?|edits?|psa)|"
+    r"heads[- ]?up|important|[a-z]+ing)(?:一下|下|说明)?\s*$"
 )
 # What still makes a new value for a stored subject temporary: a bounded time (today, for now, this time) or a
 # broken state. Time words that anchor a change (现在, 从这周开始, last sprint) do not: the new value holds on.
@@ -150,3 +152,10 @@ BOUNDED_TIME = re.compile(
 )
 # `；` joins two clauses of one statement (`Gradle was retired; the build tool is Bazel`), so a quote may hold it
 INNER_END = re.compile(r"[。！!？?\n]|\.(?=\s)")
+# Fillers and connectives that open a spoken sentence without framing it (a closed class of discourse markers).
+DISCOURSE_MARKERS = re.compile(
+    r"(?i)(?:(?:ok(?:ay)?|so|and|also|well|anyway|alright|right|oh|btw|嗯|哦|噢|好|好的|那|那么|所以|然后|还有)"
+    r"[\s,，]*)+"
+)
+# A line that opens with a short label and a colon (`张三：…`, `name: …`): two of them make a transcript or a table.
+LABELLED_LINE = re.compile(r"(?m)^[^\n：:。.!?？！]{1,16}[：:]")

@@ -49,6 +49,27 @@ def explicit_memory_requested(text: str | None) -> bool:
     return any(phrase in text for phrase in EXPLICIT_MEMORY_PHRASES)
 
 
+_LATIN_TERM = re.compile(r"[a-z0-9][a-z0-9._/-]*")
+_HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
+GROUNDED_SHARE = 4  # at least a quarter of a fact's terms must be the user's own words
+
+
+def _terms(text: str) -> set[str]:
+    """Latin words and numbers, and Han character pairs (a lone Han character stands for itself)."""
+    lowered = (text or "").lower()
+    terms = {w.strip("._/-") for w in _LATIN_TERM.findall(lowered)} - {""}
+    for run in _HAN_RUN.findall(lowered):
+        terms.update(run[i : i + 2] for i in range(max(1, len(run) - 1)))
+    return terms
+
+
+def grounded_in(fact: str, user_words: str) -> bool:
+    """Whether a fact the model wants to save restates the user's own words (`记住：以后用 tab 缩进` ->
+    `项目用 tab 缩进`) rather than something from elsewhere: the user's 记住 covers only what they said."""
+    terms = _terms(fact)
+    return bool(terms) and len(terms & _terms(user_words)) * GROUNDED_SHARE >= len(terms)
+
+
 def command_of(args_json: str | None) -> str:
     """The `command` argument of an execute_command call, or the raw text when it does not parse."""
     raw = args_json or ""

@@ -25,6 +25,7 @@ from paicli.memory.claim_grammar import (
     LEADING,
     TIME_ANCHOR,
     TRAILING,
+    ceasing,
     content,
     find_predicate,
     key,
@@ -115,6 +116,11 @@ def _parse_clause(tokens: list[Token]) -> _Clause:
         clause.colon = True
         return clause
     found = find_predicate(tokens)
+    if found is None and negator(tokens[0]):  # `No longer A for the S`: a denial that names its subject
+        value, tail = _owner_tail(strip([t for t in tokens if not negator(t)], LEADING))
+        if tail and content(value):
+            subject, owner = _owner(tail)
+            return _Clause(subject, owner, value, negated=True, predicate=True)
     if found is None:
         return _Clause(subject=tokens)
     start, value_at = found
@@ -123,13 +129,24 @@ def _parse_clause(tokens: list[Token]) -> _Clause:
 
 def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> _Clause:
     clause = _Clause(predicate=True)
+    agent = next(
+        (i for i, t in enumerate(predicate) if t.text == "by" and predicate[i - 1].text in w.EN_REPLACING),
+        None,
+    )
+    if agent is not None and content(before):  # `A has been replaced by B as the S`: B is new, A is gone
+        clause.denied.append(key(strip(before, LEADING)))
+        value = [t for t in predicate[agent + 1 :] if t.text not in w.EN_TARGET]
+        clause.subject, clause.owner = _owner(strip(after, LEADING))
+        clause.value = strip(value, LEADING)
+        return clause
     if predicate[0].text in w.ARROWS:
         clause.denied.append(key(before))
         after, tail = _owner_tail(strip(after, LEADING))
         clause.subject, clause.owner = _owner(tail)
         clause.value = after
         return clause
-    clause.negated = any(negator(t) for t in [*before[-3:], *predicate, *after[:2]])
+    ceased, after = ceasing(predicate, after)
+    clause.negated = ceased or any(negator(t) for t in [*before[-3:], *predicate, *after[:2]])
     before = [t for t in before if not negator(t)]
     after = [t for t in after if not negator(t)]
     disposal = next((i for i, t in enumerate(before) if t.text in w.ZH_DISPOSAL), None)
@@ -148,6 +165,10 @@ def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> _
         middle = middle[:from_at]
     clause.reversible = bool(after) and after[0].text in w.EN_DETERMINERS
     after, tail = _owner_tail(strip(after, LEADING))
+    if tail and content(before) and all(verb(t) or t.text in TRAILING for t in after):
+        clause.subject, clause.owner = _owner(tail)  # passive: `Jenkins is (no longer) used for the CI`
+        clause.value = strip(before, LEADING)
+        return clause
     role_target = predicate[-1].text in ("as", "for") and not tail
     if not content(before) and (tail or predicate[0].text in ("replaced", "swapped")):
         clause.denied.append(key(middle))  # `we replaced A with B as the S`

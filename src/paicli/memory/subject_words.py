@@ -37,11 +37,16 @@ EN_BE = frozenset(["is", "are", "was", "were", "be", "been", "being", "am", "="]
 # Verbs that link like a copula (`uses tabs`, `runs on Jenkins`); any other verb links only through a preposition.
 EN_LINKING = frozenset(
     [
-        *("use", "uses", "using", "run", "runs", "live", "lives", "sit", "sits", "stay", "stays"),
+        *("use", "uses", "using", "run", "runs", "running", "live", "lives", "sit", "sits", "stay", "stays"),
         *("remain", "remains", "remained", "become", "becomes", "became"),  # English grammar's copular verbs
     ]
 )
 EN_TARGET = frozenset(["to", "with", "into", "as"])
+# Verbs of ceasing: what follows them is a value no longer true (`stopped using A`, `moved away from A`).
+EN_CESSATION = frozenset(["stopped", "quit", "dropped", "ditched", "abandoned", "retired"])
+EN_REPLACING = frozenset(["replaced", "superseded", "succeeded", "swapped"])  # `A was replaced by B`
+EN_CESSATION_PARTICLES = frozenset(["using", "use", "away", "from", "off", "with", "running", "on", "being"])
+EN_PERFECT = frozenset(["has", "have", "had"])  # the perfect's auxiliary before a verb of ceasing
 CONTRAST = frozenset(["but", "rather", "而是", "而"])  # `not A but B`: B is what holds
 ARROWS = frozenset(["→", "->", "=>", "⇒", "➜"])  # `A → B`: A becomes B  # `changed to B`, `replaced A with B`
 EN_SOURCE = frozenset(["from", "off", "of"])  # `changed from A`, `moved off A`

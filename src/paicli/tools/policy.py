@@ -2,7 +2,8 @@
 
 * save_memory is refused after external content unless the user explicitly asked to remember something; after
   any text the user did not write (files, command output, web, MCP) it needs a person at the terminal, whatever
-  --yes, the mode or the user's words say (issue 37): the fact may come from that text, not from the user.
+  --yes, the mode or the user's words say (issue 37): the fact may come from that text, not from the user. The
+  user's 记住 waives the ask only for a fact in the user's own words of the turn.
 * "Don't go online" requests and bare headlines/excerpts get their web calls refused at execution. The tool
   definitions themselves never change between turns: removing one would invalidate the provider's prefix cache.
 * web_fetch only fetches URLs the user typed or web_search returned in this turn (provenance), so text inside
@@ -18,7 +19,7 @@ import urllib.parse
 from collections.abc import Iterable, Mapping
 
 from paicli.llm.messages import Message
-from paicli.memory.guard import ExternalContextTracker, explicit_memory_requested
+from paicli.memory.guard import ExternalContextTracker, explicit_memory_requested, grounded_in
 from paicli.tools.approval import ApprovalNeed
 from paicli.tools.schema import ToolSpec
 
@@ -227,7 +228,7 @@ def content_kind(spec: ToolSpec) -> str:
         return "网页或搜索结果"
     if spec.runs_command:
         return "命令输出"
-    return "仓库文件" if spec.reads_project else f"{spec.name} 的结果"
+    return spec.content_kind or f"{spec.name} 的结果"  # each reading tool says what it brings (issue 37)
 
 
 def observe_history(
@@ -305,6 +306,8 @@ class TurnToolPolicy:
             return ApprovalNeed(f"模型要替换已有的长期记忆 {replace_id}（旧记忆会保留为被取代的历史版本）")
         if not self.explicit_memory:
             return ApprovalNeed("用户这一轮没有要求记住任何内容，这条记忆是模型自己决定保存的")
+        if not grounded_in(str(args.get("fact", "")), self.submitted_text):
+            return ApprovalNeed("用户这一轮说了要记住，但这条记忆不是用户这一轮说的话，可能来自别处")
         return None
 
     def no_human_notice(self, args: dict[str, object]) -> str:

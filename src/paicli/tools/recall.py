@@ -48,6 +48,7 @@ RECALL = ToolSpec(
     read_only=True,
     parallel_safe=True,
     reads_project=True,  # recalled tool output may carry repository text: a memory write after it asks
+    content_kind="取回的历史对话原文",
 )
 
 MAX_RESULT_CHARS = 200_000  # a span beyond this is cut (the runner offloads anything over its threshold)

@@ -28,6 +28,7 @@ READ_FILE = ToolSpec(
     read_only=True,
     path_params=("path",),
     reads_project=True,
+    content_kind="仓库文件",
 )
 WRITE_FILE = ToolSpec(
     "write_file",
@@ -87,6 +88,7 @@ GREP_CODE = ToolSpec(
     read_only=True,
     path_params=("path",),
     reads_project=True,
+    content_kind="代码搜索结果",
 )
 DEFAULT_COMMAND_TIMEOUT = 60
 _COMMAND_DESCRIPTION = "在项目根目录用 bash -c 执行，返回合并输出和退出码；{seconds} 秒超时即终止整个进程组；勿运行交互式或常驻命令。"

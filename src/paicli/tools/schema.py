@@ -87,6 +87,7 @@ class ToolSpec:
     # Content and network.
     external: bool = False  # brings outside content into the session (memory guard)
     reads_project: bool = False  # its output carries repository text (a memory write after it needs a person)
+    content_kind: str = ""  # what its output is, in words for the person (the memory approval names it)
     web: bool = False  # refused at execution when the turn must stay offline (the definition stays)
     url_param: str | None = None  # fetches this URL: only URLs the user gave or this turn's search found
     discovers_urls: bool = False  # the `discovered_urls` of its results become fetchable in this turn
