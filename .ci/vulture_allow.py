@@ -34,3 +34,4 @@ _.list_visible  # memory/manager.py
 _.get_by_type  # memory/store.py
 _.build_index  # memory/vector.py
 _.fixed_clock  # memory/clock.py (a test clock)
+_.cached_input_tokens  # paicli.sdk's public Usage field, read by SDK users

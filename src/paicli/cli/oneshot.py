@@ -196,7 +196,7 @@ def run_oneshot(
         else:
             out.write(strip_terminal(finished.answer).rstrip("\n") + "\n")
     else:
-        _write_json(out, _result(backend, finished))
+        _write_json(out, result_record(backend, finished))
     out.flush()
     return exit_code(finished.status)
 
@@ -212,7 +212,7 @@ def _import_plan_view_early() -> None:
     threading.Thread(target=load, name="paicli-plan-view-import", daemon=True).start()
 
 
-def _result(backend: SessionPort, finished: RunFinished) -> dict[str, Any]:
+def result_record(backend: SessionPort, finished: RunFinished) -> dict[str, Any]:
     """The closing JSON record. Built only for the JSON formats: the banner information it reads the session id
     from probes the command sandbox (a child process), which a text run has no use for."""
     status = backend.status()
