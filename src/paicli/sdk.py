@@ -6,7 +6,6 @@ The same session the CLI runs (`paicli.cli.headless`, the `-p` core), in this pr
 
 from __future__ import annotations
 
-import os
 import queue
 import threading
 from collections.abc import Iterator, Mapping
@@ -141,7 +140,7 @@ class Session:
         llm: LLMClient | None = None,
     ) -> None:
         root = Path(cwd).resolve() if cwd is not None else Path.cwd()
-        env = EnvLookup(environ=dict(os.environ if environ is None else environ), cwd=root)
+        env = EnvLookup(environ=None if environ is None else dict(environ), cwd=root)  # None: the process's
         options = HeadlessOptions(approvals, model, max_turns, trust_project)
         self._core = HeadlessSession.open(env, cwd=root, session_id=session_id, options=options, llm=llm)
         self._cancel: CancelToken | None = None

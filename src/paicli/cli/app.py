@@ -32,7 +32,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = _Parser(
         prog="paicli",
-        description="paicli: 终端编程 Agent（短期记忆、长期记忆与上下文压缩）。不带参数启动交互式 REPL。",
+        description=(
+            "paicli: 终端编程 Agent（短期记忆、长期记忆与上下文压缩）。不带参数启动交互式 REPL；"
+            "paicli serve --http [--port N] 启动 Runtime API（见 paicli serve --help）。"
+        ),
         epilog=variables_help(),
         # one width whatever the terminal: the text is then a function of the code alone (cli.help_text)
         formatter_class=lambda prog: argparse.RawDescriptionHelpFormatter(prog, width=HELP_WIDTH),
@@ -82,7 +85,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    given = list(sys.argv[1:] if argv is None else argv)
+    if given[:1] == ["serve"]:
+        from paicli.cli.serve import serve_main
+
+        return serve_main(given[1:])
+    args = build_parser().parse_args(given)
     if args.version:
         print(f"paicli {__version__}")
         return EXIT_OK

@@ -90,7 +90,7 @@ def _resume_path(args: argparse.Namespace, home: Path, root: Path, notices: Noti
     return None
 
 
-def _configure_logging(home: Path, env: EnvLookup) -> None:
+def configure_logging(home: Path, env: EnvLookup) -> None:
     """Diagnostics go to <paicli home>/logs/paicli.log, never to the terminal the user is reading."""
     import logging
 
@@ -216,7 +216,7 @@ def _prepare(args: argparse.Namespace, interactive: bool) -> tuple[EnvLookup, Se
     settings = with_server_window(settings)
     secure_tree(settings.paicli_home)  # files an older version or another writer left readable
     atexit.register(secure_tree, settings.paicli_home)
-    _configure_logging(settings.paicli_home, env)
+    configure_logging(settings.paicli_home, env)
     from paicli.cli.compose import memory_dir
     from paicli.cli.warmup import start_dictionary_early
 
