@@ -229,6 +229,14 @@ def _oneshot_task(args: argparse.Namespace) -> tuple[str, bool] | int:
     """`-p`: the task (args.prompt, from stdin when empty), the piped context, and whether continuing the
     interrupted run is the whole task (`-p "" --plan -c`); or the exit code."""
     args.prompt = scrub_text(args.prompt)
+    if args.json_schema is not None or args.input_format == "stream-json":
+        from paicli.cli.headless_flags import prepare
+
+        problem = prepare(args)
+        if problem:
+            return _fail(problem)
+        if args.input_format == "stream-json":  # stdin holds the messages, read as they come
+            return "", False
     read = _read_piped_stdin()
     if isinstance(read, int):
         from paicli.cli.input_size import stdin_too_large_text
@@ -399,4 +407,8 @@ def _run_oneshot(backend: AppBackend, args: argparse.Namespace, piped: str) -> i
         (args.plan or args.team) and (args.continue_session or args.resume)
     )
     mode: RunMode = "plan" if args.plan else "team" if args.team else backend.default_mode()
+    if args.input_format == "stream-json" or args.json_schema is not None:
+        from paicli.cli.headless_flags import run_headless
+
+        return run_headless(backend, args, mode)
     return run_oneshot(backend, args.prompt, mode, args.output_format)
