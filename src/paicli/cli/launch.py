@@ -287,6 +287,9 @@ def _start_repl(
         intro = _pick_session_at_start(backend)
     from paicli.cli.approval import TerminalApprover
     from paicli.cli.repl import run_repl
+    from paicli.cli.task_commands import start_tasks
+
+    start_tasks(backend)  # queued background tasks go on; ones a killed paicli left running are said
 
     approver = backend.parts.tools.approver
     return run_repl(
