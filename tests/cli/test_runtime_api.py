@@ -196,3 +196,27 @@ def test_a_body_that_is_not_json_is_400(api: Api) -> None:
     conn.request("POST", "/v1/runs", body=b"{not json", headers=AUTH)
     assert conn.getresponse().status == 400
     conn.close()
+
+
+def test_a_run_that_does_not_wait_is_polled(api: Api) -> None:
+    status, started = api.call(
+        "POST", "/v1/runs", {"prompt": "建文件", "approval_policy": "ask", "wait": False}
+    )
+    assert status == 202 and started["status"] == "running"
+    path = f"/v1/runs/{started['id']}"
+    while not (pending := api.call("GET", path)[1]["pending_approvals"]):
+        pass  # polled until the request arrives: what such a client does
+    assert api.call("POST", f"{path}/approvals/{pending[0]['approval_id']}", {"decision": "deny"})[0] == 200
+    while (final := api.call("GET", path)[1])["status"] == "running":
+        pass
+    assert final["status"] == "done" and final["result"] == "建好了"
+    assert not (api.project / "made-by-api").exists()
+
+
+def test_a_stream_client_that_leaves_does_not_stop_the_run(api: Api) -> None:
+    stream = api.stream({"prompt": "读文件"})
+    started = next(stream)
+    stream.close()  # the connection is closed after the first event
+    while (final := api.call("GET", f"/v1/runs/{started['id']}")[1])["status"] == "running":
+        pass
+    assert final["result"] == "a.txt 写着 hello"

@@ -66,8 +66,14 @@ def parse_run_request(body: Any) -> RunRequest:
     approvals = body.get("approval_policy", "deny")
     if approvals not in APPROVAL_POLICIES:
         raise BadRequest(HTTPStatus.BAD_REQUEST, f"approval_policy 只能是 {'、'.join(APPROVAL_POLICIES)}")
-    if not isinstance(body.get("stream", False), bool):
-        raise BadRequest(HTTPStatus.BAD_REQUEST, "stream 必须是布尔值")
+    for flag in ("stream", "wait"):
+        if not isinstance(body.get(flag, flag == "wait"), bool):
+            raise BadRequest(HTTPStatus.BAD_REQUEST, f"{flag} 必须是布尔值")
+    if approvals == "ask" and body.get("stream") is not True and body.get("wait", True) is True:
+        raise BadRequest(
+            HTTPStatus.BAD_REQUEST,
+            '"approval_policy": "ask" 需要 "stream": true 或 "wait": false（否则拿不到运行 id 来回答审批）',
+        )
     return RunRequest(prompt, session_id or None, mode, approvals)
 
 
@@ -121,6 +127,8 @@ class RuntimeHandler(BaseHTTPRequestHandler):
             raise BadRequest(HTTPStatus.INTERNAL_SERVER_ERROR, str(exc)) from exc
         if body.get("stream"):
             self._stream(run)
+        elif body.get("wait", True) is False:
+            self._json(HTTPStatus.ACCEPTED, run.view())  # the client polls GET /v1/runs/{id}
         else:
             self._json(HTTPStatus.OK, {"id": run.id, **run.wait()})
 
@@ -141,23 +149,23 @@ class RuntimeHandler(BaseHTTPRequestHandler):
         self.send_header("Connection", "close")
         self.end_headers()
         self.close_connection = True
-        self._event({"type": "run", "id": run.id, "session_id": run.session_id})
-        seen = 0
-        while True:
-            lines, record = run.lines_after(seen)
-            for line in lines:
-                self._event(line)
-            seen += len(lines)
-            if record is not None and not lines:
-                self._event({"id": run.id, **record})
-                return
+        try:
+            self._event({"type": "run", "id": run.id, "session_id": run.session_id})
+            seen = 0
+            while True:
+                lines, record = run.lines_after(seen)
+                for line in lines:
+                    self._event(line)
+                seen += len(lines)
+                if record is not None and not lines:
+                    self._event({"id": run.id, **record})
+                    return
+        except OSError:  # the client went away: the run goes on, GET /v1/runs/{id} has its result
+            return
 
     def _event(self, obj: dict[str, Any]) -> None:
-        try:
-            self.wfile.write(b"data: " + json.dumps(obj, ensure_ascii=False).encode("utf-8") + b"\n\n")
-            self.wfile.flush()
-        except OSError as exc:  # the client went away: the run goes on, GET /v1/runs/{id} has its result
-            raise ConnectionError from exc
+        self.wfile.write(b"data: " + json.dumps(obj, ensure_ascii=False).encode("utf-8") + b"\n\n")
+        self.wfile.flush()
 
     def _run(self, run_id: str) -> Run:
         run = self.server.registry.get(run_id)
