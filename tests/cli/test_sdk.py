@@ -124,3 +124,12 @@ def test_leaving_the_loop_early_cancels_the_run(tmp_path: Path, server: FakeOpen
                 break  # the generator's close cancels the hanging request and joins the run
         server.push("第二次")
         assert s.run("再来").result == "第二次"
+
+
+def test_an_approval_outside_a_run_is_refused_not_hung() -> None:
+    from paicli.cli.approval_desk import ApprovalDesk
+    from paicli.tools.base import ApprovalReply, ApprovalRequest
+
+    desk = ApprovalDesk("ask")
+    reply = desk.approve(ApprovalRequest("execute_command", {}, "执行命令: ls", "需要确认"))
+    assert reply == ApprovalReply("deny", REFUSED_BY_POLICY) and desk.waiting() == []

@@ -64,6 +64,8 @@ class ApprovalDesk:
             return ApprovalReply("deny", REFUSED_BY_POLICY)
         with self._lock:
             announce, cancel = self._announce, self._cancel
+            if announce is None:  # no run going on: nobody could be asked, and nothing may hang
+                return ApprovalReply("deny", REFUSED_BY_POLICY)
             approval_id = f"ap-{next(self._ids)}"
             pending = _Pending(
                 ApprovalRequested(approval_id, request.tool, request.summary, request.reason, request.preview)
@@ -71,8 +73,7 @@ class ApprovalDesk:
             self._pending[approval_id] = pending
         unregister = cancel.on_cancel(pending.answered.set) if cancel is not None else (lambda: None)
         try:
-            if announce is not None:
-                announce(pending.request)
+            announce(pending.request)
             pending.answered.wait()
         finally:
             unregister()
