@@ -1,4 +1,4 @@
-"""The background task queue (`/task`): SQLite at `$PAICLI_HOME/tasks/tasks.db`, shared by every paicli process of
+"""The background task queue (`/task`): SQLite at `tasks/tasks.db` in the paicli home, shared by every paicli process of
 the user. A task is claimed by one process (its pid recorded); one found running under a process that is gone
 was killed with it and is marked interrupted (its session can be continued with `paicli --resume`)."""
 
