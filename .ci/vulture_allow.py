@@ -15,6 +15,7 @@ _._give_up, _._other, _._newline, _._paste, _._expand_folded, _._tab, _._next_mo
 _.handle_starttag, _.handle_startendtag, _.handle_endtag, _.handle_data, _.attrs  # html.parser
 _.http_open, _.https_open, _._create_connection  # urllib handler protocol
 _.do_GET, _.do_POST, _.log_message, _.protocol_version, _.daemon_threads  # http.server (evals/realmodel_proxy.py)
+_.server_version, _.close_connection  # http.server, read by BaseHTTPRequestHandler (cli/runtime_api.py)
 _.team_notes  # an MCP tool, registered by its decorator (evals/memory_evolution/poison_mcp.py)
 _.whitespace_split  # shlex setting
 _.initialized  # jieba's tokenizer state, set from outside
@@ -34,3 +35,4 @@ _.list_visible  # memory/manager.py
 _.get_by_type  # memory/store.py
 _.build_index  # memory/vector.py
 _.fixed_clock  # memory/clock.py (a test clock)
+_.cached_input_tokens  # paicli.sdk's public Usage field, read by SDK users

@@ -20,6 +20,7 @@ LAYERS = (
     ("mcp",),
     ("agent",),
     ("cli",),
+    ("sdk",),
     ("testing",),
 )
 

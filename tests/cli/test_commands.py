@@ -82,7 +82,7 @@ def test_recognised_commands(line: str, name: str, args: str) -> None:
         "/mcp restart",
         "/browser",
         "/wechat",
-        "/task list",
+        "/task frobnicate",
         "/snapshot gc",
         "/restore latest",
         "/undo 2",

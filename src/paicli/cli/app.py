@@ -32,19 +32,38 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = _Parser(
         prog="paicli",
-        description="paicli: 终端编程 Agent（短期记忆、长期记忆与上下文压缩）。不带参数启动交互式 REPL。",
+        description=(
+            "paicli: 终端编程 Agent（短期记忆、长期记忆与上下文压缩）。不带参数启动交互式 REPL；"
+            "paicli serve --http [--port N] 启动 Runtime API（见 paicli serve --help）。"
+        ),
         epilog=variables_help(),
         # one width whatever the terminal: the text is then a function of the code alone (cli.help_text)
         formatter_class=lambda prog: argparse.RawDescriptionHelpFormatter(prog, width=HELP_WIDTH),
     )
     parser.add_argument("--version", action="store_true", help="打印版本号后退出")
     parser.add_argument(
-        "-p", "--print", dest="prompt", metavar="TASK", help="一次性执行任务（ReAct 模式）后退出"
+        "-p",
+        "--print",
+        dest="prompt",
+        metavar="TASK",
+        nargs="?",
+        const="",
+        help="一次性执行任务（ReAct 模式）后退出；不写 TASK 时从标准输入读取",
     )
     parser.add_argument(
         "--output-format",
         choices=("text", "json", "stream-json"),
         help="-p 的输出格式：text（默认）、json 或 stream-json",
+    )
+    parser.add_argument(
+        "--input-format",
+        choices=("text", "stream-json"),
+        help='-p 的输入格式：text（默认）或 stream-json（标准输入每行一条 {"type": "user", ...} 消息，逐条执行）',
+    )
+    parser.add_argument(
+        "--json-schema",
+        metavar="FILE",
+        help="与 -p 一起使用：最终回答必须是符合该 JSON Schema 的 JSON（不符合时请模型修正一次，仍不符合则退出码 1）",
     )
     parser.add_argument("-y", "--yes", action="store_true", help="自动批准所有需要人工确认的工具调用")
     parser.add_argument(
@@ -82,7 +101,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    given = list(sys.argv[1:] if argv is None else argv)
+    if given[:1] == ["serve"]:
+        from paicli.cli.serve import serve_main
+
+        return serve_main(given[1:])
+    args = build_parser().parse_args(given)
     if args.version:
         print(f"paicli {__version__}")
         return EXIT_OK
@@ -93,6 +117,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write("paicli: --output-format 只能和 -p 一起使用（REPL 的回答总是文本）\n")
         return EXIT_USAGE
     args.output_format = args.output_format or "text"
+    headless = _headless_flags_problem(args)
+    if headless:
+        sys.stderr.write(f"paicli: {headless}\n")
+        return EXIT_USAGE
     from paicli.cli.launch import launch
 
     try:
@@ -103,6 +131,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # whoever read stdout went away (`paicli -p ... | head -1`): stop quietly
         _silence_stdout()
         return EXIT_FAILED
+
+
+def _headless_flags_problem(args: argparse.Namespace) -> str:
+    if args.prompt is None and (args.input_format is not None or args.json_schema is not None):
+        return "--input-format 和 --json-schema 只能和 -p 一起使用"
+    if args.input_format == "stream-json" and args.json_schema is not None:
+        return "--json-schema 不能和 --input-format stream-json 一起使用（每条消息的回答格式请写在消息里）"
+    args.input_format = args.input_format or "text"
+    return ""
 
 
 def kept_help_name() -> str:

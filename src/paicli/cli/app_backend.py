@@ -39,6 +39,7 @@ from paicli.session.model_record import record_model_change
 
 if TYPE_CHECKING:
     from paicli.cli.session_snapshots import SnapshotCommands
+    from paicli.cli.task_store import TaskQueue
 
 
 def _snapshot_commands(
@@ -111,6 +112,7 @@ class AppBackend:
             self.background.pick_up(self._handover)
         # /pin, /pins, /unpin, /compact show|--preview|undo, over whichever core is current
         self.compaction_controls: CompactionControls | None = CompactionControls(lambda: self.core)
+        self.tasks: TaskQueue | None = None  # /task's background runner (cli/task_commands.py)
 
     def switch_model(self, settings: Settings) -> None:
         """/model: the same conversation, continued by a session built for `settings`."""
@@ -224,6 +226,8 @@ class AppBackend:
         return self.background.pending
 
     def close(self, timeout: float = 10.0) -> None:
+        if self.tasks is not None:  # a task still running is recorded as interrupted
+            self.tasks.stop(timeout)
         if self.parts.mcp is not None:
             self.parts.mcp.close()
         if self.snapshots is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from paicli.cli import command_handlers as h
 from paicli.cli import compaction_commands as cc
+from paicli.cli import task_commands as tc
 from paicli.cli.commands import (
     CommandSpec,
     CommandTable,
@@ -215,6 +216,14 @@ COMMANDS: tuple[CommandSpec, ...] = (
         accepts=any_args,
         handler=h.resume,
         idle_only=True,
+    ),
+    CommandSpec(
+        "task",
+        "/task [list|add <任务>|cancel <编号>|log <编号>]",
+        "后台任务：在独立会话中排队执行（只运行无需确认的操作），结束时提示",
+        accepts=tc.task_args,
+        handler=tc.task_command,
+        forms=tc.TASK_FORMS,
     ),
     CommandSpec(
         "snapshot",

@@ -90,7 +90,7 @@ def _resume_path(args: argparse.Namespace, home: Path, root: Path, notices: Noti
     return None
 
 
-def _configure_logging(home: Path, env: EnvLookup) -> None:
+def configure_logging(home: Path, env: EnvLookup) -> None:
     """Diagnostics go to <paicli home>/logs/paicli.log, never to the terminal the user is reading."""
     import logging
 
@@ -216,7 +216,7 @@ def _prepare(args: argparse.Namespace, interactive: bool) -> tuple[EnvLookup, Se
     settings = with_server_window(settings)
     secure_tree(settings.paicli_home)  # files an older version or another writer left readable
     atexit.register(secure_tree, settings.paicli_home)
-    _configure_logging(settings.paicli_home, env)
+    configure_logging(settings.paicli_home, env)
     from paicli.cli.compose import memory_dir
     from paicli.cli.warmup import start_dictionary_early
 
@@ -229,6 +229,14 @@ def _oneshot_task(args: argparse.Namespace) -> tuple[str, bool] | int:
     """`-p`: the task (args.prompt, from stdin when empty), the piped context, and whether continuing the
     interrupted run is the whole task (`-p "" --plan -c`); or the exit code."""
     args.prompt = scrub_text(args.prompt)
+    if args.json_schema is not None or args.input_format == "stream-json":
+        from paicli.cli.headless_flags import prepare
+
+        problem = prepare(args)
+        if problem:
+            return _fail(problem)
+        if args.input_format == "stream-json":  # stdin holds the messages, read as they come
+            return "", False
     read = _read_piped_stdin()
     if isinstance(read, int):
         from paicli.cli.input_size import stdin_too_large_text
@@ -279,6 +287,9 @@ def _start_repl(
         intro = _pick_session_at_start(backend)
     from paicli.cli.approval import TerminalApprover
     from paicli.cli.repl import run_repl
+    from paicli.cli.task_commands import start_tasks
+
+    start_tasks(backend)  # queued background tasks go on; ones a killed paicli left running are said
 
     approver = backend.parts.tools.approver
     return run_repl(
@@ -399,4 +410,8 @@ def _run_oneshot(backend: AppBackend, args: argparse.Namespace, piped: str) -> i
         (args.plan or args.team) and (args.continue_session or args.resume)
     )
     mode: RunMode = "plan" if args.plan else "team" if args.team else backend.default_mode()
+    if args.input_format == "stream-json" or args.json_schema is not None:
+        from paicli.cli.headless_flags import run_headless
+
+        return run_headless(backend, args, mode)
     return run_oneshot(backend, args.prompt, mode, args.output_format)

@@ -172,20 +172,42 @@ def run_oneshot(
     *,
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
-    submitted: str | None = None,
 ) -> int:
     out = stdout or sys.stdout
     err = stderr or sys.stderr
+    finished = run_turn(backend, task, mode, output_format, out, err)
+    return finish_turn(backend, finished, output_format, out, err)
+
+
+def run_turn(
+    backend: SessionPort, task: str, mode: RunMode, output_format: str, out: TextIO, err: TextIO
+) -> RunFinished:
+    """One task, its events shown as `output_format` says; Ctrl+C / SIGTERM cancel it."""
     cancel = CancelToken()
     emit = _emitter(output_format, out, err)
     if mode != "react":
         _import_plan_view_early()
     with _SigintCanceller(cancel):
-        finished = backend.run(task, mode, emit, cancel)
-    backend.close(timeout=10.0)
+        return backend.run(task, mode, emit, cancel)
+
+
+def finish_turn(
+    backend: SessionPort,
+    finished: RunFinished,
+    output_format: str,
+    out: TextIO,
+    err: TextIO,
+    *,
+    close: bool = True,
+    extra: dict[str, Any] | None = None,
+) -> int:
+    """The turn's answer (or result record, with `extra`'s fields) and the notices so far; `close`: the
+    session is closed first (its background work waited for), the last turn of a process."""
+    if close:
+        backend.close(timeout=10.0)
     for line in backend.drain_notices():
         if output_format == "stream-json":
-            _write_json(out, {"type": "notice", "level": "info", "text": line})
+            write_json(out, {"type": "notice", "level": "info", "text": line})
         else:
             err.write(show_controls(line) + "\n")
     if output_format == "text":
@@ -196,7 +218,7 @@ def run_oneshot(
         else:
             out.write(strip_terminal(finished.answer).rstrip("\n") + "\n")
     else:
-        _write_json(out, _result(backend, finished))
+        write_json(out, {**result_record(backend, finished), **(extra or {})})
     out.flush()
     return exit_code(finished.status)
 
@@ -212,7 +234,7 @@ def _import_plan_view_early() -> None:
     threading.Thread(target=load, name="paicli-plan-view-import", daemon=True).start()
 
 
-def _result(backend: SessionPort, finished: RunFinished) -> dict[str, Any]:
+def result_record(backend: SessionPort, finished: RunFinished) -> dict[str, Any]:
     """The closing JSON record. Built only for the JSON formats: the banner information it reads the session id
     from probes the command sandbox (a child process), which a text run has no use for."""
     status = backend.status()
@@ -232,7 +254,7 @@ def _result(backend: SessionPort, finished: RunFinished) -> dict[str, Any]:
     }
 
 
-def _write_json(out: TextIO, obj: dict[str, Any]) -> None:
+def write_json(out: TextIO, obj: dict[str, Any]) -> None:
     out.write(json.dumps(obj, ensure_ascii=False) + "\n")
     out.flush()
 
@@ -253,7 +275,7 @@ def _emitter(output_format: str, out: TextIO, err: TextIO) -> Callable[[AgentEve
                 return
             if output_format == "stream-json":
                 if not isinstance(event, RunFinished):
-                    _write_json(out, event_to_json(event))
+                    write_json(out, event_to_json(event))
                 return
             if output_format == "text":
                 live.flush()

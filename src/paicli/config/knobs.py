@@ -361,6 +361,14 @@ LOG_LEVEL = choice(
     ("debug", "info", "warning", "error"),
     "log level of $PAICLI_HOME/logs/paicli.log",
 )
+RUNTIME_API_KEY = protect(
+    text(
+        "PAICLI_RUNTIME_API_KEY",
+        SESSION,
+        "the key every Runtime API request (paicli serve --http) must send, as Authorization: Bearer or "
+        "X-PaiCLI-API-Key; the server does not start without it",
+    )
+)
 
 ALL_KNOBS: tuple[Knob[object], ...] = (
     HOME,
@@ -423,6 +431,7 @@ ALL_KNOBS: tuple[Knob[object], ...] = (
     *WEB_KNOBS,
     MAX_OUTPUT_TOKENS,
     OUTPUT_CONTINUATIONS,
+    RUNTIME_API_KEY,
 )
 
 
