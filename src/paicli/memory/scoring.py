@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
+from paicli.memory import ranking
 from paicli.memory.stopwords import content_terms
 from paicli.memory.table import EntryTable
 from paicli.memory.tokenize import tokenize
@@ -114,6 +115,7 @@ def score(
     own = (table.project[rows[keep]] == code) if code is not None else np.zeros(len(keep), dtype=bool)
     group = term_match[keep].astype(np.int64)
     tier = np.where(term_match[keep], np.round(keyword[keep], 9), 0.0)
-    order = np.lexsort((-totals, -own.astype(np.int64), -tier, -group))
+    on_topic = ranking.about(table.contents, rows[keep], query) if index is not None else np.ones(len(keep))
+    order = np.lexsort((-totals, -own.astype(np.int64), -tier, -on_topic.astype(np.int64), -group))
     reported = np.where(term_match[keep], keyword[keep], 0.0)
     return Scored(rows[keep][order], totals[order], reported[order])
