@@ -38,27 +38,19 @@ if TYPE_CHECKING:
 
     BoolArray = npt.NDArray[np.bool_]
 
-MAX_QUALIFIER = 24  # characters: an owner is a name, not a clause
+MAX_QUALIFIER = 24  # characters of a Chinese owner (an English one: words up to twice that): a name, not a clause
 _CLAUSE_END = "，,。；;：:！!？?\n"
-_VERBS = sorted((EN_BE | EN_LINKING) - {"="}, key=len, reverse=True)
-_VERB = r"(?:" + "|".join(map(re.escape, _VERBS)) + r")"
-_PREPOSITION = r"(?:" + "|".join(sorted(EN_OWNER_PREPOSITIONS)) + r")"
-_MARKER = r"(?:" + "|".join(map(re.escape, sorted(ZH_ATTRIBUTIVE, key=len, reverse=True))) + r")"
-_NO_VERB = rf"(?:(?!\b{_VERB}\b)[^{_CLAUSE_END}'])"
-_FORMS = re.compile(
-    "|".join(
-        [
-            # `for the data team, the reviewer is …`: a fronted owner phrase
-            rf"^\s*{_PREPOSITION}\s+(?P<fronted>[^{_CLAUSE_END}]{{1,{MAX_QUALIFIER * 2}}}?)\s*,",
-            # `the mobile app's reviewer is …`
-            rf"^\s*(?P<possessor>{_NO_VERB}{{1,{MAX_QUALIFIER * 2}}}?)'s\s",
-            # `the reviewer of the mobile app is …`: the owner between the preposition and the verb
-            rf"^\s*{_NO_VERB}{{1,{MAX_QUALIFIER * 2}}}?\s{_PREPOSITION}\s+(?P<object>{_NO_VERB}{{1,{MAX_QUALIFIER * 2}}}?)\s+{_VERB}\b",
-            # `移动端的代码审查人是 …`, `Orion-37 项目 那边 S 是 …`
-            rf"^\s*(?P<attributive>[^{_CLAUSE_END}是]{{1,{MAX_QUALIFIER}}}?)\s*{_MARKER}\s*(?=[^\s{_CLAUSE_END}是])",
-        ]
-    )
+_VERBS = (EN_BE | EN_LINKING) - {"="}
+_MARKERS = tuple(sorted(ZH_ATTRIBUTIVE, key=len, reverse=True))
+_MARKER = r"(?:" + "|".join(map(re.escape, _MARKERS)) + r")"
+_ATTRIBUTIVE = re.compile(
+    rf"\s*(?P<owner>[^{_CLAUSE_END}是]{{1,{MAX_QUALIFIER}}}?)\s*{_MARKER}\s*(?=[^\s{_CLAUSE_END}是])"
 )
+_FRONTED = re.compile(rf"\s*(?:{'|'.join(sorted(EN_OWNER_PREPOSITIONS))})\s+(?P<owner>[^{_CLAUSE_END}]{{1,{2 * MAX_QUALIFIER}}}?)\s*,")
+_FRONT_PREFIXES = tuple(f"{p} " for p in sorted(EN_OWNER_PREPOSITIONS))
+_ANY_MARKER = re.compile("|".join(map(re.escape, _MARKERS)))
+_ENGLISH_HINT = re.compile(r"'s\s|\s(?:" + "|".join(sorted(EN_OWNER_PREPOSITIONS)) + r")\s")
+_WORD = re.compile(r"[^\s,.;:!?，。；：！？]+")
 _SPACES = re.compile(r"\s+")
 _HAN = re.compile(r"[\u3400-\u9fff]")
 _ZH_VERB_ENDINGS = tuple(word for word in ZH_COPULAS if len(word) == 1 and word != "=")
@@ -77,17 +69,37 @@ def _owner_words(owner: str) -> str:
     return "".join(words) if rest.strip() else ""
 
 
+def _english_owner(opening: str) -> str:
+    """`the mobile app's reviewer is …` and `the reviewer of the mobile app is …`: the owner stands before
+    the statement's first verb (after it, `of` and `for` belong to the value: `we use pytest for tests`)."""
+    words = _WORD.findall(opening)
+    for i, word in enumerate(words[:12]):
+        if word in _VERBS:
+            return ""
+        if word.endswith("'s") and len(word) > 2:
+            return " ".join([*words[:i], word[:-2]])
+        if i and word in EN_OWNER_PREPOSITIONS:
+            verb = next((k for k in range(i + 1, min(len(words), i + 10)) if words[k] in _VERBS), None)
+            return " ".join(words[i + 1 : verb]) if verb is not None else ""
+    return ""
+
+
 def qualifier(text: str) -> str:
     """The owner qualifier of the text's opening statement (lower-cased, generic words and spaces dropped), or
     "" when its subject carries none."""
-    lowered = text.lower()
-    match = _FORMS.match(lowered)
-    if match is None:
-        return ""
-    owner = next(group for group in match.groups() if group is not None)
-    if match.lastgroup == "attributive" and (owner.rstrip().endswith(_ZH_VERB_ENDINGS) or not owner.strip()):
-        return ""  # `测试用的库是 …`, `我们在的…`: a verb before 的 nominalises; no owner
-    return _owner_words(owner)
+    opening = text[: 3 * MAX_QUALIFIER].lower()
+    if opening.lstrip().startswith(_FRONT_PREFIXES):
+        fronted = _FRONTED.match(opening)
+        return _owner_words(fronted.group("owner")) if fronted else ""
+    if _ANY_MARKER.search(opening, 0, MAX_QUALIFIER + 4):
+        found = _ATTRIBUTIVE.match(opening)
+        if found is not None:
+            owner = found.group("owner")
+            # `测试用的库是 …`: a verb right before 的 nominalises it; there is no owner
+            return "" if owner.rstrip().endswith(_ZH_VERB_ENDINGS) else _owner_words(owner)
+    if opening[:1].isascii() and _ENGLISH_HINT.search(opening):
+        return _owner_words(_english_owner(opening.split(",", 1)[0]))
+    return ""
 
 
 def normalized_query(query: str) -> str:
