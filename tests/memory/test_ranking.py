@@ -41,7 +41,7 @@ def _fact(text: str, entry_id: str, project: str | None = PROJECT) -> MemoryEntr
     ],
 )
 def test_the_owner_a_subject_is_qualified_by(text: str, owner: str) -> None:
-    assert qualifier(text) == owner
+    assert qualifier(text)[0] == owner
 
 
 @pytest.mark.parametrize(
@@ -60,7 +60,7 @@ def test_the_owner_a_subject_is_qualified_by(text: str, owner: str) -> None:
     ],
 )
 def test_no_owner_where_the_subject_names_none(text: str) -> None:
-    assert qualifier(text) == ""
+    assert qualifier(text)[0] == ""
 
 
 def test_a_question_names_an_owner_in_any_spacing() -> None:

@@ -16,51 +16,42 @@ each class of match (scoring.py). The markers are grammar, not phrasings: no com
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from paicli.memory.subject_words import (
-    EN_BE,
-    EN_DETERMINERS,
-    EN_LINKING,
-    EN_OWNER_PREPOSITIONS,
-    GENERIC,
-    ZH_ATTRIBUTIVE,
-    ZH_COPULAS,
-)
+from paicli.memory.subject import claim_of
+from paicli.memory.subject_words import EN_DETERMINERS, EN_OWNER_PREPOSITIONS, GENERIC, ZH_ATTRIBUTIVE
 
 if TYPE_CHECKING:
-    from paicli.memory.vector import IntArray
-
     import numpy as np
     import numpy.typing as npt
 
+    from paicli.memory.vector import IntArray
+
     BoolArray = npt.NDArray[np.bool_]
 
-MAX_QUALIFIER = 24  # characters of a Chinese owner (an English one: words up to twice that): a name, not a clause
-_CLAUSE_END = "，,。；;：:！!？?\n"
-_VERBS = (EN_BE | EN_LINKING) - {"="}
-_MARKERS = tuple(sorted(ZH_ATTRIBUTIVE, key=len, reverse=True))
-_MARKER = r"(?:" + "|".join(map(re.escape, _MARKERS)) + r")"
-_ATTRIBUTIVE = re.compile(
-    rf"\s*(?P<owner>[^{_CLAUSE_END}是]{{1,{MAX_QUALIFIER}}}?)\s*{_MARKER}\s*(?=[^\s{_CLAUSE_END}是])"
+OWNER_CACHE = 65_536  # texts whose owner was parsed; the dict refers to texts the store keeps anyway
+# Any marker the parser reads an owner from: a text without one has no owner and is not parsed at all.
+_MARKERS = re.compile(
+    "|".join(
+        [
+            *map(re.escape, sorted(ZH_ATTRIBUTIVE, key=len, reverse=True)),
+            r"'s\b",
+            *(rf"\b{preposition}\b" for preposition in sorted(EN_OWNER_PREPOSITIONS)),
+        ]
+    )
 )
-_FRONTED = re.compile(rf"\s*(?:{'|'.join(sorted(EN_OWNER_PREPOSITIONS))})\s+(?P<owner>[^{_CLAUSE_END}]{{1,{2 * MAX_QUALIFIER}}}?)\s*,")
-_FRONT_PREFIXES = tuple(f"{p} " for p in sorted(EN_OWNER_PREPOSITIONS))
-_ANY_MARKER = re.compile("|".join(map(re.escape, _MARKERS)))
-_ENGLISH_HINT = re.compile(r"'s\s|\s(?:" + "|".join(sorted(EN_OWNER_PREPOSITIONS)) + r")\s")
-_WORD = re.compile(r"[^\s,.;:!?，。；：！？]+")
 _SPACES = re.compile(r"\s+")
 _HAN = re.compile(r"[\u3400-\u9fff]")
-_ZH_VERB_ENDINGS = tuple(word for word in ZH_COPULAS if len(word) == 1 and word != "=")
 _GENERIC_HAN = sorted((word for word in GENERIC if _HAN.search(word)), key=len, reverse=True)
+_OWNERS: dict[str, tuple[str, str]] = {}  # text -> (owner, the subject's words)
 
 
 @lru_cache(maxsize=4096)
 def _owner_words(owner: str) -> str:
-    """The owner's words other than generic ones, spaces dropped (`the Vega-3 project` -> `vega-3`), or ""
-    when nothing else is left (`我们团队`, `本项目`, `our team`: the speaker's own project is not another owner)."""
+    """The owner, or "" when it is made of generic words only (`我们团队`, `本项目`, `our team`: the speaker's
+    own project is not another owner)."""
     words = [w for w in _SPACES.split(owner.strip()) if w and w not in GENERIC and w not in EN_DETERMINERS]
     rest = "".join(words)
     if _HAN.search(rest):
@@ -69,37 +60,23 @@ def _owner_words(owner: str) -> str:
     return "".join(words) if rest.strip() else ""
 
 
-def _english_owner(opening: str) -> str:
-    """`the mobile app's reviewer is …` and `the reviewer of the mobile app is …`: the owner stands before
-    the statement's first verb (after it, `of` and `for` belong to the value: `we use pytest for tests`)."""
-    words = _WORD.findall(opening)
-    for i, word in enumerate(words[:12]):
-        if word in _VERBS:
-            return ""
-        if word.endswith("'s") and len(word) > 2:
-            return " ".join([*words[:i], word[:-2]])
-        if i and word in EN_OWNER_PREPOSITIONS:
-            verb = next((k for k in range(i + 1, min(len(words), i + 10)) if words[k] in _VERBS), None)
-            return " ".join(words[i + 1 : verb]) if verb is not None else ""
-    return ""
-
-
-def qualifier(text: str) -> str:
-    """The owner qualifier of the text's opening statement (lower-cased, generic words and spaces dropped), or
-    "" when its subject carries none."""
-    opening = text[: 3 * MAX_QUALIFIER].lower()
-    if opening.lstrip().startswith(_FRONT_PREFIXES):
-        fronted = _FRONTED.match(opening)
-        return _owner_words(fronted.group("owner")) if fronted else ""
-    if _ANY_MARKER.search(opening, 0, MAX_QUALIFIER + 4):
-        found = _ATTRIBUTIVE.match(opening)
-        if found is not None:
-            owner = found.group("owner")
-            # `测试用的库是 …`: a verb right before 的 nominalises it; there is no owner
-            return "" if owner.rstrip().endswith(_ZH_VERB_ENDINGS) else _owner_words(owner)
-    if opening[:1].isascii() and _ENGLISH_HINT.search(opening):
-        return _owner_words(_english_owner(opening.split(",", 1)[0]))
-    return ""
+def qualifier(text: str) -> tuple[str, str]:
+    """(owner, subject) of the text's main statement, as the claim parser reads them: the owner qualifier of its
+    subject (lower-cased, spaces dropped; "" when it carries none) and the subject's own words. ("", "") for a
+    text without any marker an owner is attached by: such a text is not parsed at all. Cached, since the same
+    memories come back query after query."""
+    if not _MARKERS.search(text.lower()):
+        return "", ""
+    found = _OWNERS.get(text)
+    if found is None:
+        if len(_OWNERS) >= OWNER_CACHE:
+            _OWNERS.clear()
+        # the parser's own cache keeps whole claims; only the subject is needed here
+        readings = claim_of.__wrapped__(text).readings
+        subject = readings[0].subject if readings else None
+        found = ("", "") if subject is None else (_owner_words(subject.owner), subject.render())
+        _OWNERS[text] = found
+    return found
 
 
 def normalized_query(query: str) -> str:
@@ -111,14 +88,33 @@ def named(owner: str, query: str) -> bool:
     return not owner or owner in query
 
 
-def about(contents: Sequence[str | None], rows: IntArray, query: str) -> BoolArray:
-    """Per row: the memory is about what the question asks (its subject carries no owner the query leaves out)."""
+def demote_elsewhere(
+    contents: Sequence[str | None], ordered: IntArray, query: str, terms: Collection[str]
+) -> IntArray:
+    """The permutation of `ordered` (rows, best first) that moves each memory about another owner right after
+    the last memory
+    with no such owner that holds a query term of its subject: `Orion-37 项目的发布审批人是刘洋` goes after `审批人是
+    王强` however many more of the question's words it shares, and stays before memories on other subjects."""
     import numpy as np
 
     wanted = normalized_query(query)
-    flags = np.ones(len(rows), dtype=bool)
-    for i, row in enumerate(rows.tolist()):
-        text = contents[row]
-        if text:
-            flags[i] = named(qualifier(text), wanted)
-    return flags
+    last: dict[str, int] = {}
+    elsewhere: list[tuple[int, list[str]]] = []
+    for position, row in enumerate(ordered.tolist()):
+        text = contents[row] or ""
+        owner, subject = qualifier(text)
+        if named(owner, wanted):
+            lowered = text.lower()
+            for term in terms:
+                if term in lowered:
+                    last[term] = position
+        else:
+            elsewhere.append((position, [term for term in terms if term in subject]))
+    if not elsewhere or not last:
+        return np.arange(len(ordered))
+    places = np.arange(len(ordered), dtype=np.float64)
+    for position, held in elsewhere:
+        behind = max((last[term] for term in held if term in last), default=-1)
+        if behind > position:
+            places[position] = behind + 0.5
+    return np.argsort(places, kind="stable")

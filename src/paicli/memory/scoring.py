@@ -115,7 +115,10 @@ def score(
     own = (table.project[rows[keep]] == code) if code is not None else np.zeros(len(keep), dtype=bool)
     group = term_match[keep].astype(np.int64)
     tier = np.where(term_match[keep], np.round(keyword[keep], 9), 0.0)
-    on_topic = ranking.about(table.contents, rows[keep], query) if index is not None else np.ones(len(keep))
-    order = np.lexsort((-totals, -own.astype(np.int64), -tier, -on_topic.astype(np.int64), -group))
+    order = np.lexsort((-totals, -own.astype(np.int64), -tier, -group))
+    if index is not None:  # the reference's order stays as it is without the local vector
+        sharing = int(term_match[keep].sum())
+        head = order[:sharing]
+        order[:sharing] = head[ranking.demote_elsewhere(table.contents, rows[keep][head], query, terms)]
     reported = np.where(term_match[keep], keyword[keep], 0.0)
     return Scored(rows[keep][order], totals[order], reported[order])
