@@ -88,33 +88,44 @@ def named(owner: str, query: str) -> bool:
     return not owner or owner in query
 
 
+def _head(subject: str, terms: Collection[str]) -> str:
+    """The query term that ends the subject latest (its head: `approver` of `release approver`, `审批人` of
+    `发布审批人`), or "" when the subject holds none."""
+    ends = [(subject.rfind(term) + len(term), len(term), term) for term in terms if term in subject]
+    return max(ends)[2] if ends else ""
+
+
 def demote_elsewhere(
-    contents: Sequence[str | None], ordered: IntArray, query: str, terms: Collection[str]
+    contents: Sequence[str | None], ordered: IntArray, own: BoolArray, query: str, terms: Collection[str]
 ) -> IntArray:
     """The permutation of `ordered` (rows, best first) that moves each memory about another owner right after
-    the last memory
-    with no such owner that holds a query term of its subject: `Orion-37 项目的发布审批人是刘洋` goes after `审批人是
+    the last memory with no such owner that holds the head of its subject (the parser's rule for subjects of
+    different length): `Orion-37 项目的发布审批人是刘洋` goes after `审批人是
     王强` however many more of the question's words it shares, and stays before memories on other subjects."""
     import numpy as np
 
     wanted = normalized_query(query)
     last: dict[str, int] = {}
-    elsewhere: list[tuple[int, list[str]]] = []
-    for position, row in enumerate(ordered.tolist()):
+    elsewhere: list[tuple[int, str]] = []
+    for position, (row, mine) in enumerate(zip(ordered.tolist(), own.tolist(), strict=True)):
         text = contents[row] or ""
         owner, subject = qualifier(text)
         if named(owner, wanted):
+            if not mine:
+                continue
             lowered = text.lower()
             for term in terms:
                 if term in lowered:
                     last[term] = position
         else:
-            elsewhere.append((position, [term for term in terms if term in subject]))
+            head = _head(subject, terms)
+            if head:
+                elsewhere.append((position, head))
     if not elsewhere or not last:
         return np.arange(len(ordered))
     places = np.arange(len(ordered), dtype=np.float64)
-    for position, held in elsewhere:
-        behind = max((last[term] for term in held if term in last), default=-1)
+    for position, head in elsewhere:
+        behind = last.get(head, -1)
         if behind > position:
             places[position] = behind + 0.5
     return np.argsort(places, kind="stable")

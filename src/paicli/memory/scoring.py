@@ -119,6 +119,7 @@ def score(
     if index is not None:  # the reference's order stays as it is without the local vector
         sharing = int(term_match[keep].sum())
         head = order[:sharing]
-        order[:sharing] = head[ranking.demote_elsewhere(table.contents, rows[keep][head], query, terms)]
+        place = ranking.demote_elsewhere(table.contents, rows[keep][head], own[head], query, terms)
+        order[:sharing] = head[place]
     reported = np.where(term_match[keep], keyword[keep], 0.0)
     return Scored(rows[keep][order], totals[order], reported[order])
