@@ -106,7 +106,7 @@ def demote_elsewhere(
 
     wanted = normalized_query(query)
     last: dict[str, int] = {}
-    elsewhere: list[tuple[int, str]] = []
+    elsewhere: list[tuple[int, list[str]]] = []
     for position, (row, mine) in enumerate(zip(ordered.tolist(), own.tolist(), strict=True)):
         text = contents[row] or ""
         owner, subject = qualifier(text)
@@ -118,14 +118,14 @@ def demote_elsewhere(
                 if term in lowered:
                     last[term] = position
         else:
-            head = _head(subject, terms)
-            if head:
-                elsewhere.append((position, head))
+            held = [term for term in terms if term in subject]
+            if held:
+                elsewhere.append((position, held))
     if not elsewhere or not last:
         return np.arange(len(ordered))
     places = np.arange(len(ordered), dtype=np.float64)
-    for position, head in elsewhere:
-        behind = last.get(head, -1)
+    for position, held in elsewhere:
+        behind = max((last.get(term, -1) for term in held), default=-1)
         if behind > position:
             places[position] = behind + 0.5
     return np.argsort(places, kind="stable")
