@@ -70,6 +70,10 @@ def test_a_question_names_an_owner_in_any_spacing() -> None:
     assert named("", normalized_query("anything"))
 
 
+def _ids(entries: list[MemoryEntry], query: str, vector: bool = True) -> list[str]:
+    return [r.entry.id for r in _retriever(entries, vector).rank(query, entries, NOW, PROJECT)]
+
+
 def test_this_projects_fact_beats_other_owners_sharing_more_words() -> None:
     entries = [
         _fact("支付服务的发布审批人是李娜", "component"),
@@ -77,7 +81,7 @@ def test_this_projects_fact_beats_other_owners_sharing_more_words() -> None:
         _fact("审批人是王强", "ours"),
     ]
     ranked = _retriever(entries).rank("发布审批人是谁？", entries, NOW, PROJECT)
-    assert [r.entry.id for r in ranked][0] == "ours"
+    assert ranked[0].entry.id == "ours"
     by_id = {r.entry.id: r.keyword_score for r in ranked}
     assert by_id["ours"] < by_id["component"]  # it wins on what it is about, not on shared words
 
@@ -89,9 +93,8 @@ def test_english_owners_lose_to_the_plain_subject() -> None:
         _fact("the data team's release approver is Wang Qiang", "possessive", None),
         _fact("The approver is now Zhao Lei.", "ours"),
     ]
-    ranked = _retriever(entries).rank("Who is the release approver?", entries, NOW, PROJECT)
-    assert [r.entry.id for r in ranked][0] == "ours"
-    assert {r.entry.id for r in ranked[1:]} == {"of", "for", "possessive"}
+    ranked = _ids(entries, "Who is the release approver?")
+    assert ranked[0] == "ours" and set(ranked[1:]) == {"of", "for", "possessive"}
 
 
 def test_a_question_that_names_the_owner_gets_its_fact_first() -> None:
@@ -100,12 +103,33 @@ def test_a_question_that_names_the_owner_gets_its_fact_first() -> None:
         _fact("网关的发布审批人是周敏", "gateway"),
         _fact("发布审批人是王强", "ours"),
     ]
-    ranked = _retriever(entries).rank("支付服务的发布审批人是谁？", entries, NOW, PROJECT)
-    assert [r.entry.id for r in ranked][0] == "payment"
-    assert [r.entry.id for r in ranked].index("ours") < [r.entry.id for r in ranked].index("gateway")
+    ranked = _ids(entries, "支付服务的发布审批人是谁？")
+    assert ranked[0] == "payment" and ranked.index("ours") < ranked.index("gateway")
+
+
+def test_only_this_projects_memory_takes_the_place() -> None:
+    # another project's global fact with no owner is no better an answer here than this project's component
+    entries = [_fact("发布审批人是赵六", "global", None), _fact("支付服务的发布审批人是李娜", "component")]
+    assert _ids(entries, "发布审批人是谁？") == ["component", "global"]
+
+
+def test_the_owned_memory_stays_before_memories_on_other_subjects() -> None:
+    entries = [
+        _fact(
+            "上线审批人是孙七", "elsewhere-subject", None
+        ),  # shares 审批人 but is another project's global fact
+        _fact("支付服务的发布审批人是李娜", "component"),
+        _fact("审批人是王强", "ours"),
+        _fact("回滚要先通知值班人", "unrelated"),
+    ]
+    ranked = _ids(entries, "发布审批人是谁？")
+    assert ranked[:2] == ["ours", "component"]
+    assert "unrelated" not in ranked  # it shares no term: not a match at all
 
 
 def test_the_reference_order_stays_without_the_local_vector() -> None:
     entries = [_fact("审批人是王强", "ours"), _fact("支付服务的发布审批人是李娜", "component")]
-    ranked = _retriever(entries, vector=False).rank("发布审批人是谁？", entries, NOW, PROJECT)
-    assert [r.entry.id for r in ranked] == ["component", "ours"]  # spec 6.1: the share of query terms
+    assert _ids(entries, "发布审批人是谁？", vector=False) == [
+        "component",
+        "ours",
+    ]  # spec 6.1: share of terms
