@@ -88,44 +88,41 @@ def named(owner: str, query: str) -> bool:
     return not owner or owner in query
 
 
-def _head(subject: str, terms: Collection[str]) -> str:
-    """The query term that ends the subject latest (its head: `approver` of `release approver`, `审批人` of
-    `发布审批人`), or "" when the subject holds none."""
-    ends = [(subject.rfind(term) + len(term), len(term), term) for term in terms if term in subject]
-    return max(ends)[2] if ends else ""
-
-
 def demote_elsewhere(
     contents: Sequence[str | None], ordered: IntArray, own: BoolArray, query: str, terms: Collection[str]
 ) -> IntArray:
     """The permutation of `ordered` (rows, best first) that moves each memory about another owner right after
-    the last memory with no such owner that holds the head of its subject (the parser's rule for subjects of
-    different length): `Orion-37 项目的发布审批人是刘洋` goes after `审批人是
-    王强` however many more of the question's words it shares, and stays before memories on other subjects."""
+    the last of this project's memories with no such owner that holds a query term of its subject (one subject
+    holds the other, the claim parser's rule for subjects of different length): `Orion-37 项目的发布审批人是刘洋`
+    goes after this project's `审批人是王强` however many more of the question's words it shares, and stays
+    before every other memory. Only the memories before this project's last match are read (none after it can
+    move), so a query over a big store parses few texts."""
     import numpy as np
 
     wanted = normalized_query(query)
+    rows = ordered.tolist()
+    mine = own.tolist()
+    reach = max((p for p, row in enumerate(rows) if mine[p] and _holds(contents[row], terms)), default=-1)
     last: dict[str, int] = {}
     elsewhere: list[tuple[int, list[str]]] = []
-    for position, (row, mine) in enumerate(zip(ordered.tolist(), own.tolist(), strict=True)):
-        text = contents[row] or ""
+    for position in range(reach + 1):
+        text = contents[rows[position]] or ""
         owner, subject = qualifier(text)
-        if named(owner, wanted):
-            if not mine:
-                continue
-            lowered = text.lower()
-            for term in terms:
-                if term in lowered:
-                    last[term] = position
-        else:
+        if not named(owner, wanted):
             held = [term for term in terms if term in subject]
             if held:
                 elsewhere.append((position, held))
-    if not elsewhere or not last:
-        return np.arange(len(ordered))
-    places = np.arange(len(ordered), dtype=np.float64)
+        elif mine[position]:
+            lowered = text.lower()
+            last.update((term, position) for term in terms if term in lowered)
+    places = np.arange(len(rows), dtype=np.float64)
     for position, held in elsewhere:
         behind = max((last.get(term, -1) for term in held), default=-1)
         if behind > position:
             places[position] = behind + 0.5
     return np.argsort(places, kind="stable")
+
+
+def _holds(text: str | None, terms: Collection[str]) -> bool:
+    lowered = (text or "").lower()
+    return any(term in lowered for term in terms)
