@@ -7,10 +7,13 @@ fact that says only `the approver`), so term overlap alone ranks it first. What 
 subject carries an owner qualifier, attached by the closed class of attributive and possessive markers the claim
 parser uses (`X 的 S`, `X 那边 S`, `X's S`, `S of X`, `for X, S`), and the question does not name that owner.
 
-`qualifier(text)` reads the owner qualifier of a memory's opening statement (before its predicate), if any;
-`about(...)` is true for a memory whose qualifier is absent, generic (`我们的`, `本项目的`, `our`) or named by the
-question. The retriever ranks memories that are about the question before those about something else, within
-each class of match (scoring.py). The markers are grammar, not phrasings: no component or project name is listed.
+`qualifier(text)` gives the owner of the subject of a memory's main statement, as the claim parser reads it
+(`subject.py`, used as a library); an owner made of generic words (`我们团队的`, `本项目的`, `our team's`) is none.
+`demote_elsewhere` moves a memory whose owner the question does not name right after the last of this project's
+memories without one that holds a query term of its subject: it gives its place to what the question asks about
+and to nothing else. Another project's global fact takes no one's place: a fact with no owner saved elsewhere is
+no better an answer here than this project's fact about one of its components. The markers are grammar, not
+phrasings: no component or project name is listed.
 """
 
 from __future__ import annotations

@@ -2,17 +2,20 @@
 
 Per row: the reference's keyword score (spec 6.1: the whole query inside the text -> 1.0, else the share of
 query terms found in it, times the time decay; x 1.2), plus, with the local vector on, the cosine and a BM25
-tie-breaker, times a boost per confirmation. Issue 37's three rules:
+tie-breaker, times a boost per confirmation. Issue 37's rules:
 
 - function words are not query terms (`stopwords.py`), so `what is the` or `是什么` match nothing;
 - a match that shares no term with the query (the whole query is not in it and no query term is one of its
   words: `tell` inside `IntelliJ`, `123` inside `1234`) counts only by meaning: it needs the cosine floor that
   matches without any keyword hit need, and follows every match that shares a term;
 - on a tie of the reference's own score, this project's entries come before global ones (facts another
-  project saved with `--global`); the local scores order what is still tied.
+  project saved with `--global`); the local scores order what is still tied;
+- a match whose subject carries an owner the question does not name (`支付服务的发布审批人`, `the timeout of the
+  gateway`) gives its place to this project's memory on that subject (`ranking.py`), however many more of the
+  question's words it shares.
 
-Order: matches that share a term (by keyword score, then scope, then total score), then the rest (by scope,
-then score); equal keys keep row order.
+Order: matches that share a term (by keyword score, then scope, then total score; then owned memories moved after
+this project's memory on their subject), then the rest (by scope, then score); equal keys keep row order.
 """
 
 from __future__ import annotations
