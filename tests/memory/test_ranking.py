@@ -5,6 +5,7 @@ what the question asks, even when it shares more of the question's words."""
 from __future__ import annotations
 
 from datetime import timedelta, timezone
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +13,7 @@ from paicli.config.env import EnvLookup
 from paicli.memory.entry import MemoryEntry
 from paicli.memory.ranking import named, normalized_query, qualifier
 from paicli.memory.retriever import MemoryRetriever
+from paicli.memory.store import LongTermMemory
 from tests.memory.helpers import NOW, entry
 from tests.retrieval.fakes import ListStore
 
@@ -133,3 +135,17 @@ def test_the_reference_order_stays_without_the_local_vector() -> None:
         "component",
         "ours",
     ]  # spec 6.1: share of terms
+
+
+def test_the_store_path_applies_the_owner_rule(tmp_path: Path) -> None:
+    project = str(tmp_path)
+    store = LongTermMemory(tmp_path, EnvLookup(environ={}), clock=lambda: NOW)
+    for item in (
+        _fact("支付服务那边的发布审批人是李娜", "fact-component", project),
+        _fact("For the Apollo project, the release approver is Zhou Min.", "fact-apollo", None),
+        _fact("审批人是王强", "fact-ours", project),
+    ):
+        assert store.write(item, allow_conflict=True).written
+    retriever = MemoryRetriever(store, EnvLookup(environ={}), clock=lambda: NOW, zone=timezone.utc)
+    top = [r.entry.id for r in retriever.top("发布审批人是谁", project)]
+    assert top[0] == "fact-ours" and "fact-component" in top
