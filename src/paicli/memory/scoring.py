@@ -2,17 +2,20 @@
 
 Per row: the reference's keyword score (spec 6.1: the whole query inside the text -> 1.0, else the share of
 query terms found in it, times the time decay; x 1.2), plus, with the local vector on, the cosine and a BM25
-tie-breaker, times a boost per confirmation. Issue 37's three rules:
+tie-breaker, times a boost per confirmation. Issue 37's rules:
 
 - function words are not query terms (`stopwords.py`), so `what is the` or `是什么` match nothing;
 - a match that shares no term with the query (the whole query is not in it and no query term is one of its
   words: `tell` inside `IntelliJ`, `123` inside `1234`) counts only by meaning: it needs the cosine floor that
   matches without any keyword hit need, and follows every match that shares a term;
 - on a tie of the reference's own score, this project's entries come before global ones (facts another
-  project saved with `--global`); the local scores order what is still tied.
+  project saved with `--global`); the local scores order what is still tied;
+- a match whose subject carries an owner the question does not name (`支付服务的发布审批人`, `the timeout of the
+  gateway`) gives its place to this project's memory on that subject (`ranking.py`), however many more of the
+  question's words it shares.
 
-Order: matches that share a term (by keyword score, then scope, then total score), then the rest (by scope,
-then score); equal keys keep row order.
+Order: matches that share a term (by keyword score, then scope, then total score; then owned memories moved after
+this project's memory on their subject), then the rest (by scope, then score); equal keys keep row order.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
+from paicli.memory import ranking
 from paicli.memory.stopwords import content_terms
 from paicli.memory.table import EntryTable
 from paicli.memory.tokenize import tokenize
@@ -115,5 +119,10 @@ def score(
     group = term_match[keep].astype(np.int64)
     tier = np.where(term_match[keep], np.round(keyword[keep], 9), 0.0)
     order = np.lexsort((-totals, -own.astype(np.int64), -tier, -group))
+    if index is not None:  # the reference's order stays as it is without the local vector
+        sharing = int(term_match[keep].sum())
+        head = order[:sharing]
+        place = ranking.demote_elsewhere(table.contents, rows[keep][head], own[head], query, terms)
+        order[:sharing] = head[place]
     reported = np.where(term_match[keep], keyword[keep], 0.0)
     return Scored(rows[keep][order], totals[order], reported[order])
