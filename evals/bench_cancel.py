@@ -25,6 +25,7 @@ from pathlib import Path
 
 from paicli.cancel import CancelToken
 from paicli.config.env import EnvLookup
+from paicli.config.tool_values import ToolValues, WebSearchValues
 from paicli.llm.messages import ToolCall
 from paicli.memory.guard import ExternalContextTracker
 from paicli.memory.manager import MemoryManager
@@ -49,12 +50,14 @@ HOLD_LOCK = (
 
 def make_runner(root: Path, values: dict[str, str], memory: MemoryManager | None) -> ToolRunner:
     env = EnvLookup(environ=values, cwd=root)
-    web = WebTools(env, gate=UrlGate(address_ok=lambda _address: True))  # loopback servers only
+    web = WebTools(
+        WebSearchValues.parse(env), gate=UrlGate(address_ok=lambda _address: True)
+    )  # loopback servers only
     return ToolRunner(
         root,
         approver=AutoApprover(),
         tracker=ExternalContextTracker(),
-        env=env,
+        values=ToolValues.parse(env),
         save_memory=memory.save_memory_tool if memory is not None else None,
         web=web,
         audit=AuditLog(root / ".audit"),

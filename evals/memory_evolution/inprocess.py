@@ -23,6 +23,7 @@ from evals.memory_evolution.oracle import JudgeMode, Oracle, responder
 from paicli.cancel import CancelToken
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
+from paicli.config.tool_values import ToolValues
 from paicli.llm.client import OpenAIChatClient
 from paicli.llm.messages import ToolCall
 from paicli.memory import evolve
@@ -117,9 +118,9 @@ class World:
                 AutoApprover(),
                 None,
                 manager.tracker,
-                self.env,
                 manager.save_memory_tool,
                 ApprovalState(),
+                values=ToolValues.parse(self.env),
             )
             call = ToolCall("call-1", "save_memory", json.dumps({"fact": statement.text}, ensure_ascii=False))
             reply = runner.for_turn(statement.turn).run_call(call, CancelToken()).content

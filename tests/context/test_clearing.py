@@ -1,7 +1,8 @@
 from __future__ import annotations
 
+from paicli.config.compaction_values import ClearingValues
 from paicli.context.clearing import CLEARED_PREFIX, ClearingConfig, ToolResultClearer, placeholder
-from paicli.context.manager import clearing_config
+from paicli.context.compaction_profile import clearing_config
 from paicli.context.profile import ContextProfile
 from paicli.context.tokens import TokenCounter
 from paicli.llm.messages import Message, ToolCall
@@ -83,7 +84,9 @@ def test_skips_excluded_short_and_already_cleared_results(make_env: MakeEnv) -> 
     for i in range(5, 8):
         history += tool_round(i)
     history.append(Message.assistant("看完了"))
-    config = clearing_config(make_env(PAICLI_TOOL_RESULT_CLEARING_EXCLUDE_TOOLS="LOAD_SKILL"))
+    config = clearing_config(
+        ClearingValues.parse(make_env(PAICLI_TOOL_RESULT_CLEARING_EXCLUDE_TOOLS="LOAD_SKILL"))
+    )
     clearer = ToolResultClearer(config)
     snapshot = list(history)
     result = clearer.clear_now(history)
@@ -108,14 +111,20 @@ def test_does_nothing_below_trigger_or_when_disabled(make_env: MakeEnv) -> None:
     history = history_with_tool_rounds(6)
     tokens = COUNTER.count_messages(history)
     above = ToolResultClearer(
-        clearing_config(make_env(PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS=str(tokens + 1)))
+        clearing_config(
+            ClearingValues.parse(make_env(PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS=str(tokens + 1)))
+        )
     )
     snapshot = list(history)
     assert above.clear_if_needed(history, 1_000_000).cleared_count == 0
-    disabled = ToolResultClearer(clearing_config(make_env(PAICLI_TOOL_RESULT_CLEARING_ENABLED="false")))
+    disabled = ToolResultClearer(
+        clearing_config(ClearingValues.parse(make_env(PAICLI_TOOL_RESULT_CLEARING_ENABLED="false")))
+    )
     assert disabled.clear_if_needed(history, 10).cleared_count == 0
     assert history == snapshot
-    eager = ToolResultClearer(clearing_config(make_env(PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS="1")))
+    eager = ToolResultClearer(
+        clearing_config(ClearingValues.parse(make_env(PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS="1")))
+    )
     # past the trigger, one batch goes down to the low watermark: here every seen result
     assert eager.clear_if_needed(history, 1_000_000).cleared_count == 6
 
@@ -206,17 +215,21 @@ def test_trigger_follows_anthropic_default_and_stays_below_summary_threshold() -
 
 def test_configuration_is_read_from_env(make_env: MakeEnv) -> None:
     config = clearing_config(
-        make_env(
-            PAICLI_TOOL_RESULT_CLEARING_ENABLED="false",
-            PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS="50000",
-            PAICLI_TOOL_RESULT_CLEARING_KEEP="5",
-            PAICLI_TOOL_RESULT_CLEARING_EXCLUDE_TOOLS="read_file, web_fetch,read_file",
+        ClearingValues.parse(
+            make_env(
+                PAICLI_TOOL_RESULT_CLEARING_ENABLED="false",
+                PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS="50000",
+                PAICLI_TOOL_RESULT_CLEARING_KEEP="5",
+                PAICLI_TOOL_RESULT_CLEARING_EXCLUDE_TOOLS="read_file, web_fetch,read_file",
+            )
         )
     )
     assert config == ClearingConfig(
         False, 50_000, 5, frozenset({"read_file", "web_fetch"}), short_placeholder=True
     )
-    assert clearing_config(make_env()) == ClearingConfig(True, 0, 3, frozenset(), short_placeholder=True)
+    assert clearing_config(ClearingValues.parse(make_env())) == ClearingConfig(
+        True, 0, 3, frozenset(), short_placeholder=True
+    )
 
 
 def test_the_paicli_profile_clears_to_a_short_placeholder_with_the_exact_marker() -> None:

@@ -9,7 +9,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from paicli.cli.notices import NoticeBoard
-from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.llm.messages import Usage
 from paicli.llm.protocol import LLMClient
@@ -27,7 +26,11 @@ class UsageRecordingExtractor:
     """Counts the extraction call in the session's token statistics (spec 5.1)."""
 
     def __init__(
-        self, llm: LLMClient, env: EnvLookup, record: Callable[[Usage | None], None], model: str | None = None
+        self,
+        llm: LLMClient,
+        env: EnvLookup | None,
+        record: Callable[[Usage | None], None],
+        model: str | None = None,
     ) -> None:
         self._llm = llm
         self._model = model
@@ -51,12 +54,15 @@ class SessionBackground:
         self,
         memory: MemoryManager,
         llm: LLMClient,
-        env: EnvLookup,
+        env: EnvLookup | None,
         notices: NoticeBoard,
         light_model: str | None = None,
+        *,
+        judge: bool = True,
     ) -> None:
         self._memory = memory
         self._env = env
+        self._judge = judge
         self._notices = notices
         self._lock = threading.Lock()
         self.usage = Usage()  # side calls (fact extraction, compaction summaries) on top of the agent's own
@@ -68,7 +74,7 @@ class SessionBackground:
     def use_llm(self, llm: LLMClient, light_model: str | None = None) -> None:
         """Extraction asks the configured light model, else the session's current one (again after /model)."""
         self._memory.extractor = UsageRecordingExtractor(llm, self._env, self.record_usage, light_model)
-        if knobs.MEMORY_JUDGE.read(self._env):
+        if self._judge:
             self._memory.use_judge(llm, light_model, self.record_usage)
 
     def after_turn(self, submitted: str) -> None:

@@ -163,6 +163,7 @@ class ConversationHistoryCompactor:
         *,
         summary_model: str | None = None,
         measure: Measure | None = None,
+        pinned: Callable[[], str] | None = None,
     ) -> None:
         self._llm = llm
         self._summary_model = summary_model
@@ -178,7 +179,8 @@ class ConversationHistoryCompactor:
         # user's words it replaces, and carry what it misses beside it within `words_budget` tokens.
         self.words_check = False
         self.words_budget = DEFAULT_WORDS_BUDGET
-        self.pinned: Callable[[], str] = lambda: ""  # the pin block: what it holds a summary need not carry
+        # the pin block: what it holds a summary need not carry
+        self.pinned: Callable[[], str] = pinned if pinned is not None else (lambda: "")
 
     def set_llm(self, llm: LLMClient | None) -> None:
         self._llm = llm
