@@ -126,7 +126,9 @@ def test_a_setting_in_the_environment_reaches_each_component_through_the_one_par
     )
     config = ParsedConfig.read(env)
     values = config.values
-    manager = AutoCompactionManager(ScriptedLLM(), None, ContextProfile.from_window(32_000), values.compaction)
+    manager = AutoCompactionManager(
+        ScriptedLLM(), None, ContextProfile.from_window(32_000), values.compaction
+    )
     assert manager.policy == REFERENCE and not manager.automatic
     assert manager.clearer.config.keep_recent == 7
     assert not ToolResultOffloader(tmp_path, values.offload).enabled

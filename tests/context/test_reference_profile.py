@@ -109,7 +109,7 @@ def test_override_one_clears_three_of_six(make_env: MakeEnv) -> None:
             ClearingValues.parse(make_env(PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS="1")), REFERENCE
         )
     )
-    assert eager.clear_if_needed_reference(history, 1_000_000).cleared_count == 3
+    assert eager.apply(history, eager.plan(history, 1_000_000, "keep_recent")).cleared_count == 3
 
 
 def test_a_failed_summary_leaves_the_history_unchanged_even_above_the_window() -> None:

@@ -10,11 +10,10 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from paicli.config.compaction_values import ClearingValues, CompactionValues
-from paicli.context.clearing import ClearingConfig
+from paicli.context.clearing import ClearingConfig, ClearingDepth
 
 ProfileName = Literal["reference", "paicli"]
 SummaryTail = Literal["rounds", "tokens"]
-ClearingDepth = Literal["keep_recent", "watermark"]
 MemoryPlacement = Literal["system", "turn"]
 SummaryInput = Literal["transcript", "prefix"]
 Estimator = Literal["reference", "configured"]

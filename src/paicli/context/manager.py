@@ -326,10 +326,8 @@ class AutoCompactionManager:
         if trigger <= 0:
             return NO_COMPACTION
         steps: list[CompactionStep] = []
-        if self.policy.clearing_depth == "watermark":
-            clear = self.clearer.clear_if_needed(history, trigger)
-        else:
-            clear = self.clearer.clear_if_needed_reference(history, trigger)
+        # level 2 as a plan (pure, per the profile's depth), then applied
+        clear = self.clearer.apply(history, self.clearer.plan(history, trigger, self.policy.clearing_depth))
         if clear.cleared:
             steps.append(clear.step(len(history)))
         self.session_memory.prepare_if_needed(history, trigger)
