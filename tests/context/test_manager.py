@@ -11,7 +11,7 @@ from paicli.context.profile import ContextProfile
 from paicli.context.summary import SharedPrefix, SummaryOutcome
 from paicli.context.tokens import TokenCounter
 from paicli.llm.messages import Message, Usage
-from paicli.llm.protocol import LLMClient, LLMError
+from paicli.llm.protocol import LLMError
 from paicli.testing.scripted_llm import ScriptedLLM
 from tests.context.conftest import MakeEnv
 from tests.context.helpers import assert_pairs_valid, keeping_summary, tool_round
@@ -44,9 +44,6 @@ class FakeFull:
         history[1:-1] = [Message.user("[已压缩的历史对话摘要]\n摘要")]
         return SummaryOutcome(True, before, len(history), 100, 10)
 
-    def set_llm(self, llm: LLMClient | None) -> None:
-        return None
-
 
 @dataclass
 class FakeSessionMemory:
@@ -55,7 +52,6 @@ class FakeSessionMemory:
     prepared: int = 0
     asked: int = 0
     cleared: int = 0
-    llms: list[LLMClient | None] = field(default_factory=list)
 
     def prepare_if_needed(self, history: list[Message], trigger: int) -> bool:
         self.prepared += 1
@@ -69,9 +65,6 @@ class FakeSessionMemory:
 
     def clear(self, history: list[Message]) -> None:
         self.cleared += 1
-
-    def set_llm(self, llm: LLMClient | None) -> None:
-        self.llms.append(llm)
 
 
 def counter() -> TokenCounter:
@@ -247,12 +240,9 @@ def test_calibration_from_usage_moves_the_threshold_figure() -> None:
     assert mgr.counter.ratio("scripted-model") == 2.0
 
 
-def test_set_llm_propagates_and_reset_clears_session_state() -> None:
+def test_reset_clears_session_state() -> None:
     session = FakeSessionMemory()
     mgr = manager(session_memory=session)
-    other = ScriptedLLM(model_name="other")
-    mgr.set_llm(other)
-    assert session.llms == [other] and mgr.model == "other"
     mgr.reset([])
     assert session.cleared == 1
 

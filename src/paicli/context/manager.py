@@ -122,11 +122,6 @@ class AutoCompactionManager:
         the provider's last figure is folded in before compaction compares anything (see Gauge)."""
         return self.gauge.measure(history)
 
-    def set_llm(self, llm: LLMClient | None) -> None:
-        self._llm = self.gauge.llm = llm
-        self.full.set_llm(llm)
-        self.session_memory.set_llm(llm)
-
     def _narrow(self, profile: ContextProfile) -> None:
         """The window a server enforces: every threshold of this history follows it from now on."""
         self.profile = self.summariser.profile = self._with_trigger(profile)

@@ -113,16 +113,6 @@ class SessionMemoryCompactor:
         self._current: _State | None = None
         self._lock = threading.Lock()
 
-    def set_llm(self, llm: LLMClient | None) -> None:
-        self._llm = llm
-        with self._lock:
-            state = self._current
-        if state is not None:
-            with state.lock:
-                state.generation += 1
-                state.snapshot = None
-                state.pending = False
-
     def clear(self, history: list[Message]) -> None:
         with self._lock:
             state, self._current = self._current, None

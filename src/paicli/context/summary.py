@@ -182,9 +182,6 @@ class ConversationHistoryCompactor:
         # the pin block: what it holds a summary need not carry
         self.pinned: Callable[[], str] = pinned if pinned is not None else (lambda: "")
 
-    def set_llm(self, llm: LLMClient | None) -> None:
-        self._llm = llm
-
     def compact_if_needed(self, history: list[Message], trigger: int) -> bool:
         return self.compact(history, trigger, False, self.retain).compacted
 
