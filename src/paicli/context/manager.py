@@ -83,10 +83,9 @@ class AutoCompactionManager:
                 summary_model=summary_model,
                 measure=measure,
                 pinned=pinned,
+                inline=self.policy.summary_input == "prefix",
+                words_check=self.policy.check_user_words,
             )
-        if isinstance(full, ConversationHistoryCompactor):
-            full.inline_enabled = self.policy.summary_input == "prefix"
-            full.words_check = self.policy.check_user_words
         if session_memory is None:
             session_memory = SessionMemoryCompactor(
                 llm, measure, values.session_memory, submit, summary_model
