@@ -25,6 +25,7 @@ from pathlib import Path
 
 from paicli.cancel import CancelToken
 from paicli.config.env import EnvLookup
+from paicli.config.run_values import MemoryValues
 from paicli.config.tool_values import ToolValues, WebSearchValues
 from paicli.llm.messages import ToolCall
 from paicli.memory.guard import ExternalContextTracker
@@ -170,8 +171,8 @@ def bench_save_memory(root: Path) -> None:
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         env = EnvLookup(environ={}, cwd=root)
-        store = LongTermMemory(memory_dir, env)  # the default 10 s lock wait
-        runner = make_runner(root, {}, MemoryManager(store, root, env))
+        store = LongTermMemory(memory_dir, MemoryValues.parse(env))  # the default 10 s lock wait
+        runner = make_runner(root, {}, MemoryManager(store, root, MemoryValues.parse(env)))
         fact = '{"fact":"项目用 uv 管理依赖","scope":"global"}'
         runs = [
             cancel_once(runner, ToolCall(f"m{i}", "save_memory", fact), "记住：项目用 uv")

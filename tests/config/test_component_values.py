@@ -20,6 +20,10 @@ from paicli.context.compaction_profile import PAICLI, REFERENCE
 from paicli.context.manager import AutoCompactionManager
 from paicli.context.offload import ToolResultOffloader
 from paicli.context.profile import ContextProfile
+from paicli.memory.extractor import AutoFactExtractor
+from paicli.memory.manager import MemoryManager
+from paicli.memory.retriever import MemoryRetriever
+from paicli.memory.store import LongTermMemory
 from paicli.session.opener import LedgerOpener
 from paicli.testing.scripted_llm import ScriptedLLM
 from paicli.tools.runner import ToolRunner
@@ -51,8 +55,6 @@ ALLOWED = {
     # TZ is the C library's convention for the local zone
     "prompt/assembler.py": "process_environ",
 }
-# TEMPORARY (issue 41 item 2 finishes memory/ after the merge of main): memory/ still parses its settings.
-PENDING_MEMORY = {"cli/compose.py", "cli/session_background.py"}
 
 
 def _named(path: Path) -> set[str]:
@@ -68,7 +70,7 @@ def test_no_component_outside_config_takes_the_environment_lookup() -> None:
     found = {}
     for path in product_sources(SRC):
         relative = str(path.relative_to(SRC))
-        if relative.startswith(("config/", "memory/")) or relative in PENDING_MEMORY:
+        if relative.startswith("config/"):
             continue
         names = _named(path) - {ALLOWED.get(relative, "")}
         if names:
@@ -78,13 +80,22 @@ def test_no_component_outside_config_takes_the_environment_lookup() -> None:
 
 @pytest.mark.parametrize(
     "component",
-    [AutoCompactionManager, ToolResultOffloader, ToolRunner, WebTools, LedgerOpener, SessionBackground],
+    [
+        AutoCompactionManager,
+        ToolResultOffloader,
+        ToolRunner,
+        WebTools,
+        LedgerOpener,
+        SessionBackground,
+        LongTermMemory,
+        MemoryManager,
+        MemoryRetriever,
+        AutoFactExtractor,
+    ],
 )
 def test_constructors_take_values_not_the_lookup(component: object) -> None:
     parameters = inspect.signature(component).parameters.values()  # type: ignore[arg-type]
     names = {p.name: str(p.annotation) for p in parameters}
-    if component is SessionBackground:  # TEMPORARY: its extractor is memory/'s, converted after the merge
-        names.pop("env")
     assert not any("EnvLookup" in text for text in names.values()), names
 
 

@@ -14,6 +14,7 @@ import pytest
 from paicli.cancel import CancelToken
 from paicli.cli.session_commands import export_command
 from paicli.config.compaction_values import OffloadValues
+from paicli.config.run_values import MemoryValues
 from paicli.context.offload import ToolResultOffloader
 from paicli.llm.messages import Message, ToolCall
 from paicli.memory.manager import MemoryManager
@@ -254,7 +255,9 @@ def test_log_file_has_no_secret(name: str, text: str, secret: str, tmp_path: Pat
 
 def _memory(tmp_path: Path) -> tuple[SaveMemoryTool, Path]:
     folder = tmp_path / "memory"
-    manager = MemoryManager(LongTermMemory(folder, env()), tmp_path, env())
+    manager = MemoryManager(
+        LongTermMemory(folder, MemoryValues.parse(env())), tmp_path, MemoryValues.parse(env())
+    )
     return SaveMemoryTool(manager.save_memory_tool), folder
 
 

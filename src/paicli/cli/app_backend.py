@@ -81,7 +81,6 @@ class AppBackend:
         self.background = SessionBackground(
             parts.memory,
             parts.llm,
-            parts.memory_env,
             parts.notices,
             parts.settings.light_model_setting,
             judge=parts.values.memory.judge,

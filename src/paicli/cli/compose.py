@@ -11,7 +11,6 @@ from paicli import __version__
 from paicli.agent.plan.prompts import AssembledPlanPrompts, PlanPrompts
 from paicli.agent.team.prompts import AssembledTeamPrompts, TeamPrompts
 from paicli.cli.notices import NoticeBoard
-from paicli.config.env import EnvLookup
 from paicli.config.keys import Keys
 from paicli.config.parsed import ParsedConfig
 from paicli.config.settings import Settings
@@ -69,8 +68,6 @@ class Components:
     mcp: McpSession | None = None  # None: no MCP server configured
     pins: PinBoard = field(default_factory=PinBoard)  # /pin: in the ReAct system prompt, in the ledger
     notices: NoticeBoard = field(default_factory=NoticeBoard)  # what every collaborator posts to
-    # TEMPORARY: memory/ still parses its own settings (converted after the merge of main)
-    memory_env: EnvLookup | None = None
 
 
 def build_llm(
@@ -126,7 +123,7 @@ def build_components(
     root = settings.project_root
     trust = ProjectTrust.of(project_trusted)
     repository = PromptRepository(root, settings.paicli_home, project_trusted=trust)
-    values, keys, env = config.values, config.keys, config.env
+    values, keys = config.values, config.keys
     assembler = PromptAssembler(repository, values.prompt)
     counter = TokenCounter.configured(values.exact_tokens, settings.model)
     # the dropped-tools check: an estimate first (a healthy server never loads the tokenizer for it), exact below
@@ -137,8 +134,15 @@ def build_components(
     profile = ContextProfile.from_window(settings.context_window, settings.cache_mode, trigger)
     offloader = build_offloader(settings, values, keys, profile)
     tracker = ExternalContextTracker(guard_enabled=values.external_guard)
-    store = LongTermMemory(values.memory.folder(settings.paicli_home), env)
-    memory = MemoryManager(store, root, env, tracker=tracker, auto_extract=values.memory.auto_extract)
+    store = LongTermMemory(values.memory.folder(settings.paicli_home), values.memory)
+    memory = MemoryManager(
+        store,
+        root,
+        values.memory,
+        tracker=tracker,
+        auto_extract=values.memory.auto_extract,
+        on_notice=board.post,  # the relation judge's second look at a save
+    )
     sandbox = SandboxGate(values.sandbox)
     if sandbox.mode == "off":
         board.post(SANDBOX_OFF_WARNING)
@@ -192,7 +196,6 @@ def build_components(
         mcp=mcp,
         pins=pins,
         notices=board,
-        memory_env=env,
     )
 
 

@@ -20,8 +20,7 @@ class ParsedConfig:
     sources: ConfigSources  # where each setting came from (/config)
     # `${NAME}` in mcp.json: what a server's command line and environment are built from
     variables: Callable[[str], str | None]
-    env: EnvLookup  # TEMPORARY: memory/ still parses its own settings (converted after the merge of main)
 
     @classmethod
     def read(cls, env: EnvLookup) -> ParsedConfig:
-        return cls(SessionValues.parse(env), KeySource(env), ConfigSources.parse(env), env.get, env)
+        return cls(SessionValues.parse(env), KeySource(env), ConfigSources.parse(env), env.get)

@@ -58,7 +58,8 @@ class SessionFileValues:
 
 @dataclass(frozen=True)
 class MemoryValues:
-    """Long-term memory. `directory` None: `<paicli home>/memory`."""
+    """Long-term memory. `directory`: the configured folder, else `<paicli home>/memory` (None only in values
+    built without a parse: `folder` then takes the home it is given)."""
 
     directory: Path | None = None
     lock_timeout: float = knobs.MEMORY_LOCK_TIMEOUT_SECONDS.default
@@ -66,6 +67,7 @@ class MemoryValues:
     judge: bool = knobs.MEMORY_JUDGE.default
     vector: bool = knobs.MEMORY_VECTOR.default
     stale_days: int = knobs.MEMORY_STALE_DAYS.default
+    conflict_threshold: float = knobs.MEMORY_CONFLICT_THRESHOLD.default
 
     def folder(self, home: Path) -> Path:
         return self.directory if self.directory is not None else home / "memory"
@@ -74,10 +76,11 @@ class MemoryValues:
     def parse(cls, env: EnvLookup) -> MemoryValues:
         configured = knobs.MEMORY_DIR.read(env)
         return cls(
-            Path(configured).expanduser() if configured else None,
+            Path(configured).expanduser() if configured else env.home / "memory",
             knobs.MEMORY_LOCK_TIMEOUT_SECONDS.read(env),
             knobs.MEMORY_AUTO_EXTRACT_ENABLED.read(env),
             knobs.MEMORY_JUDGE.read(env),
             knobs.MEMORY_VECTOR.read(env),
             knobs.MEMORY_STALE_DAYS.read(env),
+            knobs.MEMORY_CONFLICT_THRESHOLD.read(env),
         )
