@@ -25,6 +25,8 @@ from pathlib import Path
 
 from paicli.cancel import CancelToken
 from paicli.config.env import EnvLookup
+from paicli.config.run_values import MemoryValues
+from paicli.config.tool_values import ToolValues, WebSearchValues
 from paicli.llm.messages import ToolCall
 from paicli.memory.guard import ExternalContextTracker
 from paicli.memory.manager import MemoryManager
@@ -49,12 +51,14 @@ HOLD_LOCK = (
 
 def make_runner(root: Path, values: dict[str, str], memory: MemoryManager | None) -> ToolRunner:
     env = EnvLookup(environ=values, cwd=root)
-    web = WebTools(env, gate=UrlGate(address_ok=lambda _address: True))  # loopback servers only
+    web = WebTools(
+        WebSearchValues.parse(env), gate=UrlGate(address_ok=lambda _address: True)
+    )  # loopback servers only
     return ToolRunner(
         root,
         approver=AutoApprover(),
         tracker=ExternalContextTracker(),
-        env=env,
+        values=ToolValues.parse(env),
         save_memory=memory.save_memory_tool if memory is not None else None,
         web=web,
         audit=AuditLog(root / ".audit"),
@@ -167,8 +171,8 @@ def bench_save_memory(root: Path) -> None:
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         env = EnvLookup(environ={}, cwd=root)
-        store = LongTermMemory(memory_dir, env)  # the default 10 s lock wait
-        runner = make_runner(root, {}, MemoryManager(store, root, env))
+        store = LongTermMemory(memory_dir, MemoryValues.parse(env))  # the default 10 s lock wait
+        runner = make_runner(root, {}, MemoryManager(store, root, MemoryValues.parse(env)))
         fact = '{"fact":"项目用 uv 管理依赖","scope":"global"}'
         runs = [
             cancel_once(runner, ToolCall(f"m{i}", "save_memory", fact), "记住：项目用 uv")

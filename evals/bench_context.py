@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from paicli.config.compaction_values import CompactionValues, OffloadValues
 from paicli.config.env import EnvLookup
 from paicli.context.manager import AutoCompactionManager
 from paicli.context.offload import ToolResultOffloader
@@ -148,7 +149,9 @@ def bench_cost(calls: int) -> None:
     counter.count_text("warm up")
     load = time.perf_counter() - t0
     history = corpus(150_000, TokenCounter("exact"))
-    manager = AutoCompactionManager(SummaryLLM(), counter, ContextProfile.from_window(1_000_000), env)  # type: ignore[arg-type]
+    manager = AutoCompactionManager(
+        SummaryLLM(), counter, ContextProfile.from_window(1_000_000), CompactionValues.parse(env)
+    )  # type: ignore[arg-type]
     tools = [{"type": "function", "function": {"name": w, "parameters": {"type": "object"}}} for w in WORDS]
     rng = random.Random(SEED + 1)
 
@@ -215,8 +218,10 @@ def bench_levels(window: int) -> None:
     with tempfile.TemporaryDirectory() as root:
         env = EnvLookup(environ={}, cwd=Path(root))
         counter = TokenCounter("exact")
-        manager = AutoCompactionManager(llm, counter, ContextProfile.from_window(window), env)  # type: ignore[arg-type]
-        offloader = ToolResultOffloader(root, env, session_dir_name="session-bench")
+        manager = AutoCompactionManager(
+            llm, counter, ContextProfile.from_window(window), CompactionValues.parse(env)
+        )  # type: ignore[arg-type]
+        offloader = ToolResultOffloader(root, OffloadValues.parse(env), session_dir_name="session-bench")
         history = [Message.system("你是 paicli。")]
         offloaded = [0, 0, 0]
         levels: dict[str, list[int]] = {}

@@ -25,6 +25,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from paicli.config.parsed import ParsedConfig
+
 PER_TURN_TARGET = 1.5
 SESSION_TARGET = 1.35
 FILES = 8
@@ -86,7 +88,7 @@ def _backend(root: Path, tag: str, base_url: str) -> Any:
         cwd=project,
     )
     settings = load_settings(env, cwd=project)
-    return AppBackend(build_components(settings, env, AutoApprover(), yes=True))
+    return AppBackend(build_components(settings, ParsedConfig.read(env), AutoApprover(), yes=True))
 
 
 def _ignore(event: object) -> None:

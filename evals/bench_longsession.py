@@ -50,6 +50,7 @@ from paicli.cancel import CancelToken
 from paicli.cli.app_backend import AppBackend
 from paicli.cli.compose import build_components
 from paicli.config.env import EnvLookup
+from paicli.config.parsed import ParsedConfig
 from paicli.config.settings import load_settings
 from paicli.memory.entry import new_fact
 from paicli.testing.openai_server import FakeOpenAIServer, Reply, is_summary_request, prompt_text
@@ -198,7 +199,7 @@ def run_session(window: int, spec: Spec, turns: int, root: Path, profile: str = 
             cwd=project,
         )
         settings = load_settings(env, cwd=project)
-        parts = build_components(settings, env, _approver(), yes=True)
+        parts = build_components(settings, ParsedConfig.read(env), _approver(), yes=True)
         # offload notices and placeholders name the offload folder: a fixed name keeps the figures independent
         # of the clock and of the folder's random suffix (run to run, the token counts are the same)
         parts.offloader.session_dir_name = "session-20261130-090000-5eed00"  # the real shape

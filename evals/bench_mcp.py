@@ -29,6 +29,7 @@ from evals.bench_prefix import MIXED_TURNS, TOPICS, _mixed_responder, drive
 from paicli.cli.app_backend import AppBackend
 from paicli.cli.compose import build_components
 from paicli.config.env import EnvLookup
+from paicli.config.parsed import ParsedConfig
 from paicli.config.settings import load_settings
 from paicli.memory.entry import new_fact
 from paicli.testing.openai_server import FakeOpenAIServer, Reply
@@ -67,7 +68,9 @@ def _environ(home: Path, base_url: str) -> dict[str, str]:
 
 def _session(home: Path, project: Path, base_url: str, turns: list[str]) -> None:
     env = EnvLookup(environ=_environ(home, base_url), cwd=project)
-    parts = build_components(load_settings(env, cwd=project), env, AutoApprover(), yes=True)
+    parts = build_components(
+        load_settings(env, cwd=project), ParsedConfig.read(env), AutoApprover(), yes=True
+    )
     for _, facts in TOPICS:
         for fact in facts:
             parts.memory.store.store(

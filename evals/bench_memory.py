@@ -22,6 +22,7 @@ from pathlib import Path
 from evals import memory_scale
 from evals.retrieval import fresh
 from paicli.config.env import EnvLookup
+from paicli.config.run_values import MemoryValues
 from paicli.context.estimate import estimate_tokens
 from paicli.memory.entry import MemoryEntry, new_fact
 from paicli.memory.locked_file import render_json
@@ -52,7 +53,7 @@ def _fact(i: int, tag: str = "") -> MemoryEntry:
 
 
 def writer_main(directory: str, tag: str, count: int) -> None:
-    store = LongTermMemory(directory, _env(), lock_timeout=120)
+    store = LongTermMemory(directory, MemoryValues.parse(_env()), lock_timeout=120)
     start = time.time()
     for i in range(count):
         store.store(_fact(i, tag))
@@ -61,7 +62,7 @@ def writer_main(directory: str, tag: str, count: int) -> None:
 
 def bench_single(writes: int) -> float:
     with tempfile.TemporaryDirectory() as tmp:
-        store = LongTermMemory(tmp, _env())
+        store = LongTermMemory(tmp, MemoryValues.parse(_env()))
         start = time.perf_counter()
         for i in range(writes):
             store.store(_fact(i))
@@ -82,7 +83,7 @@ def bench_processes(processes: int, writes_each: int) -> float:
         spans = [json.loads(proc.communicate()[0]) for proc in procs]
         if any(proc.returncode != 0 for proc in procs):
             raise SystemExit("a writer process failed")
-        stored = LongTermMemory(tmp, _env()).size()
+        stored = LongTermMemory(tmp, MemoryValues.parse(_env())).size()
         if stored != processes * writes_each:
             raise SystemExit(f"expected {processes * writes_each} entries, found {stored}")
     elapsed = max(s["end"] for s in spans) - min(s["start"] for s in spans)
@@ -118,7 +119,7 @@ def bench_load_search(count: int) -> tuple[float, float, float, float]:
     with tempfile.TemporaryDirectory() as tmp:
         Path(tmp, FILE_NAME).write_text(render_json(_synthetic(count)), encoding="utf-8")
         start = time.perf_counter()
-        store = LongTermMemory(tmp, _env())
+        store = LongTermMemory(tmp, MemoryValues.parse(_env()))
         load_ms = (time.perf_counter() - start) * 1000
         assert store.size() == count
         store.search("预热 jieba", 1)
@@ -167,7 +168,7 @@ def bench_stored_two(runs: int, task: str = "你好") -> str:
                 "PAICLI_MODEL": "fake-model",
                 "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "false",
             }
-            store = LongTermMemory(home / ".paicli" / "memory", EnvLookup(environ=env))
+            store = LongTermMemory(home / ".paicli" / "memory", MemoryValues.parse(EnvLookup(environ=env)))
             for i in range(facts):
                 store.store(_fact(i))
             envs.append(env)

@@ -20,6 +20,7 @@ from types import FrameType
 from typing import Any
 
 import paicli
+from paicli.config.parsed import ParsedConfig
 from paicli.testing.openai_server import FakeOpenAIServer
 
 PACKAGE = Path(paicli.__file__).parent
@@ -93,7 +94,9 @@ def measure() -> tuple[list[str], list[str]]:
             },
             cwd=project,
         )
-        parts = build_components(load_settings(env, cwd=project), env, AutoApprover(), yes=True)
+        parts = build_components(
+            load_settings(env, cwd=project), ParsedConfig.read(env), AutoApprover(), yes=True
+        )
         backend = AppBackend(parts)
         threading.setprofile(catch)
         try:

@@ -33,7 +33,9 @@ from paicli.agent.plan.prompts import AssembledPlanPrompts
 from paicli.agent.plan.task import TaskEnv
 from paicli.agent.ports import NoMemory
 from paicli.cancel import CancelToken
+from paicli.config.compaction_values import CompactionValues
 from paicli.config.env import EnvLookup
+from paicli.config.tool_values import ToolValues
 from paicli.config.values import PromptValues, SessionValues
 from paicli.context.manager import AutoCompactionManager
 from paicli.context.tokens import TokenCounter
@@ -73,12 +75,12 @@ def run_once(n: int, root: Path) -> float:
         ledger = ConversationLedger.open_in(root / "ledger", f"bench-{n}")
         task_env = TaskEnv(
             llm,
-            ToolRunner(root, env=env),
+            ToolRunner(root, values=ToolValues.parse(env)),
             prompts,
             ledger,
             NoMemory(),
             640,
-            lambda: AutoCompactionManager(llm, counter, None, env),
+            lambda: AutoCompactionManager(llm, counter, None, CompactionValues.parse(env)),
             AgentBudget,
             LoopStats(),
             "基准",

@@ -29,6 +29,7 @@ from paicli.cancel import CancelToken
 from paicli.cli.app_backend import AppBackend
 from paicli.cli.compose import build_components
 from paicli.config.env import EnvLookup
+from paicli.config.parsed import ParsedConfig
 from paicli.config.settings import load_settings
 from paicli.memory.entry import new_fact
 from paicli.testing.commands import command
@@ -79,7 +80,7 @@ def run_session(placement: str, turns: int, root: Path) -> list[tuple[int, int]]
             cwd=project,
         )
         settings = load_settings(env, cwd=project)
-        parts = build_components(settings, env, AutoApprover(), yes=True)
+        parts = build_components(settings, ParsedConfig.read(env), AutoApprover(), yes=True)
         for _, facts in TOPICS:
             for fact in facts:
                 parts.memory.store.store(
@@ -180,7 +181,9 @@ def run_mixed_session(root: Path) -> list[dict[str, Any]]:
             },
             cwd=project,
         )
-        parts = build_components(load_settings(env, cwd=project), env, AutoApprover(), yes=True)
+        parts = build_components(
+            load_settings(env, cwd=project), ParsedConfig.read(env), AutoApprover(), yes=True
+        )
         for _, facts in TOPICS:
             for fact in facts:
                 parts.memory.store.store(

@@ -27,6 +27,7 @@ from rich.console import Console
 from paicli.agent.events import ModelCallStarted, RunFinished, TextDelta, ToolFinished, ToolStarted
 from paicli.cli.render import EventRenderer, MarkdownBlocks
 from paicli.cli.repl import run_repl
+from paicli.config.run_values import MemoryValues
 from paicli.testing.fake_backend import FakeBackend, events
 from paicli.testing.openai_server import FakeOpenAIServer
 from paicli.testing.proc import paicli_env, start_paicli
@@ -100,13 +101,13 @@ def _store_memories(home: Path, count: int) -> None:
     from paicli.memory.vector_file import index_path_for
 
     env = EnvLookup(environ={})
-    store = LongTermMemory(home / ".paicli" / "memory", env)
+    store = LongTermMemory(home / ".paicli" / "memory", MemoryValues.parse(env))
     topics = ("部署", "测试", "日志", "缓存", "接口", "发布", "监控", "数据库")
     for i in range(count):
         store.store(
             new_fact(f"{topics[i % len(topics)]}约定第 {i} 条：规则编号 {i * 7 % 101}", {"scope": "global"})
         )
-    retriever = MemoryRetriever(store, env, index_path=index_path_for(store.path))
+    retriever = MemoryRetriever(store, MemoryValues.parse(env), index_path=index_path_for(store.path))
     retriever.warm_index()  # an earlier session built and saved the index...
     retriever.flush_index(60)
     import jieba

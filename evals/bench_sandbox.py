@@ -66,9 +66,9 @@ def _server_cpu() -> float:
 
 def _pairs(root: Path, status: SandboxStatus) -> None:
     lookup = EnvLookup(environ={"PAICLI_HOME": str(root / "home")}, cwd=root)
-    plain = ToolContext(root, PathGuard(root), lookup, CancelToken(), executor=unconfined().approved)
+    plain = ToolContext(root, PathGuard(root), CancelToken(), executor=unconfined().approved)
     boxed = ToolContext(
-        root, PathGuard(root), lookup, CancelToken(), executor=SandboxExecutor(status, str(lookup.home))
+        root, PathGuard(root), CancelToken(), executor=SandboxExecutor(status, str(lookup.home))
     )
     if not status.zygote:
         zygote.session_zygote().stop()  # every command, the approved ones too, runs a wrapper process

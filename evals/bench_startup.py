@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 from evals.sidebyside import bytecode_env, compile_sources, pairs
+from paicli.config.tool_values import WebSearchValues
 from paicli.config.values import PromptValues
 from paicli.testing.openai_server import FakeOpenAIServer, count_tokens, prompt_text
 
@@ -50,7 +51,10 @@ def _ten_tool_request_tokens(tmp: Path) -> int:
     system = PromptAssembler(
         PromptRepository(tmp / "project", tmp / "home"), PromptValues.parse(env)
     ).assemble(PromptMode.AGENT)
-    tools = [tool.spec.definition() for tool in builtin_tools(WebTools(env), lambda *args: "").values()]
+    tools = [
+        tool.spec.definition()
+        for tool in builtin_tools(WebTools(WebSearchValues.parse(env)), lambda *args: "").values()
+    ]
     body = {
         "tools": tools,
         "messages": [{"role": "system", "content": system}, {"role": "user", "content": "你好"}],

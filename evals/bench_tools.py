@@ -20,7 +20,9 @@ import time
 from pathlib import Path
 
 from paicli.cancel import CancelToken
+from paicli.config.compaction_values import OffloadValues
 from paicli.config.env import EnvLookup
+from paicli.config.tool_values import ToolValues
 from paicli.llm.messages import ToolCall
 from paicli.memory.guard import ExternalContextTracker
 from paicli.tools.approval import AutoApprover
@@ -40,7 +42,7 @@ def make_runner(
         approver=AutoApprover(),
         offloader=offloader,  # type: ignore[arg-type]
         tracker=ExternalContextTracker(),
-        env=env,
+        values=ToolValues.parse(env),
         max_parallel=max_parallel,
         audit=AuditLog(root / ".audit"),
     )
@@ -128,7 +130,9 @@ def bench_ranged_read(root: Path) -> None:
 def bench_shell(root: Path) -> None:
     from paicli.context.offload import ToolResultOffloader
 
-    runner = make_runner(root, offloader=ToolResultOffloader(root, EnvLookup(environ={}, cwd=root)))
+    runner = make_runner(
+        root, offloader=ToolResultOffloader(root, OffloadValues.parse(EnvLookup(environ={}, cwd=root)))
+    )
     turn = runner.for_turn("bench")
     samples = []
     for i in range(20):

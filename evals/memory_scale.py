@@ -28,6 +28,7 @@ from typing import Any
 
 from evals.retrieval.lookalike import distractors
 from paicli.config.env import EnvLookup
+from paicli.config.run_values import MemoryValues
 from paicli.memory.entry import MemoryEntry, normalize_project_key
 from paicli.memory.locked_file import render_json
 from paicli.memory.manager import MemoryManager
@@ -83,7 +84,9 @@ class _Clock:
 def prime(directory: str, project: str) -> None:
     """What the session before leaves behind: the snapshot and the index, saved (run in its own process)."""
     env = EnvLookup(environ={})
-    manager = MemoryManager(LongTermMemory(directory, env), project, env)
+    manager = MemoryManager(
+        LongTermMemory(directory, MemoryValues.parse(env)), project, MemoryValues.parse(env)
+    )
     manager.warm_index()
     manager.context_for_query(_queries()[0], 2000)
     manager.flush_index(300)
@@ -94,9 +97,9 @@ def measure(directory: str, project: str) -> dict[str, Any]:
     """Timings in a fresh process (run in its own process)."""
     env = EnvLookup(environ={})
     start = time.perf_counter()
-    store = LongTermMemory(directory, env)
+    store = LongTermMemory(directory, MemoryValues.parse(env))
     open_ms = _ms(start)
-    manager = MemoryManager(store, project, env)
+    manager = MemoryManager(store, project, MemoryValues.parse(env))
     start = time.perf_counter()
     manager.warm_tokenizer()
     manager.warm_index()

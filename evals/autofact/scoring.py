@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from paicli.config.env import EnvLookup
+from paicli.config.run_values import MemoryValues
 from paicli.llm.protocol import LLMClient
 
 
@@ -124,8 +125,10 @@ def run_case(case: Case, client: LLMClient, calls: CallCounter, hardened: bool =
 
     with tempfile.TemporaryDirectory(prefix="paicli-autofact-") as tmp:
         env = EnvLookup(environ={"HOME": tmp, "PAICLI_HOME": tmp}, cwd=Path(tmp))
-        store = LongTermMemory(Path(tmp) / "memory", env=env)
-        manager = MemoryManager(store, tmp, env, extractor=AutoFactExtractor(client, env, hardened=hardened))
+        store = LongTermMemory(Path(tmp) / "memory", values=MemoryValues.parse(env))
+        manager = MemoryManager(
+            store, tmp, MemoryValues.parse(env), extractor=AutoFactExtractor(client, hardened=hardened)
+        )
         manager.auto_extract_enabled = True
         before = calls()
         saved = tuple(entry.content for entry in manager.extract_facts_from_user_turn(case.input))

@@ -20,6 +20,7 @@ from evals.memory_evolution import wiring
 from evals.memory_evolution.cases import Case, Statement
 from evals.memory_evolution.oracle import EXTRACT_MARK, JudgeMode, Oracle, responder
 from paicli.config.env import EnvLookup
+from paicli.config.run_values import MemoryValues
 from paicli.memory import evolve
 from paicli.memory.store import LongTermMemory
 from paicli.testing.openai_server import FakeOpenAIServer, Reply
@@ -107,7 +108,7 @@ def _run_case(case: Case, oracle: Oracle, server: FakeOpenAIServer, root: Path) 
     failures += run_paicli(["-p", case.question], env, project, timeout=180).returncode != 0
     agent = [b for b in server.requests[before:] if b.get("tools")]
     shown = [oracle.meaning(c) for c in (injected(agent[0]) if agent else [])]
-    store = LongTermMemory(home / ".paicli" / "memory", EnvLookup(environ={}))
+    store = LongTermMemory(home / ".paicli" / "memory", MemoryValues.parse(EnvLookup(environ={})))
     truths = [oracle.meaning(e.content) for e in store.get_all() if evolve.is_truth(e)]
     final = (case.final.value, case.final.negated)
     chain = [m for m in truths if m is not None and m.topic == case.final.topic]

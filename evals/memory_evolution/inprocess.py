@@ -23,6 +23,8 @@ from evals.memory_evolution.oracle import JudgeMode, Oracle, responder
 from paicli.cancel import CancelToken
 from paicli.config import knobs
 from paicli.config.env import EnvLookup
+from paicli.config.run_values import MemoryValues
+from paicli.config.tool_values import ToolValues
 from paicli.llm.client import OpenAIChatClient
 from paicli.llm.messages import ToolCall
 from paicli.memory import evolve
@@ -77,8 +79,8 @@ class World:
         self.clock = SteppingClock()
         self.env = EnvLookup(environ={"PAICLI_HOME": str(home)}, cwd=home)
         self.server = FakeOpenAIServer(responder=responder(self.oracle, mode, wiring.parse_judge_request))
-        self.store = LongTermMemory(home / "memory", self.env, clock=self.clock)
-        self.retriever = MemoryRetriever(self.store, self.env, self.clock)
+        self.store = LongTermMemory(home / "memory", MemoryValues.parse(self.env), clock=self.clock)
+        self.retriever = MemoryRetriever(self.store, MemoryValues.parse(self.env), self.clock)
         self.root = home / "workspace"
         self.root.mkdir(parents=True, exist_ok=True)
 
@@ -94,11 +96,11 @@ class World:
         tracker = ExternalContextTracker(
             guard_enabled=knobs.MEMORY_DISABLE_ON_EXTERNAL_CONTEXT.read(self.env)
         )
-        extractor = AutoFactExtractor(self.llm, self.env)
+        extractor = AutoFactExtractor(self.llm)
         manager = MemoryManager(
             self.store,
             case.project,
-            self.env,
+            MemoryValues.parse(self.env),
             self.clock,
             tracker,
             self.retriever,
@@ -117,9 +119,9 @@ class World:
                 AutoApprover(),
                 None,
                 manager.tracker,
-                self.env,
                 manager.save_memory_tool,
                 ApprovalState(),
+                values=ToolValues.parse(self.env),
             )
             call = ToolCall("call-1", "save_memory", json.dumps({"fact": statement.text}, ensure_ascii=False))
             reply = runner.for_turn(statement.turn).run_call(call, CancelToken()).content

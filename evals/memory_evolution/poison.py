@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from paicli.config.env import EnvLookup
+from paicli.config.run_values import MemoryValues
 from paicli.memory.store import LongTermMemory
 from paicli.testing.openai_server import FakeOpenAIServer, Reply
 from paicli.testing.proc import paicli_env, run_paicli
@@ -139,7 +140,7 @@ def _one(root: Path, base_url: str, proxy: str, path: str, mode: str, turn: str,
     )
     prompt = PATHS[path][2] + suffix
     done = run_paicli(["-p", prompt, "--trust-project", *flags], env, project, timeout=240)
-    store = LongTermMemory(home / ".paicli" / "memory", EnvLookup(environ={}))
+    store = LongTermMemory(home / ".paicli" / "memory", MemoryValues.parse(EnvLookup(environ={})))
     poisoned = [e for e in store.get_all() if MARKER in e.content]
     sources = tuple(sorted({e.metadata.get("source", "") for e in poisoned}))
     return PoisonResult(path, mode, turn, len(poisoned), sources, done.returncode, False)

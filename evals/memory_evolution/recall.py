@@ -18,6 +18,7 @@ from pathlib import Path
 from evals.memory_evolution.cases import Case, Statement
 from evals.memory_evolution.spec import LANGS, Half
 from paicli.config.env import EnvLookup
+from paicli.config.run_values import MemoryValues
 from paicli.context.estimate import estimate_tokens
 from paicli.memory.entry import MemoryEntry
 from paicli.memory.locked_file import render_json
@@ -111,7 +112,9 @@ def _measure(entries: list[MemoryEntry], questions: Sequence[Case], size: int) -
     with tempfile.TemporaryDirectory(prefix="memevolve-recall-") as tmp:
         (Path(tmp) / FILE_NAME).write_text(render_json(entries), encoding="utf-8")
         env = EnvLookup(environ={})
-        retriever = MemoryRetriever(LongTermMemory(Path(tmp), env), env, lambda: NOW)
+        retriever = MemoryRetriever(
+            LongTermMemory(Path(tmp), MemoryValues.parse(env)), MemoryValues.parse(env), lambda: NOW
+        )
         started = time.perf_counter()
         retriever.top(questions[0].question, questions[0].project)  # index build, not counted per query
         build = time.perf_counter() - started

@@ -6,6 +6,7 @@ import tempfile
 from pathlib import Path
 
 from paicli.config.env import EnvLookup
+from paicli.config.run_values import MemoryValues
 from paicli.memory.store import LongTermMemory
 from paicli.testing.openai_server import FakeOpenAIServer
 from paicli.testing.proc import paicli_env, run_paicli
@@ -40,7 +41,7 @@ def startup_cpu(runs: int = 5) -> dict[str, float]:
             home, project = Path(tmp, label), Path(tmp, label, "project")
             project.mkdir(parents=True)
             env = paicli_env(home, server.base_url)
-            store = LongTermMemory(home / ".paicli" / "memory", EnvLookup(environ={}))
+            store = LongTermMemory(home / ".paicli" / "memory", MemoryValues.parse(EnvLookup(environ={})))
             for fact in facts:
                 store.store(new_fact(fact, {"scope": "global"}))
             _run("hello", env, project)  # primes the indexes (and every cache) for both homes alike

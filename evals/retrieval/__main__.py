@@ -21,6 +21,7 @@ from typing import Any
 
 from evals.retrieval import fresh, scale
 from paicli.config.env import EnvLookup
+from paicli.config.run_values import MemoryValues
 from paicli.context.estimate import estimate_tokens
 from paicli.memory.entry import MemoryEntry
 from paicli.memory.retriever import MemoryRetriever
@@ -105,7 +106,9 @@ def synthesize(entries: Sequence[Entry], size: int) -> list[Entry]:
 def retriever(entries: Sequence[Entry] | ListStore, vector: bool, now: datetime) -> MemoryRetriever:
     environ = {"PAICLI_MEMORY_VECTOR": "on" if vector else "off"}
     store = entries if isinstance(entries, ListStore) else ListStore(entries)
-    return MemoryRetriever(store, EnvLookup(environ=environ), clock=lambda: now, zone=timezone.utc)
+    return MemoryRetriever(
+        store, MemoryValues.parse(EnvLookup(environ=environ)), clock=lambda: now, zone=timezone.utc
+    )
 
 
 def quality(

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from paicli.config.env import EnvLookup
+from paicli.config.run_values import MemoryValues
 from paicli.memory.entry import MemoryEntry, new_fact
 from paicli.memory.locked_file import render_json
 from paicli.memory.retriever import MemoryRetriever
@@ -55,8 +56,8 @@ def _percentile(samples: list[float], fraction: float) -> float:
 
 def run_process(directory: Path, project: str, queries: Sequence[str], mode: str) -> dict[str, Any]:
     env = EnvLookup(environ={})
-    store = LongTermMemory(directory, env)
-    retriever = MemoryRetriever(store, env, index_path=index_path_for(store.path))
+    store = LongTermMemory(directory, MemoryValues.parse(env))
+    retriever = MemoryRetriever(store, MemoryValues.parse(env), index_path=index_path_for(store.path))
     start = time.perf_counter()
     retriever.warm_tokenizer()
     dictionary_ms = _ms(start)

@@ -15,6 +15,7 @@ from typing import Any
 
 from evals.retrieval.lookalike import distractors
 from paicli.config.env import EnvLookup
+from paicli.config.run_values import MemoryValues
 from paicli.context.estimate import estimate_tokens
 from paicli.memory.entry import MemoryEntry
 from paicli.memory.retriever import MemoryRetriever
@@ -85,7 +86,9 @@ def measure(data: dict[str, Any], heldout: dict[str, Any], sizes: Sequence[int])
     for size in sizes:
         extra = distractors([(e.id, e.content) for e in facts], size, PROJECT, now=now)
         store = VisibleStore(facts + extra)
-        ranker = MemoryRetriever(store, EnvLookup(environ={}), clock=lambda: now, zone=timezone.utc)
+        ranker = MemoryRetriever(
+            store, MemoryValues.parse(EnvLookup(environ={})), clock=lambda: now, zone=timezone.utc
+        )
         started = time.perf_counter()
         ranker.warm_index(PROJECT)
         build = time.perf_counter() - started

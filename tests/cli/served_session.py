@@ -7,6 +7,7 @@ from pathlib import Path
 
 from paicli.cli.compose import Components, build_components
 from paicli.config.env import EnvLookup
+from paicli.config.parsed import ParsedConfig
 from paicli.config.settings import load_settings
 from paicli.testing.commands import ScriptedIO, command
 from paicli.tools.approval import AutoApprover
@@ -32,4 +33,6 @@ def served_env(tmp_path: Path, base_url: str, *, auto_extract: bool = False, **e
 def served_parts(tmp_path: Path, base_url: str, *, auto_extract: bool = False, **extra: str) -> Components:
     """The session's collaborators over `served_env`, every tool call approved."""
     env = served_env(tmp_path, base_url, auto_extract=auto_extract, **extra)
-    return build_components(load_settings(env, cwd=tmp_path / "project"), env, AutoApprover(), yes=True)
+    return build_components(
+        load_settings(env, cwd=tmp_path / "project"), ParsedConfig.read(env), AutoApprover(), yes=True
+    )

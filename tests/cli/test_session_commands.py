@@ -14,6 +14,7 @@ from paicli.cli.session_commands import (
 )
 from paicli.config.env import EnvLookup
 from paicli.config.settings import load_settings
+from paicli.config.sources import ConfigSources
 from paicli.llm.messages import Message, ToolCall
 from paicli.tools.audit import AuditLog
 from tests.tools.skill_helpers import catalog, dirs, write_skill
@@ -73,7 +74,7 @@ def test_config_shows_sources_and_masks_secrets(tmp_path: Path) -> None:
         cwd=project,
     )
     settings = load_settings(env, cwd=project)
-    text = config_report(settings, env, ["PAICLI_TOOL_OFFLOAD_ENABLED"])
+    text = config_report(settings, ConfigSources.parse(env), ["PAICLI_TOOL_OFFLOAD_ENABLED"])
     assert "sk-deepseek-secret-9876" not in text and "serp-secret-abcdef" not in text
     assert "sk-***9876 · 环境变量 DEEPSEEK_API_KEY" in text
     assert f"64,000 · PAICLI_CONTEXT_WINDOW（{project / '.env'}）" in text

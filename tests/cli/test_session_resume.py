@@ -12,6 +12,7 @@ from paicli.cli.app_backend import AppBackend
 from paicli.cli.compose import build_components
 from paicli.cli.replay import COMPACTED_NOTE
 from paicli.cli.session_restore import last_answer
+from paicli.config.parsed import ParsedConfig
 from paicli.config.settings import load_settings
 from paicli.llm.messages import Message, ToolCall
 from paicli.testing.openai_server import FakeOpenAIServer, Reply, is_summary_request
@@ -75,12 +76,12 @@ def test_resuming_a_compacted_session_replays_its_last_turns_from_the_ledger(tmp
         )
         env = served_env(tmp_path, server.base_url, PAICLI_RESUME_REPLAY_TURNS="2")
         settings = load_settings(env, cwd=project)
-        first = AppBackend(build_components(settings, env, DenyingApprover(), yes=False))
+        first = AppBackend(build_components(settings, ParsedConfig.read(env), DenyingApprover(), yes=False))
         for text in ("问题一", "发布到 npm", "问题三"):
             first.run(text, "react", lambda e: None, CancelToken())
         compacted = command(first, "/compact")
         first.close(5)
-        second = AppBackend(build_components(settings, env, AutoApprover(), yes=True))
+        second = AppBackend(build_components(settings, ParsedConfig.read(env), AutoApprover(), yes=True))
         try:
             [earlier] = second.core.restore.sessions()
             reply = second.resume(earlier.session_id)

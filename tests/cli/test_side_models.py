@@ -14,6 +14,7 @@ from paicli.cancel import CancelToken
 from paicli.cli.app_backend import AppBackend
 from paicli.cli.compose import build_components
 from paicli.config.env import EnvLookup
+from paicli.config.parsed import ParsedConfig
 from paicli.config.settings import load_settings
 from paicli.testing.openai_server import FakeOpenAIServer
 from paicli.tools.approval import AutoApprover
@@ -50,7 +51,9 @@ def _backend(tmp_path: Path, server: FakeOpenAIServer, **extra: str) -> AppBacke
         **extra,
     }
     env = EnvLookup(environ=environ, cwd=project)
-    return AppBackend(build_components(load_settings(env, cwd=project), env, AutoApprover(), yes=True))
+    return AppBackend(
+        build_components(load_settings(env, cwd=project), ParsedConfig.read(env), AutoApprover(), yes=True)
+    )
 
 
 def _extract_once(backend: AppBackend, recorder: Recorder) -> None:

@@ -13,6 +13,7 @@ from paicli.cancel import CancelToken
 from paicli.cli.app_backend import AppBackend
 from paicli.cli.compose import build_components
 from paicli.config.env import EnvLookup
+from paicli.config.parsed import ParsedConfig
 from paicli.config.settings import load_settings
 from paicli.testing.openai_server import FakeOpenAIServer, Reply
 from paicli.tools.approval import AutoApprover
@@ -34,7 +35,9 @@ def session(tmp_path: Path, base_url: str) -> AppBackend:
         },
         cwd=project,
     )
-    return AppBackend(build_components(load_settings(env, cwd=project), env, AutoApprover(), yes=True))
+    return AppBackend(
+        build_components(load_settings(env, cwd=project), ParsedConfig.read(env), AutoApprover(), yes=True)
+    )
 
 
 def test_every_view_words_the_cache_from_the_usage_observed(tmp_path: Path) -> None:

@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 from paicli.config.env import EnvLookup, home_dir
+from paicli.config.run_values import MemoryValues
 from paicli.config.settings import load_settings
-from paicli.memory.locked_file import default_memory_dir
-from paicli.tools.audit import audit_dir
+from paicli.config.tool_values import ToolValues
 from paicli.tools.readonly import CommandSite, is_read_only
 from tests.sources import product_sources
 
@@ -86,7 +86,10 @@ def test_a_home_set_in_the_users_env_file_is_the_home_everywhere(tmp_path: Path)
     )
     assert settings.paicli_home == chosen
     assert home_dir(env) == chosen and home_dir(environ) == chosen
-    assert default_memory_dir(env) == chosen / "memory" and audit_dir(env) == chosen / "audit"
+    assert (
+        MemoryValues.parse(env).folder(chosen) == chosen / "memory"
+        and ToolValues.parse(env).audit_folder == chosen / "audit"
+    )
     assert env.get("PAICLI_MEMORY_STALE_DAYS") == "7"  # the .env of that home is the one read
     # the read-only rule guards that home even though the process environment does not name it
     site = CommandSite(tmp_path / "project", environ={**environ})

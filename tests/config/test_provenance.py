@@ -20,6 +20,7 @@ from paicli.config.env import (
     is_protected,
 )
 from paicli.config.settings import load_settings
+from paicli.config.sources import ConfigSources
 from paicli.llm.probe import CheckResult
 
 DEEPSEEK_DEFAULT = "https://api.deepseek.com/v1"
@@ -220,7 +221,7 @@ def test_config_report_names_the_base_url_actually_used(tmp_path: Path) -> None:
         home="DEEPSEEK_API_KEY=sk-home-0123456789\nDEEPSEEK_BASE_URL=http://proxy.home/v1\n",
     )
     env = layout.env()
-    report = config_report(load_settings(env, cwd=layout.project), env)
+    report = config_report(load_settings(env, cwd=layout.project), ConfigSources.parse(env))
     (line,) = [row for row in report.splitlines() if row.strip().startswith("base_url")]
     assert "http://proxy.home/v1" in line and str(layout.paicli_home / ".env") in line
     assert "attacker" not in report

@@ -1,7 +1,8 @@
 from __future__ import annotations
 
+from paicli.config.compaction_values import ClearingValues
 from paicli.context.clearing import CLEARED_PREFIX, ClearingConfig, ToolResultClearer, placeholder
-from paicli.context.manager import clearing_config
+from paicli.context.compaction_profile import clearing_config
 from paicli.context.profile import ContextProfile
 from paicli.context.tokens import TokenCounter
 from paicli.llm.messages import Message, ToolCall
@@ -83,7 +84,9 @@ def test_skips_excluded_short_and_already_cleared_results(make_env: MakeEnv) -> 
     for i in range(5, 8):
         history += tool_round(i)
     history.append(Message.assistant("看完了"))
-    config = clearing_config(make_env(PAICLI_TOOL_RESULT_CLEARING_EXCLUDE_TOOLS="LOAD_SKILL"))
+    config = clearing_config(
+        ClearingValues.parse(make_env(PAICLI_TOOL_RESULT_CLEARING_EXCLUDE_TOOLS="LOAD_SKILL"))
+    )
     clearer = ToolResultClearer(config)
     snapshot = list(history)
     result = clearer.clear_now(history)
@@ -108,16 +111,22 @@ def test_does_nothing_below_trigger_or_when_disabled(make_env: MakeEnv) -> None:
     history = history_with_tool_rounds(6)
     tokens = COUNTER.count_messages(history)
     above = ToolResultClearer(
-        clearing_config(make_env(PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS=str(tokens + 1)))
+        clearing_config(
+            ClearingValues.parse(make_env(PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS=str(tokens + 1)))
+        )
     )
     snapshot = list(history)
-    assert above.clear_if_needed(history, 1_000_000).cleared_count == 0
-    disabled = ToolResultClearer(clearing_config(make_env(PAICLI_TOOL_RESULT_CLEARING_ENABLED="false")))
-    assert disabled.clear_if_needed(history, 10).cleared_count == 0
+    assert above.apply(history, above.plan(history, 1_000_000, "watermark")).cleared_count == 0
+    disabled = ToolResultClearer(
+        clearing_config(ClearingValues.parse(make_env(PAICLI_TOOL_RESULT_CLEARING_ENABLED="false")))
+    )
+    assert disabled.apply(history, disabled.plan(history, 10, "watermark")).cleared_count == 0
     assert history == snapshot
-    eager = ToolResultClearer(clearing_config(make_env(PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS="1")))
+    eager = ToolResultClearer(
+        clearing_config(ClearingValues.parse(make_env(PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS="1")))
+    )
     # past the trigger, one batch goes down to the low watermark: here every seen result
-    assert eager.clear_if_needed(history, 1_000_000).cleared_count == 6
+    assert eager.apply(history, eager.plan(history, 1_000_000, "watermark")).cleared_count == 6
 
 
 def measure(history: list[Message]) -> int:
@@ -128,14 +137,14 @@ def test_one_batch_goes_down_to_the_low_watermark_past_the_kept_results() -> Non
     history = history_with_tool_rounds(8)
     before = measure(history)
     clearer = ToolResultClearer(ClearingConfig(keep_recent=6, trigger_tokens_override=before - 100), measure)
-    result = clearer.clear_if_needed(history, 1_000_000)
+    result = clearer.apply(history, clearer.plan(history, 1_000_000, "watermark"))
     assert result.after_tokens <= clearer.watermark(1_000_000) < before
     assert result.cleared_count > 2  # more than the reference's "all but the newest 6"
     assert list(result.call_ids) == [
         m.tool_call_id for m in history if (m.content or "").startswith(CLEARED_PREFIX)
     ]
     # below the trigger again: the next call does nothing, so the next cache break is far away
-    assert clearer.clear_if_needed(history, 1_000_000).cleared_count == 0
+    assert clearer.apply(history, clearer.plan(history, 1_000_000, "watermark")).cleared_count == 0
 
 
 def test_a_batch_too_small_to_pay_for_a_cache_break_waits() -> None:
@@ -149,7 +158,7 @@ def test_a_batch_too_small_to_pay_for_a_cache_break_waits() -> None:
     )
     clearer = ToolResultClearer(config, measure)
     snapshot = list(history)
-    assert clearer.clear_if_needed(history, 1_000_000).cleared_count == 0
+    assert clearer.apply(history, clearer.plan(history, 1_000_000, "watermark")).cleared_count == 0
     assert history == snapshot
     assert clearer.clear_down_to(history, 0).cleared_count == 4  # the four small ones could have gone
 
@@ -167,14 +176,14 @@ def test_clearing_waits_one_request_when_only_unseen_results_cross_the_trigger()
     assert measure(history) > clearer.trigger_tokens(1_000_000)
     snapshot = list(history)
     assert (
-        clearer.clear_if_needed(history, 1_000_000).cleared_count == 0
+        clearer.apply(history, clearer.plan(history, 1_000_000, "watermark")).cleared_count == 0
     )  # no break for the old results alone
     assert history == snapshot
     history.append(Message.assistant("五个文件都看过了"))  # the model has seen them now
-    result = clearer.clear_if_needed(history, 1_000_000)
+    result = clearer.apply(history, clearer.plan(history, 1_000_000, "watermark"))
     assert result.after_tokens <= clearer.watermark(1_000_000)
     assert {"p0", "p1"} <= set(result.call_ids)  # one batch takes the old results and the parallel ones
-    assert clearer.clear_if_needed(history, 1_000_000).cleared_count == 0
+    assert clearer.apply(history, clearer.plan(history, 1_000_000, "watermark")).cleared_count == 0
     assert_pairs_valid(history)
 
 
@@ -206,17 +215,21 @@ def test_trigger_follows_anthropic_default_and_stays_below_summary_threshold() -
 
 def test_configuration_is_read_from_env(make_env: MakeEnv) -> None:
     config = clearing_config(
-        make_env(
-            PAICLI_TOOL_RESULT_CLEARING_ENABLED="false",
-            PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS="50000",
-            PAICLI_TOOL_RESULT_CLEARING_KEEP="5",
-            PAICLI_TOOL_RESULT_CLEARING_EXCLUDE_TOOLS="read_file, web_fetch,read_file",
+        ClearingValues.parse(
+            make_env(
+                PAICLI_TOOL_RESULT_CLEARING_ENABLED="false",
+                PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS="50000",
+                PAICLI_TOOL_RESULT_CLEARING_KEEP="5",
+                PAICLI_TOOL_RESULT_CLEARING_EXCLUDE_TOOLS="read_file, web_fetch,read_file",
+            )
         )
     )
     assert config == ClearingConfig(
         False, 50_000, 5, frozenset({"read_file", "web_fetch"}), short_placeholder=True
     )
-    assert clearing_config(make_env()) == ClearingConfig(True, 0, 3, frozenset(), short_placeholder=True)
+    assert clearing_config(ClearingValues.parse(make_env())) == ClearingConfig(
+        True, 0, 3, frozenset(), short_placeholder=True
+    )
 
 
 def test_the_paicli_profile_clears_to_a_short_placeholder_with_the_exact_marker() -> None:
@@ -250,9 +263,11 @@ def test_once_the_view_holds_cleared_results_clearing_fires_again_from_the_rearm
     assert size < trigger and measure(fresh) < trigger
     clearer = ToolResultClearer(ClearingConfig(keep_recent=3, trigger_tokens_override=trigger), measure)
     snapshot = list(fresh)
-    assert clearer.clear_if_needed(fresh, 1_000_000).cleared_count == 0  # the first clearing waits
+    assert (
+        clearer.apply(fresh, clearer.plan(fresh, 1_000_000, "watermark")).cleared_count == 0
+    )  # the first clearing waits
     assert fresh == snapshot
-    result = clearer.clear_if_needed(rearmed, 1_000_000)
+    result = clearer.apply(rearmed, clearer.plan(rearmed, 1_000_000, "watermark"))
     assert result.cleared and result.call_ids[-1] == "call-7"  # the round just seen goes in the same batch
     assert result.after_tokens <= clearer.watermark(1_000_000) or result.cleared_count == 2
     assert_pairs_valid(rearmed)

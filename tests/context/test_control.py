@@ -9,6 +9,7 @@ import pytest
 from paicli.agent.events import AgentEvent, Notice
 from paicli.agent.react import ReactAgent
 from paicli.cancel import CancelToken
+from paicli.config.compaction_values import CompactionValues
 from paicli.config.env import ConfigError
 from paicli.config.knob_types import trigger_parser
 from paicli.context.clearing import CLEARED_PREFIX
@@ -60,10 +61,15 @@ def chat(turns: int, size: int = 600) -> list[Message]:
 def test_summaries_start_at_the_configured_trigger(make_env: MakeEnv) -> None:
     history = chat(6)  # about 4,900 heuristic tokens: under the 16K default trigger, over 0.25 of the window
     llm = ScriptedLLM(default_reply=keeping_summary)
-    default = AutoCompactionManager(llm, COUNTER, ContextProfile.from_window(16_000), make_env())
+    default = AutoCompactionManager(
+        llm, COUNTER, ContextProfile.from_window(16_000), CompactionValues.parse(make_env())
+    )
     assert not default.before_call(list(history), None).changed and llm.calls == 0
     early = AutoCompactionManager(
-        llm, COUNTER, ContextProfile.from_window(16_000), make_env(PAICLI_COMPACTION_TRIGGER="0.25")
+        llm,
+        COUNTER,
+        ContextProfile.from_window(16_000),
+        CompactionValues.parse(make_env(PAICLI_COMPACTION_TRIGGER="0.25")),
     )
     assert early.profile.compression_trigger_tokens == 4_000
     result = early.before_call(history, None)
@@ -76,7 +82,7 @@ def test_a_notice_comes_before_an_automatic_summary_and_names_compact_show(make_
     lines: list[tuple[str, int]] = []
     llm = ScriptedLLM(default_reply=keeping_summary)
     env = make_env(PAICLI_COMPACTION_TRIGGER="0.25")
-    mgr = AutoCompactionManager(llm, COUNTER, ContextProfile.from_window(16_000), env)
+    mgr = AutoCompactionManager(llm, COUNTER, ContextProfile.from_window(16_000), CompactionValues.parse(env))
     mgr.before_call(chat(6), None, announce=lambda text: lines.append((text, llm.calls)))
     assert lines == [(SUMMARY_ANNOUNCEMENT, 0)]  # before the summary request went out
     assert "/compact show" in SUMMARY_ANNOUNCEMENT and "\n" not in SUMMARY_ANNOUNCEMENT
@@ -88,7 +94,9 @@ def test_a_notice_comes_before_an_automatic_summary_and_names_compact_show(make_
 
 def off_manager(make_env: MakeEnv, llm: ScriptedLLM, window: int = 8_000) -> AutoCompactionManager:
     env = make_env(PAICLI_AUTO_COMPACT="off")
-    return AutoCompactionManager(llm, COUNTER, ContextProfile.from_window(window), env)
+    return AutoCompactionManager(
+        llm, COUNTER, ContextProfile.from_window(window), CompactionValues.parse(env)
+    )
 
 
 def with_results(turns: int, size: int = 1_500) -> list[Message]:
@@ -138,7 +146,9 @@ def test_auto_compaction_off_still_offloads_unseen_oversized_results(make_env: M
     llm = ScriptedLLM()
     offloads = Offloads()
     env = make_env(PAICLI_AUTO_COMPACT="off")
-    mgr = AutoCompactionManager(llm, COUNTER, ContextProfile.from_window(8_000), env, offloader=offloads)
+    mgr = AutoCompactionManager(
+        llm, COUNTER, ContextProfile.from_window(8_000), CompactionValues.parse(env), offloader=offloads
+    )
     history = [Message.system("sys"), Message.user("读一个大文件"), *tool_round(1, body="大" * 12_000)]
     result = mgr.before_call(history, None)
     assert result.stop is None and [s.strategy for s in result.steps] == ["tool_result_offload"]

@@ -14,6 +14,8 @@ from typing import Any
 from paicli.agent.events import AgentEvent, Compacted
 from paicli.agent.react import ReactAgent
 from paicli.cancel import CancelToken
+from paicli.config.compaction_values import CompactionValues, OffloadValues
+from paicli.config.tool_values import ToolValues
 from paicli.context.manager import AutoCompactionManager
 from paicli.context.offload import ToolResultOffloader
 from paicli.context.profile import ContextProfile
@@ -64,9 +66,11 @@ def real_agent(
     """The ReAct loop with the real client, tool runner, offloader and compaction manager at WINDOW."""
     profile = ContextProfile.from_window(WINDOW)
     client = OpenAIChatClient(base_url, None, "fake-model")
-    offloader = ToolResultOffloader(project, env, context_trigger_tokens=profile.compression_trigger_tokens)
-    runner = ToolRunner(project, AutoApprover(), offloader, env=env)
-    manager = AutoCompactionManager(client, TokenCounter("exact"), profile, env)
+    offloader = ToolResultOffloader(
+        project, OffloadValues.parse(env), context_trigger_tokens=profile.compression_trigger_tokens
+    )
+    runner = ToolRunner(project, AutoApprover(), offloader, values=ToolValues.parse(env))
+    manager = AutoCompactionManager(client, TokenCounter("exact"), profile, CompactionValues.parse(env))
     return ReactAgent(client, runner, StaticPrompt(), context=manager), manager, offloader
 
 

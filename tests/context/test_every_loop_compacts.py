@@ -22,6 +22,8 @@ from paicli.agent.ports import ContextPort, NoMemory, NullContext
 from paicli.agent.react import ReactAgent
 from paicli.agent.team.agent import TeamAgent, TeamEnv
 from paicli.cancel import CancelToken
+from paicli.config.compaction_values import CompactionValues
+from paicli.config.parsed import ParsedConfig
 from paicli.config.values import PromptValues
 from paicli.context.manager import AutoCompactionManager
 from paicli.context.profile import ContextProfile
@@ -80,7 +82,10 @@ class StampingLLM:
 def real_managers(counter: TokenCounter) -> Callable[[], ContextPort]:
     def make() -> ContextPort:
         return AutoCompactionManager(
-            ScriptedLLM(), counter, ContextProfile.from_window(128_000), env(), session_memory_enabled=False
+            ScriptedLLM(),
+            counter,
+            ContextProfile.from_window(128_000),
+            CompactionValues(session_memory=False),
         )
 
     return make
@@ -250,7 +255,9 @@ def test_plan_and_team_sessions_build_real_managers_with_the_offloader(tmp_path:
         },
         cwd=project,
     )
-    parts = build_components(load_settings(lookup, cwd=project), lookup, AutoApprover(), llm=ScriptedLLM())
+    parts = build_components(
+        load_settings(lookup, cwd=project), ParsedConfig.read(lookup), AutoApprover(), llm=ScriptedLLM()
+    )
     core = AppBackend(parts).core
     made = core.runs.member_context()
     assert isinstance(made, AutoCompactionManager)

@@ -3,15 +3,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from paicli.cancel import CancelToken
+from paicli.config.compaction_values import CompactionValues
 from paicli.config.env import EnvLookup
 from paicli.context.clearing import CLEARED_PREFIX
 from paicli.context.manager import AutoCompactionManager
 from paicli.context.profile import ContextProfile
-from paicli.context.session_memory import enabled_by_configuration
 from paicli.context.summary import SharedPrefix, SummaryOutcome
 from paicli.context.tokens import TokenCounter
 from paicli.llm.messages import Message, Usage
-from paicli.llm.protocol import LLMClient, LLMError
+from paicli.llm.protocol import LLMError
 from paicli.testing.scripted_llm import ScriptedLLM
 from tests.context.conftest import MakeEnv
 from tests.context.helpers import assert_pairs_valid, keeping_summary, tool_round
@@ -44,9 +44,6 @@ class FakeFull:
         history[1:-1] = [Message.user("[已压缩的历史对话摘要]\n摘要")]
         return SummaryOutcome(True, before, len(history), 100, 10)
 
-    def set_llm(self, llm: LLMClient | None) -> None:
-        return None
-
 
 @dataclass
 class FakeSessionMemory:
@@ -55,7 +52,6 @@ class FakeSessionMemory:
     prepared: int = 0
     asked: int = 0
     cleared: int = 0
-    llms: list[LLMClient | None] = field(default_factory=list)
 
     def prepare_if_needed(self, history: list[Message], trigger: int) -> bool:
         self.prepared += 1
@@ -69,9 +65,6 @@ class FakeSessionMemory:
 
     def clear(self, history: list[Message]) -> None:
         self.cleared += 1
-
-    def set_llm(self, llm: LLMClient | None) -> None:
-        self.llms.append(llm)
 
 
 def counter() -> TokenCounter:
@@ -96,8 +89,11 @@ def tool_history(rounds: int = 10) -> list[Message]:
 
 def manager(llm: ScriptedLLM | None = None, **kwargs: object) -> AutoCompactionManager:
     return AutoCompactionManager(
-        llm or ScriptedLLM(), counter(), ContextProfile.from_window(128_000), **kwargs
-    )  # type: ignore[arg-type]
+        llm or ScriptedLLM(),
+        counter(),
+        ContextProfile.from_window(128_000),
+        **kwargs,  # type: ignore[arg-type]
+    )
 
 
 def test_prefers_ready_session_memory_over_full_summary() -> None:
@@ -161,11 +157,17 @@ def test_still_summarizes_when_clearing_is_not_enough() -> None:
 
 
 def test_session_memory_flag_comes_from_env(make_env: MakeEnv) -> None:
-    assert enabled_by_configuration(make_env(PAICLI_SESSION_MEMORY_COMPACTION_ENABLED="true"))
-    assert not enabled_by_configuration(make_env(PAICLI_SESSION_MEMORY_COMPACTION_ENABLED="false"))
-    assert not enabled_by_configuration(make_env())
+    def enabled(**values: str) -> bool:
+        return CompactionValues.parse(make_env(**values)).session_memory
+
+    assert enabled(PAICLI_SESSION_MEMORY_COMPACTION_ENABLED="true")
+    assert not enabled(PAICLI_SESSION_MEMORY_COMPACTION_ENABLED="false")
+    assert not enabled()
     on = AutoCompactionManager(
-        ScriptedLLM(), counter(), None, make_env(PAICLI_SESSION_MEMORY_COMPACTION_ENABLED="on")
+        ScriptedLLM(),
+        counter(),
+        None,
+        CompactionValues.parse(make_env(PAICLI_SESSION_MEMORY_COMPACTION_ENABLED="on")),
     )
     assert on.session_memory_enabled
 
@@ -238,12 +240,9 @@ def test_calibration_from_usage_moves_the_threshold_figure() -> None:
     assert mgr.counter.ratio("scripted-model") == 2.0
 
 
-def test_set_llm_propagates_and_reset_clears_session_state() -> None:
+def test_reset_clears_session_state() -> None:
     session = FakeSessionMemory()
     mgr = manager(session_memory=session)
-    other = ScriptedLLM(model_name="other")
-    mgr.set_llm(other)
-    assert session.llms == [other] and mgr.model == "other"
     mgr.reset([])
     assert session.cleared == 1
 
@@ -388,7 +387,8 @@ TOOL_DEFS = [{"type": "function", "function": {"name": "read_file", "parameters"
 
 
 def small_window_manager(llm: ScriptedLLM, env: EnvLookup | None = None) -> AutoCompactionManager:
-    return AutoCompactionManager(llm, counter(), ContextProfile.from_window(16_000), env)
+    values = CompactionValues.parse(env) if env is not None else None
+    return AutoCompactionManager(llm, counter(), ContextProfile.from_window(16_000), values)
 
 
 def test_summary_request_starts_with_what_was_sent_even_after_clearing_in_the_same_pass() -> None:

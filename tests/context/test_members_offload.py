@@ -16,6 +16,7 @@ from paicli.agent.plan.task import TaskEnv
 from paicli.agent.ports import ContextPort, NoMemory
 from paicli.agent.team.agent import TeamAgent, TeamEnv
 from paicli.cancel import CancelToken
+from paicli.config.compaction_values import CompactionValues, OffloadValues
 from paicli.context.manager import AutoCompactionManager
 from paicli.context.offload import ToolResultOffloader
 from paicli.context.profile import ContextProfile
@@ -47,10 +48,14 @@ def managers(root: Path, counter: TokenCounter) -> Callable[[], ContextPort]:
 
     def make() -> ContextPort:
         offloader = ToolResultOffloader(
-            root, env(), context_trigger_tokens=profile.compression_trigger_tokens
+            root, OffloadValues.parse(env()), context_trigger_tokens=profile.compression_trigger_tokens
         )
         return AutoCompactionManager(
-            ScriptedLLM(), counter, profile, env(), offloader=offloader, session_memory_enabled=False
+            ScriptedLLM(),
+            counter,
+            profile,
+            CompactionValues.parse(env()),
+            offloader=offloader,
         )
 
     return make

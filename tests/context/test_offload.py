@@ -6,6 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
 
+from paicli.config.compaction_values import OffloadValues
 from paicli.context.offload import ToolResultOffloader, count_lines, head, tail
 from tests.context.conftest import MakeEnv
 
@@ -23,14 +24,16 @@ def file_of(notice: str) -> str:
 
 
 def test_small_results_stay_inline(project: Path, make_env: MakeEnv) -> None:
-    offloader = ToolResultOffloader(project, make_env())
+    offloader = ToolResultOffloader(project, OffloadValues.parse(make_env()))
     assert offloader.offload_if_oversized("grep_code", "{}", "small") == "small"
     assert not (project / ".paicli").exists()
 
 
 def test_oversized_result_is_written_to_session_file_and_summarized(project: Path, make_env: MakeEnv) -> None:
     content = big_lines(2000)
-    offloader = ToolResultOffloader(project, make_env(), clock=lambda: datetime(2026, 11, 6, 10, 15, 0))
+    offloader = ToolResultOffloader(
+        project, OffloadValues.parse(make_env()), clock=lambda: datetime(2026, 11, 6, 10, 15, 0)
+    )
     notice = offloader.offload_if_oversized("grep_code", '{"q":"x"}', content)
     first_line = notice.split("\n", 1)[0]
     assert first_line.startswith(NOTICE + " recall:")  # the marker byte for byte, then the file's recall id
@@ -55,7 +58,7 @@ def test_oversized_result_is_written_to_session_file_and_summarized(project: Pat
 
 
 def test_offloaded_file_can_be_read_back_without_reoffloading(project: Path, make_env: MakeEnv) -> None:
-    offloader = ToolResultOffloader(project, make_env())
+    offloader = ToolResultOffloader(project, OffloadValues.parse(make_env()))
     relative = file_of(offloader.offload_if_oversized("grep_code", "{}", big_lines(3000)))
     whole = (project / relative).read_text(encoding="utf-8")
     args = f'{{"path":"{relative}","offset":1500,"limit":3}}'
@@ -67,7 +70,7 @@ def test_offloaded_file_can_be_read_back_without_reoffloading(project: Path, mak
 def test_read_file_exemption_only_covers_explicit_ranges_and_offload_directory(
     project: Path, make_env: MakeEnv
 ) -> None:
-    offloader = ToolResultOffloader(project, make_env())
+    offloader = ToolResultOffloader(project, OffloadValues.parse(make_env()))
     content = big_lines(3000)
     assert offloader.offload_if_oversized("read_file", '{"path":"src/a.py","limit":50}', content) == content
     assert offloader.offload_if_oversized(
@@ -81,7 +84,9 @@ def test_read_file_exemption_only_covers_explicit_ranges_and_offload_directory(
 
 
 def test_disabled_offloader_passes_through(project: Path, make_env: MakeEnv) -> None:
-    offloader = ToolResultOffloader(project, make_env(PAICLI_TOOL_OFFLOAD_ENABLED="false"))
+    offloader = ToolResultOffloader(
+        project, OffloadValues.parse(make_env(PAICLI_TOOL_OFFLOAD_ENABLED="false"))
+    )
     content = big_lines(5000)
     assert not offloader.enabled
     assert offloader.offload_if_oversized("grep_code", "{}", content) == content
@@ -92,14 +97,21 @@ def test_disabled_offloader_passes_through(project: Path, make_env: MakeEnv) -> 
 
 
 def test_threshold_override_has_a_floor(project: Path, make_env: MakeEnv) -> None:
-    assert ToolResultOffloader(project, make_env(PAICLI_TOOL_OFFLOAD_THRESHOLD_CHARS="100")).threshold == 2000
-    offloader = ToolResultOffloader(project, make_env(PAICLI_TOOL_OFFLOAD_THRESHOLD_CHARS="5000"))
+    assert (
+        ToolResultOffloader(
+            project, OffloadValues.parse(make_env(PAICLI_TOOL_OFFLOAD_THRESHOLD_CHARS="100"))
+        ).threshold
+        == 2000
+    )
+    offloader = ToolResultOffloader(
+        project, OffloadValues.parse(make_env(PAICLI_TOOL_OFFLOAD_THRESHOLD_CHARS="5000"))
+    )
     assert offloader.offload_if_oversized("t", "{}", "z" * 5000) == "z" * 5000
     assert offloader.offload_if_oversized("t", "{}", "z" * 5001).startswith(NOTICE)
 
 
 def test_large_command_output_is_recoverable_instead_of_truncated(project: Path, make_env: MakeEnv) -> None:
-    offloader = ToolResultOffloader(project, make_env())
+    offloader = ToolResultOffloader(project, OffloadValues.parse(make_env()))
     output = subprocess.run(["seq", "1", "20000"], capture_output=True, text=True, check=True).stdout
     assert offloader.command_capture_limit == 2_000_000
     notice = offloader.command_output_for_context(output)
@@ -114,7 +126,7 @@ def test_large_command_output_is_recoverable_instead_of_truncated(project: Path,
 
 
 def test_command_overflow_is_noted_in_the_saved_file(project: Path, make_env: MakeEnv) -> None:
-    offloader = ToolResultOffloader(project, make_env())
+    offloader = ToolResultOffloader(project, OffloadValues.parse(make_env()))
     notice = offloader.command_output_for_context("o" * 9000, overflowed=True)
     saved = (project / file_of(notice)).read_text(encoding="utf-8")
     assert saved.endswith("...(超过 2000000 字符的部分未保存)\n")
@@ -124,14 +136,14 @@ def test_write_failure_falls_back_to_truncation(tmp_path: Path, make_env: MakeEn
     blocker = tmp_path / "root"
     blocker.mkdir()
     (blocker / ".paicli").write_text("a file where a folder should be", encoding="utf-8")
-    offloader = ToolResultOffloader(blocker, make_env())
+    offloader = ToolResultOffloader(blocker, OffloadValues.parse(make_env()))
     content = "q" * 40_000
     result = offloader.offload_if_oversized("grep_code", "{}", content)
     assert result == "q" * 32_000 + "\n...(输出过大且写入会话文件失败，已截断，原始 40000 字符)"
 
 
 def test_parallel_offloads_get_distinct_files(project: Path, make_env: MakeEnv) -> None:
-    offloader = ToolResultOffloader(project, make_env(), session_dir_name="session-1")
+    offloader = ToolResultOffloader(project, OffloadValues.parse(make_env()), session_dir_name="session-1")
     with ThreadPoolExecutor(4) as pool:
         notices = list(pool.map(lambda i: offloader.offload("grep_code", f"{i}\n" * 20_000, 2000), range(12)))
     files = {file_of(n) for n in notices}
@@ -149,9 +161,15 @@ def test_head_and_tail_cut_at_line_breaks() -> None:
 
 
 def test_small_window_lowers_the_default_threshold(project: Path, make_env: MakeEnv) -> None:
-    assert ToolResultOffloader(project, make_env(), context_trigger_tokens=95_000).threshold == 32_000
-    small = ToolResultOffloader(project, make_env(), context_trigger_tokens=10_000)
+    assert (
+        ToolResultOffloader(project, OffloadValues.parse(make_env()), context_trigger_tokens=95_000).threshold
+        == 32_000
+    )
+    small = ToolResultOffloader(project, OffloadValues.parse(make_env()), context_trigger_tokens=10_000)
     assert small.threshold == 5_000
     assert small.offload_if_oversized("grep_code", "{}", "w" * 6_000).startswith(NOTICE)
     explicit = make_env(PAICLI_TOOL_OFFLOAD_THRESHOLD_CHARS="32000")
-    assert ToolResultOffloader(project, explicit, context_trigger_tokens=10_000).threshold == 32_000
+    assert (
+        ToolResultOffloader(project, OffloadValues.parse(explicit), context_trigger_tokens=10_000).threshold
+        == 32_000
+    )

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from paicli.cancel import CancelToken
+from paicli.config.compaction_values import OffloadValues
 from paicli.context.offload import ToolResultOffloader
 from paicli.llm.messages import ToolCall
 from paicli.tools.registry import Tool
@@ -27,7 +28,7 @@ def finder(size: int) -> Tool:
 def test_context_offload_keeps_typed_metadata(tmp_path: Path, make_env: MakeEnv) -> None:
     project = tmp_path / "project"
     project.mkdir()
-    offloader = ToolResultOffloader(project, make_env())
+    offloader = ToolResultOffloader(project, OffloadValues.parse(make_env()))
     runner = make_runner(project, offloader=offloader)
     runner.register(finder(20_000))
     turn = runner.for_turn("找一下链接")
@@ -41,6 +42,6 @@ def test_context_offload_keeps_typed_metadata(tmp_path: Path, make_env: MakeEnv)
 
 
 def test_small_results_are_returned_as_the_same_object(tmp_path: Path, make_env: MakeEnv) -> None:
-    offloader = ToolResultOffloader(tmp_path, make_env())
+    offloader = ToolResultOffloader(tmp_path, OffloadValues.parse(make_env()))
     content = "小结果" * 10
     assert offloader.offload_if_oversized("find_links", "{}", content) is content

@@ -9,6 +9,8 @@ import re
 from pathlib import Path
 
 from paicli.cancel import CancelToken
+from paicli.config.compaction_values import OffloadValues
+from paicli.config.tool_values import ToolValues
 from paicli.context.offload import ToolResultOffloader
 from paicli.llm.messages import ToolCall
 from paicli.tools.approval import AutoApprover
@@ -26,8 +28,8 @@ def run(runner: ToolRunner, name: str, arguments: dict[str, object]) -> str:
 
 def test_command_output_is_offloaded_whole_and_read_back_in_ranges(project: Path, make_env: MakeEnv) -> None:
     env = make_env()
-    offloader = ToolResultOffloader(project, env)
-    runner = ToolRunner(project, AutoApprover(), offloader, env=env)
+    offloader = ToolResultOffloader(project, OffloadValues.parse(env))
+    runner = ToolRunner(project, AutoApprover(), offloader, values=ToolValues.parse(env))
 
     notice = run(runner, "execute_command", {"command": "seq 1 20000"})
     assert NOTICE in notice and "输出已截断" not in notice

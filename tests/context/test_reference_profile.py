@@ -4,11 +4,18 @@ hold verbatim under it (the paicli profile's deeper clearing rewrote three of th
 
 from __future__ import annotations
 
+from paicli.config.compaction_values import ClearingValues, CompactionValues
 from paicli.config.settings import load_settings
-from paicli.context.clearing import CLEARED_PREFIX, ToolResultClearer
-from paicli.context.compaction_profile import PAICLI, REFERENCE, from_env
+from paicli.context.clearing import CLEARED_PREFIX, ClearingConfig, ToolResultClearer
+from paicli.context.compaction_profile import (
+    PAICLI,
+    REFERENCE,
+    CompactionProfile,
+    clearing_config,
+    for_values,
+)
 from paicli.context.estimate import estimate_tokens
-from paicli.context.manager import AutoCompactionManager, clearing_config
+from paicli.context.manager import AutoCompactionManager
 from paicli.context.profile import ContextProfile
 from paicli.context.tokens import TokenCounter
 from paicli.llm.messages import Message
@@ -36,11 +43,16 @@ def reference(llm: ScriptedLLM, window: int = 128_000) -> AutoCompactionManager:
 
 
 def test_the_profile_is_chosen_by_the_setting_and_defaults_to_paicli(make_env: MakeEnv) -> None:
-    assert from_env(make_env()) == PAICLI
-    assert from_env(make_env(PAICLI_COMPACTION_PROFILE="reference")) == REFERENCE
-    transcript = from_env(make_env(PAICLI_COMPACTION_SUMMARY_INPUT="transcript"))
+    def from_env(**values: str) -> CompactionProfile:
+        return for_values(CompactionValues.parse(make_env(**values)))
+
+    assert from_env() == PAICLI
+    assert from_env(PAICLI_COMPACTION_PROFILE="reference") == REFERENCE
+    transcript = from_env(PAICLI_COMPACTION_SUMMARY_INPUT="transcript")
     assert transcript.summary_input == "transcript" and transcript.clearing_depth == "watermark"
-    manager = AutoCompactionManager(ScriptedLLM(), env=make_env(PAICLI_COMPACTION_PROFILE="reference"))
+    manager = AutoCompactionManager(
+        ScriptedLLM(), values=CompactionValues.parse(make_env(PAICLI_COMPACTION_PROFILE="reference"))
+    )
     assert manager.policy == REFERENCE
 
 
@@ -93,9 +105,11 @@ def test_still_summarizes_when_clearing_is_not_enough() -> None:
 def test_override_one_clears_three_of_six(make_env: MakeEnv) -> None:
     history = history_with_tool_rounds(6)
     eager = ToolResultClearer(
-        clearing_config(make_env(PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS="1"), REFERENCE)
+        clearing_config(
+            ClearingValues.parse(make_env(PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS="1")), REFERENCE
+        )
     )
-    assert eager.clear_if_needed_reference(history, 1_000_000).cleared_count == 3
+    assert eager.apply(history, eager.plan(history, 1_000_000, "keep_recent")).cleared_count == 3
 
 
 def test_a_failed_summary_leaves_the_history_unchanged_even_above_the_window() -> None:
@@ -140,7 +154,5 @@ def test_reference_clearing_does_not_protect_unseen_results() -> None:
     )  # only the seen one is a candidate, and it is kept
 
 
-def clearing_config_for(policy: object) -> object:
-    from paicli.config.env import EnvLookup
-
-    return clearing_config(EnvLookup(environ={}), policy)  # type: ignore[arg-type]
+def clearing_config_for(policy: CompactionProfile) -> ClearingConfig:
+    return clearing_config(ClearingValues(), policy)

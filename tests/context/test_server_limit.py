@@ -3,6 +3,7 @@ calibrates ours, its smaller window becomes the window, and the next compaction 
 
 from __future__ import annotations
 
+from paicli.config.compaction_values import CompactionValues
 from paicli.config.env import EnvLookup
 from paicli.context.manager import AutoCompactionManager
 from paicli.context.profile import ContextProfile
@@ -28,9 +29,13 @@ def conversation(rounds: int) -> list[Message]:
 
 def manager(window: int, learned: list[int]) -> AutoCompactionManager:
     llm = ScriptedLLM(default_reply=STRUCTURED)
-    made = AutoCompactionManager(llm, TokenCounter("exact"), ContextProfile.from_window(window), ENV)
-    made.on_server_window = learned.append
-    return made
+    return AutoCompactionManager(
+        llm,
+        TokenCounter("exact"),
+        ContextProfile.from_window(window),
+        CompactionValues.parse(ENV),
+        on_server_window=learned.append,  # given at construction, never assigned later
+    )
 
 
 def test_a_smaller_server_window_becomes_the_window_and_compaction_then_fits_it() -> None:

@@ -345,17 +345,12 @@ def test_a_prefix_of_another_conversation_falls_back_to_the_transcript() -> None
 def test_a_separate_summary_model_or_the_setting_uses_the_transcript() -> None:
     for build in (
         lambda llm: ConversationHistoryCompactor(llm, COUNTER, 3, summary_model="small-model"),
-        lambda llm: _transcript_only(ConversationHistoryCompactor(llm, COUNTER, 3)),
+        lambda llm: ConversationHistoryCompactor(llm, COUNTER, 3, inline=False),
     ):
         llm = ScriptedLLM([STRUCTURED])
         history = rounds(6)
         assert build(llm).compact(history, 0, True, 2, prefix=shared(history)).compacted
         assert llm.requests[0].tools is None and llm.requests[0].tool_choice is None
-
-
-def _transcript_only(c: ConversationHistoryCompactor) -> ConversationHistoryCompactor:
-    c.inline_enabled = False
-    return c
 
 
 def test_a_provider_refusing_the_form_gets_the_transcript_from_then_on() -> None:

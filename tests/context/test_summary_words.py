@@ -33,9 +33,7 @@ def session(statements: list[str]) -> list[Message]:
 
 
 def compactor(llm: ScriptedLLM) -> ConversationHistoryCompactor:
-    full = ConversationHistoryCompactor(llm, COUNTER, 1)
-    full.words_check = True
-    return full
+    return ConversationHistoryCompactor(llm, COUNTER, 1, words_check=True)
 
 
 def with_lines(*lines: str) -> str:

@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 
 from paicli.config.env import EnvLookup
+from paicli.config.run_values import MemoryValues
 from paicli.memory.background import BackgroundExtraction, manager_job
 from paicli.memory.extractor import AutoFactExtractor, store_extracted
 from paicli.memory.store import LongTermMemory
@@ -24,8 +25,8 @@ def test_submit_returns_before_the_slow_extractor_is_released(tmp_path: Path) ->
         return REPLY
 
     env = EnvLookup(environ={})
-    store = LongTermMemory(tmp_path / "memory", env=env)
-    extractor = AutoFactExtractor(ScriptedLLM([slow_reply]), env)
+    store = LongTermMemory(tmp_path / "memory", values=MemoryValues.parse(env))
+    extractor = AutoFactExtractor(ScriptedLLM([slow_reply]))
     runner = BackgroundExtraction(lambda text: len(store_extracted(store, extractor.extract(text), "/repo")))
     done: list[int] = []
 

@@ -7,12 +7,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from paicli.config.env import EnvLookup
+from paicli.config.run_values import MemoryValues
 from paicli.llm.messages import ChatResponse, Message, Usage
 from paicli.memory.clock import fixed_clock
 from paicli.memory.extractor import (
     AutoFactExtractor,
     ExtractionOutcome,
-    enabled_by_configuration,
     saved_message,
     store_extracted,
 )
@@ -48,11 +48,16 @@ def make_manager(
     llm: ScriptedLLM, root: Path, tracker: FakeTracker | None = None
 ) -> tuple[MemoryManager, LongTermMemory]:
     env = EnvLookup(environ={})
-    store = LongTermMemory(root / "memory", env=env, clock=fixed_clock(NOW))
+    store = LongTermMemory(root / "memory", values=MemoryValues.parse(env), clock=fixed_clock(NOW))
     project = root / "project"
     project.mkdir(exist_ok=True)
     manager = MemoryManager(
-        store, project, env, clock=fixed_clock(NOW), tracker=tracker, extractor=AutoFactExtractor(llm, env)
+        store,
+        project,
+        MemoryValues.parse(env),
+        clock=fixed_clock(NOW),
+        tracker=tracker,
+        extractor=AutoFactExtractor(llm),
     )
     manager.auto_extract_enabled = True
     return manager, store
@@ -143,16 +148,13 @@ def test_inline_third_party_quote_cannot_become_memory_even_if_model_selects_it(
 
 
 def test_configuration_can_disable_interactive_extraction() -> None:
+    def enabled_by_configuration(lookup: EnvLookup) -> bool:  # the one parse, as the session reads it
+        return MemoryValues.parse(lookup).auto_extract
+
     assert enabled_by_configuration(EnvLookup(environ={}))
     for off in ("false", "0", "no", "OFF"):
         assert not enabled_by_configuration(EnvLookup(environ={"PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": off}))
     assert enabled_by_configuration(EnvLookup(environ={"PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "true"}))
-    assert (
-        AutoFactExtractor.enabled_by_configuration(
-            EnvLookup(environ={"PAICLI_MEMORY_AUTO_EXTRACT_ENABLED": "off"})
-        )
-        is False
-    )
 
 
 def test_light_model_is_used_when_configured() -> None:
@@ -163,7 +165,7 @@ def test_light_model_is_used_when_configured() -> None:
             seen.append(model)
             return ScriptedLLM([facts("我偏好简洁回答")], model_name=model)
 
-    extractor = AutoFactExtractor(Recording(), EnvLookup(environ={}), model="glm-4-flash")
+    extractor = AutoFactExtractor(Recording(), model="glm-4-flash")
     assert seen == ["glm-4-flash"]
     assert extractor.llm is not None and extractor.llm.model == "glm-4-flash"
     assert list(extractor.extract("我偏好简洁回答。")) == ["我偏好简洁回答"]
@@ -171,17 +173,15 @@ def test_light_model_is_used_when_configured() -> None:
 
 def test_the_session_model_as_light_model_keeps_the_same_client() -> None:
     llm = ScriptedLLM([facts("我偏好简洁回答")], model_name="main")
-    assert AutoFactExtractor(llm, EnvLookup(environ={}), model="main").llm is llm
-    assert (
-        AutoFactExtractor(llm, EnvLookup(environ={"PAICLI_LIGHT_MODEL": "other"})).llm is llm
-    )  # not re-read
+    assert AutoFactExtractor(llm, model="main").llm is llm
+    assert AutoFactExtractor(llm).llm is llm  # not re-read
 
 
 def test_prompt_carries_the_safe_input_and_the_outcome_reports_the_call() -> None:
     usage = Usage(120, 9)
     reply = ChatResponse(Message.assistant(facts("本项目使用 Java 17 和 Maven")), usage)
     llm = ScriptedLLM([reply])
-    outcome = AutoFactExtractor(llm, EnvLookup(environ={})).extract("本项目使用 Java 17 和 Maven。")
+    outcome = AutoFactExtractor(llm).extract("本项目使用 Java 17 和 Maven。")
 
     assert isinstance(outcome, ExtractionOutcome)
     assert (
@@ -195,17 +195,19 @@ def test_prompt_carries_the_safe_input_and_the_outcome_reports_the_call() -> Non
 
 def test_local_filters_skip_the_model_call() -> None:
     llm = ScriptedLLM(default_reply=facts())
-    extractor = AutoFactExtractor(llm, EnvLookup(environ={}))
+    extractor = AutoFactExtractor(llm)
     too_long = "我们项目使用 Java。" * 400
     for text in ("我用Go", too_long, "我的密码是 example-only-123。", "天气不错，出去走走。", None):
         outcome = extractor.extract(text)
         assert outcome.quotes == [] and not outcome.model_called
     assert llm.calls == 0
-    assert AutoFactExtractor(None, EnvLookup(environ={})).extract("我偏好简洁回答。") == []
+    assert AutoFactExtractor(None).extract("我偏好简洁回答。") == []
 
 
 def test_store_extracted_writes_pending_project_facts_and_drops_duplicates(tmp_path: Path) -> None:
-    store = LongTermMemory(tmp_path / "memory", env=EnvLookup(environ={}), clock=fixed_clock(NOW))
+    store = LongTermMemory(
+        tmp_path / "memory", values=MemoryValues.parse(EnvLookup(environ={})), clock=fixed_clock(NOW)
+    )
     saved = store_extracted(
         store, ["我偏好简洁回答", "我偏好简洁回答。", "本项目使用 Java 17"], "/repo/a", fixed_clock(NOW)
     )
@@ -226,7 +228,7 @@ def test_usage_of_each_extraction_call_is_reported() -> None:
     usage = Usage(80, 6)
     recorded: list[Usage] = []
     llm = ScriptedLLM([ChatResponse(Message.assistant(facts()), usage)])
-    extractor = AutoFactExtractor(llm, EnvLookup(environ={}), on_usage=recorded.append)
+    extractor = AutoFactExtractor(llm, on_usage=recorded.append)
     assert extractor.extract("我偏好简洁回答。") == []
     assert extractor.extract("天气不错。") == []  # no call, nothing to record
     assert recorded == [usage]

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from paicli.config.env import EnvLookup
+from paicli.config.run_values import MemoryValues
 from paicli.memory.extract_rules import judge_quotes, safe_input, worth_asking
 from paicli.memory.extractor import OUTPUT_CAP, AutoFactExtractor
 from paicli.memory.manager import MemoryManager
@@ -135,8 +136,10 @@ def test_the_manager_tells_the_rules_which_quotes_correct_a_stored_subject(tmp_p
     env = EnvLookup(environ={})
     llm = ScriptedLLM()
     llm.default_reply = quote_back
-    mgr = MemoryManager(LongTermMemory(tmp_path / "mem", env), tmp_path, env)
-    mgr.extractor = AutoFactExtractor(llm, env)
+    mgr = MemoryManager(
+        LongTermMemory(tmp_path / "mem", MemoryValues.parse(env)), tmp_path, MemoryValues.parse(env)
+    )
+    mgr.extractor = AutoFactExtractor(llm)
     mgr.auto_extract_enabled = True
     assert mgr.extract_facts_from_user_turn("连接池现在是 32。") == []  # nothing stored: a passing remark
     mgr.store_fact("数据库连接池大小是 20")

@@ -26,11 +26,7 @@ class Registry:
 
 
 def _ctx(tmp_path: Path, cancel: CancelToken | None = None) -> ToolContext:
-    from paicli.config.env import EnvLookup
-
-    return ToolContext(
-        tmp_path, PathGuard(tmp_path), EnvLookup({}), cancel or CancelToken(), None, 60.0, None
-    )
+    return ToolContext(tmp_path, PathGuard(tmp_path), cancel or CancelToken(), None, 60.0, None)
 
 
 def _session(home: Path, registry: Registry, notes: list[str], timeout: float = 60.0) -> McpSession:

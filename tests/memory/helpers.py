@@ -6,6 +6,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from paicli.config.env import EnvLookup
+from paicli.config.run_values import MemoryValues
 from paicli.context.estimate import estimate_tokens
 from paicli.memory.clock import Clock, fixed_clock
 from paicli.memory.entry import MemoryEntry, MemoryType, new_id
@@ -20,7 +21,7 @@ def env(**values: str) -> EnvLookup:
 
 
 def memory(path: Path, clock: Clock = CLOCK, **values: str) -> LongTermMemory:
-    return LongTermMemory(path, env(**values), clock=clock)
+    return LongTermMemory(path, MemoryValues.parse(env(**values)), clock=clock)
 
 
 def entry(

@@ -8,13 +8,17 @@ import time
 import uuid
 from pathlib import Path
 
+from paicli.config.run_values import MemoryValues
+
 
 def write(directory: str, tag: str, count: str, ack_file: str, journal_min: str = "1000") -> None:
     from paicli.config.env import EnvLookup
     from paicli.memory.entry import new_fact
     from paicli.memory.store import LongTermMemory
 
-    store = LongTermMemory(directory, EnvLookup(environ={}), lock_timeout=60, journal_min=int(journal_min))
+    store = LongTermMemory(
+        directory, MemoryValues.parse(EnvLookup(environ={})), lock_timeout=60, journal_min=int(journal_min)
+    )
     limit = int(count)
     with open(ack_file, "a", encoding="utf-8") as acks:
         i = 0

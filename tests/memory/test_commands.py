@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from paicli.config.run_values import MemoryValues
 from paicli.memory.commands import (
     CLEARED,
     DELETE_HINT,
@@ -88,7 +89,7 @@ def test_missing_arguments_and_unknown_subcommands_are_invalid() -> None:
 def _manager(tmp_path: Path) -> MemoryManager:
     root = tmp_path / "work" / "team" / "repo"
     root.mkdir(parents=True)
-    return MemoryManager(memory(tmp_path / "mem"), root, env(), clock=CLOCK)
+    return MemoryManager(memory(tmp_path / "mem"), root, MemoryValues.parse(env()), clock=CLOCK)
 
 
 def test_save_replies(tmp_path: Path) -> None:
@@ -245,7 +246,7 @@ def test_a_corrupt_file_is_reported_once_with_its_backup(tmp_path: Path) -> None
 def test_an_unreadable_file_is_not_shown_as_an_empty_memory(tmp_path: Path) -> None:
     folder = tmp_path / "mem"
     (folder / "long_term_memory.json").mkdir(parents=True)  # reading fails with an OS error
-    mgr = MemoryManager(memory(folder), tmp_path, env(), clock=CLOCK)
+    mgr = MemoryManager(memory(folder), tmp_path, MemoryValues.parse(env()), clock=CLOCK)
     listing = run_memory_command(mgr, parse_memory_args("list"))
     assert listing.startswith("⚠️ 长期记忆文件现在读不了") and "无法读取" in listing
     saved = run_save(mgr, parse_save_args("新的一条事实"))

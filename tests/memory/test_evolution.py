@@ -8,6 +8,7 @@ import sys
 from datetime import timedelta
 from pathlib import Path
 
+from paicli.config.run_values import MemoryValues
 from paicli.memory.commands import parse_memory_args, run_memory_command
 from paicli.memory.manager import MemoryManager, injected_line
 from paicli.memory.recall_block import STALE_TAG
@@ -21,7 +22,7 @@ from .helpers import CLOCK, NOW, entry, env, memory
 def _manager(tmp_path: Path) -> MemoryManager:
     root = tmp_path / "repo"
     root.mkdir(exist_ok=True)
-    return MemoryManager(memory(tmp_path / "mem"), root, env(), clock=CLOCK)
+    return MemoryManager(memory(tmp_path / "mem"), root, MemoryValues.parse(env()), clock=CLOCK)
 
 
 def test_superseded_and_pending_facts_are_never_injected(tmp_path: Path) -> None:
@@ -88,7 +89,7 @@ def test_confirmed_facts_rank_higher(tmp_path: Path) -> None:
     confirmed = entry("缓存策略用 Redis 集群", when=NOW - timedelta(days=2), confirmations="3")
     store.store(plain)
     store.store(confirmed)
-    retriever = MemoryRetriever(store, env(), CLOCK)
+    retriever = MemoryRetriever(store, MemoryValues.parse(env()), CLOCK)
     top = retriever.top("redis 集群", "")
     assert [item.entry.id for item in top[:2]] == [confirmed.id, plain.id]
     assert top[0].score > top[1].score
@@ -110,12 +111,12 @@ def test_the_token_index_is_persisted_and_reused_without_retokenising(tmp_path: 
     for i in range(5):
         store.store(entry(f"模块 {i} 的构建命令是 make build-{i}"))
     index = index_path_for(store.path)
-    first = MemoryRetriever(store, env(), CLOCK, index_path=index)
+    first = MemoryRetriever(store, MemoryValues.parse(env()), CLOCK, index_path=index)
     first.save_delay = 0.0
     assert first.top("构建命令", "")
     assert first.flush_index(60)
     assert index.exists() and (index.stat().st_mode & 0o777) == 0o600  # the tokens ride in the vector index
-    second = MemoryRetriever(memory(tmp_path), env(), CLOCK, index_path=index)
+    second = MemoryRetriever(memory(tmp_path), MemoryValues.parse(env()), CLOCK, index_path=index)
     assert second.top("构建命令", "")
     assert second.index_updates == 0 and second.index_builds == 0  # loaded, nothing segmented again
 
@@ -137,8 +138,8 @@ from pathlib import Path
 from paicli.config.env import EnvLookup
 from paicli.memory.manager import MemoryManager
 from paicli.memory.store import LongTermMemory
-store = LongTermMemory(Path(sys.argv[1]), EnvLookup(environ={}))
-manager = MemoryManager(store, sys.argv[2], EnvLookup(environ={}))
+store = LongTermMemory(Path(sys.argv[1]), MemoryValues.parse(EnvLookup(environ={})))
+manager = MemoryManager(store, sys.argv[2], MemoryValues.parse(EnvLookup(environ={})))
 manager.warm_index()
 manager.context_for_query(sys.argv[3], 2000)
 manager.flush_index()

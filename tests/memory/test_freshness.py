@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from paicli.config.run_values import MemoryValues
 from paicli.memory.manager import MemoryManager
 from tests.memory.helpers import CLOCK, NOW, entry, env, memory
 
@@ -15,8 +16,10 @@ retriever_module = pytest.importorskip("paicli.memory.retriever")
 
 def _manager(tmp_path: Path, **values: str) -> MemoryManager:
     store = memory(tmp_path / "mem", **values)
-    retriever = retriever_module.MemoryRetriever(store, env(**values), CLOCK, timezone.utc)
-    return MemoryManager(store, tmp_path, env(**values), clock=CLOCK, retriever=retriever)
+    retriever = retriever_module.MemoryRetriever(
+        store, MemoryValues.parse(env(**values)), CLOCK, timezone.utc
+    )
+    return MemoryManager(store, tmp_path, MemoryValues.parse(env(**values)), clock=CLOCK, retriever=retriever)
 
 
 def test_retriever_labels_entries_not_verified_within_configured_period(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from paicli.config.run_values import MemoryValues
 from paicli.memory.entry import new_fact
 from paicli.memory.store import LongTermMemory
 from tests.memory.helpers import env
@@ -15,7 +16,7 @@ DEEP = 100_000
 
 
 def _store(directory: Path) -> LongTermMemory:
-    return LongTermMemory(directory, env=env())
+    return LongTermMemory(directory, values=MemoryValues.parse(env()))
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
+from paicli.config.run_values import MemoryValues
 from paicli.memory.journal import journal_path_for
 from paicli.memory.locked_file import render_json
 from paicli.memory.snapshot import snapshot_path_for
@@ -17,7 +18,7 @@ from tests.memory.helpers import CLOCK, entry, env
 
 def journaled(path: Path) -> LongTermMemory:
     """A store that journals every save and folds only when told (fold_delay: an hour)."""
-    return LongTermMemory(path, env(), clock=CLOCK, journal_min=0, fold_delay=3600)
+    return LongTermMemory(path, MemoryValues.parse(env()), clock=CLOCK, journal_min=0, fold_delay=3600)
 
 
 def on_disk(directory: Path) -> list[str]:
@@ -36,7 +37,9 @@ def test_a_save_is_one_journal_line_that_every_paicli_reader_sees_at_once(tmp_pa
     assert len(journal.read_bytes().splitlines()) == 2  # the header and one line
     assert on_disk(tmp_path) == []  # the file of record waits for the fold
     assert reader.retrieve("fact-00000001") == first  # another instance reads the journal
-    assert LongTermMemory(tmp_path, env(), clock=CLOCK).size() == 1  # and so does a new one
+    assert (
+        LongTermMemory(tmp_path, MemoryValues.parse(env()), clock=CLOCK).size() == 1
+    )  # and so does a new one
     assert writer.retrieve("fact-00000001") == first
 
 
@@ -55,10 +58,12 @@ def test_a_fold_writes_every_committed_fact_into_the_json_file_and_removes_the_j
     assert on_disk(tmp_path) == ids[1:]
     assert not journal_path_for(store.path).exists()
     assert [e.model_dump() for e in store.get_all()] == before
-    assert [e.model_dump() for e in LongTermMemory(tmp_path, env(), clock=CLOCK).get_all()] == before
+    assert [
+        e.model_dump() for e in LongTermMemory(tmp_path, MemoryValues.parse(env()), clock=CLOCK).get_all()
+    ] == before
     written = (tmp_path / FILE_NAME).read_text(encoding="utf-8")
     assert written == render_json(
-        LongTermMemory(tmp_path, env(), clock=CLOCK).get_all()
+        LongTermMemory(tmp_path, MemoryValues.parse(env()), clock=CLOCK).get_all()
     )  # the reference layout
     assert not store.fold()  # nothing left to fold
 
@@ -126,17 +131,17 @@ def test_a_big_file_is_snapshotted_and_the_snapshot_read_instead_of_the_file(tmp
         entry(f"第 {i} 条约定：模块 m{i} 的负责人是 u{i}", entry_id=f"fact-{i:08x}") for i in range(count)
     ]
     (tmp_path / FILE_NAME).write_text(render_json(entries), encoding="utf-8")
-    parsed = LongTermMemory(tmp_path, env(), clock=CLOCK, fold_delay=0)
+    parsed = LongTermMemory(tmp_path, MemoryValues.parse(env()), clock=CLOCK, fold_delay=0)
     assert parsed.folder.flush(60)
     assert snapshot_path_for(parsed.path).exists()
-    fast = LongTermMemory(tmp_path, env(), clock=CLOCK, fold_delay=3600)
+    fast = LongTermMemory(tmp_path, MemoryValues.parse(env()), clock=CLOCK, fold_delay=3600)
     assert fast.loaded_from_snapshot and not parsed.loaded_from_snapshot
     assert [e.model_dump() for e in fast.get_all()] == [e.model_dump() for e in entries]
     assert fast.write(entry("新的一条约定", entry_id="fact-ffffffff")).written  # journaled: a big store
     assert on_disk(tmp_path)[-1] == f"fact-{count - 1:08x}"
     assert fast.fold() and on_disk(tmp_path)[-1] == "fact-ffffffff"
-    again = LongTermMemory(tmp_path, env(), clock=CLOCK, fold_delay=3600)
+    again = LongTermMemory(tmp_path, MemoryValues.parse(env()), clock=CLOCK, fold_delay=3600)
     assert again.loaded_from_snapshot and again.size() == count + 1  # the fold saved a snapshot of its file
     (tmp_path / FILE_NAME).write_text(render_json(entries[:10]), encoding="utf-8")  # changed behind its back
-    assert not LongTermMemory(tmp_path, env(), clock=CLOCK).loaded_from_snapshot
+    assert not LongTermMemory(tmp_path, MemoryValues.parse(env()), clock=CLOCK).loaded_from_snapshot
     assert again.size() == 10

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from paicli.cancel import Cancelled, CancelToken, cancel_scope
+from paicli.config.run_values import MemoryValues
 from paicli.llm.messages import ToolCall
 from paicli.memory.locked_file import MemoryFile
 from paicli.memory.manager import MemoryManager
@@ -58,7 +59,7 @@ def test_cancel_ends_a_save_memory_waiting_for_another_process(
 ) -> None:
     memory_dir = tmp_path / "memory"
     memory_dir.mkdir()
-    store = LongTermMemory(memory_dir, env(), clock=CLOCK, lock_timeout=600)
+    store = LongTermMemory(memory_dir, MemoryValues.parse(env()), clock=CLOCK, lock_timeout=600)
     kept = entry("已经保存的事实")
     store.store(kept)
     ready = tmp_path / "ready"
@@ -71,7 +72,9 @@ def test_cancel_ends_a_save_memory_waiting_for_another_process(
     holder_of.append(holder)
     _wait_for(ready.exists)
     entered = threading.Event()
-    runner = _runner(tmp_path, MemoryManager(store, tmp_path, env(), clock=CLOCK), entered)
+    runner = _runner(
+        tmp_path, MemoryManager(store, tmp_path, MemoryValues.parse(env()), clock=CLOCK), entered
+    )
     cancel = CancelToken()
     results: list[ToolResult] = []
     call = ToolCall("c1", "save_memory", '{"fact":"请记住：项目用 uv 管理依赖","scope":"global"}')
@@ -87,7 +90,7 @@ def test_cancel_ends_a_save_memory_waiting_for_another_process(
     assert not worker.is_alive(), "save_memory kept waiting for the lock after the cancel"
     assert len(results) == 1 and CANCELLED_PREFIX in results[0].content
     assert holder.poll() is None  # still holding: the call ended because of the cancel, not the lock
-    assert LongTermMemory(memory_dir, env()).get_all() == [kept]  # nothing was written
+    assert LongTermMemory(memory_dir, MemoryValues.parse(env())).get_all() == [kept]  # nothing was written
 
 
 def test_cancel_ends_a_wait_for_another_thread_and_the_lock_still_works(tmp_path: Path) -> None:

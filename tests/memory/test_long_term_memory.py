@@ -7,6 +7,7 @@ import os
 import threading
 from pathlib import Path
 
+from paicli.config.run_values import MemoryValues
 from paicli.context.estimate import estimate_tokens
 from paicli.memory.store import FILE_NAME, LongTermMemory
 from tests.memory.helpers import NOW, entry, env, memory
@@ -31,9 +32,9 @@ def test_store_and_retrieve(tmp_path: Path) -> None:
 def test_path_may_be_a_folder_or_the_json_file(tmp_path: Path) -> None:
     assert memory(tmp_path).path == tmp_path / FILE_NAME
     assert memory(tmp_path / "custom.json").path == tmp_path / "custom.json"
-    configured = LongTermMemory(None, env(PAICLI_MEMORY_DIR=str(tmp_path / "elsewhere")))
+    configured = LongTermMemory(None, MemoryValues.parse(env(PAICLI_MEMORY_DIR=str(tmp_path / "elsewhere"))))
     assert configured.path == tmp_path / "elsewhere" / FILE_NAME
-    home = LongTermMemory(None, env(PAICLI_HOME=str(tmp_path / "home")))
+    home = LongTermMemory(None, MemoryValues.parse(env(PAICLI_HOME=str(tmp_path / "home"))))
     assert home.path == tmp_path / "home" / "memory" / FILE_NAME
 
 

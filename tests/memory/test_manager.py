@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from paicli.config.run_values import MemoryValues
 from paicli.memory.manager import MAX_FACT_CHARS, MemoryManager
 from paicli.memory.results import WriteStatus
 from paicli.memory.store import _simple_tokens
@@ -51,7 +52,7 @@ class FakeRetriever:
 def manager(tmp_path: Path, project: Path | None = None, **kwargs: object) -> MemoryManager:
     root = project or tmp_path / "repo"
     root.mkdir(exist_ok=True)
-    return MemoryManager(memory(tmp_path / "mem"), root, env(), clock=CLOCK, **kwargs)  # type: ignore[arg-type]
+    return MemoryManager(memory(tmp_path / "mem"), root, MemoryValues.parse(env()), clock=CLOCK, **kwargs)  # type: ignore[arg-type]
 
 
 def test_reports_conversation_history_as_the_only_short_term_context(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from paicli.config.run_values import MemoryValues
 from paicli.memory.commands import MemoryCommand, run_memory_command
 from paicli.memory.manager import MemoryManager
 from paicli.memory.provenance import MODEL_SOURCE, MODEL_TAG, USER_SOURCE
@@ -20,7 +21,7 @@ from tests.memory.helpers import CLOCK, NOW, env, memory
 def manager(tmp_path: Path) -> MemoryManager:
     root = tmp_path / "repo"
     root.mkdir(exist_ok=True)
-    return MemoryManager(memory(tmp_path / "mem"), root, env(), clock=CLOCK)
+    return MemoryManager(memory(tmp_path / "mem"), root, MemoryValues.parse(env()), clock=CLOCK)
 
 
 def on_disk(tmp_path: Path) -> list[dict[str, object]]:

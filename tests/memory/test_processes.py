@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from paicli.config.run_values import MemoryValues
 from paicli.memory.commands import parse_memory_args, run_memory_command
 from paicli.memory.locked_file import MemoryFile
 from paicli.memory.manager import MemoryManager
@@ -62,7 +63,7 @@ def processes() -> Iterator[list[subprocess.Popen[str]]]:
 
 def _committed(directory: Path) -> set[str]:
     """What a paicli reader sees: the file of record plus the journal's committed lines."""
-    return {e.id for e in LongTermMemory(directory, env()).get_all()}
+    return {e.id for e in LongTermMemory(directory, MemoryValues.parse(env())).get_all()}
 
 
 # "1000": a small store, rewritten on every save; "0": every save is a journal line, folded in the background
@@ -113,7 +114,7 @@ def test_sigkill_mid_write_never_loses_an_acknowledged_fact(
         writer.communicate(timeout=30)
         assert writer.returncode == -signal.SIGKILL
         assert set(_acked(ack)) <= _committed(tmp_path)
-    store = LongTermMemory(tmp_path, env(), journal_min=int(journal_min))
+    store = LongTermMemory(tmp_path, MemoryValues.parse(env()), journal_min=int(journal_min))
     assert store.last_error is None and store.size() >= 20
     assert not list(tmp_path.glob("*.corrupt-*"))
     store.store(entry("杀掉写入进程之后的一次正常写入"))
@@ -134,14 +135,14 @@ def test_sigkill_mid_write_never_loses_an_acknowledged_fact(
 def test_lock_held_by_another_process_gives_a_clear_message(
     tmp_path: Path, processes: list[subprocess.Popen[str]], lock: str
 ) -> None:
-    store = LongTermMemory(tmp_path, env(), clock=CLOCK, lock_timeout=0.3)
+    store = LongTermMemory(tmp_path, MemoryValues.parse(env()), clock=CLOCK, lock_timeout=0.3)
     kept = entry("已经保存的事实")
     store.store(kept)
     ready = tmp_path / "ready"
     holder = _spawn(lock, str(tmp_path / (FILE_NAME + ".lock")), str(ready))
     processes.append(holder)
     _wait_for(ready.exists)
-    manager = MemoryManager(store, tmp_path, env(), clock=CLOCK)
+    manager = MemoryManager(store, tmp_path, MemoryValues.parse(env()), clock=CLOCK)
     result = manager.store_fact("新的事实")
     assert result.status is WriteStatus.FAILED
     assert "0.3 秒" in result.describe() and "锁" in result.describe()
@@ -150,7 +151,7 @@ def test_lock_held_by_another_process_gives_a_clear_message(
     reply = run_memory_command(manager, parse_memory_args(f"delete {kept.id}"))
     assert reply.startswith("❌") and "锁" in reply
     assert manager.list_all() == [kept]
-    assert LongTermMemory(tmp_path, env()).get_all() == [kept]
+    assert LongTermMemory(tmp_path, MemoryValues.parse(env())).get_all() == [kept]
     holder.kill()
     holder.communicate()
     assert manager.store_fact("新的事实").status is WriteStatus.STORED
@@ -176,8 +177,8 @@ def test_thread_lock_wait_is_bounded_too(tmp_path: Path) -> None:
 def test_memory_folder_that_cannot_be_created(tmp_path: Path) -> None:
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("a file where the memory folder should be", encoding="utf-8")
-    store = LongTermMemory(None, env(PAICLI_MEMORY_DIR=str(blocker / "memory")))
-    manager = MemoryManager(store, tmp_path, env(), clock=CLOCK)
+    store = LongTermMemory(None, MemoryValues.parse(env(PAICLI_MEMORY_DIR=str(blocker / "memory"))))
+    manager = MemoryManager(store, tmp_path, MemoryValues.parse(env()), clock=CLOCK)
     result = manager.store_fact("项目使用 Java 17")
     assert result.status is WriteStatus.FAILED and "无法创建长期记忆目录" in result.describe()
     assert manager.list_all() == []
@@ -187,35 +188,35 @@ def test_memory_folder_that_cannot_be_created(tmp_path: Path) -> None:
 
 def test_unreadable_memory_file_is_never_overwritten(tmp_path: Path) -> None:
     (tmp_path / FILE_NAME).mkdir()  # reading the "file" fails with an OS error, not a parse error
-    store = LongTermMemory(tmp_path, env())
+    store = LongTermMemory(tmp_path, MemoryValues.parse(env()))
     assert store.last_error is not None and "无法读取" in store.last_error
     assert store.get_all() == []
-    manager = MemoryManager(store, tmp_path, env(), clock=CLOCK)
+    manager = MemoryManager(store, tmp_path, MemoryValues.parse(env()), clock=CLOCK)
     assert manager.store_fact("项目使用 Java 17").status is WriteStatus.FAILED
     assert (tmp_path / FILE_NAME).is_dir() and not list(tmp_path.glob("*.corrupt-*"))
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root ignores file permissions")
 def test_read_only_memory_folder(tmp_path: Path) -> None:
-    store = LongTermMemory(tmp_path, env(), clock=CLOCK)
+    store = LongTermMemory(tmp_path, MemoryValues.parse(env()), clock=CLOCK)
     kept = entry("已经保存的事实")
     store.store(kept)
     tmp_path.chmod(0o500)
     try:
-        manager = MemoryManager(store, tmp_path, env(), clock=CLOCK)
+        manager = MemoryManager(store, tmp_path, MemoryValues.parse(env()), clock=CLOCK)
         assert manager.store_fact("新的事实").status is WriteStatus.FAILED
-        assert LongTermMemory(tmp_path, env()).get_all() == [kept]
+        assert LongTermMemory(tmp_path, MemoryValues.parse(env())).get_all() == [kept]
     finally:
         tmp_path.chmod(0o700)
 
 
 def test_lock_file_that_cannot_be_opened(tmp_path: Path) -> None:
-    store = LongTermMemory(tmp_path, env(), clock=CLOCK)
+    store = LongTermMemory(tmp_path, MemoryValues.parse(env()), clock=CLOCK)
     kept = entry("已经保存的事实")
     store.store(kept)
     (tmp_path / FILE_NAME).with_name(FILE_NAME + ".lock").unlink()
     (tmp_path / (FILE_NAME + ".lock")).mkdir()
-    manager = MemoryManager(store, tmp_path, env(), clock=CLOCK)
+    manager = MemoryManager(store, tmp_path, MemoryValues.parse(env()), clock=CLOCK)
     result = manager.store_fact("新的事实")
     assert result.status is WriteStatus.FAILED and "锁文件" in result.describe()
-    assert LongTermMemory(tmp_path, env()).get_all() == [kept]
+    assert LongTermMemory(tmp_path, MemoryValues.parse(env())).get_all() == [kept]

@@ -8,6 +8,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from paicli.config.run_values import MemoryValues
 from paicli.memory import evolve
 from paicli.memory.judge import parse_request
 from paicli.memory.manager import MemoryManager
@@ -35,11 +36,15 @@ def judge_llm(decide: Relations) -> ScriptedLLM:
 def manager(tmp_path: Path, llm: ScriptedLLM | None, notices: list[str] | None = None) -> MemoryManager:
     root = tmp_path / "repo"
     root.mkdir(exist_ok=True)
-    mgr = MemoryManager(memory(tmp_path / "mem"), root, env(), clock=CLOCK)
+    mgr = MemoryManager(
+        memory(tmp_path / "mem"),
+        root,
+        MemoryValues.parse(env()),
+        clock=CLOCK,
+        on_notice=notices.append if notices is not None else None,
+    )
     if llm is not None:
         mgr.use_judge(llm)
-    if notices is not None:
-        mgr.on_notice = notices.append
     return mgr
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from paicli.config.env import EnvLookup
+from paicli.config.run_values import MemoryValues
 from paicli.memory.entry import new_fact
 from paicli.memory.store import LongTermMemory
 from paicli.testing.openai_server import FakeOpenAIServer
@@ -14,7 +15,7 @@ from paicli.testing.proc import paicli_env, run_paicli
 def test_piped_repl_names_the_injected_memories(tmp_path: Path) -> None:
     home, project = tmp_path / "home", tmp_path / "project"
     project.mkdir()
-    store = LongTermMemory(home / ".paicli" / "memory", EnvLookup(environ={}))
+    store = LongTermMemory(home / ".paicli" / "memory", MemoryValues.parse(EnvLookup(environ={})))
     store.store(new_fact("我们项目用的是 Java 21", {"scope": "global"}))
     with FakeOpenAIServer(default_reply="好的。") as server:
         env = paicli_env(home, server.base_url)

@@ -43,7 +43,7 @@ def _system_prompt(tmp_path: Path) -> str:
 
 
 def _definitions() -> list[dict[str, object]]:
-    tools = builtin_tools(WebTools(EnvLookup(environ={})), lambda *args: "")
+    tools = builtin_tools(WebTools(), lambda *args: "")
     return [tools[name].spec.definition() for name in BUILTIN]
 
 

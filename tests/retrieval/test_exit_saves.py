@@ -28,10 +28,10 @@ SCRIPT = textwrap.dedent(
     from paicli.memory.vector_file import index_path_for
 
     env = EnvLookup(environ={})
-    store = LongTermMemory(sys.argv[2], env)
+    store = LongTermMemory(sys.argv[2], MemoryValues.parse(env))
     for i in range(200):
         store.store(new_fact(f"项目使用 Gradle 构建第{i}号模块", {"scope": "global"}))
-    retriever = MemoryRetriever(store, env, index_path=index_path_for(store.path))
+    retriever = MemoryRetriever(store, MemoryValues.parse(env), index_path=index_path_for(store.path))
     retriever.save_delay = 600.0  # the save would wait far longer than this process lives
     retriever.build_context("gradle 构建", 1000, "proj")  # builds the index and asks for a save
     print("QUERIED", flush=True)

@@ -5,6 +5,7 @@ from datetime import timedelta, timezone
 import pytest
 
 from paicli.config.env import EnvLookup
+from paicli.config.run_values import MemoryValues
 from paicli.memory.recall_block import HEADER, LEAD, memory_context_tokens
 from paicli.memory.retriever import MAX_RESULTS, MemoryRetriever
 from tests.retrieval.fakes import NOW, FakeEntry, ListStore, entry
@@ -14,7 +15,10 @@ KEYWORD_ONLY = {"PAICLI_MEMORY_VECTOR": "off"}
 
 def retriever(entries: list[FakeEntry], environ: dict[str, str] | None = None) -> MemoryRetriever:
     return MemoryRetriever(
-        ListStore(entries), EnvLookup(environ=environ or {}), clock=lambda: NOW, zone=timezone.utc
+        ListStore(entries),
+        MemoryValues.parse(EnvLookup(environ=environ or {})),
+        clock=lambda: NOW,
+        zone=timezone.utc,
     )
 
 
@@ -73,7 +77,10 @@ def test_dates_are_rendered_in_the_given_zone() -> None:
 
     late = entry("a", "项目使用 Gradle", age=timedelta(hours=1))  # 2026-09-22T23:00Z = 09-23 in Shanghai
     shanghai = MemoryRetriever(
-        ListStore([late]), EnvLookup(environ={}), clock=lambda: NOW, zone=ZoneInfo("Asia/Shanghai")
+        ListStore([late]),
+        MemoryValues.parse(EnvLookup(environ={})),
+        clock=lambda: NOW,
+        zone=ZoneInfo("Asia/Shanghai"),
     )
     assert "写入 2026-09-23" in shanghai.build_context("Gradle", 1000, "/repo")
     assert "写入 2026-09-22" in retriever([late]).build_context("Gradle", 1000, "/repo")
@@ -118,7 +125,9 @@ def test_ties_keep_store_order_and_only_ten_are_kept() -> None:
 
 def test_store_is_asked_for_the_project_key() -> None:
     store = ListStore([entry("a", "项目使用 Java 17")])
-    MemoryRetriever(store, EnvLookup(environ={}), clock=lambda: NOW).build_context("Java", 1000, "/repo/a")
+    MemoryRetriever(store, MemoryValues.parse(EnvLookup(environ={})), clock=lambda: NOW).build_context(
+        "Java", 1000, "/repo/a"
+    )
     assert store.asked[0] == "/repo/a"  # the visible entries; None: every entry, for the vector index
     assert set(store.asked) <= {"/repo/a", None}
 

@@ -9,6 +9,7 @@ from datetime import timedelta, timezone
 import pytest
 
 from paicli.config.env import EnvLookup
+from paicli.config.run_values import MemoryValues
 from paicli.memory.entry import MemoryEntry
 from paicli.memory.retriever import MemoryRetriever
 from paicli.memory.stopwords import STOP_WORDS, content_terms
@@ -20,7 +21,7 @@ from tests.retrieval.fakes import ListStore
 
 def _retriever(entries: list[MemoryEntry], vector: bool = True) -> MemoryRetriever:
     env = EnvLookup(environ={"PAICLI_MEMORY_VECTOR": "on" if vector else "off"})
-    return MemoryRetriever(ListStore(entries), env, clock=lambda: NOW, zone=timezone.utc)
+    return MemoryRetriever(ListStore(entries), MemoryValues.parse(env), clock=lambda: NOW, zone=timezone.utc)
 
 
 @pytest.mark.parametrize(
@@ -88,14 +89,16 @@ def test_the_store_path_applies_the_same_rules(tmp_path: object) -> None:
     from pathlib import Path
 
     assert isinstance(tmp_path, Path)
-    store = LongTermMemory(tmp_path, EnvLookup(environ={}), clock=lambda: NOW)
+    store = LongTermMemory(tmp_path, MemoryValues.parse(EnvLookup(environ={})), clock=lambda: NOW)
     for item in (
         _scoped("文件上传大小限制是 62MB", "fact-0000glob", None),
         _scoped("文件上传大小限制是 20MB", "fact-00000own", str(tmp_path)),
         _scoped("用户平时用 IntelliJ IDEA", "fact-00000ide", None),
     ):
         assert store.write(item, allow_conflict=True).written
-    retriever = MemoryRetriever(store, EnvLookup(environ={}), clock=lambda: NOW, zone=timezone.utc)
+    retriever = MemoryRetriever(
+        store, MemoryValues.parse(EnvLookup(environ={})), clock=lambda: NOW, zone=timezone.utc
+    )
     assert [r.entry.id for r in retriever.top("上传大小限制是多少", str(tmp_path))] == [
         "fact-00000own",
         "fact-0000glob",

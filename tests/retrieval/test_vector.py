@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from paicli.config.env import EnvLookup
+from paicli.config.run_values import MemoryValues
 from paicli.memory.recall_block import Ranked
 from paicli.memory.retriever import MemoryRetriever
 from paicli.memory.stopwords import content_terms
@@ -59,7 +60,10 @@ def _entries() -> list[FakeEntry]:
 def _retriever(entries: list[FakeEntry], vector: bool) -> MemoryRetriever:
     environ = {} if vector else {"PAICLI_MEMORY_VECTOR": "off"}
     return MemoryRetriever(
-        ListStore(entries), EnvLookup(environ=environ), clock=lambda: NOW, zone=timezone.utc
+        ListStore(entries),
+        MemoryValues.parse(EnvLookup(environ=environ)),
+        clock=lambda: NOW,
+        zone=timezone.utc,
     )
 
 
@@ -152,7 +156,7 @@ def test_vector_reorders_keyword_matches_by_meaning() -> None:
 def test_a_saved_or_deleted_memory_updates_the_index_instead_of_rebuilding_it() -> None:
     entries = _entries()
     store = ListStore(entries)
-    retriever = MemoryRetriever(store, EnvLookup(environ={}), clock=lambda: NOW)
+    retriever = MemoryRetriever(store, MemoryValues.parse(EnvLookup(environ={})), clock=lambda: NOW)
     for query in QUERIES:
         retriever.build_context(query, 1000, "/repo")
     assert retriever.index_builds == 1 and retriever.index_updates == len(entries)
@@ -190,14 +194,20 @@ def test_the_index_survives_a_restart_and_notices_a_foreign_write(tmp_path: Path
     path = tmp_path / "long_term_memory.vectors.npz"
     entries = _entries()
     store = ListStore(entries)
-    first = MemoryRetriever(store, EnvLookup(environ={}), clock=lambda: NOW, index_path=path)
+    first = MemoryRetriever(
+        store, MemoryValues.parse(EnvLookup(environ={})), clock=lambda: NOW, index_path=path
+    )
     expected = first.build_context("数据库", 1000, "/repo")
     assert first.flush_index() and path.exists()
-    second = MemoryRetriever(ListStore(entries), EnvLookup(environ={}), clock=lambda: NOW, index_path=path)
+    second = MemoryRetriever(
+        ListStore(entries), MemoryValues.parse(EnvLookup(environ={})), clock=lambda: NOW, index_path=path
+    )
     assert second.build_context("数据库", 1000, "/repo") == expected
     assert second.index_builds == 0 and second.index_updates == 0  # loaded, nothing re-segmented
     changed = [entries[0].__class__(entries[0].id, "数据库改用 PostgreSQL 16"), *entries[1:]]
-    third = MemoryRetriever(ListStore(changed), EnvLookup(environ={}), clock=lambda: NOW, index_path=path)
+    third = MemoryRetriever(
+        ListStore(changed), MemoryValues.parse(EnvLookup(environ={})), clock=lambda: NOW, index_path=path
+    )
     assert "PostgreSQL 16" in third.build_context("数据库", 1000, "/repo")
     assert third.index_builds == 0 and third.index_updates == 2  # the edited entry only: dropped, re-added
 
@@ -206,7 +216,7 @@ def test_an_unreadable_index_file_is_rebuilt(tmp_path: Path) -> None:
     path = tmp_path / "long_term_memory.vectors.npz"
     path.write_bytes(b"not an npz file")
     retriever = MemoryRetriever(
-        ListStore(_entries()), EnvLookup(environ={}), clock=lambda: NOW, index_path=path
+        ListStore(_entries()), MemoryValues.parse(EnvLookup(environ={})), clock=lambda: NOW, index_path=path
     )
     assert "HikariCP" in retriever.build_context("数据库", 1000, "/repo")
     assert retriever.index_builds == 1 and retriever.flush_index()
@@ -251,7 +261,7 @@ def test_reference_guarantee_holds_on_the_whole_eval_set() -> None:
 def test_rebuild_after_a_change_ranks_like_a_fresh_index() -> None:
     entries = _entries()
     store = ListStore(entries)
-    warm = MemoryRetriever(store, EnvLookup(environ={}), clock=lambda: NOW)
+    warm = MemoryRetriever(store, MemoryValues.parse(EnvLookup(environ={})), clock=lambda: NOW)
     warm.build_context("部署", 1000, "/repo")
     store.entries = [*entries[1:], entry("new", "部署前先在预发环境验证")]
     fresh = _retriever(store.entries, True)

@@ -23,7 +23,6 @@ from paicli.tools.sandbox.executor import SandboxExecutor
 from paicli.tools.sandbox.status import SandboxGate, SandboxStatus, landlock_abi, probe
 from paicli.tools.schema import ToolOutput
 from paicli.tools.shell import execute_command
-from tests.tools.helpers import env as lookup
 from tests.tools.helpers import make_runner, run_one
 
 SSH_KEY = "-----BEGIN OPENSSH PRIVATE KEY----- sandbox-test-key-material"
@@ -125,7 +124,6 @@ def sandboxed(
     ctx = ToolContext(
         root,
         PathGuard(root),
-        lookup(dict(os.environ)),
         cancel or CancelToken(),
         executor=SandboxExecutor(status, str(home_dir())),
     )

@@ -22,7 +22,6 @@ from paicli.tools.guards import PathGuard
 from paicli.tools.sandbox import zygote
 from paicli.tools.schema import ToolOutput
 from paicli.tools.shell import execute_command
-from tests.tools.helpers import env as lookup
 
 from .test_boundary import _running, _wait_until
 
@@ -50,7 +49,7 @@ def launch_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch)
 
 
 def _approved(root: Path, command: str) -> ToolOutput:
-    ctx = ToolContext(root, PathGuard(root), lookup(dict(os.environ)), CancelToken())
+    ctx = ToolContext(root, PathGuard(root), CancelToken())
     return execute_command({"command": command}, ctx)
 
 
@@ -85,7 +84,7 @@ _PAICLI = textwrap.dedent(
     def seen(line):
         if line == "started":
             print("STARTED", flush=True)
-    ctx = ToolContext(root, PathGuard(root), lookup(dict(os.environ)), CancelToken(), on_output=seen)
+    ctx = ToolContext(root, PathGuard(root), CancelToken(), on_output=seen)
     execute_command({"command": sys.argv[2]}, ctx)
     """
 )

@@ -23,7 +23,6 @@ from paicli.tools.sandbox import zygote
 from paicli.tools.sandbox.executor import SandboxExecutor
 from paicli.tools.sandbox.status import SandboxStatus
 from paicli.tools.shell import execute_command
-from tests.tools.helpers import env as lookup
 
 from .conftest import API_KEY, require, sandboxed
 from .test_boundary import _running, _wait_until
@@ -120,7 +119,6 @@ def test_a_timeout_ends_the_command_and_all_it_started(repo: Path, status: Sandb
     ctx = ToolContext(
         repo,
         PathGuard(repo),
-        lookup(dict(os.environ)),
         CancelToken(),
         executor=SandboxExecutor(status, str(home_dir())),
         command_timeout_seconds=1.0,

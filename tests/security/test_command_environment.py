@@ -169,7 +169,7 @@ def _printed_environment(project: Path, sandboxed: bool) -> dict[str, str]:
         if status is not None
         else unconfined(allow, keys).unasked
     )
-    ctx = ToolContext(project, PathGuard(project), found, CancelToken(), executor=executor)
+    ctx = ToolContext(project, PathGuard(project), CancelToken(), executor=executor)
     output = execute_command({"command": "env"}, ctx)
     assert output.success, output.content
     pairs = (line.partition("=") for line in output.content.splitlines())

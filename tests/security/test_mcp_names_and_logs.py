@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from paicli.cancel import CancelToken
-from paicli.config.env import EnvLookup
 from paicli.mcp.naming import MAX_NAME, distinct_part, server_file_name, tool_name
 from paicli.mcp.session import McpSession
 from paicli.tools.context import ToolContext
@@ -66,7 +65,7 @@ def _session(home: Path, notes: list[str]) -> tuple[McpSession, Registry]:
 
 
 def _ctx(root: Path) -> ToolContext:
-    return ToolContext(root, PathGuard(root), EnvLookup({}), CancelToken(), None, 60.0, None)
+    return ToolContext(root, PathGuard(root), CancelToken(), None, 60.0, None)
 
 
 def test_two_servers_that_sanitise_alike_are_both_reachable(tmp_path: Path) -> None:

@@ -13,6 +13,8 @@ import pytest
 
 from paicli.cancel import CancelToken
 from paicli.cli.session_commands import export_command
+from paicli.config.compaction_values import OffloadValues
+from paicli.config.run_values import MemoryValues
 from paicli.context.offload import ToolResultOffloader
 from paicli.llm.messages import Message, ToolCall
 from paicli.memory.manager import MemoryManager
@@ -197,7 +199,9 @@ def test_export_file_has_no_secret(name: str, text: str, secret: str, tmp_path: 
 
 @pytest.mark.parametrize(("name", "text", "secret"), SHAPES, ids=IDS)
 def test_offload_file_has_no_secret_and_is_private(name: str, text: str, secret: str, tmp_path: Path) -> None:
-    offloader = ToolResultOffloader(tmp_path, env(), redact=Redactor([CONFIGURED_KEY]).text)
+    offloader = ToolResultOffloader(
+        tmp_path, OffloadValues.parse(env()), redact=Redactor([CONFIGURED_KEY]).text
+    )
     output = "\n".join(f"line {n}" for n in range(3000)) + f"\n{text}\n{CONFIGURED_KEY}\n"
     notice = offloader.command_output_for_context(output)
     files = sorted(offloader.session_dir.glob("*.txt"))
@@ -210,7 +214,7 @@ def test_offload_file_has_no_secret_and_is_private(name: str, text: str, secret:
 
 
 def test_offload_default_redacts_shapes_without_configured_keys(tmp_path: Path) -> None:
-    offloader = ToolResultOffloader(tmp_path, env())
+    offloader = ToolResultOffloader(tmp_path, OffloadValues.parse(env()))
     offloader.offload("execute_command", "x" * 50 + "\ncurl -u a:DefaultPw1 https://h\n", 10)
     (stored,) = offloader.session_dir.glob("*.txt")
     assert "DefaultPw1" not in stored.read_text(encoding="utf-8")
@@ -222,7 +226,7 @@ def test_offload_refuses_a_tool_outputs_symlink_leading_out(tmp_path: Path) -> N
     project = tmp_path / "proj"
     (project / ".paicli").mkdir(parents=True)
     (project / ".paicli" / "tool-outputs").symlink_to(outside)
-    offloader = ToolResultOffloader(project, env())
+    offloader = ToolResultOffloader(project, OffloadValues.parse(env()))
     result = offloader.offload("execute_command", "y" * 5000, 100)
     assert "写入会话文件失败" in result and list(outside.rglob("*.txt")) == []
 
@@ -251,7 +255,9 @@ def test_log_file_has_no_secret(name: str, text: str, secret: str, tmp_path: Pat
 
 def _memory(tmp_path: Path) -> tuple[SaveMemoryTool, Path]:
     folder = tmp_path / "memory"
-    manager = MemoryManager(LongTermMemory(folder, env()), tmp_path, env())
+    manager = MemoryManager(
+        LongTermMemory(folder, MemoryValues.parse(env())), tmp_path, MemoryValues.parse(env())
+    )
     return SaveMemoryTool(manager.save_memory_tool), folder
 
 
@@ -262,7 +268,7 @@ def _stored_memory(folder: Path) -> str:
 @pytest.mark.parametrize(("name", "text", "secret"), SHAPES, ids=IDS)
 def test_memory_store_never_gets_the_secret(name: str, text: str, secret: str, tmp_path: Path) -> None:
     tool, folder = _memory(tmp_path)
-    ctx = ToolContext(tmp_path, PathGuard(tmp_path), env(), CancelToken(), None, 5.0)
+    ctx = ToolContext(tmp_path, PathGuard(tmp_path), CancelToken(), None, 5.0)
     output = tool({"fact": f"部署时使用 {text}"}, ctx)
     assert not output.success and "没有保存" in output.content
     assert secret not in _stored_memory(folder)
@@ -280,7 +286,7 @@ def test_memory_store_never_gets_the_secret(name: str, text: str, secret: str, t
 def test_a_spelled_out_key_does_not_pass_save_memory(fact: str, tmp_path: Path) -> None:
     assert looks_like_secret(fact)
     tool, folder = _memory(tmp_path)
-    ctx = ToolContext(tmp_path, PathGuard(tmp_path), env(), CancelToken(), None, 5.0)
+    ctx = ToolContext(tmp_path, PathGuard(tmp_path), CancelToken(), None, 5.0)
     output = tool({"fact": fact}, ctx)
     assert not output.success
     assert not folder.exists() or "p r o j" not in _stored_memory(folder)

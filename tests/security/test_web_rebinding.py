@@ -19,7 +19,6 @@ from paicli.cancel import CancelToken
 from paicli.tools.context import ToolContext
 from paicli.tools.guards import PathGuard
 from paicli.tools.web import Resolver, UrlGate, WebTools
-from tests.tools.helpers import env
 
 served: list[tuple[str, str]] = []  # (path, Host header) of every request the server answered
 
@@ -76,8 +75,8 @@ def loopback_only(address: str) -> bool:
 
 
 def fetch(resolver: Resolver, url: str, tmp_path: Path) -> tuple[bool, bool, str]:
-    web = WebTools(env(), gate=UrlGate(resolver=resolver, address_ok=loopback_only))
-    ctx = ToolContext(tmp_path, PathGuard(tmp_path), env(), CancelToken(), None, 5.0)
+    web = WebTools(gate=UrlGate(resolver=resolver, address_ok=loopback_only))
+    ctx = ToolContext(tmp_path, PathGuard(tmp_path), CancelToken(), None, 5.0)
     output = web.web_fetch({"url": url}, ctx)
     return output.success, output.blocked, output.content
 

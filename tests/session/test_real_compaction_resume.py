@@ -10,6 +10,7 @@ from pathlib import Path
 from paicli.agent.events import AgentEvent, Compacted
 from paicli.agent.react import ReactAgent
 from paicli.cancel import CancelToken
+from paicli.config.compaction_values import CompactionValues
 from paicli.context.manager import AutoCompactionManager
 from paicli.context.profile import ContextProfile
 from paicli.context.tokens import TokenCounter
@@ -69,7 +70,7 @@ def build(
         llm,
         counter,
         ContextProfile.from_window(window),
-        session_memory_enabled=True,
+        CompactionValues(session_memory=True),
         submit=lambda job: job(),
     )
     return ReactAgent(llm, tools, StaticPrompt(prompt), context=manager, ledger=ledger), manager

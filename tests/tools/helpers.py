@@ -10,6 +10,7 @@ from typing import Any
 from paicli.agent.events import AgentEvent
 from paicli.cancel import CancelToken
 from paicli.config.env import EnvLookup
+from paicli.config.tool_values import ToolValues
 from paicli.config.values import SessionValues
 from paicli.llm.messages import ToolCall
 from paicli.memory.guard import ExternalContextTracker
@@ -91,7 +92,7 @@ def make_runner(
         tracker=tracker
         if tracker is not None
         else ExternalContextTracker(guard_enabled=SessionValues.parse(lookup).external_guard),
-        env=lookup,
+        values=ToolValues.parse(lookup),
         save_memory=save,
         approval_mode=approval,
         **kwargs,

@@ -6,7 +6,9 @@ import json
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from paicli.tools.audit import AuditLog, audit_dir, format_audit
+from paicli.config.env import EnvLookup
+from paicli.config.tool_values import ToolValues
+from paicli.tools.audit import AuditLog, format_audit
 
 from .helpers import RecordingApprover, env, make_runner, run
 
@@ -49,6 +51,9 @@ def test_audit_listing_shows_local_time_to_the_second(tmp_path: Path) -> None:
 
 
 def test_audit_dir_defaults_under_paicli_home_and_can_be_moved(tmp_path: Path) -> None:
+    def audit_dir(lookup: EnvLookup) -> Path:
+        return ToolValues.parse(lookup).audit_folder
+
     assert audit_dir(env()).name == "audit"
     assert audit_dir(env({"PAICLI_AUDIT_DIR": str(tmp_path / "x")})) == tmp_path / "x"
     assert (

@@ -17,7 +17,7 @@ from paicli.cancel import CancelToken
 from paicli.tools.base import CANCELLED_PREFIX
 from paicli.tools.web import UrlGate, WebTools
 
-from .helpers import env, make_runner, run
+from .helpers import make_runner, run
 
 JOIN_SECONDS = 60.0
 
@@ -59,7 +59,7 @@ def silent() -> Iterator[SilentServer]:
 
 
 def _web() -> WebTools:
-    return WebTools(env(), gate=UrlGate(address_ok=lambda address: address == "127.0.0.1"), timeout=600)
+    return WebTools(gate=UrlGate(address_ok=lambda address: address == "127.0.0.1"), timeout=600)
 
 
 def _cancel_while_waiting(

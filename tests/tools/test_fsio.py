@@ -15,7 +15,7 @@ from paicli.tools.files import edit_file, read_file, split_lines, write_file
 from paicli.tools.fsio import NotRegularFile, SymlinkSwapped, open_beneath, read_line_window
 from paicli.tools.guards import GuardedPath, PathGuard
 
-from .helpers import env, make_runner, run_one
+from .helpers import make_runner, run_one
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "O_NOFOLLOW"), reason="POSIX only")
 
@@ -147,7 +147,7 @@ def test_a_symlink_swapped_in_after_the_check_is_not_followed(
     (project / "sub" / "a.txt").write_text("old", encoding="utf-8")
     target = outside / "a.txt" if victim.endswith(".txt") else outside
     guard = SwappingPathGuard(project, victim, target)
-    ctx = ToolContext(project, guard, env(), CancelToken())
+    ctx = ToolContext(project, guard, CancelToken())
     output = tool(args, ctx)  # type: ignore[operator]
     assert not output.success and "符号链接" in output.content
     assert (outside / "a.txt").read_text(encoding="utf-8") == "old secret"

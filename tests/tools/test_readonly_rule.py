@@ -16,7 +16,6 @@ from paicli.tools.guards import PathGuard, is_read_only_command
 from paicli.tools.readonly_specs import GIT_SUBCOMMANDS, PROGRAMS
 from paicli.tools.registry import EXECUTE_COMMAND, WRITE_FILE
 from paicli.tools.shell import run_command
-from tests.tools.helpers import env
 
 
 def git(*args: str, cwd: Path) -> None:
@@ -333,7 +332,7 @@ def test_read_only_git_runs_with_fsmonitor_hooks_and_pager_switched_off(tmp_path
     hook.chmod(0o755)
     config = tmp_path / ".git" / "config"
     config.write_text(config.read_text() + f"[core]\n\tfsmonitor = {hook}\n", encoding="utf-8")
-    ctx = ToolContext(tmp_path, PathGuard(tmp_path), env(), CancelToken(), None, 30.0)
+    ctx = ToolContext(tmp_path, PathGuard(tmp_path), CancelToken(), None, 30.0)
     # A human approved it (the config makes it not read-only), yet git still runs without the monitor.
     run = run_command("git status --porcelain", ctx, 8000)
     assert run.exit_code == 0, run.capture.text
@@ -360,7 +359,7 @@ def test_hooks_planted_in_a_nested_repository_do_not_run_from_read_only_git(tmp_
         "changed\n", encoding="utf-8"
     )  # stale stat data: status would refresh the index
     assert is_read_only_command("cd sub && git status && git diff --stat", tmp_path)
-    ctx = ToolContext(tmp_path, PathGuard(tmp_path), env(), CancelToken(), None, 30.0)
+    ctx = ToolContext(tmp_path, PathGuard(tmp_path), CancelToken(), None, 30.0)
     run = run_command("cd sub && git status && git diff --stat", ctx, 8000)
     assert run.exit_code == 0, run.capture.text
     assert not marker.exists()

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from paicli.agent.conversation import Conversation
+from paicli.config.compaction_values import OffloadValues
 from paicli.context.offload import ToolResultOffloader
 from paicli.llm.messages import Message, ToolCall
 from paicli.memory.vector import document_tokens
@@ -96,7 +97,7 @@ def test_an_offloaded_original_comes_back_from_its_file_and_secrets_stay_redacte
     home, project = tmp_path / "home", tmp_path / "project"
     project.mkdir()
     ledger = ledger_in(home, project)
-    offloader = ToolResultOffloader(project, env(), redact=Redactor([KEY]).text)
+    offloader = ToolResultOffloader(project, OffloadValues.parse(env()), redact=Redactor([KEY]).text)
     big = "".join(f"line {n} value-{n}\n" for n in range(3000)) + f"token={KEY}\n"
     notice = offloader.offload_if_oversized("grep_code", "{}", big)
     conversation = Conversation("sys", ledger=ledger)
@@ -174,7 +175,9 @@ def test_a_large_recall_is_offloaded_by_the_runner_like_any_large_result(tmp_pat
     project.mkdir()
     talk = [(f"第{n}个问题 " + "细节" * 400, f"第{n}个回答") for n in range(1, 6)]
     ledger = session(home, project, talk)
-    offloader = ToolResultOffloader(project, env({"PAICLI_TOOL_OFFLOAD_THRESHOLD_CHARS": "2000"}))
+    offloader = ToolResultOffloader(
+        project, OffloadValues.parse(env({"PAICLI_TOOL_OFFLOAD_THRESHOLD_CHARS": "2000"}))
+    )
     made = make_runner(project, offloader=offloader)
     tool = RecallTool(home, project, lambda: (ledger.path, ledger.session_id), ledger.redactor.text)
     made.register(Tool(RECALL, tool))

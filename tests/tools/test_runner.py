@@ -8,6 +8,7 @@ from pathlib import Path
 
 from paicli.agent.events import AgentEvent, ToolFinished, ToolStarted
 from paicli.cancel import CancelToken
+from paicli.config.tool_values import ToolValues
 from paicli.tools.approval import ApprovalState, AutoApprover, DenyingApprover, policy_report
 from paicli.tools.base import ApprovalRequest
 from paicli.tools.context import ToolContext
@@ -300,7 +301,7 @@ def test_mode_hitl_texts_and_policy_report(project: Path) -> None:
 
 
 def test_runner_defaults_are_real_and_safe(project: Path) -> None:
-    runner = ToolRunner(project, env=env())
+    runner = ToolRunner(project, values=ToolValues.parse(env()))
     assert runner.approval.mode == "auto"
     [result] = run(runner, ("execute_command", '{"command":"touch x"}'))
     assert result.blocked  # the default approver is the no-human one

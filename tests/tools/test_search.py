@@ -158,9 +158,7 @@ def _context(project: Path, cancel: object) -> object:
     from paicli.tools.context import ToolContext
     from paicli.tools.guards import PathGuard
 
-    from .helpers import env
-
-    return ToolContext(project, PathGuard(project), env(), cancel)  # type: ignore[arg-type]
+    return ToolContext(project, PathGuard(project), cancel)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("pattern", CATASTROPHIC)

@@ -15,7 +15,6 @@ from paicli.tools.audit import AuditLog
 from paicli.tools.context import ToolContext
 from paicli.tools.guards import PathGuard
 from paicli.tools.memory import SaveMemoryTool, secret_reason
-from tests.tools.helpers import env
 
 
 @pytest.mark.parametrize(
@@ -38,7 +37,7 @@ def test_save_memory_refuses_secrets_with_a_reason(fact: str, tmp_path: Path) ->
         saved.append(fact)
         return "saved"
 
-    ctx = ToolContext(tmp_path, PathGuard(tmp_path), env(), CancelToken(), None, 5.0)
+    ctx = ToolContext(tmp_path, PathGuard(tmp_path), CancelToken(), None, 5.0)
     output = SaveMemoryTool(save)({"fact": fact}, ctx)
     assert not output.success and saved == []
     assert ("没有保存" in output.content and "密" in output.content) or "敏感" in output.content

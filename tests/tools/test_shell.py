@@ -94,9 +94,8 @@ def test_without_offload_output_is_cut_at_8000(project: Path, offloader: FakeOff
 def test_large_command_output_is_recoverable_instead_of_truncated(project: Path) -> None:
     """Port of ToolResultOffloaderTest.largeCommandOutputIsRecoverableInsteadOfTruncated with the real offloader."""
     offload = pytest.importorskip("paicli.context.offload")
-    from .helpers import env
 
-    offloader = offload.ToolResultOffloader(project, env())
+    offloader = offload.ToolResultOffloader(project)
     runner = make_runner(project, offloader=offloader)
     result, text = run_one(runner, "execute_command", command("seq 1 20000"))
     assert result.success

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from paicli.cancel import CancelToken
+from paicli.config.tool_values import WebSearchValues
 from paicli.tools.html_text import html_to_text
 from paicli.tools.web import FETCHES_PER_MINUTE, UrlGate, WebDenied, WebTools, is_public_address
 
@@ -76,7 +77,7 @@ def loopback_only(address: str) -> bool:
 
 
 def fetch(project: Path, url: str, gate: UrlGate | None = None, **extra: object) -> tuple[bool, bool, str]:
-    web = WebTools(env(), gate=gate or UrlGate(address_ok=loopback_only))
+    web = WebTools(gate=gate or UrlGate(address_ok=loopback_only))
     runner = make_runner(project, web=web)
     [result] = run(runner, ("web_fetch", json.dumps({"url": url, **extra})), text=f"抓取 {url}")
     return result.success, result.blocked, unwrap(result)
@@ -152,7 +153,7 @@ def test_a_page_that_takes_longer_than_the_time_limit_is_abandoned(project: Path
         now[0] += 20.0  # every look at the clock is 20 s later: the 30 s limit passes during the body
         return now[0]
 
-    web = WebTools(env(), gate=UrlGate(address_ok=loopback_only), clock=clock, timeout=30.0)
+    web = WebTools(gate=UrlGate(address_ok=loopback_only), clock=clock, timeout=30.0)
     runner = make_runner(project, web=web)
     [result] = run(runner, ("web_fetch", json.dumps({"url": f"{server}/big"})), text=f"抓取 {server}/big")
     assert not result.success and not result.blocked
@@ -176,7 +177,7 @@ def test_default_gate_blocks_the_loopback_server(project: Path, server: str) -> 
 
 def test_rate_limit() -> None:
     now = [0.0]
-    web = WebTools(env(), clock=lambda: now[0])
+    web = WebTools(clock=lambda: now[0])
     assert all(web._take_slot() for _ in range(FETCHES_PER_MINUTE))
     assert not web._take_slot()
     now[0] = 61.0
@@ -190,7 +191,7 @@ def test_search_without_provider_says_not_configured(project: Path) -> None:
 
 def test_searxng_results_allow_fetching_discovered_urls_in_the_same_turn(project: Path, server: str) -> None:
     values = {"SEARXNG_URL": server}
-    web = WebTools(env(values), gate=UrlGate(resolver=lambda host: ["10.9.9.9"]))
+    web = WebTools(WebSearchValues.parse(env(values)), gate=UrlGate(resolver=lambda host: ["10.9.9.9"]))
     runner = make_runner(project, values=values, web=web)
     turn = runner.for_turn("搜索一下 a 的文档")
     from paicli.llm.messages import ToolCall
@@ -222,7 +223,7 @@ def test_html_to_text_handles_broken_markup() -> None:
 
 
 def test_inherited_urls_from_a_dependency_may_be_fetched(project: Path) -> None:
-    web = WebTools(env(), gate=UrlGate(resolver=lambda host: ["10.9.9.9"]))
+    web = WebTools(gate=UrlGate(resolver=lambda host: ["10.9.9.9"]))
     runner = make_runner(project, web=web)
     turn = runner.for_turn("执行任务 2", inherited_urls=["https://a.example/doc"])
     from paicli.llm.messages import ToolCall

@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 
 import pytest
 
+from paicli.config.tool_values import WebSearchValues
 from paicli.tools.web import WebTools
 from tests.tools.helpers import env, make_runner, run, unwrap
 
@@ -129,7 +130,7 @@ def apis() -> Iterator[tuple[str, list[dict[str, Any]]]]:
 def search(
     project: Path, values: dict[str, str], query: str = "python", top_k: int = 5
 ) -> tuple[bool, str, Any]:
-    runner = make_runner(project, values=values, web=WebTools(env(values)))
+    runner = make_runner(project, values=values, web=WebTools(WebSearchValues.parse(env(values))))
     [result] = run(runner, ("web_search", json.dumps({"query": query, "top_k": top_k})), text=f"搜索 {query}")
     return result.success, unwrap(result), result.metadata.get("discovered_urls")
 

@@ -30,7 +30,6 @@ from paicli.cli.session_background import SessionBackground
 from paicli.cli.session_factory import SessionFactory
 from paicli.cli.session_report import SessionReport
 from paicli.cli.turn_runner import RunState, TurnRunner
-from paicli.config import knobs
 from paicli.config.modes import RunMode
 from paicli.config.settings import Settings
 from paicli.memory.pending import PendingExtractions
@@ -62,7 +61,7 @@ def _pending_extractions(parts: Components) -> PendingExtractions:
     from paicli.redact import Redactor
 
     def redact(text: str) -> str:  # built only when something is handed over, never at start-up
-        return Redactor(known_secrets(parts.settings, parts.env)).text(text)
+        return Redactor(known_secrets(parts.settings, parts.keys)).text(text)
 
     return PendingExtractions(parts.settings.paicli_home, parts.memory.project_key, redact)
 
@@ -79,17 +78,19 @@ class AppBackend:
         count_context: bool = True,
     ) -> None:
         self._count_context = count_context
-        env = parts.env
+        agent = parts.values.agent
         self.background = SessionBackground(
-            parts.memory, parts.llm, env, parts.notices, parts.settings.light_model_setting
+            parts.memory,
+            parts.llm,
+            parts.notices,
+            parts.settings.light_model_setting,
+            judge=parts.values.memory.judge,
         )
         enabled = parts.memory.auto_extract_enabled  # the setting, given to the memory at construction
 
         def budget() -> AgentBudget:
             return AgentBudget.configured(
-                knobs.REACT_TOKEN_BUDGET.read(env),
-                knobs.REACT_STAGNATION_WINDOW.read(env),
-                max_turns or knobs.REACT_HARD_MAX_ITERATIONS.read(env),
+                agent.token_budget, agent.stagnation_window, max_turns or agent.max_iterations
             )
 
         self.stats = LoopStats()

@@ -91,7 +91,7 @@ def mcp(ctx: CommandContext, args: str) -> None:
 
 def config(ctx: CommandContext, _: str) -> None:
     session = ctx.session
-    report = session_commands.config_report(session.settings, session.parts.env)
+    report = session_commands.config_report(session.settings, session.parts.sources)
     line = sandbox_line(session.parts)
     ctx.reply(CommandReply(f"{report}\n{line}" if line else report))
 

@@ -11,10 +11,11 @@ from paicli import __version__
 from paicli.agent.plan.prompts import AssembledPlanPrompts, PlanPrompts
 from paicli.agent.team.prompts import AssembledTeamPrompts, TeamPrompts
 from paicli.cli.notices import NoticeBoard
-from paicli.config import knobs
 from paicli.config.env import EnvLookup
-from paicli.config.keys import configured_keys
+from paicli.config.keys import Keys
+from paicli.config.parsed import ParsedConfig
 from paicli.config.settings import Settings
+from paicli.config.sources import ConfigSources
 from paicli.config.trust import ProjectTrust
 from paicli.config.values import SessionValues
 from paicli.context.offload import ToolResultOffloader
@@ -45,7 +46,9 @@ from paicli.tools.skills import SkillCatalog
 @dataclass
 class Components:
     settings: Settings
-    env: EnvLookup
+    values: SessionValues  # every setting, parsed once at start-up
+    keys: Keys  # every configured key, read when asked (what each file and command masks)
+    sources: ConfigSources  # where each setting came from (/config)
     llm: LLMClient
     counter: TokenCounter
     profile: ContextProfile
@@ -66,6 +69,9 @@ class Components:
     mcp: McpSession | None = None  # None: no MCP server configured
     pins: PinBoard = field(default_factory=PinBoard)  # /pin: in the ReAct system prompt, in the ledger
     notices: NoticeBoard = field(default_factory=NoticeBoard)  # what every collaborator posts to
+    reopen: EnvLookup | None = (
+        None  # opens background tasks' sessions as this one was opened (ParsedConfig.lookup)
+    )
 
 
 def build_llm(
@@ -84,23 +90,16 @@ def build_llm(
     return ToolFallbackClient(client, tool_support, check_dropped=is_local_endpoint(settings.base_url))
 
 
-def memory_dir(env: EnvLookup, home: Path) -> Path:
-    configured = knobs.MEMORY_DIR.read(env)
-    return Path(configured).expanduser() if configured else home / "memory"
-
-
-def known_secrets(settings: Settings, env: EnvLookup) -> list[str]:
+def known_secrets(settings: Settings, keys: Keys) -> list[str]:
     """Every configured key (all providers', every source), so each file redacts them whichever provider
     /model or /resume switches to."""
-    return list(configured_keys(env, settings.paicli_home, settings.api_key))
+    return list(keys(settings.api_key))
 
 
 def open_ledger(
-    settings: Settings, resume_path: Path | None, notice: Callable[[str], None], env: EnvLookup | None = None
+    settings: Settings, resume_path: Path | None, notice: Callable[[str], None], keys: Keys
 ) -> ConversationLedger:
-    opener = LedgerOpener.configured(
-        env or EnvLookup(), settings.paicli_home, settings.api_key, on_error=notice
-    )
+    opener = LedgerOpener(keys(settings.api_key), notice)
     if resume_path is not None:
         ledger = opener.existing(resume_path)
     else:
@@ -114,7 +113,7 @@ def open_ledger(
 
 def build_components(
     settings: Settings,
-    env: EnvLookup,
+    config: ParsedConfig,
     approver: Approver,
     *,
     yes: bool = False,
@@ -127,55 +126,62 @@ def build_components(
     board = notices if notices is not None else NoticeBoard()  # every collaborator posts to it from the start
     root = settings.project_root
     trust = ProjectTrust.of(project_trusted)
-    if trust.notify is None:  # configuration appearing mid-session is said like other notices
-        trust.notify = board.post
     repository = PromptRepository(root, settings.paicli_home, project_trusted=trust)
-    values = SessionValues.parse(env)  # the settings below, parsed once
+    values, keys = config.values, config.keys
     assembler = PromptAssembler(repository, values.prompt)
     counter = TokenCounter.configured(values.exact_tokens, settings.model)
     # the dropped-tools check: an estimate first (a healthy server never loads the tokenizer for it), exact below
     estimate = TokenCounter.configured(False, settings.model)
     tool_support = ToolSupport(assembler.tools_disabled, board.post, estimate, counter)
     client = llm if llm is not None else build_llm(settings, tool_support, prewarm=prewarm)
-    trigger = knobs.COMPACTION_TRIGGER.read(env)
+    trigger = values.compaction.trigger
     profile = ContextProfile.from_window(settings.context_window, settings.cache_mode, trigger)
-    offloader = build_offloader(settings, env, profile)
+    offloader = build_offloader(settings, values, keys, profile)
     tracker = ExternalContextTracker(guard_enabled=values.external_guard)
-    store = LongTermMemory(memory_dir(env, settings.paicli_home), env)
-    auto_extract = knobs.MEMORY_AUTO_EXTRACT_ENABLED.read(env)
-    memory = MemoryManager(store, root, env, tracker=tracker, auto_extract=auto_extract)
+    store = LongTermMemory(values.memory.folder(settings.paicli_home), values.memory)
+    memory = MemoryManager(
+        store,
+        root,
+        values.memory,
+        tracker=tracker,
+        auto_extract=values.memory.auto_extract,
+        on_notice=board.post,  # the relation judge's second look at a save
+    )
     sandbox = SandboxGate(values.sandbox)
     if sandbox.mode == "off":
         board.post(SANDBOX_OFF_WARNING)
     approval = ApprovalState(start_mode(settings.approval_mode), yes=yes, sandbox=sandbox)
     executors = session_executors(  # how commands run, chosen once; no configured key reaches a command
-        sandbox, str(settings.paicli_home), lambda: configured_keys(env)
+        sandbox, str(settings.paicli_home), keys
     )
     tools = ToolRunner(
         root,
         approver,
         offloader,
         tracker,
-        env,
         memory.save_memory_tool,
         approval,
+        values=values.tools,
+        keys=keys,
         executors=executors,
         notices=board.post,  # a memory save refused for want of a person is said (issue 37)
     )
     loader = ProjectMemoryLoader(root, settings.paicli_home)
     skills = build_skills(settings.paicli_home, root, repository, board.post, trust)
     tools.register(LoadSkillTool.tool(skills, values.skill_body_budget))
-    tools_enabled = knobs.TOOLS_ENABLED.read(env)
-    mcp = start_mcp(settings, env, tools, board, trusted=trust.trusted)
+    tools_enabled = values.tools_enabled
+    mcp = start_mcp(settings, config, tools, board, trusted=trust.trusted)
     index = mcp.index_text if mcp is not None and profile.mcp_resource_index_enabled else (lambda: "")
     pins = PinBoard()
     prompt, plan_prompts, team_prompts = _mode_prompts(
         assembler, repository, loader, skills, tools_enabled, index, pins
     )
-    ledger = open_ledger(settings, resume_path, board.post, env)
+    ledger = open_ledger(settings, resume_path, board.post, keys)
     return Components(
         settings,
-        env,
+        values,
+        keys,
+        config.sources,
         client,
         counter,
         profile,
@@ -194,16 +200,19 @@ def build_components(
         mcp=mcp,
         pins=pins,
         notices=board,
+        reopen=config.lookup,
     )
 
 
-def build_offloader(settings: Settings, env: EnvLookup, profile: ContextProfile) -> ToolResultOffloader:
+def build_offloader(
+    settings: Settings, values: SessionValues, keys: Keys, profile: ContextProfile
+) -> ToolResultOffloader:
     """Where results too big for the window go (one per session: its files outlive a /model switch)."""
     return ToolResultOffloader(
         settings.project_root,
-        env,
+        values.offload,
         context_trigger_tokens=profile.compression_trigger_tokens,
-        redact=Redactor(known_secrets(settings, env)).text,
+        redact=Redactor(known_secrets(settings, keys)).text,
     )
 
 
@@ -233,18 +242,18 @@ def _mode_prompts(
 
 
 def start_mcp(
-    settings: Settings, env: EnvLookup, tools: ToolRunner, notices: NoticeBoard, *, trusted: bool
+    settings: Settings, config: ParsedConfig, tools: ToolRunner, notices: NoticeBoard, *, trusted: bool
 ) -> McpSession | None:
     """The configured MCP servers, their cached tools registered (None when there are none)."""
     session = McpSession.from_files(
         settings.paicli_home,
         settings.project_root,
-        env.get,
+        config.variables,
         tools,
         notices.post,
         trusted=trusted,
-        timeout=knobs.MCP_TIMEOUT.read(env),
-        secrets=known_secrets(settings, env),  # masked in the servers' logs
+        timeout=config.values.mcp_timeout,
+        secrets=known_secrets(settings, config.keys),  # masked in the servers' logs
     )
     notices.extend(session.config.notices)  # an untrusted project's mcp.json is named by the trust line
     if not session.configured:

@@ -64,6 +64,7 @@ class HeadlessSession:
         """A new session, or the earlier one `session_id` names (UnknownSession, SessionBusy); ConfigError
         for an unusable setting or no provider."""
         from paicli.cli.compose import build_components
+        from paicli.config.parsed import ParsedConfig
         from paicli.config.settings import load_settings
         from paicli.config.validate import validate_knobs
 
@@ -79,7 +80,7 @@ class HeadlessSession:
         desk = ApprovalDesk(options.approvals)
         parts = build_components(
             settings,
-            env,
+            ParsedConfig.read(env),
             desk,
             yes=options.approvals == "approve",
             llm=llm,

@@ -10,12 +10,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from paicli.config import knobs
 from paicli.config.env import ConfigError, EnvLookup
+from paicli.config.parsed import ParsedConfig
 from paicli.fsperm import create_private_file, secure_tree
 from paicli.redact import RedactingFilter
 from paicli.termsafe import show_controls
-from paicli.tools.audit import env_secrets
 
 if TYPE_CHECKING:
     from paicli.cli.app_backend import AppBackend
@@ -90,20 +89,20 @@ def _resume_path(args: argparse.Namespace, home: Path, root: Path, notices: Noti
     return None
 
 
-def configure_logging(home: Path, env: EnvLookup) -> None:
+def configure_logging(home: Path, config: ParsedConfig) -> None:
     """Diagnostics go to <paicli home>/logs/paicli.log, never to the terminal the user is reading."""
     import logging
 
     root = logging.getLogger()
     if root.handlers:
         return
-    level = knobs.LOG_LEVEL.read(env).upper()
+    level = config.values.log_level.upper()
     try:
         folder = home / "logs"
         create_private_file(folder / "paicli.log")
         handler: logging.Handler = logging.FileHandler(folder / "paicli.log", encoding="utf-8")
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-        handler.addFilter(RedactingFilter(env_secrets(env)))
+        handler.addFilter(RedactingFilter(config.keys()))
     except OSError:
         handler = logging.NullHandler()
     root.addHandler(handler)
@@ -151,7 +150,7 @@ def launch(args: argparse.Namespace) -> int:
     prepared = _prepare(args, interactive)
     if isinstance(prepared, int):
         return prepared
-    env, settings = prepared
+    env, config, settings = prepared
     if oneshot and args.resume == "":
         return _fail("-p 不能和不带会话 ID 的 --resume 一起使用；请给出 ID，或用 -c 继续最新的会话")
     if not oneshot and (args.plan or args.team):
@@ -176,10 +175,14 @@ def launch(args: argparse.Namespace) -> int:
     from paicli.cli.trust_prompt import project_trust
 
     trusted = project_trust(
-        settings.project_root, settings.paicli_home, flag=args.trust_project, interactive=interactive
+        settings.project_root,
+        settings.paicli_home,
+        flag=args.trust_project,
+        interactive=interactive,
+        notify=notices.post,  # configuration appearing mid-session is said like other notices
     )
     try:
-        backend = _build_backend(settings, env, args, interactive, resume, notices, trusted)
+        backend = _build_backend(settings, config, args, interactive, resume, notices, trusted)
     except ConfigError as exc:
         return _fail(str(exc))
     intro = ""
@@ -191,10 +194,10 @@ def launch(args: argparse.Namespace) -> int:
             intro = restored  # the REPL shows it below its banner
     if oneshot:
         return _run_oneshot(backend, args, piped)
-    return _start_repl(backend, args, settings, env, interactive, intro)
+    return _start_repl(backend, args, settings, interactive, intro)
 
 
-def _prepare(args: argparse.Namespace, interactive: bool) -> tuple[EnvLookup, Settings] | int:
+def _prepare(args: argparse.Namespace, interactive: bool) -> tuple[EnvLookup, ParsedConfig, Settings] | int:
     """Settings checked (or set up), the home secured, logging on, the dictionary loading: or the exit code."""
     from paicli.config.validate import unknown_name_warnings, validate_knobs
 
@@ -216,13 +219,13 @@ def _prepare(args: argparse.Namespace, interactive: bool) -> tuple[EnvLookup, Se
     settings = with_server_window(settings)
     secure_tree(settings.paicli_home)  # files an older version or another writer left readable
     atexit.register(secure_tree, settings.paicli_home)
-    configure_logging(settings.paicli_home, env)
-    from paicli.cli.compose import memory_dir
+    config = ParsedConfig.read(env)  # every setting, parsed once; components get values, never the lookup
+    configure_logging(settings.paicli_home, config)
     from paicli.cli.warmup import start_dictionary_early
 
-    start_dictionary_early(memory_dir(env, settings.paicli_home), args.prompt)
+    start_dictionary_early(config.values.memory.folder(settings.paicli_home), args.prompt)
     _tolerate_bad_stdin_bytes()
-    return env, settings
+    return env, config, settings
 
 
 def _oneshot_task(args: argparse.Namespace) -> tuple[str, bool] | int:
@@ -277,7 +280,6 @@ def _start_repl(
     backend: AppBackend,
     args: argparse.Namespace,
     settings: Settings,
-    env: EnvLookup,
     interactive: bool,
     intro: str,
 ) -> int:
@@ -296,9 +298,10 @@ def _start_repl(
         backend,
         interactive=interactive,
         history_file=settings.paicli_home / "history" / "input.history",
-        status_bar=not knobs.NO_STATUSBAR.read(env),
+        status_bar=backend.parts.values.status_bar,
         approver=approver if isinstance(approver, TerminalApprover) else None,
         intro=intro,
+        history_keys=backend.parts.keys,  # pasted keys never reach the input history in clear
     )
 
 
@@ -354,7 +357,7 @@ def _pick_session_at_start(backend: AppBackend) -> str:
 
 def _build_backend(
     settings: Settings,
-    env: EnvLookup,
+    config: ParsedConfig,
     args: argparse.Namespace,
     interactive: bool,
     resume: Path | None,
@@ -379,7 +382,7 @@ def _build_backend(
         approver = DenyingApprover()
     parts = build_components(
         settings,
-        env,
+        config,
         approver,
         yes=args.yes,
         resume_path=resume,
@@ -390,7 +393,7 @@ def _build_backend(
     oneshot = args.prompt is not None
     backend = AppBackend(parts, max_turns=args.max_turns, count_context=not oneshot)
     if parts.mcp is not None and not interactive:  # starts them; a first run may wait for uncached servers
-        parts.mcp.wait_cold(knobs.MCP_STARTUP_WAIT.read(env))
+        parts.mcp.wait_cold(parts.values.mcp_startup_wait)
     from paicli.cli.warmup import startup_warmup
 
     hint = args.prompt if oneshot else None  # -p: jieba only when the task needs it (issue 33)

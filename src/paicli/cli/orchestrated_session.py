@@ -14,7 +14,6 @@ from paicli.agent.loop import LoopStats
 from paicli.agent.ports import ContextPort, ToolSource
 from paicli.cancel import CancelToken
 from paicli.cli.compose import Components
-from paicli.config import knobs
 from paicli.llm.protocol import LLMClient
 from paicli.tools.disabled import ToolsDisabled
 
@@ -38,8 +37,8 @@ def loaded(prompts: T | None, missing: str) -> T:
 def plan_settings(parts: Components) -> PlanSettings:
     from paicli.agent.plan.agent import PlanSettings
 
-    env = parts.env
-    return PlanSettings(knobs.PLAN_MAX_PARALLEL.read(env), knobs.PLAN_MAX_REPLANS.read(env))
+    agent = parts.values.agent
+    return PlanSettings(agent.plan_max_parallel, agent.plan_max_replans)
 
 
 @dataclass(eq=False)

@@ -14,6 +14,7 @@ from paicli.cli.command_table import BUILTIN
 from paicli.cli.commands import CommandTable
 from paicli.cli.printing import SafeConsole
 from paicli.cli.render import say
+from paicli.config.keys import Keys, no_keys
 
 if TYPE_CHECKING:
     from prompt_toolkit.input import Input
@@ -36,6 +37,7 @@ def run_repl(
     approver: ApprovalHost | None = None,
     intro: str = "",
     table: CommandTable | None = None,
+    history_keys: Keys = no_keys,
 ) -> int:
     """Run the REPL until /exit, Ctrl+D or end of input; returns the exit code (0).
 
@@ -44,7 +46,8 @@ def run_repl(
     (default stdin), answers go to `output` (default stdout) and progress to `progress` (default stderr).
     `approver`: in interactive mode its `handler` is set to ask at this REPL's prompt while a task runs
     (and reset on exit); piped sessions leave it alone. `intro` (a resumed conversation) is shown below the
-    banner. `table`: the slash commands (default: the built-in ones). On the way out it says when a memory save is still finishing and how to continue this session.
+    banner. `table`: the slash commands (default: the built-in ones). `history_keys`: the configured keys, masked in the
+    input history file. On the way out it says when a memory save is still finishing and how to continue this session.
     """
     if interactive:
         console = console or SafeConsole(force_terminal=True)
@@ -71,6 +74,7 @@ def run_repl(
             approver=approver,
             intro=intro,
             table=table or BUILTIN,
+            history_keys=history_keys,
         )
     finally:
         _finishing_note(backend, progress)

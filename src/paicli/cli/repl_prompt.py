@@ -36,6 +36,8 @@ from paicli.cli.repl_io import InteractiveIO
 from paicli.cli.repl_notices import NoticeRelay
 from paicli.cli.repl_plan import offer_continuation
 from paicli.cli.statusbar import format_window, status_line
+from paicli.config.keys import Keys as ConfiguredKeys
+from paicli.config.keys import no_keys
 from paicli.fsperm import create_private_file, make_private
 from paicli.redact import Redactor
 from paicli.tools.base import ApprovalDecision, ApprovalReply, ApprovalRequest
@@ -125,8 +127,10 @@ class InteractiveRepl:
         history_file: Path,
         show_toolbar: bool = True,
         table: CommandTable = BUILTIN,
+        history_keys: ConfiguredKeys = no_keys,
     ) -> None:
         self._input = inp
+        self._history_keys = history_keys
         self._output = out
         self._console = console
         self._history_file = history_file
@@ -150,10 +154,7 @@ class InteractiveRepl:
         try:
             create_private_file(self._history_file)  # prompt history can hold pasted keys
             trim_history(self._history_file, HISTORY_KEEP)
-            from paicli.config.env import EnvLookup
-            from paicli.config.keys import configured_keys
-
-            return RedactedFileHistory(str(self._history_file), configured_keys(EnvLookup()))
+            return RedactedFileHistory(str(self._history_file), self._history_keys())
         except OSError:
             return InMemoryHistory()
 
@@ -304,12 +305,20 @@ def run_interactive(
     approver: ApprovalHost | None = None,
     intro: str = "",
     table: CommandTable = BUILTIN,
+    history_keys: ConfiguredKeys = no_keys,
 ) -> int:
     inp = input if isinstance(input, Input) else create_input()
     out = output if isinstance(output, Output) else create_output()
     show_toolbar = status_bar
     repl = InteractiveRepl(
-        session, inp, out, console or SafeConsole(force_terminal=True), history_file, show_toolbar, table
+        session,
+        inp,
+        out,
+        console or SafeConsole(force_terminal=True),
+        history_file,
+        show_toolbar,
+        table,
+        history_keys,
     )
     repl.intro = intro
     if approver is None:

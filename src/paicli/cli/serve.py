@@ -85,6 +85,7 @@ def serve_main(argv: Sequence[str], *, stdout: TextIO | None = None) -> int:
 
 def _server(env: EnvLookup, args: argparse.Namespace) -> RuntimeServer | int:
     from paicli.cli.launch import configure_logging
+    from paicli.config.parsed import ParsedConfig
     from paicli.config.settings import load_settings
     from paicli.config.validate import validate_knobs
     from paicli.fsperm import secure_tree
@@ -100,7 +101,7 @@ def _server(env: EnvLookup, args: argparse.Namespace) -> RuntimeServer | int:
         sys.stderr.write(NO_KEY + "\n")
         return EXIT_USAGE
     secure_tree(settings.paicli_home)
-    configure_logging(settings.paicli_home, env)
+    configure_logging(settings.paicli_home, ParsedConfig.read(env))
     registry = RunRegistry(EnvLookup, Path.cwd())
     try:
         return RuntimeServer((args.host, args.port), registry, key)

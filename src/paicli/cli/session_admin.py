@@ -43,9 +43,7 @@ def fork(session: AppBackend) -> CommandReply:
     except OSError as error:
         return CommandReply(f"❌ 无法分出新会话: {error.strerror or error}", ok=False)
     settings = session.settings
-    opener = LedgerOpener.configured(
-        session.parts.env, settings.paicli_home, settings.api_key, on_error=session.background.notice
-    )
+    opener = LedgerOpener(session.parts.keys(settings.api_key), session.background.notice)
     forked = opener.existing(path)
     forked.claim()
     forked.mark_resumed(

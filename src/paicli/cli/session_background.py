@@ -9,8 +9,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from paicli.cli.notices import NoticeBoard
-from paicli.config import knobs
-from paicli.config.env import EnvLookup
 from paicli.llm.messages import Usage
 from paicli.llm.protocol import LLMClient
 from paicli.memory.background import BackgroundExtraction, manager_job
@@ -27,11 +25,13 @@ class UsageRecordingExtractor:
     """Counts the extraction call in the session's token statistics (spec 5.1)."""
 
     def __init__(
-        self, llm: LLMClient, env: EnvLookup, record: Callable[[Usage | None], None], model: str | None = None
+        self,
+        llm: LLMClient,
+        record: Callable[[Usage | None], None],
+        model: str | None = None,
     ) -> None:
         self._llm = llm
         self._model = model
-        self._env = env
         self._record = record
         self._extractor: AutoFactExtractor | None = None
 
@@ -39,7 +39,7 @@ class UsageRecordingExtractor:
         if self._extractor is None:  # built with the first extraction, off the start-up path
             from paicli.memory.extractor import AutoFactExtractor
 
-            self._extractor = AutoFactExtractor(self._llm, self._env, model=self._model)
+            self._extractor = AutoFactExtractor(self._llm, model=self._model)
         outcome = self._extractor.extract(text, corrects)
         if outcome.model_called:
             self._record(outcome.usage)
@@ -51,24 +51,24 @@ class SessionBackground:
         self,
         memory: MemoryManager,
         llm: LLMClient,
-        env: EnvLookup,
         notices: NoticeBoard,
         light_model: str | None = None,
+        *,
+        judge: bool = True,
     ) -> None:
         self._memory = memory
-        self._env = env
+        self._judge = judge
         self._notices = notices
         self._lock = threading.Lock()
         self.usage = Usage()  # side calls (fact extraction, compaction summaries) on top of the agent's own
         self.calls = 0
         self._extraction = BackgroundExtraction(manager_job(memory))
-        memory.on_notice = self.notice  # the relation judge's second look at a save
         self.use_llm(llm, light_model)
 
     def use_llm(self, llm: LLMClient, light_model: str | None = None) -> None:
         """Extraction asks the configured light model, else the session's current one (again after /model)."""
-        self._memory.extractor = UsageRecordingExtractor(llm, self._env, self.record_usage, light_model)
-        if knobs.MEMORY_JUDGE.read(self._env):
+        self._memory.extractor = UsageRecordingExtractor(llm, self.record_usage, light_model)
+        if self._judge:
             self._memory.use_judge(llm, light_model, self.record_usage)
 
     def after_turn(self, submitted: str) -> None:

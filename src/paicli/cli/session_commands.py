@@ -9,10 +9,10 @@ from datetime import datetime
 from pathlib import Path
 
 from paicli.cli.backend import CommandReply
-from paicli.config.env import EnvLookup
 from paicli.config.knob_types import Knob
 from paicli.config.knobs import HOME
 from paicli.config.settings import Settings, mask_key
+from paicli.config.sources import ConfigSources
 from paicli.context.internal import is_skill_injection, skill_names
 from paicli.fsperm import write_private_text
 from paicli.llm.messages import Message
@@ -98,10 +98,10 @@ def skill_reload(catalog: SkillCatalog) -> str:
 # ---- /config ---------------------------------------------------------------------------------------
 
 
-def config_report(settings: Settings, env: EnvLookup, extra_keys: Sequence[str] = ()) -> str:
+def config_report(settings: Settings, sources: ConfigSources, extra_keys: Sequence[str] = ()) -> str:
     from paicli.config import knobs
 
-    rows = [*_endpoint_rows(settings, env), *_side_rows(settings, env)]
+    rows = [*_endpoint_rows(settings, sources), *_side_rows(settings, sources)]
     width = max(len(label) for label, _, _ in rows)
     lines = ["⚙️ 当前生效的配置（值 · 来源）："]
     lines.extend(f"  {label.ljust(width)}  {value} · {source}" for label, value, source in rows)
@@ -115,11 +115,11 @@ def config_report(settings: Settings, env: EnvLookup, extra_keys: Sequence[str] 
         *_generic_keys(),
     }
     declared = [knob.key for knob in knobs.ALL_KNOBS]
-    others = [key for key in (*declared, *extra_keys) if key not in shown and env.get(key) is not None]
+    others = [key for key in (*declared, *extra_keys) if key not in shown and sources.get(key) is not None]
     if others:
         lines.append("  其他已设置的选项：")
         for key in dict.fromkeys(others):
-            lines.append(f"    {key} = {_display(key, env.get(key) or '')} · {env.source_of(key)}")
+            lines.append(f"    {key} = {_display(key, sources.get(key) or '')} · {sources.source_of(key)}")
     return "\n".join(lines)
 
 
@@ -133,28 +133,32 @@ def _generic_keys() -> tuple[str, ...]:
     return (*generic.key_envs, *generic.model_envs, *generic.base_url_envs)
 
 
-def _endpoint_rows(settings: Settings, env: EnvLookup) -> list[Row]:
+def _endpoint_rows(settings: Settings, sources: ConfigSources) -> list[Row]:
     from paicli.config.providers import GENERIC, provider
 
     spec, generic, config_file = settings.provider_spec, provider(GENERIC), settings.config_path
     saved = _saved_provider(settings)
-    chosen_by = _source(env, (*generic.base_url_envs, *spec.key_envs), "自动选择（第一个可用的 Key）")
+    chosen_by = _source(sources, (*generic.base_url_envs, *spec.key_envs), "自动选择（第一个可用的 Key）")
     model_from = _saved_or_default(saved.get("model"), settings.model, config_file)
     url_from = _saved_or_default(saved.get("baseUrl"), settings.base_url, config_file)
     key_from = _saved_or_default(saved.get("apiKey"), settings.api_key, config_file)
     return [
         ("provider", settings.provider, chosen_by),
-        ("model", settings.model, _source(env, spec.model_envs, model_from)),
-        ("base_url", settings.base_url, _source(env, spec.base_url_envs, url_from, value=settings.base_url)),
-        ("api_key", settings.masked_api_key, _source(env, spec.key_envs, key_from)),
+        ("model", settings.model, _source(sources, spec.model_envs, model_from)),
+        (
+            "base_url",
+            settings.base_url,
+            _source(sources, spec.base_url_envs, url_from, value=settings.base_url),
+        ),
+        ("api_key", settings.masked_api_key, _source(sources, spec.key_envs, key_from)),
     ]
 
 
-def _side_rows(settings: Settings, env: EnvLookup) -> list[Row]:
+def _side_rows(settings: Settings, sources: ConfigSources) -> list[Row]:
     from paicli.config import knobs
 
     def configured(knob: Knob[object], fallback: str) -> str:
-        return _source(env, (knob.key,), fallback)
+        return _source(sources, (knob.key,), fallback)
 
     return [
         ("context_window", f"{settings.context_window:,}", configured(knobs.CONTEXT_WINDOW, "按模型推导")),
@@ -167,10 +171,10 @@ def _side_rows(settings: Settings, env: EnvLookup) -> list[Row]:
     ]
 
 
-def _source(env: EnvLookup, keys: Sequence[str], fallback: str, value: str | None = None) -> str:
+def _source(sources: ConfigSources, keys: Sequence[str], fallback: str, value: str | None = None) -> str:
     """`value`: the one in use, when a less trusted source's value may have been refused (a base URL)."""
     for key in keys:
-        for found in env.candidates(key):
+        for found in sources.candidates(key):
             if value is not None and found.value.rstrip("/") != value.rstrip("/"):
                 continue
             where = found.source

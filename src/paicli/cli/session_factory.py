@@ -20,7 +20,6 @@ from paicli.cli.session_background import SessionBackground
 from paicli.cli.session_report import SessionReport
 from paicli.cli.session_restore import SessionRestore
 from paicli.cli.turn_runner import RunState, TurnRunner
-from paicli.config import knobs
 from paicli.config.settings import Settings
 from paicli.context.manager import AutoCompactionManager
 from paicli.context.memory_view import TurnMemory
@@ -84,13 +83,13 @@ class SessionFactory:
             MeteredClient(parts.llm, self.background.record_usage),  # summaries count in the session's usage
             parts.counter.sibling() if member else parts.counter,
             self._profile(parts),
-            parts.env,
+            parts.values.compaction,
             offloader=parts.offloader,  # unseen results too big for the window are offloaded, not sent
             turn_memory=turn_memory,  # compaction puts the turn's memories back if it drops them
             summary_model=parts.settings.compaction_model_setting,
+            on_server_window=lambda tokens: self._learned(parts.settings, tokens),
+            pinned=parts.pins.block,  # values the pin block holds verbatim a summary need not carry again
         )
-        manager.on_server_window = lambda tokens: self._learned(parts.settings, tokens)
-        manager.keep_pinned(parts.pins.block)
         return manager
 
     def _profile(self, parts: Components) -> ContextProfile:
@@ -161,7 +160,7 @@ class SessionFactory:
             memory_placement=parts.settings.memory_placement,
             memory_tokens=parts.profile.memory_context_tokens,
             budget_factory=self.budget,
-            continuations=knobs.OUTPUT_CONTINUATIONS.read(parts.env),
+            continuations=parts.values.agent.output_continuations,
         )
         memory: MemoryPort = turn_memory if turn_memory is not None else parts.memory
         return ReactAgent(

@@ -114,9 +114,7 @@ class SessionRestore:
             path = fork_session(found.path)
             forked = f"{busy_text(found.path)}\n{forked_text(found.path, path)}\n"
         settings, note = resumed_settings(settings, read_recorded_model(path))
-        opener = LedgerOpener.configured(
-            self.parts.env, settings.paicli_home, settings.api_key, on_error=self._on_error
-        )
+        opener = LedgerOpener(self.parts.keys(settings.api_key), self._on_error)
         ledger, result = opener.resume(
             path,
             model=settings.model,
@@ -192,14 +190,13 @@ class SessionRestore:
 
     def _transcript(self) -> Transcript | None:
         """The last turns as the ledger recorded them; None when it cannot be read (the view is shown)."""
-        from paicli.config import knobs
         from paicli.session.transcript import read_transcript
 
         path = self.parts.ledger.path
         if path is None:
             return None
         try:
-            return read_transcript(path, knobs.RESUME_REPLAY_TURNS.read(self.parts.env))
-        except (OSError, ConfigError) as exc:
+            return read_transcript(path, self.parts.values.files.resume_replay_turns)
+        except OSError as exc:
             self._on_error(f"无法读取会话记录来回放之前的对话: {exc}")
             return None

@@ -8,7 +8,6 @@ import time
 from typing import TYPE_CHECKING
 
 from paicli.config import knobs
-from paicli.config.env import ConfigError
 from paicli.context.offload import OFFLOAD_DIR
 from paicli.session.retention import delete, expired
 
@@ -30,7 +29,4 @@ def startup_retention(parts: Components) -> None:
 
 
 def retention_days(parts: Components) -> int | None:
-    try:
-        return knobs.SESSION_RETENTION_DAYS.read(parts.env)
-    except ConfigError:
-        return None
+    return parts.values.files.retention_days

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from paicli.cli.backend import CommandReply
-from paicli.config import knobs
 from paicli.config.modes import DEFAULT_MODE, mode_named
 from paicli.redact import Redactor
 from paicli.snapshots.git import SnapshotError
@@ -29,20 +27,13 @@ def attach_snapshots(parts: Components, ledger: Callable[[], EventLedger]) -> Wo
     """Build the session's snapshots from the knobs; the runner calls them before each turn's first change."""
     from paicli.cli.compose import known_secrets
 
-    env = parts.env
-    secrets = known_secrets(parts.settings, env)
+    files = parts.values.files
+    secrets = known_secrets(parts.settings, parts.keys)
     unavailable = TURNED_OFF
     store = None
-    if knobs.SNAPSHOTS.read(env) == "on":
+    if files.snapshots:
         home = parts.settings.paicli_home
-        user_home = env.get("HOME")
-        opened = open_store(
-            parts.settings.project_root,
-            home,
-            knobs.SNAPSHOT_KEEP.read(env),
-            None if user_home is None else Path(user_home).expanduser(),
-            secrets,
-        )
+        opened = open_store(parts.settings.project_root, home, files.snapshot_keep, files.user_home, secrets)
         store, unavailable = (None, opened) if isinstance(opened, str) else (opened, "")
     snapshots = WorkspaceSnapshots(
         store,

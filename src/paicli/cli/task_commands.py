@@ -53,11 +53,10 @@ def worker_of(ctx: CommandContext) -> TaskQueue:
 def start_tasks(session: AppBackend, *, always: bool = False) -> None:
     """The session's worker, started (with the REPL: only when this user has a task queue already)."""
     home = session.settings.paicli_home
-    if session.tasks is not None or not (always or db_path(home).exists()):
+    env = session.parts.reopen
+    if env is None or session.tasks is not None or not (always or db_path(home).exists()):
         return
-    worker = TaskWorker(
-        TaskStore(home), session.parts.env, session.settings.project_root, session.parts.notices.post
-    )
+    worker = TaskWorker(TaskStore(home), env, session.settings.project_root, session.parts.notices.post)
     session.tasks = worker
     worker.start()
 

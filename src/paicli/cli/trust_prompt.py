@@ -62,9 +62,10 @@ def project_trust(
     interactive: bool,
     ask: Callable[[str], str | None] = _ask_stdin,
     warn: Callable[[str], None] | None = None,
+    notify: Callable[[str], None] | None = None,
 ) -> ProjectTrust:
     """The session's trust in the folder: asked or recorded now; a folder that brings nothing yet is looked
-    at again when configuration appears in it (`ProjectTrust`)."""
+    at again when configuration appears in it (`ProjectTrust`), and `notify` hears when that happens."""
     warn = warn or _warn_stderr
     if _is_home(root / ".paicli", paicli_home):
         return ProjectTrust(root, True)  # started in the home folder: that .paicli is the user's own
@@ -80,7 +81,7 @@ def project_trust(
     if flag and interactive and brought and recorded is not True:
         with contextlib.suppress(OSError):
             store.record(root, True)
-    return ProjectTrust(root, True, watch=not brought and not flag, store=store)
+    return ProjectTrust(root, True, watch=not brought and not flag, store=store, notify=notify)
 
 
 def _asked(

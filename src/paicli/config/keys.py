@@ -11,12 +11,17 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from functools import lru_cache
 from pathlib import Path
 
 from paicli.config.env import EnvLookup
 
 MIN_KEY_LENGTH = 8  # shorter values are not keys anyone configured (and masking them would garble text)
+
+Keys = Callable[..., tuple[str, ...]]  # every configured key now, plus the given extra ones (KeySource)
 
 
 def key_names() -> frozenset[str]:
@@ -63,3 +68,22 @@ def _saved_keys_of(path: str, mtime_ns: int, size: int) -> tuple[str, ...]:
             if isinstance(key, str) and key.strip():
                 found.append(key.strip())
     return tuple(found)
+
+
+@dataclass(frozen=True)
+class KeySource:
+    """Every configured key, read when asked (`config.json` may change during a session): what a component
+    that masks keys is given instead of the environment lookup."""
+
+    env: EnvLookup = dataclass_field(repr=False)
+    home: Path | None = None
+
+    def __call__(self, *extra: str | None) -> tuple[str, ...]:
+        return configured_keys(self.env, self.home, *extra)
+
+
+def no_keys(*extra: str | None) -> tuple[str, ...]:
+    """A key source with nothing configured (a component built without one masks only `extra`)."""
+    return tuple(
+        sorted((v.strip() for v in extra if v and len(v.strip()) >= MIN_KEY_LENGTH), key=len, reverse=True)
+    )

@@ -5,11 +5,15 @@ are read (the composition root calls it); each group's defaults are the knobs' o
 from __future__ import annotations
 
 import zoneinfo
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 
 from paicli.config import knobs
+from paicli.config.compaction_values import CompactionValues, OffloadValues
+from paicli.config.env import EnvLookup
 from paicli.config.knob_types import ConfigError, Lookup
+from paicli.config.run_values import AgentValues, MemoryValues, SessionFileValues
+from paicli.config.tool_values import ToolValues
 
 
 @dataclass(frozen=True)
@@ -45,20 +49,42 @@ class PromptValues:
 
 @dataclass(frozen=True)
 class SessionValues:
+    tools: ToolValues
     sandbox: SandboxValues = SandboxValues()
     prompt: PromptValues = PromptValues()
     exact_tokens: bool = True  # count with the model's tokenizer (False: the heuristic estimate)
     external_guard: bool = knobs.MEMORY_DISABLE_ON_EXTERNAL_CONTEXT.default  # see memory.guard
     skill_body_budget: int = knobs.SKILL_BODY_BUDGET.default
+    compaction: CompactionValues = field(default_factory=CompactionValues)
+    offload: OffloadValues = field(default_factory=OffloadValues)
+    agent: AgentValues = field(default_factory=AgentValues)
+    files: SessionFileValues = field(default_factory=SessionFileValues)
+    memory: MemoryValues = field(default_factory=MemoryValues)
+    tools_enabled: bool = knobs.TOOLS_ENABLED.default
+    mcp_timeout: float = knobs.MCP_TIMEOUT.default
+    mcp_startup_wait: float = knobs.MCP_STARTUP_WAIT.default
+    status_bar: bool = not knobs.NO_STATUSBAR.default
+    log_level: str = knobs.LOG_LEVEL.default
 
     @classmethod
-    def parse(cls, env: Lookup) -> SessionValues:
+    def parse(cls, env: EnvLookup) -> SessionValues:
         return cls(
-            SandboxValues.parse(env),
-            PromptValues.parse(env),
-            knobs.TOKENIZER.read(env) not in ("heuristic", "estimate", "reference"),
-            knobs.MEMORY_DISABLE_ON_EXTERNAL_CONTEXT.read(env),
-            knobs.SKILL_BODY_BUDGET.read(env),
+            tools=ToolValues.parse(env),
+            sandbox=SandboxValues.parse(env),
+            prompt=PromptValues.parse(env),
+            exact_tokens=knobs.TOKENIZER.read(env) not in ("heuristic", "estimate", "reference"),
+            external_guard=knobs.MEMORY_DISABLE_ON_EXTERNAL_CONTEXT.read(env),
+            skill_body_budget=knobs.SKILL_BODY_BUDGET.read(env),
+            compaction=CompactionValues.parse(env),
+            offload=OffloadValues.parse(env),
+            agent=AgentValues.parse(env),
+            files=SessionFileValues.parse(env),
+            memory=MemoryValues.parse(env),
+            tools_enabled=knobs.TOOLS_ENABLED.read(env),
+            mcp_timeout=knobs.MCP_TIMEOUT.read(env),
+            mcp_startup_wait=knobs.MCP_STARTUP_WAIT.read(env),
+            status_bar=not knobs.NO_STATUSBAR.read(env),
+            log_level=knobs.LOG_LEVEL.read(env),
         )
 
 

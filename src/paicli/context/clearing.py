@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from paicli.context.estimate import utf16_len
 from paicli.context.recall_ids import Ref, tag
@@ -43,6 +44,7 @@ _BOUNDARY_TOOL = re.compile(r'^<tool_result tool="([^"]+)"')
 _OFFLOAD_FILE = re.compile(r"(?m)^文件: (\.paicli/tool-outputs/\S+)$")
 
 Measure = Callable[[Sequence[Message]], int]
+ClearingDepth = Literal["keep_recent", "watermark"]  # the profile's field (compaction_profile.py)
 
 
 @dataclass(frozen=True)
@@ -143,102 +145,141 @@ def clearable_indices(
     return chosen
 
 
+@dataclass(frozen=True)
+class ClearPlan:
+    """Which tool results a clearing replaces (history indices, oldest first) and the view's size it was
+    planned on. Made by the pure planners below; `ToolResultClearer.apply` carries it out."""
+
+    indices: tuple[int, ...] = ()
+    before: int = 0
+
+
+def trigger_tokens(config: ClearingConfig, compaction_trigger: int) -> int:
+    if compaction_trigger <= 0:
+        return 0
+    override = config.trigger_tokens_override
+    derived = (
+        override
+        if override > 0
+        else min(DEFAULT_MAX_TRIGGER_TOKENS, int(compaction_trigger * DEFAULT_TRIGGER_RATIO))
+    )
+    return max(1, min(derived, compaction_trigger - 1))
+
+
+def watermark(config: ClearingConfig, compaction_trigger: int) -> int:
+    return int(trigger_tokens(config, compaction_trigger) * LOW_WATERMARK_RATIO)
+
+
+def plan_clearing(
+    history: Sequence[Message],
+    compaction_trigger: int,
+    config: ClearingConfig,
+    depth: ClearingDepth,
+    measure: Measure,
+) -> ClearPlan:
+    """Level 2 before a request, per the profile's depth: `keep_recent` is the reference's clearIfNeeded
+    (at the trigger, every clearable result but the newest `keep`); `watermark` fires at the trigger, or at
+    REARM_RATIO of it once the view holds cleared results (one request later when only the unseen results put
+    the history over it), then goes on in one batch (one cache break) down to the low watermark. Pure."""
+    if not config.enabled or compaction_trigger <= 0:
+        return ClearPlan()
+    before = measure(history)
+    trigger = trigger_tokens(config, compaction_trigger)
+    if depth == "keep_recent":
+        if before < trigger:
+            return ClearPlan((), before)
+        return ClearPlan(tuple(clearable_indices(history, config)), before)
+    if _cleared_count(history):
+        trigger = max(1, int(trigger * REARM_RATIO))
+    if before < trigger:
+        return ClearPlan((), before)
+    if before - sum(measure([history[i]]) for i in unseen_tool_indices(history)) < trigger:
+        # The latest response's results (not clearable yet) are what crossed the trigger: one request later
+        # they are seen and a single batch can take them too, instead of a second cache break right away.
+        return ClearPlan((), before)
+    minimum = int(trigger_tokens(config, compaction_trigger) * MIN_BATCH_RATIO)
+    return plan_down_to(history, config, measure, watermark(config, compaction_trigger), before, minimum)
+
+
+def plan_down_to(
+    history: Sequence[Message],
+    config: ClearingConfig,
+    measure: Measure,
+    target: int,
+    before: int | None = None,
+    minimum: int = 0,
+) -> ClearPlan:
+    """The reference's candidates first, then (oldest first) the kept ones until `target` is reached.
+    Nothing is planned when the batch would save less than `minimum` tokens. Pure."""
+    before = measure(history) if before is None else before
+    reference = clearable_indices(history, config)
+    extra = [i for i in clearable_indices(history, config, keep=0) if i not in set(reference)]
+    names = tool_names_by_call_id(history)
+
+    def saving(message: Message) -> int:
+        return measure([message]) - measure([cleared_message(message, names, config)])
+
+    chosen: list[int] = list(reference)
+    estimate = before - sum(saving(history[i]) for i in reference)
+    for index in extra:
+        if estimate <= target:
+            break
+        chosen.append(index)
+        estimate -= saving(history[index])
+    if before - estimate < minimum:
+        return ClearPlan((), before)
+    return ClearPlan(tuple(sorted(chosen)), before)
+
+
+def cleared_message(message: Message, names: dict[str, str], config: ClearingConfig) -> Message:
+    """The placeholder that replaces `message` (same id and reference, so recall finds the original)."""
+    text = placeholder(
+        tool_name_of(message, names), message.content or "", config.short_placeholder, message.ref
+    )
+    return message.with_content(text)
+
+
 class ToolResultClearer:
+    """Level 2's executor: applies a plan to the history in place (`plan` makes the per-profile one; the
+    window fallback and a summary's kept tail plan and apply in one call)."""
+
     def __init__(self, config: ClearingConfig | None = None, measure: Measure | None = None) -> None:
         self.config = config or ClearingConfig()
         self._measure: Measure = measure or _reference_measure
 
     def trigger_tokens(self, compaction_trigger: int) -> int:
-        if compaction_trigger <= 0:
-            return 0
-        override = self.config.trigger_tokens_override
-        derived = (
-            override
-            if override > 0
-            else min(DEFAULT_MAX_TRIGGER_TOKENS, int(compaction_trigger * DEFAULT_TRIGGER_RATIO))
-        )
-        return max(1, min(derived, compaction_trigger - 1))
-
-    def clear_if_needed(self, history: list[Message], compaction_trigger: int) -> ClearResult:
-        """Fires at the reference trigger, or at REARM_RATIO of it once the view holds cleared results (one
-        request later when only the unseen results put the history over it); then clears in one batch (one
-        cache break) down to the low watermark (see `watermark`)."""
-        if not self.config.enabled or compaction_trigger <= 0:
-            return ClearResult(0, 0, 0)
-        before = self._measure(history)
-        trigger = self.trigger_tokens(compaction_trigger)
-        if _cleared_count(history):
-            trigger = max(1, int(trigger * REARM_RATIO))
-        if before < trigger:
-            return ClearResult(0, before, before)
-        if before - self._unseen_tokens(history) < trigger:
-            # The latest response's results (not clearable yet) are what crossed the trigger: one request later
-            # they are seen and a single batch can take them too, instead of a second cache break right away.
-            return ClearResult(0, before, before)
-        minimum = int(self.trigger_tokens(compaction_trigger) * MIN_BATCH_RATIO)
-        return self.clear_down_to(history, self.watermark(compaction_trigger), before, minimum)
-
-    def clear_if_needed_reference(self, history: list[Message], compaction_trigger: int) -> ClearResult:
-        """The reference's clearIfNeeded: at the trigger, every clearable result but the newest `keep`."""
-        if not self.config.enabled or compaction_trigger <= 0:
-            return ClearResult(0, 0, 0)
-        before = self._measure(history)
-        if before < self.trigger_tokens(compaction_trigger):
-            return ClearResult(0, before, before)
-        return self._replace(history, clearable_indices(history, self.config), before)
-
-    def _unseen_tokens(self, history: list[Message]) -> int:
-        return sum(self._measure([history[i]]) for i in unseen_tool_indices(history))
+        return trigger_tokens(self.config, compaction_trigger)
 
     def watermark(self, compaction_trigger: int) -> int:
-        return int(self.trigger_tokens(compaction_trigger) * LOW_WATERMARK_RATIO)
+        return watermark(self.config, compaction_trigger)
+
+    def plan(self, history: Sequence[Message], compaction_trigger: int, depth: ClearingDepth) -> ClearPlan:
+        return plan_clearing(history, compaction_trigger, self.config, depth, self._measure)
 
     def clear_now(self, history: list[Message]) -> ClearResult:
         """Every clearable result but the newest `keep` (the reference's clearNow)."""
-        return self._replace(history, clearable_indices(history, self.config), self._measure(history))
+        plan = ClearPlan(tuple(clearable_indices(history, self.config)), self._measure(history))
+        return self.apply(history, plan)
 
     def clear_all_seen(self, history: list[Message]) -> ClearResult:
         """Every result the model has already seen (the window fallback)."""
-        return self._replace(history, clearable_indices(history, self.config, keep=0), self._measure(history))
+        plan = ClearPlan(tuple(clearable_indices(history, self.config, keep=0)), self._measure(history))
+        return self.apply(history, plan)
 
     def clear_down_to(
         self, history: list[Message], target: int, before: int | None = None, minimum: int = 0
     ) -> ClearResult:
-        """The reference's candidates first, then (oldest first) the kept ones until `target` is reached.
-        Nothing is cleared when the batch would save less than `minimum` tokens."""
-        before = self._measure(history) if before is None else before
-        reference = clearable_indices(history, self.config)
-        extra = [i for i in clearable_indices(history, self.config, keep=0) if i not in set(reference)]
+        return self.apply(history, plan_down_to(history, self.config, self._measure, target, before, minimum))
+
+    def apply(self, history: list[Message], plan: ClearPlan) -> ClearResult:
+        """Replaces the planned results with their placeholders; ids, roles and the count stay."""
+        if not plan.indices:
+            return ClearResult(0, plan.before, plan.before)
         names = tool_names_by_call_id(history)
-        chosen: list[int] = list(reference)
-        estimate = before - sum(self._saving(history[i], names) for i in reference)
-        for index in extra:
-            if estimate <= target:
-                break
-            chosen.append(index)
-            estimate -= self._saving(history[index], names)
-        if before - estimate < minimum:
-            return ClearResult(0, before, before)
-        return self._replace(history, sorted(chosen), before)
-
-    def _saving(self, message: Message, names: dict[str, str]) -> int:
-        return self._measure([message]) - self._measure([self._cleared(message, names)])
-
-    def _cleared(self, message: Message, names: dict[str, str]) -> Message:
-        """The placeholder that replaces `message` (same id and reference, so recall finds the original)."""
-        text = placeholder(
-            tool_name_of(message, names), message.content or "", self.config.short_placeholder, message.ref
-        )
-        return message.with_content(text)
-
-    def _replace(self, history: list[Message], indices: list[int], before: int) -> ClearResult:
-        if not indices:
-            return ClearResult(0, before, before)
-        names = tool_names_by_call_id(history)
-        for index in indices:
-            history[index] = self._cleared(history[index], names)
-        ids = tuple(history[i].tool_call_id or "" for i in indices)
-        return ClearResult(len(indices), before, self._measure(history), ids)
+        for index in plan.indices:
+            history[index] = cleared_message(history[index], names, self.config)
+        ids = tuple(history[i].tool_call_id or "" for i in plan.indices)
+        return ClearResult(len(plan.indices), plan.before, self._measure(history), ids)
 
 
 _HEURISTIC = TokenCounter("heuristic")

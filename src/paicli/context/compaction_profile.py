@@ -9,13 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from paicli.config import knobs
-from paicli.config.env import EnvLookup
-from paicli.context.clearing import ClearingConfig
+from paicli.config.compaction_values import ClearingValues, CompactionValues
+from paicli.context.clearing import ClearingConfig, ClearingDepth
 
 ProfileName = Literal["reference", "paicli"]
 SummaryTail = Literal["rounds", "tokens"]
-ClearingDepth = Literal["keep_recent", "watermark"]
 MemoryPlacement = Literal["system", "turn"]
 SummaryInput = Literal["transcript", "prefix"]
 Estimator = Literal["reference", "configured"]
@@ -94,27 +92,25 @@ def profile_named(name: str) -> CompactionProfile:
         raise ValueError(f"unknown compaction profile {name!r} (known: {', '.join(PROFILES)})") from None
 
 
-def from_env(env: EnvLookup) -> CompactionProfile:
+def for_values(values: CompactionValues) -> CompactionProfile:
     """The session's profile; the summary-input and memory-placement settings, when set, still win."""
-    profile = profile_named(knobs.COMPACTION_PROFILE.read(env))
-    if env.get(knobs.COMPACTION_SUMMARY_INPUT.key) is not None:
-        summary_input: SummaryInput = (
-            "transcript" if knobs.COMPACTION_SUMMARY_INPUT.read(env) == "transcript" else "prefix"
-        )
+    profile = profile_named(values.profile)
+    if values.summary_input is not None:
+        summary_input: SummaryInput = "transcript" if values.summary_input == "transcript" else "prefix"
         profile = replace(profile, summary_input=summary_input)
-    if env.get(knobs.MEMORY_PLACEMENT.key) is not None:
-        placement: MemoryPlacement = "system" if knobs.MEMORY_PLACEMENT.read(env) == "system" else "turn"
+    if values.memory_placement is not None:
+        placement: MemoryPlacement = "system" if values.memory_placement == "system" else "turn"
         profile = replace(profile, memory_placement=placement)
     return profile
 
 
-def clearing_config(env: EnvLookup, policy: CompactionProfile = PAICLI) -> ClearingConfig:
-    """Level 2's settings, read once from their declarations."""
+def clearing_config(values: ClearingValues, policy: CompactionProfile = PAICLI) -> ClearingConfig:
+    """Level 2's settings with the profile's part of them."""
     return ClearingConfig(
-        enabled=knobs.TOOL_RESULT_CLEARING_ENABLED.read(env),
-        trigger_tokens_override=knobs.TOOL_RESULT_CLEARING_TRIGGER_TOKENS.read(env),
-        keep_recent=knobs.TOOL_RESULT_CLEARING_KEEP.read(env),
-        exclude_tools=frozenset(knobs.TOOL_RESULT_CLEARING_EXCLUDE_TOOLS.read(env)),
+        enabled=values.enabled,
+        trigger_tokens_override=values.trigger_tokens_override,
+        keep_recent=values.keep_recent,
+        exclude_tools=values.exclude_tools,
         protect_unseen=policy.protect_unseen,
         short_placeholder=policy.short_placeholder,
     )

@@ -10,7 +10,6 @@ from paicli.context.rounds import system_end
 from paicli.context.summary import SharedPrefix, SummaryOutcome
 from paicli.context.types import CompactionResult, CompactionStep, Strategy
 from paicli.llm.messages import Message
-from paicli.llm.protocol import LLMClient
 
 # Watermarks (beyond the reference, whose thresholds still decide *when* a level fires): a summary or the
 # fallback keeps a recent tail so that the view lands near SUMMARY_TARGET_RATIO of the trigger, leaving
@@ -43,8 +42,6 @@ class FullSummary(Protocol):
         prefix: SharedPrefix | None = None,
     ) -> SummaryOutcome: ...
 
-    def set_llm(self, llm: LLMClient | None) -> None: ...
-
 
 class SessionMemory(Protocol):
     enabled: bool
@@ -54,8 +51,6 @@ class SessionMemory(Protocol):
     def compact_if_ready(self, history: list[Message], trigger: int) -> bool: ...
 
     def clear(self, history: list[Message]) -> None: ...
-
-    def set_llm(self, llm: LLMClient | None) -> None: ...
 
 
 def result_of(

@@ -13,8 +13,7 @@ from dataclasses import replace
 from typing import Literal
 
 from paicli.cancel import CancelToken
-from paicli.config import knobs
-from paicli.config.env import EnvLookup
+from paicli.config.compaction_values import CompactionValues
 from paicli.context import compaction_profile
 from paicli.context.backoff import SummaryBackoff
 from paicli.context.clearing import ToolResultClearer
@@ -24,12 +23,7 @@ from paicli.context.levels import NOTE_REQUESTS_RATIO, FullSummary, SessionMemor
 from paicli.context.memory_view import TurnMemory
 from paicli.context.profile import ContextProfile
 from paicli.context.receipts import build_receipt
-from paicli.context.session_memory import (
-    SessionMemoryCompactor,
-    Submit,
-    daemon_submit,
-    enabled_by_configuration,
-)
+from paicli.context.session_memory import SessionMemoryCompactor, Submit, daemon_submit
 from paicli.context.status import ContextFigure, ContextReport, context_figure
 from paicli.context.summariser import Announce, Summariser
 from paicli.context.summary import ConversationHistoryCompactor, input_chars_for_window, system_end
@@ -55,48 +49,52 @@ class AutoCompactionManager:
         llm: LLMClient | None,
         counter: TokenCounter | None = None,
         profile: ContextProfile | None = None,
-        env: EnvLookup | None = None,
+        values: CompactionValues | None = None,
         *,
         offloader: Offloader | None = None,
         turn_memory: TurnMemory | None = None,
         clearer: ToolResultClearer | None = None,
         full: FullSummary | None = None,
         session_memory: SessionMemory | None = None,
-        session_memory_enabled: bool | None = None,
         submit: Submit = daemon_submit,
         policy: CompactionProfile | None = None,
         summary_model: str | None = None,  # Settings.compaction_model_setting; None: the session model
+        on_server_window: Callable[[int], None] | None = None,  # hears a window learned from a refusal
+        pinned: Callable[[], str] | None = None,  # the pin block (context/pins.py), for the summary it builds
     ) -> None:
-        lookup = env or EnvLookup()
+        values = values or CompactionValues()
         self._llm = llm
-        self.policy = policy or compaction_profile.from_env(lookup)
+        self.policy = policy or compaction_profile.for_values(values)
         self.counter = counter or TokenCounter.configured()
         self.gauge = Gauge(self.counter, self.policy.estimator == "reference", llm)
         # knobs.AUTO_COMPACT off: no automatic clearing or summary; a request that would not fit is not sent
-        self.automatic = knobs.AUTO_COMPACT.read(lookup) == "on"
-        self._trigger = knobs.COMPACTION_TRIGGER.read(lookup)
+        self.automatic = values.automatic
+        self._trigger = values.trigger
         self.profile = self._with_trigger(profile or ContextProfile.from_window(None))
         # offloads unseen results that cannot fit the window (never clears them)
         self.offloader = offloader
         measure = self.gauge.measure
-        self.clearer = clearer or ToolResultClearer(clearing_config(lookup, self.policy), measure)
+        self.clearer = clearer or ToolResultClearer(clearing_config(values.clearing, self.policy), measure)
         if full is None:
             full = ConversationHistoryCompactor(
-                llm, self.counter, self.policy.retain_rounds, summary_model=summary_model, measure=measure
+                llm,
+                self.counter,
+                self.policy.retain_rounds,
+                summary_model=summary_model,
+                measure=measure,
+                pinned=pinned,
+                inline=self.policy.summary_input == "prefix",
+                words_check=self.policy.check_user_words,
             )
-        if isinstance(full, ConversationHistoryCompactor):
-            full.inline_enabled = self.policy.summary_input == "prefix"
-            full.words_check = self.policy.check_user_words
         if session_memory is None:
-            flag = (
-                enabled_by_configuration(lookup) if session_memory_enabled is None else session_memory_enabled
+            session_memory = SessionMemoryCompactor(
+                llm, measure, values.session_memory, submit, summary_model
             )
-            session_memory = SessionMemoryCompactor(llm, measure, flag, submit, summary_model)
         self.summariser = Summariser(
             self.policy, self.gauge, self.clearer, full, session_memory, turn_memory, self.profile
         )
         self._size_summary_input()
-        self.on_server_window: Callable[[int], None] | None = None  # a window learned from a refusal
+        self._on_server_window = on_server_window
 
     @property
     def model(self) -> str:
@@ -123,20 +121,10 @@ class AutoCompactionManager:
         the provider's last figure is folded in before compaction compares anything (see Gauge)."""
         return self.gauge.measure(history)
 
-    def set_llm(self, llm: LLMClient | None) -> None:
-        self._llm = self.gauge.llm = llm
-        self.full.set_llm(llm)
-        self.session_memory.set_llm(llm)
-
     def _narrow(self, profile: ContextProfile) -> None:
         """The window a server enforces: every threshold of this history follows it from now on."""
         self.profile = self.summariser.profile = self._with_trigger(profile)
         self._size_summary_input()
-
-    def keep_pinned(self, pinned: Callable[[], str]) -> None:
-        """The pin block (context/pins.py): values it holds verbatim a summary need not carry again."""
-        if isinstance(self.full, ConversationHistoryCompactor):
-            self.full.pinned = pinned
 
     def _with_trigger(self, profile: ContextProfile) -> ContextProfile:
         """The configured trigger, unless the profile was built with one."""
@@ -269,8 +257,8 @@ class AutoCompactionManager:
             self.gauge.settle()
         if limit.window and limit.window < self.profile.window:
             self._narrow(ContextProfile(limit.window, self.profile.cache_mode, self.profile.trigger))
-            if self.on_server_window is not None:
-                self.on_server_window(limit.window)
+            if self._on_server_window is not None:
+                self._on_server_window(limit.window)
         return self._window(tools).exceeded(self.measure(history))
 
     def compact_now(
@@ -332,10 +320,8 @@ class AutoCompactionManager:
         if trigger <= 0:
             return NO_COMPACTION
         steps: list[CompactionStep] = []
-        if self.policy.clearing_depth == "watermark":
-            clear = self.clearer.clear_if_needed(history, trigger)
-        else:
-            clear = self.clearer.clear_if_needed_reference(history, trigger)
+        # level 2 as a plan (pure, per the profile's depth), then applied
+        clear = self.clearer.apply(history, self.clearer.plan(history, trigger, self.policy.clearing_depth))
         if clear.cleared:
             steps.append(clear.step(len(history)))
         self.session_memory.prepare_if_needed(history, trigger)

@@ -11,8 +11,7 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from paicli.config import knobs
-from paicli.config.env import EnvLookup
+from paicli.config.compaction_values import OffloadValues
 from paicli.context.estimate import utf16_len
 from paicli.context.recall_ids import TAG, offload_id
 from paicli.fsperm import ensure_private_dir, write_private_text
@@ -86,18 +85,18 @@ class ToolResultOffloader:
     def __init__(
         self,
         project_root: Path | str,
-        env: EnvLookup | None = None,
+        values: OffloadValues | None = None,
         session_dir_name: str | None = None,
         clock: Clock = datetime.now,
         *,
         context_trigger_tokens: int | None = None,
         redact: Callable[[str], str] | None = None,
     ) -> None:
-        lookup = env or EnvLookup()
         self._redact = redact or Redactor().text  # an offload file is on disk: no key in clear
         self._root = Path(project_root)
-        self._enabled = knobs.TOOL_OFFLOAD_ENABLED.read(lookup)
-        configured = knobs.TOOL_OFFLOAD_THRESHOLD_CHARS.read(lookup)
+        values = values or OffloadValues()
+        self._enabled = values.enabled
+        configured = values.threshold_chars
         self.threshold = max(MIN_THRESHOLD_CHARS, configured or default_threshold(context_trigger_tokens))
         self.session_dir_name = session_dir_name or new_session_dir_name(clock)
         self._lock = threading.Lock()

@@ -15,7 +15,6 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from paicli.config.env import EnvLookup
 from paicli.context import prompts
 from paicli.context.internal import is_internal
 from paicli.context.summary import real_user_indices, rebuild_with_summary, system_end
@@ -34,12 +33,6 @@ SESSION_MEMORY_OUTPUT_CAP = 4_096  # max_tokens of a session-memory summary (a b
 
 Measure = Callable[[Sequence[Message]], int]
 Submit = Callable[[Callable[[], None]], None]
-
-
-def enabled_by_configuration(env: EnvLookup | None = None) -> bool:
-    from paicli.config.knobs import SESSION_MEMORY_COMPACTION_ENABLED
-
-    return SESSION_MEMORY_COMPACTION_ENABLED.read(env or EnvLookup())
 
 
 _thread_numbers = itertools.count(1)
@@ -119,16 +112,6 @@ class SessionMemoryCompactor:
         self._summary_model = summary_model
         self._current: _State | None = None
         self._lock = threading.Lock()
-
-    def set_llm(self, llm: LLMClient | None) -> None:
-        self._llm = llm
-        with self._lock:
-            state = self._current
-        if state is not None:
-            with state.lock:
-                state.generation += 1
-                state.snapshot = None
-                state.pending = False
 
     def clear(self, history: list[Message]) -> None:
         with self._lock:

@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from paicli.cancel import CancelToken
 from paicli.context import prompts
 from paicli.context.backoff import SummaryBackoff
 from paicli.context.clearing import ToolResultClearer
-from paicli.context.compaction_profile import CompactionProfile
+from paicli.context.compaction_profile import CompactionProfile, SummaryTail
 from paicli.context.gauge import Gauge
-from paicli.context.levels import MIN_SUMMARY_GAIN_RATIO, FullSummary, SessionMemory, tail_budget
+from paicli.context.levels import MIN_SUMMARY_GAIN_RATIO, FullSummary, Measure, SessionMemory, tail_budget
 from paicli.context.memory_view import TurnMemory
 from paicli.context.profile import ContextProfile
 from paicli.context.rounds import choose_cut, removed, unseen_tool_indices
@@ -32,6 +33,39 @@ SUMMARY_ANNOUNCEMENT = (
 )
 
 Announce = Callable[[str], None]
+Size = Callable[[Message], int]
+
+
+@dataclass(frozen=True)
+class SummaryPlan:
+    """Which span an automatic summary replaces, per the profile's tail: `rounds` keeps the last `retain` real
+    user rounds (the summary itself finds the split); `tokens` keeps the tail from `cut` on (None: nothing
+    can be cut away, so no summary). `announce`: the person is told before the summary's model call."""
+
+    tail: SummaryTail
+    retain: int
+    cut: int | None = None
+    announce: bool = False
+
+    @property
+    def possible(self) -> bool:
+        return self.tail == "rounds" or self.cut is not None
+
+
+def tail_cut(history: Sequence[Message], trigger: int, measure: Measure, size: Size) -> int | None:
+    """Where a summary sized by tokens splits: the largest recent tail that lands the view near the target."""
+    return choose_cut(history, tail_budget(history, trigger, measure), size)
+
+
+def plan_summary(
+    history: Sequence[Message], trigger: int, policy: CompactionProfile, measure: Measure, size: Size
+) -> SummaryPlan:
+    """Pure: the span a summary of `history` would replace under `policy`."""
+    if policy.summary_tail == "rounds":
+        rounds = len(real_user_indices(history, system_end(history)))
+        return SummaryPlan("rounds", policy.retain_rounds, announce=rounds > policy.retain_rounds)
+    cut = tail_cut(history, trigger, measure, size)
+    return SummaryPlan("tokens", policy.retain_rounds, cut, announce=cut is not None)
 
 
 class Summariser:
@@ -73,19 +107,16 @@ class Summariser:
         """One automatic summary attempt (the profile's tail: recent rounds, or chosen by tokens); records
         success or failure."""
         tokens = self.gauge.measure(history)
-        if self.policy.summary_tail == "rounds":
-            if len(real_user_indices(history, system_end(history))) > self.policy.retain_rounds:
-                self._announce()
-            outcome = self.full.compact(history, trigger, False, self.policy.retain_rounds, None, cancel)
-        else:
-            cut = choose_cut(history, tail_budget(history, trigger, self.gauge.measure), self.gauge.size)
-            if cut is None:
-                return SummaryOutcome(False, len(history), len(history))
-            prefix = self.shared_prefix(cut)
+        plan = plan_summary(history, trigger, self.policy, self.gauge.measure, self.gauge.size)
+        if not plan.possible:
+            return SummaryOutcome(False, len(history), len(history))
+        if plan.announce:
             self._announce()
-            outcome = self.full.compact(
-                history, 0, True, self.policy.retain_rounds, None, cancel, cut, prefix
-            )
+        if plan.cut is None:
+            outcome = self.full.compact(history, trigger, False, plan.retain, None, cancel)
+        else:
+            prefix = self.shared_prefix(plan.cut)
+            outcome = self.full.compact(history, 0, True, plan.retain, None, cancel, plan.cut, prefix)
         if outcome.compacted:
             self.backoff.succeeded()
             self.session_memory.clear(history)
@@ -138,7 +169,7 @@ class Summariser:
         unseen = sum(size(history[i]) for i in unseen_tool_indices(history))
         if self.clearer.config.enabled and self.gauge.measure(history) - unseen < trigger:
             return False
-        cut = choose_cut(history, tail_budget(history, trigger, self.gauge.measure), size)
+        cut = tail_cut(history, trigger, self.gauge.measure, size)
         if cut is None:
             return False
         removable = sum(size(m) for m in removed(history, cut))

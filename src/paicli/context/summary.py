@@ -163,7 +163,13 @@ class ConversationHistoryCompactor:
         *,
         summary_model: str | None = None,
         measure: Measure | None = None,
+        pinned: Callable[[], str] | None = None,
+        inline: bool = True,
+        words_check: bool = False,
     ) -> None:
+        """`inline`: a summary request may start with the request the model last saw (False: the transcript,
+        as the setting can ask). `words_check` (beyond the reference; the paicli profile): a summary is checked
+        against the user's words it replaces, and what it misses is carried beside it within `words_budget`."""
         self._llm = llm
         self._summary_model = summary_model
         self.retain = max(1, retain_recent_rounds)
@@ -171,17 +177,13 @@ class ConversationHistoryCompactor:
         self._measure: Measure = measure or counter.count_messages
         self.calls = 0  # summary-model requests made, for tests and the bench
         self.max_input_chars = MAX_SUMMARY_INPUT_CHARS  # the manager lowers it for small windows
-        self.inline_enabled = True  # the manager turns it off when the setting asks for the transcript
+        self.inline_enabled = inline
         self._cancel: CancelToken | None = None
         self._prefix: SharedPrefix | None = None
-        # Beyond the reference (the manager turns it on for the paicli profile): check a summary against the
-        # user's words it replaces, and carry what it misses beside it within `words_budget` tokens.
-        self.words_check = False
+        self.words_check = words_check
         self.words_budget = DEFAULT_WORDS_BUDGET
-        self.pinned: Callable[[], str] = lambda: ""  # the pin block: what it holds a summary need not carry
-
-    def set_llm(self, llm: LLMClient | None) -> None:
-        self._llm = llm
+        # the pin block: what it holds a summary need not carry
+        self.pinned: Callable[[], str] = pinned if pinned is not None else (lambda: "")
 
     def compact_if_needed(self, history: list[Message], trigger: int) -> bool:
         return self.compact(history, trigger, False, self.retain).compacted

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from typing import Literal
 
-from paicli.config import knobs
 from paicli.memory import evolve
 from paicli.memory.dedup import is_stale
 from paicli.memory.entry import MemoryEntry, Scope
@@ -235,7 +234,7 @@ def _with_store_warnings(manager: MemoryManager, reply: str, read_errors: bool =
 
 
 def _run(manager: MemoryManager, cmd: MemoryCommand, profile_summary: str, token_usage_line: str) -> str:
-    now, days = manager.clock(), knobs.MEMORY_STALE_DAYS.read(manager.env)
+    now, days = manager.clock(), manager.values.stale_days
     if cmd.action == "status":
         return status_text(manager, profile_summary, token_usage_line)
     if cmd.action == "list":

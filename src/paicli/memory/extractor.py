@@ -12,8 +12,6 @@ from collections.abc import Callable, Iterable, Sequence
 from importlib import resources
 from typing import TYPE_CHECKING, Protocol
 
-from paicli.config import knobs
-from paicli.config.env import EnvLookup
 from paicli.llm.messages import Message, Usage
 from paicli.llm.protocol import LLMClient
 from paicli.memory.extract_rules import Corrects, input_in_range, safe_input, validate_quotes, worth_asking
@@ -31,11 +29,6 @@ OUTPUT_CAP = 1024  # max_tokens: three quotes of at most 180 characters, in JSON
 
 def load_prompt(name: str) -> str:
     return (resources.files("paicli") / "prompts" / "memory" / name).read_text(encoding="utf-8").rstrip("\n")
-
-
-def enabled_by_configuration(env: EnvLookup | None = None) -> bool:
-    """Default on; `false|0|no|off` (any case) turn it off. Anything else leaves it on, as the reference does."""
-    return knobs.MEMORY_AUTO_EXTRACT_ENABLED.read(env or EnvLookup())
 
 
 class ExtractionOutcome(list[str]):
@@ -67,23 +60,17 @@ class AutoFactExtractor:
     def __init__(
         self,
         llm: LLMClient | None,
-        env: EnvLookup | None = None,
         *,
         hardened: bool = True,
         on_usage: Callable[[Usage], None] | None = None,
         model: str | None = None,
     ) -> None:
         """`model`: `Settings.light_model_setting`, the model for these side calls; None: the session's."""
-        self._env = env or EnvLookup()
         self._on_usage = on_usage
         self._llm = llm.with_model(model) if llm is not None and model and model != llm.model else llm
         self.hardened = hardened
         self._system = load_prompt("extract-system.md")
         self._template = load_prompt("extract.md")
-
-    @staticmethod
-    def enabled_by_configuration(env: EnvLookup | None = None) -> bool:
-        return enabled_by_configuration(env)
 
     @property
     def llm(self) -> LLMClient | None:

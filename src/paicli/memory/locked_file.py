@@ -16,7 +16,6 @@ from typing import Any, TypeVar
 
 from paicli.cancel import pause_or_cancel
 from paicli.config import knobs
-from paicli.config.env import EnvLookup, home_dir
 from paicli.fsperm import PRIVATE_FILE, ensure_private_dir
 from paicli.memory.entry import MemoryEntry
 from paicli.memory.jackson import render_object
@@ -39,17 +38,6 @@ class MemoryStoreError(Exception):
 
 class MemoryLockTimeout(MemoryStoreError):
     """Another thread or process held the memory lock longer than the bounded wait."""
-
-
-def default_memory_dir(env: EnvLookup) -> Path:
-    configured = knobs.MEMORY_DIR.read(env)
-    if configured:
-        return Path(configured).expanduser()
-    return home_dir(env) / "memory"
-
-
-def lock_timeout_from_env(env: EnvLookup) -> float:
-    return knobs.MEMORY_LOCK_TIMEOUT_SECONDS.read(env)
 
 
 def render_json(

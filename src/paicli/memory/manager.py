@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
-from paicli.config.env import EnvLookup
+from paicli.config.run_values import MemoryValues
 from paicli.context.estimate import utf16_len
 from paicli.memory.clock import Clock, utc_now
 from paicli.memory.entry import MemoryEntry, new_fact, normalize_project_key, normalize_scope
@@ -67,16 +67,17 @@ class MemoryManager:
         self,
         store: LongTermMemory,
         project_key: str | os.PathLike[str] | None = None,
-        env: EnvLookup | None = None,
+        values: MemoryValues | None = None,
         clock: Clock = utc_now,
         tracker: ContextTracker | None = None,
         retriever: Retriever | None = None,
         extractor: Extractor | None = None,
         auto_extract: bool = False,
+        on_notice: Callable[[str], None] | None = None,
     ) -> None:
         """`auto_extract`: facts are extracted from each turn in the background (the session's setting)."""
         self.store = store
-        self.env = env if env is not None else store.env
+        self.values = values if values is not None else store.values
         self.clock = clock
         self.tracker = tracker
         self.extractor = extractor
@@ -87,7 +88,7 @@ class MemoryManager:
         self._last_auto: list[MemoryWriteResult] = []
         # the REPL's hook: the contents of the memories injected into a turn, as they are injected
         self.on_injected: Callable[[list[str]], None] | None = None
-        self.review = WriteReview(store, clock)  # the relation judge's second look at writes
+        self.review = WriteReview(store, clock, on_notice)  # the relation judge's second look at writes
 
     # ---- the relation judge ----------------------------------------------------------------------
 
@@ -96,14 +97,6 @@ class MemoryManager:
     ) -> None:
         """Let the light model take a second look at writes the local rules were unsure of."""
         self.review.use_judge(llm, model, on_usage)
-
-    @property
-    def on_notice(self) -> Callable[[str], None] | None:
-        return self.review.on_notice
-
-    @on_notice.setter
-    def on_notice(self, listener: Callable[[str], None] | None) -> None:
-        self.review.on_notice = listener
 
     @property
     def background_pending(self) -> int:
@@ -237,7 +230,7 @@ class MemoryManager:
                 from paicli.memory.vector_file import index_path_for
 
                 index = index_path_for(self.store.path)
-                self._retriever = MemoryRetriever(self.store, self.env, self.clock, index_path=index)
+                self._retriever = MemoryRetriever(self.store, self.values, self.clock, index_path=index)
             except Exception:
                 self._retriever_failed = True
                 log.warning("memory retriever unavailable; no long-term memory context", exc_info=True)

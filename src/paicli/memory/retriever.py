@@ -15,8 +15,7 @@ from datetime import datetime, timezone, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from paicli.config import knobs
-from paicli.config.env import EnvLookup
+from paicli.config.run_values import MemoryValues
 from paicli.memory import scoring
 from paicli.memory.lookalikes import spread_classes
 from paicli.memory.recall_block import MemoryEntryLike, Ranked, aware, render
@@ -67,16 +66,16 @@ class MemoryRetriever:
     def __init__(
         self,
         store: MemorySource,
-        env: EnvLookup | None = None,
+        values: MemoryValues | None = None,
         clock: Callable[[], datetime] = _utc_now,
         zone: tzinfo | None = None,
         index_path: Path | None = None,
     ) -> None:
         self._store = store
-        self._env = env or EnvLookup()
+        self._values = values if values is not None else MemoryValues()
         self._clock = clock
         self._zone = zone
-        self.vector_enabled = knobs.MEMORY_VECTOR.read(self._env)
+        self.vector_enabled = self._values.vector
         self._lock = threading.Lock()
         self._vectors: VectorIndex | None = None
         self._index_path = index_path if self.vector_enabled else None
@@ -125,7 +124,7 @@ class MemoryRetriever:
             return ""
         now = self._clock()
         top = self.top(query, project_key, exclude_text)
-        days = knobs.MEMORY_STALE_DAYS.read(self._env)
+        days = self._values.stale_days
         root = Path(project_key) if project_key else None
         shown: list[str] = []
         block = render(top, max_tokens, now, days, self._zone, root, shown)

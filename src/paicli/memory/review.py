@@ -23,13 +23,15 @@ log = logging.getLogger(__name__)
 
 
 class WriteReview:
-    def __init__(self, store: TransactingStore, clock: Clock) -> None:
+    def __init__(
+        self, store: TransactingStore, clock: Clock, on_notice: Callable[[str], None] | None = None
+    ) -> None:
         self._store = store
         self._clock = clock
         self._source: tuple[LLMClient, str | None, Callable[[Usage], None] | None] | None = None
         self._judge: RelationJudge | None = None
         self._work: BackgroundWork | None = None
-        self.on_notice: Callable[[str], None] | None = None  # a changed outcome, in the user's words
+        self.on_notice = on_notice  # a changed outcome, in the user's words
 
     def use_judge(
         self, llm: LLMClient, model: str | None = None, on_usage: Callable[[Usage], None] | None = None

@@ -11,8 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
-from paicli.config import knobs
-from paicli.config.env import EnvLookup
+from paicli.config.run_values import MemoryValues
 from paicli.memory import evolve
 from paicli.memory.clock import Clock, utc_now
 from paicli.memory.dedup import ConflictDetector, is_duplicate
@@ -22,8 +21,6 @@ from paicli.memory.locked_file import (
     MemoryFile,
     MemoryLockTimeout,
     MemoryStoreError,
-    default_memory_dir,
-    lock_timeout_from_env,
 )
 from paicli.memory.results import MemoryWriteResult, WriteStatus
 from paicli.memory.store_io import JOURNAL_MIN_ENTRIES, JournaledStore, Txn
@@ -37,9 +34,11 @@ _WORD = re.compile(r"[a-z0-9][a-z0-9_.+#-]*")
 _HAN_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 
 
-def _resolve_path(path_or_dir: str | os.PathLike[str] | None, env: EnvLookup) -> Path:
-    if path_or_dir is None:
-        return default_memory_dir(env) / FILE_NAME
+def _resolve_path(path_or_dir: str | os.PathLike[str] | None, values: MemoryValues) -> Path:
+    if path_or_dir is None:  # the configured folder
+        if values.directory is None:
+            raise ValueError("LongTermMemory needs a folder: a path, or MemoryValues parsed with one")
+        return values.directory / FILE_NAME
     path = Path(path_or_dir).expanduser()
     if path.suffix.lower() == ".json" and not path.is_dir():
         return path
@@ -52,7 +51,7 @@ class LongTermMemory(JournaledStore):
     def __init__(
         self,
         path_or_dir: str | os.PathLike[str] | None = None,
-        env: EnvLookup | None = None,
+        values: MemoryValues | None = None,
         clock: Clock = utc_now,
         lock_timeout: float | None = None,
         detector: ConflictDetector | None = None,
@@ -61,16 +60,15 @@ class LongTermMemory(JournaledStore):
         fold_delay: float = 1.0,
     ) -> None:
         """`journal_min`: stores this big take saves in the journal (smaller ones are rewritten at once);
-        `fold_delay`: seconds from a journaled save to the background fold."""
-        self.env = env if env is not None else EnvLookup()
+        `fold_delay`: seconds from a journaled save to the background fold. `values`: the memory settings
+        (default: the knobs' own)."""
+        self.values = values if values is not None else MemoryValues()
         self.clock = clock
-        timeout = lock_timeout if lock_timeout is not None else lock_timeout_from_env(self.env)
-        super().__init__(MemoryFile(_resolve_path(path_or_dir, self.env), timeout), fold_delay, journal_min)
-        self.detector = (
-            detector
-            if detector is not None
-            else ConflictDetector(knobs.MEMORY_CONFLICT_THRESHOLD.read(self.env))
+        timeout = lock_timeout if lock_timeout is not None else self.values.lock_timeout
+        super().__init__(
+            MemoryFile(_resolve_path(path_or_dir, self.values), timeout), fold_delay, journal_min
         )
+        self.detector = detector if detector is not None else ConflictDetector(self.values.conflict_threshold)
         self._refresh()
 
     @property

@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from paicli.config.env import EnvLookup
-from paicli.config.keys import configured_keys
 from paicli.session.ledger import Clock, ConversationLedger, ErrorSink, epoch_millis
 from paicli.session.resume import ResumeResult, load_view
 
@@ -24,13 +22,6 @@ class LedgerOpener:
     keys: tuple[str, ...]
     on_error: ErrorSink | None = None
     clock: Clock = epoch_millis
-
-    @classmethod
-    def configured(
-        cls, env: EnvLookup, home: Path, *extra: str | None, on_error: ErrorSink | None = None
-    ) -> LedgerOpener:
-        """An opener that knows every key configured for `env` and `home` (plus `extra`, e.g. the session's)."""
-        return cls(configured_keys(env, home, *extra), on_error)
 
     def create(
         self, home: Path, project_root: Path, model: str, provider: str, version: str, *, mode: str = "react"

@@ -15,8 +15,6 @@ from datetime import datetime, timezone, tzinfo
 from pathlib import Path
 from typing import TypedDict, cast
 
-from paicli.config import knobs
-from paicli.config.env import EnvLookup, home_dir
 from paicli.fsperm import open_private_append
 from paicli.redact import Redactor
 from paicli.timefmt import local_time_text
@@ -27,21 +25,6 @@ Clock = Callable[[], datetime]
 
 def _utc_now() -> datetime:
     return datetime.now(timezone.utc)
-
-
-def audit_dir(env: EnvLookup) -> Path:
-    """The configured audit folder, else `<paicli home>/audit`, both read through `env` like every other setting."""
-    configured = knobs.AUDIT_DIR.read(env)
-    if configured:
-        return Path(configured).expanduser()
-    return home_dir(env) / "audit"
-
-
-def env_secrets(env: EnvLookup) -> list[str]:
-    """Every configured key (all providers', every source), so the audit log can redact each exactly."""
-    from paicli.config.keys import configured_keys
-
-    return list(configured_keys(env))
 
 
 class AuditRecord(TypedDict, total=False):

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from paicli.cancel import CancelToken
-from paicli.config.env import EnvLookup
 from paicli.tools.guards import PathGuard
 
 if TYPE_CHECKING:
@@ -34,7 +33,6 @@ SaveMemory = Callable[[str, str, "str | None", bool], str]
 class ToolContext:
     project_root: Path
     paths: PathGuard
-    env: EnvLookup
     cancel: CancelToken
     offloader: Offloader | None = None
     command_timeout_seconds: float = 60.0
@@ -42,3 +40,4 @@ class ToolContext:
     # runs execute_command's command; the runner picks the session's approved or unasked one (None: an
     # approved, unconfined one)
     executor: CommandExecutor | None = None
+    ripgrep: bool = True  # grep may use ripgrep (knobs.GREP_RIPGREP)

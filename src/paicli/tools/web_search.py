@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 from paicli.cancel import CancelToken
 from paicli.config import knobs_web as web
-from paicli.config.env import EnvLookup
+from paicli.config.tool_values import WebSearchValues
 
 ORDER = ("zhipu", "serpapi", "searxng", "deepseek")
 ZHIPU_BASE = "https://open.bigmodel.cn/api/paas/v4"
@@ -52,16 +52,12 @@ class Http(Protocol):
 Search = Callable[[Http, str, int, CancelToken], list[SearchHit]]
 
 
-def _zhipu_key(env: EnvLookup) -> str | None:
-    return env.get("ZHIPU_API_KEY") or env.get("GLM_API_KEY")
-
-
-def _configured(env: EnvLookup, name: str) -> bool:
+def _configured(values: WebSearchValues, name: str) -> bool:
     keys = {
-        "zhipu": _zhipu_key(env),
-        "serpapi": web.SERPAPI_KEY.read(env),
-        "searxng": web.SEARXNG_URL.read(env),
-        "deepseek": env.get("DEEPSEEK_API_KEY"),
+        "zhipu": values.zhipu_key,
+        "serpapi": values.serpapi_key,
+        "searxng": values.searxng_url,
+        "deepseek": values.deepseek_key,
     }
     return bool(keys.get(name))
 
@@ -74,16 +70,16 @@ _NEEDS = {
 }
 
 
-def choose_provider(env: EnvLookup) -> str:
-    explicit = (web.SEARCH_PROVIDER.read(env) or "").strip().lower()
+def choose_provider(values: WebSearchValues) -> str:
+    explicit = values.provider
     if explicit:
         if explicit not in ORDER:
             raise SearchConfigError(f"SEARCH_PROVIDER={explicit} 不受支持（可选 {'、'.join(ORDER)}）")
-        if not _configured(env, explicit):
+        if not _configured(values, explicit):
             raise SearchConfigError(f"SEARCH_PROVIDER={explicit} 缺少配置：请设置 {_NEEDS[explicit]}")
         return explicit
     for name in ORDER:
-        if _configured(env, name):
+        if _configured(values, name):
             return name
     raise SearchConfigError(
         "设置 SEARXNG_URL（SearXNG 实例地址）、SERPAPI_KEY、GLM_API_KEY（智谱搜索）或 DEEPSEEK_API_KEY 后即可使用 "
@@ -91,22 +87,24 @@ def choose_provider(env: EnvLookup) -> str:
     )
 
 
-def provider_search(env: EnvLookup, name: str) -> Search:
+def provider_search(values: WebSearchValues, name: str) -> Search:
     if name == "zhipu":
-        return lambda http, q, k, cancel: zhipu(http, env, q, k, cancel)
+        return lambda http, q, k, cancel: zhipu(http, values, q, k, cancel)
     if name == "serpapi":
-        return lambda http, q, k, cancel: serpapi(http, env, q, k, cancel)
+        return lambda http, q, k, cancel: serpapi(http, values, q, k, cancel)
     if name == "searxng":
-        return lambda http, q, k, cancel: searxng(http, env, q, k, cancel)
-    return lambda http, q, k, cancel: deepseek(http, env, q, k, cancel)
+        return lambda http, q, k, cancel: searxng(http, values, q, k, cancel)
+    return lambda http, q, k, cancel: deepseek(http, values, q, k, cancel)
 
 
 def _text(value: object) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
-def searxng(http: Http, env: EnvLookup, query: str, top_k: int, cancel: CancelToken) -> list[SearchHit]:
-    base = (web.SEARXNG_URL.read(env) or "").rstrip("/")
+def searxng(
+    http: Http, values: WebSearchValues, query: str, top_k: int, cancel: CancelToken
+) -> list[SearchHit]:
+    base = (values.searxng_url or "").rstrip("/")
     data = http.get_json(base + "/search?" + urllib.parse.urlencode({"q": query, "format": "json"}), cancel)
     items = data.get("results") if isinstance(data, dict) else None
     return [
@@ -116,9 +114,11 @@ def searxng(http: Http, env: EnvLookup, query: str, top_k: int, cancel: CancelTo
     ][:top_k]
 
 
-def serpapi(http: Http, env: EnvLookup, query: str, top_k: int, cancel: CancelToken) -> list[SearchHit]:
-    base = (env.endpoint_for(web.SERPAPI_BASE_URL.key, web.SERPAPI_KEY.key) or SERPAPI_BASE).rstrip("/")
-    params = {"q": query, "api_key": web.SERPAPI_KEY.read(env) or "", "num": top_k}
+def serpapi(
+    http: Http, values: WebSearchValues, query: str, top_k: int, cancel: CancelToken
+) -> list[SearchHit]:
+    base = (values.serpapi_base or SERPAPI_BASE).rstrip("/")
+    params = {"q": query, "api_key": values.serpapi_key or "", "num": top_k}
     data = http.get_json(f"{base}/search.json?" + urllib.parse.urlencode(params), cancel)
     items = data.get("organic_results") if isinstance(data, dict) else None
     return [
@@ -128,16 +128,16 @@ def serpapi(http: Http, env: EnvLookup, query: str, top_k: int, cancel: CancelTo
     ][:top_k]
 
 
-def zhipu(http: Http, env: EnvLookup, query: str, top_k: int, cancel: CancelToken) -> list[SearchHit]:
-    base = (
-        env.endpoint_for(web.ZHIPU_SEARCH_BASE_URL.key, "ZHIPU_API_KEY", "GLM_API_KEY") or ZHIPU_BASE
-    ).rstrip("/")
+def zhipu(
+    http: Http, values: WebSearchValues, query: str, top_k: int, cancel: CancelToken
+) -> list[SearchHit]:
+    base = (values.zhipu_base or ZHIPU_BASE).rstrip("/")
     payload = {
         "search_query": query,
-        "search_engine": web.ZHIPU_SEARCH_ENGINE.read(env) or "search_std",
+        "search_engine": values.zhipu_engine or "search_std",
         "count": top_k,
     }
-    headers = {"Authorization": f"Bearer {_zhipu_key(env) or ''}"}
+    headers = {"Authorization": f"Bearer {values.zhipu_key or ''}"}
     data = http.post_json(f"{base}/web_search", payload, headers, cancel)
     items = data.get("search_result") if isinstance(data, dict) else None
     return [
@@ -147,17 +147,17 @@ def zhipu(http: Http, env: EnvLookup, query: str, top_k: int, cancel: CancelToke
     ][:top_k]
 
 
-def deepseek(http: Http, env: EnvLookup, query: str, top_k: int, cancel: CancelToken) -> list[SearchHit]:
-    base = (
-        env.endpoint_for(web.DEEPSEEK_SEARCH_BASE_URL.key, "DEEPSEEK_API_KEY") or DEEPSEEK_SEARCH_BASE
-    ).rstrip("/")
+def deepseek(
+    http: Http, values: WebSearchValues, query: str, top_k: int, cancel: CancelToken
+) -> list[SearchHit]:
+    base = (values.deepseek_base or DEEPSEEK_SEARCH_BASE).rstrip("/")
     payload = {
-        "model": web.DEEPSEEK_SEARCH_MODEL.read(env) or DEEPSEEK_SEARCH_MODEL,
+        "model": values.deepseek_model or DEEPSEEK_SEARCH_MODEL,
         "max_tokens": 1024,
         "messages": [{"role": "user", "content": query}],
         "tools": [{"type": "web_search_20250305", "name": "web_search", "max_uses": 1}],
     }
-    headers = {"x-api-key": env.get("DEEPSEEK_API_KEY") or "", "anthropic-version": ANTHROPIC_VERSION}
+    headers = {"x-api-key": values.deepseek_key or "", "anthropic-version": ANTHROPIC_VERSION}
     data = http.post_json(f"{base}/messages", payload, headers, cancel)
     return anthropic_search_hits(data)[:top_k]
 
