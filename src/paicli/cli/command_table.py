@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from paicli.cli import command_handlers as h
 from paicli.cli import compaction_commands as cc
+from paicli.cli import permissions_command as pc
 from paicli.cli.commands import (
     CommandSpec,
     CommandTable,
@@ -161,6 +162,14 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "查看安全策略和本会话的“始终允许”；reset 撤销这些允许",
         accepts=one_of("", "reset"),
         handler=h.policy,
+    ),
+    CommandSpec(
+        "permissions",
+        "/permissions [<子命令>]",
+        "查看、添加、删除权限规则（permissions.json：allow / ask / deny）",
+        accepts=forms_args(*pc.PERMISSIONS_FORMS),
+        handler=pc.permissions_command,
+        forms=pc.PERMISSIONS_FORMS,
     ),
     CommandSpec(
         "plan",

@@ -35,6 +35,7 @@ from paicli.session.ledger import ConversationLedger
 from paicli.session.opener import LedgerOpener
 from paicli.tools.approval import ApprovalState, start_mode
 from paicli.tools.base import Approver
+from paicli.tools.rule_book import RuleBook
 from paicli.tools.runner import ToolRunner
 from paicli.tools.sandbox.executor import session_executors
 from paicli.tools.sandbox.status import SANDBOX_OFF_WARNING, SandboxGate
@@ -147,7 +148,8 @@ def build_components(
     sandbox = SandboxGate(values.sandbox)
     if sandbox.mode == "off":
         board.post(SANDBOX_OFF_WARNING)
-    approval = ApprovalState(start_mode(settings.approval_mode), yes=yes, sandbox=sandbox)
+    rules = RuleBook(settings.paicli_home, root, lambda: trust.trusted)  # the project's file: trusted only
+    approval = ApprovalState(start_mode(settings.approval_mode), yes=yes, sandbox=sandbox, rules=rules)
     executors = session_executors(  # how commands run, chosen once; no configured key reaches a command
         sandbox, str(settings.paicli_home), lambda: configured_keys(env)
     )

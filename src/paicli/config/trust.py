@@ -59,6 +59,8 @@ def project_brings(root: Path) -> list[Brought]:
                 found.append(Brought(f".paicli/prompts/{path.relative_to(prompts).as_posix()}", "提示词覆盖"))
     if contained_file(base / "mcp.json", root) is not None:
         found.append(Brought(".paicli/mcp.json", "MCP 服务器配置"))
+    if contained_file(base / "permissions.json", root) is not None:
+        found.append(Brought(".paicli/permissions.json", "权限规则（只能添加询问和拒绝）"))
     return found
 
 

@@ -52,6 +52,7 @@ from paicli.tools.guards import PathDenied, PathGuard
 from paicli.tools.policy import HEADLINE_NOTICE, MEMORY_NO_HUMAN, TurnToolPolicy
 from paicli.tools.registry import Tool, builtin_tools
 from paicli.tools.rerun import RerunContext, offer_rerun
+from paicli.tools.rules import rule_for_grant
 from paicli.tools.schema import ArgumentError, ToolOutput, ToolSpec, argument_error_text, parse_arguments
 from paicli.tools.verdict import Ask, Deny, decide
 from paicli.tools.web import WebTools
@@ -327,8 +328,9 @@ class TurnToolSet:
         preview = tool.approval_preview(args, self.runner.paths)
         summary = approval_summary(spec, args)
         always = scope.label() if scope is not None else None
+        rule = rule_for_grant(spec, scope) if scope is not None else None
         request = ApprovalRequest(
-            spec.name, args, summary, verdict.reason, preview, always, spec.runs_command
+            spec.name, args, summary, verdict.reason, preview, always, spec.runs_command, rule
         )
         answer = self.runner.approver.approve(request)
         reply = answer if isinstance(answer, ApprovalReply) else ApprovalReply(answer)

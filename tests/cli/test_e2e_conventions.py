@@ -1,0 +1,60 @@
+"""Issue 42, end to end: permissions.json rules reach the model's tool results through a real paicli run; an
+untrusted folder's `.paicli/permissions.json` never applies, and a trusted one's allow never allows."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from paicli.testing.openai_server import FakeOpenAIServer, Reply
+from paicli.testing.proc import paicli_env, run_paicli
+
+
+def _tool_texts(request: dict[str, object]) -> list[str]:
+    messages = request["messages"]
+    assert isinstance(messages, list)
+    return [str(m.get("content")) for m in messages if m.get("role") == "tool"]
+
+
+def _run(
+    tmp_path: Path, args: list[str], user: object = None, project: object = None
+) -> tuple[list[str], str]:
+    home, root = tmp_path / "home", tmp_path / "repo"
+    (home / ".paicli").mkdir(parents=True)
+    root.mkdir()
+    if user is not None:
+        (home / ".paicli" / "permissions.json").write_text(json.dumps(user), encoding="utf-8")
+    if project is not None:
+        (root / ".paicli").mkdir()
+        (root / ".paicli" / "permissions.json").write_text(json.dumps(project), encoding="utf-8")
+    call = ("execute_command", json.dumps({"command": "touch made.txt"}))
+    with FakeOpenAIServer() as server:
+        server.push(Reply.tool_calls(call), "好了")
+        done = run_paicli([*args, "-p", "建个文件"], paicli_env(home, server.base_url), root)
+        server.assert_no_violations()
+        texts = _tool_texts(server.requests[1])
+    assert done.returncode == 0, done.stderr
+    return texts, done.stderr
+
+
+def test_a_user_deny_rule_refuses_with_yes_and_names_the_rule(tmp_path: Path) -> None:
+    texts, _ = _run(tmp_path, ["--yes"], user={"deny": ["execute_command(touch *)"]})
+    assert "deny 规则 execute_command(touch *)" in texts[0]
+    assert not (tmp_path / "repo" / "made.txt").exists()
+
+
+def test_a_user_allow_rule_runs_without_yes(tmp_path: Path) -> None:
+    texts, _ = _run(tmp_path, [], user={"allow": ["execute_command(touch *)"]})
+    assert (tmp_path / "repo" / "made.txt").exists(), texts
+
+
+def test_an_untrusted_project_file_is_ignored_and_said(tmp_path: Path) -> None:
+    texts, stderr = _run(tmp_path, ["--yes"], project={"deny": ["execute_command"]})
+    assert (tmp_path / "repo" / "made.txt").exists(), texts
+    assert ".paicli/permissions.json" in stderr
+
+
+def test_a_trusted_project_denies_but_never_allows(tmp_path: Path) -> None:
+    texts, _ = _run(tmp_path, ["--trust-project"], project={"allow": ["execute_command"]})
+    assert not (tmp_path / "repo" / "made.txt").exists()
+    assert "[HITL]" in texts[0]  # nobody to approve: the project's allow did not let it through
