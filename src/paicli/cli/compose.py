@@ -29,6 +29,7 @@ from paicli.memory.manager import MemoryManager
 from paicli.memory.project import ProjectMemoryLoader
 from paicli.memory.store import LongTermMemory
 from paicli.prompt.assembler import AgentPromptBuilder, PromptAssembler, PromptMode
+from paicli.prompt.instructions import NestedInstructions
 from paicli.prompt.repository import PromptRepository
 from paicli.redact import Redactor
 from paicli.session.ledger import ConversationLedger
@@ -165,6 +166,7 @@ def build_components(
         notices=board.post,  # a memory save refused for want of a person is said (issue 37)
     )
     loader = ProjectMemoryLoader(root, settings.paicli_home)
+    tools.nested = NestedInstructions(root, loader.loaded_keys)  # folder AGENTS.md etc. join tool results
     skills = build_skills(settings.paicli_home, root, repository, board.post, trust)
     tools.register(LoadSkillTool.tool(skills, values.skill_body_budget))
     tools_enabled = knobs.TOOLS_ENABLED.read(env)

@@ -8,6 +8,7 @@ exactly one result, in call order; the loop never sees an exception from a tool.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -20,6 +21,7 @@ from paicli.config import knobs
 from paicli.config.env import EnvLookup
 from paicli.llm.messages import ToolCall
 from paicli.memory.guard import ExternalContextTracker
+from paicli.prompt.instructions import NestedInstructions
 from paicli.textsafe import encodable, encodable_or_none
 from paicli.tools.approval import (
     ApprovalState,
@@ -115,6 +117,7 @@ class ToolRunner:
         self.notices = notices
         self.turn_hooks: list[Callable[[], None]] = []  # run when a top-level turn starts (MCP list updates)
         self.checkpoint: TurnCheckpoint | None = None  # workspace snapshot before a turn's first change
+        self.nested: NestedInstructions | None = None  # folder AGENTS.md/CLAUDE.md joining a tool result
 
     def register(self, tool: Tool) -> None:
         """Add or replace a tool (skills, MCP) after construction."""
@@ -147,6 +150,8 @@ class ToolRunner:
         """/clear: forget external-content sources and "approve all" grants."""
         self.tracker.reset()
         self.approval.clear_grants()
+        if self.nested is not None:
+            self.nested.reset()
 
     def context(
         self, cancel: CancelToken, on_output: OutputSink | None = None, *, auto_run: bool = False
@@ -298,6 +303,8 @@ class TurnToolSet:
         except Exception:
             self.policy.observe(tool.spec, call.arguments)
             raise
+        if self.runner.nested is not None and tool.spec.path_params and output.success:
+            output = with_folder_notes(output, self.runner.nested, tool.spec, args, self.runner.paths)
         urls = output.metadata.get("discovered_urls", ())
         self.policy.observe(tool.spec, call.arguments, urls, brought_content=output.outside_content)
         return output
@@ -377,6 +384,15 @@ class TurnToolSet:
 
 
 _AUDITED = {"cancelled": "cancelled", "denied": "denied", "refused": "blocked"}
+
+
+def with_folder_notes(
+    output: ToolOutput, nested: NestedInstructions, spec: ToolSpec, args: dict[str, Any], paths: PathGuard
+) -> ToolOutput:
+    """A call that worked in a folder with its own instruction file gets that file's text appended, once."""
+    relatives = [paths.resolve(str(args.get(name, "."))).relative for name in spec.path_params]
+    note = nested.note_for(relatives)
+    return dataclasses.replace(output, content=output.content + note) if note else output
 
 
 def audit_outcome(outcome: ToolOutcome) -> str:
