@@ -58,3 +58,27 @@ def test_a_trusted_project_denies_but_never_allows(tmp_path: Path) -> None:
     texts, _ = _run(tmp_path, ["--trust-project"], project={"allow": ["execute_command"]})
     assert not (tmp_path / "repo" / "made.txt").exists()
     assert "[HITL]" in texts[0]  # nobody to approve: the project's allow did not let it through
+
+
+def test_instruction_files_reach_the_model_and_a_folder_file_joins_without_touching_the_prefix(
+    tmp_path: Path,
+) -> None:
+    home, root = tmp_path / "home", tmp_path / "repo"
+    (home / ".paicli").mkdir(parents=True)
+    (root / "sub").mkdir(parents=True)
+    (root / "AGENTS.md").write_text("ROOT-AGENTS-RULE", encoding="utf-8")
+    (root / "CLAUDE.md").write_text("ROOT-AGENTS-RULE", encoding="utf-8")
+    (root / "sub" / "CLAUDE.md").write_text("SUB-CLAUDE-RULE", encoding="utf-8")
+    (root / "sub" / "x.py").write_text("print(1)\n", encoding="utf-8")
+    call = ("read_file", json.dumps({"path": "sub/x.py"}))
+    with FakeOpenAIServer() as server:
+        server.push(Reply.tool_calls(call), "好了")
+        done = run_paicli(["-p", "看看 sub/x.py"], paicli_env(home, server.base_url), root)
+        server.assert_no_violations()
+        first, second = server.requests[0]["messages"], server.requests[1]["messages"]
+    assert done.returncode == 0, done.stderr
+    assert isinstance(first, list) and isinstance(second, list)
+    system = str(first[0]["content"])
+    assert system.count("ROOT-AGENTS-RULE") == 1 and "SUB-CLAUDE-RULE" not in system
+    assert second[0] == first[0]  # the cached prefix is unchanged
+    assert "SUB-CLAUDE-RULE" in _tool_texts(server.requests[1])[0]
