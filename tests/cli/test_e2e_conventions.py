@@ -82,3 +82,29 @@ def test_instruction_files_reach_the_model_and_a_folder_file_joins_without_touch
     assert system.count("ROOT-AGENTS-RULE") == 1 and "SUB-CLAUDE-RULE" not in system
     assert second[0] == first[0]  # the cached prefix is unchanged
     assert "SUB-CLAUDE-RULE" in _tool_texts(server.requests[1])[0]
+
+
+def _user_texts(request: dict[str, object]) -> list[str]:
+    messages = request["messages"]
+    assert isinstance(messages, list)
+    return [str(m.get("content")) for m in messages if m.get("role") == "user"]
+
+
+def test_command_files_run_as_the_users_message_and_an_untrusted_projects_never_apply(tmp_path: Path) -> None:
+    home, root = tmp_path / "home", tmp_path / "repo"
+    (home / ".paicli" / "commands").mkdir(parents=True)
+    (root / ".paicli" / "commands").mkdir(parents=True)
+    (home / ".paicli" / "commands" / "review.md").write_text(
+        "---\ndescription: 审查改动\n---\nREVIEW-BODY 请审查 $ARGUMENTS", encoding="utf-8"
+    )
+    (root / ".paicli" / "commands" / "lint.md").write_text("PROJECT-LINT-BODY", encoding="utf-8")
+    with FakeOpenAIServer(default_reply="好的") as server:
+        script = "/review src/a.py\n/lint\n/exit\n"
+        done = run_paicli([], paicli_env(home, server.base_url), root, stdin=script)
+        server.assert_no_violations()
+        sent = [text for request in server.requests for text in _user_texts(request)]
+    assert done.returncode == 2, done.stderr  # the piped REPL's exit code for a line it could not run (/lint)
+    assert any("REVIEW-BODY 请审查 src/a.py" in text for text in sent), sent
+    assert not any("PROJECT-LINT-BODY" in text for text in sent)
+    assert "没有这个命令: /lint" in done.stdout + done.stderr
+    assert ".paicli/commands/" in done.stderr  # the untrusted folder's configuration is named

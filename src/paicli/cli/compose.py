@@ -68,6 +68,7 @@ class Components:
     mcp: McpSession | None = None  # None: no MCP server configured
     pins: PinBoard = field(default_factory=PinBoard)  # /pin: in the ReAct system prompt, in the ledger
     notices: NoticeBoard = field(default_factory=NoticeBoard)  # what every collaborator posts to
+    trust: ProjectTrust | None = None  # whether the folder's configuration applies (read when used)
 
 
 def build_llm(
@@ -198,6 +199,7 @@ def build_components(
         mcp=mcp,
         pins=pins,
         notices=board,
+        trust=trust,
     )
 
 

@@ -278,8 +278,13 @@ def _start_repl(
     if args.resume == "":
         intro = _pick_session_at_start(backend)
     from paicli.cli.approval import TerminalApprover
+    from paicli.cli.command_files import session_table
+    from paicli.cli.command_table import BUILTIN
     from paicli.cli.repl import run_repl
 
+    table, skipped = session_table(backend, BUILTIN)  # command files join the built-in commands
+    for line in skipped:
+        sys.stderr.write(line + "\n")
     approver = backend.parts.tools.approver
     return run_repl(
         backend,
@@ -288,6 +293,7 @@ def _start_repl(
         status_bar=not knobs.NO_STATUSBAR.read(env),
         approver=approver if isinstance(approver, TerminalApprover) else None,
         intro=intro,
+        table=table,
     )
 
 
