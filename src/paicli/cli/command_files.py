@@ -1,4 +1,4 @@
-"""Command files (issue 42): `$PAICLI_HOME/commands/NAME.md` and, in a folder the user trusted, the project's
+"""Command files (issue 42): the paicli home's `commands/NAME.md` and, in a folder the user trusted, the project's
 `.paicli/commands/NAME.md` become `/NAME [args]`. The body, with `$ARGUMENTS` replaced by what follows the
 command, is sent as the user's message; front matter gives the /help description. A file never shadows a
 built-in command (nor its aliases or bare words); a project file with a user file's name loses to it."""
