@@ -108,3 +108,31 @@ def test_command_files_run_as_the_users_message_and_an_untrusted_projects_never_
     assert not any("PROJECT-LINT-BODY" in text for text in sent)
     assert "没有这个命令: /lint" in done.stdout + done.stderr
     assert ".paicli/commands/" in done.stderr  # the untrusted folder's configuration is named
+
+
+def _hook(event: str, command: str, matcher: str = "") -> dict[str, object]:
+    return {event: [{"matcher": matcher, "hooks": [{"type": "command", "command": command}]}]}
+
+
+def test_hooks_block_a_call_add_context_and_an_untrusted_projects_never_run(tmp_path: Path) -> None:
+    home, root = tmp_path / "home", tmp_path / "repo"
+    (home / ".paicli").mkdir(parents=True)
+    (root / ".paicli").mkdir(parents=True)
+    user = {
+        **_hook("PreToolUse", "echo '钩子说不行' >&2; exit 2", "execute_command"),
+        **_hook("UserPromptSubmit", "echo HOOK-CONTEXT-42"),
+    }
+    (home / ".paicli" / "hooks.json").write_text(json.dumps({"hooks": user}), encoding="utf-8")
+    project = _hook("SessionStart", "touch pwned-by-repo")
+    (root / ".paicli" / "hooks.json").write_text(json.dumps({"hooks": project}), encoding="utf-8")
+    call = ("execute_command", json.dumps({"command": "touch made.txt"}))
+    with FakeOpenAIServer() as server:
+        server.push(Reply.tool_calls(call), "好了")
+        done = run_paicli(["--yes", "-p", "建个文件"], paicli_env(home, server.base_url), root)
+        server.assert_no_violations()
+        texts = _tool_texts(server.requests[1])
+        users = _user_texts(server.requests[0])
+    assert done.returncode == 0, done.stderr
+    assert "钩子说不行" in texts[0] and not (root / "made.txt").exists()
+    assert any("HOOK-CONTEXT-42" in text for text in users)
+    assert not (root / "pwned-by-repo").exists() and ".paicli/hooks.json" in done.stderr

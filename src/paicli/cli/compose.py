@@ -36,6 +36,7 @@ from paicli.session.ledger import ConversationLedger
 from paicli.session.opener import LedgerOpener
 from paicli.tools.approval import ApprovalState, start_mode
 from paicli.tools.base import Approver
+from paicli.tools.hooks import Hooks, load_hooks
 from paicli.tools.rule_book import RuleBook
 from paicli.tools.runner import ToolRunner
 from paicli.tools.sandbox.executor import session_executors
@@ -178,6 +179,7 @@ def build_components(
         assembler, repository, loader, skills, tools_enabled, index, pins
     )
     ledger = open_ledger(settings, resume_path, board.post, env)
+    tools.hooks = session_hooks(settings, env, trust, ledger.session_id, board)
     return Components(
         settings,
         env,
@@ -201,6 +203,20 @@ def build_components(
         notices=board,
         trust=trust,
     )
+
+
+def session_hooks(
+    settings: Settings, env: EnvLookup, trust: ProjectTrust, session_id: str, board: NoticeBoard
+) -> Hooks | None:
+    """hooks.json (the user's; a trusted project's too); None when nothing is configured. SessionStart runs here."""
+    config = load_hooks(settings.paicli_home, settings.project_root, trust.trusted)
+    board.extend(f"⚠️ {problem}" for problem in config.problems)
+    if not config.commands:
+        return None
+    hooks = Hooks(config, settings.project_root, session_id, lambda: configured_keys(env))
+    started = hooks.run("SessionStart", {"source": "startup"})
+    board.extend(started.failures)
+    return hooks
 
 
 def build_offloader(settings: Settings, env: EnvLookup, profile: ContextProfile) -> ToolResultOffloader:

@@ -62,6 +62,8 @@ def project_brings(root: Path) -> list[Brought]:
     commands = contained_dir(base / "commands", root)
     if commands is not None and any(contained_file(path, root) for path in sorted(commands.glob("*.md"))):
         found.append(Brought(".paicli/commands/", "命令文件"))
+    if contained_file(base / "hooks.json", root) is not None:
+        found.append(Brought(".paicli/hooks.json", "钩子（会执行命令）"))
     if contained_file(base / "permissions.json", root) is not None:
         found.append(Brought(".paicli/permissions.json", "权限规则（只能添加询问和拒绝）"))
     return found

@@ -51,6 +51,7 @@ from paicli.tools.checkpoint import TurnCheckpoint, may_change_files
 from paicli.tools.context import Offloader, OutputSink, SaveMemory, ToolContext
 from paicli.tools.executor import CommandExecutors
 from paicli.tools.guards import PathDenied, PathGuard
+from paicli.tools.hooks import Hooks, after_tool, before_tool
 from paicli.tools.policy import HEADLINE_NOTICE, MEMORY_NO_HUMAN, TurnToolPolicy
 from paicli.tools.registry import Tool, builtin_tools
 from paicli.tools.rerun import RerunContext, offer_rerun
@@ -118,6 +119,7 @@ class ToolRunner:
         self.turn_hooks: list[Callable[[], None]] = []  # run when a top-level turn starts (MCP list updates)
         self.checkpoint: TurnCheckpoint | None = None  # workspace snapshot before a turn's first change
         self.nested: NestedInstructions | None = None  # folder AGENTS.md/CLAUDE.md joining a tool result
+        self.hooks: Hooks | None = None  # PreToolUse / PostToolUse (tools/hooks.py)
 
     def register(self, tool: Tool) -> None:
         """Add or replace a tool (skills, MCP) after construction."""
@@ -292,6 +294,9 @@ class TurnToolSet:
             return refusal
         if cancel.cancelled:
             return cancelled_output(call.name)
+        hooks = self.runner.hooks
+        if hooks is not None and (stopped := before_tool(hooks, call.name, args, self.runner.notices)):
+            return stopped
         self._before_change(tool.spec, on_wait)
         try:
             with cancel_scope(cancel):  # deep bounded waits (the memory lock) also stop on this call's cancel
@@ -303,6 +308,8 @@ class TurnToolSet:
         except Exception:
             self.policy.observe(tool.spec, call.arguments)
             raise
+        if hooks is not None:
+            output = after_tool(hooks, call.name, args, output, self.runner.notices)
         if self.runner.nested is not None and tool.spec.path_params and output.success:
             output = with_folder_notes(output, self.runner.nested, tool.spec, args, self.runner.paths)
         urls = output.metadata.get("discovered_urls", ())
