@@ -136,3 +136,19 @@ def test_hooks_block_a_call_add_context_and_an_untrusted_projects_never_run(tmp_
     assert "钩子说不行" in texts[0] and not (root / "made.txt").exists()
     assert any("HOOK-CONTEXT-42" in text for text in users)
     assert not (root / "pwned-by-repo").exists() and ".paicli/hooks.json" in done.stderr
+
+
+def test_a_bang_command_runs_in_the_repl_and_its_output_joins_the_next_message(tmp_path: Path) -> None:
+    home, root = tmp_path / "home", tmp_path / "repo"
+    (home / ".paicli").mkdir(parents=True)
+    root.mkdir()
+    with FakeOpenAIServer(default_reply="好的") as server:
+        script = "!echo BANG-OUT-7 > bang.txt; cat bang.txt\n这是什么输出？\n/exit\n"
+        done = run_paicli([], paicli_env(home, server.base_url), root, stdin=script)
+        server.assert_no_violations()
+        assert len(server.requests) == 1  # the command itself made no model call
+        sent = _user_texts(server.requests[0])
+    assert done.returncode == 0, done.stderr
+    assert (root / "bang.txt").read_text(encoding="utf-8") == "BANG-OUT-7\n"
+    assert "BANG-OUT-7" in done.stdout
+    assert any("这是什么输出？" in text and "BANG-OUT-7" in text and "命令输出" in text for text in sent)

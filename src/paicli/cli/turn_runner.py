@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from paicli.agent.events import EventSink, Notice, Preparing, RunFinished
@@ -46,6 +46,7 @@ class RunState:
     continue_plan_first: bool = False  # `-p --plan -c`: continue the interrupted plan instead of a new one
     report_changes: bool = False  # `-p` JSON output: a run's RunFinished lists the files it changed
     turn_gate: TurnGate | None = None  # told when a run starts and ends (background extraction yields)
+    shell_context: list[str] = field(default_factory=list)  # `!command` outputs for the next turn
 
 
 def retry_line(number: int, retries: int, delay: float, cause: str) -> str:
@@ -180,6 +181,9 @@ class TurnRunner:
             )
         if self.state.stdin_context:
             expanded += f"\n\n以下是通过标准输入传入的内容：\n{self.state.stdin_context}"
+        if self.state.shell_context:  # `!command` runs since the last turn (cli/shell_escape.py)
+            expanded += "".join(f"\n\n{block}" for block in self.state.shell_context)
+            self.state.shell_context.clear()
         return expanded
 
     def guarded(self, emit: EventSink, work: Callable[[], T]) -> T | RunFinished:
