@@ -152,3 +152,22 @@ def test_a_bang_command_runs_in_the_repl_and_its_output_joins_the_next_message(t
     assert (root / "bang.txt").read_text(encoding="utf-8") == "BANG-OUT-7\n"
     assert "BANG-OUT-7" in done.stdout
     assert any("这是什么输出？" in text and "BANG-OUT-7" in text and "命令输出" in text for text in sent)
+
+
+def test_reasoning_effort_reaches_the_request_in_the_providers_own_parameter(tmp_path: Path) -> None:
+    home, root = tmp_path / "home", tmp_path / "repo"
+    (home / ".paicli").mkdir(parents=True)
+    root.mkdir()
+    with FakeOpenAIServer(default_reply="好的") as server:
+        env = paicli_env(home, server.base_url, PAICLI_REASONING_EFFORT="high", PAICLI_MODEL="deepseek-flash")
+        done = run_paicli(["-p", "想一想"], env, root)
+        script = "/effort\n/effort low\n你好\n/exit\n"
+        piped = run_paicli(
+            [], paicli_env(home, server.base_url, PAICLI_MODEL="gpt-4o-mini"), root, stdin=script
+        )
+        server.assert_no_violations()
+        first, last = server.requests[0], server.requests[-1]
+    assert done.returncode == 0, done.stderr
+    assert first["thinking"] == {"type": "enabled"} and first["reasoning_effort"] == "max"
+    assert "reasoning_effort" not in last and "thinking" not in last  # gpt-4o-mini has no such setting
+    assert "default" in piped.stdout and "gpt-4o-mini 没有可调的推理强度" in piped.stdout

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from paicli.cli import command_handlers as h
 from paicli.cli import compaction_commands as cc
+from paicli.cli import effort_command as ec
 from paicli.cli import permissions_command as pc
 from paicli.cli.commands import (
     CommandSpec,
@@ -138,6 +139,15 @@ COMMANDS: tuple[CommandSpec, ...] = (
         handler=h.model,
         idle_only=True,
         forms=_MODEL_FORMS,
+    ),
+    CommandSpec(
+        "effort",
+        "/effort [low|medium|high|default]",
+        "查看或调整推理强度（映射到模型自己的参数，如 reasoning_effort、thinking）",
+        accepts=ec.effort_args,
+        handler=ec.effort_command,
+        idle_only=True,
+        completions=ec.EFFORT_COMPLETIONS,
     ),
     CommandSpec(
         "mode",
