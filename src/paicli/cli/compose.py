@@ -149,7 +149,7 @@ def build_components(
     auto_extract = knobs.MEMORY_AUTO_EXTRACT_ENABLED.read(env)
     memory = MemoryManager(store, root, env, tracker=tracker, auto_extract=auto_extract)
     if settings.effort_request_fields is None:  # a set effort the model cannot take: said once
-        from paicli.cli.effort_command import effort_line
+        from paicli.cli.effort_text import effort_line
 
         board.post(effort_line(settings))
     sandbox = SandboxGate(values.sandbox)

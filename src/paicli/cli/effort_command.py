@@ -7,8 +7,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from paicli.cli.backend import CommandReply
-from paicli.config.effort import EFFORTS, effort_text
-from paicli.config.settings import Settings
+from paicli.cli.effort_text import effort_line
+from paicli.config.effort import EFFORTS
 
 if TYPE_CHECKING:
     from paicli.cli.commands import CommandContext
@@ -19,18 +19,6 @@ EFFORT_COMPLETIONS = (
     ("high", "多想：最高推理强度"),
     ("default", "不发送任何推理参数，由模型自己决定"),
 )
-
-
-def effort_line(settings: Settings) -> str:
-    level, fields = settings.reasoning_effort, settings.effort_request_fields
-    if fields is None:
-        return (
-            f"⚙️ 推理强度 {level}：模型 {settings.model} 没有可调的推理强度，这个设置对它不生效"
-            "（切换到支持的模型后自动生效）"
-        )
-    if not fields:
-        return "⚙️ 推理强度: default（不发送推理参数，由模型自己决定）。可选: /effort low|medium|high"
-    return f"⚙️ 推理强度: {level}（{settings.model} 收到 {effort_text(fields)}）"
 
 
 def effort_args(args: str) -> bool:
@@ -46,8 +34,3 @@ def effort_command(ctx: CommandContext, args: str) -> None:
     chosen = replace(session.settings, reasoning_effort=level)
     session.reconfigure(chosen)
     ctx.reply(CommandReply(effort_line(chosen), ok=chosen.effort_request_fields is not None))
-
-
-def effort_label(settings: Settings) -> str:
-    """The status bar's word: empty for the default."""
-    return "" if settings.reasoning_effort == "default" else f"effort {settings.reasoning_effort}"

@@ -47,3 +47,8 @@ def effort_text(fields: dict[str, Any]) -> str:
         shown = value.get("type") if isinstance(value, dict) else value
         parts.append(f"{key}={shown}")
     return ", ".join(parts)
+
+
+def effort_label(effort: str) -> str:
+    """The status bar's word: empty for the default."""
+    return "" if effort == "default" else f"effort {effort}"
