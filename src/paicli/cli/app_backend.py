@@ -118,11 +118,6 @@ class AppBackend:
         self.core = self.factory.build(settings, core.parts.ledger, core.agent.conversation)
         record_model_change(core.parts.ledger, settings.model, settings.provider)
 
-    def reconfigure(self, settings: Settings) -> None:
-        """/effort: the same model and conversation, its client rebuilt for changed request settings."""
-        core = self.core
-        self.core = self.factory.build(settings, core.parts.ledger, core.agent.conversation)
-
     # the current core's collaborators, for the launcher, the benchmarks and tests
     @property
     def parts(self) -> Components:

@@ -32,5 +32,5 @@ def effort_command(ctx: CommandContext, args: str) -> None:
         ctx.reply(CommandReply(effort_line(session.settings)))
         return
     chosen = replace(session.settings, reasoning_effort=level)
-    session.reconfigure(chosen)
+    session.switch_model(chosen)  # the same model: its client is rebuilt with the new request fields
     ctx.reply(CommandReply(effort_line(chosen), ok=chosen.effort_request_fields is not None))
