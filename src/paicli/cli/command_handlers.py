@@ -223,7 +223,15 @@ def compact(ctx: CommandContext, args: str) -> None:
 
 
 def memory(ctx: CommandContext, args: str) -> None:
-    sub, _ = split_memory_args(args)
+    sub, rest = split_memory_args(args)
+    if sub in ("files", "edit"):  # the instruction files (issue 42): cli/instruction_commands.py
+        from paicli.cli import instruction_commands
+
+        if sub == "files":
+            instruction_commands.memory_files(ctx)
+        else:
+            instruction_commands.memory_edit(ctx, rest)
+        return
     if sub == "clear":
         answer = ctx.io.ask("⚠️ 确认清空全部长期记忆？此操作无法撤销，输入 y 确认：")
         if answer is None or not is_yes(answer):

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from paicli.cli import command_handlers as h
 from paicli.cli import compaction_commands as cc
+from paicli.cli import effort_command as ec
+from paicli.cli import permissions_command as pc
 from paicli.cli import task_commands as tc
 from paicli.cli.commands import (
     CommandSpec,
@@ -140,6 +142,15 @@ COMMANDS: tuple[CommandSpec, ...] = (
         forms=_MODEL_FORMS,
     ),
     CommandSpec(
+        "effort",
+        "/effort [low|medium|high|default]",
+        "查看或调整推理强度（映射到模型自己的参数，如 reasoning_effort、thinking）",
+        accepts=ec.effort_args,
+        handler=ec.effort_command,
+        idle_only=True,
+        completions=ec.EFFORT_COMPLETIONS,
+    ),
+    CommandSpec(
         "mode",
         f"/mode [{'|'.join(MODE_NAMES)}]",
         "查看或切换会话模式",
@@ -162,6 +173,14 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "查看安全策略和本会话的“始终允许”；reset 撤销这些允许",
         accepts=one_of("", "reset"),
         handler=h.policy,
+    ),
+    CommandSpec(
+        "permissions",
+        "/permissions [<子命令>]",
+        "查看、添加、删除权限规则（permissions.json：allow / ask / deny）",
+        accepts=forms_args(*pc.PERMISSIONS_FORMS),
+        handler=pc.permissions_command,
+        forms=pc.PERMISSIONS_FORMS,
     ),
     CommandSpec(
         "plan",

@@ -30,12 +30,15 @@ from paicli.memory.manager import MemoryManager
 from paicli.memory.project import ProjectMemoryLoader
 from paicli.memory.store import LongTermMemory
 from paicli.prompt.assembler import AgentPromptBuilder, PromptAssembler, PromptMode
+from paicli.prompt.instructions import NestedInstructions
 from paicli.prompt.repository import PromptRepository
 from paicli.redact import Redactor
 from paicli.session.ledger import ConversationLedger
 from paicli.session.opener import LedgerOpener
 from paicli.tools.approval import ApprovalState, start_mode
 from paicli.tools.base import Approver
+from paicli.tools.hooks import Hooks, load_hooks
+from paicli.tools.rule_book import RuleBook
 from paicli.tools.runner import ToolRunner
 from paicli.tools.sandbox.executor import session_executors
 from paicli.tools.sandbox.status import SANDBOX_OFF_WARNING, SandboxGate
@@ -72,6 +75,7 @@ class Components:
     reopen: EnvLookup | None = (
         None  # opens background tasks' sessions as this one was opened (ParsedConfig.lookup)
     )
+    trust: ProjectTrust | None = None  # whether the folder's configuration applies (read when used)
 
 
 def build_llm(
@@ -147,10 +151,15 @@ def build_components(
         auto_extract=values.memory.auto_extract,
         on_notice=board.post,  # the relation judge's second look at a save
     )
+    if settings.effort_request_fields is None:  # a set effort the model cannot take: said once
+        from paicli.cli.effort_text import effort_line
+
+        board.post(effort_line(settings))
     sandbox = SandboxGate(values.sandbox)
     if sandbox.mode == "off":
         board.post(SANDBOX_OFF_WARNING)
-    approval = ApprovalState(start_mode(settings.approval_mode), yes=yes, sandbox=sandbox)
+    rules = RuleBook(settings.paicli_home, root, lambda: trust.trusted)  # the project's file: trusted only
+    approval = ApprovalState(start_mode(settings.approval_mode), yes=yes, sandbox=sandbox, rules=rules)
     executors = session_executors(  # how commands run, chosen once; no configured key reaches a command
         sandbox, str(settings.paicli_home), keys
     )
@@ -167,6 +176,7 @@ def build_components(
         notices=board.post,  # a memory save refused for want of a person is said (issue 37)
     )
     loader = ProjectMemoryLoader(root, settings.paicli_home)
+    tools.nested = NestedInstructions(root, loader.loaded_keys)  # folder AGENTS.md etc. join tool results
     skills = build_skills(settings.paicli_home, root, repository, board.post, trust)
     tools.register(LoadSkillTool.tool(skills, values.skill_body_budget))
     tools_enabled = values.tools_enabled
@@ -177,6 +187,7 @@ def build_components(
         assembler, repository, loader, skills, tools_enabled, index, pins
     )
     ledger = open_ledger(settings, resume_path, board.post, keys)
+    tools.hooks = session_hooks(settings, keys, trust, ledger.session_id, board)
     return Components(
         settings,
         values,
@@ -201,7 +212,22 @@ def build_components(
         pins=pins,
         notices=board,
         reopen=config.lookup,
+        trust=trust,
     )
+
+
+def session_hooks(
+    settings: Settings, keys: Keys, trust: ProjectTrust, session_id: str, board: NoticeBoard
+) -> Hooks | None:
+    """hooks.json (the user's; a trusted project's too); None when nothing is configured. SessionStart runs here."""
+    config = load_hooks(settings.paicli_home, settings.project_root, trust.trusted)
+    board.extend(f"⚠️ {problem}" for problem in config.problems)
+    if not config.commands:
+        return None
+    hooks = Hooks(config, settings.project_root, session_id, keys)
+    started = hooks.run("SessionStart", {"source": "startup"})
+    board.extend(started.failures)
+    return hooks
 
 
 def build_offloader(

@@ -288,11 +288,16 @@ def _start_repl(
     if args.resume == "":
         intro = _pick_session_at_start(backend)
     from paicli.cli.approval import TerminalApprover
+    from paicli.cli.command_files import session_table
+    from paicli.cli.command_table import BUILTIN
     from paicli.cli.repl import run_repl
     from paicli.cli.task_commands import start_tasks
 
     start_tasks(backend)  # queued background tasks go on; ones a killed paicli left running are said
 
+    table, skipped = session_table(backend, BUILTIN)  # command files join the built-in commands
+    for line in skipped:
+        sys.stderr.write(line + "\n")
     approver = backend.parts.tools.approver
     return run_repl(
         backend,
@@ -302,6 +307,7 @@ def _start_repl(
         approver=approver if isinstance(approver, TerminalApprover) else None,
         intro=intro,
         history_keys=backend.parts.keys,  # pasted keys never reach the input history in clear
+        table=table,
     )
 
 

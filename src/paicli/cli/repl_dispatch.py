@@ -13,6 +13,7 @@ from paicli.cli.command_table import BUILTIN
 from paicli.cli.commands import CommandTable, is_yes, mask_secrets
 from paicli.cli.render import EventRenderer, say
 from paicli.cli.repl_terminal import ReplIO, run_guarded
+from paicli.cli.shell_escape import is_shell_escape, shell_escape
 from paicli.config.modes import RunMode, next_mode
 
 if TYPE_CHECKING:
@@ -70,6 +71,9 @@ class Dispatcher:
         """Returns False when the REPL should stop."""
         parsed = self._table.parse(line)
         try:
+            if is_shell_escape(line):  # `!command`: the user's own shell command, no model call
+                shell_escape(self, line)
+                return True
             if parsed.kind == "none":
                 if parsed.args:
                     mode: RunMode = self.pending or self._session.default_mode()

@@ -311,6 +311,8 @@ class InteractiveIO:
             self._tail = ANSWER_TAILS.get(key)
         decision = answer.decision if isinstance(answer, ApprovalReply) else answer
         text = DECISION_TEXT[decision].format(always=spaced(request.always or ""))
+        if decision == "approve_all" and request.rule:
+            text += f"\n   以后的会话也要允许的话: /permissions allow {request.rule}"
         if isinstance(answer, ApprovalReply) and answer.note and key == "t":
             text += "，已把你的说明交给它"
         say(self.console, text, "dim")

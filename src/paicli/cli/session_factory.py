@@ -28,6 +28,7 @@ from paicli.llm.metered import MeteredClient
 from paicli.llm.protocol import LLMClient
 from paicli.session.ledger import ConversationLedger
 from paicli.tools.disabled import ToolsDisabled
+from paicli.tools.hooks import compaction_hooks
 from paicli.tools.recall import RecallTool
 from paicli.tools.registry import Tool
 
@@ -90,6 +91,8 @@ class SessionFactory:
             on_server_window=lambda tokens: self._learned(parts.settings, tokens),
             pinned=parts.pins.block,  # values the pin block holds verbatim a summary need not carry again
         )
+        if parts.tools.hooks is not None:  # PreCompact / PostCompact
+            manager.keep_hooks(*compaction_hooks(parts.tools.hooks, parts.notices.post))
         return manager
 
     def _profile(self, parts: Components) -> ContextProfile:

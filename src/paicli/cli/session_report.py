@@ -7,6 +7,7 @@ from paicli.agent.react import ReactAgent
 from paicli.cli.backend import CommandReply, StatusSnapshot
 from paicli.cli.compose import Components
 from paicli.cli.session_background import SessionBackground
+from paicli.config.effort import effort_label
 from paicli.context.manager import AutoCompactionManager
 from paicli.context.status import CacheObservation, observe_cache
 from paicli.llm.messages import Usage
@@ -65,7 +66,11 @@ class SessionReport:
             input_tokens=usage.prompt_tokens,
             output_tokens=usage.completion_tokens,
             cached_tokens=usage.cached_tokens,
-            mode=self.parts.approval.label(),
+            mode=" · ".join(
+                x
+                for x in (self.parts.approval.label(), effort_label(self.parts.settings.reasoning_effort))
+                if x
+            ),
             phase=phase,
             model_calls=self.agent.llm_calls,
             last_provider_prompt_tokens=self.parts.counter.last_provider_prompt_tokens,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from paicli.agent.events import EventSink, Notice, Preparing, RunFinished
@@ -17,6 +17,7 @@ from paicli.cli.mentions import attach_mentions
 from paicli.cli.warmup import WarmUp, await_warmup
 from paicli.config.modes import DEFAULT_MODE, ORCHESTRATED, RUN_MODES, RunMode, mode_named
 from paicli.llm.notices import RetryListener, retry_notices
+from paicli.tools.hooks import Hooks
 
 if TYPE_CHECKING:
     from paicli.agent.plan.agent import PlanDraft
@@ -45,6 +46,7 @@ class RunState:
     continue_plan_first: bool = False  # `-p --plan -c`: continue the interrupted plan instead of a new one
     report_changes: bool = False  # `-p` JSON output: a run's RunFinished lists the files it changed
     turn_gate: TurnGate | None = None  # told when a run starts and ends (background extraction yields)
+    shell_context: list[str] = field(default_factory=list)  # `!command` outputs for the next turn
 
 
 def retry_line(number: int, retries: int, delay: float, cause: str) -> str:
@@ -65,6 +67,30 @@ def _retry_teller(emit: EventSink) -> RetryListener:
     return told
 
 
+HOOK_CONTEXT = "以下是 UserPromptSubmit 钩子（用户配置的脚本）附加的上下文："
+
+
+def prompt_hooks(hooks: Hooks | None, text: str, emit: EventSink) -> str | RunFinished:
+    """UserPromptSubmit: the context its hooks add (stdout), or the refusal when one exits 2."""
+    if hooks is None:
+        return ""
+    result = hooks.run("UserPromptSubmit", {"prompt": text})
+    for line in result.failures:
+        emit(Notice(line, "warn"))
+    if result.blocked:
+        return RunFinished(
+            "error", "", f"🪝 UserPromptSubmit 钩子阻止了这条输入，没有发给模型: {result.reason}"
+        )
+    return result.context
+
+
+def stop_hooks(hooks: Hooks | None, emit: EventSink) -> None:
+    if hooks is None:
+        return
+    for line in hooks.run("Stop", {"stop_hook_active": False}).failures:
+        emit(Notice(line, "warn"))
+
+
 class TurnRunner:
     def __init__(self, parts: Components, agent: ReactAgent, runs: OrchestratedRuns, state: RunState) -> None:
         self.parts = parts
@@ -82,15 +108,19 @@ class TurnRunner:
     def run(self, text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
         if not self.supports_mode(mode):
             return RunFinished("error", "", f"不支持的运行模式：{mode}")
+        submitted = prompt_hooks(self.parts.tools.hooks, text, emit)
+        if isinstance(submitted, RunFinished):
+            return submitted
         self._begin_unit(text, mode)
         with self._phase(), retry_notices(_retry_teller(emit)):  # this run's requests only
             try:
-                result = self._run(text, mode, emit, cancel)
+                result = self._run(text, mode, emit, cancel, submitted)
             except Exception as exc:  # the front end must always get a RunFinished
                 log.exception("run failed")
                 return RunFinished("error", "", f"任务出错: {exc}")
         if result.turn is not None:  # a Plan or Team run ended
             self.agent.record_run(result.turn)
+        stop_hooks(self.parts.tools.hooks, emit)
         return result
 
     def _begin_unit(self, text: str, mode: RunMode) -> None:
@@ -116,13 +146,17 @@ class TurnRunner:
             if gate is not None:
                 gate.turn_ended()
 
-    def _run(self, text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
+    def _run(
+        self, text: str, mode: RunMode, emit: EventSink, cancel: CancelToken, hook_context: str = ""
+    ) -> RunFinished:
         if mode in ORCHESTRATED and self.state.continue_plan_first:
             self.state.continue_plan_first = False
             found = self.runs.interrupted((mode,))
             if found is not None:
                 return self.runs.continue_interrupted(found, emit, cancel)
         expanded = self._expand(text, emit)
+        if hook_context:
+            expanded += f"\n\n{HOOK_CONTEXT}\n{hook_context}"
         from paicli.cli.input_size import oversize_input
 
         refusal = oversize_input(expanded, self.parts.profile.window)
@@ -147,6 +181,9 @@ class TurnRunner:
             )
         if self.state.stdin_context:
             expanded += f"\n\n以下是通过标准输入传入的内容：\n{self.state.stdin_context}"
+        if self.state.shell_context:  # `!command` runs since the last turn (cli/shell_escape.py)
+            expanded += "".join(f"\n\n{block}" for block in self.state.shell_context)
+            self.state.shell_context.clear()
         return expanded
 
     def guarded(self, emit: EventSink, work: Callable[[], T]) -> T | RunFinished:

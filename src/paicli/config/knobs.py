@@ -58,6 +58,13 @@ MAX_OUTPUT_TOKENS = optional_integer(
     1,
     1_000_000,
 )
+REASONING_EFFORT = choice(
+    "PAICLI_REASONING_EFFORT",
+    LLM,
+    "default",
+    ("default", "low", "medium", "high"),
+    "reasoning effort, mapped to the provider's own parameter (reasoning_effort, thinking); /effort changes it",
+)
 OUTPUT_CONTINUATIONS = integer(
     "PAICLI_OUTPUT_CONTINUATIONS",
     LLM,
@@ -430,6 +437,7 @@ ALL_KNOBS: tuple[Knob[object], ...] = (
     LOG_LEVEL,
     *WEB_KNOBS,
     MAX_OUTPUT_TOKENS,
+    REASONING_EFFORT,
     OUTPUT_CONTINUATIONS,
     RUNTIME_API_KEY,
 )

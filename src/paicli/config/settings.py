@@ -9,7 +9,7 @@ more trusted one (`_Sources.endpoint`); a refused project base URL becomes a sta
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -133,11 +133,22 @@ class Settings:
     max_response_bytes: int = 64 * 1024 * 1024
     available_providers: tuple[str, ...] = ()
     max_output_tokens: int | None = None  # the configured output cap, sent as max_tokens
+    reasoning_effort: str = "default"  # config/effort.py; /effort changes it for the session
     # where context_window came from: "configured" (the window setting, config.json), "model" (the provider
     # table knows the model), "server" (the endpoint said so), "default" (nothing knew: the 128K guess)
     window_source: str = "default"
     notices: tuple[str, ...] = ()  # one stderr line each at start-up (a refused project base URL)
     _sources: _Sources | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def effort_request_fields(self) -> dict[str, Any] | None:
+        """The request fields of the reasoning effort for this model (None: it has no such setting)."""
+        from paicli.config.effort import effort_fields
+        from paicli.config.providers import context_spec, find_provider
+
+        endpoint = find_provider(self.provider)
+        owner = context_spec(endpoint, self.model).name if endpoint is not None else self.provider
+        return effort_fields(owner, self.model, self.reasoning_effort)
 
     @property
     def light_model(self) -> str:
@@ -176,7 +187,7 @@ class Settings:
             name, model = _resolve(spec, self.available_providers, self.provider)
         except UnknownModelSpec as exc:
             raise ConfigError(str(exc)) from None
-        return self._sources.build(name, model)
+        return replace(self._sources.build(name, model), reasoning_effort=self.reasoning_effort)
 
 
 def mask_key(key: str | None) -> str:
@@ -307,6 +318,7 @@ class _Sources:
             max_response_bytes=knobs.LLM_MAX_RESPONSE_BYTES.read(self.env),
             available_providers=self.available(),
             max_output_tokens=knobs.MAX_OUTPUT_TOKENS.read(self.env),
+            reasoning_effort=knobs.REASONING_EFFORT.read(self.env),
             window_source=known,
             notices=endpoint.notices(),
             _sources=self,

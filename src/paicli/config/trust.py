@@ -59,6 +59,13 @@ def project_brings(root: Path) -> list[Brought]:
                 found.append(Brought(f".paicli/prompts/{path.relative_to(prompts).as_posix()}", "提示词覆盖"))
     if contained_file(base / "mcp.json", root) is not None:
         found.append(Brought(".paicli/mcp.json", "MCP 服务器配置"))
+    commands = contained_dir(base / "commands", root)
+    if commands is not None and any(contained_file(path, root) for path in sorted(commands.glob("*.md"))):
+        found.append(Brought(".paicli/commands/", "命令文件"))
+    if contained_file(base / "hooks.json", root) is not None:
+        found.append(Brought(".paicli/hooks.json", "钩子（会执行命令）"))
+    if contained_file(base / "permissions.json", root) is not None:
+        found.append(Brought(".paicli/permissions.json", "权限规则（只能添加询问和拒绝）"))
     return found
 
 

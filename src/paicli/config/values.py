@@ -10,7 +10,7 @@ from datetime import date
 
 from paicli.config import knobs
 from paicli.config.compaction_values import CompactionValues, OffloadValues
-from paicli.config.env import EnvLookup
+from paicli.config.env import ENVIRONMENT, EnvLookup
 from paicli.config.knob_types import ConfigError, Lookup
 from paicli.config.run_values import AgentValues, MemoryValues, SessionFileValues
 from paicli.config.tool_values import ToolValues
@@ -65,6 +65,7 @@ class SessionValues:
     mcp_startup_wait: float = knobs.MCP_STARTUP_WAIT.default
     status_bar: bool = not knobs.NO_STATUSBAR.default
     log_level: str = knobs.LOG_LEVEL.default
+    editor: str | None = None  # $VISUAL, then $EDITOR: the user's own variables only, never a .env's
 
     @classmethod
     def parse(cls, env: EnvLookup) -> SessionValues:
@@ -85,7 +86,14 @@ class SessionValues:
             mcp_startup_wait=knobs.MCP_STARTUP_WAIT.read(env),
             status_bar=not knobs.NO_STATUSBAR.read(env),
             log_level=knobs.LOG_LEVEL.read(env),
+            editor=_users_own(env, "VISUAL") or _users_own(env, "EDITOR"),
         )
+
+
+def _users_own(env: EnvLookup, name: str) -> str | None:
+    """A variable from the environment itself: a repository's .env never picks the program that is run."""
+    found = [item for item in env.candidates(name) if item.rank == ENVIRONMENT]
+    return found[0].value if found else None
 
 
 def _parse_date(raw: str | None) -> date | None:

@@ -126,6 +126,11 @@ class AutoCompactionManager:
         self.profile = self.summariser.profile = self._with_trigger(profile)
         self._size_summary_input()
 
+    def keep_hooks(self, focus: Callable[[str | None], str | None], after: Callable[[], None]) -> None:
+        """PreCompact adds to a summary's focus, PostCompact hears that one was made (tools/hooks.py)."""
+        if isinstance(self.full, ConversationHistoryCompactor):
+            self.full.focus_hook, self.full.after_hook = focus, after
+
     def _with_trigger(self, profile: ContextProfile) -> ContextProfile:
         """The configured trigger, unless the profile was built with one."""
         if profile.trigger is not None or self._trigger is None:

@@ -184,6 +184,9 @@ class ConversationHistoryCompactor:
         self.words_budget = DEFAULT_WORDS_BUDGET
         # the pin block: what it holds a summary need not carry
         self.pinned: Callable[[], str] = pinned if pinned is not None else (lambda: "")
+        # PreCompact / PostCompact hooks (tools/hooks.py): text the summary must keep joins the focus
+        self.focus_hook: Callable[[str | None], str | None] = lambda focus: focus
+        self.after_hook: Callable[[], None] = lambda: None
 
     def compact_if_needed(self, history: list[Message], trigger: int) -> bool:
         return self.compact(history, trigger, False, self.retain).compacted
@@ -239,6 +242,7 @@ class ConversationHistoryCompactor:
         old = [m for m in rounds.removed(history, split_idx) if not is_internal(m)]
         if not old:
             return SummaryOutcome(False, len(history), len(history), before, before)
+        focus = self.focus_hook(focus)
         try:
             inline = self._usable_prefix(history, split_idx)
             summary = self.summarize_inline(inline, old, focus) if inline else self.summarize(old, focus)
@@ -257,6 +261,7 @@ class ConversationHistoryCompactor:
             return self._abandon(history, before, f"摘要没有让上下文变小（{before} → {after} tokens）")
         before_messages = len(history)
         history[:] = rebuilt
+        self.after_hook()
         return SummaryOutcome(True, before_messages, len(history), before, after)
 
     def _keep_words(self, summary: str, old: Sequence[Message]) -> summary_words.Kept:

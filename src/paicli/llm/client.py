@@ -6,6 +6,7 @@ its lazily built SDK client are `connection.py`.
 
 from __future__ import annotations
 
+import json
 import logging
 import random
 import threading
@@ -103,6 +104,8 @@ class OpenAIChatClient:
             "stream": True,
             "stream_options": {"include_usage": True},
         }
+        if self._options.request_fields_json:  # the reasoning effort (config/effort.py)
+            head.update(json.loads(self._options.request_fields_json))
         if tools:
             head["tools"] = [dict(tool) for tool in tools]
             if tool_choice:
@@ -197,6 +200,8 @@ class EndpointSettings(Protocol):
     @property
     def reasoning_in_wire(self) -> bool: ...
     @property
+    def effort_request_fields(self) -> dict[str, Any] | None: ...
+    @property
     def connect_timeout(self) -> float: ...
     @property
     def read_timeout(self) -> float: ...
@@ -214,6 +219,7 @@ class EndpointSettings(Protocol):
 
 def client_from_settings(settings: EndpointSettings, model: str | None = None) -> OpenAIChatClient:
     """The session client (or, with `model`, one for another model on the same endpoint)."""
+    fields = settings.effort_request_fields
     options = ClientOptions(
         base_url=settings.base_url,
         api_key=settings.api_key,
@@ -226,5 +232,7 @@ def client_from_settings(settings: EndpointSettings, model: str | None = None) -
         include_reasoning_in_wire=settings.reasoning_in_wire,
         max_output_tokens=settings.max_output_tokens,
         key_origin=settings.key_origin,
+        # the effort is the session model's: a side client for another model sends none
+        request_fields_json=json.dumps(fields) if fields and model in (None, settings.model) else "",
     )
     return OpenAIChatClient.from_options(options, model or settings.model)

@@ -27,6 +27,7 @@ class ClientOptions:
     retry_after_cap: float = 30.0
     include_reasoning_in_wire: bool = False
     max_output_tokens: int | None = None  # sent as max_tokens when a call names no cap of its own
+    request_fields_json: str = ""  # extra request fields (the reasoning effort's), as a JSON object
     extra_headers: tuple[tuple[str, str], ...] = ()
     key_origin: str = ""  # where the key was configured, for the message of a refused key (HTTP 401)
 

@@ -58,6 +58,8 @@ MEMORY_FORMS: tuple[tuple[str, str], ...] = (
     ("verify <id>", "确认记忆仍然准确（待确认的冲突以它为准）"),
     ("replace <id> <新事实>", "用新事实替换一条旧记忆"),
     ("clear", "清空全部长期记忆（会先确认）"),
+    ("files", "列出系统提示里的说明文件（PAI.md、AGENTS.md、CLAUDE.md）及各自的 token 数"),
+    ("edit [<文件>]", "用 $EDITOR 编辑一个说明文件，保存后重新加载"),
 )
 SAVE_FORMS: tuple[tuple[str, str], ...] = (
     ("<事实>", "保存一条事实（默认只对当前项目生效）"),

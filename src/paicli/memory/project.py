@@ -13,6 +13,7 @@ from paicli.config.projectfile import read_project_text
 from paicli.context.estimate import utf16_len
 from paicli.llm.messages import Message
 from paicli.llm.protocol import LLMClient, LLMError
+from paicli.prompt.instructions import instruction_sources, text_key
 
 HEADER = "## PAI.md 项目记忆"
 BUDGET = 24_000
@@ -63,27 +64,34 @@ class ProjectMemoryLoader:
         self.paicli_home = Path(paicli_home).absolute()
 
     def sources(self) -> list[tuple[Path, Path]]:
-        """(file, import root) in the order they are concatenated."""
-        root, home = self.project_root, self.paicli_home
-        return [
-            (home / "PAI.md", home),
-            (root / "PAI.md", root),
-            (root / ".paicli" / "PAI.md", root),
-            (root / "PAI.local.md", root),
-            (root / ".paicli" / "PAI.local.md", root),
-        ]
+        """(file, import root) in the order they are concatenated (PAI.md's five, AGENTS.md and CLAUDE.md)."""
+        return instruction_sources(self.project_root, self.paicli_home)
 
-    def load(self) -> str:
-        sections: list[str] = []
+    def files(self) -> list[tuple[Path, str]]:
+        """Each file that contributes, with its expanded text; a file identical to an earlier one (the same
+        real file, or the same text) is left out."""
+        found: list[tuple[Path, str]] = []
+        seen: set[object] = set()
         for path, import_root in self.sources():
             # The project's files (and their @includes) are read only inside the project: a PAI.md that is a
             # symlink to /proc/self/environ or ~/.ssh/id_ed25519 reads as absent.
             text = _read_text(path) if import_root == self.paicli_home else _read_inside(path, import_root)
             if text is None or not text.strip():
                 continue
-            expanded = self._expand(text, path, _real(import_root), 0, {_real(path)})
-            if expanded.strip():
-                sections.append(f"\n\n### {path}\n\n{expanded.strip()}")
+            real = _real(path)
+            expanded = self._expand(text, path, _real(import_root), 0, {real})
+            key = text_key(expanded)
+            if not expanded.strip() or real in seen or key in seen:
+                continue
+            seen.update((real, key))
+            found.append((path, expanded))
+        return found
+
+    def loaded_keys(self) -> list[str]:
+        return [text_key(text) for _, text in self.files()]
+
+    def load(self) -> str:
+        sections = [f"\n\n### {path}\n\n{expanded.strip()}" for path, expanded in self.files()]
         if not sections:
             return ""
         block = HEADER + "".join(sections)

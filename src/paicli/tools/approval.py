@@ -21,6 +21,8 @@ from paicli.tools.protected import (
     written_names,
 )
 from paicli.tools.purecmd import pure_command
+from paicli.tools.rule_book import RuleBook
+from paicli.tools.rules import RuleSet
 from paicli.tools.schema import ToolSpec
 
 if TYPE_CHECKING:
@@ -78,15 +80,21 @@ class ApprovalState:
         hitl: bool = False,
         yes: bool = False,
         sandbox: SandboxGate | None = None,
+        rules: RuleBook | None = None,
     ) -> None:
-        """`sandbox`: the command sandbox setting; None behaves like the setting's `off`."""
+        """`sandbox`: the command sandbox setting; None behaves like the setting's `off`. `rules`: the
+        permission rules' files (None: no rules)."""
         self.sandbox = sandbox
+        self.rule_book = rules
         self._mode: SessionMode = mode
         self._hitl = hitl
         self.yes = yes
         self._granted: list[Grant] = []
         self._written_gitdirs: set[Path] = set()
         self._lock = threading.Lock()
+
+    def rules(self) -> RuleSet:
+        return self.rule_book.current() if self.rule_book is not None else RuleSet()
 
     @property
     def mode(self) -> SessionMode:
@@ -178,30 +186,40 @@ class ApprovalState:
         args: dict[str, Any],
         relative_path: str | None = None,
         project_root: Path | None = None,
+        *,
+        allowed: bool = False,
     ) -> ApprovalNeed | None:
         """Why a human must confirm this call, or None when it may run. Guards have already passed.
 
         Only a tool that declares itself read-only runs unasked by default; `auto_approve` lets auto mode run
         a writing tool after its own checks (protected files, the read-only command judgement, the sandbox).
         `relative_path`: the guarded, real path of a file tool relative to the project root, when known.
-        `project_root`: where commands run (default: the current directory).
+        `project_root`: where commands run (default: the current directory). `allowed`: a permission rule
+        allows the call; like a grant it never covers a protected file, and a command it lets run unasked
+        still runs in the sandbox.
         """
         if spec.read_only or self.yes:
             return None
         if self._hitl:
             return ApprovalNeed("HITL 已开启，所有危险操作都需要确认")
         passed = written_names(spec, args, project_root)
+        by_rule = allowed and not spec.destructive
         with self._lock:
-            if covered(self._granted, spec, args) and not (
-                spec.writes_files
-                and (
-                    is_protected_path(relative_path)
-                    or protected_link(passed)
-                    or aliased_by_protected_link(project_root, relative_path)
-                    or in_gitdir_shaped_folder(project_root, relative_path)
-                )
-            ):
-                return None
+            granted = covered(self._granted, spec, args)
+        if (by_rule or granted) and not (
+            spec.writes_files
+            and (
+                is_protected_path(relative_path)
+                or protected_link(passed)
+                or aliased_by_protected_link(project_root, relative_path)
+                or in_gitdir_shaped_folder(project_root, relative_path)
+            )
+        ):
+            return (
+                self._unconfined_need(spec.command(args))
+                if by_rule and not granted and spec.runs_command
+                else None
+            )
         if spec.origin == "mcp":
             return ApprovalNeed(_mcp_reason(spec))
         if (mode_named(self._mode) or DEFAULT_MODE).asks_every_change:

@@ -82,6 +82,7 @@ class ApprovalRequest:
     preview: str | None = None  # diff or command text to show
     always: str | None = None  # what answering "always" would cover; None = not offered (destructive command)
     command: bool = False  # a shell command (not an edit or a tool's own action): how "only once" is worded
+    rule: str | None = None  # the permissions.json entry that would keep "always" beyond the session
 
 
 ApprovalDecision = Literal["approve", "approve_all", "deny"]

@@ -8,6 +8,7 @@ exactly one result, in call order; the loop never sees an exception from a tool.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -20,6 +21,7 @@ from paicli.config.keys import Keys, no_keys
 from paicli.config.tool_values import ToolValues
 from paicli.llm.messages import ToolCall
 from paicli.memory.guard import ExternalContextTracker
+from paicli.prompt.instructions import NestedInstructions
 from paicli.textsafe import encodable, encodable_or_none
 from paicli.tools.approval import (
     ApprovalState,
@@ -49,9 +51,11 @@ from paicli.tools.checkpoint import TurnCheckpoint, may_change_files
 from paicli.tools.context import Offloader, OutputSink, SaveMemory, ToolContext
 from paicli.tools.executor import CommandExecutors
 from paicli.tools.guards import PathDenied, PathGuard
+from paicli.tools.hooks import Hooks, after_tool, before_tool
 from paicli.tools.policy import HEADLINE_NOTICE, MEMORY_NO_HUMAN, TurnToolPolicy
 from paicli.tools.registry import Tool, builtin_tools
 from paicli.tools.rerun import RerunContext, offer_rerun
+from paicli.tools.rules import rule_for_grant
 from paicli.tools.schema import ArgumentError, ToolOutput, ToolSpec, argument_error_text, parse_arguments
 from paicli.tools.verdict import Ask, Deny, decide
 from paicli.tools.web import WebTools
@@ -109,6 +113,8 @@ class ToolRunner:
         self.notices = notices
         self.turn_hooks: list[Callable[[], None]] = []  # run when a top-level turn starts (MCP list updates)
         self.checkpoint: TurnCheckpoint | None = None  # workspace snapshot before a turn's first change
+        self.nested: NestedInstructions | None = None  # folder AGENTS.md/CLAUDE.md joining a tool result
+        self.hooks: Hooks | None = None  # PreToolUse / PostToolUse (tools/hooks.py)
 
     def register(self, tool: Tool) -> None:
         """Add or replace a tool (skills, MCP) after construction."""
@@ -141,6 +147,8 @@ class ToolRunner:
         """/clear: forget external-content sources and "approve all" grants."""
         self.tracker.reset()
         self.approval.clear_grants()
+        if self.nested is not None:
+            self.nested.reset()
 
     def context(
         self, cancel: CancelToken, on_output: OutputSink | None = None, *, auto_run: bool = False
@@ -281,6 +289,9 @@ class TurnToolSet:
             return refusal
         if cancel.cancelled:
             return cancelled_output(call.name)
+        hooks = self.runner.hooks
+        if hooks is not None and (stopped := before_tool(hooks, call.name, args, self.runner.notices)):
+            return stopped
         self._before_change(tool.spec, on_wait)
         try:
             with cancel_scope(cancel):  # deep bounded waits (the memory lock) also stop on this call's cancel
@@ -292,6 +303,10 @@ class TurnToolSet:
         except Exception:
             self.policy.observe(tool.spec, call.arguments)
             raise
+        if hooks is not None:
+            output = after_tool(hooks, call.name, args, output, self.runner.notices)
+        if self.runner.nested is not None and tool.spec.path_params and output.success:
+            output = with_folder_notes(output, self.runner.nested, tool.spec, args, self.runner.paths)
         urls = output.metadata.get("discovered_urls", ())
         self.policy.observe(tool.spec, call.arguments, urls, brought_content=output.outside_content)
         return output
@@ -322,8 +337,9 @@ class TurnToolSet:
         preview = tool.approval_preview(args, self.runner.paths)
         summary = approval_summary(spec, args)
         always = scope.label() if scope is not None else None
+        rule = rule_for_grant(spec, scope) if scope is not None else None
         request = ApprovalRequest(
-            spec.name, args, summary, verdict.reason, preview, always, spec.runs_command
+            spec.name, args, summary, verdict.reason, preview, always, spec.runs_command, rule
         )
         answer = self.runner.approver.approve(request)
         reply = answer if isinstance(answer, ApprovalReply) else ApprovalReply(answer)
@@ -370,6 +386,15 @@ class TurnToolSet:
 
 
 _AUDITED = {"cancelled": "cancelled", "denied": "denied", "refused": "blocked"}
+
+
+def with_folder_notes(
+    output: ToolOutput, nested: NestedInstructions, spec: ToolSpec, args: dict[str, Any], paths: PathGuard
+) -> ToolOutput:
+    """A call that worked in a folder with its own instruction file gets that file's text appended, once."""
+    relatives = [paths.resolve(str(args.get(name, "."))).relative for name in spec.path_params]
+    note = nested.note_for(relatives)
+    return dataclasses.replace(output, content=output.content + note) if note else output
 
 
 def audit_outcome(outcome: ToolOutcome) -> str:

@@ -4,8 +4,10 @@ returned as a typed verdict with its reason. The runner acts on it (runs, asks t
 renders what the model and the user read from it; nothing downstream recognises a refusal by its text.
 
 The order is the contract: the turn policy, then the path guard, then the command rules refuse; only a call
-none of them refused can need a human (approval rules, then a memory write the user did not ask for); a memory
-write after text the user did not write needs a person whatever the approval rules say (`human_only`)."""
+none of them refused meets the user's permission rules (tools/rules.py: a deny refuses naming the rule, an ask
+asks whatever the mode, an allow counts like a grant); then it can need a human (approval rules, then a memory
+write the user did not ask for); a memory write after text the user did not write needs a person whatever the
+approval rules say (`human_only`)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from typing import Any, Protocol
 
 from paicli.tools.approval import ApprovalNeed, ApprovalState
 from paicli.tools.guards import PathDenied, PathGuard, command_denial
+from paicli.tools.rules import rule_denial, rule_reason
 from paicli.tools.schema import ToolSpec
 
 
@@ -56,17 +59,24 @@ def decide(
     project_root: Path,
 ) -> Verdict:
     denial = policy.denial(spec, args)
-    relative: str | None = None
+    relatives: list[str] = []
     if denial is None:
         try:
-            relative = _guarded_path(spec, args, paths)
+            relatives = _guarded_paths(spec, args, paths)
         except PathDenied as denied:
             denial = str(denied)
     if denial is None and spec.runs_command:
         denial = command_denial(spec.command(args))
     if denial is not None:
         return Deny(denial)
-    need = approval.needs_approval(spec, args, relative, project_root)
+    relative = relatives[0] if relatives else None
+    rule = approval.rules().matching(spec, args, relatives)
+    if rule is not None and rule.kind == "deny":
+        return Deny(rule_denial(rule))
+    allowed = rule is not None and rule.kind == "allow"
+    need = approval.needs_approval(spec, args, relative, project_root, allowed=allowed)
+    if rule is not None and rule.kind == "ask":
+        need = ApprovalNeed(rule_reason(rule))
     memory = policy.memory_need(spec, args, approval.yes)  # issues 26 and 37
     if memory is not None and (need is None or memory.human_only):
         need = memory
@@ -75,7 +85,6 @@ def decide(
     return Allow(relative, approval.runs_unasked(spec, args))
 
 
-def _guarded_path(spec: ToolSpec, args: dict[str, Any], paths: PathGuard) -> str | None:
-    """Every path argument must resolve inside the project; the first one's real relative path."""
-    relatives = [paths.resolve(str(args.get(name, "."))).relative for name in spec.path_params]
-    return relatives[0] if relatives else None
+def _guarded_paths(spec: ToolSpec, args: dict[str, Any], paths: PathGuard) -> list[str]:
+    """Every path argument must resolve inside the project; their real paths relative to the root."""
+    return [paths.resolve(str(args.get(name, "."))).relative for name in spec.path_params]
