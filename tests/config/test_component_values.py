@@ -39,12 +39,24 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "paicli"
 ALLOWED = {
     # the entry point: creates the one lookup and hands it to config/ (validation, settings, ParsedConfig.read)
     "cli/launch.py": "EnvLookup",
+    # entry points beside launch that open whole sessions from a lookup (the SDK, the Runtime API, background
+    # tasks): each hands it to config/ and to nothing else
+    "sdk.py": "EnvLookup",
+    "cli/headless.py": "EnvLookup",
+    "cli/serve.py": "EnvLookup",
+    "cli/runtime_runs.py": "EnvLookup",
+    "cli/task_worker.py": "EnvLookup",
+    # carries the lookup a session was parsed from, only so background tasks open theirs the same way
+    "cli/compose.py": "EnvLookup",
     # the first-run dialogue writes the home's .env and reads the settings back through config/
     "cli/first_run.py": "EnvLookup",
     # rich's console is given the terminal's own variables (COLUMNS/LINES left out)
     "cli/printing.py": "process_environ",
     # a command's environment is built from the process's (allow-listed and scrubbed)
     "tools/shell.py": "process_environ",
+    "tools/hooks.py": "process_environ",  # a hook's environment, as an approved command's
+    "cli/shell_escape.py": "process_environ",  # `!command` runs with the user's own environment, keys removed
+    "cli/instruction_commands.py": "process_environ",  # the editor /memory edit opens, likewise
     "tools/sandbox/executor.py": "process_environ",
     "tools/sandbox/status.py": "process_environ",
     "snapshots/git.py": "process_environ",
