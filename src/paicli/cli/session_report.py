@@ -10,6 +10,7 @@ from paicli.cli.session_background import SessionBackground
 from paicli.context.manager import AutoCompactionManager
 from paicli.context.status import CacheObservation, observe_cache
 from paicli.llm.messages import Usage
+from paicli.llm.spend import Spend, SpendMeter
 
 TOKEN_RESERVES = 500 + 800 + 2000
 
@@ -27,11 +28,17 @@ class SessionReport:
         agent: ReactAgent,
         background: SessionBackground,
         compaction: AutoCompactionManager,
+        spend: SpendMeter | None = None,
     ) -> None:
         self.parts = parts
         self.agent = agent
         self.background = background
         self.compaction = compaction
+        self.spend = spend
+
+    def spent(self) -> Spend:
+        """Every call's cost so far (no meter: a session nobody priced, which shows no figure)."""
+        return self.spend.total() if self.spend is not None else Spend(unpriced_calls=1)
 
     def usage(self) -> Usage:
         """The agent's own calls plus side calls (fact extraction)."""
@@ -70,6 +77,7 @@ class SessionReport:
             model_calls=self.agent.llm_calls,
             last_provider_prompt_tokens=self.parts.counter.last_provider_prompt_tokens,
             compaction_due=due,
+            spend=self.spent(),
         )
 
     def cache(self) -> CacheObservation:
@@ -115,7 +123,18 @@ class SessionReport:
                 f"{memory.store.status_summary()}；自动事实提取: {memory.auto_extract_status()}（/memory 查看和管理）",
                 f"本会话模型调用: {calls} 次，输入 {usage.prompt_tokens} / 输出 {usage.completion_tokens} tokens"
                 f"（缓存命中 {usage.cached_tokens}）",
+                self.cost_line(),
             )
+        )
+
+    def cost_line(self) -> str:
+        spent = self.spent()
+        if spent.known:
+            return f"本会话费用: {spent.text() or '0'}（按价格表估算，缓存命中按缓存价）"
+        settings = self.parts.settings
+        return (
+            f"本会话费用: 未计（价格表中没有 {settings.provider}/{settings.model} 或某次调用的价格；"
+            "可在 $PAICLI_HOME/prices.json 补充）"
         )
 
     def memory(self, args: str) -> CommandReply:

@@ -48,6 +48,9 @@ def status_line(snapshot: StatusSnapshot, columns: int | None = None) -> str:
     )
     tokens = f"in {format_tokens(snapshot.input_tokens)} out {format_tokens(snapshot.output_tokens)}"
     cached = f" cached {format_tokens(snapshot.cached_tokens)} ({snapshot.cache_hit_percent:.0f}% hit)"
+    cost = snapshot.spend.text()  # "" when some call could not be priced: no figure rather than a wrong one
+    if cost:
+        tokens = f"{tokens} {cost}"
     tail = [snapshot.mode]
     if snapshot.phase and snapshot.phase != "idle":
         tail.append(snapshot.phase)
