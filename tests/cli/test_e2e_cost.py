@@ -73,7 +73,10 @@ def test_every_call_of_the_session_is_priced_and_shown(tmp_path: Path) -> None:
             assert any(u["prompt_tokens_details"]["cached_tokens"] > 0 for u in server.usages)
             assert spent.known and spent.priced_calls == len(server.usages)
             assert dict(spent.amounts)["CNY"] == pytest.approx(expected_cost(server.usages))
-            assert spent.text() in status_line(backend.status())
+            status = backend.status()
+            assert spent.text() in status_line(status)
+            assert status.skills == backend.parts.skills.counts() and status.mcp is None  # no MCP configured
+            assert status.elapsed_seconds is not None
             assert f"本会话费用: {spent.text()}" in command(backend, "/context")
         finally:
             backend.close()

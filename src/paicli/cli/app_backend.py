@@ -7,6 +7,7 @@ session_restore), /model (model_switch), snapshots and background extraction wit
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -89,6 +90,7 @@ class AppBackend:
         count_context: bool = True,
     ) -> None:
         self._count_context = count_context
+        self._started = time.monotonic()  # the status bar's elapsed time
         env = parts.env
         self.spend = session_spend(parts)
         parts = replace(parts, llm=self.spend.client(parts.llm, parts.settings.provider))  # every call priced
@@ -173,7 +175,8 @@ class AppBackend:
         )
 
     def status(self) -> StatusSnapshot:
-        return self.report.status(self.state.phase, self._count_context)
+        elapsed = int(time.monotonic() - self._started)
+        return self.report.status(self.state.phase, self._count_context, elapsed)
 
     def has_conversation(self) -> bool:
         """Something worth resuming: the history holds more than the system prompt."""

@@ -45,6 +45,9 @@ class StatusSnapshot:
     # would not fit and automatic compaction is off; "": the history goes as it is
     compaction_due: str = ""
     spend: Spend = field(default_factory=Spend)  # the session's cost so far, over every model call
+    elapsed_seconds: int | None = None  # since the session started; None: not measured
+    mcp: tuple[int, int] | None = None  # (connected, configured) MCP servers; None: none configured
+    skills: tuple[int, int] | None = None  # (enabled, total) skills
 
     @property
     def context_percent(self) -> float:

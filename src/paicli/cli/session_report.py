@@ -55,7 +55,7 @@ class SessionReport:
         """What the tool definitions of the next request cost, as /context counts them."""
         return self.parts.counter.count_tools(self.tool_definitions() or None)
 
-    def status(self, phase: str, count_context: bool) -> StatusSnapshot:
+    def status(self, phase: str, count_context: bool, elapsed_seconds: int | None = None) -> StatusSnapshot:
         usage = self.usage()
         history = list(self.agent.history)
         context_tokens, source, due = 0, "local", ""
@@ -78,6 +78,9 @@ class SessionReport:
             last_provider_prompt_tokens=self.parts.counter.last_provider_prompt_tokens,
             compaction_due=due,
             spend=self.spent(),
+            elapsed_seconds=elapsed_seconds,
+            mcp=self.parts.mcp.counts() if self.parts.mcp is not None else None,
+            skills=self.parts.skills.counts(),
         )
 
     def cache(self) -> CacheObservation:
