@@ -7,6 +7,7 @@ from paicli.agent.react import ReactAgent
 from paicli.cli.backend import CommandReply, StatusSnapshot
 from paicli.cli.compose import Components
 from paicli.cli.session_background import SessionBackground
+from paicli.config import knobs
 from paicli.context.manager import AutoCompactionManager
 from paicli.context.status import CacheObservation, observe_cache
 from paicli.llm.messages import Usage
@@ -137,7 +138,7 @@ class SessionReport:
         settings = self.parts.settings
         return (
             f"本会话费用: 未计（价格表中没有 {settings.provider}/{settings.model} 或某次调用的价格；"
-            "可在 $PAICLI_HOME/prices.json 补充）"
+            f"可在 ${knobs.HOME.key}/prices.json 补充）"
         )
 
     def memory(self, args: str) -> CommandReply:

@@ -1,5 +1,5 @@
 """The price table: what a call of a provider's model costs, from the shipped `prices.json` and the user's
-`$PAICLI_HOME/prices.json` (same layout; its models of a provider are looked at first). Pure apart from
+`prices.json` in the paicli home (same layout; its models of a provider are looked at first). Pure apart from
 reading the two files; a model no table names has no price, so no figure is shown rather than a wrong one."""
 
 from __future__ import annotations
