@@ -64,6 +64,7 @@ class AgentOptions:
     runaway_factory: Callable[[], RunawayGuard] = RunawayGuard
     today: Callable[[], dt.date] = dt.date.today
     continuations: int = 2  # knobs.OUTPUT_CONTINUATIONS
+    images: bool = False  # the model takes images (tool images are sent to it)
 
 
 class ReactAgent:
@@ -146,6 +147,7 @@ class ReactAgent:
             self.options.budget_factory,
             self.options.runaway_factory,
             continuations=self.options.continuations,
+            images=self.options.images,
         )
         finished = ToolLoop(self.conversation, self.llm, turn, emit, cancel, options, self.stats).run()
         if finished.overflow:  # a turn the server could not take must not stay and make the next one longer

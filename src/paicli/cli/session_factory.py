@@ -15,6 +15,7 @@ from paicli.agent.ports import MemoryPort
 from paicli.agent.react import AgentOptions, ReactAgent
 from paicli.cli import server_window
 from paicli.cli.compose import Components, build_llm
+from paicli.cli.image_refs import model_takes_images
 from paicli.cli.orchestrated_session import OrchestratedRuns
 from paicli.cli.session_background import SessionBackground
 from paicli.cli.session_report import SessionReport
@@ -168,6 +169,7 @@ class SessionFactory:
             memory_tokens=parts.profile.memory_context_tokens,
             budget_factory=self.budget,
             continuations=knobs.OUTPUT_CONTINUATIONS.read(parts.env),
+            images=model_takes_images(parts.settings, parts.env),
         )
         memory: MemoryPort = turn_memory if turn_memory is not None else parts.memory
         return ReactAgent(
