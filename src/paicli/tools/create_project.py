@@ -50,9 +50,9 @@ def _files(name: str, kind: str) -> dict[str, str]:
 
 CREATE_PROJECT = ToolSpec(
     "create_project",
-    "在项目根目录下新建一个子项目骨架（目录须不存在）。会先征得用户同意。",
+    "新建子项目骨架（name: 新目录名，须不存在）",
     (
-        Param("name", "string", "新目录名", required=True),
+        Param("name", "string", "", required=True),
         Param("type", "string", "", required=True, enum=tuple(_GITIGNORE)),
     ),
     path_params=("name",),
