@@ -91,7 +91,7 @@ def test_a_model_the_table_does_not_name_shows_no_figure(tmp_path: Path) -> None
             status = backend.status()
             assert not status.spend.known
             assert "¥" not in status_line(status)
-            assert "本会话费用: 未计" in command(backend, "/context")
+            assert "本会话费用: 未计（价格表里没有 paicli/fake-model 的价格" in command(backend, "/context")
         finally:
             backend.close()
 

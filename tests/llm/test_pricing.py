@@ -114,6 +114,7 @@ def test_one_unpriced_call_leaves_no_figure() -> None:
     meter.record("a", "unknown-model", Usage(10, 10, 0))
     spent = meter.total()
     assert not spent.known and spent.text() == "" and spent.as_json() is None
+    assert spent.unpriced == ("a/unknown-model",)
     no_usage = SpendMeter(meter.table)
     no_usage.record("a", "m", None)  # a reply without usage cannot be priced either
     assert no_usage.total().as_json() is None

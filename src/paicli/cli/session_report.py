@@ -134,10 +134,13 @@ class SessionReport:
     def cost_line(self) -> str:
         spent = self.spent()
         if spent.known:
-            return f"本会话费用: {spent.text() or '0'}（按价格表估算，缓存命中按缓存价）"
+            if not spent.priced_calls:
+                return "本会话费用: 0（还没有模型调用）"
+            return f"本会话费用: {spent.text()}（按价格表估算，缓存命中按缓存价）"
         settings = self.parts.settings
+        names = "、".join(spent.unpriced) or f"{settings.provider}/{settings.model}"
         return (
-            f"本会话费用: 未计（价格表中没有 {settings.provider}/{settings.model} 或某次调用的价格；"
+            f"本会话费用: 未计（价格表里没有 {names} 的价格，或服务没有报告用量；"
             f"可在 ${knobs.HOME.key}/prices.json 补充）"
         )
 

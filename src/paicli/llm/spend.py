@@ -23,6 +23,7 @@ class Spend:
     amounts: tuple[tuple[str, float], ...] = ()  # (currency, amount), in the order first spent
     priced_calls: int = 0
     unpriced_calls: int = 0
+    unpriced: tuple[str, ...] = ()  # `provider/model` of the calls that could not be priced, each once
 
     @property
     def known(self) -> bool:
@@ -56,6 +57,7 @@ class SpendMeter:
     _amounts: dict[str, float] = field(default_factory=dict)
     _priced: int = 0
     _unpriced: int = 0
+    _unpriced_names: dict[str, None] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def record(self, provider: str, model: str, usage: Usage | None) -> None:
@@ -63,13 +65,16 @@ class SpendMeter:
         with self._lock:
             if price is None or usage is None:
                 self._unpriced += 1
+                self._unpriced_names[f"{provider}/{model}"] = None
                 return
             self._priced += 1
             self._amounts[price.currency] = self._amounts.get(price.currency, 0.0) + price.cost(usage)
 
     def total(self) -> Spend:
         with self._lock:
-            return Spend(tuple(self._amounts.items()), self._priced, self._unpriced)
+            return Spend(
+                tuple(self._amounts.items()), self._priced, self._unpriced, tuple(self._unpriced_names)
+            )
 
     def client(self, inner: LLMClient, provider: str) -> SpendingClient:
         return SpendingClient(inner, self, provider)
