@@ -135,3 +135,26 @@ def test_json_output_carries_the_cost(project: Path, isolated_home: Path) -> Non
         one_call = (976 * INPUT + 1024 * CACHED + 300 * OUTPUT) / 1_000_000
         assert result["cost"] == {"CNY": pytest.approx(2 * one_call)}
         assert result["usage"] == {"input_tokens": 4000, "output_tokens": 600, "cached_input_tokens": 2048}
+
+
+def test_plan_runs_planner_and_task_calls_count_in_the_cost(tmp_path: Path) -> None:
+    from tests.cli.test_e2e_plan import is_planner, plan_json
+
+    write_prices(tmp_path / ".paicli")
+
+    def responder(body: dict[str, Any]) -> str:
+        if is_planner(body):
+            return plan_json(("a", "回答甲", "ANALYSIS", []), ("b", "回答乙", "ANALYSIS", []))
+        return "完成"
+
+    with FakeOpenAIServer(responder=responder) as server:
+        backend = AppBackend(served_parts(tmp_path, server.base_url))
+        try:
+            finished = backend.run("分两步回答", "plan", lambda e: None, CancelToken())
+            assert finished.status == "done", finished.error
+            assert sum(1 for body in server.requests if is_planner(body)) == 1 and len(server.usages) >= 3
+            spent = backend.status().spend
+            assert spent.priced_calls == len(server.usages)
+            assert dict(spent.amounts)["CNY"] == pytest.approx(expected_cost(server.usages))
+        finally:
+            backend.close()
