@@ -1,5 +1,5 @@
-"""The session's cost: every model call of the session (the agent's, summaries, fact extraction, Plan and Team
-members, the approval classifier) goes through a `SpendingClient`, which prices its usage with the table for
+"""The session's cost: every model call of the session (the agent's, summaries, fact extraction and the memory
+judge, Plan and Team members) goes through a `SpendingClient`, which prices its usage with the table for
 the client's provider and model. One call that could not be priced (a model no table names, a reply without
 usage) leaves the session without a figure: none is better than a wrong one."""
 
