@@ -89,11 +89,11 @@ def _finishing_note(backend: SessionPort, progress: Console) -> None:
         say(progress, "⏳ 正在完成长期记忆的保存（最多等 10 秒）…", "dim")
 
 
-def _cost_line(backend: SessionPort, progress: Console) -> None:
+def _cost_line(backend: AppBackend, progress: Console) -> None:
     """What the session's model calls cost, when every one of them could be priced."""
     try:
-        spent = backend.status().spend
-    except Exception:
+        spent = backend.report.spent()  # not status(): that counts the context, once per prompt is enough
+    except Exception:  # a front end's stand-in session has no report
         return
     if spent.known and spent.text():
         say(progress, f"本次会话费用: {spent.text()}（{spent.priced_calls} 次模型调用，按价格表估算）", "dim")
