@@ -11,7 +11,7 @@ _.peak_mib  # a benchmark's recorded figure
 _.facts_kept  # the long-session bench's fact check, which its test runs against the bench's fake summarisers
 _.FILE_WRITE, _.COMMAND, _.PLAN, _.TEAM_PLANNER, _.TEAM_WORKER, _.TEAM_REVIEWER  # enum members, chosen by value
 _.get_completions, _.complete_event, _.is_soft_wrap, _.ttimeoutlen, _.timeoutlen  # prompt_toolkit
-_._give_up, _._other, _._newline, _._paste, _._expand_folded, _._tab, _._next_mode  # key bindings
+_._give_up, _._other, _._newline, _._paste, _._expand_folded, _._tab, _._next_mode, _._paste_image  # key bindings
 _.handle_starttag, _.handle_startendtag, _.handle_endtag, _.handle_data, _.attrs  # html.parser
 _.http_open, _.https_open, _._create_connection  # urllib handler protocol
 _.do_GET, _.do_POST, _.log_message, _.protocol_version, _.daemon_threads  # http.server (evals/realmodel_proxy.py)

@@ -95,7 +95,6 @@ def test_recognised_commands(line: str, name: str, args: str) -> None:
         "/skill on a b",
         "/skill list all",
         "/audit abc",
-        "/config provider x",
         "/clear now",
         "/exit please",
         "/init --fast",

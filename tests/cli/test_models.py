@@ -23,8 +23,8 @@ def test_subcommands_are_not_model_names() -> None:
     assert parse_model_args("list") == ModelCommand("list")
     assert parse_model_args("LIST") == ModelCommand("list")
     assert parse_model_args("info") == ModelCommand("info", "")
-    assert parse_model_args("refresh glm").action == "unsupported"
-    assert parse_model_args("add glm glm-6").action == "unsupported"
+    assert parse_model_args("refresh glm") == ModelCommand("refresh", "glm")
+    assert parse_model_args("add glm glm-6") == ModelCommand("add", "glm glm-6")
     assert parse_model_args("a b c") == ModelCommand("invalid", "a b c")
     assert parse_model_args("glm") == ModelCommand("switch", "glm")
 

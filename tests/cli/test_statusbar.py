@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from paicli.cli.backend import StatusSnapshot
-from paicli.cli.statusbar import format_tokens, format_window, status_line
+from paicli.cli.statusbar import format_elapsed, format_tokens, format_window, status_line
 
 
 @pytest.mark.parametrize(
@@ -73,3 +73,32 @@ def test_a_figure_compaction_acts_on_before_the_next_send_reads_no_share_over_th
     assert status_line(due).startswith("m · ctx 17.1k/16k (发送前压缩) · ")
     assert status_line(manual).startswith("m · ctx ~17.1k/16k (超出窗口，需 /compact) · ")
     assert status_line(due, 30) == "ctx 17.1k/16k (发送前压缩) · auto"  # kept on a narrow terminal
+
+
+@pytest.mark.parametrize(("seconds", "text"), [(0, "0s"), (42, "42s"), (303, "5m03s"), (3900, "1h05m")])
+def test_elapsed_time_is_short(seconds: int, text: str) -> None:
+    assert format_elapsed(seconds) == text
+
+
+def test_the_spec_fields_mcp_skills_elapsed_and_cost_are_shown_and_dropped_first_when_narrow() -> None:
+    from paicli.llm.spend import Spend
+
+    snapshot = StatusSnapshot(
+        "m",
+        1000,
+        8000,
+        2000,
+        100,
+        0,
+        "ask · hitl",
+        spend=Spend((("CNY", 0.0123),), 2),
+        elapsed_seconds=65,
+        mcp=(1, 2),
+        skills=(3, 4),
+    )
+    full = status_line(snapshot)
+    assert full == (
+        "m · ctx ~1.0k/8k (12.5%) · in 2.0k out 100 cached 0 (0% hit) · ¥0.0123 · MCP 1/2 · Skill 3/4 · 1m05s · ask · hitl"
+    )
+    narrower = status_line(snapshot, len(full) - 1)
+    assert "MCP" not in narrower and "Skill" not in narrower and narrower.endswith("¥0.0123 · ask · hitl")

@@ -119,9 +119,9 @@ def test_one_observation_words_every_cache_figure() -> None:
 
 
 def test_the_mcp_line_only_where_mcp_servers_are_configured() -> None:
-    assert "  MCP 资源索引: 开启" in render_context_report(REPORT, mcp_configured=True).splitlines()
+    assert "  MCP resources 自动索引: 开启" in render_context_report(REPORT, mcp_configured=True).splitlines()
     small = render_context_report(replace(REPORT, mcp_index_enabled=False), mcp_configured=True)
-    assert "  MCP 资源索引: 关闭（上下文窗口不足 32k）" in small.splitlines()
+    assert "  MCP resources 自动索引: 关闭（window 不足 32k）" in small.splitlines()
 
 
 def test_internal_user_messages() -> None:

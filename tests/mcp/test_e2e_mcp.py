@@ -121,12 +121,18 @@ def test_piped_repl_mcp_command_and_a_tool_call(tmp_path: Path) -> None:
     with FakeOpenAIServer(replies) as server:
         env = paicli_env(tmp_path, server.base_url, PAICLI_MCP_STARTUP_WAIT_SECONDS="120")
         done = run_paicli(
-            ["--yes"], env, tmp_path, stdin="/mcp\n调用一下\n/mcp logs demo\n/mcp restart\n", timeout=180
+            ["--yes"],
+            env,
+            tmp_path,
+            stdin="/mcp\n调用一下\n/context\n/memory\n/mcp logs demo\n/mcp restart\n",
+            timeout=180,
         )
         requests = server.requests
     assert done.returncode == 2, done.stderr  # `/mcp restart` without a name is a usage error of the script
     assert "demo [user] ✅ 已连接 · 4 个工具" in done.stdout
     assert "echo: piped" in _tool_results(requests[1])[0]
+    assert "  MCP resources 自动索引: 开启" in done.stdout.splitlines()  # spec 10.4, /context
+    assert "MCP resource 索引: on" in done.stdout  # spec 1.4, /memory's 上下文策略 line
     assert "不可用" not in done.stdout + done.stderr  # closing the servers at exit is not a failure
 
 

@@ -127,6 +127,7 @@ def test_definitions_match_the_spec_names_and_parameters(project: Path) -> None:
         "web_fetch": {"url", "max_chars"},
         "web_search": {"query", "top_k"},
         "save_memory": {"fact", "scope", "replace_id", "keep_both"},
+        "create_project": {"name", "type"},
     }
     for definition in runner.definitions():
         assert definition["type"] == "function"

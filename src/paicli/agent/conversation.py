@@ -157,6 +157,18 @@ class Conversation:
         changed what compaction aims for, so compacting again can make the request fit."""
         return self.context.server_limit(self._history, tools, limit)
 
+    def prune_images(self, source: str = "view_image_prune") -> int:
+        """Spec 8.1: earlier messages keep their text and a note instead of their images, so an image is sent
+        with its own turn only; returns how many were taken out (a ledger event says so)."""
+        pruned = 0
+        for index, message in enumerate(self._history):
+            if message.images:
+                pruned += len(message.images)
+                self._history[index] = message.without_images()
+        if pruned:
+            self.event("view_image_prune", source, {"images": pruned})
+        return pruned
+
     def drop_from(self, message: Message, source: str) -> bool:
         """Remove `message` (this very object) and everything after it from the view, recording the new view;
         False when it is no longer there (compaction replaced it)."""

@@ -41,6 +41,7 @@ from paicli.agent.output_limits import (
 )
 from paicli.agent.ports import TurnTools
 from paicli.agent.runaway import RunawayGuard, inner_text
+from paicli.agent.tool_images import TOOL_IMAGE_SOURCE, tool_image_messages
 from paicli.cancel import Cancelled, CancelToken
 from paicli.llm.messages import ChatResponse, Message, Usage
 from paicli.llm.protocol import ContextLimit, LLMClient, LLMError, StreamDelta
@@ -102,6 +103,7 @@ class LoopOptions:
     blank_answer_fallback: bool = False  # Plan tasks: a blank final answer after tools returns their results
     budget_notice: str = BUDGET_NOTICE
     continuations: int = 2  # a text answer cut by the output limit is continued at most this often
+    images: bool = False  # the model takes images: those tools return follow their results
 
 
 @dataclass
@@ -311,6 +313,9 @@ class ToolLoop:
             self.conversation.append(Message.tool(call.id, content), "tool_execution", {OUTCOME_KEY: outcome})
             if self.options.blank_answer_fallback:
                 self.tool_texts.append(inner_text(content))
+        if self.options.images:
+            for framed in tool_image_messages(results):
+                self.conversation.append(framed, TOOL_IMAGE_SOURCE)
         for injection in injections:  # load_skill: the skill text follows the tool results (spec 7.5)
             self.conversation.append(injection, "skill_injection")
         self._remind(guard, results, reply)

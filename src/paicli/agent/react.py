@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from paicli.agent.budget import AgentBudget
@@ -30,6 +30,7 @@ from paicli.agent.ports import (
 from paicli.agent.runaway import RunawayGuard
 from paicli.cancel import CancelToken
 from paicli.context.types import CompactionResult
+from paicli.llm.content_parts import ImagePart
 from paicli.llm.messages import Message, Usage
 from paicli.llm.protocol import LLMClient
 from paicli.session.resume import REWIND_EVENT
@@ -63,6 +64,7 @@ class AgentOptions:
     runaway_factory: Callable[[], RunawayGuard] = RunawayGuard
     today: Callable[[], dt.date] = dt.date.today
     continuations: int = 2  # knobs.OUTPUT_CONTINUATIONS
+    images: bool = False  # the model takes images (tool images are sent to it)
 
 
 class ReactAgent:
@@ -122,9 +124,15 @@ class ReactAgent:
     # ---- public operations -------------------------------------------------------------------------
 
     def run(
-        self, user_input: str, emit: EventSink, cancel: CancelToken, submitted: str | None = None
+        self,
+        user_input: str,
+        emit: EventSink,
+        cancel: CancelToken,
+        submitted: str | None = None,
+        images: tuple[ImagePart, ...] = (),
     ) -> RunFinished:
-        """One top-level task. Model and tool failures end in a RunFinished, never an exception."""
+        """One top-level task. Model and tool failures end in a RunFinished, never an exception. `images`:
+        `@image:` attachments, sent with this turn only (earlier turns' images are pruned first)."""
         submitted_text = user_input if submitted is None else submitted
         turn = self.tools.for_turn(submitted_text)
         policy_notice = turn.notice()
@@ -132,13 +140,14 @@ class ReactAgent:
             emit(Notice(policy_notice))
         emit(Preparing(MEMORY_LOOKUP))
         self._refresh_system_prompt(user_input)
-        user_message = self.conversation.append(
-            Message.user(self._user_content(user_input)), "user_input", {"submittedInput": submitted_text}
-        )
+        self.conversation.prune_images()
+        user = replace(Message.user(self._user_content(user_input)), images=images)
+        user_message = self.conversation.append(user, "user_input", {"submittedInput": submitted_text})
         options = LoopOptions(
             self.options.budget_factory,
             self.options.runaway_factory,
             continuations=self.options.continuations,
+            images=self.options.images,
         )
         finished = ToolLoop(self.conversation, self.llm, turn, emit, cancel, options, self.stats).run()
         if finished.overflow:  # a turn the server could not take must not stay and make the next one longer

@@ -7,6 +7,7 @@ session_restore), /model (model_switch), snapshots and background extraction wit
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -32,6 +33,7 @@ from paicli.cli.session_report import SessionReport
 from paicli.cli.turn_runner import RunState, TurnRunner
 from paicli.config.modes import RunMode
 from paicli.config.settings import Settings
+from paicli.llm.spend import SpendMeter
 from paicli.memory.pending import PendingExtractions
 from paicli.session.ledger import ConversationLedger
 from paicli.session.model_record import record_model_change
@@ -48,6 +50,16 @@ def _snapshot_commands(
     from paicli.cli.session_snapshots import SnapshotCommands, attach_snapshots
 
     return SnapshotCommands(attach_snapshots(parts, ledger), lambda: parts.approval.yes)
+
+
+def session_spend(parts: Components) -> SpendMeter:
+    """The session's cost meter over the shipped prices and the user's `prices.json`."""
+    from paicli.llm.pricing import load_prices
+
+    table, notice = load_prices(parts.settings.paicli_home)
+    if notice:
+        parts.notices.post(notice)
+    return SpendMeter(table)
 
 
 def sandbox_line(parts: Components) -> str:
@@ -79,6 +91,9 @@ class AppBackend:
     ) -> None:
         self._count_context = count_context
         agent = parts.values.agent
+        self._started = time.monotonic()  # the status bar's elapsed time
+        self.spend = session_spend(parts)
+        parts = replace(parts, llm=self.spend.client(parts.llm, parts.settings.provider))  # every call priced
         self.background = SessionBackground(
             parts.memory,
             parts.llm,
@@ -96,7 +111,9 @@ class AppBackend:
         self.stats = LoopStats()
         self.state = RunState(turn_gate=self.background if enabled else None)  # extraction yields to turns
         after_turn = self.background.after_turn if enabled else None
-        self.factory = SessionFactory(parts, self.background, self.stats, budget, after_turn, self.state)
+        self.factory = SessionFactory(
+            parts, self.background, self.stats, budget, after_turn, self.state, spend=self.spend
+        )
         self.core = self.factory.first()
         self.models = ModelSwitch(
             lambda: self.core.parts, self.switch_model, lambda: self.core.report.cache().short
@@ -161,7 +178,8 @@ class AppBackend:
         )
 
     def status(self) -> StatusSnapshot:
-        return self.report.status(self.state.phase, self._count_context)
+        elapsed = int(time.monotonic() - self._started)
+        return self.report.status(self.state.phase, self._count_context, elapsed)
 
     def has_conversation(self) -> bool:
         """Something worth resuming: the history holds more than the system prompt."""

@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from paicli.agent.events import EventSink, RunFinished
 from paicli.cancel import CancelToken
 from paicli.config.modes import RunMode
+from paicli.llm.spend import Spend
 
 NoticeListener = Callable[[], None]
 
@@ -43,6 +44,10 @@ class StatusSnapshot:
     # "compact": compaction acts before the next request (the figure is not what will be sent); "manual": it
     # would not fit and automatic compaction is off; "": the history goes as it is
     compaction_due: str = ""
+    spend: Spend = field(default_factory=Spend)  # the session's cost so far, over every model call
+    elapsed_seconds: int | None = None  # since the session started; None: not measured
+    mcp: tuple[int, int] | None = None  # (connected, configured) MCP servers; None: none configured
+    skills: tuple[int, int] | None = None  # (enabled, total) skills
 
     @property
     def context_percent(self) -> float:

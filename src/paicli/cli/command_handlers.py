@@ -89,8 +89,20 @@ def mcp(ctx: CommandContext, args: str) -> None:
     ctx.reply(CommandReply(text, ok=not text.startswith(("用法", "没有名为"))))
 
 
-def config(ctx: CommandContext, _: str) -> None:
+def config(ctx: CommandContext, args: str) -> None:
     session = ctx.session
+    if args:  # `/config provider <name> --api-key … [--default]`
+        from paicli.cli import provider_config
+
+        parsed = provider_config.parse_provider_args(args)
+        if isinstance(parsed, str):
+            ctx.reply(CommandReply(parsed, ok=False))
+            return
+        reply = provider_config.save(parsed, session.settings.paicli_home / "config.json")
+        if reply.ok:
+            session.switch_model(session.settings.with_config_reread())  # switchable to at once
+        ctx.reply(reply)
+        return
     report = session_commands.config_report(session.settings, session.parts.sources)
     line = sandbox_line(session.parts)
     ctx.reply(CommandReply(f"{report}\n{line}" if line else report))

@@ -32,6 +32,8 @@ _SAVE: Completions = (
 _MODEL_FORMS = (
     Form("list", "列出已配置的模型"),
     Form("info [<模型>]", "查看当前（或指定）模型的信息"),
+    Form("add <provider> <模型 id>", "把一个模型加入模型目录（config.json）"),
+    Form("refresh <provider>", "从 provider 的模型列表刷新模型目录"),
 )
 _SKILL_FORMS = (
     Form("list", "列出全部 Skill 及来源、是否启用"),
@@ -212,7 +214,20 @@ COMMANDS: tuple[CommandSpec, ...] = (
         handler=h.mcp,
         forms=_MCP_FORMS,
     ),
-    CommandSpec("config", "/config", "查看当前生效的配置及每一项的来源（密钥已遮盖）", handler=h.config),
+    CommandSpec(
+        "config",
+        "/config",
+        "查看当前生效的配置及每一项的来源（密钥已遮盖）",
+        accepts=any_args,
+        handler=h.config,
+        idle_only=True,
+        forms=(
+            Form(
+                "provider <名称> --api-key <KEY> [--base-url <URL>] [--model <模型>] [--default]",
+                "保存一个 provider 的配置到 config.json（0600，密钥不回显）",
+            ),
+        ),
+    ),
     CommandSpec(
         "audit",
         "/audit [<条数>]",

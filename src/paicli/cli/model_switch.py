@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from paicli.cli import models
+from paicli.cli import model_catalog, models
 from paicli.cli.backend import CommandReply
 from paicli.cli.compose import Components
 from paicli.cli.models import ModelChoice
@@ -72,6 +72,13 @@ class ModelSwitch:
             choice = ModelChoice(other.provider, other.model, other.context_window)
             if all(item.spec != choice.spec for item in found):
                 found.append(choice)
+        for spec in model_catalog.catalog_specs(current):  # /model add and /model refresh entries
+            if all(item.spec != spec for item in found):
+                try:
+                    other = current.with_model(spec)
+                except ConfigError:
+                    continue
+                found.append(ModelChoice(other.provider, other.model, other.context_window))
         return found
 
     def command(self, args: str, confirmed: bool = False) -> CommandReply:
@@ -83,8 +90,10 @@ class ModelSwitch:
             return CommandReply(head + models.list_text(choices))
         if command.action == "info":
             return CommandReply(self._info(settings))
-        if command.action == "unsupported":
-            return CommandReply(models.unsupported_text(command.target), ok=False)
+        if command.action == "add":
+            return model_catalog.add(settings, command.target.split())
+        if command.action == "refresh":
+            return model_catalog.refresh(settings, command.target.split(), self.lister)
         if command.action == "invalid":
             return CommandReply(models.rejected_text(command.target, choices), ok=False)
         try:

@@ -8,7 +8,7 @@ from typing import Literal
 
 from paicli.config.providers import find_provider, provider_for_model
 
-ModelAction = Literal["show", "list", "info", "switch", "unsupported", "invalid"]
+ModelAction = Literal["show", "list", "info", "switch", "add", "refresh", "invalid"]
 
 
 @dataclass(frozen=True)
@@ -42,8 +42,10 @@ def parse_model_args(args: str) -> ModelCommand:
             if len(words) <= 2
             else ModelCommand("invalid", args.strip())
         )
-    if head in ("refresh", "add"):
-        return ModelCommand("unsupported", head)
+    if head == "add":
+        return ModelCommand("add", " ".join(words[1:]))
+    if head == "refresh":
+        return ModelCommand("refresh", " ".join(words[1:]))
     if len(words) > 1:
         return ModelCommand("invalid", args.strip())
     return ModelCommand("switch", words[0])
@@ -78,13 +80,6 @@ def rejected_text(target: str, choices: list[ModelChoice], checked: str = "") ->
         + (f"{checked}\n" if checked else "")
         + list_text(choices).replace("🤖 已配置的模型：", "可用的模型：")
         + "\n   子命令: /model list | info | refresh <provider> | add <provider> <模型 id>"
-    )
-
-
-def unsupported_text(sub: str) -> str:
-    return (
-        f"ℹ️ /model {sub} 管理模型目录，这个版本还没有实现；"
-        "可在 paicli 主目录的 config.json 里配置 providers，再用 /model <provider/模型> 切换。"
     )
 
 

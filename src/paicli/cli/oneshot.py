@@ -249,6 +249,7 @@ def result_record(backend: SessionPort, finished: RunFinished) -> dict[str, Any]
             "output_tokens": status.output_tokens,
             "cached_input_tokens": status.cached_tokens,
         },
+        "cost": status.spend.as_json(),  # {"CNY": 0.0123}; null when a call could not be priced
         "truncated": finished.truncated,  # the answer was cut by the output limit and stays incomplete
         "files_changed": list(finished.files_changed),  # by tools and commands (from the workspace snapshots)
     }

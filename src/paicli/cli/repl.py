@@ -80,6 +80,7 @@ def run_repl(
         _finishing_note(backend, progress)
         backend.close()
         _late_notices(backend, progress)
+        _cost_line(backend, progress)
         _continue_hint(backend, progress)
 
 
@@ -90,6 +91,16 @@ def _finishing_note(backend: SessionPort, progress: Console) -> None:
         busy = False
     if busy:
         say(progress, "⏳ 正在完成长期记忆的保存（最多等 10 秒）…", "dim")
+
+
+def _cost_line(backend: AppBackend, progress: Console) -> None:
+    """What the session's model calls cost, when every one of them could be priced."""
+    try:
+        spent = backend.report.spent()  # not status(): that counts the context, once per prompt is enough
+    except Exception:  # a front end's stand-in session has no report
+        return
+    if spent.known and spent.text():
+        say(progress, f"本次会话费用: {spent.text()}（{spent.priced_calls} 次模型调用，按价格表估算）", "dim")
 
 
 def _continue_hint(backend: SessionPort, progress: Console) -> None:

@@ -199,6 +199,17 @@ class InteractiveRepl:
         def _paste(event: KeyPressEvent) -> None:
             event.current_buffer.insert_text(self._pastes.collapse(event.data))
 
+        @bindings.add("c-v")  # a clipboard image becomes `@image:<abs path> ` (spec 10.1)
+        def _paste_image(event: KeyPressEvent) -> None:
+            from paicli.cli.clipboard import paste_image
+
+            parts = self._dispatcher.session.parts
+            pasted = paste_image(parts.settings.paicli_home)
+            if pasted.path is not None:
+                event.current_buffer.insert_text(pasted.typed)
+            else:
+                run_in_terminal(lambda: say(self._console, pasted.message, "dim"))
+
         @bindings.add("c-o")  # never accept the line (emacs operate-and-get-next would)
         def _expand_folded(event: KeyPressEvent) -> None:
             run_in_terminal(self._dispatcher.show_last_folded)

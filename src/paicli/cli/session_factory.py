@@ -15,6 +15,7 @@ from paicli.agent.ports import MemoryPort
 from paicli.agent.react import AgentOptions, ReactAgent
 from paicli.cli import server_window
 from paicli.cli.compose import Components, build_llm
+from paicli.cli.image_refs import model_takes_images
 from paicli.cli.orchestrated_session import OrchestratedRuns
 from paicli.cli.session_background import SessionBackground
 from paicli.cli.session_report import SessionReport
@@ -26,6 +27,7 @@ from paicli.context.memory_view import TurnMemory
 from paicli.context.profile import ContextProfile
 from paicli.llm.metered import MeteredClient
 from paicli.llm.protocol import LLMClient
+from paicli.llm.spend import SpendMeter
 from paicli.session.ledger import ConversationLedger
 from paicli.tools.disabled import ToolsDisabled
 from paicli.tools.hooks import compaction_hooks
@@ -66,8 +68,11 @@ class SessionFactory:
         budget: Callable[[], AgentBudget],
         after_turn: Callable[[str], None] | None,
         state: RunState,
+        *,
+        spend: SpendMeter | None = None,
     ) -> None:
         self.base = base
+        self.spend = spend
         self.background = background
         self.stats = stats
         self.budget = budget
@@ -115,7 +120,9 @@ class SessionFactory:
     ) -> SessionCore:
         """A new client for `settings`, over `conversation` (/model) or a new one on `ledger` (/resume)."""
         settings = server_window.with_server_window(settings)
-        llm = build_llm(settings, self.base.tool_support)
+        llm: LLMClient = build_llm(settings, self.base.tool_support)
+        if self.spend is not None:  # the new model's calls are priced like the first one's
+            llm = self.spend.client(llm, settings.provider)
         self.background.use_llm(llm, settings.light_model_setting)
         return self._build(settings, llm, ledger, conversation)
 
@@ -148,7 +155,7 @@ class SessionFactory:
             agent,
             runs,
             TurnRunner(parts, agent, runs, self.state),
-            SessionReport(parts, agent, self.background, compaction),
+            SessionReport(parts, agent, self.background, compaction, self.spend),
             SessionRestore(parts, self.background.notice),
         )
 
@@ -164,6 +171,7 @@ class SessionFactory:
             memory_tokens=parts.profile.memory_context_tokens,
             budget_factory=self.budget,
             continuations=parts.values.agent.output_continuations,
+            images=model_takes_images(parts.settings, parts.values.vision),
         )
         memory: MemoryPort = turn_memory if turn_memory is not None else parts.memory
         return ReactAgent(

@@ -7,10 +7,12 @@ from paicli.agent.react import ReactAgent
 from paicli.cli.backend import CommandReply, StatusSnapshot
 from paicli.cli.compose import Components
 from paicli.cli.session_background import SessionBackground
+from paicli.config import knobs
 from paicli.config.effort import effort_label
 from paicli.context.manager import AutoCompactionManager
 from paicli.context.status import CacheObservation, observe_cache
 from paicli.llm.messages import Usage
+from paicli.llm.spend import Spend, SpendMeter
 
 TOKEN_RESERVES = 500 + 800 + 2000
 
@@ -28,11 +30,17 @@ class SessionReport:
         agent: ReactAgent,
         background: SessionBackground,
         compaction: AutoCompactionManager,
+        spend: SpendMeter | None = None,
     ) -> None:
         self.parts = parts
         self.agent = agent
         self.background = background
         self.compaction = compaction
+        self.spend = spend
+
+    def spent(self) -> Spend:
+        """Every call's cost so far (no meter: a session nobody priced, which shows no figure)."""
+        return self.spend.total() if self.spend is not None else Spend(unpriced_calls=1)
 
     def usage(self) -> Usage:
         """The agent's own calls plus side calls (fact extraction)."""
@@ -49,7 +57,7 @@ class SessionReport:
         """What the tool definitions of the next request cost, as /context counts them."""
         return self.parts.counter.count_tools(self.tool_definitions() or None)
 
-    def status(self, phase: str, count_context: bool) -> StatusSnapshot:
+    def status(self, phase: str, count_context: bool, elapsed_seconds: int | None = None) -> StatusSnapshot:
         usage = self.usage()
         history = list(self.agent.history)
         context_tokens, source, due = 0, "local", ""
@@ -75,6 +83,10 @@ class SessionReport:
             model_calls=self.agent.llm_calls,
             last_provider_prompt_tokens=self.parts.counter.last_provider_prompt_tokens,
             compaction_due=due,
+            spend=self.spent(),
+            elapsed_seconds=elapsed_seconds,
+            mcp=self.parts.mcp.counts() if self.parts.mcp is not None else None,
+            skills=self.parts.skills.counts(),
         )
 
     def cache(self) -> CacheObservation:
@@ -120,7 +132,21 @@ class SessionReport:
                 f"{memory.store.status_summary()}；自动事实提取: {memory.auto_extract_status()}（/memory 查看和管理）",
                 f"本会话模型调用: {calls} 次，输入 {usage.prompt_tokens} / 输出 {usage.completion_tokens} tokens"
                 f"（缓存命中 {usage.cached_tokens}）",
+                self.cost_line(),
             )
+        )
+
+    def cost_line(self) -> str:
+        spent = self.spent()
+        if spent.known:
+            if not spent.priced_calls:
+                return "本会话费用: 0（还没有模型调用）"
+            return f"本会话费用: {spent.text()}（按价格表估算，缓存命中按缓存价）"
+        settings = self.parts.settings
+        names = "、".join(spent.unpriced) or f"{settings.provider}/{settings.model}"
+        return (
+            f"本会话费用: 未计（价格表里没有 {names} 的价格，或服务没有报告用量；"
+            f"可在 ${knobs.HOME.key}/prices.json 补充）"
         )
 
     def memory(self, args: str) -> CommandReply:

@@ -48,12 +48,14 @@ def status_line(snapshot: StatusSnapshot, columns: int | None = None) -> str:
     )
     tokens = f"in {format_tokens(snapshot.input_tokens)} out {format_tokens(snapshot.output_tokens)}"
     cached = f" cached {format_tokens(snapshot.cached_tokens)} ({snapshot.cache_hit_percent:.0f}% hit)"
+    cost = [snapshot.spend.text()] if snapshot.spend.text() else []  # none when a call could not be priced
     tail = [snapshot.mode]
     if snapshot.phase and snapshot.phase != "idle":
         tail.append(snapshot.phase)
     variants = (
-        [model, ctx, tokens + cached, *tail],
-        [model, ctx, tokens, *tail],
+        [model, ctx, tokens + cached, *cost, *_extras(snapshot), *tail],
+        [model, ctx, tokens + cached, *cost, *tail],
+        [model, ctx, tokens, *cost, *tail],
         [model, ctx, *tail],
         [ctx, *tail],
     )
@@ -61,3 +63,24 @@ def status_line(snapshot: StatusSnapshot, columns: int | None = None) -> str:
     if columns is None:
         return lines[0]
     return next((line for line in lines if cell_len(line) <= columns), lines[-1])
+
+
+def format_elapsed(seconds: int) -> str:
+    """`42s`, `5m03s`, `1h05m`."""
+    minutes, secs = divmod(max(seconds, 0), 60)
+    hours, minutes = divmod(minutes, 60)
+    if hours:
+        return f"{hours}h{minutes:02d}m"
+    return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
+
+
+def _extras(snapshot: StatusSnapshot) -> list[str]:
+    """The spec's other status fields: MCP servers up/configured, skills enabled/total, elapsed time."""
+    extras: list[str] = []
+    if snapshot.mcp is not None:
+        extras.append(f"MCP {snapshot.mcp[0]}/{snapshot.mcp[1]}")
+    if snapshot.skills is not None:
+        extras.append(f"Skill {snapshot.skills[0]}/{snapshot.skills[1]}")
+    if snapshot.elapsed_seconds is not None:
+        extras.append(format_elapsed(snapshot.elapsed_seconds))
+    return extras

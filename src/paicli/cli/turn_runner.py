@@ -16,6 +16,7 @@ from paicli.cli.compose import Components
 from paicli.cli.mentions import attach_mentions
 from paicli.cli.warmup import WarmUp, await_warmup
 from paicli.config.modes import DEFAULT_MODE, ORCHESTRATED, RUN_MODES, RunMode, mode_named
+from paicli.llm.content_parts import ImagePart
 from paicli.llm.notices import RetryListener, retry_notices
 from paicli.tools.hooks import Hooks
 
@@ -154,7 +155,7 @@ class TurnRunner:
             found = self.runs.interrupted((mode,))
             if found is not None:
                 return self.runs.continue_interrupted(found, emit, cancel)
-        expanded = self._expand(text, emit)
+        expanded, images = self._images(self._expand(text, emit), mode, emit)
         if hook_context:
             expanded += f"\n\n{HOOK_CONTEXT}\n{hook_context}"
         from paicli.cli.input_size import oversize_input
@@ -168,7 +169,25 @@ class TurnRunner:
             self.parts.tracker.observe_user_input(expanded)
             return self.runs.run(mode, expanded, text, emit, cancel)
         self._before_model_call(text, expanded, emit)
-        return self.agent.run(expanded, emit, cancel, submitted=text)
+        return self.agent.run(expanded, emit, cancel, submitted=text, images=images)
+
+    def _images(self, expanded: str, mode: RunMode, emit: EventSink) -> tuple[str, tuple[ImagePart, ...]]:
+        """`@image:` references: parts of this turn's message when the model takes images; else one line."""
+        if "@image:" not in expanded:
+            return expanded, ()
+        from paicli.cli.image_refs import attach_images, model_takes_images, no_vision_line
+
+        settings = self.parts.settings
+        if not model_takes_images(settings, self.parts.values.vision):
+            emit(Notice(no_vision_line(settings.model), "warn"))
+            return expanded, ()
+        if mode in ORCHESTRATED:
+            emit(Notice("⚠️ Plan / Team 模式不发送图片，本轮只发送文字", "warn"))
+            return expanded, ()
+        attached = attach_images(expanded, settings.project_root)
+        for level, note in attached.notes:
+            emit(Notice(note, "warn" if level == "warn" else "info"))
+        return attached.text, attached.images
 
     def _expand(self, text: str, emit: EventSink) -> str:
         expanded, notes = attach_mentions(text, self.parts.settings.project_root)

@@ -94,6 +94,13 @@ COMPACTION_PROFILE = choice(
     ("paicli", "reference"),
     "compaction algorithm: paicli (cache-aware depths, fallback note) or reference (the article end to end)",
 )
+VISION = choice(
+    "PAICLI_VISION",
+    LLM,
+    "auto",
+    ("auto", "on", "off"),
+    "whether the model takes images (@image:); auto: known vision models by their provider profile",
+)
 REASONING_IN_WIRE = Knob(
     "PAICLI_REASONING_IN_WIRE",
     LLM,
@@ -384,6 +391,7 @@ ALL_KNOBS: tuple[Knob[object], ...] = (
     COMPACTION_MODEL,
     COMPACTION_SUMMARY_INPUT,
     COMPACTION_PROFILE,
+    VISION,
     REASONING_IN_WIRE,
     LLM_CONNECT_TIMEOUT,
     LLM_READ_TIMEOUT,

@@ -28,6 +28,7 @@ class ProviderSpec:
     key_optional: bool = False
     reasoning_in_wire: bool = False  # the provider wants reasoning_content echoed on tool-call turns
     label: str = ""  # how the first-run setup names it
+    vision_models: tuple[str, ...] = ()  # model globs known to take images (the vision setting overrides)
 
     @property
     def display_name(self) -> str:
@@ -43,6 +44,10 @@ class ProviderSpec:
             if fnmatch.fnmatchcase(lowered, pattern):
                 return window
         return self.context_window
+
+    def takes_images(self, model: str) -> bool:
+        lowered = model.lower()
+        return any(fnmatch.fnmatchcase(lowered, pattern) for pattern in self.vision_models)
 
     def owns_model(self, model: str) -> bool:
         lowered = model.lower()
@@ -75,6 +80,7 @@ PROVIDERS: tuple[ProviderSpec, ...] = (
         window_overrides=(("glm-5.3*", 1_000_000),),
         model_prefixes=("glm-",),
         aliases=("zhipu", "bigmodel"),
+        vision_models=("glm-*v", "glm-*v-*"),  # the V(ision) models: glm-4v, glm-4.5v, glm-4.1v-thinking
         label="智谱 GLM",
     ),
     ProviderSpec(
@@ -114,6 +120,7 @@ PROVIDERS: tuple[ProviderSpec, ...] = (
         cache_mode="moonshot-context-cache",
         model_prefixes=("kimi-", "moonshot-"),
         aliases=("moonshot",),
+        vision_models=("*vision*",),  # moonshot-v1-8k-vision-preview, kimi-latest-vision
         label="Kimi（月之暗面）",
     ),
     ProviderSpec(
@@ -158,6 +165,7 @@ PROVIDERS: tuple[ProviderSpec, ...] = (
         cache_mode="automatic-prefix-cache",
         model_prefixes=("gpt-",),
         label="OpenAI",
+        vision_models=("gpt-4o*", "gpt-4.1*", "gpt-5*"),
     ),
     ProviderSpec(
         GENERIC,

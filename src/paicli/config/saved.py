@@ -105,3 +105,34 @@ def save_model_window(path: Path, provider: str, model: str, tokens: int) -> Non
         entry = models[f"{provider}/{model}"] = {}
     entry["contextWindow"] = tokens
     write_private(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def save_model_entries(path: Path, provider: str, models: Iterable[str]) -> list[str]:
+    """`models["<provider>/<model>"]` entries in config.json for each model not there yet (the `/model add` and
+    `/model refresh` catalog), keeping the rest of the file; returns the models added."""
+    data = _config_data(path)
+    table = data.get("models")
+    if not isinstance(table, dict):
+        table = data["models"] = {}
+    added = [model for model in dict.fromkeys(models) if f"{provider}/{model}" not in table]
+    for model in added:
+        table[f"{provider}/{model}"] = {}
+    if added:
+        write_private(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    return added
+
+
+def save_provider(path: Path, name: str, values: Mapping[str, str], *, default: bool) -> None:
+    """`providers.<name>` (apiKey, baseUrl, model, loraId: the given ones replace, the others stay) and, with
+    `default`, `defaultProvider`; the file is written 0600 since it holds a key."""
+    data = _config_data(path)
+    providers = data.get("providers")
+    if not isinstance(providers, dict):
+        providers = data["providers"] = {}
+    entry = providers.get(name)
+    if not isinstance(entry, dict):
+        entry = providers[name] = {}
+    entry.update(values)
+    if default:
+        data["defaultProvider"] = name
+    write_private(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")

@@ -189,6 +189,14 @@ class Settings:
             raise ConfigError(str(exc)) from None
         return replace(self._sources.build(name, model), reasoning_effort=self.reasoning_effort)
 
+    def with_config_reread(self) -> Settings:
+        """The same provider and model over config.json as it is now (`/config provider` wrote to it), so the
+        providers it added can be switched to."""
+        if self._sources is None:
+            raise ConfigError("这些设置不是由 load_settings 创建的，无法重新读取配置")
+        sources = replace(self._sources, config=load_config_file(self._sources.home / "config.json"))
+        return sources.build(self.provider, self.model)
+
 
 def mask_key(key: str | None) -> str:
     if not key:

@@ -65,6 +65,7 @@ class SessionValues:
     mcp_startup_wait: float = knobs.MCP_STARTUP_WAIT.default
     status_bar: bool = not knobs.NO_STATUSBAR.default
     log_level: str = knobs.LOG_LEVEL.default
+    vision: str = knobs.VISION.default  # on|off|auto (auto: the provider profile's known vision models)
     editor: str | None = None  # $VISUAL, then $EDITOR: the user's own variables only, never a .env's
 
     @classmethod
@@ -86,6 +87,7 @@ class SessionValues:
             mcp_startup_wait=knobs.MCP_STARTUP_WAIT.read(env),
             status_bar=not knobs.NO_STATUSBAR.read(env),
             log_level=knobs.LOG_LEVEL.read(env),
+            vision=knobs.VISION.read(env),
             editor=_users_own(env, "VISUAL") or _users_own(env, "EDITOR"),
         )
 

@@ -206,7 +206,8 @@ def cache_line(mode: str, hit_ratio: float | None) -> str:
 
 
 def mcp_line(enabled: bool) -> str:
-    return f"  MCP 资源索引: {'开启' if enabled else '关闭（上下文窗口不足 32k）'}"
+    """The spec's line (10.4), byte for byte."""
+    return f"  MCP resources 自动索引: {'开启' if enabled else '关闭（window 不足 32k）'}"
 
 
 def _threshold_lines(r: ContextReport) -> list[str]:

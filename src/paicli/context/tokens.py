@@ -88,6 +88,7 @@ _UTF8_SIZE = "utf8_size"
 
 def _utf8_size(message: Message) -> int:
     total = MESSAGE_OVERHEAD + len((message.content or "").encode("utf-8", "surrogatepass"))
+    total += sum(image.estimate_tokens() for image in message.images)
     return total + sum(len(call.arguments.encode("utf-8", "surrogatepass")) for call in message.tool_calls)
 
 
@@ -190,6 +191,7 @@ class TokenCounter:
 
     def _count_message_uncached(self, message: Message) -> int:
         total = self.count_text(message.content) + MESSAGE_OVERHEAD
+        total += sum(image.estimate_tokens() for image in message.images)  # spec 1.2's image rule
         for call in message.tool_calls:
             total += self.count_text(call.arguments)
         return total

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, TypeVar
 
+from paicli.llm.content_parts import ImagePart, ledger_image_count, ledger_parts, pruned_note, wire_content
 from paicli.textsafe import encodable, encodable_json, encodable_or_none
 
 Role = Literal["system", "user", "assistant", "tool"]
@@ -46,6 +47,7 @@ class Message:
     # for (itself once recorded; a cleared result its original; a summary the span it replaced). Compaction
     # carries it along so placeholders and summaries can name what `recall` gives back.
     ref: tuple[int, int] | None = field(default=None, compare=False, repr=False)
+    images: tuple[ImagePart, ...] = ()  # image content parts after the text (a user message)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "content", encodable_or_none(self.content))
@@ -77,6 +79,13 @@ class Message:
     def with_ref(self, ref: tuple[int, int] | None) -> Message:
         return self if ref == self.ref else replace(self, ref=ref)
 
+    def without_images(self) -> Message:
+        """Spec 8.1 `withoutImageContent`: the text, and the note standing for the images taken out."""
+        if not self.images:
+            return self
+        note = pruned_note(len(self.images))
+        return replace(self, content=f"{self.content}\n{note}" if self.content else note, images=())
+
     def without_reasoning(self) -> Message:
         return self if self.reasoning_content is None else replace(self, reasoning_content=None)
 
@@ -89,6 +98,8 @@ class Message:
         if self.role == "assistant" and self.tool_calls:
             wire["content"] = self.content if self.content else None
             wire["tool_calls"] = [call.to_wire() for call in self.tool_calls]
+        elif self.images:
+            wire["content"] = wire_content(self.content, self.images)
         else:
             wire["content"] = self.content if self.content is not None else ""
         if self.role == "tool":
@@ -127,7 +138,7 @@ class Message:
             ]
             or None,
             "toolCallId": self.tool_call_id,
-            "contentParts": None,
+            "contentParts": ledger_parts(self.content, self.images) if self.images else None,
         }
 
     @staticmethod
@@ -144,6 +155,10 @@ class Message:
             for c in (data.get("toolCalls") or [])
         )
         content = data.get("content")
+        images = ledger_image_count(data.get("contentParts"))
+        if images:  # the ledger kept references only: the view gets the note, never the images again
+            note = pruned_note(images)
+            content = f"{content}\n{note}" if isinstance(content, str) and content else note
         reasoning = data.get("reasoningContent")
         call_id = data.get("toolCallId")
         return Message(

@@ -5,11 +5,13 @@ Everything here is pure: the hub hands over plain dicts (as cached on disk), nev
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from paicli.llm.content_parts import MAX_IMAGE_BYTES, MEDIA_TYPES, ImagePart
 from paicli.mcp.naming import tool_name
 from paicli.tools.schema import McpHints, ToolSpec
 
@@ -149,6 +151,27 @@ def result_text(content: Sequence[Mapping[str, Any]], structured: Any = None) ->
     if not parts and structured is not None:
         parts.append(json.dumps(structured, ensure_ascii=False, indent=1)[:MAX_SCHEMA_CHARS])
     return "\n".join(parts) if parts else "(工具没有返回内容)"
+
+
+def result_images(content: Sequence[Mapping[str, Any]], source: str) -> tuple[ImagePart, ...]:
+    """The image blocks of a result as image parts (base64 as the server sent it; too large or not an image
+    format a model reads: left as the text's description only)."""
+    images: list[ImagePart] = []
+    for block in content:
+        data, media_type = block.get("data"), str(block.get("mimeType") or "")
+        if (
+            block.get("type") != "image"
+            or not isinstance(data, str)
+            or media_type not in MEDIA_TYPES.values()
+        ):
+            continue
+        try:
+            raw = base64.b64decode(data, validate=True)
+        except ValueError:
+            continue
+        if 0 < len(raw) <= MAX_IMAGE_BYTES:
+            images.append(ImagePart.from_bytes(raw, media_type, source))
+    return tuple(images)
 
 
 def _embedded(resource: Mapping[str, Any]) -> str:

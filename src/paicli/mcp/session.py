@@ -109,6 +109,11 @@ class McpSession:
 
     # ---- /mcp ---------------------------------------------------------------------------------------------
 
+    def counts(self) -> tuple[int, int]:
+        """(connected, configured) servers, for the status bar's `MCP r/t`."""
+        states = list(self.hub.states.values())
+        return sum(1 for state in states if state.status == "connected"), len(states)
+
     def summary(self) -> str:
         """One line for the banner and /context."""
         states = self.hub.states.values()

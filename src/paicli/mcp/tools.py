@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 from paicli.cancel import Cancelled
-from paicli.mcp.convert import RemoteTool, remote_tools, result_text
+from paicli.mcp.convert import RemoteTool, remote_tools, result_images, result_text
 from paicli.mcp.hub import McpCallError, McpHub
 from paicli.tools.context import ToolContext
 from paicli.tools.schema import Args, ToolOutput
@@ -44,7 +44,7 @@ class McpToolHandler:
         text = result_text(blocks, structured)
         if is_error:
             return ToolOutput(f"❌ MCP 工具返回错误（{server}/{name}）:\n{text}", success=False)
-        return ToolOutput(text)
+        return ToolOutput(text, images=result_images(blocks, self.remote.model_name))
 
 
 class McpTools:

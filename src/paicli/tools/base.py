@@ -6,6 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from paicli.llm.content_parts import ImagePart
+
 CANCELLED_PREFIX = "用户取消了"  # a cancelled call's result text starts with it (the model reads it)
 
 # How a call ended, set where that was decided (the runner's verdict, the tool itself): ran and succeeded or
@@ -35,6 +37,7 @@ class ToolResult:
     display: str | None = None  # UI-only extra (a unified diff, a folded preview); never sent to the model
     metadata: dict[str, Any] = field(default_factory=dict)
     outcome: ToolOutcome = "ok"  # the runner sets it for every result it makes
+    images: tuple[ImagePart, ...] = ()  # images the tool returned, for a model that takes them
 
 
 @dataclass(frozen=True)

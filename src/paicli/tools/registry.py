@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 
 from paicli.tools import files, search, shell
 from paicli.tools.context import SaveMemory, ToolContext
+from paicli.tools.create_project import CREATE_PROJECT, create_project
 from paicli.tools.guards import PathGuard
 from paicli.tools.memory import SaveMemoryTool
 from paicli.tools.schema import Args, Param, ToolOutput, ToolSpec
@@ -205,6 +206,7 @@ def builtin_tools(
         Tool(GLOB_FILES, files.glob_files),
         Tool(GREP_CODE, search.grep_code),
         Tool(command_spec(command_timeout), shell.execute_command),
+        Tool(CREATE_PROJECT, create_project),
         Tool(WEB_FETCH, web.web_fetch),
         Tool(WEB_SEARCH, web.web_search),
     ]

@@ -382,6 +382,7 @@ class TurnToolSet:
             display=encodable_or_none(output.display),
             metadata=dict(output.metadata),
             outcome=output.outcome or outcome_of(output.success, output.timed_out, output.blocked),
+            images=output.images if not output.blocked else (),
         )
 
 

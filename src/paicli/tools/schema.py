@@ -6,6 +6,8 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
+from paicli.llm.content_parts import ImagePart
+
 if TYPE_CHECKING:
     from paicli.tools.base import ToolOutcome
 
@@ -272,3 +274,4 @@ class ToolOutput:
     # False: the text is paicli's own (a search that could not run, a refused address), so nothing from outside
     # reached the model and the memory guard has nothing to record
     outside_content: bool = True
+    images: tuple[ImagePart, ...] = ()  # images the tool returned (MCP), sent after the results as tool data
