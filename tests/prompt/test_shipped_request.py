@@ -11,6 +11,7 @@ from paicli.cancel import CancelToken
 from paicli.cli.app_backend import AppBackend
 from paicli.cli.compose import build_components
 from paicli.config.env import EnvLookup
+from paicli.config.parsed import ParsedConfig
 from paicli.config.settings import load_settings
 from paicli.testing.openai_server import FakeOpenAIServer, count_tokens, prompt_text
 from paicli.tools.approval import AutoApprover
@@ -34,7 +35,11 @@ def test_the_first_request_as_shipped_fits_the_budget(tmp_path: Path) -> None:
             },
             cwd=project,
         )
-        backend = AppBackend(build_components(load_settings(env, cwd=project), env, AutoApprover(), yes=True))
+        backend = AppBackend(
+            build_components(
+                load_settings(env, cwd=project), ParsedConfig.read(env), AutoApprover(), yes=True
+            )
+        )
         try:
             backend.run("你好", "react", events.append, CancelToken())
         finally:

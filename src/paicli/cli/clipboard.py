@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from paicli.config.env import process_environ
 from paicli.fsperm import create_private_file
 
 TIMEOUT = 5.0
@@ -46,9 +45,9 @@ def _commands(env: Mapping[str, str]) -> tuple[list[str], list[str]] | str:
     return "📋 没有图形会话（DISPLAY / WAYLAND_DISPLAY 都未设置），读不到剪贴板图片；可以用 @image:<路径> 引用图片文件"
 
 
-def paste_image(home: Path, env: Mapping[str, str] | None = None) -> Pasted:
-    """`env`: the environment the clipboard tools see (the process's own by default)."""
-    commands = _commands(process_environ() if env is None else env)
+def paste_image(home: Path, env: Mapping[str, str]) -> Pasted:
+    """`env`: the search path and graphical session the clipboard tools are found and run with."""
+    commands = _commands(env)
     if isinstance(commands, str):
         return Pasted(None, commands)
     list_types, read = commands

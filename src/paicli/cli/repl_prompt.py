@@ -204,7 +204,7 @@ class InteractiveRepl:
             from paicli.cli.clipboard import paste_image
 
             parts = self._dispatcher.session.parts
-            pasted = paste_image(parts.settings.paicli_home)
+            pasted = paste_image(parts.settings.paicli_home, parts.values.clipboard_env)
             if pasted.path is not None:
                 event.current_buffer.insert_text(pasted.typed)
             else:

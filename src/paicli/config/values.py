@@ -5,6 +5,7 @@ are read (the composition root calls it); each group's defaults are the knobs' o
 from __future__ import annotations
 
 import zoneinfo
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -66,6 +67,8 @@ class SessionValues:
     status_bar: bool = not knobs.NO_STATUSBAR.default
     log_level: str = knobs.LOG_LEVEL.default
     vision: str = knobs.VISION.default  # on|off|auto (auto: the provider profile's known vision models)
+    # what the clipboard tools (Ctrl+V) are looked up and run with: the search path and the graphical session
+    clipboard_env: Mapping[str, str] = field(default_factory=dict)
     editor: str | None = None  # $VISUAL, then $EDITOR: the user's own variables only, never a .env's
 
     @classmethod
@@ -88,6 +91,9 @@ class SessionValues:
             status_bar=not knobs.NO_STATUSBAR.read(env),
             log_level=knobs.LOG_LEVEL.read(env),
             vision=knobs.VISION.read(env),
+            clipboard_env={
+                name: value for name in ("PATH", "WAYLAND_DISPLAY", "DISPLAY") if (value := env.get(name))
+            },
             editor=_users_own(env, "VISUAL") or _users_own(env, "EDITOR"),
         )
 
