@@ -136,6 +136,7 @@ SCRIPT = """
 import sys
 from pathlib import Path
 from paicli.config.env import EnvLookup
+from paicli.config.run_values import MemoryValues
 from paicli.memory.manager import MemoryManager
 from paicli.memory.store import LongTermMemory
 store = LongTermMemory(Path(sys.argv[1]), MemoryValues.parse(EnvLookup(environ={})))

@@ -22,6 +22,7 @@ SCRIPT = textwrap.dedent(
     from pathlib import Path
     sys.path.insert(0, sys.argv[1])
     from paicli.config.env import EnvLookup
+    from paicli.config.run_values import MemoryValues
     from paicli.memory.entry import new_fact
     from paicli.memory.retriever import MemoryRetriever
     from paicli.memory.store import LongTermMemory
