@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from paicli.config.env import EnvLookup
+from paicli.config.run_values import MemoryValues
 from paicli.memory.entry import MemoryEntry
 from paicli.memory.ranking import named, normalized_query, qualifier
 from paicli.memory.retriever import MemoryRetriever
@@ -22,7 +23,7 @@ PROJECT = "/repo"
 
 def _retriever(entries: list[MemoryEntry], vector: bool = True) -> MemoryRetriever:
     env = EnvLookup(environ={"PAICLI_MEMORY_VECTOR": "on" if vector else "off"})
-    return MemoryRetriever(ListStore(entries), env, clock=lambda: NOW, zone=timezone.utc)
+    return MemoryRetriever(ListStore(entries), MemoryValues.parse(env), clock=lambda: NOW, zone=timezone.utc)
 
 
 def _fact(text: str, entry_id: str, project: str | None = PROJECT) -> MemoryEntry:
@@ -139,13 +140,15 @@ def test_the_reference_order_stays_without_the_local_vector() -> None:
 
 def test_the_store_path_applies_the_owner_rule(tmp_path: Path) -> None:
     project = str(tmp_path)
-    store = LongTermMemory(tmp_path, EnvLookup(environ={}), clock=lambda: NOW)
+    store = LongTermMemory(tmp_path, MemoryValues.parse(EnvLookup(environ={})), clock=lambda: NOW)
     for item in (
         _fact("支付服务那边的发布审批人是李娜", "fact-component", project),
         _fact("For the Apollo project, the release approver is Zhou Min.", "fact-apollo", None),
         _fact("审批人是王强", "fact-ours", project),
     ):
         assert store.write(item, allow_conflict=True).written
-    retriever = MemoryRetriever(store, EnvLookup(environ={}), clock=lambda: NOW, zone=timezone.utc)
+    retriever = MemoryRetriever(
+        store, MemoryValues.parse(EnvLookup(environ={})), clock=lambda: NOW, zone=timezone.utc
+    )
     top = [r.entry.id for r in retriever.top("发布审批人是谁", project)]
     assert top[0] == "fact-ours" and "fact-component" in top
