@@ -138,6 +138,39 @@ def test_hooks_block_a_call_add_context_and_an_untrusted_projects_never_run(tmp_
     assert not (root / "pwned-by-repo").exists() and ".paicli/hooks.json" in done.stderr
 
 
+def test_a_pre_compact_hook_adds_what_the_summary_must_keep(tmp_path: Path) -> None:
+    home, root = tmp_path / "home", tmp_path / "repo"
+    (home / ".paicli").mkdir(parents=True)
+    root.mkdir()
+    hooks = {
+        **_hook("PreCompact", "echo 'KEEP-BRANCH-RULE-77: 发布分支只能从 main 切出'"),
+        **_hook("PostCompact", "touch post-compact-ran"),
+    }
+    (home / ".paicli" / "hooks.json").write_text(json.dumps({"hooks": hooks}), encoding="utf-8")
+    summary = "\n".join(
+        f"{title}\n- 发布分支只能从 main 切出"
+        for title in (
+            "## 当前目标与成功条件",
+            "## 用户要求与已确认决定",
+            "## 已完成工作及证据",
+            "## 未解决问题与下一步",
+        )
+    )
+    with FakeOpenAIServer() as server:
+        server.push("好的", "好的", "好的", summary)
+        long = "，".join(f"第 {n} 个目录里的模块各自负责什么、彼此怎么调用" for n in range(40))
+        script = f"第一件事：{long}\n第二件事：{long}\n第三件事：{long}\n/compact\n/exit\n"
+        done = run_paicli([], paicli_env(home, server.base_url), root, stdin=script)
+        server.assert_no_violations()
+        asks = [str(r["messages"][-1].get("content")) for r in server.requests]
+    assert done.returncode == 0, done.stderr
+    summary_asks = [text for text in asks if "上下文整理请求" in text]
+    assert len(summary_asks) == 1, asks
+    assert "KEEP-BRANCH-RULE-77" in summary_asks[0]  # the hook's stdout joins what the summary must keep
+    assert not any("KEEP-BRANCH-RULE-77" in text for text in asks if text not in summary_asks)
+    assert (root / "post-compact-ran").exists()
+
+
 def test_a_bang_command_runs_in_the_repl_and_its_output_joins_the_next_message(tmp_path: Path) -> None:
     home, root = tmp_path / "home", tmp_path / "repo"
     (home / ".paicli").mkdir(parents=True)
