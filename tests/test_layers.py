@@ -88,7 +88,6 @@ JUSTIFIED_REFLECTION = {
     "llm/probe.py": 1,  # urllib's URLError.reason
     "llm/tool_fallback.py": 2,  # the wrapped client's other members
     "llm/metered.py": 2,  # the same (a wrapper just like it)
-    "llm/spend.py": 2,  # the same (the cost meter's wrapper)
     "mcp/hub.py": 4,  # the MCP SDK's annotations, capabilities and exception groups
     "memory/guard.py": 1,  # a save result's written flag
     "memory/manager.py": 3,  # the retriever's optional warm-up and index-flush steps

@@ -6,14 +6,12 @@ usage) leaves the session without a figure: none is better than a wrong one."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
-from paicli.cancel import CancelToken
-from paicli.llm.messages import ChatResponse, Message, Usage
+from paicli.llm.messages import Usage
+from paicli.llm.metered import MeteredClient
 from paicli.llm.pricing import PriceTable
-from paicli.llm.protocol import DeltaCallback, LLMClient
+from paicli.llm.protocol import LLMClient
 
 _SYMBOLS = {"CNY": "¥", "USD": "$"}
 
@@ -80,34 +78,13 @@ class SpendMeter:
         return SpendingClient(inner, self, provider)
 
 
-class SpendingClient:
+class SpendingClient(MeteredClient):
+    """A metered client whose sink prices each call's usage for the model that made it."""
+
     def __init__(self, inner: LLMClient, meter: SpendMeter, provider: str) -> None:
-        self._inner = inner
+        super().__init__(inner, lambda usage: meter.record(provider, inner.model, usage))
         self._meter = meter
         self._provider = provider
 
-    @property
-    def model(self) -> str:
-        return self._inner.model
-
-    def chat(
-        self,
-        messages: Sequence[Message],
-        tools: Sequence[Mapping[str, Any]] | None = None,
-        *,
-        on_delta: DeltaCallback | None = None,
-        cancel: CancelToken | None = None,
-        tool_choice: str | None = None,
-        max_tokens: int | None = None,
-    ) -> ChatResponse:
-        response = self._inner.chat(
-            messages, tools, on_delta=on_delta, cancel=cancel, tool_choice=tool_choice, max_tokens=max_tokens
-        )
-        self._meter.record(self._provider, self._inner.model, response.usage)
-        return response
-
     def with_model(self, model: str) -> SpendingClient:
         return SpendingClient(self._inner.with_model(model), self._meter, self._provider)
-
-    def __getattr__(self, name: str) -> Any:  # prewarm, options, ... of the wrapped client
-        return getattr(self._inner, name)
