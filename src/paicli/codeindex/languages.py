@@ -1,0 +1,125 @@
+"""Per language: its tree-sitter grammar and the node types the chunker reads (data, plus the lazy load of the
+grammar packages: a language whose package is missing is indexed as plain text)."""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Grammar:
+    name: str
+    module: str  # the grammar package
+    function: str  # its function returning the language pointer
+    definitions: frozenset[str]  # node types that define a symbol (with a `name` field)
+    containers: frozenset[str]  # definitions whose members get qualified names (classes)
+    calls: dict[str, str]  # call node type -> the field naming what is called
+    imports: frozenset[str]
+    variable_functions: bool = False  # `const f = () => …` defines f (JavaScript, TypeScript)
+
+
+_JS_DEFS = frozenset(
+    "function_declaration generator_function_declaration class_declaration method_definition".split()
+)
+_TS_DEFS = _JS_DEFS | frozenset(
+    "interface_declaration type_alias_declaration enum_declaration abstract_class_declaration "
+    "function_signature abstract_method_signature".split()
+)
+_JS_CALLS = {"call_expression": "function", "new_expression": "constructor"}
+_JS_CONTAINERS = frozenset({"class_declaration", "abstract_class_declaration", "class"})
+
+GRAMMARS = {
+    "python": Grammar(
+        "python",
+        "tree_sitter_python",
+        "language",
+        frozenset({"function_definition", "class_definition"}),
+        frozenset({"class_definition"}),
+        {"call": "function"},
+        frozenset({"import_statement", "import_from_statement"}),
+    ),
+    "javascript": Grammar(
+        "javascript",
+        "tree_sitter_javascript",
+        "language",
+        _JS_DEFS,
+        _JS_CONTAINERS,
+        _JS_CALLS,
+        frozenset({"import_statement"}),
+        variable_functions=True,
+    ),
+    "typescript": Grammar(
+        "typescript",
+        "tree_sitter_typescript",
+        "language_typescript",
+        _TS_DEFS,
+        _JS_CONTAINERS | {"interface_declaration"},
+        _JS_CALLS,
+        frozenset({"import_statement"}),
+        variable_functions=True,
+    ),
+    "tsx": Grammar(
+        "tsx",
+        "tree_sitter_typescript",
+        "language_tsx",
+        _TS_DEFS,
+        _JS_CONTAINERS | {"interface_declaration"},
+        _JS_CALLS,
+        frozenset({"import_statement"}),
+        variable_functions=True,
+    ),
+    "java": Grammar(
+        "java",
+        "tree_sitter_java",
+        "language",
+        frozenset(
+            "class_declaration interface_declaration enum_declaration record_declaration method_declaration "
+            "constructor_declaration annotation_type_declaration".split()
+        ),
+        frozenset("class_declaration interface_declaration enum_declaration record_declaration".split()),
+        {"method_invocation": "name", "object_creation_expression": "type"},
+        frozenset({"import_declaration"}),
+    ),
+}
+
+SUFFIX_LANGUAGE = {
+    ".py": "python",
+    ".pyi": "python",
+    ".js": "javascript",
+    ".jsx": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".ts": "typescript",
+    ".mts": "typescript",
+    ".cts": "typescript",
+    ".tsx": "tsx",
+    ".java": "java",
+}
+
+_lock = threading.Lock()
+
+
+@cache
+def _language(name: str) -> Any:
+    from tree_sitter import Language
+
+    grammar = GRAMMARS[name]
+    module = importlib.import_module(grammar.module)
+    return Language(getattr(module, grammar.function)())
+
+
+def parser_for(name: str) -> Any | None:
+    """A new tree-sitter parser for the language (parsers are not shared between threads), or None when its
+    grammar cannot be loaded."""
+    try:
+        with _lock:
+            language = _language(name)
+        from tree_sitter import Parser
+
+        return Parser(language)
+    except (ImportError, AttributeError, ValueError, OSError):
+        return None
