@@ -60,6 +60,8 @@ ALLOWED = {
     "tools/sandbox/executor.py": "process_environ",
     "tools/sandbox/status.py": "process_environ",
     "snapshots/git.py": "process_environ",
+    # a language server gets the sandbox's allow-list of the process's variables (no key)
+    "lsp/servers.py": "process_environ",
     # the read-only rule sees what the command's shell would: its HOME and CDPATH
     "tools/readonly.py": "process_environ",
     # tiktoken's own cache variables decide whether o200k can load offline

@@ -59,7 +59,8 @@ UNEXECUTED_CALL_NOTICE = (
     "如果那只是你要求展示的示例，可以不用理会。"
 )
 RUNAWAY_NOTICE = "↻ 模型在重复同样的工具调用，已提醒它换个办法"
-TOOL_LIST_SOURCE = "tool_list_refresh"  # the system prompt's tool list now names the request's tools
+TOOL_LIST_SOURCE = "tool_list_refresh"
+DIAGNOSTICS_SOURCE = "lsp_diagnostics"  # the system prompt's tool list now names the request's tools
 _CALL_MARKUP = re.compile(
     r"<\s*/?\s*(?:tool_?calls?|function_?calls?|invoke)\b|tool▁calls?▁begin", re.IGNORECASE
 )
@@ -104,6 +105,9 @@ class LoopOptions:
     budget_notice: str = BUDGET_NOTICE
     continuations: int = 2  # a text answer cut by the output limit is continued at most this often
     images: bool = False  # the model takes images: those tools return follow their results
+    # before each model call: language-server diagnostics of the files just written (text for the model, a
+    # line for the person), injected as a user message with source `lsp_diagnostics` (spec 8.1 6b)
+    diagnostics: Callable[[], tuple[str, str] | None] | None = None
 
 
 @dataclass
@@ -152,6 +156,7 @@ class ToolLoop:
         while True:
             if self.cancel.cancelled:
                 return self.cancelled()
+            self._inject_diagnostics()
             definitions = self.turn.definitions()
             self.stats.last_tool_definitions = definitions
             self._name_tools(definitions)
@@ -190,6 +195,20 @@ class ToolLoop:
     def cancelled(self) -> RunFinished:
         self.conversation.event("run_cancelled", "user_cancel", {})
         return RunFinished("cancelled", CANCELLED_ANSWER)
+
+    def _inject_diagnostics(self) -> None:
+        collect = self.options.diagnostics
+        if collect is None:
+            return
+        try:
+            found = collect()
+        except Exception:  # diagnostics are a help; the call goes out without them
+            log.exception("collecting diagnostics failed")
+            return
+        if found is not None:
+            text, summary = found
+            self.conversation.append(Message.user(text), DIAGNOSTICS_SOURCE)
+            self.emit(Notice(summary))
 
     def _name_tools(self, definitions: list[dict[str, Any]]) -> None:
         """The system prompt's `## Tools` list follows the tools the request carries (recorded when it changes)."""

@@ -65,6 +65,7 @@ class AgentOptions:
     today: Callable[[], dt.date] = dt.date.today
     continuations: int = 2  # knobs.OUTPUT_CONTINUATIONS
     images: bool = False  # the model takes images (tool images are sent to it)
+    diagnostics: Callable[[], tuple[str, str] | None] | None = None  # see LoopOptions.diagnostics
 
 
 class ReactAgent:
@@ -148,6 +149,7 @@ class ReactAgent:
             self.options.runaway_factory,
             continuations=self.options.continuations,
             images=self.options.images,
+            diagnostics=self.options.diagnostics,
         )
         finished = ToolLoop(self.conversation, self.llm, turn, emit, cancel, options, self.stats).run()
         if finished.overflow:  # a turn the server could not take must not stay and make the next one longer

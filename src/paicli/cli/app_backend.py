@@ -249,6 +249,10 @@ class AppBackend:
             self.tasks.stop(timeout)
         if self.parts.mcp is not None:
             self.parts.mcp.close()
+        if self.parts.lsp is not None:  # no language server outlives the session
+            self.parts.lsp.close()
+        if self.parts.code_index is not None:
+            self.parts.code_index.close()
         if self.snapshots is not None:
             self.snapshots.snapshots.close()
             note = self.snapshots.snapshots.take_note()

@@ -11,6 +11,8 @@ from paicli import __version__
 from paicli.agent.plan.prompts import AssembledPlanPrompts, PlanPrompts
 from paicli.agent.team.prompts import AssembledTeamPrompts, TeamPrompts
 from paicli.cli.notices import NoticeBoard
+from paicli.codeindex.indexer import CodeIndex
+from paicli.codeindex.tool import offer_when_indexed
 from paicli.config.env import EnvLookup
 from paicli.config.keys import Keys
 from paicli.config.parsed import ParsedConfig
@@ -24,6 +26,8 @@ from paicli.context.profile import ContextProfile
 from paicli.context.tokens import TokenCounter
 from paicli.llm.protocol import LLMClient
 from paicli.llm.tool_fallback import ToolFallbackClient, ToolSupport
+from paicli.lsp.servers import server_env
+from paicli.lsp.session import LspSession
 from paicli.mcp.session import McpSession
 from paicli.memory.guard import ExternalContextTracker
 from paicli.memory.manager import MemoryManager
@@ -76,6 +80,8 @@ class Components:
         None  # opens background tasks' sessions as this one was opened (ParsedConfig.lookup)
     )
     trust: ProjectTrust | None = None  # whether the folder's configuration applies (read when used)
+    code_index: CodeIndex | None = None  # /index, /search, /graph and search_code
+    lsp: LspSession | None = None  # language servers: diagnostics after the agent's writes
 
 
 def build_llm(
@@ -179,6 +185,7 @@ def build_components(
     tools.nested = NestedInstructions(root, loader.loaded_keys)  # folder AGENTS.md etc. join tool results
     skills = build_skills(settings.paicli_home, root, repository, board.post, trust)
     tools.register(LoadSkillTool.tool(skills, values.skill_body_budget))
+    code_index, lsp = code_intelligence(settings, values, keys, tools, board)
     tools_enabled = values.tools_enabled
     mcp = start_mcp(settings, config, tools, board, trusted=trust.trusted)
     index = mcp.index_text if mcp is not None and profile.mcp_resource_index_enabled else (lambda: "")
@@ -213,7 +220,22 @@ def build_components(
         notices=board,
         reopen=config.lookup,
         trust=trust,
+        code_index=code_index,
+        lsp=lsp,
     )
+
+
+def code_intelligence(
+    settings: Settings, values: SessionValues, keys: Keys, tools: ToolRunner, board: NoticeBoard
+) -> tuple[CodeIndex, LspSession]:
+    """The project's code index (search_code offered once it exists) and the session's language servers (told
+    of every write); neither reads a file or starts a process before it is used."""
+    limits = values.code.index
+    index = CodeIndex(settings.paicli_home, settings.project_root, limits.max_files, limits.max_file_bytes)
+    tools.turn_hooks.append(offer_when_indexed(index, tools.register))
+    lsp = LspSession(settings.project_root, values.code.lsp, server_env(keys), board.post)
+    tools.write_watchers.append(lsp.written)
+    return index, lsp
 
 
 def session_hooks(

@@ -172,6 +172,7 @@ class SessionFactory:
             budget_factory=self.budget,
             continuations=parts.values.agent.output_continuations,
             images=model_takes_images(parts.settings, parts.values.vision),
+            diagnostics=parts.lsp.note if parts.lsp is not None else None,
         )
         memory: MemoryPort = turn_memory if turn_memory is not None else parts.memory
         return ReactAgent(

@@ -66,8 +66,8 @@ def refresh(
     parsed = removed = 0
     with store.connect() as connection:
         if store.meta(connection, "schema") not in (None, SCHEMA_VERSION):
-            for path in store.file_states(connection):
-                store.remove(connection, path)
+            for stale in store.file_states(connection):
+                store.remove(connection, stale)
         store.set_meta(connection, "schema", SCHEMA_VERSION)
         known = store.file_states(connection)
         present = set()
@@ -89,9 +89,7 @@ def refresh(
         files, chunks, symbols = store.counts(connection)
     if progress is not None:
         progress(len(found), len(found))
-    return RefreshReport(
-        files, parsed, removed, chunks, symbols, time.monotonic() - began, _size(store.path)
-    )
+    return RefreshReport(files, parsed, removed, chunks, symbols, time.monotonic() - began, _size(store.path))
 
 
 def _refresh_file(
@@ -140,6 +138,7 @@ class CodeIndex:
         self.max_files = max_files
         self.max_bytes = max_bytes
         self._lock = threading.Lock()
+        self._refreshing = threading.Lock()  # one writer at a time (a search's refresh, /index)
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self.progress: tuple[int, int] = (0, 0)
@@ -181,14 +180,15 @@ class CodeIndex:
             on_done(report, error)
 
     def refresh_now(self) -> RefreshReport:
-        report = refresh(
-            self.store,
-            self.root,
-            max_files=self.max_files,
-            max_bytes=self.max_bytes,
-            progress=self._progress,
-            cancelled=self._stop.is_set,
-        )
+        with self._refreshing:
+            report = refresh(
+                self.store,
+                self.root,
+                max_files=self.max_files,
+                max_bytes=self.max_bytes,
+                progress=self._progress,
+                cancelled=self._stop.is_set,
+            )
         self.last = report
         return report
 

@@ -23,11 +23,17 @@ class Grammar:
 
 
 _JS_DEFS = frozenset(
-    "function_declaration generator_function_declaration class_declaration method_definition".split()
+    ["function_declaration", "generator_function_declaration", "class_declaration", "method_definition"]
 )
 _TS_DEFS = _JS_DEFS | frozenset(
-    "interface_declaration type_alias_declaration enum_declaration abstract_class_declaration "
-    "function_signature abstract_method_signature".split()
+    [
+        "interface_declaration",
+        "type_alias_declaration",
+        "enum_declaration",
+        "abstract_class_declaration",
+        "function_signature",
+        "abstract_method_signature",
+    ]
 )
 _JS_CALLS = {"call_expression": "function", "new_expression": "constructor"}
 _JS_CONTAINERS = frozenset({"class_declaration", "abstract_class_declaration", "class"})
@@ -77,10 +83,17 @@ GRAMMARS = {
         "tree_sitter_java",
         "language",
         frozenset(
-            "class_declaration interface_declaration enum_declaration record_declaration method_declaration "
-            "constructor_declaration annotation_type_declaration".split()
+            [
+                "class_declaration",
+                "interface_declaration",
+                "enum_declaration",
+                "record_declaration",
+                "method_declaration",
+                "constructor_declaration",
+                "annotation_type_declaration",
+            ]
         ),
-        frozenset("class_declaration interface_declaration enum_declaration record_declaration".split()),
+        frozenset(["class_declaration", "interface_declaration", "enum_declaration", "record_declaration"]),
         {"method_invocation": "name", "object_creation_expression": "type"},
         frozenset({"import_declaration"}),
     ),

@@ -1,4 +1,4 @@
-"""The index on disk: one SQLite file per project (`$PAICLI_HOME/codeindex/<key>/index.sqlite`). Chunks are
+"""The index on disk: one SQLite file per project (`<paicli home>/codeindex/<key>/index.sqlite`). Chunks are
 ranked by SQLite's FTS5 `bm25()` over their search terms (codeindex/tokens.py) in three weighted columns:
 symbol, path and body. A file's rows are replaced together when its content hash changes, so a refresh
 touches only the files that changed. WAL mode: searches read while a refresh writes."""

@@ -15,8 +15,45 @@ _PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 CONCEPT_PREFIX = "c:"
 # words that say nothing about what code does (every Python file has them)
 _CODE_NOISE = frozenset(
-    "self cls def return import from none true false the and for not this that with none is in of to a an "
-    "if else elif pass class function const let var new public private static void".split()
+    [
+        "self",
+        "cls",
+        "def",
+        "return",
+        "import",
+        "from",
+        "none",
+        "true",
+        "false",
+        "the",
+        "and",
+        "for",
+        "not",
+        "this",
+        "that",
+        "with",
+        "none",
+        "is",
+        "in",
+        "of",
+        "to",
+        "a",
+        "an",
+        "if",
+        "else",
+        "elif",
+        "pass",
+        "class",
+        "function",
+        "const",
+        "let",
+        "var",
+        "new",
+        "public",
+        "private",
+        "static",
+        "void",
+    ]
 )
 
 

@@ -17,9 +17,52 @@ from paicli.skipdirs import SKIPPED_DIRS
 
 MAX_FILE_BYTES = 512 * 1024  # larger files are generated or data, not code worth a chunk
 CODE_SUFFIXES = frozenset(
-    ".py .pyi .js .jsx .mjs .cjs .ts .tsx .mts .cts .java .kt .scala .go .rs .c .h .cc .cpp .cxx .hpp .cs .rb "
-    ".php .swift .lua .sh .bash .sql .vue .svelte .css .scss .html .md .rst .txt .toml .yaml .yml .ini .cfg "
-    ".gradle .proto".split()
+    [
+        ".py",
+        ".pyi",
+        ".js",
+        ".jsx",
+        ".mjs",
+        ".cjs",
+        ".ts",
+        ".tsx",
+        ".mts",
+        ".cts",
+        ".java",
+        ".kt",
+        ".scala",
+        ".go",
+        ".rs",
+        ".c",
+        ".h",
+        ".cc",
+        ".cpp",
+        ".cxx",
+        ".hpp",
+        ".cs",
+        ".rb",
+        ".php",
+        ".swift",
+        ".lua",
+        ".sh",
+        ".bash",
+        ".sql",
+        ".vue",
+        ".svelte",
+        ".css",
+        ".scss",
+        ".html",
+        ".md",
+        ".rst",
+        ".txt",
+        ".toml",
+        ".yaml",
+        ".yml",
+        ".ini",
+        ".cfg",
+        ".gradle",
+        ".proto",
+    ]
 )
 _SKIPPED = SKIPPED_DIRS | {"target", "out", "coverage", "site-packages"}
 

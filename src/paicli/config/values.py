@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from paicli.config import knobs
+from paicli.config.code_values import CodeValues
 from paicli.config.compaction_values import CompactionValues, OffloadValues
 from paicli.config.env import ENVIRONMENT, EnvLookup
 from paicli.config.knob_types import ConfigError, Lookup
@@ -70,6 +71,7 @@ class SessionValues:
     # what the clipboard tools (Ctrl+V) are looked up and run with: the search path and the graphical session
     clipboard_env: Mapping[str, str] = field(default_factory=dict)
     editor: str | None = None  # $VISUAL, then $EDITOR: the user's own variables only, never a .env's
+    code: CodeValues = field(default_factory=CodeValues)  # the code index and the language servers
 
     @classmethod
     def parse(cls, env: EnvLookup) -> SessionValues:
@@ -95,6 +97,7 @@ class SessionValues:
                 name: value for name in ("PATH", "WAYLAND_DISPLAY", "DISPLAY") if (value := env.get(name))
             },
             editor=_users_own(env, "VISUAL") or _users_own(env, "EDITOR"),
+            code=CodeValues.parse(env),
         )
 
 

@@ -115,6 +115,9 @@ class ToolRunner:
         self.checkpoint: TurnCheckpoint | None = None  # workspace snapshot before a turn's first change
         self.nested: NestedInstructions | None = None  # folder AGENTS.md/CLAUDE.md joining a tool result
         self.hooks: Hooks | None = None  # PreToolUse / PostToolUse (tools/hooks.py)
+        self.write_watchers: list[
+            Callable[[Path], None]
+        ] = []  # told each file a tool wrote (LSP diagnostics)
 
     def register(self, tool: Tool) -> None:
         """Add or replace a tool (skills, MCP) after construction."""
@@ -305,6 +308,8 @@ class TurnToolSet:
             raise
         if hooks is not None:
             output = after_tool(hooks, call.name, args, output, self.runner.notices)
+        if tool.spec.writes_files and output.success:
+            self._tell_watchers(tool.spec, args)
         if self.runner.nested is not None and tool.spec.path_params and output.success:
             output = with_folder_notes(output, self.runner.nested, tool.spec, args, self.runner.paths)
         urls = output.metadata.get("discovered_urls", ())
@@ -360,6 +365,15 @@ class TurnToolSet:
         self._checkpointed = True
         with contextlib.suppress(Exception):  # a failed snapshot never stops the call (it says so itself)
             checkpoint.before_first_change(self.label, on_wait)
+
+    def _tell_watchers(self, spec: ToolSpec, args: dict[str, Any]) -> None:
+        for name in spec.path_params:
+            value = args.get(name)
+            if not isinstance(value, str):
+                continue
+            for watcher in self.runner.write_watchers:
+                with contextlib.suppress(Exception):  # a watcher never changes the call's outcome
+                    watcher(self.runner.project_root / value)
 
     def _note_write(self, spec: ToolSpec, relative: str | None) -> None:
         if spec.writes_files:
