@@ -104,8 +104,10 @@ def config(ctx: CommandContext, args: str) -> None:
         ctx.reply(reply)
         return
     report = session_commands.config_report(session.settings, session.parts.sources)
-    line = sandbox_line(session.parts)
-    ctx.reply(CommandReply(f"{report}\n{line}" if line else report))
+    lines = [report, sandbox_line(session.parts)]
+    if session.parts.lsp is not None:  # which language servers give diagnostics (issue 46)
+        lines.extend(session.parts.lsp.status_lines())
+    ctx.reply(CommandReply("\n".join(line for line in lines if line)))
 
 
 def audit(ctx: CommandContext, args: str) -> None:

@@ -3,6 +3,7 @@ argument check, idle-only flag and completions. A new command is one row here pl
 
 from __future__ import annotations
 
+from paicli.cli import code_commands as code
 from paicli.cli import command_handlers as h
 from paicli.cli import compaction_commands as cc
 from paicli.cli import effort_command as ec
@@ -168,6 +169,27 @@ COMMANDS: tuple[CommandSpec, ...] = (
         accepts=one_of("", "on", "default"),
         handler=h.hitl,
         completions=_HITL,
+    ),
+    CommandSpec(
+        "index",
+        "/index",
+        "为当前项目建立或更新代码索引（后台进行，只重读有变化的文件）",
+        accepts=any_args,
+        handler=code.index_command,
+    ),
+    CommandSpec(
+        "search",
+        "/search <查询>",
+        "在代码索引里检索（中英文），显示路径、行号和符号",
+        accepts=any_args,
+        handler=code.search_command,
+    ),
+    CommandSpec(
+        "graph",
+        "/graph <符号>",
+        "从代码索引看一个符号的定义、调用者和导入",
+        accepts=any_args,
+        handler=code.graph_command,
     ),
     CommandSpec(
         "policy",

@@ -6,8 +6,11 @@ server's own requests get the empty answers a minimal client gives."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
+import os
+import signal
 import subprocess
 import threading
 from collections.abc import Mapping, Sequence
@@ -235,22 +238,15 @@ class LanguageServer:
             _kill_group(process)  # children a server started live in its session
             for stream in (process.stdin, process.stdout):
                 if stream is not None:
-                    try:
+                    with contextlib.suppress(OSError):
                         stream.close()
-                    except OSError:
-                        pass
             if self._reader is not None:
                 self._reader.join(SHUTDOWN_SECONDS)
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    import os
-    import signal
-
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
     try:
         process.wait(SHUTDOWN_SECONDS)
     except subprocess.TimeoutExpired:
