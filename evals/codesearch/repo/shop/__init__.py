@@ -1,0 +1,1 @@
+"""A small online shop: carts, orders, payments and the services around them."""
