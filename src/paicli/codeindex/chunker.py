@@ -68,7 +68,7 @@ def _windows(lines: list[str], start: int, end: int, symbol: str, kind: str) -> 
     while line <= end:
         last = min(end, line + WINDOW_LINES - 1)
         body = "\n".join(lines[line - 1 : last])
-        if body.strip():
+        if any(ch.isalnum() for ch in body):  # a lone closing brace is no chunk
             chunks.append(Chunk(line, last, symbol, kind, body))
         line = last + 1
     return chunks
@@ -112,10 +112,17 @@ class _Walk:
                 self.visit(child, container, in_function)
 
     def _start(self, node: Any) -> int:
+        """The first line of a definition: its decorators, and the comments right above it (a Javadoc, a JSDoc
+        block, `#` lines) belong to it."""
         parent = node.parent
-        if parent is not None and parent.type == "decorated_definition":
+        if parent is not None and parent.type in ("decorated_definition", "export_statement"):
             node = parent
-        return int(node.start_point[0]) + 1
+        row = int(node.start_point[0])
+        previous = node.prev_named_sibling
+        while previous is not None and "comment" in previous.type and int(previous.end_point[0]) >= row - 1:
+            row = int(previous.start_point[0])
+            previous = previous.prev_named_sibling
+        return row + 1
 
     def _definition(self, node: Any, name: str, container: str, in_function: bool) -> None:
         qualified = f"{container}.{name}" if container else name

@@ -1,11 +1,12 @@
 """Search terms of code and of queries (pure): identifiers split at camelCase and snake_case, a crude English
 stem, Han text segmented by jieba (only Han runs: code itself never loads the dictionary) with the inner
-bigrams of longer words, and the concepts of memory's bilingual lexicon, so 解析配置 meets `parse_config`."""
+bigrams of longer words, and the concepts of a programming glossary and memory's bilingual lexicon, so 解析配置 meets `parse_config`."""
 
 from __future__ import annotations
 
 import re
 
+from paicli.codeindex.glossary import glossary_table
 from paicli.memory.lexicon import concept_table
 from paicli.memory.stopwords import STOP_WORDS
 from paicli.memory.tokenize import segment
@@ -91,7 +92,7 @@ def _han_terms(run: str) -> list[str]:
 
 def terms(text: str) -> list[str]:
     """Every search term of `text`, in order, repeated as often as it occurs (BM25 counts them)."""
-    concepts = concept_table()
+    concepts, glossary = concept_table(), glossary_table()
     out: list[str] = []
     for match in _WORD.finditer(text):
         raw = match.group()
@@ -105,9 +106,10 @@ def terms(text: str) -> list[str]:
             if (len(term) < 2 and term < "\u3400") or word in _CODE_NOISE:
                 continue
             out.append(term)
-            concept = concepts.get(word) or concepts.get(term)
-            if concept is not None:
-                out.append(CONCEPT_PREFIX + concept)
+            for table in (glossary, concepts):
+                concept = table.get(word) or table.get(term)
+                if concept is not None:
+                    out.append(CONCEPT_PREFIX + concept)
     return out
 
 
