@@ -67,9 +67,6 @@ class LspSession:
                 return
             self._pending[path] = kind
 
-    def has_pending(self) -> bool:
-        return bool(self._pending)
-
     def collect(self, timeout: float | None = None) -> Injection | None:
         """Diagnostics of the files written since the last call that the model has not been told yet."""
         with self._lock:

@@ -1,6 +1,7 @@
 import os
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 DEFAULTS = {"port": 8080, "db_url": "sqlite:///shop.db", "log_level": "info"}
 
