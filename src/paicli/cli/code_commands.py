@@ -74,8 +74,7 @@ def search_command(ctx: CommandContext, args: str) -> None:
         ctx.reply(CommandReply(NOT_INDEXED, ok=False))
         return
     try:
-        if not index.running:
-            index.refresh_now()
+        index.fresh()
         hits = index.search(query, 10)
     except IndexUnavailable as error:
         ctx.reply(CommandReply(f"❌ {error}", ok=False))

@@ -234,7 +234,7 @@ def code_intelligence(
     index = CodeIndex(settings.paicli_home, settings.project_root, limits.max_files, limits.max_file_bytes)
     tools.turn_hooks.append(offer_when_indexed(index, tools.register))
     lsp = LspSession(settings.project_root, values.code.lsp, server_env(keys), board.post)
-    tools.write_watchers.append(lsp.written)
+    tools.write_watchers.extend((lsp.written, index.written))
     return index, lsp
 
 

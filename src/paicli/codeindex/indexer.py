@@ -28,6 +28,7 @@ from paicli.codeindex.walker import MAX_FILE_BYTES, project_files
 
 log = logging.getLogger(__name__)
 
+FULL_REFRESH_SECONDS = 60.0  # how stale a search may find files changed outside paicli
 BATCH_FILES = 400  # committed together: a search during a long build sees progress
 Progress = Callable[[int, int], None]  # files looked at, files in all
 
@@ -92,6 +93,23 @@ def refresh(
     return RefreshReport(files, parsed, removed, chunks, symbols, time.monotonic() - began, _size(store.path))
 
 
+def refresh_files(store: IndexStore, root: Path, relatives: list[str], max_bytes: int) -> int:
+    """Re-read just these files (ones a tool wrote); a file that is gone or no longer indexable is dropped."""
+    parsed = 0
+    with store.connect() as connection:
+        known = store.file_states(connection)
+        for relative in relatives:
+            path = root / relative
+            stat = _state(path)
+            if stat is None or stat[0] > max_bytes:
+                if relative in known:
+                    store.remove(connection, relative)
+                continue
+            parsed += _refresh_file(store, connection, relative, path, known.get(relative))
+        connection.commit()
+    return parsed
+
+
 def _refresh_file(
     store: IndexStore, connection: sqlite3.Connection, relative: str, path: Path, known: FileState | None
 ) -> int:
@@ -144,6 +162,8 @@ class CodeIndex:
         self.progress: tuple[int, int] = (0, 0)
         self.last: RefreshReport | None = None
         self.error: str | None = None
+        self._written: set[str] = set()  # files a tool wrote since the last refresh
+        self._refreshed_at = 0.0  # monotonic time of the last full refresh
 
     @property
     def ready(self) -> bool:
@@ -190,7 +210,31 @@ class CodeIndex:
                 cancelled=self._stop.is_set,
             )
         self.last = report
+        self._refreshed_at = time.monotonic()
         return report
+
+    def written(self, path: Path) -> None:
+        """A tool wrote `path` (the runner's write watcher): the next search re-reads it first."""
+        try:
+            relative = path.resolve().relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            return
+        with self._lock:
+            self._written.add(relative)
+
+    def fresh(self, max_age: float = FULL_REFRESH_SECONDS) -> None:
+        """Before a search: the files this session wrote are read again; every `max_age` seconds the whole
+        project is checked too (edits made outside paicli)."""
+        if self.running or not self.ready:
+            return
+        if time.monotonic() - self._refreshed_at > max_age:
+            self.refresh_now()
+            return
+        with self._lock:
+            written, self._written = sorted(self._written), set()
+        if written:
+            with self._refreshing:
+                refresh_files(self.store, self.root, written, self.max_bytes)
 
     def _progress(self, done: int, total: int) -> None:
         self.progress = (done, total)

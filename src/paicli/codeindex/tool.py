@@ -1,7 +1,7 @@
 """`search_code(query, top_k=5)`: the chunks of this project's index that best match the query, with path, line
 range and symbol. Read-only; the runner frames the result as untrusted repository data like every tool result.
-Before answering, an existing index is refreshed (only changed files are read again), so the agent's own edits
-are found."""
+Before answering, the files the session wrote are read again (and, now and then, the whole project is checked
+for changed files), so the agent's own edits are found."""
 
 from __future__ import annotations
 
@@ -74,8 +74,7 @@ class SearchCodeTool:
             return ToolOutput(NOT_INDEXED + "（也可改用 grep_code）", success=False, outside_content=False)
         top_k = max(1, min(int(args.get("top_k") or DEFAULT_TOP_K), MAX_TOP_K))
         try:
-            if not self.index.running:
-                self.index.refresh_now()  # the agent's own edits since the last search
+            self.index.fresh()  # the agent's own edits since the last search
             hits = self.index.search(query, top_k)
         except IndexUnavailable as error:
             return ToolOutput(f"❌ {error}", success=False, outside_content=False)
