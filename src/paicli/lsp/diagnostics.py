@@ -20,9 +20,6 @@ class Diagnostic:
     message: str
     source: str = ""
 
-    @property
-    def key(self) -> tuple[int, int, str]:
-        return self.severity, self.line, self.message
 
     def render(self) -> str:
         source = f" [{self.source}]" if self.source else ""
@@ -45,6 +42,18 @@ def from_lsp(raw: Mapping[str, Any]) -> Diagnostic:
     )
 
 
+def _keyed(items: Sequence[Diagnostic]) -> dict[tuple[int, int, str], Diagnostic]:
+    """Each diagnostic by (severity, occurrence, message): one that only moved lines (an edit above it) is the
+    same diagnostic, a second copy of a message is another."""
+    seen: dict[tuple[int, str], int] = {}
+    keyed = {}
+    for item in sorted(items, key=lambda d: (d.line, d.column)):
+        count = seen.get((item.severity, item.message), 0)
+        seen[(item.severity, item.message)] = count + 1
+        keyed[(item.severity, count, item.message)] = item
+    return keyed
+
+
 @dataclass(frozen=True)
 class Report:
     text: str  # for the model (empty: nothing to say)
@@ -63,7 +72,7 @@ def report(
     cleared: list[str] = []
     for path, items in fresh.items():
         before = known.get(path, frozenset())
-        current = {item.key: item for item in items}
+        current = _keyed(items)
         new.extend((path, item) for key, item in current.items() if key not in before)
         if before and not current:
             cleared.append(path)
