@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from evals.codesearch.score import REPO, cases, golden_index, recall
+
 from paicli.cancel import CancelToken
 from paicli.codeindex.indexer import CodeIndex
 from paicli.codeindex.tool import NOT_INDEXED, SEARCH_CODE, SearchCodeTool, offer_when_indexed
