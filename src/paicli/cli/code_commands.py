@@ -36,7 +36,7 @@ def index_command(ctx: CommandContext, args: str) -> None:
     if index is None:
         ctx.reply(CommandReply(UNAVAILABLE, ok=False))
         return
-    if args.strip() and Path(args.strip()).expanduser().resolve() != index.root.resolve():
+    if args.strip() and (index.root / Path(args.strip()).expanduser()).resolve() != index.root.resolve():
         ctx.reply(
             CommandReply(f"❌ 只能索引当前项目：{index.root}（在那个目录里启动 paicli 来索引它）", ok=False)
         )
