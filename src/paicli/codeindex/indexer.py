@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import logging
 import os
-import sqlite3
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from paicli.codeindex.chunker import parse_file
 from paicli.codeindex.store import (
     SCHEMA_VERSION,
     Definition,
@@ -25,6 +24,9 @@ from paicli.codeindex.store import (
     index_path,
 )
 from paicli.codeindex.walker import MAX_FILE_BYTES, project_files
+
+if TYPE_CHECKING:
+    import sqlite3
 
 log = logging.getLogger(__name__)
 
@@ -130,6 +132,8 @@ def _refresh_file(
     if known is not None and known.hash == digest:
         store.touch(connection, relative, state)
         return 0
+    from paicli.codeindex.chunker import parse_file  # tree-sitter's binding loads with the first parse
+
     try:
         parsed = parse_file(relative, data.decode("utf-8", "replace"))
     except Exception:  # a grammar that chokes on one file must not stop the index

@@ -7,15 +7,18 @@ from __future__ import annotations
 
 import hashlib
 import re
-import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from paicli.codeindex.chunker import Parsed
-from paicli.codeindex.tokens import query_terms, terms
 from paicli.fsperm import ensure_private_dir
+
+if TYPE_CHECKING:  # sqlite3, the parser and the tokenizer load on the first use, not at start-up
+    import sqlite3
+
+    from paicli.codeindex.chunker import Parsed
 
 SCHEMA_VERSION = "1"
 WEIGHTS = (4.0, 1.5, 1.0)  # symbol, path, body: a query word that names the symbol counts most
@@ -92,6 +95,8 @@ class IndexStore:
 
     @contextmanager
     def connect(self) -> Iterator[sqlite3.Connection]:
+        import sqlite3
+
         ensure_private_dir(self.path.parent)
         try:
             connection = sqlite3.connect(self.path, timeout=30)
@@ -127,6 +132,8 @@ class IndexStore:
             connection.execute(f"DELETE FROM {table} WHERE path = ?", (path,))
 
     def replace(self, connection: sqlite3.Connection, path: str, state: FileState, parsed: Parsed) -> None:
+        from paicli.codeindex.tokens import terms
+
         self.remove(connection, path)
         connection.execute(
             "INSERT INTO files VALUES (?, ?, ?, ?, ?)",
@@ -164,6 +171,8 @@ class IndexStore:
         return int(files), int(chunks), int(symbols)
 
     def search(self, query: str, top_k: int) -> list[Hit]:
+        from paicli.codeindex.tokens import query_terms
+
         words = query_terms(query)
         if not words or not self.exists:
             return []

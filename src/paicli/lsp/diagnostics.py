@@ -20,7 +20,6 @@ class Diagnostic:
     message: str
     source: str = ""
 
-
     def render(self) -> str:
         source = f" [{self.source}]" if self.source else ""
         label = SEVERITY.get(self.severity, "警告")
