@@ -95,3 +95,26 @@ def test_index_search_and_graph_commands(tmp_path: Path) -> None:
         assert "只能索引当前项目" in command(backend, f"/index {tmp_path}")
     finally:
         backend.close()
+
+
+def test_an_indexed_project_offers_search_code_whose_result_is_framed_as_untrusted(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pay.py").write_text("def charge_card(card):\n    return card\n")
+    first = _backend(tmp_path, ScriptedLLM(["好的"]))
+    try:
+        assert all(d["function"]["name"] != "search_code" for d in first.parts.tools.definitions())
+        command(first, "/index")
+    finally:
+        first.close()
+    call = tool_call_reply(("search_code", json.dumps({"query": "charge card"})))
+    llm = ScriptedLLM([call, "找到了。"])
+    backend = _backend(tmp_path, llm)
+    try:
+        backend.run("找扣款的代码", "react", lambda e: None, CancelToken())
+    finally:
+        backend.close()
+    assert "search_code" in [d["function"]["name"] for d in llm.requests[0].tools or []]
+    result = llm.requests[1].messages[-1]
+    assert result.role == "tool" and result.content is not None
+    assert 'trust="untrusted-data"' in result.content and "pay.py:1-2 · charge_card" in result.content
