@@ -23,7 +23,7 @@ DEFAULT_TOP_K = 5
 # Terse on purpose (every token is in each request): the default and range of top_k are the handler's.
 SEARCH_CODE = ToolSpec(
     "search_code",
-    "检索代码索引（中英文）：返回路径、行号、符号和片段。",
+    "检索代码索引（中英文）",
     (Param("query", "string", "", required=True), Param("top_k", "integer", "")),
     read_only=True,
     reads_project=True,
