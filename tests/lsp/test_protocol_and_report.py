@@ -37,7 +37,11 @@ def test_errors_come_first_and_the_list_is_bounded() -> None:
     assert lines[0] == HEADER and lines[1] == "a.py"
     assert [line.split()[1] for line in lines[2:5]] == ["错误", "错误", "错误"]
     assert "另有 3 条未列出。" in told.text and "unused import" not in told.text
-    assert told.summary == "🩺 语言服务器：5 个错误，1 条其他新诊断"
+    head, *shown = told.summary.splitlines()
+    assert head == "🩺 语言服务器：5 个错误，1 条其他新诊断"
+    assert shown == [
+        f"  a.py L{n}:1 错误 undefined name x{n} [pyflakes]" for n in (3, 4, 5)
+    ]  # for the person
 
 
 def test_only_what_changed_is_said_again() -> None:
