@@ -249,6 +249,8 @@ class AppBackend:
             self.tasks.stop(timeout)
         if self.parts.mcp is not None:
             self.parts.mcp.close()
+        if self.parts.browser is not None:
+            self.parts.browser.driver.close()
         if self.snapshots is not None:
             self.snapshots.snapshots.close()
             note = self.snapshots.snapshots.take_note()

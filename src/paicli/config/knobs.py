@@ -22,6 +22,7 @@ from paicli.config.knob_types import (
     text,
     trigger_parser,
 )
+from paicli.config.knobs_browser import BROWSER_KNOBS
 from paicli.config.knobs_web import WEB_KNOBS
 from paicli.config.modes import MODE_NAMES
 
@@ -444,6 +445,7 @@ ALL_KNOBS: tuple[Knob[object], ...] = (
     NO_STATUSBAR,
     LOG_LEVEL,
     *WEB_KNOBS,
+    *BROWSER_KNOBS,
     MAX_OUTPUT_TOKENS,
     REASONING_EFFORT,
     OUTPUT_CONTINUATIONS,

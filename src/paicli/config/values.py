@@ -13,6 +13,7 @@ from paicli.config import knobs
 from paicli.config.compaction_values import CompactionValues, OffloadValues
 from paicli.config.env import ENVIRONMENT, EnvLookup
 from paicli.config.knob_types import ConfigError, Lookup
+from paicli.config.knobs_browser import BrowserValues
 from paicli.config.run_values import AgentValues, MemoryValues, SessionFileValues
 from paicli.config.tool_values import ToolValues
 
@@ -61,6 +62,7 @@ class SessionValues:
     agent: AgentValues = field(default_factory=AgentValues)
     files: SessionFileValues = field(default_factory=SessionFileValues)
     memory: MemoryValues = field(default_factory=MemoryValues)
+    browser: BrowserValues = BrowserValues()
     tools_enabled: bool = knobs.TOOLS_ENABLED.default
     mcp_timeout: float = knobs.MCP_TIMEOUT.default
     mcp_startup_wait: float = knobs.MCP_STARTUP_WAIT.default
@@ -85,6 +87,7 @@ class SessionValues:
             agent=AgentValues.parse(env),
             files=SessionFileValues.parse(env),
             memory=MemoryValues.parse(env),
+            browser=BrowserValues.parse(env),
             tools_enabled=knobs.TOOLS_ENABLED.read(env),
             mcp_timeout=knobs.MCP_TIMEOUT.read(env),
             mcp_startup_wait=knobs.MCP_STARTUP_WAIT.read(env),

@@ -1,0 +1,48 @@
+"""What the browser may load, checked like web_fetch's addresses, and where the user's own browser listens.
+
+Every request a page makes (the page, its redirects, scripts, frames, images, the links the model clicks) goes
+through `PageGate.problem`: http(s) only, and a host that resolves to a loopback, private, link-local or
+reserved address is refused unless the user listed it (PAICLI_BROWSER_ALLOW_HOSTS). Chromium resolves the
+name again itself, so unlike web_fetch a DNS answer that changes between the two lookups is not pinned.
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+from dataclasses import dataclass, field
+
+from paicli.tools.web import WEB_DENIED, UrlGate, WebDenied
+
+# Parts of the page itself (inline data, generated blobs, the blank page): no address is contacted.
+_LOCAL_SCHEMES = frozenset({"data", "blob", "about"})
+
+
+@dataclass(frozen=True)
+class PageGate:
+    allowed_hosts: frozenset[str] = frozenset()  # lower-case host names or addresses the user let through
+    gate: UrlGate = field(default_factory=UrlGate)
+
+    def problem(self, url: str) -> str | None:
+        """None when the browser may load `url`, else the refusal (meant for the model)."""
+        scheme = urllib.parse.urlsplit(url).scheme.lower()
+        if scheme in _LOCAL_SCHEMES:
+            return None
+        if scheme not in ("http", "https"):
+            return f"{WEB_DENIED}: 浏览器只打开 http/https 地址，已拒绝 {scheme or '无协议'}: 链接"
+        try:
+            host = self.gate.host_of(url)
+        except WebDenied as denied:
+            return str(denied)
+        if host.lower().strip("[]") in self.allowed_hosts:
+            return None
+        try:
+            self.gate.addresses(host)
+        except WebDenied as denied:
+            if not str(denied).startswith(WEB_DENIED):
+                return str(denied)  # the name does not resolve
+            return (
+                f"{WEB_DENIED}: {host} 是本机、内网或保留地址，浏览器和 web_fetch 一样不打开这类地址"
+                "（用户可用 PAICLI_BROWSER_ALLOW_HOSTS 放行）"
+            )
+        return None
+
