@@ -20,14 +20,14 @@ PAGE = """<!doctype html>
 <p id="after"></p>
 <script>
 document.getElementById('more').addEventListener('click', () => {
-  document.getElementById('after').textContent = %s;
+  document.getElementById('after').textContent = CLICKED_WORDS;
 });
 fetch('/api/words').then((r) => r.json()).then((data) => {
   document.getElementById('out').textContent = data.words;
 });
 </script>
 </body></html>
-""" % json.dumps(CLICKED, ensure_ascii=False)
+""".replace("CLICKED_WORDS", json.dumps(CLICKED, ensure_ascii=False))
 
 
 class _Handler(BaseHTTPRequestHandler):

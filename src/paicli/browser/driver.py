@@ -96,7 +96,7 @@ class BrowserDriver:
             return await make()
 
         future: Future[T] = asyncio.run_coroutine_threadsafe(wrapped(), loop)
-        unregister = cancel.on_cancel(future.cancel) if cancel is not None else (lambda: None)
+        unregister = cancel.on_cancel(lambda: _cancel(future)) if cancel else _nothing
         try:
             return future.result(timeout=timeout)
         except FutureCancelled:
@@ -281,6 +281,14 @@ class BrowserDriver:
             with contextlib.suppress(Exception):
                 await self._playwright.stop()
             self._playwright = None
+
+
+def _nothing() -> None:
+    return None
+
+
+def _cancel(future: Future[Any]) -> None:
+    future.cancel()
 
 
 def _first_line(error: BaseException) -> str:

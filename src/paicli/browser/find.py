@@ -6,15 +6,15 @@ import os
 import shutil
 from collections.abc import Mapping
 
+from paicli.config import knobs
+
 # Debian/Ubuntu, then Google's builds; every one of them speaks the DevTools protocol Playwright needs.
 KNOWN_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
-MISSING = (
-    "❌ 没有找到 Chromium：请安装（如 apt-get install chromium），或用 PAICLI_BROWSER 指定浏览器程序的路径。"
-)
+MISSING = f"❌ 没有找到 Chromium：请安装（如 apt-get install chromium），或用 {knobs.BROWSER.key} 指定浏览器程序的路径。"
 
 
 def find_browser(configured: str | None, environ: Mapping[str, str]) -> str | None:
-    """The executable's path, or None. `configured`: PAICLI_BROWSER (a path or a program name)."""
+    """The executable's path, or None. `configured`: the setting (a path or a program name)."""
     search_path = environ.get("PATH", os.defpath)
     if configured:
         found = shutil.which(configured, path=search_path)

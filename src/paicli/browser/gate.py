@@ -2,7 +2,7 @@
 
 Every request a page makes (the page, its redirects, scripts, frames, images, the links the model clicks) goes
 through `PageGate.problem`: http(s) only, and a host that resolves to a loopback, private, link-local or
-reserved address is refused unless the user listed it (PAICLI_BROWSER_ALLOW_HOSTS). Chromium resolves the
+reserved address is refused unless the user listed it (the allowed-hosts setting). Chromium resolves the
 name again itself, so unlike web_fetch a DNS answer that changes between the two lookups is not pinned.
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 import urllib.parse
 from dataclasses import dataclass, field
 
+from paicli.config import knobs
 from paicli.tools.web import WEB_DENIED, UrlGate, WebDenied
 
 # Parts of the page itself (inline data, generated blobs, the blank page): no address is contacted.
@@ -42,7 +43,6 @@ class PageGate:
                 return str(denied)  # the name does not resolve
             return (
                 f"{WEB_DENIED}: {host} 是本机、内网或保留地址，浏览器和 web_fetch 一样不打开这类地址"
-                "（用户可用 PAICLI_BROWSER_ALLOW_HOSTS 放行）"
+                f"（用户可用 {knobs.BROWSER_ALLOW_HOSTS.key} 放行）"
             )
         return None
-

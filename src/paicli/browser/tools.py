@@ -62,7 +62,7 @@ def consent_text(endpoint: str) -> str:
 
 
 class BrowserTools:
-    """The handlers over one driver; `endpoint`: the user's browser (PAICLI_BROWSER_DEBUG_ADDRESS, or the
+    """The handlers over one driver; `endpoint`: the user's browser (its setting, or the
     address last given to /browser connect)."""
 
     def __init__(self, driver: BrowserDriver, gate: PageGate, endpoint: str) -> None:
@@ -119,7 +119,7 @@ class BrowserTools:
         try:
             tabs = self.driver.connect(self.endpoint, ctx.cancel)
         except BrowserError as error:
-            hint = "请用户先用 --remote-debugging-port 启动自己的浏览器，或用 /browser connect <端口> 指定地址"
+            hint = "请用户先用 --remote-debugging-port 启动自己的浏览器，或用 /browser connect 9222 这样的端口号指定地址"
             return ToolOutput(f"{error}\n{hint}", success=False, outside_content=False)
         return ToolOutput(connected_text(self.endpoint, tabs))
 

@@ -13,7 +13,7 @@ from paicli.agent.team.prompts import AssembledTeamPrompts, TeamPrompts
 from paicli.browser.session import build_browser
 from paicli.browser.tools import BrowserTools
 from paicli.cli.notices import NoticeBoard
-from paicli.config.env import EnvLookup, process_environ
+from paicli.config.env import EnvLookup
 from paicli.config.keys import Keys
 from paicli.config.parsed import ParsedConfig
 from paicli.config.settings import Settings
@@ -182,7 +182,7 @@ def build_components(
     tools.nested = NestedInstructions(root, loader.loaded_keys)  # folder AGENTS.md etc. join tool results
     skills = build_skills(settings.paicli_home, root, repository, board.post, trust)
     tools.register(LoadSkillTool.tool(skills, values.skill_body_budget))
-    browser = build_browser(values.browser, process_environ(), keys)
+    browser = build_browser(values.browser, keys)
     for tool in browser.tools():
         tools.register(tool)
     tools_enabled = values.tools_enabled

@@ -8,10 +8,12 @@ composition root; start-up validation, the README's configuration table and `/co
 from __future__ import annotations
 
 from paicli.config.knob_types import (
+    DEFAULT_DEBUG_PORT,
     Knob,
     Lookup,
     bool_parser,
     choice,
+    endpoint_parser,
     flag,
     integer,
     names,
@@ -22,13 +24,12 @@ from paicli.config.knob_types import (
     text,
     trigger_parser,
 )
-from paicli.config.knobs_browser import BROWSER_KNOBS
 from paicli.config.knobs_web import WEB_KNOBS
 from paicli.config.modes import MODE_NAMES
 
 # ---------------------------------------------------------------- the declarations
 
-LLM, SESSION, COMPACTION, MEMORY, AGENT, TOOLS, TERMINAL = (
+LLM, SESSION, COMPACTION, MEMORY, AGENT, TOOLS, TERMINAL, BROWSER_TOOLS = (
     "llm",
     "session",
     "compaction",
@@ -36,6 +37,7 @@ LLM, SESSION, COMPACTION, MEMORY, AGENT, TOOLS, TERMINAL = (
     "agent",
     "tools",
     "terminal",
+    "browser",
 )
 
 HOME = protect(
@@ -385,6 +387,37 @@ RUNTIME_API_KEY = protect(
     )
 )
 
+# Browser tools (issue 48): which program runs, which private addresses a page may reach and which local browser
+# is shared are the user's choice, never a repository's .env.
+BROWSER = protect(
+    text(
+        "PAICLI_BROWSER",
+        BROWSER_TOOLS,
+        "the Chromium the browser tools drive (a path or a program name); default: chromium, chromium-browser "
+        "or google-chrome on PATH",
+    )
+)
+BROWSER_ALLOW_HOSTS = protect(
+    names(
+        "PAICLI_BROWSER_ALLOW_HOSTS",
+        BROWSER_TOOLS,
+        "hosts the browser tools may open although they are loopback or private addresses "
+        "(e.g. 127.0.0.1,localhost); others are refused as web_fetch refuses them",
+    )
+)
+BROWSER_DEBUG_ADDRESS = protect(
+    Knob(
+        "PAICLI_BROWSER_DEBUG_ADDRESS",
+        BROWSER_TOOLS,
+        f"http://127.0.0.1:{DEFAULT_DEBUG_PORT}",
+        "DevTools address of your own browser for browser_connect and /browser connect (a port or a "
+        "127.0.0.1:PORT address; start the browser with --remote-debugging-port)",
+        "str",
+        "port or loopback host:port",
+        endpoint_parser,
+    )
+)
+
 ALL_KNOBS: tuple[Knob[object], ...] = (
     HOME,
     CONTEXT_WINDOW,
@@ -445,7 +478,9 @@ ALL_KNOBS: tuple[Knob[object], ...] = (
     NO_STATUSBAR,
     LOG_LEVEL,
     *WEB_KNOBS,
-    *BROWSER_KNOBS,
+    BROWSER,
+    BROWSER_ALLOW_HOSTS,
+    BROWSER_DEBUG_ADDRESS,
     MAX_OUTPUT_TOKENS,
     REASONING_EFFORT,
     OUTPUT_CONTINUATIONS,

@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from paicli.config import knobs
+from paicli.config.browser_values import BrowserValues
 from paicli.config.compaction_values import CompactionValues, OffloadValues
 from paicli.config.env import ENVIRONMENT, EnvLookup
 from paicli.config.knob_types import ConfigError, Lookup
-from paicli.config.knobs_browser import BrowserValues
 from paicli.config.run_values import AgentValues, MemoryValues, SessionFileValues
 from paicli.config.tool_values import ToolValues
 
@@ -62,7 +62,7 @@ class SessionValues:
     agent: AgentValues = field(default_factory=AgentValues)
     files: SessionFileValues = field(default_factory=SessionFileValues)
     memory: MemoryValues = field(default_factory=MemoryValues)
-    browser: BrowserValues = BrowserValues()
+    browser: BrowserValues = field(default_factory=BrowserValues)
     tools_enabled: bool = knobs.TOOLS_ENABLED.default
     mcp_timeout: float = knobs.MCP_TIMEOUT.default
     mcp_startup_wait: float = knobs.MCP_STARTUP_WAIT.default
