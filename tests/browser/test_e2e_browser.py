@@ -89,9 +89,9 @@ def test_an_address_web_fetch_would_refuse_is_refused_before_any_browser_starts(
 def test_shared_mode_attaches_to_the_users_browser_and_leaves_it_running(tmp_path: Path) -> None:
     assert BROWSER is not None
     profile = tmp_path / "users-profile"
+    flags = ["--headless=new", "--no-sandbox", "--remote-debugging-port=0", "--no-first-run"]
     users = subprocess.Popen(
-        [BROWSER, "--headless=new", "--no-sandbox", "--remote-debugging-port=0", f"--user-data-dir={profile}"]
-        + ["--no-first-run", "about:blank"],
+        [BROWSER, *flags, f"--user-data-dir={profile}", "about:blank"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
