@@ -22,7 +22,7 @@ from paicli.tools.web import WEB_DENIED
 PAGE_KIND = "浏览器页面"
 BROWSER_STATUS = ToolSpec(
     "browser_status",
-    "浏览器（能跑 JS）：url 打开，click 点编号，shot 截图，返回页面文字",
+    "url 打开网页（能跑 JS），click 点编号，shot 截图",
     (Param("url", "string", ""), Param("click", "integer", ""), Param("shot", "boolean", "")),
     auto_approve=True,  # like web_fetch in an empty profile; shared mode was agreed to at browser_connect
     snapshot_first=False,
@@ -34,7 +34,7 @@ BROWSER_STATUS = ToolSpec(
 )
 BROWSER_CONNECT = ToolSpec(
     "browser_connect",
-    "连用户已登录的浏览器",
+    "",  # the Browser Policy section says what it is for (every token of the first request counts)
     snapshot_first=False,
     external=True,
     web=True,
@@ -43,7 +43,7 @@ BROWSER_CONNECT = ToolSpec(
 )
 BROWSER_DISCONNECT = ToolSpec(
     "browser_disconnect",
-    "断开",
+    "",
     read_only=True,  # it only gives access back
     parallel_safe=False,
     snapshot_first=False,
