@@ -15,7 +15,7 @@ from paicli.browser.driver import BrowserDriver
 from paicli.browser.find import MISSING, find_browser
 from paicli.browser.gate import PageGate
 from paicli.browser.page_text import PageView
-from paicli.browser.tools import BROWSER_CONNECT, BROWSER_SPECS, BROWSER_STATUS, BrowserTools
+from paicli.browser.tools import BROWSER_CONNECT, BROWSER_DISCONNECT, BROWSER_STATUS, BrowserTools
 from paicli.cancel import CancelToken
 from paicli.cli.app_backend import AppBackend
 from paicli.config import knobs
@@ -129,7 +129,7 @@ def test_the_model_reads_text_and_numbered_elements_within_a_limit() -> None:
 
 
 def test_the_tools_state_what_the_policies_need() -> None:
-    for spec in BROWSER_SPECS:
+    for spec in (BROWSER_STATUS, BROWSER_CONNECT, BROWSER_DISCONNECT):
         assert spec.external and not spec.snapshot_first  # outside content; files untouched
     assert BROWSER_STATUS.url_param == "url" and BROWSER_STATUS.web and BROWSER_CONNECT.web
     assert content_kind(BROWSER_STATUS) == "网页或搜索结果"  # the memory guard names it like a web result

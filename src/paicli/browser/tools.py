@@ -50,7 +50,6 @@ BROWSER_DISCONNECT = ToolSpec(
     external=True,
     content_kind=PAGE_KIND,
 )
-BROWSER_SPECS = (BROWSER_STATUS, BROWSER_CONNECT, BROWSER_DISCONNECT)
 
 
 def consent_text(endpoint: str) -> str:
