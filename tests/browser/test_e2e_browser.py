@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import json
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -17,12 +18,14 @@ import pytest
 from paicli.cancel import CancelToken
 from paicli.cli.app_backend import AppBackend
 from paicli.testing.openai_server import FakeOpenAIServer, Reply
+from paicli.testing.proc import paicli_env, run_paicli
 from paicli.tools.policy import MEMORY_EXTERNAL_CONTEXT
 from tests.browser.conftest import BROWSER, browser_processes, needs_browser, wait_until
 from tests.browser.pages import CLICKED, RENDERED, loopback_site
 from tests.cli.served_session import command, served_parts
 
 pytestmark = [needs_browser, pytest.mark.usefixtures("no_stray_browser")]
+SECRET = "sk-browsertest0123456789abcdef"
 
 
 def tool_texts(body: dict[str, Any]) -> list[str]:
@@ -41,7 +44,21 @@ def call(**args: object) -> Reply:
     return Reply.tool_calls(("browser_status", json.dumps(args)))
 
 
-def test_the_model_reads_rendered_text_clicks_and_sees_a_screenshot(tmp_path: Path) -> None:
+def environments(pids: list[int]) -> list[str]:
+    found = []
+    for pid in pids:
+        try:
+            found.append((Path(f"/proc/{pid}/environ")).read_bytes().decode(errors="replace"))
+        except OSError:
+            continue
+    return found
+
+
+def test_the_model_reads_rendered_text_clicks_and_sees_a_screenshot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DEEPSEEK_API_KEY", SECRET)  # a key in paicli's environment, and a copy under a
+    monkeypatch.setenv("LC_PAICLI_COPY", SECRET)  # name the allow-list keeps: neither reaches the browser
     with loopback_site() as site, FakeOpenAIServer(default_reply="好的") as server:
         server.push(
             call(url=site),
@@ -50,12 +67,19 @@ def test_the_model_reads_rendered_text_clicks_and_sees_a_screenshot(tmp_path: Pa
             "页面上写着口令。",
         )
         parts = served_parts(
-            tmp_path, server.base_url, PAICLI_VISION="on", PAICLI_BROWSER_ALLOW_HOSTS="127.0.0.1"
+            tmp_path,
+            server.base_url,
+            PAICLI_VISION="on",
+            PAICLI_BROWSER_ALLOW_HOSTS="127.0.0.1",
+            DEEPSEEK_API_KEY=SECRET,
         )
         backend = AppBackend(parts)
         try:
             finished = backend.run(f"打开 {site} 看看页面上写了什么", "react", lambda _: None, CancelToken())
             assert finished.status == "done", finished.error
+            chromium = [pid for pid, cmd in browser_processes().items() if "chrom" in cmd.split(" ")[0]]
+            seen = environments(chromium)
+            assert seen and not [env for env in seen if SECRET in env]
         finally:
             backend.close()
     opened = tool_texts(server.requests[1])[-1]
@@ -123,3 +147,37 @@ def test_shared_mode_attaches_to_the_users_browser_and_leaves_it_running(tmp_pat
     finally:
         users.kill()
         users.wait()
+
+
+def test_a_one_shot_run_leaves_no_browser_behind(tmp_path: Path) -> None:
+    """-p opens a page and exits: the browser (children of Playwright's driver, not of this test) is gone too,
+    found by the temporary folder its profile lives in."""
+    # a short folder: Chromium's profile holds a unix socket, and socket paths are limited to 107 bytes
+    with tempfile.TemporaryDirectory(prefix="pwtmp") as short:
+        check_exit(tmp_path, Path(short))
+
+
+def check_exit(tmp_path: Path, scratch: Path) -> None:
+    with loopback_site() as site, FakeOpenAIServer(default_reply="好的") as server:
+        server.push(call(url=site), "读完了")
+        env = paicli_env(
+            tmp_path, server.base_url, TMPDIR=str(scratch), PAICLI_BROWSER_ALLOW_HOSTS="127.0.0.1"
+        )
+        (tmp_path / "project").mkdir()
+        done = run_paicli(["-p", f"打开 {site}", "--yes"], env, tmp_path / "project", timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert RENDERED in tool_texts(server.requests[1])[-1]
+    assert wait_until(lambda: not processes_mentioning(str(scratch))), processes_mentioning(str(scratch))
+
+
+def processes_mentioning(text: str) -> list[str]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if text in cmdline:
+                found.append(cmdline)
+    return found
