@@ -32,6 +32,12 @@ fetch('/api/words').then((r) => r.json()).then((data) => {
 
 class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
+        self.server.paths.append(self.path)  # type: ignore[attr-defined]
+        if self.path == "/away":  # to the same server under a name the user did not let through
+            self.send_response(302)
+            self.send_header("Location", f"http://127.0.0.1:{self.server.server_address[1]}/secret")
+            self.end_headers()
+            return
         if self.path == "/api/words":
             body, kind = json.dumps({"words": RENDERED}, ensure_ascii=False).encode(), "application/json"
         elif self.path in ("/", "/index.html"):
@@ -50,9 +56,10 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def loopback_site() -> Iterator[str]:
-    """The site's base URL (http://127.0.0.1:PORT/) while the block runs."""
+def loopback_site(paths: list[str] | None = None) -> Iterator[str]:
+    """The site's base URL (http://127.0.0.1:PORT/) while the block runs; `paths`: gets every path requested."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    server.paths = paths if paths is not None else []  # type: ignore[attr-defined]
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

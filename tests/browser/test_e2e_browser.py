@@ -110,6 +110,21 @@ def test_an_address_web_fetch_would_refuse_is_refused_before_any_browser_starts(
     assert "WEB_FETCH_URL_NOT_ALLOWED" in unsourced  # a URL the user never gave is not opened either
 
 
+def test_a_redirect_to_an_address_not_let_through_is_never_followed(tmp_path: Path) -> None:
+    """Playwright's routing never sees redirect hops: the proxy every isolated connection goes through does."""
+    paths: list[str] = []
+    with loopback_site(paths) as site, FakeOpenAIServer(default_reply="好的") as server:
+        away = site.replace("127.0.0.1", "localhost") + "away"
+        server.push(call(url=away), "没打开")
+        backend = AppBackend(served_parts(tmp_path, server.base_url, PAICLI_BROWSER_ALLOW_HOSTS="localhost"))
+        try:
+            backend.run(f"打开 {away}", "react", lambda _: None, CancelToken())
+        finally:
+            backend.close()
+    assert paths == ["/away"]  # the hop to 127.0.0.1 never reached the server
+    assert "🛡️ 策略拒绝: 127.0.0.1" in tool_texts(server.requests[1])[-1]
+
+
 def test_shared_mode_attaches_to_the_users_browser_and_leaves_it_running(tmp_path: Path) -> None:
     assert BROWSER is not None
     profile = tmp_path / "users-profile"

@@ -1,7 +1,8 @@
 """One Chromium for the session, driven through Playwright's async API on a background asyncio thread.
 
 Isolated mode (the default): Playwright launches the Chromium found on this machine, headless, in a fresh
-temporary profile that is deleted when it closes; every request of that profile passes `PageGate`. Shared mode
+temporary profile that is deleted when it closes; it reaches the network only through `GateProxy`, and every
+request Playwright sees also passes `PageGate` first (for a refusal the model can read). Shared mode
 (`connect`): Playwright attaches to the user's running browser at its DevTools address and works in one new tab
 of the user's default profile (their logins); that tab's requests pass the gate, the user's other tabs are only
 listed. Playwright is imported on the browser thread at first use, never on the path to the prompt; nothing
@@ -24,6 +25,7 @@ from typing import Any, Literal, TypeVar
 
 from paicli.browser.gate import PageGate
 from paicli.browser.page_text import MAX_ELEMENTS, REF_ATTRIBUTE, SNAPSHOT_SCRIPT, PageView
+from paicli.browser.proxy import GateProxy
 from paicli.cancel import Cancelled, CancelToken
 
 log = logging.getLogger(__name__)
@@ -64,6 +66,7 @@ class BrowserDriver:
         self._browser: Any = None
         self._page: Any = None
         self._blocked: list[str] = []
+        self._proxy: GateProxy | None = None
         self.mode: Mode = "off"
         self.endpoint = ""  # shared mode: the user's DevTools address
         self.version = ""
@@ -168,12 +171,22 @@ class BrowserDriver:
 
             raise BrowserError(MISSING)
         playwright = await self._playwright_started()
+        if self._proxy is None:
+            self._proxy = GateProxy(self._gate.dial)
+            await self._proxy.start()
         browser = await playwright.chromium.launch(
             executable_path=self.executable,
             headless=True,
             env=self._env,
             timeout=self._timeout * 1000,
-            args=["--no-first-run", "--no-default-browser-check", "--disable-extensions"],
+            args=[
+                "--no-first-run",
+                "--no-default-browser-check",
+                "--disable-extensions",
+                # every connection through the gate, loopback too (Chromium would otherwise bypass it there)
+                f"--proxy-server=http://127.0.0.1:{self._proxy.port}",
+                "--proxy-bypass-list=<-loopback>",
+            ],
         )
         context = await browser.new_context(
             viewport=VIEWPORT, service_workers="block", accept_downloads=False
@@ -277,6 +290,9 @@ class BrowserDriver:
 
     async def _shutdown(self) -> None:
         await self._stop_browser()
+        if self._proxy is not None:
+            await self._proxy.stop()
+            self._proxy = None
         if self._playwright is not None:
             with contextlib.suppress(Exception):
                 await self._playwright.stop()

@@ -8,6 +8,7 @@ name again itself, so unlike web_fetch a DNS answer that changes between the two
 
 from __future__ import annotations
 
+import ipaddress
 import urllib.parse
 from dataclasses import dataclass, field
 
@@ -34,10 +35,18 @@ class PageGate:
             host = self.gate.host_of(url)
         except WebDenied as denied:
             return str(denied)
-        if host.lower().strip("[]") in self.allowed_hosts:
-            return None
+        found = self.addresses(host)
+        return found if isinstance(found, str) else None
+
+    def addresses(self, host: str) -> list[str] | str:
+        """The addresses the browser may connect to for `host` (resolved once), or the refusal."""
+        host = host.strip("[]")
         try:
-            self.gate.addresses(host)
+            if host.lower() in self.allowed_hosts:
+                return [host] if _is_ip(host) else self.gate.resolver(host)
+            return self.gate.addresses(host)
+        except OSError as error:
+            return f"❌ 无法解析主机 {host}: {error}"
         except WebDenied as denied:
             if not str(denied).startswith(WEB_DENIED):
                 return str(denied)  # the name does not resolve
@@ -45,4 +54,15 @@ class PageGate:
                 f"{WEB_DENIED}: {host} 是本机、内网或保留地址，浏览器和 web_fetch 一样不打开这类地址"
                 f"（用户可用 {knobs.BROWSER_ALLOW_HOSTS.key} 放行）"
             )
-        return None
+
+    def dial(self, host: str, port: int) -> list[str] | str:
+        """For the proxy: the checked addresses of `host` (any port), or the refusal."""
+        return self.addresses(host)
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
