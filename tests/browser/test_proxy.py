@@ -53,4 +53,7 @@ def test_only_checked_addresses_are_reached() -> None:
     assert forwarded.startswith(b"HTTP/1.0 200") and RENDERED.encode() in forwarded
     assert refused.startswith(b"HTTP/1.1 403") and "🛡️ 策略拒绝: intranet.corp".encode() in refused
     assert RENDERED.encode() in tunnelled
-    assert paths == ["/api/words", "/api/words"]  # forwarded once, tunnelled once; the refusal dialled nothing
+    assert paths == [
+        "/api/words",
+        "/api/words",
+    ]  # forwarded once, tunnelled once; the refusal dialled nothing
