@@ -229,7 +229,8 @@ class BrowserDriver:
                 await self._launch()
             page = self._page
             if url:
-                await page.goto(url, wait_until="load")
+                response = await page.goto(url, wait_until="load")
+                await self._refuse_redirects(response)
                 await self._settle()
             if click is not None:
                 target = page.locator(f'[{REF_ATTRIBUTE}="{click}"]')
@@ -243,6 +244,17 @@ class BrowserDriver:
         except PlaywrightError as error:
             raise BrowserError(_short(error, self._blocked)) from None
         return PageResult(view, image, tuple(dict.fromkeys(self._blocked)))
+
+    async def _refuse_redirects(self, response: Any) -> None:
+        """Shared mode has no proxy (the user's browser keeps its own network): a redirect hop of the page
+        that the gate refuses drops the page before anything of it is read."""
+        request = response.request if response is not None else None
+        while request is not None:
+            problem = await asyncio.get_running_loop().run_in_executor(None, self._gate.problem, request.url)
+            if problem is not None:
+                await self._page.goto("about:blank")
+                raise BrowserError(problem)
+            request = request.redirected_from
 
     async def _settle(self) -> None:
         """Let the page's scripts finish their requests (bounded: a page that polls forever is read as is)."""

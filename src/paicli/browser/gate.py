@@ -1,9 +1,10 @@
-"""What the browser may load, checked like web_fetch's addresses, and where the user's own browser listens.
+"""What the browser may load, checked like web_fetch's addresses.
 
-Every request a page makes (the page, its redirects, scripts, frames, images, the links the model clicks) goes
-through `PageGate.problem`: http(s) only, and a host that resolves to a loopback, private, link-local or
-reserved address is refused unless the user listed it (the allowed-hosts setting). Chromium resolves the
-name again itself, so unlike web_fetch a DNS answer that changes between the two lookups is not pinned.
+Every request (the page, its redirects, scripts, frames, images, the links the model clicks) goes through
+`PageGate`: http(s) only, and a host that resolves to a loopback, private, link-local or reserved address is
+refused unless the user listed it (the allowed-hosts setting). The isolated browser's proxy (proxy.py) dials
+only the addresses `addresses` returned; Playwright's routing asks `problem` first, for a refusal the model
+can read.
 """
 
 from __future__ import annotations
