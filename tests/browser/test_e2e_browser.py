@@ -10,6 +10,7 @@ import base64
 import json
 import subprocess
 import tempfile
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -158,7 +159,9 @@ def test_shared_mode_attaches_to_the_users_browser_and_leaves_it_running(tmp_pat
         assert RENDERED in opened and "用户自己的浏览器（共享" in opened
         assert "已断开用户的浏览器" in left
         assert "未启动" in status  # back to isolated mode, which starts at its next use
-        assert users.poll() is None  # the user's browser is still running
+        assert users.poll() is None  # the user's browser is still running, without the tab paicli opened
+        listing = urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=30).read()
+        assert [tab["url"] for tab in json.loads(listing) if tab["type"] == "page"] == ["about:blank"]
     finally:
         users.kill()
         users.wait()

@@ -65,6 +65,7 @@ class BrowserDriver:
         self._playwright: Any = None
         self._browser: Any = None
         self._page: Any = None
+        self._opened: list[Any] = []  # the tabs paicli opened (shared mode closes them when it detaches)
         self._blocked: list[str] = []
         self._proxy: GateProxy | None = None
         self.mode: Mode = "off"
@@ -202,6 +203,7 @@ class BrowserDriver:
         page.on("dialog", lambda dialog: asyncio.ensure_future(dialog.dismiss()))
         page.on("popup", lambda popup: asyncio.ensure_future(self._follow(popup, routed)))
         page.set_default_timeout(self._timeout * 1000)
+        self._opened.append(page)
         return page
 
     async def _follow(self, popup: Any, routed: bool) -> None:
@@ -209,6 +211,7 @@ class BrowserDriver:
         if routed:
             await popup.route("**/*", self._route)
         popup.on("dialog", lambda dialog: asyncio.ensure_future(dialog.dismiss()))
+        self._opened.append(popup)
         self._page = popup
 
     async def _route(self, route: Any) -> None:
@@ -290,12 +293,12 @@ class BrowserDriver:
 
     async def _stop_browser(self) -> None:
         """Isolated: close the browser (its profile goes with it). Shared: close our tab and detach."""
-        browser, page, shared = self._browser, self._page, self.mode == "shared"
-        self._browser, self._page, self.mode, self.endpoint = None, None, "off", ""
+        browser, opened, shared = self._browser, self._opened, self.mode == "shared"
+        self._browser, self._page, self._opened, self.mode, self.endpoint = None, None, [], "off", ""
         if browser is None:
             return
-        with contextlib.suppress(Exception):
-            if shared and page is not None:
+        for page in opened if shared else ():
+            with contextlib.suppress(Exception):
                 await page.close()
         with contextlib.suppress(Exception):
             await browser.close()
