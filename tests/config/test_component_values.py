@@ -66,6 +66,8 @@ ALLOWED = {
     "tools/readonly.py": "process_environ",
     # tiktoken's own cache variables decide whether o200k can load offline
     "context/tokens.py": "process_environ",
+    # the browser's environment is built from it, cut to a command's allow-list (no key of paicli's)
+    "browser/session.py": "process_environ",
     # TZ is the C library's convention for the local zone
     "prompt/assembler.py": "process_environ",
 }

@@ -62,6 +62,7 @@ def test_sections_follow_the_article_order_stable_first(dirs: tuple[Path, Path])
         "## Language",
         "## Tools",
         "## Tool Policy",
+        "## Browser Policy",
         "## Memory Policy",
         "## Safety Policy",
         "## Personality",
@@ -78,7 +79,11 @@ def test_sections_follow_the_article_order_stable_first(dirs: tuple[Path, Path])
     found = positions(prompt, order)
     assert found == sorted(found)
     assert prompt.endswith("- [FACT] 项目使用 Java 17")
-    assert "Freshness Policy" not in prompt and "Browser Policy" not in prompt
+    assert "Freshness Policy" not in prompt
+    browser = prompt[prompt.index("## Browser Policy") : prompt.index("## Memory Policy")]
+    assert all(
+        name in browser for name in ("web_fetch", "browser_status", "browser_connect", "browser_disconnect")
+    )
 
 
 def test_empty_dynamic_sections_are_left_out(dirs: tuple[Path, Path]) -> None:

@@ -152,6 +152,7 @@ _NAMES_ALLOWED_IN = {
     "tools/shell.py",
     "tools/web_search.py",  # the search provider's own tool of that name
     "mcp/naming.py",  # builds `mcp__<server>__<tool>`
+    "browser/tools.py",  # the browser tools' own module
     "cli/summaries.py",
     "context/offload.py",
 }

@@ -3,6 +3,7 @@ argument check, idle-only flag and completions. A new command is one row here pl
 
 from __future__ import annotations
 
+from paicli.cli import browser_command as bc
 from paicli.cli import code_commands as code
 from paicli.cli import command_handlers as h
 from paicli.cli import compaction_commands as cc
@@ -235,6 +236,14 @@ COMMANDS: tuple[CommandSpec, ...] = (
         accepts=mcp_args,
         handler=h.mcp,
         forms=_MCP_FORMS,
+    ),
+    CommandSpec(
+        "browser",
+        "/browser [<子命令>]",
+        "浏览器工具：查看状态，改用你自己已登录的浏览器，或断开",
+        accepts=bc.browser_args,
+        handler=bc.browser,
+        forms=bc.BROWSER_FORMS,
     ),
     CommandSpec(
         "config",

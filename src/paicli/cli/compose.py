@@ -10,6 +10,8 @@ from pathlib import Path
 from paicli import __version__
 from paicli.agent.plan.prompts import AssembledPlanPrompts, PlanPrompts
 from paicli.agent.team.prompts import AssembledTeamPrompts, TeamPrompts
+from paicli.browser.session import build_browser
+from paicli.browser.tools import BrowserTools
 from paicli.cli.notices import NoticeBoard
 from paicli.codeindex.indexer import CodeIndex
 from paicli.codeindex.tool import offer_when_indexed
@@ -74,6 +76,7 @@ class Components:
         None  # models found at run time to reject `tools` (llm/tool_fallback.py)
     )
     mcp: McpSession | None = None  # None: no MCP server configured
+    browser: BrowserTools | None = None  # the browser tools' handlers (the browser starts at first use)
     pins: PinBoard = field(default_factory=PinBoard)  # /pin: in the ReAct system prompt, in the ledger
     notices: NoticeBoard = field(default_factory=NoticeBoard)  # what every collaborator posts to
     reopen: EnvLookup | None = (
@@ -186,6 +189,9 @@ def build_components(
     skills = build_skills(settings.paicli_home, root, repository, board.post, trust)
     tools.register(LoadSkillTool.tool(skills, values.skill_body_budget))
     code_index, lsp = code_intelligence(settings, values, keys, tools, board)
+    browser = build_browser(values.browser, keys)
+    for tool in browser.tools():
+        tools.register(tool)
     tools_enabled = values.tools_enabled
     mcp = start_mcp(settings, config, tools, board, trusted=trust.trusted)
     index = mcp.index_text if mcp is not None and profile.mcp_resource_index_enabled else (lambda: "")
@@ -216,6 +222,7 @@ def build_components(
         team_prompts=team_prompts,
         tool_support=tool_support,
         mcp=mcp,
+        browser=browser,
         pins=pins,
         notices=board,
         reopen=config.lookup,

@@ -3,6 +3,8 @@ declare one. The declarations themselves are in `knobs.py`."""
 
 from __future__ import annotations
 
+import ipaddress
+import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Generic, Protocol, TypeVar
@@ -144,6 +146,45 @@ def trigger_parser(key: str, raw: str) -> float:
     raise ConfigError(
         f"{key}={raw!r} 无效：需要窗口的比例（0 到 1 之间，如 0.6 或 60%），或 token 数（不少于 1000 的整数）"
     )
+
+
+DEFAULT_DEBUG_PORT = 9222
+_LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost"})
+
+
+def debug_endpoint(raw: str | None) -> str:
+    """The DevTools address of the user's own browser as an http URL: a port, host:port or a URL, on this
+    machine only (the protocol has no authentication: a remote one would hand the pages to anyone on the way).
+    ValueError (a message for the user) otherwise."""
+    given = (raw or "").strip() or str(DEFAULT_DEBUG_PORT)
+    address = f"127.0.0.1:{given}" if given.isdigit() else given
+    parts = urllib.parse.urlsplit(address if "://" in address else f"http://{address}")
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if parts.scheme not in ("http", "ws") or not parts.hostname or port is None:
+        raise ValueError(f"调试地址无效：{given}（应为端口号，或 127.0.0.1:9222 这样的本机地址）")
+    if not _loopback(parts.hostname):
+        raise ValueError(f"只连接本机的浏览器调试端口，{parts.hostname} 不是本机地址")
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    return f"http://{host}:{port}"
+
+
+def _loopback(host: str) -> bool:
+    if host.lower() in _LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def endpoint_parser(key: str, raw: str) -> str:
+    try:
+        return debug_endpoint(raw)
+    except ValueError as error:
+        raise ConfigError(f"{key}={raw!r} 无效：{error}") from None
 
 
 def _names(key: str, raw: str) -> tuple[str, ...]:

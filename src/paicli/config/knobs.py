@@ -8,10 +8,12 @@ composition root; start-up validation, the README's configuration table and `/co
 from __future__ import annotations
 
 from paicli.config.knob_types import (
+    DEFAULT_DEBUG_PORT,
     Knob,
     Lookup,
     bool_parser,
     choice,
+    endpoint_parser,
     flag,
     integer,
     names,
@@ -27,7 +29,7 @@ from paicli.config.modes import MODE_NAMES
 
 # ---------------------------------------------------------------- the declarations
 
-LLM, SESSION, COMPACTION, MEMORY, AGENT, TOOLS, TERMINAL, CODE = (
+LLM, SESSION, COMPACTION, MEMORY, AGENT, TOOLS, TERMINAL, CODE, BROWSER_TOOLS = (
     "llm",
     "session",
     "compaction",
@@ -36,6 +38,7 @@ LLM, SESSION, COMPACTION, MEMORY, AGENT, TOOLS, TERMINAL, CODE = (
     "tools",
     "terminal",
     "code",
+    "browser",
 )
 
 HOME = protect(
@@ -431,6 +434,37 @@ INDEX_MAX_FILE_KB = integer(
 )
 
 
+# Browser tools (issue 48): which program runs, which private addresses a page may reach and which local browser
+# is shared are the user's choice, never a repository's .env.
+BROWSER = protect(
+    text(
+        "PAICLI_BROWSER",
+        BROWSER_TOOLS,
+        "the Chromium the browser tools drive (a path or a program name); default: chromium, chromium-browser "
+        "or google-chrome on PATH",
+    )
+)
+BROWSER_ALLOW_HOSTS = protect(
+    names(
+        "PAICLI_BROWSER_ALLOW_HOSTS",
+        BROWSER_TOOLS,
+        "hosts the browser tools may open although they are loopback or private addresses "
+        "(e.g. 127.0.0.1,localhost); others are refused as web_fetch refuses them",
+    )
+)
+BROWSER_DEBUG_ADDRESS = protect(
+    Knob(
+        "PAICLI_BROWSER_DEBUG_ADDRESS",
+        BROWSER_TOOLS,
+        f"http://127.0.0.1:{DEFAULT_DEBUG_PORT}",
+        "DevTools address of your own browser for browser_connect and /browser connect (a port or a "
+        "127.0.0.1:PORT address; start the browser with --remote-debugging-port)",
+        "str",
+        "port or loopback host:port",
+        endpoint_parser,
+    )
+)
+
 ALL_KNOBS: tuple[Knob[object], ...] = (
     HOME,
     CONTEXT_WINDOW,
@@ -499,6 +533,9 @@ ALL_KNOBS: tuple[Knob[object], ...] = (
     LSP_JAVA,
     INDEX_MAX_FILES,
     INDEX_MAX_FILE_KB,
+    BROWSER,
+    BROWSER_ALLOW_HOSTS,
+    BROWSER_DEBUG_ADDRESS,
     MAX_OUTPUT_TOKENS,
     REASONING_EFFORT,
     OUTPUT_CONTINUATIONS,

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from paicli.config import knobs
+from paicli.config.browser_values import BrowserValues
 from paicli.config.code_values import CodeValues
 from paicli.config.compaction_values import CompactionValues, OffloadValues
 from paicli.config.env import ENVIRONMENT, EnvLookup
@@ -62,6 +63,7 @@ class SessionValues:
     agent: AgentValues = field(default_factory=AgentValues)
     files: SessionFileValues = field(default_factory=SessionFileValues)
     memory: MemoryValues = field(default_factory=MemoryValues)
+    browser: BrowserValues = field(default_factory=BrowserValues)
     tools_enabled: bool = knobs.TOOLS_ENABLED.default
     mcp_timeout: float = knobs.MCP_TIMEOUT.default
     mcp_startup_wait: float = knobs.MCP_STARTUP_WAIT.default
@@ -87,6 +89,7 @@ class SessionValues:
             agent=AgentValues.parse(env),
             files=SessionFileValues.parse(env),
             memory=MemoryValues.parse(env),
+            browser=BrowserValues.parse(env),
             tools_enabled=knobs.TOOLS_ENABLED.read(env),
             mcp_timeout=knobs.MCP_TIMEOUT.read(env),
             mcp_startup_wait=knobs.MCP_STARTUP_WAIT.read(env),

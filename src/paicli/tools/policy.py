@@ -277,7 +277,7 @@ class TurnToolPolicy:
             return f"{DENIED} [WEB_TOOLS_DISABLED]: {why}，联网工具本轮不可用。"
         if spec.writes_memory and self.memory_blocked():
             return MEMORY_DENIAL
-        if spec.url_param is not None:
+        if spec.url_param is not None and spec.url_param in args:  # optional (browser_status): when given
             url = str(args.get(spec.url_param, ""))
             if normalize_url(url) not in self.allowed_urls():
                 return (
