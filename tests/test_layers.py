@@ -17,7 +17,7 @@ LAYERS = (
     ("llm",),
     ("context", "prompt", "session"),
     ("memory", "tools", "snapshots"),
-    ("mcp",),
+    ("mcp", "codeindex", "lsp"),
     ("agent",),
     ("cli",),
     ("sdk",),
