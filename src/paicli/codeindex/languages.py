@@ -3,7 +3,6 @@ grammar packages: a language whose package is missing is indexed as plain text).
 
 from __future__ import annotations
 
-import importlib
 import threading
 from dataclasses import dataclass
 from functools import cache
@@ -13,8 +12,6 @@ from typing import Any
 @dataclass(frozen=True)
 class Grammar:
     name: str
-    module: str  # the grammar package
-    function: str  # its function returning the language pointer
     definitions: frozenset[str]  # node types that define a symbol (with a `name` field)
     containers: frozenset[str]  # definitions whose members get qualified names (classes)
     calls: dict[str, str]  # call node type -> the field naming what is called
@@ -41,8 +38,6 @@ _JS_CONTAINERS = frozenset({"class_declaration", "abstract_class_declaration", "
 GRAMMARS = {
     "python": Grammar(
         "python",
-        "tree_sitter_python",
-        "language",
         frozenset({"function_definition", "class_definition"}),
         frozenset({"class_definition"}),
         {"call": "function"},
@@ -50,8 +45,6 @@ GRAMMARS = {
     ),
     "javascript": Grammar(
         "javascript",
-        "tree_sitter_javascript",
-        "language",
         _JS_DEFS,
         _JS_CONTAINERS,
         _JS_CALLS,
@@ -60,8 +53,6 @@ GRAMMARS = {
     ),
     "typescript": Grammar(
         "typescript",
-        "tree_sitter_typescript",
-        "language_typescript",
         _TS_DEFS,
         _JS_CONTAINERS | {"interface_declaration"},
         _JS_CALLS,
@@ -70,8 +61,6 @@ GRAMMARS = {
     ),
     "tsx": Grammar(
         "tsx",
-        "tree_sitter_typescript",
-        "language_tsx",
         _TS_DEFS,
         _JS_CONTAINERS | {"interface_declaration"},
         _JS_CALLS,
@@ -80,8 +69,6 @@ GRAMMARS = {
     ),
     "java": Grammar(
         "java",
-        "tree_sitter_java",
-        "language",
         frozenset(
             [
                 "class_declaration",
@@ -116,13 +103,34 @@ SUFFIX_LANGUAGE = {
 _lock = threading.Lock()
 
 
+def _pointer(name: str) -> Any:
+    """The grammar package's language pointer (each package is imported only when its language is parsed)."""
+    if name == "python":
+        import tree_sitter_python
+
+        return tree_sitter_python.language()
+    if name == "javascript":
+        import tree_sitter_javascript
+
+        return tree_sitter_javascript.language()
+    if name in ("typescript", "tsx"):
+        import tree_sitter_typescript
+
+        return (
+            tree_sitter_typescript.language_tsx()
+            if name == "tsx"
+            else tree_sitter_typescript.language_typescript()
+        )
+    import tree_sitter_java
+
+    return tree_sitter_java.language()
+
+
 @cache
 def _language(name: str) -> Any:
     from tree_sitter import Language
 
-    grammar = GRAMMARS[name]
-    module = importlib.import_module(grammar.module)
-    return Language(getattr(module, grammar.function)())
+    return Language(_pointer(name))
 
 
 def parser_for(name: str) -> Any | None:
