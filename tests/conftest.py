@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from paicli.testing.dictionary_cache import seed_dictionary_cache
 from paicli.testing.isolated_env import ISOLATED_PREFIXES
 
 
@@ -62,7 +63,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture(autouse=True)
 def isolated_home(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> Iterator[Path]:
     home = tmp_path_factory.mktemp("home")
     for key in list(os.environ):
@@ -71,6 +72,10 @@ def isolated_home(
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("PAICLI_HOME", str(home / ".paicli"))
     monkeypatch.setenv("PAICLI_LOCAL_PORTS", "off")  # no test probes loopback ports unless it asks to
+    # jieba's caches as a home holds them after its first dictionary load (built once, linked): a test of that
+    # first load itself is marked `fresh_dictionary`
+    if request.node.get_closest_marker("fresh_dictionary") is None:
+        seed_dictionary_cache(home / ".paicli")
     yield home
 
 

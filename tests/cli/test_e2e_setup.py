@@ -119,7 +119,7 @@ def test_setup_reruns_with_a_masked_key_and_probes_nothing_when_configured(
 ) -> None:
     with FakeOpenAIServer(api_key="sk-typed-secret-42") as remote, FakeOpenAIServer() as local:
         home = isolated_home / ".paicli"
-        home.mkdir()
+        home.mkdir(exist_ok=True)  # the suite may have given it jieba's caches already
         (home / ".env").write_text(
             f"PAICLI_BASE_URL={remote.base_url}\nPAICLI_MODEL=fake-model\n", encoding="utf-8"
         )
@@ -231,7 +231,7 @@ def test_ctrl_c_during_setup_exits_130_and_ctrl_d_exits_2_saving_nothing(
 
 def test_abandoning_setup_keeps_an_existing_configuration(project: Path, isolated_home: Path) -> None:
     home = isolated_home / ".paicli"
-    home.mkdir()
+    home.mkdir(exist_ok=True)  # the suite may have given it jieba's caches already
     (home / ".env").write_text("DEEPSEEK_API_KEY=sk-kept-0001\n", encoding="utf-8")
     term = Terminal(["--setup"], paicli_env(isolated_home, None), project)
     term.expect("输入编号")

@@ -7,6 +7,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from paicli.agent.events import AgentEvent, ModelCallStarted, RunFinished, Waiting
 from paicli.cancel import CancelToken
 from paicli.cli.app_backend import AppBackend
@@ -165,6 +167,7 @@ def test_a_cancel_while_waiting_ends_the_run_before_any_request(tmp_path: Path) 
         assert server.requests == []
 
 
+@pytest.mark.fresh_dictionary
 def test_a_oneshot_run_with_an_empty_store_never_loads_the_dictionary(
     project: Path, isolated_home: Path
 ) -> None:

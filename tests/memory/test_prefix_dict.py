@@ -15,6 +15,7 @@ import jieba
 import pytest
 
 from paicli.memory import prefix_dict
+from paicli.testing.dictionary_cache import seed_dictionary_cache
 
 ROOT = Path(__file__).resolve().parents[2]
 HAN = "的一是了我不人在他有这个上们来到时大地为子中你说生国年着就那和要她出也得里后自以会家可下而过天去能对小多然于心学么之都好看起发当没成只如事把还用第样道想作种开美总从无情己面最女但现前些所同日手又行意动方期它头经长儿回位分爱老因很给名法间斯知世什两次使身者被高已亲其进此话常与活正感项目构建测试配置文件数据库"
@@ -103,7 +104,7 @@ def test_a_fresh_process_segments_a_query_without_loading_the_dictionary(tmp_pat
 def test_bulk_text_past_the_budget_loads_the_dictionary_once(tmp_path: Path) -> None:
     from paicli.memory.tokenize import DISK_CUT_BUDGET
 
-    _segment(tmp_path, "预热")
+    seed_dictionary_cache(tmp_path)  # as a home is after its first load: both caches saved
     bulk = "长期记忆检索的分词" * (DISK_CUT_BUDGET // 9 + 1)
     words, state = _segment(tmp_path, bulk)
     assert state == "dictionary loaded"

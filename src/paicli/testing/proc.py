@@ -11,6 +11,7 @@ import threading
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from paicli.testing import forkrun
 from paicli.testing.isolated_env import ISOLATED_PREFIXES
 from paicli.testing.openai_server import FakeOpenAIServer, Responder
 
@@ -47,6 +48,10 @@ def ignoring_sigint(command: list[str]) -> list[str]:
 def run_paicli(
     args: list[str], env: dict[str, str], cwd: Path, stdin: str | None = None, timeout: float = 60
 ) -> subprocess.CompletedProcess[str]:
+    """`paicli args` to its end, its output captured. Forked from a server that has imported paicli already
+    (testing/forkrun.py) unless the suite's environment turns that off."""
+    if forkrun.enabled():
+        return forkrun.forked_run(paicli_command(args), args, env, cwd, stdin, timeout)
     kwargs: dict[str, Any] = {"input": stdin} if stdin is not None else {"stdin": subprocess.DEVNULL}
     return subprocess.run(
         paicli_command(args), env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout, **kwargs
