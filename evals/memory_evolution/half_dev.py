@@ -415,6 +415,38 @@ FAMILIES = (
     Family("d4-mix-r1", "return", "mix", "{S} switched back to {V} 了"),
     Family("d4-mix-n1", "negate", "mix", "{S} is no longer {O}"),
     Family("d4-mix-x1", "negate_replace", "mix", "{S} should be {V}，不是 {O}"),
+    # round 5 (memstale, issue 37: the shapes behind the remaining test-half misses, by aggregate only: a negation
+    # at the end of the sentence, an old value named second or in the subject's slot, a value that replaced
+    # another; written before any product change, no test case seen)
+    Family("d5-en-n1", "negate", "en", "Heads up about the {S}: {O} is not used anymore."),
+    Family("d5-en-n2", "negate", "en", "{O} is no longer our {S}."),
+    Family("d5-en-n3", "negate", "en", "We stopped using {O} as the {S}."),
+    Family("d5-en-n4", "negate", "en", "For the {S}, {O} no longer applies."),
+    Family("d5-en-n5", "negate", "en", "{O} has been dropped as the {S}."),
+    Family("d5-en-o1", "update_old", "en", "{V} replaced {O} as the {S}."),
+    Family("d5-en-o2", "update_old", "en", "The {S} switched from {O} to {V}."),
+    Family("d5-en-o3", "update_old", "en", "{Scap} {EBE} {V} these days; {O} was dropped."),
+    Family("d5-en-o4", "update_old", "en", "{Scap} {EBE} {V}, formerly {O}."),
+    Family("d5-en-o5", "update_old", "en", "{V} took over from {O} as the {S}."),
+    Family("d5-en-o6", "update_old", "en", "{Scap} {EBE} {V} instead of {O}."),
+    Family("d5-en-o7", "update_old", "en", "We ditched {O}, so the {S} {EBE} {V}."),
+    Family("d5-en-u1", "update", "en", "{Scap} {EBE} {V} since Monday."),
+    Family("d5-en-u2", "update", "en", "From this release on the {S} {EBE} {V}."),
+    Family("d5-en-s1", "state", "en", "Our {S} has always been {V}."),
+    Family("d5-zh-n1", "negate", "zh", "{S}方面，{O}已经停用了"),
+    Family("d5-zh-n2", "negate", "zh", "{O}不再作为{S}"),
+    Family("d5-zh-n3", "negate", "zh", "{S}那个{O}废弃了"),
+    Family("d5-zh-o1", "update_old", "zh", "{V}取代了{O}，成为新的{S}"),
+    Family("d5-zh-o2", "update_old", "zh", "{S}换成{V}，不再是{O}了"),
+    Family("d5-zh-o3", "update_old", "zh", "{S}{BE}{V}，之前的{O}停用了"),
+    Family("d5-zh-o4", "update_old", "zh", "{S}用{V}替换了{O}"),
+    Family("d5-zh-u1", "update", "zh", "{S}最近改成了{V}"),
+    Family("d5-mix-n1", "negate", "mix", "{S} 这边 {O} 已经 deprecated 了"),
+    Family("d5-mix-n2", "negate", "mix", "{O} 不再是 {S} 了"),
+    Family("d5-mix-o1", "update_old", "mix", "{S} {BE} {V}，not {O} anymore"),
+    Family("d5-mix-o2", "update_old", "mix", "{V} 替换了 {O}，作为 {S}"),
+    Family("d5-mix-o3", "update_old", "mix", "{S} switched from {O} to {V} 了"),
+    Family("d5-mix-u1", "update", "mix", "{S} 最近改成 {V}"),
 )
 
 HALF = Half(
