@@ -27,12 +27,15 @@ from paicli.memory.claim_grammar import (
     TRAILING,
     ceasing,
     content,
+    ending,
     find_predicate,
     key,
     negator,
     plain_value,
     starts_with_verb,
+    split_value_subject,
     strip,
+    until_time,
     verb,
     verb_with_aspect,
     without_leading_verb,
@@ -58,12 +61,18 @@ class Subject:
         if (self.han, self.latin) == (other.han, other.latin):
             return "exact"
         small, large = sorted((self, other), key=lambda s: (len(s.han) + len(s.latin), s.han, s.latin))
-        if small.han in large.han and set(small.latin) <= set(large.latin):
+        if _holds_han(large.han, small.han) and set(small.latin) <= set(large.latin):
             return "contains"
         return None
 
     def render(self) -> str:
         return " ".join(part for part in (self.han, *self.latin) if part)
+
+
+def _holds_han(large: str, small: str) -> bool:
+    """`代码评审人` holds `评审人`; so does `代码评审` when the segmenter glued the last character to the verb
+    (`代码评审 / 人切 / 到`): a head of three or more characters may lose its last one at that boundary."""
+    return small in large or (len(small) >= 3 and large.endswith(small[:-1]))
 
 
 @dataclass(frozen=True)
@@ -115,6 +124,13 @@ def _parse_clause(tokens: list[Token]) -> _Clause:
         clause = _split(tokens[:colon], tokens[colon : colon + 1], tokens[colon + 1 :])
         clause.colon = True
         return clause
+    role = next((i for i, t in enumerate(tokens) if i > 0 and t.han and t.text in w.ROLE), None)
+    if role is not None and content(tokens[role + 1 :]):  # `A 不再作为 S`: A is (no longer) the S
+        value = strip([t for t in tokens[:role] if not negator(t)], LEADING)
+        if content(value):
+            subject, owner = _owner(strip(tokens[role + 1 :], LEADING))
+            negated = any(negator(t) for t in tokens[:role])
+            return _Clause(subject, owner, value, negated=negated, predicate=True)
     found = find_predicate(tokens)
     if found is None and negator(tokens[0]):  # `No longer A for the S`: a denial that names its subject
         value, tail = _owner_tail(strip([t for t in tokens if not negator(t)], LEADING))
@@ -165,11 +181,25 @@ def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> _
         middle = middle[:from_at]
     clause.reversible = bool(after) and after[0].text in w.EN_DETERMINERS
     after, tail = _owner_tail(strip(after, LEADING))
-    if tail and content(before) and all(verb(t) or t.text in TRAILING for t in after):
-        clause.subject, clause.owner = _owner(tail)  # passive: `Jenkins is (no longer) used for the CI`
-        clause.value = strip(before, LEADING)
+    over = any(ending(t) for t in [*predicate, *after])
+    if (
+        content(before)
+        and (tail or over or clause.negated)
+        and all(verb(t) or t.text in TRAILING or ending(t) for t in after)
+    ):  # passive: `Jenkins is (no longer) used for the CI`, `A has been dropped`, `A 已经停用了`
+        subject, clause.value = ([], strip(before, LEADING)) if tail else split_value_subject(strip(before, LEADING))
+        clause.subject, clause.owner = _owner(tail or subject)
+        clause.negated = clause.negated or over
         return clause
     role_target = predicate[-1].text in ("as", "for") and not tail
+    replacing = any(t.text in w.REPLACING for t in predicate)
+    if content(before) and (role_target or replacing):  # `B took over as the S`, `B 取代了 A`
+        gone = middle if role_target else strip(after, LEADING) if replacing else []
+        if content(gone):  # `B replaced A as the S`, `B took over from A as the S`: A is the value left behind
+            clause.denied.append(key(gone))
+        clause.subject, clause.owner = _owner(after if role_target else [])
+        clause.value = strip(before, LEADING)
+        return clause
     if not content(before) and (tail or predicate[0].text in ("replaced", "swapped")):
         clause.denied.append(key(middle))  # `we replaced A with B as the S`
     elif not content(before) and middle and role_target:
@@ -177,7 +207,11 @@ def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> _
     elif not content(before) and middle and after:
         before = middle  # `we switched the S to B`
     clause.subject, clause.owner = _owner(tail or before)
-    clause.value = without_leading_verb(strip(after, LEADING))
+    clause.value = until_time(without_leading_verb(strip(after, LEADING)))
+    replacer = next((i for i, t in enumerate(clause.value) if i > 0 and t.text in w.REPLACING), None)
+    if replacer is not None:  # `S 用 B 替换了 A`
+        clause.denied.append(key(strip(clause.value[replacer + 1 :], LEADING)))
+        clause.value = strip(clause.value[:replacer], LEADING)
     contrast = next((i for i, t in enumerate(clause.value) if t.text in w.CONTRAST), None)
     if clause.negated and contrast is not None:  # `is no longer A but B`, `不是 A 而是 B`
         clause.denied.append(key(clause.value[:contrast]))
@@ -262,6 +296,9 @@ def claim_of(text: str) -> Claim:
     parsed = stated = colon_subject = False
     for tokens in clauses(text):
         mentioned.update(t.text.replace(" ", "") for t in tokens if t.value)
+        if tokens[0].text in w.ROLE and content(tokens[1:]):  # `B 取代了 A，成为新的 S`: the role names the S
+            context, readings[:] = _role(tokens[1:], context_owner, readings)
+            continue
         clause = _parse_clause(tokens)
         if not clause.predicate:
             context, context_owner = _frame(tokens, context, context_owner, denied)
@@ -311,6 +348,18 @@ def claim_of(text: str) -> Claim:
         stated,
         colon_subject,
     )
+
+
+def _role(
+    tokens: list[Token], owner: list[Token], readings: list[Reading]
+) -> tuple[Subject | None, list[Reading]]:
+    """A clause `as the S` / `作为 S`: the subject of the readings before it that had none of their own."""
+    role = _subject(strip(tokens, LEADING), owner)
+    patched = [
+        Reading(role, r.value, r.negated, r.reverse, own=True) if r.subject is None or not r.own else r
+        for r in readings
+    ]
+    return role, patched
 
 
 def _frame(
