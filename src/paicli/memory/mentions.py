@@ -19,7 +19,9 @@ from paicli.memory.subject import Claim, Reading, Subject, claim_of
 
 
 def _main(claim: Claim) -> Reading | None:
-    return next((r for r in claim.readings if r.subject and r.value and not r.reverse and not r.negated), None)
+    return next(
+        (r for r in claim.readings if r.subject and r.value and not r.reverse and not r.negated), None
+    )
 
 
 @lru_cache(maxsize=4096)
@@ -59,6 +61,8 @@ def corrects_stored(stored: str, incoming: str) -> bool:
         return False  # it restates the stored value
     if any(r.subject is not None and r.subject.owner != old.subject.owner for r in new.readings):
         return False  # another component's or project's subject
+    if old.subject.owner and old.subject.owner not in fold(incoming).replace(" ", ""):
+        return False  # the stored fact is about another owner, the new one does not name it
     if not _names(old.subject, incoming, new):
         return False
     return _denies(incoming, new) or any(r.subject is None or r.subject.match(old.subject) for r in positive)

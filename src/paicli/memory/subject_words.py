@@ -52,7 +52,7 @@ REPLACING = EN_REPLACING | ZH_REPLACING
 # Words that put an end to a value whichever side of them it stands (`A 停用了`, `deprecated A`, `A was
 # removed`): verbs of ceasing and their participles, in both languages.
 ENDING = frozenset(
-    [*EN_CESSATION, "deprecated", "removed", "discontinued", "obsolete", "gone", "phased", "sunset",
+    [*EN_CESSATION, "deprecated", "removed", "discontinued", "obsolete", "gone", "phased", "sunset", "out",
      "停用", "弃用", "废弃", "作废", "淘汰", "下线", "废除", "撤掉", "去掉", "不用", "停掉", "过时"]
 )  # fmt: skip
 # Demonstratives and place words between a subject and its value (`连接池那个 32`, `approver 这边 王强`).
