@@ -2,9 +2,9 @@
 
 When the parser finds no relation between a stored truth and a new fact, the value slots still speak: if the
 new fact names the stored subject and the stored value, and either denies something (a negator, a verb of
-ceasing, a value it says is gone) or gives that subject another value, it is a correction of the stored truth,
-whatever its wording (`GitLab CI is out`, `B, formerly A`, `A? not any more`). Never when the new fact restates
-the stored value or is about another owner's subject. Pure; the verdict is never certain, so the relation judge
+ceasing, a value it says is gone) or states another value without restating the stored one, it is a correction
+of the stored truth, whatever its wording (`GitLab CI is out`, `S, formerly A: B`). Never when the new fact
+restates the stored value or is about another owner's subject. Pure; the verdict is never certain, so the relation judge
 may overrule it.
 """
 
@@ -65,4 +65,4 @@ def corrects_stored(stored: str, incoming: str) -> bool:
         return False  # the stored fact is about another owner, the new one does not name it
     if not _names(old.subject, incoming, new):
         return False
-    return _denies(incoming, new) or any(r.subject is None or r.subject.match(old.subject) for r in positive)
+    return _denies(incoming, new) or bool(positive)  # another value beside the stored one, which is not restated
