@@ -447,6 +447,33 @@ FAMILIES = (
     Family("d5-mix-o2", "update_old", "mix", "{V} 替换了 {O}，作为 {S}"),
     Family("d5-mix-o3", "update_old", "mix", "{S} switched from {O} to {V} 了"),
     Family("d5-mix-u1", "update", "mix", "{S} 最近改成 {V}"),
+    # round 6 (memstale, after the first round-5 test aggregate: English and Chinese still lag in negend/old2/long;
+    # more wordings of the same shapes in my own words, written before the product change they led to; no test
+    # case seen)
+    Family("d6-en-n1", "negate", "en", "We no longer use {O} for the {S}."),
+    Family("d6-en-n2", "negate", "en", "{O} isn't the {S} anymore."),
+    Family("d6-en-n3", "negate", "en", "{Scap}: not {O} anymore."),
+    Family("d6-en-n4", "negate", "en", "{O} was removed as the {S}."),
+    Family("d6-en-n5", "negate", "en", "Please note the {S} is no longer {O}."),
+    Family("d6-en-n6", "negate", "en", "We've moved away from {O} for the {S}."),
+    Family("d6-en-o1", "update_old", "en", "The {S} went from {O} to {V}."),
+    Family("d6-en-o2", "update_old", "en", "{Scap} is {V} now (it was {O})."),
+    Family("d6-en-o3", "update_old", "en", "{Scap} is {V}; it used to be {O}."),
+    Family("d6-en-o4", "update_old", "en", "{V} is the new {S}, {O} is retired."),
+    Family("d6-en-o5", "update_old", "en", "We're on {V} for the {S} now, not {O}."),
+    Family("d6-en-o6", "update_old", "en", "{Scap} is now {V} rather than {O}."),
+    Family("d6-en-o7", "update_old", "en", "{O} is no longer the {S}; we use {V}."),
+    Family("d6-en-r1", "return", "en", "We're using {V} for the {S} again."),
+    Family("d6-zh-n1", "negate", "zh", "{O}这个{S}已经不用了"),
+    Family("d6-zh-n2", "negate", "zh", "{S}里{O}已经下线了"),
+    Family("d6-zh-n3", "negate", "zh", "{O}已经不再是{S}了"),
+    Family("d6-zh-o1", "update_old", "zh", "{S}从{O}换成了{V}"),
+    Family("d6-zh-o2", "update_old", "zh", "{S}弃用{O}，改用{V}"),
+    Family("d6-zh-o3", "update_old", "zh", "{V}替代{O}做{S}"),
+    Family("d6-zh-o4", "update_old", "zh", "{S}换掉了{O}，现在{BE}{V}"),
+    Family("d6-mix-n1", "negate", "mix", "{S} 已经不用 {O} 了"),
+    Family("d6-mix-n2", "negate", "mix", "{S} 不是 {O} anymore"),
+    Family("d6-mix-o1", "update_old", "mix", "{O} 已经 out 了，{S} 现在{BE} {V}"),
 )
 
 HALF = Half(

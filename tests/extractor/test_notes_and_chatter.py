@@ -17,7 +17,13 @@ def _accepted_spans(text: str) -> list[str]:
 
 @pytest.mark.parametrize(
     "chatter",
-    ["第 0 轮：看看 src", "第 3 轮：跑一下测试", "第 1 轮：随便聊聊", "第 2 轮：src 看一下", "Round 2: quick look at src"],
+    [
+        "第 0 轮：看看 src",
+        "第 3 轮：跑一下测试",
+        "第 1 轮：随便聊聊",
+        "第 2 轮：src 看一下",
+        "Round 2: quick look at src",
+    ],
 )
 def test_a_turns_chatter_behind_an_ordinal_label_passes_no_span(chatter: str) -> None:
     assert _accepted_spans(chatter) == []
@@ -29,7 +35,12 @@ def test_a_label_that_names_a_thing_still_makes_a_note() -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["session store: Valkey，FYI。", "on-call owner: 张伟，PR 里按这个改。", "The session store is Valkey. Thanks!"]
+    "text",
+    [
+        "session store: Valkey，FYI。",
+        "on-call owner: 张伟，PR 里按这个改。",
+        "The session store is Valkey. Thanks!",
+    ],
 )
 def test_a_declaration_followed_by_a_remark_is_worth_asking(text: str) -> None:
     assert worth_asking(safe_input(text))
@@ -52,7 +63,9 @@ def test_a_label_that_is_a_stored_subject_is_the_users_own(quote: str) -> None:
 
 
 def test_a_speakers_name_is_never_taken_for_the_subject() -> None:
-    assert _reason("李四：不对，用空格", "李四：不对，用空格", corrects=False) == "reported"  # nothing stored on 李四
+    assert (
+        _reason("李四：不对，用空格", "李四：不对，用空格", corrects=False) == "reported"
+    )  # nothing stored on 李四
     # even when the statement corrects a stored fact, a statement with a subject of its own is under a name
     text = "Bob: our session store is Valkey."
     assert _reason(text, text, corrects=True) == "reported"

@@ -114,8 +114,16 @@ def _truths(mgr: MemoryManager) -> list[str]:
         ("The session store is Redis.", "Redis has been dropped as the session store."),
         ("The session store is Redis.", "For the session store, Redis no longer applies."),
         ("session store 是 Redis", "session store 这边 Redis 已经 deprecated 了"),
-        ("The session store is Redis.", "We replaced the old session store Redis with Valkey.", "The session store is KeyDB now."),
-        ("Session store = Redis", "Session store: Redis is out, Valkey is in.", "The session store is KeyDB."),
+        (
+            "The session store is Redis.",
+            "We replaced the old session store Redis with Valkey.",
+            "The session store is KeyDB now.",
+        ),
+        (
+            "Session store = Redis",
+            "Session store: Redis is out, Valkey is in.",
+            "The session store is KeyDB.",
+        ),
     ],
 )
 def test_each_chain_ends_with_its_last_statement_as_the_only_truth(

@@ -125,11 +125,12 @@ def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> C
         return clause
     role_target = predicate[-1].text in ("as", "for") and not tail
     replacing = any(t.text in w.REPLACING for t in predicate)
-    if content(before) and (role_target or replacing):  # `B took over as the S`, `B 取代了 A`
+    if replacing and predicate[-1].text == "with" and content(before) and content(middle):
+        clause.denied.append(key(middle))  # `the S replaced A with B`: the S is the subject, B the value
+    elif content(before) and (role_target or replacing):  # `B took over as the S`, `B 取代了 A`
+        # `B replaced A as the S`, `B took over from A as the S`: A is the value left behind
         gone = [] if over else middle if role_target else strip(after, LEADING) if replacing else []
-        if content(
-            gone
-        ):  # `B replaced A as the S`, `B took over from A as the S`: A is the value left behind
+        if content(gone):
             clause.denied.append(key(gone))
         clause.negated = clause.negated or over  # `A has been dropped as the S`
         clause.subject, clause.owner = owner_of(after if role_target else [])

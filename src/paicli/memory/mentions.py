@@ -65,4 +65,6 @@ def corrects_stored(stored: str, incoming: str) -> bool:
         return False  # the stored fact is about another owner, the new one does not name it
     if not _names(old.subject, incoming, new):
         return False
-    return _denies(incoming, new) or bool(positive)  # another value beside the stored one, which is not restated
+    return _denies(incoming, new) or bool(
+        positive
+    )  # another value beside the stored one, which is not restated

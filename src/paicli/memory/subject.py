@@ -165,6 +165,7 @@ def claim_of(text: str) -> Claim:
             if named is not None:  # `21 is the JDK version`, `17 已经不是 JDK 版本了`
                 readings.append(Reading(named, gone, clause.negated, reverse=True, own=False))
                 ranks.append((clause.negated, True, -len(ranks)))
+                stated = stated or not clause.colon  # the value is linked to a subject by a verb
             continue
         subject = _subject(clause.subject, owner)
         value = clause.value

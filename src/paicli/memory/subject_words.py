@@ -47,16 +47,16 @@ EN_CESSATION = frozenset(["stopped", "quit", "dropped", "ditched", "abandoned", 
 EN_REPLACING = frozenset(["replaced", "superseded", "succeeded", "swapped"])  # `A was replaced by B`
 # Verbs of replacing whose grammatical subject is the new value and whose object is the old one (`B 取代了 A`,
 # `用 B 替换了 A`, `B replaced A as the S`).
-ZH_REPLACING = frozenset(["取代", "替换", "替代", "代替", "接替", "顶替", "换掉", "替掉"])
+ZH_REPLACING = frozenset(["取代", "替换", "替代", "代替", "接替", "顶替"])
 REPLACING = EN_REPLACING | ZH_REPLACING
 # Words that put an end to a value whichever side of them it stands (`A 停用了`, `deprecated A`, `A was
 # removed`): verbs of ceasing and their participles, in both languages.
 ENDING = frozenset(
     [*EN_CESSATION, "deprecated", "removed", "discontinued", "obsolete", "gone", "phased", "sunset", "out",
-     "停用", "弃用", "废弃", "作废", "淘汰", "下线", "废除", "撤掉", "去掉", "不用", "停掉", "过时"]
+     "停用", "弃用", "废弃", "作废", "淘汰", "下线", "废除", "撤掉", "去掉", "不用", "停掉", "过时", "换掉", "替掉"]
 )  # fmt: skip
 # Demonstratives and place words between a subject and its value (`连接池那个 32`, `approver 这边 王强`).
-ZH_DEMONSTRATIVE = frozenset(["那个", "这个", "那边", "这边", "那块", "这块", "方面"])
+ZH_DEMONSTRATIVE = frozenset(["那个", "这个", "那边", "这边", "那块", "这块", "方面", "里", "中"])
 # The role a value takes in a clause of its own: `…, as the S`, `…，作为 S`, `…，成为新的 S`.
 ROLE = frozenset(["as", "作为", "成为", "当作", "当成"])
 # English words that start a time adverbial after the value (`B since Monday`, `B these days`): the value ends.
