@@ -50,7 +50,9 @@ def parse_clause(tokens: list[Token]) -> Clause:
         clause.colon = True
         return clause
     role = next((i for i, t in enumerate(tokens) if i > 0 and t.han and t.text in w.ROLE), None)
-    if role is not None and content(tokens[role + 1 :]):  # `A 不再作为 S`: A is (no longer) the S
+    if (
+        role is not None and content(tokens[role + 1 :]) and find_predicate(tokens[:role]) is None
+    ):  # `A 不再作为 S`: A is (no longer) the S; not `S 用 B 作为默认`, whose predicate comes first
         value = strip([t for t in tokens[:role] if not negator(t)], LEADING)
         if content(value):
             subject, owner = owner_of(strip(tokens[role + 1 :], LEADING))
@@ -112,6 +114,9 @@ def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> C
     clause.reversible = bool(after) and after[0].text in w.EN_DETERMINERS
     over = any(ending(t) for t in [*predicate, *after])
     after, tail = owner_tail(strip(after, LEADING))
+    source = next((i for i, t in enumerate(after) if i > 0 and t.text == "from"), None)
+    if over and not tail and source is not None and content(after[source + 1 :]):
+        after, tail = after[:source], after[source + 1 :]  # `A was removed from the S`
     if (
         content(before)
         and (tail or over or clause.negated)
@@ -146,6 +151,9 @@ def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> C
         before = middle  # `we switched the S to B`
     clause.subject, clause.owner = owner_of(tail or before)
     clause.value = until_time(without_leading_verb(strip(after, LEADING)))
+    role = next((i for i, t in enumerate(clause.value) if i > 0 and t.han and t.text in w.ROLE), None)
+    if role is not None:  # `S 用 B 作为默认`: the value ends at its role
+        clause.value = clause.value[:role]
     replacer = next((i for i, t in enumerate(clause.value) if i > 0 and t.text in w.REPLACING), None)
     if replacer is not None:  # `S 用 B 替换了 A`
         clause.denied.append(key(strip(clause.value[replacer + 1 :], LEADING)))

@@ -158,6 +158,7 @@ def ends_in_copula(token: Token) -> bool:
         and token.text[-1] in "是用在为叫"
         and token.text not in TRAILING
         and token.text not in w.ENDING  # `停用`, `不用`: a verb of ceasing, not a copula
+        and token.text not in w.ROLE  # `作为`: a role, not 作 + 为
     )
 
 

@@ -63,12 +63,13 @@ def acceptable_label(label: str) -> bool:
     text = java_trim(label)
     if not text:
         return True
+    own_voice = OWN_VOICE_LABEL.match(text) is not None
     return (
-        (FACT_WORDS.search(text) is not None or OWN_VOICE_LABEL.match(text) is not None)
+        (FACT_WORDS.search(text) is not None or own_voice)
         and not INTRODUCER.search(text + "：")
-        and not FOREIGN_LABEL.search(text)
+        and (own_voice or not FOREIGN_LABEL.search(text))  # `Quick note:` is the user's; `note below:` is not
         and not REQUEST.search(text)
-        and not IMPERATIVE.search(text)
+        and (own_voice or not IMPERATIVE.search(text))  # `Update —` announces, it asks nobody to update
         and not INJECTION.search(text + "：")
     )
 

@@ -145,8 +145,8 @@ def claim_of(text: str) -> Claim:
     parsed = stated = colon_subject = False
     for tokens in clauses(text):
         mentioned.update(t.text.replace(" ", "") for t in tokens if t.value)
-        if tokens[0].text in w.ROLE and content(tokens[1:]):  # `B 取代了 A，成为新的 S`: the role names the S
-            context, readings[:] = _role(tokens[1:], context_owner, readings)
+        if _role_clause(tokens) and any(r.subject is None for r in readings):
+            context, readings[:] = _role(tokens[1:], context_owner, readings)  # `B 取代了 A，成为新的 S`
             continue
         clause = parse_clause(tokens)
         if not clause.predicate:
@@ -208,10 +208,15 @@ def _role(
     """A clause `as the S` / `作为 S`: the subject of the readings before it that had none of their own."""
     role = _subject(strip(tokens, LEADING), owner)
     patched = [
-        Reading(role, r.value, r.negated, r.reverse, own=True) if r.subject is None or not r.own else r
-        for r in readings
+        Reading(role, r.value, r.negated, r.reverse, own=True) if r.subject is None else r for r in readings
     ]
     return role, patched
+
+
+def _role_clause(tokens: list[Token]) -> bool:
+    """`成为新的 S`, `作为 S`, `as the S` (an English `as` only before a determiner: not `as agreed`)."""
+    first = tokens[0]
+    return first.text in w.ROLE and content(tokens[1:]) and (first.han or tokens[1].text in w.EN_DETERMINERS)
 
 
 def _frame(

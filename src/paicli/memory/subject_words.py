@@ -56,7 +56,9 @@ ENDING = frozenset(
      "停用", "弃用", "废弃", "作废", "淘汰", "下线", "废除", "撤掉", "去掉", "不用", "停掉", "过时", "换掉", "替掉"]
 )  # fmt: skip
 # Demonstratives and place words between a subject and its value (`连接池那个 32`, `approver 这边 王强`).
-ZH_DEMONSTRATIVE = frozenset(["那个", "这个", "那边", "这边", "那块", "这块", "方面", "里", "中"])
+ZH_DEMONSTRATIVE = frozenset(
+    ["那个", "这个", "那条", "这条", "那边", "这边", "那块", "这块", "方面", "里", "中"]
+)
 # The role a value takes in a clause of its own: `…, as the S`, `…，作为 S`, `…，成为新的 S`.
 ROLE = frozenset(["as", "作为", "成为", "当作", "当成"])
 # English words that start a time adverbial after the value (`B since Monday`, `B these days`): the value ends.
