@@ -69,3 +69,14 @@ def test_a_speakers_name_is_never_taken_for_the_subject() -> None:
     # even when the statement corrects a stored fact, a statement with a subject of its own is under a name
     text = "Bob: our session store is Valkey."
     assert _reason(text, text, corrects=True) == "reported"
+
+
+@pytest.mark.parametrize("label", ["Quick note: ", "Just a heads up that "])
+def test_an_own_voice_label_is_the_users_even_when_its_word_is_also_a_verb(label: str) -> None:
+    quote = "The session store is Valkey"
+    assert _reason(label + quote + ".", quote, corrects=False) is None
+
+
+def test_a_label_that_points_at_other_material_is_still_foreign() -> None:
+    text = "See the note below: The session store is Valkey."
+    assert _reason(text, "The session store is Valkey", corrects=False) is not None

@@ -31,6 +31,7 @@ def _main(text: str) -> tuple[str, str, bool]:
         ("线程池那个 64 废弃了", "线程池", "64", True),
         ("staging cluster 这边 k8s-old 已经 deprecated 了", "staging cluster", "k8s-old", True),
         ("Redis has been dropped as the session store.", "session store", "redis", True),
+        ("Redis was removed from the session store.", "session store", "redis", True),
         ("Session store: Redis is out, Valkey is in.", "session store", "redis", True),
         ("For the session store, Redis no longer applies.", "session store", "redis", True),
         ("Memcached 不再作为会话存储", "会话存储", "memcached", True),  # a role word, negated
