@@ -69,9 +69,31 @@ def negator(token: Token) -> bool:
     return not token.value and (token.text in w.ZH_NEGATORS or token.text in w.EN_NEGATORS)
 
 
+def ending(token: Token) -> bool:
+    """A verb of ceasing or its participle (`停用`, `deprecated`, `dropped`): the value beside it is over."""
+    return not token.value and token.text in w.ENDING
+
+
+def until_time(tokens: list[Token]) -> list[Token]:
+    """`B since Monday`, `B these days`, `B from now on`: the value ends where a time adverbial starts."""
+    cut = next((i for i, t in enumerate(tokens) if i > 0 and not t.value and t.text in w.EN_TIME_START), None)
+    return tokens[:cut] if cut is not None else tokens
+
+
+def split_value_subject(tokens: list[Token]) -> tuple[list[Token], list[Token]]:
+    """(subject, value) of `S 那个 A` / `S 这边 A` / `S A` (a lifted value last) before a verb of ceasing;
+    ([], tokens) when no subject stands in front of the value."""
+    marker = next((i for i in range(len(tokens) - 1, 0, -1) if tokens[i].text in w.ZH_DEMONSTRATIVE), None)
+    if marker is not None and marker + 1 < len(tokens):
+        return tokens[:marker], tokens[marker + 1 :]
+    if len(tokens) > 1 and tokens[-1].value and content(tokens[:-1]):
+        return tokens[:-1], tokens[-1:]
+    return [], tokens
+
+
 def ceasing(predicate: list[Token], after: list[Token]) -> tuple[bool, list[Token]]:
     """`stopped using A`, `moved away from A`: the clause denies A (the verb's particles are no value)."""
-    if not any(t.text in w.EN_CESSATION for t in predicate[:2]):
+    if not any(t.text in w.ENDING for t in predicate[:2]):
         return False, after
     start = 0
     while start < len(after) and after[start].text in w.EN_CESSATION_PARTICLES:
@@ -95,6 +117,10 @@ def find_predicate(tokens: list[Token]) -> tuple[int, int] | None:
             return i, i + 1
         if text in w.EN_PERFECT and i + 2 < len(tokens) and tokens[i + 1].text in w.EN_CESSATION:
             return i, i + 2  # `has stopped being A`
+        if text in w.ENDING and i > 0:
+            return i, i + 1  # `A 已经停用了`, `we deprecated A`
+        if text in w.EN_PERFECT and _be_before_value(tokens, i):
+            continue  # `has (always) been A`: the be-form is the predicate
         if (
             token.han
             and len(text) >= 2
@@ -119,9 +145,20 @@ def find_predicate(tokens: list[Token]) -> tuple[int, int] | None:
     return (perfective - 1, perfective + 1) if perfective is not None else None
 
 
+def _be_before_value(tokens: list[Token], i: int) -> bool:
+    """`has always been A` (not `has been replaced by B`): a be-form after the auxiliary, then no participle."""
+    be = next((j for j in range(i + 1, min(i + 3, len(tokens))) if tokens[j].text in w.EN_BE), None)
+    return be is not None and be + 1 < len(tokens) and not verb(tokens[be + 1])
+
+
 def ends_in_copula(token: Token) -> bool:
     return (
-        token.han and len(token.text) == 2 and token.text[-1] in "是用在为叫" and token.text not in TRAILING
+        token.han
+        and len(token.text) == 2
+        and token.text[-1] in "是用在为叫"
+        and token.text not in TRAILING
+        and token.text not in w.ENDING  # `停用`, `不用`: a verb of ceasing, not a copula
+        and token.text not in w.ROLE  # `作为`: a role, not 作 + 为
     )
 
 

@@ -21,6 +21,7 @@ from paicli.memory import subject as subjects
 from paicli.memory.dedup import ConflictDetector, is_duplicate, same_domain
 from paicli.memory.entry import MemoryEntry, format_instant
 from paicli.memory.judge import Verdict
+from paicli.memory.mentions import corrects_stored
 from paicli.memory.neighbours import neighbours
 
 SUPERSEDED_BY = "supersededBy"
@@ -105,6 +106,8 @@ def relate_all(
     found: list[tuple[MemoryEntry, str, bool]] = []
     for entry in candidates:
         local = subjects.relation(entry.content, incoming.content)
+        if local.kind == "none" and corrects_stored(entry.content, incoming.content):
+            local = subjects.Relation("changed")  # the parser could not place it; the value slots can
         verdict = verdicts.get(entry.id)
         if verdict is not None and not local.certain:
             found.append((entry, _JUDGED[verdict.kind], True))

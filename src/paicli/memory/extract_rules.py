@@ -19,6 +19,7 @@ from paicli.memory.extract_voice import (
     declares,
     imperative,
     java_trim,
+    names_its_subject,
     subject_label,
 )
 from paicli.memory.extract_words import (
@@ -82,7 +83,12 @@ def worth_asking(safe: str, hardened: bool = True) -> bool:
     trigger = FACT_WORDS if hardened else POSSIBLE_FACT
     if utf16_len(safe) < MIN_INPUT:
         return False
-    return trigger.search(safe) is not None or (hardened and declares(safe))
+    if trigger.search(safe) is not None:
+        return True  # a note with a trailing remark (`on-call owner: 张伟，FYI`) declares in its first clause
+    return hardened and any(declares(part) for part in (safe, *_CLAUSE_ENDS.split(safe)) if part.strip())
+
+
+_CLAUSE_ENDS = re.compile(r"[，,；;。！!？?\n]")
 
 
 def input_in_range(text: str | None) -> bool:
@@ -186,7 +192,9 @@ def analyze(safe: str) -> InputAnalysis:
     return InputAnalysis(safe, acceptable_label)
 
 
-def _pasted_or_reported(a: InputAnalysis, quote: str, p: int) -> bool:
+def _pasted_or_reported(a: InputAnalysis, quote: str, p: int, stored_subject: bool = False) -> bool:
+    """`stored_subject`: the quote gives a subject the memory holds a new value, so a label inside it that is
+    nothing but that subject (`CI: Jenkins is out, GitLab CI is in`) is the user's own note, not a speaker's."""
     end = p + len(quote)
     if overlapping(a.pasted_regions, p, end):
         return True
@@ -204,7 +212,9 @@ def _pasted_or_reported(a: InputAnalysis, quote: str, p: int) -> bool:
     )
     if inner and (colon_statement(a.sentence_around(p, end)) or whole_note):
         return not all(acceptable_label(label) for label in labels) or not all(map(subject_label, inner))
-    return not all(acceptable_label(label) for label in [*labels, *inner])
+    return not all(acceptable_label(label) for label in labels) or not all(
+        acceptable_label(label) or (stored_subject and names_its_subject(label, quote)) for label in inner
+    )
 
 
 def _value_ends(text: str, end: int) -> bool:
@@ -344,6 +354,9 @@ def hardened_reason(quote: str, analysis: InputAnalysis, corrects: Corrects | No
         for name, rule in OCCURRENCE_RULES:
             if name == "temporary_context" and correction:
                 if _bounded(analysis, quote, p):
+                    return name
+            elif name == "reported" and correction:
+                if _pasted_or_reported(analysis, quote, p, stored_subject=True):
                     return name
             elif rule(analysis, quote, p):
                 return name

@@ -6,11 +6,14 @@ from __future__ import annotations
 import re
 
 from paicli.context.estimate import utf16_len
+from paicli.memory.claim_grammar import TRAILING
+from paicli.memory.claim_tokens import clauses
 from paicli.memory.extract_words import (
     FACT_WORDS,
     FOREIGN_LABEL,
     IMPERATIVE,
     INJECTION,
+    ORDINAL_LABEL,
     OWN_VOICE_LABEL,
     REQUEST,
     THIRD_PARTY,
@@ -60,12 +63,13 @@ def acceptable_label(label: str) -> bool:
     text = java_trim(label)
     if not text:
         return True
+    own_voice = OWN_VOICE_LABEL.match(text) is not None
     return (
-        (FACT_WORDS.search(text) is not None or OWN_VOICE_LABEL.match(text) is not None)
+        (FACT_WORDS.search(text) is not None or own_voice)
         and not INTRODUCER.search(text + "：")
-        and not FOREIGN_LABEL.search(text)
+        and (own_voice or not FOREIGN_LABEL.search(text))  # `Quick note:` is the user's; `note below:` is not
         and not REQUEST.search(text)
-        and not IMPERATIVE.search(text)
+        and (own_voice or not IMPERATIVE.search(text))  # `Update —` announces, it asks nobody to update
         and not INJECTION.search(text + "：")
     )
 
@@ -83,10 +87,29 @@ def colon_statement(sentence: str) -> bool:
     )
 
 
+def names_its_subject(label: str, quote: str) -> bool:
+    """`Release approver: Li Na is out, Wang Qiang is in`, `Heads up about the S: A is not used anymore`: the
+    label inside the quote is nothing but the subject the statement after it gives a value (and words that say
+    nothing), so it is no foreign material's label."""
+    if ORDINAL_LABEL.match(label) or INJECTION.search(label + "：") or THIRD_PARTY.search(label):
+        return False
+    if FACT_WORDS.search(quote[quote.find(label) + len(label) :]):
+        return False  # `张三：我们项目都用 tabs`: a statement with a subject of its own, under someone's name
+    readings = [r for r in claim_of(quote).readings if r.subject is not None and not r.reverse]
+    if not readings or readings[0].subject is None:
+        return False
+    subject = readings[0].subject
+    tokens = [t for clause in clauses(label) for t in clause if t.text not in TRAILING]
+    han = "".join(t.text for t in tokens if t.han)
+    latin = [part for t in tokens if not t.han for part in t.text.replace("-", ".").split(".") if part]
+    return bool(tokens) and han == subject.han and set(latin) == set(subject.latin)
+
+
 def subject_label(label: str) -> bool:
     text = java_trim(label)
     return bool(text) and not (
-        INTRODUCER.search(text + "：")
+        ORDINAL_LABEL.match(text)
+        or INTRODUCER.search(text + "：")
         or FOREIGN_LABEL.search(text)
         or REQUEST.search(text)
         or IMPERATIVE.search(text)

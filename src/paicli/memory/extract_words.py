@@ -140,7 +140,13 @@ STARTING_POINT = re.compile(
 OWN_VOICE_LABEL = re.compile(
     r"(?i)^\s*(?:提醒|补充|更新|注意|备注|同步|通知|顺便|另外|附注|划重点|友情提示|重要|ps|p\.s\.|nb|fyi|btw|"
     r"(?:[a-z]+ ){0,2}(?:notes?|updates?|reminders?|changes?|decisions?|announcements?|corrections?|edits?|psa)|"
-    r"heads[- ]?up|important|[a-z]+ing)(?:一下|下|说明)?\s*$"
+    r"(?:just )?(?:a )?heads[- ]?up|important|[a-z]+ing)(?:一下|下|说明)?\s*$"
+)
+# A label that only counts a place in a sequence (`第 3 轮：`, `Round 2:`, `step 4:`) names no thing: what follows
+# it is that turn's chatter or task, never a note about a subject.
+ORDINAL_LABEL = re.compile(
+    r"(?i)^\s*(?:第\s*[\d一二三四五六七八九十百]+\s*[轮步次天周章节条项回期批个部]|"
+    r"(?:round|step|turn|day|part|phase|iteration|pass)\s*#?\d+)\s*$"
 )
 # What still makes a new value for a stored subject temporary: a bounded time (today, for now, this time) or a
 # broken state. Time words that anchor a change (现在, 从这周开始, last sprint) do not: the new value holds on.

@@ -16,26 +16,22 @@ to the relation judge: such relations come back as not certain.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
 from paicli.memory import subject_words as w
+from paicli.memory.claim_clause import parse_clause
 from paicli.memory.claim_grammar import (
     LEADING,
     TIME_ANCHOR,
     TRAILING,
-    ceasing,
     content,
-    find_predicate,
     key,
     negator,
     plain_value,
-    starts_with_verb,
     strip,
-    verb,
     verb_with_aspect,
-    without_leading_verb,
 )
 from paicli.memory.claim_tokens import Token, clauses, fold
 
@@ -58,12 +54,18 @@ class Subject:
         if (self.han, self.latin) == (other.han, other.latin):
             return "exact"
         small, large = sorted((self, other), key=lambda s: (len(s.han) + len(s.latin), s.han, s.latin))
-        if small.han in large.han and set(small.latin) <= set(large.latin):
+        if _holds_han(large.han, small.han) and set(small.latin) <= set(large.latin):
             return "contains"
         return None
 
     def render(self) -> str:
         return " ".join(part for part in (self.han, *self.latin) if part)
+
+
+def _holds_han(large: str, small: str) -> bool:
+    """`代码评审人` holds `评审人`; so does `代码评审` when the segmenter glued the last character to the verb
+    (`代码评审 / 人切 / 到`): a head of three or more characters may lose its last one at that boundary."""
+    return small in large or (len(small) >= 3 and large.endswith(small[:-1]))
 
 
 @dataclass(frozen=True)
@@ -89,125 +91,6 @@ class Claim:
 class Relation:
     kind: Kind
     certain: bool = False
-
-
-@dataclass
-class _Clause:
-    subject: list[Token] = field(default_factory=list)
-    owner: list[Token] = field(default_factory=list)
-    value: list[Token] = field(default_factory=list)
-    negated: bool = False
-    denied: list[str] = field(default_factory=list)
-    predicate: bool = False
-    colon: bool = False  # the predicate is a colon (`key: value`)
-    reversible: bool = False  # a copula with a determiner after it: `V is our S`
-
-
-def _parse_clause(tokens: list[Token]) -> _Clause:
-    colon = next((i for i, t in enumerate(tokens) if t.text == ":"), None)
-    if colon is not None and 0 < colon < len(tokens) - 1:
-        rest = tokens[colon + 1 :]
-        if find_predicate(list(rest)) is not None:
-            inner = _parse_clause(rest)  # `团队约定：分支名用小写`: the label frames a statement
-            if not content(inner.subject) and not inner.owner:
-                inner.subject = tokens[:colon]  # `代码审查人：A → B`: the label is the subject
-            return inner
-        clause = _split(tokens[:colon], tokens[colon : colon + 1], tokens[colon + 1 :])
-        clause.colon = True
-        return clause
-    found = find_predicate(tokens)
-    if found is None and negator(tokens[0]):  # `No longer A for the S`: a denial that names its subject
-        value, tail = _owner_tail(strip([t for t in tokens if not negator(t)], LEADING))
-        if tail and content(value):
-            subject, owner = _owner(tail)
-            return _Clause(subject, owner, value, negated=True, predicate=True)
-    if found is None:
-        return _Clause(subject=tokens)
-    start, value_at = found
-    return _split(tokens[:start], tokens[start:value_at], tokens[value_at:])
-
-
-def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> _Clause:
-    clause = _Clause(predicate=True)
-    agent = next(
-        (i for i, t in enumerate(predicate) if t.text == "by" and predicate[i - 1].text in w.EN_REPLACING),
-        None,
-    )
-    if agent is not None and content(before):  # `A has been replaced by B as the S`: B is new, A is gone
-        clause.denied.append(key(strip(before, LEADING)))
-        value = [t for t in predicate[agent + 1 :] if t.text not in w.EN_TARGET]
-        clause.subject, clause.owner = _owner(strip(after, LEADING))
-        clause.value = strip(value, LEADING)
-        return clause
-    if predicate[0].text in w.ARROWS:
-        clause.denied.append(key(before))
-        after, tail = _owner_tail(strip(after, LEADING))
-        clause.subject, clause.owner = _owner(tail)
-        clause.value = after
-        return clause
-    ceased, after = ceasing(predicate, after)
-    clause.negated = ceased or any(negator(t) for t in [*before[-3:], *predicate, *after[:2]])
-    before = [t for t in before if not negator(t)]
-    after = [t for t in after if not negator(t)]
-    disposal = next((i for i, t in enumerate(before) if t.text in w.ZH_DISPOSAL), None)
-    if disposal is not None:  # `我们把 X 换成 Y`
-        before = before[disposal + 1 :]
-    source = next((i for i, t in enumerate(before) if t.text in w.ZH_SOURCE), None)
-    if source is not None:  # `X 由 A 改成 B`
-        clause.denied.append(key(before[source + 1 :]))
-        before = before[:source]
-    middle = [t for t in predicate[1:] if t.text not in w.EN_TARGET and t.text != "for" and not t.han]
-    while middle and (verb(middle[0]) or middle[0].text in TRAILING):
-        middle = middle[1:]  # `we've moved the S to B`: auxiliaries and the verb itself
-    from_at = next((i for i, t in enumerate(middle) if t.text in w.EN_SOURCE), None)
-    if from_at is not None:  # `changed from A to B`, `moved off A`
-        clause.denied.append(key(middle[from_at + 1 :]))
-        middle = middle[:from_at]
-    clause.reversible = bool(after) and after[0].text in w.EN_DETERMINERS
-    after, tail = _owner_tail(strip(after, LEADING))
-    if tail and content(before) and all(verb(t) or t.text in TRAILING for t in after):
-        clause.subject, clause.owner = _owner(tail)  # passive: `Jenkins is (no longer) used for the CI`
-        clause.value = strip(before, LEADING)
-        return clause
-    role_target = predicate[-1].text in ("as", "for") and not tail
-    if not content(before) and (tail or predicate[0].text in ("replaced", "swapped")):
-        clause.denied.append(key(middle))  # `we replaced A with B as the S`
-    elif not content(before) and middle and role_target:
-        before, after = after, middle  # `we settled on B as the S`
-    elif not content(before) and middle and after:
-        before = middle  # `we switched the S to B`
-    clause.subject, clause.owner = _owner(tail or before)
-    clause.value = without_leading_verb(strip(after, LEADING))
-    contrast = next((i for i, t in enumerate(clause.value) if t.text in w.CONTRAST), None)
-    if clause.negated and contrast is not None:  # `is no longer A but B`, `不是 A 而是 B`
-        clause.denied.append(key(clause.value[:contrast]))
-        clause.value = strip(clause.value[contrast + 1 :], LEADING)
-        clause.negated = False
-    if predicate[0].text in w.EN_BE | w.ZH_COPULAS and strip(after, LEADING)[:1] and starts_with_verb(after):
-        clause.value = []  # `A was retired`: an event, no value
-    return clause
-
-
-def _owner_tail(after: list[Token]) -> tuple[list[Token], list[Token]]:
-    """`B for the S` / `B as the S`: the words after `for`/`as` name the subject."""
-    for i, token in enumerate(after):
-        if i > 0 and token.text in ("for", "as") and content(after[i + 1 :]):
-            return after[:i], after[i + 1 :]
-    return after, []
-
-
-def _owner(tokens: list[Token]) -> tuple[list[Token], list[Token]]:
-    """(subject, owner): `移动端的代码审查人` -> (代码审查人, 移动端); `the reviewer of the mobile app` likewise."""
-    tokens = [t for t in tokens if t.text not in w.EN_PRONOUNS or t.value]
-    while tokens and tokens[-1].text in ("的", "之") and len(tokens) > 1:
-        tokens = tokens[:-2]  # `定的是`: 的 right before the copula nominalises; no owner
-    for i in range(len(tokens) - 2, -1, -1):
-        if tokens[i].text in w.ZH_ATTRIBUTIVE or tokens[i].text == "'s":
-            return tokens[i + 1 :], tokens[:i]
-    for i, token in enumerate(tokens):
-        if i > 0 and token.text in w.EN_OWNER_PREPOSITIONS:
-            return tokens[:i], tokens[i + 1 :]
-    return tokens, []
 
 
 def _subject(tokens: list[Token], owner: list[Token]) -> Subject | None:
@@ -262,7 +145,10 @@ def claim_of(text: str) -> Claim:
     parsed = stated = colon_subject = False
     for tokens in clauses(text):
         mentioned.update(t.text.replace(" ", "") for t in tokens if t.value)
-        clause = _parse_clause(tokens)
+        if _role_clause(tokens) and any(r.subject is None for r in readings):
+            context, readings[:] = _role(tokens[1:], context_owner, readings)  # `B 取代了 A，成为新的 S`
+            continue
+        clause = parse_clause(tokens)
         if not clause.predicate:
             context, context_owner = _frame(tokens, context, context_owner, denied)
             continue
@@ -279,6 +165,7 @@ def claim_of(text: str) -> Claim:
             if named is not None:  # `21 is the JDK version`, `17 已经不是 JDK 版本了`
                 readings.append(Reading(named, gone, clause.negated, reverse=True, own=False))
                 ranks.append((clause.negated, True, -len(ranks)))
+                stated = stated or not clause.colon  # the value is linked to a subject by a verb
             continue
         subject = _subject(clause.subject, owner)
         value = clause.value
@@ -288,6 +175,8 @@ def claim_of(text: str) -> Claim:
         elif subject is None:
             subject, value = _named_value(subject, value)
             own = subject is not None  # `项目用 Java 17`: the name stands in the clause itself
+            if subject is None and context_owner and not clause.owner:
+                subject = _subject(context_owner, [])  # `For the S, A no longer applies`: the frame names it
         context = subject
         found = _value(value)
         if not found:
@@ -311,6 +200,23 @@ def claim_of(text: str) -> Claim:
         stated,
         colon_subject,
     )
+
+
+def _role(
+    tokens: list[Token], owner: list[Token], readings: list[Reading]
+) -> tuple[Subject | None, list[Reading]]:
+    """A clause `as the S` / `作为 S`: the subject of the readings before it that had none of their own."""
+    role = _subject(strip(tokens, LEADING), owner)
+    patched = [
+        Reading(role, r.value, r.negated, r.reverse, own=True) if r.subject is None else r for r in readings
+    ]
+    return role, patched
+
+
+def _role_clause(tokens: list[Token]) -> bool:
+    """`成为新的 S`, `作为 S`, `as the S` (an English `as` only before a determiner: not `as agreed`)."""
+    first = tokens[0]
+    return first.text in w.ROLE and content(tokens[1:]) and (first.han or tokens[1].text in w.EN_DETERMINERS)
 
 
 def _frame(

@@ -15,7 +15,7 @@ ZH_COPULAS = frozenset(
 # A verb ending in a resultative complement (`换成`, `调整为`, `切到`, `改回`) names the value that follows.
 ZH_RESULTATIVE = ("成", "为", "到", "回", "至")
 ZH_NOT_RESULTATIVE = frozenset(
-    ["因为", "认为", "以为", "作为", "行为", "最为", "较为", "极为", "更为", "尤为", "称为", "视为", "收到", "看到",
+    ["成为", "因为", "认为", "以为", "作为", "行为", "最为", "较为", "极为", "更为", "尤为", "称为", "视为", "收到", "看到",
      "听到", "想到", "遇到", "得到", "提到", "感到", "直到", "等到", "达到", "做到"]
 )  # fmt: skip
 ZH_COMPLEMENTS = frozenset(["成", "为", "到", "回", "至"])  # `恢复 成 X`: a complement jieba left apart
@@ -45,6 +45,26 @@ EN_TARGET = frozenset(["to", "with", "into", "as"])
 # Verbs of ceasing: what follows them is a value no longer true (`stopped using A`, `moved away from A`).
 EN_CESSATION = frozenset(["stopped", "quit", "dropped", "ditched", "abandoned", "retired"])
 EN_REPLACING = frozenset(["replaced", "superseded", "succeeded", "swapped"])  # `A was replaced by B`
+# Verbs of replacing whose grammatical subject is the new value and whose object is the old one (`B 取代了 A`,
+# `用 B 替换了 A`, `B replaced A as the S`).
+ZH_REPLACING = frozenset(["取代", "替换", "替代", "代替", "接替", "顶替"])
+REPLACING = EN_REPLACING | ZH_REPLACING
+# Words that put an end to a value whichever side of them it stands (`A 停用了`, `deprecated A`, `A was
+# removed`): verbs of ceasing and their participles, in both languages.
+ENDING = frozenset(
+    [*EN_CESSATION, "deprecated", "removed", "discontinued", "obsolete", "gone", "phased", "sunset", "out",
+     "停用", "弃用", "废弃", "作废", "淘汰", "下线", "废除", "撤掉", "去掉", "不用", "停掉", "过时", "换掉", "替掉"]
+)  # fmt: skip
+# Demonstratives and place words between a subject and its value (`连接池那个 32`, `approver 这边 王强`).
+ZH_DEMONSTRATIVE = frozenset(
+    ["那个", "这个", "那条", "这条", "那边", "这边", "那块", "这块", "方面", "里", "中"]
+)
+# The role a value takes in a clause of its own: `…, as the S`, `…，作为 S`, `…，成为新的 S`.
+ROLE = frozenset(["as", "作为", "成为", "当作", "当成"])
+# English words that start a time adverbial after the value (`B since Monday`, `B these days`): the value ends.
+EN_TIME_START = frozenset(
+    ["since", "until", "till", "starting", "effective", "these", "lately", "recently", "going", "as", "from"]
+)
 EN_CESSATION_PARTICLES = frozenset(["using", "use", "away", "from", "off", "with", "running", "on", "being"])
 EN_PERFECT = frozenset(["has", "have", "had"])  # the perfect's auxiliary before a verb of ceasing
 CONTRAST = frozenset(["but", "rather", "而是", "而"])  # `not A but B`: B is what holds
@@ -69,7 +89,7 @@ GENERIC = frozenset(
         "以后", "今后", "从此", "开始", "起", "这周", "本周", "上周", "下周", "这个月", "上个月", "本月", "今天",
         "最新", "新", "旧", "新的", "旧的", "之前", "以前", "原来", "原先", "就", "说", "只", "仍", "仍然", "依然",
         "一律", "全部", "所有", "正式", "已", "先", "暂时", "同步", "一下", "约定", "仓库", "代码库", "并", "早就",
-        "早已", "早", "的话", "来说", "方面", "这块", "确实", "的确", "肯定", "绝对", "根本", "完全", "从来", "一定", "真的", "其实是", "而",
+        "早已", "早", "的话", "来说", "方面", "这块", "最近", "近期", "如今", "眼下", "确实", "的确", "肯定", "绝对", "根本", "完全", "从来", "一定", "真的", "其实是", "而",
         # English
         "we", "our", "us", "i", "my", "me", "the", "a", "an", "this", "that", "these", "those", "it", "its",
         "project", "repo", "repository", "team", "currently", "now", "always", "usually", "do", "does", "did",
@@ -78,6 +98,7 @@ GENERIC = frozenset(
         "starting", "week", "month", "sprint", "year", "last", "next", "from", "on", "in", "at", "update",
         "updated", "note", "fyi", "heads", "up", "new", "old", "current", "these", "instead", "officially",
         "finally", "all", "here", "there", "then", "so", "please", "remember", "out", "over", "record", "clear",
+        "has", "have", "had", "ever", "about",
     ]
 )  # fmt: skip
 ZH_TRAILING_ADVERBS = frozenset(
