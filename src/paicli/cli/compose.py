@@ -10,7 +10,7 @@ from pathlib import Path
 from paicli import __version__
 from paicli.agent.plan.prompts import AssembledPlanPrompts, PlanPrompts
 from paicli.agent.team.prompts import AssembledTeamPrompts, TeamPrompts
-from paicli.cli.notices import NoticeBoard
+from paicli.cli.notices import NoticeBoard, ShownMemories
 from paicli.config.env import EnvLookup
 from paicli.config.keys import Keys
 from paicli.config.parsed import ParsedConfig
@@ -44,6 +44,7 @@ from paicli.tools.sandbox.executor import session_executors
 from paicli.tools.sandbox.status import SANDBOX_OFF_WARNING, SandboxGate
 from paicli.tools.skill_load import LoadSkillTool, build_skills
 from paicli.tools.skills import SkillCatalog
+from paicli.tools.table import ToolTable
 
 
 @dataclass
@@ -72,6 +73,9 @@ class Components:
     mcp: McpSession | None = None  # None: no MCP server configured
     pins: PinBoard = field(default_factory=PinBoard)  # /pin: in the ReAct system prompt, in the ledger
     notices: NoticeBoard = field(default_factory=NoticeBoard)  # what every collaborator posts to
+    shown_memories: ShownMemories = field(
+        default_factory=ShownMemories
+    )  # what the memory injects, as it does
     reopen: EnvLookup | None = (
         None  # opens background tasks' sessions as this one was opened (ParsedConfig.lookup)
     )
@@ -142,6 +146,7 @@ def build_components(
     profile = ContextProfile.from_window(settings.context_window, settings.cache_mode, trigger)
     offloader = build_offloader(settings, values, keys, profile)
     tracker = ExternalContextTracker(guard_enabled=values.external_guard)
+    shown = ShownMemories()
     store = LongTermMemory(values.memory.folder(settings.paicli_home), values.memory)
     memory = MemoryManager(
         store,
@@ -150,6 +155,7 @@ def build_components(
         tracker=tracker,
         auto_extract=values.memory.auto_extract,
         on_notice=board.post,  # the relation judge's second look at a save
+        on_injected=shown.show,  # the REPL shows a turn's memories as they go in
     )
     if settings.effort_request_fields is None:  # a set effort the model cannot take: said once
         from paicli.cli.effort_text import effort_line
@@ -163,31 +169,33 @@ def build_components(
     executors = session_executors(  # how commands run, chosen once; no configured key reaches a command
         sandbox, str(settings.paicli_home), keys
     )
+    table = ToolTable.builtin(values.tools, memory.save_memory_tool)
+    loader = ProjectMemoryLoader(root, settings.paicli_home)
+    skills = build_skills(settings.paicli_home, root, repository, board.post, trust)
+    table.register(LoadSkillTool.tool(skills, values.skill_body_budget))
+    tools_enabled = values.tools_enabled
+    mcp = start_mcp(settings, config, table, board, trusted=trust.trusted)
+    ledger = open_ledger(settings, resume_path, board.post, keys)
     tools = ToolRunner(
         root,
         approver,
         offloader,
         tracker,
-        memory.save_memory_tool,
-        approval,
+        approval_mode=approval,
         values=values.tools,
         keys=keys,
         executors=executors,
         notices=board.post,  # a memory save refused for want of a person is said (issue 37)
+        table=table,
+        turn_hooks=(mcp.turn_boundary,) if mcp is not None else (),  # MCP listings change between turns
+        nested=NestedInstructions(root, loader.loaded_keys),  # folder AGENTS.md etc. join tool results
+        hooks=session_hooks(settings, keys, trust, ledger.session_id, board),
     )
-    loader = ProjectMemoryLoader(root, settings.paicli_home)
-    tools.nested = NestedInstructions(root, loader.loaded_keys)  # folder AGENTS.md etc. join tool results
-    skills = build_skills(settings.paicli_home, root, repository, board.post, trust)
-    tools.register(LoadSkillTool.tool(skills, values.skill_body_budget))
-    tools_enabled = values.tools_enabled
-    mcp = start_mcp(settings, config, tools, board, trusted=trust.trusted)
     index = mcp.index_text if mcp is not None and profile.mcp_resource_index_enabled else (lambda: "")
     pins = PinBoard()
     prompt, plan_prompts, team_prompts = _mode_prompts(
         assembler, repository, loader, skills, tools_enabled, index, pins
     )
-    ledger = open_ledger(settings, resume_path, board.post, keys)
-    tools.hooks = session_hooks(settings, keys, trust, ledger.session_id, board)
     return Components(
         settings,
         values,
@@ -211,6 +219,7 @@ def build_components(
         mcp=mcp,
         pins=pins,
         notices=board,
+        shown_memories=shown,
         reopen=config.lookup,
         trust=trust,
     )
@@ -268,7 +277,7 @@ def _mode_prompts(
 
 
 def start_mcp(
-    settings: Settings, config: ParsedConfig, tools: ToolRunner, notices: NoticeBoard, *, trusted: bool
+    settings: Settings, config: ParsedConfig, tools: ToolTable, notices: NoticeBoard, *, trusted: bool
 ) -> McpSession | None:
     """The configured MCP servers, their cached tools registered (None when there are none)."""
     session = McpSession.from_files(
@@ -284,5 +293,4 @@ def start_mcp(
     notices.extend(session.config.notices)  # an untrusted project's mcp.json is named by the trust line
     if not session.configured:
         return None
-    tools.turn_hooks.append(session.turn_boundary)
     return session  # started by the front end once it is up (AppBackend.set_notice_listener, or launch)

@@ -28,7 +28,14 @@ from paicli.context.status import ContextFigure, ContextReport, context_figure
 from paicli.context.summariser import Announce, Summariser
 from paicli.context.summary import ConversationHistoryCompactor, input_chars_for_window, system_end
 from paicli.context.tokens import CALIBRATION_MAX, TokenCounter
-from paicli.context.types import NO_COMPACTION, CompactionResult, CompactionStep, Strategy, whole_view
+from paicli.context.types import (
+    NO_COMPACTION,
+    CompactionResult,
+    CompactionStep,
+    Strategy,
+    SummaryHooks,
+    whole_view,
+)
 from paicli.context.unseen import Offloader
 from paicli.context.window import FitParts, Window, fit_window, manual_only
 from paicli.llm.messages import Message, Usage
@@ -61,6 +68,7 @@ class AutoCompactionManager:
         summary_model: str | None = None,  # Settings.compaction_model_setting; None: the session model
         on_server_window: Callable[[int], None] | None = None,  # hears a window learned from a refusal
         pinned: Callable[[], str] | None = None,  # the pin block (context/pins.py), for the summary it builds
+        summary_hooks: SummaryHooks | None = None,  # PreCompact / PostCompact, for the summary it builds
     ) -> None:
         values = values or CompactionValues()
         self._llm = llm
@@ -85,6 +93,7 @@ class AutoCompactionManager:
                 pinned=pinned,
                 inline=self.policy.summary_input == "prefix",
                 words_check=self.policy.check_user_words,
+                hooks=summary_hooks,
             )
         if session_memory is None:
             session_memory = SessionMemoryCompactor(
@@ -125,11 +134,6 @@ class AutoCompactionManager:
         """The window a server enforces: every threshold of this history follows it from now on."""
         self.profile = self.summariser.profile = self._with_trigger(profile)
         self._size_summary_input()
-
-    def keep_hooks(self, focus: Callable[[str | None], str | None], after: Callable[[], None]) -> None:
-        """PreCompact adds to a summary's focus, PostCompact hears that one was made (tools/hooks.py)."""
-        if isinstance(self.full, ConversationHistoryCompactor):
-            self.full.focus_hook, self.full.after_hook = focus, after
 
     def _with_trigger(self, profile: ContextProfile) -> ContextProfile:
         """The configured trigger, unless the profile was built with one."""

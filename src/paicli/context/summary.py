@@ -18,7 +18,7 @@ from paicli.context.internal import is_internal, is_real_user_turn, skill_names
 from paicli.context.markers import ACKNOWLEDGEMENT as ACKNOWLEDGEMENT
 from paicli.context.markers import SUMMARY_PREFIX as SUMMARY_PREFIX
 from paicli.context.tokens import TokenCounter
-from paicli.context.types import CompactionStep, Strategy
+from paicli.context.types import CompactionStep, Strategy, SummaryHooks
 from paicli.llm.messages import Message
 from paicli.llm.protocol import LLMClient, LLMError
 
@@ -166,6 +166,7 @@ class ConversationHistoryCompactor:
         pinned: Callable[[], str] | None = None,
         inline: bool = True,
         words_check: bool = False,
+        hooks: SummaryHooks | None = None,
     ) -> None:
         """`inline`: a summary request may start with the request the model last saw (False: the transcript,
         as the setting can ask). `words_check` (beyond the reference; the paicli profile): a summary is checked
@@ -184,9 +185,7 @@ class ConversationHistoryCompactor:
         self.words_budget = DEFAULT_WORDS_BUDGET
         # the pin block: what it holds a summary need not carry
         self.pinned: Callable[[], str] = pinned if pinned is not None else (lambda: "")
-        # PreCompact / PostCompact hooks (tools/hooks.py): text the summary must keep joins the focus
-        self.focus_hook: Callable[[str | None], str | None] = lambda focus: focus
-        self.after_hook: Callable[[], None] = lambda: None
+        self._hooks = hooks if hooks is not None else SummaryHooks()  # PreCompact / PostCompact
 
     def compact_if_needed(self, history: list[Message], trigger: int) -> bool:
         return self.compact(history, trigger, False, self.retain).compacted
@@ -242,7 +241,7 @@ class ConversationHistoryCompactor:
         old = [m for m in rounds.removed(history, split_idx) if not is_internal(m)]
         if not old:
             return SummaryOutcome(False, len(history), len(history), before, before)
-        focus = self.focus_hook(focus)
+        focus = self._hooks.focus(focus)
         try:
             inline = self._usable_prefix(history, split_idx)
             summary = self.summarize_inline(inline, old, focus) if inline else self.summarize(old, focus)
@@ -261,7 +260,7 @@ class ConversationHistoryCompactor:
             return self._abandon(history, before, f"摘要没有让上下文变小（{before} → {after} tokens）")
         before_messages = len(history)
         history[:] = rebuilt
-        self.after_hook()
+        self._hooks.after()
         return SummaryOutcome(True, before_messages, len(history), before, after)
 
     def _keep_words(self, summary: str, old: Sequence[Message]) -> summary_words.Kept:

@@ -74,8 +74,10 @@ class MemoryManager:
         extractor: Extractor | None = None,
         auto_extract: bool = False,
         on_notice: Callable[[str], None] | None = None,
+        on_injected: Callable[[list[str]], None] | None = None,
     ) -> None:
-        """`auto_extract`: facts are extracted from each turn in the background (the session's setting)."""
+        """`auto_extract`: facts are extracted from each turn in the background (the session's setting);
+        `on_injected`: hears the contents of the memories injected into a turn, as they are injected."""
         self.store = store
         self.values = values if values is not None else store.values
         self.clock = clock
@@ -86,8 +88,7 @@ class MemoryManager:
         self._retriever_failed = False
         self.project_key = normalize_project_key(project_key)
         self._last_auto: list[MemoryWriteResult] = []
-        # the REPL's hook: the contents of the memories injected into a turn, as they are injected
-        self.on_injected: Callable[[list[str]], None] | None = None
+        self.on_injected = on_injected
         self.review = WriteReview(store, clock, on_notice)  # the relation judge's second look at writes
 
     # ---- the relation judge ----------------------------------------------------------------------
