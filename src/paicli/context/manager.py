@@ -21,18 +21,18 @@ from paicli.context.compaction_profile import CompactionProfile, clearing_config
 from paicli.context.gauge import Gauge
 from paicli.context.levels import NOTE_REQUESTS_RATIO, FullSummary, SessionMemory, Tools, result_of
 from paicli.context.memory_view import TurnMemory
+from paicli.context.outcomes import partial_change, receipted
 from paicli.context.profile import ContextProfile
-from paicli.context.receipts import build_receipt
 from paicli.context.session_memory import SessionMemoryCompactor, Submit, daemon_submit
 from paicli.context.status import ContextFigure, ContextReport, context_figure
 from paicli.context.summariser import Announce, Summariser
-from paicli.context.summary import ConversationHistoryCompactor, input_chars_for_window, system_end
+from paicli.context.summary import ConversationHistoryCompactor
+from paicli.context.summary_text import input_chars_for_window, system_end
 from paicli.context.tokens import CALIBRATION_MAX, TokenCounter
 from paicli.context.types import (
     NO_COMPACTION,
     CompactionResult,
     CompactionStep,
-    Strategy,
     SummaryHooks,
     whole_view,
 )
@@ -172,7 +172,7 @@ class AutoCompactionManager:
         before = list(history)
         if not self.automatic:  # lossless offloads only; they get a receipt like any other change
             result = manual_only(self._fit(), history, self._window(tools))
-            return self._receipted(result, before, history, manual=False)
+            return receipted(result, before, history, self.measure, manual=False)
         self.summariser.announce = announce
         try:
             result = self.compact_if_needed(history, self.profile.compression_trigger_tokens, cancel)
@@ -180,34 +180,13 @@ class AutoCompactionManager:
                 result = fit_window(self._fit(), history, self._window(tools), result, cancel)
         except Exception:  # compaction must never cost the user a turn
             log.exception("context compaction failed; continuing with the history as it is")
-            result = self._partial_change(before, history)
+            result = partial_change(before, history, self.measure)
             if any(not step.in_place for step in result.steps):
                 self.summariser.restore_memory(history)
         finally:
             self.summariser.announce = None
-        result = self._receipted(result, before, history, manual=False)
+        result = receipted(result, before, history, self.measure, manual=False)
         return whole_view(result) if self.policy.full_view_checkpoints else result
-
-    def _receipted(
-        self, result: CompactionResult, before: list[Message], history: list[Message], *, manual: bool
-    ) -> CompactionResult:
-        """`result` with its receipt (what was kept, summarised and cleared; the predicted uncached tokens)."""
-        if not result.steps:
-            return result
-        try:
-            receipt = build_receipt(
-                before,
-                history,
-                strategy=result.strategy,
-                manual=manual,
-                before_tokens=result.before_tokens,
-                after_tokens=result.after_tokens,
-                measure=self.measure,
-            )
-        except Exception:  # a receipt is a record, never a reason to lose the compaction
-            log.exception("compaction receipt failed")
-            return result
-        return replace(result, receipt=receipt)
 
     def _fit(self) -> FitParts:
         return FitParts(self.profile, self.clearer, self.offloader, self.summariser, self.gauge)
@@ -216,23 +195,6 @@ class AutoCompactionManager:
         limit = self.profile.window - self.profile.buffer_reserve
         schema = self.counter.for_window(self.model, self.counter.count_tools(tools))
         return Window(limit, schema, self.counter.window_scale(self.model))
-
-    def _partial_change(self, before: list[Message], history: list[Message]) -> CompactionResult:
-        """A level that failed half-way may already have changed the view (clearing runs first): report the
-        change so the caller still checkpoints exactly what the model will see."""
-        if len(before) == len(history) and all(a is b for a, b in zip(before, history, strict=True)):
-            return NO_COMPACTION
-        try:
-            tokens = (self.measure(before), self.measure(history))
-        except Exception:
-            tokens = (0, 0)
-        in_place = len(before) == len(history)
-        strategy: Strategy = "tool_result_clearing" if in_place else "full_summary"
-        cleared = sum(1 for a, b in zip(before, history, strict=True) if a is not b) if in_place else 0
-        step = CompactionStep(strategy, len(before), len(history), tokens[0], tokens[1], cleared)
-        return CompactionResult(
-            not in_place, strategy, cleared, (step,), "压缩过程中出错，已保留到目前为止的结果"
-        )
 
     def _clearly_below_thresholds(self, history: Sequence[Message], tools: Tools) -> bool:
         """Short histories skip exact counting (and loading the tokenizer): twice the byte bound (the largest
@@ -286,9 +248,8 @@ class AutoCompactionManager:
             return CompactionResult(False, "none", error=outcome.error)
         self.backoff.succeeded()
         summariser.restore_memory(history)
-        return self._receipted(
-            result_of(True, [outcome.step("full_summary")], 0), before, history, manual=True
-        )
+        summarised = result_of(True, [outcome.step("full_summary")], 0)
+        return receipted(summarised, before, history, self.measure, manual=True)
 
     def preview(
         self, history: Sequence[Message], focus: str | None = None, cancel: CancelToken | None = None
@@ -309,9 +270,8 @@ class AutoCompactionManager:
             return CompactionResult(False, "none", error=f"压缩失败：{exc}")
         if not outcome.compacted:
             return CompactionResult(False, "none", error=outcome.error)
-        return self._receipted(
-            result_of(True, [outcome.step("full_summary")], 0), list(history), copy, manual=True
-        )
+        summarised = result_of(True, [outcome.step("full_summary")], 0)
+        return receipted(summarised, list(history), copy, self.measure, manual=True)
 
     def reset(self, history: list[Message]) -> None:
         self.session_memory.clear(history)
