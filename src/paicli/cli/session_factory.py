@@ -137,7 +137,7 @@ class SessionFactory:
         ledger: ConversationLedger,
         conversation: Conversation | None,
     ) -> SessionCore:
-        trigger = self.base.profile.trigger  # knobs.COMPACTION_TRIGGER, read once at start-up
+        trigger = self.base.profile.trigger  # the COMPACTION_TRIGGER setting, read once at start-up
         profile = ContextProfile.from_window(settings.context_window, settings.cache_mode, trigger)
         parts = replace(self.base, settings=settings, llm=llm, profile=profile, ledger=ledger)
         parts.tools.register(recall_tool(parts))  # same spec each build: the tool list stays byte-stable

@@ -7,6 +7,7 @@ composition root; start-up validation, the README's configuration table and `/co
 
 from __future__ import annotations
 
+from paicli.config import knobs_memory
 from paicli.config.knob_types import (
     Knob,
     Lookup,
@@ -20,22 +21,14 @@ from paicli.config.knob_types import (
     ports_parser,
     protect,
     text,
-    trigger_parser,
 )
+from paicli.config.knobs_compaction import COMPACTION, COMPACTION_KNOBS
 from paicli.config.knobs_web import WEB_KNOBS
 from paicli.config.modes import MODE_NAMES
 
 # ---------------------------------------------------------------- the declarations
 
-LLM, SESSION, COMPACTION, MEMORY, AGENT, TOOLS, TERMINAL = (
-    "llm",
-    "session",
-    "compaction",
-    "memory",
-    "agent",
-    "tools",
-    "terminal",
-)
+LLM, SESSION, AGENT, TOOLS, TERMINAL = ("llm", "session", "agent", "tools", "terminal")
 
 HOME = protect(
     text(
@@ -183,101 +176,21 @@ SESSION_RETENTION_DAYS = optional_integer(
     36_500,
 )
 
-TOOL_OFFLOAD_ENABLED = flag(
-    "PAICLI_TOOL_OFFLOAD_ENABLED", COMPACTION, True, "level 1: offload oversized tool output"
-)
-TOOL_OFFLOAD_THRESHOLD_CHARS = integer(
-    "PAICLI_TOOL_OFFLOAD_THRESHOLD_CHARS",
-    COMPACTION,
-    0,
-    "offload threshold in chars (0: derived from the window)",
-    0,
-)
-TOOL_RESULT_CLEARING_ENABLED = flag(
-    "PAICLI_TOOL_RESULT_CLEARING_ENABLED", COMPACTION, True, "level 2: clear old tool results"
-)
-TOOL_RESULT_CLEARING_TRIGGER_TOKENS = integer(
-    "PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS", COMPACTION, 0, "level-2 trigger in tokens (0: derived)", 0
-)
-TOOL_RESULT_CLEARING_KEEP = integer(
-    "PAICLI_TOOL_RESULT_CLEARING_KEEP", COMPACTION, 3, "recent tool results level 2 keeps", 0
-)
-TOOL_RESULT_CLEARING_EXCLUDE_TOOLS = names(
-    "PAICLI_TOOL_RESULT_CLEARING_EXCLUDE_TOOLS", COMPACTION, "tools whose results level 2 never clears"
-)
-COMPACTION_TRIGGER: Knob[float | None] = Knob(
-    "PAICLI_COMPACTION_TRIGGER",
-    COMPACTION,
-    None,
-    "when automatic summaries start: a share of the window (0.6, 60%) or a token count (default: derived from "
-    "the window)",
-    "trigger",
-    "(0, 1) or tokens ≥ 1,000",
-    trigger_parser,
-)
-AUTO_COMPACT = choice(
-    "PAICLI_AUTO_COMPACT",
-    COMPACTION,
-    "on",
-    ("on", "off"),
-    "off: no automatic clearing or summary (oversized results are still offloaded); a turn whose next request "
-    "would not fit the window stops and names /compact",
-)
-SESSION_MEMORY_COMPACTION_ENABLED = flag(
-    "PAICLI_SESSION_MEMORY_COMPACTION_ENABLED", COMPACTION, False, "experimental session-memory compaction"
-)
-TOKENIZER = choice(
-    "PAICLI_TOKENIZER",
-    COMPACTION,
-    "exact",
-    ("exact", "heuristic", "tiktoken", "auto", "estimate", "reference"),
-    "token counting: cl100k (exact; aliases tiktoken, auto) or a heuristic (aliases estimate, reference)",
-)
-
 MEMORY_DIR = protect(
-    text("PAICLI_MEMORY_DIR", MEMORY, "folder of long_term_memory.json (default $PAICLI_HOME/memory)")
-)
-MEMORY_AUTO_EXTRACT_ENABLED = flag(
-    "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED",
-    MEMORY,
-    True,
-    "extract facts the user stated after each completed turn",
-)
-MEMORY_STALE_DAYS = integer(
-    "PAICLI_MEMORY_STALE_DAYS", MEMORY, 30, "days after which a memory is labelled stale (<= 0: never)"
-)
-MEMORY_CONFLICT_THRESHOLD = number(
-    "PAICLI_MEMORY_CONFLICT_THRESHOLD",
-    MEMORY,
-    0.8,
-    "similarity at which a new memory conflicts with one",
-    0.0,
-    1.0,
-    open_low=True,
-)
-MEMORY_DISABLE_ON_EXTERNAL_CONTEXT = protect(
-    flag(
-        "PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT",
-        MEMORY,
-        True,
-        "no automatic extraction in a turn that read external content",
+    text(
+        "PAICLI_MEMORY_DIR",
+        knobs_memory.MEMORY,
+        "folder of long_term_memory.json (default $PAICLI_HOME/memory)",
     )
 )
-MEMORY_LOCK_TIMEOUT_SECONDS = number(
-    "PAICLI_MEMORY_LOCK_TIMEOUT_SECONDS",
-    MEMORY,
-    10.0,
-    "how long a memory write waits for the file lock",
-    0.0,
-    open_low=True,
-)
-MEMORY_VECTOR = flag("PAICLI_MEMORY_VECTOR", MEMORY, True, "local vector similarity in retrieval")
-MEMORY_JUDGE = flag(
-    "PAICLI_MEMORY_JUDGE",
-    MEMORY,
-    True,
-    "let the light model check how a new memory relates to stored ones the local rules are unsure of",
-)
+# the memory's other settings are declared beside each other in knobs_memory.py
+MEMORY_AUTO_EXTRACT_ENABLED = knobs_memory.MEMORY_AUTO_EXTRACT_ENABLED
+MEMORY_STALE_DAYS = knobs_memory.MEMORY_STALE_DAYS
+MEMORY_CONFLICT_THRESHOLD = knobs_memory.MEMORY_CONFLICT_THRESHOLD
+MEMORY_DISABLE_ON_EXTERNAL_CONTEXT = knobs_memory.MEMORY_DISABLE_ON_EXTERNAL_CONTEXT
+MEMORY_LOCK_TIMEOUT_SECONDS = knobs_memory.MEMORY_LOCK_TIMEOUT_SECONDS
+MEMORY_VECTOR = knobs_memory.MEMORY_VECTOR
+MEMORY_JUDGE = knobs_memory.MEMORY_JUDGE
 
 REACT_TOKEN_BUDGET = optional_integer(
     "PAICLI_REACT_TOKEN_BUDGET", AGENT, "token budget of one task (default: derived)", 1
@@ -407,24 +320,9 @@ ALL_KNOBS: tuple[Knob[object], ...] = (
     LOCAL_PORTS,
     RESUME_REPLAY_TURNS,
     SESSION_RETENTION_DAYS,
-    TOOL_OFFLOAD_ENABLED,
-    TOOL_OFFLOAD_THRESHOLD_CHARS,
-    TOOL_RESULT_CLEARING_ENABLED,
-    TOOL_RESULT_CLEARING_TRIGGER_TOKENS,
-    TOOL_RESULT_CLEARING_KEEP,
-    TOOL_RESULT_CLEARING_EXCLUDE_TOOLS,
-    COMPACTION_TRIGGER,
-    AUTO_COMPACT,
-    SESSION_MEMORY_COMPACTION_ENABLED,
-    TOKENIZER,
+    *COMPACTION_KNOBS,
     MEMORY_DIR,
-    MEMORY_AUTO_EXTRACT_ENABLED,
-    MEMORY_STALE_DAYS,
-    MEMORY_CONFLICT_THRESHOLD,
-    MEMORY_DISABLE_ON_EXTERNAL_CONTEXT,
-    MEMORY_LOCK_TIMEOUT_SECONDS,
-    MEMORY_VECTOR,
-    MEMORY_JUDGE,
+    *knobs_memory.MEMORY_KNOBS,
     REACT_TOKEN_BUDGET,
     REACT_STAGNATION_WINDOW,
     REACT_HARD_MAX_ITERATIONS,

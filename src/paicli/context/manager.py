@@ -75,7 +75,7 @@ class AutoCompactionManager:
         self.policy = policy or compaction_profile.for_values(values)
         self.counter = counter or TokenCounter.configured()
         self.gauge = Gauge(self.counter, self.policy.estimator == "reference", llm)
-        # knobs.AUTO_COMPACT off: no automatic clearing or summary; a request that would not fit is not sent
+        # the AUTO_COMPACT setting off: no automatic clearing or summary; a request that would not fit is not sent
         self.automatic = values.automatic
         self._trigger = values.trigger
         self.profile = self._with_trigger(profile or ContextProfile.from_window(None))
