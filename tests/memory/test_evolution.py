@@ -11,10 +11,11 @@ from pathlib import Path
 
 from paicli.config.run_values import MemoryValues
 from paicli.memory.commands import parse_memory_args, run_memory_command
-from paicli.memory.manager import MemoryManager, injected_line
+from paicli.memory.manager import MemoryManager
 from paicli.memory.recall_block import STALE_TAG
 from paicli.memory.results import WriteStatus
 from paicli.memory.retriever import MemoryRetriever
+from paicli.memory.said import injected_line
 from paicli.memory.vector_file import index_path_for
 
 from .helpers import CLOCK, NOW, entry, env, memory
