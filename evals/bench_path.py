@@ -52,7 +52,9 @@ def _sdk_request(frame: FrameType) -> bool:
     name, where = frame.f_code.co_name, Path(frame.f_code.co_filename)
     if "openai" not in where.parts:
         return False
-    return (name == "create" and "chat" in where.parts) or (name == "post" and where.name == "_base_client.py")
+    return (name == "create" and "chat" in where.parts) or (
+        name == "post" and where.name == "_base_client.py"
+    )
 
 
 class _Catch:
