@@ -19,15 +19,17 @@ from paicli.context.backoff import SummaryBackoff
 from paicli.context.clearing import ToolResultClearer
 from paicli.context.compaction_profile import CompactionProfile, clearing_config
 from paicli.context.gauge import Gauge
+from paicli.context.ladder import ladder_for
 from paicli.context.levels import NOTE_REQUESTS_RATIO, FullSummary, SessionMemory, Tools, result_of
 from paicli.context.memory_view import TurnMemory
 from paicli.context.outcomes import partial_change, receipted
 from paicli.context.profile import ContextProfile
 from paicli.context.session_memory import SessionMemoryCompactor, Submit, daemon_submit
 from paicli.context.status import ContextFigure, ContextReport, context_figure
+from paicli.context.status_report import build_report
 from paicli.context.summariser import Announce, Summariser
 from paicli.context.summary import ConversationHistoryCompactor
-from paicli.context.summary_text import input_chars_for_window, system_end
+from paicli.context.summary_text import input_chars_for_window
 from paicli.context.tokens import CALIBRATION_MAX, TokenCounter
 from paicli.context.types import (
     NO_COMPACTION,
@@ -75,8 +77,6 @@ class AutoCompactionManager:
         self.policy = policy or compaction_profile.for_values(values)
         self.counter = counter or TokenCounter.configured()
         self.gauge = Gauge(self.counter, self.policy.estimator == "reference", llm)
-        # the AUTO_COMPACT setting off: no automatic clearing or summary; a request that would not fit is not sent
-        self.automatic = values.automatic
         self._trigger = values.trigger
         self.profile = self._with_trigger(profile or ContextProfile.from_window(None))
         # offloads unseen results that cannot fit the window (never clears them)
@@ -102,8 +102,20 @@ class AutoCompactionManager:
         self.summariser = Summariser(
             self.policy, self.gauge, self.clearer, full, session_memory, turn_memory, self.profile
         )
+        self.ladder = ladder_for(
+            self.policy,
+            automatic=values.automatic,
+            clearing=self.clearer.config.enabled,
+            session_memory=session_memory.enabled,
+        )
         self._size_summary_input()
         self._on_server_window = on_server_window
+
+    @property
+    def automatic(self) -> bool:
+        """The AUTO_COMPACT setting: off, nothing is cleared or summarised automatically and a request that
+        would not fit is not sent."""
+        return self.ladder.automatic
 
     @property
     def model(self) -> str:
@@ -146,7 +158,7 @@ class AutoCompactionManager:
             return
         # a summary fits the room the profile keeps for it (an 8K window: 2K), never under 1K or over 8K
         self.full.max_output_tokens = max(1_024, min(8_192, self.profile.summary_reserve))
-        if self.policy.window_fit:
+        if self.ladder.has("window_fit"):
             self.full.max_input_chars = input_chars_for_window(
                 self.profile.window, self.profile.buffer_reserve
             )
@@ -170,13 +182,13 @@ class AutoCompactionManager:
             log.exception("context size check failed")
             return NO_COMPACTION
         before = list(history)
-        if not self.automatic:  # lossless offloads only; they get a receipt like any other change
+        if not self.ladder.automatic:  # lossless offloads only; they get a receipt like any other change
             result = manual_only(self._fit(), history, self._window(tools))
             return receipted(result, before, history, self.measure, manual=False)
         self.summariser.announce = announce
         try:
             result = self.compact_if_needed(history, self.profile.compression_trigger_tokens, cancel)
-            if self.policy.window_fit:
+            if self.ladder.has("window_fit"):
                 result = fit_window(self._fit(), history, self._window(tools), result, cancel)
         except Exception:  # compaction must never cost the user a turn
             log.exception("context compaction failed; continuing with the history as it is")
@@ -186,7 +198,7 @@ class AutoCompactionManager:
         finally:
             self.summariser.announce = None
         result = receipted(result, before, history, self.measure, manual=False)
-        return whole_view(result) if self.policy.full_view_checkpoints else result
+        return whole_view(result) if self.ladder.whole_view_checkpoints else result
 
     def _fit(self) -> FitParts:
         return FitParts(self.profile, self.clearer, self.offloader, self.summariser, self.gauge)
@@ -202,11 +214,11 @@ class AutoCompactionManager:
         bound = CALIBRATION_MAX * TokenCounter.upper_bound(history, tools)
         trigger = self.profile.compression_trigger_tokens
         limits = [trigger, self.profile.window - self.profile.buffer_reserve]
-        if not self.automatic:  # only the window itself matters
+        if not self.ladder.automatic:  # only the window itself matters
             return bound < limits[1]
-        if self.clearer.config.enabled:
+        if self.ladder.has("clear"):
             limits.append(self.clearer.trigger_tokens(trigger))
-        if self.session_memory.enabled:
+        if self.ladder.has("session_memory"):
             limits.append(int(trigger * 0.6))
         return bound < min(limits)
 
@@ -284,28 +296,30 @@ class AutoCompactionManager:
     def compact_if_needed(
         self, history: list[Message], trigger: int, cancel: CancelToken | None = None
     ) -> CompactionResult:
-        """The reference ladder (spec 2.1) with cache-aware depths: clearing goes down to its low watermark,
-        and a summary keeps a tail sized so the result lands near SUMMARY_TARGET_RATIO of the trigger."""
+        """The ladder's rungs up to the summary (spec 2.1), with the profile's depths: clearing to its depth,
+        a prepared session-memory summary, then one summary attempt (gated when the ladder says so)."""
         if trigger <= 0:
             return NO_COMPACTION
         steps: list[CompactionStep] = []
         # level 2 as a plan (pure, per the profile's depth), then applied
-        clear = self.clearer.apply(history, self.clearer.plan(history, trigger, self.policy.clearing_depth))
+        clear = self.clearer.apply(history, self.clearer.plan(history, trigger, self.ladder.clearing_depth))
         if clear.cleared:
             steps.append(clear.step(len(history)))
-        self.session_memory.prepare_if_needed(history, trigger)
+        ready = self.ladder.has("session_memory")
+        if ready:
+            self.session_memory.prepare_if_needed(history, trigger)
         tokens = self.measure(history)
         if tokens < trigger:
             return result_of(False, steps, clear.cleared_count)
         summariser, messages_before = self.summariser, len(history)
-        if self.session_memory.compact_if_ready(history, trigger):
+        if ready and self.session_memory.compact_if_ready(history, trigger):
             summariser.restore_memory(history)
             steps.append(
                 CompactionStep("session_memory", messages_before, len(history), tokens, self.measure(history))
             )
             cleared = summariser.clear_rebuilt(history, trigger, steps)
             return result_of(True, steps, clear.cleared_count + cleared)
-        if self.policy.summary_gates and (
+        if self.ladder.gated_summary and (
             not self.backoff.allowed(tokens, trigger) or not summariser.pays(history, trigger)
         ):
             return result_of(False, steps, clear.cleared_count)
@@ -336,7 +350,7 @@ class AutoCompactionManager:
         self.gauge.settle_for_thresholds()
         messages = self.measure(history)
         over = messages + self.counter.count_tools(tools) > self.profile.window - self.profile.buffer_reserve
-        if not self.automatic:
+        if not self.ladder.automatic:
             return "manual" if over else ""
         return "compact" if over or messages >= self.profile.compression_trigger_tokens else ""
 
@@ -354,33 +368,15 @@ class AutoCompactionManager:
         cache_hit_ratio: float | None = None,
     ) -> ContextReport:
         self.gauge.settle()
-        start = system_end(history)
-        system_tokens = self.counter.count_messages(history[:start])
-        conversation_tokens = self.counter.count_messages(history[start:])
-        tools_tokens = self.counter.count_tools(tools)
-        local = system_tokens + tools_tokens + conversation_tokens
-        calibration = self.counter.calibration(self.model)
-        return ContextReport(
-            model=self.model,
+        return build_report(
+            self.counter,
+            self.model,
+            self.profile,
+            history,
+            tools,
+            compared=self.measure(history),
+            clearing=(self.tool_result_clear_trigger_tokens(), self.clearer.config.keep_recent),
+            session_memory=self.session_memory_enabled,
             provider=provider,
-            window=self.profile.window,
-            system_tokens=system_tokens,
-            system_messages=start,
-            tools_tokens=tools_tokens,
-            tools_count=len(tools or ()),
-            conversation_tokens=conversation_tokens,
-            conversation_messages=len(history) - start,
-            calibrated_tokens=self.counter.calibrated(self.model, local),
-            calibration_ratio=calibration.ratio if calibration else None,
-            provider_prompt_tokens=self.counter.last_provider_prompt_tokens,
-            trigger_tokens=self.profile.compression_trigger_tokens,
-            trigger_ratio=self.profile.compression_trigger_ratio,
-            compared_tokens=self.measure(history),
-            clear_trigger_tokens=self.tool_result_clear_trigger_tokens(),
-            clear_keep=self.clearer.config.keep_recent,
-            session_memory_enabled=self.session_memory_enabled,
-            mcp_index_enabled=self.profile.mcp_resource_index_enabled,
-            cache_mode=self.profile.cache_mode,
             cache_hit_ratio=cache_hit_ratio,
-            tokenizer=self.counter.encoding_name,
         )
