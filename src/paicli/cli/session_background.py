@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from paicli.cancel import CancelToken
 from paicli.cli.notices import NoticeBoard
@@ -75,7 +75,7 @@ class SideModel:
     def chat(
         self,
         messages: Sequence[Message],
-        tools: Sequence[Mapping[str, Any]] | None = None,
+        tools: Sequence[Mapping[str, object]] | None = None,
         *,
         on_delta: DeltaCallback | None = None,
         cancel: CancelToken | None = None,
