@@ -3,7 +3,7 @@
 
 Run from the repository root: python -m evals.bench_path [--show]
 The real session (the composition root over a loopback fake server) reads one piped line; at the moment the
-SDK's `Completions.create` is entered (on the request's streaming thread), the stacks of the REPL (main)
+SDK's `Completions.create` (or its client's `post`, which llm/wire.py uses) is entered (on the request's streaming thread), the stacks of the REPL (main)
 thread, the task thread and the streaming thread are taken. Counted: frames whose code is in the installed `paicli` package (its shipped test
 fakes excluded), from the REPL's line loop (`run_piped`) down; `--show` lists them.
 """
@@ -47,6 +47,16 @@ def _label(frame: FrameType) -> str:
     return f"{path}:{frame.f_code.co_name}"
 
 
+def _sdk_request(frame: FrameType) -> bool:
+    """The SDK's `Completions.create`, or its client's `post` (llm/wire.py sends the prepared body that way)."""
+    name, where = frame.f_code.co_name, Path(frame.f_code.co_filename)
+    if "openai" not in where.parts:
+        return False
+    return (name == "create" and "chat" in where.parts) or (
+        name == "post" and where.name == "_base_client.py"
+    )
+
+
 class _Catch:
     def __init__(self, main: int) -> None:
         self.main = main
@@ -54,9 +64,7 @@ class _Catch:
         self.repl: list[str] | None = None
 
     def __call__(self, frame: FrameType, event: str, arg: Any) -> None:
-        if self.worker is not None or event != "call" or frame.f_code.co_name != "create":
-            return
-        if "openai" not in frame.f_code.co_filename or "chat" not in frame.f_code.co_filename:
+        if self.worker is not None or event != "call" or not _sdk_request(frame):
             return
         stacks = sys._current_frames()
         by_name = {thread.name: thread.ident for thread in threading.enumerate()}

@@ -18,7 +18,7 @@ from paicli.browser.page_text import PageView
 from paicli.browser.tools import BROWSER_CONNECT, BROWSER_DISCONNECT, BROWSER_STATUS, BrowserTools
 from paicli.cancel import CancelToken
 from paicli.cli.app_backend import AppBackend
-from paicli.config import knobs
+from paicli.config import knobs_browser as knobs
 from paicli.config.env import ConfigError, EnvLookup
 from paicli.config.knob_types import debug_endpoint
 from paicli.testing.openai_server import FakeOpenAIServer, Reply

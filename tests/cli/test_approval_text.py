@@ -8,9 +8,9 @@ import sys
 import pytest
 from rich.cells import cell_len
 
-from paicli.cli.approval import ask_on_stdio, question_line, question_options, spaced
+from paicli.cli.approval import TerminalApprover, ask_on_stdio, question_line, question_options, spaced
 from paicli.cli.wrapping import pack
-from paicli.tools.base import ApprovalRequest
+from paicli.tools.base import ApprovalDecision, ApprovalRequest
 
 REQUEST = ApprovalRequest(
     "write_file",
@@ -55,3 +55,22 @@ def test_a_latin_label_is_set_apart_from_the_chinese_around_it() -> None:
     assert spaced("MCP 工具 fs/read") == " MCP 工具 fs/read "
     assert spaced("以 `npm test` 开头的命令") == "以 `npm test` 开头的命令"
     assert question_options(REQUEST)[1] == f"[a] 本会话始终允许{REQUEST.always}"
+
+
+def test_the_repl_lends_its_asker_for_its_run_and_stdio_asks_again_after(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    approver = TerminalApprover()
+    asked: list[str] = []
+
+    def repl_asker(request: ApprovalRequest) -> ApprovalDecision:
+        asked.append(request.tool)
+        return "approve"
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO("y\n"))
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    with approver.asking(repl_asker):
+        assert approver.approve(REQUEST) == "approve" and asked == ["write_file"]
+        assert sys.stdin.read() == "y\n"  # stdio was not read while the REPL asked
+    monkeypatch.setattr(sys, "stdin", io.StringIO("n\n"))
+    assert approver.handler is None and approver.approve(REQUEST) == "deny" and asked == ["write_file"]

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from paicli.cli.launch import scrub_text
+from paicli.cli.launch_input import scrub_text
 from paicli.testing.openai_server import FakeOpenAIServer
 from paicli.testing.proc import paicli_env, run_paicli
 

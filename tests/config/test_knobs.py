@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from paicli.config import knobs, knobs_web
+from paicli.config import knobs, knobs_compaction, knobs_memory, knobs_web
 from paicli.config.env import ConfigError, EnvLookup
 from paicli.config.providers import GENERIC, provider
 from tests.sources import product_sources
@@ -25,6 +25,17 @@ def files_naming(name: str) -> list[str]:
     )
 
 
+# where a group of settings is declared beside each other (every other setting: config/knobs.py)
+GROUP_HOMES = {
+    **{knob.key: "config/knobs_compaction.py" for knob in knobs_compaction.COMPACTION_KNOBS},
+    **{knob.key: "config/knobs_memory.py" for knob in knobs_memory.MEMORY_KNOBS},
+}
+
+
+def home_of(key: str) -> str:
+    return GROUP_HOMES.get(key, "config/knobs.py")
+
+
 def test_every_setting_is_named_in_exactly_one_module() -> None:
     keys = [knob.key for knob in knobs.ALL_KNOBS]
     assert len(keys) == len(set(keys))
@@ -34,7 +45,7 @@ def test_every_setting_is_named_in_exactly_one_module() -> None:
         found = [
             f for f in files_naming(key) if re.search(rf"\b{key}\b", (SRC / f).read_text(encoding="utf-8"))
         ]
-        assert found == ["config/knobs.py"], f"{key} is named in {found}"
+        assert found == [home_of(key)], f"{key} is named in {found}"
 
 
 def test_the_web_search_settings_are_declared_and_read_only_through_their_declarations() -> None:
@@ -46,7 +57,7 @@ def test_the_web_search_settings_are_declared_and_read_only_through_their_declar
 
 def test_every_paicli_name_in_src_has_one_home() -> None:
     generic = provider(GENERIC)
-    homes = {knob.key: "config/knobs.py" for knob in knobs.ALL_KNOBS}
+    homes = {knob.key: home_of(knob.key) for knob in knobs.ALL_KNOBS}
     for key in (*generic.key_envs, *generic.model_envs, *generic.base_url_envs):
         homes[key] = "config/providers.py"
     homes["PAICLI_SKILL_INJECTION"] = "context/internal.py"  # a protocol marker, not a setting
@@ -84,9 +95,9 @@ def test_values_are_typed_and_range_checked() -> None:
             "PAICLI_MEMORY_PLACEMENT": "SYSTEM",
         }
     )
-    assert knobs.TOOL_RESULT_CLEARING_KEEP.read(env) == 5
+    assert knobs_compaction.TOOL_RESULT_CLEARING_KEEP.read(env) == 5
     assert knobs.MEMORY_VECTOR.read(env) is False
-    assert knobs.TOOL_RESULT_CLEARING_EXCLUDE_TOOLS.read(env) == ("read_file", "web_fetch")
+    assert knobs_compaction.TOOL_RESULT_CLEARING_EXCLUDE_TOOLS.read(env) == ("read_file", "web_fetch")
     assert knobs.MEMORY_PLACEMENT.read(env) == "system"
     with pytest.raises(ConfigError, match=r"PAICLI_LLM_MAX_RETRIES=11 超出允许范围 \[0, 10\]"):
         knobs.LLM_MAX_RETRIES.read(EnvLookup(environ={"PAICLI_LLM_MAX_RETRIES": "11"}))

@@ -1,13 +1,7 @@
 from __future__ import annotations
 
-from paicli.context.summary import (
-    ACKNOWLEDGEMENT,
-    MAX_SUMMARY_INPUT_CHARS,
-    ConversationHistoryCompactor,
-    SharedPrefix,
-    has_required_structure,
-    render_summary_chunks,
-)
+from paicli.context.summary import ACKNOWLEDGEMENT, ConversationHistoryCompactor, SharedPrefix
+from paicli.context.summary_text import MAX_SUMMARY_INPUT_CHARS, has_required_structure, render_summary_chunks
 from paicli.context.tokens import TokenCounter
 from paicli.llm.messages import Message
 from paicli.llm.protocol import LLMError

@@ -5,24 +5,27 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
 from paicli.config.run_values import MemoryValues
 from paicli.memory.commands import parse_memory_args, run_memory_command
-from paicli.memory.manager import MemoryManager, injected_line
+from paicli.memory.manager import MemoryManager
 from paicli.memory.recall_block import STALE_TAG
 from paicli.memory.results import WriteStatus
 from paicli.memory.retriever import MemoryRetriever
+from paicli.memory.said import injected_line
 from paicli.memory.vector_file import index_path_for
 
 from .helpers import CLOCK, NOW, entry, env, memory
 
 
-def _manager(tmp_path: Path) -> MemoryManager:
+def _manager(tmp_path: Path, on_injected: Callable[[list[str]], None] | None = None) -> MemoryManager:
     root = tmp_path / "repo"
     root.mkdir(exist_ok=True)
-    return MemoryManager(memory(tmp_path / "mem"), root, MemoryValues.parse(env()), clock=CLOCK)
+    values = MemoryValues.parse(env())
+    return MemoryManager(memory(tmp_path / "mem"), root, values, clock=CLOCK, on_injected=on_injected)
 
 
 def test_superseded_and_pending_facts_are_never_injected(tmp_path: Path) -> None:
@@ -122,10 +125,9 @@ def test_the_token_index_is_persisted_and_reused_without_retokenising(tmp_path: 
 
 
 def test_the_repl_hook_sees_every_injected_memory(tmp_path: Path) -> None:
-    mgr = _manager(tmp_path)
-    mgr.store_fact("我们项目用的是 Java 17")
     seen: list[list[str]] = []
-    mgr.on_injected = seen.append
+    mgr = _manager(tmp_path, seen.append)
+    mgr.store_fact("我们项目用的是 Java 17")
     assert mgr.context_for_query("java 版本", 2000)
     assert seen == [["我们项目用的是 Java 17"]]
     line = injected_line(["我们项目用的是 Java 17", "团队约定：提交信息用英文写"])

@@ -18,10 +18,8 @@ def _hooks(root: Path, event: str, command: str, matcher: str = "", **extra: obj
 
 
 def test_exit_code_two_blocks_a_tool_call_with_stderr_as_the_reason(tmp_path: Path) -> None:
-    runner = make_runner(tmp_path)
-    runner.hooks = _hooks(
-        tmp_path, "PreToolUse", "cat > seen.json; echo '不许在周五部署' >&2; exit 2", "execute_.*"
-    )
+    hooks = _hooks(tmp_path, "PreToolUse", "cat > seen.json; echo '不许在周五部署' >&2; exit 2", "execute_.*")
+    runner = make_runner(tmp_path, hooks=hooks)
     result, text = run_one(runner, "execute_command", json.dumps({"command": "touch made.txt"}))
     assert result.blocked and "不许在周五部署" in text and "PreToolUse" in text
     assert not (tmp_path / "made.txt").exists()
@@ -33,20 +31,20 @@ def test_exit_code_two_blocks_a_tool_call_with_stderr_as_the_reason(tmp_path: Pa
 def test_a_matcher_picks_the_tool_and_other_exit_codes_do_not_block(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("hello\n", encoding="utf-8")
     notices: list[str] = []
-    runner = make_runner(tmp_path, notices=notices.append)
-    runner.hooks = _hooks(tmp_path, "PreToolUse", "echo broken >&2; exit 1", "read_file")
+    broken = _hooks(tmp_path, "PreToolUse", "echo broken >&2; exit 1", "read_file")
+    runner = make_runner(tmp_path, notices=notices.append, hooks=broken)
     result, text = run_one(runner, "read_file", json.dumps({"path": "a.txt"}))
     assert not result.blocked and "hello" in text
     assert len(notices) == 1 and "退出码 1" in notices[0] and "broken" in notices[0]
-    runner.hooks = _hooks(tmp_path, "PreToolUse", "exit 2", "write_file|edit_file")
-    result, _ = run_one(runner, "read_file", json.dumps({"path": "a.txt"}))
+    elsewhere = _hooks(tmp_path, "PreToolUse", "exit 2", "write_file|edit_file")
+    result, _ = run_one(make_runner(tmp_path, hooks=elsewhere), "read_file", json.dumps({"path": "a.txt"}))
     assert not result.blocked
 
 
 def test_post_tool_use_feedback_reaches_the_model(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("hello\n", encoding="utf-8")
-    runner = make_runner(tmp_path)
-    runner.hooks = _hooks(tmp_path, "PostToolUse", "grep -q hello && echo '请同时更新 CHANGELOG' >&2; exit 2")
+    feedback = _hooks(tmp_path, "PostToolUse", "grep -q hello && echo '请同时更新 CHANGELOG' >&2; exit 2")
+    runner = make_runner(tmp_path, hooks=feedback)
     _, text = run_one(runner, "read_file", json.dumps({"path": "a.txt"}))
     assert "hello" in text and "[PostToolUse 钩子的反馈] 请同时更新 CHANGELOG" in text
 

@@ -10,10 +10,10 @@ from pathlib import Path
 from paicli.cancel import CancelToken
 from paicli.cli.replay import call_outcome
 from paicli.tools.approval import ApprovalState
+from paicli.tools.call_result import audit_outcome
 from paicli.tools.guards import PathGuard
 from paicli.tools.policy import TurnToolPolicy
 from paicli.tools.registry import builtin_specs
-from paicli.tools.runner import audit_outcome
 from paicli.tools.verdict import Allow, Ask, Deny, decide
 
 from .helpers import RecordingApprover, calls, make_runner, run_one

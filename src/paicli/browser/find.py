@@ -6,7 +6,7 @@ import os
 import shutil
 from collections.abc import Mapping
 
-from paicli.config import knobs
+from paicli.config import knobs_browser as knobs
 
 # Debian/Ubuntu, then Google's builds; every one of them speaks the DevTools protocol Playwright needs.
 KNOWN_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")

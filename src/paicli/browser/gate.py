@@ -13,7 +13,7 @@ import ipaddress
 import urllib.parse
 from dataclasses import dataclass, field
 
-from paicli.config import knobs
+from paicli.config import knobs_browser as knobs
 from paicli.tools.web import WEB_DENIED, UrlGate, WebDenied
 
 # Parts of the page itself (inline data, generated blobs, the blank page): no address is contacted.

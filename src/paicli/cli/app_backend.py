@@ -96,9 +96,8 @@ class AppBackend:
         parts = replace(parts, llm=self.spend.client(parts.llm, parts.settings.provider))  # every call priced
         self.background = SessionBackground(
             parts.memory,
-            parts.llm,
+            lambda: (self.core.parts.llm, self.core.parts.settings.light_model_setting),
             parts.notices,
-            parts.settings.light_model_setting,
             judge=parts.values.memory.judge,
         )
         enabled = parts.memory.auto_extract_enabled  # the setting, given to the memory at construction
@@ -156,7 +155,7 @@ class AppBackend:
         return self.core.report
 
     def on_memories(self, listener: Callable[[list[str]], None] | None) -> None:
-        self.parts.memory.on_injected = listener
+        self.parts.shown_memories.listen(listener)
 
     @property
     def settings(self) -> Settings:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 
 from paicli.termsafe import show_controls
@@ -71,18 +72,32 @@ def decide(answer: str, request: ApprovalRequest) -> Answer:
 
 
 class TerminalApprover:
-    """One question at a time. The REPL installs a `handler` that pauses its own key reader while asking."""
+    """One question at a time, on stdio unless the REPL lends its own asker (which pauses its key reader while
+    asking) for the span of its run: `with approver.asking(handler): ...`."""
 
     asks_human = True  # with --yes too: a save after untrusted content still comes here (tools/policy.py)
 
     def __init__(self, handler: Handler | None = None) -> None:
-        self.handler = handler
+        self._handler = handler
         self._lock = threading.Lock()
+
+    @property
+    def handler(self) -> Handler | None:
+        return self._handler
+
+    @contextmanager
+    def asking(self, handler: Handler) -> Iterator[None]:
+        """`handler` asks every question until the block ends; then whoever asked before does again."""
+        before, self._handler = self._handler, handler  # not under the lock: a question in flight keeps it
+        try:
+            yield
+        finally:
+            self._handler = before
 
     def approve(self, request: ApprovalRequest) -> Answer:
         with self._lock:
-            if self.handler is not None:
-                return self.handler(request)
+            if self._handler is not None:
+                return self._handler(request)
             return ask_on_stdio(request)
 
 

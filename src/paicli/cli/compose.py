@@ -12,7 +12,7 @@ from paicli.agent.plan.prompts import AssembledPlanPrompts, PlanPrompts
 from paicli.agent.team.prompts import AssembledTeamPrompts, TeamPrompts
 from paicli.browser.session import build_browser
 from paicli.browser.tools import BrowserTools
-from paicli.cli.notices import NoticeBoard
+from paicli.cli.notices import NoticeBoard, ShownMemories
 from paicli.codeindex.indexer import CodeIndex
 from paicli.codeindex.tool import offer_when_indexed
 from paicli.config.env import EnvLookup
@@ -50,6 +50,7 @@ from paicli.tools.sandbox.executor import session_executors
 from paicli.tools.sandbox.status import SANDBOX_OFF_WARNING, SandboxGate
 from paicli.tools.skill_load import LoadSkillTool, build_skills
 from paicli.tools.skills import SkillCatalog
+from paicli.tools.table import ToolTable
 
 
 @dataclass
@@ -79,6 +80,9 @@ class Components:
     browser: BrowserTools | None = None  # the browser tools' handlers (the browser starts at first use)
     pins: PinBoard = field(default_factory=PinBoard)  # /pin: in the ReAct system prompt, in the ledger
     notices: NoticeBoard = field(default_factory=NoticeBoard)  # what every collaborator posts to
+    shown_memories: ShownMemories = field(
+        default_factory=ShownMemories
+    )  # what the memory injects, as it does
     reopen: EnvLookup | None = (
         None  # opens background tasks' sessions as this one was opened (ParsedConfig.lookup)
     )
@@ -151,6 +155,7 @@ def build_components(
     profile = ContextProfile.from_window(settings.context_window, settings.cache_mode, trigger)
     offloader = build_offloader(settings, values, keys, profile)
     tracker = ExternalContextTracker(guard_enabled=values.external_guard)
+    shown = ShownMemories()
     store = LongTermMemory(values.memory.folder(settings.paicli_home), values.memory)
     memory = MemoryManager(
         store,
@@ -159,6 +164,7 @@ def build_components(
         tracker=tracker,
         auto_extract=values.memory.auto_extract,
         on_notice=board.post,  # the relation judge's second look at a save
+        on_injected=shown.show,  # the REPL shows a turn's memories as they go in
     )
     if settings.effort_request_fields is None:  # a set effort the model cannot take: said once
         from paicli.cli.effort_text import effort_line
@@ -172,35 +178,41 @@ def build_components(
     executors = session_executors(  # how commands run, chosen once; no configured key reaches a command
         sandbox, str(settings.paicli_home), keys
     )
+    table = ToolTable.builtin(values.tools, memory.save_memory_tool)
+    loader = ProjectMemoryLoader(root, settings.paicli_home)
+    skills = build_skills(settings.paicli_home, root, repository, board.post, trust)
+    table.register(LoadSkillTool.tool(skills, values.skill_body_budget))
+    browser = build_browser(values.browser, keys)
+    for tool in browser.tools():
+        table.register(tool)
+    tools_enabled = values.tools_enabled
+    mcp = start_mcp(settings, config, table, board, trusted=trust.trusted)
+    code_index, lsp = code_intelligence(settings, values, keys, board)
+    ledger = open_ledger(settings, resume_path, board.post, keys)
     tools = ToolRunner(
         root,
         approver,
         offloader,
         tracker,
-        memory.save_memory_tool,
-        approval,
+        approval_mode=approval,
         values=values.tools,
         keys=keys,
         executors=executors,
         notices=board.post,  # a memory save refused for want of a person is said (issue 37)
+        table=table,
+        turn_hooks=(  # MCP listings change between turns; search_code is offered once an index exists
+            *((mcp.turn_boundary,) if mcp is not None else ()),
+            offer_when_indexed(code_index, table.register),
+        ),
+        write_watchers=(lsp.written, code_index.written),  # diagnostics and the index follow every write
+        nested=NestedInstructions(root, loader.loaded_keys),  # folder AGENTS.md etc. join tool results
+        hooks=session_hooks(settings, keys, trust, ledger.session_id, board),
     )
-    loader = ProjectMemoryLoader(root, settings.paicli_home)
-    tools.nested = NestedInstructions(root, loader.loaded_keys)  # folder AGENTS.md etc. join tool results
-    skills = build_skills(settings.paicli_home, root, repository, board.post, trust)
-    tools.register(LoadSkillTool.tool(skills, values.skill_body_budget))
-    code_index, lsp = code_intelligence(settings, values, keys, tools, board)
-    browser = build_browser(values.browser, keys)
-    for tool in browser.tools():
-        tools.register(tool)
-    tools_enabled = values.tools_enabled
-    mcp = start_mcp(settings, config, tools, board, trusted=trust.trusted)
     index = mcp.index_text if mcp is not None and profile.mcp_resource_index_enabled else (lambda: "")
     pins = PinBoard()
     prompt, plan_prompts, team_prompts = _mode_prompts(
         assembler, repository, loader, skills, tools_enabled, index, pins
     )
-    ledger = open_ledger(settings, resume_path, board.post, keys)
-    tools.hooks = session_hooks(settings, keys, trust, ledger.session_id, board)
     return Components(
         settings,
         values,
@@ -225,6 +237,7 @@ def build_components(
         browser=browser,
         pins=pins,
         notices=board,
+        shown_memories=shown,
         reopen=config.lookup,
         trust=trust,
         code_index=code_index,
@@ -233,15 +246,13 @@ def build_components(
 
 
 def code_intelligence(
-    settings: Settings, values: SessionValues, keys: Keys, tools: ToolRunner, board: NoticeBoard
+    settings: Settings, values: SessionValues, keys: Keys, board: NoticeBoard
 ) -> tuple[CodeIndex, LspSession]:
     """The project's code index (search_code offered once it exists) and the session's language servers (told
     of every write); neither reads a file or starts a process before it is used."""
     limits = values.code.index
     index = CodeIndex(settings.paicli_home, settings.project_root, limits.max_files, limits.max_file_bytes)
-    tools.turn_hooks.append(offer_when_indexed(index, tools.register))
     lsp = LspSession(settings.project_root, values.code.lsp, server_env(keys), board.post)
-    tools.write_watchers.extend((lsp.written, index.written))
     return index, lsp
 
 
@@ -297,7 +308,7 @@ def _mode_prompts(
 
 
 def start_mcp(
-    settings: Settings, config: ParsedConfig, tools: ToolRunner, notices: NoticeBoard, *, trusted: bool
+    settings: Settings, config: ParsedConfig, tools: ToolTable, notices: NoticeBoard, *, trusted: bool
 ) -> McpSession | None:
     """The configured MCP servers, their cached tools registered (None when there are none)."""
     session = McpSession.from_files(
@@ -313,5 +324,4 @@ def start_mcp(
     notices.extend(session.config.notices)  # an untrusted project's mcp.json is named by the trust line
     if not session.configured:
         return None
-    tools.turn_hooks.append(session.turn_boundary)
     return session  # started by the front end once it is up (AppBackend.set_notice_listener, or launch)

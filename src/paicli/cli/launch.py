@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import argparse
 import atexit
-import contextlib
-import io
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from paicli.cli.launch_input import fail, oneshot_task, stdin_is_tty, tolerate_bad_stdin_bytes
 from paicli.config.env import ConfigError, EnvLookup
 from paicli.config.parsed import ParsedConfig
 from paicli.fsperm import create_private_file, secure_tree
@@ -22,53 +21,6 @@ if TYPE_CHECKING:
     from paicli.config.modes import RunMode
     from paicli.config.settings import Settings
     from paicli.config.trust import ProjectTrust
-
-EXIT_USAGE = 2
-
-
-def _fail(message: str) -> int:
-    sys.stderr.write(f"paicli: {message}\n")
-    return EXIT_USAGE
-
-
-def scrub_text(text: str) -> str:
-    """Undecodable argv/stdin bytes arrive as lone surrogates, which no request or ledger line can encode;
-    they become U+FFFD so one bad byte cannot poison the whole session."""
-    try:
-        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "replace").decode("utf-8")
-
-
-def _tolerate_bad_stdin_bytes() -> None:
-    stream = sys.stdin
-    if isinstance(stream, io.TextIOWrapper):  # a harness may have replaced stdin with a plain text stream
-        with contextlib.suppress(ValueError, OSError):  # a detached or closed stream is never read
-            stream.reconfigure(errors="replace")
-
-
-def _read_piped_stdin() -> str | int:
-    """The piped text, or its size in bytes when it is over the cap (it is then refused, unsent)."""
-    if _stdin_is_tty() or sys.stdin is None:
-        return ""
-    from paicli.cli.input_size import read_capped
-
-    try:
-        if not isinstance(sys.stdin, io.TextIOWrapper):
-            return scrub_text(sys.stdin.read())
-        data, size = read_capped(sys.stdin.buffer)
-    except (OSError, ValueError):
-        return ""
-    if data is None:
-        return size
-    return scrub_text(data.decode("utf-8", errors="replace"))
-
-
-def _stdin_is_tty() -> bool:
-    try:
-        return sys.stdin is not None and sys.stdin.isatty()
-    except (AttributeError, ValueError):
-        return False
 
 
 def _resume_path(args: argparse.Namespace, home: Path, root: Path, notices: NoticeBoard) -> Path | str | None:
@@ -141,8 +93,8 @@ def _settings_or_setup(
 def launch(args: argparse.Namespace) -> int:
     oneshot = args.prompt is not None
     if oneshot and args.setup:
-        return _fail("--setup 不能和 -p 一起使用：先运行 paicli --setup 完成设置，再用 -p 执行任务")
-    interactive = not oneshot and _stdin_is_tty() and sys.stdout.isatty()
+        return fail("--setup 不能和 -p 一起使用：先运行 paicli --setup 完成设置，再用 -p 执行任务")
+    interactive = not oneshot and stdin_is_tty() and sys.stdout.isatty()
     if interactive:
         from paicli.cli.stop_signals import default_sigterm
 
@@ -152,10 +104,10 @@ def launch(args: argparse.Namespace) -> int:
         return prepared
     env, config, settings = prepared
     if oneshot and args.resume == "":
-        return _fail("-p 不能和不带会话 ID 的 --resume 一起使用；请给出 ID，或用 -c 继续最新的会话")
+        return fail("-p 不能和不带会话 ID 的 --resume 一起使用；请给出 ID，或用 -c 继续最新的会话")
     if not oneshot and (args.plan or args.team):
-        return _fail("--plan / --team 只能和 -p 一起使用；在 REPL 里请用 /plan 或 /team")
-    task = _oneshot_task(args) if oneshot else ("", False)
+        return fail("--plan / --team 只能和 -p 一起使用；在 REPL 里请用 /plan 或 /team")
+    task = oneshot_task(args) if oneshot else ("", False)
     if isinstance(task, int):
         return task
     piped, continue_only = task
@@ -184,7 +136,7 @@ def launch(args: argparse.Namespace) -> int:
     try:
         backend = _build_backend(settings, config, args, interactive, resume, notices, trusted)
     except ConfigError as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     intro = ""
     if resume is not None:
         restored = backend.restore_opened_session().text + (f"\n{model_note}" if model_note else "")
@@ -210,9 +162,9 @@ def _prepare(args: argparse.Namespace, interactive: bool) -> tuple[EnvLookup, Pa
             sys.stderr.write(line + "\n")
         resolved = _settings_or_setup(args, env, interactive)
     except ConfigError as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     if isinstance(resolved, str):
-        return _fail(resolved)
+        return fail(resolved)
     env, settings = resolved
     from paicli.cli.server_window import with_server_window  # a local server's own window, asked once a day
 
@@ -224,38 +176,8 @@ def _prepare(args: argparse.Namespace, interactive: bool) -> tuple[EnvLookup, Pa
     from paicli.cli.warmup import start_dictionary_early
 
     start_dictionary_early(config.values.memory.folder(settings.paicli_home), args.prompt)
-    _tolerate_bad_stdin_bytes()
+    tolerate_bad_stdin_bytes()
     return env, config, settings
-
-
-def _oneshot_task(args: argparse.Namespace) -> tuple[str, bool] | int:
-    """`-p`: the task (args.prompt, from stdin when empty), the piped context, and whether continuing the
-    interrupted run is the whole task (`-p "" --plan -c`); or the exit code."""
-    args.prompt = scrub_text(args.prompt)
-    if args.json_schema is not None or args.input_format == "stream-json":
-        from paicli.cli.headless_flags import prepare
-
-        problem = prepare(args)
-        if problem:
-            return _fail(problem)
-        if args.input_format == "stream-json":  # stdin holds the messages, read as they come
-            return "", False
-    read = _read_piped_stdin()
-    if isinstance(read, int):
-        from paicli.cli.input_size import stdin_too_large_text
-
-        return _fail(stdin_too_large_text(read))
-    piped, continue_only = read, False
-    if not args.prompt.strip() and (args.plan or args.team) and (args.continue_session or args.resume):
-        args.prompt, piped = piped.strip(), ""  # a piped goal is used when there is no run to continue
-        continue_only = not args.prompt
-    elif not args.prompt.strip():
-        if not piped.strip():
-            return _fail(
-                '-p 需要一个任务描述，例如 paicli -p "解释 main.py 做了什么"（也可以从标准输入传入）'
-            )
-        args.prompt, piped = piped.strip(), ""
-    return piped, continue_only
 
 
 def _resume_for(
@@ -264,11 +186,11 @@ def _resume_for(
     """The session file -c / --resume continue (claimed, or a fork of a busy one); or the exit code."""
     resume = _resume_path(args, settings.paicli_home, settings.project_root, notices)
     if isinstance(resume, str):
-        return _fail(resume)
+        return fail(resume)
     if continue_only:
         missing = _nothing_to_continue(resume, "team" if args.team else "plan")
         if missing is not None:
-            return _fail(missing)
+            return fail(missing)
     if resume is None:
         return None
     from paicli.cli.busy_session import claim_session  # a session another process has open is never shared

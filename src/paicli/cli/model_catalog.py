@@ -8,10 +8,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from paicli.cli.backend import CommandReply
+from paicli.config.config_file import load_config_file
 from paicli.config.env import ConfigError
 from paicli.config.providers import find_provider
 from paicli.config.saved import save_model_entries
-from paicli.config.settings import Settings, load_config_file
+from paicli.config.settings import Settings
 from paicli.llm.probe import CheckResult
 
 Lister = Callable[[str, str | None], CheckResult]

@@ -11,6 +11,23 @@ from collections.abc import Callable, Iterable
 
 log = logging.getLogger(__name__)
 NoticeListener = Callable[[], None]
+MemoryListener = Callable[[list[str]], None]
+
+
+class ShownMemories:
+    """The memories a turn brings in, as it brings them in: the memory manager is built with `show`, and the
+    REPL listens while a turn of its runs."""
+
+    def __init__(self) -> None:
+        self._listener: MemoryListener | None = None
+
+    def show(self, contents: list[str]) -> None:
+        listener = self._listener
+        if listener is not None:
+            listener(contents)
+
+    def listen(self, listener: MemoryListener | None) -> None:
+        self._listener = listener
 
 
 class NoticeBoard:

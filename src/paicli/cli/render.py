@@ -32,12 +32,10 @@ from paicli.agent.events import (
 from paicli.cli.live_output import PREFIX as LIVE_PREFIX
 from paicli.cli.live_output import OutputTail
 from paicli.cli.printing import MarkdownBlocks, keep_line_breaks, print_markdown, say, tail_lines
+from paicli.cli.run_lines import compacted_lines, outcome_line
 from paicli.cli.spinner import Clock, WaitSpinner
 from paicli.cli.summaries import (
-    ResultSummary,
-    blocked_headline,
     clip,
-    compaction_lines,
     diff_text,
     fold_lines,
     key_argument,
@@ -290,20 +288,13 @@ class EventRenderer:
             self._progress.print(diff_text(result.display), end="", soft_wrap=True)
 
     def _on_compacted(self, event: Compacted) -> None:
-        result = event.result
-        if event.manual or not result.changed:
-            if result.error and not event.manual:
-                self._interrupt()
-                say(self._progress, f"⚠️ 自动压缩未完成: {result.error}", "yellow")
+        result, lines = event.result, compacted_lines(event.result, event.manual)
+        if lines is None:
             return
         self._interrupt()
-        for line in compaction_lines(
-            result.cleared_tool_results, result.compacted, result.before_tokens, result.after_tokens
-        ):
-            say(self._progress, line, "cyan")
-        if result.notice:
-            say(self._progress, result.notice, "yellow")
-        if result.receipt is not None and self._on_fold is not None:
+        for text, style in lines:
+            say(self._progress, text, style)
+        if result.changed and result.receipt is not None and self._on_fold is not None:
             from paicli.cli.receipt_view import receipt_text
 
             self._on_fold("上下文压缩回执", receipt_text(result.receipt))
@@ -349,18 +340,9 @@ class EventRenderer:
             say(self._out, text)
 
     def _put_outcome(self, result: RunFinished) -> None:
-        if result.status == "partial":
-            detail = f"：{result.error}" if result.error else ""
-            say(self._progress, f"⚠️ 任务没有全部完成，以上是目前的结果{detail}", "yellow")
-        elif result.status == "cancelled":
-            say(self._progress, "⏹️ 任务已取消", "yellow")
-        elif result.status == "error":
-            error = (result.error or "未知错误").removeprefix("❌").strip()
-            say(
-                self._progress,
-                f"❌ {error}" if error.startswith("任务出错") else f"❌ 任务未完成: {error}",
-                "bold red",
-            )
+        line = outcome_line(result)
+        if line is not None:
+            say(self._progress, *line)
 
     def pause(self) -> None:
         """Make room for a question: stop the spinner and put out what streamed so far."""
@@ -397,11 +379,8 @@ class EventRenderer:
 __all__ = [
     "EventRenderer",
     "MarkdownBlocks",
-    "ResultSummary",
     "WaitSpinner",
-    "blocked_headline",
     "clip",
-    "compaction_lines",
     "diff_text",
     "fold_lines",
     "keep_line_breaks",

@@ -181,7 +181,7 @@ class Dispatcher:
         self.notices()
 
     def _show_memories(self, renderer: EventRenderer, contents: list[str]) -> None:
-        from paicli.memory.manager import injected_line
+        from paicli.memory.said import injected_line
 
         interactive = self._io.interactive
         renderer.memory_line(injected_line(contents, ctrl_o=interactive))

@@ -6,6 +6,7 @@ import contextlib
 import os
 import re
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -300,9 +301,11 @@ class InteractiveRepl:
 
 
 class ApprovalHost(Protocol):
-    """The session's approver (cli.approval.TerminalApprover): the REPL installs the asking handler."""
+    """The session's approver (cli.approval.TerminalApprover): the REPL lends it its asker while it runs."""
 
-    handler: Callable[[ApprovalRequest], ApprovalDecision | ApprovalReply] | None
+    def asking(
+        self, handler: Callable[[ApprovalRequest], ApprovalDecision | ApprovalReply]
+    ) -> AbstractContextManager[None]: ...
 
 
 def run_interactive(
@@ -334,8 +337,5 @@ def run_interactive(
     repl.intro = intro
     if approver is None:
         return repl.run()
-    approver.handler = repl.io.approval_handler
-    try:
+    with approver.asking(repl.io.approval_handler):
         return repl.run()
-    finally:
-        approver.handler = None

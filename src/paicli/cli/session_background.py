@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from paicli.cancel import CancelToken
 from paicli.cli.notices import NoticeBoard
-from paicli.llm.messages import Usage
-from paicli.llm.protocol import LLMClient
+from paicli.llm.messages import ChatResponse, Message, Usage
+from paicli.llm.protocol import DeltaCallback, LLMClient
 from paicli.memory.background import BackgroundExtraction, manager_job
 from paicli.memory.manager import MemoryManager
 from paicli.memory.pending import PendingExtractions
@@ -46,30 +47,75 @@ class UsageRecordingExtractor:
         return list(outcome)
 
 
+# The session's current client and its light-model setting (None: side calls ask the session's model).
+CurrentModel = Callable[[], tuple[LLMClient, str | None]]
+
+
+class SideModel:
+    """The model side calls ask, looked up at each call: the configured light model, else the session's
+    current one. So a /model switch needs nothing rewired: the next side call asks the new client."""
+
+    def __init__(self, current: CurrentModel) -> None:
+        self._current = current
+        self._last: tuple[LLMClient, str | None, LLMClient] | None = None
+
+    def client(self) -> LLMClient:
+        llm, light = self._current()
+        last = self._last
+        if last is not None and last[0] is llm and last[1] == light:
+            return last[2]
+        chosen = llm.with_model(light) if light and light != llm.model else llm
+        self._last = (llm, light, chosen)
+        return chosen
+
+    @property
+    def model(self) -> str:
+        return self.client().model
+
+    def chat(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[Mapping[str, object]] | None = None,
+        *,
+        on_delta: DeltaCallback | None = None,
+        cancel: CancelToken | None = None,
+        tool_choice: str | None = None,
+        max_tokens: int | None = None,
+    ) -> ChatResponse:
+        return self.client().chat(
+            messages,
+            tools,
+            on_delta=on_delta,
+            cancel=cancel,
+            tool_choice=tool_choice,
+            max_tokens=max_tokens,
+        )
+
+    def with_model(self, model: str) -> LLMClient:
+        return self.client().with_model(model)
+
+
 class SessionBackground:
     def __init__(
         self,
         memory: MemoryManager,
-        llm: LLMClient,
+        current: CurrentModel,
         notices: NoticeBoard,
-        light_model: str | None = None,
         *,
         judge: bool = True,
     ) -> None:
+        """`current`: the session's client and light-model setting as they are now (again after /model);
+        extraction and the relation judge ask them at each call."""
         self._memory = memory
-        self._judge = judge
         self._notices = notices
         self._lock = threading.Lock()
         self.usage = Usage()  # side calls (fact extraction, compaction summaries) on top of the agent's own
         self.calls = 0
         self._extraction = BackgroundExtraction(manager_job(memory))
-        self.use_llm(llm, light_model)
-
-    def use_llm(self, llm: LLMClient, light_model: str | None = None) -> None:
-        """Extraction asks the configured light model, else the session's current one (again after /model)."""
-        self._memory.extractor = UsageRecordingExtractor(llm, self.record_usage, light_model)
-        if self._judge:
-            self._memory.use_judge(llm, light_model, self.record_usage)
+        side = SideModel(current)
+        memory.extractor = UsageRecordingExtractor(side, self.record_usage)
+        if judge:
+            memory.use_judge(side, None, self.record_usage)
 
     def after_turn(self, submitted: str) -> None:
         self._extraction.submit(submitted, self._extraction_done)

@@ -183,7 +183,7 @@ def _source(sources: ConfigSources, keys: Sequence[str], fallback: str, value: s
 
 
 def _saved_provider(settings: Settings) -> dict[str, str]:
-    from paicli.config.settings import load_config_file
+    from paicli.config.config_file import load_config_file
 
     try:
         saved = load_config_file(settings.config_path).provider_config(settings.provider)

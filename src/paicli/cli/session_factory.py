@@ -85,7 +85,8 @@ class SessionFactory:
     ) -> AutoCompactionManager:
         """Every compaction manager of the session, for its model and window, offloader attached; a Plan or
         Team `member`'s calibrates a counter of its own (`TokenCounter.sibling`)."""
-        manager = AutoCompactionManager(
+        hooks = parts.tools.hooks  # PreCompact / PostCompact
+        return AutoCompactionManager(
             MeteredClient(parts.llm, self.background.record_usage),  # summaries count in the session's usage
             parts.counter.sibling() if member else parts.counter,
             self._profile(parts),
@@ -95,10 +96,8 @@ class SessionFactory:
             summary_model=parts.settings.compaction_model_setting,
             on_server_window=lambda tokens: self._learned(parts.settings, tokens),
             pinned=parts.pins.block,  # values the pin block holds verbatim a summary need not carry again
+            summary_hooks=compaction_hooks(hooks, parts.notices.post) if hooks is not None else None,
         )
-        if parts.tools.hooks is not None:  # PreCompact / PostCompact
-            manager.keep_hooks(*compaction_hooks(parts.tools.hooks, parts.notices.post))
-        return manager
 
     def _profile(self, parts: Components) -> ContextProfile:
         """The session's profile, or a smaller window a refusal of this endpoint and model named meanwhile."""
@@ -123,7 +122,6 @@ class SessionFactory:
         llm: LLMClient = build_llm(settings, self.base.tool_support)
         if self.spend is not None:  # the new model's calls are priced like the first one's
             llm = self.spend.client(llm, settings.provider)
-        self.background.use_llm(llm, settings.light_model_setting)
         return self._build(settings, llm, ledger, conversation)
 
     def rebuild(
@@ -139,7 +137,7 @@ class SessionFactory:
         ledger: ConversationLedger,
         conversation: Conversation | None,
     ) -> SessionCore:
-        trigger = self.base.profile.trigger  # knobs.COMPACTION_TRIGGER, read once at start-up
+        trigger = self.base.profile.trigger  # the COMPACTION_TRIGGER setting, read once at start-up
         profile = ContextProfile.from_window(settings.context_window, settings.cache_mode, trigger)
         parts = replace(self.base, settings=settings, llm=llm, profile=profile, ledger=ledger)
         parts.tools.register(recall_tool(parts))  # same spec each build: the tool list stays byte-stable

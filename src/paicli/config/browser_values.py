@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from paicli.config import knobs
+from paicli.config import knobs_browser as knobs
 from paicli.config.knob_types import Lookup
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from paicli.config import knobs as code
+from paicli.config import knobs_code as code
 from paicli.config.knob_types import Lookup
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from paicli.config import knobs
+from paicli.config import knobs, knobs_compaction
 from paicli.config.knob_types import Lookup
 
 
@@ -14,18 +14,18 @@ from paicli.config.knob_types import Lookup
 class ClearingValues:
     """Level 2: clearing old tool results."""
 
-    enabled: bool = knobs.TOOL_RESULT_CLEARING_ENABLED.default
-    trigger_tokens_override: int = knobs.TOOL_RESULT_CLEARING_TRIGGER_TOKENS.default
-    keep_recent: int = knobs.TOOL_RESULT_CLEARING_KEEP.default
+    enabled: bool = knobs_compaction.TOOL_RESULT_CLEARING_ENABLED.default
+    trigger_tokens_override: int = knobs_compaction.TOOL_RESULT_CLEARING_TRIGGER_TOKENS.default
+    keep_recent: int = knobs_compaction.TOOL_RESULT_CLEARING_KEEP.default
     exclude_tools: frozenset[str] = frozenset()
 
     @classmethod
     def parse(cls, env: Lookup) -> ClearingValues:
         return cls(
-            knobs.TOOL_RESULT_CLEARING_ENABLED.read(env),
-            knobs.TOOL_RESULT_CLEARING_TRIGGER_TOKENS.read(env),
-            knobs.TOOL_RESULT_CLEARING_KEEP.read(env),
-            frozenset(knobs.TOOL_RESULT_CLEARING_EXCLUDE_TOOLS.read(env)),
+            knobs_compaction.TOOL_RESULT_CLEARING_ENABLED.read(env),
+            knobs_compaction.TOOL_RESULT_CLEARING_TRIGGER_TOKENS.read(env),
+            knobs_compaction.TOOL_RESULT_CLEARING_KEEP.read(env),
+            frozenset(knobs_compaction.TOOL_RESULT_CLEARING_EXCLUDE_TOOLS.read(env)),
         )
 
 
@@ -37,9 +37,9 @@ class CompactionValues:
     profile: str = knobs.COMPACTION_PROFILE.default
     summary_input: str | None = None
     memory_placement: str | None = None
-    automatic: bool = knobs.AUTO_COMPACT.default == "on"
-    trigger: float | None = knobs.COMPACTION_TRIGGER.default
-    session_memory: bool = knobs.SESSION_MEMORY_COMPACTION_ENABLED.default
+    automatic: bool = knobs_compaction.AUTO_COMPACT.default == "on"
+    trigger: float | None = knobs_compaction.COMPACTION_TRIGGER.default
+    session_memory: bool = knobs_compaction.SESSION_MEMORY_COMPACTION_ENABLED.default
     clearing: ClearingValues = ClearingValues()
 
     @classmethod
@@ -50,9 +50,9 @@ class CompactionValues:
             knobs.COMPACTION_PROFILE.read(env),
             summary_input.read(env) if env.get(summary_input.key) is not None else None,
             placement.read(env) if env.get(placement.key) is not None else None,
-            knobs.AUTO_COMPACT.read(env) == "on",
-            knobs.COMPACTION_TRIGGER.read(env),
-            knobs.SESSION_MEMORY_COMPACTION_ENABLED.read(env),
+            knobs_compaction.AUTO_COMPACT.read(env) == "on",
+            knobs_compaction.COMPACTION_TRIGGER.read(env),
+            knobs_compaction.SESSION_MEMORY_COMPACTION_ENABLED.read(env),
             ClearingValues.parse(env),
         )
 
@@ -61,9 +61,12 @@ class CompactionValues:
 class OffloadValues:
     """Level 1: oversized tool results go to a file. `threshold_chars` 0: derived from the trigger."""
 
-    enabled: bool = knobs.TOOL_OFFLOAD_ENABLED.default
-    threshold_chars: int = knobs.TOOL_OFFLOAD_THRESHOLD_CHARS.default
+    enabled: bool = knobs_compaction.TOOL_OFFLOAD_ENABLED.default
+    threshold_chars: int = knobs_compaction.TOOL_OFFLOAD_THRESHOLD_CHARS.default
 
     @classmethod
     def parse(cls, env: Lookup) -> OffloadValues:
-        return cls(knobs.TOOL_OFFLOAD_ENABLED.read(env), knobs.TOOL_OFFLOAD_THRESHOLD_CHARS.read(env))
+        return cls(
+            knobs_compaction.TOOL_OFFLOAD_ENABLED.read(env),
+            knobs_compaction.TOOL_OFFLOAD_THRESHOLD_CHARS.read(env),
+        )

@@ -7,13 +7,12 @@ composition root; start-up validation, the README's configuration table and `/co
 
 from __future__ import annotations
 
+from paicli.config import knobs_browser, knobs_code, knobs_memory
 from paicli.config.knob_types import (
-    DEFAULT_DEBUG_PORT,
     Knob,
     Lookup,
     bool_parser,
     choice,
-    endpoint_parser,
     flag,
     integer,
     names,
@@ -22,24 +21,14 @@ from paicli.config.knob_types import (
     ports_parser,
     protect,
     text,
-    trigger_parser,
 )
+from paicli.config.knobs_compaction import COMPACTION, COMPACTION_KNOBS
 from paicli.config.knobs_web import WEB_KNOBS
 from paicli.config.modes import MODE_NAMES
 
 # ---------------------------------------------------------------- the declarations
 
-LLM, SESSION, COMPACTION, MEMORY, AGENT, TOOLS, TERMINAL, CODE, BROWSER_TOOLS = (
-    "llm",
-    "session",
-    "compaction",
-    "memory",
-    "agent",
-    "tools",
-    "terminal",
-    "code",
-    "browser",
-)
+LLM, SESSION, AGENT, TOOLS, TERMINAL = ("llm", "session", "agent", "tools", "terminal")
 
 HOME = protect(
     text(
@@ -187,101 +176,21 @@ SESSION_RETENTION_DAYS = optional_integer(
     36_500,
 )
 
-TOOL_OFFLOAD_ENABLED = flag(
-    "PAICLI_TOOL_OFFLOAD_ENABLED", COMPACTION, True, "level 1: offload oversized tool output"
-)
-TOOL_OFFLOAD_THRESHOLD_CHARS = integer(
-    "PAICLI_TOOL_OFFLOAD_THRESHOLD_CHARS",
-    COMPACTION,
-    0,
-    "offload threshold in chars (0: derived from the window)",
-    0,
-)
-TOOL_RESULT_CLEARING_ENABLED = flag(
-    "PAICLI_TOOL_RESULT_CLEARING_ENABLED", COMPACTION, True, "level 2: clear old tool results"
-)
-TOOL_RESULT_CLEARING_TRIGGER_TOKENS = integer(
-    "PAICLI_TOOL_RESULT_CLEARING_TRIGGER_TOKENS", COMPACTION, 0, "level-2 trigger in tokens (0: derived)", 0
-)
-TOOL_RESULT_CLEARING_KEEP = integer(
-    "PAICLI_TOOL_RESULT_CLEARING_KEEP", COMPACTION, 3, "recent tool results level 2 keeps", 0
-)
-TOOL_RESULT_CLEARING_EXCLUDE_TOOLS = names(
-    "PAICLI_TOOL_RESULT_CLEARING_EXCLUDE_TOOLS", COMPACTION, "tools whose results level 2 never clears"
-)
-COMPACTION_TRIGGER: Knob[float | None] = Knob(
-    "PAICLI_COMPACTION_TRIGGER",
-    COMPACTION,
-    None,
-    "when automatic summaries start: a share of the window (0.6, 60%) or a token count (default: derived from "
-    "the window)",
-    "trigger",
-    "(0, 1) or tokens ≥ 1,000",
-    trigger_parser,
-)
-AUTO_COMPACT = choice(
-    "PAICLI_AUTO_COMPACT",
-    COMPACTION,
-    "on",
-    ("on", "off"),
-    "off: no automatic clearing or summary (oversized results are still offloaded); a turn whose next request "
-    "would not fit the window stops and names /compact",
-)
-SESSION_MEMORY_COMPACTION_ENABLED = flag(
-    "PAICLI_SESSION_MEMORY_COMPACTION_ENABLED", COMPACTION, False, "experimental session-memory compaction"
-)
-TOKENIZER = choice(
-    "PAICLI_TOKENIZER",
-    COMPACTION,
-    "exact",
-    ("exact", "heuristic", "tiktoken", "auto", "estimate", "reference"),
-    "token counting: cl100k (exact; aliases tiktoken, auto) or a heuristic (aliases estimate, reference)",
-)
-
 MEMORY_DIR = protect(
-    text("PAICLI_MEMORY_DIR", MEMORY, "folder of long_term_memory.json (default $PAICLI_HOME/memory)")
-)
-MEMORY_AUTO_EXTRACT_ENABLED = flag(
-    "PAICLI_MEMORY_AUTO_EXTRACT_ENABLED",
-    MEMORY,
-    True,
-    "extract facts the user stated after each completed turn",
-)
-MEMORY_STALE_DAYS = integer(
-    "PAICLI_MEMORY_STALE_DAYS", MEMORY, 30, "days after which a memory is labelled stale (<= 0: never)"
-)
-MEMORY_CONFLICT_THRESHOLD = number(
-    "PAICLI_MEMORY_CONFLICT_THRESHOLD",
-    MEMORY,
-    0.8,
-    "similarity at which a new memory conflicts with one",
-    0.0,
-    1.0,
-    open_low=True,
-)
-MEMORY_DISABLE_ON_EXTERNAL_CONTEXT = protect(
-    flag(
-        "PAICLI_MEMORY_DISABLE_ON_EXTERNAL_CONTEXT",
-        MEMORY,
-        True,
-        "no automatic extraction in a turn that read external content",
+    text(
+        "PAICLI_MEMORY_DIR",
+        knobs_memory.MEMORY,
+        "folder of long_term_memory.json (default $PAICLI_HOME/memory)",
     )
 )
-MEMORY_LOCK_TIMEOUT_SECONDS = number(
-    "PAICLI_MEMORY_LOCK_TIMEOUT_SECONDS",
-    MEMORY,
-    10.0,
-    "how long a memory write waits for the file lock",
-    0.0,
-    open_low=True,
-)
-MEMORY_VECTOR = flag("PAICLI_MEMORY_VECTOR", MEMORY, True, "local vector similarity in retrieval")
-MEMORY_JUDGE = flag(
-    "PAICLI_MEMORY_JUDGE",
-    MEMORY,
-    True,
-    "let the light model check how a new memory relates to stored ones the local rules are unsure of",
-)
+# the memory's other settings are declared beside each other in knobs_memory.py
+MEMORY_AUTO_EXTRACT_ENABLED = knobs_memory.MEMORY_AUTO_EXTRACT_ENABLED
+MEMORY_STALE_DAYS = knobs_memory.MEMORY_STALE_DAYS
+MEMORY_CONFLICT_THRESHOLD = knobs_memory.MEMORY_CONFLICT_THRESHOLD
+MEMORY_DISABLE_ON_EXTERNAL_CONTEXT = knobs_memory.MEMORY_DISABLE_ON_EXTERNAL_CONTEXT
+MEMORY_LOCK_TIMEOUT_SECONDS = knobs_memory.MEMORY_LOCK_TIMEOUT_SECONDS
+MEMORY_VECTOR = knobs_memory.MEMORY_VECTOR
+MEMORY_JUDGE = knobs_memory.MEMORY_JUDGE
 
 REACT_TOKEN_BUDGET = optional_integer(
     "PAICLI_REACT_TOKEN_BUDGET", AGENT, "token budget of one task (default: derived)", 1
@@ -388,83 +297,6 @@ RUNTIME_API_KEY = protect(
     )
 )
 
-# Code intelligence (issue 46): the code index of /index, /search and search_code, and the language servers whose
-# diagnostics follow the agent's writes. A server's command line runs a program: protected.
-LSP_ENABLED = flag(
-    "PAICLI_LSP_ENABLED",
-    CODE,
-    True,
-    "language-server diagnostics after write_file/edit_file, for languages whose server is installed",
-)
-LSP_WAIT_SECONDS = number(
-    "PAICLI_LSP_WAIT_SECONDS",
-    CODE,
-    5.0,
-    "how long the next model call waits for a server's diagnostics of the files just written",
-    0.0,
-    open_low=True,
-)
-LSP_MAX_DIAGNOSTICS = integer(
-    "PAICLI_LSP_MAX_DIAGNOSTICS",
-    CODE,
-    20,
-    "diagnostics shown to the model after one step, errors first",
-    1,
-    500,
-)
-LSP_PYTHON = protect(
-    text(
-        "PAICLI_LSP_PYTHON", CODE, "command line of the Python language server (default: pylsp, then pyright)"
-    )
-)
-LSP_TYPESCRIPT = protect(
-    text(
-        "PAICLI_LSP_TYPESCRIPT",
-        CODE,
-        "command line of the TypeScript/JavaScript server (default: typescript-language-server --stdio)",
-    )
-)
-LSP_JAVA = protect(text("PAICLI_LSP_JAVA", CODE, "command line of the Java language server (default: jdtls)"))
-LSP_COMMANDS = {"python": LSP_PYTHON, "typescript": LSP_TYPESCRIPT, "java": LSP_JAVA}
-INDEX_MAX_FILES = integer(
-    "PAICLI_INDEX_MAX_FILES", CODE, 50_000, "files /index reads at most (in path order)", 1, 10_000_000
-)
-INDEX_MAX_FILE_KB = integer(
-    "PAICLI_INDEX_MAX_FILE_KB", CODE, 512, "larger files are left out of the code index", 1, 100_000
-)
-
-
-# Browser tools (issue 48): which program runs, which private addresses a page may reach and which local browser
-# is shared are the user's choice, never a repository's .env.
-BROWSER = protect(
-    text(
-        "PAICLI_BROWSER",
-        BROWSER_TOOLS,
-        "the Chromium the browser tools drive (a path or a program name); default: chromium, chromium-browser "
-        "or google-chrome on PATH",
-    )
-)
-BROWSER_ALLOW_HOSTS = protect(
-    names(
-        "PAICLI_BROWSER_ALLOW_HOSTS",
-        BROWSER_TOOLS,
-        "hosts the browser tools may open although they are loopback or private addresses "
-        "(e.g. 127.0.0.1,localhost); others are refused as web_fetch refuses them",
-    )
-)
-BROWSER_DEBUG_ADDRESS = protect(
-    Knob(
-        "PAICLI_BROWSER_DEBUG_ADDRESS",
-        BROWSER_TOOLS,
-        f"http://127.0.0.1:{DEFAULT_DEBUG_PORT}",
-        "DevTools address of your own browser for browser_connect and /browser connect (a port or a "
-        "127.0.0.1:PORT address; start the browser with --remote-debugging-port)",
-        "str",
-        "port or loopback host:port",
-        endpoint_parser,
-    )
-)
-
 ALL_KNOBS: tuple[Knob[object], ...] = (
     HOME,
     CONTEXT_WINDOW,
@@ -488,24 +320,9 @@ ALL_KNOBS: tuple[Knob[object], ...] = (
     LOCAL_PORTS,
     RESUME_REPLAY_TURNS,
     SESSION_RETENTION_DAYS,
-    TOOL_OFFLOAD_ENABLED,
-    TOOL_OFFLOAD_THRESHOLD_CHARS,
-    TOOL_RESULT_CLEARING_ENABLED,
-    TOOL_RESULT_CLEARING_TRIGGER_TOKENS,
-    TOOL_RESULT_CLEARING_KEEP,
-    TOOL_RESULT_CLEARING_EXCLUDE_TOOLS,
-    COMPACTION_TRIGGER,
-    AUTO_COMPACT,
-    SESSION_MEMORY_COMPACTION_ENABLED,
-    TOKENIZER,
+    *COMPACTION_KNOBS,
     MEMORY_DIR,
-    MEMORY_AUTO_EXTRACT_ENABLED,
-    MEMORY_STALE_DAYS,
-    MEMORY_CONFLICT_THRESHOLD,
-    MEMORY_DISABLE_ON_EXTERNAL_CONTEXT,
-    MEMORY_LOCK_TIMEOUT_SECONDS,
-    MEMORY_VECTOR,
-    MEMORY_JUDGE,
+    *knobs_memory.MEMORY_KNOBS,
     REACT_TOKEN_BUDGET,
     REACT_STAGNATION_WINDOW,
     REACT_HARD_MAX_ITERATIONS,
@@ -525,17 +342,8 @@ ALL_KNOBS: tuple[Knob[object], ...] = (
     NO_STATUSBAR,
     LOG_LEVEL,
     *WEB_KNOBS,
-    LSP_ENABLED,
-    LSP_WAIT_SECONDS,
-    LSP_MAX_DIAGNOSTICS,
-    LSP_PYTHON,
-    LSP_TYPESCRIPT,
-    LSP_JAVA,
-    INDEX_MAX_FILES,
-    INDEX_MAX_FILE_KB,
-    BROWSER,
-    BROWSER_ALLOW_HOSTS,
-    BROWSER_DEBUG_ADDRESS,
+    *knobs_code.CODE_KNOBS,
+    *knobs_browser.BROWSER_KNOBS,
     MAX_OUTPUT_TOKENS,
     REASONING_EFFORT,
     OUTPUT_CONTINUATIONS,

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
 
-from paicli.config import knobs
+from paicli.config import knobs, knobs_compaction
 from paicli.config.browser_values import BrowserValues
 from paicli.config.code_values import CodeValues
 from paicli.config.compaction_values import CompactionValues, OffloadValues
@@ -81,7 +81,7 @@ class SessionValues:
             tools=ToolValues.parse(env),
             sandbox=SandboxValues.parse(env),
             prompt=PromptValues.parse(env),
-            exact_tokens=knobs.TOKENIZER.read(env) not in ("heuristic", "estimate", "reference"),
+            exact_tokens=knobs_compaction.TOKENIZER.read(env) not in ("heuristic", "estimate", "reference"),
             external_guard=knobs.MEMORY_DISABLE_ON_EXTERNAL_CONTEXT.read(env),
             skill_body_budget=knobs.SKILL_BODY_BUDGET.read(env),
             compaction=CompactionValues.parse(env),

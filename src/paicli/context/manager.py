@@ -19,16 +19,25 @@ from paicli.context.backoff import SummaryBackoff
 from paicli.context.clearing import ToolResultClearer
 from paicli.context.compaction_profile import CompactionProfile, clearing_config
 from paicli.context.gauge import Gauge
+from paicli.context.ladder import ladder_for
 from paicli.context.levels import NOTE_REQUESTS_RATIO, FullSummary, SessionMemory, Tools, result_of
 from paicli.context.memory_view import TurnMemory
+from paicli.context.outcomes import partial_change, receipted
 from paicli.context.profile import ContextProfile
-from paicli.context.receipts import build_receipt
 from paicli.context.session_memory import SessionMemoryCompactor, Submit, daemon_submit
 from paicli.context.status import ContextFigure, ContextReport, context_figure
+from paicli.context.status_report import build_report
 from paicli.context.summariser import Announce, Summariser
-from paicli.context.summary import ConversationHistoryCompactor, input_chars_for_window, system_end
+from paicli.context.summary import ConversationHistoryCompactor
+from paicli.context.summary_text import input_chars_for_window
 from paicli.context.tokens import CALIBRATION_MAX, TokenCounter
-from paicli.context.types import NO_COMPACTION, CompactionResult, CompactionStep, Strategy, whole_view
+from paicli.context.types import (
+    NO_COMPACTION,
+    CompactionResult,
+    CompactionStep,
+    SummaryHooks,
+    whole_view,
+)
 from paicli.context.unseen import Offloader
 from paicli.context.window import FitParts, Window, fit_window, manual_only
 from paicli.llm.messages import Message, Usage
@@ -61,14 +70,13 @@ class AutoCompactionManager:
         summary_model: str | None = None,  # Settings.compaction_model_setting; None: the session model
         on_server_window: Callable[[int], None] | None = None,  # hears a window learned from a refusal
         pinned: Callable[[], str] | None = None,  # the pin block (context/pins.py), for the summary it builds
+        summary_hooks: SummaryHooks | None = None,  # PreCompact / PostCompact, for the summary it builds
     ) -> None:
         values = values or CompactionValues()
         self._llm = llm
         self.policy = policy or compaction_profile.for_values(values)
         self.counter = counter or TokenCounter.configured()
         self.gauge = Gauge(self.counter, self.policy.estimator == "reference", llm)
-        # knobs.AUTO_COMPACT off: no automatic clearing or summary; a request that would not fit is not sent
-        self.automatic = values.automatic
         self._trigger = values.trigger
         self.profile = self._with_trigger(profile or ContextProfile.from_window(None))
         # offloads unseen results that cannot fit the window (never clears them)
@@ -85,6 +93,7 @@ class AutoCompactionManager:
                 pinned=pinned,
                 inline=self.policy.summary_input == "prefix",
                 words_check=self.policy.check_user_words,
+                hooks=summary_hooks,
             )
         if session_memory is None:
             session_memory = SessionMemoryCompactor(
@@ -93,8 +102,20 @@ class AutoCompactionManager:
         self.summariser = Summariser(
             self.policy, self.gauge, self.clearer, full, session_memory, turn_memory, self.profile
         )
+        self.ladder = ladder_for(
+            self.policy,
+            automatic=values.automatic,
+            clearing=self.clearer.config.enabled,
+            session_memory=session_memory.enabled,
+        )
         self._size_summary_input()
         self._on_server_window = on_server_window
+
+    @property
+    def automatic(self) -> bool:
+        """The AUTO_COMPACT setting: off, nothing is cleared or summarised automatically and a request that
+        would not fit is not sent."""
+        return self.ladder.automatic
 
     @property
     def model(self) -> str:
@@ -126,11 +147,6 @@ class AutoCompactionManager:
         self.profile = self.summariser.profile = self._with_trigger(profile)
         self._size_summary_input()
 
-    def keep_hooks(self, focus: Callable[[str | None], str | None], after: Callable[[], None]) -> None:
-        """PreCompact adds to a summary's focus, PostCompact hears that one was made (tools/hooks.py)."""
-        if isinstance(self.full, ConversationHistoryCompactor):
-            self.full.focus_hook, self.full.after_hook = focus, after
-
     def _with_trigger(self, profile: ContextProfile) -> ContextProfile:
         """The configured trigger, unless the profile was built with one."""
         if profile.trigger is not None or self._trigger is None:
@@ -142,7 +158,7 @@ class AutoCompactionManager:
             return
         # a summary fits the room the profile keeps for it (an 8K window: 2K), never under 1K or over 8K
         self.full.max_output_tokens = max(1_024, min(8_192, self.profile.summary_reserve))
-        if self.policy.window_fit:
+        if self.ladder.has("window_fit"):
             self.full.max_input_chars = input_chars_for_window(
                 self.profile.window, self.profile.buffer_reserve
             )
@@ -166,44 +182,23 @@ class AutoCompactionManager:
             log.exception("context size check failed")
             return NO_COMPACTION
         before = list(history)
-        if not self.automatic:  # lossless offloads only; they get a receipt like any other change
+        if not self.ladder.automatic:  # lossless offloads only; they get a receipt like any other change
             result = manual_only(self._fit(), history, self._window(tools))
-            return self._receipted(result, before, history, manual=False)
+            return receipted(result, before, history, self.measure, manual=False)
         self.summariser.announce = announce
         try:
             result = self.compact_if_needed(history, self.profile.compression_trigger_tokens, cancel)
-            if self.policy.window_fit:
+            if self.ladder.has("window_fit"):
                 result = fit_window(self._fit(), history, self._window(tools), result, cancel)
         except Exception:  # compaction must never cost the user a turn
             log.exception("context compaction failed; continuing with the history as it is")
-            result = self._partial_change(before, history)
+            result = partial_change(before, history, self.measure)
             if any(not step.in_place for step in result.steps):
                 self.summariser.restore_memory(history)
         finally:
             self.summariser.announce = None
-        result = self._receipted(result, before, history, manual=False)
-        return whole_view(result) if self.policy.full_view_checkpoints else result
-
-    def _receipted(
-        self, result: CompactionResult, before: list[Message], history: list[Message], *, manual: bool
-    ) -> CompactionResult:
-        """`result` with its receipt (what was kept, summarised and cleared; the predicted uncached tokens)."""
-        if not result.steps:
-            return result
-        try:
-            receipt = build_receipt(
-                before,
-                history,
-                strategy=result.strategy,
-                manual=manual,
-                before_tokens=result.before_tokens,
-                after_tokens=result.after_tokens,
-                measure=self.measure,
-            )
-        except Exception:  # a receipt is a record, never a reason to lose the compaction
-            log.exception("compaction receipt failed")
-            return result
-        return replace(result, receipt=receipt)
+        result = receipted(result, before, history, self.measure, manual=False)
+        return whole_view(result) if self.ladder.whole_view_checkpoints else result
 
     def _fit(self) -> FitParts:
         return FitParts(self.profile, self.clearer, self.offloader, self.summariser, self.gauge)
@@ -213,34 +208,17 @@ class AutoCompactionManager:
         schema = self.counter.for_window(self.model, self.counter.count_tools(tools))
         return Window(limit, schema, self.counter.window_scale(self.model))
 
-    def _partial_change(self, before: list[Message], history: list[Message]) -> CompactionResult:
-        """A level that failed half-way may already have changed the view (clearing runs first): report the
-        change so the caller still checkpoints exactly what the model will see."""
-        if len(before) == len(history) and all(a is b for a, b in zip(before, history, strict=True)):
-            return NO_COMPACTION
-        try:
-            tokens = (self.measure(before), self.measure(history))
-        except Exception:
-            tokens = (0, 0)
-        in_place = len(before) == len(history)
-        strategy: Strategy = "tool_result_clearing" if in_place else "full_summary"
-        cleared = sum(1 for a, b in zip(before, history, strict=True) if a is not b) if in_place else 0
-        step = CompactionStep(strategy, len(before), len(history), tokens[0], tokens[1], cleared)
-        return CompactionResult(
-            not in_place, strategy, cleared, (step,), "压缩过程中出错，已保留到目前为止的结果"
-        )
-
     def _clearly_below_thresholds(self, history: Sequence[Message], tools: Tools) -> bool:
         """Short histories skip exact counting (and loading the tokenizer): twice the byte bound (the largest
         calibration ratio) is still under every threshold, so no level could act."""
         bound = CALIBRATION_MAX * TokenCounter.upper_bound(history, tools)
         trigger = self.profile.compression_trigger_tokens
         limits = [trigger, self.profile.window - self.profile.buffer_reserve]
-        if not self.automatic:  # only the window itself matters
+        if not self.ladder.automatic:  # only the window itself matters
             return bound < limits[1]
-        if self.clearer.config.enabled:
+        if self.ladder.has("clear"):
             limits.append(self.clearer.trigger_tokens(trigger))
-        if self.session_memory.enabled:
+        if self.ladder.has("session_memory"):
             limits.append(int(trigger * 0.6))
         return bound < min(limits)
 
@@ -282,9 +260,8 @@ class AutoCompactionManager:
             return CompactionResult(False, "none", error=outcome.error)
         self.backoff.succeeded()
         summariser.restore_memory(history)
-        return self._receipted(
-            result_of(True, [outcome.step("full_summary")], 0), before, history, manual=True
-        )
+        summarised = result_of(True, [outcome.step("full_summary")], 0)
+        return receipted(summarised, before, history, self.measure, manual=True)
 
     def preview(
         self, history: Sequence[Message], focus: str | None = None, cancel: CancelToken | None = None
@@ -305,9 +282,8 @@ class AutoCompactionManager:
             return CompactionResult(False, "none", error=f"压缩失败：{exc}")
         if not outcome.compacted:
             return CompactionResult(False, "none", error=outcome.error)
-        return self._receipted(
-            result_of(True, [outcome.step("full_summary")], 0), list(history), copy, manual=True
-        )
+        summarised = result_of(True, [outcome.step("full_summary")], 0)
+        return receipted(summarised, list(history), copy, self.measure, manual=True)
 
     def reset(self, history: list[Message]) -> None:
         self.session_memory.clear(history)
@@ -320,28 +296,30 @@ class AutoCompactionManager:
     def compact_if_needed(
         self, history: list[Message], trigger: int, cancel: CancelToken | None = None
     ) -> CompactionResult:
-        """The reference ladder (spec 2.1) with cache-aware depths: clearing goes down to its low watermark,
-        and a summary keeps a tail sized so the result lands near SUMMARY_TARGET_RATIO of the trigger."""
+        """The ladder's rungs up to the summary (spec 2.1), with the profile's depths: clearing to its depth,
+        a prepared session-memory summary, then one summary attempt (gated when the ladder says so)."""
         if trigger <= 0:
             return NO_COMPACTION
         steps: list[CompactionStep] = []
         # level 2 as a plan (pure, per the profile's depth), then applied
-        clear = self.clearer.apply(history, self.clearer.plan(history, trigger, self.policy.clearing_depth))
+        clear = self.clearer.apply(history, self.clearer.plan(history, trigger, self.ladder.clearing_depth))
         if clear.cleared:
             steps.append(clear.step(len(history)))
-        self.session_memory.prepare_if_needed(history, trigger)
+        ready = self.ladder.has("session_memory")
+        if ready:
+            self.session_memory.prepare_if_needed(history, trigger)
         tokens = self.measure(history)
         if tokens < trigger:
             return result_of(False, steps, clear.cleared_count)
         summariser, messages_before = self.summariser, len(history)
-        if self.session_memory.compact_if_ready(history, trigger):
+        if ready and self.session_memory.compact_if_ready(history, trigger):
             summariser.restore_memory(history)
             steps.append(
                 CompactionStep("session_memory", messages_before, len(history), tokens, self.measure(history))
             )
             cleared = summariser.clear_rebuilt(history, trigger, steps)
             return result_of(True, steps, clear.cleared_count + cleared)
-        if self.policy.summary_gates and (
+        if self.ladder.gated_summary and (
             not self.backoff.allowed(tokens, trigger) or not summariser.pays(history, trigger)
         ):
             return result_of(False, steps, clear.cleared_count)
@@ -372,7 +350,7 @@ class AutoCompactionManager:
         self.gauge.settle_for_thresholds()
         messages = self.measure(history)
         over = messages + self.counter.count_tools(tools) > self.profile.window - self.profile.buffer_reserve
-        if not self.automatic:
+        if not self.ladder.automatic:
             return "manual" if over else ""
         return "compact" if over or messages >= self.profile.compression_trigger_tokens else ""
 
@@ -390,33 +368,15 @@ class AutoCompactionManager:
         cache_hit_ratio: float | None = None,
     ) -> ContextReport:
         self.gauge.settle()
-        start = system_end(history)
-        system_tokens = self.counter.count_messages(history[:start])
-        conversation_tokens = self.counter.count_messages(history[start:])
-        tools_tokens = self.counter.count_tools(tools)
-        local = system_tokens + tools_tokens + conversation_tokens
-        calibration = self.counter.calibration(self.model)
-        return ContextReport(
-            model=self.model,
+        return build_report(
+            self.counter,
+            self.model,
+            self.profile,
+            history,
+            tools,
+            compared=self.measure(history),
+            clearing=(self.tool_result_clear_trigger_tokens(), self.clearer.config.keep_recent),
+            session_memory=self.session_memory_enabled,
             provider=provider,
-            window=self.profile.window,
-            system_tokens=system_tokens,
-            system_messages=start,
-            tools_tokens=tools_tokens,
-            tools_count=len(tools or ()),
-            conversation_tokens=conversation_tokens,
-            conversation_messages=len(history) - start,
-            calibrated_tokens=self.counter.calibrated(self.model, local),
-            calibration_ratio=calibration.ratio if calibration else None,
-            provider_prompt_tokens=self.counter.last_provider_prompt_tokens,
-            trigger_tokens=self.profile.compression_trigger_tokens,
-            trigger_ratio=self.profile.compression_trigger_ratio,
-            compared_tokens=self.measure(history),
-            clear_trigger_tokens=self.tool_result_clear_trigger_tokens(),
-            clear_keep=self.clearer.config.keep_recent,
-            session_memory_enabled=self.session_memory_enabled,
-            mcp_index_enabled=self.profile.mcp_resource_index_enabled,
-            cache_mode=self.profile.cache_mode,
             cache_hit_ratio=cache_hit_ratio,
-            tokenizer=self.counter.encoding_name,
         )

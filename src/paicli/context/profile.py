@@ -18,7 +18,7 @@ def _clamp(value: int, low: int, high: int) -> int:
 class ContextProfile:
     window: int
     cache_mode: str = "none"
-    # knobs.COMPACTION_TRIGGER: a share of the window (< 1) or a token count; None: the reference's derivation
+    # the COMPACTION_TRIGGER setting: a share of the window (< 1) or a token count; None: the reference's derivation
     trigger: float | None = None
 
     @staticmethod

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from paicli.context import prompts
 from paicli.context.internal import is_internal
-from paicli.context.summary import real_user_indices, rebuild_with_summary, system_end
+from paicli.context.summary_text import real_user_indices, rebuild_with_summary, system_end
 from paicli.llm.messages import Message
 from paicli.llm.protocol import LLMClient
 

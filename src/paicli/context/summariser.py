@@ -21,7 +21,8 @@ from paicli.context.levels import MIN_SUMMARY_GAIN_RATIO, FullSummary, Measure, 
 from paicli.context.memory_view import TurnMemory
 from paicli.context.profile import ContextProfile
 from paicli.context.rounds import choose_cut, removed, unseen_tool_indices
-from paicli.context.summary import SharedPrefix, SummaryOutcome, real_user_indices, system_end
+from paicli.context.summary import SharedPrefix, SummaryOutcome
+from paicli.context.summary_text import real_user_indices, system_end
 from paicli.context.types import CompactionStep
 from paicli.llm.messages import Message
 

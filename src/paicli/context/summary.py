@@ -14,29 +14,29 @@ from typing import Any
 from paicli.cancel import Cancelled, CancelToken
 from paicli.context import prompts, rounds, summary_words
 from paicli.context.estimate import utf16_len
-from paicli.context.internal import is_internal, is_real_user_turn, skill_names
+from paicli.context.internal import is_internal
 from paicli.context.markers import ACKNOWLEDGEMENT as ACKNOWLEDGEMENT
 from paicli.context.markers import SUMMARY_PREFIX as SUMMARY_PREFIX
+from paicli.context.summary_text import (
+    MAX_SUMMARY_INPUT_CHARS,
+    has_required_structure,
+    real_user_indices,
+    rebuild_with_summary,
+    render_summary_chunks,
+    system_end,
+)
 from paicli.context.tokens import TokenCounter
-from paicli.context.types import CompactionStep, Strategy
+from paicli.context.types import CompactionStep, Strategy, SummaryHooks
 from paicli.llm.messages import Message
 from paicli.llm.protocol import LLMClient, LLMError
 
 log = logging.getLogger(__name__)
 
 DEFAULT_RETAIN_RECENT_ROUNDS = 3
-MAX_SUMMARY_INPUT_CHARS = 60_000
-SUMMARY_PROMPT_ROOM_TOKENS = 2_000  # the summary prompt's own text and the reply's headroom
 MAX_PARTIAL_SUMMARY_CHARS = 8_000
 SUMMARY_OUTPUT_CAP = 4_096
 DEFAULT_WORDS_BUDGET = 2_000
 HOLLOW_REASON = "摘要没有写进你说过的任何具体信息（名称、路径、地址、数字等），修复一次后仍然如此"
-REQUIRED_HEADINGS = (
-    "## 当前目标与成功条件",
-    "## 用户要求与已确认决定",
-    "## 已完成工作及证据",
-    "## 未解决问题与下一步",
-)
 
 Measure = Callable[[Sequence[Message]], int]
 
@@ -73,83 +73,6 @@ class SharedPrefix:
 _CLIENT_ERRORS = frozenset({400, 404, 405, 415, 422})
 
 
-def system_end(history: Sequence[Message]) -> int:
-    return 1 if history and history[0].role == "system" else 0
-
-
-def render_message(message: Message) -> str:
-    parts = [message.role.upper()]
-    if message.tool_call_id:
-        parts.append(f"[{message.tool_call_id}]")
-    parts.append(": ")
-    if message.content:
-        parts.append(message.content)
-    for call in message.tool_calls:
-        parts.append(f"\n  TOOL_CALL[{call.id}] {call.name}: {call.arguments}")
-    parts.append("\n\n")
-    return "".join(parts)
-
-
-def split_utf16(text: str, size: int) -> list[str]:
-    """Consecutive chunks of `size` UTF-16 units (an astral char is never split, so a chunk may be one short)."""
-    if not text:
-        return []
-    if utf16_len(text) == len(text):
-        return [text[i : i + size] for i in range(0, len(text), size)]
-    chunks: list[str] = []
-    start, units = 0, 0
-    for index, ch in enumerate(text):
-        width = 2 if ord(ch) > 0xFFFF else 1
-        if units + width > size:
-            chunks.append(text[start:index])
-            start, units = index, 0
-        units += width
-    chunks.append(text[start:])
-    return chunks
-
-
-def render_summary_chunks(messages: Sequence[Message], size: int = MAX_SUMMARY_INPUT_CHARS) -> list[str]:
-    return split_utf16("".join(render_message(m) for m in messages), size)
-
-
-def input_chars_for_window(window: int, reserve: int) -> int:
-    """Beyond the reference: a summary request must fit the window too. A character is at most about one
-    token (CJK), so a chunk of (window - response reserve - prompt room) characters always fits."""
-    return max(2_000, min(MAX_SUMMARY_INPUT_CHARS, window - reserve - SUMMARY_PROMPT_ROOM_TOKENS))
-
-
-def has_required_structure(summary: str | None) -> bool:
-    if not summary:
-        return False
-    wanted = 0
-    for line in summary.splitlines():
-        if wanted < len(REQUIRED_HEADINGS) and line.strip() == REQUIRED_HEADINGS[wanted]:
-            wanted += 1
-    return wanted == len(REQUIRED_HEADINGS)
-
-
-def removed_skills_note(names: Sequence[str]) -> str:
-    joined = "、".join(names)
-    return (
-        f"\n\n[Skill 正文已随压缩移出上下文：{joined}。还需要按这些 Skill 操作时，重新调用 load_skill 加载。]"
-    )
-
-
-def rebuild_with_summary(history: Sequence[Message], split_idx: int, summary_message: str) -> list[Message]:
-    """Everything before `split_idx` but the latest user message becomes the summary pair (rounds.rebuild)."""
-    removed: list[str] = []
-    for message in rounds.removed(history, split_idx):
-        for name in skill_names(message):
-            if name not in removed:
-                removed.append(name)
-    text = summary_message + (removed_skills_note(removed) if removed else "")
-    return rounds.rebuild(history, split_idx, [Message.user(text), Message.assistant(ACKNOWLEDGEMENT)])
-
-
-def real_user_indices(history: Sequence[Message], start: int) -> list[int]:
-    return [i for i in range(start, len(history)) if is_real_user_turn(history[i])]
-
-
 class ConversationHistoryCompactor:
     # max_tokens of every summary request: a summary has to fit the room kept for it (the manager sizes it
     # from the window), and a model that never stops must not run until the server's context is full
@@ -166,6 +89,7 @@ class ConversationHistoryCompactor:
         pinned: Callable[[], str] | None = None,
         inline: bool = True,
         words_check: bool = False,
+        hooks: SummaryHooks | None = None,
     ) -> None:
         """`inline`: a summary request may start with the request the model last saw (False: the transcript,
         as the setting can ask). `words_check` (beyond the reference; the paicli profile): a summary is checked
@@ -184,9 +108,7 @@ class ConversationHistoryCompactor:
         self.words_budget = DEFAULT_WORDS_BUDGET
         # the pin block: what it holds a summary need not carry
         self.pinned: Callable[[], str] = pinned if pinned is not None else (lambda: "")
-        # PreCompact / PostCompact hooks (tools/hooks.py): text the summary must keep joins the focus
-        self.focus_hook: Callable[[str | None], str | None] = lambda focus: focus
-        self.after_hook: Callable[[], None] = lambda: None
+        self._hooks = hooks if hooks is not None else SummaryHooks()  # PreCompact / PostCompact
 
     def compact_if_needed(self, history: list[Message], trigger: int) -> bool:
         return self.compact(history, trigger, False, self.retain).compacted
@@ -242,7 +164,7 @@ class ConversationHistoryCompactor:
         old = [m for m in rounds.removed(history, split_idx) if not is_internal(m)]
         if not old:
             return SummaryOutcome(False, len(history), len(history), before, before)
-        focus = self.focus_hook(focus)
+        focus = self._hooks.focus(focus)
         try:
             inline = self._usable_prefix(history, split_idx)
             summary = self.summarize_inline(inline, old, focus) if inline else self.summarize(old, focus)
@@ -261,7 +183,7 @@ class ConversationHistoryCompactor:
             return self._abandon(history, before, f"摘要没有让上下文变小（{before} → {after} tokens）")
         before_messages = len(history)
         history[:] = rebuilt
-        self.after_hook()
+        self._hooks.after()
         return SummaryOutcome(True, before_messages, len(history), before, after)
 
     def _keep_words(self, summary: str, old: Sequence[Message]) -> summary_words.Kept:

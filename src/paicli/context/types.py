@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 if TYPE_CHECKING:
     from paicli.context.receipts import Receipt
@@ -13,6 +14,22 @@ Strategy = Literal[
 ]
 # Strategies that rewrite results in place (message count, roles and ids unchanged); the others rebuild the view.
 IN_PLACE_STRATEGIES = frozenset({"tool_result_clearing", "tool_result_offload"})
+
+
+def _unchanged(focus: str | None) -> str | None:
+    return focus
+
+
+def _nothing() -> None:
+    return None
+
+
+class SummaryHooks(NamedTuple):
+    """PreCompact / PostCompact (tools/hooks.py), given to a summary at construction: text the summary must
+    keep joins its focus; `after` hears that one was made."""
+
+    focus: Callable[[str | None], str | None] = _unchanged
+    after: Callable[[], None] = _nothing
 
 
 @dataclass(frozen=True)

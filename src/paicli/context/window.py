@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from paicli.cancel import CancelToken
-from paicli.config import knobs
+from paicli.config import knobs_compaction
 from paicli.context.clearing import ToolResultClearer
 from paicli.context.fallback import MAX_CARRIED_CHARS, NoteBudget, fold_rounds
 from paicli.context.gauge import Gauge
@@ -105,7 +105,7 @@ def fit_window(
 
 
 def manual_only(fit: FitParts, history: list[Message], window: Window) -> CompactionResult:
-    """Automatic compaction off (knobs.AUTO_COMPACT): nothing is cleared or summarised automatically. Results the model has not seen
+    """Automatic compaction off (the AUTO_COMPACT setting): nothing is cleared or summarised automatically. Results the model has not seen
     are still offloaded when they alone crowd the request (lossless: a preview and the file stay); a request
     that would still not fit is not sent, and the turn stops with a message that names /compact."""
     if not window.exceeded(fit.measure(history)):
@@ -118,7 +118,7 @@ def manual_only(fit: FitParts, history: list[Message], window: Window) -> Compac
         needed = int(tokens * window.scale) + window.schema
         stop = (
             f"⛔ 下一个请求放不进上下文窗口（约 {needed:,} / {window.limit:,} tokens），而自动压缩已关闭"
-            f"（{knobs.AUTO_COMPACT.key}=off），所以这次没有发送。请先用 /compact 压缩较早的对话（或 /clear 清空），再继续。"
+            f"（{knobs_compaction.AUTO_COMPACT.key}=off），所以这次没有发送。请先用 /compact 压缩较早的对话（或 /clear 清空），再继续。"
         )
         log.warning("request not sent: %d > %d tokens with automatic compaction off", needed, window.limit)
     if not steps and stop is None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from paicli.config.code_values import LspValues
-from paicli.config.knobs import LSP_ENABLED
+from paicli.config.knobs_code import LSP_ENABLED
 from paicli.lsp.client import LanguageServer, ServerFailed
 from paicli.lsp.diagnostics import Diagnostic, Report, from_lsp, report
 from paicli.lsp.servers import KINDS, ServerKind, ServerPlan, kind_for, plan

@@ -12,8 +12,9 @@ from paicli.context.estimate import utf16_len
 from paicli.memory.clock import Clock, utc_now
 from paicli.memory.entry import MemoryEntry, new_fact, normalize_project_key, normalize_scope
 from paicli.memory.provenance import AUTO_SOURCE, MODEL_SOURCE, USER_SOURCE
-from paicli.memory.results import MemoryWriteResult, WriteStatus, failed, invalid
+from paicli.memory.results import MemoryWriteResult, failed, invalid
 from paicli.memory.review import WriteReview
+from paicli.memory.said import auto_notice, model_save_text
 from paicli.memory.store import LongTermMemory, MemoryStoreError
 
 if TYPE_CHECKING:
@@ -74,8 +75,10 @@ class MemoryManager:
         extractor: Extractor | None = None,
         auto_extract: bool = False,
         on_notice: Callable[[str], None] | None = None,
+        on_injected: Callable[[list[str]], None] | None = None,
     ) -> None:
-        """`auto_extract`: facts are extracted from each turn in the background (the session's setting)."""
+        """`auto_extract`: facts are extracted from each turn in the background (the session's setting);
+        `on_injected`: hears the contents of the memories injected into a turn, as they are injected."""
         self.store = store
         self.values = values if values is not None else store.values
         self.clock = clock
@@ -86,8 +89,7 @@ class MemoryManager:
         self._retriever_failed = False
         self.project_key = normalize_project_key(project_key)
         self._last_auto: list[MemoryWriteResult] = []
-        # the REPL's hook: the contents of the memories injected into a turn, as they are injected
-        self.on_injected: Callable[[list[str]], None] | None = None
+        self.on_injected = on_injected
         self.review = WriteReview(store, clock, on_notice)  # the relation judge's second look at writes
 
     # ---- the relation judge ----------------------------------------------------------------------
@@ -356,50 +358,3 @@ class MemoryManager:
         result = self.store.write_automatic(new_fact(quote.strip(), self._auto_metadata(), self.clock))
         self.review.after_write(result, background=False)
         return result
-
-
-def model_save_text(result: MemoryWriteResult) -> str:
-    """What save_memory tells the model: the write result, where a re-statement says it confirmed nothing."""
-    entry = result.entry
-    if result.status is not WriteStatus.DUPLICATE or entry is None or result.replaced is not None:
-        text = result.describe()
-    else:
-        text = f"ℹ️ 长期记忆里已经有这条内容（{entry.id}）: {entry.content}\n   没有重复保存，也没有改变它的核实状态。"
-    if result.written:
-        text += "\n   这条记忆标为“模型保存，待核实”，用户用 /memory verify 确认之前不会当作已核实的事实。"
-    return text
-
-
-def _brief(text: str, limit: int = 40) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-def auto_notice(results: list[MemoryWriteResult]) -> str:
-    lines: list[str] = []
-    for result in results:
-        entry = result.entry
-        if entry is None:
-            continue
-        if result.status is WriteStatus.CONFLICT:
-            olds = "；".join(f"{old.id} {_brief(old.content)}" for old in result.conflicts)
-            lines.append(
-                f"⚠️ 自动记下的“{_brief(entry.content)}”与已有记忆冲突（{olds}），已存为待确认（{entry.id}），"
-                "确认前不会当作事实使用；/memory conflicts 查看"
-            )
-        elif result.superseded:
-            olds = "；".join(_brief(old.content) for old in result.superseded)
-            lines.append(f"🔁 记下了项目事实“{_brief(entry.content)}”（{entry.id}），取代了旧的“{olds}”")
-        else:
-            lines.append(f"💾 记下了项目事实“{_brief(entry.content)}”（{entry.id}，待核实）")
-    if lines:
-        lines.append("   /memory list 可以查看，记错的可以用 /memory delete 删掉。")
-    return "\n".join(lines)
-
-
-def injected_line(contents: list[str], ctrl_o: bool = True) -> str:
-    """One line: how many memories went into the turn, and the first words of each."""
-    words = "；".join(_brief(content, 16) for content in contents[:3])
-    more = f" 等 {len(contents)} 条" if len(contents) > 3 else ""
-    hint = "（Ctrl+O 查看全部）" if ctrl_o else ""
-    return f"🧠 本轮带入 {len(contents)} 条长期记忆：{words}{more}{hint}"

@@ -23,7 +23,7 @@ from paicli.redact import Redactor
 from paicli.session import flock
 from paicli.session.ledger_index import read_index
 from paicli.session.resume import REFS_KEY, VIEW_CHECKPOINT_EVENT, LedgerEntry, parse_entries
-from paicli.session.scan import line_sequences_backwards
+from paicli.session.scan import read_last_sequence
 from paicli.session.system_refs import (
     SYSTEM_UNCHANGED_EVENT,
     SystemRef,
@@ -37,7 +37,6 @@ SESSION_START_EVENT = "session_start"
 SESSION_RESUMED_EVENT = "session_resumed"
 MODEL_CHANGE_EVENT = "model_change"  # `/model`: {model, provider}
 _SESSION_ID = re.compile(r"[A-Za-z0-9._-]+")
-_TAIL_LINES = 8
 
 Clock = Callable[[], int]
 ErrorSink = Callable[[str], None]
@@ -379,26 +378,3 @@ class ConversationLedger:
             # a broken reporter must not break the agent either
             with contextlib.suppress(Exception):
                 self._on_error(text)
-
-
-def read_last_sequence(path: Path) -> tuple[int, bool]:
-    """(highest sequence among the last lines, whether the file ends in a torn line).
-
-    Reads backwards from the end, looking only at each line's first bytes, so the cost does not grow
-    with the file. The last few lines are compared because a torn or foreign line may sit at the end.
-    """
-    try:
-        with open(path, "rb") as handle:
-            size = handle.seek(0, os.SEEK_END)
-            if size == 0:
-                return 0, False
-            handle.seek(size - 1)
-            torn = handle.read(1) != b"\n"
-            best: int | None = None
-            for count, sequence in enumerate(line_sequences_backwards(handle, size)):
-                best = sequence if best is None else max(best, sequence)
-                if count >= _TAIL_LINES:
-                    break
-            return best or 0, torn
-    except OSError:
-        return 0, False

@@ -19,9 +19,9 @@ from paicli.session.ledger import (
     encode_entry,
     epoch_millis,
     new_session_id,
-    read_last_sequence,
 )
 from paicli.session.resume import load_view, parse_entries
+from paicli.session.scan import read_last_sequence
 
 __all__ = [
     "SessionInUse",

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import BinaryIO
 
 BLOCK = 256 * 1024
 _HEAD = 512
 _SEQUENCE = re.compile(rb'"sequence":(\d+)')
+_TAIL_LINES = 8
 
 
 def newlines_backwards(handle: BinaryIO, end: int) -> Iterator[int]:
@@ -73,3 +76,26 @@ def _head_sequence(handle: BinaryIO, start: int) -> int | None:
     handle.seek(start)
     match = _SEQUENCE.search(handle.read(_HEAD).split(b"\n", 1)[0])
     return int(match.group(1)) if match else None
+
+
+def read_last_sequence(path: Path) -> tuple[int, bool]:
+    """(highest sequence among the last lines, whether the file ends in a torn line).
+
+    Reads backwards from the end, looking only at each line's first bytes, so the cost does not grow
+    with the file. The last few lines are compared because a torn or foreign line may sit at the end.
+    """
+    try:
+        with open(path, "rb") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            if size == 0:
+                return 0, False
+            handle.seek(size - 1)
+            torn = handle.read(1) != b"\n"
+            best: int | None = None
+            for count, sequence in enumerate(line_sequences_backwards(handle, size)):
+                best = sequence if best is None else max(best, sequence)
+                if count >= _TAIL_LINES:
+                    break
+            return best or 0, torn
+    except OSError:
+        return 0, False

@@ -26,6 +26,7 @@ from typing import Any
 
 from paicli.config.env import process_environ
 from paicli.config.projectfile import read_project_text
+from paicli.context.types import SummaryHooks
 from paicli.tools.sandbox.environ import approved_env
 from paicli.tools.schema import ToolOutput
 
@@ -257,9 +258,7 @@ def after_tool(
     )
 
 
-def compaction_hooks(
-    hooks: Hooks, notices: Notices
-) -> tuple[Callable[[str | None], str | None], Callable[[], None]]:
+def compaction_hooks(hooks: Hooks, notices: Notices) -> SummaryHooks:
     """PreCompact's stdout joins the summary's focus (what it must keep); PostCompact runs after a summary."""
 
     def focus(current: str | None) -> str | None:
@@ -273,4 +272,4 @@ def compaction_hooks(
     def after() -> None:
         _tell(notices, hooks.run("PostCompact", {"trigger": "auto"}))
 
-    return focus, after
+    return SummaryHooks(focus, after)

@@ -8,7 +8,6 @@ exactly one result, in call order; the loop never sees an exception from a tool.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -22,7 +21,6 @@ from paicli.config.tool_values import ToolValues
 from paicli.llm.messages import ToolCall
 from paicli.memory.guard import ExternalContextTracker
 from paicli.prompt.instructions import NestedInstructions
-from paicli.textsafe import encodable, encodable_or_none
 from paicli.tools.approval import (
     ApprovalState,
     DenyingApprover,
@@ -32,31 +30,34 @@ from paicli.tools.approval import (
 )
 from paicli.tools.audit import AuditLog
 from paicli.tools.base import (
-    CANCELLED_PREFIX,
     ApprovalReply,
     ApprovalRequest,
     Approver,
-    ToolEvent,
     ToolEventSink,
     ToolFinished,
-    ToolOutcome,
-    ToolProgress,
     ToolResult,
     ToolStarted,
-    ToolWaiting,
-    outcome_of,
 )
-from paicli.tools.boundary import ToolResultBoundary
+from paicli.tools.call_result import (
+    audit_outcome,
+    cancelled_output,
+    emit_safely,
+    final_result,
+    progress_sink,
+    waiting_sink,
+    with_folder_notes,
+)
 from paicli.tools.checkpoint import TurnCheckpoint, may_change_files
 from paicli.tools.context import Offloader, OutputSink, SaveMemory, ToolContext
 from paicli.tools.executor import CommandExecutors
 from paicli.tools.guards import PathDenied, PathGuard
 from paicli.tools.hooks import Hooks, after_tool, before_tool
 from paicli.tools.policy import HEADLINE_NOTICE, MEMORY_NO_HUMAN, TurnToolPolicy
-from paicli.tools.registry import Tool, builtin_tools
+from paicli.tools.registry import Tool
 from paicli.tools.rerun import RerunContext, offer_rerun
 from paicli.tools.rules import rule_for_grant
 from paicli.tools.schema import ArgumentError, ToolOutput, ToolSpec, argument_error_text, parse_arguments
+from paicli.tools.table import ToolTable
 from paicli.tools.verdict import Ask, Deny, decide
 from paicli.tools.web import WebTools
 
@@ -86,11 +87,19 @@ class ToolRunner:
         audit: AuditLog | None = None,
         executors: CommandExecutors | None = None,
         notices: Callable[[str], None] | None = None,
+        table: ToolTable | None = None,
+        turn_hooks: Sequence[Callable[[], None]] = (),
+        nested: NestedInstructions | None = None,
+        hooks: Hooks | None = None,
+        write_watchers: Sequence[Callable[[Path], None]] = (),
     ) -> None:
         """`values`: the parsed settings; `keys`: every configured key (the audit log and the commands' environments
         mask them). `executors`: how commands run (default: the approval state's sandbox setting decides, as the
         composition root's `session_executors` does). `notices`: where a line for the person goes (the
-        session's notice board; stderr without a REPL)."""
+        session's notice board; stderr without a REPL). `table`: the tools (default: the built-ins; `web` and
+        `save_memory` build them). `turn_hooks`: run when a top-level turn starts (MCP list updates); `nested`:
+        folder AGENTS.md/CLAUDE.md joining a tool result; `hooks`: PreToolUse / PostToolUse (tools/hooks.py);
+        `write_watchers`: told each file a tool wrote (LSP diagnostics, the code index)."""
         self.project_root = Path(project_root)
         self.values = values
         self.approver: Approver = approver if approver is not None else DenyingApprover()
@@ -99,9 +108,8 @@ class ToolRunner:
         self.approval = approval_mode if approval_mode is not None else ApprovalState()
         self.paths = PathGuard(self.project_root)
         self.command_timeout = values.command_timeout
-        self.tools: dict[str, Tool] = builtin_tools(
-            web or WebTools(values.web), save_memory, self.command_timeout
-        )
+        self.table = table if table is not None else ToolTable.builtin(values, save_memory, web)
+        self.tools: dict[str, Tool] = self.table.tools
         self.max_parallel = max(1, max_parallel)
         self.batch_timeout = batch_timeout
         self.audit = audit if audit is not None else AuditLog(values.audit_folder, secrets=keys())
@@ -111,17 +119,15 @@ class ToolRunner:
             executors = session_executors(self.approval.sandbox, str(values.home), keys)
         self.executors = executors
         self.notices = notices
-        self.turn_hooks: list[Callable[[], None]] = []  # run when a top-level turn starts (MCP list updates)
+        self.turn_hooks = tuple(turn_hooks)
         self.checkpoint: TurnCheckpoint | None = None  # workspace snapshot before a turn's first change
-        self.nested: NestedInstructions | None = None  # folder AGENTS.md/CLAUDE.md joining a tool result
-        self.hooks: Hooks | None = None  # PreToolUse / PostToolUse (tools/hooks.py)
-        self.write_watchers: list[
-            Callable[[Path], None]
-        ] = []  # told each file a tool wrote (LSP diagnostics)
+        self.nested = nested
+        self.hooks = hooks
+        self.write_watchers = tuple(write_watchers)
 
     def register(self, tool: Tool) -> None:
-        """Add or replace a tool (skills, MCP) after construction."""
-        self.tools[tool.spec.name] = tool
+        """Add or replace a tool (the session's own) after construction."""
+        self.table.register(tool)
 
     def definitions(self) -> list[dict[str, Any]]:
         return [tool.spec.definition() for tool in self.tools.values()]
@@ -214,9 +220,9 @@ class TurnToolSet:
             # a lone read-only call also runs on the pool: the caller keeps watching Esc / SIGTERM and the
             # batch timeout instead of blocking inside the tool (issue 17)
             if len(batch) == 1 and not self._parallel_safe(batch[0]):
-                _emit(emit, ToolStarted(batch[0].id, batch[0].name, batch[0].arguments))
+                emit_safely(emit, ToolStarted(batch[0].id, batch[0].name, batch[0].arguments))
                 result = self.run_call(batch[0], cancel, emit)
-                _emit(emit, ToolFinished(result))
+                emit_safely(emit, ToolFinished(result))
                 results.append(result)
             else:
                 results.extend(self._run_parallel(batch, cancel, emit))
@@ -231,7 +237,7 @@ class TurnToolSet:
         self, batch: Sequence[ToolCall], cancel: CancelToken, emit: ToolEventSink
     ) -> list[ToolResult]:
         for call in batch:
-            _emit(emit, ToolStarted(call.id, call.name, call.arguments))
+            emit_safely(emit, ToolStarted(call.id, call.name, call.arguments))
         pool = ThreadPoolExecutor(max_workers=len(batch), thread_name_prefix="paicli-tool")
         futures: list[Future[ToolResult]] = [pool.submit(self.run_call, call, cancel) for call in batch]
         deadline = time.monotonic() + self.runner.batch_timeout
@@ -250,7 +256,7 @@ class TurnToolSet:
                 result = self._final(
                     call, ToolOutput(timeout, success=False, timed_out=True, outcome="timed_out")
                 )
-            _emit(emit, ToolFinished(result))
+            emit_safely(emit, ToolFinished(result))
             results.append(result)
         return results
 
@@ -258,7 +264,7 @@ class TurnToolSet:
         """One call from raw arguments to its history-ready result. Never raises. `emit` gets the call's live
         output lines as ToolProgress events."""
         try:
-            output = self._outcome(call, cancel, _progress_sink(call, emit), _waiting_sink(call, emit))
+            output = self._outcome(call, cancel, progress_sink(call, emit), waiting_sink(call, emit))
         except Cancelled:
             output = cancelled_output(call.name)
         except Exception as error:  # the loop must never see a tool exception
@@ -380,64 +386,4 @@ class TurnToolSet:
             self.runner.approval.note_write(self.runner.project_root, relative)
 
     def _final(self, call: ToolCall, output: ToolOutput) -> ToolResult:
-        # non-UTF-8 file names arrive as surrogate escapes: shown as \xNN, once, before anything stores or prints them
-        content = encodable(output.content)
-        offloader = self.runner.offloader
-        if offloader is not None and not output.offloaded and not output.blocked:
-            with contextlib.suppress(Exception):  # a failing offload keeps the inline text
-                content = offloader.offload_if_oversized(call.name, call.arguments, content)
-        return ToolResult(
-            call_id=call.id,
-            name=call.name,
-            content=ToolResultBoundary.wrap(call.name, content),
-            success=output.success,
-            timed_out=output.timed_out,
-            blocked=output.blocked,
-            display=encodable_or_none(output.display),
-            metadata=dict(output.metadata),
-            outcome=output.outcome or outcome_of(output.success, output.timed_out, output.blocked),
-            images=output.images if not output.blocked else (),
-        )
-
-
-_AUDITED = {"cancelled": "cancelled", "denied": "denied", "refused": "blocked"}
-
-
-def with_folder_notes(
-    output: ToolOutput, nested: NestedInstructions, spec: ToolSpec, args: dict[str, Any], paths: PathGuard
-) -> ToolOutput:
-    """A call that worked in a folder with its own instruction file gets that file's text appended, once."""
-    relatives = [paths.resolve(str(args.get(name, "."))).relative for name in spec.path_params]
-    note = nested.note_for(relatives)
-    return dataclasses.replace(output, content=output.content + note) if note else output
-
-
-def audit_outcome(outcome: ToolOutcome) -> str:
-    """The audit log's word for an outcome (its file format keeps them)."""
-    return _AUDITED.get(outcome, "executed")
-
-
-def cancelled_output(tool_name: str) -> ToolOutput:
-    text = f"{CANCELLED_PREFIX}该工具调用，未执行: {tool_name}"
-    return ToolOutput(text, success=False, blocked=True, outcome="cancelled")
-
-
-def _progress_sink(call: ToolCall, emit: ToolEventSink | None) -> OutputSink | None:
-    if emit is None:
-        return None
-    sink = emit
-    return lambda line: _emit(sink, ToolProgress(call.id, call.name, line))
-
-
-def _waiting_sink(call: ToolCall, emit: ToolEventSink | None) -> OutputSink | None:
-    """What the call waits for before it runs (the workspace snapshot): the front end shows it in place of
-    the call's own spinner ("" when the call goes on)."""
-    if emit is None:
-        return None
-    sink = emit
-    return lambda what: _emit(sink, ToolWaiting(call.id, call.name, what))
-
-
-def _emit(emit: ToolEventSink, event: ToolEvent) -> None:
-    with contextlib.suppress(Exception):  # a rendering failure must not lose a tool result
-        emit(event)
+        return final_result(call, output, self.runner.offloader)
