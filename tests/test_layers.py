@@ -17,7 +17,7 @@ LAYERS = (
     ("llm",),
     ("context", "prompt", "session"),
     ("memory", "tools", "snapshots"),
-    ("mcp",),
+    ("mcp", "browser"),
     ("agent",),
     ("cli",),
     ("sdk",),
