@@ -323,7 +323,7 @@ def _cancel(future: Future[Any]) -> None:
 
 
 def _first_line(error: BaseException) -> str:
-    text = str(getattr(error, "message", "") or error).strip()
+    text = str(error).strip()
     return text.splitlines()[0] if text else type(error).__name__
 
 
