@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from paicli.config import knobs, knobs_compaction, knobs_memory, knobs_web
+from paicli.config import knobs, knobs_browser, knobs_code, knobs_compaction, knobs_memory, knobs_web
 from paicli.config.env import ConfigError, EnvLookup
 from paicli.config.providers import GENERIC, provider
 from tests.sources import product_sources
@@ -29,6 +29,8 @@ def files_naming(name: str) -> list[str]:
 GROUP_HOMES = {
     **{knob.key: "config/knobs_compaction.py" for knob in knobs_compaction.COMPACTION_KNOBS},
     **{knob.key: "config/knobs_memory.py" for knob in knobs_memory.MEMORY_KNOBS},
+    **{knob.key: "config/knobs_code.py" for knob in knobs_code.CODE_KNOBS},
+    **{knob.key: "config/knobs_browser.py" for knob in knobs_browser.BROWSER_KNOBS},
 }
 
 
