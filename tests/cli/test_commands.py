@@ -80,7 +80,7 @@ def test_recognised_commands(line: str, name: str, args: str) -> None:
         "/memory frobnicate",
         "/mcp frobnicate x",
         "/mcp restart",
-        "/browser",
+        "/browser frobnicate",
         "/wechat",
         "/task frobnicate",
         "/snapshot gc",

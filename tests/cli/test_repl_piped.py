@@ -69,9 +69,9 @@ def test_tool_activity_goes_to_stderr_without_ansi(tmp_path: Path) -> None:
 
 def test_help_unknown_and_exit_stop_reading(tmp_path: Path) -> None:
     backend = FakeBackend()
-    code, out, _ = drive(backend, "/help\n/browser\n/exit\n不会执行\n", tmp_path)
-    assert code == 2  # /browser is not a command: a usage error for the script that sent it
-    assert "可用命令：" in out and "❌ 没有这个命令: /browser" in out and "👋" in out
+    code, out, _ = drive(backend, "/help\n/wechat\n/exit\n不会执行\n", tmp_path)
+    assert code == 2  # /wechat is not a command: a usage error for the script that sent it
+    assert "可用命令：" in out and "❌ 没有这个命令: /wechat" in out and "👋" in out
     assert backend.names() == []
 
 

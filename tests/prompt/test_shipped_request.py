@@ -1,6 +1,8 @@
 """The first request as shipped (every tool a default session registers, the system prompt with the built-in
-skills index, task 你好) stays within 3,300 prompt tokens, counted as the loopback server counts usage; the
-same figure `python -m evals.bench_startup` prints from a `paicli -p` run. A tool added later has to fit."""
+skills index, task 你好) stays within 3,400 prompt tokens, counted as the loopback server counts usage; the
+same figure `python -m evals.bench_startup` prints from a `paicli -p` run. A tool added later has to fit. The
+budget was 3,300 until the reference's three browser tools (issue 48, 201 tokens) came; dropping `minimum` from
+every schema (bounds are checked on arrival) paid for 66 of them."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from paicli.config.settings import load_settings
 from paicli.testing.openai_server import FakeOpenAIServer, count_tokens, prompt_text
 from paicli.tools.approval import AutoApprover
 
-BUDGET = 3300
+BUDGET = 3400
 
 
 def test_the_first_request_as_shipped_fits_the_budget(tmp_path: Path) -> None:
