@@ -93,6 +93,11 @@ class MemoryRetriever:
         """Documents added, replaced or dropped one by one since the index was loaded or built."""
         return self._vectors.updates if self._vectors is not None else 0
 
+    @property
+    def readings_parsed(self) -> int:
+        """Owner readings parsed in this process (the index's documents; saved ones are not parsed again)."""
+        return self._vectors.readings.parsed if self._vectors is not None else 0
+
     def warm(self, project_key: str | None = None) -> None:
         """Load jieba's dictionary and the vector index (synced with the store) before the first query."""
         self.warm_tokenizer()
@@ -287,9 +292,14 @@ class MemoryRetriever:
         mapped = self._mapped
         changes = table.changes_since(mapped[1]) if mapped is not None and mapped[0] is table else None
         if mapped is None or changes is None or self._positions is None:
-            self._positions = np.fromiter(
-                (positions.get(i, -1) if i is not None else -1 for i in table.ids), np.int64, len(table.ids)
-            )
+            if index.ids == table.ids and None not in table.ids:  # saved with this very table: row = position
+                self._positions = np.arange(len(table.ids), dtype=np.int64)
+            else:
+                self._positions = np.fromiter(
+                    (positions.get(i, -1) if i is not None else -1 for i in table.ids),
+                    np.int64,
+                    len(table.ids),
+                )
         else:
             grown = np.full(len(table.ids), -1, dtype=np.int64)
             grown[: len(self._positions)] = self._positions[: len(grown)]
