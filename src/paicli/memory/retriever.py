@@ -248,7 +248,11 @@ class MemoryRetriever:
         # the matches that share a term come first (scoring.py); look-alikes move after both classes
         sharing = int((found.keyword > 0).sum())
         classes = (items(0, sharing), items(sharing, None))
-        yield from spread_classes(classes, content, tie, MAX_RESULTS, SPREAD_SCAN)
+
+        def home(item: Ranked) -> bool:
+            return tie(item)[1]
+
+        yield from spread_classes(classes, content, tie, MAX_RESULTS, SPREAD_SCAN, home, query)
 
     def _plan(self, table: EntryTable) -> _Plan:
         """Under the store's lock, quickly: what the index must take to follow the table."""
