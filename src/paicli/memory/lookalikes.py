@@ -17,11 +17,13 @@ one fact (tens of other projects' global versions, every component's) would fill
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from typing import Generic, TypeVar
 
 from paicli.memory.dedup import DEFAULT_CONFLICT_THRESHOLD, bigram_dice, canonicalize
+from paicli.memory.stopwords import content_terms
 from paicli.memory.subject_words import ZH_ATTRIBUTIVE
+from paicli.memory.tokenize import tokenize
 
 T = TypeVar("T")
 MIN_SHAPE = 8  # dedup's shortest grammatical variant: below this, two texts share a shape by chance
@@ -45,13 +47,22 @@ def look_alike(left: str, right: str) -> bool:
     return bound >= DEFAULT_CONFLICT_THRESHOLD and bigram_dice(left, right) >= DEFAULT_CONFLICT_THRESHOLD
 
 
-def _qualifier_named(general: str, specific: str, question: str) -> bool:
-    """Whether the question names what `specific` (a shape holding `general`'s) says beyond it: the owner a
-    component's copy carries (`用户中心的`), attributive markers aside."""
+def _asked_elsewhere(general: str, specific: str, question: str, terms: Collection[str]) -> bool:
+    """Whether what `specific` (a shape holding `general`'s) says beyond it, its owner (`用户中心的`,
+    attributive markers aside), holds a word of the question without the question naming that owner: the
+    copy then matched on its owner's name, not on what the question asks."""
+    extra = _extra(general, specific)
+    if not extra.replace(_MASK, "") or extra in question:
+        return False
+    return any(term in extra for term in terms)
+
+
+def _extra(general: str, specific: str) -> str:
+    """What `specific` says beyond `general` (whose shape it holds), attributive markers aside."""
     extra = _words(specific.replace(general, "", 1))
     for marker in ZH_ATTRIBUTIVE:
         extra = extra.removesuffix(marker).removeprefix(marker)
-    return bool(extra.replace(_MASK, "")) and extra in question
+    return extra
 
 
 def _words(text: str) -> str:
@@ -78,6 +89,7 @@ class Spreader(Generic[T]):
         self._tie = tie
         self._home = home
         self._question = _words(shape(question)) if home is not None else ""
+        self._terms = content_terms(tokenize(question.lower())) if home is not None else set()
         self._kept: list[tuple[T, str]] = []
 
     def split(self, items: Iterable[T], wanted: int, scan: int) -> tuple[list[T], list[T], Iterator[T]]:
@@ -115,11 +127,21 @@ class Spreader(Generic[T]):
         home = self._home
         if home is None or not home(item):
             return False
+        if not home(twin[0]):
+            return not self._names_its_owner(mine, twin[1])  # another project's copy
         theirs = twin[1]
-        contained = len(mine) < len(theirs) and mine in theirs
-        if contained and _qualifier_named(mine, theirs, self._question):
-            return False  # the question asks about the one the copy names
-        return not home(twin[0]) or contained
+        return (
+            len(mine) < len(theirs)
+            and mine in theirs
+            and _asked_elsewhere(mine, theirs, self._question, self._terms)
+        )
+
+    def _names_its_owner(self, mine: str, theirs: str) -> bool:
+        """Whether the question names what another project's copy says beyond this project's statement."""
+        if not (len(mine) < len(theirs) and mine in theirs):
+            return False
+        extra = _extra(mine, theirs)
+        return bool(extra.replace(_MASK, "")) and extra in self._question
 
 
 def spread_classes(
