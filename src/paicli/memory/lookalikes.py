@@ -89,7 +89,8 @@ class Spreader(Generic[T]):
         self._tie = tie
         self._home = home
         self._question = _words(shape(question)) if home is not None else ""
-        self._terms = content_terms(tokenize(question.lower())) if home is not None else set()
+        self._asked = question
+        self._terms: set[str] | None = None  # the question's terms, segmented only if a copy needs them
         self._kept: list[tuple[T, str]] = []
 
     def split(self, items: Iterable[T], wanted: int, scan: int) -> tuple[list[T], list[T], Iterator[T]]:
@@ -130,11 +131,11 @@ class Spreader(Generic[T]):
         if not home(twin[0]):
             return not self._names_its_owner(mine, twin[1])  # another project's copy
         theirs = twin[1]
-        return (
-            len(mine) < len(theirs)
-            and mine in theirs
-            and _asked_elsewhere(mine, theirs, self._question, self._terms)
-        )
+        if not (len(mine) < len(theirs) and mine in theirs):
+            return False
+        if self._terms is None:
+            self._terms = content_terms(tokenize(self._asked.lower()))
+        return _asked_elsewhere(mine, theirs, self._question, self._terms)
 
     def _names_its_owner(self, mine: str, theirs: str) -> bool:
         """Whether the question names what another project's copy says beyond this project's statement."""
