@@ -25,6 +25,7 @@ _.mtime_ns  # part of an lru_cache key (config/keys.py)
 _.with_command  # extending a command table (skills, users' own tables; tests/cli/test_command_table.py)
 _.waiting  # the renderer's current wait line, read by tests/cli/test_wait_spinner.py
 _.served, _.broken, _.saves  # counters and states the sandbox and vector-file tests observe
+_.readings_parsed  # owner readings a process parsed, observed by tests/retrieval/test_owner_readings.py
 
 # Known dead: only their own tests keep them alive. Left for the owners of context/ and memory/, who are
 # changing these modules (issues 37-39); remove each with the tests that use only it.

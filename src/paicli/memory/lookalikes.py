@@ -17,19 +17,23 @@ one fact (tens of other projects' global versions, every component's) would fill
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from typing import Generic, TypeVar
 
 from paicli.memory.dedup import DEFAULT_CONFLICT_THRESHOLD, bigram_dice, canonicalize
+from paicli.memory.stopwords import content_terms
+from paicli.memory.subject_words import ZH_ATTRIBUTIVE
+from paicli.memory.tokenize import tokenize
 
 T = TypeVar("T")
 MIN_SHAPE = 8  # dedup's shortest grammatical variant: below this, two texts share a shape by chance
 _VALUE = re.compile(r"[a-z0-9][a-z0-9._+#/:@-]*")
+_MASK = "\ue000"
 
 
 def shape(text: str) -> str:
     """The text without its values: ASCII names, versions and numbers masked, punctuation dropped."""
-    return _VALUE.sub("\ue000", canonicalize(text))
+    return _VALUE.sub(_MASK, canonicalize(text))
 
 
 def look_alike(left: str, right: str) -> bool:
@@ -43,12 +47,50 @@ def look_alike(left: str, right: str) -> bool:
     return bound >= DEFAULT_CONFLICT_THRESHOLD and bigram_dice(left, right) >= DEFAULT_CONFLICT_THRESHOLD
 
 
-class Spreader(Generic[T]):
-    """Splits ranked classes into distinct results and look-alikes of a result kept before (in any class)."""
+def _asked_elsewhere(general: str, specific: str, question: str, terms: Collection[str]) -> bool:
+    """Whether what `specific` (a shape holding `general`'s) says beyond it, its owner (`用户中心的`,
+    attributive markers aside), holds a word of the question without the question naming that owner: the
+    copy then matched on its owner's name, not on what the question asks."""
+    extra = _extra(general, specific)
+    if not extra.replace(_MASK, "") or extra in question:
+        return False
+    return any(term in extra for term in terms)
 
-    def __init__(self, text: Callable[[T], str], tie: Callable[[T], object]) -> None:
+
+def _extra(general: str, specific: str) -> str:
+    """What `specific` says beyond `general` (whose shape it holds), attributive markers aside."""
+    extra = _words(specific.replace(general, "", 1))
+    for marker in ZH_ATTRIBUTIVE:
+        extra = extra.removesuffix(marker).removeprefix(marker)
+    return extra
+
+
+def _words(text: str) -> str:
+    return "".join(ch for ch in text if ch.isalnum() or ch == _MASK)
+
+
+class Spreader(Generic[T]):
+    """Splits ranked classes into distinct results and look-alikes of a result kept before (in any class).
+
+    With `home` (whether a result is this project's own memory) and the question, a result of this project
+    takes the place of the look-alike kept before it when that one is another project's copy (a global fact,
+    the same sentence with other values), or this project's more specific version that the question does not
+    name (`用户中心的…` when the question never says 用户中心): the words that differ (a swapped-in value, a
+    component's name) may be the question's own words, yet a copy said elsewhere is no answer here."""
+
+    def __init__(
+        self,
+        text: Callable[[T], str],
+        tie: Callable[[T], object],
+        home: Callable[[T], bool] | None = None,
+        question: str = "",
+    ) -> None:
         self._text = text
         self._tie = tie
+        self._home = home
+        self._question = _words(shape(question)) if home is not None else ""
+        self._asked = question
+        self._terms: set[str] | None = None  # the question's terms, segmented only if a copy needs them
         self._kept: list[tuple[T, str]] = []
 
     def split(self, items: Iterable[T], wanted: int, scan: int) -> tuple[list[T], list[T], Iterator[T]]:
@@ -62,7 +104,10 @@ class Spreader(Generic[T]):
             twins = [k for k, (_, theirs) in enumerate(self._kept) if look_alike(mine, theirs)]
             if not twins:
                 self._kept.append((item, mine))
-            elif twins[0] >= first and all(self._general(item, mine, self._kept[k]) for k in twins):
+            elif twins[0] >= first and (
+                all(self._general(item, mine, self._kept[k]) for k in twins)
+                or all(self._answers_here(item, mine, self._kept[k]) for k in twins)
+            ):
                 # the more general statement of an equal match keeps the place of the first of its look-alikes
                 # and takes the others' (copies of it said of two components are not look-alikes of each other)
                 later.extend(self._kept[k][0] for k in twins)
@@ -78,6 +123,27 @@ class Spreader(Generic[T]):
     def _general(self, item: T, mine: str, twin: tuple[T, str]) -> bool:
         return self._tie(item) == self._tie(twin[0]) and len(mine) < len(twin[1])
 
+    def _answers_here(self, item: T, mine: str, twin: tuple[T, str]) -> bool:
+        """Whether `item`, this project's, is the answer here rather than its look-alike `twin` kept before."""
+        home = self._home
+        if home is None or not home(item):
+            return False
+        if not home(twin[0]):
+            return not self._names_its_owner(mine, twin[1])  # another project's copy
+        theirs = twin[1]
+        if not (len(mine) < len(theirs) and mine in theirs):
+            return False
+        if self._terms is None:
+            self._terms = content_terms(tokenize(self._asked.lower()))
+        return _asked_elsewhere(mine, theirs, self._question, self._terms)
+
+    def _names_its_owner(self, mine: str, theirs: str) -> bool:
+        """Whether the question names what another project's copy says beyond this project's statement."""
+        if not (len(mine) < len(theirs) and mine in theirs):
+            return False
+        extra = _extra(mine, theirs)
+        return bool(extra.replace(_MASK, "")) and extra in self._question
+
 
 def spread_classes(
     classes: Sequence[Iterable[T]],
@@ -85,13 +151,15 @@ def spread_classes(
     tie: Callable[[T], object],
     wanted: int,
     scan: int,
+    home: Callable[[T], bool] | None = None,
+    question: str = "",
 ) -> Iterator[T]:
     """Ranked classes (a class's results all before the next's): the first `wanted` places go to distinct
     results, class by class; then each class's remaining results in order, its look-alikes last. A look-alike
     of a result of an earlier class counts too, so a big store's copies of one fact (other projects, other
     components) never keep a distinct result of a later class out of the best places. Only the first `scan`
     results of a class are looked at (the cost of a query stays bounded in a big store)."""
-    spreader: Spreader[T] = Spreader(text, tie)
+    spreader: Spreader[T] = Spreader(text, tie, home, question)
     kept: list[T] = []
     tails: list[tuple[Iterator[T], list[T]]] = []
     for items in classes:

@@ -19,10 +19,11 @@ phrasings: no component or project name is listed.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from paicli.memory.claim_tokens import fold
 from paicli.memory.subject import claim_of
 from paicli.memory.subject_words import EN_DETERMINERS, EN_OWNER_PREPOSITIONS, GENERIC, ZH_ATTRIBUTIVE
 
@@ -74,12 +75,20 @@ def qualifier(text: str) -> tuple[str, str]:
     if found is None:
         if len(_OWNERS) >= OWNER_CACHE:
             _OWNERS.clear()
-        # the parser's own cache keeps whole claims; only the subject is needed here
-        readings = claim_of.__wrapped__(text).readings
-        subject = readings[0].subject if readings else None
-        found = ("", "") if subject is None else (_owner_words(subject.owner), subject.render())
-        _OWNERS[text] = found
+        found = _OWNERS[text] = _parse(text)
     return found
+
+
+def read_once(text: str) -> tuple[str, str]:
+    """`qualifier` for a text read once (indexing a memory: the index keeps the result)."""
+    return _parse(text) if _MARKERS.search(text.lower()) else ("", "")
+
+
+def _parse(text: str) -> tuple[str, str]:
+    # the parser's own cache keeps whole claims; only the subject is needed here
+    readings = claim_of.__wrapped__(text).readings
+    subject = readings[0].subject if readings else None
+    return ("", "") if subject is None else (_owner_words(subject.owner), subject.render())
 
 
 def normalized_query(query: str) -> str:
@@ -92,40 +101,74 @@ def named(owner: str, query: str) -> bool:
 
 
 def demote_elsewhere(
-    contents: Sequence[str | None], ordered: IntArray, own: BoolArray, query: str, terms: Collection[str]
+    contents: Sequence[str | None],
+    ordered: IntArray,
+    own: BoolArray,
+    query: str,
+    holding: Mapping[str, BoolArray],
+    read: Callable[[int], tuple[str, str]] | None = None,
 ) -> IntArray:
     """The permutation of `ordered` (rows, best first) that moves each memory about another owner right after
     the last of this project's memories with no such owner that holds a query term of its subject (one subject
     holds the other, the claim parser's rule for subjects of different length): `Orion-37 项目的发布审批人是刘洋`
     goes after this project's `审批人是王强` however many more of the question's words it shares, and stays
-    before every other memory. Only the memories before this project's last match are read (none after it can
-    move), so a query over a big store parses few texts."""
+    before every other memory. `holding[term]` says which of `ordered` hold the query term in their lower-cased
+    text (the keyword score's own lookups); `read(row)` gives a row's `qualifier` (saved ones: `readings.py`).
+
+    Parsing a memory (the claim parser segments it) is the cost, so a text is parsed only when its owner can
+    change the order (issue 49): this project's memories from the last one holding each term backwards, until
+    one without another owner is found; and a memory before such a one whose characters could spell that term
+    at all (a subject is made of the text's own folded characters, so a term the text cannot spell is not in
+    its subject). Nothing after this project's last match can move."""
     import numpy as np
 
-    wanted = normalized_query(query)
     rows = ordered.tolist()
-    mine = own.tolist()
-    reach = max((p for p, row in enumerate(rows) if mine[p] and _holds(contents[row], terms)), default=-1)
+    count = len(rows)
+    places = np.arange(count, dtype=np.float64)
+    if not count or not holding:
+        return np.argsort(places, kind="stable")
+    wanted = normalized_query(query)
+    owned = {term: np.flatnonzero(own & held).tolist() for term, held in holding.items()}
+    known: dict[int, tuple[str, str]] = {}
+
+    def reading(position: int) -> tuple[str, str]:
+        found = known.get(position)
+        if found is None:
+            row = rows[position]
+            found = known[position] = read(row) if read is not None else qualifier(contents[row] or "")
+        return found
+
     last: dict[str, int] = {}
-    elsewhere: list[tuple[int, list[str]]] = []
-    for position in range(reach + 1):
+    for term, positions in owned.items():
+        for position in reversed(positions):
+            if named(reading(position)[0], wanted):
+                last[term] = position
+                break
+    reach = max((positions[-1] for positions in owned.values() if positions), default=-1)
+    bound = max(last.values(), default=-1)
+    for position in range(min(bound, reach + 1)):
         text = contents[rows[position]] or ""
-        owner, subject = qualifier(text)
-        if not named(owner, wanted):
-            held = [term for term in terms if term in subject]
-            if held:
-                elsewhere.append((position, held))
-        elif mine[position]:
-            lowered = text.lower()
-            last.update((term, position) for term in terms if term in lowered)
-    places = np.arange(len(rows), dtype=np.float64)
-    for position, held in elsewhere:
-        behind = max((last.get(term, -1) for term in held), default=-1)
+        if not _MARKERS.search(text.lower()):
+            continue  # no owner: it keeps its place (and it counts above when it is this project's)
+        spelled = _spellable(text, last, position)
+        if not spelled:
+            continue
+        owner, subject = reading(position)
+        if named(owner, wanted):
+            continue
+        behind = max((last[term] for term in spelled if term in subject), default=-1)
         if behind > position:
             places[position] = behind + 0.5
     return np.argsort(places, kind="stable")
 
 
-def _holds(text: str | None, terms: Collection[str]) -> bool:
-    lowered = (text or "").lower()
-    return any(term in lowered for term in terms)
+def _spellable(text: str, last: Mapping[str, int], position: int) -> list[str]:
+    """The terms whose last holder comes after `position` and that `text` has every character of. A subject
+    holds only the folded text's own characters (values and words cut from it, `端口号` read as `端口`), so a
+    term missing one of them cannot be in it; an apostrophe's contractions (`isn't` -> `is not`) add letters,
+    so such a text keeps every term."""
+    later = [term for term, at in last.items() if at > position]
+    if not later or "'" in text or "\u2019" in text:
+        return later
+    letters = set(fold(text))
+    return [term for term in later if letters.issuperset(term)]

@@ -93,6 +93,11 @@ class MemoryRetriever:
         """Documents added, replaced or dropped one by one since the index was loaded or built."""
         return self._vectors.updates if self._vectors is not None else 0
 
+    @property
+    def readings_parsed(self) -> int:
+        """Owner readings parsed in this process (the index's documents; saved ones are not parsed again)."""
+        return self._vectors.readings.parsed if self._vectors is not None else 0
+
     def warm(self, project_key: str | None = None) -> None:
         """Load jieba's dictionary and the vector index (synced with the store) before the first query."""
         self.warm_tokenizer()
@@ -243,7 +248,11 @@ class MemoryRetriever:
         # the matches that share a term come first (scoring.py); look-alikes move after both classes
         sharing = int((found.keyword > 0).sum())
         classes = (items(0, sharing), items(sharing, None))
-        yield from spread_classes(classes, content, tie, MAX_RESULTS, SPREAD_SCAN)
+
+        def home(item: Ranked) -> bool:
+            return tie(item)[1]
+
+        yield from spread_classes(classes, content, tie, MAX_RESULTS, SPREAD_SCAN, home, query)
 
     def _plan(self, table: EntryTable) -> _Plan:
         """Under the store's lock, quickly: what the index must take to follow the table."""
@@ -287,9 +296,14 @@ class MemoryRetriever:
         mapped = self._mapped
         changes = table.changes_since(mapped[1]) if mapped is not None and mapped[0] is table else None
         if mapped is None or changes is None or self._positions is None:
-            self._positions = np.fromiter(
-                (positions.get(i, -1) if i is not None else -1 for i in table.ids), np.int64, len(table.ids)
-            )
+            if index.ids == table.ids and None not in table.ids:  # saved with this very table: row = position
+                self._positions = np.arange(len(table.ids), dtype=np.int64)
+            else:
+                self._positions = np.fromiter(
+                    (positions.get(i, -1) if i is not None else -1 for i in table.ids),
+                    np.int64,
+                    len(table.ids),
+                )
         else:
             grown = np.full(len(table.ids), -1, dtype=np.int64)
             grown[: len(self._positions)] = self._positions[: len(grown)]

@@ -20,6 +20,7 @@ this project's memory on their subject), then the rest (by scope, then score); e
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
@@ -30,6 +31,7 @@ from paicli.memory.table import EntryTable
 from paicli.memory.tokenize import tokenize
 
 if TYPE_CHECKING:
+    from paicli.memory.ranking import BoolArray
     from paicli.memory.vector import FloatArray, IntArray, VectorIndex
 
 SCORE_FACTOR = 1.2
@@ -54,8 +56,10 @@ def _epoch(moment: datetime) -> float:
     return aware.timestamp()
 
 
-def _keyword_hits(table: EntryTable, query_lower: str, terms: set[str]) -> tuple[IntArray, IntArray]:
-    """Per row: whether the whole query is in it, and how many query terms are."""
+def _keyword_hits(
+    table: EntryTable, query_lower: str, terms: set[str]
+) -> tuple[IntArray, IntArray, dict[str, IntArray]]:
+    """Per row: whether the whole query is in it, and how many query terms are; and each term's rows."""
     import numpy as np
 
     count = len(table.ids)
@@ -63,9 +67,11 @@ def _keyword_hits(table: EntryTable, query_lower: str, terms: set[str]) -> tuple
     if query_lower.strip():
         full[table.rows_containing(query_lower)] = 1
     matched = np.zeros(count, dtype=np.int64)
+    found: dict[str, IntArray] = {}
     for term in terms:
-        matched[table.rows_containing(term)] += 1
-    return full, matched
+        found[term] = table.rows_containing(term)
+        matched[found[term]] += 1
+    return full, matched, found
 
 
 def score(
@@ -85,7 +91,7 @@ def score(
         return Scored(rows, np.zeros(0), np.zeros(0))
     query_lower = query.lower()
     terms = content_terms(tokenize(query_lower))
-    full_all, matched_all = _keyword_hits(table, query_lower, terms)
+    full_all, matched_all, term_rows = _keyword_hits(table, query_lower, terms)
     full, matched = full_all[rows] > 0, matched_all[rows]
     cosine = np.zeros(len(rows), dtype=np.float64)
     holds = np.zeros(len(rows), dtype=bool)
@@ -122,7 +128,33 @@ def score(
     if index is not None:  # the reference's order stays as it is without the local vector
         sharing = int(term_match[keep].sum())
         head = order[:sharing]
-        place = ranking.demote_elsewhere(table.contents, rows[keep][head], own[head], query, terms)
+        ordered = rows[keep][head]
+        holding = {term: _mask(len(table.ids), found)[ordered] for term, found in term_rows.items()}
+        read = _reader(table.contents, index, positions)
+        place = ranking.demote_elsewhere(table.contents, ordered, own[head], query, holding, read)
         order[:sharing] = head[place]
     reported = np.where(term_match[keep], keyword[keep], 0.0)
     return Scored(rows[keep][order], totals[order], reported[order])
+
+
+def _reader(
+    contents: list[str], index: VectorIndex, positions: IntArray | None
+) -> Callable[[int], tuple[str, str]]:
+    """A row's owner reading: the one the index keeps for its text, else parsed now."""
+
+    def read(row: int) -> tuple[str, str]:
+        text = contents[row]
+        place = int(positions[row]) if positions is not None else -1
+        if place >= 0 and index.holds_text(place, text):
+            return index.readings.get(place, text)
+        return ranking.qualifier(text)
+
+    return read
+
+
+def _mask(count: int, rows: IntArray) -> BoolArray:
+    import numpy as np
+
+    mask = np.zeros(count, dtype=bool)
+    mask[rows] = True
+    return mask

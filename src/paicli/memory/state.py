@@ -60,7 +60,7 @@ class StoreState(Mapping[str, MemoryEntry]):
     # ---- loading -------------------------------------------------------------------------------
 
     def load_snapshot(self, snap: Snapshot) -> None:
-        self._entries = {entry_id: index for index, entry_id in enumerate(snap.ids)}
+        self._entries = dict(zip(snap.ids, range(len(snap.ids)), strict=True))
         self._blocks, self._offsets = snap.blocks, snap.offsets
         self._origin = {}
         self.table.load_columns(snap.ids, snap.contents, snap.columns, snap.fingerprint)
@@ -75,7 +75,7 @@ class StoreState(Mapping[str, MemoryEntry]):
         self._number(list(self._entries))
 
     def _number(self, ids: list[str]) -> None:
-        self.order = {entry_id: place for place, entry_id in enumerate(ids)}
+        self.order = dict(zip(ids, range(len(ids)), strict=True))
         self._next = len(ids)
 
     # ---- changes -------------------------------------------------------------------------------

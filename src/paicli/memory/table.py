@@ -195,7 +195,7 @@ class EntryTable:
 
         self.ids = list(ids)
         self.contents = list(contents)
-        self.row_of = {entry_id: row for row, entry_id in enumerate(ids)}
+        self.row_of = dict(zip(ids, range(len(ids)), strict=True))
         names = columns["projects"]
         assert isinstance(names, list)
         self.projects = {str(name): code for code, name in enumerate(names)}
@@ -294,12 +294,21 @@ class EntryTable:
         import numpy as np
 
         if self._blob is None:
-            lowered = [content.lower() for content in self.contents]
-            lengths = np.fromiter((len(text) + 1 for text in lowered), np.int64, len(lowered))
-            starts = np.zeros(len(lowered), dtype=np.int64)
-            if len(lowered) > 1:
+            contents = self.contents
+            joined = SEPARATOR.join(contents)
+            blob = joined.lower()  # a NUL bounds a word as a text's end does: final sigma comes out the same
+            if len(blob) == len(joined) and joined.count(SEPARATOR) == max(len(contents) - 1, 0):
+                lengths = (
+                    np.fromiter(map(len, contents), np.int64, len(contents)) + 1
+                )  # lower() kept each length
+            else:  # a text whose lower case is longer (`İ`), or that holds the separator itself
+                lowered = [content.lower() for content in contents]
+                lengths = np.fromiter((len(text) + 1 for text in lowered), np.int64, len(lowered))
+                blob = SEPARATOR.join(lowered)
+            starts = np.zeros(len(contents), dtype=np.int64)
+            if len(contents) > 1:
                 np.cumsum(lengths[:-1], out=starts[1:])
-            self._blob = (SEPARATOR.join(lowered), starts)
+            self._blob = (blob, starts)
         return self._blob
 
     def rows_containing(self, needle: str) -> IntArray:

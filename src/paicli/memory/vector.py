@@ -11,7 +11,8 @@ index built from scratch over the same memories. `paicli.memory.vector_file` per
 
 Beside the features it keeps each document's jieba tokens (lower-cased, as the keyword score sees words) as
 a second set of postings, for BM25 (rank-bm25's BM25Okapi, computed over these arrays) and for telling a
-query term that is a whole word of a memory from one that only occurs inside a longer word.
+query term that is a whole word of a memory from one that only occurs inside a longer word. And each
+document's owner reading (`readings.py`): parsed once, when the document is indexed, for the owner rule.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING
 
 from paicli.memory.lexicon import concept_table
+from paicli.memory.readings import Readings
 from paicli.memory.stopwords import STOP_WORDS
 from paicli.memory.table import MASK, digest, doc_hash
 from paicli.memory.tokenize import keep_token, segment
@@ -174,6 +176,7 @@ class VectorIndex:
         self._ttf: PostingFloats = np.zeros(0, dtype=np.float32)
         self._tpending: tuple[list[int], list[int], list[float]] = ([], [], [])
         self._bm25: tuple[FloatArray, float] | None = None  # idf per word column, average length
+        self.readings = Readings()  # each document's owner reading (the ranking's owner rule)
 
     @property
     def size(self) -> int:
@@ -209,6 +212,10 @@ class VectorIndex:
     def _same(self, position: int, content: str) -> bool:
         return same_content(self.contents, self.digests, position, content)
 
+    def holds_text(self, position: int, content: str) -> bool:
+        """Whether the document at `position` is live and has this text."""
+        return self.ids[position] is not None and self._same(position, content)
+
     def remove(self, doc_id: str) -> bool:
         position = self.positions.get(doc_id)
         if position is not None:
@@ -234,6 +241,7 @@ class VectorIndex:
             tdocs.append(position)
             tcols.append(self.words.setdefault(word, len(self.words)))
             ttfs.append(float(count))
+        self.readings.add(position, content)
         self._stats = self._bm25 = None
         self.updates += 1
 

@@ -1,6 +1,8 @@
 """The vector index on disk, next to the memory file (`long_term_memory.vectors.npz`).
 
-Saved: every live document's id and text digest, the vocabulary and the postings, plus the feature key.
+Saved: every live document's id and text digest, the vocabulary and the postings, plus the feature key; and
+each document's owner reading with the key of the parser that made it (`readings.py`; an index without them
+still loads, its readings are parsed when needed).
 Loading never trusts the file blindly: the index is then synced against the memory file's current
 entries by id and digest, so entries written by another process (or an edited file) are re-indexed one
 by one and vanished ones are dropped. A file from other features, or one that cannot be read, is ignored
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from paicli.fsperm import PRIVATE_FILE
+from paicli.memory.readings import parser_key
 from paicli.memory.vector import VectorIndex, features_key
 
 log = logging.getLogger(__name__)
@@ -57,7 +60,12 @@ def snapshot(index: VectorIndex) -> dict[str, Any]:
     remap[live] = np.arange(len(live), dtype=np.int64)
     vocabulary, col_map = _compact(cols, index.vocabulary)
     words, word_map = _compact(tcols, index.words)
-    meta = {"format": FORMAT, "features": features_key(), "fingerprint": str(index.fingerprint)}
+    meta = {
+        "format": FORMAT,
+        "features": features_key(),
+        "fingerprint": str(index.fingerprint),
+        "readings": parser_key(),
+    }
     arrays: dict[str, Any] = {
         "meta": np.array(json.dumps(meta)),
         "ids": _texts([index.ids[p] or "" for p in live]),
@@ -71,6 +79,7 @@ def snapshot(index: VectorIndex) -> dict[str, Any]:
         "tcols": word_map[tcols].astype(np.int32),
         "ttfs": ttfs.astype(np.float32),
         "lengths": np.asarray([index.lengths[p] for p in live], dtype=np.int32),
+        **index.readings.arrays(live),
     }
     return arrays
 
@@ -132,7 +141,9 @@ def load(path: Path) -> VectorIndex | None:
             tdocs = data["tdocs"].astype(np.int32, copy=False)
             tcols = data["tcols"].astype(np.int32, copy=False)
             ttfs = data["ttfs"].astype(np.float32, copy=False)
-            lengths = [int(n) for n in data["lengths"].tolist()]
+            lengths: list[int] = data["lengths"].astype(np.int64).tolist()
+            index = VectorIndex()
+            index.readings.load(data, len(ids), meta.get("readings"))
     except FileNotFoundError:
         return None
     except Exception:  # a damaged or foreign file only costs a rebuild
@@ -144,11 +155,10 @@ def load(path: Path) -> VectorIndex | None:
         return None
     if not _within(tdocs, tcols, len(ids), len(words)):
         return None
-    index = VectorIndex()
     index.ids = list(ids)
     index.contents = [None] * len(ids)
     index.digests = digests
-    index.positions = {doc_id: position for position, doc_id in enumerate(ids)}
+    index.positions = dict(zip(ids, range(len(ids)), strict=True))
     index.vocabulary = {feature: column for column, feature in enumerate(vocabulary)}
     index.words = {word: column for column, word in enumerate(words)}
     index.lengths = lengths

@@ -1,0 +1,72 @@
+"""Issue 37, recall among look-alikes: a copy of this project's statement made elsewhere (another project's
+global fact with other values, a component's version of it) is no better an answer here than the statement
+itself, even when the words that differ (a swapped-in value, a component's name) are words of the question.
+A question that names the component still gets the component's copy first."""
+
+from __future__ import annotations
+
+from datetime import timedelta, timezone
+
+from paicli.config.env import EnvLookup
+from paicli.config.run_values import MemoryValues
+from paicli.memory.retriever import MemoryRetriever
+from tests.retrieval.fakes import NOW, FakeEntry, ListStore, entry
+
+PROJECT = "/repo"
+
+
+def _ours(entry_id: str, text: str) -> FakeEntry:
+    return entry(entry_id, text, timedelta(days=5), metadata={"scope": "project", "project": PROJECT})
+
+
+def _global(entry_id: str, text: str) -> FakeEntry:
+    return entry(entry_id, text, timedelta(days=2), metadata={"scope": "global"})
+
+
+def _ranked(entries: list[FakeEntry], query: str) -> list[str]:
+    values = MemoryValues.parse(EnvLookup(environ={}))
+    retriever = MemoryRetriever(ListStore(entries), values, clock=lambda: NOW, zone=timezone.utc)
+    return [item.entry.id for item in retriever.top(query, PROJECT)]
+
+
+def test_another_projects_copy_whose_other_value_is_asked_about_comes_after_ours() -> None:
+    entries = [
+        _global("theirs", "本地缓存用 Redis，默认过期时间 30 分钟"),
+        _ours("ours", "本地缓存用 Caffeine，默认过期时间 10 分钟"),
+    ]
+    assert _ranked(entries, "本地缓存是 Redis 吗") == ["ours", "theirs"]
+
+
+def test_a_component_whose_name_holds_a_question_word_comes_after_ours() -> None:
+    entries = [
+        _ours("component", "用户中心的接口日志里不能出现手机号和身份证号"),
+        _ours("ours", "接口日志里不能出现手机号和身份证号"),
+    ]
+    assert _ranked(entries, "接口日志可以打印用户手机号吗") == ["ours", "component"]
+
+
+def test_a_question_that_names_the_component_gets_its_copy_first() -> None:
+    entries = [
+        _ours("ours", "接口日志里不能出现手机号和身份证号"),
+        _ours("component", "用户中心的接口日志里不能出现手机号和身份证号"),
+    ]
+    assert _ranked(entries, "用户中心的接口日志能打印手机号吗")[0] == "component"
+
+
+def test_another_project_named_in_its_text_comes_after_ours_unless_asked_about() -> None:
+    entries = [
+        _global("named", "北岸 项目：发版前要跑 regression 测试套件"),
+        _ours("ours", "发版前要跑 smoke 测试套件"),
+    ]
+    assert _ranked(entries, "发版前要跑 regression 测试吗") == ["ours", "named"]
+    assert _ranked(entries, "北岸项目发版前要跑 regression 测试吗")[0] == "named"
+
+
+def test_copies_never_hide_a_distinct_fact() -> None:
+    entries = [
+        *(_global(f"copy-{i}", f"本地缓存用 Redis，默认过期时间 {i} 分钟") for i in range(12)),
+        _ours("ours", "本地缓存用 Caffeine，默认过期时间 10 分钟"),
+        _ours("other", "Redis 集群有 6 个节点"),
+    ]
+    ranked = _ranked(entries, "本地缓存是 Redis 吗")
+    assert ranked[:2] == ["ours", "other"]
