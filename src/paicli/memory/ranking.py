@@ -31,8 +31,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from paicli.memory.vector import IntArray
-
+    IntArray = npt.NDArray[np.int64]
     BoolArray = npt.NDArray[np.bool_]
 
 OWNER_CACHE = 65_536  # texts whose owner was parsed; the dict refers to texts the store keeps anyway

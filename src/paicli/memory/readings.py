@@ -12,7 +12,6 @@ it, and the next save keeps that reading.
 from __future__ import annotations
 
 import hashlib
-import sys
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,13 +26,7 @@ if TYPE_CHECKING:
 
 _SEPARATOR = "\x1f"
 # What a reading depends on: the owner rule's gate and generic words, and the claim parser with its word classes.
-_PARSER_MODULES = (
-    "paicli.memory.ranking",
-    "paicli.memory.subject",
-    "paicli.memory.subject_words",
-    "paicli.memory.claim_grammar",
-    "paicli.memory.claim_tokens",
-)
+_PARSER_FILES = ("ranking.py", "subject.py", "subject_words.py", "claim_grammar.py", "claim_tokens.py")
 
 
 def encode(reading: tuple[str, str]) -> str:
@@ -56,14 +49,10 @@ def parser_key() -> str:
     """Identifies the parser: a hash of its modules' sources ("" when one cannot be read: nothing saved is then
     trusted)."""
     digest = hashlib.blake2b(digest_size=8)
-    for name in _PARSER_MODULES:
-        module = sys.modules.get(name)
-        source = getattr(module, "__file__", None)
+    for name in _PARSER_FILES:  # beside this module, in the same package
         try:
-            digest.update(Path(source).read_bytes() if source else b"")
+            digest.update(Path(__file__).with_name(name).read_bytes())
         except OSError:
-            return ""
-        if not source:
             return ""
     return digest.hexdigest()
 
