@@ -4,8 +4,9 @@ and the size of the first request (prompt tokens as the loopback server counts t
 Run from the repository root: python -m evals.bench_startup [--runs N]
 Targets on a 2-core machine: --version < 0.3 s; the -p run's CPU (user + sys) <= 1.15x that of
 `python -c "import openai"`, measured side by side in interleaved pairs (issue 33; the SDK's own streamed request
-is printed against the same yardstick); the first request as shipped (13 tools: the 10 built-ins, `load_skill`,
-`recall` and `revert_turn`; the system prompt with the built-in skills index) <= 3,300 prompt tokens.
+is printed against the same yardstick); the first request as shipped (every default tool: the built-ins, `load_skill`,
+`recall`, `revert_turn`, `create_project` and the three browser tools; the system prompt with the built-in skills
+index) <= 3,400 prompt tokens (tests/prompt/test_shipped_request.py keeps the same budget).
 """
 
 from __future__ import annotations
@@ -131,7 +132,7 @@ def main() -> int:
     print(
         f"first request as shipped {total:7,d} prompt tokens ({len(first.get('tools') or [])} tools "
         f"{count_tokens(tools):,d}, system prompt {count_tokens(system):,d} incl. the skills index)  "
-        f"target <= 3,300 -> {'met' if total <= 3300 else 'NOT met'}"
+        f"target <= 3,400 -> {'met' if total <= 3400 else 'NOT met'}"
     )
     return 0
 
