@@ -40,6 +40,10 @@ def test_a_change_that_names_only_the_value_it_left_denies_it(text: str) -> None
     assert _reading(text) == ("session store", "redis", True)
 
 
+def test_a_value_in_han_after_an_english_source_word_is_denied_too() -> None:
+    assert _reading("release approver 已经 moved off 周敏 了") == ("release approver", "周敏", True)
+
+
 def test_a_change_with_a_new_value_still_gives_the_new_value() -> None:
     assert _reading("The session store changed from Redis to Valkey.") == ("session store", "valkey", False)
     assert _reading("We moved the session store from Redis to Valkey.") == ("session store", "valkey", False)

@@ -111,8 +111,9 @@ def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> C
     left: list[Token] = []  # `moved off A` with no new value: the clause denies A
     if from_at is not None:  # `changed from A to B`, `moved off A`
         clause.denied.append(key(middle[from_at + 1 :]))
-        if not any(t.text in w.EN_TARGET for t in predicate):
-            left = strip(middle[from_at + 1 :], LEADING)
+        if not any(t.text in w.EN_TARGET for t in predicate):  # Han values too: `moved off 周敏 了`
+            rest = [t for t in predicate[1:] if t.text != "for"]
+            left = strip(rest[next(i for i, t in enumerate(rest) if t.text in w.EN_SOURCE) + 1 :], LEADING)
         middle = middle[:from_at]
     clause.reversible = bool(after) and after[0].text in w.EN_DETERMINERS
     over = any(ending(t) for t in [*predicate, *after])
