@@ -15,6 +15,7 @@ from paicli.context.estimate import utf16_len
 from paicli.memory.extract_batch import Verdict, parse_quotes, without_parts
 from paicli.memory.extract_voice import (
     acceptable_label,
+    after_own_label,
     colon_statement,
     declares,
     imperative,
@@ -227,21 +228,8 @@ def _after_request(a: InputAnalysis, quote: str, p: int) -> bool:
         return False
     before = a.text_before_in_sentence(p)
     return REQUEST.search(before) is not None or any(
-        imperative(_after_own_label(part)) for part in re.split(r"[，,：:]", before)
+        imperative(after_own_label(part)) for part in re.split(r"[，,：:]", before)
     )
-
-
-_DASH_LABEL = re.compile(r"^(.{1,40}?)\s*(?:[—–]|\s-)\s*")
-
-
-def _after_own_label(part: str) -> str:
-    """`Update — the S is B`: a dash after the user's own label ends the label (it announces, asks nothing); the
-    clause to read for a task verb is what follows it."""
-    text = java_trim(part)
-    found = _DASH_LABEL.match(text)
-    if found is None or not acceptable_label(found.group(1)):
-        return text
-    return java_trim(text[found.end() :])
 
 
 def _third_party(a: InputAnalysis, quote: str, p: int) -> bool:
@@ -301,7 +289,7 @@ def _task_request(a: InputAnalysis, quote: str, p: int) -> bool:
     if PREFERENCE.search(quote):
         return False
     parts = re.split(r"[，,：:]", clauses)
-    return any(imperative(_after_own_label(part)) for part in parts)
+    return any(imperative(after_own_label(part)) for part in parts)
 
 
 def _memory_directive(a: InputAnalysis, quote: str, p: int) -> bool:

@@ -143,3 +143,16 @@ def imperative(part: str) -> bool:
         r.subject is not None and len(r.subject.render()) > len(verb) and r.subject.render().startswith(verb)
         for r in readings
     )
+
+
+_DASH_LABEL = re.compile(r"^(.{1,40}?)\s*(?:[—–]|\s-)\s*")
+
+
+def after_own_label(part: str) -> str:
+    """`Update — the S is B`: a dash after the user's own label ends the label (it announces, asks nothing); the
+    clause to read for a task verb is what follows it."""
+    text = java_trim(part)
+    found = _DASH_LABEL.match(text)
+    if found is None or not acceptable_label(found.group(1)):
+        return text
+    return java_trim(text[found.end() :])
