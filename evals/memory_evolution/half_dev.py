@@ -474,6 +474,25 @@ FAMILIES = (
     Family("d6-mix-n1", "negate", "mix", "{S} 已经不用 {O} 了"),
     Family("d6-mix-n2", "negate", "mix", "{S} 不是 {O} anymore"),
     Family("d6-mix-o1", "update_old", "mix", "{O} 已经 out 了，{S} 现在{BE} {V}"),
+    # round 7 (memstale2, issue 37: the last test-half misses are English negations at the end of the sentence
+    # arriving through automatic extraction, by aggregate only; also the gaps the last round left: a dash label
+    # that reads like a verb (`Update — …`), `S: not A anymore` notes, `S has moved off A`; my own words, written
+    # before any product change, no test case seen)
+    Family("d7-en-n1", "negate", "en", "The {S} has moved off {O}."),
+    Family("d7-en-n2", "negate", "en", "Update — the {S} {ENOT} {O} anymore."),
+    Family("d7-en-n3", "negate", "en", "{Scap} — not {O} any longer."),
+    Family("d7-en-n4", "negate", "en", "The {S} {EBE} {O} no more."),
+    Family("d7-en-n5", "negate", "en", "We migrated the {S} off {O}."),
+    Family("d7-en-n6", "negate", "en", "Correction: {O} is not our {S} anymore."),
+    Family("d7-en-n7", "negate", "en", "The {S} isn't {O} any longer."),
+    Family("d7-en-n8", "negate", "en", "Quick update: the {S} moved away from {O}."),
+    Family("d7-en-n9", "negate", "en", "Change of plan, the {S} {ENOT} {O} these days."),
+    Family("d7-en-o1", "update_old", "en", "Update — the {S} moved off {O}, {EIT} {V} now."),
+    Family("d7-en-o2", "update_old", "en", "{Scap}: not {O} anymore, {V} instead."),
+    Family("d7-mix-n1", "negate", "mix", "{S} 已经 moved off {O} 了"),
+    Family("d7-mix-n2", "negate", "mix", "Update — {S} 不再{BE} {O}"),
+    Family("d7-mix-n3", "negate", "mix", "{S}：not {O} anymore"),
+    Family("d7-mix-n4", "negate", "mix", "{S} 现在 {NOT} {O} 了，no more"),
 )
 
 HALF = Half(

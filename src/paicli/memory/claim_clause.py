@@ -108,8 +108,12 @@ def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> C
     while middle and (verb(middle[0]) or middle[0].text in TRAILING):
         middle = middle[1:]  # `we've moved the S to B`: auxiliaries and the verb itself
     from_at = next((i for i, t in enumerate(middle) if t.text in w.EN_SOURCE), None)
+    left: list[Token] = []  # `moved off A` with no new value: the clause denies A
     if from_at is not None:  # `changed from A to B`, `moved off A`
         clause.denied.append(key(middle[from_at + 1 :]))
+        if not any(t.text in w.EN_TARGET for t in predicate):  # Han values too: `moved off 周敏 了`
+            rest = [t for t in predicate[1:] if t.text != "for"]
+            left = strip(rest[next(i for i, t in enumerate(rest) if t.text in w.EN_SOURCE) + 1 :], LEADING)
         middle = middle[:from_at]
     clause.reversible = bool(after) and after[0].text in w.EN_DETERMINERS
     over = any(ending(t) for t in [*predicate, *after])
@@ -147,10 +151,12 @@ def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> C
             before = middle  # `we replaced the old S A with B`: the subject's words are in there, with A
     elif not content(before) and middle and role_target:
         before, after = after, middle  # `we settled on B as the S`
-    elif not content(before) and middle and after:
-        before = middle  # `we switched the S to B`
+    elif not content(before) and middle and (after or content(left)):
+        before = middle  # `we switched the S to B`, `we migrated the S off A`
     clause.subject, clause.owner = owner_of(tail or before)
     clause.value = until_time(without_leading_verb(strip(after, LEADING)))
+    if not content(clause.value) and content(left):  # a change that names only where it left: A is over
+        clause.value, clause.negated = left, True
     role = next((i for i, t in enumerate(clause.value) if i > 0 and t.han and t.text in w.ROLE), None)
     if role is not None:  # `S 用 B 作为默认`: the value ends at its role
         clause.value = clause.value[:role]

@@ -15,6 +15,7 @@ from paicli.context.estimate import utf16_len
 from paicli.memory.extract_batch import Verdict, parse_quotes, without_parts
 from paicli.memory.extract_voice import (
     acceptable_label,
+    after_own_label,
     colon_statement,
     declares,
     imperative,
@@ -227,7 +228,7 @@ def _after_request(a: InputAnalysis, quote: str, p: int) -> bool:
         return False
     before = a.text_before_in_sentence(p)
     return REQUEST.search(before) is not None or any(
-        imperative(java_trim(part)) for part in re.split(r"[，,：:]", before)
+        imperative(after_own_label(part)) for part in re.split(r"[，,：:]", before)
     )
 
 
@@ -288,7 +289,7 @@ def _task_request(a: InputAnalysis, quote: str, p: int) -> bool:
     if PREFERENCE.search(quote):
         return False
     parts = re.split(r"[，,：:]", clauses)
-    return any(imperative(java_trim(part)) for part in parts)
+    return any(imperative(after_own_label(part)) for part in parts)
 
 
 def _memory_directive(a: InputAnalysis, quote: str, p: int) -> bool:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from paicli.context.estimate import utf16_len
-from paicli.memory.claim_grammar import TRAILING
+from paicli.memory.claim_grammar import TRAILING, negator
 from paicli.memory.claim_tokens import clauses
 from paicli.memory.extract_words import (
     FACT_WORDS,
@@ -42,14 +42,27 @@ def declares(text: str) -> bool:
     if claim.stated:
         return True
     # `Release approver: Zhou Min`: a note that names a subject and gives it a short value declares it too
-    if not claim.colon_subject or claim.readings[0].negated or not _NOTE_COLON.search(text):
+    if not claim.colon_subject or not _NOTE_COLON.search(text):
         return False
+    if claim.readings[0].negated:
+        text = _denial_as_value(text)  # `CI platform: not Jenkins anymore` gives the value it denies
     parts = re.split(r"[：:]", text)  # after the user's own label too: `Heads-up: Release approver: Zhou Min`
     return any(
         subject_label(parts[i]) and not _NOT_A_NAME.search(parts[i]) and colon_statement(":".join(parts[i:]))
         for i in range(len(parts) - 1)
         if all(acceptable_label(label) for label in parts[:i])
     )
+
+
+def _denial_as_value(note: str) -> str:
+    """`S: not A anymore, B instead` -> `S: A`: the note's first clause after its last colon without its negation
+    and the words that say nothing, so the value checks of a plain note apply to what it denies."""
+    label, _, rest = note.rpartition(":") if ":" in note else note.rpartition("：")
+    first = clauses(rest)[:1]
+    kept = [
+        t.text for clause in first for t in clause if not negator(t) and (t.value or t.text not in TRAILING)
+    ]
+    return f"{label}: {' '.join(kept)}" if kept else note
 
 
 # A note's colon is prose punctuation: full-width, or ASCII followed by a space (not `build.js:10`, `10:21`);
@@ -130,3 +143,16 @@ def imperative(part: str) -> bool:
         r.subject is not None and len(r.subject.render()) > len(verb) and r.subject.render().startswith(verb)
         for r in readings
     )
+
+
+_DASH_LABEL = re.compile(r"^(.{1,40}?)\s*(?:[—–]|\s-)\s*")
+
+
+def after_own_label(part: str) -> str:
+    """`Update — the S is B`: a dash after the user's own label ends the label (it announces, asks nothing); the
+    clause to read for a task verb is what follows it."""
+    text = java_trim(part)
+    found = _DASH_LABEL.match(text)
+    if found is None or not acceptable_label(found.group(1)):
+        return text
+    return java_trim(text[found.end() :])
