@@ -9,12 +9,11 @@ can read.
 
 from __future__ import annotations
 
-import ipaddress
 import urllib.parse
 from dataclasses import dataclass, field
 
 from paicli.config import knobs_browser as knobs
-from paicli.tools.web import WEB_DENIED, UrlGate, WebDenied
+from paicli.tools.web import WEB_DENIED, UrlGate, WebDenied, is_ip_literal
 
 # Parts of the page itself (inline data, generated blobs, the blank page): no address is contacted.
 _LOCAL_SCHEMES = frozenset({"data", "blob", "about"})
@@ -44,7 +43,7 @@ class PageGate:
         host = host.strip("[]")
         try:
             if host.lower() in self.allowed_hosts:
-                return [host] if _is_ip(host) else self.gate.resolver(host)
+                return [host] if is_ip_literal(host) else self.gate.resolver(host)
             return self.gate.addresses(host)
         except OSError as error:
             return f"❌ 无法解析主机 {host}: {error}"
@@ -59,11 +58,3 @@ class PageGate:
     def dial(self, host: str, port: int) -> list[str] | str:
         """For the proxy: the checked addresses of `host` (any port), or the refusal."""
         return self.addresses(host)
-
-
-def _is_ip(host: str) -> bool:
-    try:
-        ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return True

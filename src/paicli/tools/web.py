@@ -91,7 +91,7 @@ class UrlGate:
 
     def addresses(self, host: str) -> list[str]:
         try:
-            addresses = [host] if _is_ip(host) else self.resolver(host)
+            addresses = [host] if is_ip_literal(host) else self.resolver(host)
         except OSError as error:
             raise WebDenied(f"❌ 无法解析主机 {host}: {error}") from None
         if not addresses:
@@ -104,7 +104,7 @@ class UrlGate:
         return addresses
 
 
-def _is_ip(host: str) -> bool:
+def is_ip_literal(host: str) -> bool:
     try:
         ipaddress.ip_address(host)
     except ValueError:
