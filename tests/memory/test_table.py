@@ -42,3 +42,13 @@ def test_each_row_is_found_by_its_own_words_after_a_longer_lower_case() -> None:
     assert sorted(set(table.rows_containing("port").tolist())) == [1, 2]
     assert table.rows_containing("8080").tolist() == [1]
     assert table.rows_containing("ΟΔΟΣ".lower()).tolist() == [2]
+
+
+@pytest.mark.parametrize("rows", [1, 2, 511, 512, 513, 514, 1500])
+def test_a_word_is_found_in_every_row_holding_it_however_common(rows: int) -> None:
+    # around the count past which whole-text array compares replace the find loop: both give every row
+    texts = [f"第 {i} 条：port {i}" if i % 3 else f"row {i} without it" for i in range(rows * 3 // 2 + 1)]
+    table = _table(texts)
+    expected = [i for i, text in enumerate(texts) if "port" in text]
+    assert sorted(table.rows_containing("port").tolist()) == expected
+    assert sorted(table.rows_containing("without").tolist()) == [i for i in range(len(texts)) if not i % 3]

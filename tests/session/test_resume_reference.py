@@ -14,7 +14,7 @@ from paicli.llm.messages import Message
 from paicli.session.ledger import ConversationLedger
 from paicli.session.ownership import fork_session
 from paicli.session.resume import VIEW_REFERENCE_EVENT, load_view
-from paicli.session.system_refs import SYSTEM_UNCHANGED_EVENT, last_system
+from paicli.session.system_refs import SYSTEM_UNCHANGED_EVENT, recent_systems
 
 from .fold_driver import new_session, resume, step
 
@@ -75,8 +75,42 @@ def test_an_unchanged_system_prompt_is_stored_once_across_processes(tmp_path: Pa
     ]
     assert entries[2]["metadata"]["sameAsSequence"] == entries[3]["metadata"]["sameAsSequence"] == 2
     assert len(json.dumps(entries[3])) < 400
-    found = last_system(first.path, "react", "agent")
-    assert found is not None and found.sequence == entries[-1]["sequence"]
+    found = recent_systems(first.path, "react", "agent")
+    assert [ref.sequence for ref in found.values()] == [2, entries[-1]["sequence"]]  # oldest first
+
+
+def test_two_prompts_that_alternate_across_processes_are_each_stored_once(tmp_path: Path) -> None:
+    # each -c writes its attach prompt, then the one whose tool list names the request's tools (issue 49)
+    attach = Message.system("你是 paicli。工具：read_file" + "规则。" * 500)
+    refreshed = Message.system("你是 paicli。工具：read_file create_project" + "规则。" * 500)
+    first = ConversationLedger.create(tmp_path / "home", tmp_path, "m", "p", "0")
+    first.append_message("react", "agent", "session_attach", attach)
+    first.append_message("react", "agent", "tool_list_refresh", refreshed)
+    first.close()
+    assert first.path is not None
+    for _ in range(3):
+        again = ConversationLedger.open_existing(first.path)
+        again.append_message("react", "agent", "session_attach", attach)
+        again.append_message("react", "agent", "tool_list_refresh", refreshed)
+        again.close()
+    entries = _lines(first.path)[1:]
+    assert [e["event"] for e in entries] == ["system", "system"] + [SYSTEM_UNCHANGED_EVENT] * 6
+    stored = {e["sequence"]: e["message"]["content"] for e in entries[:2]}
+    named = [stored[e["metadata"]["sameAsSequence"]] for e in entries[2:]]
+    assert named == [attach.content, refreshed.content] * 3  # each reference names its own text
+
+
+def test_a_reference_names_only_one_of_the_last_few_distinct_prompts(tmp_path: Path) -> None:
+    prompts = [Message.system(f"提示 {i}：" + "规则。" * 200) for i in range(6)]
+    first = ConversationLedger.create(tmp_path / "home", tmp_path, "m", "p", "0")
+    for prompt in prompts:
+        first.append_message("react", "agent", "memory_context_refresh", prompt)
+    first.close()
+    assert first.path is not None
+    again = ConversationLedger.open_existing(first.path)
+    again.append_message("react", "agent", "session_attach", prompts[-1])  # recent: a reference
+    again.append_message("react", "agent", "session_attach", prompts[0])  # five prompts back: stored again
+    assert [e["event"] for e in _lines(first.path)[-2:]] == [SYSTEM_UNCHANGED_EVENT, "system"]
 
 
 def test_view_reference_only_when_the_fold_needs_no_repair(tmp_path: Path) -> None:

@@ -323,16 +323,14 @@ class EntryTable:
                 (row for row, text in enumerate(self.contents) if needle in text.lower()), np.int64
             )
         blob, starts = self.lowered()
-        if blob.count(needle) > _FIND_LIMIT:
-            found = self._positions_of(needle)
-        else:
-            positions: list[int] = []
-            find = blob.find
-            at = find(needle)
-            while at >= 0:
-                positions.append(at)
-                at = find(needle, at + 1)
-            found = np.asarray(positions, dtype=np.int64)
+        # one pass over the text for a rare needle (counting first would be a second whole-text scan per needle)
+        positions: list[int] = []
+        find = blob.find
+        at = find(needle)
+        while at >= 0 and len(positions) <= _FIND_LIMIT:
+            positions.append(at)
+            at = find(needle, at + 1)
+        found = self._positions_of(needle) if at >= 0 else np.asarray(positions, dtype=np.int64)
         if not len(found):
             return np.zeros(0, dtype=np.int64)
         return np.searchsorted(starts, found, side="right") - 1

@@ -25,10 +25,11 @@ from paicli.session.ledger_index import read_index
 from paicli.session.resume import REFS_KEY, VIEW_CHECKPOINT_EVENT, LedgerEntry, parse_entries
 from paicli.session.scan import read_last_sequence
 from paicli.session.system_refs import (
+    RECENT,
     SYSTEM_UNCHANGED_EVENT,
     SystemRef,
     digest,
-    last_system,
+    recent_systems,
     reference_metadata,
 )
 
@@ -117,7 +118,7 @@ class ConversationLedger:
         self._last_error: str | None = None
         self._reported = False
         self._lock_fd: int | None = None
-        self._systems: dict[tuple[str, str], SystemRef | None] = {}  # last stored prompt per (mode, actor)
+        self._systems: dict[tuple[str, str], dict[str, SystemRef]] = {}  # recent prompts per (mode, actor)
         self._continued = next_sequence > 1  # an existing file: its last prompt is read back on demand
 
     # --- construction -------------------------------------------------------------------------------
@@ -242,20 +243,24 @@ class ConversationLedger:
         return self._append(event_for(message), mode, actor, source, message.to_json(), metadata or {})
 
     def _append_system(self, mode: str, actor: str, source: str, message: Message) -> None:
-        """A prompt equal to the last one of (mode, actor) is written as a reference (session.system_refs)."""
+        """A prompt equal to one of the last few of (mode, actor) is written as a reference (session.system_refs)."""
         payload = message.to_json()
         key = (mode, actor)
         if key not in self._systems:
             self._systems[key] = (
-                last_system(self._path, mode, actor) if self._path and self._continued else None
+                recent_systems(self._path, mode, actor) if self._path and self._continued else {}
             )
-        known, sha = self._systems[key], digest(self._redactor.value(payload))
-        if known is not None and known.digest == sha:
+        recent, sha = self._systems[key], digest(self._redactor.value(payload))
+        known = recent.pop(sha, None)
+        if known is not None:
+            recent[sha] = known  # the newest used
             self._append(SYSTEM_UNCHANGED_EVENT, mode, actor, source, None, reference_metadata(known))
             return
         sequence = self._append("system", mode, actor, source, payload, {})
         if sequence is not None:
-            self._systems[key] = SystemRef(sequence, sha)
+            recent[sha] = SystemRef(sequence, sha)
+            while len(recent) > RECENT:
+                del recent[next(iter(recent))]  # the oldest-stored one
 
     def append_event(
         self, event: str, mode: str, actor: str, source: str, metadata: Mapping[str, Any]

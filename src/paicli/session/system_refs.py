@@ -1,8 +1,8 @@
 """Unchanged system prompts in the ledger: an entry that names the last identical prompt instead of copying it.
 
 Every process that attaches to a session writes its system prompt again (spec 3.2: `session_attach`, and
-`memory_context_refresh` when it changes). When the text equals the last one stored for the same mode and
-actor, the ledger writes a small `system_unchanged` event (`sameAsSequence`, `sha256`) instead of another
+`memory_context_refresh` when it changes). When the text equals one of the last few stored for the same mode
+and actor, the ledger writes a small `system_unchanged` event (`sameAsSequence`, `sha256`) instead of another
 copy of several KB. The fold never reads system entries (a resume builds a fresh prompt), so the view is
 the same either way; readers that want the text follow `sameAsSequence`.
 """
@@ -22,6 +22,9 @@ from paicli.session.scan import find_backwards, line_start
 SYSTEM_UNCHANGED_EVENT = "system_unchanged"
 _MARKER = b'"event":"system'  # matches both "system" and "system_unchanged" in the ledger's compact JSON
 SCAN_LIMIT = 8 * 1024 * 1024  # farther back than this a prompt is simply written again
+# distinct prompts of one (mode, actor) a later one may name: a process writes its attach prompt and then the one
+# whose tool list names the request's tools, so two texts alternate across -c runs
+RECENT = 4
 
 
 @dataclass(frozen=True)
@@ -56,21 +59,29 @@ def _ref_from(data: Any, mode: str, actor: str) -> SystemRef | bool | None:
     return False
 
 
-def last_system(path: Path, mode: str, actor: str) -> SystemRef | None:
-    """The last system prompt stored for (mode, actor), read from the end of the file; None if unknown."""
+def recent_systems(path: Path, mode: str, actor: str, limit: int = RECENT) -> dict[str, SystemRef]:
+    """The last `limit` distinct prompts stored for (mode, actor), by digest (the newest entry of each), oldest
+    first; read from the end of the file, at most `2 * limit` of its system entries."""
+    found: dict[str, SystemRef] = {}
+    seen = 0
     try:
         with open(path, "rb") as handle:
             size = handle.seek(0, os.SEEK_END)
             for hit in find_backwards(handle, _MARKER, size):
                 if size - hit > SCAN_LIMIT:
-                    return None
+                    break
                 handle.seek(line_start(handle, hit))
                 try:
-                    found = _ref_from(json.loads(handle.readline()), mode, actor)
+                    ref = _ref_from(json.loads(handle.readline()), mode, actor)
                 except ValueError:
                     continue
-                if found is not False:
-                    return found if isinstance(found, SystemRef) else None
+                if ref is False:
+                    continue
+                seen += 1
+                if isinstance(ref, SystemRef):
+                    found.setdefault(ref.digest, ref)
+                if len(found) >= limit or seen >= 2 * limit:
+                    break
     except OSError:
-        return None
-    return None
+        pass
+    return dict(reversed(found.items()))
