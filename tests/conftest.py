@@ -23,13 +23,16 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 # The slow tier (`-m e2e`; `-m "not e2e"` is the quick one): tests that start paicli or other processes,
-# drive a terminal or a sandbox, run MCP servers or whole long sessions. Whole files by name, folder or path
-# (relative to tests/); a single test elsewhere by its own `@pytest.mark.e2e`.
-E2E_FILE_PREFIXES = ("test_e2e", "test_tmux_")
+# drive a terminal or a sandbox, run MCP or language servers, wait out real timeouts or take more than about
+# half a second. Whole files by name, folder or path (relative to tests/); a single test elsewhere by its own
+# `@pytest.mark.e2e`. tests/test_tiers.py checks that every package of paicli keeps quick tests.
+E2E_FILE_PREFIXES = ("test_e2e", "test_tmux_", "test_pty_")
+E2E_FILE_SUFFIXES = ("_e2e.py",)
 E2E_FOLDERS = frozenset({"adversarial", "sandbox"})
 E2E_FILES = frozenset(
     {
         "cli/test_live_output.py",
+        "cli/test_repl_keys.py",  # prompt_toolkit resolves Esc and Tab after real timeouts: about a second each
         "cli/test_repl_pty.py",
         "cli/test_warmup.py",
         "context/test_end_to_end.py",
@@ -57,7 +60,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         path = item.path
         relative = path.relative_to(_TESTS).as_posix() if path.is_relative_to(_TESTS) else ""
-        if path.name.startswith(E2E_FILE_PREFIXES) or E2E_FOLDERS & set(path.parts) or relative in E2E_FILES:
+        named = path.name.startswith(E2E_FILE_PREFIXES) or path.name.endswith(E2E_FILE_SUFFIXES)
+        if named or E2E_FOLDERS & set(path.parts) or relative in E2E_FILES:
             item.add_marker(pytest.mark.e2e)
 
 

@@ -9,7 +9,7 @@ import ast
 from pathlib import Path
 
 import paicli
-from tests.sources import product_sources
+from tests.sources import parsed, product_sources
 
 # collaborators once assigned after construction: the approver's asker, the tool runner's turn hooks, folder
 # notes and hooks, the memory's injected-memory listener, a summary's PreCompact / PostCompact hooks
@@ -20,10 +20,10 @@ WIRED_ATTRIBUTES = frozenset(
 WIRING_CALLS = frozenset({"keep_hooks", "use_llm"})
 
 
-def wiring_after_construction(source: str) -> list[str]:
+def wiring_after_construction(source: str | ast.Module) -> list[str]:
     """Every assignment of a wired attribute on another object, and every wiring call, with its line."""
     found: list[tuple[int, str]] = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(ast.parse(source) if isinstance(source, str) else source):
         targets: list[ast.expr] = []
         if isinstance(node, ast.Assign):
             targets = [t for target in node.targets for t in _flat(target)]
@@ -82,7 +82,7 @@ def test_no_collaborator_is_wired_into_an_object_after_construction() -> None:
     src = Path(paicli.__file__).parent
     found = {}
     for path in sorted(product_sources(src)):
-        wiring = wiring_after_construction(path.read_text(encoding="utf-8"))
+        wiring = wiring_after_construction(parsed(path))
         if wiring:
             found[path.relative_to(src).as_posix()] = wiring
     assert found == {}, f"pass these at construction instead: {found}"

@@ -12,6 +12,7 @@ from paicli.llm.messages import Message
 from paicli.session.ledger import ConversationLedger
 from paicli.session.resume import load_view
 from tests.agent.test_react import ListLedger
+from tests.sources import parsed
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "paicli"
 
@@ -86,7 +87,7 @@ def test_messages_is_a_copy() -> None:
 
 
 def _imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parsed(path)
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module:

@@ -60,7 +60,7 @@ def loopback_site(paths: list[str] | None = None) -> Iterator[str]:
     """The site's base URL (http://127.0.0.1:PORT/) while the block runs; `paths`: gets every path requested."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     server.paths = paths if paths is not None else []  # type: ignore[attr-defined]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/"

@@ -14,6 +14,7 @@ from pathlib import Path
 from paicli.cli.command_forms import Alt, Node, Opt, Seq, Slot, Word, parse_usage
 from paicli.cli.command_table import BUILTIN
 from paicli.cli.commands import CommandSpec
+from tests.sources import parsed
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src" / "paicli"
@@ -179,7 +180,7 @@ def message_lines() -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     sources = [p for p in SRC.rglob("*.py") if "testing" not in p.parts]
     for path in sorted(sources):
-        texts = [t for t in _strings(ast.parse(path.read_text(encoding="utf-8"))) if _HAN.search(t)]
+        texts = [t for t in _strings(parsed(path)) if _HAN.search(t)]
         for line in (s for t in texts for s in suggestions_in(t)):
             found.setdefault(line, []).append(str(path.relative_to(ROOT)))
     for path in sorted((SRC / "prompts").rglob("*.md")):

@@ -5,6 +5,7 @@ REPL of the real program against the loopback model server. None may be refused 
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pytest
@@ -30,8 +31,10 @@ ASKING = ("/memory clear", "/restore", "/undo", "/resume")
 ENDING = {"/exit", "/quit"}
 
 
+@functools.cache
 def recommended() -> dict[str, list[str]]:
-    """Each concrete line, with where it was recommended."""
+    """Each concrete line, with where it was recommended (collected when a test first asks: not at collection
+    time, which every test process pays even for a run that deselects these tests)."""
     sources: dict[str, list[str]] = {}
     for usage in help_usages():
         sources.setdefault(usage, []).append("/help")
@@ -46,29 +49,29 @@ def recommended() -> dict[str, list[str]]:
     return lines
 
 
-LINES = recommended()
-
-
 def test_the_collection_finds_what_issue_37_named() -> None:
     """The walk is only as good as what it collects: the lines /save's messages, /help and the README
     recommend for the memory inspection commands are among them, from each kind of source."""
+    lines = recommended()
     for line in ("/memory list --all", f"/memory history {SAMPLE_ID}", "/memory conflicts"):
-        where = " ".join(LINES.get(line, []))
+        where = " ".join(lines.get(line, []))
         assert "/help" in where and "README.md" in where and "src/paicli/" in where, (line, where)
-    assert "/save --project 样例" in LINES and len(LINES) > 80
+    assert "/save --project 样例" in lines and len(lines) > 80
 
 
 def test_every_recommended_line_is_a_command_of_the_table() -> None:
-    refused = {line: LINES[line] for line in LINES if BUILTIN.parse(line).kind != "command"}
+    lines = recommended()
+    refused = {line: lines[line] for line in lines if BUILTIN.parse(line).kind != "command"}
     assert refused == {}
 
 
+@pytest.mark.e2e  # /browser starts Chromium, commands run in the wrapper
 @pytest.mark.timeout(600)
 def test_the_dispatcher_runs_every_line_against_a_real_session(tmp_path: Path) -> None:
     with FakeOpenAIServer(default_reply="好的") as server:
         backend = AppBackend(served_parts(tmp_path, server.base_url))
         try:
-            shown = {line: command(backend, line, ["n"]) for line in sorted(set(LINES) - ENDING)}
+            shown = {line: command(backend, line, ["n"]) for line in sorted(set(recommended()) - ENDING)}
         finally:
             backend.close(5)
     broken = ("命令执行失败", *REFUSED)
@@ -84,10 +87,11 @@ def test_the_dispatcher_runs_every_line_against_a_real_session(tmp_path: Path) -
     )
 
 
+@pytest.mark.e2e  # a paicli process per batch of lines
 @pytest.mark.timeout(600)
 def test_every_recommended_line_passes_the_piped_repl(project: Path, isolated_home: Path) -> None:
     script: list[str] = []
-    for line in sorted(set(LINES) - ENDING):
+    for line in sorted(set(recommended()) - ENDING):
         script.append(line)
         if line.startswith(ASKING):
             script.append("n")  # the answer, or a short task when nothing was asked

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 
 CHILD = """
@@ -25,6 +27,7 @@ _exit_now(3)
 """
 
 
+@pytest.mark.e2e  # a Python process of its own
 def test_exit_waits_for_threads_runs_hooks_and_flushes(tmp_path: Path) -> None:
     marker = tmp_path / "saved.txt"
     done = subprocess.run(

@@ -118,6 +118,7 @@ def test_an_unusable_schema_file_is_a_config_error(tmp_path: Path) -> None:
         load_schema(str(tmp_path / "missing.json"))
 
 
+@pytest.mark.e2e  # a paicli process
 def test_stream_json_input_through_paicli_answers_each_message_before_the_next(
     project: Path, isolated_home: Path
 ) -> None:
@@ -137,6 +138,7 @@ def test_stream_json_input_through_paicli_answers_each_message_before_the_next(
     assert rest[-1]["session_id"] == first["session_id"]
 
 
+@pytest.mark.e2e  # a paicli process
 def test_json_schema_through_paicli(project: Path, isolated_home: Path) -> None:
     schema = project / "schema.json"
     schema.write_text(json.dumps(SCHEMA), encoding="utf-8")

@@ -26,6 +26,7 @@ def test_the_kept_help_is_what_the_parser_prints() -> None:
     assert build_parser().format_help() == kept
 
 
+@pytest.mark.e2e  # paicli processes
 def test_version_and_help_print_the_parsers_answers(tmp_path: Path) -> None:
     env = paicli_env(tmp_path / "home", None)
     for flag, expected in (
@@ -37,6 +38,7 @@ def test_version_and_help_print_the_parsers_answers(tmp_path: Path) -> None:
         assert (done.returncode, done.stdout, done.stderr) == (0, expected, "")
 
 
+@pytest.mark.e2e  # paicli processes
 def test_the_quick_answers_import_no_settings_parser_or_typing(tmp_path: Path) -> None:
     for flag in ("--version", "--help"):
         code = _IMPORTED.format(flag=flag)

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from paicli.testing.openai_server import FakeOpenAIServer, Reply
 from paicli.testing.proc import message_text, paicli_env
 
@@ -40,6 +42,7 @@ def respond(body: dict[str, Any]) -> Reply | str:
     return f"收到：{said.strip()[:40]}"
 
 
+@pytest.mark.e2e  # a Python process runs the README's examples
 def test_the_readme_sdk_examples_run(tmp_path: Path) -> None:
     blocks = sdk_blocks()
     assert len(blocks) == 3 and all("from paicli import sdk" in b for b in blocks)

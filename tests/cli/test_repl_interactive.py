@@ -234,6 +234,7 @@ def test_newlines_by_esc_enter_ctrl_j_and_bracketed_paste(pipe: PipeInput, tmp_p
     ]
 
 
+@pytest.mark.e2e  # Esc is resolved after prompt_toolkit's real timeout
 def test_plan_pending_and_esc_cancels_it(pipe: PipeInput, tmp_path: Path) -> None:
     backend = FakeBackend()
     session = Session(backend, pipe, tmp_path / "h")

@@ -12,6 +12,7 @@ import threading
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from paicli.agent.events import ToolFinished, ToolStarted
@@ -152,6 +153,7 @@ def test_a_failing_backend_command_does_not_end_the_session(tmp_path: Path) -> N
     assert code == 0 and "❌ 命令执行失败: 坏了" in out and backend.calls[-1] == ("run", ("继续", "react"))
 
 
+@pytest.mark.e2e  # a process of its own, interrupted
 def test_ctrl_c_cancels_a_piped_run(tmp_path: Path) -> None:
     """A real subprocess: SIGINT while a task runs cancels it, the REPL goes on and exits 0 at EOF."""
     script = textwrap.dedent(

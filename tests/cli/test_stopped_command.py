@@ -8,6 +8,7 @@ import re
 import threading
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from paicli.cancel import CancelToken
@@ -30,6 +31,7 @@ def timed_out(project: Path, cmd: str) -> ToolResult:
     return result
 
 
+@pytest.mark.e2e  # waits out a real one-second command limit
 def test_a_timed_out_command_names_its_limit_and_keeps_its_last_lines(project: Path) -> None:
     summary = summarize_result(timed_out(project, f"{MANY_LINES}; sleep 30"))
     assert summary.headline == "⏱️ 超时（1 秒上限）已终止，共 12 行，最后 5 行："
@@ -37,6 +39,7 @@ def test_a_timed_out_command_names_its_limit_and_keeps_its_last_lines(project: P
     assert summary.preview[-1] == "（时间上限由 PAICLI_COMMAND_TIMEOUT_SECONDS 设置）"
 
 
+@pytest.mark.e2e  # waits out a real one-second command limit
 def test_a_timed_out_command_without_output_says_so(project: Path) -> None:
     summary = summarize_result(timed_out(project, "sleep 30"))
     assert summary.headline == "⏱️ 超时（1 秒上限）已终止，没有输出"
@@ -65,6 +68,7 @@ def test_a_cancelled_command_keeps_what_it_printed(project: Path) -> None:
     assert summary.preview[-1] == "line-12"  # no time limit named: none was hit
 
 
+@pytest.mark.e2e  # waits out a real one-second command limit
 def test_the_renderer_prints_the_kept_lines_under_the_headline(project: Path) -> None:
     out = io.StringIO()
     console = Console(file=out, width=100, force_terminal=False)

@@ -39,6 +39,7 @@ def test_the_queue_keeps_tasks_per_project_in_order(tmp_path: Path) -> None:
     assert [(t.id, t.status, t.refused) for t in listed] == [(first, DONE, 2), (second, CANCELLED, 0)]
 
 
+@pytest.mark.e2e  # a process of its own
 def test_a_task_left_running_by_a_dead_process_is_interrupted(tmp_path: Path) -> None:
     store = TaskStore(tmp_path)
     task_id = store.add("被杀的任务", tmp_path)
@@ -97,6 +98,7 @@ def test_a_task_runs_in_its_own_session_with_approvals_refused(tmp_path: Path) -
     assert (tmp_path / ".paicli" / "history" / "raw" / f"{task.session_id}.jsonl").is_file()
 
 
+@pytest.mark.e2e  # real commands, cancelled
 def test_a_running_task_is_cancelled_and_a_queued_one_then_runs(tmp_path: Path) -> None:
     with FakeOpenAIServer([Reply.hang("慢"), "第二个好了"]) as server:
         tasks, notices = worker(tmp_path, server)
@@ -128,6 +130,7 @@ def test_the_task_command_adds_lists_and_logs(tmp_path: Path) -> None:
     assert "没有后台任务 #9" in missing
 
 
+@pytest.mark.e2e  # paicli processes, one killed
 def test_a_task_killed_with_paicli_is_interrupted_at_the_next_start(
     project: Path, isolated_home: Path
 ) -> None:

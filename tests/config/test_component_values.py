@@ -29,7 +29,7 @@ from paicli.testing.scripted_llm import ScriptedLLM
 from paicli.tools.runner import ToolRunner
 from paicli.tools.web import WebTools
 from paicli.tools.web_search import SearchConfigError, choose_provider
-from tests.sources import product_sources
+from tests.sources import parsed, product_sources
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "paicli"
 
@@ -74,7 +74,7 @@ ALLOWED = {
 
 
 def _named(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parsed(path)
     names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module == "paicli.config.env":

@@ -8,12 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from paicli.config.env import EnvLookup, home_dir
 from paicli.config.run_values import MemoryValues
 from paicli.config.settings import load_settings
 from paicli.config.tool_values import ToolValues
 from paicli.tools.readonly import CommandSite, is_read_only
-from tests.sources import product_sources
+from tests.sources import parsed, product_sources
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "paicli"
 # The sandbox wrapper is its own small program (stdlib only, for its start-up time): the environment it
@@ -33,7 +35,7 @@ def _names_the_environment(node: ast.AST) -> bool:
 
 
 def _reads_of_the_process_environment(path: Path) -> list[int]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parsed(path)
     return [getattr(node, "lineno", 0) for node in ast.walk(tree) if _names_the_environment(node)]
 
 
@@ -105,6 +107,7 @@ def test_the_environment_beats_the_users_env_file_and_a_project_cannot_move_the_
     assert home_dir(EnvLookup(environ, cwd=tmp_path / "project")) == tmp_path / "from-env"
 
 
+@pytest.mark.e2e  # a Python process of its own
 def test_a_paicli_started_by_a_command_finds_the_same_home_without_it_in_the_environment(
     tmp_path: Path,
 ) -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from paicli.cli.trust_prompt import project_trust
 from paicli.config.trust import ProjectTrust, TrustStore
 from paicli.prompt.repository import PromptRepository
@@ -93,6 +95,7 @@ def test_the_trust_prompt_shows_the_folder_name_without_its_escape_sequences(tmp
     assert "\\x1b]52;c;" in text  # shown, visibly, as what it is
 
 
+@pytest.mark.e2e  # a paicli process
 def test_a_prompt_override_written_mid_session_does_not_reach_the_model_e2e(tmp_path: Path) -> None:
     root, home = tmp_path / "repo", tmp_path / "home"
     root.mkdir()

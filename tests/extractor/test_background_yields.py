@@ -5,16 +5,21 @@ from __future__ import annotations
 
 import json
 import stat
+import subprocess
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from paicli.llm.client import OpenAIChatClient
 from paicli.llm.messages import Message
 from paicli.memory.background import BackgroundExtraction
 from paicli.memory.pending import PENDING_FILE, PendingExtractions
 from paicli.testing.openai_server import FakeOpenAIServer, Reply
-from paicli.testing.proc import paicli_env, run_paicli
+from paicli.testing.proc import paicli_env, run_paicli, start_paicli
 
 REPLY = json.dumps({"facts": [{"quote": "我偏好简洁的回答"}]}, ensure_ascii=False)
 
@@ -91,6 +96,24 @@ def is_extraction(body: dict[str, Any]) -> bool:
     return "=== 用户原文 ===" in last
 
 
+def _wait_until(condition: Callable[[], bool], timeout: float) -> bool:
+    """True as soon as `condition` holds; `timeout` only bounds a failure."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def _holds(path: Path, text: str) -> bool:
+    try:
+        return text in path.read_text(encoding="utf-8")
+    except OSError:
+        return False
+
+
+@pytest.mark.e2e  # two paicli processes, and the first one's end waits out its exit bound for the hung extraction
 def test_a_run_that_ends_first_leaves_its_extraction_to_the_next_session(
     project: Path, isolated_home: Path
 ) -> None:
@@ -106,16 +129,28 @@ def test_a_run_that_ends_first_leaves_its_extraction_to_the_next_session(
             )
         return "好的。"
 
+    memory_file = isolated_home / ".paicli" / "memory" / "long_term_memory.json"
     with FakeOpenAIServer(responder=answer) as server:
         env = paicli_env(isolated_home, server.base_url, PAICLI_MEMORY_AUTO_EXTRACT_ENABLED="true")
         first = run_paicli(["-p", f"{convention}。帮我看看 README"], env, project)
         pending = (isolated_home / ".paicli" / PENDING_FILE).read_text(encoding="utf-8")
         slow.set()
         server.release()
-        second = run_paicli(["-p", "你好"], env, project)
-    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
-    assert convention in pending
-    memory = json.loads((isolated_home / ".paicli" / "memory" / "long_term_memory.json").read_text("utf-8"))
+        # the next session stays open until the extraction it picked up is saved (however slow this machine is),
+        # so its own bounded wait at exit has nothing left to wait for
+        second = start_paicli([], env, project, stdin=subprocess.PIPE)
+        try:
+            assert second.stdin is not None
+            second.stdin.write("你好\n")
+            second.stdin.flush()
+            saved = _wait_until(lambda: _holds(memory_file, convention), timeout=120)
+            out, _ = second.communicate("", timeout=120)  # the end of input: the session closes
+        finally:
+            second.kill()
+            second.wait()
+    assert first.returncode == 0 and second.returncode == 0, first.stderr + out
+    assert saved and convention in pending
+    memory = json.loads(memory_file.read_text("utf-8"))
     assert [entry["content"] for entry in memory] == [convention]
     assert not (isolated_home / ".paicli" / PENDING_FILE).exists()
     extractions = [r for r in server.requests if is_extraction(r)]

@@ -31,6 +31,7 @@ def _gone(pid: int) -> bool:
     return False
 
 
+@pytest.mark.e2e  # a language server process
 def test_a_write_starts_the_server_once_and_its_diagnostics_reach_the_model(tmp_path: Path) -> None:
     session = _session(tmp_path, {"PATH": os.environ.get("PATH", "")})
     target = tmp_path / "app.py"
@@ -54,6 +55,7 @@ def test_a_write_starts_the_server_once_and_its_diagnostics_reach_the_model(tmp_
     assert _gone(pid)
 
 
+@pytest.mark.e2e  # a language server process
 def test_the_server_gets_no_key_and_no_unlisted_variable(tmp_path: Path) -> None:
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path)}
     session = _session(tmp_path, env)

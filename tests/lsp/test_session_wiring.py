@@ -49,6 +49,7 @@ def _backend(tmp_path: Path, llm: ScriptedLLM) -> AppBackend:
     return AppBackend(parts)
 
 
+@pytest.mark.e2e  # a language server process
 def test_diagnostics_of_a_write_reach_the_next_model_call_and_the_server_stops_at_close(
     tmp_path: Path,
 ) -> None:

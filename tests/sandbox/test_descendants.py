@@ -6,10 +6,12 @@ wrapper process of its own (the fallback when the server is unusable)."""
 from __future__ import annotations
 
 import os
+import select
 import signal
 import subprocess
 import sys
 import textwrap
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +22,7 @@ from paicli.cancel import CancelToken
 from paicli.tools.context import ToolContext
 from paicli.tools.guards import PathGuard
 from paicli.tools.sandbox import zygote
+from paicli.tools.sandbox.launch import prepare_approved
 from paicli.tools.schema import ToolOutput
 from paicli.tools.shell import execute_command
 
@@ -103,6 +106,38 @@ def _described(pids: list[int]) -> list[str]:
     return found
 
 
+def _sleeps(tag: str) -> list[int]:
+    """The escaped `sleep TAG` processes themselves (not paicli, the wrapper or the shell, whose command lines
+    also hold the tag)."""
+    wanted = f"sleep\0{tag}\0".encode()
+    found = []
+    for pid in _running(tag):
+        try:
+            if Path(f"/proc/{pid}/cmdline").read_bytes() == wanted:
+                found.append(pid)
+        except OSError:
+            continue
+    return found
+
+
+def _all_ended(pids: list[int], timeout: float = 60.0) -> bool:
+    """Waits on each process's end as an event (a pidfd turns readable), not by polling; `timeout` only
+    bounds a failure."""
+    deadline = time.monotonic() + timeout
+    for pid in pids:
+        try:
+            fd = os.pidfd_open(pid)
+        except ProcessLookupError:
+            continue
+        try:
+            ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                return False
+        finally:
+            os.close(fd)
+    return True
+
+
 def test_everything_ends_with_paicli(tmp_path: Path, launch_path: str) -> None:
     tag = f"1000.{uuid.uuid4().int % 10**9}"
     command = _ESCAPES.format(tag=tag) + f"; sleep {tag}"
@@ -115,12 +150,48 @@ def test_everything_ends_with_paicli(tmp_path: Path, launch_path: str) -> None:
     try:
         assert paicli.stdout is not None
         assert paicli.stdout.readline().strip() == "STARTED"
-        assert _wait_until(lambda: len(_running(tag)) >= 5), _described(_running(tag))
+        # four escapes and the last `sleep`: each one exec'd already, so none is still a shell half-way
+        assert _wait_until(lambda: len(_sleeps(tag)) == 5, timeout=60), _described(_running(tag))
+        left = _running(tag)  # the wrapper and the shell too, not only the sleeps
         paicli.send_signal(signal.SIGKILL)
         paicli.wait()
-        assert _wait_until(lambda: not _running(tag)), _described(_running(tag))
+        assert _all_ended(left), _described(_running(tag))
+        assert not _running(tag), _described(_running(tag))
     finally:
         paicli.kill()
         paicli.wait()
+        for pid in _running(tag):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_a_wrapper_told_to_stop_again_while_sweeping_still_ends_everything(tmp_path: Path) -> None:
+    """A parent with threads sends the wrapper its death signal again as each thread ends; a second SIGTERM
+    that comes while the wrapper sweeps must not end the sweep early (it used to: descendants then went to
+    init)."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the wrapper is Linux-only")
+    tag = f"1000.{uuid.uuid4().int % 10**9}"
+    launch = prepare_approved(
+        f"for i in $(seq 30); do setsid sleep {tag} & done; echo started; sleep {tag}", dict(os.environ)
+    )
+    wrapper = subprocess.Popen(
+        launch.argv, env=launch.env, pass_fds=launch.fds, stdout=subprocess.PIPE, start_new_session=True
+    )
+    launch.cleanup()
+    try:
+        assert wrapper.stdout is not None and wrapper.stdout.readline() == b"started\n"
+        assert _wait_until(lambda: len(_sleeps(tag)) == 31, timeout=60), _described(_running(tag))
+        while wrapper.poll() is None:  # stop signals, one after another, until it has ended
+            try:
+                wrapper.send_signal(signal.SIGTERM)
+            except ProcessLookupError:
+                break
+        wrapper.wait()
+        assert wrapper.returncode == -signal.SIGTERM
+        # it ended only after killing and reaping every descendant: nothing to wait for
+        assert not _running(tag), _described(_running(tag))
+    finally:
+        wrapper.kill()
+        wrapper.wait()
         for pid in _running(tag):
             os.kill(pid, signal.SIGKILL)

@@ -176,6 +176,7 @@ def _printed_environment(project: Path, sandboxed: bool) -> dict[str, str]:
     return {name: value for name, sep, value in pairs if sep}
 
 
+@pytest.mark.e2e  # a real sandbox
 @pytest.mark.parametrize("sandboxed", [False, True], ids=["unconfined", "sandboxed"])
 def test_a_real_unapproved_command_sees_only_the_allow_list(
     project: Path, monkeypatch: pytest.MonkeyPatch, sandboxed: bool

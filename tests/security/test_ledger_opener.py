@@ -8,6 +8,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 import paicli
 from paicli.config.parsed import ParsedConfig
 from paicli.llm.messages import Message
@@ -73,6 +75,7 @@ def test_every_way_of_opening_masks_every_key_and_its_encodings(tmp_path: Path) 
     assert not [trace for key in ALL_KEYS for trace in _traces(key) if trace in stored]
 
 
+@pytest.mark.e2e  # paicli processes
 def test_resume_with_two_providers_never_writes_either_key_in_clear(
     project: Path, isolated_home: Path
 ) -> None:

@@ -68,6 +68,7 @@ def _ctx(root: Path) -> ToolContext:
     return ToolContext(root, PathGuard(root), CancelToken(), None, 60.0, None)
 
 
+@pytest.mark.e2e  # MCP server processes
 def test_two_servers_that_sanitise_alike_are_both_reachable(tmp_path: Path) -> None:
     home = tmp_path / "home"
     write_config(home, {"ops.tools": stdio_entry(), "ops_tools": stdio_entry()})
@@ -83,6 +84,7 @@ def test_two_servers_that_sanitise_alike_are_both_reachable(tmp_path: Path) -> N
         session.close()
 
 
+@pytest.mark.e2e  # MCP server processes
 def test_a_look_alike_server_is_refused_loudly(tmp_path: Path) -> None:
     home = tmp_path / "home"
     look_alike = distinct_part("ops.tools", server=True)  # the name "ops.tools" sanitises to, spelled out
@@ -111,6 +113,7 @@ def _wait_for(path: Path, text: str, timeout: float = 60) -> str:
     raise AssertionError(f"{text!r} never reached {path}")
 
 
+@pytest.mark.e2e  # MCP server processes
 def test_a_servers_stderr_is_redacted_before_it_reaches_the_log(tmp_path: Path) -> None:
     home = tmp_path / "home"
     pem = "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIMcpServerKeyBody0123\n-----END EC PRIVATE KEY-----"

@@ -24,6 +24,7 @@ from paicli.cli.session_commands import skill_command
 from paicli.termsafe import TerminalStream, show_controls, show_one_line, strip_terminal
 from paicli.tools.base import ApprovalRequest, ToolFinished, ToolResult, ToolStarted
 from paicli.tools.skills import SkillCatalog, SkillDirs
+from tests.sources import parsed
 
 ESC = "\x1b"
 OSC52 = "\x1b]52;c;ZWNobyBwd25lZA==\x1b\\"  # clipboard write, ended by ESC \
@@ -248,7 +249,7 @@ def _name(func: ast.expr) -> str:
 def test_every_console_paicli_creates_is_a_safe_console() -> None:
     offenders = []
     for path in SRC.rglob("*.py"):
-        for call in _calls(ast.parse(path.read_text(encoding="utf-8"))):
+        for call in _calls(parsed(path)):
             if _name(call.func) == "Console":
                 offenders.append(f"{path.relative_to(SRC)}:{call.lineno}")
     assert offenders == [], f"create a SafeConsole (cli/printing.py) instead of a rich Console: {offenders}"
@@ -259,7 +260,7 @@ def test_no_console_print_of_a_markup_string() -> None:
     print Text objects or use say()."""
     offenders = []
     for path in (SRC / "cli").rglob("*.py"):
-        for call in _calls(ast.parse(path.read_text(encoding="utf-8"))):
+        for call in _calls(parsed(path)):
             if _name(call.func) == "print" and isinstance(call.func, ast.Attribute) and call.args:
                 first = call.args[0]
                 if isinstance(first, (ast.JoinedStr, ast.BinOp)) or (

@@ -35,6 +35,7 @@ CHILD = textwrap.dedent(
 )
 
 
+@pytest.mark.e2e  # a process of its own, SIGKILLed
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
 def test_sigkill_mid_tool_resumes_into_a_valid_request(tmp_path: Path, project: Path) -> None:
     home = tmp_path / "home"

@@ -108,6 +108,7 @@ def test_large_command_output_is_recoverable_instead_of_truncated(project: Path)
     assert "15000 | 15000" in back and "15001 | 15001" in back
 
 
+@pytest.mark.e2e  # waits out a real command limit
 def test_timeout_kills_the_process_group(project: Path) -> None:
     runner = make_runner(project, values={"PAICLI_COMMAND_TIMEOUT_SECONDS": "1"})
     result, text = run_one(runner, "execute_command", command("echo $$ > pid.txt; echo started; sleep 30"))

@@ -19,7 +19,7 @@ from paicli.tools.registry import EXECUTE_COMMAND, SAVE_MEMORY, Tool, builtin_sp
 from paicli.tools.runner import ToolRunner
 from paicli.tools.schema import Args, Param, ToolOutput, ToolSpec
 from paicli.tools.skill_load import LOAD_SKILL
-from tests.sources import product_sources
+from tests.sources import parsed, product_sources
 
 from .helpers import RecordingApprover, make_runner, run, unwrap
 
@@ -159,7 +159,7 @@ _NAMES_ALLOWED_IN = {
 
 
 def _tool_name_literals(path: Path, names: set[str]) -> list[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parsed(path)
     texts = [
         node.value
         for node in ast.walk(tree)

@@ -239,16 +239,52 @@ def reap_all() -> None:
             continue
 
 
+_STOPS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
 class _Stop(Exception):
     pass
 
 
+class _Told:
+    """The first stop signal, and whether it may interrupt us now (only while we wait for the command)."""
+
+    signum = 0
+    waiting = False
+
+
 def _stop(signum: int, frame: object) -> None:
-    raise _Stop(signum)
+    # Only the first one counts, and only the wait is cut short: a parent with threads sends its death signal
+    # again as each of its threads ends, and a second one must not cut the sweep short (descendants left).
+    if not _Told.signum:
+        _Told.signum = signum
+    if _Told.waiting:
+        _Told.waiting = False
+        raise _Stop
+
+
+def _wait_for(child: int) -> int | None:
+    """The command's wait status, or None when told to stop first (before or while we wait)."""
+    try:
+        try:
+            _Told.waiting = True
+            if _Told.signum:
+                return None
+            while True:
+                pid, code = os.waitpid(-1, 0)
+                if pid == child:
+                    return code
+        finally:
+            _Told.waiting = False
+    except _Stop:
+        return None
+    except ChildProcessError:
+        return 0
 
 
 def supervise(child: int, userns: bool, scratch: str = "") -> None:
-    """Wait for the command; outside namespaces also sweep up whatever it left behind (and on SIGTERM)."""
+    """Wait for the command; outside namespaces also sweep up whatever it left behind (and on SIGTERM).
+    There the stop signals were handled before the fork (`_hold_stops`), so none is missed."""
     if userns:  # our death SIGKILLs PID 1 (PDEATHSIG), which takes the whole namespace with it
         _, ended = os.waitpid(child, 0)
         if scratch:
@@ -257,24 +293,19 @@ def supervise(child: int, userns: bool, scratch: str = "") -> None:
             except OSError:
                 pass
         _exit_like(ended)
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(sig, _stop)
-    status: int | None = None
-    try:
-        while status is None:
-            pid, code = os.waitpid(-1, 0)
-            if pid == child:
-                status = code
-    except _Stop as stop:
-        reap_all()
-        signum = int(stop.args[0])
-        signal.signal(signum, signal.SIG_DFL)
-        os.kill(os.getpid(), signum)
-        os._exit(128 + signum)
-    except ChildProcessError:
-        status = 0
-    reap_all()
+    status = _wait_for(child)
+    reap_all()  # a stop signal now is only noted: the sweep runs to its end
+    if status is None:
+        signal.signal(_Told.signum, signal.SIG_DFL)
+        os.kill(os.getpid(), _Told.signum)
+        os._exit(128 + _Told.signum)
     _exit_like(status)
+
+
+def _hold_stops() -> list[tuple[int, object]]:
+    """Our handler for the stop signals; returns the ones we had, for the command to get back."""
+    held = [(sig, signal.signal(sig, _stop)) for sig in _STOPS]
+    return [(sig, signal.SIG_DFL if handler is None else handler) for sig, handler in held]  # None: set in C
 
 
 def _which(name: str, path: str) -> str:
@@ -301,6 +332,7 @@ def confine_and_run(request: Request, argv: list[str], env: dict[str, str]) -> N
         raise SandboxError("Landlock is not available in this kernel")
     userns = request.confine and request.userns
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    inherited = [] if userns else _hold_stops()  # before the death signal is armed: an early one is kept
     _tie_to(request.parent)
     scratch = ""
     if userns:
@@ -314,12 +346,17 @@ def confine_and_run(request: Request, argv: list[str], env: dict[str, str]) -> N
         _check(_call("prctl", _PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "prctl(CHILD_SUBREAPER)")
         if request.confine:
             import seccomp  # type: ignore[import-not-found]
+    supervisor = os.getpid()
     child = os.fork()
     if child:
         supervise(child, userns, scratch)
         return
     try:
+        for sig, handler in inherited:
+            signal.signal(sig, handler)
         _check(_call("prctl", _PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0), "prctl(PDEATHSIG)")
+        if not userns and os.getppid() != supervisor:  # it ended before our death signal was armed
+            os._exit(SANDBOX_FAILED)
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # Python ignores it; `yes | head` needs it back
         if scratch:
             nsroot.build(request.mounts, scratch)
