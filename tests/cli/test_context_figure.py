@@ -14,6 +14,8 @@ from paicli.context.status import format_tokens
 from paicli.testing.openai_server import FakeOpenAIServer
 from tests.cli.served_session import served_parts
 
+MODEL = "scripted-model"  # ScriptedLLM's model: the calibration key
+
 pytestmark = pytest.mark.timeout(60)
 
 
@@ -66,7 +68,9 @@ def test_once_the_model_refuses_tools_the_context_figures_count_no_tool_schema(t
             backend.run("你好", "react", lambda e: None, CancelToken())
             after = tools_row(backend.report.context().text)
             status = backend.status()
-            messages_only = backend.core.compaction.figure(list(backend.agent.history), None).tokens
+            messages_only = backend.core.compaction.figure(
+                list(backend.agent.history), None, model=MODEL
+            ).tokens
             shown = figures(backend)
         finally:
             backend.close(5)

@@ -87,7 +87,6 @@ class SessionFactory:
         Team `member`'s calibrates a counter of its own (`TokenCounter.sibling`)."""
         hooks = parts.tools.hooks  # PreCompact / PostCompact
         return AutoCompactionManager(
-            MeteredClient(parts.llm, self.background.record_usage),  # summaries count in the session's usage
             parts.counter.sibling() if member else parts.counter,
             self._profile(parts),
             parts.values.compaction,
@@ -97,7 +96,11 @@ class SessionFactory:
             on_server_window=lambda tokens: self._learned(parts.settings, tokens),
             pinned=parts.pins.block,  # values the pin block holds verbatim a summary need not carry again
             summary_hooks=compaction_hooks(hooks, parts.notices.post) if hooks is not None else None,
+            meter=self._metered,  # summaries count in the session's usage
         )
+
+    def _metered(self, llm: LLMClient) -> LLMClient:
+        return MeteredClient(llm, self.background.record_usage)
 
     def _profile(self, parts: Components) -> ContextProfile:
         """The session's profile, or a smaller window a refusal of this endpoint and model named meanwhile."""

@@ -20,7 +20,7 @@ Rung = Literal["clear", "session_memory", "summary", "window_fit"]
 @dataclass(frozen=True)
 class Ladder:
     # off: a check only offloads results too big for the window (lossless) and refuses a request that still
-    # does not fit; the rungs run only when asked for by name (compact_if_needed)
+    # does not fit; the rungs run only when asked for by name (context/climb.py)
     automatic: bool
     rungs: tuple[Rung, ...]
     clearing_depth: ClearingDepth

@@ -25,6 +25,7 @@ from paicli.context.summary import SharedPrefix, SummaryOutcome
 from paicli.context.summary_text import real_user_indices, system_end
 from paicli.context.types import CompactionStep
 from paicli.llm.messages import Message
+from paicli.llm.protocol import LLMClient
 
 log = logging.getLogger(__name__)
 
@@ -104,9 +105,11 @@ class Summariser:
         except Exception:  # memories are a help, never a reason to lose the request
             log.exception("restoring the turn's memories after compaction failed")
 
-    def summarise(self, history: list[Message], trigger: int, cancel: CancelToken | None) -> SummaryOutcome:
-        """One automatic summary attempt (the profile's tail: recent rounds, or chosen by tokens); records
-        success or failure."""
+    def summarise(
+        self, history: list[Message], trigger: int, cancel: CancelToken | None, llm: LLMClient | None
+    ) -> SummaryOutcome:
+        """One automatic summary attempt by `llm` (the profile's tail: recent rounds, or chosen by tokens);
+        records success or failure."""
         tokens = self.gauge.measure(history)
         plan = plan_summary(history, trigger, self.policy, self.gauge.measure, self.gauge.size)
         if not plan.possible:
@@ -114,10 +117,12 @@ class Summariser:
         if plan.announce:
             self._announce()
         if plan.cut is None:
-            outcome = self.full.compact(history, trigger, False, plan.retain, None, cancel)
+            outcome = self.full.compact(history, trigger, False, plan.retain, None, cancel, llm=llm)
         else:
             prefix = self.shared_prefix(plan.cut)
-            outcome = self.full.compact(history, 0, True, plan.retain, None, cancel, plan.cut, prefix)
+            outcome = self.full.compact(
+                history, 0, True, plan.retain, None, cancel, plan.cut, prefix, llm=llm
+            )
         if outcome.compacted:
             self.backoff.succeeded()
             self.session_memory.clear(history)
