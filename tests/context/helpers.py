@@ -8,6 +8,7 @@ from typing import Any
 from paicli.cancel import CancelToken
 from paicli.context.climb import climb
 from paicli.context.manager import AutoCompactionManager
+from paicli.context.summariser import SummaryCall
 from paicli.context.types import CompactionResult
 from paicli.context.user_words import values_of
 from paicli.llm.messages import Message, ToolCall
@@ -83,4 +84,4 @@ def climb_at(
 ) -> CompactionResult:
     """The manager's ladder climbed at `trigger` (the reference algorithm, spec 2.1), for `llm`'s model."""
     with manager.gauge.keyed(llm.model if llm is not None else ""):
-        return climb(manager.ladder, manager.summariser, history, trigger, cancel, llm)
+        return climb(manager.ladder, manager.summariser, history, trigger, cancel, SummaryCall(llm))

@@ -15,7 +15,6 @@ from paicli.agent.ports import ContextPort, ToolSource
 from paicli.cancel import CancelToken
 from paicli.cli.compose import Components
 from paicli.llm.protocol import LLMClient
-from paicli.tools.disabled import ToolsDisabled
 
 if TYPE_CHECKING:  # the plan and team machinery load with the first such run, not with every -p
     from paicli.agent.plan.agent import PlanDraft, PlanExecuteAgent, PlanSettings
@@ -46,6 +45,7 @@ class OrchestratedRuns:
     """Plan and Team runs of one session: both wired from the same parts, stats, budget and member context."""
 
     parts: Components
+    tools: ToolSource  # the session's (each turn snapshotted when the session keeps snapshots)
     stats: LoopStats
     budget: Callable[[], AgentBudget]
     on_completed: Callable[[str], None] | None
@@ -54,8 +54,7 @@ class OrchestratedRuns:
 
     def _shared(self) -> tuple[LLMClient, ToolSource]:
         """What every task and member of a run calls: this session's model and tools."""
-        tools = self.parts.tools if self.parts.tools_enabled else ToolsDisabled()
-        return self.parts.llm, tools
+        return self.parts.llm, self.tools
 
     def _per_member(self) -> tuple[Callable[[], ContextPort], Callable[[], AgentBudget], LoopStats]:
         """Each task or member gets its own compaction manager and budget; stats are the session's."""

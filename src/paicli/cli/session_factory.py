@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from paicli.agent.budget import AgentBudget
 from paicli.agent.conversation import Conversation
 from paicli.agent.loop import LoopStats
-from paicli.agent.ports import MemoryPort
+from paicli.agent.ports import MemoryPort, ToolSource
 from paicli.agent.react import AgentOptions, ReactAgent
 from paicli.cli import server_window
 from paicli.cli.compose import Components, build_llm
@@ -29,6 +29,7 @@ from paicli.llm.metered import MeteredClient
 from paicli.llm.protocol import LLMClient
 from paicli.llm.spend import SpendMeter
 from paicli.session.ledger import ConversationLedger
+from paicli.tools.checkpoint import SnapshottedTools, TurnCheckpoint
 from paicli.tools.disabled import ToolsDisabled
 from paicli.tools.hooks import compaction_hooks
 from paicli.tools.recall import RecallTool
@@ -70,9 +71,12 @@ class SessionFactory:
         state: RunState,
         *,
         spend: SpendMeter | None = None,
+        checkpoint: TurnCheckpoint | None = None,
     ) -> None:
+        """`checkpoint`: the session's workspace snapshots (every turn takes one before its first change)."""
         self.base = base
         self.spend = spend
+        self.checkpoint = checkpoint
         self.background = background
         self.stats = stats
         self.budget = budget
@@ -146,23 +150,38 @@ class SessionFactory:
         parts.tools.register(recall_tool(parts))  # same spec each build: the tool list stays byte-stable
         turn_memory = TurnMemory(parts.memory) if settings.memory_placement == "turn" else None
         compaction = self.compaction(parts, turn_memory)
-        agent = self._react_agent(parts, compaction, turn_memory, conversation)
+        tools = self._tools(parts)
+        agent = self._react_agent(parts, tools, compaction, turn_memory, conversation)
         runs = OrchestratedRuns(
-            parts, self.stats, self.budget, self.after_turn, lambda: self.compaction(parts, member=True)
+            parts,
+            tools,
+            self.stats,
+            self.budget,
+            self.after_turn,
+            lambda: self.compaction(parts, member=True),
         )
         return SessionCore(
             parts,
             compaction,
             agent,
             runs,
-            TurnRunner(parts, agent, runs, self.state),
+            TurnRunner(parts, agent, runs, self.state, self.checkpoint),
             SessionReport(parts, agent, self.background, compaction, self.spend),
             SessionRestore(parts, self.background.notice),
         )
 
+    def _tools(self, parts: Components) -> ToolSource:
+        """What the session's loops call: off, or the runner (each turn snapshotted when snapshots are kept)."""
+        if not parts.tools_enabled:
+            return ToolsDisabled()
+        if self.checkpoint is None:
+            return parts.tools
+        return SnapshottedTools(parts.tools, self.checkpoint)
+
     def _react_agent(
         self,
         parts: Components,
+        tools: ToolSource,
         compaction: AutoCompactionManager,
         turn_memory: TurnMemory | None,
         conversation: Conversation | None,
@@ -178,7 +197,7 @@ class SessionFactory:
         memory: MemoryPort = turn_memory if turn_memory is not None else parts.memory
         return ReactAgent(
             parts.llm,
-            parts.tools if parts.tools_enabled else ToolsDisabled(),
+            tools,
             parts.prompt,
             context=compaction,
             ledger=parts.ledger,

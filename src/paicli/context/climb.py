@@ -11,7 +11,7 @@ from collections.abc import Callable
 from paicli.cancel import CancelToken
 from paicli.context.ladder import Ladder
 from paicli.context.levels import result_of
-from paicli.context.summariser import Summariser
+from paicli.context.summariser import Summariser, SummaryCall
 from paicli.context.summary import SharedPrefix
 from paicli.context.types import NO_COMPACTION, CompactionResult, CompactionStep
 from paicli.llm.messages import Message
@@ -26,10 +26,11 @@ def climb(
     history: list[Message],
     trigger: int,
     cancel: CancelToken | None,
-    llm: LLMClient | None,
+    call: SummaryCall,
 ) -> CompactionResult:
     """The ladder's rungs up to the summary (spec 2.1), with the profile's depths: clearing to its depth, a
-    prepared session-memory summary, then one summary attempt by `llm` (gated when the ladder says so)."""
+    prepared session-memory summary, then one summary attempt by the call's client (gated when the ladder
+    says so)."""
     if trigger <= 0:
         return NO_COMPACTION
     clearer, memory, measure = summariser.clearer, summariser.session_memory, summariser.gauge.measure
@@ -40,7 +41,7 @@ def climb(
         steps.append(clear.step(len(history)))
     ready = ladder.has("session_memory")
     if ready:
-        memory.prepare_if_needed(history, trigger, llm)
+        memory.prepare_if_needed(history, trigger, call.llm)
     tokens = measure(history)
     if tokens < trigger:
         return result_of(False, steps, clear.cleared_count)
@@ -56,7 +57,7 @@ def climb(
         not summariser.backoff.allowed(tokens, trigger) or not summariser.pays(history, trigger)
     ):
         return result_of(False, steps, clear.cleared_count)
-    outcome = summariser.summarise(history, trigger, cancel, llm)
+    outcome = summariser.summarise(history, trigger, cancel, call)
     if outcome.compacted:
         steps.append(outcome.step("full_summary"))
         cleared = summariser.clear_rebuilt(history, trigger, steps)

@@ -28,7 +28,7 @@ from paicli.context.profile import ContextProfile
 from paicli.context.session_memory import SessionMemoryCompactor, Submit, daemon_submit
 from paicli.context.status import ContextFigure, ContextReport, context_figure
 from paicli.context.status_report import build_report
-from paicli.context.summariser import Announce, Summariser
+from paicli.context.summariser import Announce, Summariser, SummaryCall
 from paicli.context.summary import ConversationHistoryCompactor
 from paicli.context.summary_text import input_chars_for_window
 from paicli.context.tokens import CALIBRATION_MAX, TokenCounter
@@ -202,26 +202,24 @@ class AutoCompactionManager:
             return NO_COMPACTION
         before = list(history)
         if not self.ladder.automatic:  # lossless offloads only; they get a receipt like any other change
-            result = manual_only(self._fit(llm), history, self._window(tools))
+            result = manual_only(self._fit(SummaryCall(llm)), history, self._window(tools))
             return receipted(result, before, history, measure, manual=False)
-        self.summariser.announce = announce
+        call = SummaryCall(llm, announce)
         try:
             trigger = self.profile.compression_trigger_tokens
-            result = climb(self.ladder, self.summariser, history, trigger, cancel, llm)
+            result = climb(self.ladder, self.summariser, history, trigger, cancel, call)
             if self.ladder.has("window_fit"):
-                result = fit_window(self._fit(llm), history, self._window(tools), result, cancel)
+                result = fit_window(self._fit(call), history, self._window(tools), result, cancel)
         except Exception:  # compaction must never cost the user a turn
             log.exception("context compaction failed; continuing with the history as it is")
             result = partial_change(before, history, measure)
             if any(not step.in_place for step in result.steps):
                 self.summariser.restore_memory(history)
-        finally:
-            self.summariser.announce = None
         result = receipted(result, before, history, measure, manual=False)
         return whole_view(result) if self.ladder.whole_view_checkpoints else result
 
-    def _fit(self, llm: LLMClient | None) -> FitParts:
-        return FitParts(self.profile, self.clearer, self.offloader, self.summariser, self.gauge, llm)
+    def _fit(self, call: SummaryCall) -> FitParts:
+        return FitParts(self.profile, self.clearer, self.offloader, self.summariser, self.gauge, call)
 
     def _window(self, tools: Tools) -> Window:
         """The room of a request to the model of the current call."""

@@ -16,9 +16,12 @@ import queue
 import threading
 from collections import deque
 from collections.abc import Callable, Sized
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from paicli.cancel import CancelToken, cancel_scope
+
+if TYPE_CHECKING:
+    from paicli.memory.manager import Extractor
 
 log = logging.getLogger(__name__)
 
@@ -29,12 +32,13 @@ DoneCallback = Callable[[int], None]
 class TurnExtraction(Protocol):
     """MemoryManager satisfies this."""
 
-    def extract_facts_from_user_turn(self, text: str) -> Sized: ...
+    def extract_facts_from_user_turn(self, text: str, extractor: Extractor | None = None) -> Sized: ...
 
 
-def manager_job(manager: TurnExtraction) -> Job:
-    """The usual job: the manager's guarded extract-and-write, reporting how many facts were saved."""
-    return lambda text: len(manager.extract_facts_from_user_turn(text))
+def manager_job(manager: TurnExtraction, extractor: Extractor | None = None) -> Job:
+    """The usual job: the manager's guarded extract-and-write by `extractor` (the session's, given at each
+    call; None: the manager's own), reporting how many facts were saved."""
+    return lambda text: len(manager.extract_facts_from_user_turn(text, extractor))
 
 
 class _Item:

@@ -303,12 +303,16 @@ class MemoryManager:
             log.exception("external context tracker failed")
             return True
 
-    def extract_facts_from_user_turn(self, text: str) -> list[MemoryEntry]:
-        """Saves the extractor's verbatim quotes as pending project facts; never raises."""
-        if not self.auto_extract_enabled or self.extractor is None or self._blocked():
+    def extract_facts_from_user_turn(
+        self, text: str, extractor: Extractor | None = None
+    ) -> list[MemoryEntry]:
+        """Saves the extractor's verbatim quotes as pending project facts; never raises. `extractor`: the
+        session's, given at the call (None: the one given at construction)."""
+        extractor = extractor if extractor is not None else self.extractor
+        if not self.auto_extract_enabled or extractor is None or self._blocked():
             return []
         try:
-            quotes = self.extractor.extract(text, self._corrects)
+            quotes = extractor.extract(text, self._corrects)
         except Exception:
             log.exception("automatic fact extraction failed")
             return []
