@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from paicli.cli.session_background import SessionBackground
+from paicli.config.compaction_profiles import PAICLI, REFERENCE
 from paicli.config.compaction_values import ClearingValues, CompactionValues, OffloadValues
 from paicli.config.env import EnvLookup
 from paicli.config.parsed import ParsedConfig
 from paicli.config.tool_values import ToolValues, WebSearchValues
-from paicli.context.compaction_profile import PAICLI, REFERENCE
 from paicli.context.manager import AutoCompactionManager
 from paicli.context.offload import ToolResultOffloader
 from paicli.context.profile import ContextProfile

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from paicli.config.compaction_profiles import PAICLI, REFERENCE, CompactionProfile
 from paicli.config.compaction_values import ClearingValues, CompactionValues
-from paicli.context.compaction_profile import PAICLI, REFERENCE, CompactionProfile
 from paicli.context.ladder import Ladder, ladder_for
 from paicli.context.manager import AutoCompactionManager
 from paicli.context.profile import ContextProfile

@@ -4,16 +4,11 @@ hold verbatim under it (the paicli profile's deeper clearing rewrote three of th
 
 from __future__ import annotations
 
+from paicli.config.compaction_profiles import PAICLI, REFERENCE, CompactionProfile
 from paicli.config.compaction_values import ClearingValues, CompactionValues
 from paicli.config.settings import load_settings
 from paicli.context.clearing import CLEARED_PREFIX, ClearingConfig, ToolResultClearer
-from paicli.context.compaction_profile import (
-    PAICLI,
-    REFERENCE,
-    CompactionProfile,
-    clearing_config,
-    for_values,
-)
+from paicli.context.compaction_profile import clearing_config, for_values
 from paicli.context.estimate import estimate_tokens
 from paicli.context.manager import AutoCompactionManager
 from paicli.context.profile import ContextProfile

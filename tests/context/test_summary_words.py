@@ -4,7 +4,7 @@ none of the user's values) is not used. The reference profile keeps the article'
 
 from __future__ import annotations
 
-from paicli.context.compaction_profile import REFERENCE
+from paicli.config.compaction_profiles import REFERENCE
 from paicli.context.manager import AutoCompactionManager
 from paicli.context.markers import SUMMARY_WORDS_LINE
 from paicli.context.profile import ContextProfile

@@ -8,8 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from paicli.context.clearing import ClearingDepth
-from paicli.context.compaction_profile import CompactionProfile
+from paicli.config.compaction_profiles import ClearingDepth, CompactionProfile
 
 # clear: level 2 (old tool results, to the profile's depth); session_memory: a summary prepared in the
 # background; summary: level 3; window_fit: what still does not fit loses seen results, unseen ones are

@@ -13,12 +13,13 @@ from dataclasses import replace
 from typing import Literal
 
 from paicli.cancel import CancelToken
+from paicli.config.compaction_profiles import CompactionProfile
 from paicli.config.compaction_values import CompactionValues
 from paicli.context import compaction_profile
 from paicli.context.backoff import SummaryBackoff
 from paicli.context.clearing import ToolResultClearer
 from paicli.context.climb import climb, summary_by_name
-from paicli.context.compaction_profile import CompactionProfile, clearing_config
+from paicli.context.compaction_profile import clearing_config
 from paicli.context.gauge import Gauge
 from paicli.context.ladder import ladder_for
 from paicli.context.levels import NOTE_REQUESTS_RATIO, FullSummary, SessionMemory, Tools

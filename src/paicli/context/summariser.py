@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from paicli.cancel import CancelToken
+from paicli.config.compaction_profiles import CompactionProfile, SummaryTail
 from paicli.context import prompts
 from paicli.context.backoff import SummaryBackoff
 from paicli.context.clearing import ToolResultClearer
-from paicli.context.compaction_profile import CompactionProfile, SummaryTail
 from paicli.context.gauge import Gauge
 from paicli.context.levels import MIN_SUMMARY_GAIN_RATIO, FullSummary, Measure, SessionMemory, tail_budget
 from paicli.context.memory_view import TurnMemory
