@@ -24,6 +24,11 @@ class TurnTools(Protocol):
         """A line for the user about this turn's tool policy (e.g. web tools withheld), or None."""
         ...
 
+    def verified_urls(self) -> list[str]:
+        """URLs this turn may fetch (its input's and those web_search returned): a Plan task or Team step
+        passes them on to the ones that depend on it."""
+        ...
+
     def execute(self, calls: Sequence[ToolCall], cancel: CancelToken, emit: EventSink) -> list[ToolResult]:
         """Run one response's calls: exactly one result per call, in call order, history-ready content.
 
@@ -191,6 +196,9 @@ class NoTools:
 
     def notice(self) -> str | None:
         return None
+
+    def verified_urls(self) -> list[str]:
+        return []
 
     def execute(self, calls: Sequence[ToolCall], cancel: CancelToken, emit: EventSink) -> list[ToolResult]:
         return []

@@ -5,7 +5,7 @@ frozen `Settings` and the conversation to carry on, instead of patching fields o
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from paicli.agent.budget import AgentBudget
@@ -29,11 +29,12 @@ from paicli.llm.metered import MeteredClient
 from paicli.llm.protocol import LLMClient
 from paicli.llm.spend import SpendMeter
 from paicli.session.ledger import ConversationLedger
-from paicli.tools.checkpoint import SnapshottedTools, TurnCheckpoint
+from paicli.tools.checkpoint import TurnCheckpoint
 from paicli.tools.disabled import ToolsDisabled
 from paicli.tools.hooks import compaction_hooks
 from paicli.tools.recall import RecallTool
 from paicli.tools.registry import Tool
+from paicli.tools.runner import ToolRunner, TurnToolSet
 
 
 def recall_tool(parts: Components) -> Tool:
@@ -58,6 +59,18 @@ class SessionCore:
     turns: TurnRunner
     report: SessionReport
     restore: SessionRestore
+
+
+class SnapshottedTools:
+    """The session's tools whose every turn snapshots the workspace before its first change: the checkpoint is
+    given to each turn when it is made, never set on the runner."""
+
+    def __init__(self, tools: ToolRunner, checkpoint: TurnCheckpoint) -> None:
+        self._tools = tools
+        self._checkpoint = checkpoint
+
+    def for_turn(self, submitted_text: str, inherited_urls: Iterable[str] = ()) -> TurnToolSet:
+        return self._tools.for_turn(submitted_text, inherited_urls, self._checkpoint)
 
 
 class SessionFactory:

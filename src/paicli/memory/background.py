@@ -16,17 +16,21 @@ import queue
 import threading
 from collections import deque
 from collections.abc import Callable, Sized
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from paicli.cancel import CancelToken, cancel_scope
-
-if TYPE_CHECKING:
-    from paicli.memory.manager import Extractor
 
 log = logging.getLogger(__name__)
 
 Job = Callable[[str], int]  # submitted text -> number of facts saved
 DoneCallback = Callable[[int], None]
+
+
+class Extractor(Protocol):
+    def extract(self, text: str, corrects: Callable[[str], bool] | None = None) -> list[str]:
+        """Verbatim quotes of durable facts the user stated in `text` (may call a model); `corrects(quote)`:
+        whether the quote gives a stored subject a new value."""
+        ...
 
 
 class TurnExtraction(Protocol):

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from paicli.config.run_values import MemoryValues
 from paicli.context.estimate import utf16_len
+from paicli.memory.background import Extractor
 from paicli.memory.clock import Clock, utc_now
 from paicli.memory.entry import MemoryEntry, new_fact, normalize_project_key, normalize_scope
 from paicli.memory.provenance import AUTO_SOURCE, MODEL_SOURCE, USER_SOURCE
@@ -41,13 +42,6 @@ class ContextTracker(Protocol):
 
 class Retriever(Protocol):
     def build_context(self, query: str, max_tokens: int, project_key: str, exclude_text: str = "") -> str: ...
-
-
-class Extractor(Protocol):
-    def extract(self, text: str, corrects: Callable[[str], bool] | None = None) -> list[str]:
-        """Verbatim quotes of durable facts the user stated in `text` (may call a model); `corrects(quote)`:
-        whether the quote gives a stored subject a new value."""
-        ...
 
 
 def fact_problem(fact: str) -> str | None:

@@ -4,13 +4,10 @@ each turn or Plan/Team run begins (`begin_unit`), so a run's snapshots belong to
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 from paicli.tools.schema import ToolSpec
-
-if TYPE_CHECKING:
-    from paicli.tools.runner import ToolRunner, TurnToolSet
 
 
 class TurnCheckpoint(Protocol):
@@ -33,15 +30,3 @@ def may_change_files(spec: ToolSpec) -> bool:
     """Every tool not declared read-only (an MCP tool may write anywhere), unless it declares it needs no
     snapshot first (revert_turn snapshots by itself; save_memory writes no project file)."""
     return not spec.read_only and spec.snapshot_first
-
-
-class SnapshottedTools:
-    """The session's tools whose every turn snapshots the workspace before its first change: the checkpoint is
-    given to each turn when it is made, never set on the runner."""
-
-    def __init__(self, tools: ToolRunner, checkpoint: TurnCheckpoint) -> None:
-        self._tools = tools
-        self._checkpoint = checkpoint
-
-    def for_turn(self, submitted_text: str, inherited_urls: Iterable[str] = ()) -> TurnToolSet:
-        return self._tools.for_turn(submitted_text, inherited_urls, self._checkpoint)
