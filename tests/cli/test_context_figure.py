@@ -14,8 +14,6 @@ from paicli.context.status import format_tokens
 from paicli.testing.openai_server import FakeOpenAIServer
 from tests.cli.served_session import served_parts
 
-MODEL = "scripted-model"  # ScriptedLLM's model: the calibration key
-
 pytestmark = pytest.mark.timeout(60)
 
 
@@ -69,7 +67,7 @@ def test_once_the_model_refuses_tools_the_context_figures_count_no_tool_schema(t
             after = tools_row(backend.report.context().text)
             status = backend.status()
             messages_only = backend.core.compaction.figure(
-                list(backend.agent.history), None, model=MODEL
+                list(backend.agent.history), None, model=backend.agent.llm.model
             ).tokens
             shown = figures(backend)
         finally:

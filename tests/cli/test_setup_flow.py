@@ -20,8 +20,6 @@ from paicli.config.env import EnvLookup, parse_dotenv
 from paicli.llm.probe import discover_local
 from paicli.testing.openai_server import FakeOpenAIServer
 
-MODEL = "scripted-model"  # ScriptedLLM's model: the calibration key
-
 pytestmark = pytest.mark.timeout(60)
 ENTER = "\r"
 

@@ -19,8 +19,6 @@ from paicli.config.settings import load_settings
 from paicli.testing.openai_server import FakeOpenAIServer
 from paicli.tools.approval import AutoApprover
 
-MODEL = "scripted-model"  # ScriptedLLM's model: the calibration key
-
 pytestmark = pytest.mark.timeout(60)
 
 STATEMENT = "我们团队约定所有提交信息都用中文书写"

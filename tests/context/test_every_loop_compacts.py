@@ -38,8 +38,6 @@ from tests.agent.test_team_agent import APPROVE, FakeTeamPrompts, role, steps_re
 from tests.tools.helpers import env, make_runner
 from tests.tools.skill_helpers import catalog, dirs, write_skill
 
-MODEL = "scripted-model"  # ScriptedLLM's model: the calibration key
-
 SKILL_BODY = "# Web Access\n先用 web_fetch 读取页面。"
 LOAD = tool_call_reply(("load_skill", '{"name":"web-access"}'))
 
