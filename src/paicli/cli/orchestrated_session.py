@@ -14,6 +14,7 @@ from paicli.agent.loop import LoopStats
 from paicli.agent.ports import ContextPort, ToolSource
 from paicli.cancel import CancelToken
 from paicli.cli.compose import Components
+from paicli.config.modes import orchestrated
 from paicli.llm.protocol import LLMClient
 
 if TYPE_CHECKING:  # the plan and team machinery load with the first such run, not with every -p
@@ -123,10 +124,10 @@ class OrchestratedRuns:
         if found is None:
             return None
         plan = found.progress.plan
-        what, unit = ("团队任务", "个步骤") if found.mode == "team" else ("计划", "个任务")
+        run = orchestrated(found.mode)
         return (
-            f"📋 上次有一个没有执行完的{what}：{plan.goal.splitlines()[0][:60]}"
-            f"（{len(found.completed)}/{len(plan.tasks)} {unit}已完成）"
+            f"📋 上次有一个没有执行完的{run.what}：{plan.goal.splitlines()[0][:60]}"
+            f"（{len(found.completed)}/{len(plan.tasks)} 个{run.unit}已完成）"
         )
 
     def continue_interrupted(
@@ -134,9 +135,8 @@ class OrchestratedRuns:
     ) -> RunFinished:
         if found is None:
             return RunFinished("error", "", "没有找到未完成的计划。")
-        goal = found.progress.plan.goal
+        goal, run = found.progress.plan.goal, orchestrated(found.mode)
+        emit(Notice(f"⏩ 继续未完成的{run.what}：跳过 {len(found.completed)} 个已完成的{run.unit}"))
         if found.mode == "team":
-            emit(Notice(f"⏩ 继续未完成的团队任务：跳过 {len(found.completed)} 个已完成的步骤"))
             return self.team_agent(goal).resume(found, emit, cancel)
-        emit(Notice(f"⏩ 继续未完成的计划：跳过 {len(found.completed)} 个已完成的任务"))
         return self.plan_agent(goal).resume(found, emit, cancel)
