@@ -150,14 +150,15 @@ def bench_cost(calls: int) -> None:
     load = time.perf_counter() - t0
     history = corpus(150_000, TokenCounter("exact"))
     manager = AutoCompactionManager(
-        SummaryLLM(), counter, ContextProfile.from_window(1_000_000), CompactionValues.parse(env)
-    )  # type: ignore[arg-type]
+        counter, ContextProfile.from_window(1_000_000), CompactionValues.parse(env)
+    )
+    summaries = SummaryLLM()
     tools = [{"type": "function", "function": {"name": w, "parameters": {"type": "object"}}} for w in WORDS]
     rng = random.Random(SEED + 1)
 
     def one_call() -> float:
         start = time.perf_counter()
-        manager.before_call(history, tools)
+        manager.before_call(history, tools, llm=summaries)
         counter.count_request(history, tools)
         return time.perf_counter() - start
 
@@ -219,8 +220,8 @@ def bench_levels(window: int) -> None:
         env = EnvLookup(environ={}, cwd=Path(root))
         counter = TokenCounter("exact")
         manager = AutoCompactionManager(
-            llm, counter, ContextProfile.from_window(window), CompactionValues.parse(env)
-        )  # type: ignore[arg-type]
+            counter, ContextProfile.from_window(window), CompactionValues.parse(env)
+        )
         offloader = ToolResultOffloader(root, OffloadValues.parse(env), session_dir_name="session-bench")
         history = [Message.system("你是 paicli。")]
         offloaded = [0, 0, 0]
@@ -240,7 +241,7 @@ def bench_levels(window: int) -> None:
                         message = message.with_content(kept)
                 history.append(message)
                 if message.role == "user" or (message.role == "tool" and history[-2].role == "assistant"):
-                    result = manager.before_call(history, None)
+                    result = manager.before_call(history, None, llm=llm)
                     for step in result.steps:
                         levels.setdefault(step.strategy, []).extend([step.before_tokens, step.after_tokens])
                     peak = max(peak, counter.count_messages(history))

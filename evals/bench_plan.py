@@ -80,7 +80,7 @@ def run_once(n: int, root: Path) -> float:
             ledger,
             NoMemory(),
             640,
-            lambda: AutoCompactionManager(llm, counter, None, CompactionValues.parse(env)),
+            lambda: AutoCompactionManager(counter, None, CompactionValues.parse(env)),
             AgentBudget,
             LoopStats(),
             "基准",

@@ -12,9 +12,23 @@ import paicli
 from tests.sources import parsed, product_sources
 
 # collaborators once assigned after construction: the approver's asker, the tool runner's turn hooks, folder
-# notes and hooks, the memory's injected-memory listener, a summary's PreCompact / PostCompact hooks
+# notes and hooks, the memory's injected-memory listener, a summary's PreCompact / PostCompact hooks; the
+# memory's fact extractor (now handed over at each extraction), the runner's workspace checkpoint (now given
+# to each turn), the REPL's intro line, the summariser's announce line (now given with each call)
 WIRED_ATTRIBUTES = frozenset(
-    {"handler", "turn_hooks", "nested", "hooks", "on_injected", "focus_hook", "after_hook"}
+    {
+        "handler",
+        "turn_hooks",
+        "nested",
+        "hooks",
+        "on_injected",
+        "focus_hook",
+        "after_hook",
+        "extractor",
+        "checkpoint",
+        "intro",
+        "announce",
+    }
 )
 # methods that wired a collaborator in after construction (a list's append on a wired attribute included)
 WIRING_CALLS = frozenset({"keep_hooks", "use_llm"})
@@ -67,6 +81,10 @@ manager.keep_hooks(focus, after)
 background.use_llm(llm)
 memory.on_injected: object = print
 self.hooks = hooks
+memory.extractor = UsageRecordingExtractor(side, record)
+parts.tools.checkpoint = snapshots
+repl.intro = intro
+self.summariser.announce = announce
 """
     assert [line.split(":")[0] for line in wiring_after_construction(source)] == [
         "2",
@@ -75,6 +93,10 @@ self.hooks = hooks
         "5",
         "6",
         "7",
+        "9",
+        "10",
+        "11",
+        "12",
     ]
 
 

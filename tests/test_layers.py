@@ -78,9 +78,6 @@ def test_no_module_imports_one_that_imports_it_back(graph: grimp.ImportGraph) ->
 # tests/cli/test_command_table.py). Duck typing of other libraries' objects and platform constants that a
 # platform may lack are what remains; paicli's own objects are reached through typed protocols.
 JUSTIFIED_REFLECTION = {
-    "agent/plan/task.py": 1,  # a turn's optional verified_urls (to go: a TurnTools method)
-    "agent/plan/writes.py": 2,  # the same, forwarded by WriteLog
-    "agent/team/step.py": 1,  # the same
     "config/projectfile.py": 1,  # O_NOFOLLOW / O_NONBLOCK where the platform has them
     "llm/attempt.py": 3,  # the SDK's stream: raw response headers, chunk.to_dict across SDK versions
     "llm/failures.py": 4,  # the SDK's and httpx's exceptions: body, message, response headers

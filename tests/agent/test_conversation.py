@@ -29,6 +29,8 @@ class HalvingContext:
         tools: object,
         cancel: CancelToken | None = None,
         announce: object = None,
+        *,
+        llm: object = None,
     ) -> CompactionResult:
         before = len(history)
         keep = history[1 + (before - 1) // 2 :]
@@ -36,13 +38,18 @@ class HalvingContext:
         step = CompactionStep("tool_result_clearing", before, len(history), 100, 50, 1)
         return CompactionResult(False, "tool_result_clearing", 1, (step,))
 
-    def after_response(self, history: object, tools: object, usage: object) -> None:
+    def after_response(self, history: object, tools: object, usage: object, *, model: str = "") -> None:
         return None
 
     def compact_now(
-        self, history: list[Message], focus: str | None = None, cancel: CancelToken | None = None
+        self,
+        history: list[Message],
+        focus: str | None = None,
+        cancel: CancelToken | None = None,
+        *,
+        llm: object = None,
     ) -> CompactionResult:
-        return self.before_call(history, None, cancel)
+        return self.before_call(history, None, cancel, llm=None)
 
     def reset(self, history: list[Message]) -> None:
         self.resets += 1
@@ -60,7 +67,7 @@ def test_each_change_is_recorded_with_the_identity_and_resume_rebuilds_the_view(
     conversation.append(Message.user("做第一件事"), "task_input")
     conversation.append_answer(Message.assistant("完成", reasoning_content="想过了"), "llm_response")
     conversation.append(Message.user("再做一件"), "task_input")
-    conversation.compact_before_call(None, None)
+    conversation.compact_before_call(None, None, llm=None)
     entries = ledger.read_all()
     assert {(e.mode, e.actor) for e in entries} == {("plan", "task:t1")}
     compaction = [e for e in entries if e.event == "compaction"]

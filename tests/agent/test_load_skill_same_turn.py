@@ -14,6 +14,7 @@ from paicli.context.summary import ConversationHistoryCompactor
 from paicli.context.tokens import TokenCounter
 from paicli.context.types import NO_COMPACTION, CompactionResult, CompactionStep
 from paicli.llm.messages import Message
+from paicli.llm.protocol import LLMClient
 from paicli.prompt.assembler import AgentPromptBuilder, PromptAssembler, PromptMode
 from paicli.prompt.repository import PromptRepository
 from paicli.testing.protocol import assert_protocol_valid
@@ -35,10 +36,15 @@ class SummaryContext(NullContext):
         self.compactor = compactor
 
     def compact_now(
-        self, history: list[Message], focus: str | None = None, cancel: CancelToken | None = None
+        self,
+        history: list[Message],
+        focus: str | None = None,
+        cancel: CancelToken | None = None,
+        *,
+        llm: LLMClient | None,
     ) -> CompactionResult:
         before = len(history)
-        if not self.compactor.compact_now(history, focus):
+        if not self.compactor.compact_now(history, focus, llm=llm):
             return NO_COMPACTION
         step = CompactionStep("full_summary", before, len(history), 0, 0)
         return CompactionResult(True, "full_summary", 0, (step,))
@@ -121,10 +127,16 @@ def test_index_changes_only_after_on_off_or_reload(tmp_path: Path) -> None:
 
 def test_skill_injection_is_internal_and_summary_appends_the_removed_skills_note(tmp_path: Path) -> None:
     llm = ScriptedLLM(
-        [tool_call_reply(("load_skill", '{"name":"web-access"}')), "完成", "好的", "再好的", "最后"]
-    )
-    summarizer = ScriptedLLM([STRUCTURED])
-    compactor = ConversationHistoryCompactor(summarizer, TokenCounter("heuristic"), 1)
+        [
+            tool_call_reply(("load_skill", '{"name":"web-access"}')),
+            "完成",
+            "好的",
+            "再好的",
+            "最后",
+            STRUCTURED,
+        ]
+    )  # the last reply is the summary: /compact asks the agent's own model
+    compactor = ConversationHistoryCompactor(TokenCounter("heuristic"), 1)
     agent = session(tmp_path, llm, web_access_catalog(tmp_path), context=SummaryContext(compactor))
     for text in ("用 Skill 做事", "第二轮", "第三轮", "第四轮"):
         agent.run(text, lambda _e: None, CancelToken())
@@ -133,7 +145,7 @@ def test_skill_injection_is_internal_and_summary_appends_the_removed_skills_note
     assert summary.endswith(
         "[Skill 正文已随压缩移出上下文：web-access。还需要按这些 Skill 操作时，重新调用 load_skill 加载。]"
     )
-    assert WEB_ACCESS_BODY not in (summarizer.requests[0].messages[-1].content or "")
+    assert WEB_ACCESS_BODY not in (llm.requests[-1].messages[-1].content or "")
     assert not any("[PAICLI_SKILL_INJECTION]" in (m.content or "") for m in agent.history)
     assert_protocol_valid(agent.history)
 
@@ -144,11 +156,12 @@ def test_skill_can_be_loaded_again_after_compaction_removed_it(tmp_path: Path) -
             tool_call_reply(("load_skill", '{"name":"web-access"}')),
             "完成",
             "好的",
+            STRUCTURED,  # the summary: /compact asks the agent's own model
             tool_call_reply(("load_skill", '{"name":"web-access"}'), prefix="again"),
             "又完成",
         ]
     )
-    compactor = ConversationHistoryCompactor(ScriptedLLM([STRUCTURED]), TokenCounter("heuristic"), 1)
+    compactor = ConversationHistoryCompactor(TokenCounter("heuristic"), 1)
     agent = session(tmp_path, llm, web_access_catalog(tmp_path), context=SummaryContext(compactor))
     agent.run("用 Skill", lambda _e: None, CancelToken())
     agent.run("第二轮", lambda _e: None, CancelToken())

@@ -85,7 +85,13 @@ class RefusingContext:
         self.calls = 0
 
     def before_call(
-        self, history: list[Message], tools: Any, cancel: Any = None, announce: Any = None
+        self,
+        history: list[Message],
+        tools: Any,
+        cancel: Any = None,
+        announce: Any = None,
+        *,
+        llm: object = None,
     ) -> CompactionResult:
         self.calls += 1
         if not self.limits or len(history) <= 2:
@@ -95,16 +101,21 @@ class RefusingContext:
         step = CompactionStep("full_summary", before, len(history), 9000, 3000)
         return CompactionResult(True, "full_summary", 0, (step,))
 
-    def after_response(self, history: Sequence[Message], tools: Any, usage: Any) -> None:
+    def after_response(self, history: Sequence[Message], tools: Any, usage: Any, *, model: str = "") -> None:
         return None
 
     def compact_now(
-        self, history: list[Message], focus: str | None = None, cancel: Any = None
+        self, history: list[Message], focus: str | None = None, cancel: Any = None, *, llm: object = None
     ) -> CompactionResult:
         return NO_COMPACTION
 
     def server_limit(
-        self, history: Sequence[Message], tools: Sequence[Mapping[str, Any]] | None, limit: ContextLimit
+        self,
+        history: Sequence[Message],
+        tools: Sequence[Mapping[str, Any]] | None,
+        limit: ContextLimit,
+        *,
+        model: str = "",
     ) -> bool:
         self.limits.append(limit)
         return self.fits

@@ -210,6 +210,8 @@ class StepContext:
         tools: Sequence[Mapping[str, Any]] | None,
         cancel: object = None,
         announce: object = None,
+        *,
+        llm: object = None,
     ) -> CompactionResult:
         self.calls += 1
         if self.calls != 2:
@@ -224,12 +226,17 @@ class StepContext:
         )
 
     def after_response(
-        self, history: Sequence[Message], tools: Sequence[Mapping[str, Any]] | None, usage: Usage | None
+        self,
+        history: Sequence[Message],
+        tools: Sequence[Mapping[str, Any]] | None,
+        usage: Usage | None,
+        *,
+        model: str = "",
     ) -> None:
         return None
 
     def compact_now(
-        self, history: list[Message], focus: str | None = None, cancel: object = None
+        self, history: list[Message], focus: str | None = None, cancel: object = None, *, llm: object = None
     ) -> CompactionResult:
         return NO_COMPACTION
 
@@ -342,6 +349,8 @@ class CancelRecordingContext(StepContext):
         tools: Sequence[Mapping[str, Any]] | None,
         cancel: object = None,
         announce: object = None,
+        *,
+        llm: object = None,
     ) -> CompactionResult:
         self.tokens.append(cancel)
         self.tools_seen.append(tools)

@@ -66,7 +66,9 @@ def test_once_the_model_refuses_tools_the_context_figures_count_no_tool_schema(t
             backend.run("你好", "react", lambda e: None, CancelToken())
             after = tools_row(backend.report.context().text)
             status = backend.status()
-            messages_only = backend.core.compaction.figure(list(backend.agent.history), None).tokens
+            messages_only = backend.core.compaction.figure(
+                list(backend.agent.history), None, model=backend.agent.llm.model
+            ).tokens
             shown = figures(backend)
         finally:
             backend.close(5)

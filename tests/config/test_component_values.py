@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from paicli.cli.session_background import SessionBackground
+from paicli.config.compaction_profiles import PAICLI, REFERENCE
 from paicli.config.compaction_values import ClearingValues, CompactionValues, OffloadValues
 from paicli.config.env import EnvLookup
 from paicli.config.parsed import ParsedConfig
 from paicli.config.tool_values import ToolValues, WebSearchValues
-from paicli.context.compaction_profile import PAICLI, REFERENCE
 from paicli.context.manager import AutoCompactionManager
 from paicli.context.offload import ToolResultOffloader
 from paicli.context.profile import ContextProfile
@@ -25,7 +25,6 @@ from paicli.memory.manager import MemoryManager
 from paicli.memory.retriever import MemoryRetriever
 from paicli.memory.store import LongTermMemory
 from paicli.session.opener import LedgerOpener
-from paicli.testing.scripted_llm import ScriptedLLM
 from paicli.tools.runner import ToolRunner
 from paicli.tools.web import WebTools
 from paicli.tools.web_search import SearchConfigError, choose_provider
@@ -126,7 +125,7 @@ def test_a_component_built_without_values_ignores_the_process_environment(
         "SEARXNG_URL": "http://127.0.0.1:9",
     }.items():
         monkeypatch.setenv(key, value)
-    manager = AutoCompactionManager(ScriptedLLM(), profile=ContextProfile.from_window(32_000))
+    manager = AutoCompactionManager(profile=ContextProfile.from_window(32_000))
     assert manager.policy == PAICLI and manager.automatic
     assert ToolResultOffloader(tmp_path).enabled
     assert ToolRunner(tmp_path, values=ToolValues(tmp_path / "home")).command_timeout == 60.0
@@ -153,9 +152,7 @@ def test_a_setting_in_the_environment_reaches_each_component_through_the_one_par
     )
     config = ParsedConfig.read(env)
     values = config.values
-    manager = AutoCompactionManager(
-        ScriptedLLM(), None, ContextProfile.from_window(32_000), values.compaction
-    )
+    manager = AutoCompactionManager(None, ContextProfile.from_window(32_000), values.compaction)
     assert manager.policy == REFERENCE and not manager.automatic
     assert manager.clearer.config.keep_recent == 7
     assert not ToolResultOffloader(tmp_path, values.offload).enabled

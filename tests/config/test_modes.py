@@ -8,7 +8,15 @@ import pytest
 from paicli.cli.command_table import BUILTIN
 from paicli.config import knobs
 from paicli.config.env import ConfigError, EnvLookup
-from paicli.config.modes import MODE_NAMES, MODES, mode_named, next_mode
+from paicli.config.modes import (
+    MODE_NAMES,
+    MODES,
+    ORCHESTRATED,
+    ORCHESTRATED_RUNS,
+    mode_named,
+    next_mode,
+    orchestrated,
+)
 from paicli.tools.approval import ApprovalState, start_mode
 
 
@@ -47,3 +55,9 @@ def test_shift_tab_visits_every_mode() -> None:
         seen.append(current)
     assert seen == ["plan", "team", "ask", "auto"]
     assert next_mode("hitl") == "auto"
+
+
+def test_every_orchestrated_run_mode_has_one_row_that_names_it_to_the_user() -> None:
+    assert tuple(run.mode for run in ORCHESTRATED_RUNS) == ORCHESTRATED
+    assert orchestrated("team").what == "团队任务" and orchestrated("team").unit == "步骤"
+    assert orchestrated("plan").flag == "--plan" and orchestrated("unknown") == orchestrated("plan")

@@ -5,8 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from paicli.cancel import CancelToken
+from paicli.context.climb import climb
+from paicli.context.manager import AutoCompactionManager
+from paicli.context.summariser import SummaryCall
+from paicli.context.types import CompactionResult
 from paicli.context.user_words import values_of
 from paicli.llm.messages import Message, ToolCall
+from paicli.llm.protocol import LLMClient
 from paicli.testing.protocol import assert_protocol_valid
 from paicli.testing.scripted_llm import Request
 
@@ -66,3 +72,16 @@ def _user_lines(text: str) -> str:
     if not any(marker in text for marker in ("=== 本部分对话 ===", "=== 待压缩的对话 ===")):
         return text
     return "\n".join(line for line in text.splitlines() if line.startswith("USER: "))
+
+
+def climb_at(
+    manager: AutoCompactionManager,
+    history: list[Message],
+    trigger: int,
+    cancel: CancelToken | None = None,
+    *,
+    llm: LLMClient | None,
+) -> CompactionResult:
+    """The manager's ladder climbed at `trigger` (the reference algorithm, spec 2.1), for `llm`'s model."""
+    with manager.gauge.keyed(llm.model if llm is not None else ""):
+        return climb(manager.ladder, manager.summariser, history, trigger, cancel, SummaryCall(llm))

@@ -24,6 +24,8 @@ from tests.agent.fake_tools import FakeToolRunner, StaticPrompt
 from tests.context.conftest import MakeEnv
 from tests.context.helpers import assert_pairs_valid, keeping_summary, tool_round
 
+MODEL = "scripted-model"  # ScriptedLLM's model: the calibration key
+
 COUNTER = TokenCounter("heuristic")
 
 
@@ -62,41 +64,40 @@ def test_summaries_start_at_the_configured_trigger(make_env: MakeEnv) -> None:
     history = chat(6)  # about 4,900 heuristic tokens: under the 16K default trigger, over 0.25 of the window
     llm = ScriptedLLM(default_reply=keeping_summary)
     default = AutoCompactionManager(
-        llm, COUNTER, ContextProfile.from_window(16_000), CompactionValues.parse(make_env())
+        COUNTER, ContextProfile.from_window(16_000), CompactionValues.parse(make_env())
     )
-    assert not default.before_call(list(history), None).changed and llm.calls == 0
+    assert not default.before_call(list(history), None, llm=llm).changed and llm.calls == 0
     early = AutoCompactionManager(
-        llm,
         COUNTER,
         ContextProfile.from_window(16_000),
         CompactionValues.parse(make_env(PAICLI_COMPACTION_TRIGGER="0.25")),
     )
     assert early.profile.compression_trigger_tokens == 4_000
-    result = early.before_call(history, None)
+    result = early.before_call(history, None, llm=llm)
     assert result.compacted and llm.calls >= 1
     assert (history[1].content or "").startswith("[已压缩的历史对话摘要]")
-    assert early.context_report(history, None).trigger_tokens == 4_000
+    assert early.context_report(history, None, model=MODEL).trigger_tokens == 4_000
 
 
 def test_a_notice_comes_before_an_automatic_summary_and_names_compact_show(make_env: MakeEnv) -> None:
     lines: list[tuple[str, int]] = []
     llm = ScriptedLLM(default_reply=keeping_summary)
     env = make_env(PAICLI_COMPACTION_TRIGGER="0.25")
-    mgr = AutoCompactionManager(llm, COUNTER, ContextProfile.from_window(16_000), CompactionValues.parse(env))
-    mgr.before_call(chat(6), None, announce=lambda text: lines.append((text, llm.calls)))
+    mgr = AutoCompactionManager(COUNTER, ContextProfile.from_window(16_000), CompactionValues.parse(env))
+    mgr.before_call(chat(6), None, announce=lambda text: lines.append((text, llm.calls)), llm=llm)
     assert lines == [(SUMMARY_ANNOUNCEMENT, 0)]  # before the summary request went out
     assert "/compact show" in SUMMARY_ANNOUNCEMENT and "\n" not in SUMMARY_ANNOUNCEMENT
     lines.clear()
-    mgr.compact_now(chat(6))  # the user asked: no notice needed
-    mgr.before_call(chat(1), None, announce=lambda text: lines.append((text, llm.calls)))  # nothing to do
+    mgr.compact_now(chat(6), llm=llm)  # the user asked: no notice needed
+    mgr.before_call(
+        chat(1), None, announce=lambda text: lines.append((text, llm.calls)), llm=llm
+    )  # nothing to do
     assert lines == []
 
 
-def off_manager(make_env: MakeEnv, llm: ScriptedLLM, window: int = 8_000) -> AutoCompactionManager:
+def off_manager(make_env: MakeEnv, window: int = 8_000) -> AutoCompactionManager:
     env = make_env(PAICLI_AUTO_COMPACT="off")
-    return AutoCompactionManager(
-        llm, COUNTER, ContextProfile.from_window(window), CompactionValues.parse(env)
-    )
+    return AutoCompactionManager(COUNTER, ContextProfile.from_window(window), CompactionValues.parse(env))
 
 
 def with_results(turns: int, size: int = 1_500) -> list[Message]:
@@ -110,25 +111,25 @@ def with_results(turns: int, size: int = 1_500) -> list[Message]:
 
 def test_auto_compaction_off_clears_and_summarises_nothing_below_the_window(make_env: MakeEnv) -> None:
     llm = ScriptedLLM(default_reply=keeping_summary)
-    mgr = off_manager(make_env, llm)
+    mgr = off_manager(make_env)
     history = with_results(3, 1_300)  # over the trigger and the clearing trigger, under the window
-    assert mgr.measure(history) > mgr.profile.compression_trigger_tokens
+    assert mgr.measure(history, MODEL) > mgr.profile.compression_trigger_tokens
     before = list(history)
-    result = mgr.before_call(history, None)
+    result = mgr.before_call(history, None, llm=llm)
     assert not result.changed and result.stop is None and history == before and llm.calls == 0
 
 
 def test_auto_compaction_off_stops_a_request_that_would_not_fit(make_env: MakeEnv) -> None:
     llm = ScriptedLLM(default_reply=keeping_summary)
-    mgr = off_manager(make_env, llm)
+    mgr = off_manager(make_env)
     history = with_results(8)
     before = list(history)
-    result = mgr.before_call(history, None)
+    result = mgr.before_call(history, None, llm=llm)
     assert result.stop is not None and "/compact" in result.stop and "PAICLI_AUTO_COMPACT=off" in result.stop
     assert history == before and llm.calls == 0
     assert not any((m.content or "").startswith(CLEARED_PREFIX) for m in history)
-    assert mgr.compact_now(history).compacted  # /compact still works
-    assert mgr.before_call(history, None).stop is None
+    assert mgr.compact_now(history, llm=llm).compacted  # /compact still works
+    assert mgr.before_call(history, None, llm=llm).stop is None
 
 
 class Offloads:
@@ -147,10 +148,10 @@ def test_auto_compaction_off_still_offloads_unseen_oversized_results(make_env: M
     offloads = Offloads()
     env = make_env(PAICLI_AUTO_COMPACT="off")
     mgr = AutoCompactionManager(
-        llm, COUNTER, ContextProfile.from_window(8_000), CompactionValues.parse(env), offloader=offloads
+        COUNTER, ContextProfile.from_window(8_000), CompactionValues.parse(env), offloader=offloads
     )
     history = [Message.system("sys"), Message.user("读一个大文件"), *tool_round(1, body="大" * 12_000)]
-    result = mgr.before_call(history, None)
+    result = mgr.before_call(history, None, llm=llm)
     assert result.stop is None and [s.strategy for s in result.steps] == ["tool_result_offload"]
     assert offloads.files and (history[-1].content or "").startswith(OFFLOAD_NOTICE_MARK)
     assert_pairs_valid(history)
@@ -158,7 +159,7 @@ def test_auto_compaction_off_still_offloads_unseen_oversized_results(make_env: M
 
 def test_a_turn_that_would_not_fit_ends_with_the_message_and_sends_nothing(make_env: MakeEnv) -> None:
     llm = ScriptedLLM(["不应该被调用"])
-    mgr = off_manager(make_env, llm)
+    mgr = off_manager(make_env)
     agent = ReactAgent(llm, FakeToolRunner(), StaticPrompt(), context=mgr)
     for message in with_results(8)[1:-1]:
         agent.conversation.append(message, "test")

@@ -70,7 +70,7 @@ def real_agent(
         project, OffloadValues.parse(env), context_trigger_tokens=profile.compression_trigger_tokens
     )
     runner = ToolRunner(project, AutoApprover(), offloader, values=ToolValues.parse(env))
-    manager = AutoCompactionManager(client, TokenCounter("exact"), profile, CompactionValues.parse(env))
+    manager = AutoCompactionManager(TokenCounter("exact"), profile, CompactionValues.parse(env))
     return ReactAgent(client, runner, StaticPrompt(), context=manager), manager, offloader
 
 

@@ -82,7 +82,6 @@ class StampingLLM:
 def real_managers(counter: TokenCounter) -> Callable[[], ContextPort]:
     def make() -> ContextPort:
         return AutoCompactionManager(
-            ScriptedLLM(),
             counter,
             ContextProfile.from_window(128_000),
             CompactionValues(session_memory=False),

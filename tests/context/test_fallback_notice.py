@@ -11,6 +11,8 @@ from paicli.llm.protocol import LLMError
 from paicli.testing.scripted_llm import ScriptedLLM
 from tests.context.helpers import assert_pairs_valid, tool_round
 
+MODEL = "scripted-model"  # ScriptedLLM's model: the calibration key
+
 VERBATIM = "你说过的话按原文保留"
 
 
@@ -27,11 +29,11 @@ def crowded(requests: list[str]) -> list[Message]:
 
 def fold(requests: list[str]) -> tuple[str, str]:
     llm = ScriptedLLM(default_reply=LLMError("summary model down", 500, True))
-    mgr = AutoCompactionManager(llm, TokenCounter("exact"), ContextProfile.from_window(8_000))
+    mgr = AutoCompactionManager(TokenCounter("exact"), ContextProfile.from_window(8_000))
     history = crowded(requests)
-    result = mgr.before_call(history, None)
+    result = mgr.before_call(history, None, llm=llm)
     assert result.strategy == "dropped_rounds" and result.notice is not None
-    assert mgr.measure(history) <= 8_000 - mgr.profile.buffer_reserve
+    assert mgr.measure(history, MODEL) <= 8_000 - mgr.profile.buffer_reserve
     assert_pairs_valid(history)
     return result.notice, history[1].content or ""
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from paicli.config.compaction_profiles import PAICLI, REFERENCE, CompactionProfile
 from paicli.config.compaction_values import ClearingValues, CompactionValues
-from paicli.context.compaction_profile import PAICLI, REFERENCE, CompactionProfile
 from paicli.context.ladder import Ladder, ladder_for
 from paicli.context.manager import AutoCompactionManager
 from paicli.context.profile import ContextProfile
-from paicli.testing.scripted_llm import ScriptedLLM
 
 
 @pytest.mark.parametrize(
@@ -48,6 +47,6 @@ def test_the_manager_walks_the_ladder_its_settings_give() -> None:
     values = CompactionValues(
         profile="reference", automatic=False, session_memory=True, clearing=ClearingValues(enabled=False)
     )
-    manager = AutoCompactionManager(ScriptedLLM(), None, ContextProfile.from_window(32_000), values)
+    manager = AutoCompactionManager(None, ContextProfile.from_window(32_000), values)
     assert manager.ladder == Ladder(False, ("session_memory", "summary"), "keep_recent", False, True)
     assert not manager.automatic

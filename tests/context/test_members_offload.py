@@ -51,7 +51,6 @@ def managers(root: Path, counter: TokenCounter) -> Callable[[], ContextPort]:
             root, OffloadValues.parse(env()), context_trigger_tokens=profile.compression_trigger_tokens
         )
         return AutoCompactionManager(
-            ScriptedLLM(),
             counter,
             profile,
             CompactionValues.parse(env()),

@@ -71,10 +71,10 @@ def test_a_summary_need_not_carry_what_is_pinned() -> None:
     def compacted(pinned: bool) -> tuple[str, int]:
         llm = ScriptedLLM([STRUCTURED, STRUCTURED])  # a summary with neither value, and its repair
         full = ConversationHistoryCompactor(
-            llm, TokenCounter("heuristic"), 1, words_check=True, pinned=board.block if pinned else None
+            TokenCounter("heuristic"), 1, words_check=True, pinned=board.block if pinned else None
         )
         view = list(history)
-        assert full.compact(view, 0, True, 1).compacted
+        assert full.compact(view, 0, True, 1, llm=llm).compacted
         return view[1].content or "", llm.calls
 
     unpinned_text, _ = compacted(False)

@@ -109,7 +109,7 @@ def test_a_summary_carries_the_recall_id_of_what_it_replaced() -> None:
     for n in range(1, 5):
         history.append(Message.user(f"第{n}个问题 " + "内容" * 300).with_ref((n * 2, n * 2)))
         history.append(Message.assistant("回答 " + "内容" * 300).with_ref((n * 2 + 1, n * 2 + 1)))
-    compactor = ConversationHistoryCompactor(llm)
-    assert compactor.compact(history, 0, True, 1).compacted
+    compactor = ConversationHistoryCompactor()
+    assert compactor.compact(history, 0, True, 1, llm=llm).compacted
     assert history[1].content == f"{SUMMARY_PREFIX} recall:r2-7\n{STRUCTURED}"
     assert history[1].ref == (2, 7)

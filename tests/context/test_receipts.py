@@ -12,6 +12,8 @@ from paicli.llm.messages import Message, ToolCall
 from paicli.testing.scripted_llm import ScriptedLLM
 from tests.context.helpers import STRUCTURED, tool_result_text
 
+MODEL = "scripted-model"  # ScriptedLLM's model: the calibration key
+
 COUNTER = TokenCounter("heuristic")
 
 
@@ -61,8 +63,8 @@ def test_a_clearing_receipt_lists_each_cleared_result_by_recall_id() -> None:
 def test_a_summary_receipt_names_the_span_it_replaced_and_round_trips_through_the_ledger() -> None:
     history = recorded_history(4)
     before = list(history)
-    manager = AutoCompactionManager(ScriptedLLM([STRUCTURED]), COUNTER, ContextProfile.from_window(128_000))
-    result = manager.compact_now(history)
+    manager = AutoCompactionManager(COUNTER, ContextProfile.from_window(128_000))
+    result = manager.compact_now(history, llm=ScriptedLLM([STRUCTURED]))
     receipt = result.receipt
     assert receipt is not None and receipt.manual and receipt.strategy == "full_summary"
     assert receipt.summary == history[1].content and receipt.summary.startswith(
@@ -71,7 +73,7 @@ def test_a_summary_receipt_names_the_span_it_replaced_and_round_trips_through_th
     assert receipt.summarised_id == "r2-13" and receipt.summarised_messages == 12
     assert receipt.summarised_user_turns == 3
     assert receipt.kept_messages == 4 and receipt.kept_id == "r14-17"  # the latest turn, verbatim
-    assert receipt.predicted_uncached == manager.measure(history[1:])
+    assert receipt.predicted_uncached == manager.measure(history[1:], MODEL)
     assert history[3] is before[-4]  # kept by identity
     stored = receipt_from(receipt.to_metadata())
     assert stored == receipt and receipt_from({"nonsense": 1}) is None
@@ -84,9 +86,9 @@ def test_preview_shows_a_summary_and_leaves_the_history_and_the_backoff_alone() 
     llm = ScriptedLLM([STRUCTURED])
     history = recorded_history(4)
     snapshot = list(history)
-    manager = AutoCompactionManager(llm, COUNTER, ContextProfile.from_window(128_000))
+    manager = AutoCompactionManager(COUNTER, ContextProfile.from_window(128_000))
     manager.backoff.failed(10_000, "earlier failure")
-    result = manager.preview(history, "保留文件名")
+    result = manager.preview(history, "保留文件名", llm=llm)
     assert isinstance(result.receipt, Receipt) and result.receipt.summarised_id == "r2-13"
     assert result.receipt.summary.endswith(STRUCTURED)
     assert all(a is b for a, b in zip(history, snapshot, strict=True)) and len(history) == len(snapshot)

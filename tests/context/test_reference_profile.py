@@ -4,16 +4,11 @@ hold verbatim under it (the paicli profile's deeper clearing rewrote three of th
 
 from __future__ import annotations
 
+from paicli.config.compaction_profiles import PAICLI, REFERENCE, CompactionProfile
 from paicli.config.compaction_values import ClearingValues, CompactionValues
 from paicli.config.settings import load_settings
 from paicli.context.clearing import CLEARED_PREFIX, ClearingConfig, ToolResultClearer
-from paicli.context.compaction_profile import (
-    PAICLI,
-    REFERENCE,
-    CompactionProfile,
-    clearing_config,
-    for_values,
-)
+from paicli.context.compaction_profile import clearing_config, for_values
 from paicli.context.estimate import estimate_tokens
 from paicli.context.manager import AutoCompactionManager
 from paicli.context.profile import ContextProfile
@@ -22,9 +17,11 @@ from paicli.llm.messages import Message
 from paicli.llm.protocol import LLMError
 from paicli.testing.scripted_llm import ScriptedLLM
 from tests.context.conftest import MakeEnv
-from tests.context.helpers import STRUCTURED, assert_pairs_valid, tool_round
+from tests.context.helpers import STRUCTURED, assert_pairs_valid, climb_at, tool_round
 from tests.context.test_clearing import history_with_tool_rounds
 from tests.context.test_manager import chat_history, tool_history
+
+MODEL = "scripted-model"  # ScriptedLLM's model: the calibration key
 
 ARTICLE_SUMMARY_PROMPT_HEAD = (
     "请把下面的对话历史整理成可供 Agent 继续工作的简明记录，按以下标题输出：\n"
@@ -36,10 +33,8 @@ ARTICLE_SUMMARY_PROMPT_HEAD = (
 )
 
 
-def reference(llm: ScriptedLLM, window: int = 128_000) -> AutoCompactionManager:
-    return AutoCompactionManager(
-        llm, TokenCounter("exact"), ContextProfile.from_window(window), policy=REFERENCE
-    )
+def reference(window: int = 128_000) -> AutoCompactionManager:
+    return AutoCompactionManager(TokenCounter("exact"), ContextProfile.from_window(window), policy=REFERENCE)
 
 
 def test_the_profile_is_chosen_by_the_setting_and_defaults_to_paicli(make_env: MakeEnv) -> None:
@@ -51,7 +46,7 @@ def test_the_profile_is_chosen_by_the_setting_and_defaults_to_paicli(make_env: M
     transcript = from_env(PAICLI_COMPACTION_SUMMARY_INPUT="transcript")
     assert transcript.summary_input == "transcript" and transcript.clearing_depth == "watermark"
     manager = AutoCompactionManager(
-        ScriptedLLM(), values=CompactionValues.parse(make_env(PAICLI_COMPACTION_PROFILE="reference"))
+        values=CompactionValues.parse(make_env(PAICLI_COMPACTION_PROFILE="reference"))
     )
     assert manager.policy == REFERENCE
 
@@ -68,18 +63,18 @@ def test_reference_puts_memories_in_the_system_prompt_unless_set(make_env: MakeE
 def test_thresholds_use_the_reference_estimator() -> None:
     history = chat_history(2)
     expected = sum(estimate_tokens(m.content) + 4 for m in history)
-    assert reference(ScriptedLLM()).measure(history) == expected
+    assert reference().measure(history, MODEL) == expected
 
 
 def test_clears_old_tool_results_before_summarizing_and_skips_summary_when_enough() -> None:
     llm = ScriptedLLM([STRUCTURED])
     history = tool_history(10)
-    mgr = reference(llm)
-    trigger = mgr.measure(history) - 10
-    result = mgr.compact_if_needed(history, trigger)
+    mgr = reference()
+    trigger = mgr.measure(history, MODEL) - 10
+    result = climb_at(mgr, history, trigger, llm=llm)
     assert not result.compacted and result.strategy == "tool_result_clearing"
     assert result.cleared_tool_results == 7
-    assert llm.calls == 0 and mgr.measure(history) < trigger
+    assert llm.calls == 0 and mgr.measure(history, MODEL) < trigger
     assert sum(1 for m in history if (m.content or "").startswith(CLEARED_PREFIX)) == 7
     assert_pairs_valid(history)
 
@@ -87,7 +82,7 @@ def test_clears_old_tool_results_before_summarizing_and_skips_summary_when_enoug
 def test_still_summarizes_when_clearing_is_not_enough() -> None:
     llm = ScriptedLLM([STRUCTURED])
     history = tool_history(10)
-    result = reference(llm).compact_if_needed(history, 1000)
+    result = climb_at(reference(), history, 1000, llm=llm)
     assert result.compacted and result.strategy == "full_summary" and result.cleared_tool_results == 7
     assert llm.calls == 1
     # the last 3 user rounds stay verbatim, after the summary pair
@@ -119,7 +114,7 @@ def test_a_failed_summary_leaves_the_history_unchanged_even_above_the_window() -
         history.append(Message.user(f"Q{i} " + "内容" * 1500))
         history.append(Message.assistant(f"A{i} " + "回答" * 1500))
     snapshot = list(history)
-    result = reference(llm, 8_000).before_call(history, None)
+    result = reference(8_000).before_call(history, None, llm=llm)
     assert history == snapshot  # no fallback note, no dropped rounds
     assert not result.compacted and result.error
     assert llm.calls == 1
@@ -127,14 +122,12 @@ def test_a_failed_summary_leaves_the_history_unchanged_even_above_the_window() -
 
 def test_in_place_changes_checkpoint_the_whole_view() -> None:
     history = tool_history(10)
-    mgr = reference(ScriptedLLM([STRUCTURED]), 8_000)
-    result = mgr.before_call(history, None)
+    mgr = reference(8_000)
+    result = mgr.before_call(history, None, llm=ScriptedLLM([STRUCTURED]))
     assert result.steps and all(step.replaced_call_ids is None for step in result.steps)
     history_paicli = tool_history(10)
-    ours = AutoCompactionManager(
-        ScriptedLLM([STRUCTURED]), TokenCounter("exact"), ContextProfile.from_window(8_000), policy=PAICLI
-    )
-    cleared = ours.before_call(history_paicli, None)
+    ours = AutoCompactionManager(TokenCounter("exact"), ContextProfile.from_window(8_000), policy=PAICLI)
+    cleared = ours.before_call(history_paicli, None, llm=ScriptedLLM([STRUCTURED]))
     assert any(step.replaced_call_ids for step in cleared.steps if step.strategy == "tool_result_clearing")
 
 

@@ -14,6 +14,9 @@ from paicli.llm.protocol import ContextLimit
 from paicli.testing.scripted_llm import ScriptedLLM
 from tests.context.helpers import STRUCTURED
 
+LLM = ScriptedLLM(default_reply=STRUCTURED)  # the model every call names
+MODEL = LLM.model
+
 ENV = EnvLookup(environ={"PAICLI_SESSION_MEMORY_COMPACTION_ENABLED": "false"})
 
 
@@ -28,9 +31,7 @@ def conversation(rounds: int) -> list[Message]:
 
 
 def manager(window: int, learned: list[int]) -> AutoCompactionManager:
-    llm = ScriptedLLM(default_reply=STRUCTURED)
     return AutoCompactionManager(
-        llm,
         TokenCounter("exact"),
         ContextProfile.from_window(window),
         CompactionValues.parse(ENV),
@@ -42,29 +43,33 @@ def test_a_smaller_server_window_becomes_the_window_and_compaction_then_fits_it(
     learned: list[int] = []
     compaction = manager(128_000, learned)
     history = conversation(12)
-    assert not compaction.before_call(history, None).steps  # far below a 128K window
-    told = compaction.server_limit(history, None, ContextLimit(window=8192))
+    assert not compaction.before_call(history, None, llm=LLM).steps  # far below a 128K window
+    told = compaction.server_limit(history, None, ContextLimit(window=8192), model=MODEL)
     assert told and learned == [8192] and compaction.profile.window == 8192
     assert isinstance(compaction.full, ConversationHistoryCompactor)
     assert compaction.full.max_output_tokens == 2048  # a summary sized for the room an 8K window keeps
-    result = compaction.before_call(history, None)
-    assert result.steps and compaction.measure(history) < 8192 - compaction.profile.buffer_reserve
+    result = compaction.before_call(history, None, llm=LLM)
+    assert result.steps and compaction.measure(history, MODEL) < 8192 - compaction.profile.buffer_reserve
 
 
 def test_the_servers_count_calibrates_ours_even_when_the_window_was_right() -> None:
     learned: list[int] = []
     compaction = manager(9000, learned)
     history = conversation(6)
-    local = compaction.measure(history)
+    local = compaction.measure(history, MODEL)
     assert local < 9000 - compaction.profile.buffer_reserve  # by our count the request fitted
-    assert compaction.server_limit(history, None, ContextLimit(window=9000, prompt_tokens=2 * local))
-    assert learned == [] and compaction.measure(history) > local  # the server counts more: so do we now
-    assert compaction.before_call(history, None).steps
+    assert compaction.server_limit(
+        history, None, ContextLimit(window=9000, prompt_tokens=2 * local), model=MODEL
+    )
+    assert (
+        learned == [] and compaction.measure(history, MODEL) > local
+    )  # the server counts more: so do we now
+    assert compaction.before_call(history, None, llm=LLM).steps
 
 
 def test_figures_that_change_nothing_say_so() -> None:
     compaction = manager(128_000, [])
     history = conversation(2)
-    assert not compaction.server_limit(history, None, ContextLimit())
-    assert not compaction.server_limit(history, None, ContextLimit(window=200_000))
+    assert not compaction.server_limit(history, None, ContextLimit(), model=MODEL)
+    assert not compaction.server_limit(history, None, ContextLimit(window=200_000), model=MODEL)
     assert compaction.profile.window == 128_000

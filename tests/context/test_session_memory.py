@@ -8,7 +8,7 @@ from paicli.context.session_memory import SessionMemoryCompactor, preserve_from
 from paicli.context.tokens import TokenCounter
 from paicli.llm.messages import Message
 from paicli.testing.scripted_llm import Request, ScriptedLLM
-from tests.context.helpers import keeping_summary
+from tests.context.helpers import climb_at, keeping_summary
 
 COUNTER = TokenCounter("heuristic")
 TRIGGER = 80_000
@@ -41,14 +41,14 @@ class Deferred:
 def compactor(
     llm: ScriptedLLM, submit: Callable[[Callable[[], None]], None], enabled: bool = True
 ) -> SessionMemoryCompactor:
-    return SessionMemoryCompactor(llm, COUNTER.count_messages, enabled, submit)
+    return SessionMemoryCompactor(COUNTER.count_messages, enabled, submit)
 
 
 def test_disabled_compactor_never_calls_the_model() -> None:
     llm = ScriptedLLM(default_reply="记忆")
     sm = compactor(llm, lambda job: job(), enabled=False)
     history = history_of(20)
-    assert not sm.prepare_if_needed(history, TRIGGER)
+    assert not sm.prepare_if_needed(history, TRIGGER, llm=llm)
     assert not sm.compact_if_ready(history, TRIGGER)
     assert llm.calls == 0
 
@@ -56,10 +56,10 @@ def test_disabled_compactor_never_calls_the_model() -> None:
 def test_prepares_between_sixty_percent_and_trigger_only() -> None:
     llm = ScriptedLLM(default_reply="记忆")
     sm = compactor(llm, lambda job: job())
-    assert not sm.prepare_if_needed(history_of(10), TRIGGER)  # 30k < 48k
-    assert not sm.prepare_if_needed(history_of(30), TRIGGER)  # 90k >= trigger
+    assert not sm.prepare_if_needed(history_of(10), TRIGGER, llm=llm)  # 30k < 48k
+    assert not sm.prepare_if_needed(history_of(30), TRIGGER, llm=llm)  # 90k >= trigger
     assert llm.calls == 0
-    assert sm.prepare_if_needed(history_of(20), TRIGGER)
+    assert sm.prepare_if_needed(history_of(20), TRIGGER, llm=llm)
     assert llm.calls == 1
 
 
@@ -75,7 +75,7 @@ def test_ready_snapshot_replaces_old_turns_without_waiting() -> None:
     llm = ScriptedLLM(default_reply="会话记忆：正在重构")
     sm = compactor(llm, lambda job: job())
     history = history_of(20)
-    sm.prepare_if_needed(history, TRIGGER)
+    sm.prepare_if_needed(history, TRIGGER, llm=llm)
     request = llm.requests[0]
     assert request.tools is None and request.messages[0].role == "system"
     assert "Q0" in (request.messages[1].content or "") and "Q16" not in (request.messages[1].content or "")
@@ -91,13 +91,13 @@ def test_ready_snapshot_replaces_old_turns_without_waiting() -> None:
 def test_pending_job_falls_back_to_full_summary() -> None:
     deferred = Deferred()
     llm = ScriptedLLM(default_reply=keeping_summary)
-    sm = SessionMemoryCompactor(llm, COUNTER.count_messages, True, deferred)
-    mgr = AutoCompactionManager(llm, COUNTER, ContextProfile.from_window(128_000), session_memory=sm)
+    sm = SessionMemoryCompactor(COUNTER.count_messages, True, deferred)
+    mgr = AutoCompactionManager(COUNTER, ContextProfile.from_window(128_000), session_memory=sm)
     history = history_of(20)
-    result = mgr.compact_if_needed(history, TRIGGER)
+    result = climb_at(mgr, history, TRIGGER, llm=llm)
     assert not result.changed and len(deferred.jobs) == 1 and sm.is_pending(history)
     history += turns(8, start=20)
-    result = mgr.compact_if_needed(history, TRIGGER)
+    result = climb_at(mgr, history, TRIGGER, llm=llm)
     assert result.compacted and result.strategy == "full_summary"
     deferred.run_all()  # the stale job finishes after the full summary: its result is dropped
     assert sm.snapshot(history) is None
@@ -113,12 +113,14 @@ def test_incremental_update_needs_four_thousand_new_tokens() -> None:
     llm = ScriptedLLM(default_reply=reply)
     sm = compactor(llm, lambda job: job())
     history = history_of(17)
-    assert sm.prepare_if_needed(history, TRIGGER)
+    assert sm.prepare_if_needed(history, TRIGGER, llm=llm)
     history.append(Message.user("Q17 短问题"))
     history.append(Message.assistant("A17 短回答"))
-    assert not sm.prepare_if_needed(history, TRIGGER)  # boundary moved by one short turn: < 4,000 tokens
+    assert not sm.prepare_if_needed(
+        history, TRIGGER, llm=llm
+    )  # boundary moved by one short turn: < 4,000 tokens
     history += turns(3, start=18)
-    assert sm.prepare_if_needed(history, TRIGGER)
+    assert sm.prepare_if_needed(history, TRIGGER, llm=llm)
     assert "记忆版本1" in replies[-1]  # the update prompt carries the previous memory
     snapshot = sm.snapshot(history)
     assert snapshot is not None and snapshot.summary == "记忆版本2"
@@ -128,11 +130,11 @@ def test_state_belongs_to_one_history_and_is_reset_by_clear() -> None:
     llm = ScriptedLLM(default_reply="记忆")
     sm = compactor(llm, lambda job: job())
     first, second = history_of(20), history_of(20)
-    sm.prepare_if_needed(first, TRIGGER)
+    sm.prepare_if_needed(first, TRIGGER, llm=llm)
     assert sm.snapshot(first) is not None and sm.snapshot(second) is None
     sm.clear(first)
     assert sm.snapshot(first) is None
-    sm.prepare_if_needed(second, TRIGGER)
+    sm.prepare_if_needed(second, TRIGGER, llm=llm)
     assert sm.snapshot(second) is not None
 
 
@@ -140,7 +142,7 @@ def test_snapshot_whose_boundary_disappeared_is_not_used() -> None:
     llm = ScriptedLLM(default_reply="记忆")
     sm = compactor(llm, lambda job: job())
     history = history_of(20)
-    sm.prepare_if_needed(history, TRIGGER)
+    sm.prepare_if_needed(history, TRIGGER, llm=llm)
     history[:] = [history[0], *turns(20, start=100)]
     assert not sm.compact_if_ready(history, 200_000)
     assert sm.snapshot(history) is None
@@ -150,7 +152,7 @@ def test_snapshot_not_used_when_result_would_stay_above_trigger() -> None:
     llm = ScriptedLLM(default_reply="记忆")
     sm = compactor(llm, lambda job: job())
     history = history_of(20)
-    sm.prepare_if_needed(history, TRIGGER)
+    sm.prepare_if_needed(history, TRIGGER, llm=llm)
     snapshot = list(history)
     assert not sm.compact_if_ready(history, 1_000)
     assert history == snapshot
@@ -160,7 +162,7 @@ def test_background_failure_leaves_no_snapshot() -> None:
     llm = ScriptedLLM(default_reply=RuntimeError("down"))
     sm = compactor(llm, lambda job: job())
     history = history_of(20)
-    assert sm.prepare_if_needed(history, TRIGGER)
+    assert sm.prepare_if_needed(history, TRIGGER, llm=llm)
     assert sm.snapshot(history) is None and not sm.is_pending(history)
 
 
@@ -175,7 +177,7 @@ def test_default_submit_runs_in_a_named_daemon_thread() -> None:
         done.set()
         return "记忆"
 
-    sm = SessionMemoryCompactor(ScriptedLLM(default_reply=reply), COUNTER.count_messages, True)
-    sm.prepare_if_needed(history_of(20), TRIGGER)
+    sm = SessionMemoryCompactor(COUNTER.count_messages, True)
+    sm.prepare_if_needed(history_of(20), TRIGGER, llm=ScriptedLLM(default_reply=reply))
     assert done.wait(10)
     assert names[0].startswith("paicli-session-memory-")

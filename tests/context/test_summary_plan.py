@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from paicli.context.compaction_profile import PAICLI, REFERENCE, CompactionProfile
+from paicli.config.compaction_profiles import PAICLI, REFERENCE, CompactionProfile
 from paicli.context.summariser import SummaryPlan, plan_summary
 from paicli.llm.messages import Message
 from tests.context.helpers import qa_rounds

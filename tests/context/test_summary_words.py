@@ -4,7 +4,7 @@ none of the user's values) is not used. The reference profile keeps the article'
 
 from __future__ import annotations
 
-from paicli.context.compaction_profile import REFERENCE
+from paicli.config.compaction_profiles import REFERENCE
 from paicli.context.manager import AutoCompactionManager
 from paicli.context.markers import SUMMARY_WORDS_LINE
 from paicli.context.profile import ContextProfile
@@ -32,8 +32,8 @@ def session(statements: list[str]) -> list[Message]:
     return [*history, Message.user("继续"), Message.assistant("好的"), Message.user("最新的请求")]
 
 
-def compactor(llm: ScriptedLLM) -> ConversationHistoryCompactor:
-    return ConversationHistoryCompactor(llm, COUNTER, 1, words_check=True)
+def compactor() -> ConversationHistoryCompactor:
+    return ConversationHistoryCompactor(COUNTER, 1, words_check=True)
 
 
 def with_lines(*lines: str) -> str:
@@ -47,14 +47,14 @@ def prompt(request: Request) -> str:
 def test_a_summary_that_keeps_every_value_is_used_as_it_is() -> None:
     llm = ScriptedLLM([with_lines(*FACTS)])
     history = session(FACTS)
-    assert compactor(llm).compact(history, 0, True, 2).compacted
+    assert compactor().compact(history, 0, True, 2, llm=llm).compacted
     assert llm.calls == 1 and SUMMARY_WORDS_LINE not in (history[1].content or "")
 
 
 def test_one_repair_names_what_is_missing_and_its_answer_is_used() -> None:
     llm = ScriptedLLM([with_lines(*FACTS[:2]), with_lines(*FACTS)])
     history = session(FACTS)
-    assert compactor(llm).compact(history, 0, True, 2).compacted
+    assert compactor().compact(history, 0, True, 2, llm=llm).compacted
     repair = prompt(llm.requests[1])
     assert "=== 需要补全的摘要 ===" in repair and "8443、李思雨" in repair and FACTS[2] in repair
     assert "release/2027-q1" not in repair.split("=== 需要补全的摘要 ===")[0]  # only what is missing
@@ -65,7 +65,7 @@ def test_one_repair_names_what_is_missing_and_its_answer_is_used() -> None:
 def test_what_the_repair_still_misses_is_carried_verbatim_beside_the_summary() -> None:
     llm = ScriptedLLM([with_lines(*FACTS[:3]), with_lines(*FACTS[:3])])
     history = session(FACTS)
-    assert compactor(llm).compact(history, 0, True, 2).compacted
+    assert compactor().compact(history, 0, True, 2, llm=llm).compacted
     content = history[1].content or ""
     assert content.endswith(f"{SUMMARY_WORDS_LINE}\n- {FACTS[3]}")
     assert llm.calls == 2
@@ -75,7 +75,7 @@ def test_what_the_repair_still_misses_is_carried_verbatim_beside_the_summary() -
 def test_a_failed_repair_still_carries_the_missing_statements() -> None:
     llm = ScriptedLLM([with_lines(*FACTS[1:]), LLMError("summary model down", 500, True)])
     history = session(FACTS)
-    assert compactor(llm).compact(history, 0, True, 2).compacted
+    assert compactor().compact(history, 0, True, 2, llm=llm).compacted
     assert (history[1].content or "").endswith(f"{SUMMARY_WORDS_LINE}\n- {FACTS[0]}")
 
 
@@ -83,7 +83,7 @@ def test_a_hollow_summary_is_not_used_after_one_repair() -> None:
     llm = ScriptedLLM([HOLLOW, HOLLOW])
     history = session(FACTS)
     before = list(history)
-    outcome = compactor(llm).compact(history, 0, True, 2)
+    outcome = compactor().compact(history, 0, True, 2, llm=llm)
     assert not outcome.compacted and outcome.error == HOLLOW_REASON
     assert history == before and llm.calls == 2
 
@@ -91,13 +91,13 @@ def test_a_hollow_summary_is_not_used_after_one_repair() -> None:
 def test_values_carried_by_an_earlier_summary_are_checked_in_the_next_one() -> None:
     llm = ScriptedLLM([with_lines(*FACTS[:3]), with_lines(*FACTS[:3])])
     history = session(FACTS)
-    full = compactor(llm)
-    assert full.compact(history, 0, True, 2).compacted
+    full = compactor()
+    assert full.compact(history, 0, True, 2, llm=llm).compacted
     history += [Message.assistant("好的"), Message.user("再下一个请求")]
     llm.push(HOLLOW, HOLLOW)  # forgets everything: hollow against the carried words and decisions
-    assert not full.compact(history, 0, True, 1).compacted
+    assert not full.compact(history, 0, True, 1, llm=llm).compacted
     llm.push(with_lines("8443"), with_lines("8443"))  # keeps one: the rest is carried again
-    assert full.compact(history, 0, True, 1).compacted
+    assert full.compact(history, 0, True, 1, llm=llm).compacted
     content = history[1].content or ""
     assert all(fact in content for fact in (FACTS[0], FACTS[1], FACTS[3]))
 
@@ -109,12 +109,12 @@ def test_attachment_bodies_are_not_demanded_from_a_summary() -> None:
     )
     llm = ScriptedLLM([with_lines("src/app.py")])
     history = session([attached])
-    assert compactor(llm).compact(history, 0, True, 1).compacted and llm.calls == 1
+    assert compactor().compact(history, 0, True, 1, llm=llm).compacted and llm.calls == 1
 
 
 def test_the_reference_profile_checks_the_headings_only() -> None:
     llm = ScriptedLLM([STRUCTURED])
     history = session(FACTS)
-    mgr = AutoCompactionManager(llm, COUNTER, ContextProfile.from_window(128_000), policy=REFERENCE)
-    assert mgr.compact_now(history).compacted and llm.calls == 1
+    mgr = AutoCompactionManager(COUNTER, ContextProfile.from_window(128_000), policy=REFERENCE)
+    assert mgr.compact_now(history, llm=llm).compacted and llm.calls == 1
     assert not any(fact in (history[1].content or "") for fact in FACTS)

@@ -96,15 +96,19 @@ def test_wait_with_nothing_queued_and_close() -> None:
 def test_manager_job_counts_what_the_manager_saved() -> None:
     class Manager:
         def __init__(self) -> None:
-            self.texts: list[str] = []
+            self.texts: list[tuple[str, object]] = []
 
-        def extract_facts_from_user_turn(self, text: str) -> list[str]:
-            self.texts.append(text)
+        def extract_facts_from_user_turn(self, text: str, extractor: object = None) -> list[str]:
+            self.texts.append((text, extractor))
             return ["a", "b"]
 
-    manager = Manager()
-    runner = BackgroundExtraction(manager_job(manager))
+    class Quotes:
+        def extract(self, text: str, corrects: object = None) -> list[str]:
+            return [text]
+
+    manager, session_extractor = Manager(), Quotes()
+    runner = BackgroundExtraction(manager_job(manager, session_extractor))  # handed over at each extraction
     counts: list[int] = []
     runner.submit("我偏好简洁回答。", counts.append)
     assert runner.wait(10)
-    assert counts == [2] and manager.texts == ["我偏好简洁回答。"]
+    assert counts == [2] and manager.texts == [("我偏好简洁回答。", session_extractor)]

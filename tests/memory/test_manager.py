@@ -218,6 +218,16 @@ def test_extracted_facts_are_saved_as_pending_project_facts(tmp_path: Path) -> N
     assert len(mgr.list_all()) == 5
 
 
+def test_the_session_hands_its_extractor_over_at_each_extraction(tmp_path: Path) -> None:
+    """Built without an extractor (as the session builds it), the memory uses the one each call gives."""
+    mgr = manager(tmp_path)
+    mgr.auto_extract_enabled = True
+    assert mgr.extract_facts_from_user_turn("原文") == []  # none given: nothing to extract with
+    given = FakeExtractor(["项目统一使用 UTF-8 编码"])
+    saved = mgr.extract_facts_from_user_turn("原文", given)
+    assert [e.content for e in saved] == ["项目统一使用 UTF-8 编码"] and given.calls
+
+
 def test_extraction_is_skipped_when_blocked_and_errors_are_swallowed(tmp_path: Path) -> None:
     tracker = FakeTracker(["web_fetch"])
     extractor = FakeExtractor(["项目统一使用 UTF-8 编码"])

@@ -86,7 +86,7 @@ def new_session(root: Path, seed: int, turn_memory: TurnMemory | None = None) ->
     script = Script(random.Random(seed))
     llm = ScriptedLLM(default_reply=script.reply)
     ledger = ConversationLedger.create(root / "home", root, "scripted-model", "test", "0")
-    manager = new_manager(llm, root, turn_memory)
+    manager = new_manager(root, turn_memory)
     agent = new_agent(llm, manager, ledger)
     if turn_memory is not None:
         agent.memory = turn_memory
@@ -94,11 +94,11 @@ def new_session(root: Path, seed: int, turn_memory: TurnMemory | None = None) ->
     return Session(agent, ledger, script, llm, manager, root)
 
 
-def new_manager(llm: ScriptedLLM, root: Path, turn_memory: TurnMemory | None = None) -> AutoCompactionManager:
+def new_manager(root: Path, turn_memory: TurnMemory | None = None) -> AutoCompactionManager:
     profile = ContextProfile.from_window(WINDOW)
     offloader = ToolResultOffloader(root, context_trigger_tokens=profile.compression_trigger_tokens)
     return AutoCompactionManager(
-        llm, TokenCounter("heuristic"), profile, offloader=offloader, turn_memory=turn_memory
+        TokenCounter("heuristic"), profile, offloader=offloader, turn_memory=turn_memory
     )
 
 
@@ -139,7 +139,7 @@ def resume(session: Session) -> None:
     session.ledger.close()
     session.ledger = ConversationLedger.open_existing(path)
     session.ledger.mark_resumed({"resumedFromSequence": view.last_sequence})
-    session.manager = new_manager(session.llm, session.root)
+    session.manager = new_manager(session.root)
     session.agent = new_agent(session.llm, session.manager, session.ledger)
     session.agent.restore(view.messages, view_reference(path.name[: -len(".jsonl")], view))
 

@@ -33,6 +33,8 @@ class PlannedContext:
         tools: Sequence[Mapping[str, Any]] | None,
         cancel: object = None,
         announce: object = None,
+        *,
+        llm: object = None,
     ) -> CompactionResult:
         action = self.plan.pop(0) if self.plan else None
         before = len(history)
@@ -55,14 +57,16 @@ class PlannedContext:
             return CompactionResult(True, action, 0, (step,))
         return NO_COMPACTION
 
-    def after_response(self, history: Sequence[Message], tools: Any, usage: Usage | None) -> None:
+    def after_response(
+        self, history: Sequence[Message], tools: Any, usage: Usage | None, *, model: str = ""
+    ) -> None:
         return None
 
     def compact_now(
-        self, history: list[Message], focus: str | None = None, cancel: object = None
+        self, history: list[Message], focus: str | None = None, cancel: object = None, *, llm: object = None
     ) -> CompactionResult:
         self.plan.insert(0, "full_summary")
-        return self.before_call(history, None)
+        return self.before_call(history, None, llm=None)
 
     def reset(self, history: list[Message]) -> None:
         return None

@@ -17,9 +17,11 @@ from paicli.context.tokens import TokenCounter
 from paicli.context.types import CompactionResult, CompactionStep
 from paicli.llm.messages import Message, ToolCall
 from paicli.session.resume import load_view, rebuild_view
-from paicli.testing.scripted_llm import ScriptedLLM
+from tests.context.helpers import climb_at
 
 from .helpers import new_ledger
+
+MODEL = "scripted-model"  # ScriptedLLM's model: the calibration key
 
 Compaction = Callable[[list[Message]], CompactionResult]
 
@@ -31,7 +33,13 @@ class OneCompaction(NullContext):
         self.work = work
 
     def before_call(
-        self, history: list[Message], tools: object, cancel: object = None, announce: object = None
+        self,
+        history: list[Message],
+        tools: object,
+        cancel: object = None,
+        announce: object = None,
+        *,
+        llm: object = None,
     ) -> CompactionResult:
         return self.work(history)
 
@@ -57,13 +65,13 @@ def test_clearing_writes_only_the_replaced_results_and_resume_folds_them(
     tmp_path: Path, project: Path
 ) -> None:
     ledger = new_ledger(tmp_path / "home", project)
-    manager = AutoCompactionManager(
-        ScriptedLLM(), TokenCounter("heuristic"), ContextProfile.from_window(128_000)
-    )
+    manager = AutoCompactionManager(TokenCounter("heuristic"), ContextProfile.from_window(128_000))
     made = conversation(
-        ledger, rounds(6), lambda view: manager.compact_if_needed(view, manager.measure(view) - 1)
+        ledger,
+        rounds(6),
+        lambda view: climb_at(manager, view, manager.measure(view, MODEL) - 1, llm=None),
     )
-    result = made.compact_before_call(None, None)
+    result = made.compact_before_call(None, None, llm=None)
     assert result.cleared_tool_results
     history = made.messages()
     checkpoint = ledger.read_all()[-1]
@@ -86,7 +94,7 @@ def test_compact_checkpoints_after_a_full_one_and_after_clear(tmp_path: Path, pr
     made = conversation(ledger, rounds(3), clear_all)
     made.checkpoint("manual")  # a full view ...
     made.append(Message.user("再读"), "user_input")
-    made.compact_before_call(None, None)
+    made.compact_before_call(None, None, llm=None)
     history = made.messages()
     assert ledger.path is not None
     assert load_view(ledger.path).messages == history[1:]  # ... then a compact one folded on top
@@ -123,10 +131,8 @@ def test_an_old_ledger_with_full_checkpoints_after_clearing_still_resumes(
 
 def test_the_overflow_log_names_the_real_cause(caplog: pytest.LogCaptureFixture) -> None:
     """Issue 17.6: blame the latest turn only when the latest request and unseen results alone are too big."""
-    manager = AutoCompactionManager(
-        ScriptedLLM(), TokenCounter("heuristic"), ContextProfile.from_window(8_000)
-    )
+    manager = AutoCompactionManager(TokenCounter("heuristic"), ContextProfile.from_window(8_000))
     history = [Message.system("sys"), Message.user("大输入 " + "字" * 40_000)]
     with caplog.at_level(logging.WARNING):
-        manager.before_call(history, None)
+        manager.before_call(history, None, llm=None)
     assert "latest user message and the unseen tool results alone do not fit" in caplog.text

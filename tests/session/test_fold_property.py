@@ -38,7 +38,7 @@ def test_folding_the_ledger_gives_the_live_view_after_every_turn(tmp_path: Path,
     assert {"turn"} <= set(actions)
     for request in session.script.requests:
         assert_protocol_valid(request)
-        assert session.manager.measure(request) <= WINDOW
+        assert session.manager.measure(request, session.llm.model) <= WINDOW
 
 
 def test_the_sessions_exercise_compact_checkpoints(tmp_path: Path) -> None:

@@ -51,4 +51,4 @@ def test_orchestrated_turns_fold_back_to_the_live_view(tmp_path: Path, seed: int
     assert recorded > 0
     for request in session.script.requests:
         assert_protocol_valid(request)
-        assert session.manager.measure(request) <= WINDOW
+        assert session.manager.measure(request, session.llm.model) <= WINDOW

@@ -67,7 +67,6 @@ def build(
     counter = TokenCounter("heuristic")
     # session memory on, with its background job run inline so the test is deterministic
     manager = AutoCompactionManager(
-        llm,
         counter,
         ContextProfile.from_window(window),
         CompactionValues(session_memory=True),

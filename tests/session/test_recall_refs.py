@@ -18,6 +18,8 @@ from tests.context.helpers import STRUCTURED
 
 from .helpers import new_ledger
 
+MODEL = "scripted-model"  # ScriptedLLM's model: the calibration key
+
 
 def talk(conversation: Conversation, turns: range) -> None:
     for n in turns:
@@ -28,22 +30,23 @@ def talk(conversation: Conversation, turns: range) -> None:
         conversation.append_answer(Message.assistant(f"第{n}轮完成", reasoning_content="想"), "llm_response")
 
 
-def build(tmp_path: Path, llm: ScriptedLLM) -> tuple[Conversation, Path]:
+def build(tmp_path: Path) -> tuple[Conversation, Path]:
     ledger = new_ledger(tmp_path / "home", tmp_path)
-    manager = AutoCompactionManager(llm, TokenCounter("heuristic"), ContextProfile.from_window(128_000))
+    manager = AutoCompactionManager(TokenCounter("heuristic"), ContextProfile.from_window(128_000))
     assert ledger.path is not None
     return Conversation("系统提示", ledger=ledger, context=manager), ledger.path
 
 
 def test_each_recorded_message_knows_its_entry_and_a_resume_gets_the_same_references(tmp_path: Path) -> None:
-    conversation, path = build(tmp_path, ScriptedLLM([STRUCTURED]))
+    llm = ScriptedLLM([STRUCTURED])
+    conversation, path = build(tmp_path)
     talk(conversation, range(1, 4))
     entries = {e.sequence: e for e in read_entries(path)}
     for message in conversation.messages()[1:]:
         assert message.ref is not None and message.ref[0] == message.ref[1]
         stored = entries[message.ref[0]].message
         assert stored is not None and stored.role == message.role and stored.content == message.content
-    conversation.compact_now()
+    conversation.compact_now(llm=llm)
     view = conversation.messages()
     assert view[1].ref is not None and view[1].ref[0] == view[2].ref[0]  # type: ignore[index]
     talk(conversation, range(4, 5))
@@ -53,12 +56,17 @@ def test_each_recorded_message_knows_its_entry_and_a_resume_gets_the_same_refere
 
 
 def test_a_compaction_writes_its_receipt_and_the_next_response_its_observed_cost(tmp_path: Path) -> None:
-    conversation, path = build(tmp_path, ScriptedLLM([STRUCTURED]))
+    llm = ScriptedLLM([STRUCTURED])
+    conversation, path = build(tmp_path)
     talk(conversation, range(1, 4))
-    result = conversation.compact_now()
+    result = conversation.compact_now(llm=llm)
     assert result.receipt is not None and conversation.last_receipt == result.receipt
-    conversation.after_response(None, Usage(prompt_tokens=900, completion_tokens=5, cached_tokens=600))
-    conversation.after_response(None, Usage(prompt_tokens=950, completion_tokens=5, cached_tokens=900))
+    conversation.after_response(
+        None, Usage(prompt_tokens=900, completion_tokens=5, cached_tokens=600), model=MODEL
+    )
+    conversation.after_response(
+        None, Usage(prompt_tokens=950, completion_tokens=5, cached_tokens=900), model=MODEL
+    )
     events = [e for e in read_entries(path) if e.event.startswith("compaction_receipt")]
     assert [e.event for e in events] == ["compaction_receipt", "compaction_receipt_observed"]  # once
     assert events[0].metadata["summarisedId"] == result.receipt.summarised_id
@@ -69,10 +77,11 @@ def test_a_compaction_writes_its_receipt_and_the_next_response_its_observed_cost
 
 
 def test_the_view_without_the_newest_compaction_keeps_what_came_after_it(tmp_path: Path) -> None:
-    conversation, path = build(tmp_path, ScriptedLLM([STRUCTURED]))
+    llm = ScriptedLLM([STRUCTURED])
+    conversation, path = build(tmp_path)
     talk(conversation, range(1, 4))
     before = [m.content for m in conversation.messages()[1:]]
-    conversation.compact_now()
+    conversation.compact_now(llm=llm)
     assert len(conversation) < len(before) + 1
     talk(conversation, range(4, 6))
     later = [m.content for m in conversation.messages()[-8:]]
@@ -92,9 +101,10 @@ def test_the_view_without_the_newest_compaction_keeps_what_came_after_it(tmp_pat
 def test_a_compaction_followed_by_a_clear_cannot_be_undone_and_a_summary_is_found_past_a_clearing(
     tmp_path: Path,
 ) -> None:
-    conversation, path = build(tmp_path, ScriptedLLM([STRUCTURED]))
+    llm = ScriptedLLM([STRUCTURED])
+    conversation, path = build(tmp_path)
     talk(conversation, range(1, 4))
-    conversation.compact_now()
+    conversation.compact_now(llm=llm)
     summary = last_compaction(read_entries(path), with_summary=True)
     assert summary is not None and summary.receipt.summary and not summary.rebuilt_after
     conversation.clear("系统提示")

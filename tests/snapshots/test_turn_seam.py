@@ -7,13 +7,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from paicli.cancel import CancelToken
 from paicli.cli.approval import question_options
+from paicli.cli.session_factory import SnapshottedTools
 from paicli.snapshots.recorder import RESTORE_EVENT, SNAPSHOT_EVENT, WorkspaceSnapshots
 from paicli.snapshots.store import SnapshotStore
 from paicli.snapshots.tool import REVERT_TURN, RevertTurn
 from paicli.tools.approval import ApprovalState, DenyingApprover
 from tests.snapshots.conftest import needs_git
-from tests.tools.helpers import RecordingApprover, make_runner, run, unwrap
+from tests.tools.helpers import RecordingApprover, calls, make_runner, run, unwrap
 
 
 class CountingCheckpoint:
@@ -46,10 +48,9 @@ def write_call(path: str, content: str = "x") -> tuple[str, str]:
 
 def test_one_checkpoint_per_turn_before_its_first_change(tmp_path: Path) -> None:
     runner = make_runner(tmp_path)
-    checkpoint = CountingCheckpoint()
-    runner.checkpoint = checkpoint
+    checkpoint = CountingCheckpoint()  # given to each turn, as the session's tools do (SnapshottedTools)
     (tmp_path / "a.txt").write_text("a", encoding="utf-8")
-    run(runner, ("read_file", '{"path": "a.txt"}'), ("list_dir", "{}"), text="只读")
+    run(runner, ("read_file", '{"path": "a.txt"}'), ("list_dir", "{}"), text="只读", checkpoint=checkpoint)
     assert checkpoint.labels == []
     run(
         runner,
@@ -57,21 +58,20 @@ def test_one_checkpoint_per_turn_before_its_first_change(tmp_path: Path) -> None
         ("edit_file", json.dumps({"path": "a.txt", "old_text": "a", "new_text": "c"})),
         ("execute_command", '{"command": "true"}'),
         text="第一轮",
+        checkpoint=checkpoint,
     )
-    run(runner, ("execute_command", '{"command": "true"}'), text="第二轮")
+    run(runner, ("execute_command", '{"command": "true"}'), text="第二轮", checkpoint=checkpoint)
     assert checkpoint.labels == ["第一轮", "第二轮"]
 
 
 def test_a_refused_call_takes_no_snapshot_and_a_broken_checkpoint_loses_no_call(tmp_path: Path) -> None:
     refused = make_runner(tmp_path, RecordingApprover("deny"), approval=ApprovalState("ask"))
     checkpoint = CountingCheckpoint()
-    refused.checkpoint = checkpoint
-    [result] = run(refused, write_call("b.txt"))
+    [result] = run(refused, write_call("b.txt"), checkpoint=checkpoint)
     assert result.blocked and checkpoint.labels == [] and not (tmp_path / "b.txt").exists()
 
     broken = make_runner(tmp_path)
-    broken.checkpoint = CountingCheckpoint(fail=True)
-    [result] = run(broken, write_call("c.txt", "kept"))
+    [result] = run(broken, write_call("c.txt", "kept"), checkpoint=CountingCheckpoint(fail=True))
     assert result.success and (tmp_path / "c.txt").read_text(encoding="utf-8") == "kept"
 
 
@@ -105,9 +105,8 @@ def test_revert_turn_needs_approval_and_records_the_restore(tmp_path: Path) -> N
     snapshots = WorkspaceSnapshots(SnapshotStore(work, tmp_path / "side", git), ledger=lambda: ledger)
 
     denied = make_runner(work, DenyingApprover())
-    denied.checkpoint = snapshots
     denied.register(RevertTurn.tool(snapshots))
-    run(denied, write_call("made.txt", "by the turn"), text="写文件")
+    run(denied, write_call("made.txt", "by the turn"), text="写文件", checkpoint=snapshots)
     assert [event[0] for event in ledger.events] == [SNAPSHOT_EVENT]
     [refused] = run(denied, ("revert_turn", '{"n": 1}'), text="撤回")
     assert refused.blocked and unwrap(refused).startswith("[HITL]")
@@ -167,3 +166,15 @@ def test_the_stored_label_is_redacted(tmp_path: Path) -> None:
     assert key not in snapshot.label and "[REDACTED]" in snapshot.label
     raw = store.repo.run(["cat-file", "commit", snapshot.commit])
     assert key.encode() not in raw
+
+
+def test_the_session_tools_give_every_turn_the_checkpoint(tmp_path: Path) -> None:
+    """The session's tool source hands its snapshots to each turn it makes; the runner holds none."""
+    checkpoint = CountingCheckpoint()
+    tools = SnapshottedTools(make_runner(tmp_path), checkpoint)
+    for text in ("第一轮", "第二轮"):
+        tools.for_turn(text).execute(
+            calls(write_call(f"{len(text)}{text}.txt")), CancelToken(), lambda _e: None
+        )
+    assert checkpoint.labels == ["第一轮", "第二轮"]
+    assert not hasattr(make_runner(tmp_path), "checkpoint")

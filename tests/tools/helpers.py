@@ -16,6 +16,7 @@ from paicli.llm.messages import ToolCall
 from paicli.memory.guard import ExternalContextTracker
 from paicli.tools.approval import ApprovalState, AutoApprover
 from paicli.tools.base import ApprovalDecision, ApprovalRequest, Approver, ToolResult
+from paicli.tools.checkpoint import TurnCheckpoint
 from paicli.tools.runner import ToolRunner
 
 _WRAPPED = re.compile(r'\A<tool_result tool="[^"]*" trust="untrusted-data">\n(.*)\n</tool_result>\Z', re.S)
@@ -109,9 +110,11 @@ def run(
     text: str = "",
     cancel: CancelToken | None = None,
     events: list[AgentEvent] | None = None,
+    checkpoint: TurnCheckpoint | None = None,
 ) -> list[ToolResult]:
     sink = events.append if events is not None else (lambda _e: None)
-    return runner.for_turn(text).execute(calls(*specs), cancel or CancelToken(), sink)
+    turn = runner.for_turn(text, checkpoint=checkpoint)
+    return turn.execute(calls(*specs), cancel or CancelToken(), sink)
 
 
 def run_one(runner: ToolRunner, name: str, args: str, text: str = "") -> tuple[ToolResult, str]:

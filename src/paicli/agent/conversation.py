@@ -18,7 +18,7 @@ from paicli.context.receipts import OBSERVED_EVENT, RECEIPT_EVENT, Receipt
 from paicli.context.types import CompactionResult
 from paicli.llm.messages import Message, Usage
 from paicli.llm.prefix_cache import PrefixValues
-from paicli.llm.protocol import ContextLimit
+from paicli.llm.protocol import ContextLimit, LLMClient
 from paicli.session.resume import (
     REFS_KEY,
     REPLACED_RESULTS_KEY,
@@ -128,18 +128,25 @@ class Conversation:
         tools: Sequence[Mapping[str, Any]] | None,
         cancel: CancelToken | None,
         announce: Callable[[str], None] | None = None,
+        *,
+        llm: LLMClient | None,
     ) -> CompactionResult:
-        result = self.context.before_call(self._history, tools, cancel, announce)
+        """Compaction before a request to `llm` (the loop's client: a summary is asked of the same model)."""
+        result = self.context.before_call(self._history, tools, cancel, announce, llm=llm)
         self._record_compaction(result, manual=False)
         return result
 
-    def compact_now(self, focus: str | None = None, cancel: CancelToken | None = None) -> CompactionResult:
-        result = self.context.compact_now(self._history, focus, cancel)
+    def compact_now(
+        self, focus: str | None = None, cancel: CancelToken | None = None, *, llm: LLMClient | None
+    ) -> CompactionResult:
+        result = self.context.compact_now(self._history, focus, cancel, llm=llm)
         self._record_compaction(result, manual=True)
         return result
 
-    def after_response(self, tools: Sequence[Mapping[str, Any]] | None, usage: Usage | None) -> None:
-        self.context.after_response(self._history, tools, usage)
+    def after_response(
+        self, tools: Sequence[Mapping[str, Any]] | None, usage: Usage | None, *, model: str
+    ) -> None:
+        self.context.after_response(self._history, tools, usage, model=model)
         receipt = self.last_receipt
         if self._observe_next and receipt is not None and usage is not None and usage.prompt_tokens > 0:
             self._observe_next = False
@@ -152,10 +159,12 @@ class Conversation:
             }
             self.event(OBSERVED_EVENT, "next_response", observed)
 
-    def context_refused(self, limit: ContextLimit, tools: Sequence[Mapping[str, Any]] | None) -> bool:
-        """The server refused the view as too long: its figures go to the compaction manager. True when they
-        changed what compaction aims for, so compacting again can make the request fit."""
-        return self.context.server_limit(self._history, tools, limit)
+    def context_refused(
+        self, limit: ContextLimit, tools: Sequence[Mapping[str, Any]] | None, *, model: str
+    ) -> bool:
+        """`model`'s server refused the view as too long: its figures go to the compaction manager. True when
+        they changed what compaction aims for, so compacting again can make the request fit."""
+        return self.context.server_limit(self._history, tools, limit, model=model)
 
     def prune_images(self, source: str = "view_image_prune") -> int:
         """Spec 8.1: earlier messages keep their text and a note instead of their images, so an image is sent

@@ -226,7 +226,9 @@ class ToolLoop:
             self.emit(CompactionStarted(self.conversation.actor))  # the wait goes on: its spinner again
 
         try:
-            result = self.conversation.compact_before_call(definitions or None, self.cancel, announce)
+            result = self.conversation.compact_before_call(
+                definitions or None, self.cancel, announce, llm=self.llm
+            )
         except Exception:  # compaction is best effort; the request must still go out
             log.exception("compaction check failed")
             return None
@@ -265,7 +267,7 @@ class ToolLoop:
         self.stats.add(response.usage)
         try:
             if messages is None:  # a continuation's count is not the view's
-                self.conversation.after_response(tools, response.usage)
+                self.conversation.after_response(tools, response.usage, model=self.llm.model)
         except Exception:
             log.exception("token calibration failed")
         self.emit(ModelCallFinished(response.usage, response.model or self.llm.model, actor))
@@ -273,7 +275,9 @@ class ToolLoop:
 
     def _recover(self, limit: ContextLimit, tools: list[dict[str, Any]] | None) -> bool:
         """Whether the server's figures let the view be made to fit (then it is compacted for the retry)."""
-        if self._overflow_retried or not self.conversation.context_refused(limit, tools):
+        if self._overflow_retried or not self.conversation.context_refused(
+            limit, tools, model=self.llm.model
+        ):
             return False
         self._overflow_retried = True
         self.emit(Notice(OVERFLOW_RETRY_NOTICE.format(figures=limit_figures(limit)), "warn"))

@@ -9,7 +9,7 @@ from paicli.agent.events import EventSink
 from paicli.cancel import CancelToken
 from paicli.context.types import NO_COMPACTION, CompactionResult
 from paicli.llm.messages import Message, ToolCall, Usage
-from paicli.llm.protocol import ContextLimit
+from paicli.llm.protocol import ContextLimit, LLMClient
 from paicli.tools.base import ToolResult
 
 
@@ -22,6 +22,11 @@ class TurnTools(Protocol):
 
     def notice(self) -> str | None:
         """A line for the user about this turn's tool policy (e.g. web tools withheld), or None."""
+        ...
+
+    def verified_urls(self) -> list[str]:
+        """URLs this turn may fetch (its input's and those web_search returned): a Plan task or Team step
+        passes them on to the ones that depend on it."""
         ...
 
     def execute(self, calls: Sequence[ToolCall], cancel: CancelToken, emit: EventSink) -> list[ToolResult]:
@@ -41,7 +46,8 @@ class ToolSource(Protocol):
 
 
 class ContextPort(Protocol):
-    """Compaction and token accounting for one history (AutoCompactionManager satisfies this)."""
+    """Compaction and token accounting for one history (AutoCompactionManager satisfies this). It holds no
+    model: every call is given the client (or the model) of the loop it serves."""
 
     def before_call(
         self,
@@ -49,26 +55,44 @@ class ContextPort(Protocol):
         tools: Sequence[Mapping[str, Any]] | None,
         cancel: CancelToken | None = None,
         announce: Callable[[str], None] | None = None,
+        *,
+        llm: LLMClient | None,
     ) -> CompactionResult:
-        """Offload/clear/summarize as needed before a model call. Mutates `history` in place. `announce` gets
-        one line for the user before an automatic summary starts (it takes a model call of its own)."""
+        """Offload/clear/summarize as needed before a model call to `llm`. Mutates `history` in place.
+        `announce` gets one line for the user before an automatic summary starts (it takes a model call of its
+        own, to `llm`)."""
         ...
 
     def after_response(
-        self, history: Sequence[Message], tools: Sequence[Mapping[str, Any]] | None, usage: Usage | None
+        self,
+        history: Sequence[Message],
+        tools: Sequence[Mapping[str, Any]] | None,
+        usage: Usage | None,
+        *,
+        model: str,
     ) -> None:
-        """Calibrate the local count against the provider's prompt_tokens for the request just sent."""
+        """Calibrate the local count for `model` against the provider's prompt_tokens for the request just sent."""
         ...
 
     def compact_now(
-        self, history: list[Message], focus: str | None = None, cancel: CancelToken | None = None
+        self,
+        history: list[Message],
+        focus: str | None = None,
+        cancel: CancelToken | None = None,
+        *,
+        llm: LLMClient | None,
     ) -> CompactionResult: ...
 
     def server_limit(
-        self, history: Sequence[Message], tools: Sequence[Mapping[str, Any]] | None, limit: ContextLimit
+        self,
+        history: Sequence[Message],
+        tools: Sequence[Mapping[str, Any]] | None,
+        limit: ContextLimit,
+        *,
+        model: str,
     ) -> bool:
-        """The server refused `history` (+ `tools`) as longer than its context: take its figures (its window,
-        its count of this request). True when compacting again can now make the request fit."""
+        """`model`'s server refused `history` (+ `tools`) as longer than its context: take its figures (its
+        window, its count of this request). True when compacting again can now make the request fit."""
         ...
 
     def reset(self, history: list[Message]) -> None:
@@ -108,21 +132,38 @@ class NullContext:
         tools: Sequence[Mapping[str, Any]] | None,
         cancel: CancelToken | None = None,
         announce: Callable[[str], None] | None = None,
+        *,
+        llm: LLMClient | None,
     ) -> CompactionResult:
         return NO_COMPACTION
 
     def after_response(
-        self, history: Sequence[Message], tools: Sequence[Mapping[str, Any]] | None, usage: Usage | None
+        self,
+        history: Sequence[Message],
+        tools: Sequence[Mapping[str, Any]] | None,
+        usage: Usage | None,
+        *,
+        model: str,
     ) -> None:
         return None
 
     def compact_now(
-        self, history: list[Message], focus: str | None = None, cancel: CancelToken | None = None
+        self,
+        history: list[Message],
+        focus: str | None = None,
+        cancel: CancelToken | None = None,
+        *,
+        llm: LLMClient | None,
     ) -> CompactionResult:
         return NO_COMPACTION
 
     def server_limit(
-        self, history: Sequence[Message], tools: Sequence[Mapping[str, Any]] | None, limit: ContextLimit
+        self,
+        history: Sequence[Message],
+        tools: Sequence[Mapping[str, Any]] | None,
+        limit: ContextLimit,
+        *,
+        model: str,
     ) -> bool:
         return False
 
@@ -155,6 +196,9 @@ class NoTools:
 
     def notice(self) -> str | None:
         return None
+
+    def verified_urls(self) -> list[str]:
+        return []
 
     def execute(self, calls: Sequence[ToolCall], cancel: CancelToken, emit: EventSink) -> list[ToolResult]:
         return []

@@ -181,7 +181,8 @@ class ReactAgent:
         return self.conversation.clear(self.prompt.build(""))
 
     def compact_now(self, focus: str | None = None, cancel: CancelToken | None = None) -> CompactionResult:
-        return self.conversation.compact_now(focus, cancel)
+        """/compact: the summary is asked of this agent's model."""
+        return self.conversation.compact_now(focus, cancel, llm=self.llm)
 
     def restore(
         self,

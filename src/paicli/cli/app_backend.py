@@ -110,14 +110,22 @@ class AppBackend:
         self.stats = LoopStats()
         self.state = RunState(turn_gate=self.background if enabled else None)  # extraction yields to turns
         after_turn = self.background.after_turn if enabled else None
+        self.snapshots = _snapshot_commands(parts, lambda: self.core.parts.ledger)
+        checkpoint = self.snapshots.snapshots if self.snapshots is not None else None
         self.factory = SessionFactory(
-            parts, self.background, self.stats, budget, after_turn, self.state, spend=self.spend
+            parts,
+            self.background,
+            self.stats,
+            budget,
+            after_turn,
+            self.state,
+            spend=self.spend,
+            checkpoint=checkpoint,  # every core's turns snapshot the workspace before their first change
         )
         self.core = self.factory.first()
         self.models = ModelSwitch(
             lambda: self.core.parts, self.switch_model, lambda: self.core.report.cache().short
         )
-        self.snapshots = _snapshot_commands(parts, lambda: self.core.parts.ledger)
         if self.snapshots is not None:
             self.snapshots.snapshots.start_priming()  # the first snapshot, prepared while the user types
         from paicli.cli.session_retention import startup_retention

@@ -107,7 +107,7 @@ class CompactionControls:
 
     def preview(self, focus: str, cancel: CancelToken | None) -> CommandReply:
         core = self._core()
-        result = core.compaction.preview(core.agent.history, focus or None, cancel)
+        result = core.compaction.preview(core.agent.history, focus or None, cancel, llm=core.agent.llm)
         if result.error:
             return CommandReply(f"❌ 预览没有完成: {result.error}", ok=False)
         if result.receipt is None:
@@ -130,7 +130,7 @@ class CompactionControls:
         view = view_without(entries, logged)
         core.agent.restore(view.messages, source="compact_undo")
         core.agent.conversation.event(UNDO_EVENT, "slash_compact_undo", {"receiptSequence": logged.sequence})
-        tokens = core.compaction.measure(core.agent.history)
+        tokens = core.compaction.measure(core.agent.history, core.agent.llm.model)
         lines = [
             f"↩️ 已撤销最近一次压缩：上下文恢复为 {len(view.messages)} 条消息，约 {tokens:,} tokens"
             "（压缩之后的对话都保留）。"

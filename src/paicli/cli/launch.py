@@ -248,9 +248,11 @@ def _warn_untrusted_settings(env: EnvLookup, settings: Settings) -> None:
 def _nothing_to_continue(resume: Path | None, mode: str) -> str | None:
     """Why `-p "" --plan|--team -c|--resume ID` has nothing to run (None: there is an interrupted run)."""
     from paicli.agent.plan.checkpoint import fold_interrupted
+    from paicli.config.modes import orchestrated
     from paicli.session.resume import parse_entries
 
-    flag, what = ("--team", "没有执行完的团队任务") if mode == "team" else ("--plan", "没有执行完的计划")
+    run = orchestrated(mode)
+    flag, what = run.flag, f"没有执行完的{run.what}"
     if resume is None:
         return f"{flag} 没有可以继续的内容：本项目还没有会话；请在 -p 后写出任务"
     try:

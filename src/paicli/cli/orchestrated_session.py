@@ -14,8 +14,8 @@ from paicli.agent.loop import LoopStats
 from paicli.agent.ports import ContextPort, ToolSource
 from paicli.cancel import CancelToken
 from paicli.cli.compose import Components
+from paicli.config.modes import orchestrated
 from paicli.llm.protocol import LLMClient
-from paicli.tools.disabled import ToolsDisabled
 
 if TYPE_CHECKING:  # the plan and team machinery load with the first such run, not with every -p
     from paicli.agent.plan.agent import PlanDraft, PlanExecuteAgent, PlanSettings
@@ -46,6 +46,7 @@ class OrchestratedRuns:
     """Plan and Team runs of one session: both wired from the same parts, stats, budget and member context."""
 
     parts: Components
+    tools: ToolSource  # the session's (each turn snapshotted when the session keeps snapshots)
     stats: LoopStats
     budget: Callable[[], AgentBudget]
     on_completed: Callable[[str], None] | None
@@ -54,8 +55,7 @@ class OrchestratedRuns:
 
     def _shared(self) -> tuple[LLMClient, ToolSource]:
         """What every task and member of a run calls: this session's model and tools."""
-        tools = self.parts.tools if self.parts.tools_enabled else ToolsDisabled()
-        return self.parts.llm, tools
+        return self.parts.llm, self.tools
 
     def _per_member(self) -> tuple[Callable[[], ContextPort], Callable[[], AgentBudget], LoopStats]:
         """Each task or member gets its own compaction manager and budget; stats are the session's."""
@@ -124,10 +124,10 @@ class OrchestratedRuns:
         if found is None:
             return None
         plan = found.progress.plan
-        what, unit = ("团队任务", "个步骤") if found.mode == "team" else ("计划", "个任务")
+        run = orchestrated(found.mode)
         return (
-            f"📋 上次有一个没有执行完的{what}：{plan.goal.splitlines()[0][:60]}"
-            f"（{len(found.completed)}/{len(plan.tasks)} {unit}已完成）"
+            f"📋 上次有一个没有执行完的{run.what}：{plan.goal.splitlines()[0][:60]}"
+            f"（{len(found.completed)}/{len(plan.tasks)} 个{run.unit}已完成）"
         )
 
     def continue_interrupted(
@@ -135,9 +135,8 @@ class OrchestratedRuns:
     ) -> RunFinished:
         if found is None:
             return RunFinished("error", "", "没有找到未完成的计划。")
-        goal = found.progress.plan.goal
+        goal, run = found.progress.plan.goal, orchestrated(found.mode)
+        emit(Notice(f"⏩ 继续未完成的{run.what}：跳过 {len(found.completed)} 个已完成的{run.unit}"))
         if found.mode == "team":
-            emit(Notice(f"⏩ 继续未完成的团队任务：跳过 {len(found.completed)} 个已完成的步骤"))
             return self.team_agent(goal).resume(found, emit, cancel)
-        emit(Notice(f"⏩ 继续未完成的计划：跳过 {len(found.completed)} 个已完成的任务"))
         return self.plan_agent(goal).resume(found, emit, cancel)

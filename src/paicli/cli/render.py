@@ -44,6 +44,7 @@ from paicli.cli.summaries import (
     summarize_result,
     tool_call_line,
 )
+from paicli.config.modes import orchestrated
 from paicli.termsafe import TerminalStream, show_controls
 from paicli.tools.base import ToolResult
 
@@ -318,7 +319,7 @@ class EventRenderer:
         run that failed at the planner has no task results to open)."""
         if result.turn is None or self._on_fold is None or not result.turn.tasks:
             return
-        self._on_fold("团队任务" if result.turn.mode == "team" else "计划", result.turn.full)
+        self._on_fold(orchestrated(result.turn.mode).what, result.turn.full)
         say(self._progress, "    每个任务的完整结果：Ctrl+O 展开", "dim")
 
     def _put_answer(self, result: RunFinished) -> None:

@@ -129,7 +129,9 @@ class InteractiveRepl:
         show_toolbar: bool = True,
         table: CommandTable = BUILTIN,
         history_keys: ConfiguredKeys = no_keys,
+        intro: str = "",
     ) -> None:
+        """`intro`: a line shown below the banner (the conversation a start-up resume restored)."""
         self._input = inp
         self._history_keys = history_keys
         self._output = out
@@ -137,7 +139,7 @@ class InteractiveRepl:
         self._history_file = history_file
         self._show_toolbar = show_toolbar
         self._status: StatusSnapshot | None = None
-        self.intro = ""
+        self._intro = intro
         self._pastes = PasteStore()
         self._root = Path(session.info().project_root or ".")
         self.io = InteractiveIO(inp, out, console, self._clear_history)
@@ -273,8 +275,8 @@ class InteractiveRepl:
     def _loop(self) -> int:
         for text, style in banner_lines(self._dispatcher.port.info()):
             say(self._console, text, style or None)
-        if self.intro:
-            say(self._console, self.intro)
+        if self._intro:
+            say(self._console, self._intro)
         offer_continuation(self._dispatcher)
         while True:
             self._dispatcher.notices()
@@ -333,8 +335,8 @@ def run_interactive(
         show_toolbar,
         table,
         history_keys,
+        intro,
     )
-    repl.intro = intro
     if approver is None:
         return repl.run()
     with approver.asking(repl.io.approval_handler):

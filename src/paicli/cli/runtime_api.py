@@ -17,10 +17,9 @@ from paicli.cli.approval_desk import ANSWERS, APPROVAL_POLICIES
 from paicli.cli.headless import SessionBusy, UnknownSession
 from paicli.cli.runtime_runs import Run, RunRegistry, RunRequest
 from paicli.config.env import ConfigError
-from paicli.config.modes import RunMode
+from paicli.config.modes import RUN_MODES
 
 MAX_BODY = 1 << 20
-MODES: tuple[RunMode, ...] = ("react", "plan", "team")
 _RUN = re.compile(r"^/v1/runs/([A-Za-z0-9-]+)$")
 _CANCEL = re.compile(r"^/v1/runs/([A-Za-z0-9-]+)/cancel$")
 _APPROVAL = re.compile(r"^/v1/runs/([A-Za-z0-9-]+)/approvals/([A-Za-z0-9-]+)$")
@@ -61,8 +60,8 @@ def parse_run_request(body: Any) -> RunRequest:
     if session_id is not None and not isinstance(session_id, str):
         raise BadRequest(HTTPStatus.BAD_REQUEST, "session_id 必须是字符串")
     mode = body.get("mode", "react")
-    if mode not in MODES:
-        raise BadRequest(HTTPStatus.BAD_REQUEST, f"mode 只能是 {'、'.join(MODES)}")
+    if mode not in RUN_MODES:
+        raise BadRequest(HTTPStatus.BAD_REQUEST, f"mode 只能是 {'、'.join(RUN_MODES)}")
     approvals = body.get("approval_policy", "deny")
     if approvals not in APPROVAL_POLICIES:
         raise BadRequest(HTTPStatus.BAD_REQUEST, f"approval_policy 只能是 {'、'.join(APPROVAL_POLICIES)}")

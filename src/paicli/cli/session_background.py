@@ -111,9 +111,10 @@ class SessionBackground:
         self._lock = threading.Lock()
         self.usage = Usage()  # side calls (fact extraction, compaction summaries) on top of the agent's own
         self.calls = 0
-        self._extraction = BackgroundExtraction(manager_job(memory))
         side = SideModel(current)
-        memory.extractor = UsageRecordingExtractor(side, self.record_usage)
+        # the session's extractor is handed to the memory at each extraction, never set on it
+        extractor = UsageRecordingExtractor(side, self.record_usage)
+        self._extraction = BackgroundExtraction(manager_job(memory, extractor))
         if judge:
             memory.use_judge(side, None, self.record_usage)
 

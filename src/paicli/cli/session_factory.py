@@ -5,13 +5,13 @@ frozen `Settings` and the conversation to carry on, instead of patching fields o
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from paicli.agent.budget import AgentBudget
 from paicli.agent.conversation import Conversation
 from paicli.agent.loop import LoopStats
-from paicli.agent.ports import MemoryPort
+from paicli.agent.ports import MemoryPort, ToolSource
 from paicli.agent.react import AgentOptions, ReactAgent
 from paicli.cli import server_window
 from paicli.cli.compose import Components, build_llm
@@ -29,10 +29,12 @@ from paicli.llm.metered import MeteredClient
 from paicli.llm.protocol import LLMClient
 from paicli.llm.spend import SpendMeter
 from paicli.session.ledger import ConversationLedger
+from paicli.tools.checkpoint import TurnCheckpoint
 from paicli.tools.disabled import ToolsDisabled
 from paicli.tools.hooks import compaction_hooks
 from paicli.tools.recall import RecallTool
 from paicli.tools.registry import Tool
+from paicli.tools.runner import ToolRunner, TurnToolSet
 
 
 def recall_tool(parts: Components) -> Tool:
@@ -59,6 +61,18 @@ class SessionCore:
     restore: SessionRestore
 
 
+class SnapshottedTools:
+    """The session's tools whose every turn snapshots the workspace before its first change: the checkpoint is
+    given to each turn when it is made, never set on the runner."""
+
+    def __init__(self, tools: ToolRunner, checkpoint: TurnCheckpoint) -> None:
+        self._tools = tools
+        self._checkpoint = checkpoint
+
+    def for_turn(self, submitted_text: str, inherited_urls: Iterable[str] = ()) -> TurnToolSet:
+        return self._tools.for_turn(submitted_text, inherited_urls, self._checkpoint)
+
+
 class SessionFactory:
     def __init__(
         self,
@@ -70,9 +84,12 @@ class SessionFactory:
         state: RunState,
         *,
         spend: SpendMeter | None = None,
+        checkpoint: TurnCheckpoint | None = None,
     ) -> None:
+        """`checkpoint`: the session's workspace snapshots (every turn takes one before its first change)."""
         self.base = base
         self.spend = spend
+        self.checkpoint = checkpoint
         self.background = background
         self.stats = stats
         self.budget = budget
@@ -87,7 +104,6 @@ class SessionFactory:
         Team `member`'s calibrates a counter of its own (`TokenCounter.sibling`)."""
         hooks = parts.tools.hooks  # PreCompact / PostCompact
         return AutoCompactionManager(
-            MeteredClient(parts.llm, self.background.record_usage),  # summaries count in the session's usage
             parts.counter.sibling() if member else parts.counter,
             self._profile(parts),
             parts.values.compaction,
@@ -97,7 +113,11 @@ class SessionFactory:
             on_server_window=lambda tokens: self._learned(parts.settings, tokens),
             pinned=parts.pins.block,  # values the pin block holds verbatim a summary need not carry again
             summary_hooks=compaction_hooks(hooks, parts.notices.post) if hooks is not None else None,
+            meter=self._metered,  # summaries count in the session's usage
         )
+
+    def _metered(self, llm: LLMClient) -> LLMClient:
+        return MeteredClient(llm, self.background.record_usage)
 
     def _profile(self, parts: Components) -> ContextProfile:
         """The session's profile, or a smaller window a refusal of this endpoint and model named meanwhile."""
@@ -143,23 +163,38 @@ class SessionFactory:
         parts.tools.register(recall_tool(parts))  # same spec each build: the tool list stays byte-stable
         turn_memory = TurnMemory(parts.memory) if settings.memory_placement == "turn" else None
         compaction = self.compaction(parts, turn_memory)
-        agent = self._react_agent(parts, compaction, turn_memory, conversation)
+        tools = self._tools(parts)
+        agent = self._react_agent(parts, tools, compaction, turn_memory, conversation)
         runs = OrchestratedRuns(
-            parts, self.stats, self.budget, self.after_turn, lambda: self.compaction(parts, member=True)
+            parts,
+            tools,
+            self.stats,
+            self.budget,
+            self.after_turn,
+            lambda: self.compaction(parts, member=True),
         )
         return SessionCore(
             parts,
             compaction,
             agent,
             runs,
-            TurnRunner(parts, agent, runs, self.state),
+            TurnRunner(parts, agent, runs, self.state, self.checkpoint),
             SessionReport(parts, agent, self.background, compaction, self.spend),
             SessionRestore(parts, self.background.notice),
         )
 
+    def _tools(self, parts: Components) -> ToolSource:
+        """What the session's loops call: off, or the runner (each turn snapshotted when snapshots are kept)."""
+        if not parts.tools_enabled:
+            return ToolsDisabled()
+        if self.checkpoint is None:
+            return parts.tools
+        return SnapshottedTools(parts.tools, self.checkpoint)
+
     def _react_agent(
         self,
         parts: Components,
+        tools: ToolSource,
         compaction: AutoCompactionManager,
         turn_memory: TurnMemory | None,
         conversation: Conversation | None,
@@ -175,7 +210,7 @@ class SessionFactory:
         memory: MemoryPort = turn_memory if turn_memory is not None else parts.memory
         return ReactAgent(
             parts.llm,
-            parts.tools if parts.tools_enabled else ToolsDisabled(),
+            tools,
             parts.prompt,
             context=compaction,
             ledger=parts.ledger,

@@ -63,9 +63,10 @@ class SessionReport:
         context_tokens, source, due = 0, "local", ""
         if count_context and len(history) > 1:  # one-shot runs skip it: it would load the tokenizer
             tools = self.tool_definitions()
-            figure = self.compaction.figure(history, tools)
+            model = self.agent.llm.model
+            figure = self.compaction.figure(history, tools, model=model)
             context_tokens, source = figure.tokens, figure.source
-            due = self.compaction.due(history, tools)
+            due = self.compaction.due(history, tools, model=model)
         return StatusSnapshot(
             model=self.parts.settings.model,
             context_tokens=context_tokens,
@@ -103,6 +104,7 @@ class SessionReport:
         report = self.compaction.context_report(
             self.agent.history,
             self.tool_definitions(),
+            model=self.agent.llm.model,
             provider=self.parts.settings.provider,
             cache_hit_ratio=cache.hit_ratio,
         )

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 
 def attach_snapshots(parts: Components, ledger: Callable[[], EventLedger]) -> WorkspaceSnapshots:
-    """Build the session's snapshots from the knobs; the runner calls them before each turn's first change."""
+    """Build the session's snapshots from the knobs; each turn calls them before its first change."""
     from paicli.cli.compose import known_secrets
 
     files = parts.values.files
@@ -44,7 +44,6 @@ def attach_snapshots(parts: Components, ledger: Callable[[], EventLedger]) -> Wo
         redact=Redactor(secrets).text,
         notify=parts.notices.post,
     )
-    parts.tools.checkpoint = snapshots
     if store is not None:
         parts.tools.register(RevertTurn.tool(snapshots))
     return snapshots

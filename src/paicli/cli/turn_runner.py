@@ -23,6 +23,7 @@ from paicli.tools.hooks import Hooks
 if TYPE_CHECKING:
     from paicli.agent.plan.agent import PlanDraft
     from paicli.cli.orchestrated_session import OrchestratedRuns
+    from paicli.tools.checkpoint import TurnCheckpoint
 
 log = logging.getLogger(__name__)
 RESUMABLE_MODES = ORCHESTRATED  # runs whose interrupted steps /resume and -c offer to continue
@@ -93,11 +94,20 @@ def stop_hooks(hooks: Hooks | None, emit: EventSink) -> None:
 
 
 class TurnRunner:
-    def __init__(self, parts: Components, agent: ReactAgent, runs: OrchestratedRuns, state: RunState) -> None:
+    def __init__(
+        self,
+        parts: Components,
+        agent: ReactAgent,
+        runs: OrchestratedRuns,
+        state: RunState,
+        checkpoint: TurnCheckpoint | None = None,
+    ) -> None:
+        """`checkpoint`: the session's workspace snapshots, told where each turn or run begins."""
         self.parts = parts
         self.agent = agent
         self.runs = runs
         self.state = state
+        self._checkpoint = checkpoint
 
     def supports_mode(self, mode: RunMode) -> bool:
         return mode in RUN_MODES
@@ -126,7 +136,7 @@ class TurnRunner:
 
     def _begin_unit(self, text: str, mode: RunMode) -> None:
         """Snapshots taken from here on belong to this turn or run (/undo takes a whole run back)."""
-        checkpoint = self.parts.tools.checkpoint
+        checkpoint = self._checkpoint
         if checkpoint is None:
             return
         note = checkpoint.take_note()  # files restored behind the model's back: told before it goes on

@@ -8,6 +8,7 @@ composition root; start-up validation, the README's configuration table and `/co
 from __future__ import annotations
 
 from paicli.config import knobs_browser, knobs_code, knobs_memory
+from paicli.config.compaction_profiles import PROFILES
 from paicli.config.knob_types import (
     Knob,
     Lookup,
@@ -84,7 +85,7 @@ COMPACTION_PROFILE = choice(
     "PAICLI_COMPACTION_PROFILE",
     COMPACTION,
     "paicli",
-    ("paicli", "reference"),
+    tuple(PROFILES),
     "compaction algorithm: paicli (cache-aware depths, fallback note) or reference (the article end to end)",
 )
 VISION = choice(

@@ -46,6 +46,29 @@ MODES: tuple[Mode, ...] = (
     ),
 )
 MODE_NAMES: tuple[SessionMode, ...] = tuple(mode.name for mode in MODES)
+
+
+@dataclass(frozen=True)
+class Orchestrated:
+    """How the user is told about a Plan or Team run."""
+
+    mode: RunMode
+    what: str  # the run, in a sentence: 上次有一个没有执行完的{what}
+    unit: str  # one of its parts: 3/5 个{unit}已完成
+    flag: str  # the -p option that starts one
+
+
+ORCHESTRATED_RUNS: tuple[Orchestrated, ...] = (
+    Orchestrated("plan", "计划", "任务", "--plan"),
+    Orchestrated("team", "团队任务", "步骤", "--team"),
+)
+
+
+def orchestrated(mode: str) -> Orchestrated:
+    """The Plan or Team run called `mode` (a plan for anything else: every orchestrated run is one)."""
+    return next((run for run in ORCHESTRATED_RUNS if run.mode == mode), ORCHESTRATED_RUNS[0])
+
+
 RUN_MODES: tuple[RunMode, ...] = ("react", "plan", "team")
 ORCHESTRATED: tuple[RunMode, ...] = tuple(mode for mode in RUN_MODES if mode != "react")
 DEFAULT_MODE = MODES[0]

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from paicli.config import knobs
+from paicli.config.compaction_profiles import MemoryPlacement, profile_named
 from paicli.config.config_file import ConfigFile, load_config_file
 from paicli.config.env import HOME_DOTENV, ConfigError, EnvLookup, Found, home_dir
 from paicli.config.providers import (
@@ -27,8 +28,6 @@ from paicli.config.providers import (
     provider,
     resolve_model_spec,
 )
-
-MemoryPlacement = Literal["system", "turn"]
 
 
 class NoProviderError(ConfigError):
@@ -265,7 +264,7 @@ class _Sources:
 def _placement(env: EnvLookup) -> MemoryPlacement:
     """Set explicitly, or the compaction profile's: the reference puts memories in the system prompt."""
     if env.get(knobs.MEMORY_PLACEMENT.key) is None:
-        return "system" if knobs.COMPACTION_PROFILE.read(env) == "reference" else "turn"
+        return profile_named(knobs.COMPACTION_PROFILE.read(env)).memory_placement
     return "system" if knobs.MEMORY_PLACEMENT.read(env) == "system" else "turn"
 
 

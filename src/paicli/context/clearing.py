@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
+from paicli.config.compaction_profiles import ClearingDepth
 from paicli.context.estimate import utf16_len
 from paicli.context.recall_ids import Ref, tag
 from paicli.context.rounds import unseen_tool_indices
@@ -44,7 +44,6 @@ _BOUNDARY_TOOL = re.compile(r'^<tool_result tool="([^"]+)"')
 _OFFLOAD_FILE = re.compile(r"(?m)^文件: (\.paicli/tool-outputs/\S+)$")
 
 Measure = Callable[[Sequence[Message]], int]
-ClearingDepth = Literal["keep_recent", "watermark"]  # the profile's field (compaction_profile.py)
 
 
 @dataclass(frozen=True)

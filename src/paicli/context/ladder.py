@@ -8,8 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from paicli.context.clearing import ClearingDepth
-from paicli.context.compaction_profile import CompactionProfile
+from paicli.config.compaction_profiles import ClearingDepth, CompactionProfile
 
 # clear: level 2 (old tool results, to the profile's depth); session_memory: a summary prepared in the
 # background; summary: level 3; window_fit: what still does not fit loses seen results, unseen ones are
@@ -20,7 +19,7 @@ Rung = Literal["clear", "session_memory", "summary", "window_fit"]
 @dataclass(frozen=True)
 class Ladder:
     # off: a check only offloads results too big for the window (lossless) and refuses a request that still
-    # does not fit; the rungs run only when asked for by name (compact_if_needed)
+    # does not fit; the rungs run only when asked for by name (context/climb.py)
     automatic: bool
     rungs: tuple[Rung, ...]
     clearing_depth: ClearingDepth

@@ -10,6 +10,7 @@ from paicli.context.rounds import system_end
 from paicli.context.summary import SharedPrefix, SummaryOutcome
 from paicli.context.types import CompactionResult, CompactionStep, Strategy
 from paicli.llm.messages import Message
+from paicli.llm.protocol import LLMClient
 
 # Watermarks (beyond the reference, whose thresholds still decide *when* a level fires): a summary or the
 # fallback keeps a recent tail so that the view lands near SUMMARY_TARGET_RATIO of the trigger, leaving
@@ -40,13 +41,15 @@ class FullSummary(Protocol):
         cancel: CancelToken | None = None,
         cut: int | None = None,
         prefix: SharedPrefix | None = None,
+        *,
+        llm: LLMClient | None,
     ) -> SummaryOutcome: ...
 
 
 class SessionMemory(Protocol):
     enabled: bool
 
-    def prepare_if_needed(self, history: list[Message], trigger: int) -> bool: ...
+    def prepare_if_needed(self, history: list[Message], trigger: int, llm: LLMClient | None) -> bool: ...
 
     def compact_if_ready(self, history: list[Message], trigger: int) -> bool: ...
 

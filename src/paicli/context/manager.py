@@ -13,28 +13,29 @@ from dataclasses import replace
 from typing import Literal
 
 from paicli.cancel import CancelToken
+from paicli.config.compaction_profiles import CompactionProfile
 from paicli.config.compaction_values import CompactionValues
 from paicli.context import compaction_profile
 from paicli.context.backoff import SummaryBackoff
 from paicli.context.clearing import ToolResultClearer
-from paicli.context.compaction_profile import CompactionProfile, clearing_config
+from paicli.context.climb import climb, summary_by_name
+from paicli.context.compaction_profile import clearing_config
 from paicli.context.gauge import Gauge
 from paicli.context.ladder import ladder_for
-from paicli.context.levels import NOTE_REQUESTS_RATIO, FullSummary, SessionMemory, Tools, result_of
+from paicli.context.levels import NOTE_REQUESTS_RATIO, FullSummary, SessionMemory, Tools
 from paicli.context.memory_view import TurnMemory
 from paicli.context.outcomes import partial_change, receipted
 from paicli.context.profile import ContextProfile
 from paicli.context.session_memory import SessionMemoryCompactor, Submit, daemon_submit
 from paicli.context.status import ContextFigure, ContextReport, context_figure
 from paicli.context.status_report import build_report
-from paicli.context.summariser import Announce, Summariser
+from paicli.context.summariser import Announce, Summariser, SummaryCall
 from paicli.context.summary import ConversationHistoryCompactor
 from paicli.context.summary_text import input_chars_for_window
 from paicli.context.tokens import CALIBRATION_MAX, TokenCounter
 from paicli.context.types import (
     NO_COMPACTION,
     CompactionResult,
-    CompactionStep,
     SummaryHooks,
     whole_view,
 )
@@ -51,11 +52,14 @@ Due = Literal["", "compact", "manual"]
 
 class AutoCompactionManager:
     """One per conversation (the ReAct agent's, each Plan task's, each Team member's), with every collaborator
-    given at construction. Satisfies ContextPort."""
+    given at construction. Satisfies ContextPort.
+
+    The plan of each call is the ladder (pure, per profile); this executor holds no model: every call names the
+    client it serves (`llm`, or `model` for figures), so a /model switch or a Plan/Team loop with a model of its
+    own can never compact or calibrate with another client."""
 
     def __init__(
         self,
-        llm: LLMClient | None,
         counter: TokenCounter | None = None,
         profile: ContextProfile | None = None,
         values: CompactionValues | None = None,
@@ -71,12 +75,13 @@ class AutoCompactionManager:
         on_server_window: Callable[[int], None] | None = None,  # hears a window learned from a refusal
         pinned: Callable[[], str] | None = None,  # the pin block (context/pins.py), for the summary it builds
         summary_hooks: SummaryHooks | None = None,  # PreCompact / PostCompact, for the summary it builds
+        meter: Callable[[LLMClient], LLMClient] | None = None,  # how a call's client is wrapped for summaries
     ) -> None:
         values = values or CompactionValues()
-        self._llm = llm
+        self._meter = meter
         self.policy = policy or compaction_profile.for_values(values)
         self.counter = counter or TokenCounter.configured()
-        self.gauge = Gauge(self.counter, self.policy.estimator == "reference", llm)
+        self.gauge = Gauge(self.counter, self.policy.estimator == "reference")
         self._trigger = values.trigger
         self.profile = self._with_trigger(profile or ContextProfile.from_window(None))
         # offloads unseen results that cannot fit the window (never clears them)
@@ -85,7 +90,6 @@ class AutoCompactionManager:
         self.clearer = clearer or ToolResultClearer(clearing_config(values.clearing, self.policy), measure)
         if full is None:
             full = ConversationHistoryCompactor(
-                llm,
                 self.counter,
                 self.policy.retain_rounds,
                 summary_model=summary_model,
@@ -96,9 +100,7 @@ class AutoCompactionManager:
                 hooks=summary_hooks,
             )
         if session_memory is None:
-            session_memory = SessionMemoryCompactor(
-                llm, measure, values.session_memory, submit, summary_model
-            )
+            session_memory = SessionMemoryCompactor(measure, values.session_memory, submit, summary_model)
         self.summariser = Summariser(
             self.policy, self.gauge, self.clearer, full, session_memory, turn_memory, self.profile
         )
@@ -118,10 +120,6 @@ class AutoCompactionManager:
         return self.ladder.automatic
 
     @property
-    def model(self) -> str:
-        return self._llm.model if self._llm is not None else ""
-
-    @property
     def full(self) -> FullSummary:
         return self.summariser.full
 
@@ -137,10 +135,16 @@ class AutoCompactionManager:
     def backoff(self) -> SummaryBackoff:
         return self.summariser.backoff
 
-    def measure(self, history: Sequence[Message]) -> int:
-        """The figure thresholds compare: the local message count, calibrated for the session model. Pure:
-        the provider's last figure is folded in before compaction compares anything (see Gauge)."""
-        return self.gauge.measure(history)
+    def measure(self, history: Sequence[Message], model: str) -> int:
+        """The figure thresholds compare: the local message count, calibrated for `model`. Pure: the
+        provider's last figure is folded in before compaction compares anything (see Gauge)."""
+        with self.gauge.keyed(model):
+            return self.gauge.measure(history)
+
+    def _summary_client(self, llm: LLMClient | None) -> LLMClient | None:
+        if llm is None or self._meter is None:
+            return llm
+        return self._meter(llm)
 
     def _narrow(self, profile: ContextProfile) -> None:
         """The window a server enforces: every threshold of this history follows it from now on."""
@@ -172,7 +176,23 @@ class AutoCompactionManager:
         tools: Tools = None,
         cancel: CancelToken | None = None,
         announce: Announce | None = None,
+        *,
+        llm: LLMClient | None,
     ) -> CompactionResult:
+        """`llm`: the client the request goes to; figures are calibrated for its model and any summary is
+        asked of it (None: nothing is summarised)."""
+        with self.gauge.keyed(_model_of(llm)):
+            return self._before_call(history, tools, cancel, announce, self._summary_client(llm))
+
+    def _before_call(
+        self,
+        history: list[Message],
+        tools: Tools,
+        cancel: CancelToken | None,
+        announce: Announce | None,
+        llm: LLMClient | None,
+    ) -> CompactionResult:
+        measure = self.gauge.measure
         self.summariser.sent = (tuple(history), tuple(tools or ()))
         try:
             if self._clearly_below_thresholds(history, tools):
@@ -183,30 +203,31 @@ class AutoCompactionManager:
             return NO_COMPACTION
         before = list(history)
         if not self.ladder.automatic:  # lossless offloads only; they get a receipt like any other change
-            result = manual_only(self._fit(), history, self._window(tools))
-            return receipted(result, before, history, self.measure, manual=False)
-        self.summariser.announce = announce
+            result = manual_only(self._fit(SummaryCall(llm)), history, self._window(tools))
+            return receipted(result, before, history, measure, manual=False)
+        call = SummaryCall(llm, announce)
         try:
-            result = self.compact_if_needed(history, self.profile.compression_trigger_tokens, cancel)
+            trigger = self.profile.compression_trigger_tokens
+            result = climb(self.ladder, self.summariser, history, trigger, cancel, call)
             if self.ladder.has("window_fit"):
-                result = fit_window(self._fit(), history, self._window(tools), result, cancel)
+                result = fit_window(self._fit(call), history, self._window(tools), result, cancel)
         except Exception:  # compaction must never cost the user a turn
             log.exception("context compaction failed; continuing with the history as it is")
-            result = partial_change(before, history, self.measure)
+            result = partial_change(before, history, measure)
             if any(not step.in_place for step in result.steps):
                 self.summariser.restore_memory(history)
-        finally:
-            self.summariser.announce = None
-        result = receipted(result, before, history, self.measure, manual=False)
+        result = receipted(result, before, history, measure, manual=False)
         return whole_view(result) if self.ladder.whole_view_checkpoints else result
 
-    def _fit(self) -> FitParts:
-        return FitParts(self.profile, self.clearer, self.offloader, self.summariser, self.gauge)
+    def _fit(self, call: SummaryCall) -> FitParts:
+        return FitParts(self.profile, self.clearer, self.offloader, self.summariser, self.gauge, call)
 
     def _window(self, tools: Tools) -> Window:
+        """The room of a request to the model of the current call."""
+        model = self.gauge.model
         limit = self.profile.window - self.profile.buffer_reserve
-        schema = self.counter.for_window(self.model, self.counter.count_tools(tools))
-        return Window(limit, schema, self.counter.window_scale(self.model))
+        schema = self.counter.for_window(model, self.counter.count_tools(tools))
+        return Window(limit, schema, self.counter.window_scale(model))
 
     def _clearly_below_thresholds(self, history: Sequence[Message], tools: Tools) -> bool:
         """Short histories skip exact counting (and loading the tokenizer): twice the byte bound (the largest
@@ -222,113 +243,88 @@ class AutoCompactionManager:
             limits.append(int(trigger * 0.6))
         return bound < min(limits)
 
-    def after_response(self, history: Sequence[Message], tools: Tools, usage: Usage | None) -> None:
-        """Calibration is settled lazily: the exact count of the request waits until a threshold needs it."""
+    def after_response(
+        self, history: Sequence[Message], tools: Tools, usage: Usage | None, *, model: str
+    ) -> None:
+        """Calibration (for `model`, which answered) is settled lazily: the exact count of the request waits
+        until a threshold needs it."""
         if usage is None or usage.prompt_tokens <= 0:
             return
         sent = list(history)
         if sent and sent[-1].role == "assistant":
             sent = sent[:-1]  # the response itself was already appended: it was not part of the request
-        self.gauge.note_usage(sent, tools, usage.prompt_tokens)
+        self.gauge.note_usage(model, sent, tools, usage.prompt_tokens)
 
-    def server_limit(self, history: Sequence[Message], tools: Tools, limit: ContextLimit) -> bool:
-        """A refusal as too long for the server: its count of the request calibrates ours, a smaller window
-        than ours becomes the window (and `on_server_window` hears it). True when the view now exceeds what a
-        request may take, so compaction will act on it."""
+    def server_limit(
+        self, history: Sequence[Message], tools: Tools, limit: ContextLimit, *, model: str
+    ) -> bool:
+        """A refusal by `model`'s server as too long: its count of the request calibrates ours, a smaller
+        window than ours becomes the window (and `on_server_window` hears it). True when the view now exceeds
+        what a request may take, so compaction will act on it."""
+        with self.gauge.keyed(model):
+            return self._server_limit(history, tools, limit)
+
+    def _server_limit(self, history: Sequence[Message], tools: Tools, limit: ContextLimit) -> bool:
         if limit.prompt_tokens:
-            self.gauge.note_usage(list(history), tools, limit.prompt_tokens)
+            self.gauge.note_usage(self.gauge.model, list(history), tools, limit.prompt_tokens)
             self.gauge.settle()
         if limit.window and limit.window < self.profile.window:
             self._narrow(ContextProfile(limit.window, self.profile.cache_mode, self.profile.trigger))
             if self._on_server_window is not None:
                 self._on_server_window(limit.window)
-        return self._window(tools).exceeded(self.measure(history))
+        return self._window(tools).exceeded(self.gauge.measure(history))
 
     def compact_now(
-        self, history: list[Message], focus: str | None = None, cancel: CancelToken | None = None
+        self,
+        history: list[Message],
+        focus: str | None = None,
+        cancel: CancelToken | None = None,
+        *,
+        llm: LLMClient | None,
     ) -> CompactionResult:
-        self.session_memory.clear(history)
-        self.gauge.settle_for_thresholds()
+        """/compact: a summary by `llm` now, whatever the thresholds say."""
         summariser, before = self.summariser, list(history)
-        summariser.sent = (tuple(history), summariser.sent[1])
-        try:
-            outcome = self.full.compact(history, 0, True, 1, focus, cancel, None, summariser.shared_prefix())
-        except Exception as exc:
-            log.exception("manual compaction failed")
-            return CompactionResult(False, "none", error=f"压缩失败：{exc}")
-        if not outcome.compacted:
-            return CompactionResult(False, "none", error=outcome.error)
-        self.backoff.succeeded()
-        summariser.restore_memory(history)
-        summarised = result_of(True, [outcome.step("full_summary")], 0)
-        return receipted(summarised, before, history, self.measure, manual=True)
+        with self.gauge.keyed(_model_of(llm)):
+            self.session_memory.clear(history)
+            self.gauge.settle_for_thresholds()
+            summariser.sent = (tuple(history), summariser.sent[1])
+            llm = self._summary_client(llm)
+            result = summary_by_name(summariser, history, focus, cancel, llm, summariser.shared_prefix)
+            if not result.compacted:
+                return result
+            self.backoff.succeeded()
+            summariser.restore_memory(history)
+            return receipted(result, before, history, self.gauge.measure, manual=True)
 
     def preview(
-        self, history: Sequence[Message], focus: str | None = None, cancel: CancelToken | None = None
+        self,
+        history: Sequence[Message],
+        focus: str | None = None,
+        cancel: CancelToken | None = None,
+        *,
+        llm: LLMClient | None,
     ) -> CompactionResult:
         """What `compact_now` would make of `history`, on a copy: the history, the memory state and the backoff
         are left as they are (`/compact --preview`)."""
         copy, summariser = list(history), self.summariser
-        sent = summariser.sent
-        summariser.sent = (tuple(history), sent[1])
-        try:
-            prefix = summariser.shared_prefix()
-        finally:
-            summariser.sent = sent
-        try:
-            outcome = self.full.compact(copy, 0, True, 1, focus, cancel, None, prefix)
-        except Exception as exc:
-            log.exception("compaction preview failed")
-            return CompactionResult(False, "none", error=f"压缩失败：{exc}")
-        if not outcome.compacted:
-            return CompactionResult(False, "none", error=outcome.error)
-        summarised = result_of(True, [outcome.step("full_summary")], 0)
-        return receipted(summarised, list(history), copy, self.measure, manual=True)
+        with self.gauge.keyed(_model_of(llm)):
+            sent = summariser.sent
+            summariser.sent = (tuple(history), sent[1])
+            try:
+                prefix = summariser.shared_prefix()
+            finally:
+                summariser.sent = sent
+            llm = self._summary_client(llm)
+            result = summary_by_name(summariser, copy, focus, cancel, llm, lambda: prefix)
+            if not result.compacted:
+                return result
+            return receipted(result, list(history), copy, self.gauge.measure, manual=True)
 
     def reset(self, history: list[Message]) -> None:
         self.session_memory.clear(history)
         self.backoff.succeeded()
         if self.turn_memory is not None:
             self.turn_memory.forget()
-
-    # -- the reference algorithm ----------------------------------------------------------------------
-
-    def compact_if_needed(
-        self, history: list[Message], trigger: int, cancel: CancelToken | None = None
-    ) -> CompactionResult:
-        """The ladder's rungs up to the summary (spec 2.1), with the profile's depths: clearing to its depth,
-        a prepared session-memory summary, then one summary attempt (gated when the ladder says so)."""
-        if trigger <= 0:
-            return NO_COMPACTION
-        steps: list[CompactionStep] = []
-        # level 2 as a plan (pure, per the profile's depth), then applied
-        clear = self.clearer.apply(history, self.clearer.plan(history, trigger, self.ladder.clearing_depth))
-        if clear.cleared:
-            steps.append(clear.step(len(history)))
-        ready = self.ladder.has("session_memory")
-        if ready:
-            self.session_memory.prepare_if_needed(history, trigger)
-        tokens = self.measure(history)
-        if tokens < trigger:
-            return result_of(False, steps, clear.cleared_count)
-        summariser, messages_before = self.summariser, len(history)
-        if ready and self.session_memory.compact_if_ready(history, trigger):
-            summariser.restore_memory(history)
-            steps.append(
-                CompactionStep("session_memory", messages_before, len(history), tokens, self.measure(history))
-            )
-            cleared = summariser.clear_rebuilt(history, trigger, steps)
-            return result_of(True, steps, clear.cleared_count + cleared)
-        if self.ladder.gated_summary and (
-            not self.backoff.allowed(tokens, trigger) or not summariser.pays(history, trigger)
-        ):
-            return result_of(False, steps, clear.cleared_count)
-        outcome = summariser.summarise(history, trigger, cancel)
-        if outcome.compacted:
-            steps.append(outcome.step("full_summary"))
-            cleared = summariser.clear_rebuilt(history, trigger, steps)
-            return result_of(True, steps, clear.cleared_count + cleared)
-        return result_of(False, steps, clear.cleared_count, outcome.error)
 
     # -- /context helpers -----------------------------------------------------------------------------
 
@@ -341,42 +337,48 @@ class AutoCompactionManager:
     def session_memory_enabled(self) -> bool:
         return self.session_memory.enabled
 
-    def due(self, history: Sequence[Message], tools: Tools) -> Due:
-        """What happens to this history before the next request: "compact" (a level acts on it first, so the
-        figure shown now is not what will be sent), "manual" (it would not fit and automatic compaction is
-        off: the next turn stops and names /compact), or "" (it goes as it is)."""
+    def due(self, history: Sequence[Message], tools: Tools, *, model: str) -> Due:
+        """What happens to this history before the next request to `model`: "compact" (a level acts on it
+        first, so the figure shown now is not what will be sent), "manual" (it would not fit and automatic
+        compaction is off: the next turn stops and names /compact), or "" (it goes as it is)."""
         if self._clearly_below_thresholds(history, tools):
             return ""
         self.gauge.settle_for_thresholds()
-        messages = self.measure(history)
+        messages = self.measure(history, model)
         over = messages + self.counter.count_tools(tools) > self.profile.window - self.profile.buffer_reserve
         if not self.ladder.automatic:
             return "manual" if over else ""
         return "compact" if over or messages >= self.profile.compression_trigger_tokens else ""
 
-    def figure(self, history: Sequence[Message], tools: Tools) -> ContextFigure:
-        """The context figure the status bar shows; the same as /context's bar and total line."""
+    def figure(self, history: Sequence[Message], tools: Tools, *, model: str) -> ContextFigure:
+        """The context figure the status bar shows for a request to `model`; the same as /context's bar and
+        total line."""
         self.gauge.settle()
-        return context_figure(self.counter, self.model, self.profile.window, history, tools)
+        return context_figure(self.counter, model, self.profile.window, history, tools)
 
     def context_report(
         self,
         history: Sequence[Message],
         tools: Tools,
         *,
+        model: str,
         provider: str = "",
         cache_hit_ratio: float | None = None,
     ) -> ContextReport:
         self.gauge.settle()
         return build_report(
             self.counter,
-            self.model,
+            model,
             self.profile,
             history,
             tools,
-            compared=self.measure(history),
+            compared=self.measure(history, model),
             clearing=(self.tool_result_clear_trigger_tokens(), self.clearer.config.keep_recent),
             session_memory=self.session_memory_enabled,
             provider=provider,
             cache_hit_ratio=cache_hit_ratio,
         )
+
+
+def _model_of(llm: LLMClient | None) -> str:
+    return llm.model if llm is not None else ""

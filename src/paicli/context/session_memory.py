@@ -97,15 +97,16 @@ def index_by_identity(history: Sequence[Message], target: Message) -> int:
 
 
 class SessionMemoryCompactor:
+    """The model is not held: `prepare_if_needed` is given the client of the call it serves, and the
+    background summary it starts uses that client."""
+
     def __init__(
         self,
-        llm: LLMClient | None,
         measure: Measure,
         enabled: bool = False,
         submit: Submit = daemon_submit,
         summary_model: str | None = None,
     ) -> None:
-        self._llm = llm
         self._measure = measure
         self.enabled = enabled
         self._submit = submit
@@ -135,9 +136,9 @@ class SessionMemoryCompactor:
                 state = self._current = _State(history)
             return state
 
-    def prepare_if_needed(self, history: list[Message], trigger: int) -> bool:
-        """Schedule a background summary when the history is between 60% and 100% of the trigger."""
-        if not self.enabled or trigger <= 0 or self._llm is None:
+    def prepare_if_needed(self, history: list[Message], trigger: int, llm: LLMClient | None) -> bool:
+        """Schedule a background summary by `llm` when the history is between 60% and 100% of the trigger."""
+        if not self.enabled or trigger <= 0 or llm is None:
             return False
         tokens = self._measure(history)
         if not int(trigger * PRECOMPUTE_RATIO) <= tokens < trigger:
@@ -165,14 +166,20 @@ class SessionMemoryCompactor:
             state.pending = True
             generation = state.generation
         first_preserved = history[boundary]
-        self._submit(lambda: self._run(state, generation, delta, previous, first_preserved))
+        self._submit(lambda: self._run(llm, state, generation, delta, previous, first_preserved))
         return True
 
     def _run(
-        self, state: _State, generation: int, delta: list[Message], previous: Snapshot | None, first: Message
+        self,
+        llm: LLMClient,
+        state: _State,
+        generation: int,
+        delta: list[Message],
+        previous: Snapshot | None,
+        first: Message,
     ) -> None:
         try:
-            summary = self._summarize(delta, previous)
+            summary = self._summarize(llm, delta, previous)
         except Exception as exc:  # a background failure only means the full summary is used later
             log.warning("session memory update failed: %s", exc)
             summary = ""
@@ -183,10 +190,7 @@ class SessionMemoryCompactor:
             if summary.strip():
                 state.snapshot = Snapshot(summary.strip(), first)
 
-    def _summarize(self, delta: Sequence[Message], previous: Snapshot | None) -> str:
-        llm = self._llm
-        if llm is None:
-            return ""
+    def _summarize(self, llm: LLMClient, delta: Sequence[Message], previous: Snapshot | None) -> str:
         if self._summary_model:
             llm = llm.with_model(self._summary_model)
         if previous is None:

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from paicli.cancel import CancelToken
+from paicli.config.compaction_profiles import CompactionProfile, SummaryTail
 from paicli.context import prompts
 from paicli.context.backoff import SummaryBackoff
 from paicli.context.clearing import ToolResultClearer
-from paicli.context.compaction_profile import CompactionProfile, SummaryTail
 from paicli.context.gauge import Gauge
 from paicli.context.levels import MIN_SUMMARY_GAIN_RATIO, FullSummary, Measure, SessionMemory, tail_budget
 from paicli.context.memory_view import TurnMemory
@@ -25,6 +25,7 @@ from paicli.context.summary import SharedPrefix, SummaryOutcome
 from paicli.context.summary_text import real_user_indices, system_end
 from paicli.context.types import CompactionStep
 from paicli.llm.messages import Message
+from paicli.llm.protocol import LLMClient
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +70,15 @@ def plan_summary(
     return SummaryPlan("tokens", policy.retain_rounds, cut, announce=cut is not None)
 
 
+@dataclass(frozen=True)
+class SummaryCall:
+    """What an automatic summary gets from the call it serves: the client to ask (None: no summary) and where
+    the line said before it goes."""
+
+    llm: LLMClient | None
+    announce: Announce | None = None
+
+
 class Summariser:
     def __init__(
         self,
@@ -93,8 +103,6 @@ class Summariser:
         # The view and tools of the request about to go out (before this call's compaction): what a summary
         # request shares its prefix with.
         self.sent: tuple[tuple[Message, ...], tuple[Mapping[str, Any], ...]] = ((), ())
-        # Where the line before an automatic summary goes (set by the manager for one before_call).
-        self.announce: Announce | None = None
 
     def restore_memory(self, history: list[Message]) -> None:
         if self.turn_memory is None:
@@ -104,20 +112,25 @@ class Summariser:
         except Exception:  # memories are a help, never a reason to lose the request
             log.exception("restoring the turn's memories after compaction failed")
 
-    def summarise(self, history: list[Message], trigger: int, cancel: CancelToken | None) -> SummaryOutcome:
-        """One automatic summary attempt (the profile's tail: recent rounds, or chosen by tokens); records
-        success or failure."""
+    def summarise(
+        self, history: list[Message], trigger: int, cancel: CancelToken | None, call: SummaryCall
+    ) -> SummaryOutcome:
+        """One automatic summary attempt by the call's client (the profile's tail: recent rounds, or chosen by
+        tokens); records success or failure."""
+        llm = call.llm
         tokens = self.gauge.measure(history)
         plan = plan_summary(history, trigger, self.policy, self.gauge.measure, self.gauge.size)
         if not plan.possible:
             return SummaryOutcome(False, len(history), len(history))
         if plan.announce:
-            self._announce()
+            _announce(call.announce)
         if plan.cut is None:
-            outcome = self.full.compact(history, trigger, False, plan.retain, None, cancel)
+            outcome = self.full.compact(history, trigger, False, plan.retain, None, cancel, llm=llm)
         else:
             prefix = self.shared_prefix(plan.cut)
-            outcome = self.full.compact(history, 0, True, plan.retain, None, cancel, plan.cut, prefix)
+            outcome = self.full.compact(
+                history, 0, True, plan.retain, None, cancel, plan.cut, prefix, llm=llm
+            )
         if outcome.compacted:
             self.backoff.succeeded()
             self.session_memory.clear(history)
@@ -125,14 +138,6 @@ class Summariser:
         else:
             self.backoff.failed(tokens, outcome.error or "摘要没有让上下文变小")
         return outcome
-
-    def _announce(self) -> None:
-        if self.announce is None:
-            return
-        try:
-            self.announce(SUMMARY_ANNOUNCEMENT)
-        except Exception:  # a line on screen is never a reason to lose the summary
-            log.exception("announcing the summary failed")
 
     def shared_prefix(self, cut: int | None = None) -> SharedPrefix | None:
         """The last request's messages up to `cut` (all of them when None) and its tools, when a summary request
@@ -175,3 +180,12 @@ class Summariser:
             return False
         removable = sum(size(m) for m in removed(history, cut))
         return removable >= trigger * MIN_SUMMARY_GAIN_RATIO
+
+
+def _announce(announce: Announce | None) -> None:
+    if announce is None:
+        return
+    try:
+        announce(SUMMARY_ANNOUNCEMENT)
+    except Exception:  # a line on screen is never a reason to lose the summary
+        log.exception("announcing the summary failed")

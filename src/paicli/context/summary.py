@@ -80,7 +80,6 @@ class ConversationHistoryCompactor:
 
     def __init__(
         self,
-        llm: LLMClient | None,
         counter: TokenCounter | None = None,
         retain_recent_rounds: int = DEFAULT_RETAIN_RECENT_ROUNDS,
         *,
@@ -93,8 +92,9 @@ class ConversationHistoryCompactor:
     ) -> None:
         """`inline`: a summary request may start with the request the model last saw (False: the transcript,
         as the setting can ask). `words_check` (beyond the reference; the paicli profile): a summary is checked
-        against the user's words it replaces, and what it misses is carried beside it within `words_budget`."""
-        self._llm = llm
+        against the user's words it replaces, and what it misses is carried beside it within `words_budget`.
+        The model is not held: each `compact` is given the client of the call it serves."""
+        self._llm: LLMClient | None = None  # the client of the summary in progress (`compact`)
         self._summary_model = summary_model
         self.retain = max(1, retain_recent_rounds)
         counter = counter or TokenCounter("heuristic")
@@ -110,11 +110,8 @@ class ConversationHistoryCompactor:
         self.pinned: Callable[[], str] = pinned if pinned is not None else (lambda: "")
         self._hooks = hooks if hooks is not None else SummaryHooks()  # PreCompact / PostCompact
 
-    def compact_if_needed(self, history: list[Message], trigger: int) -> bool:
-        return self.compact(history, trigger, False, self.retain).compacted
-
-    def compact_now(self, history: list[Message], focus: str | None = None) -> bool:
-        return self.compact(history, 0, True, 1, focus).compacted
+    def compact_now(self, history: list[Message], focus: str | None = None, *, llm: LLMClient | None) -> bool:
+        return self.compact(history, 0, True, 1, focus, llm=llm).compacted
 
     def compact(
         self,
@@ -126,17 +123,18 @@ class ConversationHistoryCompactor:
         cancel: CancelToken | None = None,
         cut: int | None = None,
         prefix: SharedPrefix | None = None,
+        *,
+        llm: LLMClient | None,
     ) -> SummaryOutcome:
         """`cut` (from rounds.choose_cut) overrides `retain`: the tail from there on is kept verbatim. With a
         `prefix` covering everything before the split, the summary request starts with it (see SharedPrefix);
-        otherwise the old messages are rendered as text (the reference)."""
-        self._cancel = cancel
-        self._prefix = prefix
+        otherwise the old messages are rendered as text (the reference). `llm`: the client of the call this
+        summary serves (None: no model, so no summary)."""
+        self._llm, self._cancel, self._prefix = llm, cancel, prefix
         try:
             return self._compact(history, trigger, force, retain, focus, cut)
         finally:
-            self._cancel = None
-            self._prefix = None
+            self._llm, self._cancel, self._prefix = None, None, None
 
     def _compact(
         self,

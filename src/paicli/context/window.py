@@ -27,7 +27,7 @@ from paicli.context.profile import ContextProfile
 from paicli.context.rounds import choose_cut
 from paicli.context.rounds import rebuild as rounds_rebuild
 from paicli.context.statements import Listing
-from paicli.context.summariser import Summariser
+from paicli.context.summariser import Summariser, SummaryCall
 from paicli.context.tokens import MESSAGE_OVERHEAD
 from paicli.context.types import NO_COMPACTION, CompactionResult, CompactionStep
 from paicli.context.unseen import Offloader, Size, minimal_tail, offload_unseen
@@ -45,6 +45,7 @@ class FitParts:
     offloader: Offloader | None
     summariser: Summariser
     gauge: Gauge
+    call: SummaryCall  # the client of the call the fit serves, for its summary
 
     def measure(self, history: Sequence[Message]) -> int:
         return self.gauge.measure(history)
@@ -159,7 +160,7 @@ def _summarise(
     trigger, summariser = fit.profile.compression_trigger_tokens, fit.summariser
     if not summariser.backoff.allowed(fit.measure(history), trigger):
         return None
-    outcome = summariser.summarise(history, trigger, cancel)
+    outcome = summariser.summarise(history, trigger, cancel, fit.call)
     if outcome.compacted:
         steps.append(outcome.step("full_summary"))
         summariser.clear_rebuilt(history, trigger, steps)

@@ -26,15 +26,23 @@ Job = Callable[[str], int]  # submitted text -> number of facts saved
 DoneCallback = Callable[[int], None]
 
 
+class Extractor(Protocol):
+    def extract(self, text: str, corrects: Callable[[str], bool] | None = None) -> list[str]:
+        """Verbatim quotes of durable facts the user stated in `text` (may call a model); `corrects(quote)`:
+        whether the quote gives a stored subject a new value."""
+        ...
+
+
 class TurnExtraction(Protocol):
     """MemoryManager satisfies this."""
 
-    def extract_facts_from_user_turn(self, text: str) -> Sized: ...
+    def extract_facts_from_user_turn(self, text: str, extractor: Extractor | None = None) -> Sized: ...
 
 
-def manager_job(manager: TurnExtraction) -> Job:
-    """The usual job: the manager's guarded extract-and-write, reporting how many facts were saved."""
-    return lambda text: len(manager.extract_facts_from_user_turn(text))
+def manager_job(manager: TurnExtraction, extractor: Extractor | None = None) -> Job:
+    """The usual job: the manager's guarded extract-and-write by `extractor` (the session's, given at each
+    call; None: the manager's own), reporting how many facts were saved."""
+    return lambda text: len(manager.extract_facts_from_user_turn(text, extractor))
 
 
 class _Item:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from paicli.config.run_values import MemoryValues
 from paicli.context.estimate import utf16_len
+from paicli.memory.background import Extractor
 from paicli.memory.clock import Clock, utc_now
 from paicli.memory.entry import MemoryEntry, new_fact, normalize_project_key, normalize_scope
 from paicli.memory.provenance import AUTO_SOURCE, MODEL_SOURCE, USER_SOURCE
@@ -41,13 +42,6 @@ class ContextTracker(Protocol):
 
 class Retriever(Protocol):
     def build_context(self, query: str, max_tokens: int, project_key: str, exclude_text: str = "") -> str: ...
-
-
-class Extractor(Protocol):
-    def extract(self, text: str, corrects: Callable[[str], bool] | None = None) -> list[str]:
-        """Verbatim quotes of durable facts the user stated in `text` (may call a model); `corrects(quote)`:
-        whether the quote gives a stored subject a new value."""
-        ...
 
 
 def fact_problem(fact: str) -> str | None:
@@ -303,12 +297,16 @@ class MemoryManager:
             log.exception("external context tracker failed")
             return True
 
-    def extract_facts_from_user_turn(self, text: str) -> list[MemoryEntry]:
-        """Saves the extractor's verbatim quotes as pending project facts; never raises."""
-        if not self.auto_extract_enabled or self.extractor is None or self._blocked():
+    def extract_facts_from_user_turn(
+        self, text: str, extractor: Extractor | None = None
+    ) -> list[MemoryEntry]:
+        """Saves the extractor's verbatim quotes as pending project facts; never raises. `extractor`: the
+        session's, given at the call (None: the one given at construction)."""
+        extractor = extractor if extractor is not None else self.extractor
+        if not self.auto_extract_enabled or extractor is None or self._blocked():
             return []
         try:
-            quotes = self.extractor.extract(text, self._corrects)
+            quotes = extractor.extract(text, self._corrects)
         except Exception:
             log.exception("automatic fact extraction failed")
             return []

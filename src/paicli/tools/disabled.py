@@ -26,6 +26,9 @@ class _NoToolTurn:
     def notice(self) -> str | None:
         return None
 
+    def verified_urls(self) -> list[str]:
+        return []
+
     def execute(
         self, calls: Sequence[ToolCall], cancel: CancelToken, emit: ToolEventSink
     ) -> list[ToolResult]:

@@ -120,7 +120,6 @@ class ToolRunner:
         self.executors = executors
         self.notices = notices
         self.turn_hooks = tuple(turn_hooks)
-        self.checkpoint: TurnCheckpoint | None = None  # workspace snapshot before a turn's first change
         self.nested = nested
         self.hooks = hooks
         self.write_watchers = tuple(write_watchers)
@@ -132,13 +131,19 @@ class ToolRunner:
     def definitions(self) -> list[dict[str, Any]]:
         return [tool.spec.definition() for tool in self.tools.values()]
 
-    def for_turn(self, submitted_text: str, inherited_urls: Iterable[str] = ()) -> TurnToolSet:
-        """`inherited_urls`: URLs a Plan task / Team step may fetch because a dependency's web_search found them."""
+    def for_turn(
+        self,
+        submitted_text: str,
+        inherited_urls: Iterable[str] = (),
+        checkpoint: TurnCheckpoint | None = None,
+    ) -> TurnToolSet:
+        """`inherited_urls`: URLs a Plan task / Team step may fetch (a dependency's web_search found them);
+        `checkpoint`: the session's workspace snapshots, taken before the turn's first change."""
         for hook in self.turn_hooks:
             hook()
         policy = TurnToolPolicy(submitted_text, self.tracker)
         policy.add_discovered_urls(inherited_urls)
-        return TurnToolSet(self, policy, submitted_text)
+        return TurnToolSet(self, policy, submitted_text, checkpoint)
 
     def policy_report(self) -> str:
         """`/policy` with this runner's real settings (timeout override, offload, audit folder)."""
@@ -179,10 +184,15 @@ class ToolRunner:
 class TurnToolSet:
     """The tools one turn exposes and runs (satisfies paicli.agent.ports.TurnTools)."""
 
-    def __init__(self, runner: ToolRunner, policy: TurnToolPolicy, label: str = "") -> None:
-        self.runner = runner
-        self.policy = policy
-        self.label = label
+    def __init__(
+        self,
+        runner: ToolRunner,
+        policy: TurnToolPolicy,
+        label: str = "",
+        checkpoint: TurnCheckpoint | None = None,
+    ) -> None:
+        self.runner, self.policy, self.label = runner, policy, label
+        self._checkpoint = checkpoint
         self._checkpointed = False
 
     @property
@@ -365,7 +375,7 @@ class TurnToolSet:
         return ToolOutput(text, success=False, blocked=True, outcome="denied")
 
     def _before_change(self, spec: ToolSpec, on_wait: OutputSink | None = None) -> None:
-        checkpoint = self.runner.checkpoint
+        checkpoint = self._checkpoint
         if checkpoint is None or self._checkpointed or not may_change_files(spec):
             return
         self._checkpointed = True

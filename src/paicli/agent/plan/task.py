@@ -77,5 +77,4 @@ def run_task(
     )
     turn = WriteLog(env.tools.for_turn(env.policy_text, inherited_urls(task, states)))
     finished = ToolLoop(conversation, env.llm, turn, emit, cancel, options, env.stats).run()
-    verified = getattr(turn, "verified_urls", None)
-    return TaskOutcome(finished, tuple(verified()) if callable(verified) else (), turn.files())
+    return TaskOutcome(finished, tuple(turn.verified_urls()), turn.files())

@@ -8,13 +8,13 @@ from dataclasses import dataclass
 
 from paicli.agent.events import RunFinished, RunTurn
 from paicli.agent.plan.model import PlanProgress
+from paicli.config.modes import orchestrated
 from paicli.context.estimate import estimate_tokens
 
 ANSWER_TOKENS = 1500  # the summary's budget: a long run must not crowd out the conversation it joins
 PREVIEWS = (600, 240, 80, 0)  # characters of each task's result, tried longest first until the budget fits
 FILES_PER_TASK = 12
 TOTAL_FILES = 40
-_KIND = {"plan": ("计划", "任务"), "team": ("团队任务", "步骤")}
 _STATUS = {
     "done": "已完成",
     "partial": "部分完成",
@@ -57,7 +57,8 @@ def _all_files(progress: PlanProgress) -> list[str]:
 
 
 def _headline(mode: str, progress: PlanProgress | None, finished: RunFinished) -> str:
-    what, unit = _KIND.get(mode, _KIND["plan"])
+    run = orchestrated(mode)
+    what, unit = run.what, run.unit
     status = _STATUS.get(finished.status, finished.status)
     if progress is None or not progress.plan.tasks:
         return f"[{what}执行记录] 结果：{status}（没有形成可执行的{unit}）"
@@ -98,7 +99,7 @@ def _compose(
 ) -> str:
     lines = [_headline(mode, progress, finished)]
     if progress is not None and progress.plan.tasks:
-        lines.extend(_task_lines(progress, preview, shown, _KIND.get(mode, _KIND["plan"])[1]))
+        lines.extend(_task_lines(progress, preview, shown, orchestrated(mode).unit))
         files = _all_files(progress)
         lines.append(f"本次写入的文件：{_names(files, TOTAL_FILES)}" if files else "本次没有写入文件。")
     lines.append(f"结论：{_ending(finished)}")
@@ -136,7 +137,7 @@ def compact_answer(
 
 def full_result(mode: str, progress: PlanProgress | None, finished: RunFinished) -> str:
     """Every task's whole result (the screen's Ctrl+O view), then the run's own final text."""
-    _, unit = _KIND.get(mode, _KIND["plan"])
+    unit = orchestrated(mode).unit
     blocks: list[str] = []
     if progress is not None:
         for task in progress.plan.tasks:

@@ -52,6 +52,9 @@ class WriteLog:
     def notice(self) -> str | None:
         return self._turn.notice()
 
+    def verified_urls(self) -> list[str]:
+        return self._turn.verified_urls()
+
     def execute(self, calls: Sequence[ToolCall], cancel: CancelToken, emit: EventSink) -> list[ToolResult]:
         results = self._turn.execute(calls, cancel, emit)
         for call, result in zip(calls, results, strict=False):
@@ -64,6 +67,3 @@ class WriteLog:
     def files(self) -> tuple[str, ...]:
         with self._lock:
             return tuple(self._files)
-
-    def __getattr__(self, name: str) -> Any:  # optional extras of the real turn (verified_urls)
-        return getattr(self._turn, name)

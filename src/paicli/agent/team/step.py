@@ -75,9 +75,7 @@ class StepRunner:
             worker.reset()
             reviewer.reset()
         if outcome.state is not None and outcome.state.status == "done":
-            verified = getattr(turn, "verified_urls", None)
-            urls_found = tuple(verified()) if callable(verified) else ()
-            done = NodeState("done", outcome.state.result, urls_found, turn.files())
+            done = NodeState("done", outcome.state.result, tuple(turn.verified_urls()), turn.files())
             outcome = StepOutcome(done, outcome.note)
         elif outcome.state is not None:
             outcome = StepOutcome(replace(outcome.state, files=turn.files()), outcome.note)
