@@ -64,6 +64,12 @@ def parse_clause(tokens: list[Token]) -> Clause:
         if tail and content(value):
             subject, owner = owner_of(tail)
             return Clause(subject, owner, value, negated=True, predicate=True)
+    lead = strip(tokens, LEADING)
+    if found is None and lead and any(t.text == "to" for t in tokens[: len(tokens) - len(lead)]):
+        value, tail = owner_tail(lead)  # `Back to B for the S`: a verbless change names its subject after for
+        if tail and content(value):
+            subject, owner = owner_of(tail)
+            return Clause(subject, owner, value, predicate=True)
     denial = next((i for i, t in enumerate(tokens) if i > 0 and negator(t)), None)
     if found is None and denial is not None and content(tokens[:denial]):
         rest = [t for t in tokens[denial:] if not negator(t) and t.text not in TRAILING]
@@ -98,8 +104,14 @@ def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> C
     before = [t for t in before if not negator(t)]
     after = [t for t in after if not negator(t)]
     disposal = next((i for i, t in enumerate(before) if t.text in w.ZH_DISPOSAL), None)
-    if disposal is not None:  # `我们把 X 换成 Y`
-        before = before[disposal + 1 :]
+    topic: list[
+        Token
+    ] = []  # `S 把 A 换成 B`, `S 这边把 A 撤掉了`: a subject before 把 makes its object the old value
+    if disposal is not None:  # `我们把 X 换成 Y`: X is the subject
+        topic, before = strip(before[:disposal], LEADING), before[disposal + 1 :]
+        if content(topic) and content(before) and not over_before(predicate, after):
+            clause.denied.append(key(strip(before, LEADING)))
+            before = topic
     source = next((i for i, t in enumerate(before) if t.text in w.ZH_SOURCE), None)
     if source is not None:  # `X 由 A 改成 B`
         clause.denied.append(key(before[source + 1 :]))
@@ -115,7 +127,9 @@ def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> C
             rest = [t for t in predicate[1:] if t.text != "for"]
             left = strip(rest[next(i for i, t in enumerate(rest) if t.text in w.EN_SOURCE) + 1 :], LEADING)
         middle = middle[:from_at]
-    clause.reversible = bool(after) and after[0].text in w.EN_DETERMINERS
+    # `V is (now) the S`: an adverb between the copula and the determiner leaves the sentence reversible
+    lead = next((t for t in after if t.text in w.EN_DETERMINERS or t.text not in TRAILING), None)
+    clause.reversible = lead is not None and lead.text in w.EN_DETERMINERS
     over = any(ending(t) for t in [*predicate, *after])
     after, tail = owner_tail(strip(after, LEADING))
     source = next((i for i, t in enumerate(after) if i > 0 and t.text == "from"), None)
@@ -129,6 +143,8 @@ def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> C
         subject, clause.value = (
             ([], strip(before, LEADING)) if tail else split_value_subject(strip(before, LEADING))
         )
+        if content(topic) and not tail:
+            subject, clause.value = topic, strip(before, LEADING)
         clause.subject, clause.owner = owner_of(tail or subject)
         clause.negated = clause.negated or over
         return clause
@@ -139,6 +155,9 @@ def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> C
     elif content(before) and (role_target or replacing):  # `B took over as the S`, `B 取代了 A`
         # `B replaced A as the S`, `B took over from A as the S`: A is the value left behind
         gone = [] if over else middle if role_target else strip(after, LEADING) if replacing else []
+        role_at = next((i for i, t in enumerate(gone) if i > 0 and t.han and t.text in w.ROLE), None)
+        if role_at is not None:  # `B 替代 A 做 S`: the role names the subject
+            gone, after, role_target = gone[:role_at], gone[role_at + 1 :], True
         if content(gone):
             clause.denied.append(key(gone))
         clause.negated = clause.negated or over  # `A has been dropped as the S`
@@ -172,6 +191,11 @@ def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> C
     if predicate[0].text in w.EN_BE | w.ZH_COPULAS and strip(after, LEADING)[:1] and starts_with_verb(after):
         clause.value = []  # `A was retired`: an event, no value
     return clause
+
+
+def over_before(predicate: list[Token], after: list[Token]) -> bool:
+    """`S 把 A 撤掉了`: a verb of ceasing with nothing after it ends the object before it."""
+    return any(ending(t) for t in predicate) and not content(strip(after, LEADING))
 
 
 def owner_tail(after: list[Token]) -> tuple[list[Token], list[Token]]:

@@ -113,6 +113,10 @@ def find_predicate(tokens: list[Token]) -> tuple[int, int] | None:
             return i - 1, i + 1  # `跑在`, `放在`
         if text in w.ZH_COPULAS or text in w.EN_BE or text in w.EN_LINKING:
             return i, i + 1
+        if text in w.ZH_REPLACING and 0 < i < len(tokens) - 1:
+            return i, i + 1  # `B 替代 A 做 S`: the verb of replacing is the predicate
+        if text in w.ZH_CHANGE and 0 < i < len(tokens) - 1 and tokens[i + 1].text not in TRAILING:
+            return i, i + 1  # `S 换 B` (not `换了个新的`)
         if text in w.EN_CESSATION and i > 0 and i + 1 < len(tokens):
             return i, i + 1
         if text in w.EN_PERFECT and i + 2 < len(tokens) and tokens[i + 1].text in w.EN_CESSATION:
@@ -146,8 +150,11 @@ def find_predicate(tokens: list[Token]) -> tuple[int, int] | None:
 
 
 def _be_before_value(tokens: list[Token], i: int) -> bool:
-    """`has always been A` (not `has been replaced by B`): a be-form after the auxiliary, then no participle."""
-    be = next((j for j in range(i + 1, min(i + 3, len(tokens))) if tokens[j].text in w.EN_BE), None)
+    """`has always been A`, `has become A` (not `has been replaced by B`): a be-form or a linking verb after the
+    auxiliary, then no participle."""
+    be = next(
+        (j for j in range(i + 1, min(i + 3, len(tokens))) if tokens[j].text in w.EN_BE | w.EN_LINKING), None
+    )
     return be is not None and be + 1 < len(tokens) and not verb(tokens[be + 1])
 
 
@@ -181,10 +188,10 @@ def without_leading_verb(tokens: list[Token]) -> list[Token]:
         return tokens[2:]
     if len(tokens) > 1 and tokens[0].text in w.EN_LINKING:  # `is not using A`, `is running on A`
         return strip(tokens[1:], LEADING)
-    if tokens and verb(tokens[0]):  # `was changed to B`: the participle and its preposition lead to the value
-        found = target(tokens, 0)
-        return strip(tokens[found + 1 :], LEADING) if found is not None else []
-    return tokens
+    found = target(tokens, 0) if tokens and verb(tokens[0]) else None
+    if found is not None:  # `was changed to B`: the participle and its preposition lead to the value
+        return strip(tokens[found + 1 :], LEADING)
+    return [] if len(tokens) > 1 and verb(tokens[0]) and not tokens[1].value else tokens  # `S 换 Memcached`
 
 
 def starts_with_verb(tokens: list[Token]) -> bool:
@@ -198,3 +205,16 @@ def content(tokens: list[Token]) -> bool:
 
 def key(tokens: list[Token]) -> str:
     return "".join(t.text for t in tokens if t.text not in TRAILING).replace(" ", "")
+
+
+def without_time_frame(tokens: list[Token]) -> list[Token]:
+    """`From this release on the S`, `Starting next week the S`: an English time adverbial that opens the clause
+    is no part of its subject; it ends at `on` (after `from`) or before the next determiner."""
+    if len(tokens) < 3 or tokens[0].text not in w.EN_TIME_START:
+        return tokens
+    window = range(2, min(len(tokens), 6))
+    if tokens[0].text == "from":
+        end = next((i + 1 for i in window if tokens[i].text == "on"), None)
+    else:
+        end = next((i for i in window if tokens[i].text in w.EN_DETERMINERS), None)
+    return tokens[end:] if end is not None and end < len(tokens) else tokens

@@ -32,6 +32,7 @@ from paicli.memory.claim_grammar import (
     plain_value,
     strip,
     verb_with_aspect,
+    without_time_frame,
 )
 from paicli.memory.claim_tokens import Token, clauses, fold
 
@@ -96,6 +97,7 @@ class Relation:
 def _subject(tokens: list[Token], owner: list[Token]) -> Subject | None:
     han: list[str] = []
     latin: list[str] = []
+    tokens = without_time_frame(tokens)
     while tokens and (
         tokens[-1].text in w.ZH_TRAILING_ADVERBS
         or tokens[-1].text in w.ZH_LOCATIVE

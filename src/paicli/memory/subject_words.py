@@ -53,14 +53,17 @@ REPLACING = EN_REPLACING | ZH_REPLACING
 # removed`): verbs of ceasing and their participles, in both languages.
 ENDING = frozenset(
     [*EN_CESSATION, "deprecated", "removed", "discontinued", "obsolete", "gone", "phased", "sunset", "out",
-     "停用", "弃用", "废弃", "作废", "淘汰", "下线", "废除", "撤掉", "去掉", "不用", "停掉", "过时", "换掉", "替掉"]
+     "停用", "弃用", "废弃", "作废", "淘汰", "下线", "废除", "撤掉", "去掉", "不用", "停掉", "过时", "换掉", "替掉",
+     "停止", "停止使用", "移除", "撤下", "放弃"]
 )  # fmt: skip
+# Verbs of changing that take the new value as their object with no complement (`S 换 B`, `S 改用 B`).
+ZH_CHANGE = frozenset(["换", "改用", "换用", "转用", "改换"])
 # Demonstratives and place words between a subject and its value (`连接池那个 32`, `approver 这边 王强`).
 ZH_DEMONSTRATIVE = frozenset(
     ["那个", "这个", "那条", "这条", "那边", "这边", "那块", "这块", "方面", "里", "中"]
 )
 # The role a value takes in a clause of its own: `…, as the S`, `…，作为 S`, `…，成为新的 S`.
-ROLE = frozenset(["as", "作为", "成为", "当作", "当成"])
+ROLE = frozenset(["as", "作为", "成为", "当作", "当成", "做", "当"])
 # English words that start a time adverbial after the value (`B since Monday`, `B these days`): the value ends.
 EN_TIME_START = frozenset(
     ["since", "until", "till", "starting", "effective", "these", "lately", "recently", "going", "as", "from"]

@@ -1,0 +1,92 @@
+"""Issue 37 (memstale3): grammar rules of the claim parser for wordings the earlier rounds never met. Each test
+is named for the rule it proves; the subjects and values are not the eval's."""
+
+from __future__ import annotations
+
+import pytest
+
+from paicli.memory.subject import Relation, claim_of, relation
+
+STORED_EN = "The message queue is Kafka."
+STORED_ZH = "缓存服务用 Redis"
+
+
+def _reading(text: str) -> tuple[str, str, bool]:
+    reading = claim_of(text).readings[0]
+    assert reading.subject is not None, text
+    return reading.subject.render(), reading.value, reading.negated
+
+
+@pytest.mark.parametrize(
+    "text", ["The message queue has become Pulsar.", "The message queue has remained Pulsar."]
+)
+def test_a_perfect_auxiliary_before_a_linking_verb_leaves_the_linking_verb_the_predicate(text: str) -> None:
+    assert _reading(text) == ("message queue", "pulsar", False)
+    assert relation(STORED_EN, text) == Relation("changed", True)
+
+
+@pytest.mark.parametrize(
+    "text", ["Pulsar is now the message queue.", "Pulsar is currently the message queue."]
+)
+def test_an_adverb_between_the_copula_and_the_determiner_keeps_the_sentence_reversible(text: str) -> None:
+    assert any(
+        r.reverse and r.subject is not None and r.subject.render() == "message queue" and r.value == "pulsar"
+        for r in claim_of(text).readings
+    )
+    assert relation(STORED_EN, text).kind == "changed"
+
+
+def test_a_verbless_change_to_a_value_names_its_subject_after_for() -> None:
+    assert _reading("Back to Kafka for the message queue.") == ("message queue", "kafka", False)
+    assert relation("The message queue is Pulsar.", "Back to Kafka for the message queue.").kind == "changed"
+    assert not claim_of("Back to the drawing board.").readings  # no `for the S`: no claim
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "From this sprint on the message queue is Pulsar.",
+        "Starting next week the message queue is Pulsar.",
+        "Since Monday the message queue is Pulsar.",
+    ],
+)
+def test_an_english_time_frame_that_opens_the_clause_is_no_part_of_the_subject(text: str) -> None:
+    assert _reading(text) == ("message queue", "pulsar", False)
+    assert relation(STORED_EN, text) == Relation("changed", True)
+
+
+def test_a_chinese_verb_of_changing_without_a_complement_names_the_new_value() -> None:
+    assert _reading("缓存服务换 Memcached") == ("缓存服务", "memcached", False)
+    assert relation(STORED_ZH, "Redis 下线了，缓存服务换 Memcached").kind == "changed"
+    assert all(r.value != "了" for r in claim_of("缓存服务换了个新的").readings)  # 换 + aspect: no value
+
+
+@pytest.mark.parametrize("text", ["缓存服务停止使用 Redis", "缓存服务已经停止 Redis 了"])
+def test_a_chinese_verb_of_ceasing_denies_the_value_after_it(text: str) -> None:
+    subject, value, negated = _reading(text)
+    assert (subject, value, negated) == ("缓存服务", "redis", True)
+    assert relation(STORED_ZH, text).kind == "changed"
+
+
+def test_a_subject_before_the_disposal_ba_makes_its_object_the_old_value() -> None:
+    claim = claim_of("缓存服务把 Redis 换成了 Memcached")
+    assert _reading("缓存服务把 Redis 换成了 Memcached") == ("缓存服务", "memcached", False)
+    assert "redis" in claim.denied
+    assert _reading("缓存服务这边已经把 Redis 撤掉了") == ("缓存服务", "redis", True)
+    # no subject before 把: its object is the subject, as before
+    assert _reading("我们把缓存服务换成 Memcached") == ("缓存服务", "memcached", False)
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "new", "old"),
+    [
+        ("Memcached替代Redis做缓存服务", "缓存服务", "memcached", "redis"),
+        ("16替代8做工作线程数", "工作线程数", "16", "8"),
+    ],
+)
+def test_a_chinese_verb_of_replacing_is_a_predicate_and_its_role_names_the_subject(
+    text: str, subject: str, new: str, old: str
+) -> None:
+    claim = claim_of(text)
+    assert _reading(text) == (subject, new, False)
+    assert old in claim.denied
