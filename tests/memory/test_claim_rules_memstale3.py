@@ -90,3 +90,60 @@ def test_a_chinese_verb_of_replacing_is_a_predicate_and_its_role_names_the_subje
     claim = claim_of(text)
     assert _reading(text) == (subject, new, False)
     assert old in claim.denied
+
+
+@pytest.mark.parametrize(
+    "text", ["The message queue we picked is Pulsar.", "The message queue they chose runs on Pulsar."]
+)
+def test_a_relative_clause_after_the_subject_is_no_part_of_it(text: str) -> None:
+    assert _reading(text) == ("message queue", "pulsar", False)
+    assert relation(STORED_EN, text) == Relation("changed", True)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["The message queue is Pulsar instead of Kafka.", "The message queue is now Pulsar rather than Kafka."],
+)
+def test_a_value_followed_by_instead_of_or_rather_than_replaces_what_follows(text: str) -> None:
+    assert _reading(text) == ("message queue", "pulsar", False)
+    assert "kafka" in claim_of(text).denied
+    assert relation(STORED_EN, text).kind == "changed"
+
+
+@pytest.mark.parametrize(
+    "text", ["The message queue — no longer Kafka.", "Message queue — not Kafka any longer."]
+)
+def test_a_verbless_denial_after_a_dash_takes_the_subject_before_the_dash(text: str) -> None:
+    claim = claim_of(text)
+    assert _reading(text) == ("message queue", "kafka", True)
+    assert claim.stated  # it links a subject to a value: a statement the extraction may keep
+    assert relation(STORED_EN, text).kind == "changed"
+    # another project's queue is another subject: the denial does not reach it
+    assert relation("For the Orion project, the message queue is Kafka.", text).kind == "none"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["The message queue hasn't been Kafka for a while.", "The message queue hadn't been Kafka for weeks."],
+)
+def test_a_negative_perfect_contraction_denies_and_a_duration_after_for_names_no_subject(text: str) -> None:
+    assert _reading(text) == ("message queue", "kafka", True)
+    assert relation(STORED_EN, text) == Relation("changed", True)
+
+
+def test_a_value_ends_at_a_duration_after_for() -> None:
+    assert _reading("The message queue is Pulsar for now.") == ("message queue", "pulsar", False)
+    # `for the S` still names the subject
+    assert _reading("We're back to Kafka for the message queue.") == ("message queue", "kafka", False)
+
+
+def test_an_as_for_topic_gives_its_subject_to_the_clause_after_it() -> None:
+    text = "As for the on-call owner, it's Li Lei."
+    assert _reading(text) == ("on call owner", "lilei", False)
+    assert relation(text, "On-call owner is Han Mei since Monday.").kind == "changed"
+
+
+def test_a_copula_before_a_chinese_verb_of_replacing_stays_the_predicate() -> None:
+    claim = claim_of("缓存服务用 Memcached 替换了 Redis")
+    assert _reading("缓存服务用 Memcached 替换了 Redis") == ("缓存服务", "memcached", False)
+    assert "redis" in claim.denied

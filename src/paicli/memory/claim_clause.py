@@ -183,6 +183,10 @@ def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> C
     if replacer is not None:  # `S 用 B 替换了 A`
         clause.denied.append(key(strip(clause.value[replacer + 1 :], LEADING)))
         clause.value = strip(clause.value[:replacer], LEADING)
+    substitute = next((i for i, t in enumerate(clause.value) if i > 0 and t.text in w.EN_SUBSTITUTE), None)
+    if substitute is not None and not clause.negated:  # `B instead of A`, `B rather than A`: A is replaced
+        clause.denied.append(key(strip(clause.value[substitute + 2 :], LEADING)))
+        clause.value = clause.value[:substitute]
     contrast = next((i for i, t in enumerate(clause.value) if t.text in w.CONTRAST), None)
     if clause.negated and contrast is not None:  # `is no longer A but B`, `不是 A 而是 B`
         clause.denied.append(key(clause.value[:contrast]))
@@ -198,9 +202,19 @@ def over_before(predicate: list[Token], after: list[Token]) -> bool:
     return any(ending(t) for t in predicate) and not content(strip(after, LEADING))
 
 
+def duration(tokens: list[Token]) -> bool:
+    """`for a while`, `for now`, `for two weeks`: a span of time after `for` names no subject."""
+    words = [
+        t.text for t in tokens if t.text not in w.EN_DETERMINERS and t.text not in ("long", "some", "good")
+    ]
+    return bool(words) and all(t in w.EN_DURATION or t.isdigit() or t in w.EN_NUMBER_WORDS for t in words)
+
+
 def owner_tail(after: list[Token]) -> tuple[list[Token], list[Token]]:
     """`B for the S` / `B as the S`: the words after `for`/`as` name the subject."""
     for i, token in enumerate(after):
+        if i > 0 and token.text == "for" and (i == len(after) - 1 or duration(after[i + 1 :])):
+            return after[:i], []  # `B for a while`: the value ends at its duration
         if i > 0 and token.text in ("for", "as") and content(after[i + 1 :]):
             return after[:i], after[i + 1 :]
     return after, []
@@ -208,6 +222,16 @@ def owner_tail(after: list[Token]) -> tuple[list[Token], list[Token]]:
 
 def owner_of(tokens: list[Token]) -> tuple[list[Token], list[Token]]:
     """(subject, owner): `移动端的代码审查人` -> (代码审查人, 移动端); `the reviewer of the mobile app` likewise."""
+    relative = next(
+        (
+            i
+            for i in range(1, len(tokens) - 1)
+            if tokens[i].text in w.EN_PERSONAL and tokens[i - 1].latin and tokens[i + 1].latin
+        ),
+        None,
+    )
+    if relative is not None:  # `the S we picked`: the relative clause is no part of the subject
+        tokens = tokens[:relative]
     tokens = [t for t in tokens if t.text not in w.EN_PRONOUNS or t.value]
     while tokens and tokens[-1].text in ("的", "之") and len(tokens) > 1:
         tokens = tokens[:-2]  # `定的是`: 的 right before the copula nominalises; no owner

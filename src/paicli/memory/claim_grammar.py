@@ -105,7 +105,7 @@ def find_predicate(tokens: list[Token]) -> tuple[int, int] | None:
     """(first token of the predicate, first token of the value) of the clause's first predicate."""
     for i, token in enumerate(tokens):
         text = token.text
-        if token.value:
+        if token.value or relative_verb(tokens, i):
             continue
         if text in w.ZH_COMPLEMENTS and i > 0 and verb_slot(tokens[i - 1]):
             return i - 1, i + 1  # `调整 为`, `恢复 成`, code-switched `switch 到`
@@ -113,8 +113,6 @@ def find_predicate(tokens: list[Token]) -> tuple[int, int] | None:
             return i - 1, i + 1  # `跑在`, `放在`
         if text in w.ZH_COPULAS or text in w.EN_BE or text in w.EN_LINKING:
             return i, i + 1
-        if text in w.ZH_REPLACING and 0 < i < len(tokens) - 1:
-            return i, i + 1  # `B 替代 A 做 S`: the verb of replacing is the predicate
         if text in w.ZH_CHANGE and 0 < i < len(tokens) - 1 and tokens[i + 1].text not in TRAILING:
             return i, i + 1  # `S 换 B` (not `换了个新的`)
         if text in w.EN_CESSATION and i > 0 and i + 1 < len(tokens):
@@ -145,6 +143,11 @@ def find_predicate(tokens: list[Token]) -> tuple[int, int] | None:
     if inner is not None:  # jieba reads `分支名用小写` as 分支 / 名用 / 小写
         tokens[inner : inner + 1] = [Token(tokens[inner].text[:-1]), Token(tokens[inner].text[-1])]
         return inner + 1, inner + 2
+    replacing = next((i for i, t in enumerate(tokens[1:-1], 1) if t.text in w.ZH_REPLACING), None)
+    if (
+        replacing is not None
+    ):  # `B 替代 A 做 S`: with no copula before it, the verb of replacing is the predicate
+        return replacing, replacing + 1
     perfective = next((i for i, t in enumerate(tokens[1:-1], 1) if t.text == "了"), None)
     return (perfective - 1, perfective + 1) if perfective is not None else None
 
@@ -191,12 +194,18 @@ def without_leading_verb(tokens: list[Token]) -> list[Token]:
     found = target(tokens, 0) if tokens and verb(tokens[0]) else None
     if found is not None:  # `was changed to B`: the participle and its preposition lead to the value
         return strip(tokens[found + 1 :], LEADING)
-    return [] if len(tokens) > 1 and verb(tokens[0]) and not tokens[1].value else tokens  # `S 换 Memcached`
+    # an English participle phrase is no value; a name in -ed alone or before Chinese is (`S 用 Memcached 替换了 A`)
+    return [] if len(tokens) > 1 and verb(tokens[0]) and tokens[1].latin else tokens
 
 
 def starts_with_verb(tokens: list[Token]) -> bool:
     stripped = strip(tokens, LEADING)
-    return bool(stripped) and verb(stripped[0]) and not any(t.text in w.EN_TARGET for t in stripped)
+    return (
+        bool(stripped)
+        and verb(stripped[0])
+        and not any(t.text in w.EN_TARGET for t in stripped)
+        and all(t.latin for t in stripped[1:])  # `A was retired (last week)`; not `Memcached 替换了 A`
+    )
 
 
 def content(tokens: list[Token]) -> bool:
@@ -218,3 +227,16 @@ def without_time_frame(tokens: list[Token]) -> list[Token]:
     else:
         end = next((i for i in window if tokens[i].text in w.EN_DETERMINERS), None)
     return tokens[end:] if end is not None and end < len(tokens) else tokens
+
+
+def relative_verb(tokens: list[Token], i: int) -> bool:
+    """`The S we picked is B`, `the tool they use runs on B`: a verb right after a personal pronoun that follows
+    a noun opens a relative clause when a copula or linking verb comes later; the later one is the predicate."""
+    return (
+        i >= 2
+        and tokens[i].latin
+        and tokens[i - 1].text in w.EN_PERSONAL
+        and tokens[i - 2].latin
+        and tokens[i].text not in w.EN_BE
+        and any(t.text in w.EN_BE or t.text in w.EN_LINKING for t in tokens[i + 1 :])
+    )

@@ -37,7 +37,8 @@ _SPLIT_ADVERB_IS = "还就也都才正即总仍便却只又倒而"
 _CONTRACTIONS = {
     "isn't": ("is", "not"), "aren't": ("are", "not"), "wasn't": ("was", "not"), "weren't": ("were", "not"),
     "doesn't": ("does", "not"), "don't": ("do", "not"), "didn't": ("did", "not"), "won't": ("will", "not"),
-    "can't": ("can", "not"), "we're": ("we", "are"), "they're": ("they", "are"), "you're": ("you", "are"),
+    "can't": ("can", "not"), "hasn't": ("has", "not"), "haven't": ("have", "not"), "hadn't": ("had", "not"),
+    "shouldn't": ("should", "not"), "wouldn't": ("would", "not"), "couldn't": ("could", "not"), "we're": ("we", "are"), "they're": ("they", "are"), "you're": ("you", "are"),
     "we've": ("we", "have"), "i've": ("i", "have"), "it'll": ("it", "will"), "that's": ("that", "is"),
     "it's": ("it", "is"), "there's": ("there", "is"), "what's": ("what", "is"), "here's": ("here", "is"),
 }  # fmt: skip

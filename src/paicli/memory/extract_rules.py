@@ -26,6 +26,7 @@ from paicli.memory.extract_voice import (
     subject_label,
 )
 from paicli.memory.extract_words import (
+    ATTENTION,
     AUXILIARY_START,
     BOUNDED_TIME,
     CONDITIONAL,
@@ -89,7 +90,7 @@ def worth_asking(safe: str, hardened: bool = True) -> bool:
     return hardened and any(declares(part) for part in (safe, *_CLAUSE_ENDS.split(safe)) if part.strip())
 
 
-_CLAUSE_ENDS = re.compile(r"[，,；;。！!？?\n]")
+_CLAUSE_ENDS = re.compile(r"[，,；;。！!？?\n]|[.!?](?=\s)")
 
 
 def input_in_range(text: str | None) -> bool:
@@ -260,6 +261,9 @@ def _task_request(a: InputAnalysis, quote: str, p: int) -> bool:
     if REQUEST_DURABLE.search(quote):
         return False
     clauses = a.clauses_around(p, p + len(quote))
+    heard = ATTENTION.sub("", clauses)
+    if heard != clauses and declares(heard):  # `Please note the S is B` asks for nothing to be done
+        clauses = heard
     if REQUEST.search(clauses):
         return True
     if PREFERENCE.search(quote):

@@ -74,6 +74,29 @@ CONTRAST = frozenset(["but", "rather", "而是", "而"])  # `not A but B`: B is 
 ARROWS = frozenset(["→", "->", "=>", "⇒", "➜"])  # `A → B`: A becomes B  # `changed to B`, `replaced A with B`
 EN_SOURCE = frozenset(["from", "off", "of"])  # `changed from A`, `moved off A`
 EN_NEGATORS = frozenset(["not", "no", "never", "n't", "isn't", "aren't", "wasn't", "don't", "doesn't", "nor"])
+# A personal pronoun and a verb after a noun open a relative clause (`the S we picked is B`): not the subject's.
+EN_PERSONAL = frozenset(["we", "i", "you", "they"])
+# `B instead of A`, `B rather than A`: the value ends here and what follows is the value it replaces.
+EN_SUBSTITUTE = frozenset(["instead", "rather"])
+# Nouns of a span of time (`for a while`, `for now`, `for two weeks`): after `for` they name no subject.
+EN_DURATION = frozenset(
+    [
+        "while",
+        "now",
+        "ever",
+        "moment",
+        "ages",
+        "time",
+        "years",
+        "months",
+        "weeks",
+        "days",
+        "year",
+        "month",
+        "week",
+    ]
+)
+EN_NUMBER_WORDS = frozenset(["one", "two", "three", "four", "five", "six", "several", "few", "many", "a"])
 EN_PRONOUNS = frozenset(["we", "i", "you", "they", "it", "he", "she", "this", "that", "there", "everyone"])
 EN_DETERMINERS = frozenset(["the", "a", "an", "our", "my", "your", "their", "its", "this", "that", "these"])
 EN_OWNER_PREPOSITIONS = frozenset(["of", "for"])  # `the reviewer of the mobile app`, `for the data team,`
