@@ -80,14 +80,16 @@ def safe_input(text: str, hardened: bool = True) -> str:
     return java_trim("".join(kept))
 
 
-def worth_asking(safe: str, hardened: bool = True) -> bool:
-    """Spec 5.2 step 3: long enough and mentions something a fact could be about."""
+def worth_asking(safe: str, hardened: bool = True, corrects: Corrects | None = None) -> bool:
+    """Spec 5.2 step 3: long enough and mentions something a fact could be about; hardened, a part that gives
+    a subject the memory holds a new value is about something too."""
     trigger = FACT_WORDS if hardened else POSSIBLE_FACT
     if utf16_len(safe) < MIN_INPUT:
         return False
     if trigger.search(safe) is not None:
         return True  # a note with a trailing remark (`on-call owner: 张伟，FYI`) declares in its first clause
-    return hardened and any(declares(part) for part in (safe, *_CLAUSE_ENDS.split(safe)) if part.strip())
+    parts = [part for part in (safe, *_CLAUSE_ENDS.split(safe)) if part.strip()]
+    return hardened and (any(map(declares, parts)) or (corrects is not None and any(map(corrects, parts))))
 
 
 _CLAUSE_ENDS = re.compile(r"[，,；;。！!？?\n]|[.!?](?=\s)")
@@ -189,10 +191,13 @@ def _pasted_or_reported(a: InputAnalysis, quote: str, p: int, stored_subject: bo
     whole_note = (
         colon_statement(quote) and _VALUE_ENDS.match(a.text, end) and len(LABELLED_LINE.findall(a.text)) < 2
     )
+    stored = [stored_subject and names_its_subject(label, quote) for label in inner]
     if inner and (colon_statement(a.sentence_around(p, end)) or whole_note):
-        return not all(acceptable_label(label) for label in labels) or not all(map(subject_label, inner))
-    return not all(acceptable_label(label) for label in labels) or not all(
-        acceptable_label(label) or (stored_subject and names_its_subject(label, quote)) for label in inner
+        return not all(map(acceptable_label, labels)) or not all(
+            subject_label(label) or known for label, known in zip(inner, stored, strict=True)
+        )
+    return not all(map(acceptable_label, labels)) or not all(
+        acceptable_label(label) or known for label, known in zip(inner, stored, strict=True)
     )
 
 
@@ -321,8 +326,10 @@ def hardened_reason(quote: str, analysis: InputAnalysis, corrects: Corrects | No
     if SECRET_SHAPES.search(quote):
         return "secret_shape"
     occurrences = analysis.occurrences(quote)
+    correction = corrects is not None and corrects(quote)  # the store knows its subject
     if (
         not FACT_WORDS.search(quote)
+        and not correction
         and not declares(quote)
         and not all(
             _under_own_label(analysis, quote, p) or _labelled_by_owner(analysis, quote, p)
@@ -330,7 +337,6 @@ def hardened_reason(quote: str, analysis: InputAnalysis, corrects: Corrects | No
         )
     ):
         return "no_subject"
-    correction = corrects is not None and corrects(quote)
     for p in occurrences:
         for name, rule in OCCURRENCE_RULES:
             if name == "temporary_context" and correction:
