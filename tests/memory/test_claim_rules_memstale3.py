@@ -147,3 +147,45 @@ def test_a_copula_before_a_chinese_verb_of_replacing_stays_the_predicate() -> No
     claim = claim_of("缓存服务用 Memcached 替换了 Redis")
     assert _reading("缓存服务用 Memcached 替换了 Redis") == ("缓存服务", "memcached", False)
     assert "redis" in claim.denied
+
+
+def test_a_verbless_return_names_its_subject_before_back_to() -> None:
+    assert _reading("message queue back to Kafka 了") == ("message queue", "kafka", False)
+    assert relation("message queue 是 Pulsar", "message queue back to Kafka 了") == Relation("changed", True)
+
+
+def test_a_value_that_is_back_as_the_subject_reads_both_ways() -> None:
+    text = "Kafka is back as the message queue."
+    assert any(r.reverse and r.value == "kafka" for r in claim_of(text).readings)
+    assert relation("The message queue is Pulsar.", text).kind == "changed"
+
+
+@pytest.mark.parametrize("text", ["缓存服务不会再是 Redis 了", "缓存服务不要再用 Redis 了"])
+def test_a_chinese_negative_modal_denies_the_value(text: str) -> None:
+    assert _reading(text) == ("缓存服务", "redis", True)
+    assert relation(STORED_ZH, text).kind == "changed"
+
+
+@pytest.mark.parametrize(
+    ("text", "old"),
+    [("缓存服务并非 Redis，而是 Memcached", "redis"), ("cache not Redis，而是 Memcached", "redis")],
+)
+def test_a_verbless_denial_with_a_contrast_names_the_old_and_the_new_value(text: str, old: str) -> None:
+    claim = claim_of(text)
+    assert old in claim.denied
+    assert any(r.value == "memcached" and not r.negated for r in claim.readings)
+
+
+def test_a_verb_of_ceasing_followed_by_a_particle_of_motion_is_a_return() -> None:
+    text = "We've gone back to Kafka for the message queue."
+    assert _reading(text) == ("message queue", "kafka", False)
+    assert relation("The message queue isn't Kafka, it's Pulsar.", text) == Relation("changed", True)
+    assert _reading("Kafka is gone from the message queue.")[1:] == ("kafka", True)
+
+
+def test_a_chinese_verb_of_changing_glued_to_its_object_is_split() -> None:
+    text = "Redis 下线了，缓存服务换飞书缓存"
+    assert any(
+        r.subject is not None and r.subject.render() == "缓存服务" and r.value == "飞书缓存"
+        for r in claim_of(text).readings
+    )

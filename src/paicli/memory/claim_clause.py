@@ -12,6 +12,7 @@ from paicli.memory.claim_grammar import (
     ceasing,
     content,
     ending,
+    ending_in,
     find_predicate,
     key,
     negator,
@@ -70,11 +71,23 @@ def parse_clause(tokens: list[Token]) -> Clause:
         if tail and content(value):
             subject, owner = owner_of(tail)
             return Clause(subject, owner, value, predicate=True)
+    back = next(
+        (i for i in range(1, len(tokens) - 2) if (tokens[i].text, tokens[i + 1].text) == ("back", "to")), None
+    )
+    if found is None and back is not None and content(tokens[:back]):  # `S back to B 了`: a verbless return
+        value, tail = owner_tail(strip(tokens[back + 2 :], LEADING))
+        if content(value) and not tail:
+            subject, owner = owner_of(strip(tokens[:back], LEADING))
+            return Clause(subject, owner, value, predicate=True)
     denial = next((i for i, t in enumerate(tokens) if i > 0 and negator(t)), None)
     if found is None and denial is not None and content(tokens[:denial]):
         rest = [t for t in tokens[denial:] if not negator(t) and t.text not in TRAILING]
-        if len(rest) <= 1 and all(t.latin for t in rest):  # `A no longer applies`: an intransitive denial
+        plain = tokens[denial].text not in ("not", "n't") and not tokens[denial].han
+        if len(rest) <= 1 and all(t.latin for t in rest) and plain:  # `A no longer applies`: intransitive
             return Clause(value=strip(tokens[:denial], LEADING), negated=True, predicate=True)
+        if content(rest) and not plain:  # `S 并非 A`, `S not A`: a verbless denial of A for S
+            subject, owner = owner_of(strip(tokens[:denial], LEADING))
+            return Clause(subject, owner, rest, negated=True, predicate=True)
     if found is None:
         return Clause(subject=tokens)
     start, value_at = found
@@ -128,9 +141,11 @@ def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> C
             left = strip(rest[next(i for i, t in enumerate(rest) if t.text in w.EN_SOURCE) + 1 :], LEADING)
         middle = middle[:from_at]
     # `V is (now) the S`: an adverb between the copula and the determiner leaves the sentence reversible
-    lead = next((t for t in after if t.text in w.EN_DETERMINERS or t.text not in TRAILING), None)
+    lead = next(
+        (t for t in after if t.text in w.EN_DETERMINERS or (t.text not in TRAILING and t.text != "as")), None
+    )  # `B is back as the S` too
     clause.reversible = lead is not None and lead.text in w.EN_DETERMINERS
-    over = any(ending(t) for t in [*predicate, *after])
+    over = ending_in([*predicate, *after])
     after, tail = owner_tail(strip(after, LEADING))
     source = next((i for i, t in enumerate(after) if i > 0 and t.text == "from"), None)
     if over and not tail and source is not None and content(after[source + 1 :]):
@@ -192,7 +207,7 @@ def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> C
         clause.denied.append(key(clause.value[:contrast]))
         clause.value = strip(clause.value[contrast + 1 :], LEADING)
         clause.negated = False
-    if predicate[0].text in w.EN_BE | w.ZH_COPULAS and strip(after, LEADING)[:1] and starts_with_verb(after):
+    if predicate[0].text in w.EN_BE and strip(after, LEADING)[:1] and starts_with_verb(after):
         clause.value = []  # `A was retired`: an event, no value
     return clause
 

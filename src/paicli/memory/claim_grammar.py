@@ -69,9 +69,15 @@ def negator(token: Token) -> bool:
     return not token.value and (token.text in w.ZH_NEGATORS or token.text in w.EN_NEGATORS)
 
 
-def ending(token: Token) -> bool:
-    """A verb of ceasing or its participle (`停用`, `deprecated`, `dropped`): the value beside it is over."""
-    return not token.value and token.text in w.ENDING
+def ending(token: Token, following: Token | None = None) -> bool:
+    """A verb of ceasing or its participle (`停用`, `deprecated`, `dropped`): the value beside it is over; not
+    when a particle of motion follows it (`have gone back to B`)."""
+    moving = following is not None and following.text in w.EN_MOTION_PARTICLES
+    return not token.value and token.text in w.ENDING and not moving
+
+
+def ending_in(tokens: list[Token]) -> bool:
+    return any(ending(t, tokens[i + 1] if i + 1 < len(tokens) else None) for i, t in enumerate(tokens))
 
 
 def until_time(tokens: list[Token]) -> list[Token]:
@@ -93,7 +99,8 @@ def split_value_subject(tokens: list[Token]) -> tuple[list[Token], list[Token]]:
 
 def ceasing(predicate: list[Token], after: list[Token]) -> tuple[bool, list[Token]]:
     """`stopped using A`, `moved away from A`: the clause denies A (the verb's particles are no value)."""
-    if not any(t.text in w.ENDING for t in predicate[:2]):
+    words = [*predicate, *after]
+    if not any(ending(t, words[i + 1] if i + 1 < len(words) else None) for i, t in enumerate(predicate[:2])):
         return False, after
     start = 0
     while start < len(after) and after[start].text in w.EN_CESSATION_PARTICLES:
@@ -119,7 +126,7 @@ def find_predicate(tokens: list[Token]) -> tuple[int, int] | None:
             return i, i + 1
         if text in w.EN_PERFECT and i + 2 < len(tokens) and tokens[i + 1].text in w.EN_CESSATION:
             return i, i + 2  # `has stopped being A`
-        if text in w.ENDING and i > 0:
+        if ending(token, tokens[i + 1] if i + 1 < len(tokens) else None) and i > 0:
             return i, i + 1  # `A 已经停用了`, `we deprecated A`
         if text in w.EN_PERFECT and _be_before_value(tokens, i):
             continue  # `has (always) been A`: the be-form is the predicate
@@ -139,6 +146,10 @@ def find_predicate(tokens: list[Token]) -> tuple[int, int] | None:
     if fused is not None:  # jieba reads `更新成王强` as 更新 / 成王强
         tokens[fused : fused + 1] = [Token(tokens[fused].text[0]), Token(tokens[fused].text[1:])]
         return fused - 1, fused + 1
+    change = next((i for i, t in enumerate(tokens) if i > 0 and fused_change(t)), None)
+    if change is not None:  # jieba reads `渠道换飞书群` as 渠道 / 换飞 / 书群
+        tokens[change : change + 1] = [Token(tokens[change].text[0]), Token(tokens[change].text[1:])]
+        return change, change + 1
     inner = next((i for i, t in enumerate(tokens[:-1]) if i > 0 and ends_in_copula(t)), None)
     if inner is not None:  # jieba reads `分支名用小写` as 分支 / 名用 / 小写
         tokens[inner : inner + 1] = [Token(tokens[inner].text[:-1]), Token(tokens[inner].text[-1])]
@@ -240,3 +251,9 @@ def relative_verb(tokens: list[Token], i: int) -> bool:
         and tokens[i].text not in w.EN_BE
         and any(t.text in w.EN_BE or t.text in w.EN_LINKING for t in tokens[i + 1 :])
     )
+
+
+def fused_change(token: Token) -> bool:
+    """`换飞`: a verb of changing glued to the first character of its object (not a word such as 换成 or 换掉)."""
+    text = token.text
+    return token.han and len(text) == 2 and text[0] in w.ZH_CHANGE and text not in w.ZH_CHANGE_WORDS
