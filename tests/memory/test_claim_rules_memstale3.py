@@ -189,3 +189,10 @@ def test_a_chinese_verb_of_changing_glued_to_its_object_is_split() -> None:
         r.subject is not None and r.subject.render() == "缓存服务" and r.value == "飞书缓存"
         for r in claim_of(text).readings
     )
+
+
+@pytest.mark.parametrize(
+    "text", ["ok so back to Kafka for the message queue", "Okay, the message queue is Kafka."]
+)
+def test_a_discourse_marker_before_a_statement_is_no_part_of_it(text: str) -> None:
+    assert _reading(text) == ("message queue", "kafka", False)

@@ -148,7 +148,7 @@ GENERIC = frozenset(
         "starting", "week", "month", "sprint", "year", "last", "next", "from", "on", "in", "at", "update",
         "updated", "note", "fyi", "heads", "up", "new", "old", "current", "these", "instead", "officially",
         "finally", "all", "here", "there", "then", "so", "please", "remember", "out", "over", "record", "clear",
-        "has", "have", "had", "ever", "about",
+        "has", "have", "had", "ever", "about", "ok", "okay", "alright", "anyway", "btw",
     ]
 )  # fmt: skip
 ZH_TRAILING_ADVERBS = frozenset(
