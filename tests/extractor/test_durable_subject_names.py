@@ -72,3 +72,12 @@ def test_a_metatext_noun_label_is_the_users_own_voice(label: str) -> None:
 
 def test_a_note_before_an_english_full_stop_and_a_remark_is_worth_asking() -> None:
     assert worth_asking(safe_input("Message queue: Pulsar. Let me know if anything breaks."))
+
+
+@pytest.mark.parametrize(
+    "turn",
+    ["Heads-up: No longer Kafka for the message queue.", "FYI: not Kafka anymore for the message queue."],
+)
+def test_a_statement_after_the_users_label_is_worth_asking(turn: str) -> None:
+    assert worth_asking(safe_input(turn))
+    assert _reason(turn, turn.split(": ", 1)[1].rstrip(".")) is None

@@ -88,11 +88,15 @@ def worth_asking(safe: str, hardened: bool = True, corrects: Corrects | None = N
         return False
     if trigger.search(safe) is not None:
         return True  # a note with a trailing remark (`on-call owner: 张伟，FYI`) declares in its first clause
-    parts = [part for part in (safe, *_CLAUSE_ENDS.split(safe)) if part.strip()]
+    clauses = _CLAUSE_ENDS.split(safe)
+    parts = [
+        part for part in (safe, *clauses, *(p for c in clauses for p in _LABEL_END.split(c))) if part.strip()
+    ]
     return hardened and (any(map(declares, parts)) or (corrects is not None and any(map(corrects, parts))))
 
 
 _CLAUSE_ENDS = re.compile(r"[，,；;。！!？?\n]|[.!?](?=\s)")
+_LABEL_END = re.compile(r"：|:(?=\s)")  # what follows the user's label is a part too (`Heads-up: …`)
 
 
 def input_in_range(text: str | None) -> bool:
