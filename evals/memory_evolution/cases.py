@@ -154,7 +154,13 @@ def _turn(half: Half, lang: Lang, path: Path, text: str, rotation: int) -> str:
 
 
 def _chain(
-    half: Half, subject: Subject, lang: Lang, shape: str, index: int, short_ok: bool
+    half: Half,
+    subject: Subject,
+    lang: Lang,
+    shape: str,
+    index: int,
+    short_ok: bool,
+    turns: dict[tuple[Lang, Kind], int],
 ) -> list[Statement]:
     steps = SHAPES[shape]
     pattern = PATH_PATTERNS[index % len(PATH_PATTERNS)]
@@ -164,7 +170,9 @@ def _chain(
     statements: list[Statement] = []
     for step, (kind, value) in enumerate(steps):
         families = half.families_of(lang, kind)
-        family = families[(index + step) % len(families)]
+        turn = turns.get((lang, kind), 0)
+        turns[(lang, kind)] = turn + 1
+        family = families[(turn if half.spread else index + step) % len(families)]
         short = short_ok and step > 0 and (index + step) % 3 == 0
         fields = _fields(subject, lang, short)
         if value is not None:
@@ -216,23 +224,29 @@ def question(subject: Subject, lang: Lang) -> str:
 
 def generate(half: Half) -> list[Case]:
     cases: list[Case] = []
-    for position, (lang, subject, shape) in enumerate(_grid(half)):
-        index = position + position // len(SHAPES)  # decorrelates shape from path pattern and neighbours
-        neighbours = index % 2 == 0
-        case_id = f"{half.name}-{lang}-{subject.key}-{shape}"
-        cases.append(
-            Case(
-                case_id,
-                half.name,
-                lang,
-                subject.key,
-                shape,
-                f"/memevolve-eval/{half.name}/{lang}/{subject.key}/{shape}",
-                tuple(_setup(half, subject, lang, index, neighbours)),
-                tuple(_chain(half, subject, lang, shape, index, short_ok=not neighbours)),
-                question(subject, lang),
+    turns: dict[tuple[Lang, Kind], int] = {}
+    grid = list(_grid(half))
+    for run in range(half.passes):
+        for position, (lang, subject, shape) in enumerate(grid):
+            # `position // len(SHAPES)` decorrelates shape from path pattern and neighbours; a later pass shifts
+            # the rotation by one so paths, neighbours and short forms land on other cases
+            index = position + position // len(SHAPES) + run
+            neighbours = index % 2 == 0
+            tag = f"-p{run + 1}" if run else ""
+            case_id = f"{half.name}-{lang}-{subject.key}-{shape}{tag}"
+            cases.append(
+                Case(
+                    case_id,
+                    half.name,
+                    lang,
+                    subject.key,
+                    shape,
+                    f"/memevolve-eval/{half.name}/{lang}/{subject.key}/{shape}{tag}",
+                    tuple(_setup(half, subject, lang, index, neighbours)),
+                    tuple(_chain(half, subject, lang, shape, index, not neighbours, turns)),
+                    question(subject, lang),
+                )
             )
-        )
     return cases
 
 

@@ -58,6 +58,10 @@ class Half:
     wrappers: dict[Lang, tuple[str, ...]]  # how a statement sits in a user's turn (`{X}` is the statement)
     remember: dict[Lang, str]  # the turn that asks the model to save it (the save_memory path)
     neighbour: dict[Lang, str]  # a near-duplicate fact about another component or project
+    # The grid is generated `passes` times; with `spread`, each (language, kind) takes its families in turn
+    # instead of by the case's index, so a half with more families than steps of a kind still runs every one.
+    passes: int = 1
+    spread: bool = False
 
     def families_of(self, lang: Lang, kind: Kind) -> tuple[Family, ...]:
         return tuple(f for f in self.families if f.lang == lang and f.kind == kind)

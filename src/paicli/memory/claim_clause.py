@@ -12,6 +12,7 @@ from paicli.memory.claim_grammar import (
     ceasing,
     content,
     ending,
+    ending_in,
     find_predicate,
     key,
     negator,
@@ -64,11 +65,29 @@ def parse_clause(tokens: list[Token]) -> Clause:
         if tail and content(value):
             subject, owner = owner_of(tail)
             return Clause(subject, owner, value, negated=True, predicate=True)
+    lead = strip(tokens, LEADING)
+    if found is None and lead and any(t.text == "to" for t in tokens[: len(tokens) - len(lead)]):
+        value, tail = owner_tail(lead)  # `Back to B for the S`: a verbless change names its subject after for
+        if tail and content(value):
+            subject, owner = owner_of(tail)
+            return Clause(subject, owner, value, predicate=True)
+    back = next(
+        (i for i in range(1, len(tokens) - 2) if (tokens[i].text, tokens[i + 1].text) == ("back", "to")), None
+    )
+    if found is None and back is not None and content(tokens[:back]):  # `S back to B 了`: a verbless return
+        value, tail = owner_tail(strip(tokens[back + 2 :], LEADING))
+        if content(value) and not tail:
+            subject, owner = owner_of(strip(tokens[:back], LEADING))
+            return Clause(subject, owner, value, predicate=True)
     denial = next((i for i, t in enumerate(tokens) if i > 0 and negator(t)), None)
     if found is None and denial is not None and content(tokens[:denial]):
         rest = [t for t in tokens[denial:] if not negator(t) and t.text not in TRAILING]
-        if len(rest) <= 1 and all(t.latin for t in rest):  # `A no longer applies`: an intransitive denial
+        plain = tokens[denial].text not in ("not", "n't") and not tokens[denial].han
+        if len(rest) <= 1 and all(t.latin for t in rest) and plain:  # `A no longer applies`: intransitive
             return Clause(value=strip(tokens[:denial], LEADING), negated=True, predicate=True)
+        if content(rest) and not plain:  # `S 并非 A`, `S not A`: a verbless denial of A for S
+            subject, owner = owner_of(strip(tokens[:denial], LEADING))
+            return Clause(subject, owner, rest, negated=True, predicate=True)
     if found is None:
         return Clause(subject=tokens)
     start, value_at = found
@@ -98,8 +117,14 @@ def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> C
     before = [t for t in before if not negator(t)]
     after = [t for t in after if not negator(t)]
     disposal = next((i for i, t in enumerate(before) if t.text in w.ZH_DISPOSAL), None)
-    if disposal is not None:  # `我们把 X 换成 Y`
-        before = before[disposal + 1 :]
+    topic: list[
+        Token
+    ] = []  # `S 把 A 换成 B`, `S 这边把 A 撤掉了`: a subject before 把 makes its object the old value
+    if disposal is not None:  # `我们把 X 换成 Y`: X is the subject
+        topic, before = strip(before[:disposal], LEADING), before[disposal + 1 :]
+        if content(topic) and content(before) and not over_before(predicate, after):
+            clause.denied.append(key(strip(before, LEADING)))
+            before = topic
     source = next((i for i, t in enumerate(before) if t.text in w.ZH_SOURCE), None)
     if source is not None:  # `X 由 A 改成 B`
         clause.denied.append(key(before[source + 1 :]))
@@ -115,8 +140,12 @@ def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> C
             rest = [t for t in predicate[1:] if t.text != "for"]
             left = strip(rest[next(i for i, t in enumerate(rest) if t.text in w.EN_SOURCE) + 1 :], LEADING)
         middle = middle[:from_at]
-    clause.reversible = bool(after) and after[0].text in w.EN_DETERMINERS
-    over = any(ending(t) for t in [*predicate, *after])
+    # `V is (now) the S`: an adverb between the copula and the determiner leaves the sentence reversible
+    lead = next(
+        (t for t in after if t.text in w.EN_DETERMINERS or (t.text not in TRAILING and t.text != "as")), None
+    )  # `B is back as the S` too
+    clause.reversible = lead is not None and lead.text in w.EN_DETERMINERS
+    over = ending_in([*predicate, *after])
     after, tail = owner_tail(strip(after, LEADING))
     source = next((i for i, t in enumerate(after) if i > 0 and t.text == "from"), None)
     if over and not tail and source is not None and content(after[source + 1 :]):
@@ -129,6 +158,8 @@ def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> C
         subject, clause.value = (
             ([], strip(before, LEADING)) if tail else split_value_subject(strip(before, LEADING))
         )
+        if content(topic) and not tail:
+            subject, clause.value = topic, strip(before, LEADING)
         clause.subject, clause.owner = owner_of(tail or subject)
         clause.negated = clause.negated or over
         return clause
@@ -139,6 +170,9 @@ def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> C
     elif content(before) and (role_target or replacing):  # `B took over as the S`, `B 取代了 A`
         # `B replaced A as the S`, `B took over from A as the S`: A is the value left behind
         gone = [] if over else middle if role_target else strip(after, LEADING) if replacing else []
+        role_at = next((i for i, t in enumerate(gone) if i > 0 and t.han and t.text in w.ROLE), None)
+        if role_at is not None:  # `B 替代 A 做 S`: the role names the subject
+            gone, after, role_target = gone[:role_at], gone[role_at + 1 :], True
         if content(gone):
             clause.denied.append(key(gone))
         clause.negated = clause.negated or over  # `A has been dropped as the S`
@@ -164,19 +198,38 @@ def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> C
     if replacer is not None:  # `S 用 B 替换了 A`
         clause.denied.append(key(strip(clause.value[replacer + 1 :], LEADING)))
         clause.value = strip(clause.value[:replacer], LEADING)
+    substitute = next((i for i, t in enumerate(clause.value) if i > 0 and t.text in w.EN_SUBSTITUTE), None)
+    if substitute is not None and not clause.negated:  # `B instead of A`, `B rather than A`: A is replaced
+        clause.denied.append(key(strip(clause.value[substitute + 2 :], LEADING)))
+        clause.value = clause.value[:substitute]
     contrast = next((i for i, t in enumerate(clause.value) if t.text in w.CONTRAST), None)
     if clause.negated and contrast is not None:  # `is no longer A but B`, `不是 A 而是 B`
         clause.denied.append(key(clause.value[:contrast]))
         clause.value = strip(clause.value[contrast + 1 :], LEADING)
         clause.negated = False
-    if predicate[0].text in w.EN_BE | w.ZH_COPULAS and strip(after, LEADING)[:1] and starts_with_verb(after):
+    if predicate[0].text in w.EN_BE and strip(after, LEADING)[:1] and starts_with_verb(after):
         clause.value = []  # `A was retired`: an event, no value
     return clause
+
+
+def over_before(predicate: list[Token], after: list[Token]) -> bool:
+    """`S 把 A 撤掉了`: a verb of ceasing with nothing after it ends the object before it."""
+    return any(ending(t) for t in predicate) and not content(strip(after, LEADING))
+
+
+def duration(tokens: list[Token]) -> bool:
+    """`for a while`, `for now`, `for two weeks`: a span of time after `for` names no subject."""
+    words = [
+        t.text for t in tokens if t.text not in w.EN_DETERMINERS and t.text not in ("long", "some", "good")
+    ]
+    return bool(words) and all(t in w.EN_DURATION or t.isdigit() or t in w.EN_NUMBER_WORDS for t in words)
 
 
 def owner_tail(after: list[Token]) -> tuple[list[Token], list[Token]]:
     """`B for the S` / `B as the S`: the words after `for`/`as` name the subject."""
     for i, token in enumerate(after):
+        if i > 0 and token.text == "for" and (i == len(after) - 1 or duration(after[i + 1 :])):
+            return after[:i], []  # `B for a while`: the value ends at its duration
         if i > 0 and token.text in ("for", "as") and content(after[i + 1 :]):
             return after[:i], after[i + 1 :]
     return after, []
@@ -184,6 +237,16 @@ def owner_tail(after: list[Token]) -> tuple[list[Token], list[Token]]:
 
 def owner_of(tokens: list[Token]) -> tuple[list[Token], list[Token]]:
     """(subject, owner): `移动端的代码审查人` -> (代码审查人, 移动端); `the reviewer of the mobile app` likewise."""
+    relative = next(
+        (
+            i
+            for i in range(1, len(tokens) - 1)
+            if tokens[i].text in w.EN_PERSONAL and tokens[i - 1].latin and tokens[i + 1].latin
+        ),
+        None,
+    )
+    if relative is not None:  # `the S we picked`: the relative clause is no part of the subject
+        tokens = tokens[:relative]
     tokens = [t for t in tokens if t.text not in w.EN_PRONOUNS or t.value]
     while tokens and tokens[-1].text in ("的", "之") and len(tokens) > 1:
         tokens = tokens[:-2]  # `定的是`: 的 right before the copula nominalises; no owner

@@ -69,9 +69,15 @@ def negator(token: Token) -> bool:
     return not token.value and (token.text in w.ZH_NEGATORS or token.text in w.EN_NEGATORS)
 
 
-def ending(token: Token) -> bool:
-    """A verb of ceasing or its participle (`停用`, `deprecated`, `dropped`): the value beside it is over."""
-    return not token.value and token.text in w.ENDING
+def ending(token: Token, following: Token | None = None) -> bool:
+    """A verb of ceasing or its participle (`停用`, `deprecated`, `dropped`): the value beside it is over; not
+    when a particle of motion follows it (`have gone back to B`)."""
+    moving = following is not None and following.text in w.EN_MOTION_PARTICLES
+    return not token.value and token.text in w.ENDING and not moving
+
+
+def ending_in(tokens: list[Token]) -> bool:
+    return any(ending(t, tokens[i + 1] if i + 1 < len(tokens) else None) for i, t in enumerate(tokens))
 
 
 def until_time(tokens: list[Token]) -> list[Token]:
@@ -93,7 +99,8 @@ def split_value_subject(tokens: list[Token]) -> tuple[list[Token], list[Token]]:
 
 def ceasing(predicate: list[Token], after: list[Token]) -> tuple[bool, list[Token]]:
     """`stopped using A`, `moved away from A`: the clause denies A (the verb's particles are no value)."""
-    if not any(t.text in w.ENDING for t in predicate[:2]):
+    words = [*predicate, *after]
+    if not any(ending(t, words[i + 1] if i + 1 < len(words) else None) for i, t in enumerate(predicate[:2])):
         return False, after
     start = 0
     while start < len(after) and after[start].text in w.EN_CESSATION_PARTICLES:
@@ -105,7 +112,7 @@ def find_predicate(tokens: list[Token]) -> tuple[int, int] | None:
     """(first token of the predicate, first token of the value) of the clause's first predicate."""
     for i, token in enumerate(tokens):
         text = token.text
-        if token.value:
+        if token.value or relative_verb(tokens, i):
             continue
         if text in w.ZH_COMPLEMENTS and i > 0 and verb_slot(tokens[i - 1]):
             return i - 1, i + 1  # `调整 为`, `恢复 成`, code-switched `switch 到`
@@ -113,11 +120,13 @@ def find_predicate(tokens: list[Token]) -> tuple[int, int] | None:
             return i - 1, i + 1  # `跑在`, `放在`
         if text in w.ZH_COPULAS or text in w.EN_BE or text in w.EN_LINKING:
             return i, i + 1
+        if text in w.ZH_CHANGE and 0 < i < len(tokens) - 1 and tokens[i + 1].text not in TRAILING:
+            return i, i + 1  # `S 换 B` (not `换了个新的`)
         if text in w.EN_CESSATION and i > 0 and i + 1 < len(tokens):
             return i, i + 1
         if text in w.EN_PERFECT and i + 2 < len(tokens) and tokens[i + 1].text in w.EN_CESSATION:
             return i, i + 2  # `has stopped being A`
-        if text in w.ENDING and i > 0:
+        if ending(token, tokens[i + 1] if i + 1 < len(tokens) else None) and i > 0:
             return i, i + 1  # `A 已经停用了`, `we deprecated A`
         if text in w.EN_PERFECT and _be_before_value(tokens, i):
             continue  # `has (always) been A`: the be-form is the predicate
@@ -137,17 +146,29 @@ def find_predicate(tokens: list[Token]) -> tuple[int, int] | None:
     if fused is not None:  # jieba reads `更新成王强` as 更新 / 成王强
         tokens[fused : fused + 1] = [Token(tokens[fused].text[0]), Token(tokens[fused].text[1:])]
         return fused - 1, fused + 1
+    change = next((i for i, t in enumerate(tokens) if i > 0 and fused_change(t)), None)
+    if change is not None:  # jieba reads `渠道换飞书群` as 渠道 / 换飞 / 书群
+        tokens[change : change + 1] = [Token(tokens[change].text[0]), Token(tokens[change].text[1:])]
+        return change, change + 1
     inner = next((i for i, t in enumerate(tokens[:-1]) if i > 0 and ends_in_copula(t)), None)
     if inner is not None:  # jieba reads `分支名用小写` as 分支 / 名用 / 小写
         tokens[inner : inner + 1] = [Token(tokens[inner].text[:-1]), Token(tokens[inner].text[-1])]
         return inner + 1, inner + 2
+    replacing = next((i for i, t in enumerate(tokens[1:-1], 1) if t.text in w.ZH_REPLACING), None)
+    if (
+        replacing is not None
+    ):  # `B 替代 A 做 S`: with no copula before it, the verb of replacing is the predicate
+        return replacing, replacing + 1
     perfective = next((i for i, t in enumerate(tokens[1:-1], 1) if t.text == "了"), None)
     return (perfective - 1, perfective + 1) if perfective is not None else None
 
 
 def _be_before_value(tokens: list[Token], i: int) -> bool:
-    """`has always been A` (not `has been replaced by B`): a be-form after the auxiliary, then no participle."""
-    be = next((j for j in range(i + 1, min(i + 3, len(tokens))) if tokens[j].text in w.EN_BE), None)
+    """`has always been A`, `has become A` (not `has been replaced by B`): a be-form or a linking verb after the
+    auxiliary, then no participle."""
+    be = next(
+        (j for j in range(i + 1, min(i + 3, len(tokens))) if tokens[j].text in w.EN_BE | w.EN_LINKING), None
+    )
     return be is not None and be + 1 < len(tokens) and not verb(tokens[be + 1])
 
 
@@ -181,15 +202,21 @@ def without_leading_verb(tokens: list[Token]) -> list[Token]:
         return tokens[2:]
     if len(tokens) > 1 and tokens[0].text in w.EN_LINKING:  # `is not using A`, `is running on A`
         return strip(tokens[1:], LEADING)
-    if tokens and verb(tokens[0]):  # `was changed to B`: the participle and its preposition lead to the value
-        found = target(tokens, 0)
-        return strip(tokens[found + 1 :], LEADING) if found is not None else []
-    return tokens
+    found = target(tokens, 0) if tokens and verb(tokens[0]) else None
+    if found is not None:  # `was changed to B`: the participle and its preposition lead to the value
+        return strip(tokens[found + 1 :], LEADING)
+    # an English participle phrase is no value; a name in -ed alone or before Chinese is (`S 用 Memcached 替换了 A`)
+    return [] if len(tokens) > 1 and verb(tokens[0]) and tokens[1].latin else tokens
 
 
 def starts_with_verb(tokens: list[Token]) -> bool:
     stripped = strip(tokens, LEADING)
-    return bool(stripped) and verb(stripped[0]) and not any(t.text in w.EN_TARGET for t in stripped)
+    return (
+        bool(stripped)
+        and verb(stripped[0])
+        and not any(t.text in w.EN_TARGET for t in stripped)
+        and all(t.latin for t in stripped[1:])  # `A was retired (last week)`; not `Memcached 替换了 A`
+    )
 
 
 def content(tokens: list[Token]) -> bool:
@@ -198,3 +225,35 @@ def content(tokens: list[Token]) -> bool:
 
 def key(tokens: list[Token]) -> str:
     return "".join(t.text for t in tokens if t.text not in TRAILING).replace(" ", "")
+
+
+def without_time_frame(tokens: list[Token]) -> list[Token]:
+    """`From this release on the S`, `Starting next week the S`: an English time adverbial that opens the clause
+    is no part of its subject; it ends at `on` (after `from`) or before the next determiner."""
+    if len(tokens) < 3 or tokens[0].text not in w.EN_TIME_START:
+        return tokens
+    window = range(2, min(len(tokens), 6))
+    if tokens[0].text == "from":
+        end = next((i + 1 for i in window if tokens[i].text == "on"), None)
+    else:
+        end = next((i for i in window if tokens[i].text in w.EN_DETERMINERS), None)
+    return tokens[end:] if end is not None and end < len(tokens) else tokens
+
+
+def relative_verb(tokens: list[Token], i: int) -> bool:
+    """`The S we picked is B`, `the tool they use runs on B`: a verb right after a personal pronoun that follows
+    a noun opens a relative clause when a copula or linking verb comes later; the later one is the predicate."""
+    return (
+        i >= 2
+        and tokens[i].latin
+        and tokens[i - 1].text in w.EN_PERSONAL
+        and tokens[i - 2].latin
+        and tokens[i].text not in w.EN_BE
+        and any(t.text in w.EN_BE or t.text in w.EN_LINKING for t in tokens[i + 1 :])
+    )
+
+
+def fused_change(token: Token) -> bool:
+    """`换飞`: a verb of changing glued to the first character of its object (not a word such as 换成 or 换掉)."""
+    text = token.text
+    return token.han and len(text) == 2 and text[0] in w.ZH_CHANGE and text not in w.ZH_CHANGE_WORDS

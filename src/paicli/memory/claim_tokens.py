@@ -37,10 +37,12 @@ _SPLIT_ADVERB_IS = "还就也都才正即总仍便却只又倒而"
 _CONTRACTIONS = {
     "isn't": ("is", "not"), "aren't": ("are", "not"), "wasn't": ("was", "not"), "weren't": ("were", "not"),
     "doesn't": ("does", "not"), "don't": ("do", "not"), "didn't": ("did", "not"), "won't": ("will", "not"),
-    "can't": ("can", "not"), "we're": ("we", "are"), "they're": ("they", "are"), "you're": ("you", "are"),
+    "can't": ("can", "not"), "hasn't": ("has", "not"), "haven't": ("have", "not"), "hadn't": ("had", "not"),
+    "shouldn't": ("should", "not"), "wouldn't": ("would", "not"), "couldn't": ("could", "not"), "we're": ("we", "are"), "they're": ("they", "are"), "you're": ("you", "are"),
     "we've": ("we", "have"), "i've": ("i", "have"), "it'll": ("it", "will"), "that's": ("that", "is"),
     "it's": ("it", "is"), "there's": ("there", "is"), "what's": ("what", "is"), "here's": ("here", "is"),
 }  # fmt: skip
+_LEXICAL_ROLE = frozenset(["当前", "当然", "当时", "当天", "当作", "当成", "做法", "做到", "当中", "当地"])
 _LEXICAL_DE = frozenset(["目的", "有的", "别的", "真的", "似的", "新的", "旧的", "的确", "的话"])
 
 
@@ -117,6 +119,17 @@ def _words(clause: str) -> list[str]:
             merged.append(token)
     words: list[str] = []
     for token in merged:
+        if (
+            words
+            and token[0] in "做当"
+            and len(token) > 1
+            and token not in _LEXICAL_ROLE
+            and words[-1].isascii()
+        ):
+            words.extend(
+                [token[0], *_split(token[1:])]
+            )  # `21做后端`: jieba glues the role verb to the subject
+            continue
         words.extend(_split(token))
     return [word for word in words if any(ch.isalnum() for ch in word) or word in (":", "=", *w.ARROWS)]
 

@@ -17,13 +17,16 @@ from paicli.memory.extract_voice import (
     acceptable_label,
     after_own_label,
     colon_statement,
+    correction_frame,
     declares,
     imperative,
     java_trim,
     names_its_subject,
+    passing,
     subject_label,
 )
 from paicli.memory.extract_words import (
+    ATTENTION,
     AUXILIARY_START,
     BOUNDED_TIME,
     CONDITIONAL,
@@ -38,7 +41,6 @@ from paicli.memory.extract_words import (
     LIST_MARKER,
     MATERIAL,
     MEMORY_DIRECTIVE,
-    OLD_VALUE_CLAUSE,
     OWN_VOICE_LABEL,
     POSSIBLE_FACT,
     PREFERENCE,
@@ -58,7 +60,6 @@ from paicli.memory.extract_words import (
     WH_WORDS,
 )
 from paicli.memory.quote_context import InputAnalysis, is_term, overlapping
-from paicli.memory.subject import subject_of
 
 MIN_INPUT = 5
 MAX_INPUT = 4000
@@ -79,17 +80,23 @@ def safe_input(text: str, hardened: bool = True) -> str:
     return java_trim("".join(kept))
 
 
-def worth_asking(safe: str, hardened: bool = True) -> bool:
-    """Spec 5.2 step 3: long enough and mentions something a fact could be about."""
+def worth_asking(safe: str, hardened: bool = True, corrects: Corrects | None = None) -> bool:
+    """Spec 5.2 step 3: long enough and mentions something a fact could be about; hardened, a part that gives
+    a subject the memory holds a new value is about something too."""
     trigger = FACT_WORDS if hardened else POSSIBLE_FACT
     if utf16_len(safe) < MIN_INPUT:
         return False
     if trigger.search(safe) is not None:
         return True  # a note with a trailing remark (`on-call owner: 张伟，FYI`) declares in its first clause
-    return hardened and any(declares(part) for part in (safe, *_CLAUSE_ENDS.split(safe)) if part.strip())
+    clauses = _CLAUSE_ENDS.split(safe)
+    parts = [
+        part for part in (safe, *clauses, *(p for c in clauses for p in _LABEL_END.split(c))) if part.strip()
+    ]
+    return hardened and (any(map(declares, parts)) or (corrects is not None and any(map(corrects, parts))))
 
 
-_CLAUSE_ENDS = re.compile(r"[，,；;。！!？?\n]")
+_CLAUSE_ENDS = re.compile(r"[，,；;。！!？?\n]|[.!?](?=\s)")
+_LABEL_END = re.compile(r"：|:(?=\s)")  # what follows the user's label is a part too (`Heads-up: …`)
 
 
 def input_in_range(text: str | None) -> bool:
@@ -108,9 +115,9 @@ def reference_reason(
     if SENSITIVE.search(quote):
         return "sensitive"
     if corrects is not None and corrects(quote):
-        if BOUNDED_TIME.search(STARTING_POINT.sub(" ", _correction_frame(quote, quote))):
+        if BOUNDED_TIME.search(STARTING_POINT.sub(" ", correction_frame(quote, quote))):
             return "temporary"
-    elif TEMPORARY.search(_correction_frame(quote, quote)):
+    elif passing(TEMPORARY, quote, quote, hardened):
         return "temporary"
     if _reference_quoted_or_question(safe, quote, hardened):
         return "quoted_or_question"
@@ -139,29 +146,6 @@ def _reference_quoted_or_question(safe: str, quote: str, hardened: bool = False)
 
 
 _FULL_STOP = re.compile(r"[.!](?=\s)")
-_CORRECTED_NOW = re.compile(r"现在(?:是|用|改用|换成|改成|改为)")
-
-
-def _is_correction(quote: str) -> bool:
-    """The quote itself states a new value and calls an old one stale (`端口是 9090，之前说的 8080 是旧的`)."""
-    clauses = [java_trim(c) for c in re.split(r"[，,；;]", quote) if java_trim(c)]
-    old = [c for c in clauses if OLD_VALUE_CLAUSE.search(c)]
-    return bool(old) and len(old) < len(clauses) and subject_of(quote) is not None
-
-
-def _correction_frame(quote: str, text: str) -> str:
-    return _without_correction_frame(text) if _is_correction(quote) else text
-
-
-def _without_correction_frame(text: str) -> str:
-    """A correction (`端口现在是 9090，之前说的 8080 是旧的`) states the durable new value: its old-value clauses
-    and its `现在是` are the correction's frame, not a sign of a temporary state. Without an old-value clause
-    nothing is dropped (`现在是下午三点` stays temporary)."""
-    clauses = re.split(r"([，,；;])", text)
-    kept = [c for c in clauses if not OLD_VALUE_CLAUSE.search(c)]
-    if len(kept) == len(clauses) or not any(java_trim(c) and c not in "，,；;" for c in kept):
-        return text
-    return _CORRECTED_NOW.sub("是", "".join(kept))
 
 
 def _labelled_by_owner(a: InputAnalysis, quote: str, p: int) -> bool:
@@ -201,7 +185,7 @@ def _pasted_or_reported(a: InputAnalysis, quote: str, p: int, stored_subject: bo
         return True
     if java_trim(a.clauses_around(p, end)).endswith(("：", ":")):
         return True  # a label that introduces something else (`下面是构建日志：`), not a statement
-    sentence = _correction_frame(quote, a.sentence_around(p, end))  # `之前说的 8080 是旧的` is the user's own
+    sentence = correction_frame(quote, a.sentence_around(p, end))  # `之前说的 8080 是旧的` is the user's own
     if REPORTED.search(sentence) or MATERIAL.search(sentence):
         return True
     start = p - len(a.text_before_in_sentence(p))
@@ -209,17 +193,19 @@ def _pasted_or_reported(a: InputAnalysis, quote: str, p: int, stored_subject: bo
     inner = re.split(r"[：:]", a.text[p:end])[:-1]
     # a whole `subject: value` note (not `写：本项` cut from `本项目…`), not a line of a transcript or a table
     whole_note = (
-        colon_statement(quote) and _value_ends(a.text, end) and len(LABELLED_LINE.findall(a.text)) < 2
+        colon_statement(quote) and _VALUE_ENDS.match(a.text, end) and len(LABELLED_LINE.findall(a.text)) < 2
     )
+    stored = [stored_subject and names_its_subject(label, quote) for label in inner]
     if inner and (colon_statement(a.sentence_around(p, end)) or whole_note):
-        return not all(acceptable_label(label) for label in labels) or not all(map(subject_label, inner))
-    return not all(acceptable_label(label) for label in labels) or not all(
-        acceptable_label(label) or (stored_subject and names_its_subject(label, quote)) for label in inner
+        return not all(map(acceptable_label, labels)) or not all(
+            subject_label(label) or known for label, known in zip(inner, stored, strict=True)
+        )
+    return not all(map(acceptable_label, labels)) or not all(
+        acceptable_label(label) or known for label, known in zip(inner, stored, strict=True)
     )
 
 
-def _value_ends(text: str, end: int) -> bool:
-    return end >= len(text) or text[end].isspace() or text[end] in "。；;！!？?，,.…"
+_VALUE_ENDS = re.compile(r"$|[\s。；;！!？?，,.…]")
 
 
 def _after_request(a: InputAnalysis, quote: str, p: int) -> bool:
@@ -264,13 +250,13 @@ def _mid_clause(a: InputAnalysis, quote: str, p: int) -> bool:
 def _temporary(a: InputAnalysis, quote: str, p: int) -> bool:
     """Temporary words in the quote's clauses or anywhere before it in its sentence (`今天，我们切换到…`)."""
     framed = a.text_before_in_sentence(p) + a.clauses_around(p, p + len(quote))
-    return TEMPORARY_WIDE.search(_correction_frame(quote, framed)) is not None
+    return passing(TEMPORARY_WIDE, quote, framed, True)
 
 
 def _bounded(a: InputAnalysis, quote: str, p: int) -> bool:
     """The temporary rule for a correction: only a bounded time or a broken state around it counts."""
     framed = a.text_before_in_sentence(p) + a.clauses_around(p, p + len(quote))
-    return BOUNDED_TIME.search(STARTING_POINT.sub(" ", _correction_frame(quote, framed))) is not None
+    return BOUNDED_TIME.search(STARTING_POINT.sub(" ", correction_frame(quote, framed))) is not None
 
 
 def _speculative(a: InputAnalysis, quote: str, p: int) -> bool:
@@ -284,6 +270,9 @@ def _task_request(a: InputAnalysis, quote: str, p: int) -> bool:
     if REQUEST_DURABLE.search(quote):
         return False
     clauses = a.clauses_around(p, p + len(quote))
+    heard = ATTENTION.sub("", clauses)
+    if heard != clauses and declares(heard):  # `Please note the S is B` asks for nothing to be done
+        clauses = heard
     if REQUEST.search(clauses):
         return True
     if PREFERENCE.search(quote):
@@ -341,8 +330,10 @@ def hardened_reason(quote: str, analysis: InputAnalysis, corrects: Corrects | No
     if SECRET_SHAPES.search(quote):
         return "secret_shape"
     occurrences = analysis.occurrences(quote)
+    correction = corrects is not None and corrects(quote)  # the store knows its subject
     if (
         not FACT_WORDS.search(quote)
+        and not correction
         and not declares(quote)
         and not all(
             _under_own_label(analysis, quote, p) or _labelled_by_owner(analysis, quote, p)
@@ -350,7 +341,6 @@ def hardened_reason(quote: str, analysis: InputAnalysis, corrects: Corrects | No
         )
     ):
         return "no_subject"
-    correction = corrects is not None and corrects(quote)
     for p in occurrences:
         for name, rule in OCCURRENCE_RULES:
             if name == "temporary_context" and correction:

@@ -1,5 +1,5 @@
-"""Whose voice a quote is in and what kind of sentence it is: the label and statement checks of the hardened
-extraction rules (`extract_rules`). Pure functions of the text."""
+"""Whose voice a quote is in, what kind of sentence it is and what the temporary rules read: the label, statement
+and frame checks of the hardened extraction rules (`extract_rules`). Pure functions of the text."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from paicli.memory.extract_words import (
     FOREIGN_LABEL,
     IMPERATIVE,
     INJECTION,
+    OLD_VALUE_CLAUSE,
     ORDINAL_LABEL,
     OWN_VOICE_LABEL,
     REQUEST,
@@ -20,7 +21,7 @@ from paicli.memory.extract_words import (
     TRAILING_END,
 )
 from paicli.memory.quote_context import INTRODUCER
-from paicli.memory.subject import claim_of
+from paicli.memory.subject import claim_of, subject_of
 
 
 def java_trim(text: str) -> str:
@@ -156,3 +157,55 @@ def after_own_label(part: str) -> str:
     if found is None or not acceptable_label(found.group(1)):
         return text
     return java_trim(text[found.end() :])
+
+
+def outside_subject_names(pattern: re.Pattern[str], text: str, quote: str) -> bool:
+    """Whether `pattern` (temporary words) matches `text` outside the name of the thing `quote` gives a value:
+    `线上告警渠道是飞书群`, `The temp directory is /tmp/x` name a durable subject that holds such a word, so it
+    says nothing about how long the statement holds. A match counts unless it lies inside the subject's name
+    and the name is more than the match (`Right now we are debugging` keeps its `right now`)."""
+    names: list[re.Pattern[str]] = []
+    for reading in claim_of(quote).readings:
+        subject = reading.subject
+        if subject is None or reading.reverse or not reading.own or not reading.value:
+            continue
+        if subject.han:
+            names.append(re.compile(r"\s*".join(map(re.escape, subject.han))))
+        if subject.latin:
+            names.append(re.compile(r"(?i)" + r"[\s._-]*".join(map(re.escape, subject.latin))))
+    spans = [m.span() for name in names for m in name.finditer(text)]
+    return any(
+        not any(a <= m.start() and m.end() <= b and b - a > m.end() - m.start() for a, b in spans)
+        for m in pattern.finditer(text)
+    )
+
+
+_CORRECTED_NOW = re.compile(r"现在(?:是|用|改用|换成|改成|改为)")
+
+
+def _is_correction(quote: str) -> bool:
+    """The quote itself states a new value and calls an old one stale (`端口是 9090，之前说的 8080 是旧的`)."""
+    clauses = [java_trim(c) for c in re.split(r"[，,；;]", quote) if java_trim(c)]
+    old = [c for c in clauses if OLD_VALUE_CLAUSE.search(c)]
+    return bool(old) and len(old) < len(clauses) and subject_of(quote) is not None
+
+
+def correction_frame(quote: str, text: str) -> str:
+    return _without_correction_frame(text) if _is_correction(quote) else text
+
+
+def passing(words: re.Pattern[str], quote: str, text: str, hardened: bool) -> bool:
+    """Temporary words outside the correction frame and, hardened, outside the subject's own name."""
+    framed = correction_frame(quote, text)
+    return outside_subject_names(words, framed, quote) if hardened else words.search(framed) is not None
+
+
+def _without_correction_frame(text: str) -> str:
+    """A correction (`端口现在是 9090，之前说的 8080 是旧的`) states the durable new value: its old-value clauses
+    and its `现在是` are the correction's frame, not a sign of a temporary state. Without an old-value clause
+    nothing is dropped (`现在是下午三点` stays temporary)."""
+    clauses = re.split(r"([，,；;])", text)
+    kept = [c for c in clauses if not OLD_VALUE_CLAUSE.search(c)]
+    if len(kept) == len(clauses) or not any(java_trim(c) and c not in "，,；;" for c in kept):
+        return text
+    return _CORRECTED_NOW.sub("是", "".join(kept))

@@ -139,7 +139,8 @@ STARTING_POINT = re.compile(
 # narrating what the user did (`Reverting:`).
 OWN_VOICE_LABEL = re.compile(
     r"(?i)^\s*(?:提醒|补充|更新|注意|备注|同步|通知|顺便|另外|附注|划重点|友情提示|重要|ps|p\.s\.|nb|fyi|btw|"
-    r"(?:[a-z]+ ){0,2}(?:notes?|updates?|reminders?|changes?|decisions?|announcements?|corrections?|edits?|psa)|"
+    r"(?:[a-z]+ ){0,2}(?:notes?|updates?|reminders?|changes?|decisions?|announcements?|corrections?|edits?|psa|"
+    r"things?|points?|one)|"
     r"(?:just )?(?:a )?heads[- ]?up|important|[a-z]+ing)(?:一下|下|说明)?\s*$"
 )
 # A label that only counts a place in a sequence (`第 3 轮：`, `Round 2:`, `step 4:`) names no thing: what follows
@@ -165,3 +166,10 @@ DISCOURSE_MARKERS = re.compile(
 )
 # A line that opens with a short label and a colon (`张三：…`, `name: …`): two of them make a transcript or a table.
 LABELLED_LINE = re.compile(r"(?m)^[^\n：:。.!?？！]{1,16}[：:]")
+# A request for the listener's attention (`Please note …`, `请注意…`) hands over the statement after it; it asks
+# for no task, so the request rules read what follows it.
+ATTENTION = re.compile(
+    r"(?i)^\s*(?:please\s+)?(?:do\s+)?(?:note|notice|be aware|keep in mind|bear in mind)(?:\s+that)?\b"
+    r"(?!\s+(?:down|it|this|these|them)\b)[\s,:]*|"
+    r"^\s*请?(?:注意|留意|知悉)[\s，,：:]*"
+)

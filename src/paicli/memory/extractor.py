@@ -85,7 +85,7 @@ class AutoFactExtractor:
         if self._llm is None or submitted_text is None or not input_in_range(submitted_text):
             return ExtractionOutcome()
         safe = safe_input(submitted_text, self.hardened)
-        if not worth_asking(safe, self.hardened):
+        if not worth_asking(safe, self.hardened, corrects):
             return ExtractionOutcome()
         response = self._llm.chat(self.prompt_for(safe), None, max_tokens=OUTPUT_CAP)
         if response.usage is not None and self._on_usage is not None:

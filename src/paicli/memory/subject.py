@@ -32,6 +32,7 @@ from paicli.memory.claim_grammar import (
     plain_value,
     strip,
     verb_with_aspect,
+    without_time_frame,
 )
 from paicli.memory.claim_tokens import Token, clauses, fold
 
@@ -96,6 +97,7 @@ class Relation:
 def _subject(tokens: list[Token], owner: list[Token]) -> Subject | None:
     han: list[str] = []
     latin: list[str] = []
+    tokens = without_time_frame(tokens)
     while tokens and (
         tokens[-1].text in w.ZH_TRAILING_ADVERBS
         or tokens[-1].text in w.ZH_LOCATIVE
@@ -150,6 +152,12 @@ def claim_of(text: str) -> Claim:
             continue
         clause = parse_clause(tokens)
         if not clause.predicate:
+            if negator(tokens[0]) and context is not None and not readings:  # `The S — no longer A.`
+                gone = _value([t for t in tokens[1:] if t.text not in TRAILING])
+                if gone:
+                    readings.append(Reading(context, gone, True, own=False))
+                    ranks.append((True, False, -len(ranks)))
+                    stated = True
             context, context_owner = _frame(tokens, context, context_owner, denied)
             continue
         parsed = True
@@ -226,6 +234,8 @@ def _frame(
     next clause continues (`S 那条 A 过时了，新的是 B`)."""
     if tokens[0].text in w.EN_OWNER_PREPOSITIONS:
         return context, tokens[1:]
+    if len(tokens) > 2 and (tokens[0].text, tokens[1].text) in (("as", "for"), ("as", "to")):
+        return _subject(tokens[2:], owner) or context, owner  # `As for the S, it's B`: the topic
     if negator(tokens[0]):
         denied.add(_value([t for t in tokens[1:] if t.text not in TRAILING]))
         return context, owner

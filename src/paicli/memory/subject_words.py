@@ -24,7 +24,10 @@ ZH_COMPLEMENT_WORDS = frozenset(
     ["成功", "成本", "成员", "成果", "成熟", "成绩", "成立", "为了", "为何", "为什么", "为止", "到底", "到期", "到达",
      "回答", "回复", "回滚", "回归", "回调", "回退", "回收", "回来", "至少", "至今", "至于"]
 )  # fmt: skip
-ZH_NEGATORS = ("不再", "并非", "并不", "没有", "不", "没", "非", "别", "未", "无")
+ZH_NEGATORS = (
+    *("不再", "并非", "并不", "没有", "不", "没", "非", "别", "未", "无"),
+    *("不会", "不要", "不能", "不应", "不该", "不得", "别再"),  # negative modals: `S 不会再是 A 了`
+)
 ZH_SOURCE = frozenset(["由", "从", "自"])  # `由 A 改成 B`, `从 A 换到 B`: A is the value left behind
 ZH_DISPOSAL = frozenset(["把", "将"])  # `把 X 换成 Y`: X is the subject
 ZH_ATTRIBUTIVE = ("那边的", "这边的", "那边", "这边", "的", "之")  # `移动端的代码审查人`: an owner qualifier
@@ -53,14 +56,23 @@ REPLACING = EN_REPLACING | ZH_REPLACING
 # removed`): verbs of ceasing and their participles, in both languages.
 ENDING = frozenset(
     [*EN_CESSATION, "deprecated", "removed", "discontinued", "obsolete", "gone", "phased", "sunset", "out",
-     "停用", "弃用", "废弃", "作废", "淘汰", "下线", "废除", "撤掉", "去掉", "不用", "停掉", "过时", "换掉", "替掉"]
+     "停用", "弃用", "废弃", "作废", "淘汰", "下线", "废除", "撤掉", "去掉", "不用", "停掉", "过时", "换掉", "替掉",
+     "停止", "停止使用", "移除", "撤下", "放弃"]
 )  # fmt: skip
+# Verbs of changing that take the new value as their object with no complement (`S 换 B`, `S 改用 B`).
+ZH_CHANGE = frozenset(["换", "改用", "换用", "转用", "改换"])
+# Words that start with 换 and are no verb glued to its object: `换成 B`, `换掉 A`, `换了`.
+ZH_CHANGE_WORDS = frozenset(
+    ["换成", "换掉", "换了", "换用", "换个", "换到", "换回", "换为", "换过", "换取", "换行", "换算"]
+)
+# Particles after a verb of motion (`gone back to B`, `moved over to B`): the verb is no verb of ceasing.
+EN_MOTION_PARTICLES = frozenset(["back", "to", "over", "into"])
 # Demonstratives and place words between a subject and its value (`连接池那个 32`, `approver 这边 王强`).
 ZH_DEMONSTRATIVE = frozenset(
     ["那个", "这个", "那条", "这条", "那边", "这边", "那块", "这块", "方面", "里", "中"]
 )
 # The role a value takes in a clause of its own: `…, as the S`, `…，作为 S`, `…，成为新的 S`.
-ROLE = frozenset(["as", "作为", "成为", "当作", "当成"])
+ROLE = frozenset(["as", "作为", "成为", "当作", "当成", "做", "当"])
 # English words that start a time adverbial after the value (`B since Monday`, `B these days`): the value ends.
 EN_TIME_START = frozenset(
     ["since", "until", "till", "starting", "effective", "these", "lately", "recently", "going", "as", "from"]
@@ -71,11 +83,49 @@ CONTRAST = frozenset(["but", "rather", "而是", "而"])  # `not A but B`: B is 
 ARROWS = frozenset(["→", "->", "=>", "⇒", "➜"])  # `A → B`: A becomes B  # `changed to B`, `replaced A with B`
 EN_SOURCE = frozenset(["from", "off", "of"])  # `changed from A`, `moved off A`
 EN_NEGATORS = frozenset(["not", "no", "never", "n't", "isn't", "aren't", "wasn't", "don't", "doesn't", "nor"])
+# A personal pronoun and a verb after a noun open a relative clause (`the S we picked is B`): not the subject's.
+EN_PERSONAL = frozenset(["we", "i", "you", "they"])
+# `B instead of A`, `B rather than A`: the value ends here and what follows is the value it replaces.
+EN_SUBSTITUTE = frozenset(["instead", "rather"])
+# Nouns of a span of time (`for a while`, `for now`, `for two weeks`): after `for` they name no subject.
+EN_DURATION = frozenset(
+    [
+        "while",
+        "now",
+        "ever",
+        "moment",
+        "ages",
+        "time",
+        "years",
+        "months",
+        "weeks",
+        "days",
+        "year",
+        "month",
+        "week",
+    ]
+)
+EN_NUMBER_WORDS = frozenset(["one", "two", "three", "four", "five", "six", "several", "few", "many", "a"])
 EN_PRONOUNS = frozenset(["we", "i", "you", "they", "it", "he", "she", "this", "that", "there", "everyone"])
 EN_DETERMINERS = frozenset(["the", "a", "an", "our", "my", "your", "their", "its", "this", "that", "these"])
 EN_OWNER_PREPOSITIONS = frozenset(["of", "for"])  # `the reviewer of the mobile app`, `for the data team,`
 EN_IRREGULAR_VERBS = frozenset(
-    ["went", "got", "became", "came", "took", "made", "set", "put", "ran", "moved", "has", "have", "had"]
+    [
+        "went",
+        "gone",
+        "got",
+        "became",
+        "came",
+        "took",
+        "made",
+        "set",
+        "put",
+        "ran",
+        "moved",
+        "has",
+        "have",
+        "had",
+    ]
 )
 
 # Words that say nothing about which thing a fact is about or which value it has: pronouns, determiners,
@@ -98,7 +148,7 @@ GENERIC = frozenset(
         "starting", "week", "month", "sprint", "year", "last", "next", "from", "on", "in", "at", "update",
         "updated", "note", "fyi", "heads", "up", "new", "old", "current", "these", "instead", "officially",
         "finally", "all", "here", "there", "then", "so", "please", "remember", "out", "over", "record", "clear",
-        "has", "have", "had", "ever", "about",
+        "has", "have", "had", "ever", "about", "ok", "okay", "alright", "anyway", "btw",
     ]
 )  # fmt: skip
 ZH_TRAILING_ADVERBS = frozenset(
