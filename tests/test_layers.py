@@ -13,7 +13,7 @@ import pytest
 import paicli
 
 LAYERS = (
-    ("config", "cancel", "redact", "textsafe", "termsafe", "fsperm", "skipdirs", "timefmt"),
+    ("config", "cancel", "redact", "textsafe", "termsafe", "fsperm", "skipdirs", "timefmt", "deferred"),
     ("llm",),
     ("context", "prompt", "session"),
     ("memory", "tools", "snapshots"),
@@ -81,7 +81,8 @@ JUSTIFIED_REFLECTION = {
     "agent/plan/task.py": 1,  # a turn's optional verified_urls (to go: a TurnTools method)
     "agent/plan/writes.py": 2,  # the same, forwarded by WriteLog
     "agent/team/step.py": 1,  # the same
-    "config/projectfile.py": 1,  # O_NOFOLLOW / O_NONBLOCK where the platform has them
+    "config/projectfile.py": 1,
+    "deferred.py": 1,  # the one seam loading a subsystem at its first use, named by import path (issue 49)  # O_NOFOLLOW / O_NONBLOCK where the platform has them
     "llm/attempt.py": 3,  # the SDK's stream: raw response headers, chunk.to_dict across SDK versions
     "llm/failures.py": 4,  # the SDK's and httpx's exceptions: body, message, response headers
     "llm/wire.py": 2,  # the SDK's stream: its httpx response and iter_bytes, across SDK versions

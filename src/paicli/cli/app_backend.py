@@ -252,8 +252,10 @@ class AppBackend:
             self.parts.lsp.close()
         if self.parts.code_index is not None:
             self.parts.code_index.close()
-        if self.parts.browser is not None:
-            self.parts.browser.driver.close()
+        if (
+            self.parts.browser is not None and self.parts.browser.built is not None
+        ):  # never loaded: no browser
+            self.parts.browser.built.driver.close()
         if self.snapshots is not None:
             self.snapshots.snapshots.close()
             note = self.snapshots.snapshots.take_note()

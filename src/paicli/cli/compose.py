@@ -6,12 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from paicli import __version__
 from paicli.agent.plan.prompts import AssembledPlanPrompts, PlanPrompts
 from paicli.agent.team.prompts import AssembledTeamPrompts, TeamPrompts
-from paicli.browser.session import build_browser
-from paicli.browser.tools import BrowserTools
 from paicli.cli.notices import NoticeBoard, ShownMemories
 from paicli.codeindex.indexer import CodeIndex
 from paicli.codeindex.tool import offer_when_indexed
@@ -26,11 +25,12 @@ from paicli.context.offload import ToolResultOffloader
 from paicli.context.pins import PinBoard
 from paicli.context.profile import ContextProfile
 from paicli.context.tokens import TokenCounter
+from paicli.deferred import Deferred, load
 from paicli.llm.protocol import LLMClient
 from paicli.llm.tool_fallback import ToolFallbackClient, ToolSupport
 from paicli.lsp.servers import server_env
 from paicli.lsp.session import LspSession
-from paicli.mcp.session import McpSession
+from paicli.mcp.config import load_config
 from paicli.memory.guard import ExternalContextTracker
 from paicli.memory.manager import MemoryManager
 from paicli.memory.project import ProjectMemoryLoader
@@ -43,6 +43,7 @@ from paicli.session.ledger import ConversationLedger
 from paicli.session.opener import LedgerOpener
 from paicli.tools.approval import ApprovalState, start_mode
 from paicli.tools.base import Approver
+from paicli.tools.browser_specs import browser_tools
 from paicli.tools.hooks import Hooks, load_hooks
 from paicli.tools.rule_book import RuleBook
 from paicli.tools.runner import ToolRunner
@@ -51,6 +52,10 @@ from paicli.tools.sandbox.status import SANDBOX_OFF_WARNING, SandboxGate
 from paicli.tools.skill_load import LoadSkillTool, build_skills
 from paicli.tools.skills import SkillCatalog
 from paicli.tools.table import ToolTable
+
+if TYPE_CHECKING:
+    from paicli.browser.tools import BrowserTools
+    from paicli.mcp.session import McpSession
 
 
 @dataclass
@@ -77,7 +82,7 @@ class Components:
         None  # models found at run time to reject `tools` (llm/tool_fallback.py)
     )
     mcp: McpSession | None = None  # None: no MCP server configured
-    browser: BrowserTools | None = None  # the browser tools' handlers (the browser starts at first use)
+    browser: Deferred[BrowserTools] | None = None  # the browser tools' handlers, loaded at first use
     pins: PinBoard = field(default_factory=PinBoard)  # /pin: in the ReAct system prompt, in the ledger
     notices: NoticeBoard = field(default_factory=NoticeBoard)  # what every collaborator posts to
     shown_memories: ShownMemories = field(
@@ -182,8 +187,8 @@ def build_components(
     loader = ProjectMemoryLoader(root, settings.paicli_home)
     skills = build_skills(settings.paicli_home, root, repository, board.post, trust)
     table.register(LoadSkillTool.tool(skills, values.skill_body_budget))
-    browser = build_browser(values.browser, keys)
-    for tool in browser.tools():
+    browser: Deferred[BrowserTools] = Deferred("paicli.browser.session:build_browser", values.browser, keys)
+    for tool in browser_tools(browser.get, values.browser.debug_address):
         table.register(tool)
     tools_enabled = values.tools_enabled
     mcp = start_mcp(settings, config, table, board, trusted=trust.trusted)
@@ -311,17 +316,18 @@ def start_mcp(
     settings: Settings, config: ParsedConfig, tools: ToolTable, notices: NoticeBoard, *, trusted: bool
 ) -> McpSession | None:
     """The configured MCP servers, their cached tools registered (None when there are none)."""
-    session = McpSession.from_files(
-        settings.paicli_home,
-        settings.project_root,
-        config.variables,
-        tools,
-        notices.post,
-        trusted=trusted,
-        timeout=config.values.mcp_timeout,
-        secrets=known_secrets(settings, config.keys),  # masked in the servers' logs
-    )
-    notices.extend(session.config.notices)  # an untrusted project's mcp.json is named by the trust line
-    if not session.configured:
+    found = load_config(settings.paicli_home, settings.project_root, config.variables, trusted=trusted)
+    session: McpSession | None = None
+    if found.servers:  # MCP's client side is loaded only for a server to talk to
+        session = load("paicli.mcp.session:McpSession")(
+            found,
+            settings.paicli_home,
+            tools,
+            notices.post,
+            timeout=config.values.mcp_timeout,
+            secrets=known_secrets(settings, config.keys),  # masked in the servers' logs
+        )
+    notices.extend(found.notices)  # an untrusted project's mcp.json is named by the trust line
+    if session is None or not session.configured:
         return None
     return session  # started by the front end once it is up (AppBackend.set_notice_listener, or launch)
