@@ -248,8 +248,8 @@ class AppBackend:
             self.tasks.stop(timeout)
         if self.parts.mcp is not None:
             self.parts.mcp.close()
-        if self.parts.lsp is not None:  # no language server outlives the session
-            self.parts.lsp.close()
+        if self.parts.lsp is not None and self.parts.lsp.built is not None:  # no language server outlives it
+            self.parts.lsp.built.close()
         if self.parts.code_index is not None:
             self.parts.code_index.close()
         if (

@@ -28,8 +28,6 @@ from paicli.context.tokens import TokenCounter
 from paicli.deferred import Deferred, load
 from paicli.llm.protocol import LLMClient
 from paicli.llm.tool_fallback import ToolFallbackClient, ToolSupport
-from paicli.lsp.servers import server_env
-from paicli.lsp.session import LspSession
 from paicli.mcp.config import load_config
 from paicli.memory.guard import ExternalContextTracker
 from paicli.memory.manager import MemoryManager
@@ -55,6 +53,7 @@ from paicli.tools.table import ToolTable
 
 if TYPE_CHECKING:
     from paicli.browser.tools import BrowserTools
+    from paicli.lsp.session import LspSession
     from paicli.mcp.session import McpSession
 
 
@@ -93,7 +92,9 @@ class Components:
     )
     trust: ProjectTrust | None = None  # whether the folder's configuration applies (read when used)
     code_index: CodeIndex | None = None  # /index, /search, /graph and search_code
-    lsp: LspSession | None = None  # language servers: diagnostics after the agent's writes
+    lsp: Deferred[LspSession] | None = (
+        None  # language servers (loaded at the first write): diagnostics after it
+    )
 
 
 def build_llm(
@@ -209,7 +210,7 @@ def build_components(
             *((mcp.turn_boundary,) if mcp is not None else ()),
             offer_when_indexed(code_index, table.register),
         ),
-        write_watchers=(lsp.written, code_index.written),  # diagnostics and the index follow every write
+        write_watchers=(lambda path: lsp.get().written(path), code_index.written),  # both follow every write
         nested=NestedInstructions(root, loader.loaded_keys),  # folder AGENTS.md etc. join tool results
         hooks=session_hooks(settings, keys, trust, ledger.session_id, board),
     )
@@ -252,12 +253,14 @@ def build_components(
 
 def code_intelligence(
     settings: Settings, values: SessionValues, keys: Keys, board: NoticeBoard
-) -> tuple[CodeIndex, LspSession]:
+) -> tuple[CodeIndex, Deferred[LspSession]]:
     """The project's code index (search_code offered once it exists) and the session's language servers (told
     of every write); neither reads a file or starts a process before it is used."""
     limits = values.code.index
     index = CodeIndex(settings.paicli_home, settings.project_root, limits.max_files, limits.max_file_bytes)
-    lsp = LspSession(settings.project_root, values.code.lsp, server_env(keys), board.post)
+    lsp: Deferred[LspSession] = Deferred(
+        "paicli.lsp.session:open_lsp", settings.project_root, values.code.lsp, keys, board.post
+    )
     return index, lsp
 
 
@@ -331,3 +334,13 @@ def start_mcp(
     if session is None or not session.configured:
         return None
     return session  # started by the front end once it is up (AppBackend.set_notice_listener, or launch)
+
+
+def lsp_diagnostics(lsp: Deferred[LspSession]) -> Callable[[], tuple[str, str] | None]:
+    """The diagnostics a turn's writes produced, for the loop; none before a write loaded the servers."""
+
+    def note() -> tuple[str, str] | None:
+        session = lsp.built
+        return None if session is None else session.note()
+
+    return note
