@@ -3,7 +3,7 @@
 _ = object()
 
 # Called by a framework or the interpreter, never by our code by name.
-_.build_browser, _.open_lsp  # loaded at first use by their import paths (cli/compose.py through paicli/deferred.py)
+_.build_browser, _.open_lsp, _.search_handler  # loaded at first use by their import paths (cli/compose.py through paicli/deferred.py)
 _.from_files  # McpSession from the files alone (the MCP tests); compose reads the config first, to load MCP only for a server
 _.model_config  # pydantic configuration
 _._window_in_range, _._defaults, _._utc  # pydantic validators

@@ -15,6 +15,7 @@ from paicli.testing.proc import paicli_command, paicli_env
 UNUSED_BY_A_PLAIN_RUN = (
     "paicli.browser.driver",
     "paicli.browser.session",
+    "paicli.codeindex",
     "paicli.lsp",
     "paicli.mcp.session",
     "paicli.mcp.hub",

@@ -250,8 +250,8 @@ class AppBackend:
             self.parts.mcp.close()
         if self.parts.lsp is not None and self.parts.lsp.built is not None:  # no language server outlives it
             self.parts.lsp.built.close()
-        if self.parts.code_index is not None:
-            self.parts.code_index.close()
+        if self.parts.code_index is not None and self.parts.code_index.built is not None:
+            self.parts.code_index.built.close()
         if (
             self.parts.browser is not None and self.parts.browser.built is not None
         ):  # never loaded: no browser

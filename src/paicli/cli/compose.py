@@ -12,8 +12,6 @@ from paicli import __version__
 from paicli.agent.plan.prompts import AssembledPlanPrompts, PlanPrompts
 from paicli.agent.team.prompts import AssembledTeamPrompts, TeamPrompts
 from paicli.cli.notices import NoticeBoard, ShownMemories
-from paicli.codeindex.indexer import CodeIndex
-from paicli.codeindex.tool import offer_when_indexed
 from paicli.config.env import EnvLookup
 from paicli.config.keys import Keys
 from paicli.config.parsed import ParsedConfig
@@ -42,17 +40,23 @@ from paicli.session.opener import LedgerOpener
 from paicli.tools.approval import ApprovalState, start_mode
 from paicli.tools.base import Approver
 from paicli.tools.browser_specs import browser_tools
+from paicli.tools.code_search_spec import index_path, offer_search_code
+from paicli.tools.context import ToolContext
 from paicli.tools.hooks import Hooks, load_hooks
+from paicli.tools.registry import Tool
 from paicli.tools.rule_book import RuleBook
 from paicli.tools.runner import ToolRunner
 from paicli.tools.sandbox.executor import session_executors
 from paicli.tools.sandbox.status import SANDBOX_OFF_WARNING, SandboxGate
+from paicli.tools.schema import Args, ToolOutput
 from paicli.tools.skill_load import LoadSkillTool, build_skills
 from paicli.tools.skills import SkillCatalog
 from paicli.tools.table import ToolTable
 
 if TYPE_CHECKING:
     from paicli.browser.tools import BrowserTools
+    from paicli.codeindex.indexer import CodeIndex
+    from paicli.codeindex.tool import SearchCodeTool
     from paicli.lsp.session import LspSession
     from paicli.mcp.session import McpSession
 
@@ -91,7 +95,9 @@ class Components:
         None  # opens background tasks' sessions as this one was opened (ParsedConfig.lookup)
     )
     trust: ProjectTrust | None = None  # whether the folder's configuration applies (read when used)
-    code_index: CodeIndex | None = None  # /index, /search, /graph and search_code
+    code_index: Deferred[CodeIndex] | None = (
+        None  # /index, /search, /graph and search_code; loaded at first use
+    )
     lsp: Deferred[LspSession] | None = (
         None  # language servers (loaded at the first write): diagnostics after it
     )
@@ -208,9 +214,12 @@ def build_components(
         table=table,
         turn_hooks=(  # MCP listings change between turns; search_code is offered once an index exists
             *((mcp.turn_boundary,) if mcp is not None else ()),
-            offer_when_indexed(code_index, table.register),
+            search_code_offer(settings, code_index, table.register),
         ),
-        write_watchers=(lambda path: lsp.get().written(path), code_index.written),  # both follow every write
+        write_watchers=(
+            lambda path: lsp.get().written(path),
+            lambda path: code_index.get().written(path),
+        ),  # both follow every write
         nested=NestedInstructions(root, loader.loaded_keys),  # folder AGENTS.md etc. join tool results
         hooks=session_hooks(settings, keys, trust, ledger.session_id, board),
     )
@@ -253,15 +262,37 @@ def build_components(
 
 def code_intelligence(
     settings: Settings, values: SessionValues, keys: Keys, board: NoticeBoard
-) -> tuple[CodeIndex, Deferred[LspSession]]:
+) -> tuple[Deferred[CodeIndex], Deferred[LspSession]]:
     """The project's code index (search_code offered once it exists) and the session's language servers (told
-    of every write); neither reads a file or starts a process before it is used."""
+    of every write); each loads at its first use, and neither reads a file or starts a process before it."""
     limits = values.code.index
-    index = CodeIndex(settings.paicli_home, settings.project_root, limits.max_files, limits.max_file_bytes)
+    index: Deferred[CodeIndex] = Deferred(
+        "paicli.codeindex.indexer:CodeIndex",
+        settings.paicli_home,
+        settings.project_root,
+        limits.max_files,
+        limits.max_file_bytes,
+    )
     lsp: Deferred[LspSession] = Deferred(
         "paicli.lsp.session:open_lsp", settings.project_root, values.code.lsp, keys, board.post
     )
     return index, lsp
+
+
+def search_code_offer(
+    settings: Settings, index: Deferred[CodeIndex], register: Callable[[Tool], None]
+) -> Callable[[], None]:
+    """The turn hook offering search_code once the project has an index on disk; the first search loads it."""
+    handler: Deferred[SearchCodeTool] = Deferred("paicli.codeindex.tool:search_handler", index)
+    stored = index_path(settings.paicli_home, settings.project_root)
+
+    def indexed() -> bool:
+        return stored.is_file()
+
+    def search(args: Args, ctx: ToolContext) -> ToolOutput:
+        return handler.get()(args, ctx)
+
+    return offer_search_code(indexed, search, register)
 
 
 def session_hooks(
