@@ -95,12 +95,8 @@ class Components:
         None  # opens background tasks' sessions as this one was opened (ParsedConfig.lookup)
     )
     trust: ProjectTrust | None = None  # whether the folder's configuration applies (read when used)
-    code_index: Deferred[CodeIndex] | None = (
-        None  # /index, /search, /graph and search_code; loaded at first use
-    )
-    lsp: Deferred[LspSession] | None = (
-        None  # language servers (loaded at the first write): diagnostics after it
-    )
+    code_index: Deferred[CodeIndex] | None = None  # /index, /search, /graph, search_code (first use)
+    lsp: Deferred[LspSession] | None = None  # language servers: diagnostics after a write (the first loads)
 
 
 def build_llm(
@@ -216,10 +212,10 @@ def build_components(
             *((mcp.turn_boundary,) if mcp is not None else ()),
             search_code_offer(settings, code_index, table.register),
         ),
-        write_watchers=(
+        write_watchers=(  # diagnostics and the index follow every write (the first one loads them)
             lambda path: lsp.get().written(path),
             lambda path: code_index.get().written(path),
-        ),  # both follow every write
+        ),
         nested=NestedInstructions(root, loader.loaded_keys),  # folder AGENTS.md etc. join tool results
         hooks=session_hooks(settings, keys, trust, ledger.session_id, board),
     )
