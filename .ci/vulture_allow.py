@@ -3,6 +3,7 @@
 _ = object()
 
 # Called by a framework or the interpreter, never by our code by name.
+_.from_files  # McpSession from the files alone (the MCP tests); compose reads the config first, to load MCP only for a server
 _.model_config  # pydantic configuration
 _._window_in_range, _._defaults, _._utc  # pydantic validators
 _.lora_id, _.finish_reason, _.skipped_lines, _.keyword_score, _.old_mode, _.new_mode  # parsed/recorded fields

@@ -13,7 +13,7 @@ import pytest
 import paicli
 
 LAYERS = (
-    ("config", "cancel", "redact", "textsafe", "termsafe", "fsperm", "skipdirs", "timefmt"),
+    ("config", "cancel", "redact", "textsafe", "termsafe", "fsperm", "skipdirs", "timefmt", "deferred"),
     ("llm",),
     ("context", "prompt", "session"),
     ("memory", "tools", "snapshots"),

@@ -102,7 +102,7 @@ def test_an_address_web_fetch_would_refuse_is_refused_before_any_browser_starts(
         backend = AppBackend(served_parts(tmp_path, server.base_url))
         try:
             backend.run(f"打开 {site}", "react", lambda _: None, CancelToken())
-            assert backend.parts.browser is not None and backend.parts.browser.driver.mode == "off"
+            assert backend.parts.browser is not None and backend.parts.browser.get().driver.mode == "off"
             assert not browser_processes()
         finally:
             backend.close()

@@ -10,7 +10,8 @@ from evals.codesearch.score import REPO, cases, golden_index, recall
 
 from paicli.cancel import CancelToken
 from paicli.codeindex.indexer import CodeIndex
-from paicli.codeindex.tool import NOT_INDEXED, SEARCH_CODE, SearchCodeTool, offer_when_indexed
+from paicli.codeindex.tool import NOT_INDEXED, SEARCH_CODE, SearchCodeTool
+from paicli.tools.code_search_spec import index_path, offer_search_code
 from paicli.tools.context import ToolContext
 from paicli.tools.guards import PathGuard
 from paicli.tools.registry import Tool
@@ -111,7 +112,8 @@ def test_search_code_says_how_to_index_first_and_then_returns_ranked_hits(
 def test_search_code_joins_the_tools_once_the_project_has_an_index(tmp_path: Path, project: Path) -> None:
     index = CodeIndex(tmp_path / "home", project, max_files=100)
     registered: list[Tool] = []
-    offer = offer_when_indexed(index, registered.append)
+    stored = index_path(tmp_path / "home", project)  # what the turn hook checks without loading the index
+    offer = offer_search_code(stored.is_file, SearchCodeTool(index), registered.append)
     offer()
     assert registered == []  # no index: the request carries no tool that could only say "run /index"
     index.refresh_now()

@@ -58,7 +58,7 @@ def test_diagnostics_of_a_write_reach_the_next_model_call_and_the_server_stops_a
     backend = _backend(tmp_path, llm)
     events: list[AgentEvent] = []
     try:
-        assert backend.parts.lsp is not None and backend.parts.lsp.pids() == []
+        assert backend.parts.lsp is not None and backend.parts.lsp.built is None  # loaded by the first write
         finished = backend.run("写 app.py", "react", events.append, CancelToken())
         assert finished.status == "done"
         second = llm.requests[1].messages
@@ -71,7 +71,7 @@ def test_diagnostics_of_a_write_reach_the_next_model_call_and_the_server_stops_a
         assert [e["message"]["role"] for e in ledger if e["source"] == "lsp_diagnostics"] == ["user"]
         config = command(backend, "/config")
         assert "语言服务器 python:" in config and "运行中" in config
-        [pid] = backend.parts.lsp.pids()
+        [pid] = backend.parts.lsp.get().pids()
     finally:
         backend.close()
     with pytest.raises(ProcessLookupError):

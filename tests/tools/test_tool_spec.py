@@ -152,7 +152,8 @@ _NAMES_ALLOWED_IN = {
     "tools/shell.py",
     "tools/web_search.py",  # the search provider's own tool of that name
     "mcp/naming.py",  # builds `mcp__<server>__<tool>`
-    "browser/tools.py",  # the browser tools' own module
+    "tools/browser_specs.py",  # the browser tools' own specs
+    "browser/tools.py",  # their handlers, whose texts name them
     "cli/summaries.py",
     "context/offload.py",
 }

@@ -1,63 +1,21 @@
-"""The three browser tools of the reference (spec 9.1), with the page actions as arguments of `browser_status`
-so the first request stays small: `browser_status` opens a URL, clicks a listed element, takes a screenshot
-and reads the current page; `browser_connect` / `browser_disconnect` switch to the user's own browser and back.
-
-Everything a page shows is outside content (`external`: the memory guard records it, the runner frames it as
-untrusted data); addresses pass the same checks as web_fetch, and the URL the model opens must come from the
-user or this turn's search like web_fetch's (`url_param`)."""
+"""The handlers of the three browser tools (their specs, which every request carries, live in
+tools/browser_specs.py so that offering them imports nothing of this package). Addresses pass the same checks as
+web_fetch's; everything a page shows is outside content."""
 
 from __future__ import annotations
-
-from dataclasses import replace
 
 from paicli.browser.driver import BrowserDriver, BrowserError
 from paicli.browser.find import MISSING
 from paicli.browser.gate import PageGate
 from paicli.llm.content_parts import ImagePart
+from paicli.tools.browser_specs import BROWSER_CONNECT as BROWSER_CONNECT
+from paicli.tools.browser_specs import BROWSER_DISCONNECT as BROWSER_DISCONNECT
+from paicli.tools.browser_specs import BROWSER_STATUS, browser_tools
+from paicli.tools.browser_specs import consent_text as consent_text
 from paicli.tools.context import ToolContext
 from paicli.tools.registry import Tool
-from paicli.tools.schema import Args, Param, ToolOutput, ToolSpec
+from paicli.tools.schema import Args, ToolOutput
 from paicli.tools.web import WEB_DENIED
-
-PAGE_KIND = "浏览器页面"
-BROWSER_STATUS = ToolSpec(
-    "browser_status",
-    "url 打开网页（能跑 JS），click 点编号，shot 截图",
-    (Param("url", "string", ""), Param("click", "integer", ""), Param("shot", "boolean", "")),
-    auto_approve=True,  # like web_fetch in an empty profile; shared mode was agreed to at browser_connect
-    snapshot_first=False,
-    external=True,
-    web=True,
-    url_param="url",
-    content_kind=PAGE_KIND,
-    summary="浏览器 {url}",
-)
-BROWSER_CONNECT = ToolSpec(
-    "browser_connect",
-    "",  # the Browser Policy section says what it is for (every token of the first request counts)
-    snapshot_first=False,
-    external=True,
-    web=True,
-    content_kind=PAGE_KIND,
-    summary="连接你自己的浏览器",
-)
-BROWSER_DISCONNECT = ToolSpec(
-    "browser_disconnect",
-    "",
-    read_only=True,  # it only gives access back
-    parallel_safe=False,
-    snapshot_first=False,
-    external=True,
-    content_kind=PAGE_KIND,
-)
-
-
-def consent_text(endpoint: str) -> str:
-    """What the person is asked before shared mode: what the model will see and be able to do."""
-    return (
-        f"模型要连接你自己正在用的浏览器（调试地址 {endpoint}）：连上后它能看到你所有标签页的标题和地址，"
-        "并在一个新标签页里用你的登录身份打开网页、读取内容、点击和截图；/browser disconnect 随时断开"
-    )
 
 
 class BrowserTools:
@@ -70,12 +28,7 @@ class BrowserTools:
         self.endpoint = endpoint
 
     def tools(self) -> list[Tool]:
-        connect = replace(BROWSER_CONNECT, ask_reason=consent_text(self.endpoint))
-        return [
-            Tool(BROWSER_STATUS, self.status),
-            Tool(connect, self.connect),
-            Tool(BROWSER_DISCONNECT, self.disconnect),
-        ]
+        return browser_tools(lambda: self, self.endpoint)
 
     def mode_line(self) -> str:
         driver = self.driver

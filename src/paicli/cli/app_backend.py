@@ -256,12 +256,13 @@ class AppBackend:
             self.tasks.stop(timeout)
         if self.parts.mcp is not None:
             self.parts.mcp.close()
-        if self.parts.lsp is not None:  # no language server outlives the session
-            self.parts.lsp.close()
-        if self.parts.code_index is not None:
-            self.parts.code_index.close()
-        if self.parts.browser is not None:
-            self.parts.browser.driver.close()
+        # each loads at its first use: one never loaded has nothing to close (no language server outlives us)
+        if self.parts.lsp is not None and self.parts.lsp.built is not None:
+            self.parts.lsp.built.close()
+        if self.parts.code_index is not None and self.parts.code_index.built is not None:
+            self.parts.code_index.built.close()
+        if self.parts.browser is not None and self.parts.browser.built is not None:
+            self.parts.browser.built.driver.close()
         if self.snapshots is not None:
             self.snapshots.snapshots.close()
             note = self.snapshots.snapshots.take_note()

@@ -4,12 +4,13 @@ one (shared mode) or back. Connecting says first what the model will see and ask
 from __future__ import annotations
 
 from paicli.browser.driver import BrowserError
-from paicli.browser.tools import DISCONNECTED, BrowserTools, connected_text, consent_text
+from paicli.browser.tools import DISCONNECTED, BrowserTools, connected_text
 from paicli.cli.backend import CommandReply
 from paicli.cli.command_forms import Form
 from paicli.cli.commands import CommandContext, is_yes
 from paicli.cli.render import say
 from paicli.config.knob_types import debug_endpoint
+from paicli.tools.browser_specs import consent_text
 
 BROWSER_FORMS = (
     Form("status", "浏览器的模式、版本和标签页"),
@@ -28,10 +29,10 @@ def browser_args(args: str) -> bool:
 
 
 def browser(ctx: CommandContext, args: str) -> None:
-    tools = ctx.session.parts.browser
-    if tools is None:
+    if ctx.session.parts.browser is None:
         ctx.reply(CommandReply(NO_BROWSER, ok=False))
         return
+    tools = ctx.session.parts.browser.get()
     words = args.split()
     word = words[0].lower() if words else "status"
     if word == "connect":

@@ -19,7 +19,7 @@ UNAVAILABLE = "代码索引不可用（本会话未建立代码索引）。"
 
 
 def _index(ctx: CommandContext) -> CodeIndex | None:
-    return ctx.session.parts.code_index
+    return ctx.session.parts.code_index.get() if ctx.session.parts.code_index is not None else None
 
 
 def done_text(report: RefreshReport) -> str:

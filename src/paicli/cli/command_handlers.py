@@ -106,7 +106,7 @@ def config(ctx: CommandContext, args: str) -> None:
     report = session_commands.config_report(session.settings, session.parts.sources)
     lines = [report, sandbox_line(session.parts)]
     if session.parts.lsp is not None:  # which language servers give diagnostics (issue 46)
-        lines.extend(session.parts.lsp.status_lines())
+        lines.extend(session.parts.lsp.get().status_lines())
     ctx.reply(CommandReply("\n".join(line for line in lines if line)))
 
 

@@ -6,15 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from paicli import __version__
 from paicli.agent.plan.prompts import AssembledPlanPrompts, PlanPrompts
 from paicli.agent.team.prompts import AssembledTeamPrompts, TeamPrompts
-from paicli.browser.session import build_browser
-from paicli.browser.tools import BrowserTools
 from paicli.cli.notices import NoticeBoard, ShownMemories
-from paicli.codeindex.indexer import CodeIndex
-from paicli.codeindex.tool import offer_when_indexed
 from paicli.config.env import EnvLookup
 from paicli.config.keys import Keys
 from paicli.config.parsed import ParsedConfig
@@ -26,11 +23,10 @@ from paicli.context.offload import ToolResultOffloader
 from paicli.context.pins import PinBoard
 from paicli.context.profile import ContextProfile
 from paicli.context.tokens import TokenCounter
+from paicli.deferred import Deferred
 from paicli.llm.protocol import LLMClient
 from paicli.llm.tool_fallback import ToolFallbackClient, ToolSupport
-from paicli.lsp.servers import server_env
-from paicli.lsp.session import LspSession
-from paicli.mcp.session import McpSession
+from paicli.mcp.config import load_config
 from paicli.memory.guard import ExternalContextTracker
 from paicli.memory.manager import MemoryManager
 from paicli.memory.project import ProjectMemoryLoader
@@ -43,14 +39,26 @@ from paicli.session.ledger import ConversationLedger
 from paicli.session.opener import LedgerOpener
 from paicli.tools.approval import ApprovalState, start_mode
 from paicli.tools.base import Approver
+from paicli.tools.browser_specs import browser_tools
+from paicli.tools.code_search_spec import index_path, offer_search_code
+from paicli.tools.context import ToolContext
 from paicli.tools.hooks import Hooks, load_hooks
+from paicli.tools.registry import Tool
 from paicli.tools.rule_book import RuleBook
 from paicli.tools.runner import ToolRunner
 from paicli.tools.sandbox.executor import session_executors
 from paicli.tools.sandbox.status import SANDBOX_OFF_WARNING, SandboxGate
+from paicli.tools.schema import Args, ToolOutput
 from paicli.tools.skill_load import LoadSkillTool, build_skills
 from paicli.tools.skills import SkillCatalog
 from paicli.tools.table import ToolTable
+
+if TYPE_CHECKING:
+    from paicli.browser.tools import BrowserTools
+    from paicli.codeindex.indexer import CodeIndex
+    from paicli.codeindex.tool import SearchCodeTool
+    from paicli.lsp.session import LspSession
+    from paicli.mcp.session import McpSession
 
 
 @dataclass
@@ -77,7 +85,7 @@ class Components:
         None  # models found at run time to reject `tools` (llm/tool_fallback.py)
     )
     mcp: McpSession | None = None  # None: no MCP server configured
-    browser: BrowserTools | None = None  # the browser tools' handlers (the browser starts at first use)
+    browser: Deferred[BrowserTools] | None = None  # the browser tools' handlers, loaded at first use
     pins: PinBoard = field(default_factory=PinBoard)  # /pin: in the ReAct system prompt, in the ledger
     notices: NoticeBoard = field(default_factory=NoticeBoard)  # what every collaborator posts to
     shown_memories: ShownMemories = field(
@@ -87,8 +95,8 @@ class Components:
         None  # opens background tasks' sessions as this one was opened (ParsedConfig.lookup)
     )
     trust: ProjectTrust | None = None  # whether the folder's configuration applies (read when used)
-    code_index: CodeIndex | None = None  # /index, /search, /graph and search_code
-    lsp: LspSession | None = None  # language servers: diagnostics after the agent's writes
+    code_index: Deferred[CodeIndex] | None = None  # /index, /search, /graph, search_code (first use)
+    lsp: Deferred[LspSession] | None = None  # language servers: diagnostics after a write (the first loads)
 
 
 def build_llm(
@@ -182,8 +190,8 @@ def build_components(
     loader = ProjectMemoryLoader(root, settings.paicli_home)
     skills = build_skills(settings.paicli_home, root, repository, board.post, trust)
     table.register(LoadSkillTool.tool(skills, values.skill_body_budget))
-    browser = build_browser(values.browser, keys)
-    for tool in browser.tools():
+    browser = Deferred(lambda: _browser(values, keys))
+    for tool in browser_tools(browser.get, values.browser.debug_address):
         table.register(tool)
     tools_enabled = values.tools_enabled
     mcp = start_mcp(settings, config, table, board, trusted=trust.trusted)
@@ -202,9 +210,12 @@ def build_components(
         table=table,
         turn_hooks=(  # MCP listings change between turns; search_code is offered once an index exists
             *((mcp.turn_boundary,) if mcp is not None else ()),
-            offer_when_indexed(code_index, table.register),
+            search_code_offer(settings, code_index, table.register),
         ),
-        write_watchers=(lsp.written, code_index.written),  # diagnostics and the index follow every write
+        write_watchers=(  # diagnostics and the index follow every write (the first one loads them)
+            lambda path: lsp.get().written(path),
+            lambda path: code_index.get().written(path),
+        ),
         nested=NestedInstructions(root, loader.loaded_keys),  # folder AGENTS.md etc. join tool results
         hooks=session_hooks(settings, keys, trust, ledger.session_id, board),
     )
@@ -247,13 +258,44 @@ def build_components(
 
 def code_intelligence(
     settings: Settings, values: SessionValues, keys: Keys, board: NoticeBoard
-) -> tuple[CodeIndex, LspSession]:
+) -> tuple[Deferred[CodeIndex], Deferred[LspSession]]:
     """The project's code index (search_code offered once it exists) and the session's language servers (told
-    of every write); neither reads a file or starts a process before it is used."""
+    of every write); each loads at its first use, and neither reads a file or starts a process before it."""
     limits = values.code.index
-    index = CodeIndex(settings.paicli_home, settings.project_root, limits.max_files, limits.max_file_bytes)
-    lsp = LspSession(settings.project_root, values.code.lsp, server_env(keys), board.post)
-    return index, lsp
+
+    def build_index() -> CodeIndex:
+        from paicli.codeindex.indexer import CodeIndex
+
+        return CodeIndex(settings.paicli_home, settings.project_root, limits.max_files, limits.max_file_bytes)
+
+    def build_lsp() -> LspSession:
+        from paicli.lsp.session import open_lsp
+
+        return open_lsp(settings.project_root, values.code.lsp, keys, board.post)
+
+    return Deferred(build_index), Deferred(build_lsp)
+
+
+def search_code_offer(
+    settings: Settings, index: Deferred[CodeIndex], register: Callable[[Tool], None]
+) -> Callable[[], None]:
+    """The turn hook offering search_code once the project has an index on disk; the first search loads it."""
+
+    def build_handler() -> SearchCodeTool:
+        from paicli.codeindex.tool import search_handler
+
+        return search_handler(index)
+
+    handler = Deferred(build_handler)
+    stored = index_path(settings.paicli_home, settings.project_root)
+
+    def indexed() -> bool:
+        return stored.is_file()
+
+    def search(args: Args, ctx: ToolContext) -> ToolOutput:
+        return handler.get()(args, ctx)
+
+    return offer_search_code(indexed, search, register)
 
 
 def session_hooks(
@@ -311,17 +353,36 @@ def start_mcp(
     settings: Settings, config: ParsedConfig, tools: ToolTable, notices: NoticeBoard, *, trusted: bool
 ) -> McpSession | None:
     """The configured MCP servers, their cached tools registered (None when there are none)."""
-    session = McpSession.from_files(
-        settings.paicli_home,
-        settings.project_root,
-        config.variables,
-        tools,
-        notices.post,
-        trusted=trusted,
-        timeout=config.values.mcp_timeout,
-        secrets=known_secrets(settings, config.keys),  # masked in the servers' logs
-    )
-    notices.extend(session.config.notices)  # an untrusted project's mcp.json is named by the trust line
-    if not session.configured:
+    found = load_config(settings.paicli_home, settings.project_root, config.variables, trusted=trusted)
+    session: McpSession | None = None
+    if found.servers:  # MCP's client side is loaded only for a server to talk to
+        from paicli.mcp.session import McpSession
+
+        session = McpSession(
+            found,
+            settings.paicli_home,
+            tools,
+            notices.post,
+            timeout=config.values.mcp_timeout,
+            secrets=known_secrets(settings, config.keys),  # masked in the servers' logs
+        )
+    notices.extend(found.notices)  # an untrusted project's mcp.json is named by the trust line
+    if session is None or not session.configured:
         return None
     return session  # started by the front end once it is up (AppBackend.set_notice_listener, or launch)
+
+
+def _browser(values: SessionValues, keys: Keys) -> BrowserTools:
+    from paicli.browser.session import build_browser
+
+    return build_browser(values.browser, keys)
+
+
+def lsp_diagnostics(lsp: Deferred[LspSession]) -> Callable[[], tuple[str, str] | None]:
+    """The diagnostics a turn's writes produced, for the loop; none before a write loaded the servers."""
+
+    def note() -> tuple[str, str] | None:
+        session = lsp.built
+        return None if session is None else session.note()
+
+    return note

@@ -14,7 +14,7 @@ from paicli.agent.loop import LoopStats
 from paicli.agent.ports import MemoryPort, ToolSource
 from paicli.agent.react import AgentOptions, ReactAgent
 from paicli.cli import server_window
-from paicli.cli.compose import Components, build_llm
+from paicli.cli.compose import Components, build_llm, lsp_diagnostics
 from paicli.cli.image_refs import model_takes_images
 from paicli.cli.orchestrated_session import OrchestratedRuns
 from paicli.cli.session_background import SessionBackground
@@ -205,7 +205,7 @@ class SessionFactory:
             budget_factory=self.budget,
             continuations=parts.values.agent.output_continuations,
             images=model_takes_images(parts.settings, parts.values.vision),
-            diagnostics=parts.lsp.note if parts.lsp is not None else None,
+            diagnostics=lsp_diagnostics(parts.lsp) if parts.lsp is not None else None,
         )
         memory: MemoryPort = turn_memory if turn_memory is not None else parts.memory
         return ReactAgent(

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from paicli.fsperm import ensure_private_dir
+from paicli.tools.code_search_spec import index_path as index_path
 
 if TYPE_CHECKING:  # sqlite3, the parser and the tokenizer load on the first use, not at start-up
     import sqlite3
@@ -70,15 +71,6 @@ class Definition:
     kind: str
     path: str
     line: int
-
-
-def project_key(root: Path) -> str:
-    real = str(root.resolve())
-    return f"{Path(real).name or 'root'}-{hashlib.sha256(real.encode()).hexdigest()[:12]}"
-
-
-def index_path(home: Path, root: Path) -> Path:
-    return home / "codeindex" / project_key(root) / "index.sqlite"
 
 
 def content_hash(data: bytes) -> str:

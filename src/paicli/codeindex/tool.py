@@ -5,14 +5,15 @@ for changed files), so the agent's own edits are found."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from paicli.codeindex.indexer import CodeIndex
 from paicli.codeindex.store import Hit, IndexUnavailable
+from paicli.deferred import Deferred
+from paicli.tools.code_search_spec import SEARCH_CODE
 from paicli.tools.context import ToolContext
 from paicli.tools.registry import Tool
-from paicli.tools.schema import Args, Param, ToolOutput, ToolSpec
+from paicli.tools.schema import Args, ToolOutput
 
 NOT_INDEXED = "⚠️ 代码库尚未索引，请先使用 /index 命令"
 MAX_TOP_K = 20
@@ -20,15 +21,6 @@ SNIPPET_LINES = 30
 SNIPPET_CHARS = 2_000
 
 DEFAULT_TOP_K = 5
-# Terse on purpose (every token is in each request): the default and range of top_k are the handler's.
-SEARCH_CODE = ToolSpec(
-    "search_code",
-    "检索代码索引（中英文）",
-    (Param("query", "string", "", required=True), Param("top_k", "integer", "")),
-    read_only=True,
-    reads_project=True,
-    content_kind="代码检索结果",
-)
 
 
 def snippet(text: str) -> str:
@@ -85,17 +77,6 @@ class SearchCodeTool:
         return Tool(SEARCH_CODE, cls(index))
 
 
-def offer_when_indexed(index: CodeIndex, register: Callable[[Tool], None]) -> Callable[[], None]:
-    """A turn hook: search_code joins the tools at the first turn boundary where the project has an index (a
-    request never carries a tool that could only answer "run /index first"; the list changes once)."""
-    tool = SearchCodeTool.tool(index)
-    offered = False
-
-    def offer() -> None:
-        nonlocal offered
-        if not offered and index.ready:
-            register(tool)
-            offered = True
-
-    offer()
-    return offer
+def search_handler(index: Deferred[CodeIndex]) -> SearchCodeTool:
+    """search_code's handler as the composition root loads it at the first search (the index with it)."""
+    return SearchCodeTool(index.get())

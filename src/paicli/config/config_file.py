@@ -23,7 +23,8 @@ class ProviderConfig(BaseModel):
 
 
 class ModelConfig(BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    # built inside ConfigFile's schema; its own validator only if something validates it alone (issue 49)
+    model_config = ConfigDict(extra="allow", populate_by_name=True, defer_build=True)
 
     context_window: int | None = Field(default=None, alias="contextWindow")
 

@@ -19,14 +19,15 @@ _PER = 1_000_000  # prices are per million tokens
 
 
 class _ModelRow(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    # the two rows are only ever validated inside _PriceFile: no validators of their own at import (issue 49)
+    model_config = ConfigDict(extra="ignore", defer_build=True)
     input: float = Field(ge=0)
     output: float = Field(ge=0)
     cached_input: float | None = Field(default=None, ge=0)
 
 
 class _ProviderRows(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
     currency: str = Field(min_length=1)
     models: dict[str, _ModelRow] = Field(default_factory=dict)
 

@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from paicli.config.code_values import LspValues
+from paicli.config.keys import Keys
 from paicli.config.knobs_code import LSP_ENABLED
 from paicli.lsp.client import LanguageServer, ServerFailed
 from paicli.lsp.diagnostics import Diagnostic, Report, from_lsp, report
-from paicli.lsp.servers import KINDS, ServerKind, ServerPlan, kind_for, plan
+from paicli.lsp.servers import KINDS, ServerKind, ServerPlan, kind_for, plan, server_env
 
 log = logging.getLogger(__name__)
 
@@ -171,3 +172,10 @@ class LspSession:
         servers, self._servers = dict(self._servers), {}
         for server in servers.values():
             server.stop()
+
+
+def open_lsp(root: Path, values: LspValues, keys: Keys, on_failure: Callable[[str], None]) -> LspSession:
+    """The session's language servers as the composition root loads them at the first write; no server starts
+    before a diagnostic is wanted, and none gets a configured key (the environment a command nobody approved
+    gets)."""
+    return LspSession(root, values, server_env(keys), on_failure)

@@ -27,7 +27,9 @@ DISABLED_FILE = "mcp-disabled.json"
 
 
 class _Entry(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(
+        extra="ignore", defer_build=True
+    )  # built when a server is configured (issue 49)
 
     command: str | None = None
     args: list[str] = Field(default_factory=list)

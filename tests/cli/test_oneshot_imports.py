@@ -1,0 +1,61 @@
+"""A plain `paicli -p` loads only what it uses (issue 49): the browser, the code index, language servers and
+MCP's client side (no server configured) are imported at first use, never by a run that does not use them.
+A fresh interpreter (not the suite's forked runner, which has imported everything) reports its own imports."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from paicli.testing.openai_server import FakeOpenAIServer
+from paicli.testing.proc import paicli_command, paicli_env
+
+UNUSED_BY_A_PLAIN_RUN = (
+    "paicli.browser.driver",
+    "paicli.browser.session",
+    "paicli.codeindex",
+    "paicli.lsp",
+    "paicli.mcp.session",
+    "paicli.mcp.hub",
+    "playwright",
+    "tree_sitter",
+)
+
+
+def imported_modules(stderr: str) -> set[str]:
+    """Module names from Python's own import log (PYTHONPROFILEIMPORTTIME), threads' imports included."""
+    return {
+        line.rsplit("|", 1)[1].strip()
+        for line in stderr.splitlines()
+        if line.startswith("import time:") and line.count("|") == 2
+    }
+
+
+def loaded_under(modules: set[str], package: str) -> list[str]:
+    return sorted(name for name in modules if name == package or name.startswith(package + "."))
+
+
+@pytest.mark.e2e
+def test_a_plain_oneshot_run_does_not_import_unused_subsystems(project: Path, isolated_home: Path) -> None:
+    with FakeOpenAIServer(["好的"]) as server:
+        env = paicli_env(isolated_home, server.base_url, PYTHONPROFILEIMPORTTIME="1")
+        proc = subprocess.run(
+            paicli_command(["-p", "你好"]),
+            env=env,
+            cwd=project,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "好的"
+    modules = imported_modules(proc.stderr)
+    assert "paicli.cli.compose" in modules and "openai" in modules  # the log is real: the run's own modules
+    loaded = {package: loaded_under(modules, package) for package in UNUSED_BY_A_PLAIN_RUN}
+    assert {package: names for package, names in loaded.items() if names} == {}
+    assert server.requests and server.requests[0]["tools"]  # the tools were still offered
+    names = {tool["function"]["name"] for tool in server.requests[0]["tools"]}
+    assert {"browser_status", "browser_connect", "browser_disconnect"} <= names
