@@ -14,6 +14,7 @@ from paicli.memory.extract_words import (
     IMPERATIVE,
     INJECTION,
     ORDINAL_LABEL,
+    OWN_LEAD_IN,
     OWN_VOICE_LABEL,
     REQUEST,
     THIRD_PARTY,
@@ -76,7 +77,7 @@ def acceptable_label(label: str) -> bool:
     text = java_trim(label)
     if not text:
         return True
-    own_voice = OWN_VOICE_LABEL.match(text) is not None
+    own_voice = OWN_VOICE_LABEL.match(text) is not None or own_lead_in(text)
     return (
         (FACT_WORDS.search(text) is not None or own_voice)
         and not INTRODUCER.search(text + "：")
@@ -85,6 +86,16 @@ def acceptable_label(label: str) -> bool:
         and (own_voice or not IMPERATIVE.search(text))  # `Update —` announces, it asks nobody to update
         and not INJECTION.search(text + "：")
     )
+
+
+def own_lead_in(before: str) -> bool:
+    """The words before a statement in its sentence are only the user's own speech act (`顺便说下，`)."""
+    return bool(java_trim(before)) and OWN_LEAD_IN.match(before) is not None
+
+
+def after_own_lead_in(sentence: str, lead: str) -> str:
+    """The sentence without its opening words when they are only the user's own speech act (`顺便说下，`)."""
+    return sentence[len(lead) :] if sentence.startswith(lead) and own_lead_in(lead) else sentence
 
 
 def colon_statement(sentence: str) -> bool:

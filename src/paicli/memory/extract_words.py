@@ -39,11 +39,11 @@ TEMPORARY_WIDE = re.compile(
     r"以前|曾经|过去|用过|下周|下个月|下季度|明年|今年|本月|这个月|上周|上个月|去年|"
     r"报错|挂了|失败了|出错|崩了|崩溃|坏了|卡住|上次|那次|当时|报警|告警|第[一二三四五六七八九十\d]+步|首先|原来|以往|不再|不用了|"
     r"\b(?:failing|failed|broken|crashed|this week|this month|this sprint|migrating|in progress|alert|alarm|"
-    r"step \d+|first step)\b|"
+    r"step \d+|first step|last (?:night|week|month|year|time)|on vacation)\b|"
     r"\b(?:right now|today|tomorrow|yesterday|temporar(?:y|ily)|for now|this time|currently)\b"
 )
 REQUEST = re.compile(
-    r"(?i)(?<![申邀])请(?![求假教])|帮我|帮忙|麻烦|给我(?!们)|能不能|能否|可不可以|可以帮|你来|你去|你先|你帮|"
+    r"(?i)(?<![申邀])请(?![求假教])|帮我|帮忙|帮(?:他|她|它|他们|她们|大家|咱们|我们)|麻烦|给我(?!们)|能不能|能否|可不可以|可以帮|你来|你去|你先|你帮|"
     r"赶紧|赶快|快点|快去|"
     r"\b(?:please|can you|could you|would you|help me|let's|i want you|i need you)\b"
 )
@@ -141,6 +141,13 @@ OWN_VOICE_LABEL = re.compile(
     r"(?i)^\s*(?:提醒|补充|更新|注意|备注|同步|通知|顺便|另外|附注|划重点|友情提示|重要|ps|p\.s\.|nb|fyi|btw|"
     r"(?:[a-z]+ ){0,2}(?:notes?|updates?|reminders?|changes?|decisions?|announcements?|corrections?|edits?|psa)|"
     r"(?:just )?(?:a )?heads[- ]?up|important|[a-z]+ing)(?:一下|下|说明)?\s*$"
+)
+# The user's own speech act before a statement (`顺便说下，`, `说一声：`, `另外说一句，`, `For the record,`): the
+# speaker is the user, so its 说 reports nobody else's words. Matched against the whole lead-in.
+OWN_LEAD_IN = re.compile(
+    r"(?i)^\s*(?:(?:我|再|先|就|顺便|另外|还有|对了|跟你|和你|给你|同你|跟大家|和大家)[\s，,]*)*(?:说|讲|提)"
+    r"(?:一下|下|一声|一句|个事|件事)?[\s，,：:—–-]*$|"
+    r"^\s*(?:for the record|(?:just )?so (?:you|everyone) knows?|just so you know|as a reminder)[\s,:—–-]*$"
 )
 # A label that only counts a place in a sequence (`第 3 轮：`, `Round 2:`, `step 4:`) names no thing: what follows
 # it is that turn's chatter or task, never a note about a subject.
