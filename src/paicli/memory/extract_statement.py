@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from paicli.memory.extract_voice import after_own_label, declares, imperative, java_trim
+from paicli.memory.extract_voice import acceptable_label, after_own_label, declares, imperative, java_trim
 from paicli.memory.extract_words import (
     AUXILIARY_START,
     DISCOURSE_MARKERS,
@@ -23,6 +23,7 @@ from paicli.memory.extract_words import (
     REQUEST_DURABLE,
     TRAILING_END,
 )
+from paicli.memory.quote_context import InputAnalysis
 
 # A statement has a finite verb after its subject. English marks one by an auxiliary or copula, a contraction,
 # or an inflection (-s, -ed); a bare plural subject (`Nightly builds run`) carries the -s on its noun instead.
@@ -88,7 +89,7 @@ def reads_as_statement(clause: str) -> bool:
 def has_statement(safe: str) -> bool:
     """Whether any clause of the turn reads as a statement or declares a value (`Release approver: Zhou Min`):
     the automatic path's reason to ask the model."""
-    for sentence in _SENTENCES.split(safe):
+    for sentence in _SENTENCES.split(_without_material(safe)):
         if not java_trim(sentence) or INTERROGATIVE.search(sentence):
             continue
         parts = [part for part in _CLAUSE_END.split(sentence) if java_trim(part)]
@@ -97,6 +98,16 @@ def has_statement(safe: str) -> bool:
         if any(map(declares, (sentence, *parts))):
             return True
     return False
+
+
+def _without_material(safe: str) -> str:
+    """The turn with its code, quote lines and pasted material blanked out: none of it is the user's statement."""
+    analysis = InputAnalysis(safe, acceptable_label)
+    chars = list(safe)
+    regions = analysis.code_regions + analysis.quote_line_regions + analysis.pasted_regions
+    for region in regions:
+        chars[region.start : region.end] = "\n" * (region.end - region.start)
+    return "".join(chars)
 
 
 def _without_lead_in(clause: str) -> str:
