@@ -36,6 +36,24 @@ def test_a_plain_declarative_is_asked_about_and_its_quote_kept(text: str, quote:
     assert judge_quotes([quote], safe)[0].reason is None
 
 
+@pytest.mark.parametrize(
+    ("text", "quote"),
+    [
+        ("顺便说下，日志保留期是 30 天。", "顺便说下，日志保留期是 30 天"),
+        ("另外说一句：构建缓存放在 /var/cache/build。", "另外说一句：构建缓存放在 /var/cache/build"),
+        ("For the record: merges to main are squash-only.", "For the record: merges to main are squash-only"),
+    ],
+)
+def test_a_quote_that_keeps_the_users_own_lead_in_is_kept(text: str, quote: str) -> None:
+    assert judge_quotes([quote], safe_input(text))[0].reason is None
+
+
+def test_someone_elses_words_stay_reported_behind_a_comma() -> None:
+    safe = safe_input("客户说，日志保留期是 30 天。")
+    assert judge_quotes(["日志保留期是 30 天", "客户说，日志保留期是 30 天"], safe)[0].reason == "reported"
+    assert judge_quotes(["客户说，日志保留期是 30 天"], safe)[0].reason == "reported"
+
+
 def test_two_facts_in_one_turn_are_both_kept() -> None:
     safe = safe_input("The wiki lives on Confluence. Tickets are tracked in Linear.")
     verdicts = judge_quotes(["The wiki lives on Confluence", "Tickets are tracked in Linear"], safe)

@@ -77,7 +77,9 @@ def acceptable_label(label: str) -> bool:
     text = java_trim(label)
     if not text:
         return True
-    own_voice = OWN_VOICE_LABEL.match(text) is not None or own_lead_in(text)
+    if own_lead_in(text):
+        return True  # `另外说一句：` is the user's own speech act (a closed form), not an introduced source
+    own_voice = OWN_VOICE_LABEL.match(text) is not None
     return (
         (FACT_WORDS.search(text) is not None or own_voice)
         and not INTRODUCER.search(text + "：")
@@ -94,8 +96,15 @@ def own_lead_in(before: str) -> bool:
 
 
 def after_own_lead_in(sentence: str, lead: str) -> str:
-    """The sentence without its opening words when they are only the user's own speech act (`顺便说下，`)."""
-    return sentence[len(lead) :] if sentence.startswith(lead) and own_lead_in(lead) else sentence
+    """The sentence without its opening words when they are only the user's own speech act (`顺便说下，`), before
+    the quote (`lead`) or inside it."""
+    if sentence.startswith(lead) and own_lead_in(lead):
+        sentence = sentence[len(lead) :]
+    first = _FIRST_CLAUSE.match(sentence)
+    return sentence[first.end() :] if first and own_lead_in(first.group()) else sentence
+
+
+_FIRST_CLAUSE = re.compile(r"[^，,：:—–。；;]*[，,：:—–]")
 
 
 def colon_statement(sentence: str) -> bool:
