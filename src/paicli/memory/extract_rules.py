@@ -234,7 +234,8 @@ def _after_request(a: InputAnalysis, quote: str, p: int) -> bool:
 
 
 def _third_party(a: InputAnalysis, quote: str, p: int) -> bool:
-    return THIRD_PARTY.search(a.clauses_around(p, p + len(quote))) is not None
+    """Someone else's thing in the quote's clauses or before it in its sentence (`我朋友的公司，日志保留 7 天`)."""
+    return THIRD_PARTY.search(a.text_before_in_sentence(p) + a.clauses_around(p, p + len(quote))) is not None
 
 
 def _question(a: InputAnalysis, quote: str, p: int) -> bool:
