@@ -46,7 +46,7 @@ def accepted_spans(text: str, max_len: int = MAX_QUOTE, hardened: bool = True) -
             if quote in seen:
                 continue
             seen.add(quote)
-            if reference_reason(quote, safe) is not None:
+            if reference_reason(quote, safe, hardened=hardened) is not None:
                 continue
             if analysis is None or hardened_reason(quote, analysis) is None:
                 accepted.append(quote)

@@ -44,7 +44,9 @@ def test_ideal_extractor_can_save_every_eligible_gold_fact() -> None:
     summary = run_oracle(load_cases(GOLDEN))
     assert (summary.f1, summary.exact_cases, summary.cases) == (1.0, 18, 18)
     assert summary.forbidden_writes == 0
-    assert summary.model_calls == 17  # secret_only is filtered locally before any call
+    # secret_only is filtered locally before any call, and so are the turns that are only a question or only a
+    # code fence (issue 37: the hardened gate asks about statements, not cue words); the reference's make 17
+    assert summary.model_calls == 15
 
 
 def test_ideal_extractor_is_exact_on_the_extended_set() -> None:
@@ -116,7 +118,7 @@ def test_runner_prints_contract_json_last_and_exits_by_gate(
         "recall": 1.0,
         "f1": 1.0,
         "forbidden_writes": 0,
-        "model_calls": 17,
+        "model_calls": 15,
     }
     assert any(line.startswith("Memory eval oracle: 18/18 exact") for line in lines)
     assert any(line.startswith("preference_language") for line in lines)
@@ -170,8 +172,8 @@ def test_live_mode_runs_through_the_real_client_against_a_loopback_server(
         server.assert_no_violations()
     summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert code == 0
-    assert (summary["f1"], summary["exact_cases"], summary["model_calls"]) == (1.0, 18, 17)
-    assert len(requests) == 17
+    assert (summary["f1"], summary["exact_cases"], summary["model_calls"]) == (1.0, 18, 15)
+    assert len(requests) == 15
     assert all(
         [m["role"] for m in r["messages"]] == ["system", "user"] and not r.get("tools") for r in requests
     )
@@ -189,5 +191,5 @@ def test_live_mode_says_when_the_extraction_calls_fail(
         )
     out, err = capsys.readouterr()
     summary = json.loads(out.strip().splitlines()[-1])
-    assert code == 1 and summary["f1"] == 0.0 and summary["model_calls"] == 17
-    assert "17 of 17 extraction calls failed" in err and "bad key" in err
+    assert code == 1 and summary["f1"] == 0.0 and summary["model_calls"] == 15
+    assert "15 of 15 extraction calls failed" in err and "bad key" in err

@@ -179,7 +179,7 @@ def test_all_occurrences_must_pass() -> None:
 def test_english_inputs_reach_the_model_only_in_hardened_mode() -> None:
     assert worth_asking("Our repo uses Poetry for dependency management.")
     assert not worth_asking("Our repo uses Poetry for dependency management.", hardened=False)
-    assert not worth_asking("天气不错，出去走走。")
+    assert not worth_asking("能不能先跑一下测试？")
 
 
 def test_duplicate_quotes_are_kept_once_in_order() -> None:

@@ -13,9 +13,11 @@ from collections.abc import Callable
 
 from paicli.context.estimate import utf16_len
 from paicli.memory.extract_batch import Verdict, parse_quotes, without_parts
+from paicli.memory.extract_statement import has_statement, reads_as_statement, sentence_start
 from paicli.memory.extract_voice import (
     acceptable_label,
     after_own_label,
+    after_own_lead_in,
     colon_statement,
     correction_frame,
     declares,
@@ -81,18 +83,22 @@ def safe_input(text: str, hardened: bool = True) -> str:
 
 
 def worth_asking(safe: str, hardened: bool = True, corrects: Corrects | None = None) -> bool:
-    """Spec 5.2 step 3: long enough and mentions something a fact could be about; hardened, a part that gives
-    a subject the memory holds a new value is about something too."""
-    trigger = FACT_WORDS if hardened else POSSIBLE_FACT
+    """Spec 5.2 step 3: long enough and mentions something a fact could be about. Hardened, any statement does
+    (issue 37: a durable fact needs no cue word; the rules after the model's answer decide what is kept), and so
+    does a part that gives a subject the memory holds a new value."""
     if utf16_len(safe) < MIN_INPUT:
         return False
-    if trigger.search(safe) is not None:
-        return True  # a note with a trailing remark (`on-call owner: 张伟，FYI`) declares in its first clause
+    if not hardened:
+        return POSSIBLE_FACT.search(safe) is not None
+    if has_statement(safe):
+        return True
+    if corrects is None:
+        return False
     clauses = _CLAUSE_ENDS.split(safe)
     parts = [
         part for part in (safe, *clauses, *(p for c in clauses for p in _LABEL_END.split(c))) if part.strip()
     ]
-    return hardened and (any(map(declares, parts)) or (corrects is not None and any(map(corrects, parts))))
+    return any(map(corrects, parts))
 
 
 _CLAUSE_ENDS = re.compile(r"[，,；;。！!？?\n]|[.!?](?=\s)")
@@ -137,11 +143,12 @@ def _reference_quoted_or_question(safe: str, quote: str, hardened: bool = False)
     for opener, closer in (("‘", "’"), ("“", "”")):
         if before.rfind(opener) > before.rfind(closer) and safe.find(closer, p) >= 0:
             return True
+    start = sentence_start(safe, line_start, p) if hardened else line_start  # `Why? The S is B.`
     ends = [i for i in (safe.find(d, p + len(quote)) for d in "。；;\n") if i >= 0]
     stop = _FULL_STOP.search(safe, max(p, p + len(quote) - 1)) if hardened else None
     if stop is not None:
         ends.append(stop.start())
-    sentence = safe[line_start : min(ends) if ends else len(safe)]
+    sentence = safe[start : min(ends) if ends else len(safe)]
     return "？" in sentence or "?" in sentence
 
 
@@ -185,7 +192,8 @@ def _pasted_or_reported(a: InputAnalysis, quote: str, p: int, stored_subject: bo
         return True
     if java_trim(a.clauses_around(p, end)).endswith(("：", ":")):
         return True  # a label that introduces something else (`下面是构建日志：`), not a statement
-    sentence = correction_frame(quote, a.sentence_around(p, end))  # `之前说的 8080 是旧的` is the user's own
+    sentence = after_own_lead_in(a.sentence_around(p, end), a.text_before_in_sentence(p))  # `顺便说下，…`
+    sentence = correction_frame(quote, sentence)  # `之前说的 8080 是旧的` is the user's own
     if REPORTED.search(sentence) or MATERIAL.search(sentence):
         return True
     start = p - len(a.text_before_in_sentence(p))
@@ -219,7 +227,8 @@ def _after_request(a: InputAnalysis, quote: str, p: int) -> bool:
 
 
 def _third_party(a: InputAnalysis, quote: str, p: int) -> bool:
-    return THIRD_PARTY.search(a.clauses_around(p, p + len(quote))) is not None
+    """Someone else's thing in the quote's clauses or before it in its sentence (`我朋友的公司，日志保留 7 天`)."""
+    return THIRD_PARTY.search(a.text_before_in_sentence(p) + a.clauses_around(p, p + len(quote))) is not None
 
 
 def _question(a: InputAnalysis, quote: str, p: int) -> bool:
@@ -335,6 +344,7 @@ def hardened_reason(quote: str, analysis: InputAnalysis, corrects: Corrects | No
         not FACT_WORDS.search(quote)
         and not correction
         and not declares(quote)
+        and not reads_as_statement(quote)
         and not all(
             _under_own_label(analysis, quote, p) or _labelled_by_owner(analysis, quote, p)
             for p in occurrences

@@ -15,6 +15,7 @@ from paicli.memory.extract_words import (
     INJECTION,
     OLD_VALUE_CLAUSE,
     ORDINAL_LABEL,
+    OWN_LEAD_IN,
     OWN_VOICE_LABEL,
     REQUEST,
     THIRD_PARTY,
@@ -77,6 +78,8 @@ def acceptable_label(label: str) -> bool:
     text = java_trim(label)
     if not text:
         return True
+    if own_lead_in(text):
+        return True  # `另外说一句：` is the user's own speech act (a closed form), not an introduced source
     own_voice = OWN_VOICE_LABEL.match(text) is not None
     return (
         (FACT_WORDS.search(text) is not None or own_voice)
@@ -86,6 +89,23 @@ def acceptable_label(label: str) -> bool:
         and (own_voice or not IMPERATIVE.search(text))  # `Update —` announces, it asks nobody to update
         and not INJECTION.search(text + "：")
     )
+
+
+def own_lead_in(before: str) -> bool:
+    """The words before a statement in its sentence are only the user's own speech act (`顺便说下，`)."""
+    return bool(java_trim(before)) and OWN_LEAD_IN.match(before) is not None
+
+
+def after_own_lead_in(sentence: str, lead: str) -> str:
+    """The sentence without its opening words when they are only the user's own speech act (`顺便说下，`), before
+    the quote (`lead`) or inside it."""
+    if sentence.startswith(lead) and own_lead_in(lead):
+        sentence = sentence[len(lead) :]
+    first = _FIRST_CLAUSE.match(sentence)
+    return sentence[first.end() :] if first and own_lead_in(first.group()) else sentence
+
+
+_FIRST_CLAUSE = re.compile(r"[^，,：:—–。；;]*[，,：:—–]")
 
 
 def colon_statement(sentence: str) -> bool:
@@ -175,9 +195,15 @@ def outside_subject_names(pattern: re.Pattern[str], text: str, quote: str) -> bo
             names.append(re.compile(r"(?i)" + r"[\s._-]*".join(map(re.escape, subject.latin))))
     spans = [m.span() for name in names for m in name.finditer(text)]
     return any(
-        not any(a <= m.start() and m.end() <= b and b - a > m.end() - m.start() for a, b in spans)
+        _RELATIVE_TO_NOW.search(m.group())
+        or not any(a <= m.start() and m.end() <= b and b - a > m.end() - m.start() for a, b in spans)
         for m in pattern.finditer(text)
     )
+
+
+# A name that places its thing relative to this moment (`the previous answer`, `上次的结果`) changes referent as
+# time goes on, so it never makes a statement durable.
+_RELATIVE_TO_NOW = re.compile(r"(?i)\b(?:previous|prior|earlier)\b|上次|上一次|刚才")
 
 
 _CORRECTED_NOW = re.compile(r"现在(?:是|用|改用|换成|改成|改为)")

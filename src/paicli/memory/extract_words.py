@@ -39,11 +39,11 @@ TEMPORARY_WIDE = re.compile(
     r"以前|曾经|过去|用过|下周|下个月|下季度|明年|今年|本月|这个月|上周|上个月|去年|"
     r"报错|挂了|失败了|出错|崩了|崩溃|坏了|卡住|上次|那次|当时|报警|告警|第[一二三四五六七八九十\d]+步|首先|原来|以往|不再|不用了|"
     r"\b(?:failing|failed|broken|crashed|this week|this month|this sprint|migrating|in progress|alert|alarm|"
-    r"step \d+|first step)\b|"
+    r"step \d+|first step|last (?:night|week|month|year|time)|on vacation|passed|passing|previous)\b|通过了|都过了|"
     r"\b(?:right now|today|tomorrow|yesterday|temporar(?:y|ily)|for now|this time|currently)\b"
 )
 REQUEST = re.compile(
-    r"(?i)(?<![申邀])请(?![求假教])|帮我|帮忙|麻烦|给我(?!们)|能不能|能否|可不可以|可以帮|你来|你去|你先|你帮|"
+    r"(?i)(?<![申邀])请(?![求假教])|帮我|帮忙|帮(?:他|她|它|他们|她们|大家|咱们|我们)|麻烦|给我(?!们)|能不能|能否|可不可以|可以帮|你来|你去|你先|你帮|"
     r"赶紧|赶快|快点|快去|"
     r"\b(?:please|can you|could you|would you|help me|let's|i want you|i need you)\b"
 )
@@ -81,7 +81,7 @@ AUXILIARY_START = re.compile(
 )
 TERMINATED = re.compile(r"[。.！!；;][\s)）]*$")
 REPORTED = re.compile(
-    r"(?i)(?<![解小])说(?![明法服])|讲(?=[：:，,])|听.{0,8}[讲说]|据.{0,6}(?:称|说|讲|报道)|宣布|转告|传达|写道|写着|声称|提到|指出|认为|据说|听说|据称|传言|转述|原话|留言|评论说|评论区|"
+    r"(?i)(?<![解小])说(?![明法服])|讲(?=[：:，,])|显示(?![器屏])|听.{0,8}[讲说]|据.{0,6}(?:称|说|讲|报道)|宣布|转告|传达|写道|写着|声称|提到|指出|认为|据说|听说|据称|传言|转述|原话|留言|评论说|评论区|"
     r"例如|比如|譬如|举例|举个例子|摘自|转自|大意|意思是|内容是|内容为|报道|新闻|消息称|"
     r"\b(?:according to|says|said|wrote|claims?|for example|for instance|e\.g\.|told|tells|heard|mentioned|"
     r"reportedly|apparently)\b"
@@ -110,11 +110,12 @@ CONDITIONAL = re.compile(r"(?i)如果|要是|倘若|若是|的话[^。！？!?]*
 THIRD_PARTY = re.compile(
     r"(?:朋友|同事|同学|客户|别人|别家|其他人|他|她|他们|她们|对方|老板|领导|竞品|隔壁|上家|前东家|别的|其他)"
     r"[^，,。；;\n]{0,4}?(?:的|家|那边)?(?:项目|仓库|团队|公司|代码|组)|"
-    r"(?:这个|该|那个|某个|有个|有位|这位|那位)(?:用户|客户|人|同学|同事|开发者|朋友)|(?i:\b(?:their|his|her|someone else's)\s+(?:project|repo|team|company|code)\b)"
+    r"(?:这个|该|那个|某个|有个|有位|这位|那位)(?:用户|客户|人|同学|同事|开发者|朋友)|(?i:\b(?:their|his|her|someone else's)\s+(?:project|repo|team|company|code)\b)|"
+    r"(?i:\b(?:competitor|customer|client|friend|colleague|vendor|partner)s?['’]s?(?=\s))"
 )
 FICTION = re.compile(
     r"(?i)不是真的|不是真实|并非真实|不是我们的真实|测试数据|假数据|虚构|编的|瞎编|呵呵|哈哈|笑死|开玩笑|"
-    r"从前|很久以前|小说|剧本|玩笑|once upon|kidding|\bjoke\b|"
+    r"从前|很久以前|小说|剧本|故事里|玩笑|once upon|kidding|\bjoke\b|\b(?:in|from) (?:the|a|my) (?:story|novel|game)\b|"
     r"\blol\b|(?:^|\s)/s\b|🙄|😅|😂|🤣|😏|\[狗头\]|"
     r"\b(?:not true|not real|fictional|made[- ]up|hypothetical|dummy data|fake data)\b"
 )
@@ -142,6 +143,13 @@ OWN_VOICE_LABEL = re.compile(
     r"(?:[a-z]+ ){0,2}(?:notes?|updates?|reminders?|changes?|decisions?|announcements?|corrections?|edits?|psa|"
     r"things?|points?|one)|"
     r"(?:just )?(?:a )?heads[- ]?up|important|[a-z]+ing)(?:一下|下|说明)?\s*$"
+)
+# The user's own speech act before a statement (`顺便说下，`, `说一声：`, `另外说一句，`, `For the record,`): the
+# speaker is the user, so its 说 reports nobody else's words. Matched against the whole lead-in.
+OWN_LEAD_IN = re.compile(
+    r"(?i)^\s*(?:(?:我|再|先|就|顺便|另外|还有|对了|跟你|和你|给你|同你|跟大家|和大家)[\s，,]*)*(?:说|讲|提)"
+    r"(?:一下|下|一声|一句|个事|件事)?[\s，,：:—–-]*$|"
+    r"^\s*(?:for the record|(?:just )?so (?:you|everyone) knows?|just so you know|as a reminder)[\s,:—–-]*$"
 )
 # A label that only counts a place in a sequence (`第 3 轮：`, `Round 2:`, `step 4:`) names no thing: what follows
 # it is that turn's chatter or task, never a note about a subject.
