@@ -5,7 +5,10 @@ query terms found in it, times the time decay; x 1.2), plus, with the local vect
 tie-breaker, times a boost per confirmation. Issue 37's rules:
 
 - function words are not query terms (`stopwords.py`), so `what is the` or `是什么` match nothing;
-- a match that shares no term with the query (the whole query is not in it and no query term is one of its
+- with the local index, the keyword share is the share of the question a memory holds (`coverage.py`): a term
+  counts when the memory has one of its forms (the word, an identifier part, its stem, its concept: `user` in
+  `UserRepository`, `expiry` in `TTL`), and terms naming one concept count once;
+- a match that holds no term of the query (the whole query is not in it and no query term is one of its
   words: `tell` inside `IntelliJ`, `123` inside `1234`) counts only by meaning: it needs the cosine floor that
   matches without any keyword hit need, and follows every match that shares a term;
 - on a tie of the reference's own score, this project's entries come before global ones (facts another
@@ -25,7 +28,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
-from paicli.memory import ranking
+from paicli.memory import coverage, ranking
 from paicli.memory.stopwords import content_terms
 from paicli.memory.table import EntryTable
 from paicli.memory.tokenize import tokenize
@@ -92,24 +95,24 @@ def score(
     query_lower = query.lower()
     terms = content_terms(tokenize(query_lower))
     full_all, matched_all, term_rows = _keyword_hits(table, query_lower, terms)
-    full, matched = full_all[rows] > 0, matched_all[rows]
-    cosine = np.zeros(len(rows), dtype=np.float64)
-    holds = np.zeros(len(rows), dtype=bool)
-    bm25 = np.zeros(len(rows), dtype=np.float64)
-    if index is not None and positions is not None and len(rows):
-        place = positions[rows]
-        known = place >= 0
-        similarities = index.similarities(query)
-        bm25_all, holds_all = index.bm25(terms)
-        cosine[known] = similarities[place[known]]
-        holds[known] = holds_all[place[known]]
-        bm25[known] = bm25_all[place[known]]
+    full = full_all[rows] > 0
     ages = np.maximum(0.0, (_epoch(now) - table.stamp[rows]) / 3600.0)
     decay = np.maximum(0.5, 1.0 - ages / 24.0)
-    share = matched / len(terms) * decay if terms else np.zeros(len(rows))
+    # the reference's share of query terms found in the text; with the index, the share of the question held
+    held = matched_all[rows] / len(terms) if terms else np.zeros(len(rows))
+    cosine = np.zeros(len(rows), dtype=np.float64)
+    bm25 = np.zeros(len(rows), dtype=np.float64)
+    if index is not None and positions is not None:
+        place = positions[rows]
+        known = place >= 0
+        similarities, forms = index.search(query, terms)
+        bm25_all, _ = index.bm25(terms)
+        cosine[known] = similarities[place[known]]
+        bm25[known] = bm25_all[place[known]]
+        held = coverage.covered(terms, forms, term_rows, rows, place, known, len(table.ids))
+    share = held * decay
     keyword = np.where(full, 1.0, share) * SCORE_FACTOR
-    shares_term = full | holds if index is not None else keyword > 0
-    term_match = (keyword > 0) & shares_term
+    term_match = keyword > 0
     meaning = ~term_match & (cosine >= VECTOR_FLOOR)
     keep = np.flatnonzero(term_match | meaning)
     if not len(keep):
