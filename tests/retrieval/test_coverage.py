@@ -69,3 +69,19 @@ def test_terms_of_one_concept_count_once() -> None:
 def test_an_ascii_term_inside_a_longer_word_is_not_held() -> None:
     entries = [_fact("用户平时用 IntelliJ IDEA", "ide"), _fact("讲笑话时 tell jokes plainly", "joke")]
     assert _ranked(entries, "tell me") == ["joke"]
+
+
+def test_on_a_tie_this_projects_statement_comes_before_its_components_and_those_before_other_projects() -> (
+    None
+):
+    entries = [
+        _fact("网关的回复里不要使用 helm", "gateway"),
+        _fact("报表模块的样式用 helm，不要写 less 文件", "reports"),
+        _fact("回复里不要使用 helm", "elsewhere", None),
+        _fact("回滚用 helm rollback，不要手动改 Deployment，也不要改 Service 和 ConfigMap", "ours"),
+    ]
+    ranked = _ranked(entries, "helm 的用法")
+    assert ranked[0] == "ours"
+    assert set(ranked[1:3]) == {"gateway", "reports"} and ranked[3] == "elsewhere"
+    # a question that names the component is about it
+    assert _ranked(entries, "网关 helm")[0] == "gateway"

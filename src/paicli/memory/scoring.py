@@ -13,12 +13,14 @@ tie-breaker, times a boost per confirmation. Issue 37's rules:
   matches without any keyword hit need, and follows every match that shares a term;
 - on a tie of the reference's own score, this project's entries come before global ones (facts another
   project saved with `--global`); the local scores order what is still tied;
+- on a tie of the share of the question, this project's memories about the project come before its memories
+  about a part of it the question does not name (`网关的…`), and those before other projects' global facts;
 - a match whose subject carries an owner the question does not name (`支付服务的发布审批人`, `the timeout of the
   gateway`) gives its place to this project's memory on that subject (`ranking.py`), however many more of the
   question's words it shares.
 
-Order: matches that share a term (by keyword score, then scope, then total score; then owned memories moved after
-this project's memory on their subject), then the rest (by scope, then score); equal keys keep row order.
+Order: matches that share a term (by keyword score, then scope and owner, then total score; then owned memories
+moved after this project's memory on their subject), then the rest (by scope, then score); equal keys keep row order.
 """
 
 from __future__ import annotations
@@ -131,9 +133,10 @@ def score(
     if index is not None:  # the reference's order stays as it is without the local vector
         sharing = int(term_match[keep].sum())
         head = order[:sharing]
+        read = _reader(table.contents, index, positions)
+        head = head[ranking.home_first(table.contents, rows[keep][head], tier[head], own[head], query, read)]
         ordered = rows[keep][head]
         holding = {term: _mask(len(table.ids), found)[ordered] for term, found in term_rows.items()}
-        read = _reader(table.contents, index, positions)
         place = ranking.demote_elsewhere(table.contents, ordered, own[head], query, holding, read)
         order[:sharing] = head[place]
     reported = np.where(term_match[keep], keyword[keep], 0.0)
