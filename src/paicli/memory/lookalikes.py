@@ -63,7 +63,8 @@ def _said_of_owner(longer: str, shorter: str) -> bool:
         return False
     owner = longer[: len(longer) - len(shorter)]
     return any(
-        owner.endswith(marker) and len(owner) > len(marker) and _MASK not in owner for marker in ZH_ATTRIBUTIVE
+        owner.endswith(marker) and len(owner) > len(marker) and _MASK not in owner
+        for marker in ZH_ATTRIBUTIVE
     )
 
 
