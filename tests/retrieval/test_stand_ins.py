@@ -19,7 +19,7 @@ def test_a_short_sentence_is_a_look_alike_of_its_copies_only() -> None:
     assert not _alike("测试用 JSON 样例", "测试用的 JSON 样例")  # an owner needs a name before its marker
 
 
-def test_this_projects_statement_further_down_takes_the_place_of_another_projects_copy() -> None:
+def test_this_projects_statement_further_down_takes_a_place_from_another_projects_copy() -> None:
     ours = {
         "后端框架是 Spring Boot 3.2.5",
         "缓存用 Redis 7，默认 TTL 10 分钟",
@@ -37,7 +37,8 @@ def test_this_projects_statement_further_down_takes_the_place_of_another_project
         return text in ours
 
     got = list(spread_classes([items], str, lambda _: 0, 3, 20, home, "后端框架"))
-    assert got[:3] == ["后端框架是 Spring Boot 3.2.5", items[1], items[2]]
+    # the copy leaves the places; this project's statement gets one in its own order, after what ranked before it
+    assert got[:3] == [items[1], items[2], "后端框架是 Spring Boot 3.2.5"]
     assert got[3:] == [items[3], items[0]]  # the others keep their order; the copy goes last
     # without a look further than the places (scan), the copy stays
     assert list(spread_classes([items], str, lambda _: 0, 3, 3, home, "后端框架"))[:1] == [items[0]]

@@ -10,8 +10,9 @@ more general of the two (the shorter shape) keeps the place. A shape shorter tha
 variant (8 characters) is a look-alike only of the same shape (the sentence with other values) or of itself said
 of an owner (`网关的` + it); any looser overlap of so few characters is chance.
 
-Once the places are filled, this project's memories a little further down (within the scan) still take the place
-of another project's copy that they look like: the copy shared more of the question only through its own values.
+Once the places are filled, another project's copy among them gives its place up to this project's memory a
+little further down (within the scan) that it looks like: the copy shared more of the question only through its
+own values. This project's memory then ranks in its own order, after the distinct results kept before it.
 
 The retriever ranks in two classes (matches that share a term with the query, then matches by meaning only):
 a look-alike of a term match gives its place to a distinct match by meaning too, or a big store's copies of
@@ -145,9 +146,10 @@ class Spreader(Generic[T]):
         return [item for item, _ in self._kept[first:]], later, chain(passed, rest)
 
     def _stand_ins(self, rest: Iterator[T], first: int, budget: int, later: list[T]) -> list[T]:
-        """Once the places are filled: this project's memories among the next `budget` items take the place of
-        another project's copy kept in this class that they look like (the same statement with this project's
-        values), the copy moving to `later`; the other items looked at, in order."""
+        """Once the places are filled: another project's copy kept in this class gives its place up to a memory of
+        this project among the next `budget` items that it looks like (the same statement with this project's
+        values): the copy moves to `later`, the memory joins the kept ones last. Returns the other items looked
+        at, in order."""
         home = self._home
         if home is None or budget <= 0 or all(home(item) for item, _ in self._kept[first:]):
             return []
@@ -163,7 +165,8 @@ class Spreader(Generic[T]):
                         and self._answers_here(item, mine, twin)
                     ):
                         later.append(twin[0])
-                        self._kept[k] = (item, mine)
+                        del self._kept[k]
+                        self._kept.append((item, mine))
                         break
                 else:
                     passed.append(item)
