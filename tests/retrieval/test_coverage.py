@@ -85,3 +85,14 @@ def test_on_a_tie_this_projects_statement_comes_before_its_components_and_those_
     assert set(ranked[1:3]) == {"gateway", "reports"} and ranked[3] == "elsewhere"
     # a question that names the component is about it
     assert _ranked(entries, "网关 helm")[0] == "gateway"
+
+
+def test_another_projects_fact_holds_the_question_only_in_its_words() -> None:
+    entries = [
+        _fact("For the Pavo-200 project, the code indentation uses tabs.", "stem", None),
+        _fact("For the Vega-5 project, 主数据库是 TiDB", "concept", None),
+        _fact("Going forward, the CI will be GitLab CI.", "ours"),
+    ]
+    # `uses` is `use` only by its stem, `数据库` is `database` only by its concept: not for another project
+    assert _ranked(entries, "Which CI platform do we use?")[0] == "ours"
+    assert _ranked([*entries, _fact("主数据库是 TiDB", "mine")], "which database")[0] == "mine"

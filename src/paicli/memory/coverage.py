@@ -12,7 +12,7 @@ dev half at every size, since the copies a big store holds make every word about
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from paicli.memory.features import term_forms
@@ -31,26 +31,32 @@ def units(terms: Collection[str]) -> list[list[str]]:
     return list(grouped.values())
 
 
+def groups(terms: Collection[str]) -> list[Collection[str]]:
+    """The feature groups `VectorIndex.search` is asked for: each term's forms, unit by unit."""
+    return [term_forms(term) for unit in units(terms) for term in unit]
+
+
 def covered(
     terms: Collection[str],
-    forms: Mapping[str, BoolArray],
+    held: Sequence[BoolArray | None],
     term_rows: Mapping[str, IntArray],
     rows: IntArray,
     place: IntArray,
     known: BoolArray,
     count: int,
 ) -> FloatArray:
-    """Per row of `rows` (whose index positions are `place`, valid where `known`): the share of the
-    question's units it holds. `forms[term]` marks the index positions holding a form of the term, `term_rows[term]`
-    the table rows (of `count`) whose text contains it."""
+    """Per row of `rows` (whose index positions are `place`, valid where `known`): the share of the question's
+    units it holds. `held` answers `groups(terms)` (index positions per group), `term_rows[term]` gives the table
+    rows (of `count`) whose text contains it."""
     import numpy as np
 
     total = np.zeros(len(rows), dtype=np.float64)
     grouped = units(terms)
+    answers = iter(held)
     for unit in grouped:
         mark = np.zeros(len(rows), dtype=bool)
         for term in unit:
-            found = forms.get(term)
+            found = next(answers)
             if found is not None:
                 mark[known] |= found[place[known]]
             if not term.isascii():

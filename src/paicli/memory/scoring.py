@@ -5,9 +5,10 @@ query terms found in it, times the time decay; x 1.2), plus, with the local vect
 tie-breaker, times a boost per confirmation. Issue 37's rules:
 
 - function words are not query terms (`stopwords.py`), so `what is the` or `是什么` match nothing;
-- with the local index, the keyword share is the share of the question a memory holds (`coverage.py`): a term
-  counts when the memory has one of its forms (the word, an identifier part, its stem, its concept: `user` in
-  `UserRepository`, `expiry` in `TTL`), and terms naming one concept count once;
+- with the local index, the keyword share of this project's memories is the share of the question they hold
+  (`coverage.py`): a term counts when the memory has one of its forms (the word, an identifier part, its stem,
+  its concept: `user` in `UserRepository`, `expiry` in `TTL`), and terms naming one concept count once; other
+  projects' memories keep the reference's share;
 - a match that holds no term of the query (the whole query is not in it and no query term is one of its
   words: `tell` inside `IntelliJ`, `123` inside `1234`) counts only by meaning: it needs the cosine floor that
   matches without any keyword hit need, and follows every match that shares a term;
@@ -107,11 +108,20 @@ def score(
     if index is not None and positions is not None:
         place = positions[rows]
         known = place >= 0
-        similarities, forms = index.search(query, terms)
-        bm25_all, _ = index.bm25(terms)
+        similarities, forms = index.search(query, coverage.groups(terms))
+        bm25_all, holds_all = index.bm25(terms)
         cosine[known] = similarities[place[known]]
         bm25[known] = bm25_all[place[known]]
-        held = coverage.covered(terms, forms, term_rows, rows, place, known, len(table.ids))
+        holds = np.zeros(len(rows), dtype=bool)
+        holds[known] = holds_all[place[known]]
+        # this project's memories (every memory when no project is asked about): the share of the question they
+        # hold in any form; another project's: the reference's share, once a query term is one of its words
+        # (another project's fact holds the question only in its words, or every `X uses Y` and every copy in
+        # the other language would tie with this project's own statement)
+        code = table.projects.get(project_key) if project_key else None
+        home = table.project[rows] == code if code is not None else np.full(len(rows), not project_key)
+        mine = coverage.covered(terms, forms, term_rows, rows, place, known, len(table.ids))
+        held = np.where(home, mine, np.where(holds, held, 0.0))
     share = held * decay
     keyword = np.where(full, 1.0, share) * SCORE_FACTOR
     term_match = keyword > 0

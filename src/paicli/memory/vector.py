@@ -2,7 +2,7 @@
 
 Features of a text (`features.py`): its jieba word tokens, the parts of code identifiers, a crude English stem,
 the inner bigrams of longer Han words and the concepts of a small bilingual lexicon. A query term counts as held
-by a memory that has one of its forms (`term_forms`): the keyword tier of a match in another wording.
+by a memory that has one of its forms (`features.term_forms`): the keyword tier of a match in another wording.
 
 The index is keyed by memory id and updated incrementally: a saved or deleted memory re-segments that one
 text only. Postings are flat arrays (document, feature, term weight); idf and document norms are derived
@@ -20,10 +20,10 @@ from __future__ import annotations
 import hashlib
 import math
 from collections import Counter
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from paicli.memory.features import features, term_forms
+from paicli.memory.features import features
 from paicli.memory.lexicon import concept_table
 from paicli.memory.readings import Readings
 from paicli.memory.stopwords import STOP_WORDS
@@ -297,14 +297,16 @@ class VectorIndex:
         """Cosine similarity of the query to every position (0 for dropped ones)."""
         return self.search(query, ())[0]
 
-    def search(self, query: str, terms: Collection[str]) -> tuple[FloatArray, dict[str, BoolArray]]:
-        """The cosines of `similarities`, and for each of `terms` the positions that hold it in one of its forms
-        (`term_forms`: the word, its stem, its concept; identifier parts count as words), in the same pass."""
+    def search(
+        self, query: str, groups: Sequence[Collection[str]]
+    ) -> tuple[FloatArray, list[BoolArray | None]]:
+        """The cosines of `similarities`, and for each group of features (a query term's forms: `term_forms`) the
+        positions that hold one of them (None: no memory does), in the same pass."""
         import numpy as np
 
         query_counts = features(query)
         if self.size == 0 or not query_counts:
-            return np.zeros(len(self.ids), dtype=np.float64), {}
+            return np.zeros(len(self.ids), dtype=np.float64), [None] * len(groups)
         idf, weights, norms = self._statistics()
         query_weights = np.zeros(len(self.vocabulary), dtype=np.float64)
         query_norm_sq = 0.0
@@ -314,20 +316,22 @@ class VectorIndex:
             query_norm_sq += weight * weight
             if column is not None:
                 query_weights[column] = weight
-        forms = {t: [self.vocabulary[f] for f in term_forms(t) if f in self.vocabulary] for t in terms}
+        forms = [[self.vocabulary[f] for f in group if f in self.vocabulary] for group in groups]
         wanted = query_weights > 0
-        for columns in forms.values():
+        for columns in forms:
             wanted[columns] = True
         docs, cols, _ = self.postings()
         hit = np.flatnonzero(wanted[cols])
         hit_docs, hit_cols = docs[hit], cols[hit]
         contribution = query_weights[hit_cols] * weights[hit]
         scores = np.bincount(hit_docs, weights=contribution, minlength=len(self.ids)).astype(np.float64)
-        held: dict[str, BoolArray] = {}
-        for term, columns in forms.items():
+        held: list[BoolArray | None] = []
+        for columns in forms:
+            mark = None
             if columns:
-                held[term] = np.zeros(len(self.ids), dtype=bool)
-                held[term][hit_docs[np.isin(hit_cols, columns)]] = True
+                mark = np.zeros(len(self.ids), dtype=bool)
+                mark[hit_docs[np.isin(hit_cols, columns)]] = True
+            held.append(mark)
         denominator = math.sqrt(query_norm_sq) * norms
         return np.divide(scores, denominator, out=np.zeros_like(scores), where=denominator > 0), held
 
