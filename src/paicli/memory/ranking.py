@@ -33,7 +33,9 @@ if TYPE_CHECKING:
 
     IntArray = npt.NDArray[np.int64]
     BoolArray = npt.NDArray[np.bool_]
+    FloatArray = npt.NDArray[np.float64]
 
+HOME_SCAN = 200  # places of a ranking whose tie blocks are ordered by owner (`home_first`)
 OWNER_CACHE = 65_536  # texts whose owner was parsed; the dict refers to texts the store keeps anyway
 # Any marker the parser reads an owner from: a text without one has no owner and is not parsed at all.
 _MARKERS = re.compile(
@@ -158,6 +160,44 @@ def demote_elsewhere(
         behind = max((last[term] for term in spelled if term in subject), default=-1)
         if behind > position:
             places[position] = behind + 0.5
+    return np.argsort(places, kind="stable")
+
+
+def home_first(
+    contents: Sequence[str | None],
+    ordered: IntArray,
+    tier: FloatArray,
+    own: BoolArray,
+    query: str,
+    read: Callable[[int], tuple[str, str]],
+    scan: int = HOME_SCAN,
+) -> IntArray:
+    """The permutation of `ordered` (rows, best first, in blocks of equal `tier`, this project's first in each)
+    that puts, within each block, this project's memories whose subject carries no owner the question does not
+    name before its memories about such an owner (`网关的回滚用 …` when the question never says 网关): on a tie of
+    the share of the question, a statement about the project comes before one about a part of it. Only blocks
+    starting in the first `scan` places are looked at (a big store's long tail cannot reach the memory block),
+    and a text is parsed only when it holds an owner marker."""
+    import numpy as np
+
+    count = len(ordered)
+    places = np.arange(count, dtype=np.float64)
+    wanted = normalized_query(query)
+    rows = ordered.tolist()
+    start = 0
+    while start < min(count, scan):
+        stop = start + 1
+        while stop < count and tier[stop] == tier[start]:
+            stop += 1
+        home = start
+        while home < stop and own[home]:
+            home += 1
+        for position in range(start, home):
+            text = contents[rows[position]] or ""
+            if _MARKERS.search(text.lower()) and not named(read(rows[position])[0], wanted):
+                # after this project's other memories of the block, before the block's other memories
+                places[position] = home - 0.5 + (position - start) / (2.0 * (home - start + 1))
+        start = stop
     return np.argsort(places, kind="stable")
 
 

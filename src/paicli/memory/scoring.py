@@ -5,17 +5,23 @@ query terms found in it, times the time decay; x 1.2), plus, with the local vect
 tie-breaker, times a boost per confirmation. Issue 37's rules:
 
 - function words are not query terms (`stopwords.py`), so `what is the` or `是什么` match nothing;
-- a match that shares no term with the query (the whole query is not in it and no query term is one of its
+- with the local index, the keyword share of this project's memories is the share of the question they hold
+  (`coverage.py`): a term counts when the memory has one of its forms (the word, an identifier part, its stem,
+  its concept: `user` in `UserRepository`, `expiry` in `TTL`), and terms naming one concept count once; other
+  projects' memories keep the reference's share;
+- a match that holds no term of the query (the whole query is not in it and no query term is one of its
   words: `tell` inside `IntelliJ`, `123` inside `1234`) counts only by meaning: it needs the cosine floor that
   matches without any keyword hit need, and follows every match that shares a term;
 - on a tie of the reference's own score, this project's entries come before global ones (facts another
   project saved with `--global`); the local scores order what is still tied;
+- on a tie of the share of the question, this project's memories about the project come before its memories
+  about a part of it the question does not name (`网关的…`), and those before other projects' global facts;
 - a match whose subject carries an owner the question does not name (`支付服务的发布审批人`, `the timeout of the
   gateway`) gives its place to this project's memory on that subject (`ranking.py`), however many more of the
   question's words it shares.
 
-Order: matches that share a term (by keyword score, then scope, then total score; then owned memories moved after
-this project's memory on their subject), then the rest (by scope, then score); equal keys keep row order.
+Order: matches that share a term (by keyword score, then scope and owner, then total score; then owned memories
+moved after this project's memory on their subject), then the rest (by scope, then score); equal keys keep row order.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
-from paicli.memory import ranking
+from paicli.memory import coverage, ranking
 from paicli.memory.stopwords import content_terms
 from paicli.memory.table import EntryTable
 from paicli.memory.tokenize import tokenize
@@ -92,24 +98,33 @@ def score(
     query_lower = query.lower()
     terms = content_terms(tokenize(query_lower))
     full_all, matched_all, term_rows = _keyword_hits(table, query_lower, terms)
-    full, matched = full_all[rows] > 0, matched_all[rows]
-    cosine = np.zeros(len(rows), dtype=np.float64)
-    holds = np.zeros(len(rows), dtype=bool)
-    bm25 = np.zeros(len(rows), dtype=np.float64)
-    if index is not None and positions is not None and len(rows):
-        place = positions[rows]
-        known = place >= 0
-        similarities = index.similarities(query)
-        bm25_all, holds_all = index.bm25(terms)
-        cosine[known] = similarities[place[known]]
-        holds[known] = holds_all[place[known]]
-        bm25[known] = bm25_all[place[known]]
+    full = full_all[rows] > 0
     ages = np.maximum(0.0, (_epoch(now) - table.stamp[rows]) / 3600.0)
     decay = np.maximum(0.5, 1.0 - ages / 24.0)
-    share = matched / len(terms) * decay if terms else np.zeros(len(rows))
+    # the reference's share of query terms found in the text; with the index, the share of the question held
+    held = matched_all[rows] / len(terms) if terms else np.zeros(len(rows))
+    cosine = np.zeros(len(rows), dtype=np.float64)
+    bm25 = np.zeros(len(rows), dtype=np.float64)
+    if index is not None and positions is not None:
+        place = positions[rows]
+        known = place >= 0
+        similarities, forms = index.search(query, coverage.groups(terms))
+        bm25_all, holds_all = index.bm25(terms)
+        cosine[known] = similarities[place[known]]
+        bm25[known] = bm25_all[place[known]]
+        holds = np.zeros(len(rows), dtype=bool)
+        holds[known] = holds_all[place[known]]
+        # this project's memories (every memory when no project is asked about): the share of the question they
+        # hold in any form; another project's: the reference's share, once a query term is one of its words
+        # (another project's fact holds the question only in its words, or every `X uses Y` and every copy in
+        # the other language would tie with this project's own statement)
+        code = table.projects.get(project_key) if project_key else None
+        home = table.project[rows] == code if code is not None else np.full(len(rows), not project_key)
+        mine = coverage.covered(terms, forms, term_rows, rows, place, known, len(table.ids))
+        held = np.where(home, mine, np.where(holds, held, 0.0))
+    share = held * decay
     keyword = np.where(full, 1.0, share) * SCORE_FACTOR
-    shares_term = full | holds if index is not None else keyword > 0
-    term_match = (keyword > 0) & shares_term
+    term_match = keyword > 0
     meaning = ~term_match & (cosine >= VECTOR_FLOOR)
     keep = np.flatnonzero(term_match | meaning)
     if not len(keep):
@@ -128,9 +143,10 @@ def score(
     if index is not None:  # the reference's order stays as it is without the local vector
         sharing = int(term_match[keep].sum())
         head = order[:sharing]
+        read = _reader(table.contents, index, positions)
+        head = head[ranking.home_first(table.contents, rows[keep][head], tier[head], own[head], query, read)]
         ordered = rows[keep][head]
         holding = {term: _mask(len(table.ids), found)[ordered] for term, found in term_rows.items()}
-        read = _reader(table.contents, index, positions)
         place = ranking.demote_elsewhere(table.contents, ordered, own[head], query, holding, read)
         order[:sharing] = head[place]
     reported = np.where(term_match[keep], keyword[keep], 0.0)

@@ -1,8 +1,8 @@
 """Local sparse TF-IDF vectors for memory retrieval: no model, no download, numpy only.
 
-Features of a text: its jieba word tokens, the parts of code identifiers (camelCase / snake_case),
-a crude English stem, the inner bigrams of longer Han words (so 单元测试 still meets 测试), and the
-concepts of a small bilingual lexicon (so 回退 meets 回滚 and deploy meets 部署).
+Features of a text (`features.py`): its jieba word tokens, the parts of code identifiers, a crude English stem,
+the inner bigrams of longer Han words and the concepts of a small bilingual lexicon. A query term counts as held
+by a memory that has one of its forms (`features.term_forms`): the keyword tier of a match in another wording.
 
 The index is keyed by memory id and updated incrementally: a saved or deleted memory re-segments that one
 text only. Postings are flat arrays (document, feature, term weight); idf and document norms are derived
@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import hashlib
 import math
-import re
 from collections import Counter
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from paicli.memory.features import features
 from paicli.memory.lexicon import concept_table
 from paicli.memory.readings import Readings
 from paicli.memory.stopwords import STOP_WORDS
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
     FloatArray = npt.NDArray[np.float64]
     IntArray = npt.NDArray[np.int64]
+    BoolArray = npt.NDArray[np.bool_]
     # postings are kept as int32 / float32 (half the memory of a 50k-memory index); scores are float64
     PostingInts = npt.NDArray[np.int32]
     PostingFloats = npt.NDArray[np.float32]
@@ -48,74 +49,9 @@ FEATURES_VERSION = "2"
 RARE_SHARE = 1000
 IDF_CEILING = math.log(RARE_SHARE) + 1.0
 BM25_K1, BM25_B, BM25_EPSILON = 1.5, 0.75, 0.25  # rank-bm25's BM25Okapi defaults
-
-_HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
-_IDENT_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
-# Function words carry no topic; they only make unrelated memories look similar.
 _STOP_WORDS = STOP_WORDS
 
-
-def _stem(word: str) -> str:
-    """A crude English stem: plural, -ing and -ed forms of a word share one feature."""
-    if len(word) <= 3:
-        return word
-    if word.endswith("ies"):
-        return word[:-3] + "y"
-    if word.endswith(("sses", "xes", "zes", "ches", "shes")):
-        return word[:-2]
-    base = word
-    if word.endswith("ing") and len(word) >= 6:
-        base = word[:-3]
-    elif word.endswith("ed") and len(word) >= 5:
-        base = word[:-2]
-    elif word.endswith("s") and not word.endswith("ss"):
-        base = word[:-1]
-    if base != word and len(base) >= 3 and base[-1] == base[-2] and base[-1] not in "lsz":
-        base = base[:-1]
-    return base[:-1] if len(base) > 4 and base.endswith("e") else base
-
-
-def _identifier_parts(raw_token: str) -> list[str]:
-    if not raw_token.isascii() or len(raw_token) < 4:
-        return []
-    parts = [p.lower() for p in _IDENT_PART.findall(raw_token)]
-    return parts if len(parts) > 1 else []
-
-
-def _is_han(token: str) -> bool:
-    return bool(_HAN_RUN.fullmatch(token))
-
-
-def _word_forms(raw: str) -> list[str]:
-    """The token, its stem, its identifier parts and (for Han words of 3+ chars) its inner bigrams."""
-    token = raw.lower()
-    forms = [token]
-    if token.isascii() and token.isalpha():
-        forms.append(_stem(token))
-    forms.extend(_stem(part) for part in _identifier_parts(raw) if len(part) >= 2)
-    if len(token) >= 3 and _is_han(token):
-        forms.extend(token[i : i + 2] for i in range(len(token) - 1))
-    return forms
-
-
-def features(text: str) -> Counter[str]:
-    """Feature counts of one text (case-insensitive): word forms plus the concepts they name."""
-    concepts = concept_table()
-    counts: Counter[str] = Counter()
-    for raw in segment(text):
-        if not keep_token(raw.lower()) or raw.lower() in _STOP_WORDS:
-            continue
-        seen: set[str] = set()
-        for form in _word_forms(raw):
-            if form in seen or form in _STOP_WORDS:
-                continue
-            seen.add(form)
-            counts[form] += 1
-            concept = concepts.get(form)
-            if concept is not None and "c:" + concept not in seen:
-                seen.add("c:" + concept)
-                counts["c:" + concept] += 1
-    return counts
+__all__ = ["VectorIndex", "build_index", "document_tokens", "features", "features_key"]
 
 
 def document_tokens(content: str) -> list[str]:
@@ -359,11 +295,18 @@ class VectorIndex:
 
     def similarities(self, query: str) -> FloatArray:
         """Cosine similarity of the query to every position (0 for dropped ones)."""
+        return self.search(query, ())[0]
+
+    def search(
+        self, query: str, groups: Sequence[Collection[str]]
+    ) -> tuple[FloatArray, list[BoolArray | None]]:
+        """The cosines of `similarities`, and for each group of features (a query term's forms: `term_forms`) the
+        positions that hold one of them (None: no memory does), in the same pass."""
         import numpy as np
 
         query_counts = features(query)
         if self.size == 0 or not query_counts:
-            return np.zeros(len(self.ids), dtype=np.float64)
+            return np.zeros(len(self.ids), dtype=np.float64), [None] * len(groups)
         idf, weights, norms = self._statistics()
         query_weights = np.zeros(len(self.vocabulary), dtype=np.float64)
         query_norm_sq = 0.0
@@ -373,13 +316,24 @@ class VectorIndex:
             query_norm_sq += weight * weight
             if column is not None:
                 query_weights[column] = weight
+        forms = [[self.vocabulary[f] for f in group if f in self.vocabulary] for group in groups]
+        wanted = query_weights > 0
+        for columns in forms:
+            wanted[columns] = True
         docs, cols, _ = self.postings()
-        contribution = query_weights[cols]
-        hit = np.flatnonzero(contribution)
-        scores = np.bincount(docs[hit], weights=contribution[hit] * weights[hit], minlength=len(self.ids))
-        scores = scores.astype(np.float64, copy=False)  # bincount of nothing is an integer array
+        hit = np.flatnonzero(wanted[cols])
+        hit_docs, hit_cols = docs[hit], cols[hit]
+        contribution = query_weights[hit_cols] * weights[hit]
+        scores = np.bincount(hit_docs, weights=contribution, minlength=len(self.ids)).astype(np.float64)
+        held: list[BoolArray | None] = []
+        for columns in forms:
+            mark = None
+            if columns:
+                mark = np.zeros(len(self.ids), dtype=bool)
+                mark[hit_docs[np.isin(hit_cols, columns)]] = True
+            held.append(mark)
         denominator = math.sqrt(query_norm_sq) * norms
-        return np.divide(scores, denominator, out=np.zeros_like(scores), where=denominator > 0)
+        return np.divide(scores, denominator, out=np.zeros_like(scores), where=denominator > 0), held
 
 
 def build_index(texts: Iterable[str]) -> VectorIndex:
