@@ -78,10 +78,11 @@ def run_in_worker(
             done.set()
 
     thread = threading.Thread(target=target, name="paicli-task", daemon=True)
-    thread.start()
     try:
         while True:
             try:
+                if thread.ident is None:  # started in here: a Ctrl+C as it starts is a cancel request too
+                    thread.start()
                 wait(done, cancel)
                 break
             except KeyboardInterrupt:
@@ -90,7 +91,8 @@ def run_in_worker(
         cancel.cancel()
         raise
     finally:
-        _await_quietly(done, cancel)
+        if thread.ident is not None:  # a thread that never started has nothing to wait for
+            _await_quietly(done, cancel)
     thread.join()
     if "error" in box:
         raise box["error"]  # type: ignore[misc]
