@@ -137,3 +137,12 @@ def test_one_extraction_call_for_a_plain_statement_none_for_a_question() -> None
     outcome = extractor.extract("值班表由孙丽维护。")
     assert outcome == ["值班表由孙丽维护"] and outcome.model_called
     assert llm.calls == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Sorry, the previous answer was wrong.", "线上刚刚报了个 500，数据库连接超时", "上次的构建结果是失败"],
+)
+def test_a_name_placed_relative_to_now_never_makes_a_statement_durable(text: str) -> None:
+    # a subject's own name may hold a time word (`告警渠道`), but not one that moves with the clock
+    assert _accepted_spans(text) == []

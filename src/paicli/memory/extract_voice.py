@@ -203,7 +203,7 @@ def outside_subject_names(pattern: re.Pattern[str], text: str, quote: str) -> bo
 
 # A name that places its thing relative to this moment (`the previous answer`, `上次的结果`) changes referent as
 # time goes on, so it never makes a statement durable.
-_RELATIVE_TO_NOW = re.compile(r"(?i)\b(?:previous|prior|earlier)\b|上次|上一次|刚才")
+_RELATIVE_TO_NOW = re.compile(r"(?i)\b(?:previous|prior|earlier|just now)\b|上次|上一次|刚才|刚刚")
 
 
 _CORRECTED_NOW = re.compile(r"现在(?:是|用|改用|换成|改成|改为)")
