@@ -158,6 +158,12 @@ def claim_of(text: str) -> Claim:
                     readings.append(Reading(context, gone, True, own=False))
                     ranks.append((True, False, -len(ranks)))
                     stated = True
+            bare = _bare(tokens) if not readings and context is None else None
+            if bare is not None:  # `连接池大小 50`: a label and its value with no verb between them
+                readings.append(bare)
+                ranks.append((False, False, -len(ranks)))
+                context = bare.subject
+                continue
             context, context_owner = _frame(tokens, context, context_owner, denied)
             continue
         parsed = True
@@ -208,6 +214,17 @@ def claim_of(text: str) -> Claim:
         stated,
         colon_subject,
     )
+
+
+def _bare(tokens: list[Token]) -> Reading | None:
+    """A clause of a subject's words followed by one number or version and nothing else (`数据库连接池大小 50`,
+    `max upload 10 MB`): the subject has that value. Not a statement (`stated` stays false): a bare label."""
+    if len(tokens) < 2 or not plain_value(tokens[-1]) or any(t.value for t in tokens[:-1]):
+        return None
+    if negator(tokens[0]) or any(negator(t) for t in tokens):
+        return None
+    found = _subject(tokens[:-1], [])
+    return Reading(found, _value(tokens[-1:])) if found is not None else None
 
 
 def _role(
