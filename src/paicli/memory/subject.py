@@ -16,6 +16,7 @@ to the relation judge: such relations come back as not certain.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -217,14 +218,18 @@ def claim_of(text: str) -> Claim:
 
 
 def _bare(tokens: list[Token]) -> Reading | None:
-    """A clause of a subject's words followed by one number or version and nothing else (`数据库连接池大小 50`,
-    `max upload 10 MB`): the subject has that value. Not a statement (`stated` stays false): a bare label."""
-    if len(tokens) < 2 or not plain_value(tokens[-1]) or any(t.value for t in tokens[:-1]):
+    """A clause of a subject's words followed by one bare number or version and nothing else (`数据库连接池大小
+    50`): the subject has that value. Not a statement (`stated` stays false) and not the reading's own subject
+    (the label may open with a verb: `运行 echo … 8080` is a task, not a subject `运行…`), so never certain."""
+    if len(tokens) < 2 or not _BARE_NUMBER.match(tokens[-1].text) or any(t.value for t in tokens[:-1]):
         return None
-    if negator(tokens[0]) or any(negator(t) for t in tokens):
+    if any(negator(t) for t in tokens):
         return None
     found = _subject(tokens[:-1], [])
-    return Reading(found, _value(tokens[-1:])) if found is not None else None
+    return Reading(found, _value(tokens[-1:]), own=False) if found is not None else None
+
+
+_BARE_NUMBER = re.compile(r"^v?\d+(?:\.\d+)*$")
 
 
 def _role(
