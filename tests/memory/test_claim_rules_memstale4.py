@@ -129,3 +129,27 @@ def test_each_trial_shape_ends_with_its_last_statement_as_the_only_truth(
     for text in chain:
         mgr.store_fact(text)
     assert sorted(e.content for e in mgr.list_all() if evolve.is_truth(e)) == sorted([chain[-1], neighbour])
+
+
+@pytest.mark.parametrize(
+    ("stored", "incoming"),
+    [
+        ("发版负责人 李雷", "发版负责人换成韩梅梅了"),
+        ("artifact store Nexus", "The artifact store is Artifactory now."),
+    ],
+)
+def test_a_stored_bare_label_with_a_word_value_is_split_where_the_new_subject_ends(
+    stored: str, incoming: str
+) -> None:
+    assert relation(stored, incoming) == Relation("changed", False)  # never certain: the judge may overrule
+
+
+@pytest.mark.parametrize(
+    "incoming", ["Kronos 项目那边 artifact store 用 Artifactory", "The build cache is S3 now."]
+)
+def test_a_bare_label_is_split_only_by_the_same_subject_and_owner(incoming: str) -> None:
+    assert relation("artifact store Nexus", incoming).kind == "none"
+
+
+def test_a_denial_of_a_bare_labels_value_changes_it() -> None:
+    assert relation("artifact store Nexus", "artifact store 不是 Nexus").kind == "changed"

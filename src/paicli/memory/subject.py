@@ -287,6 +287,8 @@ def relation(stored: str, incoming: str) -> Relation:
     more and no less than the stored fact: `构建工具是 Gradle` is not a duplicate of `主语言是 Kotlin，构建工具是
     Gradle` (nor the other way round), so neither write loses a fact."""
     old, new = claim_of(stored), claim_of(incoming)
+    if not old.readings:
+        old = _label_against(stored, new)
     same_old: set[int] = set()
     same_new: set[int] = set()
     changed: list[bool] = []  # one certainty per pair that says changed
@@ -314,6 +316,23 @@ def relation(stored: str, incoming: str) -> Relation:
     owners = {r.subject.owner for r in sure if r.subject is not None}
     certain = bool(old.readings and new.readings) and all(r.subject for r in sure)
     return Relation("none", certain and (len(owners) > 1 or all(r.own for r in sure)))
+
+
+def _label_against(stored: str, new: Claim) -> Claim:
+    """A stored bare label with a word value (`default branch trunk`, `值班负责人 张伟`): where the subject ends
+    is not in the text itself, so the new fact's subject marks it. The longest head of the stored clause that
+    names the same subject is the subject and the rest is its value (never certain: `own` is false)."""
+    parts = clauses(stored)
+    subjects = [r.subject for r in new.readings if r.subject is not None and not r.reverse]
+    if len(parts) != 1 or not subjects or any(negator(t) for t in parts[0]):
+        return claim_of(stored)
+    tokens = parts[0]
+    for end in range(len(tokens) - 1, 0, -1):
+        head = _subject(tokens[:end], [])
+        if head is not None and any(head.match(other) is not None for other in subjects):
+            value = _value([t for t in tokens[end:] if t.text not in TRAILING])
+            return Claim((Reading(head, value, own=False),)) if value else claim_of(stored)
+    return claim_of(stored)
 
 
 def _sure(reading: Reading) -> bool:
