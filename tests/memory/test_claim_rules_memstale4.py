@@ -151,5 +151,11 @@ def test_a_bare_label_is_split_only_by_the_same_subject_and_owner(incoming: str)
     assert relation("artifact store Nexus", incoming).kind == "none"
 
 
+def test_an_unread_sentence_is_no_label_even_when_it_opens_with_the_new_subject() -> None:
+    assert (
+        relation("The payments team deploys on Fridays", "The payments team is 8 people now.").kind == "none"
+    )
+
+
 def test_a_denial_of_a_bare_labels_value_changes_it() -> None:
     assert relation("artifact store Nexus", "artifact store 不是 Nexus").kind == "changed"

@@ -321,7 +321,9 @@ def relation(stored: str, incoming: str) -> Relation:
 def _label_against(stored: str, new: Claim) -> Claim:
     """A stored bare label with a word value (`default branch trunk`, `值班负责人 张伟`): where the subject ends
     is not in the text itself, so the new fact's subject marks it. The longest head of the stored clause that
-    names the same subject is the subject and the rest is its value (never certain: `own` is false)."""
+    names the same subject is the subject and the one word left is its value (never certain: `own` is false).
+    More than one word left is a sentence the parser could not read (`The payments team deploys on Fridays`),
+    not a label: it is left alone."""
     parts = clauses(stored)
     subjects = [r.subject for r in new.readings if r.subject is not None and not r.reverse]
     if len(parts) != 1 or not subjects or any(negator(t) for t in parts[0]):
@@ -329,10 +331,20 @@ def _label_against(stored: str, new: Claim) -> Claim:
     tokens = parts[0]
     for end in range(len(tokens) - 1, 0, -1):
         head = _subject(tokens[:end], [])
-        if head is not None and any(head.match(other) is not None for other in subjects):
-            value = _value([t for t in tokens[end:] if t.text not in TRAILING])
-            return Claim((Reading(head, value, own=False),)) if value else claim_of(stored)
+        rest = [t for t in tokens[end:] if t.text not in TRAILING]
+        if len(rest) == 1 and head is not None and any(_label_of(head, other) for other in subjects):
+            return Claim((Reading(head, _value(rest), own=False),))
     return claim_of(stored)
+
+
+def _label_of(head: Subject, other: Subject) -> bool:
+    """The head names `other`'s subject: the same, held by it, or ending in it with qualifiers in front
+    (`default branch` for `branch`); not with words after it (`payments team deploys on` is no label)."""
+    match = head.match(other)
+    if match is None:
+        return False
+    small = len(head.han) + len(head.latin) <= len(other.han) + len(other.latin)
+    return match == "exact" or small or head.render().endswith(other.render())
 
 
 def _sure(reading: Reading) -> bool:
