@@ -178,6 +178,12 @@ def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> C
         clause.negated = clause.negated or over  # `A has been dropped as the S`
         clause.subject, clause.owner = owner_of(after if role_target else [])
         clause.value = strip(before, LEADING)
+        phrase = None if role_target else subject_phrase(clause.value)
+        if phrase is not None:  # `B of the S replaced A`: the subject stands in a phrase after the new value
+            clause.value, (clause.subject, clause.owner) = (
+                clause.value[:phrase],
+                owner_of(clause.value[phrase + 1 :]),
+            )
         return clause
     if not content(before) and (tail or predicate[0].text in ("replaced", "swapped")):
         clause.denied.append(key(middle))  # `we replaced A with B as the S`
@@ -210,6 +216,19 @@ def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> C
     if predicate[0].text in w.EN_BE and strip(after, LEADING)[:1] and starts_with_verb(after):
         clause.value = []  # `A was retired`: an event, no value
     return clause
+
+
+def subject_phrase(tokens: list[Token]) -> int | None:
+    """Where `of the S` / `for the S` starts after a value (`v3 of the public API`): a preposition of owning and
+    a determiner, with words on both sides."""
+    return next(
+        (
+            i
+            for i in range(1, len(tokens) - 2)
+            if tokens[i].text in w.EN_OWNER_PREPOSITIONS and tokens[i + 1].text in w.EN_DETERMINERS
+        ),
+        None,
+    )
 
 
 def over_before(predicate: list[Token], after: list[Token]) -> bool:

@@ -205,14 +205,31 @@ def without_leading_verb(tokens: list[Token]) -> list[Token]:
     found = target(tokens, 0) if tokens and verb(tokens[0]) else None
     if found is not None:  # `was changed to B`: the participle and its preposition lead to the value
         return strip(tokens[found + 1 :], LEADING)
+    if placing(tokens):  # `is hosted on B`: the participle places the subject at the value
+        return strip(tokens[2:], LEADING)
     # an English participle phrase is no value; a name in -ed alone or before Chinese is (`S 用 Memcached 替换了 A`)
     return [] if len(tokens) > 1 and verb(tokens[0]) and tokens[1].latin else tokens
+
+
+def placing(tokens: list[Token]) -> bool:
+    """`hosted on B`, `deployed in B`: a participle (not one of ceasing: `retired in May` is an event) with a
+    preposition of place and a name after it (`documented in the wiki` says where it is written, not what the
+    subject is: a determiner there makes it no value)."""
+    return (
+        len(tokens) > 2
+        and verb(tokens[0])
+        and not ending(tokens[0])
+        and tokens[1].text in w.EN_PLACE
+        and tokens[2].text not in w.EN_DETERMINERS
+        and content(tokens[2:])
+    )
 
 
 def starts_with_verb(tokens: list[Token]) -> bool:
     stripped = strip(tokens, LEADING)
     return (
         bool(stripped)
+        and not placing(stripped)
         and verb(stripped[0])
         and not any(t.text in w.EN_TARGET for t in stripped)
         and all(t.latin for t in stripped[1:])  # `A was retired (last week)`; not `Memcached 替换了 A`

@@ -161,7 +161,10 @@ def imperative(part: str) -> bool:
     readings = claim_of(part).readings
     verb = found.group().strip().lower()
     return not any(
-        r.subject is not None and len(r.subject.render()) > len(verb) and r.subject.render().startswith(verb)
+        r.subject is not None
+        and r.own
+        and len(r.subject.render()) > len(verb)
+        and r.subject.render().startswith(verb)
         for r in readings
     )
 

@@ -24,6 +24,9 @@ def _main(claim: Claim) -> Reading | None:
     )
 
 
+_INFLECTIONS = frozenset(["", "s", "es", "d", "ed", "r", "er", "ers", "ing"])
+
+
 @lru_cache(maxsize=4096)
 def _pattern(value: str) -> re.Pattern[str]:
     """`alibabacloudhangzhou` in `Alibaba Cloud Hangzhou`, `45秒` in `45 秒`; an ASCII edge stops at a word edge."""
@@ -39,7 +42,21 @@ def _names(subject: Subject, text: str, claim: Claim) -> bool:
     words = {t.text for clause in clauses(text) for t in clause}
     latin = {part for word in words for part in word.replace("-", ".").split(".")} | words
     flat = fold(text).replace(" ", "")
-    return bool(subject.han or subject.latin) and subject.han in flat and set(subject.latin) <= latin
+    named = all(any(_stem_match(word, other) for other in latin) for word in subject.latin)
+    return bool(subject.han or subject.latin) and subject.han in flat and named
+
+
+def _stem_match(word: str, other: str) -> bool:
+    """The same English word in another inflection (`owner` and `owns`, `hosting` and `hosted`): a shared stem of
+    three letters or more, each word ending in an inflection after it (`service` and `server` do not)."""
+    if word == other:
+        return True
+    if not (word.isascii() and other.isascii()):
+        return False
+    shared = next(
+        (i for i, (a, b) in enumerate(zip(word, other, strict=False)) if a != b), min(len(word), len(other))
+    )
+    return shared >= 3 and word[shared:] in _INFLECTIONS and other[shared:] in _INFLECTIONS
 
 
 def _denies(text: str, claim: Claim) -> bool:

@@ -16,6 +16,7 @@ to the relation judge: such relations come back as not certain.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -158,6 +159,12 @@ def claim_of(text: str) -> Claim:
                     readings.append(Reading(context, gone, True, own=False))
                     ranks.append((True, False, -len(ranks)))
                     stated = True
+            bare = _bare(tokens) if not readings and context is None else None
+            if bare is not None:  # `连接池大小 50`: a label and its value with no verb between them
+                readings.append(bare)
+                ranks.append((False, False, -len(ranks)))
+                context = bare.subject
+                continue
             context, context_owner = _frame(tokens, context, context_owner, denied)
             continue
         parsed = True
@@ -208,6 +215,21 @@ def claim_of(text: str) -> Claim:
         stated,
         colon_subject,
     )
+
+
+def _bare(tokens: list[Token]) -> Reading | None:
+    """A clause of a subject's words followed by one bare number or version and nothing else (`数据库连接池大小
+    50`): the subject has that value. Not a statement (`stated` stays false) and not the reading's own subject
+    (the label may open with a verb: `运行 echo … 8080` is a task, not a subject `运行…`), so never certain."""
+    if len(tokens) < 2 or not _BARE_NUMBER.match(tokens[-1].text) or any(t.value for t in tokens[:-1]):
+        return None
+    if any(negator(t) for t in tokens):
+        return None
+    found = _subject(tokens[:-1], [])
+    return Reading(found, _value(tokens[-1:]), own=False) if found is not None else None
+
+
+_BARE_NUMBER = re.compile(r"^v?\d+(?:\.\d+)*$")
 
 
 def _role(
@@ -265,6 +287,8 @@ def relation(stored: str, incoming: str) -> Relation:
     more and no less than the stored fact: `构建工具是 Gradle` is not a duplicate of `主语言是 Kotlin，构建工具是
     Gradle` (nor the other way round), so neither write loses a fact."""
     old, new = claim_of(stored), claim_of(incoming)
+    if not old.readings:
+        old = _label_against(stored, new)
     same_old: set[int] = set()
     same_new: set[int] = set()
     changed: list[bool] = []  # one certainty per pair that says changed
@@ -292,6 +316,35 @@ def relation(stored: str, incoming: str) -> Relation:
     owners = {r.subject.owner for r in sure if r.subject is not None}
     certain = bool(old.readings and new.readings) and all(r.subject for r in sure)
     return Relation("none", certain and (len(owners) > 1 or all(r.own for r in sure)))
+
+
+def _label_against(stored: str, new: Claim) -> Claim:
+    """A stored bare label with a word value (`default branch trunk`, `值班负责人 张伟`): where the subject ends
+    is not in the text itself, so the new fact's subject marks it. The longest head of the stored clause that
+    names the same subject is the subject and the one word left is its value (never certain: `own` is false).
+    More than one word left is a sentence the parser could not read (`The payments team deploys on Fridays`),
+    not a label: it is left alone."""
+    parts = clauses(stored)
+    subjects = [r.subject for r in new.readings if r.subject is not None and not r.reverse]
+    if len(parts) != 1 or not subjects or any(negator(t) for t in parts[0]):
+        return claim_of(stored)
+    tokens = parts[0]
+    for end in range(len(tokens) - 1, 0, -1):
+        head = _subject(tokens[:end], [])
+        rest = [t for t in tokens[end:] if t.text not in TRAILING]
+        if len(rest) == 1 and head is not None and any(_label_of(head, other) for other in subjects):
+            return Claim((Reading(head, _value(rest), own=False),))
+    return claim_of(stored)
+
+
+def _label_of(head: Subject, other: Subject) -> bool:
+    """The head names `other`'s subject: the same, held by it, or ending in it with qualifiers in front
+    (`default branch` for `branch`); not with words after it (`payments team deploys on` is no label)."""
+    match = head.match(other)
+    if match is None:
+        return False
+    small = len(head.han) + len(head.latin) <= len(other.han) + len(other.latin)
+    return match == "exact" or small or head.render().endswith(other.render())
 
 
 def _sure(reading: Reading) -> bool:

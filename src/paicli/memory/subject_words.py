@@ -82,6 +82,7 @@ EN_PERFECT = frozenset(["has", "have", "had"])  # the perfect's auxiliary before
 CONTRAST = frozenset(["but", "rather", "而是", "而"])  # `not A but B`: B is what holds
 ARROWS = frozenset(["→", "->", "=>", "⇒", "➜"])  # `A → B`: A becomes B  # `changed to B`, `replaced A with B`
 EN_SOURCE = frozenset(["from", "off", "of"])  # `changed from A`, `moved off A`
+EN_PLACE = frozenset(["on", "in", "at"])  # `hosted on A`, `deployed in A`: a participle placing the subject
 EN_NEGATORS = frozenset(["not", "no", "never", "n't", "isn't", "aren't", "wasn't", "don't", "doesn't", "nor"])
 # A personal pronoun and a verb after a noun open a relative clause (`the S we picked is B`): not the subject's.
 EN_PERSONAL = frozenset(["we", "i", "you", "they"])
