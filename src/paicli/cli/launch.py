@@ -166,13 +166,13 @@ def _prepare(args: argparse.Namespace, interactive: bool) -> tuple[EnvLookup, Pa
     if isinstance(resolved, str):
         return fail(resolved)
     env, settings = resolved
-    secure_tree(settings.paicli_home)  # files an older version or another writer left readable
-    atexit.register(secure_tree, settings.paicli_home)
-    config = ParsedConfig.read(env)  # every setting, parsed once; components get values, never the lookup
-    configure_logging(settings.paicli_home, config)  # before anything that may log, or Python prints it
     from paicli.cli.server_window import with_server_window  # a local server's own window, asked once a day
 
     settings = with_server_window(settings)
+    secure_tree(settings.paicli_home)  # files an older version or another writer left readable
+    atexit.register(secure_tree, settings.paicli_home)
+    config = ParsedConfig.read(env)  # every setting, parsed once; components get values, never the lookup
+    configure_logging(settings.paicli_home, config)
     from paicli.cli.warmup import start_dictionary_early
 
     start_dictionary_early(config.values.memory.folder(settings.paicli_home), args.prompt)

@@ -95,8 +95,10 @@ def with_server_window(settings: Settings, probe: Probe = _ask) -> Settings:
     if known is None and is_local(url):
         try:
             found = probe(url, settings.api_key, model)
-        except Exception:  # not running yet, say: start-up goes on with the default and asks next time
-            log.warning("asking %s for its context window failed", url, exc_info=True)
+        except Exception as exc:  # not running yet, say: start-up goes on with the default and asks next time
+            # info, not a warning: at start-up logging is not configured yet, and Python would print a
+            # warning's traceback on the user's terminal
+            log.info("asking %s for its context window failed: %r", url, exc)
             return settings
         remember(home, url, model, found)
         known = Remembered(found.tokens if found else None, found.source if found else "", time.time())
