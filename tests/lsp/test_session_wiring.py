@@ -86,6 +86,9 @@ def test_index_search_and_graph_commands(tmp_path: Path) -> None:
     )
     try:
         assert "代码库尚未索引" in command(backend, "/search charge")
+        assert "代码库尚未索引" in command(backend, "/graph charge_card")
+        assert "用法：/search <查询>" in command(backend, "/search")
+        assert "用法：/graph <符号>" in command(backend, "/graph")
         built = command(backend, "/index")
         assert "✅ 代码索引已更新：1 个文件" in built
         found = command(backend, "/search 扣款")

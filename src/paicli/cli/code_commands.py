@@ -64,15 +64,24 @@ def index_command(ctx: CommandContext, args: str) -> None:
     )
 
 
-def search_command(ctx: CommandContext, args: str) -> None:
+def _asked_of_ready_index(ctx: CommandContext, args: str, usage: str) -> tuple[CodeIndex, str] | None:
+    """The index and the command's argument; None once the usage or the not-indexed line is replied."""
     index = _index(ctx)
-    query = args.strip()
-    if not query:
-        ctx.reply(CommandReply("用法：/search <查询>", ok=False))
-        return
+    asked = args.strip()
+    if not asked:
+        ctx.reply(CommandReply(usage, ok=False))
+        return None
     if index is None or not index.ready:
         ctx.reply(CommandReply(NOT_INDEXED, ok=False))
+        return None
+    return index, asked
+
+
+def search_command(ctx: CommandContext, args: str) -> None:
+    found = _asked_of_ready_index(ctx, args, "用法：/search <查询>")
+    if found is None:
         return
+    index, query = found
     try:
         index.fresh()
         hits = index.search(query, 10)
@@ -90,15 +99,10 @@ def search_command(ctx: CommandContext, args: str) -> None:
 
 
 def graph_command(ctx: CommandContext, args: str) -> None:
-    index = _index(ctx)
-    symbol = args.strip()
-    if not symbol:
-        ctx.reply(CommandReply("用法：/graph <符号>（类名、函数名或 类.方法）", ok=False))
-        return
-    if index is None or not index.ready:
-        ctx.reply(CommandReply(NOT_INDEXED, ok=False))
-        return
-    ctx.reply(CommandReply(graph_text(index, symbol)))
+    found = _asked_of_ready_index(ctx, args, "用法：/graph <符号>（类名、函数名或 类.方法）")
+    if found is not None:
+        index, symbol = found
+        ctx.reply(CommandReply(graph_text(index, symbol)))
 
 
 def graph_text(index: CodeIndex, symbol: str) -> str:
