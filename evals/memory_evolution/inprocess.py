@@ -112,7 +112,7 @@ class World:
 
     def write(self, manager: MemoryManager, statement: Statement) -> str:
         if statement.path == "save":
-            reply = run_save(manager, parse_save_args("/save " + statement.text))
+            reply = run_save(manager, parse_save_args("/save " + statement.text)).text
         elif statement.path == "tool":
             runner = ToolRunner(
                 self.root,

@@ -94,17 +94,17 @@ def _manager(tmp_path: Path) -> MemoryManager:
 
 def test_save_replies(tmp_path: Path) -> None:
     mgr = _manager(tmp_path)
-    assert run_save(mgr, parse_save_args("")).startswith("❌ /save 后面要写上要记住的内容")
-    stored = run_save(mgr, parse_save_args("项目使用 Java 17"))
+    assert run_save(mgr, parse_save_args("")).text.startswith("❌ /save 后面要写上要记住的内容")
+    stored = run_save(mgr, parse_save_args("项目使用 Java 17")).text
     assert stored.startswith("💾") and "项目使用 Java 17" in stored and "project" in stored
-    corrected = run_save(mgr, parse_save_args("项目使用 Java 21"))
+    corrected = run_save(mgr, parse_save_args("项目使用 Java 21")).text
     assert "取代" in corrected and "项目使用 Java 17" in corrected and "/memory history" in corrected
     run_save(mgr, parse_save_args("每次发布前跑 3 遍回归测试"))
-    conflict = run_save(mgr, parse_save_args("每次发布前跑 5 遍回归测试"))
+    conflict = run_save(mgr, parse_save_args("每次发布前跑 5 遍回归测试")).text
     assert "冲突" in conflict and "/save --force" in conflict and "/memory conflicts" in conflict
-    assert run_save(mgr, parse_save_args("--force 每次发布前跑 4 遍回归测试")).startswith("💾")
-    assert "已经有" in run_save(mgr, parse_save_args("项目使用java21。"))
-    assert run_save(mgr, parse_save_args("--global 默认中文回答")).startswith("💾")
+    assert run_save(mgr, parse_save_args("--force 每次发布前跑 4 遍回归测试")).text.startswith("💾")
+    assert "已经有" in run_save(mgr, parse_save_args("项目使用java21。")).text
+    assert run_save(mgr, parse_save_args("--global 默认中文回答")).text.startswith("💾")
     assert len(mgr.list_all()) == 6
 
 
@@ -112,8 +112,8 @@ def test_memory_command_replies(tmp_path: Path) -> None:
     mgr = _manager(tmp_path)
     first = mgr.store_fact("用户偏好使用Java开发").entry
     assert first is not None
-    run = lambda text: run_memory_command(mgr, parse_memory_args(text))  # noqa: E731
-    status = run_memory_command(mgr, parse_memory_args(""), "window: 128000", "Token 统计: 调用 1 次")
+    run = lambda text: run_memory_command(mgr, parse_memory_args(text)).text  # noqa: E731
+    status = run_memory_command(mgr, parse_memory_args(""), "window: 128000", "Token 统计: 调用 1 次").text
     assert status.startswith("📋 记忆系统状态：\n上下文策略: window: 128000")
     assert f"当前项目作用域: {mgr.project_key}" in status and "/memory replace" in status
     assert run("list").startswith("📋 长期记忆列表：\n- " + first.id)
@@ -219,8 +219,8 @@ def test_replies_are_in_our_own_words(tmp_path: Path) -> None:
         f"delete {entry_id}",
         "clear",
     ]
-    replies = [run_memory_command(mgr, parse_memory_args(c)) for c in commands]
-    replies.append(run_save(mgr, parse_save_args("--global")))
+    replies = [run_memory_command(mgr, parse_memory_args(c)).text for c in commands]
+    replies.append(run_save(mgr, parse_save_args("--global")).text)
     for reply in replies:
         assert reply.strip()
         for sentence in REFERENCE_SENTENCES:
@@ -232,24 +232,49 @@ def test_a_corrupt_file_is_reported_once_with_its_backup(tmp_path: Path) -> None
     kept = mgr.store_fact("用户偏好使用Java开发").entry
     assert kept is not None
     mgr.store.path.write_text('[ {"id" : "fact-broken"', encoding="utf-8")
-    listing = run_memory_command(mgr, parse_memory_args("list"))
+    listing = run_memory_command(mgr, parse_memory_args("list")).text
     backups = list(mgr.store.path.parent.glob("long_term_memory.json.corrupt-*"))
     assert len(backups) == 1
     assert listing.startswith("⚠️ ") and str(backups[0]) in listing.splitlines()[0]
     assert kept.id in listing  # the in-memory entries are still there
-    assert not run_memory_command(mgr, parse_memory_args("list")).startswith("⚠️")  # said once
-    saved = run_save(mgr, parse_save_args("新的一条事实"))
+    assert not run_memory_command(mgr, parse_memory_args("list")).text.startswith("⚠️")  # said once
+    saved = run_save(mgr, parse_save_args("新的一条事实")).text
     assert saved.startswith("💾")
     assert {e.id for e in memory(tmp_path / "mem").get_all()} >= {kept.id}
+
+
+def test_every_reply_says_whether_the_command_did_what_was_asked(tmp_path: Path) -> None:
+    mgr = _manager(tmp_path)
+    save = lambda text: run_save(mgr, parse_save_args(text))  # noqa: E731
+    run = lambda text: run_memory_command(mgr, parse_memory_args(text))  # noqa: E731
+    assert not save("").ok and save("项目使用 Java 17").ok
+    save("每次发布前跑 3 遍回归测试")
+    assert save("每次发布前跑 5 遍回归测试").ok  # a pending conflict is an answer, not a failure
+    assert save("项目使用 Java 17").ok  # so is a duplicate
+    assert not save("x" * 100_000).ok
+    assert run("list").ok and run("conflicts").ok and run("search java").ok
+    for wrong in ("frobnicate", "delete", "verify", "history", "search", "replace fact-1234"):
+        assert not run(wrong).ok, wrong
+
+
+def test_a_failure_behind_a_store_warning_is_still_a_failure(tmp_path: Path) -> None:
+    folder = tmp_path / "mem"
+    (folder / "long_term_memory.json").mkdir(parents=True)  # reading fails with an OS error, every time
+    mgr = MemoryManager(memory(folder), tmp_path, MemoryValues.parse(env()), clock=CLOCK)
+    listing = run_memory_command(mgr, parse_memory_args("list"))
+    assert listing.text.startswith("⚠️ ") and listing.ok
+    reply = run_memory_command(mgr, parse_memory_args("frobnicate"))
+    assert reply.text.startswith("⚠️ ") and "❌ 未知的 /memory 子命令" in reply.text
+    assert not reply.ok
 
 
 def test_an_unreadable_file_is_not_shown_as_an_empty_memory(tmp_path: Path) -> None:
     folder = tmp_path / "mem"
     (folder / "long_term_memory.json").mkdir(parents=True)  # reading fails with an OS error
     mgr = MemoryManager(memory(folder), tmp_path, MemoryValues.parse(env()), clock=CLOCK)
-    listing = run_memory_command(mgr, parse_memory_args("list"))
+    listing = run_memory_command(mgr, parse_memory_args("list")).text
     assert listing.startswith("⚠️ 长期记忆文件现在读不了") and "无法读取" in listing
-    saved = run_save(mgr, parse_save_args("新的一条事实"))
+    saved = run_save(mgr, parse_save_args("新的一条事实")).text
     assert saved.startswith("❌") and saved.count("无法读取") == 1
 
 

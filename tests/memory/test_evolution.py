@@ -47,14 +47,14 @@ def test_verify_settles_a_pending_conflict_in_its_favour(tmp_path: Path) -> None
     old = mgr.store_fact("每次发布前跑 3 遍回归测试").entry
     new = mgr.store_fact("每次发布前跑 5 遍回归测试").entry
     assert old is not None and new is not None
-    listed = run_memory_command(mgr, parse_memory_args("/memory conflicts"))
+    listed = run_memory_command(mgr, parse_memory_args("/memory conflicts")).text
     assert new.id in listed and old.id in listed and "待确认" in listed
-    assert "待确认冲突 1 条" in run_memory_command(mgr, parse_memory_args("/memory"))
-    assert new.id in run_memory_command(mgr, parse_memory_args(f"/memory verify {new.id}"))
-    assert run_memory_command(mgr, parse_memory_args("/memory conflicts")).startswith("✅")
+    assert "待确认冲突 1 条" in run_memory_command(mgr, parse_memory_args("/memory")).text
+    assert new.id in run_memory_command(mgr, parse_memory_args(f"/memory verify {new.id}")).text
+    assert run_memory_command(mgr, parse_memory_args("/memory conflicts")).text.startswith("✅")
     block = mgr.context_for_query("发布前跑几遍回归测试", 2000)
     assert "5 遍" in block and "3 遍" not in block
-    history = run_memory_command(mgr, parse_memory_args(f"/memory history {new.id}"))
+    history = run_memory_command(mgr, parse_memory_args(f"/memory history {new.id}")).text
     versions = history.split("\n", 1)[1]  # below the title, oldest first
     assert versions.index(old.id) < versions.index(new.id) and f"已被 {new.id} 取代" in versions
 
@@ -64,13 +64,13 @@ def test_list_hides_superseded_entries_and_list_all_shows_them(tmp_path: Path) -
     old = mgr.store_fact("测试环境的端口是 8080").entry
     new = mgr.store_fact("测试环境端口现在是 9090，之前说的 8080 是旧环境的").entry
     assert old is not None and new is not None
-    current = run_memory_command(mgr, parse_memory_args("/memory list"))
+    current = run_memory_command(mgr, parse_memory_args("/memory list")).text
     assert new.id in current and old.id not in current
-    everything = run_memory_command(mgr, parse_memory_args("/memory list --all"))
+    everything = run_memory_command(mgr, parse_memory_args("/memory list --all")).text
     assert old.id in everything and f"已被 {new.id} 取代" in everything
-    status = run_memory_command(mgr, parse_memory_args("/memory"))
+    status = run_memory_command(mgr, parse_memory_args("/memory")).text
     assert "被取代的旧版本 1 条" in status and "待确认冲突 0 条" in status
-    assert "history" in run_memory_command(mgr, parse_memory_args("/memory history"))
+    assert "history" in run_memory_command(mgr, parse_memory_args("/memory history")).text
 
 
 def test_a_linked_project_file_changed_after_verification_marks_the_fact_stale(tmp_path: Path) -> None:

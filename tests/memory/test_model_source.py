@@ -67,12 +67,12 @@ def test_memory_list_marks_a_model_save_until_the_user_verifies_it(tmp_path: Pat
     mgr = manager(tmp_path)
     mgr.save_memory_tool("部署目标是 k8s 集群 prod-east")
     [entry] = mgr.list_all()
-    listed = run_memory_command(mgr, MemoryCommand("list"))
+    listed = run_memory_command(mgr, MemoryCommand("list")).text
     assert "🤖 模型保存，待核实" in listed and "尚未经用户核实" in listed
     run_memory_command(mgr, MemoryCommand("verify", entry.id))
     [verified] = mgr.list_all()
     assert not verified.verification_pending and verified.metadata["source"] == MODEL_SOURCE
-    assert "🤖 模型保存，已由你核实" in run_memory_command(mgr, MemoryCommand("list"))
+    assert "🤖 模型保存，已由你核实" in run_memory_command(mgr, MemoryCommand("list")).text
     assert render_line(verified, NOW, 30).startswith("- [FACT] ")
 
 

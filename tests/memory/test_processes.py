@@ -148,7 +148,7 @@ def test_lock_held_by_another_process_gives_a_clear_message(
     assert "0.3 秒" in result.describe() and "锁" in result.describe()
     with pytest.raises(MemoryLockTimeout):
         store.delete(kept.id)
-    reply = run_memory_command(manager, parse_memory_args(f"delete {kept.id}"))
+    reply = run_memory_command(manager, parse_memory_args(f"delete {kept.id}")).text
     assert reply.startswith("❌") and "锁" in reply
     assert manager.list_all() == [kept]
     assert LongTermMemory(tmp_path, MemoryValues.parse(env())).get_all() == [kept]
@@ -182,7 +182,7 @@ def test_memory_folder_that_cannot_be_created(tmp_path: Path) -> None:
     result = manager.store_fact("项目使用 Java 17")
     assert result.status is WriteStatus.FAILED and "无法创建长期记忆目录" in result.describe()
     assert manager.list_all() == []
-    assert run_memory_command(manager, parse_memory_args("clear")).startswith("❌ 长期记忆操作失败")
+    assert run_memory_command(manager, parse_memory_args("clear")).text.startswith("❌ 长期记忆操作失败")
     assert blocker.read_text(encoding="utf-8").startswith("a file")
 
 

@@ -169,24 +169,26 @@ def test_init_refuses_to_overwrite_without_force(tmp_path: Path) -> None:
     root, _ = _setup(tmp_path)
     _write(root / "PAI.md", "手写的内容")
     llm = ScriptedLLM(["# 新内容"])
-    assert run_init(root, llm, "").startswith("ℹ️")
+    assert run_init(root, llm, "").text.startswith("ℹ️")
     ok, _ = init_project_memory(root, llm, force=False)
     assert not ok and llm.calls == 0
     assert (root / "PAI.md").read_text(encoding="utf-8") == "手写的内容"
-    reply = run_init(root, llm, "--force")
+    reply = run_init(root, llm, "--force").text
     assert reply.startswith("✅") and "路径: " in reply and "Project Context" in reply
     assert (root / "PAI.md").read_text(encoding="utf-8") == "# 新内容\n"
 
 
 def test_init_failures_leave_files_alone(tmp_path: Path) -> None:
     root, _ = _setup(tmp_path)
-    assert run_init(root, ScriptedLLM([LLMError("boom")]), "").startswith("❌")
-    assert run_init(root, ScriptedLLM(["   "]), "").startswith("❌")
-    assert run_init(root, ScriptedLLM([Cancelled()]), "").startswith("❌")
+    failed = run_init(root, ScriptedLLM([LLMError("boom")]), "")
+    assert failed.text.startswith("❌") and not failed.ok
+    assert not run_init(root, ScriptedLLM([]), "--bogus").ok
+    assert run_init(root, ScriptedLLM(["   "]), "").text.startswith("❌")
+    assert run_init(root, ScriptedLLM([Cancelled()]), "").text.startswith("❌")
     cancel = CancelToken()
     cancel.cancel()
     llm = ScriptedLLM(["# 不该写入"])
-    assert "取消" in run_init(root, llm, "", cancel) and llm.calls == 0
+    assert "取消" in run_init(root, llm, "", cancel).text and llm.calls == 0
     assert not (root / "PAI.md").exists()
     assert list(root.iterdir()) == []
 

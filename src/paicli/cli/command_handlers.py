@@ -149,8 +149,8 @@ def export(ctx: CommandContext, args: str) -> None:
 def save(ctx: CommandContext, args: str) -> None:
     from paicli.memory.commands import parse_save_args, run_save
 
-    text = run_save(ctx.session.parts.memory, parse_save_args(args))
-    ctx.reply(CommandReply(text, ok=not text.startswith("❌")))
+    reply = run_save(ctx.session.parts.memory, parse_save_args(args))
+    ctx.reply(CommandReply(reply.text, ok=reply.ok))
 
 
 def mode(ctx: CommandContext, args: str) -> None:
@@ -299,13 +299,13 @@ def init(ctx: CommandContext, args: str) -> None:
     session = ctx.session
     root, llm = session.settings.project_root, session.parts.llm
     try:
-        text = io.run_cancellable(
+        reply = io.run_cancellable(
             lambda token: run_init(root, llm, "--force" if force else "", token), quiet=quiet
         )
     finally:
         spinner.stop()
         renderer.stop_spinner()
-    ctx.reply(CommandReply(text, ok=not text.startswith("❌")))
+    ctx.reply(CommandReply(reply.text, ok=reply.ok))
 
 
 def snapshot(ctx: CommandContext, args: str) -> None:

@@ -156,5 +156,7 @@ class SessionReport:
         from paicli.memory.commands import parse_memory_args, run_memory_command
 
         command = parse_memory_args(args)
-        text = run_memory_command(self.parts.memory, command, self.profile_summary(), self.token_usage_line())
-        return CommandReply(text, ok=not text.startswith("❌"))
+        reply = run_memory_command(
+            self.parts.memory, command, self.profile_summary(), self.token_usage_line()
+        )
+        return CommandReply(reply.text, ok=reply.ok)

@@ -12,6 +12,7 @@ from paicli.memory.dedup import is_stale
 from paicli.memory.entry import MemoryEntry, Scope
 from paicli.memory.manager import EMPTY_FACT_TEXT, MemoryManager
 from paicli.memory.provenance import MODEL_MARK, MODEL_MARK_CONFIRMED, is_model_saved
+from paicli.memory.results import MemoryReply
 from paicli.memory.store import MemoryStoreError
 from paicli.timefmt import local_time, local_time_text
 
@@ -218,24 +219,35 @@ def status_text(manager: MemoryManager, profile_summary: str = "", token_usage_l
 
 def run_memory_command(
     manager: MemoryManager, cmd: MemoryCommand, profile_summary: str = "", token_usage_line: str = ""
-) -> str:
+) -> MemoryReply:
     """The reply for a parsed /memory command. `clear` clears at once: the REPL confirms before calling."""
     try:
         reply = _run(manager, cmd, profile_summary, token_usage_line)
     except MemoryStoreError as exc:
-        reply = f"❌ 长期记忆操作失败，已有记忆没有改动: {exc}"
+        reply = MemoryReply(f"❌ 长期记忆操作失败，已有记忆没有改动: {exc}", ok=False)
     return _with_store_warnings(manager, reply)
 
 
-def _with_store_warnings(manager: MemoryManager, reply: str, read_errors: bool = True) -> str:
+def _with_store_warnings(manager: MemoryManager, reply: MemoryReply, read_errors: bool = True) -> MemoryReply:
     """Read problems the store met (unreadable file, corrupt file backed up) go in front of the reply."""
     warnings = [f"⚠️ {notice}" for notice in manager.store.take_notices()]
     if read_errors and manager.store.last_error:
         warnings.append(f"⚠️ 长期记忆文件现在读不了，下面的结果可能不完整: {manager.store.last_error}")
-    return "\n".join([*warnings, reply])
+    return MemoryReply("\n".join([*warnings, reply.text]), reply.ok)
 
 
-def _run(manager: MemoryManager, cmd: MemoryCommand, profile_summary: str, token_usage_line: str) -> str:
+def _run(
+    manager: MemoryManager, cmd: MemoryCommand, profile_summary: str, token_usage_line: str
+) -> MemoryReply:
+    if cmd.action == "invalid":
+        return MemoryReply(cmd.message, ok=False)
+    if cmd.action == "replace":
+        result = manager.replace_fact(cmd.arg, cmd.fact)
+        return MemoryReply(result.describe(), ok=not result.failed)
+    return MemoryReply(_answer(manager, cmd, profile_summary, token_usage_line))
+
+
+def _answer(manager: MemoryManager, cmd: MemoryCommand, profile_summary: str, token_usage_line: str) -> str:
     now, days = manager.clock(), manager.values.stale_days
     if cmd.action == "status":
         return status_text(manager, profile_summary, token_usage_line)
@@ -264,16 +276,19 @@ def _run(manager: MemoryManager, cmd: MemoryCommand, profile_summary: str, token
     if cmd.action == "verify":
         entry = manager.verify(cmd.arg)
         return f"✅ 核实时间已更新为现在: {entry.id} {entry.content}" if entry else not_found(cmd.arg)
-    if cmd.action == "replace":
-        return manager.replace_fact(cmd.arg, cmd.fact).describe()
     if cmd.action == "clear":
         manager.clear()
         return CLEARED
-    return cmd.message
+    raise ValueError(
+        f"no reply for /memory action {cmd.action!r}"
+    )  # "invalid" and "replace" are answered above
 
 
-def run_save(manager: MemoryManager, args: SaveArgs) -> str:
+def run_save(manager: MemoryManager, args: SaveArgs) -> MemoryReply:
     if not args.fact.strip():
-        return f"❌ {EMPTY_FACT_TEXT}"
+        return MemoryReply(f"❌ {EMPTY_FACT_TEXT}", ok=False)
     result = manager.store_fact(args.fact, args.scope, None, args.force)
-    return _with_store_warnings(manager, result.describe(), read_errors=False)  # a failed write says why
+    # a failed write says why itself
+    return _with_store_warnings(
+        manager, MemoryReply(result.describe(), ok=not result.failed), read_errors=False
+    )

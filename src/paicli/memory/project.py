@@ -13,6 +13,7 @@ from paicli.config.projectfile import read_project_text
 from paicli.context.estimate import utf16_len
 from paicli.llm.messages import Message
 from paicli.llm.protocol import LLMClient, LLMError
+from paicli.memory.results import MemoryReply
 from paicli.prompt.instructions import instruction_sources, text_key
 
 HEADER = "## PAI.md 项目记忆"
@@ -281,15 +282,17 @@ def parse_init_args(text: str) -> tuple[bool, str | None]:
 
 def run_init(
     project_root: str | os.PathLike[str], llm: LLMClient, args_text: str, cancel: CancelToken | None = None
-) -> str:
-    """The full /init reply text for the REPL."""
+) -> MemoryReply:
+    """The full /init reply for the REPL."""
     force, error = parse_init_args(args_text)
     if error is not None:
-        return error
+        return MemoryReply(error, ok=False)
     target = Path(project_root).absolute() / "PAI.md"
     if target.exists() and not force:
-        return f"ℹ️ PAI.md 已存在: {target}，没有覆盖；要重新生成请用 /init --force"
+        return MemoryReply(f"ℹ️ PAI.md 已存在: {target}，没有覆盖；要重新生成请用 /init --force")
     ok, message = init_project_memory(project_root, llm, force, cancel)
     if not ok:
-        return f"❌ {message}"
-    return f"✅ {message}\n   这份 PAI.md 会在之后每次构建 system prompt 时注入 Project Context。"
+        return MemoryReply(f"❌ {message}", ok=False)
+    return MemoryReply(
+        f"✅ {message}\n   这份 PAI.md 会在之后每次构建 system prompt 时注入 Project Context。"
+    )

@@ -25,6 +25,14 @@ def local_date(moment: datetime) -> str:
 
 
 @dataclass(frozen=True)
+class MemoryReply:
+    """What a memory command shows, and whether it did what was asked (the REPL's outcome, never read off the text)."""
+
+    text: str
+    ok: bool = True
+
+
+@dataclass(frozen=True)
 class MemoryWriteResult:
     status: WriteStatus
     entry: MemoryEntry | None = None  # stored / refreshed entry; the pending new entry for CONFLICT
@@ -43,6 +51,11 @@ class MemoryWriteResult:
             WriteStatus.SUPERSEDED,
             WriteStatus.CONFLICT,
         )
+
+    @property
+    def failed(self) -> bool:
+        """Refused or not written: the command reports a failure (a duplicate or a pending conflict is an answer)."""
+        return self.status in (WriteStatus.INVALID, WriteStatus.FAILED)
 
     def describe(self) -> str:
         status = self.status
