@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING
 
 from paicli.memory.features import features
 from paicli.memory.lexicon import concept_table
-from paicli.memory.readings import Readings
 from paicli.memory.stopwords import STOP_WORDS
 from paicli.memory.table import MASK, digest, doc_hash
 from paicli.memory.tokenize import keep_token, segment
@@ -91,6 +90,8 @@ class VectorIndex:
 
     def __init__(self) -> None:
         import numpy as np
+
+        from paicli.memory.readings import Readings  # the claim grammar: with the first index, not at import
 
         self.vocabulary: dict[str, int] = {}
         self.ids: list[str | None] = []  # position -> id, None once dropped
