@@ -1,5 +1,8 @@
 """A plain `paicli -p` loads only what it uses (issue 49): the browser, the code index, language servers and
 MCP's client side (no server configured) are imported at first use, never by a run that does not use them.
+So are the parts of memory and context a greeting never reaches: the extraction rules (a turn shorter than
+extraction's range), the store's evolution logic and the claim grammar (no write, no memory to index), and
+what compaction does past a threshold (a history far below it).
 A fresh interpreter (not the suite's forked runner, which has imported everything) reports its own imports."""
 
 from __future__ import annotations
@@ -22,6 +25,27 @@ UNUSED_BY_A_PLAIN_RUN = (
     "playwright",
     "tree_sitter",
 )
+LOADED_AT_FIRST_USE = (
+    "paicli.memory.extract_rules",  # the first turn in extraction's length range
+    "paicli.memory.extract_statement",
+    "paicli.memory.extract_words",
+    "paicli.memory.quote_context",
+    "paicli.memory.evolve",  # the first write
+    "paicli.memory.judge",
+    "paicli.memory.mentions",
+    "paicli.memory.neighbours",
+    "paicli.memory.subject",  # the claim grammar: the first write or index of a memory
+    "paicli.memory.claim_grammar",
+    "paicli.memory.claim_tokens",
+    "paicli.memory.readings",
+    "paicli.memory.vector",  # the memory index
+    "paicli.context.acting",  # the first call past a compaction threshold
+    "paicli.context.climb",
+    "paicli.context.summariser",
+    "paicli.context.summary",
+    "paicli.context.window",
+    "paicli.context.user_words",
+)
 
 
 def imported_modules(stderr: str) -> set[str]:
@@ -40,7 +64,13 @@ def loaded_under(modules: set[str], package: str) -> list[str]:
 @pytest.mark.e2e
 def test_a_plain_oneshot_run_does_not_import_unused_subsystems(project: Path, isolated_home: Path) -> None:
     with FakeOpenAIServer(["好的"]) as server:
-        env = paicli_env(isolated_home, server.base_url, PYTHONPROFILEIMPORTTIME="1")
+        # automatic extraction on (as shipped): the greeting reaches its gate, and the gate alone decides
+        env = paicli_env(
+            isolated_home,
+            server.base_url,
+            PYTHONPROFILEIMPORTTIME="1",
+            PAICLI_MEMORY_AUTO_EXTRACT_ENABLED="true",
+        )
         proc = subprocess.run(
             paicli_command(["-p", "你好"]),
             env=env,
@@ -56,6 +86,9 @@ def test_a_plain_oneshot_run_does_not_import_unused_subsystems(project: Path, is
     assert "paicli.cli.compose" in modules and "openai" in modules  # the log is real: the run's own modules
     loaded = {package: loaded_under(modules, package) for package in UNUSED_BY_A_PLAIN_RUN}
     assert {package: names for package, names in loaded.items() if names} == {}
+    assert {"paicli.memory.store", "paicli.memory.extractor", "paicli.context.manager"} <= modules  # in use
+    assert len(server.requests) == 1  # the greeting asked the model nothing beside the task
+    assert sorted(set(LOADED_AT_FIRST_USE) & modules) == []
     assert server.requests and server.requests[0]["tools"]  # the tools were still offered
     names = {tool["function"]["name"] for tool in server.requests[0]["tools"]}
     assert {"browser_status", "browser_connect", "browser_disconnect"} <= names

@@ -2,47 +2,47 @@
 
 Level 1 (offload) happens earlier, when a tool result is produced. Thresholds compare the calibrated local
 count of the history's messages (spec 1.2: no tools schema) against the profile's trigger. A request that
-would still not fit the window goes through the fit in window.py.
+would still not fit the window goes through the fit in window.py. What acts past a threshold (acting.py) is
+built at the first call that needs it (issue 49).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from paicli.cancel import CancelToken
 from paicli.config.compaction_profiles import CompactionProfile
 from paicli.config.compaction_values import CompactionValues
 from paicli.context import compaction_profile
-from paicli.context.backoff import SummaryBackoff
 from paicli.context.clearing import ToolResultClearer
-from paicli.context.climb import climb, summary_by_name
 from paicli.context.compaction_profile import clearing_config
 from paicli.context.gauge import Gauge
 from paicli.context.ladder import ladder_for
-from paicli.context.levels import NOTE_REQUESTS_RATIO, FullSummary, SessionMemory, Tools
-from paicli.context.memory_view import TurnMemory
-from paicli.context.outcomes import partial_change, receipted
+from paicli.context.outcomes import receipted
 from paicli.context.profile import ContextProfile
 from paicli.context.session_memory import SessionMemoryCompactor, Submit, daemon_submit
 from paicli.context.status import ContextFigure, ContextReport, context_figure
 from paicli.context.status_report import build_report
-from paicli.context.summariser import Announce, Summariser, SummaryCall
-from paicli.context.summary import ConversationHistoryCompactor
-from paicli.context.summary_text import input_chars_for_window
 from paicli.context.tokens import CALIBRATION_MAX, TokenCounter
 from paicli.context.types import (
     NO_COMPACTION,
     CompactionResult,
     SummaryHooks,
-    whole_view,
 )
 from paicli.context.unseen import Offloader
-from paicli.context.window import FitParts, Window, fit_window, manual_only
+from paicli.deferred import Deferred
 from paicli.llm.messages import Message, Usage
 from paicli.llm.protocol import ContextLimit, LLMClient
+
+if TYPE_CHECKING:
+    from paicli.context.acting import Acting
+    from paicli.context.backoff import SummaryBackoff
+    from paicli.context.levels import FullSummary, SessionMemory, Tools
+    from paicli.context.memory_view import TurnMemory
+    from paicli.context.summariser import Announce, Summariser
 
 log = logging.getLogger(__name__)
 
@@ -88,30 +88,35 @@ class AutoCompactionManager:
         self.offloader = offloader
         measure = self.gauge.measure
         self.clearer = clearer or ToolResultClearer(clearing_config(values.clearing, self.policy), measure)
-        if full is None:
-            full = ConversationHistoryCompactor(
-                self.counter,
-                self.policy.retain_rounds,
-                summary_model=summary_model,
-                measure=measure,
-                pinned=pinned,
-                inline=self.policy.summary_input == "prefix",
-                words_check=self.policy.check_user_words,
-                hooks=summary_hooks,
-            )
         if session_memory is None:
             session_memory = SessionMemoryCompactor(measure, values.session_memory, submit, summary_model)
-        self.summariser = Summariser(
-            self.policy, self.gauge, self.clearer, full, session_memory, turn_memory, self.profile
-        )
+        self._session_memory, self._turn_memory = session_memory, turn_memory
         self.ladder = ladder_for(
             self.policy,
             automatic=values.automatic,
             clearing=self.clearer.config.enabled,
             session_memory=session_memory.enabled,
         )
-        self._size_summary_input()
         self._on_server_window = on_server_window
+        # the view and tools of the request about to go out: what a summary request shares its prefix with
+        self._sent: tuple[tuple[Message, ...], tuple[Mapping[str, Any], ...]] = ((), ())
+
+        def build() -> Acting:
+            from paicli.context.acting import build_acting
+
+            acting = build_acting(
+                self,
+                full,
+                session_memory,
+                turn_memory,
+                summary_model=summary_model,
+                pinned=pinned,
+                hooks=summary_hooks,
+            )
+            acting.summariser.sent = self._sent
+            return acting
+
+        self._acting = Deferred(build)
 
     @property
     def automatic(self) -> bool:
@@ -120,16 +125,21 @@ class AutoCompactionManager:
         return self.ladder.automatic
 
     @property
+    def summariser(self) -> Summariser:
+        """Built at its first use: the first call past a threshold, /compact, or a look at its parts."""
+        return self._acting.get().summariser
+
+    @property
     def full(self) -> FullSummary:
         return self.summariser.full
 
     @property
     def session_memory(self) -> SessionMemory:
-        return self.summariser.session_memory
+        return self._session_memory
 
     @property
     def turn_memory(self) -> TurnMemory | None:
-        return self.summariser.turn_memory
+        return self._turn_memory
 
     @property
     def backoff(self) -> SummaryBackoff:
@@ -148,25 +158,16 @@ class AutoCompactionManager:
 
     def _narrow(self, profile: ContextProfile) -> None:
         """The window a server enforces: every threshold of this history follows it from now on."""
-        self.profile = self.summariser.profile = self._with_trigger(profile)
-        self._size_summary_input()
+        self.profile = self._with_trigger(profile)
+        acting = self._acting.built
+        if acting is not None:
+            acting.resize()
 
     def _with_trigger(self, profile: ContextProfile) -> ContextProfile:
         """The configured trigger, unless the profile was built with one."""
         if profile.trigger is not None or self._trigger is None:
             return profile
         return replace(profile, trigger=self._trigger)
-
-    def _size_summary_input(self) -> None:
-        if not isinstance(self.full, ConversationHistoryCompactor):
-            return
-        # a summary fits the room the profile keeps for it (an 8K window: 2K), never under 1K or over 8K
-        self.full.max_output_tokens = max(1_024, min(8_192, self.profile.summary_reserve))
-        if self.ladder.has("window_fit"):
-            self.full.max_input_chars = input_chars_for_window(
-                self.profile.window, self.profile.buffer_reserve
-            )
-        self.full.words_budget = int(self.profile.compression_trigger_tokens * NOTE_REQUESTS_RATIO)
 
     # -- ContextPort ---------------------------------------------------------------------------------
 
@@ -192,8 +193,10 @@ class AutoCompactionManager:
         announce: Announce | None,
         llm: LLMClient | None,
     ) -> CompactionResult:
-        measure = self.gauge.measure
-        self.summariser.sent = (tuple(history), tuple(tools or ()))
+        self._sent = (tuple(history), tuple(tools or ()))
+        built = self._acting.built
+        if built is not None:
+            built.summariser.sent = self._sent
         try:
             if self._clearly_below_thresholds(history, tools):
                 return NO_COMPACTION
@@ -201,33 +204,7 @@ class AutoCompactionManager:
         except Exception:
             log.exception("context size check failed")
             return NO_COMPACTION
-        before = list(history)
-        if not self.ladder.automatic:  # lossless offloads only; they get a receipt like any other change
-            result = manual_only(self._fit(SummaryCall(llm)), history, self._window(tools))
-            return receipted(result, before, history, measure, manual=False)
-        call = SummaryCall(llm, announce)
-        try:
-            trigger = self.profile.compression_trigger_tokens
-            result = climb(self.ladder, self.summariser, history, trigger, cancel, call)
-            if self.ladder.has("window_fit"):
-                result = fit_window(self._fit(call), history, self._window(tools), result, cancel)
-        except Exception:  # compaction must never cost the user a turn
-            log.exception("context compaction failed; continuing with the history as it is")
-            result = partial_change(before, history, measure)
-            if any(not step.in_place for step in result.steps):
-                self.summariser.restore_memory(history)
-        result = receipted(result, before, history, measure, manual=False)
-        return whole_view(result) if self.ladder.whole_view_checkpoints else result
-
-    def _fit(self, call: SummaryCall) -> FitParts:
-        return FitParts(self.profile, self.clearer, self.offloader, self.summariser, self.gauge, call)
-
-    def _window(self, tools: Tools) -> Window:
-        """The room of a request to the model of the current call."""
-        model = self.gauge.model
-        limit = self.profile.window - self.profile.buffer_reserve
-        schema = self.counter.for_window(model, self.counter.count_tools(tools))
-        return Window(limit, schema, self.counter.window_scale(model))
+        return self._acting.get().act(history, tools, cancel, announce, llm)
 
     def _clearly_below_thresholds(self, history: Sequence[Message], tools: Tools) -> bool:
         """Short histories skip exact counting (and loading the tokenizer): twice the byte bound (the largest
@@ -272,7 +249,7 @@ class AutoCompactionManager:
             self._narrow(ContextProfile(limit.window, self.profile.cache_mode, self.profile.trigger))
             if self._on_server_window is not None:
                 self._on_server_window(limit.window)
-        return self._window(tools).exceeded(self.gauge.measure(history))
+        return self._acting.get().window(tools).exceeded(self.gauge.measure(history))
 
     def compact_now(
         self,
@@ -283,13 +260,14 @@ class AutoCompactionManager:
         llm: LLMClient | None,
     ) -> CompactionResult:
         """/compact: a summary by `llm` now, whatever the thresholds say."""
-        summariser, before = self.summariser, list(history)
+        acting, before = self._acting.get(), list(history)
+        summariser = acting.summariser
         with self.gauge.keyed(_model_of(llm)):
             self.session_memory.clear(history)
             self.gauge.settle_for_thresholds()
             summariser.sent = (tuple(history), summariser.sent[1])
             llm = self._summary_client(llm)
-            result = summary_by_name(summariser, history, focus, cancel, llm, summariser.shared_prefix)
+            result = acting.summary(history, focus, cancel, llm, summariser.shared_prefix)
             if not result.compacted:
                 return result
             self.backoff.succeeded()
@@ -306,7 +284,8 @@ class AutoCompactionManager:
     ) -> CompactionResult:
         """What `compact_now` would make of `history`, on a copy: the history, the memory state and the backoff
         are left as they are (`/compact --preview`)."""
-        copy, summariser = list(history), self.summariser
+        copy, acting = list(history), self._acting.get()
+        summariser = acting.summariser
         with self.gauge.keyed(_model_of(llm)):
             sent = summariser.sent
             summariser.sent = (tuple(history), sent[1])
@@ -315,14 +294,16 @@ class AutoCompactionManager:
             finally:
                 summariser.sent = sent
             llm = self._summary_client(llm)
-            result = summary_by_name(summariser, copy, focus, cancel, llm, lambda: prefix)
+            result = acting.summary(copy, focus, cancel, llm, lambda: prefix)
             if not result.compacted:
                 return result
             return receipted(result, list(history), copy, self.gauge.measure, manual=True)
 
     def reset(self, history: list[Message]) -> None:
         self.session_memory.clear(history)
-        self.backoff.succeeded()
+        acting = self._acting.built  # none built yet: no failure to forget
+        if acting is not None:
+            acting.summariser.backoff.succeeded()
         if self.turn_memory is not None:
             self.turn_memory.forget()
 

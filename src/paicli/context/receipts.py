@@ -26,7 +26,9 @@ ItemKind = Literal["cleared", "offloaded"]
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, alias_generator=to_camel, populate_by_name=True, extra="ignore")
+    model_config = ConfigDict(
+        frozen=True, alias_generator=to_camel, populate_by_name=True, extra="ignore", defer_build=True
+    )  # built with the first receipt (a compaction), not at import
 
 
 class ReplacedItem(_Model):

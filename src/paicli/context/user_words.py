@@ -18,9 +18,10 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from paicli.context.memory_block import without_memory
+
 log = logging.getLogger(__name__)
 
-MEMORY_HEADER = "## 相关长期记忆"  # memory.recall_block.HEADER: a block the loop puts before the user's words
 FILES_MARKER = "\n\n用户通过 @ 引用的文件内容：\n"
 RESOURCES_MARKER = "\n\n用户通过 @ 引用的 MCP 资源：\n"
 STDIN_MARKER = "\n\n以下是通过标准输入传入的内容：\n"
@@ -50,15 +51,6 @@ _SURNAMES = frozenset(
 )
 _COMPOUND_SURNAMES = ("欧阳", "司马", "上官", "诸葛", "东方", "慕容", "令狐", "皇甫", "尉迟", "长孙")
 _COMMON_WORD_FREQ = 5_000
-
-
-def without_memory(content: str) -> str:
-    """The user message without the memory block the loop may have put before it."""
-    if content.startswith(MEMORY_HEADER):
-        parts = content.split("\n\n", 3)  # header, lead, memory lines, the user's text
-        if len(parts) == 4:
-            return parts[3].lstrip("\n")
-    return content
 
 
 def split_attachments(content: str) -> tuple[str, str]:

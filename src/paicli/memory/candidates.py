@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from paicli.memory.dedup import canonicalize
-from paicli.memory.neighbours import needles
 from paicli.memory.table import GLOBAL, SEPARATOR, TYPES, EntryTable
 
 if TYPE_CHECKING:
@@ -50,6 +49,8 @@ def numeric_key(canonical: str) -> str | None:
 def related_needles(incoming: MemoryEntry) -> set[str]:
     """The terms `evolve.decide` scores neighbours by (`neighbours.needles`): every stored entry that holds one
     of them, and only such an entry, can be a neighbour of `incoming`."""
+    from paicli.memory.neighbours import needles  # the claim grammar: a write's, loaded with the first one
+
     return set(needles(incoming.content))
 
 

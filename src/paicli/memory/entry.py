@@ -72,7 +72,7 @@ def _zone(zone: str | None) -> timezone:
 class MemoryEntry(BaseModel):
     """Immutable; `metadata` must not be mutated (build a new entry instead)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)  # built at the first entry parsed, not at import
 
     id: str
     content: str

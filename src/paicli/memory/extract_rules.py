@@ -13,6 +13,8 @@ from collections.abc import Callable
 
 from paicli.context.estimate import utf16_len
 from paicli.memory.extract_batch import Verdict, parse_quotes, without_parts
+from paicli.memory.extract_limits import MIN_INPUT
+from paicli.memory.extract_limits import input_in_range as input_in_range
 from paicli.memory.extract_statement import has_statement, reads_as_statement, sentence_start
 from paicli.memory.extract_voice import (
     acceptable_label,
@@ -63,8 +65,6 @@ from paicli.memory.extract_words import (
 )
 from paicli.memory.quote_context import InputAnalysis, is_term, overlapping
 
-MIN_INPUT = 5
-MAX_INPUT = 4000
 MIN_QUOTE = 5
 MAX_QUOTE = 180
 
@@ -103,10 +103,6 @@ def worth_asking(safe: str, hardened: bool = True, corrects: Corrects | None = N
 
 _CLAUSE_ENDS = re.compile(r"[，,；;。！!？?\n]|[.!?](?=\s)")
 _LABEL_END = re.compile(r"：|:(?=\s)")  # what follows the user's label is a part too (`Heads-up: …`)
-
-
-def input_in_range(text: str | None) -> bool:
-    return text is not None and MIN_INPUT <= utf16_len(text) <= MAX_INPUT
 
 
 def reference_reason(

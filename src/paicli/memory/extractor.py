@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, Protocol
 
 from paicli.llm.messages import Message, Usage
 from paicli.llm.protocol import LLMClient
-from paicli.memory.extract_rules import Corrects, input_in_range, safe_input, validate_quotes, worth_asking
+from paicli.memory.extract_limits import input_in_range
 
 if TYPE_CHECKING:
     from paicli.memory.clock import Clock
     from paicli.memory.entry import MemoryEntry
+    from paicli.memory.extract_rules import Corrects
     from paicli.memory.results import MemoryWriteResult
 
 log = logging.getLogger(__name__)
@@ -84,8 +85,11 @@ class AutoFactExtractor:
         `corrects` says whether a quote gives a stored subject a new value (then it is no temporary remark)."""
         if self._llm is None or submitted_text is None or not input_in_range(submitted_text):
             return ExtractionOutcome()
-        safe = safe_input(submitted_text, self.hardened)
-        if not worth_asking(safe, self.hardened, corrects):
+        # the rules (and the claim grammar they use) load with the first turn in range, never for one out of it
+        from paicli.memory import extract_rules as rules
+
+        safe = rules.safe_input(submitted_text, self.hardened)
+        if not rules.worth_asking(safe, self.hardened, corrects):
             return ExtractionOutcome()
         response = self._llm.chat(self.prompt_for(safe), None, max_tokens=OUTPUT_CAP)
         if response.usage is not None and self._on_usage is not None:
@@ -93,7 +97,7 @@ class AutoFactExtractor:
                 self._on_usage(response.usage)  # the call counts in the session's token budget (spec 5.1)
             except Exception:
                 log.warning("usage callback failed", exc_info=True)
-        quotes = validate_quotes(response.message.content, safe, self.hardened, corrects)
+        quotes = rules.validate_quotes(response.message.content, safe, self.hardened, corrects)
         return ExtractionOutcome(quotes, True, response.usage)
 
 

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from paicli import fsperm
+from paicli.memory.extract_limits import input_in_range
 
 log = logging.getLogger(__name__)
 
@@ -32,8 +33,6 @@ class PendingExtractions:
 
     def record(self, texts: Sequence[str]) -> int:
         """Keep `texts` for this project's next session; returns how many were kept (never raises)."""
-        from paicli.memory.extract_rules import input_in_range  # only when something is handed over
-
         kept = [text for text in texts if input_in_range(text)]  # the extractor would skip the others anyway
         if not kept:
             return 0

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import TypeVar
 
 from paicli.config.run_values import MemoryValues
-from paicli.memory import evolve
 from paicli.memory.clock import Clock, utc_now
 from paicli.memory.dedup import ConflictDetector, is_duplicate
 from paicli.memory.entry import MemoryEntry, new_id
@@ -158,6 +157,8 @@ class LongTermMemory(JournaledStore):
     ) -> MemoryWriteResult:
         """Explicit save (/save, /memory replace, save_memory): a replaced or corrected entry is kept as
         superseded; a duplicate or re-statement confirms the stored one; an unsettled conflict is kept pending."""
+        from paicli.memory import evolve  # what a write decides: loaded with the first write, not at start-up
+
         target_id = (replace_id or "").strip()
         incoming = entry
         evolve.prepare(incoming)  # segments (loads jieba) before the lock, never while holding it
@@ -202,6 +203,8 @@ class LongTermMemory(JournaledStore):
         return self._mutate(change)
 
     def _supersede(self, entries: Entries, olds: list[MemoryEntry], new_id: str) -> None:
+        from paicli.memory import evolve
+
         now = self.clock()
         for old in olds:
             entries[old.id] = evolve.superseded(old, new_id, now)
@@ -209,6 +212,8 @@ class LongTermMemory(JournaledStore):
     def write_automatic(self, entry: MemoryEntry) -> MemoryWriteResult:
         """Automatic extraction: an existing id is refused; a re-statement only counts a confirmation (the
         entry stays pending verification); corrections supersede; a conflict without a cue is kept pending."""
+        from paicli.memory import evolve
+
         incoming = entry
         evolve.prepare(incoming)  # segments (loads jieba) before the lock, never while holding it
 
@@ -239,6 +244,8 @@ class LongTermMemory(JournaledStore):
     def mark_verified(self, entry_id: str, when: datetime | None = None) -> MemoryEntry | None:
         """/memory verify: verified now, one more confirmation; a pending conflict is settled in its favour
         (the entries it conflicted with are superseded by it)."""
+        from paicli.memory import evolve
+
         key = entry_id.strip()
         moment = self.clock() if when is None else when
 
@@ -253,6 +260,8 @@ class LongTermMemory(JournaledStore):
 
     def _settle(self, entries: Entries, current: MemoryEntry) -> MemoryEntry:
         """A pending conflict confirmed by the user: the entries it conflicted with become its history."""
+        from paicli.memory import evolve
+
         if not evolve.is_conflict_pending(current):
             return current
         partners = [entries[i] for i in evolve.conflict_partners(current) if i in entries]
@@ -265,9 +274,13 @@ class LongTermMemory(JournaledStore):
 
     def conflicts(self, project_key: str | None = None) -> list[MemoryEntry]:
         """Entries waiting for the user to settle a conflict."""
+        from paicli.memory import evolve
+
         return [e for e in self.get_all(project_key) if evolve.is_conflict_pending(e)]
 
     def history(self, entry_id: str) -> list[MemoryEntry]:
+        from paicli.memory import evolve
+
         self._refresh()
         with self._mutex:
             return evolve.history(self._state, entry_id.strip())

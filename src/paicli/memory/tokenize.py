@@ -170,6 +170,11 @@ def keep_token(token: str) -> bool:
     return utf16_len(token) >= 2 and any(is_word_char(ch) for ch in token)
 
 
+def document_tokens(content: str) -> list[str]:
+    """A memory's words as the keyword score sees them: jieba tokens of the lower-cased text."""
+    return [token for token in segment(content.lower()) if keep_token(token)]
+
+
 def tokenize(text: str) -> set[str]:
     """Lower-cased jieba tokens of >= 2 UTF-16 units that hold a letter, digit or Han character."""
     if not text or not text.strip():

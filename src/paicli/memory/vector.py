@@ -25,10 +25,9 @@ from typing import TYPE_CHECKING
 
 from paicli.memory.features import features
 from paicli.memory.lexicon import concept_table
-from paicli.memory.readings import Readings
 from paicli.memory.stopwords import STOP_WORDS
 from paicli.memory.table import MASK, digest, doc_hash
-from paicli.memory.tokenize import keep_token, segment
+from paicli.memory.tokenize import document_tokens
 
 if TYPE_CHECKING:
     import numpy as np
@@ -52,11 +51,6 @@ BM25_K1, BM25_B, BM25_EPSILON = 1.5, 0.75, 0.25  # rank-bm25's BM25Okapi default
 _STOP_WORDS = STOP_WORDS
 
 __all__ = ["VectorIndex", "build_index", "document_tokens", "features", "features_key"]
-
-
-def document_tokens(content: str) -> list[str]:
-    """A memory's words as the keyword score sees them: jieba tokens of the lower-cased text."""
-    return [token for token in segment(content.lower()) if keep_token(token)]
 
 
 def _weight(count: int) -> float:
@@ -91,6 +85,8 @@ class VectorIndex:
 
     def __init__(self) -> None:
         import numpy as np
+
+        from paicli.memory.readings import Readings  # the claim grammar: with the first index, not at import
 
         self.vocabulary: dict[str, int] = {}
         self.ids: list[str | None] = []  # position -> id, None once dropped

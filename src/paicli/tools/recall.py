@@ -21,7 +21,7 @@ from pathlib import Path
 
 from paicli.context.offload import OFFLOAD_DIR, OFFLOAD_PREFIX, head
 from paicli.context.recall_ids import OFFLOAD_ID, format_ref, parse_ref, split_session
-from paicli.memory.vector import document_tokens
+from paicli.memory.tokenize import document_tokens
 from paicli.session.catalog import find_session, list_sessions
 from paicli.session.recall_search import (
     Hit,
