@@ -21,12 +21,13 @@ one fact (tens of other projects' global versions, every component's) would fill
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from itertools import chain, islice
 from typing import Generic, TypeVar
 
-from paicli.memory.dedup import DEFAULT_CONFLICT_THRESHOLD, bigram_dice, canonicalize
+from paicli.memory.dedup import DEFAULT_CONFLICT_THRESHOLD, bigram_dice, canonicalize, uncached_canonical
 from paicli.memory.stopwords import content_terms
 from paicli.memory.subject_words import ZH_ATTRIBUTIVE
 from paicli.memory.tokenize import tokenize
@@ -41,6 +42,18 @@ _MASK = "\ue000"
 def shape(text: str) -> str:
     """The text without its values: ASCII names, versions and numbers masked, punctuation dropped."""
     return _VALUE.sub(_MASK, canonicalize(text))
+
+
+def copy_key(text: str) -> int:
+    """A key shared by the texts that say the same sentence with other values (0: the text has too few
+    characters besides its values to tell a copy from chance, e.g. an English sentence, whose every word is a
+    value here). Not cached (the index computes it once per memory and keeps it)."""
+    masked = _VALUE.sub(_MASK, uncached_canonical(text))
+    words = len(masked.replace(_MASK, ""))
+    if words < MIN_SHORT_SHAPE or (words < MIN_SHAPE and _MASK not in masked):
+        return 0
+    digest = hashlib.blake2b(masked.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "little", signed=True) or 1
 
 
 def look_alike(left: str, right: str) -> bool:

@@ -55,6 +55,9 @@ class Scored:
     rows: IntArray  # best first
     scores: FloatArray
     keyword: FloatArray  # the reference's score part (0 for a match that shares no term)
+    classes: tuple[
+        int, int
+    ]  # ends of the classes: matches that share a term, matches by meaning (copies follow)
 
 
 def _epoch(moment: datetime) -> float:
@@ -94,7 +97,7 @@ def score(
     import numpy as np
 
     if not len(rows):  # nothing to rank: the query is not even segmented (jieba stays unloaded)
-        return Scored(rows, np.zeros(0), np.zeros(0))
+        return Scored(rows, np.zeros(0), np.zeros(0), (0, 0))
     query_lower = query.lower()
     terms = content_terms(tokenize(query_lower))
     full_all, matched_all, term_rows = _keyword_hits(table, query_lower, terms)
@@ -128,7 +131,7 @@ def score(
     meaning = ~term_match & (cosine >= VECTOR_FLOOR)
     keep = np.flatnonzero(term_match | meaning)
     if not len(keep):
-        return Scored(rows[:0], cosine[:0], cosine[:0])
+        return Scored(rows[:0], cosine[:0], cosine[:0], (0, 0))
     vector = cosine[keep] * decay[keep] * VECTOR_WEIGHT * SCORE_FACTOR
     best = float(bm25[keep].max())
     if best > 0:
@@ -140,8 +143,9 @@ def score(
     group = term_match[keep].astype(np.int64)
     tier = np.where(term_match[keep], np.round(keyword[keep], 9), 0.0)
     order = np.lexsort((-totals, -own.astype(np.int64), -tier, -group))
+    sharing = int(term_match[keep].sum())
+    classes = (sharing, len(keep))
     if index is not None:  # the reference's order stays as it is without the local vector
-        sharing = int(term_match[keep].sum())
         head = order[:sharing]
         read = _reader(table.contents, index, positions)
         head = head[ranking.home_first(table.contents, rows[keep][head], tier[head], own[head], query, read)]
@@ -149,8 +153,46 @@ def score(
         holding = {term: _mask(len(table.ids), found)[ordered] for term, found in term_rows.items()}
         place = ranking.demote_elsewhere(table.contents, ordered, own[head], query, holding, read)
         order[:sharing] = head[place]
+        order, classes = _copies_last(order, sharing, own, _copy_keys(index, positions, rows[keep]))
     reported = np.where(term_match[keep], keyword[keep], 0.0)
-    return Scored(rows[keep][order], totals[order], reported[order])
+    return Scored(rows[keep][order], totals[order], reported[order], classes)
+
+
+def _copy_keys(index: VectorIndex, positions: IntArray | None, rows: IntArray) -> IntArray:
+    """Each row's copy key (`lookalikes.copy_key`, kept by the index; 0 for a row not indexed yet)."""
+    import numpy as np
+
+    keys = np.zeros(len(rows), dtype=np.int64)
+    if positions is not None:
+        place = positions[rows]
+        known = place >= 0
+        keys[known] = index.copy_key_array()[place[known]]
+    return keys
+
+
+def _copies_last(
+    order: IntArray, sharing: int, own: BoolArray, keys: IntArray
+) -> tuple[IntArray, tuple[int, int]]:
+    """`order` with the copies made elsewhere moved after both classes, and the classes' new ends. A copy is a
+    memory of another project (a global fact) that says the same sentence as one of this project's matches
+    with other values (the same copy key): this project's statement answers here, whatever the copy's values
+    share with the question; or, where this project says nothing of that shape, any such copy after the best
+    one. This project's own memories are never copies of each other (two facts of one shape are two facts)."""
+    import numpy as np
+
+    ordered = keys[order]
+    mine = own[order]
+    keyed = ordered != 0
+    copy = keyed & ~mine & np.isin(ordered, ordered[keyed & mine])
+    single = np.flatnonzero(keyed & ~mine & ~copy)
+    if len(single):
+        _, first = np.unique(ordered[single], return_index=True)
+        copy[single] = True
+        copy[single[first]] = False
+    if not copy.any():
+        return order, (sharing, len(order))
+    term, meaning = order[:sharing][~copy[:sharing]], order[sharing:][~copy[sharing:]]
+    return np.concatenate([term, meaning, order[copy]]), (len(term), len(term) + len(meaning))
 
 
 def _reader(

@@ -28,7 +28,7 @@ from paicli.memory.vector import VectorIndex, features_key
 log = logging.getLogger(__name__)
 
 SUFFIX = ".vectors.npz"
-FORMAT = 2
+FORMAT = 3  # 3: each document's copy key
 EXIT_WAIT_SECONDS = 30.0
 _persisters: weakref.WeakSet[Persister] = weakref.WeakSet()
 
@@ -79,6 +79,7 @@ def snapshot(index: VectorIndex) -> dict[str, Any]:
         "tcols": word_map[tcols].astype(np.int32),
         "ttfs": ttfs.astype(np.float32),
         "lengths": np.asarray([index.lengths[p] for p in live], dtype=np.int32),
+        "copy_keys": np.asarray([index.copy_keys[p] for p in live], dtype=np.int64),
         **index.readings.arrays(live),
     }
     return arrays
@@ -142,12 +143,15 @@ def load(path: Path) -> VectorIndex | None:
             tcols = data["tcols"].astype(np.int32, copy=False)
             ttfs = data["ttfs"].astype(np.float32, copy=False)
             lengths: list[int] = data["lengths"].astype(np.int64).tolist()
+            copy_keys: list[int] = data["copy_keys"].astype(np.int64).tolist()
             index = VectorIndex()
             index.readings.load(data, len(ids), meta.get("readings"))
     except FileNotFoundError:
         return None
     except Exception:  # a damaged or foreign file only costs a rebuild
         log.warning("vector index %s unusable; rebuilding it", path, exc_info=True)
+        return None
+    if len(copy_keys) != len(ids):
         return None
     if len(digests) != len(ids) or len(lengths) != len(ids) or not len(docs) == len(cols) == len(tfs):
         return None
@@ -162,6 +166,7 @@ def load(path: Path) -> VectorIndex | None:
     index.vocabulary = {feature: column for column, feature in enumerate(vocabulary)}
     index.words = {word: column for column, word in enumerate(words)}
     index.lengths = lengths
+    index.copy_keys = copy_keys
     index.fingerprint = fingerprint
     if len(index.positions) != len(ids) or len(index.vocabulary) != len(vocabulary):
         return None
