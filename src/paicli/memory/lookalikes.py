@@ -44,11 +44,28 @@ def shape(text: str) -> str:
     return _VALUE.sub(_MASK, canonicalize(text))
 
 
-def copy_key(text: str) -> int:
-    """A key shared by the texts that say the same sentence with other values (0: the text has too few
-    characters besides its values to tell a copy from chance, e.g. an English sentence, whose every word is a
-    value here). Not cached (the index computes it once per memory and keeps it)."""
+MAX_OWNER = 8  # characters of an owner before its attributive marker (`风控服务的`)
+
+
+def copy_keys(text: str) -> tuple[int, int]:
+    """(copy key, core key) of a memory's text. Texts that say the same sentence with other values share a copy
+    key; the core key is the copy key of the sentence without a leading owner (`网关的` + it), or the copy key
+    itself when there is none. 0: too few characters besides values to tell a copy from chance (an English
+    sentence, whose every word is a value here). Not cached (the index computes them once per memory)."""
     masked = _VALUE.sub(_MASK, uncached_canonical(text))
+    key = _key(masked)
+    owners = [
+        (at, -len(marker), marker)
+        for marker in ZH_ATTRIBUTIVE
+        if (at := masked.find(marker, 1, MAX_OWNER + len(marker))) > 0 and _MASK not in masked[:at]
+    ]
+    if not owners:
+        return key, key
+    at, _, marker = min(owners)
+    return key, _key(masked[at + len(marker) :])
+
+
+def _key(masked: str) -> int:
     words = len(masked.replace(_MASK, ""))
     if words < MIN_SHORT_SHAPE or (words < MIN_SHAPE and _MASK not in masked):
         return 0

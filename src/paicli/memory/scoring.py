@@ -46,6 +46,7 @@ VECTOR_FLOOR = 0.15
 BM25_WEIGHT = (
     0.02  # of the best BM25 score among the candidates: a tie-breaker (evals/retrieval: more costs MRR)
 )
+VALUE_WEIGHT = 0.5  # of a query term found only as a value of a memory said elsewhere or of a component
 CONFIRMATION_BOOST = 0.1  # per confirmation the user gave (duplicate save, /memory verify, re-statement)
 MAX_CONFIRMATIONS = 5
 
@@ -108,6 +109,7 @@ def score(
     held = matched_all[rows] / len(terms) if terms else np.zeros(len(rows))
     cosine = np.zeros(len(rows), dtype=np.float64)
     bm25 = np.zeros(len(rows), dtype=np.float64)
+    keys = (np.zeros(len(rows), dtype=np.int64), np.zeros(len(rows), dtype=np.int64))  # lookalikes.copy_keys
     if index is not None and positions is not None:
         place = positions[rows]
         known = place >= 0
@@ -125,6 +127,12 @@ def score(
         home = table.project[rows] == code if code is not None else np.full(len(rows), not project_key)
         mine = coverage.covered(terms, forms, term_rows, rows, place, known, len(table.ids))
         held = np.where(home, mine, np.where(holds, held, 0.0))
+        keys = _keys(index, place, known)
+        weak = _value_slots(terms, term_rows, rows, home, keys, len(table.ids))
+        if weak is not None:
+            units = len(coverage.units(terms))
+            penalty = weak * (1.0 - VALUE_WEIGHT) / np.where(home, units, len(terms))
+            held = np.maximum(held - penalty, held * VALUE_WEIGHT)
     share = held * decay
     keyword = np.where(full, 1.0, share) * SCORE_FACTOR
     term_match = keyword > 0
@@ -153,21 +161,51 @@ def score(
         holding = {term: _mask(len(table.ids), found)[ordered] for term, found in term_rows.items()}
         place = ranking.demote_elsewhere(table.contents, ordered, own[head], query, holding, read)
         order[:sharing] = head[place]
-        order, classes = _copies_last(order, sharing, own, _copy_keys(index, positions, rows[keep]))
+        order, classes = _copies_last(order, sharing, own, keys[0][keep])
     reported = np.where(term_match[keep], keyword[keep], 0.0)
     return Scored(rows[keep][order], totals[order], reported[order], classes)
 
 
-def _copy_keys(index: VectorIndex, positions: IntArray | None, rows: IntArray) -> IntArray:
-    """Each row's copy key (`lookalikes.copy_key`, kept by the index; 0 for a row not indexed yet)."""
+def _value_slots(
+    terms: set[str],
+    term_rows: dict[str, IntArray],
+    rows: IntArray,
+    home: BoolArray,
+    keys: tuple[IntArray, IntArray],
+    count: int,
+) -> FloatArray | None:
+    """Per row of `rows`: how many ASCII query terms it holds as a value (an ASCII word in a sentence with
+    words besides its values: a name, a version, an identifier), counted only for copies: another project's
+    memories, and this project's statements said of a component (`网关的` + a sentence this project states
+    without an owner: the same core key). A copy with another value swapped in holds the question's word there;
+    that is weak evidence that it answers here. None when no row has any."""
     import numpy as np
 
-    keys = np.zeros(len(rows), dtype=np.int64)
-    if positions is not None:
-        place = positions[rows]
-        known = place >= 0
-        keys[known] = index.copy_key_array()[place[known]]
-    return keys
+    values = [term for term in terms if term.isascii()]
+    if not values:
+        return None
+    copy, core = keys
+    keyed = copy != 0
+    stated = copy[home & keyed & (core == copy)]
+    component = home & (core != copy) & (core != 0) & np.isin(core, stated)
+    said = keyed & (~home | component)
+    if not said.any():
+        return None
+    hits = np.zeros(len(rows), dtype=np.float64)
+    for term in values:
+        hits += _mask(count, term_rows[term])[rows]
+    hits[~said] = 0.0
+    return hits if hits.any() else None
+
+
+def _keys(index: VectorIndex, place: IntArray, known: BoolArray) -> tuple[IntArray, IntArray]:
+    """Copy and core keys (`lookalikes.copy_keys`) of rows at index positions `place` (0 where not `known`)."""
+    import numpy as np
+
+    copy, core = np.zeros(len(place), dtype=np.int64), np.zeros(len(place), dtype=np.int64)
+    copies, cores = index.key_arrays()
+    copy[known], core[known] = copies[place[known]], cores[place[known]]
+    return copy, core
 
 
 def _copies_last(

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from paicli.memory.features import features
 from paicli.memory.lexicon import concept_table
-from paicli.memory.lookalikes import copy_key
+from paicli.memory.lookalikes import copy_keys
 from paicli.memory.readings import Readings
 from paicli.memory.stopwords import STOP_WORDS
 from paicli.memory.table import MASK, digest, doc_hash
@@ -114,10 +114,10 @@ class VectorIndex:
         self._tpending: tuple[list[int], list[int], list[float]] = ([], [], [])
         self._bm25: tuple[FloatArray, float] | None = None  # idf per word column, average length
         self.readings = Readings()  # each document's owner reading (the ranking's owner rule)
-        self.copy_keys: list[
-            int
-        ] = []  # per position: `lookalikes.copy_key` of its text (0: none, or dropped)
-        self._copy_array: IntArray | None = None
+        # per position: `lookalikes.copy_keys` of its text (0: none, or dropped)
+        self.copy_keys: list[int] = []
+        self.core_keys: list[int] = []
+        self._key_arrays: tuple[IntArray, IntArray] | None = None
 
     @property
     def size(self) -> int:
@@ -183,8 +183,10 @@ class VectorIndex:
             tcols.append(self.words.setdefault(word, len(self.words)))
             ttfs.append(float(count))
         self.readings.add(position, content)
-        self.copy_keys.append(copy_key(content))
-        self._copy_array = None
+        key, core = copy_keys(content)
+        self.copy_keys.append(key)
+        self.core_keys.append(core)
+        self._key_arrays = None
         self._stats = self._bm25 = None
         self.updates += 1
 
@@ -196,8 +198,8 @@ class VectorIndex:
         self.ids[position] = None
         self.contents[position] = None
         self.lengths[position] = 0
-        self.copy_keys[position] = 0
-        self._copy_array = None
+        self.copy_keys[position] = self.core_keys[position] = 0
+        self._key_arrays = None
         self._dropped.add(position)
         self._stats = self._bm25 = None
         self.updates += 1
@@ -295,19 +297,23 @@ class VectorIndex:
             holds[doc] = True
         return scores, holds
 
-    def copy_key_array(self) -> IntArray:
-        """`copy_keys` as an array (built again only after a change)."""
+    def key_arrays(self) -> tuple[IntArray, IntArray]:
+        """`copy_keys` and `core_keys` as arrays (built again only after a change)."""
         import numpy as np
 
-        if self._copy_array is None:
-            self._copy_array = np.fromiter(self.copy_keys, np.int64, len(self.copy_keys))
-        return self._copy_array
+        if self._key_arrays is None:
+            count = len(self.copy_keys)
+            self._key_arrays = (
+                np.fromiter(self.copy_keys, np.int64, count),
+                np.fromiter(self.core_keys, np.int64, count),
+            )
+        return self._key_arrays
 
     def prepare(self) -> None:
         """Fold pending changes into the arrays and derive idf and norms now rather than in the next query."""
         self._statistics()
         self._bm25_statistics()
-        self.copy_key_array()
+        self.key_arrays()
 
     # ---- queries -----------------------------------------------------------------------------------
 

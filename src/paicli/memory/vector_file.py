@@ -28,7 +28,7 @@ from paicli.memory.vector import VectorIndex, features_key
 log = logging.getLogger(__name__)
 
 SUFFIX = ".vectors.npz"
-FORMAT = 3  # 3: each document's copy key
+FORMAT = 3  # 3: each document's copy and core keys
 EXIT_WAIT_SECONDS = 30.0
 _persisters: weakref.WeakSet[Persister] = weakref.WeakSet()
 
@@ -80,6 +80,7 @@ def snapshot(index: VectorIndex) -> dict[str, Any]:
         "ttfs": ttfs.astype(np.float32),
         "lengths": np.asarray([index.lengths[p] for p in live], dtype=np.int32),
         "copy_keys": np.asarray([index.copy_keys[p] for p in live], dtype=np.int64),
+        "core_keys": np.asarray([index.core_keys[p] for p in live], dtype=np.int64),
         **index.readings.arrays(live),
     }
     return arrays
@@ -144,6 +145,7 @@ def load(path: Path) -> VectorIndex | None:
             ttfs = data["ttfs"].astype(np.float32, copy=False)
             lengths: list[int] = data["lengths"].astype(np.int64).tolist()
             copy_keys: list[int] = data["copy_keys"].astype(np.int64).tolist()
+            core_keys: list[int] = data["core_keys"].astype(np.int64).tolist()
             index = VectorIndex()
             index.readings.load(data, len(ids), meta.get("readings"))
     except FileNotFoundError:
@@ -151,7 +153,7 @@ def load(path: Path) -> VectorIndex | None:
     except Exception:  # a damaged or foreign file only costs a rebuild
         log.warning("vector index %s unusable; rebuilding it", path, exc_info=True)
         return None
-    if len(copy_keys) != len(ids):
+    if len(copy_keys) != len(ids) or len(core_keys) != len(ids):
         return None
     if len(digests) != len(ids) or len(lengths) != len(ids) or not len(docs) == len(cols) == len(tfs):
         return None
@@ -167,6 +169,7 @@ def load(path: Path) -> VectorIndex | None:
     index.words = {word: column for column, word in enumerate(words)}
     index.lengths = lengths
     index.copy_keys = copy_keys
+    index.core_keys = core_keys
     index.fingerprint = fingerprint
     if len(index.positions) != len(ids) or len(index.vocabulary) != len(vocabulary):
         return None
