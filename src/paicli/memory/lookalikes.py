@@ -14,6 +14,11 @@ Once the places are filled, another project's copy among them gives its place up
 little further down (within the scan) that it looks like: the copy shared more of the question only through its
 own values. This project's memory then ranks in its own order, after the distinct results kept before it.
 
+Before any of this, scoring collapses exact copies by key (`copy_keys`, computed once per memory by the index):
+another project's memory saying one of this project's matching sentences with other values, and all but the
+first copy of a sentence this project does not state, follow every distinct match (`scoring.py`). The rules
+here handle what a key cannot see: copies with more words around them, near-identical wordings.
+
 The retriever ranks in two classes (matches that share a term with the query, then matches by meaning only):
 a look-alike of a term match gives its place to a distinct match by meaning too, or a big store's copies of
 one fact (tens of other projects' global versions, every component's) would fill every place before it.

@@ -18,10 +18,18 @@ tie-breaker, times a boost per confirmation. Issue 37's rules:
   about a part of it the question does not name (`网关的…`), and those before other projects' global facts;
 - a match whose subject carries an owner the question does not name (`支付服务的发布审批人`, `the timeout of the
   gateway`) gives its place to this project's memory on that subject (`ranking.py`), however many more of the
-  question's words it shares.
+  question's words it shares;
+- a query term that a copy holds as a value (an ASCII word in a sentence with words besides its values) counts
+  `VALUE_WEIGHT`: a copy is another project's memory, or this project's sentence said of a component (its core key,
+  the copy key without a leading owner, is one of this project's statements); a swapped-in value that happens to
+  be the question's word is weak evidence that the copy answers here;
+- copies made elsewhere follow both classes: another project's memory with the copy key of one of this project's
+  matches (this project's statement answers here), and every copy after the first of a key this project does not
+  state (`lookalikes.copy_keys`, kept by the index, so no text is read per query).
 
 Order: matches that share a term (by keyword score, then scope and owner, then total score; then owned memories
-moved after this project's memory on their subject), then the rest (by scope, then score); equal keys keep row order.
+moved after this project's memory on their subject), then the rest (by scope, then score), then the copies made
+elsewhere; equal keys keep row order.
 """
 
 from __future__ import annotations

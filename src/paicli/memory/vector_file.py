@@ -1,8 +1,8 @@
 """The vector index on disk, next to the memory file (`long_term_memory.vectors.npz`).
 
-Saved: every live document's id and text digest, the vocabulary and the postings, plus the feature key; and
-each document's owner reading with the key of the parser that made it (`readings.py`; an index without them
-still loads, its readings are parsed when needed).
+Saved: every live document's id and text digest, its copy and core keys (`lookalikes.copy_keys`), the vocabulary
+and the postings, plus the feature key; and each document's owner reading with the key of the parser that made
+it (`readings.py`; an index without them still loads, its readings are parsed when needed).
 Loading never trusts the file blindly: the index is then synced against the memory file's current
 entries by id and digest, so entries written by another process (or an edited file) are re-indexed one
 by one and vanished ones are dropped. A file from other features, or one that cannot be read, is ignored
