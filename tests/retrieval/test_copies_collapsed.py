@@ -88,8 +88,8 @@ def test_copy_keys_are_saved_with_the_index(tmp_path: Path) -> None:
     write(snapshot(index), path)
     loaded = load(path)
     assert loaded is not None
-    assert loaded.copy_keys == [copy_keys(t)[0] for t in texts]
-    assert loaded.core_keys == [copy_keys(t)[1] for t in texts]
+    assert list(loaded.copy_keys) == [copy_keys(t)[0] for t in texts]
+    assert list(loaded.core_keys) == [copy_keys(t)[1] for t in texts]
     arrays = snapshot(index)
     del arrays["core_keys"]  # an index saved before copy keys existed is rebuilt, never half used
     write(arrays, path)

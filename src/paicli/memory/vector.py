@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from array import array
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from typing import TYPE_CHECKING
@@ -114,9 +115,9 @@ class VectorIndex:
         self._tpending: tuple[list[int], list[int], list[float]] = ([], [], [])
         self._bm25: tuple[FloatArray, float] | None = None  # idf per word column, average length
         self.readings = Readings()  # each document's owner reading (the ranking's owner rule)
-        # per position: `lookalikes.copy_keys` of its text (0: none, or dropped)
-        self.copy_keys: list[int] = []
-        self.core_keys: list[int] = []
+        # per position: `lookalikes.copy_keys` of its text (0: none, or dropped); 8 bytes each, not an int object
+        self.copy_keys = array("q")
+        self.core_keys = array("q")
         self._key_arrays: tuple[IntArray, IntArray] | None = None
 
     @property
@@ -301,11 +302,10 @@ class VectorIndex:
         """`copy_keys` and `core_keys` as arrays (built again only after a change)."""
         import numpy as np
 
-        if self._key_arrays is None:
-            count = len(self.copy_keys)
+        if self._key_arrays is None:  # copies: a view would pin the arrays' buffers against appends
             self._key_arrays = (
-                np.fromiter(self.copy_keys, np.int64, count),
-                np.fromiter(self.core_keys, np.int64, count),
+                np.frombuffer(self.copy_keys, dtype=np.int64).copy(),
+                np.frombuffer(self.core_keys, dtype=np.int64).copy(),
             )
         return self._key_arrays
 

@@ -17,6 +17,7 @@ import logging
 import os
 import threading
 import weakref
+from array import array
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -79,8 +80,8 @@ def snapshot(index: VectorIndex) -> dict[str, Any]:
         "tcols": word_map[tcols].astype(np.int32),
         "ttfs": ttfs.astype(np.float32),
         "lengths": np.asarray([index.lengths[p] for p in live], dtype=np.int32),
-        "copy_keys": np.asarray([index.copy_keys[p] for p in live], dtype=np.int64),
-        "core_keys": np.asarray([index.core_keys[p] for p in live], dtype=np.int64),
+        "copy_keys": np.frombuffer(index.copy_keys, dtype=np.int64)[live].copy(),
+        "core_keys": np.frombuffer(index.core_keys, dtype=np.int64)[live].copy(),
         **index.readings.arrays(live),
     }
     return arrays
@@ -144,8 +145,8 @@ def load(path: Path) -> VectorIndex | None:
             tcols = data["tcols"].astype(np.int32, copy=False)
             ttfs = data["ttfs"].astype(np.float32, copy=False)
             lengths: list[int] = data["lengths"].astype(np.int64).tolist()
-            copy_keys: list[int] = data["copy_keys"].astype(np.int64).tolist()
-            core_keys: list[int] = data["core_keys"].astype(np.int64).tolist()
+            copy_keys = array("q", data["copy_keys"].astype(np.int64).tobytes())
+            core_keys = array("q", data["core_keys"].astype(np.int64).tobytes())
             index = VectorIndex()
             index.readings.load(data, len(ids), meta.get("readings"))
     except FileNotFoundError:
