@@ -169,7 +169,9 @@ def score(
         holding = {term: _mask(len(table.ids), found)[ordered] for term, found in term_rows.items()}
         place = ranking.demote_elsewhere(table.contents, ordered, own[head], query, holding, read)
         order[:sharing] = head[place]
-        order, classes = _copies_last(order, sharing, own, keys[0][keep])
+        # with no project asked about, every memory is the user's own: none is a copy of another
+        owners: BoolArray = own if project_key else np.ones(len(keep), dtype=bool)
+        order, classes = _copies_last(order, sharing, owners, keys[0][keep])
     reported = np.where(term_match[keep], keyword[keep], 0.0)
     return Scored(rows[keep][order], totals[order], reported[order], classes)
 
