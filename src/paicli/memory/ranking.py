@@ -156,18 +156,17 @@ def demote_elsewhere(
         spelled = _spellable(text, last, position)
         # a term the text cannot spell may still be its subject's in the other language (`connection pool size`
         # for 连接池): the concepts of the subject's words then say so
-        crossed = [
-            term for term, at in last.items() if at > position and term not in spelled and concepts[term]
-        ]
+        crossed = [term for term, at in last.items() if at > position and concepts[term]]
         if not spelled and not crossed:
             continue
         owner, subject = reading(position)
         if named(owner, wanted):
             continue
-        behind = max((last[term] for term in spelled if term in subject), default=-1)
+        held = {term for term in spelled if term in subject}
         if crossed and subject:
             said = _subject_concepts(subject)
-            behind = max([behind, *(last[term] for term in crossed if concepts[term] & said)])
+            held.update(term for term in crossed if concepts[term] & said)
+        behind = max((last[term] for term in held), default=-1)
         if behind > position:
             places[position] = behind + 0.5
     return np.argsort(places, kind="stable")
@@ -209,6 +208,12 @@ def home_first(
                 places[position] = home - 0.5 + (position - start) / (2.0 * (home - start + 1))
         start = stop
     return np.argsort(places, kind="stable")
+
+
+def subject_holds(subject: str, term: str) -> bool:
+    """Whether a memory's subject holds a query term: as its own characters, or through a concept its words name
+    (`connection pool size` holds 连接池)."""
+    return term in subject or bool(subject and _concepts(term) & _subject_concepts(subject))
 
 
 def _concepts(term: str) -> frozenset[str]:
