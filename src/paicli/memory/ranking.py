@@ -148,7 +148,7 @@ def demote_elsewhere(
                 break
     reach = max((positions[-1] for positions in owned.values() if positions), default=-1)
     bound = max(last.values(), default=-1)
-    concepts = {term: _concepts(term) for term in last}
+    concepts = {term: bool(_concepts(term)) for term in last}
     for position in range(min(bound, reach + 1)):
         text = contents[rows[position]] or ""
         if not _MARKERS.search(text.lower()):
@@ -162,10 +162,7 @@ def demote_elsewhere(
         owner, subject = reading(position)
         if named(owner, wanted):
             continue
-        held = {term for term in spelled if term in subject}
-        if crossed and subject:
-            said = _subject_concepts(subject)
-            held.update(term for term in crossed if concepts[term] & said)
+        held = [term for term in {*spelled, *crossed} if subject_holds(subject, term)]
         behind = max((last[term] for term in held), default=-1)
         if behind > position:
             places[position] = behind + 0.5
