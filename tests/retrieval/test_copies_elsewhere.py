@@ -70,3 +70,17 @@ def test_copies_never_hide_a_distinct_fact() -> None:
     ]
     ranked = _ranked(entries, "本地缓存是 Redis 吗")
     assert ranked[:2] == ["ours", "other"]
+
+
+def test_a_components_memory_in_the_other_language_gives_its_place_to_ours_on_that_subject() -> None:
+    entries = [
+        _ours("data", "For the data platform, the connection pool size is 20."),
+        _ours("gateway", "网关 那边 connection pool size 是 40"),
+        _ours("console", "For the admin console, the connection pool size is 40."),
+        _ours("reports", "For the reporting service, the connection pool size is 20."),
+        _ours("messages", "消息服务 那边 connection pool size 是 20"),
+        _ours("ours", "连接池重新换回40"),
+    ]
+    assert _ranked(entries, "连接池大小是多少？")[0] == "ours"
+    # a question that names the component still gets its memory first
+    assert _ranked(entries, "网关的连接池大小是多少？")[0] == "gateway"

@@ -43,7 +43,7 @@ def _reference(
         text = contents[ordered[position]]
         owner, subject = ranking.qualifier(text)
         if not ranking.named(owner, wanted):
-            held = [term for term in terms if term in subject]
+            held = [term for term in terms if ranking.subject_holds(subject, term)]
             if held:
                 elsewhere.append((position, held))
         elif own[position]:

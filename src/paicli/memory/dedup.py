@@ -43,6 +43,11 @@ def _canonical(text: str) -> str:
     return "".join(ch for i, ch in enumerate(folded) if _kept(folded, i, ch))
 
 
+def uncached_canonical(text: str) -> str:
+    """`canonicalize` without filling its cache (indexing reads each memory once)."""
+    return _canonical.__wrapped__(text) if text else ""
+
+
 def _kept(text: str, i: int, ch: str) -> bool:
     if is_letter_or_digit(ch) or unicodedata.category(ch) in _SYMBOLS or ch in _KEPT_PUNCTUATION:
         return True

@@ -14,6 +14,11 @@ Once the places are filled, another project's copy among them gives its place up
 little further down (within the scan) that it looks like: the copy shared more of the question only through its
 own values. This project's memory then ranks in its own order, after the distinct results kept before it.
 
+Before any of this, scoring collapses exact copies by key (`copy_keys`, computed once per memory by the index):
+another project's memory saying one of this project's matching sentences with other values, and all but the
+first copy of a sentence this project does not state, follow every distinct match (`scoring.py`). The rules
+here handle what a key cannot see: copies with more words around them, near-identical wordings.
+
 The retriever ranks in two classes (matches that share a term with the query, then matches by meaning only):
 a look-alike of a term match gives its place to a distinct match by meaning too, or a big store's copies of
 one fact (tens of other projects' global versions, every component's) would fill every place before it.
@@ -21,12 +26,13 @@ one fact (tens of other projects' global versions, every component's) would fill
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from itertools import chain, islice
 from typing import Generic, TypeVar
 
-from paicli.memory.dedup import DEFAULT_CONFLICT_THRESHOLD, bigram_dice, canonicalize
+from paicli.memory.dedup import DEFAULT_CONFLICT_THRESHOLD, bigram_dice, canonicalize, uncached_canonical
 from paicli.memory.stopwords import content_terms
 from paicli.memory.subject_words import ZH_ATTRIBUTIVE
 from paicli.memory.tokenize import tokenize
@@ -41,6 +47,35 @@ _MASK = "\ue000"
 def shape(text: str) -> str:
     """The text without its values: ASCII names, versions and numbers masked, punctuation dropped."""
     return _VALUE.sub(_MASK, canonicalize(text))
+
+
+MAX_OWNER = 8  # characters of an owner before its attributive marker (`风控服务的`)
+
+
+def copy_keys(text: str) -> tuple[int, int]:
+    """(copy key, core key) of a memory's text. Texts that say the same sentence with other values share a copy
+    key; the core key is the copy key of the sentence without a leading owner (`网关的` + it), or the copy key
+    itself when there is none. 0: too few characters besides values to tell a copy from chance (an English
+    sentence, whose every word is a value here). Not cached (the index computes them once per memory)."""
+    masked = _VALUE.sub(_MASK, uncached_canonical(text))
+    key = _key(masked)
+    owners = [
+        (at, -len(marker), marker)
+        for marker in ZH_ATTRIBUTIVE
+        if (at := masked.find(marker, 1, MAX_OWNER + len(marker))) > 0 and _MASK not in masked[:at]
+    ]
+    if not owners:
+        return key, key
+    at, _, marker = min(owners)
+    return key, _key(masked[at + len(marker) :])
+
+
+def _key(masked: str) -> int:
+    words = len(masked.replace(_MASK, ""))
+    if words < MIN_SHORT_SHAPE or (words < MIN_SHAPE and _MASK not in masked):
+        return 0
+    digest = hashlib.blake2b(masked.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "little", signed=True) or 1
 
 
 def look_alike(left: str, right: str) -> bool:

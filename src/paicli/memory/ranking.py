@@ -24,6 +24,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from paicli.memory.claim_tokens import fold
+from paicli.memory.features import features, term_forms
 from paicli.memory.subject import claim_of
 from paicli.memory.subject_words import EN_DETERMINERS, EN_OWNER_PREPOSITIONS, GENERIC, ZH_ATTRIBUTIVE
 
@@ -147,17 +148,22 @@ def demote_elsewhere(
                 break
     reach = max((positions[-1] for positions in owned.values() if positions), default=-1)
     bound = max(last.values(), default=-1)
+    concepts = {term: bool(_concepts(term)) for term in last}
     for position in range(min(bound, reach + 1)):
         text = contents[rows[position]] or ""
         if not _MARKERS.search(text.lower()):
             continue  # no owner: it keeps its place (and it counts above when it is this project's)
         spelled = _spellable(text, last, position)
-        if not spelled:
+        # a term the text cannot spell may still be its subject's in the other language (`connection pool size`
+        # for 连接池): the concepts of the subject's words then say so
+        crossed = [term for term, at in last.items() if at > position and concepts[term]]
+        if not spelled and not crossed:
             continue
         owner, subject = reading(position)
         if named(owner, wanted):
             continue
-        behind = max((last[term] for term in spelled if term in subject), default=-1)
+        held = [term for term in {*spelled, *crossed} if subject_holds(subject, term)]
+        behind = max((last[term] for term in held), default=-1)
         if behind > position:
             places[position] = behind + 0.5
     return np.argsort(places, kind="stable")
@@ -199,6 +205,22 @@ def home_first(
                 places[position] = home - 0.5 + (position - start) / (2.0 * (home - start + 1))
         start = stop
     return np.argsort(places, kind="stable")
+
+
+def subject_holds(subject: str, term: str) -> bool:
+    """Whether a memory's subject holds a query term: as its own characters, or through a concept its words name
+    (`connection pool size` holds 连接池)."""
+    return term in subject or bool(subject and _concepts(term) & _subject_concepts(subject))
+
+
+def _concepts(term: str) -> frozenset[str]:
+    return frozenset(form for form in term_forms(term) if form.startswith("c:"))
+
+
+@lru_cache(maxsize=4096)
+def _subject_concepts(subject: str) -> frozenset[str]:
+    """The concepts a subject's words name (a big store repeats a few subjects in many copies: cached)."""
+    return frozenset(form for form in features(subject) if form.startswith("c:"))
 
 
 def _spellable(text: str, last: Mapping[str, int], position: int) -> list[str]:

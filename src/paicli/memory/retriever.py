@@ -245,9 +245,10 @@ class MemoryRetriever:
         def content(item: Ranked) -> str:
             return item.entry.content
 
-        # the matches that share a term come first (scoring.py); look-alikes move after both classes
-        sharing = int((found.keyword > 0).sum())
-        classes = (items(0, sharing), items(sharing, None))
+        # the matches that share a term come first, then matches by meaning, then copies made elsewhere
+        # (scoring.py); look-alikes move after every class
+        sharing, distinct = found.classes
+        classes = (items(0, sharing), items(sharing, distinct), items(distinct, None))
 
         def home(item: Ranked) -> bool:
             return tie(item)[1]

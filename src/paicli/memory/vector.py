@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import hashlib
 import math
+from array import array
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from paicli.memory.features import features
 from paicli.memory.lexicon import concept_table
+from paicli.memory.lookalikes import copy_keys
 from paicli.memory.stopwords import STOP_WORDS
 from paicli.memory.table import MASK, digest, doc_hash
 from paicli.memory.tokenize import document_tokens
@@ -109,6 +111,10 @@ class VectorIndex:
         self._tpending: tuple[list[int], list[int], list[float]] = ([], [], [])
         self._bm25: tuple[FloatArray, float] | None = None  # idf per word column, average length
         self.readings = Readings()  # each document's owner reading (the ranking's owner rule)
+        # per position: `lookalikes.copy_keys` of its text (0: none, or dropped); 8 bytes each, not an int object
+        self.copy_keys = array("q")
+        self.core_keys = array("q")
+        self._key_arrays: tuple[IntArray, IntArray] | None = None
 
     @property
     def size(self) -> int:
@@ -174,6 +180,10 @@ class VectorIndex:
             tcols.append(self.words.setdefault(word, len(self.words)))
             ttfs.append(float(count))
         self.readings.add(position, content)
+        key, core = copy_keys(content)
+        self.copy_keys.append(key)
+        self.core_keys.append(core)
+        self._key_arrays = None
         self._stats = self._bm25 = None
         self.updates += 1
 
@@ -185,6 +195,8 @@ class VectorIndex:
         self.ids[position] = None
         self.contents[position] = None
         self.lengths[position] = 0
+        self.copy_keys[position] = self.core_keys[position] = 0
+        self._key_arrays = None
         self._dropped.add(position)
         self._stats = self._bm25 = None
         self.updates += 1
@@ -282,10 +294,22 @@ class VectorIndex:
             holds[doc] = True
         return scores, holds
 
+    def key_arrays(self) -> tuple[IntArray, IntArray]:
+        """`copy_keys` and `core_keys` as arrays (built again only after a change)."""
+        import numpy as np
+
+        if self._key_arrays is None:  # copies: a view would pin the arrays' buffers against appends
+            self._key_arrays = (
+                np.frombuffer(self.copy_keys, dtype=np.int64).copy(),
+                np.frombuffer(self.core_keys, dtype=np.int64).copy(),
+            )
+        return self._key_arrays
+
     def prepare(self) -> None:
         """Fold pending changes into the arrays and derive idf and norms now rather than in the next query."""
         self._statistics()
         self._bm25_statistics()
+        self.key_arrays()
 
     # ---- queries -----------------------------------------------------------------------------------
 

@@ -1,8 +1,8 @@
 """The vector index on disk, next to the memory file (`long_term_memory.vectors.npz`).
 
-Saved: every live document's id and text digest, the vocabulary and the postings, plus the feature key; and
-each document's owner reading with the key of the parser that made it (`readings.py`; an index without them
-still loads, its readings are parsed when needed).
+Saved: every live document's id and text digest, its copy and core keys (`lookalikes.copy_keys`), the vocabulary
+and the postings, plus the feature key; and each document's owner reading with the key of the parser that made
+it (`readings.py`; an index without them still loads, its readings are parsed when needed).
 Loading never trusts the file blindly: the index is then synced against the memory file's current
 entries by id and digest, so entries written by another process (or an edited file) are re-indexed one
 by one and vanished ones are dropped. A file from other features, or one that cannot be read, is ignored
@@ -17,6 +17,7 @@ import logging
 import os
 import threading
 import weakref
+from array import array
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from paicli.memory.vector import VectorIndex, features_key
 log = logging.getLogger(__name__)
 
 SUFFIX = ".vectors.npz"
-FORMAT = 2
+FORMAT = 3  # 3: each document's copy and core keys
 EXIT_WAIT_SECONDS = 30.0
 _persisters: weakref.WeakSet[Persister] = weakref.WeakSet()
 
@@ -79,6 +80,8 @@ def snapshot(index: VectorIndex) -> dict[str, Any]:
         "tcols": word_map[tcols].astype(np.int32),
         "ttfs": ttfs.astype(np.float32),
         "lengths": np.asarray([index.lengths[p] for p in live], dtype=np.int32),
+        "copy_keys": np.frombuffer(index.copy_keys, dtype=np.int64)[live].copy(),
+        "core_keys": np.frombuffer(index.core_keys, dtype=np.int64)[live].copy(),
         **index.readings.arrays(live),
     }
     return arrays
@@ -142,12 +145,16 @@ def load(path: Path) -> VectorIndex | None:
             tcols = data["tcols"].astype(np.int32, copy=False)
             ttfs = data["ttfs"].astype(np.float32, copy=False)
             lengths: list[int] = data["lengths"].astype(np.int64).tolist()
+            copy_keys = array("q", data["copy_keys"].astype(np.int64).tobytes())
+            core_keys = array("q", data["core_keys"].astype(np.int64).tobytes())
             index = VectorIndex()
             index.readings.load(data, len(ids), meta.get("readings"))
     except FileNotFoundError:
         return None
     except Exception:  # a damaged or foreign file only costs a rebuild
         log.warning("vector index %s unusable; rebuilding it", path, exc_info=True)
+        return None
+    if len(copy_keys) != len(ids) or len(core_keys) != len(ids):
         return None
     if len(digests) != len(ids) or len(lengths) != len(ids) or not len(docs) == len(cols) == len(tfs):
         return None
@@ -162,6 +169,8 @@ def load(path: Path) -> VectorIndex | None:
     index.vocabulary = {feature: column for column, feature in enumerate(vocabulary)}
     index.words = {word: column for column, word in enumerate(words)}
     index.lengths = lengths
+    index.copy_keys = copy_keys
+    index.core_keys = core_keys
     index.fingerprint = fingerprint
     if len(index.positions) != len(ids) or len(index.vocabulary) != len(vocabulary):
         return None
