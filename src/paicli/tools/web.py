@@ -25,8 +25,8 @@ from typing import IO, Any, Protocol
 
 from paicli.cancel import CancelToken
 from paicli.config.tool_values import WebSearchValues
+from paicli.deferred import Deferred
 from paicli.tools.context import ToolContext
-from paicli.tools.html_text import html_to_text
 from paicli.tools.schema import Args, ToolOutput
 from paicli.tools.web_search import SearchConfigError, choose_provider, decode_json, provider_search
 
@@ -35,6 +35,17 @@ TIMEOUT_SECONDS = 30.0
 FETCHES_PER_MINUTE = 30
 USER_AGENT = "paicli/0.1 (+terminal coding agent)"
 WEB_DENIED = "🛡️ 策略拒绝"
+HtmlToText = Callable[[str], tuple[str, str]]  # page -> (title, text)
+
+
+def _load_html_reader() -> HtmlToText:
+    from paicli.tools.html_text import html_to_text
+
+    return html_to_text
+
+
+# the HTML reader (and the standard library's parser under it) loads with the first page fetched (issue 49)
+_HTML_TO_TEXT: Deferred[HtmlToText] = Deferred(_load_html_reader)
 
 AddressCheck = Callable[[str], bool]
 
@@ -379,7 +390,7 @@ def render_page(page: Page, max_chars: int) -> str:
     is_html = "html" in page.content_type.lower() or raw.lstrip()[:200].lower().startswith(
         ("<!doctype", "<html")
     )
-    title, text = html_to_text(raw) if is_html else ("", raw)
+    title, text = _HTML_TO_TEXT.get()(raw) if is_html else ("", raw)
     header = [f"URL: {page.url}"] + ([f"标题: {title}"] if title else [])
     if len(text) > max_chars:
         text = text[:max_chars] + f"\n...(内容已截断，共 {len(text)} 字符；可调大 max_chars)"
