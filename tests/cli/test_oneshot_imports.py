@@ -29,7 +29,11 @@ UNUSED_BY_A_PLAIN_RUN = (
     "paicli.tools.search",
     "paicli.tools.create_project",
     "paicli.tools.html_text",
+    "paicli.tools.web_search",
     "html.parser",
+    # the read-only command judgement (shell words, allow-lists) loads with the first command judged
+    "paicli.tools.readonly",
+    "paicli.tools.shellwords",
     # plan and team runs only
     "paicli.agent.plan.model",
     "paicli.agent.plan.agent",
@@ -39,6 +43,7 @@ UNUSED_BY_A_PLAIN_RUN = (
     "paicli.cli.models",
     "paicli.cli.plan_view",
     "paicli.cli.repl",
+    "paicli.cli.summaries",
     "rich.console",
 )
 # what a `-p --plan` run never needs: its lines are plain text (cli/plan_lines.py), and no task calls a tool here

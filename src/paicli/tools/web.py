@@ -21,14 +21,16 @@ import urllib.request
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import IO, Any, Protocol
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from paicli.cancel import CancelToken
 from paicli.config.tool_values import WebSearchValues
 from paicli.deferred import Deferred
 from paicli.tools.context import ToolContext
 from paicli.tools.schema import Args, ToolOutput
-from paicli.tools.web_search import SearchConfigError, choose_provider, decode_json, provider_search
+
+if TYPE_CHECKING:
+    from paicli.tools.web_search import Search, SearchConfigError
 
 MAX_BYTES = 5 * 1024 * 1024
 TIMEOUT_SECONDS = 30.0
@@ -46,6 +48,28 @@ def _load_html_reader() -> HtmlToText:
 
 # the HTML reader (and the standard library's parser under it) loads with the first page fetched (issue 49)
 _HTML_TO_TEXT: Deferred[HtmlToText] = Deferred(_load_html_reader)
+
+
+class WebSearch(Protocol):
+    """What tools/web_search.py provides (the module itself satisfies this): loaded with the first search."""
+
+    @property
+    def SearchConfigError(self) -> type[SearchConfigError]: ...
+    @property
+    def choose_provider(self) -> Callable[[WebSearchValues], str]: ...
+    @property
+    def provider_search(self) -> Callable[[WebSearchValues, str], Search]: ...
+    @property
+    def decode_json(self) -> Callable[[bytes], Any]: ...
+
+
+def _load_web_search() -> WebSearch:
+    from paicli.tools import web_search
+
+    return web_search
+
+
+_SEARCH: Deferred[WebSearch] = Deferred(_load_web_search)
 
 AddressCheck = Callable[[str], bool]
 
@@ -323,12 +347,13 @@ class WebTools:
     def web_search(self, args: Args, ctx: ToolContext) -> ToolOutput:
         query = str(args["query"]).strip()
         top_k = min(max(int(args.get("top_k", 5)), 1), 10)
+        search = _SEARCH.get()
         try:
-            provider = choose_provider(self._search)
-        except SearchConfigError as error:
+            provider = search.choose_provider(self._search)
+        except search.SearchConfigError as error:
             return ToolOutput(f"❌ 未配置搜索服务: {error}", success=False, outside_content=False)
         try:
-            hits = provider_search(self._search, provider)(self, query, top_k, ctx.cancel)
+            hits = search.provider_search(self._search, provider)(self, query, top_k, ctx.cancel)
         except urllib.error.HTTPError as error:
             failure = f"❌ 搜索失败: {provider} 返回 HTTP {error.code} {error.reason}"
             return ToolOutput(failure, success=False, outside_content=False)  # the configured API's status
@@ -339,7 +364,7 @@ class WebTools:
 
     # Search APIs are configured endpoints, not model-chosen URLs: they skip the public-address gate.
     def get_json(self, url: str, cancel: CancelToken) -> Any:
-        return decode_json(self.get(url, cancel, check=False).body)
+        return _SEARCH.get().decode_json(self.get(url, cancel, check=False).body)
 
     def post_json(
         self, url: str, payload: dict[str, Any], headers: dict[str, str], cancel: CancelToken
@@ -364,7 +389,7 @@ class WebTools:
                 body, _ = read_limited(response, cancel, MAX_BYTES, self._clock, deadline)
             finally:
                 unregister()
-        return decode_json(body)
+        return _SEARCH.get().decode_json(body)
 
 
 def render_results(query: str, results: list[tuple[str, str, str]]) -> ToolOutput:
