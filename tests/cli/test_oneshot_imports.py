@@ -38,8 +38,10 @@ UNUSED_BY_A_PLAIN_RUN = (
     "paicli.agent.plan.model",
     "paicli.agent.plan.agent",
     "paicli.agent.team.agent",
-    # the REPL's: /model's switch and model lists, the rich plan view
+    # the REPL's: /model's switch and model lists, /pin and /compact's controls, the rich plan view
     "paicli.cli.model_switch",
+    "paicli.cli.compaction_controls",
+    "paicli.cli.receipt_view",
     "paicli.cli.models",
     "paicli.cli.plan_view",
     "paicli.cli.repl",

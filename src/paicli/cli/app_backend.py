@@ -24,7 +24,6 @@ from paicli.cli.backend import (
     NoticeListener,
     StatusSnapshot,
 )
-from paicli.cli.compaction_controls import CompactionControls
 from paicli.cli.compose import Components
 from paicli.cli.session_background import SessionBackground
 from paicli.cli.session_factory import SessionFactory
@@ -39,6 +38,7 @@ from paicli.session.ledger import ConversationLedger
 from paicli.session.model_record import record_model_change
 
 if TYPE_CHECKING:
+    from paicli.cli.compaction_controls import CompactionControls
     from paicli.cli.model_switch import ModelSwitch
     from paicli.cli.session_snapshots import SnapshotCommands
     from paicli.cli.task_store import TaskQueue
@@ -136,8 +136,7 @@ class AppBackend:
         self._handover = _pending_extractions(parts) if enabled else None
         if self._handover is not None:
             self.background.pick_up(self._handover)
-        # /pin, /pins, /unpin, /compact show|--preview|undo, over whichever core is current
-        self.compaction_controls: CompactionControls | None = CompactionControls(lambda: self.core)
+        self._compaction_controls: Deferred[CompactionControls] = Deferred(self._build_compaction_controls)
         self.tasks: TaskQueue | None = None  # /task's background runner (cli/task_commands.py)
 
     @property
@@ -149,6 +148,16 @@ class AppBackend:
         from paicli.cli.model_switch import ModelSwitch
 
         return ModelSwitch(lambda: self.core.parts, self.switch_model, lambda: self.core.report.cache().short)
+
+    @property
+    def compaction_controls(self) -> CompactionControls | None:
+        """/pin, /pins, /unpin, /compact show|--preview|undo: a REPL's, built at their first use (never on `-p`)."""
+        return self._compaction_controls.get()
+
+    def _build_compaction_controls(self) -> CompactionControls:
+        from paicli.cli.compaction_controls import CompactionControls
+
+        return CompactionControls(lambda: self.core)
 
     def switch_model(self, settings: Settings) -> None:
         """/model: the same conversation, continued by a session built for `settings`."""
