@@ -1,18 +1,22 @@
 """The built-in tools' implementations, loaded at their first call (issue 49): the table (registry.py) keeps
 every spec, so the tools offered to the model are the same bytes, while a run that never reads, edits, searches
-or creates a project never imports the modules that do it (nor difflib, the glob walker, the file I/O helpers).
+or creates a project never imports the modules that do it (nor difflib, the glob walker, the file I/O helpers),
+and web.py's fetch and search load their HTML reader and search providers with the first page or search.
 Each implementation module is one deferred seam; the handlers below forward to it."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from paicli.deferred import Deferred
 
 if TYPE_CHECKING:
+    from paicli.config.tool_values import WebSearchValues
     from paicli.tools.context import ToolContext
     from paicli.tools.guards import PathGuard
     from paicli.tools.schema import Args, ToolOutput
+    from paicli.tools.web_search import Search, SearchConfigError
 
 
 class _Handler(Protocol):
@@ -119,3 +123,38 @@ def grep_code(args: Args, ctx: ToolContext) -> ToolOutput:
 
 def create_project(args: Args, ctx: ToolContext) -> ToolOutput:
     return PROJECTS.get().create_project(args, ctx)
+
+
+HtmlToText = Callable[[str], tuple[str, str]]  # page -> (title, text)
+
+
+def _load_html_reader() -> HtmlToText:
+    from paicli.tools.html_text import html_to_text
+
+    return html_to_text
+
+
+# web_fetch's HTML reader (and the standard library's parser under it) loads with the first page fetched
+HTML_READER: Deferred[HtmlToText] = Deferred(_load_html_reader)
+
+
+class WebSearch(Protocol):
+    """What tools/web_search.py provides (the module itself satisfies this): loaded with the first search."""
+
+    @property
+    def SearchConfigError(self) -> type[SearchConfigError]: ...
+    @property
+    def choose_provider(self) -> Callable[[WebSearchValues], str]: ...
+    @property
+    def provider_search(self) -> Callable[[WebSearchValues, str], Search]: ...
+    @property
+    def decode_json(self) -> Callable[[bytes], Any]: ...
+
+
+def _load_web_search() -> WebSearch:
+    from paicli.tools import web_search
+
+    return web_search
+
+
+WEB_SEARCH: Deferred[WebSearch] = Deferred(_load_web_search)

@@ -229,11 +229,8 @@ class UnconfinedExecutor:
         # scrubbed first, so paicli's own git settings below are never taken for the user's and dropped; a
         # command that passes as read-only runs git with fsmonitor, hooks, pagers and editors switched off
         scrubbed = self._scrub(process_environ())
-        env = (
-            dict(git_neutral_env(scrubbed))
-            if READ_ONLY_RULE.get().syntactically_read_only(request.command)
-            else dict(scrubbed)
-        )
+        reads_only = READ_ONLY_RULE.get().syntactically_read_only(request.command)
+        env = dict(git_neutral_env(scrubbed)) if reads_only else dict(scrubbed)
         launch = prepare_approved(request.command, env)
         run = run_launch(launch, request)
         if launch.supervised and wrapper_failed(run):  # the command never ran: run it as before the wrapper

@@ -21,55 +21,19 @@ import urllib.request
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, Any, Protocol
+from typing import IO, Any, Protocol
 
 from paicli.cancel import CancelToken
 from paicli.config.tool_values import WebSearchValues
-from paicli.deferred import Deferred
 from paicli.tools.context import ToolContext
+from paicli.tools.handlers import HTML_READER, WEB_SEARCH
 from paicli.tools.schema import Args, ToolOutput
-
-if TYPE_CHECKING:
-    from paicli.tools.web_search import Search, SearchConfigError
 
 MAX_BYTES = 5 * 1024 * 1024
 TIMEOUT_SECONDS = 30.0
 FETCHES_PER_MINUTE = 30
 USER_AGENT = "paicli/0.1 (+terminal coding agent)"
 WEB_DENIED = "🛡️ 策略拒绝"
-HtmlToText = Callable[[str], tuple[str, str]]  # page -> (title, text)
-
-
-def _load_html_reader() -> HtmlToText:
-    from paicli.tools.html_text import html_to_text
-
-    return html_to_text
-
-
-# the HTML reader (and the standard library's parser under it) loads with the first page fetched (issue 49)
-_HTML_TO_TEXT: Deferred[HtmlToText] = Deferred(_load_html_reader)
-
-
-class WebSearch(Protocol):
-    """What tools/web_search.py provides (the module itself satisfies this): loaded with the first search."""
-
-    @property
-    def SearchConfigError(self) -> type[SearchConfigError]: ...
-    @property
-    def choose_provider(self) -> Callable[[WebSearchValues], str]: ...
-    @property
-    def provider_search(self) -> Callable[[WebSearchValues, str], Search]: ...
-    @property
-    def decode_json(self) -> Callable[[bytes], Any]: ...
-
-
-def _load_web_search() -> WebSearch:
-    from paicli.tools import web_search
-
-    return web_search
-
-
-_SEARCH: Deferred[WebSearch] = Deferred(_load_web_search)
 
 AddressCheck = Callable[[str], bool]
 
@@ -347,7 +311,7 @@ class WebTools:
     def web_search(self, args: Args, ctx: ToolContext) -> ToolOutput:
         query = str(args["query"]).strip()
         top_k = min(max(int(args.get("top_k", 5)), 1), 10)
-        search = _SEARCH.get()
+        search = WEB_SEARCH.get()
         try:
             provider = search.choose_provider(self._search)
         except search.SearchConfigError as error:
@@ -364,7 +328,7 @@ class WebTools:
 
     # Search APIs are configured endpoints, not model-chosen URLs: they skip the public-address gate.
     def get_json(self, url: str, cancel: CancelToken) -> Any:
-        return _SEARCH.get().decode_json(self.get(url, cancel, check=False).body)
+        return WEB_SEARCH.get().decode_json(self.get(url, cancel, check=False).body)
 
     def post_json(
         self, url: str, payload: dict[str, Any], headers: dict[str, str], cancel: CancelToken
@@ -389,7 +353,7 @@ class WebTools:
                 body, _ = read_limited(response, cancel, MAX_BYTES, self._clock, deadline)
             finally:
                 unregister()
-        return _SEARCH.get().decode_json(body)
+        return WEB_SEARCH.get().decode_json(body)
 
 
 def render_results(query: str, results: list[tuple[str, str, str]]) -> ToolOutput:
@@ -415,7 +379,7 @@ def render_page(page: Page, max_chars: int) -> str:
     is_html = "html" in page.content_type.lower() or raw.lstrip()[:200].lower().startswith(
         ("<!doctype", "<html")
     )
-    title, text = _HTML_TO_TEXT.get()(raw) if is_html else ("", raw)
+    title, text = HTML_READER.get()(raw) if is_html else ("", raw)
     header = [f"URL: {page.url}"] + ([f"标题: {title}"] if title else [])
     if len(text) > max_chars:
         text = text[:max_chars] + f"\n...(内容已截断，共 {len(text)} 字符；可调大 max_chars)"
