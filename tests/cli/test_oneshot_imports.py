@@ -1,5 +1,7 @@
 """A plain `paicli -p` loads only what it uses (issue 49): the browser, the code index, language servers and
-MCP's client side (no server configured) are imported at first use, never by a run that does not use them.
+MCP's client side (no server configured) are imported at first use, never by a run that does not use them; nor
+are the tools' implementations (only their specs: the model is still offered every tool), the plan machinery,
+/model's switch or the REPL's rich plan view. `-p --plan` runs without the REPL's tables, trees and live view.
 So are the parts of memory and context a greeting never reaches: the extraction rules (a turn shorter than
 extraction's range), the store's evolution logic and the claim grammar (no write, no memory to index), and
 what compaction does past a threshold (a history far below it).
@@ -7,12 +9,13 @@ A fresh interpreter (not the suite's forked runner, which has imported everythin
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from paicli.testing.openai_server import FakeOpenAIServer
+from paicli.testing.openai_server import FakeOpenAIServer, Reply
 from paicli.testing.proc import paicli_command, paicli_env
 
 UNUSED_BY_A_PLAIN_RUN = (
@@ -24,6 +27,41 @@ UNUSED_BY_A_PLAIN_RUN = (
     "paicli.mcp.hub",
     "playwright",
     "tree_sitter",
+    # the tools' implementations load at their first call (tools/handlers.py); the table keeps their specs
+    "paicli.tools.files",
+    "paicli.tools.search",
+    "paicli.tools.create_project",
+    "paicli.tools.html_text",
+    "paicli.tools.web_search",
+    "html.parser",
+    # the read-only command judgement (shell words, allow-lists) loads with the first command judged
+    "paicli.tools.readonly",
+    "paicli.tools.shellwords",
+    # plan and team runs only
+    "paicli.agent.plan.model",
+    "paicli.agent.plan.agent",
+    "paicli.agent.team.agent",
+    # the REPL's: /model's switch and model lists, /pin and /compact's controls, the rich plan view
+    "paicli.cli.model_switch",
+    "paicli.cli.compaction_controls",
+    "paicli.cli.receipt_view",
+    "paicli.cli.models",
+    "paicli.cli.plan_view",
+    "paicli.cli.repl",
+    "paicli.cli.summaries",
+    "rich.console",
+)
+# what a `-p --plan` run never needs: its lines are plain text (cli/plan_lines.py), and no task calls a tool here
+UNUSED_BY_A_PLAN_RUN = (
+    "paicli.cli.plan_view",
+    "paicli.cli.spinner",
+    "rich.console",
+    "rich.table",
+    "rich.tree",
+    "rich.live",
+    "paicli.agent.team.agent",
+    "paicli.tools.files",
+    "paicli.tools.html_text",
 )
 LOADED_AT_FIRST_USE = (
     "paicli.memory.extract_rules",  # the first turn in extraction's length range
@@ -92,3 +130,37 @@ def test_a_plain_oneshot_run_does_not_import_unused_subsystems(project: Path, is
     assert server.requests and server.requests[0]["tools"]  # the tools were still offered
     names = {tool["function"]["name"] for tool in server.requests[0]["tools"]}
     assert {"browser_status", "browser_connect", "browser_disconnect"} <= names
+
+
+def _plan_reply(body: dict[str, object]) -> Reply:
+    messages = body["messages"]
+    assert isinstance(messages, list)
+    if "Plan Builder" in str(messages[0].get("content") or ""):
+        tasks = [
+            {"id": f"t{i}", "description": f"独立任务 {i}", "type": "ANALYSIS", "dependencies": []}
+            for i in (1, 2)
+        ]
+        return Reply.text(json.dumps({"summary": "两个任务", "tasks": tasks}, ensure_ascii=False))
+    return Reply.text("完成")
+
+
+@pytest.mark.e2e
+def test_a_plan_run_prints_its_lines_without_the_repl_views(project: Path, isolated_home: Path) -> None:
+    with FakeOpenAIServer(responder=_plan_reply) as server:
+        env = paicli_env(isolated_home, server.base_url, PYTHONPROFILEIMPORTTIME="1")
+        proc = subprocess.run(
+            paicli_command(["-p", "两个任务", "--plan", "-y"]),
+            env=env,
+            cwd=project,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "📋 执行计划（2 个任务）：两个任务" in proc.stderr  # the plan's lines are still printed
+    assert "✅ 完成 [t1]: 完成" in proc.stderr and "✅ 完成 [t2]: 完成" in proc.stderr
+    modules = imported_modules(proc.stderr)
+    assert "paicli.agent.plan.agent" in modules  # the log is real: the plan machinery ran
+    loaded = {package: loaded_under(modules, package) for package in UNUSED_BY_A_PLAN_RUN}
+    assert {package: names for package, names in loaded.items() if names} == {}

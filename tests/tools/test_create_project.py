@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from paicli.tools.approval import ApprovalState
+from paicli.tools.registry import PROJECT_KINDS
 from tests.tools.helpers import RecordingApprover, make_runner, run_one
 
 
@@ -78,3 +79,13 @@ def test_what_cannot_be_made_is_refused_and_nothing_changes(
     assert sorted(p.name for p in project.iterdir()) == ["existing"]
     assert [p.name for p in (project / "existing").iterdir()] == ["keep.txt"]
     assert not (project.parent / "outside").exists()
+
+
+@pytest.mark.parametrize("kind", PROJECT_KINDS)
+def test_every_type_the_spec_offers_is_one_the_tool_scaffolds(project: Path, kind: str) -> None:
+    """The spec (offered to the model from the table) and the implementation (loaded at the first call) are two
+    modules: what the one lists, the other makes."""
+    runner = make_runner(project, RecordingApprover("approve"), approval=ApprovalState("auto"))
+    result, text = run_one(runner, "create_project", json.dumps({"name": f"new-{kind}", "type": kind}))
+    assert result.success, text
+    assert (project / f"new-{kind}" / "README.md").is_file()

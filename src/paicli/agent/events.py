@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from paicli.agent.plan.model import Plan
 from paicli.context.types import CompactionResult
 from paicli.llm.messages import Usage
 
@@ -16,6 +15,9 @@ from paicli.tools.base import ToolProgress as ToolProgress
 from paicli.tools.base import ToolResult
 from paicli.tools.base import ToolStarted as ToolStarted
 from paicli.tools.base import ToolWaiting as ToolWaiting
+
+if TYPE_CHECKING:
+    from paicli.agent.plan.model import Plan  # plan runs only; a plain run never loads the plan values
 
 
 @dataclass(frozen=True)

@@ -24,21 +24,22 @@ from paicli.cli.backend import (
     NoticeListener,
     StatusSnapshot,
 )
-from paicli.cli.compaction_controls import CompactionControls
 from paicli.cli.compose import Components
-from paicli.cli.model_switch import ModelSwitch
 from paicli.cli.session_background import SessionBackground
 from paicli.cli.session_factory import SessionFactory
 from paicli.cli.session_report import SessionReport
 from paicli.cli.turn_runner import RunState, TurnRunner
 from paicli.config.modes import RunMode
 from paicli.config.settings import Settings
+from paicli.deferred import Deferred
 from paicli.llm.spend import SpendMeter
 from paicli.memory.pending import PendingExtractions
 from paicli.session.ledger import ConversationLedger
 from paicli.session.model_record import record_model_change
 
 if TYPE_CHECKING:
+    from paicli.cli.compaction_controls import CompactionControls
+    from paicli.cli.model_switch import ModelSwitch
     from paicli.cli.session_snapshots import SnapshotCommands
     from paicli.cli.task_store import TaskQueue
 
@@ -123,9 +124,9 @@ class AppBackend:
             checkpoint=checkpoint,  # every core's turns snapshot the workspace before their first change
         )
         self.core = self.factory.first()
-        self.models = ModelSwitch(
-            lambda: self.core.parts, self.switch_model, lambda: self.core.report.cache().short
-        )
+        self._models: Deferred[ModelSwitch] = Deferred(
+            self._model_switch
+        )  # /model: a REPL's, built at first use
         if self.snapshots is not None:
             self.snapshots.snapshots.start_priming()  # the first snapshot, prepared while the user types
         from paicli.cli.session_retention import startup_retention
@@ -135,9 +136,28 @@ class AppBackend:
         self._handover = _pending_extractions(parts) if enabled else None
         if self._handover is not None:
             self.background.pick_up(self._handover)
-        # /pin, /pins, /unpin, /compact show|--preview|undo, over whichever core is current
-        self.compaction_controls: CompactionControls | None = CompactionControls(lambda: self.core)
+        self._compaction_controls: Deferred[CompactionControls] = Deferred(self._build_compaction_controls)
         self.tasks: TaskQueue | None = None  # /task's background runner (cli/task_commands.py)
+
+    @property
+    def models(self) -> ModelSwitch:
+        """/model's choices, replies and switch (the model lists and catalog load with it, never on `-p`)."""
+        return self._models.get()
+
+    def _model_switch(self) -> ModelSwitch:
+        from paicli.cli.model_switch import ModelSwitch
+
+        return ModelSwitch(lambda: self.core.parts, self.switch_model, lambda: self.core.report.cache().short)
+
+    @property
+    def compaction_controls(self) -> CompactionControls | None:
+        """/pin, /pins, /unpin, /compact show|--preview|undo: a REPL's, built at their first use (never on `-p`)."""
+        return self._compaction_controls.get()
+
+    def _build_compaction_controls(self) -> CompactionControls:
+        from paicli.cli.compaction_controls import CompactionControls
+
+        return CompactionControls(lambda: self.core)
 
     def switch_model(self, settings: Settings) -> None:
         """/model: the same conversation, continued by a session built for `settings`."""

@@ -11,7 +11,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 
-from paicli.cli.summaries import clip
+from paicli.cli.cells import clip
 from paicli.termsafe import strip_terminal
 
 TAIL_LINES = 4

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import shutil
 import signal
@@ -33,6 +32,7 @@ from paicli.agent.events import (
 from paicli.cancel import CancelToken
 from paicli.cli.backend import SessionPort
 from paicli.cli.live_output import ThrottledLines
+from paicli.cli.plan_lines import plan_event_json, plan_event_line
 from paicli.config.modes import RunMode
 from paicli.termsafe import show_controls, strip_terminal
 
@@ -85,8 +85,6 @@ def event_to_json(event: AgentEvent) -> dict[str, Any]:
     if isinstance(event, Waiting):
         return {"type": "waiting", "what": event.what}
     if isinstance(event, PLAN_EVENTS):
-        from paicli.cli.plan_view import plan_event_json  # plan runs only: keeps rich's tables off -p
-
         plan = plan_event_json(event)
         if plan is not None:
             return plan
@@ -125,8 +123,6 @@ def describe_event(event: AgentEvent) -> str | None:
     if isinstance(event, Notice):
         return event.text
     if isinstance(event, PLAN_EVENTS):
-        from paicli.cli.plan_view import plan_event_line
-
         return plan_event_line(event)
     return None
 
@@ -185,8 +181,6 @@ def run_turn(
     """One task, its events shown as `output_format` says; Ctrl+C / SIGTERM cancel it."""
     cancel = CancelToken()
     emit = _emitter(output_format, out, err)
-    if mode != "react":
-        _import_plan_view_early()
     with _SigintCanceller(cancel):
         return backend.run(task, mode, emit, cancel)
 
@@ -221,17 +215,6 @@ def finish_turn(
         write_json(out, {**result_record(backend, finished), **(extra or {})})
     out.flush()
     return exit_code(finished.status)
-
-
-def _import_plan_view_early() -> None:
-    """The plan view (rich's tables and trees) is first drawn when the planner answers: imported on a daemon
-    thread while the run writes its first ledger entries and waits for the planner, it is ready by then."""
-
-    def load() -> None:
-        with contextlib.suppress(Exception):  # the run imports it again and reports what went wrong
-            import paicli.cli.plan_view  # noqa: F401
-
-    threading.Thread(target=load, name="paicli-plan-view-import", daemon=True).start()
 
 
 def result_record(backend: SessionPort, finished: RunFinished) -> dict[str, Any]:

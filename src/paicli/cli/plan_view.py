@@ -1,11 +1,10 @@
-"""How plan events look: stream-json objects, stderr lines (-p), and the rich tree / table (REPL)."""
+"""How plan events look in the REPL: the rich tree / table and the live line (the text forms are in plan_lines)."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from rich.console import Console, Group, RenderableType
 from rich.table import Table
@@ -19,15 +18,14 @@ from paicli.agent.events import (
     TaskActivity,
     TaskFinished,
     TaskStarted,
-    TaskToolCall,
 )
 from paicli.agent.plan.model import Plan
+from paicli.cli.plan_lines import finished_line, one_line, plan_event_json, plan_event_line, started_line
 from paicli.cli.printing import say
 from paicli.cli.spinner import WaitSpinner
 from paicli.termsafe import strip_terminal
 
 __all__ = ["PLAN_EVENTS", "PlanLive", "plan_event_json", "plan_event_line", "plan_table", "plan_tree"]
-RESULT_PREVIEW = 100
 _STATUS_MARK = {"done": "✅", "failed": "❌", "skipped": "⏭️", "pending": "⏳", "running": "▶️"}
 
 REVIEW_HELP = (
@@ -42,89 +40,6 @@ COLLAPSED_HINT = "📁 已退出完整计划视图，继续按 Enter / Ctrl+O / 
 UNKNOWN_KEY = "未识别按键，请按 Enter / Ctrl+O / ESC / I。"
 
 
-def plan_event_json(event: AgentEvent) -> dict[str, Any] | None:
-    if isinstance(event, PlanProposed):
-        return {
-            "type": "plan",
-            "revision": event.revision,
-            "summary": event.plan.summary,
-            "tasks": [t.to_json() for t in event.plan.tasks],
-            "completed": list(event.done),
-        }
-    if isinstance(event, TaskStarted):
-        started: dict[str, Any] = {
-            "type": "task_start",
-            "task_id": event.task_id,
-            "description": event.description,
-            "parallel": event.parallel,
-        }
-        if event.worker:
-            started["worker"] = event.worker
-        return started
-    if isinstance(event, TaskActivity):
-        return {"type": "task_activity", "task_id": event.task_id, "text": event.text}
-    if isinstance(event, TaskToolCall):
-        return {
-            "type": "task_tool",
-            "task_id": event.task_id,
-            "who": event.who,
-            "name": event.result.name,
-            "arguments": event.started.arguments,
-            "success": event.result.success,
-            "blocked": event.result.blocked,
-        }
-    if isinstance(event, TaskFinished):
-        return {"type": "task_end", "task_id": event.task_id, "status": event.status, "result": event.result}
-    return None
-
-
-def _one_line(text: str, limit: int = RESULT_PREVIEW) -> str:
-    flat = " ".join(strip_terminal(text).split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-def summary_lines(plan: Plan, done: tuple[str, ...] = ()) -> list[str]:
-    summary = strip_terminal(plan.summary)
-    lines = [f"📋 执行计划（{len(plan.tasks)} 个任务）" + (f"：{summary}" if summary else "")]
-    for task in plan.tasks:
-        deps = ", ".join(task.dependencies) or "无"
-        mark = "✅" if task.id in done else "⏳"
-        lines.append(
-            f"  {mark} [{task.id}] {task.type.value} {_one_line(task.description, 60)} (依赖: {deps})"
-        )
-    return lines
-
-
-def plan_event_line(event: AgentEvent) -> str | None:
-    """One stderr line (or block) for `-p` text mode."""
-    if isinstance(event, PlanProposed):
-        return "\n".join(summary_lines(event.plan, event.done))
-    if isinstance(event, TaskStarted):
-        if event.worker:
-            return started_line(event)
-        return None if event.parallel else started_line(event)
-    if isinstance(event, TaskFinished):
-        return finished_line(event)
-    if isinstance(event, TaskToolCall):
-        mark = "✓" if event.result.success and not event.result.blocked else "✗"
-        return f"  [{event.task_id}] ⏺ {_one_line(event.started.name)} {_one_line(event.started.arguments)} {mark}"
-    return None
-
-
-def started_line(event: TaskStarted) -> str:
-    if event.worker:
-        return f"🛠️ {event.worker} 执行步骤 [{event.task_id}]: {strip_terminal(event.description)}"
-    return f"▶️ 执行任务 [{event.task_id}]: {strip_terminal(event.description)}"
-
-
-def finished_line(event: TaskFinished) -> str:
-    if event.status == "done":
-        return f"✅ 完成 [{event.task_id}]: {_one_line(event.result)}"
-    if event.status == "failed":
-        return f"❌ 失败 [{event.task_id}]: {_one_line(event.result)}"
-    return f"⏭️ {_one_line(event.result)}"
-
-
 def plan_tree(plan: Plan, done: tuple[str, ...] = ()) -> RenderableType:
     """The collapsed view: tasks as a dependency tree (a task under the first task it depends on)."""
     root = Tree(Text(f"📋 {strip_terminal(plan.summary) or '执行计划'}", style="bold"))
@@ -133,7 +48,7 @@ def plan_tree(plan: Plan, done: tuple[str, ...] = ()) -> RenderableType:
         parent = nodes.get(task.dependencies[0]) if task.dependencies else None
         label = Text(f"{_STATUS_MARK['done' if task.id in done else 'pending']} [{task.id}] ", style="cyan")
         label.append(f"{task.type.value} ", style="magenta")
-        label.append(_one_line(task.description, 70))
+        label.append(one_line(task.description, 70))
         if len(task.dependencies) > 1:
             label.append(f"  (依赖: {', '.join(task.dependencies)})", style="dim")
         nodes[task.id] = (parent or root).add(label)

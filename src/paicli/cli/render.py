@@ -29,13 +29,13 @@ from paicli.agent.events import (
     ToolWaiting,
     Waiting,
 )
+from paicli.cli.cells import clip
 from paicli.cli.live_output import PREFIX as LIVE_PREFIX
 from paicli.cli.live_output import OutputTail
 from paicli.cli.printing import MarkdownBlocks, keep_line_breaks, print_markdown, say, tail_lines
 from paicli.cli.run_lines import compacted_lines, outcome_line
 from paicli.cli.spinner import Clock, WaitSpinner
 from paicli.cli.summaries import (
-    clip,
     diff_text,
     fold_lines,
     key_argument,

@@ -7,8 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rich.cells import cell_len
-
+from paicli.cli.cells import clip
 from paicli.config import knobs
 from paicli.termsafe import show_controls, strip_terminal
 from paicli.tools.base import CANCELLED_PREFIX, ToolResult
@@ -22,21 +21,6 @@ _BOUNDARY_CLOSE = "\n</tool_result>"
 _OFFLOAD_MARKER = "[工具输出过大，完整内容已卸载到会话文件]"
 _READ_TOOLS = {"read_file"}
 _CANCELLED_PREFIX = CANCELLED_PREFIX  # the runner's cancelled-call result (spec: blocked results' prefixes)
-
-
-def clip(text: str, limit: int) -> str:
-    """Cut `text` to `limit` terminal cells (CJK characters take two), ending with … when cut."""
-    if cell_len(text) <= limit:
-        return text
-    kept: list[str] = []
-    used = 0
-    for char in text:
-        width = cell_len(char)
-        if kept and used + width > limit - 1:
-            break
-        kept.append(char)
-        used += width
-    return "".join(kept) + "…"
 
 
 def shorten(text: str, limit: int) -> str:

@@ -14,7 +14,8 @@ from paicli.config.providers import MAX_CONTEXT_WINDOW, MIN_CONTEXT_WINDOW, find
 
 
 class ProviderConfig(BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    # built when a config.json names a provider; a run without one constructs the empty value (issue 49)
+    model_config = ConfigDict(extra="allow", populate_by_name=True, defer_build=True)
 
     api_key: str | None = Field(default=None, alias="apiKey")
     base_url: str | None = Field(default=None, alias="baseUrl")
@@ -39,7 +40,7 @@ class ModelConfig(BaseModel):
 class ConfigFile(BaseModel):
     """`<paicli home>/config.json`; unknown keys are kept so a file the Java PaiCLI wrote still loads."""
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    model_config = ConfigDict(extra="allow", populate_by_name=True, defer_build=True)
 
     default_provider: str | None = Field(default=None, alias="defaultProvider")
     providers: dict[str, ProviderConfig] = Field(default_factory=dict)
@@ -50,7 +51,7 @@ class ConfigFile(BaseModel):
             found = find_provider(key)
             if found is not None and found.name == name:
                 return value
-        return ProviderConfig()
+        return ProviderConfig.model_construct()  # the defaults: nothing to validate
 
     def window_override(self, provider_name: str, model: str) -> int | None:
         for key in (f"{provider_name}/{model}", model):
@@ -62,7 +63,7 @@ class ConfigFile(BaseModel):
 
 def load_config_file(path: Path) -> ConfigFile:
     if not path.is_file():
-        return ConfigFile()
+        return ConfigFile.model_construct()  # the defaults: nothing to validate
     try:
         data: Any = json.loads(path.read_text(encoding="utf-8"))
         return ConfigFile.model_validate(data)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any
 
+from paicli.deferred import Deferred
 from paicli.llm.protocol import ContextLimit
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})
@@ -65,23 +66,35 @@ def final_message(failure: Failure, attempts: int, streamed: bool) -> str:
 _OVERFLOW_KINDS = frozenset(
     {"exceed_context_size_error", "context_length_exceeded", "string_above_max_length"}
 )
-_OVERFLOW_WORDS = re.compile(
-    r"maximum context length|context (?:size|length|window)|exceeds? the (?:available )?context"
-    r"|prompt is too long|too many (?:input )?tokens|input is too long|context the overflows",
-    re.IGNORECASE,
-)
-_WINDOW_FIGURES = (
-    re.compile(r"maximum context length is (\d+)", re.IGNORECASE),
-    re.compile(r"context (?:size|length|window) \((\d+) tokens?\)", re.IGNORECASE),
-    re.compile(r"context length of only (\d+)", re.IGNORECASE),
-    re.compile(r"tokens? > (\d+) maximum", re.IGNORECASE),
-)
-_PROMPT_FIGURES = (
-    re.compile(r"\((\d+) in the messages", re.IGNORECASE),
-    re.compile(r"request \((\d+) tokens?\)", re.IGNORECASE),
-    re.compile(r"(?:resulted in|you requested|your request has|prompt is too long:) (\d+)", re.IGNORECASE),
-    re.compile(r"keep the first (\d+) tokens", re.IGNORECASE),
-)
+_Patterns = tuple[re.Pattern[str], ...]
+
+
+def _overflow_patterns() -> tuple[re.Pattern[str], _Patterns, _Patterns]:
+    """The overflow wording, then the figures naming the window and the prompt: compiled at the first refusal
+    that could be one, never by a run whose calls succeed (issue 49)."""
+    words = re.compile(
+        r"maximum context length|context (?:size|length|window)|exceeds? the (?:available )?context"
+        r"|prompt is too long|too many (?:input )?tokens|input is too long|context the overflows",
+        re.IGNORECASE,
+    )
+    window = (
+        re.compile(r"maximum context length is (\d+)", re.IGNORECASE),
+        re.compile(r"context (?:size|length|window) \((\d+) tokens?\)", re.IGNORECASE),
+        re.compile(r"context length of only (\d+)", re.IGNORECASE),
+        re.compile(r"tokens? > (\d+) maximum", re.IGNORECASE),
+    )
+    prompt = (
+        re.compile(r"\((\d+) in the messages", re.IGNORECASE),
+        re.compile(r"request \((\d+) tokens?\)", re.IGNORECASE),
+        re.compile(
+            r"(?:resulted in|you requested|your request has|prompt is too long:) (\d+)", re.IGNORECASE
+        ),
+        re.compile(r"keep the first (\d+) tokens", re.IGNORECASE),
+    )
+    return words, window, prompt
+
+
+_OVERFLOW: Deferred[tuple[re.Pattern[str], _Patterns, _Patterns]] = Deferred(_overflow_patterns)
 
 
 def context_limit_of(status: int | None, body: Any, detail: str = "") -> ContextLimit | None:
@@ -92,10 +105,11 @@ def context_limit_of(status: int | None, body: Any, detail: str = "") -> Context
     kinds = {str(error.get(key)) for key in ("type", "code")} if isinstance(error, Mapping) else set()
     raw = error.get("message") if isinstance(error, Mapping) else error if error is not None else body
     text = f"{raw if isinstance(raw, str) else ''} {detail}"
-    if not kinds & _OVERFLOW_KINDS and not _OVERFLOW_WORDS.search(text):
+    words, window_figures, prompt_figures = _OVERFLOW.get()
+    if not kinds & _OVERFLOW_KINDS and not words.search(text):
         return None
-    window = _int_field(error, "n_ctx") or _first_figure(_WINDOW_FIGURES, text)
-    prompt = _int_field(error, "n_prompt_tokens") or _first_figure(_PROMPT_FIGURES, text)
+    window = _int_field(error, "n_ctx") or _first_figure(window_figures, text)
+    prompt = _int_field(error, "n_prompt_tokens") or _first_figure(prompt_figures, text)
     return ContextLimit(window, prompt)
 
 
@@ -104,7 +118,7 @@ def _int_field(error: Any, key: str) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
-def _first_figure(patterns: tuple[re.Pattern[str], ...], text: str) -> int | None:
+def _first_figure(patterns: _Patterns, text: str) -> int | None:
     for pattern in patterns:
         found = pattern.search(text)
         if found:

@@ -9,10 +9,10 @@ import re
 from pathlib import Path
 
 from paicli.tools.context import ToolContext
-from paicli.tools.schema import Args, Param, ToolOutput, ToolSpec
+from paicli.tools.schema import Args, ToolOutput
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-_GITIGNORE = {
+_GITIGNORE = {  # one entry per kind of registry.PROJECT_KINDS, in its order
     "python": "__pycache__/\n*.pyc\n.venv/\ndist/\n",
     "node": "node_modules/\ndist/\n",
     "java": "target/\n*.class\n",
@@ -46,18 +46,6 @@ def _files(name: str, kind: str) -> dict[str, str]:
     page = f'<!doctype html>\n<html lang="zh">\n<head>\n<meta charset="utf-8">\n<title>{name}</title>\n'
     page += '<link rel="stylesheet" href="style.css">\n</head>\n<body>\n<script src="main.js"></script>\n</body>\n</html>\n'
     return {"README.md": readme, "index.html": page, "style.css": "body { margin: 0; }\n", "main.js": ""}
-
-
-CREATE_PROJECT = ToolSpec(
-    "create_project",
-    "新建子项目骨架（name: 新目录名，须不存在）",
-    (
-        Param("name", "string", "", required=True),
-        Param("type", "string", "", required=True, enum=tuple(_GITIGNORE)),
-    ),
-    path_params=("name",),
-    summary="创建项目: {name}（{type}）",
-)
 
 
 def create_project(args: Args, ctx: ToolContext) -> ToolOutput:

@@ -21,7 +21,18 @@ from paicli.tools.fsio import (
 from paicli.tools.guards import GuardedPath, PathGuard
 from paicli.tools.schema import Args, ToolOutput
 
-__all__ = ["NotRegularFile", "read_regular_bytes"]
+__all__ = [  # the handlers (tools/handlers.py reaches them through this module) and what search.py re-uses
+    "NotRegularFile",
+    "edit_file",
+    "edit_preview",
+    "edit_problem",
+    "glob_files",
+    "list_dir",
+    "read_file",
+    "read_regular_bytes",
+    "write_file",
+    "write_problem",
+]
 
 MAX_FILE_BYTES = 5 * 1024 * 1024
 DEFAULT_READ_LIMIT = 200

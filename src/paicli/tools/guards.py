@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
-from paicli.tools.readonly import CommandSite, is_read_only
+from paicli.deferred import Deferred
 
 POLICY_DENIED = "🛡️ 策略拒绝"
 
@@ -184,5 +186,24 @@ def is_read_only_command(
     `cwd`: where the command would run (default: the current directory); `written_gitdirs`: git
     directories this session wrote, where git no longer counts as read-only.
     """
-    site = CommandSite(Path(cwd) if cwd is not None else Path.cwd(), tuple(written_gitdirs))
-    return is_read_only(command, site)
+    where = Path(cwd) if cwd is not None else Path.cwd()
+    return READ_ONLY_RULE.get().read_only_at(command, where, tuple(written_gitdirs))
+
+
+class ReadOnlyRule(Protocol):
+    """What tools/readonly.py provides (the module itself satisfies this): the shell-word parser and the
+    allow-list tables load with the first command judged, never in a run that runs no command (issue 49)."""
+
+    @property
+    def read_only_at(self) -> Callable[[str, Path, tuple[Path, ...]], bool]: ...
+    @property
+    def syntactically_read_only(self) -> Callable[[str], bool]: ...
+
+
+def _load_read_only_rule() -> ReadOnlyRule:
+    from paicli.tools import readonly
+
+    return readonly
+
+
+READ_ONLY_RULE: Deferred[ReadOnlyRule] = Deferred(_load_read_only_rule)

@@ -40,6 +40,7 @@ class CommandSite:
 
 
 def is_read_only(command: str, site: CommandSite) -> bool:
+    """True only for commands that clearly just read, where they would run (`site`)."""
     try:
         commands = simple_commands(command or "")
     except NotSimple:
@@ -58,6 +59,11 @@ def is_read_only(command: str, site: CommandSite) -> bool:
             if len(cwds) > _MAX_CWDS:
                 return False
     return True
+
+
+def read_only_at(command: str, cwd: Path, written_gitdirs: tuple[Path, ...]) -> bool:
+    """`is_read_only` at `cwd` with this process's environment (tools/guards.py's entry point)."""
+    return is_read_only(command, CommandSite(cwd, written_gitdirs))
 
 
 def syntactically_read_only(command: str) -> bool:

@@ -1,13 +1,13 @@
-"""The built-in tool table: names, parameters (spec 9.1), descriptions for the model, and handlers."""
+"""The built-in tool table: names, parameters (spec 9.1), descriptions for the model, and handlers (the
+implementations load at their first call: tools/handlers.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from paicli.tools import files, search, shell
+from paicli.tools import handlers, shell
 from paicli.tools.context import SaveMemory, ToolContext
-from paicli.tools.create_project import CREATE_PROJECT, create_project
 from paicli.tools.guards import PathGuard
 from paicli.tools.memory import SaveMemoryTool
 from paicli.tools.schema import Args, Param, ToolOutput, ToolSpec
@@ -140,6 +140,17 @@ SAVE_MEMORY = ToolSpec(
     snapshot_first=False,
     summary="写入长期记忆: {fact}",
 )
+PROJECT_KINDS = ("python", "node", "java", "web")  # the skeletons tools/create_project.py writes
+CREATE_PROJECT = ToolSpec(
+    "create_project",
+    "新建子项目骨架（name: 新目录名，须不存在）",
+    (
+        Param("name", "string", "", required=True),
+        Param("type", "string", "", required=True, enum=PROJECT_KINDS),
+    ),
+    path_params=("name",),
+    summary="创建项目: {name}（{type}）",
+)
 
 
 def builtin_specs() -> tuple[ToolSpec, ...]:
@@ -182,7 +193,7 @@ class Tool:
         if self.spec.runs_command:
             return self.spec.command(args)
         if self.spec.writes_files:
-            return files.edit_preview(self.spec.name, args, paths)
+            return handlers.edit_preview(self.spec.name, args, paths)
         return None
 
 
@@ -199,14 +210,14 @@ def builtin_tools(
     web: WebTools, save_memory: SaveMemory | None, command_timeout: float = DEFAULT_COMMAND_TIMEOUT
 ) -> dict[str, Tool]:
     table = [
-        Tool(READ_FILE, files.read_file),
-        Tool(WRITE_FILE, files.write_file, files.write_problem),
-        Tool(EDIT_FILE, files.edit_file, files.edit_problem),
-        Tool(LIST_DIR, files.list_dir),
-        Tool(GLOB_FILES, files.glob_files),
-        Tool(GREP_CODE, search.grep_code),
+        Tool(READ_FILE, handlers.read_file),
+        Tool(WRITE_FILE, handlers.write_file, handlers.write_problem),
+        Tool(EDIT_FILE, handlers.edit_file, handlers.edit_problem),
+        Tool(LIST_DIR, handlers.list_dir),
+        Tool(GLOB_FILES, handlers.glob_files),
+        Tool(GREP_CODE, handlers.grep_code),
         Tool(command_spec(command_timeout), shell.execute_command),
-        Tool(CREATE_PROJECT, create_project),
+        Tool(CREATE_PROJECT, handlers.create_project),
         Tool(WEB_FETCH, web.web_fetch),
         Tool(WEB_SEARCH, web.web_search),
     ]

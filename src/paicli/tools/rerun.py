@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from paicli.cancel import CancelToken
 from paicli.tools.base import ApprovalReply, ApprovalRequest, Approver
 from paicli.tools.context import OutputSink, ToolContext
-from paicli.tools.files import edit_preview
 from paicli.tools.guards import PathGuard
+from paicli.tools.handlers import edit_preview
 from paicli.tools.schema import ToolOutput
 
 if TYPE_CHECKING:

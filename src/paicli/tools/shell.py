@@ -32,7 +32,7 @@ from paicli.config.env import process_environ
 from paicli.tools.context import Offloader, OutputSink, ToolContext
 from paicli.tools.executor import Capture, CommandExecutors, CommandRequest, CommandRun
 from paicli.tools.gitrepo import git_neutral_env
-from paicli.tools.readonly import syntactically_read_only
+from paicli.tools.guards import READ_ONLY_RULE
 from paicli.tools.schema import Args, ToolOutput
 
 if TYPE_CHECKING:
@@ -229,7 +229,8 @@ class UnconfinedExecutor:
         # scrubbed first, so paicli's own git settings below are never taken for the user's and dropped; a
         # command that passes as read-only runs git with fsmonitor, hooks, pagers and editors switched off
         scrubbed = self._scrub(process_environ())
-        env = dict(git_neutral_env(scrubbed)) if syntactically_read_only(request.command) else dict(scrubbed)
+        reads_only = READ_ONLY_RULE.get().syntactically_read_only(request.command)
+        env = dict(git_neutral_env(scrubbed)) if reads_only else dict(scrubbed)
         launch = prepare_approved(request.command, env)
         run = run_launch(launch, request)
         if launch.supervised and wrapper_failed(run):  # the command never ran: run it as before the wrapper

@@ -26,9 +26,8 @@ from typing import IO, Any, Protocol
 from paicli.cancel import CancelToken
 from paicli.config.tool_values import WebSearchValues
 from paicli.tools.context import ToolContext
-from paicli.tools.html_text import html_to_text
+from paicli.tools.handlers import HTML_READER, WEB_SEARCH
 from paicli.tools.schema import Args, ToolOutput
-from paicli.tools.web_search import SearchConfigError, choose_provider, decode_json, provider_search
 
 MAX_BYTES = 5 * 1024 * 1024
 TIMEOUT_SECONDS = 30.0
@@ -312,12 +311,13 @@ class WebTools:
     def web_search(self, args: Args, ctx: ToolContext) -> ToolOutput:
         query = str(args["query"]).strip()
         top_k = min(max(int(args.get("top_k", 5)), 1), 10)
+        search = WEB_SEARCH.get()
         try:
-            provider = choose_provider(self._search)
-        except SearchConfigError as error:
+            provider = search.choose_provider(self._search)
+        except search.SearchConfigError as error:
             return ToolOutput(f"❌ 未配置搜索服务: {error}", success=False, outside_content=False)
         try:
-            hits = provider_search(self._search, provider)(self, query, top_k, ctx.cancel)
+            hits = search.provider_search(self._search, provider)(self, query, top_k, ctx.cancel)
         except urllib.error.HTTPError as error:
             failure = f"❌ 搜索失败: {provider} 返回 HTTP {error.code} {error.reason}"
             return ToolOutput(failure, success=False, outside_content=False)  # the configured API's status
@@ -328,7 +328,7 @@ class WebTools:
 
     # Search APIs are configured endpoints, not model-chosen URLs: they skip the public-address gate.
     def get_json(self, url: str, cancel: CancelToken) -> Any:
-        return decode_json(self.get(url, cancel, check=False).body)
+        return WEB_SEARCH.get().decode_json(self.get(url, cancel, check=False).body)
 
     def post_json(
         self, url: str, payload: dict[str, Any], headers: dict[str, str], cancel: CancelToken
@@ -353,7 +353,7 @@ class WebTools:
                 body, _ = read_limited(response, cancel, MAX_BYTES, self._clock, deadline)
             finally:
                 unregister()
-        return decode_json(body)
+        return WEB_SEARCH.get().decode_json(body)
 
 
 def render_results(query: str, results: list[tuple[str, str, str]]) -> ToolOutput:
@@ -379,7 +379,7 @@ def render_page(page: Page, max_chars: int) -> str:
     is_html = "html" in page.content_type.lower() or raw.lstrip()[:200].lower().startswith(
         ("<!doctype", "<html")
     )
-    title, text = html_to_text(raw) if is_html else ("", raw)
+    title, text = HTML_READER.get()(raw) if is_html else ("", raw)
     header = [f"URL: {page.url}"] + ([f"标题: {title}"] if title else [])
     if len(text) > max_chars:
         text = text[:max_chars] + f"\n...(内容已截断，共 {len(text)} 字符；可调大 max_chars)"

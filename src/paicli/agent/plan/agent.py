@@ -27,7 +27,7 @@ from paicli.agent.plan.model import NodeState, Plan, PlanProgress, PlanTask
 from paicli.agent.plan.orchestration import RunGuard, RunRecorder, announce_resume
 from paicli.agent.plan.parallel import run_all
 from paicli.agent.plan.planner import Planner, PlanningFailed
-from paicli.agent.plan.prompts import replan_request
+from paicli.agent.plan.requests import replan_request
 from paicli.agent.plan.result import plan_result
 from paicli.agent.plan.task import TaskEnv, TaskOutcome, run_task
 from paicli.agent.plan.turn import RunStart

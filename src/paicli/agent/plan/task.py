@@ -14,7 +14,8 @@ from paicli.agent.events import (
 from paicli.agent.loop import LoopOptions, LoopStats, ToolLoop
 from paicli.agent.plan.checkpoint import MODE, task_actor
 from paicli.agent.plan.model import NodeState, Plan, PlanTask
-from paicli.agent.plan.prompts import PlanPrompts, task_input
+from paicli.agent.plan.prompts import PlanPrompts
+from paicli.agent.plan.requests import task_input
 from paicli.agent.plan.writes import WriteLog
 from paicli.agent.ports import ContextPort, LedgerPort, MemoryPort, ToolSource
 from paicli.cancel import CancelToken

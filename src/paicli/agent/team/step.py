@@ -16,7 +16,8 @@ from paicli.agent.plan.model import NodeState, Plan, PlanTask
 from paicli.agent.plan.task import inherited_urls
 from paicli.agent.plan.writes import WriteLog
 from paicli.agent.ports import ToolSource, TurnTools
-from paicli.agent.team.prompts import TeamPrompts, retry_input, review_request, step_input
+from paicli.agent.team.prompts import TeamPrompts
+from paicli.agent.team.requests import retry_input, review_request, step_input
 from paicli.agent.team.review import (
     MAX_RETRIES,
     ReviewAction,
