@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
+from paicli.memory import marked_change
 from paicli.memory import subject as subjects
 from paicli.memory.dedup import ConflictDetector, is_duplicate, same_domain
 from paicli.memory.entry import MemoryEntry, format_instant
@@ -104,10 +105,15 @@ def relate_all(
 ) -> list[tuple[MemoryEntry, str, bool]]:
     """(candidate, relation, certain): the parser's relation, or the judge's verdict where the parser is unsure."""
     found: list[tuple[MemoryEntry, str, bool]] = []
-    for entry in candidates:
-        local = subjects.relation(entry.content, incoming.content)
+    pool = list(candidates)
+    relations = [subjects.relation(entry.content, incoming.content) for entry in pool]
+    unplaced = [i for i, local in enumerate(relations) if local.kind == "none"]
+    marked = marked_change.pick([pool[i].content for i in unplaced], incoming.content)
+    for i, (entry, local) in enumerate(zip(pool, relations, strict=True)):
         if local.kind == "none" and corrects_stored(entry.content, incoming.content):
             local = subjects.Relation("changed")  # the parser could not place it; the value slots can
+        elif marked is not None and i == unplaced[marked]:
+            local = subjects.Relation("changed")  # a marked change in a frame the parser does not read
         verdict = verdicts.get(entry.id)
         if verdict is not None and not local.certain:
             found.append((entry, _JUDGED[verdict.kind], True))
