@@ -107,12 +107,12 @@ def relate_all(
     found: list[tuple[MemoryEntry, str, bool]] = []
     pool = list(candidates)
     relations = [subjects.relation(entry.content, incoming.content) for entry in pool]
-    unplaced = [i for i, local in enumerate(relations) if local.kind == "none"]
-    marked = marked_change.pick([pool[i].content for i in unplaced], incoming.content)
+    # every candidate competes (a tie with one the parser placed is a tie too); only an unplaced one may win
+    marked = marked_change.pick([entry.content for entry in pool], incoming.content)
     for i, (entry, local) in enumerate(zip(pool, relations, strict=True)):
         if local.kind == "none" and corrects_stored(entry.content, incoming.content):
             local = subjects.Relation("changed")  # the parser could not place it; the value slots can
-        elif marked is not None and i == unplaced[marked]:
+        elif local.kind == "none" and i == marked:
             local = subjects.Relation("changed")  # a marked change in a frame the parser does not read
         verdict = verdicts.get(entry.id)
         if verdict is not None and not local.certain:

@@ -6,7 +6,7 @@ nothing itself: `…Stripe Billing; Chargebee does it`):
 
 1. it carries a change marker (`change_words.has_marker`), or does the stored fact's verb again (`rewrote`);
    and the statement neither asks, plans nor adds (`should we…?`, `we might…`, `we also…`, 要不要, 可能, 也);
-2. it shares the stored fact's subject: a content word that is not a bare verb form (lemmas, stems, a small
+2. it shares the stored fact's subject (and names its owner, if the parser found one): a content word that is not a bare verb form (lemmas, stems, a small
    abbreviation table, Chinese heads), and never while each side keeps a word of its own that the other lacks
    unless two or more words are shared (`frontend` / `backend`, `logs` / `metrics` stay apart);
 3. it has a value slot the stored fact does not have, of a type the stored fact has a slot of
@@ -27,6 +27,8 @@ from itertools import pairwise
 
 from paicli.memory import change_words as cw
 from paicli.memory.change_values import Slot, values
+from paicli.memory.claim_tokens import fold
+from paicli.memory.subject import subject_of
 from paicli.memory.tokenize import segment
 
 _CLAUSE = re.compile(r"[，,；;。！!？?\n]+|\s[—–-]{1,2}\s|—+|\.(?=\s|$)")
@@ -138,6 +140,9 @@ def score(stored: str, incoming: str) -> int:
     whole = _whole(incoming)
     if cw.asks_plans_or_adds(incoming.lower(), whole.raw):
         return 0
+    found = subject_of(stored)
+    if found is not None and found.owner and found.owner not in fold(incoming).replace(" ", ""):
+        return 0  # the stored fact is about another owner's subject (`for the billing service, …`)
     old = _whole(stored)
     best = 0
     for window in _windows(incoming):
