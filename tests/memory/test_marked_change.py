@@ -70,7 +70,10 @@ def test_a_question_a_plan_or_an_added_fact_is_no_change(incoming: str) -> None:
     assert not changes("Crash dumps are shipped to S3.", incoming)
 
 
-@pytest.mark.parametrize("incoming", ["要不要把构建缓存换到 /mnt/cache？", "构建缓存可能会迁到 /mnt/cache", "构建缓存也会放一份到 /mnt/cache"])
+@pytest.mark.parametrize(
+    "incoming",
+    ["要不要把构建缓存换到 /mnt/cache？", "构建缓存可能会迁到 /mnt/cache", "构建缓存也会放一份到 /mnt/cache"],
+)
 def test_a_chinese_question_plan_or_addition_is_no_change(incoming: str) -> None:
     assert not changes("构建缓存放在 /srv/cache", incoming)
 
@@ -109,7 +112,9 @@ def test_a_shared_verb_alone_is_no_shared_subject() -> None:
 
 def test_a_change_of_another_subject_in_a_clause_of_its_own_is_not_a_change_of_this_one() -> None:
     assert not changes("The database is MariaDB 10.", "The database stays, but the queue moved to NATS now.")
-    assert changes("Invoices are sent by Postmark.", "Invoices are no longer sent by Postmark; Mailgun does it.")
+    assert changes(
+        "Invoices are sent by Postmark.", "Invoices are no longer sent by Postmark; Mailgun does it."
+    )
 
 
 def test_doing_the_stored_verb_again_is_a_change() -> None:
