@@ -213,10 +213,16 @@ def test_a_judge_that_calls_a_marked_change_unrelated_undoes_it(tmp_path: Path) 
     assert _truths(mgr) == ["Crash dumps are shipped to S3.", "Crash dumps go to Azure Blob now."]
 
 
-def test_the_rule_s_libraries_are_not_imported_at_start_up() -> None:
+def test_the_rule_s_libraries_load_neither_at_start_up_nor_for_a_write_without_a_marker() -> None:
     code = (
-        "import sys, paicli.memory.evolve, paicli.memory.manager; "
-        "print(sorted(m for m in ('cn2an', 'lemminflect') if m in sys.modules))"
+        "import sys, paicli.memory.evolve, paicli.memory.manager\n"
+        "from paicli.memory.marked_change import pick\n"
+        "loaded = lambda: sorted(m for m in ('cn2an', 'lemminflect') if m in sys.modules)\n"
+        "print(loaded())\n"
+        "assert pick(['The cache is Redis 6.'], 'The cache is Redis 7.') is None\n"
+        "print(loaded())\n"
+        "assert pick(['值班的是两个人'], '现在值班只要一个人') == 0\n"
+        "print(loaded())\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
+    assert out.stdout.split("\n")[:3] == ["[]", "[]", "['cn2an']"]

@@ -28,6 +28,7 @@ ABBREVIATIONS: dict[str, tuple[str, ...]] = {
 }  # fmt: skip
 _EN_MARKERS = frozenset(["now", "anymore", "instead", "again", "nowadays", "switched", "replaced"])
 _EN_MARKER_LEMMAS = frozenset(["move", "switch", "replace", "change", "migrate", "swap"])
+_EN_MARKER_OPENINGS = tuple(sorted({lemma[:3] for lemma in _EN_MARKER_LEMMAS}))
 _EN_MARKER_PAIRS = frozenset(
     [("no", "longer"), ("back", "to"), ("rather", "than"), ("is", "out"), ("are", "out")]
 )
@@ -162,8 +163,8 @@ def has_marker(words: Sequence[str]) -> bool:
             return True
         if i + 1 < len(words) and (word, words[i + 1]) in _EN_MARKER_PAIRS:
             return True
-        if word.isascii() and word.isalpha() and set(english_lemmas(word)) & _EN_MARKER_LEMMAS:
-            return True
+        if word.startswith(_EN_MARKER_OPENINGS) and set(english_lemmas(word)) & _EN_MARKER_LEMMAS:
+            return True  # the prefix test first: the lexicon loads only for a word that may be one
         if not word.isascii() and word not in _ZH_NOT_CHANGE:
             if word.startswith(_ZH_MARKER_OPENINGS) or _ZH_MARKER_INSIDE in word:
                 return True
@@ -190,8 +191,11 @@ def asks_plans_or_adds(text: str, words: Sequence[str]) -> bool:
 
 def redoes(words: Sequence[str], stored_words: Sequence[str]) -> bool:
     """`rewrote` after `written`, `rebuilt` after `built`: the stored fact's own verb done again is a change."""
+    again = [word for word in words if word.startswith("re") and len(word) > 4]
+    if not again:
+        return False
     done = {lemma for word in stored_words for lemma in english_lemmas(word, known_only=True)}
-    for word in words:
+    for word in again:
         for lemma in english_lemmas(word, known_only=True):
             if lemma.startswith("re") and len(lemma) > 4 and lemma[2:].lstrip("-") in done:
                 return True

@@ -154,14 +154,19 @@ def score(stored: str, incoming: str) -> int:
     return best
 
 
-def marked(text: str) -> bool:
-    """Cheap first test: whether the text carries a change marker at all (most writes do not)."""
-    return any(cw.has_marker(p.raw) for p in parts(text)) or bool(re.search(r"\bre[a-z]{3,}", text.lower()))
+def marked(text: str, stored: Sequence[str]) -> bool:
+    """Cheap first test: a change marker, or a `re-` word that may redo a stored verb (most writes have neither).
+    No value slots here: reading names would load the lexicon for every write."""
+    words = _words(fold(text))
+    if cw.has_marker(words):
+        return True
+    again = {w[2:4] for w in words if w.startswith("re") and len(w) > 4}
+    return bool(again) and any(w[:2] in again for text in stored for w in _words(fold(text)))
 
 
 def pick(stored: Sequence[str], incoming: str) -> int | None:
     """The index of the one stored truth `incoming` changes by this rule; None when none or a tie."""
-    if not stored or not marked(incoming):
+    if not stored or not marked(incoming, stored):
         return None
     scores = [score(text, incoming) for text in stored]
     best = max(scores)
