@@ -188,6 +188,14 @@ def test_a_marked_change_supersedes_the_stored_truth_in_the_store(tmp_path: Path
     assert _truths(mgr) == ["Crash dumps go to Azure Blob now.", "The admin panel is built with Vite."]
 
 
+def test_an_abbreviation_alone_makes_the_stored_truth_a_neighbour(tmp_path: Path) -> None:
+    mgr = _manager(tmp_path)
+    mgr.store_fact("Our continuous integration runs on Drone.")
+    result = mgr.store_fact("CI moved to Woodpecker.")
+    assert result.status is WriteStatus.SUPERSEDED
+    assert _truths(mgr) == ["CI moved to Woodpecker."]
+
+
 def test_a_look_alike_leaves_every_truth_standing_in_the_store(tmp_path: Path) -> None:
     mgr = _manager(tmp_path)
     mgr.store_fact("The admin panel is built with Vite.")
