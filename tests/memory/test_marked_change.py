@@ -13,6 +13,7 @@ import pytest
 from paicli.config.run_values import MemoryValues
 from paicli.memory import evolve
 from paicli.memory.change_values import values
+from paicli.memory.entry import MemoryEntry, new_fact
 from paicli.memory.judge import parse_request
 from paicli.memory.manager import MemoryManager
 from paicli.memory.marked_change import pick, score
@@ -175,6 +176,10 @@ def _manager(tmp_path: Path, llm: ScriptedLLM | None = None) -> MemoryManager:
     return mgr
 
 
+def _entry(text: str) -> MemoryEntry:
+    return new_fact(text, clock=CLOCK)
+
+
 def _truths(mgr: MemoryManager) -> list[str]:
     return sorted(e.content for e in mgr.list_all() if evolve.is_truth(e))
 
@@ -202,6 +207,30 @@ def test_a_look_alike_leaves_every_truth_standing_in_the_store(tmp_path: Path) -
     mgr.store_fact("The landing page is built with Astro now.")
     mgr.store_fact("Should the admin panel move to Astro now?")
     assert len(_truths(mgr)) == 3
+
+
+@pytest.mark.parametrize(
+    "incoming",
+    [
+        "制品仓库是不是该换成 Artifactory？",
+        "The artifact store might be Artifactory soon.",
+        "制品仓库另外还接了 Artifactory",
+    ],
+)
+def test_a_question_a_maybe_or_an_addition_undoes_an_unsure_change_the_parser_read(
+    tmp_path: Path, incoming: str
+) -> None:
+    stored = "制品仓库用 Nexus" if not incoming.isascii() else "The artifact store is Nexus."
+    assert evolve.relate_all([_entry(stored)], _entry(incoming), {})[0][1] == "none"
+    mgr = _manager(tmp_path)
+    mgr.store_fact(stored)
+    mgr.store_fact(incoming)
+    assert _truths(mgr) == sorted([stored, incoming])
+
+
+def test_a_certain_change_the_parser_read_stands_whatever_the_hedges() -> None:
+    related = evolve.relate_all([_entry("制品仓库用 Nexus")], _entry("制品仓库现在换成 Artifactory 了"), {})
+    assert [(kind, certain) for _, kind, certain in related] == [("changed", True)]
 
 
 def test_a_judge_that_calls_a_marked_change_unrelated_undoes_it(tmp_path: Path) -> None:

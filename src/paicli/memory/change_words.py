@@ -41,29 +41,16 @@ _QUESTION_OPENINGS = frozenset(
      "why", "how", "when", "where", "which", "who", "whether"]
 )  # fmt: skip
 _ZH_QUESTION = ("要不要", "是不是", "是否", "能不能", "该不该", "有没有", "可不可以")
-_EN_UNSURE = frozenset(
-    ["might", "may", "could", "would", "should", "maybe", "perhaps", "probably", "plan", "plans", "planning",
-     "consider", "considering", "thinking", "propose", "proposed", "proposing", "want", "wants", "hope", "if",
-     "going", "idea", "suggest", "suggested"]
+# a possibility or a deliberation: never a fact that replaces another
+_UNSURE = frozenset(
+    ["might", "may", "maybe", "perhaps", "probably", "considering", "thinking", "proposing", "proposed",
+     "可能", "也许", "或许", "打算", "考虑", "要不"]
 )  # fmt: skip
-_ZH_UNSURE = frozenset(
-    [
-        "可能",
-        "也许",
-        "或许",
-        "打算",
-        "计划",
-        "考虑",
-        "准备",
-        "想",
-        "要不",
-        "建议",
-        "希望",
-        "应该",
-        "如果",
-        "是否",
-    ]
-)
+# intentions and conditions: also said of a settled fact (`S should be V, not O`), so only this rule heeds them
+_INTENDED = frozenset(
+    ["could", "would", "should", "plan", "plans", "planning", "consider", "want", "wants", "hope", "if", "going",
+     "idea", "suggest", "suggested", "计划", "准备", "想", "建议", "希望", "应该", "如果", "是否"]
+)  # fmt: skip
 PERSONAL = frozenset(["we", "i", "you", "they", "我们", "我", "大家", "咱们"])
 _EN_ADDED = frozenset(["also", "too", "additionally", "besides", "another", "plus"])
 _ZH_ADDED = frozenset(["也", "另外", "还有", "同时", "此外", "额外", "另", "还"])
@@ -173,8 +160,8 @@ def has_marker(words: Sequence[str]) -> bool:
     return "from" in words and "to" in words[words.index("from") + 1 :]
 
 
-def asks_plans_or_adds(text: str, words: Sequence[str]) -> bool:
-    """A question, a plan or a possibility, or an added fact: nothing it names replaces a stored value."""
+def asks_or_adds(text: str, words: Sequence[str]) -> bool:
+    """A question, a possibility or an added fact (`we also…`, 另外…): nothing it names replaces a stored value."""
     if (
         "?" in text
         or "？" in text
@@ -185,8 +172,13 @@ def asks_plans_or_adds(text: str, words: Sequence[str]) -> bool:
     first = re.match(r"\s*([a-z]+)", text)
     if first and first.group(1) in _QUESTION_OPENINGS:
         return True
-    unsure = _EN_UNSURE | _ZH_UNSURE | _EN_ADDED | _ZH_ADDED
-    return any(word in unsure for word in words) or " as well" in text
+    hedges = _UNSURE | _EN_ADDED | _ZH_ADDED
+    return any(word in hedges for word in words) or " as well" in text
+
+
+def asks_plans_or_adds(text: str, words: Sequence[str]) -> bool:
+    """`asks_or_adds`, or an intention or a condition (`we plan to…`, `if…`, 打算…)."""
+    return asks_or_adds(text, words) or any(word in _INTENDED for word in words)
 
 
 def redoes(words: Sequence[str], stored_words: Sequence[str]) -> bool:

@@ -109,11 +109,14 @@ def relate_all(
     relations = [subjects.relation(entry.content, incoming.content) for entry in pool]
     # every candidate competes (a tie with one the parser placed is a tie too); only an unplaced one may win
     marked = marked_change.pick([entry.content for entry in pool], incoming.content)
+    hedged = bool(pool) and marked_change.hedged(incoming.content)
     for i, (entry, local) in enumerate(zip(pool, relations, strict=True)):
         if local.kind == "none" and corrects_stored(entry.content, incoming.content):
             local = subjects.Relation("changed")  # the parser could not place it; the value slots can
         elif local.kind == "none" and i == marked:
             local = subjects.Relation("changed")  # a marked change in a frame the parser does not read
+        if hedged and local.kind in ("changed", "corrects") and not local.certain:
+            local = subjects.Relation("none")  # a question, a maybe or an added fact replaces nothing
         verdict = verdicts.get(entry.id)
         if verdict is not None and not local.certain:
             found.append((entry, _JUDGED[verdict.kind], True))

@@ -164,6 +164,11 @@ def marked(text: str, stored: Sequence[str]) -> bool:
     return bool(again) and any(w[:2] in again for text in stored for w in _words(fold(text)))
 
 
+def hedged(text: str) -> bool:
+    """A question, a possibility or an added fact (`change_words.asks_or_adds`)."""
+    return cw.asks_or_adds(fold(text), _words(fold(text)))
+
+
 def pick(stored: Sequence[str], incoming: str) -> int | None:
     """The index of the one stored truth `incoming` changes by this rule; None when none or a tie."""
     if not stored or not marked(incoming, stored):
