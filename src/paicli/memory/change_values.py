@@ -169,7 +169,7 @@ def values(text: str) -> Values:
         _ZH_DAY,
         lambda m: ("day", f"{_ZH_DAYS.index(m.group(1)) % 7 if m.group(1) != '天' else 6}{m.group(2) or ''}"),
     )
-    cut(_NUMBER, lambda m: _number(m, rest))
+    cut(_NUMBER, _number)
     for match in reversed(list(_names(rest))):
         word = match.group()
         before = re.findall(r"[a-z]+", rest[: match.start()].lower())
@@ -231,7 +231,7 @@ def _en_day(match: re.Match[str]) -> Slot:
     return ("day", str(_EN_DAYS.index(word)))
 
 
-def _number(match: re.Match[str], text: str) -> Slot | None:
+def _number(match: re.Match[str]) -> Slot | None:
     raw_unit = match.group(2) or ""
     if raw_unit in _NOT_UNITS:
         raw_unit = ""
