@@ -4,7 +4,9 @@ Pure policy over entries. The new fact is related to its neighbours (`neighbours
 (`subject.py`): the same subject with another value, a negation of the stored value, or a statement that denies
 it supersedes the stored fact; the old entry stays in the file with `supersededBy` and `supersededAt` and is never
 served as a truth again. A relation the parser is not certain of may be decided by the relation judge's verified
-verdict (`judge.py`); a certain one never is. A near-identical fact the parser cannot place is a conflict: it is
+verdict (`judge.py`); a certain one never is. Where the parser finds no relation, a marked change in a frame it
+does not read (`marked_change.py`) may still supersede, never for sure; a question, a maybe or an added fact
+never supersedes unless the parser is certain. A near-identical fact the parser cannot place is a conflict: it is
 stored as pending (`conflictPending`), excluded from retrieval until the user settles it, so two contradicting
 facts are never both injected. When the new fact's subject is held by several stored subjects that differ from
 each other (`版本` in `JDK 版本` and `Node 版本`), nothing is superseded on that ground alone.
@@ -17,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
+from paicli.memory import marked_change
 from paicli.memory import subject as subjects
 from paicli.memory.dedup import ConflictDetector, is_duplicate, same_domain
 from paicli.memory.entry import MemoryEntry, format_instant
@@ -104,10 +107,18 @@ def relate_all(
 ) -> list[tuple[MemoryEntry, str, bool]]:
     """(candidate, relation, certain): the parser's relation, or the judge's verdict where the parser is unsure."""
     found: list[tuple[MemoryEntry, str, bool]] = []
-    for entry in candidates:
-        local = subjects.relation(entry.content, incoming.content)
+    pool = list(candidates)
+    relations = [subjects.relation(entry.content, incoming.content) for entry in pool]
+    # every candidate competes (a tie with one the parser placed is a tie too); only an unplaced one may win
+    marked = marked_change.pick([entry.content for entry in pool], incoming.content)
+    hedged = bool(pool) and marked_change.hedged(incoming.content)
+    for i, (entry, local) in enumerate(zip(pool, relations, strict=True)):
         if local.kind == "none" and corrects_stored(entry.content, incoming.content):
             local = subjects.Relation("changed")  # the parser could not place it; the value slots can
+        elif local.kind == "none" and i == marked:
+            local = subjects.Relation("changed")  # a marked change in a frame the parser does not read
+        if hedged and local.kind in ("changed", "corrects") and not local.certain:
+            local = subjects.Relation("none")  # a question, a maybe or an added fact replaces nothing
         verdict = verdicts.get(entry.id)
         if verdict is not None and not local.certain:
             found.append((entry, _JUDGED[verdict.kind], True))

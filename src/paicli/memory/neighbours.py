@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from paicli.memory import subject_words as w
+from paicli.memory.change_words import ABBREVIATIONS
 from paicli.memory.claim_tokens import clauses
 from paicli.memory.entry import MemoryEntry
 
@@ -32,6 +33,14 @@ def needles(text: str) -> frozenset[str]:
             if token.han and len(word) > 2:
                 found.update(word[i : i + 2] for i in range(len(word) - 1))
             found.add(word)
+    for (
+        short,
+        expansion,
+    ) in ABBREVIATIONS.items():  # `DB` meets `database`, `CI` meets `continuous integration`
+        if short in found:
+            found.update(expansion)
+        elif all(word in found for word in expansion):
+            found.add(short)
     return frozenset(found)
 
 

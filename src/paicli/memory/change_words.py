@@ -1,0 +1,194 @@
+"""Closed word classes of the marked-change rule (`marked_change.py`; issue 37), and how two words are one.
+
+- A change marker says a value is new: `now`, `anymore`, `no longer`, `instead`, `again`, `back to`, `rather
+  than`, `is out`, `from … to`, a verb of moving or replacing in any tense (by lemma), 现在, 不再, 已经不, 又, a
+  word opening with 改 / 换 or holding 迁.
+- A statement that asks, plans or adds (`should we…?`, `we might…`, `we also…`, 要不要, 可能, 也, 另外) changes
+  nothing, whatever marker it carries.
+- Two words are one when their lemmas or stems meet (`deployments` and `deploy`, `limited` and `limit`), when one
+  is the other's abbreviation (a small table), or, in Chinese, when one is the other's head (`数据库`, `库`).
+Pure; `lemminflect` (an English lexicon of lemmas and parts of speech) is imported on first use.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+from paicli.memory.subject_words import GENERIC
+
+# abbreviation -> the words it stands for; both name one key
+ABBREVIATIONS: dict[str, tuple[str, ...]] = {
+    "db": ("database",), "ci": ("continuous", "integration"), "cd": ("continuous", "delivery"),
+    "k8s": ("kubernetes",), "env": ("environment",), "prod": ("production",), "config": ("configuration",),
+    "app": ("application",), "docs": ("documentation",), "auth": ("authentication",), "infra": ("infrastructure",),
+    "deps": ("dependencies",), "pr": ("pull", "request"), "repo": ("repository",), "qa": ("quality", "assurance"),
+}  # fmt: skip
+_EN_MARKERS = frozenset(["now", "anymore", "instead", "again", "nowadays", "switched", "replaced"])
+_EN_MARKER_LEMMAS = frozenset(["move", "switch", "replace", "change", "migrate", "swap"])
+_EN_MARKER_OPENINGS = tuple(sorted({lemma[:3] for lemma in _EN_MARKER_LEMMAS}))
+_EN_MARKER_PAIRS = frozenset(
+    [("no", "longer"), ("back", "to"), ("rather", "than"), ("is", "out"), ("are", "out")]
+)
+_ZH_MARKERS = frozenset(["现在", "如今", "不再", "又", "改回", "换回", "回到"])
+_ZH_MARKER_OPENINGS = ("改", "换")
+_ZH_MARKER_INSIDE = "迁"
+_ZH_NOT_CHANGE = frozenset(["改进", "改善", "改正", "改革", "换行"])
+_QUESTION_OPENINGS = frozenset(
+    ["should", "shall", "could", "would", "can", "do", "does", "did", "is", "are", "was", "were", "will", "what",
+     "why", "how", "when", "where", "which", "who", "whether"]
+)  # fmt: skip
+_ZH_QUESTION = ("要不要", "是不是", "是否", "能不能", "该不该", "有没有", "可不可以")
+# a possibility or a deliberation: never a fact that replaces another
+_UNSURE = frozenset(
+    ["might", "may", "maybe", "perhaps", "probably", "considering", "thinking", "proposing", "proposed",
+     "可能", "也许", "或许", "打算", "考虑", "要不"]
+)  # fmt: skip
+# intentions and conditions: also said of a settled fact (`S should be V, not O`), so only this rule heeds them
+_INTENDED = frozenset(
+    ["could", "would", "should", "plan", "plans", "planning", "consider", "want", "wants", "hope", "if", "going",
+     "idea", "suggest", "suggested", "计划", "准备", "想", "建议", "希望", "应该", "如果", "是否"]
+)  # fmt: skip
+PERSONAL = frozenset(["we", "i", "you", "they", "我们", "我", "大家", "咱们"])
+_EN_ADDED = frozenset(["also", "too", "additionally", "besides", "another", "plus"])
+_ZH_ADDED = frozenset(["也", "另外", "还有", "同时", "此外", "额外", "另", "还"])
+# words that carry no subject: light verbs, prepositions, particles (beside the parser's own generic words)
+LIGHT = GENERIC | frozenset(
+    ["is", "are", "was", "were", "be", "been", "being", "am", "use", "uses", "used", "using", "go", "goes", "went",
+     "gone", "going", "done", "get", "gets", "got", "make", "makes", "run", "runs", "ran", "running", "with",
+     "by", "for", "to", "of", "as", "and", "or", "but", "via", "per", "than", "not", "no", "what", "it", "they",
+     "them", "one", "live", "lives", "stay", "stays", "happen", "happens",
+     "用", "使用", "采用", "是", "在", "由", "负责", "交给", "交由", "放", "放在", "跑", "跑在", "到", "给", "把", "被",
+     "的", "了", "只要", "要", "会", "做", "为", "成", "上", "中", "里", "发", "发到", "归", "管", "走", "只", "不"]
+)  # fmt: skip
+# nouns that name the kind of a value, not the thing it belongs to (`打包工具`, `重试次数`)
+CATEGORY = frozenset(
+    ["tool", "tools", "version", "time", "count", "number", "value", "setting", "minimum", "maximum", "limit",
+     "工具", "次数", "数量", "人数", "版本", "时间", "地点", "方式", "周期", "频率", "数", "值", "配置", "上限", "下限"]
+)  # fmt: skip
+_SUFFIXES = ("ments", "ment", "ations", "ation", "ions", "ion", "ings", "ing", "ers", "er", "ed", "es", "s")
+
+
+@lru_cache(maxsize=1)
+def _lemminflect() -> Any:
+    import lemminflect  # type: ignore[import-untyped]  # loads its lexicon: the write path only
+
+    return lemminflect
+
+
+@lru_cache(maxsize=8192)
+def _readings(word: str) -> dict[str, tuple[str, ...]]:
+    found: dict[str, tuple[str, ...]] = _lemminflect().getAllLemmas(word)
+    return found
+
+
+def english_lemmas(word: str, known_only: bool = False) -> tuple[str, ...]:
+    """Every lemma the lexicon gives `word` (itself first when it has none; nothing for an unknown word with
+    `known_only`)."""
+    if not word.isascii() or not word.isalpha():
+        return () if known_only else (word,)
+    lemmas = tuple(dict.fromkeys(lemma for group in _readings(word).values() for lemma in group))
+    if lemmas or known_only:
+        return lemmas
+    return (word,)
+
+
+def verb_form(word: str) -> bool:
+    """An English verb form that is no noun (`uploaded`, `kept`, `built`): it tells how, not what about."""
+    if not (word.isascii() and word.isalpha()):
+        return False
+    readings = _readings(word)
+    if "VERB" not in readings or "NOUN" in readings:
+        return False
+    # `logs`, `requires`: the lexicon's verb reading hides the plural noun; `staging`, `billing` name things
+    return not word.endswith(("s", "ing"))
+
+
+def keys(word: str) -> frozenset[str]:
+    """What `word` may meet in another text: itself, its lemmas, their stems, its abbreviation."""
+    found = {word}
+    if word.isascii() and word.isalpha():
+        for lemma in english_lemmas(word):
+            found.add(lemma)
+            found.add(_stem(lemma))
+        found.add(_stem(word))
+    return frozenset(found)
+
+
+def _stem(word: str) -> str:
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
+def same_word(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    han = not a.isascii() and not b.isascii()
+    if han:
+        return a.endswith(b) or b.endswith(a)  # a shared head: `数据库` and `库`, `代码评审` and `评审`
+    return bool(keys(a) & keys(b))
+
+
+def with_abbreviations(words: Sequence[str]) -> list[str]:
+    """`continuous integration` -> `ci`, `database` -> `db`: every word of an expansion is folded into its key."""
+    out = list(words)
+    for short, expansion in ABBREVIATIONS.items():
+        n = len(expansion)
+        for i in range(len(out) - n + 1):
+            if tuple(out[i : i + n]) == expansion or (n == 1 and out[i] == expansion[0] + "s"):
+                out[i : i + n] = [short, *([""] * (n - 1))]
+    return [word for word in out if word]
+
+
+def has_marker(words: Sequence[str]) -> bool:
+    for i, word in enumerate(words):
+        if word in _EN_MARKERS or word in _ZH_MARKERS:
+            return True
+        if i + 1 < len(words) and (word, words[i + 1]) in _EN_MARKER_PAIRS:
+            return True
+        if word.startswith(_EN_MARKER_OPENINGS) and set(english_lemmas(word)) & _EN_MARKER_LEMMAS:
+            return True  # the prefix test first: the lexicon loads only for a word that may be one
+        if not word.isascii() and word not in _ZH_NOT_CHANGE:
+            if word.startswith(_ZH_MARKER_OPENINGS) or _ZH_MARKER_INSIDE in word:
+                return True
+            if word.startswith("不") and i > 0 and words[i - 1] == "已经":
+                return True
+    return "from" in words and "to" in words[words.index("from") + 1 :]
+
+
+def asks_or_adds(text: str, words: Sequence[str]) -> bool:
+    """A question, a possibility or an added fact (`we also…`, 另外…): nothing it names replaces a stored value."""
+    if (
+        "?" in text
+        or "？" in text
+        or any(cue in text for cue in _ZH_QUESTION)
+        or text.rstrip("。.！! ").endswith("吗")
+    ):
+        return True
+    first = re.match(r"\s*([a-z]+)", text)
+    if first and first.group(1) in _QUESTION_OPENINGS:
+        return True
+    hedges = _UNSURE | _EN_ADDED | _ZH_ADDED
+    return any(word in hedges for word in words) or " as well" in text
+
+
+def asks_plans_or_adds(text: str, words: Sequence[str]) -> bool:
+    """`asks_or_adds`, or an intention or a condition (`we plan to…`, `if…`, 打算…)."""
+    return asks_or_adds(text, words) or any(word in _INTENDED for word in words)
+
+
+def redoes(words: Sequence[str], stored_words: Sequence[str]) -> bool:
+    """`rewrote` after `written`, `rebuilt` after `built`: the stored fact's own verb done again is a change."""
+    again = [word for word in words if word.startswith("re") and len(word) > 4]
+    if not again:
+        return False
+    done = {lemma for word in stored_words for lemma in english_lemmas(word, known_only=True)}
+    for word in again:
+        for lemma in english_lemmas(word, known_only=True):
+            if lemma.startswith("re") and len(lemma) > 4 and lemma[2:].lstrip("-") in done:
+                return True
+    return False

@@ -1,0 +1,180 @@
+"""A correction in a frame the claim grammar has never seen: the marked-change rule (issue 37).
+
+Where the grammar reads a new fact and a stored truth as unrelated, this rule still calls the new fact a change
+of the stored one when all of these hold for one clause of the new fact (with the clause before it when it names
+nothing itself: `…Stripe Billing; Chargebee does it`):
+
+1. it carries a change marker (`change_words.has_marker`), or does the stored fact's verb again (`rewrote`);
+   and the statement neither asks, plans nor adds (`should we…?`, `we might…`, `we also…`, 要不要, 可能, 也);
+2. it shares the stored fact's subject (and names its owner, if the parser found one): a content word that is not a bare verb form (lemmas, stems, a small
+   abbreviation table, Chinese heads), and never while each side keeps a word of its own that the other lacks
+   unless two or more words are shared (`frontend` / `backend`, `logs` / `metrics` stay apart);
+3. it has a value slot the stored fact does not have, of a type the stored fact has a slot of
+   (`change_values`: times, days, numbers with their unit, paths, names), and not two new and two old values
+   of one type (which of them is the subject's would be a guess).
+
+Among the stored truths that pass, the one sharing the most words is the change; a tie is left alone. The
+verdict is never certain, so a relation judge's verified verdict overrules it. Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import pairwise
+
+from paicli.memory import change_words as cw
+from paicli.memory.change_values import Slot, values
+from paicli.memory.claim_tokens import fold
+from paicli.memory.subject import subject_of
+from paicli.memory.tokenize import segment
+
+_CLAUSE = re.compile(r"[，,；;。！!？?\n]+|\s[—–-]{1,2}\s|—+|\.(?=\s|$)")
+_WORD = re.compile(r"[a-z][a-z0-9'+-]*|[\u3400-\u9fff]+")
+
+
+@dataclass(frozen=True)
+class Part:
+    raw: tuple[str, ...]  # every word, markers and light words included
+    content: tuple[str, ...]  # the words that may name a subject
+    slots: frozenset[Slot]
+    verbs: frozenset[str] = (
+        frozenset()
+    )  # words a personal pronoun opens (`we keep`): a verb, whatever the lexicon
+
+    def verbal(self, word: str) -> bool:
+        return word in self.verbs or cw.verb_form(word)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(value for kind, value in self.slots if kind == "name")
+
+
+def _words(masked: str) -> list[str]:
+    found: list[str] = []
+    for run in _WORD.findall(masked):
+        found.extend(segment(run) if not run.isascii() else [run])
+    return [word.strip() for word in found if word.strip()]
+
+
+@lru_cache(maxsize=4096)
+def parts(text: str) -> tuple[Part, ...]:
+    """The clauses of `text`, each with its words and value slots."""
+    found: list[Part] = []
+    for clause in _CLAUSE.split(text):
+        if not clause.strip():
+            continue
+        read = values(clause)
+        raw = cw.with_abbreviations(_words(read.masked))
+        content = tuple(w for w in raw if w not in cw.LIGHT and not cw.has_marker([w]))
+        verbs = frozenset(w for before, w in pairwise(raw) if before in cw.PERSONAL)
+        found.append(Part(tuple(raw), content, read.slots, verbs))
+    return tuple(found)
+
+
+def _whole(text: str) -> Part:
+    pieces = parts(text)
+    return Part(
+        tuple(w for p in pieces for w in p.raw),
+        tuple(w for p in pieces for w in p.content),
+        frozenset(s for p in pieces for s in p.slots),
+        frozenset(v for p in pieces for v in p.verbs),
+    )
+
+
+def _windows(text: str) -> list[Part]:
+    """Each clause of the new fact; a clause that names nothing borrows the words of the one before it."""
+    pieces = parts(text)
+    found: list[Part] = []
+    for i, piece in enumerate(pieces):
+        if not piece.content and i > 0:
+            before = pieces[i - 1]
+            piece = Part(before.raw + piece.raw, before.content, piece.slots, before.verbs | piece.verbs)
+        found.append(piece)
+    return found
+
+
+def _shared(old: Part, new: Part) -> int:
+    """How many subject words the two share (0 when they name different things)."""
+    mine = [*old.content, *old.names]
+    theirs = [*new.content, *new.names]
+    matched = [a for a in mine if any(cw.same_word(a, b) for b in theirs)]
+    nominal = [
+        a
+        for a in matched
+        if not old.verbal(a) or not all(new.verbal(b) for b in theirs if cw.same_word(a, b))
+    ]
+    if not nominal:
+        return 0
+    own_old = [a for a in old.content if _own(a, old, theirs)]
+    own_new = [b for b in new.content if _own(b, new, mine)]
+    if own_old and own_new and len(nominal) < 2:
+        return 0
+    return len(nominal)
+
+
+def _own(word: str, part: Part, other: Sequence[str]) -> bool:
+    """A word only one side has that names a thing (not a verb, not the value's kind)."""
+    if word in cw.CATEGORY or part.verbal(word):
+        return False
+    return not any(cw.same_word(word, b) for b in other)
+
+
+def _new_value(old: Part, new: Part) -> bool:
+    old_words = [*old.content]
+    fresh = [y for y in new.slots if y not in old.slots and not any(cw.same_word(y[1], w) for w in old_words)]
+    for kind in {y[0] for y in fresh}:
+        if not any(x[0] == kind for x in old.slots):
+            continue
+        gone = [x for x in old.slots if x[0] == kind and x not in new.slots]
+        if sum(1 for y in fresh if y[0] == kind) >= 2 and len(gone) >= 2:
+            continue  # two new values and two old ones of one kind: which is the subject's is a guess
+        return True
+    return False
+
+
+def score(stored: str, incoming: str) -> int:
+    """How well `incoming` reads as a marked change of `stored` (0: not at all)."""
+    whole = _whole(incoming)
+    if cw.asks_plans_or_adds(incoming.lower(), whole.raw):
+        return 0
+    found = subject_of(stored)
+    if found is not None and found.owner and found.owner not in fold(incoming).replace(" ", ""):
+        return 0  # the stored fact is about another owner's subject (`for the billing service, …`)
+    old = _whole(stored)
+    best = 0
+    for window in _windows(incoming):
+        if not (cw.has_marker(window.raw) or cw.redoes(window.raw, old.raw)):
+            continue
+        if not _new_value(old, window):
+            continue
+        best = max(best, _shared(old, window))
+    return best
+
+
+def marked(text: str, stored: Sequence[str]) -> bool:
+    """Cheap first test: a change marker, or a `re-` word that may redo a stored verb (most writes have neither).
+    No value slots here: reading names would load the lexicon for every write."""
+    words = _words(fold(text))
+    if cw.has_marker(words):
+        return True
+    again = {w[2:4] for w in words if w.startswith("re") and len(w) > 4}
+    return bool(again) and any(w[:2] in again for text in stored for w in _words(fold(text)))
+
+
+def hedged(text: str) -> bool:
+    """A question, a possibility or an added fact (`change_words.asks_or_adds`)."""
+    return cw.asks_or_adds(fold(text), _words(fold(text)))
+
+
+def pick(stored: Sequence[str], incoming: str) -> int | None:
+    """The index of the one stored truth `incoming` changes by this rule; None when none or a tie."""
+    if not stored or not marked(incoming, stored):
+        return None
+    scores = [score(text, incoming) for text in stored]
+    best = max(scores)
+    if best == 0 or scores.count(best) > 1:
+        return None
+    return scores.index(best)
