@@ -1,6 +1,6 @@
 """Round 11 of the dev half (memverbs, issue 37): English and code-switched facts whose predicate is a lexical verb,
 not is/are. Subjects singular and plural (`the nightly backup starts at`, `session tokens expire after`), verbs
-with a prepositional complement (`at 04:00`, `after 8 hours`, `on Fridays`, `up to`) or a direct object
+with a prepositional complement (`at 04:00`, `after 8 hours`, `on Fridays`, `above 25 MB`) or a direct object
 (`targets iOS 16`, `caches pages for 10 minutes`); "now" / "from now on" / "these days" before the verb, after it
 and at the end; denials with do-support (`doesn't start at`, `no longer expire after`). The near-duplicates are
 look-alike subjects with the same verb (`backend builds run on …` beside `frontend builds run on …`, `the weekly
@@ -53,7 +53,7 @@ SUBJECTS = (
     _subject(
         "uploads",
         ("文件上传上限", "上传上限", "是", "不是"),
-        ("file uploads", "uploads", "top out at", "do not top out at", "they top out at"),
+        ("file uploads", "uploads", "fail above", "do not fail above", "they fail above"),
         (("25 MB", "25 MB"), ("50 MB", "50 MB"), ("10 MB", "10 MB")),
         (("头像上传上限", "Avatar uploads"), ("视频上传上限", "Video uploads")),
         ("文件上传上限多大？", "How large can file uploads be?", "file uploads 上限多大？"),
