@@ -36,6 +36,7 @@ from paicli.memory.claim_grammar import (
     without_time_frame,
 )
 from paicli.memory.claim_tokens import Token, clauses, fold
+from paicli.memory.claim_verbs import SLOT
 
 Match = Literal["exact", "contains"]
 Kind = Literal["same", "changed", "corrects", "none"]
@@ -53,6 +54,8 @@ class Subject:
             return "exact"
         if self.owner != other.owner:
             return None
+        if _slots(self) != _slots(other):
+            return None  # `starts at` and `starts on`, or a lexical slot and a copula: two different facts
         if (self.han, self.latin) == (other.han, other.latin):
             return "exact"
         small, large = sorted((self, other), key=lambda s: (len(s.han) + len(s.latin), s.han, s.latin))
@@ -62,6 +65,15 @@ class Subject:
 
     def render(self) -> str:
         return " ".join(part for part in (self.han, *self.latin) if part)
+
+
+def _slots(subject: Subject) -> tuple[str, ...]:
+    return tuple(word for word in subject.latin if word.startswith(SLOT))
+
+
+def _with_slot(context: Subject, slot: Subject) -> Subject:
+    latin = (*(word for word in context.latin if not word.startswith(SLOT)), *slot.latin)
+    return Subject(context.han, latin, context.owner, context.owner + context.han + "".join(latin))
 
 
 def _holds_han(large: str, small: str) -> bool:
@@ -77,6 +89,9 @@ class Reading:
     negated: bool = False  # the reading says the subject is NOT `value`
     reverse: bool = False  # the other way round of a copular sentence (`V is our S`)
     own: bool = True  # the subject stands in the reading's own clause (not carried over or guessed)
+    lexical: bool = (
+        False  # read at a lexical verb found by its place (`claim_verbs`): a change is never certain
+    )
 
 
 @dataclass(frozen=True)
@@ -105,14 +120,14 @@ def _subject(tokens: list[Token], owner: list[Token]) -> Subject | None:
         or verb_with_aspect(tokens[-1])
     ):
         tokens = tokens[:-1]  # `default branch 默认是 main`, `连接池大小改了，现在是 32`
-    for token in tokens:
+    for i, token in enumerate(tokens):
         text = w.SYNONYMS.get(token.text, token.text)
         if text in w.ZH_LOCATIVE:
             han.append(text)  # `线上` may come as 线 / 上: a locative inside a name is part of it
             continue
         if text in TRAILING or text in w.EN_DETERMINERS or text in (":", "=") or TIME_ANCHOR.match(text):
             continue
-        if token.latin and len(text) > 4 and text.endswith("ly"):
+        if token.latin and len(text) > 4 and text.endswith("ly") and not _before_noun(tokens, i):
             continue  # an English adverb (`definitely`, `currently`) says nothing about which thing it is
         if token.han:
             han.append(text)
@@ -123,6 +138,18 @@ def _subject(tokens: list[Token], owner: list[Token]) -> Subject | None:
     owner_key = key([t for t in owner if t.text not in w.EN_DETERMINERS])
     whole = owner_key + "".join(han) + "".join(latin)
     return Subject("".join(han), tuple(latin), owner_key, whole)
+
+
+def _before_noun(tokens: list[Token], i: int) -> bool:
+    """`nightly backup`, `weekly report`: a word in -ly right before a noun qualifies it (not `currently the S`)."""
+    following = tokens[i + 1] if i + 1 < len(tokens) else None
+    return (
+        following is not None
+        and following.latin
+        and following.text not in TRAILING
+        and following.text not in w.EN_DETERMINERS
+        and not following.text.endswith("ly")
+    )
 
 
 def _value(tokens: list[Token]) -> str:
@@ -183,6 +210,13 @@ def claim_of(text: str) -> Claim:
                 stated = stated or not clause.colon  # the value is linked to a subject by a verb
             continue
         subject = _subject(clause.subject, owner)
+        if (
+            clause.lexical
+            and context is not None
+            and subject is not None
+            and subject.latin == _slots(subject)
+        ):
+            subject = _with_slot(context, subject)  # `…, they expire after 8 hours`: the subject named before
         value = clause.value
         own = subject is not None
         if subject is None and context is not None:
@@ -200,9 +234,10 @@ def claim_of(text: str) -> Claim:
             denied.add(found)
         stated = stated or not clause.colon
         colon_subject = colon_subject or (clause.colon and not readings)
-        readings.append(Reading(subject, found, clause.negated, own=own))
+        readings.append(Reading(subject, found, clause.negated, own=own, lexical=clause.lexical))
         ranks.append((clause.negated, False, -len(ranks)))
-        reverse = _subject(clause.value, owner) if clause.reversible or clause.negated else None
+        flip = (clause.reversible or clause.negated) and not clause.lexical
+        reverse = _subject(clause.value, owner) if flip else None
         if reverse is not None and key(clause.subject):
             readings.append(Reading(reverse, key(clause.subject), clause.negated, reverse=True, own=False))
             ranks.append((clause.negated, True, -len(ranks)))
@@ -348,7 +383,7 @@ def _label_of(head: Subject, other: Subject) -> bool:
 
 
 def _sure(reading: Reading) -> bool:
-    return reading.own and not reading.reverse
+    return reading.own and not reading.reverse and not reading.lexical
 
 
 def subject_of(text: str) -> Subject | None:
