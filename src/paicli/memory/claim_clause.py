@@ -24,7 +24,7 @@ from paicli.memory.claim_grammar import (
     without_leading_verb,
 )
 from paicli.memory.claim_tokens import Token
-from paicli.memory.claim_verbs import lexical_reading
+from paicli.memory.claim_verbs import lexical_reading, without_frame
 
 
 @dataclass
@@ -41,6 +41,7 @@ class Clause:
 
 
 def parse_clause(tokens: list[Token]) -> Clause:
+    tokens = without_frame(tokens)  # `从这周起 S run on B`: the time frame is no part of the subject
     colon = next((i for i, t in enumerate(tokens) if t.text == ":"), None)
     if colon is not None and 0 < colon < len(tokens) - 1:
         rest = tokens[colon + 1 :]

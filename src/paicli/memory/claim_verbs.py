@@ -141,10 +141,15 @@ def _subject_run(tokens: list[Token]) -> list[Token]:
         start -= 1
     owned = start > 0 and tokens[start - 1].text in w.ZH_ATTRIBUTIVE
     head, run = (tokens[:start], tokens[start:]) if owned else ([], tokens[start:])
-    while run and (run[0].text in FUNCTION or _adverb_before(run)):
-        run = run[1:]  # `definitely the S`; not `nightly backup`, where the word in -ly qualifies the noun
-    if len(run) > 2 and run[0].text in ("these", "this", "next") and run[1].text in _TIME_NOUNS:
-        run = run[2:]
+    while run:
+        if len(run) > 2 and run[0].text in ("these", "this", "next") and run[1].text in _TIME_NOUNS:
+            run = run[2:]  # `these days S`: a time frame
+        elif run[0].text in FUNCTION or _adverb_before(run):
+            run = run[
+                1:
+            ]  # `definitely the S`; not `nightly backup`, where the word in -ly qualifies the noun
+        else:
+            break
     return [*head, *run]
 
 
@@ -199,8 +204,23 @@ def _reading_at(
     return 2, subject, [verb], complement, negated
 
 
+def without_frame(tokens: list[Token]) -> list[Token]:
+    """The clause without a time frame that opens it: `these days …`, `从这周起 …` / `从下个月开始 …` (the
+    segmenter may cut the frame in pieces: 从 / 这 / 周起)."""
+    if len(tokens) > 3 and tokens[0].text in ("these", "this", "next") and tokens[1].text in _TIME_NOUNS:
+        return tokens[2:]
+    if tokens and tokens[0].text == "从":
+        end = next(
+            (i for i in range(1, min(4, len(tokens) - 1)) if tokens[i].text.endswith(("起", "开始"))), None
+        )
+        if end is not None and all(t.han for t in tokens[: end + 1]):
+            return tokens[end + 1 :]
+    return tokens
+
+
 def lexical_reading(tokens: list[Token]) -> tuple[list[Token], list[Token], bool] | None:
     """(subject tokens with the slot as their last word, value tokens, negated), or None when no verb fits."""
+    tokens = without_frame(tokens)
     found = [r for v in range(1, len(tokens) - 1) if (r := _reading_at(tokens, v)) is not None]
     if not found:
         return None
