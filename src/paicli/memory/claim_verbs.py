@@ -116,6 +116,10 @@ def _adverb_before(run: list[Token]) -> bool:
     return run[0].text.endswith("ly") and (len(run) == 1 or run[1].text in FUNCTION)
 
 
+def _no_head(token: Token) -> bool:
+    return token.text.endswith("ly") or token.text in w.ZH_ATTRIBUTIVE or token.text in TRAILING
+
+
 def _noun_word(token: Token) -> bool:
     return token.han or (token.latin and token.text.isalpha() and token.text not in _NOT_NOUN)
 
@@ -182,8 +186,8 @@ def _reading_at(
         subject = []
     elif not subject or not all(_noun_word(t) for t in subject):
         return None  # not a noun phrase: `the CDN does not cache` is no subject of `pages`
-    elif subject[-1].text.endswith("ly") or not _agrees(subject[-1], verb, auxiliary):
-        return None
+    elif _no_head(subject[-1]) or not _agrees(subject[-1], verb, auxiliary):
+        return None  # `我们的 mobile …`: an owner with no noun of its own is no subject of `mobile`
     complement = until_time(tokens[v + 1 :])
     while complement and not complement[-1].value and complement[-1].text in TRAILING:
         complement = complement[:-1]
