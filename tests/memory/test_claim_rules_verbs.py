@@ -174,3 +174,12 @@ def test_each_verb_chain_ends_with_its_last_statement_as_the_only_truth(
     assert sorted(e.content for e in mgr.list_all() if evolve.is_truth(e)) == sorted(
         [chain[-1], *look_alikes]
     )
+
+
+def test_a_noun_phrase_held_by_a_longer_one_is_a_look_alike_the_local_rules_never_supersede() -> None:
+    # `the CDN` may be the short form of `the image CDN` or another CDN: only the judge can tell
+    found = relation("The image CDN caches pages for 1 hour", "The CDN caches pages for 10 minutes")
+    assert (found.kind, found.certain) == ("none", False)
+    assert relation(
+        "The image CDN caches pages for 1 hour", "The image CDN caches pages for 10 minutes"
+    ).kind == ("changed")
