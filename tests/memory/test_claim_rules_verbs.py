@@ -183,3 +183,20 @@ def test_a_noun_phrase_held_by_a_longer_one_is_a_look_alike_the_local_rules_neve
     assert relation(
         "The image CDN caches pages for 1 hour", "The image CDN caches pages for 10 minutes"
     ).kind == ("changed")
+
+
+def test_a_particle_or_an_object_may_stand_between_the_verb_and_its_preposition() -> None:
+    assert (
+        relation("Sessions time out after 30 minutes", "Sessions now time out after 15 minutes").kind
+        == "changed"
+    )
+    assert _main("Invoices go out on the 5th from now on")[1] == "5th"
+    assert relation(
+        "The digest job emails the team at 9:00", "The digest job emails the team at 8:30 now"
+    ).kind == ("changed")
+    # look-alikes: another object in the slot, and `out` after a be-form, which still ends the value
+    assert (
+        relation("The digest job emails the team at 9:00", "The digest job emails the CEO at 8:30").kind
+        == "none"
+    )
+    assert claim_of("Jenkins is out").readings[0].negated

@@ -116,6 +116,23 @@ def _adverb_before(run: list[Token]) -> bool:
     return run[0].text.endswith("ly") and (len(run) == 1 or run[1].text in FUNCTION)
 
 
+def _object_word(token: Token) -> bool:
+    """What may stand between the verb and its preposition: an object (`emails the team at`, `caches pages
+    for`) or a particle (`time out after`, `go out on`)."""
+    text = token.text
+    return (
+        _word(token)
+        or token.value
+        or token.han
+        or text in _PARTICLES
+        or text in w.EN_DETERMINERS
+        or (token.latin and text.isalpha() and text not in _NOT_NOUN)
+    )
+
+
+_PARTICLES = frozenset(["out", "up", "down", "off", "over", "back", "away"])
+
+
 def _no_head(token: Token) -> bool:
     return token.text.endswith("ly") or token.text in w.ZH_ATTRIBUTIVE or token.text in TRAILING
 
@@ -197,9 +214,12 @@ def _reading_at(
     negated = any(negator(t) for t in between)
     if preposition is not None and not complement[preposition].value:
         value = complement[preposition + 1 :]
-        if not value or not all(_word(t) or t.value or t.han for t in complement[:preposition]):
+        while value and value[0].text in w.EN_DETERMINERS:
+            value = value[1:]  # `on the 5th`: the article is no part of the value
+        objects = complement[:preposition]
+        if not value or not all(_object_word(t) for t in objects):
             return None
-        slot = [verb, *complement[: preposition + 1]]
+        slot = [verb, *(t for t in complement[: preposition + 1] if t.text not in w.EN_DETERMINERS)]
         return (0 if preposition == 0 else 1), subject, slot, value, negated
     if not any(t.value for t in complement) or not _word(complement[0]):
         return (
