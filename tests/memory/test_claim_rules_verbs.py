@@ -200,3 +200,20 @@ def test_a_particle_or_an_object_may_stand_between_the_verb_and_its_preposition(
         == "none"
     )
     assert claim_of("Jenkins is out").readings[0].negated
+
+
+@pytest.mark.parametrize(
+    "incoming",
+    [
+        "The archived logs now expire after 30 days.",
+        "Each archived log expires after 30 days.",
+        "These days archived logs expire after 30 days.",
+    ],
+)
+def test_a_participle_after_a_determiner_qualifies_the_noun_and_is_no_predicate(incoming: str) -> None:
+    assert relation("Archived logs expire after 90 days", incoming).kind == "changed"
+    assert relation("Archived reports expire after 90 days", incoming).kind == "none"  # look-alike
+
+
+def test_a_participle_after_its_subject_is_still_the_predicate() -> None:
+    assert _main("The archive moved to Glacier")[1] == "glacier"

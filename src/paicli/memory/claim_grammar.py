@@ -143,7 +143,9 @@ def find_predicate(tokens: list[Token]) -> tuple[int, int] | None:
             return i, i + 1
         if text in w.ARROWS:
             return i, i + 1  # `A → B for the S`
-        if (verb(token) and (i > 0 or target(tokens, i) is not None)) or verb_before_target(tokens, i):
+        if (
+            verb(token) and not attributive(tokens, i) and (i > 0 or target(tokens, i) is not None)
+        ) or verb_before_target(tokens, i):
             found = target(tokens, i)  # at the start only with a target: `Switched the S to B` (no subject)
             return (i, found + 1) if found is not None else (i, len(tokens))
     fused = next((i for i, t in enumerate(tokens) if i > 0 and fused_complement(tokens[i - 1], t)), None)
@@ -165,6 +167,23 @@ def find_predicate(tokens: list[Token]) -> tuple[int, int] | None:
         return replacing, replacing + 1
     perfective = next((i for i, t in enumerate(tokens[1:-1], 1) if t.text == "了"), None)
     return (perfective - 1, perfective + 1) if perfective is not None else None
+
+
+def attributive(tokens: list[Token], i: int) -> bool:
+    """`the archived logs`, `each cached page`: a participle between a determiner or quantifier and a noun
+    qualifies the noun; it is no predicate (`the archive moved to B` has a noun before the participle)."""
+    after = tokens[i + 1] if i + 1 < len(tokens) else None
+    return (
+        i > 0
+        and (tokens[i - 1].text in w.EN_DETERMINERS or tokens[i - 1].text in _QUANTIFIERS)
+        and after is not None
+        and after.latin
+        and after.text not in w.GENERIC
+        and after.text not in w.EN_TARGET
+    )
+
+
+_QUANTIFIERS = frozenset(["each", "every", "all", "some", "any"])
 
 
 def particle(tokens: list[Token], i: int) -> bool:
