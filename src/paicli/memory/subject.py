@@ -7,7 +7,10 @@ the perfective 了 (定了 X). What precedes the predicate is the subject (owner
 the mobile app` kept apart); what follows is the value. Source prepositions (由 A, 从 A, from A, off A) and negated
 clauses (不是 A, not A, no longer A) give values the fact denies. A clause without a subject of its own (`是 B`,
 `it's B`, `换成 B`) continues the subject before it. A copular sentence whose value comes first (`Hangzhou is our
-data center`, `李娜已经不是审批人了`) also gets the reversed reading; comparisons pick the reading that fits.
+data center`, `李娜已经不是审批人了`) also gets the reversed reading; comparisons pick the reading that fits. A
+clause with no such predicate may have a lexical verb found by its place (`claim_verbs.py`: `session tokens expire
+after 8 hours`): its subject carries the verb's slot, which must agree exactly, and a change it finds is never
+certain.
 
 Two claims are about the same subject when their subjects are equal, or when one holds the other (`审查人` in
 `代码审查人`, `pool size` in `connection pool size`) and their owners agree. What the parser cannot place is left
@@ -89,9 +92,8 @@ class Reading:
     negated: bool = False  # the reading says the subject is NOT `value`
     reverse: bool = False  # the other way round of a copular sentence (`V is our S`)
     own: bool = True  # the subject stands in the reading's own clause (not carried over or guessed)
-    lexical: bool = (
-        False  # read at a lexical verb found by its place (`claim_verbs`): a change is never certain
-    )
+    # read at a lexical verb found by its place (`claim_verbs`): a change it finds is never certain
+    lexical: bool = False
 
 
 @dataclass(frozen=True)
