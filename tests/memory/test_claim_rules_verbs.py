@@ -101,6 +101,8 @@ def test_a_pronoun_clause_after_a_denial_continues_its_subject() -> None:
     claim = claim_of("Debug logs no longer expire after 90 days; they expire after 30 days.")
     assert [(r.value, r.negated) for r in claim.readings] == [("30days", False), ("90days", True)]
     assert all(r.subject == claim.readings[0].subject for r in claim.readings)
+    look_alike = "Crash dumps no longer expire after 90 days; they expire after 30 days."
+    assert relation("Debug logs expire after 90 days", look_alike).kind == "none"
 
 
 def test_an_object_with_a_value_in_it_is_the_value() -> None:
@@ -217,3 +219,5 @@ def test_a_participle_after_a_determiner_qualifies_the_noun_and_is_no_predicate(
 
 def test_a_participle_after_its_subject_is_still_the_predicate() -> None:
     assert _main("The archive moved to Glacier")[1] == "glacier"
+    assert relation("The archive is on S3", "The archive moved to Glacier").kind == "changed"
+    assert relation("The backup is on S3", "The archive moved to Glacier").kind == "none"  # look-alike
