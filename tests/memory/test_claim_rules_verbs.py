@@ -221,3 +221,18 @@ def test_a_participle_after_its_subject_is_still_the_predicate() -> None:
     assert _main("The archive moved to Glacier")[1] == "glacier"
     assert relation("The archive is on S3", "The archive moved to Glacier").kind == "changed"
     assert relation("The backup is on S3", "The archive moved to Glacier").kind == "none"  # look-alike
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Nous utilisons toujours Java 8",
+        "Wir nutzen Java 8 im Projekt",
+        "Nosotros usamos Java 8 en producción",
+    ],
+)
+def test_a_clause_in_another_latin_script_language_gets_no_lexical_reading(text: str) -> None:
+    # a verb in -s agrees only with a head that does not end in -s (`nous utilisons` is no English)
+    claim = claim_of(text)
+    assert not any(r.lexical for r in claim.readings) and not claim.stated
+    assert claim_of("The build agent uses Java 8").readings  # look-alike: English, read as before

@@ -179,7 +179,11 @@ def _agrees(head: Token, verb: Token, auxiliary: bool) -> bool:
         return not _plural(verb.text)  # `does not ship`, never `will runs`
     if head.han or not head.latin:
         return True
-    return _plural(verb.text) != _plural(head.text)  # `the backup starts`, `tokens expire`
+    if _plural(
+        verb.text
+    ):  # `the backup starts`; a head in -s never takes it (`nous utilisons …` is no English)
+        return not head.text.endswith("s")
+    return _plural(head.text)  # `tokens expire`
 
 
 def _reading_at(
@@ -240,6 +244,18 @@ def without_frame(tokens: list[Token]) -> list[Token]:
         if end is not None and all(t.han for t in tokens[: end + 1]):
             return tokens[end + 1 :]
     return tokens
+
+
+def qualifier(tokens: list[Token], i: int) -> bool:
+    """`nightly backup`, `weekly report`: a word in -ly right before a noun qualifies it (not `currently the S`)."""
+    following = tokens[i + 1] if i + 1 < len(tokens) else None
+    return (
+        following is not None
+        and following.latin
+        and following.text not in TRAILING
+        and following.text not in w.EN_DETERMINERS
+        and not following.text.endswith("ly")
+    )
 
 
 def lexical_reading(tokens: list[Token]) -> tuple[list[Token], list[Token], bool] | None:

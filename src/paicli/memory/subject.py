@@ -39,7 +39,7 @@ from paicli.memory.claim_grammar import (
     without_time_frame,
 )
 from paicli.memory.claim_tokens import Token, clauses, fold
-from paicli.memory.claim_verbs import SLOT
+from paicli.memory.claim_verbs import SLOT, qualifier
 
 Match = Literal["exact", "contains"]
 Kind = Literal["same", "changed", "corrects", "none"]
@@ -129,7 +129,7 @@ def _subject(tokens: list[Token], owner: list[Token]) -> Subject | None:
             continue
         if text in TRAILING or text in w.EN_DETERMINERS or text in (":", "=") or TIME_ANCHOR.match(text):
             continue
-        if token.latin and len(text) > 4 and text.endswith("ly") and not _before_noun(tokens, i):
+        if token.latin and len(text) > 4 and text.endswith("ly") and not qualifier(tokens, i):
             continue  # an English adverb (`definitely`, `currently`) says nothing about which thing it is
         if token.han:
             han.append(text)
@@ -140,18 +140,6 @@ def _subject(tokens: list[Token], owner: list[Token]) -> Subject | None:
     owner_key = key([t for t in owner if t.text not in w.EN_DETERMINERS])
     whole = owner_key + "".join(han) + "".join(latin)
     return Subject("".join(han), tuple(latin), owner_key, whole)
-
-
-def _before_noun(tokens: list[Token], i: int) -> bool:
-    """`nightly backup`, `weekly report`: a word in -ly right before a noun qualifies it (not `currently the S`)."""
-    following = tokens[i + 1] if i + 1 < len(tokens) else None
-    return (
-        following is not None
-        and following.latin
-        and following.text not in TRAILING
-        and following.text not in w.EN_DETERMINERS
-        and not following.text.endswith("ly")
-    )
 
 
 def _value(tokens: list[Token]) -> str:
