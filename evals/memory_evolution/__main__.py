@@ -35,6 +35,7 @@ from evals.memory_evolution.spec import Half
 HALF_MODULES = {
     "dev": "evals.memory_evolution.half_dev_round11_change",
     "dev10": "evals.memory_evolution.half_dev_round10",  # the dev half before round 11, for comparison
+    "dev11": "evals.memory_evolution.half_dev_round11_verbs",  # lexical-verb subjects: a half of its own
     "test": "evals.memory_evolution.half_test",
 }
 

@@ -24,6 +24,7 @@ from paicli.memory.claim_grammar import (
     without_leading_verb,
 )
 from paicli.memory.claim_tokens import Token
+from paicli.memory.claim_verbs import lexical_reading, without_frame
 
 
 @dataclass
@@ -36,9 +37,11 @@ class Clause:
     predicate: bool = False
     colon: bool = False  # the predicate is a colon (`key: value`)
     reversible: bool = False  # a copula with a determiner after it: `V is our S`
+    lexical: bool = False  # the predicate is a lexical verb found by its place (`claim_verbs`): never certain
 
 
 def parse_clause(tokens: list[Token]) -> Clause:
+    tokens = without_frame(tokens)  # `从这周起 S run on B`: the time frame is no part of the subject
     colon = next((i for i, t in enumerate(tokens) if t.text == ":"), None)
     if colon is not None and 0 < colon < len(tokens) - 1:
         rest = tokens[colon + 1 :]
@@ -79,6 +82,11 @@ def parse_clause(tokens: list[Token]) -> Clause:
         if content(value) and not tail:
             subject, owner = owner_of(strip(tokens[:back], LEADING))
             return Clause(subject, owner, value, predicate=True)
+    lexical = lexical_reading(tokens) if found is None else None
+    if lexical is not None:  # `Session tokens now expire after 8 hours`, `The app doesn't target iOS 15`
+        subject, value, negated = lexical
+        subject, owner = owner_of(subject)
+        return Clause(subject, owner, value, negated=negated, predicate=True, lexical=True)
     denial = next((i for i, t in enumerate(tokens) if i > 0 and negator(t)), None)
     if found is None and denial is not None and content(tokens[:denial]):
         rest = [t for t in tokens[denial:] if not negator(t) and t.text not in TRAILING]
@@ -271,6 +279,8 @@ def owner_of(tokens: list[Token]) -> tuple[list[Token], list[Token]]:
         tokens = tokens[:-2]  # `定的是`: 的 right before the copula nominalises; no owner
     for i in range(len(tokens) - 2, -1, -1):
         if tokens[i].text in w.ZH_ATTRIBUTIVE or tokens[i].text == "'s":
+            if all(t.text in w.GENERIC for t in tokens[:i]):
+                return tokens[i + 1 :], []  # `我们的 S`: the speaker's own project is no other owner
             return tokens[i + 1 :], tokens[:i]
     for i, token in enumerate(tokens):
         if i > 0 and token.text in w.EN_OWNER_PREPOSITIONS:

@@ -126,7 +126,11 @@ def find_predicate(tokens: list[Token]) -> tuple[int, int] | None:
             return i, i + 1
         if text in w.EN_PERFECT and i + 2 < len(tokens) and tokens[i + 1].text in w.EN_CESSATION:
             return i, i + 2  # `has stopped being A`
-        if ending(token, tokens[i + 1] if i + 1 < len(tokens) else None) and i > 0:
+        if (
+            ending(token, tokens[i + 1] if i + 1 < len(tokens) else None)
+            and i > 0
+            and not particle(tokens, i)
+        ):
             return i, i + 1  # `A 已经停用了`, `we deprecated A`
         if text in w.EN_PERFECT and _be_before_value(tokens, i):
             continue  # `has (always) been A`: the be-form is the predicate
@@ -139,7 +143,9 @@ def find_predicate(tokens: list[Token]) -> tuple[int, int] | None:
             return i, i + 1
         if text in w.ARROWS:
             return i, i + 1  # `A → B for the S`
-        if (verb(token) and (i > 0 or target(tokens, i) is not None)) or verb_before_target(tokens, i):
+        if (
+            verb(token) and not attributive(tokens, i) and (i > 0 or target(tokens, i) is not None)
+        ) or verb_before_target(tokens, i):
             found = target(tokens, i)  # at the start only with a target: `Switched the S to B` (no subject)
             return (i, found + 1) if found is not None else (i, len(tokens))
     fused = next((i for i, t in enumerate(tokens) if i > 0 and fused_complement(tokens[i - 1], t)), None)
@@ -161,6 +167,43 @@ def find_predicate(tokens: list[Token]) -> tuple[int, int] | None:
         return replacing, replacing + 1
     perfective = next((i for i, t in enumerate(tokens[1:-1], 1) if t.text == "了"), None)
     return (perfective - 1, perfective + 1) if perfective is not None else None
+
+
+def attributive(tokens: list[Token], i: int) -> bool:
+    """`the archived logs`, `each cached page`: a participle between a determiner or quantifier and a noun
+    qualifies the noun; it is no predicate (`the archive moved to B` has a noun before the participle)."""
+    after = tokens[i + 1] if i + 1 < len(tokens) else None
+    return (
+        i > 0
+        and (tokens[i - 1].text in w.EN_DETERMINERS or tokens[i - 1].text in _QUANTIFIERS)
+        and after is not None
+        and after.latin
+        and after.text not in w.GENERIC
+        and after.text not in w.EN_TARGET
+    )
+
+
+_QUANTIFIERS = frozenset(["each", "every", "all", "some", "any"])
+
+
+def particle(tokens: list[Token], i: int) -> bool:
+    """`time out after 30 minutes`, `go out on the 1st`: `out` between a verb (no be-form) and a preposition of
+    time or place is the verb's particle, not a verb of ceasing (`Jenkins is out`)."""
+    before, after = tokens[i - 1] if i > 0 else None, tokens[i + 1] if i + 1 < len(tokens) else None
+    return (
+        tokens[i].text == "out"
+        and before is not None
+        and before.latin
+        and before.text not in w.EN_BE
+        and before.text not in w.GENERIC
+        and after is not None
+        and after.text in _PARTICLE_OBJECTS
+    )
+
+
+_PARTICLE_OBJECTS = frozenset(
+    ["on", "at", "in", "after", "before", "by", "every", "within", "until", "around"]
+)
 
 
 def _be_before_value(tokens: list[Token], i: int) -> bool:

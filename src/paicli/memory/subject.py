@@ -7,7 +7,10 @@ the perfective 了 (定了 X). What precedes the predicate is the subject (owner
 the mobile app` kept apart); what follows is the value. Source prepositions (由 A, 从 A, from A, off A) and negated
 clauses (不是 A, not A, no longer A) give values the fact denies. A clause without a subject of its own (`是 B`,
 `it's B`, `换成 B`) continues the subject before it. A copular sentence whose value comes first (`Hangzhou is our
-data center`, `李娜已经不是审批人了`) also gets the reversed reading; comparisons pick the reading that fits.
+data center`, `李娜已经不是审批人了`) also gets the reversed reading; comparisons pick the reading that fits. A
+clause with no such predicate may have a lexical verb found by its place (`claim_verbs.py`: `session tokens expire
+after 8 hours`): its subject carries the verb's slot, which must agree exactly, and a change it finds is never
+certain.
 
 Two claims are about the same subject when their subjects are equal, or when one holds the other (`审查人` in
 `代码审查人`, `pool size` in `connection pool size`) and their owners agree. What the parser cannot place is left
@@ -36,6 +39,7 @@ from paicli.memory.claim_grammar import (
     without_time_frame,
 )
 from paicli.memory.claim_tokens import Token, clauses, fold
+from paicli.memory.claim_verbs import SLOT, qualifier
 
 Match = Literal["exact", "contains"]
 Kind = Literal["same", "changed", "corrects", "none"]
@@ -53,6 +57,8 @@ class Subject:
             return "exact"
         if self.owner != other.owner:
             return None
+        if _slots(self) != _slots(other):
+            return None  # `starts at` and `starts on`, or a lexical slot and a copula: two different facts
         if (self.han, self.latin) == (other.han, other.latin):
             return "exact"
         small, large = sorted((self, other), key=lambda s: (len(s.han) + len(s.latin), s.han, s.latin))
@@ -62,6 +68,15 @@ class Subject:
 
     def render(self) -> str:
         return " ".join(part for part in (self.han, *self.latin) if part)
+
+
+def _slots(subject: Subject) -> tuple[str, ...]:
+    return tuple(word for word in subject.latin if word.startswith(SLOT))
+
+
+def _with_slot(context: Subject, slot: Subject) -> Subject:
+    latin = (*(word for word in context.latin if not word.startswith(SLOT)), *slot.latin)
+    return Subject(context.han, latin, context.owner, context.owner + context.han + "".join(latin))
 
 
 def _holds_han(large: str, small: str) -> bool:
@@ -77,6 +92,8 @@ class Reading:
     negated: bool = False  # the reading says the subject is NOT `value`
     reverse: bool = False  # the other way round of a copular sentence (`V is our S`)
     own: bool = True  # the subject stands in the reading's own clause (not carried over or guessed)
+    # read at a lexical verb found by its place (`claim_verbs`): a change it finds is never certain
+    lexical: bool = False
 
 
 @dataclass(frozen=True)
@@ -105,14 +122,14 @@ def _subject(tokens: list[Token], owner: list[Token]) -> Subject | None:
         or verb_with_aspect(tokens[-1])
     ):
         tokens = tokens[:-1]  # `default branch 默认是 main`, `连接池大小改了，现在是 32`
-    for token in tokens:
+    for i, token in enumerate(tokens):
         text = w.SYNONYMS.get(token.text, token.text)
         if text in w.ZH_LOCATIVE:
             han.append(text)  # `线上` may come as 线 / 上: a locative inside a name is part of it
             continue
         if text in TRAILING or text in w.EN_DETERMINERS or text in (":", "=") or TIME_ANCHOR.match(text):
             continue
-        if token.latin and len(text) > 4 and text.endswith("ly"):
+        if token.latin and len(text) > 4 and text.endswith("ly") and not qualifier(tokens, i):
             continue  # an English adverb (`definitely`, `currently`) says nothing about which thing it is
         if token.han:
             han.append(text)
@@ -183,6 +200,13 @@ def claim_of(text: str) -> Claim:
                 stated = stated or not clause.colon  # the value is linked to a subject by a verb
             continue
         subject = _subject(clause.subject, owner)
+        if (
+            clause.lexical
+            and context is not None
+            and subject is not None
+            and subject.latin == _slots(subject)
+        ):
+            subject = _with_slot(context, subject)  # `…, they expire after 8 hours`: the subject named before
         value = clause.value
         own = subject is not None
         if subject is None and context is not None:
@@ -200,9 +224,10 @@ def claim_of(text: str) -> Claim:
             denied.add(found)
         stated = stated or not clause.colon
         colon_subject = colon_subject or (clause.colon and not readings)
-        readings.append(Reading(subject, found, clause.negated, own=own))
+        readings.append(Reading(subject, found, clause.negated, own=own, lexical=clause.lexical))
         ranks.append((clause.negated, False, -len(ranks)))
-        reverse = _subject(clause.value, owner) if clause.reversible or clause.negated else None
+        flip = (clause.reversible or clause.negated) and not clause.lexical
+        reverse = _subject(clause.value, owner) if flip else None
         if reverse is not None and key(clause.subject):
             readings.append(Reading(reverse, key(clause.subject), clause.negated, reverse=True, own=False))
             ranks.append((clause.negated, True, -len(ranks)))
@@ -292,9 +317,13 @@ def relation(stored: str, incoming: str) -> Relation:
     same_old: set[int] = set()
     same_new: set[int] = set()
     changed: list[bool] = []  # one certainty per pair that says changed
+    look_alike = False  # `the CDN caches …` beside `the image CDN caches …`: a short form, or another CDN
     for i, ro in enumerate(old.readings):
         for j, rn in enumerate(new.readings):
             match = rn.subject.match(ro.subject) if rn.subject and ro.subject else None
+            if match == "contains" and (ro.lexical or rn.lexical):
+                look_alike = True  # only the judge can tell; the local rules never supersede it
+                continue
             if match is None:
                 continue
             kind = _compare(ro, rn, new)
@@ -310,6 +339,8 @@ def relation(stored: str, incoming: str) -> Relation:
             j in same_new for j, r in enumerate(new.readings) if not r.reverse
         )
         return Relation("same" if whole else "none", whole)
+    if look_alike:
+        return Relation("none")
     if old.readings and old.readings[0].value in new.denied and not any(r.subject for r in new.readings):
         return Relation("corrects")  # `我们不再用 Jenkins 了`
     sure = [r for r in (*old.readings, *new.readings) if not r.reverse]
@@ -348,7 +379,7 @@ def _label_of(head: Subject, other: Subject) -> bool:
 
 
 def _sure(reading: Reading) -> bool:
-    return reading.own and not reading.reverse
+    return reading.own and not reading.reverse and not reading.lexical
 
 
 def subject_of(text: str) -> Subject | None:
