@@ -32,7 +32,10 @@ from evals.memory_evolution.cases import generate
 from evals.memory_evolution.oracle import JudgeMode
 from evals.memory_evolution.spec import Half
 
-HALF_MODULES = {"dev": "evals.memory_evolution.half_dev_round10", "test": "evals.memory_evolution.half_test"}
+HALF_MODULES = {
+    "dev": "evals.memory_evolution.half_dev_round11_roles",
+    "test": "evals.memory_evolution.half_test",
+}
 
 
 def load_half(name: str) -> Half:
