@@ -26,7 +26,10 @@ if TYPE_CHECKING:
 
 _SEPARATOR = "\x1f"
 # What a reading depends on: the owner rule's gate and generic words, and the claim parser with its word classes.
-_PARSER_FILES = ("ranking.py", "subject.py", "subject_words.py", "claim_grammar.py", "claim_tokens.py")
+_PARSER_FILES = (
+    *("ranking.py", "subject.py", "subject_words.py", "claim_grammar.py", "claim_tokens.py"),
+    *("claim_roles.py", "role_words.py"),
+)
 
 
 def encode(reading: tuple[str, str]) -> str:
