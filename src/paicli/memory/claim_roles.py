@@ -63,6 +63,7 @@ class Holder:
 class Roles:
     holders: tuple[Holder, ...]
     denied: tuple[tuple[Token, ...], ...]  # people a handover or a past clause says no longer hold the duty
+    weak: bool = False  # a head that reads either way round (`X is back on Y`): a second, unsure reading
 
 
 @dataclass
@@ -189,6 +190,10 @@ def _thing(items: list[Item]) -> list[Item]:
     return [Item(item.token) for item in kept]
 
 
+def _holding(items: list[Item]) -> bool:
+    return any(item.token.text in r.ZH_HOLDING_PLACES for item in items)
+
+
 def _has_content(items: list[Item]) -> bool:
     return any(item.kind is None for item in items)
 
@@ -199,9 +204,12 @@ def _read(items: list[Item]) -> _Clause | None:  # one frame per branch, in orde
     found = _Clause([], [], [])
     negated = any(item.kind == "neg" for item in items)
 
-    def hold(thing: list[Item], head: Item | None, person: list[Item]) -> _Clause:
-        if person:
-            found.holders.append((thing, head, person, negated))
+    def hold(thing: list[Item], head: Item | None, person: list[Item]) -> _Clause | None:
+        if not person:
+            return None  # the frame names no holder: not this frame
+        if head is not None and head.token.text in r.ZH_GIVE_TO_PLACE and not _holding(items):
+            return None  # `X 回到了 B` is a value coming back; `X 回到 B 手里` a duty
+        found.holders.append((thing, head, person, negated))
         found.topic = thing
         return found
 
@@ -377,7 +385,8 @@ def read(text: str) -> Roles | None:
         return None
     duties = {(_key(thing), head.duty) for thing, head, _, _ in rows if head is not None and head.duty}
     fine = len({d for _, d in duties}) > 1 and len({t for t, _ in duties}) == 1
-    return Roles(tuple(_holder(row, fine) for row in rows), tuple(denied))
+    weak = any(head is not None and head.token.text in r.WEAK_HEADS for _, head, _, _ in rows)
+    return Roles(tuple(_holder(row, fine) for row in rows), tuple(denied), weak)
 
 
 def _key(items: list[Item]) -> str:

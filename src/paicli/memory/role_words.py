@@ -86,7 +86,7 @@ ZH_WORDS: dict[str, Kind] = {
     # adverbs of time and degree, aspect particles, place words of holding, demonstratives of a topic
     **dict.fromkeys(
         ["现在", "目前", "以后", "今后", "从此", "已经", "一直", "重新", "还是", "仍然", "依然", "暂时", "这块",
-         "那块", "这一块", "那一块", "这部分", "那部分", "这边", "那边", "手里", "手上", "那里", "这里", "那儿", "上周", "本周", "这周", "下周", "今天",
+         "那块", "这一块", "那一块", "这部分", "那部分", "这边", "那边", "手里", "手上", "名下", "那里", "这里", "那儿", "上周", "本周", "这周", "下周", "今天",
          "从今天起", "了", "着", "过", "啦", "呢", "吧", "正式", "主要"],
         "skip",
     ),
@@ -127,8 +127,12 @@ EN_DUTY_PHRASES: tuple[tuple[tuple[str, ...], str], ...] = (
     (("signs", "off"), APPROVE),
     (("signed", "off"), APPROVE),
     (("sign", "off"), APPROVE),
-    (("back", "on"), OWN),  # `Omar is back on the rota`: holding it again
+    (("back", "on"), OWN),  # `Omar is back on the rota`: holding it again (or `the level is back on INFO`)
 )
+WEAK_HEADS = frozenset(["back on"])  # either side may be the holder: only an unsure second reading
+# A place of holding after a name makes it a holder: `X 回到 B 手里` (not `X 回到了 B`, a value coming back).
+ZH_HOLDING_PLACES = frozenset(["手里", "手上", "名下"])
+ZH_GIVE_TO_PLACE = frozenset(["回到"])
 # Base and -ing forms are verbs only after an auxiliary, a negator, `to` or a verb of ceasing; elsewhere they may
 # be nouns (`the review`, `code reviews`).
 EN_VERB_LEADS = frozenset(["not", "does", "do", "did", "to", "will", "can", "longer", "stopped", "quit"])

@@ -172,8 +172,17 @@ def _held(roles: claim_roles.Roles, text: str) -> Claim:
 @lru_cache(maxsize=65536)
 def claim_of(text: str) -> Claim:
     roles = claim_roles.read(text)
-    if roles is not None:
-        return _held(roles, text)
+    if roles is None:
+        return _claim(text)
+    held = _held(roles, text)
+    if not roles.weak:
+        return held
+    plain = _claim(text)  # `X is back on Y`: the plain reading first, the duty's as a second, unsure one
+    second = tuple(replace(r, reverse=True) for r in held.readings)
+    return replace(plain, readings=plain.readings + second, denied=plain.denied | held.denied)
+
+
+def _claim(text: str) -> Claim:
     readings: list[Reading] = []
     ranks: list[tuple[bool, bool, int]] = []  # (negated, reversed, later clauses first)
     denied: set[str] = set()
