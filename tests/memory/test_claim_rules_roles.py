@@ -205,3 +205,21 @@ def test_each_chain_ends_with_its_last_statement_as_the_only_truth(
     assert sorted(e.content for e in mgr.list_all() if evolve.is_truth(e)) == sorted(
         [chain[-1], *look_alikes]
     )
+
+
+@pytest.mark.parametrize(
+    ("stored", "incoming", "old"),
+    [
+        ("监控大盘由刘洋维护", "监控大盘的负责人原来是刘洋，现在由马丽负责", "刘洋"),
+        (
+            "Kenji owns the billing service.",
+            "The billing service owner used to be Kenji, now Sara owns it.",
+            "kenji",
+        ),
+    ],
+)
+def test_a_possessive_beside_another_frame_is_read_with_it(stored: str, incoming: str, old: str) -> None:
+    assert relation(stored, incoming) == Relation("changed", True)  # not a duplicate of the stored holder
+    assert old in claim_of(incoming).denied
+    look_alike = stored.replace("监控大盘", "数据库备份").replace("billing service", "search index")
+    assert relation(look_alike, incoming).kind == "none"

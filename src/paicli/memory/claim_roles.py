@@ -71,6 +71,7 @@ class _Clause:
     holders: list[tuple[list[Item], Item | None, list[Item], bool]]  # (thing, head, person, negated)
     denied: list[list[Item]]
     topic: list[Item]  # the thing a later clause continues
+    possessive: bool = False  # `X 的负责人是 P`: a frame the general parser reads when it stands alone
 
 
 def _zh_items(run: str) -> list[Item]:
@@ -283,8 +284,14 @@ def _read(items: list[Item]) -> _Clause | None:  # one frame per branch, in orde
         )  # `P is the owner of X`, `P 是 X 的负责人`
         thing = items[agent + 2 :] if after else items[be + 1 : agent]
         return hold(_thing(thing), items[agent], _person(items[:be]))
-    if agent is not None:
-        return None  # `X 的负责人是 P`, `X owner is P`: the general parser reads it
+    if agent is not None:  # `X 的负责人(原来)是 P`, `X owner used to be P`, `the owner of X is P`
+        found.possessive = True  # read here only beside another frame; alone, the general parser reads it
+        link = _first(items, {"be", "change"}, agent + 1)
+        if link is None:
+            return None
+        of = items[agent + 1].kind == "of" and link > agent + 2
+        thing = items[agent + 2 : link] if of else items[:agent]
+        return hold(_thing(thing), items[agent], _person(items[link + 1 :]))
     verbs = [i for i in heads if items[i].kind == "duty" and not _nominal(items, i)]
     last = verbs[-1] if verbs else None
     if (
@@ -360,8 +367,11 @@ def read(text: str) -> Roles | None:
     read_parts = [_read(items) for items in parts]
     if not parts or any(part is None for part in read_parts):
         return None
-    if not any(any(item.kind in _HEADS for item in items) for items in parts):
-        return None
+    framed = [
+        part for part, items in zip(read_parts, parts, strict=True) if any(i.kind in _HEADS for i in items)
+    ]
+    if all(part is not None and part.possessive for part in framed):
+        return None  # no frame, or only possessives: the general parser reads them (and `agent_subject`)
     topic: list[Item] = []
     duty = ""
     rows: list[tuple[list[Item], Item | None, list[Item], bool]] = []
