@@ -28,7 +28,7 @@ _SEPARATOR = "\x1f"
 # What a reading depends on: the owner rule's gate and generic words, and the claim parser with its word classes.
 _PARSER_FILES = (
     *("ranking.py", "subject.py", "subject_words.py", "claim_grammar.py", "claim_tokens.py"),
-    *("claim_roles.py", "role_words.py"),
+    *("claim_roles.py", "role_items.py", "role_words.py"),
 )
 
 

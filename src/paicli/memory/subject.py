@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
 
-from paicli.memory import claim_roles, role_words
+from paicli.memory import claim_roles, role_items, role_words
 from paicli.memory import subject_words as w
 from paicli.memory.claim_clause import parse_clause
 from paicli.memory.claim_grammar import (
@@ -53,7 +53,7 @@ class Subject:
 
     def match(self, other: Subject) -> Match | None:
         if self.duty and other.duty:  # one holder of a duty over one thing, in any frame
-            if self.duty != other.duty or not claim_roles.same_holding(
+            if self.duty != other.duty or not role_items.same_holding(
                 (self.owner, self.thing), (other.owner, other.thing)
             ):
                 return None
@@ -134,7 +134,7 @@ def _subject(tokens: list[Token], owner: list[Token]) -> Subject | None:
         return None
     owner_key = key([t for t in owner if t.text not in w.EN_DETERMINERS])
     whole = owner_key + "".join(han) + "".join(latin)
-    held = claim_roles.agent_subject(
+    held = role_items.agent_subject(
         "".join(han), tuple(latin), owner_key
     )  # `值班负责人`, `payment service owner`
     if held is not None:
@@ -158,12 +158,12 @@ def _held(roles: claim_roles.Roles, text: str) -> Claim:
     """The claim of a responsibility statement: one reading per holder, its subject the thing and the duty."""
     readings: list[Reading] = []
     for h in sorted(roles.holders, key=lambda h: h.negated):
-        thing = _subject(list(h.thing), [])
-        surface = _subject([*h.thing, Token(h.head)] if h.head else list(h.thing), list(h.owner))
-        if thing is None or surface is None:
-            continue
-        found = replace(surface, thing=claim_roles.thing_key(thing.han + "".join(thing.latin)), duty=h.duty)
-        readings.append(Reading(found, _value(list(h.person)), h.negated))
+        thing, surface = _subject(list(h.thing), []), _subject([*h.thing, Token(h.head)], list(h.owner))
+        if thing is not None and surface is not None:
+            found = replace(
+                surface, thing=role_items.thing_key(thing.han + "".join(thing.latin)), duty=h.duty
+            )
+            readings.append(Reading(found, _value(list(h.person)), h.negated))
     denied = {r.value for r in readings if r.negated} | {_value(list(p)) for p in roles.denied}
     mentioned = {t.text.replace(" ", "") for tokens in clauses(text) for t in tokens if t.value}
     return Claim(tuple(readings), frozenset(denied - {""}), frozenset(mentioned), True, True)
