@@ -9,6 +9,7 @@ is a verb only after an auxiliary or negator (elsewhere `review` is a noun).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from paicli.memory import role_words as r
 from paicli.memory.claim_tokens import Token
@@ -144,9 +145,13 @@ def agent_subject(han: str, latin: tuple[str, ...], owner: str) -> tuple[str, st
     )  # `the reviewer of the mobile app`: the owner is the thing
 
 
-def same_holding(a: tuple[str, str], b: tuple[str, str]) -> bool:
-    """Whether two (owner, thing) pairs qualify the thing alike: an owner that is the thing itself is none."""
-    return _qualifier(*a) == _qualifier(*b)
+def match_held(a: tuple[str, str, str], b: tuple[str, str, str]) -> Literal["exact", "contains"] | None:
+    """How two (owner, thing, duty) holdings meet: the same duty, owners alike (an owner that is the thing itself
+    is none), and the same thing or one ending in the other (`docs` in `API docs`, `发布` in `后端发布`)."""
+    if a[2] != b[2] or _qualifier(a[0], a[1]) != _qualifier(b[0], b[1]):
+        return None
+    head, held = sorted((a[1], b[1]), key=len)
+    return "exact" if head == held else "contains" if head and held.endswith(head) else None
 
 
 def _qualifier(owner: str, thing: str) -> str:

@@ -53,12 +53,9 @@ class Subject:
 
     def match(self, other: Subject) -> Match | None:
         if self.duty and other.duty:  # one holder of a duty over one thing, in any frame
-            if self.duty != other.duty or not role_items.same_holding(
-                (self.owner, self.thing), (other.owner, other.thing)
-            ):
-                return None
-            head, held = sorted((self.thing, other.thing), key=len)
-            return "exact" if head == held else "contains" if head and held.endswith(head) else None
+            return role_items.match_held(
+                (self.owner, self.thing, self.duty), (other.owner, other.thing, other.duty)
+            )
         if {self.duty or role_words.COARSE, other.duty or role_words.COARSE} != {role_words.COARSE}:
             return None  # a duty contrasted with another on its thing is named only by that duty
         if self.whole and self.whole == other.whole:
@@ -160,10 +157,10 @@ def _held(roles: claim_roles.Roles, text: str) -> Claim:
     for h in sorted(roles.holders, key=lambda h: h.negated):
         thing, surface = _subject(list(h.thing), []), _subject([*h.thing, Token(h.head)], list(h.owner))
         if thing is not None and surface is not None:
-            found = replace(
-                surface, thing=role_items.thing_key(thing.han + "".join(thing.latin)), duty=h.duty
+            held = role_items.thing_key(thing.han + "".join(thing.latin))
+            readings.append(
+                Reading(replace(surface, thing=held, duty=h.duty), _value(list(h.person)), h.negated)
             )
-            readings.append(Reading(found, _value(list(h.person)), h.negated))
     denied = {r.value for r in readings if r.negated} | {_value(list(p)) for p in roles.denied}
     mentioned = {t.text.replace(" ", "") for tokens in clauses(text) for t in tokens if t.value}
     return Claim(tuple(readings), frozenset(denied - {""}), frozenset(mentioned), True, True)
