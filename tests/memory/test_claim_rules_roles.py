@@ -158,7 +158,7 @@ def test_two_duties_contrasted_on_one_thing_keep_their_fine_classes() -> None:
     ("text", "thing"),
     [
         ("路由配置由马丽维护", "路由配置"),  # 由 inside 路由 is no marker
-        ("代码评审换人了，现在是马丽", "代码评审"),  # a duty word inside the thing's name
+        ("代码评审流程换人了，现在是马丽", "代码评审流程"),  # a duty word inside the thing's name
         ("Orion 项目的监控大盘由马丽负责", "监控大盘"),  # the owner qualifier is kept apart
     ],
 )
@@ -223,3 +223,11 @@ def test_a_possessive_beside_another_frame_is_read_with_it(stored: str, incoming
     assert old in claim_of(incoming).denied
     look_alike = stored.replace("监控大盘", "数据库备份").replace("billing service", "search index")
     assert relation(look_alike, incoming).kind == "none"
+
+
+@pytest.mark.parametrize(
+    "text", ["发布审批人是刘洋", "刘洋管发布审批", "发布由刘洋审批", "发布审批由刘洋负责", "刘洋负责发布"]
+)
+def test_a_duty_named_after_the_thing_is_the_duty_not_part_of_the_thing(text: str) -> None:
+    assert [h[0] for h in _holders(text)] == ["发布"]
+    assert relation("发布窗口由刘洋定", text).kind == "none"  # `发布窗口` is another thing

@@ -28,6 +28,7 @@ from paicli.memory.claim_tokens import Token, clauses
 from paicli.memory.role_items import Item, items_of
 
 _HEADS = frozenset(["duty", "agent", "task", "take", "give", "change", "belong"])
+_LATER_PREDICATES = frozenset(["change", "by", "give", "take", "belong", "be", "hold"])
 _NOMINAL_BEFORE = frozenset(["of", "be", "by", "to", "change", "from", "give", "take", "hold", "belong"])
 
 
@@ -233,10 +234,11 @@ def _agentive(items: list[Item], be: int, last: int) -> bool:
 
 
 def _nominal(items: list[Item], i: int) -> bool:
-    """`安全评审换人了`, `code reviews are done by P`: a duty word right after a content word and before a marker
-    is part of the thing's name, not the clause's verb."""
+    """`安全评审换人了`, `code reviews are done by P`: a duty word right after a content word, before a marker or
+    a later predicate, is part of the thing's name, not the clause's verb."""
     after = items[i + 1].kind if i + 1 < len(items) else None
-    return i > 0 and items[i - 1].kind is None and after in _NOMINAL_BEFORE
+    later = any(item.kind in _LATER_PREDICATES for item in items[i + 1 :])  # `代码评审流程换人了`
+    return i > 0 and items[i - 1].kind is None and (after in _NOMINAL_BEFORE or later)
 
 
 def _statements(items: list[Item]) -> list[list[Item]]:

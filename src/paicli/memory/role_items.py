@@ -8,6 +8,7 @@ is a verb only after an auxiliary or negator (elsewhere `review` is a noun).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -125,7 +126,9 @@ def items_of(tokens: list[Token]) -> list[Item]:
     return items
 
 
-def agent_subject(han: str, latin: tuple[str, ...], owner: str) -> tuple[str, str] | None:
+def agent_subject(
+    han: str, latin: tuple[str, ...], owner: str, owner_tokens: list[Token]
+) -> tuple[str, str] | None:
     """(thing, owner) when a subject the general parser read names the holder of a duty over a thing (`值班
     负责人`, `发布审批人`, `payment service owner`, `owner` of `the payment service`); None otherwise (a bare `审批人`
     names no thing)."""
@@ -137,12 +140,15 @@ def agent_subject(han: str, latin: tuple[str, ...], owner: str) -> tuple[str, st
         if agent is None:
             return None
         thing_han = han[: -len(agent)]
-    thing = thing_key(thing_han + "".join(thing_latin))
+    thing = held_thing(thing_han, thing_latin)
     if thing:
         return thing, owner
-    return (
-        (thing_key(owner), owner) if owner else None
-    )  # `the reviewer of the mobile app`: the owner is the thing
+    if not owner:
+        return None
+    spelled = [t.text for t in owner_tokens if not t.han and t.text not in EN_DETERMINERS]
+    words = tuple(part for text in spelled for part in re.split(r"[-./]", text) if part.isalnum())
+    owner_han = "".join(ch for ch in owner if "\u3400" <= ch <= "\u9fff")
+    return held_thing(owner_han, words), owner  # `the reviewer of the mobile app`: the owner is the thing
 
 
 def match_held(a: tuple[str, str, str], b: tuple[str, str, str]) -> Literal["exact", "contains"] | None:
@@ -155,7 +161,17 @@ def match_held(a: tuple[str, str, str], b: tuple[str, str, str]) -> Literal["exa
 
 
 def _qualifier(owner: str, thing: str) -> str:
-    return "" if thing_key(owner) == thing else owner
+    return "" if thing_key(owner).startswith(thing) else owner  # `security review 的 owner`: its own thing
+
+
+def held_thing(han: str, latin: tuple[str, ...]) -> str:
+    """The key of a thing held, without a duty named after it as a noun (`发布审批` is 发布's approval, `security
+    review` the security's review): `发布审批人`, `管发布审批` and `发布由 A 审批` are one thing."""
+    duty = next((w for w in r.ZH_DUTY if han.endswith(w) and len(han) > len(w)), None)
+    han = han[: -len(duty)] if duty is not None else han
+    if len(latin) > 1 and latin[-1] in r.EN_DUTY_NOUN_TAILS:
+        latin = latin[:-1]
+    return thing_key(han + "".join(latin))
 
 
 def thing_key(text: str) -> str:

@@ -144,6 +144,9 @@ EN_AGENT = {
 }
 EN_TASK = frozenset(["job", "responsibility", "task", "call", "baby", "problem"])  # after `'s`
 EN_DUTY_NOUNS = frozenset(["ownership"])
+EN_DUTY_NOUN_TAILS = frozenset(
+    ["review", "reviews", "approval", "approvals", "ownership"]
+)  # `security review`
 EN_BELONG = frozenset(
     ["belong", "belongs", "belonged"]
 )  # `X belongs to P`  # the duty itself: `ownership of X passed to P`

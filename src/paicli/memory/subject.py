@@ -131,9 +131,7 @@ def _subject(tokens: list[Token], owner: list[Token]) -> Subject | None:
         return None
     owner_key = key([t for t in owner if t.text not in w.EN_DETERMINERS])
     whole = owner_key + "".join(han) + "".join(latin)
-    held = role_items.agent_subject(
-        "".join(han), tuple(latin), owner_key
-    )  # `值班负责人`, `payment service owner`
+    held = role_items.agent_subject("".join(han), tuple(latin), owner_key, owner)  # `值班负责人`, `X owner`
     if held is not None:
         return Subject("".join(han), tuple(latin), held[1], whole, held[0], role_words.COARSE)
     return Subject("".join(han), tuple(latin), owner_key, whole)
@@ -157,7 +155,7 @@ def _held(roles: claim_roles.Roles, text: str) -> Claim:
     for h in sorted(roles.holders, key=lambda h: h.negated):
         thing, surface = _subject(list(h.thing), []), _subject([*h.thing, Token(h.head)], list(h.owner))
         if thing is not None and surface is not None:
-            held = role_items.thing_key(thing.han + "".join(thing.latin))
+            held = role_items.held_thing(thing.han, thing.latin)
             readings.append(
                 Reading(replace(surface, thing=held, duty=h.duty), _value(list(h.person)), h.negated)
             )
