@@ -36,6 +36,7 @@ HALF_MODULES = {
     "dev": "evals.memory_evolution.half_dev_round11_change",
     "dev10": "evals.memory_evolution.half_dev_round10",  # the dev half before round 11, for comparison
     "dev11": "evals.memory_evolution.half_dev_round11_verbs",  # lexical-verb subjects: a half of its own
+    "dev11roles": "evals.memory_evolution.half_dev_round11_roles",  # who holds which duty: round 10 + roles
     "test": "evals.memory_evolution.half_test",
 }
 

@@ -160,7 +160,7 @@ def _chain(
     shape: str,
     index: int,
     short_ok: bool,
-    turns: dict[tuple[Lang, Kind], int],
+    turns: dict[tuple[Lang, Kind, str], int],
 ) -> list[Statement]:
     steps = SHAPES[shape]
     pattern = PATH_PATTERNS[index % len(PATH_PATTERNS)]
@@ -169,9 +169,9 @@ def _chain(
     truth: int | None = None  # index of the value currently true (None after a negation)
     statements: list[Statement] = []
     for step, (kind, value) in enumerate(steps):
-        families = half.families_of(lang, kind)
-        turn = turns.get((lang, kind), 0)
-        turns[(lang, kind)] = turn + 1
+        families = half.families_of(lang, kind, subject.frame)
+        turn = turns.get((lang, kind, subject.frame), 0)
+        turns[(lang, kind, subject.frame)] = turn + 1
         family = families[(turn if half.spread else index + step) % len(families)]
         short = short_ok and step > 0 and (index + step) % 3 == 0
         fields = _fields(subject, lang, short)
@@ -194,8 +194,8 @@ def _chain(
 
 def _setup(half: Half, subject: Subject, lang: Lang, index: int, neighbours: bool) -> list[Statement]:
     found: list[Statement] = []
-    others = [s for s in half.subjects if s.key != subject.key]
-    state = half.families_of(lang, "state")[0]
+    others = [s for s in half.subjects if s.key != subject.key and s.frame == subject.frame]
+    state = half.families_of(lang, "state", subject.frame)[0]
     for k in range(2):  # bystanders: facts of other subjects in the same project
         other = others[(index + 3 * k) % len(others)]
         fields = _fields(other, lang, False)
@@ -203,6 +203,12 @@ def _setup(half: Half, subject: Subject, lang: Lang, index: int, neighbours: boo
         text, span, _ = render(state.text, fields, index % 2 == 0)
         meaning = Meaning(other.key, "", fields["V"], False, span)
         found.append(Statement(text, text, "save", "bystander", state.id, meaning))
+    for k, template in enumerate(subject.lookalikes):  # must stay true whatever the chain says
+        fields = {"A": _value(subject, lang, index % len(subject.values))}
+        raw = template[LANGS.index(lang)].format(**fields)
+        text = _space_han_ascii(raw) if index % 2 == 0 else raw
+        meaning = Meaning(f"{subject.key}-alike{k}", "", text, False, text)
+        found.append(Statement(text, text, "save", "bystander", f"{half.name}-alike", meaning))
     if not neighbours:
         return found
     for k, (owner_zh, owner_en) in enumerate(
@@ -212,7 +218,7 @@ def _setup(half: Half, subject: Subject, lang: Lang, index: int, neighbours: boo
         fields = _fields(subject, lang, False)
         fields["Q"] = owner
         fields["V"] = _value(subject, lang, k + index % len(subject.values))
-        text, span, _ = render(half.neighbour[lang], fields, index % 2 == 0)
+        text, span, _ = render(half.neighbour_of(subject.frame, lang), fields, index % 2 == 0)
         meaning = Meaning(subject.key, owner, fields["V"], False, span)
         found.append(Statement(text, text, "save", "neighbour", f"{half.name}-neighbour", meaning))
     return found
@@ -224,8 +230,15 @@ def question(subject: Subject, lang: Lang) -> str:
 
 def generate(half: Half) -> list[Case]:
     cases: list[Case] = []
-    turns: dict[tuple[Lang, Kind], int] = {}
-    grid = list(_grid(half))
+    for frame in dict.fromkeys(s.frame for s in half.subjects):  # each frame's grid is rotated on its own
+        cases.extend(_generate(half, frame))
+    return cases
+
+
+def _generate(half: Half, frame: str) -> list[Case]:
+    cases: list[Case] = []
+    turns: dict[tuple[Lang, Kind, str], int] = {}
+    grid = list(_grid(half, frame))
     for run in range(half.passes):
         for position, (lang, subject, shape) in enumerate(grid):
             # `position // len(SHAPES)` decorrelates shape from path pattern and neighbours; a later pass shifts
@@ -250,8 +263,8 @@ def generate(half: Half) -> list[Case]:
     return cases
 
 
-def _grid(half: Half) -> Iterator[tuple[Lang, Subject, str]]:
+def _grid(half: Half, frame: str) -> Iterator[tuple[Lang, Subject, str]]:
     for lang in LANGS:
-        for subject in half.subjects:
+        for subject in (s for s in half.subjects if s.frame == frame):
             for shape in SHAPES:
                 yield lang, subject, shape

@@ -15,7 +15,7 @@ Chinese values, in a Chinese or an English frame).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 Lang = Literal["zh", "en", "mix"]
@@ -40,6 +40,12 @@ class Subject:
     q_zh: str
     q_en: str
     q_mix: str
+    # A subject of another frame (`role`: a thing someone is responsible for, its values people) is told only in
+    # the families of its frame and gets its bystanders from subjects of its frame; "" is the plain `S is V` frame.
+    frame: str = ""
+    # Statements that must stay true through the chain (bystanders of this subject; `{A}` is the chain's first
+    # value): (zh, en, mix) templates.
+    lookalikes: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -48,6 +54,7 @@ class Family:
     kind: Kind
     lang: Lang
     text: str
+    frame: str = ""
 
 
 @dataclass(frozen=True)
@@ -62,6 +69,11 @@ class Half:
     # instead of by the case's index, so a half with more families than steps of a kind still runs every one.
     passes: int = 1
     spread: bool = False
+    # a near-duplicate fact per frame other than "" (`{Q}` there is the whole look-alike subject)
+    frame_neighbour: dict[str, dict[Lang, str]] = field(default_factory=dict)
 
-    def families_of(self, lang: Lang, kind: Kind) -> tuple[Family, ...]:
-        return tuple(f for f in self.families if f.lang == lang and f.kind == kind)
+    def families_of(self, lang: Lang, kind: Kind, frame: str = "") -> tuple[Family, ...]:
+        return tuple(f for f in self.families if f.lang == lang and f.kind == kind and f.frame == frame)
+
+    def neighbour_of(self, frame: str, lang: Lang) -> str:
+        return self.frame_neighbour[frame][lang] if frame else self.neighbour[lang]

@@ -13,7 +13,7 @@ from paicli.testing.scripted_llm import Request, ScriptedLLM
 from .helpers import entry
 
 OLD = "发布审批人是李娜"
-NEW = "李娜不管发布审批了，交给周敏"
+NEW = "发布审批的事李娜不干了，周敏顶上"
 CANDIDATES = [("m1", OLD), ("m2", "移动端的发布审批人是王强")]
 
 

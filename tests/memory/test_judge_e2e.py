@@ -37,7 +37,7 @@ def _run(
     project.mkdir()
     with FakeOpenAIServer(responder=responder) as server:
         env = paicli_env(tmp_path, server.base_url, PAICLI_MEMORY_JUDGE=judge)
-        script = "/save 发布审批人是李娜\n/save 李娜不管发布审批了，交给周敏\n"
+        script = "/save 发布审批人是李娜\n/save 发布审批的事李娜不干了，周敏顶上\n"
         done = run_paicli([], env, project, stdin=script, timeout=180)
         assert done.returncode == 0, done.stderr
         return _memories(tmp_path), server.requests, done.stdout
@@ -47,7 +47,7 @@ def test_a_save_is_refined_by_the_judge_before_a_piped_session_exits(tmp_path: P
     entries, requests, stdout = _run(tmp_path, _oracle)
     assert "💾 已写入长期记忆" in stdout  # the local verdict, shown at once
     by_content = {e["content"]: e for e in entries}
-    old, new = by_content["发布审批人是李娜"], by_content["李娜不管发布审批了，交给周敏"]
+    old, new = by_content["发布审批人是李娜"], by_content["发布审批的事李娜不干了，周敏顶上"]
     assert old["metadata"]["supersededBy"] == new["id"]
     [judge] = [body for body in requests if parse_request(_user(body)) is not None]
     assert judge["max_tokens"] == output_cap(1) and "tools" not in judge

@@ -59,19 +59,19 @@ def test_the_judge_adds_a_supersession_the_parser_could_not_read(tmp_path: Path)
     notices: list[str] = []
     mgr = manager(tmp_path, judge_llm(oracle), notices)
     mgr.store_fact("发布审批人是李娜")
-    stored = mgr.store_fact("李娜不管发布审批了，交给周敏")
+    stored = mgr.store_fact("发布审批的事李娜不干了，周敏顶上")
     assert stored.status is WriteStatus.STORED  # the local verdict, at once
     assert mgr.wait_background(30)
-    assert truths(mgr) == ["李娜不管发布审批了，交给周敏"]
+    assert truths(mgr) == ["发布审批的事李娜不干了，周敏顶上"]
     assert len(notices) == 1 and "复核后" in notices[0] and "发布审批人是李娜" in notices[0]
 
 
 def test_without_a_judge_the_local_verdict_stands(tmp_path: Path) -> None:
     mgr = manager(tmp_path, None)
     mgr.store_fact("发布审批人是李娜")
-    mgr.store_fact("李娜不管发布审批了，交给周敏")
+    mgr.store_fact("发布审批的事李娜不干了，周敏顶上")
     assert mgr.wait_background(1)
-    assert truths(mgr) == ["发布审批人是李娜", "李娜不管发布审批了，交给周敏"]
+    assert truths(mgr) == ["发布审批人是李娜", "发布审批的事李娜不干了，周敏顶上"]
 
 
 def test_a_silent_judge_changes_nothing(tmp_path: Path) -> None:
@@ -80,10 +80,10 @@ def test_a_silent_judge_changes_nothing(tmp_path: Path) -> None:
     notices: list[str] = []
     mgr = manager(tmp_path, llm, notices)
     mgr.store_fact("发布审批人是李娜")
-    mgr.store_fact("李娜不管发布审批了，交给周敏")
+    mgr.store_fact("发布审批的事李娜不干了，周敏顶上")
     assert mgr.wait_background(30)
     assert llm.calls == 1 and notices == []
-    assert truths(mgr) == ["发布审批人是李娜", "李娜不管发布审批了，交给周敏"]
+    assert truths(mgr) == ["发布审批人是李娜", "发布审批的事李娜不干了，周敏顶上"]
 
 
 def test_a_lying_judge_cannot_touch_what_the_parser_is_sure_of(tmp_path: Path) -> None:
@@ -133,9 +133,9 @@ def test_a_judge_answer_with_unverifiable_spans_falls_back(tmp_path: Path) -> No
 
     mgr = manager(tmp_path, judge_llm(made_up))
     mgr.store_fact("发布审批人是李娜")
-    mgr.store_fact("李娜不管发布审批了，交给周敏")
+    mgr.store_fact("发布审批的事李娜不干了，周敏顶上")
     assert mgr.wait_background(30)
-    assert truths(mgr) == ["发布审批人是李娜", "李娜不管发布审批了，交给周敏"]
+    assert truths(mgr) == ["发布审批人是李娜", "发布审批的事李娜不干了，周敏顶上"]
 
 
 def test_a_save_returns_before_the_judge_answers(tmp_path: Path) -> None:
@@ -150,7 +150,7 @@ def test_a_save_returns_before_the_judge_answers(tmp_path: Path) -> None:
     llm.default_reply = slow
     mgr = manager(tmp_path, llm)
     mgr.store_fact("发布审批人是李娜")
-    result = mgr.store_fact("李娜不管发布审批了，交给周敏")
+    result = mgr.store_fact("发布审批的事李娜不干了，周敏顶上")
     assert result.status is WriteStatus.STORED and asked.wait(30)  # returned while the judge is still asked
     assert mgr.background_pending == 1 and not mgr.wait_background(0.01)
     release.set()
@@ -170,6 +170,6 @@ def test_extraction_is_refined_in_line(tmp_path: Path) -> None:
     mgr.auto_extract_enabled = True
     mgr.store_fact("发布审批人是李娜")
     assert mgr.wait_background(30)
-    mgr.extract_facts_from_user_turn("李娜不管发布审批了，交给周敏")
+    mgr.extract_facts_from_user_turn("发布审批的事李娜不干了，周敏顶上")
     assert mgr.background_pending == 0  # nothing queued: it ran on the extraction worker's own thread
-    assert truths(mgr) == ["李娜不管发布审批了，交给周敏"]
+    assert truths(mgr) == ["发布审批的事李娜不干了，周敏顶上"]

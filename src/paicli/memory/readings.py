@@ -34,6 +34,9 @@ _PARSER_FILES = (
     "claim_tokens.py",
     "claim_clause.py",
     "claim_verbs.py",
+    "claim_roles.py",
+    "role_items.py",
+    "role_words.py",
 )
 
 

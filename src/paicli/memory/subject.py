@@ -20,10 +20,11 @@ to the relation judge: such relations come back as not certain.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
 
+from paicli.memory import claim_roles, role_items, role_words
 from paicli.memory import subject_words as w
 from paicli.memory.claim_clause import parse_clause
 from paicli.memory.claim_grammar import (
@@ -51,8 +52,16 @@ class Subject:
     latin: tuple[str, ...]  # its Latin words, identifiers split into their parts
     owner: str = ""  # whose subject it is when the fact names another component or project
     whole: str = ""  # owner and subject run together: `测试环境的端口` and `测试环境端口` are one subject
+    thing: str = ""  # a duty's subject (`claim_roles`): the thing held, whatever frame named it
+    duty: str = ""  # and the duty held over it; "" for any other subject
 
     def match(self, other: Subject) -> Match | None:
+        if self.duty and other.duty:  # one holder of a duty over one thing, in any frame
+            return role_items.match_held(
+                (self.owner, self.thing, self.duty), (other.owner, other.thing, other.duty)
+            )
+        if {self.duty or role_words.COARSE, other.duty or role_words.COARSE} != {role_words.COARSE}:
+            return None  # a duty contrasted with another on its thing is named only by that duty
         if self.whole and self.whole == other.whole:
             return "exact"
         if self.owner != other.owner:
@@ -139,6 +148,9 @@ def _subject(tokens: list[Token], owner: list[Token]) -> Subject | None:
         return None
     owner_key = key([t for t in owner if t.text not in w.EN_DETERMINERS])
     whole = owner_key + "".join(han) + "".join(latin)
+    held = role_items.agent_subject("".join(han), tuple(latin), owner_key, owner)  # `值班负责人`, `X owner`
+    if held is not None:
+        return Subject("".join(han), tuple(latin), held[1], whole, held[0], role_words.COARSE)
     return Subject("".join(han), tuple(latin), owner_key, whole)
 
 
@@ -154,8 +166,35 @@ def _named_value(subject: Subject | None, value: list[Token]) -> tuple[Subject |
     return (_subject(names, []) if names else None), value[-1:]
 
 
+def _held(roles: claim_roles.Roles, text: str) -> Claim:
+    """The claim of a responsibility statement: one reading per holder, its subject the thing and the duty."""
+    readings: list[Reading] = []
+    for h in sorted(roles.holders, key=lambda h: h.negated):
+        thing, surface = _subject(list(h.thing), []), _subject([*h.thing, Token(h.head)], list(h.owner))
+        if thing is not None and surface is not None:
+            held = role_items.held_thing(thing.han, thing.latin)
+            readings.append(
+                Reading(replace(surface, thing=held, duty=h.duty), _value(list(h.person)), h.negated)
+            )
+    denied = {r.value for r in readings if r.negated} | {_value(list(p)) for p in roles.denied}
+    mentioned = {t.text.replace(" ", "") for tokens in clauses(text) for t in tokens if t.value}
+    return Claim(tuple(readings), frozenset(denied - {""}), frozenset(mentioned), True, True)
+
+
 @lru_cache(maxsize=65536)
 def claim_of(text: str) -> Claim:
+    roles = claim_roles.read(text)
+    if roles is None:
+        return _claim(text)
+    held = _held(roles, text)
+    if not roles.weak:
+        return held
+    plain = _claim(text)  # `X is back on Y`: the plain reading first, the duty's as a second, unsure one
+    second = tuple(replace(r, reverse=True) for r in held.readings)
+    return replace(plain, readings=plain.readings + second, denied=plain.denied | held.denied)
+
+
+def _claim(text: str) -> Claim:
     readings: list[Reading] = []
     ranks: list[tuple[bool, bool, int]] = []  # (negated, reversed, later clauses first)
     denied: set[str] = set()
