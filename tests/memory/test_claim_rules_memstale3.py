@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from paicli.memory.subject import Relation, claim_of, relation
+from paicli.memory.relation import relation
+from paicli.memory.subject import Relation, claim_of
 
 STORED_EN = "The message queue is Kafka."
 STORED_ZH = "缓存服务用 Redis"

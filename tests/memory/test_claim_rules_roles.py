@@ -11,8 +11,9 @@ import pytest
 from paicli.config.run_values import MemoryValues
 from paicli.memory import evolve
 from paicli.memory.manager import MemoryManager
+from paicli.memory.relation import relation
 from paicli.memory.role_words import COARSE, REVIEW, WRITE
-from paicli.memory.subject import Relation, claim_of, relation
+from paicli.memory.subject import Relation, claim_of
 
 from .helpers import CLOCK, env, memory
 

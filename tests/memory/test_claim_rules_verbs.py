@@ -12,7 +12,8 @@ from paicli.config.run_values import MemoryValues
 from paicli.memory import evolve
 from paicli.memory.claim_verbs import singular, stem
 from paicli.memory.manager import MemoryManager
-from paicli.memory.subject import claim_of, relation
+from paicli.memory.relation import relation
+from paicli.memory.subject import claim_of
 
 from .helpers import CLOCK, env, memory
 

@@ -12,7 +12,8 @@ from paicli.config.run_values import MemoryValues
 from paicli.memory import evolve
 from paicli.memory.manager import MemoryManager
 from paicli.memory.mentions import corrects_stored
-from paicli.memory.subject import claim_of, relation
+from paicli.memory.relation import relation
+from paicli.memory.subject import claim_of
 
 from .helpers import CLOCK, env, memory
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from paicli.memory.subject import Kind, Relation, claim_of, relation, subject_of
+from paicli.memory.relation import relation
+from paicli.memory.subject import Kind, Relation, claim_of, subject_of
 
 
 def relate(stored: str, incoming: str) -> Kind:

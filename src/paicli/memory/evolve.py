@@ -26,6 +26,7 @@ from paicli.memory.entry import MemoryEntry, format_instant
 from paicli.memory.judge import Verdict
 from paicli.memory.mentions import corrects_stored
 from paicli.memory.neighbours import neighbours
+from paicli.memory.relation import relation
 
 SUPERSEDED_BY = "supersededBy"
 SUPERSEDED_AT = "supersededAt"
@@ -108,7 +109,7 @@ def relate_all(
     """(candidate, relation, certain): the parser's relation, or the judge's verdict where the parser is unsure."""
     found: list[tuple[MemoryEntry, str, bool]] = []
     pool = list(candidates)
-    relations = [subjects.relation(entry.content, incoming.content) for entry in pool]
+    relations = [relation(entry.content, incoming.content) for entry in pool]
     # every candidate competes (a tie with one the parser placed is a tie too); only an unplaced one may win
     marked = marked_change.pick([entry.content for entry in pool], incoming.content)
     hedged = bool(pool) and marked_change.hedged(incoming.content)

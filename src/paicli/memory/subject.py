@@ -121,7 +121,7 @@ class Relation:
     certain: bool = False
 
 
-def _subject(tokens: list[Token], owner: list[Token]) -> Subject | None:
+def noun_subject(tokens: list[Token], owner: list[Token]) -> Subject | None:
     han: list[str] = []
     latin: list[str] = []
     tokens = without_time_frame(tokens)
@@ -154,7 +154,7 @@ def _subject(tokens: list[Token], owner: list[Token]) -> Subject | None:
     return Subject("".join(han), tuple(latin), owner_key, whole)
 
 
-def _value(tokens: list[Token]) -> str:
+def value_text(tokens: list[Token]) -> str:
     return fold(" ".join(t.text for t in tokens)).replace(" ", "")
 
 
@@ -163,20 +163,23 @@ def _named_value(subject: Subject | None, value: list[Token]) -> tuple[Subject |
     if subject is not None or len(value) < 2 or not value[-1].value:
         return subject, value
     names = [t for t in value[:-1] if not t.value]
-    return (_subject(names, []) if names else None), value[-1:]
+    return (noun_subject(names, []) if names else None), value[-1:]
 
 
 def _held(roles: claim_roles.Roles, text: str) -> Claim:
     """The claim of a responsibility statement: one reading per holder, its subject the thing and the duty."""
     readings: list[Reading] = []
     for h in sorted(roles.holders, key=lambda h: h.negated):
-        thing, surface = _subject(list(h.thing), []), _subject([*h.thing, Token(h.head)], list(h.owner))
+        thing, surface = (
+            noun_subject(list(h.thing), []),
+            noun_subject([*h.thing, Token(h.head)], list(h.owner)),
+        )
         if thing is not None and surface is not None:
             held = role_items.held_thing(thing.han, thing.latin)
             readings.append(
-                Reading(replace(surface, thing=held, duty=h.duty), _value(list(h.person)), h.negated)
+                Reading(replace(surface, thing=held, duty=h.duty), value_text(list(h.person)), h.negated)
             )
-    denied = {r.value for r in readings if r.negated} | {_value(list(p)) for p in roles.denied}
+    denied = {r.value for r in readings if r.negated} | {value_text(list(p)) for p in roles.denied}
     mentioned = {t.text.replace(" ", "") for tokens in clauses(text) for t in tokens if t.value}
     return Claim(tuple(readings), frozenset(denied - {""}), frozenset(mentioned), True, True)
 
@@ -210,7 +213,7 @@ def _claim(text: str) -> Claim:
         clause = parse_clause(tokens)
         if not clause.predicate:
             if negator(tokens[0]) and context is not None and not readings:  # `The S — no longer A.`
-                gone = _value([t for t in tokens[1:] if t.text not in TRAILING])
+                gone = value_text([t for t in tokens[1:] if t.text not in TRAILING])
                 if gone:
                     readings.append(Reading(context, gone, True, own=False))
                     ranks.append((True, False, -len(ranks)))
@@ -229,8 +232,8 @@ def _claim(text: str) -> Claim:
         if any(plain_value(t) for t in clause.subject) and all(
             t.value or t.text in TRAILING for t in clause.subject
         ):
-            gone = _value([t for t in clause.subject if t.value])  # a clause about a value, not a subject
-            named = _subject(clause.value, owner)
+            gone = value_text([t for t in clause.subject if t.value])  # a clause about a value, not a subject
+            named = noun_subject(clause.value, owner)
             if clause.negated:  # `17 已经不用了`, `21 已经不是后端 JDK 版本了`
                 denied.add(gone)
             if named is not None:  # `21 is the JDK version`, `17 已经不是 JDK 版本了`
@@ -238,7 +241,7 @@ def _claim(text: str) -> Claim:
                 ranks.append((clause.negated, True, -len(ranks)))
                 stated = stated or not clause.colon  # the value is linked to a subject by a verb
             continue
-        subject = _subject(clause.subject, owner)
+        subject = noun_subject(clause.subject, owner)
         if (
             clause.lexical
             and context is not None
@@ -254,9 +257,11 @@ def _claim(text: str) -> Claim:
             subject, value = _named_value(subject, value)
             own = subject is not None  # `项目用 Java 17`: the name stands in the clause itself
             if subject is None and context_owner and not clause.owner:
-                subject = _subject(context_owner, [])  # `For the S, A no longer applies`: the frame names it
+                subject = noun_subject(
+                    context_owner, []
+                )  # `For the S, A no longer applies`: the frame names it
         context = subject
-        found = _value(value)
+        found = value_text(value)
         if not found:
             continue
         if clause.negated:
@@ -266,7 +271,7 @@ def _claim(text: str) -> Claim:
         readings.append(Reading(subject, found, clause.negated, own=own, lexical=clause.lexical))
         ranks.append((clause.negated, False, -len(ranks)))
         flip = (clause.reversible or clause.negated) and not clause.lexical
-        reverse = _subject(clause.value, owner) if flip else None
+        reverse = noun_subject(clause.value, owner) if flip else None
         if reverse is not None and key(clause.subject):
             readings.append(Reading(reverse, key(clause.subject), clause.negated, reverse=True, own=False))
             ranks.append((clause.negated, True, -len(ranks)))
@@ -289,8 +294,8 @@ def _bare(tokens: list[Token]) -> Reading | None:
         return None
     if any(negator(t) for t in tokens):
         return None
-    found = _subject(tokens[:-1], [])
-    return Reading(found, _value(tokens[-1:]), own=False) if found is not None else None
+    found = noun_subject(tokens[:-1], [])
+    return Reading(found, value_text(tokens[-1:]), own=False) if found is not None else None
 
 
 _BARE_NUMBER = re.compile(r"^v?\d+(?:\.\d+)*$")
@@ -300,7 +305,7 @@ def _role(
     tokens: list[Token], owner: list[Token], readings: list[Reading]
 ) -> tuple[Subject | None, list[Reading]]:
     """A clause `as the S` / `作为 S`: the subject of the readings before it that had none of their own."""
-    role = _subject(strip(tokens, LEADING), owner)
+    role = noun_subject(strip(tokens, LEADING), owner)
     patched = [
         Reading(role, r.value, r.negated, r.reverse, own=True) if r.subject is None else r for r in readings
     ]
@@ -321,9 +326,9 @@ def _frame(
     if tokens[0].text in w.EN_OWNER_PREPOSITIONS:
         return context, tokens[1:]
     if len(tokens) > 2 and (tokens[0].text, tokens[1].text) in (("as", "for"), ("as", "to")):
-        return _subject(tokens[2:], owner) or context, owner  # `As for the S, it's B`: the topic
+        return noun_subject(tokens[2:], owner) or context, owner  # `As for the S, it's B`: the topic
     if negator(tokens[0]):
-        denied.add(_value([t for t in tokens[1:] if t.text not in TRAILING]))
+        denied.add(value_text([t for t in tokens[1:] if t.text not in TRAILING]))
         return context, owner
     end, named = len(tokens), False
     for i, token in enumerate(tokens):  # the subject runs to the first value after a word of its own
@@ -331,94 +336,7 @@ def _frame(
             end = i
             break
         named = named or (not token.value and token.text not in TRAILING)
-    return _subject(tokens[:end], owner) or context, owner
-
-
-def _compare(old: Reading, new: Reading, new_claim: Claim) -> Kind:
-    if new.negated:
-        if old.negated:
-            return "same" if new.value == old.value else "none"
-        return "changed" if new.value == old.value else "none"
-    if old.negated:
-        return "changed"
-    if new.value == old.value and old.value not in new_claim.denied:
-        return "same"
-    return "changed"
-
-
-def relation(stored: str, incoming: str) -> Relation:
-    """How `incoming` relates to the stored fact `stored` (see the module docstring). A duplicate must say no
-    more and no less than the stored fact: `构建工具是 Gradle` is not a duplicate of `主语言是 Kotlin，构建工具是
-    Gradle` (nor the other way round), so neither write loses a fact."""
-    old, new = claim_of(stored), claim_of(incoming)
-    if not old.readings:
-        old = _label_against(stored, new)
-    same_old: set[int] = set()
-    same_new: set[int] = set()
-    changed: list[bool] = []  # one certainty per pair that says changed
-    look_alike = False  # `the CDN caches …` beside `the image CDN caches …`: a short form, or another CDN
-    for i, ro in enumerate(old.readings):
-        for j, rn in enumerate(new.readings):
-            match = rn.subject.match(ro.subject) if rn.subject and ro.subject else None
-            if match == "contains" and (ro.lexical or rn.lexical):
-                look_alike = True  # only the judge can tell; the local rules never supersede it
-                continue
-            if match is None:
-                continue
-            kind = _compare(ro, rn, new)
-            if kind == "changed":
-                changed.append(match == "exact" and _sure(ro) and _sure(rn))
-            elif kind == "same":
-                same_old.add(i)
-                same_new.add(j)
-    if changed:
-        return Relation("changed", any(changed))
-    if same_new:
-        whole = all(i in same_old for i, r in enumerate(old.readings) if not r.reverse) and all(
-            j in same_new for j, r in enumerate(new.readings) if not r.reverse
-        )
-        return Relation("same" if whole else "none", whole)
-    if look_alike:
-        return Relation("none")
-    if old.readings and old.readings[0].value in new.denied and not any(r.subject for r in new.readings):
-        return Relation("corrects")  # `我们不再用 Jenkins 了`
-    sure = [r for r in (*old.readings, *new.readings) if not r.reverse]
-    owners = {r.subject.owner for r in sure if r.subject is not None}
-    certain = bool(old.readings and new.readings) and all(r.subject for r in sure)
-    return Relation("none", certain and (len(owners) > 1 or all(r.own for r in sure)))
-
-
-def _label_against(stored: str, new: Claim) -> Claim:
-    """A stored bare label with a word value (`default branch trunk`, `值班负责人 张伟`): where the subject ends
-    is not in the text itself, so the new fact's subject marks it. The longest head of the stored clause that
-    names the same subject is the subject and the one word left is its value (never certain: `own` is false).
-    More than one word left is a sentence the parser could not read (`The payments team deploys on Fridays`),
-    not a label: it is left alone."""
-    parts = clauses(stored)
-    subjects = [r.subject for r in new.readings if r.subject is not None and not r.reverse]
-    if len(parts) != 1 or not subjects or any(negator(t) for t in parts[0]):
-        return claim_of(stored)
-    tokens = parts[0]
-    for end in range(len(tokens) - 1, 0, -1):
-        head = _subject(tokens[:end], [])
-        rest = [t for t in tokens[end:] if t.text not in TRAILING]
-        if len(rest) == 1 and head is not None and any(_label_of(head, other) for other in subjects):
-            return Claim((Reading(head, _value(rest), own=False),))
-    return claim_of(stored)
-
-
-def _label_of(head: Subject, other: Subject) -> bool:
-    """The head names `other`'s subject: the same, held by it, or ending in it with qualifiers in front
-    (`default branch` for `branch`); not with words after it (`payments team deploys on` is no label)."""
-    match = head.match(other)
-    if match is None:
-        return False
-    small = len(head.han) + len(head.latin) <= len(other.han) + len(other.latin)
-    return match == "exact" or small or head.render().endswith(other.render())
-
-
-def _sure(reading: Reading) -> bool:
-    return reading.own and not reading.reverse and not reading.lexical
+    return noun_subject(tokens[:end], owner) or context, owner
 
 
 def subject_of(text: str) -> Subject | None:

@@ -1,0 +1,96 @@
+"""How a new fact relates to a stored one, from the two claims `subject.py` reads: the same statement, a changed
+value of the same subject, a correction that names only the old value, or nothing the parser can place (left to
+the relation judge as not certain)."""
+
+from __future__ import annotations
+
+from paicli.memory.claim_grammar import TRAILING, negator
+from paicli.memory.claim_tokens import clauses
+from paicli.memory.subject import Claim, Kind, Reading, Relation, Subject, claim_of, noun_subject, value_text
+
+
+def _compare(old: Reading, new: Reading, new_claim: Claim) -> Kind:
+    if new.negated:
+        if old.negated:
+            return "same" if new.value == old.value else "none"
+        return "changed" if new.value == old.value else "none"
+    if old.negated:
+        return "changed"
+    if new.value == old.value and old.value not in new_claim.denied:
+        return "same"
+    return "changed"
+
+
+def relation(stored: str, incoming: str) -> Relation:
+    """How `incoming` relates to the stored fact `stored` (see the module docstring). A duplicate must say no
+    more and no less than the stored fact: `构建工具是 Gradle` is not a duplicate of `主语言是 Kotlin，构建工具是
+    Gradle` (nor the other way round), so neither write loses a fact."""
+    old, new = claim_of(stored), claim_of(incoming)
+    if not old.readings:
+        old = _label_against(stored, new)
+    same_old: set[int] = set()
+    same_new: set[int] = set()
+    changed: list[bool] = []  # one certainty per pair that says changed
+    look_alike = False  # `the CDN caches …` beside `the image CDN caches …`: a short form, or another CDN
+    for i, ro in enumerate(old.readings):
+        for j, rn in enumerate(new.readings):
+            match = rn.subject.match(ro.subject) if rn.subject and ro.subject else None
+            if match == "contains" and (ro.lexical or rn.lexical):
+                look_alike = True  # only the judge can tell; the local rules never supersede it
+                continue
+            if match is None:
+                continue
+            kind = _compare(ro, rn, new)
+            if kind == "changed":
+                changed.append(match == "exact" and _sure(ro) and _sure(rn))
+            elif kind == "same":
+                same_old.add(i)
+                same_new.add(j)
+    if changed:
+        return Relation("changed", any(changed))
+    if same_new:
+        whole = all(i in same_old for i, r in enumerate(old.readings) if not r.reverse) and all(
+            j in same_new for j, r in enumerate(new.readings) if not r.reverse
+        )
+        return Relation("same" if whole else "none", whole)
+    if look_alike:
+        return Relation("none")
+    if old.readings and old.readings[0].value in new.denied and not any(r.subject for r in new.readings):
+        return Relation("corrects")  # `我们不再用 Jenkins 了`
+    sure = [r for r in (*old.readings, *new.readings) if not r.reverse]
+    owners = {r.subject.owner for r in sure if r.subject is not None}
+    certain = bool(old.readings and new.readings) and all(r.subject for r in sure)
+    return Relation("none", certain and (len(owners) > 1 or all(r.own for r in sure)))
+
+
+def _label_against(stored: str, new: Claim) -> Claim:
+    """A stored bare label with a word value (`default branch trunk`, `值班负责人 张伟`): where the subject ends
+    is not in the text itself, so the new fact's subject marks it. The longest head of the stored clause that
+    names the same subject is the subject and the one word left is its value (never certain: `own` is false).
+    More than one word left is a sentence the parser could not read (`The payments team deploys on Fridays`),
+    not a label: it is left alone."""
+    parts = clauses(stored)
+    subjects = [r.subject for r in new.readings if r.subject is not None and not r.reverse]
+    if len(parts) != 1 or not subjects or any(negator(t) for t in parts[0]):
+        return claim_of(stored)
+    tokens = parts[0]
+    for end in range(len(tokens) - 1, 0, -1):
+        head = noun_subject(tokens[:end], [])
+        rest = [t for t in tokens[end:] if t.text not in TRAILING]
+        if len(rest) == 1 and head is not None and any(_label_of(head, other) for other in subjects):
+            return Claim((Reading(head, value_text(rest), own=False),))
+    return claim_of(stored)
+
+
+def _label_of(head: Subject, other: Subject) -> bool:
+    """The head names `other`'s subject: the same, held by it, or ending in it with qualifiers in front
+    (`default branch` for `branch`); not with words after it (`payments team deploys on` is no label)."""
+    match = head.match(other)
+    if match is None:
+        return False
+    small = len(head.han) + len(head.latin) <= len(other.han) + len(other.latin)
+    return match == "exact" or small or head.render().endswith(other.render())
+
+
+def _sure(reading: Reading) -> bool:
+    return reading.own and not reading.reverse and not reading.lexical
