@@ -23,6 +23,7 @@ from paicli.memory.extract_voice import (
     colon_statement,
     correction_frame,
     declares,
+    denies_own_subject,
     imperative,
     java_trim,
     names_its_subject,
@@ -283,7 +284,10 @@ def _task_request(a: InputAnalysis, quote: str, p: int) -> bool:
     if PREFERENCE.search(quote):
         return False
     parts = re.split(r"[，,：:]", clauses)
-    return any(imperative(after_own_label(part)) for part in parts)
+    return any(
+        imperative(after_own_label(part)) and not (i and denies_own_subject(parts[i - 1]))
+        for i, part in enumerate(parts)
+    )
 
 
 def _memory_directive(a: InputAnalysis, quote: str, p: int) -> bool:

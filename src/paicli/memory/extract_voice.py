@@ -152,6 +152,13 @@ def subject_label(label: str) -> bool:
     )
 
 
+def denies_own_subject(part: str) -> bool:
+    """`CI 不再用 Jenkins`: a clause that takes a value away from a subject it names. A verb-first clause after it
+    (`改成 GitLab CI`) gives that subject its new value; nobody is asked to do anything. `不要再用 A` names no
+    subject of its own: that one is a request."""
+    return any(r.subject is not None and r.own and r.negated for r in claim_of(part).readings)
+
+
 def imperative(part: str) -> bool:
     """A clause opened by a task verb, unless that verb is the start of the subject it states a value for
     (`部署环境不用 A 了`: the subject is 部署环境, nobody is told to deploy)."""
