@@ -107,6 +107,14 @@ def test_the_same_frame_about_another_component_is_not_the_same_subject() -> Non
     assert not changes("管理后台用 Vite 构建", "官网现在换成 Astro 构建了")
 
 
+def test_two_things_that_each_name_what_the_other_lacks_are_two_things() -> None:
+    # the same head and frame with a contrasting qualifier: another component even when most words are shared
+    assert not changes("The backend builds run on Node 18.", "The frontend builds run on Node 20 again.")
+    assert not changes("The watch app targets iOS 17.", "Mobile app targets iOS 15 instead of iOS 17.")
+    assert not changes("订单服务的数据库用 MySQL", "支付服务的数据库现在换成 TiDB 了")
+    assert changes("The frontend builds run on Node 18.", "The frontend builds run on Node 20 again.")
+
+
 def test_a_shared_verb_alone_is_no_shared_subject() -> None:
     assert not changes("Audit logs are kept for 30 days.", "Traces are now kept for 7 days.")
 

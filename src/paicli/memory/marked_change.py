@@ -110,8 +110,10 @@ def _shared(old: Part, new: Part) -> int:
         return 0
     own_old = [a for a in old.content if _own(a, old, theirs)]
     own_new = [b for b in new.content if _own(b, new, mine)]
-    if own_old and own_new and len(nominal) < 2:
-        return 0
+    if own_old and own_new:
+        return (
+            0  # each names a thing the other lacks: `frontend builds` beside `backend builds` is another one
+        )
     return len(nominal)
 
 
