@@ -5,19 +5,13 @@ subject of its own (`不要再用 A，改成 B`), asks politely (`请改成 B`),
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from paicli.config.env import EnvLookup
-from paicli.config.run_values import MemoryValues
 from paicli.memory import evolve
 from paicli.memory.extract_rules import judge_quotes, safe_input
-from paicli.memory.extractor import AutoFactExtractor
-from paicli.memory.manager import MemoryManager
-from paicli.memory.store import LongTermMemory
-from paicli.testing.scripted_llm import Request, ScriptedLLM
+from tests.extractor.quoting import quoting_manager
 
 
 def _reason(text: str) -> str | None:
@@ -49,20 +43,7 @@ def test_a_request_to_change_stays_a_request(text: str) -> None:
 
 
 def test_the_extracted_change_ends_the_stored_value(tmp_path: Path) -> None:
-    def quote_back(request: Request) -> str:
-        original = (
-            request.messages[-1].text.split("=== 用户原文 ===", 1)[1].split("=== 结束 ===", 1)[0].strip()
-        )
-        return json.dumps({"facts": [{"quote": original.rstrip("。.")}]}, ensure_ascii=False)
-
-    env = EnvLookup(environ={})
-    llm = ScriptedLLM()
-    llm.default_reply = quote_back
-    mgr = MemoryManager(
-        LongTermMemory(tmp_path / "mem", MemoryValues.parse(env)), tmp_path, MemoryValues.parse(env)
-    )
-    mgr.extractor = AutoFactExtractor(llm)
-    mgr.auto_extract_enabled = True
+    mgr = quoting_manager(tmp_path)
     mgr.store_fact("制品库是 Nexus")
     saved = mgr.extract_facts_from_user_turn("制品库不再放 Nexus，换成 Harbor。")
     assert [e.content for e in saved] == ["制品库不再放 Nexus，换成 Harbor"]

@@ -5,20 +5,15 @@ like one that gives it."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from paicli.config.env import EnvLookup
-from paicli.config.run_values import MemoryValues
 from paicli.memory import evolve
 from paicli.memory.extract_rules import judge_quotes, safe_input, worth_asking
-from paicli.memory.extractor import AutoFactExtractor
 from paicli.memory.manager import MemoryManager
-from paicli.memory.store import LongTermMemory
 from paicli.memory.subject import claim_of
-from paicli.testing.scripted_llm import Request, ScriptedLLM
+from tests.extractor.quoting import quoting_manager
 
 
 def _reading(text: str) -> tuple[str, str, bool]:
@@ -92,21 +87,7 @@ def test_a_note_that_denies_its_value_declares_it(text: str) -> None:
 
 
 def _manager(tmp_path: Path) -> MemoryManager:
-    def quote_back(request: Request) -> str:
-        original = (
-            request.messages[-1].text.split("=== 用户原文 ===", 1)[1].split("=== 结束 ===", 1)[0].strip()
-        )
-        return json.dumps({"facts": [{"quote": original.rstrip("。.")}]}, ensure_ascii=False)
-
-    env = EnvLookup(environ={})
-    llm = ScriptedLLM()
-    llm.default_reply = quote_back
-    mgr = MemoryManager(
-        LongTermMemory(tmp_path / "mem", MemoryValues.parse(env)), tmp_path, MemoryValues.parse(env)
-    )
-    mgr.extractor = AutoFactExtractor(llm)
-    mgr.auto_extract_enabled = True
-    return mgr
+    return quoting_manager(tmp_path)
 
 
 @pytest.mark.parametrize(

@@ -3,18 +3,14 @@ is a correction, not a temporary remark; labels in the user's own voice are not 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from paicli.config.env import EnvLookup
-from paicli.config.run_values import MemoryValues
 from paicli.memory.extract_rules import judge_quotes, safe_input, worth_asking
-from paicli.memory.extractor import OUTPUT_CAP, AutoFactExtractor
-from paicli.memory.manager import MemoryManager
-from paicli.memory.store import LongTermMemory
-from paicli.testing.scripted_llm import Request, ScriptedLLM
+from paicli.memory.extractor import OUTPUT_CAP
+from paicli.testing.scripted_llm import ScriptedLLM
+from tests.extractor.quoting import quoting_manager
 
 
 def reason(text: str, quote: str, corrects: bool | None = None) -> str | None:
@@ -127,20 +123,8 @@ def test_a_later_clause_opening_with_is_continues_a_statement() -> None:
 
 
 def test_the_manager_tells_the_rules_which_quotes_correct_a_stored_subject(tmp_path: Path) -> None:
-    def quote_back(request: Request) -> str:
-        original = (
-            request.messages[-1].text.split("=== 用户原文 ===", 1)[1].split("=== 结束 ===", 1)[0].strip()
-        )
-        return json.dumps({"facts": [{"quote": original.rstrip("。")}]}, ensure_ascii=False)
-
-    env = EnvLookup(environ={})
     llm = ScriptedLLM()
-    llm.default_reply = quote_back
-    mgr = MemoryManager(
-        LongTermMemory(tmp_path / "mem", MemoryValues.parse(env)), tmp_path, MemoryValues.parse(env)
-    )
-    mgr.extractor = AutoFactExtractor(llm)
-    mgr.auto_extract_enabled = True
+    mgr = quoting_manager(tmp_path, llm)
     assert mgr.extract_facts_from_user_turn("连接池现在是 32。") == []  # nothing stored: a passing remark
     mgr.store_fact("数据库连接池大小是 20")
     saved = mgr.extract_facts_from_user_turn("连接池现在是 32。")
