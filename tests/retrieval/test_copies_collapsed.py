@@ -3,33 +3,15 @@ a component) neither fill the top places nor win them with a swapped-in value th
 
 from __future__ import annotations
 
-from datetime import timedelta, timezone
 from pathlib import Path
 
-from paicli.config.env import EnvLookup
-from paicli.config.run_values import MemoryValues
 from paicli.memory.lookalikes import copy_keys
-from paicli.memory.retriever import MemoryRetriever
 from paicli.memory.vector import build_index
 from paicli.memory.vector_file import load, snapshot, write
-from tests.retrieval.fakes import NOW, FakeEntry, ListStore, entry
+from tests.retrieval.scoped import global_fact, ours
+from tests.retrieval.scoped import ranked as ranked_ids
 
-PROJECT = "/repo"
 TOOLS = ["Kafka", "Pulsar", "NATS", "Redis", "Celery", "Sidekiq", "Temporal", "Airflow", "Dagster", "Luigi"]
-
-
-def _ours(entry_id: str, text: str) -> FakeEntry:
-    return entry(entry_id, text, timedelta(days=5), metadata={"scope": "project", "project": PROJECT})
-
-
-def _global(entry_id: str, text: str) -> FakeEntry:
-    return entry(entry_id, text, timedelta(days=2), metadata={"scope": "global"})
-
-
-def _ranked(entries: list[FakeEntry], query: str) -> list[str]:
-    values = MemoryValues.parse(EnvLookup(environ={}))
-    retriever = MemoryRetriever(ListStore(entries), values, clock=lambda: NOW, zone=timezone.utc)
-    return [item.entry.id for item in retriever.top(query, PROJECT)]
 
 
 def test_copy_keys_tie_a_sentence_to_its_copies_and_to_itself_said_of_a_component() -> None:
@@ -45,10 +27,12 @@ def test_copy_keys_tie_a_sentence_to_its_copies_and_to_itself_said_of_a_componen
 
 
 def test_this_projects_statement_keeps_its_place_before_its_copies_elsewhere_whatever_their_values() -> None:
-    entries = [_global(f"copy-{i}", f"异步任务队列用 {tool}，并发数 {i + 2}") for i, tool in enumerate(TOOLS)]
-    entries.append(_ours("ours", "异步任务队列用 RabbitMQ，并发数 8"))
-    entries.append(_ours("retry", "异步任务失败后最多重试 3 次"))
-    ranked = _ranked(entries, "异步任务队列是 Kafka 吗")
+    entries = [
+        global_fact(f"copy-{i}", f"异步任务队列用 {tool}，并发数 {i + 2}") for i, tool in enumerate(TOOLS)
+    ]
+    entries.append(ours("ours", "异步任务队列用 RabbitMQ，并发数 8"))
+    entries.append(ours("retry", "异步任务失败后最多重试 3 次"))
+    ranked = ranked_ids(entries, "异步任务队列是 Kafka 吗")
     assert ranked[0] == "ours"
     # the copy that holds the question's value word (Kafka) follows this project's other match too
     assert ranked.index("retry") < ranked.index("copy-0")
@@ -57,11 +41,11 @@ def test_this_projects_statement_keeps_its_place_before_its_copies_elsewhere_wha
 def test_a_crowd_of_copies_elsewhere_does_not_keep_a_distinct_match_out_of_the_top_places() -> None:
     # 250 copies of another project's sentence, each holding more of the question than this project's answer
     entries = [
-        _global(f"copy-{i}", f"数据库表名用 {TOOLS[i % len(TOOLS)]}{i} 风格命名，列名用 snake_case")
+        global_fact(f"copy-{i}", f"数据库表名用 {TOOLS[i % len(TOOLS)]}{i} 风格命名，列名用 snake_case")
         for i in range(250)
     ]
-    entries.append(_ours("ours", "数据库表名用蛇形复数，例如 order_items"))
-    ranked = _ranked(entries, "数据库表名怎么命名")
+    entries.append(ours("ours", "数据库表名用蛇形复数，例如 order_items"))
+    ranked = ranked_ids(entries, "数据库表名怎么命名")
     # one copy speaks for all of them; the rest follow every distinct match
     assert sorted(entry_id.startswith("copy-") for entry_id in ranked[:2]) == [False, True]
 
@@ -69,12 +53,12 @@ def test_a_crowd_of_copies_elsewhere_does_not_keep_a_distinct_match_out_of_the_t
 def test_a_value_swapped_into_a_components_copy_is_weak_evidence() -> None:
     # this project states the sentence without an owner; its components' versions hold `tag` only as a value
     entries = [
-        _ours("statement", "日志输出 JSON 格式，必须带 traceId"),
-        _ours("answer", "发布标签格式是 v<主>.<次>.<修订>"),
+        ours("statement", "日志输出 JSON 格式，必须带 traceId"),
+        ours("answer", "发布标签格式是 v<主>.<次>.<修订>"),
     ]
     for i, component in enumerate(["网关", "风控服务", "用户中心", "结算模块", "库存服务", "消息中心"]):
-        entries.append(_ours(f"component-{i}", f"{component}的日志输出 tag 格式，必须带 traceId{i}"))
-    assert _ranked(entries, "tag 格式是什么")[0] == "answer"
+        entries.append(ours(f"component-{i}", f"{component}的日志输出 tag 格式，必须带 traceId{i}"))
+    assert ranked_ids(entries, "tag 格式是什么")[0] == "answer"
 
 
 def test_copy_keys_are_saved_with_the_index(tmp_path: Path) -> None:
