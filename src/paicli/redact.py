@@ -25,63 +25,68 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import quote, quote_plus
 
+from paicli.lazyre import Lazy, lazy_pattern
 from paicli.textsafe import encodable
 
 REDACTED = "[REDACTED]"
 ARGUMENT_KEYS = frozenset({"arguments"})
-_SECRET_KEY = re.compile(
+_SECRET_KEY = lazy_pattern(
     r"api[_-]?key|apikey|token(?![a-z])|secret|password|passwd|authorization|access[_-]?key|private[_-]?key|"
     r"credential|creds(?![a-z])|pass[_-]?phrase|key[_-]?data|(?<![a-z])auth$",
     re.IGNORECASE,
 )
 # A name that says "secret", an optional closing quote, `=` or `:`, then the value (6+ characters). Matched
 # from the word that says so (the rest of the name before it stays as it is), which keeps the scan linear.
-_ASSIGNMENT = re.compile(
+_ASSIGNMENT = lazy_pattern(
     r"(?i)((?:api[_-]?key|apikey|secret|passw(?:or)?d|access[_-]?key|private[_-]?key|credential|creds|"
     r"token(?![A-Za-z]))[A-Za-z0-9_.-]*)"
     r"(\\?['\"]?\s*[=:]\s*)(\\?['\"]?)[^\s'\"]{6,}"
 )
 # `DB_PASS=…`, `MYSQL_PWD=…`, `PASS=…`: shorter names, any value of 3+ characters.
-_SHORT_NAME = re.compile(r"(?i)((?<![A-Za-z0-9])(?:pass(?:w(?:or)?d)?|pwd|pw)\s*=\s*)(['\"]?)[^\s'\"]{3,}")
+_SHORT_NAME = lazy_pattern(r"(?i)((?<![A-Za-z0-9])(?:pass(?:w(?:or)?d)?|pwd|pw)\s*=\s*)(['\"]?)[^\s'\"]{3,}")
 # The same in Chinese prose: `数据库密码是 hunter2`, `令牌：abcd1234`.
-_NAMED_IN_PROSE = re.compile(
+_NAMED_IN_PROSE = lazy_pattern(
     r"((?:密码|密钥|秘钥|口令|令牌|私钥)\s*(?:是|为|:|：|=)\s*)[^\s，。；、,;'\"）)]{4,}"
 )
 # A PEM private key block, header to footer (the body is consumed without nested repetition).
-_PEM = re.compile(
+_PEM = lazy_pattern(
     r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----[^-]*(?:-(?!----)[^-]*)*(?:-----END[A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----)?"
 )
 # Command-line option forms: `--password pw`, `--token=x`, `curl -u user:pw`, `mysql -p<pw>`, `sshpass -p pw`.
-_OPTION = re.compile(
+_OPTION = lazy_pattern(
     r"(?i)(?<![A-Za-z0-9_-])(--?(?:password|passwd|passphrase|pass|pwd|token|secret|api[-_]?key|auth[-_]token|"
     r"access[-_]token|client[-_]secret)(?:[ \t]+|=))(?!-)['\"]?[^\s'\"]+"
 )
-_USER_OPTION = re.compile(r"(?<![A-Za-z0-9_-])(-u[ \t]*|--user[ \t=][ \t]*)(['\"]?[^\s:'\"]+):[^\s'\"]+")
-_MYSQL_P = re.compile(
+_USER_OPTION = lazy_pattern(r"(?<![A-Za-z0-9_-])(-u[ \t]*|--user[ \t=][ \t]*)(['\"]?[^\s:'\"]+):[^\s'\"]+")
+_MYSQL_P = lazy_pattern(
     r"(\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]*?[ \t]-p)[^\s-][^\s]*"
 )
-_SSHPASS = re.compile(r"(\bsshpass[ \t]+-p[ \t]*)[^\s]+")
+_SSHPASS = lazy_pattern(r"(\bsshpass[ \t]+-p[ \t]*)[^\s]+")
 # `.netrc` lines: `machine host login user password pw`.
-_NETRC = re.compile(r"(?i)(\b(?:machine|login|default)\s+\S+\s+(?:login\s+\S+\s+)?(?:password|passwd)\s+)\S+")
+_NETRC = lazy_pattern(
+    r"(?i)(\b(?:machine|login|default)\s+\S+\s+(?:login\s+\S+\s+)?(?:password|passwd)\s+)\S+"
+)
 # Credentials in a URL (`https://user:tok@host`, a git remote with a token as the user name).
-_URL_USERINFO = re.compile(r"(://)([^\s/:@]*):([^\s/@]+)@")
-_URL_TOKEN = re.compile(r"(://)[^\s/:@]{20,}@")
-_AUTHORIZATION = re.compile(r"(?i)(authorization\s*[:=]\s*(?:basic|digest|token)?\s*)[A-Za-z0-9+/=._~-]{8,}")
+_URL_USERINFO = lazy_pattern(r"(://)([^\s/:@]*):([^\s/@]+)@")
+_URL_TOKEN = lazy_pattern(r"(://)[^\s/:@]{20,}@")
+_AUTHORIZATION = lazy_pattern(
+    r"(?i)(authorization\s*[:=]\s*(?:basic|digest|token)?\s*)[A-Za-z0-9+/=._~-]{8,}"
+)
 # A passphrase runs to the end of its line (it may hold blanks): `passphrase: two words`, `GPG_PASSPHRASE=…`.
-_PASSPHRASE = re.compile(
+_PASSPHRASE = lazy_pattern(
     r"(?i)(pass[-_ ]?phrase[A-Za-z0-9_.-]*\\?['\"]?[ \t]*[=:][ \t]*)(\\?['\"]?)[^\n'\"\\]{4,}"
 )
 # A field named like a key holding base64 key material: kubeconfig `client-key-data`, a Secret's `tls.key`,
 # connection strings' `AccountKey=…` / `SharedAccessKey=…`. Matched from the literal `key` (cheap to find); the
 # name before it is judged by `_key_field`, which keeps the match linear whatever precedes it.
-_KEY_FIELD = re.compile(r"(?i)(key([-_]data)?['\"]?[ \t]*[=:][ \t]*['\"]?)[A-Za-z0-9+/_-]{16,}={0,2}")
-_NAME_TAIL = re.compile(r"[A-Za-z0-9_.-]{0,32}\Z")
+_KEY_FIELD = lazy_pattern(r"(?i)(key([-_]data)?['\"]?[ \t]*[=:][ \t]*['\"]?)[A-Za-z0-9+/_-]{16,}={0,2}")
+_NAME_TAIL = lazy_pattern(r"[A-Za-z0-9_.-]{0,32}\Z")
 _KEY_OWNERS = ("account", "storage", "sharedaccess", "primary", "secondary", "master", "service")
 
 
 def _key_field(match: re.Match[str]) -> str:
     start = match.start()
-    tail = _NAME_TAIL.search(match.string, max(0, start - 32), start)
+    tail = _NAME_TAIL().search(match.string, max(0, start - 32), start)
     name = (tail.group() if tail else "").lower()
     owner = name.replace("_", "").replace("-", "")
     if match.group(2) or name.endswith(".") or owner.endswith(_KEY_OWNERS):
@@ -90,10 +95,10 @@ def _key_field(match: re.Match[str]) -> str:
 
 
 # A SAS URL's signature: `…&sig=…`.
-_SAS_SIGNATURE = re.compile(r"(?i)([?&;]sig=)[A-Za-z0-9%+/_-]{16,}(?:=|%3d){0,2}")
+_SAS_SIGNATURE = lazy_pattern(r"(?i)([?&;]sig=)[A-Za-z0-9%+/_-]{16,}(?:=|%3d){0,2}")
 # A PuTTY key file's private block: the base64 lines after `Private-Lines: N` (real or `\n`-escaped breaks).
-_PUTTY_PRIVATE = re.compile(r"(Private-Lines:[ \t]*\d+)((?:(?:\r?\n|(?:\\r)?\\n)[A-Za-z0-9+/=]+)+)")
-_LINE_BREAK = re.compile(r"\r?\n|(?:\\r)?\\n")
+_PUTTY_PRIVATE = lazy_pattern(r"(Private-Lines:[ \t]*\d+)((?:(?:\r?\n|(?:\\r)?\\n)[A-Za-z0-9+/=]+)+)")
+_LINE_BREAK = lazy_pattern(r"\r?\n|(?:\\r)?\\n")
 
 
 def _putty_private(match: re.Match[str]) -> str:
@@ -103,7 +108,7 @@ def _putty_private(match: re.Match[str]) -> str:
     following = match.string[match.end() : match.end() + 1]
     kept = ""
     if following and following not in "\r\n\\'\"":
-        breaks = list(_LINE_BREAK.finditer(block))
+        breaks = list(_LINE_BREAK().finditer(block))
         kept = block[breaks[-1].start() :]
     return f"{match.group(1)} {REDACTED}{kept}"
 
@@ -123,7 +128,7 @@ def _word_start(prefix: str) -> Callable[[re.Match[str]], str]:
 
 # Docker's `"auth": "<base64 of user:secret>"` (config.json, DOCKER_AUTH_CONFIG): masked when the value decodes
 # to `name:secret`, so an `auth` field holding an ordinary word stays.
-_DOCKER_AUTH = re.compile(
+_DOCKER_AUTH = lazy_pattern(
     r"(?i)((?<![A-Za-z0-9_-])['\"]?auth['\"]?[ \t]*[:=][ \t]*['\"]?)([A-Za-z0-9+/]{8,}={0,2})"
 )
 
@@ -141,40 +146,52 @@ def _docker_auth(match: re.Match[str]) -> str:
 
 Replacement = str | Callable[[re.Match[str]], str]
 # (pattern, replacement, lower-case substrings of which one must be present for the pattern to be tried)
-_PATTERNS: tuple[tuple[re.Pattern[str], Replacement, tuple[str, ...]], ...] = (
+_PATTERNS: tuple[tuple[Lazy, Replacement, tuple[str, ...]], ...] = (
     (_PEM, "-----" + REDACTED + " PRIVATE KEY-----", ("private key",)),
-    (re.compile(r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{16,}"), "sk-" + REDACTED, ("sk-",)),
-    (re.compile(r"\b(Bearer)\s+[A-Za-z0-9._~+/=-]{8,}", re.IGNORECASE), r"\1 " + REDACTED, ("bearer",)),
-    (re.compile(r"\b(gh[pousr]_)[A-Za-z0-9]{20,}"), r"\1" + REDACTED, ("gh",)),
-    (re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}"), "github_pat_" + REDACTED, ("github_pat_",)),
-    (re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}"), "glpat-" + REDACTED, ("glpat-",)),
+    (lazy_pattern(r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{16,}"), "sk-" + REDACTED, ("sk-",)),
+    (lazy_pattern(r"\b(Bearer)\s+[A-Za-z0-9._~+/=-]{8,}", re.IGNORECASE), r"\1 " + REDACTED, ("bearer",)),
+    (lazy_pattern(r"\b(gh[pousr]_)[A-Za-z0-9]{20,}"), r"\1" + REDACTED, ("gh",)),
+    (lazy_pattern(r"\bgithub_pat_[A-Za-z0-9_]{20,}"), "github_pat_" + REDACTED, ("github_pat_",)),
+    (lazy_pattern(r"\bglpat-[A-Za-z0-9_-]{20,}"), "glpat-" + REDACTED, ("glpat-",)),
     # Slack: bot/user/refresh tokens and app-level tokens (`xapp-1-…`)
-    (re.compile(r"\b(xox[abposre]-|xapp-\d+-)[A-Za-z0-9-]{10,}"), r"\1" + REDACTED, ("xox", "xapp-")),
-    (re.compile(r"(hooks\.slack\.com/services/)[A-Za-z0-9/_-]{10,}"), r"\1" + REDACTED, ("hooks.slack",)),
-    (re.compile(r"\b((?:sk|rk|pk)_(?:live|test)_)[A-Za-z0-9]{10,}"), r"\1" + REDACTED, ("_live_", "_test_")),
-    (re.compile(r"\bAIza[0-9A-Za-z_-]{30,}"), "AIza" + REDACTED, ("aiza",)),
+    (lazy_pattern(r"\b(xox[abposre]-|xapp-\d+-)[A-Za-z0-9-]{10,}"), r"\1" + REDACTED, ("xox", "xapp-")),
+    (lazy_pattern(r"(hooks\.slack\.com/services/)[A-Za-z0-9/_-]{10,}"), r"\1" + REDACTED, ("hooks.slack",)),
     (
-        re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
+        lazy_pattern(r"\b((?:sk|rk|pk)_(?:live|test)_)[A-Za-z0-9]{10,}"),
+        r"\1" + REDACTED,
+        ("_live_", "_test_"),
+    ),
+    (lazy_pattern(r"\bAIza[0-9A-Za-z_-]{30,}"), "AIza" + REDACTED, ("aiza",)),
+    (
+        lazy_pattern(r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
         "AKIA" + REDACTED,
         ("akia", "asia", "abia", "acca"),
     ),
-    (re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"), "eyJ" + REDACTED, ("eyj",)),
-    (re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"), "npm_" + REDACTED, ("npm_",)),
-    (re.compile(r"\bpypi-AgE[A-Za-z0-9_-]{50,}"), "pypi-" + REDACTED, ("pypi-",)),
-    (re.compile(r"\bhf_[A-Za-z0-9]{30,}\b"), "hf_" + REDACTED, ("hf_",)),
-    (re.compile(r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"), "SG." + REDACTED, ("sg.",)),
+    (
+        lazy_pattern(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
+        "eyJ" + REDACTED,
+        ("eyj",),
+    ),
+    (lazy_pattern(r"\bnpm_[A-Za-z0-9]{36}\b"), "npm_" + REDACTED, ("npm_",)),
+    (lazy_pattern(r"\bpypi-AgE[A-Za-z0-9_-]{50,}"), "pypi-" + REDACTED, ("pypi-",)),
+    (lazy_pattern(r"\bhf_[A-Za-z0-9]{30,}\b"), "hf_" + REDACTED, ("hf_",)),
+    (lazy_pattern(r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"), "SG." + REDACTED, ("sg.",)),
     # Vendor tokens that announce themselves by a prefix: Docker Hub (`dckr_pat_`, `dckr_oat_`), Shopify
     # (`shpat_`, `shpss_`, `shpca_`, `shppa_`), DigitalOcean (`dop_v1_`, `doo_v1_`, `dor_v1_`), Databricks
     # (`dapi` + hex), Mailgun (`key-` + 32), Atlassian (`ATATT…`, `ATCTT…`, Bitbucket `ATBB…`), age secret keys.
-    (re.compile(r"\b(dckr_(?:pat|oat)_)[A-Za-z0-9_-]{16,}"), r"\1" + REDACTED, ("dckr_",)),
-    (re.compile(r"\b(shp(?:at|ss|ca|pa)_)[A-Za-z0-9]{16,}"), r"\1" + REDACTED, ("shp",)),
-    (re.compile(r"\b(do[opr]_v1_)[A-Za-z0-9]{20,}"), r"\1" + REDACTED, ("_v1_",)),
-    (re.compile(r"(?i)\b(dapi)[a-f0-9]{32}(?:-\d+)?\b"), r"\1" + REDACTED, ("dapi",)),
-    (re.compile(r"key-[A-Za-z0-9]{32}(?![A-Za-z0-9_])"), _word_start("key-"), ("key-",)),
-    (re.compile(r"\b(AT(?:ATT|CTT|BB))[A-Za-z0-9_=+/-]{20,}"), r"\1" + REDACTED, ("atatt", "atctt", "atbb")),
-    (re.compile(r"(AGE-SECRET-KEY-1)[0-9A-Z]{20,}"), r"\1" + REDACTED, ("secret",)),
+    (lazy_pattern(r"\b(dckr_(?:pat|oat)_)[A-Za-z0-9_-]{16,}"), r"\1" + REDACTED, ("dckr_",)),
+    (lazy_pattern(r"\b(shp(?:at|ss|ca|pa)_)[A-Za-z0-9]{16,}"), r"\1" + REDACTED, ("shp",)),
+    (lazy_pattern(r"\b(do[opr]_v1_)[A-Za-z0-9]{20,}"), r"\1" + REDACTED, ("_v1_",)),
+    (lazy_pattern(r"(?i)\b(dapi)[a-f0-9]{32}(?:-\d+)?\b"), r"\1" + REDACTED, ("dapi",)),
+    (lazy_pattern(r"key-[A-Za-z0-9]{32}(?![A-Za-z0-9_])"), _word_start("key-"), ("key-",)),
+    (
+        lazy_pattern(r"\b(AT(?:ATT|CTT|BB))[A-Za-z0-9_=+/-]{20,}"),
+        r"\1" + REDACTED,
+        ("atatt", "atctt", "atbb"),
+    ),
+    (lazy_pattern(r"(AGE-SECRET-KEY-1)[0-9A-Z]{20,}"), r"\1" + REDACTED, ("secret",)),
     # A Telegram bot token: the bot's number, `:`, then 35 characters starting with `AA`.
-    (re.compile(r"(?<![0-9])(\d{5,12}:AA)[A-Za-z0-9_-]{30,}"), r"\1" + REDACTED, (":aa",)),
+    (lazy_pattern(r"(?<![0-9])(\d{5,12}:AA)[A-Za-z0-9_-]{30,}"), r"\1" + REDACTED, (":aa",)),
     (_PUTTY_PRIVATE, _putty_private, ("private-lines",)),
     (_KEY_FIELD, _key_field, ("key",)),
     (_SAS_SIGNATURE, r"\1" + REDACTED, ("sig=",)),
@@ -268,9 +285,9 @@ class Redactor:
                 found = seen[hint] = hint in lowered
             return found
 
-        for pattern, replacement, hints in _PATTERNS:
+        for shape, replacement, hints in _PATTERNS:
             if any(present(hint) for hint in hints):
-                value = pattern.sub(replacement, value)
+                value = shape().sub(replacement, value)
         return value
 
     def holds_configured(self, value: str) -> bool:
@@ -293,7 +310,7 @@ class Redactor:
 
     def value(self, value: Any, key: str | None = None) -> Any:
         if isinstance(value, str):
-            if key is not None and _SECRET_KEY.search(key) and value:
+            if key is not None and _SECRET_KEY().search(key) and value:
                 return REDACTED
             if key in ARGUMENT_KEYS:
                 return self.arguments(value)
@@ -305,16 +322,16 @@ class Redactor:
         return value
 
 
-_ZERO_WIDTH = re.compile("[\u00ad\u200b-\u200d\u2060\ufeff]")
+_ZERO_WIDTH = lazy_pattern("[\u00ad\u200b-\u200d\u2060\ufeff]")
 # Single characters with blanks between them (`s k - p r o j …`): a key spelled out to slip past a check.
-_SPACED_OUT = re.compile(r"(?<!\S)(?:\S[ \t\u3000]+){7,}\S(?!\S)")
-_BLANKS = re.compile(r"[ \t\u3000]+")
+_SPACED_OUT = lazy_pattern(r"(?<!\S)(?:\S[ \t\u3000]+){7,}\S(?!\S)")
+_BLANKS = lazy_pattern(r"[ \t\u3000]+")
 _DEFAULT = Redactor()
 
 
 def _spelled_together(text: str) -> str:
-    text = _ZERO_WIDTH.sub("", unicodedata.normalize("NFKC", text))
-    return _SPACED_OUT.sub(lambda match: _BLANKS.sub("", match.group()), text)
+    text = _ZERO_WIDTH().sub("", unicodedata.normalize("NFKC", text))
+    return _SPACED_OUT().sub(lambda match: _BLANKS().sub("", match.group()), text)
 
 
 def looks_like_secret(text: str, redactor: Redactor | None = None) -> bool:

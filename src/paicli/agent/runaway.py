@@ -6,6 +6,7 @@ or the same family of error that keep showing up in consecutive steps produce on
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -20,19 +21,22 @@ from paicli.tools.base import NOT_RUN, ToolResult
 MARKER = RUNAWAY_GUARD_PREFIX
 DEFAULT_THRESHOLD = 3
 _WRAPPED = re.compile(r"\A\s*<tool_result\b[^>]*>\n?(.*?)\n?</tool_result>\s*\Z", re.DOTALL)
-_ERROR_FAMILIES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile(pattern, re.ASCII))
-    for name, pattern in (
-        ("timeout", r"timeout|timed out|deadline exceeded|超时"),
-        ("rate_limit", r"rate.?limit|too many requests|\b429\b|限流"),
-        ("network", r"network|econn|socket|dns|connection reset|网络"),
-        ("auth", r"unauth|invalid api key|\b401\b|鉴权|认证失败"),
-        ("permission", r"permission|forbidden|access denied|\b403\b|权限|越界"),
-        ("not_found", r"not found|enoent|\b404\b|不存在|未找到|找不到"),
-        ("invalid_argument", r"invalid argument|validation failed|bad request|\b400\b|参数"),
-        ("process_exit", r"exit code|non-zero|process failed|退出码"),
-    )
+_ERROR_FAMILIES = (
+    ("timeout", r"timeout|timed out|deadline exceeded|超时"),
+    ("rate_limit", r"rate.?limit|too many requests|\b429\b|限流"),
+    ("network", r"network|econn|socket|dns|connection reset|网络"),
+    ("auth", r"unauth|invalid api key|\b401\b|鉴权|认证失败"),
+    ("permission", r"permission|forbidden|access denied|\b403\b|权限|越界"),
+    ("not_found", r"not found|enoent|\b404\b|不存在|未找到|找不到"),
+    ("invalid_argument", r"invalid argument|validation failed|bad request|\b400\b|参数"),
+    ("process_exit", r"exit code|non-zero|process failed|退出码"),
 )
+
+
+@functools.cache
+def _error_families() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """Compiled at the first failed tool call: a turn without one never needs them."""
+    return tuple((name, re.compile(pattern, re.ASCII)) for name, pattern in _ERROR_FAMILIES)
 
 
 def inner_text(content: str) -> str:
@@ -72,7 +76,7 @@ def action_key(name: str, arguments: str) -> str:
 
 def error_family(text: str) -> str | None:
     lowered = text[:4096].lower()
-    for name, pattern in _ERROR_FAMILIES:
+    for name, pattern in _error_families():
         if pattern.search(lowered):
             return f"category:{name}"
     collapsed = " ".join(lowered.split())[:1024]

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import math
-import re
+
+from paicli.lazyre import lazy_pattern
 
 # strictly between U+4E00 and U+9FFF, as the reference compares
-_CHINESE_RUN = re.compile("[\u4e01-\u9ffe]+")
+_CHINESE_RUN = lazy_pattern("[\u4e01-\u9ffe]+")
 
 
 def utf16_len(text: str) -> int:
@@ -18,6 +19,6 @@ def estimate_tokens(text: str | None) -> int:
     """ceil(chinese / 1.5 + other / 4) where chinese counts code units strictly between U+4E00 and U+9FFF."""
     if not text:
         return 0
-    chinese = sum(map(len, _CHINESE_RUN.findall(text)))
+    chinese = sum(map(len, _CHINESE_RUN().findall(text)))
     other = utf16_len(text) - chinese
     return math.ceil(chinese / 1.5 + other / 4.0)

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from paicli.config import knobs
+from paicli.lazyre import lazy_pattern
 
 MAX_SOURCES = 8
 CURL_SOURCE = "execute_command(curl/wget)"
@@ -27,7 +28,7 @@ MCP_RESOURCE_KIND = "MCP 资源"
 _FILE_MENTION_MARK = '用户通过 @ 引用的文件内容：\n<file path="'
 _STDIN_MARK = "以下是通过标准输入传入的内容："
 
-_NETWORK_COMMAND = re.compile(r"(?i)(?:^|[;&|\s])(?:curl|wget|httpie|lynx)(?:$|\s)")
+_NETWORK_COMMAND = lazy_pattern(r"(?i)(?:^|[;&|\s])(?:curl|wget|httpie|lynx)(?:$|\s)")
 
 # The reference's code list plus the article's paraphrase "保存到记忆".
 EXPLICIT_MEMORY_PHRASES: tuple[str, ...] = (
@@ -49,16 +50,16 @@ def explicit_memory_requested(text: str | None) -> bool:
     return any(phrase in text for phrase in EXPLICIT_MEMORY_PHRASES)
 
 
-_LATIN_TERM = re.compile(r"[a-z0-9][a-z0-9._/-]*")
-_HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
+_LATIN_TERM = lazy_pattern(r"[a-z0-9][a-z0-9._/-]*")
+_HAN_RUN = lazy_pattern(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
 GROUNDED_SHARE = 4  # at least a quarter of a fact's terms must be the user's own words
 
 
 def _terms(text: str) -> set[str]:
     """Latin words and numbers, and Han character pairs (a lone Han character stands for itself)."""
     lowered = (text or "").lower()
-    terms = {w.strip("._/-") for w in _LATIN_TERM.findall(lowered)} - {""}
-    for run in _HAN_RUN.findall(lowered):
+    terms = {w.strip("._/-") for w in _LATIN_TERM().findall(lowered)} - {""}
+    for run in _HAN_RUN().findall(lowered):
         terms.update(run[i : i + 2] for i in range(max(1, len(run) - 1)))
     return terms
 
@@ -84,7 +85,7 @@ def command_of(args_json: str | None) -> str:
 
 
 def is_network_command(command: str) -> bool:
-    return bool(_NETWORK_COMMAND.search(command or ""))
+    return bool(_NETWORK_COMMAND().search(command or ""))
 
 
 class ExternalContextTracker:
@@ -181,7 +182,7 @@ class ExternalContextTracker:
 
 _BROWSER_WORDS = ("chrome", "浏览器")
 _LOGIN_WORDS = ("登录态", "已登录", "登录好的", "复用", "直接用", "连接")
-_HINT_URL = re.compile(r"https?://[^\s<>\"'`，。；、！？）)】》]+", re.IGNORECASE)
+_HINT_URL = lazy_pattern(r"https?://[^\s<>\"'`，。；、！？）)】》]+", re.IGNORECASE)
 YUQUE_FACT = "访问 yuque.com（语雀）时优先复用用户已登录的 Chrome 登录态。"
 NO_HOST_FACT = "用户明确允许在需要登录态的网站访问中复用已登录 Chrome。"
 
@@ -207,7 +208,7 @@ def browser_login_fact(user_input: str, recent_texts: Sequence[str] = ()) -> str
 def _last_host(texts: Sequence[str]) -> str | None:
     host: str | None = None
     for text in texts:
-        for url in _HINT_URL.findall(text or ""):
+        for url in _HINT_URL().findall(text or ""):
             found = urllib.parse.urlsplit(url.rstrip(".,;:!?")).hostname
             if found:
                 host = found.lower().removeprefix("www.")

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
 from paicli.config.run_values import MemoryValues
+from paicli.lazyre import lazy_pattern
 from paicli.memory.clock import Clock, utc_now
 from paicli.memory.dedup import ConflictDetector, is_duplicate
 from paicli.memory.entry import MemoryEntry, new_id
@@ -29,8 +29,8 @@ __all__ = ["FILE_NAME", "LongTermMemory", "MemoryLockTimeout", "MemoryStoreError
 log = logging.getLogger(__name__)
 R = TypeVar("R")
 Entries = Txn
-_WORD = re.compile(r"[a-z0-9][a-z0-9_.+#-]*")
-_HAN_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+_WORD = lazy_pattern(r"[a-z0-9][a-z0-9_.+#-]*")
+_HAN_RUN = lazy_pattern(r"[\u3400-\u9fff\uf900-\ufaff]+")
 
 
 def _resolve_path(path_or_dir: str | os.PathLike[str] | None, values: MemoryValues) -> Path:
@@ -319,8 +319,8 @@ def _query_tokens(query: str) -> set[str]:
 
 def _simple_tokens(query: str) -> set[str]:
     """Fallback while the jieba tokenizer is unavailable: ASCII words and Han bigrams."""
-    tokens = {word for word in _WORD.findall(query) if len(word) >= 2}
-    for run in _HAN_RUN.findall(query):
+    tokens = {word for word in _WORD().findall(query) if len(word) >= 2}
+    for run in _HAN_RUN().findall(query):
         if len(run) == 1:
             continue
         tokens.update(run[i : i + 2] for i in range(len(run) - 1))

@@ -8,7 +8,6 @@ dictionary loaded. Its caches live under `<paicli home>/cache/` instead of the s
 from __future__ import annotations
 
 import logging
-import re
 import threading
 import unicodedata
 from collections.abc import Callable, Iterable
@@ -18,6 +17,7 @@ from typing import Any
 from paicli.config.env import home_dir
 from paicli.context.estimate import utf16_len
 from paicli.fsperm import ensure_private_dir
+from paicli.lazyre import lazy_pattern
 
 log = logging.getLogger(__name__)
 
@@ -123,33 +123,33 @@ def _disk_cut(text: str) -> Callable[[str], list[str]] | None:
 
 # jieba's own block patterns (jieba/__init__.py and jieba/finalseg): text without a Han character in jieba's
 # range segments without the dictionary, except for the dictionary's few ASCII words.
-_JIEBA_HAN = re.compile("[\u4e00-\u9fd5]")
-_JIEBA_BLOCK = re.compile("([\u4e00-\u9fd5a-zA-Z0-9+#&\\._%\\-]+)")
-_JIEBA_SKIP = re.compile("(\r\n|\\s)")
-_JIEBA_RUN = re.compile("([a-zA-Z0-9]+(?:\\.\\d+)?%?)")
-_ASCII_WORDS = re.compile(r"(?i)c#|c\+\+|at&t")
+_JIEBA_HAN = lazy_pattern("[\u4e00-\u9fd5]")
+_JIEBA_BLOCK = lazy_pattern("([\u4e00-\u9fd5a-zA-Z0-9+#&\\._%\\-]+)")
+_JIEBA_SKIP = lazy_pattern("(\r\n|\\s)")
+_JIEBA_RUN = lazy_pattern("([a-zA-Z0-9]+(?:\\.\\d+)?%?)")
+_ASCII_WORDS = lazy_pattern(r"(?i)c#|c\+\+|at&t")
 
 
 def needs_dictionary(text: str) -> bool:
     """Whether segmenting `text` needs jieba's dictionary (a Han character, or one of its ASCII words)."""
-    return _JIEBA_HAN.search(text) is not None or _ASCII_WORDS.search(text) is not None
+    return _JIEBA_HAN().search(text) is not None or _ASCII_WORDS().search(text) is not None
 
 
 def _segment_without_dictionary(text: str) -> list[str]:
     """Exactly what jieba's precise mode (HMM on) yields for text with no Han character and none of the
     dictionary's ASCII words: every block is one unknown run that its HMM stage splits into letter/digit runs."""
     words: list[str] = []
-    for block in _JIEBA_BLOCK.split(text):
+    for block in _JIEBA_BLOCK().split(text):
         if not block:
             continue
-        if _JIEBA_BLOCK.fullmatch(block):
+        if _JIEBA_BLOCK().fullmatch(block):
             if len(block) == 1:
                 words.append(block)
             else:
-                words.extend(piece for piece in _JIEBA_RUN.split(block) if piece)
+                words.extend(piece for piece in _JIEBA_RUN().split(block) if piece)
             continue
-        for part in _JIEBA_SKIP.split(block):
-            if _JIEBA_SKIP.match(part):
+        for part in _JIEBA_SKIP().split(block):
+            if _JIEBA_SKIP().match(part):
                 words.append(part)
             else:
                 words.extend(part)

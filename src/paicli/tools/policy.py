@@ -18,6 +18,7 @@ import threading
 import urllib.parse
 from collections.abc import Iterable, Mapping
 
+from paicli.lazyre import lazy_pattern
 from paicli.llm.messages import Message
 from paicli.memory.guard import ExternalContextTracker, explicit_memory_requested, grounded_in
 from paicli.tools.approval import ApprovalNeed
@@ -41,7 +42,7 @@ MEMORY_NO_HUMAN_NOTICE = (
     "这种保存必须由你在终端确认（--yes 不能代替）。确实要保存的话，请自己用 /save 保存。"
 )
 
-_URL = re.compile(r"https?://[^\s<>\"'`，。；、！？）】》]+", re.IGNORECASE)
+_URL = lazy_pattern(r"https?://[^\s<>\"'`，。；、！？）】》]+", re.IGNORECASE)
 _OFFLINE_PHRASES = tuple(
     [
         "不要联网",
@@ -145,8 +146,8 @@ def _words(text: str) -> tuple[str, ...]:
     return tuple(text.split())
 
 
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’-]*")
+_HAN = lazy_pattern(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+_WORD = lazy_pattern(r"[A-Za-z0-9][A-Za-z0-9'’-]*")
 # Conversation, not a title: thanks, greetings, acknowledgements, sign-offs.
 _CHAT_WORDS = _words(
     "谢谢 多谢 感谢 辛苦 你好 您好 好的 好吧 收到 明白 可以了 行了 没问题 先到这里 再见 晚安 早上好 "
@@ -171,7 +172,7 @@ _IMPERATIVES = frozenset(
 
 
 def extract_urls(text: str) -> list[str]:
-    return [match.rstrip(".,;:!?)]}'\"") for match in _URL.findall(text or "")]
+    return [match.rstrip(".,;:!?)]}'\"") for match in _URL().findall(text or "")]
 
 
 def normalize_url(url: str) -> str:
@@ -199,19 +200,19 @@ def looks_like_headline(text: str) -> bool:
     lowered = stripped.lower()
     if any(word in lowered for word in _REQUEST_WORDS + _CHAT_WORDS):  # substrings: Chinese has no spaces
         return False
-    if _HAN.search(stripped):
+    if _HAN().search(stripped):
         return _chinese_headline(stripped)
     return _english_headline(stripped)
 
 
 def _chinese_headline(text: str) -> bool:
     """At least 12 Han characters and none of the words people use when talking to the assistant."""
-    return len(_HAN.findall(text)) >= 12 and not any(word in text for word in _CHINESE_SPEECH)
+    return len(_HAN().findall(text)) >= 12 and not any(word in text for word in _CHINESE_SPEECH)
 
 
 def _english_headline(text: str) -> bool:
     """Title Case with at least 5 words, not opening with an imperative verb."""
-    words = _WORD.findall(text)
+    words = _WORD().findall(text)
     if len(words) < 5 or words[0].lower() in _IMPERATIVES:
         return False
     if any(word.lower() in _ENGLISH_SPEECH for word in words):
