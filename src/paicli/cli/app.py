@@ -23,12 +23,17 @@ HELP_WIDTH = 78  # what argparse used when stdout is not a terminal
 def build_parser() -> argparse.ArgumentParser:
     import argparse
 
-    from paicli.config.providers import variables_help
-
     class _Parser(argparse.ArgumentParser):
         def error(self, message: str) -> NoReturn:
             sys.stderr.write(f"paicli: {message}（用 paicli --help 查看用法）\n")
             raise SystemExit(EXIT_USAGE)
+
+        def format_help(self) -> str:
+            # the variables' list is text for --help alone: a run never builds it
+            from paicli.config.providers import variables_help
+
+            self.epilog = variables_help()
+            return super().format_help()
 
     parser = _Parser(
         prog="paicli",
@@ -36,7 +41,6 @@ def build_parser() -> argparse.ArgumentParser:
             "paicli: 终端编程 Agent（短期记忆、长期记忆与上下文压缩）。不带参数启动交互式 REPL；"
             "paicli serve --http [--port N] 启动 Runtime API（见 paicli serve --help）。"
         ),
-        epilog=variables_help(),
         # one width whatever the terminal: the text is then a function of the code alone (cli.help_text)
         formatter_class=lambda prog: argparse.RawDescriptionHelpFormatter(prog, width=HELP_WIDTH),
     )

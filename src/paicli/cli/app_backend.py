@@ -32,7 +32,7 @@ from paicli.cli.turn_runner import RunState, TurnRunner
 from paicli.config.modes import RunMode
 from paicli.config.settings import Settings
 from paicli.deferred import Deferred
-from paicli.llm.spend import SpendMeter
+from paicli.llm.spend import PRICES_FILE, SpendMeter
 from paicli.memory.pending import PendingExtractions
 from paicli.session.ledger import ConversationLedger
 from paicli.session.model_record import record_model_change
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from paicli.cli.model_switch import ModelSwitch
     from paicli.cli.session_snapshots import SnapshotCommands
     from paicli.cli.task_store import TaskQueue
+    from paicli.llm.pricing import PriceTable
 
 
 def _snapshot_commands(
@@ -54,13 +55,21 @@ def _snapshot_commands(
 
 
 def session_spend(parts: Components) -> SpendMeter:
-    """The session's cost meter over the shipped prices and the user's `prices.json`."""
+    """The session's cost meter over the shipped prices and the user's `prices.json`. The table loads at the
+    first figure asked for; a user's file is read now, so a notice about it comes at start-up as before."""
+    home = parts.settings.paicli_home
+    if not (home / PRICES_FILE).exists():
+        return SpendMeter(load=lambda: _prices(parts))
+    return SpendMeter(_prices(parts))
+
+
+def _prices(parts: Components) -> PriceTable:
     from paicli.llm.pricing import load_prices
 
     table, notice = load_prices(parts.settings.paicli_home)
     if notice:
         parts.notices.post(notice)
-    return SpendMeter(table)
+    return table
 
 
 def sandbox_line(parts: Components) -> str:

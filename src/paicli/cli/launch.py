@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 
 def _resume_path(args: argparse.Namespace, home: Path, root: Path, notices: NoticeBoard) -> Path | str | None:
     """The ledger to continue, None for a new session, or an error message (str)."""
+    if not (args.continue_session or args.resume):
+        return None
     from paicli.session.catalog import find_session, newest_session
 
     if args.continue_session:

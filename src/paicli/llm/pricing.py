@@ -12,8 +12,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from paicli.llm.messages import Usage
+from paicli.llm.spend import PRICES_FILE
 
-PRICES_FILE = "prices.json"
 _SHIPPED = Path(__file__).with_name(PRICES_FILE)
 _PER = 1_000_000  # prices are per million tokens
 

@@ -1,18 +1,24 @@
 """The session's cost: every model call of the session (the agent's, summaries, fact extraction and the memory
 judge, Plan and Team members) goes through a `SpendingClient`, which prices its usage with the table for
 the client's provider and model. One call that could not be priced (a model no table names, a reply without
-usage) leaves the session without a figure: none is better than a wrong one."""
+usage) leaves the session without a figure: none is better than a wrong one. Calls are priced when a figure is
+asked for, so a run that never shows one never loads the price table."""
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from paicli.llm.messages import Usage
 from paicli.llm.metered import MeteredClient
-from paicli.llm.pricing import PriceTable
 from paicli.llm.protocol import LLMClient
 
+if TYPE_CHECKING:
+    from paicli.llm.pricing import PriceTable
+
+PRICES_FILE = "prices.json"  # the user's own table in the paicli home (llm/pricing.py reads it)
 _SYMBOLS = {"CNY": "¥", "USD": "$"}
 
 
@@ -49,30 +55,38 @@ def _money(currency: str, amount: float) -> str:
 
 @dataclass
 class SpendMeter:
-    """Thread-safe: Plan tasks and background side calls record from their own threads."""
+    """Thread-safe: Plan tasks and background side calls record from their own threads. Without a `table`,
+    `load` gives it at the first figure (`total`), not at start-up; the calls recorded until then are priced
+    in order."""
 
-    table: PriceTable
-    _amounts: dict[str, float] = field(default_factory=dict)
-    _priced: int = 0
-    _unpriced: int = 0
-    _unpriced_names: dict[str, None] = field(default_factory=dict)
+    table: PriceTable | None = None
+    load: Callable[[], PriceTable] | None = field(default=None, repr=False)
+    _calls: list[tuple[str, str, Usage | None]] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def record(self, provider: str, model: str, usage: Usage | None) -> None:
-        price = self.table.price(provider, model)
         with self._lock:
-            if price is None or usage is None:
-                self._unpriced += 1
-                self._unpriced_names[f"{provider}/{model}"] = None
-                return
-            self._priced += 1
-            self._amounts[price.currency] = self._amounts.get(price.currency, 0.0) + price.cost(usage)
+            self._calls.append((provider, model, usage))
 
     def total(self) -> Spend:
         with self._lock:
-            return Spend(
-                tuple(self._amounts.items()), self._priced, self._unpriced, tuple(self._unpriced_names)
-            )
+            calls = list(self._calls)
+            if not calls:
+                return Spend()
+            if self.table is None and self.load is not None:
+                self.table = self.load()
+            table = self.table
+        amounts: dict[str, float] = {}
+        priced = 0
+        unpriced: dict[str, None] = {}
+        for provider, model, usage in calls:
+            price = table.price(provider, model) if table is not None else None
+            if price is None or usage is None:
+                unpriced[f"{provider}/{model}"] = None
+                continue
+            priced += 1
+            amounts[price.currency] = amounts.get(price.currency, 0.0) + price.cost(usage)
+        return Spend(tuple(amounts.items()), priced, len(calls) - priced, tuple(unpriced))
 
     def client(self, inner: LLMClient, provider: str) -> SpendingClient:
         return SpendingClient(inner, self, provider)
