@@ -50,6 +50,8 @@ class Connection:
             if self._sdk is None:
                 import openai
 
+                from paicli.llm.transport import http_client
+
                 opts = self.options
                 timeout = openai.Timeout(
                     opts.read_timeout,
@@ -64,5 +66,6 @@ class Connection:
                     timeout=timeout,
                     max_retries=0,
                     default_headers=dict(opts.extra_headers) or None,
+                    http_client=http_client(openai),
                 )
             return self._sdk
