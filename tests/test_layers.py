@@ -13,7 +13,18 @@ import pytest
 import paicli
 
 LAYERS = (
-    ("config", "cancel", "redact", "textsafe", "termsafe", "fsperm", "skipdirs", "timefmt", "deferred"),
+    (
+        "config",
+        "cancel",
+        "redact",
+        "textsafe",
+        "termsafe",
+        "fsperm",
+        "skipdirs",
+        "timefmt",
+        "deferred",
+        "lazyre",
+    ),
     ("llm",),
     ("context", "prompt", "session"),
     ("memory", "tools", "snapshots"),

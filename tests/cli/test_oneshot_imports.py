@@ -4,7 +4,8 @@ are the tools' implementations (only their specs: the model is still offered eve
 /model's switch or the REPL's rich plan view. `-p --plan` runs without the REPL's tables, trees and live view.
 So are the parts of memory and context a greeting never reaches: the extraction rules (a turn shorter than
 extraction's range), the store's evolution logic and the claim grammar (no write, no memory to index), and
-what compaction does past a threshold (a history far below it).
+what compaction does past a threshold (a history far below it), the price table (no figure is shown) and the
+session catalog (nothing to continue).
 A fresh interpreter (not the suite's forked runner, which has imported everything) reports its own imports."""
 
 from __future__ import annotations
@@ -83,6 +84,8 @@ LOADED_AT_FIRST_USE = (
     "paicli.context.summary",
     "paicli.context.window",
     "paicli.context.user_words",
+    "paicli.llm.pricing",  # the price table: the first cost figure asked for (-p text shows none)
+    "paicli.session.catalog",  # the earlier sessions: -c / --resume
 )
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from paicli.agent.budget import AgentBudget
 from paicli.agent.conversation import Conversation
@@ -25,6 +26,7 @@ from paicli.config.settings import Settings
 from paicli.context.manager import AutoCompactionManager
 from paicli.context.memory_view import TurnMemory
 from paicli.context.profile import ContextProfile
+from paicli.deferred import Deferred
 from paicli.llm.metered import MeteredClient
 from paicli.llm.protocol import LLMClient
 from paicli.llm.spend import SpendMeter
@@ -32,20 +34,30 @@ from paicli.session.ledger import ConversationLedger
 from paicli.tools.checkpoint import TurnCheckpoint
 from paicli.tools.disabled import ToolsDisabled
 from paicli.tools.hooks import compaction_hooks
-from paicli.tools.recall import RecallTool
+from paicli.tools.recall_spec import RECALL
 from paicli.tools.registry import Tool
 from paicli.tools.runner import ToolRunner, TurnToolSet
+
+if TYPE_CHECKING:
+    from paicli.tools.recall import RecallTool
 
 
 def recall_tool(parts: Components) -> Tool:
     """`recall` over this session's ledger (the one /resume switched to, after a /resume)."""
     ledger = parts.ledger
-    return RecallTool.tool(
-        parts.settings.paicli_home,
-        parts.settings.project_root,
-        lambda: (ledger.path, ledger.session_id),
-        ledger.redactor.text,
-    )
+    settings = parts.settings
+
+    def build() -> RecallTool:  # the handler, the session catalog and the search load at the first recall
+
+        return RecallTool(
+            settings.paicli_home,
+            settings.project_root,
+            lambda: (ledger.path, ledger.session_id),
+            ledger.redactor.text,
+        )
+
+    handler = Deferred(build)
+    return Tool(RECALL, lambda args, ctx: handler.get()(args, ctx))
 
 
 @dataclass(frozen=True)

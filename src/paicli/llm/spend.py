@@ -9,14 +9,24 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from paicli.llm.messages import Usage
 from paicli.llm.metered import MeteredClient
 from paicli.llm.protocol import LLMClient
 
-if TYPE_CHECKING:
-    from paicli.llm.pricing import PriceTable
+
+class Price(Protocol):
+    @property
+    def currency(self) -> str: ...
+    def cost(self, usage: Usage) -> float: ...
+
+
+class PriceTable(Protocol):
+    """What the meter asks of the price table (llm/pricing.py)."""
+
+    def price(self, provider: str, model: str) -> Price | None: ...
+
 
 PRICES_FILE = "prices.json"  # the user's own table in the paicli home (llm/pricing.py reads it)
 _SYMBOLS = {"CNY": "¥", "USD": "$"}

@@ -34,22 +34,11 @@ from paicli.session.recall_search import (
 )
 from paicli.tools.boundary import unwrap
 from paicli.tools.context import ToolContext
+from paicli.tools.recall_spec import RECALL
 from paicli.tools.registry import Tool
-from paicli.tools.schema import Args, Param, ToolOutput, ToolSpec
+from paicli.tools.schema import Args, ToolOutput
 
-RECALL = ToolSpec(
-    "recall",
-    "取回压缩移走的原文：id 为标记后 recall: 的编号；或用 query 检索本会话和本项目以前的会话。",
-    (
-        Param("id", "string", "如 r57、r12-340"),
-        Param("query", "string", ""),
-        Param("top_k", "integer", "", default=5, minimum=1),
-    ),
-    read_only=True,
-    parallel_safe=True,
-    reads_project=True,  # recalled tool output may carry repository text: a memory write after it asks
-    content_kind="取回的历史对话原文",
-)
+__all__ = ["RECALL", "RecallTool"]
 
 MAX_RESULT_CHARS = 200_000  # a span beyond this is cut (the runner offloads anything over its threshold)
 MAX_FILE_CHARS = 24_000  # an offload file larger than this is pointed to, not copied again
