@@ -77,6 +77,14 @@ def test_an_https_request_gets_the_librarys_own_default() -> None:
     assert [len(b.handled) for b in built] == [1, 1]
 
 
+def test_the_endpoints_scheme_can_be_prepared_ahead_of_the_first_request() -> None:
+    transport, built = _recording()
+    transport.prepare("http")
+    assert len(built) == 1 and built[0].handled == []
+    transport.handle_request(_Request("http"))
+    assert len(built) == 1 and len(built[0].handled) == 1  # the prepared one serves the request
+
+
 def test_close_closes_every_transport_built() -> None:
     transport, built = _recording()
     with transport:
@@ -90,7 +98,9 @@ def test_the_connection_streams_through_it_from_an_http_endpoint() -> None:
         options = ClientOptions(server.base_url, "sk-test")
         connection = Connection(options)
         sdk = connection.sdk()
-        assert isinstance(sdk._client._transport, TlsWhenNeeded)
+        transport = sdk._client._transport
+        assert isinstance(transport, TlsWhenNeeded)
+        assert set(transport._by_scheme) == {"http"}  # prepared with the client, no TLS transport built
         request = OpenAIChatClient.from_options(options, "fake-model").request([Message.user("嗨")])
         chunks = list(open_stream(sdk, request))
     text = "".join(

@@ -66,6 +66,6 @@ class Connection:
                     timeout=timeout,
                     max_retries=0,
                     default_headers=dict(opts.extra_headers) or None,
-                    http_client=http_client(openai),
+                    http_client=http_client(openai, opts.base_url),
                 )
             return self._sdk

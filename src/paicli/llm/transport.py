@@ -25,6 +25,11 @@ class TlsWhenNeeded:
         self._lock = threading.Lock()
         self._by_scheme: dict[str, Any] = {}
 
+    def prepare(self, scheme: str) -> None:
+        """Build the endpoint's own transport now (the client is built on a side thread at start-up, so the
+        HTTP library's connection code loads there, not on the first request's path)."""
+        self._transport(scheme)
+
     def _transport(self, scheme: str) -> Any:
         with self._lock:
             transport = self._by_scheme.get(scheme)
@@ -59,13 +64,16 @@ class TlsWhenNeeded:
         self.close()
 
 
-def http_client(openai: Any) -> Any:
+def http_client(openai: Any, base_url: str) -> Any:
     """The SDK's own default client (its limits, timeouts and redirects) over `TlsWhenNeeded`, built with the
-    HTTP library the SDK itself uses (`httpx2` from openai 3.x on, `httpx` before)."""
+    HTTP library the SDK itself uses (`httpx2` from openai 3.x on, `httpx` before); the endpoint's scheme is
+    prepared at once."""
+    from urllib.parse import urlsplit
+
     from openai import _base_client
     from openai._constants import DEFAULT_CONNECTION_LIMITS
 
     library = vars(_base_client).get("httpx2") or vars(_base_client)["httpx"]
-    return openai.DefaultHttpxClient(
-        transport=TlsWhenNeeded(library.HTTPTransport, DEFAULT_CONNECTION_LIMITS)
-    )
+    transport = TlsWhenNeeded(library.HTTPTransport, DEFAULT_CONNECTION_LIMITS)
+    transport.prepare(urlsplit(base_url).scheme.lower() or "https")
+    return openai.DefaultHttpxClient(transport=transport)
