@@ -13,6 +13,10 @@ import threading
 from collections.abc import Callable
 from types import TracebackType
 from typing import Any
+from urllib.parse import urlsplit
+
+from openai import _base_client
+from openai._constants import DEFAULT_CONNECTION_LIMITS
 
 
 class TlsWhenNeeded:
@@ -68,11 +72,6 @@ def http_client(openai: Any, base_url: str) -> Any:
     """The SDK's own default client (its limits, timeouts and redirects) over `TlsWhenNeeded`, built with the
     HTTP library the SDK itself uses (`httpx2` from openai 3.x on, `httpx` before); the endpoint's scheme is
     prepared at once."""
-    from urllib.parse import urlsplit
-
-    from openai import _base_client
-    from openai._constants import DEFAULT_CONNECTION_LIMITS
-
     library = vars(_base_client).get("httpx2") or vars(_base_client)["httpx"]
     transport = TlsWhenNeeded(library.HTTPTransport, DEFAULT_CONNECTION_LIMITS)
     transport.prepare(urlsplit(base_url).scheme.lower() or "https")
