@@ -48,8 +48,9 @@ def recall_tool(parts: Components) -> Tool:
     settings = parts.settings
 
     def build() -> RecallTool:  # the handler, the session catalog and the search load at the first recall
+        from paicli.tools import recall
 
-        return RecallTool(
+        return recall.RecallTool(
             settings.paicli_home,
             settings.project_root,
             lambda: (ledger.path, ledger.session_id),
