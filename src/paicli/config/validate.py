@@ -4,7 +4,6 @@ typo in a value is a one-line configuration error (exit 2) instead of a silently
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Collection
 
 from paicli.config.env import EnvLookup
@@ -37,6 +36,8 @@ def unknown_name_warnings(env: EnvLookup, internal: Collection[str] = ()) -> lis
     for name, source in env.names(PREFIX):
         if name in known:
             continue
+        import difflib  # only for a name no setting reads: a run without one never loads it
+
         where = "" if source == "环境变量" else f"（{source}）"
         # Compared without the shared prefix, which would make every name look close to every other.
         close = difflib.get_close_matches(
