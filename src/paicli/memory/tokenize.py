@@ -139,17 +139,18 @@ def _segment_without_dictionary(text: str) -> list[str]:
     """Exactly what jieba's precise mode (HMM on) yields for text with no Han character and none of the
     dictionary's ASCII words: every block is one unknown run that its HMM stage splits into letter/digit runs."""
     words: list[str] = []
-    for block in _JIEBA_BLOCK().split(text):
+    blocks, runs, skips = _JIEBA_BLOCK(), _JIEBA_RUN(), _JIEBA_SKIP()
+    for block in blocks.split(text):
         if not block:
             continue
-        if _JIEBA_BLOCK().fullmatch(block):
+        if blocks.fullmatch(block):
             if len(block) == 1:
                 words.append(block)
             else:
-                words.extend(piece for piece in _JIEBA_RUN().split(block) if piece)
+                words.extend(piece for piece in runs.split(block) if piece)
             continue
-        for part in _JIEBA_SKIP().split(block):
-            if _JIEBA_SKIP().match(part):
+        for part in skips.split(block):
+            if skips.match(part):
                 words.append(part)
             else:
                 words.extend(part)
