@@ -18,7 +18,9 @@ from pathlib import Path
 
 from paicli.llm.messages import Message, ToolCall
 from paicli.session.catalog import read_session_info
+from paicli.session.catalog_scan import list_path, scan_ledger
 from paicli.session.ledger import ConversationLedger, encode_entry, event_for
+from paicli.session.ledger_index import index_path
 from paicli.session.resume import load_view
 from paicli.session.transcript import read_transcript
 
@@ -176,6 +178,36 @@ def bench_replay(path: Path, repeats: int) -> tuple[float, str]:
     return statistics.median(timings), shown
 
 
+LISTING_READ_TARGET = 1024 * 1024  # bytes a listing reads of a ledger it listed before (side file, new lines)
+
+
+def _bytes_read() -> int:
+    """This process's bytes read so far (Linux /proc; 0 elsewhere)."""
+    try:
+        with open("/proc/self/io", encoding="ascii") as handle:
+            return next(int(line.split()[1]) for line in handle if line.startswith("rchar:"))
+    except (OSError, StopIteration, ValueError):
+        return 0
+
+
+def bench_listing(path: Path) -> tuple[float, int]:
+    """What /resume's list and -c read of one ledger: (seconds, bytes read)."""
+    before = _bytes_read()
+    start = time.perf_counter()
+    read_session_info(path)
+    return time.perf_counter() - start, _bytes_read() - before
+
+
+def more_turns(path: Path, sequence: int, turns: int = 2) -> None:
+    """Turns appended as a later run of the session writes them (its side files not updated: a killed run)."""
+    session_id = path.name[: -len(".jsonl")]
+    with open(path, "ab") as handle:
+        for turn in range(turns):
+            for source, message in _turn(10_000 + turn):
+                sequence += 1
+                handle.write(_entry(session_id, sequence, event_for(message), source, message, {}))
+
+
 GROWTH_TARGET = 6 * 1024
 FLAT_TARGET = 1.5  # resume + replay at the largest ledger against the smallest, side index in place
 TAIL_TURNS = (
@@ -316,21 +348,43 @@ def main() -> None:
             f"p90 {statistics.quantiles(timings, n=10)[-1]:.1f} µs"
         )
         worst = 0.0
+        listings: list[tuple[int, float, int]] = []
         for size_mb in (int(s) for s in args.sizes.split(",") if s.strip()):
             path = root / f"session-{size_mb}-bench.jsonl"
             entries, checkpoints = synthesise(path, size_mb * MB, args.checkpoint_every)
             seconds, messages = bench_resume(path, args.repeats)
-            start = time.perf_counter()
-            read_session_info(path)
-            listing = time.perf_counter() - start
+            cold, cold_read = bench_listing(path)
+            scan_ledger(
+                path, os.path.getsize(path)
+            )  # as the closing run leaves it (ConversationLedger.close)
+            samples = []
+            for round_ in range(max(1, args.repeats)):  # each round: a later run's lines, then a listing
+                more_turns(path, entries + round_ * 100)
+                samples.append(bench_listing(path))
+            listing, read = statistics.median(s for s, _ in samples), max(r for _, r in samples)
+            listings.append((size_mb, listing, read))
             replay, shown = bench_replay(path, args.repeats)
             worst = max(worst, seconds + replay)
             print(
                 f"resume {os.path.getsize(path) / MB:6.1f} MB ({entries} entries, {checkpoints} checkpoints): "
-                f"{seconds * 1000:.1f} ms -> {messages} messages; catalog read {listing * 1000:.1f} ms; "
-                f"replay of the last {REPLAY_TURNS} turns {replay * 1000:.1f} ms ({shown})"
+                f"{seconds * 1000:.1f} ms -> {messages} messages; replay of the last {REPLAY_TURNS} turns "
+                f"{replay * 1000:.1f} ms ({shown})"
             )
-            path.unlink()
+            print(
+                f"  /resume and -c listing of it after 2 more turns: median {listing * 1000:.1f} ms, at most "
+                f"{read / 1024:.0f} KB read "
+                f"(a ledger from before the side files, at its first listing: {cold * 1000:.1f} ms, {cold_read / MB:.1f} MB read)"
+            )
+            for side in (path, list_path(path), index_path(path)):
+                side.unlink(missing_ok=True)
+        if len(listings) > 1:
+            (small, small_s, _), (large, large_s, large_read) = listings[0], listings[-1]
+            ratio = large_s / max(small_s, 1e-9)
+            verdict = "met" if large_read <= LISTING_READ_TARGET else "NOT met"
+            print(
+                f"listing cost {large} MB / {small} MB: {ratio:.2f}x, {large_read / 1024:.0f} KB read at {large} MB  "
+                f"target <= {LISTING_READ_TARGET // 1024} KB read per ledger -> {verdict}"
+            )
         if args.fallback_mb:
             path = root / "session-fallback-bench.jsonl"
             entries, _ = synthesise(path, args.fallback_mb * MB, checkpoint_every=10**12)

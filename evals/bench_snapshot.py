@@ -9,6 +9,7 @@ content) and measures, with the real side store:
 - planning and doing a restore of the newest snapshot (3 files back) and of the first one after 20 rounds;
 - `/snapshot clean` time and the store size before and after (the side index's objects go too), and
   `/snapshot clean --all`.
+`--greeting` measures instead what the snapshots cost a `-p` greeting in a git repository (evals/snapshot_greeting.py).
 No network, no real home: the store lives in the temp folder too.
 """
 
@@ -85,7 +86,17 @@ def main() -> None:
     )
     parser.add_argument("--megabytes", type=int, default=TOTAL_BYTES // 1024 // 1024)
     parser.add_argument("--rounds", type=int, default=ROUNDS)
+    parser.add_argument(
+        "--greeting",
+        action="store_true",
+        help="instead: what the snapshots cost a `-p` run that writes nothing (evals/snapshot_greeting.py)",
+    )
     args = parser.parse_args()
+    if args.greeting:
+        from evals.snapshot_greeting import main as greeting
+
+        greeting(["--files", args.files.split(",")[0]])
+        return
     git = find_git()
     if git is None:
         raise SystemExit("git is not installed: snapshots are off without it")

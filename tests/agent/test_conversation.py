@@ -128,3 +128,21 @@ def test_no_module_outside_agent_reaches_into_a_conversation() -> None:
         if "agent.recorder" in text or "request_view(" in text or ".conversation._" in text:
             pattern_holders.append(path.name)
     assert pattern_holders == []
+
+
+def test_images_are_pruned_from_a_long_history_whenever_one_arrives() -> None:
+    from dataclasses import replace
+
+    from paicli.llm.content_parts import ImagePart
+
+    conversation = Conversation("系统")
+    for turn in range(40):  # long enough that the per-message values are kept between calls
+        conversation.append(Message.user(f"问题 {turn}"), "user_input")
+        conversation.append(Message.assistant(f"回答 {turn}"), "llm_response")
+        assert conversation.prune_images() == 0
+    image = ImagePart.from_bytes(b"\x89PNG....", "image/png", "/tmp/a.png")
+    conversation.append(replace(Message.user("看图"), images=(image, image)), "user_input")
+    conversation.append(Message.assistant("看到了"), "llm_response")
+    assert conversation.prune_images() == 2
+    assert not any(message.images for message in conversation.messages())
+    assert conversation.prune_images() == 0

@@ -181,3 +181,13 @@ def test_a_history_count_follows_every_kind_of_change() -> None:
     del history[30:]
     assert counter.count_messages(history) == sum(counter.count_message(m) for m in history)
     assert TokenCounter.upper_bound(history) == sum(TokenCounter.upper_bound([m]) for m in history)
+
+
+def test_tool_definitions_changed_in_place_are_counted_again() -> None:
+    counter = TokenCounter("heuristic")
+    tools = [{"type": "function", "function": {"name": "read_file", "parameters": {"type": "object"}}}]
+    first, bound = counter.count_tools(tools), TokenCounter.upper_bound([], tools)
+    assert counter.count_tools([dict(tools[0])]) == first  # equal definitions, new objects: the same count
+    tools[0]["function"]["description"] = "读取一个文件的内容，可以只读其中几行" * 4  # type: ignore[index]
+    assert counter.count_tools(tools) > first and TokenCounter.upper_bound([], tools) > bound
+    assert TokenCounter.upper_bound([], tools) >= counter.count_tools(tools)

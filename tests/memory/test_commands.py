@@ -282,3 +282,20 @@ def test_a_huge_stale_period_does_not_break_the_listing() -> None:
     old = entry("很久以前的事实", "global", entry_id="fact-00000009", when=NOW - timedelta(days=900))
     text = format_memory_entries("📋 长期记忆列表", [old], NOW, 99_999_999_999)
     assert "fact-00000009" in text and "可能已过时" not in text
+
+
+def test_status_counts_current_entries_and_names_the_superseded_apart(tmp_path: Path) -> None:
+    mgr = _manager(tmp_path)
+    first = mgr.store_fact("用户偏好使用Java开发").entry
+    assert first is not None
+    assert mgr.status_summary().startswith("长期记忆: 1条 / ") and "被取代" not in mgr.status_summary()
+    replaced = mgr.replace_fact(first.id, "用户偏好使用Kotlin开发").entry
+    assert replaced is not None and len(mgr.list_all()) == 2  # the old version is kept as history
+    line = mgr.status_summary()
+    tokens = replaced.token_count
+    assert line == (
+        f"长期记忆: 1条 / {tokens} tokens (事实: 1, 摘要: 0, 工具结果: 0)；"
+        "另有 1 条被取代的旧版本（/memory list --all）"
+    )
+    status = run_memory_command(mgr, parse_memory_args("")).text
+    assert line in status.splitlines()  # /memory says the same

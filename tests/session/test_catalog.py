@@ -176,3 +176,65 @@ def test_throwaway_sessions_are_hidden_unless_asked(tmp_path: Path) -> None:
     assert [s.throwaway for s in everything if s.session_id == failed.session_id] == [True]
     assert relative_time(0, 30_000) == "刚刚" and relative_time(0, 5 * 60_000) == "5 分钟前"
     assert relative_time(0, 3 * 3_600_000) == "3 小时前" and relative_time(0, 2 * 86_400_000) == "2 天前"
+
+
+def test_a_listing_reads_on_from_where_the_last_one_stopped(tmp_path: Path) -> None:
+    home, root = tmp_path / "home", tmp_path / "mine"
+    root.mkdir()
+    ledger = session(home, root, [f"问题 {n}" for n in range(6)], 1_000_000_000_000)
+    assert ledger.path is not None
+    listed = ledger.path.with_name(ledger.path.name + ".list")
+    info = read_session_info(ledger.path, cap=1)  # closing the ledger counted it: nothing left to read
+    assert info is not None and info.turns == 6 and listed.exists()
+    listed.unlink()  # as a ledger from before these side files
+    size = ledger.path.stat().st_size
+    counts = []
+    for _ in range(8):  # at most a sixth of the ledger per listing: a lower bound until it is all read
+        info = read_session_info(ledger.path, cap=size // 6)
+        assert info is not None and info.first_input == "问题 0"
+        counts.append(info.turns)
+    assert counts == sorted(counts) and counts[0] < 6 and counts[-1] == 6
+    assert len(set(counts)) > 2  # every listing went further than the one before
+
+    recorder = ReactRecorder(
+        ConversationLedger.open_existing(ledger.path, clock=counting_clock(2_000_000_000_000))
+    )
+    recorder.user("追加的问题")
+    recorder.answer("追加的回答")
+    recorder.ledger.close()
+    info = read_session_info(ledger.path, cap=10_000_000)
+    assert info is not None and info.turns == 7 and info.first_input == "问题 0"
+
+
+def test_a_listing_does_not_trust_its_side_file_for_another_ledger(tmp_path: Path) -> None:
+    home, root = tmp_path / "home", tmp_path / "mine"
+    root.mkdir()
+    ledger = session(home, root, ["一", "二", "三"], 1_000_000_000_000)
+    assert ledger.path is not None
+    info = read_session_info(ledger.path)
+    assert info is not None and info.turns == 3
+    lines = ledger.path.read_bytes().splitlines(keepends=True)
+    cut = next(i for i, line in enumerate(lines) if b'"content":"\\u4e8c"' in line or "二".encode() in line)
+    ledger.path.write_bytes(b"".join(lines[:cut]))  # truncated (a crash, a copy): one input left
+    info = read_session_info(ledger.path)
+    assert info is not None and info.turns == 1 and info.first_input == "一"
+
+
+def test_a_line_still_being_written_is_counted_once_whole(tmp_path: Path) -> None:
+    home, root = tmp_path / "home", tmp_path / "mine"
+    root.mkdir()
+    ledger = session(home, root, ["一"], 1_000_000_000_000)
+    assert ledger.path is not None
+    whole = ledger.path.read_bytes()
+    recorder = ReactRecorder(
+        ConversationLedger.open_existing(ledger.path, clock=counting_clock(2_000_000_000_000))
+    )
+    recorder.user("二")
+    recorder.ledger.close()
+    appended = ledger.path.read_bytes()[len(whole) :]
+    ledger.path.write_bytes(whole + appended[: len(appended) // 2])  # half of the new line is on disk
+    info = read_session_info(ledger.path)
+    assert info is not None and info.turns == 1
+    ledger.path.write_bytes(whole + appended)
+    info = read_session_info(ledger.path)
+    assert info is not None and info.turns == 2

@@ -137,3 +137,19 @@ def test_retention_keeps_the_running_a_held_and_a_recent_session(tmp_path: Path)
         release(holder)
     assert count == 1 and freed > 0 and not old.exists()
     assert held.exists() and current.exists() and recent.exists()
+    sides = [old.with_name(old.name + suffix) for suffix in (".idx", ".list")]
+    assert not any(side.exists() for side in sides)  # what was derived from the ledger goes with it
+
+
+def test_retention_deletes_the_side_files_a_listing_and_a_resume_left(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    ledger = new_ledger(home, tmp_path / "project")
+    turn(ledger, "问", "答")
+    ledger.close()  # writes the turn index
+    assert ledger.path is not None and read_session_info(ledger.path) is not None  # writes the listing's
+    sides = [ledger.path.with_name(ledger.path.name + suffix) for suffix in (".idx", ".list")]
+    assert all(side.exists() for side in sides)
+    stat = ledger.path.stat()
+    os.utime(ledger.path, (stat.st_atime, stat.st_mtime - 10 * DAY_MS / 1000))
+    count, freed = delete(expired(home, 7, int(stat.st_mtime * 1000)))
+    assert count == 1 and freed > stat.st_size and not any(side.exists() for side in sides)

@@ -17,7 +17,7 @@ from paicli.cancel import CancelToken
 from paicli.context.receipts import OBSERVED_EVENT, RECEIPT_EVENT, Receipt
 from paicli.context.types import CompactionResult
 from paicli.llm.messages import Message, Usage
-from paicli.llm.prefix_cache import PrefixValues
+from paicli.llm.prefix_cache import PrefixValues, prefix_sum
 from paicli.llm.protocol import ContextLimit, LLMClient
 from paicli.session.resume import (
     REFS_KEY,
@@ -48,8 +48,13 @@ def _text(message: Message) -> str:
     return message.text
 
 
+def _image_count(message: Message) -> int:
+    return len(message.images)
+
+
 _CALL_IDS = PrefixValues(_call_ids)  # the loop asks after every tool-call response; only new messages cost
 _TEXTS = PrefixValues(_text)  # asked before every turn (what memory need not repeat): the join runs in C
+_IMAGES = prefix_sum(_image_count)  # asked before every turn; a history without images is not walked
 
 
 class Conversation:
@@ -170,6 +175,8 @@ class Conversation:
         """Spec 8.1: earlier messages keep their text and a note instead of their images, so an image is sent
         with its own turn only; returns how many were taken out (a ledger event says so)."""
         pruned = 0
+        if not _IMAGES(self._history):
+            return pruned
         for index, message in enumerate(self._history):
             if message.images:
                 pruned += len(message.images)

@@ -98,7 +98,10 @@ class AppBackend:
         *,
         max_turns: int | None = None,
         count_context: bool = True,
+        prime_snapshots: bool = True,
     ) -> None:
+        """`prime_snapshots` off (`-p`): the first snapshot is prepared at the first change, not at start, so a
+        one-shot run that writes nothing never hashes the tree."""
         self._count_context = count_context
         agent = parts.values.agent
         self._started = time.monotonic()  # the status bar's elapsed time
@@ -136,7 +139,7 @@ class AppBackend:
         self._models: Deferred[ModelSwitch] = Deferred(
             self._model_switch
         )  # /model: a REPL's, built at first use
-        if self.snapshots is not None:
+        if self.snapshots is not None and prime_snapshots:
             self.snapshots.snapshots.start_priming()  # the first snapshot, prepared while the user types
         from paicli.cli.session_retention import startup_retention
 

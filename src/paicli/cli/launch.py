@@ -323,7 +323,9 @@ def _build_backend(
         prewarm=True,
     )
     oneshot = args.prompt is not None
-    backend = AppBackend(parts, max_turns=args.max_turns, count_context=not oneshot)
+    backend = AppBackend(
+        parts, max_turns=args.max_turns, count_context=not oneshot, prime_snapshots=not oneshot
+    )
     if parts.mcp is not None and not interactive:  # starts them; a first run may wait for uncached servers
         parts.mcp.wait_cold(parts.values.mcp_startup_wait)
     from paicli.cli.warmup import startup_warmup

@@ -131,7 +131,7 @@ class SessionReport:
         calls = self.agent.llm_calls + self.background.calls
         return "\n".join(
             (
-                f"{memory.store.status_summary()}；自动事实提取: {memory.auto_extract_status()}（/memory 查看和管理）",
+                f"{memory.status_summary()}；自动事实提取: {memory.auto_extract_status()}（/memory 查看和管理）",
                 f"本会话模型调用: {calls} 次，输入 {usage.prompt_tokens} / 输出 {usage.completion_tokens} tokens"
                 f"（缓存命中 {usage.cached_tokens}）",
                 self.cost_line(),

@@ -99,6 +99,38 @@ def _utf8_size_memo(message: Message) -> int:
 _utf8_total = prefix_sum(_utf8_size_memo)
 
 
+class _ToolsJson:
+    """The tool definitions' JSON for the last list asked about: every call of a session sends equal
+    definitions (rebuilt, so not the same objects), and comparing them runs in C where serialising does not."""
+
+    def __init__(self, separators: tuple[str, str] | None) -> None:
+        self._separators = separators
+        self._lock = threading.Lock()
+        self._last: tuple[list[Any], str, int] = ([], "", 0)
+
+    def _get(self, tools: Sequence[Mapping[str, Any]]) -> tuple[str, int]:
+        current = list(tools)
+        with self._lock:
+            last, text, size = self._last
+        if current != last:
+            text = json.dumps(current, ensure_ascii=False, separators=self._separators, default=str)
+            size = len(text.encode("utf-8", "surrogatepass"))
+            with self._lock:
+                self._last = (copy.deepcopy(current), text, size)  # a caller may change its dicts later
+        return text, size
+
+    def text(self, tools: Sequence[Mapping[str, Any]]) -> str:
+        return self._get(tools)[0]
+
+    def size(self, tools: Sequence[Mapping[str, Any]]) -> int:
+        """UTF-8 bytes of the JSON."""
+        return self._get(tools)[1]
+
+
+_TOOLS_COMPACT = _ToolsJson((",", ":"))
+_TOOLS_SPACED = _ToolsJson(None)
+
+
 @dataclass(frozen=True)
 class Calibration:
     ratio: float
@@ -206,7 +238,7 @@ class TokenCounter:
     def count_tools(self, tools: Sequence[Mapping[str, Any]] | None) -> int:
         if not tools:
             return 0
-        schema = json.dumps(list(tools), ensure_ascii=False, separators=(",", ":"), default=str)
+        schema = _TOOLS_COMPACT.text(tools)
         cached = self._schemas.get(schema)
         if cached is None:
             cached = self.count_text(schema)
@@ -221,7 +253,7 @@ class TokenCounter:
         """A count no tokenizer can exceed (a BPE token is at least one UTF-8 byte), without loading one."""
         total = _utf8_total(history)
         if tools:
-            total += len(json.dumps(list(tools), ensure_ascii=False, default=str).encode("utf-8"))
+            total += _TOOLS_SPACED.size(tools)
         return total
 
     def count_request(self, history: Sequence[Message], tools: Sequence[Mapping[str, Any]] | None) -> int:

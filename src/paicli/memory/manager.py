@@ -16,7 +16,7 @@ from paicli.memory.provenance import AUTO_SOURCE, MODEL_SOURCE, USER_SOURCE
 from paicli.memory.results import MemoryWriteResult, failed, invalid
 from paicli.memory.review import WriteReview
 from paicli.memory.said import auto_notice, model_save_text
-from paicli.memory.store import LongTermMemory, MemoryStoreError
+from paicli.memory.store import LongTermMemory, MemoryStoreError, summary_line
 
 if TYPE_CHECKING:
     from paicli.llm.messages import Usage
@@ -207,13 +207,24 @@ class MemoryManager:
         line = f"记忆演化: 被取代的旧版本 {superseded} 条（/memory list --all），待确认冲突 {pending} 条"
         return line + ("（/memory conflicts）" if pending else "")
 
+    def status_summary(self) -> str:
+        """The size line over the current entries (what `/memory list` shows): a superseded version is history,
+        counted apart so one correction does not read as two memories."""
+        from paicli.memory import evolve
+
+        entries = self.list_all()
+        current = [e for e in entries if not evolve.is_superseded(e)]
+        line = summary_line(current)
+        old = len(entries) - len(current)
+        return line + (f"；另有 {old} 条被取代的旧版本（/memory list --all）" if old else "")
+
     def status_lines(self, profile_summary: str, token_usage_line: str) -> list[str]:
         strategy = [f"上下文策略: {profile_summary}"] if profile_summary else []  # /context shows its own
         return [
             *strategy,
             "短期上下文: 由本会话的对话历史维护（会话账本保留全部原始记录）",
             f"自动事实提取: {self.auto_extract_status()}",
-            self.store.status_summary(),
+            self.status_summary(),
             token_usage_line,
         ]
 

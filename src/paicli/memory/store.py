@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
@@ -104,15 +104,7 @@ class LongTermMemory(JournaledStore):
         return sum(entry.token_count for entry in self._snapshot())
 
     def status_summary(self) -> str:
-        entries = self._snapshot()
-        counts = {
-            kind: sum(1 for e in entries if e.type == kind) for kind in ("FACT", "SUMMARY", "TOOL_RESULT")
-        }
-        total = sum(e.token_count for e in entries)
-        return (
-            f"长期记忆: {len(entries)}条 / {total} tokens "
-            f"(事实: {counts['FACT']}, 摘要: {counts['SUMMARY']}, 工具结果: {counts['TOOL_RESULT']})"
-        )
+        return summary_line(self._snapshot())
 
     def search(self, query: str, limit: int = 20, project_key: str | None = None) -> list[MemoryEntry]:
         """Entries whose content or metadata contains a query token, in storage order (no ranking)."""
@@ -325,3 +317,13 @@ def _simple_tokens(query: str) -> set[str]:
             continue
         tokens.update(run[i : i + 2] for i in range(len(run) - 1))
     return tokens
+
+
+def summary_line(entries: Sequence[MemoryEntry]) -> str:
+    """The reference's size line (spec: getStatusSummary) over `entries`."""
+    counts = {kind: sum(1 for e in entries if e.type == kind) for kind in ("FACT", "SUMMARY", "TOOL_RESULT")}
+    total = sum(e.token_count for e in entries)
+    return (
+        f"长期记忆: {len(entries)}条 / {total} tokens "
+        f"(事实: {counts['FACT']}, 摘要: {counts['SUMMARY']}, 工具结果: {counts['TOOL_RESULT']})"
+    )

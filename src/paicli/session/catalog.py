@@ -1,7 +1,8 @@
 """Session listing for /resume, `--resume [ID]` and `-c`: which ledgers belong to this project.
 
-Each file is read cheaply: its first line (the session_start event) and a streaming byte-level count of
-user-input entries, capped per file so a huge ledger cannot stall the picker.
+Each file is read cheaply: its first line (the session_start event) and a byte-level count of user-input entries
+kept beside it (session.catalog_scan), so a listing reads only what was appended since the last one, and at most
+a capped amount of any ledger.
 """
 
 from __future__ import annotations
@@ -13,22 +14,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from paicli.session.catalog_scan import LISTING_CAP_BYTES, scan_ledger
 from paicli.session.ledger import (
     SESSION_START_EVENT,
     ledger_dir,
     validate_session_id,
 )
 
-SCAN_CAP_BYTES = 64 * 1024 * 1024
+SCAN_CAP_BYTES = LISTING_CAP_BYTES
 _HEAD_BYTES = 64 * 1024
-_USER_EVENT = b'"event":"user"'
-_USER_INPUT = b'"source":"user_input"'
-_ANSWER_EVENT = b'"event":"assistant"'
-_RENAME_EVENT = b'"event":"session_renamed"'  # session.retention.RENAME_EVENT
-_FIRST_INPUT_CHARS = 200
-_NAME_HEAD = 400
-_MEMORY_HEADER = "## 相关长期记忆"
-SUBMITTED_INPUT_KEY = "submittedInput"  # optional user_input metadata: the text as typed
 
 
 @dataclass(frozen=True)
@@ -37,7 +31,7 @@ class SessionInfo:
     path: Path
     started_at_ms: int
     first_input: str  # the first user input of the session ('' when none yet), at most 200 characters
-    turns: int  # user inputs counted (a lower bound when the file is larger than the scan cap)
+    turns: int  # user inputs counted (a lower bound while a large ledger is still being counted, cap by cap)
     model: str
     provider: str
     updated_at_ms: int = 0  # the file's mtime: the last time anything was appended
@@ -67,51 +61,6 @@ def _first_entry(path: Path) -> dict[str, Any] | None:
     return entry if isinstance(entry, dict) and entry.get("event") == SESSION_START_EVENT else None
 
 
-def _count_inputs(path: Path, cap: int) -> tuple[str, int, bool, str]:
-    first = ""
-    turns = 0
-    scanned = 0
-    answered = False
-    title = ""
-    with open(path, "rb") as handle:
-        for line in handle:
-            scanned += len(line)
-            if _USER_EVENT in line and _USER_INPUT in line:
-                if turns == 0:
-                    first = _input_text(line)
-                turns += 1
-            elif _RENAME_EVENT in line[:_NAME_HEAD]:
-                title = _title(line) or title
-            answered = answered or _ANSWER_EVENT in line
-            if scanned >= cap:
-                break
-    return first, turns, answered, title
-
-
-def _title(line: bytes) -> str:
-    try:
-        value = (json.loads(line).get("metadata") or {}).get("title")
-    except (ValueError, AttributeError):
-        return ""
-    return value if isinstance(value, str) else ""
-
-
-def _input_text(line: bytes) -> str:
-    """What the user typed: `metadata.submittedInput` when the loop recorded it, else the message text
-    without a leading long-term-memory block (the loop may put one before the input)."""
-    try:
-        entry = json.loads(line)
-        submitted = (entry.get("metadata") or {}).get(SUBMITTED_INPUT_KEY)
-        content = submitted if isinstance(submitted, str) else (entry.get("message") or {}).get("content")
-    except (ValueError, AttributeError):
-        return ""
-    if not isinstance(content, str):
-        return ""
-    if not isinstance(submitted, str) and content.startswith(_MEMORY_HEADER) and "\n\n" in content:
-        content = content.rsplit("\n\n", 1)[1]
-    return " ".join(content.split())[:_FIRST_INPUT_CHARS]
-
-
 def read_session_info(path: Path, cap: int = SCAN_CAP_BYTES) -> SessionInfo | None:
     """None when the file is not a readable paicli session (no session_start first line)."""
     try:
@@ -120,7 +69,7 @@ def read_session_info(path: Path, cap: int = SCAN_CAP_BYTES) -> SessionInfo | No
             return None
         raw_metadata = start.get("metadata")
         metadata: dict[str, Any] = raw_metadata if isinstance(raw_metadata, dict) else {}
-        first, turns, answered, title = _count_inputs(path, cap)
+        scanned = scan_ledger(path, cap)
         updated = path.stat().st_mtime_ns // 1_000_000
     except OSError:
         return None
@@ -129,14 +78,14 @@ def read_session_info(path: Path, cap: int = SCAN_CAP_BYTES) -> SessionInfo | No
         session_id=path.name[: -len(".jsonl")],
         path=path,
         started_at_ms=started if isinstance(started, int) else 0,
-        first_input=first,
-        turns=turns,
+        first_input=scanned.first,
+        turns=scanned.turns,
         model=str(metadata.get("model") or ""),
         provider=str(metadata.get("provider") or ""),
         updated_at_ms=updated,
         project_root=str(metadata.get("projectRoot") or ""),
-        answered=answered,
-        title=title,
+        answered=scanned.answered,
+        title=scanned.title,
     )
 
 

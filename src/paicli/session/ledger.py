@@ -21,6 +21,7 @@ from typing import Any
 from paicli.llm.messages import Message
 from paicli.redact import Redactor
 from paicli.session import flock
+from paicli.session.catalog_scan import LISTING_CAP_BYTES, scan_ledger
 from paicli.session.ledger_index import read_index
 from paicli.session.resume import REFS_KEY, VIEW_CHECKPOINT_EVENT, LedgerEntry, parse_entries
 from paicli.session.scan import read_last_sequence
@@ -318,9 +319,12 @@ class ConversationLedger:
                 with contextlib.suppress(OSError):
                     os.close(self._fd)
                 self._fd = None
-                if self._path is not None:  # still ours alone: the side index takes in this run's lines now,
-                    with contextlib.suppress(OSError):  # so the next resume reads none of them again
+                # still ours alone: the side files take in this run's lines now, so the next resume and the
+                # next listing read none of them again
+                if self._path is not None:
+                    with contextlib.suppress(OSError):
                         read_index(self._path)
+                        scan_ledger(self._path, LISTING_CAP_BYTES)
             flock.release(self._lock_fd)
             self._lock_fd = None
 

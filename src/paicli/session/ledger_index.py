@@ -160,7 +160,7 @@ def _decode(raw: bytes) -> str:
 # ---- the side file ----------------------------------------------------------------------------------------
 
 
-def _digest(handle: BinaryIO, covered: int) -> str:
+def digest(handle: BinaryIO, covered: int) -> str:
     """What ties a side file to its ledger: the ledger's first bytes and the bytes just before `covered`."""
     handle.seek(0)
     first = handle.read(min(DIGEST_SPAN, covered))
@@ -171,10 +171,10 @@ def _digest(handle: BinaryIO, covered: int) -> str:
 
 def _load(path: Path, handle: BinaryIO, size: int) -> tuple[int, dict[tuple[str, str], Marks]] | None:
     try:
-        covered, digest, marks = decode_side(path.read_bytes())
+        covered, stored_digest, marks = decode_side(path.read_bytes())
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    if not 0 < covered <= size or digest != _digest(handle, covered):
+    if not 0 < covered <= size or stored_digest != digest(handle, covered):
         return None
     return (covered, marks) if _lines_start_at(handle, marks) else None
 
@@ -244,7 +244,7 @@ def _entry_head_at(handle: BinaryIO, offset: int) -> bool:
 def _save(ledger: Path, handle: BinaryIO, covered: int, index: LedgerIndex) -> None:
     if covered <= 0:
         return
-    data = encode_side(covered, _digest(handle, covered), index.marks)
+    data = encode_side(covered, digest(handle, covered), index.marks)
     target = index_path(ledger)
     with contextlib.suppress(OSError):
         fd, temporary = tempfile.mkstemp(prefix=target.name, suffix=".tmp", dir=target.parent)

@@ -15,8 +15,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from paicli.session.catalog_scan import list_path
 from paicli.session.flock import in_use
 from paicli.session.ledger import ledger_dir, validate_session_id
+from paicli.session.ledger_index import index_path
 
 RENAME_EVENT = "session_renamed"  # {title}
 MAX_TITLE_CHARS = 80
@@ -72,6 +74,10 @@ def delete(sessions: Iterable[Expired], outputs: Path | None = None) -> tuple[in
             continue
         count += 1
         freed += item.size
+        for side in (index_path(item.path), list_path(item.path)):  # derived from the ledger: gone with it
+            with contextlib.suppress(OSError):
+                freed += side.stat().st_size
+                side.unlink()
         if outputs is not None:
             folder = outputs / item.session_id
             if folder.is_dir() and not folder.is_symlink():

@@ -5,7 +5,8 @@ session knows which snapshot belongs to which turn.
 
 A turn or a whole Plan/Team run is one unit (`begin_unit`): its snapshots share the unit's key, so `/undo` takes
 the whole run back and a listing tells its steps apart. The first snapshot of a session is prepared in the
-background when the session starts (`start_priming`); a change that comes before it is done waits, saying so.
+background when the session starts (`start_priming`; a one-shot run leaves it to its first change, so a run that
+writes nothing never hashes the tree); a change that comes before it is done waits, saying so.
 
 A snapshot failure never stops a turn: it is reported once (until a snapshot works again) and the call runs.
 """
@@ -165,6 +166,7 @@ class WorkspaceSnapshots:
                 self._announce = False
                 self.notify(f"⚠️ {self.unavailable}")
             return
+        self.priming.start()  # not started at session start (`-p`): prepared now, the wait told as it goes
         self.priming.wait(wait)
         tag, unit = self._tag(label)
         try:
