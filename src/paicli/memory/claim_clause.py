@@ -138,8 +138,8 @@ def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> C
         clause.denied.append(key(before[source + 1 :]))
         before = before[:source]
     middle = [t for t in predicate[1:] if t.text not in w.EN_TARGET and t.text != "for" and not t.han]
-    while middle and (verb(middle[0]) or middle[0].text in TRAILING):
-        middle = middle[1:]  # `we've moved the S to B`: auxiliaries and the verb itself
+    while middle and (verb(middle[0]) or middle[0].text in TRAILING or ending(middle[0])):
+        middle = middle[1:]  # `we've moved the S to B`, `we got rid of A`: auxiliaries and the verb itself
     from_at = next((i for i, t in enumerate(middle) if t.text in w.EN_SOURCE), None)
     left: list[Token] = []  # `moved off A` with no new value: the clause denies A
     if from_at is not None:  # `changed from A to B`, `moved off A`
