@@ -24,7 +24,7 @@ from paicli.memory.claim_grammar import (
     without_leading_verb,
 )
 from paicli.memory.claim_tokens import Token
-from paicli.memory.claim_verbs import lexical_reading, without_frame
+from paicli.memory.claim_verbs import gerund_reading, lexical_reading, without_frame
 
 
 @dataclass
@@ -62,6 +62,10 @@ def parse_clause(tokens: list[Token]) -> Clause:
             subject, owner = owner_of(strip(tokens[role + 1 :], LEADING))
             negated = any(negator(t) for t in tokens[:role])
             return Clause(subject, owner, value, negated=negated, predicate=True)
+    gerund = gerund_reading(tokens)
+    if gerund is not None:  # `we've stopped deploying with A`: the doing after the verb is what is over
+        subject, value, negated = gerund
+        return Clause(subject, [], value, negated=negated, predicate=True, lexical=True)
     found = find_predicate(tokens)
     if found is None and negator(tokens[0]):  # `No longer A for the S`: a denial that names its subject
         value, tail = owner_tail(strip([t for t in tokens if not negator(t)], LEADING))

@@ -20,6 +20,7 @@ _REMOVAL_PARTICLES = frozenset(["off", "down"])
 _CONDITIONS = frozenset(
     ["if", "unless", "suppose", "supposing", "如果", "要是", "假如", "万一", "假设", "若"]
 )
+_GIVE = frozenset(["give", "gave", "given", "giving", "gives"])
 # Prepositions of absence (`runs without A`).
 _ABSENCE = frozenset(["without", "sans", "除了"])
 
@@ -44,6 +45,10 @@ def _cue(tokens: list[Token], i: int) -> bool:
         return True
     if token.text in _REMOVAL_PARTICLES and not token.value:  # `turned A off`, `switched off A`
         return any(verb(t) for t in tokens[max(0, i - 3) : i])
+    if token.text == "掉" and i > 0:  # `drop 掉 A`: the resultative 掉 (away) after a code-switched verb
+        return True
+    if token.text == "up" and i > 0:  # `gave up (on) A`: the one verb of giving that ends what follows
+        return tokens[i - 1].text in _GIVE
     return False
 
 

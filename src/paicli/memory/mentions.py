@@ -15,6 +15,7 @@ from functools import lru_cache
 
 from paicli.memory.claim_grammar import ending, negator
 from paicli.memory.claim_tokens import clauses, fold
+from paicli.memory.denial import denies
 from paicli.memory.subject import Claim, Reading, Subject, claim_of
 
 
@@ -82,6 +83,12 @@ def corrects_stored(stored: str, incoming: str) -> bool:
         return False  # the stored fact is about another owner, the new one does not name it
     if not _names(old.subject, incoming, new):
         return False
-    return _denies(incoming, new) or bool(
-        positive
-    )  # another value beside the stored one, which is not restated
+    if any(r.negated and r.subject is not None and _wider(r.subject, old.subject) for r in new.readings):
+        return False  # `the staging queue doesn't use A`: a denial about a more qualified thing of that kind
+    # another value beside the stored one, which is not restated, or the stored value's own clause denies it
+    return _denies(incoming, new) or denies(incoming, old.value) or bool(positive)
+
+
+def _wider(new: Subject, old: Subject) -> bool:
+    size = len(new.han) + len(new.latin) - len(old.han) - len(old.latin)
+    return size > 0 and new.match(old) == "contains"

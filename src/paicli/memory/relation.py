@@ -56,7 +56,7 @@ def relation(stored: str, incoming: str) -> Relation:
         return Relation("same" if whole else "none", whole)
     if look_alike:
         return Relation("none")
-    if old.readings and _denied_alone(old.readings[0].value, incoming, new):
+    if old.readings and _denied_alone(old.readings[0], incoming, new):
         return Relation("corrects")  # `我们不再用 Jenkins 了`, `We got rid of Jenkins`
     sure = [r for r in (*old.readings, *new.readings) if not r.reverse]
     owners = {r.subject.owner for r in sure if r.subject is not None}
@@ -72,12 +72,17 @@ def _narrower_denial(old: Reading, new: Reading) -> bool:
     return new.negated and size > 0
 
 
-def _denied_alone(value: str, incoming: str, new: Claim) -> bool:
+def _denied_alone(old: Reading, incoming: str, new: Claim) -> bool:
     """The new fact says the stored value is over and names no subject but that value (`Kafka is not in use
-    anymore`: the value is the clause's grammatical subject)."""
-    if any(r.subject is not None and _words_of(r.subject) != value for r in new.readings if not r.reverse):
+    anymore`: the value is the clause's grammatical subject). Only for a stored fact about our own thing: `we
+    dropped Kafka` says nothing of another project's or component's fact."""
+    if old.subject is not None and old.subject.owner:
         return False
-    return value in new.denied or denies(incoming, value)
+    if any(
+        r.subject is not None and _words_of(r.subject) != old.value for r in new.readings if not r.reverse
+    ):
+        return False
+    return old.value in new.denied or denies(incoming, old.value)
 
 
 def subjectless_denial(text: str) -> bool:
