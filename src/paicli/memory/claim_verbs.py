@@ -174,6 +174,10 @@ def _subject_run(tokens: list[Token]) -> list[Token]:
     start = len(tokens)
     while start > 0 and tokens[start - 1].latin:
         start -= 1
+    if start == len(tokens):  # a Chinese noun phrase before a Latin verb: `移动端团队 deploy with A`
+        while start > 0 and _han_noun(tokens[start - 1]):
+            start -= 1
+        return tokens[start:]
     owned = start > 0 and tokens[start - 1].text in w.ZH_ATTRIBUTIVE
     head, run = (tokens[:start], tokens[start:]) if owned else ([], tokens[start:])
     while run:
@@ -186,6 +190,20 @@ def _subject_run(tokens: list[Token]) -> list[Token]:
         else:
             break
     return [*head, *run]
+
+
+def _han_noun(token: Token) -> bool:
+    text = token.text
+    return (
+        token.han
+        and not token.value
+        and text not in TRAILING
+        and text not in w.ZH_ATTRIBUTIVE
+        and not negator(token)
+    )
+
+
+_OWN_GROUP = frozenset(["team"])  # a group word that, bare, names the speaker's own people
 
 
 def _agrees(head: Token, verb: Token, auxiliary: bool) -> bool:
@@ -215,6 +233,10 @@ def _reading_at(
     between = tokens[gap:v]
     auxiliary = any(t.text in AUXILIARIES for t in between)
     pronoun = tokens[gap - 1].text if gap > 0 and tokens[gap - 1].text in _PRONOUN_NUMBER else None
+    if pronoun is None and not subject and gap > 0 and tokens[gap - 1].text in _OWN_GROUP:
+        pronoun = (
+            "it" if _plural(verb.text) else "we"
+        )  # `the team deploys with A`: the speaker's own, as `we`
     if pronoun is not None:  # `…, they expire after 8 hours`: the clause before names the subject
         if not _agrees(Token("thing" if _PRONOUN_NUMBER[pronoun] else "things"), verb, auxiliary):
             return None
