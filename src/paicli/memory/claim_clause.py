@@ -227,16 +227,18 @@ def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> C
         clause.negated = False
     if predicate[0].text in w.EN_BE and strip(after, LEADING)[:1] and starts_with_verb(after):
         clause.value = []  # `A was retired`: an event, no value
-    means = instrument(predicate, clause.value)
-    if means is not None and not clause.owner:  # `我们用 A 部署`: the doing after the means is the subject
-        doer = [t for t in clause.subject if t.text not in w.GENERIC]
-        clause.owner, (clause.subject, clause.value) = doer, means  # `移动端团队用 A 部署`: the team's doing
+    means = instrument(predicate, clause.value) if not content(clause.subject) and not clause.owner else None
+    if means is not None:  # `我们用 A 部署`: the doing after the means is the subject
+        clause.subject, clause.value = means
     return clause
 
 
 def instrument(predicate: list[Token], value: list[Token]) -> tuple[list[Token], list[Token]] | None:
-    """(subject, value) of `我们用 A 部署`, `现在我们不再用 A 部署了`: a verb of means (用) whose object is
-    followed by a Chinese verb names that doing as the subject and the object as the value."""
+    """(subject, value) of `我们用 A 部署`, `现在我们不再用 A 部署了`: in a clause with no subject of its own, a
+    verb of means (用) whose Latin object is followed by a Chinese verb names that doing as the subject and the
+    object as the value (not `用的是 A`, nor `用 B 替换了 A`)."""
+    if any(t.text in ("的", "是") or t.text in w.REPLACING for t in value):
+        return None
     if value[:1] and value[0].text in _MEANS:  # `我们停止用 A 签名提交了`, `我们没在用 A 打包了`
         value = value[1:]
     elif predicate[-1].text not in _MEANS:

@@ -313,16 +313,16 @@ _BEFORE_GERUND = frozenset(["up", "done", "more", "to"])
 
 def gerund_reading(tokens: list[Token]) -> tuple[list[Token], list[Token], bool] | None:
     """`We've stopped deploying with A`, `We gave up running the tests with A` (denied), `We switched to deploying
-    with B`: the gerund's doing read as the lexical clause `we deploy with A`, so it meets `We deploy with A`;
+    with B`, `我们改成 deploy with B 了`: the gerund's doing read as the lexical clause `we deploy with A`, so it meets `We deploy with A`;
     (subject, value, negated) as `lexical_reading` gives them."""
     for g in range(1, len(tokens) - 1):
         word, before = tokens[g], tokens[g - 1]
-        if not (
-            word.latin and len(word.text) > 5 and word.text.endswith("ing") and word.text not in FUNCTION
-        ):
+        if not word.latin or word.text in FUNCTION:
             continue
-        if before.text not in _BEFORE_GERUND and not ending(before):
-            continue
+        changed = before.han and (before.text.endswith(w.ZH_RESULTATIVE) or before.text in w.ZH_CHANGE)
+        gerund = len(word.text) > 5 and word.text.endswith("ing")
+        if not changed and not (gerund and (before.text in _BEFORE_GERUND or ending(before))):
+            continue  # `我们改成 deploy with B 了`: a Chinese verb of change before an English doing, too
         found = lexical_reading([Token("we"), *tokens[g:]])
         if found is None:
             return None

@@ -75,20 +75,13 @@ def corrects_stored(stored: str, incoming: str) -> bool:
     if not _pattern(old.value).search(fold(incoming)):
         return False
     positive = [r for r in new.readings if not r.reverse and not r.negated and r.value]
-    if any(r.value == old.value for r in positive):
-        return False  # it restates the stored value
+    if any(_pattern(old.value).search(r.value) for r in positive):
+        return False  # it restates the stored value (`移动端团队用 A 部署` holds `A` beside `我们用 A 部署`)
     if any(r.subject is not None and r.subject.owner != old.subject.owner for r in new.readings):
         return False  # another component's or project's subject
     if old.subject.owner and old.subject.owner not in fold(incoming).replace(" ", ""):
         return False  # the stored fact is about another owner, the new one does not name it
     if not _names(old.subject, incoming, new):
         return False
-    if any(r.negated and r.subject is not None and _wider(r.subject, old.subject) for r in new.readings):
-        return False  # `the staging queue doesn't use A`: a denial about a more qualified thing of that kind
     # another value beside the stored one, which is not restated, or the stored value's own clause denies it
     return _denies(incoming, new) or denies(incoming, old.value) or bool(positive)
-
-
-def _wider(new: Subject, old: Subject) -> bool:
-    size = len(new.han) + len(new.latin) - len(old.han) - len(old.latin)
-    return size > 0 and new.match(old) == "contains"

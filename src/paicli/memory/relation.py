@@ -36,7 +36,7 @@ def relation(stored: str, incoming: str) -> Relation:
     for i, ro in enumerate(old.readings):
         for j, rn in enumerate(new.readings):
             match = rn.subject.match(ro.subject) if rn.subject and ro.subject else None
-            if match == "contains" and (ro.lexical or rn.lexical or _narrower_denial(ro, rn)):
+            if match == "contains" and (ro.lexical or rn.lexical):
                 look_alike = True  # only the judge can tell; the local rules never supersede it
                 continue
             if match is None:
@@ -62,14 +62,6 @@ def relation(stored: str, incoming: str) -> Relation:
     owners = {r.subject.owner for r in sure if r.subject is not None}
     certain = bool(old.readings and new.readings) and all(r.subject for r in sure)
     return Relation("none", certain and (len(owners) > 1 or all(r.own for r in sure)))
-
-
-def _narrower_denial(old: Reading, new: Reading) -> bool:
-    """`The staging queue doesn't use A` beside `the queue is A`: a denial about a more qualified subject is
-    about another thing of that kind, not the stored one."""
-    assert old.subject is not None and new.subject is not None
-    size = len(new.subject.han) + len(new.subject.latin) - len(old.subject.han) - len(old.subject.latin)
-    return new.negated and size > 0
 
 
 def _denied_alone(old: Reading, incoming: str, new: Claim) -> bool:
