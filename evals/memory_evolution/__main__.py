@@ -37,6 +37,7 @@ HALF_MODULES = {
     "dev10": "evals.memory_evolution.half_dev_round10",  # the dev half before round 11, for comparison
     "dev11": "evals.memory_evolution.half_dev_round11_verbs",  # lexical-verb subjects: a half of its own
     "dev11roles": "evals.memory_evolution.half_dev_round11_roles",  # who holds which duty: round 10 + roles
+    "dev12neg": "evals.memory_evolution.half_dev_round12_neg",  # negations ending a chain, their look-alikes
     "test": "evals.memory_evolution.half_test",
 }
 

@@ -28,7 +28,13 @@ SHAPES: dict[str, tuple[tuple[Kind, int | None], ...]] = {
     "negrep": (("state", 0), ("negate_replace", 1), ("return", 0)),
     "long": (("state", 0), ("update", 1), ("update_old", 2), ("return", 0)),
     "negend": (("state", 0), ("update", 1), ("negate", None)),
+    # look-alikes of a negation that must leave the current truth alone (round 12): the last step is `aside`
+    # (its value slot holds the one value the chain never states) or `restate` (the truth again, beside that value)
+    "aside": (("state", 0), ("update", 1), ("aside", 2)),
+    "contrast": (("state", 0), ("update", 1), ("restate", 1)),
 }
+DEFAULT_SHAPES = ("return", "three", "old", "old2", "negate", "negrep", "long", "negend")
+ASIDE = "~aside"  # the owner of an aside statement's meaning: never the chain's topic
 PATH_PATTERNS: tuple[tuple[Path, ...], ...] = (("save",), ("tool",), ("auto",), ("save", "auto", "tool"))
 
 _V, _V_END, _O, _O_END, _N, _N_END = "\x01", "\x02", "\x03", "\x04", "\x05", "\x06"
@@ -59,6 +65,11 @@ class Statement:
     role: Role
     family: str
     meaning: Meaning
+    expect: Meaning | None = None  # what must hold after it when that is not its own meaning (an aside)
+
+    @property
+    def expected(self) -> Meaning:
+        return self.expect or self.meaning
 
 
 @dataclass(frozen=True)
@@ -75,7 +86,7 @@ class Case:
 
     @property
     def final(self) -> Meaning:
-        return self.chain[-1].meaning
+        return self.chain[-1].expected
 
     @property
     def paths(self) -> set[Path]:
@@ -163,11 +174,13 @@ def _chain(
     turns: dict[tuple[Lang, Kind, str], int],
 ) -> list[Statement]:
     steps = SHAPES[shape]
-    pattern = PATH_PATTERNS[index % len(PATH_PATTERNS)]
+    patterns = _path_patterns(half)
+    pattern = patterns[index % len(patterns)]
     offset = index % len(subject.values)
     spaced = index % 2 == 0
     truth: int | None = None  # index of the value currently true (None after a negation)
     statements: list[Statement] = []
+    unused = next((k for k in range(len(subject.values)) if k not in {v for _, v in steps}), 0)
     for step, (kind, value) in enumerate(steps):
         families = half.families_of(lang, kind, subject.frame)
         turn = turns.get((lang, kind, subject.frame), 0)
@@ -179,8 +192,14 @@ def _chain(
             fields["V"] = _value(subject, lang, value + offset)
         dropped = truth if truth is not None else 0
         fields["O"] = _value(subject, lang, dropped + offset)
+        if kind == "restate":
+            fields["O"] = _value(subject, lang, unused + offset)
         text, span, negated = render(family.text, fields, spaced)
-        if kind == "negate":
+        expect = None
+        if kind == "aside":
+            meaning = Meaning(subject.key, ASIDE, text, False, text)
+            expect = statements[-1].expected
+        elif kind == "negate":
             meaning = Meaning(subject.key, "", fields["O"], True, negated)
         else:
             assert value is not None
@@ -188,8 +207,19 @@ def _chain(
             truth = value
         path = pattern[step % len(pattern)]
         turn = _turn(half, lang, path, text, index + step)
-        statements.append(Statement(text, turn, path, "chain", family.id, meaning))
+        statements.append(Statement(text, turn, path, "chain", family.id, meaning, expect))
     return statements
+
+
+def _path_patterns(half: Half) -> tuple[tuple[Path, ...], ...]:
+    if not half.paths:
+        return PATH_PATTERNS
+    known: tuple[Path, ...] = ("save", "tool", "auto")
+    return tuple(tuple(next(p for p in known if p == name) for name in pattern) for pattern in half.paths)
+
+
+def _shapes(half: Half) -> tuple[str, ...]:
+    return half.shapes or DEFAULT_SHAPES
 
 
 def _setup(half: Half, subject: Subject, lang: Lang, index: int, neighbours: bool) -> list[Statement]:
@@ -241,9 +271,9 @@ def _generate(half: Half, frame: str) -> list[Case]:
     grid = list(_grid(half, frame))
     for run in range(half.passes):
         for position, (lang, subject, shape) in enumerate(grid):
-            # `position // len(SHAPES)` decorrelates shape from path pattern and neighbours; a later pass shifts
+            # `position // len(shapes)` decorrelates shape from path pattern and neighbours; a later pass shifts
             # the rotation by one so paths, neighbours and short forms land on other cases
-            index = position + position // len(SHAPES) + run
+            index = position + position // len(_shapes(half)) + run
             neighbours = index % 2 == 0
             tag = f"-p{run + 1}" if run else ""
             case_id = f"{half.name}-{lang}-{subject.key}-{shape}{tag}"
@@ -266,5 +296,5 @@ def _generate(half: Half, frame: str) -> list[Case]:
 def _grid(half: Half, frame: str) -> Iterator[tuple[Lang, Subject, str]]:
     for lang in LANGS:
         for subject in (s for s in half.subjects if s.frame == frame):
-            for shape in SHAPES:
+            for shape in _shapes(half):
                 yield lang, subject, shape

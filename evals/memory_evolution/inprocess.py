@@ -155,7 +155,7 @@ def run_case(world: World, case: Case) -> Outcome:
     for step, statement in enumerate(case.chain):
         reply = world.write(manager, statement)
         truths = _chain_truths(world, case)
-        ok = _holds(truths, statement.meaning)
+        ok = _holds(truths, statement.expected)
         if step > 0:
             outcome.steps_ok.append(ok)
         if statement.path == "auto":

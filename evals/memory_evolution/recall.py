@@ -104,7 +104,7 @@ def recall_at(
 
 
 def _finals(case: Case) -> set[str]:
-    last: Statement = case.chain[-1]
+    last: Statement = next(s for s in reversed(case.chain) if s.meaning == case.final)  # not an aside
     return {last.text.strip()}
 
 

@@ -19,7 +19,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 Lang = Literal["zh", "en", "mix"]
-Kind = Literal["state", "update", "update_old", "return", "negate", "negate_replace"]
+# `aside`: a statement on the subject that changes nothing (a question, another component, a hypothetical, a
+# denial of a value never held); `restate`: the current value said again beside a value it never was
+Kind = Literal["state", "update", "update_old", "return", "negate", "negate_replace", "aside", "restate"]
 LANGS: tuple[Lang, ...] = ("zh", "en", "mix")
 
 
@@ -71,6 +73,10 @@ class Half:
     spread: bool = False
     # a near-duplicate fact per frame other than "" (`{Q}` there is the whole look-alike subject)
     frame_neighbour: dict[str, dict[Lang, str]] = field(default_factory=dict)
+    # the chain shapes this half runs (`cases.SHAPES` keys; empty: the original eight) and its write-path
+    # patterns (empty: `cases.PATH_PATTERNS`)
+    shapes: tuple[str, ...] = ()
+    paths: tuple[tuple[str, ...], ...] = ()
 
     def families_of(self, lang: Lang, kind: Kind, frame: str = "") -> tuple[Family, ...]:
         return tuple(f for f in self.families if f.lang == lang and f.kind == kind and f.frame == frame)

@@ -24,7 +24,7 @@ from paicli.memory.claim_grammar import (
     without_leading_verb,
 )
 from paicli.memory.claim_tokens import Token
-from paicli.memory.claim_verbs import lexical_reading, without_frame
+from paicli.memory.claim_verbs import gerund_reading, lexical_reading, without_frame
 
 
 @dataclass
@@ -62,6 +62,10 @@ def parse_clause(tokens: list[Token]) -> Clause:
             subject, owner = owner_of(strip(tokens[role + 1 :], LEADING))
             negated = any(negator(t) for t in tokens[:role])
             return Clause(subject, owner, value, negated=negated, predicate=True)
+    gerund = gerund_reading(tokens)
+    if gerund is not None:  # `we've stopped deploying with A`: the doing after the verb is what is over
+        subject, value, negated = gerund
+        return Clause(subject, [], value, negated=negated, predicate=True, lexical=True)
     found = find_predicate(tokens)
     if found is None and negator(tokens[0]):  # `No longer A for the S`: a denial that names its subject
         value, tail = owner_tail(strip([t for t in tokens if not negator(t)], LEADING))
@@ -138,8 +142,8 @@ def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> C
         clause.denied.append(key(before[source + 1 :]))
         before = before[:source]
     middle = [t for t in predicate[1:] if t.text not in w.EN_TARGET and t.text != "for" and not t.han]
-    while middle and (verb(middle[0]) or middle[0].text in TRAILING):
-        middle = middle[1:]  # `we've moved the S to B`: auxiliaries and the verb itself
+    while middle and (verb(middle[0]) or middle[0].text in TRAILING or ending(middle[0])):
+        middle = middle[1:]  # `we've moved the S to B`, `we got rid of A`: auxiliaries and the verb itself
     from_at = next((i for i, t in enumerate(middle) if t.text in w.EN_SOURCE), None)
     left: list[Token] = []  # `moved off A` with no new value: the clause denies A
     if from_at is not None:  # `changed from A to B`, `moved off A`
@@ -223,7 +227,32 @@ def _split(before: list[Token], predicate: list[Token], after: list[Token]) -> C
         clause.negated = False
     if predicate[0].text in w.EN_BE and strip(after, LEADING)[:1] and starts_with_verb(after):
         clause.value = []  # `A was retired`: an event, no value
+    means = instrument(predicate, clause.value) if not content(clause.subject) and not clause.owner else None
+    if means is not None:  # `我们用 A 部署`: the doing after the means is the subject
+        clause.subject, clause.value = means
     return clause
+
+
+def instrument(predicate: list[Token], value: list[Token]) -> tuple[list[Token], list[Token]] | None:
+    """(subject, value) of `我们用 A 部署`, `现在我们不再用 A 部署了`: in a clause with no subject of its own, a
+    verb of means (用) whose Latin object is followed by a Chinese verb names that doing as the subject and the
+    object as the value (not `用的是 A`, nor `用 B 替换了 A`)."""
+    if any(t.text in ("的", "是") or t.text in w.REPLACING for t in value):
+        return None
+    if value[:1] and value[0].text in _MEANS:  # `我们停止用 A 签名提交了`, `我们没在用 A 打包了`
+        value = value[1:]
+    elif predicate[-1].text not in _MEANS:
+        return None
+    tail = len(value)
+    while tail > 0 and value[tail - 1].han and not value[tail - 1].value:
+        tail -= 1
+    doing = [t for t in value[tail:] if t.text not in TRAILING]
+    if not doing or not content(value[:tail]) or any(t.han for t in value[:tail]):
+        return None
+    return doing, value[:tail]
+
+
+_MEANS = frozenset(["用", "使用", "采用"])
 
 
 def subject_phrase(tokens: list[Token]) -> int | None:

@@ -73,7 +73,10 @@ def ending(token: Token, following: Token | None = None) -> bool:
     """A verb of ceasing or its participle (`停用`, `deprecated`, `dropped`): the value beside it is over; not
     when a particle of motion follows it (`have gone back to B`)."""
     moving = following is not None and following.text in w.EN_MOTION_PARTICLES
-    return not token.value and token.text in w.ENDING and not moving
+    if token.value or moving:
+        return False
+    # a verb with the resultative complement 掉 (away) takes its object away: 关掉, 拿掉, 砍掉
+    return token.text in w.ENDING or (token.han and len(token.text) >= 2 and token.text.endswith("掉"))
 
 
 def ending_in(tokens: list[Token]) -> bool:

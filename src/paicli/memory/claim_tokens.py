@@ -144,6 +144,8 @@ def _split(token: str) -> list[str]:
             rest = token[len(negator) :]
             if rest in w.ZH_COPULAS or _resultative(rest):
                 return [negator, rest]
+    if len(token) >= 3 and token[-1] in "用是" and _resultative(token[:-1]):  # jieba's `改回用 A`
+        return [token[:-1], token[-1]]
     if len(token) == 2 and token[1] == "是" and token[0] in _SPLIT_ADVERB_IS:  # `还是 X`: still X
         return [token[0], "是"]
     if (

@@ -19,7 +19,7 @@ compared by stem, so singular and plural, `expires` and `expire`, meet. Such rea
 from __future__ import annotations
 
 from paicli.memory import subject_words as w
-from paicli.memory.claim_grammar import TRAILING, negator, until_time
+from paicli.memory.claim_grammar import TRAILING, ending, negator, until_time
 from paicli.memory.claim_tokens import Token
 
 SLOT = "~"  # marks the subject word that carries a lexical predicate's slot (`~expir~after`)
@@ -64,7 +64,16 @@ FUNCTION = (
     )
     | frozenset(["must", "no", "longer", "each", "every", "any", "some", "all", "both", "those", "them"])
 )
-_PRONOUN_NUMBER = {"it": True, "they": False, "we": False, "you": False, "i": False}  # takes a verb in -s?
+# takes a verb in -s? (a code-switched clause has its pronoun in Chinese: `我们不再 deploy with A`)
+_PRONOUN_NUMBER = {
+    "it": True,
+    "they": False,
+    "we": False,
+    "you": False,
+    "i": False,
+    "我们": False,
+    "咱们": False,
+}
 # Adverbs that stand between a subject and its verb (`now expire`, `once again starts`, `no longer ships`).
 _ADVERBS = frozenset(
     [
@@ -94,11 +103,16 @@ def singular(word: str) -> str:
 
 
 def stem(word: str) -> str:
-    """`expires`, `expire` and `expired`; `pushes` and `push`; `caches` and `cache`: one stem of a verb."""
+    """`expires`, `expire` and `expired`; `pushes` and `push`; `caches` and `cache`: one stem of a verb; the
+    -ing form too (`deploying`, `running`: a gerund after `stopped` or `back to` names the same doing)."""
+    if len(word) > 5 and word.endswith("ing"):
+        word = word[:-3]
+        doubled = len(word) <= 5 and word[-1] == word[-2] and word[-1] not in "aeiousl"
+        return word[:-1] if doubled else (word[:-1] if word.endswith("e") else word)
     word = singular(word)
-    for ending in ("ed", "e"):
-        if len(word) > len(ending) + 2 and word.endswith(ending):
-            return word[: -len(ending)]
+    for suffix in ("ed", "e"):
+        if len(word) > len(suffix) + 2 and word.endswith(suffix):
+            return word[: -len(suffix)]
     return word
 
 
@@ -144,10 +158,10 @@ def _noun_word(token: Token) -> bool:
 def _adverbial(token: Token) -> bool:
     """What may stand between a subject and its verb: `now`, `once again`, `no longer`, `do not`, 现在, 不再."""
     text = token.text
-    if token.han:
-        return text in w.GENERIC or text in w.ZH_NEGATORS
     if text in _PRONOUN_NUMBER:
         return False  # the subject itself: `they expire after`
+    if token.han:
+        return text in w.GENERIC or text in w.ZH_NEGATORS
     return token.latin and (
         text in _ADVERBS or text in AUXILIARIES or negator(token) or (text.endswith("ly") and len(text) > 4)
     )
@@ -160,6 +174,10 @@ def _subject_run(tokens: list[Token]) -> list[Token]:
     start = len(tokens)
     while start > 0 and tokens[start - 1].latin:
         start -= 1
+    if start == len(tokens):  # a Chinese noun phrase before a Latin verb: `移动端团队 deploy with A`
+        while start > 0 and _han_noun(tokens[start - 1]):
+            start -= 1
+        return tokens[start:]
     owned = start > 0 and tokens[start - 1].text in w.ZH_ATTRIBUTIVE
     head, run = (tokens[:start], tokens[start:]) if owned else ([], tokens[start:])
     while run:
@@ -172,6 +190,20 @@ def _subject_run(tokens: list[Token]) -> list[Token]:
         else:
             break
     return [*head, *run]
+
+
+def _han_noun(token: Token) -> bool:
+    text = token.text
+    return (
+        token.han
+        and not token.value
+        and text not in TRAILING
+        and text not in w.ZH_ATTRIBUTIVE
+        and not negator(token)
+    )
+
+
+_OWN_GROUP = frozenset(["team"])  # a group word that, bare, names the speaker's own people
 
 
 def _agrees(head: Token, verb: Token, auxiliary: bool) -> bool:
@@ -201,6 +233,10 @@ def _reading_at(
     between = tokens[gap:v]
     auxiliary = any(t.text in AUXILIARIES for t in between)
     pronoun = tokens[gap - 1].text if gap > 0 and tokens[gap - 1].text in _PRONOUN_NUMBER else None
+    if pronoun is None and not subject and gap > 0 and tokens[gap - 1].text in _OWN_GROUP:
+        pronoun = (
+            "it" if _plural(verb.text) else "we"
+        )  # `the team deploys with A`: the speaker's own, as `we`
     if pronoun is not None:  # `…, they expire after 8 hours`: the clause before names the subject
         if not _agrees(Token("thing" if _PRONOUN_NUMBER[pronoun] else "things"), verb, auxiliary):
             return None
@@ -265,6 +301,32 @@ def lexical_reading(tokens: list[Token]) -> tuple[list[Token], list[Token], bool
     if not found:
         return None
     _, subject, slot, value, negated = min(found, key=lambda r: r[0])  # `min` keeps the leftmost of a rank
-    stems = [Token(singular(t.text)) if t.latin else t for t in subject]
+    stems = [Token(stem(t.text)) if t.latin else t for t in subject]  # `sign` and `signing` too
     marked = Token(SLOT + SLOT.join(stem(t.text) if t.latin else t.text for t in slot))
     return [*stems, marked], value, negated
+
+
+# What may stand right before a gerund that names the doing a clause is about: a verb of ceasing (`stopped`),
+# `gave up`, `done`, `no more` (the doing is over) or a preposition of change (`switched to`, `back to`).
+_BEFORE_GERUND = frozenset(["up", "done", "more", "to"])
+
+
+def gerund_reading(tokens: list[Token]) -> tuple[list[Token], list[Token], bool] | None:
+    """`We've stopped deploying with A`, `We gave up running the tests with A` (denied), `We switched to deploying
+    with B`, `我们改成 deploy with B 了`: the gerund's doing read as the lexical clause `we deploy with A`, so it meets `We deploy with A`;
+    (subject, value, negated) as `lexical_reading` gives them."""
+    for g in range(1, len(tokens) - 1):
+        word, before = tokens[g], tokens[g - 1]
+        if not word.latin or word.text in FUNCTION:
+            continue
+        changed = before.han and (before.text.endswith(w.ZH_RESULTATIVE) or before.text in w.ZH_CHANGE)
+        gerund = len(word.text) > 5 and word.text.endswith("ing")
+        if not changed and not (gerund and (before.text in _BEFORE_GERUND or ending(before))):
+            continue  # `我们改成 deploy with B 了`: a Chinese verb of change before an English doing, too
+        found = lexical_reading([Token("we"), *tokens[g:]])
+        if found is None:
+            return None
+        subject, value, _ = found
+        over = any(negator(t) or ending(t) or t.text in ("up", "done") for t in tokens[:g])
+        return subject, value, over
+    return None

@@ -22,11 +22,12 @@ from typing import Literal
 from paicli.memory import marked_change
 from paicli.memory import subject as subjects
 from paicli.memory.dedup import ConflictDetector, is_duplicate, same_domain
+from paicli.memory.denial import states_nothing
 from paicli.memory.entry import MemoryEntry, format_instant
 from paicli.memory.judge import Verdict
 from paicli.memory.mentions import corrects_stored
 from paicli.memory.neighbours import neighbours
-from paicli.memory.relation import relation
+from paicli.memory.relation import relation, subjectless_denial
 
 SUPERSEDED_BY = "supersededBy"
 SUPERSEDED_AT = "supersededAt"
@@ -86,7 +87,10 @@ def decide(
         return Decision("duplicate", (duplicate,))
     if allow_conflict:
         return Decision("store")
-    related = relate_all(neighbours(live, incoming), incoming, verdicts or {})
+    topics = _denial_topics(live, entries)
+    pool = neighbours(live, incoming)
+    pool += [e for e in live if e.id in topics and e not in pool and neighbours([topics[e.id]], incoming)]
+    related = relate_all(pool, incoming, verdicts or {}, {i: e.content for i, e in topics.items()})
     changed = _unambiguous([(e, certain) for e, kind, certain in related if kind in ("changed", "corrects")])
     same = [e for e, kind, _ in related if kind == "same"]
     if changed:
@@ -103,16 +107,33 @@ def decide(
     return Decision("store")
 
 
+def _denial_topics(live: list[MemoryEntry], entries: Iterable[MemoryEntry]) -> dict[str, MemoryEntry]:
+    """The fact each live subjectless denial retired (`We got rid of Kafka` after `the queue is Kafka`): the
+    denial is about that fact's subject, so a later value for the subject replaces the denial too."""
+    by_id = {e.id: e for e in entries}
+    topics: dict[str, MemoryEntry] = {}
+    for entry in live:
+        retired = [by_id[i] for i in _ids(entry.metadata.get(SUPERSEDES, "")) if i in by_id]
+        if retired and subjectless_denial(entry.content):
+            topics[entry.id] = retired[-1]
+    return topics
+
+
 def relate_all(
-    candidates: Iterable[MemoryEntry], incoming: MemoryEntry, verdicts: Mapping[str, Verdict]
+    candidates: Iterable[MemoryEntry],
+    incoming: MemoryEntry,
+    verdicts: Mapping[str, Verdict],
+    topics: Mapping[str, str] | None = None,
 ) -> list[tuple[MemoryEntry, str, bool]]:
-    """(candidate, relation, certain): the parser's relation, or the judge's verdict where the parser is unsure."""
+    """(candidate, relation, certain): the parser's relation, or the judge's verdict where the parser is unsure.
+    `topics`: for a subjectless denial, the text of the fact it retired (`_denial_topics`)."""
     found: list[tuple[MemoryEntry, str, bool]] = []
     pool = list(candidates)
-    relations = [relation(entry.content, incoming.content) for entry in pool]
+    relations = [_related(entry, incoming.content, topics or {}) for entry in pool]
     # every candidate competes (a tie with one the parser placed is a tie too); only an unplaced one may win
     marked = marked_change.pick([entry.content for entry in pool], incoming.content)
     hedged = bool(pool) and marked_change.hedged(incoming.content)
+    supposed = bool(pool) and states_nothing(incoming.content)
     for i, (entry, local) in enumerate(zip(pool, relations, strict=True)):
         if local.kind == "none" and corrects_stored(entry.content, incoming.content):
             local = subjects.Relation("changed")  # the parser could not place it; the value slots can
@@ -120,12 +141,23 @@ def relate_all(
             local = subjects.Relation("changed")  # a marked change in a frame the parser does not read
         if hedged and local.kind in ("changed", "corrects") and not local.certain:
             local = subjects.Relation("none")  # a question, a maybe or an added fact replaces nothing
+        if supposed and local.kind != "none":
+            local = subjects.Relation("none")  # nor confirms anything, even when its reading is sure
         verdict = verdicts.get(entry.id)
         if verdict is not None and not local.certain:
             found.append((entry, _JUDGED[verdict.kind], True))
         else:
             found.append((entry, local.kind, local.certain))
     return found
+
+
+def _related(entry: MemoryEntry, incoming: str, topics: Mapping[str, str]) -> subjects.Relation:
+    local = relation(entry.content, incoming)
+    topic = topics.get(entry.id)
+    if local.kind != "none" or topic is None:
+        return local
+    through = relation(topic, incoming)  # any value stated for the retired fact's subject ends the denial
+    return subjects.Relation("changed", through.certain) if through.kind in ("changed", "same") else local
 
 
 def _unambiguous(changed: list[tuple[MemoryEntry, bool]]) -> list[MemoryEntry]:

@@ -15,6 +15,7 @@ from functools import lru_cache
 
 from paicli.memory.claim_grammar import ending, negator
 from paicli.memory.claim_tokens import clauses, fold
+from paicli.memory.denial import denies
 from paicli.memory.subject import Claim, Reading, Subject, claim_of
 
 
@@ -74,14 +75,13 @@ def corrects_stored(stored: str, incoming: str) -> bool:
     if not _pattern(old.value).search(fold(incoming)):
         return False
     positive = [r for r in new.readings if not r.reverse and not r.negated and r.value]
-    if any(r.value == old.value for r in positive):
-        return False  # it restates the stored value
+    if any(_pattern(old.value).search(r.value) for r in positive):
+        return False  # it restates the stored value (`移动端团队用 A 部署` holds `A` beside `我们用 A 部署`)
     if any(r.subject is not None and r.subject.owner != old.subject.owner for r in new.readings):
         return False  # another component's or project's subject
     if old.subject.owner and old.subject.owner not in fold(incoming).replace(" ", ""):
         return False  # the stored fact is about another owner, the new one does not name it
     if not _names(old.subject, incoming, new):
         return False
-    return _denies(incoming, new) or bool(
-        positive
-    )  # another value beside the stored one, which is not restated
+    # another value beside the stored one, which is not restated, or the stored value's own clause denies it
+    return _denies(incoming, new) or denies(incoming, old.value) or bool(positive)

@@ -6,18 +6,19 @@ from __future__ import annotations
 
 from paicli.memory.claim_grammar import TRAILING, negator
 from paicli.memory.claim_tokens import clauses
+from paicli.memory.denial import denies
 from paicli.memory.subject import Claim, Kind, Reading, Relation, Subject, claim_of, noun_subject, value_text
 
 
-def _compare(old: Reading, new: Reading, new_claim: Claim) -> Kind:
+def _compare(old: Reading, new: Reading, new_claim: Claim, incoming: str) -> Kind:
     if new.negated:
         if old.negated:
             return "same" if new.value == old.value else "none"
         return "changed" if new.value == old.value else "none"
     if old.negated:
         return "changed"
-    if new.value == old.value and old.value not in new_claim.denied:
-        return "same"
+    if new.value == old.value and old.value not in new_claim.denied and not denies(incoming, new.value):
+        return "same"  # not when the value's own clause says it is over (`A has been turned off for the S`)
     return "changed"
 
 
@@ -40,7 +41,7 @@ def relation(stored: str, incoming: str) -> Relation:
                 continue
             if match is None:
                 continue
-            kind = _compare(ro, rn, new)
+            kind = _compare(ro, rn, new, incoming)
             if kind == "changed":
                 changed.append(match == "exact" and _sure(ro) and _sure(rn))
             elif kind == "same":
@@ -55,12 +56,37 @@ def relation(stored: str, incoming: str) -> Relation:
         return Relation("same" if whole else "none", whole)
     if look_alike:
         return Relation("none")
-    if old.readings and old.readings[0].value in new.denied and not any(r.subject for r in new.readings):
-        return Relation("corrects")  # `我们不再用 Jenkins 了`
+    if old.readings and _denied_alone(old.readings[0], incoming, new):
+        return Relation("corrects")  # `我们不再用 Jenkins 了`, `We got rid of Jenkins`
     sure = [r for r in (*old.readings, *new.readings) if not r.reverse]
     owners = {r.subject.owner for r in sure if r.subject is not None}
     certain = bool(old.readings and new.readings) and all(r.subject for r in sure)
     return Relation("none", certain and (len(owners) > 1 or all(r.own for r in sure)))
+
+
+def _denied_alone(old: Reading, incoming: str, new: Claim) -> bool:
+    """The new fact says the stored value is over and names no subject but that value (`Kafka is not in use
+    anymore`: the value is the clause's grammatical subject). Only for a stored fact about our own thing: `we
+    dropped Kafka` says nothing of another project's or component's fact."""
+    if old.subject is not None and old.subject.owner:
+        return False
+    if any(
+        r.subject is not None and _words_of(r.subject) != old.value for r in new.readings if not r.reverse
+    ):
+        return False
+    return old.value in new.denied or denies(incoming, old.value)
+
+
+def subjectless_denial(text: str) -> bool:
+    """A denial that names no subject of its own (`We got rid of Kafka`, `Kafka is not in use anymore`)."""
+    claim = claim_of(text)
+    denied = claim.denied | {r.value for r in claim.readings if r.negated and not r.reverse}
+    named = [r.subject for r in claim.readings if r.subject is not None and not r.reverse]
+    return bool(denied - {""}) and all(_words_of(s) in denied for s in named)
+
+
+def _words_of(subject: Subject) -> str:
+    return subject.han + "".join(subject.latin)
 
 
 def _label_against(stored: str, new: Claim) -> Claim:

@@ -83,9 +83,10 @@ class Txn(MutableMapping[str, MemoryEntry]):
         rows = state.candidates.lookup(incoming, threshold, relations)
         ids = [state.table.ids[row] for row in rows]
         order = state.order
-        found = sorted(
-            (i for i in ids if i is not None and i in self), key=lambda i: order.get(i, len(order))
-        )
+        known = {i for i in ids if i is not None and i in self}
+        if relations:  # a denial is about the fact it retired (`evolve._denial_topics`): it comes along
+            known |= {n for i in list(known) if (n := self[i].metadata.get("supersededBy", "")) and n in self}
+        found = sorted(known, key=lambda i: order.get(i, len(order)))
         return [self[i] for i in found]
 
     def result(self) -> list[MemoryEntry]:

@@ -57,7 +57,8 @@ REPLACING = EN_REPLACING | ZH_REPLACING
 ENDING = frozenset(
     [*EN_CESSATION, "deprecated", "removed", "discontinued", "obsolete", "gone", "phased", "sunset", "out",
      "停用", "弃用", "废弃", "作废", "淘汰", "下线", "废除", "撤掉", "去掉", "不用", "停掉", "过时", "换掉", "替掉",
-     "停止", "停止使用", "移除", "撤下", "放弃"]
+     "停止", "停止使用", "移除", "撤下", "放弃", "rid", "decommissioned", "disabled", "scrapped", "撤", "取消",
+     "关闭", "删除", "禁用", "卸载"]
 )  # fmt: skip
 # Verbs of changing that take the new value as their object with no complement (`S 换 B`, `S 改用 B`).
 ZH_CHANGE = frozenset(["换", "改用", "换用", "转用", "改换"])

@@ -1,0 +1,174 @@
+"""Issue 37 (memneg): a negation that ends a chain leaves no stale truth, and its look-alikes leave the truth
+alone. Each rule is proven through the store's own write path, beside a look-alike that must stay. Subjects and
+values are my own, not the eval's nor any trial's."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from paicli.memory import evolve
+from paicli.memory.denial import denies, states_nothing
+from paicli.memory.relation import relation, subjectless_denial
+from paicli.memory.subject import claim_of
+
+from .helpers import NOW, entry, memory
+
+PROJECT = "/work/negation-demo"
+
+
+def _truths(tmp_path: Path, chain: list[str]) -> list[str]:
+    """Writes the statements in order (one second apart, as /save would) and returns the live truths."""
+    store = memory(tmp_path / "memory")
+    for step, text in enumerate(chain):
+        store.write(entry(text, "project", PROJECT, when=NOW + timedelta(seconds=step)))
+    return [e.content for e in store.get_all(PROJECT) if evolve.is_truth(e)]
+
+
+# --- a denial read at the stored value's own place -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "denial",
+    [
+        "We got rid of Pulsar.",
+        "We turned Pulsar off.",
+        "Pulsar got decommissioned.",
+        "Pulsar 那套已经撤了",
+        "event bus 已经 drop 掉 Pulsar 了",
+    ],
+)
+def test_a_denial_naming_only_the_current_value_retires_it(tmp_path: Path, denial: str) -> None:
+    chain = ["The event bus is NATS.", "The event bus moved to Pulsar.", denial]
+    assert _truths(tmp_path, chain) == [denial]
+
+
+def test_a_subjectless_denial_leaves_another_projects_fact_on_that_value(tmp_path: Path) -> None:
+    chain = [
+        "For the Vela project, the event bus is Pulsar.",
+        "The event bus is Pulsar.",
+        "We got rid of Pulsar.",
+    ]
+    assert _truths(tmp_path, chain) == [chain[0], chain[2]]
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "denied"),
+    [
+        ("We turned Pulsar off.", "pulsar", True),
+        ("We use Pulsar for the event bus, not NATS.", "pulsar", False),  # the contrast's other side
+        ("We use Pulsar for the event bus, not NATS.", "nats", True),
+        ("The event bus is no longer NATS but Pulsar.", "pulsar", False),  # `but` affirms what follows it
+        ("The event bus runs Pulsar instead of NATS.", "pulsar", False),
+        ("If we ever drop Pulsar, the bus would be NATS.", "pulsar", False),  # supposed, not stated
+        ("Isn't Pulsar the event bus?", "pulsar", False),
+    ],
+)
+def test_a_value_is_denied_only_by_its_own_clause(text: str, value: str, denied: bool) -> None:
+    assert denies(text, value) is denied
+
+
+def test_a_reading_of_the_same_value_whose_clause_denies_it_is_a_change_not_a_confirmation() -> None:
+    stored = "The event bus moved to Pulsar."
+    assert relation(stored, "Pulsar has been turned off for the event bus.").kind == "changed"
+    assert relation("事件总线换到 Pulsar 了", "事件总线已经关掉了Pulsar").kind == "changed"
+    assert relation(stored, "We use Pulsar for the event bus, not NATS.").kind == "same"
+
+
+# --- questions, conditions, other components, values never held ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "aside",
+    [
+        "Isn't the event bus on Pulsar anymore?",
+        "If we ever drop Pulsar, the event bus would be NATS.",
+        "事件总线是不是不用 Pulsar 了？",
+        "The event bus of the billing service is not Pulsar.",
+        "The event bus is not Kafka.",
+    ],
+)
+def test_a_look_alike_of_a_denial_leaves_the_truth(tmp_path: Path, aside: str) -> None:
+    chain = ["The event bus is NATS.", "The event bus moved to Pulsar.", aside]
+    assert "The event bus moved to Pulsar." in _truths(tmp_path, chain)
+
+
+def test_a_question_or_a_condition_states_nothing_but_a_plain_denial_does() -> None:
+    assert states_nothing("Isn't the event bus on Pulsar anymore?")
+    assert states_nothing("要是 Pulsar 再出问题，就换掉它")
+    assert not states_nothing("The event bus is not on Pulsar anymore.")
+
+
+def test_a_denial_of_an_older_value_resurrects_nothing(tmp_path: Path) -> None:
+    chain = ["The event bus is NATS.", "The event bus moved to Pulsar.", "We got rid of NATS."]
+    truths = _truths(tmp_path, chain)
+    assert "The event bus moved to Pulsar." in truths
+    assert "The event bus is NATS." not in truths
+
+
+# --- a subjectless denial is about the fact it retired ---------------------------------------------------------
+
+
+def test_a_later_value_for_the_subject_replaces_a_subjectless_denial(tmp_path: Path) -> None:
+    chain = ["The event bus is NATS.", "NATS is gone.", "The event bus is Pulsar now."]
+    assert _truths(tmp_path, chain) == [chain[2]]
+
+
+def test_another_projects_value_leaves_a_subjectless_denial(tmp_path: Path) -> None:
+    chain = ["The event bus is NATS.", "NATS is gone.", "For the Vela project, the event bus is Pulsar."]
+    assert _truths(tmp_path, chain) == chain[1:]
+
+
+def test_a_denial_with_a_subject_of_its_own_is_not_subjectless() -> None:
+    assert subjectless_denial("We got rid of Pulsar.")
+    assert subjectless_denial("Pulsar 已经下线了")
+    assert not subjectless_denial("The event bus is not Pulsar.")
+    assert not subjectless_denial("The event bus is Pulsar.")
+
+
+# --- verb-phrase subjects --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "denial",
+    [
+        "We've stopped shipping releases through Fastlane.",
+        "We don't ship releases through Fastlane anymore.",
+        "我们不再 ship releases through Fastlane",
+    ],
+)
+def test_a_denial_of_a_doing_retires_the_doing_stated_with_its_verb(tmp_path: Path, denial: str) -> None:
+    chain = ["We ship releases through Codemagic.", "We ship releases through Fastlane now.", denial]
+    assert _truths(tmp_path, chain) == [denial]
+
+
+def test_a_gerund_after_a_verb_of_ceasing_reads_as_the_doing_denied() -> None:
+    reading = claim_of("We've stopped shipping releases through Fastlane.").readings[0]
+    stated = claim_of("We ship releases through Fastlane.").readings[0]
+    assert reading.subject == stated.subject
+    assert (reading.value, reading.negated) == ("fastlane", True)
+    switched = claim_of("We switched to shipping releases through Codemagic.").readings[0]
+    assert (switched.subject, switched.value, switched.negated) == (stated.subject, "codemagic", False)
+
+
+def test_another_teams_denial_of_the_doing_leaves_ours(tmp_path: Path) -> None:
+    chain = ["We ship releases through Fastlane.", "The desktop team doesn't ship releases through Fastlane."]
+    assert "We ship releases through Fastlane." in _truths(tmp_path, chain)
+
+
+def test_a_chinese_means_before_a_verb_names_the_doing_as_the_subject(tmp_path: Path) -> None:
+    reading = claim_of("我们不再用 Fastlane 发版了").readings[0]
+    assert reading.subject is not None and reading.subject.render() == "发版"
+    assert (reading.value, reading.negated) == ("fastlane", True)
+    chain = ["我们用 Codemagic 发版", "桌面端团队用 Codemagic 发版", "现在我们用 Fastlane 发版了"]
+    assert _truths(tmp_path, chain) == chain[1:]  # the other team's fact stays
+
+
+# --- a return supersedes the current truth ---------------------------------------------------------------------
+
+
+def test_a_return_glued_to_its_verb_supersedes_the_current_truth(tmp_path: Path) -> None:
+    chain = ["我们用 Codemagic 发版", "发版改用 Fastlane 了", "发版又改回用Codemagic了"]
+    assert _truths(tmp_path, chain) == [chain[2]]
