@@ -96,8 +96,9 @@ def _windows(text: str) -> list[Part]:
     return found
 
 
-def _shared(old: Part, new: Part) -> int:
-    """How many subject words the two share (0 when they name different things)."""
+def _shared(old: Part, new: Part, kinds: frozenset[str] = frozenset()) -> int:
+    """How many subject words the two share (0 when they name different things). A name is a subject word
+    too where the change is of another kind (`Webhook retries` beside `Email retries`, both capped at a number)."""
     mine = [*old.content, *old.names]
     theirs = [*new.content, *new.names]
     matched = [a for a in mine if any(cw.same_word(a, b) for b in theirs)]
@@ -108,8 +109,9 @@ def _shared(old: Part, new: Part) -> int:
     ]
     if not nominal:
         return 0
-    own_old = [a for a in old.content if _own(a, old, theirs)]
-    own_new = [b for b in new.content if _own(b, new, mine)]
+    named = "name" not in kinds
+    own_old = [a for a in (*old.content, *(old.names if named else ())) if _own(a, old, theirs, new)]
+    own_new = [b for b in (*new.content, *(new.names if named else ())) if _own(b, new, mine, old)]
     if own_old and own_new:
         return (
             0  # each names a thing the other lacks: `frontend builds` beside `backend builds` is another one
@@ -117,24 +119,29 @@ def _shared(old: Part, new: Part) -> int:
     return len(nominal)
 
 
-def _own(word: str, part: Part, other: Sequence[str]) -> bool:
-    """A word only one side has that names a thing (not a verb, not the value's kind)."""
+def _own(word: str, part: Part, other: Sequence[str], other_part: Part) -> bool:
+    """A word only one side has that names a thing (not a verb, not the value's kind); a word the other side
+    writes in two (`timeout`, `time out`) is shared."""
     if word in cw.CATEGORY or part.verbal(word):
+        return False
+    if any(word == a + b for a, b in pairwise(other_part.raw)):
         return False
     return not any(cw.same_word(word, b) for b in other)
 
 
-def _new_value(old: Part, new: Part) -> bool:
+def _new_value(old: Part, new: Part) -> frozenset[str]:
+    """The kinds of value `new` holds anew where `old` holds one of that kind (empty: no new value)."""
     old_words = [*old.content]
     fresh = [y for y in new.slots if y not in old.slots and not any(cw.same_word(y[1], w) for w in old_words)]
+    found: set[str] = set()
     for kind in {y[0] for y in fresh}:
         if not any(x[0] == kind for x in old.slots):
             continue
         gone = [x for x in old.slots if x[0] == kind and x not in new.slots]
         if sum(1 for y in fresh if y[0] == kind) >= 2 and len(gone) >= 2:
             continue  # two new values and two old ones of one kind: which is the subject's is a guess
-        return True
-    return False
+        found.add(kind)
+    return frozenset(found)
 
 
 def score(stored: str, incoming: str) -> int:
@@ -142,18 +149,28 @@ def score(stored: str, incoming: str) -> int:
     whole = _whole(incoming)
     if cw.asks_plans_or_adds(incoming.lower(), whole.raw):
         return 0
-    found = subject_of(stored)
-    if found is not None and found.owner and found.owner not in fold(incoming).replace(" ", ""):
+    if not _owner_named(stored, incoming, whole):
         return 0  # the stored fact is about another owner's subject (`for the billing service, …`)
     old = _whole(stored)
     best = 0
     for window in _windows(incoming):
         if not (cw.has_marker(window.raw) or cw.redoes(window.raw, old.raw)):
             continue
-        if not _new_value(old, window):
+        kinds = _new_value(old, window)
+        if not kinds:
             continue
-        best = max(best, _shared(old, window))
+        best = max(best, _shared(old, window, kinds))
     return best
+
+
+def _owner_named(stored: str, incoming: str, whole: Part) -> bool:
+    """The stored subject's owner, if any, is named by the new fact, in any word form (`for webhooks`,
+    `webhook retries`)."""
+    found = subject_of(stored)
+    if found is None or not found.owner or found.owner in fold(incoming).replace(" ", ""):
+        return True
+    words = [*whole.raw, *whole.names]
+    return any(cw.same_word(found.owner, w) for w in words)
 
 
 def marked(text: str, stored: Sequence[str]) -> bool:
