@@ -70,6 +70,7 @@ LIGHT = GENERIC | frozenset(
      "gone", "going", "done", "get", "gets", "got", "make", "makes", "run", "runs", "ran", "running", "with",
      "by", "for", "to", "of", "as", "and", "or", "but", "via", "per", "than", "not", "no", "what", "it", "they",
      "after", "before", "every", "each", "into", "within", "until", "under", "across", "around", "least", "most",
+     "we're", "we've", "it's", "they're", "i'm", "同时",
      "them", "one", "live", "lives", "stay", "stays", "happen", "happens",
      "用", "使用", "采用", "是", "在", "由", "负责", "交给", "交由", "放", "放在", "跑", "跑在", "到", "给", "把", "被",
      "的", "了", "只要", "要", "会", "做", "为", "成", "上", "中", "里", "发", "发到", "归", "管", "走", "只", "不",
@@ -82,6 +83,7 @@ CATEGORY = frozenset(
      "frequency", "duration", "大小", "门槛", "阈值", "限制", "有效期", "间隔", "频率", "时长", "保留期",
      "工具", "次数", "数量", "人数", "版本", "时间", "地点", "方式", "周期", "频率", "数", "值", "配置", "上限", "下限"]
 )  # fmt: skip
+_DERIVED = ("ation", "ment", "age", "al", "ance", "ence", "ure", "y")
 _SUFFIXES = ("ments", "ment", "ations", "ation", "ions", "ion", "ings", "ing", "ers", "er", "ed", "es", "s")
 
 
@@ -125,10 +127,18 @@ def keys(word: str) -> frozenset[str]:
     found = {word}
     if word.isascii() and word.isalpha():
         for lemma in english_lemmas(word):
-            found.add(lemma)
-            found.add(_stem(lemma))
+            found.update((lemma, _stem(lemma), _root(lemma)))
         found.add(_stem(word))
     return frozenset(found)
+
+
+def _root(lemma: str) -> str:
+    """A verb and the noun made from it meet: `store` and `storage`, `approve` and `approval`, `expire` and
+    `expiry` (the root keeps four letters at least, and a prefix `~` so it never equals a word)."""
+    for suffix in _DERIVED:
+        if lemma.endswith(suffix) and len(lemma) - len(suffix) >= 4:
+            return "~" + lemma[: -len(suffix)].rstrip("e")
+    return "~" + lemma.rstrip("e") if len(lemma) > 4 else lemma
 
 
 def _stem(word: str) -> str:

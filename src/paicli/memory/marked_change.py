@@ -43,6 +43,7 @@ class Part:
     verbs: frozenset[str] = (
         frozenset()
     )  # words a personal pronoun opens (`we keep`): a verb, whatever the lexicon
+    text: str = ""  # the clause as written (lower-cased)
 
     def verbal(self, word: str) -> bool:
         return word in self.verbs or cw.verb_form(word)
@@ -51,11 +52,27 @@ class Part:
     def names(self) -> tuple[str, ...]:
         return tuple(value for kind, value in self.slots if kind == "name")
 
+    @property
+    def units(self) -> tuple[str, ...]:
+        """The words a number counts (`8 workers`): they name the subject as much as a content word."""
+        found = (kind[7:] for kind, _ in self.slots if kind.startswith("number:"))
+        return tuple(unit for unit in found if unit.isascii() and unit.isalpha() and len(unit) > 2)
+
+    def subject_names(self) -> tuple[str, ...]:
+        """The names that are not a product-and-version value (`MySQL 8`, written once, right before a number):
+        `Android` in `the Android app`, `iOS` in `the iOS app … iOS 16`."""
+        found = []
+        for name in self.names:
+            seen = re.findall(rf"(?<![\w.]){re.escape(name)}(?![\w])(\s*v?\d)?", self.text)
+            if not (len(seen) == 1 and seen[0]):
+                found.append(name)
+        return tuple(found)
+
 
 def _words(masked: str) -> list[str]:
     found: list[str] = []
     for run in _WORD.findall(masked):
-        found.extend(segment(run) if not run.isascii() else [run])
+        found.extend(segment(run) if not run.isascii() else [run.removesuffix("'s")])
     return [word.strip() for word in found if word.strip()]
 
 
@@ -70,7 +87,7 @@ def parts(text: str) -> tuple[Part, ...]:
         raw = cw.with_abbreviations(_words(read.masked))
         content = tuple(w for w in raw if w not in cw.LIGHT and not cw.has_marker([w]))
         verbs = frozenset(w for before, w in pairwise(raw) if before in cw.PERSONAL)
-        found.append(Part(tuple(raw), content, read.slots, verbs))
+        found.append(Part(tuple(raw), content, read.slots, verbs, fold(clause)))
     return tuple(found)
 
 
@@ -81,6 +98,7 @@ def _whole(text: str) -> Part:
         tuple(w for p in pieces for w in p.content),
         frozenset(s for p in pieces for s in p.slots),
         frozenset(v for p in pieces for v in p.verbs),
+        " ".join(p.text for p in pieces),
     )
 
 
@@ -91,7 +109,13 @@ def _windows(text: str) -> list[Part]:
     for i, piece in enumerate(pieces):
         if not piece.content and i > 0:
             before = pieces[i - 1]
-            piece = Part(before.raw + piece.raw, before.content, piece.slots, before.verbs | piece.verbs)
+            piece = Part(
+                before.raw + piece.raw,
+                before.content,
+                piece.slots,
+                before.verbs | piece.verbs,
+                f"{before.text} {piece.text}",
+            )
         found.append(piece)
     return found
 
@@ -99,8 +123,8 @@ def _windows(text: str) -> list[Part]:
 def _shared(old: Part, new: Part, kinds: frozenset[str] = frozenset()) -> int:
     """How many subject words the two share (0 when they name different things). A name is a subject word
     too where the change is of another kind (`Webhook retries` beside `Email retries`, both capped at a number)."""
-    mine = [*old.content, *old.names]
-    theirs = [*new.content, *new.names]
+    mine = [*old.content, *old.names, *old.units]
+    theirs = [*new.content, *new.names, *new.units]
     matched = [a for a in mine if any(cw.same_word(a, b) for b in theirs)]
     nominal = [
         a
@@ -109,9 +133,11 @@ def _shared(old: Part, new: Part, kinds: frozenset[str] = frozenset()) -> int:
     ]
     if not nominal:
         return 0
-    named = "name" not in kinds
-    own_old = [a for a in (*old.content, *(old.names if named else ())) if _own(a, old, theirs, new)]
-    own_new = [b for b in (*new.content, *(new.names if named else ())) if _own(b, new, mine, old)]
+    named = bool(kinds - {"name"})  # a change of a number, a time…: a name beside it is a subject word
+    own_old = [
+        a for a in (*old.content, *(old.subject_names() if named else ())) if _own(a, old, theirs, new)
+    ]
+    own_new = [b for b in (*new.content, *(new.subject_names() if named else ())) if _own(b, new, mine, old)]
     if own_old and own_new:
         return (
             0  # each names a thing the other lacks: `frontend builds` beside `backend builds` is another one
@@ -135,13 +161,18 @@ def _new_value(old: Part, new: Part) -> frozenset[str]:
     fresh = [y for y in new.slots if y not in old.slots and not any(cw.same_word(y[1], w) for w in old_words)]
     found: set[str] = set()
     for kind in {y[0] for y in fresh}:
-        if not any(x[0] == kind for x in old.slots):
+        if not any(_same_kind(x[0], kind) for x in old.slots):
             continue
-        gone = [x for x in old.slots if x[0] == kind and x not in new.slots]
-        if sum(1 for y in fresh if y[0] == kind) >= 2 and len(gone) >= 2:
+        gone = [x for x in old.slots if _same_kind(x[0], kind) and x not in new.slots]
+        if sum(1 for y in fresh if _same_kind(y[0], kind)) >= 2 and len(gone) >= 2:
             continue  # two new values and two old ones of one kind: which is the subject's is a guess
         found.add(kind)
     return frozenset(found)
+
+
+def _same_kind(a: str, b: str) -> bool:
+    """One kind of value; a bare number is one kind with a counted one (`pool size 40`, `20 connections`)."""
+    return a == b or (a.startswith("number:") and b.startswith("number:") and "number:" in (a, b))
 
 
 def score(stored: str, incoming: str) -> int:
@@ -169,8 +200,8 @@ def _owner_named(stored: str, incoming: str, whole: Part) -> bool:
     found = subject_of(stored)
     if found is None or not found.owner or found.owner in fold(incoming).replace(" ", ""):
         return True
-    words = [*whole.raw, *whole.names]
-    return any(cw.same_word(found.owner, w) for w in words)
+    words = [w for w in (*whole.content, *whole.names) if len(w) >= 3]
+    return any(w in found.owner or cw.same_word(found.owner, w) for w in words)  # the owner has no spaces
 
 
 def marked(text: str, stored: Sequence[str]) -> bool:
