@@ -70,7 +70,7 @@ LIGHT = GENERIC | frozenset(
      "gone", "going", "done", "get", "gets", "got", "make", "makes", "run", "runs", "ran", "running", "with",
      "by", "for", "to", "of", "as", "and", "or", "but", "via", "per", "than", "not", "no", "what", "it", "they",
      "after", "before", "every", "each", "into", "within", "until", "under", "across", "around", "least", "most",
-     "we're", "we've", "it's", "they're", "i'm", "同时",
+     "through", "we're", "we've", "it's", "they're", "i'm", "同时",
      "them", "one", "live", "lives", "stay", "stays", "happen", "happens",
      "用", "使用", "采用", "是", "在", "由", "负责", "交给", "交由", "放", "放在", "跑", "跑在", "到", "给", "把", "被",
      "的", "了", "只要", "要", "会", "做", "为", "成", "上", "中", "里", "发", "发到", "归", "管", "走", "只", "不",
@@ -198,14 +198,19 @@ def _sets_anew(word: str, after: str) -> bool:
     return (len(word) == 2 and word[1] in _ZH_TO) or (len(word) == 1 and after[:1] in _ZH_TO)
 
 
-def asks_or_adds(text: str, words: Sequence[str]) -> bool:
-    """A question, a possibility or an added fact (`we also…`, 另外…): nothing it names replaces a stored value."""
-    if (
+def asks(text: str) -> bool:
+    """A question by its punctuation or its Chinese cue (`?`, `吗`, 要不要): never a statement of a value."""
+    return (
         "?" in text
         or "？" in text
         or any(cue in text for cue in _ZH_QUESTION)
         or text.rstrip("。.！! ").endswith("吗")
-    ):
+    )
+
+
+def asks_or_adds(text: str, words: Sequence[str]) -> bool:
+    """A question, a possibility or an added fact (`we also…`, 另外…): nothing it names replaces a stored value."""
+    if asks(text):
         return True
     first = re.match(r"\s*([a-z]+)", text)
     if first and first.group(1) in _QUESTION_OPENINGS:

@@ -157,13 +157,21 @@ def _own(word: str, part: Part, other: Sequence[str], other_part: Part) -> bool:
 
 def _new_value(old: Part, new: Part) -> frozenset[str]:
     """The kinds of value `new` holds anew where `old` holds one of that kind (empty: no new value)."""
-    old_words = [*old.content]
+    old_words = [*old.content, *old.names]
     fresh = [y for y in new.slots if y not in old.slots and not any(cw.same_word(y[1], w) for w in old_words)]
+    new_names = new.names
     found: set[str] = set()
     for kind in {y[0] for y in fresh}:
         if not any(_same_kind(x[0], kind) for x in old.slots):
             continue
-        gone = [x for x in old.slots if _same_kind(x[0], kind) and x not in new.slots]
+        # a name the other side writes in another form (`Hotfixes`, `hotfix`) is neither gone nor new
+        gone = [
+            x
+            for x in old.slots
+            if _same_kind(x[0], kind)
+            and x not in new.slots
+            and not (x[0] == "name" and any(cw.same_word(x[1], n) for n in new_names))
+        ]
         if sum(1 for y in fresh if _same_kind(y[0], kind)) >= 2 and len(gone) >= 2:
             continue  # two new values and two old ones of one kind: which is the subject's is a guess
         found.add(kind)
@@ -212,6 +220,11 @@ def marked(text: str, stored: Sequence[str]) -> bool:
         return True
     again = {w[2:4] for w in words if w.startswith("re") and len(w) > 4}
     return bool(again) and any(w[:2] in again for text in stored for w in _words(fold(text)))
+
+
+def asked(text: str) -> bool:
+    """A question by its punctuation or cue (`change_words.asks`)."""
+    return cw.asks(fold(text))
 
 
 def hedged(text: str) -> bool:
