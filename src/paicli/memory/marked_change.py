@@ -6,12 +6,18 @@ nothing itself: `…Stripe Billing; Chargebee does it`):
 
 1. it carries a change marker (`change_words.has_marker`), or does the stored fact's verb again (`rewrote`);
    and the statement neither asks, plans nor adds (`should we…?`, `we might…`, `we also…`, 要不要, 可能, 也);
-2. it shares the stored fact's subject (and names its owner, if the parser found one): a content word that is not a bare verb form (lemmas, stems, a small
-   abbreviation table, Chinese heads), and never while each side keeps a word of its own that the other lacks
-   unless two or more words are shared (`frontend` / `backend`, `logs` / `metrics` stay apart);
+2. it shares the stored fact's subject (and names its owner, if the parser found one, in any word form): a
+   content word that is not a bare verb form (lemmas, stems, a verb and the noun made from it, a word written
+   in two, a small abbreviation table, Chinese heads and the compounds a word opens), a name, or the unit a
+   number counts (`8 workers`); and never while each side keeps a word of its own that the other lacks
+   (`frontend` / `backend`, `logs` / `metrics`, `Webhook retries` / `Email retries` stay apart). The grammar's
+   subject key plays no part: a paraphrase (`retry limit for webhooks`, `webhook retries are capped at`) is
+   read by its words;
 3. it has a value slot the stored fact does not have, of a type the stored fact has a slot of
-   (`change_values`: times, days, numbers with their unit, paths, names), and not two new and two old values
-   of one type (which of them is the subject's would be a guess).
+   (`change_values`: times, days, spans of time in any unit, numbers with their unit or bare, paths, names),
+   and not two new and two old values of one type (which of them is the subject's would be a guess). Where
+   a number or a time changes, a name beside it is a subject word (`Android` in `the Android app`), unless
+   it is the product of a version value (`MySQL 8`).
 
 Among the stored truths that pass, the one sharing the most words is the change; a tie is left alone. The
 verdict is never certain, so a relation judge's verified verdict overrules it. Pure.
