@@ -63,6 +63,7 @@ _INTENDED = frozenset(
 )  # fmt: skip
 PERSONAL = frozenset(["we", "i", "you", "they", "我们", "我", "大家", "咱们"])
 _EN_ADDED = frozenset(["also", "too", "additionally", "besides", "another", "plus"])
+_PLAINLY_ADDED = frozenset(["also", "additionally", "另外", "此外"])
 _ZH_ADDED = frozenset(["也", "另外", "还有", "同时", "此外", "额外", "另", "还"])
 # words that carry no subject: light verbs, prepositions, particles (beside the parser's own generic words)
 LIGHT = GENERIC | frozenset(
@@ -206,6 +207,11 @@ def asks(text: str) -> bool:
         or any(cue in text for cue in _ZH_QUESTION)
         or text.rstrip("。.！! ").endswith("吗")
     )
+
+
+def asks_or_adds_plainly(text: str, words: Sequence[str]) -> bool:
+    """A question, or a fact said in so many words to come beside the stored one (`also`, `as well`, 另外)."""
+    return asks(text) or any(word in _PLAINLY_ADDED for word in words) or " as well" in text
 
 
 def asks_or_adds(text: str, words: Sequence[str]) -> bool:

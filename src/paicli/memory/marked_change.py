@@ -137,18 +137,33 @@ def _shared(old: Part, new: Part, kinds: frozenset[str] = frozenset()) -> int:
         for a in matched
         if not old.verbal(a) or not all(new.verbal(b) for b in theirs if cw.same_word(a, b))
     ]
-    if not nominal:
-        return 0
+    if not nominal or _contrasted(old, new, kinds):
+        return (
+            0  # each names a thing the other lacks: `frontend builds` beside `backend builds` is another one
+        )
+    return len(nominal)
+
+
+def _contrasted(old: Part, new: Part, kinds: frozenset[str]) -> bool:
+    """Each side keeps a word of its own that names a thing the other lacks."""
+    mine = [*old.content, *old.names, *old.units]
+    theirs = [*new.content, *new.names, *new.units]
     named = bool(kinds - {"name"})  # a change of a number, a time…: a name beside it is a subject word
     own_old = [
         a for a in (*old.content, *(old.subject_names() if named else ())) if _own(a, old, theirs, new)
     ]
     own_new = [b for b in (*new.content, *(new.subject_names() if named else ())) if _own(b, new, mine, old)]
-    if own_old and own_new:
-        return (
-            0  # each names a thing the other lacks: `frontend builds` beside `backend builds` is another one
-        )
-    return len(nominal)
+    return bool(own_old and own_new)
+
+
+def apart(stored: str, incoming: str) -> bool:
+    """The two facts hold values of one kind and each names a thing the other lacks (`Logs are kept for 30
+    days` beside `Metrics are now kept for 90 days`): no reading of one as a change of the other is safe
+    without a judge."""
+    old, new = _whole(stored), _whole(incoming)
+    kinds = _new_value(old, new)
+    # with no value read on both sides, a word of its own may be the value itself (`北京机房`, `上海机房`)
+    return bool(kinds) and _contrasted(old, new, kinds)
 
 
 def _own(word: str, part: Part, other: Sequence[str], other_part: Part) -> bool:
@@ -229,8 +244,9 @@ def marked(text: str, stored: Sequence[str]) -> bool:
 
 
 def asked(text: str) -> bool:
-    """A question by its punctuation or cue (`change_words.asks`)."""
-    return cw.asks(fold(text))
+    """A question by its punctuation or cue, or a fact said to be added (`also`, 另外): never a replacement,
+    whatever the parser read (`change_words.asks_or_adds_plainly`)."""
+    return cw.asks_or_adds_plainly(fold(text), _words(fold(text)))
 
 
 def hedged(text: str) -> bool:
