@@ -169,8 +169,8 @@ def apart(stored: str, incoming: str) -> bool:
 def _own(word: str, part: Part, other: Sequence[str], other_part: Part) -> bool:
     """A word only one side has that names a thing (not a verb, not the value's kind); a word the other side
     writes in two (`timeout`, `time out`) is shared."""
-    if word in cw.CATEGORY or part.verbal(word):
-        return False
+    if word in cw.CATEGORY or part.verbal(word) or (len(word) == 1 and not word.isascii()):
+        return False  # one Chinese character is often what the segmenter left over (`库是` beside `库`)
     if any(word == a + b for a, b in pairwise(other_part.raw)):
         return False
     return not any(cw.same_word(word, b) for b in other)
