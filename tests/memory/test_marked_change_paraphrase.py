@@ -192,23 +192,7 @@ def test_a_question_the_parser_reads_for_sure_still_supersedes_nothing(tmp_path:
     assert _truths(mgr) == ["Refund retries are capped at 5.", "Should refund retries be capped at 8 now?"]
 
 
-# ---- the contrast rule also undoes an unsure reading of the parser -------------------------------------
-
-
-def test_an_unsure_change_between_two_things_that_each_have_their_own_word_is_dropped() -> None:
-    related = evolve.relate_all(
-        [new_fact("Crash reports are kept for 30 days.", clock=CLOCK)],
-        new_fact("Heap dumps are now kept for 7 days.", clock=CLOCK),
-        {},
-    )
-    assert [kind for _, kind, _ in related] == ["none"]
-
-
-def test_without_a_value_read_on_both_sides_a_word_of_its_own_may_be_the_value() -> None:
-    related = evolve.relate_all(
-        [new_fact("预发数据库在广州机房", clock=CLOCK)], new_fact("预发库迁到成都机房了", clock=CLOCK), {}
-    )
-    assert [kind for _, kind, _ in related] == ["changed"]
+# ---- a plain `also` adds a fact -----------------------------------------------------------------------
 
 
 def test_a_plain_also_adds_a_fact_even_where_the_parser_reads_a_change(tmp_path: Path) -> None:

@@ -6,8 +6,7 @@ it supersedes the stored fact; the old entry stays in the file with `supersededB
 served as a truth again. A relation the parser is not certain of may be decided by the relation judge's verified
 verdict (`judge.py`); a certain one never is. Where the parser finds no relation, a marked change in a frame it
 does not read (`marked_change.py`) may still supersede, never for sure; a maybe or an added fact never
-supersedes unless the parser is certain, a question or a plain `also` never; an unsure reading of the parser
-is dropped where each fact names a thing the other lacks. A near-identical fact the parser cannot place is a conflict: it is
+supersedes unless the parser is certain, a question or a plain `also` never. A near-identical fact the parser cannot place is a conflict: it is
 stored as pending (`conflictPending`), excluded from retrieval until the user settles it, so two contradicting
 facts are never both injected. When the new fact's subject is held by several stored subjects that differ from
 each other (`版本` in `JDK 版本` and `Node 版本`), nothing is superseded on that ground alone.
@@ -120,12 +119,6 @@ def relate_all(
             local = subjects.Relation("changed")  # the parser could not place it; the value slots can
         elif local.kind == "none" and i == marked:
             local = subjects.Relation("changed")  # a marked change in a frame the parser does not read
-        elif (
-            local.kind == "changed"
-            and not local.certain
-            and marked_change.apart(entry.content, incoming.content)
-        ):
-            local = subjects.Relation("none")  # `Logs are kept…` beside `Metrics are now kept…`: two things
         if hedged and local.kind in ("changed", "corrects") and (asked or not local.certain):
             # a question, a maybe or an added fact replaces nothing; a question or a plain `also` not even
             # where the parser read a value for sure (`Should … be capped at 8 now?`)

@@ -156,16 +156,6 @@ def _contrasted(old: Part, new: Part, kinds: frozenset[str]) -> bool:
     return bool(own_old and own_new)
 
 
-def apart(stored: str, incoming: str) -> bool:
-    """The two facts hold values of one kind and each names a thing the other lacks (`Logs are kept for 30
-    days` beside `Metrics are now kept for 90 days`): no reading of one as a change of the other is safe
-    without a judge."""
-    old, new = _whole(stored), _whole(incoming)
-    kinds = _new_value(old, new)
-    # with no value read on both sides, a word of its own may be the value itself (`北京机房`, `上海机房`)
-    return bool(kinds) and _contrasted(old, new, kinds)
-
-
 def _own(word: str, part: Part, other: Sequence[str], other_part: Part) -> bool:
     """A word only one side has that names a thing (not a verb, not the value's kind); a word the other side
     writes in two (`timeout`, `time out`) is shared."""
