@@ -28,7 +28,7 @@ from dataclasses import asdict
 from typing import Any
 
 from evals.memory_evolution import report
-from evals.memory_evolution.cases import generate
+from evals.memory_evolution.cases import Case, generate
 from evals.memory_evolution.oracle import JudgeMode
 from evals.memory_evolution.spec import Half
 
@@ -38,6 +38,7 @@ HALF_MODULES = {
     "dev11": "evals.memory_evolution.half_dev_round11_verbs",  # lexical-verb subjects: a half of its own
     "dev11roles": "evals.memory_evolution.half_dev_round11_roles",  # who holds which duty: round 10 + roles
     "dev12neg": "evals.memory_evolution.half_dev_round12_neg",  # negations ending a chain, their look-alikes
+    "dev12para": "evals.memory_evolution.half_dev_round12_para",  # a subject named in other words: written cases
     "test": "evals.memory_evolution.half_test",
 }
 
@@ -47,10 +48,17 @@ def load_half(name: str) -> Half:
     return half
 
 
+def cases_of(name: str) -> list[Case]:
+    """The half's cases: its own written ones (`CASES`) or the grid generated from its `HALF`."""
+    module = importlib.import_module(HALF_MODULES[name])
+    written: tuple[Case, ...] | None = getattr(module, "CASES", None)
+    return list(written) if written is not None else generate(load_half(name))
+
+
 def run_inprocess(half_name: str, mode: JudgeMode, failures: bool) -> tuple[dict[str, Any], list[str]]:
     from evals.memory_evolution.inprocess import run_cases
 
-    outcomes = run_cases(generate(load_half(half_name)), mode)
+    outcomes = run_cases(cases_of(half_name), mode)
     traces: list[str] = []
     if failures and half_name != "test":
         for outcome in outcomes:
@@ -62,7 +70,7 @@ def run_inprocess(half_name: str, mode: JudgeMode, failures: bool) -> tuple[dict
 def run_cli(half_name: str, mode: JudgeMode, per_path: int) -> dict[str, Any]:
     from evals.memory_evolution.cli_sample import pick, run_sample
 
-    outcomes = run_sample(pick(generate(load_half(half_name)), per_path), mode)
+    outcomes = run_sample(pick(cases_of(half_name), per_path), mode)
     return {
         "cases": len(outcomes),
         "chains_ok": sum(o.chain_ok for o in outcomes),

@@ -27,14 +27,14 @@ _ZH_NUMBER = re.compile(rf"[{_ZH_NUMERAL}]+(?=[{_ZH_MEASURE}])")
 _TIME = re.compile(
     r"(?<![\d.:])(\d{1,2})(?::(\d{2}))?\s*(am|pm)(?![a-z])|(?<![\d.:])(\d{1,2}):(\d{2})(?![\d:])"
 )
-_ZH_TIME = re.compile(r"(上午|下午|早上|晚上|中午)?(\d{1,2})点(半|\d{1,2}分?)?")
+_ZH_TIME = re.compile(r"(上午|下午|早上|晚上|中午)?\s*(\d{1,2})\s*点(半|\d{1,2}分?)?")
 _EN_DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _EN_DAY = re.compile(
     r"(?<![a-z])(mon|tue|wed|thu|fri|sat|sun)(?:day|days|s|\.)?(?![a-z])"
     r"|(?<![a-z])(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?(?![a-z])"
 )
 _ZH_DAYS = "一二三四五六日天"
-_ZH_DAY = re.compile(rf"(?:周|星期|礼拜)([{_ZH_DAYS}])(上午|下午|晚上)?")
+_ZH_DAY = re.compile(rf"(?:周|星期|礼拜)([{_ZH_DAYS}])(?![次遍回])(上午|下午|晚上)?")  # not `每周一次`
 _PATH = re.compile(r"(?:[a-z]+://|[~.]?/)[\w./@+-]+")
 _NUMBER = re.compile(
     r"(?<![A-Za-z0-9_.-])v?(\d+(?:\.\d+)*)"
@@ -47,6 +47,19 @@ _HAN = re.compile("[\u3400-\u9fff]")
 _SURNAMES = frozenset(
     "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤"
 )
+# a span of time is one value whatever its unit: `30 秒` and `半分钟`, `two weeks` and `14 days`
+_SECONDS = {"秒": 1, "分钟": 60, "小时": 3600, "天": 86400, "周": 604800, "月": 2592000, "年": 31536000}
+# `every week`, `每周`: one of the unit (the number, if any, comes first: `every 2 weeks` is a number)
+_EVERY = re.compile(
+    r"(?<![a-z])every\s+(second|minute|hour|day|week|month|year)(?![a-z])|每(秒|分钟|小时|天|周|月|年)"
+)
+_EN_NUMERALS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+    "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
+    "ninety": 90,
+}  # fmt: skip
+# an English numeral counts only before a word that may be its unit (`two approvals`, never `one of them`)
+_EN_NUMBER = re.compile(r"(?<![a-z])(" + "|".join(_EN_NUMERALS) + r")(?=\s+([a-z]+))", re.IGNORECASE)
 _UNIT_CLASSES = {
     "day": "天", "days": "天", "d": "天", "week": "周", "weeks": "周", "个月": "月", "month": "月", "months": "月",
     "year": "年", "years": "年", "hour": "小时", "hours": "小时", "h": "小时", "minute": "分钟", "minutes": "分钟",
@@ -110,6 +123,18 @@ def arabic(text: str) -> str:
     return _ZH_NUMBER.sub(convert, text)
 
 
+def english_numerals(text: str) -> str:
+    """`two approvals` -> `2 approvals`: an English numeral before a word that may be its unit becomes digits."""
+
+    def convert(match: re.Match[str]) -> str:
+        unit = match.group(2).lower()
+        if unit in _NOT_UNITS or unit in LIGHT:
+            return match.group(1)
+        return str(_EN_NUMERALS[match.group(1).lower()])
+
+    return _EN_NUMBER.sub(convert, text)
+
+
 def _unit(raw: str) -> str:
     unit = raw.lower()
     if unit in _UNIT_CLASSES:
@@ -128,7 +153,7 @@ def _first_word(text: str) -> str:
 
 def _is_name(word: str, text: str, chinese: bool, before: str) -> bool:
     low = word.lower()
-    if low in ABBREVIATIONS or low in LIGHT or len(word) < 2:
+    if low in ABBREVIATIONS or low[:-1] in ABBREVIATIONS or low in LIGHT or len(word) < 2:
         return False
     if any(ch.isdigit() for ch in word) or re.search(r"[._+-]", word) or re.search(r"[a-z][A-Z]", word):
         return True
@@ -146,7 +171,7 @@ def _is_name(word: str, text: str, chinese: bool, before: str) -> bool:
 
 def values(text: str) -> Values:
     """The value slots of `text` and the text with them cut out."""
-    folded = arabic(fold(text))
+    folded = english_numerals(arabic(fold(text)))
     chinese = bool(_HAN.search(folded))
     slots: set[Slot] = set()
     rest = folded
@@ -169,6 +194,7 @@ def values(text: str) -> Values:
         _ZH_DAY,
         lambda m: ("day", f"{_ZH_DAYS.index(m.group(1)) % 7 if m.group(1) != '天' else 6}{m.group(2) or ''}"),
     )
+    cut(_EVERY, lambda m: ("duration", str(_SECONDS[_unit(m.group(1) or m.group(2))])))
     cut(_NUMBER, _number)
     for match in reversed(list(_names(rest))):
         word = match.group()
@@ -235,4 +261,11 @@ def _number(match: re.Match[str]) -> Slot | None:
     raw_unit = match.group(2) or ""
     if raw_unit in _NOT_UNITS:
         raw_unit = ""
-    return (f"number:{_unit(raw_unit)}", match.group(1).lstrip("0") or "0")
+    unit = _unit(raw_unit)
+    if unit in _SECONDS:
+        try:
+            seconds = float(match.group(1)) * _SECONDS[unit]
+        except ValueError:  # `1.2.3 days` is no amount
+            return (f"number:{unit}", match.group(1))
+        return ("duration", str(int(seconds)) if seconds.is_integer() else str(seconds))
+    return (f"number:{unit}", match.group(1).lstrip("0") or "0")

@@ -1,12 +1,14 @@
 """Closed word classes of the marked-change rule (`marked_change.py`; issue 37), and how two words are one.
 
 - A change marker says a value is new: `now`, `anymore`, `no longer`, `instead`, `again`, `back to`, `rather
-  than`, `is out`, `from … to`, a verb of moving or replacing in any tense (by lemma), 现在, 不再, 已经不, 又, a
-  word opening with 改 / 换 or holding 迁.
+  than`, `is out`, `from … to`, a verb of moving, replacing or setting an amount anew in any tense (by lemma:
+  `raised`, `bumped`), 现在, 不再, 已经不, 又, a word opening with 改 / 换 or holding 迁, a verb of setting
+  before 到 / 成 (`调到`, `加到`, `挪到`).
 - A statement that asks, plans or adds (`should we…?`, `we might…`, `we also…`, 要不要, 可能, 也, 另外) changes
   nothing, whatever marker it carries.
 - Two words are one when their lemmas or stems meet (`deployments` and `deploy`, `limited` and `limit`), when one
-  is the other's abbreviation (a small table), or, in Chinese, when one is the other's head (`数据库`, `库`).
+  is the other's abbreviation (a small table), or, in Chinese, when one is the other's head (`数据库`, `库`) or
+  the other opens with it (`发版`, `发版日`).
 Pure; `lemminflect` (an English lexicon of lemmas and parts of speech) is imported on first use.
 """
 
@@ -27,14 +29,22 @@ ABBREVIATIONS: dict[str, tuple[str, ...]] = {
     "deps": ("dependencies",), "pr": ("pull", "request"), "repo": ("repository",), "qa": ("quality", "assurance"),
 }  # fmt: skip
 _EN_MARKERS = frozenset(["now", "anymore", "instead", "again", "nowadays", "switched", "replaced"])
-_EN_MARKER_LEMMAS = frozenset(["move", "switch", "replace", "change", "migrate", "swap"])
-_EN_MARKER_OPENINGS = tuple(sorted({lemma[:3] for lemma in _EN_MARKER_LEMMAS}))
+# moving or replacing a thing, or setting an amount anew (`raised to`, `bumped to`, `upgraded to`)
+_EN_MARKER_LEMMAS = frozenset(
+    ["move", "switch", "replace", "change", "migrate", "swap", "raise", "increase", "decrease", "reduce",
+     "bump", "upgrade", "downgrade", "extend", "shorten"]
+)  # fmt: skip
+# the prefix test that spares the lexicon: `mov` (moving), `rais` (so `redis` never loads it)
+_EN_MARKER_OPENINGS = tuple(sorted({lemma[: 3 if len(lemma) <= 4 else 4] for lemma in _EN_MARKER_LEMMAS}))
 _EN_MARKER_PAIRS = frozenset(
     [("no", "longer"), ("back", "to"), ("rather", "than"), ("is", "out"), ("are", "out")]
 )
 _ZH_MARKERS = frozenset(["现在", "如今", "不再", "又", "改回", "换回", "回到"])
 _ZH_MARKER_OPENINGS = ("改", "换")
 _ZH_MARKER_INSIDE = "迁"
+# a verb that sets an amount or a place anew, before 到 / 成 / 为 / 至 (`调到`, `加到`, `提到`, `挪到`, `降成`)
+_ZH_SETTERS = "调提挪搬升降加减涨缩增延"
+_ZH_TO = "到成为至"
 _ZH_NOT_CHANGE = frozenset(["改进", "改善", "改正", "改革", "换行"])
 _QUESTION_OPENINGS = frozenset(
     ["should", "shall", "could", "would", "can", "do", "does", "did", "is", "are", "was", "were", "will", "what",
@@ -53,21 +63,28 @@ _INTENDED = frozenset(
 )  # fmt: skip
 PERSONAL = frozenset(["we", "i", "you", "they", "我们", "我", "大家", "咱们"])
 _EN_ADDED = frozenset(["also", "too", "additionally", "besides", "another", "plus"])
+_PLAINLY_ADDED = frozenset(["also", "additionally", "另外", "此外"])
 _ZH_ADDED = frozenset(["也", "另外", "还有", "同时", "此外", "额外", "另", "还"])
 # words that carry no subject: light verbs, prepositions, particles (beside the parser's own generic words)
 LIGHT = GENERIC | frozenset(
     ["is", "are", "was", "were", "be", "been", "being", "am", "use", "uses", "used", "using", "go", "goes", "went",
      "gone", "going", "done", "get", "gets", "got", "make", "makes", "run", "runs", "ran", "running", "with",
      "by", "for", "to", "of", "as", "and", "or", "but", "via", "per", "than", "not", "no", "what", "it", "they",
+     "after", "before", "every", "each", "into", "within", "until", "under", "across", "around", "least", "most",
+     "through", "we're", "we've", "it's", "they're", "i'm", "同时",
      "them", "one", "live", "lives", "stay", "stays", "happen", "happens",
      "用", "使用", "采用", "是", "在", "由", "负责", "交给", "交由", "放", "放在", "跑", "跑在", "到", "给", "把", "被",
-     "的", "了", "只要", "要", "会", "做", "为", "成", "上", "中", "里", "发", "发到", "归", "管", "走", "只", "不"]
+     "的", "了", "只要", "要", "会", "做", "为", "成", "上", "中", "里", "发", "发到", "归", "管", "走", "只", "不",
+     "每", "之间", "最多", "最少", "至少", "最大", "最小", "最高", "最低"]
 )  # fmt: skip
 # nouns that name the kind of a value, not the thing it belongs to (`打包工具`, `重试次数`)
 CATEGORY = frozenset(
     ["tool", "tools", "version", "time", "count", "number", "value", "setting", "minimum", "maximum", "limit",
+     "max", "min", "size", "threshold", "cap", "ttl", "expiry", "lifetime", "retention", "interval", "period",
+     "frequency", "duration", "大小", "门槛", "阈值", "限制", "有效期", "间隔", "频率", "时长", "保留期",
      "工具", "次数", "数量", "人数", "版本", "时间", "地点", "方式", "周期", "频率", "数", "值", "配置", "上限", "下限"]
 )  # fmt: skip
+_DERIVED = ("ation", "ment", "age", "al", "ance", "ence", "ure", "y")
 _SUFFIXES = ("ments", "ment", "ations", "ation", "ions", "ion", "ings", "ing", "ers", "er", "ed", "es", "s")
 
 
@@ -111,10 +128,18 @@ def keys(word: str) -> frozenset[str]:
     found = {word}
     if word.isascii() and word.isalpha():
         for lemma in english_lemmas(word):
-            found.add(lemma)
-            found.add(_stem(lemma))
+            found.update((lemma, _stem(lemma), _root(lemma)))
         found.add(_stem(word))
     return frozenset(found)
+
+
+def _root(lemma: str) -> str:
+    """A verb and the noun made from it meet: `store` and `storage`, `approve` and `approval`, `expire` and
+    `expiry` (the root keeps four letters at least, and a prefix `~` so it never equals a word)."""
+    for suffix in _DERIVED:
+        if lemma.endswith(suffix) and len(lemma) - len(suffix) >= 4:
+            return "~" + lemma[: -len(suffix)].rstrip("e")
+    return "~" + lemma.rstrip("e") if len(lemma) > 4 else lemma
 
 
 def _stem(word: str) -> str:
@@ -129,7 +154,10 @@ def same_word(a: str, b: str) -> bool:
         return True
     han = not a.isascii() and not b.isascii()
     if han:
-        return a.endswith(b) or b.endswith(a)  # a shared head: `数据库` and `库`, `代码评审` and `评审`
+        short, long = sorted((a, b), key=len)
+        # a shared head (`数据库` and `库`, `代码评审` and `评审`), or the thing with a head after it
+        # (`发版` and `发版日`)
+        return long.endswith(short) or (len(short) >= 2 and long.startswith(short))
     return bool(keys(a) & keys(b))
 
 
@@ -141,6 +169,8 @@ def with_abbreviations(words: Sequence[str]) -> list[str]:
         for i in range(len(out) - n + 1):
             if tuple(out[i : i + n]) == expansion or (n == 1 and out[i] == expansion[0] + "s"):
                 out[i : i + n] = [short, *([""] * (n - 1))]
+            elif out[i] == short + "s":  # `PRs`, `DBs`
+                out[i] = short
     return [word for word in out if word]
 
 
@@ -157,17 +187,36 @@ def has_marker(words: Sequence[str]) -> bool:
                 return True
             if word.startswith("不") and i > 0 and words[i - 1] == "已经":
                 return True
+            if _sets_anew(word, words[i + 1] if i + 1 < len(words) else ""):
+                return True
     return "from" in words and "to" in words[words.index("from") + 1 :]
 
 
-def asks_or_adds(text: str, words: Sequence[str]) -> bool:
-    """A question, a possibility or an added fact (`we also…`, 另外…): nothing it names replaces a stored value."""
-    if (
+def _sets_anew(word: str, after: str) -> bool:
+    """`调到`, `加` + `到`, `提成`: a verb of setting an amount or a place, then the word for `to`."""
+    if word[0] not in _ZH_SETTERS:
+        return False
+    return (len(word) == 2 and word[1] in _ZH_TO) or (len(word) == 1 and after[:1] in _ZH_TO)
+
+
+def asks(text: str) -> bool:
+    """A question by its punctuation or its Chinese cue (`?`, `吗`, 要不要): never a statement of a value."""
+    return (
         "?" in text
         or "？" in text
         or any(cue in text for cue in _ZH_QUESTION)
         or text.rstrip("。.！! ").endswith("吗")
-    ):
+    )
+
+
+def asks_or_adds_plainly(text: str, words: Sequence[str]) -> bool:
+    """A question, or a fact said in so many words to come beside the stored one (`also`, `as well`, 另外)."""
+    return asks(text) or any(word in _PLAINLY_ADDED for word in words) or " as well" in text
+
+
+def asks_or_adds(text: str, words: Sequence[str]) -> bool:
+    """A question, a possibility or an added fact (`we also…`, 另外…): nothing it names replaces a stored value."""
+    if asks(text):
         return True
     first = re.match(r"\s*([a-z]+)", text)
     if first and first.group(1) in _QUESTION_OPENINGS:

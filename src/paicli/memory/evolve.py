@@ -5,8 +5,8 @@ Pure policy over entries. The new fact is related to its neighbours (`neighbours
 it supersedes the stored fact; the old entry stays in the file with `supersededBy` and `supersededAt` and is never
 served as a truth again. A relation the parser is not certain of may be decided by the relation judge's verified
 verdict (`judge.py`); a certain one never is. Where the parser finds no relation, a marked change in a frame it
-does not read (`marked_change.py`) may still supersede, never for sure; a question, a maybe or an added fact
-never supersedes unless the parser is certain. A near-identical fact the parser cannot place is a conflict: it is
+does not read (`marked_change.py`) may still supersede, never for sure; a maybe or an added fact never
+supersedes unless the parser is certain, a question or a plain `also` never. A near-identical fact the parser cannot place is a conflict: it is
 stored as pending (`conflictPending`), excluded from retrieval until the user settles it, so two contradicting
 facts are never both injected. When the new fact's subject is held by several stored subjects that differ from
 each other (`版本` in `JDK 版本` and `Node 版本`), nothing is superseded on that ground alone.
@@ -134,13 +134,16 @@ def relate_all(
     marked = marked_change.pick([entry.content for entry in pool], incoming.content)
     hedged = bool(pool) and marked_change.hedged(incoming.content)
     supposed = bool(pool) and states_nothing(incoming.content)
+    asked = hedged and marked_change.asked(incoming.content)
     for i, (entry, local) in enumerate(zip(pool, relations, strict=True)):
         if local.kind == "none" and corrects_stored(entry.content, incoming.content):
             local = subjects.Relation("changed")  # the parser could not place it; the value slots can
         elif local.kind == "none" and i == marked:
             local = subjects.Relation("changed")  # a marked change in a frame the parser does not read
-        if hedged and local.kind in ("changed", "corrects") and not local.certain:
-            local = subjects.Relation("none")  # a question, a maybe or an added fact replaces nothing
+        if hedged and local.kind in ("changed", "corrects") and (asked or not local.certain):
+            # a question, a maybe or an added fact replaces nothing; a question or a plain `also` not even
+            # where the parser read a value for sure (`Should … be capped at 8 now?`)
+            local = subjects.Relation("none")
         if supposed and local.kind != "none":
             local = subjects.Relation("none")  # nor confirms anything, even when its reading is sure
         verdict = verdicts.get(entry.id)

@@ -6,12 +6,18 @@ nothing itself: `…Stripe Billing; Chargebee does it`):
 
 1. it carries a change marker (`change_words.has_marker`), or does the stored fact's verb again (`rewrote`);
    and the statement neither asks, plans nor adds (`should we…?`, `we might…`, `we also…`, 要不要, 可能, 也);
-2. it shares the stored fact's subject (and names its owner, if the parser found one): a content word that is not a bare verb form (lemmas, stems, a small
-   abbreviation table, Chinese heads), and never while each side keeps a word of its own that the other lacks
-   unless two or more words are shared (`frontend` / `backend`, `logs` / `metrics` stay apart);
+2. it shares the stored fact's subject (and names its owner, if the parser found one, in any word form): a
+   content word that is not a bare verb form (lemmas, stems, a verb and the noun made from it, a word written
+   in two, a small abbreviation table, Chinese heads and the compounds a word opens), a name, or the unit a
+   number counts (`8 workers`); and never while each side keeps a word of its own that the other lacks
+   (`frontend` / `backend`, `logs` / `metrics`, `Webhook retries` / `Email retries` stay apart). The grammar's
+   subject key plays no part: a paraphrase (`retry limit for webhooks`, `webhook retries are capped at`) is
+   read by its words;
 3. it has a value slot the stored fact does not have, of a type the stored fact has a slot of
-   (`change_values`: times, days, numbers with their unit, paths, names), and not two new and two old values
-   of one type (which of them is the subject's would be a guess).
+   (`change_values`: times, days, spans of time in any unit, numbers with their unit or bare, paths, names),
+   and not two new and two old values of one type (which of them is the subject's would be a guess). Where
+   a number or a time changes, a name beside it is a subject word (`Android` in `the Android app`), unless
+   it is the product of a version value (`MySQL 8`).
 
 Among the stored truths that pass, the one sharing the most words is the change; a tie is left alone. The
 verdict is never certain, so a relation judge's verified verdict overrules it. Pure.
@@ -43,6 +49,7 @@ class Part:
     verbs: frozenset[str] = (
         frozenset()
     )  # words a personal pronoun opens (`we keep`): a verb, whatever the lexicon
+    text: str = ""  # the clause as written (lower-cased)
 
     def verbal(self, word: str) -> bool:
         return word in self.verbs or cw.verb_form(word)
@@ -51,11 +58,27 @@ class Part:
     def names(self) -> tuple[str, ...]:
         return tuple(value for kind, value in self.slots if kind == "name")
 
+    @property
+    def units(self) -> tuple[str, ...]:
+        """The words a number counts (`8 workers`): they name the subject as much as a content word."""
+        found = (kind[7:] for kind, _ in self.slots if kind.startswith("number:"))
+        return tuple(unit for unit in found if unit.isascii() and unit.isalpha() and len(unit) > 2)
+
+    def subject_names(self) -> tuple[str, ...]:
+        """The names that are not a product-and-version value (`MySQL 8`, written once, right before a number):
+        `Android` in `the Android app`, `iOS` in `the iOS app … iOS 16`."""
+        found = []
+        for name in self.names:
+            seen = re.findall(rf"(?<![\w.]){re.escape(name)}(?![\w])(\s*v?\d)?", self.text)
+            if not (len(seen) == 1 and seen[0]):
+                found.append(name)
+        return tuple(found)
+
 
 def _words(masked: str) -> list[str]:
     found: list[str] = []
     for run in _WORD.findall(masked):
-        found.extend(segment(run) if not run.isascii() else [run])
+        found.extend(segment(run) if not run.isascii() else [run.removesuffix("'s")])
     return [word.strip() for word in found if word.strip()]
 
 
@@ -70,7 +93,7 @@ def parts(text: str) -> tuple[Part, ...]:
         raw = cw.with_abbreviations(_words(read.masked))
         content = tuple(w for w in raw if w not in cw.LIGHT and not cw.has_marker([w]))
         verbs = frozenset(w for before, w in pairwise(raw) if before in cw.PERSONAL)
-        found.append(Part(tuple(raw), content, read.slots, verbs))
+        found.append(Part(tuple(raw), content, read.slots, verbs, fold(clause)))
     return tuple(found)
 
 
@@ -81,6 +104,7 @@ def _whole(text: str) -> Part:
         tuple(w for p in pieces for w in p.content),
         frozenset(s for p in pieces for s in p.slots),
         frozenset(v for p in pieces for v in p.verbs),
+        " ".join(p.text for p in pieces),
     )
 
 
@@ -91,50 +115,83 @@ def _windows(text: str) -> list[Part]:
     for i, piece in enumerate(pieces):
         if not piece.content and i > 0:
             before = pieces[i - 1]
-            piece = Part(before.raw + piece.raw, before.content, piece.slots, before.verbs | piece.verbs)
+            piece = Part(
+                before.raw + piece.raw,
+                before.content,
+                piece.slots,
+                before.verbs | piece.verbs,
+                f"{before.text} {piece.text}",
+            )
         found.append(piece)
     return found
 
 
-def _shared(old: Part, new: Part) -> int:
-    """How many subject words the two share (0 when they name different things)."""
-    mine = [*old.content, *old.names]
-    theirs = [*new.content, *new.names]
+def _shared(old: Part, new: Part, kinds: frozenset[str] = frozenset()) -> int:
+    """How many subject words the two share (0 when they name different things). A name is a subject word
+    too where the change is of another kind (`Webhook retries` beside `Email retries`, both capped at a number)."""
+    mine = [*old.content, *old.names, *old.units]
+    theirs = [*new.content, *new.names, *new.units]
     matched = [a for a in mine if any(cw.same_word(a, b) for b in theirs)]
     nominal = [
         a
         for a in matched
         if not old.verbal(a) or not all(new.verbal(b) for b in theirs if cw.same_word(a, b))
     ]
-    if not nominal:
-        return 0
-    own_old = [a for a in old.content if _own(a, old, theirs)]
-    own_new = [b for b in new.content if _own(b, new, mine)]
-    if own_old and own_new:
+    if not nominal or _contrasted(old, new, kinds):
         return (
             0  # each names a thing the other lacks: `frontend builds` beside `backend builds` is another one
         )
     return len(nominal)
 
 
-def _own(word: str, part: Part, other: Sequence[str]) -> bool:
-    """A word only one side has that names a thing (not a verb, not the value's kind)."""
-    if word in cw.CATEGORY or part.verbal(word):
+def _contrasted(old: Part, new: Part, kinds: frozenset[str]) -> bool:
+    """Each side keeps a word of its own that names a thing the other lacks."""
+    mine = [*old.content, *old.names, *old.units]
+    theirs = [*new.content, *new.names, *new.units]
+    named = bool(kinds - {"name"})  # a change of a number, a time…: a name beside it is a subject word
+    own_old = [
+        a for a in (*old.content, *(old.subject_names() if named else ())) if _own(a, old, theirs, new)
+    ]
+    own_new = [b for b in (*new.content, *(new.subject_names() if named else ())) if _own(b, new, mine, old)]
+    return bool(own_old and own_new)
+
+
+def _own(word: str, part: Part, other: Sequence[str], other_part: Part) -> bool:
+    """A word only one side has that names a thing (not a verb, not the value's kind); a word the other side
+    writes in two (`timeout`, `time out`) is shared."""
+    if word in cw.CATEGORY or part.verbal(word) or (len(word) == 1 and not word.isascii()):
+        return False  # one Chinese character is often what the segmenter left over (`库是` beside `库`)
+    if any(word == a + b for a, b in pairwise(other_part.raw)):
         return False
     return not any(cw.same_word(word, b) for b in other)
 
 
-def _new_value(old: Part, new: Part) -> bool:
-    old_words = [*old.content]
+def _new_value(old: Part, new: Part) -> frozenset[str]:
+    """The kinds of value `new` holds anew where `old` holds one of that kind (empty: no new value)."""
+    old_words = [*old.content, *old.names]
     fresh = [y for y in new.slots if y not in old.slots and not any(cw.same_word(y[1], w) for w in old_words)]
+    new_names = new.names
+    found: set[str] = set()
     for kind in {y[0] for y in fresh}:
-        if not any(x[0] == kind for x in old.slots):
+        if not any(_same_kind(x[0], kind) for x in old.slots):
             continue
-        gone = [x for x in old.slots if x[0] == kind and x not in new.slots]
-        if sum(1 for y in fresh if y[0] == kind) >= 2 and len(gone) >= 2:
+        # a name the other side writes in another form (`Hotfixes`, `hotfix`) is neither gone nor new
+        gone = [
+            x
+            for x in old.slots
+            if _same_kind(x[0], kind)
+            and x not in new.slots
+            and not (x[0] == "name" and any(cw.same_word(x[1], n) for n in new_names))
+        ]
+        if sum(1 for y in fresh if _same_kind(y[0], kind)) >= 2 and len(gone) >= 2:
             continue  # two new values and two old ones of one kind: which is the subject's is a guess
-        return True
-    return False
+        found.add(kind)
+    return frozenset(found)
+
+
+def _same_kind(a: str, b: str) -> bool:
+    """One kind of value; a bare number is one kind with a counted one (`pool size 40`, `20 connections`)."""
+    return a == b or (a.startswith("number:") and b.startswith("number:") and "number:" in (a, b))
 
 
 def score(stored: str, incoming: str) -> int:
@@ -142,18 +199,28 @@ def score(stored: str, incoming: str) -> int:
     whole = _whole(incoming)
     if cw.asks_plans_or_adds(incoming.lower(), whole.raw):
         return 0
-    found = subject_of(stored)
-    if found is not None and found.owner and found.owner not in fold(incoming).replace(" ", ""):
+    if not _owner_named(stored, incoming, whole):
         return 0  # the stored fact is about another owner's subject (`for the billing service, …`)
     old = _whole(stored)
     best = 0
     for window in _windows(incoming):
         if not (cw.has_marker(window.raw) or cw.redoes(window.raw, old.raw)):
             continue
-        if not _new_value(old, window):
+        kinds = _new_value(old, window)
+        if not kinds:
             continue
-        best = max(best, _shared(old, window))
+        best = max(best, _shared(old, window, kinds))
     return best
+
+
+def _owner_named(stored: str, incoming: str, whole: Part) -> bool:
+    """The stored subject's owner, if any, is named by the new fact, in any word form (`for webhooks`,
+    `webhook retries`)."""
+    found = subject_of(stored)
+    if found is None or not found.owner or found.owner in fold(incoming).replace(" ", ""):
+        return True
+    words = [w for w in (*whole.content, *whole.names) if len(w) >= 3]
+    return any(w in found.owner or cw.same_word(found.owner, w) for w in words)  # the owner has no spaces
 
 
 def marked(text: str, stored: Sequence[str]) -> bool:
@@ -164,6 +231,12 @@ def marked(text: str, stored: Sequence[str]) -> bool:
         return True
     again = {w[2:4] for w in words if w.startswith("re") and len(w) > 4}
     return bool(again) and any(w[:2] in again for text in stored for w in _words(fold(text)))
+
+
+def asked(text: str) -> bool:
+    """A question by its punctuation or cue, or a fact said to be added (`also`, 另外): never a replacement,
+    whatever the parser read (`change_words.asks_or_adds_plainly`)."""
+    return cw.asks_or_adds_plainly(fold(text), _words(fold(text)))
 
 
 def hedged(text: str) -> bool:

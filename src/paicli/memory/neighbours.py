@@ -1,8 +1,9 @@
 """The stored truths a new fact is compared with: its neighbours on a plausibly same subject (pure).
 
 A cheap text filter, so a write stays fast at any store size without segmenting stored facts: the new fact's
-content words (and the two-character pieces of its Chinese words, which meet `审查人` in `代码审查人`) are looked
-up as substrings of each candidate's lower-cased text; the candidates that hold the most of them come first.
+content words (and the two-character pieces of its Chinese words, which meet `审查人` in `代码审查人`, and the
+opening of a longer English word, which meets its other forms: `retries` and `retry`) are looked up as
+substrings of each candidate's lower-cased text; the candidates that hold the most of them come first.
 This is the seam where an index-based lookup can replace the scan: `evolve.decide` takes whatever candidate
 list it is given and relates each one.
 """
@@ -32,6 +33,8 @@ def needles(text: str) -> frozenset[str]:
                 continue
             if token.han and len(word) > 2:
                 found.update(word[i : i + 2] for i in range(len(word) - 1))
+            elif not token.value and word.isascii() and word.isalpha() and len(word) >= 5:
+                found.add(word[: max(4, len(word) - 3)])  # another word form: `uploads` meets `upload size`
             found.add(word)
     for (
         short,
