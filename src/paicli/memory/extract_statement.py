@@ -122,6 +122,35 @@ def _without_lead_in(clause: str) -> str:
     return java_trim(text[found.end() :]) if found else text
 
 
+def before_request(tail: str) -> str:
+    """What follows a quote in its sentence, up to a later clause that opens a request of its own
+    (`镜像仓库换成 Harbor 了，帮我看看这个 Dockerfile 有没有问题？`): that clause's question mark asks for a task
+    and does not make the statement before it a question. A request that asks whether the statement holds
+    (`…，帮我确认一下对不对？`) or names nothing of its own to work on (`…, can you check?`) is about the
+    statement: then nothing is cut."""
+    for boundary in _CLAUSE_BOUNDARY.finditer(tail):
+        rest = tail[boundary.end() :]
+        request = REQUEST.match(rest)
+        if request and not _DOUBT.search(rest) and _names_own_object(rest[request.end() :]):
+            return tail[: boundary.start()]
+    return tail
+
+
+def _names_own_object(body: str) -> bool:
+    """The request's words beyond a pointer back (`it`, `this`, `一下`, `看看`) name a thing of their own."""
+    plain = _POINTERS.sub(" ", body)
+    words = _EN_WORD.findall(plain)
+    han = _HAN.findall(plain)
+    return len(words) >= 2 or len(han) >= 4 or bool(words and han)
+
+
+_CLAUSE_BOUNDARY = re.compile(r"[，,]\s*")
+_DOUBT = re.compile(
+    r"(?i)对不对|对吗|是不是|是否|确认|核实|核对|真的|\b(?:right|correct|true|confirm|verify|whether|if)\b"
+)
+_POINTERS = re.compile(
+    r"(?i)\b(?:it|this|that|these|those|the|a|an|one|look|please)\b|一下|看看|看下|这个|那个|这些|它|[？?！!。.]"
+)
 _LEADING_MARKS = re.compile(r"^[\s—–\-…·•*>\"'“”‘’「」『』()（）\[\]【】]+")
 _SENTENCE_END = re.compile(r"[。！!？?；;]|[.?!](?=\s)")
 
