@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from paicli.memory.extract_rules import judge_quotes, safe_input
+from paicli.memory.extract_rules import judge_quotes, safe_input, worth_asking
 from paicli.memory.extract_secrets import carries_secret
 from paicli.memory.extract_statement import before_request
 from tests.extractor.quoting import quoting_manager
@@ -96,6 +96,10 @@ def test_a_quote_that_carries_a_secret_is_rejected_even_if_it_reached_the_model(
         ("连接池大小是 20。", "现在连接池大小是 32 了。"),
         ("代码评审由王磊负责。", "从这周起代码评审改成李娜负责。"),
         ("The release approver is Zhou Min.", "These days the release approver is Chen Jie."),
+        (
+            "The default branch is master.",
+            "As of today the default branch is main.",
+        ),  # `as of` frames the time
     ],
 )
 def test_a_time_word_before_a_new_value_for_a_stored_subject_is_a_correction(
@@ -194,3 +198,38 @@ def test_a_plain_declarative_is_stored(turn: str, tmp_path: Path) -> None:
 )
 def test_a_request_question_or_plan_is_not(turn: str, tmp_path: Path) -> None:
     assert _contents(turn, tmp_path) == []
+
+
+def test_an_as_of_frame_is_no_part_of_the_subject_so_the_new_value_supersedes(tmp_path: Path) -> None:
+    from paicli.memory import evolve
+
+    mgr = quoting_manager(tmp_path)
+    assert mgr.store_fact("The default branch is master.").written
+    mgr.extract_facts_from_user_turn("As of today the default branch is main.")
+    truths = [e.content for e in mgr.store.get_all(mgr.project_key) if evolve.is_truth(e)]
+    assert truths == ["As of today the default branch is main"]
+
+
+# ---- a note of a subject and a bare number ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "turn", ["另外，frontend Node version 20。", "连接池大小 50。", "backend JDK version 11"]
+)
+def test_a_label_of_several_words_and_a_bare_number_is_a_note(turn: str) -> None:
+    quote = turn.split("，")[-1].rstrip("。")
+    assert worth_asking(safe_input(turn))
+    assert _reason(turn, quote) is None
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "build 42",  # one word: a fragment
+        "nous utilisons toujours Java 8",  # four Latin words: a sentence in a language the grammar does not read
+        "第 3 轮 12",  # an ordinal names a place, not a subject
+        "运行 echo 8080",  # a task
+    ],
+)
+def test_a_fragment_a_foreign_sentence_or_a_task_with_a_number_is_no_note(turn: str) -> None:
+    assert _reason(turn, turn) is not None

@@ -16,7 +16,14 @@ from paicli.memory.extract_batch import Verdict, parse_quotes, without_parts
 from paicli.memory.extract_limits import MIN_INPUT
 from paicli.memory.extract_limits import input_in_range as input_in_range
 from paicli.memory.extract_secrets import carries_secret
-from paicli.memory.extract_statement import before_request, has_statement, reads_as_statement, sentence_start
+from paicli.memory.extract_secrets import safe_input as safe_input
+from paicli.memory.extract_statement import (
+    before_request,
+    has_statement,
+    numeric_note,
+    reads_as_statement,
+    sentence_start,
+)
 from paicli.memory.extract_voice import (
     acceptable_label,
     after_own_label,
@@ -50,7 +57,6 @@ from paicli.memory.extract_words import (
     OWN_VOICE_LABEL,
     POSSIBLE_FACT,
     PREFERENCE,
-    REFERENCE_SPLIT,
     REPORTED,
     REQUEST,
     REQUEST_DURABLE,
@@ -71,24 +77,6 @@ MAX_QUOTE = 180
 
 # Whether a quote gives a stored subject a new value (the memory store answers; None: no store to ask).
 Corrects = Callable[[str], bool]
-
-
-def safe_input(text: str, hardened: bool = True) -> str:
-    """Drop every sentence that mentions a secret (spec 5.2 step 2); the rest goes to the model. Hardened, a
-    sentence is dropped for a secret's value, not for a word that names a kind of secret (`密码策略是至少 12 位`
-    is a fact; `密码是 qwe123456` is a secret)."""
-    split = _HARDENED_SPLIT if hardened else REFERENCE_SPLIT
-    kept = [s for s in split.split(text) if s and not _secret(s, hardened)]
-    return java_trim("".join(kept))
-
-
-# Hardened, an English sentence end or a question or exclamation mark ends a sentence too, so a secret-free
-# statement is not lost with the request that follows it (`Credentials come from Vault. Can you check …?`).
-_HARDENED_SPLIT = re.compile(r"(?<=[。；;\n！？])|(?<=[.!?])(?=\s)")
-
-
-def _secret(text: str, hardened: bool) -> bool:
-    return carries_secret(text) if hardened else SENSITIVE.search(text) is not None
 
 
 def worth_asking(safe: str, hardened: bool = True, corrects: Corrects | None = None) -> bool:
@@ -123,7 +111,7 @@ def reference_reason(
         return "length"
     if quote not in safe:
         return "not_verbatim"
-    if _secret(quote, hardened):
+    if carries_secret(quote) if hardened else SENSITIVE.search(quote):
         return "secret_shape" if hardened else "sensitive"  # hardened: a secret's value, not a word
     if corrects is not None and corrects(quote):
         if BOUNDED_TIME.search(STARTING_POINT.sub(" ", correction_frame(quote, quote))):
@@ -358,6 +346,7 @@ def hardened_reason(quote: str, analysis: InputAnalysis, corrects: Corrects | No
         and not correction
         and not declares(quote)
         and not reads_as_statement(quote)
+        and not numeric_note(quote)
         and not all(
             _under_own_label(analysis, quote, p) or _labelled_by_owner(analysis, quote, p)
             for p in occurrences

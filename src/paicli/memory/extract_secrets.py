@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import re
 
-from paicli.memory.extract_words import SECRET_NAME, SECRET_VALUE
+from paicli.memory.extract_voice import java_trim
+from paicli.memory.extract_words import REFERENCE_SPLIT, SECRET_NAME, SECRET_VALUE, SENSITIVE
 from paicli.redact import looks_like_secret
 
 # What links a secret's name to its value: a copula, a colon or `=`, or a verb of setting.
@@ -74,3 +75,21 @@ def _given_a_value(after_name: str) -> bool:
     if not value or _HAN.search(value):
         return False  # `密码策略是至少 12 位` names no value; a value in Chinese words describes
     return _DESCRIPTION_START.match(value) is None
+
+
+def safe_input(text: str, hardened: bool = True) -> str:
+    """Drop every sentence that mentions a secret (spec 5.2 step 2); the rest goes to the model. Hardened, a
+    sentence is dropped for a secret's value, not for a word that names a kind of secret (`密码策略是至少 12 位`
+    is a fact; `密码是 qwe123456` is a secret)."""
+    split = _HARDENED_SPLIT if hardened else REFERENCE_SPLIT
+    kept = [s for s in split.split(text) if s and not _secret(s, hardened)]
+    return java_trim("".join(kept))
+
+
+# Hardened, an English sentence end or a question or exclamation mark ends a sentence too, so a secret-free
+# statement is not lost with the request that follows it (`Credentials come from Vault. Can you check …?`).
+_HARDENED_SPLIT = re.compile(r"(?<=[。；;\n！？])|(?<=[.!?])(?=\s)")
+
+
+def _secret(text: str, hardened: bool) -> bool:
+    return carries_secret(text) if hardened else SENSITIVE.search(text) is not None

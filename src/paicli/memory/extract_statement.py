@@ -24,6 +24,7 @@ from paicli.memory.extract_words import (
     TRAILING_END,
 )
 from paicli.memory.quote_context import InputAnalysis
+from paicli.memory.subject import claim_of
 
 # A statement has a finite verb after its subject. English marks one by an auxiliary or copula, a contraction,
 # or an inflection (-s, -ed); a bare plural subject (`Nightly builds run`) carries the -s on its noun instead.
@@ -56,6 +57,7 @@ _ZH_PREDICATE = re.compile(
 )
 _MIN_HAN = 4
 _MIN_EN_WORDS = 3
+_MAX_LABEL_WORDS = 3
 _SENTENCES = re.compile(r"(?<=[。！!？?\n])|(?<=[.!?])\s")
 _CLAUSE_END = re.compile(r"[，,；;。！!？?\n]|\.(?=\s|$)")
 _LABEL_END = re.compile(r"：|:(?=\s)")  # what follows the user's label is a clause too (`Heads-up: …`)
@@ -87,6 +89,21 @@ def reads_as_statement(clause: str) -> bool:
     return any(_EN_FINITE.match(w) for w in words[1:]) and any(_EN_FUNCTION.match(w) for w in words)
 
 
+def numeric_note(clause: str) -> bool:
+    """`frontend Node version 20`, `连接池大小 50`: a subject of several words and one bare number or version
+    after it, with no verb, is the user's note of that subject's value (the claim grammar's bare reading). A
+    label is a short noun compound: one word (`build 42`) is a fragment, and four or more Latin words are a
+    sentence the grammar does not know (`nous utilisons toujours Java 8`), not a label."""
+    text = TRAILING_END.sub("", _without_lead_in(clause))
+    claim = claim_of(text)
+    if claim.stated or claim.colon_subject or len(claim.readings) != 1:
+        return False
+    subject = claim.readings[0].subject
+    if subject is None or len(subject.latin) > _MAX_LABEL_WORDS:
+        return False
+    return len(subject.latin) >= 2 or len(subject.han) >= _MIN_HAN
+
+
 def has_statement(safe: str) -> bool:
     """Whether any clause of the turn reads as a statement or declares a value (`Release approver: Zhou Min`):
     the automatic path's reason to ask the model."""
@@ -94,7 +111,7 @@ def has_statement(safe: str) -> bool:
         if not java_trim(sentence) or INTERROGATIVE.search(sentence):
             continue
         parts = [part for part in _CLAUSE_END.split(sentence) if java_trim(part)]
-        if FACT_WORDS.search(sentence) or any(reads_as_statement(part) for part in parts):
+        if FACT_WORDS.search(sentence) or any(reads_as_statement(p) or numeric_note(p) for p in parts):
             return True  # the cue words of the reference still count, outside questions (`本项目基于 .NET 8`)
         after_labels = [piece for part in parts for piece in _LABEL_END.split(part)[1:] if java_trim(piece)]
         if any(map(declares, (sentence, *parts, *after_labels))):
