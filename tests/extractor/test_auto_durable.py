@@ -36,6 +36,8 @@ def _contents(turn: str, tmp_path: Path, stored: tuple[str, ...] = ()) -> list[s
         "短信验证码的有效期是 5 分钟。",
         "token 的过期时间是 30 分钟。",
         "The password is required for every deploy.",
+        "The API key for ap-southeast-1 is in Vault.",  # a region name is no password
+        "Tokens are signed with HS256.",
     ],
 )
 def test_a_sentence_that_only_names_a_kind_of_secret_is_stored(turn: str, tmp_path: Path) -> None:
@@ -58,6 +60,8 @@ def test_a_sentence_that_only_names_a_kind_of_secret_is_stored(turn: str, tmp_pa
         "Never paste the deploy token into chat, I'll DM it.",
         "My API key is sk-test-abc.",  # a key prefix, whatever the words
         "联系邮箱 ops@example.com 有问题找我们。",
+        "The admin PIN is 7391.",
+        "token 填 abcdEFGH1234 就行",  # eight or more letters and digits together
     ],
 )
 def test_a_sentence_that_holds_a_secret_never_reaches_the_model(turn: str, tmp_path: Path) -> None:

@@ -35,16 +35,19 @@ _CLAUSE_END = re.compile(r"[，,；;。！!？?\n]|\.(?=\s|$)")
 # characters`, `in Vault`, `not stored`), a participle or an adjective (`kept in a vault`, `valid for an hour`).
 _DESCRIPTION_START = re.compile(
     r"(?i)^(?:a|an|the|at|in|on|by|from|for|under|inside|within|never|not|no|only|always|still|also|now|"
+    r"that|what|how|when|where|which|who|to|one|like|"
     r"never|required|optional|mandatory|valid|invalid|unique|private|public|empty|shared|personal|separate|"
     r"different|random|strong|weak|short|long|same|kept|held|sent|built|made|put|left|"
     r"[a-z]+(?:ed|en|ing|able|ible|ive|al|ful|ous|less|ly|ent|ant))\b"
 )
 _HAN = re.compile(r"[\u3400-\u9fff]")
-# A password-like token: letters and digits interleaved at least three times, or a symbol between them.
+# A password-like token: letters and digits interleaved at least three times, a symbol between them, or eight or
+# more letters and digits together.
 _MIXED = re.compile(
     r"(?<![A-Za-z0-9])(?=[A-Za-z0-9!@#$%^&*~+?_-]{6,})"
     r"(?:[A-Za-z]+[0-9]+[A-Za-z]+[0-9]+|[0-9]+[A-Za-z]+[0-9]+[A-Za-z]+|"
-    r"[A-Za-z0-9]+[!@#$%^&*~+?][A-Za-z0-9!@#$%^&*~+?]*[A-Za-z0-9])"
+    r"[A-Za-z0-9]+[!@#$%^&*~+?][A-Za-z0-9!@#$%^&*~+?]*[A-Za-z0-9]|"
+    r"(?=[A-Za-z]*[0-9])(?=[0-9]*[A-Za-z])[A-Za-z0-9]{8,}(?![A-Za-z0-9]))"
 )
 # A bare number that counts nothing (no unit after it): a PIN, a one-time code.
 _CODE = re.compile(r"(?<![\d.:/-])\d{4,}(?![\d.:/-]|\s*[A-Za-z\u3400-\u9fff%])")

@@ -35,7 +35,7 @@ SECRET_VALUE = re.compile(r"(?i)\bsk-[a-z0-9]|" + _SECRET_VALUE_SOURCE)
 # ... and the names of kinds of secret, whose sentences are read for a value given to the name.
 SECRET_NAME = re.compile(
     r"(?i)api[_ -]?key|access[_ -]?key|secret|password|passwd|\bpwd\b|bearer|token|credential|\bcreds\b|"
-    r"private[_ -]?key|passphrase|session[_ -]?id|cookie|密码|密钥|秘钥|口令|私钥|凭证|凭据|令牌|身份证|手机号|"
+    r"private[_ -]?key|passphrase|passcode|\bpin\b|\botp\b|session[_ -]?id|cookie|密码|密钥|秘钥|口令|私钥|凭证|凭据|令牌|身份证|手机号|"
     r"电话号码|邮箱|验证码|银行卡|信用卡|卡号"
 )
 # The code's trigger list, the article's and an English set: a fact must name who or what it is about.
