@@ -12,7 +12,8 @@ from paicli.cancel import CancelToken
 from paicli.context.estimate import estimate_tokens, utf16_len
 from paicli.llm.messages import ChatResponse, Message, Usage
 from paicli.llm.protocol import DeltaCallback, LLMClient
-from paicli.memory.extract_words import FACT_WORDS, SENSITIVE, TEMPORARY
+from paicli.memory.extract_secrets import carries_secret
+from paicli.memory.extract_words import FACT_WORDS, TEMPORARY
 
 INPUT_START = "=== 用户原文 ===\n"
 INPUT_END = "\n=== 结束 ==="
@@ -121,7 +122,7 @@ def _candidates(text: str) -> list[tuple[str, int]]:
 
 def _score(span: str, bonus: int) -> int:
     score = bonus + (3 if FACT_WORDS.search(span) else 0) + (1 if _ASKS.search(span) else 0)
-    if SENSITIVE.search(span) or TEMPORARY.search(span) or "```" in span or "~~~" in span:
+    if carries_secret(span) or TEMPORARY.search(span) or "```" in span or "~~~" in span:
         score -= 6  # known to fail even the reference checks: a smart attacker does not waste a slot on it
     return score
 

@@ -20,6 +20,8 @@ class Case:
     category: str
     input: str
     expected_quotes: tuple[str, ...]
+    # facts the user saved (`/save`) before this turn: a quote may give one of their subjects a new value
+    stored: tuple[str, ...] = ()
 
     @property
     def negative(self) -> bool:
@@ -31,7 +33,11 @@ def load_cases(path: str | Path) -> list[Case]:
     cases = []
     for raw in data["cases"]:
         case = Case(
-            str(raw["id"]), str(raw.get("category", "")), str(raw["input"]), tuple(raw["expected_quotes"])
+            str(raw["id"]),
+            str(raw.get("category", "")),
+            str(raw["input"]),
+            tuple(raw["expected_quotes"]),
+            tuple(str(fact) for fact in raw.get("stored", ())),
         )
         missing = [q for q in case.expected_quotes if q not in case.input]
         if missing:
@@ -118,7 +124,8 @@ CallCounter = Callable[[], int]
 
 
 def run_case(case: Case, client: LLMClient, calls: CallCounter, hardened: bool = True) -> CaseResult:
-    """Fresh store in a temp dir; the case's input goes through MemoryManager.extract_facts_from_user_turn."""
+    """Fresh store in a temp dir holding the case's stored facts; the case's input goes through
+    MemoryManager.extract_facts_from_user_turn."""
     from paicli.memory.extractor import AutoFactExtractor
     from paicli.memory.manager import MemoryManager
     from paicli.memory.store import LongTermMemory
@@ -130,6 +137,9 @@ def run_case(case: Case, client: LLMClient, calls: CallCounter, hardened: bool =
             store, tmp, MemoryValues.parse(env), extractor=AutoFactExtractor(client, hardened=hardened)
         )
         manager.auto_extract_enabled = True
+        for fact in case.stored:
+            if not manager.store_fact(fact).written:
+                raise ValueError(f"case {case.id}: stored fact was not written: {fact!r}")
         before = calls()
         saved = tuple(entry.content for entry in manager.extract_facts_from_user_turn(case.input))
         used = calls() - before

@@ -92,6 +92,7 @@ _NOT_NOUN = (
     | _ADVERBS
     | w.EN_DETERMINERS
 )
+_DETERMINERS = frozenset(["the", "a", "an", "our", "my", "their", "its"])
 _TIME_NOUNS = frozenset(["days", "weeks", "months", "day", "week", "month", "year", "sprint", "release"])
 
 
@@ -273,6 +274,10 @@ def without_frame(tokens: list[Token]) -> list[Token]:
     segmenter may cut the frame in pieces: 从 / 这 / 周起)."""
     if len(tokens) > 3 and tokens[0].text in ("these", "this", "next") and tokens[1].text in _TIME_NOUNS:
         return tokens[2:]
+    if len(tokens) > 4 and (tokens[0].text, tokens[1].text) == ("as", "of"):  # `As of today the S is B`
+        end = next((i for i in range(3, min(len(tokens) - 1, 7)) if tokens[i].text in _DETERMINERS), None)
+        if end is not None:
+            return tokens[end:]
     if tokens and tokens[0].text == "从":
         end = next(
             (i for i in range(1, min(4, len(tokens) - 1)) if tokens[i].text.endswith(("起", "开始"))), None

@@ -15,7 +15,15 @@ from paicli.context.estimate import utf16_len
 from paicli.memory.extract_batch import Verdict, parse_quotes, without_parts
 from paicli.memory.extract_limits import MIN_INPUT
 from paicli.memory.extract_limits import input_in_range as input_in_range
-from paicli.memory.extract_statement import has_statement, reads_as_statement, sentence_start
+from paicli.memory.extract_secrets import carries_secret
+from paicli.memory.extract_secrets import safe_input as safe_input
+from paicli.memory.extract_statement import (
+    before_request,
+    has_statement,
+    numeric_note,
+    reads_as_statement,
+    sentence_start,
+)
 from paicli.memory.extract_voice import (
     acceptable_label,
     after_own_label,
@@ -49,11 +57,9 @@ from paicli.memory.extract_words import (
     OWN_VOICE_LABEL,
     POSSIBLE_FACT,
     PREFERENCE,
-    REFERENCE_SPLIT,
     REPORTED,
     REQUEST,
     REQUEST_DURABLE,
-    SECRET_SHAPES,
     SENSITIVE,
     SPECULATION,
     STARTING_POINT,
@@ -71,16 +77,6 @@ MAX_QUOTE = 180
 
 # Whether a quote gives a stored subject a new value (the memory store answers; None: no store to ask).
 Corrects = Callable[[str], bool]
-
-
-def safe_input(text: str, hardened: bool = True) -> str:
-    """Drop every sentence that mentions a secret (spec 5.2 step 2); the rest goes to the model."""
-    kept = [
-        s
-        for s in REFERENCE_SPLIT.split(text)
-        if s and not SENSITIVE.search(s) and not (hardened and SECRET_SHAPES.search(s))
-    ]
-    return java_trim("".join(kept))
 
 
 def worth_asking(safe: str, hardened: bool = True, corrects: Corrects | None = None) -> bool:
@@ -115,8 +111,8 @@ def reference_reason(
         return "length"
     if quote not in safe:
         return "not_verbatim"
-    if SENSITIVE.search(quote):
-        return "sensitive"
+    if carries_secret(quote) if hardened else SENSITIVE.search(quote):
+        return "secret_shape" if hardened else "sensitive"  # hardened: a secret's value, not a word
     if corrects is not None and corrects(quote):
         if BOUNDED_TIME.search(STARTING_POINT.sub(" ", correction_frame(quote, quote))):
             return "temporary"
@@ -145,7 +141,10 @@ def _reference_quoted_or_question(safe: str, quote: str, hardened: bool = False)
     stop = _FULL_STOP.search(safe, max(p, p + len(quote) - 1)) if hardened else None
     if stop is not None:
         ends.append(stop.start())
-    sentence = safe[start : min(ends) if ends else len(safe)]
+    stop_at = min(ends) if ends else len(safe)
+    if hardened:
+        stop_at = p + len(quote) + len(before_request(safe[p + len(quote) : stop_at]))
+    sentence = safe[start:stop_at]
     return "？" in sentence or "?" in sentence
 
 
@@ -229,7 +228,11 @@ def _third_party(a: InputAnalysis, quote: str, p: int) -> bool:
 
 
 def _question(a: InputAnalysis, quote: str, p: int) -> bool:
-    sentence = java_trim(a.sentence_around(p, p + len(quote)))
+    end = p + len(quote)
+    around = a.sentence_around(p, end)
+    cut = end - (p - len(a.text_before_in_sentence(p)))  # where the quote ends in `around`
+    # a request after the statement asks its own question (`…，帮我看看有没有问题？`)
+    sentence = java_trim(around[:cut] + before_request(around[cut:]))
     if INTERROGATIVE.search(sentence):
         return True
     # an English question opens with its auxiliary; a later clause that starts with one continues a statement
@@ -336,8 +339,6 @@ def hardened_reason(quote: str, analysis: InputAnalysis, corrects: Corrects | No
         return "fictional"
     if INNER_END.search(TRAILING_END.sub("", quote)):
         return "spans_sentences"
-    if SECRET_SHAPES.search(quote):
-        return "secret_shape"
     occurrences = analysis.occurrences(quote)
     correction = corrects is not None and corrects(quote)  # the store knows its subject
     if (
@@ -345,6 +346,7 @@ def hardened_reason(quote: str, analysis: InputAnalysis, corrects: Corrects | No
         and not correction
         and not declares(quote)
         and not reads_as_statement(quote)
+        and not numeric_note(quote)
         and not all(
             _under_own_label(analysis, quote, p) or _labelled_by_owner(analysis, quote, p)
             for p in occurrences

@@ -24,6 +24,7 @@ from paicli.memory.extract_words import (
     TRAILING_END,
 )
 from paicli.memory.quote_context import InputAnalysis
+from paicli.memory.subject import claim_of
 
 # A statement has a finite verb after its subject. English marks one by an auxiliary or copula, a contraction,
 # or an inflection (-s, -ed); a bare plural subject (`Nightly builds run`) carries the -s on its noun instead.
@@ -56,6 +57,7 @@ _ZH_PREDICATE = re.compile(
 )
 _MIN_HAN = 4
 _MIN_EN_WORDS = 3
+_MAX_LABEL_WORDS = 3
 _SENTENCES = re.compile(r"(?<=[。！!？?\n])|(?<=[.!?])\s")
 _CLAUSE_END = re.compile(r"[，,；;。！!？?\n]|\.(?=\s|$)")
 _LABEL_END = re.compile(r"：|:(?=\s)")  # what follows the user's label is a clause too (`Heads-up: …`)
@@ -87,6 +89,21 @@ def reads_as_statement(clause: str) -> bool:
     return any(_EN_FINITE.match(w) for w in words[1:]) and any(_EN_FUNCTION.match(w) for w in words)
 
 
+def numeric_note(clause: str) -> bool:
+    """`frontend Node version 20`, `连接池大小 50`: a subject of several words and one bare number or version
+    after it, with no verb, is the user's note of that subject's value (the claim grammar's bare reading). A
+    label is a short noun compound: one word (`build 42`) is a fragment, and four or more Latin words are a
+    sentence the grammar does not know (`nous utilisons toujours Java 8`), not a label."""
+    text = TRAILING_END.sub("", _without_lead_in(clause))
+    claim = claim_of(text)
+    if claim.stated or claim.colon_subject or len(claim.readings) != 1:
+        return False
+    subject = claim.readings[0].subject
+    if subject is None or len(subject.latin) > _MAX_LABEL_WORDS:
+        return False
+    return len(subject.latin) >= 2 or len(subject.han) >= _MIN_HAN
+
+
 def has_statement(safe: str) -> bool:
     """Whether any clause of the turn reads as a statement or declares a value (`Release approver: Zhou Min`):
     the automatic path's reason to ask the model."""
@@ -94,7 +111,7 @@ def has_statement(safe: str) -> bool:
         if not java_trim(sentence) or INTERROGATIVE.search(sentence):
             continue
         parts = [part for part in _CLAUSE_END.split(sentence) if java_trim(part)]
-        if FACT_WORDS.search(sentence) or any(reads_as_statement(part) for part in parts):
+        if FACT_WORDS.search(sentence) or any(reads_as_statement(p) or numeric_note(p) for p in parts):
             return True  # the cue words of the reference still count, outside questions (`本项目基于 .NET 8`)
         after_labels = [piece for part in parts for piece in _LABEL_END.split(part)[1:] if java_trim(piece)]
         if any(map(declares, (sentence, *parts, *after_labels))):
@@ -122,6 +139,35 @@ def _without_lead_in(clause: str) -> str:
     return java_trim(text[found.end() :]) if found else text
 
 
+def before_request(tail: str) -> str:
+    """What follows a quote in its sentence, up to a later clause that opens a request of its own
+    (`镜像仓库换成 Harbor 了，帮我看看这个 Dockerfile 有没有问题？`): that clause's question mark asks for a task
+    and does not make the statement before it a question. A request that asks whether the statement holds
+    (`…，帮我确认一下对不对？`) or names nothing of its own to work on (`…, can you check?`) is about the
+    statement: then nothing is cut."""
+    for boundary in _CLAUSE_BOUNDARY.finditer(tail):
+        rest = tail[boundary.end() :]
+        request = REQUEST.match(rest)
+        if request and not _DOUBT.search(rest) and _names_own_object(rest[request.end() :]):
+            return tail[: boundary.start()]
+    return tail
+
+
+def _names_own_object(body: str) -> bool:
+    """The request's words beyond a pointer back (`it`, `this`, `一下`, `看看`) name a thing of their own."""
+    plain = _POINTERS.sub(" ", body)
+    words = _EN_WORD.findall(plain)
+    han = _HAN.findall(plain)
+    return len(words) >= 2 or len(han) >= 4 or bool(words and han)
+
+
+_CLAUSE_BOUNDARY = re.compile(r"[，,]\s*")
+_DOUBT = re.compile(
+    r"(?i)对不对|对吗|是不是|是否|确认|核实|核对|真的|\b(?:right|correct|true|confirm|verify|whether|if)\b"
+)
+_POINTERS = re.compile(
+    r"(?i)\b(?:it|this|that|these|those|the|a|an|one|look|please)\b|一下|看看|看下|这个|那个|这些|它|[？?！!。.]"
+)
 _LEADING_MARKS = re.compile(r"^[\s—–\-…·•*>\"'“”‘’「」『』()（）\[\]【】]+")
 _SENTENCE_END = re.compile(r"[。！!？?；;]|[.?!](?=\s)")
 

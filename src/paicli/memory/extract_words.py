@@ -17,13 +17,26 @@ POSSIBLE_FACT = re.compile(
 TEMPORARY = re.compile("现在|这次|今天|明天|刚才|临时|马上|立刻")
 REFERENCE_SPLIT = re.compile(r"(?<=[。；;\n])")
 
-# Hardening: secrets by shape, not only by name.
-SECRET_SHAPES = re.compile(
-    r"(?i)口令|私钥|凭证|凭据|令牌|cookie|credential|private[_ -]?key|passphrase|session[_ -]?id|银行卡|信用卡|卡号|"
-    r"\bpwd\b|ssh-(?:rsa|ed25519)|-----BEGIN|\bAKIA[0-9A-Z]{16}\b|\bgh[pousr]_[A-Za-z0-9]{16,}|\bxox[abprs]-|"
+# Hardening: secrets by shape, not only by name. `_SECRET_VALUE_SOURCE` is the value itself (key prefixes,
+# JWTs, key blocks, credentials in a URL, e-mail addresses, phone, ID and card numbers, long random tokens).
+_SECRET_VALUE_SOURCE = (
+    r"ssh-(?:rsa|ed25519)|-----BEGIN|\bAKIA[0-9A-Z]{16}\b|\bgh[pousr]_[A-Za-z0-9]{16,}|\bxox[abprs]-|"
     r"\beyJ[A-Za-z0-9_-]{8,}\.|[a-z][a-z0-9+.-]*://[^\s/:@]+:[^\s/@]+@|[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+|"
     r"(?<!\d)1[3-9]\d{9}(?!\d)|(?<!\d)\d{17}[\dXx](?!\d)|(?<!\d)\d{16,19}(?!\d)|"
     r"(?<![A-Za-z0-9+/_-])(?=[A-Za-z0-9+/_-]*[0-9])(?=[A-Za-z0-9+/_-]*[A-Za-z])[A-Za-z0-9+/_-]{32,}"
+)
+# The save_memory tool's check: the value shapes and the names of the rarer kinds of secret.
+SECRET_SHAPES = re.compile(
+    r"(?i)口令|私钥|凭证|凭据|令牌|cookie|credential|private[_ -]?key|passphrase|session[_ -]?id|银行卡|信用卡|卡号|"
+    r"\bpwd\b|" + _SECRET_VALUE_SOURCE
+)
+# Automatic extraction's check (`extract_secrets`): a value shape anywhere ...
+SECRET_VALUE = re.compile(r"(?i)\bsk-[a-z0-9]|" + _SECRET_VALUE_SOURCE)
+# ... and the names of kinds of secret, whose sentences are read for a value given to the name.
+SECRET_NAME = re.compile(
+    r"(?i)api[_ -]?key|access[_ -]?key|secret|password|passwd|\bpwd\b|bearer|token|credential|\bcreds\b|"
+    r"private[_ -]?key|passphrase|passcode|\bpin\b|\botp\b|session[_ -]?id|cookie|密码|密钥|秘钥|口令|私钥|凭证|凭据|令牌|身份证|手机号|"
+    r"电话号码|邮箱|验证码|银行卡|信用卡|卡号"
 )
 # The code's trigger list, the article's and an English set: a fact must name who or what it is about.
 FACT_WORDS = re.compile(
