@@ -65,8 +65,11 @@ def confirmations(metadata: Mapping[str, str]) -> int:
 
 
 def prepare(incoming: MemoryEntry) -> None:
-    """Parse the incoming fact (and cache its claim): the tokenizer loads here, outside the store's lock."""
+    """Parse the incoming fact (and cache its claim and its marked-change clauses): the tokenizer and the word
+    and numeral lexicons it needs load here, outside the store's lock, so eight writers queued on the lock
+    never wait out one another's library loading."""
     subjects.claim_of(incoming.content)
+    marked_change.parts(incoming.content)
 
 
 def live_neighbours(entries: Iterable[MemoryEntry], incoming: MemoryEntry) -> list[MemoryEntry]:
