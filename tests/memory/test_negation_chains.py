@@ -172,3 +172,21 @@ def test_a_chinese_means_before_a_verb_names_the_doing_as_the_subject(tmp_path: 
 def test_a_return_glued_to_its_verb_supersedes_the_current_truth(tmp_path: Path) -> None:
     chain = ["我们用 Codemagic 发版", "发版改用 Fastlane 了", "发版又改回用Codemagic了"]
     assert _truths(tmp_path, chain) == [chain[2]]
+
+
+def test_a_gerund_whose_verb_doubles_its_last_consonant_meets_the_plain_verb(tmp_path: Path) -> None:
+    denial = "We've stopped formatting code with Ruff."
+    chain = ["We format code with Black.", "We format code with Ruff now.", denial]
+    assert _truths(tmp_path, chain) == [denial]
+
+
+def test_a_verb_whose_own_last_consonant_is_doubled_keeps_it() -> None:
+    from paicli.memory.claim_verbs import stem
+
+    assert [stem(w) for w in ("adding", "buzzing", "installing", "passing")] == [
+        "add",
+        "buzz",
+        "install",
+        "pass",
+    ]
+    assert stem("formatting") == stem("format") and stem("committing") == stem("commit")

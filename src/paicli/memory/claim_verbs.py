@@ -108,7 +108,10 @@ def stem(word: str) -> str:
     -ing form too (`deploying`, `running`: a gerund after `stopped` or `back to` names the same doing)."""
     if len(word) > 5 and word.endswith("ing"):
         word = word[:-3]
-        doubled = len(word) <= 5 and word[-1] == word[-2] and word[-1] not in "aeiousl"
+        # a consonant doubled before -ing (`running`, `formatting`, `committing`); `adding`, `buzzing`,
+        # `installing` and `passing` keep theirs
+        last = word[-1]
+        doubled = word[-2] == last and (last in "bgmnprt" or (last == "d" and len(word) > 3))
         return word[:-1] if doubled else (word[:-1] if word.endswith("e") else word)
     word = singular(word)
     for suffix in ("ed", "e"):
