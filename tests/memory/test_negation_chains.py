@@ -190,3 +190,16 @@ def test_a_verb_whose_own_last_consonant_is_doubled_keeps_it() -> None:
         "pass",
     ]
     assert stem("formatting") == stem("format") and stem("committing") == stem("commit")
+
+
+def test_a_linking_verb_with_an_object_and_its_means_names_a_doing(tmp_path: Path) -> None:
+    denial = "We've stopped running the tests with pytest."
+    chain = ["We run the tests with nose2.", "We run the tests with pytest now.", denial]
+    assert _truths(tmp_path, chain) == [denial]
+
+
+def test_a_linking_verb_before_its_value_still_links(tmp_path: Path) -> None:
+    chain = ["The CI runs on Jenkins.", "The CI runs on GitLab now."]
+    assert _truths(tmp_path, chain) == [chain[1]]
+    chain = ["We use the Redis cluster for caching.", "We use the Memcached cluster for sessions."]
+    assert _truths(tmp_path / "b", chain) == chain  # two things, neither read as a doing with a means

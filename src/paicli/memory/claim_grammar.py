@@ -121,6 +121,8 @@ def find_predicate(tokens: list[Token]) -> tuple[int, int] | None:
             return i - 1, i + 1  # `调整 为`, `恢复 成`, code-switched `switch 到`
         if text in ("在", "于") and i > 0 and len(tokens[i - 1].text) == 1 and tokens[i - 1].han:
             return i - 1, i + 1  # `跑在`, `放在`
+        if text in w.EN_LINKING and _doing_with_object(tokens, i):
+            continue  # `we run the tests with A`: a doing with its object and its means, no link
         if text in w.ZH_COPULAS or text in w.EN_BE or text in w.EN_LINKING:
             return i, i + 1
         if text in w.ZH_CHANGE and 0 < i < len(tokens) - 1 and tokens[i + 1].text not in TRAILING:
@@ -202,6 +204,18 @@ def particle(tokens: list[Token], i: int) -> bool:
         and after is not None
         and after.text in _PARTICLE_OBJECTS
     )
+
+
+_MEANS = frozenset(["with", "through", "via", "using"])
+
+
+def _doing_with_object(tokens: list[Token], i: int) -> bool:
+    """A linking verb followed by a determined object and then the means it is done with (`run the tests with
+    A`, `use the staging cluster through A`): the verb names a doing, its object is part of the subject."""
+    rest = [t.text for t in tokens[i + 1 : i + 6]]
+    if not rest or rest[0] not in w.EN_DETERMINERS:
+        return False
+    return any(word in _MEANS for word in rest[2:])
 
 
 _PARTICLE_OBJECTS = frozenset(
