@@ -102,6 +102,19 @@ def loaded_under(modules: set[str], package: str) -> list[str]:
     return sorted(name for name in modules if name == package or name.startswith(package + "."))
 
 
+def _run_logged(args: list[str], env: dict[str, str], project: Path) -> subprocess.CompletedProcess[str]:
+    """One paicli run with its import log (PYTHONPROFILEIMPORTTIME in `env`) on stderr."""
+    return subprocess.run(
+        paicli_command(args),
+        env=env,
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+
+
 @pytest.mark.e2e
 def test_a_plain_oneshot_run_does_not_import_unused_subsystems(project: Path, isolated_home: Path) -> None:
     with FakeOpenAIServer(["好的"]) as server:
@@ -112,15 +125,7 @@ def test_a_plain_oneshot_run_does_not_import_unused_subsystems(project: Path, is
             PYTHONPROFILEIMPORTTIME="1",
             PAICLI_MEMORY_AUTO_EXTRACT_ENABLED="true",
         )
-        proc = subprocess.run(
-            paicli_command(["-p", "你好"]),
-            env=env,
-            cwd=project,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            stdin=subprocess.DEVNULL,
-        )
+        proc = _run_logged(["-p", "你好"], env, project)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.strip() == "好的"
     modules = imported_modules(proc.stderr)
@@ -151,15 +156,7 @@ def _plan_reply(body: dict[str, object]) -> Reply:
 def test_a_plan_run_prints_its_lines_without_the_repl_views(project: Path, isolated_home: Path) -> None:
     with FakeOpenAIServer(responder=_plan_reply) as server:
         env = paicli_env(isolated_home, server.base_url, PYTHONPROFILEIMPORTTIME="1")
-        proc = subprocess.run(
-            paicli_command(["-p", "两个任务", "--plan", "-y"]),
-            env=env,
-            cwd=project,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            stdin=subprocess.DEVNULL,
-        )
+        proc = _run_logged(["-p", "两个任务", "--plan", "-y"], env, project)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "📋 执行计划（2 个任务）：两个任务" in proc.stderr  # the plan's lines are still printed
     assert "✅ 完成 [t1]: 完成" in proc.stderr and "✅ 完成 [t2]: 完成" in proc.stderr
