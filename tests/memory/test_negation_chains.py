@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from paicli.memory import evolve
-from paicli.memory.denial import denies, states_nothing
+from paicli.memory.denial import denies, names_value, states_nothing
 from paicli.memory.relation import relation, subjectless_denial
 from paicli.memory.subject import claim_of
 
@@ -203,3 +203,86 @@ def test_a_linking_verb_before_its_value_still_links(tmp_path: Path) -> None:
     assert _truths(tmp_path, chain) == [chain[1]]
     chain = ["We use the Redis cluster for caching.", "We use the Memcached cluster for sessions."]
     assert _truths(tmp_path / "b", chain) == chain  # two things, neither read as a doing with a means
+
+
+# --- a denial that names the value in part, or the subject in another shape (memneg2) --------------------------
+
+
+@pytest.mark.parametrize(
+    ("chain", "kept"),
+    [
+        # the name among the value's words: the truth goes, the denial alone stays
+        (["The search engine is Solr.", "The search engine moved to OpenSearch 2.11.",
+          "We no longer use OpenSearch for the search engine."], []),
+        (["搜索引擎是 Solr", "搜索引擎换成了 OpenSearch 2", "搜索引擎不再用 OpenSearch 了"], []),
+        # twin: another version of the same product is no part of the value
+        (["The search engine is OpenSearch 1.3.", "The search engine was upgraded to OpenSearch 2.11.",
+          "We no longer run OpenSearch 1.3 anywhere."], ["The search engine was upgraded to OpenSearch 2.11."]),
+        # twin: a part the old value had and the current one lacks
+        (["Build logs go to the #ci room on Zulip.", "Build logs now go to the #builds room on Zulip.",
+          "The #ci room is not used anymore."], ["Build logs now go to the #builds room on Zulip."]),
+    ],
+)  # fmt: skip
+def test_a_denial_naming_the_value_in_part_retires_it_but_not_another_version(
+    tmp_path: Path, chain: list[str], kept: list[str]
+) -> None:
+    assert _truths(tmp_path, chain) == [*kept, chain[-1]]
+
+
+@pytest.mark.parametrize(
+    ("chain", "kept"),
+    [
+        # passive statement, denial with the value as its subject and the stored subject after `for`
+        (["Invoices are rendered with wkhtmltopdf.", "Invoices are rendered with Gotenberg now.",
+          "Gotenberg isn't used for invoices any more."], []),
+        (["Invoices are rendered with wkhtmltopdf.", "Invoices are rendered with Gotenberg now.",
+          "Gotenberg isn't used for the reports."], ["Invoices are rendered with Gotenberg now."]),
+        # a verb and its gerund; a lexical verb and a copula
+        (["We compress assets with gzip.", "We compress assets with Brotli now.",
+          "Brotli isn't used for compressing assets anymore."], []),
+        (["Build logs go to the #ci room on Zulip.", "Build logs now go to the #builds room on Matrix.",
+          "Build logs aren't on Matrix any more."], []),
+        (["Nightly exports are triggered by cron.", "Nightly exports are triggered by Temporal now.",
+          "We stopped triggering nightly exports with Temporal."], []),
+        # Chinese: the value first, the subject after the word of purpose
+        (["安装包用 NSIS 打包", "安装包现在用 WiX 打包", "WiX 已经不用来打包安装包了"], []),
+        # twins: a denial of another subject that shares the value
+        (["The session store is Memcached.", "The session store moved to Valkey.",
+          "We don't use Valkey for rate limiting."], ["The session store moved to Valkey."]),
+        (["会话存储用 Memcached", "会话存储改成 Valkey 了", "限流不用 Valkey"], ["会话存储改成 Valkey 了"]),
+    ],
+)  # fmt: skip
+def test_a_denial_naming_the_subject_in_another_shape_retires_only_that_subjects_value(
+    tmp_path: Path, chain: list[str], kept: list[str]
+) -> None:
+    assert _truths(tmp_path, chain) == [*kept, chain[-1]]
+
+
+@pytest.mark.parametrize(
+    ("stored", "value", "denied", "named"),
+    [
+        ("CI moved to Buildkite agents.", "buildkiteagents", "buildkite", True),
+        ("告警改发到飞书值班群", "飞书值班群", "飞书", True),  # segmented apart, still one name
+        ("The DB is Postgres 16.", "postgres16", "postgres14", False),  # another version
+        ("CI moved to Buildkite agents.", "buildkiteagents", "buildkiteage", False),  # not a whole word
+        ("Logs go to the #ops room on Slack.", "opsroomonslack", "on", False),  # a generic word is no name
+        ("部署在杭州机房", "杭州机房", "杭", False),  # nor one Chinese character
+    ],
+)
+def test_a_value_is_named_by_a_run_of_its_whole_words_that_carries_a_name(
+    stored: str, value: str, denied: str, named: bool
+) -> None:
+    assert names_value(stored, value, denied) is named
+
+
+def test_a_stored_fact_the_parser_cannot_read_is_retired_only_when_the_denial_says_all_of_it(
+    tmp_path: Path,
+) -> None:
+    ours = ["Nightly exports are triggered by cron.", "Nightly exports are triggered by Temporal now."]
+    denial = "We stopped triggering nightly exports with Temporal."
+    assert _truths(tmp_path / "ours", [*ours, denial]) == [denial]
+    # twin: another project's fact on that value keeps its words (`Lyra`) out of the denial and stays
+    theirs = "The Lyra project packages the app with Podman."
+    chain = [theirs, "We package the app with Buildah.", "From this sprint we package the app with Podman."]
+    denial = "We no longer package the app with Podman."
+    assert _truths(tmp_path / "theirs", [*chain, denial]) == [theirs, denial]

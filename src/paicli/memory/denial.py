@@ -13,6 +13,7 @@ from paicli.memory import change_words as cw
 from paicli.memory import subject_words as w
 from paicli.memory.claim_grammar import ending, negator, verb
 from paicli.memory.claim_tokens import Token, clauses, fold
+from paicli.memory.claim_verbs import SLOT, stem
 
 # After a verb, these particles take its object away (`turned A off`, `shut A down`, `switched off A`).
 _REMOVAL_PARTICLES = frozenset(["off", "down"])
@@ -84,3 +85,87 @@ def states_nothing(text: str) -> bool:
     if "?" in folded or "？" in folded or folded.endswith(("吗", "么")):
         return True
     return any(tokens[0].text in _CONDITIONS for tokens in clauses(text))
+
+
+# Words of a denial's subject that name no thing: its prepositions and determiners (`for the releases`)
+_FUNCTION = w.EN_TARGET | w.EN_PLACE | w.EN_SOURCE | w.EN_DETERMINERS | w.EN_PERSONAL | {"for", "by", "of"}
+# and the Chinese words of purpose that open it (`不用来构建发布包`: used for building the release packages)
+_ZH_PURPOSE = frozenset(["用来", "用于", "来"])
+
+
+def _pieces(text: str, value: str) -> list[str] | None:
+    """The value's words where `text` holds it (Chinese split into characters, so two segmentations of the
+    same name still meet); None when the text does not hold it."""
+    for tokens in clauses(text):
+        found = _span(tokens, value)
+        if found is not None:
+            first, last = found
+            return [p for t in tokens[first : last + 1] for p in (list(t.text) if t.han else [t.text])]
+    return None
+
+
+def holds_value(text: str, value: str) -> bool:
+    """`text` holds `value` as whole words."""
+    return bool(value) and _pieces(text, value) is not None
+
+
+def names_value(stored: str, value: str, denied: str) -> bool:
+    """The denied value is the stored value, or a run of its whole words that carries a name (`Buildkite` of
+    `Buildkite agents`, `TiDB` of `TiDB 7`, `飞书` of `飞书值班群`): never another version or another part
+    (`Postgres 14` is no part of `Postgres 16`, `#oncall channel` none of `#sre channel on Slack`)."""
+    if not denied or not value:
+        return False
+    if denied == value:
+        return True
+    whole = _pieces(stored, value) or []
+    for size in range(1, len(whole)):
+        for start in range(len(whole) - size + 1):
+            run = whole[start : start + size]
+            if "".join(run) == denied:
+                named = [p for p in run if p not in w.GENERIC and any(ch.isalnum() for ch in p)]
+                # a generic word or one Chinese character is no name
+                return bool(named) and not (size == 1 and "\u3400" <= run[0] <= "\u9fff")
+    return False
+
+
+def subject_told_in(words: tuple[str, ...], han: str, owner: str, stored: str) -> bool:
+    """Every word the denial names its subject with stands in the stored fact (as a word of the same stem;
+    Chinese as written), and so does its owner: the denial names that fact's subject, maybe in another
+    shape (`releases` for `are built … for releases`, `formatting` for `we format code`). A word the stored
+    fact lacks (`job queue` beside `the cache`, `staging cache`) names another subject."""
+    folded = fold(stored).replace(" ", "")
+    stems = {stem(t.text) for tokens in clauses(stored) for t in tokens if t.latin}
+    content = [stem(part) for word in words for part in word.split(SLOT) if part and part not in _FUNCTION]
+    # Chinese by its words, each as written (segmentation differs between the two texts around them)
+    chinese = [
+        t.text
+        for tokens in clauses(han)
+        for t in tokens
+        if t.text not in _ZH_PURPOSE and t.text not in w.GENERIC
+    ]
+    if not content and not chinese:
+        return False
+    told = all(c in stems for c in content) and all(c in folded for c in chinese)
+    return told and owner.replace(" ", "") in folded
+
+
+def _content(tokens: list[Token]) -> list[Token]:
+    return [
+        t
+        for t in tokens
+        if t.text not in w.GENERIC
+        and t.text not in _FUNCTION
+        and t.text not in w.EN_BE
+        and t.text not in w.ZH_ASPECT
+        and any(ch.isalnum() for ch in t.text)
+    ]
+
+
+def tells_all_of(incoming: str, stored: str) -> bool:
+    """Every content word of `stored` stands in `incoming` (English by stem, Chinese as written): for a stored
+    fact the parser could not read, the denial says everything it says (`Nightly jobs are scheduled by A` and
+    `We stopped scheduling nightly jobs with A`), and names no owner of its own (`The Lyra project …`)."""
+    folded = fold(incoming).replace(" ", "")
+    stems = {stem(t.text) for tokens in clauses(incoming) for t in tokens if t.latin}
+    words = [t for tokens in clauses(stored) for t in _content(tokens)]
+    return bool(words) and all(stem(t.text) in stems if t.latin else t.text in folded for t in words)

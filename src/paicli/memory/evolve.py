@@ -27,7 +27,7 @@ from paicli.memory.entry import MemoryEntry, format_instant
 from paicli.memory.judge import Verdict
 from paicli.memory.mentions import corrects_stored
 from paicli.memory.neighbours import neighbours
-from paicli.memory.relation import relation, subjectless_denial
+from paicli.memory.relation import denial_only, relation, subjectless_denial
 
 SUPERSEDED_BY = "supersededBy"
 SUPERSEDED_AT = "supersededAt"
@@ -138,11 +138,13 @@ def relate_all(
     hedged = bool(pool) and marked_change.hedged(incoming.content)
     supposed = bool(pool) and states_nothing(incoming.content)
     asked = hedged and marked_change.asked(incoming.content)
+    denying = bool(pool) and denial_only(incoming.content)
     for i, (entry, local) in enumerate(zip(pool, relations, strict=True)):
         if local.kind == "none" and corrects_stored(entry.content, incoming.content):
             local = subjects.Relation("changed")  # the parser could not place it; the value slots can
-        elif local.kind == "none" and i == marked:
-            local = subjects.Relation("changed")  # a marked change in a frame the parser does not read
+        elif local.kind == "none" and i == marked and not denying:
+            # a marked change in a frame the parser does not read; a denial's other value is no new value
+            local = subjects.Relation("changed")
         if hedged and local.kind in ("changed", "corrects") and (asked or not local.certain):
             # a question, a maybe or an added fact replaces nothing; a question or a plain `also` not even
             # where the parser read a value for sure (`Should … be capped at 8 now?`)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from paicli.memory.claim_grammar import TRAILING, negator
 from paicli.memory.claim_tokens import clauses
-from paicli.memory.denial import denies
+from paicli.memory.denial import denies, holds_value, names_value, subject_told_in, tells_all_of
 from paicli.memory.subject import Claim, Kind, Reading, Relation, Subject, claim_of, noun_subject, value_text
 
 
@@ -58,6 +58,8 @@ def relation(stored: str, incoming: str) -> Relation:
         return Relation("none")
     if old.readings and _denied_alone(old.readings[0], incoming, new):
         return Relation("corrects")  # `我们不再用 Jenkins 了`, `We got rid of Jenkins`
+    if _denied_by_name(stored, old, incoming, new):
+        return Relation("corrects")  # `We no longer use Buildkite for CI` after `CI moved to Buildkite …`
     sure = [r for r in (*old.readings, *new.readings) if not r.reverse]
     owners = {r.subject.owner for r in sure if r.subject is not None}
     certain = bool(old.readings and new.readings) and all(r.subject for r in sure)
@@ -75,6 +77,35 @@ def _denied_alone(old: Reading, incoming: str, new: Claim) -> bool:
     ):
         return False
     return old.value in new.denied or denies(incoming, old.value)
+
+
+def _denied_by_name(stored: str, old: Claim, incoming: str, new: Claim) -> bool:
+    """The new fact denies a value on a subject of its own, the stored fact holds that value (whole, or as the
+    name among its words) and tells every word of that subject: the denial is about the stored fact, whatever
+    shape either gives the subject (passive or active, a verb or its noun, a lexical verb or a copula). Never
+    for a stored fact about another component or project unless the denial names that owner too."""
+    values = [r.value for r in old.readings if not r.negated and not r.reverse]
+    owners = {r.subject.owner for r in old.readings if r.subject is not None and not r.reverse} or {""}
+    for reading in new.readings:  # either way round: `Tekton 不再用来构建发布包` names the subject last
+        subject = reading.subject
+        if not reading.negated or subject is None or subject.owner not in owners:
+            continue
+        if not subject_told_in(subject.latin, subject.han, subject.owner, stored):
+            continue
+        if any(names_value(stored, value, reading.value) for value in values):
+            return True
+        if not values and holds_value(stored, reading.value) and tells_all_of(incoming, stored):
+            return True  # a stored fact the parser could not read, said again as a whole and denied
+    return False
+
+
+def denial_only(text: str) -> bool:
+    """The fact only says values are over (`We no longer run Postgres 14`): it gives no value of its own, so a
+    value it names that the stored fact lacks is no new value for it."""
+    claim = claim_of(text)
+    said = [r for r in claim.readings if not r.reverse]
+    denied = bool(claim.denied) or any(r.negated for r in said)
+    return denied and not any(r.value and not r.negated for r in said)
 
 
 def subjectless_denial(text: str) -> bool:
