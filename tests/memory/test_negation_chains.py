@@ -286,3 +286,18 @@ def test_a_stored_fact_the_parser_cannot_read_is_retired_only_when_the_denial_sa
     chain = [theirs, "We package the app with Buildah.", "From this sprint we package the app with Podman."]
     denial = "We no longer package the app with Podman."
     assert _truths(tmp_path / "theirs", [*chain, denial]) == [theirs, denial]
+
+
+@pytest.mark.parametrize(
+    "chain",
+    [
+        ["The Draco project signs commits with GPG.", "We sign commits with Sigstore.",
+         "We sign commits with GPG now.", "We quit signing commits with GPG last month."],
+        ["Lyra 项目用 Podman 打包", "我们用 Buildah 打包", "现在我们用 Podman 打包了", "我们没在用 Podman 打包了"],
+    ],
+)  # fmt: skip
+def test_a_denial_meeting_facts_on_two_subjects_retires_the_one_whose_subject_it_names(
+    tmp_path: Path, chain: list[str]
+) -> None:
+    # the other project's fact shares the value, keeps a word of its own (`Draco`, `Lyra`) and stays
+    assert _truths(tmp_path, chain) == [chain[0], chain[-1]]

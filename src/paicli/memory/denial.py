@@ -169,3 +169,15 @@ def tells_all_of(incoming: str, stored: str) -> bool:
     stems = {stem(t.text) for tokens in clauses(incoming) for t in tokens if t.latin}
     words = [t for tokens in clauses(stored) for t in _content(tokens)]
     return bool(words) and all(stem(t.text) in stems if t.latin else t.text in folded for t in words)
+
+
+def subject_named_in(latin: tuple[str, ...], han: str, owner: str, text: str) -> bool:
+    """Every word of a stored subject outside its verb's slot, and its owner, stands in `text`: a fact whose
+    subject keeps a word the denial lacks (`The Draco project signs commits with A`, `Lyra 项目用 A 打包`) is
+    about another thing that happens to share the value."""
+    folded = fold(text).replace(" ", "")
+    stems = {stem(t.text) for tokens in clauses(text) for t in tokens if t.latin}
+    words = [stem(word) for word in latin if not word.startswith(SLOT) and word not in _FUNCTION | w.GENERIC]
+    chinese = [t.text for tokens in clauses(han) for t in _content(tokens) if t.text not in _ZH_PURPOSE]
+    told = all(word in stems for word in words) and all(word in folded for word in chinese)
+    return told and owner.replace(" ", "") in folded

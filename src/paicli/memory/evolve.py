@@ -22,7 +22,7 @@ from typing import Literal
 from paicli.memory import marked_change
 from paicli.memory import subject as subjects
 from paicli.memory.dedup import ConflictDetector, is_duplicate, same_domain
-from paicli.memory.denial import states_nothing
+from paicli.memory.denial import states_nothing, subject_named_in
 from paicli.memory.entry import MemoryEntry, format_instant
 from paicli.memory.judge import Verdict
 from paicli.memory.mentions import corrects_stored
@@ -94,7 +94,9 @@ def decide(
     pool = neighbours(live, incoming)
     pool += [e for e in live if e.id in topics and e not in pool and neighbours([topics[e.id]], incoming)]
     related = relate_all(pool, incoming, verdicts or {}, {i: e.content for i, e in topics.items()})
-    changed = _unambiguous([(e, certain) for e, kind, certain in related if kind in ("changed", "corrects")])
+    changed = _unambiguous(
+        [(e, certain) for e, kind, certain in related if kind in ("changed", "corrects")], incoming.content
+    )
     same = [e for e, kind, _ in related if kind == "same"]
     if changed:
         return Decision("supersede", _oldest_first([*changed, *same]))
@@ -168,15 +170,24 @@ def _related(entry: MemoryEntry, incoming: str, topics: Mapping[str, str]) -> su
     return subjects.Relation("changed", through.certain) if through.kind in ("changed", "same") else local
 
 
-def _unambiguous(changed: list[tuple[MemoryEntry, bool]]) -> list[MemoryEntry]:
-    """Certain matches win; unsure ones only while they all name one subject."""
+def _unambiguous(changed: list[tuple[MemoryEntry, bool]], incoming: str) -> list[MemoryEntry]:
+    """Certain matches win; unsure ones only while they all name one subject. A denial that meets facts on
+    several subjects is about those whose every subject word it names (`We quit signing commits with A` is
+    not about `The Draco project signs commits with A`)."""
     certain = [e for e, sure in changed if sure]
     if certain:
         keys = {_subject_key(e) for e in certain}
         return [e for e, sure in changed if sure or _subject_key(e) in keys]
+    if len({_subject_key(e) for e, _ in changed}) > 1 and denial_only(incoming):
+        changed = [(e, sure) for e, sure in changed if _named_in(e, incoming)]
     if len({_subject_key(e) for e, _ in changed}) > 1:
         return []
     return [e for e, _ in changed]
+
+
+def _named_in(entry: MemoryEntry, incoming: str) -> bool:
+    found = subjects.subject_of(entry.content)
+    return found is not None and subject_named_in(found.latin, found.han, found.owner, incoming)
 
 
 def _subject_key(entry: MemoryEntry) -> str:

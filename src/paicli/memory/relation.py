@@ -6,7 +6,14 @@ from __future__ import annotations
 
 from paicli.memory.claim_grammar import TRAILING, negator
 from paicli.memory.claim_tokens import clauses
-from paicli.memory.denial import denies, holds_value, names_value, subject_told_in, tells_all_of
+from paicli.memory.denial import (
+    denies,
+    holds_value,
+    names_value,
+    subject_named_in,
+    subject_told_in,
+    tells_all_of,
+)
 from paicli.memory.subject import Claim, Kind, Reading, Relation, Subject, claim_of, noun_subject, value_text
 
 
@@ -81,20 +88,23 @@ def _denied_alone(old: Reading, incoming: str, new: Claim) -> bool:
 
 def _denied_by_name(stored: str, old: Claim, incoming: str, new: Claim) -> bool:
     """The new fact denies a value on a subject of its own, the stored fact holds that value (whole, or as the
-    name among its words) and tells every word of that subject: the denial is about the stored fact, whatever
-    shape either gives the subject (passive or active, a verb or its noun, a lexical verb or a copula). Never
-    for a stored fact about another component or project unless the denial names that owner too."""
-    values = [r.value for r in old.readings if not r.negated and not r.reverse]
-    owners = {r.subject.owner for r in old.readings if r.subject is not None and not r.reverse} or {""}
+    name among its words), and each names every word of the other's subject: the denial is about the stored
+    fact, whatever shape either gives the subject (passive or active, a verb or its noun, a lexical verb or a
+    copula). A stored fact about another component or project keeps its owner out of the denial."""
+    held = [r for r in old.readings if not r.negated and not r.reverse and r.value]
     for reading in new.readings:  # either way round: `Tekton 不再用来构建发布包` names the subject last
         subject = reading.subject
-        if not reading.negated or subject is None or subject.owner not in owners:
+        if not reading.negated or subject is None:
             continue
         if not subject_told_in(subject.latin, subject.han, subject.owner, stored):
             continue
-        if any(names_value(stored, value, reading.value) for value in values):
-            return True
-        if not values and holds_value(stored, reading.value) and tells_all_of(incoming, stored):
+        for old_reading in held:
+            own = old_reading.subject
+            if own is not None and not subject_named_in(own.latin, own.han, own.owner, incoming):
+                continue
+            if names_value(stored, old_reading.value, reading.value):
+                return True
+        if not held and holds_value(stored, reading.value) and tells_all_of(incoming, stored):
             return True  # a stored fact the parser could not read, said again as a whole and denied
     return False
 
