@@ -301,3 +301,22 @@ def test_a_denial_meeting_facts_on_two_subjects_retires_the_one_whose_subject_it
 ) -> None:
     # the other project's fact shares the value, keeps a word of its own (`Draco`, `Lyra`) and stays
     assert _truths(tmp_path, chain) == [chain[0], chain[-1]]
+
+
+@pytest.mark.parametrize(
+    ("denial", "retires"),
+    [
+        ("测试组不用 Tilt 部署", False),  # another team's doing: our truth stays
+        ("The QA team doesn't deploy with Tilt.", False),
+        ("部署已经不用 Tilt 了", True),  # the same doing, named as a noun: retired
+        ("We've stopped deploying with Tilt.", True),
+    ],
+)
+def test_a_denial_for_a_subject_the_truth_does_not_tell_is_about_another_thing(
+    tmp_path: Path, denial: str, retires: bool
+) -> None:
+    current = "现在我们用 Tilt 部署了" if not denial.isascii() else "We switched to deploying with Tilt."
+    first = "我们用 Skaffold 部署" if not denial.isascii() else "We deploy with Skaffold."
+    truths = _truths(tmp_path, [first, current, denial])
+    assert (current not in truths) is retires
+    assert denial in truths

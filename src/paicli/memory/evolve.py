@@ -27,7 +27,7 @@ from paicli.memory.entry import MemoryEntry, format_instant
 from paicli.memory.judge import Verdict
 from paicli.memory.mentions import corrects_stored
 from paicli.memory.neighbours import neighbours
-from paicli.memory.relation import denial_only, relation, subjectless_denial
+from paicli.memory.relation import denial_only, denies_for_another, relation, subjectless_denial
 
 SUPERSEDED_BY = "supersededBy"
 SUPERSEDED_AT = "supersededAt"
@@ -142,7 +142,7 @@ def relate_all(
     asked = hedged and marked_change.asked(incoming.content)
     denying = bool(pool) and denial_only(incoming.content)
     for i, (entry, local) in enumerate(zip(pool, relations, strict=True)):
-        if local.kind == "none" and corrects_stored(entry.content, incoming.content):
+        if local.kind == "none" and _corrects(entry.content, incoming.content):
             local = subjects.Relation("changed")  # the parser could not place it; the value slots can
         elif local.kind == "none" and i == marked and not denying:
             # a marked change in a frame the parser does not read; a denial's other value is no new value
@@ -159,6 +159,11 @@ def relate_all(
         else:
             found.append((entry, local.kind, local.certain))
     return found
+
+
+def _corrects(stored: str, incoming: str) -> bool:
+    """The value slots say the stored truth is changed or over, and no denial in it is about another subject."""
+    return corrects_stored(stored, incoming) and not denies_for_another(stored, incoming)
 
 
 def _related(entry: MemoryEntry, incoming: str, topics: Mapping[str, str]) -> subjects.Relation:

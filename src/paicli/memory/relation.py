@@ -109,6 +109,18 @@ def _denied_by_name(stored: str, old: Claim, incoming: str, new: Claim) -> bool:
     return False
 
 
+def denies_for_another(stored: str, incoming: str) -> bool:
+    """The new fact denies a value for subjects of its own and the stored fact tells none of them (`移动端团队不用
+    A 部署` beside `我们用 A 部署`, `We don't use A for the job queue` beside `the cache is A`): it is about
+    another thing that shares the value."""
+    named = [
+        r.subject
+        for r in claim_of(incoming).readings
+        if r.negated and not r.reverse and r.subject is not None and r.own
+    ]
+    return bool(named) and not any(subject_told_in(s.latin, s.han, s.owner, stored) for s in named)
+
+
 def denial_only(text: str) -> bool:
     """The fact only says values are over (`We no longer run Postgres 14`): it gives no value of its own, so a
     value it names that the stored fact lacks is no new value for it."""
