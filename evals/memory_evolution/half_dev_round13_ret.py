@@ -14,6 +14,8 @@ Hand-written, in my own words, before the product change; no test case seen. Eac
 - `alike` cases: a stored fact, then a new line that must supersede nothing: another slot with the same label
   (`the Go version for the CLI` / `for the build scripts`), a return of another subject, `again` meaning a
   repetition (`the nightly build failed again`), a count of another thing.
+- `keep` cases (added after the first product change, before the second): a chain A -> B, then a line that
+  names A with a word of return but about another thing, or asks or plans: B must stay the only truth.
 
 `[...]` marks a value span in a line (the oracle judge quotes it). `CASES` replaces the grid generator for
 this half (`__main__.cases_of`); `HALF` is only there for the runner's shape.
@@ -97,6 +99,19 @@ ALIKE: tuple[tuple[str, Lang, str, str], ...] = (
     ("mix-count-other", "mix", "worker 开了[六个]", "scheduler 现在只开两个实例"),
 )  # fmt: skip
 
+# (id, language, a chain of two lines on one subject, a line after it that must leave the chain's last line the
+# only truth on the subject: it names the first value with `again` / 又 / 还是, about another thing)
+KEEP: tuple[tuple[str, Lang, tuple[str, str], str], ...] = (
+    ("en-keep-again-failed", "en", ("The API tests run on [Python 3.10].", "The API tests moved to [Python 3.13]."), "A flaky import test failed again on Python 3.10 in the legacy job."),
+    ("en-keep-other-duty", "en", ("Security sign-off is done by [Ingrid].", "[Pavel] signs off security reviews now."), "Ingrid writes the changelog again."),
+    ("en-keep-other-back", "en", ("The metrics store is [InfluxDB].", "Metrics moved to [VictoriaMetrics]."), "The IoT team is back on InfluxDB."),
+    ("zh-keep-other-box", "zh", ("打包机有 [6] 核", "打包机升到 [12] 核了"), "测试机还是 6 核"),
+    ("zh-keep-other-queue", "zh", ("任务队列用的是 [Celery]", "任务队列换成 [Dramatiq] 了"), "定时任务又改回 Celery 了"),
+    ("mix-keep-other-person", "mix", ("release manager 是[郭涛]", "release manager 现在是[龙梅]"), "郭涛又去负责 onboarding 文档了"),
+    ("mix-keep-ask-back", "mix", ("搜索用 [Meilisearch]", "search 现在是 [Typesense]"), "search 要不要改回 Meilisearch？"),
+    ("en-keep-plan-back", "en", ("Uptime checks run in [Pingdom].", "Uptime checks are done by [Checkly] now."), "We might go back to Pingdom for uptime checks next year."),
+)  # fmt: skip
+
 _ZH_TURN = "对了，{}。"
 _EN_TURN = "By the way, {}"
 
@@ -160,4 +175,24 @@ def _alike(id_: str, lang: Lang, stored: str, new: str) -> Case:
     )
 
 
-CASES = tuple(_fix(*row) for row in FIX) + tuple(_alike(*row) for row in ALIKE)
+def _keep(id_: str, lang: Lang, lines: tuple[str, str], aside: str) -> Case:
+    chain = tuple(_statement(line, id_) for line in lines)
+    after = replace(_statement(aside, f"{id_}-aside"), expect=chain[-1].meaning)
+    return Case(
+        f"dev13ret-{id_}",
+        "dev13ret",
+        lang,
+        id_,
+        "keep",
+        f"/memreturn-eval/{id_}",
+        (),
+        (*chain, after),
+        _question(lines[0]),
+    )
+
+
+CASES = (
+    tuple(_fix(*row) for row in FIX)
+    + tuple(_alike(*row) for row in ALIKE)
+    + tuple(_keep(*row) for row in KEEP)
+)
