@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from paicli.memory import marked_change
+from paicli.memory import marked_change, returns
 from paicli.memory import subject as subjects
 from paicli.memory.dedup import ConflictDetector, is_duplicate, same_domain
 from paicli.memory.denial import states_nothing
@@ -84,6 +84,7 @@ def decide(
     allow_conflict: bool,
     verdicts: Mapping[str, Verdict] | None = None,
 ) -> Decision:
+    entries = list(entries)
     live = [e for e in entries if e.id != incoming.id and not is_superseded(e) and same_domain(e, incoming)]
     duplicate = next((e for e in live if is_duplicate(e, incoming)), None)
     if duplicate is not None:
@@ -93,7 +94,9 @@ def decide(
     topics = _denial_topics(live, entries)
     pool = neighbours(live, incoming)
     pool += [e for e in live if e.id in topics and e not in pool and neighbours([topics[e.id]], incoming)]
-    related = relate_all(pool, incoming, verdicts or {}, {i: e.content for i, e in topics.items()})
+    returned = returned_from(entries, live, incoming)
+    pool += [e for e in live if e.id == returned and e not in pool]
+    related = relate_all(pool, incoming, verdicts or {}, {i: e.content for i, e in topics.items()}, returned)
     changed = _unambiguous([(e, certain) for e, kind, certain in related if kind in ("changed", "corrects")])
     same = [e for e, kind, _ in related if kind == "same"]
     if changed:
@@ -122,14 +125,48 @@ def _denial_topics(live: list[MemoryEntry], entries: Iterable[MemoryEntry]) -> d
     return topics
 
 
+def returned_from(
+    entries: Iterable[MemoryEntry], live: Iterable[MemoryEntry], incoming: MemoryEntry
+) -> str | None:
+    """The id of the live truth `incoming` returns from to an earlier value (`returns.py`): the end of the
+    supersession chain of a superseded fact that held the value."""
+    if not returns.returning(incoming.content):
+        return None
+    by_id = {e.id: e for e in entries}
+    live_ids = {e.id for e in live}
+    history = [
+        e for e in by_id.values() if is_superseded(e) and e.id != incoming.id and same_domain(e, incoming)
+    ]
+    found: list[tuple[str, str, str]] = []
+    for earlier in neighbours(history, incoming):
+        end = _chain_end(by_id, earlier)
+        if end is not None and end.id in live_ids:
+            found.append((earlier.content, end.content, end.id))
+    return returns.pick(found, incoming.content)
+
+
+def _chain_end(by_id: Mapping[str, MemoryEntry], entry: MemoryEntry) -> MemoryEntry | None:
+    seen = {entry.id}
+    current = entry
+    while is_superseded(current):
+        newer = by_id.get(current.metadata.get(SUPERSEDED_BY, "").strip())
+        if newer is None or newer.id in seen:
+            return None
+        seen.add(newer.id)
+        current = newer
+    return current
+
+
 def relate_all(
     candidates: Iterable[MemoryEntry],
     incoming: MemoryEntry,
     verdicts: Mapping[str, Verdict],
     topics: Mapping[str, str] | None = None,
+    returned: str | None = None,
 ) -> list[tuple[MemoryEntry, str, bool]]:
     """(candidate, relation, certain): the parser's relation, or the judge's verdict where the parser is unsure.
-    `topics`: for a subjectless denial, the text of the fact it retired (`_denial_topics`)."""
+    `topics`: for a subjectless denial, the text of the fact it retired (`_denial_topics`); `returned`: the
+    truth the new fact returns from to an earlier value (`returned_from`)."""
     found: list[tuple[MemoryEntry, str, bool]] = []
     pool = list(candidates)
     relations = [_related(entry, incoming.content, topics or {}) for entry in pool]
@@ -139,11 +176,15 @@ def relate_all(
     supposed = bool(pool) and states_nothing(incoming.content)
     asked = hedged and marked_change.asked(incoming.content)
     for i, (entry, local) in enumerate(zip(pool, relations, strict=True)):
+        back = local.kind == "none" and entry.id == returned
         if local.kind == "none" and corrects_stored(entry.content, incoming.content):
             local = subjects.Relation("changed")  # the parser could not place it; the value slots can
-        elif local.kind == "none" and i == marked:
-            local = subjects.Relation("changed")  # a marked change in a frame the parser does not read
-        if hedged and local.kind in ("changed", "corrects") and (asked or not local.certain):
+        elif local.kind == "none" and (i == marked or back):
+            # a marked change in a frame the parser does not read, or a return to a value this truth's chain
+            # moved away from
+            local = subjects.Relation("changed")
+        # a return weighed its own clause's hedges: `B moved to another team; A does it again`
+        if hedged and local.kind in ("changed", "corrects") and (asked or not (local.certain or back)):
             # a question, a maybe or an added fact replaces nothing; a question or a plain `also` not even
             # where the parser read a value for sure (`Should … be capped at 8 now?`)
             local = subjects.Relation("none")
