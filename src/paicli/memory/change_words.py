@@ -224,7 +224,7 @@ def _sets_anew(word: str, after: str) -> bool:
     `to`."""
     if word[0] not in _ZH_SETTERS:
         return False
-    return (len(word) == 2 and word[1] in _ZH_TO) or (len(word) <= 2 and after[:1] in _ZH_TO)
+    return (len(word) == 2 and word[1] in _ZH_TO) or (len(word) <= 2 and after != "" and after[0] in _ZH_TO)
 
 
 def asks(text: str) -> bool:
