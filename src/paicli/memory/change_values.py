@@ -213,6 +213,8 @@ def _names(text: str) -> list[re.Match[str]]:
     """Name candidates; consecutive capitalised words are one name (`Google Drive`, `Backblaze B2`)."""
     merged: list[re.Match[str]] = []
     for match in _CAPITALISED_RUN.finditer(text):
+        if match.group().split()[0].lower() in CATEGORY:
+            continue  # `Minimum Safari version`: the kind of a value, then a name; each word is read alone
         if all(_is_multiword_part(part) for part in match.group().split()):
             merged.append(match)
     taken = [(m.start(), m.end()) for m in merged]
@@ -222,7 +224,7 @@ def _names(text: str) -> list[re.Match[str]]:
 
 def _is_multiword_part(part: str) -> bool:
     low = part.lower()
-    if low in LIGHT or low in ABBREVIATIONS or low in CATEGORY:  # `Minimum Safari`: the kind, then the name
+    if low in LIGHT or low in ABBREVIATIONS:
         return False
     return part[:1].isupper() or any(ch.isdigit() for ch in part)
 
