@@ -1,15 +1,17 @@
 """How a new fact meets the stored ones (issues 28, 37): duplicate, supersession, pending conflict or plain store.
 
 Pure policy over entries. The new fact is related to its neighbours (`neighbours.py`) by the claim parser
-(`subject.py`): the same subject with another value, a negation of the stored value, or a statement that denies
-it supersedes the stored fact; the old entry stays in the file with `supersededBy` and `supersededAt` and is never
+(`subject.py`): the same subject with another value, a negation of the stored value, or a statement that denies it
+supersedes the stored fact; the old entry stays in the file with `supersededBy` and `supersededAt` and is never
 served as a truth again. A relation the parser is not certain of may be decided by the relation judge's verified
-verdict (`judge.py`); a certain one never is. Where the parser finds no relation, a marked change in a frame it
-does not read (`marked_change.py`) may still supersede, never for sure; a maybe or an added fact never
-supersedes unless the parser is certain, a question or a plain `also` never. A near-identical fact the parser cannot place is a conflict: it is
-stored as pending (`conflictPending`), excluded from retrieval until the user settles it, so two contradicting
-facts are never both injected. When the new fact's subject is held by several stored subjects that differ from
-each other (`版本` in `JDK 版本` and `Node 版本`), nothing is superseded on that ground alone.
+verdict (`judge.py`); a certain one never is. Where the parser finds no relation, a marked change in a frame it does
+not read (`marked_change.py`) may still supersede, never for sure, and so may a return to an earlier value, read
+through the value's history (`returns.py`: the truth that value's chain ends at is the one replaced); a maybe or an
+added fact never supersedes unless the parser is certain, a question or a plain `also` never. A near-identical fact
+the parser cannot place is a conflict: it is stored as pending (`conflictPending`), excluded from retrieval until
+the user settles it, so two contradicting facts are never both injected. When the new fact's subject is held by
+several stored subjects that differ from each other (`版本` in `JDK 版本` and `Node 版本`), nothing is superseded on that
+ground alone.
 """
 
 from __future__ import annotations
