@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from paicli.memory.change_words import ABBREVIATIONS, LIGHT, english_lemmas
+from paicli.memory.change_words import ABBREVIATIONS, CATEGORY, LIGHT, english_lemmas
 
 Slot = tuple[str, str]  # (type, normal form): ("number:天", "30"), ("name", "jenkins")
 
@@ -41,6 +41,7 @@ _NUMBER = re.compile(
     r"(?:\s*(%|(?!(?:and|or|to|is|are|was|for|per|in|on|at|of|now|by|instead|again)(?![a-z]))[a-z]+"
     r"|[个位名人台次遍天周月年小时分钟秒倍核条行份]+))?"
 )
+_CAPITALISED_RUN = re.compile(r"(?:[A-Z][\w.+-]*)(?:\s+[A-Z0-9][\w.+-]*)+")
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[._+-][A-Za-z0-9]+)*")
 _HAN = re.compile("[\u3400-\u9fff]")
 # the commonest Chinese surnames: a two- or three-character word opening with one is read as a person's name
@@ -153,6 +154,8 @@ def _first_word(text: str) -> str:
 
 def _is_name(word: str, text: str, chinese: bool, before: str) -> bool:
     low = word.lower()
+    if word[0].isupper() and re.search(rf"(?<![\w.]){re.escape(word)}\s*v?\d+\.\d", text):
+        return True  # a product labels the version after it (`Go 1.22`, `Python 3.12`), whatever the word
     if low in ABBREVIATIONS or low[:-1] in ABBREVIATIONS or low in LIGHT or len(word) < 2:
         return False
     if any(ch.isdigit() for ch in word) or re.search(r"[._+-]", word) or re.search(r"[a-z][A-Z]", word):
@@ -209,7 +212,9 @@ def values(text: str) -> Values:
 def _names(text: str) -> list[re.Match[str]]:
     """Name candidates; consecutive capitalised words are one name (`Google Drive`, `Backblaze B2`)."""
     merged: list[re.Match[str]] = []
-    for match in re.finditer(r"(?:[A-Z][\w.+-]*)(?:\s+[A-Z0-9][\w.+-]*)+", text):
+    for match in _CAPITALISED_RUN.finditer(text):
+        if match.group().split()[0].lower() in CATEGORY:
+            continue  # `Minimum Safari version`: the kind of a value, then a name; each word is read alone
         if all(_is_multiword_part(part) for part in match.group().split()):
             merged.append(match)
     taken = [(m.start(), m.end()) for m in merged]

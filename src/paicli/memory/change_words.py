@@ -41,6 +41,11 @@ _EN_MARKER_PAIRS = frozenset(
 )
 _ZH_MARKERS = frozenset(["现在", "如今", "不再", "又", "改回", "换回", "回到"])
 _ZH_MARKER_OPENINGS = ("改", "换")
+_RETURN_WORDS = frozenset(["again", "又", "还是"])
+_ZH_RETURN_OPENINGS = ("回到", "回归")
+_EN_RETURN_LEMMAS = frozenset(["revert", "restore"])
+_EN_RETURN_OPENINGS = ("rever", "resto")
+_PREPOSITIONS = frozenset(["to", "on", "in", "at", "with", "onto", "into", "under", "behind"])
 _ZH_MARKER_INSIDE = "迁"
 # a verb that sets an amount or a place anew, before 到 / 成 / 为 / 至 (`调到`, `加到`, `提到`, `挪到`, `降成`)
 _ZH_SETTERS = "调提挪搬升降加减涨缩增延"
@@ -75,7 +80,7 @@ LIGHT = GENERIC | frozenset(
      "them", "one", "live", "lives", "stay", "stays", "happen", "happens",
      "用", "使用", "采用", "是", "在", "由", "负责", "交给", "交由", "放", "放在", "跑", "跑在", "到", "给", "把", "被",
      "的", "了", "只要", "要", "会", "做", "为", "成", "上", "中", "里", "发", "发到", "归", "管", "走", "只", "不",
-     "每", "之间", "最多", "最少", "至少", "最大", "最小", "最高", "最低"]
+     "每", "之间", "最多", "最少", "至少", "最大", "最小", "最高", "最低", "down", "就行", "即可", "就够", "就好"]
 )  # fmt: skip
 # nouns that name the kind of a value, not the thing it belongs to (`打包工具`, `重试次数`)
 CATEGORY = frozenset(
@@ -175,28 +180,51 @@ def with_abbreviations(words: Sequence[str]) -> list[str]:
 
 
 def has_marker(words: Sequence[str]) -> bool:
-    for i, word in enumerate(words):
-        if word in _EN_MARKERS or word in _ZH_MARKERS:
-            return True
-        if i + 1 < len(words) and (word, words[i + 1]) in _EN_MARKER_PAIRS:
-            return True
-        if word.startswith(_EN_MARKER_OPENINGS) and set(english_lemmas(word)) & _EN_MARKER_LEMMAS:
-            return True  # the prefix test first: the lexicon loads only for a word that may be one
-        if not word.isascii() and word not in _ZH_NOT_CHANGE:
-            if word.startswith(_ZH_MARKER_OPENINGS) or _ZH_MARKER_INSIDE in word:
-                return True
-            if word.startswith("不") and i > 0 and words[i - 1] == "已经":
-                return True
-            if _sets_anew(word, words[i + 1] if i + 1 < len(words) else ""):
-                return True
+    if any(marker_at(words, i) for i in range(len(words))):
+        return True
     return "from" in words and "to" in words[words.index("from") + 1 :]
 
 
+def marker_at(words: Sequence[str], i: int) -> bool:
+    """`words[i]` is a change marker where it stands (`升级` before `到` is one, `升级` alone is not)."""
+    word = words[i]
+    after = words[i + 1] if i + 1 < len(words) else ""
+    if word in _EN_MARKERS or word in _ZH_MARKERS or (word, after) in _EN_MARKER_PAIRS:
+        return True
+    if word.startswith(_EN_MARKER_OPENINGS) and set(english_lemmas(word)) & _EN_MARKER_LEMMAS:
+        return True  # the prefix test first: the lexicon loads only for a word that may be one
+    if not word.isascii() and word not in _ZH_NOT_CHANGE:
+        if word.startswith(_ZH_MARKER_OPENINGS) or _ZH_MARKER_INSIDE in word:
+            return True
+        if word.startswith("不") and i > 0 and words[i - 1] == "已经":
+            return True
+        if _sets_anew(word, after):
+            return True
+    return False
+
+
+def returns(words: Sequence[str]) -> bool:
+    """A word of return: the value named is one the subject held before. `again`, `back` before a preposition
+    (`back to`, `back on`), a verb of reverting (`reverted`, `restored`), 又, 还是, and 回 as a verb's
+    complement (`改回`, `换回`, `切` + `回`) or opening `回到` / `回归` (`回复`, `回调` are no return)."""
+    for i, word in enumerate(words):
+        if word in _RETURN_WORDS or word.startswith(_ZH_RETURN_OPENINGS):
+            return True
+        if word == "back" and i + 1 < len(words) and words[i + 1] in _PREPOSITIONS:
+            return True
+        if word.startswith(_EN_RETURN_OPENINGS) and set(english_lemmas(word)) & _EN_RETURN_LEMMAS:
+            return True
+        if not word.isascii() and (word == "回" or "回" in word[1:]):
+            return True
+    return False
+
+
 def _sets_anew(word: str, after: str) -> bool:
-    """`调到`, `加` + `到`, `提成`: a verb of setting an amount or a place, then the word for `to`."""
+    """`调到`, `加` + `到`, `升级` + `到`, `提成`: a verb of setting an amount or a place, then the word for
+    `to`."""
     if word[0] not in _ZH_SETTERS:
         return False
-    return (len(word) == 2 and word[1] in _ZH_TO) or (len(word) == 1 and after[:1] in _ZH_TO)
+    return (len(word) == 2 and word[1] in _ZH_TO) or (len(word) <= 2 and after != "" and after[0] in _ZH_TO)
 
 
 def asks(text: str) -> bool:
@@ -223,6 +251,16 @@ def asks_or_adds(text: str, words: Sequence[str]) -> bool:
         return True
     hedges = _UNSURE | _EN_ADDED | _ZH_ADDED
     return any(word in hedges for word in words) or " as well" in text
+
+
+def unsure_or_intended(words: Sequence[str]) -> bool:
+    """A possibility, an intention or a condition (`might`, `plan`, `if`, 可能, 打算)."""
+    return any(word in _UNSURE or word in _INTENDED for word in words)
+
+
+def adds(words: Sequence[str]) -> bool:
+    """A fact said to come beside another (`also`, `too`, 也, 另外)."""
+    return any(word in _EN_ADDED or word in _ZH_ADDED for word in words)
 
 
 def asks_plans_or_adds(text: str, words: Sequence[str]) -> bool:

@@ -1,15 +1,17 @@
 """How a new fact meets the stored ones (issues 28, 37): duplicate, supersession, pending conflict or plain store.
 
 Pure policy over entries. The new fact is related to its neighbours (`neighbours.py`) by the claim parser
-(`subject.py`): the same subject with another value, a negation of the stored value, or a statement that denies
-it supersedes the stored fact; the old entry stays in the file with `supersededBy` and `supersededAt` and is never
+(`subject.py`): the same subject with another value, a negation of the stored value, or a statement that denies it
+supersedes the stored fact; the old entry stays in the file with `supersededBy` and `supersededAt` and is never
 served as a truth again. A relation the parser is not certain of may be decided by the relation judge's verified
-verdict (`judge.py`); a certain one never is. Where the parser finds no relation, a marked change in a frame it
-does not read (`marked_change.py`) may still supersede, never for sure; a maybe or an added fact never
-supersedes unless the parser is certain, a question or a plain `also` never. A near-identical fact the parser cannot place is a conflict: it is
-stored as pending (`conflictPending`), excluded from retrieval until the user settles it, so two contradicting
-facts are never both injected. When the new fact's subject is held by several stored subjects that differ from
-each other (`版本` in `JDK 版本` and `Node 版本`), nothing is superseded on that ground alone.
+verdict (`judge.py`); a certain one never is. Where the parser finds no relation, a marked change in a frame it does
+not read (`marked_change.py`) may still supersede, never for sure, and so may a return to an earlier value, read
+through the value's history (`returns.py`: the truth that value's chain ends at is the one replaced); a maybe or an
+added fact never supersedes unless the parser is certain, a question or a plain `also` never. A near-identical fact
+the parser cannot place is a conflict: it is stored as pending (`conflictPending`), excluded from retrieval until
+the user settles it, so two contradicting facts are never both injected. When the new fact's subject is held by
+several stored subjects that differ from each other (`版本` in `JDK 版本` and `Node 版本`), nothing is superseded on that
+ground alone.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from paicli.memory import marked_change
+from paicli.memory import marked_change, returns
 from paicli.memory import subject as subjects
 from paicli.memory.dedup import ConflictDetector, is_duplicate, same_domain
 from paicli.memory.denial import states_nothing, subject_named_in
@@ -84,6 +86,7 @@ def decide(
     allow_conflict: bool,
     verdicts: Mapping[str, Verdict] | None = None,
 ) -> Decision:
+    entries = list(entries)
     live = [e for e in entries if e.id != incoming.id and not is_superseded(e) and same_domain(e, incoming)]
     duplicate = next((e for e in live if is_duplicate(e, incoming)), None)
     if duplicate is not None:
@@ -93,7 +96,9 @@ def decide(
     topics = _denial_topics(live, entries)
     pool = neighbours(live, incoming)
     pool += [e for e in live if e.id in topics and e not in pool and neighbours([topics[e.id]], incoming)]
-    related = relate_all(pool, incoming, verdicts or {}, {i: e.content for i, e in topics.items()})
+    returned = returned_from(entries, live, incoming)
+    pool += [e for e in live if e.id == returned and e not in pool]
+    related = relate_all(pool, incoming, verdicts or {}, {i: e.content for i, e in topics.items()}, returned)
     changed = _unambiguous(
         [(e, certain) for e, kind, certain in related if kind in ("changed", "corrects")], incoming.content
     )
@@ -124,14 +129,48 @@ def _denial_topics(live: list[MemoryEntry], entries: Iterable[MemoryEntry]) -> d
     return topics
 
 
+def returned_from(
+    entries: Iterable[MemoryEntry], live: Iterable[MemoryEntry], incoming: MemoryEntry
+) -> str | None:
+    """The id of the live truth `incoming` returns from to an earlier value (`returns.py`): the end of the
+    supersession chain of a superseded fact that held the value."""
+    if not returns.returning(incoming.content):
+        return None
+    by_id = {e.id: e for e in entries}
+    live_ids = {e.id for e in live}
+    history = [
+        e for e in by_id.values() if is_superseded(e) and e.id != incoming.id and same_domain(e, incoming)
+    ]
+    found: list[tuple[str, str, str]] = []
+    for earlier in neighbours(history, incoming):
+        end = _chain_end(by_id, earlier)
+        if end is not None and end.id in live_ids:
+            found.append((earlier.content, end.content, end.id))
+    return returns.pick(found, incoming.content)
+
+
+def _chain_end(by_id: Mapping[str, MemoryEntry], entry: MemoryEntry) -> MemoryEntry | None:
+    seen = {entry.id}
+    current = entry
+    while is_superseded(current):
+        newer = by_id.get(current.metadata.get(SUPERSEDED_BY, "").strip())
+        if newer is None or newer.id in seen:
+            return None
+        seen.add(newer.id)
+        current = newer
+    return current
+
+
 def relate_all(
     candidates: Iterable[MemoryEntry],
     incoming: MemoryEntry,
     verdicts: Mapping[str, Verdict],
     topics: Mapping[str, str] | None = None,
+    returned: str | None = None,
 ) -> list[tuple[MemoryEntry, str, bool]]:
     """(candidate, relation, certain): the parser's relation, or the judge's verdict where the parser is unsure.
-    `topics`: for a subjectless denial, the text of the fact it retired (`_denial_topics`)."""
+    `topics`: for a subjectless denial, the text of the fact it retired (`_denial_topics`); `returned`: the
+    truth the new fact returns from to an earlier value (`returned_from`)."""
     found: list[tuple[MemoryEntry, str, bool]] = []
     pool = list(candidates)
     relations = [_related(entry, incoming.content, topics or {}) for entry in pool]
@@ -142,12 +181,15 @@ def relate_all(
     asked = hedged and marked_change.asked(incoming.content)
     denying = bool(pool) and denial_only(incoming.content)
     for i, (entry, local) in enumerate(zip(pool, relations, strict=True)):
+        back = local.kind == "none" and entry.id == returned
         if local.kind == "none" and _corrects(entry.content, incoming.content):
             local = subjects.Relation("changed")  # the parser could not place it; the value slots can
-        elif local.kind == "none" and i == marked and not denying:
-            # a marked change in a frame the parser does not read; a denial's other value is no new value
+        elif local.kind == "none" and ((i == marked and not denying) or back):
+            # a marked change in a frame the parser does not read (a denial's other value is no new value), or a
+            # return to a value this truth's chain moved away from
             local = subjects.Relation("changed")
-        if hedged and local.kind in ("changed", "corrects") and (asked or not local.certain):
+        # a return weighed its own clause's hedges: `B moved to another team; A does it again`
+        if hedged and local.kind in ("changed", "corrects") and (asked or not (local.certain or back)):
             # a question, a maybe or an added fact replaces nothing; a question or a plain `also` not even
             # where the parser read a value for sure (`Should … be capped at 8 now?`)
             local = subjects.Relation("none")

@@ -91,13 +91,13 @@ def parts(text: str) -> tuple[Part, ...]:
             continue
         read = values(clause)
         raw = cw.with_abbreviations(_words(read.masked))
-        content = tuple(w for w in raw if w not in cw.LIGHT and not cw.has_marker([w]))
+        content = tuple(w for i, w in enumerate(raw) if w not in cw.LIGHT and not cw.marker_at(raw, i))
         verbs = frozenset(w for before, w in pairwise(raw) if before in cw.PERSONAL)
         found.append(Part(tuple(raw), content, read.slots, verbs, fold(clause)))
     return tuple(found)
 
 
-def _whole(text: str) -> Part:
+def whole(text: str) -> Part:
     pieces = parts(text)
     return Part(
         tuple(w for p in pieces for w in p.raw),
@@ -108,7 +108,7 @@ def _whole(text: str) -> Part:
     )
 
 
-def _windows(text: str) -> list[Part]:
+def windows(text: str) -> list[Part]:
     """Each clause of the new fact; a clause that names nothing borrows the words of the one before it."""
     pieces = parts(text)
     found: list[Part] = []
@@ -137,14 +137,14 @@ def _shared(old: Part, new: Part, kinds: frozenset[str] = frozenset()) -> int:
         for a in matched
         if not old.verbal(a) or not all(new.verbal(b) for b in theirs if cw.same_word(a, b))
     ]
-    if not nominal or _contrasted(old, new, kinds):
+    if not nominal or contrasted(old, new, kinds):
         return (
             0  # each names a thing the other lacks: `frontend builds` beside `backend builds` is another one
         )
     return len(nominal)
 
 
-def _contrasted(old: Part, new: Part, kinds: frozenset[str]) -> bool:
+def contrasted(old: Part, new: Part, kinds: frozenset[str]) -> bool:
     """Each side keeps a word of its own that names a thing the other lacks."""
     mine = [*old.content, *old.names, *old.units]
     theirs = [*new.content, *new.names, *new.units]
@@ -158,10 +158,15 @@ def _contrasted(old: Part, new: Part, kinds: frozenset[str]) -> bool:
 
 def _own(word: str, part: Part, other: Sequence[str], other_part: Part) -> bool:
     """A word only one side has that names a thing (not a verb, not the value's kind); a word the other side
-    writes in two (`timeout`, `time out`) is shared."""
+    writes in two (`timeout`, `time out`, `on-call`, `on call`) is shared."""
     if word in cw.CATEGORY or part.verbal(word) or (len(word) == 1 and not word.isascii()):
         return False  # one Chinese character is often what the segmenter left over (`库是` beside `库`)
-    if any(word == a + b for a, b in pairwise(other_part.raw)):
+    joined = word.replace("-", "")  # `on-call` beside `on call`
+    if any(joined == a + b for a, b in pairwise(other_part.raw)):
+        return False
+    if any(
+        word in compound.split("-") for compound in (*other_part.raw, *other_part.names) if "-" in compound
+    ):
         return False
     return not any(cw.same_word(word, b) for b in other)
 
@@ -196,14 +201,14 @@ def _same_kind(a: str, b: str) -> bool:
 
 def score(stored: str, incoming: str) -> int:
     """How well `incoming` reads as a marked change of `stored` (0: not at all)."""
-    whole = _whole(incoming)
-    if cw.asks_plans_or_adds(incoming.lower(), whole.raw):
+    read = whole(incoming)
+    if cw.asks_plans_or_adds(incoming.lower(), read.raw):
         return 0
-    if not _owner_named(stored, incoming, whole):
+    if not _owner_named(stored, incoming, read):
         return 0  # the stored fact is about another owner's subject (`for the billing service, …`)
-    old = _whole(stored)
+    old = whole(stored)
     best = 0
-    for window in _windows(incoming):
+    for window in windows(incoming):
         if not (cw.has_marker(window.raw) or cw.redoes(window.raw, old.raw)):
             continue
         kinds = _new_value(old, window)
@@ -213,14 +218,18 @@ def score(stored: str, incoming: str) -> int:
     return best
 
 
-def _owner_named(stored: str, incoming: str, whole: Part) -> bool:
+def _owner_named(stored: str, incoming: str, read: Part) -> bool:
     """The stored subject's owner, if any, is named by the new fact, in any word form (`for webhooks`,
     `webhook retries`)."""
     found = subject_of(stored)
     if found is None or not found.owner or found.owner in fold(incoming).replace(" ", ""):
         return True
-    words = [w for w in (*whole.content, *whole.names) if len(w) >= 3]
+    words = [w for w in (*read.content, *read.names) if len(w) >= 3]
     return any(w in found.owner or cw.same_word(found.owner, w) for w in words)  # the owner has no spaces
+
+
+def words_of(text: str) -> list[str]:
+    return _words(fold(text))
 
 
 def marked(text: str, stored: Sequence[str]) -> bool:

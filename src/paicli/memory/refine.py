@@ -67,12 +67,13 @@ def _pool(
     entries: Mapping[str, MemoryEntry], new: MemoryEntry, known: frozenset[str] | None
 ) -> list[MemoryEntry]:
     """What the entry is compared with again: the live entries that existed when it was written (`known`; a later
-    write must never be superseded by an earlier one), with the ones it superseded made live again."""
+    write must never be superseded by an earlier one), with the ones it superseded made live again, and the
+    history (a return to an earlier value is read through it: `evolve.returned_from`)."""
     olds = {e.id: _live_again(e) for e in _superseded_by(entries, new)}
     return [
         olds.get(e.id, e)
         for e in entries.values()
-        if e.id in olds or (not evolve.is_superseded(e) and (known is None or e.id in known))
+        if e.id in olds or evolve.is_superseded(e) or known is None or e.id in known
     ]
 
 

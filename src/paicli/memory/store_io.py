@@ -84,8 +84,14 @@ class Txn(MutableMapping[str, MemoryEntry]):
         ids = [state.table.ids[row] for row in rows]
         order = state.order
         known = {i for i in ids if i is not None and i in self}
-        if relations:  # a denial is about the fact it retired (`evolve._denial_topics`): it comes along
-            known |= {n for i in list(known) if (n := self[i].metadata.get("supersededBy", "")) and n in self}
+        if relations:
+            # a denial is about the fact it retired (`evolve._denial_topics`), and a return to an earlier value
+            # replaces the truth that fact's chain ends at (`evolve.returned_from`): the chain comes along
+            fringe = set(known)
+            while fringe:
+                newer = {n for i in fringe if (n := self[i].metadata.get("supersededBy", "")) and n in self}
+                fringe = newer - known
+                known |= newer
         found = sorted(known, key=lambda i: order.get(i, len(order)))
         return [self[i] for i in found]
 
