@@ -2,6 +2,7 @@
 MCP's client side (no server configured) are imported at first use, never by a run that does not use them; nor
 are the tools' implementations (only their specs: the model is still offered every tool), the plan machinery,
 /model's switch or the REPL's rich plan view. `-p --plan` runs without the REPL's tables, trees and live view.
+So are the workspace snapshots (until a turn's first change) and the session retention (no limit set).
 So are the parts of memory and context a greeting never reaches: the extraction rules (a turn shorter than
 extraction's range), the store's evolution logic and the claim grammar (no write, no memory to index), and
 what compaction does past a threshold (a history far below it), the price table (no figure is shown) and the
@@ -38,6 +39,15 @@ UNUSED_BY_A_PLAIN_RUN = (
     # the read-only command judgement (shell words, allow-lists) loads with the first command judged
     "paicli.tools.readonly",
     "paicli.tools.shellwords",
+    # the workspace snapshots load at a turn's first change (cli/snapshot_seam.py); retention only with a limit
+    "paicli.cli.session_snapshots",
+    "paicli.snapshots.recorder",
+    "paicli.snapshots.store",
+    "paicli.snapshots.model",
+    "paicli.snapshots.git",
+    "paicli.snapshots.tool",
+    "paicli.cli.session_retention",
+    "paicli.session.retention",
     # plan and team runs only
     "paicli.agent.plan.model",
     "paicli.agent.plan.agent",
