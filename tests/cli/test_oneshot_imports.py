@@ -48,7 +48,9 @@ UNUSED_BY_A_PLAIN_RUN = (
     "paicli.snapshots.tool",
     "paicli.cli.session_retention",
     "paicli.session.retention",
-    # plan and team runs only
+    # plan and team runs only: their events and lines (a plain run asks events.is_plan_event)
+    "paicli.agent.task_events",
+    "paicli.cli.plan_lines",
     "paicli.agent.plan.model",
     "paicli.agent.plan.agent",
     "paicli.agent.team.agent",
