@@ -2,7 +2,8 @@
 MCP's client side (no server configured) are imported at first use, never by a run that does not use them; nor
 are the tools' implementations (only their specs: the model is still offered every tool), the plan machinery,
 /model's switch or the REPL's rich plan view. `-p --plan` runs without the REPL's tables, trees and live view.
-So are the workspace snapshots (until a turn's first change) and the session retention (no limit set).
+So are the workspace snapshots (until a turn's first change), the session retention (no limit set), the context
+figures the REPL shows and the transcript a resume shows.
 So are the parts of memory and context a greeting never reaches: the extraction rules (a turn shorter than
 extraction's range), the store's evolution logic and the claim grammar (no write, no memory to index), and
 what compaction does past a threshold (a history far below it), the price table (no figure is shown) and the
@@ -48,6 +49,10 @@ UNUSED_BY_A_PLAIN_RUN = (
     "paicli.snapshots.tool",
     "paicli.cli.session_retention",
     "paicli.session.retention",
+    # what the REPL shows: the context figures (status bar, /context, cache line) and a resumed transcript
+    "paicli.context.status",
+    "paicli.context.status_report",
+    "paicli.session.transcript",
     # plan and team runs only: their events and lines (a plain run asks events.is_plan_event)
     "paicli.agent.task_events",
     "paicli.cli.plan_lines",
