@@ -37,6 +37,9 @@ UNUSED_BY_A_PLAIN_RUN = (
     "paicli.tools.html_text",
     "paicli.tools.web_search",
     "html.parser",
+    "paicli.tools.shell",  # execute_command, and the executors a command runs by (chosen at the first call)
+    "paicli.tools.executor",
+    "paicli.tools.sandbox.executor",
     # the read-only command judgement (shell words, allow-lists) loads with the first command judged
     "paicli.tools.readonly",
     "paicli.tools.shellwords",

@@ -13,11 +13,12 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paicli.cancel import Cancelled, CancelToken, cancel_scope
 from paicli.config.keys import Keys, no_keys
 from paicli.config.tool_values import ToolValues
+from paicli.deferred import Deferred
 from paicli.llm.messages import ToolCall
 from paicli.memory.guard import ExternalContextTracker
 from paicli.prompt.instructions import NestedInstructions
@@ -49,7 +50,6 @@ from paicli.tools.call_result import (
 )
 from paicli.tools.checkpoint import TurnCheckpoint, may_change_files
 from paicli.tools.context import Offloader, OutputSink, SaveMemory, ToolContext
-from paicli.tools.executor import CommandExecutors
 from paicli.tools.guards import PathDenied, PathGuard
 from paicli.tools.hooks import Hooks, after_tool, before_tool
 from paicli.tools.policy import HEADLINE_NOTICE, MEMORY_NO_HUMAN, TurnToolPolicy
@@ -65,6 +65,9 @@ __all__ = ["Offloader", "ToolRunner", "TurnToolSet"]
 
 MAX_PARALLEL = 4
 BATCH_TIMEOUT_SECONDS = 90.0
+
+if TYPE_CHECKING:
+    from paicli.tools.executor import CommandExecutors  # built at the first call that runs
 
 
 class ToolRunner:
@@ -113,16 +116,24 @@ class ToolRunner:
         self.max_parallel = max(1, max_parallel)
         self.batch_timeout = batch_timeout
         self.audit = audit if audit is not None else AuditLog(values.audit_folder, secrets=keys())
-        if executors is None:
-            from paicli.tools.sandbox.executor import session_executors
-
-            executors = session_executors(self.approval.sandbox, str(values.home), keys)
-        self.executors = executors
+        # chosen at the first call that runs: the shell and sandbox executors never load for a turn without one
+        self._executors: Deferred[CommandExecutors] = Deferred(
+            (lambda: executors) if executors is not None else (lambda: self._session_executors(keys))
+        )
         self.notices = notices
         self.turn_hooks = tuple(turn_hooks)
         self.nested = nested
         self.hooks = hooks
         self.write_watchers = tuple(write_watchers)
+
+    @property
+    def executors(self) -> CommandExecutors:
+        return self._executors.get()
+
+    def _session_executors(self, keys: Keys) -> CommandExecutors:
+        from paicli.tools.sandbox.executor import session_executors
+
+        return session_executors(self.approval.sandbox, str(self.values.home), keys)
 
     def register(self, tool: Tool) -> None:
         """Add or replace a tool (the session's own) after construction."""
