@@ -40,6 +40,9 @@ UNUSED_BY_A_PLAIN_RUN = (
     "paicli.tools.shell",  # execute_command, and the executors a command runs by (chosen at the first call)
     "paicli.tools.executor",
     "paicli.tools.sandbox.executor",
+    "paicli.tools.call_gate",  # a call's verdict and approval, and a rerun outside the sandbox
+    "paicli.tools.verdict",
+    "paicli.tools.rerun",
     # the read-only command judgement (shell words, allow-lists) loads with the first command judged
     "paicli.tools.readonly",
     "paicli.tools.shellwords",

@@ -25,14 +25,10 @@ from paicli.prompt.instructions import NestedInstructions
 from paicli.tools.approval import (
     ApprovalState,
     DenyingApprover,
-    approval_summary,
-    denial_text,
     policy_report,
 )
 from paicli.tools.audit import AuditLog
 from paicli.tools.base import (
-    ApprovalReply,
-    ApprovalRequest,
     Approver,
     ToolEventSink,
     ToolFinished,
@@ -52,13 +48,10 @@ from paicli.tools.checkpoint import TurnCheckpoint, may_change_files
 from paicli.tools.context import Offloader, OutputSink, SaveMemory, ToolContext
 from paicli.tools.guards import PathDenied, PathGuard
 from paicli.tools.hooks import Hooks, after_tool, before_tool
-from paicli.tools.policy import HEADLINE_NOTICE, MEMORY_NO_HUMAN, TurnToolPolicy
+from paicli.tools.policy import HEADLINE_NOTICE, TurnToolPolicy
 from paicli.tools.registry import Tool
-from paicli.tools.rerun import RerunContext, offer_rerun
-from paicli.tools.rules import rule_for_grant
 from paicli.tools.schema import ArgumentError, ToolOutput, ToolSpec, argument_error_text, parse_arguments
 from paicli.tools.table import ToolTable
-from paicli.tools.verdict import Ask, Deny, decide
 from paicli.tools.web import WebTools
 
 __all__ = ["Offloader", "ToolRunner", "TurnToolSet"]
@@ -314,7 +307,9 @@ class TurnToolSet:
             args = parse_arguments(tool.spec, call.arguments)
         except ArgumentError as error:
             return ToolOutput(argument_error_text(tool.spec, error), success=False)
-        refusal, auto_run = self._refusal(tool, args)
+        from paicli.tools import call_gate  # the approval step loads with a turn's first call
+
+        refusal, auto_run = call_gate.refusal(self, tool, args)
         if refusal is not None:
             return refusal
         if cancel.cancelled:
@@ -327,6 +322,8 @@ class TurnToolSet:
             with cancel_scope(cancel):  # deep bounded waits (the memory lock) also stop on this call's cancel
                 output = tool.handler(args, self.runner.context(cancel, on_output, auto_run=auto_run))
                 if auto_run and output.metadata.get("sandbox_refused"):
+                    from paicli.tools.rerun import RerunContext, offer_rerun  # what the sandbox refused only
+
                     output = offer_rerun(self.runner, tool, args, output, RerunContext(cancel, on_output))
         except PathDenied as denied:
             return ToolOutput(str(denied), success=False, blocked=True, outcome="refused")
@@ -342,48 +339,6 @@ class TurnToolSet:
         urls = output.metadata.get("discovered_urls", ())
         self.policy.observe(tool.spec, call.arguments, urls, brought_content=output.outside_content)
         return output
-
-    def _refusal(self, tool: Tool, args: dict[str, Any]) -> tuple[ToolOutput | None, bool]:
-        """The call's verdict (tools/verdict.py) acted on: a refusal is never executed; an ask goes to the
-        approver, unless only a person may allow it and the approver is none (issue 37: refused, and said to the
-        model and to the person). The flag: the call runs without a human's yes (by the unasked executor)."""
-        runner = self.runner
-        verdict = decide(tool.spec, args, self.policy, runner.paths, runner.approval, runner.project_root)
-        if isinstance(verdict, Deny):
-            return ToolOutput(verdict.reason, success=False, blocked=True, outcome="refused"), False
-        if isinstance(verdict, Ask) and verdict.human_only and not runner.approver.asks_human:
-            if runner.notices is not None:
-                runner.notices(self.policy.no_human_notice(args))
-            return ToolOutput(MEMORY_NO_HUMAN, success=False, blocked=True, outcome="refused"), False
-        if isinstance(verdict, Ask):
-            invalid = tool.problem(args, self.runner.paths)  # nobody approves a diff that cannot apply
-            if invalid is not None:
-                return invalid, False
-            return self._ask(tool, args, verdict), False
-        self._note_write(tool.spec, verdict.relative_path)
-        return None, verdict.unasked
-
-    def _ask(self, tool: Tool, args: dict[str, Any], verdict: Ask) -> ToolOutput | None:
-        spec, relative = tool.spec, verdict.relative_path
-        scope = None if verdict.human_only else self.runner.approval.grant_scope(spec, args)
-        preview = tool.approval_preview(args, self.runner.paths)
-        summary = approval_summary(spec, args)
-        always = scope.label() if scope is not None else None
-        rule = rule_for_grant(spec, scope) if scope is not None else None
-        request = ApprovalRequest(
-            spec.name, args, summary, verdict.reason, preview, always, spec.runs_command, rule
-        )
-        answer = self.runner.approver.approve(request)
-        reply = answer if isinstance(answer, ApprovalReply) else ApprovalReply(answer)
-        if reply.decision == "approve_all":
-            self.runner.approval.grant(spec, args)
-        if reply.decision in ("approve", "approve_all"):
-            self._note_write(spec, relative)
-            return None
-        approver = self.runner.approver
-        hint = approver.reason_text if isinstance(approver, DenyingApprover) else None
-        text = denial_text(spec, args, hint, reply.note)
-        return ToolOutput(text, success=False, blocked=True, outcome="denied")
 
     def _before_change(self, spec: ToolSpec, on_wait: OutputSink | None = None) -> None:
         checkpoint = self._checkpoint
@@ -401,10 +356,6 @@ class TurnToolSet:
             for watcher in self.runner.write_watchers:
                 with contextlib.suppress(Exception):  # a watcher never changes the call's outcome
                     watcher(self.runner.project_root / value)
-
-    def _note_write(self, spec: ToolSpec, relative: str | None) -> None:
-        if spec.writes_files:
-            self.runner.approval.note_write(self.runner.project_root, relative)
 
     def _final(self, call: ToolCall, output: ToolOutput) -> ToolResult:
         return final_result(call, output, self.runner.offloader)
