@@ -19,6 +19,7 @@ from paicli.tools.base import ToolWaiting as ToolWaiting
 if TYPE_CHECKING:
     from paicli.agent.task_events import (
         PlanProposed,
+        RunStatus,
         RunTurn,
         TaskActivity,
         TaskFinished,
@@ -78,9 +79,6 @@ class Compacted:
 class Notice:
     text: str
     level: Literal["info", "warn", "error"] = "info"
-
-
-RunStatus = Literal["done", "partial", "cancelled", "error"]
 
 
 @dataclass(frozen=True)

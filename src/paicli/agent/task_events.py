@@ -4,13 +4,14 @@ load this module; anything else asks `events.is_plan_event`, which answers witho
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
-from paicli.agent.events import RunStatus, ToolStarted
-from paicli.tools.base import ToolResult
+from paicli.tools.base import ToolResult, ToolStarted
 
 if TYPE_CHECKING:
     from paicli.agent.plan.model import Plan
+
+RunStatus = Literal["done", "partial", "cancelled", "error"]  # also events.RunFinished's
 
 
 @dataclass(frozen=True)

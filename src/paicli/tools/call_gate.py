@@ -4,21 +4,47 @@ first call (tools/runner.py), so a turn without one builds none of the verdicts.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
-from paicli.tools.approval import DenyingApprover, approval_summary, denial_text
-from paicli.tools.base import ApprovalReply, ApprovalRequest
-from paicli.tools.policy import MEMORY_NO_HUMAN
+from paicli.tools.approval import ApprovalState, DenyingApprover, approval_summary, denial_text
+from paicli.tools.base import ApprovalReply, ApprovalRequest, Approver
+from paicli.tools.guards import PathGuard
+from paicli.tools.policy import MEMORY_NO_HUMAN, TurnToolPolicy
 from paicli.tools.rules import rule_for_grant
 from paicli.tools.schema import ToolOutput, ToolSpec
 from paicli.tools.verdict import Ask, Deny, decide
 
 if TYPE_CHECKING:
     from paicli.tools.registry import Tool
-    from paicli.tools.runner import TurnToolSet
 
 
-def refusal(calls: TurnToolSet, tool: Tool, args: dict[str, Any]) -> tuple[ToolOutput | None, bool]:
+class Runner(Protocol):
+    """What the gate reads of the session's tool runner (tools/runner.py)."""
+
+    @property
+    def approval(self) -> ApprovalState: ...
+    @property
+    def approver(self) -> Approver: ...
+    @property
+    def paths(self) -> PathGuard: ...
+    @property
+    def project_root(self) -> Path: ...
+    @property
+    def notices(self) -> Callable[[str], None] | None: ...
+
+
+class Calls(Protocol):
+    """A turn's tools (tools/runner.py's TurnToolSet): its runner and its policy."""
+
+    @property
+    def runner(self) -> Runner: ...
+    @property
+    def policy(self) -> TurnToolPolicy: ...
+
+
+def refusal(calls: Calls, tool: Tool, args: dict[str, Any]) -> tuple[ToolOutput | None, bool]:
     """The call's verdict (tools/verdict.py) acted on: a refusal is never executed; an ask goes to the
     approver, unless only a person may allow it and the approver is none (issue 37: refused, and said to the
     model and to the person). The flag: the call runs without a human's yes (by the unasked executor)."""
@@ -39,7 +65,7 @@ def refusal(calls: TurnToolSet, tool: Tool, args: dict[str, Any]) -> tuple[ToolO
     return None, verdict.unasked
 
 
-def _ask(calls: TurnToolSet, tool: Tool, args: dict[str, Any], verdict: Ask) -> ToolOutput | None:
+def _ask(calls: Calls, tool: Tool, args: dict[str, Any], verdict: Ask) -> ToolOutput | None:
     spec, relative = tool.spec, verdict.relative_path
     scope = None if verdict.human_only else calls.runner.approval.grant_scope(spec, args)
     preview = tool.approval_preview(args, calls.runner.paths)
@@ -62,6 +88,6 @@ def _ask(calls: TurnToolSet, tool: Tool, args: dict[str, Any], verdict: Ask) -> 
     return ToolOutput(text, success=False, blocked=True, outcome="denied")
 
 
-def _note_write(calls: TurnToolSet, spec: ToolSpec, relative: str | None) -> None:
+def _note_write(calls: Calls, spec: ToolSpec, relative: str | None) -> None:
     if spec.writes_files:
         calls.runner.approval.note_write(calls.runner.project_root, relative)
