@@ -26,7 +26,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from paicli.snapshots.git import SnapshotError, find_git
+from paicli.snapshots.availability import find_git
+from paicli.snapshots.git import SnapshotError
 from paicli.snapshots.model import Tag
 from paicli.snapshots.store import SnapshotStore
 

@@ -7,12 +7,13 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from paicli.agent.budget import AgentBudget
-from paicli.agent.events import AgentEvent, PlanProposed, RunFinished, TaskFinished
+from paicli.agent.events import AgentEvent, RunFinished
 from paicli.agent.loop import LoopStats
 from paicli.agent.plan.agent import PlanExecuteAgent, PlanSettings
 from paicli.agent.plan.model import PlanTask
 from paicli.agent.plan.task import TaskEnv
 from paicli.agent.ports import NoMemory, NullContext
+from paicli.agent.task_events import PlanProposed, TaskFinished
 from paicli.cancel import CancelToken
 from paicli.llm.messages import Message
 from paicli.llm.protocol import LLMError
@@ -184,16 +185,9 @@ def test_urls_found_by_a_task_are_passed_to_its_dependents_and_checkpointed() ->
 
 
 def test_parallel_task_output_becomes_a_status_and_whole_tool_calls_not_interleaved_text() -> None:
-    from paicli.agent.events import (
-        ModelCallStarted,
-        Notice,
-        TaskActivity,
-        TaskToolCall,
-        TextDelta,
-        ToolFinished,
-        ToolStarted,
-    )
+    from paicli.agent.events import ModelCallStarted, Notice, TextDelta, ToolFinished, ToolStarted
     from paicli.agent.member_events import member_events
+    from paicli.agent.task_events import TaskActivity, TaskToolCall
     from paicli.tools.base import ToolResult
 
     seen: list[AgentEvent] = []
@@ -225,8 +219,9 @@ def test_parallel_task_output_becomes_a_status_and_whole_tool_calls_not_interlea
 
 
 def test_a_team_step_status_names_only_a_caller_other_than_its_worker() -> None:
-    from paicli.agent.events import ModelCallStarted, TaskActivity
+    from paicli.agent.events import ModelCallStarted
     from paicli.agent.member_events import member_events
+    from paicli.agent.task_events import TaskActivity
 
     for parallel in (False, True):
         seen: list[AgentEvent] = []

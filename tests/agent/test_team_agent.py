@@ -9,9 +9,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from paicli.agent.budget import AgentBudget
-from paicli.agent.events import AgentEvent, Notice, PlanProposed, RunFinished, TaskFinished, TaskStarted
+from paicli.agent.events import AgentEvent, Notice, RunFinished
 from paicli.agent.loop import LoopStats
 from paicli.agent.ports import NullContext
+from paicli.agent.task_events import PlanProposed, TaskFinished, TaskStarted
 from paicli.agent.team.agent import CANCELLED, TeamAgent, TeamEnv
 from paicli.agent.team.prompts import Role
 from paicli.cancel import CancelToken

@@ -2,6 +2,8 @@
 MCP's client side (no server configured) are imported at first use, never by a run that does not use them; nor
 are the tools' implementations (only their specs: the model is still offered every tool), the plan machinery,
 /model's switch or the REPL's rich plan view. `-p --plan` runs without the REPL's tables, trees and live view.
+So are the workspace snapshots (until a turn's first change), the session retention (no limit set), the context
+figures the REPL shows and the transcript a resume shows.
 So are the parts of memory and context a greeting never reaches: the extraction rules (a turn shorter than
 extraction's range), the store's evolution logic and the claim grammar (no write, no memory to index), and
 what compaction does past a threshold (a history far below it), the price table (no figure is shown) and the
@@ -35,10 +37,31 @@ UNUSED_BY_A_PLAIN_RUN = (
     "paicli.tools.html_text",
     "paicli.tools.web_search",
     "html.parser",
+    "paicli.tools.shell",  # execute_command, and the executors a command runs by (chosen at the first call)
+    "paicli.tools.executor",
+    "paicli.tools.sandbox.executor",
+    "paicli.tools.call_gate",  # a call's verdict and approval, and a rerun outside the sandbox
+    "paicli.tools.verdict",
+    "paicli.tools.rerun",
     # the read-only command judgement (shell words, allow-lists) loads with the first command judged
     "paicli.tools.readonly",
     "paicli.tools.shellwords",
-    # plan and team runs only
+    # the workspace snapshots load at a turn's first change (cli/snapshot_seam.py); retention only with a limit
+    "paicli.cli.session_snapshots",
+    "paicli.snapshots.recorder",
+    "paicli.snapshots.store",
+    "paicli.snapshots.model",
+    "paicli.snapshots.git",
+    "paicli.snapshots.tool",
+    "paicli.cli.session_retention",
+    "paicli.session.retention",
+    # what the REPL shows: the context figures (status bar, /context, cache line) and a resumed transcript
+    "paicli.context.status",
+    "paicli.context.status_report",
+    "paicli.session.transcript",
+    # plan and team runs only: their events and lines (a plain run asks events.is_plan_event)
+    "paicli.agent.task_events",
+    "paicli.cli.plan_lines",
     "paicli.agent.plan.model",
     "paicli.agent.plan.agent",
     "paicli.agent.team.agent",

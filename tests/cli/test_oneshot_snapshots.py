@@ -4,13 +4,16 @@ nothing hashes no file, and the run that writes still gets its snapshot first, w
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from paicli.cancel import CancelToken
 from paicli.cli.app_backend import AppBackend
-from paicli.snapshots.recorder import WorkspaceSnapshots
+from paicli.cli.snapshot_seam import SnapshotSeam
+from paicli.snapshots.recorder import SNAPSHOT_EVENT, WorkspaceSnapshots
 from paicli.testing.openai_server import FakeOpenAIServer, Reply
 from tests.cli.served_session import served_parts
 from tests.snapshots.conftest import needs_git
@@ -65,3 +68,59 @@ def test_an_interactive_session_prepares_the_first_snapshot_at_start(tmp_path: P
             assert _side_index(recorder).exists() and recorder.taken == 0  # prepared, nothing taken yet
         finally:
             backend.close(5)
+
+
+class _Ledger:
+    """What the snapshots read of a ledger (recorder.EventLedger); the events they record are kept."""
+
+    session_id = "s1"
+
+    def __init__(self) -> None:
+        self.next_sequence = 5
+        self.events: list[tuple[str, dict[str, Any]]] = []
+
+    def append_event(
+        self, event: str, mode: str, actor: str, source: str, metadata: Mapping[str, Any]
+    ) -> None:
+        self.events.append((event, dict(metadata)))
+
+
+def test_the_snapshots_load_at_the_first_change_and_keep_the_units_begun_before(tmp_path: Path) -> None:
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "keep.txt").write_text("内容", encoding="utf-8")
+    ledger = _Ledger()
+    with FakeOpenAIServer([]) as server:
+        parts = served_parts(tmp_path, server.base_url)
+        seam = SnapshotSeam(parts, lambda: ledger)
+    names = [tool["function"]["name"] for tool in parts.tools.definitions()]
+    assert names[-1] == "revert_turn"  # offered at once: the first request is the same
+    seam.begin_unit("第一轮", "react")
+    ledger.next_sequence = 9
+    seam.begin_unit("第二轮", "react")
+    ledger.next_sequence = 12
+    assert (
+        seam.built is None
+        and seam.taken == 0
+        and seam.take_note() == ""
+        and seam.files_changed_since(0) == ()
+    )
+    seam.before_first_change("第二轮")
+    assert seam.built is not None and seam.taken == 1
+    [(event, metadata)] = ledger.events
+    # the second unit, where it began: not where the snapshots happened to load
+    assert event == SNAPSHOT_EVENT and metadata["turn"] == 2 and metadata["unitStart"] == 9
+    seam.begin_unit("第三轮", "react")  # loaded: passed straight on
+    seam.before_first_change("第三轮")
+    assert ledger.events[-1][1]["turn"] == 3 and ledger.events[-1][1]["unitStart"] == 12
+    seam.commands().snapshots.close()
+
+
+def test_a_project_without_snapshots_is_not_offered_revert_turn(tmp_path: Path) -> None:
+    (tmp_path / "project").mkdir()
+    with FakeOpenAIServer([]) as server:
+        parts = served_parts(tmp_path, server.base_url, PAICLI_SNAPSHOTS="off")
+        seam = SnapshotSeam(parts, _Ledger)
+    assert "revert_turn" not in {tool["function"]["name"] for tool in parts.tools.definitions()}
+    seam.before_first_change("改文件")  # loads, finds them turned off, and lets the turn go on
+    built = seam.built
+    assert built is not None and built.snapshots.store is None and seam.taken == 0

@@ -83,7 +83,8 @@ TEAM_CHILD = textwrap.dedent(
     import json, sys
     from pathlib import Path
     sys.path.insert(0, sys.argv[1])
-    from paicli.agent.events import RunFinished, TaskFinished, TaskStarted, TaskToolCall
+    from paicli.agent.events import RunFinished
+    from paicli.agent.task_events import TaskFinished, TaskStarted, TaskToolCall
     from paicli.cli.repl import run_repl
     from paicli.testing.fake_backend import FakeBackend, recording_table
     from paicli.tools.base import ToolResult, ToolStarted

@@ -7,7 +7,8 @@ import io
 
 from rich.console import Console
 
-from paicli.agent.events import RunFinished, RunTurn
+from paicli.agent.events import RunFinished
+from paicli.agent.task_events import RunTurn
 from paicli.cli.printing import MarkdownBlocks, tail_lines
 from paicli.cli.render import EventRenderer
 

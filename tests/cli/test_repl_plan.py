@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 from prompt_toolkit.input import PipeInput, create_pipe_input
 
-from paicli.agent.events import EventSink, PlanProposed, RunFinished, TaskFinished, TaskStarted
+from paicli.agent.events import EventSink, RunFinished
 from paicli.agent.plan.model import Plan, PlanTask, TaskType
+from paicli.agent.task_events import PlanProposed, TaskFinished, TaskStarted
 from paicli.cancel import CancelToken
 from paicli.cli.repl_plan import supplement_decision
 from paicli.config.modes import RunMode

@@ -69,7 +69,8 @@ TEAM_CHILD = textwrap.dedent(
     import sys
     from pathlib import Path
     sys.path.insert(0, sys.argv[1])
-    from paicli.agent.events import Notice, RunFinished, TaskActivity, TaskStarted
+    from paicli.agent.events import Notice, RunFinished
+    from paicli.agent.task_events import TaskActivity, TaskStarted
     from paicli.cli.repl import run_repl
     from paicli.testing.fake_backend import FakeBackend, recording_table
 

@@ -9,7 +9,8 @@ from collections.abc import Callable
 
 from rich.console import Console
 
-from paicli.agent.events import Notice, TaskActivity, TaskFinished, TaskStarted, TaskToolCall, ToolStarted
+from paicli.agent.events import Notice, ToolStarted
+from paicli.agent.task_events import TaskActivity, TaskFinished, TaskStarted, TaskToolCall
 from paicli.cli.plan_view import PlanLive, plan_event_json, plan_event_line
 from paicli.cli.render import EventRenderer
 from paicli.tools.base import ToolResult

@@ -7,16 +7,9 @@ import io
 
 from rich.console import Console
 
-from paicli.agent.events import (
-    CompactionStarted,
-    ModelCallStarted,
-    Notice,
-    Preparing,
-    RunFinished,
-    TaskStarted,
-    TextDelta,
-)
+from paicli.agent.events import CompactionStarted, ModelCallStarted, Notice, Preparing, RunFinished, TextDelta
 from paicli.agent.react import MEMORY_LOOKUP
+from paicli.agent.task_events import TaskStarted
 from paicli.cli.render import COMPACTING_LABEL, TYPING_LABEL, EventRenderer
 from paicli.cli.spinner import WaitSpinner
 

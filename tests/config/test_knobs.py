@@ -66,7 +66,7 @@ def test_every_paicli_name_in_src_has_one_home() -> None:
     homes["PAICLI_WORKSPACE_NOTE"] = (
         "context/internal.py"  # likewise (files restored outside the conversation)
     )
-    homes["PAICLI_COMMAND_MARKER"] = "tools/shell.py"  # tags a command's processes, not a setting
+    homes["PAICLI_COMMAND_MARKER"] = "config/env.py"  # tags a command's processes, not a setting
     for path in product_sources(SRC):
         relative = str(path.relative_to(SRC))
         for name in set(NAME.findall(path.read_text(encoding="utf-8"))):

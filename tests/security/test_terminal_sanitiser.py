@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from paicli.agent.events import PlanProposed, RunFinished, TaskActivity, TaskStarted, TextDelta
+from paicli.agent.events import RunFinished, TextDelta
 from paicli.agent.plan.model import Plan, PlanTask, TaskType
+from paicli.agent.task_events import PlanProposed, TaskActivity, TaskStarted
 from paicli.cli.approval import shown
 from paicli.cli.live_output import display_line
 from paicli.cli.plan_view import plan_table

@@ -11,8 +11,9 @@ from paicli.cancel import CancelToken
 from paicli.cli.approval import question_options
 from paicli.cli.session_factory import SnapshottedTools
 from paicli.snapshots.recorder import RESTORE_EVENT, SNAPSHOT_EVENT, WorkspaceSnapshots
+from paicli.snapshots.revert_spec import REVERT_TURN
 from paicli.snapshots.store import SnapshotStore
-from paicli.snapshots.tool import REVERT_TURN, RevertTurn
+from paicli.snapshots.tool import RevertTurn
 from paicli.tools.approval import ApprovalState, DenyingApprover
 from tests.snapshots.conftest import needs_git
 from tests.tools.helpers import RecordingApprover, calls, make_runner, run, unwrap

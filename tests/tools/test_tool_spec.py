@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from paicli.mcp.convert import remote_tools
-from paicli.snapshots.tool import REVERT_TURN
+from paicli.snapshots.revert_spec import REVERT_TURN
 from paicli.tools.approval import ApprovalState, approval_summary
 from paicli.tools.checkpoint import may_change_files
 from paicli.tools.context import ToolContext
@@ -146,7 +146,7 @@ def test_summaries_come_from_the_spec() -> None:
 # shape text (terminal summaries; the offloader's file labels and read_file's read-back), not what is allowed.
 _NAMES_ALLOWED_IN = {
     "tools/registry.py",
-    "snapshots/tool.py",
+    "snapshots/revert_spec.py",  # revert_turn's own spec
     "tools/skill_load.py",
     "tools/files.py",
     "tools/shell.py",

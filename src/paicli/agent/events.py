@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Union
 
 from paicli.context.types import CompactionResult
 from paicli.llm.messages import Usage
@@ -12,12 +13,21 @@ from paicli.llm.messages import Usage
 # the tool runner defines these two; loops re-emit them, front ends import them from here
 from paicli.tools.base import ToolFinished as ToolFinished
 from paicli.tools.base import ToolProgress as ToolProgress
-from paicli.tools.base import ToolResult
 from paicli.tools.base import ToolStarted as ToolStarted
 from paicli.tools.base import ToolWaiting as ToolWaiting
 
 if TYPE_CHECKING:
-    from paicli.agent.plan.model import Plan  # plan runs only; a plain run never loads the plan values
+    from paicli.agent.task_events import (
+        PlanProposed,
+        RunStatus,
+        RunTurn,
+        TaskActivity,
+        TaskFinished,
+        TaskStarted,
+        TaskToolCall,
+    )
+
+_TASK_EVENTS = "paicli.agent.task_events"
 
 
 @dataclass(frozen=True)
@@ -71,24 +81,6 @@ class Notice:
     level: Literal["info", "warn", "error"] = "info"
 
 
-RunStatus = Literal["done", "partial", "cancelled", "error"]
-
-
-@dataclass(frozen=True)
-class RunTurn:
-    """A finished Plan or Team run as one plain turn of the main conversation: `goal` as the user message,
-    `answer` (a bounded summary) as the assistant's; `full` is every task's whole result, for the screen only."""
-
-    mode: str  # plan | team
-    run_id: str
-    goal: str
-    submitted: str
-    answer: str
-    full: str
-    status: RunStatus
-    tasks: int = 0  # how many tasks (steps) the run planned: 0 when it failed at the planner
-
-
 @dataclass(frozen=True)
 class RunFinished:
     status: RunStatus
@@ -102,75 +94,39 @@ class RunFinished:
 
 
 @dataclass(frozen=True)
-class PlanProposed:
-    """A plan to show (and, in the REPL, to review); `done` lists tasks already completed (resume)."""
-
-    plan: Plan
-    revision: int = 0
-    done: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class TaskStarted:
-    task_id: str
-    description: str
-    parallel: bool = False
-    worker: str = ""  # Team mode: the worker running the step
-
-
-@dataclass(frozen=True)
-class TaskActivity:
-    """A live status for a task running in parallel (its own tool lines and text are not shown)."""
-
-    task_id: str
-    text: str
-
-
-@dataclass(frozen=True)
-class TaskToolCall:
-    """A finished tool call of a task running in parallel, shown whole (its line, result and diff) at once, so
-    two members' calls never interleave; `who` names the member (Team: the worker)."""
-
-    task_id: str
-    who: str
-    started: ToolStarted
-    result: ToolResult
-
-
-@dataclass(frozen=True)
-class TaskFinished:
-    task_id: str
-    status: str  # done / failed / skipped
-    result: str
-
-
-@dataclass(frozen=True)
 class Waiting:
     """A run waits for something slow to finish loading before its first request (start-up warm-up)."""
 
     what: str
 
 
-AgentEvent = (
-    TextDelta
-    | ReasoningDelta
-    | ModelCallStarted
-    | ModelCallFinished
-    | ToolStarted
-    | ToolProgress
-    | ToolFinished
-    | ToolWaiting
-    | CompactionStarted
-    | Preparing
-    | Compacted
-    | Notice
-    | RunFinished
-    | PlanProposed
-    | TaskStarted
-    | TaskActivity
-    | TaskToolCall
-    | TaskFinished
-    | Waiting
-)
+# Plan and Team events are forward references: a plain run never loads their module (task_events.py)
+AgentEvent = Union[  # `|` cannot join a class and a forward reference
+    TextDelta,
+    ReasoningDelta,
+    ModelCallStarted,
+    ModelCallFinished,
+    ToolStarted,
+    ToolProgress,
+    ToolFinished,
+    ToolWaiting,
+    CompactionStarted,
+    Preparing,
+    Compacted,
+    Notice,
+    RunFinished,
+    "PlanProposed",
+    "TaskStarted",
+    "TaskActivity",
+    "TaskToolCall",
+    "TaskFinished",
+    Waiting,
+]
 EventSink = Callable[[AgentEvent], None]
-PLAN_EVENTS = (PlanProposed, TaskStarted, TaskActivity, TaskToolCall, TaskFinished)
+
+
+def is_plan_event(event: object) -> bool:
+    """`isinstance(event, task_events.PLAN_EVENTS)`, answered without loading them: until a Plan or Team run has
+    loaded their module, no such event can exist."""
+    loaded = sys.modules.get(_TASK_EVENTS)
+    return loaded is not None and isinstance(event, loaded.PLAN_EVENTS)

@@ -8,14 +8,13 @@ from paicli.agent.events import (
     ModelCallStarted,
     Notice,
     ReasoningDelta,
-    TaskActivity,
-    TaskToolCall,
     TextDelta,
     ToolFinished,
     ToolProgress,
     ToolStarted,
     ToolWaiting,
 )
+from paicli.agent.task_events import TaskActivity, TaskToolCall
 
 
 def member_events(member_id: str, emit: EventSink, parallel: bool, *, who: str = "") -> EventSink:

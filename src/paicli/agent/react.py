@@ -6,11 +6,11 @@ import datetime as dt
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from paicli.agent.budget import AgentBudget
 from paicli.agent.conversation import Conversation, Identity
-from paicli.agent.events import EventSink, Notice, Preparing, RunFinished, RunTurn
+from paicli.agent.events import EventSink, Notice, Preparing, RunFinished
 from paicli.agent.loop import (  # re-exported: callers and tests know them from here
     CANCELLED_ANSWER,
     UNEXECUTED_CALL_NOTICE,
@@ -52,6 +52,9 @@ MEMORY_LOOKUP = "检索长期记忆"  # what a turn waits for before its first m
 OVERFLOW_SOURCE = "context_overflow"  # the view without a turn the server refused as too long
 
 Placement = Literal["system", "turn"]
+
+if TYPE_CHECKING:
+    from paicli.agent.task_events import RunTurn  # Plan and Team runs only
 
 
 @dataclass

@@ -28,6 +28,7 @@ from paicli.cli.compose import Components
 from paicli.cli.session_background import SessionBackground
 from paicli.cli.session_factory import SessionFactory
 from paicli.cli.session_report import SessionReport
+from paicli.cli.snapshot_seam import SnapshotSeam
 from paicli.cli.turn_runner import RunState, TurnRunner
 from paicli.config.modes import RunMode
 from paicli.config.settings import Settings
@@ -43,15 +44,6 @@ if TYPE_CHECKING:
     from paicli.cli.session_snapshots import SnapshotCommands
     from paicli.cli.task_store import TaskQueue
     from paicli.llm.pricing import PriceTable
-
-
-def _snapshot_commands(
-    parts: Components, ledger: Callable[[], ConversationLedger]
-) -> SnapshotCommands | None:
-    """/snapshot, /restore, /undo (issue 30); snapshot failures are posted like other background notices."""
-    from paicli.cli.session_snapshots import SnapshotCommands, attach_snapshots
-
-    return SnapshotCommands(attach_snapshots(parts, ledger), lambda: parts.approval.yes)
 
 
 def session_spend(parts: Components) -> SpendMeter:
@@ -123,8 +115,8 @@ class AppBackend:
         self.stats = LoopStats()
         self.state = RunState(turn_gate=self.background if enabled else None)  # extraction yields to turns
         after_turn = self.background.after_turn if enabled else None
-        self.snapshots = _snapshot_commands(parts, lambda: self.core.parts.ledger)
-        checkpoint = self.snapshots.snapshots if self.snapshots is not None else None
+        # /snapshot, /restore, /undo (issue 30): built at their first use; failures are posted as notices
+        self._snapshots = SnapshotSeam(parts, lambda: self.core.parts.ledger)
         self.factory = SessionFactory(
             parts,
             self.background,
@@ -133,23 +125,29 @@ class AppBackend:
             after_turn,
             self.state,
             spend=self.spend,
-            checkpoint=checkpoint,  # every core's turns snapshot the workspace before their first change
+            checkpoint=self._snapshots,  # every core's turns snapshot the workspace before their first change
         )
         self.core = self.factory.first()
         self._models: Deferred[ModelSwitch] = Deferred(
             self._model_switch
         )  # /model: a REPL's, built at first use
-        if self.snapshots is not None and prime_snapshots:
-            self.snapshots.snapshots.start_priming()  # the first snapshot, prepared while the user types
-        from paicli.cli.session_retention import startup_retention
+        if prime_snapshots:
+            self._snapshots.commands().snapshots.start_priming()  # the first snapshot, prepared while one types
+        if parts.values.files.retention_days:  # the retention module loads only when there is a limit to keep
+            from paicli.cli.session_retention import startup_retention
 
-        startup_retention(parts)
+            startup_retention(parts)
         # what one session could not extract, the next one of this project does
         self._handover = _pending_extractions(parts) if enabled else None
         if self._handover is not None:
             self.background.pick_up(self._handover)
         self._compaction_controls: Deferred[CompactionControls] = Deferred(self._build_compaction_controls)
         self.tasks: TaskQueue | None = None  # /task's background runner (cli/task_commands.py)
+
+    @property
+    def snapshots(self) -> SnapshotCommands | None:
+        """/snapshot, /restore, /undo, /rewind: the store and its commands load at the first use."""
+        return self._snapshots.commands()
 
     @property
     def models(self) -> ModelSwitch:
@@ -230,9 +228,7 @@ class AppBackend:
         return self.turns.default_mode()
 
     def run(self, text: str, mode: RunMode, emit: EventSink, cancel: CancelToken) -> RunFinished:
-        watched = (
-            self.snapshots.snapshots if self.snapshots is not None and self.state.report_changes else None
-        )
+        watched = self._snapshots if self.state.report_changes else None
         mark = watched.taken if watched is not None else 0
         finished = self.turns.run(text, mode, emit, cancel)
         if watched is None:
@@ -295,9 +291,10 @@ class AppBackend:
             self.parts.code_index.built.close()
         if self.parts.browser is not None and self.parts.browser.built is not None:
             self.parts.browser.built.driver.close()
-        if self.snapshots is not None:
-            self.snapshots.snapshots.close()
-            note = self.snapshots.snapshots.take_note()
+        snapshots = self._snapshots.built  # never loaded: nothing to close, nothing restored
+        if snapshots is not None:
+            snapshots.snapshots.close()
+            note = snapshots.snapshots.take_note()
             if note:  # files restored after the last turn: the ledger keeps the note for a resume
                 self.agent.note_workspace(note)
         self.background.wait(timeout)

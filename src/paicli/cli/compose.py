@@ -46,7 +46,6 @@ from paicli.tools.hooks import Hooks, load_hooks
 from paicli.tools.registry import Tool
 from paicli.tools.rule_book import RuleBook
 from paicli.tools.runner import ToolRunner
-from paicli.tools.sandbox.executor import session_executors
 from paicli.tools.sandbox.status import SANDBOX_OFF_WARNING, SandboxGate
 from paicli.tools.schema import Args, ToolOutput
 from paicli.tools.skill_load import LoadSkillTool, build_skills
@@ -183,9 +182,6 @@ def build_components(
         board.post(SANDBOX_OFF_WARNING)
     rules = RuleBook(settings.paicli_home, root, lambda: trust.trusted)  # the project's file: trusted only
     approval = ApprovalState(start_mode(settings.approval_mode), yes=yes, sandbox=sandbox, rules=rules)
-    executors = session_executors(  # how commands run, chosen once; no configured key reaches a command
-        sandbox, str(settings.paicli_home), keys
-    )
     table = ToolTable.builtin(values.tools, memory.save_memory_tool)
     loader = ProjectMemoryLoader(root, settings.paicli_home)
     skills = build_skills(settings.paicli_home, root, repository, board.post, trust)
@@ -205,7 +201,6 @@ def build_components(
         approval_mode=approval,
         values=values.tools,
         keys=keys,
-        executors=executors,
         notices=board.post,  # a memory save refused for want of a person is said (issue 37)
         table=table,
         turn_hooks=(  # MCP listings change between turns; search_code is offered once an index exists

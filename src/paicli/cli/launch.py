@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from paicli.cli.launch_input import fail, oneshot_task, stdin_is_tty, tolerate_bad_stdin_bytes
-from paicli.config.env import ConfigError, EnvLookup
+from paicli.config.env import COMMAND_MARKER_ENV, ConfigError, EnvLookup
 from paicli.config.parsed import ParsedConfig
 from paicli.fsperm import create_private_file, secure_tree
 from paicli.redact import RedactingFilter
@@ -158,9 +158,9 @@ def _prepare(args: argparse.Namespace, interactive: bool) -> tuple[EnvLookup, Pa
     env = EnvLookup()
     try:
         validate_knobs(env)
-        from paicli.tools.shell import MARKER_ENV  # a command paicli runs may start paicli again
-
-        for line in unknown_name_warnings(env, (MARKER_ENV,)):
+        for line in unknown_name_warnings(
+            env, (COMMAND_MARKER_ENV,)
+        ):  # a command paicli runs may start paicli
             sys.stderr.write(line + "\n")
         resolved = _settings_or_setup(args, env, interactive)
     except ConfigError as exc:

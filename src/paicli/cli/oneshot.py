@@ -12,7 +12,6 @@ from types import FrameType
 from typing import Any, TextIO
 
 from paicli.agent.events import (
-    PLAN_EVENTS,
     AgentEvent,
     Compacted,
     CompactionStarted,
@@ -28,11 +27,11 @@ from paicli.agent.events import (
     ToolStarted,
     ToolWaiting,
     Waiting,
+    is_plan_event,
 )
 from paicli.cancel import CancelToken
 from paicli.cli.backend import SessionPort
 from paicli.cli.live_output import ThrottledLines
-from paicli.cli.plan_lines import plan_event_json, plan_event_line
 from paicli.config.modes import RunMode
 from paicli.termsafe import show_controls, strip_terminal
 
@@ -84,7 +83,9 @@ def event_to_json(event: AgentEvent) -> dict[str, Any]:
         return {"type": "notice", "level": event.level, "text": event.text}
     if isinstance(event, Waiting):
         return {"type": "waiting", "what": event.what}
-    if isinstance(event, PLAN_EVENTS):
+    if is_plan_event(event):
+        from paicli.cli.plan_lines import plan_event_json  # loaded with the Plan and Team events themselves
+
         plan = plan_event_json(event)
         if plan is not None:
             return plan
@@ -122,7 +123,9 @@ def describe_event(event: AgentEvent) -> str | None:
         return None
     if isinstance(event, Notice):
         return event.text
-    if isinstance(event, PLAN_EVENTS):
+    if is_plan_event(event):
+        from paicli.cli.plan_lines import plan_event_line
+
         return plan_event_line(event)
     return None
 

@@ -5,14 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from paicli.agent.events import (
-    AgentEvent,
-    PlanProposed,
-    TaskActivity,
-    TaskFinished,
-    TaskStarted,
-    TaskToolCall,
-)
+from paicli.agent.events import AgentEvent
+from paicli.agent.task_events import PlanProposed, TaskActivity, TaskFinished, TaskStarted, TaskToolCall
 from paicli.termsafe import strip_terminal
 
 if TYPE_CHECKING:

@@ -11,15 +11,9 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
-from paicli.agent.events import (
-    PLAN_EVENTS,
-    AgentEvent,
-    PlanProposed,
-    TaskActivity,
-    TaskFinished,
-    TaskStarted,
-)
+from paicli.agent.events import AgentEvent
 from paicli.agent.plan.model import Plan
+from paicli.agent.task_events import PLAN_EVENTS, PlanProposed, TaskActivity, TaskFinished, TaskStarted
 from paicli.cli.plan_lines import finished_line, one_line, plan_event_json, plan_event_line, started_line
 from paicli.cli.printing import say
 from paicli.cli.spinner import WaitSpinner

@@ -11,7 +11,6 @@ from rich.cells import cell_len
 from rich.console import Console
 
 from paicli.agent.events import (
-    PLAN_EVENTS,
     AgentEvent,
     Compacted,
     CompactionStarted,
@@ -20,8 +19,6 @@ from paicli.agent.events import (
     Preparing,
     ReasoningDelta,
     RunFinished,
-    TaskActivity,
-    TaskToolCall,
     TextDelta,
     ToolFinished,
     ToolProgress,
@@ -29,6 +26,7 @@ from paicli.agent.events import (
     ToolWaiting,
     Waiting,
 )
+from paicli.agent.task_events import PLAN_EVENTS, TaskActivity, TaskToolCall
 from paicli.cli.cells import clip
 from paicli.cli.live_output import PREFIX as LIVE_PREFIX
 from paicli.cli.live_output import OutputTail

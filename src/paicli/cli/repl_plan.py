@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 from rich.console import Console
 
-from paicli.agent.events import AgentEvent, PlanProposed, RunFinished
+from paicli.agent.events import AgentEvent, RunFinished
+from paicli.agent.task_events import PlanProposed
 from paicli.cli.commands import is_yes
 from paicli.cli.plan_view import (
     COLLAPSED_HINT,

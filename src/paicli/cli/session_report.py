@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from paicli.agent.react import ReactAgent
 from paicli.cli.backend import CommandReply, StatusSnapshot
 from paicli.cli.compose import Components
@@ -10,15 +12,19 @@ from paicli.cli.session_background import SessionBackground
 from paicli.config import knobs
 from paicli.config.effort import effort_label
 from paicli.context.manager import AutoCompactionManager
-from paicli.context.status import CacheObservation, observe_cache
 from paicli.llm.messages import Usage
 from paicli.llm.spend import Spend, SpendMeter
+
+if TYPE_CHECKING:
+    from paicli.context.status import CacheObservation
 
 TOKEN_RESERVES = 500 + 800 + 2000
 
 
 def observed_cache(agent: ReactAgent, background: SessionBackground, mode: str) -> CacheObservation:
     """The session's calls (the agent's and side calls) and the cache figures their usage reported."""
+    from paicli.context.status import observe_cache  # shown by the REPL's commands, never by `-p`
+
     usage = agent.usage_total + background.usage
     return observe_cache(mode, agent.llm_calls + background.calls, usage.prompt_tokens, usage.cached_tokens)
 

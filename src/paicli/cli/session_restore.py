@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paicli import __version__
 from paicli.agent.react import ReactAgent
@@ -18,7 +18,9 @@ from paicli.session.ledger import ConversationLedger
 from paicli.session.model_record import RecordedModel, read_recorded_model
 from paicli.session.opener import LedgerOpener
 from paicli.session.resume import ResumeResult
-from paicli.session.transcript import Transcript
+
+if TYPE_CHECKING:
+    from paicli.session.transcript import Transcript  # read at a resume only
 
 
 def last_answer(messages: Sequence[Message], limit: int = 100) -> str:

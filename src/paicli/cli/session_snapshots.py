@@ -11,20 +11,21 @@ from typing import TYPE_CHECKING
 from paicli.cli.backend import CommandReply
 from paicli.config.modes import DEFAULT_MODE, mode_named
 from paicli.redact import Redactor
+from paicli.snapshots.availability import NO_GIT, TURNED_OFF
 from paicli.snapshots.git import SnapshotError
 from paicli.snapshots.model import RestorePlan, Snapshot
 from paicli.snapshots.note import file_lines
-from paicli.snapshots.recorder import NO_GIT, TURNED_OFF, EventLedger, WorkspaceSnapshots, open_store
+from paicli.snapshots.recorder import EventLedger, WorkspaceSnapshots, open_store
 from paicli.snapshots.report import list_text, plan_text, result_text, status_text
 from paicli.snapshots.store import SnapshotStore
-from paicli.snapshots.tool import RevertTurn
 
 if TYPE_CHECKING:
     from paicli.cli.compose import Components
 
 
 def attach_snapshots(parts: Components, ledger: Callable[[], EventLedger]) -> WorkspaceSnapshots:
-    """Build the session's snapshots from the knobs; each turn calls them before its first change."""
+    """Build the session's snapshots from the knobs; each turn calls them before its first change (the session
+    offers `revert_turn` itself: cli/snapshot_seam.py)."""
     from paicli.cli.compose import known_secrets
 
     files = parts.values.files
@@ -44,8 +45,6 @@ def attach_snapshots(parts: Components, ledger: Callable[[], EventLedger]) -> Wo
         redact=Redactor(secrets).text,
         notify=parts.notices.post,
     )
-    if store is not None:
-        parts.tools.register(RevertTurn.tool(snapshots))
     return snapshots
 
 

@@ -17,6 +17,10 @@ from paicli.config.knob_types import TRUTHY as TRUTHY
 from paicli.config.knob_types import ConfigError as ConfigError
 from paicli.config.knob_types import parse_bool as parse_bool
 
+# set by paicli on every command it runs (tools/shell.py finds a command's leftovers by it): a paicli started by
+# such a command sees it and must not warn about it as an unknown setting
+COMMAND_MARKER_ENV = "PAICLI_COMMAND_MARKER"
+
 
 def home_dir(env: EnvLookup | Mapping[str, str] | None = None) -> Path:
     """The paicli home, resolved here only: `knobs.HOME` from the environment, else from `~/.env` (a home

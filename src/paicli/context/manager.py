@@ -24,8 +24,6 @@ from paicli.context.ladder import ladder_for
 from paicli.context.outcomes import receipted
 from paicli.context.profile import ContextProfile
 from paicli.context.session_memory import SessionMemoryCompactor, Submit, daemon_submit
-from paicli.context.status import ContextFigure, ContextReport, context_figure
-from paicli.context.status_report import build_report
 from paicli.context.tokens import CALIBRATION_MAX, TokenCounter
 from paicli.context.types import (
     NO_COMPACTION,
@@ -42,6 +40,7 @@ if TYPE_CHECKING:
     from paicli.context.backoff import SummaryBackoff
     from paicli.context.levels import FullSummary, SessionMemory, Tools
     from paicli.context.memory_view import TurnMemory
+    from paicli.context.status import ContextFigure, ContextReport  # the status bar and /context only
     from paicli.context.summariser import Announce, Summariser
 
 log = logging.getLogger(__name__)
@@ -334,6 +333,8 @@ class AutoCompactionManager:
     def figure(self, history: Sequence[Message], tools: Tools, *, model: str) -> ContextFigure:
         """The context figure the status bar shows for a request to `model`; the same as /context's bar and
         total line."""
+        from paicli.context.status import context_figure  # the figures load with the first one shown
+
         self.gauge.settle()
         return context_figure(self.counter, model, self.profile.window, history, tools)
 
@@ -346,6 +347,8 @@ class AutoCompactionManager:
         provider: str = "",
         cache_hit_ratio: float | None = None,
     ) -> ContextReport:
+        from paicli.context.status_report import build_report
+
         self.gauge.settle()
         return build_report(
             self.counter,

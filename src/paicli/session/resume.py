@@ -22,6 +22,7 @@ from paicli.session.scan import find_backwards, line_start
 
 VIEW_CHECKPOINT_EVENT = "view_checkpoint"
 REPLACED_RESULTS_KEY = "replacedResults"  # compact checkpoint: tool results replaced in place (no `messages`)
+OUTCOME_KEY = "outcome"  # a tool_result entry's: how the call ended (tools.base.ToolOutcome)
 REFS_KEY = "refs"  # beside `messages`: the ledger span each message stands for ([first, last] or null)
 HISTORY_CLEAR_EVENT = "history_clear"
 # `/rewind`: {toSequence, turn, scope}; every turn from toSequence on is taken back. The fold needs nothing of it

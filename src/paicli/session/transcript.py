@@ -19,6 +19,7 @@ from paicli.session.ledger_index import INTERNAL_SOURCES, read_index
 from paicli.session.resume import (
     HISTORY_CLEAR_EVENT,
     MESSAGE_EVENTS,
+    OUTCOME_KEY,
     REWIND_EVENT,
     LedgerEntry,
     parse_entries,
@@ -29,7 +30,6 @@ _CLEAR_EVENT = f'"event":"{HISTORY_CLEAR_EVENT}"'.encode()
 _REWIND_EVENT = f'"event":"{REWIND_EVENT}"'.encode()
 _HEAD = 400  # event, mode, actor and source come first in every entry (ledger.encode_entry)
 SUBMITTED_INPUT_KEY = "submittedInput"
-OUTCOME_KEY = "outcome"  # a tool_result entry's: how the call ended (tools.base.ToolOutcome)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,6 @@ hooks, fsmonitor, filters and end-of-line conversion, so what is stored is exact
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -117,10 +116,6 @@ class GitRepo:
             detail = done.stderr.decode("utf-8", "replace").strip().splitlines()
             raise SnapshotError(f"git {args[0]} 失败: {detail[-1] if detail else done.returncode}")
         return done.stdout
-
-
-def find_git() -> str | None:
-    return shutil.which("git")
 
 
 def nul_list(paths: Sequence[bytes]) -> bytes:

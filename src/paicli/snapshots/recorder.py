@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from paicli.config import knobs
 from paicli.redact import Redactor
-from paicli.snapshots.git import SnapshotError, find_git
+from paicli.snapshots.availability import TURNED_OFF, snapshot_root
+from paicli.snapshots.git import SnapshotError
 from paicli.snapshots.model import RestorePlan, RestoreResult, Snapshot, Tag, project_key, shown_path
 from paicli.snapshots.note import workspace_note
 from paicli.snapshots.priming import Priming
@@ -36,9 +36,6 @@ log = logging.getLogger(__name__)
 SNAPSHOT_EVENT = "workspace_snapshot"
 RESTORE_EVENT = "workspace_restore"
 FAILED_NOTICE = "⚠️ 工作区快照失败（{reason}），本轮的改动将无法用 /undo 撤回；任务照常继续。"
-NO_GIT = "没有找到 git 程序，工作区快照已关闭（/undo、/restore 不可用）"
-HOME_ROOT = "项目根目录是主目录或文件系统根目录，范围太大，不做工作区快照"
-TURNED_OFF = f"{knobs.SNAPSHOTS.key}=off，工作区快照已关闭"
 
 
 class EventLedger(Protocol):
@@ -76,13 +73,10 @@ def open_store(
     secrets: Sequence[str] = (),
 ) -> SnapshotStore | str:
     """The project's store, or why there is none."""
-    git = find_git()
-    if git is None:
-        return NO_GIT
-    real = Path(os.path.realpath(project_root))
-    homes = {Path(os.path.realpath(user_home or Path.home()))}
-    if real.parent == real or real in homes:
-        return HOME_ROOT
+    found = snapshot_root(project_root, user_home)
+    if isinstance(found, str):
+        return found
+    real, git = found
     scan = SecretScan(secrets)
     return SnapshotStore(real, snapshot_dir(home, real), git, keep=keep, excluded_dirs=(home,), secrets=scan)
 
@@ -123,13 +117,15 @@ class WorkspaceSnapshots:
 
     # ---- units -----------------------------------------------------------------------------------
 
-    def begin_unit(self, text: str, mode: str) -> None:
-        """A turn or a Plan/Team run starts: its snapshots are tagged as one unit."""
+    def begin_unit(self, text: str, mode: str, start_sequence: int | None = None) -> None:
+        """A turn or a Plan/Team run starts: its snapshots are tagged as one unit. `start_sequence`: the ledger's
+        next sequence when it began, for a unit begun before these snapshots were built (cli/snapshot_seam.py)."""
         with self._lock:
             if self._turns is None:
                 self._turns = self._safe_count()
             self._turns += 1
-            self._unit = Unit(uuid.uuid4().hex[:12], self._turns, text, mode, self._next_sequence())
+            start = self._next_sequence() if start_sequence is None else start_sequence
+            self._unit = Unit(uuid.uuid4().hex[:12], self._turns, text, mode, start)
             self._steps = 0
 
     def rewound(self, turns: int) -> None:

@@ -1,6 +1,6 @@
 """The built-in tools' implementations, loaded at their first call (issue 49): the table (registry.py) keeps
 every spec, so the tools offered to the model are the same bytes, while a run that never reads, edits, searches
-or creates a project never imports the modules that do it (nor difflib, the glob walker, the file I/O helpers),
+or creates a project (or runs a command) never imports the modules that do it (nor difflib, the glob walker, the file I/O helpers),
 and web.py's fetch and search load their HTML reader and search providers with the first page or search.
 Each implementation module is one deferred seam; the handlers below forward to it."""
 
@@ -57,6 +57,11 @@ class SearchTools(Protocol):
     def grep_code(self) -> _Handler: ...
 
 
+class ShellTools(Protocol):
+    @property
+    def execute_command(self) -> _Handler: ...
+
+
 class ProjectTools(Protocol):
     @property
     def create_project(self) -> _Handler: ...
@@ -74,6 +79,12 @@ def _load_search() -> SearchTools:
     return search
 
 
+def _load_shell() -> ShellTools:
+    from paicli.tools import shell
+
+    return shell
+
+
 def _load_projects() -> ProjectTools:
     from paicli.tools import create_project
 
@@ -83,6 +94,7 @@ def _load_projects() -> ProjectTools:
 FILES: Deferred[FileTools] = Deferred(_load_files)
 SEARCH: Deferred[SearchTools] = Deferred(_load_search)
 PROJECTS: Deferred[ProjectTools] = Deferred(_load_projects)
+SHELL: Deferred[ShellTools] = Deferred(_load_shell)  # with the command runner's executors (tools/runner.py)
 
 
 def read_file(args: Args, ctx: ToolContext) -> ToolOutput:
@@ -119,6 +131,10 @@ def edit_preview(tool: str, args: Args, paths: PathGuard | None) -> str | None:
 
 def grep_code(args: Args, ctx: ToolContext) -> ToolOutput:
     return SEARCH.get().grep_code(args, ctx)
+
+
+def execute_command(args: Args, ctx: ToolContext) -> ToolOutput:
+    return SHELL.get().execute_command(args, ctx)
 
 
 def create_project(args: Args, ctx: ToolContext) -> ToolOutput:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from paicli.tools import handlers, shell
+from paicli.tools import handlers
 from paicli.tools.context import SaveMemory, ToolContext
 from paicli.tools.guards import PathGuard
 from paicli.tools.memory import SaveMemoryTool
@@ -216,7 +216,7 @@ def builtin_tools(
         Tool(LIST_DIR, handlers.list_dir),
         Tool(GLOB_FILES, handlers.glob_files),
         Tool(GREP_CODE, handlers.grep_code),
-        Tool(command_spec(command_timeout), shell.execute_command),
+        Tool(command_spec(command_timeout), handlers.execute_command),
         Tool(CREATE_PROJECT, handlers.create_project),
         Tool(WEB_FETCH, web.web_fetch),
         Tool(WEB_SEARCH, web.web_search),

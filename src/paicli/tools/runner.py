@@ -13,25 +13,22 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paicli.cancel import Cancelled, CancelToken, cancel_scope
 from paicli.config.keys import Keys, no_keys
 from paicli.config.tool_values import ToolValues
+from paicli.deferred import Deferred
 from paicli.llm.messages import ToolCall
 from paicli.memory.guard import ExternalContextTracker
 from paicli.prompt.instructions import NestedInstructions
 from paicli.tools.approval import (
     ApprovalState,
     DenyingApprover,
-    approval_summary,
-    denial_text,
     policy_report,
 )
 from paicli.tools.audit import AuditLog
 from paicli.tools.base import (
-    ApprovalReply,
-    ApprovalRequest,
     Approver,
     ToolEventSink,
     ToolFinished,
@@ -49,22 +46,21 @@ from paicli.tools.call_result import (
 )
 from paicli.tools.checkpoint import TurnCheckpoint, may_change_files
 from paicli.tools.context import Offloader, OutputSink, SaveMemory, ToolContext
-from paicli.tools.executor import CommandExecutors
 from paicli.tools.guards import PathDenied, PathGuard
 from paicli.tools.hooks import Hooks, after_tool, before_tool
-from paicli.tools.policy import HEADLINE_NOTICE, MEMORY_NO_HUMAN, TurnToolPolicy
+from paicli.tools.policy import HEADLINE_NOTICE, TurnToolPolicy
 from paicli.tools.registry import Tool
-from paicli.tools.rerun import RerunContext, offer_rerun
-from paicli.tools.rules import rule_for_grant
 from paicli.tools.schema import ArgumentError, ToolOutput, ToolSpec, argument_error_text, parse_arguments
 from paicli.tools.table import ToolTable
-from paicli.tools.verdict import Ask, Deny, decide
 from paicli.tools.web import WebTools
 
 __all__ = ["Offloader", "ToolRunner", "TurnToolSet"]
 
 MAX_PARALLEL = 4
 BATCH_TIMEOUT_SECONDS = 90.0
+
+if TYPE_CHECKING:
+    from paicli.tools.executor import CommandExecutors  # built at the first call that runs
 
 
 class ToolRunner:
@@ -113,16 +109,24 @@ class ToolRunner:
         self.max_parallel = max(1, max_parallel)
         self.batch_timeout = batch_timeout
         self.audit = audit if audit is not None else AuditLog(values.audit_folder, secrets=keys())
-        if executors is None:
-            from paicli.tools.sandbox.executor import session_executors
-
-            executors = session_executors(self.approval.sandbox, str(values.home), keys)
-        self.executors = executors
+        # chosen at the first call that runs: the shell and sandbox executors never load for a turn without one
+        self._executors: Deferred[CommandExecutors] = Deferred(
+            (lambda: executors) if executors is not None else (lambda: self._session_executors(keys))
+        )
         self.notices = notices
         self.turn_hooks = tuple(turn_hooks)
         self.nested = nested
         self.hooks = hooks
         self.write_watchers = tuple(write_watchers)
+
+    @property
+    def executors(self) -> CommandExecutors:
+        return self._executors.get()
+
+    def _session_executors(self, keys: Keys) -> CommandExecutors:
+        from paicli.tools.sandbox.executor import session_executors
+
+        return session_executors(self.approval.sandbox, str(self.values.home), keys)
 
     def register(self, tool: Tool) -> None:
         """Add or replace a tool (the session's own) after construction."""
@@ -303,7 +307,9 @@ class TurnToolSet:
             args = parse_arguments(tool.spec, call.arguments)
         except ArgumentError as error:
             return ToolOutput(argument_error_text(tool.spec, error), success=False)
-        refusal, auto_run = self._refusal(tool, args)
+        from paicli.tools import call_gate  # the approval step loads with a turn's first call
+
+        refusal, auto_run = call_gate.refusal(self, tool, args)
         if refusal is not None:
             return refusal
         if cancel.cancelled:
@@ -316,6 +322,8 @@ class TurnToolSet:
             with cancel_scope(cancel):  # deep bounded waits (the memory lock) also stop on this call's cancel
                 output = tool.handler(args, self.runner.context(cancel, on_output, auto_run=auto_run))
                 if auto_run and output.metadata.get("sandbox_refused"):
+                    from paicli.tools.rerun import RerunContext, offer_rerun  # what the sandbox refused only
+
                     output = offer_rerun(self.runner, tool, args, output, RerunContext(cancel, on_output))
         except PathDenied as denied:
             return ToolOutput(str(denied), success=False, blocked=True, outcome="refused")
@@ -331,48 +339,6 @@ class TurnToolSet:
         urls = output.metadata.get("discovered_urls", ())
         self.policy.observe(tool.spec, call.arguments, urls, brought_content=output.outside_content)
         return output
-
-    def _refusal(self, tool: Tool, args: dict[str, Any]) -> tuple[ToolOutput | None, bool]:
-        """The call's verdict (tools/verdict.py) acted on: a refusal is never executed; an ask goes to the
-        approver, unless only a person may allow it and the approver is none (issue 37: refused, and said to the
-        model and to the person). The flag: the call runs without a human's yes (by the unasked executor)."""
-        runner = self.runner
-        verdict = decide(tool.spec, args, self.policy, runner.paths, runner.approval, runner.project_root)
-        if isinstance(verdict, Deny):
-            return ToolOutput(verdict.reason, success=False, blocked=True, outcome="refused"), False
-        if isinstance(verdict, Ask) and verdict.human_only and not runner.approver.asks_human:
-            if runner.notices is not None:
-                runner.notices(self.policy.no_human_notice(args))
-            return ToolOutput(MEMORY_NO_HUMAN, success=False, blocked=True, outcome="refused"), False
-        if isinstance(verdict, Ask):
-            invalid = tool.problem(args, self.runner.paths)  # nobody approves a diff that cannot apply
-            if invalid is not None:
-                return invalid, False
-            return self._ask(tool, args, verdict), False
-        self._note_write(tool.spec, verdict.relative_path)
-        return None, verdict.unasked
-
-    def _ask(self, tool: Tool, args: dict[str, Any], verdict: Ask) -> ToolOutput | None:
-        spec, relative = tool.spec, verdict.relative_path
-        scope = None if verdict.human_only else self.runner.approval.grant_scope(spec, args)
-        preview = tool.approval_preview(args, self.runner.paths)
-        summary = approval_summary(spec, args)
-        always = scope.label() if scope is not None else None
-        rule = rule_for_grant(spec, scope) if scope is not None else None
-        request = ApprovalRequest(
-            spec.name, args, summary, verdict.reason, preview, always, spec.runs_command, rule
-        )
-        answer = self.runner.approver.approve(request)
-        reply = answer if isinstance(answer, ApprovalReply) else ApprovalReply(answer)
-        if reply.decision == "approve_all":
-            self.runner.approval.grant(spec, args)
-        if reply.decision in ("approve", "approve_all"):
-            self._note_write(spec, relative)
-            return None
-        approver = self.runner.approver
-        hint = approver.reason_text if isinstance(approver, DenyingApprover) else None
-        text = denial_text(spec, args, hint, reply.note)
-        return ToolOutput(text, success=False, blocked=True, outcome="denied")
 
     def _before_change(self, spec: ToolSpec, on_wait: OutputSink | None = None) -> None:
         checkpoint = self._checkpoint
@@ -390,10 +356,6 @@ class TurnToolSet:
             for watcher in self.runner.write_watchers:
                 with contextlib.suppress(Exception):  # a watcher never changes the call's outcome
                     watcher(self.runner.project_root / value)
-
-    def _note_write(self, spec: ToolSpec, relative: str | None) -> None:
-        if spec.writes_files:
-            self.runner.approval.note_write(self.runner.project_root, relative)
 
     def _final(self, call: ToolCall, output: ToolOutput) -> ToolResult:
         return final_result(call, output, self.runner.offloader)

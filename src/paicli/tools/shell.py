@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Protocol
 
-from paicli.config.env import process_environ
+from paicli.config.env import COMMAND_MARKER_ENV, process_environ
 from paicli.tools.context import Offloader, OutputSink, ToolContext
 from paicli.tools.executor import Capture, CommandExecutors, CommandRequest, CommandRun
 from paicli.tools.gitrepo import git_neutral_env
@@ -44,7 +44,7 @@ OVERFLOW_NOTE = "...(超过 2000000 字符的部分未保存)\n"
 TRUNCATED_NOTE = "\n...(输出已截断)"
 KILL_GRACE_SECONDS = 0.5
 _READ_CHUNK = 65536
-MARKER_ENV = "PAICLI_COMMAND_MARKER"
+MARKER_ENV = COMMAND_MARKER_ENV
 _PROC = Path("/proc")
 LIVE_LINES_PER_CHUNK = 20
 SANDBOX_FAILED_EXIT = 125  # the wrapper's "could not confine itself" (paicli.tools.sandbox.wrapper)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
 
-from paicli.agent.events import EventSink, Notice, PlanProposed, RunFinished, TaskFinished, TaskStarted
+from paicli.agent.events import EventSink, Notice, RunFinished
 from paicli.agent.member_events import member_events
 from paicli.agent.plan.checkpoint import (
     MODE,
@@ -31,6 +31,7 @@ from paicli.agent.plan.requests import replan_request
 from paicli.agent.plan.result import plan_result
 from paicli.agent.plan.task import TaskEnv, TaskOutcome, run_task
 from paicli.agent.plan.turn import RunStart
+from paicli.agent.task_events import PlanProposed, TaskFinished, TaskStarted
 from paicli.cancel import CancelToken
 
 log = logging.getLogger(__name__)

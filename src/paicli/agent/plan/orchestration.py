@@ -8,11 +8,12 @@ import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
-from paicli.agent.events import EventSink, Notice, PlanProposed, RunFinished
+from paicli.agent.events import EventSink, Notice, RunFinished
 from paicli.agent.plan.checkpoint import TASK_STATE, InterruptedPlan
 from paicli.agent.plan.model import NodeState, PlanProgress
 from paicli.agent.plan.turn import RunStart, run_turn
 from paicli.agent.ports import LedgerPort
+from paicli.agent.task_events import PlanProposed
 from paicli.llm.messages import Message
 
 log = logging.getLogger(__name__)

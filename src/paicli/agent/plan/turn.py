@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from paicli.agent.events import RunFinished, RunTurn
+from paicli.agent.events import RunFinished
 from paicli.agent.plan.model import PlanProgress
+from paicli.agent.task_events import RunTurn
 from paicli.config.modes import orchestrated
 from paicli.context.estimate import estimate_tokens
 

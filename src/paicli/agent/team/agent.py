@@ -11,17 +11,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from paicli.agent.budget import AgentBudget
-from paicli.agent.events import (
-    AgentEvent,
-    EventSink,
-    Notice,
-    PlanProposed,
-    ReasoningDelta,
-    RunFinished,
-    TaskActivity,
-    TaskFinished,
-    TextDelta,
-)
+from paicli.agent.events import AgentEvent, EventSink, Notice, ReasoningDelta, RunFinished, TextDelta
 from paicli.agent.loop import LoopOptions, LoopStats
 from paicli.agent.plan.checkpoint import PLAN_CREATED, InterruptedPlan
 from paicli.agent.plan.model import NodeState, Plan, PlanProgress, PlanTask
@@ -30,6 +20,7 @@ from paicli.agent.plan.parallel import run_all
 from paicli.agent.plan.parse import PlanParseError
 from paicli.agent.plan.turn import RunStart
 from paicli.agent.ports import ContextPort, LedgerPort, ToolSource
+from paicli.agent.task_events import PlanProposed, TaskActivity, TaskFinished
 from paicli.agent.team.parse import parse_team_plan
 from paicli.agent.team.prompts import Role, TeamPrompts, planning_request
 from paicli.agent.team.result import team_result

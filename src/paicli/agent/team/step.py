@@ -6,16 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from paicli.agent.events import (
-    EventSink,
-    Notice,
-    TaskStarted,
-)
+from paicli.agent.events import EventSink, Notice
 from paicli.agent.member_events import member_events
 from paicli.agent.plan.model import NodeState, Plan, PlanTask
 from paicli.agent.plan.task import inherited_urls
 from paicli.agent.plan.writes import WriteLog
 from paicli.agent.ports import ToolSource, TurnTools
+from paicli.agent.task_events import TaskStarted
 from paicli.agent.team.prompts import TeamPrompts
 from paicli.agent.team.requests import retry_input, review_request, step_input
 from paicli.agent.team.review import (
