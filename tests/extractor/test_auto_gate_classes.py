@@ -78,6 +78,7 @@ def test_a_bounded_time_stays_out_even_for_a_stored_subject(tmp_path: Path) -> N
         ("No more Sentry: error tracking is GlitchTip now.", ()),
         ("No longer Jenkins: the nightly build runs on Buildkite.", ()),
         ("不再用 Harbor 了：镜像仓库现在是 Quay。", ()),
+        ("Not 3.11: the Python runtime is 3.12.", ()),
         ("No more Sentry: error tracking is GlitchTip now.", ("Error tracking is Sentry.",)),
     ],
 )
@@ -107,6 +108,7 @@ def test_only_a_value_taken_away_makes_a_label_a_clause() -> None:
     assert not retires_value("Dmitri")
     assert not retires_value("From the migration ticket")
     assert not retires_value("Notes from the standup")
+    assert not retires_value("Not sure")
 
 
 # ---- verb-phrase subjects in Chinese: a doing with a predicate of its own is a topic ---------------------------

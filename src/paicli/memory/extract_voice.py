@@ -175,7 +175,7 @@ def retires_value(label: str) -> bool:
 
 # Opens with a negation of a value or a verb of ceasing: a change, never a name.
 _RETIRING = re.compile(
-    r"(?i)^(?:no (?:more|longer)\b|not\b.{1,40}\b(?:any ?more|any longer)$|(?:不再|别再|不用|停用|弃用|废弃|告别))"
+    r"(?i)^(?:no (?:more|longer)\b|not\b(?! (?:sure|certain)\b)|(?:不再|别再|不用|不是|停用|弃用|废弃|告别))"
 )
 
 
