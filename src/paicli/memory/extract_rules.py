@@ -28,6 +28,7 @@ from paicli.memory.extract_voice import (
     acceptable_label,
     after_own_label,
     after_own_lead_in,
+    asks,
     colon_statement,
     correction_frame,
     declares,
@@ -35,7 +36,9 @@ from paicli.memory.extract_voice import (
     imperative,
     java_trim,
     names_its_subject,
+    opened,
     passing,
+    retires_value,
     subject_label,
 )
 from paicli.memory.extract_words import (
@@ -49,7 +52,6 @@ from paicli.memory.extract_words import (
     FICTION,
     INJECTION,
     INNER_END,
-    INTERROGATIVE,
     LABELLED_LINE,
     LIST_MARKER,
     MATERIAL,
@@ -62,7 +64,6 @@ from paicli.memory.extract_words import (
     REQUEST_DURABLE,
     SENSITIVE,
     SPECULATION,
-    STARTING_POINT,
     TEMPORARY,
     TEMPORARY_WIDE,
     TERMINATED,
@@ -114,9 +115,9 @@ def reference_reason(
     if carries_secret(quote) if hardened else SENSITIVE.search(quote):
         return "secret_shape" if hardened else "sensitive"  # hardened: a secret's value, not a word
     if corrects is not None and corrects(quote):
-        if BOUNDED_TIME.search(STARTING_POINT.sub(" ", correction_frame(quote, quote))):
+        if BOUNDED_TIME.search(opened(correction_frame(quote, quote))):
             return "temporary"
-    elif passing(TEMPORARY, quote, quote, hardened):
+    elif passing(TEMPORARY, quote, opened(quote) if hardened else quote, hardened):
         return "temporary"
     if _reference_quoted_or_question(safe, quote, hardened):
         return "quoted_or_question"
@@ -205,7 +206,8 @@ def _pasted_or_reported(a: InputAnalysis, quote: str, p: int, stored_subject: bo
             subject_label(label) or known for label, known in zip(inner, stored, strict=True)
         )
     return not all(map(acceptable_label, labels)) or not all(
-        acceptable_label(label) or known for label, known in zip(inner, stored, strict=True)
+        acceptable_label(label) or retires_value(label) or known
+        for label, known in zip(inner, stored, strict=True)
     )
 
 
@@ -233,7 +235,7 @@ def _question(a: InputAnalysis, quote: str, p: int) -> bool:
     cut = end - (p - len(a.text_before_in_sentence(p)))  # where the quote ends in `around`
     # a request after the statement asks its own question (`…，帮我看看有没有问题？`)
     sentence = java_trim(around[:cut] + before_request(around[cut:]))
-    if INTERROGATIVE.search(sentence):
+    if asks(sentence):
         return True
     # an English question opens with its auxiliary; a later clause that starts with one continues a statement
     # (`The default branch, for the record, is develop.`)
@@ -259,13 +261,13 @@ def _mid_clause(a: InputAnalysis, quote: str, p: int) -> bool:
 def _temporary(a: InputAnalysis, quote: str, p: int) -> bool:
     """Temporary words in the quote's clauses or anywhere before it in its sentence (`今天，我们切换到…`)."""
     framed = a.text_before_in_sentence(p) + a.clauses_around(p, p + len(quote))
-    return passing(TEMPORARY_WIDE, quote, framed, True)
+    return passing(TEMPORARY_WIDE, quote, opened(framed), True)
 
 
 def _bounded(a: InputAnalysis, quote: str, p: int) -> bool:
     """The temporary rule for a correction: only a bounded time or a broken state around it counts."""
     framed = a.text_before_in_sentence(p) + a.clauses_around(p, p + len(quote))
-    return BOUNDED_TIME.search(STARTING_POINT.sub(" ", correction_frame(quote, framed))) is not None
+    return BOUNDED_TIME.search(opened(correction_frame(quote, framed))) is not None
 
 
 def _speculative(a: InputAnalysis, quote: str, p: int) -> bool:

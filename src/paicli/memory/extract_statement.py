@@ -11,12 +11,18 @@ from __future__ import annotations
 
 import re
 
-from paicli.memory.extract_voice import acceptable_label, after_own_label, declares, imperative, java_trim
+from paicli.memory.extract_voice import (
+    acceptable_label,
+    after_own_label,
+    asks,
+    declares,
+    imperative,
+    java_trim,
+)
 from paicli.memory.extract_words import (
     AUXILIARY_START,
     DISCOURSE_MARKERS,
     FACT_WORDS,
-    INTERROGATIVE,
     ORDINAL_LABEL,
     OWN_VOICE_LABEL,
     REQUEST,
@@ -70,7 +76,7 @@ def reads_as_statement(clause: str) -> bool:
     labelled = re.split(r"[：:]", clause, maxsplit=1)
     if not text or (len(labelled) == 2 and ORDINAL_LABEL.match(labelled[0])):
         return False  # `第 3 轮：跑一下测试`: a turn's chatter behind an ordinal label, never a note
-    if INTERROGATIVE.search(text) or AUXILIARY_START.match(text) or _DEICTIC_START.match(text):
+    if asks(text) or AUXILIARY_START.match(text) or _DEICTIC_START.match(text):
         return False
     if REQUEST_DURABLE.search(text):
         return True  # `以后都请用中文回答`: a standing request is the user's preference, worth asking about
@@ -108,7 +114,7 @@ def has_statement(safe: str) -> bool:
     """Whether any clause of the turn reads as a statement or declares a value (`Release approver: Zhou Min`):
     the automatic path's reason to ask the model."""
     for sentence in _SENTENCES.split(_without_material(safe)):
-        if not java_trim(sentence) or INTERROGATIVE.search(sentence):
+        if not java_trim(sentence) or asks(sentence):
             continue
         parts = [part for part in _CLAUSE_END.split(sentence) if java_trim(part)]
         if FACT_WORDS.search(sentence) or any(reads_as_statement(p) or numeric_note(p) for p in parts):

@@ -13,11 +13,13 @@ from paicli.memory.extract_words import (
     FOREIGN_LABEL,
     IMPERATIVE,
     INJECTION,
+    INTERROGATIVE,
     OLD_VALUE_CLAUSE,
     ORDINAL_LABEL,
     OWN_LEAD_IN,
     OWN_VOICE_LABEL,
     REQUEST,
+    STARTING_POINT,
     THIRD_PARTY,
     TRAILING_END,
 )
@@ -33,6 +35,27 @@ def java_trim(text: str) -> str:
     while end > start and text[end - 1] <= " ":
         end -= 1
     return text[start:end]
+
+
+def asks(text: str) -> bool:
+    """A question: a question mark or word, or a sentence-final particle of doubt. A final 吧 asks only when
+    what it closes is a guess or a suggestion (`测试框架是 Vitest 吧`, `要不改回 npm 吧`); after a settled
+    choice (`那测试框架就用 Vitest 吧`, `还是改回 npm 吧`) it closes a decision."""
+    if INTERROGATIVE.search(text):
+        return True
+    found = _FINAL_BA.search(text)
+    if found is None:
+        return False
+    closed = text[: found.start()]
+    return _SUGGESTION.search(closed) is not None or _CHOICE.search(closed) is None
+
+
+_FINAL_BA = re.compile(r"吧[\s。.！!…)）]*$")
+# A choice made: a particle of settling (就, 还是, 干脆, 统一) right before a verb of choosing or changing.
+_CHOICE = re.compile(
+    r"(?:就|还是|那就|干脆|统一|一律|以后|今后)\s*(?:用|改用|改回|换成|换回|定|选|改成|改为|按|走|交给)"
+)
+_SUGGESTION = re.compile(r"要不|不如|或者|是不是|对|好|行")
 
 
 def declares(text: str) -> bool:
@@ -139,6 +162,23 @@ def names_its_subject(label: str, quote: str) -> bool:
     return bool(tokens) and han == subject.han and set(latin) == set(subject.latin)
 
 
+def retires_value(label: str) -> bool:
+    """`No more Graylog:`, `不再用 Consul 了：`: a label that takes a value away is a clause of the user's own
+    (the first half of a change they report), not a speaker or a source whose words follow it."""
+    text = TRAILING_END.sub("", java_trim(label))
+    return (
+        _RETIRING.match(text) is not None
+        and not THIRD_PARTY.search(text)
+        and not INJECTION.search(text + "：")
+    )
+
+
+# Opens with a negation of a value or a verb of ceasing: a change, never a name.
+_RETIRING = re.compile(
+    r"(?i)^(?:no (?:more|longer)\b|not\b(?! (?:sure|certain)\b)|(?:不再|别再|不用|不是|停用|弃用|废弃|告别))"
+)
+
+
 def subject_label(label: str) -> bool:
     text = java_trim(label)
     return bool(text) and not (
@@ -160,20 +200,47 @@ def denies_own_subject(part: str) -> bool:
 
 
 def imperative(part: str) -> bool:
-    """A clause opened by a task verb, unless that verb is the start of the subject it states a value for
-    (`部署环境不用 A 了`: the subject is 部署环境, nobody is told to deploy)."""
-    found = IMPERATIVE.search(part)
+    """A clause opened by a task verb, unless that verb names the subject a statement gives a value: the verb is
+    the start of a longer subject (`部署环境不用 A 了`), or the clause goes on to a predicate of its own
+    (`部署用的是 A`, `生成接口文档改用 A 了`: the doing is the topic, nobody is told to do it). An order puts its
+    object or goal right after the verb and stops (`部署到预发环境`, `检查一下代码风格`, `发布一下 staging`)."""
+    text = java_trim(part)
+    found = IMPERATIVE.search(text)
     if found is None:
-        return False
-    readings = claim_of(part).readings
+        return (
+            _ACTION_SHAPE.match(text) is not None
+            and not own_lead_in(text)
+            and not OWN_VOICE_LABEL.match(text)
+        )
+    readings = claim_of(text).readings
     verb = found.group().strip().lower()
-    return not any(
+    if any(
         r.subject is not None
         and r.own
         and len(r.subject.render()) > len(verb)
         and r.subject.render().startswith(verb)
         for r in readings
-    )
+    ):
+        return False
+    return not (_HAN_VERB.fullmatch(found.group()) and _TOPIC_PREDICATE.match(text, found.end()))
+
+
+# A bare Chinese content verb at the clause's start (no 请/帮我/把 before it): the only kind that can be a topic.
+_HAN_VERB = re.compile(
+    r"(?!把|给|告诉|改成|改为|改写|改一下|修一下|看|请|你|先|再|然后|并且|帮|麻烦)[\u4e00-\u9fff]{2,3}"
+)
+# After the topic verb and its object, in the same clause: a predicate that states how the doing is done. An
+# order's markers right after the verb (一下, 到, a demonstrative, a classifier) end the topic reading.
+_TOPIC_PREDICATE = re.compile(
+    r"(?!\s*(?:一下|下|到|这个|那个|这些|那些|一个|个|掉|好|完))[^，,。；;：:！!？?]{0,16}?"
+    r"(?:的是|(?<!是)是(?!否|不是)|改用|改成|改为|换成|换回|改回|切到|迁到|不用|不再|弃用|停用|废弃|由|归|交给|跑在|用)"
+    r"\s*[^\s，,。；;：:！!？?]"
+)
+# `发布一下 staging`, `打个镜像`: a verb with the aspect of a quick action (一下) or a classifier (个) is an order,
+# whatever the verb; demonstratives, quantifiers and numerals before 个 are no verbs (`每个服务`, `整个仓库`).
+_ACTION_SHAPE = re.compile(
+    r"(?:(?:请|你|先|再|然后|并且|顺便)\s*)*(?:[\u4e00-\u9fff]{1,2}一下|(?![这那每整各哪某几两一二三四五六七八九十半上下本])[\u4e00-\u9fff]个)"
+)
 
 
 _DASH_LABEL = re.compile(r"^(.{1,40}?)\s*(?:[—–]|\s-)\s*")
@@ -221,13 +288,19 @@ _CORRECTED_NOW = re.compile(r"现在(?:是|用|改用|换成|改成|改为)")
 
 def _is_correction(quote: str) -> bool:
     """The quote itself states a new value and calls an old one stale (`端口是 9090，之前说的 8080 是旧的`)."""
-    clauses = [java_trim(c) for c in re.split(r"[，,；;]", quote) if java_trim(c)]
+    clauses = [java_trim(c) for c in re.split(r"[，,；;：:]", quote) if java_trim(c)]
     old = [c for c in clauses if OLD_VALUE_CLAUSE.search(c)]
     return bool(old) and len(old) < len(clauses) and subject_of(quote) is not None
 
 
 def correction_frame(quote: str, text: str) -> str:
     return _without_correction_frame(text) if _is_correction(quote) else text
+
+
+def opened(text: str) -> str:
+    """A starting point (`From this sprint`, `从这个迭代开始`) opens a value that holds on: the time words inside
+    it bound nothing. An end point (`until Friday`, `到周五为止`) still does, wherever it is."""
+    return STARTING_POINT.sub(" ", text)
 
 
 def passing(words: re.Pattern[str], quote: str, text: str, hardened: bool) -> bool:
@@ -240,8 +313,8 @@ def _without_correction_frame(text: str) -> str:
     """A correction (`端口现在是 9090，之前说的 8080 是旧的`) states the durable new value: its old-value clauses
     and its `现在是` are the correction's frame, not a sign of a temporary state. Without an old-value clause
     nothing is dropped (`现在是下午三点` stays temporary)."""
-    clauses = re.split(r"([，,；;])", text)
+    clauses = re.split(r"([，,；;：:])", text)  # `不再用 A 了：S 现在是 B`: the label is a clause too
     kept = [c for c in clauses if not OLD_VALUE_CLAUSE.search(c)]
-    if len(kept) == len(clauses) or not any(java_trim(c) and c not in "，,；;" for c in kept):
+    if len(kept) == len(clauses) or not any(java_trim(c) and c not in "，,；;：:" for c in kept):
         return text
     return _CORRECTED_NOW.sub("是", "".join(kept))

@@ -47,13 +47,20 @@ FACT_WORDS = re.compile(
 )
 # A preference verb makes the clauses after it its content (`我偏好先给出命令，再解释原因`), not commands.
 PREFERENCE = re.compile(r"(?i)偏好|喜欢|习惯|希望|倾向|\b(?:prefer|like|want)\b")
+# An end point bounds a value in time (`until Friday`, `到周五为止`): it holds only up to then.
+END_POINT = (
+    r"\b(?:until|till)\s+(?:the\s+)?(?:end\s+of\s+)?(?:(?:this|next|the)\s+)?(?:monday|tuesday|wednesday|thursday|"
+    r"friday|saturday|sunday|week|month|quarter|year|sprint|release|tomorrow|tonight|today|further notice|\d)|"
+    r"到[^，,。；;]{1,10}为止|截至|截止到"
+)
 TEMPORARY_WIDE = re.compile(
     r"(?i)现在|这次|今天|明天|刚才|临时|马上|立刻|刚刚|本轮|暂时|昨天|今晚|今早|这周|本周|这会儿|此刻|眼下|这一次|这回|"
     r"以前|曾经|过去|用过|下周|下个月|下季度|明年|今年|本月|这个月|上周|上个月|去年|"
-    r"报错|挂了|失败了|出错|崩了|崩溃|坏了|卡住|上次|那次|当时|报警|告警|第[一二三四五六七八九十\d]+步|首先|原来|以往|不再|不用了|"
+    r"报错|挂了|失败了|出错|崩了|崩溃|坏了|卡住|上次|那次|当时|报警|告警|第[一二三四五六七八九十\d]+步|首先|原来|以往|"
     r"\b(?:failing|failed|broken|crashed|this week|this month|this sprint|migrating|in progress|alert|alarm|"
     r"step \d+|first step|last (?:night|week|month|year|time)|on vacation|passed|passing|previous)\b|通过了|都过了|"
-    r"\b(?:right now|today|tomorrow|yesterday|temporar(?:y|ily)|for now|this time|currently)\b"
+    r"\b(?:right now|today|tomorrow|yesterday|temporar(?:y|ily)|for now|this time|currently)\b|"
+    r"\bnext (?:week|month|quarter|year|sprint)\b|(?:这个|本|这)\s*(?:迭代|冲刺|sprint)|" + END_POINT
 )
 REQUEST = re.compile(
     r"(?i)(?<![申邀])请(?![求假教])|帮我|帮忙|帮(?:他|她|它|他们|她们|大家|咱们|我们)|麻烦|给我(?!们)|能不能|能否|可不可以|可以帮|你来|你去|你先|你帮|"
@@ -80,11 +87,12 @@ SPECULATION = re.compile(
     r"(?i)可能|也许|大概|好像|似乎|估计|或许|不确定|猜|假如|假设|假定|万一|打算|准备|考虑(?!到)|将要|即将|就好了|但愿|"
     r"\b[A-D]\s*方案|方案\s*[A-D一二三]\b|选项|\boption [A-D1-9]\b|觉得|认为|(?<!部署)(?<!发布)(?<!构建)(?<!编译)目标是|计划|旨在|希望能|争取|怀疑|猜测|疑似|要不是|早就(?:该|应该|可以|想)|本该|本来应该|"
     r"\b(?:not sure|whether|wonder|suspect|doubt)\b|"
-    r"\b(?:maybe|probably|perhaps|i think|i guess|might|suppose|imagine|hypothetically)\b"
+    r"\b(?:maybe|probably|perhaps|i think|i guess|might|suppose|imagine|hypothetically)\b|"
+    r"\b(?:plan(?:s|ned|ning)?|intend(?:s|ed|ing)?|aim(?:s|ing)?|about|going|hop(?:e|es|ing)) to\b"
 )
 INTERROGATIVE = re.compile(
     r"(?i)[?？]|是否|要不要|有没有|是不是|对不对|能否|能不能|可不可以|会不会|为啥|为什么|为何|咋|干嘛|你觉得|你认为|您觉得|"
-    r"(?:[吗呢么吧]|来着)[\s。.！!…)）]*$|"
+    r"(?:[吗呢么]|来着)[\s。.！!…)）]*$|"
     r"^\s*(?:do|does|did|is|are|can|could|should|would|will|what|how|why|which|where|who)\b|what do you think"
 )
 # Question words also appear inside statements (`说明要改哪些文件。`): they count only in an unterminated sentence.
@@ -145,8 +153,10 @@ OLD_VALUE_CLAUSE = re.compile(
 # A starting point anchors a change (`从今天起`, `as of today`, `starting next week`): the new value holds on.
 STARTING_POINT = re.compile(
     r"(?i)从[^，,。；;]{0,8}?(?:开始|起)|[\u4e00-\u9fff]{1,4}起(?=[，,\s]|$)|"
+    r"(?:[上下这本今明去]\s*(?:个\s*)?(?:周|月|季度|年|天|迭代|版本|冲刺|sprint)|即日|今日|今天|明天)\s*起|"
     r"\bas of [^,.;，。；]{1,24}|\bstarting (?:from )?[^,.;，。；]{1,24}|\bfrom [^,.;，。；]{1,24}? on\b|"
-    r"\bgoing forward\b|\bfrom now on\b"
+    r"\bgoing forward\b|\bfrom now on\b|"
+    r"\bfrom (?:this|next|the next|the coming) [a-z0-9.-]+\b|\bfrom (?:today|tomorrow|now)\b(?!['’])"
 )
 # Labels in the user's own voice before a statement (`提醒一下：`, `Heads-up:`): metatext markers of informing,
 # an English metatext noun with up to two modifiers (`Quick update:`, `Small change —`), or one English gerund
@@ -176,7 +186,7 @@ BOUNDED_TIME = re.compile(
     r"(?i)临时|暂时|这次|这一次|这回|今天|今晚|今早|明天|马上|立刻|刚才|刚刚|此刻|这会儿|眼下|本轮|"
     r"报错|挂了|失败了|出错|崩了|崩溃|坏了|卡住|迁移中|进行中|"
     r"\b(?:for now|this time|today|tonight|tomorrow|temporar(?:y|ily)|right now|for the moment|"
-    r"failing|failed|broken|crashed|in progress|migrating)\b"
+    r"failing|failed|broken|crashed|in progress|migrating)\b|" + END_POINT
 )
 # `；` joins two clauses of one statement (`Gradle was retired; the build tool is Bazel`), so a quote may hold it
 INNER_END = re.compile(r"[。！!？?\n]|\.(?=\s)")
