@@ -39,6 +39,7 @@ HALF_MODULES = {
     "dev11roles": "evals.memory_evolution.half_dev_round11_roles",  # who holds which duty: round 10 + roles
     "dev12neg": "evals.memory_evolution.half_dev_round12_neg",  # negations ending a chain, their look-alikes
     "dev12para": "evals.memory_evolution.half_dev_round12_para",  # a subject named in other words: written cases
+    "dev13subj": "evals.memory_evolution.half_dev_round13_subj",  # a subject in another word form: written cases
     "test": "evals.memory_evolution.half_test",
 }
 
