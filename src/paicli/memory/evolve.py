@@ -93,7 +93,9 @@ def decide(
     topics = _denial_topics(live, entries)
     pool = neighbours(live, incoming)
     pool += [e for e in live if e.id in topics and e not in pool and neighbours([topics[e.id]], incoming)]
-    related = relate_all(pool, incoming, verdicts or {}, {i: e.content for i, e in topics.items()})
+    related = relate_all(
+        pool, incoming, verdicts or {}, {i: e.content for i, e in topics.items()}, _lineage(pool, entries)
+    )
     changed = _unambiguous([(e, certain) for e, kind, certain in related if kind in ("changed", "corrects")])
     same = [e for e, kind, _ in related if kind == "same"]
     if changed:
@@ -122,24 +124,38 @@ def _denial_topics(live: list[MemoryEntry], entries: Iterable[MemoryEntry]) -> d
     return topics
 
 
+def _lineage(pool: Iterable[MemoryEntry], entries: Iterable[MemoryEntry]) -> dict[str, tuple[str, ...]]:
+    """The texts of the facts each candidate superseded: the wordings its subject was named in before."""
+    by_id = {e.id: e for e in entries}
+    return {
+        entry.id: tuple(by_id[i].content for i in _ids(entry.metadata.get(SUPERSEDES, "")) if i in by_id)
+        for entry in pool
+        if entry.metadata.get(SUPERSEDES)
+    }
+
+
 def relate_all(
     candidates: Iterable[MemoryEntry],
     incoming: MemoryEntry,
     verdicts: Mapping[str, Verdict],
     topics: Mapping[str, str] | None = None,
+    lineage: Mapping[str, tuple[str, ...]] | None = None,
 ) -> list[tuple[MemoryEntry, str, bool]]:
     """(candidate, relation, certain): the parser's relation, or the judge's verdict where the parser is unsure.
-    `topics`: for a subjectless denial, the text of the fact it retired (`_denial_topics`)."""
+    `topics`: for a subjectless denial, the text of the fact it retired (`_denial_topics`); `lineage`: the texts
+    of the facts a candidate superseded (`_lineage`)."""
     found: list[tuple[MemoryEntry, str, bool]] = []
     pool = list(candidates)
-    relations = [_related(entry, incoming.content, topics or {}) for entry in pool]
+    relations = [_related(entry, incoming.content, topics or {}, lineage or {}) for entry in pool]
     # every candidate competes (a tie with one the parser placed is a tie too); only an unplaced one may win
     marked = marked_change.pick([entry.content for entry in pool], incoming.content)
     hedged = bool(pool) and marked_change.hedged(incoming.content)
     supposed = bool(pool) and states_nothing(incoming.content)
     asked = hedged and marked_change.asked(incoming.content)
     for i, (entry, local) in enumerate(zip(pool, relations, strict=True)):
-        if local.kind == "none" and corrects_stored(entry.content, incoming.content):
+        if local.apart:
+            pass  # the parser placed the two apart: no rule that reads words, not grammar, joins them again
+        elif local.kind == "none" and corrects_stored(entry.content, incoming.content):
             local = subjects.Relation("changed")  # the parser could not place it; the value slots can
         elif local.kind == "none" and i == marked:
             local = subjects.Relation("changed")  # a marked change in a frame the parser does not read
@@ -157,8 +173,15 @@ def relate_all(
     return found
 
 
-def _related(entry: MemoryEntry, incoming: str, topics: Mapping[str, str]) -> subjects.Relation:
+def _related(
+    entry: MemoryEntry, incoming: str, topics: Mapping[str, str], lineage: Mapping[str, tuple[str, ...]]
+) -> subjects.Relation:
     local = relation(entry.content, incoming)
+    if local.apart:
+        # `the search index` replaced `the product search index`: the full name is this fact's subject again
+        before = [relation(text, incoming) for text in lineage.get(entry.id, ())]
+        hits = [r for r in before if r.kind in ("changed", "same")]
+        return subjects.Relation("changed", any(r.certain for r in hits)) if hits else local
     topic = topics.get(entry.id)
     if local.kind != "none" or topic is None:
         return local
