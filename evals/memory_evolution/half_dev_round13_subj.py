@@ -118,7 +118,8 @@ def _statement(marked: str, topic: str, path: Path, lang: Lang, n: int, role: Ro
     value = spans[-1] if spans else text
     meaning = Meaning(topic, "", value, False, value)
     wraps = _WRAP[lang]
-    turn = wraps[n % len(wraps)].format(X=text.rstrip(".。")) if path == "auto" else text
+    said = text if lang == "en" else text.rstrip("。")  # an English statement keeps its full stop in the turn
+    turn = wraps[n % len(wraps)].format(X=said) if path == "auto" else text
     return Statement(text, turn, path, role, f"d13-{topic}", meaning)
 
 
