@@ -158,3 +158,36 @@ def test_the_same_verb_on_another_noun_names_another_subject(tmp_path: Path) -> 
         "Response compression uses gzip.",
         "We compress images with WebP now.",
     ]
+
+
+def test_an_hour_with_a_name_of_its_own_is_a_time_so_a_tool_then_a_time_are_two_slots(tmp_path: Path) -> None:
+    found = relation("The nightly build uses Gradle.", "The nightly build runs at midnight now.")
+    assert (found.kind, found.apart) == ("none", True)
+    assert (
+        relation("The nightly build runs at 2 am.", "The nightly build runs at midnight now.").kind
+        == "changed"
+    )
+    assert _after(tmp_path, "The nightly build uses Gradle.", "The nightly build runs at midnight now.") == [
+        "The nightly build runs at midnight now.",
+        "The nightly build uses Gradle.",
+    ]
+
+
+# ---- 6. a verb's noun as a modifier (`Deploy approvals`) names a thing ---------------------------------------
+
+
+def test_a_verb_before_a_noun_at_the_start_qualifies_it_and_another_object_stays_apart(
+    tmp_path: Path,
+) -> None:
+    assert pick(["Deploy approvals are done by Lena."], "Tariq approves expense reports now.") is None
+    assert _after(tmp_path, "Deploy approvals are done by Lena.", "Tariq approves expense reports now.") == [
+        "Deploy approvals are done by Lena.",
+        "Tariq approves expense reports now.",
+    ]
+
+
+def test_the_same_doing_with_the_verb_for_the_noun_is_still_a_change(tmp_path: Path) -> None:
+    assert pick(["Deploy approvals are done by Lena."], "Tariq approves deploys now.") == 0
+    assert _after(tmp_path, "Deploy approvals are done by Lena.", "Tariq approves deploys now.") == [
+        "Tariq approves deploys now."
+    ]

@@ -27,6 +27,9 @@ _ZH_NUMBER = re.compile(rf"[{_ZH_NUMERAL}]+(?=[{_ZH_MEASURE}])")
 _TIME = re.compile(
     r"(?<![\d.:])(\d{1,2})(?::(\d{2}))?\s*(am|pm)(?![a-z])|(?<![\d.:])(\d{1,2}):(\d{2})(?![\d:])"
 )
+# the hours that have a name of their own: a time of day like `2 am`
+_NAMED_HOURS = {"midnight": "00:00", "noon": "12:00", "midday": "12:00", "午夜": "00:00"}
+_NAMED_HOUR = re.compile(r"(?<![a-z])(?:midnight|noon|midday)(?![a-z])|午夜")
 _ZH_TIME = re.compile(r"(上午|下午|早上|晚上|中午)?\s*(\d{1,2})\s*点(半|\d{1,2}分?)?")
 _EN_DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _EN_DAY = re.compile(
@@ -189,6 +192,7 @@ def values(text: str) -> Values:
     cut(_PATH, lambda m: ("path", m.group().rstrip("/.")))
     cut(_TIME, _time)
     cut(_ZH_TIME, _zh_time)
+    cut(_NAMED_HOUR, lambda m: ("time", _NAMED_HOURS[m.group()]))
     cut(_EN_DAY, _en_day)
     cut(
         _ZH_DAY,

@@ -52,7 +52,12 @@ class Part:
     text: str = ""  # the clause as written (lower-cased)
 
     def verbal(self, word: str) -> bool:
-        return word in self.verbs or cw.verb_form(word)
+        return word in self.verbs or (cw.verb_form(word) and not self._modifier(word))
+
+    def _modifier(self, word: str) -> bool:
+        """`Deploy approvals are …`: the clause's first word before a noun qualifies that noun; it is no verb."""
+        words = [w for w in self.raw if w not in cw.LIGHT]
+        return len(words) > 1 and words[0] == word and "NOUN" in cw.parts_of_speech(words[1])
 
     @property
     def names(self) -> tuple[str, ...]:
