@@ -191,3 +191,41 @@ def test_the_same_doing_with_the_verb_for_the_noun_is_still_a_change(tmp_path: P
     assert _after(tmp_path, "Deploy approvals are done by Lena.", "Tariq approves deploys now.") == [
         "Tariq approves deploys now."
     ]
+
+
+# ---- 7. a channel or a handle is a value, whatever word it spells -----------------------------------------
+
+
+def test_a_channel_is_a_value_so_another_verb_for_where_alerts_go_is_a_change(tmp_path: Path) -> None:
+    assert pick(["Alerts are posted to #ops."], "Alerts land in #incidents now.") == 0
+    assert _after(tmp_path, "Alerts are posted to #ops.", "Alerts land in #incidents now.") == [
+        "Alerts land in #incidents now."
+    ]
+
+
+def test_a_channel_for_another_thing_leaves_the_stored_one(tmp_path: Path) -> None:
+    assert pick(["Alerts are posted to #ops."], "Deploy notices land in #releases now.") is None
+    assert _after(tmp_path, "Alerts are posted to #ops.", "Deploy notices land in #releases now.") == [
+        "Alerts are posted to #ops.",
+        "Deploy notices land in #releases now.",
+    ]
+
+
+# ---- 8. a frequency adverb that ends its clause is the value; in front of a noun it names the thing ---------
+
+
+def test_a_frequency_at_the_end_is_a_value_and_a_noun_and_its_verb_meet(tmp_path: Path) -> None:
+    assert pick(["The on-call rotation is weekly."], "On-call rotates every two weeks now.") == 0
+    assert _after(tmp_path, "The on-call rotation is weekly.", "On-call rotates every two weeks now.") == [
+        "On-call rotates every two weeks now."
+    ]
+
+
+def test_a_frequency_in_front_of_a_noun_names_another_thing(tmp_path: Path) -> None:
+    assert pick(["The weekly report is emailed to Nadia."], "The monthly report goes to Felix now.") is None
+    assert _after(
+        tmp_path, "The weekly report is emailed to Nadia.", "The monthly report goes to Felix now."
+    ) == [
+        "The monthly report goes to Felix now.",
+        "The weekly report is emailed to Nadia.",
+    ]
