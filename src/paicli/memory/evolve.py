@@ -93,9 +93,7 @@ def decide(
     topics = _denial_topics(live, entries)
     pool = neighbours(live, incoming)
     pool += [e for e in live if e.id in topics and e not in pool and neighbours([topics[e.id]], incoming)]
-    related = relate_all(
-        pool, incoming, verdicts or {}, {i: e.content for i, e in topics.items()}, _lineage(pool, entries)
-    )
+    related = relate_all(pool, incoming, verdicts or {}, {i: e.content for i, e in topics.items()})
     changed = _unambiguous([(e, certain) for e, kind, certain in related if kind in ("changed", "corrects")])
     same = [e for e, kind, _ in related if kind == "same"]
     if changed:
@@ -124,29 +122,17 @@ def _denial_topics(live: list[MemoryEntry], entries: Iterable[MemoryEntry]) -> d
     return topics
 
 
-def _lineage(pool: Iterable[MemoryEntry], entries: Iterable[MemoryEntry]) -> dict[str, tuple[str, ...]]:
-    """The texts of the facts each candidate superseded: the wordings its subject was named in before."""
-    by_id = {e.id: e for e in entries}
-    return {
-        entry.id: tuple(by_id[i].content for i in _ids(entry.metadata.get(SUPERSEDES, "")) if i in by_id)
-        for entry in pool
-        if entry.metadata.get(SUPERSEDES)
-    }
-
-
 def relate_all(
     candidates: Iterable[MemoryEntry],
     incoming: MemoryEntry,
     verdicts: Mapping[str, Verdict],
     topics: Mapping[str, str] | None = None,
-    lineage: Mapping[str, tuple[str, ...]] | None = None,
 ) -> list[tuple[MemoryEntry, str, bool]]:
     """(candidate, relation, certain): the parser's relation, or the judge's verdict where the parser is unsure.
-    `topics`: for a subjectless denial, the text of the fact it retired (`_denial_topics`); `lineage`: the texts
-    of the facts a candidate superseded (`_lineage`)."""
+    `topics`: for a subjectless denial, the text of the fact it retired (`_denial_topics`)."""
     found: list[tuple[MemoryEntry, str, bool]] = []
     pool = list(candidates)
-    relations = [_related(entry, incoming.content, topics or {}, lineage or {}) for entry in pool]
+    relations = [_related(entry, incoming.content, topics or {}) for entry in pool]
     # every candidate competes (a tie with one the parser placed is a tie too); only an unplaced one may win
     marked = marked_change.pick([entry.content for entry in pool], incoming.content)
     hedged = bool(pool) and marked_change.hedged(incoming.content)
@@ -173,15 +159,10 @@ def relate_all(
     return found
 
 
-def _related(
-    entry: MemoryEntry, incoming: str, topics: Mapping[str, str], lineage: Mapping[str, tuple[str, ...]]
-) -> subjects.Relation:
+def _related(entry: MemoryEntry, incoming: str, topics: Mapping[str, str]) -> subjects.Relation:
     local = relation(entry.content, incoming)
     if local.apart:
-        # `the search index` replaced `the product search index`: the full name is this fact's subject again
-        before = [relation(text, incoming) for text in lineage.get(entry.id, ())]
-        hits = [r for r in before if r.kind in ("changed", "same")]
-        return subjects.Relation("changed", any(r.certain for r in hits)) if hits else local
+        return local  # another slot of the subject: no retired fact's subject makes it a change
     topic = topics.get(entry.id)
     if local.kind != "none" or topic is None:
         return local

@@ -34,7 +34,7 @@ def relation(stored: str, incoming: str) -> Relation:
     same_new: set[int] = set()
     changed: list[bool] = []  # one certainty per pair that says changed
     look_alike = False  # `the CDN caches …` beside `the image CDN caches …`: a short form, or another CDN
-    apart = False  # a narrower subject, or another slot of the same one (`Relation.apart`)
+    apart = False  # another slot of the same subject (`Relation.apart`)
     for i, ro in enumerate(old.readings):
         for j, rn in enumerate(new.readings):
             match = rn.subject.match(ro.subject) if rn.subject and ro.subject else None
@@ -42,9 +42,6 @@ def relation(stored: str, incoming: str) -> Relation:
                 look_alike = True  # only the judge can tell; the local rules never supersede it
                 continue
             if match is None or rn.subject is None or ro.subject is None:
-                continue
-            if match == "contains" and _narrower(rn.subject, ro.subject, ro.value):
-                apart = True  # `the admin session timeout` after `the session timeout`: a part, or another
                 continue
             kind = _compare(ro, rn, new, incoming)
             if kind == "changed" and _other_slot(stored, ro.subject, incoming, rn.subject):
@@ -74,18 +71,13 @@ def relation(stored: str, incoming: str) -> Relation:
     return Relation("none", certain and (len(owners) > 1 or all(r.own for r in sure)))
 
 
-def _narrower(new: Subject, old: Subject, old_value: str) -> bool:
-    """`new` names `old` with a word of its own added; the stored value itself is no such word (`the old
-    session store Redis` names the session store)."""
-    extra = [word for word in new.latin if word not in old.latin and word not in old_value]
-    han = new.han.replace(old.han, "", 1) if old.han in new.han else new.han.removesuffix(old.han[:-1])
-    return bool(extra) or (len(new.han) > len(old.han) and bool(han) and han not in old_value)
-
-
 def _other_slot(stored: str, old: Subject, incoming: str, new: Subject) -> bool:
     """The two facts give values of different kinds (a time and a tool, a place and a day) and none of a kind
-    in common: each sets another slot of the subject. Names that are the subject's own words do not count."""
+    in common, no amount among them: each sets another slot of the subject. Names that are the subject's own
+    words do not count."""
     mine, theirs = _kinds(stored, old), _kinds(incoming, new)
+    if "amount" in mine | theirs:
+        return False  # `4 spaces` and `tabs`: an amount and a word are often two answers to one question
     return bool(mine and theirs) and not mine & theirs
 
 

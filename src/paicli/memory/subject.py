@@ -119,8 +119,8 @@ class Claim:
 class Relation:
     kind: Kind
     certain: bool = False
-    # the parser reads two subjects that only look alike (a narrower one, another slot of one subject): no
-    # local rule may call it a change; the relation judge, or the stored fact's own history, still may
+    # the parser reads two facts on one subject that set different slots of it (its tool, its time): no local
+    # rule may call it a change; the relation judge, or the stored fact's own history, still may
     apart: bool = False
 
 
