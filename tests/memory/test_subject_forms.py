@@ -10,7 +10,6 @@ from paicli.memory import evolve
 from paicli.memory.manager import MemoryManager
 from paicli.memory.marked_change import pick
 from paicli.memory.relation import relation
-from paicli.memory.subject import claim_of
 
 from .helpers import CLOCK, env, memory
 
@@ -96,27 +95,6 @@ def test_another_verb_does_not_join_two_different_things(tmp_path: Path) -> None
     assert _after(tmp_path, "The backup job starts at 2 am.", "The cleanup job kicks off at 4 am now.") == [
         "The backup job starts at 2 am.",
         "The cleanup job kicks off at 4 am now.",
-    ]
-
-
-# ---- 4. a doing and its object: `we compress responses with A` ---------------------------------------------
-
-
-def test_the_object_after_we_and_a_verb_is_part_of_the_subject(tmp_path: Path) -> None:
-    subjects = [
-        r.subject.render() for r in claim_of("We compress responses with gzip.").readings if r.subject
-    ]
-    assert any("respons" in s for s in subjects)
-    assert _after(tmp_path, "We compress responses with gzip.", "We compress responses with Brotli now.") == [
-        "We compress responses with Brotli now."
-    ]
-
-
-def test_another_object_of_the_same_doing_is_another_fact(tmp_path: Path) -> None:
-    assert relation("We compress responses with gzip.", "We compress images with WebP now.").kind == "none"
-    assert _after(tmp_path, "We compress responses with gzip.", "We compress images with WebP now.") == [
-        "We compress images with WebP now.",
-        "We compress responses with gzip.",
     ]
 
 

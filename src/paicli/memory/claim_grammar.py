@@ -148,8 +148,6 @@ def find_predicate(tokens: list[Token]) -> tuple[int, int] | None:
             return i, i + 1
         if text in w.ARROWS:
             return i, i + 1  # `A → B for the S`
-        if _object_of_doing(tokens, i):
-            continue  # `we compress responses with A`: the word after `we <verb>` is its object, not a verb
         if (
             verb(token) and not attributive(tokens, i) and (i > 0 or target(tokens, i) is not None)
         ) or verb_before_target(tokens, i):
@@ -174,16 +172,6 @@ def find_predicate(tokens: list[Token]) -> tuple[int, int] | None:
         return replacing, replacing + 1
     perfective = next((i for i, t in enumerate(tokens[1:-1], 1) if t.text == "了"), None)
     return (perfective - 1, perfective + 1) if perfective is not None else None
-
-
-def _object_of_doing(tokens: list[Token], i: int) -> bool:
-    return (
-        i >= 2
-        and tokens[i - 2].text in w.EN_PERSONAL
-        and tokens[i - 1].latin
-        and tokens[i - 1].text not in w.GENERIC
-        and tokens[i].latin
-    )
 
 
 def attributive(tokens: list[Token], i: int) -> bool:

@@ -1,6 +1,7 @@
 """How a new fact relates to a stored one, from the two claims `subject.py` reads: the same statement, a changed
 value of the same subject, a correction that names only the old value, or nothing the parser can place (left to
-the relation judge as not certain)."""
+the relation judge as not certain). Two values of different kinds on one subject (its tool, then its time)
+set two slots: the pair is `apart`, which no word-reading rule overrides; only the relation judge may."""
 
 from __future__ import annotations
 
