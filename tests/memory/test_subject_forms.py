@@ -186,3 +186,8 @@ def test_a_frequency_in_front_of_a_noun_names_another_thing(tmp_path: Path) -> N
         "The monthly report goes to Felix now.",
         "The weekly report is emailed to Nadia.",
     ]
+
+
+def test_a_verb_after_a_means_counts_only_where_the_clause_names_its_subject() -> None:
+    # `由 B 审核` names no thing of its own: its verb still tells the stored fact apart from an owner's denial
+    assert pick(["API docs 由 Zhao Lei 编写，由 Zhou Min 审核"], "陈晨 no longer owns docs") is None

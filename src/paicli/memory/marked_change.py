@@ -118,8 +118,10 @@ def _predicate(raw: Sequence[str]) -> frozenset[str]:
     verb is the first word after a subject word that the lexicon reads as a verb and that follows a form of
     `be`, takes a particle, or is no noun; in Chinese, the last word after a means or a time (`用 X 打包`)."""
     words = [w for w in raw if w]
-    if len(words) >= 2 and not words[-1].isascii() and words[-2] in _ZH_BEFORE_VALUE:
-        return frozenset(words[-1:])
+    if len(words) >= 3 and not words[-1].isascii() and words[-2] in _ZH_BEFORE_VALUE:
+        # only after a subject of the clause's own (`由 B 审核` alone names nothing it does it to)
+        named_first = any(w not in cw.LIGHT for w in words[:-2])
+        return frozenset(words[-1:]) if named_first else frozenset()
     named = False
     for i, word in enumerate(words):
         if i and words[i - 1] in cw.PERSONAL:
