@@ -41,6 +41,7 @@ HALF_MODULES = {
     "dev12para": "evals.memory_evolution.half_dev_round12_para",  # a subject named in other words: written cases
     "dev13neg": "evals.memory_evolution.half_dev_round13_neg",  # a denial naming its value or subject in part
     "dev13ret": "evals.memory_evolution.half_dev_round13_ret",  # returns and value-only corrections: written cases
+    "dev13subj": "evals.memory_evolution.half_dev_round13_subj",  # a subject in another word form: written cases
     "test": "evals.memory_evolution.half_test",
 }
 

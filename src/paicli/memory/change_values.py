@@ -27,6 +27,17 @@ _ZH_NUMBER = re.compile(rf"[{_ZH_NUMERAL}]+(?=[{_ZH_MEASURE}])")
 _TIME = re.compile(
     r"(?<![\d.:])(\d{1,2})(?::(\d{2}))?\s*(am|pm)(?![a-z])|(?<![\d.:])(\d{1,2}):(\d{2})(?![\d:])"
 )
+# the hours that have a name of their own: a time of day like `2 am`
+_NAMED_HOURS = {"midnight": "00:00", "noon": "12:00", "midday": "12:00", "午夜": "00:00"}
+_NAMED_HOUR = re.compile(r"(?<![a-z])(?:midnight|noon|midday)(?![a-z])|午夜")
+# a channel or a handle (`#incidents`, `@release-bot`): an identifier, whatever word it spells
+_HANDLE = re.compile(r"(?<![\w#@])[#@][a-z][\w.-]*[\w]")
+# a frequency said by an adverb, where it is the value (`the rotation is weekly`, `backups run nightly`), not a
+# modifier in front of a noun (`the weekly report`): the adverb ends its clause
+_FREQUENCIES = {"hourly": 3600, "daily": 86400, "nightly": 86400, "weekly": 604800, "monthly": 2592000}
+_FREQUENCY = re.compile(
+    r"(?<![a-z-])(hourly|daily|nightly|weekly|monthly)(?=\s*(?:now|again|instead|anymore)?\s*(?:[.,;!?]|$))"
+)
 _ZH_TIME = re.compile(r"(上午|下午|早上|晚上|中午)?\s*(\d{1,2})\s*点(半|\d{1,2}分?)?")
 _EN_DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _EN_DAY = re.compile(
@@ -190,13 +201,16 @@ def values(text: str) -> Values:
             rest = rest[: match.start()] + " " + rest[match.end() :]
 
     cut(_PATH, lambda m: ("path", m.group().rstrip("/.")))
+    cut(_HANDLE, lambda m: ("name", m.group()[1:]))
     cut(_TIME, _time)
     cut(_ZH_TIME, _zh_time)
+    cut(_NAMED_HOUR, lambda m: ("time", _NAMED_HOURS[m.group()]))
     cut(_EN_DAY, _en_day)
     cut(
         _ZH_DAY,
         lambda m: ("day", f"{_ZH_DAYS.index(m.group(1)) % 7 if m.group(1) != '天' else 6}{m.group(2) or ''}"),
     )
+    cut(_FREQUENCY, lambda m: ("duration", str(_FREQUENCIES[m.group(1)])))
     cut(_EVERY, lambda m: ("duration", str(_SECONDS[_unit(m.group(1) or m.group(2))])))
     cut(_NUMBER, _number)
     for match in reversed(list(_names(rest))):

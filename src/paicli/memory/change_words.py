@@ -106,6 +106,13 @@ def _readings(word: str) -> dict[str, tuple[str, ...]]:
     return found
 
 
+def parts_of_speech(word: str) -> frozenset[str]:
+    """The parts of speech the English lexicon gives `word` (`VERB`, `NOUN`, …; none for other words)."""
+    if not (word.isascii() and word.isalpha()):
+        return frozenset()
+    return frozenset(_readings(word))
+
+
 def english_lemmas(word: str, known_only: bool = False) -> tuple[str, ...]:
     """Every lemma the lexicon gives `word` (itself first when it has none; nothing for an unknown word with
     `known_only`)."""

@@ -182,7 +182,9 @@ def relate_all(
     denying = bool(pool) and denial_only(incoming.content)
     for i, (entry, local) in enumerate(zip(pool, relations, strict=True)):
         back = local.kind == "none" and entry.id == returned
-        if local.kind == "none" and _corrects(entry.content, incoming.content):
+        if local.apart:
+            pass  # the parser placed the two apart: no rule that reads words, not grammar, joins them again
+        elif local.kind == "none" and _corrects(entry.content, incoming.content):
             local = subjects.Relation("changed")  # the parser could not place it; the value slots can
         elif local.kind == "none" and ((i == marked and not denying) or back):
             # a marked change in a frame the parser does not read (a denial's other value is no new value), or a
@@ -210,6 +212,8 @@ def _corrects(stored: str, incoming: str) -> bool:
 
 def _related(entry: MemoryEntry, incoming: str, topics: Mapping[str, str]) -> subjects.Relation:
     local = relation(entry.content, incoming)
+    if local.apart:
+        return local  # another slot of the subject: no retired fact's subject makes it a change
     topic = topics.get(entry.id)
     if local.kind != "none" or topic is None:
         return local

@@ -52,7 +52,12 @@ class Part:
     text: str = ""  # the clause as written (lower-cased)
 
     def verbal(self, word: str) -> bool:
-        return word in self.verbs or cw.verb_form(word)
+        return word in self.verbs or (cw.verb_form(word) and not self._modifier(word))
+
+    def _modifier(self, word: str) -> bool:
+        """`Deploy approvals are …`: the clause's first word before a noun qualifies that noun; it is no verb."""
+        words = [w for w in self.raw if w not in cw.LIGHT]
+        return len(words) > 1 and words[0] == word and "NOUN" in cw.parts_of_speech(words[1])
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -92,9 +97,41 @@ def parts(text: str) -> tuple[Part, ...]:
         read = values(clause)
         raw = cw.with_abbreviations(_words(read.masked))
         content = tuple(w for i, w in enumerate(raw) if w not in cw.LIGHT and not cw.marker_at(raw, i))
-        verbs = frozenset(w for before, w in pairwise(raw) if before in cw.PERSONAL)
+        verbs = frozenset(w for before, w in pairwise(raw) if before in cw.PERSONAL) | _predicate(raw)
         found.append(Part(tuple(raw), content, read.slots, verbs, fold(clause)))
     return tuple(found)
+
+
+_BE = frozenset(["is", "are", "was", "were", "be", "been"])
+# a preposition or particle right after a verb (`starts at`, `kicks off`, `land in`, `posted to`)
+_PARTICLES = frozenset(["at", "in", "on", "to", "off", "out", "up", "into", "by", "with", "from", "over"])
+_ADVERB_PARTICLES = frozenset(["off", "out", "up", "over"])  # part of the verb itself (`kicks off`)
+# `用 X 打包`, `由 X 生成`, `在 X 开始`: the clause's last word, after a means or a time, is its verb
+_ZH_BEFORE_VALUE = frozenset(
+    ["用", "由", "靠", "通过", "使用", "采用", "在", "凌晨", "上午", "下午", "晚上", "每天"]
+)
+
+
+def _predicate(raw: Sequence[str]) -> frozenset[str]:
+    """The clause's predicate verb (with its particle): it tells how the subject gets its value, not which thing
+    the subject is, so another verb for the same slot (`starts at` / `kicks off at`) names no other thing. The
+    verb is the first word after a subject word that the lexicon reads as a verb and that follows a form of
+    `be`, takes a particle, or is no noun; in Chinese, the last word after a means or a time (`用 X 打包`)."""
+    words = [w for w in raw if w]
+    if len(words) >= 3 and not words[-1].isascii() and words[-2] in _ZH_BEFORE_VALUE:
+        # only after a subject of the clause's own (`由 B 审核` alone names nothing it does it to)
+        named_first = any(w not in cw.LIGHT for w in words[:-2])
+        return frozenset(words[-1:]) if named_first else frozenset()
+    named = False
+    for i, word in enumerate(words):
+        if i and words[i - 1] in cw.PERSONAL:
+            return frozenset()  # `we compress images with A`: the pronoun's verb is the predicate
+        after = words[i + 1] if i + 1 < len(words) else ""
+        speech = cw.parts_of_speech(word) if named and word not in cw.LIGHT else frozenset()
+        if "VERB" in speech and (words[i - 1] in _BE or after in _PARTICLES or "NOUN" not in speech):
+            return frozenset([word, after] if after in _ADVERB_PARTICLES else [word])
+        named = named or (word not in cw.LIGHT and word not in cw.PERSONAL)
+    return frozenset()
 
 
 def whole(text: str) -> Part:

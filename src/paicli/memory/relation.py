@@ -1,9 +1,11 @@
 """How a new fact relates to a stored one, from the two claims `subject.py` reads: the same statement, a changed
 value of the same subject, a correction that names only the old value, or nothing the parser can place (left to
-the relation judge as not certain)."""
+the relation judge as not certain). Two values of different kinds on one subject (its tool, then its time)
+set two slots: the pair is `apart`, which no word-reading rule overrides; only the relation judge may."""
 
 from __future__ import annotations
 
+from paicli.memory.change_values import values
 from paicli.memory.claim_grammar import TRAILING, negator
 from paicli.memory.claim_tokens import clauses
 from paicli.memory.denial import (
@@ -40,15 +42,19 @@ def relation(stored: str, incoming: str) -> Relation:
     same_new: set[int] = set()
     changed: list[bool] = []  # one certainty per pair that says changed
     look_alike = False  # `the CDN caches …` beside `the image CDN caches …`: a short form, or another CDN
+    apart = False  # another slot of the same subject (`Relation.apart`)
     for i, ro in enumerate(old.readings):
         for j, rn in enumerate(new.readings):
             match = rn.subject.match(ro.subject) if rn.subject and ro.subject else None
             if match == "contains" and (ro.lexical or rn.lexical):
                 look_alike = True  # only the judge can tell; the local rules never supersede it
                 continue
-            if match is None:
+            if match is None or rn.subject is None or ro.subject is None:
                 continue
             kind = _compare(ro, rn, new, incoming)
+            if kind == "changed" and _other_slot(stored, ro.subject, incoming, rn.subject):
+                apart = True  # the build's tool, then the build's time: two facts of one subject
+                continue
             if kind == "changed":
                 changed.append(match == "exact" and _sure(ro) and _sure(rn))
             elif kind == "same":
@@ -61,6 +67,8 @@ def relation(stored: str, incoming: str) -> Relation:
             j in same_new for j, r in enumerate(new.readings) if not r.reverse
         )
         return Relation("same" if whole else "none", whole)
+    if apart:
+        return Relation("none", apart=True)
     if look_alike:
         return Relation("none")
     if old.readings and _denied_alone(old.readings[0], incoming, new):
@@ -71,6 +79,29 @@ def relation(stored: str, incoming: str) -> Relation:
     owners = {r.subject.owner for r in sure if r.subject is not None}
     certain = bool(old.readings and new.readings) and all(r.subject for r in sure)
     return Relation("none", certain and (len(owners) > 1 or all(r.own for r in sure)))
+
+
+def _other_slot(stored: str, old: Subject, incoming: str, new: Subject) -> bool:
+    """The two facts give values of different kinds (a time and a tool, a place and a day) and none of a kind
+    in common, no amount among them: each sets another slot of the subject. Names that are the subject's own
+    words do not count."""
+    mine, theirs = _kinds(stored, old), _kinds(incoming, new)
+    if "amount" in mine | theirs:
+        return False  # `4 spaces` and `tabs`: an amount and a word are often two answers to one question
+    return bool(mine and theirs) and not mine & theirs
+
+
+_QUANTITY = ("number:", "duration")  # a count, a size and a span of time are one kind of slot: an amount
+
+
+def _kinds(text: str, subject: Subject) -> frozenset[str]:
+    words = (subject.whole or subject.owner + _words_of(subject)).lower()
+    found = set()
+    for kind, normal in values(text).slots:
+        if kind == "name" and normal.replace(" ", "") in words:
+            continue
+        found.add("amount" if kind.startswith(_QUANTITY) else kind)
+    return frozenset(found)
 
 
 def _denied_alone(old: Reading, incoming: str, new: Claim) -> bool:

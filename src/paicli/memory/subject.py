@@ -119,6 +119,9 @@ class Claim:
 class Relation:
     kind: Kind
     certain: bool = False
+    # the parser reads two facts on one subject that set different slots of it (its tool, its time): no local
+    # rule may call it a change; the relation judge, or the stored fact's own history, still may
+    apart: bool = False
 
 
 def noun_subject(tokens: list[Token], owner: list[Token]) -> Subject | None:
