@@ -134,8 +134,8 @@ def returned_from(
 ) -> str | None:
     """The id of the live truth `incoming` returns from to an earlier value (`returns.py`): the end of the
     supersession chain of a superseded fact that held the value."""
-    if not returns.returning(incoming.content):
-        return None
+    if not returns.returning(incoming.content) or denial_only(incoming.content):
+        return None  # a fact that only says a value is over goes back to nothing (`the #ci room is not used anymore`)
     by_id = {e.id: e for e in entries}
     live_ids = {e.id for e in live}
     history = [
