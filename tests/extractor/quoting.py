@@ -30,3 +30,11 @@ def quoting_manager(tmp_path: Path, llm: ScriptedLLM | None = None) -> MemoryMan
     mgr.extractor = AutoFactExtractor(llm)
     mgr.auto_extract_enabled = True
     return mgr
+
+
+def extracted_after(turn: str, tmp_path: Path, stored: tuple[str, ...] = ()) -> list[str]:
+    """What the automatic path stores from `turn`, after `stored` were saved by hand."""
+    mgr = quoting_manager(tmp_path)
+    for fact in stored:
+        assert mgr.store_fact(fact).written
+    return [entry.content for entry in mgr.extract_facts_from_user_turn(turn)]

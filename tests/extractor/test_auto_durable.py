@@ -12,15 +12,8 @@ import pytest
 from paicli.memory.extract_rules import judge_quotes, safe_input, worth_asking
 from paicli.memory.extract_secrets import carries_secret
 from paicli.memory.extract_statement import before_request
+from tests.extractor.quoting import extracted_after as _contents
 from tests.extractor.quoting import quoting_manager
-
-
-def _contents(turn: str, tmp_path: Path, stored: tuple[str, ...] = ()) -> list[str]:
-    mgr = quoting_manager(tmp_path)
-    for fact in stored:
-        assert mgr.store_fact(fact).written
-    return [entry.content for entry in mgr.extract_facts_from_user_turn(turn)]
-
 
 # ---- the secret filter: by the secret's value, not by the word ------------------------------------------------
 

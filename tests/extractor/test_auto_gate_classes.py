@@ -20,15 +20,7 @@ from pathlib import Path
 import pytest
 
 from paicli.memory.extract_voice import asks, imperative, retires_value
-from tests.extractor.quoting import quoting_manager
-
-
-def _contents(turn: str, tmp_path: Path, stored: tuple[str, ...] = ()) -> list[str]:
-    mgr = quoting_manager(tmp_path)
-    for fact in stored:
-        assert mgr.store_fact(fact).written
-    return [entry.content for entry in mgr.extract_facts_from_user_turn(turn)]
-
+from tests.extractor.quoting import extracted_after as _contents
 
 # ---- time: a starting point opens a lasting value; a bounded time or a plan does not --------------------------
 
