@@ -10,7 +10,9 @@ from paicli.config.run_values import MemoryValues
 from paicli.context.estimate import estimate_tokens
 from paicli.memory.clock import Clock, fixed_clock
 from paicli.memory.entry import MemoryEntry, MemoryType, new_id
+from paicli.memory.manager import MemoryManager
 from paicli.memory.store import LongTermMemory
+from paicli.testing.scripted_llm import ScriptedLLM
 
 NOW = datetime(2026, 9, 23, tzinfo=timezone.utc)
 CLOCK: Clock = fixed_clock(NOW)
@@ -49,3 +51,13 @@ def entry(
         metadata=metadata,
         token_count=estimate_tokens(content),
     )
+
+
+def repo_manager(tmp_path: Path, llm: ScriptedLLM | None = None) -> MemoryManager:
+    """A manager for a project under `tmp_path/repo`, on the fixed clock; `llm`, when given, is its relation judge."""
+    root = tmp_path / "repo"
+    root.mkdir(exist_ok=True)
+    mgr = MemoryManager(memory(tmp_path / "mem"), root, MemoryValues.parse(env()), clock=CLOCK)
+    if llm is not None:
+        mgr.use_judge(llm)
+    return mgr

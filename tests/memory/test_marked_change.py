@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from paicli.config.run_values import MemoryValues
 from paicli.memory import evolve
 from paicli.memory.change_values import values
 from paicli.memory.entry import MemoryEntry, new_fact
@@ -20,7 +19,7 @@ from paicli.memory.marked_change import pick, score
 from paicli.memory.results import WriteStatus
 from paicli.testing.scripted_llm import Request, ScriptedLLM
 
-from .helpers import CLOCK, env, memory
+from .helpers import CLOCK, repo_manager
 
 
 def changes(stored: str, incoming: str) -> bool:
@@ -175,13 +174,7 @@ def test_the_one_best_stored_truth_is_picked_and_a_tie_is_left_alone() -> None:
 # ---- 6. through the store: supersedes, never for sure ---------------------------------------------------
 
 
-def _manager(tmp_path: Path, llm: ScriptedLLM | None = None) -> MemoryManager:
-    root = tmp_path / "repo"
-    root.mkdir(exist_ok=True)
-    mgr = MemoryManager(memory(tmp_path / "mem"), root, MemoryValues.parse(env()), clock=CLOCK)
-    if llm is not None:
-        mgr.use_judge(llm)
-    return mgr
+_manager = repo_manager
 
 
 def _entry(text: str) -> MemoryEntry:

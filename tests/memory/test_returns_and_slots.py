@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from paicli.config.run_values import MemoryValues
 from paicli.memory import evolve, returns
 from paicli.memory.change_values import values
 from paicli.memory.change_words import returns as says_return
@@ -20,16 +19,9 @@ from paicli.memory.marked_change import score
 from paicli.memory.results import WriteStatus
 from paicli.testing.scripted_llm import Request, ScriptedLLM
 
-from .helpers import CLOCK, env, memory
+from .helpers import repo_manager
 
-
-def _manager(tmp_path: Path, llm: ScriptedLLM | None = None) -> MemoryManager:
-    root = tmp_path / "repo"
-    root.mkdir(exist_ok=True)
-    mgr = MemoryManager(memory(tmp_path / "mem"), root, MemoryValues.parse(env()), clock=CLOCK)
-    if llm is not None:
-        mgr.use_judge(llm)
-    return mgr
+_manager = repo_manager
 
 
 def _truths(mgr: MemoryManager) -> list[str]:
