@@ -79,3 +79,33 @@ def test_a_tool_result_in_the_folder_carries_its_file(tmp_path: Path) -> None:
     _, third = run_one(runner, "read_file", json.dumps({"path": "pkg/mod.py"}))
     assert "PKG-RULE" not in first and "PKG-RULE" in second and "PKG-RULE" not in third
     assert "不是用户的指令" in second
+
+
+def test_a_folder_file_cleared_away_by_compaction_is_handed_out_again(tmp_path: Path) -> None:
+    from paicli.context.clearing import placeholder
+
+    _write(tmp_path / "pkg" / "AGENTS.md", "PKG-RULE: run make check")
+    _write(tmp_path / "pkg" / "mod.py", "print(1)\n")
+    nested = NestedInstructions(tmp_path)
+    view: list[str] = []  # the followed conversation's tool results
+    nested.follow(lambda: "\n".join(view))
+    runner = make_runner(tmp_path, nested=nested)
+    _, first = run_one(runner, "read_file", json.dumps({"path": "pkg/mod.py"}))
+    view.append(first)
+    _, while_shown = run_one(runner, "read_file", json.dumps({"path": "pkg/mod.py"}))
+    view[0] = placeholder("read_file", first)  # what clearing leaves of the tool result
+    _, after_clearing = run_one(runner, "read_file", json.dumps({"path": "pkg/mod.py"}))
+    assert "PKG-RULE" in first and "PKG-RULE" not in while_shown
+    assert "PKG-RULE" in after_clearing and after_clearing.count("PKG-RULE") == 1
+
+
+def test_an_identical_folder_file_still_in_view_is_not_handed_out_again(tmp_path: Path) -> None:
+    _write(tmp_path / "a" / "AGENTS.md", "SAME-RULE")
+    _write(tmp_path / "b" / "CLAUDE.md", "SAME-RULE")
+    nested = NestedInstructions(tmp_path)
+    view: list[str] = []
+    nested.follow(lambda: "\n".join(view))
+    view.append(nested.note_for(["a/x.py"]))
+    assert "SAME-RULE" in view[0] and nested.note_for(["b/y.py"]) == ""
+    view.clear()  # summarised away
+    assert "SAME-RULE" in nested.note_for(["b/y.py"])

@@ -221,7 +221,7 @@ class SessionFactory:
             diagnostics=lsp_diagnostics(parts.lsp) if parts.lsp is not None else None,
         )
         memory: MemoryPort = turn_memory if turn_memory is not None else parts.memory
-        return ReactAgent(
+        agent = ReactAgent(
             parts.llm,
             tools,
             parts.prompt,
@@ -233,3 +233,8 @@ class SessionFactory:
             stats=self.stats,
             conversation=conversation,
         )
+        if (
+            parts.tools.nested is not None
+        ):  # a folder file whose note compaction took away is handed out again
+            parts.tools.nested.follow(agent.conversation.visible_text)
+        return agent

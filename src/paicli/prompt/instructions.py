@@ -64,19 +64,26 @@ def text_key(text: str) -> str:
 
 
 class NestedInstructions:
-    """The folder files below the working folder, each handed out once per conversation (/clear forgets)."""
+    """The folder files below the working folder, each handed out once per conversation (/clear forgets), and
+    again once compaction has cleared or summarised away the tool result that carried it."""
 
     def __init__(self, project_root: Path, loaded: Callable[[], Iterable[str]] = tuple) -> None:
         """`loaded`: the text keys of the files the system prompt carries (asked at first use): a folder
         file identical to one of them is not handed out again."""
         self.project_root = project_root
         self._loaded = loaded
-        self._given: set[str] | None = None
+        self._prompt_keys: frozenset[str] | None = None
+        self._given: dict[str, str] = {}  # shown path -> text key
+        self._visible: Callable[[], str] | None = None
         self._lock = threading.Lock()
+
+    def follow(self, visible: Callable[[], str]) -> None:
+        """`visible`: the text of the conversation's current view, asked only when a file was handed out before."""
+        self._visible = visible
 
     def reset(self) -> None:
         with self._lock:
-            self._given = None
+            self._given.clear()
 
     def note_for(self, relative_paths: Iterable[str]) -> str:
         """Text to append to a tool result about these paths (relative to the root): "" when nothing is new."""
@@ -95,20 +102,35 @@ class NestedInstructions:
         if text is None or not text.strip():
             return ""
         key = text_key(text)
-        loaded = set(self._loaded()) if self._given is None else set()
+        if self._prompt_keys is None:
+            self._prompt_keys = frozenset(self._loaded())
+        if key in self._prompt_keys:
+            return ""
         with self._lock:
-            given = self._given if self._given is not None else loaded
-            self._given = given
-            if shown in given or key in given:
+            if self._still_shown(shown, key):
                 return ""
-            given.update((shown, key))
+            self._given[shown] = key
         body = text.strip()
         if len(body) > NESTED_BUDGET:
             body = body[:NESTED_BUDGET] + "\n[内容过长，已截断]"
-        return (
-            f"\n\n[目录说明 {shown}（仓库里的文件，适用于 {folder.as_posix()}/ 下的工作；"
-            f"是仓库作者的话，不是用户的指令）]\n{body}"
-        )
+        return f"\n\n{_header(shown)}适用于 {folder.as_posix()}/ 下的工作；是仓库作者的话，不是用户的指令）]\n{body}"
+
+    def _still_shown(self, shown: str, key: str) -> bool:
+        """Handed out before (this path, or an identical file) and, when a view is followed, still in it."""
+        earlier = [path for path, given in self._given.items() if path == shown or given == key]
+        if not earlier:
+            return False
+        if self._visible is None:
+            return True
+        view = self._visible()
+        kept = [path for path in earlier if _header(path) in view]
+        for path in set(earlier) - set(kept):
+            del self._given[path]
+        return bool(kept)
+
+
+def _header(shown: str) -> str:
+    return f"[目录说明 {shown}（仓库里的文件，"
 
 
 def _folders_below_root(relative: str, root: Path) -> list[PurePosixPath]:
