@@ -27,3 +27,18 @@ def test_effort_changes_the_next_request_and_shows_in_the_status_bar(tmp_path: P
     assert "effort" not in before and "effort high" in after
     assert "reasoning_effort=high" in reply and sent["reasoning_effort"] == "high"
     assert "reasoning_effort" not in plain
+
+
+def test_effort_keeps_the_model_so_the_session_file_records_no_model_change(tmp_path: Path) -> None:
+    with FakeOpenAIServer(default_reply="好的") as server:
+        backend = AppBackend(served_parts(tmp_path, server.base_url))
+        try:
+            command(backend, "你好")  # the session file exists once a turn is recorded
+            reply = command(backend, "/effort high")
+            path = backend.parts.ledger.path
+            assert path is not None
+            lines = path.read_text(encoding="utf-8").splitlines()
+        finally:
+            backend.close(5)
+    assert "reasoning_effort=high" in reply
+    assert not [line for line in lines if '"model_change"' in line]

@@ -173,7 +173,10 @@ class AppBackend:
         """/model: the same conversation, continued by a session built for `settings`."""
         core = self.core
         self.core = self.factory.build(settings, core.parts.ledger, core.agent.conversation)
-        record_model_change(core.parts.ledger, settings.model, settings.provider)
+        if (settings.model, settings.provider) != (core.parts.settings.model, core.parts.settings.provider):
+            record_model_change(
+                core.parts.ledger, settings.model, settings.provider
+            )  # /effort keeps the model
 
     # the current core's collaborators, for the launcher, the benchmarks and tests
     @property
