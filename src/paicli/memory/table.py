@@ -15,6 +15,8 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Protocol
 
+from paicli.memory.arrays import member
+
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
@@ -274,7 +276,7 @@ class EntryTable:
         codes = [number for name, number in self.projects.items() if key and name.strip() == key]
         if not codes:
             return np.zeros(0, dtype=np.int64)
-        return np.flatnonzero(mask & np.isin(self.project[:count], codes))
+        return np.flatnonzero(mask & member(self.project[:count], codes))
 
     def _append_text(self, lowered: str) -> None:
         """Keep the joined text in step with a new row (cheaper than joining every row again)."""

@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from paicli.memory.arrays import member
 from paicli.memory.features import features
 from paicli.memory.lexicon import concept_table
 from paicli.memory.lookalikes import copy_keys
@@ -229,9 +230,9 @@ class VectorIndex:
         self._pending, self._tpending = ([], [], []), ([], [], [])
         if self._dropped:
             dropped = np.fromiter(self._dropped, dtype=np.int32)
-            keep = ~np.isin(self._doc, dropped)
+            keep = ~member(self._doc, dropped)
             self._doc, self._col, self._tf = self._doc[keep], self._col[keep], self._tf[keep]
-            keep = ~np.isin(self._tdoc, dropped)
+            keep = ~member(self._tdoc, dropped)
             self._tdoc, self._tcol, self._ttf = self._tdoc[keep], self._tcol[keep], self._ttf[keep]
             self._dropped = set()
 
@@ -350,7 +351,7 @@ class VectorIndex:
             mark = None
             if columns:
                 mark = np.zeros(len(self.ids), dtype=bool)
-                mark[hit_docs[np.isin(hit_cols, columns)]] = True
+                mark[hit_docs[member(hit_cols, columns)]] = True
             held.append(mark)
         denominator = math.sqrt(query_norm_sq) * norms
         return np.divide(scores, denominator, out=np.zeros_like(scores), where=denominator > 0), held

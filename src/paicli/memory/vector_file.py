@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from paicli.fsperm import PRIVATE_FILE
+from paicli.memory.arrays import distinct
 from paicli.memory.readings import parser_key
 from paicli.memory.vector import VectorIndex, features_key
 
@@ -91,7 +92,7 @@ def _compact(cols: Any, table: dict[str, int]) -> tuple[list[str], Any]:
     """The names of the columns in use, and the map from old column to new."""
     import numpy as np
 
-    used = np.unique(cols)
+    used = distinct(cols)
     col_map = np.full(max(len(table), 1), -1, dtype=np.int64)
     col_map[used] = np.arange(len(used), dtype=np.int64)
     by_column = {column: name for name, column in table.items()}
