@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from paicli.fsperm import PRIVATE_FILE
+from paicli.memory import packed_text
 
 log = logging.getLogger(__name__)
 
@@ -45,12 +46,17 @@ class Snapshot:
     offsets: Any  # int64 array: block i is blocks[offsets[i]:offsets[i + 1]]
     columns: Mapping[str, Any]
     fingerprint: int
+    rows: dict[str, int]  # id -> its place (the store's maps start as copies of it)
+    joined: (
+        str | None
+    )  # the contents joined by NUL when saved packed (the table's joined text starts from it)
 
 
-def _text_array(items: Sequence[str]) -> Any:
+def _text_array(items: Sequence[str]) -> tuple[Any, str]:
     import numpy as np
 
-    return np.frombuffer(json.dumps(list(items), ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
+    data, form = packed_text.pack(items)
+    return np.frombuffer(data, dtype=np.uint8), form
 
 
 def write(
@@ -70,17 +76,20 @@ def write(
     offsets[1:] += _TOKEN_BYTES
     token = os.urandom(_TOKEN_BYTES)
     _write_atomically(blocks_path(path), lambda handle: handle.write(token + b"".join(blocks)))
+    id_array, id_form = _text_array(ids)
+    content_array, content_form = _text_array(contents)
     meta = {
         "blocks": token.hex(),
         "format": FORMAT,
         "signature": list(signature),
         "projects": list(columns["projects"]),
         "fingerprint": str(fingerprint),
+        "texts": {"ids": id_form, "contents": content_form},
     }
     arrays = {
         "meta": np.frombuffer(json.dumps(meta, ensure_ascii=False).encode("utf-8"), dtype=np.uint8),
-        "ids": _text_array(ids),
-        "contents": _text_array(contents),
+        "ids": id_array,
+        "contents": content_array,
         "offsets": offsets,
         **{name: np.asarray(columns[name]) for name in ("truth", "confirmed", "stamp", "project", "kind")},
     }
@@ -128,8 +137,11 @@ def load(path: Path, signature: Signature | None) -> Snapshot | None:
             meta = json.loads(data["meta"].tobytes())
             if meta.get("format") != FORMAT or tuple(meta.get("signature", ())) != signature:
                 return None
-            ids = json.loads(data["ids"].tobytes())
-            contents = json.loads(data["contents"].tobytes())
+            forms = meta.get("texts") or {}
+            found_ids = packed_text.unpack(data["ids"].tobytes(), str(forms.get("ids", packed_text.JSON)))
+            found = packed_text.unpack(
+                data["contents"].tobytes(), str(forms.get("contents", packed_text.JSON))
+            )
             offsets = data["offsets"].astype(np.int64)
             columns: dict[str, Any] = {
                 name: data[name] for name in ("truth", "confirmed", "stamp", "project", "kind")
@@ -149,15 +161,17 @@ def load(path: Path, signature: Signature | None) -> Snapshot | None:
     fingerprint = meta.get("fingerprint")
     if not isinstance(fingerprint, str) or not fingerprint.isdigit():
         return None
+    if found_ids is None or found is None:
+        return None
+    ids, (contents, joined) = found_ids[0], found
     count = len(ids)
     if not (
-        isinstance(ids, list)
-        and isinstance(contents, list)
-        and len(contents) == count
+        len(contents) == count
         and len(offsets) == count + 1
         and all(len(column) == count for name, column in columns.items() if name != "projects")
-        and len(set(ids)) == count
     ):
         return None
-    ids, contents = [str(i) for i in ids], [str(c) for c in contents]
-    return Snapshot(signature, ids, contents, blocks, offsets, columns, int(fingerprint))
+    rows = dict(zip(ids, range(count), strict=True))
+    if len(rows) != count:  # an id twice
+        return None
+    return Snapshot(signature, ids, contents, blocks, offsets, columns, int(fingerprint), rows, joined)

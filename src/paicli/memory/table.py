@@ -104,6 +104,7 @@ class EntryTable:
         self._log: list[tuple[int, str]] = []
         self._blob: tuple[str, IntArray] | None = None
         self._codes: Any = None  # the joined text as code points (built when a common word is looked up)
+        self._joined: str | None = None  # the contents joined, as loaded; dropped with the first change
         self._live = 0
 
     def __len__(self) -> int:
@@ -176,6 +177,7 @@ class EntryTable:
         return True
 
     def _changed(self, entry_id: str) -> None:
+        self._joined = None
         self.revision += 1
         self._log.append((self.revision, entry_id))
         if len(self._log) > 2 * _LOG_LIMIT:
@@ -190,14 +192,21 @@ class EntryTable:
         return [entry_id for number, entry_id in self._log if number > revision]
 
     def load_columns(
-        self, ids: list[str], contents: list[str], columns: Mapping[str, object], fingerprint: int
+        self,
+        ids: list[str],
+        contents: list[str],
+        columns: Mapping[str, object],
+        fingerprint: int,
+        rows: dict[str, int] | None = None,
+        joined: str | None = None,
     ) -> None:
-        """Fill an empty table from saved columns (the snapshot of a memory file)."""
+        """Fill an empty table from saved columns (the snapshot of a memory file). `rows`: id -> row, when
+        known; `joined`: the contents joined by SEPARATOR, when at hand (the joined text starts from it)."""
         import numpy as np
 
         self.ids = list(ids)
         self.contents = list(contents)
-        self.row_of = dict(zip(ids, range(len(ids)), strict=True))
+        self.row_of = rows.copy() if rows is not None else dict(zip(ids, range(len(ids)), strict=True))
         names = columns["projects"]
         assert isinstance(names, list)
         self.projects = {str(name): code for code, name in enumerate(names)}
@@ -213,6 +222,7 @@ class EntryTable:
         self.revision += 1
         self._log.clear()  # a new base: followers rescan (or load an index saved for it)
         self._blob = self._codes = None
+        self._joined = joined
 
     def columns(self, live: IntArray) -> dict[str, object]:
         """The columns of these rows, in this order (for the snapshot)."""
@@ -297,7 +307,8 @@ class EntryTable:
 
         if self._blob is None:
             contents = self.contents
-            joined = SEPARATOR.join(contents)
+            joined = self._joined if self._joined is not None else SEPARATOR.join(contents)
+            self._joined = None
             blob = joined.lower()  # a NUL bounds a word as a text's end does: final sigma comes out the same
             if len(blob) == len(joined) and joined.count(SEPARATOR) == max(len(contents) - 1, 0):
                 lengths = (

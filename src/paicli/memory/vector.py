@@ -28,6 +28,7 @@ from paicli.memory.arrays import member
 from paicli.memory.features import features
 from paicli.memory.lexicon import concept_table
 from paicli.memory.lookalikes import copy_keys
+from paicli.memory.packed_text import Digests
 from paicli.memory.stopwords import STOP_WORDS
 from paicli.memory.table import MASK, digest, doc_hash
 from paicli.memory.tokenize import document_tokens
@@ -60,7 +61,7 @@ def _weight(count: int) -> float:
     return 1.0 + math.log(count)
 
 
-def same_content(contents: list[str | None], digests: list[str], position: int, content: str) -> bool:
+def same_content(contents: list[str | None], digests: Digests, position: int, content: str) -> bool:
     """Whether the entry at `position` still holds `content`: identity first (the store hands out the same strings
     each query), the digest only once per entry, after which the text is kept for the identity check."""
     known = contents[position]
@@ -94,7 +95,7 @@ class VectorIndex:
         self.vocabulary: dict[str, int] = {}
         self.ids: list[str | None] = []  # position -> id, None once dropped
         self.contents: list[str | None] = []  # None: loaded from disk and not yet compared with a text
-        self.digests: list[str] = []
+        self.digests = Digests()
         self.positions: dict[str, int] = {}
         self._doc: PostingInts = np.zeros(0, dtype=np.int32)
         self._col: PostingInts = np.zeros(0, dtype=np.int32)

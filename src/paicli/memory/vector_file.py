@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from paicli.fsperm import PRIVATE_FILE
+from paicli.memory import packed_text
 from paicli.memory.arrays import distinct
 from paicli.memory.readings import parser_key
 from paicli.memory.vector import VectorIndex, features_key
@@ -62,15 +63,17 @@ def snapshot(index: VectorIndex) -> dict[str, Any]:
     remap[live] = np.arange(len(live), dtype=np.int64)
     vocabulary, col_map = _compact(cols, index.vocabulary)
     words, word_map = _compact(tcols, index.words)
+    packed_ids, ids_form = packed_text.pack([index.ids[p] or "" for p in live])
     meta = {
         "format": FORMAT,
         "features": features_key(),
         "fingerprint": str(index.fingerprint),
         "readings": parser_key(),
+        "ids_form": ids_form,
     }
     arrays: dict[str, Any] = {
         "meta": np.array(json.dumps(meta)),
-        "ids": _texts([index.ids[p] or "" for p in live]),
+        "ids": np.frombuffer(packed_ids, dtype=np.uint8),
         "digests": np.array([index.digests[p] for p in live], dtype="S16"),
         "vocabulary": _texts(vocabulary),
         "docs": remap[docs].astype(np.int32),
@@ -135,8 +138,11 @@ def load(path: Path) -> VectorIndex | None:
             if meta.get("format") != FORMAT or meta.get("features") != features_key():
                 return None
             fingerprint = int(str(meta["fingerprint"]))
-            ids = _read_texts(data["ids"])
-            digests = [d.decode("ascii") for d in data["digests"].tolist()]
+            found = packed_text.unpack(data["ids"].tobytes(), str(meta.get("ids_form", packed_text.JSON)))
+            if found is None:
+                return None
+            ids = found[0]
+            digests = packed_text.Digests(data["digests"].astype("S16", copy=False).tobytes())
             vocabulary = _read_texts(data["vocabulary"])
             docs = data["docs"].astype(np.int32, copy=False)
             cols = data["cols"].astype(np.int32, copy=False)
