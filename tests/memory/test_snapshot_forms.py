@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 
 from paicli.memory import snapshot
 from paicli.memory.table import EntryTable
@@ -60,7 +61,7 @@ def test_packed_texts_load_as_saved_with_their_places(tmp_path: Path) -> None:
     assert found is not None
     assert found.ids == IDS and found.contents == CONTENTS
     assert found.rows == {"fact-a": 0, "fact-b": 1, "fact-c": 2}
-    assert found.joined == "\x00".join(CONTENTS)
+    assert found.lowered == "\x00".join(CONTENTS).lower()
     assert snapshot.load(path, (1, 2, 4)) is None  # made of another file
 
 
@@ -68,8 +69,9 @@ def test_a_snapshot_in_the_earlier_json_form_still_loads(tmp_path: Path) -> None
     path = tmp_path / "m.snapshot.npz"
     _save(path, IDS, CONTENTS)
     _rewrite(path, {"ids": _json_array(IDS), "contents": _json_array(CONTENTS)}, {"texts": None})
+    # (that form had no lowered text: the table lower-cases the contents itself)
     found = snapshot.load(path, SIGNATURE)
-    assert found is not None and found.ids == IDS and found.contents == CONTENTS and found.joined is None
+    assert found is not None and found.ids == IDS and found.contents == CONTENTS and found.lowered is None
 
 
 def test_a_text_holding_a_nul_round_trips_through_json(tmp_path: Path) -> None:
@@ -77,7 +79,7 @@ def test_a_text_holding_a_nul_round_trips_through_json(tmp_path: Path) -> None:
     contents = ["a\x00b", "c", "d"]
     _save(path, IDS, contents)
     found = snapshot.load(path, SIGNATURE)
-    assert found is not None and found.contents == contents and found.joined is None
+    assert found is not None and found.contents == contents and found.lowered is None
 
 
 def test_a_damaged_snapshot_is_refused(tmp_path: Path) -> None:
@@ -92,29 +94,35 @@ def test_a_damaged_snapshot_is_refused(tmp_path: Path) -> None:
     assert snapshot.load(path, SIGNATURE) is None  # fewer texts than ids
 
 
-def test_a_table_from_the_loaded_joined_text_searches_as_one_built_row_by_row(tmp_path: Path) -> None:
+@pytest.mark.parametrize("contents", [CONTENTS, ["İstanbul ofisi", "ΟΔΟΣ ΣΤΟ ΛΙΜΑΝΙ", "Gradle"]])
+def test_a_table_from_the_loaded_joined_text_searches_as_one_built_row_by_row(
+    tmp_path: Path, contents: list[str]
+) -> None:
+    """`İ` lower-cases to two characters: the saved text's lengths no longer match the rows, so the table
+    lower-cases each row itself."""
     path = tmp_path / "m.snapshot.npz"
-    _save(path, IDS, CONTENTS)
+    _save(path, IDS, contents)
     found = snapshot.load(path, SIGNATURE)
     assert found is not None
 
     def loaded() -> EntryTable:
         table = EntryTable()
-        table.load_columns(found.ids, found.contents, found.columns, 0, found.rows, found.joined)
+        table.load_columns(found.ids, found.contents, found.columns, 0, found.rows, found.lowered)
         return table
 
     built = EntryTable()
-    built.rebuild([entry(text, "global", None, entry_id=i) for i, text in zip(IDS, CONTENTS, strict=True)])
+    built.rebuild([entry(text, "global", None, entry_id=i) for i, text in zip(IDS, contents, strict=True)])
     table = loaded()
     assert table.lowered()[0] == built.lowered()[0]
     assert table.lowered()[1].tolist() == built.lowered()[1].tolist()
-    assert table.rows_containing("gradle").tolist() == [1]
+    holding = [row for row, text in enumerate(contents) if "gradle" in text.lower()]
+    assert table.rows_containing("gradle").tolist() == holding and holding
     changed = loaded()  # a change before the first search: the loaded joined text no longer holds
     changed.put(entry("构建工具换成 Maven", "global", None, entry_id="fact-b"))
     rebuilt = EntryTable()
-    rebuilt.rebuild([entry(text, "global", None, entry_id=i) for i, text in zip(IDS, CONTENTS, strict=True)])
+    rebuilt.rebuild([entry(text, "global", None, entry_id=i) for i, text in zip(IDS, contents, strict=True)])
     rebuilt.put(entry("构建工具换成 Maven", "global", None, entry_id="fact-b"))
     assert changed.lowered()[0] == rebuilt.lowered()[0]
     assert changed.lowered()[1].tolist() == rebuilt.lowered()[1].tolist()
     assert changed.rows_containing("maven").tolist() == [3]
-    assert changed.rows_containing("gradle").tolist() == []
+    assert changed.rows_containing("gradle").tolist() == [row for row in holding if row != 1]

@@ -21,23 +21,22 @@ def pack(items: Sequence[str]) -> tuple[bytes, str]:
     return text.encode("utf-8", "surrogatepass"), PACKED
 
 
-def unpack(data: bytes, form: str = JSON) -> tuple[list[str], str | None] | None:
-    """The items and, packed, their NUL-joined text (what `NUL.join(items)` gives; None from JSON); None when
-    `data` is not a list of texts in that form."""
-    text = data.decode("utf-8", "surrogatepass")
+def unpack(data: bytes | memoryview, form: str = JSON) -> list[str] | None:
+    """The items; None when `data` is not a list of texts in that form. `data` may be a view of a mapped file
+    (decoded from where it lies, not copied first)."""
+    text = str(data, "utf-8", "surrogatepass")
     if form == PACKED:
         if not text:
-            return [], ""
+            return []
         if not text.endswith(NUL):
             return None
-        joined = text[:-1]
-        return joined.split(NUL), joined
+        return text[:-1].split(NUL)
     if form != JSON:
         return None
     items = json.loads(text)
     if not isinstance(items, list) or not all(type(item) is str for item in items):
         return None
-    return items, None
+    return items
 
 
 DIGEST_WIDTH = 16  # `table.digest`: 8 bytes as hex

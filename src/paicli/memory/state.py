@@ -65,7 +65,7 @@ class StoreState(Mapping[str, MemoryEntry]):
         self._blocks, self._offsets = snap.blocks, snap.offsets
         self._origin = {}
         self.table.load_columns(
-            snap.ids, snap.contents, snap.columns, snap.fingerprint, snap.rows, snap.joined
+            snap.ids, snap.contents, snap.columns, snap.fingerprint, snap.rows, snap.lowered
         )
         self.position = Position()
         self.order = snap.rows

@@ -104,7 +104,7 @@ class EntryTable:
         self._log: list[tuple[int, str]] = []
         self._blob: tuple[str, IntArray] | None = None
         self._codes: Any = None  # the joined text as code points (built when a common word is looked up)
-        self._joined: str | None = None  # the contents joined, as loaded; dropped with the first change
+        self._loaded_lower: str | None = None  # the joined text as loaded; dropped with the first change
         self._live = 0
 
     def __len__(self) -> int:
@@ -177,7 +177,7 @@ class EntryTable:
         return True
 
     def _changed(self, entry_id: str) -> None:
-        self._joined = None
+        self._loaded_lower = None
         self.revision += 1
         self._log.append((self.revision, entry_id))
         if len(self._log) > 2 * _LOG_LIMIT:
@@ -198,10 +198,11 @@ class EntryTable:
         columns: Mapping[str, object],
         fingerprint: int,
         rows: dict[str, int] | None = None,
-        joined: str | None = None,
+        lowered: str | None = None,
     ) -> None:
         """Fill an empty table from saved columns (the snapshot of a memory file). `rows`: id -> row, when
-        known; `joined`: the contents joined by SEPARATOR, when at hand (the joined text starts from it)."""
+        known; `lowered`: the contents joined by SEPARATOR and lower-cased, as saved with them (the joined text,
+        used once its lengths check out)."""
         import numpy as np
 
         self.ids = list(ids)
@@ -222,7 +223,7 @@ class EntryTable:
         self.revision += 1
         self._log.clear()  # a new base: followers rescan (or load an index saved for it)
         self._blob = self._codes = None
-        self._joined = joined
+        self._loaded_lower = lowered
 
     def columns(self, live: IntArray) -> dict[str, object]:
         """The columns of these rows, in this order (for the snapshot)."""
@@ -307,14 +308,17 @@ class EntryTable:
 
         if self._blob is None:
             contents = self.contents
-            joined = self._joined if self._joined is not None else SEPARATOR.join(contents)
-            self._joined = None
-            blob = joined.lower()  # a NUL bounds a word as a text's end does: final sigma comes out the same
-            if len(blob) == len(joined) and joined.count(SEPARATOR) == max(len(contents) - 1, 0):
-                lengths = (
-                    np.fromiter(map(len, contents), np.int64, len(contents)) + 1
-                )  # lower() kept each length
-            else:  # a text whose lower case is longer (`İ`), or that holds the separator itself
+            joined, loaded = "", self._loaded_lower
+            self._loaded_lower = None
+            if loaded is None:
+                joined = SEPARATOR.join(contents)
+            blob = loaded if loaded is not None else joined.lower()  # NUL bounds a word as a text's end does
+            lengths = np.fromiter(map(len, contents), np.int64, len(contents)) + 1
+            separators = max(len(contents) - 1, 0)
+            expected = int(lengths.sum()) - 1 if contents else 0  # every text and the separators between
+            # lower() kept each length (it never shortens a text) and no text holds the separator, or else:
+            if len(blob) != expected or blob.count(SEPARATOR) != separators:
+                # a text whose lower case is longer (`İ`), or that holds the separator itself
                 lowered = [content.lower() for content in contents]
                 lengths = np.fromiter((len(text) + 1 for text in lowered), np.int64, len(lowered))
                 blob = SEPARATOR.join(lowered)

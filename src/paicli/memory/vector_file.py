@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from paicli.fsperm import PRIVATE_FILE
-from paicli.memory import packed_text
+from paicli.memory import npz_map, packed_text
 from paicli.memory.arrays import distinct
 from paicli.memory.readings import parser_key
 from paicli.memory.vector import VectorIndex, features_key
@@ -133,29 +133,28 @@ def load(path: Path) -> VectorIndex | None:
     import numpy as np
 
     try:
-        with np.load(path, allow_pickle=False) as data:
-            meta = json.loads(str(data["meta"]))
-            if meta.get("format") != FORMAT or meta.get("features") != features_key():
-                return None
-            fingerprint = int(str(meta["fingerprint"]))
-            found = packed_text.unpack(data["ids"].tobytes(), str(meta.get("ids_form", packed_text.JSON)))
-            if found is None:
-                return None
-            ids = found[0]
-            digests = packed_text.Digests(data["digests"].astype("S16", copy=False).tobytes())
-            vocabulary = _read_texts(data["vocabulary"])
-            docs = data["docs"].astype(np.int32, copy=False)
-            cols = data["cols"].astype(np.int32, copy=False)
-            tfs = data["tfs"].astype(np.float32, copy=False)
-            words = _read_texts(data["words"])
-            tdocs = data["tdocs"].astype(np.int32, copy=False)
-            tcols = data["tcols"].astype(np.int32, copy=False)
-            ttfs = data["ttfs"].astype(np.float32, copy=False)
-            lengths: list[int] = data["lengths"].astype(np.int64).tolist()
-            copy_keys = array("q", data["copy_keys"].astype(np.int64).tobytes())
-            core_keys = array("q", data["core_keys"].astype(np.int64).tobytes())
-            index = VectorIndex()
-            index.readings.load(data, len(ids), meta.get("readings"))
+        data = npz_map.open_npz(path)
+        meta = json.loads(str(data["meta"]))
+        if meta.get("format") != FORMAT or meta.get("features") != features_key():
+            return None
+        fingerprint = int(str(meta["fingerprint"]))
+        ids = packed_text.unpack(data["ids"].data, str(meta.get("ids_form", packed_text.JSON)))
+        if ids is None:
+            return None
+        digests = packed_text.Digests(data["digests"].astype("S16", copy=False).tobytes())
+        vocabulary = _read_texts(data["vocabulary"])
+        docs = data["docs"].astype(np.int32, copy=False)
+        cols = data["cols"].astype(np.int32, copy=False)
+        tfs = data["tfs"].astype(np.float32, copy=False)
+        words = _read_texts(data["words"])
+        tdocs = data["tdocs"].astype(np.int32, copy=False)
+        tcols = data["tcols"].astype(np.int32, copy=False)
+        ttfs = data["ttfs"].astype(np.float32, copy=False)
+        lengths: list[int] = data["lengths"].astype(np.int64).tolist()
+        copy_keys = array("q", data["copy_keys"].astype(np.int64).tobytes())
+        core_keys = array("q", data["core_keys"].astype(np.int64).tobytes())
+        index = VectorIndex()
+        index.readings.load(data, len(ids), meta.get("readings"))
     except FileNotFoundError:
         return None
     except Exception:  # a damaged or foreign file only costs a rebuild
