@@ -86,5 +86,6 @@ class MappedNpz(Mapping[str, Any]):
 
 
 def open_npz(path: Path) -> MappedNpz:
-    """Raises OSError when the file cannot be opened, ValueError (zipfile.BadZipFile) when it is no archive."""
+    """Raises OSError when the file cannot be opened, ValueError when it is empty, zipfile.BadZipFile when it is
+    no archive."""
     return MappedNpz(path)
