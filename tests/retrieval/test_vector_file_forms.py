@@ -55,3 +55,16 @@ def test_an_index_saved_with_json_ids_still_loads(tmp_path: Path) -> None:
     np.savez(buffer, **arrays)
     path.write_bytes(buffer.getvalue())
     assert load(path) is None
+
+
+def test_an_index_saved_with_the_tables_rows_takes_its_map_and_any_other_builds_its_own(
+    tmp_path: Path,
+) -> None:
+    path = _saved(tmp_path)
+    rows = {"0": 0, "1": 1, "2": 2}
+    same = load(path, (["0", "1", "2"], rows))
+    assert same is not None and same.positions == rows and same.positions is not rows
+    dead = load(path, (["0", None, "1", "2"], {"0": 0, "1": 2, "2": 3}))  # a dead row: rows are not positions
+    assert dead is not None and dead.positions == rows
+    other = load(path, (["2", "1", "0"], {"2": 0, "1": 1, "0": 2}))
+    assert other is not None and other.positions == rows

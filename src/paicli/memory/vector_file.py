@@ -128,8 +128,10 @@ def write(arrays: dict[str, Any], path: Path) -> None:
         temp.unlink(missing_ok=True)
 
 
-def load(path: Path) -> VectorIndex | None:
-    """The saved index, or None when there is none or it cannot be used (the caller builds a new one)."""
+def load(path: Path, table: tuple[list[str | None], dict[str, int]] | None = None) -> VectorIndex | None:
+    """The saved index, or None when there is none or it cannot be used (the caller builds a new one). `table`:
+    the store table's ids by row and id -> row; an index saved with exactly those rows copies the map rather
+    than building its own (50k entries)."""
     import numpy as np
 
     try:
@@ -171,7 +173,10 @@ def load(path: Path) -> VectorIndex | None:
     index.ids = list(ids)
     index.contents = [None] * len(ids)
     index.digests = digests
-    index.positions = dict(zip(ids, range(len(ids)), strict=True))
+    if table is not None and table[0] == ids and None not in table[0]:  # every row live: row = position
+        index.positions = table[1].copy()
+    else:
+        index.positions = dict(zip(ids, range(len(ids)), strict=True))
     index.vocabulary = {feature: column for column, feature in enumerate(vocabulary)}
     index.words = {word: column for column, word in enumerate(words)}
     index.lengths = lengths
