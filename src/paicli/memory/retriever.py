@@ -259,7 +259,7 @@ class MemoryRetriever:
         """Under the store's lock, quickly: what the index must take to follow the table."""
         index = self._vectors
         if index is None:
-            index = self._vectors = self._open_index()
+            index = self._vectors = self._open_index(table)
         synced = self._synced
         changes = table.changes_since(synced[1]) if synced is not None and synced[0] is table else None
         ids, contents, row_of = table.ids, table.contents, table.row_of
@@ -292,7 +292,7 @@ class MemoryRetriever:
 
         index = self._vectors
         if index is None:
-            index = self._vectors = self._open_index()
+            index = self._vectors = self._open_index(table)
         positions = index.positions
         mapped = self._mapped
         changes = table.changes_since(mapped[1]) if mapped is not None and mapped[0] is table else None
@@ -324,13 +324,13 @@ class MemoryRetriever:
         if self._persister is not None:
             self._persister.request()
 
-    def _open_index(self) -> VectorIndex:
+    def _open_index(self, table: EntryTable) -> VectorIndex:
         from paicli.memory.vector import VectorIndex
 
         if self._index_path is not None:
             from paicli.memory.vector_file import load
 
-            loaded = load(self._index_path)
+            loaded = load(self._index_path, (table.ids, table.row_of))
             if loaded is not None:
                 return loaded
         self.index_builds += 1

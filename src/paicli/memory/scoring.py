@@ -40,6 +40,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from paicli.memory import coverage, ranking
+from paicli.memory.arrays import member
 from paicli.memory.stopwords import content_terms
 from paicli.memory.table import EntryTable
 from paicli.memory.tokenize import tokenize
@@ -197,7 +198,7 @@ def _value_slots(
     copy, core = keys
     keyed = copy != 0
     stated = copy[home & keyed & (core == copy)]
-    component = home & (core != copy) & (core != 0) & np.isin(core, stated)
+    component = home & (core != copy) & (core != 0) & member(core, stated)
     said = keyed & (~home | component)
     if not said.any():
         return None
@@ -231,7 +232,7 @@ def _copies_last(
     ordered = keys[order]
     mine = own[order]
     keyed = ordered != 0
-    copy = keyed & ~mine & np.isin(ordered, ordered[keyed & mine])
+    copy = keyed & ~mine & member(ordered, ordered[keyed & mine])
     single = np.flatnonzero(keyed & ~mine & ~copy)
     if len(single):
         _, first = np.unique(ordered[single], return_index=True)

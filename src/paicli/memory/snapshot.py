@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from paicli.fsperm import PRIVATE_FILE
+from paicli.memory import npz_map, packed_text
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +30,7 @@ SUFFIX = ".snapshot.npz"
 BLOCKS_SUFFIX = ".snapshot.blocks"
 FORMAT = 2
 _TOKEN_BYTES = 16
+LOWERED_FORM = "utf-16-le"  # decodes into a str at memory speed (UTF-8 costs twice as much for Han text)
 Signature = tuple[int, int, int]
 
 
@@ -45,12 +47,15 @@ class Snapshot:
     offsets: Any  # int64 array: block i is blocks[offsets[i]:offsets[i + 1]]
     columns: Mapping[str, Any]
     fingerprint: int
+    rows: dict[str, int]  # id -> its place (the store's maps start as copies of it)
+    lowered: str | None  # the contents joined by NUL and lower-cased, as saved (the table's joined text)
 
 
-def _text_array(items: Sequence[str]) -> Any:
+def _text_array(items: Sequence[str]) -> tuple[Any, str]:
     import numpy as np
 
-    return np.frombuffer(json.dumps(list(items), ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
+    data, form = packed_text.pack(items)
+    return np.frombuffer(data, dtype=np.uint8), form
 
 
 def write(
@@ -70,17 +75,27 @@ def write(
     offsets[1:] += _TOKEN_BYTES
     token = os.urandom(_TOKEN_BYTES)
     _write_atomically(blocks_path(path), lambda handle: handle.write(token + b"".join(blocks)))
+    id_array, id_form = _text_array(ids)
+    content_array, content_form = _text_array(contents)
+    texts = {"ids": id_form, "contents": content_form}
+    extra: dict[str, Any] = {}
+    if content_form == packed_text.PACKED:  # lower-casing 50k texts costs more than decoding them
+        lowered = packed_text.NUL.join(contents).lower()
+        extra["lowered"] = np.frombuffer(lowered.encode("utf-16-le", "surrogatepass"), dtype=np.uint8)
+        texts["lowered"] = LOWERED_FORM
     meta = {
         "blocks": token.hex(),
         "format": FORMAT,
         "signature": list(signature),
         "projects": list(columns["projects"]),
         "fingerprint": str(fingerprint),
+        "texts": texts,
     }
     arrays = {
         "meta": np.frombuffer(json.dumps(meta, ensure_ascii=False).encode("utf-8"), dtype=np.uint8),
-        "ids": _text_array(ids),
-        "contents": _text_array(contents),
+        "ids": id_array,
+        "contents": content_array,
+        **extra,
         "offsets": offsets,
         **{name: np.asarray(columns[name]) for name in ("truth", "confirmed", "stamp", "project", "kind")},
     }
@@ -124,16 +139,20 @@ def load(path: Path, signature: Signature | None) -> Snapshot | None:
     import numpy as np
 
     try:
-        with np.load(path, allow_pickle=False) as data:
-            meta = json.loads(data["meta"].tobytes())
-            if meta.get("format") != FORMAT or tuple(meta.get("signature", ())) != signature:
-                return None
-            ids = json.loads(data["ids"].tobytes())
-            contents = json.loads(data["contents"].tobytes())
-            offsets = data["offsets"].astype(np.int64)
-            columns: dict[str, Any] = {
-                name: data[name] for name in ("truth", "confirmed", "stamp", "project", "kind")
-            }
+        data = npz_map.open_npz(path)
+        meta = json.loads(data["meta"].tobytes())
+        if meta.get("format") != FORMAT or tuple(meta.get("signature", ())) != signature:
+            return None
+        forms = meta.get("texts") or {}
+        ids = packed_text.unpack(data["ids"].data, str(forms.get("ids", packed_text.JSON)))
+        contents = packed_text.unpack(data["contents"].data, str(forms.get("contents", packed_text.JSON)))
+        lowered = None
+        if forms.get("lowered") == LOWERED_FORM and "lowered" in data:
+            lowered = str(data["lowered"].data, LOWERED_FORM, "surrogatepass")
+        offsets = data["offsets"].astype(np.int64)
+        columns: dict[str, Any] = {
+            name: data[name] for name in ("truth", "confirmed", "stamp", "project", "kind")
+        }
     except FileNotFoundError:
         return None
     except Exception:  # a damaged or foreign file only costs a parse of the memory file
@@ -149,15 +168,16 @@ def load(path: Path, signature: Signature | None) -> Snapshot | None:
     fingerprint = meta.get("fingerprint")
     if not isinstance(fingerprint, str) or not fingerprint.isdigit():
         return None
+    if ids is None or contents is None:
+        return None
     count = len(ids)
     if not (
-        isinstance(ids, list)
-        and isinstance(contents, list)
-        and len(contents) == count
+        len(contents) == count
         and len(offsets) == count + 1
         and all(len(column) == count for name, column in columns.items() if name != "projects")
-        and len(set(ids)) == count
     ):
         return None
-    ids, contents = [str(i) for i in ids], [str(c) for c in contents]
-    return Snapshot(signature, ids, contents, blocks, offsets, columns, int(fingerprint))
+    rows = dict(zip(ids, range(count), strict=True))
+    if len(rows) != count:  # an id twice
+        return None
+    return Snapshot(signature, ids, contents, blocks, offsets, columns, int(fingerprint), rows, lowered)

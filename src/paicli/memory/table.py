@@ -15,6 +15,8 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Protocol
 
+from paicli.memory.arrays import member
+
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
@@ -102,6 +104,7 @@ class EntryTable:
         self._log: list[tuple[int, str]] = []
         self._blob: tuple[str, IntArray] | None = None
         self._codes: Any = None  # the joined text as code points (built when a common word is looked up)
+        self._loaded_lower: str | None = None  # the joined text as loaded; dropped with the first change
         self._live = 0
 
     def __len__(self) -> int:
@@ -174,6 +177,7 @@ class EntryTable:
         return True
 
     def _changed(self, entry_id: str) -> None:
+        self._loaded_lower = None
         self.revision += 1
         self._log.append((self.revision, entry_id))
         if len(self._log) > 2 * _LOG_LIMIT:
@@ -188,14 +192,22 @@ class EntryTable:
         return [entry_id for number, entry_id in self._log if number > revision]
 
     def load_columns(
-        self, ids: list[str], contents: list[str], columns: Mapping[str, object], fingerprint: int
+        self,
+        ids: list[str],
+        contents: list[str],
+        columns: Mapping[str, object],
+        fingerprint: int,
+        rows: dict[str, int] | None = None,
+        lowered: str | None = None,
     ) -> None:
-        """Fill an empty table from saved columns (the snapshot of a memory file)."""
+        """Fill an empty table from saved columns (the snapshot of a memory file). `rows`: id -> row, when
+        known; `lowered`: the contents joined by SEPARATOR and lower-cased, as saved with them (the joined text,
+        used once its lengths check out)."""
         import numpy as np
 
         self.ids = list(ids)
         self.contents = list(contents)
-        self.row_of = dict(zip(ids, range(len(ids)), strict=True))
+        self.row_of = rows.copy() if rows is not None else dict(zip(ids, range(len(ids)), strict=True))
         names = columns["projects"]
         assert isinstance(names, list)
         self.projects = {str(name): code for code, name in enumerate(names)}
@@ -211,6 +223,7 @@ class EntryTable:
         self.revision += 1
         self._log.clear()  # a new base: followers rescan (or load an index saved for it)
         self._blob = self._codes = None
+        self._loaded_lower = lowered
 
     def columns(self, live: IntArray) -> dict[str, object]:
         """The columns of these rows, in this order (for the snapshot)."""
@@ -274,7 +287,7 @@ class EntryTable:
         codes = [number for name, number in self.projects.items() if key and name.strip() == key]
         if not codes:
             return np.zeros(0, dtype=np.int64)
-        return np.flatnonzero(mask & np.isin(self.project[:count], codes))
+        return np.flatnonzero(mask & member(self.project[:count], codes))
 
     def _append_text(self, lowered: str) -> None:
         """Keep the joined text in step with a new row (cheaper than joining every row again)."""
@@ -295,13 +308,17 @@ class EntryTable:
 
         if self._blob is None:
             contents = self.contents
-            joined = SEPARATOR.join(contents)
-            blob = joined.lower()  # a NUL bounds a word as a text's end does: final sigma comes out the same
-            if len(blob) == len(joined) and joined.count(SEPARATOR) == max(len(contents) - 1, 0):
-                lengths = (
-                    np.fromiter(map(len, contents), np.int64, len(contents)) + 1
-                )  # lower() kept each length
-            else:  # a text whose lower case is longer (`İ`), or that holds the separator itself
+            joined, loaded = "", self._loaded_lower
+            self._loaded_lower = None
+            if loaded is None:
+                joined = SEPARATOR.join(contents)
+            blob = loaded if loaded is not None else joined.lower()  # NUL bounds a word as a text's end does
+            lengths = np.fromiter(map(len, contents), np.int64, len(contents)) + 1
+            separators = max(len(contents) - 1, 0)
+            expected = int(lengths.sum()) - 1 if contents else 0  # every text and the separators between
+            # lower() kept each length (it never shortens a text) and no text holds the separator, or else:
+            if len(blob) != expected or blob.count(SEPARATOR) != separators:
+                # a text whose lower case is longer (`İ`), or that holds the separator itself
                 lowered = [content.lower() for content in contents]
                 lengths = np.fromiter((len(text) + 1 for text in lowered), np.int64, len(lowered))
                 blob = SEPARATOR.join(lowered)

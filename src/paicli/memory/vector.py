@@ -24,9 +24,11 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from paicli.memory.arrays import member
 from paicli.memory.features import features
 from paicli.memory.lexicon import concept_table
 from paicli.memory.lookalikes import copy_keys
+from paicli.memory.packed_text import Digests
 from paicli.memory.stopwords import STOP_WORDS
 from paicli.memory.table import MASK, digest, doc_hash
 from paicli.memory.tokenize import document_tokens
@@ -59,7 +61,7 @@ def _weight(count: int) -> float:
     return 1.0 + math.log(count)
 
 
-def same_content(contents: list[str | None], digests: list[str], position: int, content: str) -> bool:
+def same_content(contents: list[str | None], digests: Digests, position: int, content: str) -> bool:
     """Whether the entry at `position` still holds `content`: identity first (the store hands out the same strings
     each query), the digest only once per entry, after which the text is kept for the identity check."""
     known = contents[position]
@@ -93,7 +95,7 @@ class VectorIndex:
         self.vocabulary: dict[str, int] = {}
         self.ids: list[str | None] = []  # position -> id, None once dropped
         self.contents: list[str | None] = []  # None: loaded from disk and not yet compared with a text
-        self.digests: list[str] = []
+        self.digests = Digests()
         self.positions: dict[str, int] = {}
         self._doc: PostingInts = np.zeros(0, dtype=np.int32)
         self._col: PostingInts = np.zeros(0, dtype=np.int32)
@@ -229,9 +231,9 @@ class VectorIndex:
         self._pending, self._tpending = ([], [], []), ([], [], [])
         if self._dropped:
             dropped = np.fromiter(self._dropped, dtype=np.int32)
-            keep = ~np.isin(self._doc, dropped)
+            keep = ~member(self._doc, dropped)
             self._doc, self._col, self._tf = self._doc[keep], self._col[keep], self._tf[keep]
-            keep = ~np.isin(self._tdoc, dropped)
+            keep = ~member(self._tdoc, dropped)
             self._tdoc, self._tcol, self._ttf = self._tdoc[keep], self._tcol[keep], self._ttf[keep]
             self._dropped = set()
 
@@ -251,10 +253,10 @@ class VectorIndex:
             df = np.bincount(cols, minlength=len(self.vocabulary)).astype(np.float64)
             # a feature nobody has left gets the unseen idf
             idf: FloatArray = np.minimum(np.log((self.size + 1.0) / (df + 1.0)) + 1.0, IDF_CEILING)
-            weights = tfs * idf[cols]
-            norms = np.sqrt(
-                np.bincount(docs, weights=weights * weights, minlength=len(self.ids)).astype(np.float64)
-            )
+            weights = idf[cols]  # in place from here: each temporary is megabytes of fresh pages at 50k
+            weights *= tfs
+            squares = np.square(weights)
+            norms = np.sqrt(np.bincount(docs, weights=squares, minlength=len(self.ids)).astype(np.float64))
             self._stats = (idf, weights, norms)
         return self._stats
 
@@ -350,7 +352,7 @@ class VectorIndex:
             mark = None
             if columns:
                 mark = np.zeros(len(self.ids), dtype=bool)
-                mark[hit_docs[np.isin(hit_cols, columns)]] = True
+                mark[hit_docs[member(hit_cols, columns)]] = True
             held.append(mark)
         denominator = math.sqrt(query_norm_sq) * norms
         return np.divide(scores, denominator, out=np.zeros_like(scores), where=denominator > 0), held

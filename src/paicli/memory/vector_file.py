@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from paicli.fsperm import PRIVATE_FILE
+from paicli.memory import npz_map, packed_text
+from paicli.memory.arrays import distinct
 from paicli.memory.readings import parser_key
 from paicli.memory.vector import VectorIndex, features_key
 
@@ -61,15 +63,17 @@ def snapshot(index: VectorIndex) -> dict[str, Any]:
     remap[live] = np.arange(len(live), dtype=np.int64)
     vocabulary, col_map = _compact(cols, index.vocabulary)
     words, word_map = _compact(tcols, index.words)
+    packed_ids, ids_form = packed_text.pack([index.ids[p] or "" for p in live])
     meta = {
         "format": FORMAT,
         "features": features_key(),
         "fingerprint": str(index.fingerprint),
         "readings": parser_key(),
+        "ids_form": ids_form,
     }
     arrays: dict[str, Any] = {
         "meta": np.array(json.dumps(meta)),
-        "ids": _texts([index.ids[p] or "" for p in live]),
+        "ids": np.frombuffer(packed_ids, dtype=np.uint8),
         "digests": np.array([index.digests[p] for p in live], dtype="S16"),
         "vocabulary": _texts(vocabulary),
         "docs": remap[docs].astype(np.int32),
@@ -91,7 +95,7 @@ def _compact(cols: Any, table: dict[str, int]) -> tuple[list[str], Any]:
     """The names of the columns in use, and the map from old column to new."""
     import numpy as np
 
-    used = np.unique(cols)
+    used = distinct(cols)
     col_map = np.full(max(len(table), 1), -1, dtype=np.int64)
     col_map[used] = np.arange(len(used), dtype=np.int64)
     by_column = {column: name for name, column in table.items()}
@@ -124,31 +128,35 @@ def write(arrays: dict[str, Any], path: Path) -> None:
         temp.unlink(missing_ok=True)
 
 
-def load(path: Path) -> VectorIndex | None:
-    """The saved index, or None when there is none or it cannot be used (the caller builds a new one)."""
+def load(path: Path, table: tuple[list[str | None], dict[str, int]] | None = None) -> VectorIndex | None:
+    """The saved index, or None when there is none or it cannot be used (the caller builds a new one). `table`:
+    the store table's ids by row and id -> row; an index saved with exactly those rows copies the map rather
+    than building its own (50k entries)."""
     import numpy as np
 
     try:
-        with np.load(path, allow_pickle=False) as data:
-            meta = json.loads(str(data["meta"]))
-            if meta.get("format") != FORMAT or meta.get("features") != features_key():
-                return None
-            fingerprint = int(str(meta["fingerprint"]))
-            ids = _read_texts(data["ids"])
-            digests = [d.decode("ascii") for d in data["digests"].tolist()]
-            vocabulary = _read_texts(data["vocabulary"])
-            docs = data["docs"].astype(np.int32, copy=False)
-            cols = data["cols"].astype(np.int32, copy=False)
-            tfs = data["tfs"].astype(np.float32, copy=False)
-            words = _read_texts(data["words"])
-            tdocs = data["tdocs"].astype(np.int32, copy=False)
-            tcols = data["tcols"].astype(np.int32, copy=False)
-            ttfs = data["ttfs"].astype(np.float32, copy=False)
-            lengths: list[int] = data["lengths"].astype(np.int64).tolist()
-            copy_keys = array("q", data["copy_keys"].astype(np.int64).tobytes())
-            core_keys = array("q", data["core_keys"].astype(np.int64).tobytes())
-            index = VectorIndex()
-            index.readings.load(data, len(ids), meta.get("readings"))
+        data = npz_map.open_npz(path)
+        meta = json.loads(str(data["meta"]))
+        if meta.get("format") != FORMAT or meta.get("features") != features_key():
+            return None
+        fingerprint = int(str(meta["fingerprint"]))
+        ids = packed_text.unpack(data["ids"].data, str(meta.get("ids_form", packed_text.JSON)))
+        if ids is None:
+            return None
+        digests = packed_text.Digests(data["digests"].astype("S16", copy=False).tobytes())
+        vocabulary = _read_texts(data["vocabulary"])
+        docs = data["docs"].astype(np.int32, copy=False)
+        cols = data["cols"].astype(np.int32, copy=False)
+        tfs = data["tfs"].astype(np.float32, copy=False)
+        words = _read_texts(data["words"])
+        tdocs = data["tdocs"].astype(np.int32, copy=False)
+        tcols = data["tcols"].astype(np.int32, copy=False)
+        ttfs = data["ttfs"].astype(np.float32, copy=False)
+        lengths: list[int] = data["lengths"].astype(np.int64).tolist()
+        copy_keys = array("q", data["copy_keys"].astype(np.int64).tobytes())
+        core_keys = array("q", data["core_keys"].astype(np.int64).tobytes())
+        index = VectorIndex()
+        index.readings.load(data, len(ids), meta.get("readings"))
     except FileNotFoundError:
         return None
     except Exception:  # a damaged or foreign file only costs a rebuild
@@ -165,7 +173,10 @@ def load(path: Path) -> VectorIndex | None:
     index.ids = list(ids)
     index.contents = [None] * len(ids)
     index.digests = digests
-    index.positions = dict(zip(ids, range(len(ids)), strict=True))
+    if table is not None and table[0] == ids and None not in table[0]:  # every row live: row = position
+        index.positions = table[1].copy()
+    else:
+        index.positions = dict(zip(ids, range(len(ids)), strict=True))
     index.vocabulary = {feature: column for column, feature in enumerate(vocabulary)}
     index.words = {word: column for column, word in enumerate(words)}
     index.lengths = lengths
