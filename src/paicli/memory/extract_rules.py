@@ -26,6 +26,7 @@ from paicli.memory.extract_statement import (
 )
 from paicli.memory.extract_voice import (
     acceptable_label,
+    adverb_lead_in,
     after_own_label,
     after_own_lead_in,
     asks,
@@ -251,7 +252,7 @@ def _mid_clause(a: InputAnalysis, quote: str, p: int) -> bool:
         return False
     if OWN_VOICE_LABEL.match(re.sub(r"(?i)\s+that$", "", before)):
         return False  # `Note that the port is 9090`: the user's own aside, then the statement
-    if DISCOURSE_MARKERS.fullmatch(before):
+    if DISCOURSE_MARKERS.fullmatch(before) or adverb_lead_in(before, quote):
         return False  # `ok so the CI runs on Jenkins now`: fillers open the user's own sentence
     if before.endswith(("—", "–", " -")):  # `Reminder — the port is 9090`: a dash ends the user's own label
         return not acceptable_label(before.rstrip("—–- "))

@@ -1,0 +1,150 @@
+"""Issue 37 (memauto3): a chain's update said in passing reaches the store through the automatic path, and the
+same words in a turn that is no statement of the user's still store nothing. Each rule sits beside its twin.
+
+The model here quotes a given span of the turn, as a careful extractor would; the rules after it decide."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from paicli.memory import evolve
+from paicli.testing.scripted_llm import ScriptedLLM
+from tests.extractor.quoting import quoting_manager
+
+
+def _auto(tmp_path: Path, turn: str, quote: str, stored: tuple[str, ...] = ()) -> list[str]:
+    """What the automatic path stores when the model quotes `quote` from `turn`, after `stored` were saved."""
+    llm = ScriptedLLM()
+    mgr = quoting_manager(tmp_path, llm)
+    llm.default_reply = lambda _: json.dumps({"facts": [{"quote": quote}]}, ensure_ascii=False)
+    for fact in stored:
+        assert mgr.store_fact(fact).written
+    return [entry.content for entry in mgr.extract_facts_from_user_turn(turn)]
+
+
+# ---- a temporary-looking word inside the name of the thing that is given a value ----
+
+
+@pytest.mark.parametrize(
+    ("turn", "quote"),
+    [
+        ("Alert routing is handled by Opsgenie.", "Alert routing is handled by Opsgenie"),
+        ("告警规则由 Prometheus 管理", "告警规则由 Prometheus 管理"),
+        ("The today's-picks widget is served by the recs service.", "The today's-picks widget is served by the recs service"),
+    ],
+)  # fmt: skip
+def test_a_time_word_inside_the_subjects_name_dates_nothing(tmp_path: Path, turn: str, quote: str) -> None:
+    assert _auto(tmp_path, turn, quote) == [quote]
+
+
+@pytest.mark.parametrize(
+    ("turn", "quote"),
+    [
+        ("Alert routing is handled by Opsgenie today.", "Alert routing is handled by Opsgenie today"),
+        ("告警今天由小王处理", "告警今天由小王处理"),
+        ("Today's build is served by the recs service.", "Today's build is served by the recs service"),
+        ("Today images are pushed to Quay because GHCR is down.", "Today images are pushed to Quay"),
+    ],
+)
+def test_a_time_word_outside_the_name_still_marks_a_one_off(tmp_path: Path, turn: str, quote: str) -> None:
+    assert _auto(tmp_path, turn, quote) == []
+
+
+# ---- the user's own preamble before the update ----
+
+_QUEUE = ("The job queue is Sidekiq",)
+
+
+@pytest.mark.parametrize(
+    ("turn", "quote", "stored"),
+    [
+        ("Quick note for later: the job queue is Celery now.", "the job queue is Celery now", _QUEUE),
+        ("Worth remembering: the job queue is Celery now.", "the job queue is Celery now", _QUEUE),
+        ("Update, default branch: develop", "default branch: develop", ("Default branch: master",)),
+        ("顺便记一下：缓存服务现在用 Redis 7", "缓存服务现在用 Redis 7", ("缓存服务用的是 Memcached",)),
+        ("Honestly we're not using Celery for the job queue anymore.", "we're not using Celery for the job queue anymore", ("The job queue is Celery",)),
+    ],
+)  # fmt: skip
+def test_an_update_after_the_users_own_preamble_is_stored(
+    tmp_path: Path, turn: str, quote: str, stored: tuple[str, ...]
+) -> None:
+    assert _auto(tmp_path, turn, quote, stored) == [quote]
+
+
+@pytest.mark.parametrize(
+    ("turn", "quote", "stored"),
+    [
+        ("Error while running: the job queue is Celery now.", "the job queue is Celery now", _QUEUE),
+        ("Note from the vendor: the job queue is Celery now.", "the job queue is Celery now", _QUEUE),
+        ("The vendor says: the job queue is Celery now.", "the job queue is Celery now", _QUEUE),
+        ("Update the README, the job queue is Celery now.", "the job queue is Celery now", _QUEUE),
+        ("记住：缓存服务现在用 Redis 7", "缓存服务现在用 Redis 7", ("缓存服务用的是 Memcached",)),
+        ("Apparently the job queue is Celery now.", "the job queue is Celery now", _QUEUE),
+        ("Supposedly the job queue is Celery now.", "the job queue is Celery now", _QUEUE),
+        ("Hopefully the job queue is Celery by then.", "the job queue is Celery by then", _QUEUE),
+    ],
+)  # fmt: skip
+def test_a_source_a_request_or_a_hedge_before_the_update_still_stores_nothing(
+    tmp_path: Path, turn: str, quote: str, stored: tuple[str, ...]
+) -> None:
+    assert _auto(tmp_path, turn, quote, stored) == []
+
+
+def test_an_adverb_before_a_bare_noun_may_be_the_subjects_own_word(tmp_path: Path) -> None:
+    # `Nightly builds`: a quote cut after `Nightly` loses part of its subject; the whole sentence is kept
+    turn = "Nightly builds run on Buildkite."
+    assert _auto(tmp_path, turn, "builds run on Buildkite") == []
+    assert _auto(tmp_path / "whole", turn, "Nightly builds run on Buildkite") == [
+        "Nightly builds run on Buildkite"
+    ]
+
+
+# ---- a bare note whose value is an identifier ----
+
+_REGION = ("Primary region: eu-west-1",)
+
+
+@pytest.mark.parametrize(
+    ("turn", "quote"),
+    [
+        ("Primary region: us-east-2", "Primary region: us-east-2"),
+        ("Heads-up — primary region: us-east-2", "primary region: us-east-2"),
+    ],
+)
+def test_a_bare_note_with_a_hyphenated_identifier_is_stored(tmp_path: Path, turn: str, quote: str) -> None:
+    assert _auto(tmp_path, turn, quote, _REGION) == [quote]
+
+
+@pytest.mark.parametrize(
+    ("turn", "quote"),
+    [
+        ("Here is what the script printed:\n```\nprimary region: ap-south-1\n```", "primary region: ap-south-1"),
+        ("> primary region: ap-south-1\nis that stale?", "primary region: ap-south-1"),
+        ("Is the primary region: us-east-2?", "primary region: us-east-2"),
+        ("Bob: we moved the primary region to us-east-2\nAlice: ok", "we moved the primary region to us-east-2"),
+    ],
+)  # fmt: skip
+def test_the_same_note_in_output_a_quote_a_question_or_a_transcript_stores_nothing(
+    tmp_path: Path, turn: str, quote: str
+) -> None:
+    assert _auto(tmp_path, turn, quote, _REGION) == []
+
+
+# ---- the chain as a whole: A, then B in passing, then B is over ----
+
+
+def test_an_update_in_passing_then_its_denial_leave_only_the_denial_true(tmp_path: Path) -> None:
+    llm = ScriptedLLM()
+    mgr = quoting_manager(tmp_path, llm)
+    assert mgr.store_fact("缓存服务用的是 Memcached").written
+    for turn, quote in (
+        ("顺便记一下：缓存服务现在用 Redis 7", "缓存服务现在用 Redis 7"),
+        ("对了，缓存服务已经不用 Redis 了", "缓存服务已经不用 Redis 了"),
+    ):
+        llm.default_reply = lambda _, q=quote: json.dumps({"facts": [{"quote": q}]}, ensure_ascii=False)
+        assert [e.content for e in mgr.extract_facts_from_user_turn(turn)] == [quote]
+    live = [e.content for e in mgr.store.get_all(mgr.project_key) if evolve.is_truth(e)]
+    assert live == ["缓存服务已经不用 Redis 了"]
