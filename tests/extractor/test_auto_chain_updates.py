@@ -148,3 +148,68 @@ def test_an_update_in_passing_then_its_denial_leave_only_the_denial_true(tmp_pat
         assert [e.content for e in mgr.extract_facts_from_user_turn(turn)] == [quote]
     live = [e.content for e in mgr.store.get_all(mgr.project_key) if evolve.is_truth(e)]
     assert live == ["缓存服务已经不用 Redis 了"]
+
+
+# ---- a second clause joined by a coordinator is a clause of its own ----
+
+
+@pytest.mark.parametrize(
+    ("turn", "quote"),
+    [
+        ("The ORM is SQLAlchemy, and migrations are done with Alembic.", "migrations are done with Alembic"),
+        ("ORM 用的是 SQLAlchemy，另外数据库迁移用 Alembic", "数据库迁移用 Alembic"),
+        ("Big change after the refactor: the ORM is Tortoise, and the migrations tool is Aerich.", "the migrations tool is Aerich"),
+    ],
+)  # fmt: skip
+def test_a_coordinated_clause_is_quoted_on_its_own(tmp_path: Path, turn: str, quote: str) -> None:
+    assert _auto(tmp_path, turn, quote) == [quote]
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "If the ORM is SQLAlchemy, and migrations are done with Alembic, we are fine.",
+        "The README says the ORM is SQLAlchemy, and migrations are done with Alembic.",
+        "Please fix the ORM, and migrations are done with Alembic.",
+        "Today the ORM is broken, and migrations are done with Alembic.",
+        "The ORM is SQLAlchemy and migrations are done with Alembic.",  # no clause boundary: a cut fragment
+    ],
+)
+def test_a_coordinated_clause_inside_a_condition_a_source_a_request_or_a_one_off_stores_nothing(
+    tmp_path: Path, turn: str
+) -> None:
+    assert _auto(tmp_path, turn, "migrations are done with Alembic") == []
+
+
+# ---- the order a turn's quotes are written in ----
+
+
+def _chain(tmp_path: Path, stored: str, turn: str, quotes: list[str]) -> tuple[list[str], list[str]]:
+    llm = ScriptedLLM()
+    mgr = quoting_manager(tmp_path, llm)
+    assert mgr.store_fact(stored).written
+    llm.default_reply = lambda _: json.dumps({"facts": [{"quote": q} for q in quotes]}, ensure_ascii=False)
+    saved = [e.content for e in mgr.extract_facts_from_user_turn(turn)]
+    return saved, [e.content for e in mgr.store.get_all(mgr.project_key) if evolve.is_truth(e)]
+
+
+@pytest.mark.parametrize(
+    ("stored", "turn", "quotes", "live"),
+    [
+        ("CI runs on Jenkins", "CI runs on GitHub Actions now, we moved off Jenkins.", ["CI runs on GitHub Actions now", "we moved off Jenkins"], ["CI runs on GitHub Actions now"]),
+        ("缓存用 Memcached", "缓存现在用 Redis，不再用 Memcached 了", ["缓存现在用 Redis", "不再用 Memcached 了"], ["缓存现在用 Redis"]),
+    ],
+)  # fmt: skip
+def test_the_new_value_of_a_turn_is_written_after_its_denial_of_the_old(
+    tmp_path: Path, stored: str, turn: str, quotes: list[str], live: list[str]
+) -> None:
+    saved, truths = _chain(tmp_path, stored, turn, quotes)
+    assert saved == quotes  # reported in the turn's order
+    assert truths == live
+
+
+def test_a_denial_of_another_subject_in_the_turn_stays_a_truth_of_its_own(tmp_path: Path) -> None:
+    quotes = ["The ORM is Tortoise now", "we dropped Celery for background jobs"]
+    saved, truths = _chain(tmp_path, "The ORM is SQLAlchemy", "The ORM is Tortoise now, and we dropped Celery for background jobs.", quotes)  # fmt: skip
+    assert saved == quotes
+    assert sorted(truths) == sorted(quotes)

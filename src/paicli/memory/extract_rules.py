@@ -19,6 +19,7 @@ from paicli.memory.extract_secrets import carries_secret
 from paicli.memory.extract_secrets import safe_input as safe_input
 from paicli.memory.extract_statement import (
     before_request,
+    cuts_word,
     has_statement,
     numeric_note,
     reads_as_statement,
@@ -47,6 +48,7 @@ from paicli.memory.extract_words import (
     AUXILIARY_START,
     BOUNDED_TIME,
     CONDITIONAL,
+    COORDINATED,
     DISCOURSE_MARKERS,
     DURABLE,
     FACT_WORDS,
@@ -247,7 +249,7 @@ def _question(a: InputAnalysis, quote: str, p: int) -> bool:
 
 def _mid_clause(a: InputAnalysis, quote: str, p: int) -> bool:
     """A quote starts its sentence or a clause; a fragment cut from inside one has lost what framed it."""
-    before = java_trim(a.text_before_in_sentence(p))
+    before = COORDINATED.sub("", java_trim(a.text_before_in_sentence(p)))
     if not before or LIST_MARKER.fullmatch(before):
         return False
     if OWN_VOICE_LABEL.match(re.sub(r"(?i)\s+that$", "", before)):
@@ -305,20 +307,8 @@ def _under_own_label(a: InputAnalysis, quote: str, p: int) -> bool:
     return bool(overlapping(a.owned_regions, p, p + len(quote)))
 
 
-def _cuts_word(a: InputAnalysis, quote: str, p: int) -> bool:
-    """Latin words are whole: `would i` cut from `would installs` is no statement."""
-    end = p + len(quote)
-    before = a.text[p - 1] if p > 0 else ""
-    after = a.text[end] if end < len(a.text) else ""
-    return (_ascii_word(before) and _ascii_word(quote[0])) or (_ascii_word(after) and _ascii_word(quote[-1]))
-
-
-def _ascii_word(ch: str) -> bool:
-    return bool(ch) and ch.isascii() and ch.isalnum()
-
-
 OCCURRENCE_RULES: tuple[tuple[str, OccurrenceRule], ...] = (
-    ("cuts_word", _cuts_word),
+    ("cuts_word", cuts_word),
     ("mid_clause", _mid_clause),
     ("code", _in_code),
     ("quote_line", _on_quote_line),

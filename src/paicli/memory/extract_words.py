@@ -165,7 +165,7 @@ STARTING_POINT = re.compile(
 OWN_VOICE_LABEL = re.compile(
     r"(?i)^\s*(?:提醒|补充|更新|注意|备注|同步|通知|顺便|另外|附注|划重点|友情提示|重要|ps|p\.s\.|nb|fyi|btw|"
     r"(?:[a-z]+ ){0,2}(?:notes?|updates?|reminders?|changes?|decisions?|announcements?|corrections?|edits?|psa|"
-    r"things?|points?|one)(?: (?:for|to) (?:the )?[a-z]+)?|"
+    r"things?|points?|one)(?: (?:for|to|after|about|on) (?:the )?[a-z]+)?|"
     r"(?:just )?(?:a )?heads[- ]?up|important|[a-z]+ing|(?:also )?worth [a-z]+ing|good to know)(?:一下|下|说明)?\s*$"
 )
 # The user's own speech act before a statement (`顺便说下，`, `说一声：`, `另外说一句，`, `For the record,`): the
@@ -204,4 +204,8 @@ ATTENTION = re.compile(
     r"(?i)^\s*(?:please\s+)?(?:do\s+)?(?:note|notice|be aware|keep in mind|bear in mind)(?:\s+that)?\b"
     r"(?!\s+(?:down|it|this|these|them)\b)[\s,:]*|"
     r"^\s*请?(?:注意|留意|知悉)[\s，,：:]*"
+)
+# A coordinator after a clause boundary (`…, and the S is B`, `…，另外 S 用 B`) opens a clause of its own.
+COORDINATED = re.compile(
+    r"(?i)(?<=[，,；;])\s*(?:and(?: also)?|but|also|plus|while|whereas|另外|而且|并且|同时|还有|但是|但|不过|以及)$"
 )
