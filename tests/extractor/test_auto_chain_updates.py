@@ -213,3 +213,39 @@ def test_a_denial_of_another_subject_in_the_turn_stays_a_truth_of_its_own(tmp_pa
     saved, truths = _chain(tmp_path, "The ORM is SQLAlchemy", "The ORM is Tortoise now, and we dropped Celery for background jobs.", quotes)  # fmt: skip
     assert saved == quotes
     assert sorted(truths) == sorted(quotes)
+
+
+# ---- a request for the listener's attention hands over the statement after it ----
+
+_TRACKER = ("The error tracker is Sentry",)
+
+
+@pytest.mark.parametrize(
+    ("turn", "quote"),
+    [
+        ("Please note the error tracker is Rollbar now.", "the error tracker is Rollbar now"),
+        ("Please note: the error tracker is Rollbar now.", "the error tracker is Rollbar now"),
+        (
+            "Keep in mind we are not on Sentry for errors these days.",
+            "we are not on Sentry for errors these days",
+        ),
+    ],
+)
+def test_an_update_after_a_request_for_attention_is_stored(tmp_path: Path, turn: str, quote: str) -> None:
+    assert _auto(tmp_path, turn, quote, _TRACKER) == [quote]
+
+
+@pytest.mark.parametrize(
+    ("turn", "quote"),
+    [
+        ("Please note down that the error tracker is Rollbar now.", "the error tracker is Rollbar now"),
+        ("Please check whether the error tracker is Rollbar now.", "the error tracker is Rollbar now"),
+        ("Please note the following: the error tracker is Rollbar now.", "the error tracker is Rollbar now"),
+        ("Please note the error tracker is Rollbar today.", "the error tracker is Rollbar today"),
+        ("Keep in mind the error tracker might be Rollbar soon.", "the error tracker might be Rollbar soon"),
+    ],
+)  # fmt: skip
+def test_a_task_material_a_one_off_or_a_guess_after_please_stores_nothing(
+    tmp_path: Path, turn: str, quote: str
+) -> None:
+    assert _auto(tmp_path, turn, quote, _TRACKER) == []

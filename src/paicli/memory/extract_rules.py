@@ -222,6 +222,8 @@ def _after_request(a: InputAnalysis, quote: str, p: int) -> bool:
     if REQUEST_DURABLE.search(quote):
         return False
     before = a.text_before_in_sentence(p)
+    if ATTENTION.fullmatch(before):
+        return False  # `Please note the S is B`: asks for attention to the statement, not for a task
     return REQUEST.search(before) is not None or any(
         imperative(after_own_label(part)) for part in re.split(r"[，,：:]", before)
     )
@@ -254,8 +256,8 @@ def _mid_clause(a: InputAnalysis, quote: str, p: int) -> bool:
         return False
     if OWN_VOICE_LABEL.match(re.sub(r"(?i)\s+that$", "", before)):
         return False  # `Note that the port is 9090`: the user's own aside, then the statement
-    if DISCOURSE_MARKERS.fullmatch(before) or adverb_lead_in(before, quote):
-        return False  # `ok so the CI runs on Jenkins now`: fillers open the user's own sentence
+    if DISCOURSE_MARKERS.fullmatch(before) or ATTENTION.fullmatch(before) or adverb_lead_in(before, quote):
+        return False  # `ok so the CI runs on Jenkins now`, `Keep in mind we …`: the user's own opening
     if before.endswith(("—", "–", " -")):  # `Reminder — the port is 9090`: a dash ends the user's own label
         return not acceptable_label(before.rstrip("—–- "))
     return not before.endswith(("，", ",", "：", ":", "、", "；", ";"))

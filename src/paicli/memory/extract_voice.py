@@ -9,6 +9,7 @@ from paicli.context.estimate import utf16_len
 from paicli.memory.claim_grammar import TRAILING, negator
 from paicli.memory.claim_tokens import clauses
 from paicli.memory.extract_words import (
+    ATTENTION,
     FACT_WORDS,
     FOREIGN_LABEL,
     IMPERATIVE,
@@ -101,8 +102,8 @@ def acceptable_label(label: str) -> bool:
     text = java_trim(label)
     if not text:
         return True
-    if own_lead_in(text):
-        return True  # `另外说一句：` is the user's own speech act (a closed form), not an introduced source
+    if own_lead_in(text) or ATTENTION.fullmatch(text):
+        return True  # `另外说一句：`, `Please note:`: the user's own speech act (a closed form), not a source
     own_voice = OWN_VOICE_LABEL.match(text) is not None
     return (
         (FACT_WORDS.search(text) is not None or own_voice)
