@@ -249,3 +249,45 @@ def test_a_task_material_a_one_off_or_a_guess_after_please_stores_nothing(
     tmp_path: Path, turn: str, quote: str
 ) -> None:
     assert _auto(tmp_path, turn, quote, _TRACKER) == []
+
+
+# ---- short labels of the user's own announcements ----
+
+_STAGING = ("The staging database is Postgres 13",)
+_STAGING_ZH = ("预发数据库是 Postgres 13",)
+
+
+@pytest.mark.parametrize(
+    ("label", "quote", "stored"),
+    [
+        ("Just a quick one: ", "The staging database is Aurora now", _STAGING),
+        ("Context: ", "The staging database is Aurora now", _STAGING),
+        ("Good news: ", "The staging database is Aurora now", _STAGING),
+        ("FWIW ", "The staging database is Aurora now", _STAGING),
+        ("有个变化：", "预发数据库现在是 Aurora", _STAGING_ZH),
+        ("补充一点：", "预发数据库现在是 Aurora", _STAGING_ZH),
+        ("小提示：", "预发数据库现在是 Aurora", _STAGING_ZH),
+    ],
+)
+def test_an_update_under_the_users_own_short_label_is_stored(
+    tmp_path: Path, label: str, quote: str, stored: tuple[str, ...]
+) -> None:
+    assert _auto(tmp_path, label + quote, quote, stored) == [quote]
+
+
+@pytest.mark.parametrize(
+    ("label", "quote", "stored"),
+    [
+        ("Bob: ", "The staging database is Aurora now", _STAGING),
+        ("News from the vendor: ", "The staging database is Aurora now", _STAGING),
+        ("Context below: ", "The staging database is Aurora now", _STAGING),
+        ("Some context from the logs: ", "The staging database is Aurora now", _STAGING),
+        ("张伟：", "预发数据库现在是 Aurora", _STAGING_ZH),
+        ("日志提示：", "预发数据库现在是 Aurora", _STAGING_ZH),
+        ("下面是更新：", "预发数据库现在是 Aurora", _STAGING_ZH),
+    ],
+)
+def test_the_same_update_under_a_speaker_or_a_source_stores_nothing(
+    tmp_path: Path, label: str, quote: str, stored: tuple[str, ...]
+) -> None:
+    assert _auto(tmp_path, label + quote, quote, stored) == []

@@ -163,9 +163,10 @@ STARTING_POINT = re.compile(
 # an English metatext noun with up to two modifiers (`Quick update:`, `Small change —`), or one English gerund
 # narrating what the user did (`Reverting:`).
 OWN_VOICE_LABEL = re.compile(
-    r"(?i)^\s*(?:提醒|补充|更新|注意|备注|同步|通知|顺便|另外|附注|划重点|友情提示|重要|ps|p\.s\.|nb|fyi|btw|"
-    r"(?:[a-z]+ ){0,2}(?:notes?|updates?|reminders?|changes?|decisions?|announcements?|corrections?|edits?|psa|"
-    r"things?|points?|one)(?: (?:for|to|after|about|on) (?:the )?[a-z]+)?|"
+    r"(?i)^\s*(?:(?:小|有个|一个|再|最后|简单|重要)?(?:提醒|补充|更新|提示|变化|变更|变动|背景|备注|通知|同步|注意)"
+    r"(?:一下|下|一点|一句|信息)?|顺便|另外|附注|划重点|友情提示|重要|ps|p\.s\.|nb|fyi|fwiw|btw|"
+    r"(?:just )?(?:[a-z]+ ){0,2}(?:notes?|updates?|reminders?|changes?|decisions?|announcements?|corrections?|edits?|"
+    r"psa|things?|points?|one|news|context)(?: (?:for|to|after|about|on) (?:the )?[a-z]+)?|"
     r"(?:just )?(?:a )?heads[- ]?up|important|[a-z]+ing|(?:also )?worth [a-z]+ing|good to know)(?:一下|下|说明)?\s*$"
 )
 # The user's own speech act before a statement (`顺便说下，`, `说一声：`, `另外说一句，`, `For the record,`): the
