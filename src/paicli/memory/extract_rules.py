@@ -19,6 +19,7 @@ from paicli.memory.extract_secrets import carries_secret
 from paicli.memory.extract_secrets import safe_input as safe_input
 from paicli.memory.extract_statement import (
     before_request,
+    cuts_word,
     has_statement,
     numeric_note,
     reads_as_statement,
@@ -26,6 +27,7 @@ from paicli.memory.extract_statement import (
 )
 from paicli.memory.extract_voice import (
     acceptable_label,
+    adverb_lead_in,
     after_own_label,
     after_own_lead_in,
     asks,
@@ -46,6 +48,7 @@ from paicli.memory.extract_words import (
     AUXILIARY_START,
     BOUNDED_TIME,
     CONDITIONAL,
+    COORDINATED,
     DISCOURSE_MARKERS,
     DURABLE,
     FACT_WORDS,
@@ -219,6 +222,8 @@ def _after_request(a: InputAnalysis, quote: str, p: int) -> bool:
     if REQUEST_DURABLE.search(quote):
         return False
     before = a.text_before_in_sentence(p)
+    if ATTENTION.fullmatch(before):
+        return False  # `Please note the S is B`: asks for attention to the statement, not for a task
     return REQUEST.search(before) is not None or any(
         imperative(after_own_label(part)) for part in re.split(r"[，,：:]", before)
     )
@@ -246,13 +251,13 @@ def _question(a: InputAnalysis, quote: str, p: int) -> bool:
 
 def _mid_clause(a: InputAnalysis, quote: str, p: int) -> bool:
     """A quote starts its sentence or a clause; a fragment cut from inside one has lost what framed it."""
-    before = java_trim(a.text_before_in_sentence(p))
+    before = COORDINATED.sub("", java_trim(a.text_before_in_sentence(p)))
     if not before or LIST_MARKER.fullmatch(before):
         return False
     if OWN_VOICE_LABEL.match(re.sub(r"(?i)\s+that$", "", before)):
         return False  # `Note that the port is 9090`: the user's own aside, then the statement
-    if DISCOURSE_MARKERS.fullmatch(before):
-        return False  # `ok so the CI runs on Jenkins now`: fillers open the user's own sentence
+    if DISCOURSE_MARKERS.fullmatch(before) or ATTENTION.fullmatch(before) or adverb_lead_in(before, quote):
+        return False  # `ok so the CI runs on Jenkins now`, `Keep in mind we …`: the user's own opening
     if before.endswith(("—", "–", " -")):  # `Reminder — the port is 9090`: a dash ends the user's own label
         return not acceptable_label(before.rstrip("—–- "))
     return not before.endswith(("，", ",", "：", ":", "、", "；", ";"))
@@ -304,20 +309,8 @@ def _under_own_label(a: InputAnalysis, quote: str, p: int) -> bool:
     return bool(overlapping(a.owned_regions, p, p + len(quote)))
 
 
-def _cuts_word(a: InputAnalysis, quote: str, p: int) -> bool:
-    """Latin words are whole: `would i` cut from `would installs` is no statement."""
-    end = p + len(quote)
-    before = a.text[p - 1] if p > 0 else ""
-    after = a.text[end] if end < len(a.text) else ""
-    return (_ascii_word(before) and _ascii_word(quote[0])) or (_ascii_word(after) and _ascii_word(quote[-1]))
-
-
-def _ascii_word(ch: str) -> bool:
-    return bool(ch) and ch.isascii() and ch.isalnum()
-
-
 OCCURRENCE_RULES: tuple[tuple[str, OccurrenceRule], ...] = (
-    ("cuts_word", _cuts_word),
+    ("cuts_word", cuts_word),
     ("mid_clause", _mid_clause),
     ("code", _in_code),
     ("quote_line", _on_quote_line),

@@ -181,3 +181,15 @@ _SENTENCE_END = re.compile(r"[。！!？?；;]|[.?!](?=\s)")
 def sentence_start(text: str, floor: int, position: int) -> int:
     """Where the sentence holding `position` starts: after the last sentence end before it, not before `floor`."""
     return max([floor, *(m.end() for m in _SENTENCE_END.finditer(text, floor, position))])
+
+
+def cuts_word(a: InputAnalysis, quote: str, p: int) -> bool:
+    """Latin words are whole: `would i` cut from `would installs` is no statement."""
+    end = p + len(quote)
+    before = a.text[p - 1] if p > 0 else ""
+    after = a.text[end] if end < len(a.text) else ""
+    return (_ascii_word(before) and _ascii_word(quote[0])) or (_ascii_word(after) and _ascii_word(quote[-1]))
+
+
+def _ascii_word(ch: str) -> bool:
+    return bool(ch) and ch.isascii() and ch.isalnum()

@@ -9,6 +9,7 @@ from paicli.context.estimate import utf16_len
 from paicli.memory.claim_grammar import TRAILING, negator
 from paicli.memory.claim_tokens import clauses
 from paicli.memory.extract_words import (
+    ATTENTION,
     FACT_WORDS,
     FOREIGN_LABEL,
     IMPERATIVE,
@@ -101,8 +102,8 @@ def acceptable_label(label: str) -> bool:
     text = java_trim(label)
     if not text:
         return True
-    if own_lead_in(text):
-        return True  # `另外说一句：` is the user's own speech act (a closed form), not an introduced source
+    if own_lead_in(text) or ATTENTION.fullmatch(text):
+        return True  # `另外说一句：`, `Please note:`: the user's own speech act (a closed form), not a source
     own_voice = OWN_VOICE_LABEL.match(text) is not None
     return (
         (FACT_WORDS.search(text) is not None or own_voice)
@@ -139,9 +140,26 @@ def colon_statement(sentence: str) -> bool:
         and len(rest.split()) <= 3
         and utf16_len(rest) <= 24
         and not re.search(r"[，,；;：:]", rest)
-        and not FACT_WORDS.search(rest)
+        and not FACT_WORDS.search(_IDENTIFIER.sub(" ", rest))  # `us-east-2` is a value, not `us`
         and not declares(rest)
     )
+
+
+# a hyphenated identifier (`us-east-2`, `our-api`) is one value, whatever English words its parts spell
+_IDENTIFIER = re.compile(r"[\w.]+(?:-[\w.]+)+")
+
+
+def adverb_lead_in(before: str, quote: str) -> bool:
+    """`Honestly we're not using X anymore`: a sentence adverb opens the user's own sentence when the quote after
+    it starts with its own determiner or pronoun; before a bare noun it may be the noun's adjective (`Nightly
+    builds run on X`), and a quote cut after it would lose part of its subject. Hedges are the speculation rule's."""
+    return _SENTENCE_ADVERB.fullmatch(before) is not None and _OWN_START.match(quote) is not None
+
+
+_SENTENCE_ADVERB = re.compile(r"(?i)[a-z]{3,}ly,?")
+_OWN_START = re.compile(
+    r"(?i)(?:the|a|an|our|my|we|we['’](?:re|ve|ll|d)|i|i['’](?:m|ve|d)|its|their|they|this|these|those|all|every)\b"
+)
 
 
 def names_its_subject(label: str, quote: str) -> bool:
@@ -205,6 +223,8 @@ def imperative(part: str) -> bool:
     (`部署用的是 A`, `生成接口文档改用 A 了`: the doing is the topic, nobody is told to do it). An order puts its
     object or goal right after the verb and stops (`部署到预发环境`, `检查一下代码风格`, `发布一下 staging`)."""
     text = java_trim(part)
+    if OWN_VOICE_LABEL.fullmatch(text):
+        return False  # `Update, the S is B`: the label alone announces; an order names what to act on
     found = IMPERATIVE.search(text)
     if found is None:
         return (
@@ -266,16 +286,36 @@ def outside_subject_names(pattern: re.Pattern[str], text: str, quote: str) -> bo
         subject = reading.subject
         if subject is None or reading.reverse or not reading.own or not reading.value:
             continue
-        if subject.han:
-            names.append(re.compile(r"\s*".join(map(re.escape, subject.han))))
-        if subject.latin:
-            names.append(re.compile(r"(?i)" + r"[\s._-]*".join(map(re.escape, subject.latin))))
+        for han, latin in ((subject.han, subject.latin), _thing_words(subject.thing, subject.latin)):
+            if han:
+                names.append(re.compile(r"\s*".join(map(re.escape, han))))
+            if latin:
+                names.append(re.compile(r"(?i)" + r"[\s._-]*".join(map(re.escape, latin))))
     spans = [m.span() for name in names for m in name.finditer(text)]
+    spans += [m.span() for m in _COMPOUND_WORD.finditer(text)]
     return any(
         _RELATIVE_TO_NOW.search(m.group())
         or not any(a <= m.start() and m.end() <= b and b - a > m.end() - m.start() for a, b in spans)
         for m in pattern.finditer(text)
     )
+
+
+def _thing_words(thing: str, latin: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+    """The thing a duty is held over, as it is written: a duty's subject adds its verb (`alert routing handled`,
+    `告警规则管理`), which the sentence puts elsewhere (`Alert routing is handled by X`, `告警规则由 X 管理`)."""
+    han = "".join(_HAN_CHAR.findall(thing))
+    rest = _HAN_CHAR.sub("", thing)
+    for start in range(len(latin)):
+        for end in range(start + 1, len(latin) + 1):
+            if "".join(latin[start:end]) == rest:
+                return han, latin[start:end]
+    return han, ()
+
+
+_HAN_CHAR = re.compile(r"[\u3400-\u9fff]")
+# A word joined to others by a hyphen (`the today's-picks widget`, `a temp-files cleaner`) is part of a name: the
+# time word inside it dates nothing.
+_COMPOUND_WORD = re.compile(r"[\w'’]+(?:-[\w'’]+)+")
 
 
 # A name that places its thing relative to this moment (`the previous answer`, `上次的结果`) changes referent as

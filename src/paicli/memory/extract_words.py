@@ -88,6 +88,7 @@ SPECULATION = re.compile(
     r"\b[A-D]\s*方案|方案\s*[A-D一二三]\b|选项|\boption [A-D1-9]\b|觉得|认为|(?<!部署)(?<!发布)(?<!构建)(?<!编译)目标是|计划|旨在|希望能|争取|怀疑|猜测|疑似|要不是|早就(?:该|应该|可以|想)|本该|本来应该|"
     r"\b(?:not sure|whether|wonder|suspect|doubt)\b|"
     r"\b(?:maybe|probably|perhaps|i think|i guess|might|suppose|imagine|hypothetically)\b|"
+    r"\b(?:possibly|presumably|apparently|supposedly|allegedly|reportedly|likely|hopefully|ideally|theoretically)\b|"
     r"\b(?:plan(?:s|ned|ning)?|intend(?:s|ed|ing)?|aim(?:s|ing)?|about|going|hop(?:e|es|ing)) to\b"
 )
 INTERROGATIVE = re.compile(
@@ -162,16 +163,17 @@ STARTING_POINT = re.compile(
 # an English metatext noun with up to two modifiers (`Quick update:`, `Small change —`), or one English gerund
 # narrating what the user did (`Reverting:`).
 OWN_VOICE_LABEL = re.compile(
-    r"(?i)^\s*(?:提醒|补充|更新|注意|备注|同步|通知|顺便|另外|附注|划重点|友情提示|重要|ps|p\.s\.|nb|fyi|btw|"
-    r"(?:[a-z]+ ){0,2}(?:notes?|updates?|reminders?|changes?|decisions?|announcements?|corrections?|edits?|psa|"
-    r"things?|points?|one)|"
-    r"(?:just )?(?:a )?heads[- ]?up|important|[a-z]+ing)(?:一下|下|说明)?\s*$"
+    r"(?i)^\s*(?:(?:小|有个|一个|再|最后|简单|重要)?(?:提醒|补充|更新|提示|变化|变更|变动|背景|备注|通知|同步|注意)"
+    r"(?:一下|下|一点|一句|信息)?|顺便|另外|附注|划重点|友情提示|重要|ps|p\.s\.|nb|fyi|fwiw|btw|"
+    r"(?:just )?(?:[a-z]+ ){0,2}(?:notes?|updates?|reminders?|changes?|decisions?|announcements?|corrections?|edits?|"
+    r"psa|things?|points?|one|news|context)(?: (?:for|to|after|about|on) (?:the )?[a-z]+)?|"
+    r"(?:just )?(?:a )?heads[- ]?up|important|[a-z]+ing|(?:also )?worth [a-z]+ing|good to know)(?:一下|下|说明)?\s*$"
 )
 # The user's own speech act before a statement (`顺便说下，`, `说一声：`, `另外说一句，`, `For the record,`): the
 # speaker is the user, so its 说 reports nobody else's words. Matched against the whole lead-in.
 OWN_LEAD_IN = re.compile(
-    r"(?i)^\s*(?:(?:我|再|先|就|顺便|另外|还有|对了|跟你|和你|给你|同你|跟大家|和大家)[\s，,]*)*(?:说|讲|提)"
-    r"(?:一下|下|一声|一句|个事|件事)?[\s，,：:—–-]*$|"
+    r"(?i)^\s*(?:(?:我|再|先|就|顺便|另外|还有|对了|跟你|和你|给你|同你|跟大家|和大家)[\s，,]*)*(?:说|讲|提|记(?![住下到]))"
+    r"(?:一下|下|一声|一句|个事|件事|一笔)?[\s，,：:—–-]*$|"
     r"^\s*(?:for the record|(?:just )?so (?:you|everyone) knows?|just so you know|as a reminder)[\s,:—–-]*$"
 )
 # A label that only counts a place in a sequence (`第 3 轮：`, `Round 2:`, `step 4:`) names no thing: what follows
@@ -203,4 +205,8 @@ ATTENTION = re.compile(
     r"(?i)^\s*(?:please\s+)?(?:do\s+)?(?:note|notice|be aware|keep in mind|bear in mind)(?:\s+that)?\b"
     r"(?!\s+(?:down|it|this|these|them)\b)[\s,:]*|"
     r"^\s*请?(?:注意|留意|知悉)[\s，,：:]*"
+)
+# A coordinator after a clause boundary (`…, and the S is B`, `…，另外 S 用 B`) opens a clause of its own.
+COORDINATED = re.compile(
+    r"(?i)(?<=[，,；;])\s*(?:and(?: also)?|but|also|plus|while|whereas|另外|而且|并且|同时|还有|但是|但|不过|以及)$"
 )

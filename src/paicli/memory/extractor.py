@@ -101,6 +101,17 @@ class AutoFactExtractor:
         return ExtractionOutcome(quotes, True, response.usage)
 
 
+def write_order(quotes: Sequence[str]) -> list[str]:
+    """A turn's quotes in the order they are written: one that only says a value is over before those that give
+    a value (`CI runs on B now, we moved off A`). The value written last supersedes the denial as well; written
+    first, it would leave the denial behind as a second live fact on its subject."""
+    if len(quotes) < 2:
+        return list(quotes)  # nothing to order: the claim grammar stays unloaded for a turn without facts
+    from paicli.memory.relation import denial_only
+
+    return sorted(quotes, key=lambda quote: not denial_only(quote))
+
+
 class AutomaticStore(Protocol):
     """The part of `LongTermMemory` the write path needs (corrections supersede, conflicts stay pending)."""
 

@@ -323,19 +323,20 @@ class MemoryManager:
             return []
         if self._blocked():
             return []
-        saved: list[MemoryEntry] = []
-        results: list[MemoryWriteResult] = []
-        for quote in quotes:
+        from paicli.memory.extractor import write_order
+
+        written: dict[str, MemoryWriteResult] = {}
+        for quote in write_order(quotes):
             try:
                 result = self._auto_fact(quote)
             except Exception:  # one failed write (lock timeout, I/O) must not lose the others
                 log.exception("could not save an automatically extracted fact")
                 continue
             if result is not None and result.written and result.entry is not None:
-                saved.append(result.entry)
-                results.append(result)
+                written[quote] = result
+        results = [written[quote] for quote in quotes if quote in written]  # reported in the turn's order
         self._last_auto = results
-        return saved
+        return [result.entry for result in results if result.entry is not None]
 
     def _corrects(self, quote: str) -> bool:
         """A quote that would supersede a stored fact of this project is a correction, not a temporary remark."""
