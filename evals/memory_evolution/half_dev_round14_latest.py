@@ -56,6 +56,15 @@ FIX: tuple[tuple[str, Lang, tuple[str, ...], str, tuple[str, ...]], ...] = (
     ("mix-oncall", "mix", ("on-call 轮值是[每周]换一次", "rotation 现在[两周]一换"), "on-call 轮值多久换一次？", ("on-call 告警走 [PagerDuty]",)),
     ("mix-k8s", "mix", ("生产集群的 Kubernetes 版本是 [1.27]", "prod cluster 升到 [1.29] 了"), "生产集群 Kubernetes 是哪个版本？", ("测试集群的 Kubernetes 版本是 [1.30]",)),
     ("mix-api-owner", "mix", ("API gateway 由[周婷]负责", "gateway 现在归[吴昊]管"), "谁负责 API gateway？", ("API 文档由[郑凯]负责",)),
+    # ---- the later lines name only the value and its label (a product with its version, a person) ----
+    ("en-python-bump", "en", ("The data pipeline runs on [Python 3.10].", "Bumped to [Python 3.12] this sprint."), "Which interpreter does the data pipeline use?", ("The data warehouse runs on [Snowflake].",)),
+    ("en-postgres-3", "en", ("Our reporting database is [PostgreSQL 13].", "Now on [PostgreSQL 15].", "Moved up to [PostgreSQL 16] over the weekend."), "What reporting database do we run?", ("Our reporting dashboards are built in [Metabase].",)),
+    ("en-pager-back", "en", ("Outage alerts are sent to [PagerDuty].", "Alerts go through [Opsgenie] now.", "[PagerDuty] handles them again."), "Where do outage alerts get sent?", ("Outage reports are written in [Confluence].",)),
+    ("en-android-min", "en", ("The mobile app supports [Android 10] and up.", "Minimum Android is [12] now."), "What is the oldest Android the mobile app runs on?", ("The mobile app is released through [Firebase App Distribution].",)),
+    ("zh-jdk-up", "zh", ("订单服务跑在 [JDK 11] 上", "升级到 [JDK 21] 了"), "订单服务用哪个 JDK？", ("订单服务部署在[杭州]机房",)),
+    ("zh-mysql-up", "zh", ("账务库用的是 [MySQL 5.7]", "已经升到 [MySQL 8.0] 了"), "账务库是什么数据库？", ("账务库每天凌晨[两点]备份",)),
+    ("mix-vue-up", "mix", ("管理后台前端用 [Vue 2]", "现在是 [Vue 3] 了"), "管理后台前端用什么框架？", ("管理后台的登录走 [SSO]",)),
+    ("mix-gradle-up", "mix", ("Android 工程用 [Gradle 7.4] 构建", "升到 [Gradle 8.7] 了"), "Android 工程的构建工具是什么版本？", ("Android 工程的签名证书放在 [Vault]",)),
     ("mix-auto-ide", "mix", ("auto:团队统一用 [IntelliJ IDEA] 写代码", "auto:大家后来都换到 [VS Code] 了"), "团队用什么 IDE？", ("团队统一用 [Figma] 做设计",)),
 )  # fmt: skip
 
