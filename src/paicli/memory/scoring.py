@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
-from paicli.memory import coverage, ranking
+from paicli.memory import coverage, ranking, retriever_lineage
 from paicli.memory.stopwords import content_terms
 from paicli.memory.table import EntryTable
 from paicli.memory.tokenize import tokenize
@@ -100,9 +100,11 @@ def score(
     project_key: str | None,
     index: VectorIndex | None = None,
     positions: IntArray | None = None,
+    lineage: IntArray | None = None,
 ) -> Scored:
     """Every row of `rows` with a score > 0, best first. `index` and `positions` (row -> index position,
-    -1 when absent) switch on the local vector; without them the order is the reference's."""
+    -1 when absent) switch on the local vector; without them the order is the reference's. `lineage` (row ->
+    the row of the truth that replaced it, `retriever_lineage.heirs`) lets a truth hold its predecessors' words."""
     import numpy as np
 
     if not len(rows):  # nothing to rank: the query is not even segmented (jieba stays unloaded)
@@ -110,6 +112,8 @@ def score(
     query_lower = query.lower()
     terms = content_terms(tokenize(query_lower))
     full_all, matched_all, term_rows = _keyword_hits(table, query_lower, terms)
+    if lineage is not None:
+        full_all, matched_all, term_rows = retriever_lineage.inherit_terms(lineage, full_all, term_rows)
     full = full_all[rows] > 0
     ages = np.maximum(0.0, (_epoch(now) - table.stamp[rows]) / 3600.0)
     decay = np.maximum(0.5, 1.0 - ages / 24.0)
@@ -122,6 +126,8 @@ def score(
         place = positions[rows]
         known = place >= 0
         similarities, forms = index.search(query, coverage.groups(terms))
+        if lineage is not None:
+            similarities, forms = retriever_lineage.inherit_positions(lineage, positions, similarities, forms)
         bm25_all, holds_all = index.bm25(terms)
         cosine[known] = similarities[place[known]]
         bm25[known] = bm25_all[place[known]]
