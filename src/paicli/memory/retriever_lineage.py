@@ -69,22 +69,31 @@ def _end_of_chain(table: EntryTable, entries: Mapping[str, MemoryEntryLike], sta
 
 
 def inherit_terms(
-    heir: IntArray, full: IntArray, term_rows: Mapping[str, IntArray]
+    heir: IntArray, full: IntArray, matched: IntArray, term_rows: Mapping[str, IntArray]
 ) -> tuple[IntArray, IntArray, dict[str, IntArray]]:
-    """`_keyword_hits` of scoring.py with each truth holding what its predecessors hold: (whole query inside,
-    terms held, rows per term), all per table row."""
+    """`_keyword_hits` of scoring.py (whole query inside, terms held, rows per term; all per table row) with
+    each truth holding what its predecessors hold. Only a term some predecessor holds costs anything."""
     import numpy as np
 
-    grown: dict[str, IntArray] = {}
-    matched = np.zeros(len(heir), dtype=np.int64)
+    grown = dict(term_rows)
+    held = matched
     for term, rows in term_rows.items():
         later = heir[rows]
-        grown[term] = np.unique(np.concatenate([rows, later[later >= 0]]))
-        matched[grown[term]] += 1
-    whole = full.copy()
+        later = later[later >= 0]
+        if not len(later):
+            continue
+        new = np.setdiff1d(later, rows)  # unique, and not already holding the term itself
+        if len(new):
+            held = held.copy() if held is matched else held
+            held[new] += 1
+            grown[term] = np.concatenate([rows, new])
     later = heir[np.flatnonzero(full)]
-    whole[later[later >= 0]] = 1
-    return whole, matched, grown
+    later = later[later >= 0]
+    whole = full
+    if len(later):
+        whole = full.copy()
+        whole[later] = 1
+    return whole, held, grown
 
 
 def inherit_positions(

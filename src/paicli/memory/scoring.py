@@ -113,7 +113,9 @@ def score(
     terms = content_terms(tokenize(query_lower))
     full_all, matched_all, term_rows = _keyword_hits(table, query_lower, terms)
     if lineage is not None:
-        full_all, matched_all, term_rows = retriever_lineage.inherit_terms(lineage, full_all, term_rows)
+        full_all, matched_all, term_rows = retriever_lineage.inherit_terms(
+            lineage, full_all, matched_all, term_rows
+        )
     full = full_all[rows] > 0
     ages = np.maximum(0.0, (_epoch(now) - table.stamp[rows]) / 3600.0)
     decay = np.maximum(0.5, 1.0 - ages / 24.0)
