@@ -82,8 +82,11 @@ def inherit_terms(
         later = later[later >= 0]
         if not len(later):
             continue
-        new = np.setdiff1d(later, rows)  # unique, and not already holding the term itself
+        holding = np.zeros(len(heir), dtype=bool)
+        holding[rows] = True
+        new = later[~holding[later]]  # truths that do not hold the term themselves
         if len(new):
+            new = np.unique(new)
             held = held.copy() if held is matched else held
             held[new] += 1
             grown[term] = np.concatenate([rows, new])
