@@ -100,6 +100,26 @@ def test_another_projects_global_fact_does_not_outrank_this_projects_truth() -> 
     assert ranked == ["standup-1015", "elsewhere"]
 
 
+def test_a_newer_fact_saying_the_chains_words_itself_takes_them() -> None:
+    # the write path linked the state to its denial but not the denial to the new value: the newer fact that
+    # names the subject itself is the chain's continuation, so the denial does not borrow the subject's words
+    entries = [
+        *_chain(("port-9000", "We run 9000 as the service port."), ("port-off", "We turned 9000 off.")),
+        _fact("We picked 3000 as the new service port.", "port-3000", days=1),
+    ]
+    assert _ranked(entries, "What is the service port?") == ["port-3000"]
+    # with no such newer fact the denial is the chain's current truth, found by its predecessor's words
+    assert _ranked(entries[:2], "What is the service port?") == ["port-off"]
+
+
+def test_an_older_fact_with_the_chains_words_does_not_take_them() -> None:
+    entries = [
+        _fact("The service port for the admin tool is 8081.", "admin", days=20),
+        *_chain(("port-9000", "We run 9000 as the service port."), ("port-3000", "Moved to 3000.")),
+    ]
+    assert _ranked(entries, "What is the service port?")[0] == "port-3000"
+
+
 def test_a_question_that_shares_no_word_with_the_chain_finds_none_of_it() -> None:
     entries = [
         *TERRAFORM,

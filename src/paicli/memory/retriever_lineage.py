@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from paicli.memory.vector import FloatArray, IntArray
 
 SUPERSEDED_BY = "supersededBy"  # evolve.SUPERSEDED_BY (retrieval does not import the write path)
+MAX_TERMS = (
+    62  # query terms a chain's words are compared by (one bit each); a longer query compares its first
+)
 MAX_HOPS = 64  # a chain longer than this (or a loop in a hand-edited file) ends where it is
 
 
@@ -66,6 +69,49 @@ def _end_of_chain(table: EntryTable, entries: Mapping[str, MemoryEntryLike], sta
         seen.add(successor)
         current = successor
     return None
+
+
+def for_query(
+    heir: IntArray, full: IntArray, term_rows: Mapping[str, IntArray], table: EntryTable
+) -> IntArray | None:
+    """`heir` for one question, without the chains whose words a newer fact of the same project says itself.
+
+    A newer truth that holds every query term the chain's history would add to its end (`Cache backend is
+    Redis` after the chain `We run Hazelcast as the cache backend` -> `Hazelcast is not in use anymore`) is the
+    chain's continuation that the write path did not link; those words lead to it, so the chain's end keeps
+    only its own. None when no chain is left."""
+    import numpy as np
+
+    count = len(heir)
+    bits = np.zeros(count, dtype=np.int64)
+    for number, rows in enumerate(term_rows.values()):
+        if number == MAX_TERMS:
+            break
+        bits[rows] |= np.int64(1) << np.int64(number)
+    bits[np.flatnonzero(full)] |= np.int64(-1) ^ (np.int64(-1) << np.int64(min(len(term_rows), MAX_TERMS)))
+    before = np.flatnonzero((heir >= 0) & (bits != 0))
+    if not len(before):
+        return heir
+    gained = np.zeros(count, dtype=np.int64)
+    np.bitwise_or.at(gained, heir[before], bits[before])
+    gained &= ~bits
+    ends = np.flatnonzero(gained)
+    live = table.alive[:count] & table.truth[:count]
+    codes = table.project[:count].astype(np.int64) + 1  # GLOBAL (-1) -> 0
+    blocked: list[IntArray] = []
+    for mask in np.unique(gained[ends]).tolist():
+        holders = np.flatnonzero(live & ((bits & mask) == mask))
+        if not len(holders):
+            continue
+        newest = np.full(int(codes.max()) + 1, -np.inf)
+        np.maximum.at(newest, codes[holders], table.stamp[holders])
+        mine = ends[gained[ends] == mask]
+        blocked.append(mine[newest[codes[mine]] > table.stamp[mine]])
+    if not blocked or not sum(len(b) for b in blocked):
+        return heir
+    kept = heir.copy()
+    kept[np.isin(heir, np.concatenate(blocked))] = -1
+    return kept if (kept >= 0).any() else None
 
 
 def inherit_terms(

@@ -113,6 +113,8 @@ def score(
     terms = content_terms(tokenize(query_lower))
     full_all, matched_all, term_rows = _keyword_hits(table, query_lower, terms)
     if lineage is not None:
+        lineage = retriever_lineage.for_query(lineage, full_all, term_rows, table)
+    if lineage is not None:
         full_all, matched_all, term_rows = retriever_lineage.inherit_terms(
             lineage, full_all, matched_all, term_rows
         )
