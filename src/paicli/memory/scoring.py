@@ -23,6 +23,8 @@ tie-breaker, times a boost per confirmation. Issue 37's rules:
   `VALUE_WEIGHT`: a copy is another project's memory, or this project's sentence said of a component (its core key,
   the copy key without a leading owner, is one of this project's statements); a swapped-in value that happens to
   be the question's word is weak evidence that the copy answers here;
+- a truth that superseded others holds the query terms, features and best cosine of its chain
+  (`retriever_lineage.py`): `Upgraded to 1.7 now` is found by `our infrastructure code pins Terraform 1.5`;
 - copies made elsewhere follow both classes: another project's memory with the copy key of one of this project's
   matches (this project's statement answers here), and every copy after the first of a key this project does not
   state (`lookalikes.copy_keys`, kept by the index, so no text is read per query).
