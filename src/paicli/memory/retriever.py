@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from paicli.config.run_values import MemoryValues
-from paicli.memory import scoring
+from paicli.memory import retriever_lineage, scoring
 from paicli.memory.lookalikes import spread_classes
 from paicli.memory.recall_block import MemoryEntryLike, Ranked, aware, render
 from paicli.memory.scoring import CONFIRMATION_BOOST, VECTOR_FLOOR
@@ -84,6 +84,7 @@ class MemoryRetriever:
         self._mapped: tuple[EntryTable, int] | None = None  # the table `_positions` maps, at which revision
         self._positions: IntArray | None = None  # table row -> index position (-1: not indexed)
         self._own: tuple[list[MemoryEntryLike], EntryTable] | None = None  # for a plain list source
+        self._lineage: tuple[EntryTable, int, IntArray | None] | None = None  # heirs at a table's revision
         self.last_injected: list[str] = []  # contents rendered by the last build_context, in order
         self.index_builds = 0  # indexes built from nothing (no usable saved one)
         self.save_delay = 1.0  # seconds between a change and saving the index (coalesces bursts of saves)
@@ -216,7 +217,9 @@ class MemoryRetriever:
     ) -> Iterable[Ranked]:
         index = self._vectors if self.vector_enabled else None
         positions = self._positions_for(table) if index is not None else None
-        found = scoring.score(table, rows, query, now, project_key, index, positions)
+        found = scoring.score(
+            table, rows, query, now, project_key, index, positions, self._heirs(table, entries)
+        )
         ids = table.ids
 
         def items(start: int, stop: int | None) -> Iterator[Ranked]:
@@ -254,6 +257,15 @@ class MemoryRetriever:
             return tie(item)[1]
 
         yield from spread_classes(classes, content, tie, MAX_RESULTS, SPREAD_SCAN, home, query)
+
+    def _heirs(self, table: EntryTable, entries: Mapping[str, MemoryEntryLike]) -> IntArray | None:
+        """`retriever_lineage.heirs` of the table, kept while the table does not change."""
+        cached = self._lineage
+        if cached is not None and cached[0] is table and cached[1] == table.revision:
+            return cached[2]
+        found = retriever_lineage.heirs(table, entries)
+        self._lineage = (table, table.revision, found)
+        return found
 
     def _plan(self, table: EntryTable) -> _Plan:
         """Under the store's lock, quickly: what the index must take to follow the table."""

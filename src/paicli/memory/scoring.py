@@ -23,6 +23,8 @@ tie-breaker, times a boost per confirmation. Issue 37's rules:
   `VALUE_WEIGHT`: a copy is another project's memory, or this project's sentence said of a component (its core key,
   the copy key without a leading owner, is one of this project's statements); a swapped-in value that happens to
   be the question's word is weak evidence that the copy answers here;
+- a truth that superseded others holds the query terms, features and best cosine of its chain
+  (`retriever_lineage.py`): `Upgraded to 1.7 now` is found by `our infrastructure code pins Terraform 1.5`;
 - copies made elsewhere follow both classes: another project's memory with the copy key of one of this project's
   matches (this project's statement answers here), and every copy after the first of a key this project does not
   state (`lookalikes.copy_keys`, kept by the index, so no text is read per query).
@@ -39,7 +41,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
-from paicli.memory import coverage, ranking
+from paicli.memory import coverage, ranking, retriever_lineage
 from paicli.memory.arrays import member
 from paicli.memory.stopwords import content_terms
 from paicli.memory.table import EntryTable
@@ -101,9 +103,11 @@ def score(
     project_key: str | None,
     index: VectorIndex | None = None,
     positions: IntArray | None = None,
+    lineage: IntArray | None = None,
 ) -> Scored:
     """Every row of `rows` with a score > 0, best first. `index` and `positions` (row -> index position,
-    -1 when absent) switch on the local vector; without them the order is the reference's."""
+    -1 when absent) switch on the local vector; without them the order is the reference's. `lineage` (row ->
+    the row of the truth that replaced it, `retriever_lineage.heirs`) lets a truth hold its predecessors' words."""
     import numpy as np
 
     if not len(rows):  # nothing to rank: the query is not even segmented (jieba stays unloaded)
@@ -111,6 +115,12 @@ def score(
     query_lower = query.lower()
     terms = content_terms(tokenize(query_lower))
     full_all, matched_all, term_rows = _keyword_hits(table, query_lower, terms)
+    if lineage is not None:
+        lineage = retriever_lineage.for_query(lineage, full_all, term_rows, table)
+    if lineage is not None:
+        full_all, matched_all, term_rows = retriever_lineage.inherit_terms(
+            lineage, full_all, matched_all, term_rows
+        )
     full = full_all[rows] > 0
     ages = np.maximum(0.0, (_epoch(now) - table.stamp[rows]) / 3600.0)
     decay = np.maximum(0.5, 1.0 - ages / 24.0)
@@ -123,6 +133,8 @@ def score(
         place = positions[rows]
         known = place >= 0
         similarities, forms = index.search(query, coverage.groups(terms))
+        if lineage is not None:
+            similarities, forms = retriever_lineage.inherit_positions(lineage, positions, similarities, forms)
         bm25_all, holds_all = index.bm25(terms)
         cosine[known] = similarities[place[known]]
         bm25[known] = bm25_all[place[known]]
