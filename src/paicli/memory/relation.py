@@ -43,6 +43,7 @@ def relation(stored: str, incoming: str) -> Relation:
     changed: list[bool] = []  # one certainty per pair that says changed
     look_alike = False  # `the CDN caches …` beside `the image CDN caches …`: a short form, or another CDN
     apart = False  # another slot of the same subject (`Relation.apart`)
+    narrower = False  # the new subject adds a qualifier to the stored one (`Relation.narrower`)
     for i, ro in enumerate(old.readings):
         for j, rn in enumerate(new.readings):
             match = rn.subject.match(ro.subject) if rn.subject and ro.subject else None
@@ -50,6 +51,9 @@ def relation(stored: str, incoming: str) -> Relation:
                 look_alike = True  # only the judge can tell; the local rules never supersede it
                 continue
             if match is None or rn.subject is None or ro.subject is None:
+                continue
+            if match == "contains" and _narrows(ro.subject, rn.subject):
+                narrower = True  # `the admin session timeout` is not `the session timeout` said again
                 continue
             kind = _compare(ro, rn, new, incoming)
             if kind == "changed" and _other_slot(stored, ro.subject, incoming, rn.subject):
@@ -67,8 +71,8 @@ def relation(stored: str, incoming: str) -> Relation:
             j in same_new for j, r in enumerate(new.readings) if not r.reverse
         )
         return Relation("same" if whole else "none", whole)
-    if apart:
-        return Relation("none", apart=True)
+    if apart or narrower:
+        return Relation("none", apart=True, narrower=narrower and not apart)
     if look_alike:
         return Relation("none")
     if old.readings and _denied_alone(old.readings[0], incoming, new):
@@ -79,6 +83,16 @@ def relation(stored: str, incoming: str) -> Relation:
     owners = {r.subject.owner for r in sure if r.subject is not None}
     certain = bool(old.readings and new.readings) and all(r.subject for r in sure)
     return Relation("none", certain and (len(owners) > 1 or all(r.own for r in sure)))
+
+
+def _narrows(old: Subject, new: Subject) -> bool:
+    """The new subject holds the stored one and says more: a qualifier (or a modifier) names a narrower thing.
+    A correction says its subject the same way or shorter (`the gateway timeout` after `the public API gateway
+    timeout`); one that adds words is about a part or a kind of the stored thing."""
+    if new.owner != old.owner:
+        return bool(new.owner) and not old.owner
+    # one Han character more is a particle the segmenter kept (`给镜像签名`), not a qualifier
+    return len(new.latin) > len(old.latin) or len(new.han) >= len(old.han) + 2
 
 
 def _other_slot(stored: str, old: Subject, incoming: str, new: Subject) -> bool:
