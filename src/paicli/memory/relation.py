@@ -17,6 +17,7 @@ from paicli.memory.denial import (
     tells_all_of,
 )
 from paicli.memory.subject import Claim, Kind, Reading, Relation, Subject, claim_of, noun_subject, value_text
+from paicli.memory.subject_forms import doing_denied, doings
 
 
 def _compare(old: Reading, new: Reading, new_claim: Claim, incoming: str) -> Kind:
@@ -52,7 +53,7 @@ def relation(stored: str, incoming: str) -> Relation:
                 continue
             if match is None or rn.subject is None or ro.subject is None:
                 continue
-            if match == "contains" and _narrows(ro.subject, rn.subject):
+            if match == "contains" and _narrows(ro.subject, rn.subject, ro.value):
                 narrower = True  # `the admin session timeout` is not `the session timeout` said again
                 continue
             kind = _compare(ro, rn, new, incoming)
@@ -79,20 +80,27 @@ def relation(stored: str, incoming: str) -> Relation:
         return Relation("corrects")  # `我们不再用 Jenkins 了`, `We got rid of Jenkins`
     if _denied_by_name(stored, old, incoming, new):
         return Relation("corrects")  # `We no longer use Buildkite for CI` after `CI moved to Buildkite …`
+    if any(doing_denied(done, new.denied) for done in doings(stored)):
+        return Relation(
+            "corrects"
+        )  # `we stopped vendoring Go dependencies` after `Go dependencies are vendored`
     sure = [r for r in (*old.readings, *new.readings) if not r.reverse]
     owners = {r.subject.owner for r in sure if r.subject is not None}
     certain = bool(old.readings and new.readings) and all(r.subject for r in sure)
     return Relation("none", certain and (len(owners) > 1 or all(r.own for r in sure)))
 
 
-def _narrows(old: Subject, new: Subject) -> bool:
+def _narrows(old: Subject, new: Subject, value: str) -> bool:
     """The new subject holds the stored one and says more: a qualifier (or a modifier) names a narrower thing.
     A correction says its subject the same way or shorter (`the gateway timeout` after `the public API gateway
-    timeout`); one that adds words is about a part or a kind of the stored thing."""
+    timeout`); one that adds words is about a part or a kind of the stored thing. The stored value among the
+    added words is no qualifier (`the old session store Redis` after `the session store is Redis`)."""
     if new.owner != old.owner:
         return bool(new.owner) and not old.owner
+    added = [word for word in new.latin if word not in old.latin and word not in value]
+    han = new.han.replace(old.han, "", 1) if old.han in new.han else new.han
     # one Han character more is a particle the segmenter kept (`给镜像签名`), not a qualifier
-    return len(new.latin) > len(old.latin) or len(new.han) >= len(old.han) + 2
+    return bool(added) or (len(han) >= 2 and han not in value)
 
 
 def _other_slot(stored: str, old: Subject, incoming: str, new: Subject) -> bool:

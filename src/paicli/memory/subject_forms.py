@@ -1,14 +1,26 @@
-"""A subject said in a shorter form: the modifier (`夜间构建的`, `the code freeze window's`) dropped in part.
+"""A subject or a value said in another form.
+
+A subject said in a shorter form: the modifier (`夜间构建的`, `the code freeze window's`) dropped in part.
 
 `构建超时` names the same slot as `夜间构建的超时时间` when every word of the short form comes from the long one,
 in order, some of them from its modifier and some from its head: the short form keeps the head and a part of the
 modifier that tells it apart. A short form with a word the long one lacks (`单测超时`, `图片缓存过期时间`) names
 another thing, and so does one with none of the modifier (`超时时间` alone may be any component's).
+
+A value said as a verb: `Pull requests are merged by squashing`, `Go dependencies are vendored` hold a doing
+(the passive's participle, or the means after `by`); `we stopped squashing`, `we stopped vendoring Go
+dependencies` deny that doing in its -ing form. The two meet when the stems agree and the words after the gerund,
+if any, are the stored subject (`vendoring JavaScript packages` is about other packages).
 """
 
 from __future__ import annotations
 
 from typing import Protocol
+
+from paicli.memory.claim_clause import parse_clause
+from paicli.memory.claim_grammar import LEADING, content, key, strip, verb
+from paicli.memory.claim_tokens import Token, clauses
+from paicli.memory.claim_verbs import singular, stem
 
 
 class _Named(Protocol):
@@ -62,3 +74,44 @@ def _pieces(short: str, long: str) -> list[tuple[int, int]] | None:
         at += best[1] - best[0]
         start = best[1]
     return found
+
+
+def doings(text: str) -> list[tuple[str, str]]:
+    """(subject key, stem) for each doing an English passive clause holds: its participle and, after `by`,
+    its means (`Hotfix branches are merged by fast-forward`: `merg`, `fast-forward`)."""
+    found: list[tuple[str, str]] = []
+    for tokens in clauses(text):
+        clause = parse_clause(tokens)
+        if not content(clause.subject) or clause.owner or clause.negated:
+            continue
+        rest = strip(tokens[len(clause.subject) :], LEADING)
+        if not rest or not verb(rest[0]):
+            continue
+        subject = _noun_key(strip(clause.subject, LEADING))
+        found.append((subject, stem(rest[0].text)))
+        if len(rest) > 2 and rest[1].text == "by" and not rest[2].han:
+            found.append((subject, stem(rest[2].text)))
+    return found
+
+
+def doing_denied(done: tuple[str, str], denied: frozenset[str]) -> bool:
+    """A denied value is the doing `done` in another inflection, alone or with the stored subject after it."""
+    subject, root = done
+    if len(root) < 3:
+        return False
+    for gone in denied:
+        if not gone.startswith(root):
+            continue
+        rest = gone[len(root) :]
+        for inflection in ("ing", "ed", "es", "s", "e", ""):
+            if rest.startswith(inflection) and _noun_key_of(rest[len(inflection) :]) in ("", subject):
+                return True
+    return False
+
+
+def _noun_key(tokens: list[Token]) -> str:
+    return _noun_key_of(key(tokens))
+
+
+def _noun_key_of(joined: str) -> str:
+    return singular(joined.removeprefix("the"))
