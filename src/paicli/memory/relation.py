@@ -98,7 +98,10 @@ def _narrows(old: Subject, new: Subject, value: str) -> bool:
     if new.owner != old.owner:
         return bool(new.owner) and not old.owner
     added = [word for word in new.latin if word not in old.latin and word not in value]
-    han = new.han.replace(old.han, "", 1) if old.han in new.han else new.han
+    if old.han in new.han:
+        han = new.han.replace(old.han, "", 1)
+    else:  # `代码评审` holds `评审人` when the segmenter glued a character elsewhere (`subject._holds_han`)
+        han = new.han[: max(0, len(new.han) - len(old.han))]
     # one Han character more is a particle the segmenter kept (`给镜像签名`), not a qualifier
     return bool(added) or (len(han) >= 2 and han not in value)
 
