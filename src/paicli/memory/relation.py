@@ -17,7 +17,7 @@ from paicli.memory.denial import (
     tells_all_of,
 )
 from paicli.memory.subject import Claim, Kind, Reading, Relation, Subject, claim_of, noun_subject, value_text
-from paicli.memory.subject_forms import doing_denied, doings
+from paicli.memory.subject_forms import doing_denied, doing_elsewhere, doings, opposite_bounds
 
 
 def _compare(old: Reading, new: Reading, new_claim: Claim, incoming: str) -> Kind:
@@ -36,6 +36,8 @@ def relation(stored: str, incoming: str) -> Relation:
     """How `incoming` relates to the stored fact `stored` (see the module docstring). A duplicate must say no
     more and no less than the stored fact: `构建工具是 Gradle` is not a duplicate of `主语言是 Kotlin，构建工具是
     Gradle` (nor the other way round), so neither write loses a fact."""
+    if opposite_bounds(stored, incoming):
+        return Relation("none", apart=True)  # `the maximum worker count` and `at least 2 workers`
     old, new = claim_of(stored), claim_of(incoming)
     if not old.readings:
         old = _label_against(stored, new)
@@ -53,7 +55,11 @@ def relation(stored: str, incoming: str) -> Relation:
                 continue
             if match is None or rn.subject is None or ro.subject is None:
                 continue
-            if match == "contains" and _narrows(ro.subject, rn.subject, ro.value):
+            if (
+                match == "contains"
+                and not (ro.reverse or rn.reverse)
+                and _narrows(ro.subject, rn.subject, ro.value)
+            ):
                 narrower = True  # `the admin session timeout` is not `the session timeout` said again
                 continue
             kind = _compare(ro, rn, new, incoming)
@@ -139,6 +145,8 @@ def _denied_alone(old: Reading, incoming: str, new: Claim) -> bool:
         r.subject is not None and _words_of(r.subject) != old.value for r in new.readings if not r.reverse
     ):
         return False
+    if old.subject is not None and doing_elsewhere(old.value, _words_of(old.subject), new.denied):
+        return False  # `we stopped polling the status page`: that doing, for another thing
     return old.value in new.denied or denies(incoming, old.value)
 
 

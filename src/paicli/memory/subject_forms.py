@@ -7,6 +7,9 @@ in order, some of them from its modifier and some from its head: the short form 
 modifier that tells it apart. A short form with a word the long one lacks (`单测超时`, `图片缓存过期时间`) names
 another thing, and so does one with none of the modifier (`超时时间` alone may be any component's).
 
+A limit has a direction: the upper bound (`maximum`, `at most`, `capped at`, `上限`, `最多`) and the lower one
+(`minimum`, `at least`, `下限`, `至少`) of one thing are two slots, whatever else the two facts share.
+
 A value said as a verb: `Pull requests are merged by squashing`, `Go dependencies are vendored` hold a doing
 (the passive's participle, or the means after `by`); `we stopped squashing`, `we stopped vendoring Go
 dependencies` deny that doing in its -ing form. The two meet when the stems agree and the words after the gerund,
@@ -15,6 +18,7 @@ if any, are the stored subject (`vendoring JavaScript packages` is about other p
 
 from __future__ import annotations
 
+import re
 from typing import Protocol
 
 from paicli.memory.claim_clause import parse_clause
@@ -30,6 +34,22 @@ class _Named(Protocol):
     def latin(self) -> tuple[str, ...]: ...
     @property
     def owner(self) -> str: ...
+
+
+# the closed class of degree words that give a limit its direction (`min` is left out: `30 min` is a span)
+_UPPER = re.compile(r"\b(?:max|maximum|at most|up to|capped|no more than)\b|最多|最大|上限|不超过|最高|封顶")
+_LOWER = re.compile(r"\b(?:minimum|at least|no less than)\b|最少|最小|下限|至少|不少于|最低")
+
+
+def opposite_bounds(stored: str, incoming: str) -> bool:
+    """One fact gives only an upper bound and the other only a lower one: two slots of one thing."""
+    mine, theirs = _bounds(stored), _bounds(incoming)
+    return len(mine) == 1 and len(theirs) == 1 and mine != theirs
+
+
+def _bounds(text: str) -> set[str]:
+    low = text.lower()
+    return {name for name, found in (("upper", _UPPER), ("lower", _LOWER)) if found.search(low)}
 
 
 _PIECE = 2  # a Han piece shorter than a word could match anywhere
@@ -96,17 +116,35 @@ def doings(text: str) -> list[tuple[str, str]]:
 
 def doing_denied(done: tuple[str, str], denied: frozenset[str]) -> bool:
     """A denied value is the doing `done` in another inflection, alone or with the stored subject after it."""
-    subject, root = done
+    return "" in _objects(done[1], denied, done[0])
+
+
+def doing_elsewhere(value: str, subject: str, denied: frozenset[str]) -> bool:
+    """Every denial of the doing `value` names an object that is not `subject` (`we stopped polling the status
+    page` beside `Translations are synced by polling`): it is about another thing done that way."""
+    found = _objects(stem(value), denied, _noun_key_of(subject))
+    return bool(found) and "" not in found
+
+
+def _objects(root: str, denied: frozenset[str], subject: str) -> set[str]:
+    """For each denied value that is the doing `root` inflected: the words after it, "" when none or when they
+    are `subject`."""
+    found: set[str] = set()
     if len(root) < 3:
-        return False
+        return found
     for gone in denied:
         if not gone.startswith(root):
             continue
         rest = gone[len(root) :]
+        if not rest.isascii():
+            continue  # `Pulsar 那套`: no English doing with its object
         for inflection in ("ing", "ed", "es", "s", "e", ""):
-            if rest.startswith(inflection) and _noun_key_of(rest[len(inflection) :]) in ("", subject):
-                return True
-    return False
+            if rest.startswith(inflection):
+                after = _noun_key_of(rest[len(inflection) :])
+                if inflection or not after:  # a word that only starts with the root is no form of it
+                    found.add("" if after in ("", subject) else after)
+                break
+    return found
 
 
 def _noun_key(tokens: list[Token]) -> str:
