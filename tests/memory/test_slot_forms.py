@@ -118,6 +118,11 @@ def test_the_same_doing_over_for_another_thing_leaves_the_stored_fact(stored: st
     assert relation(stored, incoming).kind == "none"
 
 
+def test_a_value_left_unchanged_before_a_noun_is_a_modifier_not_a_doing() -> None:
+    stored = "The branching model is now trunk-based."
+    assert relation(stored, "We've dropped trunk-based branching.").kind == "corrects"
+
+
 def test_a_passive_means_after_by_is_its_value(tmp_path: Path) -> None:
     kept = _chain(
         tmp_path, "Tags are merged by squashing.", "We stopped squashing; tags are merged by rebasing now."
