@@ -11,7 +11,8 @@ added fact never supersedes unless the parser is certain, a question or a plain 
 the parser cannot place is a conflict: it is stored as pending (`conflictPending`), excluded from retrieval until
 the user settles it, so two contradicting facts are never both injected. When the new fact's subject is held by
 several stored subjects that differ from each other (`版本` in `JDK 版本` and `Node 版本`), nothing is superseded on that
-ground alone.
+ground alone. A new subject that adds a qualifier to a truth's (`the admin session timeout`) is a narrower thing,
+unless a version the truth superseded named it that way (`_earlier`).
 """
 
 from __future__ import annotations
