@@ -30,7 +30,13 @@ from paicli.memory.entry import MemoryEntry, format_instant
 from paicli.memory.judge import Verdict
 from paicli.memory.mentions import corrects_stored
 from paicli.memory.neighbours import neighbours
-from paicli.memory.relation import denial_only, denies_for_another, relation, subjectless_denial
+from paicli.memory.relation import (
+    denial_only,
+    denies_for_another,
+    relation,
+    same_subject,
+    subjectless_denial,
+)
 
 SUPERSEDED_BY = "supersededBy"
 SUPERSEDED_AT = "supersededAt"
@@ -245,7 +251,7 @@ def _related(
 ) -> subjects.Relation:
     local = relation(entry.content, incoming)
     if local.narrower and any(_names_as(text, incoming) for text in earlier.get(entry.id, ())):
-        return subjects.Relation("changed")  # the longer name is one this truth's own history used
+        local = relation(entry.content, incoming, narrowing=False)  # a longer name the truth's history used
     if local.apart:
         return local  # another slot of the subject: no retired fact's subject makes it a change
     topic = topics.get(entry.id)
@@ -257,8 +263,7 @@ def _related(
 
 def _names_as(older: str, incoming: str) -> bool:
     """An earlier version of a truth named its subject the way the new fact does (not narrower than it)."""
-    through = relation(older, incoming)
-    return through.kind in ("changed", "same")
+    return relation(older, incoming).kind != "none" or same_subject(older, incoming)
 
 
 def _unambiguous(changed: list[tuple[MemoryEntry, bool]], incoming: str) -> list[MemoryEntry]:

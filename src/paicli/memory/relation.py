@@ -6,8 +6,8 @@ set two slots: the pair is `apart`, which no word-reading rule overrides; only t
 from __future__ import annotations
 
 from paicli.memory.change_values import values
-from paicli.memory.claim_grammar import TRAILING, negator
-from paicli.memory.claim_tokens import clauses
+from paicli.memory.claim_grammar import TRAILING, negator, verb
+from paicli.memory.claim_tokens import Token, clauses
 from paicli.memory.denial import (
     denies,
     holds_value,
@@ -32,10 +32,11 @@ def _compare(old: Reading, new: Reading, new_claim: Claim, incoming: str) -> Kin
     return "changed"
 
 
-def relation(stored: str, incoming: str) -> Relation:
+def relation(stored: str, incoming: str, narrowing: bool = True) -> Relation:
     """How `incoming` relates to the stored fact `stored` (see the module docstring). A duplicate must say no
     more and no less than the stored fact: `构建工具是 Gradle` is not a duplicate of `主语言是 Kotlin，构建工具是
-    Gradle` (nor the other way round), so neither write loses a fact."""
+    Gradle` (nor the other way round), so neither write loses a fact. `narrowing`: a subject that adds a
+    qualifier is a narrower thing (`Relation.narrower`); off where the store's history named it that way."""
     if opposite_bounds(stored, incoming):
         return Relation("none", apart=True)  # `the maximum worker count` and `at least 2 workers`
     old, new = claim_of(stored), claim_of(incoming)
@@ -56,8 +57,9 @@ def relation(stored: str, incoming: str) -> Relation:
             if match is None or rn.subject is None or ro.subject is None:
                 continue
             if (
-                match == "contains"
-                and not (ro.reverse or rn.reverse)
+                narrowing
+                and match == "contains"
+                and not (ro.reverse or rn.reverse or rn.negated)  # a denial may name its subject in full
                 and _narrows(ro.subject, rn.subject, ro.value)
             ):
                 narrower = True  # `the admin session timeout` is not `the session timeout` said again
@@ -96,20 +98,29 @@ def relation(stored: str, incoming: str) -> Relation:
     return Relation("none", certain and (len(owners) > 1 or all(r.own for r in sure)))
 
 
+def same_subject(stored: str, incoming: str) -> bool:
+    """Some plain reading of each names one subject, exactly or one held by the other and not narrower."""
+    old, new = claim_of(stored), claim_of(incoming)
+    for ro in old.readings:
+        for rn in new.readings:
+            if ro.reverse or rn.reverse or ro.subject is None or rn.subject is None:
+                continue
+            match = rn.subject.match(ro.subject)
+            if match == "exact" or (match == "contains" and not _narrows(ro.subject, rn.subject, ro.value)):
+                return True
+    return False
+
+
 def _narrows(old: Subject, new: Subject, value: str) -> bool:
-    """The new subject holds the stored one and says more: a qualifier (or a modifier) names a narrower thing.
-    A correction says its subject the same way or shorter (`the gateway timeout` after `the public API gateway
-    timeout`); one that adds words is about a part or a kind of the stored thing. The stored value among the
-    added words is no qualifier (`the old session store Redis` after `the session store is Redis`)."""
-    if new.owner != old.owner:
-        return bool(new.owner) and not old.owner
-    added = [word for word in new.latin if word not in old.latin and word not in value]
-    if old.han in new.han:
-        han = new.han.replace(old.han, "", 1)
-    else:  # `代码评审` holds `评审人` when the segmenter glued a character elsewhere (`subject._holds_han`)
-        han = new.han[: max(0, len(new.han) - len(old.han))]
-    # one Han character more is a particle the segmenter kept (`给镜像签名`), not a qualifier
-    return bool(added) or (len(han) >= 2 and han not in value)
+    """The new subject holds the stored one and adds an English qualifier: a narrower thing. A correction says
+    its subject the same way or shorter (`the gateway timeout` after `the public API gateway timeout`); one
+    that adds a word is about a part or a kind of the stored thing (`the admin session timeout`). The stored
+    value among the added words is no qualifier (`the old session store Redis`), and neither are Han
+    characters: the segmenter leaves adverbs and particles inside a Chinese subject (`平台后来`, `给镜像签名`)."""
+    if new.owner != old.owner or new.duty or old.duty:
+        return False  # a duty's holder is matched by its own frames (`role_items`)
+    # a participle the parser kept in the subject (`removed as the on-call owner`) is no qualifier
+    return any(word not in old.latin and word not in value and not verb(Token(word)) for word in new.latin)
 
 
 def _other_slot(stored: str, old: Subject, incoming: str, new: Subject) -> bool:
