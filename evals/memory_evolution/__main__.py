@@ -44,6 +44,7 @@ HALF_MODULES = {
     "dev13subj": "evals.memory_evolution.half_dev_round13_subj",  # a subject in another word form: written cases
     "dev14auto": "evals.memory_evolution.half_dev_round14_auto",  # automatic-path chains: long, preambles, bare notes
     "dev14latest": "evals.memory_evolution.half_dev_round14_latest",  # the truth in other words
+    "dev14shape": "evals.memory_evolution.half_dev_round14_shape",  # a subject or value in another form
     "test": "evals.memory_evolution.half_test",
 }
 

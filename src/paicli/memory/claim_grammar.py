@@ -267,6 +267,8 @@ def without_leading_verb(tokens: list[Token]) -> list[Token]:
         return strip(tokens[found + 1 :], LEADING)
     if placing(tokens):  # `is hosted on B`: the participle places the subject at the value
         return strip(tokens[2:], LEADING)
+    if by_means(tokens):
+        return strip(tokens[2:], LEADING)
     # an English participle phrase is no value; a name in -ed alone or before Chinese is (`S 用 Memcached 替换了 A`)
     return [] if len(tokens) > 1 and verb(tokens[0]) and tokens[1].latin else tokens
 
@@ -285,11 +287,18 @@ def placing(tokens: list[Token]) -> bool:
     )
 
 
+def by_means(tokens: list[Token]) -> bool:
+    """`merged by squashing`, `approved by 周敏`: a passive's means (or agent) is its value; not an ending's
+    agent (`retired by the infra team` is an event)."""
+    return len(tokens) > 2 and verb(tokens[0]) and tokens[1].text == "by" and not ending(tokens[0])
+
+
 def starts_with_verb(tokens: list[Token]) -> bool:
     stripped = strip(tokens, LEADING)
     return (
         bool(stripped)
         and not placing(stripped)
+        and not by_means(stripped)
         and verb(stripped[0])
         and not any(t.text in w.EN_TARGET for t in stripped)
         and all(t.latin for t in stripped[1:])  # `A was retired (last week)`; not `Memcached 替换了 A`

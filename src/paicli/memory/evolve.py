@@ -11,7 +11,8 @@ added fact never supersedes unless the parser is certain, a question or a plain 
 the parser cannot place is a conflict: it is stored as pending (`conflictPending`), excluded from retrieval until
 the user settles it, so two contradicting facts are never both injected. When the new fact's subject is held by
 several stored subjects that differ from each other (`版本` in `JDK 版本` and `Node 版本`), nothing is superseded on that
-ground alone.
+ground alone. A new subject that adds a qualifier to a truth's (`the admin session timeout`) is a narrower thing,
+unless a version the truth superseded named it that way (`_earlier`).
 """
 
 from __future__ import annotations
@@ -29,7 +30,13 @@ from paicli.memory.entry import MemoryEntry, format_instant
 from paicli.memory.judge import Verdict
 from paicli.memory.mentions import corrects_stored
 from paicli.memory.neighbours import neighbours
-from paicli.memory.relation import denial_only, denies_for_another, relation, subjectless_denial
+from paicli.memory.relation import (
+    denial_only,
+    denies_for_another,
+    relation,
+    same_subject,
+    subjectless_denial,
+)
 
 SUPERSEDED_BY = "supersededBy"
 SUPERSEDED_AT = "supersededAt"
@@ -98,7 +105,14 @@ def decide(
     pool += [e for e in live if e.id in topics and e not in pool and neighbours([topics[e.id]], incoming)]
     returned = returned_from(entries, live, incoming)
     pool += [e for e in live if e.id == returned and e not in pool]
-    related = relate_all(pool, incoming, verdicts or {}, {i: e.content for i, e in topics.items()}, returned)
+    related = relate_all(
+        pool,
+        incoming,
+        verdicts or {},
+        {i: e.content for i, e in topics.items()},
+        returned,
+        _earlier(pool, entries),
+    )
     changed = _unambiguous(
         [(e, certain) for e, kind, certain in related if kind in ("changed", "corrects")], incoming.content
     )
@@ -127,6 +141,26 @@ def _denial_topics(live: list[MemoryEntry], entries: Iterable[MemoryEntry]) -> d
         if retired and subjectless_denial(entry.content):
             topics[entry.id] = retired[-1]
     return topics
+
+
+def _earlier(pool: Iterable[MemoryEntry], entries: Iterable[MemoryEntry]) -> dict[str, tuple[str, ...]]:
+    """The texts each candidate superseded, back to the first: how the store has named its subject before."""
+    by_id = {e.id: e for e in entries}
+    found: dict[str, tuple[str, ...]] = {}
+    for entry in pool:
+        texts: list[str] = []
+        seen = {entry.id}
+        todo = _ids(entry.metadata.get(SUPERSEDES, ""))
+        while todo:
+            older = by_id.get(todo.pop())
+            if older is None or older.id in seen:
+                continue
+            seen.add(older.id)
+            texts.append(older.content)
+            todo.extend(_ids(older.metadata.get(SUPERSEDES, "")))
+        if texts:
+            found[entry.id] = tuple(texts)
+    return found
 
 
 def returned_from(
@@ -167,13 +201,15 @@ def relate_all(
     verdicts: Mapping[str, Verdict],
     topics: Mapping[str, str] | None = None,
     returned: str | None = None,
+    earlier: Mapping[str, tuple[str, ...]] | None = None,
 ) -> list[tuple[MemoryEntry, str, bool]]:
     """(candidate, relation, certain): the parser's relation, or the judge's verdict where the parser is unsure.
     `topics`: for a subjectless denial, the text of the fact it retired (`_denial_topics`); `returned`: the
-    truth the new fact returns from to an earlier value (`returned_from`)."""
+    truth the new fact returns from to an earlier value (`returned_from`); `earlier`: the texts each candidate
+    superseded (`_earlier`)."""
     found: list[tuple[MemoryEntry, str, bool]] = []
     pool = list(candidates)
-    relations = [_related(entry, incoming.content, topics or {}) for entry in pool]
+    relations = [_related(entry, incoming.content, topics or {}, earlier or {}) for entry in pool]
     # every candidate competes (a tie with one the parser placed is a tie too); only an unplaced one may win
     marked = marked_change.pick([entry.content for entry in pool], incoming.content)
     hedged = bool(pool) and marked_change.hedged(incoming.content)
@@ -210,8 +246,12 @@ def _corrects(stored: str, incoming: str) -> bool:
     return corrects_stored(stored, incoming) and not denies_for_another(stored, incoming)
 
 
-def _related(entry: MemoryEntry, incoming: str, topics: Mapping[str, str]) -> subjects.Relation:
+def _related(
+    entry: MemoryEntry, incoming: str, topics: Mapping[str, str], earlier: Mapping[str, tuple[str, ...]]
+) -> subjects.Relation:
     local = relation(entry.content, incoming)
+    if local.narrower and any(_names_as(text, incoming) for text in earlier.get(entry.id, ())):
+        local = relation(entry.content, incoming, narrowing=False)  # a longer name the truth's history used
     if local.apart:
         return local  # another slot of the subject: no retired fact's subject makes it a change
     topic = topics.get(entry.id)
@@ -219,6 +259,11 @@ def _related(entry: MemoryEntry, incoming: str, topics: Mapping[str, str]) -> su
         return local
     through = relation(topic, incoming)  # any value stated for the retired fact's subject ends the denial
     return subjects.Relation("changed", through.certain) if through.kind in ("changed", "same") else local
+
+
+def _names_as(older: str, incoming: str) -> bool:
+    """An earlier version of a truth named its subject the way the new fact does (not narrower than it)."""
+    return relation(older, incoming).kind != "none" or same_subject(older, incoming)
 
 
 def _unambiguous(changed: list[tuple[MemoryEntry, bool]], incoming: str) -> list[MemoryEntry]:

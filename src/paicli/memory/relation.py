@@ -6,8 +6,8 @@ set two slots: the pair is `apart`, which no word-reading rule overrides; only t
 from __future__ import annotations
 
 from paicli.memory.change_values import values
-from paicli.memory.claim_grammar import TRAILING, negator
-from paicli.memory.claim_tokens import clauses
+from paicli.memory.claim_grammar import TRAILING, negator, verb
+from paicli.memory.claim_tokens import Token, clauses
 from paicli.memory.denial import (
     denies,
     holds_value,
@@ -17,6 +17,7 @@ from paicli.memory.denial import (
     tells_all_of,
 )
 from paicli.memory.subject import Claim, Kind, Reading, Relation, Subject, claim_of, noun_subject, value_text
+from paicli.memory.subject_forms import doing_denied, doing_elsewhere, doings, opposite_bounds
 
 
 def _compare(old: Reading, new: Reading, new_claim: Claim, incoming: str) -> Kind:
@@ -31,10 +32,13 @@ def _compare(old: Reading, new: Reading, new_claim: Claim, incoming: str) -> Kin
     return "changed"
 
 
-def relation(stored: str, incoming: str) -> Relation:
+def relation(stored: str, incoming: str, narrowing: bool = True) -> Relation:
     """How `incoming` relates to the stored fact `stored` (see the module docstring). A duplicate must say no
     more and no less than the stored fact: `构建工具是 Gradle` is not a duplicate of `主语言是 Kotlin，构建工具是
-    Gradle` (nor the other way round), so neither write loses a fact."""
+    Gradle` (nor the other way round), so neither write loses a fact. `narrowing`: a subject that adds a
+    qualifier is a narrower thing (`Relation.narrower`); off where the store's history named it that way."""
+    if opposite_bounds(stored, incoming):
+        return Relation("none", apart=True)  # `the maximum worker count` and `at least 2 workers`
     old, new = claim_of(stored), claim_of(incoming)
     if not old.readings:
         old = _label_against(stored, new)
@@ -43,6 +47,7 @@ def relation(stored: str, incoming: str) -> Relation:
     changed: list[bool] = []  # one certainty per pair that says changed
     look_alike = False  # `the CDN caches …` beside `the image CDN caches …`: a short form, or another CDN
     apart = False  # another slot of the same subject (`Relation.apart`)
+    narrower = False  # the new subject adds a qualifier to the stored one (`Relation.narrower`)
     for i, ro in enumerate(old.readings):
         for j, rn in enumerate(new.readings):
             match = rn.subject.match(ro.subject) if rn.subject and ro.subject else None
@@ -50,6 +55,14 @@ def relation(stored: str, incoming: str) -> Relation:
                 look_alike = True  # only the judge can tell; the local rules never supersede it
                 continue
             if match is None or rn.subject is None or ro.subject is None:
+                continue
+            if (
+                narrowing
+                and match == "contains"
+                and not (ro.reverse or rn.reverse or rn.negated)  # a denial may name its subject in full
+                and _narrows(ro.subject, rn.subject, ro.value)
+            ):
+                narrower = True  # `the admin session timeout` is not `the session timeout` said again
                 continue
             kind = _compare(ro, rn, new, incoming)
             if kind == "changed" and _other_slot(stored, ro.subject, incoming, rn.subject):
@@ -67,18 +80,47 @@ def relation(stored: str, incoming: str) -> Relation:
             j in same_new for j, r in enumerate(new.readings) if not r.reverse
         )
         return Relation("same" if whole else "none", whole)
-    if apart:
-        return Relation("none", apart=True)
+    if apart or narrower:
+        return Relation("none", apart=True, narrower=narrower and not apart)
     if look_alike:
         return Relation("none")
     if old.readings and _denied_alone(old.readings[0], incoming, new):
         return Relation("corrects")  # `我们不再用 Jenkins 了`, `We got rid of Jenkins`
     if _denied_by_name(stored, old, incoming, new):
         return Relation("corrects")  # `We no longer use Buildkite for CI` after `CI moved to Buildkite …`
+    if any(doing_denied(done, new.denied) for done in doings(stored)):
+        return Relation(
+            "corrects"
+        )  # `we stopped vendoring Go dependencies` after `Go dependencies are vendored`
     sure = [r for r in (*old.readings, *new.readings) if not r.reverse]
     owners = {r.subject.owner for r in sure if r.subject is not None}
     certain = bool(old.readings and new.readings) and all(r.subject for r in sure)
     return Relation("none", certain and (len(owners) > 1 or all(r.own for r in sure)))
+
+
+def same_subject(stored: str, incoming: str) -> bool:
+    """Some plain reading of each names one subject, exactly or one held by the other and not narrower."""
+    old, new = claim_of(stored), claim_of(incoming)
+    for ro in old.readings:
+        for rn in new.readings:
+            if ro.reverse or rn.reverse or ro.subject is None or rn.subject is None:
+                continue
+            match = rn.subject.match(ro.subject)
+            if match == "exact" or (match == "contains" and not _narrows(ro.subject, rn.subject, ro.value)):
+                return True
+    return False
+
+
+def _narrows(old: Subject, new: Subject, value: str) -> bool:
+    """The new subject holds the stored one and adds an English qualifier: a narrower thing. A correction says
+    its subject the same way or shorter (`the gateway timeout` after `the public API gateway timeout`); one
+    that adds a word is about a part or a kind of the stored thing (`the admin session timeout`). The stored
+    value among the added words is no qualifier (`the old session store Redis`), and neither are Han
+    characters: the segmenter leaves adverbs and particles inside a Chinese subject (`平台后来`, `给镜像签名`)."""
+    if new.owner != old.owner or new.duty or old.duty:
+        return False  # a duty's holder is matched by its own frames (`role_items`)
+    # a participle the parser kept in the subject (`removed as the on-call owner`) is no qualifier
+    return any(word not in old.latin and word not in value and not verb(Token(word)) for word in new.latin)
 
 
 def _other_slot(stored: str, old: Subject, incoming: str, new: Subject) -> bool:
@@ -114,6 +156,8 @@ def _denied_alone(old: Reading, incoming: str, new: Claim) -> bool:
         r.subject is not None and _words_of(r.subject) != old.value for r in new.readings if not r.reverse
     ):
         return False
+    if old.subject is not None and doing_elsewhere(old.value, _words_of(old.subject), new.denied):
+        return False  # `we stopped polling the status page`: that doing, for another thing
     return old.value in new.denied or denies(incoming, old.value)
 
 

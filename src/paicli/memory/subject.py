@@ -41,6 +41,7 @@ from paicli.memory.claim_grammar import (
 )
 from paicli.memory.claim_tokens import Token, clauses, fold
 from paicli.memory.claim_verbs import SLOT, qualifier
+from paicli.memory.subject_forms import sheds_modifier
 
 Match = Literal["exact", "contains"]
 Kind = Literal["same", "changed", "corrects", "none"]
@@ -65,7 +66,10 @@ class Subject:
         if self.whole and self.whole == other.whole:
             return "exact"
         if self.owner != other.owner:
-            return None
+            shed = sheds_modifier(self, other) or sheds_modifier(other, self)
+            return (
+                "contains" if shed and _slots(self) == _slots(other) else None
+            )  # `构建超时`, `夜间构建的超时`
         if _slots(self) != _slots(other):
             return None  # `starts at` and `starts on`, or a lexical slot and a copula: two different facts
         if (self.han, self.latin) == (other.han, other.latin):
@@ -122,6 +126,9 @@ class Relation:
     # the parser reads two facts on one subject that set different slots of it (its tool, its time): no local
     # rule may call it a change; the relation judge, or the stored fact's own history, still may
     apart: bool = False
+    # the new fact's subject holds the stored one and more (`the admin session timeout` after `the session
+    # timeout`): a narrower thing, apart unless the stored fact's own history named it that way
+    narrower: bool = False
 
 
 def noun_subject(tokens: list[Token], owner: list[Token]) -> Subject | None:
