@@ -42,6 +42,7 @@ HALF_MODULES = {
     "dev13neg": "evals.memory_evolution.half_dev_round13_neg",  # a denial naming its value or subject in part
     "dev13ret": "evals.memory_evolution.half_dev_round13_ret",  # returns and value-only corrections: written cases
     "dev13subj": "evals.memory_evolution.half_dev_round13_subj",  # a subject in another word form: written cases
+    "dev14deny": "evals.memory_evolution.half_dev_round14_deny",  # a denial naming only its value, or it first
     "test": "evals.memory_evolution.half_test",
 }
 
