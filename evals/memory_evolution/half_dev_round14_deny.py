@@ -68,7 +68,7 @@ ROWS: tuple[tuple[str, Lang, Shape, str, tuple[str, str], str], ...] = (
     ("zh-testdb-verb", "zh", "verb", "ss", ("测试环境的数据库是 [PostgreSQL]", "测试环境不跑 PostgreSQL 了"), ""),
     ("zh-crash-verb", "zh", "verb", "ta", ("移动端的崩溃统计是 [Bugly]", "移动端不走 Bugly 了"), ""),
     ("zh-cron-verb", "zh", "verb", "sa", ("服务端的定时任务调度是 [XXL-JOB]", "定时任务不用 XXL-JOB 了"), ""),
-    ("zh-keep-ambiguous", "zh", "keep", "sa", ("日志平台是 [Loki]", "Loki 下线了"), "审计日志存到 [Loki]"),
+    ("zh-keep-ambiguous", "zh", "keep", "sa", ("日志平台是 [Loki]", "Loki 已经停掉了"), "审计日志存到 [Loki]"),
     ("zh-keep-other-subject", "zh", "keep", "ss", ("前端的打包工具是 [Webpack]", "文档站不用 Webpack 了"), ""),
     ("zh-keep-question", "zh", "keep", "sa", ("项目文档放在[石墨文档]", "石墨文档是不是不用了？"), ""),
     ("zh-keep-plan", "zh", "keep", "ta", ("接口文档用 [YApi] 管理", "打算不用 YApi 了"), ""),
