@@ -30,6 +30,7 @@ from paicli.memory.judge import Verdict
 from paicli.memory.mentions import corrects_stored
 from paicli.memory.neighbours import neighbours
 from paicli.memory.relation import denial_only, denies_for_another, relation, subjectless_denial
+from paicli.memory.value_denial import Weighed, weigh
 
 SUPERSEDED_BY = "supersededBy"
 SUPERSEDED_AT = "supersededAt"
@@ -99,6 +100,10 @@ def decide(
     returned = returned_from(entries, live, incoming)
     pool += [e for e in live if e.id == returned and e not in pool]
     related = relate_all(pool, incoming, verdicts or {}, {i: e.content for i, e in topics.items()}, returned)
+    truths = [e for e in live if is_truth(e) and _JUDGED.get(_kind((verdicts or {}).get(e.id)), "") != "none"]
+    weighed = weigh([(e.id, e.content) for e in truths], incoming.content)
+    # a correction read from one pair that only names the value defers to what the scope's truths say of it
+    related = [r for r in related if not (r[1] == "corrects" and r[0].id in _overruled(weighed))]
     changed = _unambiguous(
         [(e, certain) for e, kind, certain in related if kind in ("changed", "corrects")], incoming.content
     )
@@ -107,6 +112,8 @@ def decide(
         return Decision("supersede", _oldest_first([*changed, *same]))
     if same:
         return Decision("duplicate", (same[0],))
+    if weighed.retired:
+        return Decision("supersede", _oldest_first(e for e in truths if e.id in weighed.retired))
     conflicts = [
         e
         for e, kind, certain in related
@@ -115,6 +122,14 @@ def decide(
     if conflicts:
         return Decision("pending", _oldest_first(conflicts))
     return Decision("store")
+
+
+def _overruled(weighed: Weighed) -> frozenset[str]:
+    return weighed.holders - frozenset(weighed.retired)
+
+
+def _kind(verdict: Verdict | None) -> str:
+    return verdict.kind if verdict is not None else ""
 
 
 def _denial_topics(live: list[MemoryEntry], entries: Iterable[MemoryEntry]) -> dict[str, MemoryEntry]:
