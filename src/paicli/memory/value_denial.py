@@ -10,9 +10,11 @@ words meet each holder's subject:
 
 - a denial whose parsed subject none of a holder's words tell is about another thing (`We don't use A for logs`
   beside `the search index uses A`): that holder is out;
-- holders whose own words the denial's other words name: the one such holder is retired (two: nothing);
-- none named: the one holder of the value is retired when it is about our own thing; two or more holders make the
-  denial ambiguous and nothing is retired.
+- holders whose own words the denial's other words name: the one such holder is retired; of two or more, the one
+  whose every subject word the denial names, else nothing;
+- none named: the one holder of the value about our own thing is retired (a fact about another component or
+  project, `For the Vela project, …`, never is); two or more such holders make the denial ambiguous and nothing
+  is retired.
 
 A question, a plan or a condition retires nothing (`denies` and `states_nothing`). Pure.
 """
@@ -34,6 +36,7 @@ from paicli.memory.denial import (
     holds_value,
     names_value,
     states_nothing,
+    subject_named_in,
     subject_told_in,
     value_span,
 )
@@ -47,6 +50,7 @@ class _Holder:
     id: str
     named: bool  # the denial's other words name this truth's own words
     owned: bool  # the truth is about another component or project (its subject has an owner)
+    whole: bool  # the denial names every word of the truth's subject and its owner
 
 
 @dataclass(frozen=True)
@@ -75,14 +79,22 @@ def weigh(truths: Sequence[tuple[str, str]], incoming: str) -> Weighed:
             continue
         stored = claim_of(content)
         owned = any(r.subject is not None and r.subject.owner for r in stored.readings if not r.reverse)
-        holders.append(_Holder(id_, _names_rest(content, incoming, value), owned))
+        whole = any(
+            r.subject is not None
+            and subject_named_in(r.subject.latin, r.subject.han, r.subject.owner, incoming)
+            for r in stored.readings
+            if not r.reverse
+        )
+        holders.append(_Holder(id_, _names_rest(content, incoming, value), owned, whole))
     ids = frozenset(h.id for h in holders)
     named = [h for h in holders if h.named]
-    if named:
+    if len(named) > 1:  # the one whose every subject word the denial names (`Draco` keeps its fact out)
+        named = [h for h in named if h.whole]
         return Weighed(ids, (named[0].id,) if len(named) == 1 else ())
-    if len(holders) == 1 and not holders[0].owned:
-        return Weighed(ids, (holders[0].id,))
-    return Weighed(ids, ())
+    if named:
+        return Weighed(ids, (named[0].id,))
+    ours = [h for h in holders if not h.owned]
+    return Weighed(ids, (ours[0].id,) if len(ours) == 1 else ())
 
 
 def _for_another(denial: Claim, stored: str) -> bool:
