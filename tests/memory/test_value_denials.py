@@ -40,6 +40,9 @@ ORCHESTRATOR = "Data pipelines are orchestrated by Dagster."
         "We've stopped paying for Dagster.",
         "Dagster 也停用了",
         "Dagster 下线了",
+        "Nobody uses Dagster anymore.",
+        "Dagster 已经没人用了",
+        "Dagster was shut off.",
     ],
 )
 def test_a_denial_of_the_value_alone_retires_its_one_holder(tmp_path: Path, denial: str) -> None:
@@ -119,6 +122,13 @@ def test_a_part_of_the_stored_subject_with_the_value_as_an_object_retires_it(
     tmp_path: Path, denial: str
 ) -> None:
     assert _truths(tmp_path, [QUEUE, denial]) == [denial]
+
+
+def test_a_subject_the_segmenter_cuts_into_characters_still_names_the_stored_one(tmp_path: Path) -> None:
+    scheduler = "后端的任务调度是 Quartz"
+    denial = "后端不用 Quartz 了，换成 Temporal"
+    assert _truths(tmp_path, [scheduler, denial]) == [denial]
+    assert _truths(tmp_path / "twin", [scheduler, "报表不用 Quartz 了"]) == [scheduler, "报表不用 Quartz 了"]
 
 
 @pytest.mark.parametrize("denial", ["报表服务不用 RocketMQ 了", "后台是不是不用 RocketMQ 了？"])

@@ -25,6 +25,7 @@ _GIVE = frozenset(["give", "gave", "given", "giving", "gives"])
 # The auxiliaries of a passive, and the prepositions after its verb that take its subject away from a place.
 _PASSIVE = w.EN_BE | {"got", "get", "gets", "getting"}
 _AWAY_FROM = frozenset(["from", "out"])
+_NEGATIVE_QUANTIFIERS = frozenset(["nobody", "none"])
 # Prepositions of absence (`runs without A`).
 _ABSENCE = frozenset(["without", "sans", "除了"])
 
@@ -45,15 +46,23 @@ def value_span(tokens: list[Token], value: str) -> tuple[int, int] | None:
 def _cue(tokens: list[Token], i: int) -> bool:
     token = tokens[i]
     following = tokens[i + 1] if i + 1 < len(tokens) else None
-    if negator(token) or ending(token, following) or token.text in _ABSENCE:
+    if negator(token) or ending(token, following) or token.text in _ABSENCE or _nobody(token):
         return True
-    if token.text in _REMOVAL_PARTICLES and not token.value:  # `turned A off`, `switched off A`
-        return any(verb(t) for t in tokens[max(0, i - 3) : i])
+    if (
+        token.text in _REMOVAL_PARTICLES and not token.value
+    ):  # `turned A off`, `switched off A`, `A was shut off`
+        before = tokens[max(0, i - 3) : i]
+        return any(verb(t) for t in before) or (i > 1 and tokens[i - 2].text in _PASSIVE)
     if token.text == "掉" and i > 0:  # `drop 掉 A`: the resultative 掉 (away) after a code-switched verb
         return True
     if token.text == "up" and i > 0:  # `gave up (on) A`: the one verb of giving that ends what follows
         return tokens[i - 1].text in _GIVE
     return False
+
+
+def _nobody(token: Token) -> bool:
+    """A negative quantifier as the doer (`Nobody uses A anymore`, `A 已经没人用了`): the value is out of use."""
+    return token.text in _NEGATIVE_QUANTIFIERS or (token.han and token.text.startswith(("没人", "没有人")))
 
 
 def _affirmed(tokens: list[Token], cues: list[int], first: int, last: int) -> bool:

@@ -168,25 +168,50 @@ def _number(token: Token) -> bool:
 
 def _names_rest(stored: str, incoming: str, value: str) -> bool:
     """A word of the denial besides the value, its words of denial and light words stands in the stored fact
-    (English by stem, Chinese as written): the denial names that fact's subject, maybe a part of it (`前端` of
-    `前端的打包工具`, `crash reports` of `Crash reports go to A`)."""
-    kept: list[Token] = []
+    (English by stem; Chinese by runs of such words, since segmentation differs between the two texts: `后端` of
+    `后端的构建工具`): the denial names that fact's subject, maybe a part of it (`crash reports` of `Crash
+    reports go to A`)."""
+    kept: list[list[Token]] = []
     for tokens in clauses(stored):
         found = value_span(tokens, value)
-        kept += [t for i, t in enumerate(tokens) if found is None or not found[0] <= i <= found[1]]
-    stems = {stem(t.text) for t in kept if t.latin}
-    rest = "".join(t.text for t in kept)
+        kept.append([t for i, t in enumerate(tokens) if found is None or not found[0] <= i <= found[1]])
+    stems = {stem(t.text) for tokens in kept for t in _words(tokens) if t.latin}
+    theirs = [run for tokens in kept for run in _han_runs(tokens)]
     for tokens in clauses(incoming):
-        for i, token in enumerate(tokens):
-            following = tokens[i + 1] if i + 1 < len(tokens) else None
-            text = token.text
-            if text in value or negator(token) or ending(token, following) or text in LIGHT | CATEGORY:
-                continue
-            if token not in content_tokens(tokens) or (token.han and len(text) < 2):
-                continue
-            if (token.latin and stem(text) in stems) or (token.han and text in rest):
+        if any(stem(t.text) in stems for t in _words(tokens) if t.latin and t.text not in value):
+            return True
+        for run in _han_runs(tokens):
+            if any(run in other or other in run for other in theirs):
                 return True
     return False
+
+
+def _words(tokens: list[Token]) -> list[Token]:
+    """The clause's words that may name a subject: no word of denial, no light or category word."""
+    content = content_tokens(tokens)
+    return [
+        t
+        for i, t in enumerate(tokens)
+        if t in content
+        and not negator(t)
+        and not ending(t, tokens[i + 1] if i + 1 < len(tokens) else None)
+        and t.text not in LIGHT | CATEGORY
+    ]
+
+
+def _han_runs(tokens: list[Token]) -> list[str]:
+    """Chinese words next to each other, joined (two characters at least)."""
+    words = {id(t) for t in _words(tokens)}
+    runs: list[str] = []
+    current = ""
+    for token in tokens:
+        if token.han and id(token) in words:
+            current += token.text
+            continue
+        runs.append(current)
+        current = ""
+    runs.append(current)
+    return [run for run in runs if len(run) >= 2]
 
 
 def _han(text: str) -> bool:
