@@ -117,7 +117,7 @@ def test_a_passive_that_brings_the_value_in_is_no_denial() -> None:
 QUEUE = "后台的消息队列是 RocketMQ"
 
 
-@pytest.mark.parametrize("denial", ["后台不用 RocketMQ 了，换成 Pulsar", "消息队列不走 RocketMQ 了"])
+@pytest.mark.parametrize("denial", ["后台不用 RocketMQ 了，换成 Pulsar", "后台的队列不走 RocketMQ 了"])
 def test_a_part_of_the_stored_subject_with_the_value_as_an_object_retires_it(
     tmp_path: Path, denial: str
 ) -> None:
@@ -131,7 +131,10 @@ def test_a_subject_the_segmenter_cuts_into_characters_still_names_the_stored_one
     assert _truths(tmp_path / "twin", [scheduler, "报表不用 Quartz 了"]) == [scheduler, "报表不用 Quartz 了"]
 
 
-@pytest.mark.parametrize("denial", ["报表服务不用 RocketMQ 了", "后台是不是不用 RocketMQ 了？"])
+# `消息队列不走 A 了` names the subject but not the component that owns the stored one: it may be about ours
+@pytest.mark.parametrize(
+    "denial", ["报表服务不用 RocketMQ 了", "后台是不是不用 RocketMQ 了？", "消息队列不走 RocketMQ 了"]
+)
 def test_another_subject_or_a_question_with_that_value_retires_nothing(tmp_path: Path, denial: str) -> None:
     assert _truths(tmp_path, [QUEUE, denial]) == [QUEUE, denial]
 
@@ -155,3 +158,9 @@ def test_a_bare_denial_leaves_a_fact_about_another_component() -> None:
     truths = [("a", "移动端的推送服务是极光")]
     assert retired(truths, "极光下线了") == []
     assert retired(truths, "移动端不用极光了") == ["a"]
+
+
+def test_a_denial_naming_the_subject_but_not_the_owner_leaves_another_projects_fact() -> None:
+    truths = [("a", "Vega 项目那边的推送服务是极光")]
+    assert retired(truths, "推送服务不用极光了") == []
+    assert retired(truths, "Vega 项目的推送服务不用极光了") == ["a"]

@@ -10,8 +10,10 @@ words meet each holder's subject:
 
 - a denial whose parsed subject none of a holder's words tell is about another thing (`We don't use A for logs`
   beside `the search index uses A`): that holder is out;
-- holders whose own words the denial's other words name: the one such holder is retired; of two or more, the one
-  whose every subject word the denial names, else nothing;
+- holders whose own words the denial's other words name (a fact about another component or project only when
+  the denial names that owner: `后端不用 A 了` for `后端的构建工具是 A`, never `构建不用 A 了`, which may be about
+  ours beside theirs): the one such holder is retired; of two or more, the one whose every subject word the denial names,
+  else nothing;
 - none named: the one holder of the value about our own thing is retired (a fact about another component or
   project, `For the Vela project, …`, never is); two or more such holders make the denial ambiguous and nothing
   is retired.
@@ -51,6 +53,7 @@ class _Holder:
     named: bool  # the denial's other words name this truth's own words
     owned: bool  # the truth is about another component or project (its subject has an owner)
     whole: bool  # the denial names every word of the truth's subject and its owner
+    owner_named: bool  # the denial names the truth's owner (`后端不用 A 了` beside `后端的构建工具是 A`)
 
 
 @dataclass(frozen=True)
@@ -85,9 +88,12 @@ def weigh(truths: Sequence[tuple[str, str]], incoming: str) -> Weighed:
             for r in stored.readings
             if not r.reverse
         )
-        holders.append(_Holder(id_, _names_rest(content, incoming, value), owned, whole))
+        owners = [r.subject.owner for r in stored.readings if r.subject is not None and r.subject.owner]
+        told = any(owner.replace(" ", "") in fold(incoming).replace(" ", "") for owner in owners)
+        holders.append(_Holder(id_, _names_rest(content, incoming, value), owned, whole, told))
     ids = frozenset(h.id for h in holders)
-    named = [h for h in holders if h.named]
+    # a fact about another component or project is named only with its owner (`Poseidon 项目 那边 …`)
+    named = [h for h in holders if h.named and (h.owner_named or not h.owned)]
     if len(named) > 1:  # the one whose every subject word the denial names (`Draco` keeps its fact out)
         named = [h for h in named if h.whole]
         return Weighed(ids, (named[0].id,) if len(named) == 1 else ())
