@@ -106,6 +106,7 @@ def test_the_value_first_about_another_subject_retires_nothing(tmp_path: Path) -
 
 
 def test_a_passive_that_brings_the_value_in_is_no_denial() -> None:
+    assert not denies("The release is signed off by Grafana.", "grafana")
     assert denies("Grafana got pulled from production.", "grafana")
     assert not denies("Grafana was migrated from Kibana.", "grafana")
     assert not denies("Kibana was replaced by Grafana.", "grafana")  # the replaced one is Kibana

@@ -25,6 +25,7 @@ _GIVE = frozenset(["give", "gave", "given", "giving", "gives"])
 # The auxiliaries of a passive, and the prepositions after its verb that take its subject away from a place.
 _PASSIVE = w.EN_BE | {"got", "get", "gets", "getting"}
 _AWAY_FROM = frozenset(["from", "out"])
+_AGENT = frozenset(["by", "on"])
 _NEGATIVE_QUANTIFIERS = frozenset(["nobody", "none"])
 # Prepositions of absence (`runs without A`).
 _ABSENCE = frozenset(["without", "sans", "除了"])
@@ -51,6 +52,8 @@ def _cue(tokens: list[Token], i: int) -> bool:
     if (
         token.text in _REMOVAL_PARTICLES and not token.value
     ):  # `turned A off`, `switched off A`, `A was shut off`
+        if following is not None and following.text in _AGENT:
+            return False  # `signed off by A`, `signed off on A`: A approves, nothing is taken away
         before = tokens[max(0, i - 3) : i]
         return any(verb(t) for t in before) or (i > 1 and tokens[i - 2].text in _PASSIVE)
     if token.text == "掉" and i > 0:  # `drop 掉 A`: the resultative 掉 (away) after a code-switched verb
