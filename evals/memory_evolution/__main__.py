@@ -45,6 +45,7 @@ HALF_MODULES = {
     "dev14auto": "evals.memory_evolution.half_dev_round14_auto",  # automatic-path chains: long, preambles, bare notes
     "dev14latest": "evals.memory_evolution.half_dev_round14_latest",  # the truth in other words
     "dev14shape": "evals.memory_evolution.half_dev_round14_shape",  # a subject or value in another form
+    "dev14deny": "evals.memory_evolution.half_dev_round14_deny",  # a denial naming only its value, or it first
     "test": "evals.memory_evolution.half_test",
 }
 

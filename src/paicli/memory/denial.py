@@ -22,11 +22,16 @@ _CONDITIONS = frozenset(
     ["if", "unless", "suppose", "supposing", "如果", "要是", "假如", "万一", "假设", "若"]
 )
 _GIVE = frozenset(["give", "gave", "given", "giving", "gives"])
+# The auxiliaries of a passive, and the prepositions after its verb that take its subject away from a place.
+_PASSIVE = w.EN_BE | {"got", "get", "gets", "getting"}
+_AWAY_FROM = frozenset(["from", "out"])
+_AGENT = frozenset(["by", "on"])
+_NEGATIVE_QUANTIFIERS = frozenset(["nobody", "none"])
 # Prepositions of absence (`runs without A`).
 _ABSENCE = frozenset(["without", "sans", "除了"])
 
 
-def _span(tokens: list[Token], value: str) -> tuple[int, int] | None:
+def value_span(tokens: list[Token], value: str) -> tuple[int, int] | None:
     """(first, last) token of `value` in the clause (values are compared with spaces removed)."""
     for start in range(len(tokens)):
         joined = ""
@@ -42,15 +47,25 @@ def _span(tokens: list[Token], value: str) -> tuple[int, int] | None:
 def _cue(tokens: list[Token], i: int) -> bool:
     token = tokens[i]
     following = tokens[i + 1] if i + 1 < len(tokens) else None
-    if negator(token) or ending(token, following) or token.text in _ABSENCE:
+    if negator(token) or ending(token, following) or token.text in _ABSENCE or _nobody(token):
         return True
-    if token.text in _REMOVAL_PARTICLES and not token.value:  # `turned A off`, `switched off A`
-        return any(verb(t) for t in tokens[max(0, i - 3) : i])
+    if (
+        token.text in _REMOVAL_PARTICLES and not token.value
+    ):  # `turned A off`, `switched off A`, `A was shut off`
+        if following is not None and following.text in _AGENT:
+            return False  # `signed off by A`, `signed off on A`: A approves, nothing is taken away
+        before = tokens[max(0, i - 3) : i]
+        return any(verb(t) for t in before) or (i > 1 and tokens[i - 2].text in _PASSIVE)
     if token.text == "掉" and i > 0:  # `drop 掉 A`: the resultative 掉 (away) after a code-switched verb
         return True
     if token.text == "up" and i > 0:  # `gave up (on) A`: the one verb of giving that ends what follows
         return tokens[i - 1].text in _GIVE
     return False
+
+
+def _nobody(token: Token) -> bool:
+    """A negative quantifier as the doer (`Nobody uses A anymore`, `A 已经没人用了`): the value is out of use."""
+    return token.text in _NEGATIVE_QUANTIFIERS or (token.han and token.text.startswith(("没人", "没有人")))
 
 
 def _affirmed(tokens: list[Token], cues: list[int], first: int, last: int) -> bool:
@@ -61,18 +76,34 @@ def _affirmed(tokens: list[Token], cues: list[int], first: int, last: int) -> bo
     return any(t.text in w.EN_SUBSTITUTE for t in tokens[last + 1 : last + 3])
 
 
+def _passive_end(tokens: list[Token], i: int) -> bool:
+    """`A was replaced`, `A got pulled from production`: a passive whose grammatical subject is the value and
+    whose verb replaces it or takes it away from a place (not one that moves it somewhere: `A was migrated
+    from B` brings A in)."""
+    token = tokens[i]
+    if not verb(token) or not any(t.text in _PASSIVE for t in tokens[max(0, i - 2) : i]):
+        return False
+    if token.text in w.EN_REPLACING:
+        return True
+    following = tokens[i + 1].text if i + 1 < len(tokens) else ""
+    return following in _AWAY_FROM and not cw.marker_at([token.text], 0)
+
+
 def denies(text: str, value: str) -> bool:
-    """`text` says `value` (folded, spaces removed) no longer holds."""
+    """`text` says `value` (folded, spaces removed) no longer holds. A word of addition does not make a denial
+    an added fact (`A 也停用了`, `we also dropped A`): the value's own clause still says it is over."""
     if not value:
         return False
     parts = clauses(text)
-    if cw.asks_plans_or_adds(fold(text), [t.text for tokens in parts for t in tokens]):
+    words = [t.text for tokens in parts for t in tokens if not cw.adds([t.text])]
+    if cw.asks_plans_or_adds(fold(text), words):
         return False
     for tokens in parts:
-        found = _span(tokens, value)
+        found = value_span(tokens, value)
         if found is None:
             continue
         cues = [i for i in range(len(tokens)) if _cue(tokens, i)]
+        cues += [i for i in range(found[1] + 1, len(tokens)) if _passive_end(tokens, i)]
         if cues and not _affirmed(tokens, cues, *found):
             return True
     return False
@@ -97,7 +128,7 @@ def _pieces(text: str, value: str) -> list[str] | None:
     """The value's words where `text` holds it (Chinese split into characters, so two segmentations of the
     same name still meet); None when the text does not hold it."""
     for tokens in clauses(text):
-        found = _span(tokens, value)
+        found = value_span(tokens, value)
         if found is not None:
             first, last = found
             return [p for t in tokens[first : last + 1] for p in (list(t.text) if t.han else [t.text])]
@@ -149,7 +180,7 @@ def subject_told_in(words: tuple[str, ...], han: str, owner: str, stored: str) -
     return told and owner.replace(" ", "") in folded
 
 
-def _content(tokens: list[Token]) -> list[Token]:
+def content_tokens(tokens: list[Token]) -> list[Token]:
     return [
         t
         for t in tokens
@@ -167,7 +198,7 @@ def tells_all_of(incoming: str, stored: str) -> bool:
     `We stopped scheduling nightly jobs with A`), and names no owner of its own (`The Lyra project …`)."""
     folded = fold(incoming).replace(" ", "")
     stems = {stem(t.text) for tokens in clauses(incoming) for t in tokens if t.latin}
-    words = [t for tokens in clauses(stored) for t in _content(tokens)]
+    words = [t for tokens in clauses(stored) for t in content_tokens(tokens)]
     return bool(words) and all(stem(t.text) in stems if t.latin else t.text in folded for t in words)
 
 
@@ -178,6 +209,6 @@ def subject_named_in(latin: tuple[str, ...], han: str, owner: str, text: str) ->
     folded = fold(text).replace(" ", "")
     stems = {stem(t.text) for tokens in clauses(text) for t in tokens if t.latin}
     words = [stem(word) for word in latin if not word.startswith(SLOT) and word not in _FUNCTION | w.GENERIC]
-    chinese = [t.text for tokens in clauses(han) for t in _content(tokens) if t.text not in _ZH_PURPOSE]
+    chinese = [t.text for tokens in clauses(han) for t in content_tokens(tokens) if t.text not in _ZH_PURPOSE]
     told = all(word in stems for word in words) and all(word in folded for word in chinese)
     return told and owner.replace(" ", "") in folded

@@ -37,6 +37,7 @@ from paicli.memory.relation import (
     same_subject,
     subjectless_denial,
 )
+from paicli.memory.value_denial import Weighed, weigh
 
 SUPERSEDED_BY = "supersededBy"
 SUPERSEDED_AT = "supersededAt"
@@ -113,6 +114,10 @@ def decide(
         returned,
         _earlier(pool, entries),
     )
+    truths = [e for e in live if is_truth(e) and _JUDGED.get(_kind((verdicts or {}).get(e.id)), "") != "none"]
+    weighed = weigh([(e.id, e.content) for e in truths], incoming.content)
+    # a correction read from one pair that only names the value defers to what the scope's truths say of it
+    related = [r for r in related if not (r[1] == "corrects" and r[0].id in _overruled(weighed))]
     changed = _unambiguous(
         [(e, certain) for e, kind, certain in related if kind in ("changed", "corrects")], incoming.content
     )
@@ -121,6 +126,8 @@ def decide(
         return Decision("supersede", _oldest_first([*changed, *same]))
     if same:
         return Decision("duplicate", (same[0],))
+    if weighed.retired:
+        return Decision("supersede", _oldest_first(e for e in truths if e.id in weighed.retired))
     conflicts = [
         e
         for e, kind, certain in related
@@ -129,6 +136,14 @@ def decide(
     if conflicts:
         return Decision("pending", _oldest_first(conflicts))
     return Decision("store")
+
+
+def _overruled(weighed: Weighed) -> frozenset[str]:
+    return weighed.holders - frozenset(weighed.retired)
+
+
+def _kind(verdict: Verdict | None) -> str:
+    return verdict.kind if verdict is not None else ""
 
 
 def _denial_topics(live: list[MemoryEntry], entries: Iterable[MemoryEntry]) -> dict[str, MemoryEntry]:
