@@ -114,8 +114,9 @@ def decide(
         returned,
         _earlier(pool, entries),
     )
-    truths = [e for e in live if is_truth(e) and _JUDGED.get(_kind((verdicts or {}).get(e.id)), "") != "none"]
-    weighed = weigh([(e.id, e.content) for e in truths], incoming.content)
+    # walked only when the new fact denies a name: a plain write stays off the O(N) path at any store size
+    truths = (e for e in live if is_truth(e) and _JUDGED.get(_kind((verdicts or {}).get(e.id)), "") != "none")
+    weighed = weigh(((e.id, e.content) for e in truths), incoming.content)
     # a correction read from one pair that only names the value defers to what the scope's truths say of it
     related = [r for r in related if not (r[1] == "corrects" and r[0].id in _overruled(weighed))]
     changed = _unambiguous(
@@ -127,7 +128,7 @@ def decide(
     if same:
         return Decision("duplicate", (same[0],))
     if weighed.retired:
-        return Decision("supersede", _oldest_first(e for e in truths if e.id in weighed.retired))
+        return Decision("supersede", _oldest_first(e for e in live if e.id in weighed.retired))
     conflicts = [
         e
         for e, kind, certain in related
@@ -160,12 +161,14 @@ def _denial_topics(live: list[MemoryEntry], entries: Iterable[MemoryEntry]) -> d
 
 def _earlier(pool: Iterable[MemoryEntry], entries: Iterable[MemoryEntry]) -> dict[str, tuple[str, ...]]:
     """The texts each candidate superseded, back to the first: how the store has named its subject before."""
+    chains = [(entry, _ids(entry.metadata.get(SUPERSEDES, ""))) for entry in pool]
+    if not any(todo for _, todo in chains):
+        return {}  # no candidate replaced anything: the store's id map is not built on this write
     by_id = {e.id: e for e in entries}
     found: dict[str, tuple[str, ...]] = {}
-    for entry in pool:
+    for entry, todo in chains:
         texts: list[str] = []
         seen = {entry.id}
-        todo = _ids(entry.metadata.get(SUPERSEDES, ""))
         while todo:
             older = by_id.get(todo.pop())
             if older is None or older.id in seen:

@@ -23,7 +23,7 @@ A question, a plan or a condition retires nothing (`denies` and `states_nothing`
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from paicli.memory import subject_words as w
@@ -67,8 +67,9 @@ def retired(truths: Sequence[tuple[str, str]], incoming: str) -> list[str]:
     return list(weigh(truths, incoming).retired)
 
 
-def weigh(truths: Sequence[tuple[str, str]], incoming: str) -> Weighed:
-    """Which of `truths` hold a value `incoming` denies, and which of them it retires (see the module)."""
+def weigh(truths: Iterable[tuple[str, str]], incoming: str) -> Weighed:
+    """Which of `truths` hold a value `incoming` denies, and which of them it retires (see the module). The
+    truths are walked only when `incoming` denies a name, and parsed only when their text holds one."""
     if states_nothing(incoming):
         return Weighed(frozenset(), ())
     denial = claim_of(incoming)
@@ -76,7 +77,11 @@ def weigh(truths: Sequence[tuple[str, str]], incoming: str) -> Weighed:
     if not candidates:
         return Weighed(frozenset(), ())
     holders: list[_Holder] = []
+    needles = [candidate.lower() for candidate in candidates]
     for id_, content in truths:
+        flat = fold(content).replace(" ", "")
+        if not any(needle in flat for needle in needles):
+            continue
         value = _held_value(content, incoming, candidates)
         if value is None or _for_another(denial, content):
             continue
