@@ -116,7 +116,8 @@ _ZH_TURN = "对了，{}。"
 _EN_TURN = "By the way, {}"
 
 
-def _statement(marked: str, topic: str, role: Role = "chain") -> Statement:
+def written_statement(marked: str, topic: str, role: Role = "chain", tag: str = "d13") -> Statement:
+    """A marked line as a statement of a written round (`auto:` lines reach the store through a turn)."""
     path: Path = "save"
     if marked.startswith(_AUTO):
         marked, path = marked[len(_AUTO) :], "auto"
@@ -127,7 +128,10 @@ def _statement(marked: str, topic: str, role: Role = "chain") -> Statement:
     turn = text
     if path == "auto":
         turn = (_EN_TURN if text.isascii() else _ZH_TURN).format(text.rstrip("。"))
-    return Statement(text, turn, path, role, f"d13-{topic}", meaning)
+    return Statement(text, turn, path, role, f"{tag}-{topic}", meaning)
+
+
+_statement = written_statement
 
 
 def _question(marked: str) -> str:

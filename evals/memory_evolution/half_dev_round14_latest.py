@@ -19,8 +19,9 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from evals.memory_evolution.cases import Case, Meaning, Path, Role, Statement
+from evals.memory_evolution.cases import Case, Role, Statement
 from evals.memory_evolution.half_dev_round10 import HALF as BASE
+from evals.memory_evolution.half_dev_round13_ret import written_statement
 from evals.memory_evolution.spec import Lang
 
 HALF = replace(BASE, name="dev14latest")
@@ -68,22 +69,9 @@ FIX: tuple[tuple[str, Lang, tuple[str, ...], str, tuple[str, ...]], ...] = (
     ("mix-auto-ide", "mix", ("auto:团队统一用 [IntelliJ IDEA] 写代码", "auto:大家后来都换到 [VS Code] 了"), "团队用什么 IDE？", ("团队统一用 [Figma] 做设计",)),
 )  # fmt: skip
 
-_ZH_TURN = "对了，{}。"
-_EN_TURN = "By the way, {}"
-
 
 def _statement(marked: str, topic: str, role: Role = "chain") -> Statement:
-    path: Path = "save"
-    if marked.startswith(_AUTO):
-        marked, path = marked[len(_AUTO) :], "auto"
-    text = _SPAN.sub(r"\1", marked)
-    spans = _SPAN.findall(marked)
-    value = spans[-1] if spans else text
-    meaning = Meaning(topic, "", value, False, value)
-    turn = text
-    if path == "auto":
-        turn = (_EN_TURN if text.isascii() else _ZH_TURN).format(text.rstrip("。"))
-    return Statement(text, turn, path, role, f"d14-{topic}", meaning)
+    return written_statement(marked, topic, role, "d14")
 
 
 def _fix(id_: str, lang: Lang, lines: tuple[str, ...], question: str, alikes: tuple[str, ...]) -> Case:
