@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from paicli.memory import marked_change, returns
+from paicli.memory import marked_change, returns, table
 from paicli.memory import subject as subjects
 from paicli.memory.dedup import ConflictDetector, is_duplicate, same_domain
 from paicli.memory.denial import states_nothing, subject_named_in
@@ -39,7 +39,7 @@ from paicli.memory.relation import (
 )
 from paicli.memory.value_denial import Weighed, weigh
 
-SUPERSEDED_BY = "supersededBy"
+SUPERSEDED_BY = table.SUPERSEDED_BY
 SUPERSEDED_AT = "supersededAt"
 SUPERSEDES = "supersedes"
 CONFLICT_PENDING = "conflictPending"
@@ -101,10 +101,11 @@ def decide(
         return Decision("duplicate", (duplicate,))
     if allow_conflict:
         return Decision("store")
-    topics = _denial_topics(live, entries)
+    by_id = {e.id: e for e in entries}  # the id map the history readings below share
+    topics = _denial_topics(live, by_id)
     pool = neighbours(live, incoming)
     pool += [e for e in live if e.id in topics and e not in pool and neighbours([topics[e.id]], incoming)]
-    returned = returned_from(entries, live, incoming)
+    returned = returned_from(by_id, live, incoming)
     pool += [e for e in live if e.id == returned and e not in pool]
     related = relate_all(
         pool,
@@ -112,7 +113,7 @@ def decide(
         verdicts or {},
         {i: e.content for i, e in topics.items()},
         returned,
-        _earlier(pool, entries),
+        _earlier(pool, by_id),
     )
     # walked only when the new fact denies a name: a plain write stays off the O(N) path at any store size
     truths = (e for e in live if is_truth(e) and _JUDGED.get(_kind((verdicts or {}).get(e.id)), "") != "none")
@@ -147,10 +148,9 @@ def _kind(verdict: Verdict | None) -> str:
     return verdict.kind if verdict is not None else ""
 
 
-def _denial_topics(live: list[MemoryEntry], entries: Iterable[MemoryEntry]) -> dict[str, MemoryEntry]:
+def _denial_topics(live: list[MemoryEntry], by_id: Mapping[str, MemoryEntry]) -> dict[str, MemoryEntry]:
     """The fact each live subjectless denial retired (`We got rid of Kafka` after `the queue is Kafka`): the
     denial is about that fact's subject, so a later value for the subject replaces the denial too."""
-    by_id = {e.id: e for e in entries}
     topics: dict[str, MemoryEntry] = {}
     for entry in live:
         retired = [by_id[i] for i in _ids(entry.metadata.get(SUPERSEDES, "")) if i in by_id]
@@ -159,16 +159,13 @@ def _denial_topics(live: list[MemoryEntry], entries: Iterable[MemoryEntry]) -> d
     return topics
 
 
-def _earlier(pool: Iterable[MemoryEntry], entries: Iterable[MemoryEntry]) -> dict[str, tuple[str, ...]]:
+def _earlier(pool: Iterable[MemoryEntry], by_id: Mapping[str, MemoryEntry]) -> dict[str, tuple[str, ...]]:
     """The texts each candidate superseded, back to the first: how the store has named its subject before."""
-    chains = [(entry, _ids(entry.metadata.get(SUPERSEDES, ""))) for entry in pool]
-    if not any(todo for _, todo in chains):
-        return {}  # no candidate replaced anything: the store's id map is not built on this write
-    by_id = {e.id: e for e in entries}
     found: dict[str, tuple[str, ...]] = {}
-    for entry, todo in chains:
+    for entry in pool:
         texts: list[str] = []
         seen = {entry.id}
+        todo = _ids(entry.metadata.get(SUPERSEDES, ""))
         while todo:
             older = by_id.get(todo.pop())
             if older is None or older.id in seen:
@@ -182,13 +179,12 @@ def _earlier(pool: Iterable[MemoryEntry], entries: Iterable[MemoryEntry]) -> dic
 
 
 def returned_from(
-    entries: Iterable[MemoryEntry], live: Iterable[MemoryEntry], incoming: MemoryEntry
+    by_id: Mapping[str, MemoryEntry], live: Iterable[MemoryEntry], incoming: MemoryEntry
 ) -> str | None:
     """The id of the live truth `incoming` returns from to an earlier value (`returns.py`): the end of the
     supersession chain of a superseded fact that held the value."""
     if not returns.returning(incoming.content) or denial_only(incoming.content):
         return None  # a fact that only says a value is over goes back to nothing (`the #ci room is not used anymore`)
-    by_id = {e.id: e for e in entries}
     live_ids = {e.id for e in live}
     history = [
         e for e in by_id.values() if is_superseded(e) and e.id != incoming.id and same_domain(e, incoming)

@@ -88,10 +88,9 @@ def relation(stored: str, incoming: str, narrowing: bool = True) -> Relation:
         return Relation("corrects")  # `我们不再用 Jenkins 了`, `We got rid of Jenkins`
     if _denied_by_name(stored, old, incoming, new):
         return Relation("corrects")  # `We no longer use Buildkite for CI` after `CI moved to Buildkite …`
+    # `we stopped vendoring Go dependencies` after `Go dependencies are vendored`
     if any(doing_denied(done, new.denied) for done in doings(stored)):
-        return Relation(
-            "corrects"
-        )  # `we stopped vendoring Go dependencies` after `Go dependencies are vendored`
+        return Relation("corrects")
     sure = [r for r in (*old.readings, *new.readings) if not r.reverse]
     owners = {r.subject.owner for r in sure if r.subject is not None}
     certain = bool(old.readings and new.readings) and all(r.subject for r in sure)

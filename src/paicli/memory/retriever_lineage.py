@@ -19,16 +19,14 @@ from typing import TYPE_CHECKING
 
 from paicli.memory.arrays import distinct, member
 from paicli.memory.recall_block import MemoryEntryLike
-from paicli.memory.table import EntryTable
+from paicli.memory.table import SUPERSEDED_BY, EntryTable
 
 if TYPE_CHECKING:
     from paicli.memory.ranking import BoolArray
     from paicli.memory.vector import FloatArray, IntArray
 
-SUPERSEDED_BY = "supersededBy"  # evolve.SUPERSEDED_BY (retrieval does not import the write path)
-MAX_TERMS = (
-    62  # query terms a chain's words are compared by (one bit each); a longer query compares its first
-)
+# query terms a chain's words are compared by (one bit each); a longer query compares its first
+MAX_TERMS = 62
 MAX_HOPS = 64  # a chain longer than this (or a loop in a hand-edited file) ends where it is
 
 

@@ -81,7 +81,7 @@ def write(
     extra: dict[str, Any] = {}
     if content_form == packed_text.PACKED:  # lower-casing 50k texts costs more than decoding them
         lowered = packed_text.NUL.join(contents).lower()
-        extra["lowered"] = np.frombuffer(lowered.encode("utf-16-le", "surrogatepass"), dtype=np.uint8)
+        extra["lowered"] = np.frombuffer(lowered.encode(LOWERED_FORM, "surrogatepass"), dtype=np.uint8)
         texts["lowered"] = LOWERED_FORM
     meta = {
         "blocks": token.hex(),

@@ -66,10 +66,9 @@ class Subject:
         if self.whole and self.whole == other.whole:
             return "exact"
         if self.owner != other.owner:
+            # `构建超时` and `夜间构建的超时`: one holds the other with part of its modifier dropped
             shed = sheds_modifier(self, other) or sheds_modifier(other, self)
-            return (
-                "contains" if shed and _slots(self) == _slots(other) else None
-            )  # `构建超时`, `夜间构建的超时`
+            return "contains" if shed and _slots(self) == _slots(other) else None
         if _slots(self) != _slots(other):
             return None  # `starts at` and `starts on`, or a lexical slot and a copula: two different facts
         if (self.han, self.latin) == (other.han, other.latin):

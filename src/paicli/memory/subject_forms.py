@@ -123,8 +123,8 @@ def doing_elsewhere(value: str, subject: str, denied: frozenset[str]) -> bool:
     """Every denial of the doing `value` names an object that is not `subject` (`we stopped polling the status
     page` beside `Translations are synced by polling`): it is about another thing done that way."""
     # the value unchanged before a noun is its modifier (`trunk-based branching`), no doing; a gerund stays one
-    doings = frozenset(gone for gone in denied if value.endswith("ing") or not gone.startswith(value))
-    found = _objects(stem(value), doings, _noun_key_of(subject))
+    denied_doings = frozenset(gone for gone in denied if value.endswith("ing") or not gone.startswith(value))
+    found = _objects(stem(value), denied_doings, _noun_key_of(subject))
     return bool(found) and "" not in found
 
 

@@ -56,11 +56,12 @@ def doc_hash(entry_id: str, content_digest: str) -> int:
 
 
 MASK = (1 << 64) - 1
+SUPERSEDED_BY = "supersededBy"  # the metadata key naming the fact that replaced this one (evolve's too)
 
 
 def is_truth(metadata: Mapping[str, str]) -> bool:
     """Superseded facts and unsettled conflicts are history, never served as facts."""
-    if str(metadata.get("supersededBy", "")).strip():
+    if str(metadata.get(SUPERSEDED_BY, "")).strip():
         return False
     return str(metadata.get("conflictPending", "")).strip().lower() != "true"
 

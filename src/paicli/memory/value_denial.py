@@ -78,6 +78,7 @@ def weigh(truths: Iterable[tuple[str, str]], incoming: str) -> Weighed:
         return Weighed(frozenset(), ())
     holders: list[_Holder] = []
     needles = [candidate.lower() for candidate in candidates]
+    said = fold(incoming).replace(" ", "")
     for id_, content in truths:
         flat = fold(content).replace(" ", "")
         if not any(needle in flat for needle in needles):
@@ -94,7 +95,7 @@ def weigh(truths: Iterable[tuple[str, str]], incoming: str) -> Weighed:
             if not r.reverse
         )
         owners = [r.subject.owner for r in stored.readings if r.subject is not None and r.subject.owner]
-        told = any(owner.replace(" ", "") in fold(incoming).replace(" ", "") for owner in owners)
+        told = any(owner.replace(" ", "") in said for owner in owners)
         holders.append(_Holder(id_, _names_rest(content, incoming, value), owned, whole, told))
     ids = frozenset(h.id for h in holders)
     # a fact about another component or project is named only with its owner (`Poseidon 项目 那边 …`)
