@@ -88,15 +88,15 @@ ROWS: tuple[tuple[str, Lang, Shape, str, tuple[str, str, str], str], ...] = (
 )  # fmt: skip
 
 
-def _text(marked: str) -> str:
+def marked_text(marked: str) -> str:
     return _SPAN.sub(r"\1", marked)
 
 
-def _quote(text: str) -> str:
+def quote_of(text: str) -> str:
     return text.strip().rstrip(".。")
 
 
-def _turn(half_lang: Lang, path: Path, text: str, rotation: int) -> str:
+def turn_for(half_lang: Lang, path: Path, text: str, rotation: int) -> str:
     if path == "tool":
         return BASE.remember[half_lang].format(X=text)
     if path == "save":
@@ -111,26 +111,26 @@ _TOPIC = {_SPAN.sub(r"\1", r[4][0]): r[0] for r in reversed(ROWS)}
 
 def _case(index: int, row: tuple[str, Lang, Shape, str, tuple[str, str, str], str], paths: str) -> Case:
     _, lang, shape, _, lines, beside = row
-    id_ = _TOPIC[_text(lines[0])]
+    id_ = _TOPIC[marked_text(lines[0])]
     chain: list[Statement] = []
     for step, marked in enumerate(lines[:2]):
-        text, value = _text(marked), _SPAN.findall(marked)[-1]
+        text, value = marked_text(marked), _SPAN.findall(marked)[-1]
         path = _PATHS[paths[step]]
         meaning = Meaning(id_, "", value, False, value)
         chain.append(
-            Statement(text, _turn(lang, path, text, index + step), path, "chain", f"d13-{shape}", meaning)
+            Statement(text, turn_for(lang, path, text, index + step), path, "chain", f"d13-{shape}", meaning)
         )
     last, path = lines[2], _PATHS[paths[2]]
     held = chain[-1].meaning
     if shape == "neg":  # the denial's meaning: B no longer holds, carried by the whole line
-        meaning, expect = Meaning(id_, "", held.value, True, _quote(last)), None
+        meaning, expect = Meaning(id_, "", held.value, True, quote_of(last)), None
     else:  # a look-alike is about something else; B stays the truth
-        meaning, expect = Meaning(f"{row[0]}-aside", "", _quote(last), False, _quote(last)), held
-    turn = _turn(lang, path, last, index + 2)
+        meaning, expect = Meaning(f"{row[0]}-aside", "", quote_of(last), False, quote_of(last)), held
+    turn = turn_for(lang, path, last, index + 2)
     chain.append(Statement(last, turn, path, "chain", f"d13-{shape}", meaning, expect))
     setup: tuple[Statement, ...] = ()
     if beside:
-        text = _text(beside)
+        text = marked_text(beside)
         kept = Meaning(f"{row[0]}-beside", "", _SPAN.findall(beside)[-1], False, _SPAN.findall(beside)[-1])
         setup = (Statement(text, text, "save", "bystander", "d13-beside", kept),)
     question = re.sub(r"\s+", " ", _SPAN.sub(" ", lines[0])).strip(" .。")

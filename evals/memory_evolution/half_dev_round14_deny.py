@@ -26,6 +26,9 @@ from typing import Literal
 
 from evals.memory_evolution.cases import Case, Meaning, Path, Statement
 from evals.memory_evolution.half_dev_round10 import HALF as BASE
+from evals.memory_evolution.half_dev_round13_neg import marked_text as _text
+from evals.memory_evolution.half_dev_round13_neg import quote_of as _quote
+from evals.memory_evolution.half_dev_round13_neg import turn_for as _turn
 from evals.memory_evolution.spec import Lang
 
 HALF = replace(BASE, name="dev14deny")
@@ -84,23 +87,6 @@ ROWS: tuple[tuple[str, Lang, Shape, str, tuple[str, str], str], ...] = (
     ("mix-keep-other-subject", "mix", "keep", "sa", ("cache 用 [Valkey]", "rate limiter 不用 Valkey 了"), ""),
     ("mix-keep-plan", "mix", "keep", "ta", ("wiki 放在 [BookStack]", "我们打算下线 BookStack"), ""),
 )  # fmt: skip
-
-
-def _text(marked: str) -> str:
-    return _SPAN.sub(r"\1", marked)
-
-
-def _quote(text: str) -> str:
-    return text.strip().rstrip(".。")
-
-
-def _turn(half_lang: Lang, path: Path, text: str, rotation: int) -> str:
-    if path == "tool":
-        return BASE.remember[half_lang].format(X=text)
-    if path == "save":
-        return text
-    wrappers = BASE.wrappers[half_lang]
-    return wrappers[rotation % len(wrappers)].format(X=text)
 
 
 # rows that open with the same line share one subject (the oracle reads a meaning by its text)
