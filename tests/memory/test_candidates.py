@@ -143,3 +143,32 @@ def test_a_lookup_in_a_big_store_returns_few_candidates() -> None:
     state.load_entries(stored)
     found = Txn(state).candidates(entry("默认分支是 develop", "global", entry_id="fact-new"), 0.8)
     assert _ids(found) == ["fact-branch"]
+
+
+def test_a_small_domain_finds_its_neighbours_in_its_own_text_as_it_grows() -> None:
+    # the project's facts are a small part of the store, so its own joined text is searched; rows written
+    # after the first lookup extend it, and a text whose lower case is longer (`İ`) shifts no later row
+    others = [
+        entry(f"项目 p{i} 的部署工具是 Tool{i}", "project", f"/other{i % 7}", entry_id=f"fact-o{i:04x}")
+        for i in range(200)
+    ]
+    state = StoreState()
+    state.load_entries(
+        [*others, entry("İİ 预发环境的告警阈值是 80%", "project", "/mine", entry_id="fact-m1")]
+    )
+    probe = entry("预发环境的告警阈值调到 90%", "project", "/mine", entry_id="fact-probe")
+    assert _ids(Txn(state).candidates(probe, 0.8)) == ["fact-m1"]
+    state.put(entry("Argo 是 İİİİ 部署工具", "project", "/mine", entry_id="fact-m2"))
+    state.put(entry("预发环境的告警阈值是 85%", "project", "/mine", entry_id="fact-m3"))
+    state.put(entry("预发环境的告警阈值是 70%", "project", "/other1", entry_id="fact-o-x"))
+    assert _ids(Txn(state).candidates(probe, 0.8)) == ["fact-m1", "fact-m3"]
+    state.delete("fact-m1")
+    assert _ids(Txn(state).candidates(probe, 0.8)) == ["fact-m3"]
+    deploy = entry("部署工具换成 Flux", "project", "/mine", entry_id="fact-probe2")
+    assert _ids(Txn(state).candidates(deploy, 0.8)) == ["fact-m2"]
+    everything = list(state.values())
+    detector = ConflictDetector(0.8)
+    for incoming in (probe, deploy):
+        assert evolve.decide(
+            Txn(state).candidates(incoming, 0.8), incoming, detector, False
+        ) == evolve.decide(everything, incoming, detector, False)

@@ -14,7 +14,8 @@ finds it:
   a - m + 1 of them; the rarest such set is searched in the domain's joined canonical text;
 - a subject relation (`evolve.decide` relates the neighbours that `neighbours.py` finds): the entries whose
   lower-cased text contains one of the new fact's needles (values, content words, Han bigrams), searched in the
-  table's joined lower-cased text.
+  domain's own joined lower-cased text when the domain is a small part of the store (a project's facts among
+  other projects'), else in the table's.
 
 Candidates come back in store order, which the rules depend on (the first duplicate wins).
 """
@@ -69,6 +70,7 @@ class _Domain:
     by_duplicate: dict[str, list[int]] = field(default_factory=dict)
     by_numbers: dict[str, list[int]] = field(default_factory=dict)
     _joined: tuple[str, list[int]] | None = None
+    _lowered: tuple[str, list[int]] = ("", [])  # the rows' lower-cased texts joined, for rows[: len(starts)]
 
     def add(self, row: int, canonical: str) -> None:
         self.rows.append(row)
@@ -92,6 +94,36 @@ class _Domain:
         import numpy as np
 
         text, starts = self.joined()
+        positions: list[int] = []
+        for needle in needles:
+            at = text.find(needle)
+            while at >= 0:
+                positions.append(at)
+                at = text.find(needle, at + 1)
+        if not positions:
+            return set()
+        slots = np.searchsorted(np.asarray(starts), np.asarray(positions), side="right") - 1
+        return {self.rows[slot] for slot in set(slots.tolist())}
+
+    def lowered(self, contents: list[str]) -> tuple[str, list[int]]:
+        """The rows' lower-cased texts joined by SEPARATOR, and each one's start, extended by the rows added
+        since. A text read when its row was already dead is empty: lookups filter dead rows anyway."""
+        text, starts = self._lowered
+        if len(starts) < len(self.rows):
+            parts, starts, at = [text] if starts else [], list(starts), len(text) + 1 if starts else 0
+            for row in self.rows[len(starts) :]:
+                lowered = contents[row].lower()
+                parts.append(lowered)
+                starts.append(at)
+                at += len(lowered) + 1
+            self._lowered = (SEPARATOR.join(parts), starts)
+        return self._lowered
+
+    def rows_holding(self, needles: Iterable[str], contents: list[str]) -> set[int]:
+        """Rows whose lower-cased text contains one of `needles` (lower-cased, without SEPARATOR)."""
+        import numpy as np
+
+        text, starts = self.lowered(contents)
         positions: list[int] = []
         for needle in needles:
             at = text.find(needle)
@@ -159,6 +191,10 @@ class CandidateIndex:
         return sorted(row for row in found if alive[row])
 
     def _rows_containing(self, needles: set[str], domain: _Domain) -> set[int]:
+        table = self.table
+        if 2 * len(domain.rows) < len(table.ids) and not any(SEPARATOR in needle for needle in needles):
+            # a small domain: its own text is cheaper to scan than the whole store's
+            return domain.rows_holding(needles, table.contents)
         members = set(domain.rows)
         rows: set[int] = set()
         for needle in needles:
