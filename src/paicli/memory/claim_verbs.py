@@ -176,7 +176,7 @@ def _subject_run(tokens: list[Token]) -> list[Token]:
     attributive marker (`支付服务的 retries`) owns it. Leading function words (`the`, `each`, `in this repo the`)
     and a leading `these days` frame are dropped; what is left must be nouns and their qualifiers only."""
     start = len(tokens)
-    while start > 0 and tokens[start - 1].latin:
+    while start > 0 and (tokens[start - 1].latin or _possessive(tokens, start - 1)):
         start -= 1
     if start == len(tokens):  # a Chinese noun phrase before a Latin verb: `移动端团队 deploy with A`
         while start > 0 and _han_noun(tokens[start - 1]):
@@ -194,6 +194,11 @@ def _subject_run(tokens: list[Token]) -> list[Token]:
         else:
             break
     return [*head, *run]
+
+
+def _possessive(tokens: list[Token], i: int) -> bool:
+    """`the mobile app's crash reporting`: the owner's `'s` inside an English noun phrase."""
+    return tokens[i].text == "'s" and 0 < i < len(tokens) - 1 and tokens[i - 1].latin and tokens[i + 1].latin
 
 
 def _han_noun(token: Token) -> bool:
@@ -245,7 +250,7 @@ def _reading_at(
         if not _agrees(Token("thing" if _PRONOUN_NUMBER[pronoun] else "things"), verb, auxiliary):
             return None
         subject = []
-    elif not subject or not all(_noun_word(t) for t in subject):
+    elif not subject or not all(_noun_word(t) or _possessive(subject, i) for i, t in enumerate(subject)):
         return None  # not a noun phrase: `the CDN does not cache` is no subject of `pages`
     elif _no_head(subject[-1]) or not _agrees(subject[-1], verb, auxiliary):
         return None  # `我们的 mobile …`: an owner with no noun of its own is no subject of `mobile`
@@ -309,7 +314,8 @@ def lexical_reading(tokens: list[Token]) -> tuple[list[Token], list[Token], bool
     if not found:
         return None
     _, subject, slot, value, negated = min(found, key=lambda r: r[0])  # `min` keeps the leftmost of a rank
-    stems = [Token(stem(t.text)) if t.latin else t for t in subject]  # `sign` and `signing` too
+    owned = max((i + 1 for i, t in enumerate(subject) if t.text == "'s"), default=0)  # the owner keeps its words
+    stems = [*subject[:owned], *(Token(stem(t.text)) if t.latin else t for t in subject[owned:])]  # `signing` too
     marked = Token(SLOT + SLOT.join(stem(t.text) if t.latin else t.text for t in slot))
     return [*stems, marked], value, negated
 
