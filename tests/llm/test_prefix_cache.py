@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
+
+import pytest
 
 from paicli.llm.messages import Message, ToolCall
-from paicli.llm.prefix_cache import PrefixValues, prefix_sum
+from paicli.llm.prefix_cache import History, PrefixValues, prefix_sum
 
 
 def _history(n: int) -> list[Message]:
@@ -88,3 +92,77 @@ def test_prefix_sum_matches_a_plain_sum_under_random_edits() -> None:
         elif action < 0.9:
             history = [history[0], Message.user("摘要"), *history[-rng.randint(0, 4) :]]
         assert total(history) == sum(len(m.text) + 10 * len(m.tool_calls) for m in history)
+
+
+_EDITS: list[Callable[[History], object]] = [
+    lambda h: h.__setitem__(3, h[3].with_content("清理后的占位")),
+    lambda h: h.__setitem__(slice(1, None), [Message.user("摘要")]),
+    lambda h: h.__delitem__(slice(5, None)),
+    lambda h: h.__delitem__(2),
+    lambda h: h.insert(1, Message.user("插入")),
+    lambda h: h.pop(),
+    lambda h: h.remove(h[2]),
+    lambda h: h.reverse(),
+    lambda h: h.sort(key=lambda m: m.role),
+    lambda h: h.__imul__(2),
+    lambda h: h.clear(),
+]
+
+
+@pytest.mark.parametrize("edit", _EDITS)
+def test_every_change_of_a_history_but_an_append_is_counted(edit: Callable[[History], object]) -> None:
+    history = History(_history(4))
+    history.append(Message.user("追加"))
+    history.extend([Message.user("再追加")])
+    history += [Message.assistant("答")]
+    assert history.edits == 0
+    edit(history)
+    assert history.edits == 1
+
+
+@pytest.mark.parametrize("edit", _EDITS)
+def test_a_followed_history_changed_in_place_gets_fresh_values(edit: Callable[[History], object]) -> None:
+    value = _Counted()
+    total = prefix_sum(value, min_length=1)
+    cache = PrefixValues(value, min_length=1)
+    history = History(_history(6))
+    total(history), cache.values(history)
+    edit(history)
+    history.append(Message.user("然后追加"))
+    expected = [len(m.text) + 10 * len(m.tool_calls) for m in history]
+    assert cache.values(history) == expected
+    assert total(history) == sum(expected)
+
+
+def test_a_followed_history_that_only_grew_is_not_compared_again() -> None:
+    class Watched(History):
+        """Counts the reads of a leading slice: the prefix that a comparison copies."""
+
+        __slots__ = ("prefix_reads",)
+
+        def __init__(self, messages: list[Message]) -> None:
+            super().__init__(messages)
+            self.prefix_reads = 0
+
+        def __getitem__(self, index: Any) -> Any:
+            if isinstance(index, slice) and index.start is None:
+                self.prefix_reads += 1
+            return super().__getitem__(index)
+
+    value = _Counted()
+    total = prefix_sum(value, min_length=1)
+    first = Watched(_history(20))
+    total(first)
+    history = Watched(list(first))  # another list with the same messages: compared once, then followed
+    assert total(history) == sum(len(m.text) + 10 * len(m.tool_calls) for m in history)
+    assert history.prefix_reads == 1
+    history.prefix_reads = 0
+    value.seen.clear()
+    for i in range(20):
+        history.append(Message.user(f"新 {i}"))
+        assert total(history) == sum(len(m.text) + 10 * len(m.tool_calls) for m in history)
+    assert history.prefix_reads == 0  # followed, and only grown: never compared
+    assert value.seen == history[61:]
+    history[3] = history[3].with_content("清理后的占位")  # an edit: compared again, values fresh
+    assert total(history) == sum(len(m.text) + 10 * len(m.tool_calls) for m in history)
+    assert history.prefix_reads == 1

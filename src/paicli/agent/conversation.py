@@ -17,7 +17,7 @@ from paicli.cancel import CancelToken
 from paicli.context.receipts import OBSERVED_EVENT, RECEIPT_EVENT, Receipt
 from paicli.context.types import CompactionResult
 from paicli.llm.messages import Message, Usage
-from paicli.llm.prefix_cache import PrefixValues, prefix_sum
+from paicli.llm.prefix_cache import History, PrefixValues, prefix_sum
 from paicli.llm.protocol import ContextLimit, LLMClient
 from paicli.session.resume import (
     REFS_KEY,
@@ -72,7 +72,7 @@ class Conversation:
         self.ledger: LedgerPort = ledger or NullLedger()
         self.identity = identity or Identity()
         self.context: ContextPort = context or NullContext()
-        self._history: list[Message] = [Message.system(system_prompt)]
+        self._history = History([Message.system(system_prompt)])
         self.record(attach_source, self._history[0])
         self.last_receipt: Receipt | None = (
             None  # the newest compaction's receipt (observed after its request)
