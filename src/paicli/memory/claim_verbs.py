@@ -314,8 +314,9 @@ def lexical_reading(tokens: list[Token]) -> tuple[list[Token], list[Token], bool
     if not found:
         return None
     _, subject, slot, value, negated = min(found, key=lambda r: r[0])  # `min` keeps the leftmost of a rank
-    owned = max((i + 1 for i, t in enumerate(subject) if t.text == "'s"), default=0)  # the owner keeps its words
-    stems = [*subject[:owned], *(Token(stem(t.text)) if t.latin else t for t in subject[owned:])]  # `signing` too
+    # the owner keeps its words; the rest is stemmed, so `sign` meets `signing`
+    owned = max((i + 1 for i, t in enumerate(subject) if t.text == "'s"), default=0)
+    stems = [*subject[:owned], *(Token(stem(t.text)) if t.latin else t for t in subject[owned:])]
     marked = Token(SLOT + SLOT.join(stem(t.text) if t.latin else t.text for t in slot))
     return [*stems, marked], value, negated
 
