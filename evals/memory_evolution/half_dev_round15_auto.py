@@ -58,7 +58,7 @@ ROWS: tuple[tuple[str, Lang, Shape, str, tuple[str, str, str]], ...] = (
     ("en-keep-label-plan", "en", "keep", "aaa", ("Feature flags are managed in [LaunchDarkly].", "{Feature flags are managed in [Unleash] now}.", "To close the loop on this: {we might manage feature flags in Flagsmith next quarter}."), ),
     ("en-keep-since-question", "en", "keep", "aaa", ("Python code is formatted with [black].", "{Starting this month, Python code is formatted with [ruff format]}.", "Since the upgrade, {is Python code still formatted with ruff format}?"), ),
     ("en-keep-label-if", "en", "keep", "aaa", ("Error tracking is done in [Sentry].", "{Error tracking is done in [Rollbar] now}.", "Status change — {if Rollbar gets too pricey we'll do error tracking in Bugsnag}."), ),
-    ("en-keep-runbook", "en", "keep", "aaa", ("Deploys go through [Jenkins].", "{Deploys go through [Argo CD] now}.", "The old runbook says: {deploys go through Spinnaker}"), ),
+    ("en-keep-runbook", "en", "keep", "aaa", ("Deploys go through [Jenkins].", "{Deploys go through [Argo CD] now}.", "The old runbook says: {deploys go through Harness}"), ),
     ("en-keep-and-plan", "en", "keep", "aaa", ("Bugs are tracked in [Jira].", "{Bugs are tracked in [Linear] now}.", "Logs are in Loki and {we might track bugs in Shortcut} next quarter."), ),
     ("en-keep-log", "en", "keep", "aaa", ("The API runs on Node [18].", "{Since January the API runs on Node [20]}.", "The build log printed:\n```\n{Since v4 the API runs on Node 16}\n```"), ),
     # ---- Chinese ----
