@@ -125,6 +125,7 @@ def test_a_task_a_name_or_a_plan_under_a_chinese_label_stores_nothing(
         ("说明一下", True),
         ("引用一下", False),  # a source verb
         ("检查一下", False),  # a task verb
+        ("翻一下", False),  # a one-syllable verb with 一下: the colloquial order
         ("领导说一下", False),  # a subject before the act: someone else speaks
     ],
 )

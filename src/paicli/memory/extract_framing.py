@@ -11,7 +11,7 @@ in grammar:
   words come from (`from my side` names the user);
 - a Chinese framing is the speaker's own act of telling, done now: a verb with the aspect of a short act (`一下`,
   `一句`, `一点`, a classifier `个`) and at most a short object (`说明一下`, `补一句`, `同步个进展`), never a
-  task verb (`翻译一下` asks for work).
+  task verb (`翻译一下` asks for work); a one-syllable verb with `一下` is the colloquial order (`看一下`, `翻一下`).
 
 Neither may name a source, a third party, material to work on, a request, an ordinal or an injected role.
 Pure functions of the text.
@@ -51,9 +51,11 @@ _FINITE = re.compile(
 )
 # A preposition that names where the following words come from; only the user's own side is no source.
 _SOURCE_PREPOSITION = re.compile(r"(?i)\b(?:from|per|via|by|according to|quoting|courtesy of)\s+(\S+)")
-# the act's verb, its aspect, and at most a short object that holds no second act (`用两句话概括一下` is a task)
+# the act's verb, its aspect, and at most a short object that holds no second act (`用两句话概括一下` is a task);
+# with 一下 or 下 the verb has two syllables (U+4E01 on: the second is no 一), `翻一下`, `看下` are orders
 _ZH_ACT = re.compile(
-    r"^(?:再|先|顺便|最后|简单)?(?![他她它你])[\u4e00-\u9fff]{1,2}(?:一下|一句|一点|两句|几句|下|个)"
+    r"^(?:再|先|顺便|最后|简单)?(?![他她它你])"
+    r"(?:[\u4e00-\u9fff][\u4e01-\u9fff](?:一下|下)|[\u4e00-\u9fff]{1,2}(?:一句|一点|两句|几句|个))"
     r"(?!.*(?:一下|一句|两句|几句))[\u4e00-\u9fff的]{0,6}$"
 )
 
