@@ -172,7 +172,7 @@ def test_a_coordinated_clause_is_quoted_on_its_own(tmp_path: Path, turn: str, qu
         "The README says the ORM is SQLAlchemy, and migrations are done with Alembic.",
         "Please fix the ORM, and migrations are done with Alembic.",
         "Today the ORM is broken, and migrations are done with Alembic.",
-        "The ORM is SQLAlchemy and migrations are done with Alembic.",  # no clause boundary: a cut fragment
+        "If the ORM is SQLAlchemy and migrations are done with Alembic, we are fine.",
     ],
 )
 def test_a_coordinated_clause_inside_a_condition_a_source_a_request_or_a_one_off_stores_nothing(

@@ -50,16 +50,16 @@ def _reason(text: str, quote: str, corrects: bool) -> str | None:
     return judge_quotes([quote], safe_input(text), True, lambda _: corrects)[0].reason
 
 
-@pytest.mark.parametrize(
-    "quote",
-    [
-        "Session store: Redis is out, Valkey is in.",
-        "Heads up about the session store: Redis is not used anymore.",
-    ],
-)
-def test_a_label_that_is_a_stored_subject_is_the_users_own(quote: str) -> None:
+def test_a_label_that_is_a_stored_subject_is_the_users_own() -> None:
+    quote = "Session store: Redis is out, Valkey is in."
     assert _reason(quote, quote, corrects=True) is None
     assert _reason(quote, quote, corrects=False) == "reported"  # with nothing stored: whose label is it?
+
+
+def test_a_heads_up_phrase_is_the_users_own_framing_whatever_is_stored() -> None:
+    quote = "Heads up about the session store: Redis is not used anymore."
+    assert _reason(quote, quote, corrects=True) is None
+    assert _reason(quote, quote, corrects=False) is None  # a phrase of the user's, no one's name (memauto4)
 
 
 def test_a_speakers_name_is_never_taken_for_the_subject() -> None:

@@ -19,6 +19,7 @@ unless one text contrasts two of them on one thing (`A writes the docs, B review
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -194,6 +195,8 @@ def _read(items: list[Item]) -> _Clause | None:  # one frame per branch, in orde
     ):  # `X 这块是 P 在管`, `X 不是 A 负责了`
         return hold(_thing(items[:be]), items[last], _person(items[be + 1 : last]))
     duty = next((i for i in verbs if _has_content(items[:i]) and _has_content(items[i + 1 :])), None)
+    if duty is not None and be == duty - 1 and _PARTICIPLE.fullmatch(items[duty].token.text):
+        return None  # `X are managed in Y`: a passive with no `by` names no doer; where it is done is a value
     if duty is not None:
         of = _first(items, {"of"}, 0, duty)
         if of is not None and be is not None and duty < be:  # `接口文档的编写是赵磊`: the duty as a noun
@@ -216,6 +219,9 @@ def _read(items: list[Item]) -> _Clause | None:  # one frame per branch, in orde
         if items[carry].kind in ("does", "it"):  # `…; Omar does`, `…, Omar has it now`
             return hold([], None, _person(items[:carry]))
     return None
+
+
+_PARTICIPLE = re.compile(r"[a-z]+(?:ed|en|wn)")
 
 
 def _cleft(items: list[Item], duty: int, be: int, relative: bool) -> bool:

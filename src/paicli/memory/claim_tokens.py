@@ -98,13 +98,21 @@ def _restore(word: str, values: list[str]) -> Token:
 
 def clauses(text: str) -> list[list[Token]]:
     """The folded text as clauses of tokens; a colon stays a token (`：`) for the parser to read."""
-    lifted, values = lift(fold(text))
+    lifted, values = lift(_OPENING_TIME.sub(r"\g<0>，", fold(text), count=1))
     found: list[list[Token]] = []
     for clause in _CLAUSE.split(lifted):
         tokens = [_restore(word, values) for word in _words(clause.replace("：", " : ").replace(":", " : "))]
         if tokens:
             found.append(tokens)
     return found
+
+
+# A time that dates a change opens the sentence (`从 3.0 版本起后端跑在 …`, `这个月开始线上发布 …`): it is a clause
+# of its own even without a comma, so the subject after it is read alone.
+_OPENING_TIME = re.compile(
+    r"^(?:(?:从|自)[^，,。；;：:]{1,12}?|(?:这|本|上|下|今|明|去)\s*个?\s*(?:周|月|季度|年|迭代|版本|sprint)[^，,。；;]{0,3}?)"
+    r"(?:起|开始|以来)(?![，,。；;\s]*$)(?=[^，,。；;])"
+)
 
 
 def _words(clause: str) -> list[str]:

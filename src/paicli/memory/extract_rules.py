@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from paicli.context.estimate import utf16_len
 from paicli.memory.extract_batch import Verdict, parse_quotes, without_parts
+from paicli.memory.extract_framing import own_speech, unframed_parts
 from paicli.memory.extract_limits import MIN_INPUT
 from paicli.memory.extract_limits import input_in_range as input_in_range
 from paicli.memory.extract_secrets import carries_secret
@@ -47,6 +48,7 @@ from paicli.memory.extract_words import (
     ATTENTION,
     AUXILIARY_START,
     BOUNDED_TIME,
+    CLAUSE_JOIN,
     CONDITIONAL,
     COORDINATED,
     DISCOURSE_MARKERS,
@@ -193,7 +195,7 @@ def _pasted_or_reported(a: InputAnalysis, quote: str, p: int, stored_subject: bo
     if java_trim(a.clauses_around(p, end)).endswith(("：", ":")):
         return True  # a label that introduces something else (`下面是构建日志：`), not a statement
     sentence = after_own_lead_in(a.sentence_around(p, end), a.text_before_in_sentence(p))  # `顺便说下，…`
-    sentence = correction_frame(quote, sentence)  # `之前说的 8080 是旧的` is the user's own
+    sentence = own_speech(correction_frame(quote, sentence))  # `之前说的 8080 是旧的` is the user's own
     if REPORTED.search(sentence) or MATERIAL.search(sentence):
         return True
     start = p - len(a.text_before_in_sentence(p))
@@ -225,7 +227,7 @@ def _after_request(a: InputAnalysis, quote: str, p: int) -> bool:
     if ATTENTION.fullmatch(before):
         return False  # `Please note the S is B`: asks for attention to the statement, not for a task
     return REQUEST.search(before) is not None or any(
-        imperative(after_own_label(part)) for part in re.split(r"[，,：:]", before)
+        imperative(after_own_label(part)) for part in unframed_parts(before)
     )
 
 
@@ -254,6 +256,9 @@ def _mid_clause(a: InputAnalysis, quote: str, p: int) -> bool:
     before = COORDINATED.sub("", java_trim(a.text_before_in_sentence(p)))
     if not before or LIST_MARKER.fullmatch(before):
         return False
+    joined = CLAUSE_JOIN.search(before)
+    if joined and reads_as_statement(before[: joined.start()]):
+        return False  # `Logs are in Loki and the S is B`: a coordinator after a whole clause opens a clause
     if OWN_VOICE_LABEL.match(re.sub(r"(?i)\s+that$", "", before)):
         return False  # `Note that the port is 9090`: the user's own aside, then the statement
     if DISCOURSE_MARKERS.fullmatch(before) or ATTENTION.fullmatch(before) or adverb_lead_in(before, quote):

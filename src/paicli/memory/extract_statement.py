@@ -9,6 +9,7 @@ or an exclamation. Pure functions of the text.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from paicli.memory.extract_voice import (
@@ -36,6 +37,10 @@ from paicli.memory.subject import claim_of
 # or an inflection (-s, -ed); a bare plural subject (`Nightly builds run`) carries the -s on its noun instead.
 _EN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9'’-]*")
 _EN_FINITE = re.compile(r"(?i)(?:need|[a-z]{2,}(?:s|ed))$")
+# A word in -s right after a determiner is a plural noun (`both the docs`), never the clause's verb.
+_DETERMINER = re.compile(
+    r"(?i)^(?:the|a|an|my|our|your|its|their|this|that|these|those|some|any|all|both|each|no)$"
+)
 # A clause whose subject is only a pointer into the conversation (`That sounds good`, `这个不错`) states nothing
 # that could be read back later on its own.
 _DEICTIC_START = re.compile(
@@ -45,7 +50,8 @@ _DEICTIC_START = re.compile(
 # another Latin-script language (`nous utilisons toujours Java 8`) has none of them.
 _EN_FUNCTION = re.compile(
     r"(?i)^(?:the|a|an|of|to|in|on|at|by|for|with|from|into|onto|after|before|until|since|during|per|every|each|"
-    r"all|and|or|but|not|no|our|my|its|their|as|than|up|down|off|out|over|under|[a-z]{3,}ly)$"
+    r"all|and|or|but|not|no|our|my|its|their|as|than|up|down|off|out|over|under|through|via|across|within|"
+    r"without|behind|between|against|along|around|toward|towards|[a-z]{3,}ly)$"
 )
 _AUXILIARY = re.compile(
     r"(?i)^(?:is|are|was|were|am|be|been|has|have|had|does|do|did|will|would|can|could|must|should|shall|may|"
@@ -57,7 +63,7 @@ _FIRST_PERSON_START = re.compile(r"(?i)^(?:(?:i|we|i'm|we're|i've|we've|our|my)\
 # modal particles) or in a quantity (`日志保留 30 天`); a clause with none is a noun phrase (`客户工单内容`), and
 # an ordinal (`第 3 节`) names a place in a document, no quantity.
 _ZH_PREDICATE = re.compile(
-    r"[是在有由归被给让把将从到向都也就只才还已不没别每均了着并]|用(?!户)|为(?!什么|何|啥)|会(?!议)|对(?!象)|"
+    r"[是在有由归被给让把将从到向都也就只才还已不没别每均了着并]|走(?!廊|势|向)|用(?!户)|为(?!什么|何|啥)|会(?!议)|对(?!象)|"
     r"过(?!程)|能|可以|需要|要|得|应该|应当|"
     r"(?<!第)(?<!第 )(?:\d+|[一二两三四五六七八九十百千万]+)\s*[\u3400-\u9fffA-Za-z%]"
 )
@@ -92,7 +98,8 @@ def reads_as_statement(clause: str) -> bool:
         return False
     if any(_AUXILIARY.match(w) for w in words[1:]):
         return True
-    return any(_EN_FINITE.match(w) for w in words[1:]) and any(_EN_FUNCTION.match(w) for w in words)
+    finite = any(_EN_FINITE.match(w) and not _DETERMINER.match(prev) for prev, w in itertools.pairwise(words))
+    return finite and any(_EN_FUNCTION.match(w) for w in words)
 
 
 def numeric_note(clause: str) -> bool:

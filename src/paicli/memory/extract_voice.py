@@ -8,6 +8,7 @@ import re
 from paicli.context.estimate import utf16_len
 from paicli.memory.claim_grammar import TRAILING, negator
 from paicli.memory.claim_tokens import clauses
+from paicli.memory.extract_framing import framing_label
 from paicli.memory.extract_words import (
     ATTENTION,
     FACT_WORDS,
@@ -102,8 +103,10 @@ def acceptable_label(label: str) -> bool:
     text = java_trim(label)
     if not text:
         return True
-    if own_lead_in(text) or ATTENTION.fullmatch(text):
-        return True  # `另外说一句：`, `Please note:`: the user's own speech act (a closed form), not a source
+    if own_lead_in(text) or ATTENTION.fullmatch(text) or framing_label(text):
+        return (
+            True  # `另外说一句：`, `Please note:`, `To close the loop:`: the user's own framing, not a source
+        )
     own_voice = OWN_VOICE_LABEL.match(text) is not None
     return (
         (FACT_WORDS.search(text) is not None or own_voice)

@@ -86,7 +86,7 @@ DURABLE = re.compile(
 SPECULATION = re.compile(
     r"(?i)可能|也许|大概|好像|似乎|估计|或许|不确定|猜|假如|假设|假定|万一|打算|准备|考虑(?!到)|将要|即将|就好了|但愿|"
     r"\b[A-D]\s*方案|方案\s*[A-D一二三]\b|选项|\boption [A-D1-9]\b|觉得|认为|(?<!部署)(?<!发布)(?<!构建)(?<!编译)目标是|计划|旨在|希望能|争取|怀疑|猜测|疑似|要不是|早就(?:该|应该|可以|想)|本该|本来应该|"
-    r"\b(?:not sure|whether|wonder|suspect|doubt)\b|"
+    r"\b(?:not sure|whether|wonder|suspect|(?<!of )doubt)\b|"
     r"\b(?:maybe|probably|perhaps|i think|i guess|might|suppose|imagine|hypothetically)\b|"
     r"\b(?:possibly|presumably|apparently|supposedly|allegedly|reportedly|likely|hopefully|ideally|theoretically)\b|"
     r"\b(?:plan(?:s|ned|ning)?|intend(?:s|ed|ing)?|aim(?:s|ing)?|about|going|hop(?:e|es|ing)) to\b"
@@ -209,4 +209,9 @@ ATTENTION = re.compile(
 # A coordinator after a clause boundary (`…, and the S is B`, `…，另外 S 用 B`) opens a clause of its own.
 COORDINATED = re.compile(
     r"(?i)(?<=[，,；;])\s*(?:and(?: also)?|but|also|plus|while|whereas|另外|而且|并且|同时|还有|但是|但|不过|以及)$"
+)
+# A coordinator that closes the words before a quote (`Logs are in Loki and …`): when those words are a whole
+# clause, the quote after it opens a clause of its own.
+CLAUSE_JOIN = re.compile(
+    r"(?i)(?:^|\s)(?:and(?: also)?|plus|while|whereas|but)$|(?:以及|而且|并且|同时|另外)$"
 )

@@ -51,7 +51,7 @@ _CSV_HEADER = re.compile(r"^\s*[A-Za-z_][\w ]*(?:,[A-Za-z_][\w ]*)+\s*$")
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
 _TRAILING_INTRODUCER = re.compile(r"(?i)(?:如下|以下|下面|below|as follows)\s*$")
 # A heading line without end punctuation that names a source (`会议纪要`, `客户工单内容`) or a chat header (`小王 10:21`).
-_SOURCE_HEADING = re.compile(
+SOURCE_HEADING = re.compile(
     r"(?i)^[^。.！!？?；;]*(?:纪要|工单|内容|记录|消息|聊天|日志|输出|邮件|引用|原文|需求|反馈|评论|截图|报告|文档|频道|"
     r"第\s*\d+\s*[节章]|issue|ticket|notes|log|output|transcript|channel)[^。.！!？?；;]{0,10}$|^\s*\S{1,12}\s+\d{1,2}:\d{2}(?::\d{2})?\s*$"
 )
@@ -154,7 +154,7 @@ class InputAnalysis:
         for start, end in self.lines:
             line = self.text[start:end].rstrip()
             colon_label = line.endswith(("：", ":")) and not self._label_ok(line[:-1])
-            if colon_label or _TRAILING_INTRODUCER.search(line) or _SOURCE_HEADING.search(line):
+            if colon_label or _TRAILING_INTRODUCER.search(line) or SOURCE_HEADING.search(line):
                 stop = _paragraph_end(self.text, end)
                 if stop > end:
                     regions.append(Region(end, stop, self.text[end:stop]))
@@ -169,7 +169,7 @@ class InputAnalysis:
             if (
                 line.endswith(("：", ":"))
                 and self._label_ok(line[:-1])
-                and not _SOURCE_HEADING.search(line[:-1])
+                and not SOURCE_HEADING.search(line[:-1])
             ):
                 stop = _paragraph_end(self.text, end)
                 if stop > end:
