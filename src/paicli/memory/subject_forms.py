@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
+from paicli.memory import subject_words as w
 from paicli.memory.claim_clause import parse_clause
 from paicli.memory.claim_grammar import LEADING, content, key, strip, verb
 from paicli.memory.claim_tokens import Token, clauses
@@ -37,8 +38,8 @@ class _Named(Protocol):
 
 
 # the closed class of degree words that give a limit its direction (`min` is left out: `30 min` is a span)
-_UPPER = re.compile(r"\b(?:max|maximum|at most|up to|capped|no more than)\b|最多|最大|上限|不超过|最高|封顶")
-_LOWER = re.compile(r"\b(?:minimum|at least|no less than)\b|最少|最小|下限|至少|不少于|最低")
+UPPER = re.compile(r"\b(?:max|maximum|at most|up to|capped|no more than)\b|最多|最大|上限|不超过|最高|封顶")
+LOWER = re.compile(r"\b(?:minimum|at least|no less than)\b|最少|最小|下限|至少|不少于|最低")
 
 
 def opposite_bounds(stored: str, incoming: str) -> bool:
@@ -49,7 +50,7 @@ def opposite_bounds(stored: str, incoming: str) -> bool:
 
 def _bounds(text: str) -> set[str]:
     low = text.lower()
-    return {name for name, found in (("upper", _UPPER), ("lower", _LOWER)) if found.search(low)}
+    return {name for name, found in (("upper", UPPER), ("lower", LOWER)) if found.search(low)}
 
 
 _PIECE = 2  # a Han piece shorter than a word could match anywhere
@@ -155,3 +156,45 @@ def _noun_key(tokens: list[Token]) -> str:
 
 def _noun_key_of(joined: str) -> str:
     return singular(joined.removeprefix("the"))
+
+
+# the closed classes of words that open or close a condition clause (`When the build breaks,`, `发布失败时，`)
+_EN_CONDITION = frozenset(["when", "whenever", "if", "unless"])
+_ZH_CONDITION_OPEN = frozenset(["如果", "假如", "要是", "每当", "一旦", "若"])
+_ZH_CONDITION_CLOSE = frozenset(["时", "时候", "的时候"])
+
+
+def condition_of(tokens: list[Token]) -> str:
+    """The key of a condition clause (without its conjunction), or "" when the clause is none."""
+    if not tokens:
+        return ""
+    words = [t.text for t in tokens]
+    if words[0] in _EN_CONDITION or words[0] in _ZH_CONDITION_OPEN:
+        words = words[1:]
+    elif tokens[-1].han and words[-1] in _ZH_CONDITION_CLOSE:
+        words = words[:-1]
+    else:
+        return ""
+    kept = [word.replace(" ", "") for word in words if word not in LEADING and word != "的"]
+    return "".join(kept)
+
+
+# how a passive clause or a Chinese means clause says the thing is done: `are scanned with X`, `用 X 检查`
+_MEANS_PREPOSITIONS = frozenset(["with", "by", "via", "using", "through", "in", "on", "from", "at"])
+_ZH_MEANS = frozenset(["用", "使用", "采用", "通过", "靠"])
+
+
+def doing_of(tokens: list[Token]) -> str:
+    """The verb that links a bare subject to its value (`tokens`: the clause after its subject), or "": the
+    participle of `are scanned with X` (not of `is set to X`: `to` is the target of a change verb), or the verb
+    after the means in `用 X 检查`. Two facts on one subject with different doings set two slots of it."""
+    rest = [t for t in tokens if t.value or t.text not in w.GENERIC]
+    if len(rest) >= 3 and rest[0].text in w.EN_BE and rest[2].text in _MEANS_PREPOSITIONS:
+        done = rest[1]
+        return stem(done.text) if done.latin and not done.value and done.text not in w.EN_BE else ""
+    for i, token in enumerate(rest):
+        if token.text in _ZH_MEANS and not token.value:
+            after = [t for t in rest[i + 1 :] if t.text not in w.ZH_ASPECT]
+            last = after[-1] if len(after) >= 2 else None
+            return last.text if last is not None and not last.value and last.text not in _ZH_MEANS else ""
+    return ""
