@@ -159,6 +159,22 @@ def test_another_verb_on_the_same_subject_is_another_fact(stored: str, incoming:
     assert found.kind == "none" and found.apart
 
 
+@pytest.mark.parametrize(
+    ("stored", "incoming"),
+    [
+        (
+            "The SDK reference is built with TypeDoc.",
+            "The SDK reference is generated with API Extractor now.",
+        ),
+        ("安装包用 Gradle 构建", "安装包现在用 Bazel 打包"),
+        ("对象存储用的是 MinIO", "对象存储现在用 Ceph"),  # no verb after the name: nothing to tell apart
+    ],
+)
+def test_a_verb_of_making_in_other_words_or_no_verb_is_the_same_slot(stored: str, incoming: str) -> None:
+    found = relation(stored, incoming)
+    assert found.kind == "changed" and not found.apart
+
+
 def test_another_verb_keeps_both_facts_through_the_store(tmp_path: Path) -> None:
     texts = ("Helm charts are linted with kube-linter.", "Helm charts are packaged with Helmfile now.")
     assert _chain(tmp_path, *texts) == sorted(texts)
