@@ -1,7 +1,9 @@
 """How a new fact relates to a stored one, from the two claims `subject.py` reads: the same statement, a changed
 value of the same subject, a correction that names only the old value, or nothing the parser can place (left to
 the relation judge as not certain). Two values of different kinds on one subject (its tool, then its time)
-set two slots: the pair is `apart`, which no word-reading rule overrides; only the relation judge may."""
+set two slots: the pair is `apart`, which no word-reading rule overrides; only the relation judge may. So do one
+subject under two conditions and one bare subject with two verbs (`scanned with` / `built with`); a bound said as
+a noun and as a clause is one slot (`slot_bounds`)."""
 
 from __future__ import annotations
 

@@ -10,7 +10,9 @@ clauses (不是 A, not A, no longer A) give values the fact denies. A clause wit
 data center`, `李娜已经不是审批人了`) also gets the reversed reading; comparisons pick the reading that fits. A
 clause with no such predicate may have a lexical verb found by its place (`claim_verbs.py`: `session tokens expire
 after 8 hours`): its subject carries the verb's slot, which must agree exactly, and a change it finds is never
-certain.
+certain. A leading condition clause (`When the build breaks,`, `发布失败时，`) is the fact's condition, kept on its
+subject; the verb of a passive or a means clause (`scanned with`, `用 X 检查`) is kept on its reading
+(`subject_forms`).
 
 Two claims are about the same subject when their subjects are equal, or when one holds the other (`审查人` in
 `代码审查人`, `pool size` in `connection pool size`) and their owners agree. What the parser cannot place is left
@@ -223,7 +225,8 @@ def _claim(text: str) -> Claim:
                 replace(r, subject=replace(r.subject, condition=condition)) if r.subject else r
                 for r in rest.readings
             )
-            return replace(rest, readings=conditioned)
+            named = {t.text.replace(" ", "") for t in parts[0] if t.value}
+            return replace(rest, readings=conditioned, mentioned=rest.mentioned | named)
     return _read(parts)
 
 
