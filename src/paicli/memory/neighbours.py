@@ -35,6 +35,8 @@ def needles(text: str) -> frozenset[str]:
                 found.update(word[i : i + 2] for i in range(len(word) - 1))
             elif not token.value and word.isascii() and word.isalpha() and len(word) >= 5:
                 found.add(word[: max(4, len(word) - 3)])  # another word form: `uploads` meets `upload size`
+            elif not token.value and len(word) == 4 and word.isascii() and word.endswith("s"):
+                found.add(word[:-1])  # a short plural meets its singular: `jobs` and `job runtime`
             found.add(word)
     for (
         short,

@@ -1,9 +1,13 @@
 """How a new fact relates to a stored one, from the two claims `subject.py` reads: the same statement, a changed
 value of the same subject, a correction that names only the old value, or nothing the parser can place (left to
 the relation judge as not certain). Two values of different kinds on one subject (its tool, then its time)
-set two slots: the pair is `apart`, which no word-reading rule overrides; only the relation judge may."""
+set two slots: the pair is `apart`, which no word-reading rule overrides; only the relation judge may. So do one
+subject under two conditions and one bare subject with two verbs (`scanned with` / `built with`); a bound said as
+a noun and as a clause is one slot (`slot_bounds`)."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from paicli.memory.change_values import values
 from paicli.memory.claim_grammar import TRAILING, negator, verb
@@ -16,6 +20,7 @@ from paicli.memory.denial import (
     subject_told_in,
     tells_all_of,
 )
+from paicli.memory.slot_bounds import same_bound
 from paicli.memory.subject import Claim, Kind, Reading, Relation, Subject, claim_of, noun_subject, value_text
 from paicli.memory.subject_forms import doing_denied, doing_elsewhere, doings, opposite_bounds
 
@@ -33,6 +38,15 @@ def _compare(old: Reading, new: Reading, new_claim: Claim, incoming: str) -> Kin
 
 
 def relation(stored: str, incoming: str, narrowing: bool = True) -> Relation:
+    """How `incoming` relates to the stored fact `stored` (`_relation`); a bound said as a noun on one side
+    and as a clause on the other (`slot_bounds`) is a change the subjects alone do not show, never certain."""
+    found = _relation(stored, incoming, narrowing)
+    if found.kind == "none" and not found.apart and same_bound(stored, incoming):
+        return Relation("changed")
+    return found
+
+
+def _relation(stored: str, incoming: str, narrowing: bool) -> Relation:
     """How `incoming` relates to the stored fact `stored` (see the module docstring). A duplicate must say no
     more and no less than the stored fact: `构建工具是 Gradle` is not a duplicate of `主语言是 Kotlin，构建工具是
     Gradle` (nor the other way round), so neither write loses a fact. `narrowing`: a subject that adds a
@@ -51,6 +65,9 @@ def relation(stored: str, incoming: str, narrowing: bool = True) -> Relation:
     for i, ro in enumerate(old.readings):
         for j, rn in enumerate(new.readings):
             match = rn.subject.match(ro.subject) if rn.subject and ro.subject else None
+            if match is None and _other_condition(ro.subject, rn.subject):
+                apart = True  # one subject under two conditions: two facts, whatever their words share
+                continue
             if match == "contains" and (ro.lexical or rn.lexical):
                 look_alike = True  # only the judge can tell; the local rules never supersede it
                 continue
@@ -65,6 +82,9 @@ def relation(stored: str, incoming: str, narrowing: bool = True) -> Relation:
                 narrower = True  # `the admin session timeout` is not `the session timeout` said again
                 continue
             kind = _compare(ro, rn, new, incoming)
+            if kind == "changed" and ro.doing and rn.doing and ro.doing != rn.doing:
+                apart = True  # `scanned with A` and `built with B`: two things done to one subject
+                continue
             if kind == "changed" and _other_slot(stored, ro.subject, incoming, rn.subject):
                 apart = True  # the build's tool, then the build's time: two facts of one subject
                 continue
@@ -95,6 +115,12 @@ def relation(stored: str, incoming: str, narrowing: bool = True) -> Relation:
     owners = {r.subject.owner for r in sure if r.subject is not None}
     certain = bool(old.readings and new.readings) and all(r.subject for r in sure)
     return Relation("none", certain and (len(owners) > 1 or all(r.own for r in sure)))
+
+
+def _other_condition(old: Subject | None, new: Subject | None) -> bool:
+    if old is None or new is None or old.condition == new.condition:
+        return False
+    return new.match(replace(old, condition=new.condition)) is not None
 
 
 def same_subject(stored: str, incoming: str) -> bool:

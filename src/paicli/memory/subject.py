@@ -10,7 +10,9 @@ clauses (不是 A, not A, no longer A) give values the fact denies. A clause wit
 data center`, `李娜已经不是审批人了`) also gets the reversed reading; comparisons pick the reading that fits. A
 clause with no such predicate may have a lexical verb found by its place (`claim_verbs.py`: `session tokens expire
 after 8 hours`): its subject carries the verb's slot, which must agree exactly, and a change it finds is never
-certain.
+certain. A leading condition clause (`When the build breaks,`, `发布失败时，`) is the fact's condition, kept on its
+subject; the verb of a passive or a means clause (`scanned with`, `用 X 检查`) is kept on its reading
+(`subject_forms`).
 
 Two claims are about the same subject when their subjects are equal, or when one holds the other (`审查人` in
 `代码审查人`, `pool size` in `connection pool size`) and their owners agree. What the parser cannot place is left
@@ -41,7 +43,7 @@ from paicli.memory.claim_grammar import (
 )
 from paicli.memory.claim_tokens import Token, clauses, fold
 from paicli.memory.claim_verbs import SLOT, qualifier
-from paicli.memory.subject_forms import sheds_modifier
+from paicli.memory.subject_forms import condition_of, doing_of, sheds_modifier
 
 Match = Literal["exact", "contains"]
 Kind = Literal["same", "changed", "corrects", "none"]
@@ -55,8 +57,11 @@ class Subject:
     whole: str = ""  # owner and subject run together: `测试环境的端口` and `测试环境端口` are one subject
     thing: str = ""  # a duty's subject (`claim_roles`): the thing held, whatever frame named it
     duty: str = ""  # and the duty held over it; "" for any other subject
+    condition: str = ""  # a leading `When …,` / `…时，` clause: the fact holds under it (`subject_forms`)
 
     def match(self, other: Subject) -> Match | None:
+        if self.condition != other.condition:
+            return None  # `when the build fails, X` and `when a deploy fails, X` are two facts
         if self.duty and other.duty:  # one holder of a duty over one thing, in any frame
             return role_items.match_held(
                 (self.owner, self.thing, self.duty), (other.owner, other.thing, other.duty)
@@ -106,6 +111,8 @@ class Reading:
     own: bool = True  # the subject stands in the reading's own clause (not carried over or guessed)
     # read at a lexical verb found by its place (`claim_verbs`): a change it finds is never certain
     lexical: bool = False
+    # the verb linking a bare subject to its value (`subject_forms.doing_of`): part of the slot
+    doing: str = ""
 
 
 @dataclass(frozen=True)
@@ -207,6 +214,23 @@ def claim_of(text: str) -> Claim:
 
 
 def _claim(text: str) -> Claim:
+    """A leading condition clause with a fact of its own subject after it holds the fact's condition; without
+    one (`部署的时候，用 Helm`) it is read as any other clause, the subject the rest continues."""
+    parts = clauses(text)
+    condition = condition_of(parts[0]) if len(parts) > 1 else ""
+    if condition:
+        rest = _read(parts[1:])
+        if rest.readings and all(r.own and r.subject is not None for r in rest.readings if not r.reverse):
+            conditioned = tuple(
+                replace(r, subject=replace(r.subject, condition=condition)) if r.subject else r
+                for r in rest.readings
+            )
+            named = {t.text.replace(" ", "") for t in parts[0] if t.value}
+            return replace(rest, readings=conditioned, mentioned=rest.mentioned | named)
+    return _read(parts)
+
+
+def _read(parts: list[list[Token]]) -> Claim:
     readings: list[Reading] = []
     ranks: list[tuple[bool, bool, int]] = []  # (negated, reversed, later clauses first)
     denied: set[str] = set()
@@ -214,7 +238,7 @@ def _claim(text: str) -> Claim:
     context: Subject | None = None
     context_owner: list[Token] = []
     parsed = stated = colon_subject = False
-    for tokens in clauses(text):
+    for tokens in parts:
         mentioned.update(t.text.replace(" ", "") for t in tokens if t.value)
         if _role_clause(tokens) and any(r.subject is None for r in readings):
             context, readings[:] = _role(tokens[1:], context_owner, readings)  # `B 取代了 A，成为新的 S`
@@ -277,7 +301,8 @@ def _claim(text: str) -> Claim:
             denied.add(found)
         stated = stated or not clause.colon
         colon_subject = colon_subject or (clause.colon and not readings)
-        readings.append(Reading(subject, found, clause.negated, own=own, lexical=clause.lexical))
+        doing = "" if clause.lexical else doing_of(tokens[len(clause.subject) :])
+        readings.append(Reading(subject, found, clause.negated, own=own, lexical=clause.lexical, doing=doing))
         ranks.append((clause.negated, False, -len(ranks)))
         flip = (clause.reversible or clause.negated) and not clause.lexical
         reverse = noun_subject(clause.value, owner) if flip else None
