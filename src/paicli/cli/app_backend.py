@@ -18,12 +18,6 @@ from paicli.agent.events import EventSink, RunFinished
 from paicli.agent.loop import LoopStats
 from paicli.agent.react import ReactAgent
 from paicli.cancel import CancelToken
-from paicli.cli.backend import (
-    BannerInfo,
-    CommandReply,
-    NoticeListener,
-    StatusSnapshot,
-)
 from paicli.cli.compose import Components
 from paicli.cli.session_background import SessionBackground
 from paicli.cli.session_factory import SessionFactory
@@ -39,6 +33,7 @@ from paicli.session.ledger import ConversationLedger
 from paicli.session.model_record import record_model_change
 
 if TYPE_CHECKING:
+    from paicli.cli.backend import BannerInfo, CommandReply, NoticeListener, StatusSnapshot
     from paicli.cli.compaction_controls import CompactionControls
     from paicli.cli.model_switch import ModelSwitch
     from paicli.cli.session_snapshots import SnapshotCommands
@@ -205,6 +200,8 @@ class AppBackend:
     # ---- information ---------------------------------------------------------------------------------
 
     def info(self) -> BannerInfo:
+        from paicli.cli.backend import BannerInfo  # the REPL's value types: a `-p` run shows none of them
+
         return BannerInfo(
             __version__,
             self.settings.model,
@@ -247,6 +244,8 @@ class AppBackend:
     def resume(self, session_id: str) -> CommandReply:
         """/resume: a session rebuilt over the earlier conversation's ledger; this one's ledger is closed
         (and deleted when it holds nothing but its start)."""
+        from paicli.cli.backend import CommandReply
+
         reopened = self.core.restore.reopen(session_id)
         if isinstance(reopened, CommandReply):
             return reopened

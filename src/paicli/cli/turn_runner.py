@@ -18,12 +18,12 @@ from paicli.cli.warmup import WarmUp, await_warmup
 from paicli.config.modes import DEFAULT_MODE, ORCHESTRATED, RUN_MODES, RunMode, mode_named
 from paicli.llm.content_parts import ImagePart
 from paicli.llm.notices import RetryListener, retry_notices
-from paicli.tools.hooks import Hooks
 
 if TYPE_CHECKING:
     from paicli.agent.plan.agent import PlanDraft
     from paicli.cli.orchestrated_session import OrchestratedRuns
     from paicli.tools.checkpoint import TurnCheckpoint
+    from paicli.tools.hooks import Hooks
 
 log = logging.getLogger(__name__)
 RESUMABLE_MODES = ORCHESTRATED  # runs whose interrupted steps /resume and -c offer to continue

@@ -47,7 +47,6 @@ from paicli.tools.call_result import (
 from paicli.tools.checkpoint import TurnCheckpoint, may_change_files
 from paicli.tools.context import Offloader, OutputSink, SaveMemory, ToolContext
 from paicli.tools.guards import PathDenied, PathGuard
-from paicli.tools.hooks import Hooks, after_tool, before_tool
 from paicli.tools.policy import HEADLINE_NOTICE, TurnToolPolicy
 from paicli.tools.registry import Tool
 from paicli.tools.schema import ArgumentError, ToolOutput, ToolSpec, argument_error_text, parse_arguments
@@ -61,6 +60,7 @@ BATCH_TIMEOUT_SECONDS = 90.0
 
 if TYPE_CHECKING:
     from paicli.tools.executor import CommandExecutors  # built at the first call that runs
+    from paicli.tools.hooks import Hooks
 
 
 class ToolRunner:
@@ -315,8 +315,11 @@ class TurnToolSet:
         if cancel.cancelled:
             return cancelled_output(call.name)
         hooks = self.runner.hooks
-        if hooks is not None and (stopped := before_tool(hooks, call.name, args, self.runner.notices)):
-            return stopped
+        if hooks is not None:
+            from paicli.tools.hooks import after_tool, before_tool  # loaded already: a session's hooks are
+
+            if stopped := before_tool(hooks, call.name, args, self.runner.notices):
+                return stopped
         self._before_change(tool.spec, on_wait)
         try:
             with cancel_scope(cancel):  # deep bounded waits (the memory lock) also stop on this call's cancel
