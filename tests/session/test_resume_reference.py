@@ -12,8 +12,8 @@ import pytest
 from paicli.cli.session_restore import view_reference
 from paicli.llm.messages import Message
 from paicli.session.ledger import ConversationLedger
-from paicli.session.ownership import fork_session
 from paicli.session.ledger_keys import VIEW_REFERENCE_EVENT
+from paicli.session.ownership import fork_session
 from paicli.session.resume import load_view
 from paicli.session.system_refs import SYSTEM_UNCHANGED_EVENT, recent_systems
 

@@ -26,6 +26,7 @@ from paicli.context.tokens import TokenCounter
 from paicli.deferred import Deferred
 from paicli.llm.protocol import LLMClient
 from paicli.llm.tool_fallback import ToolFallbackClient, ToolSupport
+from paicli.mcp.files import mcp_files_present
 from paicli.memory.guard import ExternalContextTracker
 from paicli.memory.manager import MemoryManager
 from paicli.memory.project import ProjectMemoryLoader
@@ -41,7 +42,6 @@ from paicli.tools.base import Approver
 from paicli.tools.browser_specs import browser_tools
 from paicli.tools.code_search_spec import index_path, offer_search_code
 from paicli.tools.context import ToolContext
-from paicli.mcp.files import mcp_files_present
 from paicli.tools.hook_paths import hooks_files_present
 from paicli.tools.registry import Tool
 from paicli.tools.rule_book import RuleBook

@@ -25,6 +25,7 @@ from paicli.session.ledger_keys import (
     VIEW_CHECKPOINT_EVENT,
 )
 from paicli.session.scan import find_backwards, line_start
+
 # the events a message entry can carry (spec 3.1); anything else is an event this version does not know
 MESSAGE_EVENTS = frozenset({"system", "user", "tool_result", "tool_call", "assistant", "message"})
 _CHECKPOINT_MARKER = b'"event":"view_checkpoint"'

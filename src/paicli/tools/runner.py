@@ -51,7 +51,6 @@ from paicli.tools.policy import HEADLINE_NOTICE, TurnToolPolicy
 from paicli.tools.registry import Tool
 from paicli.tools.schema import ArgumentError, ToolOutput, ToolSpec, argument_error_text, parse_arguments
 from paicli.tools.table import ToolTable
-from paicli.tools.web import WebTools
 
 __all__ = ["Offloader", "ToolRunner", "TurnToolSet"]
 
@@ -60,6 +59,7 @@ BATCH_TIMEOUT_SECONDS = 90.0
 
 if TYPE_CHECKING:
     from paicli.tools.executor import CommandExecutors  # built at the first call that runs
+    from paicli.tools.handlers import WebHandlers
     from paicli.tools.hooks import Hooks
 
 
@@ -77,7 +77,7 @@ class ToolRunner:
         *,
         values: ToolValues,
         keys: Keys = no_keys,
-        web: WebTools | None = None,
+        web: WebHandlers | None = None,
         max_parallel: int = MAX_PARALLEL,
         batch_timeout: float = BATCH_TIMEOUT_SECONDS,
         audit: AuditLog | None = None,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from paicli.config.tool_values import ToolValues
 from paicli.tools.context import SaveMemory
+from paicli.tools.handlers import DeferredWeb, WebHandlers
 from paicli.tools.registry import Tool, builtin_tools
-from paicli.tools.web import WebTools
 
 
 class ToolTable:
@@ -17,9 +17,10 @@ class ToolTable:
 
     @classmethod
     def builtin(
-        cls, values: ToolValues, save_memory: SaveMemory | None = None, web: WebTools | None = None
+        cls, values: ToolValues, save_memory: SaveMemory | None = None, web: WebHandlers | None = None
     ) -> ToolTable:
-        return cls(builtin_tools(web or WebTools(values.web), save_memory, values.command_timeout))
+        """`web`: the web tools (default: built from `values` at the first fetch or search)."""
+        return cls(builtin_tools(web or DeferredWeb(values.web), save_memory, values.command_timeout))
 
     def register(self, tool: Tool) -> None:
         """Add or replace a tool (skills, MCP, the session's own)."""
