@@ -18,53 +18,67 @@ if TYPE_CHECKING:
     from paicli.tools.schema import Args, ToolOutput
     from paicli.tools.web_search import Search, SearchConfigError
 
+    # What each deferred module provides, for the type checker only: the protocols cost class creation at
+    # start-up and nothing checks them at run time.
 
-class _Handler(Protocol):
-    def __call__(self, args: Args, ctx: ToolContext, /) -> ToolOutput: ...
+    class _Handler(Protocol):
+        def __call__(self, args: Args, ctx: ToolContext, /) -> ToolOutput: ...
 
+    class _Precheck(Protocol):
+        def __call__(self, args: Args, paths: PathGuard, /) -> ToolOutput | None: ...
 
-class _Precheck(Protocol):
-    def __call__(self, args: Args, paths: PathGuard, /) -> ToolOutput | None: ...
+    class _Preview(Protocol):
+        def __call__(self, tool: str, args: Args, paths: PathGuard | None, /) -> str | None: ...
 
+    class FileTools(Protocol):
+        """What tools/files.py provides (the module itself satisfies this)."""
 
-class _Preview(Protocol):
-    def __call__(self, tool: str, args: Args, paths: PathGuard | None, /) -> str | None: ...
+        @property
+        def read_file(self) -> _Handler: ...
+        @property
+        def write_file(self) -> _Handler: ...
+        @property
+        def edit_file(self) -> _Handler: ...
+        @property
+        def list_dir(self) -> _Handler: ...
+        @property
+        def glob_files(self) -> _Handler: ...
+        @property
+        def write_problem(self) -> _Precheck: ...
+        @property
+        def edit_problem(self) -> _Precheck: ...
+        @property
+        def edit_preview(self) -> _Preview: ...
 
+    class SearchTools(Protocol):
+        @property
+        def grep_code(self) -> _Handler: ...
 
-class FileTools(Protocol):
-    """What tools/files.py provides (the module itself satisfies this)."""
+    class ShellTools(Protocol):
+        @property
+        def execute_command(self) -> _Handler: ...
 
-    @property
-    def read_file(self) -> _Handler: ...
-    @property
-    def write_file(self) -> _Handler: ...
-    @property
-    def edit_file(self) -> _Handler: ...
-    @property
-    def list_dir(self) -> _Handler: ...
-    @property
-    def glob_files(self) -> _Handler: ...
-    @property
-    def write_problem(self) -> _Precheck: ...
-    @property
-    def edit_problem(self) -> _Precheck: ...
-    @property
-    def edit_preview(self) -> _Preview: ...
+    class ProjectTools(Protocol):
+        @property
+        def create_project(self) -> _Handler: ...
 
+    class WebHandlers(Protocol):
+        """web_fetch and web_search: what tools/web.py's WebTools provides."""
 
-class SearchTools(Protocol):
-    @property
-    def grep_code(self) -> _Handler: ...
+        def web_fetch(self, args: Args, ctx: ToolContext, /) -> ToolOutput: ...
+        def web_search(self, args: Args, ctx: ToolContext, /) -> ToolOutput: ...
 
+    class WebSearch(Protocol):
+        """What tools/web_search.py provides (the module itself satisfies this): loaded with the first search."""
 
-class ShellTools(Protocol):
-    @property
-    def execute_command(self) -> _Handler: ...
-
-
-class ProjectTools(Protocol):
-    @property
-    def create_project(self) -> _Handler: ...
+        @property
+        def SearchConfigError(self) -> type[SearchConfigError]: ...
+        @property
+        def choose_provider(self) -> Callable[[WebSearchValues], str]: ...
+        @property
+        def provider_search(self) -> Callable[[WebSearchValues, str], Search]: ...
+        @property
+        def decode_json(self) -> Callable[[bytes], Any]: ...
 
 
 def _load_files() -> FileTools:
@@ -141,13 +155,6 @@ def create_project(args: Args, ctx: ToolContext) -> ToolOutput:
     return PROJECTS.get().create_project(args, ctx)
 
 
-class WebHandlers(Protocol):
-    """web_fetch and web_search: what tools/web.py's WebTools provides."""
-
-    def web_fetch(self, args: Args, ctx: ToolContext, /) -> ToolOutput: ...
-    def web_search(self, args: Args, ctx: ToolContext, /) -> ToolOutput: ...
-
-
 class DeferredWeb:
     """The session's web tools, built at the first fetch or search: one WebTools (its address gate, rate limit
     and search settings) shared by both, as when it was built up front."""
@@ -179,19 +186,6 @@ def _load_html_reader() -> HtmlToText:
 
 # web_fetch's HTML reader (and the standard library's parser under it) loads with the first page fetched
 HTML_READER: Deferred[HtmlToText] = Deferred(_load_html_reader)
-
-
-class WebSearch(Protocol):
-    """What tools/web_search.py provides (the module itself satisfies this): loaded with the first search."""
-
-    @property
-    def SearchConfigError(self) -> type[SearchConfigError]: ...
-    @property
-    def choose_provider(self) -> Callable[[WebSearchValues], str]: ...
-    @property
-    def provider_search(self) -> Callable[[WebSearchValues, str], Search]: ...
-    @property
-    def decode_json(self) -> Callable[[bytes], Any]: ...
 
 
 def _load_web_search() -> WebSearch:

@@ -3,10 +3,15 @@ session add. The order is the order of the definitions the model sees, so it mus
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from paicli.config.tool_values import ToolValues
 from paicli.tools.context import SaveMemory
-from paicli.tools.handlers import DeferredWeb, WebHandlers
+from paicli.tools.handlers import DeferredWeb
 from paicli.tools.registry import Tool, builtin_tools
+
+if TYPE_CHECKING:
+    from paicli.tools.handlers import WebHandlers
 
 
 class ToolTable:
