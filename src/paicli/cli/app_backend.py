@@ -30,7 +30,6 @@ from paicli.deferred import Deferred
 from paicli.llm.spend import PRICES_FILE, SpendMeter
 from paicli.memory.pending import PendingExtractions
 from paicli.session.ledger import ConversationLedger
-from paicli.session.model_record import record_model_change
 
 if TYPE_CHECKING:
     from paicli.cli.backend import BannerInfo, CommandReply, NoticeListener, StatusSnapshot
@@ -169,6 +168,8 @@ class AppBackend:
         core = self.core
         self.core = self.factory.build(settings, core.parts.ledger, core.agent.conversation)
         if (settings.model, settings.provider) != (core.parts.settings.model, core.parts.settings.provider):
+            from paicli.session.model_record import record_model_change  # /model only
+
             record_model_change(
                 core.parts.ledger, settings.model, settings.provider
             )  # /effort keeps the model

@@ -16,12 +16,12 @@ from paicli.agent.ports import MemoryPort, ToolSource
 from paicli.agent.react import AgentOptions, ReactAgent
 from paicli.cli import server_window
 from paicli.cli.compose import Components, build_llm, lsp_diagnostics
-from paicli.cli.image_refs import model_takes_images
 from paicli.cli.orchestrated_session import OrchestratedRuns
 from paicli.cli.session_background import SessionBackground
 from paicli.cli.session_report import SessionReport
 from paicli.cli.session_restore import SessionRestore
 from paicli.cli.turn_runner import RunState, TurnRunner
+from paicli.cli.vision import model_takes_images
 from paicli.config.settings import Settings
 from paicli.context.manager import AutoCompactionManager
 from paicli.context.memory_view import TurnMemory

@@ -14,11 +14,11 @@ from paicli.config.env import ConfigError
 from paicli.config.settings import Settings
 from paicli.llm.messages import Message
 from paicli.session.ledger import ConversationLedger
-from paicli.session.model_record import RecordedModel, read_recorded_model
 from paicli.session.opener import LedgerOpener
 
 if TYPE_CHECKING:
     from paicli.cli.backend import CommandReply, SessionSummary
+    from paicli.session.model_record import RecordedModel
     from paicli.session.resume import ResumeResult
     from paicli.session.transcript import Transcript  # read at a resume only
 
@@ -117,6 +117,8 @@ class SessionRestore:
         if in_use(path):  # open in another process: continue in a copy, never in the same file
             path = fork_session(found.path)
             forked = f"{busy_text(found.path)}\n{forked_text(found.path, path)}\n"
+        from paicli.session.model_record import read_recorded_model  # a resume's: the model it recorded
+
         settings, note = resumed_settings(settings, read_recorded_model(path))
         opener = LedgerOpener(self.parts.keys(settings.api_key), self._on_error)
         ledger, result = opener.resume(

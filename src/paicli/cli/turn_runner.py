@@ -185,7 +185,8 @@ class TurnRunner:
         """`@image:` references: parts of this turn's message when the model takes images; else one line."""
         if "@image:" not in expanded:
             return expanded, ()
-        from paicli.cli.image_refs import attach_images, model_takes_images, no_vision_line
+        from paicli.cli.image_refs import attach_images, no_vision_line
+        from paicli.cli.vision import model_takes_images
 
         settings = self.parts.settings
         if not model_takes_images(settings, self.parts.values.vision):
