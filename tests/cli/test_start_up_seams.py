@@ -1,6 +1,7 @@
 """The checks that let a plain `paicli -p` skip loading a subsystem (issue 49) decide exactly as the subsystem
 would have: no hooks.json means `load_hooks` finds nothing and reports nothing, no mcp.json means `load_config`
-finds no server and says nothing; the built-in web tools built at their first call answer as WebTools does.
+finds no server and says nothing; the built-in web tools built at their first call answer as WebTools does; a
+folder with no `.paicli` entry brings nothing (the trust check asked at every use of a watched trust).
 Which modules a plain run leaves unloaded is checked by tests/cli/test_oneshot_imports.py."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from paicli.config.trust import project_brings
 from paicli.mcp.config import load_config
 from paicli.mcp.files import mcp_files_present
 from paicli.tools.hook_paths import hooks_files_present
@@ -83,3 +85,17 @@ def test_the_built_in_web_tools_built_at_first_call_answer_like_webtools(tmp_pat
     assert unwrap(deferred) == unwrap(direct)
     assert unwrap(deferred).startswith("🛡️ 策略拒绝")  # the address gate of the WebTools it built refused
     assert (deferred.success, deferred.blocked) == (direct.success, direct.blocked)
+
+
+def test_a_folder_whose_paicli_entry_is_a_link_is_still_looked_into(tmp_path: Path) -> None:
+    """project_brings answers "nothing" at once only when no `.paicli` entry exists at all: a link to a folder
+    inside the project is followed as before, a dangling one brings nothing."""
+    root = tmp_path / "repo"
+    (root / "config" / "skills" / "deploy").mkdir(parents=True)
+    (root / "config" / "skills" / "deploy" / "SKILL.md").write_text("x", encoding="utf-8")
+    assert project_brings(root) == []  # no .paicli entry
+    (root / ".paicli").symlink_to(root / "config")
+    assert [(b.path, b.kind) for b in project_brings(root)] == [(".paicli/skills/deploy", "Skill")]
+    (root / ".paicli").unlink()
+    (root / ".paicli").symlink_to(root / "gone")
+    assert project_brings(root) == []
