@@ -155,26 +155,6 @@ def create_project(args: Args, ctx: ToolContext) -> ToolOutput:
     return PROJECTS.get().create_project(args, ctx)
 
 
-class DeferredWeb:
-    """The session's web tools, built at the first fetch or search: one WebTools (its address gate, rate limit
-    and search settings) shared by both, as when it was built up front."""
-
-    def __init__(self, search: WebSearchValues) -> None:
-        self._tools: Deferred[WebHandlers] = Deferred(lambda: _load_web(search))
-
-    def web_fetch(self, args: Args, ctx: ToolContext) -> ToolOutput:
-        return self._tools.get().web_fetch(args, ctx)
-
-    def web_search(self, args: Args, ctx: ToolContext) -> ToolOutput:
-        return self._tools.get().web_search(args, ctx)
-
-
-def _load_web(search: WebSearchValues) -> WebHandlers:
-    from paicli.tools.web import WebTools
-
-    return WebTools(search)
-
-
 HtmlToText = Callable[[str], tuple[str, str]]  # page -> (title, text)
 
 

@@ -316,7 +316,7 @@ class TurnToolSet:
             return cancelled_output(call.name)
         hooks = self.runner.hooks
         if hooks is not None:
-            from paicli.tools.hooks import after_tool, before_tool  # loaded already: a session's hooks are
+            from paicli.tools.hooks import before_tool  # loaded already: the session has hooks
 
             if stopped := before_tool(hooks, call.name, args, self.runner.notices):
                 return stopped
@@ -334,6 +334,8 @@ class TurnToolSet:
             self.policy.observe(tool.spec, call.arguments)
             raise
         if hooks is not None:
+            from paicli.tools.hooks import after_tool
+
             output = after_tool(hooks, call.name, args, output, self.runner.notices)
         if tool.spec.writes_files and output.success:
             self._tell_watchers(tool.spec, args)
