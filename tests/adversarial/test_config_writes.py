@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from paicli.tools.approval import ApprovalState, in_gitdir_shaped_folder, is_protected_path
+from paicli.tools.approval import ApprovalState
+from paicli.tools.protected import in_gitdir_shaped_folder, is_protected_path
 from paicli.tools.registry import EDIT_FILE, WRITE_FILE
 
 

@@ -8,6 +8,11 @@ So are the parts of memory and context a greeting never reaches: the extraction 
 extraction's range), the store's evolution logic and the claim grammar (no write, no memory to index), and
 what compaction does past a threshold (a history far below it), the price table (no figure is shown) and the
 session catalog (nothing to continue).
+Nor what a greeting never reaches at all: the REPL's value types, the hooks machinery and the MCP config reader
+(no hooks.json, no mcp.json: tests/cli/test_start_up_seams.py shows the checks decide as the readers would), the
+judgement of a tool call (grants, permission rules, protected paths), the web tools, the failure classification
+of a model call, the ledger fold a resume runs, a compaction's receipt, the model record of /model and a resume,
+the `@image:` reader and the terminal cell widths (rich).
 A fresh interpreter (not the suite's forked runner, which has imported everything) reports its own imports."""
 
 from __future__ import annotations
@@ -73,7 +78,26 @@ UNUSED_BY_A_PLAIN_RUN = (
     "paicli.cli.plan_view",
     "paicli.cli.repl",
     "paicli.cli.summaries",
-    "rich.console",
+    "rich",  # and the cell widths a command's live output is clipped to (cli/cells.py)
+    "paicli.cli.cells",
+    # the REPL's value types (banner, status bar, command replies): a -p run asks for none
+    "paicli.cli.backend",
+    # no hooks.json and no mcp.json: their readers never load (tools/hook_paths.py, mcp/files.py)
+    "paicli.tools.hooks",
+    "paicli.mcp.config",
+    # a tool call's judgement: grants, permission rules, protected paths, pure commands (no call was made)
+    "paicli.tools.grants",
+    "paicli.tools.rules",
+    "paicli.tools.protected",
+    "paicli.tools.purecmd",
+    "paicli.config.saved",
+    "paicli.tools.web",  # web_fetch / web_search build their WebTools at the first call (tools/handlers.py)
+    "paicli.llm.failures",  # a model call's failure classification: the call succeeded
+    "paicli.session.resume",  # the ledger fold: nothing is resumed (the entries' names: session/ledger_keys.py)
+    "paicli.context.receipts",  # a compaction's receipt (context/receipt_events.py names its events)
+    "paicli.context.outcomes",
+    "paicli.session.model_record",  # /model and a resume
+    "paicli.cli.image_refs",  # the @image: reader (cli/vision.py answers whether the model takes images)
 )
 # what a `-p --plan` run never needs: its lines are plain text (cli/plan_lines.py), and no task calls a tool here
 UNUSED_BY_A_PLAN_RUN = (

@@ -12,7 +12,7 @@ from paicli.cli.export_ledger import ledger_markdown
 from paicli.llm.messages import Message, ToolCall
 from paicli.session.catalog import read_session_info
 from paicli.session.flock import release, try_lock
-from paicli.session.resume import REWIND_EVENT
+from paicli.session.ledger_keys import REWIND_EVENT
 from paicli.session.retention import DAY_MS, RENAME_EVENT, clean_title, delete, expired
 from paicli.session.timeline import read_timeline, view_before
 from tests.session.helpers import new_ledger

@@ -12,8 +12,9 @@ import pytest
 from paicli.cli.session_restore import view_reference
 from paicli.llm.messages import Message
 from paicli.session.ledger import ConversationLedger
+from paicli.session.ledger_keys import VIEW_REFERENCE_EVENT
 from paicli.session.ownership import fork_session
-from paicli.session.resume import VIEW_REFERENCE_EVENT, load_view
+from paicli.session.resume import load_view
 from paicli.session.system_refs import SYSTEM_UNCHANGED_EVENT, recent_systems
 
 from .fold_driver import new_session, resume, step

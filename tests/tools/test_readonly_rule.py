@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 from paicli.cancel import CancelToken
-from paicli.tools.approval import ApprovalState, git_dir_of, is_protected_path
+from paicli.tools.approval import ApprovalState
 from paicli.tools.context import ToolContext
 from paicli.tools.gitrepo import config_is_unsafe, git_is_safe_in
 from paicli.tools.guards import PathGuard, is_read_only_command
+from paicli.tools.protected import git_dir_of, is_protected_path
 from paicli.tools.readonly_specs import GIT_SUBCOMMANDS, PROGRAMS
 from paicli.tools.registry import EXECUTE_COMMAND, WRITE_FILE
 from paicli.tools.shell import run_command

@@ -182,7 +182,7 @@ def test_auto_mode_asks_before_writing_git_or_paicli_config(project: Path) -> No
 
 
 def test_protected_path_rule() -> None:
-    from paicli.tools.approval import is_protected_path
+    from paicli.tools.protected import is_protected_path
 
     assert is_protected_path(".git/config") and is_protected_path(".GIT/hooks/pre-commit")
     assert is_protected_path(".paicli/prompts/base.md") and is_protected_path(".git")

@@ -10,21 +10,24 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from paicli.agent.ports import ContextPort, LedgerPort, NullContext, NullLedger
 from paicli.cancel import CancelToken
-from paicli.context.receipts import OBSERVED_EVENT, RECEIPT_EVENT, Receipt
+from paicli.context.receipt_events import OBSERVED_EVENT, RECEIPT_EVENT
 from paicli.context.types import CompactionResult
 from paicli.llm.messages import Message, Usage
 from paicli.llm.prefix_cache import History, PrefixValues, prefix_sum
 from paicli.llm.protocol import ContextLimit, LLMClient
-from paicli.session.resume import (
+from paicli.session.ledger_keys import (
     REFS_KEY,
     REPLACED_RESULTS_KEY,
     VIEW_CHECKPOINT_EVENT,
     VIEW_REFERENCE_EVENT,
 )
+
+if TYPE_CHECKING:
+    from paicli.context.receipts import Receipt  # a compaction's: built by the compaction that writes it
 
 # "react": one compaction event per step with source `automatic:<strategy>` (spec 3.1, ReAct);
 # "subagent": source `automatic` and the strategy in the metadata (Plan tasks, Team sub-agents).

@@ -46,7 +46,7 @@ from paicli.cancel import Cancelled, CancelToken
 from paicli.llm.messages import ChatResponse, Message, Usage
 from paicli.llm.protocol import ContextLimit, LLMClient, LLMError, StreamDelta
 from paicli.prompt.tool_list import with_tool_list
-from paicli.session.resume import OUTCOME_KEY
+from paicli.session.ledger_keys import OUTCOME_KEY
 from paicli.tools.base import CANCELLED_PREFIX, ToolOutcome, ToolResult
 from paicli.tools.skill_load import settle_skill_loads
 

@@ -33,7 +33,7 @@ from paicli.context.types import CompactionResult
 from paicli.llm.content_parts import ImagePart
 from paicli.llm.messages import Message, Usage
 from paicli.llm.protocol import LLMClient
-from paicli.session.resume import REWIND_EVENT
+from paicli.session.ledger_keys import REWIND_EVENT
 
 __all__ = [
     "CANCELLED_ANSWER",

@@ -15,12 +15,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from paicli.context.internal import RUNAWAY_GUARD_PREFIX
+from paicli.lazyre import lazy_pattern
 from paicli.llm.messages import ToolCall
 from paicli.tools.base import NOT_RUN, ToolResult
 
 MARKER = RUNAWAY_GUARD_PREFIX
 DEFAULT_THRESHOLD = 3
-_WRAPPED = re.compile(r"\A\s*<tool_result\b[^>]*>\n?(.*?)\n?</tool_result>\s*\Z", re.DOTALL)
+_WRAPPED = lazy_pattern(
+    r"\A\s*<tool_result\b[^>]*>\n?(.*?)\n?</tool_result>\s*\Z", re.DOTALL
+)  # tool results only
 _ERROR_FAMILIES = (
     ("timeout", r"timeout|timed out|deadline exceeded|超时"),
     ("rate_limit", r"rate.?limit|too many requests|\b429\b|限流"),
@@ -41,7 +44,7 @@ def _error_families() -> tuple[tuple[str, re.Pattern[str]], ...]:
 
 def inner_text(content: str) -> str:
     """The tool's own text: `ToolResult.content` arrives wrapped in `<tool_result …>…</tool_result>`."""
-    match = _WRAPPED.match(content)
+    match = _WRAPPED().match(content)
     return match.group(1) if match else content
 
 

@@ -18,12 +18,6 @@ from paicli.agent.events import EventSink, RunFinished
 from paicli.agent.loop import LoopStats
 from paicli.agent.react import ReactAgent
 from paicli.cancel import CancelToken
-from paicli.cli.backend import (
-    BannerInfo,
-    CommandReply,
-    NoticeListener,
-    StatusSnapshot,
-)
 from paicli.cli.compose import Components
 from paicli.cli.session_background import SessionBackground
 from paicli.cli.session_factory import SessionFactory
@@ -36,9 +30,9 @@ from paicli.deferred import Deferred
 from paicli.llm.spend import PRICES_FILE, SpendMeter
 from paicli.memory.pending import PendingExtractions
 from paicli.session.ledger import ConversationLedger
-from paicli.session.model_record import record_model_change
 
 if TYPE_CHECKING:
+    from paicli.cli.backend import BannerInfo, CommandReply, NoticeListener, StatusSnapshot
     from paicli.cli.compaction_controls import CompactionControls
     from paicli.cli.model_switch import ModelSwitch
     from paicli.cli.session_snapshots import SnapshotCommands
@@ -174,6 +168,8 @@ class AppBackend:
         core = self.core
         self.core = self.factory.build(settings, core.parts.ledger, core.agent.conversation)
         if (settings.model, settings.provider) != (core.parts.settings.model, core.parts.settings.provider):
+            from paicli.session.model_record import record_model_change  # /model only
+
             record_model_change(
                 core.parts.ledger, settings.model, settings.provider
             )  # /effort keeps the model
@@ -205,6 +201,8 @@ class AppBackend:
     # ---- information ---------------------------------------------------------------------------------
 
     def info(self) -> BannerInfo:
+        from paicli.cli.backend import BannerInfo  # the REPL's value types: a `-p` run shows none of them
+
         return BannerInfo(
             __version__,
             self.settings.model,
@@ -247,6 +245,8 @@ class AppBackend:
     def resume(self, session_id: str) -> CommandReply:
         """/resume: a session rebuilt over the earlier conversation's ledger; this one's ledger is closed
         (and deleted when it holds nothing but its start)."""
+        from paicli.cli.backend import CommandReply
+
         reopened = self.core.restore.reopen(session_id)
         if isinstance(reopened, CommandReply):
             return reopened

@@ -13,7 +13,7 @@ from paicli.cli.receipt_view import pins_text, receipt_text
 from paicli.context.internal import is_real_user_turn
 from paicli.context.memory_block import without_memory
 from paicli.context.pins import PINS_EVENT, PinError
-from paicli.context.receipts import UNDO_EVENT
+from paicli.context.receipt_events import UNDO_EVENT
 from paicli.session.compaction_log import last_compaction, view_without
 from paicli.session.ledger_events import read_entries
 

@@ -26,7 +26,7 @@ from paicli.context.tokens import TokenCounter
 from paicli.deferred import Deferred
 from paicli.llm.protocol import LLMClient
 from paicli.llm.tool_fallback import ToolFallbackClient, ToolSupport
-from paicli.mcp.config import load_config
+from paicli.mcp.files import mcp_files_present
 from paicli.memory.guard import ExternalContextTracker
 from paicli.memory.manager import MemoryManager
 from paicli.memory.project import ProjectMemoryLoader
@@ -42,7 +42,7 @@ from paicli.tools.base import Approver
 from paicli.tools.browser_specs import browser_tools
 from paicli.tools.code_search_spec import index_path, offer_search_code
 from paicli.tools.context import ToolContext
-from paicli.tools.hooks import Hooks, load_hooks
+from paicli.tools.hook_paths import hooks_files_present
 from paicli.tools.registry import Tool
 from paicli.tools.rule_book import RuleBook
 from paicli.tools.runner import ToolRunner
@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from paicli.codeindex.tool import SearchCodeTool
     from paicli.lsp.session import LspSession
     from paicli.mcp.session import McpSession
+    from paicli.tools.hooks import Hooks
 
 
 @dataclass
@@ -297,6 +298,10 @@ def session_hooks(
     settings: Settings, keys: Keys, trust: ProjectTrust, session_id: str, board: NoticeBoard
 ) -> Hooks | None:
     """hooks.json (the user's; a trusted project's too); None when nothing is configured. SessionStart runs here."""
+    if not hooks_files_present(settings.paicli_home, settings.project_root, trust.trusted):
+        return None
+    from paicli.tools.hooks import Hooks, load_hooks
+
     config = load_hooks(settings.paicli_home, settings.project_root, trust.trusted)
     board.extend(f"⚠️ {problem}" for problem in config.problems)
     if not config.commands:
@@ -348,6 +353,10 @@ def start_mcp(
     settings: Settings, config: ParsedConfig, tools: ToolTable, notices: NoticeBoard, *, trusted: bool
 ) -> McpSession | None:
     """The configured MCP servers, their cached tools registered (None when there are none)."""
+    if not mcp_files_present(settings.paicli_home, settings.project_root):
+        return None  # no mcp.json anywhere: nothing to read, so its reader (and pydantic model) never loads
+    from paicli.mcp.config import load_config
+
     found = load_config(settings.paicli_home, settings.project_root, config.variables, trusted=trusted)
     session: McpSession | None = None
     if found.servers:  # MCP's client side is loaded only for a server to talk to

@@ -18,7 +18,8 @@ from paicli.cli.summaries import strip_boundary
 from paicli.context.internal import skill_names
 from paicli.llm.messages import Message
 from paicli.session.ledger_index import INTERNAL_SOURCES
-from paicli.session.resume import HISTORY_CLEAR_EVENT, REWIND_EVENT, LedgerEntry, parse_entries
+from paicli.session.ledger_keys import HISTORY_CLEAR_EVENT, REWIND_EVENT
+from paicli.session.resume import LedgerEntry, parse_entries
 from paicli.session.transcript import starts_turn, typed_input
 
 _IDENTITY = b'"mode":"react","actor":"agent"'

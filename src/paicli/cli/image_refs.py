@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from paicli.config import knobs
-from paicli.config.settings import Settings
 from paicli.llm.content_parts import MAX_IMAGE_BYTES, MEDIA_TYPES, ImagePart
 
 IMAGE_REF = re.compile(r"(?<![\w@])@image:(\S+)")
@@ -20,13 +19,6 @@ class AttachedImages:
     text: str  # what the model reads: the input plus an `Image source:` line per attached image
     images: tuple[ImagePart, ...]
     notes: tuple[tuple[str, str], ...]  # (level, line) for the user
-
-
-def model_takes_images(settings: Settings, declared: str) -> bool:
-    """The vision setting (on|off) decides; otherwise the provider profile's known vision models."""
-    if declared != "auto":
-        return declared == "on"
-    return settings.provider_spec.takes_images(settings.model)
 
 
 def no_vision_line(model: str) -> str:

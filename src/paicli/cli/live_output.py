@@ -11,7 +11,6 @@ import time
 from collections import deque
 from collections.abc import Callable
 
-from paicli.cli.cells import clip
 from paicli.termsafe import strip_terminal
 
 TAIL_LINES = 4
@@ -22,6 +21,8 @@ PREFIX = "  │ "
 def display_line(line: str, width: int) -> str:
     """What a terminal would end up showing for `line` (a `\\r` progress bar keeps its last state), with no
     control characters, clipped to `width` cells."""
+    from paicli.cli.cells import clip  # the cell widths (rich) load with a command's first output line
+
     shown = line.rstrip("\r").rsplit("\r", 1)[-1].expandtabs(4)
     return clip(strip_terminal(shown).replace("\n", " "), max(8, width))
 

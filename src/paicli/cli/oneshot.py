@@ -9,7 +9,7 @@ import sys
 import threading
 from collections.abc import Callable
 from types import FrameType
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from paicli.agent.events import (
     AgentEvent,
@@ -30,10 +30,12 @@ from paicli.agent.events import (
     is_plan_event,
 )
 from paicli.cancel import CancelToken
-from paicli.cli.backend import SessionPort
 from paicli.cli.live_output import ThrottledLines
 from paicli.config.modes import RunMode
 from paicli.termsafe import show_controls, strip_terminal
+
+if TYPE_CHECKING:
+    from paicli.cli.backend import SessionPort
 
 PREVIEW_CHARS = 2000
 

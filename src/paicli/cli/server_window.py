@@ -15,12 +15,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paicli import fsperm
 from paicli.config.settings import Settings
 from paicli.llm.endpoints import is_local_endpoint as is_local
-from paicli.llm.window_forms import ServerWindow
+
+# the forms a server states its window in load with the probe or a refusal, never with a cached answer
+if TYPE_CHECKING:
+    from paicli.llm.window_forms import ServerWindow
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +31,7 @@ CACHE_FILE = Path("cache") / "context-windows.json"
 MAX_AGE_SECONDS = 24 * 3600
 LEARNED = "服务端拒绝过长请求时给出的 n_ctx"
 
-Probe = Callable[[str, str | None, str], ServerWindow | None]
+Probe = Callable[[str, str | None, str], "ServerWindow | None"]
 
 
 @dataclass(frozen=True)
@@ -110,4 +113,6 @@ def with_server_window(settings: Settings, probe: Probe = _ask) -> Settings:
 def learned(settings: Settings, tokens: int) -> None:
     """A refusal named the server's window: the next start uses it (until the server is asked again)."""
     if settings.window_source in ("default", "server"):
+        from paicli.llm.window_forms import ServerWindow
+
         remember(settings.paicli_home, settings.base_url, settings.model, ServerWindow(tokens, LEARNED))

@@ -16,12 +16,12 @@ from paicli.agent.ports import MemoryPort, ToolSource
 from paicli.agent.react import AgentOptions, ReactAgent
 from paicli.cli import server_window
 from paicli.cli.compose import Components, build_llm, lsp_diagnostics
-from paicli.cli.image_refs import model_takes_images
 from paicli.cli.orchestrated_session import OrchestratedRuns
 from paicli.cli.session_background import SessionBackground
 from paicli.cli.session_report import SessionReport
 from paicli.cli.session_restore import SessionRestore
 from paicli.cli.turn_runner import RunState, TurnRunner
+from paicli.cli.vision import model_takes_images
 from paicli.config.settings import Settings
 from paicli.context.manager import AutoCompactionManager
 from paicli.context.memory_view import TurnMemory
@@ -33,7 +33,6 @@ from paicli.llm.spend import SpendMeter
 from paicli.session.ledger import ConversationLedger
 from paicli.tools.checkpoint import TurnCheckpoint
 from paicli.tools.disabled import ToolsDisabled
-from paicli.tools.hooks import compaction_hooks
 from paicli.tools.recall_spec import RECALL
 from paicli.tools.registry import Tool
 from paicli.tools.runner import ToolRunner, TurnToolSet
@@ -116,6 +115,11 @@ class SessionFactory:
         """Every compaction manager of the session, for its model and window, offloader attached; a Plan or
         Team `member`'s calibrates a counter of its own (`TokenCounter.sibling`)."""
         hooks = parts.tools.hooks  # PreCompact / PostCompact
+        summary_hooks = None
+        if hooks is not None:
+            from paicli.tools.hooks import compaction_hooks  # loaded already: the session has hooks
+
+            summary_hooks = compaction_hooks(hooks, parts.notices.post)
         return AutoCompactionManager(
             parts.counter.sibling() if member else parts.counter,
             self._profile(parts),
@@ -125,7 +129,7 @@ class SessionFactory:
             summary_model=parts.settings.compaction_model_setting,
             on_server_window=lambda tokens: self._learned(parts.settings, tokens),
             pinned=parts.pins.block,  # values the pin block holds verbatim a summary need not carry again
-            summary_hooks=compaction_hooks(hooks, parts.notices.post) if hooks is not None else None,
+            summary_hooks=summary_hooks,
             meter=self._metered,  # summaries count in the session's usage
         )
 

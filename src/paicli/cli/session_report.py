@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from paicli.agent.react import ReactAgent
-from paicli.cli.backend import CommandReply, StatusSnapshot
 from paicli.cli.compose import Components
 from paicli.cli.session_background import SessionBackground
 from paicli.config import knobs
@@ -16,6 +15,7 @@ from paicli.llm.messages import Usage
 from paicli.llm.spend import Spend, SpendMeter
 
 if TYPE_CHECKING:
+    from paicli.cli.backend import CommandReply, StatusSnapshot
     from paicli.context.status import CacheObservation
 
 TOKEN_RESERVES = 500 + 800 + 2000
@@ -73,6 +73,8 @@ class SessionReport:
             figure = self.compaction.figure(history, tools, model=model)
             context_tokens, source = figure.tokens, figure.source
             due = self.compaction.due(history, tools, model=model)
+        from paicli.cli.backend import StatusSnapshot  # the REPL's status bar: a `-p` run asks for none
+
         return StatusSnapshot(
             model=self.parts.settings.model,
             context_tokens=context_tokens,
@@ -104,6 +106,7 @@ class SessionReport:
         return self.parts.profile.summary(mcp_configured=self.parts.mcp is not None, cache=self.cache().short)
 
     def context(self) -> CommandReply:
+        from paicli.cli.backend import CommandReply
         from paicli.context.status import render_context_report
 
         cache = self.cache()
@@ -159,6 +162,7 @@ class SessionReport:
 
     def memory(self, args: str) -> CommandReply:
         """`/memory ...`: its status view carries the token statistics line."""
+        from paicli.cli.backend import CommandReply
         from paicli.memory.commands import parse_memory_args, run_memory_command
 
         command = parse_memory_args(args)

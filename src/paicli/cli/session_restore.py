@@ -9,17 +9,17 @@ from typing import TYPE_CHECKING, Any
 
 from paicli import __version__
 from paicli.agent.react import ReactAgent
-from paicli.cli.backend import CommandReply, SessionSummary
 from paicli.cli.compose import Components
 from paicli.config.env import ConfigError
 from paicli.config.settings import Settings
 from paicli.llm.messages import Message
 from paicli.session.ledger import ConversationLedger
-from paicli.session.model_record import RecordedModel, read_recorded_model
 from paicli.session.opener import LedgerOpener
-from paicli.session.resume import ResumeResult
 
 if TYPE_CHECKING:
+    from paicli.cli.backend import CommandReply, SessionSummary
+    from paicli.session.model_record import RecordedModel
+    from paicli.session.resume import ResumeResult
     from paicli.session.transcript import Transcript  # read at a resume only
 
 
@@ -77,6 +77,7 @@ class SessionRestore:
         self._on_error = on_error
 
     def sessions(self, include_hidden: bool = False) -> list[SessionSummary]:
+        from paicli.cli.backend import SessionSummary
         from paicli.session.catalog import list_sessions
 
         settings = self.parts.settings
@@ -102,6 +103,7 @@ class SessionRestore:
 
     def reopen(self, session_id: str) -> Reopened | CommandReply:
         """The ledger `/resume <id>` continues (a copy when another process has it open), or why not."""
+        from paicli.cli.backend import CommandReply
         from paicli.session.catalog import find_session
 
         settings = self.parts.settings
@@ -115,6 +117,8 @@ class SessionRestore:
         if in_use(path):  # open in another process: continue in a copy, never in the same file
             path = fork_session(found.path)
             forked = f"{busy_text(found.path)}\n{forked_text(found.path, path)}\n"
+        from paicli.session.model_record import read_recorded_model  # a resume's: the model it recorded
+
         settings, note = resumed_settings(settings, read_recorded_model(path))
         opener = LedgerOpener(self.parts.keys(settings.api_key), self._on_error)
         ledger, result = opener.resume(
@@ -129,12 +133,15 @@ class SessionRestore:
 
     def resumed(self, agent: ReactAgent, reopened: Reopened) -> CommandReply:
         """The rebuilt session shows the earlier conversation and carries on in it."""
+        from paicli.cli.backend import CommandReply
+
         reply = self._restored(agent, reopened.session_id, reopened.result)
         text = reopened.forked + reply.text + (f"\n{reopened.model_note}" if reopened.model_note else "")
         return CommandReply(text, reply.ok)
 
     def restore_opened(self, agent: ReactAgent) -> CommandReply:
         """Start-up with -c / --resume: the ledger was opened on an existing file; rebuild its view."""
+        from paicli.cli.backend import CommandReply
         from paicli.session.resume import load_view
 
         ledger = self.parts.ledger
@@ -152,6 +159,8 @@ class SessionRestore:
         return self._restored(agent, ledger.session_id, result)
 
     def _restored(self, agent: ReactAgent, session_id: str, result: ResumeResult) -> CommandReply:
+        from paicli.cli.backend import CommandReply  # the REPL's reply type, loaded with a resume
+
         tools = self.parts.tools
         tools.reset_session()
         pins = self._pins()  # before the system prompt is rebuilt: the pin block is part of it

@@ -16,7 +16,6 @@ from paicli.config.trust import (
     project_brings,
     untrusted_line,
 )
-from paicli.mcp.config import project_launches
 from paicli.termsafe import show_one_line
 
 QUESTION = "是否信任此文件夹并启用这些配置？[y/N] "
@@ -111,6 +110,8 @@ def _asked(
 def _launch_lines(root: Path) -> list[str]:
     """The command each of the project's MCP servers would run once trusted, written out (control
     characters visible, one line each, clipped), so `y` is answered knowing what starts."""
+    from paicli.mcp.config import project_launches  # only when asking: what a trusted folder would start
+
     launches = project_launches(root)
     if not launches:
         return []

@@ -18,12 +18,12 @@ from paicli.cli.warmup import WarmUp, await_warmup
 from paicli.config.modes import DEFAULT_MODE, ORCHESTRATED, RUN_MODES, RunMode, mode_named
 from paicli.llm.content_parts import ImagePart
 from paicli.llm.notices import RetryListener, retry_notices
-from paicli.tools.hooks import Hooks
 
 if TYPE_CHECKING:
     from paicli.agent.plan.agent import PlanDraft
     from paicli.cli.orchestrated_session import OrchestratedRuns
     from paicli.tools.checkpoint import TurnCheckpoint
+    from paicli.tools.hooks import Hooks
 
 log = logging.getLogger(__name__)
 RESUMABLE_MODES = ORCHESTRATED  # runs whose interrupted steps /resume and -c offer to continue
@@ -185,7 +185,8 @@ class TurnRunner:
         """`@image:` references: parts of this turn's message when the model takes images; else one line."""
         if "@image:" not in expanded:
             return expanded, ()
-        from paicli.cli.image_refs import attach_images, model_takes_images, no_vision_line
+        from paicli.cli.image_refs import attach_images, no_vision_line
+        from paicli.cli.vision import model_takes_images
 
         settings = self.parts.settings
         if not model_takes_images(settings, self.parts.values.vision):

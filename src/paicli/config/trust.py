@@ -46,6 +46,8 @@ def folder_key(root: Path) -> str:
 def project_brings(root: Path) -> list[Brought]:
     """What the folder would change if trusted (only entries whose real path lies inside the project)."""
     base = root / ".paicli"
+    if not os.path.lexists(base):  # everything below is inside it: one lstat instead of a dozen real paths
+        return []  # (asked again at every use of a watched trust, so a greeting asks it about ten times)
     found: list[Brought] = []
     skills = contained_dir(base / "skills", root)
     if skills is not None:

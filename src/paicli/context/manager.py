@@ -21,7 +21,6 @@ from paicli.context.clearing import ToolResultClearer
 from paicli.context.compaction_profile import clearing_config
 from paicli.context.gauge import Gauge
 from paicli.context.ladder import ladder_for
-from paicli.context.outcomes import receipted
 from paicli.context.profile import ContextProfile
 from paicli.context.session_memory import SessionMemoryCompactor, Submit, daemon_submit
 from paicli.context.tokens import CALIBRATION_MAX, TokenCounter
@@ -271,6 +270,8 @@ class AutoCompactionManager:
                 return result
             self.backoff.succeeded()
             summariser.restore_memory(history)
+            from paicli.context.outcomes import receipted  # the receipt's model loads with a compaction
+
             return receipted(result, before, history, self.gauge.measure, manual=True)
 
     def preview(
@@ -296,6 +297,8 @@ class AutoCompactionManager:
             result = acting.summary(copy, focus, cancel, llm, lambda: prefix)
             if not result.compacted:
                 return result
+            from paicli.context.outcomes import receipted
+
             return receipted(result, list(history), copy, self.gauge.measure, manual=True)
 
     def reset(self, history: list[Message]) -> None:

@@ -11,15 +11,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from paicli.lazyre import lazy_pattern
 from paicli.llm.messages import Message
 
 Ref = tuple[int, int]
 
 TAG = "recall:"
-_MARKER = re.compile(r"^\[[^\]\n]{1,40}\]")
-_REF = re.compile(r"^#?r?(\d{1,12})(?:\s*[-–~]\s*r?(\d{1,12}))?$", re.IGNORECASE)
-_SESSION_REF = re.compile(r"^(session-[A-Za-z0-9._-]+?)[:#]\s*(r?\d.*)$")
-OFFLOAD_ID = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,80})/(\d{3,6}-[A-Za-z0-9_.-]{1,60})$")
+# compiled at first use: a greeting tags, parses and looks up no reference
+_MARKER = lazy_pattern(r"^\[[^\]\n]{1,40}\]")
+_REF = lazy_pattern(r"^#?r?(\d{1,12})(?:\s*[-–~]\s*r?(\d{1,12}))?$", re.IGNORECASE)
+_SESSION_REF = lazy_pattern(r"^(session-[A-Za-z0-9._-]+?)[:#]\s*(r?\d.*)$")
+OFFLOAD_ID = lazy_pattern(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,80})/(\d{3,6}-[A-Za-z0-9_.-]{1,60})$")
 
 
 def format_ref(ref: Ref) -> str:
@@ -40,7 +42,7 @@ def tag(text: str, ref: Ref | None) -> str:
     unchanged when there is no reference, no marker, or the id is already there."""
     if ref is None:
         return text
-    found = _MARKER.match(text)
+    found = _MARKER().match(text)
     if found is None:
         return text
     label = f" {TAG}{format_ref(ref)}"
@@ -64,7 +66,7 @@ def clean_id(raw: str) -> str:
 
 def parse_ref(raw: str) -> Ref | None:
     """`r57`, `r12-340`, `recall:r57`, `#57` -> the sequences; None for anything else."""
-    found = _REF.match(clean_id(raw))
+    found = _REF().match(clean_id(raw))
     if found is None:
         return None
     first = int(found.group(1))
@@ -75,7 +77,7 @@ def parse_ref(raw: str) -> Ref | None:
 def split_session(raw: str) -> tuple[str | None, str]:
     """`session-…:r57` -> (session id, `r57`); a bare id -> (None, id)."""
     text = clean_id(raw)
-    found = _SESSION_REF.match(text)
+    found = _SESSION_REF().match(text)
     if found is None:
         return None, text
     return found.group(1), found.group(2)

@@ -17,10 +17,6 @@ from paicli.context.offload import OFFLOAD_PREFIX
 from paicli.context.recall_ids import format_ref, span
 from paicli.llm.messages import Message
 
-RECEIPT_EVENT = "compaction_receipt"
-OBSERVED_EVENT = "compaction_receipt_observed"
-UNDO_EVENT = "compaction_undone"
-
 Measure = Callable[[Sequence[Message]], int]
 ItemKind = Literal["cleared", "offloaded"]
 

@@ -13,15 +13,17 @@ import socket
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paicli.cancel import Cancelled, CancelToken
 from paicli.llm.connection import Connection
-from paicli.llm.failures import Failure, classify
 from paicli.llm.messages import ChatResponse
 from paicli.llm.protocol import DeltaCallback
 from paicli.llm.stream import StreamAssembler
 from paicli.llm.wire import ChatRequest, ResponseTooLarge, open_stream
+
+if TYPE_CHECKING:
+    from paicli.llm.failures import Failure  # loaded with the first failure: a call that succeeds needs none
 
 _CANCEL = ("cancel", None)
 _Event = tuple[str, Any]
@@ -56,6 +58,8 @@ def stream_attempt(
             try:
                 kind, payload = events.get(timeout=max(0.0, deadline - time.monotonic()))
             except queue.Empty:
+                from paicli.llm.failures import Failure
+
                 limit = f"{connection.options.call_timeout:g}"
                 stalled = Failure(f"调用 {connection.options.base_url} 超过 {limit} 秒仍未完成", None, True)
                 return stalled, assembler.has_output
@@ -68,6 +72,8 @@ def stream_attempt(
                     return _unfinished(assembler.has_output), assembler.has_output
                 return assembler.result()
             elif kind == "error":
+                from paicli.llm.failures import Failure, classify
+
                 if isinstance(payload, ResponseTooLarge):  # retrying would stream it all again
                     return Failure(str(payload), None, False), assembler.has_output
                 return classify(
@@ -143,6 +149,8 @@ def _close_quietly(stream: Any) -> None:
 
 
 def _unfinished(has_output: bool) -> Failure:
+    from paicli.llm.failures import Failure
+
     if has_output:
         return Failure("模型的响应流在结束标记（finish_reason）之前就断开了，回答不完整", None, True)
     return Failure("模型服务返回了空响应（HTTP 200 但没有任何内容）", None, True)

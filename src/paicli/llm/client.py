@@ -12,17 +12,19 @@ import random
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from paicli.cancel import Cancelled, CancelToken, current_token
 from paicli.llm.attempt import stream_attempt
 from paicli.llm.connection import ClientOptions, Connection
-from paicli.llm.failures import Failure, final_message, rejects_usage_option
 from paicli.llm.messages import ChatResponse, Message
 from paicli.llm.notices import RetryListener, current_retry_listener
 from paicli.llm.protocol import DeltaCallback, LLMError
 from paicli.llm.wire import ChatRequest
 from paicli.redact import mask_secret
+
+if TYPE_CHECKING:
+    from paicli.llm.failures import Failure
 
 __all__ = ["ClientOptions", "EndpointSettings", "OpenAIChatClient", "client_from_settings"]
 
@@ -141,6 +143,8 @@ class OpenAIChatClient:
             if isinstance(outcome, ChatResponse):
                 return outcome
             failure, streamed = outcome
+            from paicli.llm.failures import final_message, rejects_usage_option  # loaded by the failure
+
             if rejects_usage_option(failure, params) and not streamed:
                 # An older server that refuses stream_options: stream without usage rather than fail.
                 self._connection.usage_option_rejected = True

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from paicli.cancel import CancelToken
+from paicli.lazyre import lazy_pattern
 from paicli.llm.dropped import DROPPED_TOOLS_NOTICE, PromptSize, same_prompt, suspicious
 from paicli.llm.messages import ChatResponse, Message
 from paicli.llm.protocol import DeltaCallback, LLMClient, LLMError
@@ -27,13 +28,13 @@ NO_TOOLS_NOTICE = (
 # What servers say when a model cannot take `tools`: Ollama "does not support tools", llama.cpp "tools param
 # requires --jinja flag", vLLM "auto" tool choice requires ..., OpenAI-style "Unrecognized ... argument: tools",
 # "does not support Function Calling". A message about a `tool` *message* (a pairing error) does not match.
-_TOOLS_REJECTED = re.compile(
+_TOOLS_REJECTED = lazy_pattern(  # compiled with the first refusal
     r"\btools\b|tool[ _]choice|function[ _]?call(?:ing)?\b|tool[ _]?(?:use|calling)\b", re.IGNORECASE
 )
 
 
 def rejects_tools(error: LLMError) -> bool:
-    return error.status in (400, 422) and bool(_TOOLS_REJECTED.search(str(error)))
+    return error.status in (400, 422) and bool(_TOOLS_REJECTED().search(str(error)))
 
 
 class ToolSupport:

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from paicli import fsperm
 from paicli.config.projectfile import contained_file, read_project_text
+from paicli.mcp.files import PROJECT_FILE, USER_FILE
 
 Source = Literal["user", "project"]
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -126,7 +127,7 @@ def _read_json(path: Path, notices: list[str], root: Path | None = None) -> dict
 
 def project_file(project_root: Path) -> Path | None:
     """`.paicli/mcp.json` when its real path is a regular file inside the project (never through a symlink out)."""
-    return contained_file(project_root / ".paicli" / "mcp.json", project_root)
+    return contained_file(project_root / PROJECT_FILE, project_root)
 
 
 def project_launches(project_root: Path) -> list[tuple[str, str]]:
@@ -157,12 +158,12 @@ def load_config(
 ) -> McpConfig:
     lookup = env.get if isinstance(env, Mapping) else env
     config = McpConfig()
-    for name, raw in _read_json(home / "mcp.json", config.notices).items():
+    for name, raw in _read_json(home / USER_FILE, config.notices).items():
         server = _server(str(name), raw, "user", lookup, config.notices)
         if server is not None:
             config.servers[server.name] = server
     path = project_file(project_root)
-    if path is not None and path == (home / "mcp.json").resolve():
+    if path is not None and path == (home / USER_FILE).resolve():
         path = None  # paicli started in the home folder: the user's own file, read once
     project = _read_json(path, config.notices, project_root) if path is not None else {}
     if project and not trusted:

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from paicli.context.receipts import OBSERVED_EVENT, RECEIPT_EVENT, UNDO_EVENT, Receipt, receipt_from
+from paicli.context.receipt_events import OBSERVED_EVENT, RECEIPT_EVENT, UNDO_EVENT
+from paicli.context.receipts import Receipt, receipt_from
+from paicli.session.ledger_keys import HISTORY_CLEAR_EVENT, VIEW_CHECKPOINT_EVENT
 from paicli.session.resume import (
-    HISTORY_CLEAR_EVENT,
-    VIEW_CHECKPOINT_EVENT,
     LedgerEntry,
     ResumeResult,
     is_full_checkpoint,

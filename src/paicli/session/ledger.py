@@ -16,14 +16,14 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paicli.llm.messages import Message
 from paicli.redact import Redactor
 from paicli.session import flock
 from paicli.session.catalog_scan import LISTING_CAP_BYTES, scan_ledger
 from paicli.session.ledger_index import read_index
-from paicli.session.resume import REFS_KEY, VIEW_CHECKPOINT_EVENT, LedgerEntry, parse_entries
+from paicli.session.ledger_keys import REFS_KEY, VIEW_CHECKPOINT_EVENT
 from paicli.session.scan import read_last_sequence
 from paicli.session.system_refs import (
     RECENT,
@@ -33,6 +33,9 @@ from paicli.session.system_refs import (
     recent_systems,
     reference_metadata,
 )
+
+if TYPE_CHECKING:
+    from paicli.session.resume import LedgerEntry
 
 SCHEMA_VERSION = 1
 SESSION_START_EVENT = "session_start"
@@ -301,6 +304,8 @@ class ConversationLedger:
         """Every readable entry, in file order (the reference's `readAll()`; tests and tooling)."""
         if self._path is None or not self._path.exists():
             return []
+        from paicli.session.resume import parse_entries  # the fold: read back for a resume or an export
+
         return parse_entries(self._path.read_bytes().splitlines())[0]
 
     def claim(self) -> bool:

@@ -11,10 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paicli.session.ledger import Clock, ConversationLedger, ErrorSink, epoch_millis
-from paicli.session.resume import ResumeResult, load_view
+
+if TYPE_CHECKING:
+    from paicli.session.resume import ResumeResult
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,8 @@ class LedgerOpener:
         ledger again holds exactly what the model will see. Put a fresh system prompt before
         `result.messages` to get the history.
         """
+        from paicli.session.resume import load_view  # a resume only: a new session folds nothing
+
         result = load_view(path)
         ledger = self.existing(path)
         marker = {

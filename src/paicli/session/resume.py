@@ -18,19 +18,14 @@ from typing import Any, BinaryIO
 
 from paicli.llm.messages import Message
 from paicli.session.ledger_index import read_index
+from paicli.session.ledger_keys import (
+    HISTORY_CLEAR_EVENT,
+    REFS_KEY,
+    REPLACED_RESULTS_KEY,
+    VIEW_CHECKPOINT_EVENT,
+)
 from paicli.session.scan import find_backwards, line_start
 
-VIEW_CHECKPOINT_EVENT = "view_checkpoint"
-REPLACED_RESULTS_KEY = "replacedResults"  # compact checkpoint: tool results replaced in place (no `messages`)
-OUTCOME_KEY = "outcome"  # a tool_result entry's: how the call ended (tools.base.ToolOutcome)
-REFS_KEY = "refs"  # beside `messages`: the ledger span each message stands for ([first, last] or null)
-HISTORY_CLEAR_EVENT = "history_clear"
-# `/rewind`: {toSequence, turn, scope}; every turn from toSequence on is taken back. The fold needs nothing of it
-# (a full checkpoint of the rewound view follows); the transcript and the timeline leave those turns out.
-REWIND_EVENT = "conversation_rewind"
-# A resume that continues the view folded so far names it ({sessionId, sequence, checkpointSequence}) instead
-# of copying it into a new checkpoint: folding the same file again gives the same view, so it is a no-op here.
-VIEW_REFERENCE_EVENT = "view_reference"
 # the events a message entry can carry (spec 3.1); anything else is an event this version does not know
 MESSAGE_EVENTS = frozenset({"system", "user", "tool_result", "tool_call", "assistant", "message"})
 _CHECKPOINT_MARKER = b'"event":"view_checkpoint"'

@@ -16,10 +16,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from paicli.session.ledger_keys import HISTORY_CLEAR_EVENT, REWIND_EVENT, VIEW_CHECKPOINT_EVENT
 from paicli.session.resume import (
-    HISTORY_CLEAR_EVENT,
-    REWIND_EVENT,
-    VIEW_CHECKPOINT_EVENT,
     LedgerEntry,
     ResumeResult,
     parse_entries,

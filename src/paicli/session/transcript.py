@@ -16,11 +16,9 @@ from typing import BinaryIO
 
 from paicli.llm.messages import Message
 from paicli.session.ledger_index import INTERNAL_SOURCES, read_index
+from paicli.session.ledger_keys import HISTORY_CLEAR_EVENT, OUTCOME_KEY, REWIND_EVENT
 from paicli.session.resume import (
-    HISTORY_CLEAR_EVENT,
     MESSAGE_EVENTS,
-    OUTCOME_KEY,
-    REWIND_EVENT,
     LedgerEntry,
     parse_entries,
 )

@@ -10,23 +10,17 @@ from typing import TYPE_CHECKING, Any
 
 from paicli.config.modes import DEFAULT_MODE, MODE_NAMES, SessionMode, mode_named
 from paicli.tools.base import ApprovalDecision, ApprovalRequest
-from paicli.tools.grants import Grant, covered, grant_for
 from paicli.tools.guards import COMMAND_RULES, PassedName, is_read_only_command
-from paicli.tools.protected import (
-    aliased_by_protected_link,
-    git_dir_of,
-    in_gitdir_shaped_folder,
-    is_protected_path,
-    protected_link,
-    written_names,
-)
-from paicli.tools.purecmd import pure_command
-from paicli.tools.rule_book import RuleBook
-from paicli.tools.rules import RuleSet
 from paicli.tools.schema import ToolSpec
 
 if TYPE_CHECKING:
+    from paicli.tools.grants import Grant
+    from paicli.tools.rule_book import RuleBook
+    from paicli.tools.rules import RuleSet
     from paicli.tools.sandbox.status import SandboxGate
+
+# The judgement of a call (grants, rules, protected paths, pure commands) loads with the first call judged: a
+# session whose model calls no tool (a greeting) never needs it.
 
 HITL_PREFIX = "[HITL]"
 _CHOICES = " | ".join(MODE_NAMES)
@@ -94,6 +88,8 @@ class ApprovalState:
         self._lock = threading.Lock()
 
     def rules(self) -> RuleSet:
+        from paicli.tools.rules import RuleSet
+
         return self.rule_book.current() if self.rule_book is not None else RuleSet()
 
     @property
@@ -141,10 +137,14 @@ class ApprovalState:
 
     def grant_scope(self, spec: ToolSpec, args: dict[str, Any]) -> Grant | None:
         """What answering "always" would cover for this call; None when it cannot be granted."""
+        from paicli.tools.grants import grant_for
+
         return grant_for(spec, args)
 
     def grant(self, spec: ToolSpec, args: dict[str, Any]) -> Grant | None:
         """Remember "always" for this call's scope; returns the grant (None: nothing could be granted)."""
+        from paicli.tools.grants import grant_for
+
         scope = grant_for(spec, args)
         with self._lock:
             if scope is not None and scope not in self._granted:
@@ -171,6 +171,8 @@ class ApprovalState:
 
     def note_write(self, project_root: Path, relative_path: str | None) -> None:
         """A file tool is about to write `relative_path`: remember the git directory it lies in, if any."""
+        from paicli.tools.protected import git_dir_of
+
         gitdir = git_dir_of(relative_path)
         if gitdir is not None:
             with self._lock:
@@ -202,6 +204,15 @@ class ApprovalState:
             return None
         if self._hitl:
             return ApprovalNeed("HITL 已开启，所有危险操作都需要确认")
+        from paicli.tools.grants import covered
+        from paicli.tools.protected import (
+            aliased_by_protected_link,
+            in_gitdir_shaped_folder,
+            is_protected_path,
+            protected_link,
+            written_names,
+        )
+
         passed = written_names(spec, args, project_root)
         by_rule = allowed and not spec.destructive
         with self._lock:
@@ -247,6 +258,8 @@ class ApprovalState:
         status = gate.status()
         if status.active:
             return None
+        from paicli.tools.purecmd import pure_command
+
         if gate.mode == "auto" and pure_command(command):
             return None
         return ApprovalNeed(f"命令沙箱不可用（{status.reason}），自动运行的命令需要你确认")
@@ -256,6 +269,8 @@ class ApprovalState:
         (--yes or a grant); such a command runs in the sandbox and without secret-looking variables."""
         if not spec.runs_command or self.yes:
             return False
+        from paicli.tools.grants import covered
+
         with self._lock:
             return not covered(self._granted, spec, args)
 
@@ -269,6 +284,13 @@ def _mcp_reason(spec: ToolSpec) -> str:
 def _file_need(
     project_root: Path | None, relative_path: str | None, passed: tuple[PassedName, ...] = ()
 ) -> ApprovalNeed | None:
+    from paicli.tools.protected import (
+        aliased_by_protected_link,
+        in_gitdir_shaped_folder,
+        is_protected_path,
+        protected_link,
+    )
+
     if is_protected_path(relative_path):
         return ApprovalNeed(
             "这个文件配置 paicli、git 或 shell（.env*、.envrc、.git/、.gitmodules、.paicli/）"

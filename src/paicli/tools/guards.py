@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from paicli.deferred import Deferred
+from paicli.lazyre import Lazy, lazy_pattern
 
 POLICY_DENIED = "🛡️ 策略拒绝"
 
@@ -128,7 +128,7 @@ def _real_path_via_existing_ancestor(normalized: str) -> str:
 @dataclass(frozen=True)
 class CommandRule:
     name: str
-    pattern: re.Pattern[str]
+    pattern: Lazy  # compiled at the first command judged: a run that runs none never compiles the blacklist
 
 
 # Where a command word starts: line start, after a separator or `$(`, or as the script of `sh -c "…"`;
@@ -141,32 +141,32 @@ _CMD_START = (
 _RM_TARGET = r"[\"']?(?:/|/\*|~|~/|~/\*|\$HOME/?|\$\{HOME\}/?|/home/?|/root/?|/Users/?|/\.\.?)[\"']?"
 
 COMMAND_RULES: tuple[CommandRule, ...] = (
-    CommandRule("sudo 提权", re.compile(_CMD_START + r"sudo\b")),
+    CommandRule("sudo 提权", lazy_pattern(_CMD_START + r"sudo\b")),
     CommandRule(
         "递归删除根目录或主目录",
-        re.compile(
+        lazy_pattern(
             r"\brm(?=[^;&|\n]*\s(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)(?=\s))[^;&|\n]*\s"
             + _RM_TARGET
             + r"(?=$|\s|[;&|])"
         ),
     ),
-    CommandRule("格式化文件系统 mkfs", re.compile(r"\bmkfs(?:\.[A-Za-z0-9]+)?\b")),
-    CommandRule("dd 写入设备", re.compile(r"\bdd\b[^;&|\n]*\bof=/dev/")),
-    CommandRule("fork 炸弹", re.compile(r":\s*\(\s*\)\s*\{[^}]*:\s*\|\s*:\s*&[^}]*\}\s*;?\s*:")),
+    CommandRule("格式化文件系统 mkfs", lazy_pattern(r"\bmkfs(?:\.[A-Za-z0-9]+)?\b")),
+    CommandRule("dd 写入设备", lazy_pattern(r"\bdd\b[^;&|\n]*\bof=/dev/")),
+    CommandRule("fork 炸弹", lazy_pattern(r":\s*\(\s*\)\s*\{[^}]*:\s*\|\s*:\s*&[^}]*\}\s*;?\s*:")),
     CommandRule(
         "下载内容直接交给 shell 执行",
-        re.compile(r"\b(?:curl|wget)\b[^;&\n]*\|\s*(?:sudo\s+)?(?:env\s+)?(?:ba|z|k|da|fi)?sh\b"),
+        lazy_pattern(r"\b(?:curl|wget)\b[^;&\n]*\|\s*(?:sudo\s+)?(?:env\s+)?(?:ba|z|k|da|fi)?sh\b"),
     ),
-    CommandRule("在根目录上 find", re.compile(r"\bfind\s+/(?=$|\s|[;&|])")),
-    CommandRule("chmod 777 根目录", re.compile(r"\bchmod\s+(?:-[A-Za-z]+\s+)*0?777\s+/(?=$|\s|[;&|])")),
-    CommandRule("关机或重启", re.compile(_CMD_START + r"(?:shutdown|reboot|poweroff|halt)\b")),
+    CommandRule("在根目录上 find", lazy_pattern(r"\bfind\s+/(?=$|\s|[;&|])")),
+    CommandRule("chmod 777 根目录", lazy_pattern(r"\bchmod\s+(?:-[A-Za-z]+\s+)*0?777\s+/(?=$|\s|[;&|])")),
+    CommandRule("关机或重启", lazy_pattern(_CMD_START + r"(?:shutdown|reboot|poweroff|halt)\b")),
 )
 
 
 def command_violation(command: str) -> CommandRule | None:
     """The first blacklist rule the command hits, or None."""
     for rule in COMMAND_RULES:
-        if rule.pattern.search(command or ""):
+        if rule.pattern().search(command or ""):
             return rule
     return None
 

@@ -27,11 +27,10 @@ from typing import Any
 from paicli.config.env import process_environ
 from paicli.config.projectfile import read_project_text
 from paicli.context.types import SummaryHooks
+from paicli.tools.hook_paths import HOOKS_FILE, PROJECT_HOOKS
 from paicli.tools.sandbox.environ import approved_env
 from paicli.tools.schema import ToolOutput
 
-HOOKS_FILE = "hooks.json"
-PROJECT_HOOKS = Path(".paicli") / HOOKS_FILE
 EVENTS = (
     "SessionStart",
     "UserPromptSubmit",

@@ -6,14 +6,13 @@ refused with the reason, using the same secret patterns as automatic extraction 
 
 from __future__ import annotations
 
-import re
-
+from paicli.lazyre import lazy_pattern
 from paicli.redact import looks_like_secret
 from paicli.tools.context import SaveMemory, ToolContext
 from paicli.tools.schema import Args, ToolOutput
 
 # A secret's name followed by its value: `密码是 hunter22`, `token: abc123`, `API key = …`.
-_NAMED_VALUE = re.compile(
+_NAMED_VALUE = lazy_pattern(  # compiled with the first save
     r"(?i)(?:api[_ -]?key|access[_ -]?key|secret|password|passwd|pwd|token|密码|密钥|秘钥|口令|令牌)"
     r"(?:\s*(?:是|为|:|：|=)\s*\S{4,}|\s+is\s+(?=\S*[0-9_!@#$%^&*-])\S{6,})"
 )
@@ -21,7 +20,7 @@ _NAMED_VALUE = re.compile(
 
 def secret_reason(fact: str) -> str | None:
     """Why `fact` must not be stored, or None."""
-    if looks_like_secret(fact) or _NAMED_VALUE.search(fact):
+    if looks_like_secret(fact) or _NAMED_VALUE().search(fact):
         return "内容里有 API Key、访问令牌或密码之类的密钥值"
     from paicli.memory.extract_words import SECRET_SHAPES  # its many patterns load with the first save
 

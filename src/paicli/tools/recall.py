@@ -88,7 +88,7 @@ class RecallTool:
 
     def _by_id(self, wanted: str) -> tuple[str, bool]:
         session, rest = split_session(wanted)
-        if session is None and OFFLOAD_ID.match(rest):
+        if session is None and OFFLOAD_ID().match(rest):
             return self._offload_file(f"{OFFLOAD_DIR.as_posix()}/{rest}.txt", f"recall:{rest}")
         ref = parse_ref(rest)
         if ref is None:

@@ -11,7 +11,6 @@ from paicli.tools.context import SaveMemory, ToolContext
 from paicli.tools.guards import PathGuard
 from paicli.tools.memory import SaveMemoryTool
 from paicli.tools.schema import Args, Param, ToolOutput, ToolSpec
-from paicli.tools.web import WebTools
 
 Handler = Callable[[Args, ToolContext], ToolOutput]
 # Before a call is put to a human: the error it would end in whatever the answer (None: it may apply).
@@ -207,7 +206,9 @@ def command_spec(timeout_seconds: float) -> ToolSpec:
 
 
 def builtin_tools(
-    web: WebTools, save_memory: SaveMemory | None, command_timeout: float = DEFAULT_COMMAND_TIMEOUT
+    web: handlers.WebHandlers,
+    save_memory: SaveMemory | None,
+    command_timeout: float = DEFAULT_COMMAND_TIMEOUT,
 ) -> dict[str, Tool]:
     table = [
         Tool(READ_FILE, handlers.read_file),

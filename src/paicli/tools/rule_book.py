@@ -10,10 +10,15 @@ import json
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from paicli.config.projectfile import read_project_text
-from paicli.config.saved import write_private
-from paicli.tools.rules import KINDS, Rule, RuleKind, RuleSet, parse_entry
+
+if TYPE_CHECKING:
+    from paicli.tools.rules import Rule, RuleKind, RuleSet
+
+# The rules' grammar (tools/rules.py) loads when a call is judged or /permissions edits them, not when a
+# session only holds the book.
 
 PERMISSIONS_FILE = "permissions.json"
 PROJECT_PERMISSIONS = Path(".paicli") / PERMISSIONS_FILE
@@ -32,6 +37,8 @@ class RuleBook:
         self._lock = threading.Lock()
 
     def current(self) -> RuleSet:
+        from paicli.tools.rules import RuleSet
+
         user = RuleSet.of(_user_data(self.user_path), "user")
         if not self._trusted():
             return user
@@ -49,6 +56,8 @@ class RuleBook:
     def add(self, kind: RuleKind, entry: str) -> Rule | None:
         """Append one entry to the user's file (None: not a valid entry); an entry already there stays once.
         Raises RuleFileError rather than overwrite a file it cannot read."""
+        from paicli.tools.rules import parse_entry
+
         rule = parse_entry(kind, entry)
         if rule is None:
             return None
@@ -75,16 +84,22 @@ class RuleBook:
     def _editable(self) -> dict[str, list[str]]:
         data = _user_data(self.user_path)
         if not isinstance(data, dict):
+            from paicli.tools.rules import RuleSet
+
             raise RuleFileError(
                 f"{self.user_path} 无法修改（{RuleSet.of(data, 'user').problems[0]}），请先手动修正"
             )
         return _lists(data)
 
     def _write(self, data: dict[str, list[str]]) -> None:
+        from paicli.config.saved import write_private
+
         write_private(self.user_path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
 def _entry_of(kind: RuleKind, entry: str) -> str | None:
+    from paicli.tools.rules import parse_entry
+
     rule = parse_entry(kind, entry)
     return rule.entry if rule is not None else None
 
@@ -108,5 +123,7 @@ def _user_data(path: Path) -> object:
 
 def _lists(data: object) -> dict[str, list[str]]:
     """The file's lists, each kept as written (entries of other shapes too), ready to change and write back."""
+    from paicli.tools.rules import KINDS
+
     source = data if isinstance(data, dict) else {}
     return {kind: list(value) if isinstance(value := source.get(kind, []), list) else [] for kind in KINDS}

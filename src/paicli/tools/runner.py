@@ -47,12 +47,10 @@ from paicli.tools.call_result import (
 from paicli.tools.checkpoint import TurnCheckpoint, may_change_files
 from paicli.tools.context import Offloader, OutputSink, SaveMemory, ToolContext
 from paicli.tools.guards import PathDenied, PathGuard
-from paicli.tools.hooks import Hooks, after_tool, before_tool
 from paicli.tools.policy import HEADLINE_NOTICE, TurnToolPolicy
 from paicli.tools.registry import Tool
 from paicli.tools.schema import ArgumentError, ToolOutput, ToolSpec, argument_error_text, parse_arguments
 from paicli.tools.table import ToolTable
-from paicli.tools.web import WebTools
 
 __all__ = ["Offloader", "ToolRunner", "TurnToolSet"]
 
@@ -61,6 +59,8 @@ BATCH_TIMEOUT_SECONDS = 90.0
 
 if TYPE_CHECKING:
     from paicli.tools.executor import CommandExecutors  # built at the first call that runs
+    from paicli.tools.handlers import WebHandlers
+    from paicli.tools.hooks import Hooks
 
 
 class ToolRunner:
@@ -77,7 +77,7 @@ class ToolRunner:
         *,
         values: ToolValues,
         keys: Keys = no_keys,
-        web: WebTools | None = None,
+        web: WebHandlers | None = None,
         max_parallel: int = MAX_PARALLEL,
         batch_timeout: float = BATCH_TIMEOUT_SECONDS,
         audit: AuditLog | None = None,
@@ -315,8 +315,11 @@ class TurnToolSet:
         if cancel.cancelled:
             return cancelled_output(call.name)
         hooks = self.runner.hooks
-        if hooks is not None and (stopped := before_tool(hooks, call.name, args, self.runner.notices)):
-            return stopped
+        if hooks is not None:
+            from paicli.tools.hooks import before_tool  # loaded already: the session has hooks
+
+            if stopped := before_tool(hooks, call.name, args, self.runner.notices):
+                return stopped
         self._before_change(tool.spec, on_wait)
         try:
             with cancel_scope(cancel):  # deep bounded waits (the memory lock) also stop on this call's cancel
@@ -331,6 +334,8 @@ class TurnToolSet:
             self.policy.observe(tool.spec, call.arguments)
             raise
         if hooks is not None:
+            from paicli.tools.hooks import after_tool
+
             output = after_tool(hooks, call.name, args, output, self.runner.notices)
         if tool.spec.writes_files and output.success:
             self._tell_watchers(tool.spec, args)
