@@ -46,6 +46,7 @@ HALF_MODULES = {
     "dev14latest": "evals.memory_evolution.half_dev_round14_latest",  # the truth in other words
     "dev14shape": "evals.memory_evolution.half_dev_round14_shape",  # a subject or value in another form
     "dev14deny": "evals.memory_evolution.half_dev_round14_deny",  # a denial naming only its value, or it first
+    "dev15deny": "evals.memory_evolution.half_dev_round15_deny",  # ended habits, other verbs, owned truths, returns
     "test": "evals.memory_evolution.half_test",
 }
 
