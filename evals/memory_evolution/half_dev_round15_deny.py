@@ -13,7 +13,7 @@ chain of two to three lines; every line but the last states a value (`[...]`), t
   the truth and B is retired;
 - `keep`: a look-alike that must leave the last value the truth: another subject sharing the value, two owned
   truths holding the value (ambiguous), a question, a condition, a plan, "not only A but also B", "A is no
-  longer the only …", a "used to" that does not end the habit.
+  longer the only …", a "used to" that ends another habit than the value's (outages with A).
 
 A bystander stored first (`beside`) must stay a truth in every case. Every row runs twice: on its own write paths
 and with every line through the automatic path. `CASES` replaces the grid generator (`__main__.cases_of`).
@@ -60,13 +60,13 @@ ROWS: tuple[tuple[str, Lang, Shape, str, tuple[str, ...], str], ...] = (
     ("en-font-return", "en", "return", "ssa", ("The editor font is [Fira Code].", "The editor font changed to [Iosevka].", "Moved off Iosevka, back to [Fira Code]."), ""),
     # ---- English: must leave the truth ----
     ("en-keep-other-subject", "en", "keep", "sa", ("The build cache is stored in [MinIO].", "We don't use MinIO for user uploads."), ""),
-    ("en-keep-owned-two", "en", "keep", "ss", ("The data team files bugs in [Linear].", "We don't use Linear anymore."), "The design team plans sprints in [Linear]."),
+    ("en-keep-owned-two", "en", "keep", "ss", ("The data team files bugs in [Linear].", "We've stopped using Linear."), "The design team plans sprints in [Linear]."),
     ("en-keep-condition", "en", "keep", "sa", ("Support tickets are handled in [Zendesk].", "If we stop using Zendesk, tickets will go to email."), ""),
     ("en-keep-not-only", "en", "keep", "ta", ("Alerts are routed through [Opsgenie].", "Not only Opsgenie but also Slack gets the alerts."), ""),
     ("en-keep-only-option", "en", "keep", "sa", ("Traces are exported to [Honeycomb].", "Honeycomb is no longer the only place traces go."), ""),
     ("en-keep-question", "en", "keep", "ss", ("Nightly builds run on [TeamCity].", "Are nightly builds still on TeamCity?"), ""),
     ("en-keep-plan", "en", "keep", "sa", ("The office VPN is [OpenVPN].", "We might stop using OpenVPN next year."), ""),
-    ("en-keep-still", "en", "keep", "ta", ("Support tickets are handled in [Zendesk].", "Support tickets are still handled in Zendesk, as they used to be."), ""),
+    ("en-keep-still", "en", "keep", "ta", ("Support tickets are handled in [Zendesk].", "We used to have outages with Zendesk, but not anymore."), ""),
     # ---- Chinese ----
     ("zh-ci-ended", "zh", "ended", "sa", ("持续集成用 [GitLab CI]", "以前用 GitLab CI 跑持续集成，现在不用了"), ""),
     ("zh-mq-ended", "zh", "ended", "ss", ("消息队列是 [RocketMQ]", "消息队列之前是 RocketMQ，后来不用了"), ""),
@@ -81,7 +81,7 @@ ROWS: tuple[tuple[str, Lang, Shape, str, tuple[str, ...], str], ...] = (
     ("zh-keep-other-subject", "zh", "keep", "ss", ("缓存用 [Redis]", "会话不存 Redis 了"), ""),
     ("zh-keep-question", "zh", "keep", "sa", ("监控用 [Zabbix]", "监控还用 Zabbix 吗？"), ""),
     ("zh-keep-not-only", "zh", "keep", "ta", ("告警发到 [钉钉]", "告警不只发到钉钉，也发到邮件"), ""),
-    ("zh-keep-owned-two", "zh", "keep", "ss", ("后端的构建工具是 [Gradle]", "构建不走 Gradle 了"), "安卓端的构建工具是 [Gradle]"),
+    ("zh-keep-owned-two", "zh", "keep", "ss", ("后端的构建工具是 [Gradle]", "构建不用 Gradle 了"), "安卓端的构建工具是 [Gradle]"),
     # ---- mixed ----
     ("mix-ci-ended", "mix", "ended", "sa", ("CI 跑在 [Drone] 上", "CI 以前跑在 Drone 上，现在不是了"), ""),
     ("mix-coverage-verbneg", "mix", "verbneg", "ss", ("coverage report 上传到 [Codecov]", "coverage report 不再上传到 Codecov 了"), ""),
