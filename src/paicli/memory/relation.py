@@ -10,6 +10,7 @@ from paicli.memory.claim_grammar import TRAILING, negator, verb
 from paicli.memory.claim_tokens import Token, clauses
 from paicli.memory.denial import (
     denies,
+    ended_habit,
     holds_value,
     names_value,
     subject_named_in,
@@ -20,7 +21,7 @@ from paicli.memory.subject import Claim, Kind, Reading, Relation, Subject, claim
 from paicli.memory.subject_forms import doing_denied, doing_elsewhere, doings, opposite_bounds
 
 
-def _compare(old: Reading, new: Reading, new_claim: Claim, incoming: str) -> Kind:
+def _compare(old: Reading, new: Reading, new_claim: Claim, incoming: str, stored: str) -> Kind:
     if new.negated:
         if old.negated:
             return "same" if new.value == old.value else "none"
@@ -28,7 +29,9 @@ def _compare(old: Reading, new: Reading, new_claim: Claim, incoming: str) -> Kin
     if old.negated:
         return "changed"
     if new.value == old.value and old.value not in new_claim.denied and not denies(incoming, new.value):
-        return "same"  # not when the value's own clause says it is over (`A has been turned off for the S`)
+        # not when the value's own clause says it is over (`A has been turned off for the S`), nor when the stored
+        # fact told it as a habit it ended (`以前用 A，现在不用了`, then `又用 A 了`)
+        return "changed" if ended_habit(stored, old.value) else "same"
     return "changed"
 
 
@@ -64,7 +67,7 @@ def relation(stored: str, incoming: str, narrowing: bool = True) -> Relation:
             ):
                 narrower = True  # `the admin session timeout` is not `the session timeout` said again
                 continue
-            kind = _compare(ro, rn, new, incoming)
+            kind = _compare(ro, rn, new, incoming, stored)
             if kind == "changed" and _other_slot(stored, ro.subject, incoming, rn.subject):
                 apart = True  # the build's tool, then the build's time: two facts of one subject
                 continue
