@@ -47,6 +47,7 @@ DOCS = "文档站部署在 Netlify"
         (ERRORS, "Error pages used to be served from Fastly, but not anymore."),
         (ERRORS, "Error pages used to be served from Fastly but not anymore."),
         (ERRORS, "Error pages were served from Fastly until June."),
+        (ERRORS, "Until June we served error pages from Fastly."),
         (ERRORS, "We used to serve error pages from Fastly, not anymore."),
         (DOCS, "文档站以前部署在 Netlify，现在不是了"),
         (DOCS, "以前用 Netlify 部署文档站，后来不用了"),
@@ -62,6 +63,7 @@ def test_a_past_habit_the_sentence_ends_retires_the_truth(tmp_path: Path, stored
         (ERRORS, "We used to have timeouts with Fastly, but not anymore."),  # the timeouts ended, not Fastly
         (ERRORS, "We used to have timeouts with Fastly but not anymore."),
         (ERRORS, "Error pages are served from Fastly until the migration."),  # present: it still holds
+        (ERRORS, "Until the migration we serve error pages from Fastly."),
         (DOCS, "以前用 Netlify 部署文档站，现在也用"),
         (ERRORS, "Did we use to serve error pages from Fastly?"),
     ],
@@ -70,6 +72,17 @@ def test_a_past_habit_that_is_not_ended_or_ends_another_thing_retires_nothing(
     tmp_path: Path, stored: str, aside: str
 ) -> None:
     assert stored in _truths(tmp_path, [stored, aside])
+
+
+def test_an_ended_habit_of_another_value_is_no_new_value(tmp_path: Path) -> None:
+    """`used to run on B, not anymore` says nothing of the current A: neither a change to B nor A's end."""
+    current = "Error pages are served from Akamai."
+    ended = "Error pages used to be served from Fastly, not anymore."
+    assert _truths(tmp_path, [current, ended]) == [current, ended]
+    assert _truths(tmp_path / "zh", ["文档站部署在 Vercel", "文档站之前部署在 Netlify，后来不用了"]) == [
+        "文档站部署在 Vercel",
+        "文档站之前部署在 Netlify，后来不用了",
+    ]
 
 
 def test_the_ended_habit_with_its_replacement_leaves_the_replacement() -> None:
@@ -113,9 +126,23 @@ def test_no_longer_around_any_verb_retires_its_object(tmp_path: Path, stored: st
     assert _truths(tmp_path, [stored, denial]) == [denial]
 
 
-def test_no_longer_about_another_thing_with_that_value_retires_nothing(tmp_path: Path) -> None:
-    denial = "We don't copy build caches to Wasabi anymore."
-    assert _truths(tmp_path, [DUMPS, denial]) == [DUMPS, denial]
+@pytest.mark.parametrize(
+    ("stored", "denial"),
+    [
+        (DUMPS, "We don't copy build caches to Wasabi anymore."),
+        # the verb's own object names the thing (`document the CLI` beside `the API is documented`)
+        ("The API is documented in Swagger.", "We no longer document the CLI in Swagger."),
+    ],
+)
+def test_no_longer_about_another_thing_with_that_value_retires_nothing(
+    tmp_path: Path, stored: str, denial: str
+) -> None:
+    assert _truths(tmp_path, [stored, denial]) == [stored, denial]
+
+
+def test_no_longer_with_the_stored_things_object_retires_it(tmp_path: Path) -> None:
+    denial = "We no longer document the API in Swagger."
+    assert _truths(tmp_path, ["The API is documented in Swagger.", denial]) == [denial]
 
 
 def test_a_verb_in_ied_has_the_stem_of_its_base() -> None:

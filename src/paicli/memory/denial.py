@@ -41,6 +41,7 @@ _ONLY_BETWEEN = frozenset(["longer", "more", "the", "a", "an", "our", "用", "�
 # of `be` and `have` that carry a habit's time (`was A until March`).
 _PAST = frozenset(k for k, kind in (*ZH_WORDS.items(), *EN_WORDS.items()) if kind == "old")
 _PAST_AUX = frozenset(["was", "were", "had"])
+_PRESENT_AUX = frozenset(["is", "are", "am", "be", "being", "been", "has", "have", "will", "'s"])
 _UNTIL = frozenset(["until", "till"])
 # A later time the sentence moves to after the past (`后来不用了`); the others are in `w.GENERIC`
 _LATER = frozenset(["后来", "later", "since"])
@@ -97,7 +98,9 @@ def _past(tokens: list[Token]) -> bool:
         following = tokens[i + 1].text if i + 1 < len(tokens) else ""
         if token.text in _PAST or token.text in _PAST_AUX or (token.text == "used" and following == "to"):
             return True
-        if token.latin and token.text in w.EN_IRREGULAR_VERBS | w.ENDING:
+        # `served`, `ran`; not `need`, nor a participle after a present auxiliary (`are served until May`)
+        participle = any(t.text in _PRESENT_AUX for t in tokens[max(0, i - 2) : i])
+        if verb(token) and not token.text.endswith("eed") and not participle:
             return True
     return False
 
@@ -121,12 +124,12 @@ def _ends_bare(tokens: list[Token]) -> bool:
 
 def _ended_habit(parts: list[list[Token]], k: int, last: int) -> bool:
     """Clause `k` tells the value (ending at token `last`) as a past habit and the sentence ends it: `until` a
-    time after the value, or a later part that only says it is over (`…, but not anymore`, `…，现在不用了`)."""
+    time, or a later part that only says it is over (`…, but not anymore`, `…，现在不用了`)."""
     tokens = parts[k]
     if not _past(tokens[: last + 1]):
         return False
     after = tokens[last + 1 :]
-    if any(t.text in _UNTIL for t in after):
+    if any(t.text in _UNTIL for t in tokens):  # `ran on A until March`, `Until last quarter we hosted … on A`
         return True
     turn = next((j for j, t in enumerate(after) if t.text in w.CONTRAST), None)
     tails = [after[turn + 1 :]] if turn is not None else []

@@ -22,7 +22,8 @@ from paicli.memory.subject_forms import doing_denied, doing_elsewhere, doings, o
 
 
 def _compare(old: Reading, new: Reading, new_claim: Claim, incoming: str, stored: str) -> Kind:
-    if new.negated:
+    # a habit the new fact tells in the past and ends is its value denied (`CI used to run on A, not anymore`)
+    if new.negated or (new.value != old.value and ended_habit(incoming, new.value)):
         if old.negated:
             return "same" if new.value == old.value else "none"
         return "changed" if new.value == old.value else "none"

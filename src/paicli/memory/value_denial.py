@@ -54,6 +54,7 @@ from paicli.memory.subject import Claim, Subject, claim_of
 _NAME_KINDS = ("name", "path")
 # What follows an owner that is another project, not one of our components (`Vega 项目`, `the Vela project`)
 _PROJECT = ("项目", "project", "repo", "仓库")
+_SLOT_FUNCTION = w.EN_TARGET | w.EN_PLACE | w.EN_SOURCE | w.EN_DETERMINERS | {"for", "by", "of", "through"}
 
 
 @dataclass(frozen=True)
@@ -184,7 +185,17 @@ def _for_another(denial: Claim, stored: str) -> bool:
 
 
 def _noun(subject: Subject) -> bool:
-    return bool(subject.han) or any(not word.startswith(SLOT) for word in subject.latin)
+    """A subject named by a noun, not by a verb's slot, nor by a time adverbial the parser read as one (`Until
+    June we served … from A`)."""
+    if subject.latin and subject.latin[0] in w.EN_TIME_START:
+        return False
+    return bool(subject.han) or any(not word.startswith(SLOT) or _object_in(word) for word in subject.latin)
+
+
+def _object_in(slot: str) -> bool:
+    """A verb's slot that holds its object too (`~document~cli~in` of `no longer document the CLI in A`)."""
+    parts = [part for part in slot.split(SLOT) if part and part not in _SLOT_FUNCTION]
+    return len(parts) > 1
 
 
 def _candidates(incoming: str, denial: Claim) -> list[str]:
