@@ -48,6 +48,7 @@ HALF_MODULES = {
     "dev14deny": "evals.memory_evolution.half_dev_round14_deny",  # a denial naming only its value, or it first
     "dev15auto": "evals.memory_evolution.half_dev_round15_auto",  # automatic path: framing, opening time, two facts
     "dev15shape": "evals.memory_evolution.half_dev_round15_shape",  # a slot in another form; look-alikes apart
+    "dev15deny": "evals.memory_evolution.half_dev_round15_deny",  # ended habits, other verbs, owned truths, returns
     "test": "evals.memory_evolution.half_test",
 }
 

@@ -132,12 +132,20 @@ def test_a_subject_the_segmenter_cuts_into_characters_still_names_the_stored_one
     assert _truths(tmp_path / "twin", [scheduler, "报表不用 Quartz 了"]) == [scheduler, "报表不用 Quartz 了"]
 
 
-# `消息队列不走 A 了` names the subject but not the component that owns the stored one: it may be about ours
-@pytest.mark.parametrize(
-    "denial", ["报表服务不用 RocketMQ 了", "后台是不是不用 RocketMQ 了？", "消息队列不走 RocketMQ 了"]
-)
+@pytest.mark.parametrize("denial", ["报表服务不用 RocketMQ 了", "后台是不是不用 RocketMQ 了？"])
 def test_another_subject_or_a_question_with_that_value_retires_nothing(tmp_path: Path, denial: str) -> None:
     assert _truths(tmp_path, [QUEUE, denial]) == [QUEUE, denial]
+
+
+# `消息队列不走 A 了` names the subject but not the component that owns the stored one (memdeny4): it retires
+# that fact while it is the scope's only one on the subject; beside our own queue it may be about ours
+def test_a_denial_without_the_owner_retires_a_component_fact_only_when_nothing_else_is_on_its_subject(
+    tmp_path: Path,
+) -> None:
+    denial = "消息队列不走 RocketMQ 了"
+    assert _truths(tmp_path, [QUEUE, denial]) == [denial]
+    ours = "消息队列是 Kafka"
+    assert _truths(tmp_path / "twin", [QUEUE, ours, denial]) == [QUEUE, ours, denial]
 
 
 # --- the policy alone ---------------------------------------------------------------------------------------------
@@ -155,10 +163,11 @@ def test_a_value_in_the_stored_subject_is_not_the_value_denied() -> None:
     assert retired(truths, "PagerDuty is gone.") == ["a"]
 
 
-def test_a_bare_denial_leaves_a_fact_about_another_component() -> None:
-    truths = [("a", "移动端的推送服务是极光")]
+def test_a_bare_denial_leaves_a_component_fact_when_another_truth_is_on_its_subject() -> None:
+    truths = [("a", "移动端的推送服务是极光"), ("b", "推送服务是个推")]
     assert retired(truths, "极光下线了") == []
     assert retired(truths, "移动端不用极光了") == ["a"]
+    assert retired(truths[:1], "极光下线了") == ["a"]  # the scope's one fact on that subject (memdeny4)
 
 
 def test_a_denial_naming_the_subject_but_not_the_owner_leaves_another_projects_fact() -> None:

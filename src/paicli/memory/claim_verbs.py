@@ -114,6 +114,8 @@ def stem(word: str) -> str:
         doubled = word[-2] == last and (last in "bgmnprt" or (last == "d" and len(word) > 3))
         return word[:-1] if doubled else (word[:-1] if word.endswith("e") else word)
     word = singular(word)
+    if len(word) > 4 and word.endswith("ied"):
+        return word[:-3] + "y"  # `copied`, `applied`: the stem of `copy`, `apply`
     for suffix in ("ed", "e"):
         if len(word) > len(suffix) + 2 and word.endswith(suffix):
             return word[: -len(suffix)]

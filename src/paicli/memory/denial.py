@@ -4,16 +4,21 @@ The claim parser (`subject.py`) reads a denial through the predicate it finds; m
 cannot place (`We got rid of Kafka`, `Kafka 那套已经撤了`, `We turned Kafka off`). Asked about one value — the
 stored truth's — the clause that holds the value speaks for itself: the value is denied when that clause holds a
 word of denial (a negator, a verb of ceasing, a verb with a particle of removal), and the value is not on the
-affirmed side of a contrast (`not A but B` affirms B). A question, a plan or a condition denies nothing. Pure.
+affirmed side of a contrast (`not A but B` affirms B). A negation of exclusivity (`not only A`, `A is no longer
+the only …`, `不只 A`) affirms A. A habit told in the past and ended by the sentence itself (`we used to run A,
+not anymore`, `builds ran on A until March`, `以前用 A，现在不用了`) denies A too. A question, a plan or a
+condition denies nothing. Pure.
 """
 
 from __future__ import annotations
 
 from paicli.memory import change_words as cw
 from paicli.memory import subject_words as w
+from paicli.memory.change_words import LIGHT
 from paicli.memory.claim_grammar import ending, negator, verb
 from paicli.memory.claim_tokens import Token, clauses, fold
 from paicli.memory.claim_verbs import SLOT, stem
+from paicli.memory.role_words import EN_WORDS, ZH_WORDS
 
 # After a verb, these particles take its object away (`turned A off`, `shut A down`, `switched off A`).
 _REMOVAL_PARTICLES = frozenset(["off", "down"])
@@ -29,6 +34,17 @@ _AGENT = frozenset(["by", "on"])
 _NEGATIVE_QUANTIFIERS = frozenset(["nobody", "none"])
 # Prepositions of absence (`runs without A`).
 _ABSENCE = frozenset(["without", "sans", "除了"])
+# Words of exclusivity: a negation that reaches one negates the `only`, not the value (`not only A`).
+_ONLY = frozenset(["only", "solely", "exclusively", "just", "只", "仅", "光", "单"])
+_ONLY_BETWEEN = frozenset(["longer", "more", "the", "a", "an", "our", "用", "是"])
+# Time adverbs that put a clause in the past (`以前`, `formerly`; `used to` is read apart), and the past forms
+# of `be` and `have` that carry a habit's time (`was A until March`).
+_PAST = frozenset(k for k, kind in (*ZH_WORDS.items(), *EN_WORDS.items()) if kind == "old")
+_PAST_AUX = frozenset(["was", "were", "had"])
+_PRESENT_AUX = frozenset(["is", "are", "am", "be", "being", "been", "has", "have", "will", "'s"])
+_UNTIL = frozenset(["until", "till"])
+# A later time the sentence moves to after the past (`后来不用了`); the others are in `w.GENERIC`
+_LATER = frozenset(["后来", "later", "since"])
 
 
 def value_span(tokens: list[Token], value: str) -> tuple[int, int] | None:
@@ -47,7 +63,9 @@ def value_span(tokens: list[Token], value: str) -> tuple[int, int] | None:
 def _cue(tokens: list[Token], i: int) -> bool:
     token = tokens[i]
     following = tokens[i + 1] if i + 1 < len(tokens) else None
-    if negator(token) or ending(token, following) or token.text in _ABSENCE or _nobody(token):
+    if negator(token):
+        return not _exclusive(tokens, i)
+    if ending(token, following) or token.text in _ABSENCE or _nobody(token):
         return True
     if (
         token.text in _REMOVAL_PARTICLES and not token.value
@@ -61,6 +79,68 @@ def _cue(tokens: list[Token], i: int) -> bool:
     if token.text == "up" and i > 0:  # `gave up (on) A`: the one verb of giving that ends what follows
         return tokens[i - 1].text in _GIVE
     return False
+
+
+def _exclusive(tokens: list[Token], i: int) -> bool:
+    """The negator at `i` reaches a word of exclusivity (`not only`, `no longer the only`, `不只`): it denies that
+    the value is the only one, which affirms the value."""
+    for token in tokens[i + 1 : i + 5]:
+        if token.text in _ONLY:
+            return True
+        if token.text not in _ONLY_BETWEEN:
+            return False
+    return False
+
+
+def _past(tokens: list[Token]) -> bool:
+    """The clause tells a habit in the past: a past time adverb, `used to`, `was`/`were`/`had`, a verb in -ed."""
+    for i, token in enumerate(tokens):
+        following = tokens[i + 1].text if i + 1 < len(tokens) else ""
+        if token.text in _PAST or token.text in _PAST_AUX or (token.text == "used" and following == "to"):
+            return True
+        # `served`, `ran`; not `need`, nor a participle after a present auxiliary (`are served until May`)
+        participle = any(t.text in _PRESENT_AUX for t in tokens[max(0, i - 2) : i])
+        if verb(token) and not token.text.endswith("eed") and not participle:
+            return True
+    return False
+
+
+def _ends_bare(tokens: list[Token]) -> bool:
+    """A clause that only says something is over, naming nothing (`not anymore`, `现在不用了`, `后来不是了`)."""
+    said = [
+        t
+        for i, t in enumerate(tokens)
+        if not (negator(t) or ending(t, tokens[i + 1] if i + 1 < len(tokens) else None))
+    ]
+    if len(said) == len(tokens) or any(t.value for t in tokens):
+        return False
+    rest = [
+        t
+        for t in content_tokens(said)
+        if t.text not in LIGHT and t.text not in _LATER and t.text not in w.CONTRAST
+    ]
+    return not rest
+
+
+def _ended_habit(parts: list[list[Token]], k: int, last: int) -> bool:
+    """Clause `k` tells the value (ending at token `last`) as a past habit and the sentence ends it: `until` a
+    time, or a later part that only says it is over (`…, but not anymore`, `…，现在不用了`)."""
+    tokens = parts[k]
+    if not _past(tokens[: last + 1]):
+        return False
+    after = tokens[last + 1 :]
+    if any(t.text in _UNTIL for t in tokens):  # `ran on A until March`, `Until last quarter we hosted … on A`
+        return True
+    turn = next((j for j, t in enumerate(after) if t.text in w.CONTRAST), None)
+    tails = [after[turn + 1 :]] if turn is not None else []
+    return any(_ends_bare(tail) or _now(tail) for tail in [*tails, *parts[k + 1 :]] if tail)
+
+
+def _now(tokens: list[Token]) -> bool:
+    """A later part set in the present by a change marker (`now they come from B`, `现在换成 B 了`), adding
+    nothing (`now also B`): the past habit is over."""
+    words = [t.text for t in tokens]
+    return cw.has_marker(words) and not cw.adds(words)
 
 
 def _nobody(token: Token) -> bool:
@@ -98,13 +178,48 @@ def denies(text: str, value: str) -> bool:
     words = [t.text for tokens in parts for t in tokens if not cw.adds([t.text])]
     if cw.asks_plans_or_adds(fold(text), words):
         return False
-    for tokens in parts:
+    for k, tokens in enumerate(parts):
         found = value_span(tokens, value)
         if found is None:
             continue
         cues = [i for i in range(len(tokens)) if _cue(tokens, i)]
         cues += [i for i in range(found[1] + 1, len(tokens)) if _passive_end(tokens, i)]
         if cues and not _affirmed(tokens, cues, *found):
+            return True
+        if not cues and _ended_habit(parts, k, found[1]):
+            return True
+    return False
+
+
+def widens(text: str) -> bool:
+    """Every negation in `text` negates an exclusivity (`Not only A but also B …`, `A is no longer the only
+    place …`, `不只发到 A，也发到 B`): the sentence adds a value beside the stored one and ends none."""
+    found = False
+    for tokens in clauses(text):
+        for i, token in enumerate(tokens):
+            if negator(token):
+                if not _exclusive(tokens, i):
+                    return False
+                found = True
+            elif _cue(tokens, i):
+                return False
+    return found
+
+
+def ended_habit(text: str, value: str) -> bool:
+    """`text` denies `value` only by telling it as a past habit it ends (`We used to X through A, not anymore`),
+    with no word of denial of its own: the habit's own words say what was ended (`used to have outages with A`
+    ends the outages, not A)."""
+    parts = clauses(text)
+    for k, tokens in enumerate(parts):
+        found = value_span(tokens, value)
+        if found is None or not _ended_habit(parts, k, found[1]):
+            continue
+        # a word of denial before the turn to the ending denies the value itself (`moved off A, back to B`)
+        turn = next(
+            (j for j in range(found[1] + 1, len(tokens)) if tokens[j].text in w.CONTRAST), len(tokens)
+        )
+        if not any(_cue(tokens, i) for i in range(turn)):
             return True
     return False
 

@@ -25,7 +25,7 @@ from typing import Literal
 from paicli.memory import marked_change, returns, table
 from paicli.memory import subject as subjects
 from paicli.memory.dedup import ConflictDetector, is_duplicate, same_domain
-from paicli.memory.denial import states_nothing, subject_named_in
+from paicli.memory.denial import states_nothing, subject_named_in, widens
 from paicli.memory.entry import MemoryEntry, format_instant
 from paicli.memory.judge import Verdict
 from paicli.memory.mentions import corrects_stored
@@ -230,6 +230,7 @@ def relate_all(
     supposed = bool(pool) and states_nothing(incoming.content)
     asked = hedged and marked_change.asked(incoming.content)
     denying = bool(pool) and denial_only(incoming.content)
+    widening = bool(pool) and widens(incoming.content)
     for i, (entry, local) in enumerate(zip(pool, relations, strict=True)):
         back = local.kind == "none" and entry.id == returned
         if local.apart:
@@ -247,6 +248,8 @@ def relate_all(
             local = subjects.Relation("none")
         if supposed and local.kind != "none":
             local = subjects.Relation("none")  # nor confirms anything, even when its reading is sure
+        if widening and local.kind in ("changed", "corrects"):
+            local = subjects.Relation("none")  # `not only A but also B`, `A is no longer the only …` adds B
         verdict = verdicts.get(entry.id)
         if verdict is not None and not local.certain:
             found.append((entry, _JUDGED[verdict.kind], True))

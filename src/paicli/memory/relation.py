@@ -14,6 +14,7 @@ from paicli.memory.claim_grammar import TRAILING, negator, verb
 from paicli.memory.claim_tokens import Token, clauses
 from paicli.memory.denial import (
     denies,
+    ended_habit,
     holds_value,
     names_value,
     subject_named_in,
@@ -25,15 +26,18 @@ from paicli.memory.subject import Claim, Kind, Reading, Relation, Subject, claim
 from paicli.memory.subject_forms import doing_denied, doing_elsewhere, doings, opposite_bounds
 
 
-def _compare(old: Reading, new: Reading, new_claim: Claim, incoming: str) -> Kind:
-    if new.negated:
+def _compare(old: Reading, new: Reading, new_claim: Claim, incoming: str, stored: str) -> Kind:
+    # a habit the new fact tells in the past and ends is its value denied (`CI used to run on A, not anymore`)
+    if new.negated or (new.value != old.value and ended_habit(incoming, new.value)):
         if old.negated:
             return "same" if new.value == old.value else "none"
         return "changed" if new.value == old.value else "none"
     if old.negated:
         return "changed"
     if new.value == old.value and old.value not in new_claim.denied and not denies(incoming, new.value):
-        return "same"  # not when the value's own clause says it is over (`A has been turned off for the S`)
+        # not when the value's own clause says it is over (`A has been turned off for the S`), nor when the stored
+        # fact told it as a habit it ended (`以前用 A，现在不用了`, then `又用 A 了`)
+        return "changed" if ended_habit(stored, old.value) else "same"
     return "changed"
 
 
@@ -81,7 +85,7 @@ def _relation(stored: str, incoming: str, narrowing: bool) -> Relation:
             ):
                 narrower = True  # `the admin session timeout` is not `the session timeout` said again
                 continue
-            kind = _compare(ro, rn, new, incoming)
+            kind = _compare(ro, rn, new, incoming, stored)
             if kind == "changed" and ro.doing and rn.doing and ro.doing != rn.doing:
                 apart = True  # `scanned with A` and `built with B`: two things done to one subject
                 continue

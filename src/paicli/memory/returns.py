@@ -13,7 +13,9 @@ A new fact returns from a stored truth T when, for a superseded fact E whose cha
    adds nothing (`X also handles it again`). Only the returning clause is read, so `B moved to another team;
    A approves deploys again` returns to A.
 
-When two truths are returned from equally well the return is a guess: neither. Pure.
+A bare return names no thing but the value and its words of return (`We're back on A`, `又切回 A 了`, `reverted
+to A`): it ties weakly (score 1) to a chain whose earlier fact held that value, as a name slot or as a word the
+current truth lacks. When two truths are returned from equally well the return is a guess: neither. Pure.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from paicli.memory import change_words as cw
 from paicli.memory import marked_change as mc
 from paicli.memory.change_values import Slot
 from paicli.memory.claim_tokens import fold
+from paicli.memory.subject_words import EN_IRREGULAR_VERBS
 
 
 def returning(text: str) -> bool:
@@ -39,18 +42,36 @@ def score(earlier: str, current: str, incoming: str) -> int:
         return 0
     old, now = mc.whole(earlier), mc.whole(current)
     gone = [slot for slot in old.slots if not _held(slot, now)]
-    if not gone:
-        return 0
     best = 0
     for window in mc.windows(incoming):
         if not (cw.returns(window.raw) or cw.has_marker(window.raw)) or cw.adds(window.raw):
             continue
         back = [slot for slot in gone if _held(slot, window)]
-        if not back:
-            continue
-        kinds = frozenset(kind for kind, _ in back)
-        best = max(best, _tied(old, window, kinds), _tied(now, window, kinds))
+        if back:
+            kinds = frozenset(kind for kind, _ in back)
+            best = max(best, _tied(old, window, kinds), _tied(now, window, kinds))
+        if not best and _bare(old, now, window):
+            best = 1
     return best
+
+
+def _bare(old: mc.Part, now: mc.Part, window: mc.Part) -> bool:
+    """The window names only a value `old` held and `now` lacks, besides its words of return or change."""
+    content = list(window.content)
+    said = [
+        word
+        for i, word in enumerate(content)
+        if not (
+            cw.returns([word])
+            or cw.has_marker([word])
+            or word in EN_IRREGULAR_VERBS
+            or (i + 1 < len(content) and cw.returns([word + content[i + 1]]))  # `又切` `回`
+        )
+    ]
+    said += list(window.names)
+    mine, theirs = (*old.content, *old.names), (*now.content, *now.names)
+    gone = [a for a in mine if not any(cw.same_word(a, b) for b in theirs)]
+    return bool(said) and all(any(cw.same_word(word, a) for a in gone) for word in said)
 
 
 def pick(histories: Sequence[tuple[str, str, str]], incoming: str) -> str | None:

@@ -14,9 +14,15 @@ words meet each holder's subject:
   the denial names that owner: `后端不用 A 了` for `后端的构建工具是 A`, never `构建不用 A 了`, which may be about
   ours beside theirs): the one such holder is retired; of two or more, the one whose every subject word the denial names,
   else nothing;
-- none named: the one holder of the value about our own thing is retired (a fact about another component or
-  project, `For the Vela project, …`, never is); two or more such holders make the denial ambiguous and nothing
-  is retired.
+- none named: the one holder of the value about our own thing is retired; two or more such holders make the
+  denial ambiguous and nothing is retired;
+- no holder about our own thing: a fact about one of our components (`后端的构建工具是 A`, then `构建不走 A 了`)
+  is retired when it is the scope's only holder of the value and no other truth of the scope is on its subject
+  (ours or another component's beside it, which the denial may be about). Another project's fact (`For the
+  Vela project, …`, `Vega 项目那边…`) is retired only by a denial that names that project.
+
+A habit the denial tells in the past and ends (`we used to have outages with A, not anymore`) is about the
+holder only when the habit's words name the holder's (`denial.ended_habit`).
 
 A question, a plan or a condition retires nothing (`denies` and `states_nothing`). Pure.
 """
@@ -24,7 +30,7 @@ A question, a plan or a condition retires nothing (`denies` and `states_nothing`
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from paicli.memory import subject_words as w
 from paicli.memory.change_values import values
@@ -35,6 +41,7 @@ from paicli.memory.claim_verbs import SLOT, stem
 from paicli.memory.denial import (
     content_tokens,
     denies,
+    ended_habit,
     holds_value,
     names_value,
     states_nothing,
@@ -45,6 +52,9 @@ from paicli.memory.denial import (
 from paicli.memory.subject import Claim, Subject, claim_of
 
 _NAME_KINDS = ("name", "path")
+# What follows an owner that is another project, not one of our components (`Vega 项目`, `the Vela project`)
+_PROJECT = ("项目", "project", "repo", "仓库")
+_SLOT_FUNCTION = w.EN_TARGET | w.EN_PLACE | w.EN_SOURCE | w.EN_DETERMINERS | {"for", "by", "of", "through"}
 
 
 @dataclass(frozen=True)
@@ -54,6 +64,9 @@ class _Holder:
     owned: bool  # the truth is about another component or project (its subject has an owner)
     whole: bool  # the denial names every word of the truth's subject and its owner
     owner_named: bool  # the denial names the truth's owner (`后端不用 A 了` beside `后端的构建工具是 A`)
+    elsewhere: bool  # the denial ends a habit its words tell as another (`had outages with A`)
+    content: str
+    subjects: tuple[Subject, ...]  # the truth's own subjects (its plain readings)
 
 
 @dataclass(frozen=True)
@@ -79,8 +92,10 @@ def weigh(truths: Iterable[tuple[str, str]], incoming: str) -> Weighed:
     holders: list[_Holder] = []
     needles = [candidate.lower() for candidate in candidates]
     said = fold(incoming).replace(" ", "")
+    others: list[tuple[str, str]] = []  # every truth's (id, folded text): who else is on a holder's subject
     for id_, content in truths:
         flat = fold(content).replace(" ", "")
+        others.append((id_, flat))
         if not any(needle in flat for needle in needles):
             continue
         value = _held_value(content, incoming, candidates)
@@ -96,8 +111,14 @@ def weigh(truths: Iterable[tuple[str, str]], incoming: str) -> Weighed:
         )
         owners = [r.subject.owner for r in stored.readings if r.subject is not None and r.subject.owner]
         told = any(owner.replace(" ", "") in said for owner in owners)
-        holders.append(_Holder(id_, _names_rest(content, incoming, value), owned, whole, told))
+        rest_named = _names_rest(content, incoming, value)
+        elsewhere = (
+            not rest_named and ended_habit(incoming, value) and _habit_elsewhere(incoming, value, content)
+        )
+        own = tuple(r.subject for r in stored.readings if r.subject is not None and not r.reverse)
+        holders.append(_Holder(id_, rest_named, owned, whole, told, elsewhere, content, own))
     ids = frozenset(h.id for h in holders)
+    holders = [h for h in holders if not h.elsewhere]
     # a fact about another component or project is named only with its owner (`Poseidon 项目 那边 …`)
     named = [h for h in holders if h.named and (h.owner_named or not h.owned)]
     if len(named) > 1:  # the one whose every subject word the denial names (`Draco` keeps its fact out)
@@ -106,7 +127,50 @@ def weigh(truths: Iterable[tuple[str, str]], incoming: str) -> Weighed:
     if named:
         return Weighed(ids, (named[0].id,))
     ours = [h for h in holders if not h.owned]
-    return Weighed(ids, (ours[0].id,) if len(ours) == 1 else ())
+    if ours:
+        return Weighed(ids, (ours[0].id,) if len(ours) == 1 else ())
+    if len(ids) == 1 and len(holders) == 1 and _alone(holders[0], others):
+        return Weighed(ids, (holders[0].id,))
+    return Weighed(ids, ())
+
+
+def _alone(holder: _Holder, others: list[tuple[str, str]]) -> bool:
+    """The holder is about one of our components (not another project), and no other truth of the scope is on
+    its subject, whoever owns it: nothing else the denial may be about."""
+    flat = fold(holder.content).replace(" ", "")
+    owners = {s.owner.replace(" ", "") for s in holder.subjects if s.owner}
+    if not holder.subjects or any(owner + word in flat for owner in owners for word in _PROJECT):
+        return False
+    heads = {(s.han or "".join(s.latin)).lower() for s in holder.subjects}
+    for id_, text in others:
+        if id_ == holder.id or not any(head and head in text for head in heads):
+            continue
+        for reading in claim_of(text).readings:
+            theirs = reading.subject
+            if theirs is None or reading.reverse:
+                continue
+            if any(_unowned(theirs).match(_unowned(mine)) for mine in holder.subjects):
+                return False
+    return True
+
+
+def _unowned(subject: Subject) -> Subject:
+    return replace(subject, owner="", whole="")
+
+
+def _habit_elsewhere(incoming: str, value: str, stored: str) -> bool:
+    """The ended habit's clause has words besides the value and its words of denial or time, and none of them
+    stands in the stored fact (English by stem, Chinese as written): it ended another thing (`had outages
+    with A` beside `tickets are handled in A`)."""
+    folded = fold(stored).replace(" ", "")
+    stems = {stem(t.text) for tokens in clauses(stored) for t in tokens if t.latin}
+    for tokens in clauses(incoming):
+        found = value_span(tokens, value)
+        if found is not None:
+            rest = _words([t for i, t in enumerate(tokens) if not found[0] <= i <= found[1]])
+            told = [t for t in rest if (stem(t.text) in stems if t.latin else t.text in folded)]
+            return bool(rest) and not told
+    return False
 
 
 def _for_another(denial: Claim, stored: str) -> bool:
@@ -121,7 +185,17 @@ def _for_another(denial: Claim, stored: str) -> bool:
 
 
 def _noun(subject: Subject) -> bool:
-    return bool(subject.han) or any(not word.startswith(SLOT) for word in subject.latin)
+    """A subject named by a noun, not by a verb's slot, nor by a time adverbial the parser read as one (`Until
+    June we served … from A`)."""
+    if subject.latin and subject.latin[0] in w.EN_TIME_START:
+        return False
+    return bool(subject.han) or any(not word.startswith(SLOT) or _object_in(word) for word in subject.latin)
+
+
+def _object_in(slot: str) -> bool:
+    """A verb's slot that holds its object too (`~document~cli~in` of `no longer document the CLI in A`)."""
+    parts = [part for part in slot.split(SLOT) if part and part not in _SLOT_FUNCTION]
+    return len(parts) > 1
 
 
 def _candidates(incoming: str, denial: Claim) -> list[str]:
