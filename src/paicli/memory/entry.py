@@ -6,7 +6,6 @@ import json
 import logging
 import math
 import os
-import re
 import uuid
 from collections.abc import Mapping
 from datetime import datetime, timedelta, timezone
@@ -16,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from paicli.context.estimate import estimate_tokens
+from paicli.lazyre import lazy_pattern
 from paicli.memory.clock import Clock, as_utc, utc_now
 
 MemoryType = Literal["CONVERSATION", "FACT", "SUMMARY", "TOOL_RESULT"]
@@ -23,7 +23,7 @@ MEMORY_TYPES: tuple[str, ...] = ("CONVERSATION", "FACT", "SUMMARY", "TOOL_RESULT
 Scope = Literal["project", "global"]
 log = logging.getLogger(__name__)
 
-_INSTANT = re.compile(
+_INSTANT = lazy_pattern(  # a plain `-p` with an empty store parses no instant
     r"^\s*(\d{4,})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?"
     r"\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?\s*$"
 )
@@ -49,7 +49,7 @@ def parse_instant(raw: Any) -> datetime:
         return datetime.fromtimestamp(float(raw), timezone.utc)
     if not isinstance(raw, str):
         raise ValueError(f"not an instant: {raw!r}")
-    match = _INSTANT.match(raw)
+    match = _INSTANT().match(raw)
     if match is None:
         raise ValueError(f"not an instant: {raw!r}")
     year, month, day, hour, minute, second, fraction, zone = match.groups()
