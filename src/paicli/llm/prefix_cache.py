@@ -92,7 +92,12 @@ class PrefixValues(Generic[_T]):
         with self._lock:
             messages, values, source, edits = self._messages, self._values, self._source, self._edits
         kept = len(messages)
-        grown = source is not None and source() is history and getattr(history, "edits", None) == edits
+        grown = (
+            source is not None
+            and source() is history
+            and isinstance(history, History)
+            and history.edits == edits
+        )
         if not kept or len(history) < kept or (not grown and list(history[:kept]) != messages):
             messages, values, base = [], [], None
             kept = 0
