@@ -112,14 +112,13 @@ def _statement(
     return Statement(quote, turn, path, "chain", family, meaning, expect)
 
 
-# rows that open with the same line share one subject (the oracle reads a meaning by its text)
-_TOPIC = {_clean(_text(r[4][0])): r[0] for r in reversed(ROWS)}
+Row = tuple[str, Lang, Shape, str, tuple[str, str, str]]
 
 
-def _case(row: tuple[str, Lang, Shape, str, tuple[str, str, str]], paths: str) -> Case:
+def _case(row: Row, paths: str, topic: dict[str, str], round_: str, folder: str) -> Case:
     name, lang, shape, _, lines = row
-    id_ = _TOPIC[_clean(_text(lines[0]))]
-    family = f"d14-{shape}"
+    id_ = topic[_clean(_text(lines[0]))]
+    family = f"d{round_}-{shape}"
     chain: list[Statement] = []
     steps = lines if shape == "three" else lines[:2]
     for step, line in enumerate(steps):
@@ -140,25 +139,29 @@ def _case(row: tuple[str, Lang, Shape, str, tuple[str, str, str]], paths: str) -
     question = re.sub(r"\s+", " ", _SPAN.sub(" ", _quote_part(lines[0]))).strip(" .。:：")
     tag = "" if paths == row[3] else "-auto"
     return Case(
-        f"dev14auto-{name}{tag}",
-        "dev14auto",
+        f"dev{round_}auto-{name}{tag}",
+        f"dev{round_}auto",
         lang,
         name,
         shape,
-        f"/memauto3-eval/{name}{tag}",
+        f"/{folder}-eval/{name}{tag}",
         (),
         tuple(chain),
         question,
     )
 
 
-def _all() -> tuple[Case, ...]:
+def cases_of(rows: tuple[Row, ...], round_: str, folder: str) -> tuple[Case, ...]:
+    """Each row as written and, when it is not all automatic, once more all automatic (`round_`: `14`, `15`;
+    `folder`: the project folder's name). Rows that open with the same line share one subject (the oracle reads a
+    meaning by its text)."""
+    topic = {_clean(_text(r[4][0])): r[0] for r in reversed(rows)}
     cases: list[Case] = []
-    for row in ROWS:
-        cases.append(_case(row, row[3]))
+    for row in rows:
+        cases.append(_case(row, row[3], topic, round_, folder))
         if row[3] != "aaa":
-            cases.append(_case(row, "aaa"))
+            cases.append(_case(row, "aaa", topic, round_, folder))
     return tuple(cases)
 
 
-CASES = _all()
+CASES = cases_of(ROWS, "14", "memauto3")

@@ -20,23 +20,16 @@ line), `[...]` a value span inside it. Path letters: `a` automatic, `s` /save of
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
-from typing import Literal
 
-from evals.memory_evolution.cases import Case, Meaning, Path, Statement
 from evals.memory_evolution.half_dev_round10 import HALF as BASE
-from evals.memory_evolution.spec import Lang
+from evals.memory_evolution.half_dev_round14_auto import Row, cases_of
 
 HALF = replace(BASE, name="dev15auto")
 
-_SPAN = re.compile(r"\[([^\]]*)\]")
-_QUOTE = re.compile(r"\{([^}]*)\}")
-_PATHS: dict[str, Path] = {"s": "save", "t": "tool", "a": "auto"}
-Shape = Literal["negend", "three", "keep"]
 
 # (id, language, shape, paths of the three lines, (first, second, third line))
-ROWS: tuple[tuple[str, Lang, Shape, str, tuple[str, str, str]], ...] = (
+ROWS: tuple[Row, ...] = (
     # ---- English: the user's own framing before the update ----
     ("en-deploy-loop", "en", "three", "aaa", ("Deploys go through [Jenkins].", "To close the loop on this: {deploys go through [Argo CD] now}.", "One more update on that — {deploys go through [Spinnaker]}."), ),
     ("en-bugs-flag", "en", "negend", "aaa", ("Bugs are tracked in [Jira].", "Worth flagging for later: {bugs are tracked in [Linear] now}.", "For the avoidance of doubt, {we don't track bugs in Linear anymore}."), ),
@@ -84,76 +77,4 @@ ROWS: tuple[tuple[str, Lang, Shape, str, tuple[str, str, str]], ...] = (
 )  # fmt: skip
 
 
-def _text(marked: str) -> str:
-    return _SPAN.sub(r"\1", marked)
-
-
-def _quote_part(line: str) -> str:
-    found = _QUOTE.search(line)
-    return found.group(1) if found else line
-
-
-def _clean(text: str) -> str:
-    return text.strip().rstrip(".。")
-
-
-def _statement(
-    lang: Lang, line: str, path: Path, family: str, meaning: Meaning, expect: Meaning | None = None
-) -> Statement:
-    quote = _clean(_text(_quote_part(line)))
-    turn = _text(_QUOTE.sub(r"\1", line)) if path == "auto" else quote
-    if path == "tool":
-        turn = BASE.remember[lang].format(X=quote)
-    return Statement(quote, turn, path, "chain", family, meaning, expect)
-
-
-# rows that open with the same line share one subject (the oracle reads a meaning by its text)
-_TOPIC = {_clean(_text(r[4][0])): r[0] for r in reversed(ROWS)}
-
-
-def _case(row: tuple[str, Lang, Shape, str, tuple[str, str, str]], paths: str) -> Case:
-    name, lang, shape, _, lines = row
-    id_ = _TOPIC[_clean(_text(lines[0]))]
-    family = f"d15-{shape}"
-    chain: list[Statement] = []
-    steps = lines if shape == "three" else lines[:2]
-    for step, line in enumerate(steps):
-        value = _SPAN.findall(_quote_part(line))[-1]
-        chain.append(
-            _statement(lang, line, _PATHS[paths[step]], family, Meaning(id_, "", value, False, value))
-        )
-    if shape != "three":
-        last, path = lines[2], _PATHS[paths[2]]
-        held = chain[-1].meaning
-        quote = _clean(_quote_part(last))
-        if shape == "negend":  # the denial's meaning: B no longer holds, carried by the whole quote
-            chain.append(_statement(lang, last, path, family, Meaning(id_, "", held.value, True, quote)))
-        else:  # a twin is about nothing the store may keep; B stays the truth
-            chain.append(
-                _statement(lang, last, path, family, Meaning(f"{name}-twin", "", quote, False, quote), held)
-            )
-    question = re.sub(r"\s+", " ", _SPAN.sub(" ", _quote_part(lines[0]))).strip(" .。:：")
-    tag = "" if paths == row[3] else "-auto"
-    return Case(
-        f"dev15auto-{name}{tag}",
-        "dev15auto",
-        lang,
-        name,
-        shape,
-        f"/memauto4-eval/{name}{tag}",
-        (),
-        tuple(chain),
-        question,
-    )
-
-
-def _all() -> tuple[Case, ...]:
-    cases: list[Case] = []
-    for row in ROWS:
-        cases.append(_case(row, row[3]))
-        if row[3] != "aaa":
-            cases.append(_case(row, "aaa"))
-    return tuple(cases)
-
-
-CASES = _all()
+CASES = cases_of(ROWS, "15", "memauto4")

@@ -91,9 +91,13 @@ class _Domain:
         return self._joined
 
     def rows_with(self, needles: Iterable[str]) -> set[int]:
+        text, starts = self.joined()
+        return self._rows_at(text, starts, needles)
+
+    def _rows_at(self, text: str, starts: list[int], needles: Iterable[str]) -> set[int]:
+        """The rows whose part of `text` (joined from `starts`) holds one of `needles`."""
         import numpy as np
 
-        text, starts = self.joined()
         positions: list[int] = []
         for needle in needles:
             at = text.find(needle)
@@ -121,19 +125,8 @@ class _Domain:
 
     def rows_holding(self, needles: Iterable[str], contents: list[str]) -> set[int]:
         """Rows whose lower-cased text contains one of `needles` (lower-cased, without SEPARATOR)."""
-        import numpy as np
-
         text, starts = self.lowered(contents)
-        positions: list[int] = []
-        for needle in needles:
-            at = text.find(needle)
-            while at >= 0:
-                positions.append(at)
-                at = text.find(needle, at + 1)
-        if not positions:
-            return set()
-        slots = np.searchsorted(np.asarray(starts), np.asarray(positions), side="right") - 1
-        return {self.rows[slot] for slot in set(slots.tolist())}
+        return self._rows_at(text, starts, needles)
 
 
 class CandidateIndex:
