@@ -19,6 +19,7 @@ that carries the line in a short wrapper). `CASES` replaces the grid generator f
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import replace
 
 from evals.memory_evolution.cases import Case, Meaning, Path, Role, Statement
@@ -112,64 +113,70 @@ ALIKE: tuple[tuple[str, Lang, str, str, str], ...] = (
 )  # fmt: skip
 
 
-def _statement(marked: str, topic: str, path: Path, lang: Lang, n: int, role: Role = "chain") -> Statement:
-    text = _SPAN.sub(r"\1", marked)
-    spans = _SPAN.findall(marked)
-    value = spans[-1] if spans else text
-    meaning = Meaning(topic, "", value, False, value)
-    wraps = _WRAP[lang]
-    said = text if lang == "en" else text.rstrip("。")  # an English statement keeps its full stop in the turn
-    turn = wraps[n % len(wraps)].format(X=said) if path == "auto" else text
-    return Statement(text, turn, path, role, f"d13-{topic}", meaning)
+Fix = tuple[str, Lang, str, tuple[str, ...]]  # (id, language, path, lines)
+Alike = tuple[str, Lang, str, str, str]  # (id, language, path, stored line, new line)
+
+
+def cases_of(
+    fix: tuple[Fix, ...],
+    alike: tuple[Alike, ...],
+    *,
+    name: str,
+    folder: str,
+    wrap: Mapping[Lang, tuple[str, ...]],
+    bridges: Mapping[str, str] | None = None,
+    strip: str = " .。",
+) -> tuple[Case, ...]:
+    """A round of this shape's cases: each correction of `fix`, then each look-alike of `alike` (`name`: the
+    half, `dev13subj`; `folder`: the project folder's name; `wrap`: the turns an automatic statement is said in;
+    `bridges`: a line saved before a correction's chain, by its id; `strip`: what a question loses at its ends)."""
+    family = f"d{name[3:5]}"
+
+    def statement(marked: str, topic: str, path: Path, lang: Lang, n: int, role: Role = "chain") -> Statement:
+        text = _SPAN.sub(r"\1", marked)
+        spans = _SPAN.findall(marked)
+        value = spans[-1] if spans else text
+        meaning = Meaning(topic, "", value, False, value)
+        wraps = wrap[lang]
+        said = (
+            text if lang == "en" else text.rstrip("。")
+        )  # an English statement keeps its full stop in the turn
+        turn = wraps[n % len(wraps)].format(X=said) if path == "auto" else text
+        return Statement(text, turn, path, role, f"{family}-{topic}", meaning)
+
+    def question(marked: str) -> str:
+        """The stored line with its value cut out: what a user would ask about it."""
+        return re.sub(r"\s+", " ", _SPAN.sub(" ", marked)).strip(strip)
+
+    def case(
+        id_: str, lang: Lang, shape: str, setup: tuple[Statement, ...], chain: tuple[Statement, ...], q: str
+    ) -> Case:
+        return Case(f"{name}-{id_}", name, lang, id_, shape, f"/{folder}-eval/{id_}", setup, chain, q)
+
+    def one_fix(id_: str, lang: Lang, path: str, lines: tuple[str, ...]) -> Case:
+        # the first line is always saved: the automatic path is tried on the correction
+        chain = tuple(
+            statement(line, id_, _path(path) if k else "save", lang, k) for k, line in enumerate(lines)
+        )
+        bridge = (bridges or {}).get(id_)
+        setup = (statement(bridge, f"{id_}-bridge", "save", lang, 0, "neighbour"),) if bridge else ()
+        return case(id_, lang, f"fix{len(lines)}-{id_.split('-')[1]}", setup, chain, question(lines[0]))
+
+    # a stored line written once for a correction and again for a look-alike keeps one meaning (the oracle reads
+    # a meaning by its text): the correction's subject
+    topic_of = {_SPAN.sub(r"\1", line): id_ for id_, _, _, lines in fix for line in lines}
+
+    def one_alike(id_: str, lang: Lang, path: str, stored: str, new: str) -> Case:
+        topic = topic_of.get(_SPAN.sub(r"\1", stored), f"{id_}-stored")
+        setup = (statement(stored, topic, "save", lang, 0, "neighbour"),)
+        chain = (statement(new, f"{id_}-new", _path(path), lang, 1),)
+        return case(id_, lang, "alike", setup, chain, question(stored))
+
+    return tuple(one_fix(*row) for row in fix) + tuple(one_alike(*row) for row in alike)
 
 
 def _path(code: str) -> Path:
     return "auto" if code == "a" else "save"
 
 
-def _question(marked: str) -> str:
-    """The stored line with its value cut out: what a user would ask about it."""
-    return re.sub(r"\s+", " ", _SPAN.sub(" ", marked)).strip(" .。")
-
-
-def _fix(id_: str, lang: Lang, path: str, lines: tuple[str, ...]) -> Case:
-    # the first line is always saved: the automatic path is tried on the correction
-    chain = tuple(
-        _statement(line, id_, _path(path) if k else "save", lang, k) for k, line in enumerate(lines)
-    )
-    return Case(
-        f"dev13subj-{id_}",
-        "dev13subj",
-        lang,
-        id_,
-        f"fix{len(lines)}-{id_.split('-')[1]}",
-        f"/memsubj-eval/{id_}",
-        (),
-        chain,
-        _question(lines[0]),
-    )
-
-
-# a stored line written once for a correction and again for a look-alike keeps one meaning (the oracle reads
-# a meaning by its text): the correction's subject
-_TOPIC_OF = {_SPAN.sub(r"\1", line): id_ for id_, _, _, lines in FIX for line in lines}
-
-
-def _alike(id_: str, lang: Lang, path: str, stored: str, new: str) -> Case:
-    topic = _TOPIC_OF.get(_SPAN.sub(r"\1", stored), f"{id_}-stored")
-    setup = (_statement(stored, topic, "save", lang, 0, "neighbour"),)
-    chain = (_statement(new, f"{id_}-new", _path(path), lang, 1),)
-    return Case(
-        f"dev13subj-{id_}",
-        "dev13subj",
-        lang,
-        id_,
-        "alike",
-        f"/memsubj-eval/{id_}",
-        setup,
-        chain,
-        _question(stored),
-    )
-
-
-CASES = tuple(_fix(*row) for row in FIX) + tuple(_alike(*row) for row in ALIKE)
+CASES = cases_of(FIX, ALIKE, name="dev13subj", folder="memsubj", wrap=_WRAP)

@@ -22,16 +22,14 @@ that carries the line in a short wrapper). `CASES` replaces the grid generator f
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
-from evals.memory_evolution.cases import Case, Meaning, Path, Role, Statement
 from evals.memory_evolution.half_dev_round10 import HALF as BASE
+from evals.memory_evolution.half_dev_round13_subj import cases_of
 from evals.memory_evolution.spec import Lang
 
 HALF = replace(BASE, name="dev14shape")
 
-_SPAN = re.compile(r"\[([^\]]*)\]")
 _WRAP: dict[Lang, tuple[str, ...]] = {
     "en": ("For the record: {X}", "{X} Please keep that in mind for the next change."),
     "zh": ("提醒一下，{X}。", "{X}，之后写配置的时候按这个来。"),
@@ -114,66 +112,4 @@ ALIKE: tuple[tuple[str, Lang, str, str, str], ...] = (
 )  # fmt: skip
 
 
-def _statement(marked: str, topic: str, path: Path, lang: Lang, n: int, role: Role = "chain") -> Statement:
-    text = _SPAN.sub(r"\1", marked)
-    spans = _SPAN.findall(marked)
-    value = spans[-1] if spans else text
-    meaning = Meaning(topic, "", value, False, value)
-    wraps = _WRAP[lang]
-    said = text if lang == "en" else text.rstrip("。")  # an English statement keeps its full stop in the turn
-    turn = wraps[n % len(wraps)].format(X=said) if path == "auto" else text
-    return Statement(text, turn, path, role, f"d14-{topic}", meaning)
-
-
-def _path(code: str) -> Path:
-    return "auto" if code == "a" else "save"
-
-
-def _question(marked: str) -> str:
-    """The stored line with its value cut out: what a user would ask about it."""
-    return re.sub(r"\s+", " ", _SPAN.sub(" ", marked)).strip(" .。")
-
-
-def _fix(id_: str, lang: Lang, path: str, lines: tuple[str, ...]) -> Case:
-    # the first line is always saved: the automatic path is tried on the correction
-    chain = tuple(
-        _statement(line, id_, _path(path) if k else "save", lang, k) for k, line in enumerate(lines)
-    )
-    bridge = BRIDGE.get(id_)
-    setup = (_statement(bridge, f"{id_}-bridge", "save", lang, 0, "neighbour"),) if bridge else ()
-    return Case(
-        f"dev14shape-{id_}",
-        "dev14shape",
-        lang,
-        id_,
-        f"fix{len(lines)}-{id_.split('-')[1]}",
-        f"/memshape-eval/{id_}",
-        setup,
-        chain,
-        _question(lines[0]),
-    )
-
-
-# a stored line written once for a correction and again for a look-alike keeps one meaning (the oracle reads
-# a meaning by its text): the correction's subject
-_TOPIC_OF = {_SPAN.sub(r"\1", line): id_ for id_, _, _, lines in FIX for line in lines}
-
-
-def _alike(id_: str, lang: Lang, path: str, stored: str, new: str) -> Case:
-    topic = _TOPIC_OF.get(_SPAN.sub(r"\1", stored), f"{id_}-stored")
-    setup = (_statement(stored, topic, "save", lang, 0, "neighbour"),)
-    chain = (_statement(new, f"{id_}-new", _path(path), lang, 1),)
-    return Case(
-        f"dev14shape-{id_}",
-        "dev14shape",
-        lang,
-        id_,
-        "alike",
-        f"/memshape-eval/{id_}",
-        setup,
-        chain,
-        _question(stored),
-    )
-
-
-CASES = tuple(_fix(*row) for row in FIX) + tuple(_alike(*row) for row in ALIKE)
+CASES = cases_of(FIX, ALIKE, name="dev14shape", folder="memshape", wrap=_WRAP, bridges=BRIDGE)

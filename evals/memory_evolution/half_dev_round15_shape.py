@@ -23,16 +23,14 @@ that carries the line in a short wrapper). `CASES` replaces the grid generator f
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
-from evals.memory_evolution.cases import Case, Meaning, Path, Role, Statement
 from evals.memory_evolution.half_dev_round10 import HALF as BASE
+from evals.memory_evolution.half_dev_round13_subj import cases_of
 from evals.memory_evolution.spec import Lang
 
 HALF = replace(BASE, name="dev15shape")
 
-_SPAN = re.compile(r"\[([^\]]*)\]")
 _WRAP: dict[Lang, tuple[str, ...]] = {
     "en": ("Heads-up for everyone: {X}", "{X} Worth remembering when you touch that part."),
     "zh": ("跟大家同步一下，{X}。", "{X}，后面改东西的时候注意一下。"),
@@ -109,52 +107,4 @@ ALIKE: tuple[tuple[str, Lang, str, str, str], ...] = (
 )  # fmt: skip
 
 
-def _statement(marked: str, topic: str, path: Path, lang: Lang, n: int, role: Role = "chain") -> Statement:
-    text = _SPAN.sub(r"\1", marked)
-    spans = _SPAN.findall(marked)
-    value = spans[-1] if spans else text
-    meaning = Meaning(topic, "", value, False, value)
-    wraps = _WRAP[lang]
-    said = text if lang == "en" else text.rstrip("。")
-    turn = wraps[n % len(wraps)].format(X=said) if path == "auto" else text
-    return Statement(text, turn, path, role, f"d15-{topic}", meaning)
-
-
-def _path(code: str) -> Path:
-    return "auto" if code == "a" else "save"
-
-
-def _question(marked: str) -> str:
-    """The stored line with its value cut out: what a user would ask about it."""
-    return re.sub(r"\s+", " ", _SPAN.sub(" ", marked)).strip(" .。，")
-
-
-def _case(
-    id_: str, lang: Lang, shape: str, setup: tuple[Statement, ...], chain: tuple[Statement, ...], q: str
-) -> Case:
-    return Case(
-        f"dev15shape-{id_}", "dev15shape", lang, id_, shape, f"/memshape2-eval/{id_}", setup, chain, q
-    )
-
-
-def _fix(id_: str, lang: Lang, path: str, lines: tuple[str, ...]) -> Case:
-    # the first line is always saved: the automatic path is tried on the correction
-    chain = tuple(
-        _statement(line, id_, _path(path) if k else "save", lang, k) for k, line in enumerate(lines)
-    )
-    return _case(id_, lang, f"fix{len(lines)}-{id_.split('-')[1]}", (), chain, _question(lines[0]))
-
-
-# a stored line written once for a correction and again for a look-alike keeps one meaning (the oracle reads
-# a meaning by its text): the correction's subject
-_TOPIC_OF = {_SPAN.sub(r"\1", line): id_ for id_, _, _, lines in FIX for line in lines}
-
-
-def _alike(id_: str, lang: Lang, path: str, stored: str, new: str) -> Case:
-    topic = _TOPIC_OF.get(_SPAN.sub(r"\1", stored), f"{id_}-stored")
-    setup = (_statement(stored, topic, "save", lang, 0, "neighbour"),)
-    chain = (_statement(new, f"{id_}-new", _path(path), lang, 1),)
-    return _case(id_, lang, "alike", setup, chain, _question(stored))
-
-
-CASES = tuple(_fix(*row) for row in FIX) + tuple(_alike(*row) for row in ALIKE)
+CASES = cases_of(FIX, ALIKE, name="dev15shape", folder="memshape2", wrap=_WRAP, strip=" .。，")
